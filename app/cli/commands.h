@@ -1,0 +1,12 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace opevo::cli {
+
+// Each registers its subcommand on the app; the callback runs when the subcommand is chosen.
+void addSpaceCommand(CLI::App& app);
+void addQwalkCommand(CLI::App& app);
+void addDevicesCommand(CLI::App& app);
+
+}  // namespace opevo::cli

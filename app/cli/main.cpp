@@ -1,0 +1,32 @@
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"OpEvo Studio command line: search spaces, q-random walks and tuning runs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("opevo ") + OPEVO_VERSION);
+  opevo::cli::addSpaceCommand(app);
+  opevo::cli::addQwalkCommand(app);
+  opevo::cli::addDevicesCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "opevo: " << e.what() << " (see opevo --help)\n";
+    return 2;
+  } catch (const opevo::InputError& e) {
+    std::cerr << "opevo: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "opevo: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

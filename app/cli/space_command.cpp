@@ -1,0 +1,71 @@
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "ops/presets.h"
+
+namespace opevo::cli {
+namespace {
+
+struct SpaceOptions {
+  std::string preset;
+  bool json = false;
+  std::uint64_t seed = 1;
+};
+
+void runSpace(const SpaceOptions& o) {
+  if (o.preset.empty()) {
+    for (const std::string& name : presetNames())
+      std::cout << name << "\t" << preset(name).describe() << "\n";
+    return;
+  }
+  const OperatorSpec op = preset(o.preset);
+  const SearchSpace space = defaultSpace(op);
+  Rng rng(o.seed);
+  if (o.json) {
+    nlohmann::json params = nlohmann::json::array();
+    for (std::size_t i = 0; i < space.dims(); ++i) {
+      const Parameter& p = space.param(i);
+      params.push_back({{"name", p.name()},
+                        {"kind", kindName(p.kind())},
+                        {"spec", p.spec()},
+                        {"size", p.size().toString()},
+                        {"example", p.format(p.random(rng))}});
+    }
+    nlohmann::json constraints = nlohmann::json::array();
+    for (const auto& c : space.constraints()) constraints.push_back(c.description);
+    std::cout << nlohmann::json{{"operator", op.name},
+                                {"description", op.describe()},
+                                {"flops", op.flops()},
+                                {"parameters", params},
+                                {"constraints", constraints},
+                                {"size", space.size().toString()}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << op.name << ": " << op.describe() << " (" << op.flops() / 1e9 << " GFLOP)\n\n";
+  std::printf("%-22s %-9s %-18s %12s  %s\n", "parameter", "kind", "spec", "size", "example");
+  for (std::size_t i = 0; i < space.dims(); ++i) {
+    const Parameter& p = space.param(i);
+    std::printf("%-22s %-9s %-18s %12s  %s\n", p.name().c_str(),
+                std::string(kindName(p.kind())).c_str(), p.spec().c_str(),
+                p.size().toString().c_str(), p.format(p.random(rng)).c_str());
+  }
+  for (const auto& c : space.constraints()) std::cout << "constraint: " << c.description << "\n";
+  std::cout << "total size: " << space.size().toString()
+            << " configurations (before constraints)\n";
+}
+
+}  // namespace
+
+void addSpaceCommand(CLI::App& app) {
+  auto options = std::make_shared<SpaceOptions>();
+  auto* cmd = app.add_subcommand("space", "Print a preset's search space (no argument: list presets)");
+  cmd->add_option("preset", options->preset, "Preset operator: MM1-3, BMM1-3, C1-2");
+  cmd->add_flag("--json", options->json, "Print one JSON object");
+  cmd->add_option("--seed", options->seed, "Seed for the example vertices");
+  cmd->callback([options] { runSpace(*options); });
+}
+
+}  // namespace opevo::cli

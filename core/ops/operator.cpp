@@ -1,0 +1,65 @@
+#include "ops/operator.h"
+
+#include "common/error.h"
+
+namespace opevo {
+
+std::string_view opKindName(OpKind kind) {
+  switch (kind) {
+    case OpKind::MatMul: return "matmul";
+    case OpKind::BatchMatMul: return "batch_matmul";
+    case OpKind::Conv2D: return "conv2d";
+  }
+  return "?";
+}
+
+double OperatorSpec::flops() const {
+  if (kind == OpKind::Conv2D)
+    return 2.0 * double(batch) * double(outChannels) * double(outHeight()) * double(outWidth()) *
+           double(inChannels) * double(kernelH) * double(kernelW);
+  return 2.0 * double(batch) * double(n) * double(m) * double(k);
+}
+
+std::string OperatorSpec::describe() const {
+  auto s = [](std::int64_t v) { return std::to_string(v); };
+  if (kind == OpKind::Conv2D)
+    return "Conv2D input " + s(batch) + "x" + s(inChannels) + "x" + s(height) + "x" + s(width) +
+           ", kernel " + s(outChannels) + "x" + s(inChannels) + "x" + s(kernelH) + "x" +
+           s(kernelW) + ", stride " + s(stride) + ", pad " + s(pad) + " -> " + s(batch) + "x" +
+           s(outChannels) + "x" + s(outHeight()) + "x" + s(outWidth());
+  const std::string a = transA ? s(k) + "x" + s(n) + "^T" : s(n) + "x" + s(k);
+  const std::string b = transB ? s(m) + "x" + s(k) + "^T" : s(k) + "x" + s(m);
+  if (kind == OpKind::BatchMatMul) return "BatchMatMul " + s(batch) + " x (" + a + " @ " + b + ")";
+  return "MatMul " + a + " @ " + b;
+}
+
+void OperatorSpec::validate() const {
+  auto positive = [&](std::int64_t v, const char* field) {
+    if (v < 1)
+      throw InputError("operator '" + name + "': " + field + " must be a positive integer, got " +
+                       std::to_string(v));
+  };
+  positive(batch, "batch");
+  if (kind == OpKind::Conv2D) {
+    positive(inChannels, "in_channels");
+    positive(height, "height");
+    positive(width, "width");
+    positive(outChannels, "out_channels");
+    positive(kernelH, "kernel_h");
+    positive(kernelW, "kernel_w");
+    positive(stride, "stride");
+    if (pad < 0)
+      throw InputError("operator '" + name + "': pad must be 0 or more, got " + std::to_string(pad));
+    if (height + 2 * pad < kernelH || width + 2 * pad < kernelW)
+      throw InputError("operator '" + name + "': the " + std::to_string(kernelH) + "x" +
+                       std::to_string(kernelW) + " kernel is larger than the padded " +
+                       std::to_string(height + 2 * pad) + "x" + std::to_string(width + 2 * pad) +
+                       " input, so the output would be empty");
+    return;
+  }
+  positive(n, "n");
+  positive(m, "m");
+  positive(k, "k");
+}
+
+}  // namespace opevo

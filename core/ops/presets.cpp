@@ -1,0 +1,117 @@
+#include "ops/presets.h"
+
+#include "common/error.h"
+#include "space/choice_param.h"
+#include "space/discrete_param.h"
+#include "space/factor_param.h"
+
+namespace opevo {
+namespace {
+
+OperatorSpec matmul(std::string name, std::int64_t n, std::int64_t k, std::int64_t m) {
+  OperatorSpec op;
+  op.name = std::move(name);
+  op.kind = OpKind::MatMul;
+  op.n = n;
+  op.k = k;
+  op.m = m;
+  return op;
+}
+
+OperatorSpec batchMatmul(std::string name, std::int64_t n, std::int64_t k, std::int64_t m,
+                         bool transA) {
+  OperatorSpec op = matmul(std::move(name), n, k, m);
+  op.kind = OpKind::BatchMatMul;
+  op.batch = 960;
+  op.transA = transA;
+  return op;
+}
+
+OperatorSpec conv(std::string name, std::int64_t batch, std::int64_t cin, std::int64_t hw,
+                  std::int64_t cout, std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
+  OperatorSpec op;
+  op.name = std::move(name);
+  op.kind = OpKind::Conv2D;
+  op.batch = batch;
+  op.inChannels = cin;
+  op.height = op.width = hw;
+  op.outChannels = cout;
+  op.kernelH = op.kernelW = kernel;
+  op.stride = stride;
+  op.pad = pad;
+  return op;
+}
+
+std::vector<OperatorSpec> allPresets() {
+  return {
+      matmul("MM1", 512, 1024, 1024),
+      matmul("MM2", 512, 1024, 4096),
+      matmul("MM3", 512, 4096, 1024),
+      batchMatmul("BMM1", 128, 128, 64, false),
+      batchMatmul("BMM2", 128, 128, 64, true),
+      batchMatmul("BMM3", 64, 128, 64, true),
+      conv("C1", 512, 3, 227, 64, 11, 4, 0),
+      conv("C2", 512, 64, 27, 192, 5, 1, 2),
+  };
+}
+
+}  // namespace
+
+std::vector<std::string> presetNames() {
+  std::vector<std::string> names;
+  for (const auto& op : allPresets()) names.push_back(op.name);
+  return names;
+}
+
+bool isPreset(std::string_view name) {
+  for (const auto& op : allPresets())
+    if (op.name == name) return true;
+  return false;
+}
+
+OperatorSpec preset(std::string_view name) {
+  std::string listed;
+  for (const auto& op : allPresets()) {
+    if (op.name == name) return op;
+    listed += (listed.empty() ? "" : ", ") + op.name;
+  }
+  throw InputError("unknown preset '" + std::string(name) + "' (presets: " + listed + ")");
+}
+
+SearchSpace defaultSpace(const OperatorSpec& op) {
+  op.validate();
+  SearchSpace space;
+  auto factor = [&](const char* name, std::int64_t length, int parts) {
+    space.add(std::make_shared<FactorParam>(name, length, parts));
+  };
+  if (op.kind == OpKind::Conv2D) {
+    factor("tile_f", op.outChannels, 4);
+    factor("tile_y", op.outHeight(), 4);
+    factor("tile_x", op.outWidth(), 4);
+    factor("tile_rc", op.inChannels, 2);
+    factor("tile_ry", op.kernelH, 2);
+    factor("tile_rx", op.kernelW, 2);
+    space.add(std::make_shared<DiscreteParam>("auto_unroll_max_step",
+                                              std::vector<double>{0, 512, 1500}));
+    space.add(std::make_shared<ChoiceParam>("unroll_explicit", std::vector<std::string>{"0", "1"}));
+  } else {
+    if (op.kind == OpKind::BatchMatMul) factor("tile_b", op.batch, 2);
+    factor("tile_n", op.n, 4);
+    factor("tile_m", op.m, 4);
+    factor("tile_k", op.k, 3);
+  }
+  space.addConstraint("at most 1024 threads per block", [op, s = space](const Config& c) {
+    return threadsPerBlock(op, s, c) <= 1024;
+  });
+  return space;
+}
+
+std::int64_t threadsPerBlock(const OperatorSpec& op, const SearchSpace& space, const Config& c) {
+  auto at = [&](const char* name, int part) { return c[space.indexOf(name)][part]; };
+  if (op.kind == OpKind::Conv2D) return at("tile_f", 2) * at("tile_y", 2) * at("tile_x", 2);
+  std::int64_t threads = at("tile_n", 2) * at("tile_m", 2);
+  if (op.kind == OpKind::BatchMatMul) threads *= at("tile_b", 1);
+  return threads;
+}
+
+}  // namespace opevo

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "ops/operator.h"
+#include "space/search_space.h"
+
+namespace opevo {
+
+// The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2.
+std::vector<std::string> presetNames();
+bool isPreset(std::string_view name);
+// Throws InputError listing the presets when name is not one.
+OperatorSpec preset(std::string_view name);
+
+// The TVM-template space of an operator (what the factors mean: REFERENCE.md):
+//   MatMul: tile_n, tile_m into 4 (block, vthread, thread, inner), tile_k into 3.
+//   BatchMatMul: tile_b into 2 (block, thread) plus the MatMul parameters.
+//   Conv2D: tile_f, tile_y, tile_x into 4; tile_rc, tile_ry, tile_rx into 2;
+//           auto_unroll_max_step {0, 512, 1500}; unroll_explicit {0, 1}.
+// Constraint: at most 1024 threads per block, the limit of every CUDA and HIP device.
+SearchSpace defaultSpace(const OperatorSpec& op);
+
+// Threads per block of a configuration of defaultSpace(op).
+std::int64_t threadsPerBlock(const OperatorSpec& op, const SearchSpace& space, const Config& c);
+
+}  // namespace opevo

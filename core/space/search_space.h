@@ -1,0 +1,65 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "space/parameter.h"
+
+namespace opevo {
+
+// One vertex per parameter, in the space's parameter order.
+using Config = std::vector<Vertex>;
+
+struct ConfigHash {
+  std::size_t operator()(const Config& c) const noexcept;
+};
+
+// A known restriction of the space (e.g. threads per block <= 1024). Tuners never propose a
+// configuration that breaks one; it is not a trial.
+struct Constraint {
+  std::string description;
+  std::function<bool(const Config&)> holds;
+};
+
+// The Cartesian product of parameters, with optional constraints.
+class SearchSpace {
+ public:
+  void add(ParameterPtr parameter);
+  void addConstraint(std::string description, std::function<bool(const Config&)> holds);
+
+  std::size_t dims() const { return m_params.size(); }
+  const Parameter& param(std::size_t i) const { return *m_params[i]; }
+  const ParameterPtr& paramPtr(std::size_t i) const { return m_params[i]; }
+  // Index of the parameter with that name, or -1.
+  int indexOf(std::string_view name) const;
+  const std::vector<Constraint>& constraints() const { return m_constraints; }
+
+  // Size of the product before constraints.
+  Count size() const;
+
+  bool contains(const Config& c) const;
+  // True when every constraint holds; otherwise the first broken one's description in *broken.
+  bool satisfies(const Config& c, std::string* broken = nullptr) const;
+
+  // "tile_n=8,2,4,8; tile_m=..." in parameter order.
+  std::string format(const Config& c) const;
+  // Accepts format()'s output; throws InputError naming the parameter and the expected form.
+  Config parse(std::string_view text) const;
+
+  Config random(Rng& rng) const;
+  // Uniform over the points that satisfy every constraint, by rejection; nullopt when none is
+  // found in maxTries draws.
+  std::optional<Config> randomValid(Rng& rng, int maxTries = 100000) const;
+  Config first() const;
+
+  // Numbers a cost model sees: every parameter's features, concatenated.
+  std::vector<double> features(const Config& c) const;
+
+ private:
+  std::vector<ParameterPtr> m_params;
+  std::vector<Constraint> m_constraints;
+};
+
+}  // namespace opevo

@@ -1,0 +1,80 @@
+#include "space/text.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace opevo {
+
+std::string_view trim(std::string_view s) {
+  const auto notSpace = [](char c) { return c != ' ' && c != '\t' && c != '\n' && c != '\r'; };
+  while (!s.empty() && !notSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && !notSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> splitList(std::string_view s, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == separator) {
+      parts.emplace_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  return parts;
+}
+
+bool parseInteger(std::string_view text, std::int64_t& out) {
+  text = trim(text);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end && !text.empty();
+}
+
+bool parseNumber(std::string_view text, double& out) {
+  text = trim(text);
+  if (text.empty()) return false;
+  const std::string copy(text);
+  char* end = nullptr;
+  out = std::strtod(copy.c_str(), &end);
+  return end == copy.c_str() + copy.size() && std::isfinite(out);
+}
+
+bool parseIntegers(std::string_view text, std::vector<std::int64_t>& out) {
+  text = trim(text);
+  if (text.size() >= 2 && ((text.front() == '(' && text.back() == ')') ||
+                           (text.front() == '[' && text.back() == ']')))
+    text = text.substr(1, text.size() - 2);
+  out.clear();
+  if (trim(text).empty()) return false;
+  for (const std::string& part : splitList(text, ',')) {
+    std::int64_t value = 0;
+    if (!parseInteger(part, value)) return false;
+    out.push_back(value);
+  }
+  return true;
+}
+
+std::string joinIntegers(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+std::string formatNumber(double value) {
+  if (std::floor(value) == value && std::fabs(value) < 1e15)
+    return std::to_string(static_cast<std::int64_t>(value));
+  char buffer[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+}  // namespace opevo

@@ -1,0 +1,112 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_process.h"
+
+namespace opevo::test {
+namespace {
+
+ProcessResult opevo(const std::vector<std::string>& args) { return runProcess(OPEVO_CLI, args); }
+
+TEST(CliQwalk, Figure2AsJson) {
+  const auto r = opevo({"qwalk", "--param", "factor:8:3", "--from", "8,1,1", "--q", "0.5", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["vertices"].size(), 10u);
+  double sum = 0, p222 = 0, p214 = 0;
+  for (const auto& v : j["vertices"]) {
+    sum += v["probability"].get<double>();
+    if (v["vertex"] == "2,2,2") p222 = v["probability"];
+    if (v["vertex"] == "2,1,4") p214 = v["probability"];
+    EXPECT_TRUE(v.contains("distance"));
+    EXPECT_TRUE(v.contains("degree"));
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-9);
+  EXPECT_GT(p222, p214);
+}
+
+TEST(CliQwalk, SamplesAddFrequencies) {
+  const auto r = opevo({"qwalk", "--param", "perm:3", "--q", "0.7", "--samples", "20000",
+                        "--seed", "3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["vertices"].size(), 6u);
+  double sum = 0;
+  for (const auto& v : j["vertices"]) {
+    sum += v["frequency"].get<double>();
+    EXPECT_NEAR(v["frequency"].get<double>(), v["probability"].get<double>(), 0.02);
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-9);
+}
+
+TEST(CliQwalk, TableListsEveryVertex) {
+  const auto r = opevo({"qwalk", "--param", "choice:relu,tanh,gelu", "--from", "tanh"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("relu"), std::string::npos);
+  EXPECT_NE(r.out.find("3 vertices"), std::string::npos);
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string mentions;
+};
+
+TEST(CliQwalk, BadInputExitsTwoWithOneLine) {
+  const std::vector<BadCase> cases = {
+      {{"--param", "factor:0:3"}, "C must be"},
+      {{"--param", "factor:8:0"}, "nu must be"},
+      {{"--param", "perm:0"}, "n must be"},
+      {{"--param", "discrete:"}, "no values"},
+      {{"--param", "choice:a,b,a"}, "twice"},
+      {{"--param", "factor:8:3", "--q", "1"}, "strictly between 0 and 1"},
+      {{"--param", "factor:8:3", "--q", "-0.1"}, "strictly between 0 and 1"},
+      {{"--param", "factor:8:3", "--from", "3,3,3"}, "not a factorization of 8"},
+      {{"--param", "perm:25"}, "vertices"},
+      {{"--param", "factor:8:3", "--q", "abc"}, "--q"},
+      {{"--param", "factor:8:3", "--samples", "-5"}, "--samples"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"qwalk"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = opevo(args);
+    EXPECT_EQ(r.status, 2) << c.args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(CliSpace, MM1) {
+  const auto r = opevo({"space", "MM1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("tile_k"), std::string::npos);
+  EXPECT_NE(r.out.find("4152720"), std::string::npos);  // 66 * 220 * 286
+}
+
+TEST(CliSpace, EveryPresetAsJson) {
+  for (const char* name : {"MM1", "MM2", "MM3", "BMM1", "BMM2", "BMM3", "C1", "C2"}) {
+    const auto r = opevo({"space", name, "--json"});
+    ASSERT_EQ(r.status, 0) << name << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["operator"], name);
+    EXPECT_GE(j["parameters"].size(), 3u);
+  }
+  const auto bad = opevo({"space", "MM9"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("presets: MM1"), std::string::npos);
+}
+
+TEST(Worker, AnswersHello) {
+  const auto r = runProcess(OPEVO_WORKER, {}, "{\"cmd\":\"hello\"}\nnot json\n{\"cmd\":\"quit\"}\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  EXPECT_EQ(nlohmann::json::parse(first)["worker"], "opevo-worker");
+  EXPECT_EQ(nlohmann::json::parse(second)["ok"], false);
+}
+
+}  // namespace
+}  // namespace opevo::test

@@ -1,0 +1,171 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/error.h"
+#include "space/choice_param.h"
+#include "space/discrete_param.h"
+#include "space/factor_param.h"
+#include "space/param_graph.h"
+#include "space/param_spec.h"
+#include "space/perm_param.h"
+
+namespace opevo {
+namespace {
+
+TEST(FactorParam, Figure1aHasTenVertices) {
+  FactorParam p("f", 8, 3);
+  EXPECT_EQ(p.size().as64(), 10u);
+  const ParamGraph g = buildGraph(p, p.first());
+  EXPECT_EQ(g.size(), 10u);
+  // (8,1,1) can only move a 2 out of the first position: two neighbours.
+  EXPECT_EQ(p.degree(p.parse("8,1,1")), 2u);
+  EXPECT_EQ(p.degree(p.parse("2,2,2")), 6u);
+  EXPECT_EQ(p.degree(p.parse("2,1,4")), 4u);
+}
+
+TEST(FactorParam, NeighboursMoveOnePrimeFactor) {
+  FactorParam p("f", 360, 3);  // 2^3 * 3^2 * 5
+  std::vector<Vertex> out;
+  const Vertex v = p.parse("12,5,6");
+  p.neighbours(v, out);
+  EXPECT_EQ(out.size(), p.degree(v));
+  std::set<Vertex> unique(out.begin(), out.end());
+  EXPECT_EQ(unique.size(), out.size());
+  for (const Vertex& u : out) {
+    EXPECT_TRUE(p.contains(u));
+    int changed = 0;
+    for (int i = 0; i < 3; ++i) changed += (u[i] != v[i]);
+    EXPECT_EQ(changed, 2);
+  }
+}
+
+TEST(FactorParam, ExactCountIsProductOfBinomials) {
+  // 2^10 into 4: C(13,3) = 286; 720 = 2^4 3^2 5 into 3: C(6,2) C(4,2) C(3,2) = 15*6*3.
+  EXPECT_EQ(FactorParam("m", 1024, 4).size().as64(), 286u);
+  EXPECT_EQ(FactorParam("x", 720, 3).size().as64(), 270u);
+  EXPECT_EQ(buildGraph(FactorParam("x", 720, 3), {720, 1, 1}).size(), 270u);
+  EXPECT_EQ(FactorParam("p", 1000003, 4).size().as64(), 4u);  // a prime loop length
+  EXPECT_EQ(FactorParam("one", 1, 5).size().as64(), 1u);
+}
+
+TEST(FactorParam, RandomIsUniform) {
+  FactorParam p("f", 12, 3);  // 18 vertices
+  Rng rng(7);
+  std::map<Vertex, int> hits;
+  const int draws = 180000;
+  for (int i = 0; i < draws; ++i) ++hits[p.random(rng)];
+  ASSERT_EQ(hits.size(), 18u);
+  double chi2 = 0;
+  for (const auto& [v, n] : hits) chi2 += (n - draws / 18.0) * (n - draws / 18.0) / (draws / 18.0);
+  EXPECT_LT(chi2, 40.79);  // chi-square, 17 degrees of freedom, p = 0.001
+}
+
+TEST(FactorParam, LargeSpacesStepWithoutEnumerating) {
+  FactorParam p("f", std::int64_t(1) << 30, 6);
+  EXPECT_EQ(p.size().as64(), 324632u);
+  Rng rng(3);
+  Vertex v = p.random(rng);
+  for (int i = 0; i < 1000; ++i) {
+    v = p.randomNeighbour(v, rng);
+    ASSERT_TRUE(p.contains(v));
+  }
+}
+
+TEST(FactorParam, ParseRejectsWrongProduct) {
+  FactorParam p("f", 8, 3);
+  EXPECT_THROW(p.parse("3,3,3"), InputError);
+  EXPECT_THROW(p.parse("8,1"), InputError);
+  EXPECT_THROW(p.parse("a,b,c"), InputError);
+  EXPECT_EQ(p.format(p.parse("(2, 2, 2)")), "2,2,2");
+  try {
+    p.parse("3,3,3");
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a factorization of 8"), std::string::npos);
+  }
+}
+
+TEST(PermParam, Figure1bSixVerticesOfDegreeThree) {
+  PermParam p("p", 3);
+  EXPECT_EQ(p.size().as64(), 6u);
+  const ParamGraph g = buildGraph(p, p.first());
+  ASSERT_EQ(g.size(), 6u);
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_EQ(g.degree(i), 3u);
+}
+
+TEST(PermParam, TwelveItemsStepsStayPermutations) {
+  PermParam p("p", 12);
+  EXPECT_EQ(p.size().as64(), 479001600u);
+  Rng rng(5);
+  Vertex v = p.random(rng);
+  for (int i = 0; i < 1000; ++i) {
+    const Vertex u = p.randomNeighbour(v, rng);
+    ASSERT_TRUE(p.contains(u));
+    int changed = 0;
+    for (int k = 0; k < 12; ++k) changed += (u[k] != v[k]);
+    ASSERT_EQ(changed, 2);
+    v = u;
+  }
+  EXPECT_EQ(p.degree(v), 66u);
+  EXPECT_EQ(PermParam("p", 25).size().toString(), "15511210043330985984000000");
+}
+
+TEST(DiscreteParam, Figure1cIsAPath) {
+  DiscreteParam p("d", {4, 2, 3, 1});
+  const ParamGraph g = buildGraph(p, p.parse("1"));
+  ASSERT_EQ(g.size(), 4u);
+  EXPECT_EQ(p.degree(p.parse("1")), 1u);
+  EXPECT_EQ(p.degree(p.parse("2")), 2u);
+  EXPECT_EQ(p.degree(p.parse("3")), 2u);
+  EXPECT_EQ(p.degree(p.parse("4")), 1u);
+  EXPECT_EQ(g.distance.back(), 3);
+  std::vector<Vertex> out;
+  p.neighbours(p.parse("2"), out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(p.format(out[0]), "1");
+  EXPECT_EQ(p.format(out[1]), "3");
+  EXPECT_THROW(p.parse("5"), InputError);
+}
+
+TEST(ChoiceParam, Figure1dIsComplete) {
+  ChoiceParam p("c", {"a", "b", "c", "d", "e", "f"});
+  const ParamGraph g = buildGraph(p, p.parse("a"));
+  ASSERT_EQ(g.size(), 6u);
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_EQ(g.degree(i), 5u);
+  EXPECT_EQ(p.format(p.parse("e")), "e");
+  EXPECT_THROW(p.parse("g"), InputError);
+}
+
+TEST(ParamSpec, BuildsEachKind) {
+  EXPECT_EQ(makeParameter("", "factor:8:3")->kind(), ParamKind::Factor);
+  EXPECT_EQ(makeParameter("", "perm:4")->size().as64(), 24u);
+  EXPECT_EQ(makeParameter("", "discrete:0,512,1500")->format({2}), "1500");
+  EXPECT_EQ(makeParameter("", "choice:relu,tanh")->format({0}), "relu");
+  EXPECT_EQ(makeParameter("", "discrete:0.5,0.25")->spec(), "discrete:0.25,0.5");
+}
+
+TEST(ParamSpec, BadInputNamesTheProblem) {
+  auto message = [](const char* spec) {
+    try {
+      makeParameter("", spec);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("factor:0:3").find("C must be"), std::string::npos);
+  EXPECT_NE(message("factor:8:0").find("nu must be"), std::string::npos);
+  EXPECT_NE(message("perm:0").find("n must be"), std::string::npos);
+  EXPECT_NE(message("discrete:").find("no values"), std::string::npos);
+  EXPECT_NE(message("discrete:1,x").find("not a number"), std::string::npos);
+  EXPECT_NE(message("choice:a,b,a").find("'a' twice"), std::string::npos);
+  EXPECT_NE(message("discrete:1,2,1").find("twice"), std::string::npos);
+  EXPECT_NE(message("factor:8").find("accepted form"), std::string::npos);
+  EXPECT_NE(message("tile:8:3").find("unknown kind"), std::string::npos);
+  EXPECT_NE(message("factor:-8:3").find("C must be"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace opevo
