@@ -24,6 +24,16 @@ void SearchSpace::addConstraint(std::string description, std::function<bool(cons
   m_constraints.push_back({std::move(description), std::move(holds)});
 }
 
+void SearchSpace::setExplicitPoints(std::vector<Config> points, std::string description) {
+  auto explicitPoints = std::make_shared<ExplicitPoints>();
+  explicitPoints->set.insert(points.begin(), points.end());
+  explicitPoints->list = std::move(points);
+  m_points = explicitPoints;
+  addConstraint(std::move(description), [explicitPoints](const Config& c) {
+    return explicitPoints->set.count(c) > 0;
+  });
+}
+
 int SearchSpace::indexOf(std::string_view name) const {
   for (std::size_t i = 0; i < m_params.size(); ++i)
     if (m_params[i]->name() == name) return static_cast<int>(i);
@@ -93,6 +103,14 @@ Config SearchSpace::random(Rng& rng) const {
 }
 
 std::optional<Config> SearchSpace::randomValid(Rng& rng, int maxTries) const {
+  if (m_points) {
+    // Draw from the list; other constraints may still reject a point.
+    for (int i = 0; i < maxTries && !m_points->list.empty(); ++i) {
+      const Config& c = m_points->list[rng.below(m_points->list.size())];
+      if (satisfies(c)) return c;
+    }
+    return std::nullopt;
+  }
   for (int i = 0; i < maxTries; ++i) {
     Config c = random(rng);
     if (satisfies(c)) return c;

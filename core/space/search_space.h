@@ -1,7 +1,9 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,11 @@ struct ConfigHash {
   std::size_t operator()(const Config& c) const noexcept;
 };
 
+struct ExplicitPoints {
+  std::vector<Config> list;
+  std::unordered_set<Config, ConfigHash> set;
+};
+
 // A known restriction of the space (e.g. threads per block <= 1024). Tuners never propose a
 // configuration that breaks one; it is not a trial.
 struct Constraint {
@@ -28,6 +35,14 @@ class SearchSpace {
  public:
   void add(ParameterPtr parameter);
   void addConstraint(std::string description, std::function<bool(const Config&)> holds);
+
+  // For spaces that are a list of known points (a measured dataset): adds the constraint "is one
+  // of these points" and lets randomValid() draw from the list directly, however sparse the
+  // list is in the Cartesian product.
+  void setExplicitPoints(std::vector<Config> points, std::string description);
+  const std::vector<Config>* explicitPoints() const {
+    return m_points ? &m_points->list : nullptr;
+  }
 
   std::size_t dims() const { return m_params.size(); }
   const Parameter& param(std::size_t i) const { return *m_params[i]; }
@@ -60,6 +75,7 @@ class SearchSpace {
  private:
   std::vector<ParameterPtr> m_params;
   std::vector<Constraint> m_constraints;
+  std::shared_ptr<const ExplicitPoints> m_points;
 };
 
 }  // namespace opevo

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "space/search_space.h"
+
+namespace opevo {
+
+// Why a trial has no speed. Rejected means a device limit found only after compiling (a known
+// constraint never gets this far: the tuner does not propose it).
+enum class TrialStatus { Ok, Rejected, CompileError, LaunchError, RuntimeFault, Timeout, WrongResult };
+
+std::string_view statusName(TrialStatus status);
+// Inverse of statusName; false for an unknown name.
+bool parseStatus(std::string_view name, TrialStatus& out);
+
+struct Measurement {
+  TrialStatus status = TrialStatus::Ok;
+  double speed = 0;               // the fitness: higher is better; 0 unless status is Ok
+  double medianMs = 0;            // median kernel time
+  std::vector<double> timesMs;    // every timed run
+  double compileMs = 0;
+  std::string message;            // the failure's reason, empty when Ok
+};
+
+// Anything that turns configurations into measurements: a real device backend or a replay of a
+// measured dataset. measure() answers one Measurement per configuration, in order.
+class Measurer {
+ public:
+  virtual ~Measurer() = default;
+  // Shown wherever results appear, e.g. "replay of RTX_2080_Ti.json.gz (NVIDIA RTX 2080 Ti)".
+  virtual std::string label() const = 0;
+  virtual bool isReplay() const = 0;
+  // Unit of Measurement::speed, e.g. "TFLOPS" or "GFLOP/s".
+  virtual std::string speedUnit() const = 0;
+  virtual std::vector<Measurement> measure(const std::vector<Config>& configs) = 0;
+};
+
+}  // namespace opevo

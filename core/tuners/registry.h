@@ -1,0 +1,44 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tuners/tuner.h"
+
+namespace opevo {
+
+struct TunerInfo {
+  std::string name;         // as typed on the command line, e.g. "opevo"
+  std::string description;  // one line
+  // The settings with their defaults (for listing, and to start from).
+  std::function<TunerSettings()> defaults;
+  std::function<std::unique_ptr<Tuner>(const SearchSpace&, TunerSettings, std::uint64_t seed)> make;
+};
+
+class TunerRegistry {
+ public:
+  void add(TunerInfo info) { m_tuners.push_back(std::move(info)); }
+  const std::vector<TunerInfo>& all() const { return m_tuners; }
+  const TunerInfo* find(const std::string& name) const;
+
+ private:
+  std::vector<TunerInfo> m_tuners;
+};
+
+// Every algorithm the product offers.
+const TunerRegistry& tunerRegistry();
+
+// Throws InputError for an unknown algorithm (listing the known ones) or a bad setting.
+std::unique_ptr<Tuner> makeTuner(const std::string& algorithm, const SearchSpace& space,
+                                 std::uint64_t seed,
+                                 const std::map<std::string, std::string>& settings = {});
+
+// The model-based tuners (AutoTVM, Ansor-style) register themselves here; model_tuners.cpp.
+void registerModelTuners(TunerRegistry& registry);
+// The model-free tuners (OpEvo, random, exhaustive, SA, GA, G-BFS, N-A2C); model_free_tuners.cpp.
+void registerModelFreeTuners(TunerRegistry& registry);
+
+}  // namespace opevo
