@@ -1,14 +1,37 @@
+#include "tuners/annealing_tuner.h"
+#include "tuners/exhaustive_tuner.h"
+#include "tuners/gbfs_tuner.h"
+#include "tuners/genetic_tuner.h"
+#include "tuners/opevo_tuner.h"
 #include "tuners/random_tuner.h"
 #include "tuners/registry.h"
 
 namespace opevo {
+namespace {
+
+template <typename T>
+TunerInfo entry(std::string name, std::string description, std::function<TunerSettings()> defaults) {
+  return {std::move(name), std::move(description), std::move(defaults),
+          [](const SearchSpace& space, TunerSettings s, std::uint64_t seed) -> std::unique_ptr<Tuner> {
+            return std::make_unique<T>(space, std::move(s), seed);
+          }};
+}
+
+}  // namespace
 
 void registerModelFreeTuners(TunerRegistry& r) {
-  r.add({"random", "Random search without replacement",
-         [] { return TunerSettings{}; },
-         [](const SearchSpace& space, TunerSettings s, std::uint64_t seed) {
-           return std::make_unique<RandomTuner>(space, std::move(s), seed);
-         }});
+  r.add(entry<OpEvoTuner>("opevo", "OpEvo: evolution with q-random-walk mutation on each "
+                                   "parameter's topology", &OpEvoTuner::defaults));
+  r.add(entry<RandomTuner>("random", "Random search without replacement",
+                           [] { return TunerSettings{}; }));
+  r.add(entry<ExhaustiveTuner>("exhaustive", "Every valid configuration once (small spaces)",
+                               [] { return TunerSettings{}; }));
+  r.add(entry<AnnealingTuner>("annealing", "Simulated annealing on the measurements",
+                              &AnnealingTuner::defaults));
+  r.add(entry<GeneticTuner>("genetic", "Genetic algorithm with uniform crossover and mutation",
+                            &GeneticTuner::defaults));
+  r.add(entry<GbfsTuner>("gbfs", "G-BFS: greedy best-first search over prime-factor moves "
+                                 "(factor parameters only)", &GbfsTuner::defaults));
 }
 
 }  // namespace opevo

@@ -1,5 +1,6 @@
 #include "tuners/tuner.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "space/enumerate.h"
@@ -33,6 +34,15 @@ void Tuner::observe(const std::vector<Observation>& results) {
     m_history.push_back(o);
   }
   doObserve(results);
+}
+
+std::vector<std::size_t> Tuner::ranking() const {
+  std::vector<std::size_t> order(m_history.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return m_history[a].fitness > m_history[b].fitness;
+  });
+  return order;
 }
 
 bool Tuner::isNew(const Config& c) const {

@@ -30,6 +30,9 @@ class Tuner {
   virtual ~Tuner() = default;
 
   virtual std::string name() const = 0;
+  // The batch the algorithm is designed around (OpEvo's rho, AutoTVM's plan size); drivers ask
+  // for this many at a time unless told otherwise.
+  virtual std::size_t preferredBatch() const { return 8; }
 
   // Up to n configurations, each new and valid. Fewer, possibly none, when the tuner can find
   // no more (the space is exhausted); then exhausted() is true.
@@ -40,6 +43,8 @@ class Tuner {
   bool exhausted() const { return m_exhausted; }
   std::size_t inFlight() const { return m_pending.size(); }
   const std::vector<Observation>& history() const { return m_history; }
+  // Indices into history(), best fitness first; ties keep measurement order.
+  std::vector<std::size_t> ranking() const;
   const TunerSettings& settings() const { return m_settings; }
   const SearchSpace& space() const { return m_space; }
 

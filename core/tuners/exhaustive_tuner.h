@@ -1,0 +1,21 @@
+#pragma once
+
+#include "tuners/tuner.h"
+
+namespace opevo {
+
+// Every valid configuration once, in the space's order: the ground truth for small spaces.
+class ExhaustiveTuner final : public Tuner {
+ public:
+  ExhaustiveTuner(const SearchSpace& space, TunerSettings settings, std::uint64_t seed);
+  std::string name() const override { return "exhaustive"; }
+
+ protected:
+  std::vector<Config> doPropose(std::size_t n) override;
+
+ private:
+  std::vector<Config> m_order;
+  std::size_t m_next = 0;
+};
+
+}  // namespace opevo
