@@ -2,6 +2,7 @@
 #include "tuners/exhaustive_tuner.h"
 #include "tuners/gbfs_tuner.h"
 #include "tuners/genetic_tuner.h"
+#include "tuners/na2c_tuner.h"
 #include "tuners/opevo_tuner.h"
 #include "tuners/random_tuner.h"
 #include "tuners/registry.h"
@@ -32,6 +33,8 @@ void registerModelFreeTuners(TunerRegistry& r) {
                             &GeneticTuner::defaults));
   r.add(entry<GbfsTuner>("gbfs", "G-BFS: greedy best-first search over prime-factor moves "
                                  "(factor parameters only)", &GbfsTuner::defaults));
+  r.add(entry<Na2cTuner>("na2c", "N-A2C: actor-critic rollouts of prime-factor moves from the best "
+                                 "(factor parameters only)", &Na2cTuner::defaults));
 }
 
 }  // namespace opevo

@@ -188,6 +188,7 @@ TEST(Tuners, BadSettingsAndNames) {
   }
   const SearchSpace conv = defaultSpace(preset("C2"));
   EXPECT_THROW(makeTuner("gbfs", conv, 1), InputError);
+  EXPECT_THROW(makeTuner("na2c", conv, 1), InputError);
 }
 
 }  // namespace
