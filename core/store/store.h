@@ -1,0 +1,51 @@
+#pragma once
+
+#include <sqlite3.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/records.h"
+
+namespace opevo {
+
+// The SQLite database of runs and trials. WAL mode, and every trial is committed as it arrives,
+// so a kill -9 loses at most the trials still being measured. Opening checks the file first,
+// read-only: a corrupt file, another application's database, or one from a newer schema is
+// refused with a clear message and left byte-for-byte untouched.
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating it and its folder when missing) and migrates to kSchemaVersion.
+  explicit Store(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // $XDG_DATA_HOME/opevo-studio/opevo.db, else ~/.local/share/opevo-studio/opevo.db.
+  static std::string defaultPath();
+
+  const std::string& path() const { return m_path; }
+
+  std::int64_t createRun(const RunRecord& run);
+  void setRunStatus(std::int64_t runId, const std::string& status, bool ended);
+  // Commits at once.
+  void appendTrial(const TrialRow& trial);
+
+  std::vector<RunRecord> runs() const;
+  std::optional<RunRecord> run(std::int64_t runId) const;
+  std::vector<TrialRow> trials(std::int64_t runId) const;
+
+  static std::string nowUtc();
+
+ private:
+  void migrate();
+
+  std::string m_path;
+  sqlite3* m_db = nullptr;
+};
+
+}  // namespace opevo

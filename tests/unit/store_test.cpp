@@ -1,0 +1,165 @@
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "store/store.h"
+
+namespace opevo {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char pattern[] = "/tmp/opevo-store-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+RunRecord sampleRun() {
+  RunRecord r;
+  r.operatorName = "MM1";
+  r.operatorJson = "{}";
+  r.algorithm = "opevo";
+  r.settingsJson = R"({"q":0.5})";
+  r.seed = 7;
+  r.backend = "cpu";
+  r.device = "test cpu";
+  r.budgetJson = R"({"trials":10})";
+  r.speedUnit = "TFLOPS";
+  return r;
+}
+
+TEST(Store, RunsAndTrialsSurviveReopening) {
+  TempDir dir;
+  const auto path = (dir.path / "sub" / "opevo.db").string();
+  std::int64_t id = 0;
+  {
+    Store store(path);
+    id = store.createRun(sampleRun());
+    for (int i = 1; i <= 3; ++i) {
+      TrialRow t;
+      t.runId = id;
+      t.seq = i;
+      t.config = "tile_k=" + std::to_string(i);
+      t.status = "ok";
+      t.timesMs = {1.0 * i, 2.0 * i};
+      t.medianMs = 1.5 * i;
+      t.speed = 10.0 / i;
+      store.appendTrial(t);
+    }
+  }
+  Store again(path);
+  ASSERT_EQ(again.runs().size(), 1u);
+  const auto run = again.run(id);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->algorithm, "opevo");
+  EXPECT_EQ(run->status, "running");
+  const auto trials = again.trials(id);
+  ASSERT_EQ(trials.size(), 3u);
+  EXPECT_EQ(trials[2].timesMs, (std::vector<double>{3.0, 6.0}));
+  EXPECT_EQ(trials[1].config, "tile_k=2");
+  again.setRunStatus(id, "finished", true);
+  EXPECT_EQ(again.run(id)->status, "finished");
+  EXPECT_FALSE(again.run(id)->ended.empty());
+}
+
+TEST(Store, DuplicateSequenceNumberIsRefused) {
+  TempDir dir;
+  Store store((dir.path / "a.db").string());
+  const auto id = store.createRun(sampleRun());
+  TrialRow t;
+  t.runId = id;
+  t.seq = 1;
+  t.status = "ok";
+  store.appendTrial(t);
+  EXPECT_THROW(store.appendTrial(t), InputError);
+  EXPECT_EQ(store.trials(id).size(), 1u);
+}
+
+TEST(Store, CorruptFileIsRefusedAndUntouched) {
+  TempDir dir;
+  const fs::path path = dir.path / "opevo.db";
+  {
+    Store store(path.string());
+    store.createRun(sampleRun());
+  }
+  // Damage a page in the middle of the file, keeping the header.
+  std::string content = bytes(path);
+  ASSERT_GT(content.size(), 4096u);
+  for (std::size_t i = 4096; i < content.size() && i < 4096 + 200; ++i) content[i] = '\x5a';
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << content;
+  }
+  fs::remove(dir.path / "opevo.db-wal");
+  fs::remove(dir.path / "opevo.db-shm");
+  try {
+    Store broken(path.string());
+    FAIL() << "a corrupt database must be refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("left untouched"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bytes(path), content);
+}
+
+TEST(Store, NotSqliteForeignAndNewerAreRefused) {
+  TempDir dir;
+  const fs::path text = dir.path / "notes.db";
+  std::ofstream(text) << "these are my notes, not a database\n";
+  const std::string before = bytes(text);
+  EXPECT_THROW(Store(text.string()), InputError);
+  EXPECT_EQ(bytes(text), before);
+
+  const fs::path foreign = dir.path / "foreign.db";
+  sqlite3* db = nullptr;
+  sqlite3_open(foreign.c_str(), &db);
+  sqlite3_exec(db, "CREATE TABLE invoices(id INTEGER)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  const std::string foreignBytes = bytes(foreign);
+  try {
+    Store s(foreign.string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("another application"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bytes(foreign), foreignBytes);
+
+  const fs::path newer = dir.path / "newer.db";
+  { Store s(newer.string()); }
+  sqlite3_open(newer.c_str(), &db);
+  sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  const std::string newerBytes = bytes(newer);
+  try {
+    Store s(newer.string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bytes(newer), newerBytes);
+}
+
+TEST(Store, DefaultPathFollowsXdg) {
+  setenv("XDG_DATA_HOME", "/tmp/xdg-test", 1);
+  EXPECT_EQ(Store::defaultPath(), "/tmp/xdg-test/opevo-studio/opevo.db");
+  unsetenv("XDG_DATA_HOME");
+  setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(Store::defaultPath(), "/home/someone/.local/share/opevo-studio/opevo.db");
+}
+
+}  // namespace
+}  // namespace opevo
