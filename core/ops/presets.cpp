@@ -42,8 +42,28 @@ OperatorSpec conv(std::string name, std::int64_t batch, std::int64_t cin, std::i
   return op;
 }
 
+OperatorSpec dense(std::string name, std::int64_t batch, std::int64_t in, std::int64_t out) {
+  // y = x W^T with W stored out x in, as frameworks keep dense weights.
+  OperatorSpec op = matmul(std::move(name), batch, in, out);
+  op.transB = true;
+  return op;
+}
+
+// AlexNet (single-tower form, 224x224 input): its five convolutions and three dense layers.
+void addAlexNet(std::vector<OperatorSpec>& ops, std::int64_t batch) {
+  const std::string b = "_b" + std::to_string(batch);
+  ops.push_back(conv("alexnet_conv1" + b, batch, 3, 224, 64, 11, 4, 2));
+  ops.push_back(conv("alexnet_conv2" + b, batch, 64, 27, 192, 5, 1, 2));
+  ops.push_back(conv("alexnet_conv3" + b, batch, 192, 13, 384, 3, 1, 1));
+  ops.push_back(conv("alexnet_conv4" + b, batch, 384, 13, 256, 3, 1, 1));
+  ops.push_back(conv("alexnet_conv5" + b, batch, 256, 13, 256, 3, 1, 1));
+  ops.push_back(dense("alexnet_fc6" + b, batch, 9216, 4096));
+  ops.push_back(dense("alexnet_fc7" + b, batch, 4096, 4096));
+  ops.push_back(dense("alexnet_fc8" + b, batch, 4096, 1000));
+}
+
 std::vector<OperatorSpec> allPresets() {
-  return {
+  std::vector<OperatorSpec> ops = {
       matmul("MM1", 512, 1024, 1024),
       matmul("MM2", 512, 1024, 4096),
       matmul("MM3", 512, 4096, 1024),
@@ -53,6 +73,9 @@ std::vector<OperatorSpec> allPresets() {
       conv("C1", 512, 3, 227, 64, 11, 4, 0),
       conv("C2", 512, 64, 27, 192, 5, 1, 2),
   };
+  addAlexNet(ops, 1);
+  addAlexNet(ops, 128);
+  return ops;
 }
 
 }  // namespace

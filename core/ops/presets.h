@@ -8,7 +8,8 @@
 
 namespace opevo {
 
-// The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2.
+// The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2; and AlexNet's convolution and
+// dense layers at batch 1 and 128 (alexnet_conv1_b1 ... alexnet_fc8_b128).
 std::vector<std::string> presetNames();
 bool isPreset(std::string_view name);
 // Throws InputError listing the presets when name is not one.

@@ -1,0 +1,171 @@
+#include "ops/operator_json.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/error.h"
+#include "ops/presets.h"
+#include "space/param_spec.h"
+
+namespace opevo {
+namespace {
+
+const std::set<std::string> kMatmulShape = {"batch", "n", "m", "k", "trans_a", "trans_b"};
+const std::set<std::string> kConvShape = {"batch",        "in_channels", "height",
+                                          "width",        "out_channels", "kernel_h",
+                                          "kernel_w",     "stride",       "pad"};
+
+std::int64_t integer(const nlohmann::json& shape, const char* field, const std::string& where,
+                     std::int64_t fallback, bool required) {
+  if (!shape.contains(field)) {
+    if (required) throw InputError(where + ": shape lacks field '" + field + "' (an integer)");
+    return fallback;
+  }
+  const auto& v = shape[field];
+  if (!v.is_number_integer())
+    throw InputError(where + ": shape field '" + field + "' must be an integer, got " + v.dump());
+  return v.get<std::int64_t>();
+}
+
+void rejectUnknown(const nlohmann::json& object, const std::set<std::string>& known,
+                   const std::string& where, const std::string& what) {
+  for (const auto& [key, value] : object.items()) {
+    if (known.count(key)) continue;
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw InputError(where + ": unknown " + what + " field '" + key + "' (expected: " + list + ")");
+  }
+}
+
+}  // namespace
+
+nlohmann::json operatorToJson(const OperatorSpec& op) {
+  nlohmann::json j{{"name", op.name}, {"kind", opKindName(op.kind)}, {"dtype", "fp32"}};
+  if (op.kind == OpKind::Conv2D)
+    j["shape"] = {{"batch", op.batch},         {"in_channels", op.inChannels},
+                  {"height", op.height},       {"width", op.width},
+                  {"out_channels", op.outChannels}, {"kernel_h", op.kernelH},
+                  {"kernel_w", op.kernelW},    {"stride", op.stride},
+                  {"pad", op.pad}};
+  else
+    j["shape"] = {{"batch", op.batch}, {"n", op.n}, {"m", op.m}, {"k", op.k},
+                  {"trans_a", op.transA}, {"trans_b", op.transB}};
+  return j;
+}
+
+OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw InputError(source + ": an operator must be a JSON object");
+  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space"}, source, "operator");
+  OperatorSpec op;
+  op.name = j.value("name", std::string("custom"));
+  if (!j.contains("kind") || !j["kind"].is_string())
+    throw InputError(source + ": field 'kind' is missing (expected matmul, batch_matmul or conv2d)");
+  const std::string kind = j["kind"];
+  if (kind == "matmul") op.kind = OpKind::MatMul;
+  else if (kind == "batch_matmul") op.kind = OpKind::BatchMatMul;
+  else if (kind == "conv2d") op.kind = OpKind::Conv2D;
+  else
+    throw InputError(source + ": unknown kind '" + kind + "' (expected matmul, batch_matmul or conv2d)");
+  const std::string dtype = j.value("dtype", std::string("fp32"));
+  if (dtype != "fp32") throw InputError(source + ": dtype '" + dtype + "' is not supported (expected fp32)");
+  if (!j.contains("shape") || !j["shape"].is_object())
+    throw InputError(source + ": field 'shape' is missing (an object of dimensions)");
+  const auto& shape = j["shape"];
+  const std::string where = source + " (" + kind + ")";
+  if (op.kind == OpKind::Conv2D) {
+    rejectUnknown(shape, kConvShape, where, "shape");
+    op.batch = integer(shape, "batch", where, 1, false);
+    op.inChannels = integer(shape, "in_channels", where, 0, true);
+    op.height = integer(shape, "height", where, 0, true);
+    op.width = integer(shape, "width", where, 0, true);
+    op.outChannels = integer(shape, "out_channels", where, 0, true);
+    op.kernelH = integer(shape, "kernel_h", where, 0, true);
+    op.kernelW = integer(shape, "kernel_w", where, 0, true);
+    op.stride = integer(shape, "stride", where, 1, false);
+    op.pad = integer(shape, "pad", where, 0, false);
+  } else {
+    rejectUnknown(shape, kMatmulShape, where, "shape");
+    op.batch = integer(shape, "batch", where, 1, op.kind == OpKind::BatchMatMul);
+    op.n = integer(shape, "n", where, 0, true);
+    op.m = integer(shape, "m", where, 0, true);
+    op.k = integer(shape, "k", where, 0, true);
+    auto flag = [&](const char* field) {
+      if (!shape.contains(field)) return false;
+      if (!shape[field].is_boolean())
+        throw InputError(where + ": shape field '" + field + "' must be true or false");
+      return shape[field].get<bool>();
+    };
+    op.transA = flag("trans_a");
+    op.transB = flag("trans_b");
+    if (op.kind == OpKind::MatMul && op.batch != 1)
+      throw InputError(where + ": a matmul has batch 1; use kind batch_matmul for a batch");
+  }
+  op.validate();
+  return op;
+}
+
+OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std::string& source) {
+  OperatorDefinition def{operatorFromJson(j, source), SearchSpace{}, nlohmann::json::object()};
+  const SearchSpace base = defaultSpace(def.op);
+  if (!j.contains("space")) {
+    def.space = base;
+    return def;
+  }
+  if (!j["space"].is_object()) throw InputError(source + ": field 'space' must be an object of name: spec");
+  def.spaceOverrides = j["space"];
+  for (const auto& [name, spec] : def.spaceOverrides.items()) {
+    const int index = base.indexOf(name);
+    if (index < 0) throw InputError(source + ": space names unknown parameter '" + name + "'");
+    const ParamKind kind = base.param(index).kind();
+    if (kind != ParamKind::Discrete && kind != ParamKind::Choice)
+      throw InputError(source + ": parameter '" + name +
+                       "' is a factorization fixed by the shape; only discrete and choice "
+                       "parameters can be changed");
+    if (!spec.is_string()) throw InputError(source + ": space entry '" + name + "' must be a spec string");
+  }
+  // Rebuild in the template's order, replacing the overridden parameters.
+  for (std::size_t i = 0; i < base.dims(); ++i) {
+    const std::string& name = base.param(i).name();
+    if (def.spaceOverrides.contains(name)) {
+      ParameterPtr p = makeParameter(name, def.spaceOverrides[name].get<std::string>());
+      if (p->kind() != base.param(i).kind())
+        throw InputError(source + ": parameter '" + name + "' must stay " +
+                         std::string(kindName(base.param(i).kind())));
+      def.space.add(std::move(p));
+    } else {
+      def.space.add(base.paramPtr(i));
+    }
+  }
+  for (const Constraint& c : base.constraints()) def.space.addConstraint(c.description, c.holds);
+  return def;
+}
+
+nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def) {
+  nlohmann::json j = operatorToJson(def.op);
+  if (!def.spaceOverrides.empty()) j["space"] = def.spaceOverrides;
+  return j;
+}
+
+OperatorDefinition loadOperator(const std::string& presetOrPath) {
+  if (isPreset(presetOrPath)) {
+    OperatorSpec op = preset(presetOrPath);
+    return {op, defaultSpace(op), nlohmann::json::object()};
+  }
+  std::ifstream in(presetOrPath);
+  if (!in) {
+    std::string names;
+    for (const auto& n : presetNames()) names += (names.empty() ? "" : ", ") + n;
+    throw InputError("'" + presetOrPath + "' is neither a preset (" + names +
+                     ") nor a readable operator file");
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(presetOrPath + ": not valid JSON (" + e.what() + ")");
+  }
+  return operatorDefinitionFromJson(j, presetOrPath);
+}
+
+}  // namespace opevo

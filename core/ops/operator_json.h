@@ -1,0 +1,33 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ops/operator.h"
+#include "space/search_space.h"
+
+namespace opevo {
+
+// An operator as JSON, the form of user-defined operator files (docs/operators.md):
+//   {"name": "bert_ffn", "kind": "matmul", "dtype": "fp32",
+//    "shape": {"n": 512, "k": 1024, "m": 4096, "trans_a": false, "trans_b": false},
+//    "space": {"auto_unroll_max_step": "discrete:0,256,512"}}
+// Conv2D shapes: batch, in_channels, height, width, out_channels, kernel_h, kernel_w, stride,
+// pad. "space" is optional and may only change the values of discrete and choice parameters:
+// the factor parameters follow from the shape and the kernel template.
+nlohmann::json operatorToJson(const OperatorSpec& op);
+// Throws InputError naming the source (file name), the field and what was expected.
+OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source);
+
+struct OperatorDefinition {
+  OperatorSpec op;
+  SearchSpace space;
+  nlohmann::json spaceOverrides = nlohmann::json::object();
+};
+
+// A preset name (MM1..C2, AlexNet layers) or a path to an operator file.
+OperatorDefinition loadOperator(const std::string& presetOrPath);
+OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std::string& source);
+nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def);
+
+}  // namespace opevo

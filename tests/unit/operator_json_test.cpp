@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "ops/operator_json.h"
+#include "ops/presets.h"
+
+namespace opevo {
+namespace {
+
+std::string errorOf(const char* text) {
+  try {
+    operatorDefinitionFromJson(nlohmann::json::parse(text), "my_op.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(OperatorJson, RoundTripsEveryPreset) {
+  for (const std::string& name : presetNames()) {
+    const OperatorSpec op = preset(name);
+    const OperatorSpec back = operatorFromJson(operatorToJson(op), name);
+    EXPECT_EQ(back.describe(), op.describe()) << name;
+    EXPECT_DOUBLE_EQ(back.flops(), op.flops());
+  }
+}
+
+TEST(OperatorJson, UserDefinedWithSpaceOverride) {
+  const auto def = operatorDefinitionFromJson(nlohmann::json::parse(R"({
+    "name": "small_conv", "kind": "conv2d", "dtype": "fp32",
+    "shape": {"batch": 2, "in_channels": 8, "height": 13, "width": 13, "out_channels": 12,
+              "kernel_h": 3, "kernel_w": 3, "stride": 2, "pad": 1},
+    "space": {"auto_unroll_max_step": "discrete:0,16,64"}})"), "small_conv.json");
+  EXPECT_EQ(def.op.outHeight(), 7);
+  EXPECT_EQ(def.space.dims(), 8u);
+  EXPECT_EQ(def.space.param(def.space.indexOf("auto_unroll_max_step")).spec(), "discrete:0,16,64");
+  EXPECT_EQ(def.space.constraints().size(), 1u);
+}
+
+TEST(OperatorJson, BadInputNamesTheField) {
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4}})").find("'k'"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "kk": 4}})").find("unknown shape field 'kk'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"knd": "matmul"})").find("unknown operator field 'knd'"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"kind": "matmult", "shape": {}})").find("unknown kind"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 0, "m": 4, "k": 4}})").find("n must be a positive"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": -3, "m": 4, "k": 4}})").find("positive"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"kind": "conv2d", "shape": {"in_channels": 3, "height": 4, "width": 4,
+            "out_channels": 8, "kernel_h": 7, "kernel_w": 7}})").find("output would be empty"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "dtype": "fp16", "shape": {"n": 4, "m": 4, "k": 4}})").find("fp16"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4}, "space": {"tile_k": "factor:4:2"}})")
+                .find("fixed by the shape"),
+            std::string::npos);
+  // A large prime loop length is fine: its factor parameter has nu vertices.
+  EXPECT_EQ(errorOf(R"({"kind": "matmul", "shape": {"n": 1000003, "m": 4, "k": 4}})"), "no error");
+}
+
+TEST(OperatorJson, LoadOperatorExplainsWhatItAccepts) {
+  EXPECT_EQ(loadOperator("MM1").op.name, "MM1");
+  try {
+    loadOperator("MM7");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("neither a preset"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace opevo
