@@ -1,0 +1,81 @@
+#include "cpu/cpu_runner.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+
+namespace opevo {
+namespace {
+
+using KernelFn = void (*)(const float*, const float*, float*);
+
+std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& t) {
+  for (int i = 0; i < t.warmupRuns; ++i) run();
+  std::vector<double> times;
+  double total = 0;
+  while ((total < t.minTotalMs || int(times.size()) < t.minRuns) && int(times.size()) < t.maxRuns) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    times.push_back(ms);
+    total += ms;
+  }
+  return times;
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,
+                         const TimingOptions& timing) {
+  Measurement m;
+  void* library = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    m.status = TrialStatus::LaunchError;
+    m.message = std::string("cannot load kernel library: ") + dlerror();
+    return m;
+  }
+  auto kernel = reinterpret_cast<KernelFn>(dlsym(library, "opevo_cpu_kernel"));
+  if (!kernel) {
+    m.status = TrialStatus::LaunchError;
+    m.message = "kernel library lacks opevo_cpu_kernel";
+    dlclose(library);
+    return m;
+  }
+  buffers.computeReference();
+  // Poison the output first so a kernel that skips elements cannot pass.
+  std::vector<float> c(buffers.outputSize(), 1e30f);
+  kernel(buffers.a.data(), buffers.b.data(), c.data());
+  const double error = maxRelativeError(c, buffers.reference);
+  if (!(error <= kVerifyTolerance)) {
+    m.status = TrialStatus::WrongResult;
+    m.message = "result differs from the reference: max relative error " + std::to_string(error);
+    dlclose(library);
+    return m;
+  }
+  m.timesMs = timeRuns([&] { kernel(buffers.a.data(), buffers.b.data(), c.data()); }, timing);
+  m.medianMs = median(m.timesMs);
+  m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
+  dlclose(library);
+  return m;
+}
+
+Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timing) {
+  Measurement m;
+  std::vector<float> out;
+  m.timesMs = timeRuns([&] { buffers.referenceInto(out); }, timing);
+  m.medianMs = median(m.timesMs);
+  m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
+  return m;
+}
+
+}  // namespace opevo

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cpu/operator_buffers.h"
+#include "engine/measurement.h"
+
+namespace opevo {
+
+struct TimingOptions {
+  double minTotalMs = 100;  // keep timing until the runs add up to this...
+  int minRuns = 3;          // ...and at least this many ran
+  int maxRuns = 1000;
+  int warmupRuns = 1;
+};
+
+// Loads a kernel library built from the CPU template (symbol opevo_cpu_kernel), checks its result
+// against the reference, then times it. Runs inside opevo-worker: a kernel that crashes or hangs
+// takes the worker down, not the engine.
+Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,
+                         const TimingOptions& timing);
+
+// Times the reference library itself (OpenBLAS sgemm, or the plain convolution loop).
+Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timing);
+
+// Median of the times (the value TFLOPS are computed from).
+double median(std::vector<double> values);
+
+}  // namespace opevo

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "engine/measurement.h"
+
+namespace opevo {
+
+// opevo-worker speaks one JSON object per line on stdin/stdout:
+//   {"cmd": "hello"} -> {"ok": true, "worker": "opevo-worker", "version": ..., "pid": ...}
+//   {"cmd": "measure", "backend": "cpu", "op": {operator json}, "library": "/path/k.so",
+//    "timing": {"min_total_ms": 100, "min_runs": 3, "max_runs": 1000, "warmup_runs": 1}}
+//     -> {"ok": true, "measurement": {...}}
+//   {"cmd": "reference", "backend": "cpu", "op": {...}, "timing": {...}}
+//     -> {"ok": true, "measurement": {...}, "library": "OpenBLAS"}
+//   {"cmd": "quit"} -> {"ok": true}
+// A request it cannot serve gets {"ok": false, "error": "..."}.
+nlohmann::json measurementToJson(const Measurement& m);
+Measurement measurementFromJson(const nlohmann::json& j);
+
+// Handles one request inside the worker process; sets quit on "quit".
+nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit);
+
+}  // namespace opevo

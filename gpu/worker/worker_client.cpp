@@ -1,0 +1,134 @@
+#include "worker/worker_client.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace opevo {
+
+std::string WorkerClient::defaultWorkerPath() {
+  if (const char* env = std::getenv("OPEVO_WORKER"); env && *env) return env;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto beside = self.parent_path() / "opevo-worker";
+    if (std::filesystem::exists(beside)) return beside.string();
+  }
+  return "opevo-worker";
+}
+
+WorkerClient::WorkerClient(std::string workerPath) : m_path(std::move(workerPath)) {
+  // A worker that dies mid-request must not take us down with SIGPIPE on the next write.
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+WorkerClient::~WorkerClient() { stop(false); }
+
+void WorkerClient::start() {
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
+    throw std::runtime_error("cannot create pipes for opevo-worker");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  char* argv[] = {const_cast<char*>(m_path.c_str()), nullptr};
+  const int rc = posix_spawnp(&m_pid, m_path.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(in[0]);
+  close(out[1]);
+  if (rc != 0) {
+    close(in[1]);
+    close(out[0]);
+    m_pid = -1;
+    throw std::runtime_error("cannot start " + m_path + ": " + std::strerror(rc));
+  }
+  m_toWorker = in[1];
+  m_fromWorker = out[0];
+  m_buffer.clear();
+  ++m_restarts;
+}
+
+void WorkerClient::stop(bool kill) {
+  if (m_pid <= 0) return;
+  if (!kill) {
+    const std::string quit = "{\"cmd\":\"quit\"}\n";
+    if (write(m_toWorker, quit.data(), quit.size()) < 0) kill = true;
+  }
+  close(m_toWorker);
+  close(m_fromWorker);
+  if (kill) ::kill(m_pid, SIGKILL);
+  int status = 0;
+  waitpid(m_pid, &status, 0);
+  m_pid = -1;
+}
+
+std::string WorkerClient::describeExit() {
+  int status = 0;
+  waitpid(m_pid, &status, 0);
+  close(m_toWorker);
+  close(m_fromWorker);
+  m_pid = -1;
+  if (WIFSIGNALED(status))
+    return std::string("the worker died of signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+WorkerClient::Reply WorkerClient::call(const nlohmann::json& request, double timeoutSeconds) {
+  if (m_pid <= 0) start();
+  const std::string line = request.dump() + "\n";
+  Reply reply;
+  if (write(m_toWorker, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    reply.failure = TrialStatus::RuntimeFault;
+    reply.message = describeExit();
+    return reply;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  while (true) {
+    const auto newline = m_buffer.find('\n');
+    if (newline != std::string::npos) {
+      const std::string answer = m_buffer.substr(0, newline);
+      m_buffer.erase(0, newline + 1);
+      reply.body = nlohmann::json::parse(answer, nullptr, false);
+      reply.ok = !reply.body.is_discarded();
+      if (!reply.ok) {
+        reply.failure = TrialStatus::RuntimeFault;
+        reply.message = "the worker answered something that is not JSON";
+        stop(true);
+      }
+      return reply;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      stop(true);
+      reply.failure = TrialStatus::Timeout;
+      reply.message = "no answer within " + std::to_string(timeoutSeconds) + " s; the worker was killed";
+      return reply;
+    }
+    pollfd p{m_fromWorker, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready <= 0) continue;
+    char chunk[65536];
+    const ssize_t n = read(m_fromWorker, chunk, sizeof chunk);
+    if (n <= 0) {
+      reply.failure = TrialStatus::RuntimeFault;
+      reply.message = describeExit();
+      return reply;
+    }
+    m_buffer.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace opevo

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engine/measurement.h"
+
+namespace opevo {
+
+// The engine's end of one opevo-worker process. A request that crashes or hangs the worker costs
+// only that process: call() reports what happened, and the next call starts a fresh worker.
+class WorkerClient {
+ public:
+  explicit WorkerClient(std::string workerPath = defaultWorkerPath());
+  ~WorkerClient();
+  WorkerClient(const WorkerClient&) = delete;
+  WorkerClient& operator=(const WorkerClient&) = delete;
+
+  struct Reply {
+    bool ok = false;              // the worker answered
+    nlohmann::json body;          // its answer
+    TrialStatus failure = TrialStatus::Ok;  // Timeout or RuntimeFault when it did not
+    std::string message;
+  };
+  Reply call(const nlohmann::json& request, double timeoutSeconds);
+
+  int restarts() const { return m_restarts; }
+  pid_t pid() const { return m_pid; }
+
+  // $OPEVO_WORKER, else opevo-worker beside the running executable, else on PATH.
+  static std::string defaultWorkerPath();
+
+ private:
+  void start();
+  void stop(bool kill);
+  std::string describeExit();
+
+  std::string m_path;
+  pid_t m_pid = -1;
+  int m_toWorker = -1;
+  int m_fromWorker = -1;
+  std::string m_buffer;
+  int m_restarts = -1;  // the first start is not a restart
+};
+
+}  // namespace opevo

@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "ops/operator_json.h"
+#include "worker/protocol.h"
+#include "worker/worker_client.h"
+
+namespace opevo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Builds a kernel library from source with the system compiler, as the CPU backend does.
+std::string buildKernel(const fs::path& dir, const std::string& name, const std::string& body) {
+  const fs::path source = dir / (name + ".cpp");
+  std::ofstream(source) << "extern \"C\" void opevo_cpu_kernel(const float* A, const float* B, "
+                           "float* C) {\n"
+                        << body << "\n}\n";
+  const fs::path library = dir / (name + ".so");
+  const std::string command = "c++ -O1 -shared -fPIC -o " + library.string() + " " + source.string();
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return library.string();
+}
+
+class WorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/opevo-worker-test-XXXXXX";
+    dir = mkdtemp(pattern);
+    op.name = "tiny";
+    op.kind = OpKind::MatMul;
+    op.n = 8;
+    op.m = 8;
+    op.k = 8;
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  WorkerClient::Reply measure(WorkerClient& client, const std::string& library, double timeout = 10) {
+    return client.call({{"cmd", "measure"},
+                        {"backend", "cpu"},
+                        {"op", operatorToJson(op)},
+                        {"library", library},
+                        {"timing", {{"min_total_ms", 1}, {"min_runs", 3}}}},
+                       timeout);
+  }
+
+  fs::path dir;
+  OperatorSpec op;
+};
+
+const char* kCorrect =
+    "for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) { float s = 0;"
+    " for (int k = 0; k < 8; ++k) s += A[i * 8 + k] * B[k * 8 + j]; C[i * 8 + j] = s; }";
+
+TEST_F(WorkerTest, MeasuresAVerifiedKernel) {
+  WorkerClient client(OPEVO_WORKER);
+  const auto reply = measure(client, buildKernel(dir, "good", kCorrect));
+  ASSERT_TRUE(reply.ok) << reply.message;
+  const Measurement m = measurementFromJson(reply.body["measurement"]);
+  EXPECT_EQ(m.status, TrialStatus::Ok) << m.message;
+  EXPECT_GT(m.speed, 0);
+  EXPECT_GE(m.timesMs.size(), 3u);
+}
+
+TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
+  WorkerClient client(OPEVO_WORKER);
+  const std::string good = buildKernel(dir, "good", kCorrect);
+
+  const auto crash = measure(client, buildKernel(dir, "crash", "*(volatile int*)nullptr = 1;"));
+  EXPECT_FALSE(crash.ok);
+  EXPECT_EQ(crash.failure, TrialStatus::RuntimeFault);
+  EXPECT_NE(crash.message.find("signal 11"), std::string::npos) << crash.message;
+
+  const auto after = measure(client, good);
+  ASSERT_TRUE(after.ok) << after.message;
+  EXPECT_EQ(measurementFromJson(after.body["measurement"]).status, TrialStatus::Ok);
+  EXPECT_EQ(client.restarts(), 1);
+
+  const auto hang = measure(client, buildKernel(dir, "hang", "while (true) { asm volatile(\"\"); }"), 2.0);
+  EXPECT_FALSE(hang.ok);
+  EXPECT_EQ(hang.failure, TrialStatus::Timeout);
+
+  const auto wrong = measure(client, buildKernel(dir, "wrong", "for (int i = 0; i < 64; ++i) C[i] = 0.5f;"));
+  ASSERT_TRUE(wrong.ok) << wrong.message;
+  const Measurement w = measurementFromJson(wrong.body["measurement"]);
+  EXPECT_EQ(w.status, TrialStatus::WrongResult);
+  EXPECT_NE(w.message.find("differs from the reference"), std::string::npos);
+
+  const auto skipping = measure(client, buildKernel(dir, "partial", "for (int i = 0; i < 63; ++i) C[i] = 0;"));
+  ASSERT_TRUE(skipping.ok);
+  EXPECT_EQ(measurementFromJson(skipping.body["measurement"]).status, TrialStatus::WrongResult);
+
+  const auto last = measure(client, good);
+  ASSERT_TRUE(last.ok) << last.message;
+  EXPECT_EQ(client.restarts(), 2);  // after the crash and after the hang
+}
+
+TEST_F(WorkerTest, ReferenceIsTimed) {
+  WorkerClient client(OPEVO_WORKER);
+  const auto reply = client.call({{"cmd", "reference"}, {"backend", "cpu"}, {"op", operatorToJson(op)},
+                                  {"timing", {{"min_total_ms", 1}}}}, 10);
+  ASSERT_TRUE(reply.ok);
+  EXPECT_EQ(reply.body["library"], "OpenBLAS sgemm");
+  EXPECT_GT(measurementFromJson(reply.body["measurement"]).speed, 0);
+}
+
+}  // namespace
+}  // namespace opevo
