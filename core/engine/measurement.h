@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +38,23 @@ class Measurer {
   // Unit of Measurement::speed, e.g. "TFLOPS" or "GFLOP/s".
   virtual std::string speedUnit() const = 0;
   virtual std::vector<Measurement> measure(const std::vector<Config>& configs) = 0;
+
+  // As measure(), reporting each configuration as soon as it is measured (in any order), so the
+  // caller can commit it at once. Device backends override this; the default waits for all.
+  using TrialCallback = std::function<void(std::size_t index, const Measurement&)>;
+  virtual void measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
+    const std::vector<Measurement> results = measure(configs);
+    for (std::size_t i = 0; i < results.size(); ++i) done(i, results[i]);
+  }
+
+  // The vendor library's speed on the same operator (cuBLAS, cuDNN, OpenBLAS), when there is one.
+  struct Reference {
+    std::string library;
+    Measurement measurement;
+  };
+  virtual std::optional<Reference> reference() { return std::nullopt; }
+  // "device: NVIDIA H100 80GB HBM3, driver 13.0" and the like, for the store and the display.
+  virtual std::string device() const { return label(); }
 };
 
 }  // namespace opevo
