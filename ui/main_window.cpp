@@ -29,8 +29,8 @@ MainWindow::MainWindow(QWidget* parent)
   splitter->addWidget(m_presetsPanel);
   splitter->addWidget(m_qwalkPanel);
   splitter->setChildrenCollapsible(false);
-  splitter->setStretchFactor(0, 1);
-  splitter->setStretchFactor(1, 1);
+  // The left side holds the widest text (the Conv2D descriptions); the walk table is narrow.
+  splitter->setSizes({700, 580});
   m_pages->setObjectName(QStringLiteral("pages"));
   m_pages->setDocumentMode(true);
   m_pages->addTab(splitter, tr("Spaces"));
@@ -48,6 +48,10 @@ MainWindow::MainWindow(QWidget* parent)
             for (std::size_t i = 0; i < space.dims(); ++i) params.push_back(space.paramPtr(i));
             m_qwalkPanel->setParameters(std::move(params));
           });
+  connect(m_presetsPanel, &PresetsPanel::parameterChosen, m_qwalkPanel,
+          &QwalkPanel::selectParameter);
+  connect(m_qwalkPanel, &QwalkPanel::parameterChanged, m_presetsPanel,
+          &PresetsPanel::showParameter);
   // Never an empty window: open on the first preset; a command line may pick another.
   m_presetsPanel->selectPreset(QStringLiteral("MM1"));
   startBackendProbe();

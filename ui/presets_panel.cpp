@@ -10,33 +10,15 @@
 #include "ui/display_format.h"
 #include "ui/parameter_model.h"
 #include "ui/preset_model.h"
+#include "ui/table_view.h"
 
 namespace opevo::ui {
-namespace {
-
-QTableView* makeTable(QAbstractItemModel* model, const QString& objectName, QWidget* parent) {
-  auto* view = new QTableView(parent);
-  view->setObjectName(objectName);
-  view->setModel(model);
-  view->setSelectionBehavior(QAbstractItemView::SelectRows);
-  view->setSelectionMode(QAbstractItemView::SingleSelection);
-  view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  view->setAlternatingRowColors(true);
-  view->verticalHeader()->hide();
-  view->horizontalHeader()->setHighlightSections(false);
-  view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  view->horizontalHeader()->setStretchLastSection(true);
-  return view;
-}
-
-}  // namespace
-
 PresetsPanel::PresetsPanel(QWidget* parent)
     : QWidget(parent),
       m_presetModel(new PresetTableModel(this)),
       m_parameterModel(new ParameterTableModel(this)),
-      m_presetView(makeTable(m_presetModel, QStringLiteral("presetTable"), this)),
-      m_parameterView(makeTable(m_parameterModel, QStringLiteral("parameterTable"), this)),
+      m_presetView(makeTableView(m_presetModel, QStringLiteral("presetTable"), this)),
+      m_parameterView(makeTableView(m_parameterModel, QStringLiteral("parameterTable"), this)),
       m_titleLabel(new QLabel(tr("Select a preset to see its search space."), this)),
       m_sizeLabel(new QLabel(this)) {
   m_titleLabel->setObjectName(QStringLiteral("presetTitle"));
@@ -44,15 +26,20 @@ PresetsPanel::PresetsPanel(QWidget* parent)
   m_sizeLabel->setObjectName(QStringLiteral("spaceSizeLabel"));
   m_sizeLabel->setWordWrap(true);
   m_sizeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_parameterView->setSelectionMode(QAbstractItemView::NoSelection);
 
-  // Eight presets: show them all without a scroll bar.
-  m_presetView->resizeRowsToContents();
-  const int rows = m_presetModel->rowCount();
-  int height =
-      m_presetView->horizontalHeader()->sizeHint().height() + 2 * m_presetView->frameWidth();
-  for (int r = 0; r < rows; ++r) height += m_presetView->rowHeight(r);
-  m_presetView->setFixedHeight(height);
+  // Eight presets: all of them, no scroll bar. The description stretches (and elides, with the
+  // full text in the tooltip) so the table never scrolls sideways.
+  m_presetView->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  m_presetView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  m_presetView->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_presetView->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_presetView->horizontalHeader()->setSectionResizeMode(PresetTableModel::DescriptionColumn,
+                                                         QHeaderView::Stretch);
+  m_parameterView->horizontalHeader()->setStretchLastSection(true);
+  // The parameters take the rows they need; room below is left for what later pages add here.
+  m_parameterView->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  m_parameterView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+  m_parameterView->setToolTip(tr("Click a parameter to see its q-random walk"));
 
   auto* heading = new QLabel(tr("<b>Preset operators</b>"), this);
   auto* layout = new QVBoxLayout(this);
@@ -60,11 +47,33 @@ PresetsPanel::PresetsPanel(QWidget* parent)
   layout->addWidget(m_presetView);
   layout->addSpacing(8);
   layout->addWidget(m_titleLabel);
-  layout->addWidget(m_parameterView, 1);
+  layout->addWidget(m_parameterView);
   layout->addWidget(m_sizeLabel);
+  layout->addStretch(1);
 
   connect(m_presetView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onCurrentRowChanged(current.row()); });
+  connect(m_parameterView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (m_showingParameter || !current.isValid()) return;
+            emit parameterChosen(
+                QString::fromStdString(m_parameterModel->parameter(current.row())->name()));
+          });
+}
+
+void PresetsPanel::showParameter(const QString& name) {
+  // Reflects a choice made elsewhere; it is not a new choice, so parameterChosen stays quiet.
+  m_showingParameter = true;
+  QItemSelectionModel* selection = m_parameterView->selectionModel();
+  selection->clear();
+  for (int r = 0; r < m_parameterModel->rowCount(); ++r) {
+    if (QString::fromStdString(m_parameterModel->parameter(r)->name()) == name) {
+      selection->setCurrentIndex(m_parameterModel->index(r, 0),
+                                 QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+      break;
+    }
+  }
+  m_showingParameter = false;
 }
 
 bool PresetsPanel::selectPreset(const QString& name) {

@@ -26,6 +26,8 @@ class PresetsPanel : public QWidget {
   bool selectPreset(const QString& name);
   // Empty when nothing is selected yet.
   QString selectedPreset() const;
+  // Highlights the parameter of that name (none when there is no such parameter).
+  void showParameter(const QString& name);
   const SearchSpace* space() const { return m_space ? &*m_space : nullptr; }
 
   PresetTableModel* presetModel() const { return m_presetModel; }
@@ -34,6 +36,8 @@ class PresetsPanel : public QWidget {
  signals:
   // The space lives in the panel until the next selection.
   void presetSelected(const QString& name, const opevo::SearchSpace& space);
+  // The user clicked a parameter of the selected preset.
+  void parameterChosen(const QString& name);
 
  private:
   void onCurrentRowChanged(int row);
@@ -46,6 +50,7 @@ class PresetsPanel : public QWidget {
   QLabel* m_sizeLabel;
   std::optional<OperatorSpec> m_op;
   std::optional<SearchSpace> m_space;
+  bool m_showingParameter = false;
 };
 
 }  // namespace opevo::ui

@@ -19,6 +19,7 @@
 #include "ui/display_format.h"
 #include "ui/qwalk_model.h"
 #include "ui/qwalk_runner.h"
+#include "ui/table_view.h"
 
 namespace opevo::ui {
 namespace {
@@ -58,7 +59,7 @@ QwalkPanel::QwalkPanel(QWidget* parent)
       m_infoLabel(new QLabel(this)),
       m_errorLabel(new QLabel(this)),
       m_noteLabel(new QLabel(this)),
-      m_table(new QTableView(this)),
+      m_table(makeTableView(m_model, QStringLiteral("distributionTable"), this)),
       m_totalLabel(new QLabel(this)) {
   m_paramCombo->setObjectName(QStringLiteral("paramCombo"));
   m_paramCombo->addItem(tr("Custom spec…"), kCustomItem);
@@ -88,14 +89,6 @@ QwalkPanel::QwalkPanel(QWidget* parent)
   m_totalLabel->setObjectName(QStringLiteral("totalLabel"));
   m_totalLabel->setWordWrap(true);
 
-  m_table->setObjectName(QStringLiteral("distributionTable"));
-  m_table->setModel(m_model);
-  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setAlternatingRowColors(true);
-  m_table->verticalHeader()->hide();
-  m_table->horizontalHeader()->setHighlightSections(false);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_table->horizontalHeader()->setSectionResizeMode(QwalkTableModel::VertexColumn,
                                                     QHeaderView::Stretch);
 
@@ -106,7 +99,10 @@ QwalkPanel::QwalkPanel(QWidget* parent)
   form->addRow(tr("&Parameter:"), m_paramCombo);
   form->addRow(tr("&Spec:"), m_specEdit);
   form->addRow(tr("S&tart vertex:"), m_startEdit);
-  form->addRow(tr("&q:"), qRow);
+  // A label made here, not by addRow: only a label with a buddy turns "&q" into a shortcut.
+  auto* qLabel = new QLabel(tr("&q:"), this);
+  qLabel->setBuddy(m_qEdit);
+  form->addRow(qLabel, qRow);
 
   auto* heading = new QLabel(
       tr("<b>q-random walk</b> &mdash; each step continues with probability q and moves to a "
@@ -245,6 +241,7 @@ void QwalkPanel::onSliderChanged(int value) {
 
 void QwalkPanel::useParameter(ParameterPtr param) {
   m_param = std::move(param);
+  emit parameterChanged(customChosen() ? QString() : m_paramCombo->currentText());
   if (!m_param) {
     m_infoLabel->clear();
     m_startEdit->setPlaceholderText(QString());
@@ -346,14 +343,13 @@ void QwalkPanel::showResult(const std::shared_ptr<const QwalkResult>& result) {
   m_model->setResult(result);
   const WalkDistribution& d = result->distribution;
   m_totalLabel->setText(
-      tr("<b>Total</b>: %1 vertices from %2 with q = %3, probability %4 (%5 %6)")
+      tr("<b>Total</b>: %1 vertices from %2, q = %3, probability %4 (%5 %6)")
           .arg(groupDigits(std::to_string(d.graph.size())),
                QString::fromStdString(result->request.param->format(result->request.start))
                    .toHtmlEscaped(),
                QString::number(result->request.q), QString::number(result->total, 'f', 12))
           .arg(d.iterations)
-          .arg(d.usedConjugateGradient ? tr("conjugate-gradient iterations")
-                                       : tr("walk steps summed")));
+          .arg(d.usedConjugateGradient ? tr("CG iterations") : tr("walk steps")));
   emit distributionShown();
 }
 

@@ -54,6 +54,8 @@ class QwalkPanel : public QWidget {
  signals:
   // The table now shows the distribution for the current inputs.
   void distributionShown();
+  // The parameter being looked at changed: a preset parameter's name, or empty for a custom spec.
+  void parameterChanged(const QString& presetParameter);
 
  private:
   void onParameterChosen();

@@ -130,6 +130,19 @@ TEST_F(MainWindowTest, ChoosingAPresetShowsItsParametersAndSpaceSize) {
   EXPECT_TRUE(child<QLabel>("presetTitle")->text().contains("MatMul 512x1024 @ 1024x1024"));
 }
 
+TEST_F(MainWindowTest, ClickingAParameterShowsItsWalkAndTheChoiceIsHighlighted) {
+  openMM1TileK();
+  auto* params = child<QTableView>("parameterTable");
+  EXPECT_EQ(params->currentIndex().row(), 2);  // tile_k, chosen in the walk panel
+  clickRow("parameterTable", 1);
+  EXPECT_EQ(child<QComboBox>("paramCombo")->currentText(), "tile_m");
+  EXPECT_EQ(child<QLineEdit>("specEdit")->text(), "factor:1024:4");
+  ASSERT_TRUE(settled());
+  EXPECT_EQ(distribution()->rowCount(), 286);
+  chooseParameter("Custom spec…");
+  EXPECT_FALSE(params->currentIndex().isValid());
+}
+
 TEST_F(MainWindowTest, StartVertexDefaultsToTheParametersFirstVertex) {
   openMM1TileK();
   EXPECT_EQ(child<QLineEdit>("startEdit")->text(), "1024,1,1");
@@ -241,6 +254,22 @@ TEST_F(MainWindowTest, HugeParameterShowsANoteInsteadOfATable) {
   ASSERT_TRUE(settled());
   EXPECT_FALSE(note->isVisible());
   EXPECT_EQ(distribution()->rowCount(), 120);
+}
+
+TEST_F(MainWindowTest, LargeTableIsComputedOffTheGuiThread) {
+  openMM1TileK();
+  typeInto("qEdit", "0.99");
+  ASSERT_TRUE(settled());
+  // 2^12 * 3^4 * 5 over 4 factors: C(15,3) * C(7,3) * C(4,3) = 63,700 vertices, under the limit.
+  typeInto("specEdit", "factor:1658880:4");
+  EXPECT_TRUE(m_window.qwalkPanel()->busy());  // the request returned before the answer
+  EXPECT_TRUE(child<QLabel>("totalLabel")->text().contains("Computing"));
+  ASSERT_TRUE(settled());
+  EXPECT_EQ(distribution()->rowCount(), 63700);
+  double total = 0;
+  probabilities(&total);
+  EXPECT_NEAR(total, 1.0, 1e-9);
+  EXPECT_TRUE(child<QLabel>("totalLabel")->text().contains("63,700 vertices"));
 }
 
 TEST_F(MainWindowTest, ParameterChoiceSurvivesAPresetWithTheSameName) {
