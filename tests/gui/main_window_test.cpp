@@ -68,8 +68,9 @@ class MainWindowTest : public ::testing::Test {
     ASSERT_GE(index, 0) << name.toStdString();
     combo->setCurrentIndex(index);
   }
+  // Generous: the sanitizer builds are unoptimised and the 63,700-vertex table takes a while.
   bool settled() {
-    return waitUntil([&] { return !m_window.qwalkPanel()->busy(); });
+    return waitUntil([&] { return !m_window.qwalkPanel()->busy(); }, 120000);
   }
   // Probability by vertex, and the sum of the column.
   std::map<QString, double> probabilities(double* total = nullptr) {
@@ -258,7 +259,7 @@ TEST_F(MainWindowTest, HugeParameterShowsANoteInsteadOfATable) {
 
 TEST_F(MainWindowTest, LargeTableIsComputedOffTheGuiThread) {
   openMM1TileK();
-  typeInto("qEdit", "0.99");
+  typeInto("qEdit", "0.9");
   ASSERT_TRUE(settled());
   // 2^12 * 3^4 * 5 over 4 factors: C(15,3) * C(7,3) * C(4,3) = 63,700 vertices, under the limit.
   typeInto("specEdit", "factor:1658880:4");
