@@ -1,0 +1,57 @@
+#pragma once
+
+#include <QAbstractItemModel>
+#include <QElapsedTimer>
+#include <QStringList>
+#include <QTest>
+#include <QtGlobal>
+#include <functional>
+
+namespace opevo::ui::test {
+
+// Spins the event loop until pred holds or the time is up; QTRY_* report to QTest, not GTest.
+inline bool waitUntil(const std::function<bool()>& pred, int timeoutMs = 10000) {
+  QElapsedTimer timer;
+  timer.start();
+  while (!pred()) {
+    if (timer.elapsed() > timeoutMs) return false;
+    QTest::qWait(10);
+  }
+  return true;
+}
+
+// Collects what QAbstractItemModelTester (Warning mode) reports while alive: one warning in the
+// qt.modeltest category per broken model rule; a test expects none. Other warnings (the offscreen
+// platform's "does not support propagateSizeHints") pass through to the previous handler.
+class ModelTestFailures {
+ public:
+  ModelTestFailures() {
+    s_messages.clear();
+    s_previous = qInstallMessageHandler(&ModelTestFailures::handle);
+  }
+  ~ModelTestFailures() { qInstallMessageHandler(s_previous); }
+  ModelTestFailures(const ModelTestFailures&) = delete;
+  ModelTestFailures& operator=(const ModelTestFailures&) = delete;
+
+  const QStringList& messages() const { return s_messages; }
+
+ private:
+  static void handle(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (context.category && qstrcmp(context.category, "qt.modeltest") == 0 && type != QtDebugMsg)
+      s_messages << message;
+    else if (s_previous)
+      s_previous(type, context, message);
+  }
+  static inline QStringList s_messages;
+  static inline QtMessageHandler s_previous = nullptr;
+};
+
+// Probability column as numbers, in the table's row order.
+inline std::vector<double> column(const QAbstractItemModel& model, int column, int role) {
+  std::vector<double> values;
+  for (int r = 0; r < model.rowCount(); ++r)
+    values.push_back(model.data(model.index(r, column), role).toDouble());
+  return values;
+}
+
+}  // namespace opevo::ui::test

@@ -1,0 +1,289 @@
+#include "ui/main_window.h"
+
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSlider>
+#include <QTableView>
+#include <map>
+
+#include "gui_test_support.h"
+#include "ui/presets_panel.h"
+#include "ui/qwalk_model.h"
+#include "ui/qwalk_panel.h"
+
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+// The real window, shown on the offscreen platform and driven by mouse and keyboard events.
+class MainWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&m_window));
+    for (QAbstractItemModel* model : allModels())
+      m_testers.push_back(std::make_unique<QAbstractItemModelTester>(
+          model, QAbstractItemModelTester::FailureReportingMode::Warning));
+  }
+  void TearDown() override {
+    m_testers.clear();
+    EXPECT_TRUE(m_warnings.messages().isEmpty()) << m_warnings.messages().join('\n').toStdString();
+  }
+
+  template <typename T>
+  T* child(const char* name) {
+    T* widget = m_window.findChild<T*>(QString::fromLatin1(name));
+    EXPECT_NE(widget, nullptr) << name;
+    return widget;
+  }
+  std::vector<QAbstractItemModel*> allModels() {
+    return {child<QTableView>("presetTable")->model(), child<QTableView>("parameterTable")->model(),
+            child<QTableView>("distributionTable")->model()};
+  }
+  QAbstractItemModel* distribution() { return child<QTableView>("distributionTable")->model(); }
+  QString errorShown() {
+    auto* label = child<QLabel>("errorLabel");
+    return label->isVisible() ? label->text() : QString();
+  }
+
+  void clickRow(const char* table, int row) {
+    auto* view = child<QTableView>(table);
+    const QRect rect = view->visualRect(view->model()->index(row, 0));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, rect.center());
+  }
+  // Select all, then type: what a user does to replace a field's text.
+  void typeInto(const char* field, const QString& text) {
+    auto* edit = child<QLineEdit>(field);
+    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(edit, text);
+  }
+  void chooseParameter(const QString& name) {
+    auto* combo = child<QComboBox>("paramCombo");
+    const int index = combo->findText(name);
+    ASSERT_GE(index, 0) << name.toStdString();
+    combo->setCurrentIndex(index);
+  }
+  // Generous: the sanitizer builds are unoptimised and the 63,700-vertex table takes a while.
+  bool settled() {
+    return waitUntil([&] { return !m_window.qwalkPanel()->busy(); }, 120000);
+  }
+  // Probability by vertex, and the sum of the column.
+  std::map<QString, double> probabilities(double* total = nullptr) {
+    std::map<QString, double> byVertex;
+    double sum = 0;
+    QAbstractItemModel* m = distribution();
+    for (int r = 0; r < m->rowCount(); ++r) {
+      const double p =
+          m->index(r, QwalkTableModel::ProbabilityColumn).data(QwalkTableModel::RawRole).toDouble();
+      byVertex[m->index(r, QwalkTableModel::VertexColumn).data().toString()] = p;
+      sum += p;
+    }
+    if (total) *total = sum;
+    return byVertex;
+  }
+  void openMM1TileK() {
+    clickRow("presetTable", 3);  // BMM1 first, so choosing MM1 is a real change
+    clickRow("presetTable", 0);
+    ASSERT_EQ(m_window.presetsPanel()->selectedPreset(), "MM1");
+    chooseParameter("tile_k");
+    ASSERT_TRUE(settled());
+  }
+
+  test::ModelTestFailures m_warnings;  // before the window: its models' testers report here
+  MainWindow m_window;
+  std::vector<std::unique_ptr<QAbstractItemModelTester>> m_testers;
+};
+
+TEST_F(MainWindowTest, HasTitleVersionBackendAndEveryPreset) {
+  EXPECT_EQ(m_window.windowTitle(), "OpEvo Studio");
+  EXPECT_TRUE(child<QLabel>("versionLabel")->text().contains(OPEVO_VERSION));
+  EXPECT_TRUE(waitUntil([&] { return !m_window.backendText().contains("probing"); }));
+  EXPECT_TRUE(m_window.backendText().startsWith("Backend: "));
+  QAbstractItemModel* presets = child<QTableView>("presetTable")->model();
+  ASSERT_EQ(presets->rowCount(), 8);
+  EXPECT_EQ(presets->index(0, 0).data().toString(), "MM1");
+  EXPECT_EQ(presets->index(0, 1).data().toString(), "MatMul 512x1024 @ 1024x1024");
+  EXPECT_EQ(presets->index(7, 0).data().toString(), "C2");
+}
+
+TEST_F(MainWindowTest, ChoosingAPresetShowsItsParametersAndSpaceSize) {
+  clickRow("presetTable", 3);
+  EXPECT_EQ(m_window.presetsPanel()->selectedPreset(), "BMM1");
+  QAbstractItemModel* params = child<QTableView>("parameterTable")->model();
+  ASSERT_EQ(params->rowCount(), 4);
+  EXPECT_EQ(params->index(0, 0).data().toString(), "tile_b");
+  EXPECT_EQ(child<QComboBox>("paramCombo")->count(), 5);  // four parameters and "Custom spec"
+
+  clickRow("presetTable", 0);
+  ASSERT_EQ(params->rowCount(), 3);
+  EXPECT_EQ(params->index(0, 0).data().toString(), "tile_n");
+  EXPECT_EQ(params->index(0, 2).data().toString(), "factor:512:4");
+  EXPECT_EQ(params->index(0, 3).data().toString(), "220");
+  EXPECT_EQ(params->index(1, 3).data().toString(), "286");
+  // 220 * 286 * 66 configurations.
+  EXPECT_TRUE(child<QLabel>("spaceSizeLabel")->text().contains("4,152,720"))
+      << child<QLabel>("spaceSizeLabel")->text().toStdString();
+  EXPECT_TRUE(child<QLabel>("presetTitle")->text().contains("MatMul 512x1024 @ 1024x1024"));
+}
+
+TEST_F(MainWindowTest, ClickingAParameterShowsItsWalkAndTheChoiceIsHighlighted) {
+  openMM1TileK();
+  auto* params = child<QTableView>("parameterTable");
+  EXPECT_EQ(params->currentIndex().row(), 2);  // tile_k, chosen in the walk panel
+  clickRow("parameterTable", 1);
+  EXPECT_EQ(child<QComboBox>("paramCombo")->currentText(), "tile_m");
+  EXPECT_EQ(child<QLineEdit>("specEdit")->text(), "factor:1024:4");
+  ASSERT_TRUE(settled());
+  EXPECT_EQ(distribution()->rowCount(), 286);
+  chooseParameter("Custom spec…");
+  EXPECT_FALSE(params->currentIndex().isValid());
+}
+
+TEST_F(MainWindowTest, StartVertexDefaultsToTheParametersFirstVertex) {
+  openMM1TileK();
+  EXPECT_EQ(child<QLineEdit>("startEdit")->text(), "1024,1,1");
+  chooseParameter("tile_n");
+  EXPECT_EQ(child<QLineEdit>("startEdit")->text(), "512,1,1,1");
+  ASSERT_TRUE(settled());
+  EXPECT_EQ(distribution()->rowCount(), 220);
+  EXPECT_EQ(distribution()->index(0, 0).data().toString(), "512,1,1,1");
+}
+
+TEST_F(MainWindowTest, ChangingQUpdatesTheDistribution) {
+  openMM1TileK();
+  ASSERT_EQ(distribution()->rowCount(), 66);
+  double total = 0;
+  const auto atHalf = probabilities(&total);
+  EXPECT_NEAR(total, 1.0, 1e-9);
+  // The walk stops at once with probability 1 - q.
+  EXPECT_NEAR(atHalf.at("1024,1,1"), 0.5, 0.05);
+
+  typeInto("qEdit", "0.9");
+  ASSERT_TRUE(settled());
+  ASSERT_EQ(distribution()->rowCount(), 66);
+  const auto atNine = probabilities(&total);
+  EXPECT_NEAR(total, 1.0, 1e-9);
+  EXPECT_LT(atNine.at("1024,1,1"), atHalf.at("1024,1,1") - 0.2);
+  EXPECT_EQ(child<QSlider>("qSlider")->value(), 90);
+  EXPECT_TRUE(errorShown().isEmpty()) << errorShown().toStdString();
+
+  child<QSlider>("qSlider")->setValue(20);
+  EXPECT_EQ(child<QLineEdit>("qEdit")->text(), "0.2");
+  ASSERT_TRUE(settled());
+  const auto atTwo = probabilities(&total);
+  EXPECT_NEAR(total, 1.0, 1e-9);
+  EXPECT_GT(atTwo.at("1024,1,1"), atHalf.at("1024,1,1"));
+  EXPECT_TRUE(child<QLabel>("totalLabel")->text().contains("66 vertices"));
+  EXPECT_TRUE(child<QLabel>("totalLabel")->text().contains("q = 0.2"));
+}
+
+TEST_F(MainWindowTest, BadQShowsTheMessageAndKeepsTheText) {
+  openMM1TileK();
+  for (const QString bad : {"1", "0", "abc", "-0.5"}) {
+    typeInto("qEdit", bad);
+    EXPECT_TRUE(errorShown().contains("q")) << bad.toStdString();
+    EXPECT_TRUE(errorShown().contains(bad)) << errorShown().toStdString();
+    EXPECT_EQ(child<QLineEdit>("qEdit")->text(), bad);
+    EXPECT_EQ(distribution()->rowCount(), 0);
+  }
+  typeInto("qEdit", "1");
+  EXPECT_TRUE(errorShown().contains("strictly between 0 and 1")) << errorShown().toStdString();
+  // Fixing it brings the table back and the message goes.
+  typeInto("qEdit", "0.3");
+  ASSERT_TRUE(settled());
+  EXPECT_TRUE(errorShown().isEmpty()) << errorShown().toStdString();
+  EXPECT_EQ(distribution()->rowCount(), 66);
+}
+
+TEST_F(MainWindowTest, BadStartVertexShowsTheMessageAndKeepsTheText) {
+  openMM1TileK();
+  typeInto("startEdit", "3,3,3");
+  EXPECT_TRUE(errorShown().contains("3,3,3")) << errorShown().toStdString();
+  EXPECT_TRUE(errorShown().contains("not a factorization of 1024")) << errorShown().toStdString();
+  EXPECT_EQ(distribution()->rowCount(), 0);
+  // Another input changing leaves the bad vertex and its message where they are.
+  typeInto("qEdit", "0.4");
+  EXPECT_EQ(child<QLineEdit>("startEdit")->text(), "3,3,3");
+  EXPECT_TRUE(errorShown().contains("3,3,3"));
+
+  typeInto("startEdit", "32,32,1");
+  ASSERT_TRUE(settled());
+  EXPECT_TRUE(errorShown().isEmpty()) << errorShown().toStdString();
+  ASSERT_EQ(distribution()->rowCount(), 66);
+  EXPECT_EQ(distribution()->index(0, 0).data().toString(), "32,32,1");
+}
+
+TEST_F(MainWindowTest, CustomSpecIsValidatedAndShown) {
+  openMM1TileK();
+  chooseParameter("Custom spec…");
+  EXPECT_EQ(child<QLineEdit>("specEdit")->text(), "factor:1024:3");  // starts from tile_k
+  typeInto("specEdit", "factor:8:3");
+  ASSERT_TRUE(settled());
+  EXPECT_EQ(child<QLineEdit>("startEdit")->text(), "8,1,1");
+  EXPECT_EQ(distribution()->rowCount(), 10);
+
+  typeInto("specEdit", "factor:8");
+  EXPECT_TRUE(errorShown().contains("factor:8")) << errorShown().toStdString();
+  EXPECT_EQ(child<QLineEdit>("specEdit")->text(), "factor:8");
+  EXPECT_EQ(distribution()->rowCount(), 0);
+
+  // A custom spec survives choosing another preset.
+  typeInto("specEdit", "perm:4");
+  ASSERT_TRUE(settled());
+  clickRow("presetTable", 1);
+  ASSERT_TRUE(settled());
+  EXPECT_EQ(child<QLineEdit>("specEdit")->text(), "perm:4");
+  EXPECT_EQ(distribution()->rowCount(), 24);
+}
+
+TEST_F(MainWindowTest, HugeParameterShowsANoteInsteadOfATable) {
+  openMM1TileK();
+  typeInto("specEdit", "perm:10");  // editing the spec makes it a custom parameter
+  EXPECT_EQ(child<QComboBox>("paramCombo")->currentText(), "Custom spec…");
+  auto* note = child<QLabel>("noteLabel");
+  EXPECT_TRUE(note->isVisible());
+  EXPECT_TRUE(note->text().contains("3,628,800")) << note->text().toStdString();
+  EXPECT_TRUE(errorShown().isEmpty()) << errorShown().toStdString();
+  EXPECT_FALSE(m_window.qwalkPanel()->busy());
+  EXPECT_EQ(distribution()->rowCount(), 0);
+  typeInto("specEdit", "perm:5");
+  ASSERT_TRUE(settled());
+  EXPECT_FALSE(note->isVisible());
+  EXPECT_EQ(distribution()->rowCount(), 120);
+}
+
+TEST_F(MainWindowTest, LargeTableIsComputedOffTheGuiThread) {
+  openMM1TileK();
+  typeInto("qEdit", "0.9");
+  ASSERT_TRUE(settled());
+  // 2^12 * 3^4 * 5 over 4 factors: C(15,3) * C(7,3) * C(4,3) = 63,700 vertices, under the limit.
+  typeInto("specEdit", "factor:1658880:4");
+  EXPECT_TRUE(m_window.qwalkPanel()->busy());  // the request returned before the answer
+  EXPECT_TRUE(child<QLabel>("totalLabel")->text().contains("Computing"));
+  ASSERT_TRUE(settled());
+  EXPECT_EQ(distribution()->rowCount(), 63700);
+  double total = 0;
+  probabilities(&total);
+  EXPECT_NEAR(total, 1.0, 1e-9);
+  EXPECT_TRUE(child<QLabel>("totalLabel")->text().contains("63,700 vertices"));
+}
+
+TEST_F(MainWindowTest, ParameterChoiceSurvivesAPresetWithTheSameName) {
+  openMM1TileK();
+  clickRow("presetTable", 1);  // MM2: k is 1024 as well
+  EXPECT_EQ(child<QComboBox>("paramCombo")->currentText(), "tile_k");
+  ASSERT_TRUE(settled());
+  EXPECT_EQ(distribution()->rowCount(), 66);
+  clickRow("presetTable", 6);  // C1 has no tile_k: its first parameter
+  EXPECT_EQ(child<QComboBox>("paramCombo")->currentText(), "tile_f");
+  ASSERT_TRUE(settled());
+  EXPECT_GT(distribution()->rowCount(), 0);
+}
+
+}  // namespace
+}  // namespace opevo::ui

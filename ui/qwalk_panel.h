@@ -1,0 +1,93 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "space/parameter.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSlider;
+class QTableView;
+
+namespace opevo::ui {
+
+class QwalkRunner;
+class QwalkTableModel;
+struct QwalkResult;
+
+// The exact q-random-walk distribution of one parameter: which parameter (one of the selected
+// preset's, or any spec typed in), the start vertex, q, and the table of probabilities. Every
+// input is checked with core's own parser; a bad one is reported in the panel and left as typed.
+class QwalkPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  // Beyond this the table would be slow to fill and useless to read; the limit is checked with
+  // Parameter::size() before any graph is built.
+  static constexpr std::uint64_t kMaxTableVertices = 100'000;
+
+  explicit QwalkPanel(QWidget* parent = nullptr);
+  ~QwalkPanel() override;
+
+  // Offers these parameters in the chooser. The current choice survives when the new list has a
+  // parameter of the same name, and a custom spec always survives.
+  void setParameters(std::vector<ParameterPtr> params);
+
+  // The same as the user choosing or typing; for command-line options and scripted tours.
+  bool selectParameter(const QString& name);
+  void setCustomSpec(const QString& spec);
+  void setStartText(const QString& text);
+  void setQText(const QString& text);
+
+  // The messages the panel shows for the current inputs; empty when they are all valid.
+  QStringList errors() const { return m_errors; }
+  // True while a distribution for the current inputs is being computed.
+  bool busy() const;
+  QwalkTableModel* model() const { return m_model; }
+
+ signals:
+  // The table now shows the distribution for the current inputs.
+  void distributionShown();
+  // The parameter being looked at changed: a preset parameter's name, or empty for a custom spec.
+  void parameterChanged(const QString& presetParameter);
+
+ private:
+  void onParameterChosen();
+  void onSpecEdited(const QString& text);
+  void onQEdited(const QString& text);
+  void onSliderChanged(int value);
+  void useParameter(ParameterPtr param);
+  void recompute();
+  void showErrors();
+  void showResult(const std::shared_ptr<const QwalkResult>& result);
+  void clearDistribution(const QString& note);
+  bool customChosen() const;
+
+  std::vector<ParameterPtr> m_params;
+  ParameterPtr m_param;  // null while the custom spec does not parse
+  QString m_customSpec;
+  QString m_specError;  // why the custom spec does not parse
+  QStringList m_errors;
+
+  QwalkRunner* m_runner;
+  QwalkTableModel* m_model;
+  QComboBox* m_paramCombo;
+  QLineEdit* m_specEdit;
+  QLineEdit* m_startEdit;
+  QLineEdit* m_qEdit;
+  QSlider* m_qSlider;
+  QLabel* m_infoLabel;
+  QLabel* m_errorLabel;
+  QLabel* m_noteLabel;
+  QTableView* m_table;
+  QLabel* m_totalLabel;
+  bool m_syncingSlider = false;
+};
+
+}  // namespace opevo::ui
