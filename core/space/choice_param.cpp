@@ -23,7 +23,7 @@ ChoiceParam::ChoiceParam(std::string name, std::vector<std::string> choices)
 
 std::string ChoiceParam::spec() const {
   std::string s = "choice:";
-  for (std::size_t i = 0; i < m_choices.size(); ++i) s += (i ? "," : "") + m_choices[i];
+  for (std::size_t i = 0; i < m_choices.size(); ++i) s.append(i ? "," : "").append(m_choices[i]);
   return s;
 }
 

@@ -23,7 +23,7 @@ DiscreteParam::DiscreteParam(std::string name, std::vector<double> values)
 
 std::string DiscreteParam::spec() const {
   std::string s = "discrete:";
-  for (std::size_t i = 0; i < m_values.size(); ++i) s += (i ? "," : "") + formatNumber(m_values[i]);
+  for (std::size_t i = 0; i < m_values.size(); ++i) s.append(i ? "," : "").append(formatNumber(m_values[i]));
   return s;
 }
 
