@@ -8,5 +8,6 @@ namespace opevo::cli {
 void addSpaceCommand(CLI::App& app);
 void addQwalkCommand(CLI::App& app);
 void addDevicesCommand(CLI::App& app);
+void addDatasetCommand(CLI::App& app);
 
 }  // namespace opevo::cli

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   opevo::cli::addSpaceCommand(app);
   opevo::cli::addQwalkCommand(app);
   opevo::cli::addDevicesCommand(app);
+  opevo::cli::addDatasetCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
