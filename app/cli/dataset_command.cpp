@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -5,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "io/replay_dataset.h"
+#include "space/discrete_param.h"
 
 namespace opevo::cli {
 namespace {
@@ -39,8 +41,19 @@ void printJson(const ReplayDataset& ds) {
   if (!ds.bestConfig.empty()) {
     const Measurement& m = ds.table.at(ds.bestConfig);
     nlohmann::json values = nlohmann::json::object();
-    for (std::size_t i = 0; i < space.dims(); ++i)
-      values[space.param(i).name()] = space.param(i).format(ds.bestConfig[i]);
+    for (std::size_t i = 0; i < space.dims(); ++i) {
+      const Parameter& p = space.param(i);
+      if (p.kind() != ParamKind::Discrete) {
+        values[p.name()] = p.format(ds.bestConfig[i]);
+        continue;
+      }
+      // Integers print as 32, not 32.0, as they appear in the dataset.
+      const double x = static_cast<const DiscreteParam&>(p).value(ds.bestConfig[i]);
+      if (x == std::trunc(x) && std::abs(x) < 9e15)
+        values[p.name()] = static_cast<std::int64_t>(x);
+      else
+        values[p.name()] = x;
+    }
     best = {{"configuration", space.format(ds.bestConfig)},
             {"values", values},
             {"speed", ds.bestSpeed},

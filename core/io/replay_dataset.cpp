@@ -189,6 +189,9 @@ ReplayDataset loadReplayDataset(const std::string& path) {
   const bool isT4 = !isCache && root.contains("results");
   if (parsed.closedUnterminated && !isCache)
     throw InputError(path + ": not valid JSON: " + parsed.originalError);
+  if (!isCache && !isT4 && root.contains("ConfigurationSpace"))
+    throw InputError(path + ": this is a T1 search-space file, which holds no measurements; " +
+                     expected);
   if (!isCache && !isT4)
     throw InputError(path + ": JSON of an unknown schema (top-level keys: " + topLevelKeys(root) +
                      "); " + expected);

@@ -233,6 +233,8 @@ TEST(ReplayInput, UnknownSchema) {
   expectInputError(TempFile(R"({"foo": 1, "bar": [2]})").path(),
                    {"unknown schema", "bar, foo", "Kernel Tuner", "T4"});
   expectInputError(TempFile("[1, 2, 3]").path(), {"unknown schema", "array"});
+  expectInputError(std::string(OPEVO_DATASETS_DIR) + "/kernels/convolution_milo.json",
+                   {"T1 search-space file", "no measurements"});
   expectInputError(TempFile("42").path(), {"unknown schema", "number"});
 }
 
