@@ -18,10 +18,11 @@ using Json = nlohmann::json;
 using replay::RawDataset;
 using replay::RawEntry;
 
-// The text a non-numeric value is known by. ChoiceParam refuses an empty choice, so an empty
-// string gets a visible stand-in.
-std::string choiceText(const Json& v) {
-  if (!v.is_string()) return v.dump();
+// The text a non-numeric value is known by. When a parameter mixes strings with other values
+// (Kernel Tuner allows [None, "a"] or ["1", 1]) strings keep their quotes, so "1" and 1 stay
+// two choices. ChoiceParam refuses an empty choice, so an empty string gets a visible stand-in.
+std::string choiceText(const Json& v, bool quoteStrings) {
+  if (!v.is_string() || quoteStrings) return v.dump();
   std::string s = v.get<std::string>();
   return s.empty() ? "\"\"" : s;
 }
@@ -29,6 +30,7 @@ std::string choiceText(const Json& v) {
 // Maps a parameter's JSON values to vertices of the parameter built from them.
 struct ParamBuilder {
   bool numeric = true;
+  bool quoteStrings = false;
   std::shared_ptr<const DiscreteParam> discrete;
   std::unordered_map<std::string, std::int64_t> choiceIndex;
 
@@ -50,9 +52,10 @@ struct ParamBuilder {
       space.add(discrete);
       return;
     }
+    visit([&](const Json& v) { quoteStrings = quoteStrings || !v.is_string(); });
     std::vector<std::string> choices;  // first-seen order: the file's declared order comes first
     visit([&](const Json& v) {
-      std::string text = choiceText(v);
+      std::string text = choiceText(v, quoteStrings);
       if (choiceIndex.emplace(text, static_cast<std::int64_t>(choices.size())).second)
         choices.push_back(std::move(text));
     });
@@ -61,7 +64,7 @@ struct ParamBuilder {
 
   Vertex vertexOf(const Json& v) const {
     if (numeric) return {discrete->indexOf(v.get<double>())};
-    return {choiceIndex.at(choiceText(v))};
+    return {choiceIndex.at(choiceText(v, quoteStrings))};
   }
 };
 

@@ -104,11 +104,16 @@ bool t4FailureStatus(const std::string& invalidity, TrialStatus& out) {
 }  // namespace
 
 bool isThroughputName(const std::string& name) {
-  if (name.size() > 2 && name.compare(name.size() - 2, 2, "/s") == 0) return true;
-  std::string upper = name;
-  std::transform(upper.begin(), upper.end(), upper.begin(),
-                 [](unsigned char c) { return std::toupper(c); });
-  return upper.size() > 5 && upper.compare(upper.size() - 5, 5, "FLOPS") == 0;
+  auto endsWith = [&](std::string_view suffix, bool anyCase) {
+    if (name.size() <= suffix.size()) return false;
+    const std::string_view tail = std::string_view(name).substr(name.size() - suffix.size());
+    for (std::size_t i = 0; i < suffix.size(); ++i)
+      if (anyCase ? std::toupper(static_cast<unsigned char>(tail[i])) != suffix[i]
+                  : tail[i] != suffix[i])
+        return false;
+    return true;
+  };
+  return endsWith("/s", false) || endsWith("FLOPS", true);
 }
 
 RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
@@ -162,8 +167,8 @@ RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
       e.measurement.timesMs =
           times ? numbers(*times, 1, path, e.where, "times") : std::vector<double>{e.timeMs};
       for (const auto& [name, value] : entry.items())
-        if (value.is_number() && !params.count(name) && !kernelTunerFields().count(name) &&
-            isThroughputName(name))
+        if (value.is_number() && isThroughputName(name) && !params.count(name) &&
+            !kernelTunerFields().count(name))
           e.metrics.emplace_back(name, value.get<double>());
     } else {
       badField(path, e.where, "time", "a number or a failure name such as RuntimeFailedConfig",

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "io/gzip_file.h"
 #include "io/replay_dataset.h"
+#include "io/replay_raw.h"
 
 namespace opevo {
 namespace {
@@ -127,6 +128,25 @@ TEST(ReplayInput, KernelTunerCacheMapping) {
   EXPECT_EQ(ds.bestSpeed, 100.0);
   EXPECT_EQ(ds.bestConfig, ds.space.parse("bx=64; mode=fast"));
   EXPECT_TRUE(ds.notes.empty());
+}
+
+TEST(ReplayInput, ThroughputNames) {
+  for (const char* name : {"GFLOP/s", "GB/s", "TFLOPS", "gflops", "items/s"})
+    EXPECT_TRUE(replay::isThroughputName(name)) << name;
+  for (const char* name : {"time", "compile_time", "/s", "FLOPS", "flops_per_byte", "timestamp"})
+    EXPECT_FALSE(replay::isThroughputName(name)) << name;
+}
+
+TEST(ReplayInput, MixedValuesStayDistinctChoices) {
+  const TempFile file(R"({"tune_params_keys": ["p"], "tune_params": {"p": ["1", 1, null]},
+    "cache": {"a": {"p": "1", "time": 2}, "b": {"p": 1, "time": 1}, "c": {"p": null, "time": 4}}})");
+  const ReplayDataset ds = loadReplayDataset(file.path());
+  ASSERT_EQ(ds.space.param(0).kind(), ParamKind::Choice);
+  EXPECT_EQ(ds.space.param(0).spec(), "choice:\"1\",1,null");
+  EXPECT_EQ(ds.table.size(), 3u);
+  EXPECT_EQ(ds.space.format(ds.bestConfig), "p=1");
+  EXPECT_EQ(ds.speedUnit, "1/ms");
+  EXPECT_EQ(ds.bestSpeed, 1.0);
 }
 
 TEST(ReplayInput, GzipAndPlainReadAlike) {
