@@ -9,5 +9,7 @@ void addSpaceCommand(CLI::App& app);
 void addQwalkCommand(CLI::App& app);
 void addDevicesCommand(CLI::App& app);
 void addTunersCommand(CLI::App& app);
+void addCompareCommand(CLI::App& app);
+void addDatasetCommand(CLI::App& app);
 
 }  // namespace opevo::cli

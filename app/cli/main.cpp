@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   opevo::cli::addQwalkCommand(app);
   opevo::cli::addDevicesCommand(app);
   opevo::cli::addTunersCommand(app);
+  opevo::cli::addCompareCommand(app);
+  opevo::cli::addDatasetCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,135 @@
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "io/replay_dataset.h"
+#include "space/discrete_param.h"
+
+namespace opevo::cli {
+namespace {
+
+struct DatasetOptions {
+  std::string file;
+  bool json = false;
+};
+
+// Failures grouped by status and the file's reason, most frequent first within a status.
+std::map<std::pair<std::string, std::string>, std::size_t> failureGroups(const ReplayDataset& ds) {
+  std::map<std::pair<std::string, std::string>, std::size_t> groups;
+  for (const auto& [config, m] : ds.table)
+    if (m.status != TrialStatus::Ok) ++groups[{std::string(statusName(m.status)), m.message}];
+  return groups;
+}
+
+void printJson(const ReplayDataset& ds) {
+  const SearchSpace& space = ds.space;
+  nlohmann::json params = nlohmann::json::array();
+  for (std::size_t i = 0; i < space.dims(); ++i) {
+    const Parameter& p = space.param(i);
+    params.push_back({{"name", p.name()},
+                      {"kind", kindName(p.kind())},
+                      {"values", p.size().as64()},
+                      {"spec", p.spec()}});
+  }
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto& [key, count] : failureGroups(ds))
+    failures.push_back({{"status", key.first}, {"message", key.second}, {"count", count}});
+  nlohmann::json best = nullptr;
+  if (!ds.bestConfig.empty()) {
+    const Measurement& m = ds.table.at(ds.bestConfig);
+    nlohmann::json values = nlohmann::json::object();
+    for (std::size_t i = 0; i < space.dims(); ++i) {
+      const Parameter& p = space.param(i);
+      if (p.kind() != ParamKind::Discrete) {
+        values[p.name()] = p.format(ds.bestConfig[i]);
+        continue;
+      }
+      // Integers print as 32, not 32.0, as they appear in the dataset.
+      const double x = static_cast<const DiscreteParam&>(p).value(ds.bestConfig[i]);
+      if (x == std::trunc(x) && std::abs(x) < 9e15)
+        values[p.name()] = static_cast<std::int64_t>(x);
+      else
+        values[p.name()] = x;
+    }
+    best = {{"configuration", space.format(ds.bestConfig)},
+            {"values", values},
+            {"speed", ds.bestSpeed},
+            {"median_ms", m.medianMs}};
+  }
+  const std::size_t failed = ds.failedCount();
+  std::cout << nlohmann::json{{"file", ds.path},
+                              {"format", ds.format},
+                              {"device", ds.deviceName},
+                              {"kernel", ds.kernelName},
+                              {"label", ds.label},
+                              {"parameters", params},
+                              {"configurations", ds.table.size()},
+                              {"ok", ds.table.size() - failed},
+                              {"failed", failed},
+                              {"failures", failures},
+                              {"speed_unit", ds.speedUnit},
+                              {"best", best},
+                              {"cartesian_size", space.size().toString()},
+                              {"valid", ds.table.size()},
+                              {"complete", ds.complete},
+                              {"notes", ds.notes}}
+                   .dump(2)
+            << "\n";
+}
+
+void printText(const ReplayDataset& ds) {
+  const SearchSpace& space = ds.space;
+  std::printf("%s\n", ds.label.c_str());
+  std::printf("format:  %s\n", ds.format.c_str());
+  std::printf("device:  %s\n",
+              ds.deviceName.empty() ? "(not named in the file)" : ds.deviceName.c_str());
+  std::printf("kernel:  %s\n\n",
+              ds.kernelName.empty() ? "(not named in the file)" : ds.kernelName.c_str());
+  std::printf("%-28s %-9s %7s  %s\n", "parameter", "kind", "values", "spec");
+  for (std::size_t i = 0; i < space.dims(); ++i) {
+    const Parameter& p = space.param(i);
+    std::string spec = p.spec();
+    if (spec.size() > 60) spec = spec.substr(0, 57) + "...";
+    std::printf("%-28s %-9s %7s  %s\n", p.name().c_str(), std::string(kindName(p.kind())).c_str(),
+                p.size().toString().c_str(), spec.c_str());
+  }
+  const std::size_t failed = ds.failedCount();
+  std::printf("\nconfigurations: %zu (%zu ok, %zu failed)\n", ds.table.size(),
+              ds.table.size() - failed, failed);
+  for (const auto& [key, count] : failureGroups(ds))
+    std::printf("  failed: %zu %s (%s)\n", count, key.first.c_str(), key.second.c_str());
+  if (ds.bestConfig.empty()) {
+    std::printf("best: none (no configuration succeeded)\n");
+  } else {
+    std::printf("best: %s\n      %.6g %s (median %.6g ms)\n", space.format(ds.bestConfig).c_str(),
+                ds.bestSpeed, ds.speedUnit.c_str(), ds.table.at(ds.bestConfig).medianMs);
+  }
+  const double cartesian = space.size().approx();
+  std::printf("space: %s Cartesian points, %zu valid (%.1f%%)%s\n", space.size().toString().c_str(),
+              ds.table.size(), cartesian > 0 ? 100.0 * ds.table.size() / cartesian : 0.0,
+              ds.complete ? ", all of them measured" : "");
+  for (const std::string& note : ds.notes) std::printf("note: %s\n", note.c_str());
+}
+
+}  // namespace
+
+void addDatasetCommand(CLI::App& app) {
+  auto options = std::make_shared<DatasetOptions>();
+  auto* cmd = app.add_subcommand(
+      "dataset",
+      "Describe a measured dataset (Kernel Tuner cache or T4, gzip or plain) for replay");
+  cmd->add_option("file", options->file, "The dataset file")->required();
+  cmd->add_flag("--json", options->json, "Print one JSON object");
+  cmd->callback([options] {
+    const ReplayDataset ds = loadReplayDataset(options->file);
+    if (options->json)
+      printJson(ds);
+    else
+      printText(ds);
+  });
+}
+
+}  // namespace opevo::cli

@@ -1,0 +1,213 @@
+#include "io/replay_dataset.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "common/error.h"
+#include "io/gzip_file.h"
+#include "io/json_text.h"
+#include "io/replay_raw.h"
+#include "space/choice_param.h"
+#include "space/discrete_param.h"
+
+namespace opevo {
+namespace {
+
+using Json = nlohmann::json;
+using replay::RawDataset;
+using replay::RawEntry;
+
+// The text a non-numeric value is known by. When a parameter mixes strings with other values
+// (Kernel Tuner allows [None, "a"] or ["1", 1]) strings keep their quotes, so "1" and 1 stay
+// two choices. ChoiceParam refuses an empty choice, so an empty string gets a visible stand-in.
+std::string choiceText(const Json& v, bool quoteStrings) {
+  if (!v.is_string() || quoteStrings) return v.dump();
+  std::string s = v.get<std::string>();
+  return s.empty() ? "\"\"" : s;
+}
+
+// Maps a parameter's JSON values to vertices of the parameter built from them.
+struct ParamBuilder {
+  bool numeric = true;
+  bool quoteStrings = false;
+  std::shared_ptr<const DiscreteParam> discrete;
+  std::unordered_map<std::string, std::int64_t> choiceIndex;
+
+  ParamBuilder(const std::string& name, const std::vector<const Json*>& declared,
+               const std::vector<RawEntry>& entries, std::size_t column, SearchSpace& space) {
+    // A parameter is numeric only if every value is a JSON number: a string such as "4" stays a
+    // choice, because the kernel receives it as text and its order means nothing.
+    auto visit = [&](auto&& f) {
+      for (const Json* v : declared) f(*v);
+      for (const RawEntry& e : entries) f(*e.values[column]);
+    };
+    visit([&](const Json& v) { numeric = numeric && v.is_number(); });
+    if (numeric) {
+      std::vector<double> values;
+      visit([&](const Json& v) { values.push_back(v.get<double>()); });
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      discrete = std::make_shared<DiscreteParam>(name, std::move(values));
+      space.add(discrete);
+      return;
+    }
+    visit([&](const Json& v) { quoteStrings = quoteStrings || !v.is_string(); });
+    std::vector<std::string> choices;  // first-seen order: the file's declared order comes first
+    visit([&](const Json& v) {
+      std::string text = choiceText(v, quoteStrings);
+      if (choiceIndex.emplace(text, static_cast<std::int64_t>(choices.size())).second)
+        choices.push_back(std::move(text));
+    });
+    space.add(std::make_shared<ChoiceParam>(name, std::move(choices)));
+  }
+
+  Vertex vertexOf(const Json& v) const {
+    if (numeric) return {discrete->indexOf(v.get<double>())};
+    return {choiceIndex.at(choiceText(v, quoteStrings))};
+  }
+};
+
+// The throughput reported by every successful entry, so one unit covers the whole file; "" when
+// there is none and speed must be 1/time. With several, the alphabetically first is taken.
+std::string chooseMetric(const std::vector<RawEntry>& entries) {
+  std::size_t ok = 0;
+  std::map<std::string, std::size_t> counts;
+  for (const RawEntry& e : entries) {
+    if (e.measurement.status != TrialStatus::Ok) continue;
+    ++ok;
+    for (const auto& [name, value] : e.metrics) ++counts[name];
+  }
+  for (const auto& [name, count] : counts)
+    if (ok > 0 && count == ok) return name;
+  return {};
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  if (v.size() % 2) return v[mid];
+  return (v[mid] + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
+}
+
+ReplayDataset build(RawDataset raw, const std::string& path) {
+  ReplayDataset ds;
+  ds.path = path;
+  ds.format = raw.format;
+  ds.deviceName = raw.deviceName;
+  ds.kernelName = raw.kernelName;
+  ds.notes = std::move(raw.notes);
+  if (raw.entries.empty()) throw InputError(path + ": the file holds no configurations");
+
+  std::vector<ParamBuilder> params;
+  params.reserve(raw.paramNames.size());
+  for (std::size_t i = 0; i < raw.paramNames.size(); ++i)
+    params.emplace_back(raw.paramNames[i],
+                        i < raw.declared.size() ? raw.declared[i] : std::vector<const Json*>{},
+                        raw.entries, i, ds.space);
+
+  const std::string metric = chooseMetric(raw.entries);
+  ds.speedUnit = metric.empty() ? "1/ms" : metric;
+  std::vector<Config> points;
+  points.reserve(raw.entries.size());
+  ds.table.reserve(raw.entries.size());
+  std::size_t duplicates = 0;
+  for (RawEntry& e : raw.entries) {
+    Config c;
+    c.reserve(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i) c.push_back(params[i].vertexOf(*e.values[i]));
+    Measurement& m = e.measurement;
+    if (m.status == TrialStatus::Ok) {
+      m.medianMs = median(m.timesMs);
+      if (!metric.empty()) {
+        for (const auto& [name, value] : e.metrics)
+          if (name == metric) m.speed = value;
+      } else if (e.timeMs > 0) {
+        m.speed = 1.0 / e.timeMs;
+      } else {
+        throw InputError(path + ": " + e.where + " succeeded with a time of " +
+                         std::to_string(e.timeMs) + " ms (expected a positive time)");
+      }
+    }
+    // A configuration measured twice (a resumed run) keeps its last measurement, as Kernel
+    // Tuner's own cache does; it stays one point of the space.
+    const auto [it, inserted] = ds.table.insert_or_assign(c, std::move(m));
+    if (inserted)
+      points.push_back(std::move(c));
+    else
+      ++duplicates;
+  }
+  for (const Config& c : points) {
+    const Measurement& m = ds.table.at(c);
+    if (m.status == TrialStatus::Ok && (ds.bestConfig.empty() || m.speed > ds.bestSpeed)) {
+      ds.bestSpeed = m.speed;
+      ds.bestConfig = c;
+    }
+  }
+  const std::string file = std::filesystem::path(path).filename().string();
+  ds.space.setExplicitPoints(std::move(points), "one of the " + std::to_string(ds.table.size()) +
+                                                    " configurations measured in " + file);
+  if (duplicates)
+    ds.notes.push_back(
+        std::to_string(duplicates) +
+        " configurations appear more than once; the last measurement of each is used");
+  if (ds.deviceName.empty()) ds.notes.push_back("the file does not name the device");
+  ds.label = "replay of real measurements on " +
+             (ds.deviceName.empty() ? std::string("an unnamed device") : ds.deviceName) + " (" +
+             file + ")";
+  return ds;
+}
+
+std::string topLevelKeys(const Json& root) {
+  std::string keys;
+  std::size_t n = 0;
+  for (const auto& [key, value] : root.items()) {
+    if (n++ == 8) return keys + ", ...";
+    keys += (keys.empty() ? "" : ", ") + key;
+  }
+  return keys.empty() ? "none" : keys;
+}
+
+}  // namespace
+
+std::size_t ReplayDataset::failedCount() const {
+  return static_cast<std::size_t>(std::count_if(table.begin(), table.end(), [](const auto& kv) {
+    return kv.second.status != TrialStatus::Ok;
+  }));
+}
+
+ReplayDataset loadReplayDataset(const std::string& path) {
+  std::string text = readMaybeGzipped(path);
+  // Depth 2: the top-level object and "cache" may be left open by a run still being written.
+  const ParsedJson parsed = parseJsonFile(text, path, 2);
+  const Json& root = parsed.value;
+  const std::string expected =
+      "expected a Kernel Tuner cache (keys tune_params_keys, tune_params, cache) or T4 results "
+      "(keys schema_version, results)";
+  if (!root.is_object())
+    throw InputError(path + ": JSON of an unknown schema: the top level is " +
+                     std::string(root.type_name()) + "; " + expected);
+  const bool isCache = root.contains("cache") && root.contains("tune_params_keys");
+  const bool isT4 = !isCache && root.contains("results");
+  if (parsed.closedUnterminated && !isCache)
+    throw InputError(path + ": not valid JSON: " + parsed.originalError);
+  if (!isCache && !isT4 && root.contains("ConfigurationSpace"))
+    throw InputError(path + ": this is a T1 search-space file, which holds no measurements; " +
+                     expected);
+  if (!isCache && !isT4)
+    throw InputError(path + ": JSON of an unknown schema (top-level keys: " + topLevelKeys(root) +
+                     "); " + expected);
+  // T4 names parameters only as the keys of each configuration: take their order from the file.
+  const std::vector<std::string> order =
+      isT4 ? keysInFileOrder(text, "configuration", 3) : std::vector<std::string>{};
+  text = std::string();  // the text is no longer needed: give back its memory before building
+  RawDataset raw =
+      isCache ? replay::readKernelTunerCache(root, path) : replay::readT4(root, order, path);
+  if (parsed.closedUnterminated)
+    raw.notes.push_back("the file ends without its closing braces (still being written?); its " +
+                        std::to_string(raw.entries.size()) + " complete entries were read");
+  return build(std::move(raw), path);
+}
+
+}  // namespace opevo

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/measurement.h"
+#include "space/search_space.h"
+
+namespace opevo {
+
+// A brute-forced measurement file (Kernel Tuner cache or T4 results) read into a search space and
+// a table of measurements, so tuners can be compared on real hardware data without a device.
+struct ReplayDataset {
+  std::string path;
+  std::string format;      // "kernel_tuner_cache" or "t4"
+  std::string deviceName;  // as the file names it; empty when it names none
+  std::string kernelName;  // empty when the file names none (T4 files do not)
+  // Each parameter's values as a DiscreteParam (all numbers) or ChoiceParam (anything else), and
+  // the constraint "is one of the file's configurations", with randomValid() drawing from the
+  // file's configurations in file order.
+  SearchSpace space;
+  // Every configuration of the file, failed ones included (status, the file's reason as message).
+  std::unordered_map<Config, Measurement, ConfigHash> table;
+  std::string speedUnit;  // the file's throughput metric ("GFLOP/s", "GB/s"), else "1/ms"
+  double bestSpeed = 0;
+  Config bestConfig;  // empty when no configuration succeeded
+  // The file holds every configuration that satisfies the space's known constraints. True for a
+  // brute-forced file: the only constraint is membership in the file.
+  bool complete = true;
+  std::string label;  // "replay of real measurements on DEVICE (FILE)"
+  // Oddities met while reading, for display: a missing device name, a repaired ending, duplicates.
+  std::vector<std::string> notes;
+
+  std::size_t failedCount() const;
+};
+
+// Reads a Kernel Tuner cache or a T4 results file, gzip-compressed or plain; the format is
+// detected from the content. A Kernel Tuner cache that ends after a complete entry without its
+// closing braces (a run still being written) is accepted, with a note. Throws InputError naming
+// the file and the problem (and for malformed JSON the line and column) for anything else: an
+// unreadable, empty, truncated or non-JSON file, an unknown schema, a missing or mistyped field.
+ReplayDataset loadReplayDataset(const std::string& path);
+
+}  // namespace opevo

@@ -1,0 +1,278 @@
+// The two file formats of the measured datasets, read into the format-neutral RawDataset.
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "common/error.h"
+#include "io/replay_raw.h"
+
+namespace opevo::replay {
+namespace {
+
+using Json = nlohmann::json;
+
+// Reports the field with its expected type; a wrong type is a user's file problem, not a crash.
+[[noreturn]] void badField(const std::string& path, const std::string& where,
+                           const std::string& field, const std::string& expected, const Json* got) {
+  throw InputError(path + ": " + where + (field.empty() ? "" : " field '" + field + "'") +
+                   (got ? " is " + std::string(got->type_name()) + ", expected " + expected
+                        : " is missing (expected " + expected + ")"));
+}
+
+const Json* find(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// A string field, or "" when absent; anything else is written out as JSON (kernel_name may be a
+// list in some Kernel Tuner versions).
+std::string text(const Json& object, const char* key) {
+  const Json* j = find(object, key);
+  if (!j || j->is_null()) return {};
+  return j->is_string() ? j->get<std::string>() : j->dump();
+}
+
+std::vector<double> numbers(const Json& array, double scale, const std::string& path,
+                            const std::string& where, const std::string& field) {
+  if (!array.is_array()) badField(path, where, field, "an array of numbers", &array);
+  std::vector<double> out;
+  out.reserve(array.size());
+  for (const Json& x : array) {
+    if (!x.is_number()) badField(path, where, field, "an array of numbers", &array);
+    out.push_back(x.get<double>() * scale);
+  }
+  return out;
+}
+
+// Kernel Tuner records a failed configuration as one of these strings in place of the time.
+// InvalidConfig is its answer to a launch that asks for more than the device has ("too many
+// resources requested for launch"), a limit met only after compiling: what Rejected means here.
+// An unknown name is still a failure, kept with its name as the message.
+Measurement kernelTunerFailure(const std::string& reason) {
+  Measurement m;
+  m.message = reason;
+  if (reason == "CompilationFailedConfig") {
+    m.status = TrialStatus::CompileError;
+  } else if (reason == "InvalidConfig") {
+    m.status = TrialStatus::Rejected;
+  } else {
+    m.status = TrialStatus::RuntimeFault;
+  }
+  return m;
+}
+
+// Fields Kernel Tuner writes into every cache entry besides the parameters and metrics.
+const std::set<std::string>& kernelTunerFields() {
+  static const std::set<std::string> fields = {
+      "time",           "times",         "compile_time",   "verification_time",
+      "benchmark_time", "strategy_time", "framework_time", "timestamp"};
+  return fields;
+}
+
+double t4TimeScale(const Json& root, const std::string& path) {
+  const Json* meta = find(root, "metadata");
+  const Json* unit = meta && meta->is_object() ? find(*meta, "timeunit") : nullptr;
+  if (!unit) return 1;  // the format's default, and what the datasets' README states
+  std::string u = unit->is_string() ? unit->get<std::string>() : unit->dump();
+  std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
+  // "miliseconds" (sic) is what Kernel Tuner's T4 writer emits.
+  if (u == "ms" || u == "milliseconds" || u == "miliseconds" || u == "millisecond") return 1;
+  if (u == "s" || u == "seconds" || u == "second") return 1e3;
+  if (u == "us" || u == "microseconds" || u == "microsecond") return 1e-3;
+  if (u == "ns" || u == "nanoseconds" || u == "nanosecond") return 1e-6;
+  throw InputError(path + ": metadata.timeunit '" + u +
+                   "' is not a known time unit (expected seconds, milliseconds, microseconds or "
+                   "nanoseconds)");
+}
+
+// T4's invalidity values other than "correct".
+bool t4FailureStatus(const std::string& invalidity, TrialStatus& out) {
+  static const std::pair<const char*, TrialStatus> kStatuses[] = {
+      {"compile", TrialStatus::CompileError},
+      {"runtime", TrialStatus::RuntimeFault},
+      {"timeout", TrialStatus::Timeout},
+      {"correctness", TrialStatus::WrongResult},
+      {"constraints", TrialStatus::Rejected}};
+  for (const auto& [name, status] : kStatuses)
+    if (invalidity == name) {
+      out = status;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+bool isThroughputName(const std::string& name) {
+  auto endsWith = [&](std::string_view suffix, bool anyCase) {
+    if (name.size() <= suffix.size()) return false;
+    const std::string_view tail = std::string_view(name).substr(name.size() - suffix.size());
+    for (std::size_t i = 0; i < suffix.size(); ++i)
+      if (anyCase ? std::toupper(static_cast<unsigned char>(tail[i])) != suffix[i]
+                  : tail[i] != suffix[i])
+        return false;
+    return true;
+  };
+  return endsWith("/s", false) || endsWith("FLOPS", true);
+}
+
+RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
+  RawDataset raw;
+  raw.format = "kernel_tuner_cache";
+  raw.deviceName = text(root, "device_name");
+  raw.kernelName = text(root, "kernel_name");
+  const Json* keys = find(root, "tune_params_keys");
+  if (!keys || !keys->is_array() || keys->empty())
+    badField(path, "Kernel Tuner cache", "tune_params_keys", "a non-empty array of names", keys);
+  for (const Json& k : *keys) {
+    if (!k.is_string())
+      badField(path, "Kernel Tuner cache", "tune_params_keys", "an array of names", keys);
+    raw.paramNames.push_back(k.get<std::string>());
+  }
+  raw.declared.resize(raw.paramNames.size());
+  if (const Json* params = find(root, "tune_params")) {
+    if (!params->is_object())
+      badField(path, "Kernel Tuner cache", "tune_params", "an object of value lists", params);
+    for (std::size_t i = 0; i < raw.paramNames.size(); ++i) {
+      const Json* values = find(*params, raw.paramNames[i].c_str());
+      if (!values) continue;
+      if (!values->is_array())
+        badField(path, "Kernel Tuner cache", "tune_params." + raw.paramNames[i], "a list", values);
+      for (const Json& v : *values) raw.declared[i].push_back(&v);
+    }
+  }
+  const Json* cache = find(root, "cache");
+  if (!cache || !cache->is_object())
+    badField(path, "Kernel Tuner cache", "cache", "an object of entries", cache);
+
+  const std::set<std::string> params(raw.paramNames.begin(), raw.paramNames.end());
+  raw.entries.reserve(cache->size());
+  for (const auto& [key, entry] : cache->items()) {
+    RawEntry e;
+    e.where = "cache entry '" + key + "'";
+    if (!entry.is_object()) badField(path, e.where, "", "an object", &entry);
+    for (const std::string& name : raw.paramNames) {
+      const Json* v = find(entry, name.c_str());
+      if (!v) badField(path, e.where, name, "the parameter's value", nullptr);
+      e.values.push_back(v);
+    }
+    const Json* time = find(entry, "time");
+    if (time && time->is_string()) {
+      // Some failed entries still carry "times" from runs before the failure; they do not
+      // describe a working kernel, so only the status and the reason are kept.
+      e.measurement = kernelTunerFailure(time->get<std::string>());
+    } else if (time && time->is_number()) {
+      e.timeMs = time->get<double>();
+      const Json* times = find(entry, "times");
+      e.measurement.timesMs =
+          times ? numbers(*times, 1, path, e.where, "times") : std::vector<double>{e.timeMs};
+      for (const auto& [name, value] : entry.items())
+        if (value.is_number() && isThroughputName(name) && !params.count(name) &&
+            !kernelTunerFields().count(name))
+          e.metrics.emplace_back(name, value.get<double>());
+    } else {
+      badField(path, e.where, "time", "a number or a failure name such as RuntimeFailedConfig",
+               time);
+    }
+    if (const Json* c = find(entry, "compile_time"); c && c->is_number())
+      e.measurement.compileMs = c->get<double>();
+    raw.entries.push_back(std::move(e));
+  }
+  return raw;
+}
+
+RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
+                  const std::string& path) {
+  RawDataset raw;
+  raw.format = "t4";
+  const double scale = t4TimeScale(root, path);
+  // T4 has no device field; a writer that adds one to metadata is honoured.
+  if (const Json* meta = find(root, "metadata"); meta && meta->is_object()) {
+    raw.deviceName = text(*meta, "device_name");
+    if (raw.deviceName.empty()) raw.deviceName = text(*meta, "device");
+  }
+  const Json* found = find(root, "results");
+  if (!found || !found->is_array()) badField(path, "T4 file", "results", "an array", found);
+  const Json& results = *found;
+  if (results.empty()) throw InputError(path + ": T4 file has no results");
+  raw.paramNames = paramOrder;
+  raw.entries.reserve(results.size());
+  for (std::size_t r = 0; r < results.size(); ++r) {
+    const Json& result = results[r];
+    RawEntry e;
+    e.where = "result " + std::to_string(r);
+    if (!result.is_object()) badField(path, e.where, "", "an object", &result);
+    for (const char* required : {"configuration", "times", "invalidity", "correctness"})
+      if (!find(result, required))
+        throw InputError(path + ": T4 " + e.where + " lacks the required field '" + required + "'");
+    const Json& config = *find(result, "configuration");
+    if (!config.is_object()) badField(path, e.where, "configuration", "an object", &config);
+    if (raw.paramNames.empty())
+      for (const auto& [name, value] : config.items()) raw.paramNames.push_back(name);
+    if (config.size() != raw.paramNames.size())
+      throw InputError(path + ": T4 " + e.where + " has " + std::to_string(config.size()) +
+                       " parameters where the first result has " +
+                       std::to_string(raw.paramNames.size()));
+    for (const std::string& name : raw.paramNames) {
+      const Json* v = find(config, name.c_str());
+      if (!v) badField(path, e.where, "configuration." + name, "the parameter's value", nullptr);
+      e.values.push_back(v);
+    }
+    const Json& times = *find(result, "times");
+    if (!times.is_object()) badField(path, e.where, "times", "an object", &times);
+    if (const Json* c = find(times, "compilation"); c && c->is_number())
+      e.measurement.compileMs = c->get<double>() * scale;
+    const Json& invalidity = *find(result, "invalidity");
+    const Json& correctness = *find(result, "correctness");
+    if (!invalidity.is_string()) badField(path, e.where, "invalidity", "a string", &invalidity);
+    if (!correctness.is_number()) badField(path, e.where, "correctness", "0 or 1", &correctness);
+
+    // The "time" measurement is the objective (mean of the runs); a failed one holds the reason.
+    std::string reason;
+    bool haveTime = false;
+    if (const Json* ms = find(result, "measurements"); ms && ms->is_array()) {
+      for (const Json& m : *ms) {
+        if (!m.is_object()) continue;
+        const std::string name = text(m, "name");
+        const std::string unit = text(m, "unit");
+        const Json* value = find(m, "value");
+        if (!value) continue;
+        if (name == "time" && value->is_number()) {
+          e.timeMs = value->get<double>() * scale;
+          haveTime = true;
+        } else if (name == "time" && value->is_string()) {
+          reason = value->get<std::string>();
+        } else if (value->is_number() && (isThroughputName(name) || isThroughputName(unit))) {
+          e.metrics.emplace_back(unit.empty() ? name : unit, value->get<double>());
+        }
+      }
+    }
+    const std::string why = invalidity.get<std::string>();
+    Measurement& m = e.measurement;
+    if (why == "correct" && correctness.get<double>() != 0) {
+      const Json* runtimes = find(times, "runtimes");
+      if (runtimes) m.timesMs = numbers(*runtimes, scale, path, e.where, "times.runtimes");
+      if (!haveTime && m.timesMs.empty())
+        throw InputError(path + ": T4 " + e.where +
+                         " is correct but has neither a time measurement nor times.runtimes");
+      if (!haveTime) {
+        for (double t : m.timesMs) e.timeMs += t / static_cast<double>(m.timesMs.size());
+      }
+      if (m.timesMs.empty()) m.timesMs = {e.timeMs};
+    } else {
+      m.message = reason.empty() ? why : reason;
+      if (why == "correct") {
+        m.status = TrialStatus::WrongResult;
+        m.message = "correctness 0";
+      } else if (!t4FailureStatus(why, m.status)) {
+        throw InputError(path + ": T4 " + e.where + " has invalidity '" + why +
+                         "' (expected correct, compile, runtime, timeout, correctness or "
+                         "constraints)");
+      }
+    }
+    raw.entries.push_back(std::move(e));
+  }
+  return raw;
+}
+
+}  // namespace opevo::replay

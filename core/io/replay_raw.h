@@ -1,0 +1,45 @@
+#pragma once
+
+// Internal to the replay reader: what the Kernel Tuner and T4 readers extract from a file before
+// the common part turns it into a search space and a table.
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/measurement.h"
+
+namespace opevo::replay {
+
+struct RawEntry {
+  std::string where;                          // "cache entry '16,1,...'" or "result 12"
+  std::vector<const nlohmann::json*> values;  // one per parameter, in parameter order
+  Measurement measurement;                    // everything but speed
+  double timeMs = 0;                          // the file's objective time (mean over runs)
+  // Every numeric measurement that is a throughput (name -> value), kept until the common part
+  // has chosen one unit for the whole file.
+  std::vector<std::pair<std::string, double>> metrics;
+};
+
+struct RawDataset {
+  std::string format;
+  std::string deviceName;
+  std::string kernelName;
+  std::vector<std::string> paramNames;
+  // Values the file declares for each parameter (Kernel Tuner's tune_params), possibly none; the
+  // values the entries use are added to them.
+  std::vector<std::vector<const nlohmann::json*>> declared;
+  std::vector<RawEntry> entries;
+  std::vector<std::string> notes;
+};
+
+// Throughput metrics ("GFLOP/s", "GB/s", "TFLOPS") are higher-is-better and can serve as speed.
+bool isThroughputName(const std::string& name);
+
+// Both throw InputError naming path and the offending entry or field.
+RawDataset readKernelTunerCache(const nlohmann::json& root, const std::string& path);
+RawDataset readT4(const nlohmann::json& root, const std::vector<std::string>& paramOrder,
+                  const std::string& path);
+
+}  // namespace opevo::replay
