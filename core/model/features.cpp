@@ -1,0 +1,94 @@
+#include "model/features.h"
+
+#include <cmath>
+#include <map>
+
+#include "space/factor_param.h"
+
+namespace opevo {
+
+FeatureExtractor::FeatureExtractor(const SearchSpace& space) : m_space(&space) {
+  const Config first = space.first();
+  for (std::size_t i = 0; i < space.dims(); ++i) {
+    const Parameter& p = space.param(i);
+    const std::size_t n = p.features(first[i]).size();
+    for (std::size_t k = 0; k < n; ++k)
+      m_names.push_back(p.name() + (n > 1 ? "[" + std::to_string(k) + "]" : ""));
+  }
+  m_rawCount = m_names.size();
+
+  std::map<int, std::vector<std::size_t>> byParts;  // parts -> slots, in space order
+  for (std::size_t i = 0; i < space.dims(); ++i) {
+    if (space.param(i).kind() != ParamKind::Factor) continue;
+    const auto& f = static_cast<const FactorParam&>(space.param(i));
+    const std::size_t slot = m_factorParams.size();
+    m_factorParams.push_back(i);
+    byParts[f.parts()].push_back(slot);
+    for (int length = 1; length < std::max(f.parts(), 2); ++length) {
+      for (int begin = 0; begin + length <= f.parts(); ++begin) {
+        LogTerm t;
+        for (int k = begin; k < begin + length; ++k) t.parts.emplace_back(slot, k);
+        m_terms.push_back(std::move(t));
+        m_names.push_back("log2 " + f.name() + "[" + std::to_string(begin) +
+                          (length > 1 ? ".." + std::to_string(begin + length - 1) : "") + "]");
+      }
+    }
+  }
+
+  for (const auto& [parts, slots] : byParts) {
+    if (slots.size() < 2) continue;
+    std::string group;
+    for (std::size_t slot : slots)
+      group += (group.empty() ? "" : ",") + space.param(m_factorParams[slot]).name();
+    for (int k = 0; k < parts; ++k) {
+      LogTerm t;
+      for (std::size_t slot : slots) t.parts.emplace_back(slot, k);
+      m_terms.push_back(std::move(t));
+      m_names.push_back("log2 prod[" + std::to_string(k) + "](" + group + ")");
+    }
+    for (int begin = 1; begin + 2 <= parts; ++begin) {
+      LogTerm t;
+      for (std::size_t slot : slots)
+        for (int k = begin; k < parts; ++k) t.parts.emplace_back(slot, k);
+      m_terms.push_back(std::move(t));
+      m_names.push_back("log2 prod[" + std::to_string(begin) + ".." + std::to_string(parts - 1) +
+                        "](" + group + ")");
+    }
+  }
+}
+
+void FeatureExtractor::append(const Config& c, std::vector<float>& out) const {
+  const std::size_t start = out.size();
+  for (std::size_t i = 0; i < m_space->dims(); ++i)
+    for (double x : m_space->param(i).features(c[i])) out.push_back(static_cast<float>(x));
+  // A malformed Config must not silently shift every later feature.
+  if (out.size() - start != m_rawCount)
+    throw std::invalid_argument("configuration does not match the feature layout");
+  for (const LogTerm& t : m_terms) {
+    double sum = 0;
+    for (const auto& [slot, position] : t.parts)
+      sum += std::log2(static_cast<double>(c[m_factorParams[slot]][position]));
+    out.push_back(static_cast<float>(sum));
+  }
+}
+
+std::vector<float> FeatureExtractor::operator()(const Config& c) const {
+  std::vector<float> out;
+  out.reserve(size());
+  append(c, out);
+  return out;
+}
+
+void FeatureExtractor::addRow(const Config& c, FeatureMatrix& m) const {
+  if (m.cols() != size()) throw std::invalid_argument("feature matrix has the wrong width");
+  append(c, m.raw());
+}
+
+FeatureMatrix FeatureExtractor::matrix(const std::vector<Config>& configs) const {
+  FeatureMatrix m(size());
+  m.reserveRows(configs.size());
+  for (const Config& c : configs) addRow(c, m);
+  return m;
+}
+
+}  // namespace opevo
