@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "model/cost_model.h"
 #include "ops/presets.h"
@@ -65,11 +66,17 @@ void batchAfter2000(benchmark::State& state) {
   }
   state.counters["trials_at_end"] = static_cast<double>(tuner.history().size());
   state.counters["trainings"] = static_cast<double>(tuner.trainings());
+  if constexpr (std::is_same_v<T, AutoTvmTuner>)
+    state.counters["sa_steps_last"] = static_cast<double>(tuner.lastAnnealSteps());
 }
-BENCHMARK(batchAfter2000<AutoTvmTuner>)->Name("autotvm_batch64_after2000")
-    ->Unit(benchmark::kMillisecond)->Iterations(8);
-BENCHMARK(batchAfter2000<AnsorTuner>)->Name("ansor_round64_after2000")
-    ->Unit(benchmark::kMillisecond)->Iterations(8);
+BENCHMARK(batchAfter2000<AutoTvmTuner>)
+    ->Name("autotvm_batch64_after2000")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(8);
+BENCHMARK(batchAfter2000<AnsorTuner>)
+    ->Name("ansor_round64_after2000")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(8);
 
 // Training alone on 2,000 random trials with each tuner's default model settings.
 template <typename T>

@@ -7,7 +7,9 @@ namespace opevo {
 namespace {
 
 // A failed or nonsensical measurement counts as invalid.
-double clean(double fitness) { return std::isfinite(fitness) && fitness > 0 ? fitness : 0.0; }
+double clean(double fitness) {
+  return std::isfinite(fitness) && fitness > 0 ? fitness : 0.0;
+}
 
 }  // namespace
 

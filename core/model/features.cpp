@@ -12,8 +12,12 @@ FeatureExtractor::FeatureExtractor(const SearchSpace& space) : m_space(&space) {
   for (std::size_t i = 0; i < space.dims(); ++i) {
     const Parameter& p = space.param(i);
     const std::size_t n = p.features(first[i]).size();
-    for (std::size_t k = 0; k < n; ++k)
-      m_names.push_back(p.name() + (n > 1 ? "[" + std::to_string(k) + "]" : ""));
+    for (std::size_t k = 0; k < n; ++k) {
+      // Appended piecewise: GCC 12 warns (-Wrestrict, falsely) on "[" + std::to_string(k).
+      std::string name = p.name();
+      if (n > 1) name.append("[").append(std::to_string(k)).append("]");
+      m_names.push_back(std::move(name));
+    }
   }
   m_rawCount = m_names.size();
 

@@ -18,8 +18,8 @@ class DMatrix {
  public:
   DMatrix(const FeatureMatrix& m, int nthread) {
     // NaN marks a missing value; features are always finite, so nothing is treated as missing.
-    check(XGDMatrixCreateFromMat_omp(m.data(), m.rows(), m.cols(), std::numeric_limits<float>::quiet_NaN(),
-                                     &m_handle, nthread),
+    check(XGDMatrixCreateFromMat_omp(m.data(), m.rows(), m.cols(),
+                                     std::numeric_limits<float>::quiet_NaN(), &m_handle, nthread),
           "XGDMatrixCreateFromMat");
   }
   ~DMatrix() {
@@ -48,7 +48,9 @@ void FeatureMatrix::addRow(const float* values, std::size_t n) {
 
 XgbModel::XgbModel(XgbParams params) : m_params(std::move(params)) {}
 
-XgbModel::~XgbModel() { release(); }
+XgbModel::~XgbModel() {
+  release();
+}
 
 XgbModel::XgbModel(XgbModel&& other) noexcept
     : m_params(std::move(other.m_params)),
@@ -134,8 +136,9 @@ void XgbModel::predictInto(const FeatureMatrix& features, std::vector<float>& ou
   const bst_ulong* shape = nullptr;
   bst_ulong dims = 0;
   const float* result = nullptr;
-  check(XGBoosterPredictFromDense(m_booster, array.c_str(), config, nullptr, &shape, &dims, &result),
-        "XGBoosterPredictFromDense");
+  check(
+      XGBoosterPredictFromDense(m_booster, array.c_str(), config, nullptr, &shape, &dims, &result),
+      "XGBoosterPredictFromDense");
   bst_ulong total = 1;
   for (bst_ulong i = 0; i < dims; ++i) total *= shape[i];
   if (total != features.rows())

@@ -7,8 +7,8 @@ namespace opevo {
 
 TunerSettings AnsorTuner::defaultSettings() {
   TunerSettings s;
-  s.declare("batch_size", 64, 1, 1e6, true, "measurements per round; the model is retrained "
-            "once per round");
+  s.declare("batch_size", 64, 1, 1e6, true,
+            "measurements per round; the model is retrained once per round");
   s.declare("population", 2048, 2, 1e6, true, "evolutionary search population on the model");
   s.declare("generations", 4, 0, 1000, true, "evolutionary search generations per round");
   s.declare("mutation_prob", 0.85, 0, 1, false,
@@ -48,8 +48,9 @@ std::vector<Config> AnsorTuner::initialPopulation() {
   for (const auto* list : {&priorObservations(), &history()})
     for (const Observation& o : *list)
       if (o.fitness > 0 && m_space.satisfies(o.config)) measured.push_back(&o);
-  std::stable_sort(measured.begin(), measured.end(),
-                   [](const Observation* a, const Observation* b) { return a->fitness > b->fitness; });
+  std::stable_sort(
+      measured.begin(), measured.end(),
+      [](const Observation* a, const Observation* b) { return a->fitness > b->fitness; });
   const auto fromMeasured = std::min(
       measured.size(),
       static_cast<std::size_t>(m_settings.get("measured_ratio") * static_cast<double>(size)));
@@ -57,8 +58,10 @@ std::vector<Config> AnsorTuner::initialPopulation() {
   // Random valid configurations fill the rest; a few tries each keeps a nearly all-invalid space
   // from costing a round's time in rejections (the population is then just smaller).
   for (std::size_t miss = 0; population.size() < size && miss < size;) {
-    if (std::optional<Config> c = randomValid(20)) population.push_back(std::move(*c));
-    else ++miss;
+    if (std::optional<Config> c = randomValid(20))
+      population.push_back(std::move(*c));
+    else
+      ++miss;
   }
   if (population.empty())
     for (const Observation* o : measured) population.push_back(o->config);

@@ -16,7 +16,7 @@ class AutoTvmTuner final : public ModelBasedTuner {
   AutoTvmTuner(const SearchSpace& space, TunerSettings settings, std::uint64_t seed);
   // plan_size 64, sa_chains 128, sa_iterations 500, sa_early_stop 50, sa_temperature 1,
   // diversity_ratio 2, diversity_weight 0.5, epsilon 0.05, xgb_max_depth 3, xgb_eta 0.3,
-  // xgb_rounds 64, xgb_threads 1, xgb_objective 1 (rank).
+  // xgb_rounds 128, xgb_threads 1, xgb_objective 1 (rank).
   static TunerSettings defaultSettings();
 
   std::string name() const override { return "autotvm"; }
@@ -35,7 +35,7 @@ class AutoTvmTuner final : public ModelBasedTuner {
                                     std::size_t count) const;
 
   std::size_t m_planSize;
-  std::size_t m_nextPlanAt;     // history size at which the model is retrained and a plan made
+  std::size_t m_nextPlanAt;      // history size at which the model is retrained and a plan made
   std::vector<Config> m_chains;  // simulated-annealing states, kept across plans
   std::size_t m_lastSteps = 0;
 };

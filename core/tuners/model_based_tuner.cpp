@@ -28,8 +28,7 @@ XgbParams costModelParams(const TunerSettings& s, std::uint64_t seed) {
 
 ModelBasedTuner::ModelBasedTuner(const SearchSpace& space, TunerSettings settings,
                                  std::uint64_t seed)
-    : Tuner(space, std::move(settings), seed),
-      m_model(space, costModelParams(m_settings, seed)) {
+    : Tuner(space, std::move(settings), seed), m_model(space, costModelParams(m_settings, seed)) {
   for (std::size_t i = 0; i < space.dims(); ++i)
     if (!(space.param(i).size() <= 1)) m_movable.push_back(i);
 }

@@ -45,7 +45,8 @@ TuningRun drive(Tuner& tuner, const Objective& f, std::size_t trials, std::size_
   TuningRun run;
   std::unordered_set<Config, ConfigHash> seen;
   while (run.proposed.size() < trials) {
-    const std::vector<Config> configs = tuner.propose(std::min(batch, trials - run.proposed.size()));
+    const std::vector<Config> configs =
+        tuner.propose(std::min(batch, trials - run.proposed.size()));
     if (configs.empty()) break;
     std::vector<Observation> results;
     for (const Config& c : configs) {
@@ -139,10 +140,12 @@ TEST_P(ModelTuners, NinetyNinePercentInvalidSmallSpaceIsExhaustedExactly) {
     return true;
   });
   ASSERT_GT(valid, 4u);
-  auto tuner = make(GetParam(), space, 3,
-                    GetParam() == "autotvm" ? std::map<std::string, std::string>{{"plan_size", "2"}}
-                                            : std::map<std::string, std::string>{{"batch_size", "2"}});
-  const TuningRun run = drive(*tuner, [](const Config& c) { return double(c[0][0] + c[1][1]); }, 1000, 2);
+  auto tuner =
+      make(GetParam(), space, 3,
+           GetParam() == "autotvm" ? std::map<std::string, std::string>{{"plan_size", "2"}}
+                                   : std::map<std::string, std::string>{{"batch_size", "2"}});
+  const TuningRun run = drive(
+      *tuner, [](const Config& c) { return double(c[0][0] + c[1][1]); }, 1000, 2);
   EXPECT_EQ(run.proposed.size(), valid);
   EXPECT_TRUE(tuner->exhausted());
   EXPECT_GE(trainings(*tuner), 1u);
@@ -161,14 +164,16 @@ TEST_P(ModelTuners, FewerThanTwoDistinctFitnessValuesStaysRandom) {
   const SearchSpace space = defaultSpace(preset("MM1"));
   for (double constant : {0.0, 3.5}) {
     auto tuner = make(GetParam(), space, 9, small(GetParam()));
-    const TuningRun run = drive(*tuner, [&](const Config&) { return constant; }, 40, 8);
+    const TuningRun run = drive(
+        *tuner, [&](const Config&) { return constant; }, 40, 8);
     EXPECT_EQ(run.proposed.size(), 40u);
     EXPECT_EQ(trainings(*tuner), 0u) << constant;
   }
   // One success among failures is enough to rank.
   auto tuner = make(GetParam(), space, 9, small(GetParam()));
   bool first = true;
-  drive(*tuner, [&](const Config&) { return std::exchange(first, false) ? 1.0 : 0.0; }, 40, 8);
+  drive(
+      *tuner, [&](const Config&) { return std::exchange(first, false) ? 1.0 : 0.0; }, 40, 8);
   EXPECT_GE(trainings(*tuner), 1u);
 }
 
@@ -255,14 +260,17 @@ TEST(AnsorTuner, DefaultsAreAnsors) {
 // Annealing stops early once the top set stops changing, and never runs past its limit.
 TEST(AutoTvmTuner, AnnealingRespectsItsLimits) {
   const SearchSpace space = defaultSpace(preset("MM1"));
-  AutoTvmTuner tuner(space,
-                     [] {
-                       TunerSettings s = AutoTvmTuner::defaultSettings();
-                       s.apply("autotvm", {{"plan_size", "16"}, {"sa_chains", "8"},
-                                           {"sa_iterations", "300"}, {"sa_early_stop", "5"}});
-                       return s;
-                     }(),
-                     11);
+  AutoTvmTuner tuner(
+      space,
+      [] {
+        TunerSettings s = AutoTvmTuner::defaultSettings();
+        s.apply("autotvm", {{"plan_size", "16"},
+                            {"sa_chains", "8"},
+                            {"sa_iterations", "300"},
+                            {"sa_early_stop", "5"}});
+        return s;
+      }(),
+      11);
   drive(tuner, synthetic, 32, 16);
   EXPECT_EQ(tuner.trainings(), 1u);
   EXPECT_GE(tuner.lastAnnealSteps(), 5u);
@@ -273,7 +281,9 @@ TEST(AutoTvmTuner, AnnealingRespectsItsLimits) {
 TEST(AnsorTuner, CrossoverKeepsProposalsValid) {
   SearchSpace space = defaultSpace(preset("MM1"));
   auto tuner = make("ansor", space, 4,
-                    {{"batch_size", "16"}, {"population", "128"}, {"crossover_prob", "0.5"},
+                    {{"batch_size", "16"},
+                     {"population", "128"},
+                     {"crossover_prob", "0.5"},
                      {"xgb_rounds", "10"}});
   const TuningRun run = drive(*tuner, synthetic, 64, 16);
   EXPECT_EQ(run.proposed.size(), 64u);

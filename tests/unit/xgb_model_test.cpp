@@ -1,9 +1,10 @@
+#include "model/xgb_model.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "model/features.h"
-#include "model/xgb_model.h"
 #include "ops/presets.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
@@ -122,11 +123,11 @@ TEST(Features, MatMulHasLogsSegmentsAndCrossParameterProducts) {
     ADD_FAILURE() << "no feature " << name;
     return -1.0f;
   };
-  EXPECT_EQ(at("tile_n[2]"), 16);               // raw SearchSpace::features come first
+  EXPECT_EQ(at("tile_n[2]"), 16);  // raw SearchSpace::features come first
   EXPECT_EQ(at("log2 tile_m[0]"), 3);
-  EXPECT_EQ(at("log2 tile_n[1..3]"), 7);        // 2*16*4: a block's rows
-  EXPECT_EQ(at("log2 prod[2](tile_n,tile_m)"), 8);  // 256 threads per block
-  EXPECT_EQ(at("log2 prod[0](tile_n,tile_m)"), 5);  // 32 blocks
+  EXPECT_EQ(at("log2 tile_n[1..3]"), 7);                // 2*16*4: a block's rows
+  EXPECT_EQ(at("log2 prod[2](tile_n,tile_m)"), 8);      // 256 threads per block
+  EXPECT_EQ(at("log2 prod[0](tile_n,tile_m)"), 5);      // 32 blocks
   EXPECT_EQ(at("log2 prod[1..3](tile_n,tile_m)"), 14);  // a block's output tile
   EXPECT_EQ(at("log2 prod[2..3](tile_n,tile_m)"), 12);  // threads x outputs per thread
   EXPECT_EQ(at("log2 tile_k[1..2]"), 4);
