@@ -34,9 +34,9 @@ void AnsorTuner::beforePick() {
     m_roundLeft = m_batchSize;
     ++m_round;
   }
-  // The first round is random unless earlier runs already taught the model something.
-  const bool modelRound = m_round > 1 || !priorObservations().empty();
-  setPlan(modelRound && ensureModel() ? evolve() : std::vector<Config>{});
+  // A round is random while there is nothing to rank: the first round of a fresh run. A run
+  // resumed from stored trials, or warm-started from earlier runs, uses the model at once.
+  setPlan(ensureModel() ? evolve() : std::vector<Config>{});
 }
 
 std::vector<Config> AnsorTuner::initialPopulation() {

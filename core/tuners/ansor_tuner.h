@@ -7,11 +7,12 @@ namespace opevo {
 
 // Ansor-style search (Zheng et al., "Ansor: Generating High-Performance Tensor Programs for Deep
 // Learning"), on this product's parameter spaces instead of Ansor's sketches: rounds of
-// batch_size measurements; the first round is random; each later round retrains an XGBoost model
-// on everything measured and runs an evolutionary search on it (population seeded with the best
-// measured configurations plus random ones, roulette selection by predicted score, tile-size
-// mutation = moving a prime factor between positions, optional crossover). The round's batch is
-// the best-predicted unmeasured configurations, each pick random with probability epsilon.
+// batch_size measurements; the first round is random (no data yet); each later round retrains an
+// XGBoost model on everything measured and runs an evolutionary search on it (population seeded
+// with the best measured configurations plus random ones, roulette selection by predicted score,
+// tile-size mutation = moving a prime factor between positions, optional crossover). The round's
+// batch is the best-predicted unmeasured configurations, each pick random with probability
+// epsilon.
 class AnsorTuner final : public ModelBasedTuner {
  public:
   AnsorTuner(const SearchSpace& space, TunerSettings settings, std::uint64_t seed);

@@ -190,6 +190,25 @@ TEST_P(ModelTuners, PriorObservationsTrainButDoNotCountAsProposals) {
   EXPECT_TRUE(tuner->history().empty());
 }
 
+// A run resumed from stored trials (observed before anything was proposed) uses the model from
+// its first proposal, and never proposes a stored configuration again.
+TEST_P(ModelTuners, ResumedRunUsesTheModelAtOnce) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  RandomTuner random(space, {}, 8);
+  std::vector<Observation> stored;
+  std::unordered_set<Config, ConfigHash> storedSet;
+  for (const Config& c : random.propose(64)) {
+    stored.push_back({c, synthetic(c)});
+    storedSet.insert(c);
+  }
+  auto tuner = make(GetParam(), space, 8, small(GetParam()));
+  tuner->observe(stored);
+  const std::vector<Config> batch = tuner->propose(8);
+  EXPECT_EQ(batch.size(), 8u);
+  EXPECT_EQ(trainings(*tuner), 1u);
+  for (const Config& c : batch) EXPECT_EQ(storedSet.count(c), 0u);
+}
+
 // A warm-started run's first batch comes from a model trained on an earlier run, so it beats a
 // cold start's first batch (random) on average.
 TEST_P(ModelTuners, WarmStartImprovesTheFirstBatch) {
