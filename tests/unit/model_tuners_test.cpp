@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -120,11 +119,11 @@ TEST_P(ModelTuners, SpaceOfOnePoint) {
 TEST_P(ModelTuners, EveryPointInvalidProposesNothing) {
   SearchSpace space = defaultSpace(preset("MM1"));
   space.addConstraint("nothing runs", [](const Config&) { return false; });
+  // A hang here would show as ctest's timeout: tests hold no timed assertions.
   auto tuner = make(GetParam(), space, 1);
-  const auto start = std::chrono::steady_clock::now();
   EXPECT_TRUE(tuner->propose(64).empty());
   EXPECT_TRUE(tuner->exhausted());
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_TRUE(tuner->propose(64).empty());
 }
 
 // About 1% of the points are valid, scattered with no locality: neighbour moves almost always
