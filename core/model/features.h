@@ -34,14 +34,15 @@ class FeatureExtractor {
   FeatureMatrix matrix(const std::vector<Config>& configs) const;
 
  private:
-  // A feature that is a sum of log2 factors: (factor parameter's slot, position) pairs.
-  struct LogTerm {
-    std::vector<std::pair<std::size_t, int>> parts;
-  };
+  // A feature that is a sum of log2 factors, as indices into the list of every factor parameter's
+  // factors in space order (each log is taken once per configuration, then summed).
+  using LogTerm = std::vector<std::size_t>;
 
   const SearchSpace* m_space;
   std::size_t m_rawCount = 0;
   std::vector<std::size_t> m_factorParams;  // space index of each factor parameter (its slot)
+  std::vector<std::size_t> m_firstLog;      // per slot: index of its first factor in that list
+  std::size_t m_logCount = 0;
   std::vector<LogTerm> m_terms;
   std::vector<std::string> m_names;
 };

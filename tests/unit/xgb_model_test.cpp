@@ -131,6 +131,10 @@ TEST(Features, MatMulHasLogsSegmentsAndCrossParameterProducts) {
   EXPECT_EQ(at("log2 prod[1..3](tile_n,tile_m)"), 14);  // a block's output tile
   EXPECT_EQ(at("log2 prod[2..3](tile_n,tile_m)"), 12);  // threads x outputs per thread
   EXPECT_EQ(at("log2 tile_k[1..2]"), 4);
+  // Wrong shapes are refused, not read past: same total length, different split.
+  EXPECT_THROW(features(Config{}), std::invalid_argument);
+  const Config shifted = {{4, 2, 16, 4, 1}, {8, 2, 16}, {64, 8, 2}};
+  EXPECT_THROW(features(shifted), std::invalid_argument);
   // tile_k is alone with three parts: no cross-parameter group for it.
   for (const std::string& name : features.names())
     EXPECT_EQ(name.find("(tile_k"), std::string::npos) << name;
