@@ -1,8 +1,21 @@
+#include "tuners/ansor_tuner.h"
+#include "tuners/autotvm_tuner.h"
 #include "tuners/registry.h"
 
 namespace opevo {
 
-// The XGBoost-based tuners (AutoTVM, Ansor-style) are added here by core/model and its tuners.
-void registerModelTuners(TunerRegistry&) {}
+void registerModelTuners(TunerRegistry& r) {
+  r.add({"autotvm",
+         "AutoTVM: XGBoost rank model, parallel simulated annealing, diversity-aware batches",
+         &AutoTvmTuner::defaultSettings,
+         [](const SearchSpace& space, TunerSettings s, std::uint64_t seed) {
+           return std::make_unique<AutoTvmTuner>(space, std::move(s), seed);
+         }});
+  r.add({"ansor", "Ansor-style evolutionary search on an XGBoost cost model",
+         &AnsorTuner::defaultSettings,
+         [](const SearchSpace& space, TunerSettings s, std::uint64_t seed) {
+           return std::make_unique<AnsorTuner>(space, std::move(s), seed);
+         }});
+}
 
 }  // namespace opevo

@@ -1,0 +1,312 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <unordered_set>
+
+#include "common/error.h"
+#include "ops/presets.h"
+#include "space/discrete_param.h"
+#include "space/enumerate.h"
+#include "space/factor_param.h"
+#include "tuners/ansor_tuner.h"
+#include "tuners/autotvm_tuner.h"
+#include "tuners/random_tuner.h"
+#include "tuners/registry.h"
+
+namespace opevo {
+namespace {
+
+using Objective = std::function<double(const Config&)>;
+
+// A smooth stand-in for measured speed on MM1's space (tile_n, tile_m into [block, vthread,
+// thread, inner], tile_k into 3): one optimum region in log2 tile sizes, and zero (a failed
+// kernel) with too few threads for a warp or too many outputs per thread.
+double synthetic(const Config& c) {
+  auto l = [](std::int64_t x) { return std::log2(static_cast<double>(x)); };
+  auto sq = [](double x) { return x * x; };
+  const Vertex &n = c[0], &m = c[1], &k = c[2];
+  if (l(n[2]) + l(m[2]) < 5 || l(n[3]) + l(m[3]) > 6) return 0;
+  const double d2 = sq(l(n[2]) - 4) + sq(l(m[2]) - 4) + sq(l(n[3]) - 2) + sq(l(m[3]) - 2) +
+                    sq(l(n[1]) - 1) + sq(l(m[1]) - 1) + sq(l(k[1]) - 3) + sq(l(k[2]) - 1);
+  return 10.0 * std::exp(-d2 / 8.0);
+}
+
+struct TuningRun {
+  std::vector<Config> proposed;
+  double best = 0;
+};
+
+// Propose/measure/observe in batches until `trials` or the tuner runs dry; checks on the way
+// that every proposal is valid and never repeated.
+TuningRun drive(Tuner& tuner, const Objective& f, std::size_t trials, std::size_t batch) {
+  TuningRun run;
+  std::unordered_set<Config, ConfigHash> seen;
+  while (run.proposed.size() < trials) {
+    const std::vector<Config> configs =
+        tuner.propose(std::min(batch, trials - run.proposed.size()));
+    if (configs.empty()) break;
+    std::vector<Observation> results;
+    for (const Config& c : configs) {
+      EXPECT_TRUE(tuner.space().contains(c));
+      EXPECT_TRUE(tuner.space().satisfies(c)) << tuner.space().format(c);
+      EXPECT_TRUE(seen.insert(c).second) << "proposed twice: " << tuner.space().format(c);
+      results.push_back({c, f(c)});
+      run.best = std::max(run.best, results.back().fitness);
+      run.proposed.push_back(c);
+    }
+    tuner.observe(results);
+  }
+  return run;
+}
+
+std::unique_ptr<Tuner> make(const std::string& algorithm, const SearchSpace& space,
+                            std::uint64_t seed, std::map<std::string, std::string> settings = {}) {
+  return makeTuner(algorithm, space, seed, settings);
+}
+
+// Settings that keep behaviour tests fast; the defaults are exercised by the quality test.
+std::map<std::string, std::string> small(const std::string& algorithm) {
+  if (algorithm == "autotvm")
+    return {{"plan_size", "8"}, {"sa_chains", "16"}, {"sa_iterations", "40"}, {"xgb_rounds", "10"}};
+  return {{"batch_size", "8"}, {"population", "64"}, {"generations", "2"}, {"xgb_rounds", "10"}};
+}
+
+std::size_t trainings(const Tuner& t) {
+  return dynamic_cast<const ModelBasedTuner&>(t).trainings();
+}
+
+class ModelTuners : public testing::TestWithParam<std::string> {};
+
+TEST_P(ModelTuners, AreRegisteredWithDeclaredSettings) {
+  const TunerInfo* info = tunerRegistry().find(GetParam());
+  ASSERT_NE(info, nullptr);
+  const TunerSettings s = info->defaults();
+  for (const SettingInfo& setting : s.all()) EXPECT_FALSE(setting.help.empty()) << setting.name;
+  EXPECT_EQ(s.get("epsilon"), 0.05);
+  EXPECT_EQ(s.getInt("xgb_threads"), 1);
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  EXPECT_EQ(make(GetParam(), space, 1)->name(), GetParam());
+  EXPECT_THROW(make(GetParam(), space, 1, {{"epsilon", "2"}}), InputError);
+  EXPECT_THROW(make(GetParam(), space, 1, {{"no_such_setting", "1"}}), InputError);
+}
+
+TEST_P(ModelTuners, SameSeedSameProposals) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  auto a = make(GetParam(), space, 42, small(GetParam()));
+  auto b = make(GetParam(), space, 42, small(GetParam()));
+  auto c = make(GetParam(), space, 43, small(GetParam()));
+  const TuningRun ra = drive(*a, synthetic, 48, 8);
+  const TuningRun rb = drive(*b, synthetic, 48, 8);
+  const TuningRun rc = drive(*c, synthetic, 48, 8);
+  EXPECT_GE(trainings(*a), 4u);  // most of the run came from the model
+  EXPECT_EQ(ra.proposed, rb.proposed);
+  EXPECT_NE(ra.proposed, rc.proposed);
+}
+
+TEST_P(ModelTuners, SpaceOfOnePoint) {
+  SearchSpace space;
+  space.add(std::make_shared<FactorParam>("one", 1, 3));
+  auto tuner = make(GetParam(), space, 1, small(GetParam()));
+  const std::vector<Config> first = tuner->propose(8);
+  ASSERT_EQ(first.size(), 1u);
+  tuner->observe({{first[0], 1.0}});
+  EXPECT_TRUE(tuner->propose(8).empty());
+  EXPECT_TRUE(tuner->exhausted());
+}
+
+TEST_P(ModelTuners, EveryPointInvalidProposesNothing) {
+  SearchSpace space = defaultSpace(preset("MM1"));
+  space.addConstraint("nothing runs", [](const Config&) { return false; });
+  // A hang here would show as ctest's timeout: tests hold no timed assertions.
+  auto tuner = make(GetParam(), space, 1);
+  EXPECT_TRUE(tuner->propose(64).empty());
+  EXPECT_TRUE(tuner->exhausted());
+  EXPECT_TRUE(tuner->propose(64).empty());
+}
+
+// About 1% of the points are valid, scattered with no locality: neighbour moves almost always
+// land on invalid points. The tuner must still propose only valid new points and use them all.
+TEST_P(ModelTuners, NinetyNinePercentInvalidSmallSpaceIsExhaustedExactly) {
+  SearchSpace space;
+  space.add(std::make_shared<FactorParam>("a", 64, 3));
+  space.add(std::make_shared<FactorParam>("b", 96, 3));
+  space.addConstraint("1%", [](const Config& c) { return ConfigHash{}(c) % 100 == 0; });
+  std::size_t valid = 0;
+  forEachConfig(space, 1'000'000, [&](const Config& c) {
+    valid += space.satisfies(c);
+    return true;
+  });
+  ASSERT_GT(valid, 4u);
+  auto tuner =
+      make(GetParam(), space, 3,
+           GetParam() == "autotvm" ? std::map<std::string, std::string>{{"plan_size", "2"}}
+                                   : std::map<std::string, std::string>{{"batch_size", "2"}});
+  const TuningRun run = drive(
+      *tuner, [](const Config& c) { return double(c[0][0] + c[1][1]); }, 1000, 2);
+  EXPECT_EQ(run.proposed.size(), valid);
+  EXPECT_TRUE(tuner->exhausted());
+  EXPECT_GE(trainings(*tuner), 1u);
+}
+
+TEST_P(ModelTuners, NinetyNinePercentInvalidLargeSpace) {
+  SearchSpace space = defaultSpace(preset("MM1"));
+  space.addConstraint("1%", [](const Config& c) { return ConfigHash{}(c) % 100 == 0; });
+  auto tuner = make(GetParam(), space, 5, small(GetParam()));
+  const TuningRun run = drive(*tuner, synthetic, 64, 8);
+  EXPECT_EQ(run.proposed.size(), 64u);
+  EXPECT_GE(trainings(*tuner), 1u);
+}
+
+TEST_P(ModelTuners, FewerThanTwoDistinctFitnessValuesStaysRandom) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  for (double constant : {0.0, 3.5}) {
+    auto tuner = make(GetParam(), space, 9, small(GetParam()));
+    const TuningRun run = drive(
+        *tuner, [&](const Config&) { return constant; }, 40, 8);
+    EXPECT_EQ(run.proposed.size(), 40u);
+    EXPECT_EQ(trainings(*tuner), 0u) << constant;
+  }
+  // One success among failures is enough to rank.
+  auto tuner = make(GetParam(), space, 9, small(GetParam()));
+  bool first = true;
+  drive(
+      *tuner, [&](const Config&) { return std::exchange(first, false) ? 1.0 : 0.0; }, 40, 8);
+  EXPECT_GE(trainings(*tuner), 1u);
+}
+
+TEST_P(ModelTuners, PriorObservationsTrainButDoNotCountAsProposals) {
+  SearchSpace space;
+  space.add(std::make_shared<DiscreteParam>("x", std::vector<double>{1, 2, 3}));
+  auto tuner = make(GetParam(), space, 1, small(GetParam()));
+  auto& model = dynamic_cast<ModelBasedTuner&>(*tuner);
+  model.addPriorObservations({{{{0}}, 1.0}, {{{1}}, 2.0}, {{{2}}, 3.0}});
+  EXPECT_TRUE(tuner->history().empty());
+  const std::vector<Config> batch = tuner->propose(3);
+  EXPECT_EQ(batch.size(), 3u);  // every prior point may be measured again in this run
+  EXPECT_EQ(model.trainings(), 1u);
+  EXPECT_TRUE(tuner->history().empty());
+}
+
+// A run resumed from stored trials (observed before anything was proposed) uses the model from
+// its first proposal, and never proposes a stored configuration again.
+TEST_P(ModelTuners, ResumedRunUsesTheModelAtOnce) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  RandomTuner random(space, {}, 8);
+  std::vector<Observation> stored;
+  std::unordered_set<Config, ConfigHash> storedSet;
+  for (const Config& c : random.propose(64)) {
+    stored.push_back({c, synthetic(c)});
+    storedSet.insert(c);
+  }
+  auto tuner = make(GetParam(), space, 8, small(GetParam()));
+  tuner->observe(stored);
+  const std::vector<Config> batch = tuner->propose(8);
+  EXPECT_EQ(batch.size(), 8u);
+  EXPECT_EQ(trainings(*tuner), 1u);
+  for (const Config& c : batch) EXPECT_EQ(storedSet.count(c), 0u);
+}
+
+// A warm-started run's first batch comes from a model trained on an earlier run, so it beats a
+// cold start's first batch (random) on average.
+TEST_P(ModelTuners, WarmStartImprovesTheFirstBatch) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  auto earlier = make(GetParam(), space, 100, small(GetParam()));
+  const TuningRun before = drive(*earlier, synthetic, 160, 32);
+  std::vector<Observation> prior;
+  for (const Config& c : before.proposed) prior.push_back({c, synthetic(c)});
+
+  auto mean = [](const std::vector<Config>& batch) {
+    double sum = 0;
+    for (const Config& c : batch) sum += synthetic(c);
+    return sum / static_cast<double>(batch.size());
+  };
+  auto cold = make(GetParam(), space, 7);
+  auto warm = make(GetParam(), space, 7);
+  dynamic_cast<ModelBasedTuner&>(*warm).addPriorObservations(prior);
+  const double coldMean = mean(cold->propose(64));
+  const double warmMean = mean(warm->propose(64));
+  RecordProperty("cold_mean", std::to_string(coldMean));
+  RecordProperty("warm_mean", std::to_string(warmMean));
+  EXPECT_EQ(trainings(*cold), 0u);
+  EXPECT_EQ(trainings(*warm), 1u);
+  EXPECT_GT(warmMean, coldMean + 1.0) << "cold " << coldMean << " warm " << warmMean;
+}
+
+// The point of a cost model: with default settings, on a smooth objective, the best after 200
+// trials beats random search's on average over fixed seeds.
+TEST_P(ModelTuners, BeatRandomSearchOnASmoothObjective) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  double model = 0, random = 0;
+  const std::vector<std::uint64_t> seeds = {1, 2, 3, 4};
+  for (std::uint64_t seed : seeds) {
+    auto tuner = make(GetParam(), space, seed);
+    RandomTuner baseline(space, {}, seed);
+    model += drive(*tuner, synthetic, 200, 64).best / seeds.size();
+    random += drive(baseline, synthetic, 200, 64).best / seeds.size();
+  }
+  RecordProperty("model_best", std::to_string(model));
+  RecordProperty("random_best", std::to_string(random));
+  EXPECT_GT(model, random + 1.0) << GetParam() << " " << model << " vs random " << random;
+}
+
+INSTANTIATE_TEST_SUITE_P(, ModelTuners, testing::Values("autotvm", "ansor"),
+                         [](const auto& info) { return info.param; });
+
+TEST(AutoTvmTuner, DefaultsAreAutoTvms) {
+  const TunerSettings s = AutoTvmTuner::defaultSettings();
+  EXPECT_EQ(s.getInt("plan_size"), 64);
+  EXPECT_EQ(s.getInt("sa_chains"), 128);
+  EXPECT_EQ(s.getInt("sa_iterations"), 500);
+  EXPECT_EQ(s.getInt("sa_early_stop"), 50);
+  EXPECT_EQ(s.getInt("xgb_max_depth"), 3);
+  EXPECT_EQ(s.get("xgb_eta"), 0.3);
+  EXPECT_EQ(s.getInt("xgb_objective"), 1);
+}
+
+TEST(AnsorTuner, DefaultsAreAnsors) {
+  const TunerSettings s = AnsorTuner::defaultSettings();
+  EXPECT_EQ(s.getInt("batch_size"), 64);
+  EXPECT_EQ(s.getInt("population"), 2048);
+  EXPECT_EQ(s.getInt("generations"), 4);
+  EXPECT_EQ(s.get("mutation_prob"), 0.85);
+  EXPECT_EQ(s.getInt("xgb_max_depth"), 10);
+  EXPECT_EQ(s.get("xgb_eta"), 0.2);
+}
+
+// Annealing stops early once the top set stops changing, and never runs past its limit.
+TEST(AutoTvmTuner, AnnealingRespectsItsLimits) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  AutoTvmTuner tuner(
+      space,
+      [] {
+        TunerSettings s = AutoTvmTuner::defaultSettings();
+        s.apply("autotvm", {{"plan_size", "16"},
+                            {"sa_chains", "8"},
+                            {"sa_iterations", "300"},
+                            {"sa_early_stop", "5"}});
+        return s;
+      }(),
+      11);
+  drive(tuner, synthetic, 32, 16);
+  EXPECT_EQ(tuner.trainings(), 1u);
+  EXPECT_GE(tuner.lastAnnealSteps(), 5u);
+  EXPECT_LE(tuner.lastAnnealSteps(), 300u);
+}
+
+// With crossover on, the search still proposes only valid new points.
+TEST(AnsorTuner, CrossoverKeepsProposalsValid) {
+  SearchSpace space = defaultSpace(preset("MM1"));
+  auto tuner = make("ansor", space, 4,
+                    {{"batch_size", "16"},
+                     {"population", "128"},
+                     {"crossover_prob", "0.5"},
+                     {"xgb_rounds", "10"}});
+  const TuningRun run = drive(*tuner, synthetic, 64, 16);
+  EXPECT_EQ(run.proposed.size(), 64u);
+  EXPECT_EQ(dynamic_cast<AnsorTuner&>(*tuner).rounds(), 4u);
+}
+
+}  // namespace
+}  // namespace opevo
