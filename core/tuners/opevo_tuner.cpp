@@ -46,8 +46,12 @@ std::optional<Config> OpEvoTuner::makeChild(const std::vector<std::size_t>& pare
       }
       child[i] = history()[chosen].config[i];
     }
+    // Re-mutation: first draw again from the q-walk distribution around the recombined child
+    // (so a child is a sample of that distribution restricted to new, valid configurations);
+    // if its neighbourhood is used up, keep walking from the last mutant to get out of it.
+    const Config recombined = child;
     for (int m = 0; m < m_maxRemutations; ++m) {
-      child = mutate(std::move(child));
+      child = mutate(m < m_maxRemutations / 2 ? recombined : std::move(child));
       if (isNew(child)) return child;
     }
   }
