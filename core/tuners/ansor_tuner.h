@@ -22,6 +22,7 @@ class AnsorTuner final : public ModelBasedTuner {
   static TunerSettings defaultSettings();
 
   std::string name() const override { return "ansor"; }
+  std::size_t preferredBatch() const override { return m_batchSize; }
 
   std::size_t rounds() const { return m_round; }
 

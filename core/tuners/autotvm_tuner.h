@@ -20,6 +20,7 @@ class AutoTvmTuner final : public ModelBasedTuner {
   static TunerSettings defaultSettings();
 
   std::string name() const override { return "autotvm"; }
+  std::size_t preferredBatch() const override { return m_planSize; }
 
   // Diagnostics for tests and benchmarks: annealing steps taken by the last plan.
   std::size_t lastAnnealSteps() const { return m_lastSteps; }
