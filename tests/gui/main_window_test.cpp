@@ -11,6 +11,7 @@
 #include <map>
 
 #include "gui_test_support.h"
+#include "ops/presets.h"
 #include "ui/presets_panel.h"
 #include "ui/qwalk_model.h"
 #include "ui/qwalk_panel.h"
@@ -105,7 +106,7 @@ TEST_F(MainWindowTest, HasTitleVersionBackendAndEveryPreset) {
   EXPECT_TRUE(waitUntil([&] { return !m_window.backendText().contains("probing"); }));
   EXPECT_TRUE(m_window.backendText().startsWith("Backend: "));
   QAbstractItemModel* presets = child<QTableView>("presetTable")->model();
-  ASSERT_EQ(presets->rowCount(), 8);
+  ASSERT_EQ(presets->rowCount(), static_cast<int>(opevo::presetNames().size()));
   EXPECT_EQ(presets->index(0, 0).data().toString(), "MM1");
   EXPECT_EQ(presets->index(0, 1).data().toString(), "MatMul 512x1024 @ 1024x1024");
   EXPECT_EQ(presets->index(7, 0).data().toString(), "C2");
