@@ -1,0 +1,98 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_process.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kConvolution = std::string(OPEVO_DATASETS_DIR) + "/convolution_milo/A100.json.gz";
+
+struct OutDir {
+  fs::path path;
+  OutDir() {
+    char pattern[] = "/tmp/opevo-compare-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~OutDir() { fs::remove_all(path); }
+};
+
+TEST(CliCompare, WritesTrialsSummaryAndTable) {
+  OutDir out;
+  const auto r = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "opevo,random,autotvm",
+                                        "--repeats", "2", "--trials", "60", "--seed", "5", "--out",
+                                        out.path.string(), "--set", "opevo.q=0.6"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("| opevo | 25 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| autotvm | 60 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Replay of real measurements"), std::string::npos);
+  EXPECT_NE(r.err.find("trial   60/60"), std::string::npos) << r.err;  // progress
+
+  std::ifstream csv(out.path / "trials.csv");
+  std::string line;
+  int lines = 0;
+  while (std::getline(csv, line)) ++lines;
+  EXPECT_EQ(lines, 1 + 3 * 2 * 60);
+
+  std::ifstream jsonFile(out.path / "summary.json");
+  const auto summary = nlohmann::json::parse(jsonFile);
+  ASSERT_EQ(summary.size(), 3u * 3u);  // budgets 25, 50, 60
+  for (const auto& row : summary) {
+    for (const char* key : {"algorithm", "trials", "mean_best", "std_best", "mean_fraction_of_optimum"})
+      EXPECT_TRUE(row.contains(key)) << key;
+    EXPECT_GT(row["mean_fraction_of_optimum"].get<double>(), 0.0);
+    EXPECT_LE(row["mean_fraction_of_optimum"].get<double>(), 1.0 + 1e-12);
+  }
+}
+
+TEST(CliCompare, BadInputExitsTwo) {
+  OutDir out;
+  const fs::path empty = out.path / "empty.json";
+  std::ofstream(empty).close();
+  const fs::path notJson = out.path / "notes.json";
+  std::ofstream(notJson) << "hello, I am not JSON";
+  const fs::path truncated = out.path / "truncated.json";
+  std::ofstream(truncated) << R"({"device_name": "x", "kernel_name": "k", "tune_params_keys": ["a"],
+    "tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 0.5, "ti)";
+  const fs::path unknown = out.path / "unknown.json";
+  std::ofstream(unknown) << R"({"measurements": [1, 2, 3]})";
+
+  const std::string dir = (out.path / "o").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--space", kConvolution, "--algos", "hyperopt"}, "unknown algorithm 'hyperopt'"},
+      {{"--space", kConvolution, "--algos", "opevo", "--set", "opevo.lambda=0"}, "lambda=0"},
+      {{"--space", kConvolution, "--algos", "opevo", "--set", "opevo.q=1"}, "q=1"},
+      {{"--space", kConvolution, "--algos", "opevo", "--set", "opevo.q=-0.2"}, "q=-0.2"},
+      {{"--space", kConvolution, "--algos", "opevo", "--batch", "0"}, "--batch"},
+      {{"--space", kConvolution, "--algos", "gbfs"}, "factor parameters only"},
+      {{"--space", empty.string(), "--algos", "opevo"}, "empty"},
+      {{"--space", notJson.string(), "--algos", "opevo"}, "JSON"},
+      {{"--space", truncated.string(), "--algos", "opevo"}, "truncated"},
+      {{"--space", unknown.string(), "--algos", "opevo"}, "schema"},
+      {{"--space", "MM1", "--algos", "opevo"}, "measurement backend"},
+  };
+  for (const auto& [args, mentions] : cases) {
+    std::vector<std::string> all = {"compare", "--out", dir, "--trials", "10", "--repeats", "1"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = runProcess(OPEVO_CLI, all);
+    EXPECT_EQ(r.status, 2) << args[1] << " " << args[3] << ": " << r.err;
+    EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "trials.csv"));
+}
+
+TEST(CliTuners, ListsEveryAlgorithmAndSetting) {
+  const auto r = runProcess(OPEVO_CLI, {"tuners"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* text : {"opevo.q = 0.5", "autotvm.plan_size = 64", "ansor.population = 2048",
+                           "gbfs.rho = 5", "na2c.steps = 3", "genetic", "annealing", "exhaustive"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace opevo::test
