@@ -9,5 +9,6 @@ void addSpaceCommand(CLI::App& app);
 void addQwalkCommand(CLI::App& app);
 void addDevicesCommand(CLI::App& app);
 void addTunersCommand(CLI::App& app);
+void addCodegenCommand(CLI::App& app);
 
 }  // namespace opevo::cli

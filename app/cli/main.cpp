@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   opevo::cli::addQwalkCommand(app);
   opevo::cli::addDevicesCommand(app);
   opevo::cli::addTunersCommand(app);
+  opevo::cli::addCodegenCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
