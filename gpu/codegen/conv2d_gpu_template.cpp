@@ -7,9 +7,6 @@
 namespace opevo::codegen::detail {
 namespace {
 
-// gridDim.y and gridDim.z may not exceed this on CUDA (and HIP follows it).
-constexpr std::int64_t kMaxGridZ = 65535;
-
 std::string str(std::int64_t v) {
   return std::to_string(v);
 }
@@ -28,7 +25,7 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   g.entry = ctx.entry;
   g.accumulators = t.accumulators();
   const std::int64_t fused = op.batch * t.f[0];
-  g.launch.grid = {t.x[0], t.y[0], std::min(fused, kMaxGridZ)};
+  g.launch.grid = {t.x[0], t.y[0], std::min(fused, ctx.maxGridZ)};
   g.launch.block = {t.x[2], t.y[2], t.f[2]};
   const std::int64_t patchFloats = t.rc[1] * t.patchH(op.stride) * t.patchW(op.stride);
   const std::int64_t weightFloats = t.blockF() * t.rc[1] * t.ry[1] * t.rx[1];
@@ -84,7 +81,7 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line();
   w.comment(
       "blockIdx.z is the image fused with the out-channel block, as in TVM's schedule. The loop\n"
-      "runs once per block unless NB * F_BLOCKS exceeds gridDim.z's limit of 65535.");
+      "runs once per block unless NB * F_BLOCKS exceeds gridDim.z's limit (65535 on CUDA).");
   w.line("#pragma unroll 1");
   w.open("for (int z = blockIdx.z; z < NB * F_BLOCKS; z += gridDim.z)");
   w.line("const index_t img = z / F_BLOCKS;");

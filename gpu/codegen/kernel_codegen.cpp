@@ -91,7 +91,8 @@ GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
   op.validate();
   if (!space.contains(config))
     throw InputError("codegen: the configuration is not a point of the operator's space");
-  detail::KernelContext ctx{&op, backend, options.entry, space.format(config)};
+  detail::KernelContext ctx{&op, backend, options.entry, space.format(config), options.maxGridZ};
+  if (ctx.maxGridZ < 1) throw InputError("codegen: maxGridZ must be at least 1");
   const bool cpu = backend == Backend::Cpu;
   if (ctx.entry.empty()) ctx.entry = cpu ? "opevo_cpu_kernel" : "opevo_kernel";
   if (op.kind == OpKind::Conv2D) {
@@ -105,7 +106,7 @@ GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
 GeneratedKernel generateReferenceKernel(const OperatorSpec& op, Backend backend,
                                         const CodegenOptions& options) {
   op.validate();
-  detail::KernelContext ctx{&op, backend, options.entry, ""};
+  detail::KernelContext ctx{&op, backend, options.entry, "", options.maxGridZ};
   if (ctx.entry.empty()) ctx.entry = "opevo_reference";
   return backend == Backend::Cpu ? detail::referenceCpu(ctx) : detail::referenceGpu(ctx);
 }

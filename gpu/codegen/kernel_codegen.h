@@ -35,6 +35,9 @@ struct CodegenOptions {
   // opevo_reference (reference kernels). Distinct names let several kernels share one source and
   // one compiler invocation.
   std::string entry;
+  // Largest grid.z to launch (the device's maxGridDim[2]); Conv2D's fused (image, channel block)
+  // axis is strided over when longer.
+  std::int64_t maxGridZ = 65535;
 };
 
 // One kernel's source and how to launch it. Every entry point has the signature

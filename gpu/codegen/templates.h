@@ -16,6 +16,7 @@ struct KernelContext {
   Backend backend = Backend::Cuda;
   std::string entry;
   std::string configText;  // SearchSpace::format of the configuration, for the header comment
+  std::int64_t maxGridZ = 65535;
 };
 
 // Macros that differ between CUDA and HIP; the kernel text after them is shared.

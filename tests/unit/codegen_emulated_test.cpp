@@ -11,13 +11,15 @@ namespace {
 
 using codegen::Backend;
 
-void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs) {
+void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs,
+                                std::int64_t maxGridZ = 65535) {
   const SearchSpace space = defaultSpace(op);
   std::string source = emulationHeader();
   std::vector<std::string> entries;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     entries.push_back(std::string("tuned_") + std::to_string(i));
-    const auto k = codegen::generateKernel(op, space, configs[i], Backend::Cuda, {entries.back()});
+    const auto k =
+        codegen::generateKernel(op, space, configs[i], Backend::Cuda, {entries.back(), maxGridZ});
     ASSERT_LE(k.launch.sharedBytes / 4, kEmulatedSharedFloats);
     source += emulatedKernel(k);
   }
@@ -72,6 +74,17 @@ TEST(CodegenEmulatedGpu, Conv2DStridePaddingMatchesReference) {
       "tile_f=1,2,3,2; tile_y=1,1,7,1; tile_x=7,1,1,1; tile_rc=2,4; tile_ry=3,1; tile_rx=1,3; "
       "auto_unroll_max_step=0; unroll_explicit=1"));
   expectEmulatedKernelsMatch(op, configs);
+}
+
+TEST(CodegenEmulatedGpu, Conv2DBlocksStrideOverACappedGridZ) {
+  // As C2 does on a real device (512 x 192 > 65535), with a cap small enough to emulate.
+  const OperatorSpec op = smallConv(2, 8, 12, 13, 3, 2, 1);
+  const SearchSpace space = defaultSpace(op);
+  const Config c = space.parse(
+      "tile_f=6,1,2,1; tile_y=1,1,7,1; tile_x=1,1,1,7; tile_rc=4,2; tile_ry=1,3; tile_rx=3,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1");
+  EXPECT_EQ(codegen::generateKernel(op, space, c, Backend::Cuda, {"k", 5}).launch.grid.z, 5);
+  expectEmulatedKernelsMatch(op, {c}, 5);
 }
 
 }  // namespace
