@@ -11,5 +11,6 @@ void addDevicesCommand(CLI::App& app);
 void addTunersCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addDatasetCommand(CLI::App& app);
+void addCodegenCommand(CLI::App& app);
 
 }  // namespace opevo::cli

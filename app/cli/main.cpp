@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   opevo::cli::addTunersCommand(app);
   opevo::cli::addCompareCommand(app);
   opevo::cli::addDatasetCommand(app);
+  opevo::cli::addCodegenCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

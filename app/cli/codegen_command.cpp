@@ -1,0 +1,204 @@
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "cli/commands.h"
+#include "codegen/cpu_compiler.h"
+#include "codegen/device_limits.h"
+#include "codegen/kernel_codegen.h"
+#include "common/error.h"
+#include "cuda/nvrtc_compiler.h"
+#include "hip/hiprtc_compiler.h"
+#include "ops/presets.h"
+
+namespace opevo::cli {
+namespace {
+
+using codegen::Backend;
+
+struct CodegenCliOptions {
+  std::string op;
+  std::string backend = "cuda";
+  std::string config;
+  bool random = false;
+  std::uint64_t seed = 1;
+  bool compile = false;
+  std::string arch;
+  bool reference = false;
+};
+
+// A failure of the machine rather than of the input (no compiler, a compile error): reported on
+// stderr with status 1, after the source already printed.
+[[noreturn]] void fail(const std::string& message) {
+  std::cout.flush();
+  std::cerr << "opevo: " << message << "\n";
+  std::exit(1);
+}
+
+std::string defaultArch(Backend backend) {
+  switch (backend) {
+    case Backend::Cuda:
+      return "sm_90";
+    case Backend::Hip:
+      return "gfx90a";
+    case Backend::Cpu:
+      return "native";
+  }
+  return "";
+}
+
+// Throws InputError for an arch the backend's compiler would not take.
+void checkArch(Backend backend, const std::string& arch) {
+  std::string bad;
+  if (backend == Backend::Cuda) bad = NvrtcCompiler::shared().checkArch(arch);
+  if (backend == Backend::Hip) bad = HiprtcCompiler::shared().checkArch(arch);
+  if (backend == Backend::Cpu && arch != "native")
+    bad = "the cpu backend compiles for the host only (--arch native)";
+  if (!bad.empty()) throw InputError(bad);
+}
+
+std::string orUnknown(const std::optional<std::int64_t>& v, const char* unit) {
+  return v ? std::to_string(*v) + unit : std::string("unknown");
+}
+
+void printReport(const codegen::GeneratedKernel& kernel, const CompileResult& r,
+                 const std::string& compilerName) {
+  std::printf("// ---- compiled for %s with %s ----\n", r.arch.c_str(), compilerName.c_str());
+  std::error_code ignored;
+  const std::uintmax_t bytes = r.kind == BinaryKind::SharedObject
+                                   ? std::filesystem::file_size(r.path, ignored)
+                                   : r.binary.size();
+  std::printf("// result:    %s of %ju bytes in %.2f s\n",
+              std::string(binaryKindName(r.kind)).c_str(), bytes, r.seconds);
+  if (kernel.backend == Backend::Cpu) {
+    std::printf("// registers and shared memory: not applicable to the cpu backend\n");
+    return;
+  }
+  const codegen::LaunchConfig& l = kernel.launch;
+  std::printf("// launch:    grid (%lld, %lld, %lld), block (%lld, %lld, %lld); %s\n",
+              static_cast<long long>(l.grid.x), static_cast<long long>(l.grid.y),
+              static_cast<long long>(l.grid.z), static_cast<long long>(l.block.x),
+              static_cast<long long>(l.block.y), static_cast<long long>(l.block.z),
+              kernel.summary.c_str());
+  const auto it = r.resources.find(kernel.entry);
+  if (it == r.resources.end()) {
+    std::printf("// registers, shared memory: not reported by this compiler for %s\n",
+                r.arch.c_str());
+  } else {
+    const KernelResources& k = it->second;
+    const std::optional<std::int64_t> regs =
+        k.registers ? std::optional<std::int64_t>(*k.registers) : std::nullopt;
+    std::printf("// registers: %s per thread%s\n", orUnknown(regs, "").c_str(),
+                k.scalarRegisters
+                    ? (" (VGPRs), " + std::to_string(*k.scalarRegisters) + " SGPRs").c_str()
+                    : "");
+    std::printf("// shared memory: %lld bytes dynamic (launch) + %s static\n",
+                static_cast<long long>(kernel.launch.sharedBytes),
+                orUnknown(k.staticSharedBytes, " bytes").c_str());
+    std::printf("// local memory: %s per thread (stack frame / scratch)",
+                orUnknown(k.localBytes, " bytes").c_str());
+    if (k.spillStoreBytes)
+      std::printf(", %lld bytes of spill stores", static_cast<long long>(*k.spillStoreBytes));
+    if (k.spilledRegisters) std::printf(", %d registers spilled", *k.spilledRegisters);
+    std::printf("\n");
+  }
+  const auto problems =
+      codegen::checkLaunch(kernel.launch, it == r.resources.end() ? nullptr : &it->second,
+                           codegen::nominalLimits(r.arch));
+  for (const std::string& p : problems)
+    std::printf("// warning:   cannot launch on %s: %s\n", r.arch.c_str(), p.c_str());
+}
+
+void compileAndReport(const codegen::GeneratedKernel& kernel, Backend backend,
+                      const std::string& arch);
+
+void runCodegen(const CodegenCliOptions& o) {
+  const OperatorSpec op = preset(o.op);
+  const Backend backend = codegen::parseBackend(o.backend);
+  const SearchSpace space = defaultSpace(op);
+  if (o.reference && (o.random || !o.config.empty()))
+    throw InputError("--reference prints the operator's naive kernel and takes no configuration");
+  if (!o.reference && o.random == !o.config.empty())
+    throw InputError("give exactly one of --config \"<tile_...=...; ...>\" and --random");
+  if (!o.arch.empty() && !o.compile) throw InputError("--arch is only used with --compile");
+  const std::string arch = o.arch.empty() ? defaultArch(backend) : o.arch;
+  if (o.compile) checkArch(backend, arch);
+
+  if (o.reference) {
+    const codegen::GeneratedKernel kernel = codegen::generateReferenceKernel(op, backend);
+    std::cout << kernel.source;
+    if (o.compile) compileAndReport(kernel, backend, arch);
+    return;
+  }
+  Config config;
+  if (o.random) {
+    Rng rng(o.seed);
+    const auto drawn = space.randomValid(rng);
+    if (!drawn) throw InputError("no configuration of " + op.name + " satisfies the constraints");
+    config = *drawn;
+  } else {
+    config = space.parse(o.config);
+  }
+  if (std::string broken; !space.satisfies(config, &broken))
+    throw InputError("the configuration breaks the constraint '" + broken + "' (it has " +
+                     std::to_string(threadsPerBlock(op, space, config)) + " threads per block)");
+  const codegen::GeneratedKernel kernel = codegen::generateKernel(op, space, config, backend);
+  std::cout << kernel.source;
+  if (o.compile) compileAndReport(kernel, backend, arch);
+}
+
+void compileAndReport(const codegen::GeneratedKernel& kernel, Backend backend,
+                      const std::string& arch) {
+  std::cout.flush();
+
+  CompileResult r;
+  std::string compilerName;
+  std::optional<TempDir> dir;  // the cpu backend's .so, kept until it has been reported
+  if (backend == Backend::Cuda) {
+    const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+    if (!nvrtc.available()) fail(nvrtc.unavailableReason());
+    compilerName = "NVRTC " + nvrtc.version() + " (" + nvrtc.library() + ")";
+    r = nvrtc.compile(kernel.source, arch);
+  } else if (backend == Backend::Hip) {
+    const HiprtcCompiler& hiprtc = HiprtcCompiler::shared();
+    if (!hiprtc.available()) fail(hiprtc.unavailableReason());
+    compilerName = "hiprtc " + hiprtc.version() + " (" + hiprtc.library() + ")";
+    r = hiprtc.compile(kernel.source, arch);
+  } else {
+    dir.emplace("opevo-codegen");
+    compilerName = "the system compiler (c++ -O3 -march=native -fopenmp -shared -fPIC)";
+    r = compileCpuKernel(kernel.source, dir->path());
+  }
+  if (!r.ok) {
+    std::cerr << r.log << (r.log.empty() || r.log.back() == '\n' ? "" : "\n");
+    dir.reset();  // fail() exits without unwinding
+    fail("compiling the " + std::string(codegen::backendName(backend)) + " kernel for " + arch +
+         " failed (compiler messages above)");
+  }
+  printReport(kernel, r, compilerName);
+}
+
+}  // namespace
+
+void addCodegenCommand(CLI::App& app) {
+  auto o = std::make_shared<CodegenCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "codegen", "Print the kernel source of a configuration; --compile also compiles it");
+  cmd->add_option("--op", o->op, "Preset operator: MM1-3, BMM1-3, C1-2")->required();
+  cmd->add_option("--backend", o->backend, "cuda, hip or cpu (default cuda)");
+  cmd->add_option("--config", o->config,
+                  "Configuration as `opevo space` formats it, e.g. \"tile_n=...; tile_m=...\"");
+  cmd->add_flag("--random", o->random, "Use a random configuration that satisfies the constraints");
+  cmd->add_option("--seed", o->seed, "Seed for --random (default 1)");
+  cmd->add_flag("--compile", o->compile,
+                "Compile it: NVRTC (cuda), hiprtc (hip) or c++ -O3 -fopenmp (cpu), and report "
+                "registers and shared memory");
+  cmd->add_option("--arch", o->arch, "With --compile: sm_NN (default sm_90) or gfxNNN (gfx90a)");
+  cmd->add_flag("--reference", o->reference,
+                "Print the operator's naive reference kernel instead (no configuration)");
+  cmd->callback([o] { runCodegen(*o); });
+}
+
+}  // namespace opevo::cli

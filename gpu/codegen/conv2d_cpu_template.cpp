@@ -1,0 +1,125 @@
+// Direct NCHW Conv2D for the CPU backend, with the tiling meaning of the GPU template: the
+// (image, channel block, row block, column block) loops run in parallel, threads and virtual
+// threads are middle tiles, inner tiles register tiles; reductions [outer stage, inner], and the
+// unroll parameters drive GCC's unroll pragmas. Self-contained for `c++ -O3 -fopenmp`.
+
+#include "codegen/templates.h"
+
+namespace opevo::codegen::detail {
+namespace {
+
+// As in the MatMul CPU template: larger inner tiles accumulate in C rather than on the stack.
+constexpr std::int64_t kMaxLocalTile = 4096;
+
+std::string str(std::int64_t v) {
+  return std::to_string(v);
+}
+
+std::string splitLine(const char* p, const std::array<std::int64_t, 4>& f) {
+  return std::string("constexpr int ") + p + "_OUT = " + str(f[0]) + ", " + p +
+         "_VT = " + str(f[1]) + ", " + p + "_TH = " + str(f[2]) + ", " + p + "_IN = " + str(f[3]) +
+         ";";
+}
+
+}  // namespace
+
+GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
+  const OperatorSpec& op = *ctx.op;
+  const bool local = t.f[3] * t.y[3] * t.x[3] <= kMaxLocalTile;
+  GeneratedKernel g;
+  g.backend = Backend::Cpu;
+  g.entry = ctx.entry;
+  g.accumulators = t.f[3] * t.y[3] * t.x[3];
+  g.launch.grid = {t.x[0], t.y[0], op.batch * t.f[0]};
+  g.launch.block = {t.x[2], t.y[2], t.f[2]};
+  g.summary = "parallel blocks " + str(g.launch.grid.volume()) + " of " + str(t.blockF()) +
+              " channels x " + str(t.blockY()) + "x" + str(t.blockX()) + ", register tile " +
+              str(t.f[3]) + "x" + str(t.y[3]) + "x" + str(t.x[3]) + ", unroll limit " +
+              str(t.autoUnrollMaxStep) + (t.unrollExplicit ? " (explicit)" : " (compiler)");
+  const UnrollPolicy unroll{UnrollPolicy::Style::Gcc, t.autoUnrollMaxStep, t.unrollExplicit};
+
+  CodeWriter w;
+  writeHeader(w, ctx,
+              "Conv2D direct NCHW for CPUs: (image, channel, row, column) blocks -> OpenMP-"
+              "parallel loops, threads and vthreads -> middle tiles, inner -> register tiles",
+              "");
+  w.line();
+  w.open("extern \"C\" void " + ctx.entry +
+         "(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C)");
+  w.line("using index_t = " + indexType(op) + ";");
+  w.line("constexpr index_t NB = " + str(op.batch) + ", CI = " + str(op.inChannels) +
+         ", H = " + str(op.height) + ", W = " + str(op.width) + ";");
+  w.line("constexpr index_t F = " + str(op.outChannels) + ", KH = " + str(op.kernelH) + ", KW = " +
+         str(op.kernelW) + ", OH = " + str(op.outHeight()) + ", OW = " + str(op.outWidth()) + ";");
+  w.line("constexpr int S = " + str(op.stride) + ", P = " + str(op.pad) + ";");
+  w.comment("tile_f, tile_y, tile_x = [OUT, VT, TH, IN]; tile_rc, tile_ry, tile_rx = [OUT, IN]");
+  w.line(splitLine("F", t.f));
+  w.line(splitLine("Y", t.y));
+  w.line(splitLine("X", t.x));
+  w.line("constexpr int RC_OUT = " + str(t.rc[0]) + ", RC_IN = " + str(t.rc[1]) +
+         ", RY_OUT = " + str(t.ry[0]) + ", RY_IN = " + str(t.ry[1]) + ", RX_OUT = " + str(t.rx[0]) +
+         ", RX_IN = " + str(t.rx[1]) + ";");
+  w.line(
+      "constexpr int BLOCK_F = F_VT * F_TH * F_IN, BLOCK_Y = Y_VT * Y_TH * Y_IN, "
+      "BLOCK_X = X_VT * X_TH * X_IN;");
+  w.line();
+  w.comment("Each iteration owns one block of C, so the parallel loop needs no locking.");
+  w.line("#pragma omp parallel for collapse(4) schedule(static)");
+  w.open("for (int img = 0; img < NB; ++img)");
+  w.open("for (int fo = 0; fo < F_OUT; ++fo)");
+  w.open("for (int yo = 0; yo < Y_OUT; ++yo)");
+  w.open("for (int xo = 0; xo < X_OUT; ++xo)");
+  w.line("const int f0 = fo * BLOCK_F, y0 = yo * BLOCK_Y, x0 = xo * BLOCK_X;");
+  w.line("float* const out = C + (index_t)img * F * OH * OW;");
+  w.line("const float* const in = A + (index_t)img * CI * H * W;");
+  w.line("for (int f = f0; f < f0 + BLOCK_F; ++f)");
+  w.line("  for (int oy = y0; oy < y0 + BLOCK_Y; ++oy)");
+  w.line(
+      "    for (int ox = x0; ox < x0 + BLOCK_X; ++ox) out[((index_t)f * OH + oy) * OW + ox] = "
+      "0.0f;");
+  w.comment(
+      "One reduction stage at a time (the shared-memory stage on a GPU), every tile of the\n"
+      "block using it while it is in cache.");
+  w.line("for (int rco = 0; rco < RC_OUT; ++rco)");
+  w.line("for (int ryo = 0; ryo < RY_OUT; ++ryo)");
+  w.open("for (int rxo = 0; rxo < RX_OUT; ++rxo)");
+  w.line("for (int tf = 0; tf < F_TH; ++tf)");
+  w.line("for (int ty = 0; ty < Y_TH; ++ty)");
+  w.line("for (int tx = 0; tx < X_TH; ++tx)");
+  w.line("for (int vf = 0; vf < F_VT; ++vf)");
+  w.line("for (int vy = 0; vy < Y_VT; ++vy)");
+  w.open("for (int vx = 0; vx < X_VT; ++vx)");
+  w.line("const int fb = f0 + (vf * F_TH + tf) * F_IN;  // the register tile's first channel");
+  w.line("const int yb = y0 + (vy * Y_TH + ty) * Y_IN, xb = x0 + (vx * X_TH + tx) * X_IN;");
+  const std::string cAt = "out[((index_t)(fb + fi) * OH + yb + yi) * OW + xb + xi]";
+  if (local)
+    w.line("float acc[F_IN][Y_IN][X_IN] = {};");
+  else
+    w.comment("The inner tile is too large for registers: accumulate in C itself.");
+  w.comment("auto_unroll_max_step = " + str(t.autoUnrollMaxStep) +
+            ", unroll_explicit = " + (t.unrollExplicit ? "1" : "0") + " (see the GPU template)");
+  const std::vector<Loop> reduce = {{"rci", t.rc[1], "RC_IN"}, {"ryi", t.ry[1], "RY_IN"},
+                                    {"rxi", t.rx[1], "RX_IN"}, {"fi", t.f[3], "F_IN"},
+                                    {"yi", t.y[3], "Y_IN"},    {"xi", t.x[3], "X_IN"}};
+  w.openNest({reduce.begin(), reduce.begin() + 4}, unroll, t.y[3] * t.x[3]);
+  w.line("const int c = rco * RC_IN + rci, ky = ryo * RY_IN + ryi, kx = rxo * RX_IN + rxi;");
+  w.line("const float wv = B[(((index_t)(fb + fi) * CI + c) * KH + ky) * KW + kx];");
+  w.openNest({reduce.begin() + 4, reduce.begin() + 5}, unroll, t.x[3]);
+  w.line("const int iy = (yb + yi) * S - P + ky;");
+  w.line("if (iy < 0 || iy >= H) continue;  // zero padding");
+  w.openNest({reduce.begin() + 5, reduce.end()}, unroll);
+  w.line("const int ix = (xb + xi) * S - P + kx;");
+  w.line("if (ix >= 0 && ix < W) " + std::string(local ? "acc[fi][yi][xi]" : cAt) +
+         " += wv * in[((index_t)c * H + iy) * W + ix];");
+  w.closeNest(reduce.size());
+  if (local) {
+    w.line("for (int fi = 0; fi < F_IN; ++fi)");
+    w.line("  for (int yi = 0; yi < Y_IN; ++yi)");
+    w.line("    for (int xi = 0; xi < X_IN; ++xi) " + cAt + " += acc[fi][yi][xi];");
+  }
+  w.closeNest(7);
+  g.source = w.str();
+  return g;
+}
+
+}  // namespace opevo::codegen::detail

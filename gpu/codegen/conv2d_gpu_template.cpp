@@ -1,0 +1,152 @@
+// Direct NCHW Conv2D for CUDA and HIP, after TVM v0.6's conv2d_direct template.
+
+#include <algorithm>
+
+#include "codegen/templates.h"
+
+namespace opevo::codegen::detail {
+namespace {
+
+std::string str(std::int64_t v) {
+  return std::to_string(v);
+}
+
+std::string tripleLine(const char* prefix, const std::array<std::int64_t, 4>& f) {
+  return std::string("constexpr int ") + prefix + "_VT = " + str(f[1]) + ", " + prefix +
+         "_TH = " + str(f[2]) + ", " + prefix + "_IN = " + str(f[3]) + ";";
+}
+
+}  // namespace
+
+GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
+  const OperatorSpec& op = *ctx.op;
+  GeneratedKernel g;
+  g.backend = ctx.backend;
+  g.entry = ctx.entry;
+  g.accumulators = t.accumulators();
+  const std::int64_t fused = op.batch * t.f[0];
+  g.launch.grid = {t.x[0], t.y[0], std::min(fused, ctx.maxGridZ)};
+  g.launch.block = {t.x[2], t.y[2], t.f[2]};
+  const std::int64_t patchFloats = t.rc[1] * t.patchH(op.stride) * t.patchW(op.stride);
+  const std::int64_t weightFloats = t.blockF() * t.rc[1] * t.ry[1] * t.rx[1];
+  g.launch.sharedBytes = static_cast<std::int64_t>(sizeof(float)) * (patchFloats + weightFloats);
+  g.summary = "block tile " + str(t.blockF()) + " channels x " + str(t.blockY()) + "x" +
+              str(t.blockX()) + " pixels, " + str(t.threads()) + " threads, " +
+              str(t.accumulators()) + " accumulators per thread, reduction stage " + str(t.rc[1]) +
+              "x" + str(t.ry[1]) + "x" + str(t.rx[1]) + ", unroll limit " +
+              str(t.autoUnrollMaxStep) + (t.unrollExplicit ? " (explicit)" : " (compiler)");
+  const UnrollPolicy unroll{UnrollPolicy::Style::Cuda, t.autoUnrollMaxStep, t.unrollExplicit};
+
+  CodeWriter w;
+  writeHeader(w, ctx,
+              "Conv2D direct NCHW (TVM conv2d_direct): out channels / rows / columns [block, "
+              "vthread, thread, inner], blockIdx.z = (image, channel block), reductions [outer, "
+              "inner] staged in shared memory",
+              describeLaunch(g.launch));
+  w.line();
+  w.line(gpuPrelude(ctx.backend));
+  w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry +
+         "(const float* OPEVO_RESTRICT A, const float* OPEVO_RESTRICT B, float* OPEVO_RESTRICT C)");
+  w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
+  w.comment(
+      "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy*S+ky-P][ox*S+kx-P] * B[f][c][ky][kx],\n"
+      "reading zeros outside the input (padding).");
+  w.line("constexpr index_t NB = " + str(op.batch) + ", CI = " + str(op.inChannels) +
+         ", H = " + str(op.height) + ", W = " + str(op.width) + ";");
+  w.line("constexpr index_t F = " + str(op.outChannels) + ", KH = " + str(op.kernelH) + ", KW = " +
+         str(op.kernelW) + ", OH = " + str(op.outHeight()) + ", OW = " + str(op.outWidth()) + ";");
+  w.line("constexpr int S = " + str(op.stride) + ", P = " + str(op.pad) + ";");
+  w.comment("tile_f = [blocks " + str(t.f[0]) + ", F_VT, F_TH, F_IN]; tile_y (blocks " +
+            str(t.y[0]) + ") and tile_x (blocks " + str(t.x[0]) + ") likewise");
+  w.line(tripleLine("F", t.f));
+  w.line(tripleLine("Y", t.y));
+  w.line(tripleLine("X", t.x));
+  w.comment("tile_rc = [RC_OUT, RC_IN]; tile_ry and tile_rx likewise");
+  w.line("constexpr int RC_OUT = " + str(t.rc[0]) + ", RC_IN = " + str(t.rc[1]) + ";");
+  w.line("constexpr int RY_OUT = " + str(t.ry[0]) + ", RY_IN = " + str(t.ry[1]) + ";");
+  w.line("constexpr int RX_OUT = " + str(t.rx[0]) + ", RX_IN = " + str(t.rx[1]) + ";");
+  w.line("constexpr int BLOCK_F = F_VT * F_TH * F_IN, F_BLOCKS = F / BLOCK_F;");
+  w.line("constexpr int BLOCK_Y = Y_VT * Y_TH * Y_IN, BLOCK_X = X_VT * X_TH * X_IN;");
+  w.comment("Input rows/columns one reduction stage reads for the block's outputs.");
+  w.line("constexpr int PATCH_H = (BLOCK_Y - 1) * S + RY_IN, PATCH_W = (BLOCK_X - 1) * S + RX_IN;");
+  w.line("constexpr int THREADS = F_TH * Y_TH * X_TH;");
+  w.line();
+  w.comment("Dynamic shared memory (LaunchConfig::sharedBytes): see the host's limit check.");
+  w.line("extern __shared__ float smem[];");
+  w.line("float* patch = smem;                              // [RC_IN][PATCH_H][PATCH_W]");
+  w.line("float* wTile = smem + RC_IN * PATCH_H * PATCH_W;  // [BLOCK_F][RC_IN][RY_IN][RX_IN]");
+  w.line("const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;");
+  w.line("const int tid = (tz * Y_TH + ty) * X_TH + tx;");
+  w.line("const int y0 = blockIdx.y * BLOCK_Y, x0 = blockIdx.x * BLOCK_X;");
+  w.line();
+  w.comment(
+      "blockIdx.z is the image fused with the out-channel block, as in TVM's schedule. The loop\n"
+      "runs once per block unless NB * F_BLOCKS exceeds gridDim.z's limit (65535 on CUDA).");
+  w.line("#pragma unroll 1");
+  w.open("for (int z = blockIdx.z; z < NB * F_BLOCKS; z += gridDim.z)");
+  w.line("const index_t img = z / F_BLOCKS;");
+  w.line("const int f0 = (z % F_BLOCKS) * BLOCK_F;");
+  w.comment(
+      "Virtual threads are outer loops over register tiles: F_VT x Y_VT x X_VT inner tiles of\n"
+      "F_IN x Y_IN x X_IN outputs, spaced a whole thread tile apart.");
+  w.line("float acc[F_VT][Y_VT][X_VT][F_IN][Y_IN][X_IN];");
+  const std::vector<Loop> tile = {{"vf", t.f[1], "F_VT"}, {"vy", t.y[1], "Y_VT"},
+                                  {"vx", t.x[1], "X_VT"}, {"fi", t.f[3], "F_IN"},
+                                  {"yi", t.y[3], "Y_IN"}, {"xi", t.x[3], "X_IN"}};
+  w.openNest(tile, unroll);
+  w.line("acc[vf][vy][vx][fi][yi][xi] = 0.0f;");
+  w.closeNest(tile.size());
+  w.line();
+  for (const char* outer : {"rco < RC_OUT; ++rco", "ryo < RY_OUT; ++ryo", "rxo < RX_OUT; ++rxo"}) {
+    w.line("#pragma unroll 1");
+    w.open(std::string("for (int ") + std::string(outer).substr(0, 3) + " = 0; " + outer + ")");
+  }
+  w.comment(
+      "Stage this reduction step's padded input patch and weights; every thread of the block\n"
+      "loads, consecutive threads reading consecutive addresses.");
+  w.open("for (int i = tid; i < RC_IN * PATCH_H * PATCH_W; i += THREADS)");
+  w.line("const int ci = i / (PATCH_H * PATCH_W), py = (i / PATCH_W) % PATCH_H, px = i % PATCH_W;");
+  w.line("const int iy = y0 * S - P + ryo * RY_IN + py, ix = x0 * S - P + rxo * RX_IN + px;");
+  w.line("patch[i] = (iy >= 0 && iy < H && ix >= 0 && ix < W)");
+  w.line("               ? A[((img * CI + rco * RC_IN + ci) * H + iy) * W + ix]");
+  w.line("               : 0.0f;");
+  w.close();
+  w.open("for (int i = tid; i < BLOCK_F * RC_IN * RY_IN * RX_IN; i += THREADS)");
+  w.line("const int fl = i / (RC_IN * RY_IN * RX_IN), ci = (i / (RY_IN * RX_IN)) % RC_IN;");
+  w.line("const int ky = (i / RX_IN) % RY_IN, kx = i % RX_IN;");
+  w.line(
+      "wTile[i] = B[(((index_t)(f0 + fl) * CI + rco * RC_IN + ci) * KH + ryo * RY_IN + ky) * KW"
+      " + rxo * RX_IN + kx];");
+  w.close();
+  w.line("__syncthreads();");
+  w.comment("auto_unroll_max_step = " + str(t.autoUnrollMaxStep) + ", unroll_explicit = " +
+            (t.unrollExplicit ? "1" : "0") + ": loops with at most that many innermost steps are " +
+            (t.unrollExplicit ? "unrolled (#pragma unroll)" : "left to the compiler") +
+            ",\nlonger ones kept rolled (#pragma unroll 1).");
+  std::vector<Loop> compute = {
+      {"rci", t.rc[1], "RC_IN"}, {"ryi", t.ry[1], "RY_IN"}, {"rxi", t.rx[1], "RX_IN"}};
+  compute.insert(compute.end(), tile.begin(), tile.end());
+  w.openNest(compute, unroll);
+  w.line("const int yl = (vy * Y_TH + ty) * Y_IN + yi, xl = (vx * X_TH + tx) * X_IN + xi;");
+  w.line("const int fl = (vf * F_TH + tz) * F_IN + fi;");
+  w.line("acc[vf][vy][vx][fi][yi][xi] +=");
+  w.line("    patch[(rci * PATCH_H + yl * S + ryi) * PATCH_W + xl * S + rxi] *");
+  w.line("    wTile[((fl * RC_IN + rci) * RY_IN + ryi) * RX_IN + rxi];");
+  w.closeNest(compute.size());
+  w.comment("The next stage overwrites the tiles: wait until everyone has read them.");
+  w.line("__syncthreads();");
+  w.closeNest(3);
+  w.line();
+  w.openNest(tile, unroll);
+  w.line("const int f = f0 + (vf * F_TH + tz) * F_IN + fi;");
+  w.line(
+      "const int oy = y0 + (vy * Y_TH + ty) * Y_IN + yi, ox = x0 + (vx * X_TH + tx) * X_IN + xi;");
+  w.line("C[((img * F + f) * OH + oy) * OW + ox] = acc[vf][vy][vx][fi][yi][xi];");
+  w.closeNest(tile.size());
+  w.close();
+  w.close();
+  g.source = w.str();
+  return g;
+}
+
+}  // namespace opevo::codegen::detail

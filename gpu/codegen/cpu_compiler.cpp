@@ -1,0 +1,109 @@
+#include "codegen/cpu_compiler.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace opevo {
+namespace {
+
+// Runs argv[0] (looked up on PATH) with stdout and stderr into logPath; returns the exit status,
+// or -1 with *error set when it could not be started.
+int runTo(const std::vector<std::string>& args, const std::string& logPath, std::string* error) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    *error = "cannot run '" + args[0] + "': " + std::strerror(rc);
+    return -1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+CompileResult compileCpuKernel(const std::string& source, const std::string& directory,
+                               const std::string& stem, const CpuCompilerOptions& options) {
+  CompileResult r;
+  r.arch = "native";
+  const std::string src = directory + "/" + stem + ".cpp";
+  const std::string out = directory + "/" + stem + ".so";
+  const std::string logPath = directory + "/" + stem + ".log";
+  {
+    std::ofstream f(src);
+    f << source;
+    if (!f) {
+      r.log = "cannot write " + src;
+      return r;
+    }
+  }
+  std::string compiler = options.compiler;
+  if (compiler.empty()) {
+    const char* env = std::getenv("OPEVO_CXX");
+    compiler = env && *env ? env : "c++";
+  }
+  std::vector<std::string> args = {compiler};
+  args.insert(args.end(), options.flags.begin(), options.flags.end());
+  args.insert(args.end(), {src, "-o", out});
+
+  const auto start = std::chrono::steady_clock::now();
+  std::string error;
+  const int status = runTo(args, logPath, &error);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::ifstream logFile(logPath);
+  std::stringstream ss;
+  ss << logFile.rdbuf();
+  r.log = error.empty() ? ss.str() : error;
+  if (status == 0) {
+    r.ok = true;
+    r.kind = BinaryKind::SharedObject;
+    r.path = out;
+  } else if (error.empty()) {
+    r.log +=
+        (r.log.empty() ? "" : "\n") + compiler + " exited with status " + std::to_string(status);
+  }
+  return r;
+}
+
+bool keepOpenMpRuntimeLoaded() {
+  static const bool loaded = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+  return loaded;
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a directory " + pattern);
+  m_path = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(m_path, ignored);
+}
+
+}  // namespace opevo

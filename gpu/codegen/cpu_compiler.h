@@ -1,0 +1,42 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/compile_result.h"
+
+namespace opevo {
+
+struct CpuCompilerOptions {
+  // Empty: $OPEVO_CXX, else "c++" (found on PATH).
+  std::string compiler;
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC"};
+};
+
+// Writes source to directory/stem.cpp and builds directory/stem.so with the system compiler
+// (CompileResult::path). Compile errors, and a compiler that cannot be run, are ok = false with
+// the log. The directory must exist.
+CompileResult compileCpuKernel(const std::string& source, const std::string& directory,
+                               const std::string& stem = "opevo_kernel",
+                               const CpuCompilerOptions& options = {});
+
+// Call before dlopen-ing kernels built with -fopenmp if they may be dlclose-d: it keeps the
+// OpenMP runtime (libgomp) loaded for the rest of the process. Otherwise closing the last kernel
+// unloads libgomp while its idle worker threads are still spinning in it, and they crash.
+// Returns false when libgomp cannot be found (kernels then load it themselves).
+bool keepOpenMpRuntimeLoaded();
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "opevo");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
+}  // namespace opevo

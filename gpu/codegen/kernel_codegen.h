@@ -1,0 +1,80 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ops/operator.h"
+#include "space/search_space.h"
+
+namespace opevo::codegen {
+
+enum class Backend { Cuda, Hip, Cpu };
+
+std::string_view backendName(Backend backend);
+// "cuda", "hip" or "cpu"; throws InputError listing them otherwise.
+Backend parseBackend(std::string_view name);
+
+struct Dim3 {
+  std::int64_t x = 1, y = 1, z = 1;
+  std::int64_t volume() const { return x * y * z; }
+};
+
+// How the host launches a generated GPU kernel. The kernels use dynamic shared memory only, so
+// sharedBytes is the whole shared memory of a block: pass it to
+// cuLaunchKernel/hipModuleLaunchKernel (above 48 KiB CUDA also needs
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES set first).
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  std::int64_t sharedBytes = 0;
+};
+
+struct CodegenOptions {
+  // Name of the extern "C" entry point; empty: opevo_kernel (GPU), opevo_cpu_kernel (CPU) or
+  // opevo_reference (reference kernels). Distinct names let several kernels share one source and
+  // one compiler invocation.
+  std::string entry;
+  // Largest grid.z to launch (the device's maxGridDim[2]); Conv2D's fused (image, channel block)
+  // axis is strided over when longer.
+  std::int64_t maxGridZ = 65535;
+};
+
+// One kernel's source and how to launch it. Every entry point has the signature
+//   extern "C" void ENTRY(const float* A, const float* B, float* C)
+// (__global__ on GPUs): MatMul/BatchMatMul C = op(A) * op(B), row-major, batches contiguous;
+// Conv2D A = input NCHW, B = weights FCKhKw, C = output NFHoWo. All fp32. C is fully written.
+struct GeneratedKernel {
+  Backend backend = Backend::Cuda;
+  std::string entry;
+  std::string source;
+  // GPU: the launch. CPU: grid counts the iterations of the OpenMP-parallel block loops, block
+  // the "threads" of one block (run one after another), sharedBytes 0.
+  LaunchConfig launch;
+  // Floats one thread accumulates in registers (all its virtual threads' inner tiles): above a
+  // few hundred the compiler spills them to local memory.
+  std::int64_t accumulators = 0;
+  // One line describing the tiling.
+  std::string summary;
+};
+
+// Instantiates the operator's template (MatMul, BatchMatMul, Conv2D; see tiling.h for what each
+// factor means) for a configuration of `space` (normally defaultSpace(op)). Throws InputError
+// when the configuration does not fit the template. Constraints of the space are not checked here:
+// callers reject configurations with space.satisfies() first.
+GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
+                               const Config& config, Backend backend,
+                               const CodegenOptions& options = {});
+
+// A plain kernel with one thread (GPU) or one loop iteration (CPU) per output element and the
+// same signature, used to verify tuned kernels on devices without cuBLAS/cuDNN.
+GeneratedKernel generateReferenceKernel(const OperatorSpec& op, Backend backend,
+                                        const CodegenOptions& options = {});
+
+// Element counts of the kernel arguments A, B and C.
+struct OperandSizes {
+  std::int64_t a = 0, b = 0, c = 0;
+};
+OperandSizes operandSizes(const OperatorSpec& op);
+
+}  // namespace opevo::codegen

@@ -1,0 +1,104 @@
+// Naive kernels, one output element per GPU thread or loop iteration: slow, but short enough to
+// be checked by reading, which is what a reference for verifying tuned kernels must be.
+
+#include "codegen/templates.h"
+
+namespace opevo::codegen::detail {
+namespace {
+
+constexpr std::int64_t kReferenceThreads = 256;
+
+std::string str(std::int64_t v) {
+  return std::to_string(v);
+}
+
+// Declares the problem's constants and computes output element i into C[i].
+void writeReferenceBody(CodeWriter& w, const OperatorSpec& op) {
+  if (op.kind == OpKind::Conv2D) {
+    w.line("constexpr index_t NB = " + str(op.batch) + ", CI = " + str(op.inChannels) +
+           ", H = " + str(op.height) + ", W = " + str(op.width) + ";");
+    w.line("constexpr index_t F = " + str(op.outChannels) + ", KH = " + str(op.kernelH) +
+           ", KW = " + str(op.kernelW) + ", OH = " + str(op.outHeight()) +
+           ", OW = " + str(op.outWidth()) + ";");
+    w.line("constexpr index_t S = " + str(op.stride) + ", P = " + str(op.pad) + ";");
+    w.line("const index_t img = i / (F * OH * OW), f = (i / (OH * OW)) % F;");
+    w.line("const index_t oy = (i / OW) % OH, ox = i % OW;");
+    w.line("float sum = 0.0f;");
+    w.open("for (index_t c = 0; c < CI; ++c)");
+    w.open("for (index_t ky = 0; ky < KH; ++ky)");
+    w.open("for (index_t kx = 0; kx < KW; ++kx)");
+    w.line("const index_t iy = oy * S - P + ky, ix = ox * S - P + kx;");
+    w.line("if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // zero padding");
+    w.line("sum += A[((img * CI + c) * H + iy) * W + ix] * B[((f * CI + c) * KH + ky) * KW + kx];");
+    w.closeNest(3);
+    w.line("C[i] = sum;");
+    return;
+  }
+  w.line("constexpr index_t N = " + str(op.n) + ", M = " + str(op.m) + ", K = " + str(op.k) + ";");
+  w.line("const index_t batch = i / (N * M), row = (i / M) % N, col = i % M;");
+  w.line("float sum = 0.0f;");
+  w.open("for (index_t k = 0; k < K; ++k)");
+  w.line("sum += A[" + aOffset(op, "batch", "row", "k") + "] * B[" +
+         bOffset(op, "batch", "k", "col") + "];");
+  w.close();
+  w.line("C[i] = sum;");
+  if (op.kind == OpKind::MatMul) w.line("(void)batch;");
+}
+
+std::string describeReference(const OperatorSpec& op) {
+  return op.kind == OpKind::Conv2D ? "reference Conv2D: one output element each, zero padding"
+                                   : "reference MatMul: one output element each, a plain K loop";
+}
+
+}  // namespace
+
+GeneratedKernel referenceGpu(const KernelContext& ctx) {
+  const OperatorSpec& op = *ctx.op;
+  GeneratedKernel g;
+  g.backend = ctx.backend;
+  g.entry = ctx.entry;
+  g.accumulators = 1;
+  const std::int64_t total = operandSizes(op).c;
+  g.launch.grid = {(total + kReferenceThreads - 1) / kReferenceThreads, 1, 1};
+  g.launch.block = {kReferenceThreads, 1, 1};
+  g.summary = describeReference(op);
+  CodeWriter w;
+  writeHeader(w, ctx, describeReference(op), describeLaunch(g.launch));
+  w.line();
+  w.line(gpuPrelude(ctx.backend));
+  w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + ctx.entry +
+         "(const float* OPEVO_RESTRICT A, const float* OPEVO_RESTRICT B, float* OPEVO_RESTRICT C)");
+  w.line("using index_t = long long;");
+  w.line("const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;");
+  w.line("if (i >= " + str(total) + ") return;");
+  writeReferenceBody(w, op);
+  w.close();
+  g.source = w.str();
+  return g;
+}
+
+GeneratedKernel referenceCpu(const KernelContext& ctx) {
+  const OperatorSpec& op = *ctx.op;
+  GeneratedKernel g;
+  g.backend = Backend::Cpu;
+  g.entry = ctx.entry;
+  g.accumulators = 1;
+  const std::int64_t total = operandSizes(op).c;
+  g.launch.grid = {total, 1, 1};
+  g.summary = describeReference(op);
+  CodeWriter w;
+  writeHeader(w, ctx, describeReference(op), "");
+  w.line();
+  w.open("extern \"C\" void " + ctx.entry +
+         "(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C)");
+  w.line("using index_t = long long;");
+  w.line("#pragma omp parallel for schedule(static)");
+  w.open("for (index_t i = 0; i < " + str(total) + "; ++i)");
+  writeReferenceBody(w, op);
+  w.close();
+  w.close();
+  g.source = w.str();
+  return g;
+}
+
+}  // namespace opevo::codegen::detail

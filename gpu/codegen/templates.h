@@ -1,0 +1,46 @@
+#pragma once
+
+// Internal to codegen/: the per-operator templates behind generateKernel.
+
+#include <string>
+
+#include "codegen/code_writer.h"
+#include "codegen/kernel_codegen.h"
+#include "codegen/tiling.h"
+
+namespace opevo::codegen::detail {
+
+// What every template needs besides its tiling.
+struct KernelContext {
+  const OperatorSpec* op = nullptr;
+  Backend backend = Backend::Cuda;
+  std::string entry;
+  std::string configText;  // SearchSpace::format of the configuration, for the header comment
+  std::int64_t maxGridZ = 65535;
+};
+
+// Macros that differ between CUDA and HIP; the kernel text after them is shared.
+std::string gpuPrelude(Backend backend);
+// "int" when every element offset of A, B and C fits in 32 bits, else "long long".
+std::string indexType(const OperatorSpec& op);
+// The comment block at the top of every kernel.
+void writeHeader(CodeWriter& w, const KernelContext& ctx, const std::string& what,
+                 const std::string& launch);
+std::string describeLaunch(const LaunchConfig& launch);
+
+// Offsets (as expressions over the generated constants N, M, K) of A's element (batch, row, k) and
+// B's element (batch, k, col) in their stored, possibly transposed layouts. batch is ignored for
+// MatMul.
+std::string aOffset(const OperatorSpec& op, const std::string& batch, const std::string& row,
+                    const std::string& k);
+std::string bOffset(const OperatorSpec& op, const std::string& batch, const std::string& k,
+                    const std::string& col);
+
+GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t);
+GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t);
+GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t);
+GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t);
+GeneratedKernel referenceGpu(const KernelContext& ctx);
+GeneratedKernel referenceCpu(const KernelContext& ctx);
+
+}  // namespace opevo::codegen::detail

@@ -1,0 +1,80 @@
+#include "codegen/tiling.h"
+
+#include "common/error.h"
+#include "space/choice_param.h"
+#include "space/discrete_param.h"
+
+namespace opevo::codegen {
+namespace {
+
+// Copies the factors of parameter `name` into out after checking they tile `length` exactly:
+// the templates rely on exact tiling and never emit bounds checks for it.
+template <std::size_t Parts>
+void readFactors(const SearchSpace& space, const Config& config, const char* name,
+                 std::int64_t length, std::array<std::int64_t, Parts>& out) {
+  const int index = space.indexOf(name);
+  if (index < 0)
+    throw InputError(std::string("codegen: the space has no parameter '") + name +
+                     "' that the kernel template needs");
+  const Vertex& v = config.at(static_cast<std::size_t>(index));
+  if (v.size() != Parts)
+    throw InputError(std::string("codegen: parameter '") + name + "' has " +
+                     std::to_string(v.size()) + " factors, the template expects " +
+                     std::to_string(Parts));
+  std::int64_t product = 1;
+  for (std::size_t i = 0; i < Parts; ++i) {
+    if (v[i] < 1)
+      throw InputError(std::string("codegen: parameter '") + name + "' has a factor below 1");
+    out[i] = v[i];
+    product *= v[i];
+  }
+  if (product != length)
+    throw InputError(std::string("codegen: the factors of '") + name + "' multiply to " +
+                     std::to_string(product) + ", not to the dimension " + std::to_string(length));
+}
+
+void checkConfig(const SearchSpace& space, const Config& config) {
+  if (config.size() != space.dims())
+    throw InputError("codegen: the configuration has " + std::to_string(config.size()) +
+                     " parameters, the space " + std::to_string(space.dims()));
+}
+
+}  // namespace
+
+MatMulTiling matmulTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config) {
+  if (op.kind == OpKind::Conv2D)
+    throw InputError("codegen: a Conv2D operator has no MatMul tiling");
+  checkConfig(space, config);
+  MatMulTiling t;
+  if (op.kind == OpKind::BatchMatMul) readFactors(space, config, "tile_b", op.batch, t.b);
+  readFactors(space, config, "tile_n", op.n, t.n);
+  readFactors(space, config, "tile_m", op.m, t.m);
+  readFactors(space, config, "tile_k", op.k, t.k);
+  return t;
+}
+
+Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config) {
+  if (op.kind != OpKind::Conv2D) throw InputError("codegen: only Conv2D has a Conv2D tiling");
+  checkConfig(space, config);
+  Conv2DTiling t;
+  readFactors(space, config, "tile_f", op.outChannels, t.f);
+  readFactors(space, config, "tile_y", op.outHeight(), t.y);
+  readFactors(space, config, "tile_x", op.outWidth(), t.x);
+  readFactors(space, config, "tile_rc", op.inChannels, t.rc);
+  readFactors(space, config, "tile_ry", op.kernelH, t.ry);
+  readFactors(space, config, "tile_rx", op.kernelW, t.rx);
+  if (const int i = space.indexOf("auto_unroll_max_step"); i >= 0) {
+    const auto* p = dynamic_cast<const DiscreteParam*>(space.paramPtr(i).get());
+    if (!p) throw InputError("codegen: auto_unroll_max_step must be a discrete parameter");
+    t.autoUnrollMaxStep = static_cast<std::int64_t>(p->value(config[i]));
+  }
+  if (const int i = space.indexOf("unroll_explicit"); i >= 0) {
+    const std::string value = space.param(i).format(config[i]);
+    if (value != "0" && value != "1")
+      throw InputError("codegen: unroll_explicit must be 0 or 1, not '" + value + "'");
+    t.unrollExplicit = value == "1";
+  }
+  return t;
+}
+
+}  // namespace opevo::codegen

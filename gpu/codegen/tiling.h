@@ -1,0 +1,52 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "ops/operator.h"
+#include "space/search_space.h"
+
+namespace opevo::codegen {
+
+// The factors of a MatMul/BatchMatMul configuration, named by what they mean in TVM's template
+// (REFERENCE.md): n and m are [block, virtual thread, thread, inner], k is [outer, middle, inner],
+// b is [block, thread] (both 1 for MatMul).
+struct MatMulTiling {
+  std::array<std::int64_t, 2> b{1, 1};
+  std::array<std::int64_t, 4> n{}, m{};
+  std::array<std::int64_t, 3> k{};
+
+  std::int64_t blockN() const { return n[1] * n[2] * n[3]; }
+  std::int64_t blockM() const { return m[1] * m[2] * m[3]; }
+  std::int64_t kStep() const { return k[1] * k[2]; }
+  std::int64_t threads() const { return b[1] * n[2] * m[2]; }
+  // Accumulators one thread keeps: every virtual thread's inner tile.
+  std::int64_t accumulators() const { return n[1] * n[3] * m[1] * m[3]; }
+};
+
+// Conv2D direct NCHW: f, y, x (out channels, rows, columns) are [block, vthread, thread, inner];
+// rc, ry, rx (in channels, kernel rows, kernel columns) are [outer, inner].
+struct Conv2DTiling {
+  std::array<std::int64_t, 4> f{}, y{}, x{};
+  std::array<std::int64_t, 2> rc{}, ry{}, rx{};
+  std::int64_t autoUnrollMaxStep = 512;
+  bool unrollExplicit = true;
+
+  std::int64_t blockF() const { return f[1] * f[2] * f[3]; }
+  std::int64_t blockY() const { return y[1] * y[2] * y[3]; }
+  std::int64_t blockX() const { return x[1] * x[2] * x[3]; }
+  std::int64_t threads() const { return f[2] * y[2] * x[2]; }
+  std::int64_t accumulators() const { return f[1] * f[3] * y[1] * y[3] * x[1] * x[3]; }
+  // Rows and columns of padded input one outer reduction step needs for the block's outputs.
+  std::int64_t patchH(std::int64_t stride) const { return (blockY() - 1) * stride + ry[1]; }
+  std::int64_t patchW(std::int64_t stride) const { return (blockX() - 1) * stride + rx[1]; }
+};
+
+// Read the factors from a configuration of the operator's space (parameters found by name, as in
+// defaultSpace). Throws InputError when the operator kind does not match, a parameter is missing,
+// has the wrong number of factors, or its factors do not multiply to the dimension it tiles.
+// Conv2D's auto_unroll_max_step and unroll_explicit may be absent (512 and 1 are used).
+MatMulTiling matmulTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
+Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
+
+}  // namespace opevo::codegen

@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "run_process.h"
+
+namespace opevo::test {
+namespace {
+
+ProcessResult opevo(const std::vector<std::string>& args) {
+  return runProcess(OPEVO_CLI, args);
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(CliCodegen, PrintsCudaSourceOfAConfiguration) {
+  const std::string config = "tile_n=8,2,8,4; tile_m=16,2,8,4; tile_k=128,2,4";
+  const auto r = opevo({"codegen", "--op", "MM1", "--config", config});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "opevo_kernel(const float* OPEVO_RESTRICT A"));
+  EXPECT_TRUE(has(r.out, config));
+  EXPECT_TRUE(has(r.out, "grid (16, 8, 1), block (8, 8, 1)"));
+  EXPECT_TRUE(has(r.out, "prelude: CUDA"));
+}
+
+TEST(CliCodegen, RandomIsSeededAndHipSharesTheKernel) {
+  const auto a = opevo({"codegen", "--op", "C2", "--random", "--seed", "4"});
+  const auto b = opevo({"codegen", "--op", "C2", "--random", "--seed", "4", "--backend", "hip"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  const std::string mark = "// ---- end of prelude ----";
+  EXPECT_EQ(a.out.substr(a.out.find(mark)), b.out.substr(b.out.find(mark)));
+  EXPECT_NE(a.out, opevo({"codegen", "--op", "C2", "--random", "--seed", "5"}).out);
+}
+
+TEST(CliCodegen, CpuCompileReportsTheSharedObject) {
+  const auto r = opevo({"codegen", "--op", "BMM3", "--backend", "cpu", "--random", "--compile"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "extern \"C\" void opevo_cpu_kernel("));
+  EXPECT_TRUE(has(r.out, "// result:    shared object of "));
+}
+
+TEST(CliCodegen, CudaCompileReportsRegistersWhenNvrtcIsPresent) {
+  const auto r = opevo({"codegen", "--op", "MM2", "--random", "--compile", "--arch", "sm_80"});
+  if (r.status == 1 && has(r.err, "NVRTC not found")) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "compiled for sm_80 with NVRTC"));
+  EXPECT_TRUE(has(r.out, "// registers: "));
+  EXPECT_TRUE(has(r.out, "bytes dynamic (launch)"));
+}
+
+TEST(CliCodegen, ReferenceKernelNeedsNoConfiguration) {
+  const auto r = opevo({"codegen", "--op", "C1", "--reference", "--backend", "cpu"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "opevo_reference("));
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string mentions;
+};
+
+TEST(CliCodegen, BadInputExitsTwoWithOneLine) {
+  const std::vector<BadCase> cases = {
+      {{"--op", "MM9", "--random"}, "unknown preset"},
+      {{"--op", "MM1", "--backend", "opencl", "--random"}, "unknown backend"},
+      {{"--op", "MM1", "--config", "tile_n=1,1,1,512"}, "tile_m"},
+      {{"--op", "MM1", "--config", "tile_n=3,1,1,1; tile_m=1024,1,1,1; tile_k=1024,1,1"}, "tile_n"},
+      {{"--op", "MM1"}, "--random"},
+      {{"--op", "MM1", "--random", "--arch", "sm_90"}, "--compile"},
+      {{"--op", "MM1", "--random", "--compile", "--arch", "sm_3"}, "sm_NN"},
+      {{"--op", "MM1", "--backend", "hip", "--random", "--compile", "--arch", "gfx1100"}, "gfx90a"},
+      {{"--op", "C1", "--reference", "--random"}, "no configuration"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"codegen"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = opevo(args);
+    EXPECT_EQ(r.status, 2) << c.mentions << ": " << r.err;
+    EXPECT_TRUE(has(r.err, c.mentions)) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.mentions;
+  }
+}
+
+TEST(CliCodegen, BrokenConstraintIsExplained) {
+  const auto r = opevo({"codegen", "--op", "MM1", "--config",
+                        "tile_n=1,1,512,1; tile_m=1,1,1024,1; tile_k=1024,1,1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "at most 1024 threads per block")) << r.err;
+  EXPECT_TRUE(has(r.err, "524288 threads")) << r.err;
+}
+
+}  // namespace
+}  // namespace opevo::test

@@ -1,0 +1,91 @@
+// The CUDA/HIP templates' indexing, cooperative loads and barriers, checked without a GPU by
+// running the generated kernels on CPU threads (gpu_emulation.h).
+
+#include <gtest/gtest.h>
+
+#include "codegen_test_util.h"
+#include "gpu_emulation.h"
+
+namespace opevo::test {
+namespace {
+
+using codegen::Backend;
+
+void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs,
+                                std::int64_t maxGridZ = 65535) {
+  const SearchSpace space = defaultSpace(op);
+  std::string source = emulationHeader();
+  std::vector<std::string> entries;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    entries.push_back(std::string("tuned_") + std::to_string(i));
+    const auto k =
+        codegen::generateKernel(op, space, configs[i], Backend::Cuda, {entries.back(), maxGridZ});
+    ASSERT_LE(k.launch.sharedBytes / 4, kEmulatedSharedFloats);
+    source += emulatedKernel(k);
+  }
+  entries.push_back("opevo_reference");
+  source += emulatedKernel(codegen::generateReferenceKernel(op, Backend::Cuda));
+  LoadedObject so(source, {"-O1", "-std=c++20", "-pthread", "-shared", "-fPIC"});
+  ASSERT_TRUE(so.ok()) << so.result().log;
+
+  const codegen::OperandSizes sizes = codegen::operandSizes(op);
+  const std::vector<float> a = randomData(sizes.a, 21), b = randomData(sizes.b, 22);
+  const std::vector<float> want = hostReference(op, a, b);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    std::vector<float> c(static_cast<std::size_t>(sizes.c), std::nanf(""));
+    so.symbol<KernelFn>("emu_" + entries[i])(a.data(), b.data(), c.data());
+    const std::int64_t bad = firstMismatch(c, want);
+    EXPECT_EQ(bad, -1) << entries[i] << " "
+                       << (i < configs.size() ? space.format(configs[i]) : "reference")
+                       << ": element " << bad;
+  }
+}
+
+// Few threads per block keep the emulation (one OS thread per GPU thread) quick.
+std::vector<Config> smallBlockConfigs(const OperatorSpec& op, int count, std::uint64_t seed) {
+  const SearchSpace space = defaultSpace(op);
+  return randomConfigs(space, count, seed, [&](const Config& c) {
+    const std::int64_t threads = threadsPerBlock(op, space, c);
+    return threads >= 2 && threads <= 64;
+  });
+}
+
+TEST(CodegenEmulatedGpu, MatMulMatchesReference) {
+  const OperatorSpec op = smallMatMul(64, 96, 80);
+  std::vector<Config> configs = smallBlockConfigs(op, 4, 31);
+  configs.push_back(defaultSpace(op).parse("tile_n=2,2,4,4; tile_m=2,3,4,4; tile_k=2,5,8"));
+  expectEmulatedKernelsMatch(op, configs);
+}
+
+TEST(CodegenEmulatedGpu, BatchMatMulTransposedMatchesReference) {
+  const OperatorSpec op = smallBatchMatMul(6, 32, 48, 40, true, false);
+  std::vector<Config> configs = smallBlockConfigs(op, 3, 32);
+  configs.push_back(
+      defaultSpace(op).parse("tile_b=3,2; tile_n=2,2,2,4; tile_m=2,2,3,4; tile_k=2,4,5"));
+  expectEmulatedKernelsMatch(op, configs);
+  const OperatorSpec both = smallBatchMatMul(6, 32, 48, 40, false, true);
+  expectEmulatedKernelsMatch(both, smallBlockConfigs(both, 3, 33));
+}
+
+TEST(CodegenEmulatedGpu, Conv2DStridePaddingMatchesReference) {
+  const OperatorSpec op = smallConv(2, 8, 12, 13, 3, 2, 1);
+  std::vector<Config> configs = smallBlockConfigs(op, 4, 34);
+  configs.push_back(defaultSpace(op).parse(
+      "tile_f=1,2,3,2; tile_y=1,1,7,1; tile_x=7,1,1,1; tile_rc=2,4; tile_ry=3,1; tile_rx=1,3; "
+      "auto_unroll_max_step=0; unroll_explicit=1"));
+  expectEmulatedKernelsMatch(op, configs);
+}
+
+TEST(CodegenEmulatedGpu, Conv2DBlocksStrideOverACappedGridZ) {
+  // As C2 does on a real device (512 x 192 > 65535), with a cap small enough to emulate.
+  const OperatorSpec op = smallConv(2, 8, 12, 13, 3, 2, 1);
+  const SearchSpace space = defaultSpace(op);
+  const Config c = space.parse(
+      "tile_f=6,1,2,1; tile_y=1,1,7,1; tile_x=1,1,1,7; tile_rc=4,2; tile_ry=1,3; tile_rx=3,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1");
+  EXPECT_EQ(codegen::generateKernel(op, space, c, Backend::Cuda, {"k", 5}).launch.grid.z, 5);
+  expectEmulatedKernelsMatch(op, {c}, 5);
+}
+
+}  // namespace
+}  // namespace opevo::test

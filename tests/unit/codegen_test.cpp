@@ -1,0 +1,201 @@
+// Generated kernels compile (NVRTC, hiprtc) and compute the right thing (CPU template).
+
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "codegen_test_util.h"
+#include "cuda/nvrtc_compiler.h"
+#include "hip/hiprtc_compiler.h"
+
+namespace opevo::test {
+namespace {
+
+using codegen::Backend;
+using codegen::generateKernel;
+
+// Builds every configuration's CPU kernel and the CPU reference kernel into one shared object
+// (one compiler run), runs them on random data, and compares each with the host reference.
+void expectCpuKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs) {
+  const SearchSpace space = defaultSpace(op);
+  std::string source;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    source += generateKernel(op, space, configs[i], Backend::Cpu,
+                             {std::string("tuned_") + std::to_string(i)})
+                  .source;
+  source += codegen::generateReferenceKernel(op, Backend::Cpu).source;
+  LoadedObject so(source, {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC"});
+  ASSERT_TRUE(so.ok()) << so.result().log;
+
+  const codegen::OperandSizes sizes = codegen::operandSizes(op);
+  const std::vector<float> a = randomData(sizes.a, 11), b = randomData(sizes.b, 12);
+  const std::vector<float> want = hostReference(op, a, b);
+  auto run = [&](const std::string& entry) {
+    std::vector<float> c(static_cast<std::size_t>(sizes.c), std::nanf(""));
+    so.symbol<KernelFn>(entry)(a.data(), b.data(), c.data());
+    return c;
+  };
+  EXPECT_EQ(firstMismatch(run("opevo_reference"), want), -1) << "the reference kernel";
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const std::vector<float> got = run(std::string("tuned_") + std::to_string(i));
+    const std::int64_t bad = firstMismatch(got, want);
+    EXPECT_EQ(bad, -1) << space.format(configs[i]) << ": element " << bad << " is "
+                       << (bad >= 0 ? got[bad] : 0) << ", expected " << (bad >= 0 ? want[bad] : 0);
+  }
+}
+
+TEST(CodegenCpu, MatMulMatchesReference) {
+  const OperatorSpec op = smallMatMul(64, 96, 80);
+  const SearchSpace space = defaultSpace(op);
+  std::vector<Config> configs = randomConfigs(space, 4, 1);
+  // Every factor position used, and an inner tile too big for registers (accumulates in C).
+  configs.push_back(space.parse("tile_n=2,2,4,4; tile_m=2,3,4,4; tile_k=2,5,8"));
+  configs.push_back(space.parse("tile_n=1,1,1,64; tile_m=1,1,1,96; tile_k=80,1,1"));
+  expectCpuKernelsMatch(op, configs);
+}
+
+TEST(CodegenCpu, BatchMatMulTransposedMatchesReference) {
+  const OperatorSpec transA = smallBatchMatMul(6, 32, 48, 40, true, false);
+  std::vector<Config> configs = randomConfigs(defaultSpace(transA), 4, 2);
+  configs.push_back(
+      defaultSpace(transA).parse("tile_b=3,2; tile_n=2,2,2,4; tile_m=2,2,3,4; tile_k=2,4,5"));
+  expectCpuKernelsMatch(transA, configs);
+  const OperatorSpec both = smallBatchMatMul(6, 32, 48, 40, true, true);
+  expectCpuKernelsMatch(both, randomConfigs(defaultSpace(both), 3, 3));
+}
+
+TEST(CodegenCpu, Conv2DStridePaddingMatchesReference) {
+  const OperatorSpec op = smallConv(2, 8, 12, 13, 3, 2, 1);
+  const SearchSpace space = defaultSpace(op);
+  std::vector<Config> configs = randomConfigs(space, 4, 4);
+  configs.push_back(space.parse(
+      "tile_f=1,2,3,2; tile_y=1,1,7,1; tile_x=7,1,1,1; tile_rc=2,4; tile_ry=3,1; tile_rx=1,3; "
+      "auto_unroll_max_step=1500; unroll_explicit=1"));
+  expectCpuKernelsMatch(op, configs);
+}
+
+// Concatenates the kernels of several configurations (distinct entry names) into one source, so
+// that one compiler run checks them all: NVRTC's and hiprtc's fixed cost per run dominates.
+std::string batchedSource(const std::string& presetName, int count, Backend backend,
+                          std::uint64_t seed, std::vector<std::string>* entries) {
+  const OperatorSpec op = preset(presetName);
+  const SearchSpace space = defaultSpace(op);
+  std::string source;
+  for (const Config& c : randomConfigs(space, count, seed)) {
+    const std::string entry = std::string("k") + std::to_string(entries->size());
+    source += generateKernel(op, space, c, backend, {entry}).source + "\n";
+    entries->push_back(entry);
+  }
+  return source;
+}
+
+TEST(CodegenNvrtc, EveryPresetCompilesForSm80AndSm90) {
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+  for (const std::string& name : presetNames()) {
+    std::vector<std::string> entries;
+    const std::string source = batchedSource(name, 5, Backend::Cuda, 7, &entries);
+    ASSERT_EQ(entries.size(), 5u);
+    // The two architectures compile concurrently: NVRTC is thread-safe.
+    auto sm80 = std::async(std::launch::async, [&] { return nvrtc.compile(source, "sm_80"); });
+    const CompileResult sm90 = nvrtc.compile(source, "sm_90");
+    for (const CompileResult& r : {sm80.get(), sm90}) {
+      const std::string& arch = r.arch;
+      ASSERT_TRUE(r.ok) << name << " for " << arch << ":\n" << r.log;
+      EXPECT_EQ(r.kind, BinaryKind::Cubin);
+      for (const std::string& e : entries) {
+        ASSERT_TRUE(r.resources.count(e)) << name << " " << arch << ": no ptxas report for " << e;
+        EXPECT_GT(r.resources.at(e).registers.value_or(0), 0);
+      }
+    }
+  }
+}
+
+TEST(CodegenNvrtc, ReportsRegistersAndNoStaticSharedMemory) {
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+  const OperatorSpec op = preset("MM1");
+  const SearchSpace space = defaultSpace(op);
+  const auto k = generateKernel(
+      op, space, space.parse("tile_n=8,2,8,4; tile_m=16,2,8,4; tile_k=128,2,4"), Backend::Cuda);
+  const CompileResult r = nvrtc.compile(k.source, "sm_90");
+  ASSERT_TRUE(r.ok) << r.log;
+  const KernelResources& res = r.resources.at("opevo_kernel");
+  EXPECT_GE(res.registers.value_or(0), 32);  // 64 accumulators live in registers
+  EXPECT_LE(res.registers.value_or(999), 255);
+  EXPECT_EQ(res.staticSharedBytes, 0);  // all of it is dynamic: LaunchConfig::sharedBytes
+  EXPECT_EQ(res.spillStoreBytes, 0);
+  EXPECT_EQ(k.launch.sharedBytes, 4 * 8 * (64 + 64));
+  const CompileResult ptx = nvrtc.compile(k.source, "compute_80");
+  ASSERT_TRUE(ptx.ok) << ptx.log;
+  EXPECT_EQ(ptx.kind, BinaryKind::Ptx);
+  EXPECT_NE(ptx.binary.find(".entry opevo_kernel"), std::string::npos);
+}
+
+TEST(CodegenNvrtc, ChecksArchitectures) {
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+  EXPECT_NE(nvrtc.checkArch("gfx90a").find("sm_NN"), std::string::npos);
+  EXPECT_NE(nvrtc.checkArch("sm_9").find("sm_NN"), std::string::npos);
+  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+  EXPECT_EQ(nvrtc.checkArch("sm_80"), "");
+  EXPECT_EQ(nvrtc.checkArch("sm_90a"), "");
+  EXPECT_NE(nvrtc.checkArch("sm_35").find("not supported"), std::string::npos);
+  const CompileResult r =
+      nvrtc.compile("extern \"C\" __global__ void f() { syntax error }", "sm_80");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("error"), std::string::npos);
+}
+
+TEST(CodegenNvrtc, MissingLibraryGivesClearReason) {
+  const NvrtcCompiler missing({"libnvrtc-that-does-not-exist.so.99"});
+  EXPECT_FALSE(missing.available());
+  EXPECT_NE(missing.unavailableReason().find("NVRTC not found"), std::string::npos);
+  EXPECT_NE(missing.unavailableReason().find("libnvrtc-that-does-not-exist.so.99"),
+            std::string::npos);
+  const CompileResult r = missing.compile("", "sm_90");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.log, missing.unavailableReason());
+}
+
+TEST(CodegenHiprtc, EveryPresetCompilesForGfx90a) {
+  const HiprtcCompiler& hiprtc = HiprtcCompiler::shared();
+  if (!hiprtc.available()) GTEST_SKIP() << hiprtc.unavailableReason();
+  // hiprtc takes about 2 s per run here whatever the source: two runs hold all presets.
+  for (const auto& group : {std::vector<std::string>{"MM1", "MM2", "MM3", "BMM1", "BMM2", "BMM3"},
+                            std::vector<std::string>{"C1", "C2"}}) {
+    std::vector<std::string> entries;
+    std::string source;
+    for (const std::string& name : group)
+      source += batchedSource(name, group.size() > 2 ? 2 : 3, Backend::Hip, 9, &entries);
+    const CompileResult r = hiprtc.compile(source, "gfx90a");
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(r.kind, BinaryKind::AmdCodeObject);
+    for (const std::string& e : entries) {
+      ASSERT_TRUE(r.resources.count(e)) << "no metadata for " << e;
+      EXPECT_GT(r.resources.at(e).registers.value_or(0), 0);
+      EXPECT_GT(r.resources.at(e).scalarRegisters.value_or(0), 0);
+      EXPECT_EQ(r.resources.at(e).staticSharedBytes, 0);
+    }
+  }
+}
+
+TEST(CodegenHiprtc, RefusesUnknownArchitecturesWithoutCallingHiprtc) {
+  const HiprtcCompiler& hiprtc = HiprtcCompiler::shared();
+  if (!hiprtc.available()) GTEST_SKIP() << hiprtc.unavailableReason();
+  EXPECT_EQ(hiprtc.checkArch("gfx906"), "");
+  // With ROCm 5.2 this arch aborts the process inside hiprtc: it must never get there.
+  const CompileResult r = hiprtc.compile("extern \"C\" __global__ void f() {}", "gfx1100");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("known"), std::string::npos);
+  EXPECT_NE(hiprtc.checkArch("sm_90").find("gfx90a"), std::string::npos);
+}
+
+TEST(CodegenHiprtc, MissingLibraryGivesClearReason) {
+  const HiprtcCompiler missing({"libhiprtc-that-does-not-exist.so.99"});
+  EXPECT_FALSE(missing.available());
+  EXPECT_NE(missing.unavailableReason().find("hiprtc not found"), std::string::npos);
+  EXPECT_FALSE(missing.compile("", "gfx90a").ok);
+}
+
+}  // namespace
+}  // namespace opevo::test
