@@ -1,5 +1,7 @@
 #include "cpu/cpu_runner.h"
 
+#include "codegen/cpu_compiler.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -38,6 +40,8 @@ double median(std::vector<double> values) {
 Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,
                          const TimingOptions& timing) {
   Measurement m;
+  // OpenMP's runtime must outlive each kernel library, or unloading one kills its thread pool.
+  keepOpenMpRuntimeLoaded();
   void* library = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     m.status = TrialStatus::LaunchError;

@@ -1,0 +1,152 @@
+#include "cpu/cpu_measurer.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "codegen/cpu_compiler.h"
+#include "codegen/kernel_codegen.h"
+#include "probe/backend_probe.h"
+#include "worker/protocol.h"
+
+namespace opevo {
+namespace {
+
+std::string defaultCacheDir() {
+  std::filesystem::path base;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    base = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    base = std::filesystem::path(home) / ".cache";
+  else
+    base = std::filesystem::temp_directory_path();
+  return (base / "opevo-studio" / "cpu-kernels").string();
+}
+
+// A stable file stem per source text, so a configuration compiled once is reused across runs.
+std::string stemFor(const std::string& source) {
+  std::string stem = "k";
+  return stem.append(std::to_string(std::hash<std::string>{}(source)));
+}
+
+nlohmann::json timingJson(const TimingOptions& t) {
+  return {{"min_total_ms", t.minTotalMs}, {"min_runs", t.minRuns}, {"max_runs", t.maxRuns},
+          {"warmup_runs", t.warmupRuns}};
+}
+
+}  // namespace
+
+CpuMeasurer::CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options)
+    : m_def(std::move(def)), m_options(std::move(options)) {
+  if (m_options.cacheDir.empty()) m_options.cacheDir = defaultCacheDir();
+  std::filesystem::create_directories(m_options.cacheDir);
+  for (const BackendInfo& b : probeBackends())
+    if (b.name == "cpu" && !b.devices.empty()) m_device = b.devices[0].name + ", " + b.devices[0].detail;
+  m_worker = std::make_unique<WorkerClient>(m_options.workerPath);
+}
+
+CpuMeasurer::~CpuMeasurer() = default;
+
+std::string CpuMeasurer::label() const { return "cpu: " + m_device; }
+
+Measurement CpuMeasurer::timeInWorker(const std::string& library) {
+  const auto reply = m_worker->call({{"cmd", "measure"},
+                                     {"backend", "cpu"},
+                                     {"op", operatorToJson(m_def.op)},
+                                     {"library", library},
+                                     {"timing", timingJson(m_options.timing)}},
+                                    m_options.timeoutSeconds);
+  if (!reply.ok) {
+    Measurement m;
+    m.status = reply.failure;
+    m.message = reply.message;
+    return m;
+  }
+  if (!reply.body.value("ok", false)) {
+    Measurement m;
+    m.status = TrialStatus::LaunchError;
+    m.message = reply.body.value("error", std::string("the worker refused the request"));
+    return m;
+  }
+  return measurementFromJson(reply.body["measurement"]);
+}
+
+void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
+  struct Compiled {
+    std::size_t index;
+    CompileResult result;
+  };
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<Compiled> finished;
+  std::size_t next = 0;
+  auto compileLoop = [&] {
+    while (true) {
+      std::size_t i;
+      {
+        std::lock_guard lock(mutex);
+        if (next == configs.size()) return;
+        i = next++;
+      }
+      CompileResult r;
+      try {
+        const auto kernel = codegen::generateKernel(m_def.op, m_def.space, configs[i], codegen::Backend::Cpu);
+        r = compileCpuKernel(kernel.source, m_options.cacheDir, stemFor(kernel.source));
+      } catch (const std::exception& e) {
+        r.ok = false;
+        r.log = e.what();
+      }
+      {
+        std::lock_guard lock(mutex);
+        finished.push_back({i, std::move(r)});
+      }
+      ready.notify_one();
+    }
+  };
+  const int threads = std::max(1, std::min<int>(m_options.compileThreads, int(configs.size())));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(compileLoop);
+  // Time each kernel as soon as its build is done, one at a time.
+  for (std::size_t handled = 0; handled < configs.size(); ++handled) {
+    Compiled c;
+    {
+      std::unique_lock lock(mutex);
+      ready.wait(lock, [&] { return !finished.empty(); });
+      c = std::move(finished.front());
+      finished.pop_front();
+    }
+    Measurement m;
+    if (!c.result.ok) {
+      m.status = TrialStatus::CompileError;
+      m.message = c.result.log.substr(0, 2000);
+    } else {
+      m = timeInWorker(c.result.path);
+    }
+    m.compileMs = c.result.seconds * 1e3;
+    done(c.index, m);
+  }
+  for (auto& t : pool) t.join();
+}
+
+std::vector<Measurement> CpuMeasurer::measure(const std::vector<Config>& configs) {
+  std::vector<Measurement> out(configs.size());
+  measureEach(configs, [&](std::size_t i, const Measurement& m) { out[i] = m; });
+  return out;
+}
+
+std::optional<Measurer::Reference> CpuMeasurer::reference() {
+  const auto reply = m_worker->call({{"cmd", "reference"},
+                                     {"backend", "cpu"},
+                                     {"op", operatorToJson(m_def.op)},
+                                     {"timing", timingJson(m_options.timing)}},
+                                    std::max(60.0, m_options.timeoutSeconds));
+  if (!reply.ok || !reply.body.value("ok", false)) return std::nullopt;
+  return Reference{reply.body.value("library", std::string("reference")),
+                   measurementFromJson(reply.body["measurement"])};
+}
+
+}  // namespace opevo

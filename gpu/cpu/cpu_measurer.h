@@ -1,0 +1,46 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cpu/cpu_runner.h"
+#include "engine/measurement.h"
+#include "ops/operator_json.h"
+#include "worker/worker_client.h"
+
+namespace opevo {
+
+struct CpuMeasurerOptions {
+  int compileThreads = 2;
+  double timeoutSeconds = 10;  // per trial, in the worker
+  TimingOptions timing;
+  std::string cacheDir;        // empty: $XDG_CACHE_HOME/opevo-studio/cpu-kernels
+  std::string workerPath = WorkerClient::defaultWorkerPath();
+};
+
+// Tunes CPU kernels for real: each configuration's C++ source (gpu/codegen's CPU template) is
+// built by the system compiler on several threads while an opevo-worker process verifies and
+// times the finished ones one at a time, so timing never shares the cores with a compiler.
+class CpuMeasurer final : public Measurer {
+ public:
+  CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options = {});
+  ~CpuMeasurer() override;
+
+  std::string label() const override;
+  std::string device() const override { return m_device; }
+  bool isReplay() const override { return false; }
+  std::string speedUnit() const override { return "TFLOPS"; }
+  std::vector<Measurement> measure(const std::vector<Config>& configs) override;
+  void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override;
+  std::optional<Reference> reference() override;
+
+ private:
+  Measurement timeInWorker(const std::string& library);
+
+  OperatorDefinition m_def;
+  CpuMeasurerOptions m_options;
+  std::string m_device;
+  std::unique_ptr<WorkerClient> m_worker;
+};
+
+}  // namespace opevo
