@@ -12,5 +12,7 @@ void addTunersCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addDatasetCommand(CLI::App& app);
 void addCodegenCommand(CLI::App& app);
+void addTuneCommand(CLI::App& app);
+void addRunsCommands(CLI::App& app);
 
 }  // namespace opevo::cli

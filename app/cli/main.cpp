@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   opevo::cli::addCompareCommand(app);
   opevo::cli::addDatasetCommand(app);
   opevo::cli::addCodegenCommand(app);
+  opevo::cli::addTuneCommand(app);
+  opevo::cli::addRunsCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,81 @@
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "store/store.h"
+
+namespace opevo::cli {
+namespace {
+
+nlohmann::json runJson(const RunRecord& r, std::size_t trials, double best) {
+  return {{"id", r.id},           {"operator", r.operatorName}, {"algorithm", r.algorithm},
+          {"settings", nlohmann::json::parse(r.settingsJson, nullptr, false)},
+          {"seed", r.seed},       {"backend", r.backend},       {"device", r.device},
+          {"budget", nlohmann::json::parse(r.budgetJson, nullptr, false)},
+          {"status", r.status},   {"started", r.started},       {"ended", r.ended},
+          {"speed_unit", r.speedUnit}, {"trials", trials},      {"best_speed", best}};
+}
+
+double bestOf(const std::vector<TrialRow>& trials) {
+  double best = 0;
+  for (const TrialRow& t : trials)
+    if (t.status == "ok" && t.speed > best) best = t.speed;
+  return best;
+}
+
+}  // namespace
+
+void addRunsCommands(CLI::App& app) {
+  auto db = std::make_shared<std::string>();
+  auto* runs = app.add_subcommand("runs", "List the stored tuning runs");
+  runs->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
+  runs->callback([db] {
+    Store store(db->empty() ? Store::defaultPath() : *db);
+    std::printf("%5s  %-12s %-10s %-8s %-11s %7s %12s  %s\n", "run", "operator", "algorithm",
+                "backend", "status", "trials", "best", "started");
+    for (const RunRecord& r : store.runs()) {
+      const auto trials = store.trials(r.id);
+      std::printf("%5lld  %-12s %-10s %-8s %-11s %7zu %12.4g  %s\n", static_cast<long long>(r.id),
+                  r.operatorName.substr(0, 12).c_str(), r.algorithm.c_str(), r.backend.c_str(),
+                  r.status.c_str(), trials.size(), bestOf(trials), r.started.c_str());
+    }
+  });
+
+  auto showDb = std::make_shared<std::string>();
+  auto id = std::make_shared<std::int64_t>(0);
+  auto json = std::make_shared<bool>(false);
+  auto* show = app.add_subcommand("show", "Print one stored run and every trial");
+  show->add_option("run", *id, "Run id (see opevo runs)")->required();
+  show->add_option("--db", *showDb, "Database file (default: " + Store::defaultPath() + ")");
+  show->add_flag("--json", *json, "Print one JSON object");
+  show->callback([showDb, id, json] {
+    Store store(showDb->empty() ? Store::defaultPath() : *showDb);
+    const auto run = store.run(*id);
+    if (!run) throw InputError("no run " + std::to_string(*id) + " in " + store.path());
+    const auto trials = store.trials(*id);
+    if (*json) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const TrialRow& t : trials)
+        rows.push_back({{"seq", t.seq},           {"config", t.config},       {"status", t.status},
+                        {"message", t.message},   {"tflops", t.speed},        {"speed", t.speed},
+                        {"median_ms", t.medianMs}, {"times_ms", t.timesMs},   {"compile_ms", t.compileMs},
+                        {"finished", t.finished}});
+      std::cout << nlohmann::json{{"run", runJson(*run, trials.size(), bestOf(trials))}, {"trials", rows}}.dump(2)
+                << "\n";
+      return;
+    }
+    std::printf("run %lld: %s on %s (%s, %s), seed %llu, %s\nsettings %s, budget %s\n",
+                static_cast<long long>(run->id), run->algorithm.c_str(), run->operatorName.c_str(),
+                run->backend.c_str(), run->device.c_str(), static_cast<unsigned long long>(run->seed),
+                run->status.c_str(), run->settingsJson.c_str(), run->budgetJson.c_str());
+    for (const TrialRow& t : trials)
+      std::printf("%5d  %-13s %10.4g %s  %s%s%s\n", t.seq, t.status.c_str(), t.speed,
+                  run->speedUnit.c_str(), t.config.c_str(), t.message.empty() ? "" : "  # ",
+                  t.message.substr(0, 120).c_str());
+    std::printf("%zu trials, best %.4g %s\n", trials.size(), bestOf(trials), run->speedUnit.c_str());
+  });
+}
+
+}  // namespace opevo::cli

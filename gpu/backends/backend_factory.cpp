@@ -1,0 +1,78 @@
+#include "backends/backend_factory.h"
+
+#include <filesystem>
+
+#include "common/error.h"
+#include "probe/backend_probe.h"
+#include "replay/replay_measurer.h"
+
+namespace opevo {
+namespace {
+
+std::string availableList(const std::vector<BackendInfo>& backends) {
+  std::string list;
+  for (const auto& b : backends)
+    if (b.available) list += (list.empty() ? "" : ", ") + b.name;
+  return list + ", replay:FILE";
+}
+
+MeasurementSetup replaySetup(const std::string& path) {
+  MeasurementSetup s;
+  s.backend = "replay";
+  s.dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(path));
+  s.operatorName = std::filesystem::path(path).filename().string();
+  s.operatorJson = nlohmann::json{{"replay", path}}.dump();
+  s.space = &s.dataset->space;
+  s.measurer = std::make_unique<ReplayMeasurer>(s.dataset);
+  return s;
+}
+
+MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
+                             const BackendOptions& options) {
+  const auto backends = probeBackends();
+  bool known = false;
+  for (const auto& b : backends) {
+    if (b.name != backend) continue;
+    known = true;
+    if (!b.available)
+      throw InputError("backend '" + backend + "' is not available on this machine: " + b.reason +
+                       " (available: " + availableList(backends) + ")");
+  }
+  if (!known)
+    throw InputError("unknown backend '" + backend + "' (accepted: cuda, hip, cpu, replay:FILE; " +
+                     "available here: " + availableList(backends) + ")");
+  if (backend != "cpu")
+    throw InputError("tuning on " + backend +
+                     " devices is not built into this version yet: kernels for it are generated "
+                     "and compile-checked (opevo codegen --backend " + backend +
+                     " --compile), but timed runs are on cpu or replay:FILE for now");
+  MeasurementSetup s;
+  s.backend = backend;
+  s.operatorName = def.op.name;
+  s.operatorJson = operatorDefinitionToJson(def).dump();
+  s.definition = std::make_shared<const OperatorDefinition>(def);
+  s.space = &s.definition->space;
+  s.measurer = std::make_unique<CpuMeasurer>(def, options.cpu);
+  return s;
+}
+
+}  // namespace
+
+std::string defaultBackend() { return bestBackend(probeBackends()); }
+
+MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
+                                 const BackendOptions& options) {
+  if (backend.rfind("replay:", 0) == 0) return replaySetup(backend.substr(7));
+  if (op.empty()) throw InputError("--op is required (a preset such as MM1, or an operator file)");
+  return deviceSetup(backend, loadOperator(op), options);
+}
+
+MeasurementSetup restoreMeasurement(const std::string& backend, const std::string& operatorJson,
+                                    const BackendOptions& options) {
+  const auto j = nlohmann::json::parse(operatorJson, nullptr, false);
+  if (j.is_discarded()) throw InputError("the stored run's operator is not valid JSON");
+  if (backend == "replay") return replaySetup(j.at("replay").get<std::string>());
+  return deviceSetup(backend, operatorDefinitionFromJson(j, "stored run"), options);
+}
+
+}  // namespace opevo

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cpu/cpu_measurer.h"
+#include "engine/measurement.h"
+#include "io/replay_dataset.h"
+#include "ops/operator_json.h"
+
+namespace opevo {
+
+// What a run measures with: the search space and the measurer for a backend name ("cpu",
+// "cuda", "hip", "replay:FILE") and an operator (a preset or an operator file; ignored for a
+// replay, whose space comes from the file).
+struct MeasurementSetup {
+  std::string backend;          // "cpu", "replay", ...
+  std::string operatorName;
+  std::string operatorJson;     // what the store keeps to rebuild the space on resume
+  std::shared_ptr<const OperatorDefinition> definition;  // null for a replay
+  std::shared_ptr<const ReplayDataset> dataset;          // null unless replay
+  const SearchSpace* space = nullptr;
+  std::unique_ptr<Measurer> measurer;
+};
+
+struct BackendOptions {
+  CpuMeasurerOptions cpu;
+};
+
+// Throws InputError for an unknown backend, a backend this machine lacks (naming those it has),
+// or a bad operator.
+MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
+                                 const BackendOptions& options = {});
+
+// Rebuilds the setup of a stored run from its backend and operatorJson.
+MeasurementSetup restoreMeasurement(const std::string& backend, const std::string& operatorJson,
+                                    const BackendOptions& options = {});
+
+// "cuda, then hip, then cpu": the first available.
+std::string defaultBackend();
+
+}  // namespace opevo
