@@ -72,7 +72,8 @@ void runTune(const TuneArgs& a) {
     run = *stored;
     setup = restoreMeasurement(run.backend, run.operatorJson, options);
     std::map<std::string, std::string> settings;
-    for (const auto& [k, v] : nlohmann::json::parse(run.settingsJson).items()) settings[k] = v.dump();
+    const nlohmann::json storedSettings = nlohmann::json::parse(run.settingsJson);  // items() refers into it
+    for (const auto& [k, v] : storedSettings.items()) settings[k] = v.dump();
     tuner = makeTuner(run.algorithm, *setup.space, run.seed, settings);
     budget = Budget::fromJson(run.budgetJson);
     for (const TrialRow& t : store.trials(run.id)) {

@@ -1,0 +1,109 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_process.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Dir {
+  fs::path path;
+  Dir() {
+    char pattern[] = "/tmp/opevo-tune-XXXXXX";
+    path = mkdtemp(pattern);
+    setenv("XDG_CACHE_HOME", (path / "cache").c_str(), 1);
+  }
+  ~Dir() { fs::remove_all(path); }
+  std::string file(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+};
+
+TEST(CliTune, CpuFindsAVerifiedConfigurationFasterThanItsFirst) {
+  Dir dir;
+  const std::string op = dir.file("mm.json", R"({"name": "mm96", "kind": "matmul",
+      "shape": {"n": 96, "m": 128, "k": 64}})");
+  const std::string db = (dir.path / "runs.db").string();
+  const auto r = runProcess(OPEVO_CLI, {"tune", "--op", op, "--backend", "cpu", "--trials", "12", "--seed", "2",
+                                        "--db", db, "--min-time-ms", "5", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto result = nlohmann::json::parse(r.out);
+  EXPECT_EQ(result["trials"], 12);
+  EXPECT_EQ(result["reference_library"], "OpenBLAS sgemm");
+  EXPECT_FALSE(result["replay"].get<bool>());
+
+  const auto shown = runProcess(OPEVO_CLI, {"show", std::to_string(result["run"].get<int>()), "--db", db, "--json"});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  const auto run = nlohmann::json::parse(shown.out);
+  ASSERT_EQ(run["trials"].size(), 12u);
+  EXPECT_EQ(run["run"]["status"], "finished");
+  int verified = 0;
+  for (const auto& t : run["trials"]) verified += t["status"] == "ok";
+  EXPECT_GE(verified, 6);  // every "ok" trial passed the check against OpenBLAS first
+  double firstOk = 0;
+  for (const auto& t : run["trials"])
+    if (t["status"] == "ok") {
+      firstOk = t["speed"];
+      break;
+    }
+  EXPECT_GT(result["best_speed"].get<double>(), firstOk);
+}
+
+TEST(CliTune, ReplayBackendIsLabelled) {
+  Dir dir;
+  const auto r = runProcess(OPEVO_CLI, {"tune", "--backend",
+                                        std::string("replay:") + OPEVO_DATASETS_DIR + "/convolution_milo/A100.json.gz",
+                                        "--algo", "opevo", "--trials", "40", "--db",
+                                        (dir.path / "r.db").string(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto result = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(result["replay"].get<bool>());
+  EXPECT_NE(result["device"].get<std::string>().find("replay"), std::string::npos);
+  EXPECT_EQ(result["trials"], 40);
+}
+
+TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
+  Dir dir;
+  const std::string db = (dir.path / "bad.db").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--op", dir.file("zero.json", R"({"kind": "matmul", "shape": {"n": 0, "m": 4, "k": 4}})"),
+        "--backend", "cpu", "--trials", "3"}, "n must be a positive integer"},
+      {{"--op", dir.file("typo.json", R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "kk": 4}})"),
+        "--backend", "cpu", "--trials", "3"}, "unknown shape field 'kk'"},
+      {{"--op", dir.file("empty.json", R"({"kind": "conv2d", "shape": {"in_channels": 3, "height": 4,
+        "width": 4, "out_channels": 8, "kernel_h": 9, "kernel_w": 9}})"), "--backend", "cpu", "--trials", "3"},
+       "output would be empty"},
+      {{"--op", "MM1", "--backend", "tpu", "--trials", "3"}, "unknown backend 'tpu'"},
+      {{"--op", "MM1", "--backend", "cuda", "--trials", "3"}, "available"},
+      {{"--op", "MM1", "--backend", "cpu"}, "budget"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "bayes"}, "unknown algorithm"},
+      {{"--resume", "99"}, "no run 99"},
+  };
+  for (const auto& [args, mentions] : cases) {
+    std::vector<std::string> all = {"tune", "--db", db};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = runProcess(OPEVO_CLI, all);
+    EXPECT_EQ(r.status, 2) << args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliRuns, ACorruptDatabaseIsRefusedAndUntouched) {
+  Dir dir;
+  const std::string db = dir.file("notes.db", "my notes, not a database");
+  const auto r = runProcess(OPEVO_CLI, {"runs", "--db", db});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("not an SQLite file"), std::string::npos) << r.err;
+  std::ifstream in(db);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "my notes, not a database");
+}
+
+}  // namespace
+}  // namespace opevo::test

@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "common/rng.h"
+#include "store/store.h"
+
+extern char** environ;
+
+namespace opevo {
+namespace {
+
+namespace fs = std::filesystem;
+
+pid_t spawn(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+std::vector<TrialRow> storedTrials(const std::string& db) {
+  if (!fs::exists(db)) return {};
+  Store store(db);
+  const auto runs = store.runs();
+  return runs.empty() ? std::vector<TrialRow>{} : store.trials(runs.front().id);
+}
+
+// A real `opevo tune --backend cpu` is killed with SIGKILL at five random moments and resumed
+// each time; the run must end with exactly its budget of trials, no configuration twice, and
+// every trial committed before a kill still there.
+TEST(KillAndResume, FiveKillsLoseNothingAndEndOnBudget) {
+  char pattern[] = "/tmp/opevo-kill-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const fs::path op = dir / "small.json";
+  std::ofstream(op) << R"({"name": "small", "kind": "matmul", "shape": {"n": 64, "m": 64, "k": 64}})";
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const int budget = 24;
+  const std::vector<std::string> common = {"--db", db, "--min-time-ms", "1", "--timeout", "20"};
+
+  Rng rng(20261121);
+  std::vector<TrialRow> before;
+  int kills = 0;
+  for (int attempt = 0; attempt < 6 && kills < 5; ++attempt) {
+    std::vector<std::string> args = {OPEVO_CLI, "tune"};
+    if (attempt == 0)
+      args.insert(args.end(), {"--op", op.string(), "--backend", "cpu", "--algo", "opevo",
+                               "--trials", std::to_string(budget), "--seed", "4"});
+    else
+      args.insert(args.end(), {"--resume", "1"});
+    args.insert(args.end(), common.begin(), common.end());
+    const pid_t pid = spawn(args);
+    // Wait for at least one new committed trial, then a random extra moment.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    int status = 0;
+    bool exited = false;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      if (storedTrials(db).size() > before.size()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (exited) break;  // it finished before we could kill it
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng.below(1500)));
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    ++kills;
+    const auto after = storedTrials(db);
+    ASSERT_GE(after.size(), before.size());
+    for (std::size_t i = 0; i < before.size(); ++i) {
+      EXPECT_EQ(after[i].seq, before[i].seq);
+      EXPECT_EQ(after[i].config, before[i].config);
+    }
+    before = after;
+    if (static_cast<int>(before.size()) >= budget) break;
+  }
+  EXPECT_GE(kills, 3) << "the runs ended too quickly to be interrupted";
+
+  // The last resume runs to the end of the budget.
+  if (static_cast<int>(before.size()) < budget) {
+    std::vector<std::string> args = {OPEVO_CLI, "tune", "--resume", "1"};
+    args.insert(args.end(), common.begin(), common.end());
+    const pid_t pid = spawn(args);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  const auto trials = storedTrials(db);
+  ASSERT_EQ(static_cast<int>(trials.size()), budget);
+  std::set<std::string> configs;
+  for (int i = 0; i < budget; ++i) {
+    EXPECT_EQ(trials[i].seq, i + 1);
+    configs.insert(trials[i].config);
+  }
+  EXPECT_EQ(static_cast<int>(configs.size()), budget) << "a configuration was measured twice";
+  for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(trials[i].config, before[i].config);
+  Store store(db);
+  EXPECT_EQ(store.run(1)->status, "finished");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace opevo
