@@ -14,5 +14,6 @@ void addDatasetCommand(CLI::App& app);
 void addCodegenCommand(CLI::App& app);
 void addTuneCommand(CLI::App& app);
 void addRunsCommands(CLI::App& app);
+void addExportCommand(CLI::App& app);
 
 }  // namespace opevo::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   opevo::cli::addCodegenCommand(app);
   opevo::cli::addTuneCommand(app);
   opevo::cli::addRunsCommands(app);
+  opevo::cli::addExportCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

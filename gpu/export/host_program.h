@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string>
+
+#include "codegen/kernel_codegen.h"
+#include "ops/operator.h"
+
+namespace opevo {
+
+// The C++ (or CUDA / HIP) text of a program that fills A and B, runs the exported kernel, checks
+// every output element against plain loops in double precision, times a few runs and prints
+// PASS or FAIL (exit status 0 or 1).
+std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& kernel,
+                        const std::string& kernelFile);
+
+}  // namespace opevo

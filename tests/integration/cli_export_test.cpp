@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_process.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(CliExport, CpuKernelBuildsAndChecksItselfAndCudaSourceCompiles) {
+  char pattern[] = "/tmp/opevo-export-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const fs::path op = dir / "conv.json";
+  std::ofstream(op) << R"({"name": "small_conv", "kind": "conv2d", "shape": {"batch": 2,
+      "in_channels": 4, "height": 11, "width": 11, "out_channels": 6, "kernel_h": 3, "kernel_w": 3,
+      "stride": 2, "pad": 1}})";
+  const std::string db = (dir / "runs.db").string();
+  const auto tuned = runProcess(OPEVO_CLI, {"tune", "--op", op.string(), "--backend", "cpu", "--trials", "4",
+                                            "--db", db, "--min-time-ms", "1", "--json"});
+  ASSERT_EQ(tuned.status, 0) << tuned.err;
+  const std::string run = std::to_string(nlohmann::json::parse(tuned.out)["run"].get<int>());
+
+  const fs::path cpu = dir / "cpu";
+  const auto exported = runProcess(OPEVO_CLI, {"export", run, "--db", db, "--out", cpu.string()});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  for (const char* f : {"kernel.cpp", "config.h", "record.json", "check.cpp", "build.sh", "trials.csv"})
+    EXPECT_TRUE(fs::exists(cpu / f)) << f;
+  std::ifstream kernel(cpu / "kernel.cpp");
+  std::string firstLines((std::istreambuf_iterator<char>(kernel)), std::istreambuf_iterator<char>());
+  EXPECT_NE(firstLines.find("// Operator:"), std::string::npos);
+  EXPECT_NE(firstLines.find("TFLOPS"), std::string::npos);
+  const auto check = runProcess("/bin/sh", {(cpu / "build.sh").string()});
+  EXPECT_EQ(check.status, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("PASS"), std::string::npos) << check.out;
+
+  const fs::path cuda = dir / "cuda";
+  ASSERT_EQ(runProcess(OPEVO_CLI, {"export", run, "--db", db, "--out", cuda.string(), "--backend", "cuda"}).status, 0);
+  const char* nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!fs::exists(nvcc)) {
+    fs::remove_all(dir);
+    GTEST_SKIP() << "nvcc not installed at " << nvcc << "; the CUDA export was written but not compiled";
+  }
+  const auto compiled = runProcess(nvcc, {"-O2", "-arch=sm_80", "-o", (cuda / "check").string(),
+                                          (cuda / "check.cu").string()});
+  EXPECT_EQ(compiled.status, 0) << compiled.err;
+  fs::remove_all(dir);
+}
+
+TEST(CliExport, UnknownRunExitsTwo) {
+  const auto r = runProcess(OPEVO_CLI, {"export", "424242", "--db", "/tmp/opevo-export-none.db", "--out", "/tmp/x"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no run 424242"), std::string::npos) << r.err;
+  std::filesystem::remove("/tmp/opevo-export-none.db");
+}
+
+}  // namespace
+}  // namespace opevo::test
