@@ -10,7 +10,9 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "engine/tuning_session.h"
+#include "store/history.h"
 #include "store/store.h"
+#include "tuners/model_based_tuner.h"
 #include "tuners/registry.h"
 
 namespace opevo::cli {
@@ -24,6 +26,8 @@ struct TuneArgs {
   std::vector<std::string> settings;
   std::optional<std::int64_t> resume;
   bool json = false;
+  bool historyOn = false, historyOff = false;  // neither: on for replay, off for devices
+  bool warmStart = true;
   int compileThreads = 2;
   double timeout = 10, minTimeMs = 100;
 };
@@ -103,7 +107,20 @@ void runTune(const TuneArgs& a) {
     run.speedUnit = setup.measurer->speedUnit();
   }
   if (!a.resume) run.id = store.createRun(run);
-  TuningSession session(*setup.space, std::move(tuner), *setup.measurer, budget, &store, run.id);
+  // Earlier runs of the same operator on the same backend and device.
+  const History history = loadHistory(store, run, run.id);
+  if (auto* model = dynamic_cast<ModelBasedTuner*>(tuner.get()); model && a.warmStart && !history.inOrder.empty()) {
+    std::vector<Observation> prior;
+    for (const auto& [text, m] : history.inOrder)
+      prior.push_back({setup.space->parse(text), m.status == TrialStatus::Ok ? m.speed : 0.0});
+    model->addPriorObservations(prior);
+    if (!a.json) std::fprintf(stderr, "warm start: the cost model also learns from %zu earlier trials\n", prior.size());
+  }
+  const bool reuse = a.historyOn || (!a.historyOff && setup.measurer->isReplay());
+  std::unique_ptr<HistoryMeasurer> reusing;
+  if (reuse) reusing = std::make_unique<HistoryMeasurer>(*setup.measurer, *setup.space, history);
+  Measurer& measurer = reuse ? static_cast<Measurer&>(*reusing) : *setup.measurer;
+  TuningSession session(*setup.space, std::move(tuner), measurer, budget, &store, run.id);
   session.restore(restored);
   const bool tty = isatty(STDERR_FILENO);
   const std::string unit = setup.measurer->speedUnit();
@@ -138,7 +155,8 @@ void runTune(const TuneArgs& a) {
                      {"ended", reason},
                      {"speed_unit", unit},
                      {"replay", setup.measurer->isReplay()},
-                     {"best_speed", session.best()}};
+                     {"best_speed", session.best()},
+                     {"reused_from_history", reusing ? reusing->reused() : 0}};
   if (session.bestConfig()) out["best_config"] = setup.space->format(*session.bestConfig());
   if (reference) {
     out["reference_library"] = reference->library;
@@ -181,6 +199,12 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_option("--timeout", a->timeout, "Seconds a trial may run before it is killed (default 10)");
   cmd->add_option("--min-time-ms", a->minTimeMs, "Time each kernel at least this long (default 100)");
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");
+  cmd->add_flag("--history", a->historyOn,
+                "Answer configurations measured before (same operator, backend, device) from the "
+                "store (the default for replay; devices measure afresh unless this is given)");
+  cmd->add_flag("--no-history", a->historyOff, "Measure every configuration, even known ones");
+  cmd->add_flag("!--no-warm-start", a->warmStart,
+                "Do not train autotvm/ansor's cost model on earlier runs of this operator and device");
   cmd->callback([a] { runTune(*a); });
 }
 

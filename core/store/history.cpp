@@ -1,0 +1,52 @@
+#include "store/history.h"
+
+namespace opevo {
+
+History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun) {
+  History h;
+  for (const RunRecord& r : store.runs()) {
+    if (r.id == excludeRun || r.operatorJson != like.operatorJson || r.backend != like.backend ||
+        r.device != like.device)
+      continue;
+    for (const TrialRow& t : store.trials(r.id)) {
+      Measurement m;
+      parseStatus(t.status, m.status);
+      m.speed = t.speed;
+      m.medianMs = t.medianMs;
+      m.timesMs = t.timesMs;
+      m.compileMs = t.compileMs;
+      m.message = t.message;
+      h.byConfig[t.config] = {m, r.id};
+      h.inOrder.emplace_back(t.config, m);
+    }
+  }
+  return h;
+}
+
+void HistoryMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
+  std::vector<Config> missing;
+  std::vector<std::size_t> missingIndex;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const auto it = m_history.byConfig.find(m_space.format(configs[i]));
+    if (it == m_history.byConfig.end()) {
+      missing.push_back(configs[i]);
+      missingIndex.push_back(i);
+      continue;
+    }
+    Measurement m = it->second.first;
+    const std::string from = "from history: run " + std::to_string(it->second.second);
+    m.message = m.message.empty() ? from : from + "; " + m.message;
+    ++m_reused;
+    done(i, m);
+  }
+  if (!missing.empty())
+    m_inner.measureEach(missing, [&](std::size_t j, const Measurement& m) { done(missingIndex[j], m); });
+}
+
+std::vector<Measurement> HistoryMeasurer::measure(const std::vector<Config>& configs) {
+  std::vector<Measurement> out(configs.size());
+  measureEach(configs, [&](std::size_t i, const Measurement& m) { out[i] = m; });
+  return out;
+}
+
+}  // namespace opevo
