@@ -11,5 +11,8 @@ void addDevicesCommand(CLI::App& app);
 void addTunersCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addDatasetCommand(CLI::App& app);
+void addImportCommand(CLI::App& app);
+void addExportT4Command(CLI::App& app);
+void addT1Command(CLI::App& app);
 
 }  // namespace opevo::cli

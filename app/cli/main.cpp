@@ -13,6 +13,9 @@ int main(int argc, char** argv) {
   opevo::cli::addTunersCommand(app);
   opevo::cli::addCompareCommand(app);
   opevo::cli::addDatasetCommand(app);
+  opevo::cli::addImportCommand(app);
+  opevo::cli::addExportT4Command(app);
+  opevo::cli::addT1Command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

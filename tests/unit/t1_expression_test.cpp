@@ -1,9 +1,10 @@
 // The Python-style expressions of T1 files: values and precedence as Python computes them, and a
 // one-line error quoting the text and the column for every kind of mistake.
+#include "io/t1_expression.h"
+
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "io/t1_expression.h"
 
 namespace opevo::t1 {
 namespace {
@@ -78,7 +79,7 @@ TEST(T1Expression, Precedence) {
   EXPECT_EQ(eval("2 * -3"), "-6");
   EXPECT_EQ(eval("- - 3"), "3");
   EXPECT_EQ(eval("1 + 2 < 4"), "True");
-  EXPECT_EQ(eval("not 1 == 2"), "True");  // not binds looser than comparisons
+  EXPECT_EQ(eval("not 1 == 2"), "True");               // not binds looser than comparisons
   EXPECT_EQ(eval("True or False and False"), "True");  // and binds tighter than or
   EXPECT_EQ(eval("(True or False) and False"), "False");
   EXPECT_EQ(eval("not True or True"), "True");
@@ -141,8 +142,9 @@ TEST(T1Expression, NamesAreBoundByIndex) {
                      {"bx", "by", "tx", "ty", "use_shmem", "unused"});
   EXPECT_EQ(e.variablesUsed(), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
   auto run = [&](std::int64_t bx, std::int64_t by, std::int64_t shmem) {
-    return e.evaluate({Value::integer(bx), Value::integer(by), Value::integer(1),
-                       Value::integer(1), Value::integer(shmem), Value::string("x")})
+    return e
+        .evaluate({Value::integer(bx), Value::integer(by), Value::integer(1), Value::integer(1),
+                   Value::integer(shmem), Value::string("x")})
         .truthy();
   };
   EXPECT_TRUE(run(16, 4, 1));     // 30 * 18 = 540
@@ -159,19 +161,24 @@ TEST(T1Expression, NamesAreBoundByIndex) {
 }
 
 TEST(T1Expression, SyntaxErrorsQuoteTheTextAndColumn) {
-  EXPECT_EQ(error("block_size_x*block_size_y<=1O24", {"block_size_x", "block_size_y"}),
-            "expression \"block_size_x*block_size_y<=1O24\": unexpected character 'O' at column 29");
+  EXPECT_EQ(
+      error("block_size_x*block_size_y<=1O24", {"block_size_x", "block_size_y"}),
+      "expression \"block_size_x*block_size_y<=1O24\": unexpected character 'O' at column 29");
   EXPECT_EQ(error("1 +"), "expression \"1 +\": unexpected end of the expression at column 4");
   EXPECT_EQ(error(""), "expression \"\": unexpected end of the expression at column 1");
-  EXPECT_EQ(error("[1, 2"), "expression \"[1, 2\": expected ']' but found end of the expression at column 6");
-  EXPECT_EQ(error("(1 + 2"), "expression \"(1 + 2\": expected ')' but found end of the expression at column 7");
+  EXPECT_EQ(error("[1, 2"),
+            "expression \"[1, 2\": expected ']' but found end of the expression at column 6");
+  EXPECT_EQ(error("(1 + 2"),
+            "expression \"(1 + 2\": expected ')' but found end of the expression at column 7");
   EXPECT_EQ(error("1 2"), "expression \"1 2\": unexpected number 2 at column 3");
   EXPECT_EQ(error("a = 1", {"a"}),
             "expression \"a = 1\": unexpected character '=' (compare with '==') at column 3");
-  EXPECT_EQ(error("a && b", {"a", "b"}),
-            "expression \"a && b\": unexpected character '&' (Python writes and, or, not) at column 3");
+  EXPECT_EQ(
+      error("a && b", {"a", "b"}),
+      "expression \"a && b\": unexpected character '&' (Python writes and, or, not) at column 3");
   EXPECT_EQ(error("'abc"), "expression \"'abc\": unterminated string at column 1");
-  EXPECT_EQ(error("1 if 2"), "expression \"1 if 2\": expected 'else' but found end of the expression at column 7");
+  EXPECT_EQ(error("1 if 2"),
+            "expression \"1 if 2\": expected 'else' but found end of the expression at column 7");
   EXPECT_EQ(error("[x for in range(3)]"),
             "expression \"[x for in range(3)]\": unexpected keyword 'in' at column 8");
   EXPECT_EQ(error("[x for x range(3)]"),
@@ -200,30 +207,38 @@ TEST(T1Expression, EvaluationErrorsPointAtTheOperator) {
   EXPECT_EQ(error("7 // 0"), "expression \"7 // 0\": division by zero at column 3");
   EXPECT_EQ(error("7 % 0.0"), "expression \"7 % 0.0\": division by zero at column 3");
   EXPECT_EQ(error("0 ** -1"), "expression \"0 ** -1\": division by zero at column 3");
-  EXPECT_EQ(error("'a' - 1"), "expression \"'a' - 1\": wrong operand types for '-': str and int at column 5");
+  EXPECT_EQ(error("'a' - 1"),
+            "expression \"'a' - 1\": wrong operand types for '-': str and int at column 5");
   EXPECT_EQ(error("1 < 'a'"),
-            "expression \"1 < 'a'\": wrong operand types for '<': int and str cannot be ordered at column 3");
-  EXPECT_EQ(error("-'a'"), "expression \"-'a'\": wrong operand type for unary '-': str at column 1");
-  EXPECT_EQ(error("1 in 2"), "expression \"1 in 2\": wrong operand types for 'in': int and int at column 3");
+            "expression \"1 < 'a'\": wrong operand types for '<': int and str cannot be ordered at "
+            "column 3");
+  EXPECT_EQ(error("-'a'"),
+            "expression \"-'a'\": wrong operand type for unary '-': str at column 1");
+  EXPECT_EQ(error("1 in 2"),
+            "expression \"1 in 2\": wrong operand types for 'in': int and int at column 3");
   EXPECT_EQ(error("range(1.5)"),
             "expression \"range(1.5)\": range() takes integers, got float 1.5 at column 1");
   EXPECT_EQ(error("range(1, 2, 3, 4)"),
-            "expression \"range(1, 2, 3, 4)\": wrong number of arguments: range() takes 1 to 3, got 4 at column 1");
+            "expression \"range(1, 2, 3, 4)\": wrong number of arguments: range() takes 1 to 3, "
+            "got 4 at column 1");
   EXPECT_EQ(error("range(1, 5, 0)"),
             "expression \"range(1, 5, 0)\": range() step must not be zero at column 1");
   EXPECT_EQ(error("[x for x in 5]"),
             "expression \"[x for x in 5]\": wrong type: cannot iterate over int 5 at column 4");
   EXPECT_EQ(error("[1, 2][2]"),
             "expression \"[1, 2][2]\": index 2 is out of range for a list of length 2 at column 7");
-  EXPECT_EQ(error("2 ** 63"),
-            "expression \"2 ** 63\": integer overflow (the result does not fit in 64 bits) at column 3");
-  EXPECT_EQ(error("range(10**9)"),
-            "expression \"range(10**9)\": range() would hold more than 10000000 elements at column 1");
+  EXPECT_EQ(
+      error("2 ** 63"),
+      "expression \"2 ** 63\": integer overflow (the result does not fit in 64 bits) at column 3");
+  EXPECT_EQ(
+      error("range(10**9)"),
+      "expression \"range(10**9)\": range() would hold more than 10000000 elements at column 1");
   EXPECT_EQ(error("(-8) ** 0.5"),
             "expression \"(-8) ** 0.5\": a negative number raised to a fractional power is not a "
             "real number at column 6");
   EXPECT_EQ(error("len(3)"), "expression \"len(3)\": wrong type: len() of int at column 1");
-  EXPECT_EQ(error("int('x1')"), "expression \"int('x1')\": int() cannot convert the string 'x1' at column 1");
+  EXPECT_EQ(error("int('x1')"),
+            "expression \"int('x1')\": int() cannot convert the string 'x1' at column 1");
   EXPECT_EQ(error("min([])"), "expression \"min([])\": min() of an empty list at column 1");
 }
 

@@ -1,5 +1,7 @@
 // T1 search-space files: the two shipped kernels import to spaces whose valid configurations
 // are exactly those their brute-forced caches measured, and bad files name the field at fault.
+#include "io/t1_space.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 
 #include "common/error.h"
 #include "io/replay_dataset.h"
-#include "io/t1_space.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
 #include "space/enumerate.h"
@@ -68,7 +69,8 @@ TEST(T1Space, ConvolutionMatchesItsCache) {
                           "do not list it"}));
   bool sawFile = false;
   for (const auto& [key, value] : t1.metadata)
-    sawFile = sawFile || (key == "KernelSpecification.KernelFile" && value == "convolution_milo.cu");
+    sawFile =
+        sawFile || (key == "KernelSpecification.KernelFile" && value == "convolution_milo.cu");
   EXPECT_TRUE(sawFile);
   expectSameConfigurations(t1, loadReplayDataset(dataset("convolution_milo/A100.json.gz")));
 }
@@ -102,8 +104,8 @@ struct TempFile {
 
 // A T1 file with these parameters (JSON array text) and conditions.
 std::string t1File(const std::string& parameters, const std::string& conditions = "[]") {
-  return R"({"ConfigurationSpace": {"TuningParameters": )" + parameters +
-         R"(, "Conditions": )" + conditions + "}}";
+  return R"({"ConfigurationSpace": {"TuningParameters": )" + parameters + R"(, "Conditions": )" +
+         conditions + "}}";
 }
 
 TEST(T1Space, TypesDecideKindsAndBindings) {
@@ -122,7 +124,7 @@ TEST(T1Space, TypesDecideKindsAndBindings) {
   EXPECT_EQ(t1.parameters[1].values[1].repr(), "1.0");  // float Type: 1 becomes 1.0
   EXPECT_EQ(t1.space.param(2).spec(), "choice:true,false");
   EXPECT_EQ(t1.space.param(3).spec(), "choice:row,col");
-  EXPECT_EQ(t1.parameters[4].values[0].repr(), "4");  // uint Type: 4.0 becomes 4
+  EXPECT_EQ(t1.parameters[4].values[0].repr(), "4");           // uint Type: 4.0 becomes 4
   EXPECT_EQ(t1.space.param(5).spec(), "choice:1,\"a\",true");  // mixed: JSON text as replay does
   // n*f >= 2 needs n >= 4 (f = 0.5) or n >= 2 (f = 1): (2 + 3) of 8 pairs; then b or s == row
   // rules out b=false with s=col (1 of 4); u // 4 == 1 keeps u=4 only. Times 3 choices of x.
@@ -196,14 +198,16 @@ TEST(T1Space, ConditionFailingForSomeValuesNamesThem) {
                           R"([{"Expression": "b // a >= 0", "Parameters": ["b"]}])"));
   const T1Space t1 = importT1(f.path);
   ASSERT_EQ(t1.notes.size(), 1u);
-  EXPECT_EQ(t1.notes[0], "ConfigurationSpace.Conditions[0] uses a but its Parameters do not list it");
+  EXPECT_EQ(t1.notes[0],
+            "ConfigurationSpace.Conditions[0] uses a but its Parameters do not list it");
   try {
     countValidConfigs(t1.space);
     ADD_FAILURE();
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              f.path + ": ConfigurationSpace.Conditions[0].Expression: expression \"b // a >= 0\": "
-                       "division by zero at column 3, with a=0, b=1");
+              f.path +
+                  ": ConfigurationSpace.Conditions[0].Expression: expression \"b // a >= 0\": "
+                  "division by zero at column 3, with a=0, b=1");
   }
 }
 

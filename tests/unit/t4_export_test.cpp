@@ -1,5 +1,7 @@
 // T4 export and import of stored runs, on real SQLite files: a run survives export and import
 // trial for trial, the shipped measurements round-trip, and a bad file stores nothing.
+#include "io/t4_export.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include "common/error.h"
 #include "io/gzip_file.h"
 #include "io/run_import.h"
-#include "io/t4_export.h"
 
 namespace opevo {
 namespace {
@@ -64,8 +65,8 @@ std::int64_t storeSampleRun(Store& store) {
   r.speedUnit = "TFLOPS";
   r.status = "finished";
   const std::vector<TrialRow> trials = {
-      trial(1, "tile_n=8,2,4,8; unroll=512; vectorize=true; layout=row", "ok",
-            {0.5, 0.25, 0.375}, 41.0 / 3),
+      trial(1, "tile_n=8,2,4,8; unroll=512; vectorize=true; layout=row", "ok", {0.5, 0.25, 0.375},
+            41.0 / 3),
       trial(2, "tile_n=64,1,1,1; unroll=0; vectorize=false; layout=col", "ok", {1.0, 1.5},
             2.718281828459045),
       trial(3, "tile_n=4,4,4,4; unroll=1500; vectorize=true; layout=row", "compile_error", {}, 0,
