@@ -29,7 +29,25 @@ enum class NodeKind {
   Subscript
 };
 
-enum class OpCode { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Neg, Pos, Eq, Ne, Lt, Le, Gt, Ge, In, NotIn };
+enum class OpCode {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  Neg,
+  Pos,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  In,
+  NotIn
+};
 
 struct Node;
 using NodePtr = std::unique_ptr<Node>;
@@ -37,7 +55,7 @@ using NodePtr = std::unique_ptr<Node>;
 // One `for x in iterable` or `if condition` of a comprehension, in source order.
 struct Clause {
   bool isFor = true;
-  std::string variable;  // for: the name bound
+  std::string variable;   // for: the name bound
   std::size_t local = 0;  // for: the slot of that name among the locals
   int column = 0;         // of the keyword, for errors about the iterable
   NodePtr expr;
@@ -45,14 +63,14 @@ struct Clause {
 
 struct Node {
   NodeKind kind = NodeKind::Literal;
-  int column = 0;  // of the operator, call or first character: where an error points
-  Value value;      // Literal
-  std::string name;  // Name, Call
-  std::size_t index = 0;  // Variable, Local
+  int column = 0;           // of the operator, call or first character: where an error points
+  Value value;              // Literal
+  std::string name;         // Name, Call
+  std::size_t index = 0;    // Variable, Local
   OpCode op = OpCode::Add;  // Unary, Binary
   std::vector<OpCode> compareOps;  // Compare: one per comparison of the chain
   std::vector<int> compareColumns;
-  std::vector<NodePtr> kids;  // operands; Comprehension: the element
+  std::vector<NodePtr> kids;    // operands; Comprehension: the element
   std::vector<Clause> clauses;  // Comprehension
 };
 

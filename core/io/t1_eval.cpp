@@ -29,8 +29,8 @@ std::int64_t integerArgument(const std::string& function, const Value& v) {
 void arity(const std::string& function, const std::vector<Value>& args, std::size_t least,
            std::size_t most) {
   if (args.size() >= least && args.size() <= most) return;
-  const std::string expected = least == most ? std::to_string(least)
-                                             : std::to_string(least) + " to " + std::to_string(most);
+  const std::string expected =
+      least == most ? std::to_string(least) : std::to_string(least) + " to " + std::to_string(most);
   throw Fault{"wrong number of arguments: " + function + "() takes " + expected + ", got " +
               std::to_string(args.size())};
 }
@@ -47,8 +47,8 @@ Value range(const std::vector<Value>& args) {
   }
   if (step == 0) throw Fault{"range() step must not be zero"};
   // 128-bit arithmetic: stop - start overflows 64 bits for range(-2**62, 2**62).
-  const __int128 span = step > 0 ? static_cast<__int128>(stop) - start
-                                 : static_cast<__int128>(start) - stop;
+  const __int128 span =
+      step > 0 ? static_cast<__int128>(stop) - start : static_cast<__int128>(start) - stop;
   const __int128 magnitude = step > 0 ? step : -static_cast<__int128>(step);
   const __int128 count = span > 0 ? (span - 1) / magnitude + 1 : 0;
   if (count > static_cast<__int128>(kMaxListSize))
@@ -106,9 +106,9 @@ void comprehend(const Node& n, std::size_t clause, const Expression::Lookup& var
                 std::vector<Value>& locals, std::vector<Value>& out) {
   if (clause == n.clauses.size()) {
     if (out.size() == kMaxListSize)
-      throw Fault{"the comprehension would hold more than " + std::to_string(kMaxListSize) +
-                      " elements",
-                  n.column};
+      throw Fault{
+          "the comprehension would hold more than " + std::to_string(kMaxListSize) + " elements",
+          n.column};
     out.push_back(evaluateNode(*n.kids[0], variable, locals));
     return;
   }
@@ -149,8 +149,8 @@ Value subscript(const Value& container, const Value& index) {
     throw Fault{"wrong type: " + std::string(container.typeName()) + " cannot be indexed"};
   if (!index.isInteger())
     throw Fault{"wrong type: an index must be an integer, got " + std::string(index.typeName())};
-  const std::vector<std::string> chars = isString ? characters(container.asString())
-                                                  : std::vector<std::string>{};
+  const std::vector<std::string> chars =
+      isString ? characters(container.asString()) : std::vector<std::string>{};
   const auto size = static_cast<std::int64_t>(isString ? chars.size() : container.items().size());
   const std::int64_t i = index.asInt() < 0 ? index.asInt() + size : index.asInt();
   if (i < 0 || i >= size)
@@ -172,7 +172,8 @@ Value callBuiltin(const std::string& name, const std::vector<Value>& args) {
   arity(name, args, 1, 1);
   const Value& x = args[0];
   if (name == "len") {
-    if (x.kind() == Value::Kind::List) return Value::integer(static_cast<std::int64_t>(x.items().size()));
+    if (x.kind() == Value::Kind::List)
+      return Value::integer(static_cast<std::int64_t>(x.items().size()));
     if (x.kind() == Value::Kind::String)
       return Value::integer(static_cast<std::int64_t>(characters(x.asString()).size()));
     throw Fault{"wrong type: len() of " + std::string(x.typeName())};
@@ -195,10 +196,14 @@ Value evaluateNode(const Node& n, const Expression::Lookup& variable, std::vecto
     return f;
   };
   switch (n.kind) {
-    case NodeKind::Literal: return n.value;
-    case NodeKind::Variable: return variable(n.index);
-    case NodeKind::Local: return locals[n.index];
-    case NodeKind::Name: break;  // resolved before any evaluation
+    case NodeKind::Literal:
+      return n.value;
+    case NodeKind::Variable:
+      return variable(n.index);
+    case NodeKind::Local:
+      return locals[n.index];
+    case NodeKind::Name:
+      break;  // resolved before any evaluation
     case NodeKind::ListDisplay: {
       std::vector<Value> items;
       for (std::size_t i = 0; i < n.kids.size(); ++i) items.push_back(eval(i));
@@ -256,8 +261,10 @@ Value evaluateNode(const Node& n, const Expression::Lookup& variable, std::vecto
       Value a = eval(0);
       return a.truthy() ? a : eval(1);
     }
-    case NodeKind::Not: return Value::boolean(!eval(0).truthy());
-    case NodeKind::Conditional: return eval(1).truthy() ? eval(0) : eval(2);
+    case NodeKind::Not:
+      return Value::boolean(!eval(0).truthy());
+    case NodeKind::Conditional:
+      return eval(1).truthy() ? eval(0) : eval(2);
     case NodeKind::Subscript: {
       const Value container = eval(0);
       const Value index = eval(1);

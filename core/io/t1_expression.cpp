@@ -1,154 +1,14 @@
-// Tokenizer, recursive-descent parser and name resolution of T1 expressions.
+// Recursive-descent parser and name resolution of T1 expressions.
 #include "io/t1_expression.h"
 
-#include <charconv>
 #include <set>
 
 #include "common/error.h"
 #include "io/t1_ast.h"
+#include "io/t1_tokenizer.h"
 
 namespace opevo::t1 {
 namespace {
-
-enum class Tok { Int, Float, String, Name, Op, End };
-
-struct Token {
-  Tok kind = Tok::End;
-  std::string text;  // Name and Op: as written; String: the decoded content
-  int column = 0;    // 1-based
-  Value value;       // Int, Float, String
-};
-
-bool isNameStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isNameChar(char c) { return isNameStart(c) || isDigit(c); }
-
-std::string charText(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
-  char buffer[8];
-  std::snprintf(buffer, sizeof buffer, "0x%02X", u);
-  return buffer;
-}
-
-// Python keywords the subset uses; they can be neither variables nor comprehension targets.
-bool isKeyword(const std::string& s) {
-  static const std::set<std::string> kKeywords = {"and", "or",  "not",  "in",   "if",
-                                                  "else", "for", "True", "False"};
-  return kKeywords.count(s) > 0;
-}
-
-class Tokenizer {
- public:
-  explicit Tokenizer(const std::string& text) : m_text(text) {}
-
-  std::vector<Token> run() {
-    std::vector<Token> tokens;
-    while (true) {
-      while (m_pos < m_text.size() && std::string_view(" \t\r\n").find(m_text[m_pos]) !=
-                                          std::string_view::npos)
-        ++m_pos;
-      if (m_pos == m_text.size()) break;
-      tokens.push_back(next());
-    }
-    tokens.push_back({Tok::End, "", column(m_text.size()), {}});
-    return tokens;
-  }
-
- private:
-  int column(std::size_t pos) const { return static_cast<int>(pos) + 1; }
-
-  Token next() {
-    const char c = m_text[m_pos];
-    const std::size_t start = m_pos;
-    if (isNameStart(c)) {
-      while (m_pos < m_text.size() && isNameChar(m_text[m_pos])) ++m_pos;
-      return {Tok::Name, m_text.substr(start, m_pos - start), column(start), {}};
-    }
-    if (isDigit(c) || (c == '.' && m_pos + 1 < m_text.size() && isDigit(m_text[m_pos + 1])))
-      return number();
-    if (c == '\'' || c == '"') return string();
-    for (const char* op : {"**", "//", "==", "!=", "<=", ">="})
-      if (m_text.compare(m_pos, 2, op) == 0) {
-        m_pos += 2;
-        return {Tok::Op, op, column(start), {}};
-      }
-    if (std::string_view("+-*/%<>()[],").find(c) != std::string_view::npos) {
-      ++m_pos;
-      return {Tok::Op, std::string(1, c), column(start), {}};
-    }
-    // Hints for what people coming from C write instead of Python.
-    std::string hint;
-    if (c == '=') hint = " (compare with '==')";
-    if (c == '&' || c == '|' || c == '!') hint = " (Python writes and, or, not)";
-    throw Fault{"unexpected character " + charText(c) + hint, column(start)};
-  }
-
-  Token number() {
-    const std::size_t start = m_pos;
-    bool isFloat = false;
-    while (m_pos < m_text.size() && isDigit(m_text[m_pos])) ++m_pos;
-    if (m_pos < m_text.size() && m_text[m_pos] == '.') {
-      isFloat = true;
-      ++m_pos;
-      while (m_pos < m_text.size() && isDigit(m_text[m_pos])) ++m_pos;
-    }
-    if (m_pos < m_text.size() && (m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
-      std::size_t p = m_pos + 1;
-      if (p < m_text.size() && (m_text[p] == '+' || m_text[p] == '-')) ++p;
-      if (p < m_text.size() && isDigit(m_text[p])) {
-        isFloat = true;
-        m_pos = p;
-        while (m_pos < m_text.size() && isDigit(m_text[m_pos])) ++m_pos;
-      }
-    }
-    // "1O24" is a typo, not the number 1 followed by the name O24: Python refuses it too.
-    if (m_pos < m_text.size() && isNameChar(m_text[m_pos]))
-      throw Fault{"unexpected character " + charText(m_text[m_pos]), column(m_pos)};
-    const std::string digits = m_text.substr(start, m_pos - start);
-    Token t{isFloat ? Tok::Float : Tok::Int, digits, column(start), {}};
-    if (isFloat) {
-      double x = 0;
-      std::from_chars(digits.data(), digits.data() + digits.size(), x);
-      t.value = Value::real(x);
-    } else {
-      std::int64_t x = 0;
-      const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), x);
-      if (r.ec != std::errc())
-        throw Fault{"integer " + digits + " is too large (at most 9223372036854775807)",
-                    column(start)};
-      t.value = Value::integer(x);
-    }
-    return t;
-  }
-
-  Token string() {
-    const char quote = m_text[m_pos];
-    const std::size_t start = m_pos++;
-    std::string content;
-    while (m_pos < m_text.size() && m_text[m_pos] != quote) {
-      char c = m_text[m_pos++];
-      if (c == '\\' && m_pos < m_text.size()) {
-        const char e = m_text[m_pos++];
-        switch (e) {
-          case 'n': c = '\n'; break;
-          case 't': c = '\t'; break;
-          case '\\': case '\'': case '"': c = e; break;
-          default: content += '\\'; c = e;  // Python keeps unknown escapes as written
-        }
-      }
-      content += c;
-    }
-    if (m_pos == m_text.size()) throw Fault{"unterminated string", column(start)};
-    ++m_pos;
-    return {Tok::String, content, column(start), Value::string(content)};
-  }
-
-  const std::string& m_text;
-  std::size_t m_pos = 0;
-};
 
 NodePtr makeNode(NodeKind kind, int column) {
   auto n = std::make_unique<Node>();
@@ -175,11 +35,17 @@ class Parser {
 
   static std::string describe(const Token& t) {
     switch (t.kind) {
-      case Tok::End: return "end of the expression";
-      case Tok::Int: case Tok::Float: return "number " + t.text;
-      case Tok::String: return "string " + t.value.repr();
-      case Tok::Name: return (isKeyword(t.text) ? "keyword '" : "name '") + t.text + "'";
-      case Tok::Op: return "'" + t.text + "'";
+      case Tok::End:
+        return "end of the expression";
+      case Tok::Int:
+      case Tok::Float:
+        return "number " + t.text;
+      case Tok::String:
+        return "string " + t.value.repr();
+      case Tok::Name:
+        return (isKeyword(t.text) ? "keyword '" : "name '") + t.text + "'";
+      case Tok::Op:
+        return "'" + t.text + "'";
     }
     return "?";
   }
@@ -229,9 +95,9 @@ class Parser {
   }
 
   bool comparisonOp(OpCode& op) {
-    static const std::pair<const char*, OpCode> kOps[] = {
-        {"==", OpCode::Eq}, {"!=", OpCode::Ne}, {"<=", OpCode::Le},
-        {">=", OpCode::Ge}, {"<", OpCode::Lt},  {">", OpCode::Gt}};
+    static const std::pair<const char*, OpCode> kOps[] = {{"==", OpCode::Eq}, {"!=", OpCode::Ne},
+                                                          {"<=", OpCode::Le}, {">=", OpCode::Ge},
+                                                          {"<", OpCode::Lt},  {">", OpCode::Gt}};
     for (const auto& [text, code] : kOps)
       if (isOp(text)) {
         op = code;
@@ -241,8 +107,8 @@ class Parser {
       op = OpCode::In;
       return true;
     }
-    const bool notIn = isWord("not") && m_tokens[m_pos + 1].kind == Tok::Name &&
-                       m_tokens[m_pos + 1].text == "in";
+    const bool notIn =
+        isWord("not") && m_tokens[m_pos + 1].kind == Tok::Name && m_tokens[m_pos + 1].text == "in";
     if (notIn) op = OpCode::NotIn;
     return notIn;
   }
@@ -266,8 +132,8 @@ class Parser {
   // Precedence climbing over the binary arithmetic levels: 1 is + -, 2 is * / // %.
   bool arithmeticOp(int minLevel, OpCode& op, int& level) const {
     static const std::tuple<const char*, OpCode, int> kOps[] = {
-        {"+", OpCode::Add, 1},      {"-", OpCode::Sub, 1}, {"*", OpCode::Mul, 2},
-        {"/", OpCode::Div, 2},      {"%", OpCode::Mod, 2}, {"//", OpCode::FloorDiv, 2}};
+        {"+", OpCode::Add, 1}, {"-", OpCode::Sub, 1}, {"*", OpCode::Mul, 2},
+        {"/", OpCode::Div, 2}, {"%", OpCode::Mod, 2}, {"//", OpCode::FloorDiv, 2}};
     for (const auto& [text, code, l] : kOps)
       if (isOp(text) && l >= minLevel) {
         op = code;
@@ -463,7 +329,7 @@ class Resolver {
 Expression::Expression(std::string text, const std::vector<std::string>& variables)
     : m_text(std::move(text)) {
   try {
-    NodePtr root = Parser(Tokenizer(m_text).run()).parseAll();
+    NodePtr root = Parser(tokenize(m_text)).parseAll();
     Resolver resolver(variables);
     resolver.resolve(*root);
     m_locals = resolver.maxLocals();

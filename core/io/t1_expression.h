@@ -32,7 +32,7 @@ class Value {
   // Python's int: Int or Bool.
   bool isInteger() const { return m_kind == Kind::Int || m_kind == Kind::Bool; }
   std::int64_t asInt() const { return m_int; }  // Int or Bool
-  double asDouble() const;                       // any number
+  double asDouble() const;                      // any number
   const std::string& asString() const { return m_string; }
   const std::vector<Value>& items() const { return m_list; }
 

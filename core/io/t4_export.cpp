@@ -20,12 +20,19 @@ using OJson = nlohmann::ordered_json;
 // compiled but would not run is a runtime failure there.
 const char* invalidity(TrialStatus status) {
   switch (status) {
-    case TrialStatus::Ok: return "correct";
-    case TrialStatus::Rejected: return "constraints";
-    case TrialStatus::CompileError: return "compile";
-    case TrialStatus::LaunchError: case TrialStatus::RuntimeFault: return "runtime";
-    case TrialStatus::Timeout: return "timeout";
-    case TrialStatus::WrongResult: return "correctness";
+    case TrialStatus::Ok:
+      return "correct";
+    case TrialStatus::Rejected:
+      return "constraints";
+    case TrialStatus::CompileError:
+      return "compile";
+    case TrialStatus::LaunchError:
+    case TrialStatus::RuntimeFault:
+      return "runtime";
+    case TrialStatus::Timeout:
+      return "timeout";
+    case TrialStatus::WrongResult:
+      return "correctness";
   }
   return "runtime";
 }
@@ -122,8 +129,8 @@ std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::strin
     // Opening first gives a clear reason (no such folder, permission) naming the user's path.
     std::ofstream probe(temporary, std::ios::binary);
     if (!probe)
-      throw InputError("cannot write '" + path + "': " +
-                       (errno ? std::strerror(errno) : "cannot create the file"));
+      throw InputError("cannot write '" + path +
+                       "': " + (errno ? std::strerror(errno) : "cannot create the file"));
   }
   const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   try {

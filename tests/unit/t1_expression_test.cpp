@@ -33,6 +33,14 @@ TEST(T1Expression, Literals) {
   EXPECT_EQ(eval("2."), "2.0");
   EXPECT_EQ(eval("1e3"), "1000.0");
   EXPECT_EQ(eval("2.5E-1"), "0.25");
+  // Floats print as Python prints them: shortest digits, positional from 1e-4 to below 1e16.
+  EXPECT_EQ(eval("1e16"), "1e+16");
+  EXPECT_EQ(eval("1e15"), "1000000000000000.0");
+  EXPECT_EQ(eval("0.0001"), "0.0001");
+  EXPECT_EQ(eval("0.00001"), "1e-05");
+  EXPECT_EQ(eval("-2.5e-7"), "-2.5e-07");
+  EXPECT_EQ(eval("0.1 + 0.2"), "0.30000000000000004");
+  EXPECT_EQ(eval("1.5e300 * 10"), "1.5e+301");
   EXPECT_EQ(eval("True"), "True");
   EXPECT_EQ(eval("False"), "False");
   EXPECT_EQ(eval("'abc'"), "'abc'");
