@@ -15,5 +15,8 @@ void addCodegenCommand(CLI::App& app);
 void addTuneCommand(CLI::App& app);
 void addRunsCommands(CLI::App& app);
 void addExportCommand(CLI::App& app);
+void addImportCommand(CLI::App& app);
+void addExportT4Command(CLI::App& app);
+void addT1Command(CLI::App& app);
 
 }  // namespace opevo::cli

@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   opevo::cli::addTuneCommand(app);
   opevo::cli::addRunsCommands(app);
   opevo::cli::addExportCommand(app);
+  opevo::cli::addImportCommand(app);
+  opevo::cli::addExportT4Command(app);
+  opevo::cli::addT1Command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

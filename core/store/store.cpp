@@ -167,12 +167,12 @@ void Store::migrate() {
 std::int64_t Store::createRun(const RunRecord& r) {
   Statement s(m_db,
               "INSERT INTO runs (operator_name, operator_json, algorithm, settings_json, seed, "
-              "backend, device, budget_json, status, started, speed_unit) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+              "backend, device, budget_json, status, started, speed_unit, ended) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, r.operatorName).bind(2, r.operatorJson).bind(3, r.algorithm).bind(4, r.settingsJson);
   s.bind(5, static_cast<std::int64_t>(r.seed)).bind(6, r.backend).bind(7, r.device);
   s.bind(8, r.budgetJson).bind(9, r.status.empty() ? std::string("running") : r.status);
-  s.bind(10, r.started.empty() ? nowUtc() : r.started).bind(11, r.speedUnit);
+  s.bind(10, r.started.empty() ? nowUtc() : r.started).bind(11, r.speedUnit).bind(12, r.ended);
   s.run();
   return sqlite3_last_insert_rowid(m_db);
 }
@@ -190,6 +190,22 @@ void Store::appendTrial(const TrialRow& t) {
   s.bind(5, t.message).bind(6, nlohmann::json(t.timesMs).dump()).bind(7, t.medianMs);
   s.bind(8, t.speed).bind(9, t.compileMs).bind(10, t.started).bind(11, t.finished);
   s.run();  // autocommit: the trial is durable when this returns
+}
+
+std::int64_t Store::createRunWithTrials(const RunRecord& run, const std::vector<TrialRow>& trials) {
+  exec(m_db, "BEGIN IMMEDIATE", "storing a run in " + inQuotes(m_path));
+  try {
+    const std::int64_t id = createRun(run);
+    for (TrialRow t : trials) {
+      t.runId = id;
+      appendTrial(t);  // inside the transaction: durable only with the COMMIT below
+    }
+    exec(m_db, "COMMIT", "storing a run in " + inQuotes(m_path));
+    return id;
+  } catch (...) {
+    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
 namespace {

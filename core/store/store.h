@@ -34,6 +34,9 @@ class Store {
   void setRunStatus(std::int64_t runId, const std::string& status, bool ended);
   // Commits at once.
   void appendTrial(const TrialRow& trial);
+  // Creates the run and all its trials (their runId is set here) in one transaction: either all
+  // of it is stored or, when anything fails, none of it, so an import never leaves half a run.
+  std::int64_t createRunWithTrials(const RunRecord& run, const std::vector<TrialRow>& trials);
 
   std::vector<RunRecord> runs() const;
   std::optional<RunRecord> run(std::int64_t runId) const;

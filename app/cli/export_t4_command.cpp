@@ -1,0 +1,41 @@
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "io/t4_export.h"
+#include "store/store.h"
+
+namespace opevo::cli {
+namespace {
+
+struct ExportOptions {
+  std::int64_t run = 0;
+  std::string out;
+  std::string db;
+};
+
+}  // namespace
+
+void addExportT4Command(CLI::App& app) {
+  auto options = std::make_shared<ExportOptions>();
+  auto* cmd = app.add_subcommand(
+      "export-t4",
+      "Write a stored run as a T4 results file (gzip-compressed when FILE ends in .gz)");
+  cmd->add_option("run", options->run, "The run's id")->required();
+  cmd->add_option("--out", options->out, "The T4 file to write")->required();
+  cmd->add_option("--db", options->db, "Database file (default: " + Store::defaultPath() + ")");
+  cmd->callback([options] {
+    const std::string db = options->db.empty() ? Store::defaultPath() : options->db;
+    // Opening a Store creates a missing database; exporting from one that does not exist is a
+    // mistake in the path, not a request for an empty database.
+    if (!std::filesystem::exists(db))
+      throw InputError("database '" + db + "' does not exist (use --db to choose another file)");
+    const Store store(db);
+    const std::size_t results = exportRunT4(store, options->run, options->out);
+    std::cout << "wrote " << results << " results of run " << options->run << " to " << options->out
+              << "\n";
+  });
+}
+
+}  // namespace opevo::cli

@@ -1,0 +1,76 @@
+#include "io/run_import.h"
+
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "io/replay_dataset.h"
+
+namespace opevo {
+namespace {
+
+// "A100_T4.json.gz" -> "A100_T4": a T4 file does not name its kernel, so the run is named
+// after the file.
+std::string stem(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  for (const char* suffix : {".gz", ".json"})
+    if (name.size() > std::strlen(suffix) &&
+        name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+      name.resize(name.size() - std::strlen(suffix));
+  return name;
+}
+
+}  // namespace
+
+ImportedRun importRun(Store& store, const std::string& path) {
+  const ReplayDataset ds = loadReplayDataset(path);
+  const std::string source = std::filesystem::absolute(path).lexically_normal().string();
+
+  nlohmann::json space = nlohmann::json::object();
+  for (std::size_t i = 0; i < ds.space.dims(); ++i)
+    space[ds.space.param(i).name()] = ds.space.param(i).spec();
+  const std::vector<Config>& points = *ds.space.explicitPoints();
+
+  RunRecord run;
+  run.operatorName = ds.kernelName.empty() ? stem(path) : ds.kernelName;
+  // The shape of an operator file's "space" (name -> spec), so the parameters can be shown and
+  // every trial's configuration text parsed back.
+  run.operatorJson =
+      nlohmann::json{{"name", run.operatorName}, {"kind", "imported"}, {"space", space}}.dump();
+  run.algorithm = "import";
+  run.settingsJson =
+      nlohmann::json{{"source", source}, {"format", ds.format}, {"notes", ds.notes}}.dump();
+  run.backend = "replay-import";
+  run.device = ds.deviceName;
+  run.budgetJson = nlohmann::json{{"trials", points.size()}}.dump();
+  run.status = "finished";
+  run.started = Store::nowUtc();
+  run.ended = run.started;
+  run.speedUnit = ds.speedUnit;
+
+  std::vector<TrialRow> trials;
+  trials.reserve(points.size());
+  for (const Config& c : points) {
+    const Measurement& m = ds.table.at(c);
+    TrialRow t;
+    t.seq = static_cast<int>(trials.size()) + 1;
+    t.config = ds.space.format(c);
+    t.status = std::string(statusName(m.status));
+    t.message = m.message;
+    t.timesMs = m.timesMs;
+    t.medianMs = m.medianMs;
+    t.speed = m.speed;
+    t.compileMs = m.compileMs;
+    trials.push_back(std::move(t));
+  }
+  ImportedRun imported;
+  imported.runId = store.createRunWithTrials(run, trials);
+  imported.trials = trials.size();
+  imported.format = ds.format;
+  imported.device = ds.deviceName;
+  imported.speedUnit = ds.speedUnit;
+  imported.notes = ds.notes;
+  return imported;
+}
+
+}  // namespace opevo

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+
+namespace opevo {
+
+struct ImportedRun {
+  std::int64_t runId = 0;
+  std::size_t trials = 0;
+  std::string format;              // "t4" or "kernel_tuner_cache"
+  std::string device;              // as the file names it; empty when it names none
+  std::string speedUnit;           // the file's throughput metric, else "1/ms"
+  std::vector<std::string> notes;  // the reader's remarks (repaired ending, duplicates, ...)
+};
+
+// Stores a measured file (T4 results or a Kernel Tuner cache, gzip or plain, read by
+// loadReplayDataset) as a finished run: backend "replay-import", algorithm "import", the device
+// the file names, and one trial per configuration in the reader's order (a configuration listed
+// twice keeps its last measurement, as the replay reader does). That order is the file's for T4;
+// for a Kernel Tuner cache it is the cache keys sorted as text, which the JSON library imposes,
+// not the order of measurement: an imported run's seq is not a tuning trajectory. The file is read
+// and checked in full before anything is written, and the run is written in one transaction: a bad
+// file (a T4 result lacking a required field, malformed JSON) throws InputError naming the file and
+// the field, and the store is left as it was.
+//
+// The file's per-entry timestamps are not kept (the replay reader does not read them): the
+// trials' started/finished stay empty and the run's started/ended are the time of the import.
+ImportedRun importRun(Store& store, const std::string& path);
+
+}  // namespace opevo

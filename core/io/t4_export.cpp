@@ -1,0 +1,158 @@
+#include "io/t4_export.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+#include "engine/measurement.h"
+#include "io/gzip_file.h"
+#include "io/replay_raw.h"
+#include "space/text.h"
+
+namespace opevo {
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+// T4's invalidity for each status. Launch errors have no name of their own in T4: a kernel that
+// compiled but would not run is a runtime failure there.
+const char* invalidity(TrialStatus status) {
+  switch (status) {
+    case TrialStatus::Ok:
+      return "correct";
+    case TrialStatus::Rejected:
+      return "constraints";
+    case TrialStatus::CompileError:
+      return "compile";
+    case TrialStatus::LaunchError:
+    case TrialStatus::RuntimeFault:
+      return "runtime";
+    case TrialStatus::Timeout:
+      return "timeout";
+    case TrialStatus::WrongResult:
+      return "correctness";
+  }
+  return "runtime";
+}
+
+// "16" -> 16, "true" -> true, "\"a\"" -> "a"; anything that is not one JSON scalar ("8,2,4",
+// "row") stays the text it is, so every value reads back as the same text.
+OJson valueOf(const std::string& text) {
+  OJson j = OJson::parse(text, nullptr, false);
+  if (j.is_discarded() || j.is_object() || j.is_array()) return text;
+  return j;
+}
+
+OJson configuration(const std::string& text, const std::string& where) {
+  OJson config = OJson::object();
+  for (const std::string& item : splitList(text, ';')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw InputError(where + ": configuration item '" + item + "' has no '='");
+    const std::string name(trim(std::string_view(item).substr(0, eq)));
+    config[name] = valueOf(std::string(trim(std::string_view(item).substr(eq + 1))));
+  }
+  return config;
+}
+
+OJson result(const RunRecord& run, const TrialRow& t) {
+  const std::string where = "run " + std::to_string(run.id) + " trial " + std::to_string(t.seq);
+  TrialStatus status = TrialStatus::Ok;
+  if (!parseStatus(t.status, status))
+    throw InputError(where + ": unknown status '" + t.status + "'");
+  const bool ok = status == TrialStatus::Ok;
+  OJson r;
+  r["timestamp"] = !t.finished.empty() ? t.finished : !t.started.empty() ? t.started : run.started;
+  r["configuration"] = configuration(t.config, where);
+  r["times"] = {{"compilation", t.compileMs},
+                {"framework", 0},
+                {"search_algorithm", 0},
+                {"validation", 0},
+                {"runtimes", t.timesMs}};
+  r["invalidity"] = invalidity(status);
+  r["correctness"] = ok ? 1 : 0;
+  OJson measurements = OJson::array();
+  if (ok) {
+    // Read back, speed is the throughput measurement when there is one and 1/time otherwise;
+    // writing time as 1/speed for a 1/ms run keeps the speed a round trip apart.
+    double time = t.medianMs;
+    if (run.speedUnit == "1/ms" && t.speed > 0) {
+      time = 1.0 / t.speed;
+    } else if (!t.timesMs.empty()) {
+      time = 0;
+      for (double x : t.timesMs) time += x / static_cast<double>(t.timesMs.size());
+    }
+    measurements.push_back({{"name", "time"}, {"value", time}, {"unit", "ms"}});
+    if (replay::isThroughputName(run.speedUnit))
+      measurements.push_back(
+          {{"name", run.speedUnit}, {"value", t.speed}, {"unit", run.speedUnit}});
+  } else {
+    const std::string why = t.message.empty() ? t.status : t.message;
+    measurements.push_back({{"name", "time"}, {"value", why}, {"unit", ""}});
+  }
+  r["measurements"] = std::move(measurements);
+  r["objectives"] = {"time"};
+  return r;
+}
+
+}  // namespace
+
+OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
+  OJson metadata = {{"timeunit", "milliseconds"}};
+  if (!run.device.empty()) metadata["device_name"] = run.device;
+  metadata["kernel_name"] = run.operatorName;
+  metadata["algorithm"] = run.algorithm;
+  metadata["backend"] = run.backend;
+  metadata["run_id"] = run.id;
+  metadata["speed_unit"] = run.speedUnit;
+  metadata["exported_by"] = std::string("OpEvo Studio ") + OPEVO_VERSION;
+  OJson results = OJson::array();
+  for (const TrialRow& t : trials) results.push_back(result(run, t));
+  return {{"schema_version", "1.0.0"}, {"metadata", metadata}, {"results", std::move(results)}};
+}
+
+std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::string& path) {
+  const std::optional<RunRecord> run = store.run(runId);
+  if (!run)
+    throw InputError("run " + std::to_string(runId) + " does not exist in database '" +
+                     store.path() + "'");
+  const std::vector<TrialRow> trials = store.trials(runId);
+  if (trials.empty())
+    throw InputError("run " + std::to_string(runId) +
+                     " has no trials yet: a T4 file needs at least one result");
+  const std::string text = runToT4(*run, trials).dump(2);
+  const std::string temporary = path + ".partial";
+  {
+    // Opening first gives a clear reason (no such folder, permission) naming the user's path.
+    std::ofstream probe(temporary, std::ios::binary);
+    if (!probe)
+      throw InputError("cannot write '" + path +
+                       "': " + (errno ? std::strerror(errno) : "cannot create the file"));
+  }
+  const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  try {
+    if (gzip) {
+      writeGzipped(temporary, text);
+    } else {
+      std::ofstream out(temporary, std::ios::binary);
+      out << text << '\n';
+      out.close();
+      if (!out) throw InputError("cannot write '" + path + "': the write failed (disk full?)");
+    }
+  } catch (...) {
+    std::filesystem::remove(temporary);
+    throw;
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary);
+    throw InputError("cannot write '" + path + "': " + ec.message());
+  }
+  return trials.size();
+}
+
+}  // namespace opevo

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "store/records.h"
+#include "store/store.h"
+
+namespace opevo {
+
+// A stored run as a T4 results document (schema_version "1.0.0", the autotuning community's
+// exchange format), one result per trial in measurement order:
+//   timestamp      the trial's finish time (else its start, else the run's start)
+//   configuration  parameter -> value, in the run's parameter order, parsed from the trial's
+//                  "name=value; ..." text: a value that reads as a JSON number, string, boolean
+//                  or null is written as that, anything else (a factorization "8,2,4") as a string
+//   times          compilation and runtimes (ms) as measured; framework, search_algorithm and
+//                  validation as 0, since the store does not keep them
+//   invalidity     correct, compile (compile_error), runtime (runtime_fault and launch_error),
+//                  timeout, correctness (wrong_result) or constraints (rejected)
+//   correctness    1 for a successful trial, else 0
+//   measurements   "time" (ms: the mean of the runtimes, or 1/speed when speed is 1/ms) and the
+//                  speed under its unit (GFLOP/s, TFLOPS) when that is a throughput; for a failed
+//                  trial, "time" holds the failure's message
+//   objectives     ["time"], as Kernel Tuner writes
+// plus metadata (timeunit "milliseconds", device_name, kernel_name, algorithm, backend, run_id,
+// speed_unit) that the import reads back where it can.
+nlohmann::ordered_json runToT4(const RunRecord& run, const std::vector<TrialRow>& trials);
+
+// Writes run runId of store to path as T4 JSON, gzip-compressed when path ends in ".gz", through
+// a temporary file renamed into place, so a failed export leaves no partial file. Returns the
+// number of results. Throws InputError for an unknown run, a run without trials, or a path that
+// cannot be written.
+std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::string& path);
+
+}  // namespace opevo

@@ -1,0 +1,144 @@
+// `opevo import`, `opevo export-t4` and `opevo t1` run as a user would, on the shipped files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/gzip_file.h"
+#include "run_process.h"
+#include "store/store.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string dataset(const std::string& relative) {
+  return std::string(OPEVO_DATASETS_DIR) + "/" + relative;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char pattern[] = "/tmp/opevo-cli-interchange-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+// An error is one line on stderr naming what was wrong, nothing on stdout, and exit status 2.
+void expectUsageError(const ProcessResult& r, const std::string& mentions) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CliInterchange, ImportExportImport) {
+  TempDir dir;
+  const std::string db = dir.file("opevo.db");
+  const auto imported =
+      runProcess(OPEVO_CLI, {"import", dataset("convolution_milo/A100_T4.json.gz"), "--db", db});
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  EXPECT_EQ(imported.out, "1\n");  // the id alone, for scripts
+  EXPECT_NE(imported.err.find("imported 4362 trials (t4"), std::string::npos) << imported.err;
+
+  const std::string t4 = dir.file("run1.json.gz");
+  const auto exported = runProcess(OPEVO_CLI, {"export-t4", "1", "--out", t4, "--db", db});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  EXPECT_EQ(exported.out, "wrote 4362 results of run 1 to " + t4 + "\n");
+  const auto doc = nlohmann::json::parse(readMaybeGzipped(t4));
+  EXPECT_EQ(doc["schema_version"], "1.0.0");
+  EXPECT_EQ(doc["results"].size(), 4362u);
+
+  const auto again = runProcess(OPEVO_CLI, {"import", t4, "--db", db});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.out, "2\n");
+  const Store store(db);
+  ASSERT_EQ(store.runs().size(), 2u);
+  const auto first = store.trials(1);
+  const auto second = store.trials(2);
+  ASSERT_EQ(first.size(), second.size());
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].config, second[i].config);
+    EXPECT_EQ(first[i].status, second[i].status);
+    EXPECT_EQ(first[i].timesMs, second[i].timesMs);
+    EXPECT_DOUBLE_EQ(first[i].speed, second[i].speed);
+  }
+}
+
+TEST(CliInterchange, DefaultDatabaseFollowsXdg) {
+  TempDir dir;
+  const auto r = runProcess("/usr/bin/env", {"XDG_DATA_HOME=" + dir.path.string(), OPEVO_CLI,
+                                             "import", dataset("convolution_milo/A100.json.gz")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "1\n");
+  const std::string db = dir.file("opevo-studio/opevo.db");
+  ASSERT_TRUE(fs::exists(db));
+  const Store store(db);
+  ASSERT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.runs()[0].device, "NVIDIA A100-PCIE-40GB");
+  EXPECT_EQ(store.runs()[0].backend, "replay-import");
+}
+
+TEST(CliInterchange, T1PrintsTheSpaceAndItsValidCount) {
+  const auto conv = runProcess(OPEVO_CLI, {"t1", dataset("kernels/convolution_milo.json")});
+  ASSERT_EQ(conv.status, 0) << conv.err;
+  EXPECT_NE(conv.out.find("kernel:    convolution_kernel (CUDA)"), std::string::npos) << conv.out;
+  EXPECT_NE(
+      conv.out.find("block_size_y                 int     discrete       5  [1, 2, 4, 8, 16]"),
+      std::string::npos)
+      << conv.out;
+  EXPECT_NE(conv.out.find("  2. block_size_x*block_size_y<=1024"), std::string::npos) << conv.out;
+  EXPECT_NE(conv.out.find("10240 Cartesian points, 4362 valid"), std::string::npos) << conv.out;
+  const auto dedisp = runProcess(OPEVO_CLI, {"t1", dataset("kernels/dedispersion_milo.json")});
+  ASSERT_EQ(dedisp.status, 0) << dedisp.err;
+  EXPECT_NE(dedisp.out.find("22272 Cartesian points, 11130 valid"), std::string::npos);
+  const auto capped = runProcess(
+      OPEVO_CLI, {"t1", dataset("kernels/dedispersion_milo.json"), "--max-points", "1000"});
+  ASSERT_EQ(capped.status, 0) << capped.err;
+  EXPECT_NE(capped.out.find("valid ones not counted"), std::string::npos) << capped.out;
+}
+
+TEST(CliInterchange, BadFilesExitTwoAndStoreNothing) {
+  TempDir dir;
+  const std::string db = dir.file("opevo.db");
+  const std::string t4 = dir.file("bad_T4.json");
+  std::ofstream(t4) << R"({"schema_version": "1.0.0", "results": [{"configuration": {"a": 1},
+      "invalidity": "correct", "correctness": 1}]})";
+  expectUsageError(runProcess(OPEVO_CLI, {"import", t4, "--db", db}),
+                   "lacks the required field 'times'");
+  expectUsageError(
+      runProcess(OPEVO_CLI, {"import", dataset("kernels/convolution_milo.json"), "--db", db}),
+      "this is a T1 search-space file");
+  expectUsageError(runProcess(OPEVO_CLI, {"import", dir.file("missing.json"), "--db", db}),
+                   "missing.json");
+  EXPECT_TRUE(Store(db).runs().empty());
+
+  const std::string t1 = dir.file("bad_t1.json");
+  std::ofstream(t1) << R"({"ConfigurationSpace": {"TuningParameters": [
+      {"Name": "block_size_x", "Values": "[16, 32]"}, {"Name": "block_size_y", "Values": "[1]"}],
+      "Conditions": [{"Expression": "block_size_x*block_size_y<=1O24"}]}})";
+  expectUsageError(
+      runProcess(OPEVO_CLI, {"t1", t1}),
+      t1 + ": ConfigurationSpace.Conditions[0].Expression: expression "
+           "\"block_size_x*block_size_y<=1O24\": unexpected character 'O' at column 29");
+  expectUsageError(runProcess(OPEVO_CLI, {"t1", t4}), "this is a measured dataset");
+
+  expectUsageError(
+      runProcess(OPEVO_CLI, {"export-t4", "7", "--out", dir.file("x.json"), "--db", db}),
+      "run 7 does not exist");
+  expectUsageError(runProcess(OPEVO_CLI, {"export-t4", "1", "--out", dir.file("x.json"), "--db",
+                                          dir.file("none.db")}),
+                   "does not exist");
+  EXPECT_FALSE(fs::exists(dir.file("none.db")));
+  EXPECT_EQ(runProcess(OPEVO_CLI, {"export-t4", "1", "--db", db}).status, 2);  // --out is required
+  EXPECT_EQ(runProcess(OPEVO_CLI, {"import"}).status, 2);
+  EXPECT_EQ(runProcess(OPEVO_CLI, {"t1"}).status, 2);
+}
+
+}  // namespace
+}  // namespace opevo::test
