@@ -194,10 +194,11 @@ CudaRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& ti
   try {
     d.makeCurrent();
     DeviceOperands dev(d, buffers);
-    std::string why;
+    // One handle per worker: cublasCreate costs tens of milliseconds. Deliberately never
+    // destroyed: the worker may exit on a poisoned context, where cublasDestroy could hang.
+    static std::string why;
     if (buffers.op.kind != OpKind::Conv2D) {
-      // One handle per worker: cublasCreate costs tens of milliseconds.
-      static std::unique_ptr<cuda::Cublas> blas = cuda::Cublas::open(&why);
+      static cuda::Cublas* blas = cuda::Cublas::open(&why).release();
       if (blas) {
         const auto run = [&] { blas->gemm(buffers.op, dev.a.get(), dev.b.get(), dev.c.get()); };
         r.library = "cuBLAS sgemm (" + blas->library() + ")";
@@ -222,7 +223,8 @@ CudaRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& ti
     }
     ScopedModule module(d, compiled.binary);
     const auto run = launcher(d, d.getFunction(module.module, kernel.entry), kernel.launch, dev);
-    r.library = "naive reference kernel" + (why.empty() ? std::string() : " (" + why + ")");
+    r.library = "naive reference kernel (" +
+                (buffers.op.kind == OpKind::Conv2D ? std::string("no cuDNN binding yet") : why) + ")";
     if (auto wrong = verify(d, dev, buffers, run)) {
       r.measurement.status = TrialStatus::WrongResult;
       r.measurement.message = *wrong;
