@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "cuda/cuda_driver.h"
 #include "probe/backend_probe.h"
 #include "replay/replay_measurer.h"
 
@@ -41,18 +42,28 @@ MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
   if (!known)
     throw InputError("unknown backend '" + backend + "' (accepted: cuda, hip, cpu, replay:FILE; " +
                      "available here: " + availableList(backends) + ")");
-  if (backend != "cpu")
+  if (backend != "cpu" && backend != "cuda")
     throw InputError("tuning on " + backend +
                      " devices is not built into this version yet: kernels for it are generated "
                      "and compile-checked (opevo codegen --backend " + backend +
-                     " --compile), but timed runs are on cpu or replay:FILE for now");
+                     " --compile), but timed runs are on cuda, cpu or replay:FILE for now");
   MeasurementSetup s;
   s.backend = backend;
   s.operatorName = def.op.name;
+  // Stored without device constraints: a resumed run re-derives them from its device.
   s.operatorJson = operatorDefinitionToJson(def).dump();
-  s.definition = std::make_shared<const OperatorDefinition>(def);
+  if (backend == "cuda") {
+    auto measurer = std::make_unique<CudaMeasurer>(def, options.cuda);
+    // The device's shared-memory limit is known before any trial, so it belongs to the space
+    // (tuners never propose what breaks it) rather than costing a Rejected trial each time.
+    addSharedMemoryConstraint(def,
+                              cuda::CudaDriver::shared().device().maxSharedBytesOptin);
+    s.measurer = std::move(measurer);
+  } else {
+    s.measurer = std::make_unique<CpuMeasurer>(def, options.cpu);
+  }
+  s.definition = std::make_shared<const OperatorDefinition>(std::move(def));
   s.space = &s.definition->space;
-  s.measurer = std::make_unique<CpuMeasurer>(def, options.cpu);
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cpu/cpu_measurer.h"
+#include "cuda/cuda_measurer.h"
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
 #include "ops/operator_json.h"
@@ -25,6 +26,7 @@ struct MeasurementSetup {
 
 struct BackendOptions {
   CpuMeasurerOptions cpu;
+  CudaMeasurerOptions cuda;
 };
 
 // Throws InputError for an unknown backend, a backend this machine lacks (naming those it has),

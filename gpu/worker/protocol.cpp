@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cpu/cpu_runner.h"
+#include "cuda/cuda_runner.h"
 #include "ops/operator_json.h"
 #include "probe/backend_probe.h"
 
@@ -52,6 +53,48 @@ OperatorBuffers& buffersFor(const nlohmann::json& opJson) {
   return *buffers;
 }
 
+codegen::Dim3 dim3From(const nlohmann::json& j) {
+  codegen::Dim3 d;
+  if (j.is_array() && j.size() == 3) {
+    d.x = j[0].get<std::int64_t>();
+    d.y = j[1].get<std::int64_t>();
+    d.z = j[2].get<std::int64_t>();
+  }
+  return d;
+}
+
+// The CUDA half of measure/reference. A CUDA error after the context was in use poisons it, so
+// the reply says "worker_exits" and the worker quits after sending it; the client then reaps it
+// and starts a fresh one for the next request.
+nlohmann::json handleCuda(const std::string& cmd, const nlohmann::json& request,
+                          const TimingOptions& timing, bool& quit) {
+  if (const std::string why = cudaUnavailableReason(); !why.empty())
+    return {{"ok", false}, {"error", "the cuda backend cannot run here: " + why}};
+  OperatorBuffers& buffers = buffersFor(request.at("op"));
+  const bool coldL2 = request.value("cold_l2", false);
+  CudaRunResult r;
+  if (cmd == "reference") {
+    r = runCudaReference(buffers, timing, coldL2);
+  } else {
+    CudaKernelRequest k;
+    k.binaryPath = request.at("binary").get<std::string>();
+    k.entry = request.value("entry", std::string("opevo_kernel"));
+    const auto& launch = request.at("launch");
+    k.launch.grid = dim3From(launch.at("grid"));
+    k.launch.block = dim3From(launch.at("block"));
+    k.launch.sharedBytes = launch.value("shared_bytes", std::int64_t{0});
+    k.coldL2 = coldL2;
+    r = runCudaKernel(k, buffers, timing);
+  }
+  nlohmann::json reply = {{"ok", true}, {"measurement", measurementToJson(r.measurement)}};
+  if (!r.library.empty()) reply["library"] = r.library;
+  if (r.contextLost) {
+    reply["worker_exits"] = true;
+    quit = true;
+  }
+  return reply;
+}
+
 }  // namespace
 
 nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
@@ -71,10 +114,11 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
   }
   if (cmd == "measure" || cmd == "reference") {
     const std::string backend = request.value("backend", "");
+    const TimingOptions timing = timingFrom(request.value("timing", nlohmann::json::object()));
+    if (backend == "cuda") return handleCuda(cmd, request, timing, quit);
     if (backend != "cpu")
       return {{"ok", false}, {"error", "backend '" + backend + "' is not served by this worker"}};
     OperatorBuffers& buffers = buffersFor(request.at("op"));
-    const TimingOptions timing = timingFrom(request.value("timing", nlohmann::json::object()));
     if (cmd == "reference")
       return {{"ok", true},
               {"measurement", measurementToJson(runCpuReference(buffers, timing))},

@@ -13,6 +13,13 @@ namespace opevo {
 //     -> {"ok": true, "measurement": {...}}
 //   {"cmd": "reference", "backend": "cpu", "op": {...}, "timing": {...}}
 //     -> {"ok": true, "measurement": {...}, "library": "OpenBLAS"}
+//   {"cmd": "measure", "backend": "cuda", "op": {...}, "binary": "/path/k.cubin",
+//    "entry": "opevo_kernel", "launch": {"grid": [x, y, z], "block": [x, y, z],
+//    "shared_bytes": n}, "cold_l2": false, "timing": {...}}
+//     -> {"ok": true, "measurement": {...}} plus "worker_exits": true after a CUDA error (the
+//        context is unusable, so the worker quits after replying)
+//   {"cmd": "reference", "backend": "cuda", "op": {...}, "timing": {...}, "cold_l2": false}
+//     -> {"ok": true, "measurement": {...}, "library": "cuBLAS sgemm (libcublas.so.13)"}
 //   {"cmd": "quit"} -> {"ok": true}
 // A request it cannot serve gets {"ok": false, "error": "..."}.
 nlohmann::json measurementToJson(const Measurement& m);

@@ -107,6 +107,10 @@ WorkerClient::Reply WorkerClient::call(const nlohmann::json& request, double tim
         reply.failure = TrialStatus::RuntimeFault;
         reply.message = "the worker answered something that is not JSON";
         stop(true);
+      } else if (reply.body.value("worker_exits", false)) {
+        // It is quitting (e.g. a CUDA fault poisoned its context): reap it now so the next call
+        // starts a fresh one instead of writing to a dead pipe.
+        stop(false);
       }
       return reply;
     }
