@@ -80,15 +80,8 @@ void runTune(const TuneArgs& a) {
     for (const auto& [k, v] : storedSettings.items()) settings[k] = v.dump();
     tuner = makeTuner(run.algorithm, *setup.space, run.seed, settings);
     budget = Budget::fromJson(run.budgetJson);
-    for (const TrialRow& t : store.trials(run.id)) {
-      Measurement m;
-      parseStatus(t.status, m.status);
-      m.speed = t.speed;
-      m.medianMs = t.medianMs;
-      m.timesMs = t.timesMs;
-      m.message = t.message;
-      restored.emplace_back(setup.space->parse(t.config), m);
-    }
+    for (const TrialRow& t : store.trials(run.id))
+      restored.emplace_back(setup.space->parse(t.config), measurementOf(t));
     store.setRunStatus(run.id, "running", false);
   } else {
     if (!a.trials && !a.seconds && !a.target)

@@ -2,6 +2,17 @@
 
 namespace opevo {
 
+Measurement measurementOf(const TrialRow& t) {
+  Measurement m;
+  parseStatus(t.status, m.status);
+  m.speed = t.speed;
+  m.medianMs = t.medianMs;
+  m.timesMs = t.timesMs;
+  m.compileMs = t.compileMs;
+  m.message = t.message;
+  return m;
+}
+
 History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun) {
   History h;
   for (const RunRecord& r : store.runs()) {
@@ -9,13 +20,7 @@ History loadHistory(const Store& store, const RunRecord& like, std::int64_t excl
         r.device != like.device)
       continue;
     for (const TrialRow& t : store.trials(r.id)) {
-      Measurement m;
-      parseStatus(t.status, m.status);
-      m.speed = t.speed;
-      m.medianMs = t.medianMs;
-      m.timesMs = t.timesMs;
-      m.compileMs = t.compileMs;
-      m.message = t.message;
+      const Measurement m = measurementOf(t);
       h.byConfig[t.config] = {m, r.id};
       h.inOrder.emplace_back(t.config, m);
     }

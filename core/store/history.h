@@ -18,6 +18,9 @@ struct History {
   std::vector<std::pair<std::string, Measurement>> inOrder;  // every trial, oldest run first
 };
 
+// A stored trial's measurement, as the engine saw it.
+Measurement measurementOf(const TrialRow& t);
+
 History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun);
 
 // Answers configurations found in the history from it (message "from history: run N") and

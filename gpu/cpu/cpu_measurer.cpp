@@ -1,13 +1,10 @@
 #include "cpu/cpu_measurer.h"
 
-#include <condition_variable>
 #include <cstdlib>
-#include <deque>
 #include <filesystem>
 #include <functional>
-#include <mutex>
-#include <thread>
 
+#include "backends/compile_pipeline.h"
 #include "codegen/cpu_compiler.h"
 #include "codegen/kernel_codegen.h"
 #include "probe/backend_probe.h"
@@ -76,60 +73,31 @@ Measurement CpuMeasurer::timeInWorker(const std::string& library) {
 }
 
 void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
-  struct Compiled {
-    std::size_t index;
-    CompileResult result;
-  };
-  std::mutex mutex;
-  std::condition_variable ready;
-  std::deque<Compiled> finished;
-  std::size_t next = 0;
-  auto compileLoop = [&] {
-    while (true) {
-      std::size_t i;
-      {
-        std::lock_guard lock(mutex);
-        if (next == configs.size()) return;
-        i = next++;
-      }
-      CompileResult r;
-      try {
-        const auto kernel = codegen::generateKernel(m_def.op, m_def.space, configs[i], codegen::Backend::Cpu);
-        r = compileCpuKernel(kernel.source, m_options.cacheDir, stemFor(kernel.source));
-      } catch (const std::exception& e) {
-        r.ok = false;
-        r.log = e.what();
-      }
-      {
-        std::lock_guard lock(mutex);
-        finished.push_back({i, std::move(r)});
-      }
-      ready.notify_one();
-    }
-  };
-  const int threads = std::max(1, std::min<int>(m_options.compileThreads, int(configs.size())));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(compileLoop);
-  // Time each kernel as soon as its build is done, one at a time.
-  for (std::size_t handled = 0; handled < configs.size(); ++handled) {
-    Compiled c;
-    {
-      std::unique_lock lock(mutex);
-      ready.wait(lock, [&] { return !finished.empty(); });
-      c = std::move(finished.front());
-      finished.pop_front();
-    }
-    Measurement m;
-    if (!c.result.ok) {
-      m.status = TrialStatus::CompileError;
-      m.message = c.result.log.substr(0, 2000);
-    } else {
-      m = timeInWorker(c.result.path);
-    }
-    m.compileMs = c.result.seconds * 1e3;
-    done(c.index, m);
-  }
-  for (auto& t : pool) t.join();
+  compileThenUse<CompileResult>(
+      configs.size(), m_options.compileThreads,
+      [&](std::size_t i) {
+        CompileResult r;
+        try {
+          const auto kernel =
+              codegen::generateKernel(m_def.op, m_def.space, configs[i], codegen::Backend::Cpu);
+          r = compileCpuKernel(kernel.source, m_options.cacheDir, stemFor(kernel.source));
+        } catch (const std::exception& e) {
+          r.ok = false;
+          r.log = e.what();
+        }
+        return r;
+      },
+      [&](std::size_t i, CompileResult& built) {
+        Measurement m;
+        if (!built.ok) {
+          m.status = TrialStatus::CompileError;
+          m.message = built.log.substr(0, 2000);
+        } else {
+          m = timeInWorker(built.path);
+        }
+        m.compileMs = built.seconds * 1e3;
+        done(i, m);
+      });
 }
 
 std::vector<Measurement> CpuMeasurer::measure(const std::vector<Config>& configs) {

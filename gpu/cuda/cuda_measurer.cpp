@@ -1,5 +1,7 @@
 #include "cuda/cuda_measurer.h"
 
+#include "backends/compile_pipeline.h"
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
@@ -144,50 +146,19 @@ Measurement CudaMeasurer::timeInWorker(const Compiled& c) {
 }
 
 void CudaMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
-  std::mutex mutex;
-  std::condition_variable ready;
-  std::deque<Compiled> finished;
-  std::size_t next = 0;
-  auto compileLoop = [&] {
-    while (true) {
-      std::size_t i;
-      {
-        std::lock_guard lock(mutex);
-        if (next == configs.size()) return;
-        i = next++;
-      }
-      Compiled c = compile(configs[i]);
-      c.index = i;
-      {
-        std::lock_guard lock(mutex);
-        finished.push_back(std::move(c));
-      }
-      ready.notify_one();
-    }
-  };
-  const int threads = std::max(1, std::min<int>(m_options.compileThreads, int(configs.size())));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(compileLoop);
-  // Time each kernel as soon as its compilation is done, one at a time on the device.
-  for (std::size_t handled = 0; handled < configs.size(); ++handled) {
-    Compiled c;
-    {
-      std::unique_lock lock(mutex);
-      ready.wait(lock, [&] { return !finished.empty(); });
-      c = std::move(finished.front());
-      finished.pop_front();
-    }
-    Measurement m;
-    if (!c.ok) {
-      m.status = TrialStatus::CompileError;
-      m.message = c.log.substr(0, 2000);
-    } else {
-      m = timeInWorker(c);
-    }
-    m.compileMs = c.seconds * 1e3;
-    done(c.index, m);
-  }
-  for (auto& t : pool) t.join();
+  compileThenUse<Compiled>(
+      configs.size(), m_options.compileThreads, [&](std::size_t i) { return compile(configs[i]); },
+      [&](std::size_t i, Compiled& c) {
+        Measurement m;
+        if (!c.ok) {
+          m.status = TrialStatus::CompileError;
+          m.message = c.log.substr(0, 2000);
+        } else {
+          m = timeInWorker(c);
+        }
+        m.compileMs = c.seconds * 1e3;
+        done(i, m);
+      });
 }
 
 std::vector<Measurement> CudaMeasurer::measure(const std::vector<Config>& configs) {
