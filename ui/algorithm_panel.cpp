@@ -36,8 +36,15 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
     });
     m_models.push_back(model);
   }
-  // Enough rows for the nine algorithms without a scroll bar.
-  m_list->setMaximumHeight(m_list->sizeHintForRow(0) * (m_list->count() + 1) + 4);
+  // The names flow in rows, so nine algorithms take three lines rather than nine.
+  m_list->setFlow(QListView::LeftToRight);
+  m_list->setWrapping(true);
+  m_list->setResizeMode(QListView::Adjust);
+  m_list->setUniformItemSizes(true);
+  const QFontMetrics fm = m_list->fontMetrics();
+  m_list->setGridSize(QSize(fm.horizontalAdvance(QStringLiteral("exhaustive")) + 44, fm.height() + 8));
+  m_list->setFixedHeight((fm.height() + 8) * 3 + 2 * m_list->frameWidth() + 4);
+  m_list->setToolTip(tr("Check the algorithms to race; click one to see its settings"));
   m_settingsView = makeTableView(m_models.empty() ? nullptr : m_models.front(),
                                  QStringLiteral("settingsTable"), this);
   m_settingsView->setEditTriggers(QAbstractItemView::AllEditTriggers);
@@ -45,6 +52,8 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   m_settingsView->setWordWrap(true);
   m_settingsView->horizontalHeader()->setSectionResizeMode(SettingsModel::HelpColumn,
                                                            QHeaderView::Stretch);
+  // A handful of rows: each as tall as its wrapped meaning (or refusal message) needs.
+  m_settingsView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_settingsTitle->setObjectName(QStringLiteral("settingsTitle"));
   m_settingsTitle->setWordWrap(true);
   auto* defaultsButton = new QPushButton(tr("Restore defaults"), this);

@@ -73,7 +73,14 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
       case DatasetColumn: return r.label;
       case DeviceColumn: return QString::fromStdString(r.run.device);
       case BudgetColumn: return budgetText(r.run.budgetJson);
-      case StatusColumn: return QString::fromStdString(r.run.status);
+      case StatusColumn:
+        // The store says "running" until the run ends; a run whose program was killed keeps it.
+        if (r.run.status == "running")
+          return role == Qt::ToolTipRole
+                     ? tr("Recorded as running: either it still runs, or the program running it "
+                          "was killed before it could record the end. Its trials are all kept.")
+                     : tr("running or cut off");
+        return QString::fromStdString(r.run.status);
       default: return {};
     }
   }

@@ -15,7 +15,10 @@
 #include <exception>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/measurement.h"
+#include "io/replay_dataset.h"
 #include "store/store.h"
 #include "ui/history_model.h"
 #include "ui/message_label.h"
@@ -76,6 +79,16 @@ CurvesJob loadCurves(const std::string& path, const std::vector<HistoryModel::Ro
       }
     }
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
+    // The optimum line needs the dataset; it is drawn when the file is still where it was.
+    const auto j = nlohmann::json::parse(rows.front().run.operatorJson, nullptr, false);
+    if (j.is_object() && j.contains("replay") && j["replay"].is_string()) {
+      try {
+        const ReplayDataset d = loadReplayDataset(j["replay"].get<std::string>());
+        if (d.complete && d.bestSpeed > 0) job.info.optimum = d.bestSpeed;
+      } catch (const std::exception&) {
+        // Moved or deleted since: the curves are still worth seeing without the line.
+      }
+    }
   } catch (const std::exception& e) {
     job.error = QString::fromUtf8(e.what());
   }

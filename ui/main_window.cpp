@@ -2,6 +2,7 @@
 
 #include <xgboost/c_api.h>
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -94,6 +95,12 @@ MainWindow::MainWindow(QWidget* parent)
   connect(m_historyPage, &HistoryPage::statusMessage, this,
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
   connect(m_runsPage, &RunsPage::raceEnded, m_historyPage, &HistoryPage::reload);
+  // Double-clicking a parameter of a preset opens its graph on the Topology page.
+  if (auto* params = m_presetsPanel->findChild<QAbstractItemView*>(QStringLiteral("parameterTable")))
+    connect(params, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& index) {
+      showTopology(m_presetsPanel->selectedPreset(),
+                   index.siblingAtColumn(0).data().toString());
+    });
   makeMenus();
   // Never an empty window: open on the first preset; a command line may pick another.
   m_presetsPanel->selectPreset(QStringLiteral("MM1"));
@@ -134,6 +141,12 @@ void MainWindow::makeMenus() {
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About OpEvo Studio"), QKeySequence::HelpContents, this, &MainWindow::showAbout);
+}
+
+void MainWindow::showTopology(const QString& preset, const QString& parameter) {
+  m_topologyPage->selectOperator(preset);
+  m_topologyPage->selectParameter(parameter);
+  m_pages->setCurrentWidget(m_topologyPage);
 }
 
 QString MainWindow::backendText() const {

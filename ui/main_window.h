@@ -41,6 +41,8 @@ class MainWindow : public QMainWindow {
 
  public slots:
   void showAbout();
+  // The Topology page on a parameter of a preset.
+  void showTopology(const QString& preset, const QString& parameter);
 
  public:
   // The About box's text: versions of the studio, Qt, XGBoost and the GPU runtimes found.

@@ -1,6 +1,7 @@
 #include "ui/probability_legend.h"
 
 #include <QPainter>
+#include <algorithm>
 #include <cmath>
 
 #include "ui/display_format.h"
@@ -24,8 +25,11 @@ void ProbabilityLegend::setSampledWalks(int walks) {
 
 QSize ProbabilityLegend::sizeHint() const {
   const QFontMetrics fm = fontMetrics();
-  return {fm.horizontalAdvance(QStringLiteral("sampled (100,000 walks)")) + 40,
-          fm.height() * 19 + 180};
+  int text = 0;
+  for (const QString& t : {tr("start vertex (click to move)"), tr("sampled (1,000,000 walks)"),
+                           QStringLiteral("0.0000000000 x")})
+    text = std::max(text, fm.horizontalAdvance(t));
+  return {text + 44, fm.height() * 13 + 230};
 }
 
 void ProbabilityLegend::paintEvent(QPaintEvent*) {
@@ -56,7 +60,7 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
                                    : (d == 0 ? tr("max") : QStringLiteral("max × 1e-%1").arg(d));
     p.drawText(16 + barWidth, ty + fm.ascent() / 2 - 1, text);
   }
-  y = barTop + barHeight + line;
+  y = barTop + barHeight + line + fm.ascent() / 2 + 6;
   p.drawText(4, y, tr("Area ∝ probability"));
   y += 8;
   int x = 8;
@@ -69,7 +73,7 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   }
   y += 36 + line;
   p.setBrush(Qt::lightGray);
-  p.setPen(QPen(QColor(0xc6, 0x28, 0x28), 2.5));
+  p.setPen(QPen(Qt::black, 3));
   p.drawEllipse(QPointF(16, y - 4), 7, 7);
   p.setPen(palette().color(QPalette::WindowText));
   p.drawText(32, y, tr("start vertex (click to move)"));

@@ -83,7 +83,8 @@ void RaceChartView::makeAxes() {
   m_axisY = make(m_logY);
   m_axisX->setTitleText(m_xAxis == XAxis::Trials ? tr("Trials") : tr("Tuning time (s)"));
   const QString unit = m_data->info().speedUnit;
-  m_axisY->setTitleText(unit.isEmpty() ? tr("Best speed") : tr("Best speed (%1)").arg(unit));
+  // The chart's title says "best speed"; the axis only needs the unit (a long title is clipped).
+  m_axisY->setTitleText(unit.isEmpty() ? tr("best") : unit);
   chart()->addAxis(m_axisX, Qt::AlignBottom);
   chart()->addAxis(m_axisY, Qt::AlignLeft);
 }
@@ -114,8 +115,8 @@ void RaceChartView::rebuild() {
     for (int r = 0; r < info.repeats; ++r) {
       auto* line = new QLineSeries;
       QColor faint = color;
-      faint.setAlpha(90);
-      line->setPen(QPen(faint, 1));
+      faint.setAlpha(150);
+      line->setPen(QPen(faint, 1.2));
       line->setName(tr("%1 repeat %2").arg(info.algorithms[a]).arg(r + 1));
       line->setVisible(m_showRepeats);
       attach(line);
@@ -227,16 +228,18 @@ void RaceChartView::refresh(bool force) {
     m_axisY->setRange(yMin / 1.2, yMax * 1.2);
   } else {
     const double pad = std::max((yMax - yMin) * 0.05, yMax * 0.01 + 1e-12);
-    m_axisY->setRange(std::max(0.0, yMin - pad), yMax + pad);
+    // Interval before range: the other order briefly asks for thousands of labelled ticks
+    // (the new range at the old interval), which costs hundreds of milliseconds of text layout.
     auto* axis = static_cast<QValueAxis*>(m_axisY);
     axis->setTickInterval(niceStep(yMax - yMin + 2 * pad, 6));
+    m_axisY->setRange(std::max(0.0, yMin - pad), yMax + pad);
   }
   if (m_logX) {
     m_axisX->setRange(xMin, xMax * 1.05);
   } else {
-    m_axisX->setRange(xMin == xMax ? xMin - 1 : xMin, xMax);
     auto* axis = static_cast<QValueAxis*>(m_axisX);
     axis->setTickInterval(niceStep(xMax - xMin, 8));
+    m_axisX->setRange(xMin == xMax ? xMin - 1 : xMin, xMax);
   }
 }
 

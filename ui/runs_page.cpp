@@ -70,7 +70,7 @@ RunsPage::RunsPage(QWidget* parent)
                                                 a->shortcut().toString(QKeySequence::NativeText)));
   m_progress->setObjectName(QStringLiteral("raceProgress"));
   m_progress->setRange(0, 1000);
-  m_progress->setMaximumWidth(220);
+  m_progress->setMinimumWidth(300);
   m_progress->setTextVisible(true);
   m_progress->hide();
   m_etaLabel->setObjectName(QStringLiteral("etaLabel"));
@@ -136,11 +136,10 @@ QWidget* RunsPage::makeTrialsSection() {
   m_trialsView->sortByColumn(-1, Qt::AscendingOrder);  // arrival order until a header is clicked
   // ResizeToContents would measure every row at each insertion; fixed widths stay cheap.
   m_trialsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-  m_trialsView->horizontalHeader()->setStretchLastSection(false);
-  m_trialsView->horizontalHeader()->setSectionResizeMode(TrialsModel::ConfigColumn,
-                                                         QHeaderView::Stretch);
+  m_trialsView->horizontalHeader()->setStretchLastSection(true);
   const int unit = m_trialsView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-  const int widths[] = {9, 7, 6, 0, 9, 16, 12, 14, 9};
+  // Algorithm, repeat, trial, speed, best, time, status, reason; the configuration stretches.
+  const int widths[] = {9, 6, 5, 15, 15, 8, 11, 16, 0};
   for (int c = 0; c < TrialsModel::ColumnCount; ++c)
     if (widths[c] > 0) m_trialsView->setColumnWidth(c, unit * widths[c] + 12);
   m_filterColumn = new QComboBox(section);
@@ -239,7 +238,7 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
   double fraction = p.runs > 0 ? double(p.runsDone) / p.runs : 0;
   if (p.trialsPlanned > 0) fraction = double(p.trialsDone) / double(p.trialsPlanned);
   m_progress->setValue(static_cast<int>(fraction * 1000));
-  m_progress->setFormat(tr("%1 — %2%").arg(p.current).arg(fraction * 100, 0, 'f', 0));
+  m_progress->setFormat(tr("%1: %2%").arg(p.current).arg(fraction * 100, 0, 'f', 0));
   if (m_controller->state() == EngineController::State::Running)
     m_etaLabel->setText(p.etaSeconds >= 0 ? tr("ETA %1").arg(duration(p.etaSeconds))
                                           : tr("run %1 of %2").arg(p.runsDone + 1).arg(p.runs));

@@ -21,6 +21,7 @@ class VertexItem : public QGraphicsItem {
  public:
   static constexpr double kMaxRadius = 13;
   static constexpr double kMinRadius = 2.5;
+  static constexpr int kLabelSize = 7;  // scene units
 
   VertexItem(std::size_t index, QString label) : m_index(index), m_label(std::move(label)) {
     setCacheMode(DeviceCoordinateCache);
@@ -48,7 +49,7 @@ class VertexItem : public QGraphicsItem {
   }
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
     painter->setRenderHint(QPainter::Antialiasing);
-    painter->setPen(m_start ? QPen(QColor(0xc6, 0x28, 0x28), 2.5) : QPen(QColor(0, 0, 0, 90), 0.6));
+    painter->setPen(m_start ? QPen(Qt::black, 3) : QPen(QColor(0, 0, 0, 90), 0.6));
     painter->setBrush(m_color);
     painter->drawEllipse(QPointF(0, 0), m_radius, m_radius);
     if (m_ring > 0) {
@@ -57,12 +58,12 @@ class VertexItem : public QGraphicsItem {
       painter->drawEllipse(QPointF(0, 0), m_ring, m_ring);
     }
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    if (lod * 7 >= 6.5) {  // 7-point text readable at 6.5 pixels or more
+    if (lod * kLabelSize >= 7) {  // drawn once it would be at least 7 pixels tall
       QFont font = painter->font();
-      font.setPointSizeF(7);
+      font.setPixelSize(kLabelSize);
       painter->setFont(font);
       painter->setPen(QColor(0x21, 0x21, 0x21));
-      painter->drawText(QRectF(-kMaxRadius - 40, kMaxRadius - 1, 2 * kMaxRadius + 80, 12),
+      painter->drawText(QRectF(-kMaxRadius - 40, m_radius + 1, 2 * kMaxRadius + 80, 12),
                         Qt::AlignHCenter | Qt::AlignTop, m_label);
     }
   }
@@ -110,12 +111,33 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
   m_layout = std::move(layout);
   if (!m_layout) return;
   const ParamGraph& g = m_layout->graph;
+  // Graphviz spaces vertices for its own node size; rescale so neighbours sit a label's width
+  // apart (the median edge), whatever the engine and the graph.
+  std::vector<double> lengths;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (std::uint32_t k = g.offsets[i]; k < g.offsets[i + 1]; ++k)
+      if (g.targets[k] > i) {
+        const QPointF d = m_layout->positions[i] - m_layout->positions[g.targets[k]];
+        lengths.push_back(std::hypot(d.x(), d.y()));
+      }
+  double scale = 1;
+  if (!lengths.empty()) {
+    std::nth_element(lengths.begin(), lengths.begin() + static_cast<long>(lengths.size() / 2), lengths.end());
+    const double median = lengths[lengths.size() / 2];
+    if (median > 0) scale = kEdgeLength / median;
+  }
+  m_positions.clear();
+  QRectF bounds;
+  for (const QPointF& p : m_layout->positions) {
+    m_positions.push_back(p * scale);
+    bounds |= QRectF(m_positions.back(), QSizeF(1, 1));
+  }
   QPainterPath edges;
   for (std::size_t i = 0; i < g.size(); ++i)
     for (std::uint32_t k = g.offsets[i]; k < g.offsets[i + 1]; ++k)
       if (g.targets[k] > i) {
-        edges.moveTo(m_layout->positions[i]);
-        edges.lineTo(m_layout->positions[g.targets[k]]);
+        edges.moveTo(m_positions[i]);
+        edges.lineTo(m_positions[g.targets[k]]);
       }
   auto* edgeItem = scene()->addPath(edges, QPen(QColor(0x9e, 0x9e, 0x9e), 0.8));
   edgeItem->setZValue(-1);
@@ -124,11 +146,11 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
   for (std::size_t i = 0; i < g.size(); ++i) {
     auto* item = new VertexItem(
         i, labelled ? m_labels[static_cast<qsizetype>(i)] : QString::number(i));
-    item->setPos(m_layout->positions[i]);
+    item->setPos(m_positions[i]);
     scene()->addItem(item);
     m_items.push_back(item);
   }
-  scene()->setSceneRect(m_layout->bounds.adjusted(-60, -40, 60, 40));
+  scene()->setSceneRect(bounds.adjusted(-40, -30, 40, 40));
   restyle();
   fitGraph();
 }
@@ -136,8 +158,8 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
 void TopologyView::fitGraph() {
   if (!m_layout) return;
   fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
-  // Never blow a tiny graph up past twice its natural size: discs would look like blobs.
-  if (transform().m11() > 2) setTransform(QTransform::fromScale(2, 2));
+  // Never blow a tiny graph up past 1.5 times its natural size: discs would look like blobs.
+  if (transform().m11() > 1.5) setTransform(QTransform::fromScale(1.5, 1.5));
 }
 
 void TopologyView::setProbabilities(std::vector<double> probability, std::size_t startIndex) {

@@ -32,6 +32,7 @@ class TopologyView : public QGraphicsView {
   void fitGraph();
 
   const std::vector<double>& probabilities() const { return m_probability; }
+  const std::vector<double>& sampled() const { return m_sampled; }
   // For tests: the vertex's disc radius and colour as drawn.
   double radiusOf(std::size_t index) const;
   QColor colorOf(std::size_t index) const;
@@ -40,6 +41,8 @@ class TopologyView : public QGraphicsView {
   // log10 scale from maxP * 1e-6 up to maxP, light to dark (a viridis-like ramp).
   static QColor rampColor(double fraction);
   static constexpr double kDecades = 6;
+  // Scene units between neighbours (the median edge) after rescaling Graphviz's positions.
+  static constexpr double kEdgeLength = 44;
 
  signals:
   void vertexClicked(std::size_t index);
@@ -53,6 +56,7 @@ class TopologyView : public QGraphicsView {
 
   std::shared_ptr<const GraphLayout> m_layout;
   QStringList m_labels;
+  std::vector<QPointF> m_positions;  // scaled from the layout's
   std::vector<VertexItem*> m_items;
   std::vector<double> m_probability;
   std::vector<double> m_sampled;

@@ -67,9 +67,9 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
 QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   static const char* const names[] = {
-      QT_TR_NOOP("Algorithm"), QT_TR_NOOP("Repeat"),         QT_TR_NOOP("Trial"),
-      QT_TR_NOOP("Configuration"), QT_TR_NOOP("Status"),     QT_TR_NOOP("Failure reason"),
-      QT_TR_NOOP("Speed"),     QT_TR_NOOP("Best so far"),    QT_TR_NOOP("Time (s)")};
+      QT_TR_NOOP("Algorithm"), QT_TR_NOOP("Repeat"),   QT_TR_NOOP("Trial"),
+      QT_TR_NOOP("Speed"),     QT_TR_NOOP("Best"),     QT_TR_NOOP("Time (s)"),
+      QT_TR_NOOP("Status"),    QT_TR_NOOP("Failure reason"), QT_TR_NOOP("Configuration")};
   if (section < 0 || section >= ColumnCount) return {};
   QString name = tr(names[section]);
   if ((section == SpeedColumn || section == BestColumn) && !m_data->info().speedUnit.isEmpty())

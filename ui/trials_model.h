@@ -17,12 +17,12 @@ class TrialsModel : public QAbstractTableModel {
     AlgorithmColumn,
     RepeatColumn,
     TrialColumn,
-    ConfigColumn,
-    StatusColumn,
-    ReasonColumn,
     SpeedColumn,
     BestColumn,
     TimeColumn,
+    StatusColumn,
+    ReasonColumn,
+    ConfigColumn,  // last: the widest, it takes the room left
     ColumnCount
   };
   // The raw value (a number for numeric columns) for sorting.
