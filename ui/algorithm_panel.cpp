@@ -1,6 +1,7 @@
 #include "ui/algorithm_panel.h"
 
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -19,6 +20,7 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
       m_list(new QListWidget(this)),
       m_settingsView(nullptr),
       m_settingsTitle(new QLabel(this)),
+      m_helpLabel(new QLabel(this)),
       m_errorLabel(makeMessageLabel(QStringLiteral("settingsError"), MessageKind::Error, this)) {
   m_list->setObjectName(QStringLiteral("algorithmList"));
   for (const TunerInfo& info : tunerRegistry().all()) {
@@ -40,7 +42,6 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   m_list->setFlow(QListView::LeftToRight);
   m_list->setWrapping(true);
   m_list->setResizeMode(QListView::Adjust);
-  m_list->setUniformItemSizes(true);
   const QFontMetrics fm = m_list->fontMetrics();
   m_list->setGridSize(QSize(fm.horizontalAdvance(QStringLiteral("exhaustive")) + 44, fm.height() + 8));
   m_list->setFixedHeight((fm.height() + 8) * 3 + 2 * m_list->frameWidth() + 4);
@@ -49,11 +50,12 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
                                  QStringLiteral("settingsTable"), this);
   m_settingsView->setEditTriggers(QAbstractItemView::AllEditTriggers);
   m_settingsView->setSelectionBehavior(QAbstractItemView::SelectItems);
-  m_settingsView->setWordWrap(true);
   m_settingsView->horizontalHeader()->setSectionResizeMode(SettingsModel::HelpColumn,
                                                            QHeaderView::Stretch);
-  // A handful of rows: each as tall as its wrapped meaning (or refusal message) needs.
-  m_settingsView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // One line per setting (the meaning elides); the current one's meaning is spelled out below.
+  m_helpLabel->setObjectName(QStringLiteral("settingHelp"));
+  m_helpLabel->setWordWrap(true);
+  m_helpLabel->setStyleSheet(QStringLiteral("QLabel { color: #424242; }"));
   m_settingsTitle->setObjectName(QStringLiteral("settingsTitle"));
   m_settingsTitle->setWordWrap(true);
   auto* defaultsButton = new QPushButton(tr("Restore defaults"), this);
@@ -64,6 +66,7 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   layout->addWidget(m_list);
   layout->addWidget(m_settingsTitle);
   layout->addWidget(m_settingsView, 1);
+  layout->addWidget(m_helpLabel);
   layout->addWidget(m_errorLabel);
   layout->addWidget(defaultsButton, 0, Qt::AlignRight);
 
@@ -110,7 +113,20 @@ SettingsModel* AlgorithmPanel::settingsModel(const QString& name) const {
 void AlgorithmPanel::showSettings(int row) {
   if (row < 0 || row >= static_cast<int>(m_models.size())) return;
   SettingsModel* model = m_models[static_cast<std::size_t>(row)];
+  QItemSelectionModel* previous = m_settingsView->selectionModel();
   m_settingsView->setModel(model);
+  delete previous;  // setModel makes a new one and leaves the old to its owner
+  m_helpLabel->clear();
+  connect(m_settingsView->selectionModel(), &QItemSelectionModel::currentChanged, m_helpLabel,
+          [this, model](const QModelIndex& current) {
+            m_helpLabel->setText(current.isValid()
+                                     ? QStringLiteral("%1: %2").arg(
+                                           model->index(current.row(), SettingsModel::NameColumn).data().toString(),
+                                           model->index(current.row(), SettingsModel::HelpColumn)
+                                               .data(Qt::ToolTipRole)
+                                               .toString())
+                                     : QString());
+          });
   const TunerInfo& info = tunerRegistry().all()[static_cast<std::size_t>(row)];
   m_settingsTitle->setText(tr("<b>%1</b> — %2%3")
                                .arg(QString::fromStdString(info.name),

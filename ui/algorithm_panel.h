@@ -42,6 +42,7 @@ class AlgorithmPanel : public QWidget {
   QListWidget* m_list;
   QTableView* m_settingsView;
   QLabel* m_settingsTitle;
+  QLabel* m_helpLabel;
   QLabel* m_errorLabel;
   std::vector<SettingsModel*> m_models;  // one per registry entry, in registry order
 };

@@ -29,7 +29,7 @@ QSize ProbabilityLegend::sizeHint() const {
   for (const QString& t : {tr("start vertex (click to move)"), tr("sampled (1,000,000 walks)"),
                            QStringLiteral("0.0000000000 x")})
     text = std::max(text, fm.horizontalAdvance(t));
-  return {text + 44, fm.height() * 13 + 230};
+  return {text + 44, fm.height() * 13 + 230};  // room for every line drawn below
 }
 
 void ProbabilityLegend::paintEvent(QPaintEvent*) {
@@ -56,7 +56,8 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   for (int d = 0; d <= TopologyView::kDecades; d += 2) {
     const int ty = barTop + static_cast<int>(d / TopologyView::kDecades * (barHeight - 1));
     p.drawLine(8 + barWidth, ty, 12 + barWidth, ty);
-    const QString text = m_max > 0 ? formatProbability(m_max * std::pow(10.0, -d))
+    // Three digits: a scale, not a table (the exact values are in the vertices' tooltips).
+    const QString text = m_max > 0 ? QString::number(m_max * std::pow(10.0, -d), 'g', 3)
                                    : (d == 0 ? tr("max") : QStringLiteral("max × 1e-%1").arg(d));
     p.drawText(16 + barWidth, ty + fm.ascent() / 2 - 1, text);
   }

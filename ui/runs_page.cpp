@@ -109,7 +109,7 @@ RunsPage::RunsPage(QWidget* parent)
   split->addWidget(left);
   split->addWidget(right);
   split->setStretchFactor(1, 1);
-  split->setSizes({440, 840});
+  split->setSizes({460, 820});
   split->setChildrenCollapsible(false);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
@@ -139,7 +139,7 @@ QWidget* RunsPage::makeTrialsSection() {
   m_trialsView->horizontalHeader()->setStretchLastSection(true);
   const int unit = m_trialsView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
   // Algorithm, repeat, trial, speed, best, time, status, reason; the configuration stretches.
-  const int widths[] = {9, 6, 5, 15, 15, 8, 11, 16, 0};
+  const int widths[] = {9, 6, 5, 12, 12, 7, 12, 16, 0};
   for (int c = 0; c < TrialsModel::ColumnCount; ++c)
     if (widths[c] > 0) m_trialsView->setColumnWidth(c, unit * widths[c] + 12);
   m_filterColumn = new QComboBox(section);

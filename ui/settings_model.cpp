@@ -19,7 +19,7 @@ QString range(const SettingInfo& s) {
       .arg(text(formatNumber(s.min)))
       .arg(text(formatNumber(s.max)))
       .arg(s.maxExclusive ? QStringLiteral(")") : QStringLiteral("]"))
-      .arg(s.integer ? QObject::tr(" integer") : QString());
+      .arg(s.integer ? QObject::tr(" int") : QString());
 }
 
 }  // namespace

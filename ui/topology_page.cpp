@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <unordered_map>
 
 #include "common/error.h"
 #include "ops/presets.h"
@@ -28,23 +27,13 @@
 #include "ui/message_label.h"
 #include "ui/probability_legend.h"
 #include "ui/qwalk_runner.h"
+#include "ui/topology_jobs.h"
 #include "ui/topology_view.h"
 
 namespace opevo::ui {
 namespace {
 
 constexpr int kSliderSteps = 100;
-
-struct LayoutJob {
-  std::shared_ptr<const GraphLayout> layout;
-  QStringList labels;
-  QString error;
-};
-
-struct SampleJob {
-  std::vector<double> frequency;  // by index into the exact result's graph
-  int walks = 0;
-};
 
 }  // namespace
 
@@ -300,15 +289,7 @@ void TopologyPage::startLayout() {
     applyToPicture();
   });
   watcher->setFuture(QtConcurrent::run([param = m_param, engine = m_engineCombo->currentText()] {
-    LayoutJob job;
-    try {
-      job.layout = layoutParameter(*param, engine, kMaxDrawnVertices);
-      for (const Vertex& v : job.layout->graph.vertices)
-        job.labels << QString::fromStdString(param->format(v));
-    } catch (const std::exception& e) {
-      job.error = QString::fromUtf8(e.what());
-    }
-    return job;
+    return computeLayout(param, engine, kMaxDrawnVertices);
   }));
 }
 
@@ -377,18 +358,8 @@ void TopologyPage::applyToPicture() {
   m_legend->setSampledWalks(sampled ? m_sampledWalks : 0);
   if (m_stack->currentWidget() == m_distanceChart) {
     std::vector<double> exact, freq;
-    if (r) {
-      const ParamGraph& g = r->distribution.graph;
-      for (std::size_t i = 0; i < g.size(); ++i) {
-        const auto d = static_cast<std::size_t>(g.distance[i]);
-        if (exact.size() <= d) exact.resize(d + 1, 0.0);
-        exact[d] += r->distribution.probability[i];
-        if (sampled) {
-          if (freq.size() <= d) freq.resize(d + 1, 0.0);
-          freq[d] += m_sampled[i];
-        }
-      }
-    }
+    if (r) exact = sumByDistance(r->distribution.graph, r->distribution.probability);
+    if (sampled) freq = sumByDistance(r->distribution.graph, m_sampled);
     m_distanceChart->setExact(std::move(exact));
     m_distanceChart->setSampled(std::move(freq));
     m_legend->setMaximum(0);
@@ -400,21 +371,7 @@ void TopologyPage::applyToPicture() {
     m_legend->setMaximum(0);
     return;
   }
-  // The result's graph is a BFS from the start; the layout's from the first vertex. Match them
-  // by vertex.
-  const ParamGraph& g = r->distribution.graph;
-  std::vector<double> p(m_layout->graph.size(), 0.0), f;
-  if (sampled) f.assign(p.size(), 0.0);
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    const auto it = m_layout->indexOf.find(g.vertices[i]);
-    if (it == m_layout->indexOf.end()) continue;
-    p[it->second] = r->distribution.probability[i];
-    if (sampled) f[it->second] = m_sampled[i];
-  }
-  const auto startIt = m_layout->indexOf.find(r->request.start);
-  m_legend->setMaximum(*std::max_element(p.begin(), p.end()));
-  m_view->setProbabilities(std::move(p), startIt == m_layout->indexOf.end() ? 0 : startIt->second);
-  m_view->setSampled(std::move(f));
+  m_legend->setMaximum(m_view->showDistribution(*r, sampled ? m_sampled : std::vector<double>{}));
 }
 
 bool TopologyPage::sampleWalks(int walks) {
@@ -430,21 +387,8 @@ bool TopologyPage::sampleWalks(int walks) {
     const SampleJob job = watcher->result();
     onSampled(job.frequency, job.walks);
   });
-  watcher->setFuture(QtConcurrent::run([result = m_result, walks] {
-    const QwalkRequest& req = result->request;
-    const ParamGraph& g = result->distribution.graph;
-    std::unordered_map<Vertex, std::size_t, VertexHash> index;
-    for (std::size_t i = 0; i < g.size(); ++i) index.emplace(g.vertices[i], i);
-    SampleJob job;
-    job.walks = walks;
-    job.frequency.assign(g.size(), 0.0);
-    Rng rng(static_cast<std::uint64_t>(walks) * 7919u + 1);
-    for (int w = 0; w < walks; ++w) {
-      const auto it = index.find(qWalk(*req.param, req.start, req.q, rng));
-      if (it != index.end()) job.frequency[it->second] += 1.0 / walks;
-    }
-    return job;
-  }));
+  watcher->setFuture(
+      QtConcurrent::run([result = m_result, walks] { return opevo::ui::sampleWalks(*result, walks); }));
   return true;
 }
 

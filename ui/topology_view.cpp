@@ -12,6 +12,7 @@
 
 #include "ui/display_format.h"
 #include "ui/graph_layout.h"
+#include "ui/qwalk_runner.h"
 
 namespace opevo::ui {
 
@@ -171,6 +172,27 @@ void TopologyView::setProbabilities(std::vector<double> probability, std::size_t
 void TopologyView::setSampled(std::vector<double> frequency) {
   m_sampled = std::move(frequency);
   restyle();
+}
+
+double TopologyView::showDistribution(const QwalkResult& r, const std::vector<double>& sampled) {
+  if (!m_layout) return 0;
+  const ParamGraph& g = r.distribution.graph;
+  const bool withSample = sampled.size() == g.size();
+  std::vector<double> p(m_layout->graph.size(), 0.0), f;
+  if (withSample) f.assign(p.size(), 0.0);
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const auto it = m_layout->indexOf.find(g.vertices[i]);
+    if (it == m_layout->indexOf.end()) continue;
+    p[it->second] = r.distribution.probability[i];
+    if (withSample) f[it->second] = sampled[i];
+  }
+  const auto start = m_layout->indexOf.find(r.request.start);
+  const double maxP = p.empty() ? 0 : *std::max_element(p.begin(), p.end());
+  m_probability = std::move(p);
+  m_sampled = std::move(f);
+  m_start = start == m_layout->indexOf.end() ? 0 : start->second;
+  restyle();
+  return maxP;
 }
 
 void TopologyView::restyle() {

@@ -9,6 +9,7 @@
 namespace opevo::ui {
 
 struct GraphLayout;
+struct QwalkResult;
 class VertexItem;
 
 // A parameter's graph as Graphviz laid it out: one disc per vertex, its colour and area showing
@@ -27,6 +28,10 @@ class TopologyView : public QGraphicsView {
   // Per layout vertex; empty clears. Colour and size are relative to the largest probability.
   void setProbabilities(std::vector<double> probability, std::size_t startIndex);
   void setSampled(std::vector<double> frequency);
+  // An exact result (and sampled frequencies, by the result's vertex index, or none): its graph
+  // is a BFS from its start, the layout's from the first vertex, so they are matched by vertex.
+  // Returns the largest probability drawn.
+  double showDistribution(const QwalkResult& result, const std::vector<double>& sampled);
   void clearSampled() { setSampled({}); }
   // Fits the whole graph in view.
   void fitGraph();
