@@ -65,7 +65,10 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_list);
   layout->addWidget(m_settingsTitle);
-  layout->addWidget(m_settingsView, 1);
+  // As tall as the algorithm's settings (none to four), leaving the rest to the budget below.
+  m_settingsView->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  m_settingsView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+  layout->addWidget(m_settingsView);
   layout->addWidget(m_helpLabel);
   layout->addWidget(m_errorLabel);
   layout->addWidget(defaultsButton, 0, Qt::AlignRight);
@@ -113,9 +116,11 @@ SettingsModel* AlgorithmPanel::settingsModel(const QString& name) const {
 void AlgorithmPanel::showSettings(int row) {
   if (row < 0 || row >= static_cast<int>(m_models.size())) return;
   SettingsModel* model = m_models[static_cast<std::size_t>(row)];
-  QItemSelectionModel* previous = m_settingsView->selectionModel();
-  m_settingsView->setModel(model);
-  delete previous;  // setModel makes a new one and leaves the old to its owner
+  if (m_settingsView->model() != model) {
+    QItemSelectionModel* previous = m_settingsView->selectionModel();
+    m_settingsView->setModel(model);
+    delete previous;  // setModel makes a new one and leaves the old to its owner
+  }
   m_helpLabel->clear();
   connect(m_settingsView->selectionModel(), &QItemSelectionModel::currentChanged, m_helpLabel,
           [this, model](const QModelIndex& current) {

@@ -19,7 +19,7 @@ DistanceChartView::DistanceChartView(QWidget* parent)
   chart()->addSeries(m_series);
   m_axisX->setTitleText(tr("Distance (steps)"));
   m_axisY->setTitleText(tr("Probability"));
-  m_axisY->setLabelFormat(QStringLiteral("%.3g"));
+  m_axisY->setLabelFormat(QStringLiteral("%.2f"));
   chart()->addAxis(m_axisX, Qt::AlignBottom);
   chart()->addAxis(m_axisY, Qt::AlignLeft);
   m_series->attachAxis(m_axisX);
@@ -63,7 +63,8 @@ void DistanceChartView::redraw() {
   }
   m_axisX->clear();
   m_axisX->append(categories);
-  m_axisY->setRange(0, top > 0 ? top * 1.08 : 1);
+  m_axisY->setRange(0, top > 0 ? top * 1.05 : 1);
+  m_axisY->applyNiceNumbers();  // ticks at round probabilities
 }
 
 }  // namespace opevo::ui

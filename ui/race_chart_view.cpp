@@ -47,8 +47,9 @@ QColor RaceChartView::colorOf(int algorithm) {
 RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
     : QChartView(new QChart, parent), m_data(data), m_xAxis(xAxis) {
   setRenderHint(QPainter::Antialiasing);
-  chart()->setTitle(xAxis == XAxis::Trials ? tr("Best speed vs trials")
-                                           : tr("Best speed vs tuning time"));
+  chart()->setTitle(xAxis == XAxis::Trials
+                        ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
+                        : tr("Best speed vs tuning time: mean of the repeats ± 1 sd"));
   chart()->legend()->setAlignment(Qt::AlignBottom);
   chart()->setMargins(QMargins(4, 4, 4, 4));
   connect(m_data, &RaceData::wasReset, this, &RaceChartView::rebuild);

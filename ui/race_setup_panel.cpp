@@ -93,8 +93,9 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(datasetBox);
-  layout->addWidget(algorithmBox, 1);
+  layout->addWidget(algorithmBox);
   layout->addWidget(budgetBox);
+  layout->addStretch(1);
 
   connect(m_dataset, &DatasetPicker::loaded, this, [this](const auto& d) {
     m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));

@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
@@ -139,7 +140,7 @@ QWidget* RunsPage::makeTrialsSection() {
   m_trialsView->horizontalHeader()->setStretchLastSection(true);
   const int unit = m_trialsView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
   // Algorithm, repeat, trial, speed, best, time, status, reason; the configuration stretches.
-  const int widths[] = {9, 6, 5, 12, 12, 7, 12, 16, 0};
+  const int widths[] = {9, 6, 5, 10, 10, 7, 12, 14, 0};
   for (int c = 0; c < TrialsModel::ColumnCount; ++c)
     if (widths[c] > 0) m_trialsView->setColumnWidth(c, unit * widths[c] + 12);
   m_filterColumn = new QComboBox(section);
@@ -162,6 +163,14 @@ QWidget* RunsPage::makeTrialsSection() {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
   layout->addWidget(m_trialsView, 1);
+  // While the view is scrolled to the end, it follows the race as trials arrive.
+  connect(m_filter, &QAbstractItemModel::rowsAboutToBeInserted, this, [this] {
+    QScrollBar* bar = m_trialsView->verticalScrollBar();
+    m_followTrials = bar->value() >= bar->maximum() - 2;
+  });
+  connect(m_filter, &QAbstractItemModel::rowsInserted, this, [this] {
+    if (m_followTrials) m_trialsView->scrollToBottom();
+  });
   const auto applyFilter = [this] {
     m_filter->setFilter(m_filterColumn->currentData().toInt(), m_filterEdit->text());
   };

@@ -85,6 +85,7 @@ class RunsPage : public QWidget {
   QLabel* m_etaLabel;
   QLabel* m_datasetStatus;
   QString m_storePath;
+  bool m_followTrials = true;
 };
 
 }  // namespace opevo::ui

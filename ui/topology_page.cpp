@@ -353,6 +353,8 @@ void TopologyPage::showResult(const std::shared_ptr<const QwalkResult>& result) 
 
 // Puts the current result (and sample) into the picture or the bars; either may still be missing.
 void TopologyPage::applyToPicture() {
+  // The key explains colours and discs: it has nothing to say about the bars.
+  m_legend->setVisible(m_stack->currentWidget() == m_view);
   const QwalkResult* r = m_result.get();
   const bool sampled = r && m_sampled.size() == r->distribution.graph.size();
   m_legend->setSampledWalks(sampled ? m_sampledWalks : 0);

@@ -65,16 +65,18 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole && (section == SpeedColumn || section == BestColumn))
+    return tr("In %1, the dataset's unit").arg(m_data->info().speedUnit);
+  if (role != Qt::DisplayRole) return {};
   static const char* const names[] = {
       QT_TR_NOOP("Algorithm"), QT_TR_NOOP("Repeat"),   QT_TR_NOOP("Trial"),
       QT_TR_NOOP("Speed"),     QT_TR_NOOP("Best"),     QT_TR_NOOP("Time (s)"),
       QT_TR_NOOP("Status"),    QT_TR_NOOP("Failure reason"), QT_TR_NOOP("Configuration")};
   if (section < 0 || section >= ColumnCount) return {};
-  QString name = tr(names[section]);
-  if ((section == SpeedColumn || section == BestColumn) && !m_data->info().speedUnit.isEmpty())
-    name += QStringLiteral(" (%1)").arg(m_data->info().speedUnit);
-  return name;
+  // The unit is in the header's tooltip and on the chart: in the header it would crowd out the
+  // configuration column.
+  return tr(names[section]);
 }
 
 TrialsFilterModel::TrialsFilterModel(QObject* parent) : QSortFilterProxyModel(parent) {

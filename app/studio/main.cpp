@@ -57,10 +57,12 @@ int main(int argc, char** argv) {
   const auto paceOpt = option("pace", "Milliseconds per replayed trial (to watch a race).", "ms");
   const auto startOpt = option("start", "Start the race once the dataset is loaded.");
   const auto repeatsLinesOpt = option("show-repeats", "Draw each repeat as a faint line.");
+  const auto chartOpt = option("chart", "Show the race chart against: trials, time.", "axis");
+  const auto logXOpt = option("log-x", "Logarithmic x axis on the race charts.");
   const auto historyOpt = option("open-latest-race", "On History, draw the newest race.");
   const auto freshOpt = option("no-restore", "Ignore the saved window layout and race form.");
   parser.addOptions({presetOpt, paramOpt, fromOpt, qOpt, samplesOpt, pageOpt, datasetOpt, algosOpt,
-                     repeatsOpt, trialsOpt, paceOpt, startOpt, repeatsLinesOpt, historyOpt, freshOpt});
+                     repeatsOpt, trialsOpt, paceOpt, startOpt, repeatsLinesOpt, chartOpt, logXOpt, historyOpt, freshOpt});
   parser.process(app);
 
   using namespace opevo::ui;
@@ -109,6 +111,8 @@ int main(int argc, char** argv) {
   if (parser.isSet(trialsOpt)) setup->setTrials(parser.value(trialsOpt).toInt());
   if (parser.isSet(paceOpt)) setup->setPaceMs(parser.value(paceOpt).toInt());
   if (parser.isSet(repeatsLinesOpt)) runs->results()->setShowRepeats(true);
+  if (parser.isSet(logXOpt)) runs->results()->setLogX(true);
+  if (parser.value(chartOpt) == QLatin1String("time")) runs->results()->tabs()->setCurrentIndex(1);
   if (parser.isSet(startOpt))
     QObject::connect(setup->datasetPicker(), &DatasetPicker::loaded, runs, [runs] { runs->start(); },
                      Qt::SingleShotConnection);

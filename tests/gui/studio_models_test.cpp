@@ -53,7 +53,7 @@ TEST(TrialsModel, AppendsRowsAsTheRaceGoesAndSortsNumbersAsNumbers) {
   EXPECT_EQ(model.index(1, TrialsModel::StatusColumn).data().toString(), "runtime_fault");
   EXPECT_EQ(model.index(1, TrialsModel::ReasonColumn).data().toString(), "illegal address");
   EXPECT_EQ(model.index(1, TrialsModel::SpeedColumn).data().toString(), "");  // no speed: failed
-  EXPECT_TRUE(model.headerData(TrialsModel::SpeedColumn, Qt::Horizontal).toString().contains("GFLOP/s"));
+  EXPECT_TRUE(model.headerData(TrialsModel::SpeedColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains("GFLOP/s"));
   data.append({trial(1, 0, 2, 10, 100)});
   ASSERT_EQ(model.rowCount(), 4);
   // 100 above 10 above 9: numbers, not text ("9" > "100" as text).
