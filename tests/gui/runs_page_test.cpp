@@ -236,6 +236,48 @@ TEST_F(RunsPageTest, PauseHoldsTheEngineResumeGoesOnStopEnds) {
   EXPECT_TRUE(runs()->startAction()->isEnabled());
 }
 
+TEST_F(RunsPageTest, TimeAndTargetBudgetsEndEachRun) {
+  prepareRace(1, 100000, 5);
+  setup()->algorithmPanel()->setChecked({QStringLiteral("random")});
+  setup()->setSeconds(0.3);  // 5 ms per trial: about 60 trials a run
+  QElapsedTimer wall;
+  wall.start();
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded(30000));
+  const int byTime = runs()->trialsModel()->rowCount();
+  EXPECT_GT(byTime, 10);
+  EXPECT_LT(byTime, 1000);
+  EXPECT_LT(runs()->data()->trials().back().seconds, 0.3 + 0.2);
+
+  setup()->setSeconds(std::nullopt);
+  setup()->setPaceMs(0);
+  const double optimum = picker()->dataset()->bestSpeed;
+  setup()->setTarget(optimum * 0.9);
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded(60000));
+  const TrialPoint& last = runs()->data()->trials().back();
+  EXPECT_GE(last.best, optimum * 0.9);  // it ended on reaching the target
+  EXPECT_LT(runs()->trialsModel()->rowCount(), 4362);
+}
+
+TEST_F(RunsPageTest, ClosingTheWindowMidRaceStopsTheEngine) {
+  auto* window = new MainWindow;
+  window->show();
+  RaceSetupPanel* form = window->runsPage()->setup();
+  form->datasetPicker()->load(kA100);
+  ASSERT_TRUE(waitUntil([&] { return form->datasetPicker()->dataset() != nullptr; }, 60000));
+  form->algorithmPanel()->setChecked({QStringLiteral("opevo"), QStringLiteral("autotvm")});
+  form->setTrials(100000);
+  form->setPaceMs(20);
+  ASSERT_TRUE(window->runsPage()->start());
+  ASSERT_TRUE(waitUntil([&] { return window->runsPage()->trialsModel()->rowCount() > 3; }));
+  QElapsedTimer wall;
+  wall.start();
+  window->close();
+  delete window;  // waits for the engine thread, which stops at its next trial
+  EXPECT_LT(wall.elapsed(), 5000);
+}
+
 TEST_F(RunsPageTest, ExportsTheChartAsPngAndSvgAndTheTrialsAsCsv) {
   prepareRace(1, 20);
   ASSERT_TRUE(runs()->start());
