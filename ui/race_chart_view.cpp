@@ -47,9 +47,6 @@ QColor RaceChartView::colorOf(int algorithm) {
 RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
     : QChartView(new QChart, parent), m_data(data), m_xAxis(xAxis) {
   setRenderHint(QPainter::Antialiasing);
-  chart()->setTitle(xAxis == XAxis::Trials
-                        ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
-                        : tr("Best speed vs tuning time: mean of the repeats ± 1 sd"));
   chart()->legend()->setAlignment(Qt::AlignBottom);
   chart()->setMargins(QMargins(4, 4, 4, 4));
   connect(m_data, &RaceData::wasReset, this, &RaceChartView::rebuild);
@@ -100,6 +97,14 @@ void RaceChartView::rebuild() {
   m_optimum = nullptr;
   makeAxes();
   const RaceData::Info& info = m_data->info();
+  // The title names the data (a replay of real measurements), so an exported figure still says
+  // where its numbers come from.
+  const QString what = m_xAxis == XAxis::Trials
+                           ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
+                           : tr("Best speed vs tuning time: mean of the repeats ± 1 sd");
+  chart()->setTitle(info.label.isEmpty()
+                        ? what
+                        : QStringLiteral("%1<br><small>%2</small>").arg(what, info.label.toHtmlEscaped()));
   for (int a = 0; a < info.algorithms.size(); ++a) {
     AlgorithmSeries s;
     const QColor color = colorOf(a);
