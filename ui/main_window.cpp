@@ -1,7 +1,17 @@
 #include "ui/main_window.h"
 
+#include <xgboost/c_api.h>
+
+#include <QAbstractItemView>
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
 #include <QFutureWatcher>
 #include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -10,8 +20,21 @@
 #include <string>
 
 #include "probe/backend_probe.h"
+#include "store/store.h"
+#include "ui/dataset_picker.h"
+#include "ui/history_page.h"
 #include "ui/presets_panel.h"
 #include "ui/qwalk_panel.h"
+#include "ui/race_results_widget.h"
+#include "ui/race_setup_panel.h"
+#include "ui/runs_page.h"
+#include "ui/topology_page.h"
+
+// Outside any namespace, as Q_INIT_RESOURCE requires: the icon lives in a static library, whose
+// resource registration the linker would otherwise drop.
+static void initStudioResources() {
+  Q_INIT_RESOURCE(opevo_studio);
+}
 
 namespace opevo::ui {
 
@@ -20,8 +43,13 @@ MainWindow::MainWindow(QWidget* parent)
       m_pages(new QTabWidget(this)),
       m_presetsPanel(new PresetsPanel),
       m_qwalkPanel(new QwalkPanel),
+      m_topologyPage(new TopologyPage),
+      m_runsPage(new RunsPage),
+      m_historyPage(new HistoryPage),
       m_backendLabel(new QLabel(tr("Backend: probing…"), this)) {
+  initStudioResources();
   setWindowTitle(tr("OpEvo Studio"));
+  setWindowIcon(QIcon(QStringLiteral(":/opevo/opevo-studio.svg")));
   resize(1280, 800);
 
   auto* splitter = new QSplitter(Qt::Horizontal);
@@ -34,11 +62,21 @@ MainWindow::MainWindow(QWidget* parent)
   m_pages->setObjectName(QStringLiteral("pages"));
   m_pages->setDocumentMode(true);
   m_pages->addTab(splitter, tr("Spaces"));
+  m_pages->addTab(m_topologyPage, tr("Topology"));
+  m_pages->addTab(m_runsPage, tr("Runs"));
+  m_pages->addTab(m_historyPage, tr("History"));
   setCentralWidget(m_pages);
+
+  const QString storePath = QString::fromStdString(Store::defaultPath());
+  m_runsPage->setStorePath(storePath);
+  m_historyPage->setStorePath(storePath);
 
   auto* versionLabel = new QLabel(tr("OpEvo Studio %1").arg(QStringLiteral(OPEVO_VERSION)), this);
   versionLabel->setObjectName(QStringLiteral("versionLabel"));
   m_backendLabel->setObjectName(QStringLiteral("backendLabel"));
+  statusBar()->addPermanentWidget(m_runsPage->datasetStatus());
+  statusBar()->addPermanentWidget(m_runsPage->progressBar());
+  statusBar()->addPermanentWidget(m_runsPage->etaLabel());
   statusBar()->addPermanentWidget(m_backendLabel);
   statusBar()->addPermanentWidget(versionLabel);
 
@@ -52,6 +90,18 @@ MainWindow::MainWindow(QWidget* parent)
           &QwalkPanel::selectParameter);
   connect(m_qwalkPanel, &QwalkPanel::parameterChanged, m_presetsPanel,
           &PresetsPanel::showParameter);
+  connect(m_runsPage, &RunsPage::statusMessage, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+  connect(m_historyPage, &HistoryPage::statusMessage, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+  connect(m_runsPage, &RunsPage::raceEnded, m_historyPage, &HistoryPage::reload);
+  // Double-clicking a parameter of a preset opens its graph on the Topology page.
+  if (auto* params = m_presetsPanel->findChild<QAbstractItemView*>(QStringLiteral("parameterTable")))
+    connect(params, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& index) {
+      showTopology(m_presetsPanel->selectedPreset(),
+                   index.siblingAtColumn(0).data().toString());
+    });
+  makeMenus();
   // Never an empty window: open on the first preset; a command line may pick another.
   m_presetsPanel->selectPreset(QStringLiteral("MM1"));
   startBackendProbe();
@@ -59,24 +109,141 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::makeMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open dataset…"), m_runsPage->setup()->datasetPicker(),
+                                  &DatasetPicker::browse);
+  open->setShortcut(QKeySequence::Open);
+  file->addSeparator();
+  RaceResultsWidget* results = m_runsPage->results();
+  file->addAction(tr("Export chart as &PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E), results,
+                  &RaceResultsWidget::exportPngDialog);
+  file->addAction(tr("Export chart as &SVG…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                  results, &RaceResultsWidget::exportSvgDialog);
+  file->addAction(tr("Export trials as &CSV…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S),
+                  results, &RaceResultsWidget::exportCsvDialog);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(m_runsPage->startAction());
+  run->addAction(m_runsPage->pauseAction());
+  run->addAction(m_runsPage->stopAction());
+  // Starting from another page shows the race being started.
+  connect(m_runsPage->startAction(), &QAction::triggered, this,
+          [this] { m_pages->setCurrentWidget(m_runsPage); });
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (int i = 0; i < m_pages->count(); ++i) {
+    QAction* a = view->addAction(m_pages->tabText(i), this, [this, i] { m_pages->setCurrentIndex(i); });
+    a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+  }
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About OpEvo Studio"), QKeySequence::HelpContents, this, &MainWindow::showAbout);
+}
+
+void MainWindow::showTopology(const QString& preset, const QString& parameter) {
+  m_topologyPage->selectOperator(preset);
+  m_topologyPage->selectParameter(parameter);
+  m_pages->setCurrentWidget(m_topologyPage);
+}
+
 QString MainWindow::backendText() const {
   return m_backendLabel->text();
+}
+
+QString MainWindow::aboutText() const {
+  int major = 0, minor = 0, patch = 0;
+  XGBoostVersion(&major, &minor, &patch);
+  return tr("<h3>OpEvo Studio %1</h3>"
+            "<p>Tunes tensor operators with OpEvo's topology-aware search and races it against "
+            "other algorithms.</p>"
+            "<table>"
+            "<tr><td>Qt</td><td>%2 (built with %3)</td></tr>"
+            "<tr><td>XGBoost</td><td>%4.%5.%6</td></tr>"
+            "<tr><td>GPU runtimes</td><td>%7</td></tr>"
+            "</table>")
+      .arg(QStringLiteral(OPEVO_VERSION), QString::fromLatin1(qVersion()),
+           QStringLiteral(QT_VERSION_STR))
+      .arg(major)
+      .arg(minor)
+      .arg(patch)
+      .arg(m_runtimes.isEmpty() ? tr("still probing…") : m_runtimes.toHtmlEscaped());
+}
+
+void MainWindow::showAbout() {
+  auto* box = new QMessageBox(QMessageBox::Information, tr("About OpEvo Studio"), aboutText(),
+                              QMessageBox::Close, this);
+  box->setObjectName(QStringLiteral("aboutBox"));
+  box->setIconPixmap(windowIcon().pixmap(64, 64));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();  // not exec(): the engine's signals keep flowing while it is up
+}
+
+void MainWindow::saveSettings() const {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  settings.setValue(QStringLiteral("window/page"), m_pages->currentIndex());
+  for (const QSplitter* s : findChildren<QSplitter*>())
+    if (!s->objectName().isEmpty())
+      settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
+  m_runsPage->setup()->saveState(settings);
+}
+
+void MainWindow::restoreSettings() {
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  m_pages->setCurrentIndex(settings.value(QStringLiteral("window/page"), 0).toInt());
+  for (QSplitter* s : findChildren<QSplitter*>())
+    if (!s->objectName().isEmpty())
+      s->restoreState(settings.value(QStringLiteral("splitters/") + s->objectName()).toByteArray());
+  m_runsPage->setup()->restoreState(settings);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveSettings();
+  m_runsPage->stop();  // the engine finishes its trial and stops; nothing stored is lost
+  QMainWindow::closeEvent(event);
 }
 
 void MainWindow::startBackendProbe() {
   // Opening GPU drivers can take a while (cuInit on a busy box), so the window shows first.
   // The job captures nothing of the window, so closing it early is safe.
-  auto* watcher = new QFutureWatcher<QString>(this);
-  connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
-    m_backendLabel->setText(tr("Backend: %1").arg(watcher->result()));
+  struct Probe {
+    QString best;
+    QString runtimes;
+  };
+  auto* watcher = new QFutureWatcher<Probe>(this);
+  connect(watcher, &QFutureWatcher<Probe>::finished, this, [this, watcher] {
+    const Probe probe = watcher->result();
+    m_backendLabel->setText(tr("Backend: %1").arg(probe.best));
+    m_runtimes = probe.runtimes;
     watcher->deleteLater();
   });
-  watcher->setFuture(QtConcurrent::run([]() -> QString {
+  watcher->setFuture(QtConcurrent::run([]() -> Probe {
     try {
-      const std::string best = bestBackend(opevo::probeBackends());
-      return best.empty() ? QObject::tr("none found") : QString::fromStdString(best);
+      const std::vector<BackendInfo> backends = opevo::probeBackends();
+      const std::string best = bestBackend(backends);
+      QStringList lines;
+      for (const BackendInfo& b : backends) {
+        QString line = QString::fromStdString(b.name) + QStringLiteral(": ");
+        if (b.available) {
+          QStringList devices;
+          for (const DeviceInfo& d : b.devices) devices << QString::fromStdString(d.name);
+          line += QString::fromStdString(b.library) +
+                  (devices.isEmpty() ? QString() : QStringLiteral(" (") + devices.join(QStringLiteral(", ")) + QLatin1Char(')'));
+        } else {
+          line += QObject::tr("not found (%1)").arg(QString::fromStdString(b.reason));
+        }
+        lines << line;
+      }
+      return {best.empty() ? QObject::tr("none found") : QString::fromStdString(best),
+              lines.join(QStringLiteral("; "))};
     } catch (const std::exception& e) {
-      return QObject::tr("probe failed (%1)").arg(QString::fromUtf8(e.what()));
+      return {QObject::tr("probe failed (%1)").arg(QString::fromUtf8(e.what())), {}};
     }
   }));
 }

@@ -7,31 +7,62 @@ class QTabWidget;
 
 namespace opevo::ui {
 
+class HistoryPage;
 class PresetsPanel;
 class QwalkPanel;
+class RunsPage;
+class TopologyPage;
 
-// The studio's window. Pages are tabs of one QTabWidget so later pages (runs, charts, history)
-// slot in beside "Spaces" without reshaping this one.
+// The studio's window: pages as tabs (Spaces, Topology, Runs, History), menus whose actions
+// carry the keyboard shortcuts, and a status bar with the dataset, race progress and backend.
+// Layout, the current page and the race form are kept with QSettings between sessions.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
+  enum Page { SpacesPage, TopologyPageIndex, RunsPageIndex, HistoryPageIndex };
+
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
   PresetsPanel* presetsPanel() const { return m_presetsPanel; }
   QwalkPanel* qwalkPanel() const { return m_qwalkPanel; }
+  TopologyPage* topologyPage() const { return m_topologyPage; }
+  RunsPage* runsPage() const { return m_runsPage; }
+  HistoryPage* historyPage() const { return m_historyPage; }
   QTabWidget* pages() const { return m_pages; }
   // The backend label's text: "probing…" until the background probe answers.
   QString backendText() const;
+  // "cuda: NVIDIA H100 …; hip: not found (…)" once probed, for the About box.
+  QString runtimesText() const { return m_runtimes; }
+
+  void saveSettings() const;
+  void restoreSettings();
+
+ public slots:
+  void showAbout();
+  // The Topology page on a parameter of a preset.
+  void showTopology(const QString& preset, const QString& parameter);
+
+ public:
+  // The About box's text: versions of the studio, Qt, XGBoost and the GPU runtimes found.
+  QString aboutText() const;
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
 
  private:
   void startBackendProbe();
+  void makeMenus();
 
   QTabWidget* m_pages;
   PresetsPanel* m_presetsPanel;
   QwalkPanel* m_qwalkPanel;
+  TopologyPage* m_topologyPage;
+  RunsPage* m_runsPage;
+  HistoryPage* m_historyPage;
   QLabel* m_backendLabel;
+  QString m_runtimes;
 };
 
 }  // namespace opevo::ui

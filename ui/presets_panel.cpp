@@ -39,7 +39,8 @@ PresetsPanel::PresetsPanel(QWidget* parent)
   // The parameters take the rows they need; room below is left for what later pages add here.
   m_parameterView->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   m_parameterView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
-  m_parameterView->setToolTip(tr("Click a parameter to see its q-random walk"));
+  m_parameterView->setToolTip(
+      tr("Click a parameter to see its q-random walk; double-click to see its graph"));
 
   auto* heading = new QLabel(tr("<b>Preset operators</b>"), this);
   auto* layout = new QVBoxLayout(this);

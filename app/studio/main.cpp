@@ -1,58 +1,137 @@
 // opevo-studio: the desktop application. The options open the window in a given state, for
 // screenshots, bug reports and demos; everything they do can be done by hand in the window.
+#include <QAbstractItemModel>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
 #include <cstdio>
 
+#include "ui/algorithm_panel.h"
+#include "ui/dataset_picker.h"
+#include "ui/history_model.h"
+#include "ui/history_page.h"
 #include "ui/main_window.h"
 #include "ui/presets_panel.h"
 #include "ui/qwalk_panel.h"
+#include "ui/race_results_widget.h"
+#include "ui/race_setup_panel.h"
+#include "ui/runs_page.h"
+#include "ui/topology_page.h"
+
+namespace {
+
+QCommandLineOption option(const char* name, const char* help, const char* value = nullptr) {
+  return value ? QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help),
+                                    QString::fromLatin1(value))
+               : QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("OpEvo Studio"));
+  QApplication::setOrganizationName(QStringLiteral("opevo"));
   QApplication::setApplicationVersion(QStringLiteral(OPEVO_VERSION));
+  QApplication::setDesktopFileName(QStringLiteral("opevo-studio"));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("Tune tensor operators with topology-aware search spaces."));
   parser.addHelpOption();
   parser.addVersionOption();
-  const QCommandLineOption presetOption(QStringLiteral("preset"),
-                                        QStringLiteral("Select a preset: MM1-3, BMM1-3, C1-2."),
-                                        QStringLiteral("name"));
-  const QCommandLineOption paramOption(
-      QStringLiteral("param"),
-      QStringLiteral("Show the q-walk of a parameter of the preset (e.g. tile_k) or of a spec "
-                     "(e.g. factor:8:3)."),
-      QStringLiteral("name-or-spec"));
-  const QCommandLineOption fromOption(QStringLiteral("from"),
-                                      QStringLiteral("Start vertex of the walk, e.g. 8,1,1."),
-                                      QStringLiteral("vertex"));
-  const QCommandLineOption qOption(QStringLiteral("q"),
-                                   QStringLiteral("Probability of another step, 0 < q < 1."),
-                                   QStringLiteral("q"));
-  parser.addOptions({presetOption, paramOption, fromOption, qOption});
+  const auto presetOpt = option("preset", "Select a preset: MM1-3, BMM1-3, C1-2, AlexNet layers.", "name");
+  const auto paramOpt = option("param", "Show the q-walk of a parameter of the preset (e.g. tile_k) "
+                                        "or of a spec (e.g. factor:8:3), on Spaces and Topology.",
+                               "name-or-spec");
+  const auto fromOpt = option("from", "Start vertex of the walk, e.g. 8,1,1.", "vertex");
+  const auto qOpt = option("q", "Probability of another step, 0 < q < 1.", "q");
+  const auto samplesOpt = option("samples", "On Topology, overlay this many sampled walks.", "n");
+  const auto pageOpt = option("page", "Open on a page: spaces, topology, runs, history.", "page");
+  const auto datasetOpt = option("dataset", "Load a measured dataset on the Runs page.", "file");
+  const auto algosOpt = option("algos", "Algorithms to race, e.g. opevo,autotvm.", "list");
+  const auto repeatsOpt = option("repeats", "Repeats per algorithm.", "n");
+  const auto trialsOpt = option("trials", "Trials per run.", "n");
+  const auto paceOpt = option("pace", "Milliseconds per replayed trial (to watch a race).", "ms");
+  const auto startOpt = option("start", "Start the race once the dataset is loaded.");
+  const auto repeatsLinesOpt = option("show-repeats", "Draw each repeat as a faint line.");
+  const auto chartOpt = option("chart", "Show the race chart against: trials, time.", "axis");
+  const auto logXOpt = option("log-x", "Logarithmic x axis on the race charts.");
+  const auto historyOpt = option("open-latest-race", "On History, draw the newest race.");
+  const auto freshOpt = option("no-restore", "Ignore the saved window layout and race form.");
+  parser.addOptions({presetOpt, paramOpt, fromOpt, qOpt, samplesOpt, pageOpt, datasetOpt, algosOpt,
+                     repeatsOpt, trialsOpt, paceOpt, startOpt, repeatsLinesOpt, chartOpt, logXOpt, historyOpt, freshOpt});
   parser.process(app);
 
-  opevo::ui::MainWindow window;
+  using namespace opevo::ui;
+  MainWindow window;
+  if (!parser.isSet(freshOpt)) window.restoreSettings();
   // A bad option is reported but still opens the window: it is the same input the window
   // validates, and the window shows why it was refused.
   QStringList problems;
-  if (parser.isSet(presetOption) &&
-      !window.presetsPanel()->selectPreset(parser.value(presetOption)))
-    problems << QStringLiteral("unknown preset '%1' (presets: MM1-3, BMM1-3, C1-2)")
-                    .arg(parser.value(presetOption));
-  if (parser.isSet(paramOption)) {
-    const QString param = parser.value(paramOption);
-    if (param.contains(QLatin1Char(':')))
-      window.qwalkPanel()->setCustomSpec(param);
-    else if (!window.qwalkPanel()->selectParameter(param))
-      problems << QStringLiteral("the preset has no parameter '%1'").arg(param);
+  TopologyPage* topology = window.topologyPage();
+  if (parser.isSet(presetOpt)) {
+    const QString name = parser.value(presetOpt);
+    if (!window.presetsPanel()->selectPreset(name))
+      problems << QStringLiteral("unknown preset '%1' (presets: MM1-3, BMM1-3, C1-2)").arg(name);
+    topology->selectOperator(name);
   }
-  if (parser.isSet(fromOption)) window.qwalkPanel()->setStartText(parser.value(fromOption));
-  if (parser.isSet(qOption)) window.qwalkPanel()->setQText(parser.value(qOption));
+  if (parser.isSet(paramOpt)) {
+    const QString param = parser.value(paramOpt);
+    if (param.contains(QLatin1Char(':'))) {
+      window.qwalkPanel()->setCustomSpec(param);
+      topology->setCustomSpec(param);
+    } else {
+      if (!window.qwalkPanel()->selectParameter(param))
+        problems << QStringLiteral("the preset has no parameter '%1'").arg(param);
+      topology->selectParameter(param);
+    }
+  }
+  if (parser.isSet(fromOpt)) {
+    window.qwalkPanel()->setStartText(parser.value(fromOpt));
+    topology->setStartText(parser.value(fromOpt));
+  }
+  if (parser.isSet(qOpt)) {
+    window.qwalkPanel()->setQText(parser.value(qOpt));
+    topology->setQText(parser.value(qOpt));
+  }
+  if (parser.isSet(samplesOpt)) {
+    const int walks = parser.value(samplesOpt).toInt();
+    QObject::connect(topology, &TopologyPage::distributionShown, topology,
+                     [topology, walks] { topology->sampleWalks(walks); },
+                     Qt::SingleShotConnection);
+  }
+
+  RunsPage* runs = window.runsPage();
+  RaceSetupPanel* setup = runs->setup();
+  if (parser.isSet(algosOpt)) setup->algorithmPanel()->setChecked(parser.value(algosOpt).split(QLatin1Char(',')));
+  if (parser.isSet(repeatsOpt)) setup->setRepeats(parser.value(repeatsOpt).toInt());
+  if (parser.isSet(trialsOpt)) setup->setTrials(parser.value(trialsOpt).toInt());
+  if (parser.isSet(paceOpt)) setup->setPaceMs(parser.value(paceOpt).toInt());
+  if (parser.isSet(repeatsLinesOpt)) runs->results()->setShowRepeats(true);
+  if (parser.isSet(logXOpt)) runs->results()->setLogX(true);
+  if (parser.value(chartOpt) == QLatin1String("time")) runs->results()->tabs()->setCurrentIndex(1);
+  if (parser.isSet(startOpt))
+    QObject::connect(setup->datasetPicker(), &DatasetPicker::loaded, runs, [runs] { runs->start(); },
+                     Qt::SingleShotConnection);
+  if (parser.isSet(datasetOpt)) setup->datasetPicker()->load(parser.value(datasetOpt));
+  if (parser.isSet(historyOpt)) {
+    HistoryPage* history = window.historyPage();
+    QObject::connect(history->model(), &QAbstractItemModel::modelReset, history,
+                     [history] { history->selectRace(0); }, Qt::SingleShotConnection);
+  }
+  if (parser.isSet(pageOpt)) {
+    const QStringList pages{QStringLiteral("spaces"), QStringLiteral("topology"),
+                            QStringLiteral("runs"), QStringLiteral("history")};
+    const auto index = pages.indexOf(parser.value(pageOpt).toLower());
+    if (index < 0)
+      problems << QStringLiteral("unknown page '%1' (pages: %2)").arg(parser.value(pageOpt), pages.join(QStringLiteral(", ")));
+    else
+      window.pages()->setCurrentIndex(static_cast<int>(index));
+  }
+
   for (const QString& problem : problems)
     std::fprintf(stderr, "opevo-studio: %s\n", qPrintable(problem));
   if (!problems.isEmpty()) window.statusBar()->showMessage(problems.join(QStringLiteral("; ")));

@@ -4,7 +4,9 @@
 #include <QElapsedTimer>
 #include <QStringList>
 #include <QTest>
+#include <QTimer>
 #include <QtGlobal>
+#include <algorithm>
 #include <functional>
 
 namespace opevo::ui::test {
@@ -19,6 +21,30 @@ inline bool waitUntil(const std::function<bool()>& pred, int timeoutMs = 10000) 
   }
   return true;
 }
+
+// Measures how long the GUI thread goes without running its event loop: a 5 ms precise timer
+// records the largest gap between two of its ticks while alive. A gap well above 5 ms is time
+// in which the window could not repaint or answer a click.
+class StallProbe {
+ public:
+  StallProbe() {
+    m_timer.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&m_timer, &QTimer::timeout, [this] {
+      const qint64 now = m_clock.elapsed();
+      m_longest = std::max(m_longest, now - m_last);
+      m_last = now;
+    });
+    m_clock.start();
+    m_timer.start(5);
+  }
+  qint64 longestMs() const { return m_longest; }
+
+ private:
+  QElapsedTimer m_clock;
+  QTimer m_timer;
+  qint64 m_last = 0;
+  qint64 m_longest = 0;
+};
 
 // Collects what QAbstractItemModelTester (Warning mode) reports while alive: one warning in the
 // qt.modeltest category per broken model rule; a test expects none. Other warnings (the offscreen

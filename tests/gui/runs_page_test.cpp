@@ -1,0 +1,306 @@
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QProgressBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <cstdio>
+
+#include "gui_test_support.h"
+#include "ui/algorithm_panel.h"
+#include "ui/dataset_picker.h"
+#include "ui/history_model.h"
+#include "ui/history_page.h"
+#include "ui/main_window.h"
+#include "ui/race_chart_view.h"
+#include "ui/race_data.h"
+#include "ui/race_results_widget.h"
+#include "ui/race_setup_panel.h"
+#include "ui/runs_page.h"
+#include "ui/settings_model.h"
+#include "ui/trials_model.h"
+
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+const QString kA100 = QStringLiteral(OPEVO_DATASETS_DIR "/convolution_milo/A100.json.gz");
+
+// The whole window, on the Runs page, as a user drives it.
+class RunsPageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&m_window));
+    m_window.pages()->setCurrentWidget(runs());
+    m_trialsTester = std::make_unique<QAbstractItemModelTester>(
+        runs()->trialsModel(), QAbstractItemModelTester::FailureReportingMode::Warning);
+    m_filterTester = std::make_unique<QAbstractItemModelTester>(
+        runs()->trialsFilter(), QAbstractItemModelTester::FailureReportingMode::Warning);
+  }
+  void TearDown() override {
+    runs()->stop();
+    waitUntil([&] { return !runs()->controller()->busy(); }, 60000);
+    m_trialsTester.reset();
+    m_filterTester.reset();
+    EXPECT_TRUE(m_warnings.messages().isEmpty()) << m_warnings.messages().join('\n').toStdString();
+  }
+
+  RunsPage* runs() { return m_window.runsPage(); }
+  RaceSetupPanel* setup() { return runs()->setup(); }
+  DatasetPicker* picker() { return setup()->datasetPicker(); }
+  bool loadDataset(const QString& path) {
+    picker()->load(path);
+    return waitUntil([&] { return !picker()->loading(); }, 60000);
+  }
+  // Two algorithms, a small budget: the race the issue's "done when" describes.
+  void prepareRace(int repeats, int trials, int paceMs = 0) {
+    ASSERT_TRUE(loadDataset(kA100));
+    ASSERT_TRUE(picker()->dataset());
+    setup()->algorithmPanel()->setChecked({QStringLiteral("opevo"), QStringLiteral("autotvm")});
+    setup()->setRepeats(repeats);
+    setup()->setTrials(trials);
+    setup()->setPaceMs(paceMs);
+  }
+  bool raceEnded(int timeoutMs = 120000) {
+    return waitUntil([&] { return !runs()->controller()->busy(); }, timeoutMs);
+  }
+
+  test::ModelTestFailures m_warnings;
+  MainWindow m_window;
+  std::unique_ptr<QAbstractItemModelTester> m_trialsTester;
+  std::unique_ptr<QAbstractItemModelTester> m_filterTester;
+};
+
+TEST_F(RunsPageTest, StartingWithoutADatasetSaysSo) {
+  runs()->startAction()->trigger();
+  EXPECT_FALSE(runs()->controller()->busy());
+  EXPECT_TRUE(runs()->message().contains("dataset")) << runs()->message().toStdString();
+  EXPECT_TRUE(runs()->startAction()->isEnabled());  // still usable
+}
+
+TEST_F(RunsPageTest, StartingWithoutAnAlgorithmSaysSo) {
+  ASSERT_TRUE(loadDataset(kA100));
+  setup()->algorithmPanel()->setChecked({});
+  EXPECT_FALSE(runs()->start());
+  EXPECT_TRUE(runs()->message().contains("algorithm")) << runs()->message().toStdString();
+  EXPECT_TRUE(runs()->startAction()->isEnabled());
+}
+
+TEST_F(RunsPageTest, AFileThatIsNotACacheIsRefusedAndTheLoadedDatasetKept) {
+  ASSERT_TRUE(loadDataset(kA100));
+  const auto before = picker()->dataset();
+  QTemporaryDir dir;
+  const QString bad = dir.filePath(QStringLiteral("notes.json"));
+  QFile file(bad);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write("this is not a Kernel Tuner cache\n");
+  file.close();
+  ASSERT_TRUE(loadDataset(bad));
+  EXPECT_EQ(picker()->dataset(), before);  // nothing lost
+  auto* error = m_window.findChild<QLabel*>(QStringLiteral("datasetError"));
+  ASSERT_NE(error, nullptr);
+  EXPECT_TRUE(error->isVisible());
+  EXPECT_TRUE(error->text().contains("notes.json")) << error->text().toStdString();
+  // The window still races on the dataset it had.
+  prepareRace(1, 10);
+  EXPECT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded());
+  EXPECT_EQ(runs()->trialsModel()->rowCount(), 20);
+}
+
+TEST_F(RunsPageTest, ARefusedSettingIsShownInlineAndBlocksTheRace) {
+  ASSERT_TRUE(loadDataset(kA100));
+  setup()->algorithmPanel()->setChecked({QStringLiteral("opevo")});
+  SettingsModel* opevo = setup()->algorithmPanel()->settingsModel(QStringLiteral("opevo"));
+  ASSERT_NE(opevo, nullptr);
+  QAbstractItemModelTester tester(opevo, QAbstractItemModelTester::FailureReportingMode::Warning);
+  EXPECT_FALSE(opevo->setValueText(QStringLiteral("q"), QStringLiteral("1")));
+  int row = -1;
+  for (int r = 0; r < opevo->rowCount(); ++r)
+    if (opevo->index(r, SettingsModel::NameColumn).data().toString() == "q") row = r;
+  ASSERT_GE(row, 0);
+  EXPECT_EQ(opevo->index(row, SettingsModel::ValueColumn).data().toString(), "1");  // kept as typed
+  EXPECT_TRUE(opevo->index(row, SettingsModel::ValueColumn).data(Qt::BackgroundRole).isValid());
+  EXPECT_TRUE(opevo->index(row, SettingsModel::HelpColumn).data().toString().contains("out of range"));
+  EXPECT_FALSE(runs()->start());
+  EXPECT_TRUE(runs()->message().contains("q=1")) << runs()->message().toStdString();
+  EXPECT_TRUE(opevo->setValueText(QStringLiteral("q"), QStringLiteral("0.7")));
+  EXPECT_EQ(opevo->changedValues().at("q"), "0.7");
+  EXPECT_TRUE(runs()->start());
+}
+
+TEST_F(RunsPageTest, AReplayRaceOfTwoAlgorithmsDrawsBothCurvesWithBands) {
+  prepareRace(2, 40);
+  ASSERT_TRUE(runs()->start());
+  EXPECT_TRUE(runs()->progressBar()->isVisible());
+  // Live: both curves have points before the race is over.
+  ASSERT_TRUE(waitUntil([&] {
+    RaceChartView* chart = runs()->results()->trialsChart();
+    return !runs()->controller()->busy() ||
+           (chart->meanPointCount(0) > 0 && chart->meanPointCount(1) > 0);
+  }));
+  ASSERT_TRUE(raceEnded());
+  EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
+  EXPECT_EQ(runs()->trialsModel()->rowCount(), 2 * 2 * 40);
+  RaceChartView* chart = runs()->results()->trialsChart();
+  chart->refresh(true);
+  for (int a = 0; a < 2; ++a) {
+    EXPECT_EQ(chart->meanPointCount(a), 40) << a;
+    EXPECT_EQ(chart->bandPointCount(a), 40) << a;
+    EXPECT_TRUE(chart->describeMean(a, 20).contains("2 runs")) << chart->describeMean(a, 20).toStdString();
+  }
+  RaceChartView* time = runs()->results()->timeChart();
+  time->refresh(true);
+  EXPECT_GT(time->meanPointCount(0), 0);
+  EXPECT_GT(time->meanPointCount(1), 0);
+  // Log axes and each repeat's line keep the points.
+  runs()->results()->setLogY(true);
+  runs()->results()->setLogX(true);
+  runs()->results()->setShowRepeats(true);
+  EXPECT_EQ(chart->meanPointCount(0), 40);
+  runs()->results()->setLogX(false);
+  runs()->results()->setLogY(false);
+
+  // Filter and sort the trials table.
+  runs()->trialsFilter()->setFilter(TrialsModel::AlgorithmColumn, QStringLiteral("autotvm"));
+  EXPECT_EQ(runs()->trialsFilter()->rowCount(), 80);
+  runs()->trialsFilter()->setFilter(-1, QString());
+  runs()->trialsFilter()->sort(TrialsModel::SpeedColumn, Qt::DescendingOrder);
+  const double top = runs()->trialsFilter()->index(0, TrialsModel::SpeedColumn).data(TrialsModel::RawRole).toDouble();
+  const double next = runs()->trialsFilter()->index(1, TrialsModel::SpeedColumn).data(TrialsModel::RawRole).toDouble();
+  EXPECT_GE(top, next);
+
+  // The runs are in the history, finished, and draw again there.
+  HistoryPage* history = m_window.historyPage();
+  ASSERT_TRUE(waitUntil([&] { return !history->busy() && history->model()->rowCount() >= 4; }));
+  EXPECT_EQ(history->model()->index(0, HistoryModel::StatusColumn).data().toString(), "finished");
+  history->selectRace(0);
+  ASSERT_TRUE(waitUntil([&] { return !history->busy() && history->data()->trials().size() == 160; }));
+  EXPECT_EQ(history->data()->info().algorithms.size(), 2);
+  EXPECT_EQ(history->results()->trialsChart()->meanPointCount(0), 40);
+}
+
+// The figure the issue asks for, on a race long enough to matter: 2 algorithms x 3 repeats x
+// 400 trials, as fast as the replay goes, with both charts and the table live. Printed, not
+// asserted.
+TEST_F(RunsPageTest, LongestGuiStallDuringALongRace) {
+  // The model testers walk the whole table at every insertion: a cost of the test, not the app.
+  m_trialsTester.reset();
+  m_filterTester.reset();
+  prepareRace(3, 400);
+  runs()->results()->setShowRepeats(true);
+  qint64 longest = 0;
+  QElapsedTimer wall;
+  wall.start();
+  {
+    test::StallProbe probe;
+    ASSERT_TRUE(runs()->start());
+    // Switch charts midway, as a user watching would.
+    QTimer::singleShot(500, runs(), [this] { runs()->results()->tabs()->setCurrentIndex(1); });
+    ASSERT_TRUE(raceEnded(300000));
+    longest = probe.longestMs();
+  }
+  EXPECT_EQ(runs()->trialsModel()->rowCount(), 2 * 3 * 400);
+  std::printf("[ stall    ] longest GUI-thread gap during a 2x3x400 race (%lld ms): %lld ms\n",
+              static_cast<long long>(wall.elapsed()), static_cast<long long>(longest));
+  RecordProperty("longest_gui_stall_ms", static_cast<int>(longest));
+}
+
+TEST_F(RunsPageTest, PauseHoldsTheEngineResumeGoesOnStopEnds) {
+  prepareRace(3, 400, 10);
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(waitUntil([&] { return runs()->trialsModel()->rowCount() >= 5; }));
+  runs()->pauseAction()->trigger();
+  EXPECT_EQ(runs()->controller()->state(), EngineController::State::Paused);
+  EXPECT_EQ(runs()->pauseAction()->text(), "&Resume");
+  QTest::qWait(200);  // what was measured before the pause arrives
+  const int held = runs()->trialsModel()->rowCount();
+  QTest::qWait(400);
+  EXPECT_EQ(runs()->trialsModel()->rowCount(), held);
+  runs()->pauseAction()->trigger();
+  EXPECT_EQ(runs()->controller()->state(), EngineController::State::Running);
+  ASSERT_TRUE(waitUntil([&] { return runs()->trialsModel()->rowCount() > held; }));
+  runs()->stopAction()->trigger();
+  ASSERT_TRUE(raceEnded(10000));
+  const int stopped = runs()->trialsModel()->rowCount();
+  EXPECT_LT(stopped, 2 * 3 * 400);
+  QTest::qWait(200);
+  EXPECT_EQ(runs()->trialsModel()->rowCount(), stopped);
+  EXPECT_TRUE(runs()->startAction()->isEnabled());
+}
+
+TEST_F(RunsPageTest, TimeAndTargetBudgetsEndEachRun) {
+  prepareRace(1, 100000, 5);
+  setup()->algorithmPanel()->setChecked({QStringLiteral("random")});
+  setup()->setSeconds(0.3);  // 5 ms per trial: about 60 trials a run
+  QElapsedTimer wall;
+  wall.start();
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded(30000));
+  const int byTime = runs()->trialsModel()->rowCount();
+  EXPECT_GT(byTime, 10);
+  EXPECT_LT(byTime, 1000);
+  EXPECT_LT(runs()->data()->trials().back().seconds, 0.3 + 0.2);
+
+  setup()->setSeconds(std::nullopt);
+  setup()->setPaceMs(0);
+  const double optimum = picker()->dataset()->bestSpeed;
+  setup()->setTarget(optimum * 0.9);
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded(60000));
+  const TrialPoint& last = runs()->data()->trials().back();
+  EXPECT_GE(last.best, optimum * 0.9);  // it ended on reaching the target
+  EXPECT_LT(runs()->trialsModel()->rowCount(), 4362);
+}
+
+TEST_F(RunsPageTest, ClosingTheWindowMidRaceStopsTheEngine) {
+  auto* window = new MainWindow;
+  window->show();
+  RaceSetupPanel* form = window->runsPage()->setup();
+  form->datasetPicker()->load(kA100);
+  ASSERT_TRUE(waitUntil([&] { return form->datasetPicker()->dataset() != nullptr; }, 60000));
+  form->algorithmPanel()->setChecked({QStringLiteral("opevo"), QStringLiteral("autotvm")});
+  form->setTrials(100000);
+  form->setPaceMs(20);
+  ASSERT_TRUE(window->runsPage()->start());
+  ASSERT_TRUE(waitUntil([&] { return window->runsPage()->trialsModel()->rowCount() > 3; }));
+  QElapsedTimer wall;
+  wall.start();
+  window->close();
+  delete window;  // waits for the engine thread, which stops at its next trial
+  EXPECT_LT(wall.elapsed(), 5000);
+}
+
+TEST_F(RunsPageTest, ExportsTheChartAsPngAndSvgAndTheTrialsAsCsv) {
+  prepareRace(1, 20);
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded());
+  QTemporaryDir dir;
+  RaceResultsWidget* results = runs()->results();
+  EXPECT_EQ(results->exportPng(dir.filePath("race.png")), QString());
+  EXPECT_EQ(results->exportSvg(dir.filePath("race.svg")), QString());
+  EXPECT_EQ(results->exportCsv(dir.filePath("race.csv")), QString());
+  QImage png(dir.filePath("race.png"));
+  EXPECT_FALSE(png.isNull());
+  QFile svg(dir.filePath("race.svg"));
+  ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+  EXPECT_TRUE(svg.readAll().contains("<svg"));
+  QFile csv(dir.filePath("race.csv"));
+  ASSERT_TRUE(csv.open(QIODevice::ReadOnly | QIODevice::Text));
+  const QList<QByteArray> lines = csv.readAll().split('\n');
+  ASSERT_GE(lines.size(), 3);
+  EXPECT_TRUE(lines[0].startsWith("# replay of A100.json.gz"));
+  EXPECT_TRUE(lines[1].startsWith("algorithm,repeat,trial"));
+  EXPECT_EQ(lines.size(), 2 + 40 + 1);  // two headers, 40 trials, the final newline
+  EXPECT_NE(results->exportPng(dir.filePath("no/such/folder/race.png")), QString());
+}
+
+}  // namespace
+}  // namespace opevo::ui

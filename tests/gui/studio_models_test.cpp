@@ -1,0 +1,175 @@
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <atomic>
+#include <thread>
+
+#include "gui_test_support.h"
+#include "store/records.h"
+#include "tuners/registry.h"
+#include "ui/curve_stats.h"
+#include "ui/history_model.h"
+#include "ui/race_data.h"
+#include "ui/race_gate.h"
+#include "ui/settings_model.h"
+#include "ui/trials_model.h"
+
+namespace opevo::ui {
+namespace {
+
+using Tester = QAbstractItemModelTester;
+using test::ModelTestFailures;
+
+TrialPoint trial(int algorithm, int repeat, int seq, double speed, double best) {
+  TrialPoint t;
+  t.algorithm = algorithm;
+  t.repeat = repeat;
+  t.seq = seq;
+  t.config = QStringLiteral("x=%1").arg(seq);
+  t.speed = speed;
+  t.best = best;
+  t.seconds = 0.1 * seq;
+  if (speed == 0) {
+    t.status = TrialStatus::RuntimeFault;
+    t.message = QStringLiteral("illegal address");
+  }
+  return t;
+}
+
+TEST(TrialsModel, AppendsRowsAsTheRaceGoesAndSortsNumbersAsNumbers) {
+  ModelTestFailures warnings;
+  RaceData data;
+  TrialsModel model(&data);
+  TrialsFilterModel filter;
+  filter.setSourceModel(&model);
+  Tester tester(&model, Tester::FailureReportingMode::Warning);
+  Tester filterTester(&filter, Tester::FailureReportingMode::Warning);
+  data.reset({{"opevo", "autotvm"}, 2, "GFLOP/s", "replay of test", 100.0});
+  EXPECT_EQ(model.rowCount(), 0);
+  data.append({trial(0, 0, 1, 9, 9), trial(0, 0, 2, 0, 9), trial(1, 0, 1, 100, 100)});
+  ASSERT_EQ(model.rowCount(), 3);
+  EXPECT_EQ(model.index(2, TrialsModel::AlgorithmColumn).data().toString(), "autotvm");
+  EXPECT_EQ(model.index(1, TrialsModel::StatusColumn).data().toString(), "runtime_fault");
+  EXPECT_EQ(model.index(1, TrialsModel::ReasonColumn).data().toString(), "illegal address");
+  EXPECT_EQ(model.index(1, TrialsModel::SpeedColumn).data().toString(), "");  // no speed: failed
+  EXPECT_TRUE(model.headerData(TrialsModel::SpeedColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains("GFLOP/s"));
+  data.append({trial(1, 0, 2, 10, 100)});
+  ASSERT_EQ(model.rowCount(), 4);
+  // 100 above 10 above 9: numbers, not text ("9" > "100" as text).
+  filter.sort(TrialsModel::SpeedColumn, Qt::DescendingOrder);
+  EXPECT_EQ(filter.index(0, TrialsModel::SpeedColumn).data(TrialsModel::RawRole).toDouble(), 100);
+  EXPECT_EQ(filter.index(1, TrialsModel::SpeedColumn).data(TrialsModel::RawRole).toDouble(), 10);
+  filter.setFilter(TrialsModel::StatusColumn, QStringLiteral("fault"));
+  EXPECT_EQ(filter.rowCount(), 1);
+  filter.setFilter(-1, QStringLiteral("AUTOTVM"));  // any column, any case
+  EXPECT_EQ(filter.rowCount(), 2);
+  // A stale trial (of an algorithm the race does not have) is ignored, never out of bounds.
+  data.append({trial(5, 0, 1, 1, 1)});
+  EXPECT_EQ(model.rowCount(), 4);
+  data.reset({});
+  EXPECT_EQ(model.rowCount(), 0);
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+TEST(SettingsModel, EditsAreCheckedByCoreAndRefusalsKeptAsTyped) {
+  ModelTestFailures warnings;
+  const TunerInfo* info = tunerRegistry().find("opevo");
+  ASSERT_NE(info, nullptr);
+  SettingsModel model("opevo", info->defaults());
+  Tester tester(&model, Tester::FailureReportingMode::Warning);
+  ASSERT_EQ(model.rowCount(), static_cast<int>(info->defaults().all().size()));
+  QSignalSpy validity(&model, &SettingsModel::validityChanged);
+  EXPECT_TRUE(model.flags(model.index(0, SettingsModel::ValueColumn)) & Qt::ItemIsEditable);
+  EXPECT_FALSE(model.flags(model.index(0, SettingsModel::NameColumn)) & Qt::ItemIsEditable);
+  EXPECT_TRUE(model.changedValues().empty());
+  EXPECT_FALSE(model.setValueText("lambda", "2.5"));  // an integer setting
+  EXPECT_FALSE(model.valid());
+  EXPECT_TRUE(model.errors().join("").contains("lambda=2.5")) << model.errors().join("").toStdString();
+  EXPECT_GE(validity.count(), 1);
+  EXPECT_TRUE(model.setValueText("lambda", "4"));
+  EXPECT_TRUE(model.valid());
+  EXPECT_EQ(model.changedValues().at("lambda"), "4");
+  model.restoreDefaults();
+  EXPECT_TRUE(model.changedValues().empty());
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
+  ModelTestFailures warnings;
+  HistoryModel model;
+  Tester tester(&model, Tester::FailureReportingMode::Warning);
+  std::vector<RunRecord> runs(3);
+  for (int i = 0; i < 3; ++i) {
+    runs[i].id = i + 1;
+    runs[i].algorithm = i % 2 ? "autotvm" : "opevo";
+    runs[i].operatorJson = R"({"race":"R1","repeat":)" + std::to_string(i / 2) + R"(,"label":"replay of x"})";
+    runs[i].budgetJson = R"({"trials":40})";
+    runs[i].status = i == 2 ? "running" : "finished";
+    runs[i].started = "2026-01-02T03:04:05.000Z";
+  }
+  runs[2].operatorJson = "not json";  // an older or foreign row still lists
+  model.setRuns(runs);
+  ASSERT_EQ(model.rowCount(), 3);
+  EXPECT_EQ(model.index(0, HistoryModel::IdColumn).data().toLongLong(), 3);
+  EXPECT_EQ(model.row(1).raceKey, "R1");
+  EXPECT_EQ(model.index(1, HistoryModel::DatasetColumn).data().toString(), "replay of x");
+  EXPECT_EQ(model.index(1, HistoryModel::BudgetColumn).data().toString(), "40 trials");
+  EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data().toString(), "running or cut off");
+  EXPECT_TRUE(model.row(0).raceKey.isEmpty());
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+TEST(CurveStats, MeanAndSampleDeviationAcrossRepeatsByTrial) {
+  RunCurve a{{1, 3, 5}, {}, true};
+  RunCurve b{{3, 3}, {}, true};   // finished early: keeps 3
+  RunCurve c{{2, 2, 2, 8}, {}, false};  // still running
+  const Band band = bandByTrial({&a, &b, &c});
+  ASSERT_EQ(band.size(), 4u);
+  EXPECT_DOUBLE_EQ(band.mean[0], 2);
+  EXPECT_DOUBLE_EQ(band.sd[0], 1);  // values 1, 3, 2
+  EXPECT_DOUBLE_EQ(band.mean[2], (5 + 3 + 2) / 3.0);
+  EXPECT_EQ(band.n[3], 3);  // a and b finished: they keep their last best
+  EXPECT_DOUBLE_EQ(band.mean[3], (5 + 3 + 8) / 3.0);
+  RunCurve running{{1, 2}, {}, false};
+  const Band partial = bandByTrial({&running, &c});
+  EXPECT_EQ(partial.n[3], 1);  // a running run has no value past its last trial
+}
+
+TEST(CurveStats, ByTimeIsAStepFunctionOfEachRun) {
+  RunCurve a{{}, {{1.0, 10}, {2.0, 20}}, true};
+  RunCurve b{{}, {{1.5, 30}}, false};
+  const Band band = bandByTime({&a, &b});
+  ASSERT_EQ(band.x, (std::vector<double>{1.0, 1.5, 2.0}));
+  EXPECT_EQ(band.n[0], 1);             // b has no trial yet at 1 s
+  EXPECT_DOUBLE_EQ(band.mean[1], 20);  // a still 10, b 30
+  EXPECT_EQ(band.n[2], 1);             // b is running and has nothing at 2 s yet
+  EXPECT_DOUBLE_EQ(band.mean[2], 20);
+}
+
+TEST(RaceGate, PauseHoldsACheckpointUntilResumeAndStopReleasesIt) {
+  RaceGate gate;
+  gate.pause();
+  std::atomic<int> passed{0};
+  std::atomic<bool> second{false};
+  std::thread engine([&] {
+    if (gate.checkpoint(0)) ++passed;
+    while (!second) std::this_thread::yield();
+    if (!gate.checkpoint(0)) passed += 10;
+  });
+  QTest::qWait(100);
+  EXPECT_EQ(passed.load(), 0);  // held while paused
+  gate.resume();
+  ASSERT_TRUE(test::waitUntil([&] { return passed.load() == 1; }));
+  gate.pause();
+  second = true;
+  QTest::qWait(100);
+  EXPECT_EQ(passed.load(), 1);  // held at the second
+  gate.stop();                  // a stop releases it, answering "stopped"
+  engine.join();
+  EXPECT_EQ(passed.load(), 11);
+  EXPECT_GT(gate.pausedSeconds(), 0.15);
+}
+
+}  // namespace
+}  // namespace opevo::ui

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include "io/replay_dataset.h"
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace opevo::ui {
+
+// Chooses the measured dataset a race replays: a file dialog, a typed path, or one of the shared
+// datasets. Files are read off the GUI thread (a large cache takes a moment); a file that is not
+// a dataset leaves the one already loaded in place and says why.
+class DatasetPicker : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit DatasetPicker(QWidget* parent = nullptr);
+  ~DatasetPicker() override;
+
+  // Starts loading; the answer comes as loaded() or failed().
+  void load(const QString& path);
+  std::shared_ptr<const ReplayDataset> dataset() const { return m_dataset; }
+  bool loading() const { return m_loading > 0; }
+  QString error() const { return m_error; }
+  // The folder the shortcuts point into; empty when none was found.
+  static QString sharedDatasetsDir();
+
+ signals:
+  void loaded(std::shared_ptr<const opevo::ReplayDataset> dataset);
+  void failed(const QString& message);
+
+ public slots:
+  void browse();
+
+ private:
+  void addShortcut(const QString& title, const QString& relativePath, QLayout* row);
+  void showInfo();
+
+  QLineEdit* m_pathEdit;
+  QLabel* m_infoLabel;
+  QLabel* m_errorLabel;
+  std::shared_ptr<const ReplayDataset> m_dataset;
+  QString m_error;
+  int m_loading = 0;
+  quint64 m_generation = 0;
+};
+
+}  // namespace opevo::ui

@@ -1,0 +1,67 @@
+#include "ui/engine_controller.h"
+
+#include "ui/engine_worker.h"
+
+namespace opevo::ui {
+
+EngineController::EngineController(QObject* parent)
+    : QObject(parent), m_worker(new EngineWorker(m_gate)) {
+  qRegisterMetaType<EngineUpdatePtr>();
+  qRegisterMetaType<RaceOutcome>();
+  m_thread.setObjectName(QStringLiteral("opevo-engine"));
+  m_worker->moveToThread(&m_thread);
+  connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  // Queued: the worker emits from the engine thread, these run in the GUI thread.
+  connect(m_worker, &EngineWorker::updated, this, &EngineController::updated,
+          Qt::QueuedConnection);
+  connect(
+      m_worker, &EngineWorker::finished, this,
+      [this](const RaceOutcome& outcome) {
+        setState(State::Idle);
+        emit finished(outcome);
+      },
+      Qt::QueuedConnection);
+  m_thread.start();
+}
+
+EngineController::~EngineController() {
+  m_gate.stop();
+  m_thread.quit();
+  m_thread.wait();
+}
+
+bool EngineController::start(RaceSpec spec) {
+  if (m_state != State::Idle || !spec.dataset) return false;
+  m_gate.reset();
+  setState(State::Running);
+  QMetaObject::invokeMethod(
+      m_worker, [worker = m_worker, spec = std::move(spec)] { worker->run(spec); },
+      Qt::QueuedConnection);
+  return true;
+}
+
+void EngineController::pause() {
+  if (m_state != State::Running) return;
+  m_gate.pause();
+  setState(State::Paused);
+}
+
+void EngineController::resume() {
+  if (m_state != State::Paused) return;
+  m_gate.resume();
+  setState(State::Running);
+}
+
+void EngineController::stop() {
+  if (m_state != State::Running && m_state != State::Paused) return;
+  m_gate.stop();
+  setState(State::Stopping);
+}
+
+void EngineController::setState(State state) {
+  if (m_state == state) return;
+  m_state = state;
+  emit stateChanged(state);
+}
+
+}  // namespace opevo::ui

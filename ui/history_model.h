@@ -1,0 +1,51 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QString>
+#include <vector>
+
+#include "store/records.h"
+
+namespace opevo::ui {
+
+// The runs recorded in the store, newest first. A race's runs share a key (in operatorJson, where
+// the Runs page puts it), so they can be selected together.
+class HistoryModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    IdColumn,
+    StartedColumn,
+    AlgorithmColumn,
+    RepeatColumn,
+    DatasetColumn,
+    DeviceColumn,
+    BudgetColumn,
+    StatusColumn,
+    ColumnCount
+  };
+
+  struct Row {
+    RunRecord run;
+    QString raceKey;  // empty for runs made outside a race
+    int repeat = 0;   // 0-based
+    QString label;    // "replay of A100.json.gz (...)", else the operator's name
+  };
+
+  explicit HistoryModel(QObject* parent = nullptr);
+
+  void setRuns(const std::vector<RunRecord>& runs);
+  const Row& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ private:
+  std::vector<Row> m_rows;
+};
+
+}  // namespace opevo::ui

@@ -1,0 +1,223 @@
+#include "ui/history_page.h"
+
+#include <QDateTime>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <exception>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/measurement.h"
+#include "io/replay_dataset.h"
+#include "store/store.h"
+#include "ui/history_model.h"
+#include "ui/message_label.h"
+#include "ui/race_data.h"
+#include "ui/race_results_widget.h"
+#include "ui/table_view.h"
+
+namespace opevo::ui {
+namespace {
+
+struct RunsJob {
+  std::vector<RunRecord> runs;
+  QString error;
+};
+
+struct CurvesJob {
+  RaceData::Info info;
+  std::vector<TrialPoint> trials;
+  QString error;
+};
+
+double secondsBetween(const std::string& from, const std::string& to) {
+  const QDateTime a = QDateTime::fromString(QString::fromStdString(from), Qt::ISODateWithMs);
+  const QDateTime b = QDateTime::fromString(QString::fromStdString(to), Qt::ISODateWithMs);
+  return a.isValid() && b.isValid() ? std::max<qint64>(0, a.msecsTo(b)) / 1000.0 : 0.0;
+}
+
+// The selected runs as one race: one algorithm per name, one repeat per run of it. Time is
+// wall-clock from the run's start to each trial's commit, as stored (pauses included).
+CurvesJob loadCurves(const std::string& path, const std::vector<HistoryModel::Row>& rows) {
+  CurvesJob job;
+  try {
+    Store store(path);
+    std::map<QString, int> repeats;
+    for (const HistoryModel::Row& row : rows) {
+      const QString algorithm = QString::fromStdString(row.run.algorithm);
+      if (!job.info.algorithms.contains(algorithm)) job.info.algorithms << algorithm;
+      const int a = static_cast<int>(job.info.algorithms.indexOf(algorithm));
+      const int repeat = repeats[algorithm]++;
+      job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
+      job.info.label = row.label;
+      double best = 0;
+      for (const TrialRow& t : store.trials(row.run.id)) {
+        TrialPoint p;
+        p.algorithm = a;
+        p.repeat = repeat;
+        p.seq = t.seq;
+        p.config = QString::fromStdString(t.config);
+        TrialStatus status = TrialStatus::Ok;
+        parseStatus(t.status, status);
+        p.status = status;
+        p.message = QString::fromStdString(t.message);
+        p.speed = t.speed;
+        if (status == TrialStatus::Ok) best = std::max(best, t.speed);
+        p.best = best;
+        p.seconds = secondsBetween(row.run.started, t.finished);
+        job.trials.push_back(std::move(p));
+      }
+    }
+    for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
+    // The optimum line needs the dataset; it is drawn when the file is still where it was.
+    const auto j = nlohmann::json::parse(rows.front().run.operatorJson, nullptr, false);
+    if (j.is_object() && j.contains("replay") && j["replay"].is_string()) {
+      try {
+        const ReplayDataset d = loadReplayDataset(j["replay"].get<std::string>());
+        if (d.complete && d.bestSpeed > 0) job.info.optimum = d.bestSpeed;
+      } catch (const std::exception&) {
+        // Moved or deleted since: the curves are still worth seeing without the line.
+      }
+    }
+  } catch (const std::exception& e) {
+    job.error = QString::fromUtf8(e.what());
+  }
+  return job;
+}
+
+}  // namespace
+
+HistoryPage::HistoryPage(QWidget* parent)
+    : QWidget(parent),
+      m_model(new HistoryModel(this)),
+      m_data(new RaceData(this)),
+      m_results(new RaceResultsWidget(m_data, this)),
+      m_view(makeTableView(m_model, QStringLiteral("historyTable"), this)),
+      m_info(new QLabel(this)),
+      m_error(makeMessageLabel(QStringLiteral("historyError"), MessageKind::Error, this)) {
+  m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::DatasetColumn, QHeaderView::Stretch);
+  m_info->setObjectName(QStringLiteral("historyInfo"));
+  m_info->setWordWrap(true);
+  m_info->setText(tr("Select runs to draw their curves; a race's runs draw as bands."));
+  auto* reloadButton = new QPushButton(tr("Reload"), this);
+  auto* raceButton = new QPushButton(tr("Select whole race"), this);
+  raceButton->setObjectName(QStringLiteral("selectRace"));
+  raceButton->setToolTip(tr("Select every run of the race the current run belongs to"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("<b>Recorded runs</b>"), this));
+  bar->addStretch(1);
+  bar->addWidget(raceButton);
+  bar->addWidget(reloadButton);
+  auto* top = new QWidget(this);
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  topLayout->addLayout(bar);
+  topLayout->addWidget(m_error);
+  topLayout->addWidget(m_view, 1);
+  topLayout->addWidget(m_info);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->setObjectName(QStringLiteral("historySplitter"));
+  split->addWidget(top);
+  split->addWidget(m_results);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setChildrenCollapsible(false);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split);
+
+  connect(reloadButton, &QPushButton::clicked, this, &HistoryPage::reload);
+  connect(raceButton, &QPushButton::clicked, this, [this] {
+    if (m_view->currentIndex().isValid()) selectRace(m_view->currentIndex().row());
+  });
+  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &HistoryPage::showSelected);
+  connect(m_results, &RaceResultsWidget::message, this, &HistoryPage::statusMessage);
+}
+
+void HistoryPage::setStorePath(const QString& path) {
+  m_storePath = path;
+  reload();
+}
+
+void HistoryPage::reload() {
+  if (m_storePath.isEmpty()) return;
+  ++m_jobs;
+  auto* watcher = new QFutureWatcher<RunsJob>(this);
+  connect(watcher, &QFutureWatcher<RunsJob>::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    --m_jobs;
+    const RunsJob job = watcher->result();
+    showMessage(m_error, job.error.isEmpty() ? QString() : tr("The history cannot be read: %1").arg(job.error));
+    if (job.error.isEmpty()) m_model->setRuns(job.runs);
+  });
+  watcher->setFuture(QtConcurrent::run([path = m_storePath.toStdString()] {
+    RunsJob job;
+    try {
+      job.runs = Store(path).runs();
+    } catch (const std::exception& e) {
+      job.error = QString::fromUtf8(e.what());
+    }
+    return job;
+  }));
+}
+
+void HistoryPage::selectRace(int row) {
+  if (row < 0 || row >= m_model->rowCount()) return;
+  const QString key = m_model->row(row).raceKey;
+  QItemSelection selection;
+  for (int r = 0; r < m_model->rowCount(); ++r)
+    if (r == row || (!key.isEmpty() && m_model->row(r).raceKey == key))
+      selection.select(m_model->index(r, 0), m_model->index(r, HistoryModel::ColumnCount - 1));
+  m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+}
+
+void HistoryPage::showSelected() {
+  std::vector<HistoryModel::Row> rows;
+  for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
+    rows.push_back(m_model->row(index.row()));
+  // Oldest first, so repeat numbers follow the order the runs were made in.
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.run.id < b.run.id; });
+  const quint64 generation = ++m_generation;
+  if (rows.empty()) {
+    m_data->reset({});
+    return;
+  }
+  ++m_jobs;
+  m_info->setText(tr("Reading %n run(s)…", nullptr, static_cast<int>(rows.size())));
+  auto* watcher = new QFutureWatcher<CurvesJob>(this);
+  connect(watcher, &QFutureWatcher<CurvesJob>::finished, this, [this, watcher, generation] {
+    watcher->deleteLater();
+    --m_jobs;
+    if (generation != m_generation) return;
+    const CurvesJob job = watcher->result();
+    if (!job.error.isEmpty()) {
+      showMessage(m_error, tr("The runs cannot be read: %1").arg(job.error));
+      return;
+    }
+    m_data->reset(job.info);
+    m_data->append(job.trials);
+    m_data->finishAll();
+    m_results->refreshNow();
+    m_info->setText(tr("%1 — %2 trials of %3 run(s): %4")
+                        .arg(job.info.label)
+                        .arg(job.trials.size())
+                        .arg(m_view->selectionModel()->selectedRows().size())
+                        .arg(job.info.algorithms.join(QStringLiteral(", "))));
+    emit curvesShown();
+  });
+  watcher->setFuture(QtConcurrent::run(
+      [path = m_storePath.toStdString(), rows = std::move(rows)] { return loadCurves(path, rows); }));
+}
+
+}  // namespace opevo::ui

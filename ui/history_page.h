@@ -1,0 +1,53 @@
+#pragma once
+
+#include <QWidget>
+#include <vector>
+
+class QLabel;
+class QTableView;
+
+namespace opevo::ui {
+
+class HistoryModel;
+class RaceData;
+class RaceResultsWidget;
+
+// The History page: every run recorded in the store, and the curves of the selected ones (a
+// whole race at a click) drawn as on the Runs page. The store is read off the GUI thread.
+class HistoryPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit HistoryPage(QWidget* parent = nullptr);
+
+  void setStorePath(const QString& path);
+  HistoryModel* model() const { return m_model; }
+  RaceData* data() const { return m_data; }
+  RaceResultsWidget* results() const { return m_results; }
+  QTableView* view() const { return m_view; }
+  bool busy() const { return m_jobs > 0; }
+  // Selects every run of the race the given row belongs to, and draws them.
+  void selectRace(int row);
+
+ public slots:
+  void reload();
+
+ signals:
+  void statusMessage(const QString& text);
+  void curvesShown();
+
+ private:
+  void showSelected();
+
+  QString m_storePath;
+  HistoryModel* m_model;
+  RaceData* m_data;
+  RaceResultsWidget* m_results;
+  QTableView* m_view;
+  QLabel* m_info;
+  QLabel* m_error;
+  int m_jobs = 0;
+  quint64 m_generation = 0;
+};
+
+}  // namespace opevo::ui

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <QWidget>
+
+namespace opevo::ui {
+
+// The key of the topology picture: the colour ramp over six decades below the likeliest vertex,
+// disc sizes, and what the outline and the dashed ring mean.
+class ProbabilityLegend : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ProbabilityLegend(QWidget* parent = nullptr);
+  // The largest probability drawn (the top of the scale); 0 hides the numbers.
+  void setMaximum(double maxP);
+  void setSampledWalks(int walks);  // 0: no ring in the picture
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override { return sizeHint(); }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  double m_max = 0;
+  int m_walks = 0;
+};
+
+}  // namespace opevo::ui

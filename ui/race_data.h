@@ -1,0 +1,59 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+#include "ui/curve_stats.h"
+#include "ui/race_types.h"
+
+namespace opevo::ui {
+
+// Everything the GUI knows of one race (live or reopened from the store): the trials in arrival
+// order and each run's best-so-far curve. Lives in the GUI thread; the charts and the trials
+// table read it, the engine's updates (or the history page) fill it.
+class RaceData : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit RaceData(QObject* parent = nullptr);
+
+  struct Info {
+    QStringList algorithms;
+    int repeats = 1;
+    QString speedUnit;
+    QString label;                  // "replay of A100.json.gz (NVIDIA A100, real measurements)"
+    std::optional<double> optimum;  // the dataset's best, when the dataset is complete
+  };
+
+  void reset(Info info);
+  void append(const std::vector<TrialPoint>& trials);
+  // Every run ended: finished runs keep their final best beyond their last trial.
+  void finishAll();
+
+  const Info& info() const { return m_info; }
+  const std::vector<TrialPoint>& trials() const { return m_trials; }
+  const RunCurve& curve(int algorithm, int repeat) const;
+  // The runs of one algorithm that have at least one trial.
+  std::vector<const RunCurve*> runsOf(int algorithm) const;
+  // Bumped by every change, so a timer-driven chart redraws only when there is something new.
+  quint64 revision() const { return m_revision; }
+
+ signals:
+  void aboutToReset();
+  void wasReset();
+  void trialsAppended(int first, int last);
+
+ private:
+  RunCurve& curveAt(int algorithm, int repeat);
+
+  Info m_info;
+  std::vector<TrialPoint> m_trials;
+  std::vector<RunCurve> m_curves;  // [repeat * algorithms + algorithm]
+  int m_lastRun = -1;              // runs go repeat-major; an earlier one is finished
+  quint64 m_revision = 0;
+};
+
+}  // namespace opevo::ui

@@ -1,0 +1,214 @@
+#include "ui/race_setup_panel.h"
+
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <exception>
+
+#include "common/error.h"
+#include "tuners/registry.h"
+#include "ui/algorithm_panel.h"
+#include "ui/dataset_picker.h"
+#include "ui/settings_model.h"
+
+namespace opevo::ui {
+namespace {
+
+QWidget* row(QCheckBox* check, QWidget* field) {
+  auto* w = new QWidget;
+  auto* l = new QHBoxLayout(w);
+  l->setContentsMargins(0, 0, 0, 0);
+  l->addWidget(check);
+  l->addWidget(field, 1);
+  // The field is greyed while its budget is off, so what counts is visible at a glance.
+  QObject::connect(check, &QCheckBox::toggled, field, &QWidget::setEnabled);
+  field->setEnabled(check->isChecked());
+  return w;
+}
+
+}  // namespace
+
+RaceSetupPanel::RaceSetupPanel(QWidget* parent)
+    : QWidget(parent),
+      m_dataset(new DatasetPicker(this)),
+      m_algorithms(new AlgorithmPanel(this)),
+      m_repeats(new QSpinBox(this)),
+      m_seed(new QSpinBox(this)),
+      m_useTrials(new QCheckBox(tr("Trials"), this)),
+      m_trials(new QSpinBox(this)),
+      m_useSeconds(new QCheckBox(tr("Time"), this)),
+      m_seconds(new QDoubleSpinBox(this)),
+      m_useTarget(new QCheckBox(tr("Target"), this)),
+      m_target(new QDoubleSpinBox(this)),
+      m_pace(new QSpinBox(this)) {
+  m_repeats->setObjectName(QStringLiteral("repeatsSpin"));
+  m_repeats->setRange(1, 100);
+  m_repeats->setValue(5);
+  m_seed->setObjectName(QStringLiteral("seedSpin"));
+  m_seed->setRange(0, 1'000'000'000);
+  m_seed->setValue(1);
+  m_seed->setToolTip(tr("Repeat r uses seed + r for every algorithm, as opevo compare does"));
+  m_useTrials->setObjectName(QStringLiteral("useTrials"));
+  m_useTrials->setChecked(true);
+  m_trials->setObjectName(QStringLiteral("trialsSpin"));
+  m_trials->setRange(1, 1'000'000);
+  m_trials->setValue(200);
+  m_trials->setSuffix(tr(" per run"));
+  m_useSeconds->setObjectName(QStringLiteral("useSeconds"));
+  m_seconds->setObjectName(QStringLiteral("secondsSpin"));
+  m_seconds->setRange(0.1, 86400);
+  m_seconds->setValue(30);
+  m_seconds->setSuffix(tr(" s per run"));
+  m_seconds->setToolTip(tr("Tuning time of each run; time spent paused does not count"));
+  m_useTarget->setObjectName(QStringLiteral("useTarget"));
+  m_target->setObjectName(QStringLiteral("targetSpin"));
+  m_target->setRange(0, 1e12);
+  m_target->setDecimals(1);
+  m_target->setToolTip(tr("A run ends when its best speed reaches this (the dataset's unit)"));
+  m_pace->setObjectName(QStringLiteral("paceSpin"));
+  m_pace->setRange(0, 2000);
+  m_pace->setSuffix(tr(" ms per trial"));
+  m_pace->setSpecialValueText(tr("as fast as possible"));
+  m_pace->setToolTip(tr("A replay answers instantly; a pace spreads it out so the race can be "
+                        "watched. It counts as tuning time."));
+
+  auto* datasetBox = new QGroupBox(tr("Dataset — a replay of real measurements"), this);
+  (new QVBoxLayout(datasetBox))->addWidget(m_dataset);
+  auto* algorithmBox = new QGroupBox(tr("Algorithms"), this);
+  (new QVBoxLayout(algorithmBox))->addWidget(m_algorithms);
+  auto* budgetBox = new QGroupBox(tr("Repeats and budget"), this);
+  auto* form = new QFormLayout(budgetBox);
+  form->addRow(tr("Repeats:"), m_repeats);
+  form->addRow(tr("Seed:"), m_seed);
+  form->addRow(tr("Budget:"), row(m_useTrials, m_trials));
+  form->addRow(QString(), row(m_useSeconds, m_seconds));
+  form->addRow(QString(), row(m_useTarget, m_target));
+  form->addRow(tr("Replay pace:"), m_pace);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(datasetBox);
+  layout->addWidget(algorithmBox);
+  layout->addWidget(budgetBox);
+  layout->addStretch(1);
+
+  connect(m_dataset, &DatasetPicker::loaded, this, [this](const auto& d) {
+    m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));
+    // A target means something only in this dataset's unit: start from 95% of its optimum.
+    m_target->setValue(d->bestSpeed * 0.95);
+  });
+}
+
+std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
+  auto refuse = [&](const QString& text) -> std::optional<RaceSpec> {
+    if (problem) *problem = text;
+    return std::nullopt;
+  };
+  if (m_dataset->loading()) return refuse(tr("The dataset is still being read; start again when it is loaded."));
+  if (!m_dataset->dataset())
+    return refuse(tr("Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
+                     "file, or pick one of the shared datasets."));
+  const std::vector<AlgorithmChoice> algorithms = m_algorithms->choices();
+  if (algorithms.empty()) return refuse(tr("Check at least one algorithm to race."));
+  const QStringList settingErrors = m_algorithms->errors();
+  if (!settingErrors.isEmpty())
+    return refuse(tr("Fix the refused settings first:\n%1").arg(settingErrors.join(QLatin1Char('\n'))));
+  if (!m_useTrials->isChecked() && !m_useSeconds->isChecked() && !m_useTarget->isChecked())
+    return refuse(tr("Set a budget: a number of trials, a time, or a target speed."));
+
+  RaceSpec s;
+  s.dataset = m_dataset->dataset();
+  s.algorithms = algorithms;
+  s.repeats = m_repeats->value();
+  s.seed = static_cast<std::uint64_t>(m_seed->value());
+  if (m_useTrials->isChecked()) s.trials = m_trials->value();
+  if (m_useSeconds->isChecked()) s.seconds = m_seconds->value();
+  if (m_useTarget->isChecked()) s.targetSpeed = m_target->value();
+  s.paceMs = m_pace->value();
+  // Each tuner is built once here, as `opevo compare` does, so an algorithm that cannot handle
+  // this dataset's parameters (G-BFS on numbers) is refused before anything runs.
+  for (const AlgorithmChoice& a : algorithms) {
+    try {
+      makeTuner(a.name, s.dataset->space, s.seed, a.settings);
+    } catch (const std::exception& e) {
+      return refuse(tr("%1 cannot race on this dataset: %2")
+                        .arg(QString::fromStdString(a.name), QString::fromUtf8(e.what())));
+    }
+  }
+  return s;
+}
+
+void RaceSetupPanel::setRepeats(int repeats) { m_repeats->setValue(repeats); }
+void RaceSetupPanel::setSeed(int seed) { m_seed->setValue(seed); }
+void RaceSetupPanel::setPaceMs(int ms) { m_pace->setValue(ms); }
+
+void RaceSetupPanel::setTrials(int trials) {
+  m_useTrials->setChecked(true);
+  m_trials->setValue(trials);
+}
+
+void RaceSetupPanel::setSeconds(std::optional<double> seconds) {
+  m_useSeconds->setChecked(seconds.has_value());
+  if (seconds) m_seconds->setValue(*seconds);
+}
+
+void RaceSetupPanel::setTarget(std::optional<double> target) {
+  m_useTarget->setChecked(target.has_value());
+  if (target) m_target->setValue(*target);
+}
+
+void RaceSetupPanel::saveState(QSettings& settings) const {
+  settings.beginGroup(QStringLiteral("race"));
+  if (const auto d = m_dataset->dataset())
+    settings.setValue(QStringLiteral("dataset"), QString::fromStdString(d->path));
+  settings.setValue(QStringLiteral("algorithms"), m_algorithms->checkedNames());
+  settings.setValue(QStringLiteral("repeats"), m_repeats->value());
+  settings.setValue(QStringLiteral("seed"), m_seed->value());
+  settings.setValue(QStringLiteral("useTrials"), m_useTrials->isChecked());
+  settings.setValue(QStringLiteral("trials"), m_trials->value());
+  settings.setValue(QStringLiteral("useSeconds"), m_useSeconds->isChecked());
+  settings.setValue(QStringLiteral("seconds"), m_seconds->value());
+  settings.setValue(QStringLiteral("pace"), m_pace->value());
+  settings.remove(QStringLiteral("settings"));  // a value set back to its default is forgotten
+  for (const QString& name : m_algorithms->algorithmNames()) {
+    const SettingsModel* model = m_algorithms->settingsModel(name);
+    for (const auto& [key, value] : model->changedValues())
+      settings.setValue(QStringLiteral("settings/%1/%2").arg(name, QString::fromStdString(key)),
+                        QString::fromStdString(value));
+  }
+  settings.endGroup();
+}
+
+void RaceSetupPanel::restoreState(QSettings& settings) {
+  settings.beginGroup(QStringLiteral("race"));
+  m_algorithms->setChecked(
+      settings.value(QStringLiteral("algorithms"), QStringList{QStringLiteral("opevo"), QStringLiteral("autotvm")})
+          .toStringList());
+  m_repeats->setValue(settings.value(QStringLiteral("repeats"), m_repeats->value()).toInt());
+  m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());
+  m_useTrials->setChecked(settings.value(QStringLiteral("useTrials"), true).toBool());
+  m_trials->setValue(settings.value(QStringLiteral("trials"), m_trials->value()).toInt());
+  m_useSeconds->setChecked(settings.value(QStringLiteral("useSeconds"), false).toBool());
+  m_seconds->setValue(settings.value(QStringLiteral("seconds"), m_seconds->value()).toDouble());
+  m_pace->setValue(settings.value(QStringLiteral("pace"), m_pace->value()).toInt());
+  settings.beginGroup(QStringLiteral("settings"));
+  for (const QString& name : settings.childGroups()) {
+    SettingsModel* model = m_algorithms->settingsModel(name);
+    if (!model) continue;
+    settings.beginGroup(name);
+    for (const QString& key : settings.childKeys())
+      model->setValueText(key, settings.value(key).toString());
+    settings.endGroup();
+  }
+  settings.endGroup();
+  const QString dataset = settings.value(QStringLiteral("dataset")).toString();
+  settings.endGroup();
+  if (!dataset.isEmpty()) m_dataset->load(dataset);
+}
+
+}  // namespace opevo::ui

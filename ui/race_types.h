@@ -1,0 +1,77 @@
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/measurement.h"
+#include "io/replay_dataset.h"
+
+namespace opevo::ui {
+
+struct AlgorithmChoice {
+  std::string name;                                // registry name, e.g. "opevo"
+  std::map<std::string, std::string> settings;     // only the values the user changed
+};
+
+// Everything one race needs, copied into the engine thread when it starts; the GUI keeps no
+// reference into it, so editing the form during a race changes nothing under the engine's feet.
+struct RaceSpec {
+  std::shared_ptr<const ReplayDataset> dataset;
+  std::vector<AlgorithmChoice> algorithms;
+  int repeats = 1;
+  std::optional<int> trials;
+  std::optional<double> seconds;  // of tuning time; paused time does not count
+  std::optional<double> targetSpeed;
+  std::uint64_t seed = 1;         // repeat r uses seed + r for every algorithm, as `opevo compare`
+  // A replay answers at once; a pace makes it take this long per trial so a race can be watched.
+  int paceMs = 0;
+  std::string storePath;          // empty: nothing is stored
+};
+
+// One measured trial, as the GUI sees it. Plain values only: it crosses threads by copy.
+struct TrialPoint {
+  int algorithm = 0;  // index into RaceSpec::algorithms
+  int repeat = 0;     // 0-based
+  int seq = 0;        // 1-based within its run
+  QString config;
+  TrialStatus status = TrialStatus::Ok;
+  QString message;
+  double speed = 0;
+  double best = 0;    // best of its run so far
+  double seconds = 0; // tuning time of its run so far, pauses excluded
+};
+
+struct RaceProgress {
+  int runsDone = 0;
+  int runs = 0;
+  long long trialsDone = 0;
+  long long trialsPlanned = 0;  // 0 when the budget is not a number of trials
+  double etaSeconds = -1;       // -1 when unknown
+  QString current;              // "opevo, repeat 2 of 5"
+};
+
+// What the engine thread hands the GUI a few times a second: the trials measured since the last
+// update and where the race stands. Immutable once sent.
+struct EngineUpdate {
+  std::vector<TrialPoint> trials;
+  RaceProgress progress;
+};
+
+// The end of a race: why it ended, and the problems met (a bad setting, a store refused).
+struct RaceOutcome {
+  QString reason;  // "finished", "stopped" or "failed"
+  QString message;
+};
+
+using EngineUpdatePtr = std::shared_ptr<const EngineUpdate>;
+
+}  // namespace opevo::ui
+
+Q_DECLARE_METATYPE(opevo::ui::EngineUpdatePtr)
+Q_DECLARE_METATYPE(opevo::ui::RaceOutcome)

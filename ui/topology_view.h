@@ -1,0 +1,71 @@
+#pragma once
+
+#include <QColor>
+#include <QGraphicsView>
+#include <QStringList>
+#include <memory>
+#include <vector>
+
+namespace opevo::ui {
+
+struct GraphLayout;
+struct QwalkResult;
+class VertexItem;
+
+// A parameter's graph as Graphviz laid it out: one disc per vertex, its colour and area showing
+// the exact q-walk probability, a ring for the sampled frequency when there is one, and the start
+// vertex outlined. Wheel zooms about the cursor, dragging pans, clicking a vertex picks it.
+class TopologyView : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  explicit TopologyView(QWidget* parent = nullptr);
+  ~TopologyView() override;
+
+  // labels: each layout vertex formatted by its parameter.
+  void setLayout(std::shared_ptr<const GraphLayout> layout, QStringList labels);
+  const GraphLayout* graphLayout() const { return m_layout.get(); }
+  // Per layout vertex; empty clears. Colour and size are relative to the largest probability.
+  void setProbabilities(std::vector<double> probability, std::size_t startIndex);
+  void setSampled(std::vector<double> frequency);
+  // An exact result (and sampled frequencies, by the result's vertex index, or none): its graph
+  // is a BFS from its start, the layout's from the first vertex, so they are matched by vertex.
+  // Returns the largest probability drawn.
+  double showDistribution(const QwalkResult& result, const std::vector<double>& sampled);
+  void clearSampled() { setSampled({}); }
+  // Fits the whole graph in view.
+  void fitGraph();
+
+  const std::vector<double>& probabilities() const { return m_probability; }
+  const std::vector<double>& sampled() const { return m_sampled; }
+  // For tests: the vertex's disc radius and colour as drawn.
+  double radiusOf(std::size_t index) const;
+  QColor colorOf(std::size_t index) const;
+  QPoint viewPositionOf(std::size_t index) const;
+
+  // log10 scale from maxP * 1e-6 up to maxP, light to dark (a viridis-like ramp).
+  static QColor rampColor(double fraction);
+  static constexpr double kDecades = 6;
+  // Scene units between neighbours (the median edge) after rescaling Graphviz's positions.
+  static constexpr double kEdgeLength = 44;
+
+ signals:
+  void vertexClicked(std::size_t index);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ private:
+  void restyle();
+
+  std::shared_ptr<const GraphLayout> m_layout;
+  QStringList m_labels;
+  std::vector<QPointF> m_positions;  // scaled from the layout's
+  std::vector<VertexItem*> m_items;
+  std::vector<double> m_probability;
+  std::vector<double> m_sampled;
+  std::size_t m_start = 0;
+};
+
+}  // namespace opevo::ui
