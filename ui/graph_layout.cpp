@@ -15,6 +15,14 @@ std::mutex& graphvizMutex() {
   return m;
 }
 
+// One context for the process, never freed: Graphviz 2.42 keeps a font cache across contexts,
+// and freeing one leaves that cache pointing at freed memory (AddressSanitizer finds it in the
+// pango plugin on the second layout). Call with the mutex held.
+GVC_t* graphvizContext() {
+  static GVC_t* gvc = gvContext();
+  return gvc;
+}
+
 // cgraph's API takes char* for names it copies; a local buffer keeps the casts honest.
 void setDefault(Agraph_t* g, int kind, const char* name, const char* value) {
   std::string n(name), v(value);
@@ -32,13 +40,14 @@ std::shared_ptr<const GraphLayout> layoutParameter(const Parameter& param, const
   for (std::size_t i = 0; i < pg.size(); ++i) layout->indexOf.emplace(pg.vertices[i], i);
 
   std::lock_guard lock(graphvizMutex());
-  GVC_t* gvc = gvContext();
+  GVC_t* gvc = graphvizContext();
   if (!gvc) throw std::runtime_error("Graphviz could not start (gvContext failed)");
   std::string graphName = "parameter";
   Agraph_t* g = agopen(graphName.data(), Agundirected, nullptr);
   // Positions only: Graphviz draws nothing, so nodes are small points and labels do not matter.
   setDefault(g, AGNODE, "shape", "point");
   setDefault(g, AGNODE, "width", "0.15");
+  setDefault(g, AGNODE, "label", "");  // no text to measure: the view draws its own labels
   setDefault(g, AGRAPH, "overlap", "false");
   setDefault(g, AGRAPH, "splines", "false");
   setDefault(g, AGRAPH, "ranksep", "0.6");
@@ -55,7 +64,6 @@ std::shared_ptr<const GraphLayout> layoutParameter(const Parameter& param, const
   const std::string engineName = engine.toStdString();
   if (gvLayout(gvc, g, engineName.c_str()) != 0) {
     agclose(g);
-    gvFreeContext(gvc);
     throw std::runtime_error("Graphviz could not lay out the graph with " + engineName);
   }
   layout->positions.resize(pg.size());
@@ -68,7 +76,6 @@ std::shared_ptr<const GraphLayout> layoutParameter(const Parameter& param, const
   layout->bounds = bounds;
   gvFreeLayout(gvc, g);
   agclose(g);
-  gvFreeContext(gvc);
   return layout;
 }
 

@@ -88,11 +88,7 @@ void RaceChartView::makeAxes() {
 }
 
 void RaceChartView::rebuild() {
-  chart()->removeAllSeries();
-  for (AlgorithmSeries& s : m_series) {
-    delete s.upper;  // never added to the chart: the band owns nothing
-    delete s.lower;
-  }
+  chart()->removeAllSeries();  // deletes the bands, and with them their edges
   m_series.clear();
   m_optimum = nullptr;
   makeAxes();
@@ -111,6 +107,10 @@ void RaceChartView::rebuild() {
     s.upper = new QLineSeries;
     s.lower = new QLineSeries;
     s.band = new QAreaSeries(s.upper, s.lower);
+    // The edges are never added to the chart and a QAreaSeries does not own them: they go with
+    // their band.
+    s.upper->setParent(s.band);
+    s.lower->setParent(s.band);
     s.band->setName(tr("%1 ± 1 sd").arg(info.algorithms[a]));
     QColor fill = color;
     fill.setAlpha(50);
