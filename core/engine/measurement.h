@@ -55,6 +55,14 @@ class Measurer {
   virtual std::optional<Reference> reference() { return std::nullopt; }
   // "device: NVIDIA H100 80GB HBM3, driver 13.0" and the like, for the store and the display.
   virtual std::string device() const { return label(); }
+
+ protected:
+  // measure() for measurers that implement measureEach(): waits for every result.
+  std::vector<Measurement> collectEach(const std::vector<Config>& configs) {
+    std::vector<Measurement> out(configs.size());
+    measureEach(configs, [&](std::size_t i, const Measurement& m) { out[i] = m; });
+    return out;
+  }
 };
 
 }  // namespace opevo

@@ -49,9 +49,7 @@ void HistoryMeasurer::measureEach(const std::vector<Config>& configs, const Tria
 }
 
 std::vector<Measurement> HistoryMeasurer::measure(const std::vector<Config>& configs) {
-  std::vector<Measurement> out(configs.size());
-  measureEach(configs, [&](std::size_t i, const Measurement& m) { out[i] = m; });
-  return out;
+  return collectEach(configs);
 }
 
 }  // namespace opevo

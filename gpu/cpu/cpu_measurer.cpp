@@ -30,11 +30,6 @@ std::string stemFor(const std::string& source) {
   return stem.append(std::to_string(std::hash<std::string>{}(source)));
 }
 
-nlohmann::json timingJson(const TimingOptions& t) {
-  return {{"min_total_ms", t.minTotalMs}, {"min_runs", t.minRuns}, {"max_runs", t.maxRuns},
-          {"warmup_runs", t.warmupRuns}};
-}
-
 }  // namespace
 
 CpuMeasurer::CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options)
@@ -55,21 +50,9 @@ Measurement CpuMeasurer::timeInWorker(const std::string& library) {
                                      {"backend", "cpu"},
                                      {"op", operatorToJson(m_def.op)},
                                      {"library", library},
-                                     {"timing", timingJson(m_options.timing)}},
+                                     {"timing", timingToJson(m_options.timing)}},
                                     m_options.timeoutSeconds);
-  if (!reply.ok) {
-    Measurement m;
-    m.status = reply.failure;
-    m.message = reply.message;
-    return m;
-  }
-  if (!reply.body.value("ok", false)) {
-    Measurement m;
-    m.status = TrialStatus::LaunchError;
-    m.message = reply.body.value("error", std::string("the worker refused the request"));
-    return m;
-  }
-  return measurementFromJson(reply.body["measurement"]);
+  return measurementFromReply(reply);
 }
 
 void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
@@ -101,16 +84,14 @@ void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCal
 }
 
 std::vector<Measurement> CpuMeasurer::measure(const std::vector<Config>& configs) {
-  std::vector<Measurement> out(configs.size());
-  measureEach(configs, [&](std::size_t i, const Measurement& m) { out[i] = m; });
-  return out;
+  return collectEach(configs);
 }
 
 std::optional<Measurer::Reference> CpuMeasurer::reference() {
   const auto reply = m_worker->call({{"cmd", "reference"},
                                      {"backend", "cpu"},
                                      {"op", operatorToJson(m_def.op)},
-                                     {"timing", timingJson(m_options.timing)}},
+                                     {"timing", timingToJson(m_options.timing)}},
                                     std::max(60.0, m_options.timeoutSeconds));
   if (!reply.ok || !reply.body.value("ok", false)) return std::nullopt;
   return Reference{reply.body.value("library", std::string("reference")),

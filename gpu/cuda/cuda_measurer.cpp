@@ -45,11 +45,6 @@ std::string defaultCacheDir() {
   return (base / "opevo-studio" / "cuda-kernels").string();
 }
 
-nlohmann::json timingJson(const TimingOptions& t) {
-  return {{"min_total_ms", t.minTotalMs}, {"min_runs", t.minRuns}, {"max_runs", t.maxRuns},
-          {"warmup_runs", t.warmupRuns}};
-}
-
 nlohmann::json dimJson(const codegen::Dim3& d) { return {d.x, d.y, d.z}; }
 
 }  // namespace
@@ -129,20 +124,9 @@ Measurement CudaMeasurer::timeInWorker(const Compiled& c) {
          {"block", dimJson(c.launch.block)},
          {"shared_bytes", c.launch.sharedBytes}}},
        {"cold_l2", m_options.coldL2},
-       {"timing", timingJson(m_options.timing)}},
+       {"timing", timingToJson(m_options.timing)}},
       m_options.timeoutSeconds);
-  Measurement m;
-  if (!reply.ok) {
-    m.status = reply.failure;
-    m.message = reply.message;
-    return m;
-  }
-  if (!reply.body.value("ok", false)) {
-    m.status = TrialStatus::LaunchError;
-    m.message = reply.body.value("error", std::string("the worker refused the request"));
-    return m;
-  }
-  return measurementFromJson(reply.body["measurement"]);
+  return measurementFromReply(reply);
 }
 
 void CudaMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
@@ -162,9 +146,7 @@ void CudaMeasurer::measureEach(const std::vector<Config>& configs, const TrialCa
 }
 
 std::vector<Measurement> CudaMeasurer::measure(const std::vector<Config>& configs) {
-  std::vector<Measurement> out(configs.size());
-  measureEach(configs, [&](std::size_t i, const Measurement& m) { out[i] = m; });
-  return out;
+  return collectEach(configs);
 }
 
 std::optional<Measurer::Reference> CudaMeasurer::reference() {
@@ -172,7 +154,7 @@ std::optional<Measurer::Reference> CudaMeasurer::reference() {
                                      {"backend", "cuda"},
                                      {"op", operatorToJson(m_def.op)},
                                      {"cold_l2", m_options.coldL2},
-                                     {"timing", timingJson(m_options.timing)}},
+                                     {"timing", timingToJson(m_options.timing)}},
                                     std::max(60.0, m_options.timeoutSeconds));
   if (!reply.ok || !reply.body.value("ok", false)) return std::nullopt;
   return Reference{reply.body.value("library", std::string("reference")),

@@ -28,6 +28,26 @@ Measurement measurementFromJson(const nlohmann::json& j) {
   return m;
 }
 
+nlohmann::json timingToJson(const TimingOptions& t) {
+  return {{"min_total_ms", t.minTotalMs}, {"min_runs", t.minRuns}, {"max_runs", t.maxRuns},
+          {"warmup_runs", t.warmupRuns}};
+}
+
+Measurement measurementFromReply(const WorkerClient::Reply& reply) {
+  Measurement m;
+  if (!reply.ok) {
+    m.status = reply.failure;
+    m.message = reply.message;
+    return m;
+  }
+  if (!reply.body.value("ok", false)) {
+    m.status = TrialStatus::LaunchError;
+    m.message = reply.body.value("error", std::string("the worker refused the request"));
+    return m;
+  }
+  return measurementFromJson(reply.body["measurement"]);
+}
+
 namespace {
 
 TimingOptions timingFrom(const nlohmann::json& j) {

@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpu/cpu_runner.h"
 #include "engine/measurement.h"
+#include "worker/worker_client.h"
 
 namespace opevo {
 
@@ -24,6 +26,10 @@ namespace opevo {
 // A request it cannot serve gets {"ok": false, "error": "..."}.
 nlohmann::json measurementToJson(const Measurement& m);
 Measurement measurementFromJson(const nlohmann::json& j);
+nlohmann::json timingToJson(const TimingOptions& t);
+// A "measure" reply as a trial: a worker that died or hung gives its failure, a refused request
+// a launch error, anything else the worker's own measurement.
+Measurement measurementFromReply(const WorkerClient::Reply& reply);
 
 // Handles one request inside the worker process; sets quit on "quit".
 nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit);
