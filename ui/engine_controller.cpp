@@ -31,7 +31,8 @@ EngineController::~EngineController() {
 }
 
 bool EngineController::start(RaceSpec spec) {
-  if (m_state != State::Idle || !spec.dataset) return false;
+  const bool measurable = spec.resumeRun || (spec.backend == "replay" ? spec.dataset != nullptr : !spec.operatorRef.empty());
+  if (m_state != State::Idle || !measurable) return false;
   m_gate.reset();
   setState(State::Running);
   QMetaObject::invokeMethod(

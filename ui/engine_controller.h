@@ -26,7 +26,8 @@ class EngineController : public QObject {
   // running behind it.
   ~EngineController() override;
 
-  // False (and nothing happens) unless idle. The spec must be valid (see validateRace).
+  // False (and nothing happens) unless idle and the spec names what to measure (a dataset, an
+  // operator or a run to resume); RaceSetupPanel::spec checks the rest.
   bool start(RaceSpec spec);
   void pause();
   void resume();

@@ -3,14 +3,26 @@
 #include <QElapsedTimer>
 #include <QObject>
 
+#include <optional>
+#include <string>
+
 #include "ui/race_types.h"
+
+namespace opevo {
+class Measurer;
+class SearchSpace;
+class Store;
+class TuningSession;
+}  // namespace opevo
 
 namespace opevo::ui {
 
+class GatedMeasurer;
 class RaceGate;
 
 // Lives in the engine thread and runs one race at a time: one TuningSession per (repeat,
-// algorithm), repeat-major so every algorithm's curve appears early. Trials are gathered and
+// algorithm), repeat-major so every algorithm's curve appears early, on a replay or on a device
+// backend; or one stored run, resumed. Trials are gathered and
 // handed over a few times a second as one immutable EngineUpdate, never one signal per trial.
 class EngineWorker : public QObject {
   Q_OBJECT
@@ -29,11 +41,30 @@ class EngineWorker : public QObject {
   void finished(opevo::ui::RaceOutcome outcome);
 
  private:
+  // Where a session's trials go on the chart, and the time budget the engine keeps for it.
+  struct SessionPlace {
+    int algorithm = 0;
+    int repeat = 0;
+    QString title;
+    std::optional<double> seconds;
+    double finishedSeconds = 0;  // tuning time of the race's runs before this one (for the ETA)
+    double secondsBefore = 0;    // a resumed run's time before this session
+  };
+
   void flush(bool force);
+  void race(const RaceSpec& spec, Store* store);
+  void resume(const RaceSpec& spec, Store& store);
+  // Tells the GUI what measures, and times the reference library on a device.
+  void announce(Measurer& measurer);
+  // Runs one session to its end; returns why it ended ("stopped" when the gate stopped it).
+  std::string runSession(TuningSession& session, GatedMeasurer& gated, const SearchSpace& space,
+                         const SessionPlace& place);
 
   RaceGate& m_gate;
   EngineUpdate m_pending;
   QElapsedTimer m_sinceFlush;
+  std::optional<ReferenceLine> m_reference;
+  double m_lastRunSeconds = 0;
 };
 
 }  // namespace opevo::ui

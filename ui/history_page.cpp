@@ -20,7 +20,9 @@
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
 #include "store/store.h"
+#include "ui/display_format.h"
 #include "ui/history_model.h"
+#include "ui/kernel_export_dialog.h"
 #include "ui/message_label.h"
 #include "ui/race_data.h"
 #include "ui/race_results_widget.h"
@@ -39,12 +41,6 @@ struct CurvesJob {
   std::vector<TrialPoint> trials;
   QString error;
 };
-
-double secondsBetween(const std::string& from, const std::string& to) {
-  const QDateTime a = QDateTime::fromString(QString::fromStdString(from), Qt::ISODateWithMs);
-  const QDateTime b = QDateTime::fromString(QString::fromStdString(to), Qt::ISODateWithMs);
-  return a.isValid() && b.isValid() ? std::max<qint64>(0, a.msecsTo(b)) / 1000.0 : 0.0;
-}
 
 // The selected runs as one race: one algorithm per name, one repeat per run of it. Time is
 // wall-clock from the run's start to each trial's commit, as stored (pauses included).
@@ -104,7 +100,9 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_results(new RaceResultsWidget(m_data, this)),
       m_view(makeTableView(m_model, QStringLiteral("historyTable"), this)),
       m_info(new QLabel(this)),
-      m_error(makeMessageLabel(QStringLiteral("historyError"), MessageKind::Error, this)) {
+      m_error(makeMessageLabel(QStringLiteral("historyError"), MessageKind::Error, this)),
+      m_resume(new QPushButton(tr("Resume run"), this)),
+      m_export(new QPushButton(tr("Export kernel…"), this)) {
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::DatasetColumn, QHeaderView::Stretch);
   m_info->setObjectName(QStringLiteral("historyInfo"));
@@ -117,6 +115,14 @@ HistoryPage::HistoryPage(QWidget* parent)
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("<b>Recorded runs</b>"), this));
   bar->addStretch(1);
+  m_resume->setObjectName(QStringLiteral("resumeRun"));
+  m_resume->setToolTip(tr("Continue the current run, interrupted by a stop, a crash or a kill, to "
+                          "its budget on the Runs page: no stored trial is measured again"));
+  m_export->setObjectName(QStringLiteral("exportKernel"));
+  m_export->setToolTip(tr("Preview the best kernel of the current run and export it with a "
+                          "self-checking host program"));
+  bar->addWidget(m_resume);
+  bar->addWidget(m_export);
   bar->addWidget(raceButton);
   bar->addWidget(reloadButton);
   auto* top = new QWidget(this);
@@ -143,6 +149,35 @@ HistoryPage::HistoryPage(QWidget* parent)
   connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
           &HistoryPage::showSelected);
   connect(m_results, &RaceResultsWidget::message, this, &HistoryPage::statusMessage);
+  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryPage::updateButtons);
+  connect(m_model, &QAbstractItemModel::modelReset, this, &HistoryPage::updateButtons);
+  connect(m_resume, &QPushButton::clicked, this, [this] {
+    if (const RunRecord* run = currentRun()) emit resumeRequested(*run);
+  });
+  connect(m_export, &QPushButton::clicked, this, &HistoryPage::exportCurrent);
+  updateButtons();
+}
+
+const RunRecord* HistoryPage::currentRun() const {
+  const QModelIndex index = m_view->currentIndex();
+  if (!index.isValid() || index.row() >= m_model->rowCount()) return nullptr;
+  return &m_model->row(index.row()).run;
+}
+
+void HistoryPage::updateButtons() {
+  const RunRecord* run = currentRun();
+  // A run still marked running was cut off (a crash or a kill) unless this window runs it; the
+  // Runs page refuses while it is busy.
+  m_resume->setEnabled(run && run->status != "finished");
+  m_export->setEnabled(run != nullptr);
+}
+
+void HistoryPage::exportCurrent() {
+  const RunRecord* run = currentRun();
+  if (!run) return;
+  auto* dialog = new KernelExportDialog(m_storePath, *run, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->open();
 }
 
 void HistoryPage::setStorePath(const QString& path) {

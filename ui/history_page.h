@@ -3,7 +3,10 @@
 #include <QWidget>
 #include <vector>
 
+#include "store/records.h"
+
 class QLabel;
+class QPushButton;
 class QTableView;
 
 namespace opevo::ui {
@@ -28,6 +31,10 @@ class HistoryPage : public QWidget {
   bool busy() const { return m_jobs > 0; }
   // Selects every run of the race the given row belongs to, and draws them.
   void selectRace(int row);
+  QPushButton* resumeButton() const { return m_resume; }
+  QPushButton* exportButton() const { return m_export; }
+  // Opens the export dialog for the current run (the one the resume and export buttons act on).
+  void exportCurrent();
 
  public slots:
   void reload();
@@ -35,9 +42,13 @@ class HistoryPage : public QWidget {
  signals:
   void statusMessage(const QString& text);
   void curvesShown();
+  // The user asked to continue an interrupted run; the Runs page does it.
+  void resumeRequested(const opevo::RunRecord& run);
 
  private:
   void showSelected();
+  void updateButtons();
+  const RunRecord* currentRun() const;
 
   QString m_storePath;
   HistoryModel* m_model;
@@ -46,6 +57,8 @@ class HistoryPage : public QWidget {
   QTableView* m_view;
   QLabel* m_info;
   QLabel* m_error;
+  QPushButton* m_resume;
+  QPushButton* m_export;
   int m_jobs = 0;
   quint64 m_generation = 0;
 };

@@ -95,6 +95,10 @@ MainWindow::MainWindow(QWidget* parent)
   connect(m_historyPage, &HistoryPage::statusMessage, this,
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
   connect(m_runsPage, &RunsPage::raceEnded, m_historyPage, &HistoryPage::reload);
+  connect(m_historyPage, &HistoryPage::resumeRequested, this, [this](const RunRecord& run) {
+    m_pages->setCurrentWidget(m_runsPage);
+    m_runsPage->resumeRun(run);
+  });
   // Double-clicking a parameter of a preset opens its graph on the Topology page.
   if (auto* params = m_presetsPanel->findChild<QAbstractItemView*>(QStringLiteral("parameterTable")))
     connect(params, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& index) {
@@ -215,12 +219,14 @@ void MainWindow::startBackendProbe() {
   struct Probe {
     QString best;
     QString runtimes;
+    std::vector<BackendInfo> backends;
   };
   auto* watcher = new QFutureWatcher<Probe>(this);
   connect(watcher, &QFutureWatcher<Probe>::finished, this, [this, watcher] {
     const Probe probe = watcher->result();
     m_backendLabel->setText(tr("Backend: %1").arg(probe.best));
     m_runtimes = probe.runtimes;
+    m_runsPage->setup()->setBackends(probe.backends);
     watcher->deleteLater();
   });
   watcher->setFuture(QtConcurrent::run([]() -> Probe {
@@ -241,9 +247,9 @@ void MainWindow::startBackendProbe() {
         lines << line;
       }
       return {best.empty() ? QObject::tr("none found") : QString::fromStdString(best),
-              lines.join(QStringLiteral("; "))};
+              lines.join(QStringLiteral("; ")), backends};
     } catch (const std::exception& e) {
-      return {QObject::tr("probe failed (%1)").arg(QString::fromUtf8(e.what())), {}};
+      return {QObject::tr("probe failed (%1)").arg(QString::fromUtf8(e.what())), {}, {}};
     }
   }));
 }

@@ -50,6 +50,7 @@ RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
   chart()->legend()->setAlignment(Qt::AlignBottom);
   chart()->setMargins(QMargins(4, 4, 4, 4));
   connect(m_data, &RaceData::wasReset, this, &RaceChartView::rebuild);
+  connect(m_data, &RaceData::infoChanged, this, &RaceChartView::rebuild);
   rebuild();
 }
 
@@ -91,6 +92,7 @@ void RaceChartView::rebuild() {
   chart()->removeAllSeries();  // deletes the bands, and with them their edges
   m_series.clear();
   m_optimum = nullptr;
+  m_reference = nullptr;
   makeAxes();
   const RaceData::Info& info = m_data->info();
   // The title names the data (a replay of real measurements), so an exported figure still says
@@ -156,6 +158,12 @@ void RaceChartView::rebuild() {
     m_optimum->setPen(QPen(QColor(0x55, 0x55, 0x55), 1.5, Qt::DashLine));
     attach(m_optimum);
   }
+  if (info.reference) {
+    m_reference = new QLineSeries;
+    m_reference->setName(tr("%1 %2 %3").arg(info.reference->name, number(info.reference->speed), info.speedUnit));
+    m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
+    attach(m_reference);
+  }
   m_shownRevision = ~quint64{0};
   refresh(true);
 }
@@ -169,6 +177,7 @@ void RaceChartView::refresh(bool force) {
   m_shownRevision = m_data->revision();
   const RaceData::Info& info = m_data->info();
   double minPositive = info.optimum.value_or(0) > 0 ? *info.optimum : 1e300;
+  if (info.reference && info.reference->speed > 0) minPositive = std::min(minPositive, info.reference->speed);
   for (const TrialPoint& t : m_data->trials())
     if (t.best > 0) minPositive = std::min(minPositive, t.best);
   m_minPositive = minPositive < 1e300 ? minPositive / 2 : 1;
@@ -226,6 +235,12 @@ void RaceChartView::refresh(bool force) {
     yMin = std::min(yMin, opt);
     yMax = std::max(yMax, opt);
   }
+  if (m_reference) {
+    const double ref = clampY(info.reference->speed);
+    m_reference->replace(QList<QPointF>{{xMin, ref}, {xMax, ref}});
+    yMin = std::min(yMin, ref);
+    yMax = std::max(yMax, ref);
+  }
   if (yMin > yMax) {
     yMin = m_logY ? 1 : 0;
     yMax = 1;
@@ -243,9 +258,12 @@ void RaceChartView::refresh(bool force) {
   if (m_logX) {
     m_axisX->setRange(xMin, xMax * 1.05);
   } else {
+    // A single point (one trial, or one time) still gets a span: the interval follows the range
+    // shown, or a zero span would ask for a tick every 1e-13.
+    const double lo = xMin == xMax ? xMin - 1 : xMin;
     auto* axis = static_cast<QValueAxis*>(m_axisX);
-    axis->setTickInterval(niceStep(xMax - xMin, 8));
-    m_axisX->setRange(xMin == xMax ? xMin - 1 : xMin, xMax);
+    axis->setTickInterval(niceStep(xMax - lo, 8));
+    m_axisX->setRange(lo, xMax);
   }
 }
 

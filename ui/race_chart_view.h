@@ -65,6 +65,7 @@ class RaceChartView : public QChartView {
   XAxis m_xAxis;
   std::vector<AlgorithmSeries> m_series;
   QLineSeries* m_optimum = nullptr;
+  QLineSeries* m_reference = nullptr;
   QAbstractAxis* m_axisX = nullptr;
   QAbstractAxis* m_axisY = nullptr;
   bool m_logX = false;

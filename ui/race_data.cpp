@@ -60,6 +60,18 @@ void RaceData::append(const std::vector<TrialPoint>& trials) {
   if (last >= first) emit trialsAppended(first, last);
 }
 
+void RaceData::setReference(const ReferenceLine& reference) {
+  m_info.reference = reference;
+  ++m_revision;
+  emit infoChanged();
+}
+
+void RaceData::setLabel(const QString& label) {
+  m_info.label = label;
+  ++m_revision;
+  emit infoChanged();
+}
+
 void RaceData::finishAll() {
   for (RunCurve& c : m_curves) c.finished = true;
   ++m_revision;

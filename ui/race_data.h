@@ -26,10 +26,16 @@ class RaceData : public QObject {
     QString speedUnit;
     QString label;                  // "replay of A100.json.gz (NVIDIA A100, real measurements)"
     std::optional<double> optimum;  // the dataset's best, when the dataset is complete
+    // The reference library's speed on a device ("cuBLAS sgemm"), drawn as a line like the optimum.
+    std::optional<ReferenceLine> reference;
   };
 
   void reset(Info info);
   void append(const std::vector<TrialPoint>& trials);
+  // The reference is timed after the race has started: it arrives on its own.
+  void setReference(const ReferenceLine& reference);
+  // A label known only once the measurer is ready ("cpu: 2 threads of ...").
+  void setLabel(const QString& label);
   // Every run ended: finished runs keep their final best beyond their last trial.
   void finishAll();
 
@@ -45,6 +51,8 @@ class RaceData : public QObject {
   void aboutToReset();
   void wasReset();
   void trialsAppended(int first, int last);
+  // The reference line or the label changed: charts redraw their frame.
+  void infoChanged();
 
  private:
   RunCurve& curveAt(int algorithm, int repeat);

@@ -1,16 +1,22 @@
 #include "ui/race_setup_panel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QSettings>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <exception>
 
 #include "common/error.h"
+#include "ops/operator_json.h"
+#include "ops/presets.h"
 #include "tuners/registry.h"
 #include "ui/algorithm_panel.h"
 #include "ui/dataset_picker.h"
@@ -35,6 +41,10 @@ QWidget* row(QCheckBox* check, QWidget* field) {
 
 RaceSetupPanel::RaceSetupPanel(QWidget* parent)
     : QWidget(parent),
+      m_backend(new QComboBox(this)),
+      m_operator(new QComboBox(this)),
+      m_datasetBox(new QGroupBox(tr("Dataset — a replay of real measurements"), this)),
+      m_operatorBox(new QGroupBox(tr("Operator — measured for real on this machine"), this)),
       m_dataset(new DatasetPicker(this)),
       m_algorithms(new AlgorithmPanel(this)),
       m_repeats(new QSpinBox(this)),
@@ -46,6 +56,19 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
       m_useTarget(new QCheckBox(tr("Target"), this)),
       m_target(new QDoubleSpinBox(this)),
       m_pace(new QSpinBox(this)) {
+  m_backend->setObjectName(QStringLiteral("backendBox"));
+  m_backend->addItem(tr("Replay of measured data"), QStringLiteral("replay"));
+  m_backend->addItem(tr("CPU (this machine)"), QStringLiteral("cpu"));
+  m_backend->addItem(tr("CUDA"), QStringLiteral("cuda"));
+  m_backend->addItem(tr("HIP"), QStringLiteral("hip"));
+  m_backend->setToolTip(tr("A replay races on measurements made before; a device backend "
+                           "compiles, verifies and times every configuration"));
+  m_operator->setObjectName(QStringLiteral("operatorBox"));
+  for (const std::string& name : presetNames()) {
+    const QString n = QString::fromStdString(name);
+    m_operator->addItem(n, n);
+  }
+  m_operator->setToolTip(tr("A preset, or an operator file (Browse…)"));
   m_repeats->setObjectName(QStringLiteral("repeatsSpin"));
   m_repeats->setRange(1, 100);
   m_repeats->setValue(5);
@@ -77,8 +100,15 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_pace->setToolTip(tr("A replay answers instantly; a pace spreads it out so the race can be "
                         "watched. It counts as tuning time."));
 
-  auto* datasetBox = new QGroupBox(tr("Dataset — a replay of real measurements"), this);
-  (new QVBoxLayout(datasetBox))->addWidget(m_dataset);
+  auto* backendBox = new QGroupBox(tr("Measure on"), this);
+  (new QVBoxLayout(backendBox))->addWidget(m_backend);
+  (new QVBoxLayout(m_datasetBox))->addWidget(m_dataset);
+  auto* browse = new QPushButton(tr("Browse…"), m_operatorBox);
+  browse->setObjectName(QStringLiteral("browseOperator"));
+  browse->setToolTip(tr("Open an operator file (JSON, see docs/operators.md)"));
+  auto* operatorRow = new QHBoxLayout(m_operatorBox);
+  operatorRow->addWidget(m_operator, 1);
+  operatorRow->addWidget(browse);
   auto* algorithmBox = new QGroupBox(tr("Algorithms"), this);
   (new QVBoxLayout(algorithmBox))->addWidget(m_algorithms);
   auto* budgetBox = new QGroupBox(tr("Repeats and budget"), this);
@@ -89,14 +119,20 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   form->addRow(QString(), row(m_useSeconds, m_seconds));
   form->addRow(QString(), row(m_useTarget, m_target));
   form->addRow(tr("Replay pace:"), m_pace);
+  m_paceLabel = form->labelForField(m_pace);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(datasetBox);
+  layout->addWidget(backendBox);
+  layout->addWidget(m_datasetBox);
+  layout->addWidget(m_operatorBox);
   layout->addWidget(algorithmBox);
   layout->addWidget(budgetBox);
   layout->addStretch(1);
 
+  connect(browse, &QPushButton::clicked, this, &RaceSetupPanel::browseOperator);
+  connect(m_backend, &QComboBox::currentIndexChanged, this, &RaceSetupPanel::showBackend);
+  showBackend();
   connect(m_dataset, &DatasetPicker::loaded, this, [this](const auto& d) {
     m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));
     // A target means something only in this dataset's unit: start from 95% of its optimum.
@@ -109,38 +145,134 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     if (problem) *problem = text;
     return std::nullopt;
   };
-  if (m_dataset->loading()) return refuse(tr("The dataset is still being read; start again when it is loaded."));
-  if (!m_dataset->dataset())
-    return refuse(tr("Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
-                     "file, or pick one of the shared datasets."));
-  const std::vector<AlgorithmChoice> algorithms = m_algorithms->choices();
-  if (algorithms.empty()) return refuse(tr("Check at least one algorithm to race."));
+  RaceSpec s;
+  s.backend = backend().toStdString();
+  // What is measured comes first: without it nothing else on the form means anything.
+  std::optional<OperatorDefinition> def;
+  if (s.backend == "replay") {
+    if (m_dataset->loading())
+      return refuse(tr("The dataset is still being read; start again when it is loaded."));
+    if (!m_dataset->dataset())
+      return refuse(tr("Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
+                       "file, or pick one of the shared datasets."));
+    s.dataset = m_dataset->dataset();
+    s.paceMs = m_pace->value();
+  } else {
+    const QString problemText = deviceProblem(s.backend);
+    if (!problemText.isEmpty()) return refuse(problemText);
+    s.operatorRef = m_operator->currentData().toString().toStdString();
+    if (s.operatorRef.empty()) return refuse(tr("Choose an operator to measure."));
+    try {
+      def = loadOperator(s.operatorRef);
+    } catch (const std::exception& e) {
+      return refuse(tr("The operator cannot be used: %1").arg(QString::fromUtf8(e.what())));
+    }
+  }
+  s.algorithms = m_algorithms->choices();
+  if (s.algorithms.empty()) return refuse(tr("Check at least one algorithm to race."));
   const QStringList settingErrors = m_algorithms->errors();
   if (!settingErrors.isEmpty())
     return refuse(tr("Fix the refused settings first:\n%1").arg(settingErrors.join(QLatin1Char('\n'))));
   if (!m_useTrials->isChecked() && !m_useSeconds->isChecked() && !m_useTarget->isChecked())
     return refuse(tr("Set a budget: a number of trials, a time, or a target speed."));
-
-  RaceSpec s;
-  s.dataset = m_dataset->dataset();
-  s.algorithms = algorithms;
   s.repeats = m_repeats->value();
   s.seed = static_cast<std::uint64_t>(m_seed->value());
   if (m_useTrials->isChecked()) s.trials = m_trials->value();
   if (m_useSeconds->isChecked()) s.seconds = m_seconds->value();
   if (m_useTarget->isChecked()) s.targetSpeed = m_target->value();
-  s.paceMs = m_pace->value();
   // Each tuner is built once here, as `opevo compare` does, so an algorithm that cannot handle
-  // this dataset's parameters (G-BFS on numbers) is refused before anything runs.
-  for (const AlgorithmChoice& a : algorithms) {
+  // these parameters (G-BFS on numbers) is refused before anything runs.
+  const SearchSpace& space = def ? def->space : s.dataset->space;
+  for (const AlgorithmChoice& a : s.algorithms) {
     try {
-      makeTuner(a.name, s.dataset->space, s.seed, a.settings);
+      makeTuner(a.name, space, s.seed, a.settings);
     } catch (const std::exception& e) {
-      return refuse(tr("%1 cannot race on this dataset: %2")
-                        .arg(QString::fromStdString(a.name), QString::fromUtf8(e.what())));
+      return refuse(tr("%1 cannot race on %2: %3")
+                        .arg(QString::fromStdString(a.name),
+                             def ? m_operator->currentText() : tr("this dataset"), QString::fromUtf8(e.what())));
     }
   }
   return s;
+}
+
+QString RaceSetupPanel::deviceProblem(const std::string& backend) const {
+  const QString name = m_backend->currentText().section(QStringLiteral(" — "), 0, 0);
+  if (!m_backends) return tr("Still looking for devices; start again in a moment.");
+  QStringList available{tr("replay")};
+  const BackendInfo* chosen = nullptr;
+  for (const BackendInfo& b : *m_backends) {
+    if (b.available) available << QString::fromStdString(b.name);
+    if (b.name == backend) chosen = &b;
+  }
+  if (chosen && chosen->available) return QString();
+  return tr("%1 is not available on this machine%2. Available here: %3.")
+      .arg(name,
+           chosen && !chosen->reason.empty() ? QStringLiteral(" (%1)").arg(QString::fromStdString(chosen->reason))
+                                             : QString(),
+           available.join(QStringLiteral(", ")));
+}
+
+QString RaceSetupPanel::backend() const { return m_backend->currentData().toString(); }
+
+bool RaceSetupPanel::setBackend(const QString& name) {
+  const int i = m_backend->findData(name);
+  if (i < 0) return false;
+  m_backend->setCurrentIndex(i);
+  return true;
+}
+
+void RaceSetupPanel::setBackends(const std::vector<BackendInfo>& backends) {
+  m_backends = backends;
+  for (const BackendInfo& b : backends) {
+    const int i = m_backend->findData(QString::fromStdString(b.name));
+    if (i < 0) continue;
+    QString tip;
+    if (b.available) {
+      QStringList devices;
+      for (const DeviceInfo& d : b.devices) devices << QString::fromStdString(d.name);
+      tip = QString::fromStdString(b.library) +
+            (devices.isEmpty() ? QString() : QStringLiteral(": ") + devices.join(QStringLiteral(", ")));
+    } else {
+      tip = tr("Not available: %1").arg(QString::fromStdString(b.reason));
+    }
+    m_backend->setItemData(i, tip, Qt::ToolTipRole);
+    // Listed either way, so a user sees what the tool could do and why it cannot here.
+    const QString base = m_backend->itemText(i).section(QStringLiteral(" — "), 0, 0);
+    m_backend->setItemText(i, b.available ? base : tr("%1 — not available").arg(base));
+  }
+}
+
+void RaceSetupPanel::showBackend() {
+  const bool replay = backend() == QLatin1String("replay");
+  m_datasetBox->setVisible(replay);
+  m_operatorBox->setVisible(!replay);
+  m_pace->setVisible(replay);
+  if (m_paceLabel) m_paceLabel->setVisible(replay);
+  if (!replay) {
+    m_target->setSuffix(QStringLiteral(" TFLOPS"));
+  } else if (const auto d = m_dataset->dataset()) {
+    m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));
+  }
+}
+
+void RaceSetupPanel::addOperatorFile(const QString& path) {
+  if (setOperator(path)) return;
+  m_operator->addItem(QFileInfo(path).fileName(), path);
+  m_operator->setItemData(m_operator->count() - 1, path, Qt::ToolTipRole);
+  m_operator->setCurrentIndex(m_operator->count() - 1);
+}
+
+bool RaceSetupPanel::setOperator(const QString& presetOrPath) {
+  const int i = m_operator->findData(presetOrPath);
+  if (i < 0) return false;
+  m_operator->setCurrentIndex(i);
+  return true;
+}
+
+void RaceSetupPanel::browseOperator() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open operator file"), QString(),
+                                                    tr("Operator files (*.json);;All files (*)"));
+  if (!path.isEmpty()) addOperatorFile(path);
 }
 
 void RaceSetupPanel::setRepeats(int repeats) { m_repeats->setValue(repeats); }
@@ -166,6 +298,8 @@ void RaceSetupPanel::saveState(QSettings& settings) const {
   settings.beginGroup(QStringLiteral("race"));
   if (const auto d = m_dataset->dataset())
     settings.setValue(QStringLiteral("dataset"), QString::fromStdString(d->path));
+  settings.setValue(QStringLiteral("backend"), backend());
+  settings.setValue(QStringLiteral("operator"), m_operator->currentData().toString());
   settings.setValue(QStringLiteral("algorithms"), m_algorithms->checkedNames());
   settings.setValue(QStringLiteral("repeats"), m_repeats->value());
   settings.setValue(QStringLiteral("seed"), m_seed->value());
@@ -206,6 +340,9 @@ void RaceSetupPanel::restoreState(QSettings& settings) {
     settings.endGroup();
   }
   settings.endGroup();
+  setBackend(settings.value(QStringLiteral("backend"), QStringLiteral("replay")).toString());
+  const QString op = settings.value(QStringLiteral("operator")).toString();
+  if (!op.isEmpty() && !setOperator(op) && QFileInfo::exists(op)) addOperatorFile(op);
   const QString dataset = settings.value(QStringLiteral("dataset")).toString();
   settings.endGroup();
   if (!dataset.isEmpty()) m_dataset->load(dataset);

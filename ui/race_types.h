@@ -22,7 +22,13 @@ struct AlgorithmChoice {
 // Everything one race needs, copied into the engine thread when it starts; the GUI keeps no
 // reference into it, so editing the form during a race changes nothing under the engine's feet.
 struct RaceSpec {
-  std::shared_ptr<const ReplayDataset> dataset;
+  // "replay" races on the dataset; "cpu", "cuda" or "hip" measure the operator on the device.
+  std::string backend = "replay";
+  std::shared_ptr<const ReplayDataset> dataset;  // replay only
+  std::string operatorRef;                       // devices: a preset name or an operator file
+  // Continue this stored run (its own algorithm, settings, seed and budget) instead of starting
+  // new ones; the fields above and below, but for storePath, are then unused.
+  std::optional<std::int64_t> resumeRun;
   std::vector<AlgorithmChoice> algorithms;
   int repeats = 1;
   std::optional<int> trials;
@@ -56,11 +62,20 @@ struct RaceProgress {
   QString current;              // "opevo, repeat 2 of 5"
 };
 
+// The vendor library's speed on the same operator and device (cuBLAS, OpenBLAS, ...), drawn as a
+// line beside the curves.
+struct ReferenceLine {
+  QString name;  // "OpenBLAS sgemm"
+  double speed = 0;
+};
+
 // What the engine thread hands the GUI a few times a second: the trials measured since the last
 // update and where the race stands. Immutable once sent.
 struct EngineUpdate {
   std::vector<TrialPoint> trials;
   RaceProgress progress;
+  QString measuring;                       // set once, when the measurer is ready: its label
+  std::optional<ReferenceLine> reference;  // set once, when the reference has been timed
 };
 
 // The end of a race: why it ended, and the problems met (a bad setting, a store refused).

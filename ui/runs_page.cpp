@@ -203,18 +203,53 @@ bool RunsPage::start() {
   }
   showMessage(m_messageLabel, QString());
   showMessage(m_noteLabel, QString());
-  spec->storePath = m_storePath.toStdString();
   RaceData::Info info;
   for (const AlgorithmChoice& a : spec->algorithms) info.algorithms << QString::fromStdString(a.name);
   info.repeats = spec->repeats;
-  info.speedUnit = QString::fromStdString(spec->dataset->speedUnit);
-  info.label = QString::fromStdString(ReplayMeasurer(spec->dataset).label());
-  if (spec->dataset->complete && spec->dataset->bestSpeed > 0) info.optimum = spec->dataset->bestSpeed;
+  if (spec->dataset) {
+    info.speedUnit = QString::fromStdString(spec->dataset->speedUnit);
+    info.label = QString::fromStdString(ReplayMeasurer(spec->dataset).label());
+    if (spec->dataset->complete && spec->dataset->bestSpeed > 0) info.optimum = spec->dataset->bestSpeed;
+    m_measuredOperator.clear();
+  } else {
+    m_measuredOperator = m_setup->operatorBox()->currentText();
+    info.speedUnit = QStringLiteral("TFLOPS");
+    info.label = tr("%1 on %2: real measurements")
+                     .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
+  }
+  return launch(std::move(*spec), std::move(info));
+}
+
+bool RunsPage::resumeRun(const RunRecord& run) {
+  if (m_controller->busy()) {
+    showMessage(m_messageLabel, tr("A race is running; stop it or wait for it before resuming run %1.").arg(run.id));
+    return false;
+  }
+  RaceSpec spec;
+  spec.resumeRun = run.id;
+  m_measuredOperator.clear();
+  RaceData::Info info;
+  info.algorithms << QString::fromStdString(run.algorithm);
+  info.speedUnit = QString::fromStdString(run.speedUnit);
+  info.label = tr("run %1 resumed: %2 on %3").arg(run.id).arg(QString::fromStdString(run.operatorName),
+                                                              QString::fromStdString(run.device));
+  showMessage(m_messageLabel, QString());
+  showMessage(m_noteLabel, QString());
+  return launch(std::move(spec), std::move(info));
+}
+
+bool RunsPage::launch(RaceSpec spec, RaceData::Info info) {
+  spec.storePath = m_storePath.toStdString();
+  if (spec.resumeRun && spec.storePath.empty()) {
+    showMessage(m_messageLabel, tr("There is no store to resume from."));
+    return false;
+  }
   m_data->reset(info);
+  m_datasetStatus->setText(info.label);
   m_progress->setValue(0);
   m_progress->setFormat(tr("starting…"));
   m_etaLabel->clear();
-  return m_controller->start(std::move(*spec));
+  return m_controller->start(std::move(spec));
 }
 
 void RunsPage::pauseOrResume() {
@@ -242,6 +277,12 @@ void RunsPage::onStateChanged(EngineController::State state) {
 }
 
 void RunsPage::onUpdate(const EngineUpdatePtr& update) {
+  if (!update->measuring.isEmpty() && !m_measuredOperator.isEmpty()) {
+    // The device's own description (model, threads, driver) replaces the provisional label.
+    m_data->setLabel(tr("%1 on %2, real measurements").arg(m_measuredOperator, update->measuring));
+    m_datasetStatus->setText(update->measuring);
+  }
+  if (update->reference) m_data->setReference(*update->reference);
   m_data->append(update->trials);
   const RaceProgress& p = update->progress;
   double fraction = p.runs > 0 ? double(p.runsDone) / p.runs : 0;

@@ -2,7 +2,9 @@
 
 #include <QWidget>
 
+#include "store/records.h"
 #include "ui/engine_controller.h"
+#include "ui/race_data.h"
 
 class QAction;
 class QComboBox;
@@ -13,7 +15,6 @@ class QTableView;
 
 namespace opevo::ui {
 
-class RaceData;
 class RaceResultsWidget;
 class RaceSetupPanel;
 class TrialsFilterModel;
@@ -52,6 +53,9 @@ class RunsPage : public QWidget {
  public slots:
   // Returns whether a race started; if not, the page says why.
   bool start();
+  // Continues an interrupted run of the store (from the History page); false, with the reason
+  // on the page, when a race is already running.
+  bool resumeRun(const opevo::RunRecord& run);
   void pauseOrResume();
   void stop();
 
@@ -64,6 +68,7 @@ class RunsPage : public QWidget {
   void onStateChanged(EngineController::State state);
   void onUpdate(const EngineUpdatePtr& update);
   void onFinished(const RaceOutcome& outcome);
+  bool launch(RaceSpec spec, RaceData::Info info);
   QWidget* makeTrialsSection();
 
   RaceSetupPanel* m_setup;
@@ -85,6 +90,7 @@ class RunsPage : public QWidget {
   QLabel* m_etaLabel;
   QLabel* m_datasetStatus;
   QString m_storePath;
+  QString m_measuredOperator;  // a device race's operator, until its measurer describes itself
   bool m_followTrials = true;
 };
 

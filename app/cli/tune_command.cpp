@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend_factory.h"
+#include "backends/stored_run.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "engine/tuning_session.h"
@@ -69,20 +70,12 @@ void runTune(const TuneArgs& a) {
   std::vector<std::pair<Config, Measurement>> restored;
   Budget budget;
   if (a.resume) {
-    const auto stored = store.run(*a.resume);
-    if (!stored) throw InputError("no run " + std::to_string(*a.resume) + " in " + store.path());
-    if (stored->status == "finished")
-      throw InputError("run " + std::to_string(*a.resume) + " already finished; nothing to resume");
-    run = *stored;
-    setup = restoreMeasurement(run.backend, run.operatorJson, options);
-    std::map<std::string, std::string> settings;
-    const nlohmann::json storedSettings = nlohmann::json::parse(run.settingsJson);  // items() refers into it
-    for (const auto& [k, v] : storedSettings.items()) settings[k] = v.dump();
-    tuner = makeTuner(run.algorithm, *setup.space, run.seed, settings);
-    budget = Budget::fromJson(run.budgetJson);
-    for (const TrialRow& t : store.trials(run.id))
-      restored.emplace_back(setup.space->parse(t.config), measurementOf(t));
-    store.setRunStatus(run.id, "running", false);
+    ResumedRun resumed = resumeStoredRun(store, *a.resume, options);
+    run = resumed.run;
+    setup = std::move(resumed.setup);
+    tuner = std::move(resumed.tuner);
+    budget = resumed.budget;
+    restored = std::move(resumed.restored);
   } else {
     if (!a.trials && !a.seconds && !a.target)
       throw InputError("give a budget: --trials N, --seconds S or --target SPEED");

@@ -1,5 +1,7 @@
 #include "store/history.h"
 
+#include "store/run_operator.h"
+
 namespace opevo {
 
 Measurement measurementOf(const TrialRow& t) {
@@ -15,8 +17,9 @@ Measurement measurementOf(const TrialRow& t) {
 
 History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun) {
   History h;
+  const std::string key = runOperatorKey(like.operatorJson);
   for (const RunRecord& r : store.runs()) {
-    if (r.id == excludeRun || r.operatorJson != like.operatorJson || r.backend != like.backend ||
+    if (r.id == excludeRun || runOperatorKey(r.operatorJson) != key || r.backend != like.backend ||
         r.device != like.device)
       continue;
     for (const TrialRow& t : store.trials(r.id)) {

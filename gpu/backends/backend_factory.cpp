@@ -6,6 +6,7 @@
 #include "cuda/cuda_driver.h"
 #include "probe/backend_probe.h"
 #include "replay/replay_measurer.h"
+#include "store/run_operator.h"
 
 namespace opevo {
 namespace {
@@ -80,8 +81,7 @@ MeasurementSetup makeMeasurement(const std::string& backend, const std::string& 
 
 MeasurementSetup restoreMeasurement(const std::string& backend, const std::string& operatorJson,
                                     const BackendOptions& options) {
-  const auto j = nlohmann::json::parse(operatorJson, nullptr, false);
-  if (j.is_discarded()) throw InputError("the stored run's operator is not valid JSON");
+  const nlohmann::json j = runOperator(operatorJson);
   if (backend == "replay") return replaySetup(j.at("replay").get<std::string>());
   return deviceSetup(backend, operatorDefinitionFromJson(j, "stored run"), options);
 }

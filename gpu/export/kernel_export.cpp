@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "export/host_program.h"
 #include "ops/operator_json.h"
+#include "store/run_operator.h"
 #include "store/store.h"
 
 namespace opevo {
@@ -55,74 +56,142 @@ std::string csvField(const std::string& s) {
   return q + "\"";
 }
 
-}  // namespace
+// A stored run with its trials and the index of its best successful one.
+struct RunBest {
+  RunRecord run;
+  std::vector<TrialRow> trials;
+  std::size_t best = 0;
+  const TrialRow& bestTrial() const { return trials[best]; }
+};
 
-ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptions& options) {
+RunBest findBest(const Store& store, std::int64_t runId) {
+  RunBest r;
   const auto run = store.run(runId);
   if (!run) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
-  const auto trials = store.trials(runId);
-  const TrialRow* best = nullptr;
-  for (const TrialRow& t : trials)
-    if (t.status == "ok" && (!best || t.speed > best->speed)) best = &t;
-  if (!best) throw InputError("run " + std::to_string(runId) + " has no successful trial to export");
+  r.run = *run;
+  r.trials = store.trials(runId);
+  bool found = false;
+  for (std::size_t i = 0; i < r.trials.size(); ++i)
+    if (r.trials[i].status == "ok" && (!found || r.trials[i].speed > r.trials[r.best].speed)) {
+      r.best = i;
+      found = true;
+    }
+  if (!found) throw InputError("run " + std::to_string(runId) + " has no successful trial to export");
+  return r;
+}
+
+// The kernel of the best trial, generated for a backend, with the header naming where it came
+// from.
+struct BestKernel {
+  OperatorDefinition def;
+  Config config;
+  codegen::GeneratedKernel kernel;
+  codegen::Backend backend = codegen::Backend::Cpu;
+  std::string backendName;
+  std::string ext;
+  std::string fileText;
+};
+
+BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
+  const RunRecord& run = r.run;
+  const TrialRow& best = r.bestTrial();
+  BestKernel k;
+  k.backendName = backendWanted.empty() ? run.backend : backendWanted;
+  k.backend = codegen::parseBackend(k.backendName);
+  k.def = operatorDefinitionFromJson(runOperator(run.operatorJson), "run " + std::to_string(run.id));
+  k.config = k.def.space.parse(best.config);
+  k.kernel = codegen::generateKernel(k.def.op, k.def.space, k.config, k.backend);
+  k.ext = k.backend == codegen::Backend::Cpu ? "cpp" : k.backend == codegen::Backend::Hip ? "hip" : "cu";
+  char header[1024];
+  std::snprintf(header, sizeof header,
+                "// Exported by OpEvo Studio %s on %s\n// Operator:      %s\n// Configuration: %s\n"
+                "// Measured:      %.6g %s on %s (%s backend), trial %d of run %lld (%s)\n",
+                OPEVO_VERSION, Store::nowUtc().c_str(), k.def.op.describe().c_str(), best.config.c_str(),
+                best.speed, run.speedUnit.c_str(), run.device.c_str(), run.backend.c_str(), best.seq,
+                static_cast<long long>(run.id), run.algorithm.c_str());
+  std::string note;
+  if (k.backendName != run.backend)
+    note = "// Note: tuned on " + run.backend + "; this is the same configuration for " + k.backendName +
+           ", not measured there.\n";
+  k.fileText = std::string(header) + note + "#include \"config.h\"\n\n" + k.kernel.source;
+  return k;
+}
+
+std::string replayNote(std::int64_t runId) {
+  return "run " + std::to_string(runId) +
+         " is a replay of measurements made elsewhere: its kernel is not one of ours, so only "
+         "record.json and trials.csv are written";
+}
+
+}  // namespace
+
+KernelPreview previewBestKernel(const Store& store, std::int64_t runId, const std::string& backend) {
+  const RunBest r = findBest(store, runId);
+  KernelPreview p;
+  p.configuration = r.bestTrial().config;
+  p.speed = r.bestTrial().speed;
+  p.speedUnit = r.run.speedUnit;
+  p.trial = r.bestTrial().seq;
+  if (r.run.backend == "replay") {
+    p.note = replayNote(runId);
+    return p;
+  }
+  const BestKernel k = bestKernel(r, backend);
+  p.backend = k.backendName;
+  p.fileName = "kernel." + k.ext;
+  p.source = k.fileText;
+  const auto& l = k.kernel.launch;
+  p.summary = k.kernel.summary + "; launch grid " + std::to_string(l.grid.x) + "x" + std::to_string(l.grid.y) +
+              "x" + std::to_string(l.grid.z) + ", block " + std::to_string(l.block.x) + "x" +
+              std::to_string(l.block.y) + "x" + std::to_string(l.block.z) + ", " +
+              std::to_string(l.sharedBytes) + " B shared";
+  if (k.backendName != r.run.backend)
+    p.note = "tuned on " + r.run.backend + ": the same configuration for " + k.backendName + ", not measured there";
+  return p;
+}
+
+ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptions& options) {
+  const RunBest r = findBest(store, runId);
+  const RunRecord& run = r.run;
+  const TrialRow& best = r.bestTrial();
 
   ExportResult result;
   fs::create_directories(options.outDir);
   const fs::path dir(options.outDir);
   std::string csv = "seq,config,status,speed,median_ms,compile_ms,message\n";
-  for (const TrialRow& t : trials)
+  for (const TrialRow& t : r.trials)
     csv += std::to_string(t.seq) + "," + csvField(t.config) + "," + t.status + "," + std::to_string(t.speed) +
            "," + std::to_string(t.medianMs) + "," + std::to_string(t.compileMs) + "," + csvField(t.message) + "\n";
   writeFile(dir / "trials.csv", csv, result);
 
-  nlohmann::json record{{"run", runId},         {"operator", run->operatorName},
-                        {"algorithm", run->algorithm}, {"backend", run->backend},
-                        {"device", run->device}, {"configuration", best->config},
-                        {"speed", best->speed},  {"speed_unit", run->speedUnit},
-                        {"trial", best->seq},    {"trials", trials.size()},
+  nlohmann::json record{{"run", runId},         {"operator", run.operatorName},
+                        {"algorithm", run.algorithm}, {"backend", run.backend},
+                        {"device", run.device}, {"configuration", best.config},
+                        {"speed", best.speed},  {"speed_unit", run.speedUnit},
+                        {"trial", best.seq},    {"trials", r.trials.size()},
                         {"exported", Store::nowUtc()}};
-  if (run->backend == "replay") {
-    result.note = "run " + std::to_string(runId) +
-                  " is a replay of measurements made elsewhere: its kernel is not one of ours, so "
-                  "only record.json and trials.csv are written";
+  if (run.backend == "replay") {
+    result.note = replayNote(runId);
     writeFile(dir / "record.json", record.dump(2) + "\n", result);
     return result;
   }
-  const std::string backendName = options.backend.empty() ? run->backend : options.backend;
-  const codegen::Backend backend = codegen::parseBackend(backendName);
-  const OperatorDefinition def =
-      operatorDefinitionFromJson(nlohmann::json::parse(run->operatorJson), "run " + std::to_string(runId));
-  const Config config = def.space.parse(best->config);
-  const codegen::GeneratedKernel kernel = codegen::generateKernel(def.op, def.space, config, backend);
-
-  const std::string ext = backend == codegen::Backend::Cpu ? "cpp" : backend == codegen::Backend::Hip ? "hip" : "cu";
-  const std::string kernelFile = "kernel." + ext;
-  char header[1024];
-  std::snprintf(header, sizeof header,
-                "// Exported by OpEvo Studio %s on %s\n// Operator:      %s\n// Configuration: %s\n"
-                "// Measured:      %.6g %s on %s (%s backend), trial %d of run %lld (%s)\n",
-                OPEVO_VERSION, Store::nowUtc().c_str(), def.op.describe().c_str(), best->config.c_str(),
-                best->speed, run->speedUnit.c_str(), run->device.c_str(), run->backend.c_str(), best->seq,
-                static_cast<long long>(runId), run->algorithm.c_str());
-  std::string note;
-  if (backendName != run->backend)
-    note = "// Note: tuned on " + run->backend + "; this is the same configuration for " + backendName +
-           ", not measured there.\n";
-  writeFile(dir / kernelFile, std::string(header) + note + "#include \"config.h\"\n\n" + kernel.source, result);
-  writeFile(dir / "config.h", configHeader(def.space, config, kernel), result);
-  record["export_backend"] = backendName;
-  record["entry"] = kernel.entry;
-  record["launch"] = {{"grid", {kernel.launch.grid.x, kernel.launch.grid.y, kernel.launch.grid.z}},
-                      {"block", {kernel.launch.block.x, kernel.launch.block.y, kernel.launch.block.z}},
-                      {"shared_bytes", kernel.launch.sharedBytes}};
-  record["operator_spec"] = operatorDefinitionToJson(def);
+  const BestKernel k = bestKernel(r, options.backend);
+  const std::string kernelFile = "kernel." + k.ext;
+  writeFile(dir / kernelFile, k.fileText, result);
+  writeFile(dir / "config.h", configHeader(k.def.space, k.config, k.kernel), result);
+  record["export_backend"] = k.backendName;
+  record["entry"] = k.kernel.entry;
+  record["launch"] = {{"grid", {k.kernel.launch.grid.x, k.kernel.launch.grid.y, k.kernel.launch.grid.z}},
+                      {"block", {k.kernel.launch.block.x, k.kernel.launch.block.y, k.kernel.launch.block.z}},
+                      {"shared_bytes", k.kernel.launch.sharedBytes}};
+  record["operator_spec"] = operatorDefinitionToJson(k.def);
   writeFile(dir / "record.json", record.dump(2) + "\n", result);
 
-  const std::string check = "check." + ext;
-  writeFile(dir / check, hostProgram(def.op, kernel, kernelFile), result);
-  if (backend == codegen::Backend::Cpu)
+  const std::string check = "check." + k.ext;
+  writeFile(dir / check, hostProgram(k.def.op, k.kernel, kernelFile), result);
+  if (k.backend == codegen::Backend::Cpu)
     result.buildCommand = "g++ -O3 -march=native -fopenmp -o check check.cpp && ./check";
-  else if (backend == codegen::Backend::Cuda)
+  else if (k.backend == codegen::Backend::Cuda)
     result.buildCommand = "nvcc -O3 -arch=native -o check check.cu && ./check";
   else
     result.buildCommand = "hipcc -O3 -o check check.hip && ./check";

@@ -1,0 +1,25 @@
+#include "store/run_operator.h"
+
+#include "common/error.h"
+
+namespace opevo {
+
+namespace {
+constexpr const char* kBookkeeping[] = {"race", "repeat", "label", "reference"};
+}
+
+nlohmann::json runOperator(const std::string& operatorJson) {
+  nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw InputError("the stored run's operator is not a JSON object");
+  for (const char* key : kBookkeeping) j.erase(key);
+  return j;
+}
+
+std::string runOperatorKey(const std::string& operatorJson) {
+  const nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return operatorJson;
+  return runOperator(operatorJson).dump();
+}
+
+}  // namespace opevo

@@ -1,0 +1,225 @@
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <cstdio>
+
+#include "gui_test_support.h"
+#include "store/store.h"
+#include "ui/algorithm_panel.h"
+#include "ui/history_model.h"
+#include "ui/history_page.h"
+#include "ui/kernel_export_dialog.h"
+#include "ui/main_window.h"
+#include "ui/race_data.h"
+#include "ui/race_setup_panel.h"
+#include "ui/runs_page.h"
+#include "ui/trials_model.h"
+
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+// Races measured for real on this machine's CPU (the backend every machine has), resumed from
+// the History page, and exported from it: the window end to end, with the worker process, the
+// compiler and OpenBLAS behind it.
+class DeviceRaceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(m_dir.isValid());
+    // Small enough that a trial (compile, verify against OpenBLAS, time) takes about a second.
+    m_op = m_dir.filePath(QStringLiteral("mm96.json"));
+    QFile file(m_op);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(R"({"name": "mm96", "kind": "matmul", "shape": {"n": 96, "m": 128, "k": 64}})");
+    file.close();
+    m_window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&m_window));
+    m_window.pages()->setCurrentWidget(runs());
+    m_tester = std::make_unique<QAbstractItemModelTester>(
+        runs()->trialsModel(), QAbstractItemModelTester::FailureReportingMode::Warning);
+  }
+  void TearDown() override {
+    runs()->stop();
+    waitUntil([&] { return !runs()->controller()->busy(); }, 60000);
+    m_tester.reset();
+    EXPECT_TRUE(m_warnings.messages().isEmpty()) << m_warnings.messages().join('\n').toStdString();
+  }
+
+  RunsPage* runs() { return m_window.runsPage(); }
+  RaceSetupPanel* setup() { return runs()->setup(); }
+  HistoryPage* history() { return m_window.historyPage(); }
+  void prepareCpuRace(const QStringList& algorithms, int trials) {
+    ASSERT_TRUE(setup()->setBackend(QStringLiteral("cpu")));
+    setup()->addOperatorFile(m_op);
+    setup()->algorithmPanel()->setChecked(algorithms);
+    setup()->setRepeats(1);
+    setup()->setTrials(trials);
+    // The probe runs off the GUI thread; until it answers a device race waits.
+    ASSERT_TRUE(waitUntil([&] {
+      QString problem;
+      setup()->spec(&problem);
+      return !problem.startsWith(QStringLiteral("Still looking"));
+    }, 60000));
+  }
+  bool raceEnded(int timeoutMs = 180000) {
+    return waitUntil([&] { return !runs()->controller()->busy(); }, timeoutMs);
+  }
+  std::vector<RunRecord> storedRuns() {
+    return Store(Store::defaultPath()).runs();
+  }
+  int historyRowOf(std::int64_t runId) {
+    for (int r = 0; r < history()->model()->rowCount(); ++r)
+      if (history()->model()->row(r).run.id == runId) return r;
+    return -1;
+  }
+
+  test::ModelTestFailures m_warnings;
+  QTemporaryDir m_dir;
+  QString m_op;
+  MainWindow m_window;
+  std::unique_ptr<QAbstractItemModelTester> m_tester;
+};
+
+TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
+  prepareCpuRace({QStringLiteral("opevo"), QStringLiteral("random")}, 3);
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  test::StallProbe probe;
+  ASSERT_TRUE(raceEnded());
+  std::printf("[ stall    ] longest GUI-thread gap during a CPU-backend race of %d trials: %lld ms\n",
+              static_cast<int>(runs()->data()->trials().size()), static_cast<long long>(probe.longestMs()));
+  RecordProperty("longest_gui_stall_cpu_ms", static_cast<int>(probe.longestMs()));
+  EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
+  const RaceData& data = *runs()->data();
+  ASSERT_EQ(data.trials().size(), 6u);
+  EXPECT_FALSE(data.runsOf(0).empty());
+  EXPECT_FALSE(data.runsOf(1).empty());
+  int ok = 0;
+  for (const TrialPoint& t : data.trials()) ok += t.status == TrialStatus::Ok;
+  EXPECT_GE(ok, 1);
+  // The vendor library's line, and the device's own description in the chart's label.
+  ASSERT_TRUE(data.info().reference.has_value());
+  EXPECT_EQ(data.info().reference->name, QStringLiteral("OpenBLAS sgemm"));
+  EXPECT_GT(data.info().reference->speed, 0);
+  EXPECT_TRUE(data.info().label.contains(QStringLiteral("mm96"))) << data.info().label.toStdString();
+  EXPECT_TRUE(data.info().label.contains(QStringLiteral("real measurements")));
+  EXPECT_EQ(data.info().speedUnit, QStringLiteral("TFLOPS"));
+  // Both runs are in the store as CPU runs of the operator, and a CLI resume could read them.
+  int cpuRuns = 0;
+  for (const RunRecord& r : storedRuns())
+    if (r.backend == "cpu" && r.operatorName == "mm96" && r.status == "finished") ++cpuRuns;
+  EXPECT_GE(cpuRuns, 2);
+}
+
+TEST_F(DeviceRaceTest, AnUnavailableBackendIsRefusedNamingTheOnesThereAre) {
+  prepareCpuRace({QStringLiteral("opevo")}, 3);
+  ASSERT_TRUE(setup()->setBackend(QStringLiteral("hip")));  // no AMD GPU on the test machines
+  EXPECT_FALSE(runs()->start());
+  EXPECT_FALSE(runs()->controller()->busy());
+  EXPECT_TRUE(runs()->message().contains(QStringLiteral("not available"))) << runs()->message().toStdString();
+  EXPECT_TRUE(runs()->message().contains(QStringLiteral("cpu"))) << runs()->message().toStdString();
+  EXPECT_TRUE(runs()->startAction()->isEnabled());
+}
+
+TEST_F(DeviceRaceTest, AnOperatorFileThatIsWrongIsRefusedByName) {
+  const QString bad = m_dir.filePath(QStringLiteral("typo.json"));
+  QFile file(bad);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "kk": 4}})");
+  file.close();
+  prepareCpuRace({QStringLiteral("opevo")}, 3);
+  setup()->addOperatorFile(bad);
+  EXPECT_FALSE(runs()->start());
+  EXPECT_TRUE(runs()->message().contains(QStringLiteral("kk"))) << runs()->message().toStdString();
+}
+
+TEST_F(DeviceRaceTest, AStoppedRunResumesFromHistoryWithoutMeasuringAgain) {
+  prepareCpuRace({QStringLiteral("opevo")}, 6);
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(waitUntil([&] { return runs()->data()->trials().size() >= 2; }, 120000));
+  runs()->stop();
+  ASSERT_TRUE(raceEnded());
+  const std::size_t before = runs()->data()->trials().size();
+  ASSERT_LT(before, 6u);
+  std::int64_t runId = 0;
+  for (const RunRecord& r : storedRuns())
+    if (r.status == "interrupted" && r.operatorName == "mm96") runId = std::max(runId, r.id);
+  ASSERT_GT(runId, 0);
+
+  m_window.pages()->setCurrentWidget(history());
+  history()->reload();
+  ASSERT_TRUE(waitUntil([&] { return !history()->busy() && historyRowOf(runId) >= 0; }, 20000));
+  const int row = historyRowOf(runId);
+  history()->view()->setCurrentIndex(history()->model()->index(row, 0));
+  ASSERT_TRUE(history()->resumeButton()->isEnabled());
+  history()->resumeButton()->click();
+  EXPECT_EQ(m_window.pages()->currentWidget(), runs());
+  EXPECT_TRUE(runs()->controller()->busy()) << runs()->message().toStdString();
+  ASSERT_TRUE(raceEnded());
+  EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
+  // The curve holds the stored trials and the new ones: the budget of 6, each measured once.
+  EXPECT_EQ(runs()->data()->trials().size(), 6u);
+  Store store(Store::defaultPath());
+  const auto trials = store.trials(runId);
+  ASSERT_EQ(trials.size(), 6u);
+  for (std::size_t i = 0; i < trials.size(); ++i) EXPECT_EQ(trials[i].seq, static_cast<int>(i + 1));
+  EXPECT_EQ(store.run(runId)->status, "finished");
+  history()->reload();
+  ASSERT_TRUE(waitUntil([&] { return !history()->busy() && historyRowOf(runId) >= 0; }, 20000));
+  history()->view()->setCurrentIndex(history()->model()->index(historyRowOf(runId), 0));
+  EXPECT_FALSE(history()->resumeButton()->isEnabled());  // finished: nothing to resume
+}
+
+TEST_F(DeviceRaceTest, TheBestKernelIsPreviewedAndExportedFromHistory) {
+  prepareCpuRace({QStringLiteral("random")}, 2);
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded());
+  std::int64_t runId = 0;
+  for (const RunRecord& r : storedRuns())
+    if (r.operatorName == "mm96" && r.algorithm == "random") runId = std::max(runId, r.id);
+  ASSERT_GT(runId, 0);
+  m_window.pages()->setCurrentWidget(history());
+  history()->reload();
+  ASSERT_TRUE(waitUntil([&] { return !history()->busy() && historyRowOf(runId) >= 0; }, 20000));
+  history()->view()->setCurrentIndex(history()->model()->index(historyRowOf(runId), 0));
+  ASSERT_TRUE(history()->exportButton()->isEnabled());
+  history()->exportCurrent();
+  auto* dialog = history()->findChild<KernelExportDialog*>();
+  ASSERT_NE(dialog, nullptr);
+  const QString source = dialog->sourceView()->toPlainText();
+  EXPECT_TRUE(source.contains(QStringLiteral("opevo_cpu_kernel"))) << source.left(400).toStdString();
+  EXPECT_TRUE(source.contains(QStringLiteral("Configuration:")));
+  // The same configuration written for CUDA, said to be unmeasured there.
+  dialog->backendBox()->setCurrentIndex(dialog->backendBox()->findData(QStringLiteral("cuda")));
+  EXPECT_TRUE(dialog->sourceView()->toPlainText().contains(QStringLiteral("__global__")));
+  EXPECT_TRUE(dialog->sourceView()->toPlainText().contains(QStringLiteral("not measured there")));
+  dialog->backendBox()->setCurrentIndex(dialog->backendBox()->findData(QStringLiteral("cpu")));
+  const QString out = m_dir.filePath(QStringLiteral("export"));
+  dialog->folderEdit()->setText(out);
+  ASSERT_TRUE(dialog->exportNow()) << dialog->message().toStdString();
+  for (const char* f : {"kernel.cpp", "config.h", "record.json", "check.cpp", "build.sh", "trials.csv"})
+    EXPECT_TRUE(QFileInfo::exists(QDir(out).filePath(QString::fromLatin1(f)))) << f;
+  EXPECT_TRUE(dialog->message().contains(QStringLiteral("build.sh"))) << dialog->message().toStdString();
+  // A folder that cannot be made is refused with the reason, and the dialog stays usable.
+  QFile blocker(m_dir.filePath(QStringLiteral("blocker")));
+  ASSERT_TRUE(blocker.open(QIODevice::WriteOnly));
+  blocker.close();
+  dialog->folderEdit()->setText(m_dir.filePath(QStringLiteral("blocker/inside")));
+  EXPECT_FALSE(dialog->exportNow());
+  EXPECT_TRUE(dialog->message().contains(QStringLiteral("failed"))) << dialog->message().toStdString();
+  dialog->close();
+}
+
+}  // namespace
+}  // namespace opevo::ui

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QDialog>
+
+#include "store/records.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace opevo::ui {
+
+// The best kernel of a stored run: its source as it will be written, for the run's backend or
+// another one, and an export into a folder (kernel, config.h, record.json, a self-checking host
+// program, build.sh, trials.csv), as `opevo export` does.
+class KernelExportDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  KernelExportDialog(const QString& storePath, const RunRecord& run, QWidget* parent = nullptr);
+
+  QPlainTextEdit* sourceView() const { return m_source; }
+  QComboBox* backendBox() const { return m_backend; }
+  QLineEdit* folderEdit() const { return m_folder; }
+  // Writes the files; returns false with the reason shown in the dialog.
+  bool exportNow();
+  // What the dialog says after an export or a failure.
+  QString message() const;
+
+ private:
+  void showPreview();
+
+  QString m_storePath;
+  RunRecord m_run;
+  QLabel* m_heading;
+  QComboBox* m_backend;
+  QPlainTextEdit* m_source;
+  QLabel* m_summary;
+  QLineEdit* m_folder;
+  QPushButton* m_exportButton;
+  QLabel* m_error;
+  QLabel* m_done;
+};
+
+}  // namespace opevo::ui
