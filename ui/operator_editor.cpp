@@ -5,7 +5,6 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -91,9 +90,15 @@ OperatorEditor::OperatorEditor(QWidget* parent)
   m_saveAsButton->setObjectName(QStringLiteral("editorSaveAs"));
   m_spaceNote->setWordWrap(true);
 
-  auto* top = new QFormLayout;
-  top->addRow(tr("Name"), m_name);
-  top->addRow(tr("Kind"), m_kind);
+  auto* top = new QHBoxLayout;
+  auto* nameLabel = new QLabel(tr("&Name"), this);
+  nameLabel->setBuddy(m_name);
+  auto* kindLabel = new QLabel(tr("&Kind"), this);
+  kindLabel->setBuddy(m_kind);
+  top->addWidget(nameLabel);
+  top->addWidget(m_name, 2);
+  top->addWidget(kindLabel);
+  top->addWidget(m_kind, 1);
 
   // Plain text fields, not spin boxes: a spin box would clamp "0" or "-3" before core could say
   // what is wrong with it, and the user's text must stay as typed.
@@ -106,6 +111,9 @@ OperatorEditor::OperatorEditor(QWidget* parent)
     auto* edit = new QLineEdit(this);
     edit->setObjectName(QStringLiteral("shape_") + field);
     edit->setToolTip(fieldHelp(field));
+    // Core's defaults, so an empty field reads as what it means.
+    if (field == QLatin1String("stride")) edit->setPlaceholderText(QStringLiteral("1"));
+    if (field == QLatin1String("pad")) edit->setPlaceholderText(QStringLiteral("0"));
     label->setToolTip(fieldHelp(field));
     label->setBuddy(edit);
     m_shapeLabels[field] = label;
@@ -136,8 +144,8 @@ OperatorEditor::OperatorEditor(QWidget* parent)
       edit->setToolTip(tr("Empty keeps the template's %1; e.g. discrete:0,256,512 or choice:0,1")
                            .arg(p.defaultSpec));
       label->setBuddy(edit);
-      m_spaceGrid->addWidget(label, spaceRow, 0);
-      m_spaceGrid->addWidget(edit, spaceRow, 1);
+      m_spaceGrid->addWidget(label, spaceRow / 2, (spaceRow % 2) * 2);
+      m_spaceGrid->addWidget(edit, spaceRow / 2, (spaceRow % 2) * 2 + 1);
       ++spaceRow;
       m_spaceLabels[p.name] = label;
       m_spaceEdits[p.name] = edit;
@@ -265,9 +273,9 @@ void OperatorEditor::layOutShape() {
     m_shapeLabels[f]->hide();
     m_shapeEdits[f]->hide();
   }
-  // Two pairs per row keeps Conv2D's nine fields short enough for an 800-pixel screen.
+  // Three pairs per row keeps Conv2D's nine fields short enough for an 800-pixel screen.
   for (int i = 0; i < fields.size(); ++i) {
-    const int row = i / 2, column = (i % 2) * 2;
+    const int row = i / 3, column = (i % 3) * 2;
     m_shapeGrid->addWidget(m_shapeLabels[fields[i]], row, column);
     m_shapeGrid->addWidget(m_shapeEdits[fields[i]], row, column + 1);
     m_shapeLabels[fields[i]]->show();
@@ -286,8 +294,7 @@ void OperatorEditor::layOutShape() {
       names.isEmpty()
           ? tr("The tiling factors follow from the shape; a %1 has no other parameters to change.")
                 .arg(QString::fromLatin1(opKindName(kind).data()))
-          : tr("The tiling factors follow from the shape. Values of the others (empty: the "
-               "template's):"));
+          : tr("The tiling factors follow from the shape; empty fields keep the template's."));
 }
 
 void OperatorEditor::edited() {

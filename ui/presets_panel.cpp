@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
@@ -57,17 +58,16 @@ PresetsPanel::PresetsPanel(QWidget* parent)
   m_sizeLabel->setWordWrap(true);
   m_sizeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-  // Eight presets: all of them, no scroll bar. The description stretches (and elides, with the
-  // full text in the tooltip) so the table never scrolls sideways.
-  m_presetView->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-  m_presetView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  // Twenty-odd presets and the user's files share the top of the panel with the space or the
+  // editor below: both tables scroll, and the splitter between them and the tabs can be moved.
+  // Descriptions stretch (and elide, with the full text in the tooltip), never scroll sideways.
   m_presetView->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  m_presetView->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   m_presetView->horizontalHeader()->setSectionResizeMode(PresetTableModel::DescriptionColumn,
                                                          QHeaderView::Stretch);
-  // The user's files may be many: a few rows show, the rest scroll.
   const int row = m_fileView->verticalHeader()->defaultSectionSize();
-  m_fileView->setFixedHeight(m_fileView->horizontalHeader()->sizeHint().height() + 4 * row + 4);
+  m_fileView->setMinimumHeight(m_fileView->horizontalHeader()->sizeHint().height() + 3 * row + 4);
+  m_fileView->setToolTip(tr("Your operator files: those in %1 and those opened by hand")
+                             .arg(QDir::toNativeSeparators(operatorsDirectory())));
   m_fileView->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   m_fileView->horizontalHeader()->setSectionResizeMode(OperatorFileModel::DescriptionColumn,
                                                        QHeaderView::Stretch);
@@ -117,12 +117,20 @@ PresetsPanel::PresetsPanel(QWidget* parent)
   m_tabs->addTab(spacePage, tr("Space"));
   m_tabs->addTab(editorScroll, tr("Editor"));
 
+  auto* library = new QWidget;
+  auto* libraryLayout = new QVBoxLayout(library);
+  libraryLayout->setContentsMargins(0, 0, 0, 0);
+  libraryLayout->addLayout(heading);
+  libraryLayout->addWidget(m_presetView, 3);
+  libraryLayout->addWidget(m_fileView, 1);
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->setObjectName(QStringLiteral("librarySplitter"));
+  splitter->addWidget(library);
+  splitter->addWidget(m_tabs);
+  splitter->setChildrenCollapsible(false);
+  splitter->setSizes({345, 400});
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(heading);
-  layout->addWidget(m_presetView);
-  layout->addWidget(m_fileView);
-  layout->addSpacing(4);
-  layout->addWidget(m_tabs, 1);
+  layout->addWidget(splitter);
 
   connect(m_presetView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onPresetRow(current.row()); });
