@@ -118,6 +118,11 @@ void MainWindow::makeMenus() {
   QAction* open = file->addAction(tr("&Open dataset…"), m_runsPage->setup()->datasetPicker(),
                                   &DatasetPicker::browse);
   open->setShortcut(QKeySequence::Open);
+  file->addAction(tr("Open operator &file…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
+                  this, [this] {
+                    m_pages->setCurrentIndex(SpacesPage);
+                    m_presetsPanel->openFileDialog();
+                  });
   file->addSeparator();
   RaceResultsWidget* results = m_runsPage->results();
   file->addAction(tr("Export chart as &PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E), results,
@@ -148,8 +153,13 @@ void MainWindow::makeMenus() {
 }
 
 void MainWindow::showTopology(const QString& preset, const QString& parameter) {
-  m_topologyPage->selectOperator(preset);
-  m_topologyPage->selectParameter(parameter);
+  // The page lists the presets only; a user's operator shows the parameter as a custom spec.
+  const SearchSpace* space = m_presetsPanel->space();
+  const int index = space ? space->indexOf(parameter.toStdString()) : -1;
+  if (m_topologyPage->selectOperator(preset))
+    m_topologyPage->selectParameter(parameter);
+  else if (index >= 0)
+    m_topologyPage->setCustomSpec(QString::fromStdString(space->param(static_cast<std::size_t>(index)).spec()));
   m_pages->setCurrentWidget(m_topologyPage);
 }
 

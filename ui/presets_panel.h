@@ -1,21 +1,26 @@
 #pragma once
 
 #include <QWidget>
-#include <optional>
+#include <memory>
 
-#include "ops/operator.h"
+#include "ops/operator_json.h"
 #include "space/search_space.h"
 
 class QLabel;
+class QTabWidget;
 class QTableView;
 
 namespace opevo::ui {
 
+class OperatorEditor;
+class OperatorFileModel;
 class ParameterTableModel;
 class PresetTableModel;
 
-// The preset operators and, for the selected one, its default search space: every parameter with
-// its kind, spec and size, the constraints, and the size of the whole space.
+// The operator library: the presets and the user's operator files (the operators folder and
+// files opened by hand), and for the selected one its search space: every parameter with its
+// kind, spec and size, the constraints, and the size of the whole space. Beside the space, on a
+// tab, the editor that creates operators and edits copies of presets or the files themselves.
 class PresetsPanel : public QWidget {
   Q_OBJECT
 
@@ -24,32 +29,60 @@ class PresetsPanel : public QWidget {
 
   // Selects a preset as a click would; false (and nothing changes) when there is none by that name.
   bool selectPreset(const QString& name);
-  // Empty when nothing is selected yet.
+  // Lists the file (loading it again when listed) and selects it; false when it failed to load,
+  // in which case its row shows why.
+  bool openFile(const QString& path);
+  void openFileDialog();
+  // Reads the operators folder again.
+  void reloadFiles();
+  // The preset's name while a preset is selected; empty for a file or nothing.
   QString selectedPreset() const;
+  // The selected operator's name, preset or file; empty when none.
+  QString selectedName() const;
+  // The selected file's path; empty for a preset.
+  QString selectedFile() const { return m_file; }
+  std::shared_ptr<const OperatorDefinition> currentOperator() const { return m_definition; }
   // Highlights the parameter of that name (none when there is no such parameter).
   void showParameter(const QString& name);
-  const SearchSpace* space() const { return m_space ? &*m_space : nullptr; }
+  const SearchSpace* space() const { return m_definition ? &m_definition->space : nullptr; }
+
+  // Starts the editor on a new operator, or on the selection (a copy for a preset).
+  void newOperator(OpKind kind);
+  void editSelected();
 
   PresetTableModel* presetModel() const { return m_presetModel; }
+  OperatorFileModel* fileModel() const { return m_fileModel; }
   ParameterTableModel* parameterModel() const { return m_parameterModel; }
+  OperatorEditor* editor() const { return m_editor; }
 
  signals:
-  // The space lives in the panel until the next selection.
+  // The space lives in the panel until the next selection. For files too: the name is the
+  // operator's.
   void presetSelected(const QString& name, const opevo::SearchSpace& space);
-  // The user clicked a parameter of the selected preset.
+  // The current operator changed: a preset, a file, or an edit just saved.
+  void operatorChosen(std::shared_ptr<const opevo::OperatorDefinition> op);
+  // The user clicked a parameter of the selected operator.
   void parameterChosen(const QString& name);
 
  private:
-  void onCurrentRowChanged(int row);
+  void onPresetRow(int row);
+  void onFileRow(int row);
+  void show(std::shared_ptr<const OperatorDefinition> def, const QString& where);
+  void showFailure(const QString& text);
 
   PresetTableModel* m_presetModel;
+  OperatorFileModel* m_fileModel;
   ParameterTableModel* m_parameterModel;
   QTableView* m_presetView;
+  QTableView* m_fileView;
   QTableView* m_parameterView;
+  QTabWidget* m_tabs;
+  OperatorEditor* m_editor;
   QLabel* m_titleLabel;
   QLabel* m_sizeLabel;
-  std::optional<OperatorSpec> m_op;
-  std::optional<SearchSpace> m_space;
+  std::shared_ptr<const OperatorDefinition> m_definition;
+  QString m_preset;
+  QString m_file;
   bool m_showingParameter = false;
 };
 

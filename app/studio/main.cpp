@@ -61,8 +61,11 @@ int main(int argc, char** argv) {
   const auto logXOpt = option("log-x", "Logarithmic x axis on the race charts.");
   const auto historyOpt = option("open-latest-race", "On History, draw the newest race.");
   const auto freshOpt = option("no-restore", "Ignore the saved window layout and race form.");
+  const auto operatorOpt = option("operator", "List an operator file in the library and select it.", "file");
+  const auto editOpt = option("edit", "Open the selected operator in the editor (a preset as a copy).");
   parser.addOptions({presetOpt, paramOpt, fromOpt, qOpt, samplesOpt, pageOpt, datasetOpt, algosOpt,
-                     repeatsOpt, trialsOpt, paceOpt, startOpt, repeatsLinesOpt, chartOpt, logXOpt, historyOpt, freshOpt});
+                     repeatsOpt, trialsOpt, paceOpt, startOpt, repeatsLinesOpt, chartOpt, logXOpt, historyOpt, freshOpt,
+                     operatorOpt, editOpt});
   parser.process(app);
 
   using namespace opevo::ui;
@@ -78,6 +81,10 @@ int main(int argc, char** argv) {
       problems << QStringLiteral("unknown preset '%1' (presets: MM1-3, BMM1-3, C1-2)").arg(name);
     topology->selectOperator(name);
   }
+  if (parser.isSet(operatorOpt) && !window.presetsPanel()->openFile(parser.value(operatorOpt)))
+    problems << QStringLiteral("the operator file '%1' was refused (its row says why)")
+                    .arg(parser.value(operatorOpt));
+  if (parser.isSet(editOpt)) window.presetsPanel()->editSelected();
   if (parser.isSet(paramOpt)) {
     const QString param = parser.value(paramOpt);
     if (param.contains(QLatin1Char(':'))) {
