@@ -36,7 +36,7 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
       m_done(makeMessageLabel(QStringLiteral("exportDone"), MessageKind::Note, this)) {
   setObjectName(QStringLiteral("kernelExportDialog"));
   setWindowTitle(tr("Export the best kernel of run %1").arg(run.id));
-  resize(900, 680);
+  resize(880, 600);
   m_heading->setWordWrap(true);
   m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_summary->setObjectName(QStringLiteral("kernelSummary"));

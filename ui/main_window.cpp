@@ -95,6 +95,15 @@ MainWindow::MainWindow(QWidget* parent)
   connect(m_historyPage, &HistoryPage::statusMessage, this,
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
   connect(m_runsPage, &RunsPage::raceEnded, m_historyPage, &HistoryPage::reload);
+  // The operator chosen on the Spaces page (a preset, a file, a just-saved edit) is the one a
+  // device race measures next.
+  connect(m_presetsPanel, &PresetsPanel::operatorChosen, this, [this] {
+    const QString file = m_presetsPanel->selectedFile();
+    if (!file.isEmpty())
+      m_runsPage->setup()->addOperatorFile(file);
+    else if (!m_presetsPanel->selectedPreset().isEmpty())
+      m_runsPage->setup()->setOperator(m_presetsPanel->selectedPreset());
+  });
   connect(m_historyPage, &HistoryPage::resumeRequested, this, [this](const RunRecord& run) {
     m_pages->setCurrentWidget(m_runsPage);
     m_runsPage->resumeRun(run);

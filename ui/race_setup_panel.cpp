@@ -240,6 +240,7 @@ void RaceSetupPanel::setBackends(const std::vector<BackendInfo>& backends) {
     const QString base = m_backend->itemText(i).section(QStringLiteral(" — "), 0, 0);
     m_backend->setItemText(i, b.available ? base : tr("%1 — not available").arg(base));
   }
+  emit backendsKnown();
 }
 
 void RaceSetupPanel::showBackend() {

@@ -55,6 +55,12 @@ class RaceSetupPanel : public QWidget {
   void setSeed(int seed);
 
   void saveState(QSettings& settings) const;
+
+ signals:
+  // The device probe has answered (setBackends): device races can start.
+  void backendsKnown();
+
+ public:
   void restoreState(QSettings& settings);
 
  private:

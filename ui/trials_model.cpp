@@ -3,10 +3,23 @@
 #include <QBrush>
 #include <QColor>
 #include <QLocale>
+#include <algorithm>
+#include <cmath>
 
 #include "ui/race_data.h"
 
 namespace opevo::ui {
+namespace {
+
+// About four significant digits whatever the unit: 1234 GFLOP/s and 0.09075 TFLOPS both read
+// well, where a fixed two decimals showed a CPU's TFLOPS as 0.00.
+QString speedText(double v) {
+  if (v <= 0) return QStringLiteral("0");
+  const int decimals = std::clamp(3 - static_cast<int>(std::floor(std::log10(v))), 0, 6);
+  return QLocale().toString(v, 'f', decimals);
+}
+
+}  // namespace
 
 TrialsModel::TrialsModel(RaceData* data, QObject* parent) : QAbstractTableModel(parent), m_data(data) {
   connect(m_data, &RaceData::aboutToReset, this, [this] { beginResetModel(); });
@@ -47,8 +60,8 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
       case ReasonColumn: return t.message;
       case SpeedColumn:
         if (raw) return t.speed;
-        return ok ? QLocale().toString(t.speed, 'f', 2) : QString();
-      case BestColumn: return raw ? QVariant(t.best) : QLocale().toString(t.best, 'f', 2);
+        return ok ? speedText(t.speed) : QString();
+      case BestColumn: return raw ? QVariant(t.best) : speedText(t.best);
       case TimeColumn: return raw ? QVariant(t.seconds) : QString::number(t.seconds, 'f', 3);
       default: return {};
     }

@@ -5,6 +5,7 @@
 #include <QCommandLineParser>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <cstdio>
 
@@ -63,9 +64,13 @@ int main(int argc, char** argv) {
   const auto freshOpt = option("no-restore", "Ignore the saved window layout and race form.");
   const auto operatorOpt = option("operator", "List an operator file in the library and select it.", "file");
   const auto editOpt = option("edit", "Open the selected operator in the editor (a preset as a copy).");
+  const auto backendOpt = option("backend", "Race on: replay (a dataset), cpu, cuda or hip.", "name");
+  const auto raceOperatorOpt = option("race-operator", "The operator a device race measures: a preset or a file.",
+                                      "preset-or-file");
+  const auto exportOpt = option("export-latest", "On History, open the export dialog of the newest run.");
   parser.addOptions({presetOpt, paramOpt, fromOpt, qOpt, samplesOpt, pageOpt, datasetOpt, algosOpt,
                      repeatsOpt, trialsOpt, paceOpt, startOpt, repeatsLinesOpt, chartOpt, logXOpt, historyOpt, freshOpt,
-                     operatorOpt, editOpt});
+                     operatorOpt, editOpt, backendOpt, raceOperatorOpt, exportOpt});
   parser.process(app);
 
   using namespace opevo::ui;
@@ -120,14 +125,32 @@ int main(int argc, char** argv) {
   if (parser.isSet(repeatsLinesOpt)) runs->results()->setShowRepeats(true);
   if (parser.isSet(logXOpt)) runs->results()->setLogX(true);
   if (parser.value(chartOpt) == QLatin1String("time")) runs->results()->tabs()->setCurrentIndex(1);
-  if (parser.isSet(startOpt))
+  if (parser.isSet(backendOpt) && !setup->setBackend(parser.value(backendOpt).toLower()))
+    problems << QStringLiteral("unknown backend '%1' (replay, cpu, cuda, hip)").arg(parser.value(backendOpt));
+  if (parser.isSet(raceOperatorOpt)) {
+    const QString op = parser.value(raceOperatorOpt);
+    if (!setup->setOperator(op)) setup->addOperatorFile(op);
+  }
+  // A replay starts once its dataset is read; a device race once the probe has found devices.
+  if (parser.isSet(startOpt) && setup->backend() == QLatin1String("replay"))
     QObject::connect(setup->datasetPicker(), &DatasetPicker::loaded, runs, [runs] { runs->start(); },
+                     Qt::SingleShotConnection);
+  else if (parser.isSet(startOpt))
+    QObject::connect(setup, &RaceSetupPanel::backendsKnown, runs, [runs] { runs->start(); },
                      Qt::SingleShotConnection);
   if (parser.isSet(datasetOpt)) setup->datasetPicker()->load(parser.value(datasetOpt));
   if (parser.isSet(historyOpt)) {
     HistoryPage* history = window.historyPage();
     QObject::connect(history->model(), &QAbstractItemModel::modelReset, history,
                      [history] { history->selectRace(0); }, Qt::SingleShotConnection);
+  }
+  if (parser.isSet(exportOpt)) {
+    HistoryPage* history = window.historyPage();
+    QObject::connect(history->model(), &QAbstractItemModel::modelReset, history, [history] {
+      if (history->model()->rowCount() == 0) return;
+      history->view()->setCurrentIndex(history->model()->index(0, 0));
+      history->exportCurrent();
+    }, Qt::SingleShotConnection);
   }
   if (parser.isSet(pageOpt)) {
     const QStringList pages{QStringLiteral("spaces"), QStringLiteral("topology"),
