@@ -1,5 +1,7 @@
 #include "cuda/cublas_reference.h"
 
+#include "common/column_major_gemm.h"
+
 namespace opevo::cuda {
 
 std::unique_ptr<Cublas> Cublas::open(std::string* reason) {
@@ -34,23 +36,8 @@ Cublas::~Cublas() {
 }
 
 void Cublas::gemm(const OperatorSpec& op, DevicePtr a, DevicePtr b, DevicePtr c) {
-  // cuBLAS is column-major: a row-major n x m C is a column-major m x n C^T = op(B)^T op(A)^T,
-  // so B goes first. A row-major buffer read column-major is its transpose, hence a stored
-  // operand needs CUBLAS_OP_T (1) exactly when the operator says it is stored transposed.
-  const int opB = op.transB ? 1 : 0, opA = op.transA ? 1 : 0;
-  const int ldb = static_cast<int>(op.transB ? op.k : op.m);
-  const int lda = static_cast<int>(op.transA ? op.n : op.k);
-  const int m = static_cast<int>(op.m), n = static_cast<int>(op.n), k = static_cast<int>(op.k);
-  const float alpha = 1, beta = 0;
-  auto* pa = reinterpret_cast<const float*>(a);
-  auto* pb = reinterpret_cast<const float*>(b);
-  auto* pc = reinterpret_cast<float*>(c);
-  int rc = 0;
-  if (op.kind == OpKind::BatchMatMul && op.batch > 1)
-    rc = m_sgemmBatched(m_handle, opB, opA, m, n, k, &alpha, pb, ldb, op.k * op.m, pa, lda,
-                        op.n * op.k, &beta, pc, m, op.n * op.m, static_cast<int>(op.batch));
-  else
-    rc = m_sgemm(m_handle, opB, opA, m, n, k, &alpha, pb, ldb, pa, lda, &beta, pc, m);
+  // CUBLAS_OP_N, CUBLAS_OP_T
+  const int rc = columnMajorSgemm(op, m_handle, m_sgemm, m_sgemmBatched, 0, 1, a, b, c);
   if (rc != 0) throw CudaError(-1, "cuBLAS sgemm failed with status " + std::to_string(rc));
 }
 
