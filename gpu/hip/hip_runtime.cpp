@@ -132,8 +132,8 @@ HipRuntime::HipRuntime(const std::vector<std::string>& candidates) : m_api(std::
   // Without a device ROCm 5.2's hipInit fails with hipErrorInvalidDevice and the count with
   // hipErrorNoDevice; either way there is nothing to measure on.
   if (int rc = a.init(0); rc != 0) {
-    m_reason = "hipInit failed: " + errorString(rc) + " (no usable AMD GPU; " + m_lib->name() +
-               " loaded)";
+    m_reason = "no HIP device: hipInit failed with " + errorString(rc) + ", no usable AMD GPU (" +
+               m_lib->name() + " loaded)";
     return;
   }
   if (int rc = a.deviceCount(&m_deviceCount); rc != 0 || m_deviceCount == 0) {
