@@ -38,13 +38,13 @@ std::optional<GpuRunResult> runVendor(CudaDriver& d, DeviceOperands<CudaDriver>&
     r.library = dnn->describe();
   } else {
     static std::string noCublas;
-    static cuda::Cublas* blas = cuda::Cublas::open(&noCublas).release();
+    static VendorBlas* blas = cuda::openCublas(&noCublas).release();
     if (!blas) {
       *why = noCublas;
       return std::nullopt;
     }
     run = [&] { blas->gemm(buffers.op, dev.a.get(), dev.b.get(), dev.c.get()); };
-    r.library = "cuBLAS sgemm (" + blas->library() + ")";
+    r.library = blas->describe();
   }
   r.measurement = verifyThenTime(d, dev, buffers, run, timing, coldL2);
   return r;

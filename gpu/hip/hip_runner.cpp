@@ -49,10 +49,10 @@ GpuRunResult runHipReference(OperatorBuffers& buffers, const TimingOptions& timi
     // poisoned context).
     static std::string why;
     if (buffers.op.kind != OpKind::Conv2D) {
-      static hip::Rocblas* blas = hip::Rocblas::open(&why).release();
+      static VendorBlas* blas = hip::openRocblas(&why).release();
       if (blas) {
         GpuRunResult r;
-        r.library = "rocBLAS sgemm (" + blas->library() + ")";
+        r.library = blas->describe();
         r.measurement = verifyThenTime(
             h, dev, buffers, [&] { blas->gemm(buffers.op, dev.a.get(), dev.b.get(), dev.c.get()); },
             timing, coldL2);

@@ -117,8 +117,8 @@ TEST_P(GpuMeasurerTest, SmallConv2DConfigurationsAreVerifiedAndTimed) {
 
 TEST_P(GpuMeasurerTest, MatMulReferenceIsTheVendorBlasWhenPresent) {
   std::string why;
-  const bool present = isHip(GetParam()) ? hip::Rocblas::open(&why) != nullptr
-                                         : cuda::Cublas::open(&why) != nullptr;
+  const bool present = isHip(GetParam()) ? hip::openRocblas(&why) != nullptr
+                                         : cuda::openCublas(&why) != nullptr;
   expectReferenceNamed(smallMatMul(512, 512, 512), present, isHip(GetParam()) ? "rocBLAS" : "cuBLAS");
 }
 

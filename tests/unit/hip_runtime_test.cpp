@@ -69,7 +69,7 @@ TEST(HipRuntime, KernelRunWithoutADeviceIsARuntimeFailureNotACrash) {
 // device anyway): opening them says which files were tried or what failed.
 TEST(VendorReferences, AbsentLibrariesGiveAReason) {
   std::string why;
-  if (auto blas = hip::Rocblas::open(&why))
+  if (auto blas = hip::openRocblas(&why))
     GTEST_SKIP() << "rocBLAS opened here: " << blas->library();
   EXPECT_TRUE(why.find("librocblas.so") != std::string::npos ||
               why.find("rocblas_create_handle failed") != std::string::npos)
