@@ -28,8 +28,10 @@ class GpuMeasurerTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     for (const auto& b : probeBackends())
-      if (b.name == GetParam() && !b.available)
-        GTEST_SKIP() << "no " << (isHip(GetParam()) ? "HIP" : "CUDA") << " device: " << b.reason;
+      if (b.name == GetParam() && !b.available) {
+        const std::string prefix = std::string("no ") + (isHip(GetParam()) ? "HIP" : "CUDA") + " device";
+        GTEST_SKIP() << (b.reason.rfind(prefix, 0) == 0 ? b.reason : prefix + ": " + b.reason);
+      }
     char pattern[] = "/tmp/opevo-gpu-test-XXXXXX";
     m_dir = mkdtemp(pattern);
   }
