@@ -35,7 +35,9 @@ std::string defaultCacheDir(const std::string& backend) {
   return (base / "opevo-studio" / (backend + "-kernels")).string();
 }
 
-nlohmann::json dimJson(const codegen::Dim3& d) { return {d.x, d.y, d.z}; }
+nlohmann::json dimJson(const codegen::Dim3& d) {
+  return {d.x, d.y, d.z};
+}
 
 }  // namespace
 
@@ -93,8 +95,8 @@ GpuMeasurer::Compiled GpuMeasurer::compile(const Config& config) const {
     c.log = r.log;
     if (!r.ok) return c;
     // Written under a temporary name and renamed, so a reader never sees half a file.
-    const fs::path tmp = path.string() + ".tmp" + std::to_string(std::hash<std::thread::id>{}(
-                                                      std::this_thread::get_id()));
+    const fs::path tmp = path.string() + ".tmp" +
+                         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
     std::ofstream(tmp, std::ios::binary).write(r.binary.data(), std::streamsize(r.binary.size()));
     fs::rename(tmp, path);
   } catch (const std::exception& e) {
@@ -105,19 +107,18 @@ GpuMeasurer::Compiled GpuMeasurer::compile(const Config& config) const {
 }
 
 Measurement GpuMeasurer::timeInWorker(const Compiled& c) {
-  const auto reply = m_worker->call(
-      {{"cmd", "measure"},
-       {"backend", m_backend},
-       {"op", operatorToJson(m_def.op)},
-       {"binary", c.binaryPath},
-       {"entry", c.entry},
-       {"launch",
-        {{"grid", dimJson(c.launch.grid)},
-         {"block", dimJson(c.launch.block)},
-         {"shared_bytes", c.launch.sharedBytes}}},
-       {"cold_l2", m_options.coldL2},
-       {"timing", timingToJson(m_options.timing)}},
-      m_options.timeoutSeconds);
+  const auto reply = m_worker->call({{"cmd", "measure"},
+                                     {"backend", m_backend},
+                                     {"op", operatorToJson(m_def.op)},
+                                     {"binary", c.binaryPath},
+                                     {"entry", c.entry},
+                                     {"launch",
+                                      {{"grid", dimJson(c.launch.grid)},
+                                       {"block", dimJson(c.launch.block)},
+                                       {"shared_bytes", c.launch.sharedBytes}}},
+                                     {"cold_l2", m_options.coldL2},
+                                     {"timing", timingToJson(m_options.timing)}},
+                                    m_options.timeoutSeconds);
   return measurementFromReply(reply);
 }
 

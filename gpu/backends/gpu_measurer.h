@@ -14,10 +14,11 @@ namespace opevo {
 
 struct GpuMeasurerOptions {
   int compileThreads = 2;
-  double timeoutSeconds = 20;  // per trial, in the worker (a fresh worker pays for the runtime's init)
+  double timeoutSeconds =
+      20;  // per trial, in the worker (a fresh worker pays for the runtime's init)
   TimingOptions timing;
-  bool coldL2 = false;         // flush L2 before each timed run
-  std::string cacheDir;        // empty: $XDG_CACHE_HOME/opevo-studio/<backend>-kernels
+  bool coldL2 = false;   // flush L2 before each timed run
+  std::string cacheDir;  // empty: $XDG_CACHE_HOME/opevo-studio/<backend>-kernels
   std::string workerPath = WorkerClient::defaultWorkerPath();
 };
 

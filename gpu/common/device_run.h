@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "codegen/device_limits.h"
-#include "common/device_memory.h"
 #include "codegen/kernel_codegen.h"
+#include "common/device_memory.h"
 #include "cpu/cpu_runner.h"
 #include "engine/measurement.h"
 
@@ -104,8 +104,8 @@ std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
 // minRuns ran. Cold-L2 mode overwrites an L2-sized buffer before each run, outside the events,
 // so every run reads its operands from device memory (as nvbench does).
 template <class Api>
-std::vector<double> timeOnDevice(Api& api, const std::function<void()>& run,
-                                 const TimingOptions& t, bool coldL2) {
+std::vector<double> timeOnDevice(Api& api, const std::function<void()>& run, const TimingOptions& t,
+                                 bool coldL2) {
   for (int i = 0; i < t.warmupRuns; ++i) run();
   api.synchronize();
   std::optional<DeviceBuffer<Api>> flush;
@@ -117,7 +117,8 @@ std::vector<double> timeOnDevice(Api& api, const std::function<void()>& run,
   try {
     while ((total < t.minTotalMs || int(times.size()) < t.minRuns) &&
            int(times.size()) < t.maxRuns) {
-      if (flush) api.memset8(flush->get(), static_cast<unsigned char>(times.size()), flush->bytes());
+      if (flush)
+        api.memset8(flush->get(), static_cast<unsigned char>(times.size()), flush->bytes());
       api.record(start);
       run();
       api.record(end);
@@ -177,8 +178,8 @@ GpuRunResult runDeviceKernel(
     }
     prepare(f);
     DeviceOperands<Api> dev(api, buffers);
-    r.measurement = verifyThenTime(api, dev, buffers, launcher(api, f, request.launch, dev),
-                                   timing, request.coldL2);
+    r.measurement = verifyThenTime(api, dev, buffers, launcher(api, f, request.launch, dev), timing,
+                                   request.coldL2);
   } catch (const DeviceError& e) {
     return deviceFailure(e);
   }
@@ -203,10 +204,10 @@ GpuRunResult runPlainReference(Api& api, DeviceOperands<Api>& dev, OperatorBuffe
   }
   ScopedModule<Api> module(api, compiled.binary);
   r.library = "plain kernel (" + why + ")";
-  r.measurement =
-      verifyThenTime(api, dev, buffers,
-                     launcher(api, api.getFunction(module.module, kernel.entry), kernel.launch, dev),
-                     timing, coldL2);
+  r.measurement = verifyThenTime(
+      api, dev, buffers,
+      launcher(api, api.getFunction(module.module, kernel.entry), kernel.launch, dev), timing,
+      coldL2);
   return r;
 }
 

@@ -40,8 +40,8 @@ void VendorBlas::gemm(const OperatorSpec& op, std::uint64_t a, std::uint64_t b, 
   const int rc = columnMajorSgemm(op, m_handle, m_sgemm, m_sgemmBatched, m_names.opNone,
                                   m_names.opTranspose, a, b, c);
   if (rc != 0)
-    throw DeviceError(-1, std::string(m_names.label) + " sgemm failed with status " +
-                              std::to_string(rc));
+    throw DeviceError(
+        -1, std::string(m_names.label) + " sgemm failed with status " + std::to_string(rc));
 }
 
 std::string VendorBlas::describe() const {

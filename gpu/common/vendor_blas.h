@@ -44,11 +44,11 @@ class VendorBlas {
   std::unique_ptr<SharedLibrary> m_lib;
   void* m_handle = nullptr;
   int (*m_destroy)(void*) = nullptr;
-  int (*m_sgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*,
-                 int, const float*, float*, int) = nullptr;
-  int (*m_sgemmBatched)(void*, int, int, int, int, int, const float*, const float*, int,
-                        long long, const float*, int, long long, const float*, float*, int,
-                        long long, int) = nullptr;
+  int (*m_sgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int,
+                 const float*, float*, int) = nullptr;
+  int (*m_sgemmBatched)(void*, int, int, int, int, int, const float*, const float*, int, long long,
+                        const float*, int, long long, const float*, float*, int, long long,
+                        int) = nullptr;
 };
 
 }  // namespace opevo

@@ -12,7 +12,8 @@ CudaMeasurer::CudaMeasurer(OperatorDefinition def, CudaMeasurerOptions options)
   const cuda::CudaDriver& driver = cuda::CudaDriver::shared();
   if (!driver.ready()) throw InputError("the cuda backend cannot run here: " + driver.reason());
   if (!NvrtcCompiler::shared().available())
-    throw InputError("the cuda backend needs NVRTC: " + NvrtcCompiler::shared().unavailableReason());
+    throw InputError("the cuda backend needs NVRTC: " +
+                     NvrtcCompiler::shared().unavailableReason());
   start(driver.device().describe(), cudaCompileArch(driver.device().computeCapability()));
 }
 

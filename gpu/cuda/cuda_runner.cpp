@@ -94,8 +94,7 @@ GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buf
   return runDeviceKernel(d, request, buffers, timing, "cuModuleLoadData", limits, prepare);
 }
 
-GpuRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& timing,
-                              bool coldL2) {
+GpuRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& timing, bool coldL2) {
   CudaDriver& d = CudaDriver::shared();
   try {
     d.makeCurrent();

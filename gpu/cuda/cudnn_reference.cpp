@@ -4,11 +4,11 @@ namespace opevo::cuda {
 
 // cudnn.h's values used here; its handles are pointers, its status 0 on success.
 namespace {
-constexpr int kNchw = 0;                 // CUDNN_TENSOR_NCHW
-constexpr int kFloat = 0;                // CUDNN_DATA_FLOAT
-constexpr int kCrossCorrelation = 1;     // CUDNN_CROSS_CORRELATION
-constexpr int kFmaMath = 3;              // CUDNN_FMA_MATH
-constexpr int kAlgoCount = 8;            // CUDNN_CONVOLUTION_FWD_ALGO_COUNT
+constexpr int kNchw = 0;              // CUDNN_TENSOR_NCHW
+constexpr int kFloat = 0;             // CUDNN_DATA_FLOAT
+constexpr int kCrossCorrelation = 1;  // CUDNN_CROSS_CORRELATION
+constexpr int kFmaMath = 3;           // CUDNN_FMA_MATH
+constexpr int kAlgoCount = 8;         // CUDNN_CONVOLUTION_FWD_ALGO_COUNT
 
 // cudnnConvolutionFwdAlgoPerf_t (the same in cuDNN 8 and 9).
 struct AlgoPerf {
@@ -119,8 +119,7 @@ void Cudnn::prepare(CudaDriver& driver, const OperatorSpec& op) {
   check(a.createTensor(&m_y), "cudnnCreateTensorDescriptor");
   check(a.createFilter(&m_w), "cudnnCreateFilterDescriptor");
   check(a.createConv(&m_conv), "cudnnCreateConvolutionDescriptor");
-  check(a.setTensor4d(m_x, kNchw, kFloat, i(op.batch), i(op.inChannels), i(op.height),
-                      i(op.width)),
+  check(a.setTensor4d(m_x, kNchw, kFloat, i(op.batch), i(op.inChannels), i(op.height), i(op.width)),
         "cudnnSetTensor4dDescriptor (input)");
   check(a.setFilter4d(m_w, kFloat, kNchw, i(op.outChannels), i(op.inChannels), i(op.kernelH),
                       i(op.kernelW)),

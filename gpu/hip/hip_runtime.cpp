@@ -28,8 +28,8 @@ struct HipRuntime::Api {
   int (*dtoh)(void*, void*, std::size_t) = nullptr;
   int (*memsetD8)(void*, unsigned char, std::size_t) = nullptr;
   int (*memsetD32)(void*, int, std::size_t) = nullptr;
-  int (*launch)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                void*, void**, void**) = nullptr;
+  int (*launch)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
+                void**, void**) = nullptr;
   int (*eventCreate)(void**) = nullptr;
   int (*eventDestroy)(void*) = nullptr;
   int (*eventRecord)(void*, void*) = nullptr;
@@ -67,7 +67,9 @@ std::string archFromProperties(const std::vector<char>& props) {
   return "";
 }
 
-void* ptr(DevicePtr p) { return reinterpret_cast<void*>(p); }
+void* ptr(DevicePtr p) {
+  return reinterpret_cast<void*>(p);
+}
 
 }  // namespace
 
@@ -86,7 +88,8 @@ HipRuntime& HipRuntime::shared() {
   return runtime;
 }
 
-HipRuntime::HipRuntime(const std::vector<std::string>& candidates) : m_api(std::make_unique<Api>()) {
+HipRuntime::HipRuntime(const std::vector<std::string>& candidates)
+    : m_api(std::make_unique<Api>()) {
   std::string tried;
   m_lib = SharedLibrary::openFirst(candidates, "hipModuleLaunchKernel", &tried);
   if (!m_lib) {
@@ -167,7 +170,9 @@ void HipRuntime::readProperties() {
 
 HipRuntime::~HipRuntime() = default;
 
-std::string HipRuntime::library() const { return m_lib ? m_lib->name() : ""; }
+std::string HipRuntime::library() const {
+  return m_lib ? m_lib->name() : "";
+}
 
 std::string HipRuntime::errorString(int code) const {
   const char* s = m_api->errorName ? m_api->errorName(code) : nullptr;
@@ -211,7 +216,9 @@ DevicePtr HipRuntime::alloc(std::size_t bytes) {
   return reinterpret_cast<DevicePtr>(p);
 }
 
-void HipRuntime::free(DevicePtr p) noexcept { m_api->free(ptr(p)); }
+void HipRuntime::free(DevicePtr p) noexcept {
+  m_api->free(ptr(p));
+}
 
 void HipRuntime::copyToDevice(DevicePtr dst, const void* src, std::size_t bytes) {
   check(m_api->htod(ptr(dst), src, bytes), "hipMemcpyHtoD");
@@ -236,7 +243,9 @@ void HipRuntime::launch(Function f, const unsigned grid[3], const unsigned block
         "hipModuleLaunchKernel");
 }
 
-void HipRuntime::synchronize() { check(m_api->deviceSynchronize(), "kernel execution"); }
+void HipRuntime::synchronize() {
+  check(m_api->deviceSynchronize(), "kernel execution");
+}
 
 Event HipRuntime::createEvent() {
   Event e = nullptr;
@@ -244,11 +253,17 @@ Event HipRuntime::createEvent() {
   return e;
 }
 
-void HipRuntime::destroyEvent(Event e) noexcept { m_api->eventDestroy(e); }
+void HipRuntime::destroyEvent(Event e) noexcept {
+  m_api->eventDestroy(e);
+}
 
-void HipRuntime::record(Event e) { check(m_api->eventRecord(e, nullptr), "hipEventRecord"); }
+void HipRuntime::record(Event e) {
+  check(m_api->eventRecord(e, nullptr), "hipEventRecord");
+}
 
-void HipRuntime::waitEvent(Event e) { check(m_api->eventSynchronize(e), "kernel execution"); }
+void HipRuntime::waitEvent(Event e) {
+  check(m_api->eventSynchronize(e), "kernel execution");
+}
 
 float HipRuntime::elapsedMs(Event start, Event end) {
   float ms = 0;

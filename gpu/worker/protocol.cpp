@@ -90,7 +90,8 @@ codegen::Dim3 dim3From(const nlohmann::json& j) {
 nlohmann::json handleGpu(const std::string& backend, const std::string& cmd,
                          const nlohmann::json& request, const TimingOptions& timing, bool& quit) {
   const bool hip = backend == "hip";
-  if (const std::string why = hip ? hipUnavailableReason() : cudaUnavailableReason(); !why.empty())
+  const std::string why = hip ? hipUnavailableReason() : cudaUnavailableReason();
+  if (!why.empty())
     return {{"ok", false}, {"error", "the " + backend + " backend cannot run here: " + why}};
   OperatorBuffers& buffers = buffersFor(request.at("op"));
   const bool coldL2 = request.value("cold_l2", false);
@@ -137,7 +138,8 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
   if (cmd == "measure" || cmd == "reference") {
     const std::string backend = request.value("backend", "");
     const TimingOptions timing = timingFrom(request.value("timing", nlohmann::json::object()));
-    if (backend == "cuda" || backend == "hip") return handleGpu(backend, cmd, request, timing, quit);
+    if (backend == "cuda" || backend == "hip")
+      return handleGpu(backend, cmd, request, timing, quit);
     if (backend != "cpu")
       return {{"ok", false}, {"error", "backend '" + backend + "' is not served by this worker"}};
     OperatorBuffers& buffers = buffersFor(request.at("op"));

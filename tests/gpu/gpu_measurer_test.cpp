@@ -22,14 +22,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool isHip(const std::string& backend) { return backend == "hip"; }
+bool isHip(const std::string& backend) {
+  return backend == "hip";
+}
 
 class GpuMeasurerTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     for (const auto& b : probeBackends())
       if (b.name == GetParam() && !b.available) {
-        const std::string prefix = std::string("no ") + (isHip(GetParam()) ? "HIP" : "CUDA") + " device";
+        const std::string prefix =
+            std::string("no ") + (isHip(GetParam()) ? "HIP" : "CUDA") + " device";
         GTEST_SKIP() << (b.reason.rfind(prefix, 0) == 0 ? b.reason : prefix + ": " + b.reason);
       }
     char pattern[] = "/tmp/opevo-gpu-test-XXXXXX";
@@ -119,9 +122,10 @@ TEST_P(GpuMeasurerTest, SmallConv2DConfigurationsAreVerifiedAndTimed) {
 
 TEST_P(GpuMeasurerTest, MatMulReferenceIsTheVendorBlasWhenPresent) {
   std::string why;
-  const bool present = isHip(GetParam()) ? hip::openRocblas(&why) != nullptr
-                                         : cuda::openCublas(&why) != nullptr;
-  expectReferenceNamed(smallMatMul(512, 512, 512), present, isHip(GetParam()) ? "rocBLAS" : "cuBLAS");
+  const bool present =
+      isHip(GetParam()) ? hip::openRocblas(&why) != nullptr : cuda::openCublas(&why) != nullptr;
+  expectReferenceNamed(smallMatMul(512, 512, 512), present,
+                       isHip(GetParam()) ? "rocBLAS" : "cuBLAS");
 }
 
 TEST_P(GpuMeasurerTest, Conv2DReferenceIsCudnnWhenPresent) {

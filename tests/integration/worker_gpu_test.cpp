@@ -33,7 +33,9 @@ class WorkerGpu : public ::testing::TestWithParam<std::string> {
 };
 
 // missing: what the refusal must name, "driver" for CUDA, "HIP" for HIP.
-std::string missingWord(const std::string& backend) { return backend == "cuda" ? "driver" : "HIP"; }
+std::string missingWord(const std::string& backend) {
+  return backend == "cuda" ? "driver" : "HIP";
+}
 
 TEST_P(WorkerGpu, WithoutADeviceMeasureIsRefusedWithAReason) {
   WorkerClient client(OPEVO_WORKER);

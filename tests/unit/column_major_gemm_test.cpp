@@ -1,10 +1,11 @@
 // cuBLAS and rocBLAS are given the row-major operands of OperatorBuffers through one shared
 // column-major call (gpu/common/column_major_gemm.h). Checked here without a GPU by making that
 // same call to OpenBLAS's column-major sgemm, for every transposition and for batches.
+#include "common/column_major_gemm.h"
+
 #include <gtest/gtest.h>
 
 #include "codegen_test_util.h"
-#include "common/column_major_gemm.h"
 
 extern "C" void cblas_sgemm(int order, int transA, int transB, int m, int n, int k, float alpha,
                             const float* a, int lda, const float* b, int ldb, float beta, float* c,

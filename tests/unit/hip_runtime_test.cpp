@@ -1,6 +1,8 @@
 // The HIP backend on a machine without an AMD GPU: libamdhip64 loads, and everything that would
 // need a device says so plainly instead of crashing. (With a device these skip; tests/gpu runs
 // the backend for real.)
+#include "hip/hip_runtime.h"
+
 #include <gtest/gtest.h>
 
 #include "codegen_test_util.h"
@@ -8,7 +10,6 @@
 #include "cuda/cudnn_reference.h"
 #include "hip/hip_measurer.h"
 #include "hip/hip_runner.h"
-#include "hip/hip_runtime.h"
 #include "hip/rocblas_reference.h"
 #include "probe/backend_probe.h"
 
@@ -19,8 +20,10 @@ using hip::HipRuntime;
 
 TEST(HipRuntime, WithoutADeviceTheRuntimeLoadsAndSaysThereIsNoDevice) {
   const HipRuntime& runtime = HipRuntime::shared();
-  if (runtime.ready()) GTEST_SKIP() << "this machine has a HIP device: " << runtime.device().describe();
-  if (runtime.library().empty()) GTEST_SKIP() << "libamdhip64 is not installed: " << runtime.reason();
+  if (runtime.ready())
+    GTEST_SKIP() << "this machine has a HIP device: " << runtime.device().describe();
+  if (runtime.library().empty())
+    GTEST_SKIP() << "libamdhip64 is not installed: " << runtime.reason();
   // Loaded, initialised, and found nothing: the reason names the library and the missing GPU.
   EXPECT_NE(runtime.reason().find(runtime.library()), std::string::npos) << runtime.reason();
   EXPECT_EQ(runtime.reason().rfind("no HIP device: ", 0), 0u) << runtime.reason();
