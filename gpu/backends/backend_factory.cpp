@@ -4,6 +4,8 @@
 
 #include "common/error.h"
 #include "cuda/cuda_driver.h"
+#include "hip/hip_measurer.h"
+#include "hip/hip_runtime.h"
 #include "probe/backend_probe.h"
 #include "replay/replay_measurer.h"
 #include "store/run_operator.h"
@@ -43,11 +45,6 @@ MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
   if (!known)
     throw InputError("unknown backend '" + backend + "' (accepted: cuda, hip, cpu, replay:FILE; " +
                      "available here: " + availableList(backends) + ")");
-  if (backend != "cpu" && backend != "cuda")
-    throw InputError("tuning on " + backend +
-                     " devices is not built into this version yet: kernels for it are generated "
-                     "and compile-checked (opevo codegen --backend " + backend +
-                     " --compile), but timed runs are on cuda, cpu or replay:FILE for now");
   MeasurementSetup s;
   s.backend = backend;
   s.operatorName = def.op.name;
@@ -59,6 +56,11 @@ MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
     // (tuners never propose what breaks it) rather than costing a Rejected trial each time.
     addSharedMemoryConstraint(def,
                               cuda::CudaDriver::shared().device().maxSharedBytesOptin);
+    s.measurer = std::move(measurer);
+  } else if (backend == "hip") {
+    auto measurer = std::make_unique<HipMeasurer>(def, options.hip);
+    addSharedMemoryConstraint(def, hip::HipRuntime::shared().device().maxSharedBytesPerBlock,
+                              codegen::Backend::Hip);
     s.measurer = std::move(measurer);
   } else {
     s.measurer = std::make_unique<CpuMeasurer>(def, options.cpu);

@@ -5,6 +5,7 @@
 
 #include "cpu/cpu_measurer.h"
 #include "cuda/cuda_measurer.h"
+#include "hip/hip_measurer.h"
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
 #include "ops/operator_json.h"
@@ -27,6 +28,7 @@ struct MeasurementSetup {
 struct BackendOptions {
   CpuMeasurerOptions cpu;
   CudaMeasurerOptions cuda;
+  HipMeasurerOptions hip;
 };
 
 // Throws InputError for an unknown backend, a backend this machine lacks (naming those it has),

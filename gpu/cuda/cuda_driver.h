@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/device_memory.h"
 #include "common/shared_library.h"
 
 namespace opevo::cuda {
@@ -24,13 +25,9 @@ inline constexpr int kErrorOutOfMemory = 2;
 inline constexpr int kErrorLaunchOutOfResources = 701;
 inline constexpr int kErrorLaunchTimeout = 702;
 
-class CudaError : public std::runtime_error {
+class CudaError : public DeviceError {
  public:
-  CudaError(int code, const std::string& what) : std::runtime_error(what), m_code(code) {}
-  int code() const { return m_code; }
-
- private:
-  int m_code;
+  using DeviceError::DeviceError;
 };
 
 // What the measurement needs to know about device 0, read once when the driver opens.
@@ -116,24 +113,6 @@ class CudaDriver {
   void* m_context = nullptr;
 };
 
-// A device allocation freed on scope exit.
-class DeviceBuffer {
- public:
-  DeviceBuffer(CudaDriver& driver, std::size_t bytes)
-      : m_driver(driver), m_ptr(bytes ? driver.alloc(bytes) : 0), m_bytes(bytes) {}
-  ~DeviceBuffer() {
-    if (m_ptr) m_driver.free(m_ptr);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DevicePtr get() const { return m_ptr; }
-  DevicePtr* address() { return &m_ptr; }  // kernel argument
-  std::size_t bytes() const { return m_bytes; }
-
- private:
-  CudaDriver& m_driver;
-  DevicePtr m_ptr;
-  std::size_t m_bytes;
-};
+using DeviceBuffer = opevo::DeviceBuffer<CudaDriver>;
 
 }  // namespace opevo::cuda

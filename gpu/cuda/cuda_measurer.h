@@ -1,58 +1,23 @@
 #pragma once
 
-#include <memory>
 #include <string>
 
-#include "cpu/cpu_runner.h"
-#include "engine/measurement.h"
-#include "ops/operator_json.h"
-#include "worker/worker_client.h"
+#include "backends/gpu_measurer.h"
 
 namespace opevo {
 
-struct CudaMeasurerOptions {
-  int compileThreads = 2;
-  double timeoutSeconds = 20;  // per trial, in the worker (a fresh worker pays for cuInit)
-  TimingOptions timing;
-  bool coldL2 = false;         // flush L2 before each timed run
-  std::string cacheDir;        // empty: $XDG_CACHE_HOME/opevo-studio/cuda-kernels
-  std::string workerPath = WorkerClient::defaultWorkerPath();
-};
+using CudaMeasurerOptions = GpuMeasurerOptions;
 
-// Tunes CUDA kernels on device 0: each configuration is generated and compiled by NVRTC for the
-// device's architecture on several threads (the image is written to the cache directory), while
-// an opevo-worker process checks, verifies and times the finished ones one at a time, so a
-// faulting kernel costs a worker restart and never the engine.
-class CudaMeasurer final : public Measurer {
+// Tunes CUDA kernels on device 0: NVRTC compiles for the device's architecture (a cubin, or PTX
+// when NVRTC is older than the device); the worker times with CUDA events.
+class CudaMeasurer final : public GpuMeasurer {
  public:
   // Throws InputError when the driver or NVRTC is missing.
   CudaMeasurer(OperatorDefinition def, CudaMeasurerOptions options = {});
-  ~CudaMeasurer() override;
 
-  std::string label() const override { return "cuda: " + m_device; }
-  std::string device() const override { return m_device; }
-  bool isReplay() const override { return false; }
-  std::string speedUnit() const override { return "TFLOPS"; }
-  std::vector<Measurement> measure(const std::vector<Config>& configs) override;
-  void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override;
-  std::optional<Reference> reference() override;
-
-  const std::string& arch() const { return m_arch; }
-
- private:
-  struct Compiled;
-  Compiled compile(const Config& config) const;
-  Measurement timeInWorker(const Compiled& c);
-
-  OperatorDefinition m_def;
-  CudaMeasurerOptions m_options;
-  std::string m_device;
-  std::string m_arch;
-  std::unique_ptr<WorkerClient> m_worker;
+ protected:
+  CompileResult compileSource(const std::string& source) const override;
+  std::string binaryExtension() const override;
 };
-
-// Adds the device's known limit as a constraint of the space: a configuration whose block needs
-// more dynamic shared memory than maxSharedBytes (the opt-in maximum) is never proposed.
-void addSharedMemoryConstraint(OperatorDefinition& def, std::int64_t maxSharedBytes);
 
 }  // namespace opevo

@@ -2,27 +2,10 @@
 
 #include <string>
 
-#include "codegen/kernel_codegen.h"
+#include "common/device_run.h"
 #include "cpu/cpu_runner.h"
-#include "engine/measurement.h"
 
 namespace opevo {
-
-// One generated kernel for the worker to run: its compiled image on disk, entry point and launch.
-struct CudaKernelRequest {
-  std::string binaryPath;  // cubin (or PTX when NVRTC is older than the device)
-  std::string entry = "opevo_kernel";
-  codegen::LaunchConfig launch;
-  bool coldL2 = false;  // overwrite an L2-sized buffer before each timed run
-};
-
-struct CudaRunResult {
-  Measurement measurement;
-  // A CUDA call failed after the context was in use: a faulting kernel leaves the context
-  // unusable, so the worker replies and exits (the client starts a fresh one).
-  bool contextLost = false;
-  std::string library;  // reference only: "cuBLAS (libcublas.so.13)" or the naive kernel
-};
 
 // Empty when the worker can run CUDA kernels here, otherwise why not (no driver, no device).
 std::string cudaUnavailableReason();
@@ -34,11 +17,11 @@ std::string cudaCompileArch(int computeCapability);
 // Inside opevo-worker: checks the launch against the device before launching (threads, opt-in
 // shared memory, registers x threads: Rejected), runs the kernel once on the operator's inputs
 // and compares with the host reference (WrongResult), then times it with CUDA events.
-CudaRunResult runCudaKernel(const CudaKernelRequest& request, OperatorBuffers& buffers,
-                            const TimingOptions& timing);
+GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buffers,
+                           const TimingOptions& timing);
 
-// The vendor speed: cuBLAS for MatMul/BatchMatMul, else (Conv2D, or no cuBLAS) the naive
-// reference kernel compiled by NVRTC.
-CudaRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& timing, bool coldL2);
+// The vendor speed: cuBLAS for MatMul/BatchMatMul, cuDNN for Conv2D, else the plain reference
+// kernel compiled by NVRTC. The result's library says which ran.
+GpuRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& timing, bool coldL2);
 
 }  // namespace opevo

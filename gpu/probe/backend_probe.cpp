@@ -6,6 +6,9 @@
 #include <fstream>
 #include <thread>
 
+#include "hip/hip_runtime.h"
+#include "hip/hiprtc_compiler.h"
+
 namespace opevo {
 namespace {
 
@@ -71,22 +74,22 @@ BackendInfo probeCuda() {
   return info;
 }
 
+// Through the backend's own wrapper, so `opevo devices` says exactly why tuning on hip would be
+// refused (no runtime, hipInit failing, no device, an architecture hiprtc cannot compile for).
 BackendInfo probeHip() {
-  BackendInfo info{"hip", false, "", "", {}};
-  void* lib = openFirst({"libamdhip64.so.5", "libamdhip64.so.6", "libamdhip64.so"}, info.library);
-  if (!lib) {
-    info.reason = "no HIP runtime (libamdhip64 not found)";
+  const hip::HipRuntime& runtime = hip::HipRuntime::shared();
+  BackendInfo info{"hip", false, runtime.library(), "", {}};
+  if (!runtime.ready()) {
+    info.reason = runtime.reason();
     return info;
   }
-  using CountFn = int (*)(int*);
-  auto count = reinterpret_cast<CountFn>(dlsym(lib, "hipGetDeviceCount"));
-  int n = 0;
-  if (!count || count(&n) != 0 || n == 0) {
-    info.reason = "the HIP runtime reports no AMD GPU";
-    return info;
-  }
-  for (int i = 0; i < n; ++i) info.devices.push_back({"AMD GPU " + std::to_string(i), ""});
-  info.available = true;
+  const auto& p = runtime.device();
+  info.devices.push_back({p.name, p.describe()});
+  if (const HiprtcCompiler& hiprtc = HiprtcCompiler::shared(); !hiprtc.available())
+    info.reason = "hiprtc is missing: " + hiprtc.unavailableReason();
+  else
+    info.reason = hiprtc.checkArch(p.arch);
+  info.available = info.reason.empty();
   return info;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cpu/cpu_runner.h"
 #include "cuda/cuda_runner.h"
+#include "hip/hip_runner.h"
 #include "ops/operator_json.h"
 #include "probe/backend_probe.h"
 
@@ -83,20 +84,22 @@ codegen::Dim3 dim3From(const nlohmann::json& j) {
   return d;
 }
 
-// The CUDA half of measure/reference. A CUDA error after the context was in use poisons it, so
-// the reply says "worker_exits" and the worker quits after sending it; the client then reaps it
-// and starts a fresh one for the next request.
-nlohmann::json handleCuda(const std::string& cmd, const nlohmann::json& request,
-                          const TimingOptions& timing, bool& quit) {
-  if (const std::string why = cudaUnavailableReason(); !why.empty())
-    return {{"ok", false}, {"error", "the cuda backend cannot run here: " + why}};
+// The GPU half of measure/reference, for "cuda" and "hip" alike. A runtime error after the
+// context was in use poisons it, so the reply says "worker_exits" and the worker quits after
+// sending it; the client then reaps it and starts a fresh one for the next request.
+nlohmann::json handleGpu(const std::string& backend, const std::string& cmd,
+                         const nlohmann::json& request, const TimingOptions& timing, bool& quit) {
+  const bool hip = backend == "hip";
+  const std::string why = hip ? hipUnavailableReason() : cudaUnavailableReason();
+  if (!why.empty())
+    return {{"ok", false}, {"error", "the " + backend + " backend cannot run here: " + why}};
   OperatorBuffers& buffers = buffersFor(request.at("op"));
   const bool coldL2 = request.value("cold_l2", false);
-  CudaRunResult r;
+  GpuRunResult r;
   if (cmd == "reference") {
-    r = runCudaReference(buffers, timing, coldL2);
+    r = hip ? runHipReference(buffers, timing, coldL2) : runCudaReference(buffers, timing, coldL2);
   } else {
-    CudaKernelRequest k;
+    GpuKernelRequest k;
     k.binaryPath = request.at("binary").get<std::string>();
     k.entry = request.value("entry", std::string("opevo_kernel"));
     const auto& launch = request.at("launch");
@@ -104,7 +107,7 @@ nlohmann::json handleCuda(const std::string& cmd, const nlohmann::json& request,
     k.launch.block = dim3From(launch.at("block"));
     k.launch.sharedBytes = launch.value("shared_bytes", std::int64_t{0});
     k.coldL2 = coldL2;
-    r = runCudaKernel(k, buffers, timing);
+    r = hip ? runHipKernel(k, buffers, timing) : runCudaKernel(k, buffers, timing);
   }
   nlohmann::json reply = {{"ok", true}, {"measurement", measurementToJson(r.measurement)}};
   if (!r.library.empty()) reply["library"] = r.library;
@@ -135,7 +138,8 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
   if (cmd == "measure" || cmd == "reference") {
     const std::string backend = request.value("backend", "");
     const TimingOptions timing = timingFrom(request.value("timing", nlohmann::json::object()));
-    if (backend == "cuda") return handleCuda(cmd, request, timing, quit);
+    if (backend == "cuda" || backend == "hip")
+      return handleGpu(backend, cmd, request, timing, quit);
     if (backend != "cpu")
       return {{"ok", false}, {"error", "backend '" + backend + "' is not served by this worker"}};
     OperatorBuffers& buffers = buffersFor(request.at("op"));

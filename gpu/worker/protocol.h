@@ -22,6 +22,10 @@ namespace opevo {
 //        context is unusable, so the worker quits after replying)
 //   {"cmd": "reference", "backend": "cuda", "op": {...}, "timing": {...}, "cold_l2": false}
 //     -> {"ok": true, "measurement": {...}, "library": "cuBLAS sgemm (libcublas.so.13)"}
+//        (Conv2D: "cuDNN convolution forward, algorithm N (libcudnn.so.9)"; without the vendor
+//        library: "plain kernel (why)")
+//   {"cmd": "measure" | "reference", "backend": "hip", ...} -> as for cuda, with an AMDGPU code
+//     object as "binary" and "library": "rocBLAS sgemm (librocblas.so.4)" or a plain kernel
 //   {"cmd": "quit"} -> {"ok": true}
 // A request it cannot serve gets {"ok": false, "error": "..."}.
 nlohmann::json measurementToJson(const Measurement& m);

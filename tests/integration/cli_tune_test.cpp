@@ -94,17 +94,45 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
   }
 }
 
-// On a machine without an NVIDIA driver, asking for cuda is a usage error that names what is
-// available; with one, the gpu-labelled tests cover tuning on it.
-TEST(CliTune, CudaWithoutADriverExitsTwoListingAvailableBackends) {
+// On a machine without the backend's device, asking for it is a usage error (exit status 2) that
+// says what is missing and names what is available; with one, the gpu-labelled tests cover
+// tuning on it.
+void expectRefusedWithoutDevice(const std::string& backend, const std::string& missing) {
   for (const auto& b : probeBackends())
-    if (b.name == "cuda" && b.available) GTEST_SKIP() << "this machine has a CUDA device";
+    if (b.name == backend && b.available) GTEST_SKIP() << "this machine has a " << backend << " device";
   Dir dir;
   const auto r = runProcess(OPEVO_CLI, {"tune", "--db", (dir.path / "c.db").string(), "--op", "MM1",
-                                        "--backend", "cuda", "--trials", "3"});
+                                        "--backend", backend, "--trials", "3"});
   EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("backend '" + backend + "' is not available"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("available: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cpu"), std::string::npos) << r.err;
+}
+
+TEST(CliTune, CudaWithoutADriverExitsTwoListingAvailableBackends) {
+  expectRefusedWithoutDevice("cuda", "NVIDIA");
+}
+
+TEST(CliTune, HipWithoutADeviceExitsTwoListingAvailableBackends) {
+  // "no HIP runtime (tried ...)" without libamdhip64, "no HIP device: ..." with it.
+  expectRefusedWithoutDevice("hip", "HIP");
+}
+
+TEST(CliDevices, ListsHipWithItsReason) {
+  const auto r = runProcess(OPEVO_CLI, {"devices", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool listed = false;
+  for (const auto& b : j["backends"]) {
+    if (b["backend"] != "hip") continue;
+    listed = true;
+    if (!b["available"].get<bool>())
+      EXPECT_FALSE(b["reason"].get<std::string>().empty()) << b.dump();
+    else
+      EXPECT_FALSE(b["devices"].empty()) << b.dump();
+  }
+  EXPECT_TRUE(listed) << r.out;
 }
 
 TEST(CliRuns, ACorruptDatabaseIsRefusedAndUntouched) {

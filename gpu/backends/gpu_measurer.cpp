@@ -1,0 +1,157 @@
+#include "backends/gpu_measurer.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "backends/compile_pipeline.h"
+#include "worker/protocol.h"
+
+namespace opevo {
+namespace fs = std::filesystem;
+
+struct GpuMeasurer::Compiled {
+  std::size_t index = 0;
+  bool ok = false;
+  std::string log;
+  std::string binaryPath;
+  std::string entry;
+  codegen::LaunchConfig launch;
+  double seconds = 0;
+};
+
+namespace {
+
+std::string defaultCacheDir(const std::string& backend) {
+  fs::path base;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    base = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    base = fs::path(home) / ".cache";
+  else
+    base = fs::temp_directory_path();
+  return (base / "opevo-studio" / (backend + "-kernels")).string();
+}
+
+nlohmann::json dimJson(const codegen::Dim3& d) {
+  return {d.x, d.y, d.z};
+}
+
+}  // namespace
+
+void addSharedMemoryConstraint(OperatorDefinition& def, std::int64_t maxSharedBytes,
+                               codegen::Backend backend) {
+  // The template is instantiated against the space without this constraint (constraints are not
+  // consulted by the generator); a configuration the template refuses is not ours to judge.
+  def.space.addConstraint(
+      "at most " + std::to_string(maxSharedBytes) + " bytes of shared memory per block (device)",
+      [op = def.op, space = def.space, maxSharedBytes, backend](const Config& c) {
+        try {
+          return codegen::generateKernel(op, space, c, backend).launch.sharedBytes <=
+                 maxSharedBytes;
+        } catch (const std::exception&) {
+          return true;
+        }
+      });
+}
+
+GpuMeasurer::GpuMeasurer(std::string backend, codegen::Backend codegenBackend,
+                         OperatorDefinition def, GpuMeasurerOptions options)
+    : m_backend(std::move(backend)),
+      m_codegenBackend(codegenBackend),
+      m_def(std::move(def)),
+      m_options(std::move(options)) {}
+
+GpuMeasurer::~GpuMeasurer() = default;
+
+void GpuMeasurer::start(std::string device, std::string arch) {
+  m_device = std::move(device);
+  m_arch = std::move(arch);
+  if (m_options.cacheDir.empty()) m_options.cacheDir = defaultCacheDir(m_backend);
+  fs::create_directories(m_options.cacheDir);
+  m_worker = std::make_unique<WorkerClient>(m_options.workerPath);
+}
+
+GpuMeasurer::Compiled GpuMeasurer::compile(const Config& config) const {
+  Compiled c;
+  try {
+    const auto kernel = codegen::generateKernel(m_def.op, m_def.space, config, m_codegenBackend);
+    c.entry = kernel.entry;
+    c.launch = kernel.launch;
+    // One file per (source, architecture): a configuration compiled once is reused across runs.
+    const std::string stem =
+        "k" + std::to_string(std::hash<std::string>{}(kernel.source + "\n//" + m_arch));
+    const fs::path path = fs::path(m_options.cacheDir) / (stem + binaryExtension());
+    c.binaryPath = path.string();
+    if (fs::exists(path) && fs::file_size(path) > 0) {
+      c.ok = true;
+      return c;
+    }
+    const CompileResult r = compileSource(kernel.source);
+    c.seconds = r.seconds;
+    c.ok = r.ok;
+    c.log = r.log;
+    if (!r.ok) return c;
+    // Written under a temporary name and renamed, so a reader never sees half a file.
+    const fs::path tmp = path.string() + ".tmp" +
+                         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+    std::ofstream(tmp, std::ios::binary).write(r.binary.data(), std::streamsize(r.binary.size()));
+    fs::rename(tmp, path);
+  } catch (const std::exception& e) {
+    c.ok = false;
+    c.log = e.what();
+  }
+  return c;
+}
+
+Measurement GpuMeasurer::timeInWorker(const Compiled& c) {
+  const auto reply = m_worker->call({{"cmd", "measure"},
+                                     {"backend", m_backend},
+                                     {"op", operatorToJson(m_def.op)},
+                                     {"binary", c.binaryPath},
+                                     {"entry", c.entry},
+                                     {"launch",
+                                      {{"grid", dimJson(c.launch.grid)},
+                                       {"block", dimJson(c.launch.block)},
+                                       {"shared_bytes", c.launch.sharedBytes}}},
+                                     {"cold_l2", m_options.coldL2},
+                                     {"timing", timingToJson(m_options.timing)}},
+                                    m_options.timeoutSeconds);
+  return measurementFromReply(reply);
+}
+
+void GpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
+  compileThenUse<Compiled>(
+      configs.size(), m_options.compileThreads, [&](std::size_t i) { return compile(configs[i]); },
+      [&](std::size_t i, Compiled& c) {
+        Measurement m;
+        if (!c.ok) {
+          m.status = TrialStatus::CompileError;
+          m.message = c.log.substr(0, 2000);
+        } else {
+          m = timeInWorker(c);
+        }
+        m.compileMs = c.seconds * 1e3;
+        done(i, m);
+      });
+}
+
+std::vector<Measurement> GpuMeasurer::measure(const std::vector<Config>& configs) {
+  return collectEach(configs);
+}
+
+std::optional<Measurer::Reference> GpuMeasurer::reference() {
+  const auto reply = m_worker->call({{"cmd", "reference"},
+                                     {"backend", m_backend},
+                                     {"op", operatorToJson(m_def.op)},
+                                     {"cold_l2", m_options.coldL2},
+                                     {"timing", timingToJson(m_options.timing)}},
+                                    std::max(60.0, m_options.timeoutSeconds));
+  if (!reply.ok || !reply.body.value("ok", false)) return std::nullopt;
+  return Reference{reply.body.value("library", std::string("reference")),
+                   measurementFromJson(reply.body["measurement"])};
+}
+
+}  // namespace opevo

@@ -1,0 +1,214 @@
+#pragma once
+
+// What the CUDA and HIP timing backends share: both wrappers (cuda::CudaDriver, hip::HipRuntime)
+// expose the same calls under the same names, so one copy of the measurement policy serves both:
+// the device-side operands, verification against the host reference, the timing loop, and the
+// launch checks. Everything here runs inside opevo-worker.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "codegen/device_limits.h"
+#include "codegen/kernel_codegen.h"
+#include "common/device_memory.h"
+#include "cpu/cpu_runner.h"
+#include "engine/measurement.h"
+
+namespace opevo {
+
+// One generated kernel for the worker to run: its compiled image on disk, entry point and launch.
+struct GpuKernelRequest {
+  std::string binaryPath;  // cubin, PTX or AMDGPU code object
+  std::string entry = "opevo_kernel";
+  codegen::LaunchConfig launch;
+  bool coldL2 = false;  // overwrite an L2-sized buffer before each timed run
+};
+
+struct GpuRunResult {
+  Measurement measurement;
+  // A runtime call failed after the context was in use: a faulting kernel leaves the context
+  // unusable, so the worker replies and exits (the client starts a fresh one).
+  bool contextLost = false;
+  std::string library;  // reference only: "cuBLAS sgemm (libcublas.so.13)", "plain kernel (...)"
+};
+
+// A failed call as a trial: errors from the launch itself or from loading the module are launch
+// errors (bad configuration, too many resources); anything surfacing while the kernel runs is a
+// runtime fault.
+GpuRunResult deviceFailure(const DeviceError& e);
+
+// Median and speed from the timed runs.
+void finishTiming(Measurement& m, std::vector<double> times, const OperatorSpec& op);
+
+// The whole file, or DeviceError(-1, "<loadCall>: cannot read PATH").
+std::string readBinaryFile(const std::string& path, const char* loadCall);
+
+// The operator's inputs and output on the device, filled from the shared host buffers.
+template <class Api>
+struct DeviceOperands {
+  DeviceOperands(Api& api, const OperatorBuffers& buffers)
+      : a(api, buffers.a.size() * sizeof(float)),
+        b(api, buffers.b.size() * sizeof(float)),
+        c(api, buffers.outputSize() * sizeof(float)) {
+    api.copyToDevice(a.get(), buffers.a.data(), a.bytes());
+    api.copyToDevice(b.get(), buffers.b.data(), b.bytes());
+  }
+  DeviceBuffer<Api> a, b, c;
+};
+
+// Loads a module and unloads it on scope exit.
+template <class Api>
+struct ScopedModule {
+  ScopedModule(Api& a, const std::string& image) : api(a), module(a.loadModule(image)) {}
+  ~ScopedModule() { api.unloadModule(module); }
+  ScopedModule(const ScopedModule&) = delete;
+  ScopedModule& operator=(const ScopedModule&) = delete;
+  Api& api;
+  void* module;
+};
+
+// Launches f with the kernel signature (A, B, C).
+template <class Api>
+std::function<void()> launcher(Api& api, void* f, const codegen::LaunchConfig& l,
+                               DeviceOperands<Api>& dev) {
+  return [&api, f, l, &dev] {
+    void* args[] = {dev.a.address(), dev.b.address(), dev.c.address()};
+    const unsigned grid[3] = {unsigned(l.grid.x), unsigned(l.grid.y), unsigned(l.grid.z)};
+    const unsigned block[3] = {unsigned(l.block.x), unsigned(l.block.y), unsigned(l.block.z)};
+    api.launch(f, grid, block, unsigned(l.sharedBytes), args);
+  };
+}
+
+// Runs once on a NaN-filled output (so an element the kernel skips cannot pass), copies back and
+// compares with the host reference; an error message, or nullopt when it matches.
+template <class Api>
+std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
+                                          OperatorBuffers& buffers,
+                                          const std::function<void()>& run) {
+  buffers.computeReference();
+  api.memset32(dev.c.get(), 0x7fc00000u, buffers.outputSize());
+  run();
+  api.synchronize();
+  std::vector<float> c(buffers.outputSize());
+  api.copyToHost(c.data(), dev.c.get(), dev.c.bytes());
+  const double error = maxRelativeError(c, buffers.reference);
+  if (error <= kVerifyTolerance) return std::nullopt;
+  return "result differs from the reference: max relative error " + std::to_string(error);
+}
+
+// Warm-up, then one event-timed run at a time until the runs add up to minTotalMs and at least
+// minRuns ran. Cold-L2 mode overwrites an L2-sized buffer before each run, outside the events,
+// so every run reads its operands from device memory (as nvbench does).
+template <class Api>
+std::vector<double> timeOnDevice(Api& api, const std::function<void()>& run, const TimingOptions& t,
+                                 bool coldL2) {
+  for (int i = 0; i < t.warmupRuns; ++i) run();
+  api.synchronize();
+  std::optional<DeviceBuffer<Api>> flush;
+  if (coldL2 && api.device().l2Bytes > 0) flush.emplace(api, std::size_t(api.device().l2Bytes));
+  void* start = api.createEvent();
+  void* end = api.createEvent();
+  std::vector<double> times;
+  double total = 0;
+  try {
+    while ((total < t.minTotalMs || int(times.size()) < t.minRuns) &&
+           int(times.size()) < t.maxRuns) {
+      if (flush)
+        api.memset8(flush->get(), static_cast<unsigned char>(times.size()), flush->bytes());
+      api.record(start);
+      run();
+      api.record(end);
+      api.waitEvent(end);
+      const double ms = api.elapsedMs(start, end);
+      times.push_back(ms);
+      total += ms;
+    }
+  } catch (...) {
+    api.destroyEvent(start);
+    api.destroyEvent(end);
+    throw;
+  }
+  api.destroyEvent(start);
+  api.destroyEvent(end);
+  return times;
+}
+
+// A wrong result is a failed trial, never a fast one: only a verified run is timed.
+template <class Api>
+Measurement verifyThenTime(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& buffers,
+                           const std::function<void()>& run, const TimingOptions& timing,
+                           bool coldL2) {
+  Measurement m;
+  if (auto wrong = verifyOnDevice(api, dev, buffers, run)) {
+    m.status = TrialStatus::WrongResult;
+    m.message = *wrong;
+    return m;
+  }
+  finishTiming(m, timeOnDevice(api, run, timing, coldL2), buffers.op);
+  return m;
+}
+
+// Inside opevo-worker: loads the image, checks the launch against the device (limits returns
+// the device's limits for this function, prepare makes last per-function settings), verifies
+// and times. Any runtime error becomes the trial's failure.
+template <class Api>
+GpuRunResult runDeviceKernel(
+    Api& api, const GpuKernelRequest& request, OperatorBuffers& buffers,
+    const TimingOptions& timing, const char* loadCall,
+    const std::function<codegen::DeviceLimits(void* f, KernelResources& res)>& limits,
+    const std::function<void(void* f)>& prepare) {
+  GpuRunResult r;
+  try {
+    api.makeCurrent();
+    ScopedModule<Api> module(api, readBinaryFile(request.binaryPath, loadCall));
+    void* f = api.getFunction(module.module, request.entry);
+    // A launch that breaks the device's limits is Rejected here rather than failing (and
+    // poisoning nothing) in the launch call.
+    KernelResources res;
+    const codegen::DeviceLimits deviceLimits = limits(f, res);
+    const auto problems = codegen::checkLaunch(request.launch, &res, deviceLimits);
+    if (!problems.empty()) {
+      r.measurement.status = TrialStatus::Rejected;
+      r.measurement.message = problems.front();
+      return r;
+    }
+    prepare(f);
+    DeviceOperands<Api> dev(api, buffers);
+    r.measurement = verifyThenTime(api, dev, buffers, launcher(api, f, request.launch, dev), timing,
+                                   request.coldL2);
+  } catch (const DeviceError& e) {
+    return deviceFailure(e);
+  }
+  return r;
+}
+
+// The plain reference kernel (gpu/codegen/reference_kernels), compiled by the backend's own
+// compiler (compile: source -> CompileResult), verified and timed. named says why no vendor
+// library served.
+template <class Api>
+GpuRunResult runPlainReference(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& buffers,
+                               codegen::Backend backend,
+                               const std::function<CompileResult(const std::string&)>& compile,
+                               const std::string& why, const TimingOptions& timing, bool coldL2) {
+  GpuRunResult r;
+  const auto kernel = codegen::generateReferenceKernel(buffers.op, backend);
+  const CompileResult compiled = compile(kernel.source);
+  if (!compiled.ok) {
+    r.measurement.status = TrialStatus::CompileError;
+    r.measurement.message = compiled.log.substr(0, 2000);
+    return r;
+  }
+  ScopedModule<Api> module(api, compiled.binary);
+  r.library = "plain kernel (" + why + ")";
+  r.measurement = verifyThenTime(
+      api, dev, buffers,
+      launcher(api, api.getFunction(module.module, kernel.entry), kernel.launch, dev), timing,
+      coldL2);
+  return r;
+}
+
+}  // namespace opevo

@@ -1,0 +1,163 @@
+#include "cuda/cudnn_reference.h"
+
+namespace opevo::cuda {
+
+// cudnn.h's values used here; its handles are pointers, its status 0 on success.
+namespace {
+constexpr int kNchw = 0;              // CUDNN_TENSOR_NCHW
+constexpr int kFloat = 0;             // CUDNN_DATA_FLOAT
+constexpr int kCrossCorrelation = 1;  // CUDNN_CROSS_CORRELATION
+constexpr int kFmaMath = 3;           // CUDNN_FMA_MATH
+constexpr int kAlgoCount = 8;         // CUDNN_CONVOLUTION_FWD_ALGO_COUNT
+
+// cudnnConvolutionFwdAlgoPerf_t (the same in cuDNN 8 and 9).
+struct AlgoPerf {
+  int algo;
+  int status;
+  float time;
+  std::size_t memory;
+  int determinism;
+  int mathType;
+  int reserved[3];
+};
+}  // namespace
+
+struct Cudnn::Api {
+  int (*create)(void**) = nullptr;
+  int (*destroy)(void*) = nullptr;
+  const char* (*errorString)(int) = nullptr;
+  int (*createTensor)(void**) = nullptr;
+  int (*destroyTensor)(void*) = nullptr;
+  int (*setTensor4d)(void*, int, int, int, int, int, int) = nullptr;
+  int (*createFilter)(void**) = nullptr;
+  int (*destroyFilter)(void*) = nullptr;
+  int (*setFilter4d)(void*, int, int, int, int, int, int) = nullptr;
+  int (*createConv)(void**) = nullptr;
+  int (*destroyConv)(void*) = nullptr;
+  int (*setConv2d)(void*, int, int, int, int, int, int, int, int) = nullptr;
+  int (*setMathType)(void*, int) = nullptr;
+  int (*getAlgorithm)(void*, void*, void*, void*, void*, int, int*, AlgoPerf*) = nullptr;
+  int (*workspaceSize)(void*, void*, void*, void*, void*, int, std::size_t*) = nullptr;
+  int (*forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*,
+                 std::size_t, const void*, void*, void*) = nullptr;
+};
+
+Cudnn::Cudnn() : m_api(std::make_unique<Api>()) {}
+
+std::unique_ptr<Cudnn> Cudnn::open(std::string* reason) {
+  std::string tried;
+  auto lib = SharedLibrary::openFirst(
+      {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so", "/usr/local/cuda/lib64/libcudnn.so.9",
+       "/usr/local/cuda/lib64/libcudnn.so.8"},
+      "cudnnCreate", &tried);
+  if (!lib) {
+    *reason = "no cuDNN (tried " + tried + ")";
+    return nullptr;
+  }
+  std::unique_ptr<Cudnn> c(new Cudnn);
+  Api& a = *c->m_api;
+  bool ok = true;
+  auto bind = [&](auto& fn, const char* name) {
+    fn = lib->symbol<std::remove_reference_t<decltype(fn)>>(name);
+    ok = ok && fn;
+  };
+  bind(a.create, "cudnnCreate");
+  bind(a.destroy, "cudnnDestroy");
+  bind(a.errorString, "cudnnGetErrorString");
+  bind(a.createTensor, "cudnnCreateTensorDescriptor");
+  bind(a.destroyTensor, "cudnnDestroyTensorDescriptor");
+  bind(a.setTensor4d, "cudnnSetTensor4dDescriptor");
+  bind(a.createFilter, "cudnnCreateFilterDescriptor");
+  bind(a.destroyFilter, "cudnnDestroyFilterDescriptor");
+  bind(a.setFilter4d, "cudnnSetFilter4dDescriptor");
+  bind(a.createConv, "cudnnCreateConvolutionDescriptor");
+  bind(a.destroyConv, "cudnnDestroyConvolutionDescriptor");
+  bind(a.setConv2d, "cudnnSetConvolution2dDescriptor");
+  bind(a.setMathType, "cudnnSetConvolutionMathType");
+  bind(a.getAlgorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
+  bind(a.workspaceSize, "cudnnGetConvolutionForwardWorkspaceSize");
+  bind(a.forward, "cudnnConvolutionForward");
+  c->m_lib = std::move(lib);
+  if (!ok) {
+    *reason = c->m_lib->name() + " lacks the convolution entry points (cuDNN 8 or 9 needed)";
+    return nullptr;
+  }
+  if (int rc = a.create(&c->m_handle); rc != 0) {
+    *reason = "cudnnCreate failed: " + std::string(a.errorString(rc));
+    c->m_handle = nullptr;
+    return nullptr;
+  }
+  return c;
+}
+
+Cudnn::~Cudnn() {
+  release();
+  if (m_handle) m_api->destroy(m_handle);
+}
+
+void Cudnn::release() noexcept {
+  if (m_x) m_api->destroyTensor(m_x);
+  if (m_y) m_api->destroyTensor(m_y);
+  if (m_w) m_api->destroyFilter(m_w);
+  if (m_conv) m_api->destroyConv(m_conv);
+  m_x = m_y = m_w = m_conv = nullptr;
+  m_workspace.reset();
+  m_algo = -1;
+}
+
+void Cudnn::check(int status, const char* what) const {
+  if (status != 0)
+    throw CudaError(-1, std::string("cuDNN ") + what + ": " + m_api->errorString(status) + " (" +
+                            std::to_string(status) + ")");
+}
+
+void Cudnn::prepare(CudaDriver& driver, const OperatorSpec& op) {
+  release();
+  const Api& a = *m_api;
+  auto i = [](std::int64_t v) { return static_cast<int>(v); };
+  check(a.createTensor(&m_x), "cudnnCreateTensorDescriptor");
+  check(a.createTensor(&m_y), "cudnnCreateTensorDescriptor");
+  check(a.createFilter(&m_w), "cudnnCreateFilterDescriptor");
+  check(a.createConv(&m_conv), "cudnnCreateConvolutionDescriptor");
+  check(a.setTensor4d(m_x, kNchw, kFloat, i(op.batch), i(op.inChannels), i(op.height), i(op.width)),
+        "cudnnSetTensor4dDescriptor (input)");
+  check(a.setFilter4d(m_w, kFloat, kNchw, i(op.outChannels), i(op.inChannels), i(op.kernelH),
+                      i(op.kernelW)),
+        "cudnnSetFilter4dDescriptor");
+  check(a.setConv2d(m_conv, i(op.pad), i(op.pad), i(op.stride), i(op.stride), 1, 1,
+                    kCrossCorrelation, kFloat),
+        "cudnnSetConvolution2dDescriptor");
+  check(a.setMathType(m_conv, kFmaMath), "cudnnSetConvolutionMathType");
+  check(a.setTensor4d(m_y, kNchw, kFloat, i(op.batch), i(op.outChannels), i(op.outHeight()),
+                      i(op.outWidth())),
+        "cudnnSetTensor4dDescriptor (output)");
+  // The heuristic's ranking rather than cudnnFind (which times every algorithm, allocating
+  // their workspaces): the first algorithm cuDNN says works is what a framework would run.
+  AlgoPerf perf[kAlgoCount] = {};
+  int returned = 0;
+  check(a.getAlgorithm(m_handle, m_x, m_w, m_conv, m_y, kAlgoCount, &returned, perf),
+        "cudnnGetConvolutionForwardAlgorithm_v7");
+  for (int k = 0; k < returned && m_algo < 0; ++k)
+    if (perf[k].status == 0) m_algo = perf[k].algo;
+  if (m_algo < 0) throw CudaError(-1, "cuDNN has no forward algorithm for " + op.describe());
+  std::size_t bytes = 0;
+  check(a.workspaceSize(m_handle, m_x, m_w, m_conv, m_y, m_algo, &bytes),
+        "cudnnGetConvolutionForwardWorkspaceSize");
+  if (bytes > 0) m_workspace = std::make_unique<DeviceBuffer>(driver, bytes);
+}
+
+void Cudnn::forward(DevicePtr x, DevicePtr w, DevicePtr y) {
+  const float alpha = 1, beta = 0;
+  void* workspace = m_workspace ? reinterpret_cast<void*>(m_workspace->get()) : nullptr;
+  check(m_api->forward(m_handle, &alpha, m_x, reinterpret_cast<void*>(x), m_w,
+                       reinterpret_cast<void*>(w), m_conv, m_algo, workspace,
+                       m_workspace ? m_workspace->bytes() : 0, &beta, m_y,
+                       reinterpret_cast<void*>(y)),
+        "cudnnConvolutionForward");
+}
+
+std::string Cudnn::describe() const {
+  return "cuDNN convolution forward, algorithm " + std::to_string(m_algo) + " (" + library() + ")";
+}
+
+}  // namespace opevo::cuda

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/shared_library.h"
+#include "cuda/cuda_driver.h"
+#include "ops/operator.h"
+
+namespace opevo::cuda {
+
+// cuDNN opened with dlopen (libcudnn.so.9, .8), used as the reference result and speed for
+// Conv2D: NCHW fp32, cross-correlation (what the generated kernels compute), FMA math only (no
+// TF32, which would not pass the 1e-3 verification). Like cuBLAS it runs on the primary context
+// on the default stream, so the same CUDA events time it.
+class Cudnn {
+ public:
+  // Null with *reason set when no cuDNN library loads, lacks an entry point, or cudnnCreate
+  // fails.
+  static std::unique_ptr<Cudnn> open(std::string* reason);
+  ~Cudnn();
+  Cudnn(const Cudnn&) = delete;
+  Cudnn& operator=(const Cudnn&) = delete;
+
+  // Describes op to cuDNN, asks it for its fastest forward algorithm and allocates that
+  // algorithm's workspace. Throws CudaError(-1, "cuDNN ...") with cuDNN's message on failure.
+  void prepare(CudaDriver& driver, const OperatorSpec& op);
+  // y = conv(x, w) for the prepared operator.
+  void forward(DevicePtr x, DevicePtr w, DevicePtr y);
+
+  const std::string& library() const { return m_lib->name(); }
+  // "cuDNN convolution forward, algorithm 1 (libcudnn.so.9)" once prepared.
+  std::string describe() const;
+
+ private:
+  struct Api;
+  Cudnn();
+  void check(int status, const char* what) const;
+  void release() noexcept;
+
+  std::unique_ptr<SharedLibrary> m_lib;
+  std::unique_ptr<Api> m_api;
+  void* m_handle = nullptr;
+  void *m_x = nullptr, *m_w = nullptr, *m_y = nullptr, *m_conv = nullptr;
+  int m_algo = -1;
+  std::unique_ptr<DeviceBuffer> m_workspace;
+};
+
+}  // namespace opevo::cuda

@@ -1,0 +1,74 @@
+#include "hip/hip_runner.h"
+
+#include <algorithm>
+
+#include "hip/hip_runtime.h"
+#include "hip/hiprtc_compiler.h"
+#include "hip/rocblas_reference.h"
+
+namespace opevo {
+
+using hip::HipRuntime;
+
+std::string hipUnavailableReason() {
+  const HipRuntime& h = HipRuntime::shared();
+  if (!h.ready()) return h.reason();
+  return HiprtcCompiler::shared().checkArch(h.device().arch);
+}
+
+GpuRunResult runHipKernel(const GpuKernelRequest& request, OperatorBuffers& buffers,
+                          const TimingOptions& timing) {
+  HipRuntime& h = HipRuntime::shared();
+  // The device's limits and what the runtime says this function allows: on AMD the register
+  // budget shows up as a lower maximum of threads per block for the function, not as a per-block
+  // register pool, so registers are recorded but not checked against a pool.
+  const auto limits = [&h](void* f, KernelResources& res) {
+    const auto& p = h.device();
+    codegen::DeviceLimits l = codegen::nominalLimits(p.arch);
+    l.maxThreadsPerBlock =
+        std::min(p.maxThreadsPerBlock, h.functionAttribute(f, HipRuntime::kFuncMaxThreadsPerBlock));
+    l.maxSharedBytesPerBlock = p.maxSharedBytesPerBlock;
+    l.maxGridX = p.maxGrid[0];
+    l.maxGridY = p.maxGrid[1];
+    l.maxGridZ = p.maxGrid[2];
+    res.registers = h.functionAttribute(f, HipRuntime::kFuncNumRegs);
+    res.staticSharedBytes = h.functionAttribute(f, HipRuntime::kFuncSharedBytes);
+    return l;
+  };
+  // LDS is not opted into on AMD: the device maximum applies to every kernel.
+  const auto prepare = [](void*) {};
+  return runDeviceKernel(h, request, buffers, timing, "hipModuleLoadData", limits, prepare);
+}
+
+GpuRunResult runHipReference(OperatorBuffers& buffers, const TimingOptions& timing, bool coldL2) {
+  HipRuntime& h = HipRuntime::shared();
+  try {
+    h.makeCurrent();
+    DeviceOperands<HipRuntime> dev(h, buffers);
+    // One handle per worker, never destroyed (as with cuBLAS: the worker may exit with a
+    // poisoned context).
+    static std::string why;
+    if (buffers.op.kind != OpKind::Conv2D) {
+      static VendorBlas* blas = hip::openRocblas(&why).release();
+      if (blas) {
+        GpuRunResult r;
+        r.library = blas->describe();
+        r.measurement = verifyThenTime(
+            h, dev, buffers, [&] { blas->gemm(buffers.op, dev.a.get(), dev.b.get(), dev.c.get()); },
+            timing, coldL2);
+        return r;
+      }
+    }
+    // No MIOpen binding: Conv2D, and MatMul without rocBLAS, are compared with the plain kernel.
+    const std::string reason = buffers.op.kind == OpKind::Conv2D ? "no MIOpen binding" : why;
+    const std::string arch = h.device().arch;
+    return runPlainReference(
+        h, dev, buffers, codegen::Backend::Hip,
+        [&](const std::string& source) { return HiprtcCompiler::shared().compile(source, arch); },
+        reason, timing, coldL2);
+  } catch (const DeviceError& e) {
+    return deviceFailure(e);
+  }
+}
+
+}  // namespace opevo

@@ -1,0 +1,161 @@
+// The CUDA and HIP measurement backends end to end on a real GPU: NVRTC / hiprtc compile in this
+// process, check, verify and time in an opevo-worker. Each backend's tests skip with a message
+// ("no CUDA device: ...", "no HIP device: ...") when its device is not present.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "codegen/kernel_codegen.h"
+#include "codegen_test_util.h"
+#include "cuda/cublas_reference.h"
+#include "cuda/cuda_driver.h"
+#include "cuda/cuda_measurer.h"
+#include "cuda/cudnn_reference.h"
+#include "hip/hip_measurer.h"
+#include "hip/hip_runtime.h"
+#include "hip/rocblas_reference.h"
+#include "probe/backend_probe.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool isHip(const std::string& backend) {
+  return backend == "hip";
+}
+
+class GpuMeasurerTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    for (const auto& b : probeBackends())
+      if (b.name == GetParam() && !b.available) {
+        const std::string prefix =
+            std::string("no ") + (isHip(GetParam()) ? "HIP" : "CUDA") + " device";
+        GTEST_SKIP() << (b.reason.rfind(prefix, 0) == 0 ? b.reason : prefix + ": " + b.reason);
+      }
+    char pattern[] = "/tmp/opevo-gpu-test-XXXXXX";
+    m_dir = mkdtemp(pattern);
+  }
+  void TearDown() override {
+    if (!m_dir.empty()) fs::remove_all(m_dir);
+  }
+
+  GpuMeasurerOptions options() const {
+    GpuMeasurerOptions o;
+    o.cacheDir = (m_dir / "cache").string();
+    o.workerPath = OPEVO_WORKER;
+    o.timing.minTotalMs = 5;  // short: this checks the machinery, not the speed
+    return o;
+  }
+
+  codegen::Backend codegenBackend() const {
+    return isHip(GetParam()) ? codegen::Backend::Hip : codegen::Backend::Cuda;
+  }
+
+  std::int64_t sharedLimit() const {
+    return isHip(GetParam()) ? hip::HipRuntime::shared().device().maxSharedBytesPerBlock
+                             : cuda::CudaDriver::shared().device().maxSharedBytesOptin;
+  }
+
+  std::unique_ptr<GpuMeasurer> make(const OperatorDefinition& def) const {
+    if (isHip(GetParam())) return std::make_unique<HipMeasurer>(def, options());
+    return std::make_unique<CudaMeasurer>(def, options());
+  }
+
+  // A few random configurations the device can hold, measured as a tuner would.
+  void expectVerified(const OperatorSpec& op, int count, std::uint64_t seed) {
+    OperatorDefinition def{op, defaultSpace(op), {}};
+    addSharedMemoryConstraint(def, sharedLimit(), codegenBackend());
+    const auto measurer = make(def);
+    std::cout << "[ device   ] " << measurer->label() << " (" << measurer->arch() << ")\n";
+    const std::vector<Config> configs = randomConfigs(def.space, count, seed);
+    ASSERT_EQ(int(configs.size()), count);
+    const auto results = measurer->measure(configs);
+    int ok = 0;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const Measurement& m = results[i];
+      // A register-hungry configuration may be Rejected by the device check: that is fine.
+      if (m.status == TrialStatus::Rejected) {
+        std::cout << "[ rejected ] " << def.space.format(configs[i]) << ": " << m.message << "\n";
+        continue;
+      }
+      EXPECT_EQ(m.status, TrialStatus::Ok) << def.space.format(configs[i]) << ": " << m.message;
+      if (m.status != TrialStatus::Ok) continue;
+      EXPECT_GT(m.speed, 0);
+      EXPECT_GE(m.timesMs.size(), 3u);
+      EXPECT_GT(m.compileMs, 0);
+      ++ok;
+    }
+    EXPECT_GT(ok, 0);
+    const auto ref = measurer->reference();
+    ASSERT_TRUE(ref.has_value());
+    EXPECT_EQ(ref->measurement.status, TrialStatus::Ok) << ref->measurement.message;
+    EXPECT_GT(ref->measurement.speed, 0);
+    std::cout << "[ reference] " << ref->library << ": " << ref->measurement.speed << " TFLOPS\n";
+  }
+
+  // The reference's name says which ran: the vendor library when this machine has it (opened
+  // here as the worker would), else the plain kernel.
+  void expectReferenceNamed(const OperatorSpec& op, bool vendorPresent, const std::string& vendor) {
+    const auto measurer = make({op, defaultSpace(op), {}});
+    const auto ref = measurer->reference();
+    ASSERT_TRUE(ref.has_value());
+    EXPECT_EQ(ref->measurement.status, TrialStatus::Ok) << ref->measurement.message;
+    EXPECT_GT(ref->measurement.speed, 0);
+    EXPECT_NE(ref->library.find(vendorPresent ? vendor : "plain kernel"), std::string::npos)
+        << ref->library;
+    std::cout << "[ reference] " << ref->library << ": " << ref->measurement.speed << " TFLOPS\n";
+  }
+
+  fs::path m_dir;
+};
+
+TEST_P(GpuMeasurerTest, SmallMatMulConfigurationsAreVerifiedAndTimed) {
+  expectVerified(smallMatMul(64, 96, 80), 4, 61);
+}
+
+TEST_P(GpuMeasurerTest, SmallConv2DConfigurationsAreVerifiedAndTimed) {
+  expectVerified(smallConv(2, 8, 12, 13, 3, 2, 1), 4, 62);
+}
+
+TEST_P(GpuMeasurerTest, MatMulReferenceIsTheVendorBlasWhenPresent) {
+  std::string why;
+  const bool present =
+      isHip(GetParam()) ? hip::openRocblas(&why) != nullptr : cuda::openCublas(&why) != nullptr;
+  expectReferenceNamed(smallMatMul(512, 512, 512), present,
+                       isHip(GetParam()) ? "rocBLAS" : "cuBLAS");
+}
+
+TEST_P(GpuMeasurerTest, Conv2DReferenceIsCudnnWhenPresent) {
+  std::string why;
+  // No MIOpen binding: on HIP a Conv2D is always compared with the plain kernel.
+  const bool present = !isHip(GetParam()) && cuda::Cudnn::open(&why) != nullptr;
+  // Strided and padded, so cuDNN's descriptors are checked against the kernels' meaning.
+  expectReferenceNamed(smallConv(4, 16, 32, 30, 3, 2, 1), present, "cuDNN");
+}
+
+TEST_P(GpuMeasurerTest, OverTheSharedMemoryLimitIsRejectedAndNotInTheSpace) {
+  const OperatorSpec op = smallMatMul(1024, 1024, 1024);
+  OperatorDefinition def{op, defaultSpace(op), {}};
+  const std::int64_t limit = sharedLimit();
+  std::optional<Config> over;
+  for (const Config& c : randomConfigs(def.space, 2000, 63))
+    if (codegen::generateKernel(op, def.space, c, codegenBackend()).launch.sharedBytes > limit) {
+      over = c;
+      break;
+    }
+  ASSERT_TRUE(over.has_value()) << "no configuration of " << op.describe() << " exceeds " << limit;
+  const auto measurer = make(def);
+  const auto m = measurer->measure({*over});
+  EXPECT_EQ(m[0].status, TrialStatus::Rejected) << m[0].message;
+  EXPECT_NE(m[0].message.find("shared memory"), std::string::npos) << m[0].message;
+  addSharedMemoryConstraint(def, limit, codegenBackend());
+  EXPECT_FALSE(def.space.satisfies(*over));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GpuMeasurerTest, ::testing::Values("cuda", "hip"));
+
+}  // namespace
+}  // namespace opevo::test
