@@ -56,6 +56,8 @@ class EngineWorker : public QObject {
   void resume(const RaceSpec& spec, Store& store);
   // Tells the GUI what measures, and times the reference library on a device.
   void announce(Measurer& measurer);
+  // Times the reference library; the line moves when it is faster than before.
+  void timeReference(Measurer& measurer);
   // Runs one session to its end; returns why it ended ("stopped" when the gate stopped it).
   std::string runSession(TuningSession& session, GatedMeasurer& gated, const SearchSpace& space,
                          const SessionPlace& place);

@@ -4,16 +4,18 @@
 #include <QColor>
 #include <QDir>
 #include <QFileInfo>
-#include <QStandardPaths>
 #include <exception>
+
+#include "store/store.h"
 
 namespace opevo::ui {
 
 QString operatorsDirectory() {
   const QString fromEnv = qEnvironmentVariable("OPEVO_OPERATORS_DIR");
   if (!fromEnv.isEmpty()) return QDir(fromEnv).absolutePath();
-  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-         QStringLiteral("/operators");
+  // Beside the database (~/.local/share/opevo-studio), so all the user's data is in one folder
+  // and `opevo tune --op` finds the files where the README says they are.
+  return QFileInfo(QString::fromStdString(Store::defaultPath())).dir().filePath(QStringLiteral("operators"));
 }
 
 OperatorFileModel::OperatorFileModel(QObject* parent) : QAbstractTableModel(parent) {}
