@@ -1,6 +1,5 @@
 #include "ui/display_format.h"
 
-#include <QDateTime>
 #include <algorithm>
 #include <cctype>
 
@@ -19,12 +18,6 @@ QString groupDigits(const std::string& digits) {
 QString formatProbability(double p) {
   if (p == 0.0 || p >= 1e-6) return QString::number(p, 'f', 10);
   return QString::number(p, 'e', 4);
-}
-
-double secondsBetween(const std::string& from, const std::string& to) {
-  const QDateTime a = QDateTime::fromString(QString::fromStdString(from), Qt::ISODateWithMs);
-  const QDateTime b = QDateTime::fromString(QString::fromStdString(to), Qt::ISODateWithMs);
-  return a.isValid() && b.isValid() ? std::max<qint64>(0, a.msecsTo(b)) / 1000.0 : 0.0;
 }
 
 }  // namespace opevo::ui

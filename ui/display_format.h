@@ -13,8 +13,4 @@ QString groupDigits(const std::string& digits);
 // from 0.5 down to 1e-20 stays readable and never shows a misleading 0.00000000.
 QString formatProbability(double p);
 
-// Seconds from one stored ISO 8601 time to another (the store's run start and trial times); 0
-// when either cannot be read.
-double secondsBetween(const std::string& from, const std::string& to);
-
 }  // namespace opevo::ui

@@ -14,11 +14,10 @@
 #include "backends/stored_run.h"
 #include "engine/tuning_session.h"
 #include "replay/replay_measurer.h"
-#include "store/history.h"
 #include "store/run_operator.h"
 #include "store/store.h"
-#include "ui/display_format.h"
 #include "tuners/registry.h"
+#include "ui/race_data.h"
 #include "ui/race_gate.h"
 
 namespace opevo::ui {
@@ -57,18 +56,6 @@ RunRecord runRecord(const RaceSpec& spec, const MeasurementSetup& setup, const T
   r.status = "running";
   r.speedUnit = m.speedUnit();
   return r;
-}
-
-// A replay as a measurement setup, like a device's, so one loop runs both.
-MeasurementSetup replaySetup(const std::shared_ptr<const ReplayDataset>& dataset) {
-  MeasurementSetup s;
-  s.backend = "replay";
-  s.dataset = dataset;
-  s.operatorName = dataset->kernelName;
-  s.operatorJson = nlohmann::json{{"replay", dataset->path}}.dump();
-  s.space = &dataset->space;
-  s.measurer = std::make_unique<ReplayMeasurer>(dataset);
-  return s;
 }
 
 // The engine (and the OpenMP threads XGBoost starts from it, which inherit its niceness) yields
@@ -148,8 +135,8 @@ void EngineWorker::timeReference(Measurer& measurer) {
   }
 }
 
-std::string EngineWorker::runSession(TuningSession& session, GatedMeasurer& gated,
-                                     const SearchSpace& space, const SessionPlace& place) {
+EngineWorker::SessionEnd EngineWorker::runSession(TuningSession& session, GatedMeasurer& gated,
+                                                  const SearchSpace& space, const SessionPlace& place) {
   RaceProgress& progress = m_pending.progress;
   progress.current = place.title;
   gated.setStopHook([&session] { session.stop(); });
@@ -188,14 +175,13 @@ std::string EngineWorker::runSession(TuningSession& session, GatedMeasurer& gate
   std::string reason = session.run();
   if (timeUp) reason = "time";
   if (m_gate.stopped()) reason = "stopped";
-  m_lastRunSeconds = runSeconds;
   gated.setStopHook({});
-  return reason;
+  return {reason, runSeconds};
 }
 
 void EngineWorker::race(const RaceSpec& spec, Store* store) {
   const MeasurementSetup setup =
-      spec.backend == "replay" ? replaySetup(spec.dataset) : makeMeasurement(spec.backend, spec.operatorRef);
+      spec.backend == "replay" ? replayMeasurement(spec.dataset) : makeMeasurement(spec.backend, spec.operatorRef);
   const SearchSpace& space = *setup.space;
   GatedMeasurer gated(*setup.measurer, m_gate, spec.backend == "replay" ? spec.paceMs : 0);
   m_reference.reset();
@@ -228,9 +214,9 @@ void EngineWorker::race(const RaceSpec& spec, Store* store) {
                         .arg(spec.repeats);
       place.seconds = spec.seconds;
       place.finishedSeconds = finishedSeconds;
-      const std::string reason = runSession(session, gated, space, place);
-      if (store) store->setRunStatus(runId, reason == "stopped" ? "interrupted" : "finished", true);
-      finishedSeconds += m_lastRunSeconds;
+      const SessionEnd end = runSession(session, gated, space, place);
+      if (store) store->setRunStatus(runId, end.reason == "stopped" ? "interrupted" : "finished", true);
+      finishedSeconds += end.seconds;
       ++progress.runsDone;
       flush(true);
       if (!setup.measurer->isReplay() && !m_gate.stopped()) timeReference(*setup.measurer);
@@ -245,21 +231,9 @@ void EngineWorker::resume(const RaceSpec& spec, Store& store) {
   m_reference.reset();
   announce(*r.setup.measurer);
   // The stored trials first, so the curve continues where the run stopped.
-  double best = 0, before = 0;
-  for (const TrialRow& t : store.trials(r.run.id)) {
-    TrialPoint p;
-    p.seq = t.seq;
-    p.config = QString::fromStdString(t.config);
-    const Measurement m = measurementOf(t);
-    p.status = m.status;
-    p.message = QString::fromStdString(m.message);
-    p.speed = m.speed;
-    if (m.status == TrialStatus::Ok) best = std::max(best, m.speed);
-    p.best = best;
-    before = std::max(before, secondsBetween(r.run.started, t.finished));
-    p.seconds = before;
-    m_pending.trials.push_back(std::move(p));
-  }
+  m_pending.trials = storedTrialPoints(r.run, r.rows, 0, 0);
+  double before = 0;
+  for (const TrialPoint& p : m_pending.trials) before = std::max(before, p.seconds);
   RaceProgress& progress = m_pending.progress;
   progress.runs = 1;
   progress.trialsDone = static_cast<long long>(r.restored.size());
@@ -274,8 +248,8 @@ void EngineWorker::resume(const RaceSpec& spec, Store& store) {
   r.budget.seconds.reset();
   TuningSession session(space, std::move(r.tuner), gated, r.budget, &store, r.run.id);
   session.restore(r.restored);
-  const std::string reason = runSession(session, gated, space, place);
-  store.setRunStatus(r.run.id, reason == "stopped" ? "interrupted" : "finished", true);
+  const SessionEnd end = runSession(session, gated, space, place);
+  store.setRunStatus(r.run.id, end.reason == "stopped" ? "interrupted" : "finished", true);
   progress.runsDone = 1;
   flush(true);
 }

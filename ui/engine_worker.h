@@ -58,15 +58,18 @@ class EngineWorker : public QObject {
   void announce(Measurer& measurer);
   // Times the reference library; the line moves when it is faster than before.
   void timeReference(Measurer& measurer);
-  // Runs one session to its end; returns why it ended ("stopped" when the gate stopped it).
-  std::string runSession(TuningSession& session, GatedMeasurer& gated, const SearchSpace& space,
+  struct SessionEnd {
+    std::string reason;  // why it ended ("stopped" when the gate stopped it)
+    double seconds = 0;  // its tuning time, pauses excluded
+  };
+  // Runs one session to its end.
+  SessionEnd runSession(TuningSession& session, GatedMeasurer& gated, const SearchSpace& space,
                          const SessionPlace& place);
 
   RaceGate& m_gate;
   EngineUpdate m_pending;
   QElapsedTimer m_sinceFlush;
   std::optional<ReferenceLine> m_reference;
-  double m_lastRunSeconds = 0;
 };
 
 }  // namespace opevo::ui

@@ -20,7 +20,6 @@
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
 #include "store/store.h"
-#include "ui/display_format.h"
 #include "ui/history_model.h"
 #include "ui/kernel_export_dialog.h"
 #include "ui/message_label.h"
@@ -56,23 +55,8 @@ CurvesJob loadCurves(const std::string& path, const std::vector<HistoryModel::Ro
       const int repeat = repeats[algorithm]++;
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
       job.info.label = row.label;
-      double best = 0;
-      for (const TrialRow& t : store.trials(row.run.id)) {
-        TrialPoint p;
-        p.algorithm = a;
-        p.repeat = repeat;
-        p.seq = t.seq;
-        p.config = QString::fromStdString(t.config);
-        TrialStatus status = TrialStatus::Ok;
-        parseStatus(t.status, status);
-        p.status = status;
-        p.message = QString::fromStdString(t.message);
-        p.speed = t.speed;
-        if (status == TrialStatus::Ok) best = std::max(best, t.speed);
-        p.best = best;
-        p.seconds = secondsBetween(row.run.started, t.finished);
+      for (TrialPoint& p : storedTrialPoints(row.run, store.trials(row.run.id), a, repeat))
         job.trials.push_back(std::move(p));
-      }
     }
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
     // The optimum line needs the dataset; it is drawn when the file is still where it was.

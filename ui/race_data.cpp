@@ -1,9 +1,19 @@
 #include "ui/race_data.h"
 
 #include <algorithm>
+#include <QDateTime>
 #include <cassert>
 
 namespace opevo::ui {
+namespace {
+
+double secondsBetween(const std::string& from, const std::string& to) {
+  const QDateTime a = QDateTime::fromString(QString::fromStdString(from), Qt::ISODateWithMs);
+  const QDateTime b = QDateTime::fromString(QString::fromStdString(to), Qt::ISODateWithMs);
+  return a.isValid() && b.isValid() ? std::max<qint64>(0, a.msecsTo(b)) / 1000.0 : 0.0;
+}
+
+}  // namespace
 
 RaceData::RaceData(QObject* parent) : QObject(parent) {}
 
@@ -75,6 +85,30 @@ void RaceData::setLabel(const QString& label) {
 void RaceData::finishAll() {
   for (RunCurve& c : m_curves) c.finished = true;
   ++m_revision;
+}
+
+std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
+                                          int algorithm, int repeat) {
+  std::vector<TrialPoint> points;
+  points.reserve(rows.size());
+  double best = 0;
+  for (const TrialRow& t : rows) {
+    TrialPoint p;
+    p.algorithm = algorithm;
+    p.repeat = repeat;
+    p.seq = t.seq;
+    p.config = QString::fromStdString(t.config);
+    TrialStatus status = TrialStatus::Ok;
+    parseStatus(t.status, status);
+    p.status = status;
+    p.message = QString::fromStdString(t.message);
+    p.speed = t.speed;
+    if (status == TrialStatus::Ok) best = std::max(best, t.speed);
+    p.best = best;
+    p.seconds = secondsBetween(run.started, t.finished);
+    points.push_back(std::move(p));
+  }
+  return points;
 }
 
 }  // namespace opevo::ui

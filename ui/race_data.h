@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "store/records.h"
 #include "ui/curve_stats.h"
 #include "ui/race_types.h"
 
@@ -63,5 +64,10 @@ class RaceData : public QObject {
   int m_lastRun = -1;              // runs go repeat-major; an earlier one is finished
   quint64 m_revision = 0;
 };
+
+// A stored run's trials as the charts see them: the best so far, and as time the wall-clock
+// seconds from the run's start to each trial's commit (pauses and any downtime included).
+std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
+                                          int algorithm, int repeat);
 
 }  // namespace opevo::ui

@@ -21,13 +21,8 @@ std::string availableList(const std::vector<BackendInfo>& backends) {
 }
 
 MeasurementSetup replaySetup(const std::string& path) {
-  MeasurementSetup s;
-  s.backend = "replay";
-  s.dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(path));
+  MeasurementSetup s = replayMeasurement(std::make_shared<const ReplayDataset>(loadReplayDataset(path)));
   s.operatorName = std::filesystem::path(path).filename().string();
-  s.operatorJson = nlohmann::json{{"replay", path}}.dump();
-  s.space = &s.dataset->space;
-  s.measurer = std::make_unique<ReplayMeasurer>(s.dataset);
   return s;
 }
 
@@ -71,6 +66,17 @@ MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
 }
 
 }  // namespace
+
+MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset) {
+  MeasurementSetup s;
+  s.backend = "replay";
+  s.operatorName = dataset->kernelName;
+  s.operatorJson = nlohmann::json{{"replay", dataset->path}}.dump();
+  s.space = &dataset->space;
+  s.measurer = std::make_unique<ReplayMeasurer>(dataset);
+  s.dataset = std::move(dataset);
+  return s;
+}
 
 std::string defaultBackend() { return bestBackend(probeBackends()); }
 

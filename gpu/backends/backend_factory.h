@@ -36,6 +36,9 @@ struct BackendOptions {
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
                                  const BackendOptions& options = {});
 
+// The setup of a replay of a dataset already read (the window reads its datasets itself).
+MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset);
+
 // Rebuilds the setup of a stored run from its backend and operatorJson.
 MeasurementSetup restoreMeasurement(const std::string& backend, const std::string& operatorJson,
                                     const BackendOptions& options = {});

@@ -26,7 +26,8 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
     for (const auto& [k, v] : storedSettings.items()) settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
   r.tuner = makeTuner(r.run.algorithm, *r.setup.space, r.run.seed, settings);
   r.budget = Budget::fromJson(r.run.budgetJson);
-  for (const TrialRow& t : store.trials(r.run.id))
+  r.rows = store.trials(r.run.id);
+  for (const TrialRow& t : r.rows)
     r.restored.emplace_back(r.setup.space->parse(t.config), measurementOf(t));
   store.setRunStatus(r.run.id, "running", false);
   return r;

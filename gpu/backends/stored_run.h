@@ -22,7 +22,8 @@ struct ResumedRun {
   MeasurementSetup setup;
   std::unique_ptr<Tuner> tuner;
   Budget budget;
-  std::vector<std::pair<Config, Measurement>> restored;
+  std::vector<TrialRow> rows;                                 // the stored trials
+  std::vector<std::pair<Config, Measurement>> restored;       // the same, for the tuner
 };
 
 // Throws InputError for a run that is not in the store or has already finished. Marks the run
