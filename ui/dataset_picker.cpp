@@ -64,14 +64,15 @@ DatasetPicker::DatasetPicker(QWidget* parent)
 
 DatasetPicker::~DatasetPicker() = default;
 
-QString DatasetPicker::sharedDatasetsDir() {
-  // Beside the checkout (../shared/datasets), or wherever OPEVO_DATASETS points.
+QString DatasetPicker::datasetsDir() {
+  // OPEVO_DATASETS when set; else the copy installed beside the program
+  // (PREFIX/bin/../share/opevo-studio/datasets); else the source tree this build came from.
   QStringList candidates;
   if (qEnvironmentVariableIsSet("OPEVO_DATASETS")) candidates << qEnvironmentVariable("OPEVO_DATASETS");
+  candidates << QCoreApplication::applicationDirPath() + QStringLiteral("/../share/opevo-studio/datasets");
 #ifdef OPEVO_DATASETS_DIR
   candidates << QStringLiteral(OPEVO_DATASETS_DIR);
 #endif
-  candidates << QCoreApplication::applicationDirPath() + QStringLiteral("/../../../../shared/datasets");
   for (const QString& c : candidates)
     if (QFileInfo(c).isDir()) return QDir(c).canonicalPath();
   return {};
@@ -80,12 +81,12 @@ QString DatasetPicker::sharedDatasetsDir() {
 void DatasetPicker::addShortcut(const QString& title, const QString& relativePath, QLayout* row) {
   auto* button = new QPushButton(title, this);
   button->setObjectName(QStringLiteral("shortcut_") + QFileInfo(relativePath).path());
-  const QString dir = sharedDatasetsDir();
+  const QString dir = datasetsDir();
   const QString path = dir.isEmpty() ? QString() : dir + QLatin1Char('/') + relativePath;
   const bool present = !path.isEmpty() && QFileInfo::exists(path);
   button->setEnabled(present);
   button->setToolTip(present ? path
-                             : tr("%1 not found (set OPEVO_DATASETS to the shared datasets folder)")
+                             : tr("%1 not found (set OPEVO_DATASETS to the datasets folder)")
                                    .arg(relativePath));
   connect(button, &QPushButton::clicked, this, [this, path] { load(path); });
   row->addWidget(button);
@@ -93,7 +94,7 @@ void DatasetPicker::addShortcut(const QString& title, const QString& relativePat
 
 void DatasetPicker::browse() {
   const QString start = m_dataset ? QFileInfo(QString::fromStdString(m_dataset->path)).path()
-                                  : sharedDatasetsDir();
+                                  : datasetsDir();
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Open a measured dataset"), start,
       tr("Datasets (*.json *.json.gz *.gz);;All files (*)"));

@@ -12,7 +12,7 @@ class QPushButton;
 
 namespace opevo::ui {
 
-// Chooses the measured dataset a race replays: a file dialog, a typed path, or one of the shared
+// Chooses the measured dataset a race replays: a file dialog, a typed path, or one of the bundled
 // datasets. Files are read off the GUI thread (a large cache takes a moment); a file that is not
 // a dataset leaves the one already loaded in place and says why.
 class DatasetPicker : public QWidget {
@@ -28,7 +28,7 @@ class DatasetPicker : public QWidget {
   bool loading() const { return m_loading > 0; }
   QString error() const { return m_error; }
   // The folder the shortcuts point into; empty when none was found.
-  static QString sharedDatasetsDir();
+  static QString datasetsDir();
 
  signals:
   void loaded(std::shared_ptr<const opevo::ReplayDataset> dataset);

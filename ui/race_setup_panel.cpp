@@ -154,7 +154,7 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
       return refuse(tr("The dataset is still being read; start again when it is loaded."));
     if (!m_dataset->dataset())
       return refuse(tr("Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
-                       "file, or pick one of the shared datasets."));
+                       "file, or pick one of the bundled datasets."));
     s.dataset = m_dataset->dataset();
     s.paceMs = m_pace->value();
   } else {
