@@ -2,7 +2,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <stdexcept>
+#include <string>
+
 namespace opevo::cli {
+
+// A run that an error ended (a full disk, a dead device) after its output was printed: main
+// prints the message and exits with status 1. Its committed trials are kept.
+class RunFailed : public std::runtime_error {
+ public:
+  explicit RunFailed(const std::string& message) : std::runtime_error(message) {}
+};
 
 // Each registers its subcommand on the app; the callback runs when the subcommand is chosen.
 void addSpaceCommand(CLI::App& app);

@@ -1,13 +1,18 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "common/error.h"
-#include "engine/compare.h"
-#include "engine/compare_report.h"
+#include "cli/progress_printer.h"
+#include "engine/engine.h"
+#include "engine/race.h"
+#include "engine/race_summary.h"
+#include "engine/trials_csv_writer.h"
 #include "io/replay_dataset.h"
 #include "ops/presets.h"
 #include "replay/replay_measurer.h"
@@ -25,27 +30,36 @@ struct CompareArgs {
   std::string out;
   std::optional<std::size_t> batch;
   std::vector<std::string> settings;
+  std::string schedule = "round-robin";
   bool quiet = false;
 };
 
 // "opevo.q=0.6" -> settings["opevo"]["q"] = "0.6"
-void parseSetting(const std::string& text, CompareOptions& options) {
+void parseSetting(const std::string& text, std::map<std::string, std::map<std::string, std::string>>& out) {
   const auto dot = text.find('.');
   const auto eq = text.find('=');
   if (dot == std::string::npos || eq == std::string::npos || dot > eq || dot == 0 || eq == dot + 1)
     throw InputError("--set '" + text + "' is not of the form algorithm.setting=value (e.g. opevo.q=0.6)");
-  options.settings[text.substr(0, dot)][text.substr(dot + 1, eq - dot - 1)] = text.substr(eq + 1);
+  out[text.substr(0, dot)][text.substr(dot + 1, eq - dot - 1)] = text.substr(eq + 1);
 }
 
 void runCompareCommand(const CompareArgs& a) {
-  CompareOptions options;
+  RacePlan plan;
+  std::map<std::string, std::map<std::string, std::string>> settings;
+  for (const std::string& s : a.settings) parseSetting(s, settings);
   for (const std::string& name : splitList(a.algos, ','))
-    if (!name.empty()) options.algorithms.push_back(name);
-  options.repeats = a.repeats;
-  options.trials = a.trials;
-  options.seed = a.seed;
-  options.batch = a.batch;
-  for (const std::string& s : a.settings) parseSetting(s, options);
+    if (!name.empty()) plan.algorithms.push_back({name, settings[name]});
+  for (const auto& [algorithm, values] : settings)
+    if (std::none_of(plan.algorithms.begin(), plan.algorithms.end(),
+                     [&](const AlgorithmChoice& c) { return c.name == algorithm; }))
+      throw InputError("a setting names algorithm '" + algorithm + "', which is not in --algos");
+  if (a.trials < 1) throw InputError("--trials must be at least 1, got " + std::to_string(a.trials));
+  plan.repeats = a.repeats;
+  plan.budget.trials = a.trials;
+  plan.seed = a.seed;
+  plan.batch = a.batch;
+  const auto schedule = scheduleNames().parse(a.schedule);
+  if (!schedule) throw InputError("--schedule '" + a.schedule + "' is not one of " + scheduleNames().list());
 
   if (isPreset(a.space))
     throw InputError("--space " + a.space +
@@ -57,24 +71,35 @@ void runCompareCommand(const CompareArgs& a) {
   const std::optional<double> optimum =
       dataset->complete ? std::optional<double>(dataset->bestSpeed) : std::nullopt;
 
-  const bool tty = isatty(STDERR_FILENO);
-  if (!a.quiet)
-    std::fprintf(stderr, "%s\n%zu configurations, best %.6g %s\n", measurer.label().c_str(),
-                 dataset->table.size(), dataset->bestSpeed, dataset->speedUnit.c_str());
-  auto progress = [&](const CompareProgress& p) {
-    if (a.quiet) return;
-    const bool last = p.trial >= p.trials;
-    if (!tty && !last) return;
-    std::fprintf(stderr, "%s%-10s repeat %d/%d  trial %4d/%d  best %.6g %s%s", tty ? "\r" : "",
-                 p.algorithm.c_str(), p.repeat, p.repeats, p.trial, p.trials, p.best,
-                 dataset->speedUnit.c_str(), tty && !last ? "" : "\n");
-  };
-  const CompareResult result = runCompare(dataset->space, measurer, options, optimum, progress);
-  writeCompareFiles(a.out, dataset->space, result, measurer.label(), dataset->speedUnit);
+  EngineOptions options;
+  options.schedule = *schedule;
+  options.scheduleSeed = a.seed;
+  Engine engine(dataset->space, measurer, options);
+  addRace(engine, plan);  // every name and setting checked before anything is written
+
+  TrialsCsvWriter csv((std::filesystem::path(a.out) / "trials.csv").string());
+  TrialLog log;
+  ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun, isatty(STDERR_FILENO));
+  engine.addObserver(csv);
+  engine.addObserver(log);
+  if (!a.quiet) {
+    engine.addObserver(printer);
+    std::fprintf(stderr, "%s\n%zu configurations, best %.6g %s; %zu runs interleaved (%s)\n",
+                 measurer.label().c_str(), dataset->table.size(), dataset->bestSpeed,
+                 dataset->speedUnit.c_str(), engine.runs().size(), a.schedule.c_str());
+  }
+  engine.run();
+  printer.finish();
+  if (!engine.failure().empty()) throw RunFailed(engine.failure());
+
+  std::vector<std::string> names;
+  for (const AlgorithmChoice& c : plan.algorithms) names.push_back(c.name);
+  const std::vector<SummaryRow> summary = summarize(log.trials(), names, summaryBudgets(a.trials), optimum);
+  writeSummaryJson((std::filesystem::path(a.out) / "summary.json").string(), summary, measurer.label(),
+                   dataset->speedUnit);
   std::cout << "Replay of real measurements: " << measurer.label() << "\n"
-            << options.repeats << " repeats, " << options.trials << " trials, seed " << options.seed
-            << "\n\n"
-            << summaryMarkdown(result, dataset->speedUnit);
+            << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed << "\n\n"
+            << summaryMarkdown(summary, dataset->speedUnit);
   if (!a.quiet) std::fprintf(stderr, "wrote %s/trials.csv and %s/summary.json\n", a.out.c_str(), a.out.c_str());
 }
 
@@ -91,6 +116,9 @@ void addCompareCommand(CLI::App& app) {
   cmd->add_option("--out", a->out, "Directory for trials.csv and summary.json")->required();
   cmd->add_option("--batch", a->batch, "Configurations per batch (default: each algorithm's own)");
   cmd->add_option("--set", a->settings, "A tuner setting, algorithm.setting=value (repeatable)");
+  cmd->add_option("--schedule", a->schedule,
+                  "How the runs take turns on the measurer, batch by batch: round-robin (default) "
+                  "or shuffle (a seeded random order each round)");
   cmd->add_flag("--quiet", a->quiet, "No progress on standard error");
   cmd->callback([a] { runCompareCommand(*a); });
 }

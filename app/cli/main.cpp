@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "opevo: " << e.what() << " (see opevo --help)\n";
     return 2;
+  } catch (const opevo::cli::RunFailed& e) {
+    std::cerr << "opevo: " << e.what() << "\n";
+    return 1;
   } catch (const opevo::InputError& e) {
     std::cerr << "opevo: " << e.what() << "\n";
     return 2;

@@ -10,7 +10,9 @@
 #include "backends/stored_run.h"
 #include "cli/commands.h"
 #include "common/error.h"
-#include "engine/tuning_session.h"
+#include "cli/progress_printer.h"
+#include "engine/engine.h"
+#include "engine/store_recorder.h"
 #include "store/history.h"
 #include "store/store.h"
 #include "tuners/model_based_tuner.h"
@@ -33,11 +35,11 @@ struct TuneArgs {
   double timeout = 10, minTimeMs = 100;
 };
 
-std::atomic<TuningSession*> g_session{nullptr};
+std::atomic<Engine*> g_engine{nullptr};
 
 void onInterrupt(int) {
-  // Only sets a flag: the session finishes the trial in hand, commits it and stops.
-  if (TuningSession* s = g_session.load()) s->stop();
+  // Only sets a flag: the engine commits the trial in hand and stops.
+  if (Engine* e = g_engine.load()) e->stopFromSignal();
 }
 
 std::map<std::string, std::string> parseSettings(const std::vector<std::string>& items) {
@@ -51,12 +53,6 @@ std::map<std::string, std::string> parseSettings(const std::vector<std::string>&
   return out;
 }
 
-nlohmann::json settingsJson(const Tuner& tuner) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const SettingInfo& s : tuner.settings().all()) j[s.name] = s.value;
-  return j;
-}
-
 void runTune(const TuneArgs& a) {
   BackendOptions options;
   options.cpu.compileThreads = a.compileThreads;
@@ -64,106 +60,127 @@ void runTune(const TuneArgs& a) {
   options.cpu.timing.minTotalMs = a.minTimeMs;
   Store store(a.db.empty() ? Store::defaultPath() : a.db);
 
-  RunRecord run;
-  MeasurementSetup setup;
-  std::unique_ptr<Tuner> tuner;
-  std::vector<std::pair<Config, Measurement>> restored;
-  Budget budget;
+  std::optional<ResumedRun> resumed;
+  MeasurementSetup fresh;
   if (a.resume) {
-    ResumedRun resumed = resumeStoredRun(store, *a.resume, options);
-    run = resumed.run;
-    setup = std::move(resumed.setup);
-    tuner = std::move(resumed.tuner);
-    budget = resumed.budget;
-    restored = std::move(resumed.restored);
+    resumed = resumeStoredRun(store, *a.resume, options);
   } else {
     if (!a.trials && !a.seconds && !a.target)
       throw InputError("give a budget: --trials N, --seconds S or --target SPEED");
-    setup = makeMeasurement(a.backend.empty() ? defaultBackend() : a.backend, a.op, options);
-    tuner = makeTuner(a.algo, *setup.space, a.seed, parseSettings(a.settings));
-    budget = {a.trials, a.seconds, a.target};
-    run.operatorName = setup.operatorName;
-    run.operatorJson = setup.operatorJson;
-    run.algorithm = a.algo;
-    run.settingsJson = settingsJson(*tuner).dump();
-    run.seed = a.seed;
-    run.backend = setup.backend;
-    run.device = setup.measurer->device();
-    run.budgetJson = budget.toJson();
-    run.speedUnit = setup.measurer->speedUnit();
+    fresh = makeMeasurement(a.backend.empty() ? defaultBackend() : a.backend, a.op, options);
   }
-  if (!a.resume) run.id = store.createRun(run);
+  MeasurementSetup& setup = resumed ? resumed->setup : fresh;
+  RunContext context{setup.operatorName, setup.operatorJson,     setup.backend,
+                     setup.measurer->device(), setup.measurer->speedUnit(), setup.measurer->label()};
+
   // Earlier runs of the same operator on the same backend and device.
-  const History history = loadHistory(store, run, run.id);
-  if (auto* model = dynamic_cast<ModelBasedTuner*>(tuner.get()); model && a.warmStart && !history.inOrder.empty()) {
+  RunRecord like;
+  like.operatorJson = context.operatorJson;
+  like.backend = context.backend;
+  like.device = context.device;
+  const History history = loadHistory(store, like, resumed ? resumed->run.id : 0);
+  const bool reuse = a.historyOn || (!a.historyOff && setup.measurer->isReplay());
+  std::unique_ptr<HistoryMeasurer> reusing;
+  if (reuse) reusing = std::make_unique<HistoryMeasurer>(*setup.measurer, *setup.space, history);
+  Measurer& measurer = reuse ? static_cast<Measurer&>(*reusing) : *setup.measurer;
+
+  EngineOptions engineOptions;
+  if (resumed) engineOptions.firstOrder = resumed->nextOrder;
+  Engine engine(*setup.space, measurer, engineOptions);
+  StoreRecorder recorder(store, engine, context);
+  int index = 0;
+  if (resumed) {
+    index = addResumedRun(engine, *resumed);
+  } else {
+    RunPlan plan;
+    plan.algorithm = a.algo;
+    plan.settings = parseSettings(a.settings);
+    plan.seed = a.seed;
+    plan.budget = {a.trials, a.seconds, a.target};
+    index = engine.addRun(std::move(plan));
+    recorder.createRuns();
+  }
+  const RunState& run = engine.runs()[static_cast<std::size_t>(index)];
+  // The run's history excludes itself; only runs before it warm the cost model.
+  if (auto* model = dynamic_cast<ModelBasedTuner*>(&engine.tuner(index));
+      model && a.warmStart && !history.inOrder.empty()) {
     std::vector<Observation> prior;
     for (const auto& [text, m] : history.inOrder)
       prior.push_back({setup.space->parse(text), m.status == TrialStatus::Ok ? m.speed : 0.0});
     model->addPriorObservations(prior);
     if (!a.json) std::fprintf(stderr, "warm start: the cost model also learns from %zu earlier trials\n", prior.size());
   }
-  const bool reuse = a.historyOn || (!a.historyOff && setup.measurer->isReplay());
-  std::unique_ptr<HistoryMeasurer> reusing;
-  if (reuse) reusing = std::make_unique<HistoryMeasurer>(*setup.measurer, *setup.space, history);
-  Measurer& measurer = reuse ? static_cast<Measurer&>(*reusing) : *setup.measurer;
-  TuningSession session(*setup.space, std::move(tuner), measurer, budget, &store, run.id);
-  session.restore(restored);
-  const bool tty = isatty(STDERR_FILENO);
+
   const std::string unit = setup.measurer->speedUnit();
-  if (!a.json)
-    std::fprintf(stderr, "run %lld: %s on %s, %s%s\n", static_cast<long long>(run.id),
-                 run.algorithm.c_str(), run.operatorName.c_str(), setup.measurer->label().c_str(),
-                 restored.empty() ? "" : (", resuming after " + std::to_string(restored.size()) + " stored trials").c_str());
-  session.onTrial([&](const TrialEvent& e) {
-    if (a.json) return;
-    const std::string total = budget.trials ? std::to_string(*budget.trials) : "?";
-    char eta[32] = "";
-    if (e.etaSeconds >= 0) std::snprintf(eta, sizeof eta, "  ETA %.0fs", e.etaSeconds);
-    std::fprintf(stderr, "%strial %d/%s  %-13s %10.4g  best %.4g %s%s%s", tty ? "\r\033[K" : "", e.seq,
-                 total.c_str(), std::string(statusName(e.measurement.status)).c_str(),
-                 e.measurement.speed, e.best, unit.c_str(), eta, tty ? "" : "\n");
-  });
-  g_session = &session;
+  const bool terminal = isatty(STDERR_FILENO);
+  ProgressPrinter printer(unit, ProgressPrinter::Lines::PerTrial, terminal);
+  engine.addObserver(recorder);  // first: a trial is committed before anyone hears of it
+  if (!a.json) {
+    engine.addObserver(printer);
+    std::fprintf(stderr, "run %lld: %s on %s, %s%s\n", static_cast<long long>(run.storeId),
+                 run.plan.algorithm.c_str(), context.operatorName.c_str(), context.label.c_str(),
+                 run.restored ? (", resuming after " + std::to_string(run.restored) + " stored trials").c_str() : "");
+  }
+  g_engine = &engine;
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
-  const std::string reason = session.run();
-  g_session = nullptr;
-  if (tty && !a.json) std::fprintf(stderr, "\n");
-  store.setRunStatus(run.id, reason == "stopped" ? "interrupted" : "finished", reason != "stopped");
+  engine.run();
+  g_engine = nullptr;
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  printer.finish();
 
-  const auto reference = setup.measurer->reference();
-  nlohmann::json out{{"run", run.id},
-                     {"algorithm", run.algorithm},
-                     {"operator", run.operatorName},
-                     {"backend", run.backend},
-                     {"device", setup.measurer->device()},
-                     {"trials", session.trialsDone()},
-                     {"ended", reason},
+  const std::string ended(endReasonName(run.end));
+  const bool closed = statusAfter(run.end) == RunStatus::Finished;
+  std::optional<Measurer::Reference> reference;
+  if (run.end != EndReason::Failed) {
+    reference = setup.measurer->reference();
+    if (reference && reference->measurement.status == TrialStatus::Ok) {
+      try {
+        recorder.setReference(reference->library, reference->measurement.speed);
+      } catch (const std::exception&) {
+        // The reference is a figure beside the run; a store that refuses it loses no trial.
+      }
+    }
+  }
+  nlohmann::json out{{"run", run.storeId},
+                     {"algorithm", run.plan.algorithm},
+                     {"operator", context.operatorName},
+                     {"backend", context.backend},
+                     {"device", context.device},
+                     {"trials", run.trials},
+                     {"ended", ended},
+                     {"status", std::string(runStatusName(statusAfter(run.end)))},
                      {"speed_unit", unit},
                      {"replay", setup.measurer->isReplay()},
-                     {"best_speed", session.best()},
+                     {"best_speed", run.best},
+                     {"tuning_seconds", run.seconds},
                      {"reused_from_history", reusing ? reusing->reused() : 0}};
-  if (session.bestConfig()) out["best_config"] = setup.space->format(*session.bestConfig());
+  if (run.bestConfig) out["best_config"] = setup.space->format(*run.bestConfig);
   if (reference) {
     out["reference_library"] = reference->library;
     out["reference_speed"] = reference->measurement.speed;
   }
+  if (!engine.failure().empty()) out["error"] = engine.failure();
   if (a.json) {
     std::cout << out.dump(2) << "\n";
-    return;
+  } else {
+    std::printf("run %lld %s after %d trials (%s)\n", static_cast<long long>(run.storeId),
+                std::string(runStatusName(statusAfter(run.end))).c_str(), run.trials, ended.c_str());
+    if (run.bestConfig)
+      std::printf("best: %.4g %s  %s\n", run.best, unit.c_str(), setup.space->format(*run.bestConfig).c_str());
+    else
+      std::printf("best: no configuration succeeded\n");
+    if (reference)
+      std::printf("reference (%s): %.4g %s\n", reference->library.c_str(), reference->measurement.speed,
+                  unit.c_str());
+    if (!closed) std::printf("resume with: opevo tune --resume %lld\n", static_cast<long long>(run.storeId));
   }
-  std::printf("run %lld %s after %d trials (%s)\n", static_cast<long long>(run.id),
-              reason == "stopped" ? "interrupted" : "finished", session.trialsDone(), reason.c_str());
-  if (session.bestConfig())
-    std::printf("best: %.4g %s  %s\n", session.best(), unit.c_str(),
-                setup.space->format(*session.bestConfig()).c_str());
-  else
-    std::printf("best: no configuration succeeded\n");
-  if (reference)
-    std::printf("reference (%s): %.4g %s\n", reference->library.c_str(), reference->measurement.speed,
-                unit.c_str());
-  if (reason == "stopped")
-    std::printf("resume with: opevo tune --resume %lld\n", static_cast<long long>(run.id));
+  // Every committed trial is kept and the run can be resumed; the exit status says it failed.
+  if (!engine.failure().empty())
+    throw RunFailed(engine.failure() +
+                    "; every trial committed before it is kept: resume with opevo tune --resume " +
+                    std::to_string(run.storeId));
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 #include "engine/measurement.h"
 
-#include <array>
-#include <utility>
+#include "common/enum_names.h"
 
 namespace opevo {
+
 namespace {
 
-constexpr std::array<std::pair<TrialStatus, std::string_view>, 7> kNames = {{
+const EnumNames<TrialStatus, 7> kTrialStatusNames{{{
     {TrialStatus::Ok, "ok"},
     {TrialStatus::Rejected, "rejected"},
     {TrialStatus::CompileError, "compile_error"},
@@ -14,23 +14,18 @@ constexpr std::array<std::pair<TrialStatus, std::string_view>, 7> kNames = {{
     {TrialStatus::RuntimeFault, "runtime_fault"},
     {TrialStatus::Timeout, "timeout"},
     {TrialStatus::WrongResult, "wrong_result"},
-}};
+}}};
 
 }  // namespace
 
-std::string_view statusName(TrialStatus status) {
-  for (const auto& [s, name] : kNames)
-    if (s == status) return name;
-  return "?";
-}
+const EnumNames<TrialStatus, 7>& trialStatusNames() { return kTrialStatusNames; }
+
+std::string_view statusName(TrialStatus status) { return kTrialStatusNames.name(status); }
 
 bool parseStatus(std::string_view name, TrialStatus& out) {
-  for (const auto& [s, n] : kNames)
-    if (n == name) {
-      out = s;
-      return true;
-    }
-  return false;
+  const auto s = kTrialStatusNames.parse(name);
+  if (s) out = *s;
+  return s.has_value();
 }
 
 }  // namespace opevo

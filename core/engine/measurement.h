@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "space/search_space.h"
 
 namespace opevo {
@@ -15,6 +16,7 @@ namespace opevo {
 enum class TrialStatus { Ok, Rejected, CompileError, LaunchError, RuntimeFault, Timeout, WrongResult };
 
 std::string_view statusName(TrialStatus status);
+const EnumNames<TrialStatus, 7>& trialStatusNames();
 // Inverse of statusName; false for an unknown name.
 bool parseStatus(std::string_view name, TrialStatus& out);
 

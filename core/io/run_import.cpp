@@ -43,7 +43,8 @@ ImportedRun importRun(Store& store, const std::string& path) {
   run.backend = "replay-import";
   run.device = ds.deviceName;
   run.budgetJson = nlohmann::json{{"trials", points.size()}}.dump();
-  run.status = "finished";
+  run.status = RunStatus::Finished;
+  run.endReason = EndReason::Trials;
   run.started = Store::nowUtc();
   run.ended = run.started;
   run.speedUnit = ds.speedUnit;
@@ -55,7 +56,8 @@ ImportedRun importRun(Store& store, const std::string& path) {
     TrialRow t;
     t.seq = static_cast<int>(trials.size()) + 1;
     t.config = ds.space.format(c);
-    t.status = std::string(statusName(m.status));
+    t.status = m.status;
+    t.order = t.seq;
     t.message = m.message;
     t.timesMs = m.timesMs;
     t.medianMs = m.medianMs;

@@ -60,9 +60,7 @@ OJson configuration(const std::string& text, const std::string& where) {
 
 OJson result(const RunRecord& run, const TrialRow& t) {
   const std::string where = "run " + std::to_string(run.id) + " trial " + std::to_string(t.seq);
-  TrialStatus status = TrialStatus::Ok;
-  if (!parseStatus(t.status, status))
-    throw InputError(where + ": unknown status '" + t.status + "'");
+  const TrialStatus status = t.status;
   const bool ok = status == TrialStatus::Ok;
   OJson r;
   r["timestamp"] = !t.finished.empty() ? t.finished : !t.started.empty() ? t.started : run.started;
@@ -90,7 +88,7 @@ OJson result(const RunRecord& run, const TrialRow& t) {
       measurements.push_back(
           {{"name", run.speedUnit}, {"value", t.speed}, {"unit", run.speedUnit}});
   } else {
-    const std::string why = t.message.empty() ? t.status : t.message;
+    const std::string why = t.message.empty() ? std::string(statusName(t.status)) : t.message;
     measurements.push_back({{"name", "time"}, {"value", why}, {"unit", ""}});
   }
   r["measurements"] = std::move(measurements);

@@ -1,18 +1,42 @@
 #include "store/history.h"
 
+#include <algorithm>
+
 #include "store/run_operator.h"
 
 namespace opevo {
 
 Measurement measurementOf(const TrialRow& t) {
   Measurement m;
-  parseStatus(t.status, m.status);
+  m.status = t.status;
   m.speed = t.speed;
   m.medianMs = t.medianMs;
   m.timesMs = t.timesMs;
   m.compileMs = t.compileMs;
   m.message = t.message;
   return m;
+}
+
+std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<TrialRow>& rows) {
+  std::vector<TrialRecord> out;
+  out.reserve(rows.size());
+  double best = 0;
+  for (const TrialRow& row : rows) {
+    TrialRecord t;
+    t.order = row.order;
+    t.run = run.id;
+    t.algorithm = run.algorithm;
+    t.repeat = run.raceRepeat;
+    t.seed = run.seed;
+    t.trial = row.seq;
+    t.config = row.config;
+    t.measurement = measurementOf(row);
+    if (t.measurement.status == TrialStatus::Ok) best = std::max(best, t.measurement.speed);
+    t.bestSoFar = best;
+    t.seconds = row.seconds;
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/measurement.h"
+#include "engine/trial_record.h"
 #include "store/store.h"
 
 namespace opevo {
@@ -20,6 +21,10 @@ struct History {
 
 // A stored trial's measurement, as the engine saw it.
 Measurement measurementOf(const TrialRow& t);
+
+// A stored run's trials as records (its best so far, order and tuning time), for trials.csv, the
+// charts and exports.
+std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<TrialRow>& rows);
 
 History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun);
 

@@ -1,8 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "engine/measurement.h"
+#include "engine/run_status.h"
 
 namespace opevo {
 
@@ -11,29 +15,41 @@ namespace opevo {
 struct RunRecord {
   std::int64_t id = 0;
   std::string operatorName;
-  std::string operatorJson;  // the operator spec and its search space
+  std::string operatorJson;  // what rebuilds the space: an operator spec, or {"replay": path}
   std::string algorithm;
   std::string settingsJson;  // every tuner setting
   std::uint64_t seed = 0;
   std::string backend;       // cuda, hip, cpu, replay
   std::string device;        // device description
   std::string budgetJson;    // {"trials": N} or {"seconds": S} or {"target": T}
-  std::string status;        // running, finished, interrupted, failed
+  RunStatus status = RunStatus::Running;
+  EndReason endReason = EndReason::None;  // None while running, and for runs stored before v2
   std::string started;       // ISO 8601 UTC
   std::string ended;
   std::string speedUnit;
+  std::string label;         // what measured it, as shown: "replay of A100.json.gz (...)"
+  // Race membership: 0 for a run of its own; else the race, its algorithm's place in the race
+  // and the repeat (0-based).
+  std::int64_t raceId = 0;
+  int raceAlgorithm = 0;
+  int raceRepeat = 0;
+  // The vendor library's speed on the same operator and device, when it was timed.
+  std::string referenceLibrary;
+  std::optional<double> referenceSpeed;
 };
 
 struct TrialRow {
   std::int64_t runId = 0;
   int seq = 0;               // 1-based order of measurement within the run
+  long long order = 0;       // 1-based order of measurement within its race (its run, alone)
   std::string config;        // SearchSpace::format text
-  std::string status;        // statusName(TrialStatus)
+  TrialStatus status = TrialStatus::Ok;
   std::string message;
   std::vector<double> timesMs;
   double medianMs = 0;
   double speed = 0;
   double compileMs = 0;
+  double seconds = 0;        // the run's tuning time at this trial (0 when stored before v2)
   std::string started;
   std::string finished;
 };

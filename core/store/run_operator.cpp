@@ -4,22 +4,16 @@
 
 namespace opevo {
 
-namespace {
-constexpr const char* kBookkeeping[] = {"race", "repeat", "label", "reference"};
-}
-
 nlohmann::json runOperator(const std::string& operatorJson) {
   nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    throw InputError("the stored run's operator is not a JSON object");
-  for (const char* key : kBookkeeping) j.erase(key);
+  if (j.is_discarded() || !j.is_object()) throw InputError("the stored run's operator is not a JSON object");
   return j;
 }
 
 std::string runOperatorKey(const std::string& operatorJson) {
   const nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return operatorJson;
-  return runOperator(operatorJson).dump();
+  return j.dump();
 }
 
 }  // namespace opevo

@@ -5,15 +5,14 @@
 
 namespace opevo {
 
-// A run's operatorJson holds what rebuilds its measurement (an operator definition, or
-// {"replay": path}) and, for runs made by the window's races, bookkeeping beside it: the race's
-// key, the repeat, a label and the reference library's speed. Readers that rebuild the operator
-// must not see the bookkeeping (an operator file with an unknown field is refused).
+// A run's operatorJson holds what rebuilds its measurement: an operator definition, or
+// {"replay": path}. (Schema v1 also kept a window race's bookkeeping there; the v2 migration moved
+// it into columns.)
 
-// The operator part alone. Throws InputError when the stored text is not a JSON object.
+// The operator as JSON. Throws InputError when the stored text is not a JSON object.
 nlohmann::json runOperator(const std::string& operatorJson);
 
-// The same, as text: runs of the same operator have the same key, whatever race made them.
+// The same, as canonical text: runs of the same operator have the same key.
 std::string runOperatorKey(const std::string& operatorJson);
 
 }  // namespace opevo

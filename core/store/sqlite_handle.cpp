@@ -46,7 +46,8 @@ bool Statement::step() {
   const int rc = sqlite3_step(m_stmt);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  throwSqlite(m_db, "writing to the database");
+  const char* file = sqlite3_db_filename(m_db, "main");
+  throwSqlite(m_db, std::string("using the database '") + (file ? file : "") + "'");
 }
 
 void Statement::run() {
@@ -56,6 +57,7 @@ void Statement::run() {
 
 std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
 double Statement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
+bool Statement::isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
 std::string Statement::text(int column) const {
   const auto* p = sqlite3_column_text(m_stmt, column);
   return p ? reinterpret_cast<const char*>(p) : "";

@@ -25,6 +25,7 @@ class Statement {
   std::int64_t integer(int column) const;
   double real(int column) const;
   std::string text(int column) const;
+  bool isNull(int column) const;
 
  private:
   sqlite3* m_db;

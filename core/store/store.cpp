@@ -16,7 +16,8 @@ namespace {
 // "OPEV": marks our files, so another application's SQLite database is not mistaken for ours.
 constexpr std::int64_t kApplicationId = 0x4F504556;
 
-// Migration i takes the schema from version i to i + 1.
+// Migration i takes the schema from version i to i + 1. They are history: never edit one, add the
+// next (and a test database written by the release before it, in tests/data).
 const char* const kMigrations[] = {
     R"sql(
     CREATE TABLE runs (
@@ -47,6 +48,101 @@ const char* const kMigrations[] = {
       finished TEXT NOT NULL,
       PRIMARY KEY (run_id, seq));
     CREATE INDEX trials_by_config ON trials(config);
+    )sql",
+    // v2: enums as checked columns, race membership and the reference library as columns (v1 hid
+    // them in operator_json), each trial's order within its race and its run's tuning time.
+    // The old tables are renamed, the new ones made with their final definition, rows copied.
+    R"sql(
+    ALTER TABLE trials RENAME TO trials_v1;
+    ALTER TABLE runs RENAME TO runs_v1;
+    DROP INDEX IF EXISTS trials_by_config;
+    CREATE TABLE races (
+      id INTEGER PRIMARY KEY,
+      started TEXT NOT NULL);
+    CREATE TABLE runs (
+      id INTEGER PRIMARY KEY,
+      operator_name TEXT NOT NULL,
+      operator_json TEXT NOT NULL,
+      algorithm TEXT NOT NULL,
+      settings_json TEXT NOT NULL,
+      seed INTEGER NOT NULL,
+      backend TEXT NOT NULL,
+      device TEXT NOT NULL,
+      budget_json TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('running','finished','interrupted','failed')),
+      end_reason TEXT NOT NULL DEFAULT ''
+        CHECK (end_reason IN ('','trials','time','target','exhausted','stopped','failed')),
+      started TEXT NOT NULL,
+      ended TEXT NOT NULL DEFAULT '',
+      speed_unit TEXT NOT NULL DEFAULT '',
+      label TEXT NOT NULL DEFAULT '',
+      race_id INTEGER REFERENCES races(id),
+      race_algorithm INTEGER NOT NULL DEFAULT 0,
+      race_repeat INTEGER NOT NULL DEFAULT 0,
+      reference_library TEXT NOT NULL DEFAULT '',
+      reference_speed REAL);
+    CREATE TABLE trials (
+      run_id INTEGER NOT NULL REFERENCES runs(id),
+      seq INTEGER NOT NULL,
+      measure_order INTEGER NOT NULL,
+      config TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('ok','rejected','compile_error','launch_error',
+                                             'runtime_fault','timeout','wrong_result')),
+      message TEXT NOT NULL,
+      times_json TEXT NOT NULL,
+      median_ms REAL NOT NULL,
+      speed REAL NOT NULL,
+      compile_ms REAL NOT NULL,
+      tuning_seconds REAL NOT NULL DEFAULT 0,
+      started TEXT NOT NULL,
+      finished TEXT NOT NULL,
+      PRIMARY KEY (run_id, seq));
+    CREATE INDEX trials_by_config ON trials(config);
+    CREATE INDEX runs_by_race ON runs(race_id);
+
+    -- v1's window kept a race's start time as its key, in operator_json.
+    INSERT INTO races (started)
+      SELECT DISTINCT json_extract(operator_json, '$.race') FROM runs_v1
+      WHERE json_valid(operator_json) AND json_type(operator_json, '$.race') = 'text' ORDER BY 1;
+    INSERT INTO runs (id, operator_name, operator_json, algorithm, settings_json, seed, backend,
+                      device, budget_json, status, started, ended, speed_unit, label, race_id,
+                      race_repeat, reference_library, reference_speed)
+      SELECT v.id, v.operator_name,
+             CASE WHEN json_valid(v.operator_json)
+                  THEN json_remove(v.operator_json, '$.race', '$.repeat', '$.label', '$.reference')
+                  ELSE v.operator_json END,
+             v.algorithm, v.settings_json, v.seed, v.backend, v.device, v.budget_json,
+             CASE WHEN v.status IN ('running','finished','interrupted','failed') THEN v.status
+                  ELSE 'interrupted' END,
+             v.started, v.ended, v.speed_unit,
+             COALESCE(CASE WHEN json_valid(v.operator_json) THEN json_extract(v.operator_json, '$.label') END, ''),
+             (SELECT r.id FROM races r WHERE json_valid(v.operator_json)
+                AND r.started = json_extract(v.operator_json, '$.race')),
+             COALESCE(CASE WHEN json_valid(v.operator_json) THEN json_extract(v.operator_json, '$.repeat') END, 0),
+             COALESCE(CASE WHEN json_valid(v.operator_json) THEN json_extract(v.operator_json, '$.reference.library') END, ''),
+             CASE WHEN json_valid(v.operator_json) THEN json_extract(v.operator_json, '$.reference.speed') END
+      FROM runs_v1 v;
+    -- An algorithm's place in its race: the order in which the race first ran it.
+    UPDATE runs SET race_algorithm = (
+      SELECT p.place FROM (SELECT race_id, algorithm, row_number() OVER (PARTITION BY race_id ORDER BY min(id)) - 1 AS place
+                           FROM runs WHERE race_id IS NOT NULL GROUP BY race_id, algorithm) p
+      WHERE p.race_id = runs.race_id AND p.algorithm = runs.algorithm)
+    WHERE race_id IS NOT NULL;
+    -- v1's races ran their runs one after another: a trial's order in its race follows the
+    -- trials of the race's earlier runs.
+    CREATE TEMP TABLE run_offsets AS
+      SELECT r.id AS run_id,
+             (SELECT count(*) FROM trials_v1 t JOIN runs e ON t.run_id = e.id
+              WHERE r.race_id IS NOT NULL AND e.race_id = r.race_id AND e.id < r.id) AS earlier
+      FROM runs r;
+    INSERT INTO trials (run_id, seq, measure_order, config, status, message, times_json, median_ms,
+                        speed, compile_ms, started, finished)
+      SELECT t.run_id, t.seq, t.seq + o.earlier, t.config, t.status, t.message, t.times_json,
+             t.median_ms, t.speed, t.compile_ms, t.started, t.finished
+      FROM trials_v1 t JOIN run_offsets o ON o.run_id = t.run_id;
+    DROP TABLE run_offsets;
+    DROP TABLE trials_v1;
+    DROP TABLE runs_v1;
     )sql",
 };
 
@@ -146,9 +242,13 @@ Store::Store(const std::string& path) : m_path(path) {
 Store::~Store() { sqlite3_close(m_db); }
 
 void Store::migrate() {
-  Statement version(m_db, "PRAGMA user_version");
-  version.step();
-  const int current = static_cast<int>(version.integer(0));
+  int current = 0;
+  {
+    // Finalized before migrating: an open statement keeps the tables it read locked (DROP fails).
+    Statement version(m_db, "PRAGMA user_version");
+    version.step();
+    current = static_cast<int>(version.integer(0));
+  }
   for (int v = current; v < kSchemaVersion; ++v) {
     exec(m_db, "BEGIN IMMEDIATE", "migrating " + inQuotes(m_path));
     try {
@@ -164,31 +264,53 @@ void Store::migrate() {
   }
 }
 
+std::int64_t Store::createRace() {
+  Statement s(m_db, "INSERT INTO races (started) VALUES (?)");
+  s.bind(1, nowUtc()).run();
+  return sqlite3_last_insert_rowid(m_db);
+}
+
 std::int64_t Store::createRun(const RunRecord& r) {
   Statement s(m_db,
               "INSERT INTO runs (operator_name, operator_json, algorithm, settings_json, seed, "
-              "backend, device, budget_json, status, started, speed_unit, ended) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+              "backend, device, budget_json, status, end_reason, started, ended, speed_unit, label, "
+              "race_id, race_algorithm, race_repeat, reference_library, reference_speed) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, r.operatorName).bind(2, r.operatorJson).bind(3, r.algorithm).bind(4, r.settingsJson);
   s.bind(5, static_cast<std::int64_t>(r.seed)).bind(6, r.backend).bind(7, r.device);
-  s.bind(8, r.budgetJson).bind(9, r.status.empty() ? std::string("running") : r.status);
-  s.bind(10, r.started.empty() ? nowUtc() : r.started).bind(11, r.speedUnit).bind(12, r.ended);
+  s.bind(8, r.budgetJson).bind(9, std::string(runStatusName(r.status)));
+  s.bind(10, std::string(endReasonName(r.endReason)));
+  s.bind(11, r.started.empty() ? nowUtc() : r.started).bind(12, r.ended).bind(13, r.speedUnit);
+  s.bind(14, r.label);
+  if (r.raceId) s.bind(15, r.raceId);  // else NULL: a run of its own
+  s.bind(16, static_cast<std::int64_t>(r.raceAlgorithm)).bind(17, static_cast<std::int64_t>(r.raceRepeat));
+  s.bind(18, r.referenceLibrary);
+  if (r.referenceSpeed) s.bind(19, *r.referenceSpeed);
   s.run();
   return sqlite3_last_insert_rowid(m_db);
 }
 
-void Store::setRunStatus(std::int64_t runId, const std::string& status, bool ended) {
-  Statement s(m_db, "UPDATE runs SET status = ?, ended = ? WHERE id = ?");
-  s.bind(1, status).bind(2, ended ? nowUtc() : std::string()).bind(3, runId).run();
+void Store::setRunStatus(std::int64_t runId, RunStatus status, EndReason reason) {
+  Statement s(m_db, "UPDATE runs SET status = ?, end_reason = ?, ended = ? WHERE id = ?");
+  s.bind(1, std::string(runStatusName(status))).bind(2, std::string(endReasonName(reason)));
+  s.bind(3, status == RunStatus::Running ? std::string() : nowUtc()).bind(4, runId).run();
+}
+
+void Store::setRunReference(std::int64_t runId, const std::string& library, double speed) {
+  Statement s(m_db, "UPDATE runs SET reference_library = ?, reference_speed = ? WHERE id = ?");
+  s.bind(1, library).bind(2, speed).bind(3, runId).run();
 }
 
 void Store::appendTrial(const TrialRow& t) {
   Statement s(m_db,
-              "INSERT INTO trials (run_id, seq, config, status, message, times_json, median_ms, "
-              "speed, compile_ms, started, finished) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-  s.bind(1, t.runId).bind(2, static_cast<std::int64_t>(t.seq)).bind(3, t.config).bind(4, t.status);
-  s.bind(5, t.message).bind(6, nlohmann::json(t.timesMs).dump()).bind(7, t.medianMs);
-  s.bind(8, t.speed).bind(9, t.compileMs).bind(10, t.started).bind(11, t.finished);
+              "INSERT INTO trials (run_id, seq, measure_order, config, status, message, times_json, "
+              "median_ms, speed, compile_ms, tuning_seconds, started, finished) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  s.bind(1, t.runId).bind(2, static_cast<std::int64_t>(t.seq));
+  s.bind(3, static_cast<std::int64_t>(t.order > 0 ? t.order : t.seq)).bind(4, t.config);
+  s.bind(5, std::string(statusName(t.status))).bind(6, t.message);
+  s.bind(7, nlohmann::json(t.timesMs).dump()).bind(8, t.medianMs).bind(9, t.speed);
+  s.bind(10, t.compileMs).bind(11, t.seconds).bind(12, t.started).bind(13, t.finished);
   s.run();  // autocommit: the trial is durable when this returns
 }
 
@@ -210,6 +332,15 @@ std::int64_t Store::createRunWithTrials(const RunRecord& run, const std::vector<
 
 namespace {
 
+// A stored value this build does not know: the file was changed by hand or by a newer build
+// that did not raise the schema version.
+template <typename E, std::size_t N>
+E parsedOrThrow(const EnumNames<E, N>& names, const std::string& text, const std::string& what) {
+  const auto v = names.parse(text);
+  if (!v) throw InputError("the database holds " + what + " '" + text + "', expected " + names.list());
+  return *v;
+}
+
 RunRecord readRun(const Statement& s) {
   RunRecord r;
   r.id = s.integer(0);
@@ -221,21 +352,37 @@ RunRecord readRun(const Statement& s) {
   r.backend = s.text(6);
   r.device = s.text(7);
   r.budgetJson = s.text(8);
-  r.status = s.text(9);
-  r.started = s.text(10);
-  r.ended = s.text(11);
-  r.speedUnit = s.text(12);
+  r.status = parsedOrThrow(runStatusNames(), s.text(9), "a run status");
+  r.endReason = parsedOrThrow(endReasonNames(), s.text(10), "an end reason");
+  r.started = s.text(11);
+  r.ended = s.text(12);
+  r.speedUnit = s.text(13);
+  r.label = s.text(14);
+  r.raceId = s.integer(15);  // NULL reads as 0
+  r.raceAlgorithm = static_cast<int>(s.integer(16));
+  r.raceRepeat = static_cast<int>(s.integer(17));
+  r.referenceLibrary = s.text(18);
+  if (!s.isNull(19)) r.referenceSpeed = s.real(19);
   return r;
 }
 
 constexpr const char* kRunColumns =
     "SELECT id, operator_name, operator_json, algorithm, settings_json, seed, backend, device, "
-    "budget_json, status, started, ended, speed_unit FROM runs";
+    "budget_json, status, end_reason, started, ended, speed_unit, label, race_id, race_algorithm, "
+    "race_repeat, reference_library, reference_speed FROM runs";
 
 }  // namespace
 
 std::vector<RunRecord> Store::runs() const {
   Statement s(m_db, (std::string(kRunColumns) + " ORDER BY id").c_str());
+  std::vector<RunRecord> out;
+  while (s.step()) out.push_back(readRun(s));
+  return out;
+}
+
+std::vector<RunRecord> Store::raceRuns(std::int64_t raceId) const {
+  Statement s(m_db, (std::string(kRunColumns) + " WHERE race_id = ? ORDER BY id").c_str());
+  s.bind(1, raceId);
   std::vector<RunRecord> out;
   while (s.step()) out.push_back(readRun(s));
   return out;
@@ -248,25 +395,38 @@ std::optional<RunRecord> Store::run(std::int64_t runId) const {
   return readRun(s);
 }
 
+long long Store::lastOrder(const RunRecord& run) const {
+  Statement s(m_db,
+              run.raceId ? "SELECT max(measure_order) FROM trials JOIN runs ON runs.id = trials.run_id "
+                           "WHERE runs.race_id = ?"
+                         : "SELECT max(measure_order) FROM trials WHERE run_id = ?");
+  s.bind(1, run.raceId ? run.raceId : run.id);
+  s.step();
+  return s.integer(0);
+}
+
 std::vector<TrialRow> Store::trials(std::int64_t runId) const {
   Statement s(m_db,
-              "SELECT run_id, seq, config, status, message, times_json, median_ms, speed, "
-              "compile_ms, started, finished FROM trials WHERE run_id = ? ORDER BY seq");
+              "SELECT run_id, seq, measure_order, config, status, message, times_json, median_ms, "
+              "speed, compile_ms, tuning_seconds, started, finished FROM trials WHERE run_id = ? "
+              "ORDER BY seq");
   s.bind(1, runId);
   std::vector<TrialRow> out;
   while (s.step()) {
     TrialRow t;
     t.runId = s.integer(0);
     t.seq = static_cast<int>(s.integer(1));
-    t.config = s.text(2);
-    t.status = s.text(3);
-    t.message = s.text(4);
-    t.timesMs = nlohmann::json::parse(s.text(5)).get<std::vector<double>>();
-    t.medianMs = s.real(6);
-    t.speed = s.real(7);
-    t.compileMs = s.real(8);
-    t.started = s.text(9);
-    t.finished = s.text(10);
+    t.order = s.integer(2);
+    t.config = s.text(3);
+    t.status = parsedOrThrow(trialStatusNames(), s.text(4), "a trial status");
+    t.message = s.text(5);
+    t.timesMs = nlohmann::json::parse(s.text(6)).get<std::vector<double>>();
+    t.medianMs = s.real(7);
+    t.speed = s.real(8);
+    t.compileMs = s.real(9);
+    t.seconds = s.real(10);
+    t.started = s.text(11);
+    t.finished = s.text(12);
     out.push_back(std::move(t));
   }
   return out;

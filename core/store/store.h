@@ -17,7 +17,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens (creating it and its folder when missing) and migrates to kSchemaVersion.
   explicit Store(const std::string& path);
@@ -30,8 +30,12 @@ class Store {
 
   const std::string& path() const { return m_path; }
 
+  // A race groups the runs that one engine interleaved; its runs name it in RunRecord::raceId.
+  std::int64_t createRace();
   std::int64_t createRun(const RunRecord& run);
-  void setRunStatus(std::int64_t runId, const std::string& status, bool ended);
+  // Marks the run ended (with the time) for a status other than Running, or running again.
+  void setRunStatus(std::int64_t runId, RunStatus status, EndReason reason = EndReason::None);
+  void setRunReference(std::int64_t runId, const std::string& library, double speed);
   // Commits at once.
   void appendTrial(const TrialRow& trial);
   // Creates the run and all its trials (their runId is set here) in one transaction: either all
@@ -41,6 +45,10 @@ class Store {
   std::vector<RunRecord> runs() const;
   std::optional<RunRecord> run(std::int64_t runId) const;
   std::vector<TrialRow> trials(std::int64_t runId) const;
+  std::vector<RunRecord> raceRuns(std::int64_t raceId) const;
+  // The highest trial order stored for the run's race (for a run of its own, the run): a resumed
+  // run's trials continue from it.
+  long long lastOrder(const RunRecord& run) const;
 
   static std::string nowUtc();
 

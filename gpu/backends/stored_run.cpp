@@ -1,36 +1,51 @@
 #include "backends/stored_run.h"
 
-#include <map>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/error.h"
 #include "store/history.h"
 #include "store/store.h"
-#include "tuners/registry.h"
 
 namespace opevo {
 
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options) {
   const auto stored = store.run(runId);
   if (!stored) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
-  if (stored->status == "finished")
-    throw InputError("run " + std::to_string(runId) + " already finished; nothing to resume");
+  if (stored->status == RunStatus::Finished)
+    throw InputError("run " + std::to_string(runId) + " already finished (" +
+                     std::string(endReasonName(stored->endReason).empty() ? "budget spent"
+                                                                          : endReasonName(stored->endReason)) +
+                     "); nothing to resume");
   ResumedRun r;
   r.run = *stored;
   r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options);
-  std::map<std::string, std::string> settings;
+  r.plan.algorithm = r.run.algorithm;
   // Named, not a temporary: items() refers into it.
   const nlohmann::json storedSettings = nlohmann::json::parse(r.run.settingsJson, nullptr, false);
   if (storedSettings.is_object())
-    for (const auto& [k, v] : storedSettings.items()) settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  r.tuner = makeTuner(r.run.algorithm, *r.setup.space, r.run.seed, settings);
-  r.budget = Budget::fromJson(r.run.budgetJson);
+    for (const auto& [k, v] : storedSettings.items())
+      r.plan.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  r.plan.seed = r.run.seed;
+  r.plan.budget = Budget::fromJson(r.run.budgetJson);
+  r.plan.algorithmIndex = r.run.raceAlgorithm;
+  r.plan.repeat = r.run.raceRepeat;
   r.rows = store.trials(r.run.id);
-  for (const TrialRow& t : r.rows)
+  for (const TrialRow& t : r.rows) {
     r.restored.emplace_back(r.setup.space->parse(t.config), measurementOf(t));
-  store.setRunStatus(r.run.id, "running", false);
+    r.secondsBefore = std::max(r.secondsBefore, t.seconds);
+  }
+  r.nextOrder = store.lastOrder(r.run) + 1;
+  store.setRunStatus(r.run.id, RunStatus::Running);
   return r;
+}
+
+int addResumedRun(Engine& engine, const ResumedRun& r) {
+  const int index = engine.addRun(r.plan);
+  engine.restore(index, r.restored, r.secondsBefore);
+  engine.setStoreId(index, r.run.id);
+  return index;
 }
 
 }  // namespace opevo

@@ -6,28 +6,33 @@
 #include <vector>
 
 #include "backends/backend_factory.h"
-#include "engine/tuning_session.h"
+#include "engine/engine.h"
 #include "store/records.h"
 
 namespace opevo {
 
 class Store;
 
-// A stored run made ready to go on: its measurement rebuilt from the record, a fresh tuner with
-// the stored algorithm, settings and seed, the original budget, and the trials already measured
-// (in measurement order) for TuningSession::restore. The CLI's `tune --resume` and the window's
-// History page both resume through this, so they continue a run the same way.
+// A stored run made ready to go on: its measurement rebuilt from the record, its plan (the stored
+// algorithm, settings, seed and budget), and the trials already measured. The CLI's `tune
+// --resume` and the window's History page both resume through this, so they continue a run the
+// same way.
 struct ResumedRun {
   RunRecord run;
   MeasurementSetup setup;
-  std::unique_ptr<Tuner> tuner;
-  Budget budget;
-  std::vector<TrialRow> rows;                                 // the stored trials
-  std::vector<std::pair<Config, Measurement>> restored;       // the same, for the tuner
+  RunPlan plan;
+  std::vector<TrialRow> rows;                            // the stored trials
+  std::vector<std::pair<Config, Measurement>> restored;  // the same, for the tuner
+  double secondsBefore = 0;  // tuning time already spent (0 for runs stored before schema v2)
+  long long nextOrder = 1;   // the order its next trial takes in its race
 };
 
 // Throws InputError for a run that is not in the store or has already finished. Marks the run
-// "running" again.
+// running again.
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {});
+
+// Adds the resumed run to an engine made on r.setup (with EngineOptions::firstOrder =
+// r.nextOrder): its plan, its stored trials and tuning time, and its store id.
+int addResumedRun(Engine& engine, const ResumedRun& r);
 
 }  // namespace opevo

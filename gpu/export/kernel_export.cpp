@@ -8,7 +8,9 @@
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
 #include "export/host_program.h"
+#include "io/trials_csv.h"
 #include "ops/operator_json.h"
+#include "store/history.h"
 #include "store/run_operator.h"
 #include "store/store.h"
 
@@ -49,13 +51,6 @@ std::string configHeader(const SearchSpace& space, const Config& c, const codege
   return h;
 }
 
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 // A stored run with its trials and the index of its best successful one.
 struct RunBest {
   RunRecord run;
@@ -72,7 +67,7 @@ RunBest findBest(const Store& store, std::int64_t runId) {
   r.trials = store.trials(runId);
   bool found = false;
   for (std::size_t i = 0; i < r.trials.size(); ++i)
-    if (r.trials[i].status == "ok" && (!found || r.trials[i].speed > r.trials[r.best].speed)) {
+    if (r.trials[i].status == TrialStatus::Ok && (!found || r.trials[i].speed > r.trials[r.best].speed)) {
       r.best = i;
       found = true;
     }
@@ -158,10 +153,8 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   ExportResult result;
   fs::create_directories(options.outDir);
   const fs::path dir(options.outDir);
-  std::string csv = "seq,config,status,speed,median_ms,compile_ms,message\n";
-  for (const TrialRow& t : r.trials)
-    csv += std::to_string(t.seq) + "," + csvField(t.config) + "," + t.status + "," + std::to_string(t.speed) +
-           "," + std::to_string(t.medianMs) + "," + std::to_string(t.compileMs) + "," + csvField(t.message) + "\n";
+  std::string csv = trialsCsvHeader();
+  for (const TrialRecord& t : trialRecords(r.run, r.trials)) csv += trialsCsvRow(t);
   writeFile(dir / "trials.csv", csv, result);
 
   nlohmann::json record{{"run", runId},         {"operator", run.operatorName},

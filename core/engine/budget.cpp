@@ -1,0 +1,34 @@
+#include "engine/budget.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace opevo {
+
+void Budget::check() const {
+  if (!trials && !seconds && !targetSpeed)
+    throw InputError("a run needs a budget: a number of trials, a time, or a target speed");
+  if (trials && *trials < 1) throw InputError("the trial budget must be at least 1, got " + std::to_string(*trials));
+  if (seconds && !(*seconds > 0)) throw InputError("the time budget must be positive");
+}
+
+std::string Budget::toJson() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (trials) j["trials"] = *trials;
+  if (seconds) j["seconds"] = *seconds;
+  if (targetSpeed) j["target"] = *targetSpeed;
+  return j.dump();
+}
+
+Budget Budget::fromJson(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  Budget b;
+  if (!j.is_object()) return b;
+  if (j.contains("trials")) b.trials = j["trials"].get<int>();
+  if (j.contains("seconds")) b.seconds = j["seconds"].get<double>();
+  if (j.contains("target")) b.targetSpeed = j["target"].get<double>();
+  return b;
+}
+
+}  // namespace opevo

@@ -1,0 +1,268 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "tuners/registry.h"
+
+namespace opevo {
+namespace {
+
+double secondsSince(EngineGate::Clock::time_point t) {
+  return std::chrono::duration<double>(EngineGate::Clock::now() - t).count();
+}
+
+}  // namespace
+
+const EnumNames<Schedule, 2>& scheduleNames() {
+  static const EnumNames<Schedule, 2> names{{{{Schedule::RoundRobin, "round-robin"}, {Schedule::Shuffle, "shuffle"}}}};
+  return names;
+}
+
+Engine::Engine(const SearchSpace& space, Measurer& measurer, EngineOptions options)
+    : m_space(space), m_measurer(measurer), m_options(options), m_scheduleRng(options.scheduleSeed),
+      m_nextOrder(std::max(1LL, options.firstOrder)) {}
+
+Engine::~Engine() = default;
+
+int Engine::addRun(RunPlan plan) {
+  plan.budget.check();
+  if (plan.batch && *plan.batch == 0) throw InputError("the batch size must be at least 1, got 0");
+  m_tuners.push_back(makeTuner(plan.algorithm, m_space, plan.seed, plan.settings));
+  RunState state;
+  state.index = static_cast<int>(m_runs.size());
+  state.plan = std::move(plan);
+  m_runs.push_back(std::move(state));
+  return m_runs.back().index;
+}
+
+void Engine::restore(int index, const std::vector<std::pair<Config, Measurement>>& trials,
+                     double secondsBefore) {
+  RunState& run = m_runs.at(static_cast<std::size_t>(index));
+  std::vector<Observation> observations;
+  for (const auto& [config, m] : trials) {
+    const double fitness = m.status == TrialStatus::Ok ? m.speed : 0.0;
+    observations.push_back({config, fitness});
+    if (fitness > run.best) {
+      run.best = fitness;
+      run.bestConfig = config;
+    }
+  }
+  m_tuners[static_cast<std::size_t>(index)]->observe(observations);
+  run.trials = static_cast<int>(trials.size());
+  run.restored = run.trials;
+  run.seconds = secondsBefore;
+}
+
+void Engine::setStoreId(int index, std::int64_t id) { m_runs.at(static_cast<std::size_t>(index)).storeId = id; }
+
+void Engine::addObserver(EngineObserver& observer) { m_observers.push_back(&observer); }
+
+double Engine::runSeconds(const RunState& run) const {
+  if (run.index != m_active) return run.seconds;
+  const double paused = m_gate.pausedSeconds() - m_activePausedAtStart;
+  return run.seconds + std::max(0.0, secondsSince(m_activeSince) - paused);
+}
+
+EndReason Engine::spent(const RunState& run) const {
+  const Budget& b = run.plan.budget;
+  if (b.trials && run.trials >= *b.trials) return EndReason::Trials;
+  if (b.targetSpeed && run.best >= *b.targetSpeed) return EndReason::Target;
+  if (b.seconds && runSeconds(run) >= *b.seconds) return EndReason::Time;
+  return EndReason::None;
+}
+
+bool Engine::done() const {
+  return std::all_of(m_runs.begin(), m_runs.end(), [](const RunState& r) { return r.ended(); });
+}
+
+EngineProgress Engine::progress() const {
+  EngineProgress p;
+  p.runs = static_cast<int>(m_runs.size());
+  bool everyTrialBudget = true;
+  for (const RunState& r : m_runs) {
+    p.runsEnded += r.ended() ? 1 : 0;
+    p.trialsDone += r.trials;
+    p.seconds += runSeconds(r);
+    if (r.ended())
+      p.trialsPlanned += r.trials;
+    else if (r.plan.budget.trials)
+      p.trialsPlanned += *r.plan.budget.trials;
+    else
+      everyTrialBudget = false;
+  }
+  if (!everyTrialBudget) p.trialsPlanned = 0;
+
+  // The runs share one pipeline, so the time left is the sum of each run's: its trials left at
+  // the mean time per trial measured here, or its tuning time left, whichever ends it first.
+  double measured = m_measuredSeconds;
+  if (m_active >= 0) measured += runSeconds(m_runs[static_cast<std::size_t>(m_active)]) -
+                                 m_runs[static_cast<std::size_t>(m_active)].seconds;
+  const double perTrial = m_measuredHere > 0 ? measured / double(m_measuredHere) : -1;
+  double eta = 0;
+  for (const RunState& r : m_runs) {
+    if (r.ended()) continue;
+    std::optional<double> left;
+    if (r.plan.budget.trials && perTrial >= 0) left = double(*r.plan.budget.trials - r.trials) * perTrial;
+    if (r.plan.budget.seconds) {
+      const double byTime = std::max(0.0, *r.plan.budget.seconds - runSeconds(r));
+      left = left ? std::min(*left, byTime) : byTime;
+    }
+    if (!left) return p;  // unknown: a run with only a target, or nothing measured yet
+    eta += *left;
+  }
+  p.etaSeconds = eta;
+  return p;
+}
+
+int Engine::nextRun() {
+  while (true) {
+    if (m_round.empty()) {
+      for (const RunState& r : m_runs)
+        if (!r.ended()) m_round.push_back(r.index);
+      if (m_round.empty()) return -1;
+      if (m_options.schedule == Schedule::Shuffle) {
+        for (std::size_t i = m_round.size(); i > 1; --i)
+          std::swap(m_round[i - 1], m_round[m_scheduleRng.below(i)]);
+      } else {
+        std::reverse(m_round.begin(), m_round.end());  // taken from the back
+      }
+    }
+    const int next = m_round.back();
+    m_round.pop_back();
+    if (!m_runs[static_cast<std::size_t>(next)].ended()) return next;
+  }
+}
+
+bool Engine::step() {
+  const int next = nextRun();
+  if (next < 0) return false;
+  step(next);
+  return true;
+}
+
+bool Engine::step(int index) {
+  RunState& run = m_runs.at(static_cast<std::size_t>(index));
+  if (run.ended()) return false;
+  const auto stopAll = [this] {
+    for (RunState& r : m_runs)
+      if (!r.ended()) end(r, EndReason::Stopped);
+  };
+  if (!m_gate.waitWhilePaused()) {
+    stopAll();
+    return false;
+  }
+  if (const EndReason reason = spent(run); reason != EndReason::None) {
+    end(run, reason);
+    return false;
+  }
+  try {
+    measureBatch(run);
+  } catch (const std::exception& e) {
+    fail(run, e.what());
+    return false;
+  }
+  if (m_gate.stopped())
+    stopAll();
+  else if (!run.ended())
+    // Ended at once, not at its next turn, so observers hear of it right after its last trial.
+    if (const EndReason reason = spent(run); reason != EndReason::None) end(run, reason);
+  return true;
+}
+
+void Engine::run() {
+  while (step()) {
+  }
+}
+
+void Engine::measureBatch(RunState& run) {
+  Tuner& tuner = *m_tuners[static_cast<std::size_t>(run.index)];
+  m_active = run.index;
+  m_activeSince = EngineGate::Clock::now();
+  m_activePausedAtStart = m_gate.pausedSeconds();
+  // However the batch ends, its time is the run's (and the engine's), pauses excluded.
+  struct Settle {
+    Engine& e;
+    RunState& r;
+    ~Settle() {
+      const double now = e.runSeconds(r);
+      e.m_measuredSeconds += now - r.seconds;
+      r.seconds = now;
+      e.m_active = -1;
+    }
+  } settle{*this, run};
+
+  std::size_t want = run.plan.batch ? *run.plan.batch : tuner.preferredBatch();
+  if (run.plan.budget.trials) want = std::min<std::size_t>(want, std::size_t(*run.plan.budget.trials - run.trials));
+  const auto t0 = EngineGate::Clock::now();
+  const std::vector<Config> batch = tuner.propose(want);
+  const double proposeSeconds = secondsSince(t0);
+  if (batch.empty()) {
+    end(run, EndReason::Exhausted);
+    return;
+  }
+  std::vector<Observation> observations;
+  try {
+    m_measurer.measureEach(batch, [&](std::size_t i, const Measurement& m) {
+      m_gate.pace(m_options.paceMs);
+      const double fitness = m.status == TrialStatus::Ok ? m.speed : 0.0;
+      TrialEvent e;
+      e.run = &run;
+      e.config = batch[i];
+      e.improved = fitness > run.best;
+      if (e.improved) {
+        run.best = fitness;
+        run.bestConfig = batch[i];
+      }
+      ++run.trials;
+      ++m_measuredHere;
+      TrialRecord& t = e.record;
+      t.order = m_nextOrder++;
+      t.run = run.recordId();
+      t.algorithm = run.plan.algorithm;
+      t.repeat = run.plan.repeat;
+      t.seed = run.plan.seed;
+      t.trial = run.trials;
+      t.config = m_space.format(batch[i]);
+      t.measurement = m;
+      t.bestSoFar = run.best;
+      t.seconds = runSeconds(run);
+      t.tunerSeconds = proposeSeconds / double(batch.size());
+      observations.push_back({batch[i], fitness});
+      const EngineProgress p = progress();
+      for (EngineObserver* o : m_observers) o->trialMeasured(e, p);
+      if (!m_gate.waitWhilePaused() || spent(run) != EndReason::None) throw BatchCut{};
+    });
+  } catch (const BatchCut&) {
+    // A stop or a spent budget: the rest of the batch is not measured.
+  } catch (...) {
+    tuner.observe(observations);
+    throw;
+  }
+  tuner.observe(observations);
+}
+
+void Engine::end(RunState& run, EndReason reason, const std::string& message) {
+  run.end = reason;
+  run.message = message;
+  const EngineProgress p = progress();
+  for (EngineObserver* o : m_observers) {
+    try {
+      o->runEnded(run, p);
+    } catch (const std::exception& e) {
+      if (m_failure.empty()) m_failure = e.what();
+    }
+  }
+}
+
+void Engine::fail(RunState& run, const std::string& message) {
+  const std::string what = "run " + std::to_string(run.recordId()) + " (" + run.plan.algorithm + ", repeat " +
+                           std::to_string(run.plan.repeat + 1) + "): " + message;
+  if (m_failure.empty()) m_failure = what;
+  end(run, EndReason::Failed, message);
+  // The runs share the pipeline and the store that failed: none of them can go on safely.
+  for (RunState& r : m_runs)
+    if (!r.ended()) end(r, EndReason::Failed, "stopped after " + what);
+}
+
+}  // namespace opevo

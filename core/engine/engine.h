@@ -1,0 +1,169 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/rng.h"
+#include "engine/budget.h"
+#include "engine/engine_gate.h"
+#include "engine/measurement.h"
+#include "engine/run_status.h"
+#include "engine/trial_record.h"
+#include "tuners/tuner.h"
+
+namespace opevo {
+
+// One run: an algorithm with its settings and seed, a budget, and its place in a race.
+struct RunPlan {
+  std::string algorithm;
+  std::map<std::string, std::string> settings;  // the values that differ from the defaults
+  std::uint64_t seed = 1;
+  Budget budget;
+  int algorithmIndex = 0;              // its algorithm's place in the race
+  int repeat = 0;                      // 0-based
+  std::optional<std::size_t> batch;    // unset: the tuner's own batch
+};
+
+// A run as it goes; observers read it.
+struct RunState {
+  int index = 0;                // place in the engine, 0-based
+  RunPlan plan;
+  std::int64_t storeId = 0;     // its id in the store, 0 when it is not stored
+  int trials = 0;               // measured so far, restored ones included
+  int restored = 0;             // trials it resumed with
+  double best = 0;
+  std::optional<Config> bestConfig;
+  double seconds = 0;           // tuning time (pauses excluded), the time before a resume included
+  EndReason end = EndReason::None;
+  std::string message;          // why it failed
+  bool ended() const { return end != EndReason::None; }
+  // The id its records carry: the store's when stored, else 1 + its place.
+  std::int64_t recordId() const { return storeId ? storeId : index + 1; }
+};
+
+struct TrialEvent {
+  const RunState* run = nullptr;
+  Config config;
+  TrialRecord record;
+  bool improved = false;
+};
+
+struct EngineProgress {
+  int runs = 0;
+  int runsEnded = 0;
+  long long trialsDone = 0;     // every run's, restored included
+  long long trialsPlanned = 0;  // 0 unless every run has a trial budget
+  double seconds = 0;           // tuning time of all runs
+  double etaSeconds = -1;       // -1 when unknown (a target-only budget)
+};
+
+// What observers are told, on the thread that steps the engine. The store commits a trial in
+// trialMeasured before later observers hear of it; an exception thrown there (a full disk) ends
+// the engine cleanly, as failed, with that message.
+class EngineObserver {
+ public:
+  virtual ~EngineObserver() = default;
+  virtual void trialMeasured(const TrialEvent& /*trial*/, const EngineProgress& /*progress*/) {}
+  // Its end reason is set. Errors here are reported in the engine's failure() and lose nothing.
+  virtual void runEnded(const RunState& /*run*/, const EngineProgress& /*progress*/) {}
+};
+
+// How the engine picks the next run to step: in turn, or in a seeded random order (each round
+// steps every run once, in a new order).
+enum class Schedule { RoundRobin, Shuffle };
+const EnumNames<Schedule, 2>& scheduleNames();
+
+struct EngineOptions {
+  Schedule schedule = Schedule::RoundRobin;
+  std::uint64_t scheduleSeed = 1;
+  int paceMs = 0;             // a replay's pace: each trial takes this long (tuning time)
+  long long firstOrder = 1;   // the order of the first trial (a resumed race continues)
+};
+
+// The one tuning loop of the product. A race is N algorithms x R repeats of runs on one space and
+// one measurer; the engine interleaves them batch by batch on that measurement pipeline, so on a
+// real device drift (heat, other load) falls on every algorithm alike. Budgets, pause, resume,
+// stop, the ETA and each run's end reason live here. step() measures one batch for one run and
+// returns: `run()` is a loop of them, and a scheduler of its own (a network's tasks) may call
+// step(run) in any order.
+class Engine {
+ public:
+  Engine(const SearchSpace& space, Measurer& measurer, EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Builds the run's tuner. Throws InputError for an unknown algorithm, a bad setting or budget.
+  int addRun(RunPlan plan);
+  // A resumed run's stored trials, in measurement order, and its tuning time before them.
+  void restore(int run, const std::vector<std::pair<Config, Measurement>>& trials, double secondsBefore = 0);
+  void setStoreId(int run, std::int64_t id);
+  // Observers are told in the order they were added; the engine does not own them.
+  void addObserver(EngineObserver& observer);
+
+  // One batch of the run the schedule picks. False when nothing is left: every run ended.
+  bool step();
+  // One batch of this run (ends it instead when its budget is spent). False when it has ended.
+  bool step(int run);
+  // Steps until every run has ended (stopped and failed runs included).
+  void run();
+
+  // From any thread. A stop ends every run at the next trial: the trial in hand is committed,
+  // the rest of its batch is dropped, and each run ends as Stopped (resumable).
+  void pause() { m_gate.pause(); }
+  void resume() { m_gate.resume(); }
+  void stop() { m_gate.stop(); }
+  // From a signal handler (Ctrl-C): async-signal-safe.
+  void stopFromSignal() { m_gate.stopFromSignal(); }
+  bool paused() const { return m_gate.paused(); }
+  bool stopping() const { return m_gate.stopped(); }
+
+  const SearchSpace& space() const { return m_space; }
+  Measurer& measurer() { return m_measurer; }
+  const std::vector<RunState>& runs() const { return m_runs; }
+  const Tuner& tuner(int run) const { return *m_tuners.at(static_cast<std::size_t>(run)); }
+  // Before the run's first step: a warm start feeds a cost model earlier runs' trials.
+  Tuner& tuner(int run) { return *m_tuners.at(static_cast<std::size_t>(run)); }
+  EngineProgress progress() const;
+  bool done() const;
+  // The first error that ended the engine; empty when none did.
+  const std::string& failure() const { return m_failure; }
+  long long nextOrder() const { return m_nextOrder; }
+
+ private:
+  struct BatchCut {};  // thrown from a trial callback to drop the rest of a batch
+
+  int nextRun();
+  // The reason the run must end now, None when it may go on. Not Stopped: a stop is the gate's.
+  EndReason spent(const RunState& run) const;
+  void measureBatch(RunState& run);
+  void end(RunState& run, EndReason reason, const std::string& message = {});
+  void fail(RunState& run, const std::string& message);
+  double runSeconds(const RunState& run) const;
+
+  const SearchSpace& m_space;
+  Measurer& m_measurer;
+  EngineOptions m_options;
+  EngineGate m_gate;
+  std::vector<RunState> m_runs;
+  std::vector<std::unique_ptr<Tuner>> m_tuners;
+  std::vector<EngineObserver*> m_observers;
+  std::vector<int> m_round;  // the runs still to be stepped in this round, next last
+  Rng m_scheduleRng;
+  long long m_nextOrder;
+  long long m_measuredHere = 0;  // trials measured by this engine (not restored)
+  double m_measuredSeconds = 0;  // tuning time those took
+  std::string m_failure;
+  // The run being stepped: its time so far is its seconds plus the clock since this started,
+  // less the pauses since.
+  int m_active = -1;
+  EngineGate::Clock::time_point m_activeSince;
+  double m_activePausedAtStart = 0;
+};
+
+}  // namespace opevo

@@ -1,0 +1,79 @@
+#include "engine/race_summary.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace opevo {
+
+std::vector<int> summaryBudgets(int trials) {
+  std::vector<int> budgets;
+  for (int b : {25, 50, 100, 200, 400})
+    if (b < trials) budgets.push_back(b);
+  budgets.push_back(trials);
+  return budgets;
+}
+
+std::vector<SummaryRow> summarize(const std::vector<TrialRecord>& trials,
+                                  const std::vector<std::string>& algorithms,
+                                  const std::vector<int>& budgets, std::optional<double> optimum) {
+  std::vector<SummaryRow> rows;
+  for (const std::string& algorithm : algorithms) {
+    // curves[repeat][k] = best after k+1 trials; interleaved records keep each run's own order
+    std::map<int, std::vector<double>> curves;
+    for (const TrialRecord& t : trials)
+      if (t.algorithm == algorithm) curves[t.repeat].push_back(t.bestSoFar);
+    if (curves.empty()) continue;
+    for (int budget : budgets) {
+      std::vector<double> bests;
+      for (const auto& [repeat, curve] : curves)
+        bests.push_back(curve[std::min<std::size_t>(curve.size(), std::size_t(budget)) - 1]);
+      double mean = 0;
+      for (double b : bests) mean += b;
+      mean /= double(bests.size());
+      double var = 0;
+      for (double b : bests) var += (b - mean) * (b - mean);
+      const double sd = bests.size() > 1 ? std::sqrt(var / double(bests.size() - 1)) : 0.0;
+      SummaryRow row{algorithm, budget, mean, sd, std::nullopt};
+      if (optimum && *optimum > 0) row.meanFractionOfOptimum = mean / *optimum;
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+std::string summaryMarkdown(const std::vector<SummaryRow>& rows, const std::string& speedUnit) {
+  std::string md = "| algorithm | trials | mean best (" + speedUnit + ") | std | fraction of optimum |\n";
+  md += "| --- | ---: | ---: | ---: | ---: |\n";
+  for (const SummaryRow& r : rows) {
+    char fraction[32] = "n/a";
+    if (r.meanFractionOfOptimum) std::snprintf(fraction, sizeof fraction, "%.6g", *r.meanFractionOfOptimum);
+    char line[256];
+    std::snprintf(line, sizeof line, "| %s | %d | %.4g | %.3g | %s |\n", r.algorithm.c_str(), r.trials,
+                  r.meanBest, r.stdBest, fraction);
+    md += line;
+  }
+  return md;
+}
+
+void writeSummaryJson(const std::string& path, const std::vector<SummaryRow>& summary,
+                      const std::string& measuredBy, const std::string& speedUnit) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const SummaryRow& r : summary) {
+    nlohmann::json row{{"algorithm", r.algorithm}, {"trials", r.trials},         {"mean_best", r.meanBest},
+                       {"std_best", r.stdBest},    {"speed_unit", speedUnit}, {"measured_by", measuredBy}};
+    row["mean_fraction_of_optimum"] =
+        r.meanFractionOfOptimum ? nlohmann::json(*r.meanFractionOfOptimum) : nlohmann::json();
+    rows.push_back(std::move(row));
+  }
+  std::ofstream out(path);
+  if (!out) throw InputError("cannot write " + path);
+  out << rows.dump(2) << "\n";
+  if (!out) throw InputError("writing " + path + " failed");
+}
+
+}  // namespace opevo

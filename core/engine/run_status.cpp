@@ -1,0 +1,42 @@
+#include "engine/run_status.h"
+
+namespace opevo {
+
+const EnumNames<RunStatus, 4>& runStatusNames() {
+  static const EnumNames<RunStatus, 4> names{{{
+      {RunStatus::Running, "running"},
+      {RunStatus::Finished, "finished"},
+      {RunStatus::Interrupted, "interrupted"},
+      {RunStatus::Failed, "failed"},
+  }}};
+  return names;
+}
+
+const EnumNames<EndReason, 7>& endReasonNames() {
+  // None is the empty text: what the store holds for a run that has not ended.
+  static const EnumNames<EndReason, 7> names{{{
+      {EndReason::None, ""},
+      {EndReason::Trials, "trials"},
+      {EndReason::Time, "time"},
+      {EndReason::Target, "target"},
+      {EndReason::Exhausted, "exhausted"},
+      {EndReason::Stopped, "stopped"},
+      {EndReason::Failed, "failed"},
+  }}};
+  return names;
+}
+
+RunStatus statusAfter(EndReason reason) {
+  switch (reason) {
+    case EndReason::None: return RunStatus::Running;
+    case EndReason::Stopped: return RunStatus::Interrupted;
+    case EndReason::Failed: return RunStatus::Failed;
+    case EndReason::Trials:
+    case EndReason::Time:
+    case EndReason::Target:
+    case EndReason::Exhausted: return RunStatus::Finished;
+  }
+  return RunStatus::Failed;
+}
+
+}  // namespace opevo

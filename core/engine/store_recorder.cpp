@@ -1,0 +1,66 @@
+#include "engine/store_recorder.h"
+
+#include <nlohmann/json.hpp>
+
+#include "store/store.h"
+
+namespace opevo {
+
+StoreRecorder::StoreRecorder(Store& store, Engine& engine, RunContext context)
+    : m_store(store), m_engine(engine), m_context(std::move(context)) {}
+
+void StoreRecorder::createRuns() {
+  int fresh = 0;
+  for (const RunState& r : m_engine.runs()) fresh += r.storeId == 0 ? 1 : 0;
+  if (fresh > 1 && m_raceId == 0) m_raceId = m_store.createRace();
+  for (const RunState& r : m_engine.runs()) {
+    if (r.storeId != 0) continue;
+    RunRecord rec;
+    rec.operatorName = m_context.operatorName;
+    rec.operatorJson = m_context.operatorJson;
+    rec.algorithm = r.plan.algorithm;
+    nlohmann::json settings = nlohmann::json::object();
+    for (const SettingInfo& s : m_engine.tuner(r.index).settings().all()) settings[s.name] = s.value;
+    rec.settingsJson = settings.dump();
+    rec.seed = r.plan.seed;
+    rec.backend = m_context.backend;
+    rec.device = m_context.device;
+    rec.budgetJson = r.plan.budget.toJson();
+    rec.speedUnit = m_context.speedUnit;
+    rec.label = m_context.label;
+    rec.raceId = m_raceId;
+    rec.raceAlgorithm = r.plan.algorithmIndex;
+    rec.raceRepeat = r.plan.repeat;
+    m_engine.setStoreId(r.index, m_store.createRun(rec));
+  }
+}
+
+void StoreRecorder::setReference(const std::string& library, double speed) {
+  for (const RunState& r : m_engine.runs())
+    if (r.storeId) m_store.setRunReference(r.storeId, library, speed);
+}
+
+void StoreRecorder::trialMeasured(const TrialEvent& e, const EngineProgress&) {
+  if (!e.run->storeId) return;
+  const TrialRecord& t = e.record;
+  TrialRow row;
+  row.runId = e.run->storeId;
+  row.seq = t.trial;
+  row.order = t.order;
+  row.config = t.config;
+  row.status = t.measurement.status;
+  row.message = t.measurement.message;
+  row.timesMs = t.measurement.timesMs;
+  row.medianMs = t.measurement.medianMs;
+  row.speed = t.measurement.speed;
+  row.compileMs = t.measurement.compileMs;
+  row.seconds = t.seconds;
+  row.finished = Store::nowUtc();
+  m_store.appendTrial(row);  // committed before anyone later hears of it
+}
+
+void StoreRecorder::runEnded(const RunState& run, const EngineProgress&) {
+  if (run.storeId) m_store.setRunStatus(run.storeId, statusAfter(run.end), run.end);
+}
+
+}  // namespace opevo

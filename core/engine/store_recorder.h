@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/engine.h"
+
+namespace opevo {
+
+class Store;
+
+// What every run of one engine shares in the store: the operator, what measures it and on what.
+struct RunContext {
+  std::string operatorName;
+  std::string operatorJson;  // rebuilds the space on resume
+  std::string backend;
+  std::string device;
+  std::string speedUnit;
+  std::string label;
+};
+
+// The store as an engine observer, for every front end alike: a row per run (and a race when the
+// engine has several runs), each trial committed before any later observer hears of it, and each
+// run's status and end reason when it ends. A failed commit (disk full, read-only file) throws,
+// which ends the engine cleanly with every committed trial kept and the runs resumable.
+class StoreRecorder final : public EngineObserver {
+ public:
+  StoreRecorder(Store& store, Engine& engine, RunContext context);
+
+  // Stores the runs added to the engine that have no row yet (call after addRun, before the
+  // first step). Several new runs form a race.
+  void createRuns();
+  // The reference library's speed, on every run of the engine.
+  void setReference(const std::string& library, double speed);
+  std::int64_t raceId() const { return m_raceId; }
+
+  void trialMeasured(const TrialEvent& trial, const EngineProgress& progress) override;
+  void runEnded(const RunState& run, const EngineProgress& progress) override;
+
+ private:
+  Store& m_store;
+  Engine& m_engine;
+  RunContext m_context;
+  std::int64_t m_raceId = 0;
+};
+
+}  // namespace opevo

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <fstream>
+#include <string>
+
+#include "engine/engine.h"
+
+namespace opevo {
+
+// Streams trials.csv (io/trials_csv.h) as the engine measures: each row is flushed as it comes,
+// so the file holds every trial measured so far even when the program is killed.
+class TrialsCsvWriter final : public EngineObserver {
+ public:
+  // Creates the file's folder. Throws InputError naming the path when it cannot be written.
+  explicit TrialsCsvWriter(const std::string& path);
+  void trialMeasured(const TrialEvent& trial, const EngineProgress& progress) override;
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+  std::ofstream m_out;
+};
+
+}  // namespace opevo
