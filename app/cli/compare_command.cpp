@@ -54,6 +54,7 @@ void runCompareCommand(const CompareArgs& a) {
                      [&](const AlgorithmChoice& c) { return c.name == algorithm; }))
       throw InputError("a setting names algorithm '" + algorithm + "', which is not in --algos");
   if (a.trials < 1) throw InputError("--trials must be at least 1, got " + std::to_string(a.trials));
+  if (a.batch && *a.batch == 0) throw InputError("--batch must be at least 1, got 0");
   plan.repeats = a.repeats;
   plan.budget.trials = a.trials;
   plan.seed = a.seed;

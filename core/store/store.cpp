@@ -330,6 +330,14 @@ std::int64_t Store::createRunWithTrials(const RunRecord& run, const std::vector<
   }
 }
 
+void Store::limitPages(std::int64_t extraPages) {
+  Statement count(m_db, "PRAGMA page_count");
+  count.step();
+  const std::string sql = "PRAGMA max_page_count=" + std::to_string(count.integer(0) + extraPages);
+  Statement limit(m_db, sql.c_str());
+  limit.step();
+}
+
 namespace {
 
 // A stored value this build does not know: the file was changed by hand or by a newer build

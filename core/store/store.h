@@ -42,6 +42,10 @@ class Store {
   // of it is stored or, when anything fails, none of it, so an import never leaves half a run.
   std::int64_t createRunWithTrials(const RunRecord& run, const std::vector<TrialRow>& trials);
 
+  // Caps the file at its current size plus this many pages (PRAGMA max_page_count, for this
+  // connection): a store kept within a quota, and the way tests fill a "disk" for real.
+  void limitPages(std::int64_t extraPages);
+
   std::vector<RunRecord> runs() const;
   std::optional<RunRecord> run(std::int64_t runId) const;
   std::vector<TrialRow> trials(std::int64_t runId) const;

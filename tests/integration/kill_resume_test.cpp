@@ -116,7 +116,7 @@ TEST(KillAndResume, FiveKillsLoseNothingAndEndOnBudget) {
   EXPECT_EQ(static_cast<int>(configs.size()), budget) << "a configuration was measured twice";
   for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(trials[i].config, before[i].config);
   Store store(db);
-  EXPECT_EQ(store.run(1)->status, "finished");
+  EXPECT_EQ(store.run(1)->status, RunStatus::Finished);
   fs::remove_all(dir);
 }
 

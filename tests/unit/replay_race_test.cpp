@@ -2,7 +2,9 @@
 
 #include <memory>
 
-#include "engine/compare.h"
+#include "engine/engine.h"
+#include "engine/race.h"
+#include "engine/race_summary.h"
 #include "io/replay_dataset.h"
 #include "replay/replay_measurer.h"
 
@@ -15,20 +17,25 @@ TEST(ReplayRace, OpEvoBeatsRandomAfter100Trials) {
   auto dataset = std::make_shared<const ReplayDataset>(
       loadReplayDataset(std::string(OPEVO_DATASETS_DIR) + "/convolution_milo/A100.json.gz"));
   ReplayMeasurer measurer(dataset);
-  CompareOptions options;
-  options.algorithms = {"opevo", "random"};
-  options.repeats = 20;
-  options.trials = 100;
-  options.seed = 1;
-  const CompareResult result = runCompare(dataset->space, measurer, options, dataset->bestSpeed);
+  RacePlan plan;
+  plan.algorithms = {{"opevo", {}}, {"random", {}}};
+  plan.repeats = 20;
+  plan.budget.trials = 100;
+  plan.seed = 1;
+  Engine engine(dataset->space, measurer);
+  addRace(engine, plan);
+  TrialLog log;
+  engine.addObserver(log);
+  engine.run();
+  const auto summary = summarize(log.trials(), {"opevo", "random"}, summaryBudgets(100), dataset->bestSpeed);
   double opevo = 0, random = 0;
-  for (const SummaryRow& row : result.summary) {
+  for (const SummaryRow& row : summary) {
     if (row.trials != 100) continue;
     (row.algorithm == "opevo" ? opevo : random) = row.meanBest;
   }
   EXPECT_GT(opevo, random);
   // Every trial answered from the file, none measured twice within a run.
-  EXPECT_EQ(result.trials.size(), 2u * 20u * 100u);
+  EXPECT_EQ(log.trials().size(), 2u * 20u * 100u);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(Store, RunsAndTrialsSurviveReopening) {
       t.runId = id;
       t.seq = i;
       t.config = "tile_k=" + std::to_string(i);
-      t.status = "ok";
+      t.status = TrialStatus::Ok;
       t.timesMs = {1.0 * i, 2.0 * i};
       t.medianMs = 1.5 * i;
       t.speed = 10.0 / i;
@@ -67,13 +67,15 @@ TEST(Store, RunsAndTrialsSurviveReopening) {
   const auto run = again.run(id);
   ASSERT_TRUE(run.has_value());
   EXPECT_EQ(run->algorithm, "opevo");
-  EXPECT_EQ(run->status, "running");
+  EXPECT_EQ(run->status, RunStatus::Running);
+  EXPECT_EQ(run->endReason, EndReason::None);
   const auto trials = again.trials(id);
   ASSERT_EQ(trials.size(), 3u);
   EXPECT_EQ(trials[2].timesMs, (std::vector<double>{3.0, 6.0}));
   EXPECT_EQ(trials[1].config, "tile_k=2");
-  again.setRunStatus(id, "finished", true);
-  EXPECT_EQ(again.run(id)->status, "finished");
+  again.setRunStatus(id, RunStatus::Finished, EndReason::Target);
+  EXPECT_EQ(again.run(id)->status, RunStatus::Finished);
+  EXPECT_EQ(again.run(id)->endReason, EndReason::Target);
   EXPECT_FALSE(again.run(id)->ended.empty());
 }
 
@@ -84,7 +86,7 @@ TEST(Store, DuplicateSequenceNumberIsRefused) {
   TrialRow t;
   t.runId = id;
   t.seq = 1;
-  t.status = "ok";
+  t.status = TrialStatus::Ok;
   store.appendTrial(t);
   EXPECT_THROW(store.appendTrial(t), InputError);
   EXPECT_EQ(store.trials(id).size(), 1u);
@@ -97,10 +99,12 @@ TEST(Store, CorruptFileIsRefusedAndUntouched) {
     Store store(path.string());
     store.createRun(sampleRun());
   }
-  // Damage a page in the middle of the file, keeping the header.
+  // Damage the start of every page but the first, keeping the header (one damaged page could be a
+  // free one, which no check reads).
   std::string content = bytes(path);
   ASSERT_GT(content.size(), 4096u);
-  for (std::size_t i = 4096; i < content.size() && i < 4096 + 200; ++i) content[i] = '\x5a';
+  for (std::size_t page = 4096; page < content.size(); page += 4096)
+    for (std::size_t i = page; i < content.size() && i < page + 200; ++i) content[i] = '\x5a';
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << content;
@@ -151,6 +155,65 @@ TEST(Store, NotSqliteForeignAndNewerAreRefused) {
     EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
   }
   EXPECT_EQ(bytes(newer), newerBytes);
+}
+
+// The schema's CHECK lists are frozen in their migration; every value the enums have must fit
+// them (a new value needs a new migration).
+TEST(Store, EveryStatusAndEndReasonFitsTheSchema) {
+  TempDir dir;
+  Store store((dir.path / "enums.db").string());
+  for (int s = 0; s <= static_cast<int>(RunStatus::Failed); ++s)
+    for (int e = 0; e <= static_cast<int>(EndReason::Failed); ++e) {
+      RunRecord r = sampleRun();
+      r.status = static_cast<RunStatus>(s);
+      r.endReason = static_cast<EndReason>(e);
+      const auto id = store.createRun(r);
+      EXPECT_EQ(store.run(id)->status, r.status);
+      EXPECT_EQ(store.run(id)->endReason, r.endReason);
+    }
+  const auto id = store.createRun(sampleRun());
+  for (int s = 0; s <= static_cast<int>(TrialStatus::WrongResult); ++s) {
+    TrialRow t;
+    t.runId = id;
+    t.seq = s + 1;
+    t.status = static_cast<TrialStatus>(s);
+    store.appendTrial(t);
+  }
+  const auto trials = store.trials(id);
+  ASSERT_EQ(trials.size(), 7u);
+  EXPECT_EQ(trials.back().status, TrialStatus::WrongResult);
+  EXPECT_EQ(trials.back().order, 7);  // no order given: its place in the run
+}
+
+TEST(Store, RacesGroupTheirRunsAndKeepTheReference) {
+  TempDir dir;
+  Store store((dir.path / "race.db").string());
+  const auto race = store.createRace();
+  std::vector<std::int64_t> ids;
+  for (int repeat = 0; repeat < 2; ++repeat)
+    for (int a = 0; a < 2; ++a) {
+      RunRecord r = sampleRun();
+      r.raceId = race;
+      r.raceAlgorithm = a;
+      r.raceRepeat = repeat;
+      ids.push_back(store.createRun(r));
+    }
+  store.createRun(sampleRun());  // a run of its own
+  store.setRunReference(ids[3], "OpenBLAS sgemm", 0.25);
+  const auto runs = store.raceRuns(race);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[3].raceAlgorithm, 1);
+  EXPECT_EQ(runs[3].raceRepeat, 1);
+  EXPECT_EQ(runs[3].referenceLibrary, "OpenBLAS sgemm");
+  EXPECT_EQ(runs[3].referenceSpeed, 0.25);
+  EXPECT_FALSE(runs[0].referenceSpeed.has_value());
+  EXPECT_EQ(store.runs().back().raceId, 0);
+  TrialRow t;
+  t.runId = ids[1];
+  t.seq = 1;
+  t.order = 12;
+  store.appendTrial(t);
+  EXPECT_EQ(store.lastOrder(runs[0]), 12);
 }
 
 TEST(Store, DefaultPathFollowsXdg) {

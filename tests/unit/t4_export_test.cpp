@@ -36,7 +36,7 @@ TrialRow trial(int seq, const std::string& config, const std::string& status,
   TrialRow t;
   t.seq = seq;
   t.config = config;
-  t.status = status;
+  t.status = *trialStatusNames().parse(status);
   t.message = message;
   t.timesMs = std::move(times);
   if (!t.timesMs.empty()) {
@@ -63,7 +63,7 @@ std::int64_t storeSampleRun(Store& store) {
   r.device = "NVIDIA H100 80GB HBM3";
   r.budgetJson = R"({"trials":6})";
   r.speedUnit = "TFLOPS";
-  r.status = "finished";
+  r.status = RunStatus::Finished;
   const std::vector<TrialRow> trials = {
       trial(1, "tile_n=8,2,4,8; unroll=512; vectorize=true; layout=row", "ok", {0.5, 0.25, 0.375},
             41.0 / 3),
@@ -153,7 +153,7 @@ TEST(T4Export, RunRoundTripsThroughAGzipFile) {
   const RunRecord run = *store.run(imported.runId);
   EXPECT_EQ(run.backend, "replay-import");
   EXPECT_EQ(run.algorithm, "import");
-  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.status, RunStatus::Finished);
   EXPECT_FALSE(run.ended.empty());
   EXPECT_EQ(run.device, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(run.speedUnit, "TFLOPS");
@@ -173,7 +173,7 @@ TEST(T4Export, LaunchErrorsBecomeRuntimeFailures) {
   exportRunT4(store, id, dir.file("run.json"));
   const std::vector<TrialRow> back = store.trials(importRun(store, dir.file("run.json")).runId);
   ASSERT_EQ(back.size(), 2u);
-  EXPECT_EQ(back[1].status, "runtime_fault");
+  EXPECT_EQ(back[1].status, TrialStatus::RuntimeFault);
   EXPECT_EQ(back[1].message, "too big");
 }
 
@@ -221,12 +221,12 @@ TEST(T4Export, ImportNamesKernelAndDevice) {
   const auto found = std::find_if(trials.begin(), trials.end(),
                                   [&](const TrialRow& t) { return t.config == firstEntry; });
   ASSERT_NE(found, trials.end());
-  EXPECT_EQ(found->status, "ok");
+  EXPECT_EQ(found->status, TrialStatus::Ok);
   EXPECT_EQ(found->timesMs.size(), 32u);
   EXPECT_DOUBLE_EQ(found->speed, 1948.1569950129526);
   EXPECT_DOUBLE_EQ(found->compileMs, 918.5990339610726);
   EXPECT_EQ(std::count_if(trials.begin(), trials.end(),
-                          [](const TrialRow& t) { return t.status == "runtime_fault"; }),
+                          [](const TrialRow& t) { return t.status == TrialStatus::RuntimeFault; }),
             155);
 }
 

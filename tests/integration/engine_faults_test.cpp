@@ -1,0 +1,174 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "backends/backend_factory.h"
+#include "backends/stored_run.h"
+#include "engine/engine.h"
+#include "engine/store_recorder.h"
+#include "store/store.h"
+
+namespace opevo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Faults met by a real CPU run: kernels compiled by the system compiler on two threads, verified
+// and timed in opevo-worker, each trial committed to a real SQLite file.
+struct CpuRun {
+  fs::path dir;
+  std::string db;
+  std::string op;
+  BackendOptions options;
+  explicit CpuRun(int n) {
+    char pattern[] = "/tmp/opevo-faults-XXXXXX";
+    dir = mkdtemp(pattern);
+    db = (dir / "opevo.db").string();
+    op = (dir / "mm.json").string();
+    std::ofstream(op) << R"({"name": "mm)" << n << R"(", "kind": "matmul", "shape": {"n": )" << n << R"(, "m": )"
+                      << n << R"(, "k": )" << n << "}}";
+    options.cpu.workerPath = OPEVO_WORKER;
+    options.cpu.cacheDir = (dir / "kernels").string();  // every kernel really compiled
+    options.cpu.timing.minTotalMs = 1;
+  }
+  ~CpuRun() { fs::remove_all(dir); }
+};
+
+RunContext contextOf(const MeasurementSetup& setup) {
+  return {setup.operatorName, setup.operatorJson,          setup.backend,
+          setup.measurer->device(), setup.measurer->speedUnit(), setup.measurer->label()};
+}
+
+RunPlan randomRun(int trials) {
+  RunPlan plan;
+  plan.algorithm = "random";
+  plan.budget.trials = trials;
+  return plan;
+}
+
+void expectNoConfigTwice(const std::vector<TrialRow>& trials) {
+  std::set<std::string> seen;
+  for (const TrialRow& t : trials) EXPECT_TRUE(seen.insert(t.config).second) << "measured twice: " << t.config;
+}
+
+// The database fills up (a real SQLite file capped with max_page_count) while kernels are being
+// compiled and timed: the run stops with a message naming the full disk, every committed trial
+// stays, the compile threads and the worker are let go, and the run resumes to its budget.
+TEST(EngineFaults, AFullDatabaseMidRunStopsCleanlyAndTheRunResumes) {
+  CpuRun cpu(32);
+  const int budget = 40;
+  std::int64_t runId = 0;
+  std::size_t committed = 0;
+  {
+    Store store(cpu.db);
+    MeasurementSetup setup = makeMeasurement("cpu", cpu.op, cpu.options);
+    Engine engine(*setup.space, *setup.measurer);
+    StoreRecorder recorder(store, engine, contextOf(setup));
+    engine.addObserver(recorder);
+    engine.addRun(randomRun(budget));
+    recorder.createRuns();
+    runId = engine.runs()[0].storeId;
+    store.limitPages(1);
+    const auto t0 = std::chrono::steady_clock::now();
+    engine.run();
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
+    EXPECT_NE(engine.failure().find("the disk is full"), std::string::npos) << engine.failure();
+    EXPECT_NE(engine.failure().find(cpu.db), std::string::npos) << engine.failure();
+    EXPECT_EQ(engine.runs()[0].end, EndReason::Failed);
+    committed = store.trials(runId).size();
+    EXPECT_GE(committed, 1u);
+    EXPECT_LT(committed, std::size_t(budget));
+  }
+  Store store(cpu.db);
+  const auto stored = store.run(runId);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_NE(stored->status, RunStatus::Finished);  // running (its end could not be written) or failed
+  EXPECT_EQ(store.trials(runId).size(), committed);
+
+  ResumedRun r = resumeStoredRun(store, runId, cpu.options);
+  EngineOptions options;
+  options.firstOrder = r.nextOrder;
+  Engine engine(*r.setup.space, *r.setup.measurer, options);
+  StoreRecorder recorder(store, engine, {});
+  engine.addObserver(recorder);
+  addResumedRun(engine, r);
+  engine.run();
+  EXPECT_TRUE(engine.failure().empty()) << engine.failure();
+  EXPECT_EQ(store.run(runId)->status, RunStatus::Finished);
+  const auto trials = store.trials(runId);
+  EXPECT_EQ(trials.size(), std::size_t(budget));
+  expectNoConfigTwice(trials);
+}
+
+// Stop pressed while the pipeline compiles: the run ends promptly as stopped (resumable), with
+// what was measured committed.
+TEST(EngineFaults, StopWhileCompilingEndsPromptly) {
+  CpuRun cpu(64);
+  Store store(cpu.db);
+  MeasurementSetup setup = makeMeasurement("cpu", cpu.op, cpu.options);
+  Engine engine(*setup.space, *setup.measurer);
+  StoreRecorder recorder(store, engine, contextOf(setup));
+  engine.addObserver(recorder);
+  engine.addRun(randomRun(200));
+  recorder.createRuns();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the first builds are running
+    engine.stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  engine.run();
+  const auto took = std::chrono::steady_clock::now() - t0;
+  stopper.join();
+  EXPECT_LT(took, std::chrono::seconds(30));
+  EXPECT_EQ(engine.runs()[0].end, EndReason::Stopped);
+  const auto run = store.run(engine.runs()[0].storeId);
+  EXPECT_EQ(run->status, RunStatus::Interrupted);
+  EXPECT_EQ(run->endReason, EndReason::Stopped);
+  EXPECT_LT(store.trials(run->id).size(), 200u);
+}
+
+// The worker killed from outside while the pipeline is busy: the trial in hand fails with the
+// reason, a new worker takes over, and the run goes on to its budget.
+TEST(EngineFaults, AWorkerKilledMidRunCostsOneTrial) {
+  CpuRun cpu(32);
+  Store store(cpu.db);
+  MeasurementSetup setup = makeMeasurement("cpu", cpu.op, cpu.options);
+  Engine engine(*setup.space, *setup.measurer);
+  StoreRecorder recorder(store, engine, contextOf(setup));
+  engine.addObserver(recorder);
+  engine.addRun(randomRun(12));
+  recorder.createRuns();
+  // Kills this process's opevo-worker children after the third trial.
+  struct Killer : EngineObserver {
+    int killed = 0;
+    void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
+      if (e.record.trial != 3) return;
+      for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::ifstream stat(entry.path() / "stat");
+        std::string pid, comm, state;
+        long ppid = 0;
+        if (!(stat >> pid >> comm >> state >> ppid)) continue;
+        if (ppid == getpid() && comm == "(opevo-worker)" && ::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+      }
+    }
+  } killer;
+  engine.addObserver(killer);
+  engine.run();
+  EXPECT_EQ(killer.killed, 1);
+  EXPECT_TRUE(engine.failure().empty()) << engine.failure();
+  const auto trials = store.trials(engine.runs()[0].storeId);
+  ASSERT_EQ(trials.size(), 12u);
+  int ok = 0;
+  for (const TrialRow& t : trials) ok += t.status == TrialStatus::Ok ? 1 : 0;
+  EXPECT_GE(ok, 10);  // at most the trial in hand is lost to the dead worker
+  EXPECT_EQ(trials.back().status, TrialStatus::Ok);
+}
+
+}  // namespace
+}  // namespace opevo

@@ -1,0 +1,323 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "common/error.h"
+#include "engine/engine.h"
+#include "engine/race.h"
+#include "io/replay_dataset.h"
+#include "replay/replay_measurer.h"
+
+namespace opevo {
+namespace {
+
+// The engine on a replay of real measurements: convolution on an A100, 4362 configurations.
+std::shared_ptr<const ReplayDataset> convolution() {
+  static const auto dataset = std::make_shared<const ReplayDataset>(
+      loadReplayDataset(std::string(OPEVO_DATASETS_DIR) + "/convolution_milo/A100.json.gz"));
+  return dataset;
+}
+
+RacePlan twoByTwo(int trials) {
+  RacePlan plan;
+  plan.algorithms = {{"opevo", {}}, {"random", {}}};
+  plan.repeats = 2;
+  plan.budget.trials = trials;
+  return plan;
+}
+
+// What the engine reports, in order.
+struct Recorder : EngineObserver {
+  std::vector<TrialRecord> trials;
+  std::vector<std::pair<int, EndReason>> ended;
+  std::vector<EngineProgress> progress;
+  void trialMeasured(const TrialEvent& e, const EngineProgress& p) override {
+    trials.push_back(e.record);
+    progress.push_back(p);
+  }
+  void runEnded(const RunState& run, const EngineProgress&) override { ended.emplace_back(run.index, run.end); }
+};
+
+TEST(Engine, InterleavesARaceBatchByBatchInRoundRobin) {
+  ReplayMeasurer measurer(convolution());
+  Engine engine(convolution()->space, measurer);
+  addRace(engine, twoByTwo(40));
+  Recorder rec;
+  engine.addObserver(rec);
+  engine.run();
+  ASSERT_EQ(rec.trials.size(), 4u * 40u);
+  // Orders run 1..N with no gap, and the first batch of every run comes before any run's second.
+  for (std::size_t i = 0; i < rec.trials.size(); ++i) EXPECT_EQ(rec.trials[i].order, static_cast<long long>(i + 1));
+  std::set<std::int64_t> firstRound;
+  const std::size_t batch = engine.tuner(0).preferredBatch();
+  for (std::size_t i = 0; i < 4 * batch; ++i) firstRound.insert(rec.trials[i].run);
+  EXPECT_EQ(firstRound.size(), 4u);
+  // Run r is stepped before run r + 1 in every round: the first trial of each run is in run order.
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(rec.trials[i * batch].run, static_cast<std::int64_t>(i + 1));
+  for (const RunState& r : engine.runs()) {
+    EXPECT_EQ(r.trials, 40);
+    EXPECT_EQ(r.end, EndReason::Trials);
+  }
+  EXPECT_EQ(rec.ended.size(), 4u);
+  EXPECT_TRUE(engine.done());
+  EXPECT_TRUE(engine.failure().empty());
+}
+
+TEST(Engine, InterleavingChangesNoRunsTrialsOnAReplay) {
+  // A run's trials depend on its seed alone, not on what else the engine runs beside it.
+  ReplayMeasurer measurer(convolution());
+  Engine race(convolution()->space, measurer);
+  addRace(race, twoByTwo(30));
+  Recorder all;
+  race.addObserver(all);
+  race.run();
+
+  Engine alone(convolution()->space, measurer);
+  RunPlan plan;
+  plan.algorithm = "random";
+  plan.seed = 2;  // repeat 1
+  plan.budget.trials = 30;
+  alone.addRun(plan);
+  Recorder one;
+  alone.addObserver(one);
+  alone.run();
+
+  std::vector<std::string> fromRace;
+  for (const TrialRecord& t : all.trials)
+    if (t.algorithm == "random" && t.repeat == 1) fromRace.push_back(t.config);
+  std::vector<std::string> fromAlone;
+  for (const TrialRecord& t : one.trials) fromAlone.push_back(t.config);
+  EXPECT_EQ(fromRace, fromAlone);
+}
+
+TEST(Engine, ShuffleStepsEveryRunOncePerRoundInASeededOrder) {
+  ReplayMeasurer measurer(convolution());
+  auto firstRuns = [&](std::uint64_t seed) {
+    EngineOptions options;
+    options.schedule = Schedule::Shuffle;
+    options.scheduleSeed = seed;
+    Engine engine(convolution()->space, measurer, options);
+    RacePlan plan = twoByTwo(24);
+    plan.batch = 4;
+    addRace(engine, plan);
+    Recorder rec;
+    engine.addObserver(rec);
+    engine.run();
+    std::vector<std::int64_t> order;  // the run of each batch
+    for (std::size_t i = 0; i < rec.trials.size(); i += 4) order.push_back(rec.trials[i].run);
+    return order;
+  };
+  const auto a = firstRuns(7);
+  EXPECT_EQ(a, firstRuns(7));
+  ASSERT_EQ(a.size(), 24u);  // 4 runs x 6 batches of 4
+  for (std::size_t round = 0; round < 6; ++round)
+    EXPECT_EQ(std::set<std::int64_t>(a.begin() + long(round * 4), a.begin() + long(round * 4 + 4)).size(), 4u);
+  bool differs = false;
+  for (std::uint64_t seed = 8; seed < 12 && !differs; ++seed) differs = firstRuns(seed) != a;
+  EXPECT_TRUE(differs);
+}
+
+TEST(Engine, StepDrivesTheRunItIsGiven) {
+  ReplayMeasurer measurer(convolution());
+  Engine engine(convolution()->space, measurer);
+  addRace(engine, twoByTwo(16));
+  Recorder rec;
+  engine.addObserver(rec);
+  // A scheduler of its own: run 2 first, to its end.
+  while (engine.step(2)) {
+  }
+  EXPECT_EQ(engine.runs()[2].end, EndReason::Trials);
+  EXPECT_EQ(engine.runs()[0].trials, 0);
+  for (const TrialRecord& t : rec.trials) EXPECT_EQ(t.run, 3);
+  EXPECT_FALSE(engine.step(2));
+  engine.run();
+  EXPECT_TRUE(engine.done());
+  EXPECT_EQ(rec.trials.size(), 64u);
+}
+
+TEST(Engine, EndsRunsForEachReason) {
+  ReplayMeasurer measurer(convolution());
+  const double optimum = convolution()->bestSpeed;
+  EngineOptions paced;
+  paced.paceMs = 10;
+  Engine engine(convolution()->space, measurer, paced);
+  RunPlan target;
+  target.algorithm = "random";
+  target.budget.targetSpeed = 0.5 * optimum;
+  engine.addRun(target);
+  RunPlan time;
+  time.algorithm = "random";
+  time.budget.seconds = 0.15;
+  engine.addRun(time);
+  engine.run();
+  EXPECT_EQ(engine.runs()[0].end, EndReason::Target);
+  EXPECT_GE(engine.runs()[0].best, 0.5 * optimum);
+  EXPECT_EQ(engine.runs()[1].end, EndReason::Time);
+  EXPECT_GE(engine.runs()[1].seconds, 0.15);
+  EXPECT_LT(engine.runs()[1].trials, 40);  // 10 ms a trial: cut inside its batch, not after many
+
+  Engine all(convolution()->space, measurer);
+  RunPlan exhaustive;
+  exhaustive.algorithm = "exhaustive";
+  exhaustive.budget.trials = 5000;
+  all.addRun(exhaustive);
+  all.run();
+  EXPECT_EQ(all.runs()[0].end, EndReason::Exhausted);
+  EXPECT_EQ(all.runs()[0].trials, static_cast<int>(convolution()->table.size()));
+}
+
+TEST(Engine, EtaIsKnownWithTrialBudgetsAndShrinks) {
+  ReplayMeasurer measurer(convolution());
+  EngineOptions paced;
+  paced.paceMs = 2;
+  Engine engine(convolution()->space, measurer, paced);
+  addRace(engine, twoByTwo(12));
+  Recorder rec;
+  engine.addObserver(rec);
+  engine.run();
+  ASSERT_EQ(rec.progress.size(), 48u);
+  EXPECT_EQ(rec.progress.front().trialsPlanned, 48);
+  EXPECT_GT(rec.progress.front().etaSeconds, 0);
+  EXPECT_LT(rec.progress[40].etaSeconds, rec.progress[4].etaSeconds);
+  EXPECT_NEAR(rec.progress.back().etaSeconds, 0, 1e-9);
+
+  Engine targetOnly(convolution()->space, measurer);
+  RunPlan plan;
+  plan.algorithm = "random";
+  plan.budget.targetSpeed = 1e12;
+  plan.budget.trials = std::nullopt;
+  targetOnly.addRun(plan);
+  EXPECT_LT(targetOnly.progress().etaSeconds, 0);  // nothing bounds it: unknown
+}
+
+TEST(Engine, StopFromAnotherThreadEndsEveryRunAsStopped) {
+  ReplayMeasurer measurer(convolution());
+  EngineOptions paced;
+  paced.paceMs = 5;
+  Engine engine(convolution()->space, measurer, paced);
+  addRace(engine, twoByTwo(400));
+  Recorder rec;
+  engine.addObserver(rec);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    engine.stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  engine.run();
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_GT(rec.trials.size(), 0u);
+  EXPECT_LT(rec.trials.size(), 1600u);
+  for (const RunState& r : engine.runs()) EXPECT_EQ(r.end, EndReason::Stopped);
+  EXPECT_EQ(statusAfter(EndReason::Stopped), RunStatus::Interrupted);
+}
+
+TEST(Engine, PauseHoldsTheEngineAndIsNotTuningTime) {
+  ReplayMeasurer measurer(convolution());
+  EngineOptions paced;
+  paced.paceMs = 5;
+  Engine engine(convolution()->space, measurer, paced);
+  RunPlan plan;
+  plan.algorithm = "random";
+  plan.budget.trials = 40;
+  engine.addRun(plan);
+  Recorder rec;
+  engine.addObserver(rec);
+  std::size_t atPause = 0, atResume = 0;
+  std::thread driver([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    engine.pause();
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the trial in hand ends
+    atPause = rec.trials.size();
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    atResume = rec.trials.size();
+    engine.resume();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  engine.run();
+  driver.join();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(atPause, atResume);
+  EXPECT_EQ(engine.runs()[0].trials, 40);
+  EXPECT_GT(wall, 0.4);
+  EXPECT_LT(engine.runs()[0].seconds, wall - 0.3);  // the pause is not counted
+}
+
+TEST(Engine, AnObserverErrorEndsTheEngineCleanlyAsFailed) {
+  ReplayMeasurer measurer(convolution());
+  Engine engine(convolution()->space, measurer);
+  addRace(engine, twoByTwo(40));
+  struct Full : EngineObserver {
+    int seen = 0;
+    void trialMeasured(const TrialEvent&, const EngineProgress&) override {
+      if (++seen == 11) throw std::runtime_error("writing /tmp/x.db failed: the disk is full");
+    }
+  } full;
+  Recorder after;
+  engine.addObserver(full);
+  engine.addObserver(after);
+  engine.run();
+  EXPECT_EQ(after.trials.size(), 10u);  // the failed trial reaches no later observer
+  EXPECT_NE(engine.failure().find("the disk is full"), std::string::npos);
+  EXPECT_NE(engine.failure().find("run 2 (random, repeat 1)"), std::string::npos);
+  for (const RunState& r : engine.runs()) EXPECT_EQ(r.end, EndReason::Failed);
+  EXPECT_EQ(statusAfter(EndReason::Failed), RunStatus::Failed);
+}
+
+TEST(Engine, RefusesBadRunsBeforeMeasuringAnything) {
+  ReplayMeasurer measurer(convolution());
+  Engine engine(convolution()->space, measurer);
+  RunPlan plan;
+  plan.algorithm = "no-such-tuner";
+  plan.budget.trials = 10;
+  EXPECT_THROW(engine.addRun(plan), InputError);
+  plan.algorithm = "opevo";
+  plan.settings = {{"q", "7"}};
+  EXPECT_THROW(engine.addRun(plan), InputError);
+  plan.settings.clear();
+  plan.budget = {};
+  EXPECT_THROW(engine.addRun(plan), InputError);
+  RacePlan race;
+  race.budget.trials = 5;
+  EXPECT_THROW(addRace(engine, race), InputError);  // no algorithm
+  EXPECT_TRUE(engine.runs().empty());
+  EXPECT_FALSE(engine.step());
+}
+
+TEST(Engine, RestoredRunsContinueTheirBudgetAndOrder) {
+  ReplayMeasurer measurer(convolution());
+  Engine first(convolution()->space, measurer);
+  RunPlan plan;
+  plan.algorithm = "opevo";
+  plan.budget.trials = 48;
+  first.addRun(plan);
+  Recorder rec;
+  first.addObserver(rec);
+  for (int i = 0; i < 3; ++i) first.step(0);
+  std::vector<std::pair<Config, Measurement>> stored;
+  for (const TrialRecord& t : rec.trials) stored.emplace_back(convolution()->space.parse(t.config), t.measurement);
+
+  EngineOptions options;
+  options.firstOrder = first.nextOrder();
+  Engine second(convolution()->space, measurer, options);
+  second.addRun(plan);
+  second.restore(0, stored, 1.5);
+  Recorder more;
+  second.addObserver(more);
+  second.run();
+  EXPECT_EQ(second.runs()[0].trials, 48);
+  EXPECT_EQ(more.trials.size(), 48u - stored.size());
+  EXPECT_EQ(more.trials.front().trial, static_cast<int>(stored.size()) + 1);
+  EXPECT_EQ(more.trials.front().order, static_cast<long long>(stored.size()) + 1);
+  EXPECT_GE(more.trials.front().seconds, 1.5);
+  std::set<std::string> seen;
+  for (const TrialRecord& t : rec.trials) seen.insert(t.config);
+  for (const TrialRecord& t : more.trials) EXPECT_TRUE(seen.insert(t.config).second) << t.config;
+}
+
+}  // namespace
+}  // namespace opevo

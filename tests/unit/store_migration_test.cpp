@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <set>
+
+#include "backends/stored_run.h"
+#include "engine/engine.h"
+#include "engine/store_recorder.h"
+#include "store/store.h"
+
+namespace opevo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// tests/data/opevo-v1.db was written by the release before schema 2 (commit 643fa1a): `opevo tune`
+// replay runs (run 1 finished, run 2 killed with kill -9 after 2750 of 4000 trials), a window race
+// of opevo and random x 2 repeats on the A100 convolution (runs 3-6) and a window race on the CPU
+// with the OpenBLAS reference (run 7), its bookkeeping in operator_json as v1 kept it.
+struct MigratedCopy {
+  fs::path dir;
+  std::string path;
+  fs::path cwd = fs::current_path();
+  MigratedCopy() {
+    char pattern[] = "/tmp/opevo-migrate-XXXXXX";
+    dir = mkdtemp(pattern);
+    path = (dir / "opevo.db").string();
+    fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v1.db", path);
+    // The replay runs name their dataset relative to the source tree, where they were made.
+    fs::current_path(OPEVO_SOURCE_DIR);
+  }
+  ~MigratedCopy() {
+    fs::current_path(cwd);
+    fs::remove_all(dir);
+  }
+};
+
+int userVersion(const std::string& path) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, nullptr);
+  sqlite3_step(s);
+  const int v = sqlite3_column_int(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+TEST(StoreMigration, AVersion1DatabaseOpensWithItsRacesAsColumns) {
+  MigratedCopy copy;
+  ASSERT_EQ(userVersion(copy.path), 1);
+  Store store(copy.path);
+  EXPECT_EQ(userVersion(copy.path), Store::kSchemaVersion);
+  const auto runs = store.runs();
+  ASSERT_EQ(runs.size(), 7u);
+
+  EXPECT_EQ(runs[0].status, RunStatus::Finished);
+  EXPECT_EQ(runs[0].endReason, EndReason::None);  // v1 did not record why a run ended
+  EXPECT_EQ(runs[0].raceId, 0);
+  EXPECT_EQ(runs[1].status, RunStatus::Running);  // killed: still resumable
+  EXPECT_EQ(store.trials(runs[1].id).size(), 2750u);
+
+  // The window's race: one race id, algorithms in the order the race first ran them, repeats.
+  const std::int64_t race = runs[2].raceId;
+  EXPECT_NE(race, 0);
+  for (int i = 2; i < 6; ++i) {
+    EXPECT_EQ(runs[i].raceId, race);
+    EXPECT_EQ(runs[i].raceAlgorithm, runs[i].algorithm == "opevo" ? 0 : 1);
+    EXPECT_EQ(runs[i].raceRepeat, (i - 2) / 2);
+    EXPECT_EQ(runs[i].label, "replay of A100.json.gz (NVIDIA A100-PCIE-40GB, real measurements)");
+    EXPECT_EQ(runs[i].operatorJson, R"({"replay":"resources/datasets/convolution_milo/A100.json.gz"})");
+  }
+  EXPECT_EQ(store.raceRuns(race).size(), 4u);
+  // v1 ran a race's runs one after another: orders follow on from run to run.
+  EXPECT_EQ(store.trials(runs[3].id).front().order, 21);
+  EXPECT_EQ(store.trials(runs[5].id).back().order, 80);
+  EXPECT_EQ(store.lastOrder(runs[2]), 80);
+
+  // The CPU race's reference line is a column now, and its operator is an operator again.
+  EXPECT_NE(runs[6].raceId, race);
+  EXPECT_EQ(runs[6].referenceLibrary, "OpenBLAS sgemm");
+  ASSERT_TRUE(runs[6].referenceSpeed.has_value());
+  EXPECT_GT(*runs[6].referenceSpeed, 0);
+  for (const char* key : {"race", "repeat", "label", "reference"})
+    EXPECT_EQ(runs[6].operatorJson.find(std::string("\"") + key + "\""), std::string::npos) << key;
+  EXPECT_EQ(store.trials(runs[6].id).front().status, TrialStatus::Ok);
+}
+
+TEST(StoreMigration, AKilledVersion1RunResumesToItsBudget) {
+  MigratedCopy copy;
+  Store store(copy.path);
+  ResumedRun r = resumeStoredRun(store, 2);
+  EXPECT_EQ(r.restored.size(), 2750u);
+  EXPECT_EQ(r.nextOrder, 2751);
+  EngineOptions options;
+  options.firstOrder = r.nextOrder;
+  Engine engine(*r.setup.space, *r.setup.measurer, options);
+  StoreRecorder recorder(store, engine, {});
+  engine.addObserver(recorder);
+  addResumedRun(engine, r);
+  engine.run();
+  EXPECT_TRUE(engine.failure().empty()) << engine.failure();
+
+  const auto run = store.run(2);
+  EXPECT_EQ(run->status, RunStatus::Finished);
+  EXPECT_EQ(run->endReason, EndReason::Trials);
+  const auto trials = store.trials(2);
+  ASSERT_EQ(trials.size(), 4000u);
+  std::set<std::string> configs;
+  for (const TrialRow& t : trials) EXPECT_TRUE(configs.insert(t.config).second) << "measured twice: " << t.config;
+  EXPECT_EQ(trials[2750].seq, 2751);
+  EXPECT_EQ(trials[2750].order, 2751);
+  EXPECT_EQ(trials.back().order, 4000);
+
+  // Opened again, nothing migrates twice.
+  Store again(copy.path);
+  EXPECT_EQ(again.runs().size(), 7u);
+}
+
+}  // namespace
+}  // namespace opevo
