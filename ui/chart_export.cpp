@@ -5,25 +5,12 @@
 #include <QPixmap>
 #include <QSaveFile>
 #include <QSvgGenerator>
-#include <QTextStream>
 #include <QWidget>
 
+#include "io/trials_csv.h"
 #include "ui/race_data.h"
 
 namespace opevo::ui {
-namespace {
-
-// RFC 4180: quote a field that holds a separator, a quote or a line break.
-QString csvField(QString text) {
-  if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) ||
-      text.contains(QLatin1Char('\n'))) {
-    text.replace(QLatin1Char('"'), QStringLiteral("\"\""));
-    return QLatin1Char('"') + text + QLatin1Char('"');
-  }
-  return text;
-}
-
-}  // namespace
 
 QString saveWidgetPng(QWidget* widget, const QString& path) {
   // Twice the screen's pixels: sharp when the figure is scaled into a document.
@@ -54,19 +41,11 @@ QString saveTrialsCsv(const RaceData& data, const QString& path) {
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
     return QObject::tr("Could not write %1: %2").arg(path, file.errorString());
-  QTextStream out(&file);
-  out << "# " << data.info().label << "\n";
-  out << "algorithm,repeat,trial,seconds,status,reason,speed,best,unit,config\n";
-  for (const TrialPoint& t : data.trials()) {
-    out << csvField(data.info().algorithms.value(t.algorithm)) << ',' << t.repeat + 1 << ','
-        << t.seq << ',' << QString::number(t.seconds, 'g', 9) << ','
-        << QString::fromUtf8(statusName(t.status).data(),
-                             static_cast<qsizetype>(statusName(t.status).size()))
-        << ',' << csvField(t.message) << ',' << QString::number(t.speed, 'g', 10) << ','
-        << QString::number(t.best, 'g', 10) << ',' << csvField(data.info().speedUnit) << ','
-        << csvField(t.config) << '\n';
-  }
-  out.flush();
+  // The one trials.csv format (core's io/trials_csv.h), as `opevo compare` and `opevo export` write.
+  std::string text = trialsCsvHeader();
+  for (const TrialPoint& t : data.trials())
+    text += trialsCsvRow(trialRecordOf(t, data.info().algorithms.value(t.algorithm)));
+  file.write(text.data(), static_cast<qint64>(text.size()));
   if (!file.commit()) return QObject::tr("Could not write %1: %2").arg(path, file.errorString());
   return {};
 }

@@ -5,7 +5,7 @@
 namespace opevo::ui {
 
 EngineController::EngineController(QObject* parent)
-    : QObject(parent), m_worker(new EngineWorker(m_gate)) {
+    : QObject(parent), m_worker(new EngineWorker(m_control)) {
   qRegisterMetaType<EngineUpdatePtr>();
   qRegisterMetaType<RaceOutcome>();
   m_thread.setObjectName(QStringLiteral("opevo-engine"));
@@ -25,7 +25,7 @@ EngineController::EngineController(QObject* parent)
 }
 
 EngineController::~EngineController() {
-  m_gate.stop();
+  m_control.stop();
   m_thread.quit();
   m_thread.wait();
 }
@@ -33,7 +33,7 @@ EngineController::~EngineController() {
 bool EngineController::start(RaceSpec spec) {
   const bool measurable = spec.resumeRun || (spec.backend == "replay" ? spec.dataset != nullptr : !spec.operatorRef.empty());
   if (m_state != State::Idle || !measurable) return false;
-  m_gate.reset();
+  m_control.reset();
   setState(State::Running);
   QMetaObject::invokeMethod(
       m_worker, [worker = m_worker, spec = std::move(spec)] { worker->run(spec); },
@@ -43,19 +43,19 @@ bool EngineController::start(RaceSpec spec) {
 
 void EngineController::pause() {
   if (m_state != State::Running) return;
-  m_gate.pause();
+  m_control.pause();
   setState(State::Paused);
 }
 
 void EngineController::resume() {
   if (m_state != State::Paused) return;
-  m_gate.resume();
+  m_control.resume();
   setState(State::Running);
 }
 
 void EngineController::stop() {
   if (m_state != State::Running && m_state != State::Paused) return;
-  m_gate.stop();
+  m_control.stop();
   setState(State::Stopping);
 }
 

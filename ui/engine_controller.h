@@ -3,7 +3,7 @@
 #include <QObject>
 #include <QThread>
 
-#include "ui/race_gate.h"
+#include "ui/race_control.h"
 #include "ui/race_types.h"
 
 namespace opevo::ui {
@@ -12,8 +12,8 @@ class EngineWorker;
 
 // The GUI's handle on the engine. Lives in the GUI thread and owns the engine thread; every call
 // returns at once. Trials arrive as queued `updated` signals carrying immutable snapshots, so
-// nothing the GUI touches is shared with the engine. Pause, resume and stop go through a gate
-// the engine checks between trials.
+// nothing the GUI touches is shared with the engine. Pause, resume and stop reach core's engine,
+// which honours them between two trials.
 class EngineController : public QObject {
   Q_OBJECT
 
@@ -45,7 +45,7 @@ class EngineController : public QObject {
 
   QThread m_thread;
   EngineWorker* m_worker;
-  RaceGate m_gate;
+  RaceControl m_control;
   State m_state = State::Idle;
 };
 

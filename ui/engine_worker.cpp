@@ -6,57 +6,19 @@
 #include <unistd.h>
 #endif
 
-#include <climits>
 #include <exception>
-#include <nlohmann/json.hpp>
 
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
-#include "engine/tuning_session.h"
+#include "engine/race.h"
+#include "engine/store_recorder.h"
 #include "replay/replay_measurer.h"
-#include "store/run_operator.h"
 #include "store/store.h"
-#include "tuners/registry.h"
+#include "ui/race_control.h"
 #include "ui/race_data.h"
-#include "ui/race_gate.h"
 
 namespace opevo::ui {
 namespace {
-
-// What the store keeps of one run of a race. Core's RunRecord has no notion of a race, so the
-// race's key, the repeat, a label and the reference ride in operatorJson beside the operator
-// (store/run_operator.h), where the history page finds them.
-RunRecord runRecord(const RaceSpec& spec, const MeasurementSetup& setup, const Tuner& tuner,
-                    const std::string& raceKey, int repeat, std::uint64_t seed,
-                    const std::optional<ReferenceLine>& reference) {
-  const Measurer& m = *setup.measurer;
-  RunRecord r;
-  const std::string label = m.label();
-  r.operatorName = setup.operatorName;
-  if (spec.dataset) r.operatorName = spec.dataset->kernelName.empty() ? label : spec.dataset->kernelName;
-  nlohmann::json op = runOperator(setup.operatorJson);
-  op["label"] = label;
-  op["race"] = raceKey;
-  op["repeat"] = repeat;
-  if (reference)
-    op["reference"] = {{"library", reference->name.toStdString()}, {"speed", reference->speed}};
-  r.operatorJson = op.dump();
-  r.algorithm = tuner.name();
-  nlohmann::json settings = nlohmann::json::object();
-  for (const SettingInfo& s : tuner.settings().all()) settings[s.name] = s.value;
-  r.settingsJson = settings.dump();
-  r.seed = seed;
-  r.backend = setup.backend;
-  r.device = m.device();
-  Budget b;
-  b.trials = spec.trials;
-  b.seconds = spec.seconds;
-  b.targetSpeed = spec.targetSpeed;
-  r.budgetJson = b.toJson();
-  r.status = "running";
-  r.speedUnit = m.speedUnit();
-  return r;
-}
 
 // The engine (and the OpenMP threads XGBoost starts from it, which inherit its niceness) yields
 // the CPU to the GUI thread: on a two-core machine a busy model fit otherwise starves the window
@@ -70,12 +32,20 @@ void lowerEnginePriority() {
 #endif
 }
 
+RunContext contextOf(const MeasurementSetup& setup, const std::string& operatorName) {
+  const Measurer& m = *setup.measurer;
+  return {operatorName, setup.operatorJson, setup.backend, m.device(), m.speedUnit(), m.label()};
+}
+
 }  // namespace
 
 void EngineWorker::flush(bool force) {
   if (!force && m_sinceFlush.isValid() && m_sinceFlush.elapsed() < kFlushIntervalMs) return;
   emit updated(std::make_shared<const EngineUpdate>(m_pending));
   m_pending.trials.clear();
+  m_pending.runsEnded.clear();
+  m_pending.measuring.clear();
+  m_pending.reference.reset();
   m_sinceFlush.restart();
 }
 
@@ -83,7 +53,8 @@ void EngineWorker::run(const RaceSpec& spec) {
   lowerEnginePriority();
   m_pending = EngineUpdate{};
   m_sinceFlush.start();
-  RaceOutcome outcome{QStringLiteral("finished"), QString()};
+  RaceOutcome outcome;
+  QString storeProblem;
   try {
     std::unique_ptr<Store> store;
     if (!spec.storePath.empty()) {
@@ -92,34 +63,33 @@ void EngineWorker::run(const RaceSpec& spec) {
       } catch (const std::exception& e) {
         if (spec.resumeRun) throw;  // nothing to resume from
         // The race is still worth running; the message says why history will not show it.
-        outcome.message = QObject::tr("Not recorded in the history: %1").arg(e.what());
+        storeProblem = QObject::tr("Not recorded in the history: %1").arg(e.what());
       }
     }
-    if (spec.resumeRun)
-      resume(spec, *store);
-    else
-      race(spec, store.get());
-    if (m_gate.stopped()) outcome.reason = QStringLiteral("stopped");
+    outcome = spec.resumeRun ? resume(spec, *store) : race(spec, store.get());
   } catch (const std::exception& e) {
-    outcome.reason = QStringLiteral("failed");
+    outcome.end = RaceOutcome::End::Failed;
     outcome.message = QString::fromUtf8(e.what());
-    flush(true);
   }
+  m_measurer = nullptr;
+  m_recorder = nullptr;
+  if (!storeProblem.isEmpty())
+    outcome.message = outcome.message.isEmpty() ? storeProblem : outcome.message + QLatin1Char(' ') + storeProblem;
+  flush(true);
   emit finished(outcome);
 }
 
 void EngineWorker::announce(Measurer& measurer) {
   m_pending.measuring = QString::fromStdString(measurer.label());
   flush(true);
-  m_pending.measuring.clear();
-  if (measurer.isReplay() || m_gate.stopped()) return;
-  // The vendor library's speed is measured before the first run, so its line is on the chart
+  if (measurer.isReplay() || m_control.stopped()) return;
+  // The vendor library's speed is measured before the first trial, so its line is on the chart
   // while the curves grow.
   timeReference(measurer);
 }
 
 void EngineWorker::timeReference(Measurer& measurer) {
-  // Timed again after every run and the fastest kept: a single timing at the start competes
+  // Timed again whenever a run ends and the fastest kept: a single timing at the start competes
   // with the window's own start-up work (layouts, distributions) and can read several times too
   // slow, which would flatter the tuned kernels. A missing or failing reference costs the line,
   // not the race.
@@ -128,130 +98,133 @@ void EngineWorker::timeReference(Measurer& measurer) {
     if (!ref || ref->measurement.status != TrialStatus::Ok) return;
     if (m_reference && m_reference->speed >= ref->measurement.speed) return;
     m_reference = ReferenceLine{QString::fromStdString(ref->library), ref->measurement.speed};
+    if (m_recorder) m_recorder->setReference(ref->library, ref->measurement.speed);
     m_pending.reference = m_reference;
     flush(true);
-    m_pending.reference.reset();
   } catch (const std::exception&) {
   }
 }
 
-EngineWorker::SessionEnd EngineWorker::runSession(TuningSession& session, GatedMeasurer& gated,
-                                                  const SearchSpace& space, const SessionPlace& place) {
+void EngineWorker::setProgress(const EngineProgress& p) {
   RaceProgress& progress = m_pending.progress;
-  progress.current = place.title;
-  gated.setStopHook([&session] { session.stop(); });
-  const double pausedAtStart = m_gate.pausedSeconds();
-  double runSeconds = 0;
-  bool timeUp = false;
-  session.onTrial([&](const TrialEvent& e) {
-    runSeconds = std::max(0.0, e.elapsedSeconds - (m_gate.pausedSeconds() - pausedAtStart));
-    TrialPoint p;
-    p.algorithm = place.algorithm;
-    p.repeat = place.repeat;
-    p.seq = e.seq;
-    p.config = QString::fromStdString(space.format(e.config));
-    p.status = e.measurement.status;
-    p.message = QString::fromStdString(e.measurement.message);
-    p.speed = e.measurement.speed;
-    p.best = e.best;
-    p.seconds = place.secondsBefore + runSeconds;
-    m_pending.trials.push_back(std::move(p));
-    ++progress.trialsDone;
-    const double spent = place.finishedSeconds + runSeconds;
-    double eta = -1;
-    if (progress.trialsPlanned > 0)
-      eta = spent / double(progress.trialsDone) * double(progress.trialsPlanned - progress.trialsDone);
-    if (place.seconds) {
-      const double byTime = *place.seconds * (progress.runs - progress.runsDone) - runSeconds;
-      eta = eta < 0 ? byTime : std::min(eta, byTime);
-    }
-    progress.etaSeconds = eta;
-    if (place.seconds && runSeconds >= *place.seconds && !timeUp) {
-      timeUp = true;
-      session.stop();
-    }
-    flush(false);
-  });
-  std::string reason = session.run();
-  if (timeUp) reason = "time";
-  if (m_gate.stopped()) reason = "stopped";
-  gated.setStopHook({});
-  return {reason, runSeconds};
+  progress.runs = p.runs;
+  progress.runsDone = p.runsEnded;
+  progress.trialsDone = p.trialsDone;
+  progress.trialsPlanned = p.trialsPlanned;
+  progress.etaSeconds = p.etaSeconds;
 }
 
-void EngineWorker::race(const RaceSpec& spec, Store* store) {
-  const MeasurementSetup setup =
-      spec.backend == "replay" ? replayMeasurement(spec.dataset) : makeMeasurement(spec.backend, spec.operatorRef);
-  const SearchSpace& space = *setup.space;
-  GatedMeasurer gated(*setup.measurer, m_gate, spec.backend == "replay" ? spec.paceMs : 0);
-  m_reference.reset();
-  announce(*setup.measurer);
-  const std::string raceKey = Store::nowUtc();
-  const int algorithms = static_cast<int>(spec.algorithms.size());
-  RaceProgress& progress = m_pending.progress;
-  progress.runs = algorithms * spec.repeats;
-  progress.trialsPlanned = spec.trials ? static_cast<long long>(*spec.trials) * progress.runs : 0;
-  double finishedSeconds = 0;  // tuning time of the runs already done
+void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
+  const TrialRecord& t = e.record;
+  const RunPlan& plan = e.run->plan;
+  TrialPoint point;
+  point.algorithm = m_resumed ? 0 : plan.algorithmIndex;
+  point.repeat = m_resumed ? 0 : plan.repeat;
+  point.seq = t.trial;
+  point.order = t.order;
+  point.run = t.run;
+  point.seed = t.seed;
+  point.config = QString::fromStdString(t.config);
+  point.status = t.measurement.status;
+  point.message = QString::fromStdString(t.measurement.message);
+  point.speed = t.measurement.speed;
+  point.best = t.bestSoFar;
+  point.seconds = t.seconds;
+  point.medianMs = t.measurement.medianMs;
+  point.compileMs = t.measurement.compileMs;
+  point.tunerSeconds = t.tunerSeconds;
+  m_pending.trials.push_back(std::move(point));
+  setProgress(p);
+  m_pending.progress.current =
+      m_resumed ? QObject::tr("%1, run %2 resumed").arg(QString::fromStdString(plan.algorithm)).arg(e.run->storeId)
+                : QObject::tr("%1, repeat %2 of %3")
+                      .arg(QString::fromStdString(plan.algorithm))
+                      .arg(plan.repeat + 1)
+                      .arg(m_repeats);
+  flush(false);
+}
 
-  for (int repeat = 0; repeat < spec.repeats && !m_gate.stopped(); ++repeat) {
-    for (int a = 0; a < algorithms && !m_gate.stopped(); ++a) {
-      const AlgorithmChoice& choice = spec.algorithms[static_cast<std::size_t>(a)];
-      const std::uint64_t seed = spec.seed + static_cast<std::uint64_t>(repeat);
-      auto tuner = makeTuner(choice.name, space, seed, choice.settings);
-      std::int64_t runId = 0;
-      if (store) runId = store->createRun(runRecord(spec, setup, *tuner, raceKey, repeat, seed, m_reference));
-      // The time budget is kept here, not by core, so that a pause does not spend it.
-      Budget budget;
-      budget.trials = spec.trials ? *spec.trials : INT_MAX;
-      budget.targetSpeed = spec.targetSpeed;
-      TuningSession session(space, std::move(tuner), gated, budget, store, runId);
-      SessionPlace place;
-      place.algorithm = a;
-      place.repeat = repeat;
-      place.title = QObject::tr("%1, repeat %2 of %3")
-                        .arg(QString::fromStdString(choice.name))
-                        .arg(repeat + 1)
-                        .arg(spec.repeats);
-      place.seconds = spec.seconds;
-      place.finishedSeconds = finishedSeconds;
-      const SessionEnd end = runSession(session, gated, space, place);
-      if (store) store->setRunStatus(runId, end.reason == "stopped" ? "interrupted" : "finished", true);
-      finishedSeconds += end.seconds;
-      ++progress.runsDone;
-      flush(true);
-      if (!setup.measurer->isReplay() && !m_gate.stopped()) timeReference(*setup.measurer);
-    }
+void EngineWorker::runEnded(const RunState& run, const EngineProgress& p) {
+  m_pending.runsEnded.emplace_back(m_resumed ? 0 : run.plan.algorithmIndex, m_resumed ? 0 : run.plan.repeat);
+  setProgress(p);
+  flush(true);
+  const bool goesOn = run.end != EndReason::Stopped && run.end != EndReason::Failed && p.runsEnded < p.runs;
+  if (m_measurer && !m_measurer->isReplay() && goesOn) timeReference(*m_measurer);
+}
+
+RaceOutcome EngineWorker::drive(Engine& engine) {
+  engine.addObserver(*this);
+  m_control.attach(&engine);
+  engine.run();
+  m_control.attach(nullptr);
+  RaceOutcome outcome;
+  if (!engine.failure().empty()) {
+    outcome.end = RaceOutcome::End::Failed;
+    outcome.message = QObject::tr("%1. Every trial measured before it is kept; resume its runs from History.")
+                          .arg(QString::fromStdString(engine.failure()));
+  } else if (m_control.stopped()) {
+    outcome.end = RaceOutcome::End::Stopped;
   }
+  return outcome;
 }
 
-void EngineWorker::resume(const RaceSpec& spec, Store& store) {
+RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
+  const bool replay = spec.backend == "replay";
+  const MeasurementSetup setup = replay ? replayMeasurement(spec.dataset) : makeMeasurement(spec.backend, spec.operatorRef);
+  EngineOptions options;
+  options.schedule = spec.schedule;
+  options.scheduleSeed = spec.seed;
+  options.paceMs = replay ? spec.paceMs : 0;
+  Engine engine(*setup.space, *setup.measurer, options);
+  RacePlan plan;
+  plan.algorithms = spec.algorithms;
+  plan.repeats = spec.repeats;
+  plan.budget = {spec.trials, spec.seconds, spec.targetSpeed};
+  plan.seed = spec.seed;
+  addRace(engine, plan);  // a bad setting fails here, before anything is measured
+  m_repeats = spec.repeats;
+  m_resumed = false;
+  m_measurer = setup.measurer.get();
+  m_reference.reset();
+
+  std::optional<StoreRecorder> recorder;
+  if (store) {
+    std::string name = setup.operatorName;
+    if (spec.dataset) name = spec.dataset->kernelName.empty() ? setup.measurer->label() : spec.dataset->kernelName;
+    recorder.emplace(*store, engine, contextOf(setup, name));
+    engine.addObserver(*recorder);  // first: a trial is committed before the GUI hears of it
+    recorder->createRuns();
+    m_recorder = &*recorder;
+  }
+  announce(*setup.measurer);
+  setProgress(engine.progress());
+  flush(true);
+  RaceOutcome outcome = drive(engine);
+  m_recorder = nullptr;
+  return outcome;
+}
+
+RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   ResumedRun r = resumeStoredRun(store, *spec.resumeRun);
-  const SearchSpace& space = *r.setup.space;
-  GatedMeasurer gated(*r.setup.measurer, m_gate, 0);
+  EngineOptions options;
+  options.firstOrder = r.nextOrder;
+  Engine engine(*r.setup.space, *r.setup.measurer, options);
+  StoreRecorder recorder(store, engine, {});
+  engine.addObserver(recorder);
+  addResumedRun(engine, r);
+  m_repeats = 1;
+  m_resumed = true;
+  m_measurer = r.setup.measurer.get();
+  m_recorder = &recorder;
   m_reference.reset();
   announce(*r.setup.measurer);
   // The stored trials first, so the curve continues where the run stopped.
   m_pending.trials = storedTrialPoints(r.run, r.rows, 0, 0);
-  double before = 0;
-  for (const TrialPoint& p : m_pending.trials) before = std::max(before, p.seconds);
-  RaceProgress& progress = m_pending.progress;
-  progress.runs = 1;
-  progress.trialsDone = static_cast<long long>(r.restored.size());
-  progress.trialsPlanned = r.budget.trials ? *r.budget.trials : 0;
+  setProgress(engine.progress());
   flush(true);
-  SessionPlace place;
-  place.title = QObject::tr("%1, run %2 resumed").arg(QString::fromStdString(r.run.algorithm)).arg(r.run.id);
-  place.secondsBefore = before;
-  // As in a race, time is kept here so a pause does not spend it; a resumed run gets its whole
-  // time budget again, since the time between the kill and now is not tuning time.
-  place.seconds = r.budget.seconds;
-  r.budget.seconds.reset();
-  TuningSession session(space, std::move(r.tuner), gated, r.budget, &store, r.run.id);
-  session.restore(r.restored);
-  const SessionEnd end = runSession(session, gated, space, place);
-  store.setRunStatus(r.run.id, end.reason == "stopped" ? "interrupted" : "finished", true);
-  progress.runsDone = 1;
-  flush(true);
+  RaceOutcome outcome = drive(engine);
+  m_recorder = nullptr;
+  return outcome;
 }
 
 }  // namespace opevo::ui

@@ -6,34 +6,33 @@
 #include <optional>
 #include <string>
 
+#include "engine/engine.h"
 #include "ui/race_types.h"
 
 namespace opevo {
 class Measurer;
-class SearchSpace;
 class Store;
-class TuningSession;
+class StoreRecorder;
 }  // namespace opevo
 
 namespace opevo::ui {
 
-class GatedMeasurer;
-class RaceGate;
+class RaceControl;
 
-// Lives in the engine thread and runs one race at a time: one TuningSession per (repeat,
-// algorithm), repeat-major so every algorithm's curve appears early, on a replay or on a device
-// backend; or one stored run, resumed. Trials are gathered and
-// handed over a few times a second as one immutable EngineUpdate, never one signal per trial.
-class EngineWorker : public QObject {
+// Lives in the engine thread and runs one race at a time on core's engine: the race's runs
+// interleaved batch by batch on one measurer (a replay or a device backend), or one stored run,
+// resumed. It observes the engine: trials are gathered and handed over a few times a second as one
+// immutable EngineUpdate, never one signal per trial.
+class EngineWorker : public QObject, private EngineObserver {
   Q_OBJECT
 
  public:
-  // Updates are sent at most this often (plus one at the end of every run).
+  // Updates are sent at most this often (plus one whenever a run ends).
   static constexpr int kFlushIntervalMs = 50;
 
-  explicit EngineWorker(RaceGate& gate) : m_gate(gate) {}
+  explicit EngineWorker(RaceControl& control) : m_control(control) {}
 
-  // Blocks the engine thread until the race ends; the gate pauses or stops it from outside.
+  // Blocks the engine thread until the race ends; the control pauses or stops it from outside.
   void run(const RaceSpec& spec);
 
  signals:
@@ -41,35 +40,29 @@ class EngineWorker : public QObject {
   void finished(opevo::ui::RaceOutcome outcome);
 
  private:
-  // Where a session's trials go on the chart, and the time budget the engine keeps for it.
-  struct SessionPlace {
-    int algorithm = 0;
-    int repeat = 0;
-    QString title;
-    std::optional<double> seconds;
-    double finishedSeconds = 0;  // tuning time of the race's runs before this one (for the ETA)
-    double secondsBefore = 0;    // a resumed run's time before this session
-  };
+  void trialMeasured(const TrialEvent& trial, const EngineProgress& progress) override;
+  void runEnded(const RunState& run, const EngineProgress& progress) override;
 
   void flush(bool force);
-  void race(const RaceSpec& spec, Store* store);
-  void resume(const RaceSpec& spec, Store& store);
+  void setProgress(const EngineProgress& progress);
+  // Steps the engine to its end; the outcome's message says why it failed, if it did.
+  RaceOutcome drive(Engine& engine);
+  RaceOutcome race(const RaceSpec& spec, Store* store);
+  RaceOutcome resume(const RaceSpec& spec, Store& store);
   // Tells the GUI what measures, and times the reference library on a device.
   void announce(Measurer& measurer);
   // Times the reference library; the line moves when it is faster than before.
   void timeReference(Measurer& measurer);
-  struct SessionEnd {
-    std::string reason;  // why it ended ("stopped" when the gate stopped it)
-    double seconds = 0;  // its tuning time, pauses excluded
-  };
-  // Runs one session to its end.
-  SessionEnd runSession(TuningSession& session, GatedMeasurer& gated, const SearchSpace& space,
-                         const SessionPlace& place);
 
-  RaceGate& m_gate;
+  RaceControl& m_control;
   EngineUpdate m_pending;
   QElapsedTimer m_sinceFlush;
   std::optional<ReferenceLine> m_reference;
+  // The race in progress: its measurer (for the reference), its store, and how its runs are named.
+  Measurer* m_measurer = nullptr;
+  StoreRecorder* m_recorder = nullptr;
+  int m_repeats = 1;
+  bool m_resumed = false;
 };
 
 }  // namespace opevo::ui

@@ -38,13 +38,7 @@ void HistoryModel::setRuns(const std::vector<RunRecord>& runs) {
   for (const RunRecord& run : runs) {
     Row row;
     row.run = run;
-    row.label = QString::fromStdString(run.operatorName);
-    const auto j = nlohmann::json::parse(run.operatorJson, nullptr, false);
-    if (j.is_object()) {
-      if (j.contains("race") && j["race"].is_string()) row.raceKey = QString::fromStdString(j["race"].get<std::string>());
-      if (j.contains("repeat") && j["repeat"].is_number_integer()) row.repeat = j["repeat"].get<int>();
-      if (j.contains("label") && j["label"].is_string()) row.label = QString::fromStdString(j["label"].get<std::string>());
-    }
+    row.label = QString::fromStdString(run.label.empty() ? run.operatorName : run.label);
     m_rows.push_back(std::move(row));
   }
   // Newest first: what was just run is what one looks for.
@@ -69,22 +63,25 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
       case IdColumn: return static_cast<qlonglong>(r.run.id);
       case StartedColumn: return localTime(r.run.started);
       case AlgorithmColumn: return QString::fromStdString(r.run.algorithm);
-      case RepeatColumn: return r.raceKey.isEmpty() ? QVariant() : QVariant(r.repeat + 1);
+      case RepeatColumn: return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
       case DatasetColumn: return r.label;
       case DeviceColumn: return QString::fromStdString(r.run.device);
       case BudgetColumn: return budgetText(r.run.budgetJson);
       case StatusColumn:
         // The store says "running" until the run ends; a run whose program was killed keeps it.
-        if (r.run.status == "running")
+        if (r.run.status == RunStatus::Running)
           return role == Qt::ToolTipRole
                      ? tr("Recorded as running: either it still runs, or the program running it "
                           "was killed before it could record the end. Its trials are all kept.")
                      : tr("running or cut off");
-        return QString::fromStdString(r.run.status);
+        if (r.run.endReason != EndReason::None)
+          return QStringLiteral("%1 (%2)").arg(QString::fromUtf8(runStatusName(r.run.status).data()),
+                                              QString::fromUtf8(endReasonName(r.run.endReason).data()));
+        return QString::fromUtf8(runStatusName(r.run.status).data());
       default: return {};
     }
   }
-  if (role == Qt::ForegroundRole && index.column() == StatusColumn && r.run.status != "finished")
+  if (role == Qt::ForegroundRole && index.column() == StatusColumn && r.run.status != RunStatus::Finished)
     return QBrush(QColor(0x8e, 0x00, 0x00));
   return {};
 }

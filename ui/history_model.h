@@ -8,8 +8,8 @@
 
 namespace opevo::ui {
 
-// The runs recorded in the store, newest first. A race's runs share a key (in operatorJson, where
-// the Runs page puts it), so they can be selected together.
+// The runs recorded in the store, newest first. A race's runs share its race id, so they can be
+// selected together.
 class HistoryModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -28,8 +28,6 @@ class HistoryModel : public QAbstractTableModel {
 
   struct Row {
     RunRecord run;
-    QString raceKey;  // empty for runs made outside a race
-    int repeat = 0;   // 0-based
     QString label;    // "replay of A100.json.gz (...)", else the operator's name
   };
 

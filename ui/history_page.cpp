@@ -41,8 +41,8 @@ struct CurvesJob {
   QString error;
 };
 
-// The selected runs as one race: one algorithm per name, one repeat per run of it. Time is
-// wall-clock from the run's start to each trial's commit, as stored (pauses included).
+// The selected runs as one race: one algorithm per name, one repeat per run of it. Time is each
+// run's stored tuning time (for runs stored before schema 2, wall-clock from the run's start).
 CurvesJob loadCurves(const std::string& path, const std::vector<HistoryModel::Row>& rows) {
   CurvesJob job;
   try {
@@ -55,6 +55,8 @@ CurvesJob loadCurves(const std::string& path, const std::vector<HistoryModel::Ro
       const int repeat = repeats[algorithm]++;
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
       job.info.label = row.label;
+      if (row.run.referenceSpeed)
+        job.info.reference = ReferenceLine{QString::fromStdString(row.run.referenceLibrary), *row.run.referenceSpeed};
       for (TrialPoint& p : storedTrialPoints(row.run, store.trials(row.run.id), a, repeat))
         job.trials.push_back(std::move(p));
     }
@@ -152,7 +154,7 @@ void HistoryPage::updateButtons() {
   const RunRecord* run = currentRun();
   // A run still marked running was cut off (a crash or a kill) unless this window runs it; the
   // Runs page refuses while it is busy.
-  m_resume->setEnabled(run && run->status != "finished");
+  m_resume->setEnabled(run && run->status != RunStatus::Finished);
   m_export->setEnabled(run != nullptr);
 }
 
@@ -193,10 +195,10 @@ void HistoryPage::reload() {
 
 void HistoryPage::selectRace(int row) {
   if (row < 0 || row >= m_model->rowCount()) return;
-  const QString key = m_model->row(row).raceKey;
+  const std::int64_t race = m_model->row(row).run.raceId;
   QItemSelection selection;
   for (int r = 0; r < m_model->rowCount(); ++r)
-    if (r == row || (!key.isEmpty() && m_model->row(r).raceKey == key))
+    if (r == row || (race != 0 && m_model->row(r).run.raceId == race))
       selection.select(m_model->index(r, 0), m_model->index(r, HistoryModel::ColumnCount - 1));
   m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
 }

@@ -23,7 +23,6 @@ void RaceData::reset(Info info) {
   m_info.repeats = std::max(1, m_info.repeats);
   m_trials.clear();
   m_curves.assign(static_cast<std::size_t>(m_info.algorithms.size() * m_info.repeats), RunCurve{});
-  m_lastRun = -1;
   ++m_revision;
   emit wasReset();
 }
@@ -54,12 +53,6 @@ void RaceData::append(const std::vector<TrialPoint>& trials) {
     if (t.algorithm < 0 || t.algorithm >= m_info.algorithms.size() || t.repeat < 0 ||
         t.repeat >= m_info.repeats)
       continue;  // not of this race (a stale update): never index out of the curves
-    const int run = t.repeat * static_cast<int>(m_info.algorithms.size()) + t.algorithm;
-    if (run > m_lastRun) {
-      for (int r = std::max(0, m_lastRun); r < run; ++r)
-        m_curves[static_cast<std::size_t>(r)].finished = true;
-      m_lastRun = run;
-    }
     RunCurve& c = curveAt(t.algorithm, t.repeat);
     c.bestByTrial.push_back(t.best);
     c.bestByTime.emplace_back(t.seconds, t.best);
@@ -82,6 +75,12 @@ void RaceData::setLabel(const QString& label) {
   emit infoChanged();
 }
 
+void RaceData::finishRun(int algorithm, int repeat) {
+  if (algorithm < 0 || algorithm >= m_info.algorithms.size() || repeat < 0 || repeat >= m_info.repeats) return;
+  curveAt(algorithm, repeat).finished = true;
+  ++m_revision;
+}
+
 void RaceData::finishAll() {
   for (RunCurve& c : m_curves) c.finished = true;
   ++m_revision;
@@ -97,18 +96,41 @@ std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vecto
     p.algorithm = algorithm;
     p.repeat = repeat;
     p.seq = t.seq;
+    p.order = t.order;
+    p.run = run.id;
+    p.seed = run.seed;
     p.config = QString::fromStdString(t.config);
-    TrialStatus status = TrialStatus::Ok;
-    parseStatus(t.status, status);
-    p.status = status;
+    p.status = t.status;
     p.message = QString::fromStdString(t.message);
     p.speed = t.speed;
-    if (status == TrialStatus::Ok) best = std::max(best, t.speed);
+    if (t.status == TrialStatus::Ok) best = std::max(best, t.speed);
     p.best = best;
-    p.seconds = secondsBetween(run.started, t.finished);
+    p.seconds = t.seconds > 0 ? t.seconds : secondsBetween(run.started, t.finished);
+    p.medianMs = t.medianMs;
+    p.compileMs = t.compileMs;
     points.push_back(std::move(p));
   }
   return points;
+}
+
+TrialRecord trialRecordOf(const TrialPoint& p, const QString& algorithm) {
+  TrialRecord t;
+  t.order = p.order;
+  t.run = p.run;
+  t.algorithm = algorithm.toStdString();
+  t.repeat = p.repeat;
+  t.seed = p.seed;
+  t.trial = p.seq;
+  t.config = p.config.toStdString();
+  t.measurement.status = p.status;
+  t.measurement.speed = p.speed;
+  t.measurement.medianMs = p.medianMs;
+  t.measurement.compileMs = p.compileMs;
+  t.measurement.message = p.message.toStdString();
+  t.bestSoFar = p.best;
+  t.seconds = p.seconds;
+  t.tunerSeconds = p.tunerSeconds;
+  return t;
 }
 
 }  // namespace opevo::ui

@@ -37,7 +37,9 @@ class RaceData : public QObject {
   void setReference(const ReferenceLine& reference);
   // A label known only once the measurer is ready ("cpu: 2 threads of ...").
   void setLabel(const QString& label);
-  // Every run ended: finished runs keep their final best beyond their last trial.
+  // A run ended: its curve keeps its final best beyond its last trial.
+  void finishRun(int algorithm, int repeat);
+  // Every run ended.
   void finishAll();
 
   const Info& info() const { return m_info; }
@@ -61,12 +63,12 @@ class RaceData : public QObject {
   Info m_info;
   std::vector<TrialPoint> m_trials;
   std::vector<RunCurve> m_curves;  // [repeat * algorithms + algorithm]
-  int m_lastRun = -1;              // runs go repeat-major; an earlier one is finished
   quint64 m_revision = 0;
 };
 
-// A stored run's trials as the charts see them: the best so far, and as time the wall-clock
-// seconds from the run's start to each trial's commit (pauses and any downtime included).
+// A stored run's trials as the charts see them: the best so far, and as time the run's tuning
+// time (for runs stored before schema 2, which did not keep it, the wall-clock seconds from the
+// run's start to each trial's commit, pauses and any downtime included).
 std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
                                           int algorithm, int repeat);
 

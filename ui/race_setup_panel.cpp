@@ -1,5 +1,6 @@
 #include "ui/race_setup_panel.h"
 
+#include <algorithm>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -49,6 +50,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
       m_algorithms(new AlgorithmPanel(this)),
       m_repeats(new QSpinBox(this)),
       m_seed(new QSpinBox(this)),
+      m_schedule(new QComboBox(this)),
       m_useTrials(new QCheckBox(tr("Trials"), this)),
       m_trials(new QSpinBox(this)),
       m_useSeconds(new QCheckBox(tr("Time"), this)),
@@ -76,6 +78,11 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_seed->setRange(0, 1'000'000'000);
   m_seed->setValue(1);
   m_seed->setToolTip(tr("Repeat r uses seed + r for every algorithm, as opevo compare does"));
+  m_schedule->setObjectName(QStringLiteral("scheduleBox"));
+  m_schedule->addItem(tr("Round-robin"), static_cast<int>(Schedule::RoundRobin));
+  m_schedule->addItem(tr("Shuffled each round (seeded)"), static_cast<int>(Schedule::Shuffle));
+  m_schedule->setToolTip(tr("The runs take turns on the measurer batch by batch, so on a device "
+                            "drift (heat, other load) falls on every algorithm alike"));
   m_useTrials->setObjectName(QStringLiteral("useTrials"));
   m_useTrials->setChecked(true);
   m_trials->setObjectName(QStringLiteral("trialsSpin"));
@@ -115,6 +122,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   auto* form = new QFormLayout(budgetBox);
   form->addRow(tr("Repeats:"), m_repeats);
   form->addRow(tr("Seed:"), m_seed);
+  form->addRow(tr("Turns:"), m_schedule);
   form->addRow(tr("Budget:"), row(m_useTrials, m_trials));
   form->addRow(QString(), row(m_useSeconds, m_seconds));
   form->addRow(QString(), row(m_useTarget, m_target));
@@ -177,6 +185,7 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     return refuse(tr("Set a budget: a number of trials, a time, or a target speed."));
   s.repeats = m_repeats->value();
   s.seed = static_cast<std::uint64_t>(m_seed->value());
+  s.schedule = static_cast<Schedule>(m_schedule->currentData().toInt());
   if (m_useTrials->isChecked()) s.trials = m_trials->value();
   if (m_useSeconds->isChecked()) s.seconds = m_seconds->value();
   if (m_useTarget->isChecked()) s.targetSpeed = m_target->value();
@@ -304,6 +313,7 @@ void RaceSetupPanel::saveState(QSettings& settings) const {
   settings.setValue(QStringLiteral("algorithms"), m_algorithms->checkedNames());
   settings.setValue(QStringLiteral("repeats"), m_repeats->value());
   settings.setValue(QStringLiteral("seed"), m_seed->value());
+  settings.setValue(QStringLiteral("schedule"), m_schedule->currentIndex());
   settings.setValue(QStringLiteral("useTrials"), m_useTrials->isChecked());
   settings.setValue(QStringLiteral("trials"), m_trials->value());
   settings.setValue(QStringLiteral("useSeconds"), m_useSeconds->isChecked());
@@ -326,6 +336,7 @@ void RaceSetupPanel::restoreState(QSettings& settings) {
           .toStringList());
   m_repeats->setValue(settings.value(QStringLiteral("repeats"), m_repeats->value()).toInt());
   m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());
+  m_schedule->setCurrentIndex(std::clamp(settings.value(QStringLiteral("schedule"), 0).toInt(), 0, m_schedule->count() - 1));
   m_useTrials->setChecked(settings.value(QStringLiteral("useTrials"), true).toBool());
   m_trials->setValue(settings.value(QStringLiteral("trials"), m_trials->value()).toInt());
   m_useSeconds->setChecked(settings.value(QStringLiteral("useSeconds"), false).toBool());

@@ -77,6 +77,7 @@ class RaceSetupPanel : public QWidget {
   AlgorithmPanel* m_algorithms;
   QSpinBox* m_repeats;
   QSpinBox* m_seed;
+  QComboBox* m_schedule;
   QCheckBox* m_useTrials;
   QSpinBox* m_trials;
   QCheckBox* m_useSeconds;

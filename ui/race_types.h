@@ -9,15 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine.h"
 #include "engine/measurement.h"
+#include "engine/race.h"
 #include "io/replay_dataset.h"
 
 namespace opevo::ui {
 
-struct AlgorithmChoice {
-  std::string name;                                // registry name, e.g. "opevo"
-  std::map<std::string, std::string> settings;     // only the values the user changed
-};
+using opevo::AlgorithmChoice;
 
 // Everything one race needs, copied into the engine thread when it starts; the GUI keeps no
 // reference into it, so editing the form during a race changes nothing under the engine's feet.
@@ -35,6 +34,8 @@ struct RaceSpec {
   std::optional<double> seconds;  // of tuning time; paused time does not count
   std::optional<double> targetSpeed;
   std::uint64_t seed = 1;         // repeat r uses seed + r for every algorithm, as `opevo compare`
+  // How the engine interleaves the race's runs on the measurer, batch by batch.
+  Schedule schedule = Schedule::RoundRobin;
   // A replay answers at once; a pace makes it take this long per trial so a race can be watched.
   int paceMs = 0;
   std::string storePath;          // empty: nothing is stored
@@ -42,16 +43,25 @@ struct RaceSpec {
 
 // One measured trial, as the GUI sees it. Plain values only: it crosses threads by copy.
 struct TrialPoint {
-  int algorithm = 0;  // index into RaceSpec::algorithms
-  int repeat = 0;     // 0-based
-  int seq = 0;        // 1-based within its run
+  int algorithm = 0;    // index into RaceSpec::algorithms
+  int repeat = 0;       // 0-based
+  int seq = 0;          // 1-based within its run
+  long long order = 0;  // 1-based order of measurement across the race
+  std::int64_t run = 0; // the run's id in the store, else its place in the race
+  std::uint64_t seed = 0;
   QString config;
   TrialStatus status = TrialStatus::Ok;
   QString message;
   double speed = 0;
-  double best = 0;    // best of its run so far
-  double seconds = 0; // tuning time of its run so far, pauses excluded
+  double best = 0;      // best of its run so far
+  double seconds = 0;   // tuning time of its run so far, pauses excluded
+  double medianMs = 0;
+  double compileMs = 0;
+  double tunerSeconds = 0;
 };
+
+// The point as trials.csv's record, under its algorithm's name.
+TrialRecord trialRecordOf(const TrialPoint& point, const QString& algorithm);
 
 struct RaceProgress {
   int runsDone = 0;
@@ -73,6 +83,7 @@ struct ReferenceLine {
 // update and where the race stands. Immutable once sent.
 struct EngineUpdate {
   std::vector<TrialPoint> trials;
+  std::vector<std::pair<int, int>> runsEnded;  // (algorithm, repeat) of the runs that ended
   RaceProgress progress;
   QString measuring;                       // set once, when the measurer is ready: its label
   std::optional<ReferenceLine> reference;  // set once, when the reference has been timed
@@ -80,7 +91,8 @@ struct EngineUpdate {
 
 // The end of a race: why it ended, and the problems met (a bad setting, a store refused).
 struct RaceOutcome {
-  QString reason;  // "finished", "stopped" or "failed"
+  enum class End { Finished, Stopped, Failed };
+  End end = End::Finished;
   QString message;
 };
 

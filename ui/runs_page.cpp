@@ -284,6 +284,7 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
   }
   if (update->reference) m_data->setReference(*update->reference);
   m_data->append(update->trials);
+  for (const auto& [algorithm, repeat] : update->runsEnded) m_data->finishRun(algorithm, repeat);
   const RaceProgress& p = update->progress;
   double fraction = p.runs > 0 ? double(p.runsDone) / p.runs : 0;
   if (p.trialsPlanned > 0) fraction = double(p.trialsDone) / double(p.trialsPlanned);
@@ -299,10 +300,10 @@ void RunsPage::onFinished(const RaceOutcome& outcome) {
   m_results->refreshNow();
   m_etaLabel->clear();
   const int trials = static_cast<int>(m_data->trials().size());
-  if (outcome.reason == QLatin1String("failed")) {
+  if (outcome.end == RaceOutcome::End::Failed) {
     showMessage(m_messageLabel, tr("The race failed: %1").arg(outcome.message));
   } else {
-    QString note = outcome.reason == QLatin1String("stopped")
+    QString note = outcome.end == RaceOutcome::End::Stopped
                        ? tr("Race stopped after %1 trials.").arg(trials)
                        : tr("Race finished: %1 trials.").arg(trials);
     if (!outcome.message.isEmpty()) note += QLatin1Char(' ') + outcome.message;

@@ -93,7 +93,7 @@ class DeviceRaceTest : public ::testing::Test {
 };
 
 TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
-  prepareCpuRace({QStringLiteral("opevo"), QStringLiteral("random")}, 3);
+  prepareCpuRace({QStringLiteral("opevo"), QStringLiteral("random")}, 10);
   ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
   test::StallProbe probe;
   ASSERT_TRUE(raceEnded());
@@ -102,9 +102,17 @@ TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
   RecordProperty("longest_gui_stall_cpu_ms", static_cast<int>(probe.longestMs()));
   EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
   const RaceData& data = *runs()->data();
-  ASSERT_EQ(data.trials().size(), 6u);
+  ASSERT_EQ(data.trials().size(), 20u);
   EXPECT_FALSE(data.runsOf(0).empty());
   EXPECT_FALSE(data.runsOf(1).empty());
+  // The two runs take turns on the CPU batch by batch (8 trials, then 2 each): both curves grow
+  // together, in the order the engine measured them.
+  std::vector<int> turns;
+  for (std::size_t i = 0; i < data.trials().size(); ++i) {
+    EXPECT_EQ(data.trials()[i].order, static_cast<long long>(i + 1));
+    if (turns.empty() || turns.back() != data.trials()[i].algorithm) turns.push_back(data.trials()[i].algorithm);
+  }
+  EXPECT_EQ(turns, (std::vector<int>{0, 1, 0, 1}));
   int ok = 0;
   for (const TrialPoint& t : data.trials()) ok += t.status == TrialStatus::Ok;
   EXPECT_GE(ok, 1);
@@ -118,7 +126,7 @@ TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
   // Both runs are in the store as CPU runs of the operator, and a CLI resume could read them.
   int cpuRuns = 0;
   for (const RunRecord& r : storedRuns())
-    if (r.backend == "cpu" && r.operatorName == "mm96" && r.status == "finished") ++cpuRuns;
+    if (r.backend == "cpu" && r.operatorName == "mm96" && r.status == RunStatus::Finished) ++cpuRuns;
   EXPECT_GE(cpuRuns, 2);
 }
 
@@ -154,7 +162,7 @@ TEST_F(DeviceRaceTest, AStoppedRunResumesFromHistoryWithoutMeasuringAgain) {
   ASSERT_LT(before, 6u);
   std::int64_t runId = 0;
   for (const RunRecord& r : storedRuns())
-    if (r.status == "interrupted" && r.operatorName == "mm96") runId = std::max(runId, r.id);
+    if (r.status == RunStatus::Interrupted && r.operatorName == "mm96") runId = std::max(runId, r.id);
   ASSERT_GT(runId, 0);
 
   m_window.pages()->setCurrentWidget(history());
@@ -174,7 +182,7 @@ TEST_F(DeviceRaceTest, AStoppedRunResumesFromHistoryWithoutMeasuringAgain) {
   const auto trials = store.trials(runId);
   ASSERT_EQ(trials.size(), 6u);
   for (std::size_t i = 0; i < trials.size(); ++i) EXPECT_EQ(trials[i].seq, static_cast<int>(i + 1));
-  EXPECT_EQ(store.run(runId)->status, "finished");
+  EXPECT_EQ(store.run(runId)->status, RunStatus::Finished);
   history()->reload();
   ASSERT_TRUE(waitUntil([&] { return !history()->busy() && historyRowOf(runId) >= 0; }, 20000));
   history()->view()->setCurrentIndex(history()->model()->index(historyRowOf(runId), 0));

@@ -8,6 +8,7 @@
 #include <QProgressBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QSet>
 #include <QTimer>
 #include <cstdio>
 
@@ -180,7 +181,7 @@ TEST_F(RunsPageTest, AReplayRaceOfTwoAlgorithmsDrawsBothCurvesWithBands) {
   // The runs are in the history, finished, and draw again there.
   HistoryPage* history = m_window.historyPage();
   ASSERT_TRUE(waitUntil([&] { return !history->busy() && history->model()->rowCount() >= 4; }));
-  EXPECT_EQ(history->model()->index(0, HistoryModel::StatusColumn).data().toString(), "finished");
+  EXPECT_EQ(history->model()->index(0, HistoryModel::StatusColumn).data().toString(), "finished (trials)");
   history->selectRace(0);
   ASSERT_TRUE(waitUntil([&] { return !history->busy() && history->data()->trials().size() == 160; }));
   EXPECT_EQ(history->data()->info().algorithms.size(), 2);
@@ -296,9 +297,16 @@ TEST_F(RunsPageTest, ExportsTheChartAsPngAndSvgAndTheTrialsAsCsv) {
   ASSERT_TRUE(csv.open(QIODevice::ReadOnly | QIODevice::Text));
   const QList<QByteArray> lines = csv.readAll().split('\n');
   ASSERT_GE(lines.size(), 3);
-  EXPECT_TRUE(lines[0].startsWith("# replay of A100.json.gz"));
-  EXPECT_TRUE(lines[1].startsWith("algorithm,repeat,trial"));
-  EXPECT_EQ(lines.size(), 2 + 40 + 1);  // two headers, 40 trials, the final newline
+  // The one trials.csv format of the CLI: the race's runs interleaved, in order of measurement.
+  EXPECT_TRUE(lines[0].startsWith("order,run,algorithm,repeat,seed,trial,config,status")) << lines[0].toStdString();
+  ASSERT_EQ(lines.size(), 1 + 40 + 1);  // the header, 40 trials, the final newline
+  QSet<QByteArray> algorithmsInFirstHalf;
+  for (int i = 1; i <= 40; ++i) {
+    const QList<QByteArray> fields = lines[i].split(',');
+    EXPECT_EQ(fields[0].toInt(), i);
+    if (i <= 20) algorithmsInFirstHalf.insert(fields[2]);
+  }
+  EXPECT_EQ(algorithmsInFirstHalf.size(), 2);
   EXPECT_NE(results->exportPng(dir.filePath("no/such/folder/race.png")), QString());
 }
 

@@ -11,7 +11,10 @@
 #include "ui/curve_stats.h"
 #include "ui/history_model.h"
 #include "ui/race_data.h"
-#include "ui/race_gate.h"
+#include "engine/engine.h"
+#include "io/replay_dataset.h"
+#include "replay/replay_measurer.h"
+#include "ui/race_control.h"
 #include "ui/settings_model.h"
 #include "ui/trials_model.h"
 
@@ -103,20 +106,27 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
   for (int i = 0; i < 3; ++i) {
     runs[i].id = i + 1;
     runs[i].algorithm = i % 2 ? "autotvm" : "opevo";
-    runs[i].operatorJson = R"({"race":"R1","repeat":)" + std::to_string(i / 2) + R"(,"label":"replay of x"})";
+    runs[i].operatorJson = R"({"replay":"x.json"})";
+    runs[i].raceId = 1;
+    runs[i].raceRepeat = i / 2;
+    runs[i].label = "replay of x";
     runs[i].budgetJson = R"({"trials":40})";
-    runs[i].status = i == 2 ? "running" : "finished";
+    runs[i].status = i == 2 ? RunStatus::Running : RunStatus::Finished;
+    runs[i].endReason = i == 2 ? EndReason::None : EndReason::Trials;
     runs[i].started = "2026-01-02T03:04:05.000Z";
   }
   runs[2].operatorJson = "not json";  // an older or foreign row still lists
+  runs[2].raceId = 0;                 // a run of its own
   model.setRuns(runs);
   ASSERT_EQ(model.rowCount(), 3);
   EXPECT_EQ(model.index(0, HistoryModel::IdColumn).data().toLongLong(), 3);
-  EXPECT_EQ(model.row(1).raceKey, "R1");
+  EXPECT_EQ(model.row(1).run.raceId, 1);
+  EXPECT_EQ(model.index(2, HistoryModel::RepeatColumn).data().toInt(), 1);
+  EXPECT_EQ(model.index(1, HistoryModel::StatusColumn).data().toString(), "finished (trials)");
   EXPECT_EQ(model.index(1, HistoryModel::DatasetColumn).data().toString(), "replay of x");
   EXPECT_EQ(model.index(1, HistoryModel::BudgetColumn).data().toString(), "40 trials");
   EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data().toString(), "running or cut off");
-  EXPECT_TRUE(model.row(0).raceKey.isEmpty());
+  EXPECT_FALSE(model.index(0, HistoryModel::RepeatColumn).data().isValid());
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
 }
 
@@ -147,28 +157,47 @@ TEST(CurveStats, ByTimeIsAStepFunctionOfEachRun) {
   EXPECT_DOUBLE_EQ(band.mean[2], 20);
 }
 
-TEST(RaceGate, PauseHoldsACheckpointUntilResumeAndStopReleasesIt) {
-  RaceGate gate;
-  gate.pause();
-  std::atomic<int> passed{0};
-  std::atomic<bool> second{false};
-  std::thread engine([&] {
-    if (gate.checkpoint(0)) ++passed;
-    while (!second) std::this_thread::yield();
-    if (!gate.checkpoint(0)) passed += 10;
+// The window's pause, resume and stop reach the engine of the race in progress, and are kept
+// for an engine that does not exist yet.
+TEST(RaceControl, PausesResumesAndStopsTheEngineOfTheRace) {
+  auto dataset = std::make_shared<const ReplayDataset>(
+      loadReplayDataset(std::string(OPEVO_DATASETS_DIR) + "/convolution_milo/A100.json.gz"));
+  ReplayMeasurer measurer(dataset);
+  EngineOptions paced;
+  paced.paceMs = 5;
+  Engine engine(dataset->space, measurer, paced);
+  RunPlan plan;
+  plan.algorithm = "random";
+  plan.budget.trials = 4000;
+  engine.addRun(plan);
+  struct Count : EngineObserver {
+    std::atomic<int> trials{0};
+    void trialMeasured(const TrialEvent&, const EngineProgress&) override { ++trials; }
+  } count;
+  engine.addObserver(count);
+
+  RaceControl control;
+  control.pause();  // pressed before the engine exists: it starts paused
+  std::thread thread([&] {
+    control.attach(&engine);
+    engine.run();
+    control.attach(nullptr);
   });
-  QTest::qWait(100);
-  EXPECT_EQ(passed.load(), 0);  // held while paused
-  gate.resume();
-  ASSERT_TRUE(test::waitUntil([&] { return passed.load() == 1; }));
-  gate.pause();
-  second = true;
-  QTest::qWait(100);
-  EXPECT_EQ(passed.load(), 1);  // held at the second
-  gate.stop();                  // a stop releases it, answering "stopped"
-  engine.join();
-  EXPECT_EQ(passed.load(), 11);
-  EXPECT_GT(gate.pausedSeconds(), 0.15);
+  QTest::qWait(150);
+  EXPECT_EQ(count.trials.load(), 0);
+  control.resume();
+  ASSERT_TRUE(test::waitUntil([&] { return count.trials.load() >= 5; }));
+  control.pause();
+  QTest::qWait(50);  // the trial in hand ends
+  const int held = count.trials.load();
+  QTest::qWait(150);
+  EXPECT_EQ(count.trials.load(), held);
+  control.stop();  // a stop ends a paused race
+  thread.join();
+  EXPECT_EQ(engine.runs()[0].end, EndReason::Stopped);
+  EXPECT_TRUE(control.stopped());
+  control.reset();
+  EXPECT_FALSE(control.stopped());
 }
 
 }  // namespace
