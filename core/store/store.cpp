@@ -16,46 +16,8 @@ namespace {
 // "OPEV": marks our files, so another application's SQLite database is not mistaken for ours.
 constexpr std::int64_t kApplicationId = 0x4F504556;
 
-// Migration i takes the schema from version i to i + 1. They are history: never edit one, add the
-// next (and a test database written by the release before it, in tests/data).
-const char* const kMigrations[] = {
-    R"sql(
-    CREATE TABLE runs (
-      id INTEGER PRIMARY KEY,
-      operator_name TEXT NOT NULL,
-      operator_json TEXT NOT NULL,
-      algorithm TEXT NOT NULL,
-      settings_json TEXT NOT NULL,
-      seed INTEGER NOT NULL,
-      backend TEXT NOT NULL,
-      device TEXT NOT NULL,
-      budget_json TEXT NOT NULL,
-      status TEXT NOT NULL,
-      started TEXT NOT NULL,
-      ended TEXT NOT NULL DEFAULT '',
-      speed_unit TEXT NOT NULL DEFAULT '');
-    CREATE TABLE trials (
-      run_id INTEGER NOT NULL REFERENCES runs(id),
-      seq INTEGER NOT NULL,
-      config TEXT NOT NULL,
-      status TEXT NOT NULL,
-      message TEXT NOT NULL,
-      times_json TEXT NOT NULL,
-      median_ms REAL NOT NULL,
-      speed REAL NOT NULL,
-      compile_ms REAL NOT NULL,
-      started TEXT NOT NULL,
-      finished TEXT NOT NULL,
-      PRIMARY KEY (run_id, seq));
-    CREATE INDEX trials_by_config ON trials(config);
-    )sql",
-    // v2: enums as checked columns, race membership and the reference library as columns (v1 hid
-    // them in operator_json), each trial's order within its race and its run's tuning time.
-    // The old tables are renamed, the new ones made with their final definition, rows copied.
-    R"sql(
-    ALTER TABLE trials RENAME TO trials_v1;
-    ALTER TABLE runs RENAME TO runs_v1;
-    DROP INDEX IF EXISTS trials_by_config;
+// The current schema, as a new file gets it and as the last migration leaves an old one.
+const char* const kSchema = R"sql(
     CREATE TABLE races (
       id INTEGER PRIMARY KEY,
       started TEXT NOT NULL);
@@ -99,7 +61,25 @@ const char* const kMigrations[] = {
       PRIMARY KEY (run_id, seq));
     CREATE INDEX trials_by_config ON trials(config);
     CREATE INDEX runs_by_race ON runs(race_id);
+    )sql";
 
+// Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
+// no free pages left behind. Migrations are history: the one that adds version 3 first gives the
+// 1 -> 2 step its own copy of today's kSchema text, so that step keeps producing version 2. Keep a
+// database written by the release before each migration in tests/data.
+struct Migration {
+  const char* before;  // run before kSchema: moves the old tables aside
+  const char* after;   // run after it: copies the old rows in, drops the old tables
+};
+const Migration kMigrations[] = {
+    // 1 -> 2: enums as checked columns, race membership and the reference library as columns (v1
+    // hid them in operator_json), each trial's order within its race and its run's tuning time.
+    {R"sql(
+    ALTER TABLE trials RENAME TO trials_v1;
+    ALTER TABLE runs RENAME TO runs_v1;
+    DROP INDEX IF EXISTS trials_by_config;
+    )sql",
+     R"sql(
     -- v1's window kept a race's start time as its key, in operator_json.
     INSERT INTO races (started)
       SELECT DISTINCT json_extract(operator_json, '$.race') FROM runs_v1
@@ -143,7 +123,7 @@ const char* const kMigrations[] = {
     DROP TABLE run_offsets;
     DROP TABLE trials_v1;
     DROP TABLE runs_v1;
-    )sql",
+    )sql"},
 };
 
 std::string inQuotes(const std::string& path) { return "'" + path + "'"; }
@@ -242,21 +222,36 @@ Store::Store(const std::string& path) : m_path(path) {
 Store::~Store() { sqlite3_close(m_db); }
 
 void Store::migrate() {
-  int current = 0;
-  {
-    // Finalized before migrating: an open statement keeps the tables it read locked (DROP fails).
-    Statement version(m_db, "PRAGMA user_version");
-    version.step();
-    current = static_cast<int>(version.integer(0));
-  }
-  for (int v = current; v < kSchemaVersion; ++v) {
+  // One step a transaction, the version read inside it: two programs opening a new or old file at
+  // once (the window and `opevo tune`) must not both migrate it.
+  while (true) {
     exec(m_db, "BEGIN IMMEDIATE", "migrating " + inQuotes(m_path));
     try {
-      exec(m_db, kMigrations[v], "migrating " + inQuotes(m_path) + " to schema " + std::to_string(v + 1));
-      const std::string stamp = "PRAGMA user_version=" + std::to_string(v + 1) +
+      int current = 0;
+      {
+        // Finalized before migrating: an open statement keeps the tables it read locked.
+        Statement version(m_db, "PRAGMA user_version");
+        version.step();
+        current = static_cast<int>(version.integer(0));
+      }
+      if (current >= kSchemaVersion) {
+        exec(m_db, "COMMIT", "opening " + inQuotes(m_path));
+        return;
+      }
+      const int next = current == 0 ? kSchemaVersion : current + 1;
+      const std::string doing = "migrating " + inQuotes(m_path) + " to schema " + std::to_string(next);
+      if (current == 0) {
+        exec(m_db, kSchema, "creating the tables of " + inQuotes(m_path));
+      } else {
+        const Migration& m = kMigrations[current - 1];
+        exec(m_db, m.before, doing);
+        exec(m_db, kSchema, doing);
+        exec(m_db, m.after, doing);
+      }
+      const std::string stamp = "PRAGMA user_version=" + std::to_string(next) +
                                 "; PRAGMA application_id=" + std::to_string(kApplicationId);
-      exec(m_db, stamp.c_str(), "migrating " + inQuotes(m_path));
-      exec(m_db, "COMMIT", "migrating " + inQuotes(m_path));
+      exec(m_db, stamp.c_str(), doing);
+      exec(m_db, "COMMIT", doing);
     } catch (...) {
       sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
       throw;

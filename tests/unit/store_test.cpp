@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <sstream>
 
@@ -214,6 +216,29 @@ TEST(Store, RacesGroupTheirRunsAndKeepTheReference) {
   t.order = 12;
   store.appendTrial(t);
   EXPECT_EQ(store.lastOrder(runs[0]), 12);
+}
+
+// The window and `opevo tune` may open a new file at the same moment: one creates the tables,
+// the other finds them, neither fails.
+TEST(Store, OpenedByManyAtOnceANewFileIsCreatedOnce) {
+  for (int round = 0; round < 5; ++round) {
+    TempDir dir;
+    const std::string path = (dir.path / "shared.db").string();
+    std::vector<std::thread> openers;
+    std::atomic<int> failures{0};
+    for (int i = 0; i < 4; ++i)
+      openers.emplace_back([&] {
+        try {
+          Store s(path);
+          s.createRun(sampleRun());
+        } catch (const std::exception&) {
+          ++failures;
+        }
+      });
+    for (auto& t : openers) t.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(Store(path).runs().size(), 4u);
+  }
 }
 
 TEST(Store, DefaultPathFollowsXdg) {
