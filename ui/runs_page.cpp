@@ -139,8 +139,8 @@ QWidget* RunsPage::makeTrialsSection() {
   m_trialsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   m_trialsView->horizontalHeader()->setStretchLastSection(true);
   const int unit = m_trialsView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-  // Algorithm, repeat, trial, speed, best, time, status, reason; the configuration stretches.
-  const int widths[] = {9, 6, 5, 10, 10, 7, 12, 14, 0};
+  // Order, algorithm, repeat, trial, speed, best, time, status, reason; the configuration stretches.
+  const int widths[] = {5, 9, 6, 5, 10, 10, 7, 12, 14, 0};
   for (int c = 0; c < TrialsModel::ColumnCount; ++c)
     if (widths[c] > 0) m_trialsView->setColumnWidth(c, unit * widths[c] + 12);
   m_filterColumn = new QComboBox(section);

@@ -51,6 +51,7 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DisplayRole || role == RawRole || role == Qt::ToolTipRole) {
     const bool raw = role == RawRole;
     switch (index.column()) {
+      case OrderColumn: return static_cast<qlonglong>(t.order);
       case AlgorithmColumn: return m_data->info().algorithms.value(t.algorithm);
       case RepeatColumn: return t.repeat + 1;
       case TrialColumn: return t.seq;
@@ -68,7 +69,7 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::TextAlignmentRole) {
     const int c = index.column();
-    if (c == RepeatColumn || c == TrialColumn || c == SpeedColumn || c == BestColumn || c == TimeColumn)
+    if (c == OrderColumn || c == RepeatColumn || c == TrialColumn || c == SpeedColumn || c == BestColumn || c == TimeColumn)
       return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role == Qt::ForegroundRole && !ok &&
@@ -81,9 +82,11 @@ QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int r
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::ToolTipRole && (section == SpeedColumn || section == BestColumn))
     return tr("In %1, the dataset's unit").arg(m_data->info().speedUnit);
+  if (role == Qt::ToolTipRole && section == OrderColumn)
+    return tr("The order in which the engine measured the trials: the runs of a race take turns");
   if (role != Qt::DisplayRole) return {};
   static const char* const names[] = {
-      QT_TR_NOOP("Algorithm"), QT_TR_NOOP("Repeat"),   QT_TR_NOOP("Trial"),
+      QT_TR_NOOP("#"),         QT_TR_NOOP("Algorithm"), QT_TR_NOOP("Repeat"),   QT_TR_NOOP("Trial"),
       QT_TR_NOOP("Speed"),     QT_TR_NOOP("Best"),     QT_TR_NOOP("Time (s)"),
       QT_TR_NOOP("Status"),    QT_TR_NOOP("Failure reason"), QT_TR_NOOP("Configuration")};
   if (section < 0 || section >= ColumnCount) return {};

@@ -14,6 +14,7 @@ class TrialsModel : public QAbstractTableModel {
 
  public:
   enum Column {
+    OrderColumn,  // the order in which the engine measured it, across the race
     AlgorithmColumn,
     RepeatColumn,
     TrialColumn,

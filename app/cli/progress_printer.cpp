@@ -31,6 +31,10 @@ void ProgressPrinter::trialMeasured(const TrialEvent& e, const EngineProgress& p
   const std::string left = eta(p.etaSeconds);
   const std::string run = p.runs > 1 ? t.algorithm + " #" + std::to_string(t.repeat + 1) + "  " : "";
   if (m_terminal) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool last = p.trialsPlanned > 0 && p.trialsDone >= p.trialsPlanned;
+    if (m_live && !last && now - m_lastDrawn < std::chrono::milliseconds(100)) return;
+    m_lastDrawn = now;
     std::fprintf(stderr, "\r\033[Ktrial %lld/%s  %s%-13s %10.4g  best %.4g %s  %s", p.trialsDone, total.c_str(),
                  run.c_str(), std::string(statusName(t.measurement.status)).c_str(), t.measurement.speed,
                  t.bestSoFar, m_unit.c_str(), left.c_str());

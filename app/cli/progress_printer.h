@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -29,6 +30,9 @@ class ProgressPrinter final : public EngineObserver {
   Lines m_lines;
   bool m_terminal;
   bool m_live = false;  // a live line is on screen
+  // The live line is redrawn at most ten times a second: a replay measures thousands of trials a
+  // second, and a terminal that draws each one slows the race down.
+  std::chrono::steady_clock::time_point m_lastDrawn{};
 };
 
 }  // namespace opevo::cli
