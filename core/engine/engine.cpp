@@ -116,22 +116,22 @@ EngineProgress Engine::progress() const {
 }
 
 int Engine::nextRun() {
-  while (true) {
-    if (m_round.empty()) {
-      for (const RunState& r : m_runs)
-        if (!r.ended()) m_round.push_back(r.index);
-      if (m_round.empty()) return -1;
-      if (m_options.schedule == Schedule::Shuffle) {
-        for (std::size_t i = m_round.size(); i > 1; --i)
-          std::swap(m_round[i - 1], m_round[m_scheduleRng.below(i)]);
-      } else {
-        std::reverse(m_round.begin(), m_round.end());  // taken from the back
-      }
-    }
-    const int next = m_round.back();
-    m_round.pop_back();
-    if (!m_runs[static_cast<std::size_t>(next)].ended()) return next;
-  }
+  // Only the runs furthest behind in trials are candidates, so the runs of a race advance
+  // together whatever each tuner's batch (AutoTVM's 64 against OpEvo's 8): a live comparison is
+  // made at equal trials, and drift falls on every run alike.
+  int fewest = -1;
+  for (const RunState& r : m_runs)
+    if (!r.ended() && (fewest < 0 || r.trials < fewest)) fewest = r.trials;
+  if (fewest < 0) return -1;
+  std::vector<int> candidates;
+  for (const RunState& r : m_runs)
+    if (!r.ended() && r.trials == fewest) candidates.push_back(r.index);
+  if (m_options.schedule == Schedule::Shuffle)
+    return candidates[static_cast<std::size_t>(m_scheduleRng.below(candidates.size()))];
+  // In turn: the first candidate after the run stepped last.
+  for (int c : candidates)
+    if (c > m_lastStepped) return c;
+  return candidates.front();
 }
 
 bool Engine::step() {
@@ -144,6 +144,7 @@ bool Engine::step() {
 bool Engine::step(int index) {
   RunState& run = m_runs.at(static_cast<std::size_t>(index));
   if (run.ended()) return false;
+  m_lastStepped = index;
   const auto stopAll = [this] {
     for (RunState& r : m_runs)
       if (!r.ended()) end(r, EndReason::Stopped);

@@ -73,8 +73,9 @@ class EngineObserver {
   virtual void runEnded(const RunState& /*run*/, const EngineProgress& /*progress*/) {}
 };
 
-// How the engine picks the next run to step: in turn, or in a seeded random order (each round
-// steps every run once, in a new order).
+// How the engine picks the next run to step, among the runs that have measured the fewest trials
+// (so a race's runs advance together whatever their batch sizes): in turn, or at random from the
+// schedule's seed (with equal batches, each round steps every run once, in a new order).
 enum class Schedule { RoundRobin, Shuffle };
 const EnumNames<Schedule, 2>& scheduleNames();
 
@@ -153,7 +154,7 @@ class Engine {
   std::vector<RunState> m_runs;
   std::vector<std::unique_ptr<Tuner>> m_tuners;
   std::vector<EngineObserver*> m_observers;
-  std::vector<int> m_round;  // the runs still to be stepped in this round, next last
+  int m_lastStepped = -1;
   Rng m_scheduleRng;
   long long m_nextOrder;
   long long m_measuredHere = 0;  // trials measured by this engine (not restored)

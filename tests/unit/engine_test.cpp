@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -65,6 +66,30 @@ TEST(Engine, InterleavesARaceBatchByBatchInRoundRobin) {
   EXPECT_EQ(rec.ended.size(), 4u);
   EXPECT_TRUE(engine.done());
   EXPECT_TRUE(engine.failure().empty());
+}
+
+// OpEvo proposes 8 at a time, AutoTVM 64: the runs behind in trials go first, so neither
+// curve gets ahead of the other by more than one batch.
+TEST(Engine, RunsWithUnequalBatchesAdvanceTogether) {
+  ReplayMeasurer measurer(convolution());
+  Engine engine(convolution()->space, measurer);
+  RacePlan plan;
+  plan.algorithms = {{"opevo", {}}, {"autotvm", {}}};
+  plan.budget.trials = 192;
+  addRace(engine, plan);
+  struct Gap : EngineObserver {
+    int counts[2] = {0, 0};
+    int widest = 0;
+    void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
+      ++counts[e.run->index];
+      widest = std::max(widest, std::abs(counts[0] - counts[1]));
+    }
+  } gap;
+  engine.addObserver(gap);
+  engine.run();
+  EXPECT_EQ(gap.counts[0], 192);
+  EXPECT_EQ(gap.counts[1], 192);
+  EXPECT_LE(gap.widest, 64);
 }
 
 TEST(Engine, InterleavingChangesNoRunsTrialsOnAReplay) {
