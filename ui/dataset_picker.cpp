@@ -45,7 +45,7 @@ DatasetPicker::DatasetPicker(QWidget* parent)
   pathRow->addWidget(browseButton);
 
   auto* shortcuts = new QHBoxLayout;
-  shortcuts->addWidget(new QLabel(tr("Shared:"), this));
+  shortcuts->addWidget(new QLabel(tr("Bundled:"), this));
   addShortcut(tr("Conv A100"), QStringLiteral("convolution_milo/A100.json.gz"), shortcuts);
   addShortcut(tr("GEMM 2080 Ti"), QStringLiteral("gemm/RTX_2080_Ti.json.gz"), shortcuts);
   addShortcut(tr("Dedisp MI250X"), QStringLiteral("dedispersion_milo/MI250X.json.gz"), shortcuts);
