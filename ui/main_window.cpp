@@ -6,7 +6,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -15,20 +14,19 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 #include <string>
 
 #include "probe/backend_probe.h"
 #include "store/store.h"
-#include "ui/dataset_picker.h"
-#include "ui/history_page.h"
-#include "ui/presets_panel.h"
-#include "ui/qwalk_panel.h"
-#include "ui/race_results_widget.h"
-#include "ui/race_setup_panel.h"
-#include "ui/runs_page.h"
-#include "ui/topology_page.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/pages/history_page.h"
+#include "ui/pages/presets_panel.h"
+#include "ui/pages/qwalk_panel.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/widgets/race_setup_panel.h"
+#include "ui/pages/runs_page.h"
+#include "ui/pages/topology_page.h"
 
 // Outside any namespace, as Q_INIT_RESOURCE requires: the icon lives in a static library, whose
 // resource registration the linker would otherwise drop.
@@ -37,6 +35,12 @@ static void initStudioResources() {
 }
 
 namespace opevo::ui {
+
+struct MainWindow::BackendProbe {
+  QString best;
+  QString runtimes;
+  std::vector<BackendInfo> backends;
+};
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -235,42 +239,36 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 void MainWindow::startBackendProbe() {
   // Opening GPU drivers can take a while (cuInit on a busy box), so the window shows first.
   // The job captures nothing of the window, so closing it early is safe.
-  struct Probe {
-    QString best;
-    QString runtimes;
-    std::vector<BackendInfo> backends;
-  };
-  auto* watcher = new QFutureWatcher<Probe>(this);
-  connect(watcher, &QFutureWatcher<Probe>::finished, this, [this, watcher] {
-    const Probe probe = watcher->result();
-    m_backendLabel->setText(tr("Backend: %1").arg(probe.best));
-    m_runtimes = probe.runtimes;
-    m_runsPage->setup()->setBackends(probe.backends);
-    watcher->deleteLater();
-  });
-  watcher->setFuture(QtConcurrent::run([]() -> Probe {
-    try {
-      const std::vector<BackendInfo> backends = opevo::probeBackends();
-      const std::string best = bestBackend(backends);
-      QStringList lines;
-      for (const BackendInfo& b : backends) {
-        QString line = QString::fromStdString(b.name) + QStringLiteral(": ");
-        if (b.available) {
-          QStringList devices;
-          for (const DeviceInfo& d : b.devices) devices << QString::fromStdString(d.name);
-          line += QString::fromStdString(b.library) +
-                  (devices.isEmpty() ? QString() : QStringLiteral(" (") + devices.join(QStringLiteral(", ")) + QLatin1Char(')'));
-        } else {
-          line += QObject::tr("not found (%1)").arg(QString::fromStdString(b.reason));
+  m_probe.start(
+      []() -> BackendProbe {
+        try {
+          const std::vector<BackendInfo> backends = opevo::probeBackends();
+          const std::string best = bestBackend(backends);
+          QStringList lines;
+          for (const BackendInfo& b : backends) {
+            QString line = QString::fromStdString(b.name) + QStringLiteral(": ");
+            if (b.available) {
+              QStringList devices;
+              for (const DeviceInfo& d : b.devices) devices << QString::fromStdString(d.name);
+              line += QString::fromStdString(b.library) +
+                      (devices.isEmpty() ? QString()
+                                         : QStringLiteral(" (") + devices.join(QStringLiteral(", ")) + QLatin1Char(')'));
+            } else {
+              line += QObject::tr("not found (%1)").arg(QString::fromStdString(b.reason));
+            }
+            lines << line;
+          }
+          return {best.empty() ? QObject::tr("none found") : QString::fromStdString(best),
+                  lines.join(QStringLiteral("; ")), backends};
+        } catch (const std::exception& e) {
+          return {QObject::tr("probe failed (%1)").arg(QString::fromUtf8(e.what())), {}, {}};
         }
-        lines << line;
-      }
-      return {best.empty() ? QObject::tr("none found") : QString::fromStdString(best),
-              lines.join(QStringLiteral("; ")), backends};
-    } catch (const std::exception& e) {
-      return {QObject::tr("probe failed (%1)").arg(QString::fromUtf8(e.what())), {}, {}};
-    }
-  }));
+      },
+      [this](const BackendProbe& probe) {
+        m_backendLabel->setText(tr("Backend: %1").arg(probe.best));
+        m_runtimes = probe.runtimes;
+        m_runsPage->setup()->setBackends(probe.backends);
+      });
 }
 
 }  // namespace opevo::ui

@@ -2,6 +2,8 @@
 
 #include <QMainWindow>
 
+#include "ui/jobs/latest_job.h"
+
 class QLabel;
 class QTabWidget;
 
@@ -21,6 +23,9 @@ class MainWindow : public QMainWindow {
 
  public:
   enum Page { SpacesPage, TopologyPageIndex, RunsPageIndex, HistoryPageIndex };
+
+  // The backends found, as the status bar and Help > About show them (defined where it is made).
+  struct BackendProbe;
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -63,6 +68,7 @@ class MainWindow : public QMainWindow {
   HistoryPage* m_historyPage;
   QLabel* m_backendLabel;
   QString m_runtimes;
+  LatestJob<BackendProbe> m_probe;
 };
 
 }  // namespace opevo::ui

@@ -9,17 +9,17 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "ui/algorithm_panel.h"
-#include "ui/dataset_picker.h"
-#include "ui/history_model.h"
-#include "ui/history_page.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/models/history_model.h"
+#include "ui/pages/history_page.h"
 #include "ui/main_window.h"
-#include "ui/presets_panel.h"
-#include "ui/qwalk_panel.h"
-#include "ui/race_results_widget.h"
-#include "ui/race_setup_panel.h"
-#include "ui/runs_page.h"
-#include "ui/topology_page.h"
+#include "ui/pages/presets_panel.h"
+#include "ui/pages/qwalk_panel.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/widgets/race_setup_panel.h"
+#include "ui/pages/runs_page.h"
+#include "ui/pages/topology_page.h"
 
 namespace {
 

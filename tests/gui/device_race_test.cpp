@@ -16,15 +16,15 @@
 
 #include "gui_test_support.h"
 #include "store/store.h"
-#include "ui/algorithm_panel.h"
-#include "ui/history_model.h"
-#include "ui/history_page.h"
-#include "ui/kernel_export_dialog.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/models/history_model.h"
+#include "ui/pages/history_page.h"
+#include "ui/widgets/kernel_export_dialog.h"
 #include "ui/main_window.h"
-#include "ui/race_data.h"
-#include "ui/race_setup_panel.h"
-#include "ui/runs_page.h"
-#include "ui/trials_model.h"
+#include "ui/controller/race_data.h"
+#include "ui/widgets/race_setup_panel.h"
+#include "ui/pages/runs_page.h"
+#include "ui/models/trials_model.h"
 
 namespace opevo::ui {
 namespace {

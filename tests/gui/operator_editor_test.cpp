@@ -1,4 +1,4 @@
-#include "ui/operator_editor.h"
+#include "ui/pages/operator_editor.h"
 
 #include <gtest/gtest.h>
 
@@ -17,10 +17,10 @@
 #include "gui_test_support.h"
 #include "ops/operator_json.h"
 #include "ui/main_window.h"
-#include "ui/operator_file_model.h"
-#include "ui/presets_panel.h"
-#include "ui/qwalk_panel.h"
-#include "ui/topology_page.h"
+#include "ui/models/operator_file_model.h"
+#include "ui/pages/presets_panel.h"
+#include "ui/pages/qwalk_panel.h"
+#include "ui/pages/topology_page.h"
 
 namespace opevo::ui {
 namespace {

@@ -13,18 +13,18 @@
 #include <cstdio>
 
 #include "gui_test_support.h"
-#include "ui/algorithm_panel.h"
-#include "ui/dataset_picker.h"
-#include "ui/history_model.h"
-#include "ui/history_page.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/models/history_model.h"
+#include "ui/pages/history_page.h"
 #include "ui/main_window.h"
-#include "ui/race_chart_view.h"
-#include "ui/race_data.h"
-#include "ui/race_results_widget.h"
-#include "ui/race_setup_panel.h"
-#include "ui/runs_page.h"
-#include "ui/settings_model.h"
-#include "ui/trials_model.h"
+#include "ui/charts/race_chart_view.h"
+#include "ui/controller/race_data.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/widgets/race_setup_panel.h"
+#include "ui/pages/runs_page.h"
+#include "ui/models/settings_model.h"
+#include "ui/models/trials_model.h"
 
 namespace opevo::ui {
 namespace {

@@ -8,15 +8,15 @@
 #include "gui_test_support.h"
 #include "store/records.h"
 #include "tuners/registry.h"
-#include "ui/curve_stats.h"
-#include "ui/history_model.h"
-#include "ui/race_data.h"
+#include "ui/charts/curve_stats.h"
+#include "ui/models/history_model.h"
+#include "ui/controller/race_data.h"
 #include "engine/engine.h"
 #include "io/replay_dataset.h"
 #include "replay/replay_measurer.h"
-#include "ui/race_control.h"
-#include "ui/settings_model.h"
-#include "ui/trials_model.h"
+#include "ui/controller/race_control.h"
+#include "ui/models/settings_model.h"
+#include "ui/models/trials_model.h"
 
 namespace opevo::ui {
 namespace {

@@ -11,14 +11,14 @@
 #include <QTableView>
 
 #include "gui_test_support.h"
-#include "ui/algorithm_panel.h"
-#include "ui/graph_layout.h"
-#include "ui/qwalk_runner.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/jobs/graph_layout.h"
+#include "ui/jobs/qwalk_runner.h"
 #include "ui/main_window.h"
-#include "ui/race_setup_panel.h"
-#include "ui/runs_page.h"
-#include "ui/topology_page.h"
-#include "ui/topology_view.h"
+#include "ui/widgets/race_setup_panel.h"
+#include "ui/pages/runs_page.h"
+#include "ui/pages/topology_page.h"
+#include "ui/charts/topology_view.h"
 
 namespace opevo::ui {
 namespace {

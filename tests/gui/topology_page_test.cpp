@@ -9,12 +9,12 @@
 
 #include "gui_test_support.h"
 #include "space/param_spec.h"
-#include "ui/distance_chart_view.h"
-#include "ui/graph_layout.h"
+#include "ui/charts/distance_chart_view.h"
+#include "ui/jobs/graph_layout.h"
 #include "ui/main_window.h"
-#include "ui/qwalk_runner.h"
-#include "ui/topology_page.h"
-#include "ui/topology_view.h"
+#include "ui/jobs/qwalk_runner.h"
+#include "ui/pages/topology_page.h"
+#include "ui/charts/topology_view.h"
 
 namespace opevo::ui {
 namespace {

@@ -1,0 +1,94 @@
+#include "ui/charts/probability_legend.h"
+
+#include <QPainter>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/widgets/display_format.h"
+#include "ui/charts/topology_view.h"
+
+namespace opevo::ui {
+
+ProbabilityLegend::ProbabilityLegend(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("probabilityLegend"));
+}
+
+void ProbabilityLegend::setMaximum(double maxP) {
+  m_max = maxP;
+  update();
+}
+
+void ProbabilityLegend::setSampledWalks(int walks) {
+  m_walks = walks;
+  update();
+}
+
+QSize ProbabilityLegend::sizeHint() const {
+  const QFontMetrics fm = fontMetrics();
+  int text = 0;
+  for (const QString& t : {tr("start vertex (click to move)"), tr("sampled (1,000,000 walks)"),
+                           QStringLiteral("0.0000000000 x")})
+    text = std::max(text, fm.horizontalAdvance(t));
+  return {text + 44, fm.height() * 13 + 230};  // room for every line drawn below
+}
+
+void ProbabilityLegend::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  const QFontMetrics fm = fontMetrics();
+  const int line = fm.height();
+  int y = 4;
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.drawText(4, y + fm.ascent(), tr("Exact probability"));
+  p.setFont(font());
+  y += line + 6;
+  // The colour ramp, top = likeliest, with a label per two decades.
+  const int barTop = y, barHeight = 150, barWidth = 18;
+  for (int i = 0; i < barHeight; ++i) {
+    p.setPen(TopologyView::rampColor(1.0 - double(i) / (barHeight - 1)));
+    p.drawLine(8, barTop + i, 8 + barWidth, barTop + i);
+  }
+  p.setPen(QColor(0x42, 0x42, 0x42));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(8, barTop, barWidth, barHeight);
+  for (int d = 0; d <= TopologyView::kDecades; d += 2) {
+    const int ty = barTop + static_cast<int>(d / TopologyView::kDecades * (barHeight - 1));
+    p.drawLine(8 + barWidth, ty, 12 + barWidth, ty);
+    // Three digits: a scale, not a table (the exact values are in the vertices' tooltips).
+    const QString text = m_max > 0 ? QString::number(m_max * std::pow(10.0, -d), 'g', 3)
+                                   : (d == 0 ? tr("max") : QStringLiteral("max × 1e-%1").arg(d));
+    p.drawText(16 + barWidth, ty + fm.ascent() / 2 - 1, text);
+  }
+  y = barTop + barHeight + line + fm.ascent() / 2 + 6;
+  p.drawText(4, y, tr("Area ∝ probability"));
+  y += 8;
+  int x = 8;
+  for (double f : {1.0, 0.25, 0.04}) {
+    const double r = 2.5 + 10.5 * std::sqrt(f);
+    p.setBrush(TopologyView::rampColor(1 + std::log10(f) / TopologyView::kDecades));
+    p.setPen(QPen(QColor(0, 0, 0, 90), 0.6));
+    p.drawEllipse(QPointF(x + 13, y + 15), r, r);
+    x += 34;
+  }
+  y += 36 + line;
+  p.setBrush(Qt::lightGray);
+  p.setPen(QPen(Qt::black, 3));
+  p.drawEllipse(QPointF(16, y - 4), 7, 7);
+  p.setPen(palette().color(QPalette::WindowText));
+  p.drawText(32, y, tr("start vertex (click to move)"));
+  y += line + 8;
+  p.setBrush(Qt::NoBrush);
+  p.setPen(QPen(QColor(0xd8, 0x1b, 0x60), 1.4, Qt::DashLine));
+  p.drawEllipse(QPointF(16, y - 4), 7, 7);
+  p.setPen(palette().color(QPalette::WindowText));
+  p.drawText(32, y, m_walks > 0 ? tr("sampled (%1 walks)").arg(groupDigits(std::to_string(m_walks)))
+                                : tr("sampled (none yet)"));
+  y += line + 8;
+  p.setPen(QColor(0x61, 0x61, 0x61));
+  p.drawText(QRect(4, y, width() - 8, line * 4), Qt::TextWordWrap,
+             tr("Wheel: zoom. Drag: pan. Labels appear when zoomed in."));
+}
+
+}  // namespace opevo::ui

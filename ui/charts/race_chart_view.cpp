@@ -1,0 +1,320 @@
+#include "ui/charts/race_chart_view.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QCursor>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLocale>
+#include <QLogValueAxis>
+#include <QToolTip>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/controller/race_data.h"
+
+namespace opevo::ui {
+namespace {
+
+QString number(double v) {
+  return QLocale().toString(v, 'f', v >= 100 ? 0 : v >= 1 ? 2 : 4);
+}
+
+// 1, 2 or 5 times a power of ten: ticks at round numbers, about `ticks` of them over the span.
+double niceStep(double span, int ticks) {
+  const double raw = std::max(span, 1e-12) / ticks;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  const double f = raw / power;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+}
+
+void hideMarker(QChart* chart, QAbstractSeries* series) {
+  for (QLegendMarker* m : chart->legend()->markers(series)) m->setVisible(false);
+}
+
+}  // namespace
+
+QColor RaceChartView::colorOf(int algorithm) {
+  // Colour-blind-safe (Okabe-Ito), in an order where the first two contrast most.
+  static const QColor palette[] = {QColor(0x00, 0x72, 0xB2), QColor(0xD5, 0x5E, 0x00),
+                                   QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7),
+                                   QColor(0xE6, 0x9F, 0x00), QColor(0x56, 0xB4, 0xE9),
+                                   QColor(0x7F, 0x3C, 0x8D), QColor(0x44, 0x44, 0x44)};
+  return palette[algorithm % static_cast<int>(std::size(palette))];
+}
+
+RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
+    : QChartView(new QChart, parent), m_data(data), m_xAxis(xAxis) {
+  setRenderHint(QPainter::Antialiasing);
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart()->setMargins(QMargins(4, 4, 4, 4));
+  connect(m_data, &RaceData::wasReset, this, &RaceChartView::rebuild);
+  connect(m_data, &RaceData::infoChanged, this, &RaceChartView::rebuild);
+  rebuild();
+}
+
+void RaceChartView::attach(QAbstractSeries* series) {
+  chart()->addSeries(series);
+  series->attachAxis(m_axisX);
+  series->attachAxis(m_axisY);
+}
+
+void RaceChartView::makeAxes() {
+  for (QAbstractAxis* axis : chart()->axes()) {
+    chart()->removeAxis(axis);
+    delete axis;
+  }
+  auto make = [](bool log) -> QAbstractAxis* {
+    if (log) {
+      auto* axis = new QLogValueAxis;
+      axis->setBase(10);
+      axis->setMinorTickCount(8);
+      axis->setLabelFormat(QStringLiteral("%g"));
+      return axis;
+    }
+    auto* axis = new QValueAxis;
+    axis->setLabelFormat(QStringLiteral("%g"));
+    axis->setTickType(QValueAxis::TicksDynamic);
+    return axis;
+  };
+  m_axisX = make(m_logX);
+  m_axisY = make(m_logY);
+  m_axisX->setTitleText(m_xAxis == XAxis::Trials ? tr("Trials") : tr("Tuning time (s)"));
+  const QString unit = m_data->info().speedUnit;
+  // The chart's title says "best speed"; the axis only needs the unit (a long title is clipped).
+  m_axisY->setTitleText(unit.isEmpty() ? tr("best") : unit);
+  chart()->addAxis(m_axisX, Qt::AlignBottom);
+  chart()->addAxis(m_axisY, Qt::AlignLeft);
+}
+
+void RaceChartView::rebuild() {
+  chart()->removeAllSeries();  // deletes the bands, and with them their edges
+  m_series.clear();
+  m_optimum = nullptr;
+  m_reference = nullptr;
+  makeAxes();
+  const RaceData::Info& info = m_data->info();
+  // The title names the data (a replay of real measurements), so an exported figure still says
+  // where its numbers come from.
+  const QString what = m_xAxis == XAxis::Trials
+                           ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
+                           : tr("Best speed vs tuning time: mean of the repeats ± 1 sd");
+  chart()->setTitle(info.label.isEmpty()
+                        ? what
+                        : QStringLiteral("%1<br><small>%2</small>").arg(what, info.label.toHtmlEscaped()));
+  for (int a = 0; a < info.algorithms.size(); ++a) {
+    AlgorithmSeries s;
+    const QColor color = colorOf(a);
+    s.upper = new QLineSeries;
+    s.lower = new QLineSeries;
+    s.band = new QAreaSeries(s.upper, s.lower);
+    // The edges are never added to the chart and a QAreaSeries does not own them: they go with
+    // their band.
+    s.upper->setParent(s.band);
+    s.lower->setParent(s.band);
+    s.band->setName(tr("%1 ± 1 sd").arg(info.algorithms[a]));
+    QColor fill = color;
+    fill.setAlpha(50);
+    s.band->setBrush(fill);
+    s.band->setPen(Qt::NoPen);
+    attach(s.band);
+    hideMarker(chart(), s.band);
+    for (int r = 0; r < info.repeats; ++r) {
+      auto* line = new QLineSeries;
+      QColor faint = color;
+      faint.setAlpha(150);
+      line->setPen(QPen(faint, 1.2));
+      line->setName(tr("%1 repeat %2").arg(info.algorithms[a]).arg(r + 1));
+      line->setVisible(m_showRepeats);
+      attach(line);
+      hideMarker(chart(), line);
+      connect(line, &QLineSeries::hovered, this, [this, a, r, line](const QPointF& p, bool state) {
+        showTip(tr("%1, repeat %2\n%3: best %4 %5")
+                    .arg(m_data->info().algorithms.value(a))
+                    .arg(r + 1)
+                    .arg(m_xAxis == XAxis::Trials ? tr("trial %1").arg(std::lround(p.x()))
+                                                  : tr("%1 s").arg(p.x(), 0, 'f', 2))
+                    .arg(number(p.y()), m_data->info().speedUnit),
+                state && line->isVisible());
+      });
+      s.repeats.push_back(line);
+    }
+    s.mean = new QLineSeries;
+    s.mean->setName(info.algorithms[a]);
+    s.mean->setPen(QPen(color, 2.5));
+    attach(s.mean);
+    connect(s.mean, &QLineSeries::hovered, this, [this, a](const QPointF& p, bool state) {
+      showTip(describeMean(a, p.x()), state);
+    });
+    connect(s.band, &QAreaSeries::hovered, this, [this, a](const QPointF& p, bool state) {
+      showTip(describeMean(a, p.x()), state);
+    });
+    m_series.push_back(s);
+  }
+  if (info.optimum) {
+    m_optimum = new QLineSeries;
+    m_optimum->setName(tr("dataset optimum %1 %2").arg(number(*info.optimum), info.speedUnit));
+    m_optimum->setPen(QPen(QColor(0x55, 0x55, 0x55), 1.5, Qt::DashLine));
+    attach(m_optimum);
+  }
+  if (info.reference) {
+    m_reference = new QLineSeries;
+    m_reference->setName(tr("%1 %2 %3").arg(info.reference->name, number(info.reference->speed), info.speedUnit));
+    m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
+    attach(m_reference);
+  }
+  m_shownRevision = ~quint64{0};
+  refresh(true);
+}
+
+double RaceChartView::clampY(double y) const {
+  return m_logY ? std::max(y, m_minPositive) : std::max(y, 0.0);
+}
+
+void RaceChartView::refresh(bool force) {
+  if (!force && m_shownRevision == m_data->revision()) return;
+  m_shownRevision = m_data->revision();
+  const RaceData::Info& info = m_data->info();
+  double minPositive = info.optimum.value_or(0) > 0 ? *info.optimum : 1e300;
+  if (info.reference && info.reference->speed > 0) minPositive = std::min(minPositive, info.reference->speed);
+  for (const TrialPoint& t : m_data->trials())
+    if (t.best > 0) minPositive = std::min(minPositive, t.best);
+  m_minPositive = minPositive < 1e300 ? minPositive / 2 : 1;
+
+  double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
+  auto extend = [&](double x, double y) {
+    if (m_logX && x <= 0) return;
+    xMin = std::min(xMin, x);
+    xMax = std::max(xMax, x);
+    yMin = std::min(yMin, y);
+    yMax = std::max(yMax, y);
+  };
+  for (int a = 0; a < static_cast<int>(m_series.size()); ++a) {
+    AlgorithmSeries& s = m_series[static_cast<std::size_t>(a)];
+    const std::vector<const RunCurve*> runs = m_data->runsOf(a);
+    s.stats = m_xAxis == XAxis::Trials ? bandByTrial(runs) : bandByTime(runs);
+    QList<QPointF> mean, upper, lower;
+    mean.reserve(static_cast<qsizetype>(s.stats.size()));
+    for (std::size_t i = 0; i < s.stats.size(); ++i) {
+      const double x = s.stats.x[i];
+      if (m_logX && x <= 0) continue;
+      const double m = clampY(s.stats.mean[i]);
+      mean.append({x, m});
+      upper.append({x, clampY(s.stats.mean[i] + s.stats.sd[i])});
+      lower.append({x, clampY(s.stats.mean[i] - s.stats.sd[i])});
+      extend(x, lower.back().y());
+      extend(x, upper.back().y());
+    }
+    s.mean->replace(mean);
+    s.upper->replace(upper);
+    s.lower->replace(lower);
+    for (int r = 0; r < static_cast<int>(s.repeats.size()); ++r) {
+      QList<QPointF> points;
+      if (m_showRepeats) {
+        const RunCurve& c = m_data->curve(a, r);
+        if (m_xAxis == XAxis::Trials) {
+          for (std::size_t k = 0; k < c.bestByTrial.size(); ++k)
+            points.append({double(k + 1), clampY(c.bestByTrial[k])});
+        } else {
+          for (const auto& [t, best] : c.bestByTime)
+            if (!m_logX || t > 0) points.append({t, clampY(best)});
+        }
+        for (const QPointF& p : points) extend(p.x(), p.y());
+      }
+      s.repeats[static_cast<std::size_t>(r)]->replace(points);
+    }
+  }
+  if (xMin > xMax) {  // nothing yet: a sensible empty frame
+    xMin = m_logX ? 1 : 0;
+    xMax = m_xAxis == XAxis::Trials ? 10 : 1;
+  }
+  if (m_optimum) {
+    const double opt = clampY(*info.optimum);
+    m_optimum->replace(QList<QPointF>{{xMin, opt}, {xMax, opt}});
+    yMin = std::min(yMin, opt);
+    yMax = std::max(yMax, opt);
+  }
+  if (m_reference) {
+    const double ref = clampY(info.reference->speed);
+    m_reference->replace(QList<QPointF>{{xMin, ref}, {xMax, ref}});
+    yMin = std::min(yMin, ref);
+    yMax = std::max(yMax, ref);
+  }
+  if (yMin > yMax) {
+    yMin = m_logY ? 1 : 0;
+    yMax = 1;
+  }
+  if (m_logY) {
+    m_axisY->setRange(yMin / 1.2, yMax * 1.2);
+  } else {
+    const double pad = std::max((yMax - yMin) * 0.05, yMax * 0.01 + 1e-12);
+    // Interval before range: the other order briefly asks for thousands of labelled ticks
+    // (the new range at the old interval), which costs hundreds of milliseconds of text layout.
+    auto* axis = static_cast<QValueAxis*>(m_axisY);
+    axis->setTickInterval(niceStep(yMax - yMin + 2 * pad, 6));
+    m_axisY->setRange(std::max(0.0, yMin - pad), yMax + pad);
+  }
+  if (m_logX) {
+    m_axisX->setRange(xMin, xMax * 1.05);
+  } else {
+    // A single point (one trial, or one time) still gets a span: the interval follows the range
+    // shown, or a zero span would ask for a tick every 1e-13.
+    const double lo = xMin == xMax ? xMin - 1 : xMin;
+    auto* axis = static_cast<QValueAxis*>(m_axisX);
+    axis->setTickInterval(niceStep(xMax - lo, 8));
+    m_axisX->setRange(lo, xMax);
+  }
+}
+
+void RaceChartView::setLogX(bool on) {
+  if (m_logX == on) return;
+  m_logX = on;
+  rebuild();
+}
+
+void RaceChartView::setLogY(bool on) {
+  if (m_logY == on) return;
+  m_logY = on;
+  rebuild();
+}
+
+void RaceChartView::setShowRepeats(bool on) {
+  if (m_showRepeats == on) return;
+  m_showRepeats = on;
+  for (AlgorithmSeries& s : m_series)
+    for (QLineSeries* line : s.repeats) line->setVisible(on);
+  refresh(true);
+}
+
+int RaceChartView::meanPointCount(int algorithm) const {
+  return m_series.at(static_cast<std::size_t>(algorithm)).mean->count();
+}
+
+int RaceChartView::bandPointCount(int algorithm) const {
+  return m_series.at(static_cast<std::size_t>(algorithm)).upper->count();
+}
+
+QString RaceChartView::describeMean(int algorithm, double x) const {
+  const AlgorithmSeries& s = m_series.at(static_cast<std::size_t>(algorithm));
+  if (s.stats.size() == 0) return {};
+  const auto it = std::lower_bound(s.stats.x.begin(), s.stats.x.end(), x);
+  std::size_t i = static_cast<std::size_t>(it - s.stats.x.begin());
+  if (i == s.stats.size() || (i > 0 && x - s.stats.x[i - 1] < s.stats.x[i] - x)) --i;
+  const QString unit = m_data->info().speedUnit;
+  const QString where = m_xAxis == XAxis::Trials ? tr("trial %1").arg(std::lround(s.stats.x[i]))
+                                                 : tr("%1 s").arg(s.stats.x[i], 0, 'f', 2);
+  return tr("%1 at %2\nmean best %3 %4 ± %5 (%6 runs)")
+      .arg(m_data->info().algorithms.value(algorithm), where, number(s.stats.mean[i]), unit,
+           number(s.stats.sd[i]))
+      .arg(s.stats.n[i]);
+}
+
+void RaceChartView::showTip(const QString& text, bool state) {
+  if (state && !text.isEmpty())
+    QToolTip::showText(QCursor::pos(), text, this);
+  else
+    QToolTip::hideText();
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,78 @@
+#pragma once
+
+#include <QChartView>
+#include <QColor>
+#include <vector>
+
+#include "ui/charts/curve_stats.h"
+
+class QAbstractAxis;
+class QAbstractSeries;
+class QAreaSeries;
+class QLineSeries;
+
+namespace opevo::ui {
+
+class RaceData;
+
+// One chart of a race: best speed against trials or against tuning time. Per algorithm, one
+// colour: the mean across repeats as a line, +/- one standard deviation as a translucent band,
+// and each repeat as a faint line on request; the dataset's optimum as a dashed reference.
+// refresh() recomputes everything from the RaceData and hands each series its points in one
+// replace(), so a timer can call it at a fixed rate however fast trials arrive.
+class RaceChartView : public QChartView {
+  Q_OBJECT
+
+ public:
+  enum class XAxis { Trials, Seconds };
+
+  RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent = nullptr);
+
+  // Does nothing when the data has not changed since the last call (unless forced).
+  void refresh(bool force = false);
+  void setLogX(bool on);
+  void setLogY(bool on);
+  void setShowRepeats(bool on);
+  bool logX() const { return m_logX; }
+  bool logY() const { return m_logY; }
+  bool showRepeats() const { return m_showRepeats; }
+
+  // For tests and the screenshot tour: points of an algorithm's mean line, and of its band.
+  int meanPointCount(int algorithm) const;
+  int bandPointCount(int algorithm) const;
+  // The text a hover over the mean line at x shows.
+  QString describeMean(int algorithm, double x) const;
+
+  static QColor colorOf(int algorithm);
+
+ private:
+  struct AlgorithmSeries {
+    QLineSeries* mean = nullptr;
+    QLineSeries* upper = nullptr;
+    QLineSeries* lower = nullptr;
+    QAreaSeries* band = nullptr;
+    std::vector<QLineSeries*> repeats;
+    Band stats;
+  };
+
+  void rebuild();
+  void makeAxes();
+  void attach(QAbstractSeries* series);
+  double clampY(double y) const;
+  void showTip(const QString& text, bool state);
+
+  RaceData* m_data;
+  XAxis m_xAxis;
+  std::vector<AlgorithmSeries> m_series;
+  QLineSeries* m_optimum = nullptr;
+  QLineSeries* m_reference = nullptr;
+  QAbstractAxis* m_axisX = nullptr;
+  QAbstractAxis* m_axisY = nullptr;
+  bool m_logX = false;
+  bool m_logY = false;
+  bool m_showRepeats = false;
+  quint64 m_shownRevision = ~quint64{0};
+  double m_minPositive = 1;  // the smallest positive speed seen; log axes cannot show 0
+};
+
+}  // namespace opevo::ui

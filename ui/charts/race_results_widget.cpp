@@ -1,0 +1,135 @@
+#include "ui/charts/race_results_widget.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "ui/charts/chart_export.h"
+#include "ui/charts/race_chart_view.h"
+#include "ui/controller/race_data.h"
+
+namespace opevo::ui {
+
+RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
+    : QWidget(parent),
+      m_data(data),
+      m_tabs(new QTabWidget(this)),
+      m_trialsChart(new RaceChartView(data, RaceChartView::XAxis::Trials, this)),
+      m_timeChart(new RaceChartView(data, RaceChartView::XAxis::Seconds, this)),
+      m_logX(new QCheckBox(tr("Log x"), this)),
+      m_logY(new QCheckBox(tr("Log y"), this)),
+      m_repeats(new QCheckBox(tr("Each repeat"), this)),
+      m_timer(new QTimer(this)) {
+  m_trialsChart->setObjectName(QStringLiteral("trialsChart"));
+  m_timeChart->setObjectName(QStringLiteral("timeChart"));
+  m_tabs->setObjectName(QStringLiteral("chartTabs"));
+  m_tabs->addTab(m_trialsChart, tr("vs trials"));
+  m_tabs->addTab(m_timeChart, tr("vs tuning time"));
+  m_tabs->setDocumentMode(true);
+  m_logX->setObjectName(QStringLiteral("logX"));
+  m_logY->setObjectName(QStringLiteral("logY"));
+  m_repeats->setObjectName(QStringLiteral("showRepeats"));
+  m_repeats->setToolTip(tr("Draw every repeat as a faint line under the mean and its band"));
+
+  auto* png = new QPushButton(tr("PNG…"), this);
+  auto* svg = new QPushButton(tr("SVG…"), this);
+  auto* csv = new QPushButton(tr("CSV…"), this);
+  png->setToolTip(tr("Save the chart shown as a PNG image"));
+  svg->setToolTip(tr("Save the chart shown as an SVG drawing"));
+  csv->setToolTip(tr("Save every trial of the race as CSV"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(m_logX);
+  bar->addWidget(m_logY);
+  bar->addWidget(m_repeats);
+  bar->addStretch(1);
+  bar->addWidget(png);
+  bar->addWidget(svg);
+  bar->addWidget(csv);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(bar);
+  layout->addWidget(m_tabs, 1);
+
+  connect(m_logX, &QCheckBox::toggled, this, &RaceResultsWidget::setLogX);
+  connect(m_logY, &QCheckBox::toggled, this, &RaceResultsWidget::setLogY);
+  connect(m_repeats, &QCheckBox::toggled, this, &RaceResultsWidget::setShowRepeats);
+  connect(png, &QPushButton::clicked, this, &RaceResultsWidget::exportPngDialog);
+  connect(svg, &QPushButton::clicked, this, &RaceResultsWidget::exportSvgDialog);
+  connect(csv, &QPushButton::clicked, this, &RaceResultsWidget::exportCsvDialog);
+  connect(m_timer, &QTimer::timeout, this, [this] {
+    // Only the chart on screen is redrawn; the other catches up when its tab is shown.
+    currentChart()->refresh();
+  });
+  connect(m_tabs, &QTabWidget::currentChanged, this, [this] { currentChart()->refresh(); });
+  m_timer->start(kRefreshIntervalMs);
+}
+
+RaceChartView* RaceResultsWidget::currentChart() const {
+  return m_tabs->currentWidget() == m_timeChart ? m_timeChart : m_trialsChart;
+}
+
+void RaceResultsWidget::setLogX(bool on) {
+  m_logX->setChecked(on);
+  m_trialsChart->setLogX(on);
+  m_timeChart->setLogX(on);
+}
+
+void RaceResultsWidget::setLogY(bool on) {
+  m_logY->setChecked(on);
+  m_trialsChart->setLogY(on);
+  m_timeChart->setLogY(on);
+}
+
+void RaceResultsWidget::setShowRepeats(bool on) {
+  m_repeats->setChecked(on);
+  m_trialsChart->setShowRepeats(on);
+  m_timeChart->setShowRepeats(on);
+}
+
+void RaceResultsWidget::refreshNow() {
+  m_trialsChart->refresh();
+  m_timeChart->refresh();
+}
+
+QString RaceResultsWidget::exportPng(const QString& path) const {
+  currentChart()->refresh();
+  return saveWidgetPng(currentChart(), path);
+}
+
+QString RaceResultsWidget::exportSvg(const QString& path) const {
+  currentChart()->refresh();
+  return saveWidgetSvg(currentChart(), path, m_data->info().label);
+}
+
+QString RaceResultsWidget::exportCsv(const QString& path) const {
+  return saveTrialsCsv(*m_data, path);
+}
+
+void RaceResultsWidget::report(const QString& error, const QString& path) {
+  emit message(error.isEmpty() ? tr("Saved %1").arg(QDir::toNativeSeparators(path)) : error);
+}
+
+void RaceResultsWidget::exportPngDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save chart as PNG"),
+                                                    QStringLiteral("race.png"), tr("PNG (*.png)"));
+  if (!path.isEmpty()) report(exportPng(path), path);
+}
+
+void RaceResultsWidget::exportSvgDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save chart as SVG"),
+                                                    QStringLiteral("race.svg"), tr("SVG (*.svg)"));
+  if (!path.isEmpty()) report(exportSvg(path), path);
+}
+
+void RaceResultsWidget::exportCsvDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save trials as CSV"),
+                                                    QStringLiteral("trials.csv"), tr("CSV (*.csv)"));
+  if (!path.isEmpty()) report(exportCsv(path), path);
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,68 @@
+#include "ui/controller/engine_controller.h"
+
+#include "ui/controller/engine_worker.h"
+
+namespace opevo::ui {
+
+EngineController::EngineController(QObject* parent)
+    : QObject(parent), m_worker(new EngineWorker(m_control)) {
+  qRegisterMetaType<EngineUpdatePtr>();
+  qRegisterMetaType<RaceOutcome>();
+  m_thread.setObjectName(QStringLiteral("opevo-engine"));
+  m_worker->moveToThread(&m_thread);
+  connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  // Queued: the worker emits from the engine thread, these run in the GUI thread.
+  connect(m_worker, &EngineWorker::updated, this, &EngineController::updated,
+          Qt::QueuedConnection);
+  connect(
+      m_worker, &EngineWorker::finished, this,
+      [this](const RaceOutcome& outcome) {
+        setState(State::Idle);
+        emit finished(outcome);
+      },
+      Qt::QueuedConnection);
+  m_thread.start();
+}
+
+EngineController::~EngineController() {
+  m_control.stop();
+  m_thread.quit();
+  m_thread.wait();
+}
+
+bool EngineController::start(RaceSpec spec) {
+  const bool measurable = spec.resumeRun || (spec.backend == "replay" ? spec.dataset != nullptr : !spec.operatorRef.empty());
+  if (m_state != State::Idle || !measurable) return false;
+  m_control.reset();
+  setState(State::Running);
+  QMetaObject::invokeMethod(
+      m_worker, [worker = m_worker, spec = std::move(spec)] { worker->run(spec); },
+      Qt::QueuedConnection);
+  return true;
+}
+
+void EngineController::pause() {
+  if (m_state != State::Running) return;
+  m_control.pause();
+  setState(State::Paused);
+}
+
+void EngineController::resume() {
+  if (m_state != State::Paused) return;
+  m_control.resume();
+  setState(State::Running);
+}
+
+void EngineController::stop() {
+  if (m_state != State::Running && m_state != State::Paused) return;
+  m_control.stop();
+  setState(State::Stopping);
+}
+
+void EngineController::setState(State state) {
+  if (m_state == state) return;
+  m_state = state;
+  emit stateChanged(state);
+}
+
+}  // namespace opevo::ui

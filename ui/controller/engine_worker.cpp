@@ -1,0 +1,230 @@
+#include "ui/controller/engine_worker.h"
+
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include <exception>
+
+#include "backends/backend_factory.h"
+#include "backends/stored_run.h"
+#include "engine/race.h"
+#include "engine/store_recorder.h"
+#include "replay/replay_measurer.h"
+#include "store/store.h"
+#include "ui/controller/race_control.h"
+#include "ui/controller/race_data.h"
+
+namespace opevo::ui {
+namespace {
+
+// The engine (and the OpenMP threads XGBoost starts from it, which inherit its niceness) yields
+// the CPU to the GUI thread: on a two-core machine a busy model fit otherwise starves the window
+// for a few hundred milliseconds. Linux's nice is per thread; elsewhere this does nothing.
+void lowerEnginePriority() {
+#ifdef __linux__
+  static thread_local bool done = false;
+  if (done) return;
+  done = true;
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+#endif
+}
+
+RunContext contextOf(const MeasurementSetup& setup, const std::string& operatorName) {
+  const Measurer& m = *setup.measurer;
+  return {operatorName, setup.operatorJson, setup.backend, m.device(), m.speedUnit(), m.label()};
+}
+
+}  // namespace
+
+void EngineWorker::flush(bool force) {
+  if (!force && m_sinceFlush.isValid() && m_sinceFlush.elapsed() < kFlushIntervalMs) return;
+  emit updated(std::make_shared<const EngineUpdate>(m_pending));
+  m_pending.trials.clear();
+  m_pending.runsEnded.clear();
+  m_pending.measuring.clear();
+  m_pending.reference.reset();
+  m_sinceFlush.restart();
+}
+
+void EngineWorker::run(const RaceSpec& spec) {
+  lowerEnginePriority();
+  m_pending = EngineUpdate{};
+  m_sinceFlush.start();
+  RaceOutcome outcome;
+  QString storeProblem;
+  try {
+    std::unique_ptr<Store> store;
+    if (!spec.storePath.empty()) {
+      try {
+        store = std::make_unique<Store>(spec.storePath);
+      } catch (const std::exception& e) {
+        if (spec.resumeRun) throw;  // nothing to resume from
+        // The race is still worth running; the message says why history will not show it.
+        storeProblem = QObject::tr("Not recorded in the history: %1").arg(e.what());
+      }
+    }
+    outcome = spec.resumeRun ? resume(spec, *store) : race(spec, store.get());
+  } catch (const std::exception& e) {
+    outcome.end = RaceOutcome::End::Failed;
+    outcome.message = QString::fromUtf8(e.what());
+  }
+  m_measurer = nullptr;
+  m_recorder = nullptr;
+  if (!storeProblem.isEmpty())
+    outcome.message = outcome.message.isEmpty() ? storeProblem : outcome.message + QLatin1Char(' ') + storeProblem;
+  flush(true);
+  emit finished(outcome);
+}
+
+void EngineWorker::announce(Measurer& measurer) {
+  m_pending.measuring = QString::fromStdString(measurer.label());
+  flush(true);
+  if (measurer.isReplay() || m_control.stopped()) return;
+  // The vendor library's speed is measured before the first trial, so its line is on the chart
+  // while the curves grow.
+  timeReference(measurer);
+}
+
+void EngineWorker::timeReference(Measurer& measurer) {
+  // Timed again whenever a run ends and the fastest kept: a single timing at the start competes
+  // with the window's own start-up work (layouts, distributions) and can read several times too
+  // slow, which would flatter the tuned kernels. A missing or failing reference costs the line,
+  // not the race.
+  try {
+    const auto ref = measurer.reference();
+    if (!ref || ref->measurement.status != TrialStatus::Ok) return;
+    if (m_reference && m_reference->speed >= ref->measurement.speed) return;
+    m_reference = ReferenceLine{QString::fromStdString(ref->library), ref->measurement.speed};
+    if (m_recorder) m_recorder->setReference(ref->library, ref->measurement.speed);
+    m_pending.reference = m_reference;
+    flush(true);
+  } catch (const std::exception&) {
+  }
+}
+
+void EngineWorker::setProgress(const EngineProgress& p) {
+  RaceProgress& progress = m_pending.progress;
+  progress.runs = p.runs;
+  progress.runsDone = p.runsEnded;
+  progress.trialsDone = p.trialsDone;
+  progress.trialsPlanned = p.trialsPlanned;
+  progress.etaSeconds = p.etaSeconds;
+}
+
+void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
+  const TrialRecord& t = e.record;
+  const RunPlan& plan = e.run->plan;
+  TrialPoint point;
+  point.algorithm = m_resumed ? 0 : plan.algorithmIndex;
+  point.repeat = m_resumed ? 0 : plan.repeat;
+  point.seq = t.trial;
+  point.order = t.order;
+  point.run = t.run;
+  point.seed = t.seed;
+  point.config = QString::fromStdString(t.config);
+  point.status = t.measurement.status;
+  point.message = QString::fromStdString(t.measurement.message);
+  point.speed = t.measurement.speed;
+  point.best = t.bestSoFar;
+  point.seconds = t.seconds;
+  point.medianMs = t.measurement.medianMs;
+  point.compileMs = t.measurement.compileMs;
+  point.tunerSeconds = t.tunerSeconds;
+  m_pending.trials.push_back(std::move(point));
+  setProgress(p);
+  m_pending.progress.current =
+      m_resumed ? QObject::tr("%1, run %2 resumed").arg(QString::fromStdString(plan.algorithm)).arg(e.run->storeId)
+                : QObject::tr("%1, repeat %2 of %3")
+                      .arg(QString::fromStdString(plan.algorithm))
+                      .arg(plan.repeat + 1)
+                      .arg(m_repeats);
+  flush(false);
+}
+
+void EngineWorker::runEnded(const RunState& run, const EngineProgress& p) {
+  m_pending.runsEnded.emplace_back(m_resumed ? 0 : run.plan.algorithmIndex, m_resumed ? 0 : run.plan.repeat);
+  setProgress(p);
+  flush(true);
+  const bool goesOn = run.end != EndReason::Stopped && run.end != EndReason::Failed && p.runsEnded < p.runs;
+  if (m_measurer && !m_measurer->isReplay() && goesOn) timeReference(*m_measurer);
+}
+
+RaceOutcome EngineWorker::drive(Engine& engine) {
+  engine.addObserver(*this);
+  m_control.attach(&engine);
+  engine.run();
+  m_control.attach(nullptr);
+  RaceOutcome outcome;
+  if (!engine.failure().empty()) {
+    outcome.end = RaceOutcome::End::Failed;
+    outcome.message = QObject::tr("%1. Every trial measured before it is kept; resume its runs from History.")
+                          .arg(QString::fromStdString(engine.failure()));
+  } else if (m_control.stopped()) {
+    outcome.end = RaceOutcome::End::Stopped;
+  }
+  return outcome;
+}
+
+RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
+  const bool replay = spec.backend == "replay";
+  const MeasurementSetup setup = replay ? replayMeasurement(spec.dataset) : makeMeasurement(spec.backend, spec.operatorRef);
+  EngineOptions options;
+  options.schedule = spec.schedule;
+  options.scheduleSeed = spec.seed;
+  options.paceMs = replay ? spec.paceMs : 0;
+  Engine engine(*setup.space, *setup.measurer, options);
+  RacePlan plan;
+  plan.algorithms = spec.algorithms;
+  plan.repeats = spec.repeats;
+  plan.budget = {spec.trials, spec.seconds, spec.targetSpeed};
+  plan.seed = spec.seed;
+  addRace(engine, plan);  // a bad setting fails here, before anything is measured
+  m_repeats = spec.repeats;
+  m_resumed = false;
+  m_measurer = setup.measurer.get();
+  m_reference.reset();
+
+  std::optional<StoreRecorder> recorder;
+  if (store) {
+    std::string name = setup.operatorName;
+    if (spec.dataset) name = spec.dataset->kernelName.empty() ? setup.measurer->label() : spec.dataset->kernelName;
+    recorder.emplace(*store, engine, contextOf(setup, name));
+    engine.addObserver(*recorder);  // first: a trial is committed before the GUI hears of it
+    recorder->createRuns();
+    m_recorder = &*recorder;
+  }
+  announce(*setup.measurer);
+  setProgress(engine.progress());
+  flush(true);
+  RaceOutcome outcome = drive(engine);
+  m_recorder = nullptr;
+  return outcome;
+}
+
+RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
+  ResumedRun r = resumeStoredRun(store, *spec.resumeRun);
+  EngineOptions options;
+  options.firstOrder = r.nextOrder;
+  Engine engine(*r.setup.space, *r.setup.measurer, options);
+  StoreRecorder recorder(store, engine, {});
+  engine.addObserver(recorder);
+  addResumedRun(engine, r);
+  m_repeats = 1;
+  m_resumed = true;
+  m_measurer = r.setup.measurer.get();
+  m_recorder = &recorder;
+  m_reference.reset();
+  announce(*r.setup.measurer);
+  // The stored trials first, so the curve continues where the run stopped.
+  m_pending.trials = storedTrialPoints(r.run, r.rows, 0, 0);
+  setProgress(engine.progress());
+  flush(true);
+  RaceOutcome outcome = drive(engine);
+  m_recorder = nullptr;
+  return outcome;
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+
+#include <optional>
+#include <string>
+
+#include "engine/engine.h"
+#include "ui/controller/race_types.h"
+
+namespace opevo {
+class Measurer;
+class Store;
+class StoreRecorder;
+}  // namespace opevo
+
+namespace opevo::ui {
+
+class RaceControl;
+
+// Lives in the engine thread and runs one race at a time on core's engine: the race's runs
+// interleaved batch by batch on one measurer (a replay or a device backend), or one stored run,
+// resumed. It observes the engine: trials are gathered and handed over a few times a second as one
+// immutable EngineUpdate, never one signal per trial.
+class EngineWorker : public QObject, private EngineObserver {
+  Q_OBJECT
+
+ public:
+  // Updates are sent at most this often (plus one whenever a run ends).
+  static constexpr int kFlushIntervalMs = 50;
+
+  explicit EngineWorker(RaceControl& control) : m_control(control) {}
+
+  // Blocks the engine thread until the race ends; the control pauses or stops it from outside.
+  void run(const RaceSpec& spec);
+
+ signals:
+  void updated(opevo::ui::EngineUpdatePtr update);
+  void finished(opevo::ui::RaceOutcome outcome);
+
+ private:
+  void trialMeasured(const TrialEvent& trial, const EngineProgress& progress) override;
+  void runEnded(const RunState& run, const EngineProgress& progress) override;
+
+  void flush(bool force);
+  void setProgress(const EngineProgress& progress);
+  // Steps the engine to its end; the outcome's message says why it failed, if it did.
+  RaceOutcome drive(Engine& engine);
+  RaceOutcome race(const RaceSpec& spec, Store* store);
+  RaceOutcome resume(const RaceSpec& spec, Store& store);
+  // Tells the GUI what measures, and times the reference library on a device.
+  void announce(Measurer& measurer);
+  // Times the reference library; the line moves when it is faster than before.
+  void timeReference(Measurer& measurer);
+
+  RaceControl& m_control;
+  EngineUpdate m_pending;
+  QElapsedTimer m_sinceFlush;
+  std::optional<ReferenceLine> m_reference;
+  // The race in progress: its measurer (for the reference), its store, and how its runs are named.
+  Measurer* m_measurer = nullptr;
+  StoreRecorder* m_recorder = nullptr;
+  int m_repeats = 1;
+  bool m_resumed = false;
+};
+
+}  // namespace opevo::ui

@@ -1,0 +1,136 @@
+#include "ui/controller/race_data.h"
+
+#include <algorithm>
+#include <QDateTime>
+#include <cassert>
+
+namespace opevo::ui {
+namespace {
+
+double secondsBetween(const std::string& from, const std::string& to) {
+  const QDateTime a = QDateTime::fromString(QString::fromStdString(from), Qt::ISODateWithMs);
+  const QDateTime b = QDateTime::fromString(QString::fromStdString(to), Qt::ISODateWithMs);
+  return a.isValid() && b.isValid() ? std::max<qint64>(0, a.msecsTo(b)) / 1000.0 : 0.0;
+}
+
+}  // namespace
+
+RaceData::RaceData(QObject* parent) : QObject(parent) {}
+
+void RaceData::reset(Info info) {
+  emit aboutToReset();
+  m_info = std::move(info);
+  m_info.repeats = std::max(1, m_info.repeats);
+  m_trials.clear();
+  m_curves.assign(static_cast<std::size_t>(m_info.algorithms.size() * m_info.repeats), RunCurve{});
+  ++m_revision;
+  emit wasReset();
+}
+
+RunCurve& RaceData::curveAt(int algorithm, int repeat) {
+  const auto index = static_cast<std::size_t>(repeat * m_info.algorithms.size() + algorithm);
+  assert(index < m_curves.size());
+  return m_curves[index];
+}
+
+const RunCurve& RaceData::curve(int algorithm, int repeat) const {
+  return m_curves.at(static_cast<std::size_t>(repeat * m_info.algorithms.size() + algorithm));
+}
+
+std::vector<const RunCurve*> RaceData::runsOf(int algorithm) const {
+  std::vector<const RunCurve*> runs;
+  for (int r = 0; r < m_info.repeats; ++r) {
+    const RunCurve& c = curve(algorithm, r);
+    if (!c.bestByTrial.empty()) runs.push_back(&c);
+  }
+  return runs;
+}
+
+void RaceData::append(const std::vector<TrialPoint>& trials) {
+  if (trials.empty()) return;
+  const int first = static_cast<int>(m_trials.size());
+  for (const TrialPoint& t : trials) {
+    if (t.algorithm < 0 || t.algorithm >= m_info.algorithms.size() || t.repeat < 0 ||
+        t.repeat >= m_info.repeats)
+      continue;  // not of this race (a stale update): never index out of the curves
+    RunCurve& c = curveAt(t.algorithm, t.repeat);
+    c.bestByTrial.push_back(t.best);
+    c.bestByTime.emplace_back(t.seconds, t.best);
+    m_trials.push_back(t);
+  }
+  const int last = static_cast<int>(m_trials.size()) - 1;
+  ++m_revision;
+  if (last >= first) emit trialsAppended(first, last);
+}
+
+void RaceData::setReference(const ReferenceLine& reference) {
+  m_info.reference = reference;
+  ++m_revision;
+  emit infoChanged();
+}
+
+void RaceData::setLabel(const QString& label) {
+  m_info.label = label;
+  ++m_revision;
+  emit infoChanged();
+}
+
+void RaceData::finishRun(int algorithm, int repeat) {
+  if (algorithm < 0 || algorithm >= m_info.algorithms.size() || repeat < 0 || repeat >= m_info.repeats) return;
+  curveAt(algorithm, repeat).finished = true;
+  ++m_revision;
+}
+
+void RaceData::finishAll() {
+  for (RunCurve& c : m_curves) c.finished = true;
+  ++m_revision;
+}
+
+std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
+                                          int algorithm, int repeat) {
+  std::vector<TrialPoint> points;
+  points.reserve(rows.size());
+  double best = 0;
+  for (const TrialRow& t : rows) {
+    TrialPoint p;
+    p.algorithm = algorithm;
+    p.repeat = repeat;
+    p.seq = t.seq;
+    p.order = t.order;
+    p.run = run.id;
+    p.seed = run.seed;
+    p.config = QString::fromStdString(t.config);
+    p.status = t.status;
+    p.message = QString::fromStdString(t.message);
+    p.speed = t.speed;
+    if (t.status == TrialStatus::Ok) best = std::max(best, t.speed);
+    p.best = best;
+    p.seconds = t.seconds > 0 ? t.seconds : secondsBetween(run.started, t.finished);
+    p.medianMs = t.medianMs;
+    p.compileMs = t.compileMs;
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+TrialRecord trialRecordOf(const TrialPoint& p, const QString& algorithm) {
+  TrialRecord t;
+  t.order = p.order;
+  t.run = p.run;
+  t.algorithm = algorithm.toStdString();
+  t.repeat = p.repeat;
+  t.seed = p.seed;
+  t.trial = p.seq;
+  t.config = p.config.toStdString();
+  t.measurement.status = p.status;
+  t.measurement.speed = p.speed;
+  t.measurement.medianMs = p.medianMs;
+  t.measurement.compileMs = p.compileMs;
+  t.measurement.message = p.message.toStdString();
+  t.bestSoFar = p.best;
+  t.seconds = p.seconds;
+  t.tunerSeconds = p.tunerSeconds;
+  return t;
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+#include "store/records.h"
+#include "ui/charts/curve_stats.h"
+#include "ui/controller/race_types.h"
+
+namespace opevo::ui {
+
+// Everything the GUI knows of one race (live or reopened from the store): the trials in arrival
+// order and each run's best-so-far curve. Lives in the GUI thread; the charts and the trials
+// table read it, the engine's updates (or the history page) fill it.
+class RaceData : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit RaceData(QObject* parent = nullptr);
+
+  struct Info {
+    QStringList algorithms;
+    int repeats = 1;
+    QString speedUnit;
+    QString label;                  // "replay of A100.json.gz (NVIDIA A100, real measurements)"
+    std::optional<double> optimum;  // the dataset's best, when the dataset is complete
+    // The reference library's speed on a device ("cuBLAS sgemm"), drawn as a line like the optimum.
+    std::optional<ReferenceLine> reference;
+  };
+
+  void reset(Info info);
+  void append(const std::vector<TrialPoint>& trials);
+  // The reference is timed after the race has started: it arrives on its own.
+  void setReference(const ReferenceLine& reference);
+  // A label known only once the measurer is ready ("cpu: 2 threads of ...").
+  void setLabel(const QString& label);
+  // A run ended: its curve keeps its final best beyond its last trial.
+  void finishRun(int algorithm, int repeat);
+  // Every run ended.
+  void finishAll();
+
+  const Info& info() const { return m_info; }
+  const std::vector<TrialPoint>& trials() const { return m_trials; }
+  const RunCurve& curve(int algorithm, int repeat) const;
+  // The runs of one algorithm that have at least one trial.
+  std::vector<const RunCurve*> runsOf(int algorithm) const;
+  // Bumped by every change, so a timer-driven chart redraws only when there is something new.
+  quint64 revision() const { return m_revision; }
+
+ signals:
+  void aboutToReset();
+  void wasReset();
+  void trialsAppended(int first, int last);
+  // The reference line or the label changed: charts redraw their frame.
+  void infoChanged();
+
+ private:
+  RunCurve& curveAt(int algorithm, int repeat);
+
+  Info m_info;
+  std::vector<TrialPoint> m_trials;
+  std::vector<RunCurve> m_curves;  // [repeat * algorithms + algorithm]
+  quint64 m_revision = 0;
+};
+
+// A stored run's trials as the charts see them: the best so far, and as time the run's tuning
+// time (for runs stored before schema 2, which did not keep it, the wall-clock seconds from the
+// run's start to each trial's commit, pauses and any downtime included).
+std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
+                                          int algorithm, int repeat);
+
+}  // namespace opevo::ui

@@ -1,0 +1,82 @@
+#include "ui/jobs/graph_layout.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace opevo::ui {
+namespace {
+
+std::mutex& graphvizMutex() {
+  static std::mutex m;
+  return m;
+}
+
+// One context for the process, never freed: Graphviz 2.42 keeps a font cache across contexts,
+// and freeing one leaves that cache pointing at freed memory (AddressSanitizer finds it in the
+// pango plugin on the second layout). Call with the mutex held.
+GVC_t* graphvizContext() {
+  static GVC_t* gvc = gvContext();
+  return gvc;
+}
+
+// cgraph's API takes char* for names it copies; a local buffer keeps the casts honest.
+void setDefault(Agraph_t* g, int kind, const char* name, const char* value) {
+  std::string n(name), v(value);
+  agattr(g, kind, n.data(), v.data());
+}
+
+}  // namespace
+
+std::shared_ptr<const GraphLayout> layoutParameter(const Parameter& param, const QString& engine,
+                                                   std::size_t maxVertices) {
+  auto layout = std::make_shared<GraphLayout>();
+  layout->graph = buildGraph(param, param.first(), maxVertices);
+  layout->engine = engine;
+  const ParamGraph& pg = layout->graph;
+  for (std::size_t i = 0; i < pg.size(); ++i) layout->indexOf.emplace(pg.vertices[i], i);
+
+  std::lock_guard lock(graphvizMutex());
+  GVC_t* gvc = graphvizContext();
+  if (!gvc) throw std::runtime_error("Graphviz could not start (gvContext failed)");
+  std::string graphName = "parameter";
+  Agraph_t* g = agopen(graphName.data(), Agundirected, nullptr);
+  // Positions only: Graphviz draws nothing, so nodes are small points and labels do not matter.
+  setDefault(g, AGNODE, "shape", "point");
+  setDefault(g, AGNODE, "width", "0.15");
+  setDefault(g, AGNODE, "label", "");  // no text to measure: the view draws its own labels
+  setDefault(g, AGRAPH, "overlap", "false");
+  setDefault(g, AGRAPH, "splines", "false");
+  setDefault(g, AGRAPH, "ranksep", "0.6");
+  setDefault(g, AGRAPH, "nodesep", "0.25");
+  setDefault(g, AGRAPH, "start", "1");  // neato's seed: the same picture every time
+  std::vector<Agnode_t*> nodes(pg.size());
+  for (std::size_t i = 0; i < pg.size(); ++i) {
+    std::string name = std::to_string(i);
+    nodes[i] = agnode(g, name.data(), 1);
+  }
+  for (std::size_t i = 0; i < pg.size(); ++i)
+    for (std::uint32_t k = pg.offsets[i]; k < pg.offsets[i + 1]; ++k)
+      if (pg.targets[k] > i) agedge(g, nodes[i], nodes[pg.targets[k]], nullptr, 1);
+  const std::string engineName = engine.toStdString();
+  if (gvLayout(gvc, g, engineName.c_str()) != 0) {
+    agclose(g);
+    throw std::runtime_error("Graphviz could not lay out the graph with " + engineName);
+  }
+  layout->positions.resize(pg.size());
+  QRectF bounds;
+  for (std::size_t i = 0; i < pg.size(); ++i) {
+    const pointf p = ND_coord(nodes[i]);
+    layout->positions[i] = QPointF(p.x, -p.y);  // Graphviz's y grows upwards
+    bounds |= QRectF(layout->positions[i], QSizeF(1, 1));
+  }
+  layout->bounds = bounds;
+  gvFreeLayout(gvc, g);
+  agclose(g);
+  return layout;
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,104 @@
+#include "ui/models/history_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QDateTime>
+#include <nlohmann/json.hpp>
+
+namespace opevo::ui {
+namespace {
+
+QString localTime(const std::string& iso) {
+  const QDateTime t = QDateTime::fromString(QString::fromStdString(iso), Qt::ISODateWithMs);
+  return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                     : QString::fromStdString(iso);
+}
+
+// {"trials":200,"seconds":30} -> "200 trials, 30 s"
+QString budgetText(const std::string& json) {
+  const auto j = nlohmann::json::parse(json, nullptr, false);
+  if (!j.is_object()) return QString::fromStdString(json);
+  QStringList parts;
+  if (j.contains("trials") && j["trials"].is_number())
+    parts << QObject::tr("%1 trials").arg(j["trials"].get<long long>());
+  if (j.contains("seconds") && j["seconds"].is_number())
+    parts << QObject::tr("%1 s").arg(j["seconds"].get<double>());
+  if (j.contains("target") && j["target"].is_number())
+    parts << QObject::tr("target %1").arg(j["target"].get<double>());
+  return parts.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
+HistoryModel::HistoryModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void HistoryModel::setRuns(const std::vector<RunRecord>& runs) {
+  beginResetModel();
+  m_rows.clear();
+  for (const RunRecord& run : runs) {
+    Row row;
+    row.run = run;
+    row.label = QString::fromStdString(run.label.empty() ? run.operatorName : run.label);
+    m_rows.push_back(std::move(row));
+  }
+  // Newest first: what was just run is what one looks for.
+  std::stable_sort(m_rows.begin(), m_rows.end(),
+                   [](const Row& a, const Row& b) { return a.run.id > b.run.id; });
+  endResetModel();
+}
+
+int HistoryModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int HistoryModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant HistoryModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid()) return {};
+  const Row& r = m_rows[static_cast<std::size_t>(index.row())];
+  if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+    switch (index.column()) {
+      case IdColumn: return static_cast<qlonglong>(r.run.id);
+      case StartedColumn: return localTime(r.run.started);
+      case AlgorithmColumn: return QString::fromStdString(r.run.algorithm);
+      case RepeatColumn: return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
+      case DatasetColumn: return r.label;
+      case DeviceColumn: return QString::fromStdString(r.run.device);
+      case BudgetColumn: return budgetText(r.run.budgetJson);
+      case StatusColumn:
+        // The store says "running" until the run ends; a run whose program was killed keeps it.
+        if (r.run.status == RunStatus::Running)
+          return role == Qt::ToolTipRole
+                     ? tr("Recorded as running: either it still runs, or the program running it "
+                          "was killed before it could record the end. Its trials are all kept.")
+                     : tr("running or cut off");
+        if (r.run.endReason != EndReason::None)
+          return QStringLiteral("%1 (%2)").arg(QString::fromUtf8(runStatusName(r.run.status).data()),
+                                              QString::fromUtf8(endReasonName(r.run.endReason).data()));
+        return QString::fromUtf8(runStatusName(r.run.status).data());
+      default: return {};
+    }
+  }
+  if (role == Qt::ForegroundRole && index.column() == StatusColumn && r.run.status != RunStatus::Finished)
+    return QBrush(QColor(0x8e, 0x00, 0x00));
+  return {};
+}
+
+QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case IdColumn: return tr("Run");
+    case StartedColumn: return tr("Started");
+    case AlgorithmColumn: return tr("Algorithm");
+    case RepeatColumn: return tr("Repeat");
+    case DatasetColumn: return tr("Dataset");
+    case DeviceColumn: return tr("Device");
+    case BudgetColumn: return tr("Budget");
+    case StatusColumn: return tr("Status");
+    default: return {};
+  }
+}
+
+}  // namespace opevo::ui

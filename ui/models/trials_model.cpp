@@ -1,0 +1,109 @@
+#include "ui/models/trials_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QLocale>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/controller/race_data.h"
+
+namespace opevo::ui {
+namespace {
+
+// About four significant digits whatever the unit: 1234 GFLOP/s and 0.09075 TFLOPS both read
+// well, where a fixed two decimals showed a CPU's TFLOPS as 0.00.
+QString speedText(double v) {
+  if (v <= 0) return QStringLiteral("0");
+  const int decimals = std::clamp(3 - static_cast<int>(std::floor(std::log10(v))), 0, 6);
+  return QLocale().toString(v, 'f', decimals);
+}
+
+}  // namespace
+
+TrialsModel::TrialsModel(RaceData* data, QObject* parent) : QAbstractTableModel(parent), m_data(data) {
+  connect(m_data, &RaceData::aboutToReset, this, [this] { beginResetModel(); });
+  connect(m_data, &RaceData::wasReset, this, [this] {
+    m_rows = static_cast<int>(m_data->trials().size());
+    endResetModel();
+  });
+  connect(m_data, &RaceData::trialsAppended, this, [this](int, int last) {
+    if (last < m_rows) return;
+    beginInsertRows({}, m_rows, last);
+    m_rows = last + 1;
+    endInsertRows();
+  });
+  m_rows = static_cast<int>(m_data->trials().size());
+}
+
+int TrialsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : m_rows;
+}
+
+int TrialsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TrialsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= m_rows) return {};
+  const TrialPoint& t = m_data->trials()[static_cast<std::size_t>(index.row())];
+  const bool ok = t.status == TrialStatus::Ok;
+  if (role == Qt::DisplayRole || role == RawRole || role == Qt::ToolTipRole) {
+    const bool raw = role == RawRole;
+    switch (index.column()) {
+      case OrderColumn: return static_cast<qlonglong>(t.order);
+      case AlgorithmColumn: return m_data->info().algorithms.value(t.algorithm);
+      case RepeatColumn: return t.repeat + 1;
+      case TrialColumn: return t.seq;
+      case ConfigColumn: return t.config;
+      case StatusColumn: return QString::fromUtf8(statusName(t.status).data(),
+                                                  static_cast<qsizetype>(statusName(t.status).size()));
+      case ReasonColumn: return t.message;
+      case SpeedColumn:
+        if (raw) return t.speed;
+        return ok ? speedText(t.speed) : QString();
+      case BestColumn: return raw ? QVariant(t.best) : speedText(t.best);
+      case TimeColumn: return raw ? QVariant(t.seconds) : QString::number(t.seconds, 'f', 3);
+      default: return {};
+    }
+  }
+  if (role == Qt::TextAlignmentRole) {
+    const int c = index.column();
+    if (c == OrderColumn || c == RepeatColumn || c == TrialColumn || c == SpeedColumn || c == BestColumn || c == TimeColumn)
+      return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role == Qt::ForegroundRole && !ok &&
+      (index.column() == StatusColumn || index.column() == ReasonColumn))
+    return QBrush(QColor(0x8e, 0x00, 0x00));
+  return {};
+}
+
+QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole && (section == SpeedColumn || section == BestColumn))
+    return tr("In %1, the dataset's unit").arg(m_data->info().speedUnit);
+  if (role == Qt::ToolTipRole && section == OrderColumn)
+    return tr("The order in which the engine measured the trials: the runs of a race take turns");
+  if (role != Qt::DisplayRole) return {};
+  static const char* const names[] = {
+      QT_TR_NOOP("#"),         QT_TR_NOOP("Algorithm"), QT_TR_NOOP("Repeat"),   QT_TR_NOOP("Trial"),
+      QT_TR_NOOP("Speed"),     QT_TR_NOOP("Best"),     QT_TR_NOOP("Time (s)"),
+      QT_TR_NOOP("Status"),    QT_TR_NOOP("Failure reason"), QT_TR_NOOP("Configuration")};
+  if (section < 0 || section >= ColumnCount) return {};
+  // The unit is in the header's tooltip and on the chart: in the header it would crowd out the
+  // configuration column.
+  return tr(names[section]);
+}
+
+TrialsFilterModel::TrialsFilterModel(QObject* parent) : QSortFilterProxyModel(parent) {
+  setSortRole(TrialsModel::RawRole);
+  setFilterCaseSensitivity(Qt::CaseInsensitive);
+  setFilterKeyColumn(-1);
+}
+
+void TrialsFilterModel::setFilter(int column, const QString& text) {
+  setFilterKeyColumn(column);
+  setFilterFixedString(text);
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,234 @@
+#include "ui/pages/history_page.h"
+
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <exception>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/measurement.h"
+#include "io/replay_dataset.h"
+#include "store/store.h"
+#include "ui/models/history_model.h"
+#include "ui/widgets/kernel_export_dialog.h"
+#include "ui/widgets/message_label.h"
+#include "ui/controller/race_data.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/widgets/table_view.h"
+
+namespace opevo::ui {
+
+struct HistoryPage::RunsJob {
+  std::vector<RunRecord> runs;
+  QString error;
+};
+
+struct HistoryPage::CurvesJob {
+  RaceData::Info info;
+  std::vector<TrialPoint> trials;
+  QString error;
+};
+
+namespace {
+
+// The selected runs as one race: one algorithm per name, one repeat per run of it. Time is each
+// run's stored tuning time (for runs stored before schema 2, wall-clock from the run's start).
+HistoryPage::CurvesJob loadCurves(const std::string& path, const std::vector<HistoryModel::Row>& rows) {
+  HistoryPage::CurvesJob job;
+  try {
+    Store store(path);
+    std::map<QString, int> repeats;
+    for (const HistoryModel::Row& row : rows) {
+      const QString algorithm = QString::fromStdString(row.run.algorithm);
+      if (!job.info.algorithms.contains(algorithm)) job.info.algorithms << algorithm;
+      const int a = static_cast<int>(job.info.algorithms.indexOf(algorithm));
+      const int repeat = repeats[algorithm]++;
+      job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
+      job.info.label = row.label;
+      if (row.run.referenceSpeed)
+        job.info.reference = ReferenceLine{QString::fromStdString(row.run.referenceLibrary), *row.run.referenceSpeed};
+      for (TrialPoint& p : storedTrialPoints(row.run, store.trials(row.run.id), a, repeat))
+        job.trials.push_back(std::move(p));
+    }
+    for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
+    // The optimum line needs the dataset; it is drawn when the file is still where it was.
+    const auto j = nlohmann::json::parse(rows.front().run.operatorJson, nullptr, false);
+    if (j.is_object() && j.contains("replay") && j["replay"].is_string()) {
+      try {
+        const ReplayDataset d = loadReplayDataset(j["replay"].get<std::string>());
+        if (d.complete && d.bestSpeed > 0) job.info.optimum = d.bestSpeed;
+      } catch (const std::exception&) {
+        // Moved or deleted since: the curves are still worth seeing without the line.
+      }
+    }
+  } catch (const std::exception& e) {
+    job.error = QString::fromUtf8(e.what());
+  }
+  return job;
+}
+
+}  // namespace
+
+HistoryPage::HistoryPage(QWidget* parent)
+    : QWidget(parent),
+      m_model(new HistoryModel(this)),
+      m_data(new RaceData(this)),
+      m_results(new RaceResultsWidget(m_data, this)),
+      m_view(makeTableView(m_model, QStringLiteral("historyTable"), this)),
+      m_info(new QLabel(this)),
+      m_error(makeMessageLabel(QStringLiteral("historyError"), MessageKind::Error, this)),
+      m_resume(new QPushButton(tr("Resume run"), this)),
+      m_export(new QPushButton(tr("Export kernel…"), this)) {
+  m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::DatasetColumn, QHeaderView::Stretch);
+  m_info->setObjectName(QStringLiteral("historyInfo"));
+  m_info->setWordWrap(true);
+  m_info->setText(tr("Select runs to draw their curves; a race's runs draw as bands."));
+  auto* reloadButton = new QPushButton(tr("Reload"), this);
+  auto* raceButton = new QPushButton(tr("Select whole race"), this);
+  raceButton->setObjectName(QStringLiteral("selectRace"));
+  raceButton->setToolTip(tr("Select every run of the race the current run belongs to"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("<b>Recorded runs</b>"), this));
+  bar->addStretch(1);
+  m_resume->setObjectName(QStringLiteral("resumeRun"));
+  m_resume->setToolTip(tr("Continue the current run, interrupted by a stop, a crash or a kill, to "
+                          "its budget on the Runs page: no stored trial is measured again"));
+  m_export->setObjectName(QStringLiteral("exportKernel"));
+  m_export->setToolTip(tr("Preview the best kernel of the current run and export it with a "
+                          "self-checking host program"));
+  bar->addWidget(m_resume);
+  bar->addWidget(m_export);
+  bar->addWidget(raceButton);
+  bar->addWidget(reloadButton);
+  auto* top = new QWidget(this);
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  topLayout->addLayout(bar);
+  topLayout->addWidget(m_error);
+  topLayout->addWidget(m_view, 1);
+  topLayout->addWidget(m_info);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->setObjectName(QStringLiteral("historySplitter"));
+  split->addWidget(top);
+  split->addWidget(m_results);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setChildrenCollapsible(false);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split);
+
+  connect(reloadButton, &QPushButton::clicked, this, &HistoryPage::reload);
+  connect(raceButton, &QPushButton::clicked, this, [this] {
+    if (m_view->currentIndex().isValid()) selectRace(m_view->currentIndex().row());
+  });
+  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &HistoryPage::showSelected);
+  connect(m_results, &RaceResultsWidget::message, this, &HistoryPage::statusMessage);
+  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryPage::updateButtons);
+  connect(m_model, &QAbstractItemModel::modelReset, this, &HistoryPage::updateButtons);
+  connect(m_resume, &QPushButton::clicked, this, [this] {
+    if (const RunRecord* run = currentRun()) emit resumeRequested(*run);
+  });
+  connect(m_export, &QPushButton::clicked, this, &HistoryPage::exportCurrent);
+  updateButtons();
+}
+
+const RunRecord* HistoryPage::currentRun() const {
+  const QModelIndex index = m_view->currentIndex();
+  if (!index.isValid() || index.row() >= m_model->rowCount()) return nullptr;
+  return &m_model->row(index.row()).run;
+}
+
+void HistoryPage::updateButtons() {
+  const RunRecord* run = currentRun();
+  // A run still marked running was cut off (a crash or a kill) unless this window runs it; the
+  // Runs page refuses while it is busy.
+  m_resume->setEnabled(run && run->status != RunStatus::Finished);
+  m_export->setEnabled(run != nullptr);
+}
+
+void HistoryPage::exportCurrent() {
+  const RunRecord* run = currentRun();
+  if (!run) return;
+  auto* dialog = new KernelExportDialog(m_storePath, *run, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->open();
+}
+
+HistoryPage::~HistoryPage() = default;
+
+void HistoryPage::setStorePath(const QString& path) {
+  m_storePath = path;
+  reload();
+}
+
+void HistoryPage::reload() {
+  if (m_storePath.isEmpty()) return;
+  m_runsJob.start(
+      [path = m_storePath.toStdString()] {
+        RunsJob job;
+        try {
+          job.runs = Store(path).runs();
+        } catch (const std::exception& e) {
+          job.error = QString::fromUtf8(e.what());
+        }
+        return job;
+      },
+      [this](const RunsJob& job) {
+        showMessage(m_error, job.error.isEmpty() ? QString() : tr("The history cannot be read: %1").arg(job.error));
+        if (job.error.isEmpty()) m_model->setRuns(job.runs);
+      });
+}
+
+void HistoryPage::selectRace(int row) {
+  if (row < 0 || row >= m_model->rowCount()) return;
+  const std::int64_t race = m_model->row(row).run.raceId;
+  QItemSelection selection;
+  for (int r = 0; r < m_model->rowCount(); ++r)
+    if (r == row || (race != 0 && m_model->row(r).run.raceId == race))
+      selection.select(m_model->index(r, 0), m_model->index(r, HistoryModel::ColumnCount - 1));
+  m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+}
+
+void HistoryPage::showSelected() {
+  std::vector<HistoryModel::Row> rows;
+  for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
+    rows.push_back(m_model->row(index.row()));
+  // Oldest first, so repeat numbers follow the order the runs were made in.
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.run.id < b.run.id; });
+  if (rows.empty()) {
+    m_curvesJob.cancel();
+    m_data->reset({});
+    return;
+  }
+  m_info->setText(tr("Reading %n run(s)…", nullptr, static_cast<int>(rows.size())));
+  m_curvesJob.start([path = m_storePath.toStdString(), rows = std::move(rows)] { return loadCurves(path, rows); },
+                    [this](const CurvesJob& job) {
+                      if (!job.error.isEmpty()) {
+                        showMessage(m_error, tr("The runs cannot be read: %1").arg(job.error));
+                        return;
+                      }
+                      m_data->reset(job.info);
+                      m_data->append(job.trials);
+                      m_data->finishAll();
+                      m_results->refreshNow();
+                      m_info->setText(tr("%1 — %2 trials of %3 run(s): %4")
+                                          .arg(job.info.label)
+                                          .arg(job.trials.size())
+                                          .arg(m_view->selectionModel()->selectedRows().size())
+                                          .arg(job.info.algorithms.join(QStringLiteral(", "))));
+                      emit curvesShown();
+                    });
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <QWidget>
+#include <vector>
+
+#include "store/records.h"
+#include "ui/jobs/latest_job.h"
+
+class QLabel;
+class QPushButton;
+class QTableView;
+
+namespace opevo::ui {
+
+class HistoryModel;
+class RaceData;
+class RaceResultsWidget;
+
+// The History page: every run recorded in the store, and the curves of the selected ones (a
+// whole race at a click) drawn as on the Runs page. The store is read off the GUI thread.
+class HistoryPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  // What the background reads hand back (defined where they are made).
+  struct RunsJob;
+  struct CurvesJob;
+
+  explicit HistoryPage(QWidget* parent = nullptr);
+  ~HistoryPage() override;
+
+  void setStorePath(const QString& path);
+  HistoryModel* model() const { return m_model; }
+  RaceData* data() const { return m_data; }
+  RaceResultsWidget* results() const { return m_results; }
+  QTableView* view() const { return m_view; }
+  bool busy() const { return m_runsJob.busy() || m_curvesJob.busy(); }
+  // Selects every run of the race the given row belongs to, and draws them.
+  void selectRace(int row);
+  QPushButton* resumeButton() const { return m_resume; }
+  QPushButton* exportButton() const { return m_export; }
+  // Opens the export dialog for the current run (the one the resume and export buttons act on).
+  void exportCurrent();
+
+ public slots:
+  void reload();
+
+ signals:
+  void statusMessage(const QString& text);
+  void curvesShown();
+  // The user asked to continue an interrupted run; the Runs page does it.
+  void resumeRequested(const opevo::RunRecord& run);
+
+ private:
+  void showSelected();
+  void updateButtons();
+  const RunRecord* currentRun() const;
+
+  QString m_storePath;
+  HistoryModel* m_model;
+  RaceData* m_data;
+  RaceResultsWidget* m_results;
+  QTableView* m_view;
+  QLabel* m_info;
+  QLabel* m_error;
+  QPushButton* m_resume;
+  QPushButton* m_export;
+  LatestJob<RunsJob> m_runsJob;      // the store's list of runs
+  LatestJob<CurvesJob> m_curvesJob;  // the trials of the selected runs
+};
+
+}  // namespace opevo::ui

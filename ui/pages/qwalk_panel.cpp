@@ -1,0 +1,356 @@
+#include "ui/pages/qwalk_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "common/error.h"
+#include "space/param_spec.h"
+#include "space/qwalk.h"
+#include "ui/widgets/display_format.h"
+#include "ui/models/qwalk_model.h"
+#include "ui/jobs/qwalk_runner.h"
+#include "ui/widgets/table_view.h"
+
+namespace opevo::ui {
+namespace {
+
+constexpr int kCustomItem = -1;  // item data of the "Custom spec" entry; others hold an index
+constexpr int kSliderSteps = 100;
+
+QString fromStd(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+QLineEdit* makeEdit(const QString& objectName, const QString& placeholder, QWidget* parent) {
+  auto* edit = new QLineEdit(parent);
+  edit->setObjectName(objectName);
+  edit->setPlaceholderText(placeholder);
+  edit->setClearButtonEnabled(true);
+  return edit;
+}
+
+// A red frame points at the field a message is about, without touching what is typed in it.
+void markInvalid(QLineEdit* edit, bool invalid) {
+  edit->setStyleSheet(invalid ? QStringLiteral("QLineEdit { border: 2px solid #c62828; }")
+                              : QString());
+}
+
+}  // namespace
+
+QwalkPanel::QwalkPanel(QWidget* parent)
+    : QWidget(parent),
+      m_runner(new QwalkRunner(this)),
+      m_model(new QwalkTableModel(this)),
+      m_paramCombo(new QComboBox(this)),
+      m_specEdit(makeEdit(QStringLiteral("specEdit"), fromStd(kSpecForms), this)),
+      m_startEdit(makeEdit(QStringLiteral("startEdit"), QString(), this)),
+      m_qEdit(makeEdit(QStringLiteral("qEdit"), tr("0 < q < 1"), this)),
+      m_qSlider(new QSlider(Qt::Horizontal, this)),
+      m_infoLabel(new QLabel(this)),
+      m_errorLabel(new QLabel(this)),
+      m_noteLabel(new QLabel(this)),
+      m_table(makeTableView(m_model, QStringLiteral("distributionTable"), this)),
+      m_totalLabel(new QLabel(this)) {
+  m_paramCombo->setObjectName(QStringLiteral("paramCombo"));
+  m_paramCombo->addItem(tr("Custom spec…"), kCustomItem);
+  m_qSlider->setObjectName(QStringLiteral("qSlider"));
+  m_qSlider->setRange(1, kSliderSteps - 1);
+  m_qSlider->setPageStep(10);
+  m_qSlider->setToolTip(
+      tr("q from 0.01 to 0.99; type any value strictly between 0 and 1 beside it"));
+  m_qEdit->setClearButtonEnabled(false);
+  m_qEdit->setMaximumWidth(90);
+  m_qEdit->setText(QStringLiteral("0.5"));
+  m_qSlider->setValue(50);
+
+  m_infoLabel->setObjectName(QStringLiteral("paramInfo"));
+  m_infoLabel->setWordWrap(true);
+  m_errorLabel->setObjectName(QStringLiteral("errorLabel"));
+  m_errorLabel->setWordWrap(true);
+  m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_errorLabel->setStyleSheet(QStringLiteral(
+      "QLabel { color: #8e0000; background: #fdecea; border: 1px solid #e57373; padding: 6px; }"));
+  m_errorLabel->hide();
+  m_noteLabel->setObjectName(QStringLiteral("noteLabel"));
+  m_noteLabel->setWordWrap(true);
+  m_noteLabel->setStyleSheet(
+      QStringLiteral("QLabel { background: #fff8e1; border: 1px solid #ffcc80; padding: 6px; }"));
+  m_noteLabel->hide();
+  m_totalLabel->setObjectName(QStringLiteral("totalLabel"));
+  m_totalLabel->setWordWrap(true);
+
+  m_table->horizontalHeader()->setSectionResizeMode(QwalkTableModel::VertexColumn,
+                                                    QHeaderView::Stretch);
+
+  auto* qRow = new QHBoxLayout;
+  qRow->addWidget(m_qEdit);
+  qRow->addWidget(m_qSlider, 1);
+  auto* form = new QFormLayout;
+  form->addRow(tr("&Parameter:"), m_paramCombo);
+  form->addRow(tr("&Spec:"), m_specEdit);
+  form->addRow(tr("S&tart vertex:"), m_startEdit);
+  // A label made here, not by addRow: only a label with a buddy turns "&q" into a shortcut.
+  auto* qLabel = new QLabel(tr("&q:"), this);
+  qLabel->setBuddy(m_qEdit);
+  form->addRow(qLabel, qRow);
+
+  auto* heading = new QLabel(
+      tr("<b>q-random walk</b> &mdash; each step continues with probability q and moves to a "
+         "uniformly chosen neighbour; the table is the exact distribution of where a walk from "
+         "the start vertex stops."),
+      this);
+  heading->setWordWrap(true);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(heading);
+  layout->addLayout(form);
+  layout->addWidget(m_infoLabel);
+  layout->addWidget(m_errorLabel);
+  layout->addWidget(m_noteLabel);
+  layout->addWidget(m_table, 1);
+  layout->addWidget(m_totalLabel);
+
+  connect(m_paramCombo, &QComboBox::currentIndexChanged, this, [this] { onParameterChosen(); });
+  connect(m_specEdit, &QLineEdit::textEdited, this, &QwalkPanel::onSpecEdited);
+  connect(m_startEdit, &QLineEdit::textEdited, this, [this] { recompute(); });
+  connect(m_qEdit, &QLineEdit::textEdited, this, &QwalkPanel::onQEdited);
+  connect(m_qSlider, &QSlider::valueChanged, this, &QwalkPanel::onSliderChanged);
+  connect(m_runner, &QwalkRunner::finished, this, &QwalkPanel::showResult);
+
+  onParameterChosen();
+}
+
+QwalkPanel::~QwalkPanel() = default;
+
+bool QwalkPanel::busy() const {
+  return m_runner->busy();
+}
+
+bool QwalkPanel::customChosen() const {
+  return m_paramCombo->currentData().toInt() == kCustomItem;
+}
+
+void QwalkPanel::setParameters(std::vector<ParameterPtr> params) {
+  const bool keepCustom = customChosen() && !m_customSpec.trimmed().isEmpty();
+  const QString previous =
+      m_param && !customChosen() ? QString::fromStdString(m_param->name()) : QString();
+  m_params = std::move(params);
+  {
+    const QSignalBlocker blocker(m_paramCombo);
+    m_paramCombo->clear();
+    for (std::size_t i = 0; i < m_params.size(); ++i) {
+      m_paramCombo->addItem(QString::fromStdString(m_params[i]->name()), static_cast<int>(i));
+      m_paramCombo->setItemData(static_cast<int>(i), QString::fromStdString(m_params[i]->spec()),
+                                Qt::ToolTipRole);
+    }
+    m_paramCombo->addItem(tr("Custom spec…"), kCustomItem);
+    int index = keepCustom ? m_paramCombo->count() - 1 : 0;
+    if (!keepCustom && !previous.isEmpty())
+      index = std::max(0, m_paramCombo->findText(previous, Qt::MatchExactly));
+    m_paramCombo->setCurrentIndex(index);
+  }
+  onParameterChosen();
+}
+
+bool QwalkPanel::selectParameter(const QString& name) {
+  for (std::size_t i = 0; i < m_params.size(); ++i) {
+    if (QString::fromStdString(m_params[i]->name()) == name) {
+      m_paramCombo->setCurrentIndex(static_cast<int>(i));
+      return true;
+    }
+  }
+  return false;
+}
+
+void QwalkPanel::setCustomSpec(const QString& spec) {
+  m_specEdit->setText(spec);
+  onSpecEdited(spec);
+}
+
+void QwalkPanel::setStartText(const QString& text) {
+  m_startEdit->setText(text);
+  recompute();
+}
+
+void QwalkPanel::setQText(const QString& text) {
+  m_qEdit->setText(text);
+  onQEdited(text);
+}
+
+void QwalkPanel::onParameterChosen() {
+  if (customChosen()) {
+    // Start the custom spec from the parameter being looked at, so it can be varied.
+    if (m_customSpec.trimmed().isEmpty() && m_param)
+      m_customSpec = QString::fromStdString(m_param->spec());
+    m_specEdit->setText(m_customSpec);
+    onSpecEdited(m_customSpec);
+    return;
+  }
+  const auto index = static_cast<std::size_t>(m_paramCombo->currentData().toInt());
+  m_specError.clear();
+  markInvalid(m_specEdit, false);
+  m_specEdit->setText(QString::fromStdString(m_params.at(index)->spec()));
+  useParameter(m_params.at(index));
+}
+
+void QwalkPanel::onSpecEdited(const QString& text) {
+  m_customSpec = text;
+  if (!customChosen()) {
+    // Editing a preset parameter's spec makes a custom parameter of it.
+    const QSignalBlocker blocker(m_paramCombo);
+    m_paramCombo->setCurrentIndex(m_paramCombo->count() - 1);
+  }
+  m_specError.clear();
+  ParameterPtr param;
+  if (!text.trimmed().isEmpty()) {
+    try {
+      param = makeParameter("", text.toStdString());
+    } catch (const InputError& e) {
+      m_specError = QString::fromUtf8(e.what());
+    }
+  }
+  markInvalid(m_specEdit, !m_specError.isEmpty());
+  useParameter(std::move(param));
+}
+
+void QwalkPanel::onQEdited(const QString& text) {
+  bool ok = false;
+  const double q = QLocale::c().toDouble(text.trimmed(), &ok);
+  if (ok && q >= 0.01 && q <= 0.99) {
+    m_syncingSlider = true;
+    m_qSlider->setValue(static_cast<int>(std::lround(q * kSliderSteps)));
+    m_syncingSlider = false;
+  }
+  recompute();
+}
+
+void QwalkPanel::onSliderChanged(int value) {
+  if (m_syncingSlider) return;
+  m_qEdit->setText(QString::number(static_cast<double>(value) / kSliderSteps));
+  recompute();
+}
+
+void QwalkPanel::useParameter(ParameterPtr param) {
+  m_param = std::move(param);
+  emit parameterChanged(customChosen() ? QString() : m_paramCombo->currentText());
+  if (!m_param) {
+    m_infoLabel->clear();
+    m_startEdit->setPlaceholderText(QString());
+    recompute();
+    return;
+  }
+  const QString first = QString::fromStdString(m_param->format(m_param->first()));
+  m_startEdit->setPlaceholderText(first);
+  // A start typed for another parameter means nothing here; one that still parses is kept.
+  try {
+    if (!m_startEdit->text().trimmed().isEmpty()) m_param->parse(m_startEdit->text().toStdString());
+  } catch (const InputError&) {
+    m_startEdit->setText(first);
+  }
+  if (m_startEdit->text().trimmed().isEmpty()) m_startEdit->setText(first);
+  m_infoLabel->setText(tr("<b>%1</b>: %2 parameter, %3 vertices; first vertex %4")
+                           .arg(QString::fromStdString(m_param->name()).toHtmlEscaped(),
+                                fromStd(kindName(m_param->kind())),
+                                groupDigits(m_param->size().toString()), first.toHtmlEscaped()));
+  recompute();
+}
+
+void QwalkPanel::recompute() {
+  m_errors.clear();
+  if (!m_specError.isEmpty()) m_errors << m_specError;
+
+  bool qOk = false;
+  const double q = QLocale::c().toDouble(m_qEdit->text().trimmed(), &qOk);
+  try {
+    if (!qOk)
+      throw InputError("q: '" + m_qEdit->text().toStdString() +
+                       "' is not a number (accepted form: a number strictly between 0 and 1, "
+                       "such as 0.5)");
+    checkMutationRate(q);
+    markInvalid(m_qEdit, false);
+  } catch (const InputError& e) {
+    m_errors << QString::fromUtf8(e.what());
+    markInvalid(m_qEdit, true);
+  }
+
+  Vertex start;
+  if (m_param) {
+    try {
+      const QString text = m_startEdit->text().trimmed();
+      start = text.isEmpty() ? m_param->first() : m_param->parse(text.toStdString());
+      markInvalid(m_startEdit, false);
+    } catch (const InputError& e) {
+      m_errors << QString::fromUtf8(e.what());
+      markInvalid(m_startEdit, true);
+    }
+  } else {
+    markInvalid(m_startEdit, false);
+  }
+  showErrors();
+
+  if (!m_param || !m_errors.isEmpty()) {
+    m_runner->cancel();
+    clearDistribution(m_param || !m_errors.isEmpty()
+                          ? QString()
+                          : tr("Choose a parameter of the preset, or type a spec such as "
+                               "factor:8:3."));
+    return;
+  }
+  const Count size = m_param->size();
+  if (!(size <= kMaxTableVertices)) {
+    m_runner->cancel();
+    clearDistribution(tr("%1 has %2 vertices: the table shows the exact distribution only for "
+                         "parameters of at most %3 vertices. Choose a smaller parameter.")
+                          .arg(QString::fromStdString(m_param->name()),
+                               groupDigits(size.toString()),
+                               groupDigits(std::to_string(kMaxTableVertices))));
+    return;
+  }
+  m_noteLabel->hide();
+  m_totalLabel->setText(tr("Computing…"));
+  m_runner->request({m_param, std::move(start), q});
+}
+
+void QwalkPanel::showErrors() {
+  m_errorLabel->setText(m_errors.join(QLatin1Char('\n')));
+  m_errorLabel->setVisible(!m_errors.isEmpty());
+}
+
+void QwalkPanel::clearDistribution(const QString& note) {
+  m_model->clear();
+  m_noteLabel->setText(note);
+  m_noteLabel->setVisible(!note.isEmpty());
+  m_totalLabel->setText(m_errors.isEmpty() ? QString()
+                                           : tr("No distribution until the input above is fixed."));
+}
+
+void QwalkPanel::showResult(const std::shared_ptr<const QwalkResult>& result) {
+  if (!result->error.isEmpty()) {
+    m_errors << result->error;
+    showErrors();
+    clearDistribution(QString());
+    return;
+  }
+  m_model->setResult(result);
+  const WalkDistribution& d = result->distribution;
+  m_totalLabel->setText(
+      tr("<b>Total</b>: %1 vertices from %2, q = %3, probability %4 (%5 %6)")
+          .arg(groupDigits(std::to_string(d.graph.size())),
+               QString::fromStdString(result->request.param->format(result->request.start))
+                   .toHtmlEscaped(),
+               QString::number(result->request.q), QString::number(result->total, 'f', 12))
+          .arg(d.iterations)
+          .arg(d.usedConjugateGradient ? tr("CG iterations") : tr("walk steps")));
+  emit distributionShown();
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,316 @@
+#include "ui/pages/runs_page.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "replay/replay_measurer.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/message_label.h"
+#include "ui/controller/race_data.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/widgets/race_setup_panel.h"
+#include "ui/widgets/table_view.h"
+#include "ui/models/trials_model.h"
+
+namespace opevo::ui {
+namespace {
+
+QString duration(double seconds) {
+  const auto s = static_cast<long long>(seconds + 0.5);
+  if (s >= 3600) return QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+  return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QToolButton* toolButton(QAction* action, QWidget* parent) {
+  auto* b = new QToolButton(parent);
+  b->setDefaultAction(action);
+  b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  return b;
+}
+
+}  // namespace
+
+RunsPage::RunsPage(QWidget* parent)
+    : QWidget(parent),
+      m_setup(new RaceSetupPanel(this)),
+      m_controller(new EngineController(this)),
+      m_data(new RaceData(this)),
+      m_results(new RaceResultsWidget(m_data, this)),
+      m_trialsModel(new TrialsModel(m_data, this)),
+      m_filter(new TrialsFilterModel(this)),
+      m_messageLabel(makeMessageLabel(QStringLiteral("runsMessage"), MessageKind::Error, this)),
+      m_noteLabel(makeMessageLabel(QStringLiteral("runsNote"), MessageKind::Note, this)),
+      m_startAction(new QAction(tr("&Start race"), this)),
+      m_pauseAction(new QAction(tr("&Pause"), this)),
+      m_stopAction(new QAction(tr("S&top"), this)),
+      m_progress(new QProgressBar),
+      m_etaLabel(new QLabel),
+      m_datasetStatus(new QLabel) {
+  m_filter->setSourceModel(m_trialsModel);
+  m_startAction->setObjectName(QStringLiteral("startAction"));
+  m_pauseAction->setObjectName(QStringLiteral("pauseAction"));
+  m_stopAction->setObjectName(QStringLiteral("stopAction"));
+  m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  m_stopAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+  for (QAction* a : {m_startAction, m_pauseAction, m_stopAction})
+    a->setToolTip(QStringLiteral("%1 (%2)").arg(a->text().remove(QLatin1Char('&')),
+                                                a->shortcut().toString(QKeySequence::NativeText)));
+  m_progress->setObjectName(QStringLiteral("raceProgress"));
+  m_progress->setRange(0, 1000);
+  m_progress->setMinimumWidth(300);
+  m_progress->setTextVisible(true);
+  m_progress->hide();
+  m_etaLabel->setObjectName(QStringLiteral("etaLabel"));
+  m_datasetStatus->setObjectName(QStringLiteral("datasetStatus"));
+  m_datasetStatus->setText(tr("No dataset"));
+
+  // Left: the form, scrollable on a small screen, with the buttons always in view below it.
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(m_setup);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(toolButton(m_startAction, this));
+  buttons->addWidget(toolButton(m_pauseAction, this));
+  buttons->addWidget(toolButton(m_stopAction, this));
+  auto* left = new QWidget(this);
+  left->setObjectName(QStringLiteral("raceSetup"));
+  auto* leftLayout = new QVBoxLayout(left);
+  leftLayout->setContentsMargins(0, 0, 4, 0);
+  leftLayout->addWidget(scroll, 1);
+  leftLayout->addWidget(m_messageLabel);
+  leftLayout->addWidget(m_noteLabel);
+  leftLayout->addLayout(buttons);
+
+  auto* right = new QSplitter(Qt::Vertical, this);
+  right->setObjectName(QStringLiteral("runsRightSplitter"));
+  right->addWidget(m_results);
+  right->addWidget(makeTrialsSection());
+  right->setStretchFactor(0, 3);
+  right->setStretchFactor(1, 2);
+  right->setChildrenCollapsible(false);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName(QStringLiteral("runsSplitter"));
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(1, 1);
+  split->setSizes({460, 820});
+  split->setChildrenCollapsible(false);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split);
+
+  connect(m_startAction, &QAction::triggered, this, &RunsPage::start);
+  connect(m_pauseAction, &QAction::triggered, this, &RunsPage::pauseOrResume);
+  connect(m_stopAction, &QAction::triggered, this, &RunsPage::stop);
+  connect(m_controller, &EngineController::stateChanged, this, &RunsPage::onStateChanged);
+  connect(m_controller, &EngineController::updated, this, &RunsPage::onUpdate);
+  connect(m_controller, &EngineController::finished, this, &RunsPage::onFinished);
+  connect(m_results, &RaceResultsWidget::message, this, &RunsPage::statusMessage);
+  connect(m_setup->datasetPicker(), &DatasetPicker::loaded, this, [this](const auto& d) {
+    m_datasetStatus->setText(QString::fromStdString(ReplayMeasurer(d).label()));
+  });
+  onStateChanged(EngineController::State::Idle);
+}
+
+RunsPage::~RunsPage() = default;
+
+QWidget* RunsPage::makeTrialsSection() {
+  auto* section = new QWidget(this);
+  m_trialsView = makeTableView(m_filter, QStringLiteral("trialsTable"), section);
+  m_trialsView->setSortingEnabled(true);
+  m_trialsView->sortByColumn(-1, Qt::AscendingOrder);  // arrival order until a header is clicked
+  // ResizeToContents would measure every row at each insertion; fixed widths stay cheap.
+  m_trialsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  m_trialsView->horizontalHeader()->setStretchLastSection(true);
+  const int unit = m_trialsView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+  // Order, algorithm, repeat, trial, speed, best, time, status, reason; the configuration stretches.
+  const int widths[] = {5, 9, 6, 5, 10, 10, 7, 12, 14, 0};
+  for (int c = 0; c < TrialsModel::ColumnCount; ++c)
+    if (widths[c] > 0) m_trialsView->setColumnWidth(c, unit * widths[c] + 12);
+  m_filterColumn = new QComboBox(section);
+  m_filterColumn->setObjectName(QStringLiteral("filterColumn"));
+  m_filterColumn->addItem(tr("Any column"), -1);
+  for (int c = 0; c < TrialsModel::ColumnCount; ++c)
+    m_filterColumn->addItem(m_trialsModel->headerData(c, Qt::Horizontal).toString(), c);
+  m_filterEdit = new QLineEdit(section);
+  m_filterEdit->setObjectName(QStringLiteral("filterEdit"));
+  m_filterEdit->setPlaceholderText(tr("Filter trials, e.g. autotvm or compile"));
+  m_filterEdit->setClearButtonEnabled(true);
+  m_countLabel = new QLabel(section);
+  m_countLabel->setObjectName(QStringLiteral("trialCount"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("<b>Trials</b>"), section));
+  bar->addWidget(m_filterColumn);
+  bar->addWidget(m_filterEdit, 1);
+  bar->addWidget(m_countLabel);
+  auto* layout = new QVBoxLayout(section);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(bar);
+  layout->addWidget(m_trialsView, 1);
+  // While the view is scrolled to the end, it follows the race as trials arrive.
+  connect(m_filter, &QAbstractItemModel::rowsAboutToBeInserted, this, [this] {
+    QScrollBar* bar = m_trialsView->verticalScrollBar();
+    m_followTrials = bar->value() >= bar->maximum() - 2;
+  });
+  connect(m_filter, &QAbstractItemModel::rowsInserted, this, [this] {
+    if (m_followTrials) m_trialsView->scrollToBottom();
+  });
+  const auto applyFilter = [this] {
+    m_filter->setFilter(m_filterColumn->currentData().toInt(), m_filterEdit->text());
+  };
+  connect(m_filterEdit, &QLineEdit::textChanged, this, applyFilter);
+  connect(m_filterColumn, &QComboBox::currentIndexChanged, this, applyFilter);
+  const auto count = [this] {
+    m_countLabel->setText(m_filter->rowCount() == m_trialsModel->rowCount()
+                              ? tr("%1 trials").arg(m_trialsModel->rowCount())
+                              : tr("%1 of %2 trials").arg(m_filter->rowCount()).arg(m_trialsModel->rowCount()));
+  };
+  connect(m_filter, &QAbstractItemModel::rowsInserted, this, count);
+  connect(m_filter, &QAbstractItemModel::modelReset, this, count);
+  connect(m_filter, &QAbstractItemModel::layoutChanged, this, count);
+  connect(m_filter, &QAbstractItemModel::rowsRemoved, this, count);
+  count();
+  return section;
+}
+
+QString RunsPage::message() const {
+  return m_messageLabel->isVisible() ? m_messageLabel->text() : QString();
+}
+
+bool RunsPage::start() {
+  if (m_controller->busy()) return false;
+  QString problem;
+  std::optional<RaceSpec> spec = m_setup->spec(&problem);
+  if (!spec) {
+    showMessage(m_messageLabel, problem);
+    return false;
+  }
+  showMessage(m_messageLabel, QString());
+  showMessage(m_noteLabel, QString());
+  RaceData::Info info;
+  for (const AlgorithmChoice& a : spec->algorithms) info.algorithms << QString::fromStdString(a.name);
+  info.repeats = spec->repeats;
+  if (spec->dataset) {
+    info.speedUnit = QString::fromStdString(spec->dataset->speedUnit);
+    info.label = QString::fromStdString(ReplayMeasurer(spec->dataset).label());
+    if (spec->dataset->complete && spec->dataset->bestSpeed > 0) info.optimum = spec->dataset->bestSpeed;
+    m_measuredOperator.clear();
+  } else {
+    m_measuredOperator = m_setup->operatorBox()->currentText();
+    info.speedUnit = QStringLiteral("TFLOPS");
+    info.label = tr("%1 on %2: real measurements")
+                     .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
+  }
+  return launch(std::move(*spec), std::move(info));
+}
+
+bool RunsPage::resumeRun(const RunRecord& run) {
+  if (m_controller->busy()) {
+    showMessage(m_messageLabel, tr("A race is running; stop it or wait for it before resuming run %1.").arg(run.id));
+    return false;
+  }
+  RaceSpec spec;
+  spec.resumeRun = run.id;
+  m_measuredOperator.clear();
+  RaceData::Info info;
+  info.algorithms << QString::fromStdString(run.algorithm);
+  info.speedUnit = QString::fromStdString(run.speedUnit);
+  info.label = tr("run %1 resumed: %2 on %3").arg(run.id).arg(QString::fromStdString(run.operatorName),
+                                                              QString::fromStdString(run.device));
+  showMessage(m_messageLabel, QString());
+  showMessage(m_noteLabel, QString());
+  return launch(std::move(spec), std::move(info));
+}
+
+bool RunsPage::launch(RaceSpec spec, RaceData::Info info) {
+  spec.storePath = m_storePath.toStdString();
+  if (spec.resumeRun && spec.storePath.empty()) {
+    showMessage(m_messageLabel, tr("There is no store to resume from."));
+    return false;
+  }
+  m_data->reset(info);
+  m_datasetStatus->setText(info.label);
+  m_progress->setValue(0);
+  m_progress->setFormat(tr("starting…"));
+  m_etaLabel->clear();
+  return m_controller->start(std::move(spec));
+}
+
+void RunsPage::pauseOrResume() {
+  if (m_controller->state() == EngineController::State::Paused)
+    m_controller->resume();
+  else
+    m_controller->pause();
+}
+
+void RunsPage::stop() {
+  m_controller->stop();
+}
+
+void RunsPage::onStateChanged(EngineController::State state) {
+  using State = EngineController::State;
+  const bool idle = state == State::Idle;
+  m_startAction->setEnabled(idle);
+  m_pauseAction->setEnabled(state == State::Running || state == State::Paused);
+  m_pauseAction->setText(state == State::Paused ? tr("&Resume") : tr("&Pause"));
+  m_stopAction->setEnabled(state == State::Running || state == State::Paused);
+  m_setup->setEnabled(idle);  // the form describes the race that runs; it is frozen meanwhile
+  m_progress->setVisible(!idle);
+  if (state == State::Paused) m_etaLabel->setText(tr("paused"));
+  if (state == State::Stopping) m_etaLabel->setText(tr("stopping…"));
+}
+
+void RunsPage::onUpdate(const EngineUpdatePtr& update) {
+  if (!update->measuring.isEmpty() && !m_measuredOperator.isEmpty()) {
+    // The device's own description (model, threads, driver) replaces the provisional label.
+    m_data->setLabel(tr("%1 on %2, real measurements").arg(m_measuredOperator, update->measuring));
+    m_datasetStatus->setText(update->measuring);
+  }
+  if (update->reference) m_data->setReference(*update->reference);
+  m_data->append(update->trials);
+  for (const auto& [algorithm, repeat] : update->runsEnded) m_data->finishRun(algorithm, repeat);
+  const RaceProgress& p = update->progress;
+  double fraction = p.runs > 0 ? double(p.runsDone) / p.runs : 0;
+  if (p.trialsPlanned > 0) fraction = double(p.trialsDone) / double(p.trialsPlanned);
+  m_progress->setValue(static_cast<int>(fraction * 1000));
+  m_progress->setFormat(tr("%1: %2%").arg(p.current).arg(fraction * 100, 0, 'f', 0));
+  if (m_controller->state() == EngineController::State::Running)
+    m_etaLabel->setText(p.etaSeconds >= 0 ? tr("ETA %1").arg(duration(p.etaSeconds))
+                                          : tr("run %1 of %2").arg(p.runsDone + 1).arg(p.runs));
+}
+
+void RunsPage::onFinished(const RaceOutcome& outcome) {
+  m_data->finishAll();
+  m_results->refreshNow();
+  m_etaLabel->clear();
+  const int trials = static_cast<int>(m_data->trials().size());
+  if (outcome.end == RaceOutcome::End::Failed) {
+    showMessage(m_messageLabel, tr("The race failed: %1").arg(outcome.message));
+  } else {
+    QString note = outcome.end == RaceOutcome::End::Stopped
+                       ? tr("Race stopped after %1 trials.").arg(trials)
+                       : tr("Race finished: %1 trials.").arg(trials);
+    if (!outcome.message.isEmpty()) note += QLatin1Char(' ') + outcome.message;
+    showMessage(m_noteLabel, note);
+  }
+  emit statusMessage(m_noteLabel->isVisible() ? m_noteLabel->text() : message());
+  emit raceEnded();
+}
+
+}  // namespace opevo::ui

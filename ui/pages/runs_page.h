@@ -1,0 +1,97 @@
+#pragma once
+
+#include <QWidget>
+
+#include "store/records.h"
+#include "ui/controller/engine_controller.h"
+#include "ui/controller/race_data.h"
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QTableView;
+
+namespace opevo::ui {
+
+class RaceResultsWidget;
+class RaceSetupPanel;
+class TrialsFilterModel;
+class TrialsModel;
+
+// The Runs page: set up a race on the left, watch it on the right (charts above, every trial
+// below). The engine runs in its own thread behind an EngineController; this page only ever
+// reacts to its signals.
+class RunsPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RunsPage(QWidget* parent = nullptr);
+  ~RunsPage() override;
+
+  RaceSetupPanel* setup() const { return m_setup; }
+  EngineController* controller() const { return m_controller; }
+  RaceData* data() const { return m_data; }
+  RaceResultsWidget* results() const { return m_results; }
+  TrialsModel* trialsModel() const { return m_trialsModel; }
+  TrialsFilterModel* trialsFilter() const { return m_filter; }
+
+  QAction* startAction() const { return m_startAction; }
+  QAction* pauseAction() const { return m_pauseAction; }
+  QAction* stopAction() const { return m_stopAction; }
+  // Made here, shown in the window's status bar.
+  QProgressBar* progressBar() const { return m_progress; }
+  QLabel* etaLabel() const { return m_etaLabel; }
+  QLabel* datasetStatus() const { return m_datasetStatus; }
+  // The message shown when a race cannot start or has failed; empty when none.
+  QString message() const;
+
+  // Where races are recorded; empty: nowhere.
+  void setStorePath(const QString& path) { m_storePath = path; }
+
+ public slots:
+  // Returns whether a race started; if not, the page says why.
+  bool start();
+  // Continues an interrupted run of the store (from the History page); false, with the reason
+  // on the page, when a race is already running.
+  bool resumeRun(const opevo::RunRecord& run);
+  void pauseOrResume();
+  void stop();
+
+ signals:
+  // A race ended (finished, stopped or failed); its runs are in the store.
+  void raceEnded();
+  void statusMessage(const QString& text);
+
+ private:
+  void onStateChanged(EngineController::State state);
+  void onUpdate(const EngineUpdatePtr& update);
+  void onFinished(const RaceOutcome& outcome);
+  bool launch(RaceSpec spec, RaceData::Info info);
+  QWidget* makeTrialsSection();
+
+  RaceSetupPanel* m_setup;
+  EngineController* m_controller;
+  RaceData* m_data;
+  RaceResultsWidget* m_results;
+  TrialsModel* m_trialsModel;
+  TrialsFilterModel* m_filter;
+  QTableView* m_trialsView = nullptr;
+  QComboBox* m_filterColumn = nullptr;
+  QLineEdit* m_filterEdit = nullptr;
+  QLabel* m_countLabel = nullptr;
+  QLabel* m_messageLabel;
+  QLabel* m_noteLabel;
+  QAction* m_startAction;
+  QAction* m_pauseAction;
+  QAction* m_stopAction;
+  QProgressBar* m_progress;
+  QLabel* m_etaLabel;
+  QLabel* m_datasetStatus;
+  QString m_storePath;
+  QString m_measuredOperator;  // a device race's operator, until its measurer describes itself
+  bool m_followTrials = true;
+};
+
+}  // namespace opevo::ui

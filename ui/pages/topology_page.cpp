@@ -1,0 +1,395 @@
+#include "ui/pages/topology_page.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "common/error.h"
+#include "ops/presets.h"
+#include "space/param_spec.h"
+#include "space/qwalk.h"
+#include "ui/widgets/display_format.h"
+#include "ui/charts/distance_chart_view.h"
+#include "ui/jobs/graph_layout.h"
+#include "ui/widgets/message_label.h"
+#include "ui/charts/probability_legend.h"
+#include "ui/jobs/qwalk_runner.h"
+#include "ui/jobs/topology_jobs.h"
+#include "ui/charts/topology_view.h"
+
+namespace opevo::ui {
+namespace {
+
+constexpr int kSliderSteps = 100;
+
+}  // namespace
+
+TopologyPage::TopologyPage(QWidget* parent)
+    : QWidget(parent),
+      m_runner(new QwalkRunner(this)),
+      m_operatorCombo(new QComboBox(this)),
+      m_paramCombo(new QComboBox(this)),
+      m_specEdit(new QLineEdit(this)),
+      m_engineCombo(new QComboBox(this)),
+      m_startEdit(new QLineEdit(this)),
+      m_qEdit(new QLineEdit(QStringLiteral("0.5"), this)),
+      m_qSlider(new QSlider(Qt::Horizontal, this)),
+      m_walksSpin(new QSpinBox(this)),
+      m_sampleButton(new QPushButton(tr("Sample walks"), this)),
+      m_infoLabel(new QLabel(this)),
+      m_errorLabel(makeMessageLabel(QStringLiteral("topologyError"), MessageKind::Error, this)),
+      m_noteLabel(makeMessageLabel(QStringLiteral("topologyNote"), MessageKind::Note, this)),
+      m_stack(new QStackedWidget(this)),
+      m_view(new TopologyView(this)),
+      m_distanceChart(new DistanceChartView(this)),
+      m_legend(new ProbabilityLegend(this)) {
+  m_operatorCombo->setObjectName(QStringLiteral("topologyOperator"));
+  for (const std::string& name : presetNames()) m_operatorCombo->addItem(QString::fromStdString(name));
+  m_operatorCombo->addItem(tr("Custom spec…"));
+  m_paramCombo->setObjectName(QStringLiteral("topologyParam"));
+  m_specEdit->setObjectName(QStringLiteral("topologySpec"));
+  m_specEdit->setPlaceholderText(QStringLiteral("factor:8:3, perm:4, discrete:1,2,4, choice:a,b"));
+  m_engineCombo->setObjectName(QStringLiteral("topologyEngine"));
+  m_engineCombo->addItems({QStringLiteral("neato"), QStringLiteral("dot")});
+  m_engineCombo->setToolTip(tr("Graphviz layout: neato (spring model) or dot (layers)"));
+  m_startEdit->setObjectName(QStringLiteral("topologyStart"));
+  m_qEdit->setObjectName(QStringLiteral("topologyQ"));
+  m_qEdit->setMaximumWidth(70);
+  m_qSlider->setObjectName(QStringLiteral("topologyQSlider"));
+  m_qSlider->setRange(1, kSliderSteps - 1);
+  m_qSlider->setValue(50);
+  m_walksSpin->setObjectName(QStringLiteral("walksSpin"));
+  m_walksSpin->setRange(100, 1'000'000);
+  m_walksSpin->setSingleStep(1000);
+  m_walksSpin->setValue(10'000);
+  m_walksSpin->setGroupSeparatorShown(true);
+  m_sampleButton->setObjectName(QStringLiteral("sampleButton"));
+  m_sampleButton->setToolTip(tr("Run that many q-random walks with core's sampler and overlay "
+                                "their end points' frequencies"));
+  m_infoLabel->setObjectName(QStringLiteral("topologyInfo"));
+  m_infoLabel->setWordWrap(true);
+  m_view->setObjectName(QStringLiteral("topologyView"));
+  m_distanceChart->setObjectName(QStringLiteral("distanceChart"));
+  m_stack->addWidget(m_view);
+  m_stack->addWidget(m_distanceChart);
+
+  auto* row1 = new QHBoxLayout;
+  row1->addWidget(new QLabel(tr("Operator:"), this));
+  row1->addWidget(m_operatorCombo);
+  row1->addWidget(new QLabel(tr("Parameter:"), this));
+  row1->addWidget(m_paramCombo);
+  row1->addWidget(new QLabel(tr("Spec:"), this));
+  row1->addWidget(m_specEdit, 1);
+  row1->addWidget(new QLabel(tr("Layout:"), this));
+  row1->addWidget(m_engineCombo);
+  auto* row2 = new QHBoxLayout;
+  row2->addWidget(new QLabel(tr("Start:"), this));
+  row2->addWidget(m_startEdit, 1);
+  row2->addWidget(new QLabel(tr("q:"), this));
+  row2->addWidget(m_qEdit);
+  row2->addWidget(m_qSlider, 2);
+  row2->addWidget(m_walksSpin);
+  row2->addWidget(m_sampleButton);
+  auto* body = new QHBoxLayout;
+  body->addWidget(m_stack, 1);
+  body->addWidget(m_legend);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(row1);
+  layout->addLayout(row2);
+  layout->addWidget(m_infoLabel);
+  layout->addWidget(m_errorLabel);
+  layout->addWidget(m_noteLabel);
+  layout->addLayout(body, 1);
+
+  connect(m_operatorCombo, &QComboBox::currentIndexChanged, this, [this] { onOperatorChosen(); });
+  connect(m_paramCombo, &QComboBox::currentIndexChanged, this, [this] { onParameterChosen(); });
+  connect(m_specEdit, &QLineEdit::textEdited, this, &TopologyPage::setCustomSpec);
+  connect(m_engineCombo, &QComboBox::currentIndexChanged, this, [this] { startLayout(); });
+  connect(m_startEdit, &QLineEdit::textEdited, this, [this] { recompute(); });
+  connect(m_qEdit, &QLineEdit::textEdited, this, [this](const QString& text) {
+    bool ok = false;
+    const double q = QLocale::c().toDouble(text.trimmed(), &ok);
+    if (ok && q >= 0.01 && q <= 0.99) {
+      m_syncingSlider = true;
+      m_qSlider->setValue(static_cast<int>(std::lround(q * kSliderSteps)));
+      m_syncingSlider = false;
+    }
+    recompute();
+  });
+  connect(m_qSlider, &QSlider::valueChanged, this, [this](int value) {
+    if (m_syncingSlider) return;
+    m_qEdit->setText(QString::number(double(value) / kSliderSteps));
+    recompute();
+  });
+  connect(m_sampleButton, &QPushButton::clicked, this, [this] { sampleWalks(m_walksSpin->value()); });
+  connect(m_runner, &QwalkRunner::finished, this, &TopologyPage::showResult);
+  connect(m_view, &TopologyView::vertexClicked, this, &TopologyPage::onVertexClicked);
+  onOperatorChosen();
+}
+
+TopologyPage::~TopologyPage() = default;
+
+bool TopologyPage::busy() const {
+  return m_layoutJob.busy() || m_sampleJob.busy() || m_runner->busy();
+}
+
+bool TopologyPage::showingGraph() const {
+  return m_result && m_stack->currentWidget() == m_view && m_layout;
+}
+
+bool TopologyPage::selectOperator(const QString& name) {
+  const int index = m_operatorCombo->findText(name, Qt::MatchExactly);
+  if (index < 0) return false;
+  m_operatorCombo->setCurrentIndex(index);
+  return true;
+}
+
+bool TopologyPage::selectParameter(const QString& name) {
+  const int index = m_paramCombo->findText(name, Qt::MatchExactly);
+  if (index < 0) return false;
+  m_paramCombo->setCurrentIndex(index);
+  onParameterChosen();  // also when it was already current: the user asked for it
+  return true;
+}
+
+void TopologyPage::setLayoutEngine(const QString& engine) {
+  m_engineCombo->setCurrentText(engine);
+}
+
+void TopologyPage::setStartText(const QString& text) {
+  m_startEdit->setText(text);
+  recompute();
+}
+
+void TopologyPage::setQText(const QString& text) {
+  m_qEdit->setText(text);
+  emit m_qEdit->textEdited(text);
+}
+
+void TopologyPage::onOperatorChosen() {
+  m_params.clear();
+  const bool custom = m_operatorCombo->currentIndex() == m_operatorCombo->count() - 1;
+  if (!custom) {
+    const SearchSpace space = defaultSpace(preset(m_operatorCombo->currentText().toStdString()));
+    for (std::size_t i = 0; i < space.dims(); ++i) m_params.push_back(space.paramPtr(i));
+  }
+  const QSignalBlocker blocker(m_paramCombo);
+  const QString previous = m_paramCombo->currentText();
+  m_paramCombo->clear();
+  for (const ParameterPtr& p : m_params) m_paramCombo->addItem(QString::fromStdString(p->name()));
+  m_paramCombo->setEnabled(!custom);
+  if (custom) {
+    setCustomSpec(m_specEdit->text());
+    return;
+  }
+  const int keep = m_paramCombo->findText(previous);
+  m_paramCombo->setCurrentIndex(std::max(0, keep));
+  onParameterChosen();
+}
+
+void TopologyPage::onParameterChosen() {
+  const int index = m_paramCombo->currentIndex();
+  if (index < 0 || index >= static_cast<int>(m_params.size())) return;
+  m_specError.clear();
+  m_specEdit->setText(QString::fromStdString(m_params[static_cast<std::size_t>(index)]->spec()));
+  useParameter(m_params[static_cast<std::size_t>(index)]);
+}
+
+void TopologyPage::setCustomSpec(const QString& spec) {
+  if (m_specEdit->text() != spec) m_specEdit->setText(spec);
+  if (m_operatorCombo->currentIndex() != m_operatorCombo->count() - 1) {
+    const QSignalBlocker blocker(m_operatorCombo);
+    m_operatorCombo->setCurrentIndex(m_operatorCombo->count() - 1);
+    const QSignalBlocker paramBlocker(m_paramCombo);
+    m_paramCombo->clear();
+    m_paramCombo->setEnabled(false);
+    m_params.clear();
+  }
+  m_specError.clear();
+  ParameterPtr param;
+  try {
+    if (spec.trimmed().isEmpty()) throw InputError("type a spec such as factor:8:3 or perm:4");
+    param = makeParameter("custom", spec.trimmed().toStdString());
+  } catch (const InputError& e) {
+    m_specError = QString::fromUtf8(e.what());
+  }
+  useParameter(std::move(param));
+}
+
+void TopologyPage::useParameter(ParameterPtr param) {
+  m_param = std::move(param);
+  m_layout.reset();
+  m_result.reset();
+  m_sampled.clear();
+  m_view->setLayout(nullptr, {});
+  if (m_param) {
+    const QString first = QString::fromStdString(m_param->format(m_param->first()));
+    m_startEdit->setPlaceholderText(first);
+    try {
+      m_param->parse(m_startEdit->text().toStdString());
+    } catch (const InputError&) {
+      m_startEdit->setText(first);  // a start of another parameter means nothing here
+    }
+    m_infoLabel->setText(tr("<b>%1</b>: %2 parameter (%3), %4 vertices")
+                             .arg(QString::fromStdString(m_param->name()).toHtmlEscaped(),
+                                  QString::fromLatin1(kindName(m_param->kind()).data()),
+                                  QString::fromStdString(m_param->spec()).toHtmlEscaped(),
+                                  groupDigits(m_param->size().toString())));
+  } else {
+    m_infoLabel->clear();
+  }
+  startLayout();
+  recompute();
+}
+
+void TopologyPage::startLayout() {
+  m_layoutJob.cancel();  // a drawing of the previous parameter is of no use now
+  m_layout.reset();
+  showMessage(m_noteLabel, QString());
+  if (!m_param) return;
+  if (!(m_param->size() <= kMaxDrawnVertices)) {
+    m_stack->setCurrentWidget(m_distanceChart);
+    showMessage(m_noteLabel,
+                tr("%1 vertices: a drawing of more than %2 would be an unreadable tangle and slow "
+                   "to lay out, so the distribution is shown summed by distance from the start "
+                   "vertex instead.")
+                    .arg(groupDigits(m_param->size().toString()),
+                         groupDigits(std::to_string(kMaxDrawnVertices))));
+    return;
+  }
+  m_stack->setCurrentWidget(m_view);
+  m_layoutJob.start(
+      [param = m_param, engine = m_engineCombo->currentText()] {
+        return computeLayout(param, engine, kMaxDrawnVertices);
+      },
+      [this](const LayoutJob& job) {
+        if (!job.error.isEmpty()) {
+          showMessage(m_noteLabel, tr("No drawing: %1").arg(job.error));
+          m_stack->setCurrentWidget(m_distanceChart);
+          applyToPicture();
+          return;
+        }
+        m_layout = job.layout;
+        m_view->setLayout(m_layout, job.labels);
+        applyToPicture();
+      });
+}
+
+void TopologyPage::recompute() {
+  m_errors.clear();
+  m_sampled.clear();
+  m_sampleJob.cancel();  // samples of the old inputs are no longer worth showing
+  if (!m_specError.isEmpty()) m_errors << m_specError;
+  bool ok = false;
+  const double q = QLocale::c().toDouble(m_qEdit->text().trimmed(), &ok);
+  try {
+    if (!ok)
+      throw InputError("q: '" + m_qEdit->text().toStdString() +
+                       "' is not a number (accepted form: a number strictly between 0 and 1)");
+    checkMutationRate(q);
+  } catch (const InputError& e) {
+    m_errors << QString::fromUtf8(e.what());
+  }
+  Vertex start;
+  if (m_param) {
+    try {
+      const QString text = m_startEdit->text().trimmed();
+      start = text.isEmpty() ? m_param->first() : m_param->parse(text.toStdString());
+    } catch (const InputError& e) {
+      m_errors << QString::fromUtf8(e.what());
+    }
+  }
+  showErrors();
+  m_sampleButton->setEnabled(false);
+  if (!m_param || !m_errors.isEmpty() || !(m_param->size() <= kMaxExactVertices)) {
+    m_runner->cancel();
+    m_result.reset();
+    if (m_param && m_errors.isEmpty())
+      showMessage(m_noteLabel, tr("%1 vertices: more than the %2 the exact distribution is "
+                                  "computed for. Choose a smaller parameter.")
+                                   .arg(groupDigits(m_param->size().toString()),
+                                        groupDigits(std::to_string(kMaxExactVertices))));
+    applyToPicture();
+    return;
+  }
+  m_runner->request({m_param, std::move(start), q});
+}
+
+void TopologyPage::showErrors() {
+  showMessage(m_errorLabel, m_errors.join(QLatin1Char('\n')));
+}
+
+void TopologyPage::showResult(const std::shared_ptr<const QwalkResult>& result) {
+  if (!result->error.isEmpty()) {
+    m_errors << result->error;
+    showErrors();
+    m_result.reset();
+    applyToPicture();
+    return;
+  }
+  m_result = result;
+  m_sampleButton->setEnabled(true);
+  applyToPicture();
+  emit distributionShown();
+}
+
+// Puts the current result (and sample) into the picture or the bars; either may still be missing.
+void TopologyPage::applyToPicture() {
+  // The key explains colours and discs: it has nothing to say about the bars.
+  m_legend->setVisible(m_stack->currentWidget() == m_view);
+  const QwalkResult* r = m_result.get();
+  const bool sampled = r && m_sampled.size() == r->distribution.graph.size();
+  m_legend->setSampledWalks(sampled ? m_sampledWalks : 0);
+  if (m_stack->currentWidget() == m_distanceChart) {
+    std::vector<double> exact, freq;
+    if (r) exact = sumByDistance(r->distribution.graph, r->distribution.probability);
+    if (sampled) freq = sumByDistance(r->distribution.graph, m_sampled);
+    m_distanceChart->setExact(std::move(exact));
+    m_distanceChart->setSampled(std::move(freq));
+    m_legend->setMaximum(0);
+    return;
+  }
+  if (!m_layout) return;
+  if (!r) {
+    m_view->setProbabilities({}, 0);
+    m_legend->setMaximum(0);
+    return;
+  }
+  m_legend->setMaximum(m_view->showDistribution(*r, sampled ? m_sampled : std::vector<double>{}));
+}
+
+bool TopologyPage::sampleWalks(int walks) {
+  if (!m_result || walks <= 0) return false;
+  m_sampleButton->setEnabled(false);
+  m_sampleJob.start([result = m_result, walks] { return opevo::ui::sampleWalks(*result, walks); },
+                    [this](const SampleJob& job) { onSampled(job.frequency, job.walks); });
+  return true;
+}
+
+void TopologyPage::onSampled(const std::vector<double>& frequency, int walks) {
+  m_sampled = frequency;
+  m_sampledWalks = walks;
+  m_sampleButton->setEnabled(true);
+  applyToPicture();
+  emit sampleShown();
+}
+
+void TopologyPage::onVertexClicked(std::size_t index) {
+  if (!m_layout || !m_param || index >= m_layout->graph.size()) return;
+  m_startEdit->setText(QString::fromStdString(m_param->format(m_layout->graph.vertices[index])));
+  recompute();
+}
+
+}  // namespace opevo::ui

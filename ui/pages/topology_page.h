@@ -1,0 +1,111 @@
+#pragma once
+
+#include "ui/jobs/latest_job.h"
+#include "ui/jobs/topology_jobs.h"
+#include <QStringList>
+#include <QWidget>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "space/parameter.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QStackedWidget;
+
+namespace opevo::ui {
+
+struct GraphLayout;
+struct QwalkResult;
+class DistanceChartView;
+class ProbabilityLegend;
+class QwalkRunner;
+class TopologyView;
+
+// The Topology page: one parameter's graph laid out by Graphviz, coloured and sized by the exact
+// q-random-walk distribution from a start vertex (click a vertex to move it), with q on a slider,
+// and sampled walks overlaid on request. Above kMaxDrawnVertices the picture would be a hairball,
+// so the distribution is shown summed by distance instead, with a note saying so.
+class TopologyPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  static constexpr std::size_t kMaxDrawnVertices = 2000;
+  static constexpr std::uint64_t kMaxExactVertices = 100'000;
+
+  explicit TopologyPage(QWidget* parent = nullptr);
+  ~TopologyPage() override;
+
+  // As the user choosing; false when there is no such operator or parameter.
+  bool selectOperator(const QString& name);
+  bool selectParameter(const QString& name);
+  void setCustomSpec(const QString& spec);
+  void setStartText(const QString& text);
+  void setQText(const QString& text);
+  void setLayoutEngine(const QString& engine);  // "neato" or "dot"
+  // Starts sampling `walks` walks from the current start (needs a shown distribution).
+  bool sampleWalks(int walks);
+
+  QStringList errors() const { return m_errors; }
+  // True while a layout, a distribution or a sample for the current inputs is being computed.
+  bool busy() const;
+  // True when the picture (or the bars) shows the distribution for the current inputs.
+  bool showingGraph() const;
+  TopologyView* view() const { return m_view; }
+  DistanceChartView* distanceChart() const { return m_distanceChart; }
+  const QwalkResult* result() const { return m_result.get(); }
+  QSlider* qSlider() const { return m_qSlider; }
+
+ signals:
+  void distributionShown();
+  void sampleShown();
+
+ private:
+  void onOperatorChosen();
+  void onParameterChosen();
+  void useParameter(ParameterPtr param);
+  void startLayout();
+  void recompute();
+  void showResult(const std::shared_ptr<const QwalkResult>& result);
+  void applyToPicture();
+  void onSampled(const std::vector<double>& frequencyByResultIndex, int walks);
+  void onVertexClicked(std::size_t index);
+  void showErrors();
+
+  ParameterPtr m_param;
+  std::vector<ParameterPtr> m_params;  // the chosen operator's
+  std::shared_ptr<const GraphLayout> m_layout;
+  std::shared_ptr<const QwalkResult> m_result;
+  std::vector<double> m_sampled;  // by result index; empty when none for the current result
+  int m_sampledWalks = 0;
+  QStringList m_errors;
+  QString m_specError;
+  LatestJob<LayoutJob> m_layoutJob;  // the drawing of the current parameter
+  LatestJob<SampleJob> m_sampleJob;  // walks sampled from the current distribution
+
+  QwalkRunner* m_runner;
+  QComboBox* m_operatorCombo;
+  QComboBox* m_paramCombo;
+  QLineEdit* m_specEdit;
+  QComboBox* m_engineCombo;
+  QLineEdit* m_startEdit;
+  QLineEdit* m_qEdit;
+  QSlider* m_qSlider;
+  QSpinBox* m_walksSpin;
+  QPushButton* m_sampleButton;
+  QLabel* m_infoLabel;
+  QLabel* m_errorLabel;
+  QLabel* m_noteLabel;
+  QStackedWidget* m_stack;
+  TopologyView* m_view;
+  DistanceChartView* m_distanceChart;
+  ProbabilityLegend* m_legend;
+  bool m_syncingSlider = false;
+};
+
+}  // namespace opevo::ui

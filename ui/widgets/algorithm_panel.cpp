@@ -1,0 +1,159 @@
+#include "ui/widgets/algorithm_panel.h"
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "tuners/registry.h"
+#include "ui/widgets/message_label.h"
+#include "ui/models/settings_model.h"
+#include "ui/widgets/table_view.h"
+
+namespace opevo::ui {
+
+AlgorithmPanel::AlgorithmPanel(QWidget* parent)
+    : QWidget(parent),
+      m_list(new QListWidget(this)),
+      m_settingsView(nullptr),
+      m_settingsTitle(new QLabel(this)),
+      m_helpLabel(new QLabel(this)),
+      m_errorLabel(makeMessageLabel(QStringLiteral("settingsError"), MessageKind::Error, this)) {
+  m_list->setObjectName(QStringLiteral("algorithmList"));
+  for (const TunerInfo& info : tunerRegistry().all()) {
+    auto* item = new QListWidgetItem(QString::fromStdString(info.name), m_list);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Unchecked);
+    item->setToolTip(QString::fromStdString(info.description));
+    auto* model = new SettingsModel(info.name, info.defaults(), this);
+    connect(model, &SettingsModel::validityChanged, this, [this] {
+      // Every refused value is listed, checked or not: it is as typed, and would race as such.
+      QStringList all;
+      for (const SettingsModel* m : m_models) all << m->errors();
+      showMessage(m_errorLabel, all.join(QLatin1Char('\n')));
+      emit changed();
+    });
+    m_models.push_back(model);
+  }
+  // The names flow in rows, so nine algorithms take three lines rather than nine.
+  m_list->setFlow(QListView::LeftToRight);
+  m_list->setWrapping(true);
+  m_list->setResizeMode(QListView::Adjust);
+  const QFontMetrics fm = m_list->fontMetrics();
+  m_list->setGridSize(QSize(fm.horizontalAdvance(QStringLiteral("exhaustive")) + 44, fm.height() + 8));
+  m_list->setFixedHeight((fm.height() + 8) * 3 + 2 * m_list->frameWidth() + 4);
+  m_list->setToolTip(tr("Check the algorithms to race; click one to see its settings"));
+  m_settingsView = makeTableView(m_models.empty() ? nullptr : m_models.front(),
+                                 QStringLiteral("settingsTable"), this);
+  m_settingsView->setEditTriggers(QAbstractItemView::AllEditTriggers);
+  m_settingsView->setSelectionBehavior(QAbstractItemView::SelectItems);
+  m_settingsView->horizontalHeader()->setSectionResizeMode(SettingsModel::HelpColumn,
+                                                           QHeaderView::Stretch);
+  // One line per setting (the meaning elides); the current one's meaning is spelled out below.
+  m_helpLabel->setObjectName(QStringLiteral("settingHelp"));
+  m_helpLabel->setWordWrap(true);
+  m_helpLabel->setStyleSheet(QStringLiteral("QLabel { color: #424242; }"));
+  m_settingsTitle->setObjectName(QStringLiteral("settingsTitle"));
+  m_settingsTitle->setWordWrap(true);
+  auto* defaultsButton = new QPushButton(tr("Restore defaults"), this);
+  defaultsButton->setObjectName(QStringLiteral("restoreDefaults"));
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_list);
+  layout->addWidget(m_settingsTitle);
+  // As tall as the algorithm's settings (none to four), leaving the rest to the budget below.
+  m_settingsView->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  m_settingsView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+  layout->addWidget(m_settingsView);
+  layout->addWidget(m_helpLabel);
+  layout->addWidget(m_errorLabel);
+  layout->addWidget(defaultsButton, 0, Qt::AlignRight);
+
+  connect(m_list, &QListWidget::currentRowChanged, this, &AlgorithmPanel::showSettings);
+  connect(m_list, &QListWidget::itemChanged, this, [this] { emit changed(); });
+  connect(defaultsButton, &QPushButton::clicked, this, [this] {
+    const int row = m_list->currentRow();
+    if (row >= 0) m_models[static_cast<std::size_t>(row)]->restoreDefaults();
+  });
+  m_list->setCurrentRow(0);
+}
+
+QStringList AlgorithmPanel::algorithmNames() const {
+  QStringList names;
+  for (int i = 0; i < m_list->count(); ++i) names << m_list->item(i)->text();
+  return names;
+}
+
+QStringList AlgorithmPanel::checkedNames() const {
+  QStringList names;
+  for (int i = 0; i < m_list->count(); ++i)
+    if (m_list->item(i)->checkState() == Qt::Checked) names << m_list->item(i)->text();
+  return names;
+}
+
+void AlgorithmPanel::setChecked(const QStringList& names) {
+  for (int i = 0; i < m_list->count(); ++i)
+    m_list->item(i)->setCheckState(names.contains(m_list->item(i)->text()) ? Qt::Checked
+                                                                           : Qt::Unchecked);
+}
+
+bool AlgorithmPanel::showSettingsOf(const QString& name) {
+  const int row = static_cast<int>(algorithmNames().indexOf(name));
+  if (row < 0) return false;
+  m_list->setCurrentRow(row);
+  return true;
+}
+
+SettingsModel* AlgorithmPanel::settingsModel(const QString& name) const {
+  const auto row = algorithmNames().indexOf(name);
+  return row < 0 ? nullptr : m_models[static_cast<std::size_t>(row)];
+}
+
+void AlgorithmPanel::showSettings(int row) {
+  if (row < 0 || row >= static_cast<int>(m_models.size())) return;
+  SettingsModel* model = m_models[static_cast<std::size_t>(row)];
+  if (m_settingsView->model() != model) {
+    QItemSelectionModel* previous = m_settingsView->selectionModel();
+    m_settingsView->setModel(model);
+    delete previous;  // setModel makes a new one and leaves the old to its owner
+  }
+  m_helpLabel->clear();
+  connect(m_settingsView->selectionModel(), &QItemSelectionModel::currentChanged, m_helpLabel,
+          [this, model](const QModelIndex& current) {
+            m_helpLabel->setText(current.isValid()
+                                     ? QStringLiteral("%1: %2").arg(
+                                           model->index(current.row(), SettingsModel::NameColumn).data().toString(),
+                                           model->index(current.row(), SettingsModel::HelpColumn)
+                                               .data(Qt::ToolTipRole)
+                                               .toString())
+                                     : QString());
+          });
+  const TunerInfo& info = tunerRegistry().all()[static_cast<std::size_t>(row)];
+  m_settingsTitle->setText(tr("<b>%1</b> — %2%3")
+                               .arg(QString::fromStdString(info.name),
+                                    QString::fromStdString(info.description).toHtmlEscaped(),
+                                    model->rowCount() == 0 ? tr(" (no settings)") : QString()));
+}
+
+std::vector<AlgorithmChoice> AlgorithmPanel::choices() const {
+  std::vector<AlgorithmChoice> list;
+  for (int i = 0; i < m_list->count(); ++i)
+    if (m_list->item(i)->checkState() == Qt::Checked)
+      list.push_back({m_list->item(i)->text().toStdString(),
+                      m_models[static_cast<std::size_t>(i)]->changedValues()});
+  return list;
+}
+
+QStringList AlgorithmPanel::errors() const {
+  QStringList list;
+  for (int i = 0; i < m_list->count(); ++i)
+    if (m_list->item(i)->checkState() == Qt::Checked)
+      list << m_models[static_cast<std::size_t>(i)]->errors();
+  return list;
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+#include <vector>
+
+#include "ui/controller/race_types.h"
+
+class QLabel;
+class QListWidget;
+class QTableView;
+
+namespace opevo::ui {
+
+class SettingsModel;
+
+// Which algorithms race, and their settings: a checkable list of every algorithm core offers,
+// and for the highlighted one a table of its settings, each checked as it is typed.
+class AlgorithmPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit AlgorithmPanel(QWidget* parent = nullptr);
+
+  QStringList algorithmNames() const;
+  QStringList checkedNames() const;
+  void setChecked(const QStringList& names);
+  // Shows this algorithm's settings (as clicking it in the list does).
+  bool showSettingsOf(const QString& name);
+  SettingsModel* settingsModel(const QString& name) const;
+  // The checked algorithms with their changed settings, in list order.
+  std::vector<AlgorithmChoice> choices() const;
+  // A message per refused setting of a checked algorithm.
+  QStringList errors() const;
+
+ signals:
+  void changed();
+
+ private:
+  void showSettings(int row);
+
+  QListWidget* m_list;
+  QTableView* m_settingsView;
+  QLabel* m_settingsTitle;
+  QLabel* m_helpLabel;
+  QLabel* m_errorLabel;
+  std::vector<SettingsModel*> m_models;  // one per registry entry, in registry order
+};
+
+}  // namespace opevo::ui

@@ -1,0 +1,141 @@
+#include "ui/widgets/dataset_picker.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <exception>
+
+#include "ui/widgets/display_format.h"
+#include "ui/widgets/message_label.h"
+
+namespace opevo::ui {
+DatasetPicker::DatasetPicker(QWidget* parent)
+    : QWidget(parent),
+      m_pathEdit(new QLineEdit(this)),
+      m_infoLabel(new QLabel(this)),
+      m_errorLabel(makeMessageLabel(QStringLiteral("datasetError"), MessageKind::Error, this)) {
+  m_pathEdit->setObjectName(QStringLiteral("datasetPath"));
+  m_pathEdit->setPlaceholderText(tr("Kernel Tuner cache or T4 file (.json, .json.gz)"));
+  m_infoLabel->setObjectName(QStringLiteral("datasetInfo"));
+  m_infoLabel->setWordWrap(true);
+  m_infoLabel->setText(tr("No dataset loaded."));
+
+  auto* browseButton = new QPushButton(tr("&Browse…"), this);
+  browseButton->setObjectName(QStringLiteral("browseDataset"));
+  auto* pathRow = new QHBoxLayout;
+  pathRow->addWidget(m_pathEdit, 1);
+  pathRow->addWidget(browseButton);
+
+  auto* shortcuts = new QHBoxLayout;
+  shortcuts->addWidget(new QLabel(tr("Bundled:"), this));
+  addShortcut(tr("Conv A100"), QStringLiteral("convolution_milo/A100.json.gz"), shortcuts);
+  addShortcut(tr("GEMM 2080 Ti"), QStringLiteral("gemm/RTX_2080_Ti.json.gz"), shortcuts);
+  addShortcut(tr("Dedisp MI250X"), QStringLiteral("dedispersion_milo/MI250X.json.gz"), shortcuts);
+  shortcuts->addStretch(1);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(pathRow);
+  layout->addLayout(shortcuts);
+  layout->addWidget(m_infoLabel);
+  layout->addWidget(m_errorLabel);
+
+  connect(browseButton, &QPushButton::clicked, this, &DatasetPicker::browse);
+  connect(m_pathEdit, &QLineEdit::returnPressed, this, [this] { load(m_pathEdit->text()); });
+}
+
+DatasetPicker::~DatasetPicker() = default;
+
+QString DatasetPicker::datasetsDir() {
+  // OPEVO_DATASETS when set; else the copy installed beside the program
+  // (PREFIX/bin/../share/opevo-studio/datasets); else the source tree this build came from.
+  QStringList candidates;
+  if (qEnvironmentVariableIsSet("OPEVO_DATASETS")) candidates << qEnvironmentVariable("OPEVO_DATASETS");
+  candidates << QCoreApplication::applicationDirPath() + QStringLiteral("/../share/opevo-studio/datasets");
+#ifdef OPEVO_DATASETS_DIR
+  candidates << QStringLiteral(OPEVO_DATASETS_DIR);
+#endif
+  for (const QString& c : candidates)
+    if (QFileInfo(c).isDir()) return QDir(c).canonicalPath();
+  return {};
+}
+
+void DatasetPicker::addShortcut(const QString& title, const QString& relativePath, QLayout* row) {
+  auto* button = new QPushButton(title, this);
+  button->setObjectName(QStringLiteral("shortcut_") + QFileInfo(relativePath).path());
+  const QString dir = datasetsDir();
+  const QString path = dir.isEmpty() ? QString() : dir + QLatin1Char('/') + relativePath;
+  const bool present = !path.isEmpty() && QFileInfo::exists(path);
+  button->setEnabled(present);
+  button->setToolTip(present ? path
+                             : tr("%1 not found (set OPEVO_DATASETS to the datasets folder)")
+                                   .arg(relativePath));
+  connect(button, &QPushButton::clicked, this, [this, path] { load(path); });
+  row->addWidget(button);
+}
+
+void DatasetPicker::browse() {
+  const QString start = m_dataset ? QFileInfo(QString::fromStdString(m_dataset->path)).path()
+                                  : datasetsDir();
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open a measured dataset"), start,
+      tr("Datasets (*.json *.json.gz *.gz);;All files (*)"));
+  if (!path.isEmpty()) load(path);
+}
+
+void DatasetPicker::load(const QString& path) {
+  m_pathEdit->setText(path);
+  m_infoLabel->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
+  m_load.start(
+      [p = path.toStdString()]() -> LoadResult {
+        try {
+          return {std::make_shared<const ReplayDataset>(loadReplayDataset(p)), {}};
+        } catch (const std::exception& e) {
+          return {nullptr, QString::fromUtf8(e.what())};
+        }
+      },
+      [this](const LoadResult& result) {
+        if (result.dataset) {
+          m_dataset = result.dataset;
+          m_error.clear();
+          m_errorLabel->hide();
+          showInfo();
+          emit loaded(m_dataset);
+        } else {
+          m_error = result.error;
+          m_errorLabel->setText(tr("Not loaded: %1").arg(m_error));
+          m_errorLabel->show();
+          showInfo();  // the previous dataset, if any, is still the one in use
+          emit failed(m_error);
+        }
+      });
+}
+
+void DatasetPicker::showInfo() {
+  if (!m_dataset) {
+    m_infoLabel->setText(tr("No dataset loaded."));
+    return;
+  }
+  const ReplayDataset& d = *m_dataset;
+  const QString unit = QString::fromStdString(d.speedUnit);
+  QString text = tr("<b>Replay of real measurements</b> on %1 (%2): %3 configurations, "
+                    "%4 failed; best %5 %6%7")
+                     .arg(d.deviceName.empty() ? tr("an unnamed device")
+                                               : QString::fromStdString(d.deviceName).toHtmlEscaped(),
+                          QFileInfo(QString::fromStdString(d.path)).fileName().toHtmlEscaped(),
+                          groupDigits(std::to_string(d.table.size())),
+                          groupDigits(std::to_string(d.failedCount())),
+                          QLocale().toString(d.bestSpeed, 'f', 1), unit.toHtmlEscaped(),
+                          d.complete ? tr(" (complete: the optimum is known)") : QString());
+  for (const std::string& note : d.notes)
+    text += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(note).toHtmlEscaped());
+  m_infoLabel->setText(text);
+}
+
+}  // namespace opevo::ui

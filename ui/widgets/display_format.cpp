@@ -1,0 +1,23 @@
+#include "ui/widgets/display_format.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace opevo::ui {
+
+QString groupDigits(const std::string& digits) {
+  const bool allDigits = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+  QString text = QString::fromStdString(digits);
+  if (!allDigits) return text;
+  for (qsizetype i = text.size() - 3; i > 0; i -= 3) text.insert(i, QLatin1Char(','));
+  return text;
+}
+
+QString formatProbability(double p) {
+  if (p == 0.0 || p >= 1e-6) return QString::number(p, 'f', 10);
+  return QString::number(p, 'e', 4);
+}
+
+}  // namespace opevo::ui

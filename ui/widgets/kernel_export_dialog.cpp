@@ -1,0 +1,151 @@
+#include "ui/widgets/kernel_export_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QVBoxLayout>
+#include <exception>
+
+#include "export/kernel_export.h"
+#include "store/store.h"
+#include "ui/widgets/message_label.h"
+
+namespace opevo::ui {
+
+KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord& run, QWidget* parent)
+    : QDialog(parent),
+      m_storePath(storePath),
+      m_run(run),
+      m_heading(new QLabel(this)),
+      m_backend(new QComboBox(this)),
+      m_source(new QPlainTextEdit(this)),
+      m_summary(new QLabel(this)),
+      m_folder(new QLineEdit(this)),
+      m_exportButton(new QPushButton(tr("&Export"), this)),
+      m_error(makeMessageLabel(QStringLiteral("exportError"), MessageKind::Error, this)),
+      m_done(makeMessageLabel(QStringLiteral("exportDone"), MessageKind::Note, this)) {
+  setObjectName(QStringLiteral("kernelExportDialog"));
+  setWindowTitle(tr("Export the best kernel of run %1").arg(run.id));
+  resize(880, 600);
+  m_heading->setWordWrap(true);
+  m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_summary->setObjectName(QStringLiteral("kernelSummary"));
+  m_summary->setWordWrap(true);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_source->setObjectName(QStringLiteral("kernelSource"));
+  m_source->setReadOnly(true);
+  m_source->setLineWrapMode(QPlainTextEdit::NoWrap);
+  m_source->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  m_backend->setObjectName(QStringLiteral("exportBackend"));
+  // One template serves all three: a configuration tuned on one backend can be written for
+  // another (the header says it was not measured there).
+  for (const char* b : {"cpu", "cuda", "hip"}) m_backend->addItem(QString::fromLatin1(b), QString::fromLatin1(b));
+  m_backend->setCurrentIndex(std::max(0, m_backend->findData(QString::fromStdString(run.backend))));
+  m_backend->setEnabled(run.backend != "replay");
+  m_folder->setObjectName(QStringLiteral("exportFolder"));
+  QString base = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (base.isEmpty()) base = QDir::homePath();
+  m_folder->setText(QDir(base).filePath(QStringLiteral("opevo-exports/run-%1").arg(run.id)));
+  auto* browse = new QPushButton(tr("Browse…"), this);
+  auto* folderRow = new QHBoxLayout;
+  folderRow->addWidget(m_folder, 1);
+  folderRow->addWidget(browse);
+  auto* form = new QFormLayout;
+  form->addRow(tr("Backend:"), m_backend);
+  form->addRow(tr("Folder:"), folderRow);
+  m_exportButton->setObjectName(QStringLiteral("exportButton"));
+  m_exportButton->setDefault(true);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+  buttons->addButton(m_exportButton, QDialogButtonBox::ActionRole);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_heading);
+  layout->addLayout(form);
+  layout->addWidget(m_summary);
+  layout->addWidget(m_source, 1);
+  layout->addWidget(m_error);
+  layout->addWidget(m_done);
+  layout->addWidget(buttons);
+
+  connect(m_backend, &QComboBox::currentIndexChanged, this, &KernelExportDialog::showPreview);
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export into"), m_folder->text());
+    if (!dir.isEmpty()) m_folder->setText(dir);
+  });
+  connect(m_exportButton, &QPushButton::clicked, this, &KernelExportDialog::exportNow);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  showPreview();
+}
+
+void KernelExportDialog::showPreview() {
+  showMessage(m_error, QString());
+  try {
+    const Store store(m_storePath.toStdString());
+    const KernelPreview p =
+        previewBestKernel(store, m_run.id, m_run.backend == "replay" ? std::string() : m_backend->currentData().toString().toStdString());
+    m_heading->setText(tr("<b>Run %1</b>: %2 on %3 (%4). Best: <b>%5 %6</b> at trial %7, "
+                          "configuration <tt>%8</tt>")
+                           .arg(m_run.id)
+                           .arg(QString::fromStdString(m_run.algorithm), QString::fromStdString(m_run.operatorName),
+                                QString::fromStdString(m_run.device).toHtmlEscaped())
+                           .arg(p.speed, 0, 'g', 4)
+                           .arg(QString::fromStdString(p.speedUnit))
+                           .arg(p.trial)
+                           .arg(QString::fromStdString(p.configuration).toHtmlEscaped()));
+    QString summary = p.fileName.empty() ? QString() : QStringLiteral("%1: %2").arg(QString::fromStdString(p.fileName), QString::fromStdString(p.summary));
+    if (!p.note.empty()) summary += (summary.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(p.note);
+    m_summary->setText(summary);
+    m_source->setPlainText(p.source.empty() ? tr("(no kernel source: %1)").arg(QString::fromStdString(p.note))
+                                            : QString::fromStdString(p.source));
+    m_exportButton->setEnabled(true);
+  } catch (const std::exception& e) {
+    m_heading->setText(tr("<b>Run %1</b>").arg(m_run.id));
+    m_source->clear();
+    m_summary->clear();
+    showMessage(m_error, tr("No kernel to export: %1").arg(QString::fromUtf8(e.what())));
+    m_exportButton->setEnabled(false);
+  }
+}
+
+bool KernelExportDialog::exportNow() {
+  showMessage(m_done, QString());
+  const QString folder = m_folder->text().trimmed();
+  if (folder.isEmpty()) {
+    showMessage(m_error, tr("Choose a folder to export into."));
+    return false;
+  }
+  try {
+    const Store store(m_storePath.toStdString());
+    ExportOptions options;
+    options.outDir = folder.toStdString();
+    if (m_run.backend != "replay") options.backend = m_backend->currentData().toString().toStdString();
+    const ExportResult r = exportRun(store, m_run.id, options);
+    QStringList files;
+    for (const std::string& f : r.files) files << QFileInfo(QString::fromStdString(f)).fileName();
+    QString text = tr("Wrote %1 into %2.").arg(files.join(QStringLiteral(", ")), QDir::toNativeSeparators(folder));
+    if (!r.buildCommand.empty()) text += tr(" Check it with: sh build.sh (%1)").arg(QString::fromStdString(r.buildCommand));
+    if (!r.note.empty()) text += QLatin1Char(' ') + QString::fromStdString(r.note);
+    showMessage(m_error, QString());
+    showMessage(m_done, text);
+    return true;
+  } catch (const std::exception& e) {
+    showMessage(m_error, tr("The export failed: %1").arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+}
+
+QString KernelExportDialog::message() const {
+  return m_error->text().isEmpty() ? m_done->text() : m_error->text();
+}
+
+}  // namespace opevo::ui

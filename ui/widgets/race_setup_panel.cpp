@@ -1,0 +1,363 @@
+#include "ui/widgets/race_setup_panel.h"
+
+#include <algorithm>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QSettings>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <exception>
+
+#include "common/error.h"
+#include "ops/operator_json.h"
+#include "ops/presets.h"
+#include "tuners/registry.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/models/settings_model.h"
+
+namespace opevo::ui {
+namespace {
+
+QWidget* row(QCheckBox* check, QWidget* field) {
+  auto* w = new QWidget;
+  auto* l = new QHBoxLayout(w);
+  l->setContentsMargins(0, 0, 0, 0);
+  l->addWidget(check);
+  l->addWidget(field, 1);
+  // The field is greyed while its budget is off, so what counts is visible at a glance.
+  QObject::connect(check, &QCheckBox::toggled, field, &QWidget::setEnabled);
+  field->setEnabled(check->isChecked());
+  return w;
+}
+
+}  // namespace
+
+RaceSetupPanel::RaceSetupPanel(QWidget* parent)
+    : QWidget(parent),
+      m_backend(new QComboBox(this)),
+      m_operator(new QComboBox(this)),
+      m_datasetBox(new QGroupBox(tr("Dataset — a replay of real measurements"), this)),
+      m_operatorBox(new QGroupBox(tr("Operator — measured for real on this machine"), this)),
+      m_dataset(new DatasetPicker(this)),
+      m_algorithms(new AlgorithmPanel(this)),
+      m_repeats(new QSpinBox(this)),
+      m_seed(new QSpinBox(this)),
+      m_schedule(new QComboBox(this)),
+      m_useTrials(new QCheckBox(tr("Trials"), this)),
+      m_trials(new QSpinBox(this)),
+      m_useSeconds(new QCheckBox(tr("Time"), this)),
+      m_seconds(new QDoubleSpinBox(this)),
+      m_useTarget(new QCheckBox(tr("Target"), this)),
+      m_target(new QDoubleSpinBox(this)),
+      m_pace(new QSpinBox(this)) {
+  m_backend->setObjectName(QStringLiteral("backendBox"));
+  m_backend->addItem(tr("Replay of measured data"), QStringLiteral("replay"));
+  m_backend->addItem(tr("CPU (this machine)"), QStringLiteral("cpu"));
+  m_backend->addItem(tr("CUDA"), QStringLiteral("cuda"));
+  m_backend->addItem(tr("HIP"), QStringLiteral("hip"));
+  m_backend->setToolTip(tr("A replay races on measurements made before; a device backend "
+                           "compiles, verifies and times every configuration"));
+  m_operator->setObjectName(QStringLiteral("operatorBox"));
+  for (const std::string& name : presetNames()) {
+    const QString n = QString::fromStdString(name);
+    m_operator->addItem(n, n);
+  }
+  m_operator->setToolTip(tr("A preset, or an operator file (Browse…)"));
+  m_repeats->setObjectName(QStringLiteral("repeatsSpin"));
+  m_repeats->setRange(1, 100);
+  m_repeats->setValue(5);
+  m_seed->setObjectName(QStringLiteral("seedSpin"));
+  m_seed->setRange(0, 1'000'000'000);
+  m_seed->setValue(1);
+  m_seed->setToolTip(tr("Repeat r uses seed + r for every algorithm, as opevo compare does"));
+  m_schedule->setObjectName(QStringLiteral("scheduleBox"));
+  m_schedule->addItem(tr("Round-robin"), static_cast<int>(Schedule::RoundRobin));
+  m_schedule->addItem(tr("Shuffled each round (seeded)"), static_cast<int>(Schedule::Shuffle));
+  m_schedule->setToolTip(tr("The runs take turns on the measurer batch by batch, so on a device "
+                            "drift (heat, other load) falls on every algorithm alike"));
+  m_useTrials->setObjectName(QStringLiteral("useTrials"));
+  m_useTrials->setChecked(true);
+  m_trials->setObjectName(QStringLiteral("trialsSpin"));
+  m_trials->setRange(1, 1'000'000);
+  m_trials->setValue(200);
+  m_trials->setSuffix(tr(" per run"));
+  m_useSeconds->setObjectName(QStringLiteral("useSeconds"));
+  m_seconds->setObjectName(QStringLiteral("secondsSpin"));
+  m_seconds->setRange(0.1, 86400);
+  m_seconds->setValue(30);
+  m_seconds->setSuffix(tr(" s per run"));
+  m_seconds->setToolTip(tr("Tuning time of each run; time spent paused does not count"));
+  m_useTarget->setObjectName(QStringLiteral("useTarget"));
+  m_target->setObjectName(QStringLiteral("targetSpin"));
+  m_target->setRange(0, 1e12);
+  m_target->setDecimals(1);
+  m_target->setToolTip(tr("A run ends when its best speed reaches this (the dataset's unit)"));
+  m_pace->setObjectName(QStringLiteral("paceSpin"));
+  m_pace->setRange(0, 2000);
+  m_pace->setSuffix(tr(" ms per trial"));
+  m_pace->setSpecialValueText(tr("as fast as possible"));
+  m_pace->setToolTip(tr("A replay answers instantly; a pace spreads it out so the race can be "
+                        "watched. It counts as tuning time."));
+
+  auto* backendBox = new QGroupBox(tr("Measure on"), this);
+  (new QVBoxLayout(backendBox))->addWidget(m_backend);
+  (new QVBoxLayout(m_datasetBox))->addWidget(m_dataset);
+  auto* browse = new QPushButton(tr("Browse…"), m_operatorBox);
+  browse->setObjectName(QStringLiteral("browseOperator"));
+  browse->setToolTip(tr("Open an operator file (JSON, see docs/operators.md)"));
+  auto* operatorRow = new QHBoxLayout(m_operatorBox);
+  operatorRow->addWidget(m_operator, 1);
+  operatorRow->addWidget(browse);
+  auto* algorithmBox = new QGroupBox(tr("Algorithms"), this);
+  (new QVBoxLayout(algorithmBox))->addWidget(m_algorithms);
+  auto* budgetBox = new QGroupBox(tr("Repeats and budget"), this);
+  auto* form = new QFormLayout(budgetBox);
+  form->addRow(tr("Repeats:"), m_repeats);
+  form->addRow(tr("Seed:"), m_seed);
+  form->addRow(tr("Turns:"), m_schedule);
+  form->addRow(tr("Budget:"), row(m_useTrials, m_trials));
+  form->addRow(QString(), row(m_useSeconds, m_seconds));
+  form->addRow(QString(), row(m_useTarget, m_target));
+  form->addRow(tr("Replay pace:"), m_pace);
+  m_paceLabel = form->labelForField(m_pace);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(backendBox);
+  layout->addWidget(m_datasetBox);
+  layout->addWidget(m_operatorBox);
+  layout->addWidget(algorithmBox);
+  layout->addWidget(budgetBox);
+  layout->addStretch(1);
+
+  connect(browse, &QPushButton::clicked, this, &RaceSetupPanel::browseOperator);
+  connect(m_backend, &QComboBox::currentIndexChanged, this, &RaceSetupPanel::showBackend);
+  showBackend();
+  connect(m_dataset, &DatasetPicker::loaded, this, [this](const auto& d) {
+    m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));
+    // A target means something only in this dataset's unit: start from 95% of its optimum.
+    m_target->setValue(d->bestSpeed * 0.95);
+  });
+}
+
+std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
+  auto refuse = [&](const QString& text) -> std::optional<RaceSpec> {
+    if (problem) *problem = text;
+    return std::nullopt;
+  };
+  RaceSpec s;
+  s.backend = backend().toStdString();
+  // What is measured comes first: without it nothing else on the form means anything.
+  std::optional<OperatorDefinition> def;
+  if (s.backend == "replay") {
+    if (m_dataset->loading())
+      return refuse(tr("The dataset is still being read; start again when it is loaded."));
+    if (!m_dataset->dataset())
+      return refuse(tr("Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
+                       "file, or pick one of the bundled datasets."));
+    s.dataset = m_dataset->dataset();
+    s.paceMs = m_pace->value();
+  } else {
+    const QString problemText = deviceProblem(s.backend);
+    if (!problemText.isEmpty()) return refuse(problemText);
+    s.operatorRef = m_operator->currentData().toString().toStdString();
+    if (s.operatorRef.empty()) return refuse(tr("Choose an operator to measure."));
+    try {
+      def = loadOperator(s.operatorRef);
+    } catch (const std::exception& e) {
+      return refuse(tr("The operator cannot be used: %1").arg(QString::fromUtf8(e.what())));
+    }
+  }
+  s.algorithms = m_algorithms->choices();
+  if (s.algorithms.empty()) return refuse(tr("Check at least one algorithm to race."));
+  const QStringList settingErrors = m_algorithms->errors();
+  if (!settingErrors.isEmpty())
+    return refuse(tr("Fix the refused settings first:\n%1").arg(settingErrors.join(QLatin1Char('\n'))));
+  if (!m_useTrials->isChecked() && !m_useSeconds->isChecked() && !m_useTarget->isChecked())
+    return refuse(tr("Set a budget: a number of trials, a time, or a target speed."));
+  s.repeats = m_repeats->value();
+  s.seed = static_cast<std::uint64_t>(m_seed->value());
+  s.schedule = static_cast<Schedule>(m_schedule->currentData().toInt());
+  if (m_useTrials->isChecked()) s.trials = m_trials->value();
+  if (m_useSeconds->isChecked()) s.seconds = m_seconds->value();
+  if (m_useTarget->isChecked()) s.targetSpeed = m_target->value();
+  // Each tuner is built once here, as `opevo compare` does, so an algorithm that cannot handle
+  // these parameters (G-BFS on numbers) is refused before anything runs.
+  const SearchSpace& space = def ? def->space : s.dataset->space;
+  for (const AlgorithmChoice& a : s.algorithms) {
+    try {
+      makeTuner(a.name, space, s.seed, a.settings);
+    } catch (const std::exception& e) {
+      return refuse(tr("%1 cannot race on %2: %3")
+                        .arg(QString::fromStdString(a.name),
+                             def ? m_operator->currentText() : tr("this dataset"), QString::fromUtf8(e.what())));
+    }
+  }
+  return s;
+}
+
+QString RaceSetupPanel::deviceProblem(const std::string& backend) const {
+  const QString name = m_backend->currentText().section(QStringLiteral(" — "), 0, 0);
+  if (!m_backends) return tr("Still looking for devices; start again in a moment.");
+  QStringList available{tr("replay")};
+  const BackendInfo* chosen = nullptr;
+  for (const BackendInfo& b : *m_backends) {
+    if (b.available) available << QString::fromStdString(b.name);
+    if (b.name == backend) chosen = &b;
+  }
+  if (chosen && chosen->available) return QString();
+  return tr("%1 is not available on this machine%2. Available here: %3.")
+      .arg(name,
+           chosen && !chosen->reason.empty() ? QStringLiteral(" (%1)").arg(QString::fromStdString(chosen->reason))
+                                             : QString(),
+           available.join(QStringLiteral(", ")));
+}
+
+QString RaceSetupPanel::backend() const { return m_backend->currentData().toString(); }
+
+bool RaceSetupPanel::setBackend(const QString& name) {
+  const int i = m_backend->findData(name);
+  if (i < 0) return false;
+  m_backend->setCurrentIndex(i);
+  return true;
+}
+
+void RaceSetupPanel::setBackends(const std::vector<BackendInfo>& backends) {
+  m_backends = backends;
+  for (const BackendInfo& b : backends) {
+    const int i = m_backend->findData(QString::fromStdString(b.name));
+    if (i < 0) continue;
+    QString tip;
+    if (b.available) {
+      QStringList devices;
+      for (const DeviceInfo& d : b.devices) devices << QString::fromStdString(d.name);
+      tip = QString::fromStdString(b.library) +
+            (devices.isEmpty() ? QString() : QStringLiteral(": ") + devices.join(QStringLiteral(", ")));
+    } else {
+      tip = tr("Not available: %1").arg(QString::fromStdString(b.reason));
+    }
+    m_backend->setItemData(i, tip, Qt::ToolTipRole);
+    // Listed either way, so a user sees what the tool could do and why it cannot here.
+    const QString base = m_backend->itemText(i).section(QStringLiteral(" — "), 0, 0);
+    m_backend->setItemText(i, b.available ? base : tr("%1 — not available").arg(base));
+  }
+  emit backendsKnown();
+}
+
+void RaceSetupPanel::showBackend() {
+  const bool replay = backend() == QLatin1String("replay");
+  m_datasetBox->setVisible(replay);
+  m_operatorBox->setVisible(!replay);
+  m_pace->setVisible(replay);
+  if (m_paceLabel) m_paceLabel->setVisible(replay);
+  if (!replay) {
+    m_target->setSuffix(QStringLiteral(" TFLOPS"));
+  } else if (const auto d = m_dataset->dataset()) {
+    m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));
+  }
+}
+
+void RaceSetupPanel::addOperatorFile(const QString& path) {
+  if (setOperator(path)) return;
+  m_operator->addItem(QFileInfo(path).fileName(), path);
+  m_operator->setItemData(m_operator->count() - 1, path, Qt::ToolTipRole);
+  m_operator->setCurrentIndex(m_operator->count() - 1);
+}
+
+bool RaceSetupPanel::setOperator(const QString& presetOrPath) {
+  const int i = m_operator->findData(presetOrPath);
+  if (i < 0) return false;
+  m_operator->setCurrentIndex(i);
+  return true;
+}
+
+void RaceSetupPanel::browseOperator() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open operator file"), QString(),
+                                                    tr("Operator files (*.json);;All files (*)"));
+  if (!path.isEmpty()) addOperatorFile(path);
+}
+
+void RaceSetupPanel::setRepeats(int repeats) { m_repeats->setValue(repeats); }
+void RaceSetupPanel::setSeed(int seed) { m_seed->setValue(seed); }
+void RaceSetupPanel::setPaceMs(int ms) { m_pace->setValue(ms); }
+
+void RaceSetupPanel::setTrials(int trials) {
+  m_useTrials->setChecked(true);
+  m_trials->setValue(trials);
+}
+
+void RaceSetupPanel::setSeconds(std::optional<double> seconds) {
+  m_useSeconds->setChecked(seconds.has_value());
+  if (seconds) m_seconds->setValue(*seconds);
+}
+
+void RaceSetupPanel::setTarget(std::optional<double> target) {
+  m_useTarget->setChecked(target.has_value());
+  if (target) m_target->setValue(*target);
+}
+
+void RaceSetupPanel::saveState(QSettings& settings) const {
+  settings.beginGroup(QStringLiteral("race"));
+  if (const auto d = m_dataset->dataset())
+    settings.setValue(QStringLiteral("dataset"), QString::fromStdString(d->path));
+  settings.setValue(QStringLiteral("backend"), backend());
+  settings.setValue(QStringLiteral("operator"), m_operator->currentData().toString());
+  settings.setValue(QStringLiteral("algorithms"), m_algorithms->checkedNames());
+  settings.setValue(QStringLiteral("repeats"), m_repeats->value());
+  settings.setValue(QStringLiteral("seed"), m_seed->value());
+  settings.setValue(QStringLiteral("schedule"), m_schedule->currentIndex());
+  settings.setValue(QStringLiteral("useTrials"), m_useTrials->isChecked());
+  settings.setValue(QStringLiteral("trials"), m_trials->value());
+  settings.setValue(QStringLiteral("useSeconds"), m_useSeconds->isChecked());
+  settings.setValue(QStringLiteral("seconds"), m_seconds->value());
+  settings.setValue(QStringLiteral("pace"), m_pace->value());
+  settings.remove(QStringLiteral("settings"));  // a value set back to its default is forgotten
+  for (const QString& name : m_algorithms->algorithmNames()) {
+    const SettingsModel* model = m_algorithms->settingsModel(name);
+    for (const auto& [key, value] : model->changedValues())
+      settings.setValue(QStringLiteral("settings/%1/%2").arg(name, QString::fromStdString(key)),
+                        QString::fromStdString(value));
+  }
+  settings.endGroup();
+}
+
+void RaceSetupPanel::restoreState(QSettings& settings) {
+  settings.beginGroup(QStringLiteral("race"));
+  m_algorithms->setChecked(
+      settings.value(QStringLiteral("algorithms"), QStringList{QStringLiteral("opevo"), QStringLiteral("autotvm")})
+          .toStringList());
+  m_repeats->setValue(settings.value(QStringLiteral("repeats"), m_repeats->value()).toInt());
+  m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());
+  m_schedule->setCurrentIndex(std::clamp(settings.value(QStringLiteral("schedule"), 0).toInt(), 0, m_schedule->count() - 1));
+  m_useTrials->setChecked(settings.value(QStringLiteral("useTrials"), true).toBool());
+  m_trials->setValue(settings.value(QStringLiteral("trials"), m_trials->value()).toInt());
+  m_useSeconds->setChecked(settings.value(QStringLiteral("useSeconds"), false).toBool());
+  m_seconds->setValue(settings.value(QStringLiteral("seconds"), m_seconds->value()).toDouble());
+  m_pace->setValue(settings.value(QStringLiteral("pace"), m_pace->value()).toInt());
+  settings.beginGroup(QStringLiteral("settings"));
+  for (const QString& name : settings.childGroups()) {
+    SettingsModel* model = m_algorithms->settingsModel(name);
+    if (!model) continue;
+    settings.beginGroup(name);
+    for (const QString& key : settings.childKeys())
+      model->setValueText(key, settings.value(key).toString());
+    settings.endGroup();
+  }
+  settings.endGroup();
+  setBackend(settings.value(QStringLiteral("backend"), QStringLiteral("replay")).toString());
+  const QString op = settings.value(QStringLiteral("operator")).toString();
+  if (!op.isEmpty() && !setOperator(op) && QFileInfo::exists(op)) addOperatorFile(op);
+  const QString dataset = settings.value(QStringLiteral("dataset")).toString();
+  settings.endGroup();
+  if (!dataset.isEmpty()) m_dataset->load(dataset);
+}
+
+}  // namespace opevo::ui

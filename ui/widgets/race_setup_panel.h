@@ -1,0 +1,92 @@
+#pragma once
+
+#include <QWidget>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "probe/backend_probe.h"
+
+#include "ui/controller/race_types.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QGroupBox;
+class QSettings;
+class QSpinBox;
+
+namespace opevo::ui {
+
+class AlgorithmPanel;
+class DatasetPicker;
+
+// The form of a race: what to measure on (a replay of a dataset, or an operator on the CPU, CUDA
+// or HIP), the algorithms and their settings, repeats, seed, budget and pace. It turns itself into
+// a RaceSpec, or into the message saying what is missing.
+class RaceSetupPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RaceSetupPanel(QWidget* parent = nullptr);
+
+  // The spec for the current inputs; nullopt with *problem set when they cannot race.
+  std::optional<RaceSpec> spec(QString* problem) const;
+
+  DatasetPicker* datasetPicker() const { return m_dataset; }
+  QComboBox* backendBox() const { return m_backend; }
+  QComboBox* operatorBox() const { return m_operator; }
+  // "replay", "cpu", "cuda" or "hip".
+  QString backend() const;
+  // Selects a backend as the user would; false when there is no such entry.
+  bool setBackend(const QString& name);
+  // What the device probe found; until it answers, device races wait for it.
+  void setBackends(const std::vector<BackendInfo>& backends);
+  // Adds an operator file (or selects it when listed already) as the operator to measure.
+  void addOperatorFile(const QString& path);
+  // Selects a preset or a listed file; false when it is not listed.
+  bool setOperator(const QString& presetOrPath);
+  AlgorithmPanel* algorithmPanel() const { return m_algorithms; }
+  void setRepeats(int repeats);
+  void setTrials(int trials);  // enables the trial budget
+  void setSeconds(std::optional<double> seconds);
+  void setTarget(std::optional<double> target);
+  void setPaceMs(int ms);
+  void setSeed(int seed);
+
+  void saveState(QSettings& settings) const;
+
+ signals:
+  // The device probe has answered (setBackends): device races can start.
+  void backendsKnown();
+
+ public:
+  void restoreState(QSettings& settings);
+
+ private:
+  void showBackend();
+  void browseOperator();
+  // Why a race cannot run on this device backend; empty when it can.
+  QString deviceProblem(const std::string& backend) const;
+
+  QComboBox* m_backend;
+  QComboBox* m_operator;
+  QGroupBox* m_datasetBox;
+  QGroupBox* m_operatorBox;
+  DatasetPicker* m_dataset;
+  AlgorithmPanel* m_algorithms;
+  QSpinBox* m_repeats;
+  QSpinBox* m_seed;
+  QComboBox* m_schedule;
+  QCheckBox* m_useTrials;
+  QSpinBox* m_trials;
+  QCheckBox* m_useSeconds;
+  QDoubleSpinBox* m_seconds;
+  QCheckBox* m_useTarget;
+  QDoubleSpinBox* m_target;
+  QSpinBox* m_pace;
+  QWidget* m_paceLabel = nullptr;
+  std::optional<std::vector<BackendInfo>> m_backends;  // nullopt until probed
+};
+
+}  // namespace opevo::ui
