@@ -6,12 +6,9 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QSignalBlocker>
-#include <QSlider>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <cmath>
 
 #include "common/error.h"
 #include "space/param_spec.h"
@@ -19,13 +16,13 @@
 #include "ui/widgets/display_format.h"
 #include "ui/models/qwalk_model.h"
 #include "ui/jobs/qwalk_runner.h"
+#include "ui/widgets/qwalk_inputs.h"
 #include "ui/widgets/table_view.h"
 
 namespace opevo::ui {
 namespace {
 
 constexpr int kCustomItem = -1;  // item data of the "Custom spec" entry; others hold an index
-constexpr int kSliderSteps = 100;
 
 QString fromStd(std::string_view text) {
   return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
@@ -53,9 +50,8 @@ QwalkPanel::QwalkPanel(QWidget* parent)
       m_model(new QwalkTableModel(this)),
       m_paramCombo(new QComboBox(this)),
       m_specEdit(makeEdit(QStringLiteral("specEdit"), fromStd(kSpecForms), this)),
-      m_startEdit(makeEdit(QStringLiteral("startEdit"), QString(), this)),
-      m_qEdit(makeEdit(QStringLiteral("qEdit"), tr("0 < q < 1"), this)),
-      m_qSlider(new QSlider(Qt::Horizontal, this)),
+      m_inputs(new QwalkInputs({QStringLiteral("startEdit"), QStringLiteral("qEdit"), QStringLiteral("qSlider")},
+                               this)),
       m_infoLabel(new QLabel(this)),
       m_errorLabel(new QLabel(this)),
       m_noteLabel(new QLabel(this)),
@@ -63,15 +59,6 @@ QwalkPanel::QwalkPanel(QWidget* parent)
       m_totalLabel(new QLabel(this)) {
   m_paramCombo->setObjectName(QStringLiteral("paramCombo"));
   m_paramCombo->addItem(tr("Custom spec…"), kCustomItem);
-  m_qSlider->setObjectName(QStringLiteral("qSlider"));
-  m_qSlider->setRange(1, kSliderSteps - 1);
-  m_qSlider->setPageStep(10);
-  m_qSlider->setToolTip(
-      tr("q from 0.01 to 0.99; type any value strictly between 0 and 1 beside it"));
-  m_qEdit->setClearButtonEnabled(false);
-  m_qEdit->setMaximumWidth(90);
-  m_qEdit->setText(QStringLiteral("0.5"));
-  m_qSlider->setValue(50);
 
   m_infoLabel->setObjectName(QStringLiteral("paramInfo"));
   m_infoLabel->setWordWrap(true);
@@ -92,17 +79,10 @@ QwalkPanel::QwalkPanel(QWidget* parent)
   m_table->horizontalHeader()->setSectionResizeMode(QwalkTableModel::VertexColumn,
                                                     QHeaderView::Stretch);
 
-  auto* qRow = new QHBoxLayout;
-  qRow->addWidget(m_qEdit);
-  qRow->addWidget(m_qSlider, 1);
   auto* form = new QFormLayout;
   form->addRow(tr("&Parameter:"), m_paramCombo);
   form->addRow(tr("&Spec:"), m_specEdit);
-  form->addRow(tr("S&tart vertex:"), m_startEdit);
-  // A label made here, not by addRow: only a label with a buddy turns "&q" into a shortcut.
-  auto* qLabel = new QLabel(tr("&q:"), this);
-  qLabel->setBuddy(m_qEdit);
-  form->addRow(qLabel, qRow);
+  m_inputs->addRowsTo(form);
 
   auto* heading = new QLabel(
       tr("<b>q-random walk</b> &mdash; each step continues with probability q and moves to a "
@@ -121,9 +101,7 @@ QwalkPanel::QwalkPanel(QWidget* parent)
 
   connect(m_paramCombo, &QComboBox::currentIndexChanged, this, [this] { onParameterChosen(); });
   connect(m_specEdit, &QLineEdit::textEdited, this, &QwalkPanel::onSpecEdited);
-  connect(m_startEdit, &QLineEdit::textEdited, this, [this] { recompute(); });
-  connect(m_qEdit, &QLineEdit::textEdited, this, &QwalkPanel::onQEdited);
-  connect(m_qSlider, &QSlider::valueChanged, this, &QwalkPanel::onSliderChanged);
+  connect(m_inputs, &QwalkInputs::changed, this, [this] { recompute(); });
   connect(m_runner, &QwalkRunner::finished, this, &QwalkPanel::showResult);
 
   onParameterChosen();
@@ -176,15 +154,9 @@ void QwalkPanel::setCustomSpec(const QString& spec) {
   onSpecEdited(spec);
 }
 
-void QwalkPanel::setStartText(const QString& text) {
-  m_startEdit->setText(text);
-  recompute();
-}
+void QwalkPanel::setStartText(const QString& text) { m_inputs->setStartText(text); }
 
-void QwalkPanel::setQText(const QString& text) {
-  m_qEdit->setText(text);
-  onQEdited(text);
-}
+void QwalkPanel::setQText(const QString& text) { m_inputs->setQText(text); }
 
 void QwalkPanel::onParameterChosen() {
   if (customChosen()) {
@@ -222,41 +194,16 @@ void QwalkPanel::onSpecEdited(const QString& text) {
   useParameter(std::move(param));
 }
 
-void QwalkPanel::onQEdited(const QString& text) {
-  bool ok = false;
-  const double q = QLocale::c().toDouble(text.trimmed(), &ok);
-  if (ok && q >= 0.01 && q <= 0.99) {
-    m_syncingSlider = true;
-    m_qSlider->setValue(static_cast<int>(std::lround(q * kSliderSteps)));
-    m_syncingSlider = false;
-  }
-  recompute();
-}
-
-void QwalkPanel::onSliderChanged(int value) {
-  if (m_syncingSlider) return;
-  m_qEdit->setText(QString::number(static_cast<double>(value) / kSliderSteps));
-  recompute();
-}
-
 void QwalkPanel::useParameter(ParameterPtr param) {
   m_param = std::move(param);
   emit parameterChanged(customChosen() ? QString() : m_paramCombo->currentText());
+  m_inputs->setParameter(m_param);
   if (!m_param) {
     m_infoLabel->clear();
-    m_startEdit->setPlaceholderText(QString());
     recompute();
     return;
   }
   const QString first = QString::fromStdString(m_param->format(m_param->first()));
-  m_startEdit->setPlaceholderText(first);
-  // A start typed for another parameter means nothing here; one that still parses is kept.
-  try {
-    if (!m_startEdit->text().trimmed().isEmpty()) m_param->parse(m_startEdit->text().toStdString());
-  } catch (const InputError&) {
-    m_startEdit->setText(first);
-  }
-  if (m_startEdit->text().trimmed().isEmpty()) m_startEdit->setText(first);
   m_infoLabel->setText(tr("<b>%1</b>: %2 parameter, %3 vertices; first vertex %4")
                            .arg(QString::fromStdString(m_param->name()).toHtmlEscaped(),
                                 fromStd(kindName(m_param->kind())),
@@ -268,36 +215,10 @@ void QwalkPanel::recompute() {
   m_errors.clear();
   if (!m_specError.isEmpty()) m_errors << m_specError;
 
-  bool qOk = false;
-  const double q = QLocale::c().toDouble(m_qEdit->text().trimmed(), &qOk);
-  try {
-    if (!qOk)
-      throw InputError("q: '" + m_qEdit->text().toStdString() +
-                       "' is not a number (accepted form: a number strictly between 0 and 1, "
-                       "such as 0.5)");
-    checkMutationRate(q);
-    markInvalid(m_qEdit, false);
-  } catch (const InputError& e) {
-    m_errors << QString::fromUtf8(e.what());
-    markInvalid(m_qEdit, true);
-  }
-
-  Vertex start;
-  if (m_param) {
-    try {
-      const QString text = m_startEdit->text().trimmed();
-      start = text.isEmpty() ? m_param->first() : m_param->parse(text.toStdString());
-      markInvalid(m_startEdit, false);
-    } catch (const InputError& e) {
-      m_errors << QString::fromUtf8(e.what());
-      markInvalid(m_startEdit, true);
-    }
-  } else {
-    markInvalid(m_startEdit, false);
-  }
+  const std::optional<QwalkInputs::Walk> walk = m_inputs->read(m_errors);
   showErrors();
 
-  if (!m_param || !m_errors.isEmpty()) {
+  if (!m_param || !walk || !m_errors.isEmpty()) {
     m_runner->cancel();
     clearDistribution(m_param || !m_errors.isEmpty()
                           ? QString()
@@ -317,7 +238,7 @@ void QwalkPanel::recompute() {
   }
   m_noteLabel->hide();
   m_totalLabel->setText(tr("Computing…"));
-  m_runner->request({m_param, std::move(start), q});
+  m_runner->request({m_param, walk->start, walk->q});
 }
 
 void QwalkPanel::showErrors() {

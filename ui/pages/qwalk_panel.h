@@ -12,11 +12,11 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QSlider;
 class QTableView;
 
 namespace opevo::ui {
 
+class QwalkInputs;
 class QwalkRunner;
 class QwalkTableModel;
 struct QwalkResult;
@@ -60,8 +60,6 @@ class QwalkPanel : public QWidget {
  private:
   void onParameterChosen();
   void onSpecEdited(const QString& text);
-  void onQEdited(const QString& text);
-  void onSliderChanged(int value);
   void useParameter(ParameterPtr param);
   void recompute();
   void showErrors();
@@ -79,15 +77,12 @@ class QwalkPanel : public QWidget {
   QwalkTableModel* m_model;
   QComboBox* m_paramCombo;
   QLineEdit* m_specEdit;
-  QLineEdit* m_startEdit;
-  QLineEdit* m_qEdit;
-  QSlider* m_qSlider;
+  QwalkInputs* m_inputs;
   QLabel* m_infoLabel;
   QLabel* m_errorLabel;
   QLabel* m_noteLabel;
   QTableView* m_table;
   QLabel* m_totalLabel;
-  bool m_syncingSlider = false;
 };
 
 }  // namespace opevo::ui

@@ -24,17 +24,13 @@
 #include "ui/charts/distance_chart_view.h"
 #include "ui/jobs/graph_layout.h"
 #include "ui/widgets/message_label.h"
+#include "ui/widgets/qwalk_inputs.h"
 #include "ui/charts/probability_legend.h"
 #include "ui/jobs/qwalk_runner.h"
 #include "ui/jobs/topology_jobs.h"
 #include "ui/charts/topology_view.h"
 
 namespace opevo::ui {
-namespace {
-
-constexpr int kSliderSteps = 100;
-
-}  // namespace
 
 TopologyPage::TopologyPage(QWidget* parent)
     : QWidget(parent),
@@ -43,9 +39,9 @@ TopologyPage::TopologyPage(QWidget* parent)
       m_paramCombo(new QComboBox(this)),
       m_specEdit(new QLineEdit(this)),
       m_engineCombo(new QComboBox(this)),
-      m_startEdit(new QLineEdit(this)),
-      m_qEdit(new QLineEdit(QStringLiteral("0.5"), this)),
-      m_qSlider(new QSlider(Qt::Horizontal, this)),
+      m_inputs(new QwalkInputs({QStringLiteral("topologyStart"), QStringLiteral("topologyQ"),
+                                QStringLiteral("topologyQSlider")},
+                               this)),
       m_walksSpin(new QSpinBox(this)),
       m_sampleButton(new QPushButton(tr("Sample walks"), this)),
       m_infoLabel(new QLabel(this)),
@@ -64,12 +60,6 @@ TopologyPage::TopologyPage(QWidget* parent)
   m_engineCombo->setObjectName(QStringLiteral("topologyEngine"));
   m_engineCombo->addItems({QStringLiteral("neato"), QStringLiteral("dot")});
   m_engineCombo->setToolTip(tr("Graphviz layout: neato (spring model) or dot (layers)"));
-  m_startEdit->setObjectName(QStringLiteral("topologyStart"));
-  m_qEdit->setObjectName(QStringLiteral("topologyQ"));
-  m_qEdit->setMaximumWidth(70);
-  m_qSlider->setObjectName(QStringLiteral("topologyQSlider"));
-  m_qSlider->setRange(1, kSliderSteps - 1);
-  m_qSlider->setValue(50);
   m_walksSpin->setObjectName(QStringLiteral("walksSpin"));
   m_walksSpin->setRange(100, 1'000'000);
   m_walksSpin->setSingleStep(1000);
@@ -95,11 +85,7 @@ TopologyPage::TopologyPage(QWidget* parent)
   row1->addWidget(new QLabel(tr("Layout:"), this));
   row1->addWidget(m_engineCombo);
   auto* row2 = new QHBoxLayout;
-  row2->addWidget(new QLabel(tr("Start:"), this));
-  row2->addWidget(m_startEdit, 1);
-  row2->addWidget(new QLabel(tr("q:"), this));
-  row2->addWidget(m_qEdit);
-  row2->addWidget(m_qSlider, 2);
+  m_inputs->addTo(row2);
   row2->addWidget(m_walksSpin);
   row2->addWidget(m_sampleButton);
   auto* body = new QHBoxLayout;
@@ -117,22 +103,7 @@ TopologyPage::TopologyPage(QWidget* parent)
   connect(m_paramCombo, &QComboBox::currentIndexChanged, this, [this] { onParameterChosen(); });
   connect(m_specEdit, &QLineEdit::textEdited, this, &TopologyPage::setCustomSpec);
   connect(m_engineCombo, &QComboBox::currentIndexChanged, this, [this] { startLayout(); });
-  connect(m_startEdit, &QLineEdit::textEdited, this, [this] { recompute(); });
-  connect(m_qEdit, &QLineEdit::textEdited, this, [this](const QString& text) {
-    bool ok = false;
-    const double q = QLocale::c().toDouble(text.trimmed(), &ok);
-    if (ok && q >= 0.01 && q <= 0.99) {
-      m_syncingSlider = true;
-      m_qSlider->setValue(static_cast<int>(std::lround(q * kSliderSteps)));
-      m_syncingSlider = false;
-    }
-    recompute();
-  });
-  connect(m_qSlider, &QSlider::valueChanged, this, [this](int value) {
-    if (m_syncingSlider) return;
-    m_qEdit->setText(QString::number(double(value) / kSliderSteps));
-    recompute();
-  });
+  connect(m_inputs, &QwalkInputs::changed, this, [this] { recompute(); });
   connect(m_sampleButton, &QPushButton::clicked, this, [this] { sampleWalks(m_walksSpin->value()); });
   connect(m_runner, &QwalkRunner::finished, this, &TopologyPage::showResult);
   connect(m_view, &TopologyView::vertexClicked, this, &TopologyPage::onVertexClicked);
@@ -168,15 +139,9 @@ void TopologyPage::setLayoutEngine(const QString& engine) {
   m_engineCombo->setCurrentText(engine);
 }
 
-void TopologyPage::setStartText(const QString& text) {
-  m_startEdit->setText(text);
-  recompute();
-}
+void TopologyPage::setStartText(const QString& text) { m_inputs->setStartText(text); }
 
-void TopologyPage::setQText(const QString& text) {
-  m_qEdit->setText(text);
-  emit m_qEdit->textEdited(text);
-}
+void TopologyPage::setQText(const QString& text) { m_inputs->setQText(text); }
 
 void TopologyPage::onOperatorChosen() {
   m_params.clear();
@@ -234,14 +199,8 @@ void TopologyPage::useParameter(ParameterPtr param) {
   m_result.reset();
   m_sampled.clear();
   m_view->setLayout(nullptr, {});
+  m_inputs->setParameter(m_param);
   if (m_param) {
-    const QString first = QString::fromStdString(m_param->format(m_param->first()));
-    m_startEdit->setPlaceholderText(first);
-    try {
-      m_param->parse(m_startEdit->text().toStdString());
-    } catch (const InputError&) {
-      m_startEdit->setText(first);  // a start of another parameter means nothing here
-    }
     m_infoLabel->setText(tr("<b>%1</b>: %2 parameter (%3), %4 vertices")
                              .arg(QString::fromStdString(m_param->name()).toHtmlEscaped(),
                                   QString::fromLatin1(kindName(m_param->kind()).data()),
@@ -292,28 +251,10 @@ void TopologyPage::recompute() {
   m_sampled.clear();
   m_sampleJob.cancel();  // samples of the old inputs are no longer worth showing
   if (!m_specError.isEmpty()) m_errors << m_specError;
-  bool ok = false;
-  const double q = QLocale::c().toDouble(m_qEdit->text().trimmed(), &ok);
-  try {
-    if (!ok)
-      throw InputError("q: '" + m_qEdit->text().toStdString() +
-                       "' is not a number (accepted form: a number strictly between 0 and 1)");
-    checkMutationRate(q);
-  } catch (const InputError& e) {
-    m_errors << QString::fromUtf8(e.what());
-  }
-  Vertex start;
-  if (m_param) {
-    try {
-      const QString text = m_startEdit->text().trimmed();
-      start = text.isEmpty() ? m_param->first() : m_param->parse(text.toStdString());
-    } catch (const InputError& e) {
-      m_errors << QString::fromUtf8(e.what());
-    }
-  }
+  const std::optional<QwalkInputs::Walk> walk = m_inputs->read(m_errors);
   showErrors();
   m_sampleButton->setEnabled(false);
-  if (!m_param || !m_errors.isEmpty() || !(m_param->size() <= kMaxExactVertices)) {
+  if (!m_param || !walk || !m_errors.isEmpty() || !(m_param->size() <= kMaxExactVertices)) {
     m_runner->cancel();
     m_result.reset();
     if (m_param && m_errors.isEmpty())
@@ -324,7 +265,7 @@ void TopologyPage::recompute() {
     applyToPicture();
     return;
   }
-  m_runner->request({m_param, std::move(start), q});
+  m_runner->request({m_param, walk->start, walk->q});
 }
 
 void TopologyPage::showErrors() {
@@ -388,8 +329,7 @@ void TopologyPage::onSampled(const std::vector<double>& frequency, int walks) {
 
 void TopologyPage::onVertexClicked(std::size_t index) {
   if (!m_layout || !m_param || index >= m_layout->graph.size()) return;
-  m_startEdit->setText(QString::fromStdString(m_param->format(m_layout->graph.vertices[index])));
-  recompute();
+  m_inputs->setStartText(QString::fromStdString(m_param->format(m_layout->graph.vertices[index])));
 }
 
 }  // namespace opevo::ui

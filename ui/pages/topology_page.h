@@ -2,6 +2,7 @@
 
 #include "ui/jobs/latest_job.h"
 #include "ui/jobs/topology_jobs.h"
+#include "ui/widgets/qwalk_inputs.h"
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
@@ -59,7 +60,7 @@ class TopologyPage : public QWidget {
   TopologyView* view() const { return m_view; }
   DistanceChartView* distanceChart() const { return m_distanceChart; }
   const QwalkResult* result() const { return m_result.get(); }
-  QSlider* qSlider() const { return m_qSlider; }
+  QSlider* qSlider() const { return m_inputs->slider(); }
 
  signals:
   void distributionShown();
@@ -93,9 +94,7 @@ class TopologyPage : public QWidget {
   QComboBox* m_paramCombo;
   QLineEdit* m_specEdit;
   QComboBox* m_engineCombo;
-  QLineEdit* m_startEdit;
-  QLineEdit* m_qEdit;
-  QSlider* m_qSlider;
+  QwalkInputs* m_inputs;
   QSpinBox* m_walksSpin;
   QPushButton* m_sampleButton;
   QLabel* m_infoLabel;
@@ -105,7 +104,6 @@ class TopologyPage : public QWidget {
   TopologyView* m_view;
   DistanceChartView* m_distanceChart;
   ProbabilityLegend* m_legend;
-  bool m_syncingSlider = false;
 };
 
 }  // namespace opevo::ui
