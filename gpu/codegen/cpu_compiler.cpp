@@ -1,47 +1,32 @@
 #include "codegen/cpu_compiler.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
-extern char** environ;
+#include "common/child_process.h"
 
 namespace opevo {
 namespace {
 
-// Runs argv[0] (looked up on PATH) with stdout and stderr into logPath; returns the exit status,
+// Runs args[0] (looked up on PATH) with stdout and stderr into logPath; returns the exit status,
 // or -1 with *error set when it could not be started.
 int runTo(const std::vector<std::string>& args, const std::string& logPath, std::string* error) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    *error = "cannot run '" + args[0] + "': " + std::strerror(rc);
+  ChildStreams streams;
+  streams.stdoutFile = logPath;
+  streams.stderrToStdout = true;
+  try {
+    return waitChild(startChild(args, streams));
+  } catch (const std::exception& e) {
+    *error = e.what();
     return -1;
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +12,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-extern char** environ;
+#include "common/child_process.h"
 
 namespace opevo {
 
@@ -39,21 +38,18 @@ void WorkerClient::start() {
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
     throw std::runtime_error("cannot create pipes for opevo-worker");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  char* argv[] = {const_cast<char*>(m_path.c_str()), nullptr};
-  const int rc = posix_spawnp(&m_pid, m_path.c_str(), &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
+  try {
+    ChildStreams streams;
+    streams.stdinFrom = in[0];
+    streams.stdoutTo = out[1];
+    m_pid = startChild({m_path}, streams);
+  } catch (...) {
+    for (int fd : {in[0], in[1], out[0], out[1]}) close(fd);
+    m_pid = -1;
+    throw;
+  }
   close(in[0]);
   close(out[1]);
-  if (rc != 0) {
-    close(in[1]);
-    close(out[0]);
-    m_pid = -1;
-    throw std::runtime_error("cannot start " + m_path + ": " + std::strerror(rc));
-  }
   m_toWorker = in[1];
   m_fromWorker = out[0];
   m_buffer.clear();

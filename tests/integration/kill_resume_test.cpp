@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
@@ -11,10 +10,9 @@
 #include <set>
 #include <thread>
 
+#include "common/child_process.h"
 #include "common/rng.h"
 #include "store/store.h"
-
-extern char** environ;
 
 namespace opevo {
 namespace {
@@ -22,17 +20,10 @@ namespace {
 namespace fs = std::filesystem;
 
 pid_t spawn(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
+  ChildStreams streams;
+  streams.stdoutToNull = true;
+  streams.stderrToNull = true;
+  return startChild(args, streams);
 }
 
 std::vector<TrialRow> storedTrials(const std::string& db) {

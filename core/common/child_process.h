@@ -1,0 +1,30 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace opevo {
+
+// Where a child's standard streams go; by default it shares ours.
+struct ChildStreams {
+  int stdinFrom = -1;          // read standard input from this descriptor
+  int stdoutTo = -1;           // write standard output to this descriptor...
+  std::string stdoutFile;      // ...or to this file (created or truncated)
+  bool stdoutToNull = false;   // ...or nowhere
+  bool stderrToStdout = false;
+  bool stderrToNull = false;
+};
+
+// Starts args[0] (looked up on PATH when it has no slash) with the arguments args[1...], with
+// posix_spawn: no fork of a process that may hold many threads and a lot of memory. The child
+// gets its three standard streams and no other descriptor of ours. Throws
+// std::runtime_error naming the program and the reason when it cannot be started.
+pid_t startChild(const std::vector<std::string>& args, const ChildStreams& streams = {});
+
+// Waits for the child to end (through signals that interrupt the wait). Returns its exit status,
+// or 128 + the signal that killed it, as a shell does.
+int waitChild(pid_t pid);
+
+}  // namespace opevo
