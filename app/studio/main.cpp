@@ -8,6 +8,9 @@
 #include <QTableView>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string_view>
 
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/dataset_picker.h"
@@ -29,14 +32,43 @@ QCommandLineOption option(const char* name, const char* help, const char* value 
                : QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help));
 }
 
+// Help and version are text: they must work over ssh, in CI and in scripts, where no display is.
+bool asksForTextOnly(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version") return true;
+  }
+  return false;
+}
+
+// Qt would abort with a message about its xcb plugin; say what is missing and what to do instead.
+bool hasSomewhereToShow(int argc, char** argv) {
+  for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+    if (const char* value = std::getenv(name); value && *value) return true;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "-platform") return true;
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("OpEvo Studio"));
-  QApplication::setOrganizationName(QStringLiteral("opevo"));
-  QApplication::setApplicationVersion(QStringLiteral(OPEVO_VERSION));
-  QApplication::setDesktopFileName(QStringLiteral("opevo-studio"));
+  // Set before any application object exists so that --help and --version read them too.
+  QCoreApplication::setApplicationName(QStringLiteral("OpEvo Studio"));
+  QCoreApplication::setOrganizationName(QStringLiteral("opevo"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(OPEVO_VERSION));
+  const bool textOnly = asksForTextOnly(argc, argv);
+  if (!textOnly && !hasSomewhereToShow(argc, argv)) {
+    std::fprintf(stderr,
+                 "opevo-studio: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are "
+                 "unset).\nRun it in a desktop session, under xvfb-run, with "
+                 "QT_QPA_PLATFORM=offscreen, or use the command-line tool 'opevo'.\n");
+    return 1;
+  }
+  // QCoreApplication needs no display; it only lives until process() has printed and exited.
+  std::unique_ptr<QCoreApplication> app = textOnly ? std::make_unique<QCoreApplication>(argc, argv)
+                                                   : std::make_unique<QApplication>(argc, argv);
+  QGuiApplication::setDesktopFileName(QStringLiteral("opevo-studio"));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
@@ -71,7 +103,9 @@ int main(int argc, char** argv) {
   parser.addOptions({presetOpt, paramOpt, fromOpt, qOpt, samplesOpt, pageOpt, datasetOpt, algosOpt,
                      repeatsOpt, trialsOpt, paceOpt, startOpt, repeatsLinesOpt, chartOpt, logXOpt, historyOpt, freshOpt,
                      operatorOpt, editOpt, backendOpt, raceOperatorOpt, exportOpt});
-  parser.process(app);
+  parser.process(*app);
+  // A -v or -h that was the value of another option: the window was not asked for after all.
+  if (textOnly) parser.showHelp(2);
 
   using namespace opevo::ui;
   MainWindow window;
