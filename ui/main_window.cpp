@@ -19,14 +19,14 @@
 
 #include "probe/backend_probe.h"
 #include "store/store.h"
-#include "ui/widgets/dataset_picker.h"
+#include "ui/charts/race_results_widget.h"
 #include "ui/pages/history_page.h"
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
-#include "ui/charts/race_results_widget.h"
-#include "ui/widgets/race_setup_panel.h"
 #include "ui/pages/runs_page.h"
 #include "ui/pages/topology_page.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/race_setup_panel.h"
 
 // Outside any namespace, as Q_INIT_RESOURCE requires: the icon lives in a static library, whose
 // resource registration the linker would otherwise drop.
@@ -113,10 +113,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_runsPage->resumeRun(run);
   });
   // Double-clicking a parameter of a preset opens its graph on the Topology page.
-  if (auto* params = m_presetsPanel->findChild<QAbstractItemView*>(QStringLiteral("parameterTable")))
+  if (auto* params =
+          m_presetsPanel->findChild<QAbstractItemView*>(QStringLiteral("parameterTable")))
     connect(params, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& index) {
-      showTopology(m_presetsPanel->selectedPreset(),
-                   index.siblingAtColumn(0).data().toString());
+      showTopology(m_presetsPanel->selectedPreset(), index.siblingAtColumn(0).data().toString());
     });
   makeMenus();
   // Never an empty window: open on the first preset; a command line may pick another.
@@ -131,8 +131,8 @@ void MainWindow::makeMenus() {
   QAction* open = file->addAction(tr("&Open dataset…"), m_runsPage->setup()->datasetPicker(),
                                   &DatasetPicker::browse);
   open->setShortcut(QKeySequence::Open);
-  file->addAction(tr("Open operator &file…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
-                  this, [this] {
+  file->addAction(tr("Open operator &file…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                  [this] {
                     m_pages->setCurrentIndex(SpacesPage);
                     m_presetsPanel->openFileDialog();
                   });
@@ -157,12 +157,14 @@ void MainWindow::makeMenus() {
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (int i = 0; i < m_pages->count(); ++i) {
-    QAction* a = view->addAction(m_pages->tabText(i), this, [this, i] { m_pages->setCurrentIndex(i); });
+    QAction* a =
+        view->addAction(m_pages->tabText(i), this, [this, i] { m_pages->setCurrentIndex(i); });
     a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
   }
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About OpEvo Studio"), QKeySequence::HelpContents, this, &MainWindow::showAbout);
+  help->addAction(tr("&About OpEvo Studio"), QKeySequence::HelpContents, this,
+                  &MainWindow::showAbout);
 }
 
 void MainWindow::showTopology(const QString& preset, const QString& parameter) {
@@ -172,7 +174,8 @@ void MainWindow::showTopology(const QString& preset, const QString& parameter) {
   if (m_topologyPage->selectOperator(preset))
     m_topologyPage->selectParameter(parameter);
   else if (index >= 0)
-    m_topologyPage->setCustomSpec(QString::fromStdString(space->param(static_cast<std::size_t>(index)).spec()));
+    m_topologyPage->setCustomSpec(
+        QString::fromStdString(space->param(static_cast<std::size_t>(index)).spec()));
   m_pages->setCurrentWidget(m_topologyPage);
 }
 
@@ -250,9 +253,11 @@ void MainWindow::startBackendProbe() {
             if (b.available) {
               QStringList devices;
               for (const DeviceInfo& d : b.devices) devices << QString::fromStdString(d.name);
-              line += QString::fromStdString(b.library) +
-                      (devices.isEmpty() ? QString()
-                                         : QStringLiteral(" (") + devices.join(QStringLiteral(", ")) + QLatin1Char(')'));
+              line +=
+                  QString::fromStdString(b.library) +
+                  (devices.isEmpty() ? QString()
+                                     : QStringLiteral(" (") + devices.join(QStringLiteral(", ")) +
+                                           QLatin1Char(')'));
             } else {
               line += QObject::tr("not found (%1)").arg(QString::fromStdString(b.reason));
             }

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "common/error.h"
 #include "cli/progress_printer.h"
+#include "common/error.h"
 #include "engine/engine.h"
 #include "engine/race.h"
 #include "engine/race_summary.h"
@@ -35,11 +35,13 @@ struct CompareArgs {
 };
 
 // "opevo.q=0.6" -> settings["opevo"]["q"] = "0.6"
-void parseSetting(const std::string& text, std::map<std::string, std::map<std::string, std::string>>& out) {
+void parseSetting(const std::string& text,
+                  std::map<std::string, std::map<std::string, std::string>>& out) {
   const auto dot = text.find('.');
   const auto eq = text.find('=');
   if (dot == std::string::npos || eq == std::string::npos || dot > eq || dot == 0 || eq == dot + 1)
-    throw InputError("--set '" + text + "' is not of the form algorithm.setting=value (e.g. opevo.q=0.6)");
+    throw InputError("--set '" + text +
+                     "' is not of the form algorithm.setting=value (e.g. opevo.q=0.6)");
   out[text.substr(0, dot)][text.substr(dot + 1, eq - dot - 1)] = text.substr(eq + 1);
 }
 
@@ -53,14 +55,16 @@ void runCompareCommand(const CompareArgs& a) {
     if (std::none_of(plan.algorithms.begin(), plan.algorithms.end(),
                      [&](const AlgorithmChoice& c) { return c.name == algorithm; }))
       throw InputError("a setting names algorithm '" + algorithm + "', which is not in --algos");
-  if (a.trials < 1) throw InputError("--trials must be at least 1, got " + std::to_string(a.trials));
+  if (a.trials < 1)
+    throw InputError("--trials must be at least 1, got " + std::to_string(a.trials));
   if (a.batch && *a.batch == 0) throw InputError("--batch must be at least 1, got 0");
   plan.repeats = a.repeats;
   plan.budget.trials = a.trials;
   plan.seed = a.seed;
   plan.batch = a.batch;
   const auto schedule = scheduleNames().parse(a.schedule);
-  if (!schedule) throw InputError("--schedule '" + a.schedule + "' is not one of " + scheduleNames().list());
+  if (!schedule)
+    throw InputError("--schedule '" + a.schedule + "' is not one of " + scheduleNames().list());
 
   if (isPreset(a.space))
     throw InputError("--space " + a.space +
@@ -80,7 +84,8 @@ void runCompareCommand(const CompareArgs& a) {
 
   TrialsCsvWriter csv((std::filesystem::path(a.out) / "trials.csv").string());
   TrialLog log;
-  ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun, isatty(STDERR_FILENO));
+  ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun,
+                          isatty(STDERR_FILENO));
   engine.addObserver(csv);
   engine.addObserver(log);
   if (!a.quiet) {
@@ -95,25 +100,31 @@ void runCompareCommand(const CompareArgs& a) {
 
   std::vector<std::string> names;
   for (const AlgorithmChoice& c : plan.algorithms) names.push_back(c.name);
-  const std::vector<SummaryRow> summary = summarize(log.trials(), names, summaryBudgets(a.trials), optimum);
-  writeSummaryJson((std::filesystem::path(a.out) / "summary.json").string(), summary, measurer.label(),
-                   dataset->speedUnit);
+  const std::vector<SummaryRow> summary =
+      summarize(log.trials(), names, summaryBudgets(a.trials), optimum);
+  writeSummaryJson((std::filesystem::path(a.out) / "summary.json").string(), summary,
+                   measurer.label(), dataset->speedUnit);
   std::cout << "Replay of real measurements: " << measurer.label() << "\n"
             << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed << "\n\n"
             << summaryMarkdown(summary, dataset->speedUnit);
-  if (!a.quiet) std::fprintf(stderr, "wrote %s/trials.csv and %s/summary.json\n", a.out.c_str(), a.out.c_str());
+  if (!a.quiet)
+    std::fprintf(stderr, "wrote %s/trials.csv and %s/summary.json\n", a.out.c_str(), a.out.c_str());
 }
 
 }  // namespace
 
 void addCompareCommand(CLI::App& app) {
   auto a = std::make_shared<CompareArgs>();
-  auto* cmd = app.add_subcommand("compare", "Race tuning algorithms on a measured dataset (replay)");
-  cmd->add_option("--space", a->space, "A measured dataset file (Kernel Tuner cache or T4)")->required();
-  cmd->add_option("--algos", a->algos, "Comma-separated algorithms, e.g. opevo,autotvm,random")->required();
+  auto* cmd =
+      app.add_subcommand("compare", "Race tuning algorithms on a measured dataset (replay)");
+  cmd->add_option("--space", a->space, "A measured dataset file (Kernel Tuner cache or T4)")
+      ->required();
+  cmd->add_option("--algos", a->algos, "Comma-separated algorithms, e.g. opevo,autotvm,random")
+      ->required();
   cmd->add_option("--repeats", a->repeats, "Runs per algorithm (default 5)");
   cmd->add_option("--trials", a->trials, "Trials per run (default 400)");
-  cmd->add_option("--seed", a->seed, "Seed of the first repeat; repeat r uses seed + r (default 1)");
+  cmd->add_option("--seed", a->seed,
+                  "Seed of the first repeat; repeat r uses seed + r (default 1)");
   cmd->add_option("--out", a->out, "Directory for trials.csv and summary.json")->required();
   cmd->add_option("--batch", a->batch, "Configurations per batch (default: each algorithm's own)");
   cmd->add_option("--set", a->settings, "A tuner setting, algorithm.setting=value (repeatable)");

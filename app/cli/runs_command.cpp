@@ -10,16 +10,25 @@ namespace opevo::cli {
 namespace {
 
 nlohmann::json runJson(const RunRecord& r, std::size_t trials, double best) {
-  nlohmann::json j{{"id", r.id},           {"operator", r.operatorName}, {"algorithm", r.algorithm},
-          {"settings", nlohmann::json::parse(r.settingsJson, nullptr, false)},
-          {"seed", r.seed},       {"backend", r.backend},       {"device", r.device},
-          {"budget", nlohmann::json::parse(r.budgetJson, nullptr, false)},
-          {"status", std::string(runStatusName(r.status))},
-          {"end_reason", std::string(endReasonName(r.endReason))},
-          {"started", r.started},       {"ended", r.ended},
-          {"speed_unit", r.speedUnit}, {"trials", trials},      {"best_speed", best}};
-  if (r.raceId) j["race"] = {{"id", r.raceId}, {"algorithm", r.raceAlgorithm}, {"repeat", r.raceRepeat}};
-  if (r.referenceSpeed) j["reference"] = {{"library", r.referenceLibrary}, {"speed", *r.referenceSpeed}};
+  nlohmann::json j{{"id", r.id},
+                   {"operator", r.operatorName},
+                   {"algorithm", r.algorithm},
+                   {"settings", nlohmann::json::parse(r.settingsJson, nullptr, false)},
+                   {"seed", r.seed},
+                   {"backend", r.backend},
+                   {"device", r.device},
+                   {"budget", nlohmann::json::parse(r.budgetJson, nullptr, false)},
+                   {"status", std::string(runStatusName(r.status))},
+                   {"end_reason", std::string(endReasonName(r.endReason))},
+                   {"started", r.started},
+                   {"ended", r.ended},
+                   {"speed_unit", r.speedUnit},
+                   {"trials", trials},
+                   {"best_speed", best}};
+  if (r.raceId)
+    j["race"] = {{"id", r.raceId}, {"algorithm", r.raceAlgorithm}, {"repeat", r.raceRepeat}};
+  if (r.referenceSpeed)
+    j["reference"] = {{"library", r.referenceLibrary}, {"speed", *r.referenceSpeed}};
   if (!r.label.empty()) j["label"] = r.label;
   return j;
 }
@@ -45,7 +54,8 @@ void addRunsCommands(CLI::App& app) {
       const auto trials = store.trials(r.id);
       std::printf("%5lld  %-12s %-10s %-8s %-11s %7zu %12.4g  %s\n", static_cast<long long>(r.id),
                   r.operatorName.substr(0, 12).c_str(), r.algorithm.c_str(), r.backend.c_str(),
-                  std::string(runStatusName(r.status)).c_str(), trials.size(), bestOf(trials), r.started.c_str());
+                  std::string(runStatusName(r.status)).c_str(), trials.size(), bestOf(trials),
+                  r.started.c_str());
     }
   });
 
@@ -64,24 +74,37 @@ void addRunsCommands(CLI::App& app) {
     if (*json) {
       nlohmann::json rows = nlohmann::json::array();
       for (const TrialRow& t : trials)
-        rows.push_back({{"seq", t.seq},           {"order", t.order},         {"config", t.config},
-                        {"status", std::string(statusName(t.status))},  {"tuning_seconds", t.seconds},
-                        {"message", t.message},   {"tflops", t.speed},        {"speed", t.speed},
-                        {"median_ms", t.medianMs}, {"times_ms", t.timesMs},   {"compile_ms", t.compileMs},
+        rows.push_back({{"seq", t.seq},
+                        {"order", t.order},
+                        {"config", t.config},
+                        {"status", std::string(statusName(t.status))},
+                        {"tuning_seconds", t.seconds},
+                        {"message", t.message},
+                        {"tflops", t.speed},
+                        {"speed", t.speed},
+                        {"median_ms", t.medianMs},
+                        {"times_ms", t.timesMs},
+                        {"compile_ms", t.compileMs},
                         {"finished", t.finished}});
-      std::cout << nlohmann::json{{"run", runJson(*run, trials.size(), bestOf(trials))}, {"trials", rows}}.dump(2)
+      std::cout << nlohmann::json{{"run", runJson(*run, trials.size(), bestOf(trials))},
+                                  {"trials", rows}}
+                       .dump(2)
                 << "\n";
       return;
     }
     std::printf("run %lld: %s on %s (%s, %s), seed %llu, %s\nsettings %s, budget %s\n",
                 static_cast<long long>(run->id), run->algorithm.c_str(), run->operatorName.c_str(),
-                run->backend.c_str(), run->device.c_str(), static_cast<unsigned long long>(run->seed),
-                std::string(runStatusName(run->status)).c_str(), run->settingsJson.c_str(), run->budgetJson.c_str());
+                run->backend.c_str(), run->device.c_str(),
+                static_cast<unsigned long long>(run->seed),
+                std::string(runStatusName(run->status)).c_str(), run->settingsJson.c_str(),
+                run->budgetJson.c_str());
     for (const TrialRow& t : trials)
-      std::printf("%5d  %-13s %10.4g %s  %s%s%s\n", t.seq, std::string(statusName(t.status)).c_str(), t.speed,
-                  run->speedUnit.c_str(), t.config.c_str(), t.message.empty() ? "" : "  # ",
+      std::printf("%5d  %-13s %10.4g %s  %s%s%s\n", t.seq,
+                  std::string(statusName(t.status)).c_str(), t.speed, run->speedUnit.c_str(),
+                  t.config.c_str(), t.message.empty() ? "" : "  # ",
                   t.message.substr(0, 120).c_str());
-    std::printf("%zu trials, best %.4g %s\n", trials.size(), bestOf(trials), run->speedUnit.c_str());
+    std::printf("%zu trials, best %.4g %s\n", trials.size(), bestOf(trials),
+                run->speedUnit.c_str());
   });
 }
 

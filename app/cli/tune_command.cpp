@@ -9,8 +9,8 @@
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
 #include "cli/commands.h"
-#include "common/error.h"
 #include "cli/progress_printer.h"
+#include "common/error.h"
 #include "engine/engine.h"
 #include "engine/store_recorder.h"
 #include "store/history.h"
@@ -70,8 +70,9 @@ void runTune(const TuneArgs& a) {
     fresh = makeMeasurement(a.backend.empty() ? defaultBackend() : a.backend, a.op, options);
   }
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
-  RunContext context{setup.operatorName, setup.operatorJson,     setup.backend,
-                     setup.measurer->device(), setup.measurer->speedUnit(), setup.measurer->label()};
+  RunContext context{
+      setup.operatorName,       setup.operatorJson,          setup.backend,
+      setup.measurer->device(), setup.measurer->speedUnit(), setup.measurer->label()};
 
   // Earlier runs of the same operator on the same backend and device.
   RunRecord like;
@@ -108,7 +109,9 @@ void runTune(const TuneArgs& a) {
     for (const auto& [text, m] : history.inOrder)
       prior.push_back({setup.space->parse(text), m.status == TrialStatus::Ok ? m.speed : 0.0});
     model->addPriorObservations(prior);
-    if (!a.json) std::fprintf(stderr, "warm start: the cost model also learns from %zu earlier trials\n", prior.size());
+    if (!a.json)
+      std::fprintf(stderr, "warm start: the cost model also learns from %zu earlier trials\n",
+                   prior.size());
   }
 
   const std::string unit = setup.measurer->speedUnit();
@@ -117,9 +120,12 @@ void runTune(const TuneArgs& a) {
   engine.addObserver(recorder);  // first: a trial is committed before anyone hears of it
   if (!a.json) {
     engine.addObserver(printer);
-    std::fprintf(stderr, "run %lld: %s on %s, %s%s\n", static_cast<long long>(run.storeId),
-                 run.plan.algorithm.c_str(), context.operatorName.c_str(), context.label.c_str(),
-                 run.restored ? (", resuming after " + std::to_string(run.restored) + " stored trials").c_str() : "");
+    std::fprintf(
+        stderr, "run %lld: %s on %s, %s%s\n", static_cast<long long>(run.storeId),
+        run.plan.algorithm.c_str(), context.operatorName.c_str(), context.label.c_str(),
+        run.restored
+            ? (", resuming after " + std::to_string(run.restored) + " stored trials").c_str()
+            : "");
   }
   g_engine = &engine;
   std::signal(SIGINT, onInterrupt);
@@ -166,15 +172,18 @@ void runTune(const TuneArgs& a) {
     std::cout << out.dump(2) << "\n";
   } else {
     std::printf("run %lld %s after %d trials (%s)\n", static_cast<long long>(run.storeId),
-                std::string(runStatusName(statusAfter(run.end))).c_str(), run.trials, ended.c_str());
+                std::string(runStatusName(statusAfter(run.end))).c_str(), run.trials,
+                ended.c_str());
     if (run.bestConfig)
-      std::printf("best: %.4g %s  %s\n", run.best, unit.c_str(), setup.space->format(*run.bestConfig).c_str());
+      std::printf("best: %.4g %s  %s\n", run.best, unit.c_str(),
+                  setup.space->format(*run.bestConfig).c_str());
     else
       std::printf("best: no configuration succeeded\n");
     if (reference)
-      std::printf("reference (%s): %.4g %s\n", reference->library.c_str(), reference->measurement.speed,
-                  unit.c_str());
-    if (!closed) std::printf("resume with: opevo tune --resume %lld\n", static_cast<long long>(run.storeId));
+      std::printf("reference (%s): %.4g %s\n", reference->library.c_str(),
+                  reference->measurement.speed, unit.c_str());
+    if (!closed)
+      std::printf("resume with: opevo tune --resume %lld\n", static_cast<long long>(run.storeId));
   }
   // Every committed trial is kept and the run can be resumed; the exit status says it failed.
   if (!engine.failure().empty())
@@ -187,10 +196,13 @@ void runTune(const TuneArgs& a) {
 
 void addTuneCommand(CLI::App& app) {
   auto a = std::make_shared<TuneArgs>();
-  auto* cmd = app.add_subcommand("tune", "Tune an operator: measured trials, stored as they arrive");
+  auto* cmd =
+      app.add_subcommand("tune", "Tune an operator: measured trials, stored as they arrive");
   cmd->add_option("--op", a->op, "Preset (MM1, C2, ...) or operator file (JSON)");
-  cmd->add_option("--algo", a->algo, "Algorithm (opevo, autotvm, ansor, random, ...; see opevo tuners)");
-  cmd->add_option("--backend", a->backend, "cpu, cuda, hip or replay:FILE (default: the best found)");
+  cmd->add_option("--algo", a->algo,
+                  "Algorithm (opevo, autotvm, ansor, random, ...; see opevo tuners)");
+  cmd->add_option("--backend", a->backend,
+                  "cpu, cuda, hip or replay:FILE (default: the best found)");
   cmd->add_option("--trials", a->trials, "Budget in trials");
   cmd->add_option("--seconds", a->seconds, "Budget in wall-clock seconds");
   cmd->add_option("--target", a->target, "Stop on reaching this speed");
@@ -199,15 +211,18 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_option("--resume", a->resume, "Continue an interrupted run to its original budget");
   cmd->add_option("--db", a->db, "Database file (default: " + Store::defaultPath() + ")");
   cmd->add_option("--compile-threads", a->compileThreads, "Parallel kernel builds (default 2)");
-  cmd->add_option("--timeout", a->timeout, "Seconds a trial may run before it is killed (default 10)");
-  cmd->add_option("--min-time-ms", a->minTimeMs, "Time each kernel at least this long (default 100)");
+  cmd->add_option("--timeout", a->timeout,
+                  "Seconds a trial may run before it is killed (default 10)");
+  cmd->add_option("--min-time-ms", a->minTimeMs,
+                  "Time each kernel at least this long (default 100)");
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");
   cmd->add_flag("--history", a->historyOn,
                 "Answer configurations measured before (same operator, backend, device) from the "
                 "store (the default for replay; devices measure afresh unless this is given)");
   cmd->add_flag("--no-history", a->historyOff, "Measure every configuration, even known ones");
-  cmd->add_flag("!--no-warm-start", a->warmStart,
-                "Do not train autotvm/ansor's cost model on earlier runs of this operator and device");
+  cmd->add_flag(
+      "!--no-warm-start", a->warmStart,
+      "Do not train autotvm/ansor's cost model on earlier runs of this operator and device");
   cmd->callback([a] { runTune(*a); });
 }
 

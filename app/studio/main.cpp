@@ -12,17 +12,17 @@
 #include <memory>
 #include <string_view>
 
-#include "ui/widgets/algorithm_panel.h"
-#include "ui/widgets/dataset_picker.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/main_window.h"
 #include "ui/models/history_model.h"
 #include "ui/pages/history_page.h"
-#include "ui/main_window.h"
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
-#include "ui/charts/race_results_widget.h"
-#include "ui/widgets/race_setup_panel.h"
 #include "ui/pages/runs_page.h"
 #include "ui/pages/topology_page.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/race_setup_panel.h"
 
 namespace {
 
@@ -36,7 +36,8 @@ QCommandLineOption option(const char* name, const char* help, const char* value 
 bool asksForTextOnly(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version") return true;
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version")
+      return true;
   }
   return false;
 }
@@ -75,9 +76,11 @@ int main(int argc, char** argv) {
       QStringLiteral("Tune tensor operators with topology-aware search spaces."));
   parser.addHelpOption();
   parser.addVersionOption();
-  const auto presetOpt = option("preset", "Select a preset: MM1-3, BMM1-3, C1-2, AlexNet layers.", "name");
-  const auto paramOpt = option("param", "Show the q-walk of a parameter of the preset (e.g. tile_k) "
-                                        "or of a spec (e.g. factor:8:3), on Spaces and Topology.",
+  const auto presetOpt =
+      option("preset", "Select a preset: MM1-3, BMM1-3, C1-2, AlexNet layers.", "name");
+  const auto paramOpt = option("param",
+                               "Show the q-walk of a parameter of the preset (e.g. tile_k) "
+                               "or of a spec (e.g. factor:8:3), on Spaces and Topology.",
                                "name-or-spec");
   const auto fromOpt = option("from", "Start vertex of the walk, e.g. 8,1,1.", "vertex");
   const auto qOpt = option("q", "Probability of another step, 0 < q < 1.", "q");
@@ -94,15 +97,22 @@ int main(int argc, char** argv) {
   const auto logXOpt = option("log-x", "Logarithmic x axis on the race charts.");
   const auto historyOpt = option("open-latest-race", "On History, draw the newest race.");
   const auto freshOpt = option("no-restore", "Ignore the saved window layout and race form.");
-  const auto operatorOpt = option("operator", "List an operator file in the library and select it.", "file");
-  const auto editOpt = option("edit", "Open the selected operator in the editor (a preset as a copy).");
-  const auto backendOpt = option("backend", "Race on: replay (a dataset), cpu, cuda or hip.", "name");
-  const auto raceOperatorOpt = option("race-operator", "The operator a device race measures: a preset or a file.",
-                                      "preset-or-file");
-  const auto exportOpt = option("export-latest", "On History, open the export dialog of the newest run.");
-  parser.addOptions({presetOpt, paramOpt, fromOpt, qOpt, samplesOpt, pageOpt, datasetOpt, algosOpt,
-                     repeatsOpt, trialsOpt, paceOpt, startOpt, repeatsLinesOpt, chartOpt, logXOpt, historyOpt, freshOpt,
-                     operatorOpt, editOpt, backendOpt, raceOperatorOpt, exportOpt});
+  const auto operatorOpt =
+      option("operator", "List an operator file in the library and select it.", "file");
+  const auto editOpt =
+      option("edit", "Open the selected operator in the editor (a preset as a copy).");
+  const auto backendOpt =
+      option("backend", "Race on: replay (a dataset), cpu, cuda or hip.", "name");
+  const auto raceOperatorOpt =
+      option("race-operator", "The operator a device race measures: a preset or a file.",
+             "preset-or-file");
+  const auto exportOpt =
+      option("export-latest", "On History, open the export dialog of the newest run.");
+  parser.addOptions({presetOpt,       paramOpt,   fromOpt,         qOpt,       samplesOpt,
+                     pageOpt,         datasetOpt, algosOpt,        repeatsOpt, trialsOpt,
+                     paceOpt,         startOpt,   repeatsLinesOpt, chartOpt,   logXOpt,
+                     historyOpt,      freshOpt,   operatorOpt,     editOpt,    backendOpt,
+                     raceOperatorOpt, exportOpt});
   parser.process(*app);
   // A -v or -h that was the value of another option: the window was not asked for after all.
   if (textOnly) parser.showHelp(2);
@@ -145,14 +155,15 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(samplesOpt)) {
     const int walks = parser.value(samplesOpt).toInt();
-    QObject::connect(topology, &TopologyPage::distributionShown, topology,
-                     [topology, walks] { topology->sampleWalks(walks); },
-                     Qt::SingleShotConnection);
+    QObject::connect(
+        topology, &TopologyPage::distributionShown, topology,
+        [topology, walks] { topology->sampleWalks(walks); }, Qt::SingleShotConnection);
   }
 
   RunsPage* runs = window.runsPage();
   RaceSetupPanel* setup = runs->setup();
-  if (parser.isSet(algosOpt)) setup->algorithmPanel()->setChecked(parser.value(algosOpt).split(QLatin1Char(',')));
+  if (parser.isSet(algosOpt))
+    setup->algorithmPanel()->setChecked(parser.value(algosOpt).split(QLatin1Char(',')));
   if (parser.isSet(repeatsOpt)) setup->setRepeats(parser.value(repeatsOpt).toInt());
   if (parser.isSet(trialsOpt)) setup->setTrials(parser.value(trialsOpt).toInt());
   if (parser.isSet(paceOpt)) setup->setPaceMs(parser.value(paceOpt).toInt());
@@ -160,38 +171,46 @@ int main(int argc, char** argv) {
   if (parser.isSet(logXOpt)) runs->results()->setLogX(true);
   if (parser.value(chartOpt) == QLatin1String("time")) runs->results()->tabs()->setCurrentIndex(1);
   if (parser.isSet(backendOpt) && !setup->setBackend(parser.value(backendOpt).toLower()))
-    problems << QStringLiteral("unknown backend '%1' (replay, cpu, cuda, hip)").arg(parser.value(backendOpt));
+    problems << QStringLiteral("unknown backend '%1' (replay, cpu, cuda, hip)")
+                    .arg(parser.value(backendOpt));
   if (parser.isSet(raceOperatorOpt)) {
     const QString op = parser.value(raceOperatorOpt);
     if (!setup->setOperator(op)) setup->addOperatorFile(op);
   }
   // A replay starts once its dataset is read; a device race once the probe has found devices.
   if (parser.isSet(startOpt) && setup->backend() == QLatin1String("replay"))
-    QObject::connect(setup->datasetPicker(), &DatasetPicker::loaded, runs, [runs] { runs->start(); },
-                     Qt::SingleShotConnection);
+    QObject::connect(
+        setup->datasetPicker(), &DatasetPicker::loaded, runs, [runs] { runs->start(); },
+        Qt::SingleShotConnection);
   else if (parser.isSet(startOpt))
-    QObject::connect(setup, &RaceSetupPanel::backendsKnown, runs, [runs] { runs->start(); },
-                     Qt::SingleShotConnection);
+    QObject::connect(
+        setup, &RaceSetupPanel::backendsKnown, runs, [runs] { runs->start(); },
+        Qt::SingleShotConnection);
   if (parser.isSet(datasetOpt)) setup->datasetPicker()->load(parser.value(datasetOpt));
   if (parser.isSet(historyOpt)) {
     HistoryPage* history = window.historyPage();
-    QObject::connect(history->model(), &QAbstractItemModel::modelReset, history,
-                     [history] { history->selectRace(0); }, Qt::SingleShotConnection);
+    QObject::connect(
+        history->model(), &QAbstractItemModel::modelReset, history,
+        [history] { history->selectRace(0); }, Qt::SingleShotConnection);
   }
   if (parser.isSet(exportOpt)) {
     HistoryPage* history = window.historyPage();
-    QObject::connect(history->model(), &QAbstractItemModel::modelReset, history, [history] {
-      if (history->model()->rowCount() == 0) return;
-      history->view()->setCurrentIndex(history->model()->index(0, 0));
-      history->exportCurrent();
-    }, Qt::SingleShotConnection);
+    QObject::connect(
+        history->model(), &QAbstractItemModel::modelReset, history,
+        [history] {
+          if (history->model()->rowCount() == 0) return;
+          history->view()->setCurrentIndex(history->model()->index(0, 0));
+          history->exportCurrent();
+        },
+        Qt::SingleShotConnection);
   }
   if (parser.isSet(pageOpt)) {
     const QStringList pages{QStringLiteral("spaces"), QStringLiteral("topology"),
                             QStringLiteral("runs"), QStringLiteral("history")};
     const auto index = pages.indexOf(parser.value(pageOpt).toLower());
     if (index < 0)
-      problems << QStringLiteral("unknown page '%1' (pages: %2)").arg(parser.value(pageOpt), pages.join(QStringLiteral(", ")));
+      problems << QStringLiteral("unknown page '%1' (pages: %2)")
+                      .arg(parser.value(pageOpt), pages.join(QStringLiteral(", ")));
     else
       window.pages()->setCurrentIndex(static_cast<int>(index));
   }

@@ -52,7 +52,8 @@ pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s) {
   argv.push_back(nullptr);
   pid_t pid = -1;
   const int rc = posix_spawnp(&pid, argv[0], actions.get(), nullptr, argv.data(), environ);
-  if (rc != 0) throw std::runtime_error("cannot start '" + args.front() + "': " + std::strerror(rc));
+  if (rc != 0)
+    throw std::runtime_error("cannot start '" + args.front() + "': " + std::strerror(rc));
   return pid;
 }
 

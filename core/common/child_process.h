@@ -9,10 +9,10 @@ namespace opevo {
 
 // Where a child's standard streams go; by default it shares ours.
 struct ChildStreams {
-  int stdinFrom = -1;          // read standard input from this descriptor
-  int stdoutTo = -1;           // write standard output to this descriptor...
-  std::string stdoutFile;      // ...or to this file (created or truncated)
-  bool stdoutToNull = false;   // ...or nowhere
+  int stdinFrom = -1;         // read standard input from this descriptor
+  int stdoutTo = -1;          // write standard output to this descriptor...
+  std::string stdoutFile;     // ...or to this file (created or truncated)
+  bool stdoutToNull = false;  // ...or nowhere
   bool stderrToStdout = false;
   bool stderrToNull = false;
 };

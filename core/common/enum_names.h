@@ -14,7 +14,8 @@ namespace opevo {
 template <typename E, std::size_t N>
 class EnumNames {
  public:
-  constexpr explicit EnumNames(std::array<std::pair<E, std::string_view>, N> table) : m_table(table) {}
+  constexpr explicit EnumNames(std::array<std::pair<E, std::string_view>, N> table)
+      : m_table(table) {}
 
   constexpr std::string_view name(E value) const {
     for (const auto& [v, n] : m_table)
@@ -38,7 +39,8 @@ class EnumNames {
   // "'a','b','c'", for an SQL CHECK (column IN (...)) constraint.
   std::string sqlList() const {
     std::string out;
-    for (std::size_t i = 0; i < N; ++i) out += (i ? ",'" : "'") + std::string(m_table[i].second) + "'";
+    for (std::size_t i = 0; i < N; ++i)
+      out += (i ? ",'" : "'") + std::string(m_table[i].second) + "'";
     return out;
   }
 

@@ -9,7 +9,8 @@ namespace opevo {
 void Budget::check() const {
   if (!trials && !seconds && !targetSpeed)
     throw InputError("a run needs a budget: a number of trials, a time, or a target speed");
-  if (trials && *trials < 1) throw InputError("the trial budget must be at least 1, got " + std::to_string(*trials));
+  if (trials && *trials < 1)
+    throw InputError("the trial budget must be at least 1, got " + std::to_string(*trials));
   if (seconds && !(*seconds > 0)) throw InputError("the time budget must be positive");
 }
 

@@ -15,12 +15,16 @@ double secondsSince(EngineGate::Clock::time_point t) {
 }  // namespace
 
 const EnumNames<Schedule, 2>& scheduleNames() {
-  static const EnumNames<Schedule, 2> names{{{{Schedule::RoundRobin, "round-robin"}, {Schedule::Shuffle, "shuffle"}}}};
+  static const EnumNames<Schedule, 2> names{
+      {{{Schedule::RoundRobin, "round-robin"}, {Schedule::Shuffle, "shuffle"}}}};
   return names;
 }
 
 Engine::Engine(const SearchSpace& space, Measurer& measurer, EngineOptions options)
-    : m_space(space), m_measurer(measurer), m_options(options), m_scheduleRng(options.scheduleSeed),
+    : m_space(space),
+      m_measurer(measurer),
+      m_options(options),
+      m_scheduleRng(options.scheduleSeed),
       m_nextOrder(std::max(1LL, options.firstOrder)) {}
 
 Engine::~Engine() = default;
@@ -54,9 +58,13 @@ void Engine::restore(int index, const std::vector<std::pair<Config, Measurement>
   run.seconds = secondsBefore;
 }
 
-void Engine::setStoreId(int index, std::int64_t id) { m_runs.at(static_cast<std::size_t>(index)).storeId = id; }
+void Engine::setStoreId(int index, std::int64_t id) {
+  m_runs.at(static_cast<std::size_t>(index)).storeId = id;
+}
 
-void Engine::addObserver(EngineObserver& observer) { m_observers.push_back(&observer); }
+void Engine::addObserver(EngineObserver& observer) {
+  m_observers.push_back(&observer);
+}
 
 double Engine::runSeconds(const RunState& run) const {
   if (run.index != m_active) return run.seconds;
@@ -96,14 +104,16 @@ EngineProgress Engine::progress() const {
   // The runs share one pipeline, so the time left is the sum of each run's: its trials left at
   // the mean time per trial measured here, or its tuning time left, whichever ends it first.
   double measured = m_measuredSeconds;
-  if (m_active >= 0) measured += runSeconds(m_runs[static_cast<std::size_t>(m_active)]) -
-                                 m_runs[static_cast<std::size_t>(m_active)].seconds;
+  if (m_active >= 0)
+    measured += runSeconds(m_runs[static_cast<std::size_t>(m_active)]) -
+                m_runs[static_cast<std::size_t>(m_active)].seconds;
   const double perTrial = m_measuredHere > 0 ? measured / double(m_measuredHere) : -1;
   double eta = 0;
   for (const RunState& r : m_runs) {
     if (r.ended()) continue;
     std::optional<double> left;
-    if (r.plan.budget.trials && perTrial >= 0) left = double(*r.plan.budget.trials - r.trials) * perTrial;
+    if (r.plan.budget.trials && perTrial >= 0)
+      left = double(*r.plan.budget.trials - r.trials) * perTrial;
     if (r.plan.budget.seconds) {
       const double byTime = std::max(0.0, *r.plan.budget.seconds - runSeconds(r));
       left = left ? std::min(*left, byTime) : byTime;
@@ -194,7 +204,8 @@ void Engine::measureBatch(RunState& run) {
   } settle{*this, run};
 
   std::size_t want = run.plan.batch ? *run.plan.batch : tuner.preferredBatch();
-  if (run.plan.budget.trials) want = std::min<std::size_t>(want, std::size_t(*run.plan.budget.trials - run.trials));
+  if (run.plan.budget.trials)
+    want = std::min<std::size_t>(want, std::size_t(*run.plan.budget.trials - run.trials));
   const auto t0 = EngineGate::Clock::now();
   const std::vector<Config> batch = tuner.propose(want);
   const double proposeSeconds = secondsSince(t0);
@@ -257,8 +268,8 @@ void Engine::end(RunState& run, EndReason reason, const std::string& message) {
 }
 
 void Engine::fail(RunState& run, const std::string& message) {
-  const std::string what = "run " + std::to_string(run.recordId()) + " (" + run.plan.algorithm + ", repeat " +
-                           std::to_string(run.plan.repeat + 1) + "): " + message;
+  const std::string what = "run " + std::to_string(run.recordId()) + " (" + run.plan.algorithm +
+                           ", repeat " + std::to_string(run.plan.repeat + 1) + "): " + message;
   if (m_failure.empty()) m_failure = what;
   end(run, EndReason::Failed, message);
   // The runs share the pipeline and the store that failed: none of them can go on safely.

@@ -24,23 +24,23 @@ struct RunPlan {
   std::map<std::string, std::string> settings;  // the values that differ from the defaults
   std::uint64_t seed = 1;
   Budget budget;
-  int algorithmIndex = 0;              // its algorithm's place in the race
-  int repeat = 0;                      // 0-based
-  std::optional<std::size_t> batch;    // unset: the tuner's own batch
+  int algorithmIndex = 0;            // its algorithm's place in the race
+  int repeat = 0;                    // 0-based
+  std::optional<std::size_t> batch;  // unset: the tuner's own batch
 };
 
 // A run as it goes; observers read it.
 struct RunState {
-  int index = 0;                // place in the engine, 0-based
+  int index = 0;  // place in the engine, 0-based
   RunPlan plan;
-  std::int64_t storeId = 0;     // its id in the store, 0 when it is not stored
-  int trials = 0;               // measured so far, restored ones included
-  int restored = 0;             // trials it resumed with
+  std::int64_t storeId = 0;  // its id in the store, 0 when it is not stored
+  int trials = 0;            // measured so far, restored ones included
+  int restored = 0;          // trials it resumed with
   double best = 0;
   std::optional<Config> bestConfig;
-  double seconds = 0;           // tuning time (pauses excluded), the time before a resume included
+  double seconds = 0;  // tuning time (pauses excluded), the time before a resume included
   EndReason end = EndReason::None;
-  std::string message;          // why it failed
+  std::string message;  // why it failed
   bool ended() const { return end != EndReason::None; }
   // The id its records carry: the store's when stored, else 1 + its place.
   std::int64_t recordId() const { return storeId ? storeId : index + 1; }
@@ -82,8 +82,8 @@ const EnumNames<Schedule, 2>& scheduleNames();
 struct EngineOptions {
   Schedule schedule = Schedule::RoundRobin;
   std::uint64_t scheduleSeed = 1;
-  int paceMs = 0;             // a replay's pace: each trial takes this long (tuning time)
-  long long firstOrder = 1;   // the order of the first trial (a resumed race continues)
+  int paceMs = 0;            // a replay's pace: each trial takes this long (tuning time)
+  long long firstOrder = 1;  // the order of the first trial (a resumed race continues)
 };
 
 // The one tuning loop of the product. A race is N algorithms x R repeats of runs on one space and
@@ -102,7 +102,8 @@ class Engine {
   // Builds the run's tuner. Throws InputError for an unknown algorithm, a bad setting or budget.
   int addRun(RunPlan plan);
   // A resumed run's stored trials, in measurement order, and its tuning time before them.
-  void restore(int run, const std::vector<std::pair<Config, Measurement>>& trials, double secondsBefore = 0);
+  void restore(int run, const std::vector<std::pair<Config, Measurement>>& trials,
+               double secondsBefore = 0);
   void setStoreId(int run, std::int64_t id);
   // Observers are told in the order they were added; the engine does not own them.
   void addObserver(EngineObserver& observer);

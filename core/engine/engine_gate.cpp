@@ -47,7 +47,8 @@ bool EngineGate::waitWhilePaused() {
 void EngineGate::pace(int ms) {
   if (ms <= 0) return;
   std::unique_lock lock(m_mutex);
-  m_changed.wait_until(lock, Clock::now() + std::chrono::milliseconds(ms), [this] { return m_stopped.load(); });
+  m_changed.wait_until(lock, Clock::now() + std::chrono::milliseconds(ms),
+                       [this] { return m_stopped.load(); });
 }
 
 double EngineGate::pausedSecondsLocked() const {

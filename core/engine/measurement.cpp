@@ -18,9 +18,13 @@ const EnumNames<TrialStatus, 7> kTrialStatusNames{{{
 
 }  // namespace
 
-const EnumNames<TrialStatus, 7>& trialStatusNames() { return kTrialStatusNames; }
+const EnumNames<TrialStatus, 7>& trialStatusNames() {
+  return kTrialStatusNames;
+}
 
-std::string_view statusName(TrialStatus status) { return kTrialStatusNames.name(status); }
+std::string_view statusName(TrialStatus status) {
+  return kTrialStatusNames.name(status);
+}
 
 bool parseStatus(std::string_view name, TrialStatus& out) {
   const auto s = kTrialStatusNames.parse(name);

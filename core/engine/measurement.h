@@ -13,7 +13,15 @@ namespace opevo {
 
 // Why a trial has no speed. Rejected means a device limit found only after compiling (a known
 // constraint never gets this far: the tuner does not propose it).
-enum class TrialStatus { Ok, Rejected, CompileError, LaunchError, RuntimeFault, Timeout, WrongResult };
+enum class TrialStatus {
+  Ok,
+  Rejected,
+  CompileError,
+  LaunchError,
+  RuntimeFault,
+  Timeout,
+  WrongResult
+};
 
 std::string_view statusName(TrialStatus status);
 const EnumNames<TrialStatus, 7>& trialStatusNames();
@@ -22,11 +30,11 @@ bool parseStatus(std::string_view name, TrialStatus& out);
 
 struct Measurement {
   TrialStatus status = TrialStatus::Ok;
-  double speed = 0;               // the fitness: higher is better; 0 unless status is Ok
-  double medianMs = 0;            // median kernel time
-  std::vector<double> timesMs;    // every timed run
+  double speed = 0;             // the fitness: higher is better; 0 unless status is Ok
+  double medianMs = 0;          // median kernel time
+  std::vector<double> timesMs;  // every timed run
   double compileMs = 0;
-  std::string message;            // the failure's reason, empty when Ok
+  std::string message;  // the failure's reason, empty when Ok
 };
 
 // Anything that turns configurations into measurements: a real device backend or a replay of a

@@ -6,7 +6,8 @@ namespace opevo {
 
 void addRace(Engine& engine, const RacePlan& plan) {
   if (plan.algorithms.empty()) throw InputError("no algorithm given (--algos opevo,random,...)");
-  if (plan.repeats < 1) throw InputError("--repeats must be at least 1, got " + std::to_string(plan.repeats));
+  if (plan.repeats < 1)
+    throw InputError("--repeats must be at least 1, got " + std::to_string(plan.repeats));
   for (int repeat = 0; repeat < plan.repeats; ++repeat) {
     for (std::size_t a = 0; a < plan.algorithms.size(); ++a) {
       RunPlan run;

@@ -47,14 +47,16 @@ std::vector<SummaryRow> summarize(const std::vector<TrialRecord>& trials,
 }
 
 std::string summaryMarkdown(const std::vector<SummaryRow>& rows, const std::string& speedUnit) {
-  std::string md = "| algorithm | trials | mean best (" + speedUnit + ") | std | fraction of optimum |\n";
+  std::string md =
+      "| algorithm | trials | mean best (" + speedUnit + ") | std | fraction of optimum |\n";
   md += "| --- | ---: | ---: | ---: | ---: |\n";
   for (const SummaryRow& r : rows) {
     char fraction[32] = "n/a";
-    if (r.meanFractionOfOptimum) std::snprintf(fraction, sizeof fraction, "%.6g", *r.meanFractionOfOptimum);
+    if (r.meanFractionOfOptimum)
+      std::snprintf(fraction, sizeof fraction, "%.6g", *r.meanFractionOfOptimum);
     char line[256];
-    std::snprintf(line, sizeof line, "| %s | %d | %.4g | %.3g | %s |\n", r.algorithm.c_str(), r.trials,
-                  r.meanBest, r.stdBest, fraction);
+    std::snprintf(line, sizeof line, "| %s | %d | %.4g | %.3g | %s |\n", r.algorithm.c_str(),
+                  r.trials, r.meanBest, r.stdBest, fraction);
     md += line;
   }
   return md;
@@ -64,8 +66,9 @@ void writeSummaryJson(const std::string& path, const std::vector<SummaryRow>& su
                       const std::string& measuredBy, const std::string& speedUnit) {
   nlohmann::json rows = nlohmann::json::array();
   for (const SummaryRow& r : summary) {
-    nlohmann::json row{{"algorithm", r.algorithm}, {"trials", r.trials},         {"mean_best", r.meanBest},
-                       {"std_best", r.stdBest},    {"speed_unit", speedUnit}, {"measured_by", measuredBy}};
+    nlohmann::json row{{"algorithm", r.algorithm}, {"trials", r.trials},
+                       {"mean_best", r.meanBest},  {"std_best", r.stdBest},
+                       {"speed_unit", speedUnit},  {"measured_by", measuredBy}};
     row["mean_fraction_of_optimum"] =
         r.meanFractionOfOptimum ? nlohmann::json(*r.meanFractionOfOptimum) : nlohmann::json();
     rows.push_back(std::move(row));

@@ -28,13 +28,17 @@ const EnumNames<EndReason, 7>& endReasonNames() {
 
 RunStatus statusAfter(EndReason reason) {
   switch (reason) {
-    case EndReason::None: return RunStatus::Running;
-    case EndReason::Stopped: return RunStatus::Interrupted;
-    case EndReason::Failed: return RunStatus::Failed;
+    case EndReason::None:
+      return RunStatus::Running;
+    case EndReason::Stopped:
+      return RunStatus::Interrupted;
+    case EndReason::Failed:
+      return RunStatus::Failed;
     case EndReason::Trials:
     case EndReason::Time:
     case EndReason::Target:
-    case EndReason::Exhausted: return RunStatus::Finished;
+    case EndReason::Exhausted:
+      return RunStatus::Finished;
   }
   return RunStatus::Failed;
 }

@@ -23,8 +23,12 @@ enum class EndReason {
 
 const EnumNames<RunStatus, 4>& runStatusNames();
 const EnumNames<EndReason, 7>& endReasonNames();
-inline std::string_view runStatusName(RunStatus s) { return runStatusNames().name(s); }
-inline std::string_view endReasonName(EndReason r) { return endReasonNames().name(r); }
+inline std::string_view runStatusName(RunStatus s) {
+  return runStatusNames().name(s);
+}
+inline std::string_view endReasonName(EndReason r) {
+  return endReasonNames().name(r);
+}
 
 // The status a run is left in when it ends for this reason.
 RunStatus statusAfter(EndReason reason);

@@ -20,7 +20,8 @@ void StoreRecorder::createRuns() {
     rec.operatorJson = m_context.operatorJson;
     rec.algorithm = r.plan.algorithm;
     nlohmann::json settings = nlohmann::json::object();
-    for (const SettingInfo& s : m_engine.tuner(r.index).settings().all()) settings[s.name] = s.value;
+    for (const SettingInfo& s : m_engine.tuner(r.index).settings().all())
+      settings[s.name] = s.value;
     rec.settingsJson = settings.dump();
     rec.seed = r.plan.seed;
     rec.backend = m_context.backend;

@@ -24,7 +24,8 @@ std::string csvField(const std::string& s) {
 }
 
 std::string trialsCsvHeader() {
-  return "order,run,algorithm,repeat,seed,trial,config,status,speed,best_so_far,median_ms,compile_ms,"
+  return "order,run,algorithm,repeat,seed,trial,config,status,speed,best_so_far,median_ms,compile_"
+         "ms,"
          "tuner_ms,seconds,message\n";
 }
 
@@ -32,7 +33,8 @@ std::string trialsCsvRow(const TrialRecord& t) {
   const Measurement& m = t.measurement;
   std::string row;
   row += std::to_string(t.order) + ',' + std::to_string(t.run) + ',' + csvField(t.algorithm) + ',';
-  row += std::to_string(t.repeat) + ',' + std::to_string(t.seed) + ',' + std::to_string(t.trial) + ',';
+  row +=
+      std::to_string(t.repeat) + ',' + std::to_string(t.seed) + ',' + std::to_string(t.trial) + ',';
   row += csvField(t.config) + ',' + std::string(statusName(m.status)) + ',' + number(m.speed) + ',';
   row += number(t.bestSoFar) + ',' + number(m.medianMs) + ',' + number(m.compileMs) + ',';
   row += number(t.tunerSeconds * 1e3) + ',' + number(t.seconds) + ',' + csvField(m.message) + '\n';

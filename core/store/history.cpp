@@ -72,7 +72,8 @@ void HistoryMeasurer::measureEach(const std::vector<Config>& configs, const Tria
     done(i, m);
   }
   if (!missing.empty())
-    m_inner.measureEach(missing, [&](std::size_t j, const Measurement& m) { done(missingIndex[j], m); });
+    m_inner.measureEach(missing,
+                        [&](std::size_t j, const Measurement& m) { done(missingIndex[j], m); });
 }
 
 std::vector<Measurement> HistoryMeasurer::measure(const std::vector<Config>& configs) {

@@ -19,15 +19,15 @@ struct RunRecord {
   std::string algorithm;
   std::string settingsJson;  // every tuner setting
   std::uint64_t seed = 0;
-  std::string backend;       // cuda, hip, cpu, replay
-  std::string device;        // device description
-  std::string budgetJson;    // {"trials": N} or {"seconds": S} or {"target": T}
+  std::string backend;     // cuda, hip, cpu, replay
+  std::string device;      // device description
+  std::string budgetJson;  // {"trials": N} or {"seconds": S} or {"target": T}
   RunStatus status = RunStatus::Running;
   EndReason endReason = EndReason::None;  // None while running, and for runs stored before v2
-  std::string started;       // ISO 8601 UTC
+  std::string started;                    // ISO 8601 UTC
   std::string ended;
   std::string speedUnit;
-  std::string label;         // what measured it, as shown: "replay of A100.json.gz (...)"
+  std::string label;  // what measured it, as shown: "replay of A100.json.gz (...)"
   // Race membership: 0 for a run of its own; else the race, its algorithm's place in the race
   // and the repeat (0-based).
   std::int64_t raceId = 0;
@@ -40,16 +40,16 @@ struct RunRecord {
 
 struct TrialRow {
   std::int64_t runId = 0;
-  int seq = 0;               // 1-based order of measurement within the run
-  long long order = 0;       // 1-based order of measurement within its race (its run, alone)
-  std::string config;        // SearchSpace::format text
+  int seq = 0;          // 1-based order of measurement within the run
+  long long order = 0;  // 1-based order of measurement within its race (its run, alone)
+  std::string config;   // SearchSpace::format text
   TrialStatus status = TrialStatus::Ok;
   std::string message;
   std::vector<double> timesMs;
   double medianMs = 0;
   double speed = 0;
   double compileMs = 0;
-  double seconds = 0;        // the run's tuning time at this trial (0 when stored before v2)
+  double seconds = 0;  // the run's tuning time at this trial (0 when stored before v2)
   std::string started;
   std::string finished;
 };

@@ -6,7 +6,8 @@ namespace opevo {
 
 nlohmann::json runOperator(const std::string& operatorJson) {
   nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw InputError("the stored run's operator is not a JSON object");
+  if (j.is_discarded() || !j.is_object())
+    throw InputError("the stored run's operator is not a JSON object");
   return j;
 }
 

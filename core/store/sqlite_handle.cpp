@@ -9,6 +9,9 @@ void throwSqlite(sqlite3* db, const std::string& doing) {
   std::string reason = sqlite3_errmsg(db);
   if ((code & 0xff) == SQLITE_FULL) reason = "the disk is full";
   if ((code & 0xff) == SQLITE_READONLY) reason = "the database or its folder is read-only";
+  if ((code & 0xff) == SQLITE_BUSY)
+    reason = "the database is locked by another program (waited " +
+             std::to_string(kBusyWaitMs / 1000) + " s for it)";
   throw InputError(doing + " failed: " + reason + " (nothing already stored was changed)");
 }
 
@@ -25,7 +28,9 @@ Statement::Statement(sqlite3* db, const char* sql) : m_db(db) {
     throwSqlite(db, std::string("preparing ") + sql);
 }
 
-Statement::~Statement() { sqlite3_finalize(m_stmt); }
+Statement::~Statement() {
+  sqlite3_finalize(m_stmt);
+}
 
 Statement& Statement::bind(int index, const std::string& value) {
   sqlite3_bind_text(m_stmt, index, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
@@ -55,9 +60,15 @@ void Statement::run() {
   }
 }
 
-std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
-double Statement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
-bool Statement::isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
+std::int64_t Statement::integer(int column) const {
+  return sqlite3_column_int64(m_stmt, column);
+}
+double Statement::real(int column) const {
+  return sqlite3_column_double(m_stmt, column);
+}
+bool Statement::isNull(int column) const {
+  return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
+}
 std::string Statement::text(int column) const {
   const auto* p = sqlite3_column_text(m_stmt, column);
   return p ? reinterpret_cast<const char*>(p) : "";

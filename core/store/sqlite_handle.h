@@ -7,6 +7,9 @@
 
 namespace opevo {
 
+// How long a write waits for another program's lock on the database before it fails.
+inline constexpr int kBusyWaitMs = 5000;
+
 // A prepared statement that finalizes itself; bind() is 1-based like SQLite's.
 class Statement {
  public:

@@ -126,7 +126,9 @@ const Migration kMigrations[] = {
     )sql"},
 };
 
-std::string inQuotes(const std::string& path) { return "'" + path + "'"; }
+std::string inQuotes(const std::string& path) {
+  return "'" + path + "'";
+}
 
 // Everything that decides whether the file may be opened for writing, without writing to it.
 void checkExisting(const std::string& path) {
@@ -142,6 +144,8 @@ void checkExisting(const std::string& path) {
     sqlite3_close(db);
     throw InputError("database " + inQuotes(path) + " cannot be opened (left untouched)");
   }
+  // Another program may be writing it right now (creating or migrating it, committing a trial).
+  sqlite3_busy_timeout(db, kBusyWaitMs);
   std::string problem;
   try {
     Statement check(db, "PRAGMA quick_check");
@@ -165,7 +169,8 @@ void checkExisting(const std::string& path) {
     problem = std::string("cannot be read: ") + e.what();
   }
   sqlite3_close(db);
-  if (!problem.empty()) throw InputError("database " + inQuotes(path) + " " + problem + " (left untouched)");
+  if (!problem.empty())
+    throw InputError("database " + inQuotes(path) + " " + problem + " (left untouched)");
 }
 
 }  // namespace
@@ -184,7 +189,8 @@ std::string Store::defaultPath() {
 std::string Store::nowUtc() {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buffer[40];
@@ -198,7 +204,8 @@ Store::Store(const std::string& path) : m_path(path) {
   std::error_code ec;
   const auto folder = std::filesystem::path(path).parent_path();
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
-  if (ec) throw InputError("cannot create the database folder " + folder.string() + ": " + ec.message());
+  if (ec)
+    throw InputError("cannot create the database folder " + folder.string() + ": " + ec.message());
   if (std::filesystem::exists(path)) checkExisting(path);
   if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
@@ -206,12 +213,13 @@ Store::Store(const std::string& path) : m_path(path) {
     sqlite3_close(m_db);
     throw InputError("cannot open database " + inQuotes(path) + ": " + reason);
   }
-  sqlite3_busy_timeout(m_db, 5000);
+  sqlite3_busy_timeout(m_db, kBusyWaitMs);
   try {
     exec(m_db, "PRAGMA journal_mode=WAL", "switching " + inQuotes(path) + " to WAL mode");
     // NORMAL in WAL mode: a committed trial survives a killed process (only a power loss can
     // take the last commits), at a fraction of FULL's cost.
-    exec(m_db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", "configuring " + inQuotes(path));
+    exec(m_db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
+         "configuring " + inQuotes(path));
     migrate();
   } catch (...) {
     sqlite3_close(m_db);
@@ -219,7 +227,9 @@ Store::Store(const std::string& path) : m_path(path) {
   }
 }
 
-Store::~Store() { sqlite3_close(m_db); }
+Store::~Store() {
+  sqlite3_close(m_db);
+}
 
 void Store::migrate() {
   // One step a transaction, the version read inside it: two programs opening a new or old file at
@@ -239,7 +249,8 @@ void Store::migrate() {
         return;
       }
       const int next = current == 0 ? kSchemaVersion : current + 1;
-      const std::string doing = "migrating " + inQuotes(m_path) + " to schema " + std::to_string(next);
+      const std::string doing =
+          "migrating " + inQuotes(m_path) + " to schema " + std::to_string(next);
       if (current == 0) {
         exec(m_db, kSchema, "creating the tables of " + inQuotes(m_path));
       } else {
@@ -266,11 +277,12 @@ std::int64_t Store::createRace() {
 }
 
 std::int64_t Store::createRun(const RunRecord& r) {
-  Statement s(m_db,
-              "INSERT INTO runs (operator_name, operator_json, algorithm, settings_json, seed, "
-              "backend, device, budget_json, status, end_reason, started, ended, speed_unit, label, "
-              "race_id, race_algorithm, race_repeat, reference_library, reference_speed) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  Statement s(
+      m_db,
+      "INSERT INTO runs (operator_name, operator_json, algorithm, settings_json, seed, "
+      "backend, device, budget_json, status, end_reason, started, ended, speed_unit, label, "
+      "race_id, race_algorithm, race_repeat, reference_library, reference_speed) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, r.operatorName).bind(2, r.operatorJson).bind(3, r.algorithm).bind(4, r.settingsJson);
   s.bind(5, static_cast<std::int64_t>(r.seed)).bind(6, r.backend).bind(7, r.device);
   s.bind(8, r.budgetJson).bind(9, std::string(runStatusName(r.status)));
@@ -278,7 +290,8 @@ std::int64_t Store::createRun(const RunRecord& r) {
   s.bind(11, r.started.empty() ? nowUtc() : r.started).bind(12, r.ended).bind(13, r.speedUnit);
   s.bind(14, r.label);
   if (r.raceId) s.bind(15, r.raceId);  // else NULL: a run of its own
-  s.bind(16, static_cast<std::int64_t>(r.raceAlgorithm)).bind(17, static_cast<std::int64_t>(r.raceRepeat));
+  s.bind(16, static_cast<std::int64_t>(r.raceAlgorithm))
+      .bind(17, static_cast<std::int64_t>(r.raceRepeat));
   s.bind(18, r.referenceLibrary);
   if (r.referenceSpeed) s.bind(19, *r.referenceSpeed);
   s.run();
@@ -297,10 +310,11 @@ void Store::setRunReference(std::int64_t runId, const std::string& library, doub
 }
 
 void Store::appendTrial(const TrialRow& t) {
-  Statement s(m_db,
-              "INSERT INTO trials (run_id, seq, measure_order, config, status, message, times_json, "
-              "median_ms, speed, compile_ms, tuning_seconds, started, finished) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  Statement s(
+      m_db,
+      "INSERT INTO trials (run_id, seq, measure_order, config, status, message, times_json, "
+      "median_ms, speed, compile_ms, tuning_seconds, started, finished) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, t.runId).bind(2, static_cast<std::int64_t>(t.seq));
   s.bind(3, static_cast<std::int64_t>(t.order > 0 ? t.order : t.seq)).bind(4, t.config);
   s.bind(5, std::string(statusName(t.status))).bind(6, t.message);
@@ -340,7 +354,8 @@ namespace {
 template <typename E, std::size_t N>
 E parsedOrThrow(const EnumNames<E, N>& names, const std::string& text, const std::string& what) {
   const auto v = names.parse(text);
-  if (!v) throw InputError("the database holds " + what + " '" + text + "', expected " + names.list());
+  if (!v)
+    throw InputError("the database holds " + what + " '" + text + "', expected " + names.list());
   return *v;
 }
 
@@ -400,9 +415,10 @@ std::optional<RunRecord> Store::run(std::int64_t runId) const {
 
 long long Store::lastOrder(const RunRecord& run) const {
   Statement s(m_db,
-              run.raceId ? "SELECT max(measure_order) FROM trials JOIN runs ON runs.id = trials.run_id "
-                           "WHERE runs.race_id = ?"
-                         : "SELECT max(measure_order) FROM trials WHERE run_id = ?");
+              run.raceId
+                  ? "SELECT max(measure_order) FROM trials JOIN runs ON runs.id = trials.run_id "
+                    "WHERE runs.race_id = ?"
+                  : "SELECT max(measure_order) FROM trials WHERE run_id = ?");
   s.bind(1, run.raceId ? run.raceId : run.id);
   s.step();
   return s.integer(0);

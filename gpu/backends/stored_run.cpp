@@ -15,8 +15,9 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
   if (!stored) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
   if (stored->status == RunStatus::Finished)
     throw InputError("run " + std::to_string(runId) + " already finished (" +
-                     std::string(endReasonName(stored->endReason).empty() ? "budget spent"
-                                                                          : endReasonName(stored->endReason)) +
+                     std::string(endReasonName(stored->endReason).empty()
+                                     ? "budget spent"
+                                     : endReasonName(stored->endReason)) +
                      "); nothing to resume");
   ResumedRun r;
   r.run = *stored;

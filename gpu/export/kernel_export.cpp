@@ -28,26 +28,31 @@ void writeFile(const fs::path& path, const std::string& text, ExportResult& resu
 
 std::string macroName(const std::string& name) {
   std::string m = "OPEVO_";
-  for (char c : name) m += std::isalnum(static_cast<unsigned char>(c)) ? char(std::toupper(c)) : '_';
+  for (char c : name)
+    m += std::isalnum(static_cast<unsigned char>(c)) ? char(std::toupper(c)) : '_';
   return m;
 }
 
-std::string configHeader(const SearchSpace& space, const Config& c, const codegen::GeneratedKernel& k) {
-  std::string h = "// The tuned configuration as macros, for build systems that want the numbers.\n#pragma once\n";
+std::string configHeader(const SearchSpace& space, const Config& c,
+                         const codegen::GeneratedKernel& k) {
+  std::string h =
+      "// The tuned configuration as macros, for build systems that want the numbers.\n#pragma "
+      "once\n";
   for (std::size_t i = 0; i < space.dims(); ++i) {
     const Parameter& p = space.param(i);
     if (p.kind() == ParamKind::Factor || p.kind() == ParamKind::Perm)
       for (std::size_t j = 0; j < c[i].size(); ++j)
-        h += "#define " + macroName(p.name()) + "_" + std::to_string(j) + " " + std::to_string(c[i][j]) + "\n";
+        h += "#define " + macroName(p.name()) + "_" + std::to_string(j) + " " +
+             std::to_string(c[i][j]) + "\n";
     else
       h += "#define " + macroName(p.name()) + " " + p.format(c[i]) + "\n";
   }
   const auto& l = k.launch;
-  h += "#define OPEVO_GRID_X " + std::to_string(l.grid.x) + "\n#define OPEVO_GRID_Y " + std::to_string(l.grid.y) +
-       "\n#define OPEVO_GRID_Z " + std::to_string(l.grid.z) + "\n#define OPEVO_BLOCK_X " +
-       std::to_string(l.block.x) + "\n#define OPEVO_BLOCK_Y " + std::to_string(l.block.y) +
-       "\n#define OPEVO_BLOCK_Z " + std::to_string(l.block.z) + "\n#define OPEVO_SHARED_BYTES " +
-       std::to_string(l.sharedBytes) + "\n";
+  h += "#define OPEVO_GRID_X " + std::to_string(l.grid.x) + "\n#define OPEVO_GRID_Y " +
+       std::to_string(l.grid.y) + "\n#define OPEVO_GRID_Z " + std::to_string(l.grid.z) +
+       "\n#define OPEVO_BLOCK_X " + std::to_string(l.block.x) + "\n#define OPEVO_BLOCK_Y " +
+       std::to_string(l.block.y) + "\n#define OPEVO_BLOCK_Z " + std::to_string(l.block.z) +
+       "\n#define OPEVO_SHARED_BYTES " + std::to_string(l.sharedBytes) + "\n";
   return h;
 }
 
@@ -67,11 +72,13 @@ RunBest findBest(const Store& store, std::int64_t runId) {
   r.trials = store.trials(runId);
   bool found = false;
   for (std::size_t i = 0; i < r.trials.size(); ++i)
-    if (r.trials[i].status == TrialStatus::Ok && (!found || r.trials[i].speed > r.trials[r.best].speed)) {
+    if (r.trials[i].status == TrialStatus::Ok &&
+        (!found || r.trials[i].speed > r.trials[r.best].speed)) {
       r.best = i;
       found = true;
     }
-  if (!found) throw InputError("run " + std::to_string(runId) + " has no successful trial to export");
+  if (!found)
+    throw InputError("run " + std::to_string(runId) + " has no successful trial to export");
   return r;
 }
 
@@ -93,21 +100,25 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
   BestKernel k;
   k.backendName = backendWanted.empty() ? run.backend : backendWanted;
   k.backend = codegen::parseBackend(k.backendName);
-  k.def = operatorDefinitionFromJson(runOperator(run.operatorJson), "run " + std::to_string(run.id));
+  k.def =
+      operatorDefinitionFromJson(runOperator(run.operatorJson), "run " + std::to_string(run.id));
   k.config = k.def.space.parse(best.config);
   k.kernel = codegen::generateKernel(k.def.op, k.def.space, k.config, k.backend);
-  k.ext = k.backend == codegen::Backend::Cpu ? "cpp" : k.backend == codegen::Backend::Hip ? "hip" : "cu";
+  k.ext = k.backend == codegen::Backend::Cpu   ? "cpp"
+          : k.backend == codegen::Backend::Hip ? "hip"
+                                               : "cu";
   char header[1024];
   std::snprintf(header, sizeof header,
                 "// Exported by OpEvo Studio %s on %s\n// Operator:      %s\n// Configuration: %s\n"
                 "// Measured:      %.6g %s on %s (%s backend), trial %d of run %lld (%s)\n",
-                OPEVO_VERSION, Store::nowUtc().c_str(), k.def.op.describe().c_str(), best.config.c_str(),
-                best.speed, run.speedUnit.c_str(), run.device.c_str(), run.backend.c_str(), best.seq,
-                static_cast<long long>(run.id), run.algorithm.c_str());
+                OPEVO_VERSION, Store::nowUtc().c_str(), k.def.op.describe().c_str(),
+                best.config.c_str(), best.speed, run.speedUnit.c_str(), run.device.c_str(),
+                run.backend.c_str(), best.seq, static_cast<long long>(run.id),
+                run.algorithm.c_str());
   std::string note;
   if (k.backendName != run.backend)
-    note = "// Note: tuned on " + run.backend + "; this is the same configuration for " + k.backendName +
-           ", not measured there.\n";
+    note = "// Note: tuned on " + run.backend + "; this is the same configuration for " +
+           k.backendName + ", not measured there.\n";
   k.fileText = std::string(header) + note + "#include \"config.h\"\n\n" + k.kernel.source;
   return k;
 }
@@ -120,7 +131,8 @@ std::string replayNote(std::int64_t runId) {
 
 }  // namespace
 
-KernelPreview previewBestKernel(const Store& store, std::int64_t runId, const std::string& backend) {
+KernelPreview previewBestKernel(const Store& store, std::int64_t runId,
+                                const std::string& backend) {
   const RunBest r = findBest(store, runId);
   KernelPreview p;
   p.configuration = r.bestTrial().config;
@@ -136,12 +148,13 @@ KernelPreview previewBestKernel(const Store& store, std::int64_t runId, const st
   p.fileName = "kernel." + k.ext;
   p.source = k.fileText;
   const auto& l = k.kernel.launch;
-  p.summary = k.kernel.summary + "; launch grid " + std::to_string(l.grid.x) + "x" + std::to_string(l.grid.y) +
-              "x" + std::to_string(l.grid.z) + ", block " + std::to_string(l.block.x) + "x" +
-              std::to_string(l.block.y) + "x" + std::to_string(l.block.z) + ", " +
-              std::to_string(l.sharedBytes) + " B shared";
+  p.summary = k.kernel.summary + "; launch grid " + std::to_string(l.grid.x) + "x" +
+              std::to_string(l.grid.y) + "x" + std::to_string(l.grid.z) + ", block " +
+              std::to_string(l.block.x) + "x" + std::to_string(l.block.y) + "x" +
+              std::to_string(l.block.z) + ", " + std::to_string(l.sharedBytes) + " B shared";
   if (k.backendName != r.run.backend)
-    p.note = "tuned on " + r.run.backend + ": the same configuration for " + k.backendName + ", not measured there";
+    p.note = "tuned on " + r.run.backend + ": the same configuration for " + k.backendName +
+             ", not measured there";
   return p;
 }
 
@@ -157,11 +170,16 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   for (const TrialRecord& t : trialRecords(r.run, r.trials)) csv += trialsCsvRow(t);
   writeFile(dir / "trials.csv", csv, result);
 
-  nlohmann::json record{{"run", runId},         {"operator", run.operatorName},
-                        {"algorithm", run.algorithm}, {"backend", run.backend},
-                        {"device", run.device}, {"configuration", best.config},
-                        {"speed", best.speed},  {"speed_unit", run.speedUnit},
-                        {"trial", best.seq},    {"trials", r.trials.size()},
+  nlohmann::json record{{"run", runId},
+                        {"operator", run.operatorName},
+                        {"algorithm", run.algorithm},
+                        {"backend", run.backend},
+                        {"device", run.device},
+                        {"configuration", best.config},
+                        {"speed", best.speed},
+                        {"speed_unit", run.speedUnit},
+                        {"trial", best.seq},
+                        {"trials", r.trials.size()},
                         {"exported", Store::nowUtc()}};
   if (run.backend == "replay") {
     result.note = replayNote(runId);
@@ -174,9 +192,10 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   writeFile(dir / "config.h", configHeader(k.def.space, k.config, k.kernel), result);
   record["export_backend"] = k.backendName;
   record["entry"] = k.kernel.entry;
-  record["launch"] = {{"grid", {k.kernel.launch.grid.x, k.kernel.launch.grid.y, k.kernel.launch.grid.z}},
-                      {"block", {k.kernel.launch.block.x, k.kernel.launch.block.y, k.kernel.launch.block.z}},
-                      {"shared_bytes", k.kernel.launch.sharedBytes}};
+  record["launch"] = {
+      {"grid", {k.kernel.launch.grid.x, k.kernel.launch.grid.y, k.kernel.launch.grid.z}},
+      {"block", {k.kernel.launch.block.x, k.kernel.launch.block.y, k.kernel.launch.block.z}},
+      {"shared_bytes", k.kernel.launch.sharedBytes}};
   record["operator_spec"] = operatorDefinitionToJson(k.def);
   writeFile(dir / "record.json", record.dump(2) + "\n", result);
 
@@ -188,10 +207,13 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
     result.buildCommand = "nvcc -O3 -arch=native -o check check.cu && ./check";
   else
     result.buildCommand = "hipcc -O3 -o check check.hip && ./check";
-  writeFile(dir / "build.sh", "#!/bin/sh\n# Builds the self-check and runs it: it prints PASS or FAIL.\nset -e\ncd \"$(dirname \"$0\")\"\n" +
-                                  result.buildCommand + "\n",
+  writeFile(dir / "build.sh",
+            "#!/bin/sh\n# Builds the self-check and runs it: it prints PASS or FAIL.\nset -e\ncd "
+            "\"$(dirname \"$0\")\"\n" +
+                result.buildCommand + "\n",
             result);
-  fs::permissions(dir / "build.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+  fs::permissions(dir / "build.sh",
+                  fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);
   return result;
 }

@@ -32,7 +32,9 @@ WorkerClient::WorkerClient(std::string workerPath) : m_path(std::move(workerPath
   std::signal(SIGPIPE, SIG_IGN);
 }
 
-WorkerClient::~WorkerClient() { stop(false); }
+WorkerClient::~WorkerClient() {
+  stop(false);
+}
 
 void WorkerClient::start() {
   int in[2], out[2];
@@ -91,7 +93,8 @@ WorkerClient::Reply WorkerClient::call(const nlohmann::json& request, double tim
     reply.message = describeExit();
     return reply;
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
   while (true) {
     const auto newline = m_buffer.find('\n');
     if (newline != std::string::npos) {
@@ -110,11 +113,13 @@ WorkerClient::Reply WorkerClient::call(const nlohmann::json& request, double tim
       }
       return reply;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       stop(true);
       reply.failure = TrialStatus::Timeout;
-      reply.message = "no answer within " + std::to_string(timeoutSeconds) + " s; the worker was killed";
+      reply.message =
+          "no answer within " + std::to_string(timeoutSeconds) + " s; the worker was killed";
       return reply;
     }
     pollfd p{m_fromWorker, POLLIN, 0};

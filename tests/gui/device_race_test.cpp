@@ -16,15 +16,15 @@
 
 #include "gui_test_support.h"
 #include "store/store.h"
-#include "ui/widgets/algorithm_panel.h"
-#include "ui/models/history_model.h"
-#include "ui/pages/history_page.h"
-#include "ui/widgets/kernel_export_dialog.h"
-#include "ui/main_window.h"
 #include "ui/controller/race_data.h"
-#include "ui/widgets/race_setup_panel.h"
-#include "ui/pages/runs_page.h"
+#include "ui/main_window.h"
+#include "ui/models/history_model.h"
 #include "ui/models/trials_model.h"
+#include "ui/pages/history_page.h"
+#include "ui/pages/runs_page.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/kernel_export_dialog.h"
+#include "ui/widgets/race_setup_panel.h"
 
 namespace opevo::ui {
 namespace {
@@ -67,18 +67,18 @@ class DeviceRaceTest : public ::testing::Test {
     setup()->setRepeats(1);
     setup()->setTrials(trials);
     // The probe runs off the GUI thread; until it answers a device race waits.
-    ASSERT_TRUE(waitUntil([&] {
-      QString problem;
-      setup()->spec(&problem);
-      return !problem.startsWith(QStringLiteral("Still looking"));
-    }, 60000));
+    ASSERT_TRUE(waitUntil(
+        [&] {
+          QString problem;
+          setup()->spec(&problem);
+          return !problem.startsWith(QStringLiteral("Still looking"));
+        },
+        60000));
   }
   bool raceEnded(int timeoutMs = 180000) {
     return waitUntil([&] { return !runs()->controller()->busy(); }, timeoutMs);
   }
-  std::vector<RunRecord> storedRuns() {
-    return Store(Store::defaultPath()).runs();
-  }
+  std::vector<RunRecord> storedRuns() { return Store(Store::defaultPath()).runs(); }
   int historyRowOf(std::int64_t runId) {
     for (int r = 0; r < history()->model()->rowCount(); ++r)
       if (history()->model()->row(r).run.id == runId) return r;
@@ -97,8 +97,9 @@ TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
   ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
   test::StallProbe probe;
   ASSERT_TRUE(raceEnded());
-  std::printf("[ stall    ] longest GUI-thread gap during a CPU-backend race of %d trials: %lld ms\n",
-              static_cast<int>(runs()->data()->trials().size()), static_cast<long long>(probe.longestMs()));
+  std::printf(
+      "[ stall    ] longest GUI-thread gap during a CPU-backend race of %d trials: %lld ms\n",
+      static_cast<int>(runs()->data()->trials().size()), static_cast<long long>(probe.longestMs()));
   RecordProperty("longest_gui_stall_cpu_ms", static_cast<int>(probe.longestMs()));
   EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
   const RaceData& data = *runs()->data();
@@ -110,7 +111,8 @@ TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
   std::vector<int> turns;
   for (std::size_t i = 0; i < data.trials().size(); ++i) {
     EXPECT_EQ(data.trials()[i].order, static_cast<long long>(i + 1));
-    if (turns.empty() || turns.back() != data.trials()[i].algorithm) turns.push_back(data.trials()[i].algorithm);
+    if (turns.empty() || turns.back() != data.trials()[i].algorithm)
+      turns.push_back(data.trials()[i].algorithm);
   }
   EXPECT_EQ(turns, (std::vector<int>{0, 1, 0, 1}));
   int ok = 0;
@@ -120,13 +122,15 @@ TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
   ASSERT_TRUE(data.info().reference.has_value());
   EXPECT_EQ(data.info().reference->name, QStringLiteral("OpenBLAS sgemm"));
   EXPECT_GT(data.info().reference->speed, 0);
-  EXPECT_TRUE(data.info().label.contains(QStringLiteral("mm96"))) << data.info().label.toStdString();
+  EXPECT_TRUE(data.info().label.contains(QStringLiteral("mm96")))
+      << data.info().label.toStdString();
   EXPECT_TRUE(data.info().label.contains(QStringLiteral("real measurements")));
   EXPECT_EQ(data.info().speedUnit, QStringLiteral("TFLOPS"));
   // Both runs are in the store as CPU runs of the operator, and a CLI resume could read them.
   int cpuRuns = 0;
   for (const RunRecord& r : storedRuns())
-    if (r.backend == "cpu" && r.operatorName == "mm96" && r.status == RunStatus::Finished) ++cpuRuns;
+    if (r.backend == "cpu" && r.operatorName == "mm96" && r.status == RunStatus::Finished)
+      ++cpuRuns;
   EXPECT_GE(cpuRuns, 2);
 }
 
@@ -135,7 +139,8 @@ TEST_F(DeviceRaceTest, AnUnavailableBackendIsRefusedNamingTheOnesThereAre) {
   ASSERT_TRUE(setup()->setBackend(QStringLiteral("hip")));  // no AMD GPU on the test machines
   EXPECT_FALSE(runs()->start());
   EXPECT_FALSE(runs()->controller()->busy());
-  EXPECT_TRUE(runs()->message().contains(QStringLiteral("not available"))) << runs()->message().toStdString();
+  EXPECT_TRUE(runs()->message().contains(QStringLiteral("not available")))
+      << runs()->message().toStdString();
   EXPECT_TRUE(runs()->message().contains(QStringLiteral("cpu"))) << runs()->message().toStdString();
   EXPECT_TRUE(runs()->startAction()->isEnabled());
 }
@@ -162,7 +167,8 @@ TEST_F(DeviceRaceTest, AStoppedRunResumesFromHistoryWithoutMeasuringAgain) {
   ASSERT_LT(before, 6u);
   std::int64_t runId = 0;
   for (const RunRecord& r : storedRuns())
-    if (r.status == RunStatus::Interrupted && r.operatorName == "mm96") runId = std::max(runId, r.id);
+    if (r.status == RunStatus::Interrupted && r.operatorName == "mm96")
+      runId = std::max(runId, r.id);
   ASSERT_GT(runId, 0);
 
   m_window.pages()->setCurrentWidget(history());
@@ -206,7 +212,8 @@ TEST_F(DeviceRaceTest, TheBestKernelIsPreviewedAndExportedFromHistory) {
   auto* dialog = history()->findChild<KernelExportDialog*>();
   ASSERT_NE(dialog, nullptr);
   const QString source = dialog->sourceView()->toPlainText();
-  EXPECT_TRUE(source.contains(QStringLiteral("opevo_cpu_kernel"))) << source.left(400).toStdString();
+  EXPECT_TRUE(source.contains(QStringLiteral("opevo_cpu_kernel")))
+      << source.left(400).toStdString();
   EXPECT_TRUE(source.contains(QStringLiteral("Configuration:")));
   // The same configuration written for CUDA, said to be unmeasured there.
   dialog->backendBox()->setCurrentIndex(dialog->backendBox()->findData(QStringLiteral("cuda")));
@@ -216,16 +223,19 @@ TEST_F(DeviceRaceTest, TheBestKernelIsPreviewedAndExportedFromHistory) {
   const QString out = m_dir.filePath(QStringLiteral("export"));
   dialog->folderEdit()->setText(out);
   ASSERT_TRUE(dialog->exportNow()) << dialog->message().toStdString();
-  for (const char* f : {"kernel.cpp", "config.h", "record.json", "check.cpp", "build.sh", "trials.csv"})
+  for (const char* f :
+       {"kernel.cpp", "config.h", "record.json", "check.cpp", "build.sh", "trials.csv"})
     EXPECT_TRUE(QFileInfo::exists(QDir(out).filePath(QString::fromLatin1(f)))) << f;
-  EXPECT_TRUE(dialog->message().contains(QStringLiteral("build.sh"))) << dialog->message().toStdString();
+  EXPECT_TRUE(dialog->message().contains(QStringLiteral("build.sh")))
+      << dialog->message().toStdString();
   // A folder that cannot be made is refused with the reason, and the dialog stays usable.
   QFile blocker(m_dir.filePath(QStringLiteral("blocker")));
   ASSERT_TRUE(blocker.open(QIODevice::WriteOnly));
   blocker.close();
   dialog->folderEdit()->setText(m_dir.filePath(QStringLiteral("blocker/inside")));
   EXPECT_FALSE(dialog->exportNow());
-  EXPECT_TRUE(dialog->message().contains(QStringLiteral("failed"))) << dialog->message().toStdString();
+  EXPECT_TRUE(dialog->message().contains(QStringLiteral("failed")))
+      << dialog->message().toStdString();
   dialog->close();
 }
 

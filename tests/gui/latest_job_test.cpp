@@ -1,3 +1,5 @@
+#include "ui/jobs/latest_job.h"
+
 #include <gtest/gtest.h>
 
 #include <QTest>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "gui_test_support.h"
-#include "ui/jobs/latest_job.h"
 
 namespace opevo::ui {
 namespace {

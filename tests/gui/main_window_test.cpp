@@ -12,8 +12,8 @@
 
 #include "gui_test_support.h"
 #include "ops/presets.h"
-#include "ui/pages/presets_panel.h"
 #include "ui/models/qwalk_model.h"
+#include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
 
 namespace opevo::ui {

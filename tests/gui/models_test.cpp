@@ -6,11 +6,11 @@
 #include "gui_test_support.h"
 #include "ops/presets.h"
 #include "space/param_spec.h"
-#include "ui/widgets/display_format.h"
+#include "ui/jobs/qwalk_runner.h"
 #include "ui/models/parameter_model.h"
 #include "ui/models/preset_model.h"
 #include "ui/models/qwalk_model.h"
-#include "ui/jobs/qwalk_runner.h"
+#include "ui/widgets/display_format.h"
 
 namespace opevo::ui {
 namespace {

@@ -1,3 +1,5 @@
+#include "ui/pages/runs_page.h"
+
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
@@ -6,25 +8,24 @@
 #include <QImage>
 #include <QLabel>
 #include <QProgressBar>
+#include <QSet>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QSet>
 #include <QTimer>
 #include <cstdio>
 
 #include "gui_test_support.h"
-#include "ui/widgets/algorithm_panel.h"
-#include "ui/widgets/dataset_picker.h"
-#include "ui/models/history_model.h"
-#include "ui/pages/history_page.h"
-#include "ui/main_window.h"
 #include "ui/charts/race_chart_view.h"
-#include "ui/controller/race_data.h"
 #include "ui/charts/race_results_widget.h"
-#include "ui/widgets/race_setup_panel.h"
-#include "ui/pages/runs_page.h"
+#include "ui/controller/race_data.h"
+#include "ui/main_window.h"
+#include "ui/models/history_model.h"
 #include "ui/models/settings_model.h"
 #include "ui/models/trials_model.h"
+#include "ui/pages/history_page.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/race_setup_panel.h"
 
 namespace opevo::ui {
 namespace {
@@ -129,7 +130,8 @@ TEST_F(RunsPageTest, ARefusedSettingIsShownInlineAndBlocksTheRace) {
   ASSERT_GE(row, 0);
   EXPECT_EQ(opevo->index(row, SettingsModel::ValueColumn).data().toString(), "1");  // kept as typed
   EXPECT_TRUE(opevo->index(row, SettingsModel::ValueColumn).data(Qt::BackgroundRole).isValid());
-  EXPECT_TRUE(opevo->index(row, SettingsModel::HelpColumn).data().toString().contains("out of range"));
+  EXPECT_TRUE(
+      opevo->index(row, SettingsModel::HelpColumn).data().toString().contains("out of range"));
   EXPECT_FALSE(runs()->start());
   EXPECT_TRUE(runs()->message().contains("q=1")) << runs()->message().toStdString();
   EXPECT_TRUE(opevo->setValueText(QStringLiteral("q"), QStringLiteral("0.7")));
@@ -155,7 +157,8 @@ TEST_F(RunsPageTest, AReplayRaceOfTwoAlgorithmsDrawsBothCurvesWithBands) {
   for (int a = 0; a < 2; ++a) {
     EXPECT_EQ(chart->meanPointCount(a), 40) << a;
     EXPECT_EQ(chart->bandPointCount(a), 40) << a;
-    EXPECT_TRUE(chart->describeMean(a, 20).contains("2 runs")) << chart->describeMean(a, 20).toStdString();
+    EXPECT_TRUE(chart->describeMean(a, 20).contains("2 runs"))
+        << chart->describeMean(a, 20).toStdString();
   }
   RaceChartView* time = runs()->results()->timeChart();
   time->refresh(true);
@@ -174,16 +177,26 @@ TEST_F(RunsPageTest, AReplayRaceOfTwoAlgorithmsDrawsBothCurvesWithBands) {
   EXPECT_EQ(runs()->trialsFilter()->rowCount(), 80);
   runs()->trialsFilter()->setFilter(-1, QString());
   runs()->trialsFilter()->sort(TrialsModel::SpeedColumn, Qt::DescendingOrder);
-  const double top = runs()->trialsFilter()->index(0, TrialsModel::SpeedColumn).data(TrialsModel::RawRole).toDouble();
-  const double next = runs()->trialsFilter()->index(1, TrialsModel::SpeedColumn).data(TrialsModel::RawRole).toDouble();
+  const double top = runs()
+                         ->trialsFilter()
+                         ->index(0, TrialsModel::SpeedColumn)
+                         .data(TrialsModel::RawRole)
+                         .toDouble();
+  const double next = runs()
+                          ->trialsFilter()
+                          ->index(1, TrialsModel::SpeedColumn)
+                          .data(TrialsModel::RawRole)
+                          .toDouble();
   EXPECT_GE(top, next);
 
   // The runs are in the history, finished, and draw again there.
   HistoryPage* history = m_window.historyPage();
   ASSERT_TRUE(waitUntil([&] { return !history->busy() && history->model()->rowCount() >= 4; }));
-  EXPECT_EQ(history->model()->index(0, HistoryModel::StatusColumn).data().toString(), "finished (trials)");
+  EXPECT_EQ(history->model()->index(0, HistoryModel::StatusColumn).data().toString(),
+            "finished (trials)");
   history->selectRace(0);
-  ASSERT_TRUE(waitUntil([&] { return !history->busy() && history->data()->trials().size() == 160; }));
+  ASSERT_TRUE(
+      waitUntil([&] { return !history->busy() && history->data()->trials().size() == 160; }));
   EXPECT_EQ(history->data()->info().algorithms.size(), 2);
   EXPECT_EQ(history->results()->trialsChart()->meanPointCount(0), 40);
 }
@@ -298,7 +311,8 @@ TEST_F(RunsPageTest, ExportsTheChartAsPngAndSvgAndTheTrialsAsCsv) {
   const QList<QByteArray> lines = csv.readAll().split('\n');
   ASSERT_GE(lines.size(), 3);
   // The one trials.csv format of the CLI: the race's runs interleaved, in order of measurement.
-  EXPECT_TRUE(lines[0].startsWith("order,run,algorithm,repeat,seed,trial,config,status")) << lines[0].toStdString();
+  EXPECT_TRUE(lines[0].startsWith("order,run,algorithm,repeat,seed,trial,config,status"))
+      << lines[0].toStdString();
   ASSERT_EQ(lines.size(), 1 + 40 + 1);  // the header, 40 trials, the final newline
   QSet<QByteArray> algorithmsInFirstHalf;
   for (int i = 1; i <= 40; ++i) {

@@ -5,16 +5,16 @@
 #include <atomic>
 #include <thread>
 
+#include "engine/engine.h"
 #include "gui_test_support.h"
+#include "io/replay_dataset.h"
+#include "replay/replay_measurer.h"
 #include "store/records.h"
 #include "tuners/registry.h"
 #include "ui/charts/curve_stats.h"
-#include "ui/models/history_model.h"
-#include "ui/controller/race_data.h"
-#include "engine/engine.h"
-#include "io/replay_dataset.h"
-#include "replay/replay_measurer.h"
 #include "ui/controller/race_control.h"
+#include "ui/controller/race_data.h"
+#include "ui/models/history_model.h"
 #include "ui/models/settings_model.h"
 #include "ui/models/trials_model.h"
 
@@ -56,7 +56,9 @@ TEST(TrialsModel, AppendsRowsAsTheRaceGoesAndSortsNumbersAsNumbers) {
   EXPECT_EQ(model.index(1, TrialsModel::StatusColumn).data().toString(), "runtime_fault");
   EXPECT_EQ(model.index(1, TrialsModel::ReasonColumn).data().toString(), "illegal address");
   EXPECT_EQ(model.index(1, TrialsModel::SpeedColumn).data().toString(), "");  // no speed: failed
-  EXPECT_TRUE(model.headerData(TrialsModel::SpeedColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains("GFLOP/s"));
+  EXPECT_TRUE(model.headerData(TrialsModel::SpeedColumn, Qt::Horizontal, Qt::ToolTipRole)
+                  .toString()
+                  .contains("GFLOP/s"));
   data.append({trial(1, 0, 2, 10, 100)});
   ASSERT_EQ(model.rowCount(), 4);
   // 100 above 10 above 9: numbers, not text ("9" > "100" as text).
@@ -88,7 +90,8 @@ TEST(SettingsModel, EditsAreCheckedByCoreAndRefusalsKeptAsTyped) {
   EXPECT_TRUE(model.changedValues().empty());
   EXPECT_FALSE(model.setValueText("lambda", "2.5"));  // an integer setting
   EXPECT_FALSE(model.valid());
-  EXPECT_TRUE(model.errors().join("").contains("lambda=2.5")) << model.errors().join("").toStdString();
+  EXPECT_TRUE(model.errors().join("").contains("lambda=2.5"))
+      << model.errors().join("").toStdString();
   EXPECT_GE(validity.count(), 1);
   EXPECT_TRUE(model.setValueText("lambda", "4"));
   EXPECT_TRUE(model.valid());
@@ -132,7 +135,7 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
 
 TEST(CurveStats, MeanAndSampleDeviationAcrossRepeatsByTrial) {
   RunCurve a{{1, 3, 5}, {}, true};
-  RunCurve b{{3, 3}, {}, true};   // finished early: keeps 3
+  RunCurve b{{3, 3}, {}, true};         // finished early: keeps 3
   RunCurve c{{2, 2, 2, 8}, {}, false};  // still running
   const Band band = bandByTrial({&a, &b, &c});
   ASSERT_EQ(band.size(), 4u);

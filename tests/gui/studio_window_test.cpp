@@ -1,24 +1,24 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
-#include <QRegularExpression>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
 
 #include "gui_test_support.h"
-#include "ui/widgets/algorithm_panel.h"
+#include "ui/charts/topology_view.h"
 #include "ui/jobs/graph_layout.h"
 #include "ui/jobs/qwalk_runner.h"
 #include "ui/main_window.h"
-#include "ui/widgets/race_setup_panel.h"
 #include "ui/pages/runs_page.h"
 #include "ui/pages/topology_page.h"
-#include "ui/charts/topology_view.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/race_setup_panel.h"
 
 namespace opevo::ui {
 namespace {
@@ -48,7 +48,7 @@ class StudioWindowTest : public ::testing::Test {
 };
 
 TEST_F(StudioWindowTest, ChoosingMM1AndAParameterOpensItsTopologyAndQMovesTheDistribution) {
-  clickRow("presetTable", 0);  // MM1
+  clickRow("presetTable", 0);           // MM1
   clickRow("parameterTable", 2, true);  // double-click tile_k
   ASSERT_EQ(m_window.pages()->currentWidget(), m_window.topologyPage());
   TopologyPage* page = m_window.topologyPage();
@@ -79,7 +79,8 @@ TEST_F(StudioWindowTest, AboutNamesQtXGBoostAndTheGpuRuntimes) {
   ASSERT_TRUE(waitUntil([&] { return !m_window.runtimesText().isEmpty(); }, 60000));
   const QString text = m_window.aboutText();
   EXPECT_TRUE(text.contains(QString::fromLatin1(qVersion())));
-  EXPECT_TRUE(text.contains(QRegularExpression(QStringLiteral("XGBoost</td><td>\\d+\\.\\d+\\.\\d+"))))
+  EXPECT_TRUE(
+      text.contains(QRegularExpression(QStringLiteral("XGBoost</td><td>\\d+\\.\\d+\\.\\d+"))))
       << text.toStdString();
   for (const char* runtime : {"cuda", "hip", "cpu"}) EXPECT_TRUE(text.contains(runtime)) << runtime;
   m_window.showAbout();

@@ -1,3 +1,5 @@
+#include "ui/pages/topology_page.h"
+
 #include <gtest/gtest.h>
 
 #include <QLabel>
@@ -10,11 +12,10 @@
 #include "gui_test_support.h"
 #include "space/param_spec.h"
 #include "ui/charts/distance_chart_view.h"
-#include "ui/jobs/graph_layout.h"
-#include "ui/main_window.h"
-#include "ui/jobs/qwalk_runner.h"
-#include "ui/pages/topology_page.h"
 #include "ui/charts/topology_view.h"
+#include "ui/jobs/graph_layout.h"
+#include "ui/jobs/qwalk_runner.h"
+#include "ui/main_window.h"
 
 namespace opevo::ui {
 namespace {
@@ -30,7 +31,9 @@ class TopologyPageTest : public ::testing::Test {
   }
   TopologyPage* page() { return m_window.topologyPage(); }
   TopologyView* view() { return page()->view(); }
-  bool settled() { return waitUntil([&] { return !page()->busy(); }, 60000); }
+  bool settled() {
+    return waitUntil([&] { return !page()->busy(); }, 60000);
+  }
   QString shown(const char* name) {
     auto* label = m_window.findChild<QLabel*>(QString::fromLatin1(name));
     return label && label->isVisible() ? label->text() : QString();
@@ -39,7 +42,8 @@ class TopologyPageTest : public ::testing::Test {
   std::size_t indexOf(const QString& vertex) {
     const GraphLayout* layout = view()->graphLayout();
     for (std::size_t i = 0; i < layout->graph.size(); ++i)
-      if (QString::fromStdString(page()->result()->request.param->format(layout->graph.vertices[i])) == vertex)
+      if (QString::fromStdString(
+              page()->result()->request.param->format(layout->graph.vertices[i])) == vertex)
         return i;
     ADD_FAILURE() << vertex.toStdString();
     return 0;
@@ -64,7 +68,8 @@ TEST_F(TopologyPageTest, MM1ParameterIsDrawnAndMovingQUpdatesTheDistribution) {
   EXPECT_NEAR(atHalf[start], 0.54069, 1e-4);  // as `opevo qwalk` computes it
   const double radiusAtHalf = view()->radiusOf(start);
   // Every vertex has a place from Graphviz, and the graph fits the view.
-  for (std::size_t i = 0; i < 66; ++i) EXPECT_TRUE(view()->viewport()->rect().contains(view()->viewPositionOf(i))) << i;
+  for (std::size_t i = 0; i < 66; ++i)
+    EXPECT_TRUE(view()->viewport()->rect().contains(view()->viewPositionOf(i))) << i;
 
   page()->qSlider()->setValue(90);  // as dragging the slider does
   ASSERT_TRUE(settled());
@@ -109,7 +114,8 @@ TEST_F(TopologyPageTest, SampledWalksAgreeWithTheExactDistribution) {
 TEST_F(TopologyPageTest, QOfOneIsRefusedWithAMessageAndTheWindowStaysUsable) {
   openMM1TileK();
   page()->setQText(QStringLiteral("1"));
-  EXPECT_TRUE(shown("topologyError").contains("strictly between 0 and 1")) << shown("topologyError").toStdString();
+  EXPECT_TRUE(shown("topologyError").contains("strictly between 0 and 1"))
+      << shown("topologyError").toStdString();
   EXPECT_FALSE(page()->errors().isEmpty());
   page()->setQText(QStringLiteral("0.4"));
   ASSERT_TRUE(settled());
@@ -149,7 +155,8 @@ TEST(GraphLayout, NeatoAndDotPlaceEveryVertexOfTheGraph) {
     // Distinct places: no two vertices drawn on top of each other.
     for (std::size_t i = 0; i < 10; ++i)
       for (std::size_t j = i + 1; j < 10; ++j)
-        EXPECT_GT(QLineF(layout->positions[i], layout->positions[j]).length(), 1.0) << engine.toStdString();
+        EXPECT_GT(QLineF(layout->positions[i], layout->positions[j]).length(), 1.0)
+            << engine.toStdString();
     EXPECT_EQ(layout->indexOf.size(), 10u);
   }
 }

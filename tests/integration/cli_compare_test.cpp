@@ -2,8 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "run_process.h"
 
@@ -25,9 +25,10 @@ struct OutDir {
 
 TEST(CliCompare, WritesTrialsSummaryAndTable) {
   OutDir out;
-  const auto r = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "opevo,random,autotvm",
-                                        "--repeats", "2", "--trials", "60", "--seed", "5", "--out",
-                                        out.path.string(), "--set", "opevo.q=0.6"});
+  const auto r =
+      runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "opevo,random,autotvm",
+                             "--repeats", "2", "--trials", "60", "--seed", "5", "--out",
+                             out.path.string(), "--set", "opevo.q=0.6"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("| opevo | 25 |"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("| autotvm | 60 |"), std::string::npos) << r.out;
@@ -45,7 +46,8 @@ TEST(CliCompare, WritesTrialsSummaryAndTable) {
   const auto summary = nlohmann::json::parse(jsonFile);
   ASSERT_EQ(summary.size(), 3u * 3u);  // budgets 25, 50, 60
   for (const auto& row : summary) {
-    for (const char* key : {"algorithm", "trials", "mean_best", "std_best", "mean_fraction_of_optimum"})
+    for (const char* key :
+         {"algorithm", "trials", "mean_best", "std_best", "mean_fraction_of_optimum"})
       EXPECT_TRUE(row.contains(key)) << key;
     EXPECT_GT(row["mean_fraction_of_optimum"].get<double>(), 0.0);
     EXPECT_LE(row["mean_fraction_of_optimum"].get<double>(), 1.0 + 1e-12);
@@ -56,31 +58,36 @@ TEST(CliCompare, WritesTrialsSummaryAndTable) {
 // of opevo and random x 2 repeats among the first 40 trials measured.
 TEST(CliCompare, OrderShowsEveryRunAmongTheFirstTrials) {
   OutDir out;
-  const auto r = runProcess(OPEVO_CLI, {"compare", "--space", std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz",
-                                        "--algos", "opevo,random", "--repeats", "2", "--trials", "40", "--out",
-                                        out.path.string()});
+  const auto r = runProcess(
+      OPEVO_CLI,
+      {"compare", "--space", std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz",
+       "--algos", "opevo,random", "--repeats", "2", "--trials", "40", "--out", out.path.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   std::ifstream csv(out.path / "trials.csv");
   std::string line;
   std::getline(csv, line);
-  EXPECT_EQ(line.rfind("order,run,algorithm,repeat,seed,trial,config,status,speed,best_so_far", 0), 0u) << line;
+  EXPECT_EQ(line.rfind("order,run,algorithm,repeat,seed,trial,config,status,speed,best_so_far", 0),
+            0u)
+      << line;
   std::set<std::string> runsInFirst40;
   long long expected = 1;
   while (std::getline(csv, line)) {
     const auto comma = line.find(',');
     EXPECT_EQ(std::stoll(line.substr(0, comma)), expected);
-    if (expected <= 40) runsInFirst40.insert(line.substr(comma + 1, line.find(',', comma + 1) - comma - 1));
+    if (expected <= 40)
+      runsInFirst40.insert(line.substr(comma + 1, line.find(',', comma + 1) - comma - 1));
     ++expected;
   }
   EXPECT_EQ(expected - 1, 160);
   EXPECT_EQ(runsInFirst40, (std::set<std::string>{"1", "2", "3", "4"}));
 
-  const auto shuffled = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "opevo,random",
-                                               "--trials", "10", "--repeats", "1", "--schedule", "shuffle",
-                                               "--out", (out.path / "s").string()});
+  const auto shuffled = runProcess(
+      OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "opevo,random", "--trials", "10",
+                  "--repeats", "1", "--schedule", "shuffle", "--out", (out.path / "s").string()});
   EXPECT_EQ(shuffled.status, 0) << shuffled.err;
-  const auto bad = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "opevo", "--schedule",
-                                          "fastest-first", "--out", (out.path / "b").string()});
+  const auto bad =
+      runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "opevo", "--schedule",
+                             "fastest-first", "--out", (out.path / "b").string()});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("round-robin or shuffle"), std::string::npos) << bad.err;
 }

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -31,8 +32,8 @@ struct CpuRun {
     dir = mkdtemp(pattern);
     db = (dir / "opevo.db").string();
     op = (dir / "mm.json").string();
-    std::ofstream(op) << R"({"name": "mm)" << n << R"(", "kind": "matmul", "shape": {"n": )" << n << R"(, "m": )"
-                      << n << R"(, "k": )" << n << "}}";
+    std::ofstream(op) << R"({"name": "mm)" << n << R"(", "kind": "matmul", "shape": {"n": )" << n
+                      << R"(, "m": )" << n << R"(, "k": )" << n << "}}";
     options.cpu.workerPath = OPEVO_WORKER;
     options.cpu.cacheDir = (dir / "kernels").string();  // every kernel really compiled
     options.cpu.timing.minTotalMs = 1;
@@ -41,7 +42,7 @@ struct CpuRun {
 };
 
 RunContext contextOf(const MeasurementSetup& setup) {
-  return {setup.operatorName, setup.operatorJson,          setup.backend,
+  return {setup.operatorName,       setup.operatorJson,          setup.backend,
           setup.measurer->device(), setup.measurer->speedUnit(), setup.measurer->label()};
 }
 
@@ -54,7 +55,26 @@ RunPlan randomRun(int trials) {
 
 void expectNoConfigTwice(const std::vector<TrialRow>& trials) {
   std::set<std::string> seen;
-  for (const TrialRow& t : trials) EXPECT_TRUE(seen.insert(t.config).second) << "measured twice: " << t.config;
+  for (const TrialRow& t : trials)
+    EXPECT_TRUE(seen.insert(t.config).second) << "measured twice: " << t.config;
+}
+
+// Resumes a stored run as the CLI and the window do, and checks it reaches its budget without
+// measuring any configuration twice.
+void resumeToTheEnd(Store& store, std::int64_t runId, const BackendOptions& backend, int budget) {
+  ResumedRun r = resumeStoredRun(store, runId, backend);
+  EngineOptions options;
+  options.firstOrder = r.nextOrder;
+  Engine engine(*r.setup.space, *r.setup.measurer, options);
+  StoreRecorder recorder(store, engine, {});
+  engine.addObserver(recorder);
+  addResumedRun(engine, r);
+  engine.run();
+  EXPECT_TRUE(engine.failure().empty()) << engine.failure();
+  EXPECT_EQ(store.run(runId)->status, RunStatus::Finished);
+  const auto trials = store.trials(runId);
+  EXPECT_EQ(trials.size(), std::size_t(budget));
+  expectNoConfigTwice(trials);
 }
 
 // The database fills up (a real SQLite file capped with max_page_count) while kernels are being
@@ -96,22 +116,11 @@ TEST(EngineFaults, AFullDatabaseMidRunStopsCleanlyAndTheRunResumes) {
   Store store(cpu.db);
   const auto stored = store.run(runId);
   ASSERT_TRUE(stored.has_value());
-  EXPECT_NE(stored->status, RunStatus::Finished);  // running (its end could not be written) or failed
+  EXPECT_NE(stored->status,
+            RunStatus::Finished);  // running (its end could not be written) or failed
   EXPECT_EQ(store.trials(runId).size(), committed);
 
-  ResumedRun r = resumeStoredRun(store, runId, cpu.options);
-  EngineOptions options;
-  options.firstOrder = r.nextOrder;
-  Engine engine(*r.setup.space, *r.setup.measurer, options);
-  StoreRecorder recorder(store, engine, {});
-  engine.addObserver(recorder);
-  addResumedRun(engine, r);
-  engine.run();
-  EXPECT_TRUE(engine.failure().empty()) << engine.failure();
-  EXPECT_EQ(store.run(runId)->status, RunStatus::Finished);
-  const auto trials = store.trials(runId);
-  EXPECT_EQ(trials.size(), std::size_t(budget));
-  expectNoConfigTwice(trials);
+  resumeToTheEnd(store, runId, cpu.options, budget);
 }
 
 // Stop pressed while the pipeline compiles: the run ends promptly as stopped (resumable), with
@@ -162,7 +171,8 @@ TEST(EngineFaults, AWorkerKilledMidRunCostsOneTrial) {
         std::string pid, comm, state;
         long ppid = 0;
         if (!(stat >> pid >> comm >> state >> ppid)) continue;
-        if (ppid == getpid() && comm == "(opevo-worker)" && ::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+        if (ppid == getpid() && comm == "(opevo-worker)" && ::kill(std::stoi(pid), SIGKILL) == 0)
+          ++killed;
       }
     }
   } killer;
@@ -176,6 +186,46 @@ TEST(EngineFaults, AWorkerKilledMidRunCostsOneTrial) {
   for (const TrialRow& t : trials) ok += t.status == TrialStatus::Ok ? 1 : 0;
   EXPECT_GE(ok, 10);  // at most the trial in hand is lost to the dead worker
   EXPECT_EQ(trials.back().status, TrialStatus::Ok);
+}
+
+// Another program takes the database's write lock mid-run and keeps it longer than the store
+// waits: the run stops with a message saying the database is locked, keeps what it committed,
+// and resumes once the lock is let go.
+TEST(EngineFaults, ADatabaseLockedByAnotherProgramStopsCleanlyAndTheRunResumes) {
+  CpuRun cpu(32);
+  const int budget = 12;
+  std::int64_t runId = 0;
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(cpu.db.c_str(), &other), SQLITE_OK);
+  {
+    Store store(cpu.db);
+    MeasurementSetup setup = makeMeasurement("cpu", cpu.op, cpu.options);
+    Engine engine(*setup.space, *setup.measurer);
+    StoreRecorder recorder(store, engine, contextOf(setup));
+    engine.addObserver(recorder);
+    engine.addRun(randomRun(budget));
+    recorder.createRuns();
+    runId = engine.runs()[0].storeId;
+    struct Lock : EngineObserver {
+      sqlite3* db;
+      explicit Lock(sqlite3* d) : db(d) {}
+      void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
+        if (e.record.trial == 3) {
+          EXPECT_EQ(sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+        }
+      }
+    } lock(other);
+    engine.addObserver(lock);
+    engine.run();
+    EXPECT_NE(engine.failure().find("locked by another program"), std::string::npos)
+        << engine.failure();
+    EXPECT_EQ(engine.runs()[0].end, EndReason::Failed);
+    EXPECT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+    EXPECT_EQ(store.trials(runId).size(), 3u);
+  }
+  sqlite3_close(other);
+  Store store(cpu.db);
+  resumeToTheEnd(store, runId, cpu.options, budget);
 }
 
 }  // namespace

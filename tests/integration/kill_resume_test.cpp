@@ -1,8 +1,7 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
-
-#include <fcntl.h>
 
 #include <chrono>
 #include <filesystem>
@@ -41,7 +40,8 @@ TEST(KillAndResume, FiveKillsLoseNothingAndEndOnBudget) {
   const fs::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string();
   const fs::path op = dir / "small.json";
-  std::ofstream(op) << R"({"name": "small", "kind": "matmul", "shape": {"n": 64, "m": 64, "k": 64}})";
+  std::ofstream(op)
+      << R"({"name": "small", "kind": "matmul", "shape": {"n": 64, "m": 64, "k": 64}})";
   setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
   const int budget = 40;
   const std::vector<std::string> common = {"--db", db, "--min-time-ms", "1", "--timeout", "20"};

@@ -1,3 +1,5 @@
+#include "engine/engine.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,7 +10,6 @@
 #include <thread>
 
 #include "common/error.h"
-#include "engine/engine.h"
 #include "engine/race.h"
 #include "io/replay_dataset.h"
 #include "replay/replay_measurer.h"
@@ -40,7 +41,9 @@ struct Recorder : EngineObserver {
     trials.push_back(e.record);
     progress.push_back(p);
   }
-  void runEnded(const RunState& run, const EngineProgress&) override { ended.emplace_back(run.index, run.end); }
+  void runEnded(const RunState& run, const EngineProgress&) override {
+    ended.emplace_back(run.index, run.end);
+  }
 };
 
 TEST(Engine, InterleavesARaceBatchByBatchInRoundRobin) {
@@ -52,13 +55,15 @@ TEST(Engine, InterleavesARaceBatchByBatchInRoundRobin) {
   engine.run();
   ASSERT_EQ(rec.trials.size(), 4u * 40u);
   // Orders run 1..N with no gap, and the first batch of every run comes before any run's second.
-  for (std::size_t i = 0; i < rec.trials.size(); ++i) EXPECT_EQ(rec.trials[i].order, static_cast<long long>(i + 1));
+  for (std::size_t i = 0; i < rec.trials.size(); ++i)
+    EXPECT_EQ(rec.trials[i].order, static_cast<long long>(i + 1));
   std::set<std::int64_t> firstRound;
   const std::size_t batch = engine.tuner(0).preferredBatch();
   for (std::size_t i = 0; i < 4 * batch; ++i) firstRound.insert(rec.trials[i].run);
   EXPECT_EQ(firstRound.size(), 4u);
   // Run r is stepped before run r + 1 in every round: the first trial of each run is in run order.
-  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(rec.trials[i * batch].run, static_cast<std::int64_t>(i + 1));
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(rec.trials[i * batch].run, static_cast<std::int64_t>(i + 1));
   for (const RunState& r : engine.runs()) {
     EXPECT_EQ(r.trials, 40);
     EXPECT_EQ(r.end, EndReason::Trials);
@@ -140,7 +145,9 @@ TEST(Engine, ShuffleStepsEveryRunOncePerRoundInASeededOrder) {
   EXPECT_EQ(a, firstRuns(7));
   ASSERT_EQ(a.size(), 24u);  // 4 runs x 6 batches of 4
   for (std::size_t round = 0; round < 6; ++round)
-    EXPECT_EQ(std::set<std::int64_t>(a.begin() + long(round * 4), a.begin() + long(round * 4 + 4)).size(), 4u);
+    EXPECT_EQ(
+        std::set<std::int64_t>(a.begin() + long(round * 4), a.begin() + long(round * 4 + 4)).size(),
+        4u);
   bool differs = false;
   for (std::uint64_t seed = 8; seed < 12 && !differs; ++seed) differs = firstRuns(seed) != a;
   EXPECT_TRUE(differs);
@@ -324,7 +331,8 @@ TEST(Engine, RestoredRunsContinueTheirBudgetAndOrder) {
   first.addObserver(rec);
   for (int i = 0; i < 3; ++i) first.step(0);
   std::vector<std::pair<Config, Measurement>> stored;
-  for (const TrialRecord& t : rec.trials) stored.emplace_back(convolution()->space.parse(t.config), t.measurement);
+  for (const TrialRecord& t : rec.trials)
+    stored.emplace_back(convolution()->space.parse(t.config), t.measurement);
 
   EngineOptions options;
   options.firstOrder = first.nextOrder();

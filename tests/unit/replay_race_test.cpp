@@ -27,7 +27,8 @@ TEST(ReplayRace, OpEvoBeatsRandomAfter100Trials) {
   TrialLog log;
   engine.addObserver(log);
   engine.run();
-  const auto summary = summarize(log.trials(), {"opevo", "random"}, summaryBudgets(100), dataset->bestSpeed);
+  const auto summary =
+      summarize(log.trials(), {"opevo", "random"}, summaryBudgets(100), dataset->bestSpeed);
   double opevo = 0, random = 0;
   for (const SummaryRow& row : summary) {
     if (row.trials != 100) continue;

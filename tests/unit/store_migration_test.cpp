@@ -70,7 +70,8 @@ TEST(StoreMigration, AVersion1DatabaseOpensWithItsRacesAsColumns) {
     EXPECT_EQ(runs[i].raceAlgorithm, runs[i].algorithm == "opevo" ? 0 : 1);
     EXPECT_EQ(runs[i].raceRepeat, (i - 2) / 2);
     EXPECT_EQ(runs[i].label, "replay of A100.json.gz (NVIDIA A100-PCIE-40GB, real measurements)");
-    EXPECT_EQ(runs[i].operatorJson, R"({"replay":"resources/datasets/convolution_milo/A100.json.gz"})");
+    EXPECT_EQ(runs[i].operatorJson,
+              R"({"replay":"resources/datasets/convolution_milo/A100.json.gz"})");
   }
   EXPECT_EQ(store.raceRuns(race).size(), 4u);
   // v1 ran a race's runs one after another: orders follow on from run to run.
@@ -109,7 +110,8 @@ TEST(StoreMigration, AKilledVersion1RunResumesToItsBudget) {
   const auto trials = store.trials(2);
   ASSERT_EQ(trials.size(), 4000u);
   std::set<std::string> configs;
-  for (const TrialRow& t : trials) EXPECT_TRUE(configs.insert(t.config).second) << "measured twice: " << t.config;
+  for (const TrialRow& t : trials)
+    EXPECT_TRUE(configs.insert(t.config).second) << "measured twice: " << t.config;
   EXPECT_EQ(trials[2750].seq, 2751);
   EXPECT_EQ(trials[2750].order, 2751);
   EXPECT_EQ(trials.back().order, 4000);

@@ -1,14 +1,16 @@
+#include "store/store.h"
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
-#include <thread>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "common/error.h"
-#include "store/store.h"
 
 namespace opevo {
 namespace {
@@ -239,6 +241,30 @@ TEST(Store, OpenedByManyAtOnceANewFileIsCreatedOnce) {
     EXPECT_EQ(failures.load(), 0);
     EXPECT_EQ(Store(path).runs().size(), 4u);
   }
+}
+
+// Opening a file another program is writing under an exclusive lock (as when it creates the file,
+// before WAL mode) waits for the lock instead of calling the file unreadable.
+TEST(Store, OpeningWaitsForAnotherProgramsWrite) {
+  TempDir dir;
+  const std::string path = (dir.path / "busy.db").string();
+  { Store(path).createRun(sampleRun()); }
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "PRAGMA journal_mode=DELETE; BEGIN EXCLUSIVE; "
+                                "INSERT INTO races (started) VALUES ('now')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  std::thread release([other] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  EXPECT_NO_THROW({
+    Store store(path);
+    EXPECT_EQ(store.runs().size(), 1u);
+  });
+  release.join();
+  sqlite3_close(other);
 }
 
 TEST(Store, DefaultPathFollowsXdg) {

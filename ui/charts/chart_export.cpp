@@ -41,7 +41,8 @@ QString saveTrialsCsv(const RaceData& data, const QString& path) {
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
     return QObject::tr("Could not write %1: %2").arg(path, file.errorString());
-  // The one trials.csv format (core's io/trials_csv.h), as `opevo compare` and `opevo export` write.
+  // The one trials.csv format (core's io/trials_csv.h), as `opevo compare` and `opevo export`
+  // write.
   std::string text = trialsCsvHeader();
   for (const TrialPoint& t : data.trials())
     text += trialsCsvRow(trialRecordOf(t, data.info().algorithms.value(t.algorithm)));

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/widgets/display_format.h"
 #include "ui/charts/topology_view.h"
+#include "ui/widgets/display_format.h"
 
 namespace opevo::ui {
 
@@ -83,8 +83,9 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   p.setPen(QPen(QColor(0xd8, 0x1b, 0x60), 1.4, Qt::DashLine));
   p.drawEllipse(QPointF(16, y - 4), 7, 7);
   p.setPen(palette().color(QPalette::WindowText));
-  p.drawText(32, y, m_walks > 0 ? tr("sampled (%1 walks)").arg(groupDigits(std::to_string(m_walks)))
-                                : tr("sampled (none yet)"));
+  p.drawText(32, y,
+             m_walks > 0 ? tr("sampled (%1 walks)").arg(groupDigits(std::to_string(m_walks)))
+                         : tr("sampled (none yet)"));
   y += line + 8;
   p.setPen(QColor(0x61, 0x61, 0x61));
   p.drawText(QRect(4, y, width() - 8, line * 4), Qt::TextWordWrap,

@@ -100,9 +100,10 @@ void RaceChartView::rebuild() {
   const QString what = m_xAxis == XAxis::Trials
                            ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
                            : tr("Best speed vs tuning time: mean of the repeats ± 1 sd");
-  chart()->setTitle(info.label.isEmpty()
-                        ? what
-                        : QStringLiteral("%1<br><small>%2</small>").arg(what, info.label.toHtmlEscaped()));
+  chart()->setTitle(
+      info.label.isEmpty()
+          ? what
+          : QStringLiteral("%1<br><small>%2</small>").arg(what, info.label.toHtmlEscaped()));
   for (int a = 0; a < info.algorithms.size(); ++a) {
     AlgorithmSeries s;
     const QColor color = colorOf(a);
@@ -144,12 +145,10 @@ void RaceChartView::rebuild() {
     s.mean->setName(info.algorithms[a]);
     s.mean->setPen(QPen(color, 2.5));
     attach(s.mean);
-    connect(s.mean, &QLineSeries::hovered, this, [this, a](const QPointF& p, bool state) {
-      showTip(describeMean(a, p.x()), state);
-    });
-    connect(s.band, &QAreaSeries::hovered, this, [this, a](const QPointF& p, bool state) {
-      showTip(describeMean(a, p.x()), state);
-    });
+    connect(s.mean, &QLineSeries::hovered, this,
+            [this, a](const QPointF& p, bool state) { showTip(describeMean(a, p.x()), state); });
+    connect(s.band, &QAreaSeries::hovered, this,
+            [this, a](const QPointF& p, bool state) { showTip(describeMean(a, p.x()), state); });
     m_series.push_back(s);
   }
   if (info.optimum) {
@@ -160,7 +159,8 @@ void RaceChartView::rebuild() {
   }
   if (info.reference) {
     m_reference = new QLineSeries;
-    m_reference->setName(tr("%1 %2 %3").arg(info.reference->name, number(info.reference->speed), info.speedUnit));
+    m_reference->setName(
+        tr("%1 %2 %3").arg(info.reference->name, number(info.reference->speed), info.speedUnit));
     m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
     attach(m_reference);
   }
@@ -177,7 +177,8 @@ void RaceChartView::refresh(bool force) {
   m_shownRevision = m_data->revision();
   const RaceData::Info& info = m_data->info();
   double minPositive = info.optimum.value_or(0) > 0 ? *info.optimum : 1e300;
-  if (info.reference && info.reference->speed > 0) minPositive = std::min(minPositive, info.reference->speed);
+  if (info.reference && info.reference->speed > 0)
+    minPositive = std::min(minPositive, info.reference->speed);
   for (const TrialPoint& t : m_data->trials())
     if (t.best > 0) minPositive = std::min(minPositive, t.best);
   m_minPositive = minPositive < 1e300 ? minPositive / 2 : 1;

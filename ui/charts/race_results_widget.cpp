@@ -127,8 +127,8 @@ void RaceResultsWidget::exportSvgDialog() {
 }
 
 void RaceResultsWidget::exportCsvDialog() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save trials as CSV"),
-                                                    QStringLiteral("trials.csv"), tr("CSV (*.csv)"));
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save trials as CSV"), QStringLiteral("trials.csv"), tr("CSV (*.csv)"));
   if (!path.isEmpty()) report(exportCsv(path), path);
 }
 

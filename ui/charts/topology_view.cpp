@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/widgets/display_format.h"
 #include "ui/jobs/graph_layout.h"
 #include "ui/jobs/qwalk_runner.h"
+#include "ui/widgets/display_format.h"
 
 namespace opevo::ui {
 
@@ -99,7 +99,8 @@ QColor TopologyView::rampColor(double f) {
   const double t = f - i;
   const QColor& a = stops[i];
   const QColor& b = stops[i + 1];
-  return QColor::fromRgbF(a.redF() + (b.redF() - a.redF()) * t, a.greenF() + (b.greenF() - a.greenF()) * t,
+  return QColor::fromRgbF(a.redF() + (b.redF() - a.redF()) * t,
+                          a.greenF() + (b.greenF() - a.greenF()) * t,
                           a.blueF() + (b.blueF() - a.blueF()) * t);
 }
 
@@ -123,7 +124,8 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
       }
   double scale = 1;
   if (!lengths.empty()) {
-    std::nth_element(lengths.begin(), lengths.begin() + static_cast<long>(lengths.size() / 2), lengths.end());
+    std::nth_element(lengths.begin(), lengths.begin() + static_cast<long>(lengths.size() / 2),
+                     lengths.end());
     const double median = lengths[lengths.size() / 2];
     if (median > 0) scale = kEdgeLength / median;
   }
@@ -145,8 +147,8 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
   m_items.reserve(g.size());
   const bool labelled = static_cast<std::size_t>(m_labels.size()) == g.size();
   for (std::size_t i = 0; i < g.size(); ++i) {
-    auto* item = new VertexItem(
-        i, labelled ? m_labels[static_cast<qsizetype>(i)] : QString::number(i));
+    auto* item =
+        new VertexItem(i, labelled ? m_labels[static_cast<qsizetype>(i)] : QString::number(i));
     item->setPos(m_positions[i]);
     scene()->addItem(item);
     m_items.push_back(item);
@@ -213,7 +215,8 @@ void TopologyView::restyle() {
     const double f = p > 0 ? (std::log10(p / maxP) + kDecades) / kDecades : 0;
     const double ring = sampled && m_sampled[i] > 0 ? radius(m_sampled[i]) : 0;
     m_items[i]->set(radius(p), rampColor(f), ring, i == m_start);
-    QString tip = tr("%1\nexact probability %2").arg(m_labels.value(static_cast<qsizetype>(i)), formatProbability(p));
+    QString tip = tr("%1\nexact probability %2")
+                      .arg(m_labels.value(static_cast<qsizetype>(i)), formatProbability(p));
     if (sampled) tip += tr("\nsampled frequency %1").arg(formatProbability(m_sampled[i]));
     m_items[i]->setToolTip(tip);
   }

@@ -12,8 +12,7 @@ EngineController::EngineController(QObject* parent)
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   // Queued: the worker emits from the engine thread, these run in the GUI thread.
-  connect(m_worker, &EngineWorker::updated, this, &EngineController::updated,
-          Qt::QueuedConnection);
+  connect(m_worker, &EngineWorker::updated, this, &EngineController::updated, Qt::QueuedConnection);
   connect(
       m_worker, &EngineWorker::finished, this,
       [this](const RaceOutcome& outcome) {
@@ -31,7 +30,8 @@ EngineController::~EngineController() {
 }
 
 bool EngineController::start(RaceSpec spec) {
-  const bool measurable = spec.resumeRun || (spec.backend == "replay" ? spec.dataset != nullptr : !spec.operatorRef.empty());
+  const bool measurable = spec.resumeRun || (spec.backend == "replay" ? spec.dataset != nullptr
+                                                                      : !spec.operatorRef.empty());
   if (m_state != State::Idle || !measurable) return false;
   m_control.reset();
   setState(State::Running);

@@ -74,7 +74,8 @@ void EngineWorker::run(const RaceSpec& spec) {
   m_measurer = nullptr;
   m_recorder = nullptr;
   if (!storeProblem.isEmpty())
-    outcome.message = outcome.message.isEmpty() ? storeProblem : outcome.message + QLatin1Char(' ') + storeProblem;
+    outcome.message = outcome.message.isEmpty() ? storeProblem
+                                                : outcome.message + QLatin1Char(' ') + storeProblem;
   flush(true);
   emit finished(outcome);
 }
@@ -135,20 +136,23 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.tunerSeconds = t.tunerSeconds;
   m_pending.trials.push_back(std::move(point));
   setProgress(p);
-  m_pending.progress.current =
-      m_resumed ? QObject::tr("%1, run %2 resumed").arg(QString::fromStdString(plan.algorithm)).arg(e.run->storeId)
-                : QObject::tr("%1, repeat %2 of %3")
-                      .arg(QString::fromStdString(plan.algorithm))
-                      .arg(plan.repeat + 1)
-                      .arg(m_repeats);
+  m_pending.progress.current = m_resumed ? QObject::tr("%1, run %2 resumed")
+                                               .arg(QString::fromStdString(plan.algorithm))
+                                               .arg(e.run->storeId)
+                                         : QObject::tr("%1, repeat %2 of %3")
+                                               .arg(QString::fromStdString(plan.algorithm))
+                                               .arg(plan.repeat + 1)
+                                               .arg(m_repeats);
   flush(false);
 }
 
 void EngineWorker::runEnded(const RunState& run, const EngineProgress& p) {
-  m_pending.runsEnded.emplace_back(m_resumed ? 0 : run.plan.algorithmIndex, m_resumed ? 0 : run.plan.repeat);
+  m_pending.runsEnded.emplace_back(m_resumed ? 0 : run.plan.algorithmIndex,
+                                   m_resumed ? 0 : run.plan.repeat);
   setProgress(p);
   flush(true);
-  const bool goesOn = run.end != EndReason::Stopped && run.end != EndReason::Failed && p.runsEnded < p.runs;
+  const bool goesOn =
+      run.end != EndReason::Stopped && run.end != EndReason::Failed && p.runsEnded < p.runs;
   if (m_measurer && !m_measurer->isReplay() && goesOn) timeReference(*m_measurer);
 }
 
@@ -160,8 +164,9 @@ RaceOutcome EngineWorker::drive(Engine& engine) {
   RaceOutcome outcome;
   if (!engine.failure().empty()) {
     outcome.end = RaceOutcome::End::Failed;
-    outcome.message = QObject::tr("%1. Every trial measured before it is kept; resume its runs from History.")
-                          .arg(QString::fromStdString(engine.failure()));
+    outcome.message =
+        QObject::tr("%1. Every trial measured before it is kept; resume its runs from History.")
+            .arg(QString::fromStdString(engine.failure()));
   } else if (m_control.stopped()) {
     outcome.end = RaceOutcome::End::Stopped;
   }
@@ -170,7 +175,8 @@ RaceOutcome EngineWorker::drive(Engine& engine) {
 
 RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const bool replay = spec.backend == "replay";
-  const MeasurementSetup setup = replay ? replayMeasurement(spec.dataset) : makeMeasurement(spec.backend, spec.operatorRef);
+  const MeasurementSetup setup =
+      replay ? replayMeasurement(spec.dataset) : makeMeasurement(spec.backend, spec.operatorRef);
   EngineOptions options;
   options.schedule = spec.schedule;
   options.scheduleSeed = spec.seed;
@@ -190,7 +196,8 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   std::optional<StoreRecorder> recorder;
   if (store) {
     std::string name = setup.operatorName;
-    if (spec.dataset) name = spec.dataset->kernelName.empty() ? setup.measurer->label() : spec.dataset->kernelName;
+    if (spec.dataset)
+      name = spec.dataset->kernelName.empty() ? setup.measurer->label() : spec.dataset->kernelName;
     recorder.emplace(*store, engine, contextOf(setup, name));
     engine.addObserver(*recorder);  // first: a trial is committed before the GUI hears of it
     recorder->createRuns();

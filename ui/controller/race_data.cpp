@@ -1,7 +1,7 @@
 #include "ui/controller/race_data.h"
 
-#include <algorithm>
 #include <QDateTime>
+#include <algorithm>
 #include <cassert>
 
 namespace opevo::ui {
@@ -76,7 +76,9 @@ void RaceData::setLabel(const QString& label) {
 }
 
 void RaceData::finishRun(int algorithm, int repeat) {
-  if (algorithm < 0 || algorithm >= m_info.algorithms.size() || repeat < 0 || repeat >= m_info.repeats) return;
+  if (algorithm < 0 || algorithm >= m_info.algorithms.size() || repeat < 0 ||
+      repeat >= m_info.repeats)
+    return;
   curveAt(algorithm, repeat).finished = true;
   ++m_revision;
 }

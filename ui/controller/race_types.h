@@ -33,28 +33,28 @@ struct RaceSpec {
   std::optional<int> trials;
   std::optional<double> seconds;  // of tuning time; paused time does not count
   std::optional<double> targetSpeed;
-  std::uint64_t seed = 1;         // repeat r uses seed + r for every algorithm, as `opevo compare`
+  std::uint64_t seed = 1;  // repeat r uses seed + r for every algorithm, as `opevo compare`
   // How the engine interleaves the race's runs on the measurer, batch by batch.
   Schedule schedule = Schedule::RoundRobin;
   // A replay answers at once; a pace makes it take this long per trial so a race can be watched.
   int paceMs = 0;
-  std::string storePath;          // empty: nothing is stored
+  std::string storePath;  // empty: nothing is stored
 };
 
 // One measured trial, as the GUI sees it. Plain values only: it crosses threads by copy.
 struct TrialPoint {
-  int algorithm = 0;    // index into RaceSpec::algorithms
-  int repeat = 0;       // 0-based
-  int seq = 0;          // 1-based within its run
-  long long order = 0;  // 1-based order of measurement across the race
-  std::int64_t run = 0; // the run's id in the store, else its place in the race
+  int algorithm = 0;     // index into RaceSpec::algorithms
+  int repeat = 0;        // 0-based
+  int seq = 0;           // 1-based within its run
+  long long order = 0;   // 1-based order of measurement across the race
+  std::int64_t run = 0;  // the run's id in the store, else its place in the race
   std::uint64_t seed = 0;
   QString config;
   TrialStatus status = TrialStatus::Ok;
   QString message;
   double speed = 0;
-  double best = 0;      // best of its run so far
-  double seconds = 0;   // tuning time of its run so far, pauses excluded
+  double best = 0;     // best of its run so far
+  double seconds = 0;  // tuning time of its run so far, pauses excluded
   double medianMs = 0;
   double compileMs = 0;
   double tunerSeconds = 0;

@@ -14,7 +14,7 @@ namespace opevo::ui {
 // A parameter's graph with positions from Graphviz, computed once per parameter (the start
 // vertex and q change only the colours). Vertices keep the BFS order of `graph`.
 struct GraphLayout {
-  ParamGraph graph;  // BFS from the parameter's first vertex
+  ParamGraph graph;                // BFS from the parameter's first vertex
   std::vector<QPointF> positions;  // in points, y down
   QRectF bounds;
   std::unordered_map<Vertex, std::size_t, VertexHash> indexOf;

@@ -42,7 +42,9 @@ class LatestJob {
     m_waiting.reset();
   }
   // True until the latest job has delivered its result (or was cancelled).
-  bool busy() const { return m_waiting.has_value() || (m_inFlight > 0 && m_runningGeneration == m_generation); }
+  bool busy() const {
+    return m_waiting.has_value() || (m_inFlight > 0 && m_runningGeneration == m_generation);
+  }
 
  private:
   struct Job {

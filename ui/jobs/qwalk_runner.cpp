@@ -11,13 +11,18 @@ QwalkRunner::QwalkRunner(QObject* parent) : QObject(parent) {}
 QwalkRunner::~QwalkRunner() = default;
 
 void QwalkRunner::request(QwalkRequest request) {
-  m_job.start([request = std::move(request)] { return compute(request); },
-              [this](std::shared_ptr<const QwalkResult> result) { emit finished(std::move(result)); });
+  m_job.start(
+      [request = std::move(request)] { return compute(request); },
+      [this](std::shared_ptr<const QwalkResult> result) { emit finished(std::move(result)); });
 }
 
-void QwalkRunner::cancel() { m_job.cancel(); }
+void QwalkRunner::cancel() {
+  m_job.cancel();
+}
 
-bool QwalkRunner::busy() const { return m_job.busy(); }
+bool QwalkRunner::busy() const {
+  return m_job.busy();
+}
 
 std::shared_ptr<const QwalkResult> QwalkRunner::compute(const QwalkRequest& request) {
   auto result = std::make_shared<QwalkResult>();

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "ui/jobs/latest_job.h"
 #include <QObject>
 #include <QString>
 #include <memory>
@@ -9,6 +8,7 @@
 
 #include "space/parameter.h"
 #include "space/qwalk.h"
+#include "ui/jobs/latest_job.h"
 
 namespace opevo::ui {
 
@@ -51,7 +51,8 @@ class QwalkRunner : public QObject {
   void finished(std::shared_ptr<const QwalkResult> result);
 
  private:
-  LatestJob<std::shared_ptr<const QwalkResult>> m_job{LatestJob<std::shared_ptr<const QwalkResult>>::Overlap::NewestWaits};
+  LatestJob<std::shared_ptr<const QwalkResult>> m_job{
+      LatestJob<std::shared_ptr<const QwalkResult>>::Overlap::NewestWaits};
 };
 
 }  // namespace opevo::ui

@@ -60,13 +60,20 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
   const Row& r = m_rows[static_cast<std::size_t>(index.row())];
   if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
     switch (index.column()) {
-      case IdColumn: return static_cast<qlonglong>(r.run.id);
-      case StartedColumn: return localTime(r.run.started);
-      case AlgorithmColumn: return QString::fromStdString(r.run.algorithm);
-      case RepeatColumn: return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
-      case DatasetColumn: return r.label;
-      case DeviceColumn: return QString::fromStdString(r.run.device);
-      case BudgetColumn: return budgetText(r.run.budgetJson);
+      case IdColumn:
+        return static_cast<qlonglong>(r.run.id);
+      case StartedColumn:
+        return localTime(r.run.started);
+      case AlgorithmColumn:
+        return QString::fromStdString(r.run.algorithm);
+      case RepeatColumn:
+        return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
+      case DatasetColumn:
+        return r.label;
+      case DeviceColumn:
+        return QString::fromStdString(r.run.device);
+      case BudgetColumn:
+        return budgetText(r.run.budgetJson);
       case StatusColumn:
         // The store says "running" until the run ends; a run whose program was killed keeps it.
         if (r.run.status == RunStatus::Running)
@@ -75,13 +82,16 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
                           "was killed before it could record the end. Its trials are all kept.")
                      : tr("running or cut off");
         if (r.run.endReason != EndReason::None)
-          return QStringLiteral("%1 (%2)").arg(QString::fromUtf8(runStatusName(r.run.status).data()),
-                                              QString::fromUtf8(endReasonName(r.run.endReason).data()));
+          return QStringLiteral("%1 (%2)").arg(
+              QString::fromUtf8(runStatusName(r.run.status).data()),
+              QString::fromUtf8(endReasonName(r.run.endReason).data()));
         return QString::fromUtf8(runStatusName(r.run.status).data());
-      default: return {};
+      default:
+        return {};
     }
   }
-  if (role == Qt::ForegroundRole && index.column() == StatusColumn && r.run.status != RunStatus::Finished)
+  if (role == Qt::ForegroundRole && index.column() == StatusColumn &&
+      r.run.status != RunStatus::Finished)
     return QBrush(QColor(0x8e, 0x00, 0x00));
   return {};
 }
@@ -89,15 +99,24 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
 QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case IdColumn: return tr("Run");
-    case StartedColumn: return tr("Started");
-    case AlgorithmColumn: return tr("Algorithm");
-    case RepeatColumn: return tr("Repeat");
-    case DatasetColumn: return tr("Dataset");
-    case DeviceColumn: return tr("Device");
-    case BudgetColumn: return tr("Budget");
-    case StatusColumn: return tr("Status");
-    default: return {};
+    case IdColumn:
+      return tr("Run");
+    case StartedColumn:
+      return tr("Started");
+    case AlgorithmColumn:
+      return tr("Algorithm");
+    case RepeatColumn:
+      return tr("Repeat");
+    case DatasetColumn:
+      return tr("Dataset");
+    case DeviceColumn:
+      return tr("Device");
+    case BudgetColumn:
+      return tr("Budget");
+    case StatusColumn:
+      return tr("Status");
+    default:
+      return {};
   }
 }
 

@@ -28,7 +28,7 @@ class HistoryModel : public QAbstractTableModel {
 
   struct Row {
     RunRecord run;
-    QString label;    // "replay of A100.json.gz (...)", else the operator's name
+    QString label;  // "replay of A100.json.gz (...)", else the operator's name
   };
 
   explicit HistoryModel(QObject* parent = nullptr);

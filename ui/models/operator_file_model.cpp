@@ -15,7 +15,9 @@ QString operatorsDirectory() {
   if (!fromEnv.isEmpty()) return QDir(fromEnv).absolutePath();
   // Beside the database (~/.local/share/opevo-studio), so all the user's data is in one folder
   // and `opevo tune --op` finds the files where the README says they are.
-  return QFileInfo(QString::fromStdString(Store::defaultPath())).dir().filePath(QStringLiteral("operators"));
+  return QFileInfo(QString::fromStdString(Store::defaultPath()))
+      .dir()
+      .filePath(QStringLiteral("operators"));
 }
 
 OperatorFileModel::OperatorFileModel(QObject* parent) : QAbstractTableModel(parent) {}

@@ -25,7 +25,9 @@ QString range(const SettingInfo& s) {
 }  // namespace
 
 SettingsModel::SettingsModel(std::string algorithm, TunerSettings defaults, QObject* parent)
-    : QAbstractTableModel(parent), m_algorithm(std::move(algorithm)), m_defaults(std::move(defaults)) {
+    : QAbstractTableModel(parent),
+      m_algorithm(std::move(algorithm)),
+      m_defaults(std::move(defaults)) {
   for (const SettingInfo& info : m_defaults.all())
     m_rows.push_back({info, text(formatNumber(info.value)), QString()});
 }
@@ -94,11 +96,16 @@ QVariant SettingsModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
     case Qt::EditRole:
       switch (index.column()) {
-        case NameColumn: return text(r.info.name);
-        case ValueColumn: return r.text;
-        case RangeColumn: return range(r.info);
-        case HelpColumn: return bad ? r.error : text(r.info.help);
-        default: return {};
+        case NameColumn:
+          return text(r.info.name);
+        case ValueColumn:
+          return r.text;
+        case RangeColumn:
+          return range(r.info);
+        case HelpColumn:
+          return bad ? r.error : text(r.info.help);
+        default:
+          return {};
       }
     case Qt::ToolTipRole:
       return bad ? r.error : text(r.info.help);
@@ -134,11 +141,16 @@ Qt::ItemFlags SettingsModel::flags(const QModelIndex& index) const {
 QVariant SettingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case NameColumn: return tr("Setting");
-    case ValueColumn: return tr("Value");
-    case RangeColumn: return tr("Accepted");
-    case HelpColumn: return tr("Meaning");
-    default: return {};
+    case NameColumn:
+      return tr("Setting");
+    case ValueColumn:
+      return tr("Value");
+    case RangeColumn:
+      return tr("Accepted");
+    case HelpColumn:
+      return tr("Meaning");
+    default:
+      return {};
   }
 }
 

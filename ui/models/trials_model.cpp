@@ -21,7 +21,8 @@ QString speedText(double v) {
 
 }  // namespace
 
-TrialsModel::TrialsModel(RaceData* data, QObject* parent) : QAbstractTableModel(parent), m_data(data) {
+TrialsModel::TrialsModel(RaceData* data, QObject* parent)
+    : QAbstractTableModel(parent), m_data(data) {
   connect(m_data, &RaceData::aboutToReset, this, [this] { beginResetModel(); });
   connect(m_data, &RaceData::wasReset, this, [this] {
     m_rows = static_cast<int>(m_data->trials().size());
@@ -51,25 +52,36 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DisplayRole || role == RawRole || role == Qt::ToolTipRole) {
     const bool raw = role == RawRole;
     switch (index.column()) {
-      case OrderColumn: return static_cast<qlonglong>(t.order);
-      case AlgorithmColumn: return m_data->info().algorithms.value(t.algorithm);
-      case RepeatColumn: return t.repeat + 1;
-      case TrialColumn: return t.seq;
-      case ConfigColumn: return t.config;
-      case StatusColumn: return QString::fromUtf8(statusName(t.status).data(),
-                                                  static_cast<qsizetype>(statusName(t.status).size()));
-      case ReasonColumn: return t.message;
+      case OrderColumn:
+        return static_cast<qlonglong>(t.order);
+      case AlgorithmColumn:
+        return m_data->info().algorithms.value(t.algorithm);
+      case RepeatColumn:
+        return t.repeat + 1;
+      case TrialColumn:
+        return t.seq;
+      case ConfigColumn:
+        return t.config;
+      case StatusColumn:
+        return QString::fromUtf8(statusName(t.status).data(),
+                                 static_cast<qsizetype>(statusName(t.status).size()));
+      case ReasonColumn:
+        return t.message;
       case SpeedColumn:
         if (raw) return t.speed;
         return ok ? speedText(t.speed) : QString();
-      case BestColumn: return raw ? QVariant(t.best) : speedText(t.best);
-      case TimeColumn: return raw ? QVariant(t.seconds) : QString::number(t.seconds, 'f', 3);
-      default: return {};
+      case BestColumn:
+        return raw ? QVariant(t.best) : speedText(t.best);
+      case TimeColumn:
+        return raw ? QVariant(t.seconds) : QString::number(t.seconds, 'f', 3);
+      default:
+        return {};
     }
   }
   if (role == Qt::TextAlignmentRole) {
     const int c = index.column();
-    if (c == OrderColumn || c == RepeatColumn || c == TrialColumn || c == SpeedColumn || c == BestColumn || c == TimeColumn)
+    if (c == OrderColumn || c == RepeatColumn || c == TrialColumn || c == SpeedColumn ||
+        c == BestColumn || c == TimeColumn)
       return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role == Qt::ForegroundRole && !ok &&
@@ -85,10 +97,16 @@ QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int r
   if (role == Qt::ToolTipRole && section == OrderColumn)
     return tr("The order in which the engine measured the trials: the runs of a race take turns");
   if (role != Qt::DisplayRole) return {};
-  static const char* const names[] = {
-      QT_TR_NOOP("#"),         QT_TR_NOOP("Algorithm"), QT_TR_NOOP("Repeat"),   QT_TR_NOOP("Trial"),
-      QT_TR_NOOP("Speed"),     QT_TR_NOOP("Best"),     QT_TR_NOOP("Time (s)"),
-      QT_TR_NOOP("Status"),    QT_TR_NOOP("Failure reason"), QT_TR_NOOP("Configuration")};
+  static const char* const names[] = {QT_TR_NOOP("#"),
+                                      QT_TR_NOOP("Algorithm"),
+                                      QT_TR_NOOP("Repeat"),
+                                      QT_TR_NOOP("Trial"),
+                                      QT_TR_NOOP("Speed"),
+                                      QT_TR_NOOP("Best"),
+                                      QT_TR_NOOP("Time (s)"),
+                                      QT_TR_NOOP("Status"),
+                                      QT_TR_NOOP("Failure reason"),
+                                      QT_TR_NOOP("Configuration")};
   if (section < 0 || section >= ColumnCount) return {};
   // The unit is in the header's tooltip and on the chart: in the header it would crowd out the
   // configuration column.

@@ -12,17 +12,16 @@
 #include <algorithm>
 #include <exception>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
 #include "store/store.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/controller/race_data.h"
 #include "ui/models/history_model.h"
 #include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/message_label.h"
-#include "ui/controller/race_data.h"
-#include "ui/charts/race_results_widget.h"
 #include "ui/widgets/table_view.h"
 
 namespace opevo::ui {
@@ -42,7 +41,8 @@ namespace {
 
 // The selected runs as one race: one algorithm per name, one repeat per run of it. Time is each
 // run's stored tuning time (for runs stored before schema 2, wall-clock from the run's start).
-HistoryPage::CurvesJob loadCurves(const std::string& path, const std::vector<HistoryModel::Row>& rows) {
+HistoryPage::CurvesJob loadCurves(const std::string& path,
+                                  const std::vector<HistoryModel::Row>& rows) {
   HistoryPage::CurvesJob job;
   try {
     Store store(path);
@@ -55,7 +55,8 @@ HistoryPage::CurvesJob loadCurves(const std::string& path, const std::vector<His
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
       job.info.label = row.label;
       if (row.run.referenceSpeed)
-        job.info.reference = ReferenceLine{QString::fromStdString(row.run.referenceLibrary), *row.run.referenceSpeed};
+        job.info.reference = ReferenceLine{QString::fromStdString(row.run.referenceLibrary),
+                                           *row.run.referenceSpeed};
       for (TrialPoint& p : storedTrialPoints(row.run, store.trials(row.run.id), a, repeat))
         job.trials.push_back(std::move(p));
     }
@@ -89,7 +90,8 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_resume(new QPushButton(tr("Resume run"), this)),
       m_export(new QPushButton(tr("Export kernel…"), this)) {
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::DatasetColumn, QHeaderView::Stretch);
+  m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::DatasetColumn,
+                                                   QHeaderView::Stretch);
   m_info->setObjectName(QStringLiteral("historyInfo"));
   m_info->setWordWrap(true);
   m_info->setText(tr("Select runs to draw their curves; a race's runs draw as bands."));
@@ -101,11 +103,13 @@ HistoryPage::HistoryPage(QWidget* parent)
   bar->addWidget(new QLabel(tr("<b>Recorded runs</b>"), this));
   bar->addStretch(1);
   m_resume->setObjectName(QStringLiteral("resumeRun"));
-  m_resume->setToolTip(tr("Continue the current run, interrupted by a stop, a crash or a kill, to "
-                          "its budget on the Runs page: no stored trial is measured again"));
+  m_resume->setToolTip(
+      tr("Continue the current run, interrupted by a stop, a crash or a kill, to "
+         "its budget on the Runs page: no stored trial is measured again"));
   m_export->setObjectName(QStringLiteral("exportKernel"));
-  m_export->setToolTip(tr("Preview the best kernel of the current run and export it with a "
-                          "self-checking host program"));
+  m_export->setToolTip(
+      tr("Preview the best kernel of the current run and export it with a "
+         "self-checking host program"));
   bar->addWidget(m_resume);
   bar->addWidget(m_export);
   bar->addWidget(raceButton);
@@ -134,7 +138,8 @@ HistoryPage::HistoryPage(QWidget* parent)
   connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
           &HistoryPage::showSelected);
   connect(m_results, &RaceResultsWidget::message, this, &HistoryPage::statusMessage);
-  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryPage::updateButtons);
+  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &HistoryPage::updateButtons);
   connect(m_model, &QAbstractItemModel::modelReset, this, &HistoryPage::updateButtons);
   connect(m_resume, &QPushButton::clicked, this, [this] {
     if (const RunRecord* run = currentRun()) emit resumeRequested(*run);
@@ -185,7 +190,9 @@ void HistoryPage::reload() {
         return job;
       },
       [this](const RunsJob& job) {
-        showMessage(m_error, job.error.isEmpty() ? QString() : tr("The history cannot be read: %1").arg(job.error));
+        showMessage(m_error, job.error.isEmpty()
+                                 ? QString()
+                                 : tr("The history cannot be read: %1").arg(job.error));
         if (job.error.isEmpty()) m_model->setRuns(job.runs);
       });
 }
@@ -205,30 +212,32 @@ void HistoryPage::showSelected() {
   for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
     rows.push_back(m_model->row(index.row()));
   // Oldest first, so repeat numbers follow the order the runs were made in.
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.run.id < b.run.id; });
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.run.id < b.run.id; });
   if (rows.empty()) {
     m_curvesJob.cancel();
     m_data->reset({});
     return;
   }
   m_info->setText(tr("Reading %n run(s)…", nullptr, static_cast<int>(rows.size())));
-  m_curvesJob.start([path = m_storePath.toStdString(), rows = std::move(rows)] { return loadCurves(path, rows); },
-                    [this](const CurvesJob& job) {
-                      if (!job.error.isEmpty()) {
-                        showMessage(m_error, tr("The runs cannot be read: %1").arg(job.error));
-                        return;
-                      }
-                      m_data->reset(job.info);
-                      m_data->append(job.trials);
-                      m_data->finishAll();
-                      m_results->refreshNow();
-                      m_info->setText(tr("%1 — %2 trials of %3 run(s): %4")
-                                          .arg(job.info.label)
-                                          .arg(job.trials.size())
-                                          .arg(m_view->selectionModel()->selectedRows().size())
-                                          .arg(job.info.algorithms.join(QStringLiteral(", "))));
-                      emit curvesShown();
-                    });
+  m_curvesJob.start(
+      [path = m_storePath.toStdString(), rows = std::move(rows)] { return loadCurves(path, rows); },
+      [this](const CurvesJob& job) {
+        if (!job.error.isEmpty()) {
+          showMessage(m_error, tr("The runs cannot be read: %1").arg(job.error));
+          return;
+        }
+        m_data->reset(job.info);
+        m_data->append(job.trials);
+        m_data->finishAll();
+        m_results->refreshNow();
+        m_info->setText(tr("%1 — %2 trials of %3 run(s): %4")
+                            .arg(job.info.label)
+                            .arg(job.trials.size())
+                            .arg(m_view->selectionModel()->selectedRows().size())
+                            .arg(job.info.algorithms.join(QStringLiteral(", "))));
+        emit curvesShown();
+      });
 }
 
 }  // namespace opevo::ui

@@ -19,9 +19,9 @@
 #include <fstream>
 
 #include "ops/presets.h"
+#include "ui/models/operator_file_model.h"
 #include "ui/widgets/display_format.h"
 #include "ui/widgets/message_label.h"
-#include "ui/models/operator_file_model.h"
 
 namespace opevo::ui {
 namespace {

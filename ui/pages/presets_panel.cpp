@@ -17,11 +17,11 @@
 #include <exception>
 
 #include "ops/presets.h"
-#include "ui/widgets/display_format.h"
-#include "ui/pages/operator_editor.h"
 #include "ui/models/operator_file_model.h"
 #include "ui/models/parameter_model.h"
 #include "ui/models/preset_model.h"
+#include "ui/pages/operator_editor.h"
+#include "ui/widgets/display_format.h"
 #include "ui/widgets/table_view.h"
 
 namespace opevo::ui {

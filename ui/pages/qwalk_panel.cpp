@@ -13,9 +13,9 @@
 #include "common/error.h"
 #include "space/param_spec.h"
 #include "space/qwalk.h"
-#include "ui/widgets/display_format.h"
-#include "ui/models/qwalk_model.h"
 #include "ui/jobs/qwalk_runner.h"
+#include "ui/models/qwalk_model.h"
+#include "ui/widgets/display_format.h"
 #include "ui/widgets/qwalk_inputs.h"
 #include "ui/widgets/table_view.h"
 
@@ -50,8 +50,8 @@ QwalkPanel::QwalkPanel(QWidget* parent)
       m_model(new QwalkTableModel(this)),
       m_paramCombo(new QComboBox(this)),
       m_specEdit(makeEdit(QStringLiteral("specEdit"), fromStd(kSpecForms), this)),
-      m_inputs(new QwalkInputs({QStringLiteral("startEdit"), QStringLiteral("qEdit"), QStringLiteral("qSlider")},
-                               this)),
+      m_inputs(new QwalkInputs(
+          {QStringLiteral("startEdit"), QStringLiteral("qEdit"), QStringLiteral("qSlider")}, this)),
       m_infoLabel(new QLabel(this)),
       m_errorLabel(new QLabel(this)),
       m_noteLabel(new QLabel(this)),
@@ -154,9 +154,13 @@ void QwalkPanel::setCustomSpec(const QString& spec) {
   onSpecEdited(spec);
 }
 
-void QwalkPanel::setStartText(const QString& text) { m_inputs->setStartText(text); }
+void QwalkPanel::setStartText(const QString& text) {
+  m_inputs->setStartText(text);
+}
 
-void QwalkPanel::setQText(const QString& text) { m_inputs->setQText(text); }
+void QwalkPanel::setQText(const QString& text) {
+  m_inputs->setQText(text);
+}
 
 void QwalkPanel::onParameterChosen() {
   if (customChosen()) {

@@ -16,20 +16,24 @@
 #include <QVBoxLayout>
 
 #include "replay/replay_measurer.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/controller/race_data.h"
+#include "ui/models/trials_model.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/message_label.h"
-#include "ui/controller/race_data.h"
-#include "ui/charts/race_results_widget.h"
 #include "ui/widgets/race_setup_panel.h"
 #include "ui/widgets/table_view.h"
-#include "ui/models/trials_model.h"
 
 namespace opevo::ui {
 namespace {
 
 QString duration(double seconds) {
   const auto s = static_cast<long long>(seconds + 0.5);
-  if (s >= 3600) return QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+  if (s >= 3600)
+    return QStringLiteral("%1:%2:%3")
+        .arg(s / 3600)
+        .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
   return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
@@ -139,7 +143,8 @@ QWidget* RunsPage::makeTrialsSection() {
   m_trialsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   m_trialsView->horizontalHeader()->setStretchLastSection(true);
   const int unit = m_trialsView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-  // Order, algorithm, repeat, trial, speed, best, time, status, reason; the configuration stretches.
+  // Order, algorithm, repeat, trial, speed, best, time, status, reason; the configuration
+  // stretches.
   const int widths[] = {5, 9, 6, 5, 10, 10, 7, 12, 14, 0};
   for (int c = 0; c < TrialsModel::ColumnCount; ++c)
     if (widths[c] > 0) m_trialsView->setColumnWidth(c, unit * widths[c] + 12);
@@ -177,9 +182,10 @@ QWidget* RunsPage::makeTrialsSection() {
   connect(m_filterEdit, &QLineEdit::textChanged, this, applyFilter);
   connect(m_filterColumn, &QComboBox::currentIndexChanged, this, applyFilter);
   const auto count = [this] {
-    m_countLabel->setText(m_filter->rowCount() == m_trialsModel->rowCount()
-                              ? tr("%1 trials").arg(m_trialsModel->rowCount())
-                              : tr("%1 of %2 trials").arg(m_filter->rowCount()).arg(m_trialsModel->rowCount()));
+    m_countLabel->setText(
+        m_filter->rowCount() == m_trialsModel->rowCount()
+            ? tr("%1 trials").arg(m_trialsModel->rowCount())
+            : tr("%1 of %2 trials").arg(m_filter->rowCount()).arg(m_trialsModel->rowCount()));
   };
   connect(m_filter, &QAbstractItemModel::rowsInserted, this, count);
   connect(m_filter, &QAbstractItemModel::modelReset, this, count);
@@ -204,25 +210,30 @@ bool RunsPage::start() {
   showMessage(m_messageLabel, QString());
   showMessage(m_noteLabel, QString());
   RaceData::Info info;
-  for (const AlgorithmChoice& a : spec->algorithms) info.algorithms << QString::fromStdString(a.name);
+  for (const AlgorithmChoice& a : spec->algorithms)
+    info.algorithms << QString::fromStdString(a.name);
   info.repeats = spec->repeats;
   if (spec->dataset) {
     info.speedUnit = QString::fromStdString(spec->dataset->speedUnit);
     info.label = QString::fromStdString(ReplayMeasurer(spec->dataset).label());
-    if (spec->dataset->complete && spec->dataset->bestSpeed > 0) info.optimum = spec->dataset->bestSpeed;
+    if (spec->dataset->complete && spec->dataset->bestSpeed > 0)
+      info.optimum = spec->dataset->bestSpeed;
     m_measuredOperator.clear();
   } else {
     m_measuredOperator = m_setup->operatorBox()->currentText();
     info.speedUnit = QStringLiteral("TFLOPS");
-    info.label = tr("%1 on %2: real measurements")
-                     .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
+    info.label =
+        tr("%1 on %2: real measurements")
+            .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
   }
   return launch(std::move(*spec), std::move(info));
 }
 
 bool RunsPage::resumeRun(const RunRecord& run) {
   if (m_controller->busy()) {
-    showMessage(m_messageLabel, tr("A race is running; stop it or wait for it before resuming run %1.").arg(run.id));
+    showMessage(
+        m_messageLabel,
+        tr("A race is running; stop it or wait for it before resuming run %1.").arg(run.id));
     return false;
   }
   RaceSpec spec;
@@ -231,8 +242,10 @@ bool RunsPage::resumeRun(const RunRecord& run) {
   RaceData::Info info;
   info.algorithms << QString::fromStdString(run.algorithm);
   info.speedUnit = QString::fromStdString(run.speedUnit);
-  info.label = tr("run %1 resumed: %2 on %3").arg(run.id).arg(QString::fromStdString(run.operatorName),
-                                                              QString::fromStdString(run.device));
+  info.label =
+      tr("run %1 resumed: %2 on %3")
+          .arg(run.id)
+          .arg(QString::fromStdString(run.operatorName), QString::fromStdString(run.device));
   showMessage(m_messageLabel, QString());
   showMessage(m_noteLabel, QString());
   return launch(std::move(spec), std::move(info));

@@ -20,15 +20,15 @@
 #include "ops/presets.h"
 #include "space/param_spec.h"
 #include "space/qwalk.h"
-#include "ui/widgets/display_format.h"
 #include "ui/charts/distance_chart_view.h"
-#include "ui/jobs/graph_layout.h"
-#include "ui/widgets/message_label.h"
-#include "ui/widgets/qwalk_inputs.h"
 #include "ui/charts/probability_legend.h"
+#include "ui/charts/topology_view.h"
+#include "ui/jobs/graph_layout.h"
 #include "ui/jobs/qwalk_runner.h"
 #include "ui/jobs/topology_jobs.h"
-#include "ui/charts/topology_view.h"
+#include "ui/widgets/display_format.h"
+#include "ui/widgets/message_label.h"
+#include "ui/widgets/qwalk_inputs.h"
 
 namespace opevo::ui {
 
@@ -52,7 +52,8 @@ TopologyPage::TopologyPage(QWidget* parent)
       m_distanceChart(new DistanceChartView(this)),
       m_legend(new ProbabilityLegend(this)) {
   m_operatorCombo->setObjectName(QStringLiteral("topologyOperator"));
-  for (const std::string& name : presetNames()) m_operatorCombo->addItem(QString::fromStdString(name));
+  for (const std::string& name : presetNames())
+    m_operatorCombo->addItem(QString::fromStdString(name));
   m_operatorCombo->addItem(tr("Custom spec…"));
   m_paramCombo->setObjectName(QStringLiteral("topologyParam"));
   m_specEdit->setObjectName(QStringLiteral("topologySpec"));
@@ -66,8 +67,9 @@ TopologyPage::TopologyPage(QWidget* parent)
   m_walksSpin->setValue(10'000);
   m_walksSpin->setGroupSeparatorShown(true);
   m_sampleButton->setObjectName(QStringLiteral("sampleButton"));
-  m_sampleButton->setToolTip(tr("Run that many q-random walks with core's sampler and overlay "
-                                "their end points' frequencies"));
+  m_sampleButton->setToolTip(
+      tr("Run that many q-random walks with core's sampler and overlay "
+         "their end points' frequencies"));
   m_infoLabel->setObjectName(QStringLiteral("topologyInfo"));
   m_infoLabel->setWordWrap(true);
   m_view->setObjectName(QStringLiteral("topologyView"));
@@ -104,7 +106,8 @@ TopologyPage::TopologyPage(QWidget* parent)
   connect(m_specEdit, &QLineEdit::textEdited, this, &TopologyPage::setCustomSpec);
   connect(m_engineCombo, &QComboBox::currentIndexChanged, this, [this] { startLayout(); });
   connect(m_inputs, &QwalkInputs::changed, this, [this] { recompute(); });
-  connect(m_sampleButton, &QPushButton::clicked, this, [this] { sampleWalks(m_walksSpin->value()); });
+  connect(m_sampleButton, &QPushButton::clicked, this,
+          [this] { sampleWalks(m_walksSpin->value()); });
   connect(m_runner, &QwalkRunner::finished, this, &TopologyPage::showResult);
   connect(m_view, &TopologyView::vertexClicked, this, &TopologyPage::onVertexClicked);
   onOperatorChosen();
@@ -139,9 +142,13 @@ void TopologyPage::setLayoutEngine(const QString& engine) {
   m_engineCombo->setCurrentText(engine);
 }
 
-void TopologyPage::setStartText(const QString& text) { m_inputs->setStartText(text); }
+void TopologyPage::setStartText(const QString& text) {
+  m_inputs->setStartText(text);
+}
 
-void TopologyPage::setQText(const QString& text) { m_inputs->setQText(text); }
+void TopologyPage::setQText(const QString& text) {
+  m_inputs->setQText(text);
+}
 
 void TopologyPage::onOperatorChosen() {
   m_params.clear();

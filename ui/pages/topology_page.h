@@ -1,8 +1,5 @@
 #pragma once
 
-#include "ui/jobs/latest_job.h"
-#include "ui/jobs/topology_jobs.h"
-#include "ui/widgets/qwalk_inputs.h"
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
@@ -10,6 +7,9 @@
 #include <vector>
 
 #include "space/parameter.h"
+#include "ui/jobs/latest_job.h"
+#include "ui/jobs/topology_jobs.h"
+#include "ui/widgets/qwalk_inputs.h"
 
 class QComboBox;
 class QLabel;

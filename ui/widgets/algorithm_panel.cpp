@@ -9,8 +9,8 @@
 #include <QVBoxLayout>
 
 #include "tuners/registry.h"
-#include "ui/widgets/message_label.h"
 #include "ui/models/settings_model.h"
+#include "ui/widgets/message_label.h"
 #include "ui/widgets/table_view.h"
 
 namespace opevo::ui {
@@ -43,7 +43,8 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   m_list->setWrapping(true);
   m_list->setResizeMode(QListView::Adjust);
   const QFontMetrics fm = m_list->fontMetrics();
-  m_list->setGridSize(QSize(fm.horizontalAdvance(QStringLiteral("exhaustive")) + 44, fm.height() + 8));
+  m_list->setGridSize(
+      QSize(fm.horizontalAdvance(QStringLiteral("exhaustive")) + 44, fm.height() + 8));
   m_list->setFixedHeight((fm.height() + 8) * 3 + 2 * m_list->frameWidth() + 4);
   m_list->setToolTip(tr("Check the algorithms to race; click one to see its settings"));
   m_settingsView = makeTableView(m_models.empty() ? nullptr : m_models.front(),
@@ -124,13 +125,14 @@ void AlgorithmPanel::showSettings(int row) {
   m_helpLabel->clear();
   connect(m_settingsView->selectionModel(), &QItemSelectionModel::currentChanged, m_helpLabel,
           [this, model](const QModelIndex& current) {
-            m_helpLabel->setText(current.isValid()
-                                     ? QStringLiteral("%1: %2").arg(
-                                           model->index(current.row(), SettingsModel::NameColumn).data().toString(),
-                                           model->index(current.row(), SettingsModel::HelpColumn)
-                                               .data(Qt::ToolTipRole)
-                                               .toString())
-                                     : QString());
+            m_helpLabel->setText(
+                current.isValid()
+                    ? QStringLiteral("%1: %2").arg(
+                          model->index(current.row(), SettingsModel::NameColumn).data().toString(),
+                          model->index(current.row(), SettingsModel::HelpColumn)
+                              .data(Qt::ToolTipRole)
+                              .toString())
+                    : QString());
           });
   const TunerInfo& info = tunerRegistry().all()[static_cast<std::size_t>(row)];
   m_settingsTitle->setText(tr("<b>%1</b> — %2%3")

@@ -56,8 +56,10 @@ QString DatasetPicker::datasetsDir() {
   // OPEVO_DATASETS when set; else the copy installed beside the program
   // (PREFIX/bin/../share/opevo-studio/datasets); else the source tree this build came from.
   QStringList candidates;
-  if (qEnvironmentVariableIsSet("OPEVO_DATASETS")) candidates << qEnvironmentVariable("OPEVO_DATASETS");
-  candidates << QCoreApplication::applicationDirPath() + QStringLiteral("/../share/opevo-studio/datasets");
+  if (qEnvironmentVariableIsSet("OPEVO_DATASETS"))
+    candidates << qEnvironmentVariable("OPEVO_DATASETS");
+  candidates << QCoreApplication::applicationDirPath() +
+                    QStringLiteral("/../share/opevo-studio/datasets");
 #ifdef OPEVO_DATASETS_DIR
   candidates << QStringLiteral(OPEVO_DATASETS_DIR);
 #endif
@@ -73,19 +75,19 @@ void DatasetPicker::addShortcut(const QString& title, const QString& relativePat
   const QString path = dir.isEmpty() ? QString() : dir + QLatin1Char('/') + relativePath;
   const bool present = !path.isEmpty() && QFileInfo::exists(path);
   button->setEnabled(present);
-  button->setToolTip(present ? path
-                             : tr("%1 not found (set OPEVO_DATASETS to the datasets folder)")
-                                   .arg(relativePath));
+  button->setToolTip(
+      present ? path
+              : tr("%1 not found (set OPEVO_DATASETS to the datasets folder)").arg(relativePath));
   connect(button, &QPushButton::clicked, this, [this, path] { load(path); });
   row->addWidget(button);
 }
 
 void DatasetPicker::browse() {
-  const QString start = m_dataset ? QFileInfo(QString::fromStdString(m_dataset->path)).path()
-                                  : datasetsDir();
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open a measured dataset"), start,
-      tr("Datasets (*.json *.json.gz *.gz);;All files (*)"));
+  const QString start =
+      m_dataset ? QFileInfo(QString::fromStdString(m_dataset->path)).path() : datasetsDir();
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open a measured dataset"), start,
+                                   tr("Datasets (*.json *.json.gz *.gz);;All files (*)"));
   if (!path.isEmpty()) load(path);
 }
 
@@ -124,15 +126,16 @@ void DatasetPicker::showInfo() {
   }
   const ReplayDataset& d = *m_dataset;
   const QString unit = QString::fromStdString(d.speedUnit);
-  QString text = tr("<b>Replay of real measurements</b> on %1 (%2): %3 configurations, "
-                    "%4 failed; best %5 %6%7")
-                     .arg(d.deviceName.empty() ? tr("an unnamed device")
-                                               : QString::fromStdString(d.deviceName).toHtmlEscaped(),
-                          QFileInfo(QString::fromStdString(d.path)).fileName().toHtmlEscaped(),
-                          groupDigits(std::to_string(d.table.size())),
-                          groupDigits(std::to_string(d.failedCount())),
-                          QLocale().toString(d.bestSpeed, 'f', 1), unit.toHtmlEscaped(),
-                          d.complete ? tr(" (complete: the optimum is known)") : QString());
+  QString text =
+      tr("<b>Replay of real measurements</b> on %1 (%2): %3 configurations, "
+         "%4 failed; best %5 %6%7")
+          .arg(d.deviceName.empty() ? tr("an unnamed device")
+                                    : QString::fromStdString(d.deviceName).toHtmlEscaped(),
+               QFileInfo(QString::fromStdString(d.path)).fileName().toHtmlEscaped(),
+               groupDigits(std::to_string(d.table.size())),
+               groupDigits(std::to_string(d.failedCount())),
+               QLocale().toString(d.bestSpeed, 'f', 1), unit.toHtmlEscaped(),
+               d.complete ? tr(" (complete: the optimum is known)") : QString());
   for (const std::string& note : d.notes)
     text += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(note).toHtmlEscaped());
   m_infoLabel->setText(text);

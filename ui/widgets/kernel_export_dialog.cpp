@@ -3,8 +3,8 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QFileInfo>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -22,7 +22,8 @@
 
 namespace opevo::ui {
 
-KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord& run, QWidget* parent)
+KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord& run,
+                                       QWidget* parent)
     : QDialog(parent),
       m_storePath(storePath),
       m_run(run),
@@ -49,7 +50,8 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   m_backend->setObjectName(QStringLiteral("exportBackend"));
   // One template serves all three: a configuration tuned on one backend can be written for
   // another (the header says it was not measured there).
-  for (const char* b : {"cpu", "cuda", "hip"}) m_backend->addItem(QString::fromLatin1(b), QString::fromLatin1(b));
+  for (const char* b : {"cpu", "cuda", "hip"})
+    m_backend->addItem(QString::fromLatin1(b), QString::fromLatin1(b));
   m_backend->setCurrentIndex(std::max(0, m_backend->findData(QString::fromStdString(run.backend))));
   m_backend->setEnabled(run.backend != "replay");
   m_folder->setObjectName(QStringLiteral("exportFolder"));
@@ -79,7 +81,8 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
 
   connect(m_backend, &QComboBox::currentIndexChanged, this, &KernelExportDialog::showPreview);
   connect(browse, &QPushButton::clicked, this, [this] {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export into"), m_folder->text());
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Export into"), m_folder->text());
     if (!dir.isEmpty()) m_folder->setText(dir);
   });
   connect(m_exportButton, &QPushButton::clicked, this, &KernelExportDialog::exportNow);
@@ -91,22 +94,31 @@ void KernelExportDialog::showPreview() {
   showMessage(m_error, QString());
   try {
     const Store store(m_storePath.toStdString());
-    const KernelPreview p =
-        previewBestKernel(store, m_run.id, m_run.backend == "replay" ? std::string() : m_backend->currentData().toString().toStdString());
+    const KernelPreview p = previewBestKernel(
+        store, m_run.id,
+        m_run.backend == "replay" ? std::string()
+                                  : m_backend->currentData().toString().toStdString());
     m_heading->setText(tr("<b>Run %1</b>: %2 on %3 (%4). Best: <b>%5 %6</b> at trial %7, "
                           "configuration <tt>%8</tt>")
                            .arg(m_run.id)
-                           .arg(QString::fromStdString(m_run.algorithm), QString::fromStdString(m_run.operatorName),
+                           .arg(QString::fromStdString(m_run.algorithm),
+                                QString::fromStdString(m_run.operatorName),
                                 QString::fromStdString(m_run.device).toHtmlEscaped())
                            .arg(p.speed, 0, 'g', 4)
                            .arg(QString::fromStdString(p.speedUnit))
                            .arg(p.trial)
                            .arg(QString::fromStdString(p.configuration).toHtmlEscaped()));
-    QString summary = p.fileName.empty() ? QString() : QStringLiteral("%1: %2").arg(QString::fromStdString(p.fileName), QString::fromStdString(p.summary));
-    if (!p.note.empty()) summary += (summary.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(p.note);
+    QString summary = p.fileName.empty()
+                          ? QString()
+                          : QStringLiteral("%1: %2").arg(QString::fromStdString(p.fileName),
+                                                         QString::fromStdString(p.summary));
+    if (!p.note.empty())
+      summary +=
+          (summary.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(p.note);
     m_summary->setText(summary);
-    m_source->setPlainText(p.source.empty() ? tr("(no kernel source: %1)").arg(QString::fromStdString(p.note))
-                                            : QString::fromStdString(p.source));
+    m_source->setPlainText(p.source.empty()
+                               ? tr("(no kernel source: %1)").arg(QString::fromStdString(p.note))
+                               : QString::fromStdString(p.source));
     m_exportButton->setEnabled(true);
   } catch (const std::exception& e) {
     m_heading->setText(tr("<b>Run %1</b>").arg(m_run.id));
@@ -128,12 +140,15 @@ bool KernelExportDialog::exportNow() {
     const Store store(m_storePath.toStdString());
     ExportOptions options;
     options.outDir = folder.toStdString();
-    if (m_run.backend != "replay") options.backend = m_backend->currentData().toString().toStdString();
+    if (m_run.backend != "replay")
+      options.backend = m_backend->currentData().toString().toStdString();
     const ExportResult r = exportRun(store, m_run.id, options);
     QStringList files;
     for (const std::string& f : r.files) files << QFileInfo(QString::fromStdString(f)).fileName();
-    QString text = tr("Wrote %1 into %2.").arg(files.join(QStringLiteral(", ")), QDir::toNativeSeparators(folder));
-    if (!r.buildCommand.empty()) text += tr(" Check it with: sh build.sh (%1)").arg(QString::fromStdString(r.buildCommand));
+    QString text = tr("Wrote %1 into %2.")
+                       .arg(files.join(QStringLiteral(", ")), QDir::toNativeSeparators(folder));
+    if (!r.buildCommand.empty())
+      text += tr(" Check it with: sh build.sh (%1)").arg(QString::fromStdString(r.buildCommand));
     if (!r.note.empty()) text += QLatin1Char(' ') + QString::fromStdString(r.note);
     showMessage(m_error, QString());
     showMessage(m_done, text);

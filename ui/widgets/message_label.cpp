@@ -15,7 +15,8 @@ QLabel* makeMessageLabel(const QString& objectName, MessageKind kind, QWidget* p
       kind == MessageKind::Error
           ? QStringLiteral("QLabel { color: #8e0000; background: #fdecea; border: 1px solid "
                            "#e57373; padding: 6px; }")
-          : QStringLiteral("QLabel { background: #fff8e1; border: 1px solid #ffcc80; padding: 6px; }"));
+          : QStringLiteral(
+                "QLabel { background: #fff8e1; border: 1px solid #ffcc80; padding: 6px; }"));
   label->hide();
   return label;
 }

@@ -18,7 +18,8 @@ constexpr int kSliderSteps = 100;
 
 // A red frame points at the field a message is about, without touching what is typed in it.
 void markInvalid(QLineEdit* edit, bool invalid) {
-  edit->setStyleSheet(invalid ? QStringLiteral("QLineEdit { border: 2px solid #c62828; }") : QString());
+  edit->setStyleSheet(invalid ? QStringLiteral("QLineEdit { border: 2px solid #c62828; }")
+                              : QString());
 }
 
 }  // namespace
@@ -37,7 +38,8 @@ QwalkInputs::QwalkInputs(const Names& names, QWidget* page)
   m_slider->setRange(1, kSliderSteps - 1);
   m_slider->setPageStep(10);
   m_slider->setValue(50);
-  m_slider->setToolTip(tr("q from 0.01 to 0.99; type any value strictly between 0 and 1 beside it"));
+  m_slider->setToolTip(
+      tr("q from 0.01 to 0.99; type any value strictly between 0 and 1 beside it"));
   connect(m_start, &QLineEdit::textEdited, this, &QwalkInputs::changed);
   connect(m_q, &QLineEdit::textEdited, this, &QwalkInputs::onQEdited);
   connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
@@ -93,7 +95,9 @@ void QwalkInputs::setQText(const QString& text) {
   onQEdited(text);
 }
 
-QString QwalkInputs::startText() const { return m_start->text(); }
+QString QwalkInputs::startText() const {
+  return m_start->text();
+}
 
 void QwalkInputs::onQEdited(const QString& text) {
   bool ok = false;
@@ -113,8 +117,9 @@ std::optional<QwalkInputs::Walk> QwalkInputs::read(QStringList& errors) const {
   walk.q = QLocale::c().toDouble(m_q->text().trimmed(), &qOk);
   try {
     if (!qOk)
-      throw InputError("q: '" + m_q->text().toStdString() +
-                       "' is not a number (accepted form: a number strictly between 0 and 1, such as 0.5)");
+      throw InputError(
+          "q: '" + m_q->text().toStdString() +
+          "' is not a number (accepted form: a number strictly between 0 and 1, such as 0.5)");
     checkMutationRate(walk.q);
     markInvalid(m_q, false);
   } catch (const InputError& e) {

@@ -1,6 +1,5 @@
 #include "ui/widgets/race_setup_panel.h"
 
-#include <algorithm>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -9,19 +8,20 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QSettings>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <exception>
 
 #include "common/error.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "tuners/registry.h"
+#include "ui/models/settings_model.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/dataset_picker.h"
-#include "ui/models/settings_model.h"
 
 namespace opevo::ui {
 namespace {
@@ -63,8 +63,9 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_backend->addItem(tr("CPU (this machine)"), QStringLiteral("cpu"));
   m_backend->addItem(tr("CUDA"), QStringLiteral("cuda"));
   m_backend->addItem(tr("HIP"), QStringLiteral("hip"));
-  m_backend->setToolTip(tr("A replay races on measurements made before; a device backend "
-                           "compiles, verifies and times every configuration"));
+  m_backend->setToolTip(
+      tr("A replay races on measurements made before; a device backend "
+         "compiles, verifies and times every configuration"));
   m_operator->setObjectName(QStringLiteral("operatorBox"));
   for (const std::string& name : presetNames()) {
     const QString n = QString::fromStdString(name);
@@ -81,8 +82,9 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_schedule->setObjectName(QStringLiteral("scheduleBox"));
   m_schedule->addItem(tr("Round-robin"), static_cast<int>(Schedule::RoundRobin));
   m_schedule->addItem(tr("Shuffled each round (seeded)"), static_cast<int>(Schedule::Shuffle));
-  m_schedule->setToolTip(tr("The runs take turns on the measurer batch by batch, so on a device "
-                            "drift (heat, other load) falls on every algorithm alike"));
+  m_schedule->setToolTip(
+      tr("The runs take turns on the measurer batch by batch, so on a device "
+         "drift (heat, other load) falls on every algorithm alike"));
   m_useTrials->setObjectName(QStringLiteral("useTrials"));
   m_useTrials->setChecked(true);
   m_trials->setObjectName(QStringLiteral("trialsSpin"));
@@ -104,8 +106,9 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_pace->setRange(0, 2000);
   m_pace->setSuffix(tr(" ms per trial"));
   m_pace->setSpecialValueText(tr("as fast as possible"));
-  m_pace->setToolTip(tr("A replay answers instantly; a pace spreads it out so the race can be "
-                        "watched. It counts as tuning time."));
+  m_pace->setToolTip(
+      tr("A replay answers instantly; a pace spreads it out so the race can be "
+         "watched. It counts as tuning time."));
 
   auto* backendBox = new QGroupBox(tr("Measure on"), this);
   (new QVBoxLayout(backendBox))->addWidget(m_backend);
@@ -161,8 +164,9 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     if (m_dataset->loading())
       return refuse(tr("The dataset is still being read; start again when it is loaded."));
     if (!m_dataset->dataset())
-      return refuse(tr("Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
-                       "file, or pick one of the bundled datasets."));
+      return refuse(
+          tr("Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
+             "file, or pick one of the bundled datasets."));
     s.dataset = m_dataset->dataset();
     s.paceMs = m_pace->value();
   } else {
@@ -180,7 +184,8 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
   if (s.algorithms.empty()) return refuse(tr("Check at least one algorithm to race."));
   const QStringList settingErrors = m_algorithms->errors();
   if (!settingErrors.isEmpty())
-    return refuse(tr("Fix the refused settings first:\n%1").arg(settingErrors.join(QLatin1Char('\n'))));
+    return refuse(
+        tr("Fix the refused settings first:\n%1").arg(settingErrors.join(QLatin1Char('\n'))));
   if (!m_useTrials->isChecked() && !m_useSeconds->isChecked() && !m_useTarget->isChecked())
     return refuse(tr("Set a budget: a number of trials, a time, or a target speed."));
   s.repeats = m_repeats->value();
@@ -198,7 +203,8 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     } catch (const std::exception& e) {
       return refuse(tr("%1 cannot race on %2: %3")
                         .arg(QString::fromStdString(a.name),
-                             def ? m_operator->currentText() : tr("this dataset"), QString::fromUtf8(e.what())));
+                             def ? m_operator->currentText() : tr("this dataset"),
+                             QString::fromUtf8(e.what())));
     }
   }
   return s;
@@ -216,12 +222,15 @@ QString RaceSetupPanel::deviceProblem(const std::string& backend) const {
   if (chosen && chosen->available) return QString();
   return tr("%1 is not available on this machine%2. Available here: %3.")
       .arg(name,
-           chosen && !chosen->reason.empty() ? QStringLiteral(" (%1)").arg(QString::fromStdString(chosen->reason))
-                                             : QString(),
+           chosen && !chosen->reason.empty()
+               ? QStringLiteral(" (%1)").arg(QString::fromStdString(chosen->reason))
+               : QString(),
            available.join(QStringLiteral(", ")));
 }
 
-QString RaceSetupPanel::backend() const { return m_backend->currentData().toString(); }
+QString RaceSetupPanel::backend() const {
+  return m_backend->currentData().toString();
+}
 
 bool RaceSetupPanel::setBackend(const QString& name) {
   const int i = m_backend->findData(name);
@@ -240,7 +249,8 @@ void RaceSetupPanel::setBackends(const std::vector<BackendInfo>& backends) {
       QStringList devices;
       for (const DeviceInfo& d : b.devices) devices << QString::fromStdString(d.name);
       tip = QString::fromStdString(b.library) +
-            (devices.isEmpty() ? QString() : QStringLiteral(": ") + devices.join(QStringLiteral(", ")));
+            (devices.isEmpty() ? QString()
+                               : QStringLiteral(": ") + devices.join(QStringLiteral(", ")));
     } else {
       tip = tr("Not available: %1").arg(QString::fromStdString(b.reason));
     }
@@ -285,9 +295,15 @@ void RaceSetupPanel::browseOperator() {
   if (!path.isEmpty()) addOperatorFile(path);
 }
 
-void RaceSetupPanel::setRepeats(int repeats) { m_repeats->setValue(repeats); }
-void RaceSetupPanel::setSeed(int seed) { m_seed->setValue(seed); }
-void RaceSetupPanel::setPaceMs(int ms) { m_pace->setValue(ms); }
+void RaceSetupPanel::setRepeats(int repeats) {
+  m_repeats->setValue(repeats);
+}
+void RaceSetupPanel::setSeed(int seed) {
+  m_seed->setValue(seed);
+}
+void RaceSetupPanel::setPaceMs(int ms) {
+  m_pace->setValue(ms);
+}
 
 void RaceSetupPanel::setTrials(int trials) {
   m_useTrials->setChecked(true);
@@ -332,11 +348,14 @@ void RaceSetupPanel::saveState(QSettings& settings) const {
 void RaceSetupPanel::restoreState(QSettings& settings) {
   settings.beginGroup(QStringLiteral("race"));
   m_algorithms->setChecked(
-      settings.value(QStringLiteral("algorithms"), QStringList{QStringLiteral("opevo"), QStringLiteral("autotvm")})
+      settings
+          .value(QStringLiteral("algorithms"),
+                 QStringList{QStringLiteral("opevo"), QStringLiteral("autotvm")})
           .toStringList());
   m_repeats->setValue(settings.value(QStringLiteral("repeats"), m_repeats->value()).toInt());
   m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());
-  m_schedule->setCurrentIndex(std::clamp(settings.value(QStringLiteral("schedule"), 0).toInt(), 0, m_schedule->count() - 1));
+  m_schedule->setCurrentIndex(std::clamp(settings.value(QStringLiteral("schedule"), 0).toInt(), 0,
+                                         m_schedule->count() - 1));
   m_useTrials->setChecked(settings.value(QStringLiteral("useTrials"), true).toBool());
   m_trials->setValue(settings.value(QStringLiteral("trials"), m_trials->value()).toInt());
   m_useSeconds->setChecked(settings.value(QStringLiteral("useSeconds"), false).toBool());

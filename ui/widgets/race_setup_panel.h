@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "probe/backend_probe.h"
-
 #include "ui/controller/race_types.h"
 
 class QCheckBox;
