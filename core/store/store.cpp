@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "common/error.h"
 #include "store/sqlite_handle.h"
@@ -173,6 +174,18 @@ void checkExisting(const std::string& path) {
     throw InputError("database " + inQuotes(path) + " " + problem + " (left untouched)");
 }
 
+// Switching to WAL needs the file to itself, and SQLite returns "busy" at once rather than wait
+// for it (its busy handler is skipped there), so the waiting is done here: the window and
+// `opevo tune` may open a new file at the same moment.
+void switchToWal(sqlite3* db, const std::string& path) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyWaitMs);
+  while (sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline)
+      throwSqlite(db, "switching " + inQuotes(path) + " to WAL mode");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 }  // namespace
 
 std::string Store::defaultPath() {
@@ -215,7 +228,7 @@ Store::Store(const std::string& path) : m_path(path) {
   }
   sqlite3_busy_timeout(m_db, kBusyWaitMs);
   try {
-    exec(m_db, "PRAGMA journal_mode=WAL", "switching " + inQuotes(path) + " to WAL mode");
+    switchToWal(m_db, path);
     // NORMAL in WAL mode: a committed trial survives a killed process (only a power loss can
     // take the last commits), at a fraction of FULL's cost.
     exec(m_db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -227,18 +228,20 @@ TEST(Store, OpenedByManyAtOnceANewFileIsCreatedOnce) {
     TempDir dir;
     const std::string path = (dir.path / "shared.db").string();
     std::vector<std::thread> openers;
-    std::atomic<int> failures{0};
+    std::mutex mutex;
+    std::vector<std::string> failures;
     for (int i = 0; i < 4; ++i)
       openers.emplace_back([&] {
         try {
           Store s(path);
           s.createRun(sampleRun());
-        } catch (const std::exception&) {
-          ++failures;
+        } catch (const std::exception& e) {
+          std::lock_guard lock(mutex);
+          failures.push_back(e.what());
         }
       });
     for (auto& t : openers) t.join();
-    EXPECT_EQ(failures.load(), 0);
+    EXPECT_TRUE(failures.empty()) << failures.front();
     EXPECT_EQ(Store(path).runs().size(), 4u);
   }
 }
@@ -251,8 +254,9 @@ TEST(Store, OpeningWaitsForAnotherProgramsWrite) {
   { Store(path).createRun(sampleRun()); }
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(other, "PRAGMA journal_mode=DELETE; BEGIN EXCLUSIVE; "
-                                "INSERT INTO races (started) VALUES ('now')",
+  ASSERT_EQ(sqlite3_exec(other,
+                         "PRAGMA journal_mode=DELETE; BEGIN EXCLUSIVE; "
+                         "INSERT INTO races (started) VALUES ('now')",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   std::thread release([other] {
