@@ -1,0 +1,38 @@
+#pragma once
+
+#include "tuners/model_based_tuner.h"
+
+namespace opevo {
+
+// OpEvo guided by a cost model: the product's default algorithm. OpEvo's search (parents are the
+// best configurations measured; children are recombined from them and mutated by a q-random walk
+// on each parameter's topology) proposes many more children than a batch; an XGBoost model
+// trained on everything measured (failures as speed 0, so it learns where configurations fail)
+// ranks them, and only the most promising are measured. A trial on a GPU costs seconds and a
+// proposal microseconds: screening is where few-trial tuning is won. The first batch is spread
+// over the space (farthest-point picks from random candidates) so the first model sees all of it;
+// when the best stops improving, the walks grow longer (q rises) to leave the basin.
+class OpEvoModelTuner final : public ModelBasedTuner {
+ public:
+  OpEvoModelTuner(const SearchSpace& space, TunerSettings settings, std::uint64_t seed);
+  static TunerSettings defaultSettings();
+
+  std::string name() const override { return "opevo-m"; }
+  std::size_t preferredBatch() const override { return m_batch; }
+
+ protected:
+  void beforePick() override;
+
+ private:
+  std::vector<Config> spreadOut(std::size_t n);
+  std::vector<Config> screened(std::size_t n);
+  std::optional<Config> child(const std::vector<std::size_t>& parents, double q);
+  double currentQ();
+
+  std::size_t m_batch;
+  std::size_t m_plannedAt = static_cast<std::size_t>(-1);  // history size at the last plan
+  double m_best = 0;
+  std::size_t m_bestAt = 0;  // history size when m_best was found
+};
+
+}  // namespace opevo
