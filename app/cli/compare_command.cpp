@@ -17,13 +17,14 @@
 #include "ops/presets.h"
 #include "replay/replay_measurer.h"
 #include "space/text.h"
+#include "tuners/registry.h"
 
 namespace opevo::cli {
 namespace {
 
 struct CompareArgs {
   std::string space;
-  std::string algos;
+  std::string algos = tunerRegistry().defaultTuner().name + ",opevo";
   int repeats = 5;
   int trials = 400;
   std::uint64_t seed = 1;
@@ -119,8 +120,9 @@ void addCompareCommand(CLI::App& app) {
       app.add_subcommand("compare", "Race tuning algorithms on a measured dataset (replay)");
   cmd->add_option("--space", a->space, "A measured dataset file (Kernel Tuner cache or T4)")
       ->required();
-  cmd->add_option("--algos", a->algos, "Comma-separated algorithms, e.g. opevo,autotvm,random")
-      ->required();
+  cmd->add_option("--algos", a->algos,
+                  "Comma-separated algorithms, e.g. opevo,autotvm,random (default: " + a->algos +
+                      ", the default algorithm against the paper's OpEvo)");
   cmd->add_option("--repeats", a->repeats, "Runs per algorithm (default 5)");
   cmd->add_option("--trials", a->trials, "Trials per run (default 400)");
   cmd->add_option("--seed", a->seed,

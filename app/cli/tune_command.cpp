@@ -22,7 +22,7 @@ namespace opevo::cli {
 namespace {
 
 struct TuneArgs {
-  std::string op, algo = "opevo", backend, db;
+  std::string op, algo = tunerRegistry().defaultTuner().name, backend, db;
   std::optional<int> trials;
   std::optional<double> seconds, target;
   std::uint64_t seed = 1;
@@ -200,7 +200,9 @@ void addTuneCommand(CLI::App& app) {
       app.add_subcommand("tune", "Tune an operator: measured trials, stored as they arrive");
   cmd->add_option("--op", a->op, "Preset (MM1, C2, ...) or operator file (JSON)");
   cmd->add_option("--algo", a->algo,
-                  "Algorithm (opevo, autotvm, ansor, random, ...; see opevo tuners)");
+                  "Algorithm (default " + a->algo +
+                      "; opevo, autotvm, ansor, random, ...: see "
+                      "opevo tuners)");
   cmd->add_option("--backend", a->backend,
                   "cpu, cuda, hip or replay:FILE (default: the best found)");
   cmd->add_option("--trials", a->trials, "Budget in trials");

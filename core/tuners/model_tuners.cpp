@@ -12,7 +12,8 @@ void registerModelTuners(TunerRegistry& r) {
          &OpEvoModelTuner::defaultSettings,
          [](const SearchSpace& space, TunerSettings s, std::uint64_t seed) {
            return std::make_unique<OpEvoModelTuner>(space, std::move(s), seed);
-         }});
+         },
+         /*isDefault=*/true});
   r.add({"autotvm",
          "AutoTVM: XGBoost rank model, parallel simulated annealing, diversity-aware batches",
          &AutoTvmTuner::defaultSettings,

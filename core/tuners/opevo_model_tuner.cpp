@@ -12,20 +12,29 @@ namespace opevo {
 TunerSettings OpEvoModelTuner::defaultSettings() {
   TunerSettings s;
   s.declare("batch", 8, 1, 1e6, true, "configurations measured between two rankings");
-  s.declare("lambda", 8, 1, 1e6, true, "parents: the top-lambda configurations measured so far");
+  s.declare("lambda", 16, 1, 1e6, true, "parents: the top-lambda configurations measured so far");
   s.declare("q", 0.5, 0, 1, false, "mutation rate: probability of another random-walk step", true,
             true);
   s.declare("q_stalled", 0.8, 0, 1, false,
             "q once the best has not improved for `patience` trials (longer walks)", true, true);
   s.declare("patience", 48, 1, 1e6, true, "trials without a better configuration before q rises");
   s.declare("candidates", 512, 1, 1e6, true, "children the model ranks for each batch");
-  s.declare("random_share", 0.125, 0, 1, false,
-            "share of the candidates drawn uniformly from the whole space");
+  s.declare("random_share", 1, 0, 100, false,
+            "uniformly random candidates, as a multiple of `candidates`");
+  s.declare("explore_share", 0.5, 0, 1, false,
+            "share of each batch taken from the random candidates (the model's best guesses "
+            "away from the parents)");
   s.declare("crossover", 0.5, 0, 1, false,
             "probability that a child takes each parameter from one of two parents");
   s.declare("spread", 16, 1, 1e6, true,
             "random candidates per pick of the first batch (farthest-point spread)");
+  s.declare("min_distance", 2, 1, 1000, true,
+            "parameters in which two guesses away from the parents differ, where candidates allow");
   s.declare("epsilon", 0.05, 0, 1, false, "probability that a pick is uniformly random");
+  s.declare("models", 1, 1, 64, true,
+            "models ranking the candidates: more than one adds models trained on bootstrap "
+            "resamples, and candidates where they disagree score higher");
+  s.declare("kappa", 1, 0, 100, false, "weight of the models' disagreement in a score");
   declareCostModelSettings(s, 4, 0.3, 64, 0);
   return s;
 }
@@ -33,7 +42,24 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
 OpEvoModelTuner::OpEvoModelTuner(const SearchSpace& space, TunerSettings settings,
                                  std::uint64_t seed)
     : ModelBasedTuner(space, std::move(settings), seed),
-      m_batch(static_cast<std::size_t>(m_settings.getInt("batch"))) {}
+      m_batch(static_cast<std::size_t>(m_settings.getInt("batch"))),
+      m_seed(seed) {}
+
+void OpEvoModelTuner::trainEnsemble() {
+  const auto extra = static_cast<std::size_t>(m_settings.getInt("models") - 1);
+  std::vector<Observation> all = priorObservations();
+  all.insert(all.end(), history().begin(), history().end());
+  for (std::size_t k = 0; k < extra; ++k) {
+    if (m_ensemble.size() <= k)
+      m_ensemble.push_back(std::make_unique<CostModel>(
+          m_space, costModelParams(m_settings, m_seed + 7919 * (k + 1))));
+    std::vector<Observation> resample;
+    resample.reserve(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) resample.push_back(all[m_rng.below(all.size())]);
+    // A resample with one fitness value cannot be ranked: that member sits this batch out.
+    if (!m_ensemble[k]->train(resample, {})) m_ensemble[k].reset();
+  }
+}
 
 double OpEvoModelTuner::currentQ() {
   for (std::size_t i = m_bestAt; i < history().size(); ++i)
@@ -41,17 +67,18 @@ double OpEvoModelTuner::currentQ() {
       m_best = history()[i].fitness;
       m_bestAt = i + 1;
     }
-  const bool stalled = history().size() - m_bestAt >=
-                       static_cast<std::size_t>(m_settings.getInt("patience"));
+  const bool stalled =
+      history().size() - m_bestAt >= static_cast<std::size_t>(m_settings.getInt("patience"));
   return m_settings.get(stalled ? "q_stalled" : "q");
 }
 
 void OpEvoModelTuner::beforePick() {
   if (history().size() == m_plannedAt) return;
   m_plannedAt = history().size();
-  if (ensureModel())
+  if (ensureModel()) {
+    trainEnsemble();
     setPlan(screened(m_batch));
-  else if (history().empty() && priorObservations().empty())
+  } else if (history().empty() && priorObservations().empty())
     setPlan(spreadOut(m_batch));
   // Otherwise (nothing to rank yet) picks stay uniformly random.
 }
@@ -63,7 +90,7 @@ std::vector<Config> OpEvoModelTuner::spreadOut(std::size_t n) {
   std::vector<std::vector<double>> points;
   std::vector<Config> configs;
   for (std::size_t i = 0; i < pool; ++i) {
-    std::optional<Config> c = randomNew();
+    std::optional<Config> c = randomNew(Draw::Look);
     if (!c) break;
     std::vector<double> p;
     for (double f : m_space.features(*c)) p.push_back(f);
@@ -90,19 +117,19 @@ std::vector<Config> OpEvoModelTuner::spreadOut(std::size_t n) {
       for (std::size_t k = 0; k < dims; ++k) d += std::abs(points[i][k] - points[next][k]);
       nearest[i] = std::min(nearest[i], d);
     }
-    next = static_cast<std::size_t>(
-        std::max_element(nearest.begin(), nearest.end()) - nearest.begin());
+    next = static_cast<std::size_t>(std::max_element(nearest.begin(), nearest.end()) -
+                                    nearest.begin());
     if (nearest[next] < 0) break;
   }
   return chosen;
 }
 
-std::optional<Config> OpEvoModelTuner::child(const std::vector<std::size_t>& parents, double q) {
+std::optional<Config> OpEvoModelTuner::child(const std::vector<const Config*>& parents, double q) {
   // Parents by rank: the best twice as likely as the median, as fitness-proportional selection
   // is on data where the top speeds are close.
   auto pick = [&] {
     const std::size_t a = m_rng.below(parents.size()), b = m_rng.below(parents.size());
-    return history()[parents[std::min(a, b)]].config;
+    return *parents[std::min(a, b)];
   };
   const Config first = pick();
   const bool cross = m_rng.chance(m_settings.get("crossover"));
@@ -119,38 +146,103 @@ std::optional<Config> OpEvoModelTuner::child(const std::vector<std::size_t>& par
 }
 
 std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
-  std::vector<std::size_t> parents;
-  for (std::size_t index : ranking()) {
-    if (static_cast<int>(parents.size()) == m_settings.getInt("lambda") ||
-        history()[index].fitness <= 0)
-      break;
-    parents.push_back(index);
+  // Parents: the best valid configurations of this run and of earlier runs (a warm start), best
+  // first; ties keep this run's first.
+  std::vector<const Observation*> known;
+  for (const Observation& o : history())
+    if (o.fitness > 0) known.push_back(&o);
+  for (const Observation& o : priorObservations())
+    if (o.fitness > 0) known.push_back(&o);
+  std::stable_sort(known.begin(), known.end(), [](const Observation* a, const Observation* b) {
+    return a->fitness > b->fitness;
+  });
+  std::vector<const Config*> parents;
+  for (const Observation* o : known) {
+    if (static_cast<int>(parents.size()) == m_settings.getInt("lambda")) break;
+    parents.push_back(&o->config);
   }
   const double q = currentQ();
-  const auto total = static_cast<std::size_t>(m_settings.getInt("candidates"));
-  const auto randoms = parents.empty() ? total
-                                       : static_cast<std::size_t>(std::llround(
-                                             static_cast<double>(total) *
-                                             m_settings.get("random_share")));
+  const auto children =
+      parents.empty() ? 0 : static_cast<std::size_t>(m_settings.getInt("candidates"));
+  const auto randoms = static_cast<std::size_t>(std::llround(
+      static_cast<double>(m_settings.getInt("candidates")) * m_settings.get("random_share")));
   std::unordered_set<Config, ConfigHash> seen;
-  std::vector<Config> candidates;
-  auto add = [&](std::optional<Config> c) {
-    if (c && seen.insert(*c).second) candidates.push_back(std::move(*c));
+  std::vector<Config> near, far;
+  auto add = [&](std::vector<Config>& to, std::optional<Config> c) {
+    if (c && seen.insert(*c).second) to.push_back(std::move(*c));
   };
-  for (std::size_t i = 0; i < randoms; ++i) add(randomNew());
-  for (std::size_t i = randoms; i < total; ++i) add(child(parents, q));
-  if (candidates.empty()) return {};
+  for (std::size_t i = 0; i < children; ++i) add(near, child(parents, q));
+  for (std::size_t i = 0; i < randoms; ++i) add(far, randomNew(Draw::Look));
+  // Most of the batch exploits the parents' neighbourhoods; the rest is the model's best guess
+  // anywhere in the space, so a basin the parents do not reach still gets measured.
+  // A warm start's first batch begins where the earlier runs ended: it refines their best.
+  const bool warmStart = history().empty() && !near.empty();
+  const auto farPicks =
+      near.empty() ? n
+      : warmStart  ? 0
+                   : std::min(n, static_cast<std::size_t>(std::llround(
+                                     static_cast<double>(n) * m_settings.get("explore_share"))));
+  // Guesses far from the parents are spread out (a wrong one costs one trial, not a batch);
+  // children may be one step apart, which is how the last few percent are found.
+  const auto spread = static_cast<std::size_t>(m_settings.getInt("min_distance"));
+  std::vector<Config> plan = bestPredicted(far, farPicks, spread);
+  for (Config& c : bestPredicted(near, n - plan.size(), 1)) plan.push_back(std::move(c));
+  if (plan.size() < n)
+    for (Config& c : bestPredicted(far, n, 1))
+      if (plan.size() < n && std::find(plan.begin(), plan.end(), c) == plan.end())
+        plan.push_back(std::move(c));
+  return plan;
+}
+
+std::vector<Config> OpEvoModelTuner::bestPredicted(const std::vector<Config>& candidates,
+                                                   std::size_t n, std::size_t minDistance) {
+  if (candidates.empty() || n == 0) return {};
   std::vector<float> scores;
   model().predict(candidates, scores);
+  std::size_t members = 1;
+  std::vector<float> sum(scores.begin(), scores.end()), squares(scores.size()), one;
+  for (std::size_t i = 0; i < scores.size(); ++i) squares[i] = scores[i] * scores[i];
+  for (auto& m : m_ensemble) {
+    if (!m) continue;
+    m->predict(candidates, one);
+    ++members;
+    for (std::size_t i = 0; i < one.size(); ++i) sum[i] += one[i], squares[i] += one[i] * one[i];
+  }
+  if (members > 1) {
+    const float kappa = static_cast<float>(m_settings.get("kappa"));
+    const auto count = static_cast<float>(members);
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+      const float mean = sum[i] / count;
+      scores[i] = mean + kappa * std::sqrt(std::max(0.0f, squares[i] / count - mean * mean));
+    }
+  }
   std::vector<std::size_t> order(candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   // Stable: equal scores keep generation order, so a seed replays the same batch.
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
-  std::vector<Config> plan;
-  for (std::size_t i = 0; i < order.size() && plan.size() < n; ++i)
-    plan.push_back(candidates[order[i]]);
-  return plan;
+  // A batch of near-copies of one guess learns little if the guess is wrong: skip a candidate
+  // that differs from one already picked in fewer than `min_distance` parameters, unless too
+  // few candidates are left to fill the batch otherwise.
+  auto distance = [](const Config& a, const Config& b) {
+    std::size_t d = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) d += a[i] != b[i] ? 1 : 0;
+    return d;
+  };
+  std::vector<Config> best;
+  std::vector<std::size_t> skipped;
+  for (std::size_t i = 0; i < order.size() && best.size() < n; ++i) {
+    const Config& c = candidates[order[i]];
+    bool close = false;
+    for (const Config& b : best) close = close || distance(b, c) < minDistance;
+    if (close)
+      skipped.push_back(order[i]);
+    else
+      best.push_back(c);
+  }
+  for (std::size_t i = 0; i < skipped.size() && best.size() < n; ++i)
+    best.push_back(candidates[skipped[i]]);
+  return best;
 }
 
 }  // namespace opevo

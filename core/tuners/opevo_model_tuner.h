@@ -1,5 +1,7 @@
 #pragma once
 
+#include <memory>
+
 #include "tuners/model_based_tuner.h"
 
 namespace opevo {
@@ -26,10 +28,18 @@ class OpEvoModelTuner final : public ModelBasedTuner {
  private:
   std::vector<Config> spreadOut(std::size_t n);
   std::vector<Config> screened(std::size_t n);
-  std::optional<Config> child(const std::vector<std::size_t>& parents, double q);
+  std::vector<Config> bestPredicted(const std::vector<Config>& candidates, std::size_t n,
+                                    std::size_t minDistance);
+  std::optional<Config> child(const std::vector<const Config*>& parents, double q);
   double currentQ();
 
+  void trainEnsemble();
+
   std::size_t m_batch;
+  std::uint64_t m_seed;
+  // Extra models trained on bootstrap resamples of the data: where they disagree, the model is
+  // unsure, and an optimistic score (mean + kappa * spread) sends a measurement there.
+  std::vector<std::unique_ptr<CostModel>> m_ensemble;
   std::size_t m_plannedAt = static_cast<std::size_t>(-1);  // history size at the last plan
   double m_best = 0;
   std::size_t m_bestAt = 0;  // history size when m_best was found

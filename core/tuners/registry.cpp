@@ -10,6 +10,12 @@ const TunerInfo* TunerRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
+const TunerInfo& TunerRegistry::defaultTuner() const {
+  for (const TunerInfo& t : m_tuners)
+    if (t.isDefault) return t;
+  return m_tuners.front();
+}
+
 const TunerRegistry& tunerRegistry() {
   static const TunerRegistry registry = [] {
     TunerRegistry r;

@@ -16,6 +16,9 @@ struct TunerInfo {
   // The settings with their defaults (for listing, and to start from).
   std::function<TunerSettings()> defaults;
   std::function<std::unique_ptr<Tuner>(const SearchSpace&, TunerSettings, std::uint64_t seed)> make;
+  // The algorithm `opevo tune`, `opevo compare` and the window use when none is named; exactly
+  // one in the registry.
+  bool isDefault = false;
 };
 
 class TunerRegistry {
@@ -23,6 +26,7 @@ class TunerRegistry {
   void add(TunerInfo info) { m_tuners.push_back(std::move(info)); }
   const std::vector<TunerInfo>& all() const { return m_tuners; }
   const TunerInfo* find(const std::string& name) const;
+  const TunerInfo& defaultTuner() const;
 
  private:
   std::vector<TunerInfo> m_tuners;

@@ -49,7 +49,7 @@ bool Tuner::isNew(const Config& c) const {
   return m_proposed.count(c) == 0 && m_space.satisfies(c);
 }
 
-std::optional<Config> Tuner::randomNew() {
+std::optional<Config> Tuner::randomNew(Draw draw) {
   if (!m_remaining) {
     for (int attempt = 0; attempt < 2000; ++attempt) {
       std::optional<Config> c = m_space.randomValid(m_rng, 1);
@@ -69,9 +69,10 @@ std::optional<Config> Tuner::randomNew() {
       });
     }
   }
-  // Swap-remove picks uniformly among what is left; entries proposed since are skipped.
+  // Swap-remove picks uniformly among what is left; entries proposed since are dropped.
   while (!m_remaining->empty()) {
     const std::size_t i = m_rng.below(m_remaining->size());
+    if (draw == Draw::Look && !wasProposed((*m_remaining)[i])) return (*m_remaining)[i];
     Config c = std::move((*m_remaining)[i]);
     (*m_remaining)[i] = std::move(m_remaining->back());
     m_remaining->pop_back();

@@ -56,8 +56,11 @@ class Tuner {
   bool isNew(const Config& c) const;
   bool wasProposed(const Config& c) const { return m_proposed.count(c) > 0; }
   // A uniformly random new configuration: by rejection first; when that keeps failing and the
-  // space is small enough, by enumerating what is left. nullopt when nothing is left.
-  std::optional<Config> randomNew();
+  // space is small enough, by enumerating what is left. nullopt when nothing is left. Take: the
+  // caller proposes it (an enumerated point is struck off the list); Look: a candidate that may
+  // not be proposed, so it stays on the list.
+  enum class Draw { Take, Look };
+  std::optional<Config> randomNew(Draw draw = Draw::Take);
   // Marks a configuration as chosen within the batch being built, so a later pick in the same
   // doPropose call does not repeat it. propose() marks the returned batch itself.
   void reserve(const Config& c) { m_proposed.insert(c); }

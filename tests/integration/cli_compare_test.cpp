@@ -136,5 +136,26 @@ TEST(CliTuners, ListsEveryAlgorithmAndSetting) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text;
 }
 
+// Scripts read the list as JSON: every algorithm, exactly one default (the one `tune` uses), and
+// each setting with its range.
+TEST(CliTuners, AsJsonWithExactlyOneDefault) {
+  const auto r = runProcess(OPEVO_CLI, {"tuners", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto list = nlohmann::json::parse(r.out);
+  std::set<std::string> names, defaults;
+  for (const auto& t : list) {
+    names.insert(t.at("name").get<std::string>());
+    if (t.at("default").get<bool>()) defaults.insert(t.at("name").get<std::string>());
+    for (const auto& s : t.at("settings"))
+      EXPECT_LE(s.at("min").get<double>(), s.at("value").get<double>()) << t.at("name");
+  }
+  for (const char* name : {"opevo", "opevo-m", "autotvm", "ansor", "random", "genetic"})
+    EXPECT_TRUE(names.count(name)) << name;
+  ASSERT_EQ(defaults.size(), 1u);
+  EXPECT_EQ(*defaults.begin(), "opevo-m");
+  const auto help = runProcess(OPEVO_CLI, {"tune", "--help"});
+  EXPECT_NE(help.out.find("default opevo-m"), std::string::npos) << help.out;
+}
+
 }  // namespace
 }  // namespace opevo::test

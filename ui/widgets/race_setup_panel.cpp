@@ -350,7 +350,8 @@ void RaceSetupPanel::restoreState(QSettings& settings) {
   m_algorithms->setChecked(
       settings
           .value(QStringLiteral("algorithms"),
-                 QStringList{QStringLiteral("opevo"), QStringLiteral("autotvm")})
+                 QStringList{QString::fromStdString(tunerRegistry().defaultTuner().name),
+                             QStringLiteral("opevo")})
           .toStringList());
   m_repeats->setValue(settings.value(QStringLiteral("repeats"), m_repeats->value()).toInt());
   m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());
