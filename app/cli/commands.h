@@ -19,6 +19,7 @@ void addQwalkCommand(CLI::App& app);
 void addDevicesCommand(CLI::App& app);
 void addTunersCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app);
+void addSweepCommand(CLI::App& app);
 void addDatasetCommand(CLI::App& app);
 void addCodegenCommand(CLI::App& app);
 void addTuneCommand(CLI::App& app);

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   opevo::cli::addDevicesCommand(app);
   opevo::cli::addTunersCommand(app);
   opevo::cli::addCompareCommand(app);
+  opevo::cli::addSweepCommand(app);
   opevo::cli::addDatasetCommand(app);
   opevo::cli::addCodegenCommand(app);
   opevo::cli::addTuneCommand(app);

@@ -1,0 +1,96 @@
+#include "engine/sweep.h"
+
+#include <fstream>
+#include <set>
+
+#include "common/error.h"
+
+namespace opevo {
+
+std::vector<std::map<std::string, std::string>> sweepCells(const SweepPlan& plan) {
+  if (plan.axes.empty())
+    throw InputError("a sweep needs at least one setting with values (--set q=0.1,0.3,0.5)");
+  if (plan.axes.size() > 2)
+    throw InputError("a sweep takes one or two settings (a row or a grid), got " +
+                     std::to_string(plan.axes.size()));
+  std::set<std::string> named;
+  for (const SweepAxis& axis : plan.axes) {
+    if (axis.values.empty()) throw InputError("--set " + axis.setting + " has no values");
+    if (!named.insert(axis.setting).second || plan.fixed.count(axis.setting))
+      throw InputError("the setting '" + axis.setting + "' is given twice");
+    if (std::set<std::string>(axis.values.begin(), axis.values.end()).size() != axis.values.size())
+      throw InputError("--set " + axis.setting + " lists a value twice");
+  }
+  std::vector<std::map<std::string, std::string>> cells;
+  const SweepAxis& first = plan.axes[0];
+  const std::size_t inner = plan.axes.size() > 1 ? plan.axes[1].values.size() : 1;
+  for (const std::string& a : first.values) {
+    for (std::size_t j = 0; j < inner; ++j) {
+      std::map<std::string, std::string> settings = plan.fixed;
+      settings[first.setting] = a;
+      if (plan.axes.size() > 1) settings[plan.axes[1].setting] = plan.axes[1].values[j];
+      cells.push_back(std::move(settings));
+    }
+  }
+  return cells;
+}
+
+RacePlan sweepRace(const SweepPlan& plan) {
+  RacePlan race;
+  for (auto& settings : sweepCells(plan)) race.algorithms.push_back({plan.algorithm, settings});
+  race.repeats = plan.repeats;
+  race.budget = plan.budget;
+  race.seed = plan.seed;
+  return race;
+}
+
+std::string cellLabel(const SweepPlan& plan, const std::vector<std::size_t>& at) {
+  std::string label;
+  for (std::size_t k = 0; k < plan.axes.size(); ++k)
+    label += (k ? " " : "") + plan.axes[k].setting + "=" + plan.axes[k].values[at[k]];
+  return label;
+}
+
+std::vector<SweepCell> summarizeSweep(const SweepPlan& plan, const std::vector<TrialRecord>& trials,
+                                      const std::vector<int>& budgets,
+                                      std::optional<double> optimum) {
+  const std::size_t count = sweepCells(plan).size();
+  const std::size_t inner = plan.axes.size() > 1 ? plan.axes[1].values.size() : 1;
+  std::vector<SweepCell> cells(count);
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < count; ++i) {
+    cells[i].at = {i / inner};
+    if (plan.axes.size() > 1) cells[i].at.push_back(i % inner);
+    labels.push_back(cellLabel(plan, cells[i].at));
+  }
+  // sweepRace adds the runs repeat by repeat, the cells in order within each: run r (1-based) is
+  // cell (r - 1) mod count. The summary groups by label, so each trial is relabelled with its
+  // cell's.
+  std::vector<TrialRecord> labelled = trials;
+  for (TrialRecord& t : labelled) t.algorithm = labels[static_cast<std::size_t>(t.run - 1) % count];
+  const std::vector<SummaryRow> rows = summarize(labelled, labels, budgets, optimum);
+  for (const SummaryRow& row : rows)
+    for (std::size_t i = 0; i < count; ++i)
+      if (labels[i] == row.algorithm) cells[i].rows.push_back(row);
+  return cells;
+}
+
+void writeSweepCsv(const std::string& path, const SweepPlan& plan,
+                   const std::vector<SweepCell>& cells) {
+  std::ofstream out(path);
+  if (!out) throw InputError("cannot write " + path);
+  for (const SweepAxis& axis : plan.axes) out << axis.setting << ",";
+  out << "trials,mean_best,std_best,mean_fraction_of_optimum\n";
+  for (const SweepCell& cell : cells) {
+    for (const SummaryRow& row : cell.rows) {
+      for (std::size_t k = 0; k < plan.axes.size(); ++k)
+        out << plan.axes[k].values[cell.at[k]] << ",";
+      out << row.trials << "," << row.meanBest << "," << row.stdBest << ",";
+      if (row.meanFractionOfOptimum) out << *row.meanFractionOfOptimum;
+      out << "\n";
+    }
+  }
+  if (!out) throw InputError("cannot write " + path + " (disk full?)");
+}
+
+}  // namespace opevo

@@ -1,0 +1,113 @@
+#include "io/heatmap_svg.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace opevo {
+namespace {
+
+struct Rgb {
+  double r, g, b;
+};
+
+// Anchors of a viridis-like ramp (dark blue, teal, green, yellow), interpolated linearly.
+Rgb ramp(double t) {
+  static constexpr std::array<Rgb, 5> anchors = {
+      {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}};
+  t = std::clamp(t, 0.0, 1.0) * (anchors.size() - 1);
+  const auto i = std::min<std::size_t>(static_cast<std::size_t>(t), anchors.size() - 2);
+  const double f = t - static_cast<double>(i);
+  const Rgb& a = anchors[i];
+  const Rgb& b = anchors[i + 1];
+  return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
+}
+
+std::string hex(const Rgb& c) {
+  char out[8];
+  std::snprintf(out, sizeof out, "#%02x%02x%02x", static_cast<int>(std::lround(c.r)),
+                static_cast<int>(std::lround(c.g)), static_cast<int>(std::lround(c.b)));
+  return out;
+}
+
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string number(double v) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%.3f", v);
+  return out;
+}
+
+}  // namespace
+
+std::string heatMapSvg(const HeatMap& map) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& row : map.values)
+    for (const auto& v : row)
+      if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
+  const int cellW = 84, cellH = 40, left = 120, top = 70;
+  // Wide enough for the title and the legend too (about 0.6 em a character in sans-serif).
+  const int legendChars = 48;
+  const int textWidth =
+      static_cast<int>(std::max<std::size_t>(map.title.size() * 9, legendChars * 8)) + 40;
+  const int width = std::max(left + cellW * static_cast<int>(map.columns.size()) + 20, textWidth);
+  const int height = top + cellH * static_cast<int>(map.rows.size()) + 60;
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" font-family=\"sans-serif\" font-size=\"13\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<text x=\"" << width / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">"
+      << escaped(map.title) << "</text>\n"
+      << "<text x=\"" << left + cellW * static_cast<int>(map.columns.size()) / 2
+      << "\" y=\"44\" text-anchor=\"middle\" font-weight=\"bold\">" << escaped(map.columnName)
+      << "</text>\n"
+      << "<text x=\"12\" y=\"" << top - 8 << "\" font-weight=\"bold\">" << escaped(map.rowName)
+      << "</text>\n";
+  for (std::size_t c = 0; c < map.columns.size(); ++c)
+    svg << "<text x=\"" << left + cellW * static_cast<int>(c) + cellW / 2 << "\" y=\"" << top - 8
+        << "\" text-anchor=\"middle\">" << escaped(map.columns[c]) << "</text>\n";
+  for (std::size_t r = 0; r < map.rows.size(); ++r) {
+    const int y = top + cellH * static_cast<int>(r);
+    svg << "<text x=\"" << left - 10 << "\" y=\"" << y + cellH / 2 + 5 << "\" text-anchor=\"end\">"
+        << escaped(map.rows[r]) << "</text>\n";
+    for (std::size_t c = 0; c < map.columns.size(); ++c) {
+      const int x = left + cellW * static_cast<int>(c);
+      const bool known =
+          r < map.values.size() && c < map.values[r].size() && map.values[r][c].has_value();
+      const double value = known ? map.values[r][c].value() : 0.0;
+      const double t = known && hi > lo ? (value - lo) / (hi - lo) : 1.0;
+      const Rgb colour = known ? ramp(t) : Rgb{230, 230, 230};
+      // Dark text on the light end of the ramp, white on the dark end.
+      const bool light = 0.299 * colour.r + 0.587 * colour.g + 0.114 * colour.b > 140;
+      svg << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cellW << "\" height=\""
+          << cellH << "\" fill=\"" << hex(colour) << "\" stroke=\"white\"/>\n"
+          << "<text x=\"" << x + cellW / 2 << "\" y=\"" << y + cellH / 2 + 5
+          << "\" text-anchor=\"middle\" fill=\"" << (light ? "black" : "white") << "\">"
+          << (known ? number(value) : std::string("-")) << "</text>\n";
+    }
+  }
+  if (lo <= hi)
+    svg << "<text x=\"" << left << "\" y=\"" << height - 20 << "\">lowest " << number(lo)
+        << " (dark) to highest " << number(hi) << " (light)</text>\n";
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace opevo

@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "run_process.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kGemm = std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz";
+
+std::string tempDir() {
+  char pattern[] = "/tmp/opevo-sweep-XXXXXX";
+  return mkdtemp(pattern);
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A 2 x 2 grid of the paper's OpEvo on real measurements: a table on standard output, one CSV
+// line per cell and budget, and a heat map naming both axes and every value.
+TEST(CliSweep, GridOfTwoSettingsOnADataset) {
+  const std::string dir = tempDir();
+  const auto r = runProcess(OPEVO_CLI, {"sweep", "--space", kGemm, "--algo", "opevo", "--set",
+                                        "q=0.2,0.6", "--set", "lambda=4,8", "--repeats", "2",
+                                        "--trials", "30", "--at", "25", "--out", dir, "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("mean fraction of optimum after 25 trials"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| q \\ lambda | 4 | 8 |"), std::string::npos) << r.out;
+  const std::string csv = read(fs::path(dir) / "sweep.csv");
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "q,lambda,trials,mean_best,std_best,mean_fraction_of_optimum");
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    const double fraction = std::stod(line.substr(line.rfind(',') + 1));
+    EXPECT_GT(fraction, 0.0) << line;
+    EXPECT_LE(fraction, 1.0) << line;
+  }
+  EXPECT_EQ(rows, 4 * 2);  // 4 cells x budgets 25 and 30
+  const std::string svg = read(fs::path(dir) / "heatmap.svg");
+  for (const char* text : {"<svg", ">q<", ">lambda<", ">0.2<", ">0.6<", ">4<", ">8<"})
+    EXPECT_NE(svg.find(text), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
+TEST(CliSweep, BadInputIsNamedAndNothingIsWritten) {
+  const std::string dir = tempDir() + "/out";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--set", "qq=0.1,0.2"}, "qq"},
+      {{"--set", "q=0.1,7"}, "q"},
+      {{"--set", "q=0.1,0.2", "--set", "lambda=4,8", "--set", "rho=4,8"}, "one or two"},
+      {{"--set", "q"}, "setting=value"},
+      {{"--set", "q=0.1,0.2", "--at", "500"}, "--at"},
+      {{"--set", "q=0.1,0.2", "--algo", "nosuch"}, "nosuch"},
+  };
+  for (const auto& [extra, mentions] : cases) {
+    std::vector<std::string> args = {"sweep", "--space", kGemm, "--trials", "20", "--out", dir};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = runProcess(OPEVO_CLI, args);
+    EXPECT_EQ(r.status, 2) << extra.back() << ": " << r.err;
+    EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+  }
+  const auto missing = runProcess(
+      OPEVO_CLI, {"sweep", "--space", "/nonexistent.json.gz", "--set", "q=0.1,0.2", "--out", dir});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("/nonexistent.json.gz"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(dir));
+  fs::remove_all(fs::path(dir).parent_path());
+}
+
+}  // namespace
+}  // namespace opevo::test
