@@ -11,11 +11,7 @@
 #include "cli/commands.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
-#include "engine/engine.h"
-#include "engine/sweep.h"
-#include "io/heatmap_svg.h"
-#include "io/replay_dataset.h"
-#include "replay/replay_measurer.h"
+#include "replay/replay_sweep.h"
 #include "space/text.h"
 #include "tuners/registry.h"
 
@@ -53,26 +49,6 @@ void parseSettings(const std::vector<std::string>& texts, SweepPlan& plan) {
   }
 }
 
-HeatMap heatMapOf(const SweepPlan& plan, const std::vector<SweepCell>& cells, int budget,
-                  bool fraction, const std::string& title) {
-  HeatMap map;
-  map.title = title;
-  const bool grid = plan.axes.size() > 1;
-  // One axis: a single row, the values across.
-  map.columnName = grid ? plan.axes[1].setting : plan.axes[0].setting;
-  map.rowName = grid ? plan.axes[0].setting : "";
-  map.columns = grid ? plan.axes[1].values : plan.axes[0].values;
-  map.rows = grid ? plan.axes[0].values
-                  : std::vector<std::string>{"after " + std::to_string(budget) + " trials"};
-  map.values.assign(map.rows.size(), std::vector<std::optional<double>>(map.columns.size()));
-  for (const SweepCell& cell : cells)
-    for (const SummaryRow& row : cell.rows)
-      if (row.trials == budget)
-        map.values[grid ? cell.at[0] : 0][grid ? cell.at[1] : cell.at[0]] =
-            fraction ? row.meanFractionOfOptimum : std::optional<double>(row.meanBest);
-  return map;
-}
-
 std::string markdown(const HeatMap& map) {
   std::ostringstream text;
   text << "| " << (map.rowName.empty() ? "" : map.rowName + " \\ ") << map.columnName << " |";
@@ -83,9 +59,7 @@ std::string markdown(const HeatMap& map) {
   for (std::size_t r = 0; r < map.rows.size(); ++r) {
     text << "| " << map.rows[r] << " |";
     for (const auto& v : map.values[r]) {
-      char number[32] = "-";
-      if (v) std::snprintf(number, sizeof number, "%.3f", *v);
-      text << " " << number << " |";
+      text << " " << (v ? heatNumber(*v) : std::string("-")) << " |";
     }
     text << "\n";
   }
@@ -96,60 +70,31 @@ void runSweepCommand(const SweepArgs& a) {
   SweepPlan plan;
   plan.algorithm = a.algo;
   parseSettings(a.settings, plan);
-  if (a.trials < 1)
-    throw InputError("--trials must be at least 1, got " + std::to_string(a.trials));
-  const int budget = a.at.value_or(a.trials);
-  if (budget < 1 || budget > a.trials)
-    throw InputError("--at must be between 1 and --trials (" + std::to_string(a.trials) +
-                     "), got " + std::to_string(budget));
   plan.repeats = a.repeats;
   plan.budget.trials = a.trials;
   plan.seed = a.seed;
-  const RacePlan race = sweepRace(plan);  // axes checked here
-
+  sweepRace(plan);  // the axes, before the dataset is read
   auto dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(a.space));
-  ReplayMeasurer measurer(dataset);
-  const std::optional<double> optimum =
-      dataset->complete ? std::optional<double>(dataset->bestSpeed) : std::nullopt;
-  Engine engine(dataset->space, measurer);
-  addRace(engine, race);  // every setting and value checked before anything is measured
-  std::filesystem::create_directories(a.out);
-  TrialLog log;
   ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun,
                           isatty(STDERR_FILENO));
-  engine.addObserver(log);
-  if (!a.quiet) {
-    engine.addObserver(printer);
-    std::fprintf(stderr, "%s\n%zu cells x %d repeats = %zu runs of %d trials\n",
-                 measurer.label().c_str(), race.algorithms.size(), plan.repeats,
-                 engine.runs().size(), a.trials);
-  }
-  engine.run();
+  if (!a.quiet)
+    std::fprintf(stderr, "%zu cells x %d repeats of %d trials on %s\n", sweepCells(plan).size(),
+                 plan.repeats, a.trials, a.space.c_str());
+  const ReplaySweep sweep =
+      runReplaySweep(dataset, plan, a.at.value_or(a.trials), a.quiet ? nullptr : &printer);
   printer.finish();
-  if (!engine.failure().empty()) throw RunFailed(engine.failure());
+  if (!sweep.failure.empty()) throw RunFailed(sweep.failure);
 
-  std::vector<int> budgets = summaryBudgets(a.trials);
-  if (std::find(budgets.begin(), budgets.end(), budget) == budgets.end()) {
-    budgets.push_back(budget);
-    std::sort(budgets.begin(), budgets.end());
-  }
-  const std::vector<SweepCell> cells = summarizeSweep(plan, log.trials(), budgets, optimum);
   const std::filesystem::path out(a.out);
-  writeSweepCsv((out / "sweep.csv").string(), plan, cells);
-  const bool fraction = optimum.has_value();
-  const std::string what = fraction ? "mean fraction of optimum"
-                                    : "mean best " + dataset->speedUnit + " (optimum unknown)";
-  const HeatMap map = heatMapOf(plan, cells, budget, fraction,
-                                a.algo + ": " + what + " after " + std::to_string(budget) +
-                                    " trials, " + std::to_string(plan.repeats) + " repeats");
+  std::filesystem::create_directories(out);
+  writeSweepCsv((out / "sweep.csv").string(), plan, sweep.cells);
   const std::string svgPath = (out / "heatmap.svg").string();
   std::ofstream svg(svgPath);
-  svg << heatMapSvg(map);
+  svg << heatMapSvg(sweep.map);
   if (!svg) throw InputError("cannot write " + svgPath);
-  std::cout << "Replay of real measurements: " << measurer.label() << "\n"
-            << a.algo << ", " << what << " after " << budget << " trials, " << plan.repeats
-            << " repeats, seed " << plan.seed << "\n\n"
-            << markdown(map);
+  std::cout << "Replay of real measurements: " << sweep.measuredBy << "\n"
+            << sweep.map.title << ", seed " << plan.seed << "\n\n"
+            << markdown(sweep.map);
   if (!a.quiet)
     std::fprintf(stderr, "wrote %s/sweep.csv and %s/heatmap.svg\n", a.out.c_str(), a.out.c_str());
 }

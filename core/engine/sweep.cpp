@@ -75,6 +75,25 @@ std::vector<SweepCell> summarizeSweep(const SweepPlan& plan, const std::vector<T
   return cells;
 }
 
+HeatMap sweepHeatMap(const SweepPlan& plan, const std::vector<SweepCell>& cells, int budget,
+                     bool fraction, const std::string& title) {
+  HeatMap map;
+  map.title = title;
+  const bool grid = plan.axes.size() > 1;
+  map.columnName = grid ? plan.axes[1].setting : plan.axes[0].setting;
+  map.rowName = grid ? plan.axes[0].setting : "";
+  map.columns = grid ? plan.axes[1].values : plan.axes[0].values;
+  map.rows = grid ? plan.axes[0].values
+                  : std::vector<std::string>{"after " + std::to_string(budget) + " trials"};
+  map.values.assign(map.rows.size(), std::vector<std::optional<double>>(map.columns.size()));
+  for (const SweepCell& cell : cells)
+    for (const SummaryRow& row : cell.rows)
+      if (row.trials == budget)
+        map.values[grid ? cell.at[0] : 0][grid ? cell.at[1] : cell.at[0]] =
+            fraction ? row.meanFractionOfOptimum : std::optional<double>(row.meanBest);
+  return map;
+}
+
 void writeSweepCsv(const std::string& path, const SweepPlan& plan,
                    const std::vector<SweepCell>& cells) {
   std::ofstream out(path);

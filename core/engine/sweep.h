@@ -6,6 +6,7 @@
 
 #include "engine/race.h"
 #include "engine/race_summary.h"
+#include "io/heatmap_svg.h"
 
 namespace opevo {
 
@@ -47,6 +48,11 @@ std::vector<SweepCell> summarizeSweep(const SweepPlan& plan, const std::vector<T
 
 // "q=0.3 lambda=8"
 std::string cellLabel(const SweepPlan& plan, const std::vector<std::size_t>& at);
+
+// The cells at one budget as a heat map: rows are the first axis' values and columns the second's
+// (one axis: a single row). Fraction: each cell's mean fraction of optimum, else its mean best.
+HeatMap sweepHeatMap(const SweepPlan& plan, const std::vector<SweepCell>& cells, int budget,
+                     bool fraction, const std::string& title);
 
 // sweep.csv: one line per cell and budget. Throws InputError naming the path.
 void writeSweepCsv(const std::string& path, const SweepPlan& plan,

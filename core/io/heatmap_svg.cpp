@@ -9,29 +9,6 @@
 namespace opevo {
 namespace {
 
-struct Rgb {
-  double r, g, b;
-};
-
-// Anchors of a viridis-like ramp (dark blue, teal, green, yellow), interpolated linearly.
-Rgb ramp(double t) {
-  static constexpr std::array<Rgb, 5> anchors = {
-      {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}};
-  t = std::clamp(t, 0.0, 1.0) * (anchors.size() - 1);
-  const auto i = std::min<std::size_t>(static_cast<std::size_t>(t), anchors.size() - 2);
-  const double f = t - static_cast<double>(i);
-  const Rgb& a = anchors[i];
-  const Rgb& b = anchors[i + 1];
-  return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
-}
-
-std::string hex(const Rgb& c) {
-  char out[8];
-  std::snprintf(out, sizeof out, "#%02x%02x%02x", static_cast<int>(std::lround(c.r)),
-                static_cast<int>(std::lround(c.g)), static_cast<int>(std::lround(c.b)));
-  return out;
-}
-
 std::string escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -49,19 +26,47 @@ std::string escaped(const std::string& text) {
   return out;
 }
 
-std::string number(double v) {
-  char out[32];
-  std::snprintf(out, sizeof out, "%.3f", v);
+std::string hex(const HeatColour& c) {
+  char out[8];
+  std::snprintf(out, sizeof out, "#%02x%02x%02x", c.r, c.g, c.b);
   return out;
 }
 
 }  // namespace
 
-std::string heatMapSvg(const HeatMap& map) {
+HeatColour heatColour(double t) {
+  struct Rgb {
+    double r, g, b;
+  };
+  // Anchors of a viridis-like ramp (dark blue, teal, green, yellow), interpolated linearly.
+  static constexpr std::array<Rgb, 5> anchors = {
+      {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}};
+  t = std::clamp(t, 0.0, 1.0) * (anchors.size() - 1);
+  const auto i = std::min<std::size_t>(static_cast<std::size_t>(t), anchors.size() - 2);
+  const double f = t - static_cast<double>(i);
+  const Rgb& a = anchors[i];
+  const Rgb& b = anchors[i + 1];
+  return {static_cast<int>(std::lround(a.r + (b.r - a.r) * f)),
+          static_cast<int>(std::lround(a.g + (b.g - a.g) * f)),
+          static_cast<int>(std::lround(a.b + (b.b - a.b) * f))};
+}
+
+std::pair<double, double> heatRange(const HeatMap& map) {
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& row : map.values)
     for (const auto& v : row)
       if (v) lo = std::min(lo, *v), hi = std::max(hi, *v);
+  return {lo, hi};
+}
+
+std::string heatNumber(double value) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%.3f", value);
+  return out;
+}
+
+std::string heatMapSvg(const HeatMap& map) {
+  const auto [lo, hi] = heatRange(map);
   const int cellW = 84, cellH = 40, left = 120, top = 70;
   // Wide enough for the title and the legend too (about 0.6 em a character in sans-serif).
   const int legendChars = 48;
@@ -93,19 +98,18 @@ std::string heatMapSvg(const HeatMap& map) {
           r < map.values.size() && c < map.values[r].size() && map.values[r][c].has_value();
       const double value = known ? map.values[r][c].value() : 0.0;
       const double t = known && hi > lo ? (value - lo) / (hi - lo) : 1.0;
-      const Rgb colour = known ? ramp(t) : Rgb{230, 230, 230};
-      // Dark text on the light end of the ramp, white on the dark end.
-      const bool light = 0.299 * colour.r + 0.587 * colour.g + 0.114 * colour.b > 140;
+      const HeatColour colour = known ? heatColour(t) : HeatColour{230, 230, 230};
+      const bool light = colour.light();
       svg << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cellW << "\" height=\""
           << cellH << "\" fill=\"" << hex(colour) << "\" stroke=\"white\"/>\n"
           << "<text x=\"" << x + cellW / 2 << "\" y=\"" << y + cellH / 2 + 5
           << "\" text-anchor=\"middle\" fill=\"" << (light ? "black" : "white") << "\">"
-          << (known ? number(value) : std::string("-")) << "</text>\n";
+          << (known ? heatNumber(value) : std::string("-")) << "</text>\n";
     }
   }
   if (lo <= hi)
-    svg << "<text x=\"" << left << "\" y=\"" << height - 20 << "\">lowest " << number(lo)
-        << " (dark) to highest " << number(hi) << " (light)</text>\n";
+    svg << "<text x=\"" << left << "\" y=\"" << height - 20 << "\">lowest " << heatNumber(lo)
+        << " (dark) to highest " << heatNumber(hi) << " (light)</text>\n";
   svg << "</svg>\n";
   return svg.str();
 }

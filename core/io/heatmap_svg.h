@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace opevo {
@@ -14,6 +15,17 @@ struct HeatMap {
   std::vector<std::string> rows, columns;
   std::vector<std::vector<std::optional<double>>> values;  // [row][column]; nullopt: no value
 };
+
+// The colour of a value at t in [0, 1] of the map's range (0 lowest): a viridis-like ramp, so the
+// window draws the same colours as the SVG.
+struct HeatColour {
+  int r = 0, g = 0, b = 0;
+  bool light() const { return 0.299 * r + 0.587 * g + 0.114 * b > 140; }  // dark text on it
+};
+HeatColour heatColour(double t);
+// The lowest and highest values present (lowest > highest when there is none).
+std::pair<double, double> heatRange(const HeatMap& map);
+std::string heatNumber(double value);  // as the cells show it: "0.946"
 
 // A standalone SVG document. Colours run from dark (lowest value) to light (highest) on a
 // perceptually ordered ramp, so the best cell is found at a glance and in grey print.
