@@ -19,6 +19,7 @@
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
 #include "ui/pages/runs_page.h"
+#include "ui/pages/sweep_dialog.h"
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/dataset_picker.h"
@@ -108,11 +109,13 @@ int main(int argc, char** argv) {
              "preset-or-file");
   const auto exportOpt =
       option("export-latest", "On History, open the export dialog of the newest run.");
+  const auto sweepOpt = option(
+      "sweep", "Once the dataset is loaded, open the Sweep dialog and run its default study.");
   parser.addOptions({presetOpt,       paramOpt,   fromOpt,         qOpt,       samplesOpt,
                      pageOpt,         datasetOpt, algosOpt,        repeatsOpt, trialsOpt,
                      paceOpt,         startOpt,   repeatsLinesOpt, chartOpt,   logXOpt,
                      historyOpt,      freshOpt,   operatorOpt,     editOpt,    backendOpt,
-                     raceOperatorOpt, exportOpt});
+                     raceOperatorOpt, exportOpt,  sweepOpt});
   parser.process(*app);
   // A -v or -h that was the value of another option: the window was not asked for after all.
   if (textOnly) parser.showHelp(2);
@@ -185,6 +188,13 @@ int main(int argc, char** argv) {
   else if (parser.isSet(startOpt))
     QObject::connect(
         setup, &RaceSetupPanel::backendsKnown, runs, [runs] { runs->start(); },
+        Qt::SingleShotConnection);
+  if (parser.isSet(sweepOpt))
+    QObject::connect(
+        setup->datasetPicker(), &DatasetPicker::loaded, runs,
+        [runs] {
+          if (SweepDialog* dialog = runs->openSweep()) dialog->run();
+        },
         Qt::SingleShotConnection);
   if (parser.isSet(datasetOpt)) setup->datasetPicker()->load(parser.value(datasetOpt));
   if (parser.isSet(historyOpt)) {

@@ -9,7 +9,8 @@
 namespace opevo {
 
 ReplaySweep runReplaySweep(const std::shared_ptr<const ReplayDataset>& dataset,
-                           const SweepPlan& plan, int at, EngineObserver* observer) {
+                           const SweepPlan& plan, int at, EngineObserver* observer,
+                           SweepControl* control) {
   const int trials = plan.budget.trials.value_or(0);
   if (trials < 1) throw InputError("a sweep needs at least 1 trial per run");
   if (at < 1 || at > trials)
@@ -22,10 +23,24 @@ ReplaySweep runReplaySweep(const std::shared_ptr<const ReplayDataset>& dataset,
   TrialLog log;
   engine.addObserver(log);
   if (observer) engine.addObserver(*observer);
+  // Reports progress to the control and ends the engine when asked, between two trials.
+  struct Watch final : EngineObserver {
+    Engine& engine;
+    SweepControl* control;
+    Watch(Engine& e, SweepControl* c) : engine(e), control(c) {}
+    void trialMeasured(const TrialEvent&, const EngineProgress& progress) override {
+      if (!control) return;
+      control->trialsDone = progress.trialsDone;
+      control->trialsPlanned = progress.trialsPlanned;
+      if (control->stop) engine.stop();
+    }
+  } watch(engine, control);
+  engine.addObserver(watch);
   engine.run();
   ReplaySweep out;
   out.failure = engine.failure();
-  if (!out.failure.empty()) return out;
+  out.stopped = control && control->stop;
+  if (!out.failure.empty() || out.stopped) return out;
   out.optimum = dataset->complete ? std::optional<double>(dataset->bestSpeed) : std::nullopt;
   out.measuredBy = measurer.label();
   out.speedUnit = dataset->speedUnit;

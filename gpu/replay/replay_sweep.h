@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,13 +20,22 @@ struct ReplaySweep {
   std::optional<double> optimum;  // the dataset's best, when it is complete
   std::string measuredBy;         // "replay of ... (real measurements)"
   std::string speedUnit;
-  HeatMap map;          // the cells at `at`
-  std::string failure;  // the engine's message when the race failed (nothing else set)
+  HeatMap map;           // the cells at `at`
+  std::string failure;   // the engine's message when the race failed (nothing else set)
+  bool stopped = false;  // stopped on request before its end (nothing else set)
+};
+
+// What a caller on another thread may watch and ask of a sweep in progress.
+struct SweepControl {
+  std::atomic<long long> trialsDone{0};
+  std::atomic<long long> trialsPlanned{0};
+  std::atomic<bool> stop{false};  // set to end the sweep early
 };
 
 // Throws InputError for a bad plan or `at`, before anything is measured. observer (optional) sees
 // the engine's events, e.g. for progress.
 ReplaySweep runReplaySweep(const std::shared_ptr<const ReplayDataset>& dataset,
-                           const SweepPlan& plan, int at, EngineObserver* observer = nullptr);
+                           const SweepPlan& plan, int at, EngineObserver* observer = nullptr,
+                           SweepControl* control = nullptr);
 
 }  // namespace opevo

@@ -23,6 +23,7 @@
 #include "ui/models/settings_model.h"
 #include "ui/models/trials_model.h"
 #include "ui/pages/history_page.h"
+#include "ui/pages/sweep_dialog.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/race_setup_panel.h"
@@ -85,6 +86,19 @@ TEST_F(RunsPageTest, StartingWithoutADatasetSaysSo) {
   EXPECT_FALSE(runs()->controller()->busy());
   EXPECT_TRUE(runs()->message().contains("dataset")) << runs()->message().toStdString();
   EXPECT_TRUE(runs()->startAction()->isEnabled());  // still usable
+}
+
+// Sweep…: without a dataset the page says what to do; with one, the dialog opens on it.
+TEST_F(RunsPageTest, SweepOpensOnTheLoadedDataset) {
+  EXPECT_EQ(runs()->openSweep(), nullptr);
+  EXPECT_TRUE(runs()->message().contains("load a dataset")) << runs()->message().toStdString();
+  ASSERT_TRUE(loadDataset(kA100));
+  SweepDialog* dialog = runs()->openSweep();
+  ASSERT_NE(dialog, nullptr);
+  EXPECT_TRUE(dialog->isVisible());
+  EXPECT_TRUE(dialog->windowTitle().contains("A100.json.gz"))
+      << dialog->windowTitle().toStdString();
+  dialog->close();
 }
 
 TEST_F(RunsPageTest, StartingWithoutAnAlgorithmSaysSo) {

@@ -19,6 +19,7 @@
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/models/trials_model.h"
+#include "ui/pages/sweep_dialog.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/race_setup_panel.h"
@@ -60,6 +61,7 @@ RunsPage::RunsPage(QWidget* parent)
       m_startAction(new QAction(tr("&Start race"), this)),
       m_pauseAction(new QAction(tr("&Pause"), this)),
       m_stopAction(new QAction(tr("S&top"), this)),
+      m_sweepAction(new QAction(tr("S&weep…"), this)),
       m_progress(new QProgressBar),
       m_etaLabel(new QLabel),
       m_datasetStatus(new QLabel) {
@@ -67,6 +69,9 @@ RunsPage::RunsPage(QWidget* parent)
   m_startAction->setObjectName(QStringLiteral("startAction"));
   m_pauseAction->setObjectName(QStringLiteral("pauseAction"));
   m_stopAction->setObjectName(QStringLiteral("stopAction"));
+  m_sweepAction->setObjectName(QStringLiteral("sweepAction"));
+  m_sweepAction->setToolTip(
+      tr("A hyper-parameter study of one algorithm on the loaded dataset, as a heat map"));
   m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
   m_stopAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
@@ -92,6 +97,7 @@ RunsPage::RunsPage(QWidget* parent)
   buttons->addWidget(toolButton(m_startAction, this));
   buttons->addWidget(toolButton(m_pauseAction, this));
   buttons->addWidget(toolButton(m_stopAction, this));
+  buttons->addWidget(toolButton(m_sweepAction, this));
   auto* left = new QWidget(this);
   left->setObjectName(QStringLiteral("raceSetup"));
   auto* leftLayout = new QVBoxLayout(left);
@@ -122,6 +128,7 @@ RunsPage::RunsPage(QWidget* parent)
   connect(m_startAction, &QAction::triggered, this, &RunsPage::start);
   connect(m_pauseAction, &QAction::triggered, this, &RunsPage::pauseOrResume);
   connect(m_stopAction, &QAction::triggered, this, &RunsPage::stop);
+  connect(m_sweepAction, &QAction::triggered, this, &RunsPage::openSweep);
   connect(m_controller, &EngineController::stateChanged, this, &RunsPage::onStateChanged);
   connect(m_controller, &EngineController::updated, this, &RunsPage::onUpdate);
   connect(m_controller, &EngineController::finished, this, &RunsPage::onFinished);
@@ -263,6 +270,21 @@ bool RunsPage::launch(RaceSpec spec, RaceData::Info info) {
   m_progress->setFormat(tr("starting…"));
   m_etaLabel->clear();
   return m_controller->start(std::move(spec));
+}
+
+SweepDialog* RunsPage::openSweep() {
+  const auto dataset = m_setup->datasetPicker()->dataset();
+  if (m_setup->backend() != QLatin1String("replay") || !dataset) {
+    showMessage(m_messageLabel, tr("A sweep replays a measured dataset: choose \"Replay\" under "
+                                   "Measure on and load a dataset first."));
+    return nullptr;
+  }
+  showMessage(m_messageLabel, {});
+  auto* dialog =
+      new SweepDialog(dataset, QFileInfo(QString::fromStdString(dataset->path)).fileName(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
+  return dialog;
 }
 
 void RunsPage::pauseOrResume() {

@@ -15,6 +15,8 @@ class QTableView;
 
 namespace opevo::ui {
 
+class SweepDialog;
+
 class RaceResultsWidget;
 class RaceSetupPanel;
 class TrialsFilterModel;
@@ -40,6 +42,7 @@ class RunsPage : public QWidget {
   QAction* startAction() const { return m_startAction; }
   QAction* pauseAction() const { return m_pauseAction; }
   QAction* stopAction() const { return m_stopAction; }
+  QAction* sweepAction() const { return m_sweepAction; }
   // Made here, shown in the window's status bar.
   QProgressBar* progressBar() const { return m_progress; }
   QLabel* etaLabel() const { return m_etaLabel; }
@@ -58,6 +61,9 @@ class RunsPage : public QWidget {
   bool resumeRun(const opevo::RunRecord& run);
   void pauseOrResume();
   void stop();
+  // Opens the Sweep dialog on the loaded dataset; nullptr, with the reason on the page, when no
+  // dataset is loaded for a replay.
+  SweepDialog* openSweep();
 
  signals:
   // A race ended (finished, stopped or failed); its runs are in the store.
@@ -86,6 +92,7 @@ class RunsPage : public QWidget {
   QAction* m_startAction;
   QAction* m_pauseAction;
   QAction* m_stopAction;
+  QAction* m_sweepAction;
   QProgressBar* m_progress;
   QLabel* m_etaLabel;
   QLabel* m_datasetStatus;

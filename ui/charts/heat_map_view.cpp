@@ -1,0 +1,80 @@
+#include "ui/charts/heat_map_view.h"
+
+#include <QPainter>
+#include <algorithm>
+
+namespace opevo::ui {
+
+HeatMapView::HeatMapView(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("heatMap"));
+  setMinimumSize(320, 160);
+}
+
+void HeatMapView::setMap(HeatMap map) {
+  m_map = std::move(map);
+  update();
+}
+
+void HeatMapView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().base());
+  if (m_map.rows.empty() || m_map.columns.empty()) {
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(rect(), Qt::AlignCenter, tr("Run a sweep to see its heat map"));
+    return;
+  }
+  const QFontMetrics fm(font());
+  int labelWidth = fm.horizontalAdvance(QString::fromStdString(m_map.rowName));
+  for (const std::string& r : m_map.rows)
+    labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(r)));
+  const int line = fm.height();
+  const QRect area = rect().adjusted(labelWidth + 16, 3 * line + 8, -8, -line - 12);
+  const int cols = static_cast<int>(m_map.columns.size());
+  const int rows = static_cast<int>(m_map.rows.size());
+  const double cw = double(area.width()) / cols, ch = double(area.height()) / rows;
+
+  p.setPen(palette().color(QPalette::Text));
+  p.drawText(QRect(0, 2, width(), line), Qt::AlignCenter, QString::fromStdString(m_map.title));
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.drawText(QRect(area.left(), line + 4, area.width(), line), Qt::AlignCenter,
+             QString::fromStdString(m_map.columnName));
+  p.drawText(QRect(4, 2 * line + 6, labelWidth + 8, line), Qt::AlignLeft,
+             QString::fromStdString(m_map.rowName));
+  p.setFont(font());
+  for (int c = 0; c < cols; ++c)
+    p.drawText(QRectF(area.left() + c * cw, 2 * line + 6, cw, line), Qt::AlignCenter,
+               QString::fromStdString(m_map.columns[static_cast<std::size_t>(c)]));
+  const auto [lo, hi] = heatRange(m_map);
+  QRectF best;
+  for (int r = 0; r < rows; ++r) {
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRectF(4, area.top() + r * ch, labelWidth + 4, ch),
+               Qt::AlignRight | Qt::AlignVCenter,
+               QString::fromStdString(m_map.rows[static_cast<std::size_t>(r)]));
+    for (int c = 0; c < cols; ++c) {
+      const QRectF cell(area.left() + c * cw, area.top() + r * ch, cw, ch);
+      const auto& v = m_map.values[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+      const HeatColour colour =
+          v ? heatColour(hi > lo ? (*v - lo) / (hi - lo) : 1.0) : HeatColour{230, 230, 230};
+      p.fillRect(cell.adjusted(1, 1, -1, -1), QColor(colour.r, colour.g, colour.b));
+      p.setPen(colour.light() ? Qt::black : Qt::white);
+      p.drawText(cell, Qt::AlignCenter,
+                 v ? QString::fromStdString(heatNumber(*v)) : QStringLiteral("-"));
+      if (v && *v == hi) best = cell;
+    }
+  }
+  if (!best.isNull()) {
+    p.setPen(QPen(palette().color(QPalette::Highlight), 3));
+    p.drawRect(best.adjusted(2, 2, -2, -2));
+  }
+  p.setPen(palette().color(QPalette::Text));
+  if (lo <= hi)
+    p.drawText(
+        QRect(area.left(), height() - line - 6, area.width(), line), Qt::AlignLeft,
+        tr("lowest %1 (dark) to highest %2 (light, outlined)")
+            .arg(QString::fromStdString(heatNumber(lo)), QString::fromStdString(heatNumber(hi))));
+}
+
+}  // namespace opevo::ui
