@@ -4,9 +4,38 @@
 #include <cmath>
 #include <map>
 
+#include "space/discrete_param.h"
 #include "space/factor_param.h"
 
 namespace opevo {
+
+namespace {
+
+bool positiveInteger(double v) {
+  return v >= 1 && v < 9.0e15 && std::floor(v) == v;
+}
+
+// Times 2 divides a positive integer, capped where alignment stops mattering to hardware.
+double alignment(double v) {
+  if (!positiveInteger(v)) return 0;
+  auto n = static_cast<std::uint64_t>(v);
+  int twos = 0;
+  while (n % 2 == 0 && twos < 12) n /= 2, ++twos;
+  return twos;
+}
+
+// Worth a feature only where it says more than the value itself: integers, not all powers of two.
+bool alignmentInformative(const DiscreteParam& p) {
+  bool allPowers = true;
+  for (double v : p.values()) {
+    if (!positiveInteger(v)) return false;
+    const auto n = static_cast<std::uint64_t>(v);
+    allPowers = allPowers && (n & (n - 1)) == 0;
+  }
+  return !allPowers;
+}
+
+}  // namespace
 
 FeatureExtractor::FeatureExtractor(const SearchSpace& space) : m_space(&space) {
   const Config first = space.first();
@@ -21,6 +50,13 @@ FeatureExtractor::FeatureExtractor(const SearchSpace& space) : m_space(&space) {
     }
   }
   m_rawCount = m_names.size();
+
+  for (std::size_t i = 0; i < space.dims(); ++i) {
+    if (space.param(i).kind() != ParamKind::Discrete) continue;
+    if (!alignmentInformative(static_cast<const DiscreteParam&>(space.param(i)))) continue;
+    m_alignParams.push_back(i);
+    m_names.push_back("align2 " + space.param(i).name());
+  }
 
   std::map<int, std::vector<std::size_t>> byParts;  // parts -> slots, in space order
   for (std::size_t i = 0; i < space.dims(); ++i) {
@@ -77,6 +113,9 @@ void FeatureExtractor::append(const Config& c, std::vector<float>& out) const {
   for (std::size_t i = 0; i < m_space->dims(); ++i)
     for (double x : m_space->param(i).features(c[i])) out.push_back(static_cast<float>(x));
   if (out.size() - start != m_rawCount) refuse();
+  for (std::size_t i : m_alignParams)
+    out.push_back(static_cast<float>(
+        alignment(static_cast<const DiscreteParam&>(m_space->param(i)).value(c[i]))));
   // Features are taken tens of thousands of times per annealing plan: no allocation for the
   // logs of an ordinary space.
   std::array<double, 64> onStack;

@@ -18,6 +18,9 @@ namespace opevo {
 //     [block, vthread, thread, inner]), log2 of the product across the group at each position
 //     (blocks in the grid, threads per block, registers per thread) and of each suffix of two
 //     or more positions (a block's output tile, a thread's register tile).
+//   - per discrete parameter of positive integers that are not all powers of two, the value's
+//     alignment: how many times 2 divides it (a block of 128 threads and one of 144 sit side by
+//     side in value, but only the first fills whole warps and aligned memory transactions).
 // Trees split one feature at a time, so they cannot form a product of two features themselves:
 // that is why the products are features. The logs keep equal ratios equally far apart.
 class FeatureExtractor {
@@ -44,6 +47,7 @@ class FeatureExtractor {
   std::vector<std::size_t> m_firstLog;      // per slot: index of its first factor in that list
   std::size_t m_logCount = 0;
   std::vector<LogTerm> m_terms;
+  std::vector<std::size_t> m_alignParams;  // space index of each discrete parameter aligned
   std::vector<std::string> m_names;
 };
 

@@ -21,7 +21,7 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
   s.declare("candidates", 512, 1, 1e6, true, "children the model ranks for each batch");
   s.declare("random_share", 1, 0, 100, false,
             "uniformly random candidates, as a multiple of `candidates`");
-  s.declare("explore_share", 0.5, 0, 1, false,
+  s.declare("explore_share", 0.375, 0, 1, false,
             "share of each batch taken from the random candidates (the model's best guesses "
             "away from the parents)");
   s.declare("crossover", 0.5, 0, 1, false,
@@ -30,6 +30,12 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
             "random candidates per pick of the first batch (farthest-point spread)");
   s.declare("min_distance", 2, 1, 1000, true,
             "parameters in which two guesses away from the parents differ, where candidates allow");
+  s.declare("climb", 2, 0, 1e6, true,
+            "picks of each batch among the unmeasured one-step neighbours of the best "
+            "configuration (the next best once all of them are measured), ranked by the model");
+  s.declare("far_from_best", 3, 0, 1000, true,
+            "parameters in which a guess away from the parents must differ from the best "
+            "configuration, so it explores another basin (0: no such rule)");
   s.declare("epsilon", 0.05, 0, 1, false, "probability that a pick is uniformly random");
   s.declare("models", 1, 1, 64, true,
             "models ranking the candidates: more than one adds models trained on bootstrap "
@@ -173,6 +179,15 @@ std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
   };
   for (std::size_t i = 0; i < children; ++i) add(near, child(parents, q));
   for (std::size_t i = 0; i < randoms; ++i) add(far, randomNew(Draw::Look));
+  const auto away = static_cast<std::size_t>(m_settings.getInt("far_from_best"));
+  if (away > 0 && !parents.empty()) {
+    const Config& best = *parents.front();
+    std::erase_if(far, [&](const Config& c) {
+      std::size_t d = 0;
+      for (std::size_t i = 0; i < c.size(); ++i) d += c[i] != best[i] ? 1 : 0;
+      return d < away;
+    });
+  }
   // Most of the batch exploits the parents' neighbourhoods; the rest is the model's best guess
   // anywhere in the space, so a basin the parents do not reach still gets measured.
   // A warm start's first batch begins where the earlier runs ended: it refines their best.
@@ -186,12 +201,42 @@ std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
   // children may be one step apart, which is how the last few percent are found.
   const auto spread = static_cast<std::size_t>(m_settings.getInt("min_distance"));
   std::vector<Config> plan = bestPredicted(far, farPicks, spread);
+  for (Config& c : climbing(
+           parents, std::min<std::size_t>(n - plan.size(),
+                                          static_cast<std::size_t>(m_settings.getInt("climb")))))
+    if (std::find(plan.begin(), plan.end(), c) == plan.end()) plan.push_back(std::move(c));
+  std::erase_if(
+      near, [&](const Config& c) { return std::find(plan.begin(), plan.end(), c) != plan.end(); });
   for (Config& c : bestPredicted(near, n - plan.size(), 1)) plan.push_back(std::move(c));
   if (plan.size() < n)
     for (Config& c : bestPredicted(far, n, 1))
       if (plan.size() < n && std::find(plan.begin(), plan.end(), c) == plan.end())
         plan.push_back(std::move(c));
   return plan;
+}
+
+// A model that has not seen the interaction behind a better neighbour ranks it low among hundreds
+// of children, and the search settles on a plateau one step from a peak (on real GPU data: a
+// block size of 2 where 1 is 12% faster). Checking the incumbent's neighbours one by one, the
+// model's favourites first, makes the best found a local optimum of the topology in the end.
+std::vector<Config> OpEvoModelTuner::climbing(const std::vector<const Config*>& parents,
+                                              std::size_t n) {
+  if (n == 0) return {};
+  std::vector<Vertex> steps;
+  for (const Config* p : parents) {
+    std::vector<Config> around;
+    for (std::size_t i = 0; i < p->size(); ++i) {
+      m_space.param(i).neighbours((*p)[i], steps);
+      for (const Vertex& v : steps) {
+        Config c = *p;
+        c[i] = v;
+        if (isNew(c) && std::find(around.begin(), around.end(), c) == around.end())
+          around.push_back(std::move(c));
+      }
+    }
+    if (!around.empty()) return bestPredicted(around, n, 1);
+  }
+  return {};
 }
 
 std::vector<Config> OpEvoModelTuner::bestPredicted(const std::vector<Config>& candidates,

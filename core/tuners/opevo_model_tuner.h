@@ -13,7 +13,8 @@ namespace opevo {
 // ranks them, and only the most promising are measured. A trial on a GPU costs seconds and a
 // proposal microseconds: screening is where few-trial tuning is won. The first batch is spread
 // over the space (farthest-point picks from random candidates) so the first model sees all of it;
-// when the best stops improving, the walks grow longer (q rises) to leave the basin.
+// when the best stops improving, the walks grow longer (q rises) to leave the basin. Each batch
+// also climbs (the best configuration's untried neighbours) and guesses far from the best.
 class OpEvoModelTuner final : public ModelBasedTuner {
  public:
   OpEvoModelTuner(const SearchSpace& space, TunerSettings settings, std::uint64_t seed);
@@ -30,6 +31,7 @@ class OpEvoModelTuner final : public ModelBasedTuner {
   std::vector<Config> screened(std::size_t n);
   std::vector<Config> bestPredicted(const std::vector<Config>& candidates, std::size_t n,
                                     std::size_t minDistance);
+  std::vector<Config> climbing(const std::vector<const Config*>& parents, std::size_t n);
   std::optional<Config> child(const std::vector<const Config*>& parents, double q);
   double currentQ();
 

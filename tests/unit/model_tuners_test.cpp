@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "model/features.h"
 #include "ops/presets.h"
 #include "space/discrete_param.h"
 #include "space/enumerate.h"
@@ -263,6 +264,64 @@ INSTANTIATE_TEST_SUITE_P(, ModelTuners, testing::Values("autotvm", "ansor", "ope
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+
+// A plateau with one peak next to its best point, in a direction the model has never seen pay:
+// opevo-m's climbing measures every unmeasured neighbour of the best configuration, so the peak is
+// found in the next batch however the model ranks it.
+TEST(OpEvoModelTuner, ClimbingMeasuresEveryNeighbourOfTheBest) {
+  SearchSpace space;
+  for (const char* name : {"a", "b", "c"})
+    space.add(std::make_shared<DiscreteParam>(name, std::vector<double>{1, 2, 3, 4, 5}));
+  auto tuner = make("opevo-m", space, 3,
+                    {{"batch", "8"},
+                     {"candidates", "64"},
+                     {"xgb_rounds", "10"},
+                     {"climb", "8"},
+                     {"explore_share", "0"},
+                     {"epsilon", "0"}});
+  const Config best = space.parse("a=3; b=3; c=3");
+  // Measured so far: the best point and points that never moved more than one parameter at a
+  // time away from it by two steps or more (so no neighbour of the best is measured).
+  std::vector<Observation> seen{{best, 2.0}};
+  forEachConfig(space, 1000, [&](const Config& c) {
+    std::int64_t far = 0, moved = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto d = std::abs(c[i][0] - best[i][0]);
+      moved += d > 0 ? 1 : 0;
+      far += d >= 2 ? 1 : 0;
+    }
+    if (moved == 1 && far == 1) seen.push_back({c, 1.0 + 0.1 * static_cast<double>(c[0][0])});
+    return true;
+  });
+  tuner->observe(seen);
+  const std::vector<Config> batch = tuner->propose(8);
+  std::vector<Vertex> steps;
+  for (std::size_t i = 0; i < 3; ++i) {
+    space.param(i).neighbours(best[i], steps);
+    for (const Vertex& v : steps) {
+      Config n = best;
+      n[i] = v;
+      EXPECT_NE(std::find(batch.begin(), batch.end(), n), batch.end()) << space.format(n);
+    }
+  }
+}
+
+TEST(Features, DiscreteIntegersNotAllPowersOfTwoGetTheirAlignment) {
+  SearchSpace space;
+  space.add(std::make_shared<DiscreteParam>("block", std::vector<double>{16, 48, 128, 144}));
+  space.add(std::make_shared<DiscreteParam>("pow2", std::vector<double>{1, 2, 4, 8}));
+  space.add(std::make_shared<DiscreteParam>("scale", std::vector<double>{0.5, 1, 2}));
+  const FeatureExtractor features(space);
+  // Raw values, then block's alignment only: pow2's would repeat its value, scale is not integer.
+  ASSERT_EQ(features.size(), 4u);
+  EXPECT_EQ(features.names()[3], "align2 block");
+  for (const auto& [text, align] :
+       std::vector<std::pair<std::string, float>>{{"block=16; pow2=1; scale=1", 4},
+                                                  {"block=48; pow2=1; scale=1", 4},
+                                                  {"block=128; pow2=1; scale=1", 7},
+                                                  {"block=144; pow2=1; scale=1", 4}})
+    EXPECT_EQ(features(space.parse(text))[3], align) << text;
+}
 
 TEST(AutoTvmTuner, DefaultsAreAutoTvms) {
   const TunerSettings s = AutoTvmTuner::defaultSettings();
