@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "common/rng.h"
+
+namespace opevo {
+
+// How a network's tuning budget is shared among its tasks, one unit (a batch of trials of one
+// task's run) at a time.
+enum class SchedulerKind { Gradient, RoundRobin };
+
+std::string_view schedulerKindName(SchedulerKind kind);
+// Throws InputError naming the accepted names.
+SchedulerKind parseSchedulerKind(std::string_view name);
+
+// What the scheduler knows of a task: how often it occurs in the network (its weight in the
+// end-to-end latency), its work, and its group of similar tasks (the same operator kind), whose
+// best speed says how fast this task could become.
+struct SchedulerTask {
+  double weight = 1;
+  double flops = 0;
+  int group = 0;
+};
+
+// Ansor's gradient policy (seed 002, sec. 6) and its defaults, as TVM ships them.
+struct GradientSettings {
+  double alpha = 0.2;     // weight of the measured (backward) slope against the optimistic guess
+  double beta = 2;        // how far a similar task's speed is trusted as reachable
+  int window = 3;         // units the backward slope looks back
+  double epsilon = 0.05;  // probability of a uniformly random task
+};
+
+// Chooses which task the engine steps next so the network's latency f = sum_i w_i * g_i (g_i:
+// the best latency of task i) drops fastest. Every task gets one unit first (round-robin warm-up),
+// since a task with no latency leaves the network unable to run; then each unit goes to the task
+// with the most negative estimated df/dt_i:
+//   w_i * (alpha * (g_i(t) - g_i(t - window)) / window
+//          + (1 - alpha) * min(-g_i(t) / t, beta * C_i / max_{k similar} V_k - g_i(t)))
+// with t the units task i received, C_i its FLOPs and V_k the best FLOP/s of a similar task.
+// Round-robin is the baseline. Deterministic for a seed and a sequence of calls.
+class TaskScheduler {
+ public:
+  TaskScheduler(std::vector<SchedulerTask> tasks, SchedulerKind kind, std::uint64_t seed,
+                GradientSettings settings = {});
+
+  // The task that gets the next unit; nullopt once every task is exhausted.
+  std::optional<std::size_t> next();
+  // The best latency (seconds, > 0) of task i after the unit it was just given; a task whose
+  // every configuration failed so far reports nothing and keeps an infinite latency.
+  void record(std::size_t task, std::optional<double> bestSeconds);
+  // A task whose space is used up (or budget spent) is never chosen again.
+  void exhaust(std::size_t task);
+
+  std::size_t size() const { return m_tasks.size(); }
+  std::size_t units(std::size_t task) const { return m_history[task].size(); }
+  // Best latency after each unit given to the task (infinity until one configuration worked).
+  const std::vector<double>& history(std::size_t task) const { return m_history[task]; }
+  bool exhausted(std::size_t task) const { return m_exhausted[task]; }
+  // sum_i w_i * best_i; infinity while some task has no working configuration.
+  double objective() const;
+  // The estimate the gradient policy compares (more negative: chosen first); for tests and the
+  // GUI's explanation of a choice. Infinite slopes (no latency yet) come back as -infinity.
+  double gradient(std::size_t task) const;
+
+ private:
+  double best(std::size_t task) const;
+
+  std::vector<SchedulerTask> m_tasks;
+  SchedulerKind m_kind;
+  GradientSettings m_settings;
+  Rng m_rng;
+  std::vector<std::vector<double>> m_history;
+  std::vector<bool> m_exhausted;
+  std::size_t m_cursor = 0;  // round-robin: the next task to consider
+};
+
+}  // namespace opevo
