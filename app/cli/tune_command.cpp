@@ -32,7 +32,7 @@ struct TuneArgs {
   bool historyOn = false, historyOff = false;  // neither: on for replay, off for devices
   bool warmStart = true;
   int compileThreads = 2;
-  double timeout = 10, minTimeMs = 100;
+  double timeout = 10, minTimeMs = 100, slowCutoff = 10;
 };
 
 std::atomic<Engine*> g_engine{nullptr};
@@ -58,6 +58,7 @@ void runTune(const TuneArgs& a) {
   options.cpu.compileThreads = a.compileThreads;
   options.cpu.timeoutSeconds = a.timeout;
   options.cpu.timing.minTotalMs = a.minTimeMs;
+  options.cpu.cutoffFactor = a.slowCutoff;
   Store store(a.db.empty() ? Store::defaultPath() : a.db);
 
   std::optional<ResumedRun> resumed;
@@ -217,6 +218,10 @@ void addTuneCommand(CLI::App& app) {
                   "Seconds a trial may run before it is killed (default 10)");
   cmd->add_option("--min-time-ms", a->minTimeMs,
                   "Time each kernel at least this long (default 100)");
+  cmd->add_option("--slow-cutoff", a->slowCutoff,
+                  "CPU: a kernel whose checked run is this many times slower than the fastest so "
+                  "far is timed by that run alone (default 10; 0: time every kernel fully)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");
   cmd->add_flag("--history", a->historyOn,
                 "Answer configurations measured before (same operator, backend, device) from the "

@@ -37,22 +37,32 @@ CpuMeasurer::CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options)
   if (m_options.cacheDir.empty()) m_options.cacheDir = defaultCacheDir();
   std::filesystem::create_directories(m_options.cacheDir);
   for (const BackendInfo& b : probeBackends())
-    if (b.name == "cpu" && !b.devices.empty()) m_device = b.devices[0].name + ", " + b.devices[0].detail;
+    if (b.name == "cpu" && !b.devices.empty())
+      m_device = b.devices[0].name + ", " + b.devices[0].detail;
   m_worker = std::make_unique<WorkerClient>(m_options.workerPath);
 }
 
 CpuMeasurer::~CpuMeasurer() = default;
 
-std::string CpuMeasurer::label() const { return "cpu: " + m_device; }
+std::string CpuMeasurer::label() const {
+  return "cpu: " + m_device;
+}
 
 Measurement CpuMeasurer::timeInWorker(const std::string& library) {
+  TimingOptions timing = m_options.timing;
+  if (m_options.cutoffFactor > 0 && m_fastestMs > 0)
+    timing.cutoffMs = m_options.cutoffFactor * m_fastestMs;
   const auto reply = m_worker->call({{"cmd", "measure"},
                                      {"backend", "cpu"},
                                      {"op", operatorToJson(m_def.op)},
                                      {"library", library},
-                                     {"timing", timingToJson(m_options.timing)}},
+                                     {"timing", timingToJson(timing)}},
                                     m_options.timeoutSeconds);
-  return measurementFromReply(reply);
+  Measurement m = measurementFromReply(reply);
+  if (m.status == TrialStatus::Ok && m.medianMs > 0 &&
+      (m_fastestMs == 0 || m.medianMs < m_fastestMs))
+    m_fastestMs = m.medianMs;
+  return m;
 }
 
 void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {

@@ -14,7 +14,10 @@ struct CpuMeasurerOptions {
   int compileThreads = 2;
   double timeoutSeconds = 10;  // per trial, in the worker
   TimingOptions timing;
-  std::string cacheDir;        // empty: $XDG_CACHE_HOME/opevo-studio/cpu-kernels
+  // Kernels whose checked run is this many times slower than the fastest kernel measured so far
+  // are timed by that run alone (TimingOptions::cutoffMs); 0 times every kernel fully.
+  double cutoffFactor = 10;
+  std::string cacheDir;  // empty: $XDG_CACHE_HOME/opevo-studio/cpu-kernels
   std::string workerPath = WorkerClient::defaultWorkerPath();
 };
 
@@ -41,6 +44,7 @@ class CpuMeasurer final : public Measurer {
   CpuMeasurerOptions m_options;
   std::string m_device;
   std::unique_ptr<WorkerClient> m_worker;
+  double m_fastestMs = 0;  // median of the fastest verified kernel so far
 };
 
 }  // namespace opevo

@@ -13,6 +13,10 @@ struct TimingOptions {
   int minRuns = 3;          // ...and at least this many ran
   int maxRuns = 1000;
   int warmupRuns = 1;
+  // A kernel whose checked run alone took longer than this (0: no limit) is timed by that run:
+  // it is far slower than the best measured, more runs would not change the verdict, and on a
+  // CPU such kernels (seconds per run) would otherwise spend most of a session's time.
+  double cutoffMs = 0;
 };
 
 // Loads a kernel library built from the CPU template (symbol opevo_cpu_kernel), checks its result

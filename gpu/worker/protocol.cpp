@@ -13,7 +13,7 @@
 namespace opevo {
 
 nlohmann::json measurementToJson(const Measurement& m) {
-  return {{"status", statusName(m.status)}, {"speed", m.speed},     {"median_ms", m.medianMs},
+  return {{"status", statusName(m.status)}, {"speed", m.speed},          {"median_ms", m.medianMs},
           {"times_ms", m.timesMs},          {"compile_ms", m.compileMs}, {"message", m.message}};
 }
 
@@ -30,8 +30,11 @@ Measurement measurementFromJson(const nlohmann::json& j) {
 }
 
 nlohmann::json timingToJson(const TimingOptions& t) {
-  return {{"min_total_ms", t.minTotalMs}, {"min_runs", t.minRuns}, {"max_runs", t.maxRuns},
-          {"warmup_runs", t.warmupRuns}};
+  return {{"min_total_ms", t.minTotalMs},
+          {"min_runs", t.minRuns},
+          {"max_runs", t.maxRuns},
+          {"warmup_runs", t.warmupRuns},
+          {"cutoff_ms", t.cutoffMs}};
 }
 
 Measurement measurementFromReply(const WorkerClient::Reply& reply) {
@@ -58,6 +61,7 @@ TimingOptions timingFrom(const nlohmann::json& j) {
   t.minRuns = j.value("min_runs", t.minRuns);
   t.maxRuns = j.value("max_runs", t.maxRuns);
   t.warmupRuns = j.value("warmup_runs", t.warmupRuns);
+  t.cutoffMs = j.value("cutoff_ms", t.cutoffMs);
   return t;
 }
 
@@ -123,7 +127,9 @@ nlohmann::json handleGpu(const std::string& backend, const std::string& cmd,
 nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
   const std::string cmd = request.value("cmd", "");
   if (cmd == "hello")
-    return {{"ok", true}, {"worker", "opevo-worker"}, {"version", OPEVO_VERSION},
+    return {{"ok", true},
+            {"worker", "opevo-worker"},
+            {"version", OPEVO_VERSION},
             {"pid", static_cast<long>(getpid())}};
   if (cmd == "quit") {
     quit = true;
@@ -144,14 +150,17 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
       return {{"ok", false}, {"error", "backend '" + backend + "' is not served by this worker"}};
     OperatorBuffers& buffers = buffersFor(request.at("op"));
     if (cmd == "reference")
-      return {{"ok", true},
-              {"measurement", measurementToJson(runCpuReference(buffers, timing))},
-              {"library", buffers.op.kind == OpKind::Conv2D ? "plain loop nest" : "OpenBLAS sgemm"}};
-    return {{"ok", true},
-            {"measurement", measurementToJson(runCpuKernel(request.at("library"), buffers, timing))}};
+      return {
+          {"ok", true},
+          {"measurement", measurementToJson(runCpuReference(buffers, timing))},
+          {"library", buffers.op.kind == OpKind::Conv2D ? "plain loop nest" : "OpenBLAS sgemm"}};
+    return {
+        {"ok", true},
+        {"measurement", measurementToJson(runCpuKernel(request.at("library"), buffers, timing))}};
   }
-  return {{"ok", false},
-          {"error", "unknown command '" + cmd + "' (known: hello, probe, measure, reference, quit)"}};
+  return {
+      {"ok", false},
+      {"error", "unknown command '" + cmd + "' (known: hello, probe, measure, reference, quit)"}};
 }
 
 }  // namespace opevo

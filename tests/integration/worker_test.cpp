@@ -20,7 +20,8 @@ std::string buildKernel(const fs::path& dir, const std::string& name, const std:
                            "float* C) {\n"
                         << body << "\n}\n";
   const fs::path library = dir / (name + ".so");
-  const std::string command = "c++ -O1 -shared -fPIC -o " + library.string() + " " + source.string();
+  const std::string command =
+      "c++ -O1 -shared -fPIC -o " + library.string() + " " + source.string();
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   return library.string();
 }
@@ -38,7 +39,8 @@ class WorkerTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  WorkerClient::Reply measure(WorkerClient& client, const std::string& library, double timeout = 10) {
+  WorkerClient::Reply measure(WorkerClient& client, const std::string& library,
+                              double timeout = 10) {
     return client.call({{"cmd", "measure"},
                         {"backend", "cpu"},
                         {"op", operatorToJson(op)},
@@ -65,6 +67,34 @@ TEST_F(WorkerTest, MeasuresAVerifiedKernel) {
   EXPECT_GE(m.timesMs.size(), 3u);
 }
 
+// A kernel slower than the cut-off is timed by its checked run alone, and says so; under the
+// cut-off it is timed as usual.
+TEST_F(WorkerTest, AKernelOverTheCutOffIsTimedByItsCheckedRun) {
+  WorkerClient client(OPEVO_WORKER);
+  const std::string slow = buildKernel(
+      dir, "slow",
+      std::string("volatile float sink = 0; for (int r = 0; r < 2000000; ++r) sink = sink + 1;\n") +
+          kCorrect);
+  auto timed = [&](double cutoffMs) {
+    const auto reply =
+        client.call({{"cmd", "measure"},
+                     {"backend", "cpu"},
+                     {"op", operatorToJson(op)},
+                     {"library", slow},
+                     {"timing", {{"min_total_ms", 1}, {"min_runs", 3}, {"cutoff_ms", cutoffMs}}}},
+                    10);
+    EXPECT_TRUE(reply.ok) << reply.message;
+    return measurementFromJson(reply.body["measurement"]);
+  };
+  const Measurement cut = timed(1e-3);
+  EXPECT_EQ(cut.status, TrialStatus::Ok) << cut.message;
+  EXPECT_EQ(cut.timesMs.size(), 1u);
+  EXPECT_NE(cut.message.find("cut-off"), std::string::npos) << cut.message;
+  const Measurement full = timed(0);
+  EXPECT_GE(full.timesMs.size(), 3u);
+  EXPECT_TRUE(full.message.empty()) << full.message;
+}
+
 TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
   WorkerClient client(OPEVO_WORKER);
   const std::string good = buildKernel(dir, "good", kCorrect);
@@ -84,17 +114,20 @@ TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
   EXPECT_EQ(measurementFromJson(after.body["measurement"]).status, TrialStatus::Ok);
   EXPECT_EQ(client.restarts(), 1);
 
-  const auto hang = measure(client, buildKernel(dir, "hang", "while (true) { asm volatile(\"\"); }"), 2.0);
+  const auto hang =
+      measure(client, buildKernel(dir, "hang", "while (true) { asm volatile(\"\"); }"), 2.0);
   EXPECT_FALSE(hang.ok);
   EXPECT_EQ(hang.failure, TrialStatus::Timeout);
 
-  const auto wrong = measure(client, buildKernel(dir, "wrong", "for (int i = 0; i < 64; ++i) C[i] = 0.5f;"));
+  const auto wrong =
+      measure(client, buildKernel(dir, "wrong", "for (int i = 0; i < 64; ++i) C[i] = 0.5f;"));
   ASSERT_TRUE(wrong.ok) << wrong.message;
   const Measurement w = measurementFromJson(wrong.body["measurement"]);
   EXPECT_EQ(w.status, TrialStatus::WrongResult);
   EXPECT_NE(w.message.find("differs from the reference"), std::string::npos);
 
-  const auto skipping = measure(client, buildKernel(dir, "partial", "for (int i = 0; i < 63; ++i) C[i] = 0;"));
+  const auto skipping =
+      measure(client, buildKernel(dir, "partial", "for (int i = 0; i < 63; ++i) C[i] = 0;"));
   ASSERT_TRUE(skipping.ok);
   EXPECT_EQ(measurementFromJson(skipping.body["measurement"]).status, TrialStatus::WrongResult);
 
@@ -105,8 +138,11 @@ TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
 
 TEST_F(WorkerTest, ReferenceIsTimed) {
   WorkerClient client(OPEVO_WORKER);
-  const auto reply = client.call({{"cmd", "reference"}, {"backend", "cpu"}, {"op", operatorToJson(op)},
-                                  {"timing", {{"min_total_ms", 1}}}}, 10);
+  const auto reply = client.call({{"cmd", "reference"},
+                                  {"backend", "cpu"},
+                                  {"op", operatorToJson(op)},
+                                  {"timing", {{"min_total_ms", 1}}}},
+                                 10);
   ASSERT_TRUE(reply.ok);
   EXPECT_EQ(reply.body["library"], "OpenBLAS sgemm");
   EXPECT_GT(measurementFromJson(reply.body["measurement"]).speed, 0);
