@@ -28,5 +28,6 @@ void addExportCommand(CLI::App& app);
 void addImportCommand(CLI::App& app);
 void addExportT4Command(CLI::App& app);
 void addT1Command(CLI::App& app);
+void addNetCommands(CLI::App& app);
 
 }  // namespace opevo::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   opevo::cli::addImportCommand(app);
   opevo::cli::addExportT4Command(app);
   opevo::cli::addT1Command(app);
+  opevo::cli::addNetCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 
-namespace opevo {
+namespace opevo::net {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -118,4 +118,4 @@ std::optional<std::size_t> TaskScheduler::next() {
   return chosen;
 }
 
-}  // namespace opevo
+}  // namespace opevo::net

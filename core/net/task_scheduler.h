@@ -7,7 +7,7 @@
 
 #include "common/rng.h"
 
-namespace opevo {
+namespace opevo::net {
 
 // How a network's tuning budget is shared among its tasks, one unit (a batch of trials of one
 // task's run) at a time.
@@ -78,4 +78,4 @@ class TaskScheduler {
   std::size_t m_cursor = 0;  // round-robin: the next task to consider
 };
 
-}  // namespace opevo
+}  // namespace opevo::net

@@ -1,5 +1,7 @@
 #include "ops/operator.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace opevo {
@@ -13,24 +15,32 @@ std::string_view opKindName(OpKind kind) {
   return "?";
 }
 
+std::int64_t OperatorSpec::outputElements() const {
+  if (kind == OpKind::Conv2D) return batch * outChannels * outHeight() * outWidth();
+  return batch * n * m;
+}
+
 double OperatorSpec::flops() const {
-  if (kind == OpKind::Conv2D)
-    return 2.0 * double(batch) * double(outChannels) * double(outHeight()) * double(outWidth()) *
-           double(inChannels) * double(kernelH) * double(kernelW);
-  return 2.0 * double(batch) * double(n) * double(m) * double(k);
+  const double perOutput = kind == OpKind::Conv2D
+                               ? 2.0 * double(inChannels / groups) * double(kernelH * kernelW)
+                               : 2.0 * double(k);
+  return double(outputElements()) * (perOutput + epilogueFlopsPerElement(epilogue));
 }
 
 std::string OperatorSpec::describe() const {
   auto s = [](std::int64_t v) { return std::to_string(v); };
   if (kind == OpKind::Conv2D)
     return "Conv2D input " + s(batch) + "x" + s(inChannels) + "x" + s(height) + "x" + s(width) +
-           ", kernel " + s(outChannels) + "x" + s(inChannels) + "x" + s(kernelH) + "x" +
-           s(kernelW) + ", stride " + s(stride) + ", pad " + s(pad) + " -> " + s(batch) + "x" +
-           s(outChannels) + "x" + s(outHeight()) + "x" + s(outWidth());
+           ", kernel " + s(outChannels) + "x" + s(inChannels / std::max<std::int64_t>(groups, 1)) + "x" + s(kernelH) + "x" +
+           s(kernelW) + ", stride " + s(stride) + ", pad " + s(pad) +
+           (groups > 1 ? ", groups " + s(groups) : "") + " -> " + s(batch) + "x" +
+           s(outChannels) + "x" + s(outHeight()) + "x" + s(outWidth()) +
+           describeEpilogue(epilogue);
   const std::string a = transA ? s(k) + "x" + s(n) + "^T" : s(n) + "x" + s(k);
   const std::string b = transB ? s(m) + "x" + s(k) + "^T" : s(k) + "x" + s(m);
-  if (kind == OpKind::BatchMatMul) return "BatchMatMul " + s(batch) + " x (" + a + " @ " + b + ")";
-  return "MatMul " + a + " @ " + b;
+  if (kind == OpKind::BatchMatMul)
+    return "BatchMatMul " + s(batch) + " x (" + a + " @ " + b + ")" + describeEpilogue(epilogue);
+  return "MatMul " + a + " @ " + b + describeEpilogue(epilogue);
 }
 
 void OperatorSpec::validate() const {
@@ -48,6 +58,11 @@ void OperatorSpec::validate() const {
     positive(kernelH, "kernel_h");
     positive(kernelW, "kernel_w");
     positive(stride, "stride");
+    positive(groups, "groups");
+    if (inChannels % groups != 0 || outChannels % groups != 0)
+      throw InputError("operator '" + name + "': groups " + std::to_string(groups) +
+                       " must divide in_channels " + std::to_string(inChannels) +
+                       " and out_channels " + std::to_string(outChannels));
     if (pad < 0)
       throw InputError("operator '" + name + "': pad must be 0 or more, got " + std::to_string(pad));
     if (height + 2 * pad < kernelH || width + 2 * pad < kernelW)
@@ -57,6 +72,9 @@ void OperatorSpec::validate() const {
                        " input, so the output would be empty");
     return;
   }
+  if (groups != 1)
+    throw InputError("operator '" + name + "': groups apply to conv2d only, got " +
+                     std::to_string(groups) + " on a " + std::string(opKindName(kind)));
   positive(n, "n");
   positive(m, "m");
   positive(k, "k");

@@ -12,9 +12,9 @@ namespace opevo {
 namespace {
 
 const std::set<std::string> kMatmulShape = {"batch", "n", "m", "k", "trans_a", "trans_b"};
-const std::set<std::string> kConvShape = {"batch",        "in_channels", "height",
-                                          "width",        "out_channels", "kernel_h",
-                                          "kernel_w",     "stride",       "pad"};
+const std::set<std::string> kConvShape = {"batch",    "in_channels", "height", "width",
+                                          "out_channels", "kernel_h", "kernel_w", "stride",
+                                          "pad",      "groups"};
 
 std::int64_t integer(const nlohmann::json& shape, const char* field, const std::string& where,
                      std::int64_t fallback, bool required) {
@@ -40,6 +40,40 @@ void rejectUnknown(const nlohmann::json& object, const std::set<std::string>& kn
 
 }  // namespace
 
+nlohmann::json epilogueToJson(const Epilogue& epilogue) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const EpilogueStep& s : epilogue) {
+    if (s.kind == EpilogueKind::Scale)
+      steps.push_back({{"scale", s.factor}});
+    else
+      steps.push_back(epilogueKindName(s.kind));
+  }
+  return steps;
+}
+
+Epilogue epilogueFromJson(const nlohmann::json& j, const std::string& where) {
+  const std::string expected =
+      " (expected an array of \"bias\", \"relu\", \"gelu\", \"add\" or {\"scale\": number})";
+  if (!j.is_array()) throw InputError(where + ": field 'epilogue' must be an array" + expected);
+  Epilogue out;
+  for (const nlohmann::json& step : j) {
+    if (step.is_object() && step.size() == 1 && step.contains("scale") &&
+        step["scale"].is_number()) {
+      out.push_back({EpilogueKind::Scale, step["scale"].get<double>()});
+      continue;
+    }
+    bool known = false;
+    for (EpilogueKind k : {EpilogueKind::Bias, EpilogueKind::Relu, EpilogueKind::Gelu,
+                           EpilogueKind::Add})
+      if (step.is_string() && step.get<std::string>() == epilogueKindName(k)) {
+        out.push_back({k, 1});
+        known = true;
+      }
+    if (!known) throw InputError(where + ": unknown epilogue step " + step.dump() + expected);
+  }
+  return out;
+}
+
 nlohmann::json operatorToJson(const OperatorSpec& op) {
   nlohmann::json j{{"name", op.name}, {"kind", opKindName(op.kind)}, {"dtype", "fp32"}};
   if (op.kind == OpKind::Conv2D)
@@ -51,12 +85,14 @@ nlohmann::json operatorToJson(const OperatorSpec& op) {
   else
     j["shape"] = {{"batch", op.batch}, {"n", op.n}, {"m", op.m}, {"k", op.k},
                   {"trans_a", op.transA}, {"trans_b", op.transB}};
+  if (op.groups != 1) j["shape"]["groups"] = op.groups;
+  if (!op.epilogue.empty()) j["epilogue"] = epilogueToJson(op.epilogue);
   return j;
 }
 
 OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": an operator must be a JSON object");
-  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space"}, source, "operator");
+  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue"}, source, "operator");
   OperatorSpec op;
   op.name = j.value("name", std::string("custom"));
   if (!j.contains("kind") || !j["kind"].is_string())
@@ -84,6 +120,7 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
     op.kernelW = integer(shape, "kernel_w", where, 0, true);
     op.stride = integer(shape, "stride", where, 1, false);
     op.pad = integer(shape, "pad", where, 0, false);
+    op.groups = integer(shape, "groups", where, 1, false);
   } else {
     rejectUnknown(shape, kMatmulShape, where, "shape");
     op.batch = integer(shape, "batch", where, 1, op.kind == OpKind::BatchMatMul);
@@ -101,6 +138,7 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
     if (op.kind == OpKind::MatMul && op.batch != 1)
       throw InputError(where + ": a matmul has batch 1; use kind batch_matmul for a batch");
   }
+  if (j.contains("epilogue")) op.epilogue = epilogueFromJson(j["epilogue"], where);
   op.validate();
   return op;
 }

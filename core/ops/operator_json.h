@@ -13,9 +13,14 @@ namespace opevo {
 //    "shape": {"n": 512, "k": 1024, "m": 4096, "trans_a": false, "trans_b": false},
 //    "space": {"auto_unroll_max_step": "discrete:0,256,512"}}
 // Conv2D shapes: batch, in_channels, height, width, out_channels, kernel_h, kernel_w, stride,
-// pad. "space" is optional and may only change the values of discrete and choice parameters:
+// pad, groups (default 1). "epilogue" (optional) lists elementwise steps applied to every output
+// element in order: "bias", "relu", "gelu", "add" (a residual tensor) or {"scale": 0.125}.
+// "space" is optional and may only change the values of discrete and choice parameters:
 // the factor parameters follow from the shape and the kernel template.
 nlohmann::json operatorToJson(const OperatorSpec& op);
+nlohmann::json epilogueToJson(const Epilogue& epilogue);
+// Throws InputError naming `where` and the step at fault.
+Epilogue epilogueFromJson(const nlohmann::json& j, const std::string& where);
 // Throws InputError naming the source (file name), the field and what was expected.
 OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source);
 

@@ -111,7 +111,7 @@ SearchSpace defaultSpace(const OperatorSpec& op) {
     factor("tile_f", op.outChannels, 4);
     factor("tile_y", op.outHeight(), 4);
     factor("tile_x", op.outWidth(), 4);
-    factor("tile_rc", op.inChannels, 2);
+    factor("tile_rc", op.inChannels / op.groups, 2);
     factor("tile_ry", op.kernelH, 2);
     factor("tile_rx", op.kernelW, 2);
     space.add(std::make_shared<DiscreteParam>("auto_unroll_max_step",
@@ -126,7 +126,43 @@ SearchSpace defaultSpace(const OperatorSpec& op) {
   space.addConstraint("at most 1024 threads per block", [op, s = space](const Config& c) {
     return threadsPerBlock(op, s, c) <= 1024;
   });
+  if (op.kind == OpKind::Conv2D && op.groups > 1) {
+    // A GPU block stages one input patch for all its output channels: they must share a group.
+    const std::int64_t perGroup = op.outChannels / op.groups;
+    space.addConstraint("a block's output channels lie in one group",
+                        [perGroup, s = space](const Config& c) {
+                          const Vertex& f = c[s.indexOf("tile_f")];
+                          return perGroup % (f[1] * f[2] * f[3]) == 0;
+                        });
+  }
   return space;
+}
+
+Config untunedConfig(const SearchSpace& space) {
+  for (std::int64_t limit : {4, 2, 1}) {
+    Config c;
+    for (std::size_t i = 0; i < space.dims(); ++i) {
+      const Parameter& p = space.param(i);
+      Vertex v = p.first();
+      if (p.kind() == ParamKind::Factor) {
+        std::int64_t length = 1;
+        for (std::int64_t part : v) length *= part;
+        const bool reduction = p.name() == "tile_k" || p.name().rfind("tile_r", 0) == 0;
+        // tile_b is [blocks, threads]: no register tile, every batch in blocks.
+        std::int64_t inner = p.name() == "tile_b" ? 1
+                             : std::min<std::int64_t>(reduction ? 2 * limit : limit, length);
+        while (length % inner != 0) --inner;
+        std::fill(v.begin(), v.end(), 1);
+        v.front() = length / inner;
+        v.back() *= inner;
+      }
+      c.push_back(std::move(v));
+    }
+    if (space.satisfies(c)) return c;
+  }
+  Config plain;
+  for (std::size_t i = 0; i < space.dims(); ++i) plain.push_back(space.param(i).first());
+  return plain;
 }
 
 std::int64_t threadsPerBlock(const OperatorSpec& op, const SearchSpace& space, const Config& c) {

@@ -45,13 +45,19 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
               "");
   w.line();
   w.open("extern \"C\" void " + ctx.entry +
-         "(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C)");
+         kernelParams(Backend::Cpu));
   w.line("using index_t = " + indexType(op) + ";");
   w.line("constexpr index_t NB = " + str(op.batch) + ", CI = " + str(op.inChannels) +
          ", H = " + str(op.height) + ", W = " + str(op.width) + ";");
   w.line("constexpr index_t F = " + str(op.outChannels) + ", KH = " + str(op.kernelH) + ", KW = " +
          str(op.kernelW) + ", OH = " + str(op.outHeight()) + ", OW = " + str(op.outWidth()) + ";");
   w.line("constexpr int S = " + str(op.stride) + ", P = " + str(op.pad) + ";");
+  const bool grouped = op.groups > 1;
+  if (grouped) {
+    w.comment("Groups: output channel f reads the CG input channels from (f / FG) * CG on.");
+    w.line("constexpr index_t CG = " + str(op.inChannels / op.groups) +
+           ", FG = " + str(op.outChannels / op.groups) + ";");
+  }
   w.comment("tile_f, tile_y, tile_x = [OUT, VT, TH, IN]; tile_rc, tile_ry, tile_rx = [OUT, IN]");
   w.line(splitLine("F", t.f));
   w.line(splitLine("Y", t.y));
@@ -103,21 +109,35 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
                                     {"yi", t.y[3], "Y_IN"},    {"xi", t.x[3], "X_IN"}};
   w.openNest({reduce.begin(), reduce.begin() + 4}, unroll, t.y[3] * t.x[3]);
   w.line("const int c = rco * RC_IN + rci, ky = ryo * RY_IN + ryi, kx = rxo * RX_IN + rxi;");
-  w.line("const float wv = B[(((index_t)(fb + fi) * CI + c) * KH + ky) * KW + kx];");
+  w.line(std::string("const float wv = B[(((index_t)(fb + fi) * ") + (grouped ? "CG" : "CI") +
+         " + c) * KH + ky) * KW + kx];");
+  if (grouped) w.line("const index_t gc = ((fb + fi) / FG) * CG + c;  // c in the whole input");
   w.openNest({reduce.begin() + 4, reduce.begin() + 5}, unroll, t.x[3]);
   w.line("const int iy = (yb + yi) * S - P + ky;");
   w.line("if (iy < 0 || iy >= H) continue;  // zero padding");
   w.openNest({reduce.begin() + 5, reduce.end()}, unroll);
   w.line("const int ix = (xb + xi) * S - P + kx;");
   w.line("if (ix >= 0 && ix < W) " + std::string(local ? "acc[fi][yi][xi]" : cAt) +
-         " += wv * in[((index_t)c * H + iy) * W + ix];");
+         " += wv * in[((index_t)" + (grouped ? "gc" : "c") + " * H + iy) * W + ix];");
   w.closeNest(reduce.size());
   if (local) {
     w.line("for (int fi = 0; fi < F_IN; ++fi)");
     w.line("  for (int yi = 0; yi < Y_IN; ++yi)");
     w.line("    for (int xi = 0; xi < X_IN; ++xi) " + cAt + " += acc[fi][yi][xi];");
   }
-  w.closeNest(7);
+  w.closeNest(2);
+  if (!op.epilogue.empty()) {
+    w.comment("The fused epilogue, once the block's sums are complete.");
+    w.line("for (int f = f0; f < f0 + BLOCK_F; ++f)");
+    w.line("for (int oy = y0; oy < y0 + BLOCK_Y; ++oy)");
+    w.open("for (int ox = x0; ox < x0 + BLOCK_X; ++ox)");
+    w.line("const index_t at = (((index_t)img * F + f) * OH + oy) * OW + ox;");
+    w.line("float v = C[at];");
+    writeEpilogue(w, op, Backend::Cpu, "v", "f", "at");
+    w.line("C[at] = v;");
+    w.close();
+  }
+  w.closeNest(5);
   g.source = w.str();
   return g;
 }

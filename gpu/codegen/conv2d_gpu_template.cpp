@@ -46,7 +46,7 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line();
   w.line(gpuPrelude(ctx.backend));
   w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry +
-         "(const float* OPEVO_RESTRICT A, const float* OPEVO_RESTRICT B, float* OPEVO_RESTRICT C)");
+         kernelParams(ctx.backend));
   w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
   w.comment(
       "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy*S+ky-P][ox*S+kx-P] * B[f][c][ky][kx],\n"
@@ -56,6 +56,13 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line("constexpr index_t F = " + str(op.outChannels) + ", KH = " + str(op.kernelH) + ", KW = " +
          str(op.kernelW) + ", OH = " + str(op.outHeight()) + ", OW = " + str(op.outWidth()) + ";");
   w.line("constexpr int S = " + str(op.stride) + ", P = " + str(op.pad) + ";");
+  const bool grouped = op.groups > 1;
+  if (grouped) {
+    w.comment("Groups: the space keeps a block's channels in one group, which reads CG input\n"
+              "channels from c0 on.");
+    w.line("constexpr index_t CG = " + str(op.inChannels / op.groups) +
+           ", FG = " + str(op.outChannels / op.groups) + ";");
+  }
   w.comment("tile_f = [blocks " + str(t.f[0]) + ", F_VT, F_TH, F_IN]; tile_y (blocks " +
             str(t.y[0]) + ") and tile_x (blocks " + str(t.x[0]) + ") likewise");
   w.line(tripleLine("F", t.f));
@@ -86,6 +93,7 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.open("for (int z = blockIdx.z; z < NB * F_BLOCKS; z += gridDim.z)");
   w.line("const index_t img = z / F_BLOCKS;");
   w.line("const int f0 = (z % F_BLOCKS) * BLOCK_F;");
+  if (grouped) w.line("const index_t c0 = (f0 / FG) * CG;");
   w.comment(
       "Virtual threads are outer loops over register tiles: F_VT x Y_VT x X_VT inner tiles of\n"
       "F_IN x Y_IN x X_IN outputs, spaced a whole thread tile apart.");
@@ -108,15 +116,15 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line("const int ci = i / (PATCH_H * PATCH_W), py = (i / PATCH_W) % PATCH_H, px = i % PATCH_W;");
   w.line("const int iy = y0 * S - P + ryo * RY_IN + py, ix = x0 * S - P + rxo * RX_IN + px;");
   w.line("patch[i] = (iy >= 0 && iy < H && ix >= 0 && ix < W)");
-  w.line("               ? A[((img * CI + rco * RC_IN + ci) * H + iy) * W + ix]");
+  w.line(std::string("               ? A[((img * CI + ") + (grouped ? "c0 + " : "") +
+         "rco * RC_IN + ci) * H + iy) * W + ix]");
   w.line("               : 0.0f;");
   w.close();
   w.open("for (int i = tid; i < BLOCK_F * RC_IN * RY_IN * RX_IN; i += THREADS)");
   w.line("const int fl = i / (RC_IN * RY_IN * RX_IN), ci = (i / (RY_IN * RX_IN)) % RC_IN;");
   w.line("const int ky = (i / RX_IN) % RY_IN, kx = i % RX_IN;");
-  w.line(
-      "wTile[i] = B[(((index_t)(f0 + fl) * CI + rco * RC_IN + ci) * KH + ryo * RY_IN + ky) * KW"
-      " + rxo * RX_IN + kx];");
+  w.line(std::string("wTile[i] = B[(((index_t)(f0 + fl) * ") + (grouped ? "CG" : "CI") +
+         " + rco * RC_IN + ci) * KH + ryo * RY_IN + ky) * KW + rxo * RX_IN + kx];");
   w.close();
   w.line("__syncthreads();");
   w.comment("auto_unroll_max_step = " + str(t.autoUnrollMaxStep) + ", unroll_explicit = " +
@@ -141,7 +149,14 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line("const int f = f0 + (vf * F_TH + tz) * F_IN + fi;");
   w.line(
       "const int oy = y0 + (vy * Y_TH + ty) * Y_IN + yi, ox = x0 + (vx * X_TH + tx) * X_IN + xi;");
-  w.line("C[((img * F + f) * OH + oy) * OW + ox] = acc[vf][vy][vx][fi][yi][xi];");
+  if (op.epilogue.empty()) {
+    w.line("C[((img * F + f) * OH + oy) * OW + ox] = acc[vf][vy][vx][fi][yi][xi];");
+  } else {
+    w.line("const index_t at = (((index_t)img * F + f) * OH + oy) * OW + ox;");
+    w.line("float v = acc[vf][vy][vx][fi][yi][xi];");
+    writeEpilogue(w, op, ctx.backend, "v", "f", "at");
+    w.line("C[at] = v;");
+  }
   w.closeNest(tile.size());
   w.close();
   w.close();

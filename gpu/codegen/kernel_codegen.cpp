@@ -28,9 +28,21 @@ Backend parseBackend(std::string_view name) {
 OperandSizes operandSizes(const OperatorSpec& op) {
   if (op.kind == OpKind::Conv2D)
     return {op.batch * op.inChannels * op.height * op.width,
-            op.outChannels * op.inChannels * op.kernelH * op.kernelW,
+            op.outChannels * (op.inChannels / op.groups) * op.kernelH * op.kernelW,
             op.batch * op.outChannels * op.outHeight() * op.outWidth()};
   return {op.batch * op.n * op.k, op.batch * op.k * op.m, op.batch * op.n * op.m};
+}
+
+std::int64_t biasSize(const OperatorSpec& op) {
+  for (const EpilogueStep& s : op.epilogue)
+    if (s.kind == EpilogueKind::Bias) return op.kind == OpKind::Conv2D ? op.outChannels : op.m;
+  return 0;
+}
+
+std::int64_t residualSize(const OperatorSpec& op) {
+  for (const EpilogueStep& s : op.epilogue)
+    if (s.kind == EpilogueKind::Add) return operandSizes(op).c;
+  return 0;
 }
 
 namespace detail {
@@ -78,9 +90,15 @@ void writeHeader(CodeWriter& w, const KernelContext& ctx, const std::string& wha
   w.comment("Template:      " + what);
   if (!launch.empty()) w.comment("Launch:        " + launch);
   const bool conv = ctx.op->kind == OpKind::Conv2D;
-  w.comment("Signature:     " + ctx.entry + "(const float* A, const float* B, float* C), fp32, " +
-            (conv ? "A = input NCHW, B = weights FCKhKw, C = output NFHoWo"
+  w.comment("Signature:     " + ctx.entry +
+            "(const float* A, const float* B, float* C, const float* Bias, const float* Residual), "
+            "fp32, " +
+            (conv ? "A = input NCHW, B = weights F(C/groups)KhKw, C = output NFHoWo"
                   : "row-major, C = op(A) * op(B), batches stored one after another"));
+  if (!ctx.op->epilogue.empty())
+    w.comment("Epilogue:     " + describeEpilogue(ctx.op->epilogue) +
+              " (Bias per output " + (conv ? "channel" : "column") +
+              ", Residual shaped as C)");
 }
 
 }  // namespace detail

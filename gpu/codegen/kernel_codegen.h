@@ -41,9 +41,13 @@ struct CodegenOptions {
 };
 
 // One kernel's source and how to launch it. Every entry point has the signature
-//   extern "C" void ENTRY(const float* A, const float* B, float* C)
+//   extern "C" void ENTRY(const float* A, const float* B, float* C, const float* Bias,
+//                         const float* Residual)
 // (__global__ on GPUs): MatMul/BatchMatMul C = op(A) * op(B), row-major, batches contiguous;
-// Conv2D A = input NCHW, B = weights FCKhKw, C = output NFHoWo. All fp32. C is fully written.
+// Conv2D A = input NCHW, B = weights F x C/groups x Kh x Kw, C = output NFHoWo. All fp32. C is
+// fully written, the operator's epilogue applied (Bias: biasSize floats, one per output channel
+// or column; Residual: shaped as C); Bias and Residual may be null when the epilogue has no bias
+// or add step.
 struct GeneratedKernel {
   Backend backend = Backend::Cuda;
   std::string entry;
@@ -76,5 +80,8 @@ struct OperandSizes {
   std::int64_t a = 0, b = 0, c = 0;
 };
 OperandSizes operandSizes(const OperatorSpec& op);
+// Elements of the Bias and Residual arguments: 0 when the epilogue does not read them.
+std::int64_t biasSize(const OperatorSpec& op);
+std::int64_t residualSize(const OperatorSpec& op);
 
 }  // namespace opevo::codegen

@@ -40,7 +40,7 @@ GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t) {
               "");
   w.line();
   w.open("extern \"C\" void " + ctx.entry +
-         "(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C)");
+         kernelParams(Backend::Cpu));
   w.line("using index_t = " + indexType(op) + ";");
   w.line("constexpr index_t N = " + str(op.n) + ", M = " + str(op.m) + ", K = " + str(op.k) + ";");
   w.comment("tile_n = [N_OUT, N_VT, N_TH, N_IN], tile_m likewise, tile_k = [K_OUT, K_MID, K_IN]" +
@@ -100,7 +100,19 @@ GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.line("for (int im = 0; im < M_IN; ++im) " + cAt + " += acc[in][im];");
     w.close();
   }
-  w.closeNest(6);
+  w.closeNest(2);
+  if (!op.epilogue.empty()) {
+    w.comment("The fused epilogue, once the block's sums are complete.");
+    w.line("for (int bt = 0; bt < B_TH; ++bt)");
+    w.line("for (int r = 0; r < BLOCK_N; ++r)");
+    w.open("for (int c = 0; c < BLOCK_M; ++c)");
+    w.line("const index_t at = " + cBatch + "(row0 + r) * M + col0 + c;");
+    w.line("float v = C[at];");
+    writeEpilogue(w, op, Backend::Cpu, "v", "col0 + c", "at");
+    w.line("C[at] = v;");
+    w.close();
+  }
+  w.closeNest(4);
   g.source = w.str();
   return g;
 }

@@ -75,7 +75,7 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.line();
   w.line(gpuPrelude(ctx.backend));
   w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry +
-         "(const float* OPEVO_RESTRICT A, const float* OPEVO_RESTRICT B, float* OPEVO_RESTRICT C)");
+         kernelParams(ctx.backend));
   w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
   w.comment(std::string("C[b] (N x M) = op(A[b]) (N x K) * op(B[b]) (K x M); A is stored ") +
             (op.transA ? "K x N (transposed)" : "N x K") + ", B " +
@@ -174,8 +174,14 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.openNest(tile, unroll);
   w.line("const index_t row = row0 + (vn * N_TH + ty) * N_IN + in;");
   w.line("const index_t col = col0 + (vm * M_TH + tx) * M_IN + im;");
-  w.line(std::string("C[") + (batched ? "(batch0 + tz) * (N * M) + " : "") +
-         "row * M + col] = acc[vn][in][vm][im];");
+  const std::string at = std::string(batched ? "(batch0 + tz) * (N * M) + " : "") + "row * M + col";
+  if (op.epilogue.empty()) {
+    w.line("C[" + at + "] = acc[vn][in][vm][im];");
+  } else {
+    w.line("float v = acc[vn][in][vm][im];");
+    writeEpilogue(w, op, ctx.backend, "v", "col", at);
+    w.line("C[" + at + "] = v;");
+  }
   w.closeNest(tile.size());
   w.close();
   g.source = w.str();

@@ -12,11 +12,14 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-// Declares the problem's constants and computes output element i into C[i].
-void writeReferenceBody(CodeWriter& w, const OperatorSpec& op) {
+// Declares the problem's constants and computes output element i into C[i], epilogue applied.
+void writeReferenceBody(CodeWriter& w, const OperatorSpec& op, Backend backend) {
   if (op.kind == OpKind::Conv2D) {
     w.line("constexpr index_t NB = " + str(op.batch) + ", CI = " + str(op.inChannels) +
            ", H = " + str(op.height) + ", W = " + str(op.width) + ";");
+    w.comment("Groups: output channel f reads the CG input channels of its group only.");
+    w.line("constexpr index_t CG = " + str(op.inChannels / op.groups) +
+           ", FG = " + str(op.outChannels / op.groups) + ";");
     w.line("constexpr index_t F = " + str(op.outChannels) + ", KH = " + str(op.kernelH) +
            ", KW = " + str(op.kernelW) + ", OH = " + str(op.outHeight()) +
            ", OW = " + str(op.outWidth()) + ";");
@@ -24,13 +27,15 @@ void writeReferenceBody(CodeWriter& w, const OperatorSpec& op) {
     w.line("const index_t img = i / (F * OH * OW), f = (i / (OH * OW)) % F;");
     w.line("const index_t oy = (i / OW) % OH, ox = i % OW;");
     w.line("float sum = 0.0f;");
-    w.open("for (index_t c = 0; c < CI; ++c)");
+    w.open("for (index_t c = 0; c < CG; ++c)");
     w.open("for (index_t ky = 0; ky < KH; ++ky)");
     w.open("for (index_t kx = 0; kx < KW; ++kx)");
     w.line("const index_t iy = oy * S - P + ky, ix = ox * S - P + kx;");
     w.line("if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // zero padding");
-    w.line("sum += A[((img * CI + c) * H + iy) * W + ix] * B[((f * CI + c) * KH + ky) * KW + kx];");
+    w.line("sum += A[((img * CI + (f / FG) * CG + c) * H + iy) * W + ix] *");
+    w.line("       B[((f * CG + c) * KH + ky) * KW + kx];");
     w.closeNest(3);
+    writeEpilogue(w, op, backend, "sum", "f", "i");
     w.line("C[i] = sum;");
     return;
   }
@@ -41,6 +46,7 @@ void writeReferenceBody(CodeWriter& w, const OperatorSpec& op) {
   w.line("sum += A[" + aOffset(op, "batch", "row", "k") + "] * B[" +
          bOffset(op, "batch", "k", "col") + "];");
   w.close();
+  writeEpilogue(w, op, backend, "sum", "col", "i");
   w.line("C[i] = sum;");
   if (op.kind == OpKind::MatMul) w.line("(void)batch;");
 }
@@ -67,11 +73,11 @@ GeneratedKernel referenceGpu(const KernelContext& ctx) {
   w.line();
   w.line(gpuPrelude(ctx.backend));
   w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + ctx.entry +
-         "(const float* OPEVO_RESTRICT A, const float* OPEVO_RESTRICT B, float* OPEVO_RESTRICT C)");
+         kernelParams(ctx.backend));
   w.line("using index_t = long long;");
   w.line("const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;");
   w.line("if (i >= " + str(total) + ") return;");
-  writeReferenceBody(w, op);
+  writeReferenceBody(w, op, ctx.backend);
   w.close();
   g.source = w.str();
   return g;
@@ -90,11 +96,11 @@ GeneratedKernel referenceCpu(const KernelContext& ctx) {
   writeHeader(w, ctx, describeReference(op), "");
   w.line();
   w.open("extern \"C\" void " + ctx.entry +
-         "(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C)");
+         kernelParams(Backend::Cpu));
   w.line("using index_t = long long;");
   w.line("#pragma omp parallel for schedule(static)");
   w.open("for (index_t i = 0; i < " + str(total) + "; ++i)");
-  writeReferenceBody(w, op);
+  writeReferenceBody(w, op, ctx.backend);
   w.close();
   w.close();
   g.source = w.str();

@@ -19,6 +19,17 @@ struct KernelContext {
   std::int64_t maxGridZ = 65535;
 };
 
+// The parameter list of every entry point: (A, B, C, Bias, Residual). Bias and Residual are read
+// only when the operator's epilogue has a bias or an add step, and may be null otherwise.
+std::string kernelParams(Backend backend);
+
+// Statements that turn the float variable `value` into the operator's epilogue applied to it, for
+// the output element at flat offset `offset` (into C and Residual) whose output channel (Conv2D)
+// or column (MatMul) is `channel`. Nothing for an empty epilogue.
+void writeEpilogue(CodeWriter& w, const OperatorSpec& op, Backend backend,
+                   const std::string& value, const std::string& channel,
+                   const std::string& offset);
+
 // Macros that differ between CUDA and HIP; the kernel text after them is shared.
 std::string gpuPrelude(Backend backend);
 // "int" when every element offset of A, B and C fits in 32 bits, else "long long".

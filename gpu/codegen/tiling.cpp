@@ -60,7 +60,7 @@ Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, cons
   readFactors(space, config, "tile_f", op.outChannels, t.f);
   readFactors(space, config, "tile_y", op.outHeight(), t.y);
   readFactors(space, config, "tile_x", op.outWidth(), t.x);
-  readFactors(space, config, "tile_rc", op.inChannels, t.rc);
+  readFactors(space, config, "tile_rc", op.inChannels / op.groups, t.rc);
   readFactors(space, config, "tile_ry", op.kernelH, t.ry);
   readFactors(space, config, "tile_rx", op.kernelW, t.rx);
   if (const int i = space.indexOf("auto_unroll_max_step"); i >= 0) {

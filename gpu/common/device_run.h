@@ -53,11 +53,17 @@ struct DeviceOperands {
   DeviceOperands(Api& api, const OperatorBuffers& buffers)
       : a(api, buffers.a.size() * sizeof(float)),
         b(api, buffers.b.size() * sizeof(float)),
-        c(api, buffers.outputSize() * sizeof(float)) {
+        c(api, buffers.outputSize() * sizeof(float)),
+        // One float at least, so an unused operand is still a valid (never read) allocation.
+        bias(api, std::max<std::size_t>(buffers.bias.size(), 1) * sizeof(float)),
+        residual(api, std::max<std::size_t>(buffers.residual.size(), 1) * sizeof(float)) {
     api.copyToDevice(a.get(), buffers.a.data(), a.bytes());
     api.copyToDevice(b.get(), buffers.b.data(), b.bytes());
+    if (!buffers.bias.empty()) api.copyToDevice(bias.get(), buffers.bias.data(), bias.bytes());
+    if (!buffers.residual.empty())
+      api.copyToDevice(residual.get(), buffers.residual.data(), residual.bytes());
   }
-  DeviceBuffer<Api> a, b, c;
+  DeviceBuffer<Api> a, b, c, bias, residual;
 };
 
 // Loads a module and unloads it on scope exit.
@@ -71,12 +77,13 @@ struct ScopedModule {
   void* module;
 };
 
-// Launches f with the kernel signature (A, B, C).
+// Launches f with the kernel signature (A, B, C, Bias, Residual).
 template <class Api>
 std::function<void()> launcher(Api& api, void* f, const codegen::LaunchConfig& l,
                                DeviceOperands<Api>& dev) {
   return [&api, f, l, &dev] {
-    void* args[] = {dev.a.address(), dev.b.address(), dev.c.address()};
+    void* args[] = {dev.a.address(), dev.b.address(), dev.c.address(), dev.bias.address(),
+                    dev.residual.address()};
     const unsigned grid[3] = {unsigned(l.grid.x), unsigned(l.grid.y), unsigned(l.grid.z)};
     const unsigned block[3] = {unsigned(l.block.x), unsigned(l.block.y), unsigned(l.block.z)};
     api.launch(f, grid, block, unsigned(l.sharedBytes), args);

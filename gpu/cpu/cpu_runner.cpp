@@ -11,7 +11,8 @@
 namespace opevo {
 namespace {
 
-using KernelFn = void (*)(const float*, const float*, float*);
+// The signature of every generated kernel (codegen/kernel_codegen.h).
+using KernelFn = void (*)(const float*, const float*, float*, const float*, const float*);
 
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& t) {
   for (int i = 0; i < t.warmupRuns; ++i) run();
@@ -59,7 +60,7 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
   // Poison the output first so a kernel that skips elements cannot pass.
   std::vector<float> c(buffers.outputSize(), 1e30f);
   const auto start = std::chrono::steady_clock::now();
-  kernel(buffers.a.data(), buffers.b.data(), c.data());
+  kernel(buffers.a.data(), buffers.b.data(), c.data(), buffers.biasData(), buffers.residualData());
   const double checkedMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const double error = maxRelativeError(c, buffers.reference);
@@ -77,7 +78,7 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     // The checked run ran the same kernel on the same buffers: it was the first warm-up.
     TimingOptions rest = timing;
     rest.warmupRuns = std::max(0, timing.warmupRuns - 1);
-    m.timesMs = timeRuns([&] { kernel(buffers.a.data(), buffers.b.data(), c.data()); }, rest);
+    m.timesMs = timeRuns([&] { kernel(buffers.a.data(), buffers.b.data(), c.data(), buffers.biasData(), buffers.residualData()); }, rest);
   }
   m.medianMs = median(m.timesMs);
   m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;

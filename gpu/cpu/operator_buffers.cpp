@@ -2,26 +2,52 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "codegen/kernel_codegen.h"
 #include "common/rng.h"
 
 namespace opevo {
 
 OperatorBuffers::OperatorBuffers(const OperatorSpec& spec) : op(spec) {
-  std::size_t aSize = 0, bSize = 0;
-  if (op.kind == OpKind::Conv2D) {
-    aSize = std::size_t(op.batch * op.inChannels * op.height * op.width);
-    bSize = std::size_t(op.outChannels * op.inChannels * op.kernelH * op.kernelW);
-  } else {
-    aSize = std::size_t(op.batch * op.n * op.k);
-    bSize = std::size_t(op.batch * op.k * op.m);
-  }
+  const codegen::OperandSizes sizes = codegen::operandSizes(op);
   Rng rng(12345);
-  a.resize(aSize);
-  b.resize(bSize);
-  for (float& x : a) x = float(rng.uniform() * 2 - 1);
-  for (float& x : b) x = float(rng.uniform() * 2 - 1);
+  a.resize(std::size_t(sizes.a));
+  b.resize(std::size_t(sizes.b));
+  bias.resize(std::size_t(codegen::biasSize(op)));
+  residual.resize(std::size_t(codegen::residualSize(op)));
+  for (auto* v : {&a, &b, &bias, &residual})
+    for (float& x : *v) x = float(rng.uniform() * 2 - 1);
+}
+
+namespace {
+
+double gelu(double x) {
+  return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+}
+
+}  // namespace
+
+void OperatorBuffers::applyEpilogue(std::vector<float>& out) const {
+  if (op.epilogue.empty()) return;
+  const std::size_t channels = std::size_t(op.kind == OpKind::Conv2D ? op.outChannels : op.m);
+  const std::size_t plane =
+      op.kind == OpKind::Conv2D ? std::size_t(op.outHeight() * op.outWidth()) : 1;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    double v = out[i];
+    const std::size_t channel = (i / plane) % channels;
+    for (const EpilogueStep& s : op.epilogue) {
+      switch (s.kind) {
+        case EpilogueKind::Bias: v += bias[channel]; break;
+        case EpilogueKind::Relu: v = std::max(v, 0.0); break;
+        case EpilogueKind::Gelu: v = gelu(v); break;
+        case EpilogueKind::Scale: v *= s.factor; break;
+        case EpilogueKind::Add: v += residual[i]; break;
+      }
+    }
+    out[i] = float(v);
+  }
 }
 
 std::size_t OperatorBuffers::outputSize() const {
@@ -40,27 +66,33 @@ void OperatorBuffers::referenceInto(std::vector<float>& out) const {
                   op.transA ? n : k, b.data() + batch * k * m, op.transB ? k : m, 0.0f,
                   out.data() + batch * n * m, m);
     }
+    applyEpilogue(out);
     return;
   }
   const std::int64_t oh = op.outHeight(), ow = op.outWidth();
+  // Groups: output channel f reads the cg input channels of its group.
+  const std::int64_t cg = op.inChannels / op.groups, fg = op.outChannels / op.groups;
   for (std::int64_t bi = 0; bi < op.batch; ++bi)
     for (std::int64_t f = 0; f < op.outChannels; ++f)
       for (std::int64_t y = 0; y < oh; ++y)
         for (std::int64_t x = 0; x < ow; ++x) {
           double acc = 0;
-          for (std::int64_t c = 0; c < op.inChannels; ++c)
+          for (std::int64_t c = 0; c < cg; ++c)
             for (std::int64_t ky = 0; ky < op.kernelH; ++ky) {
               const std::int64_t iy = y * op.stride - op.pad + ky;
               if (iy < 0 || iy >= op.height) continue;
               for (std::int64_t kx = 0; kx < op.kernelW; ++kx) {
                 const std::int64_t ix = x * op.stride - op.pad + kx;
                 if (ix < 0 || ix >= op.width) continue;
-                acc += double(a[((bi * op.inChannels + c) * op.height + iy) * op.width + ix]) *
-                       double(b[((f * op.inChannels + c) * op.kernelH + ky) * op.kernelW + kx]);
+                acc += double(a[((bi * op.inChannels + (f / fg) * cg + c) * op.height + iy) *
+                                    op.width +
+                                ix]) *
+                       double(b[((f * cg + c) * op.kernelH + ky) * op.kernelW + kx]);
               }
             }
           out[((bi * op.outChannels + f) * oh + y) * ow + x] = float(acc);
         }
+  applyEpilogue(out);
 }
 
 void OperatorBuffers::computeReference() {

@@ -19,6 +19,11 @@ using cuda::CudaDriver;
 std::optional<GpuRunResult> runVendor(CudaDriver& d, DeviceOperands<CudaDriver>& dev,
                                       OperatorBuffers& buffers, const TimingOptions& timing,
                                       bool coldL2, std::string* why) {
+  if (!buffers.op.epilogue.empty() || buffers.op.groups != 1) {
+    *why = "cuBLAS and cuDNN are called for plain operators here; with a fused epilogue or groups "
+           "the generated reference kernel is the reference";
+    return std::nullopt;
+  }
   GpuRunResult r;
   std::function<void()> run;
   if (buffers.op.kind == OpKind::Conv2D) {

@@ -1,7 +1,25 @@
 #include "export/host_program.h"
 
+#include <algorithm>
+
 namespace opevo {
 namespace {
+
+// The epilogue as a host lambda over double values (Bias and Res are the host copies).
+std::string epilogueLambda(const OperatorSpec& op) {
+  std::string body;
+  for (const EpilogueStep& e : op.epilogue) {
+    switch (e.kind) {
+      case EpilogueKind::Bias: body += " v += Bias[ch];"; break;
+      case EpilogueKind::Relu: body += " v = v > 0 ? v : 0;"; break;
+      case EpilogueKind::Gelu: body += " v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));"; break;
+      case EpilogueKind::Scale: body += " v *= (float)(" + std::to_string(e.factor) + ");"; break;
+      case EpilogueKind::Add: body += " v += Res[at];"; break;
+    }
+  }
+  return "  auto epilogue = [&](double v, long ch, long at) {" + body +
+         " (void)ch; (void)at; return v; };\n";
+}
 
 std::string referenceLoops(const OperatorSpec& op) {
   auto s = [](std::int64_t v) { return std::to_string(v); };
@@ -9,16 +27,18 @@ std::string referenceLoops(const OperatorSpec& op) {
     return "  const long NB = " + s(op.batch) + ", CI = " + s(op.inChannels) + ", H = " + s(op.height) +
            ", W = " + s(op.width) + ", CO = " + s(op.outChannels) + ", KH = " + s(op.kernelH) +
            ", KW = " + s(op.kernelW) + ", S = " + s(op.stride) + ", P = " + s(op.pad) +
-           ", OH = " + s(op.outHeight()) + ", OW = " + s(op.outWidth()) + R"(;
+           ", OH = " + s(op.outHeight()) + ", OW = " + s(op.outWidth()) +
+           ", CG = " + s(op.inChannels / op.groups) + ", FG = " + s(op.outChannels / op.groups) + R"(;
   for (long b = 0; b < NB; ++b) for (long f = 0; f < CO; ++f)
     for (long y = 0; y < OH; ++y) for (long x = 0; x < OW; ++x) {
       double acc = 0;
-      for (long c = 0; c < CI; ++c) for (long ky = 0; ky < KH; ++ky) for (long kx = 0; kx < KW; ++kx) {
+      for (long c = 0; c < CG; ++c) for (long ky = 0; ky < KH; ++ky) for (long kx = 0; kx < KW; ++kx) {
         const long iy = y * S - P + ky, ix = x * S - P + kx;
         if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
-        acc += (double)A[((b * CI + c) * H + iy) * W + ix] * B[((f * CI + c) * KH + ky) * KW + kx];
+        acc += (double)A[((b * CI + (f / FG) * CG + c) * H + iy) * W + ix] * B[((f * CG + c) * KH + ky) * KW + kx];
       }
-      ref[((b * CO + f) * OH + y) * OW + x] = acc;
+      const long at = ((b * CO + f) * OH + y) * OW + x;
+      ref[at] = epilogue(acc, f, at);
     }
 )";
   return "  const long NB = " + s(op.batch) + ", N = " + s(op.n) + ", M = " + s(op.m) + ", K = " + s(op.k) +
@@ -30,23 +50,18 @@ std::string referenceLoops(const OperatorSpec& op) {
          std::string(op.transA ? "k * N + i" : "i * K + k") + "] * B[b * K * M + " +
          std::string(op.transB ? "j * K + k" : "k * M + j") +
          "];\n"
-         "    ref[(b * N + i) * M + j] = acc;\n"
+         "    ref[(b * N + i) * M + j] = epilogue(acc, j, (b * N + i) * M + j);\n"
          "  }\n";
 }
 
 std::string sizes(const OperatorSpec& op) {
-  std::int64_t a, b;
-  if (op.kind == OpKind::Conv2D) {
-    a = op.batch * op.inChannels * op.height * op.width;
-    b = op.outChannels * op.inChannels * op.kernelH * op.kernelW;
-  } else {
-    a = op.batch * op.n * op.k;
-    b = op.batch * op.k * op.m;
-  }
-  const std::int64_t c = op.kind == OpKind::Conv2D ? op.batch * op.outChannels * op.outHeight() * op.outWidth()
-                                                   : op.batch * op.n * op.m;
-  return "  const size_t sizeA = " + std::to_string(a) + ", sizeB = " + std::to_string(b) +
-         ", sizeC = " + std::to_string(c) + ";\n";
+  const codegen::OperandSizes o = codegen::operandSizes(op);
+  // Unused epilogue operands still get one element, so every pointer passed is valid.
+  const std::int64_t bias = std::max<std::int64_t>(codegen::biasSize(op), 1);
+  const std::int64_t res = std::max<std::int64_t>(codegen::residualSize(op), 1);
+  return "  const size_t sizeA = " + std::to_string(o.a) + ", sizeB = " + std::to_string(o.b) +
+         ", sizeC = " + std::to_string(o.c) + ", sizeBias = " + std::to_string(bias) +
+         ", sizeRes = " + std::to_string(res) + ";\n";
 }
 
 }  // namespace
@@ -59,34 +74,38 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
   p += gpu ? (api == "hip" ? "#include <hip/hip_runtime.h>\n" : "#include <cuda_runtime.h>\n") : "#include <chrono>\n";
   p += "#include <cmath>\n#include <cstdio>\n#include <vector>\n\n#include \"" + kernelFile + "\"\n\n";
   p += "int main() {\n" + sizes(op);
-  p += "  std::vector<float> A(sizeA), B(sizeB), C(sizeC, 1e30f);\n  std::vector<double> ref(sizeC);\n";
+  p += "  std::vector<float> A(sizeA), B(sizeB), C(sizeC, 1e30f), Bias(sizeBias), Res(sizeRes);\n";
+  p += "  std::vector<double> ref(sizeC);\n";
   p += "  unsigned state = 12345u;  // a fixed LCG: the same inputs on every machine\n";
   p += "  auto next = [&] { state = state * 1664525u + 1013904223u; return (float)((state >> 8) * (2.0 / 16777216.0) - 1.0); };\n";
-  p += "  for (auto& x : A) x = next();\n  for (auto& x : B) x = next();\n";
-  p += referenceLoops(op);
+  p += "  for (auto* v : {&A, &B, &Bias, &Res}) for (auto& x : *v) x = next();\n";
+  p += epilogueLambda(op) + referenceLoops(op);
   if (gpu) {
     const auto& l = kernel.launch;
-    p += "  float *dA, *dB, *dC;\n";
+    p += "  float *dA, *dB, *dC, *dBias, *dRes;\n";
     p += "  " + api + "Malloc(&dA, sizeA * 4); " + api + "Malloc(&dB, sizeB * 4); " + api + "Malloc(&dC, sizeC * 4);\n";
+    p += "  " + api + "Malloc(&dBias, sizeBias * 4); " + api + "Malloc(&dRes, sizeRes * 4);\n";
     p += "  " + api + "Memcpy(dA, A.data(), sizeA * 4, " + api + "MemcpyHostToDevice);\n";
     p += "  " + api + "Memcpy(dB, B.data(), sizeB * 4, " + api + "MemcpyHostToDevice);\n";
+    p += "  " + api + "Memcpy(dBias, Bias.data(), sizeBias * 4, " + api + "MemcpyHostToDevice);\n";
+    p += "  " + api + "Memcpy(dRes, Res.data(), sizeRes * 4, " + api + "MemcpyHostToDevice);\n";
     p += "  const dim3 grid(" + std::to_string(l.grid.x) + ", " + std::to_string(l.grid.y) + ", " +
          std::to_string(l.grid.z) + "), block(" + std::to_string(l.block.x) + ", " + std::to_string(l.block.y) +
          ", " + std::to_string(l.block.z) + ");\n";
     p += "  const size_t shared = " + std::to_string(l.sharedBytes) + ";\n";
     p += "  " + api + "FuncSetAttribute((const void*)" + kernel.entry + ", " + api +
          "FuncAttributeMaxDynamicSharedMemorySize, (int)shared);\n";
-    p += "  " + kernel.entry + "<<<grid, block, shared>>>(dA, dB, dC);\n";
+    p += "  " + kernel.entry + "<<<grid, block, shared>>>(dA, dB, dC, dBias, dRes);\n";
     p += "  if (" + api + "DeviceSynchronize() != " + api + "Success) { std::printf(\"FAIL: launch error %s\\n\", " + api +
          "GetErrorString(" + api + "GetLastError())); return 1; }\n";
     p += "  " + api + "Memcpy(C.data(), dC, sizeC * 4, " + api + "MemcpyDeviceToHost);\n";
     p += "  " + api + "Event_t t0, t1; " + api + "EventCreate(&t0); " + api + "EventCreate(&t1);\n";
-    p += "  " + api + "EventRecord(t0);\n  for (int r = 0; r < 10; ++r) " + kernel.entry + "<<<grid, block, shared>>>(dA, dB, dC);\n";
+    p += "  " + api + "EventRecord(t0);\n  for (int r = 0; r < 10; ++r) " + kernel.entry + "<<<grid, block, shared>>>(dA, dB, dC, dBias, dRes);\n";
     p += "  " + api + "EventRecord(t1); " + api + "EventSynchronize(t1);\n  float ms = 0; " + api + "EventElapsedTime(&ms, t0, t1); ms /= 10;\n";
   } else {
-    p += "  " + kernel.entry + "(A.data(), B.data(), C.data());\n";
+    p += "  " + kernel.entry + "(A.data(), B.data(), C.data(), Bias.data(), Res.data());\n";
     p += "  const auto t0 = std::chrono::steady_clock::now();\n  for (int r = 0; r < 10; ++r) " + kernel.entry +
-         "(A.data(), B.data(), C.data());\n";
+         "(A.data(), B.data(), C.data(), Bias.data(), Res.data());\n";
     p += "  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;\n";
   }
   p += "  double worst = 0;\n  for (size_t i = 0; i < sizeC; ++i) {\n";

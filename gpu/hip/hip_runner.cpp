@@ -48,7 +48,7 @@ GpuRunResult runHipReference(OperatorBuffers& buffers, const TimingOptions& timi
     // One handle per worker, never destroyed (as with cuBLAS: the worker may exit with a
     // poisoned context).
     static std::string why;
-    if (buffers.op.kind != OpKind::Conv2D) {
+    if (buffers.op.kind != OpKind::Conv2D && buffers.op.epilogue.empty()) {
       static VendorBlas* blas = hip::openRocblas(&why).release();
       if (blas) {
         GpuRunResult r;

@@ -63,7 +63,8 @@ class CudaTestDriver {
       m_driver.copyToDevice(dB.get(), b.data(), dB.bytes());
       // NaN bit patterns: an element the kernel forgets to write cannot pass for a result.
       m_driver.memset32(dC.get(), 0x7fc00000u, cSize);
-      void* args[] = {dA.address(), dB.address(), dC.address()};
+      void* none = nullptr;  // Bias and Residual: these operators have no epilogue
+      void* args[] = {dA.address(), dB.address(), dC.address(), &none, &none};
       const auto& g = launch.grid;
       const auto& bl = launch.block;
       const unsigned grid[3] = {unsigned(g.x), unsigned(g.y), unsigned(g.z)};

@@ -28,12 +28,12 @@ void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config
   LoadedObject so(source, {"-O1", "-std=c++20", "-pthread", "-shared", "-fPIC"});
   ASSERT_TRUE(so.ok()) << so.result().log;
 
-  const codegen::OperandSizes sizes = codegen::operandSizes(op);
-  const std::vector<float> a = randomData(sizes.a, 21), b = randomData(sizes.b, 22);
-  const std::vector<float> want = hostReference(op, a, b);
+  const TestOperands x = randomOperands(op, 21);
+  const std::vector<float>& want = x.reference;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    std::vector<float> c(static_cast<std::size_t>(sizes.c), std::nanf(""));
-    so.symbol<KernelFn>("emu_" + entries[i])(a.data(), b.data(), c.data());
+    std::vector<float> c(want.size(), std::nanf(""));
+    so.symbol<KernelFn>("emu_" + entries[i])(x.a.data(), x.b.data(), c.data(), x.biasData(),
+                                             x.residualData());
     const std::int64_t bad = firstMismatch(c, want);
     EXPECT_EQ(bad, -1) << entries[i] << " "
                        << (i < configs.size() ? space.format(configs[i]) : "reference")
@@ -74,6 +74,24 @@ TEST(CodegenEmulatedGpu, Conv2DStridePaddingMatchesReference) {
       "tile_f=1,2,3,2; tile_y=1,1,7,1; tile_x=7,1,1,1; tile_rc=2,4; tile_ry=3,1; tile_rx=1,3; "
       "auto_unroll_max_step=0; unroll_explicit=1"));
   expectEmulatedKernelsMatch(op, configs);
+}
+
+TEST(CodegenEmulatedGpu, FusedEpiloguesAndGroupsMatchReference) {
+  OperatorSpec mm = smallMatMul(32, 48, 40);
+  mm.transB = true;
+  mm.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Gelu, 1}, {EpilogueKind::Add, 1}};
+  expectEmulatedKernelsMatch(mm, smallBlockConfigs(mm, 3, 35));
+  OperatorSpec bmm = smallBatchMatMul(4, 16, 24, 8, false, true);
+  bmm.epilogue = {{EpilogueKind::Scale, 0.125}};
+  expectEmulatedKernelsMatch(bmm, smallBlockConfigs(bmm, 2, 36));
+  OperatorSpec conv = smallConv(2, 12, 8, 11, 3, 1, 1);
+  conv.groups = 4;
+  conv.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+  std::vector<Config> configs = smallBlockConfigs(conv, 3, 37);
+  configs.push_back(defaultSpace(conv).parse(
+      "tile_f=4,1,2,1; tile_y=1,1,11,1; tile_x=11,1,1,1; tile_rc=3,1; tile_ry=1,3; tile_rx=3,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1"));
+  expectEmulatedKernelsMatch(conv, configs);
 }
 
 TEST(CodegenEmulatedGpu, Conv2DBlocksStrideOverACappedGridZ) {

@@ -7,6 +7,8 @@
 #include "codegen_test_util.h"
 #include "cuda/nvrtc_compiler.h"
 #include "hip/hiprtc_compiler.h"
+#include "net/network_json.h"
+#include "net/tasks.h"
 
 namespace opevo::test {
 namespace {
@@ -27,12 +29,11 @@ void expectCpuKernelsMatch(const OperatorSpec& op, const std::vector<Config>& co
   LoadedObject so(source, {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC"});
   ASSERT_TRUE(so.ok()) << so.result().log;
 
-  const codegen::OperandSizes sizes = codegen::operandSizes(op);
-  const std::vector<float> a = randomData(sizes.a, 11), b = randomData(sizes.b, 12);
-  const std::vector<float> want = hostReference(op, a, b);
+  const TestOperands x = randomOperands(op, 11);
+  const std::vector<float>& want = x.reference;
   auto run = [&](const std::string& entry) {
-    std::vector<float> c(static_cast<std::size_t>(sizes.c), std::nanf(""));
-    so.symbol<KernelFn>(entry)(a.data(), b.data(), c.data());
+    std::vector<float> c(want.size(), std::nanf(""));
+    so.symbol<KernelFn>(entry)(x.a.data(), x.b.data(), c.data(), x.biasData(), x.residualData());
     return c;
   };
   EXPECT_EQ(firstMismatch(run("opevo_reference"), want), -1) << "the reference kernel";
@@ -74,6 +75,40 @@ TEST(CodegenCpu, Conv2DStridePaddingMatchesReference) {
   expectCpuKernelsMatch(op, configs);
 }
 
+TEST(CodegenCpu, FusedEpiloguesMatchReference) {
+  OperatorSpec mm = smallMatMul(32, 48, 40);
+  mm.transB = true;  // as a dense layer's stored weight
+  mm.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Gelu, 1}, {EpilogueKind::Add, 1}};
+  std::vector<Config> configs = randomConfigs(defaultSpace(mm), 3, 5);
+  // An inner tile too big for registers: the epilogue then reads C back.
+  configs.push_back(defaultSpace(mm).parse("tile_n=1,1,1,32; tile_m=1,1,1,48; tile_k=40,1,1"));
+  expectCpuKernelsMatch(mm, configs);
+  OperatorSpec bmm = smallBatchMatMul(4, 16, 24, 8, false, true);
+  bmm.epilogue = {{EpilogueKind::Scale, 0.125}};
+  expectCpuKernelsMatch(bmm, randomConfigs(defaultSpace(bmm), 3, 6));
+  OperatorSpec conv = smallConv(2, 8, 12, 13, 3, 2, 1);
+  conv.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+  expectCpuKernelsMatch(conv, randomConfigs(defaultSpace(conv), 4, 7));
+}
+
+TEST(CodegenCpu, GroupedConv2DMatchesReference) {
+  OperatorSpec op = smallConv(2, 12, 8, 11, 3, 1, 1);
+  op.groups = 4;  // 3 input and 2 output channels per group
+  op.epilogue = {{EpilogueKind::Bias, 1}};
+  const SearchSpace space = defaultSpace(op);
+  EXPECT_EQ(space.param(static_cast<std::size_t>(space.indexOf("tile_rc"))).spec(), "factor:3:2");
+  std::vector<Config> configs = randomConfigs(space, 4, 8);
+  configs.push_back(space.parse(
+      "tile_f=4,1,1,2; tile_y=1,1,11,1; tile_x=11,1,1,1; tile_rc=1,3; tile_ry=3,1; tile_rx=1,3; "
+      "auto_unroll_max_step=0; unroll_explicit=0"));
+  for (const Config& c : configs) EXPECT_TRUE(space.satisfies(c)) << space.format(c);
+  // A block of 4 channels would span two groups: the space refuses it.
+  EXPECT_FALSE(space.satisfies(space.parse(
+      "tile_f=2,1,2,2; tile_y=1,1,11,1; tile_x=11,1,1,1; tile_rc=1,3; tile_ry=3,1; tile_rx=1,3; "
+      "auto_unroll_max_step=0; unroll_explicit=0")));
+  expectCpuKernelsMatch(op, configs);
+}
+
 // Concatenates the kernels of several configurations (distinct entry names) into one source, so
 // that one compiler run checks them all: NVRTC's and hiprtc's fixed cost per run dominates.
 std::string batchedSource(const std::string& presetName, int count, Backend backend,
@@ -109,6 +144,33 @@ TEST(CodegenNvrtc, EveryPresetCompilesForSm80AndSm90) {
       }
     }
   }
+}
+
+// Every task of the network presets (fused epilogues, strides, transposed weights) with a few
+// configurations each, in one source.
+std::string networkTasksSource(Backend backend, std::vector<std::string>* entries) {
+  std::string source;
+  for (const char* name : {"alexnet", "resnet18", "bert_base_layer"})
+    for (const net::Task& t : net::extractTasks(net::loadNetwork(name)).tasks) {
+      const SearchSpace space = defaultSpace(t.op);
+      for (const Config& c : randomConfigs(space, 1, 3)) {
+        std::string entry = "k";  // not "k" + ...: GCC 12 warns falsely (-Wrestrict) there
+        entry += std::to_string(entries->size());
+        source += generateKernel(t.op, space, c, backend, {entry}).source + "\n";
+        entries->push_back(entry);
+      }
+    }
+  return source;
+}
+
+TEST(CodegenNvrtc, EveryNetworkTaskCompiles) {
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+  std::vector<std::string> entries;
+  const CompileResult r = nvrtc.compile(networkTasksSource(Backend::Cuda, &entries), "sm_90");
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(entries.size(), 30u);  // 8 + 16 + 6 tasks
+  for (const std::string& e : entries) EXPECT_TRUE(r.resources.count(e)) << e;
 }
 
 TEST(CodegenNvrtc, ReportsRegistersAndNoStaticSharedMemory) {
@@ -177,6 +239,15 @@ TEST(CodegenHiprtc, EveryPresetCompilesForGfx90a) {
       EXPECT_EQ(r.resources.at(e).staticSharedBytes, 0);
     }
   }
+}
+
+TEST(CodegenHiprtc, EveryNetworkTaskCompiles) {
+  const HiprtcCompiler& hiprtc = HiprtcCompiler::shared();
+  if (!hiprtc.available()) GTEST_SKIP() << hiprtc.unavailableReason();
+  std::vector<std::string> entries;
+  const CompileResult r = hiprtc.compile(networkTasksSource(Backend::Hip, &entries), "gfx90a");
+  ASSERT_TRUE(r.ok) << r.log;
+  for (const std::string& e : entries) EXPECT_TRUE(r.resources.count(e)) << e;
 }
 
 TEST(CodegenHiprtc, RefusesUnknownArchitecturesWithoutCallingHiprtc) {

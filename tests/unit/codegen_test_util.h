@@ -62,28 +62,49 @@ inline std::vector<float> randomData(std::int64_t count, std::uint64_t seed) {
   return v;
 }
 
-// The definition of each operator, written independently of the generator, in double.
+// The epilogue on one value (bias by output channel or column, residual by position).
+inline double applyEpilogue(const OperatorSpec& op, double v, std::int64_t channel,
+                            std::size_t at, const std::vector<float>& bias,
+                            const std::vector<float>& residual) {
+  for (const EpilogueStep& e : op.epilogue) {
+    if (e.kind == EpilogueKind::Bias) v += bias[channel];
+    if (e.kind == EpilogueKind::Relu) v = v < 0 ? 0 : v;
+    if (e.kind == EpilogueKind::Gelu) v = v * 0.5 * std::erfc(-v / std::sqrt(2.0));
+    if (e.kind == EpilogueKind::Scale) v *= e.factor;
+    if (e.kind == EpilogueKind::Add) v += residual[at];
+  }
+  return v;
+}
+
+// The definition of each operator, written independently of the generator, in double. bias and
+// residual: the epilogue's operands, when it has bias or add steps.
 inline std::vector<float> hostReference(const OperatorSpec& op, const std::vector<float>& a,
-                                        const std::vector<float>& b) {
+                                        const std::vector<float>& b,
+                                        const std::vector<float>& bias = {},
+                                        const std::vector<float>& residual = {}) {
   std::vector<float> c(static_cast<std::size_t>(codegen::operandSizes(op).c));
   if (op.kind == OpKind::Conv2D) {
     const std::int64_t oh = op.outHeight(), ow = op.outWidth();
+    const std::int64_t perGroupIn = op.inChannels / op.groups;
+    const std::int64_t perGroupOut = op.outChannels / op.groups;
     std::size_t i = 0;
     for (std::int64_t n = 0; n < op.batch; ++n)
       for (std::int64_t f = 0; f < op.outChannels; ++f)
         for (std::int64_t y = 0; y < oh; ++y)
           for (std::int64_t x = 0; x < ow; ++x, ++i) {
             double s = 0;
-            for (std::int64_t ch = 0; ch < op.inChannels; ++ch)
+            const std::int64_t first = (f / perGroupOut) * perGroupIn;
+            for (std::int64_t ch = 0; ch < perGroupIn; ++ch)
               for (std::int64_t ky = 0; ky < op.kernelH; ++ky)
                 for (std::int64_t kx = 0; kx < op.kernelW; ++kx) {
                   const std::int64_t iy = y * op.stride - op.pad + ky;
                   const std::int64_t ix = x * op.stride - op.pad + kx;
                   if (iy < 0 || iy >= op.height || ix < 0 || ix >= op.width) continue;
-                  s += double(a[((n * op.inChannels + ch) * op.height + iy) * op.width + ix]) *
-                       b[((f * op.inChannels + ch) * op.kernelH + ky) * op.kernelW + kx];
+                  s += double(a[((n * op.inChannels + first + ch) * op.height + iy) * op.width +
+                                ix]) *
+                       b[((f * perGroupIn + ch) * op.kernelH + ky) * op.kernelW + kx];
                 }
-            c[i] = static_cast<float>(s);
+            c[i] = static_cast<float>(applyEpilogue(op, s, f, i, bias, residual));
           }
     return c;
   }
@@ -97,7 +118,8 @@ inline std::vector<float> hostReference(const OperatorSpec& op, const std::vecto
           const float bv = op.transB ? b[bt * k * m + col * k + kk] : b[bt * k * m + kk * m + col];
           s += double(av) * bv;
         }
-        c[(bt * n + r) * m + col] = static_cast<float>(s);
+        const auto at = static_cast<std::size_t>((bt * n + r) * m + col);
+        c[at] = static_cast<float>(applyEpilogue(op, s, col, at, bias, residual));
       }
   return c;
 }
@@ -111,7 +133,24 @@ inline std::int64_t firstMismatch(const std::vector<float>& got, const std::vect
   return -1;
 }
 
-using KernelFn = void (*)(const float*, const float*, float*);
+using KernelFn = void (*)(const float*, const float*, float*, const float*, const float*);
+
+// Random inputs of an operator, with its epilogue's bias and residual when it reads them.
+struct TestOperands {
+  std::vector<float> a, b, bias, residual;
+  std::vector<float> reference;  // hostReference of the above
+  const float* biasData() const { return bias.empty() ? nullptr : bias.data(); }
+  const float* residualData() const { return residual.empty() ? nullptr : residual.data(); }
+};
+
+inline TestOperands randomOperands(const OperatorSpec& op, std::uint64_t seed) {
+  const codegen::OperandSizes sizes = codegen::operandSizes(op);
+  TestOperands x{randomData(sizes.a, seed), randomData(sizes.b, seed + 1),
+                 randomData(codegen::biasSize(op), seed + 2),
+                 randomData(codegen::residualSize(op), seed + 3), {}};
+  x.reference = hostReference(op, x.a, x.b, x.bias, x.residual);
+  return x;
+}
 
 // A shared object built from C++ source and loaded; closed (and its directory removed) at the end.
 class LoadedObject {

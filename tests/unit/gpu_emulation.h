@@ -16,6 +16,7 @@ constexpr std::int64_t kEmulatedSharedFloats = 1 << 20;
 
 inline std::string emulationHeader() {
   return R"(#include <barrier>
+#include <cmath>
 #include <thread>
 #include <vector>
 struct EmuDim3 { unsigned x = 0, y = 0, z = 0; };
@@ -28,7 +29,8 @@ static void __syncthreads() { emuBarrier->arrive_and_wait(); }
 )";
 }
 
-// The kernel with its prelude replaced, plus extern "C" emu_<entry>(A, B, C) that launches it
+// The kernel with its prelude replaced, plus extern "C" emu_<entry>(A, B, C, Bias, Residual) that
+// launches it
 // with the kernel's LaunchConfig.
 inline std::string emulatedKernel(const codegen::GeneratedKernel& k) {
   const std::string endMark = "// ---- end of prelude ----\n";
@@ -40,7 +42,8 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k) {
   s += k.source.substr(end + endMark.size());
   const codegen::LaunchConfig& l = k.launch;
   auto d = [](std::int64_t v) { return std::to_string(v); };
-  s += "extern \"C\" void emu_" + k.entry + "(const float* A, const float* B, float* C) {\n";
+  s += "extern \"C\" void emu_" + k.entry +
+       "(const float* A, const float* B, float* C, const float* Bias, const float* Residual) {\n";
   s += "  gridDim = {" + d(l.grid.x) + ", " + d(l.grid.y) + ", " + d(l.grid.z) + "};\n";
   s += "  blockDim = {" + d(l.block.x) + ", " + d(l.block.y) + ", " + d(l.block.z) + "};\n";
   s += R"(  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
@@ -55,7 +58,7 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k) {
           for (unsigned x = 0; x < gridDim.x; ++x) {
             blockIdx = {x, y, z};
 )";
-  s += "            " + k.entry + "(A, B, C);\n";
+  s += "            " + k.entry + "(A, B, C, Bias, Residual);\n";
   s += R"(            barrier.arrive_and_wait();  // the next block reuses shared memory
           }
     });

@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 
-namespace opevo {
+namespace opevo::net {
 namespace {
 
 GradientSettings greedy() {
@@ -146,4 +146,4 @@ TEST(TaskScheduler, NamesAndBadSettingsAreRefusedClearly) {
 }
 
 }  // namespace
-}  // namespace opevo
+}  // namespace opevo::net

@@ -1,0 +1,183 @@
+// opevo-torch: the libtorch reference of a network. It builds the network file as written (batch
+// norms not folded) with libtorch's operators, on the input and weights drawn from the seed
+// exactly as the tuned network draws them (core/net/weights.h), runs its forward pass, writes the
+// output and prints its timing as one JSON object. It is the only program that includes libtorch,
+// so the rest of the build never pays for its headers.
+//
+//   opevo-torch NETWORK [--param k=v]... [--seed S] [--threads T] [--warmup W] [--runs R] --out F
+//
+// F receives the output as raw float32 values (row-major).
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/error.h"
+#include "net/network_json.h"
+#include "net/weights.h"
+
+namespace {
+
+using opevo::net::Layer;
+using opevo::net::LayerKind;
+using opevo::net::Network;
+
+torch::Tensor toTorch(const opevo::net::Tensor& t) {
+  return torch::from_blob(const_cast<float*>(t.data.data()),
+                          std::vector<std::int64_t>(t.shape.begin(), t.shape.end()),
+                          torch::kFloat32)
+      .clone();
+}
+
+// The network as libtorch operators, parameters drawn once.
+class TorchNetwork {
+ public:
+  TorchNetwork(const Network& net, std::uint64_t seed) : m_net(net) {
+    for (const opevo::net::Input& in : net.inputs)
+      m_inputs[in.name] = toTorch(opevo::net::drawInput(in, seed));
+    for (const Layer& l : net.layers)
+      for (const opevo::net::Parameter& p : net.parameters(l))
+        m_params[l.name][p.role] = toTorch(opevo::net::drawParameter(l.name, p, seed));
+  }
+
+  torch::Tensor forward() {
+    std::map<std::string, torch::Tensor> t = m_inputs;
+    for (const Layer& l : m_net.layers) t[l.name] = apply(l, t);
+    return t.at(m_net.output);
+  }
+
+ private:
+  torch::Tensor param(const Layer& l, const char* role) { return m_params.at(l.name).at(role); }
+
+  torch::Tensor apply(const Layer& l, const std::map<std::string, torch::Tensor>& t) {
+    const torch::Tensor& x = t.at(l.inputs[0]);
+    auto second = [&] { return t.at(l.inputs[1]); };
+    switch (l.kind) {
+      case LayerKind::Conv2D:
+        return torch::conv2d(x, param(l, "weight"),
+                             l.bias ? param(l, "bias") : torch::Tensor(), {l.stride, l.stride},
+                             {l.pad, l.pad}, {1, 1}, l.groups);
+      case LayerKind::Dense:
+        return torch::linear(x, param(l, "weight"), l.bias ? param(l, "bias") : torch::Tensor());
+      case LayerKind::MatMul:
+        return torch::mm(l.transA ? x.t() : x, l.transB ? second().t() : second());
+      case LayerKind::BatchMatMul:
+        return torch::bmm(l.transA ? x.transpose(1, 2) : x,
+                          l.transB ? second().transpose(1, 2) : second());
+      case LayerKind::BiasAdd:
+        return x.dim() == 4 ? x + param(l, "bias").view({1, -1, 1, 1}) : x + param(l, "bias");
+      case LayerKind::Relu: return torch::relu(x);
+      case LayerKind::Gelu: return torch::gelu(x);
+      case LayerKind::Scale: return x * l.factor;
+      case LayerKind::Add: return x + second();
+      case LayerKind::MaxPool:
+        return torch::max_pool2d(x, {l.kernelH, l.kernelW}, {l.stride, l.stride}, {l.pad, l.pad});
+      case LayerKind::AvgPool:
+        return torch::avg_pool2d(x, {l.kernelH, l.kernelW}, {l.stride, l.stride}, {l.pad, l.pad},
+                                 /*ceil_mode=*/false, /*count_include_pad=*/true);
+      case LayerKind::GlobalAvgPool: return torch::adaptive_avg_pool2d(x, {1, 1});
+      case LayerKind::Softmax: return torch::softmax(x, -1);
+      case LayerKind::LayerNorm:
+        return torch::layer_norm(x, {x.size(-1)}, param(l, "gamma"), param(l, "beta"), l.eps);
+      case LayerKind::BatchNorm:
+        return torch::batch_norm(x, param(l, "gamma"), param(l, "beta"), param(l, "mean"),
+                                 param(l, "var"), /*training=*/false, 0.1, l.eps,
+                                 /*cudnn_enabled=*/false);
+      case LayerKind::Flatten: return x.flatten(1);
+      case LayerKind::Reshape:
+        return x.reshape(std::vector<std::int64_t>(l.target.begin(), l.target.end()));
+      case LayerKind::Transpose:
+        return x.permute(std::vector<std::int64_t>(l.target.begin(), l.target.end())).contiguous();
+    }
+    throw std::logic_error("unhandled layer kind");
+  }
+
+  const Network& m_net;
+  std::map<std::string, torch::Tensor> m_inputs;
+  std::map<std::string, std::map<std::string, torch::Tensor>> m_params;
+};
+
+struct Options {
+  std::string network, out;
+  opevo::net::ParamOverrides params;
+  std::uint64_t seed = 1;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int warmup = 3, runs = 20;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw opevo::InputError(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--param") o.params.insert(opevo::net::parseParamOverride(value()));
+    else if (a == "--seed") o.seed = std::stoull(value());
+    else if (a == "--threads") o.threads = std::stoi(value());
+    else if (a == "--warmup") o.warmup = std::stoi(value());
+    else if (a == "--runs") o.runs = std::stoi(value());
+    else if (a == "--out") o.out = value();
+    else if (!a.empty() && a[0] != '-' && o.network.empty()) o.network = a;
+    else throw opevo::InputError("unknown argument '" + a + "'");
+  }
+  if (o.network.empty() || o.out.empty())
+    throw opevo::InputError(
+        "usage: opevo-torch NETWORK [--param k=v]... [--seed S] [--threads T] [--warmup W] "
+        "[--runs R] --out FILE");
+  if (o.threads < 1 || o.runs < 1 || o.warmup < 0)
+    throw opevo::InputError("--threads and --runs must be positive, --warmup 0 or more");
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(argc, argv);
+    const Network net = opevo::net::loadNetwork(o.network, o.params, /*foldNorms=*/false);
+    at::set_num_threads(o.threads);
+    torch::InferenceMode inference;
+    TorchNetwork model(net, o.seed);
+    torch::Tensor y;
+    for (int i = 0; i < o.warmup; ++i) y = model.forward();
+    std::vector<double> times;
+    for (int i = 0; i < o.runs; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      y = model.forward();
+      times.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
+    y = y.contiguous();
+    std::ofstream out(o.out, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(y.data_ptr<float>()),
+              static_cast<std::streamsize>(y.numel() * sizeof(float)));
+    if (!out) throw std::runtime_error("cannot write " + o.out);
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    std::cout << nlohmann::json{{"name", "libtorch"},
+                                {"version", TORCH_VERSION},
+                                {"threads", at::get_num_threads()},
+                                {"ms", sorted[sorted.size() / 2]},
+                                {"times_ms", times},
+                                {"output_elements", y.numel()}}
+                     .dump()
+              << "\n";
+    return 0;
+  } catch (const opevo::InputError& e) {
+    std::cerr << "opevo-torch: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "opevo-torch: " << e.what() << "\n";
+    return 1;
+  }
+}

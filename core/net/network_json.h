@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "net/network.h"
+
+namespace opevo::net {
+
+// Parameter values that replace a network file's defaults ("batch" -> 8).
+using ParamOverrides = std::map<std::string, std::int64_t>;
+
+// A network file (docs/networks.md): name, params, inputs, layers, output. Integer fields may name
+// a param instead ("batch"). Shapes are inferred and checked, batch_norms after convolutions are
+// folded (unless foldNorms is false: the reference computes the network as written). Throws
+// InputError naming the source, the layer and the field at fault.
+Network networkFromJson(const nlohmann::json& j, const std::string& source,
+                        const ParamOverrides& overrides = {}, bool foldNorms = true);
+
+// The presets shipped in resources/networks/ (compiled into the program).
+struct NetworkPreset {
+  std::string name;
+  std::string text;  // the JSON file
+};
+const std::vector<NetworkPreset>& networkPresets();
+
+// A preset name or a path to a network file; "name:param=value,..." is not accepted: overrides
+// come separately. Throws InputError listing the presets when neither exists.
+Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overrides = {},
+                    bool foldNorms = true);
+
+// "batch=8" -> {"batch", 8}; throws InputError on anything else.
+std::pair<std::string, std::int64_t> parseParamOverride(const std::string& text);
+
+}  // namespace opevo::net

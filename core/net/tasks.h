@@ -1,0 +1,48 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "net/network.h"
+#include "ops/operator.h"
+
+namespace opevo::net {
+
+// Where a task occurs in the network: the complex layer and the elementwise layers fused after it
+// (their order is the epilogue's). For an Add, `residuals` holds the tensor added. The fused
+// kernel runs where its last fused layer stood, when every residual it reads exists.
+struct Occurrence {
+  std::string layer;
+  std::vector<std::string> fused;
+  std::vector<std::string> residuals;
+  std::string output;  // the tensor the fused kernel writes (the last fused layer's, or layer)
+};
+
+// A tuning task, as TVM extracts them: one complex operator (conv2d, dense, matmul,
+// batch_matmul) with its elementwise epilogue fused; identical ones are one task whose weight is
+// how often it occurs, since one tuned kernel serves them all.
+struct Task {
+  std::string name;  // the first occurrence's layer
+  OperatorSpec op;   // named `name`, with groups and epilogue
+  std::vector<Occurrence> occurrences;
+
+  double weight() const { return static_cast<double>(occurrences.size()); }
+};
+
+// The layers that run a fixed, untuned kernel (pools, softmax, layer_norm, transposes, and
+// elementwise layers nothing could absorb); reshape and flatten are views and cost nothing.
+struct FixedLayer {
+  std::string layer;
+  bool view = false;
+};
+
+struct TaskGraph {
+  std::vector<Task> tasks;  // in order of first occurrence
+  std::vector<FixedLayer> fixed;
+};
+
+// The operator a complex layer computes (dense: x W^T with W stored units x in, so trans_b).
+OperatorSpec operatorOf(const Network& net, const Layer& layer);
+TaskGraph extractTasks(const Network& net);
+
+}  // namespace opevo::net

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/cpu_compiler.h"
+#include "net/tasks.h"
+#include "space/search_space.h"
+
+namespace opevo::net {
+
+// A network run end to end on this CPU: each task's kernel built for its configuration and each
+// fixed layer's kernel, all in one library (one compiler run), chained in one process on the
+// input and weights drawn from the seed (weights.h), as the tuned network would run in
+// production. OpenMP uses every core unless OMP_NUM_THREADS says otherwise.
+class CpuNetworkRun {
+ public:
+  // configs[i] is a configuration of defaultSpace(graph.tasks[i].op). Throws InputError when one
+  // does not fit its task, std::runtime_error with the compiler's log when the build fails.
+  CpuNetworkRun(const Network& net, const TaskGraph& graph, const std::vector<Config>& configs,
+                std::uint64_t seed);
+  ~CpuNetworkRun();
+  CpuNetworkRun(const CpuNetworkRun&) = delete;
+  CpuNetworkRun& operator=(const CpuNetworkRun&) = delete;
+
+  // One forward pass; the output tensor.
+  const std::vector<float>& forward();
+  // Wall time of whole forward passes (ms), after `warmup` untimed ones.
+  std::vector<double> time(int warmup, int runs);
+  // The median time of each step alone (task kernels and fixed kernels), by name: what the
+  // end-to-end time is made of.
+  struct StepTime {
+    std::string name;
+    bool task = false;
+    double ms = 0;
+  };
+  std::vector<StepTime> stepTimes(int runs);
+
+ private:
+  struct Step {
+    std::string name;
+    bool task = false;
+    std::function<void()> run;
+  };
+  float* buffer(const std::string& tensor);
+
+  const Network& m_net;
+  TempDir m_dir;
+  void* m_library = nullptr;
+  std::vector<std::vector<float>> m_storage;          // every tensor that is not a view
+  std::vector<std::pair<std::string, float*>> m_tensors;  // name -> its (possibly aliased) data
+  std::vector<std::vector<float>> m_params;           // weights and biases, kept alive
+  std::vector<std::vector<const float*>> m_pointerLists;  // fixed kernels' in/params arrays
+  std::vector<Step> m_steps;
+  std::vector<float> m_output;
+};
+
+}  // namespace opevo::net

@@ -1,0 +1,167 @@
+#include "net/fixed_layer_code.h"
+
+#include <cstdio>
+
+#include "codegen/code_writer.h"
+#include "common/error.h"
+
+namespace opevo::net {
+namespace {
+
+std::string str(std::int64_t v) {
+  return std::to_string(v);
+}
+
+std::string real(double v) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return std::string("(float)(") + text + ")";
+}
+
+// rows x cols views of a tensor normalised over its last axis (softmax, layer_norm).
+void rowsAndColumns(const Shape& s, std::int64_t& rows, std::int64_t& cols) {
+  cols = s.back();
+  rows = elements(s) / cols;
+}
+
+}  // namespace
+
+std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::string& entry) {
+  if (isComplex(l.kind) || l.kind == LayerKind::Flatten || l.kind == LayerKind::Reshape)
+    throw InputError("layer '" + l.name + "' (" + std::string(layerKindName(l.kind)) +
+                     ") has no fixed kernel");
+  const Shape& x = net.shapeOf(l.inputs[0]);
+  const std::int64_t n = elements(l.shape);
+  codegen::CodeWriter w;
+  w.comment("OpEvo Studio fixed kernel for layer '" + l.name + "' (" +
+            std::string(layerKindName(l.kind)) + "), " + formatShape(x) + " -> " +
+            formatShape(l.shape) + "; generated, not tuned.");
+  w.open("extern \"C\" void " + entry +
+         "(const float* const* in, float* __restrict__ out, const float* const* params)");
+  w.line("const float* __restrict__ x = in[0];");
+  w.line("(void)params;");
+  switch (l.kind) {
+    case LayerKind::Relu:
+    case LayerKind::Gelu:
+    case LayerKind::Scale:
+    case LayerKind::Add:
+    case LayerKind::BiasAdd: {
+      if (l.kind == LayerKind::Add) w.line("const float* __restrict__ y = in[1];");
+      if (l.kind == LayerKind::BiasAdd) w.line("const float* __restrict__ bias = params[0];");
+      // The bias runs along axis 1 of NCHW, else along the last axis.
+      const std::int64_t plane = x.size() == 4 ? x[2] * x[3] : 1;
+      const std::int64_t channels = x.size() == 4 ? x[1] : x.back();
+      w.line("#pragma omp parallel for schedule(static)");
+      w.open("for (long i = 0; i < " + str(n) + "; ++i)");
+      w.line("const float v = x[i];");
+      if (l.kind == LayerKind::Relu) w.line("out[i] = v > 0.0f ? v : 0.0f;");
+      if (l.kind == LayerKind::Gelu)
+        w.line("out[i] = 0.5f * v * (1.0f + __builtin_erff(v * 0.70710678118654752f));");
+      if (l.kind == LayerKind::Scale) w.line("out[i] = v * " + real(l.factor) + ";");
+      if (l.kind == LayerKind::Add) w.line("out[i] = v + y[i];");
+      if (l.kind == LayerKind::BiasAdd)
+        w.line("out[i] = v + bias[(i / " + str(plane) + ") % " + str(channels) + "];");
+      w.close();
+      break;
+    }
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool: {
+      const bool max = l.kind == LayerKind::MaxPool;
+      w.line("constexpr long C = " + str(x[0] * x[1]) + ", H = " + str(x[2]) + ", W = " +
+             str(x[3]) + ", OH = " + str(l.shape[2]) + ", OW = " + str(l.shape[3]) + ";");
+      w.line("constexpr long K = " + str(l.kernelH) + ", S = " + str(l.stride) +
+             ", P = " + str(l.pad) + ";");
+      w.comment(max ? "Padding never wins the max." : "Padding counts as zeros (divide by K * K).");
+      w.line("#pragma omp parallel for collapse(2) schedule(static)");
+      w.open("for (long c = 0; c < C; ++c)");
+      w.open("for (long oy = 0; oy < OH; ++oy)");
+      w.open("for (long ox = 0; ox < OW; ++ox)");
+      w.line(max ? "float acc = -__builtin_inff();" : "float acc = 0.0f;");
+      w.open("for (long ky = 0; ky < K; ++ky)");
+      w.open("for (long kx = 0; kx < K; ++kx)");
+      w.line("const long iy = oy * S - P + ky, ix = ox * S - P + kx;");
+      w.line("if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;");
+      w.line("const float v = x[(c * H + iy) * W + ix];");
+      w.line(max ? "acc = v > acc ? v : acc;" : "acc += v;");
+      w.closeNest(2);
+      w.line(std::string("out[(c * OH + oy) * OW + ox] = ") +
+             (max ? "acc;" : "acc / (float)(K * K);"));
+      w.closeNest(3);
+      break;
+    }
+    case LayerKind::GlobalAvgPool: {
+      const std::int64_t plane = x[2] * x[3];
+      w.line("#pragma omp parallel for schedule(static)");
+      w.open("for (long c = 0; c < " + str(x[0] * x[1]) + "; ++c)");
+      w.line("float acc = 0.0f;");
+      w.line("for (long i = 0; i < " + str(plane) + "; ++i) acc += x[c * " + str(plane) + " + i];");
+      w.line("out[c] = acc / (float)" + str(plane) + ";");
+      w.close();
+      break;
+    }
+    case LayerKind::Softmax:
+    case LayerKind::LayerNorm: {
+      std::int64_t rows = 0, cols = 0;
+      rowsAndColumns(x, rows, cols);
+      w.line("constexpr long COLS = " + str(cols) + ";");
+      w.line("#pragma omp parallel for schedule(static)");
+      w.open("for (long r = 0; r < " + str(rows) + "; ++r)");
+      w.line("const float* row = x + r * COLS;");
+      w.line("float* o = out + r * COLS;");
+      if (l.kind == LayerKind::Softmax) {
+        w.comment("Stable: subtract the row's max before exponentiating.");
+        w.line("float m = row[0];");
+        w.line("for (long i = 1; i < COLS; ++i) m = row[i] > m ? row[i] : m;");
+        w.line("float sum = 0.0f;");
+        w.line("for (long i = 0; i < COLS; ++i) sum += (o[i] = __builtin_expf(row[i] - m));");
+        w.line("for (long i = 0; i < COLS; ++i) o[i] /= sum;");
+      } else {
+        w.line("const float* gamma = params[0];");
+        w.line("const float* beta = params[1];");
+        w.line("float mean = 0.0f, var = 0.0f;");
+        w.line("for (long i = 0; i < COLS; ++i) mean += row[i];");
+        w.line("mean /= (float)COLS;");
+        w.line("for (long i = 0; i < COLS; ++i) var += (row[i] - mean) * (row[i] - mean);");
+        w.line("const float inv = 1.0f / __builtin_sqrtf(var / (float)COLS + " + real(l.eps) +
+               ");");
+        w.line("for (long i = 0; i < COLS; ++i) o[i] = (row[i] - mean) * inv * gamma[i] + beta[i];");
+      }
+      w.close();
+      break;
+    }
+    case LayerKind::BatchNorm: {
+      const std::int64_t plane = x[2] * x[3];
+      w.line("const float *gamma = params[0], *beta = params[1], *mean = params[2], "
+             "*var = params[3];");
+      w.line("#pragma omp parallel for schedule(static)");
+      w.open("for (long i = 0; i < " + str(n) + "; ++i)");
+      w.line("const long c = (i / " + str(plane) + ") % " + str(x[1]) + ";");
+      w.line("out[i] = (x[i] - mean[c]) / __builtin_sqrtf(var[c] + " + real(l.eps) +
+             ") * gamma[c] + beta[c];");
+      w.close();
+      break;
+    }
+    case LayerKind::Transpose: {
+      // out[o_0, ..., o_r] = x[i] with i_perm[k] = o_k: walk the output, gather from the input.
+      const std::size_t r = x.size();
+      std::vector<std::int64_t> inStride(r, 1);
+      for (std::size_t k = r - 1; k > 0; --k) inStride[k - 1] = inStride[k] * x[k];
+      w.line("#pragma omp parallel for schedule(static)");
+      w.open("for (long o = 0; o < " + str(n) + "; ++o)");
+      w.line("long rest = o, i = 0;");
+      for (std::size_t k = r; k-- > 0;) {
+        w.line("i += (rest % " + str(l.shape[k]) + ") * " +
+               str(inStride[static_cast<std::size_t>(l.target[k])]) + ";");
+        if (k > 0) w.line("rest /= " + str(l.shape[k]) + ";");
+      }
+      w.line("out[o] = x[i];");
+      w.close();
+      break;
+    }
+    default: break;
+  }
+  w.close();
+  return w.str();
+}
+
+}  // namespace opevo::net

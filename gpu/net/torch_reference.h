@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "net/network_json.h"
+
+namespace opevo::net {
+
+// What opevo-torch (app/torch) measured: libtorch's own forward pass of the network as written,
+// on the same seeded input and weights.
+struct TorchResult {
+  std::string version;
+  int threads = 0;
+  double ms = 0;  // median
+  std::vector<double> timesMs;
+  std::vector<float> output;
+};
+
+struct TorchOptions {
+  std::uint64_t seed = 1;
+  int threads = 0;  // 0: every core
+  int warmup = 3;
+  int runs = 20;
+};
+
+// Runs opevo-torch ($OPEVO_TORCH, else beside this program, else on PATH) on the network (a
+// preset name or file, as given to loadNetwork). Nullopt with *why set when the program is
+// missing (libtorch-dev was not installed at build time) or fails.
+std::optional<TorchResult> runTorchReference(const std::string& network,
+                                             const ParamOverrides& params,
+                                             const TorchOptions& options, std::string* why);
+
+}  // namespace opevo::net

@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_process.h"
+
+namespace opevo::test {
+namespace {
+
+const std::string kAllOps = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json";
+
+TEST(CliNet, ListsThePresetsAndShowsTasks) {
+  const auto list = runProcess(OPEVO_CLI, {"net", "list"});
+  ASSERT_EQ(list.status, 0) << list.err;
+  for (const char* name : {"alexnet", "resnet18", "bert_base_layer"})
+    EXPECT_NE(list.out.find(name), std::string::npos) << list.out;
+  const auto show = runProcess(OPEVO_CLI, {"net", "show", "alexnet", "--param", "batch=2", "--json"});
+  ASSERT_EQ(show.status, 0) << show.err;
+  const nlohmann::json j = nlohmann::json::parse(show.out);
+  EXPECT_EQ(j["tasks"].size(), 8u);
+  EXPECT_EQ(j["output_shape"], nlohmann::json::array({2, 1000}));
+}
+
+TEST(CliNet, ABadFileIsOneLineNamingTheLayer) {
+  const auto r = runProcess(OPEVO_CLI, {"net", "show", kAllOps, "--param", "width=3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("has no param 'width' (params: batch)"), std::string::npos) << r.err;
+  const auto missing = runProcess(OPEVO_CLI, {"net", "show", "no_such_net"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("neither a network preset"), std::string::npos) << missing.err;
+}
+
+// Runs `opevo net run ... --json`; skips when this build has no libtorch reference.
+nlohmann::json runNetwork(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"net", "run"};
+  all.insert(all.end(), args.begin(), args.end());
+  all.push_back("--json");
+  const auto r = runProcess(OPEVO_CLI, all);
+  EXPECT_EQ(r.status, 0) << r.err << r.out;
+  return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+TEST(CliNet, EveryLayerKindMatchesLibtorch) {
+  // Random task configurations, a grouped convolution with a folded norm, an unfolded norm,
+  // pools with padding, fused epilogues (bias, add, gelu, scale, relu), views and transposes.
+  for (const char* seed : {"1", "2"}) {
+    const nlohmann::json j = runNetwork({kAllOps, "--configs", "random", "--seed", seed,
+                                         "--runs", "3", "--warmup", "1"});
+    if (j.empty()) return;
+    if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
+    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+    EXPECT_LT(j["reference"]["max_relative_error"].get<double>(), 1e-4);
+    EXPECT_EQ(j["tasks"].size(), 6u);
+  }
+}
+
+TEST(CliNet, AlexNetUntunedRunsEndToEndAndMatchesLibtorch) {
+  const nlohmann::json j = runNetwork({"alexnet", "--runs", "3", "--warmup", "1"});
+  if (j.empty()) return;
+  if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
+  EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  EXPECT_GT(j["end_to_end_ms"].get<double>(), 0);
+  EXPECT_GT(j["reference"]["ms"].get<double>(), 0);
+  EXPECT_EQ(j["tasks"].size(), 8u);
+}
+
+}  // namespace
+}  // namespace opevo::test

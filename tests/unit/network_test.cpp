@@ -1,0 +1,236 @@
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "common/error.h"
+#include "net/network_json.h"
+#include "net/tasks.h"
+#include "ops/operator_json.h"
+#include "ops/presets.h"
+
+namespace opevo::net {
+namespace {
+
+using nlohmann::json;
+
+const Task* findTask(const TaskGraph& g, const std::string& name) {
+  for (const Task& t : g.tasks)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+// The error a network text raises, or "" when it loads.
+std::string errorOf(const std::string& text, const ParamOverrides& overrides = {}) {
+  try {
+    networkFromJson(json::parse(text), "test.json", overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A two-layer network around one layer under test.
+std::string around(const std::string& layer, const std::string& shape = "[1, 8, 16, 16]") {
+  return R"({"name": "t", "params": {"batch": 1}, "inputs": [{"name": "x", "shape": )" + shape +
+         R"(}], "layers": [)" + layer + "]}";
+}
+
+TEST(Network, PresetsAreListedAndLoad) {
+  std::vector<std::string> names;
+  for (const NetworkPreset& p : networkPresets()) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"alexnet", "bert_base_layer", "resnet18"}));
+  for (const std::string& n : names) EXPECT_NO_THROW(loadNetwork(n)) << n;
+}
+
+TEST(Network, AlexNetShapesFlopsAndTasks) {
+  const Network n = loadNetwork("alexnet");
+  EXPECT_EQ(n.layers.size(), 27u);
+  EXPECT_EQ(n.shapeOf("pool1"), (Shape{1, 64, 27, 27}));
+  EXPECT_EQ(n.shapeOf("pool5"), (Shape{1, 256, 6, 6}));
+  EXPECT_EQ(n.shapeOf(n.output), (Shape{1, 1000}));
+  // 61.1 M parameters and about 0.71 G multiply-adds, as torchvision's AlexNet.
+  EXPECT_EQ(n.parameterCount(), 61100840);
+  EXPECT_NEAR(n.flops() / 1e9, 1.43, 0.01);
+
+  const TaskGraph g = extractTasks(n);
+  ASSERT_EQ(g.tasks.size(), 8u);
+  const Task* conv1 = findTask(g, "conv1");
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_EQ(conv1->op.kind, OpKind::Conv2D);
+  EXPECT_EQ(conv1->op.stride, 4);
+  EXPECT_EQ(conv1->op.pad, 2);
+  EXPECT_EQ(conv1->op.epilogue,
+            (Epilogue{{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}}));
+  EXPECT_EQ(conv1->occurrences[0].fused, (std::vector<std::string>{"conv1_bias", "conv1_relu"}));
+  const Task* fc8 = findTask(g, "fc8");
+  ASSERT_NE(fc8, nullptr);
+  EXPECT_EQ(fc8->op.kind, OpKind::MatMul);
+  EXPECT_TRUE(fc8->op.transB);
+  EXPECT_EQ(fc8->op.n, 1);
+  EXPECT_EQ(fc8->op.k, 4096);
+  EXPECT_EQ(fc8->op.m, 1000);
+  EXPECT_EQ(fc8->op.epilogue, (Epilogue{{EpilogueKind::Bias, 1}}));
+  // 3 pools run fixed kernels; flatten is a view.
+  std::size_t views = 0, kernels = 0;
+  for (const FixedLayer& f : g.fixed) (f.view ? views : kernels) += 1;
+  EXPECT_EQ(kernels, 3u);
+  EXPECT_EQ(views, 1u);
+}
+
+TEST(Network, BatchParamScalesEveryShape) {
+  const Network n = loadNetwork("alexnet", {{"batch", 4}});
+  EXPECT_EQ(n.shapeOf(n.output), (Shape{4, 1000}));
+  EXPECT_EQ(findTask(extractTasks(n), "fc6")->op.n, 4);
+  EXPECT_NEAR(n.flops() / loadNetwork("alexnet").flops(), 4.0, 1e-9);
+}
+
+TEST(Network, ResNet18FoldsBatchNormsAndMergesIdenticalTasks) {
+  const Network n = loadNetwork("resnet18");
+  for (const Layer& l : n.layers) EXPECT_NE(l.kind, LayerKind::BatchNorm) << l.name;
+  const Layer* conv1 = n.find("conv1");
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_EQ(conv1->foldedNorm, "bn1");
+  EXPECT_TRUE(conv1->bias);
+  EXPECT_EQ(n.shapeOf(n.output), (Shape{1, 1000}));
+  EXPECT_EQ(n.shapeOf("layer4.1.relu"), (Shape{1, 512, 7, 7}));
+  // 11.69 M parameters (with the folded norms' shifts as biases: as torchvision's 11,689,512
+  // less the norms' 9,600 scale and shift values, plus the 4,800 biases they become).
+  EXPECT_EQ(n.parameterCount(), 11689512 - 9600 + 4800);
+
+  const TaskGraph g = extractTasks(n);
+  EXPECT_EQ(g.tasks.size(), 16u);
+  // layer1's second convolutions: bias, the residual add and relu fused, in both blocks.
+  const Task* t = findTask(g, "layer1.0.conv2");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->weight(), 2);
+  EXPECT_EQ(t->op.epilogue, (Epilogue{{EpilogueKind::Bias, 1},
+                                      {EpilogueKind::Add, 1},
+                                      {EpilogueKind::Relu, 1}}));
+  EXPECT_EQ(t->occurrences[0].residuals, (std::vector<std::string>{"maxpool"}));
+  // The shortcut convolution keeps its own bias only: the add went to the block's conv2.
+  const Task* down = findTask(g, "layer2.0.downsample.conv");
+  ASSERT_NE(down, nullptr);
+  EXPECT_EQ(down->op.epilogue, (Epilogue{{EpilogueKind::Bias, 1}}));
+  EXPECT_EQ(findTask(g, "layer2.0.conv2")->occurrences[0].residuals,
+            (std::vector<std::string>{"layer2.0.downsample.conv"}));
+  double weights = 0;
+  for (const Task& task : g.tasks) weights += task.weight();
+  EXPECT_EQ(weights, 21);  // 20 convolutions and the classifier
+}
+
+TEST(Network, BertLayerTasks) {
+  const Network n = loadNetwork("bert_base_layer");
+  EXPECT_EQ(n.shapeOf("scores"), (Shape{12, 128, 128}));
+  EXPECT_EQ(n.shapeOf(n.output), (Shape{128, 768}));
+  const TaskGraph g = extractTasks(n);
+  ASSERT_EQ(g.tasks.size(), 6u);
+  EXPECT_EQ(findTask(g, "query")->weight(), 3);  // query, key and value projections
+  const Task* scores = findTask(g, "scores");
+  EXPECT_EQ(scores->op.kind, OpKind::BatchMatMul);
+  EXPECT_TRUE(scores->op.transB);
+  EXPECT_EQ(scores->op.epilogue, (Epilogue{{EpilogueKind::Scale, 0.125}}));
+  EXPECT_EQ(findTask(g, "ffn_in")->op.epilogue,
+            (Epilogue{{EpilogueKind::Bias, 1}, {EpilogueKind::Gelu, 1}}));
+  EXPECT_EQ(findTask(g, "ffn_out")->occurrences[0].residuals,
+            (std::vector<std::string>{"attention_norm"}));
+  EXPECT_EQ(loadNetwork("bert_base_layer", {{"seq", 64}}).shapeOf("scores"), (Shape{12, 64, 64}));
+}
+
+TEST(Network, BadFilesNameTheLayerAndField) {
+  EXPECT_NE(errorOf(around(R"({"name": "c", "op": "conv3d", "input": "x"})")).find("unknown op 'conv3d'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "c", "op": "conv2d", "input": "x", "kernel": 3})"))
+                .find("layer 'c' (conv2d): field 'out_channels' is missing"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "c", "op": "relu", "input": "x", "kernel": 3})"))
+                .find("unknown field 'kernel'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "c", "op": "relu", "input": "y"})"))
+                .find("reads 'y', which is neither a network input nor an earlier layer"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "p", "op": "max_pool", "input": "x", "kernel": 2},
+                              {"name": "a", "op": "add", "inputs": ["x", "p"]})"))
+                .find("layer 'a' (add): adds tensors of different shapes: 1x8x16x16 and 1x8x8x8"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "c", "op": "conv2d", "input": "x", "out_channels": 4,
+                              "kernel": 19})"))
+                .find("kernel does not fit"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "c", "op": "conv2d", "input": "x", "out_channels": 6,
+                              "kernel": 3, "groups": 4})"))
+                .find("groups 4 must divide"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "d", "op": "dense", "input": "x", "units": 10},
+                              {"name": "m", "op": "matmul", "inputs": ["d", "d"]})"))
+                .find("expects two rank-2 inputs"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "r", "op": "reshape", "input": "x", "shape": [3, -1]})"))
+                .find("cannot reshape 1x8x16x16"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "r", "op": "relu", "input": "x", "stride": "width"})"))
+                .find("unknown field 'stride'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "c", "op": "conv2d", "input": "x", "out_channels": "width",
+                              "kernel": 3})"))
+                .find("names param 'width'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "r", "op": "relu", "input": "x"})"), {{"seq", 4}})
+                .find("has no param 'seq' (params: batch)"),
+            std::string::npos);
+  EXPECT_NE(errorOf(around(R"({"name": "x", "op": "relu", "input": "x"})"))
+                .find("its name is already taken"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"name": "t", "inputs": [{"name": "x", "shape": [2]}], "layers": []})")
+                .find("no layers"),
+            std::string::npos);
+  EXPECT_THROW(loadNetwork("no_such_network"), InputError);
+  EXPECT_THROW(parseParamOverride("batch"), InputError);
+  EXPECT_THROW(parseParamOverride("batch=two"), InputError);
+  EXPECT_EQ(parseParamOverride("batch=8"), (std::pair<std::string, std::int64_t>{"batch", 8}));
+}
+
+TEST(Network, FusionStopsAtASecondReaderAndAtTheOutput) {
+  // d is read twice (relu and the add): nothing fuses into d; the relu's add fuses into nothing
+  // since relu is not complex; the last dense is the output, so no epilogue follows it.
+  const Network n = networkFromJson(json::parse(R"({"name": "t", "inputs": [{"name": "x",
+      "shape": [4, 16]}], "layers": [
+        {"name": "d", "op": "dense", "input": "x", "units": 16, "bias": false},
+        {"name": "r", "op": "relu", "input": "d"},
+        {"name": "a", "op": "add", "inputs": ["r", "d"]},
+        {"name": "e", "op": "dense", "input": "a", "units": 8}]})"),
+                                    "t");
+  const TaskGraph g = extractTasks(n);
+  ASSERT_EQ(g.tasks.size(), 2u);
+  EXPECT_TRUE(g.tasks[0].op.epilogue.empty());
+  EXPECT_EQ(g.tasks[1].op.epilogue, (Epilogue{{EpilogueKind::Bias, 1}}));
+  EXPECT_EQ(g.fixed.size(), 2u);  // r and a
+}
+
+TEST(Network, EveryPresetTaskHasAnUntunedConfigurationInItsSpace) {
+  for (const NetworkPreset& p : networkPresets())
+    for (const Task& t : extractTasks(loadNetwork(p.name)).tasks) {
+      const SearchSpace space = defaultSpace(t.op);
+      const Config c = untunedConfig(space);
+      EXPECT_TRUE(space.contains(c) && space.satisfies(c)) << t.name << ": " << space.format(c);
+      EXPECT_EQ(threadsPerBlock(t.op, space, c), 1) << t.name;
+    }
+}
+
+TEST(Network, OperatorJsonCarriesGroupsAndEpilogue) {
+  OperatorSpec op = operatorOf(loadNetwork("resnet18"), *loadNetwork("resnet18").find("conv1"));
+  op.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Scale, 0.5}, {EpilogueKind::Relu, 1}};
+  const json j = operatorToJson(op);
+  const OperatorSpec back = operatorFromJson(j, "round trip");
+  EXPECT_EQ(back.epilogue, op.epilogue);
+  EXPECT_EQ(back.describe(), op.describe());
+
+  json grouped = j;
+  grouped["shape"]["groups"] = 3;
+  grouped["shape"]["out_channels"] = 63;
+  EXPECT_EQ(operatorFromJson(grouped, "g").groups, 3);
+  grouped["epilogue"] = json::array({"sigmoid"});
+  EXPECT_THROW(operatorFromJson(grouped, "g"), InputError);
+}
+
+}  // namespace
+}  // namespace opevo::net
