@@ -50,7 +50,7 @@ TEST(CliNet, EveryLayerKindMatchesLibtorch) {
     if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
     EXPECT_LT(j["reference"]["max_relative_error"].get<double>(), 1e-4);
-    EXPECT_EQ(j["tasks"].size(), 6u);
+    EXPECT_EQ(j["tasks"].size(), 8u);  // c1, c2, d1, q, mm, q2, m2, d3
   }
 }
 
