@@ -5,12 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/net_cli.h"
 #include "common/rng.h"
-#include "cpu/operator_buffers.h"
-#include "net/cpu_network.h"
-#include "net/network_json.h"
-#include "net/tasks.h"
-#include "net/torch_reference.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 
@@ -22,12 +18,6 @@ struct NetShowOptions {
   std::vector<std::string> params;
   bool json = false;
 };
-
-net::ParamOverrides overridesOf(const std::vector<std::string>& texts) {
-  net::ParamOverrides out;
-  for (const std::string& t : texts) out.insert(net::parseParamOverride(t));
-  return out;
-}
 
 std::string paramsText(const net::Network& n) {
   std::string s;
@@ -88,7 +78,7 @@ nlohmann::json toJson(const net::Network& n, const net::TaskGraph& g) {
 }
 
 void runShow(const NetShowOptions& o) {
-  const net::Network n = net::loadNetwork(o.network, overridesOf(o.params));
+  const net::Network n = net::loadNetwork(o.network, paramOverrides(o.params));
   const net::TaskGraph g = net::extractTasks(n);
   if (o.json) {
     std::cout << toJson(n, g).dump(2) << "\n";
@@ -145,13 +135,8 @@ struct NetRunOptions {
   bool json = false;
 };
 
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 void runRun(const NetRunOptions& o) {
-  const net::ParamOverrides params = overridesOf(o.params);
+  const net::ParamOverrides params = paramOverrides(o.params);
   const net::Network n = net::loadNetwork(o.network, params);
   const net::TaskGraph g = net::extractTasks(n);
   std::vector<Config> configs;
@@ -162,28 +147,13 @@ void runRun(const NetRunOptions& o) {
     if (o.configs == ConfigChoice::Random) c = space.randomValid(rng);
     configs.push_back(c ? *c : untunedConfig(space));
   }
-  if (!o.json)
-    std::cerr << "building " << g.tasks.size() << " task kernels and the fixed kernels of "
-              << n.name << " (one compiler run)...\n";
-  net::CpuNetworkRun run(n, g, configs, o.seed);
-  const std::vector<float> output = run.forward();
-  const std::vector<double> times = run.time(o.warmup, o.runs);
-  const double endToEnd = medianOf(times);
-  const std::vector<net::CpuNetworkRun::StepTime> steps = run.stepTimes(std::max(3, o.runs / 4));
-  double taskSum = 0, fixedSum = 0;
-  for (const auto& s : steps) (s.task ? taskSum : fixedSum) += s.ms;
-
-  std::string why;
-  std::optional<net::TorchResult> ref;
-  if (o.reference) ref = net::runTorchReference(o.network, params, {o.seed, 0, o.warmup, o.runs}, &why);
-  const double error = ref ? maxRelativeError(output, ref->output) : -1;
-  const bool verified = ref && error <= kVerifyTolerance;
-
+  const EndToEnd e = runEndToEnd(o.network, params, n, g, configs,
+                                 {o.seed, o.warmup, o.runs, o.reference, !o.json});
   if (o.json) {
     nlohmann::json tasks = nlohmann::json::array();
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
       double ms = 0;
-      for (const auto& s : steps)
+      for (const auto& s : e.steps)
         if (s.task && s.name == g.tasks[i].occurrences.front().layer) ms = s.ms;
       tasks.push_back({{"name", g.tasks[i].name},
                        {"weight", g.tasks[i].weight()},
@@ -191,42 +161,29 @@ void runRun(const NetRunOptions& o) {
                        {"config", defaultSpace(g.tasks[i].op).format(configs[i])},
                        {"best_ms", ms}});
     }
-    nlohmann::json j{{"network", n.name},
-                     {"params", n.params},
-                     {"backend", "cpu"},
-                     {"configs", o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
-                     {"end_to_end_ms", endToEnd},
-                     {"times_ms", times},
-                     {"sum_of_tasks_ms", taskSum},
-                     {"fixed_kernels_ms", fixedSum},
-                     {"verified", verified},
-                     {"tasks", tasks}};
-    if (ref)
-      j["reference"] = {{"name", "libtorch " + ref->version},
-                        {"ms", ref->ms},
-                        {"threads", ref->threads},
-                        {"max_relative_error", error}};
-    else
-      j["reference"] = {{"name", nullptr}, {"ms", nullptr}, {"missing", why}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << nlohmann::json{{"network", n.name},
+                                {"params", n.params},
+                                {"backend", "cpu"},
+                                {"configs", o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
+                                {"end_to_end_ms", e.ms},
+                                {"times_ms", e.timesMs},
+                                {"sum_of_tasks_ms", e.taskMs},
+                                {"fixed_kernels_ms", e.fixedMs},
+                                {"verified", e.verified},
+                                {"reference", referenceJson(e)},
+                                {"tasks", tasks}}
+                     .dump(2)
+              << "\n";
   } else {
     std::printf("%-28s %-5s %10s\n", "step", "kind", "median ms");
-    for (const auto& s : steps)
+    for (const auto& s : e.steps)
       std::printf("%-28s %-5s %10.3f\n", s.name.c_str(), s.task ? "task" : "fixed", s.ms);
-    std::printf("\n%s on this CPU (%s configurations): %.3f ms end to end (median of %d), "
-                "tasks %.3f ms + fixed kernels %.3f ms measured one by one\n",
-                n.name.c_str(), o.configs == ConfigChoice::Untuned ? "untuned" : "random",
-                endToEnd, o.runs, taskSum, fixedSum);
-    if (ref)
-      std::printf("libtorch %s, %d threads: %.3f ms; output %s (max relative error %.2g)\n",
-                  ref->version.c_str(), ref->threads, ref->ms,
-                  verified ? "matches" : "DIFFERS", error);
-    else
-      std::printf("%s\n", why.c_str());
+    printEndToEnd("\n" + n.name + " on this CPU (" +
+                      (o.configs == ConfigChoice::Untuned ? "untuned" : "random") +
+                      " configurations)",
+                  e, o.runs);
   }
-  if (ref && !verified)
-    throw RunFailed("the network's output differs from libtorch's (max relative error " +
-                    std::to_string(error) + ")");
+  requireVerified(e);
 }
 
 }  // namespace
@@ -261,6 +218,7 @@ void addNetCommands(CLI::App& app) {
   r->add_flag("!--no-reference", run->reference, "Skip the libtorch reference");
   r->add_flag("--json", run->json, "Print one JSON object");
   r->callback([run] { runRun(*run); });
+  addNetTuneCommand(*net);
 }
 
 }  // namespace opevo::cli

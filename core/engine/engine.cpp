@@ -151,6 +151,10 @@ bool Engine::step() {
   return true;
 }
 
+void Engine::setBatch(int run, std::optional<std::size_t> batch) {
+  m_runs.at(static_cast<std::size_t>(run)).plan.batch = batch;
+}
+
 bool Engine::step(int index) {
   RunState& run = m_runs.at(static_cast<std::size_t>(index));
   if (run.ended()) return false;

@@ -105,6 +105,9 @@ class Engine {
   void restore(int run, const std::vector<std::pair<Config, Measurement>>& trials,
                double secondsBefore = 0);
   void setStoreId(int run, std::int64_t id);
+  // The size of the run's next batches (unset: its tuner's own): a scheduler of its own (a
+  // network's task scheduler) sizes each unit it hands out, the last one to what is left.
+  void setBatch(int run, std::optional<std::size_t> batch);
   // Observers are told in the order they were added; the engine does not own them.
   void addObserver(EngineObserver& observer);
 

@@ -80,6 +80,11 @@ MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset)
 
 std::string defaultBackend() { return bestBackend(probeBackends()); }
 
+MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,
+                                         const BackendOptions& options) {
+  return deviceSetup(backend, std::move(def), options);
+}
+
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
                                  const BackendOptions& options) {
   if (backend.rfind("replay:", 0) == 0) return replaySetup(backend.substr(7));

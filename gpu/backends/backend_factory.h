@@ -36,6 +36,11 @@ struct BackendOptions {
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
                                  const BackendOptions& options = {});
 
+// The setup of an operator already defined (a network's task) on a device backend (cpu, cuda,
+// hip). Throws InputError as makeMeasurement does.
+MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,
+                                         const BackendOptions& options = {});
+
 // The setup of a replay of a dataset already read (the window reads its datasets itself).
 MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset);
 

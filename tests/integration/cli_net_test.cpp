@@ -64,5 +64,30 @@ TEST(CliNet, AlexNetUntunedRunsEndToEndAndMatchesLibtorch) {
   EXPECT_EQ(j["tasks"].size(), 8u);
 }
 
+TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
+  for (const char* scheduler : {"gradient", "round-robin"}) {
+    const auto r = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "22", "--unit", "2",
+                                          "--scheduler", scheduler, "--runs", "3", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["trials"], 22);
+    int trials = 0, tuned = 0;
+    for (const auto& t : j["tasks"]) {
+      trials += t["trials"].get<int>();
+      tuned += t["tuned"].get<bool>() ? 1 : 0;
+    }
+    EXPECT_EQ(trials, 22);
+    EXPECT_EQ(tuned, 8);  // the warm-up gives every task a unit first
+    EXPECT_EQ(j["curve"].size(), 11u);
+    EXPECT_GT(j["sum_of_tasks_ms"].get<double>(), 0);
+    EXPECT_GT(j["end_to_end_ms"].get<double>(), 0);
+    if (j["reference"]["ms"].is_null()) continue;
+    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  }
+  const auto bad = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--algo", "nope"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("unknown algorithm 'nope'"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace opevo::test

@@ -1,0 +1,81 @@
+#include "net/network_tuning.h"
+
+#include <limits>
+
+#include "common/error.h"
+
+namespace opevo::net {
+
+std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph) {
+  std::vector<SchedulerTask> tasks;
+  for (const Task& t : graph.tasks)
+    tasks.push_back({t.weight(), t.op.flops(), static_cast<int>(t.op.kind)});
+  return tasks;
+}
+
+NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement> measurements,
+                             NetworkTuningPlan plan)
+    : m_graph(graph),
+      m_plan(std::move(plan)),
+      m_scheduler(schedulerTasks(graph), m_plan.scheduler, m_plan.seed, m_plan.gradient) {
+  if (measurements.size() != graph.tasks.size())
+    throw std::logic_error("network tuning: one measurement per task");
+  if (m_plan.trials < 1) throw InputError("a network needs a budget of at least 1 trial");
+  if (m_plan.unit < 1) throw InputError("a scheduling unit holds at least 1 trial");
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+    m_engines.push_back(std::make_unique<Engine>(*measurements[i].space, *measurements[i].measurer));
+    RunPlan run;
+    run.algorithm = m_plan.algorithm;
+    run.settings = m_plan.settings;
+    run.seed = m_plan.seed + i;  // tasks draw independent streams
+    run.budget.trials = m_plan.trials;
+    m_engines.back()->addRun(std::move(run));
+  }
+}
+
+void NetworkTuning::addObserver(EngineObserver& observer) {
+  for (auto& e : m_engines) e->addObserver(observer);
+}
+
+std::optional<double> NetworkTuning::bestSeconds(std::size_t task) const {
+  const RunState& r = m_engines.at(task)->runs().front();
+  if (!(r.best > 0)) return std::nullopt;
+  // Speeds are TFLOPS (device backends) or a dataset's own unit; seconds follow for TFLOPS.
+  return m_graph.tasks[task].op.flops() / (r.best * 1e12);
+}
+
+std::vector<std::optional<Config>> NetworkTuning::bestConfigs() const {
+  std::vector<std::optional<Config>> out;
+  for (const auto& e : m_engines) out.push_back(e->runs().front().bestConfig);
+  return out;
+}
+
+bool NetworkTuning::step() {
+  if (m_trials >= m_plan.trials) return false;
+  const std::optional<std::size_t> chosen = m_scheduler.next();
+  if (!chosen) return false;
+  Engine& engine = *m_engines[*chosen];
+  const int before = engine.runs().front().trials;
+  const auto left = static_cast<std::size_t>(m_plan.trials - m_trials);
+  engine.setBatch(0, std::min(m_plan.unit, left));
+  const bool stepped = engine.step(0);
+  const int measured = engine.runs().front().trials - before;
+  m_trials += measured;
+  if (!stepped || measured == 0) {
+    // Its space is used up, it failed, or a stop ended it: the scheduler moves on.
+    m_scheduler.exhaust(*chosen);
+    if (engine.stopping()) return false;
+  } else {
+    m_scheduler.record(*chosen, bestSeconds(*chosen));
+  }
+  m_units.push_back({static_cast<int>(m_units.size()) + 1, *chosen, m_trials,
+                     bestSeconds(*chosen), m_scheduler.objective()});
+  return true;
+}
+
+void NetworkTuning::run(const std::function<void(const NetworkUnit&)>& afterUnit) {
+  while (step())
+    if (afterUnit) afterUnit(m_units.back());
+}
+
+}  // namespace opevo::net

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "net/task_scheduler.h"
+#include "net/tasks.h"
+
+namespace opevo::net {
+
+struct NetworkTuningPlan {
+  std::string algorithm = "opevo-m";
+  std::map<std::string, std::string> settings;  // the algorithm's settings that differ
+  std::uint64_t seed = 1;
+  int trials = 0;  // for the whole network
+  // Trials per unit the scheduler hands out (the last one gets what is left): small, so the
+  // scheduler can move trials to the task where latency drops fastest.
+  std::size_t unit = 4;
+  SchedulerKind scheduler = SchedulerKind::Gradient;
+  GradientSettings gradient;
+};
+
+// What one task measures with: its space and measurer, owned by the caller for the whole run.
+struct TaskMeasurement {
+  const SearchSpace* space = nullptr;
+  Measurer* measurer = nullptr;
+};
+
+// After each unit: the task, its best latency, and the network's estimate sum_i w_i * best_i.
+struct NetworkUnit {
+  int unit = 0;
+  std::size_t task = 0;
+  int trials = 0;  // the network's, after this unit
+  std::optional<double> taskSeconds;
+  double objectiveSeconds = 0;  // infinity while a task has no working configuration
+};
+
+// Tunes a network's tasks with one engine per task (each task has its own space and measurer),
+// the task scheduler choosing which task's run the next unit of trials goes to: Ansor's
+// gradient policy or round-robin. Each task's latency is its best measured speed turned back
+// into seconds (FLOPs / speed); the objective weighs it by how often the task occurs.
+class NetworkTuning {
+ public:
+  NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement> measurements,
+                NetworkTuningPlan plan);
+
+  // Observers of every task's engine (the store, a progress printer); add before stepping.
+  void addObserver(EngineObserver& observer);
+  // One unit; false once the budget is spent or every task's space is used up.
+  bool step();
+  void run(const std::function<void(const NetworkUnit&)>& afterUnit = {});
+
+  int trials() const { return m_trials; }
+  const TaskScheduler& scheduler() const { return m_scheduler; }
+  const Engine& engine(std::size_t task) const { return *m_engines.at(task); }
+  Engine& engine(std::size_t task) { return *m_engines.at(task); }
+  // The best configuration of each task so far (nullopt: none worked yet).
+  std::vector<std::optional<Config>> bestConfigs() const;
+  std::optional<double> bestSeconds(std::size_t task) const;
+  const std::vector<NetworkUnit>& units() const { return m_units; }
+
+ private:
+  const TaskGraph& m_graph;
+  NetworkTuningPlan m_plan;
+  std::vector<std::unique_ptr<Engine>> m_engines;
+  TaskScheduler m_scheduler;
+  int m_trials = 0;
+  std::vector<NetworkUnit> m_units;
+};
+
+// What the scheduler knows of each task: its weight, its FLOPs, its group (the operator kind).
+std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph);
+
+}  // namespace opevo::net
