@@ -3,12 +3,17 @@
 #include <iostream>
 #include <map>
 
+#include <fstream>
+
 #include "backends/backend_factory.h"
+#include "backends/stored_run.h"
 #include "cli/commands.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
+#include "engine/store_recorder.h"
 #include "net/network_tuning.h"
 #include "ops/presets.h"
+#include "store/store.h"
 #include "tuners/registry.h"
 
 namespace opevo::cli {
@@ -26,6 +31,36 @@ struct NetTuneOptions {
   int warmup = 3, runs = 10;
   bool reference = true;
   bool json = false;
+  std::string db;
+  std::optional<std::int64_t> resume;
+};
+
+nlohmann::json planToJson(const net::NetworkTuningPlan& p) {
+  return {{"algorithm", p.algorithm},
+          {"seed", p.seed},
+          {"trials", p.trials},
+          {"unit", p.unit},
+          {"scheduler", net::schedulerKindName(p.scheduler)}};
+}
+
+net::NetworkTuningPlan planFromJson(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text);
+  net::NetworkTuningPlan p;
+  p.algorithm = j.at("algorithm").get<std::string>();
+  p.seed = j.at("seed").get<std::uint64_t>();
+  p.trials = j.at("trials").get<int>();
+  p.unit = j.at("unit").get<std::size_t>();
+  p.scheduler = net::parseSchedulerKind(j.at("scheduler").get<std::string>());
+  return p;
+}
+
+// What a network run is made of, fresh or stored.
+struct NetworkSource {
+  std::string source;  // as given (a preset name or a path)
+  std::string text;    // the file's JSON text
+  net::ParamOverrides params;
+  std::string backend;
+  net::NetworkTuningPlan plan;
 };
 
 std::string ms(std::optional<double> seconds) {
@@ -36,37 +71,123 @@ std::string ms(std::optional<double> seconds) {
 }
 
 void runTune(const NetTuneOptions& o) {
-  const net::ParamOverrides params = paramOverrides(o.params);
-  const net::Network n = net::loadNetwork(o.network, params);
+  Store store(o.db.empty() ? Store::defaultPath() : o.db);
+  NetworkSource src;
+  std::optional<NetworkRecord> stored;
+  if (o.resume) {
+    stored = store.network(*o.resume);
+    if (!stored)
+      throw InputError("no network run " + std::to_string(*o.resume) + " in " + store.path() +
+                       " (opevo net runs lists them)");
+    if (stored->status == RunStatus::Finished)
+      throw InputError("network run " + std::to_string(*o.resume) +
+                       " has finished; nothing to resume");
+    src.source = stored->source;
+    src.text = stored->networkJson;
+    const nlohmann::json params = nlohmann::json::parse(stored->paramsJson);
+    for (const auto& [k, v] : params.items()) src.params[k] = v.get<std::int64_t>();
+    src.backend = stored->backend;
+    src.plan = planFromJson(stored->planJson);
+  } else {
+    if (o.network.empty()) throw InputError("give a network (opevo net list), or --resume ID");
+    if (o.trials < 1) throw InputError("give a budget: --trials N");
+    if (!tunerRegistry().find(o.algo))
+      throw InputError("unknown algorithm '" + o.algo + "' (opevo tuners lists them)");
+    src.source = o.network;
+    src.text = net::networkText(o.network);
+    src.params = paramOverrides(o.params);
+    src.backend = o.backend;
+    src.plan.algorithm = o.algo;
+    src.plan.seed = o.seed;
+    src.plan.trials = o.trials;
+    src.plan.unit = o.unit;
+    src.plan.scheduler = o.scheduler;
+  }
+  const net::Network n =
+      net::networkFromJson(nlohmann::json::parse(src.text), src.source, src.params);
   const net::TaskGraph g = net::extractTasks(n);
-  if (!tunerRegistry().find(o.algo))
-    throw InputError("unknown algorithm '" + o.algo + "' (opevo tuners lists them)");
-  // One measurement setup per task: its operator, its space, its worker.
+  const net::NetworkTuningPlan& plan = src.plan;
+
+  // One measurement setup per task (its operator, space and worker), rebuilt from the store on a
+  // resume, with the trials each task already has.
   std::vector<MeasurementSetup> setups;
   std::vector<net::TaskMeasurement> measurements;
-  for (const net::Task& t : g.tasks) {
-    setups.push_back(
-        makeOperatorMeasurement(o.backend, {t.op, defaultSpace(t.op), nlohmann::json::object()}));
+  std::vector<EngineOptions> engineOptions;
+  std::vector<net::TaskRestore> restores;
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    if (stored) {
+      if (stored->taskRuns.size() != g.tasks.size())
+        throw InputError("network run " + std::to_string(stored->id) + " stores " +
+                         std::to_string(stored->taskRuns.size()) + " task runs for " +
+                         std::to_string(g.tasks.size()) + " tasks");
+      ResumedRun r = resumeStoredRun(store, stored->taskRuns[i]);
+      EngineOptions eo;
+      eo.firstOrder = r.nextOrder;
+      engineOptions.push_back(eo);
+      restores.push_back({r.restored, r.secondsBefore, r.run.id});
+      setups.push_back(std::move(r.setup));
+    } else {
+      setups.push_back(makeOperatorMeasurement(
+          src.backend, {g.tasks[i].op, defaultSpace(g.tasks[i].op), nlohmann::json::object()}));
+    }
     measurements.push_back({setups.back().space, setups.back().measurer.get()});
   }
-  net::NetworkTuningPlan plan;
-  plan.algorithm = o.algo;
-  plan.seed = o.seed;
-  plan.trials = o.trials;
-  plan.unit = o.unit;
-  plan.scheduler = o.scheduler;
-  net::NetworkTuning tuning(g, std::move(measurements), plan);
+  net::NetworkTuning tuning(g, std::move(measurements), plan, engineOptions);
+  std::vector<std::unique_ptr<StoreRecorder>> recorders;
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    const MeasurementSetup& m = setups[i];
+    recorders.push_back(std::make_unique<StoreRecorder>(
+        store, tuning.engine(i),
+        RunContext{m.operatorName, m.operatorJson, m.backend, m.measurer->device(),
+                   m.measurer->speedUnit(), m.measurer->label()}));
+    tuning.engine(i).addObserver(*recorders.back());  // first: trials committed as they come
+  }
+  std::int64_t networkId = 0;
+  int units = 0;
+  if (stored) {
+    networkId = stored->id;
+    std::vector<net::UnitRecord> previous;
+    for (const NetworkUnitRow& u : store.networkUnits(networkId))
+      previous.push_back({static_cast<std::size_t>(u.task), u.trials});
+    units = static_cast<int>(previous.size());
+    for (const net::UnitRecord& u : tuning.restore(restores, previous))
+      store.appendNetworkUnit(networkId, {++units, static_cast<int>(u.task), u.trials});
+    store.setNetworkStatus(networkId, RunStatus::Running, "");
+  } else {
+    NetworkRecord rec;
+    rec.name = n.name;
+    rec.source = src.source;
+    rec.networkJson = src.text;
+    rec.paramsJson = nlohmann::json(src.params).dump();
+    rec.backend = src.backend;
+    rec.planJson = planToJson(plan).dump();
+    networkId = store.createNetwork(rec);
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+      recorders[i]->createRuns();
+      store.setNetworkTaskRun(networkId, static_cast<int>(i),
+                              tuning.engine(i).runs().front().storeId);
+    }
+  }
   if (!o.json)
-    std::fprintf(stderr, "%s: %zu tasks, %d trials, %s on %s, %s scheduler\n", n.name.c_str(),
-                 g.tasks.size(), o.trials, o.algo.c_str(), o.backend.c_str(),
-                 std::string(net::schedulerKindName(o.scheduler)).c_str());
+    std::fprintf(stderr, "network run %lld: %s, %zu tasks, %d trials, %s on %s, %s scheduler%s\n",
+                 static_cast<long long>(networkId), n.name.c_str(), g.tasks.size(), plan.trials,
+                 plan.algorithm.c_str(), src.backend.c_str(),
+                 std::string(net::schedulerKindName(plan.scheduler)).c_str(),
+                 stored ? (", resumed after " + std::to_string(tuning.trials()) + " trials").c_str()
+                        : "");
+  int before = tuning.trials();
   tuning.run([&](const net::NetworkUnit& u) {
+    store.appendNetworkUnit(networkId, {++units, static_cast<int>(u.task), u.trials - before});
+    before = u.trials;
     if (o.json) return;
     const double objective = u.objectiveSeconds;
     std::fprintf(stderr, "[%3d/%d trials] %-26s best %-12s network (sum of weight x best) %s\n",
-                 u.trials, o.trials, g.tasks[u.task].name.c_str(), ms(u.taskSeconds).c_str(),
+                 u.trials, plan.trials, g.tasks[u.task].name.c_str(), ms(u.taskSeconds).c_str(),
                  std::isfinite(objective) ? ms(objective).c_str() : "not yet (a task has none)");
   });
+  for (std::size_t i = 0; i < g.tasks.size(); ++i)
+    store.setRunStatus(tuning.engine(i).runs().front().storeId, RunStatus::Finished,
+                       EndReason::Trials);
 
   std::vector<Config> configs;
   double sumOfTasks = 0;
@@ -91,15 +212,24 @@ void runTune(const NetTuneOptions& o) {
                      {"estimate_ms", std::isfinite(u.objectiveSeconds)
                                          ? nlohmann::json(u.objectiveSeconds * 1e3)
                                          : nlohmann::json(nullptr)}});
-  nlohmann::json j{{"network", n.name},     {"params", n.params},
-                   {"backend", o.backend},  {"algorithm", o.algo},
-                   {"scheduler", net::schedulerKindName(o.scheduler)},
-                   {"trials", tuning.trials()}, {"sum_of_tasks_ms", sumOfTasks},
-                   {"tasks", tasks},        {"curve", curve}};
+  nlohmann::json j{{"id", networkId},
+                   {"network", n.name},
+                   {"params", n.params},
+                   {"backend", src.backend},
+                   {"algorithm", plan.algorithm},
+                   {"scheduler", net::schedulerKindName(plan.scheduler)},
+                   {"trials", tuning.trials()},
+                   {"sum_of_tasks_ms", sumOfTasks},
+                   {"tasks", tasks},
+                   {"curve", curve}};
   std::optional<EndToEnd> e;
-  if (o.backend == "cpu") {
-    e = runEndToEnd(o.network, params, n, g, configs,
-                    {o.seed, o.warmup, o.runs, o.reference, !o.json});
+  if (src.backend == "cpu") {
+    // The reference reads the network as it was stored (a file may have changed since).
+    TempDir dir("opevo-net");
+    const std::string file = dir.path() + "/network.json";
+    std::ofstream(file) << src.text;
+    e = runEndToEnd(file, src.params, n, g, configs,
+                    {plan.seed, o.warmup, o.runs, o.reference, !o.json});
     j["end_to_end_ms"] = e->ms;
     j["times_ms"] = e->timesMs;
     j["fixed_kernels_ms"] = e->fixedMs;
@@ -112,6 +242,7 @@ void runTune(const NetTuneOptions& o) {
                       {"ms", nullptr},
                       {"missing", "end-to-end runs are on the CPU backend so far"}};
   }
+  store.setNetworkStatus(networkId, RunStatus::Finished, j.dump());
   if (o.json) {
     std::cout << j.dump(2) << "\n";
   } else {
@@ -127,17 +258,53 @@ void runTune(const NetTuneOptions& o) {
   if (e) requireVerified(*e);
 }
 
+void runList(const std::string& db, bool json) {
+  Store store(db.empty() ? Store::defaultPath() : db);
+  nlohmann::json all = nlohmann::json::array();
+  if (!json)
+    std::printf("%4s  %-18s %-11s %-6s %8s %12s %12s  %s\n", "id", "network", "status", "backend",
+                "trials", "end-to-end", "libtorch", "started");
+  for (const NetworkRecord& n : store.networks()) {
+    int trials = 0;
+    for (const NetworkUnitRow& u : store.networkUnits(n.id)) trials += u.trials;
+    const nlohmann::json plan = nlohmann::json::parse(n.planJson);
+    const nlohmann::json result =
+        n.resultJson.empty() ? nlohmann::json::object() : nlohmann::json::parse(n.resultJson);
+    const nlohmann::json endToEnd = result.value("end_to_end_ms", nlohmann::json(nullptr));
+    const nlohmann::json reference =
+        result.contains("reference") ? result["reference"].value("ms", nlohmann::json(nullptr))
+                                     : nlohmann::json(nullptr);
+    all.push_back({{"id", n.id},
+                   {"network", n.name},
+                   {"status", runStatusName(n.status)},
+                   {"backend", n.backend},
+                   {"trials", trials},
+                   {"budget", plan.value("trials", 0)},
+                   {"end_to_end_ms", endToEnd},
+                   {"reference_ms", reference},
+                   {"started", n.started}});
+    if (json) continue;
+    auto cell = [](const nlohmann::json& v) {
+      return v.is_number() ? std::to_string(v.get<double>()).substr(0, 8) + " ms" : std::string("-");
+    };
+    std::printf("%4lld  %-18s %-11s %-6s %4d/%-4d %12s %12s  %s\n", static_cast<long long>(n.id),
+                n.name.c_str(), std::string(runStatusName(n.status)).c_str(), n.backend.c_str(),
+                trials, plan.value("trials", 0), cell(endToEnd).c_str(), cell(reference).c_str(),
+                n.started.c_str());
+  }
+  if (json) std::cout << all.dump(2) << "\n";
+}
+
 }  // namespace
 
 void addNetTuneCommand(CLI::App& net) {
   auto o = std::make_shared<NetTuneOptions>();
   auto* cmd = net.add_subcommand(
       "tune", "Tune a network's tasks (Ansor's task scheduler), then run it end to end against libtorch");
-  cmd->add_option("network", o->network, "A preset name (opevo net list) or a network file")
-      ->required();
+  cmd->add_option("network", o->network, "A preset name (opevo net list) or a network file");
   cmd->add_option("--param", o->params, "Change a param of the network, e.g. batch=8 (repeatable)");
   cmd->add_option("--backend", o->backend, "cpu (default), cuda or hip");
-  cmd->add_option("--trials", o->trials, "Trials for the whole network")->required();
+  cmd->add_option("--trials", o->trials, "Trials for the whole network");
   cmd->add_option("--algo", o->algo, "The algorithm tuning each task (opevo tuners)");
   const std::map<std::string, net::SchedulerKind> kinds = {
       {"gradient", net::SchedulerKind::Gradient}, {"round-robin", net::SchedulerKind::RoundRobin}};
@@ -149,7 +316,16 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_option("--runs", o->runs, "Timed forward passes of the tuned network (default 10)");
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
   cmd->add_flag("--json", o->json, "Print one JSON object");
+  cmd->add_option("--db", o->db, "The database (default: the user's data directory)");
+  cmd->add_option("--resume", o->resume,
+                  "Continue a stored network run (killed, interrupted) to its budget");
   cmd->callback([o] { runTune(*o); });
+
+  auto list = std::make_shared<std::pair<std::string, bool>>();
+  auto* runs = net.add_subcommand("runs", "The stored network runs (resume one with net tune --resume ID)");
+  runs->add_option("--db", list->first, "The database (default: the user's data directory)");
+  runs->add_flag("--json", list->second, "Print one JSON array");
+  runs->callback([list] { runList(list->first, list->second); });
 }
 
 }  // namespace opevo::cli

@@ -228,11 +228,9 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
 
 // networkPresets() is defined in the file CMake generates from resources/networks/*.json.
 
-Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overrides,
-                    bool foldNorms) {
+std::string networkText(const std::string& presetOrPath) {
   for (const NetworkPreset& p : networkPresets())
-    if (p.name == presetOrPath)
-      return networkFromJson(json::parse(p.text), "preset " + p.name, overrides, foldNorms);
+    if (p.name == presetOrPath) return p.text;
   if (!std::filesystem::exists(presetOrPath)) {
     std::string list;
     for (const NetworkPreset& p : networkPresets()) list += (list.empty() ? "" : ", ") + p.name;
@@ -240,14 +238,25 @@ Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overr
                      ") nor a file");
   }
   std::ifstream in(presetOrPath);
+  std::ostringstream text;
+  text << in.rdbuf();
   if (!in) throw InputError(presetOrPath + ": cannot be read");
+  return text.str();
+}
+
+Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overrides,
+                    bool foldNorms) {
+  const std::string text = networkText(presetOrPath);
+  bool preset = false;
+  for (const NetworkPreset& p : networkPresets()) preset = preset || p.name == presetOrPath;
+  const std::string source = preset ? "preset " + presetOrPath : presetOrPath;
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError(presetOrPath + ": not valid JSON (" + e.what() + ")");
+    throw InputError(source + ": not valid JSON (" + e.what() + ")");
   }
-  return networkFromJson(j, presetOrPath, overrides, foldNorms);
+  return networkFromJson(j, source, overrides, foldNorms);
 }
 
 std::pair<std::string, std::int64_t> parseParamOverride(const std::string& text) {

@@ -32,6 +32,9 @@ const std::vector<NetworkPreset>& networkPresets();
 Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overrides = {},
                     bool foldNorms = true);
 
+// The JSON text of a preset or a network file (what a stored network run keeps).
+std::string networkText(const std::string& presetOrPath);
+
 // "batch=8" -> {"batch", 8}; throws InputError on anything else.
 std::pair<std::string, std::int64_t> parseParamOverride(const std::string& text);
 

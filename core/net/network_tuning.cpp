@@ -14,7 +14,8 @@ std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph) {
 }
 
 NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement> measurements,
-                             NetworkTuningPlan plan)
+                             NetworkTuningPlan plan,
+                             const std::vector<EngineOptions>& engineOptions)
     : m_graph(graph),
       m_plan(std::move(plan)),
       m_scheduler(schedulerTasks(graph), m_plan.scheduler, m_plan.seed, m_plan.gradient) {
@@ -23,7 +24,9 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   if (m_plan.trials < 1) throw InputError("a network needs a budget of at least 1 trial");
   if (m_plan.unit < 1) throw InputError("a scheduling unit holds at least 1 trial");
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    m_engines.push_back(std::make_unique<Engine>(*measurements[i].space, *measurements[i].measurer));
+    m_engines.push_back(std::make_unique<Engine>(
+        *measurements[i].space, *measurements[i].measurer,
+        i < engineOptions.size() ? engineOptions[i] : EngineOptions{}));
     RunPlan run;
     run.algorithm = m_plan.algorithm;
     run.settings = m_plan.settings;
@@ -71,6 +74,59 @@ bool NetworkTuning::step() {
   m_units.push_back({static_cast<int>(m_units.size()) + 1, *chosen, m_trials,
                      bestSeconds(*chosen), m_scheduler.objective()});
   return true;
+}
+
+void NetworkTuning::replayUnit(std::size_t task, int trials,
+                               const std::vector<TaskRestore>& tasks, std::vector<int>& counted) {
+  const std::optional<std::size_t> chosen = m_scheduler.next();
+  if (!chosen || *chosen != task)
+    throw std::runtime_error("the stored units of this network do not replay: unit " +
+                             std::to_string(m_units.size() + 1) + " went to task " +
+                             std::to_string(task) + ", the scheduler now picks " +
+                             (chosen ? std::to_string(*chosen) : std::string("none")));
+  counted[task] += trials;
+  m_trials += trials;
+  if (trials == 0) {
+    m_scheduler.exhaust(task);
+  } else {
+    // The task's best after the trials counted so far, as the uninterrupted run recorded it.
+    double best = 0;
+    for (int k = 0; k < counted[task]; ++k) {
+      const Measurement& m = tasks[task].trials[static_cast<std::size_t>(k)].second;
+      if (m.status == TrialStatus::Ok && m.speed > best) best = m.speed;
+    }
+    std::optional<double> seconds;
+    if (best > 0) seconds = m_graph.tasks[task].op.flops() / (best * 1e12);
+    m_scheduler.record(task, seconds);
+  }
+  m_units.push_back({static_cast<int>(m_units.size()) + 1, task, m_trials,
+                     bestSeconds(task), m_scheduler.objective()});
+}
+
+std::vector<UnitRecord> NetworkTuning::restore(const std::vector<TaskRestore>& tasks,
+                                               const std::vector<UnitRecord>& units) {
+  if (tasks.size() != m_engines.size())
+    throw std::logic_error("network tuning: one restore per task");
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    m_engines[i]->restore(0, tasks[i].trials, tasks[i].secondsBefore);
+    m_engines[i]->setStoreId(0, tasks[i].storeId);
+  }
+  std::vector<int> counted(tasks.size(), 0);
+  for (const UnitRecord& u : units) {
+    if (u.task >= tasks.size() ||
+        counted[u.task] + u.trials > static_cast<int>(tasks[u.task].trials.size()))
+      throw std::runtime_error("the stored units of this network name trials it does not have");
+    replayUnit(u.task, u.trials, tasks, counted);
+  }
+  // A kill mid-unit: the scheduler had picked that task, so it picks it again now.
+  std::vector<UnitRecord> added;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const int left = static_cast<int>(tasks[i].trials.size()) - counted[i];
+    if (left <= 0) continue;
+    replayUnit(i, left, tasks, counted);
+    added.push_back({i, left});
+  }
+  return added;
 }
 
 void NetworkTuning::run(const std::function<void(const NetworkUnit&)>& afterUnit) {

@@ -32,6 +32,20 @@ struct TaskMeasurement {
   Measurer* measurer = nullptr;
 };
 
+// A unit as the store keeps it: the task and the trials it measured (0: the task could not go
+// on, and the scheduler dropped it).
+struct UnitRecord {
+  std::size_t task = 0;
+  int trials = 0;
+};
+
+// What a resumed task brings: its stored trials in order, its tuning time and its store id.
+struct TaskRestore {
+  std::vector<std::pair<Config, Measurement>> trials;
+  double secondsBefore = 0;
+  std::int64_t storeId = 0;
+};
+
 // After each unit: the task, its best latency, and the network's estimate sum_i w_i * best_i.
 struct NetworkUnit {
   int unit = 0;
@@ -47,8 +61,16 @@ struct NetworkUnit {
 // into seconds (FLOPs / speed); the objective weighs it by how often the task occurs.
 class NetworkTuning {
  public:
+  // engineOptions: per task (a resumed task's trials continue its stored order); empty: defaults.
   NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement> measurements,
-                NetworkTuningPlan plan);
+                NetworkTuningPlan plan, const std::vector<EngineOptions>& engineOptions = {});
+
+  // Before the first step of a resumed network: gives each task's engine its stored trials and
+  // replays the scheduler through the stored units, so it goes on as if never interrupted. Trials
+  // a task committed after its last stored unit (a kill mid-unit) become one more unit, which is
+  // returned so the caller stores it. Throws std::runtime_error when the units do not replay.
+  std::vector<UnitRecord> restore(const std::vector<TaskRestore>& tasks,
+                                  const std::vector<UnitRecord>& units);
 
   // Observers of every task's engine (the store, a progress printer); add before stepping.
   void addObserver(EngineObserver& observer);
@@ -72,6 +94,9 @@ class NetworkTuning {
   TaskScheduler m_scheduler;
   int m_trials = 0;
   std::vector<NetworkUnit> m_units;
+
+  void replayUnit(std::size_t task, int trials, const std::vector<TaskRestore>& tasks,
+                  std::vector<int>& counted);
 };
 
 // What the scheduler knows of each task: its weight, its FLOPs, its group (the operator kind).

@@ -54,4 +54,28 @@ struct TrialRow {
   std::string finished;
 };
 
+// A network run (opevo net tune): the network as it was read, what tuned it, and the run of each
+// task (an ordinary run in `runs`, one per task in task order).
+struct NetworkRecord {
+  std::int64_t id = 0;
+  std::string name;
+  std::string source;       // the preset name or file path as given
+  std::string networkJson;  // the file's text: a resume does not need the file
+  std::string paramsJson;   // the param overrides
+  std::string backend;
+  std::string planJson;  // algorithm, settings, seed, trials, unit, scheduler
+  RunStatus status = RunStatus::Running;
+  std::string started;
+  std::string ended;
+  std::string resultJson;  // the end-to-end result once it ran
+  std::vector<std::int64_t> taskRuns;
+};
+
+// One unit of trials the task scheduler gave a task, in order.
+struct NetworkUnitRow {
+  int seq = 0;  // 1-based
+  int task = 0;
+  int trials = 0;  // measured in that unit
+};
+
 }  // namespace opevo

@@ -17,8 +17,8 @@ namespace {
 // "OPEV": marks our files, so another application's SQLite database is not mistaken for ours.
 constexpr std::int64_t kApplicationId = 0x4F504556;
 
-// The current schema, as a new file gets it and as the last migration leaves an old one.
-const char* const kSchema = R"sql(
+// Schema 2, as the 1 -> 2 migration leaves a version 1 file (history: never edit).
+const char* const kSchemaV2 = R"sql(
     CREATE TABLE races (
       id INTEGER PRIMARY KEY,
       started TEXT NOT NULL);
@@ -64,13 +64,45 @@ const char* const kSchema = R"sql(
     CREATE INDEX runs_by_race ON runs(race_id);
     )sql";
 
+// Schema 3 adds networks: a network run, the ordinary run that tunes each of its tasks, and the
+// units of trials its task scheduler handed out, in order (what a resume replays).
+const char* const kNetworkTables = R"sql(
+    CREATE TABLE networks (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      source TEXT NOT NULL,
+      network_json TEXT NOT NULL,
+      params_json TEXT NOT NULL,
+      backend TEXT NOT NULL,
+      plan_json TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('running','finished','interrupted','failed')),
+      started TEXT NOT NULL,
+      ended TEXT NOT NULL DEFAULT '',
+      result_json TEXT NOT NULL DEFAULT '');
+    CREATE TABLE network_tasks (
+      network_id INTEGER NOT NULL REFERENCES networks(id),
+      task INTEGER NOT NULL,
+      run_id INTEGER NOT NULL REFERENCES runs(id),
+      PRIMARY KEY (network_id, task));
+    CREATE TABLE network_units (
+      network_id INTEGER NOT NULL REFERENCES networks(id),
+      seq INTEGER NOT NULL,
+      task INTEGER NOT NULL,
+      trials INTEGER NOT NULL,
+      PRIMARY KEY (network_id, seq));
+    )sql";
+
+// The current schema, as a new file gets it and as the last migration leaves an old one.
+const std::string kSchema = std::string(kSchemaV2) + kNetworkTables;
+
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
-// no free pages left behind. Migrations are history: the one that adds version 3 first gives the
-// 1 -> 2 step its own copy of today's kSchema text, so that step keeps producing version 2. Keep a
-// database written by the release before each migration in tests/data.
+// no free pages left behind. Migrations are history: each names the schema text of its own
+// version, never kSchema, so an old step keeps producing its version. Keep a database written by
+// the release before each migration in tests/data.
 struct Migration {
-  const char* before;  // run before kSchema: moves the old tables aside
-  const char* after;   // run after it: copies the old rows in, drops the old tables
+  const char* before;  // moves the old tables aside
+  const char* schema;  // the tables of the new version
+  const char* after;   // copies the old rows in, drops the old tables
 };
 const Migration kMigrations[] = {
     // 1 -> 2: enums as checked columns, race membership and the reference library as columns (v1
@@ -80,6 +112,7 @@ const Migration kMigrations[] = {
     ALTER TABLE runs RENAME TO runs_v1;
     DROP INDEX IF EXISTS trials_by_config;
     )sql",
+     kSchemaV2,
      R"sql(
     -- v1's window kept a race's start time as its key, in operator_json.
     INSERT INTO races (started)
@@ -125,6 +158,8 @@ const Migration kMigrations[] = {
     DROP TABLE trials_v1;
     DROP TABLE runs_v1;
     )sql"},
+    // 2 -> 3: networks; nothing moves.
+    {"", kNetworkTables, ""},
 };
 
 std::string inQuotes(const std::string& path) {
@@ -265,11 +300,11 @@ void Store::migrate() {
       const std::string doing =
           "migrating " + inQuotes(m_path) + " to schema " + std::to_string(next);
       if (current == 0) {
-        exec(m_db, kSchema, "creating the tables of " + inQuotes(m_path));
+        exec(m_db, kSchema.c_str(), "creating the tables of " + inQuotes(m_path));
       } else {
         const Migration& m = kMigrations[current - 1];
         exec(m_db, m.before, doing);
-        exec(m_db, kSchema, doing);
+        exec(m_db, m.schema, doing);
         exec(m_db, m.after, doing);
       }
       const std::string stamp = "PRAGMA user_version=" + std::to_string(next) +

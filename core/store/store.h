@@ -17,7 +17,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating it and its folder when missing) and migrates to kSchemaVersion.
   explicit Store(const std::string& path);
@@ -53,6 +53,16 @@ class Store {
   // The highest trial order stored for the run's race (for a run of its own, the run): a resumed
   // run's trials continue from it.
   long long lastOrder(const RunRecord& run) const;
+
+  // Networks (network_store.cpp).
+  std::int64_t createNetwork(const NetworkRecord& network);
+  void setNetworkTaskRun(std::int64_t networkId, int task, std::int64_t runId);
+  // Commits at once, after the unit's trials.
+  void appendNetworkUnit(std::int64_t networkId, const NetworkUnitRow& unit);
+  void setNetworkStatus(std::int64_t networkId, RunStatus status, const std::string& resultJson);
+  std::optional<NetworkRecord> network(std::int64_t networkId) const;
+  std::vector<NetworkRecord> networks() const;
+  std::vector<NetworkUnitRow> networkUnits(std::int64_t networkId) const;
 
   static std::string nowUtc();
 

@@ -121,5 +121,40 @@ TEST(StoreMigration, AKilledVersion1RunResumesToItsBudget) {
   EXPECT_EQ(again.runs().size(), 7u);
 }
 
+// tests/data/opevo-v2.db was written by the release before schema 3 (commit 87b150e): a replay
+// run of 30 trials and a CPU run of 3 trials on MM1, both finished.
+TEST(StoreMigration, AVersion2DatabaseGainsTheNetworkTablesAndKeepsItsRuns) {
+  char pattern[] = "/tmp/opevo-migrate2-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string path = (dir / "opevo.db").string();
+  fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v2.db", path);
+  ASSERT_EQ(userVersion(path), 2);
+  {
+    Store store(path);
+    EXPECT_EQ(userVersion(path), 3);
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].backend, "replay");
+    EXPECT_EQ(store.trials(runs[0].id).size(), 30u);
+    EXPECT_EQ(store.trials(runs[1].id).size(), 3u);
+    EXPECT_TRUE(store.networks().empty());
+    NetworkRecord n;
+    n.name = "tiny";
+    n.source = "tiny.json";
+    n.networkJson = "{}";
+    n.paramsJson = "{}";
+    n.backend = "cpu";
+    n.planJson = "{}";
+    const std::int64_t id = store.createNetwork(n);
+    store.setNetworkTaskRun(id, 0, runs[1].id);
+    store.appendNetworkUnit(id, {1, 0, 3});
+  }
+  Store again(path);
+  ASSERT_EQ(again.networks().size(), 1u);
+  EXPECT_EQ(again.network(1)->taskRuns, std::vector<std::int64_t>{2});
+  EXPECT_EQ(again.networkUnits(1).front().trials, 3);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace opevo

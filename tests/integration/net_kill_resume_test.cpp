@@ -1,0 +1,126 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "common/child_process.h"
+#include "common/rng.h"
+#include "store/store.h"
+
+namespace opevo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every stored trial of every run, by run.
+std::map<std::int64_t, std::vector<TrialRow>> storedTrials(const std::string& db) {
+  std::map<std::int64_t, std::vector<TrialRow>> out;
+  if (!fs::exists(db)) return out;
+  Store store(db);
+  for (const RunRecord& r : store.runs()) out[r.id] = store.trials(r.id);
+  return out;
+}
+
+std::size_t count(const std::map<std::int64_t, std::vector<TrialRow>>& trials) {
+  std::size_t n = 0;
+  for (const auto& [run, rows] : trials) n += rows.size();
+  return n;
+}
+
+// A real `opevo net tune` of a small network on the CPU is killed with SIGKILL at random
+// moments (mid-unit too) and resumed each time: it must end with exactly its budget, every task's
+// trials numbered without a gap, nothing committed before a kill changed, no configuration of a
+// task measured twice, the units adding up to the budget, and the tuned network verified.
+TEST(NetKillAndResume, KillsLoseNothingAndTheNetworkEndsOnBudget) {
+  char pattern[] = "/tmp/opevo-netkill-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json";
+  const int budget = 36;
+
+  Rng rng(20261125);
+  std::map<std::int64_t, std::vector<TrialRow>> before;
+  int kills = 0;
+  for (int attempt = 0; attempt < 5 && kills < 3; ++attempt) {
+    std::vector<std::string> args = {OPEVO_CLI, "net", "tune"};
+    if (attempt == 0)
+      args.insert(args.end(), {network, "--trials", std::to_string(budget), "--unit", "3",
+                               "--seed", "7", "--no-reference"});
+    else
+      args.insert(args.end(), {"--resume", "1", "--no-reference"});
+    args.insert(args.end(), {"--db", db});
+    ChildStreams quiet;
+    quiet.stdoutToNull = true;
+    quiet.stderrToNull = true;
+    const pid_t pid = startChild(args, quiet);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    int status = 0;
+    bool exited = false;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      if (count(storedTrials(db)) > count(before)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (exited) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng.below(400)));
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    ++kills;
+    const auto after = storedTrials(db);
+    for (const auto& [run, rows] : before) {
+      ASSERT_GE(after.at(run).size(), rows.size());
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        EXPECT_EQ(after.at(run)[i].config, rows[i].config) << "run " << run << " trial " << i;
+    }
+    before = after;
+    if (static_cast<int>(count(before)) >= budget) break;
+  }
+  EXPECT_GE(kills, 2) << "the network ended too quickly to be interrupted";
+
+  const auto r = [&] {
+    ChildStreams quiet;
+    quiet.stdoutToNull = true;
+    quiet.stderrToNull = true;
+    return waitChild(startChild({OPEVO_CLI, "net", "tune", "--resume", "1", "--db", db}, quiet));
+  }();
+  const auto trials = storedTrials(db);
+  Store store(db);
+  const auto net = store.network(1);
+  ASSERT_TRUE(net.has_value());
+  if (count(before) < static_cast<std::size_t>(budget)) {
+    EXPECT_EQ(r, 0);
+  } else {
+    EXPECT_EQ(r, 2);  // it had finished: nothing to resume
+  }
+  EXPECT_EQ(net->status, RunStatus::Finished);
+  EXPECT_EQ(static_cast<int>(count(trials)), budget);
+  int unitTrials = 0;
+  for (const NetworkUnitRow& u : store.networkUnits(1)) unitTrials += u.trials;
+  EXPECT_EQ(unitTrials, budget);
+  ASSERT_EQ(net->taskRuns.size(), 8u);
+  for (const auto& [run, rows] : trials) {
+    std::set<std::string> configs;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].seq, static_cast<int>(i) + 1) << "run " << run;
+      configs.insert(rows[i].config);
+    }
+    EXPECT_EQ(configs.size(), rows.size()) << "run " << run << " measured a configuration twice";
+    const auto& old = before.count(run) ? before.at(run) : std::vector<TrialRow>{};
+    for (std::size_t i = 0; i < old.size(); ++i) EXPECT_EQ(rows[i].config, old[i].config);
+  }
+  // The result of the end-to-end run is kept with the network.
+  EXPECT_NE(net->resultJson.find("\"verified\""), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace opevo
