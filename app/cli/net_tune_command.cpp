@@ -1,9 +1,8 @@
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
-
-#include <fstream>
 
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
@@ -11,6 +10,7 @@
 #include "cli/net_cli.h"
 #include "common/error.h"
 #include "engine/store_recorder.h"
+#include "export/network_export.h"
 #include "net/network_tuning.h"
 #include "ops/presets.h"
 #include "store/store.h"
@@ -295,6 +295,62 @@ void runList(const std::string& db, bool json) {
   if (json) std::cout << all.dump(2) << "\n";
 }
 
+void runExport(std::int64_t id, const std::string& out, const std::string& db) {
+  Store store(db.empty() ? Store::defaultPath() : db);
+  const std::optional<NetworkRecord> stored = store.network(id);
+  if (!stored)
+    throw InputError("no network run " + std::to_string(id) + " in " + store.path() +
+                     " (opevo net runs lists them)");
+  net::ParamOverrides params;
+  const nlohmann::json storedParams = nlohmann::json::parse(stored->paramsJson);
+  for (const auto& [k, v] : storedParams.items()) params[k] = v.get<std::int64_t>();
+  const net::NetworkTuningPlan plan = planFromJson(stored->planJson);
+  const net::Network n =
+      net::networkFromJson(nlohmann::json::parse(stored->networkJson), stored->source, params);
+  const net::TaskGraph g = net::extractTasks(n);
+  if (stored->taskRuns.size() != g.tasks.size())
+    throw InputError("network run " + std::to_string(id) + " stores " +
+                     std::to_string(stored->taskRuns.size()) + " task runs for " +
+                     std::to_string(g.tasks.size()) + " tasks");
+  // Each task's best measured configuration; a task with none runs untuned.
+  std::vector<Config> configs;
+  int untuned = 0;
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    const SearchSpace space = defaultSpace(g.tasks[i].op);
+    const TrialRow* best = nullptr;
+    const std::vector<TrialRow> rows = store.trials(stored->taskRuns[i]);
+    for (const TrialRow& t : rows)
+      if (t.status == TrialStatus::Ok && (!best || t.speed > best->speed)) best = &t;
+    configs.push_back(best ? space.parse(best->config) : untunedConfig(space));
+    untuned += best ? 0 : 1;
+  }
+  const net::NetworkProgram program = net::buildNetworkProgram(n, g, configs, plan.seed);
+  // What the program must reproduce: libtorch's output when it is here, else ours.
+  TempDir dir("opevo-net");
+  const std::string file = dir.path() + "/network.json";
+  std::ofstream(file) << stored->networkJson;
+  std::string why;
+  const std::optional<net::TorchResult> ref =
+      net::runTorchReference(file, params, {plan.seed, 0, 0, 1}, &why);
+  std::vector<float> expected;
+  std::string from;
+  if (ref) {
+    expected = ref->output;
+    from = "libtorch " + ref->version;
+  } else {
+    net::CpuNetworkRun run(n, g, configs, plan.seed);
+    expected = run.forward();
+    from = "this network's own run when exported (" + why + ")";
+  }
+  const std::string title = n.name + " tuned by OpEvo Studio (network run " + std::to_string(id) +
+                            ", " + std::to_string(g.tasks.size() - untuned) + " of " +
+                            std::to_string(g.tasks.size()) + " tasks tuned)";
+  net::exportNetworkProgram(program, expected, from, title, out);
+  std::printf("wrote %s: kernels.cpp, main.cpp, data.bin, build.sh, README.txt\n"
+              "expected output: %s\nbuild and check: %s/build.sh && (cd %s && ./network)\n",
+              out.c_str(), from.c_str(), out.c_str(), out.c_str());
+}
+
 }  // namespace
 
 void addNetTuneCommand(CLI::App& net) {
@@ -326,6 +382,18 @@ void addNetTuneCommand(CLI::App& net) {
   runs->add_option("--db", list->first, "The database (default: the user's data directory)");
   runs->add_flag("--json", list->second, "Print one JSON array");
   runs->callback([list] { runList(list->first, list->second); });
+
+  struct ExportOptions {
+    std::int64_t id = 0;
+    std::string out, db;
+  };
+  auto e = std::make_shared<ExportOptions>();
+  auto* exp = net.add_subcommand(
+      "export", "Write a stored network's tuned kernels as a standalone program that checks itself");
+  exp->add_option("id", e->id, "The network run (opevo net runs)")->required();
+  exp->add_option("--out", e->out, "The directory to write")->required();
+  exp->add_option("--db", e->db, "The database (default: the user's data directory)");
+  exp->callback([e] { runExport(e->id, e->out, e->db); });
 }
 
 }  // namespace opevo::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/cpu_compiler.h"
+#include "net/network_program.h"
 #include "net/tasks.h"
 #include "space/search_space.h"
 
@@ -45,14 +46,12 @@ class CpuNetworkRun {
     bool task = false;
     std::function<void()> run;
   };
-  float* buffer(const std::string& tensor);
 
-  const Network& m_net;
   TempDir m_dir;
   void* m_library = nullptr;
-  std::vector<std::vector<float>> m_storage;          // every tensor that is not a view
-  std::vector<std::pair<std::string, float*>> m_tensors;  // name -> its (possibly aliased) data
-  std::vector<std::vector<float>> m_params;           // weights and biases, kept alive
+  NetworkProgram m_program;
+  std::vector<std::vector<float>> m_storage;              // each tensor that is not a view
+  std::vector<float*> m_data;                              // each tensor's data (views alias)
   std::vector<std::vector<const float*>> m_pointerLists;  // fixed kernels' in/params arrays
   std::vector<Step> m_steps;
   std::vector<float> m_output;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
@@ -65,9 +66,13 @@ TEST(CliNet, AlexNetUntunedRunsEndToEndAndMatchesLibtorch) {
 }
 
 TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
+  char pattern[] = "/tmp/opevo-nettune-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
   for (const char* scheduler : {"gradient", "round-robin"}) {
     const auto r = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "22", "--unit", "2",
-                                          "--scheduler", scheduler, "--runs", "3", "--json"});
+                                          "--scheduler", scheduler, "--runs", "3", "--json",
+                                          "--db", db});
     ASSERT_EQ(r.status, 0) << r.err << r.out;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["trials"], 22);
@@ -84,9 +89,39 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
     if (j["reference"]["ms"].is_null()) continue;
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
   }
-  const auto bad = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--algo", "nope"});
+  const auto bad = runProcess(
+      OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--algo", "nope", "--db", db});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("unknown algorithm 'nope'"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliNet, AStoredNetworkExportsAsAProgramThatChecksItself) {
+  char pattern[] = "/tmp/opevo-netexport-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string(), out = (dir / "program").string();
+  const auto tune = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "16", "--db", db,
+                                           "--no-reference", "--runs", "2", "--json"});
+  ASSERT_EQ(tune.status, 0) << tune.err;
+  const auto runs = runProcess(OPEVO_CLI, {"net", "runs", "--db", db, "--json"});
+  ASSERT_EQ(runs.status, 0) << runs.err;
+  const nlohmann::json listed = nlohmann::json::parse(runs.out);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["status"], "finished");
+  EXPECT_EQ(listed[0]["trials"], 16);
+  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto build = runProcess("/bin/sh", {out + "/build.sh"});
+  ASSERT_EQ(build.status, 0) << build.err << build.out;
+  std::filesystem::current_path(out);
+  const auto run = runProcess(out + "/network", {});
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
+  const auto missing = runProcess(OPEVO_CLI, {"net", "export", "7", "--db", db, "--out", out});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("no network run 7"), std::string::npos) << missing.err;
+  std::filesystem::current_path("/");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "net/network_program.h"
+
+namespace opevo::net {
+
+// Writes a standalone program that runs a tuned network on a CPU and checks itself: kernels.cpp
+// (every kernel), main.cpp (the calls in order, timing, the check), data.bin (the input, the
+// parameters, the expected output as float32), build.sh and README.txt. `expected` is the output
+// the program must reproduce (libtorch's when it was there), `expectedFrom` says whose it is.
+// Throws std::runtime_error when the directory cannot be written.
+void exportNetworkProgram(const NetworkProgram& program, const std::vector<float>& expected,
+                          const std::string& expectedFrom, const std::string& title,
+                          const std::string& directory);
+
+}  // namespace opevo::net
