@@ -49,5 +49,6 @@ void printEndToEnd(const std::string& what, const EndToEnd& e, int runs);
 void requireVerified(const EndToEnd& e);
 
 void addNetTuneCommand(CLI::App& net);
+void addNetCompareCommand(CLI::App& net);
 
 }  // namespace opevo::cli

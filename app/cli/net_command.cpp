@@ -219,6 +219,7 @@ void addNetCommands(CLI::App& app) {
   r->add_flag("--json", run->json, "Print one JSON object");
   r->callback([run] { runRun(*run); });
   addNetTuneCommand(*net);
+  addNetCompareCommand(*net);
 }
 
 }  // namespace opevo::cli

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
@@ -93,6 +94,25 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
       OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--algo", "nope", "--db", db});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("unknown algorithm 'nope'"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliNet, CompareRacesSchedulersAndAlgorithms) {
+  char pattern[] = "/tmp/opevo-netcompare-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const auto r = runProcess(OPEVO_CLI, {"net", "compare", kAllOps, "--trials", "10", "--algos",
+                                        "opevo-m,random", "--out", dir.string(), "--runs", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("| random | round-robin | 0 | 10 |"), std::string::npos) << r.out;
+  std::ifstream summary(dir / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(summary);
+  ASSERT_EQ(j["results"].size(), 4u);
+  for (const auto& result : j["results"]) EXPECT_EQ(result["trials"], 10);
+  std::ifstream curve(dir / "curve.csv");
+  std::string line;
+  int rows = -1;  // the header
+  while (std::getline(curve, line)) ++rows;
+  EXPECT_EQ(rows, 4 * 3);  // units of 4, 4, 2 for each of the four contenders
   std::filesystem::remove_all(dir);
 }
 

@@ -1,0 +1,165 @@
+// opevo net compare: schedulers x algorithms x repeats on one network, their units interleaved
+// (one unit of each in turn), each tuned network then run end to end; the estimate curves and
+// the end-to-end results written for plotting (the OpEvo paper's Figure 6).
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "backends/backend_factory.h"
+#include "cli/commands.h"
+#include "cli/net_cli.h"
+#include "common/error.h"
+#include "net/network_tuning.h"
+#include "ops/presets.h"
+#include "space/text.h"
+#include "tuners/registry.h"
+
+namespace opevo::cli {
+namespace {
+
+struct NetCompareOptions {
+  std::string network;
+  std::vector<std::string> params;
+  std::string algos = tunerRegistry().defaultTuner().name + ",autotvm";
+  std::string schedulers = "gradient,round-robin";
+  int repeats = 1;
+  int trials = 0;
+  std::size_t unit = 4;
+  std::uint64_t seed = 1;
+  std::string out;
+  int runs = 10;
+  bool reference = true;
+};
+
+// One combination: its tasks' measurements (workers), its tuning.
+struct Contender {
+  std::string algorithm;
+  net::SchedulerKind scheduler;
+  int repeat = 0;
+  std::vector<MeasurementSetup> setups;
+  std::unique_ptr<net::NetworkTuning> tuning;
+  bool done = false;
+};
+
+void runCompare(const NetCompareOptions& o) {
+  if (o.trials < 1) throw InputError("give a budget: --trials N");
+  if (o.repeats < 1) throw InputError("--repeats must be at least 1");
+  const net::ParamOverrides params = paramOverrides(o.params);
+  const net::Network n = net::loadNetwork(o.network, params);
+  const net::TaskGraph g = net::extractTasks(n);
+  std::vector<std::string> algos, schedulers;
+  for (const std::string& a : splitList(o.algos, ','))
+    if (!a.empty()) {
+      if (!tunerRegistry().find(a))
+        throw InputError("unknown algorithm '" + a + "' (opevo tuners lists them)");
+      algos.push_back(a);
+    }
+  for (const std::string& s : splitList(o.schedulers, ','))
+    if (!s.empty()) schedulers.push_back(s);
+  std::vector<Contender> all;
+  for (int r = 0; r < o.repeats; ++r)
+    for (const std::string& s : schedulers)
+      for (const std::string& a : algos) {
+        Contender c{a, net::parseSchedulerKind(s), r, {}, nullptr, false};
+        std::vector<net::TaskMeasurement> m;
+        for (const net::Task& t : g.tasks) {
+          c.setups.push_back(makeOperatorMeasurement(
+              "cpu", {t.op, defaultSpace(t.op), nlohmann::json::object()}));
+          m.push_back({c.setups.back().space, c.setups.back().measurer.get()});
+        }
+        net::NetworkTuningPlan plan;
+        plan.algorithm = a;
+        plan.seed = o.seed + static_cast<std::uint64_t>(r);
+        plan.trials = o.trials;
+        plan.unit = o.unit;
+        plan.scheduler = c.scheduler;
+        c.tuning = std::make_unique<net::NetworkTuning>(g, std::move(m), plan);
+        all.push_back(std::move(c));
+      }
+  std::filesystem::create_directories(o.out);
+  std::ofstream curve(std::filesystem::path(o.out) / "curve.csv");
+  curve << "algorithm,scheduler,repeat,unit,trials,task,estimate_ms\n";
+  auto label = [](const Contender& c) {
+    return c.algorithm + "/" + std::string(net::schedulerKindName(c.scheduler)) + "/r" +
+           std::to_string(c.repeat);
+  };
+  std::fprintf(stderr, "%s: %zu tasks, %zu contenders, %d trials each, units of %zu in turn\n",
+               n.name.c_str(), g.tasks.size(), all.size(), o.trials, o.unit);
+  // One unit of each contender in turn: drift of the machine falls on all of them alike.
+  for (bool any = true; any;) {
+    any = false;
+    for (Contender& c : all) {
+      if (c.done) continue;
+      if (!c.tuning->step()) {
+        c.done = true;
+        continue;
+      }
+      any = true;
+      const net::NetworkUnit& u = c.tuning->units().back();
+      curve << c.algorithm << "," << net::schedulerKindName(c.scheduler) << "," << c.repeat << ","
+            << u.unit << "," << u.trials << "," << g.tasks[u.task].name << ",";
+      if (std::isfinite(u.objectiveSeconds)) curve << u.objectiveSeconds * 1e3;
+      curve << "\n";
+      curve.flush();
+      std::fprintf(stderr, "%-40s %4d/%d trials\n", label(c).c_str(), u.trials, o.trials);
+    }
+  }
+  nlohmann::json results = nlohmann::json::array();
+  std::printf("| algorithm | scheduler | repeat | trials | sum of tasks ms | end-to-end ms | libtorch ms | verified |\n");
+  std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+  for (Contender& c : all) {
+    std::vector<Config> configs;
+    double sum = 0;
+    const auto best = c.tuning->bestConfigs();
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+      configs.push_back(best[i] ? *best[i] : untunedConfig(*c.setups[i].space));
+      if (const auto s = c.tuning->bestSeconds(i)) sum += g.tasks[i].weight() * *s * 1e3;
+    }
+    const EndToEnd e =
+        runEndToEnd(o.network, params, n, g, configs, {o.seed, 3, o.runs, o.reference, false});
+    nlohmann::json r{{"algorithm", c.algorithm},
+                     {"scheduler", net::schedulerKindName(c.scheduler)},
+                     {"repeat", c.repeat},
+                     {"trials", c.tuning->trials()},
+                     {"sum_of_tasks_ms", sum},
+                     {"end_to_end_ms", e.ms},
+                     {"verified", e.verified},
+                     {"reference", referenceJson(e)}};
+    results.push_back(r);
+    std::printf("| %s | %s | %d | %d | %.3f | %.3f | %s | %s |\n", c.algorithm.c_str(),
+                std::string(net::schedulerKindName(c.scheduler)).c_str(), c.repeat,
+                c.tuning->trials(), sum, e.ms,
+                e.reference ? std::to_string(e.reference->ms).c_str() : "-",
+                e.reference ? (e.verified ? "yes" : "NO") : "no reference");
+    requireVerified(e);
+  }
+  std::ofstream(std::filesystem::path(o.out) / "summary.json")
+      << nlohmann::json{{"network", n.name}, {"params", n.params}, {"results", results}}.dump(2)
+      << "\n";
+}
+
+}  // namespace
+
+void addNetCompareCommand(CLI::App& net) {
+  auto o = std::make_shared<NetCompareOptions>();
+  auto* cmd = net.add_subcommand(
+      "compare", "Race schedulers x algorithms x repeats on a network (on this CPU), interleaved");
+  cmd->add_option("network", o->network, "A preset name (opevo net list) or a network file")
+      ->required();
+  cmd->add_option("--param", o->params, "Change a param of the network, e.g. batch=8 (repeatable)");
+  cmd->add_option("--algos", o->algos, "Algorithms, comma-separated (default: the default and autotvm)");
+  cmd->add_option("--schedulers", o->schedulers, "gradient,round-robin (default both)");
+  cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)");
+  cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")->required();
+  cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
+  cmd->add_option("--seed", o->seed, "Seed of repeat 0 (repeat r uses seed + r)");
+  cmd->add_option("--out", o->out, "Directory for curve.csv and summary.json")->required();
+  cmd->add_option("--runs", o->runs, "Timed forward passes of each tuned network (default 10)");
+  cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
+  cmd->callback([o] { runCompare(*o); });
+}
+
+}  // namespace opevo::cli
