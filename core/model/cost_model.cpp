@@ -45,7 +45,9 @@ bool CostModel::train(const std::vector<Observation>& a, const std::vector<Obser
   for (const auto* list : {&a, &b}) {
     for (const Observation& o : *list) {
       m_features.addRow(o.config, x);
-      labels.push_back(static_cast<float>(clean(o.fitness) / best));
+      const double label = clean(o.fitness) / best;
+      labels.push_back(
+          static_cast<float>(m_labelPower == 1 ? label : std::pow(label, m_labelPower)));
     }
   }
   m_xgb.train(x, labels);

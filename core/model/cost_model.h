@@ -21,6 +21,10 @@ class CostModel {
   bool train(const std::vector<Observation>& a, const std::vector<Observation>& b);
   static bool trainable(const std::vector<Observation>& a, const std::vector<Observation>& b);
 
+  // Labels become (fitness / best)^power: above 1 the model spends its fit on the top
+  // configurations and compresses the poor ones toward 0. 1 (the default) leaves them linear.
+  void setLabelPower(double power) { m_labelPower = power; }
+
   bool trained() const { return m_xgb.trained(); }
   // One predicted score per configuration, higher is better. Reuses internal buffers.
   void predict(const std::vector<Config>& configs, std::vector<float>& out);
@@ -32,6 +36,7 @@ class CostModel {
   FeatureExtractor m_features;
   XgbModel m_xgb;
   FeatureMatrix m_buffer;
+  double m_labelPower = 1;
 };
 
 }  // namespace opevo

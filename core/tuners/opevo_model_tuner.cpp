@@ -41,6 +41,27 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
             "models ranking the candidates: more than one adds models trained on bootstrap "
             "resamples, and candidates where they disagree score higher");
   s.declare("kappa", 1, 0, 100, false, "weight of the models' disagreement in a score");
+  s.declare("label_power", 2, 0.1, 16, false,
+            "the model learns (fitness / best)^label_power: above 1 its fit goes to the top "
+            "configurations");
+  s.declare("stall_spread", 0, 0, 1e6, true,
+            "once stalled (`patience`), guesses away from the parents are farthest-point picks "
+            "from everything measured among the model's top `stall_spread` random candidates "
+            "(0: the model's best guesses, as before the stall)");
+  s.declare("basin_pool", 0, 0, 1e6, true,
+            "configurations measured, best first, searched for other basins' leaders (0: the "
+            "parents)");
+  s.declare("climb_reach", 0, 0, 1, true,
+            "0: climbing steps to the neighbours of a value; 1: to any value of one discrete "
+            "parameter (the others keep their neighbours)");
+  s.declare("early_batch", 0, 0, 1e6, true,
+            "batch size while fewer than `early_trials` trials are measured, after the first "
+            "batch (0: `batch` throughout)");
+  s.declare("early_trials", 48, 0, 1e6, true, "trials measured in batches of `early_batch`");
+  s.declare("basin_climb", 0, 0, 1e6, true,
+            "extra climbing picks among the unmeasured neighbours of the leaders of other basins "
+            "(the best configurations that differ from every better leader in `far_from_best` "
+            "parameters)");
   declareCostModelSettings(s, 4, 0.3, 64, 0);
   return s;
 }
@@ -49,7 +70,18 @@ OpEvoModelTuner::OpEvoModelTuner(const SearchSpace& space, TunerSettings setting
                                  std::uint64_t seed)
     : ModelBasedTuner(space, std::move(settings), seed),
       m_batch(static_cast<std::size_t>(m_settings.getInt("batch"))),
-      m_seed(seed) {}
+      m_earlyBatch(static_cast<std::size_t>(m_settings.getInt("early_batch"))),
+      m_earlyTrials(static_cast<std::size_t>(m_settings.getInt("early_trials"))),
+      m_seed(seed) {
+  model().setLabelPower(m_settings.get("label_power"));
+}
+
+std::size_t OpEvoModelTuner::preferredBatch() const {
+  // The first batch (a spread over the space) keeps its full size.
+  if (m_earlyBatch > 0 && !history().empty() && history().size() < m_earlyTrials)
+    return m_earlyBatch;
+  return m_batch;
+}
 
 void OpEvoModelTuner::trainEnsemble() {
   const auto extra = static_cast<std::size_t>(m_settings.getInt("models") - 1);
@@ -59,6 +91,7 @@ void OpEvoModelTuner::trainEnsemble() {
     if (m_ensemble.size() <= k)
       m_ensemble.push_back(std::make_unique<CostModel>(
           m_space, costModelParams(m_settings, m_seed + 7919 * (k + 1))));
+    m_ensemble[k]->setLabelPower(m_settings.get("label_power"));
     std::vector<Observation> resample;
     resample.reserve(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) resample.push_back(all[m_rng.below(all.size())]);
@@ -73,9 +106,9 @@ double OpEvoModelTuner::currentQ() {
       m_best = history()[i].fitness;
       m_bestAt = i + 1;
     }
-  const bool stalled =
+  m_stalled =
       history().size() - m_bestAt >= static_cast<std::size_t>(m_settings.getInt("patience"));
-  return m_settings.get(stalled ? "q_stalled" : "q");
+  return m_settings.get(m_stalled ? "q_stalled" : "q");
 }
 
 void OpEvoModelTuner::beforePick() {
@@ -83,7 +116,7 @@ void OpEvoModelTuner::beforePick() {
   m_plannedAt = history().size();
   if (ensureModel()) {
     trainEnsemble();
-    setPlan(screened(m_batch));
+    setPlan(screened(preferredBatch()));
   } else if (history().empty() && priorObservations().empty())
     setPlan(spreadOut(m_batch));
   // Otherwise (nothing to rank yet) picks stay uniformly random.
@@ -192,19 +225,35 @@ std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
   // anywhere in the space, so a basin the parents do not reach still gets measured.
   // A warm start's first batch begins where the earlier runs ended: it refines their best.
   const bool warmStart = history().empty() && !near.empty();
+  // A batch smaller than `batch` (early_batch) keeps the shares, rounding the guesses down.
+  const double scale = static_cast<double>(n) / static_cast<double>(m_batch);
   const auto farPicks =
       near.empty() ? n
       : warmStart  ? 0
                    : std::min(n, static_cast<std::size_t>(std::llround(
-                                     static_cast<double>(n) * m_settings.get("explore_share"))));
+                                     static_cast<double>(n) * m_settings.get("explore_share") -
+                                     (n < m_batch ? 1e-9 : 0))));
+  const auto climbPicks = static_cast<std::size_t>(
+      std::llround(static_cast<double>(m_settings.getInt("climb")) * std::min(1.0, scale)));
   // Guesses far from the parents are spread out (a wrong one costs one trial, not a batch);
   // children may be one step apart, which is how the last few percent are found.
   const auto spread = static_cast<std::size_t>(m_settings.getInt("min_distance"));
-  std::vector<Config> plan = bestPredicted(far, farPicks, spread);
-  for (Config& c : climbing(
-           parents, std::min<std::size_t>(n - plan.size(),
-                                          static_cast<std::size_t>(m_settings.getInt("climb")))))
+  const auto stallSpread = static_cast<std::size_t>(m_settings.getInt("stall_spread"));
+  std::vector<Config> plan = m_stalled && stallSpread > 0 && !near.empty()
+                                 ? farthestFromMeasured(far, farPicks, stallSpread)
+                                 : bestPredicted(far, farPicks, spread);
+  for (Config& c : climbing(parents, std::min<std::size_t>(n - plan.size(), climbPicks)))
     if (std::find(plan.begin(), plan.end(), c) == plan.end()) plan.push_back(std::move(c));
+  const auto basinPicks = static_cast<std::size_t>(m_settings.getInt("basin_climb"));
+  std::vector<const Config*> basinPool = parents;
+  if (const auto pool = static_cast<std::size_t>(m_settings.getInt("basin_pool")); pool > 0) {
+    basinPool.clear();
+    for (const Observation* o : known)
+      if (basinPool.size() < pool) basinPool.push_back(&o->config);
+  }
+  if (basinPicks > 0 && !warmStart && plan.size() < n)
+    for (Config& c : basinClimbing(basinPool, std::min(n - plan.size(), basinPicks), away))
+      if (std::find(plan.begin(), plan.end(), c) == plan.end()) plan.push_back(std::move(c));
   std::erase_if(
       near, [&](const Config& c) { return std::find(plan.begin(), plan.end(), c) != plan.end(); });
   for (Config& c : bestPredicted(near, n - plan.size(), 1)) plan.push_back(std::move(c));
@@ -226,7 +275,7 @@ std::vector<Config> OpEvoModelTuner::climbing(const std::vector<const Config*>& 
   for (const Config* p : parents) {
     std::vector<Config> around;
     for (std::size_t i = 0; i < p->size(); ++i) {
-      m_space.param(i).neighbours((*p)[i], steps);
+      steps = moves(i, (*p)[i]);
       for (const Vertex& v : steps) {
         Config c = *p;
         c[i] = v;
@@ -237,6 +286,99 @@ std::vector<Config> OpEvoModelTuner::climbing(const std::vector<const Config*>& 
     if (!around.empty()) return bestPredicted(around, n, 1);
   }
   return {};
+}
+
+// Where climbing may move parameter i from v: its neighbours, or (climb_reach 1) every other
+// value of a discrete parameter.
+std::vector<Vertex> OpEvoModelTuner::moves(std::size_t i, const Vertex& v) const {
+  std::vector<Vertex> out;
+  const Parameter& p = m_space.param(i);
+  if (m_settings.getInt("climb_reach") == 1 && p.kind() == ParamKind::Discrete) {
+    const auto n = static_cast<std::int64_t>(p.size().as64());
+    for (std::int64_t k = 0; k < n; ++k)
+      if (k != v[0]) out.push_back({k});
+    return out;
+  }
+  p.neighbours(v, out);
+  return out;
+}
+
+// Leaders of other basins: going down the parents, one that differs from every leader above it
+// in at least `away` parameters starts a basin (the best configuration is the first leader and is
+// left to climbing()). Each later leader, best first, gets one pick among its unmeasured
+// neighbours, the model's favourite.
+std::vector<Config> OpEvoModelTuner::basinClimbing(const std::vector<const Config*>& parents,
+                                                   std::size_t n, std::size_t away) {
+  if (n == 0 || parents.empty()) return {};
+  auto distance = [](const Config& a, const Config& b) {
+    std::size_t d = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) d += a[i] != b[i] ? 1 : 0;
+    return d;
+  };
+  std::vector<const Config*> leaders{parents.front()};
+  std::vector<Config> out;
+  std::vector<Vertex> steps;
+  for (std::size_t k = 1; k < parents.size() && out.size() < n; ++k) {
+    const Config* p = parents[k];
+    bool apart = true;
+    for (const Config* l : leaders)
+      apart = apart && distance(*l, *p) >= std::max<std::size_t>(away, 1);
+    if (!apart) continue;
+    leaders.push_back(p);
+    std::vector<Config> around;
+    for (std::size_t i = 0; i < p->size(); ++i) {
+      steps = moves(i, (*p)[i]);
+      for (const Vertex& v : steps) {
+        Config c = *p;
+        c[i] = v;
+        if (isNew(c) && std::find(around.begin(), around.end(), c) == around.end() &&
+            std::find(out.begin(), out.end(), c) == out.end())
+          around.push_back(std::move(c));
+      }
+    }
+    for (Config& c : bestPredicted(around, 1, 1)) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Farthest-point picks among the model's top `top` candidates, distance to everything measured
+// (and picked): once the search has stalled, guesses go where nothing has been measured.
+std::vector<Config> OpEvoModelTuner::farthestFromMeasured(const std::vector<Config>& candidates,
+                                                          std::size_t n, std::size_t top) {
+  if (candidates.empty() || n == 0) return {};
+  const std::vector<Config> pool =
+      top >= candidates.size() ? candidates : bestPredicted(candidates, top, 1);
+  std::vector<std::vector<double>> points, measured;
+  for (const Config& c : pool) points.push_back(m_space.features(c));
+  for (const Observation& o : history()) measured.push_back(m_space.features(o.config));
+  const std::size_t dims = points.front().size();
+  for (std::size_t d = 0; d < dims; ++d) {
+    double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+    for (const auto* set : {&points, &measured})
+      for (const auto& p : *set) lo = std::min(lo, p[d]), hi = std::max(hi, p[d]);
+    for (auto* set : {&points, &measured})
+      for (auto& p : *set) p[d] = hi > lo ? (p[d] - lo) / (hi - lo) : 0;
+  }
+  auto l1 = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    double d = 0;
+    for (std::size_t k = 0; k < dims; ++k) d += std::abs(a[k] - b[k]);
+    return d;
+  };
+  std::vector<double> nearest(pool.size(), std::numeric_limits<double>::max());
+  for (std::size_t i = 0; i < pool.size(); ++i)
+    for (const auto& m : measured) nearest[i] = std::min(nearest[i], l1(points[i], m));
+  std::vector<Config> chosen;
+  while (chosen.size() < n && chosen.size() < pool.size()) {
+    // Ties keep the model's order (pool is best predicted first), so a seed replays.
+    const auto next = static_cast<std::size_t>(std::max_element(nearest.begin(), nearest.end()) -
+                                               nearest.begin());
+    if (nearest[next] < 0) break;
+    chosen.push_back(pool[next]);
+    nearest[next] = -1;
+    for (std::size_t i = 0; i < pool.size(); ++i)
+      if (nearest[i] >= 0) nearest[i] = std::min(nearest[i], l1(points[i], points[next]));
+  }
+  return chosen;
 }
 
 std::vector<Config> OpEvoModelTuner::bestPredicted(const std::vector<Config>& candidates,

@@ -10,18 +10,20 @@ namespace opevo {
 // best configurations measured; children are recombined from them and mutated by a q-random walk
 // on each parameter's topology) proposes many more children than a batch; an XGBoost model
 // trained on everything measured (failures as speed 0, so it learns where configurations fail)
-// ranks them, and only the most promising are measured. A trial on a GPU costs seconds and a
-// proposal microseconds: screening is where few-trial tuning is won. The first batch is spread
-// over the space (farthest-point picks from random candidates) so the first model sees all of it;
-// when the best stops improving, the walks grow longer (q rises) to leave the basin. Each batch
-// also climbs (the best configuration's untried neighbours) and guesses far from the best.
+// ranks them, and only the most promising are measured. The model learns the square of speed over
+// the best (label_power 2), so its fit goes to telling the top configurations apart. A trial on
+// a GPU costs seconds and a proposal microseconds: screening is where few-trial tuning is won. The
+// first batch is spread over the space (farthest-point picks from random candidates) so the first
+// model sees all of it; when the best stops improving, the walks grow longer (q rises) to leave the
+// basin. Each batch also climbs (the best configuration's untried neighbours) and guesses far from
+// the best.
 class OpEvoModelTuner final : public ModelBasedTuner {
  public:
   OpEvoModelTuner(const SearchSpace& space, TunerSettings settings, std::uint64_t seed);
   static TunerSettings defaultSettings();
 
   std::string name() const override { return "opevo-m"; }
-  std::size_t preferredBatch() const override { return m_batch; }
+  std::size_t preferredBatch() const override;
 
  protected:
   void beforePick() override;
@@ -32,12 +34,19 @@ class OpEvoModelTuner final : public ModelBasedTuner {
   std::vector<Config> bestPredicted(const std::vector<Config>& candidates, std::size_t n,
                                     std::size_t minDistance);
   std::vector<Config> climbing(const std::vector<const Config*>& parents, std::size_t n);
+  std::vector<Vertex> moves(std::size_t i, const Vertex& v) const;
+  std::vector<Config> basinClimbing(const std::vector<const Config*>& parents, std::size_t n,
+                                    std::size_t away);
+  std::vector<Config> farthestFromMeasured(const std::vector<Config>& candidates, std::size_t n,
+                                           std::size_t top);
   std::optional<Config> child(const std::vector<const Config*>& parents, double q);
   double currentQ();
 
   void trainEnsemble();
 
   std::size_t m_batch;
+  std::size_t m_earlyBatch;
+  std::size_t m_earlyTrials;
   std::uint64_t m_seed;
   // Extra models trained on bootstrap resamples of the data: where they disagree, the model is
   // unsure, and an optimistic score (mean + kappa * spread) sends a measurement there.
@@ -45,6 +54,7 @@ class OpEvoModelTuner final : public ModelBasedTuner {
   std::size_t m_plannedAt = static_cast<std::size_t>(-1);  // history size at the last plan
   double m_best = 0;
   std::size_t m_bestAt = 0;  // history size when m_best was found
+  bool m_stalled = false;    // no better configuration for `patience` trials
 };
 
 }  // namespace opevo

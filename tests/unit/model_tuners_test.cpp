@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "model/cost_model.h"
 #include "model/features.h"
 #include "ops/presets.h"
 #include "space/discrete_param.h"
@@ -304,6 +305,51 @@ TEST(OpEvoModelTuner, ClimbingMeasuresEveryNeighbourOfTheBest) {
       EXPECT_NE(std::find(batch.begin(), batch.end(), n), batch.end()) << space.format(n);
     }
   }
+}
+
+// label_power: the model learns (fitness / best)^p, so with p = 2 a configuration at half the best
+// speed is fitted near 0.25 rather than 0.5.
+TEST(CostModel, LabelPowerRaisesTheNormalisedLabels) {
+  SearchSpace space;
+  space.add(std::make_shared<DiscreteParam>("a", std::vector<double>{1, 2}));
+  const std::vector<Observation> data{{space.parse("a=1"), 1.0}, {space.parse("a=2"), 2.0}};
+  XgbParams params;
+  params.objective = "reg:squarederror";
+  params.rounds = 200;
+  params.minChildWeight = 0;
+  for (const double power : {1.0, 2.0}) {
+    CostModel model(space, params);
+    model.setLabelPower(power);
+    ASSERT_TRUE(model.train(data, {}));
+    std::vector<float> out;
+    model.predict({space.parse("a=1"), space.parse("a=2")}, out);
+    EXPECT_NEAR(out[0], std::pow(0.5, power), 0.02) << power;
+    EXPECT_NEAR(out[1], 1.0, 0.02) << power;
+  }
+}
+
+// early_batch: after the first batch (a spread over the space, full size) opevo-m asks for
+// batches of early_batch until early_trials are measured.
+TEST(OpEvoModelTuner, EarlyBatchesAreSmaller) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  auto tuner = make("opevo-m", space, 5,
+                    {{"batch", "8"},
+                     {"candidates", "64"},
+                     {"xgb_rounds", "10"},
+                     {"early_batch", "4"},
+                     {"early_trials", "16"}});
+  std::vector<std::size_t> sizes;
+  std::size_t measured = 0;
+  while (measured < 32) {
+    const std::vector<Config> batch = tuner->propose(tuner->preferredBatch());
+    ASSERT_FALSE(batch.empty());
+    std::vector<Observation> results;
+    for (const Config& c : batch) results.push_back({c, synthetic(c)});
+    tuner->observe(results);
+    sizes.push_back(batch.size());
+    measured += batch.size();
+  }
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{8, 4, 4, 8, 8}));
 }
 
 TEST(Features, DiscreteIntegersNotAllPowersOfTwoGetTheirAlignment) {
