@@ -31,7 +31,8 @@ EndToEnd runEndToEnd(const std::string& network, const net::ParamOverrides& para
   e.steps = run.stepTimes(std::max(3, o.runs / 4));
   for (const auto& s : e.steps) (s.task ? e.taskMs : e.fixedMs) += s.ms;
   if (o.reference)
-    e.reference = net::runTorchReference(network, params, {o.seed, 0, o.warmup, o.runs}, &e.missing);
+    e.reference =
+        net::runTorchReference(network, params, {o.seed, 0, o.warmup, o.runs}, &e.missing);
   else
     e.missing = "no libtorch reference: --no-reference";
   if (e.reference) {
@@ -50,9 +51,10 @@ nlohmann::json referenceJson(const EndToEnd& e) {
 }
 
 void printEndToEnd(const std::string& what, const EndToEnd& e, int runs) {
-  std::printf("%s: %.3f ms end to end (median of %d), tasks %.3f ms + fixed kernels %.3f ms "
-              "measured one by one\n",
-              what.c_str(), e.ms, runs, e.taskMs, e.fixedMs);
+  std::printf(
+      "%s: %.3f ms end to end (median of %d), tasks %.3f ms + fixed kernels %.3f ms "
+      "measured one by one\n",
+      what.c_str(), e.ms, runs, e.taskMs, e.fixedMs);
   if (e.reference)
     std::printf("libtorch %s, %d threads: %.3f ms; output %s (max relative error %.2g)\n",
                 e.reference->version.c_str(), e.reference->threads, e.reference->ms,

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -66,14 +66,13 @@ nlohmann::json toJson(const net::Network& n, const net::TaskGraph& g) {
                      {"occurrences", occurrences}});
   }
   for (const net::FixedLayer& f : g.fixed)
-    fixed.push_back({{"layer", f.layer},
-                     {"op", net::layerKindName(n.find(f.layer)->kind)},
-                     {"view", f.view}});
-  return {{"name", n.name},         {"description", n.description},
-          {"params", n.params},     {"inputs", inputs},
-          {"output", n.output},     {"output_shape", n.shapeOf(n.output)},
-          {"flops", n.flops()},     {"parameters", n.parameterCount()},
-          {"layers", layers},       {"tasks", tasks},
+    fixed.push_back(
+        {{"layer", f.layer}, {"op", net::layerKindName(n.find(f.layer)->kind)}, {"view", f.view}});
+  return {{"name", n.name},     {"description", n.description},
+          {"params", n.params}, {"inputs", inputs},
+          {"output", n.output}, {"output_shape", n.shapeOf(n.output)},
+          {"flops", n.flops()}, {"parameters", n.parameterCount()},
+          {"layers", layers},   {"tasks", tasks},
           {"fixed", fixed}};
 }
 
@@ -164,7 +163,8 @@ void runRun(const NetRunOptions& o) {
     std::cout << nlohmann::json{{"network", n.name},
                                 {"params", n.params},
                                 {"backend", "cpu"},
-                                {"configs", o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
+                                {"configs",
+                                 o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
                                 {"end_to_end_ms", e.ms},
                                 {"times_ms", e.timesMs},
                                 {"sum_of_tasks_ms", e.taskMs},
@@ -197,7 +197,8 @@ void addNetCommands(CLI::App& app) {
   auto* cmd = net->add_subcommand("show", "A network's layers, shapes, tasks and fixed kernels");
   cmd->add_option("network", show->network, "A preset name (opevo net list) or a network file")
       ->required();
-  cmd->add_option("--param", show->params, "Change a param of the network, e.g. batch=8 (repeatable)");
+  cmd->add_option("--param", show->params,
+                  "Change a param of the network, e.g. batch=8 (repeatable)");
   cmd->add_flag("--json", show->json, "Print one JSON object");
   cmd->callback([show] { runShow(*show); });
 
@@ -207,7 +208,8 @@ void addNetCommands(CLI::App& app) {
   r->add_option("network", run->network, "A preset name (opevo net list) or a network file")
       ->required();
   r->add_option("--param", run->params, "Change a param of the network, e.g. batch=8 (repeatable)");
-  r->add_option("--seed", run->seed, "Seed of the input and weights (and of random configurations)");
+  r->add_option("--seed", run->seed,
+                "Seed of the input and weights (and of random configurations)");
   const std::map<std::string, ConfigChoice> choices = {{"untuned", ConfigChoice::Untuned},
                                                        {"random", ConfigChoice::Random}};
   r->add_option("--configs", run->configs,

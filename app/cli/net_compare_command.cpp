@@ -66,8 +66,8 @@ void runCompare(const NetCompareOptions& o) {
         Contender c{a, net::parseSchedulerKind(s), r, {}, nullptr, false};
         std::vector<net::TaskMeasurement> m;
         for (const net::Task& t : g.tasks) {
-          c.setups.push_back(makeOperatorMeasurement(
-              "cpu", {t.op, defaultSpace(t.op), nlohmann::json::object()}));
+          c.setups.push_back(
+              makeOperatorMeasurement("cpu", {t.op, defaultSpace(t.op), nlohmann::json::object()}));
           m.push_back({c.setups.back().space, c.setups.back().measurer.get()});
         }
         net::NetworkTuningPlan plan;
@@ -108,7 +108,9 @@ void runCompare(const NetCompareOptions& o) {
     }
   }
   nlohmann::json results = nlohmann::json::array();
-  std::printf("| algorithm | scheduler | repeat | trials | sum of tasks ms | end-to-end ms | libtorch ms | verified |\n");
+  std::printf(
+      "| algorithm | scheduler | repeat | trials | sum of tasks ms | end-to-end ms | libtorch ms | "
+      "verified |\n");
   std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
   for (Contender& c : all) {
     std::vector<Config> configs;
@@ -120,14 +122,10 @@ void runCompare(const NetCompareOptions& o) {
     }
     const EndToEnd e =
         runEndToEnd(o.network, params, n, g, configs, {o.seed, 3, o.runs, o.reference, false});
-    nlohmann::json r{{"algorithm", c.algorithm},
-                     {"scheduler", net::schedulerKindName(c.scheduler)},
-                     {"repeat", c.repeat},
-                     {"trials", c.tuning->trials()},
-                     {"sum_of_tasks_ms", sum},
-                     {"end_to_end_ms", e.ms},
-                     {"verified", e.verified},
-                     {"reference", referenceJson(e)}};
+    nlohmann::json r{{"algorithm", c.algorithm}, {"scheduler", net::schedulerKindName(c.scheduler)},
+                     {"repeat", c.repeat},       {"trials", c.tuning->trials()},
+                     {"sum_of_tasks_ms", sum},   {"end_to_end_ms", e.ms},
+                     {"verified", e.verified},   {"reference", referenceJson(e)}};
     results.push_back(r);
     std::printf("| %s | %s | %d | %d | %.3f | %.3f | %s | %s |\n", c.algorithm.c_str(),
                 std::string(net::schedulerKindName(c.scheduler)).c_str(), c.repeat,
@@ -150,7 +148,8 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option("network", o->network, "A preset name (opevo net list) or a network file")
       ->required();
   cmd->add_option("--param", o->params, "Change a param of the network, e.g. batch=8 (repeatable)");
-  cmd->add_option("--algos", o->algos, "Algorithms, comma-separated (default: the default and autotvm)");
+  cmd->add_option("--algos", o->algos,
+                  "Algorithms, comma-separated (default: the default and autotvm)");
   cmd->add_option("--schedulers", o->schedulers, "gradient,round-robin (default both)");
   cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)");
   cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")->required();

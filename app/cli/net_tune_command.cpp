@@ -169,12 +169,12 @@ void runTune(const NetTuneOptions& o) {
     }
   }
   if (!o.json)
-    std::fprintf(stderr, "network run %lld: %s, %zu tasks, %d trials, %s on %s, %s scheduler%s\n",
-                 static_cast<long long>(networkId), n.name.c_str(), g.tasks.size(), plan.trials,
-                 plan.algorithm.c_str(), src.backend.c_str(),
-                 std::string(net::schedulerKindName(plan.scheduler)).c_str(),
-                 stored ? (", resumed after " + std::to_string(tuning.trials()) + " trials").c_str()
-                        : "");
+    std::fprintf(
+        stderr, "network run %lld: %s, %zu tasks, %d trials, %s on %s, %s scheduler%s\n",
+        static_cast<long long>(networkId), n.name.c_str(), g.tasks.size(), plan.trials,
+        plan.algorithm.c_str(), src.backend.c_str(),
+        std::string(net::schedulerKindName(plan.scheduler)).c_str(),
+        stored ? (", resumed after " + std::to_string(tuning.trials()) + " trials").c_str() : "");
   int before = tuning.trials();
   tuning.run([&](const net::NetworkUnit& u) {
     store.appendNetworkUnit(networkId, {++units, static_cast<int>(u.task), u.trials - before});
@@ -271,9 +271,9 @@ void runList(const std::string& db, bool json) {
     const nlohmann::json result =
         n.resultJson.empty() ? nlohmann::json::object() : nlohmann::json::parse(n.resultJson);
     const nlohmann::json endToEnd = result.value("end_to_end_ms", nlohmann::json(nullptr));
-    const nlohmann::json reference =
-        result.contains("reference") ? result["reference"].value("ms", nlohmann::json(nullptr))
-                                     : nlohmann::json(nullptr);
+    const nlohmann::json reference = result.contains("reference")
+                                         ? result["reference"].value("ms", nlohmann::json(nullptr))
+                                         : nlohmann::json(nullptr);
     all.push_back({{"id", n.id},
                    {"network", n.name},
                    {"status", runStatusName(n.status)},
@@ -285,7 +285,8 @@ void runList(const std::string& db, bool json) {
                    {"started", n.started}});
     if (json) continue;
     auto cell = [](const nlohmann::json& v) {
-      return v.is_number() ? std::to_string(v.get<double>()).substr(0, 8) + " ms" : std::string("-");
+      return v.is_number() ? std::to_string(v.get<double>()).substr(0, 8) + " ms"
+                           : std::string("-");
     };
     std::printf("%4lld  %-18s %-11s %-6s %4d/%-4d %12s %12s  %s\n", static_cast<long long>(n.id),
                 n.name.c_str(), std::string(runStatusName(n.status)).c_str(), n.backend.c_str(),
@@ -346,9 +347,10 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
                             ", " + std::to_string(g.tasks.size() - untuned) + " of " +
                             std::to_string(g.tasks.size()) + " tasks tuned)";
   net::exportNetworkProgram(program, expected, from, title, out);
-  std::printf("wrote %s: kernels.cpp, main.cpp, data.bin, build.sh, README.txt\n"
-              "expected output: %s\nbuild and check: %s/build.sh && (cd %s && ./network)\n",
-              out.c_str(), from.c_str(), out.c_str(), out.c_str());
+  std::printf(
+      "wrote %s: kernels.cpp, main.cpp, data.bin, build.sh, README.txt\n"
+      "expected output: %s\nbuild and check: %s/build.sh && (cd %s && ./network)\n",
+      out.c_str(), from.c_str(), out.c_str(), out.c_str());
 }
 
 }  // namespace
@@ -356,7 +358,8 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
 void addNetTuneCommand(CLI::App& net) {
   auto o = std::make_shared<NetTuneOptions>();
   auto* cmd = net.add_subcommand(
-      "tune", "Tune a network's tasks (Ansor's task scheduler), then run it end to end against libtorch");
+      "tune",
+      "Tune a network's tasks (Ansor's task scheduler), then run it end to end against libtorch");
   cmd->add_option("network", o->network, "A preset name (opevo net list) or a network file");
   cmd->add_option("--param", o->params, "Change a param of the network, e.g. batch=8 (repeatable)");
   cmd->add_option("--backend", o->backend, "cpu (default), cuda or hip");
@@ -378,7 +381,8 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->callback([o] { runTune(*o); });
 
   auto list = std::make_shared<std::pair<std::string, bool>>();
-  auto* runs = net.add_subcommand("runs", "The stored network runs (resume one with net tune --resume ID)");
+  auto* runs =
+      net.add_subcommand("runs", "The stored network runs (resume one with net tune --resume ID)");
   runs->add_option("--db", list->first, "The database (default: the user's data directory)");
   runs->add_flag("--json", list->second, "Print one JSON array");
   runs->callback([list] { runList(list->first, list->second); });
@@ -389,7 +393,8 @@ void addNetTuneCommand(CLI::App& net) {
   };
   auto e = std::make_shared<ExportOptions>();
   auto* exp = net.add_subcommand(
-      "export", "Write a stored network's tuned kernels as a standalone program that checks itself");
+      "export",
+      "Write a stored network's tuned kernels as a standalone program that checks itself");
   exp->add_option("id", e->id, "The network run (opevo net runs)")->required();
   exp->add_option("--out", e->out, "The directory to write")->required();
   exp->add_option("--db", e->db, "The database (default: the user's data directory)");

@@ -61,9 +61,8 @@ class TorchNetwork {
     auto second = [&] { return t.at(l.inputs[1]); };
     switch (l.kind) {
       case LayerKind::Conv2D:
-        return torch::conv2d(x, param(l, "weight"),
-                             l.bias ? param(l, "bias") : torch::Tensor(), {l.stride, l.stride},
-                             {l.pad, l.pad}, {1, 1}, l.groups);
+        return torch::conv2d(x, param(l, "weight"), l.bias ? param(l, "bias") : torch::Tensor(),
+                             {l.stride, l.stride}, {l.pad, l.pad}, {1, 1}, l.groups);
       case LayerKind::Dense:
         return torch::linear(x, param(l, "weight"), l.bias ? param(l, "bias") : torch::Tensor());
       case LayerKind::MatMul:
@@ -73,24 +72,31 @@ class TorchNetwork {
                           l.transB ? second().transpose(1, 2) : second());
       case LayerKind::BiasAdd:
         return x.dim() == 4 ? x + param(l, "bias").view({1, -1, 1, 1}) : x + param(l, "bias");
-      case LayerKind::Relu: return torch::relu(x);
-      case LayerKind::Gelu: return torch::gelu(x);
-      case LayerKind::Scale: return x * l.factor;
-      case LayerKind::Add: return x + second();
+      case LayerKind::Relu:
+        return torch::relu(x);
+      case LayerKind::Gelu:
+        return torch::gelu(x);
+      case LayerKind::Scale:
+        return x * l.factor;
+      case LayerKind::Add:
+        return x + second();
       case LayerKind::MaxPool:
         return torch::max_pool2d(x, {l.kernelH, l.kernelW}, {l.stride, l.stride}, {l.pad, l.pad});
       case LayerKind::AvgPool:
         return torch::avg_pool2d(x, {l.kernelH, l.kernelW}, {l.stride, l.stride}, {l.pad, l.pad},
                                  /*ceil_mode=*/false, /*count_include_pad=*/true);
-      case LayerKind::GlobalAvgPool: return torch::adaptive_avg_pool2d(x, {1, 1});
-      case LayerKind::Softmax: return torch::softmax(x, -1);
+      case LayerKind::GlobalAvgPool:
+        return torch::adaptive_avg_pool2d(x, {1, 1});
+      case LayerKind::Softmax:
+        return torch::softmax(x, -1);
       case LayerKind::LayerNorm:
         return torch::layer_norm(x, {x.size(-1)}, param(l, "gamma"), param(l, "beta"), l.eps);
       case LayerKind::BatchNorm:
         return torch::batch_norm(x, param(l, "gamma"), param(l, "beta"), param(l, "mean"),
                                  param(l, "var"), /*training=*/false, 0.1, l.eps,
                                  /*cudnn_enabled=*/false);
-      case LayerKind::Flatten: return x.flatten(1);
+      case LayerKind::Flatten:
+        return x.flatten(1);
       case LayerKind::Reshape:
         return x.reshape(std::vector<std::int64_t>(l.target.begin(), l.target.end()));
       case LayerKind::Transpose:
@@ -120,14 +126,22 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw opevo::InputError(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--param") o.params.insert(opevo::net::parseParamOverride(value()));
-    else if (a == "--seed") o.seed = std::stoull(value());
-    else if (a == "--threads") o.threads = std::stoi(value());
-    else if (a == "--warmup") o.warmup = std::stoi(value());
-    else if (a == "--runs") o.runs = std::stoi(value());
-    else if (a == "--out") o.out = value();
-    else if (!a.empty() && a[0] != '-' && o.network.empty()) o.network = a;
-    else throw opevo::InputError("unknown argument '" + a + "'");
+    if (a == "--param")
+      o.params.insert(opevo::net::parseParamOverride(value()));
+    else if (a == "--seed")
+      o.seed = std::stoull(value());
+    else if (a == "--threads")
+      o.threads = std::stoi(value());
+    else if (a == "--warmup")
+      o.warmup = std::stoi(value());
+    else if (a == "--runs")
+      o.runs = std::stoi(value());
+    else if (a == "--out")
+      o.out = value();
+    else if (!a.empty() && a[0] != '-' && o.network.empty())
+      o.network = a;
+    else
+      throw opevo::InputError("unknown argument '" + a + "'");
   }
   if (o.network.empty() || o.out.empty())
     throw opevo::InputError(
@@ -153,9 +167,9 @@ int main(int argc, char** argv) {
     for (int i = 0; i < o.runs; ++i) {
       const auto start = std::chrono::steady_clock::now();
       y = model.forward();
-      times.push_back(std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
+      times.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
     }
     y = y.contiguous();
     std::ofstream out(o.out, std::ios::binary);

@@ -10,15 +10,15 @@ namespace opevo::net {
 namespace {
 
 constexpr LayerKind kAllKinds[] = {
-    LayerKind::Conv2D,  LayerKind::Dense,         LayerKind::MatMul,   LayerKind::BatchMatMul,
-    LayerKind::BiasAdd, LayerKind::Relu,          LayerKind::Gelu,     LayerKind::Scale,
-    LayerKind::Add,     LayerKind::MaxPool,       LayerKind::AvgPool,  LayerKind::GlobalAvgPool,
-    LayerKind::Softmax, LayerKind::LayerNorm,     LayerKind::BatchNorm, LayerKind::Flatten,
+    LayerKind::Conv2D,  LayerKind::Dense,     LayerKind::MatMul,    LayerKind::BatchMatMul,
+    LayerKind::BiasAdd, LayerKind::Relu,      LayerKind::Gelu,      LayerKind::Scale,
+    LayerKind::Add,     LayerKind::MaxPool,   LayerKind::AvgPool,   LayerKind::GlobalAvgPool,
+    LayerKind::Softmax, LayerKind::LayerNorm, LayerKind::BatchNorm, LayerKind::Flatten,
     LayerKind::Reshape, LayerKind::Transpose};
 
 std::size_t inputCount(LayerKind kind) {
   return kind == LayerKind::MatMul || kind == LayerKind::BatchMatMul || kind == LayerKind::Add ? 2
-                                                                                                 : 1;
+                                                                                               : 1;
 }
 
 std::int64_t poolOut(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
@@ -29,24 +29,42 @@ std::int64_t poolOut(std::int64_t in, std::int64_t kernel, std::int64_t stride, 
 
 std::string_view layerKindName(LayerKind kind) {
   switch (kind) {
-    case LayerKind::Conv2D: return "conv2d";
-    case LayerKind::Dense: return "dense";
-    case LayerKind::MatMul: return "matmul";
-    case LayerKind::BatchMatMul: return "batch_matmul";
-    case LayerKind::BiasAdd: return "bias_add";
-    case LayerKind::Relu: return "relu";
-    case LayerKind::Gelu: return "gelu";
-    case LayerKind::Scale: return "scale";
-    case LayerKind::Add: return "add";
-    case LayerKind::MaxPool: return "max_pool";
-    case LayerKind::AvgPool: return "avg_pool";
-    case LayerKind::GlobalAvgPool: return "global_avg_pool";
-    case LayerKind::Softmax: return "softmax";
-    case LayerKind::LayerNorm: return "layer_norm";
-    case LayerKind::BatchNorm: return "batch_norm";
-    case LayerKind::Flatten: return "flatten";
-    case LayerKind::Reshape: return "reshape";
-    case LayerKind::Transpose: return "transpose";
+    case LayerKind::Conv2D:
+      return "conv2d";
+    case LayerKind::Dense:
+      return "dense";
+    case LayerKind::MatMul:
+      return "matmul";
+    case LayerKind::BatchMatMul:
+      return "batch_matmul";
+    case LayerKind::BiasAdd:
+      return "bias_add";
+    case LayerKind::Relu:
+      return "relu";
+    case LayerKind::Gelu:
+      return "gelu";
+    case LayerKind::Scale:
+      return "scale";
+    case LayerKind::Add:
+      return "add";
+    case LayerKind::MaxPool:
+      return "max_pool";
+    case LayerKind::AvgPool:
+      return "avg_pool";
+    case LayerKind::GlobalAvgPool:
+      return "global_avg_pool";
+    case LayerKind::Softmax:
+      return "softmax";
+    case LayerKind::LayerNorm:
+      return "layer_norm";
+    case LayerKind::BatchNorm:
+      return "batch_norm";
+    case LayerKind::Flatten:
+      return "flatten";
+    case LayerKind::Reshape:
+      return "reshape";
+    case LayerKind::Transpose:
+      return "transpose";
   }
   return "?";
 }
@@ -116,20 +134,28 @@ double Network::flops(const Layer& l) const {
       const Shape& a = shapeOf(l.inputs[0]);
       return out * 2 * double(l.transA ? a[a.size() - 2] : a.back());
     }
-    case LayerKind::Gelu: return out * 8;
+    case LayerKind::Gelu:
+      return out * 8;
     case LayerKind::MaxPool:
-    case LayerKind::AvgPool: return out * double(l.kernelH * l.kernelW);
-    case LayerKind::GlobalAvgPool: return in;
-    case LayerKind::Softmax: return in * 4;
-    case LayerKind::LayerNorm: return in * 6;
-    case LayerKind::BatchNorm: return in * 2;
+    case LayerKind::AvgPool:
+      return out * double(l.kernelH * l.kernelW);
+    case LayerKind::GlobalAvgPool:
+      return in;
+    case LayerKind::Softmax:
+      return in * 4;
+    case LayerKind::LayerNorm:
+      return in * 6;
+    case LayerKind::BatchNorm:
+      return in * 2;
     case LayerKind::Flatten:
     case LayerKind::Reshape:
-    case LayerKind::Transpose: return 0;
+    case LayerKind::Transpose:
+      return 0;
     case LayerKind::BiasAdd:
     case LayerKind::Relu:
     case LayerKind::Scale:
-    case LayerKind::Add: return out;
+    case LayerKind::Add:
+      return out;
   }
   return 0;
 }
@@ -144,7 +170,8 @@ std::vector<Parameter> Network::parameters(const Layer& l) const {
   const Shape& in = shapeOf(l.inputs[0]);
   switch (l.kind) {
     case LayerKind::Conv2D: {
-      std::vector<Parameter> p = {{"weight", {l.outChannels, in[1] / l.groups, l.kernelH, l.kernelW}}};
+      std::vector<Parameter> p = {
+          {"weight", {l.outChannels, in[1] / l.groups, l.kernelH, l.kernelW}}};
       if (l.bias) p.push_back({"bias", {l.outChannels}});
       return p;
     }
@@ -153,11 +180,14 @@ std::vector<Parameter> Network::parameters(const Layer& l) const {
       if (l.bias) p.push_back({"bias", {l.units}});
       return p;
     }
-    case LayerKind::BiasAdd: return {{"bias", {in.size() == 4 ? in[1] : in.back()}}};
-    case LayerKind::LayerNorm: return {{"gamma", {in.back()}}, {"beta", {in.back()}}};
+    case LayerKind::BiasAdd:
+      return {{"bias", {in.size() == 4 ? in[1] : in.back()}}};
+    case LayerKind::LayerNorm:
+      return {{"gamma", {in.back()}}, {"beta", {in.back()}}};
     case LayerKind::BatchNorm:
       return {{"gamma", {in[1]}}, {"beta", {in[1]}}, {"mean", {in[1]}}, {"var", {in[1]}}};
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -199,8 +229,9 @@ void inferShapes(Network& net, const std::string& source) {
              formatShape(x) + " from '" + l.inputs[0] + "'");
     };
     auto positive = [&](std::int64_t v, const char* field) {
-      if (v < 1) fail(std::string("field '") + field + "' must be a positive integer, got " +
-                      std::to_string(v));
+      if (v < 1)
+        fail(std::string("field '") + field + "' must be a positive integer, got " +
+             std::to_string(v));
     };
     switch (l.kind) {
       case LayerKind::Conv2D: {
@@ -239,9 +270,9 @@ void inferShapes(Network& net, const std::string& source) {
         const std::int64_t n = l.transA ? x[r - 1] : x[r - 2], k = l.transA ? x[r - 2] : x[r - 1];
         const std::int64_t k2 = l.transB ? y[r - 1] : y[r - 2], m = l.transB ? y[r - 2] : y[r - 1];
         if (k != k2)
-          fail("reduction lengths differ: " + std::to_string(k) + " from '" + l.inputs[0] +
-               "' " + formatShape(x) + " and " + std::to_string(k2) + " from '" + l.inputs[1] +
-               "' " + formatShape(y));
+          fail("reduction lengths differ: " + std::to_string(k) + " from '" + l.inputs[0] + "' " +
+               formatShape(x) + " and " + std::to_string(k2) + " from '" + l.inputs[1] + "' " +
+               formatShape(y));
         if (r == 3 && x[0] != y[0])
           fail("batch sizes differ: " + formatShape(x) + " and " + formatShape(y));
         l.shape = r == 3 ? Shape{x[0], n, m} : Shape{n, m};
@@ -258,7 +289,9 @@ void inferShapes(Network& net, const std::string& source) {
       case LayerKind::Gelu:
       case LayerKind::Scale:
       case LayerKind::Softmax:
-      case LayerKind::LayerNorm: l.shape = x; break;
+      case LayerKind::LayerNorm:
+        l.shape = x;
+        break;
       case LayerKind::BatchNorm:
         rank(4, "N x C x H x W");
         l.shape = x;

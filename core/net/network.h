@@ -12,11 +12,11 @@ using Shape = std::vector<std::int64_t>;
 
 // The layers a network file may hold (docs/networks.md). Every tensor is fp32; images are NCHW.
 enum class LayerKind {
-  Conv2D,         // input NCHW -> N x out_channels x Ho x Wo; weight F x C/groups x kh x kw
-  Dense,          // input ... x in -> ... x units; weight units x in (as frameworks store it)
-  MatMul,         // two inputs: n x k @ k x m (trans_a / trans_b transpose the stored operand)
-  BatchMatMul,    // two inputs: b x n x k @ b x k x m
-  BiasAdd,        // + a learned vector on the channel axis (1 of NCHW, else the last)
+  Conv2D,       // input NCHW -> N x out_channels x Ho x Wo; weight F x C/groups x kh x kw
+  Dense,        // input ... x in -> ... x units; weight units x in (as frameworks store it)
+  MatMul,       // two inputs: n x k @ k x m (trans_a / trans_b transpose the stored operand)
+  BatchMatMul,  // two inputs: b x n x k @ b x k x m
+  BiasAdd,      // + a learned vector on the channel axis (1 of NCHW, else the last)
   Relu,
   Gelu,           // exact form, x * Phi(x)
   Scale,          // x * factor

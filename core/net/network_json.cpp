@@ -82,7 +82,8 @@ class Reader {
     if (j.contains("input") && j.contains("inputs"))
       throw InputError(where + ": give 'input' or 'inputs', not both");
     if (j.contains("input")) {
-      if (!j["input"].is_string()) throw InputError(where + ": field 'input' must be a tensor name");
+      if (!j["input"].is_string())
+        throw InputError(where + ": field 'input' must be a tensor name");
       l.inputs.push_back(j["input"]);
     } else if (j.contains("inputs")) {
       if (!j["inputs"].is_array()) throw InputError(where + ": field 'inputs' must be an array");
@@ -137,21 +138,29 @@ class Reader {
         l.transA = flag("trans_a", false);
         l.transB = flag("trans_b", false);
         break;
-      case LayerKind::Scale: l.factor = number("factor", 1); break;
+      case LayerKind::Scale:
+        l.factor = number("factor", 1);
+        break;
       case LayerKind::MaxPool:
       case LayerKind::AvgPool:
         window();
         if (!j.contains("stride")) l.stride = l.kernelH;
-        if (l.kernelH != l.kernelW) throw InputError(field("kernel") + " must be square for a pool");
+        if (l.kernelH != l.kernelW)
+          throw InputError(field("kernel") + " must be square for a pool");
         break;
       case LayerKind::LayerNorm:
       case LayerKind::BatchNorm:
         l.eps = number("eps", 1e-5);
         if (!(l.eps > 0)) throw InputError(field("eps") + " must be positive");
         break;
-      case LayerKind::Reshape: l.target = integers(need("shape"), field("shape")); break;
-      case LayerKind::Transpose: l.target = integers(need("perm"), field("perm")); break;
-      default: break;
+      case LayerKind::Reshape:
+        l.target = integers(need("shape"), field("shape"));
+        break;
+      case LayerKind::Transpose:
+        l.target = integers(need("perm"), field("perm"));
+        break;
+      default:
+        break;
     }
     return l;
   }
@@ -177,7 +186,8 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
     throw InputError(source + ": field 'name' is missing (a string)");
   net.name = j["name"];
   if (j.contains("description")) {
-    if (!j["description"].is_string()) throw InputError(source + ": field 'description' must be a string");
+    if (!j["description"].is_string())
+      throw InputError(source + ": field 'description' must be a string");
     net.description = j["description"];
   }
   if (j.contains("params")) {
@@ -198,7 +208,8 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
                        "' (params: " + (list.empty() ? "none" : list) + ")");
     }
     if (value < 1)
-      throw InputError(source + ": param '" + key + "' must be positive, got " + std::to_string(value));
+      throw InputError(source + ": param '" + key + "' must be positive, got " +
+                       std::to_string(value));
     net.params[key] = value;
   }
   const Reader read(source, net.params);
@@ -216,7 +227,8 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
   for (std::size_t i = 0; i < j["layers"].size(); ++i)
     net.layers.push_back(read.layer(j["layers"][i], i));
   if (j.contains("output")) {
-    if (!j["output"].is_string()) throw InputError(source + ": field 'output' must be a tensor name");
+    if (!j["output"].is_string())
+      throw InputError(source + ": field 'output' must be a tensor name");
     net.output = j["output"];
   } else if (!net.layers.empty()) {
     net.output = net.layers.back().name;

@@ -24,9 +24,9 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   if (m_plan.trials < 1) throw InputError("a network needs a budget of at least 1 trial");
   if (m_plan.unit < 1) throw InputError("a scheduling unit holds at least 1 trial");
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    m_engines.push_back(std::make_unique<Engine>(
-        *measurements[i].space, *measurements[i].measurer,
-        i < engineOptions.size() ? engineOptions[i] : EngineOptions{}));
+    m_engines.push_back(
+        std::make_unique<Engine>(*measurements[i].space, *measurements[i].measurer,
+                                 i < engineOptions.size() ? engineOptions[i] : EngineOptions{}));
     RunPlan run;
     run.algorithm = m_plan.algorithm;
     run.settings = m_plan.settings;
@@ -71,13 +71,13 @@ bool NetworkTuning::step() {
   } else {
     m_scheduler.record(*chosen, bestSeconds(*chosen));
   }
-  m_units.push_back({static_cast<int>(m_units.size()) + 1, *chosen, m_trials,
-                     bestSeconds(*chosen), m_scheduler.objective()});
+  m_units.push_back({static_cast<int>(m_units.size()) + 1, *chosen, m_trials, bestSeconds(*chosen),
+                     m_scheduler.objective()});
   return true;
 }
 
-void NetworkTuning::replayUnit(std::size_t task, int trials,
-                               const std::vector<TaskRestore>& tasks, std::vector<int>& counted) {
+void NetworkTuning::replayUnit(std::size_t task, int trials, const std::vector<TaskRestore>& tasks,
+                               std::vector<int>& counted) {
   const std::optional<std::size_t> chosen = m_scheduler.next();
   if (!chosen || *chosen != task)
     throw std::runtime_error("the stored units of this network do not replay: unit " +
@@ -99,8 +99,8 @@ void NetworkTuning::replayUnit(std::size_t task, int trials,
     if (best > 0) seconds = m_graph.tasks[task].op.flops() / (best * 1e12);
     m_scheduler.record(task, seconds);
   }
-  m_units.push_back({static_cast<int>(m_units.size()) + 1, task, m_trials,
-                     bestSeconds(task), m_scheduler.objective()});
+  m_units.push_back({static_cast<int>(m_units.size()) + 1, task, m_trials, bestSeconds(task),
+                     m_scheduler.objective()});
 }
 
 std::vector<UnitRecord> NetworkTuning::restore(const std::vector<TaskRestore>& tasks,

@@ -22,13 +22,17 @@ std::optional<EpilogueStep> stepFor(const Network& net, const Layer& l, const st
       if (op.kind == OpKind::Conv2D && s.size() != 4) return std::nullopt;
       return EpilogueStep{EpilogueKind::Bias, 1};
     }
-    case LayerKind::Relu: return EpilogueStep{EpilogueKind::Relu, 1};
-    case LayerKind::Gelu: return EpilogueStep{EpilogueKind::Gelu, 1};
-    case LayerKind::Scale: return EpilogueStep{EpilogueKind::Scale, l.factor};
+    case LayerKind::Relu:
+      return EpilogueStep{EpilogueKind::Relu, 1};
+    case LayerKind::Gelu:
+      return EpilogueStep{EpilogueKind::Gelu, 1};
+    case LayerKind::Scale:
+      return EpilogueStep{EpilogueKind::Scale, l.factor};
     case LayerKind::Add:
       if (l.inputs[0] == l.inputs[1]) return std::nullopt;
       return EpilogueStep{EpilogueKind::Add, 1};
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

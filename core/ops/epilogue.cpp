@@ -6,11 +6,16 @@ namespace opevo {
 
 std::string_view epilogueKindName(EpilogueKind kind) {
   switch (kind) {
-    case EpilogueKind::Bias: return "bias";
-    case EpilogueKind::Relu: return "relu";
-    case EpilogueKind::Gelu: return "gelu";
-    case EpilogueKind::Scale: return "scale";
-    case EpilogueKind::Add: return "add";
+    case EpilogueKind::Bias:
+      return "bias";
+    case EpilogueKind::Relu:
+      return "relu";
+    case EpilogueKind::Gelu:
+      return "gelu";
+    case EpilogueKind::Scale:
+      return "scale";
+    case EpilogueKind::Add:
+      return "add";
   }
   return "?";
 }

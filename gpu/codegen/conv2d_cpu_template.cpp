@@ -44,8 +44,7 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
               "parallel loops, threads and vthreads -> middle tiles, inner -> register tiles",
               "");
   w.line();
-  w.open("extern \"C\" void " + ctx.entry +
-         kernelParams(Backend::Cpu));
+  w.open("extern \"C\" void " + ctx.entry + kernelParams(Backend::Cpu));
   w.line("using index_t = " + indexType(op) + ";");
   w.line("constexpr index_t NB = " + str(op.batch) + ", CI = " + str(op.inChannels) +
          ", H = " + str(op.height) + ", W = " + str(op.width) + ";");

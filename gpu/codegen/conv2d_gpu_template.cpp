@@ -45,8 +45,7 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
               describeLaunch(g.launch));
   w.line();
   w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry +
-         kernelParams(ctx.backend));
+  w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry + kernelParams(ctx.backend));
   w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
   w.comment(
       "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy*S+ky-P][ox*S+kx-P] * B[f][c][ky][kx],\n"
@@ -58,8 +57,9 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line("constexpr int S = " + str(op.stride) + ", P = " + str(op.pad) + ";");
   const bool grouped = op.groups > 1;
   if (grouped) {
-    w.comment("Groups: the space keeps a block's channels in one group, which reads CG input\n"
-              "channels from c0 on.");
+    w.comment(
+        "Groups: the space keeps a block's channels in one group, which reads CG input\n"
+        "channels from c0 on.");
     w.line("constexpr index_t CG = " + str(op.inChannels / op.groups) +
            ", FG = " + str(op.outChannels / op.groups) + ";");
   }

@@ -13,17 +13,20 @@ std::string kernelParams(Backend backend) {
          r + " Bias, const float* " + r + " Residual)";
 }
 
-void writeEpilogue(CodeWriter& w, const OperatorSpec& op, Backend backend,
-                   const std::string& value, const std::string& channel,
-                   const std::string& offset) {
+void writeEpilogue(CodeWriter& w, const OperatorSpec& op, Backend backend, const std::string& value,
+                   const std::string& channel, const std::string& offset) {
   // CPU sources are compiled without includes: the builtins stand in for <cmath>.
   const bool cpu = backend == Backend::Cpu;
   const std::string fmax = cpu ? "__builtin_fmaxf" : "fmaxf";
   const std::string erf = cpu ? "__builtin_erff" : "erff";
   for (const EpilogueStep& s : op.epilogue) {
     switch (s.kind) {
-      case EpilogueKind::Bias: w.line(value + " += Bias[" + channel + "];"); break;
-      case EpilogueKind::Relu: w.line(value + " = " + fmax + "(" + value + ", 0.0f);"); break;
+      case EpilogueKind::Bias:
+        w.line(value + " += Bias[" + channel + "];");
+        break;
+      case EpilogueKind::Relu:
+        w.line(value + " = " + fmax + "(" + value + ", 0.0f);");
+        break;
       case EpilogueKind::Gelu:
         w.line(value + " = 0.5f * " + value + " * (1.0f + " + erf + "(" + value +
                " * 0.70710678118654752f));");
@@ -34,7 +37,9 @@ void writeEpilogue(CodeWriter& w, const OperatorSpec& op, Backend backend,
         w.line(value + " *= (float)(" + factor + ");");
         break;
       }
-      case EpilogueKind::Add: w.line(value + " += Residual[" + offset + "];"); break;
+      case EpilogueKind::Add:
+        w.line(value + " += Residual[" + offset + "];");
+        break;
     }
   }
 }

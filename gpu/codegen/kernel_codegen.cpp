@@ -96,9 +96,8 @@ void writeHeader(CodeWriter& w, const KernelContext& ctx, const std::string& wha
             (conv ? "A = input NCHW, B = weights F(C/groups)KhKw, C = output NFHoWo"
                   : "row-major, C = op(A) * op(B), batches stored one after another"));
   if (!ctx.op->epilogue.empty())
-    w.comment("Epilogue:     " + describeEpilogue(ctx.op->epilogue) +
-              " (Bias per output " + (conv ? "channel" : "column") +
-              ", Residual shaped as C)");
+    w.comment("Epilogue:     " + describeEpilogue(ctx.op->epilogue) + " (Bias per output " +
+              (conv ? "channel" : "column") + ", Residual shaped as C)");
 }
 
 }  // namespace detail

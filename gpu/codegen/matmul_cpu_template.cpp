@@ -39,8 +39,7 @@ GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t) {
                   "tiles, inner -> register tiles, K [outer stage, middle, inner]",
               "");
   w.line();
-  w.open("extern \"C\" void " + ctx.entry +
-         kernelParams(Backend::Cpu));
+  w.open("extern \"C\" void " + ctx.entry + kernelParams(Backend::Cpu));
   w.line("using index_t = " + indexType(op) + ";");
   w.line("constexpr index_t N = " + str(op.n) + ", M = " + str(op.m) + ", K = " + str(op.k) + ";");
   w.comment("tile_n = [N_OUT, N_VT, N_TH, N_IN], tile_m likewise, tile_k = [K_OUT, K_MID, K_IN]" +

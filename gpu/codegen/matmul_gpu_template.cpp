@@ -74,8 +74,7 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
               describeLaunch(g.launch));
   w.line();
   w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry +
-         kernelParams(ctx.backend));
+  w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry + kernelParams(ctx.backend));
   w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
   w.comment(std::string("C[b] (N x M) = op(A[b]) (N x K) * op(B[b]) (K x M); A is stored ") +
             (op.transA ? "K x N (transposed)" : "N x K") + ", B " +

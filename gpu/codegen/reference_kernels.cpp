@@ -72,8 +72,7 @@ GeneratedKernel referenceGpu(const KernelContext& ctx) {
   writeHeader(w, ctx, describeReference(op), describeLaunch(g.launch));
   w.line();
   w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + ctx.entry +
-         kernelParams(ctx.backend));
+  w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + ctx.entry + kernelParams(ctx.backend));
   w.line("using index_t = long long;");
   w.line("const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;");
   w.line("if (i >= " + str(total) + ") return;");
@@ -95,8 +94,7 @@ GeneratedKernel referenceCpu(const KernelContext& ctx) {
   CodeWriter w;
   writeHeader(w, ctx, describeReference(op), "");
   w.line();
-  w.open("extern \"C\" void " + ctx.entry +
-         kernelParams(Backend::Cpu));
+  w.open("extern \"C\" void " + ctx.entry + kernelParams(Backend::Cpu));
   w.line("using index_t = long long;");
   w.line("#pragma omp parallel for schedule(static)");
   w.open("for (index_t i = 0; i < " + str(total) + "; ++i)");

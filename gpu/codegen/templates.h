@@ -26,9 +26,8 @@ std::string kernelParams(Backend backend);
 // Statements that turn the float variable `value` into the operator's epilogue applied to it, for
 // the output element at flat offset `offset` (into C and Residual) whose output channel (Conv2D)
 // or column (MatMul) is `channel`. Nothing for an empty epilogue.
-void writeEpilogue(CodeWriter& w, const OperatorSpec& op, Backend backend,
-                   const std::string& value, const std::string& channel,
-                   const std::string& offset);
+void writeEpilogue(CodeWriter& w, const OperatorSpec& op, Backend backend, const std::string& value,
+                   const std::string& channel, const std::string& offset);
 
 // Macros that differ between CUDA and HIP; the kernel text after them is shared.
 std::string gpuPrelude(Backend backend);

@@ -78,7 +78,12 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     // The checked run ran the same kernel on the same buffers: it was the first warm-up.
     TimingOptions rest = timing;
     rest.warmupRuns = std::max(0, timing.warmupRuns - 1);
-    m.timesMs = timeRuns([&] { kernel(buffers.a.data(), buffers.b.data(), c.data(), buffers.biasData(), buffers.residualData()); }, rest);
+    m.timesMs = timeRuns(
+        [&] {
+          kernel(buffers.a.data(), buffers.b.data(), c.data(), buffers.biasData(),
+                 buffers.residualData());
+        },
+        rest);
   }
   m.medianMs = median(m.timesMs);
   m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;

@@ -39,11 +39,21 @@ void OperatorBuffers::applyEpilogue(std::vector<float>& out) const {
     const std::size_t channel = (i / plane) % channels;
     for (const EpilogueStep& s : op.epilogue) {
       switch (s.kind) {
-        case EpilogueKind::Bias: v += bias[channel]; break;
-        case EpilogueKind::Relu: v = std::max(v, 0.0); break;
-        case EpilogueKind::Gelu: v = gelu(v); break;
-        case EpilogueKind::Scale: v *= s.factor; break;
-        case EpilogueKind::Add: v += residual[i]; break;
+        case EpilogueKind::Bias:
+          v += bias[channel];
+          break;
+        case EpilogueKind::Relu:
+          v = std::max(v, 0.0);
+          break;
+        case EpilogueKind::Gelu:
+          v = gelu(v);
+          break;
+        case EpilogueKind::Scale:
+          v *= s.factor;
+          break;
+        case EpilogueKind::Add:
+          v += residual[i];
+          break;
       }
     }
     out[i] = float(v);
@@ -84,10 +94,11 @@ void OperatorBuffers::referenceInto(std::vector<float>& out) const {
               for (std::int64_t kx = 0; kx < op.kernelW; ++kx) {
                 const std::int64_t ix = x * op.stride - op.pad + kx;
                 if (ix < 0 || ix >= op.width) continue;
-                acc += double(a[((bi * op.inChannels + (f / fg) * cg + c) * op.height + iy) *
-                                    op.width +
-                                ix]) *
-                       double(b[((f * cg + c) * op.kernelH + ky) * op.kernelW + kx]);
+                acc +=
+                    double(
+                        a[((bi * op.inChannels + (f / fg) * cg + c) * op.height + iy) * op.width +
+                          ix]) *
+                    double(b[((f * cg + c) * op.kernelH + ky) * op.kernelW + kx]);
               }
             }
           out[((bi * op.outChannels + f) * oh + y) * ow + x] = float(acc);

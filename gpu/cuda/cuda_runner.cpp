@@ -20,8 +20,9 @@ std::optional<GpuRunResult> runVendor(CudaDriver& d, DeviceOperands<CudaDriver>&
                                       OperatorBuffers& buffers, const TimingOptions& timing,
                                       bool coldL2, std::string* why) {
   if (!buffers.op.epilogue.empty() || buffers.op.groups != 1) {
-    *why = "cuBLAS and cuDNN are called for plain operators here; with a fused epilogue or groups "
-           "the generated reference kernel is the reference";
+    *why =
+        "cuBLAS and cuDNN are called for plain operators here; with a fused epilogue or groups "
+        "the generated reference kernel is the reference";
     return std::nullopt;
   }
   GpuRunResult r;

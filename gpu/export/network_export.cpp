@@ -119,10 +119,11 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
     << "    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::"
        "now() - t0).count());\n  }\n"
     << "  std::sort(times.begin(), times.end());\n";
-  m << "  std::printf(\"" << title
-    << ": %.3f ms (median of 20), max relative error %.3g against " << expectedFrom << "\\n\", "
+  m << "  std::printf(\"" << title << ": %.3f ms (median of 20), max relative error %.3g against "
+    << expectedFrom << "\\n\", "
     << "times[10], worst);\n";
-  m << "  std::printf(worst <= 1e-3 ? \"PASS\\n\" : \"FAIL\\n\");\n  return worst <= 1e-3 ? 0 : 1;\n}\n";
+  m << "  std::printf(worst <= 1e-3 ? \"PASS\\n\" : \"FAIL\\n\");\n  return worst <= 1e-3 ? 0 : "
+       "1;\n}\n";
   writeFile(fs::path(directory) / "main.cpp", m.str());
   writeFile(fs::path(directory) / "build.sh",
             "#!/bin/sh\n# Builds the network program with the flags its kernels were tuned with.\n"
@@ -133,9 +134,10 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
                   fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);
   writeFile(fs::path(directory) / "README.txt",
-            title + "\n\n./build.sh && ./network\n\nkernels.cpp: every kernel (tuned tasks and fixed "
-                    "layers); main.cpp: the calls in order, the check and the timing; data.bin: "
-                    "the input, the parameters and the expected output (" +
+            title +
+                "\n\n./build.sh && ./network\n\nkernels.cpp: every kernel (tuned tasks and fixed "
+                "layers); main.cpp: the calls in order, the check and the timing; data.bin: "
+                "the input, the parameters and the expected output (" +
                 expectedFrom + "), float32. The program prints PASS when its output matches.\n");
 }
 

@@ -79,7 +79,8 @@ CpuNetworkRun::~CpuNetworkRun() {
 const std::vector<float>& CpuNetworkRun::forward() {
   for (const Step& s : m_steps) s.run();
   const float* out = m_data[static_cast<std::size_t>(m_program.output)];
-  m_output.assign(out, out + m_program.tensors[static_cast<std::size_t>(m_program.output)].elements);
+  m_output.assign(out,
+                  out + m_program.tensors[static_cast<std::size_t>(m_program.output)].elements);
   return m_output;
 }
 

@@ -51,7 +51,7 @@ class CpuNetworkRun {
   void* m_library = nullptr;
   NetworkProgram m_program;
   std::vector<std::vector<float>> m_storage;              // each tensor that is not a view
-  std::vector<float*> m_data;                              // each tensor's data (views alias)
+  std::vector<float*> m_data;                             // each tensor's data (views alias)
   std::vector<std::vector<const float*>> m_pointerLists;  // fixed kernels' in/params arrays
   std::vector<Step> m_steps;
   std::vector<float> m_output;

@@ -124,15 +124,17 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
         w.line("for (long i = 0; i < COLS; ++i) var += (row[i] - mean) * (row[i] - mean);");
         w.line("const float inv = 1.0f / __builtin_sqrtf(var / (float)COLS + " + real(l.eps) +
                ");");
-        w.line("for (long i = 0; i < COLS; ++i) o[i] = (row[i] - mean) * inv * gamma[i] + beta[i];");
+        w.line(
+            "for (long i = 0; i < COLS; ++i) o[i] = (row[i] - mean) * inv * gamma[i] + beta[i];");
       }
       w.close();
       break;
     }
     case LayerKind::BatchNorm: {
       const std::int64_t plane = x[2] * x[3];
-      w.line("const float *gamma = params[0], *beta = params[1], *mean = params[2], "
-             "*var = params[3];");
+      w.line(
+          "const float *gamma = params[0], *beta = params[1], *mean = params[2], "
+          "*var = params[3];");
       w.line("#pragma omp parallel for schedule(static)");
       w.open("for (long i = 0; i < " + str(n) + "; ++i)");
       w.line("const long c = (i / " + str(plane) + ") % " + str(x[1]) + ";");
@@ -158,7 +160,8 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
       w.close();
       break;
     }
-    default: break;
+    default:
+      break;
   }
   w.close();
   return w.str();

@@ -68,8 +68,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     if (const auto it = taskAt.find(l.name); it != taskAt.end()) {
       const Occurrence& o = *it->second.second;
       const Layer& complex = *net.find(o.layer);
-      ProgramStep s{o.layer, true, "task_" + std::to_string(it->second.first), {}, {},
-                    tensor(o.output).index};
+      ProgramStep s{o.layer, true, "task_" + std::to_string(it->second.first),
+                    {},      {},   tensor(o.output).index};
       ProgramOperand b = none, bias = none;
       if (complex.kind == LayerKind::MatMul || complex.kind == LayerKind::BatchMatMul) {
         b = tensor(complex.inputs[1]);
@@ -91,7 +91,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     ProgramStep s{l.name, false, f->second, {}, {}, tensor(l.name).index};
     for (const std::string& in : l.inputs) s.in.push_back(tensor(in));
     std::map<std::string, Tensor> drawn = layerParameters(net, l, seed);
-    for (const Parameter& q : net.parameters(l)) s.params.push_back(param(std::move(drawn[q.role].data)));
+    for (const Parameter& q : net.parameters(l))
+      s.params.push_back(param(std::move(drawn[q.role].data)));
     p.steps.push_back(std::move(s));
   }
   p.output = tensor(net.output).index;

@@ -34,19 +34,20 @@ std::string readFile(const std::string& path) {
 }  // namespace
 
 std::optional<TorchResult> runTorchReference(const std::string& network,
-                                             const ParamOverrides& params,
-                                             const TorchOptions& o, std::string* why) {
+                                             const ParamOverrides& params, const TorchOptions& o,
+                                             std::string* why) {
   const std::string program = torchProgram();
   TempDir dir("opevo-torch");
   const std::string out = dir.path() + "/output.bin", log = dir.path() + "/stdout.json";
-  const int threads = o.threads > 0 ? o.threads
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::string> args = {program,       network,
-                                   "--seed",      std::to_string(o.seed),
-                                   "--threads",   std::to_string(threads),
-                                   "--warmup",    std::to_string(o.warmup),
-                                   "--runs",      std::to_string(o.runs),
-                                   "--out",       out};
+  const int threads = o.threads > 0
+                          ? o.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::string> args = {program,     network,
+                                   "--seed",    std::to_string(o.seed),
+                                   "--threads", std::to_string(threads),
+                                   "--warmup",  std::to_string(o.warmup),
+                                   "--runs",    std::to_string(o.runs),
+                                   "--out",     out};
   for (const auto& [name, value] : params) {
     args.push_back("--param");
     args.push_back(name + "=" + std::to_string(value));
@@ -68,8 +69,8 @@ std::optional<TorchResult> runTorchReference(const std::string& network,
     return std::nullopt;
   }
   if (status != 0) {
-    *why = "the libtorch reference failed (" + program + " exit status " +
-           std::to_string(status) + ")";
+    *why = "the libtorch reference failed (" + program + " exit status " + std::to_string(status) +
+           ")";
     return std::nullopt;
   }
   TorchResult r;

@@ -16,7 +16,8 @@ TEST(CliNet, ListsThePresetsAndShowsTasks) {
   ASSERT_EQ(list.status, 0) << list.err;
   for (const char* name : {"alexnet", "resnet18", "bert_base_layer"})
     EXPECT_NE(list.out.find(name), std::string::npos) << list.out;
-  const auto show = runProcess(OPEVO_CLI, {"net", "show", "alexnet", "--param", "batch=2", "--json"});
+  const auto show =
+      runProcess(OPEVO_CLI, {"net", "show", "alexnet", "--param", "batch=2", "--json"});
   ASSERT_EQ(show.status, 0) << show.err;
   const nlohmann::json j = nlohmann::json::parse(show.out);
   EXPECT_EQ(j["tasks"].size(), 8u);
@@ -46,8 +47,8 @@ TEST(CliNet, EveryLayerKindMatchesLibtorch) {
   // Random task configurations, a grouped convolution with a folded norm, an unfolded norm,
   // pools with padding, fused epilogues (bias, add, gelu, scale, relu), views and transposes.
   for (const char* seed : {"1", "2"}) {
-    const nlohmann::json j = runNetwork({kAllOps, "--configs", "random", "--seed", seed,
-                                         "--runs", "3", "--warmup", "1"});
+    const nlohmann::json j = runNetwork(
+        {kAllOps, "--configs", "random", "--seed", seed, "--runs", "3", "--warmup", "1"});
     if (j.empty()) return;
     if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
@@ -71,9 +72,9 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
   const std::filesystem::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string();
   for (const char* scheduler : {"gradient", "round-robin"}) {
-    const auto r = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "22", "--unit", "2",
-                                          "--scheduler", scheduler, "--runs", "3", "--json",
-                                          "--db", db});
+    const auto r =
+        runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "22", "--unit", "2",
+                               "--scheduler", scheduler, "--runs", "3", "--json", "--db", db});
     ASSERT_EQ(r.status, 0) << r.err << r.out;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["trials"], 22);

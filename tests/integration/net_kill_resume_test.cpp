@@ -50,8 +50,8 @@ TEST(NetKillAndResume, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   for (int attempt = 0; attempt < 5 && kills < 3; ++attempt) {
     std::vector<std::string> args = {OPEVO_CLI, "net", "tune"};
     if (attempt == 0)
-      args.insert(args.end(), {network, "--trials", std::to_string(budget), "--unit", "3",
-                               "--seed", "7", "--no-reference"});
+      args.insert(args.end(), {network, "--trials", std::to_string(budget), "--unit", "3", "--seed",
+                               "7", "--no-reference"});
     else
       args.insert(args.end(), {"--resume", "1", "--no-reference"});
     args.insert(args.end(), {"--db", db});

@@ -63,9 +63,8 @@ inline std::vector<float> randomData(std::int64_t count, std::uint64_t seed) {
 }
 
 // The epilogue on one value (bias by output channel or column, residual by position).
-inline double applyEpilogue(const OperatorSpec& op, double v, std::int64_t channel,
-                            std::size_t at, const std::vector<float>& bias,
-                            const std::vector<float>& residual) {
+inline double applyEpilogue(const OperatorSpec& op, double v, std::int64_t channel, std::size_t at,
+                            const std::vector<float>& bias, const std::vector<float>& residual) {
   for (const EpilogueStep& e : op.epilogue) {
     if (e.kind == EpilogueKind::Bias) v += bias[channel];
     if (e.kind == EpilogueKind::Relu) v = v < 0 ? 0 : v;
@@ -100,8 +99,8 @@ inline std::vector<float> hostReference(const OperatorSpec& op, const std::vecto
                   const std::int64_t iy = y * op.stride - op.pad + ky;
                   const std::int64_t ix = x * op.stride - op.pad + kx;
                   if (iy < 0 || iy >= op.height || ix < 0 || ix >= op.width) continue;
-                  s += double(a[((n * op.inChannels + first + ch) * op.height + iy) * op.width +
-                                ix]) *
+                  s += double(
+                           a[((n * op.inChannels + first + ch) * op.height + iy) * op.width + ix]) *
                        b[((f * perGroupIn + ch) * op.kernelH + ky) * op.kernelW + kx];
                 }
             c[i] = static_cast<float>(applyEpilogue(op, s, f, i, bias, residual));
@@ -145,9 +144,11 @@ struct TestOperands {
 
 inline TestOperands randomOperands(const OperatorSpec& op, std::uint64_t seed) {
   const codegen::OperandSizes sizes = codegen::operandSizes(op);
-  TestOperands x{randomData(sizes.a, seed), randomData(sizes.b, seed + 1),
+  TestOperands x{randomData(sizes.a, seed),
+                 randomData(sizes.b, seed + 1),
                  randomData(codegen::biasSize(op), seed + 2),
-                 randomData(codegen::residualSize(op), seed + 3), {}};
+                 randomData(codegen::residualSize(op), seed + 3),
+                 {}};
   x.reference = hostReference(op, x.a, x.b, x.bias, x.residual);
   return x;
 }

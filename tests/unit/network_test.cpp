@@ -59,8 +59,7 @@ TEST(Network, AlexNetShapesFlopsAndTasks) {
   EXPECT_EQ(conv1->op.kind, OpKind::Conv2D);
   EXPECT_EQ(conv1->op.stride, 4);
   EXPECT_EQ(conv1->op.pad, 2);
-  EXPECT_EQ(conv1->op.epilogue,
-            (Epilogue{{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}}));
+  EXPECT_EQ(conv1->op.epilogue, (Epilogue{{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}}));
   EXPECT_EQ(conv1->occurrences[0].fused, (std::vector<std::string>{"conv1_bias", "conv1_relu"}));
   const Task* fc8 = findTask(g, "fc8");
   ASSERT_NE(fc8, nullptr);
@@ -103,9 +102,8 @@ TEST(Network, ResNet18FoldsBatchNormsAndMergesIdenticalTasks) {
   const Task* t = findTask(g, "layer1.0.conv2");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->weight(), 2);
-  EXPECT_EQ(t->op.epilogue, (Epilogue{{EpilogueKind::Bias, 1},
-                                      {EpilogueKind::Add, 1},
-                                      {EpilogueKind::Relu, 1}}));
+  EXPECT_EQ(t->op.epilogue,
+            (Epilogue{{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}}));
   EXPECT_EQ(t->occurrences[0].residuals, (std::vector<std::string>{"maxpool"}));
   // The shortcut convolution keeps its own bias only: the add went to the block's conv2.
   const Task* down = findTask(g, "layer2.0.downsample.conv");
@@ -137,8 +135,9 @@ TEST(Network, BertLayerTasks) {
 }
 
 TEST(Network, BadFilesNameTheLayerAndField) {
-  EXPECT_NE(errorOf(around(R"({"name": "c", "op": "conv3d", "input": "x"})")).find("unknown op 'conv3d'"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(around(R"({"name": "c", "op": "conv3d", "input": "x"})")).find("unknown op 'conv3d'"),
+      std::string::npos);
   EXPECT_NE(errorOf(around(R"({"name": "c", "op": "conv2d", "input": "x", "kernel": 3})"))
                 .find("layer 'c' (conv2d): field 'out_channels' is missing"),
             std::string::npos);
