@@ -1,4 +1,6 @@
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -62,6 +64,13 @@ struct NetworkSource {
   std::string backend;
   net::NetworkTuningPlan plan;
 };
+
+std::atomic<net::NetworkTuning*> g_tuning{nullptr};
+
+void onInterrupt(int) {
+  // Only sets flags: each engine commits the trial in hand and stops.
+  if (net::NetworkTuning* t = g_tuning.load()) t->stopFromSignal();
+}
 
 std::string ms(std::optional<double> seconds) {
   if (!seconds) return "none yet";
@@ -176,6 +185,9 @@ void runTune(const NetTuneOptions& o) {
         std::string(net::schedulerKindName(plan.scheduler)).c_str(),
         stored ? (", resumed after " + std::to_string(tuning.trials()) + " trials").c_str() : "");
   int before = tuning.trials();
+  g_tuning = &tuning;
+  std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
   tuning.run([&](const net::NetworkUnit& u) {
     store.appendNetworkUnit(networkId, {++units, static_cast<int>(u.task), u.trials - before});
     before = u.trials;
@@ -185,6 +197,19 @@ void runTune(const NetTuneOptions& o) {
                  u.trials, plan.trials, g.tasks[u.task].name.c_str(), ms(u.taskSeconds).c_str(),
                  std::isfinite(objective) ? ms(objective).c_str() : "not yet (a task has none)");
   });
+  g_tuning = nullptr;
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (tuning.interrupted()) {
+    for (std::size_t i = 0; i < g.tasks.size(); ++i)
+      store.setRunStatus(tuning.engine(i).runs().front().storeId, RunStatus::Interrupted,
+                         EndReason::Stopped);
+    store.setNetworkStatus(networkId, RunStatus::Interrupted, "");
+    throw RunFailed("network run " + std::to_string(networkId) + " interrupted after " +
+                    std::to_string(tuning.trials()) + " of " + std::to_string(plan.trials) +
+                    " trials, every measured trial kept: opevo net tune --resume " +
+                    std::to_string(networkId) + " continues it");
+  }
   for (std::size_t i = 0; i < g.tasks.size(); ++i)
     store.setRunStatus(tuning.engine(i).runs().front().storeId, RunStatus::Finished,
                        EndReason::Trials);

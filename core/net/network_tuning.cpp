@@ -53,8 +53,13 @@ std::vector<std::optional<Config>> NetworkTuning::bestConfigs() const {
   return out;
 }
 
+void NetworkTuning::stopFromSignal() {
+  m_stop = true;
+  for (auto& e : m_engines) e->stopFromSignal();
+}
+
 bool NetworkTuning::step() {
-  if (m_trials >= m_plan.trials) return false;
+  if (m_stop || m_trials >= m_plan.trials) return false;
   const std::optional<std::size_t> chosen = m_scheduler.next();
   if (!chosen) return false;
   Engine& engine = *m_engines[*chosen];

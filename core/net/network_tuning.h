@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -78,6 +79,11 @@ class NetworkTuning {
   bool step();
   void run(const std::function<void(const NetworkUnit&)>& afterUnit = {});
 
+  // From a signal handler (Ctrl-C) or another thread: every task's engine commits the trial in
+  // hand and stops; step() then returns false. The network stays resumable.
+  void stopFromSignal();
+  bool interrupted() const { return m_stop.load(); }
+
   int trials() const { return m_trials; }
   const TaskScheduler& scheduler() const { return m_scheduler; }
   const Engine& engine(std::size_t task) const { return *m_engines.at(task); }
@@ -94,6 +100,7 @@ class NetworkTuning {
   TaskScheduler m_scheduler;
   int m_trials = 0;
   std::vector<NetworkUnit> m_units;
+  std::atomic<bool> m_stop{false};
 
   void replayUnit(std::size_t task, int trials, const std::vector<TaskRestore>& tasks,
                   std::vector<int>& counted);

@@ -122,5 +122,42 @@ TEST(NetKillAndResume, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   fs::remove_all(dir);
 }
 
+// Ctrl-C: the trial in hand is committed, the network and its task runs are marked interrupted,
+// the command says how to go on, and a resume finishes the budget.
+TEST(NetKillAndResume, CtrlCLeavesAnInterruptedNetworkThatResumes) {
+  char pattern[] = "/tmp/opevo-netint-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json";
+  ChildStreams quiet;
+  quiet.stdoutToNull = true;
+  quiet.stderrToNull = true;
+  const pid_t pid = startChild({OPEVO_CLI, "net", "tune", network, "--trials", "40", "--unit", "2",
+                                "--db", db, "--no-reference"},
+                               quiet);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (count(storedTrials(db)) < 6 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGINT);
+  EXPECT_EQ(waitChild(pid), 1);
+  {
+    Store store(db);
+    const auto net = store.network(1);
+    ASSERT_TRUE(net.has_value());
+    EXPECT_EQ(net->status, RunStatus::Interrupted);
+    for (std::int64_t run : net->taskRuns)
+      EXPECT_EQ(store.run(run)->status, RunStatus::Interrupted);
+    EXPECT_LT(count(storedTrials(db)), 40u);
+  }
+  EXPECT_EQ(waitChild(startChild(
+                {OPEVO_CLI, "net", "tune", "--resume", "1", "--db", db, "--no-reference"}, quiet)),
+            0);
+  Store store(db);
+  EXPECT_EQ(store.network(1)->status, RunStatus::Finished);
+  EXPECT_EQ(count(storedTrials(db)), 40u);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace opevo
