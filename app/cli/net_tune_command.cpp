@@ -80,6 +80,8 @@ std::string ms(std::optional<double> seconds) {
 }
 
 void runTune(const NetTuneOptions& o) {
+  if (o.runs < 1 || o.warmup < 0)
+    throw InputError("--runs must be at least 1 and --warmup 0 or more");
   Store store(o.db.empty() ? Store::defaultPath() : o.db);
   NetworkSource src;
   std::optional<NetworkRecord> stored;
@@ -129,7 +131,7 @@ void runTune(const NetTuneOptions& o) {
         throw InputError("network run " + std::to_string(stored->id) + " stores " +
                          std::to_string(stored->taskRuns.size()) + " task runs for " +
                          std::to_string(g.tasks.size()) + " tasks");
-      ResumedRun r = resumeStoredRun(store, stored->taskRuns[i]);
+      ResumedRun r = resumeStoredRun(store, stored->taskRuns[i], {}, /*allowFinished=*/true);
       EngineOptions eo;
       eo.firstOrder = r.nextOrder;
       engineOptions.push_back(eo);
@@ -170,12 +172,15 @@ void runTune(const NetTuneOptions& o) {
     rec.paramsJson = nlohmann::json(src.params).dump();
     rec.backend = src.backend;
     rec.planJson = planToJson(plan).dump();
-    networkId = store.createNetwork(rec);
-    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-      recorders[i]->createRuns();
-      store.setNetworkTaskRun(networkId, static_cast<int>(i),
-                              tuning.engine(i).runs().front().storeId);
-    }
+    // All or nothing: a kill in between must not leave a network without its task runs.
+    store.inTransaction([&] {
+      networkId = store.createNetwork(rec);
+      for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+        recorders[i]->createRuns();
+        store.setNetworkTaskRun(networkId, static_cast<int>(i),
+                                tuning.engine(i).runs().front().storeId);
+      }
+    });
   }
   if (!o.json)
     std::fprintf(
@@ -185,9 +190,20 @@ void runTune(const NetTuneOptions& o) {
         std::string(net::schedulerKindName(plan.scheduler)).c_str(),
         stored ? (", resumed after " + std::to_string(tuning.trials()) + " trials").c_str() : "");
   int before = tuning.trials();
-  g_tuning = &tuning;
-  std::signal(SIGINT, onInterrupt);
-  std::signal(SIGTERM, onInterrupt);
+  // Installed for the tuning only, and removed however it ends.
+  struct InterruptGuard {
+    explicit InterruptGuard(net::NetworkTuning& t) {
+      g_tuning = &t;
+      std::signal(SIGINT, onInterrupt);
+      std::signal(SIGTERM, onInterrupt);
+    }
+    ~InterruptGuard() {
+      g_tuning = nullptr;
+      std::signal(SIGINT, SIG_DFL);
+      std::signal(SIGTERM, SIG_DFL);
+    }
+  };
+  std::optional<InterruptGuard> guard(std::in_place, tuning);
   tuning.run([&](const net::NetworkUnit& u) {
     store.appendNetworkUnit(networkId, {++units, static_cast<int>(u.task), u.trials - before});
     before = u.trials;
@@ -197,9 +213,7 @@ void runTune(const NetTuneOptions& o) {
                  u.trials, plan.trials, g.tasks[u.task].name.c_str(), ms(u.taskSeconds).c_str(),
                  std::isfinite(objective) ? ms(objective).c_str() : "not yet (a task has none)");
   });
-  g_tuning = nullptr;
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  guard.reset();
   if (tuning.interrupted()) {
     for (std::size_t i = 0; i < g.tasks.size(); ++i)
       store.setRunStatus(tuning.engine(i).runs().front().storeId, RunStatus::Interrupted,
@@ -210,9 +224,6 @@ void runTune(const NetTuneOptions& o) {
                     " trials, every measured trial kept: opevo net tune --resume " +
                     std::to_string(networkId) + " continues it");
   }
-  for (std::size_t i = 0; i < g.tasks.size(); ++i)
-    store.setRunStatus(tuning.engine(i).runs().front().storeId, RunStatus::Finished,
-                       EndReason::Trials);
 
   std::vector<Config> configs;
   double sumOfTasks = 0;
@@ -267,7 +278,13 @@ void runTune(const NetTuneOptions& o) {
                       {"ms", nullptr},
                       {"missing", "end-to-end runs are on the CPU backend so far"}};
   }
-  store.setNetworkStatus(networkId, RunStatus::Finished, j.dump());
+  // The task runs and the network end together: until then a resume takes the network up again.
+  store.inTransaction([&] {
+    for (std::size_t i = 0; i < g.tasks.size(); ++i)
+      store.setRunStatus(tuning.engine(i).runs().front().storeId, RunStatus::Finished,
+                         EndReason::Trials);
+    store.setNetworkStatus(networkId, RunStatus::Finished, j.dump());
+  });
   if (o.json) {
     std::cout << j.dump(2) << "\n";
   } else {

@@ -1,5 +1,6 @@
 #include "net/network_tuning.h"
 
+#include <cmath>
 #include <limits>
 
 #include "common/error.h"
@@ -104,8 +105,12 @@ void NetworkTuning::replayUnit(std::size_t task, int trials, const std::vector<T
     if (best > 0) seconds = m_graph.tasks[task].op.flops() / (best * 1e12);
     m_scheduler.record(task, seconds);
   }
-  m_units.push_back({static_cast<int>(m_units.size()) + 1, task, m_trials, bestSeconds(task),
-                     m_scheduler.objective()});
+  // The task's best at this unit, as the scheduler recorded it (not its best over every trial).
+  const std::vector<double>& history = m_scheduler.history(task);
+  std::optional<double> seconds;
+  if (!history.empty() && std::isfinite(history.back())) seconds = history.back();
+  m_units.push_back(
+      {static_cast<int>(m_units.size()) + 1, task, m_trials, seconds, m_scheduler.objective()});
 }
 
 std::vector<UnitRecord> NetworkTuning::restore(const std::vector<TaskRestore>& tasks,

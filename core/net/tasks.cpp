@@ -1,6 +1,7 @@
 #include "net/tasks.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,8 +19,10 @@ std::optional<EpilogueStep> stepFor(const Network& net, const Layer& l, const st
     case LayerKind::BiasAdd: {
       // The bias runs along output channels (conv) or columns (matmul): the axis the template
       // indexes it by.
+      // bias_add runs along axis 1 of a rank-4 tensor, else along the last: the fused kernel's
+      // axis only when the two agree.
       const Shape& s = net.shapeOf(tensor);
-      if (op.kind == OpKind::Conv2D && s.size() != 4) return std::nullopt;
+      if ((op.kind == OpKind::Conv2D) != (s.size() == 4)) return std::nullopt;
       return EpilogueStep{EpilogueKind::Bias, 1};
     }
     case LayerKind::Relu:
@@ -117,7 +120,13 @@ TaskGraph extractTasks(const Network& net) {
       absorbed.insert(next.name);
       at.output = next.name;
     }
-    const std::string key = op.describe();
+    // The description rounds scale factors for display; the key keeps them exact.
+    std::string key = op.describe();
+    for (const EpilogueStep& e : op.epilogue) {
+      char exact[40];
+      std::snprintf(exact, sizeof exact, " %.17g", e.factor);
+      key += exact;
+    }
     const auto it = byKey.find(key);
     if (it != byKey.end()) {
       graph.tasks[it->second].occurrences.push_back(std::move(at));

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,10 @@ class Store {
   // The highest trial order stored for the run's race (for a run of its own, the run): a resumed
   // run's trials continue from it.
   long long lastOrder(const RunRecord& run) const;
+
+  // Runs f inside one transaction: everything it stores is committed together, or (when it
+  // throws) nothing is.
+  void inTransaction(const std::function<void()>& f);
 
   // Networks (network_store.cpp).
   std::int64_t createNetwork(const NetworkRecord& network);

@@ -10,10 +10,11 @@
 
 namespace opevo {
 
-ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options) {
+ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options,
+                           bool allowFinished) {
   const auto stored = store.run(runId);
   if (!stored) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
-  if (stored->status == RunStatus::Finished)
+  if (stored->status == RunStatus::Finished && !allowFinished)
     throw InputError("run " + std::to_string(runId) + " already finished (" +
                      std::string(endReasonName(stored->endReason).empty()
                                      ? "budget spent"

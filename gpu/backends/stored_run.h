@@ -27,9 +27,11 @@ struct ResumedRun {
   long long nextOrder = 1;   // the order its next trial takes in its race
 };
 
-// Throws InputError for a run that is not in the store or has already finished. Marks the run
-// running again.
-ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {});
+// Throws InputError for a run that is not in the store or has already finished (unless
+// allowFinished: a network's task run whose space ran out, or whose network is not finished yet,
+// goes on with its network). Marks the run running again.
+ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {},
+                           bool allowFinished = false);
 
 // Adds the resumed run to an engine made on r.setup (with EngineOptions::firstOrder =
 // r.nextOrder): its plan, its stored trials and tuning time, and its store id.

@@ -60,7 +60,11 @@ GpuRunResult runHipReference(OperatorBuffers& buffers, const TimingOptions& timi
       }
     }
     // No MIOpen binding: Conv2D, and MatMul without rocBLAS, are compared with the plain kernel.
-    const std::string reason = buffers.op.kind == OpKind::Conv2D ? "no MIOpen binding" : why;
+    const std::string reason = buffers.op.kind == OpKind::Conv2D ? "no MIOpen binding"
+                               : !buffers.op.epilogue.empty()
+                                   ? "rocBLAS is called for plain operators; a fused epilogue "
+                                     "compares with the generated reference kernel"
+                                   : why;
     const std::string arch = h.device().arch;
     return runPlainReference(
         h, dev, buffers, codegen::Backend::Hip,

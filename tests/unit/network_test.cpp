@@ -205,6 +205,31 @@ TEST(Network, FusionStopsAtASecondReaderAndAtTheOutput) {
   EXPECT_EQ(g.fixed.size(), 2u);  // r and a
 }
 
+TEST(Network, ABiasOnAnotherAxisThanTheKernelsIsNotFused) {
+  // bias_add on a rank-4 tensor runs along axis 1; a dense layer's kernel adds along the last.
+  const Network n = networkFromJson(json::parse(R"({"name": "t", "inputs": [{"name": "x",
+      "shape": [1, 2, 3, 4]}], "layers": [
+        {"name": "d", "op": "dense", "input": "x", "units": 4, "bias": false},
+        {"name": "b", "op": "bias_add", "input": "d"}]})"),
+                                    "t");
+  const TaskGraph g = extractTasks(n);
+  ASSERT_EQ(g.tasks.size(), 1u);
+  EXPECT_TRUE(g.tasks[0].op.epilogue.empty());
+  ASSERT_EQ(g.fixed.size(), 1u);
+  EXPECT_EQ(g.fixed[0].layer, "b");
+}
+
+TEST(Network, ScalesThatDifferInTheirLastDigitsAreTwoTasks) {
+  const Network n = networkFromJson(json::parse(R"({"name": "t", "inputs": [{"name": "x",
+      "shape": [2, 4, 4]}], "layers": [
+        {"name": "m1", "op": "batch_matmul", "inputs": ["x", "x"]},
+        {"name": "s1", "op": "scale", "input": "m1", "factor": 0.123456789},
+        {"name": "m2", "op": "batch_matmul", "inputs": ["s1", "x"]},
+        {"name": "s2", "op": "scale", "input": "m2", "factor": 0.123456788}]})"),
+                                    "t");
+  EXPECT_EQ(extractTasks(n).tasks.size(), 2u);
+}
+
 TEST(Network, EveryPresetTaskHasAnUntunedConfigurationInItsSpace) {
   for (const NetworkPreset& p : networkPresets())
     for (const Task& t : extractTasks(loadNetwork(p.name)).tasks) {
