@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cpu/cpu_runner.h"
 #include "cpu/operator_buffers.h"
 
 namespace opevo::cli {
@@ -37,9 +38,7 @@ EndToEnd runEndToEnd(const std::string& network, const net::ParamOverrides& para
   net::CpuNetworkRun run(net, graph, configs, o.seed);
   const std::vector<float> output = run.forward();
   e.timesMs = run.time(o.warmup, o.runs);
-  std::vector<double> sorted = e.timesMs;
-  std::sort(sorted.begin(), sorted.end());
-  e.ms = sorted[sorted.size() / 2];
+  e.ms = median(e.timesMs);
   e.steps = run.stepTimes(std::max(3, o.runs / 4));
   for (const auto& s : e.steps) (s.task ? e.taskMs : e.fixedMs) += s.ms;
   if (e.reference) {

@@ -79,6 +79,21 @@ std::string ms(std::optional<double> seconds) {
   return text;
 }
 
+// A stored network run as its source, or InputError naming the id and the database.
+NetworkRecord storedNetwork(const Store& store, std::int64_t id, NetworkSource& src) {
+  std::optional<NetworkRecord> stored = store.network(id);
+  if (!stored)
+    throw InputError("no network run " + std::to_string(id) + " in " + store.path() +
+                     " (opevo net runs lists them)");
+  src.source = stored->source;
+  src.text = stored->networkJson;
+  const nlohmann::json params = nlohmann::json::parse(stored->paramsJson);
+  for (const auto& [k, v] : params.items()) src.params[k] = v.get<std::int64_t>();
+  src.backend = stored->backend;
+  src.plan = planFromJson(stored->planJson);
+  return *stored;
+}
+
 void runTune(const NetTuneOptions& o) {
   if (o.runs < 1 || o.warmup < 0)
     throw InputError("--runs must be at least 1 and --warmup 0 or more");
@@ -86,19 +101,10 @@ void runTune(const NetTuneOptions& o) {
   NetworkSource src;
   std::optional<NetworkRecord> stored;
   if (o.resume) {
-    stored = store.network(*o.resume);
-    if (!stored)
-      throw InputError("no network run " + std::to_string(*o.resume) + " in " + store.path() +
-                       " (opevo net runs lists them)");
+    stored = storedNetwork(store, *o.resume, src);
     if (stored->status == RunStatus::Finished)
       throw InputError("network run " + std::to_string(*o.resume) +
                        " has finished; nothing to resume");
-    src.source = stored->source;
-    src.text = stored->networkJson;
-    const nlohmann::json params = nlohmann::json::parse(stored->paramsJson);
-    for (const auto& [k, v] : params.items()) src.params[k] = v.get<std::int64_t>();
-    src.backend = stored->backend;
-    src.plan = planFromJson(stored->planJson);
   } else {
     if (o.network.empty()) throw InputError("give a network (opevo net list), or --resume ID");
     if (o.trials < 1) throw InputError("give a budget: --trials N");
@@ -340,16 +346,11 @@ void runList(const std::string& db, bool json) {
 
 void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   Store store(db.empty() ? Store::defaultPath() : db);
-  const std::optional<NetworkRecord> stored = store.network(id);
-  if (!stored)
-    throw InputError("no network run " + std::to_string(id) + " in " + store.path() +
-                     " (opevo net runs lists them)");
-  net::ParamOverrides params;
-  const nlohmann::json storedParams = nlohmann::json::parse(stored->paramsJson);
-  for (const auto& [k, v] : storedParams.items()) params[k] = v.get<std::int64_t>();
-  const net::NetworkTuningPlan plan = planFromJson(stored->planJson);
-  const net::Network n =
-      net::networkFromJson(nlohmann::json::parse(stored->networkJson), stored->source, params);
+  NetworkSource src;
+  const std::optional<NetworkRecord> stored = storedNetwork(store, id, src);
+  const net::ParamOverrides& params = src.params;
+  const net::NetworkTuningPlan& plan = src.plan;
+  const net::Network n = net::networkFromJson(nlohmann::json::parse(src.text), src.source, params);
   const net::TaskGraph g = net::extractTasks(n);
   if (stored->taskRuns.size() != g.tasks.size())
     throw InputError("network run " + std::to_string(id) + " stores " +

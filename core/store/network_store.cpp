@@ -29,17 +29,6 @@ NetworkRecord readNetwork(const Statement& s) {
 
 }  // namespace
 
-void Store::inTransaction(const std::function<void()>& f) {
-  exec(m_db, "BEGIN IMMEDIATE", "writing to " + m_path);
-  try {
-    f();
-    exec(m_db, "COMMIT", "writing to " + m_path);
-  } catch (...) {
-    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
-}
-
 std::int64_t Store::createNetwork(const NetworkRecord& n) {
   Statement s(m_db,
               "INSERT INTO networks (name, source, network_json, params_json, backend, plan_json, "

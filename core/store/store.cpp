@@ -372,15 +372,22 @@ void Store::appendTrial(const TrialRow& t) {
 }
 
 std::int64_t Store::createRunWithTrials(const RunRecord& run, const std::vector<TrialRow>& trials) {
-  exec(m_db, "BEGIN IMMEDIATE", "storing a run in " + inQuotes(m_path));
-  try {
-    const std::int64_t id = createRun(run);
+  std::int64_t id = 0;
+  inTransaction([&] {
+    id = createRun(run);
     for (TrialRow t : trials) {
       t.runId = id;
-      appendTrial(t);  // inside the transaction: durable only with the COMMIT below
+      appendTrial(t);  // inside the transaction: durable only with its COMMIT
     }
-    exec(m_db, "COMMIT", "storing a run in " + inQuotes(m_path));
-    return id;
+  });
+  return id;
+}
+
+void Store::inTransaction(const std::function<void()>& f) {
+  exec(m_db, "BEGIN IMMEDIATE", "writing to " + inQuotes(m_path));
+  try {
+    f();
+    exec(m_db, "COMMIT", "writing to " + inQuotes(m_path));
   } catch (...) {
     sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;

@@ -2,9 +2,10 @@
 
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <chrono>
 #include <stdexcept>
+
+#include "cpu/cpu_runner.h"
 
 namespace opevo::net {
 namespace {
@@ -15,11 +16,6 @@ using FixedFn = void (*)(const float* const*, float*, const float* const*);
 double msSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 }  // namespace
