@@ -21,6 +21,7 @@
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/pages/history_page.h"
+#include "ui/pages/networks_page.h"
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
 #include "ui/pages/runs_page.h"
@@ -50,6 +51,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_topologyPage(new TopologyPage),
       m_runsPage(new RunsPage),
       m_historyPage(new HistoryPage),
+      m_networksPage(new NetworksPage),
       m_backendLabel(new QLabel(tr("Backend: probing…"), this)) {
   initStudioResources();
   setWindowTitle(tr("OpEvo Studio"));
@@ -69,11 +71,13 @@ MainWindow::MainWindow(QWidget* parent)
   m_pages->addTab(m_topologyPage, tr("Topology"));
   m_pages->addTab(m_runsPage, tr("Runs"));
   m_pages->addTab(m_historyPage, tr("History"));
+  m_pages->addTab(m_networksPage, tr("Networks"));
   setCentralWidget(m_pages);
 
   const QString storePath = QString::fromStdString(Store::defaultPath());
   m_runsPage->setStorePath(storePath);
   m_historyPage->setStorePath(storePath);
+  m_networksPage->setStorePath(storePath);
 
   auto* versionLabel = new QLabel(tr("OpEvo Studio %1").arg(QStringLiteral(OPEVO_VERSION)), this);
   versionLabel->setObjectName(QStringLiteral("versionLabel"));
@@ -98,7 +102,11 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
   connect(m_historyPage, &HistoryPage::statusMessage, this,
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+  connect(m_networksPage, &NetworksPage::statusMessage, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
   connect(m_runsPage, &RunsPage::raceEnded, m_historyPage, &HistoryPage::reload);
+  // A network's task runs are runs of the store too.
+  connect(m_networksPage, &NetworksPage::raceEnded, m_historyPage, &HistoryPage::reload);
   // The operator chosen on the Spaces page (a preset, a file, a just-saved edit) is the one a
   // device race measures next.
   connect(m_presetsPanel, &PresetsPanel::operatorChosen, this, [this] {
@@ -236,6 +244,7 @@ void MainWindow::restoreSettings() {
 void MainWindow::closeEvent(QCloseEvent* event) {
   saveSettings();
   m_runsPage->stop();  // the engine finishes its trial and stops; nothing stored is lost
+  m_networksPage->stop();
   QMainWindow::closeEvent(event);
 }
 

@@ -10,19 +10,20 @@ class QTabWidget;
 namespace opevo::ui {
 
 class HistoryPage;
+class NetworksPage;
 class PresetsPanel;
 class QwalkPanel;
 class RunsPage;
 class TopologyPage;
 
-// The studio's window: pages as tabs (Spaces, Topology, Runs, History), menus whose actions
-// carry the keyboard shortcuts, and a status bar with the dataset, race progress and backend.
-// Layout, the current page and the race form are kept with QSettings between sessions.
+// The studio's window: pages as tabs (Spaces, Topology, Runs, History, Networks), menus whose
+// actions carry the keyboard shortcuts, and a status bar with the dataset, race progress and
+// backend. Layout, the current page and the race form are kept with QSettings between sessions.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum Page { SpacesPage, TopologyPageIndex, RunsPageIndex, HistoryPageIndex };
+  enum Page { SpacesPage, TopologyPageIndex, RunsPageIndex, HistoryPageIndex, NetworksPageIndex };
 
   // The backends found, as the status bar and Help > About show them (defined where it is made).
   struct BackendProbe;
@@ -35,6 +36,7 @@ class MainWindow : public QMainWindow {
   TopologyPage* topologyPage() const { return m_topologyPage; }
   RunsPage* runsPage() const { return m_runsPage; }
   HistoryPage* historyPage() const { return m_historyPage; }
+  NetworksPage* networksPage() const { return m_networksPage; }
   QTabWidget* pages() const { return m_pages; }
   // The backend label's text: "probing…" until the background probe answers.
   QString backendText() const;
@@ -66,6 +68,7 @@ class MainWindow : public QMainWindow {
   TopologyPage* m_topologyPage;
   RunsPage* m_runsPage;
   HistoryPage* m_historyPage;
+  NetworksPage* m_networksPage;
   QLabel* m_backendLabel;
   QString m_runtimes;
   LatestJob<BackendProbe> m_probe;

@@ -146,8 +146,9 @@ void runRun(const NetRunOptions& o) {
     if (o.configs == ConfigChoice::Random) c = space.randomValid(rng);
     configs.push_back(c ? *c : untunedConfig(space));
   }
-  const EndToEnd e = runEndToEnd(o.network, params, n, g, configs,
-                                 {o.seed, o.warmup, o.runs, o.reference, !o.json});
+  if (!o.json) announceBuild(n, g);
+  const net::EndToEnd e =
+      net::runEndToEnd(o.network, params, n, g, configs, {o.seed, o.warmup, o.runs, o.reference});
   if (o.json) {
     nlohmann::json tasks = nlohmann::json::array();
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
@@ -170,7 +171,7 @@ void runRun(const NetRunOptions& o) {
                                 {"sum_of_tasks_ms", e.taskMs},
                                 {"fixed_kernels_ms", e.fixedMs},
                                 {"verified", e.verified},
-                                {"reference", referenceJson(e)},
+                                {"reference", net::referenceJson(e)},
                                 {"tasks", tasks}}
                      .dump(2)
               << "\n";

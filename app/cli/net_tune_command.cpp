@@ -7,13 +7,11 @@
 #include <map>
 
 #include "backends/backend_factory.h"
-#include "backends/stored_run.h"
 #include "cli/commands.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
-#include "engine/store_recorder.h"
 #include "export/network_export.h"
-#include "net/network_tuning.h"
+#include "net/network_session.h"
 #include "ops/presets.h"
 #include "store/store.h"
 #include "tuners/registry.h"
@@ -37,39 +35,11 @@ struct NetTuneOptions {
   std::optional<std::int64_t> resume;
 };
 
-nlohmann::json planToJson(const net::NetworkTuningPlan& p) {
-  return {{"algorithm", p.algorithm},
-          {"seed", p.seed},
-          {"trials", p.trials},
-          {"unit", p.unit},
-          {"scheduler", net::schedulerKindName(p.scheduler)}};
-}
-
-net::NetworkTuningPlan planFromJson(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text);
-  net::NetworkTuningPlan p;
-  p.algorithm = j.at("algorithm").get<std::string>();
-  p.seed = j.at("seed").get<std::uint64_t>();
-  p.trials = j.at("trials").get<int>();
-  p.unit = j.at("unit").get<std::size_t>();
-  p.scheduler = net::parseSchedulerKind(j.at("scheduler").get<std::string>());
-  return p;
-}
-
-// What a network run is made of, fresh or stored.
-struct NetworkSource {
-  std::string source;  // as given (a preset name or a path)
-  std::string text;    // the file's JSON text
-  net::ParamOverrides params;
-  std::string backend;
-  net::NetworkTuningPlan plan;
-};
-
-std::atomic<net::NetworkTuning*> g_tuning{nullptr};
+std::atomic<net::NetworkSession*> g_session{nullptr};
 
 void onInterrupt(int) {
   // Only sets flags: each engine commits the trial in hand and stops.
-  if (net::NetworkTuning* t = g_tuning.load()) t->stopFromSignal();
+  if (net::NetworkSession* s = g_session.load()) s->stopFromSignal();
 }
 
 std::string ms(std::optional<double> seconds) {
@@ -79,228 +49,93 @@ std::string ms(std::optional<double> seconds) {
   return text;
 }
 
-// A stored network run as its source, or InputError naming the id and the database.
-NetworkRecord storedNetwork(const Store& store, std::int64_t id, NetworkSource& src) {
-  std::optional<NetworkRecord> stored = store.network(id);
-  if (!stored)
-    throw InputError("no network run " + std::to_string(id) + " in " + store.path() +
-                     " (opevo net runs lists them)");
-  src.source = stored->source;
-  src.text = stored->networkJson;
-  const nlohmann::json params = nlohmann::json::parse(stored->paramsJson);
-  for (const auto& [k, v] : params.items()) src.params[k] = v.get<std::int64_t>();
-  src.backend = stored->backend;
-  src.plan = planFromJson(stored->planJson);
-  return *stored;
+std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOptions& o) {
+  if (o.resume) return std::make_unique<net::NetworkSession>(store, *o.resume);
+  if (o.network.empty()) throw InputError("give a network (opevo net list), or --resume ID");
+  if (o.trials < 1) throw InputError("give a budget: --trials N");
+  if (!tunerRegistry().find(o.algo))
+    throw InputError("unknown algorithm '" + o.algo + "' (opevo tuners lists them)");
+  net::NetworkSource src;
+  src.source = o.network;
+  src.text = net::networkText(o.network);
+  src.params = paramOverrides(o.params);
+  src.backend = o.backend;
+  src.plan.algorithm = o.algo;
+  src.plan.seed = o.seed;
+  src.plan.trials = o.trials;
+  src.plan.unit = o.unit;
+  src.plan.scheduler = o.scheduler;
+  return std::make_unique<net::NetworkSession>(store, std::move(src));
 }
 
 void runTune(const NetTuneOptions& o) {
   if (o.runs < 1 || o.warmup < 0)
     throw InputError("--runs must be at least 1 and --warmup 0 or more");
   Store store(o.db.empty() ? Store::defaultPath() : o.db);
-  NetworkSource src;
-  std::optional<NetworkRecord> stored;
-  if (o.resume) {
-    stored = storedNetwork(store, *o.resume, src);
-    if (stored->status == RunStatus::Finished)
-      throw InputError("network run " + std::to_string(*o.resume) +
-                       " has finished; nothing to resume");
-  } else {
-    if (o.network.empty()) throw InputError("give a network (opevo net list), or --resume ID");
-    if (o.trials < 1) throw InputError("give a budget: --trials N");
-    if (!tunerRegistry().find(o.algo))
-      throw InputError("unknown algorithm '" + o.algo + "' (opevo tuners lists them)");
-    src.source = o.network;
-    src.text = net::networkText(o.network);
-    src.params = paramOverrides(o.params);
-    src.backend = o.backend;
-    src.plan.algorithm = o.algo;
-    src.plan.seed = o.seed;
-    src.plan.trials = o.trials;
-    src.plan.unit = o.unit;
-    src.plan.scheduler = o.scheduler;
-  }
-  const net::Network n =
-      net::networkFromJson(nlohmann::json::parse(src.text), src.source, src.params);
-  const net::TaskGraph g = net::extractTasks(n);
-  const net::NetworkTuningPlan& plan = src.plan;
-
-  // One measurement setup per task (its operator, space and worker), rebuilt from the store on a
-  // resume, with the trials each task already has.
-  std::vector<MeasurementSetup> setups;
-  std::vector<net::TaskMeasurement> measurements;
-  std::vector<EngineOptions> engineOptions;
-  std::vector<net::TaskRestore> restores;
-  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-    if (stored) {
-      if (stored->taskRuns.size() != g.tasks.size())
-        throw InputError("network run " + std::to_string(stored->id) + " stores " +
-                         std::to_string(stored->taskRuns.size()) + " task runs for " +
-                         std::to_string(g.tasks.size()) + " tasks");
-      ResumedRun r = resumeStoredRun(store, stored->taskRuns[i], {}, /*allowFinished=*/true);
-      EngineOptions eo;
-      eo.firstOrder = r.nextOrder;
-      engineOptions.push_back(eo);
-      restores.push_back({r.restored, r.secondsBefore, r.run.id});
-      setups.push_back(std::move(r.setup));
-    } else {
-      setups.push_back(makeOperatorMeasurement(
-          src.backend, {g.tasks[i].op, defaultSpace(g.tasks[i].op), nlohmann::json::object()}));
-    }
-    measurements.push_back({setups.back().space, setups.back().measurer.get()});
-  }
-  net::NetworkTuning tuning(g, std::move(measurements), plan, engineOptions);
-  std::vector<std::unique_ptr<StoreRecorder>> recorders;
-  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-    const MeasurementSetup& m = setups[i];
-    recorders.push_back(std::make_unique<StoreRecorder>(
-        store, tuning.engine(i),
-        RunContext{m.operatorName, m.operatorJson, m.backend, m.measurer->device(),
-                   m.measurer->speedUnit(), m.measurer->label()}));
-    tuning.engine(i).addObserver(*recorders.back());  // first: trials committed as they come
-  }
-  std::int64_t networkId = 0;
-  int units = 0;
-  if (stored) {
-    networkId = stored->id;
-    std::vector<net::UnitRecord> previous;
-    for (const NetworkUnitRow& u : store.networkUnits(networkId))
-      previous.push_back({static_cast<std::size_t>(u.task), u.trials});
-    units = static_cast<int>(previous.size());
-    for (const net::UnitRecord& u : tuning.restore(restores, previous))
-      store.appendNetworkUnit(networkId, {++units, static_cast<int>(u.task), u.trials});
-    store.setNetworkStatus(networkId, RunStatus::Running, "");
-  } else {
-    NetworkRecord rec;
-    rec.name = n.name;
-    rec.source = src.source;
-    rec.networkJson = src.text;
-    rec.paramsJson = nlohmann::json(src.params).dump();
-    rec.backend = src.backend;
-    rec.planJson = planToJson(plan).dump();
-    // All or nothing: a kill in between must not leave a network without its task runs.
-    store.inTransaction([&] {
-      networkId = store.createNetwork(rec);
-      for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-        recorders[i]->createRuns();
-        store.setNetworkTaskRun(networkId, static_cast<int>(i),
-                                tuning.engine(i).runs().front().storeId);
-      }
-    });
-  }
+  const std::unique_ptr<net::NetworkSession> session = openSession(store, o);
+  const net::Network& n = session->network();
+  const net::TaskGraph& g = session->graph();
+  const net::NetworkTuningPlan& plan = session->source().plan;
+  const std::string& backend = session->source().backend;
+  const std::int64_t networkId = session->id();
   if (!o.json)
     std::fprintf(
         stderr, "network run %lld: %s, %zu tasks, %d trials, %s on %s, %s scheduler%s\n",
         static_cast<long long>(networkId), n.name.c_str(), g.tasks.size(), plan.trials,
-        plan.algorithm.c_str(), src.backend.c_str(),
+        plan.algorithm.c_str(), backend.c_str(),
         std::string(net::schedulerKindName(plan.scheduler)).c_str(),
-        stored ? (", resumed after " + std::to_string(tuning.trials()) + " trials").c_str() : "");
-  int before = tuning.trials();
+        o.resume ? (", resumed after " + std::to_string(session->resumedAt()) + " trials").c_str()
+                 : "");
   // Installed for the tuning only, and removed however it ends.
   struct InterruptGuard {
-    explicit InterruptGuard(net::NetworkTuning& t) {
-      g_tuning = &t;
+    explicit InterruptGuard(net::NetworkSession& s) {
+      g_session = &s;
       std::signal(SIGINT, onInterrupt);
       std::signal(SIGTERM, onInterrupt);
     }
     ~InterruptGuard() {
-      g_tuning = nullptr;
+      g_session = nullptr;
       std::signal(SIGINT, SIG_DFL);
       std::signal(SIGTERM, SIG_DFL);
     }
   };
-  std::optional<InterruptGuard> guard(std::in_place, tuning);
-  tuning.run([&](const net::NetworkUnit& u) {
-    store.appendNetworkUnit(networkId, {++units, static_cast<int>(u.task), u.trials - before});
-    before = u.trials;
-    if (o.json) return;
+  std::optional<InterruptGuard> guard(std::in_place, *session);
+  while (session->step()) {
+    if (o.json) continue;
+    const net::NetworkUnit& u = session->tuning().units().back();
     const double objective = u.objectiveSeconds;
     std::fprintf(stderr, "[%3d/%d trials] %-26s best %-12s network (sum of weight x best) %s\n",
                  u.trials, plan.trials, g.tasks[u.task].name.c_str(), ms(u.taskSeconds).c_str(),
                  std::isfinite(objective) ? ms(objective).c_str() : "not yet (a task has none)");
-  });
+  }
   guard.reset();
-  if (tuning.interrupted()) {
-    for (std::size_t i = 0; i < g.tasks.size(); ++i)
-      store.setRunStatus(tuning.engine(i).runs().front().storeId, RunStatus::Interrupted,
-                         EndReason::Stopped);
-    store.setNetworkStatus(networkId, RunStatus::Interrupted, "");
+  if (session->interrupted()) {
+    session->markInterrupted();
     throw RunFailed("network run " + std::to_string(networkId) + " interrupted after " +
-                    std::to_string(tuning.trials()) + " of " + std::to_string(plan.trials) +
+                    std::to_string(session->tuning().trials()) + " of " +
+                    std::to_string(plan.trials) +
                     " trials, every measured trial kept: opevo net tune --resume " +
                     std::to_string(networkId) + " continues it");
   }
 
-  std::vector<Config> configs;
-  double sumOfTasks = 0;
-  nlohmann::json tasks = nlohmann::json::array();
-  const auto best = tuning.bestConfigs();
-  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-    const SearchSpace& space = *setups[i].space;
-    configs.push_back(best[i] ? *best[i] : untunedConfig(space));
-    const std::optional<double> s = tuning.bestSeconds(i);
-    if (s) sumOfTasks += g.tasks[i].weight() * *s * 1e3;
-    tasks.push_back({{"name", g.tasks[i].name},
-                     {"weight", g.tasks[i].weight()},
-                     {"trials", tuning.engine(i).runs().front().trials},
-                     {"best_ms", s ? nlohmann::json(*s * 1e3) : nlohmann::json(nullptr)},
-                     {"config", space.format(configs.back())},
-                     {"tuned", best[i].has_value()}});
+  std::optional<net::EndToEnd> e;
+  if (backend == "cpu") {
+    if (!o.json) announceBuild(n, g);
+    e = session->runEndToEnd({plan.seed, o.warmup, o.runs, o.reference});
   }
-  nlohmann::json curve = nlohmann::json::array();
-  for (const net::NetworkUnit& u : tuning.units())
-    curve.push_back({{"trials", u.trials},
-                     {"task", g.tasks[u.task].name},
-                     {"estimate_ms", std::isfinite(u.objectiveSeconds)
-                                         ? nlohmann::json(u.objectiveSeconds * 1e3)
-                                         : nlohmann::json(nullptr)}});
-  nlohmann::json j{{"id", networkId},
-                   {"network", n.name},
-                   {"params", n.params},
-                   {"backend", src.backend},
-                   {"algorithm", plan.algorithm},
-                   {"scheduler", net::schedulerKindName(plan.scheduler)},
-                   {"trials", tuning.trials()},
-                   {"sum_of_tasks_ms", sumOfTasks},
-                   {"tasks", tasks},
-                   {"curve", curve}};
-  std::optional<EndToEnd> e;
-  if (src.backend == "cpu") {
-    // The reference reads the network as it was stored (a file may have changed since).
-    TempDir dir("opevo-net");
-    const std::string file = dir.path() + "/network.json";
-    std::ofstream(file) << src.text;
-    e = runEndToEnd(file, src.params, n, g, configs,
-                    {plan.seed, o.warmup, o.runs, o.reference, !o.json});
-    j["end_to_end_ms"] = e->ms;
-    j["times_ms"] = e->timesMs;
-    j["fixed_kernels_ms"] = e->fixedMs;
-    j["verified"] = e->verified;
-    j["reference"] = referenceJson(*e);
-  } else {
-    j["end_to_end_ms"] = nullptr;
-    j["verified"] = false;
-    j["reference"] = {{"name", nullptr},
-                      {"ms", nullptr},
-                      {"missing", "end-to-end runs are on the CPU backend so far"}};
-  }
-  // The task runs and the network end together: until then a resume takes the network up again.
-  store.inTransaction([&] {
-    for (std::size_t i = 0; i < g.tasks.size(); ++i)
-      store.setRunStatus(tuning.engine(i).runs().front().storeId, RunStatus::Finished,
-                         EndReason::Trials);
-    store.setNetworkStatus(networkId, RunStatus::Finished, j.dump());
-  });
+  const nlohmann::json j = session->resultJson(e ? &*e : nullptr);
+  session->finish(j);
   if (o.json) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("%-26s %6s %6s %12s  %s\n", "task", "weight", "trials", "best ms", "configuration");
-    for (const auto& t : tasks)
+    for (const auto& t : j["tasks"])
       std::printf("%-26s %6.0f %6d %12s  %s\n", t["name"].get<std::string>().c_str(),
                   t["weight"].get<double>(), t["trials"].get<int>(),
                   t["best_ms"].is_null() ? "-" : std::to_string(t["best_ms"].get<double>()).c_str(),
                   t["config"].get<std::string>().c_str());
-    std::printf("\nsum of weight x best over the tasks: %.3f ms\n", sumOfTasks);
+    std::printf("\nsum of weight x best over the tasks: %.3f ms\n",
+                j["sum_of_tasks_ms"].get<double>());
     if (e) printEndToEnd(n.name + " tuned, on this CPU", *e, o.runs);
   }
   if (e) requireVerified(*e);
@@ -346,15 +181,15 @@ void runList(const std::string& db, bool json) {
 
 void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   Store store(db.empty() ? Store::defaultPath() : db);
-  NetworkSource src;
-  const std::optional<NetworkRecord> stored = storedNetwork(store, id, src);
+  NetworkRecord stored;
+  const net::NetworkSource src = net::storedNetworkSource(store, id, &stored);
   const net::ParamOverrides& params = src.params;
   const net::NetworkTuningPlan& plan = src.plan;
   const net::Network n = net::networkFromJson(nlohmann::json::parse(src.text), src.source, params);
   const net::TaskGraph g = net::extractTasks(n);
-  if (stored->taskRuns.size() != g.tasks.size())
+  if (stored.taskRuns.size() != g.tasks.size())
     throw InputError("network run " + std::to_string(id) + " stores " +
-                     std::to_string(stored->taskRuns.size()) + " task runs for " +
+                     std::to_string(stored.taskRuns.size()) + " task runs for " +
                      std::to_string(g.tasks.size()) + " tasks");
   // Each task's best measured configuration; a task with none runs untuned.
   std::vector<Config> configs;
@@ -362,7 +197,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
     const SearchSpace space = defaultSpace(g.tasks[i].op);
     const TrialRow* best = nullptr;
-    const std::vector<TrialRow> rows = store.trials(stored->taskRuns[i]);
+    const std::vector<TrialRow> rows = store.trials(stored.taskRuns[i]);
     for (const TrialRow& t : rows)
       if (t.status == TrialStatus::Ok && (!best || t.speed > best->speed)) best = &t;
     configs.push_back(best ? space.parse(best->config) : untunedConfig(space));
@@ -372,7 +207,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   // What the program must reproduce: libtorch's output when it is here, else ours.
   TempDir dir("opevo-net");
   const std::string file = dir.path() + "/network.json";
-  std::ofstream(file) << stored->networkJson;
+  std::ofstream(file) << stored.networkJson;
   std::string why;
   const std::optional<net::TorchResult> ref =
       net::runTorchReference(file, params, {plan.seed, 0, 0, 1}, &why);

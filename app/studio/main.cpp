@@ -16,6 +16,7 @@
 #include "ui/main_window.h"
 #include "ui/models/history_model.h"
 #include "ui/pages/history_page.h"
+#include "ui/pages/networks_page.h"
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
 #include "ui/pages/runs_page.h"
@@ -23,6 +24,7 @@
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/race_setup_panel.h"
 
 namespace {
@@ -86,7 +88,8 @@ int main(int argc, char** argv) {
   const auto fromOpt = option("from", "Start vertex of the walk, e.g. 8,1,1.", "vertex");
   const auto qOpt = option("q", "Probability of another step, 0 < q < 1.", "q");
   const auto samplesOpt = option("samples", "On Topology, overlay this many sampled walks.", "n");
-  const auto pageOpt = option("page", "Open on a page: spaces, topology, runs, history.", "page");
+  const auto pageOpt =
+      option("page", "Open on a page: spaces, topology, runs, history, networks.", "page");
   const auto datasetOpt = option("dataset", "Load a measured dataset on the Runs page.", "file");
   const auto algosOpt = option("algos", "Algorithms to race, e.g. opevo,autotvm.", "list");
   const auto repeatsOpt = option("repeats", "Repeats per algorithm.", "n");
@@ -109,13 +112,20 @@ int main(int argc, char** argv) {
              "preset-or-file");
   const auto exportOpt =
       option("export-latest", "On History, open the export dialog of the newest run.");
+  const auto networkOpt = option(
+      "network",
+      "On Networks, choose a network (a preset or a file); --algos, --trials and --start then "
+      "apply to its race.",
+      "preset-or-file");
+  const auto schedulersOpt =
+      option("schedulers", "On Networks, the schedulers raced: gradient,round-robin.", "list");
   const auto sweepOpt = option(
       "sweep", "Once the dataset is loaded, open the Sweep dialog and run its default study.");
   parser.addOptions({presetOpt,       paramOpt,   fromOpt,         qOpt,       samplesOpt,
                      pageOpt,         datasetOpt, algosOpt,        repeatsOpt, trialsOpt,
                      paceOpt,         startOpt,   repeatsLinesOpt, chartOpt,   logXOpt,
                      historyOpt,      freshOpt,   operatorOpt,     editOpt,    backendOpt,
-                     raceOperatorOpt, exportOpt,  sweepOpt});
+                     raceOperatorOpt, exportOpt,  sweepOpt,        networkOpt, schedulersOpt});
   parser.process(*app);
   // A -v or -h that was the value of another option: the window was not asked for after all.
   if (textOnly) parser.showHelp(2);
@@ -165,10 +175,25 @@ int main(int argc, char** argv) {
 
   RunsPage* runs = window.runsPage();
   RaceSetupPanel* setup = runs->setup();
-  if (parser.isSet(algosOpt))
+  // --network turns --algos, --trials and --start to the Networks page.
+  const bool networkRace = parser.isSet(networkOpt);
+  if (networkRace) {
+    NetworksPage* networks = window.networksPage();
+    NetworkSetupPanel* form = networks->setup();
+    form->selectNetwork(parser.value(networkOpt));
+    if (parser.isSet(algosOpt) && !form->setAlgorithms(parser.value(algosOpt).split(',')))
+      problems << QStringLiteral("unknown algorithm in '%1' (opevo tuners lists them)")
+                      .arg(parser.value(algosOpt));
+    if (parser.isSet(schedulersOpt) && !form->setSchedulers(parser.value(schedulersOpt).split(',')))
+      problems << QStringLiteral("unknown scheduler in '%1' (gradient, round-robin)")
+                      .arg(parser.value(schedulersOpt));
+    if (parser.isSet(trialsOpt)) form->setTrials(parser.value(trialsOpt).toInt());
+    if (parser.isSet(startOpt)) QTimer::singleShot(0, networks, [networks] { networks->start(); });
+  }
+  if (parser.isSet(algosOpt) && !networkRace)
     setup->algorithmPanel()->setChecked(parser.value(algosOpt).split(QLatin1Char(',')));
   if (parser.isSet(repeatsOpt)) setup->setRepeats(parser.value(repeatsOpt).toInt());
-  if (parser.isSet(trialsOpt)) setup->setTrials(parser.value(trialsOpt).toInt());
+  if (parser.isSet(trialsOpt) && !networkRace) setup->setTrials(parser.value(trialsOpt).toInt());
   if (parser.isSet(paceOpt)) setup->setPaceMs(parser.value(paceOpt).toInt());
   if (parser.isSet(repeatsLinesOpt)) runs->results()->setShowRepeats(true);
   if (parser.isSet(logXOpt)) runs->results()->setLogX(true);
@@ -181,7 +206,9 @@ int main(int argc, char** argv) {
     if (!setup->setOperator(op)) setup->addOperatorFile(op);
   }
   // A replay starts once its dataset is read; a device race once the probe has found devices.
-  if (parser.isSet(startOpt) && setup->backend() == QLatin1String("replay"))
+  if (networkRace) {
+    // started above
+  } else if (parser.isSet(startOpt) && setup->backend() == QLatin1String("replay"))
     QObject::connect(
         setup->datasetPicker(), &DatasetPicker::loaded, runs, [runs] { runs->start(); },
         Qt::SingleShotConnection);
@@ -216,7 +243,8 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(pageOpt)) {
     const QStringList pages{QStringLiteral("spaces"), QStringLiteral("topology"),
-                            QStringLiteral("runs"), QStringLiteral("history")};
+                            QStringLiteral("runs"), QStringLiteral("history"),
+                            QStringLiteral("networks")};
     const auto index = pages.indexOf(parser.value(pageOpt).toLower());
     if (index < 0)
       problems << QStringLiteral("unknown page '%1' (pages: %2)")

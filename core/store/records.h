@@ -63,7 +63,7 @@ struct NetworkRecord {
   std::string networkJson;  // the file's text: a resume does not need the file
   std::string paramsJson;   // the param overrides
   std::string backend;
-  std::string planJson;  // algorithm, settings, seed, trials, unit, scheduler
+  std::string planJson;  // algorithm, seed, trials, unit, scheduler
   RunStatus status = RunStatus::Running;
   std::string started;
   std::string ended;

@@ -1,11 +1,5 @@
 #include "ui/controller/engine_worker.h"
 
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
 #include <exception>
 
 #include "backends/backend_factory.h"
@@ -14,23 +8,12 @@
 #include "engine/store_recorder.h"
 #include "replay/replay_measurer.h"
 #include "store/store.h"
+#include "ui/controller/engine_priority.h"
 #include "ui/controller/race_control.h"
 #include "ui/controller/race_data.h"
 
 namespace opevo::ui {
 namespace {
-
-// The engine (and the OpenMP threads XGBoost starts from it, which inherit its niceness) yields
-// the CPU to the GUI thread: on a two-core machine a busy model fit otherwise starves the window
-// for a few hundred milliseconds. Linux's nice is per thread; elsewhere this does nothing.
-void lowerEnginePriority() {
-#ifdef __linux__
-  static thread_local bool done = false;
-  if (done) return;
-  done = true;
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
-#endif
-}
 
 RunContext contextOf(const MeasurementSetup& setup, const std::string& operatorName) {
   const Measurer& m = *setup.measurer;

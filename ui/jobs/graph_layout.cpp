@@ -1,35 +1,13 @@
 #include "ui/jobs/graph_layout.h"
 
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
-
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
+#include "ui/jobs/graphviz.h"
+
 namespace opevo::ui {
-namespace {
 
-std::mutex& graphvizMutex() {
-  static std::mutex m;
-  return m;
-}
-
-// One context for the process, never freed: Graphviz 2.42 keeps a font cache across contexts,
-// and freeing one leaves that cache pointing at freed memory (AddressSanitizer finds it in the
-// pango plugin on the second layout). Call with the mutex held.
-GVC_t* graphvizContext() {
-  static GVC_t* gvc = gvContext();
-  return gvc;
-}
-
-// cgraph's API takes char* for names it copies; a local buffer keeps the casts honest.
-void setDefault(Agraph_t* g, int kind, const char* name, const char* value) {
-  std::string n(name), v(value);
-  agattr(g, kind, n.data(), v.data());
-}
-
-}  // namespace
+using graphviz::setDefault;
 
 std::shared_ptr<const GraphLayout> layoutParameter(const Parameter& param, const QString& engine,
                                                    std::size_t maxVertices) {
@@ -39,8 +17,8 @@ std::shared_ptr<const GraphLayout> layoutParameter(const Parameter& param, const
   const ParamGraph& pg = layout->graph;
   for (std::size_t i = 0; i < pg.size(); ++i) layout->indexOf.emplace(pg.vertices[i], i);
 
-  std::lock_guard lock(graphvizMutex());
-  GVC_t* gvc = graphvizContext();
+  std::lock_guard lock(graphviz::mutex());
+  GVC_t* gvc = graphviz::context();
   if (!gvc) throw std::runtime_error("Graphviz could not start (gvContext failed)");
   std::string graphName = "parameter";
   Agraph_t* g = agopen(graphName.data(), Agundirected, nullptr);

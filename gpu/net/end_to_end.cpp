@@ -1,0 +1,55 @@
+#include "net/end_to_end.h"
+
+#include <algorithm>
+
+#include "cpu/cpu_runner.h"
+#include "cpu/operator_buffers.h"
+
+namespace opevo::net {
+
+ReferenceTimes timeReference(const std::string& network, const ParamOverrides& params,
+                             const EndToEndOptions& o) {
+  ReferenceTimes r;
+  if (!o.reference) {
+    r.missing = "no libtorch reference: --no-reference";
+    return r;
+  }
+  for (int p = 0; p < kReferenceProcesses; ++p) {
+    std::optional<TorchResult> t =
+        runTorchReference(network, params, {o.seed, 0, o.warmup, o.runs}, &r.missing);
+    if (!t) break;
+    r.medians.push_back(t->ms);
+    if (!r.best || t->ms < r.best->ms) r.best = std::move(t);
+  }
+  return r;
+}
+
+EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
+                     const TaskGraph& graph, const std::vector<Config>& configs,
+                     const EndToEndOptions& o, std::optional<ReferenceTimes> reference) {
+  EndToEnd e;
+  e.reference = reference ? std::move(*reference) : timeReference(network, params, o);
+  CpuNetworkRun run(net, graph, configs, o.seed);
+  const std::vector<float> output = run.forward();
+  e.timesMs = run.time(o.warmup, o.runs);
+  e.ms = median(e.timesMs);
+  e.steps = run.stepTimes(std::max(3, o.runs / 4));
+  for (const auto& s : e.steps) (s.task ? e.taskMs : e.fixedMs) += s.ms;
+  if (e.reference.best) {
+    e.error = maxRelativeError(output, e.reference.best->output);
+    e.verified = e.error <= kVerifyTolerance;
+  }
+  return e;
+}
+
+nlohmann::json referenceJson(const EndToEnd& e) {
+  const std::optional<TorchResult>& r = e.reference.best;
+  if (!r) return {{"name", nullptr}, {"ms", nullptr}, {"missing", e.reference.missing}};
+  return {{"name", "libtorch " + r->version},
+          {"ms", r->ms},
+          {"process_medians_ms", e.reference.medians},
+          {"threads", r->threads},
+          {"max_relative_error", e.error}};
+}
+
+}  // namespace opevo::net

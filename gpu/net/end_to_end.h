@@ -1,0 +1,59 @@
+#pragma once
+
+// A network run end to end on this CPU with chosen task configurations, checked against
+// libtorch's forward on the same network, weights and input: what `opevo net run|tune|compare`
+// and the window's Networks page report.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "net/cpu_network.h"
+#include "net/network_json.h"
+#include "net/torch_reference.h"
+
+namespace opevo::net {
+
+struct EndToEndOptions {
+  std::uint64_t seed = 1;
+  int warmup = 3, runs = 20;
+  bool reference = true;
+};
+
+// libtorch's median differs between processes on this machine (ResNet-18: 19-29 ms in most, 65-96
+// ms in some, not yet explained): the reference runs in this many processes, its best median kept.
+inline constexpr int kReferenceProcesses = 3;
+
+// libtorch's forward, timed in kReferenceProcesses processes.
+struct ReferenceTimes {
+  std::optional<TorchResult> best;  // the process with the lowest median
+  std::vector<double> medians;      // every process's median, in order
+  std::string missing;              // why there is none
+};
+
+// network: a preset name or a file, as loadNetwork takes it.
+ReferenceTimes timeReference(const std::string& network, const ParamOverrides& params,
+                             const EndToEndOptions& options);
+
+struct EndToEnd {
+  double ms = 0;  // median of whole forward passes
+  std::vector<double> timesMs;
+  std::vector<CpuNetworkRun::StepTime> steps;
+  double taskMs = 0, fixedMs = 0;  // the steps measured one by one
+  ReferenceTimes reference;
+  double error = -1;  // max relative error against the reference
+  bool verified = false;
+};
+
+// Builds and runs the network on this CPU with these task configurations. The reference is timed
+// first (before this process runs a kernel of its own) unless one is given or options say none.
+EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
+                     const TaskGraph& graph, const std::vector<Config>& configs,
+                     const EndToEndOptions& options,
+                     std::optional<ReferenceTimes> reference = std::nullopt);
+
+// {"name", "ms", "process_medians_ms", "threads", "max_relative_error"}, or nulls with "missing".
+nlohmann::json referenceJson(const EndToEnd& e);
+
+}  // namespace opevo::net

@@ -1,0 +1,257 @@
+#include "net/network_session.h"
+
+#include <cmath>
+#include <fstream>
+
+#include "backends/stored_run.h"
+#include "codegen/cpu_compiler.h"
+#include "common/error.h"
+#include "engine/store_recorder.h"
+#include "ops/operator_json.h"
+#include "ops/presets.h"
+#include "store/store.h"
+
+namespace opevo::net {
+namespace {
+
+nlohmann::json planToJson(const NetworkTuningPlan& p) {
+  return {{"algorithm", p.algorithm},
+          {"seed", p.seed},
+          {"trials", p.trials},
+          {"unit", p.unit},
+          {"scheduler", schedulerKindName(p.scheduler)}};
+}
+
+NetworkTuningPlan planFromJson(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text);
+  NetworkTuningPlan p;
+  p.algorithm = j.at("algorithm").get<std::string>();
+  p.seed = j.at("seed").get<std::uint64_t>();
+  p.trials = j.at("trials").get<int>();
+  p.unit = j.at("unit").get<std::size_t>();
+  p.scheduler = parseSchedulerKind(j.at("scheduler").get<std::string>());
+  return p;
+}
+
+Network networkOf(const NetworkSource& s) {
+  return networkFromJson(nlohmann::json::parse(s.text), s.source, s.params);
+}
+
+}  // namespace
+
+NetworkSource storedNetworkSource(const Store& store, std::int64_t id, NetworkRecord* record) {
+  std::optional<NetworkRecord> stored = store.network(id);
+  if (!stored)
+    throw InputError("no network run " + std::to_string(id) + " in " + store.path() +
+                     " (opevo net runs lists them)");
+  NetworkSource src;
+  src.source = stored->source;
+  src.text = stored->networkJson;
+  const nlohmann::json params = nlohmann::json::parse(stored->paramsJson);
+  for (const auto& [k, v] : params.items()) src.params[k] = v.get<std::int64_t>();
+  src.backend = stored->backend;
+  src.plan = planFromJson(stored->planJson);
+  if (record) *record = std::move(*stored);
+  return src;
+}
+
+NetworkSession::NetworkSession(Store& store, NetworkSource source)
+    : m_store(store),
+      m_source(std::move(source)),
+      m_network(networkOf(m_source)),
+      m_graph(extractTasks(m_network)) {
+  for (const Task& t : m_graph.tasks)
+    m_setups.push_back(makeOperatorMeasurement(
+        m_source.backend, {t.op, defaultSpace(t.op), nlohmann::json::object()}));
+  build({});
+  NetworkRecord rec;
+  rec.name = m_network.name;
+  rec.source = m_source.source;
+  rec.networkJson = m_source.text;
+  rec.paramsJson = nlohmann::json(m_source.params).dump();
+  rec.backend = m_source.backend;
+  rec.planJson = planToJson(m_source.plan).dump();
+  // All or nothing: a kill in between must not leave a network without its task runs.
+  store.inTransaction([&] {
+    m_id = store.createNetwork(rec);
+    for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
+      m_recorders[i]->createRuns();
+      store.setNetworkTaskRun(m_id, static_cast<int>(i),
+                              m_tuning->engine(i).runs().front().storeId);
+    }
+  });
+}
+
+NetworkSession::NetworkSession(Store& store, std::int64_t id) : m_store(store), m_id(id) {
+  NetworkRecord stored;
+  m_source = storedNetworkSource(store, id, &stored);
+  if (stored.status == RunStatus::Finished)
+    throw InputError("network run " + std::to_string(id) + " has finished; nothing to resume");
+  m_network = networkOf(m_source);
+  m_graph = extractTasks(m_network);
+  if (stored.taskRuns.size() != m_graph.tasks.size())
+    throw InputError("network run " + std::to_string(id) + " stores " +
+                     std::to_string(stored.taskRuns.size()) + " task runs for " +
+                     std::to_string(m_graph.tasks.size()) + " tasks");
+  std::vector<EngineOptions> options;
+  std::vector<TaskRestore> restores;
+  for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
+    ResumedRun r = resumeStoredRun(store, stored.taskRuns[i], {}, /*allowFinished=*/true);
+    // The stored trials are configurations of the task as it was extracted then.
+    const Task& t = m_graph.tasks[i];
+    const std::string now =
+        operatorDefinitionToJson({t.op, defaultSpace(t.op), nlohmann::json::object()}).dump();
+    if (now != r.run.operatorJson)
+      throw InputError("network run " + std::to_string(id) + ": task " + t.name +
+                       " is no longer the operator its stored run " + std::to_string(r.run.id) +
+                       " measured (was this run stored by another version?)");
+    EngineOptions eo;
+    eo.firstOrder = r.nextOrder;
+    options.push_back(eo);
+    restores.push_back({r.restored, r.secondsBefore, r.run.id});
+    m_setups.push_back(std::move(r.setup));
+  }
+  build(options);
+  std::vector<UnitRecord> previous;
+  for (const NetworkUnitRow& u : store.networkUnits(id))
+    previous.push_back({static_cast<std::size_t>(u.task), u.trials});
+  m_units = static_cast<int>(previous.size());
+  for (const UnitRecord& u : m_tuning->restore(restores, previous))
+    store.appendNetworkUnit(id, {++m_units, static_cast<int>(u.task), u.trials});
+  m_resumedAt = m_tuning->trials();
+  store.setNetworkStatus(id, RunStatus::Running, "");
+}
+
+NetworkSession::~NetworkSession() = default;
+
+void NetworkSession::build(const std::vector<EngineOptions>& options) {
+  std::vector<TaskMeasurement> measurements;
+  for (const MeasurementSetup& s : m_setups) measurements.push_back({s.space, s.measurer.get()});
+  m_tuning =
+      std::make_unique<NetworkTuning>(m_graph, std::move(measurements), m_source.plan, options);
+  for (std::size_t i = 0; i < m_setups.size(); ++i) {
+    const MeasurementSetup& m = m_setups[i];
+    m_recorders.push_back(std::make_unique<StoreRecorder>(
+        m_store, m_tuning->engine(i),
+        RunContext{m.operatorName, m.operatorJson, m.backend, m.measurer->device(),
+                   m.measurer->speedUnit(), m.measurer->label()}));
+    m_tuning->engine(i).addObserver(*m_recorders.back());  // first: trials committed as they come
+  }
+}
+
+bool NetworkSession::step() {
+  const int before = m_tuning->trials();
+  if (!m_tuning->step()) return false;
+  const NetworkUnit& u = m_tuning->units().back();
+  m_store.appendNetworkUnit(m_id, {++m_units, static_cast<int>(u.task), u.trials - before});
+  return true;
+}
+
+void NetworkSession::markInterrupted() {
+  m_store.inTransaction([&] {
+    for (std::size_t i = 0; i < m_graph.tasks.size(); ++i)
+      m_store.setRunStatus(m_tuning->engine(i).runs().front().storeId, RunStatus::Interrupted,
+                           EndReason::Stopped);
+    m_store.setNetworkStatus(m_id, RunStatus::Interrupted, "");
+  });
+}
+
+std::vector<Config> NetworkSession::configs() const {
+  std::vector<Config> out;
+  const auto best = m_tuning->bestConfigs();
+  for (std::size_t i = 0; i < m_graph.tasks.size(); ++i)
+    out.push_back(best[i] ? *best[i] : untunedConfig(space(i)));
+  return out;
+}
+
+double NetworkSession::sumOfTasksMs() const {
+  double sum = 0;
+  for (std::size_t i = 0; i < m_graph.tasks.size(); ++i)
+    if (const auto s = m_tuning->bestSeconds(i)) sum += m_graph.tasks[i].weight() * *s * 1e3;
+  return sum;
+}
+
+nlohmann::json NetworkSession::tasksJson() const {
+  nlohmann::json tasks = nlohmann::json::array();
+  const auto best = m_tuning->bestConfigs();
+  const std::vector<Config> chosen = configs();
+  for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
+    const std::optional<double> s = m_tuning->bestSeconds(i);
+    tasks.push_back({{"name", m_graph.tasks[i].name},
+                     {"weight", m_graph.tasks[i].weight()},
+                     {"trials", m_tuning->engine(i).runs().front().trials},
+                     {"best_ms", s ? nlohmann::json(*s * 1e3) : nlohmann::json(nullptr)},
+                     {"config", space(i).format(chosen[i])},
+                     {"tuned", best[i].has_value()}});
+  }
+  return tasks;
+}
+
+nlohmann::json NetworkSession::curveJson() const {
+  nlohmann::json curve = nlohmann::json::array();
+  for (const NetworkUnit& u : m_tuning->units())
+    curve.push_back({{"trials", u.trials},
+                     {"task", m_graph.tasks[u.task].name},
+                     {"estimate_ms", std::isfinite(u.objectiveSeconds)
+                                         ? nlohmann::json(u.objectiveSeconds * 1e3)
+                                         : nlohmann::json(nullptr)}});
+  return curve;
+}
+
+nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
+  const NetworkTuningPlan& plan = m_source.plan;
+  nlohmann::json j{{"id", m_id},
+                   {"network", m_network.name},
+                   {"params", m_network.params},
+                   {"backend", m_source.backend},
+                   {"algorithm", plan.algorithm},
+                   {"scheduler", schedulerKindName(plan.scheduler)},
+                   {"trials", m_tuning->trials()},
+                   {"sum_of_tasks_ms", sumOfTasksMs()},
+                   {"tasks", tasksJson()},
+                   {"curve", curveJson()}};
+  if (e) {
+    j["end_to_end_ms"] = e->ms;
+    j["times_ms"] = e->timesMs;
+    j["fixed_kernels_ms"] = e->fixedMs;
+    j["verified"] = e->verified;
+    j["reference"] = referenceJson(*e);
+  } else {
+    j["end_to_end_ms"] = nullptr;
+    j["verified"] = false;
+    j["reference"] = {{"name", nullptr},
+                      {"ms", nullptr},
+                      {"missing", "end-to-end runs are on the CPU backend so far"}};
+  }
+  return j;
+}
+
+std::string NetworkSession::writeNetworkFile(const TempDir& dir) const {
+  // The reference reads the network as it was stored (a file may have changed since).
+  const std::string file = dir.path() + "/network.json";
+  std::ofstream(file) << m_source.text;
+  return file;
+}
+
+ReferenceTimes NetworkSession::timeReference(const EndToEndOptions& options) const {
+  TempDir dir("opevo-net");
+  return net::timeReference(writeNetworkFile(dir), m_source.params, options);
+}
+
+EndToEnd NetworkSession::runEndToEnd(const EndToEndOptions& options,
+                                     std::optional<ReferenceTimes> reference) const {
+  TempDir dir("opevo-net");
+  return net::runEndToEnd(writeNetworkFile(dir), m_source.params, m_network, m_graph, configs(),
+                          options, std::move(reference));
+}
+
+void NetworkSession::finish(const nlohmann::json& result) {
+  m_store.inTransaction([&] {
+    for (std::size_t i = 0; i < m_graph.tasks.size(); ++i)
+      m_store.setRunStatus(m_tuning->engine(i).runs().front().storeId, RunStatus::Finished,
+                           EndReason::Trials);
+    m_store.setNetworkStatus(m_id, RunStatus::Finished, result.dump());
+  });
+}
+
+}  // namespace opevo::net

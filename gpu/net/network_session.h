@@ -1,0 +1,111 @@
+#pragma once
+
+// A network run as the store keeps it, from its creation (or its resume) to its result: what
+// `opevo net tune` and the window's Networks page both drive, so a run started in one resumes in
+// the other.
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend_factory.h"
+#include "codegen/cpu_compiler.h"
+#include "net/end_to_end.h"
+#include "net/network_json.h"
+#include "net/network_tuning.h"
+#include "store/records.h"
+
+namespace opevo {
+class Store;
+class StoreRecorder;
+}  // namespace opevo
+
+namespace opevo::net {
+
+// What a network run is made of, fresh or stored.
+struct NetworkSource {
+  std::string source;  // as given (a preset name or a path)
+  std::string text;    // the network file's JSON text, kept with the run
+  ParamOverrides params;
+  std::string backend = "cpu";
+  NetworkTuningPlan plan;
+};
+
+// A stored network run's source and record; InputError naming the id and the database when it is
+// not there.
+NetworkSource storedNetworkSource(const Store& store, std::int64_t id,
+                                  NetworkRecord* record = nullptr);
+
+class NetworkSession {
+ public:
+  // A new run, in the store at once with a run per task (all or nothing).
+  NetworkSession(Store& store, NetworkSource source);
+  // Continues stored run `id` to its budget; InputError when it is missing or has finished, or
+  // when its tasks no longer match its stored task runs.
+  NetworkSession(Store& store, std::int64_t id);
+  ~NetworkSession();
+  NetworkSession(const NetworkSession&) = delete;
+  NetworkSession& operator=(const NetworkSession&) = delete;
+
+  std::int64_t id() const { return m_id; }
+  const NetworkSource& source() const { return m_source; }
+  const Network& network() const { return m_network; }
+  const TaskGraph& graph() const { return m_graph; }
+  const SearchSpace& space(std::size_t task) const { return *m_setups.at(task).space; }
+  NetworkTuning& tuning() { return *m_tuning; }
+  const NetworkTuning& tuning() const { return *m_tuning; }
+  // Trials the run had when it was resumed (0 for a new one).
+  int resumedAt() const { return m_resumedAt; }
+
+  // One unit, stored as it ends; false once the budget is spent, every task is used up or the
+  // run was stopped.
+  bool step();
+  // From a signal handler or another thread: the trial in hand is committed, step() returns false.
+  void stopFromSignal() { m_tuning->stopFromSignal(); }
+  bool interrupted() const { return m_tuning->interrupted(); }
+  // The network and its task runs stored as interrupted: resumable.
+  void markInterrupted();
+
+  // Each task's best configuration, or its untuned one when none worked.
+  std::vector<Config> configs() const;
+  // sum of weight x best latency over the tasks that have one.
+  double sumOfTasksMs() const;
+  // [{name, weight, trials, best_ms, config, tuned}]
+  nlohmann::json tasksJson() const;
+  // [{trials, task, estimate_ms}] after each unit
+  nlohmann::json curveJson() const;
+  // {id, network, params, backend, algorithm, scheduler, trials, sum_of_tasks_ms, tasks, curve,
+  //  end_to_end_ms, verified, reference, and times_ms, fixed_kernels_ms when run end to end}
+  nlohmann::json resultJson(const EndToEnd* endToEnd) const;
+
+  // libtorch's forward of the network as stored (before tuning: the line the tuning aims at).
+  ReferenceTimes timeReference(const EndToEndOptions& options) const;
+  // Runs the tuned network end to end on this CPU against libtorch (reference: already timed).
+  // The network file as stored is what both read. Only for the cpu backend.
+  EndToEnd runEndToEnd(const EndToEndOptions& options,
+                       std::optional<ReferenceTimes> reference = std::nullopt) const;
+  // The task runs and the network finished with this result, in one transaction: until then a
+  // resume takes the network up again.
+  void finish(const nlohmann::json& result);
+
+ private:
+  void build(const std::vector<EngineOptions>& options);
+  // The stored network text as a file, for the reference program, which reads files.
+  std::string writeNetworkFile(const TempDir& dir) const;
+
+  Store& m_store;
+  NetworkSource m_source;
+  Network m_network;
+  TaskGraph m_graph;
+  std::vector<MeasurementSetup> m_setups;
+  std::unique_ptr<NetworkTuning> m_tuning;
+  std::vector<std::unique_ptr<StoreRecorder>> m_recorders;
+  std::int64_t m_id = 0;
+  int m_units = 0;  // stored units
+  int m_resumedAt = 0;
+};
+
+}  // namespace opevo::net

@@ -1,0 +1,216 @@
+#include "ui/pages/networks_page.h"
+
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "gui_test_support.h"
+#include "store/store.h"
+#include "ui/charts/network_curve_chart.h"
+#include "ui/charts/network_graph_view.h"
+#include "ui/charts/task_trials_chart.h"
+#include "ui/controller/network_controller.h"
+#include "ui/jobs/network_layout.h"
+#include "ui/models/network_task_model.h"
+#include "ui/widgets/network_setup_panel.h"
+
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+// A network small enough that a CPU trial takes well under a second: one convolution with its
+// bias and relu fused, a pool (a fixed kernel), a flatten (a view) and a dense layer.
+constexpr const char* kTinyNetwork = R"({
+  "name": "tiny", "description": "a small CNN", "params": {"batch": 1},
+  "inputs": [{"name": "image", "shape": ["batch", 3, 12, 12]}],
+  "layers": [
+    {"name": "c1", "op": "conv2d", "input": "image", "out_channels": 8, "kernel": 3,
+     "padding": 1, "bias": true},
+    {"name": "r1", "op": "relu", "input": "c1"},
+    {"name": "p1", "op": "max_pool", "input": "r1", "kernel": 2, "stride": 2},
+    {"name": "f1", "op": "flatten", "input": "p1"},
+    {"name": "d1", "op": "dense", "input": "f1", "units": 10}
+  ]})";
+
+class NetworksPageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(m_dir.isValid());
+    m_db = m_dir.filePath(QStringLiteral("opevo.db"));
+    m_file = m_dir.filePath(QStringLiteral("tiny.json"));
+    QFile f(m_file);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(kTinyNetwork);
+    f.close();
+    m_page.setStorePath(m_db);
+    m_page.resize(1200, 800);
+    m_page.show();
+    m_tester = std::make_unique<QAbstractItemModelTester>(
+        m_page.taskModel(), QAbstractItemModelTester::FailureReportingMode::Warning);
+  }
+  void TearDown() override {
+    m_page.stop();
+    waitUntil([&] { return !m_page.controller()->busy(); }, 60000);
+    m_tester.reset();
+    EXPECT_TRUE(m_warnings.messages().isEmpty()) << m_warnings.messages().join('\n').toStdString();
+  }
+  NetworkSetupPanel* setup() { return m_page.setup(); }
+  // The picture of the network now chosen is on show.
+  bool pictureShown(std::size_t nodes) {
+    return waitUntil([&] {
+      return !m_page.loadingPicture() && m_page.graphView()->networkLayout() &&
+             m_page.graphView()->networkLayout()->nodes.size() == nodes;
+    });
+  }
+  void chooseTiny(const QStringList& schedulers, int trials) {
+    setup()->selectNetwork(m_file);
+    ASSERT_TRUE(pictureShown(6));  // the input and five layers
+    ASSERT_TRUE(setup()->setAlgorithms({QStringLiteral("opevo-m")}));
+    ASSERT_TRUE(setup()->setSchedulers(schedulers));
+    setup()->setTrials(trials);
+  }
+  bool raceEnded(int timeoutMs = 240000) {
+    return waitUntil([&] { return !m_page.controller()->busy(); }, timeoutMs);
+  }
+  std::size_t nodeIndex(const QString& name) {
+    const auto& nodes = m_page.graphView()->networkLayout()->nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].name == name) return i;
+    return nodes.size();
+  }
+
+  test::ModelTestFailures m_warnings;
+  QTemporaryDir m_dir;
+  QString m_db, m_file;
+  NetworksPage m_page;
+  std::unique_ptr<QAbstractItemModelTester> m_tester;
+};
+
+TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
+  // AlexNet: its input and 27 layers drawn, its 8 tasks listed with their weights and work.
+  ASSERT_TRUE(pictureShown(28));
+  NetworkTaskModel* tasks = m_page.taskModel();
+  ASSERT_EQ(tasks->rowCount(), 8);
+  EXPECT_EQ(tasks->index(0, NetworkTaskModel::TaskColumn).data().toString(), "conv1");
+  EXPECT_EQ(tasks->index(0, NetworkTaskModel::ShapeColumn).data().toString(), "1x64x55x55");
+  EXPECT_EQ(tasks->index(0, NetworkTaskModel::TrialsColumn).data().toInt(), 0);
+  // Every layer of a task is in its fused kernel; pools run fixed kernels; nothing is coloured.
+  const auto& nodes = m_page.graphView()->networkLayout()->nodes;
+  EXPECT_EQ(nodes[nodeIndex("conv1_relu")].task, 0);
+  EXPECT_EQ(nodes[nodeIndex("conv1_relu")].step, "conv1");
+  EXPECT_EQ(nodes[nodeIndex("pool1")].task, -1);
+  EXPECT_EQ(nodes[nodeIndex("pool1")].step, "pool1");
+  EXPECT_EQ(m_page.graphView()->colorOf(nodeIndex("conv1")), QColor(Qt::white));
+
+  // A param that the network does not take is refused by name, and the picture stays.
+  setup()->paramsEdit()->setText(QStringLiteral("batch=2, heads=3"));
+  emit setup()->paramsEdit()->editingFinished();
+  ASSERT_TRUE(waitUntil([&] { return m_page.statusLabel()->text().contains("heads"); }))
+      << m_page.statusLabel()->text().toStdString();
+  EXPECT_EQ(m_page.graphView()->networkLayout()->nodes.size(), 28u);
+  setup()->paramsEdit()->setText(QStringLiteral("batch=x"));
+  QString error;
+  EXPECT_FALSE(setup()->spec(&error));
+  EXPECT_TRUE(error.contains("batch=x")) << error.toStdString();
+}
+
+TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
+  chooseTiny({QStringLiteral("gradient"), QStringLiteral("round-robin")}, 8);
+  int snapshots = 0;
+  QObject::connect(m_page.controller(), &NetworkController::updated, &m_page,
+                   [&](const NetworkSnapshotPtr&) { ++snapshots; });
+  m_page.start();
+  ASSERT_TRUE(m_page.controller()->busy());
+  ASSERT_TRUE(raceEnded()) << m_page.statusLabel()->text().toStdString();
+  const NetworkSnapshot* s = m_page.snapshot();
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->contenders.size(), 2u);
+  EXPECT_GE(snapshots, 2 * 8 / 4) << "a snapshot after every unit";
+  EXPECT_EQ(m_page.contenderBox()->count(), 2);
+  for (int c = 0; c < 2; ++c) {
+    const ContenderState& state = s->contenders[c];
+    EXPECT_EQ(state.trials, 8);
+    EXPECT_GT(m_page.curveChart()->curvePointCount(c), 0);
+    EXPECT_TRUE(std::isfinite(state.endToEndMs)) << "run end to end once tuned";
+    if (s->referenceMs) {
+      EXPECT_TRUE(state.verified) << "checked against libtorch";
+    }
+  }
+  if (s->referenceMs)
+    EXPECT_TRUE(m_page.curveChart()->hasReferenceLine());
+  else
+    std::printf("[ note ] no libtorch reference here: %s\n", qPrintable(s->referenceName));
+  EXPECT_EQ(m_page.trialsChart()->lineCount(), 2);
+  // Measured end to end: each kernel coloured by its own time, the pool's too.
+  EXPECT_NE(m_page.graphView()->colorOf(nodeIndex("c1")), QColor(Qt::white));
+  EXPECT_NE(m_page.graphView()->colorOf(nodeIndex("p1")), QColor(Qt::white));
+  EXPECT_EQ(m_page.graphView()->colorOf(nodeIndex("f1")), QColor(Qt::white)) << "a view";
+  double shares = 0;
+  for (int r = 0; r < m_page.taskModel()->rowCount(); ++r) shares += m_page.taskModel()->share(r);
+  EXPECT_NEAR(shares, 1, 1e-9);
+
+  // Both are stored network runs, finished, with their results.
+  Store store(m_db.toStdString());
+  const std::vector<NetworkRecord> runs = store.networks();
+  ASSERT_EQ(runs.size(), 2u);
+  for (const NetworkRecord& r : runs) {
+    EXPECT_EQ(r.status, RunStatus::Finished);
+    const nlohmann::json result = nlohmann::json::parse(r.resultJson);
+    EXPECT_EQ(result["trials"], 8);
+    EXPECT_TRUE(result["end_to_end_ms"].is_number());
+  }
+}
+
+TEST_F(NetworksPageTest, StopKeepsEveryTrialAndResumeFinishesTheBudget) {
+  chooseTiny({QStringLiteral("gradient")}, 24);
+  m_page.start();
+  ASSERT_TRUE(waitUntil(
+      [&] { return m_page.snapshot() && m_page.snapshot()->contenders.at(0).trials >= 4; },
+      120000));
+  m_page.stop();
+  ASSERT_TRUE(raceEnded());
+  EXPECT_TRUE(m_page.statusLabel()->text().contains("Resume"))
+      << m_page.statusLabel()->text().toStdString();
+
+  Store store(m_db.toStdString());
+  std::vector<NetworkRecord> runs = store.networks();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, RunStatus::Interrupted);
+  const std::vector<std::int64_t> taskRuns = runs[0].taskRuns;
+  ASSERT_EQ(taskRuns.size(), 2u);
+  auto storedTrials = [&] {
+    std::size_t n = 0;
+    for (std::int64_t run : taskRuns) n += store.trials(run).size();
+    return n;
+  };
+  const std::size_t kept = storedTrials();
+  EXPECT_GE(kept, 4u);
+  EXPECT_LT(kept, 24u);
+
+  // The stored run is offered for resuming, and goes on to exactly its budget.
+  ASSERT_TRUE(waitUntil([&] { return setup()->resumeButton()->isEnabled(); }));
+  EXPECT_EQ(setup()->selectedRun()->id, runs[0].id);
+  setup()->resumeButton()->click();
+  ASSERT_TRUE(m_page.controller()->busy());
+  ASSERT_TRUE(raceEnded()) << m_page.statusLabel()->text().toStdString();
+  runs = store.networks();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, RunStatus::Finished);
+  EXPECT_EQ(storedTrials(), 24u) << "nothing measured twice, nothing lost";
+  int units = 0;
+  for (const NetworkUnitRow& u : store.networkUnits(runs[0].id)) units += u.trials;
+  EXPECT_EQ(units, 24);
+  EXPECT_EQ(m_page.snapshot()->contenders.at(0).trials, 24);
+}
+
+}  // namespace
+}  // namespace opevo::ui

@@ -1,0 +1,112 @@
+#include "ui/charts/network_curve_chart.h"
+
+#include <QChart>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/charts/race_chart_view.h"
+
+namespace opevo::ui {
+
+NetworkCurveChart::NetworkCurveChart(QWidget* parent)
+    : QChartView(parent), m_x(new QValueAxis), m_y(new QValueAxis) {
+  setRenderHint(QPainter::Antialiasing);
+  chart()->setTitle(tr("Network latency against trials"));
+  setToolTip(
+      tr("Lines: the sum of weight x best task latency after each unit. Markers: the tuned "
+         "network measured end to end. Dashed: libtorch's forward on this machine."));
+  QFont small = chart()->legend()->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  chart()->legend()->setFont(small);
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+  m_x->setTitleText(tr("trials (whole network)"));
+  m_y->setTitleText(tr("latency (ms)"));
+  m_x->setLabelFormat(QStringLiteral("%d"));
+  chart()->addAxis(m_x, Qt::AlignBottom);
+  chart()->addAxis(m_y, Qt::AlignLeft);
+  setMinimumHeight(220);
+}
+
+void NetworkCurveChart::clear() {
+  chart()->removeAllSeries();
+  m_curves.clear();
+  m_measured.clear();
+  m_reference = nullptr;
+}
+
+void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
+  if (m_curves.size() != s.contenders.size()) {
+    clear();
+    for (std::size_t i = 0; i < s.contenders.size(); ++i) {
+      const QColor color = RaceChartView::colorOf(static_cast<int>(i));
+      auto* curve = new QLineSeries;
+      curve->setName(s.contenders[i].label);
+      curve->setColor(color);
+      curve->setPointsVisible(true);  // the first estimate is a lone point until the next unit
+      auto* measured = new QScatterSeries;
+      measured->setName(s.contenders[i].label + tr(" measured end to end"));
+      measured->setColor(color);
+      measured->setMarkerSize(11);
+      for (QAbstractSeries* series :
+           {static_cast<QAbstractSeries*>(curve), static_cast<QAbstractSeries*>(measured)}) {
+        chart()->addSeries(series);
+        series->attachAxis(m_x);
+        series->attachAxis(m_y);
+      }
+      for (QLegendMarker* m : chart()->legend()->markers(measured)) m->setVisible(false);
+      m_curves.push_back(curve);
+      m_measured.push_back(measured);
+    }
+  }
+  double xMax = 1, yMax = 0;
+  for (std::size_t i = 0; i < s.contenders.size(); ++i) {
+    const ContenderState& c = s.contenders[i];
+    xMax = std::max(xMax, static_cast<double>(c.budget));
+    QList<QPointF> points;
+    for (std::size_t k = 0; k < c.curveTrials.size(); ++k)
+      if (std::isfinite(c.curveEstimateMs[k])) {
+        points.append({c.curveTrials[k], c.curveEstimateMs[k]});
+        yMax = std::max(yMax, c.curveEstimateMs[k]);
+      }
+    m_curves[i]->replace(points);
+    QList<QPointF> measured;
+    if (std::isfinite(c.endToEndMs)) {
+      measured.append({static_cast<double>(c.trials), c.endToEndMs});
+      yMax = std::max(yMax, c.endToEndMs);
+    }
+    m_measured[i]->replace(measured);
+  }
+  if (s.referenceMs) {
+    if (!m_reference) {
+      m_reference = new QLineSeries;
+      QPen pen(Qt::black, 1.5, Qt::DashLine);
+      m_reference->setPen(pen);
+      chart()->addSeries(m_reference);
+      m_reference->attachAxis(m_x);
+      m_reference->attachAxis(m_y);
+    }
+    m_reference->setName(tr("libtorch %1 ms").arg(*s.referenceMs, 0, 'f', 1));
+    m_reference->replace(QList<QPointF>{{0, *s.referenceMs}, {xMax, *s.referenceMs}});
+    yMax = std::max(yMax, *s.referenceMs);
+  }
+  m_x->setRange(0, xMax * 1.04);  // room for the end-to-end markers at the last trial
+  m_x->applyNiceNumbers();
+  m_y->setRange(0, yMax > 0 ? yMax * 1.08 : 1);
+  m_y->applyNiceNumbers();
+}
+
+int NetworkCurveChart::curvePointCount(int contender) const {
+  return contender >= 0 && contender < static_cast<int>(m_curves.size())
+             ? static_cast<int>(m_curves[contender]->count())
+             : 0;
+}
+
+bool NetworkCurveChart::hasReferenceLine() const {
+  return m_reference && m_reference->count() == 2;
+}
+
+}  // namespace opevo::ui

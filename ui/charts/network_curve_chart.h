@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QChartView>
+#include <vector>
+
+#include "ui/controller/network_types.h"
+
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+
+namespace opevo::ui {
+
+// The OpEvo paper's Figure 6, live: each contender's estimated network latency (sum of weight x
+// best task latency) against the network's trials, libtorch's measured forward as a dashed line,
+// and each tuned network's measured end-to-end latency as a marker at its last trial.
+class NetworkCurveChart : public QChartView {
+  Q_OBJECT
+
+ public:
+  explicit NetworkCurveChart(QWidget* parent = nullptr);
+
+  void setSnapshot(const NetworkSnapshot& snapshot);
+  void clear();
+  int curvePointCount(int contender) const;
+  bool hasReferenceLine() const;
+
+ private:
+  std::vector<QLineSeries*> m_curves;
+  std::vector<QScatterSeries*> m_measured;
+  QLineSeries* m_reference = nullptr;
+  QValueAxis* m_x;
+  QValueAxis* m_y;
+};
+
+}  // namespace opevo::ui

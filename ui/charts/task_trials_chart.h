@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QChartView>
+#include <vector>
+
+#include "ui/controller/network_types.h"
+
+class QLineSeries;
+class QValueAxis;
+
+namespace opevo::ui {
+
+// Where a contender's trials went: for each task, the trials it had received against the
+// network's trials, a step per unit the scheduler gave it. A gradient scheduler's lines part
+// after the warm-up; round-robin's stay together.
+class TaskTrialsChart : public QChartView {
+  Q_OBJECT
+
+ public:
+  explicit TaskTrialsChart(QWidget* parent = nullptr);
+
+  void setContender(const std::vector<NetworkTaskInfo>& tasks, const ContenderState* state);
+  int lineCount() const { return static_cast<int>(m_lines.size()); }
+
+ private:
+  std::vector<QLineSeries*> m_lines;
+  QValueAxis* m_x;
+  QValueAxis* m_y;
+};
+
+}  // namespace opevo::ui

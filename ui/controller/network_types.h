@@ -1,0 +1,89 @@
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "net/network_json.h"
+#include "net/task_scheduler.h"
+#include "net/tasks.h"
+
+namespace opevo::ui {
+
+// Everything one network race needs, copied into the network thread when it starts: each
+// algorithm with each scheduler is one stored network run, their units interleaved so a drift of
+// the machine falls on all of them alike.
+struct NetworkSpec {
+  std::string network;  // a preset name or a network file
+  net::ParamOverrides params;
+  std::string backend = "cpu";
+  std::vector<std::string> algorithms;
+  std::vector<net::SchedulerKind> schedulers;
+  int trials = 0;
+  std::size_t unit = 4;
+  std::uint64_t seed = 1;
+  bool reference = true;               // time libtorch's forward first (the line the curves aim at)
+  std::optional<std::int64_t> resume;  // continue this stored network run instead
+  std::string storePath;
+};
+
+// One contender's state after a unit, as the window sees it. Plain values only: it crosses
+// threads by copy.
+struct ContenderState {
+  QString label;  // "opevo-m / gradient"
+  std::int64_t networkId = 0;
+  std::vector<double> curveTrials;      // network trials after each unit
+  std::vector<double> curveEstimateMs;  // sum of weight x best after each unit (NaN: not yet)
+  std::vector<int> taskTrials;          // per task, so far
+  std::vector<double> taskBestMs;       // per task, NaN until one configuration worked
+  std::vector<int> unitTask;            // the task of each unit, in order
+  std::vector<int> unitTrials;          // the trials of each unit
+  int trials = 0, budget = 0;
+  bool done = false;
+  // Once run end to end on this CPU (NaN before or when not run).
+  double endToEndMs = std::numeric_limits<double>::quiet_NaN();
+  bool verified = false;
+  std::vector<std::pair<QString, double>> stepMs;  // each step's median time, by layer
+};
+
+// The tasks every contender of the race tunes (one network, so one task list).
+struct NetworkTaskInfo {
+  QString name;
+  QString kind;   // conv2d, dense, ...
+  QString shape;  // of its output
+  double weight = 1;
+  double gflops = 0;
+  QStringList layers;  // the complex layer and the layers fused into it, of every occurrence
+};
+
+// The tasks' descriptions, in the task graph's order.
+std::vector<NetworkTaskInfo> networkTaskInfo(const net::Network& net, const net::TaskGraph& graph);
+
+struct NetworkSnapshot {
+  QString network;
+  QString networkText;  // the file's JSON text, for the picture
+  std::string source;   // as given (a preset name or a path)
+  net::ParamOverrides params;
+  std::vector<NetworkTaskInfo> tasks;
+  std::vector<ContenderState> contenders;
+  std::optional<double> referenceMs;  // libtorch, best median of its processes
+  QString referenceName;              // "libtorch 1.13.1, 2 threads" or why there is none
+  QString activity;                   // what the thread is doing now
+};
+using NetworkSnapshotPtr = std::shared_ptr<const NetworkSnapshot>;
+
+struct NetworkOutcome {
+  enum class End { Finished, Stopped, Failed } end = End::Finished;
+  QString message;
+};
+
+}  // namespace opevo::ui
+
+Q_DECLARE_METATYPE(opevo::ui::NetworkSnapshotPtr)
+Q_DECLARE_METATYPE(opevo::ui::NetworkOutcome)

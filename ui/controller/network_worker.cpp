@@ -1,0 +1,202 @@
+#include "ui/controller/network_worker.h"
+
+#include <cmath>
+#include <exception>
+
+#include "net/network_session.h"
+#include "store/store.h"
+#include "ui/controller/engine_priority.h"
+
+namespace opevo::ui {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Forward passes of libtorch and of each tuned network: fewer than the CLI's, since the window
+// waits for them, and each pass is one median sample among many.
+constexpr int kWarmup = 3, kRuns = 10;
+
+QString labelOf(const net::NetworkSession& s) {
+  const net::NetworkTuningPlan& p = s.source().plan;
+  return QString::fromStdString(p.algorithm + " / " + std::string(schedulerKindName(p.scheduler)));
+}
+
+// The contender as the window draws it, from its session.
+void describe(const net::NetworkSession& s, ContenderState& c) {
+  const net::NetworkTuning& t = s.tuning();
+  c.networkId = s.id();
+  c.trials = t.trials();
+  c.curveTrials.clear();
+  c.curveEstimateMs.clear();
+  c.unitTask.clear();
+  c.unitTrials.clear();
+  int before = 0;
+  for (const net::NetworkUnit& u : t.units()) {
+    c.curveTrials.push_back(u.trials);
+    c.curveEstimateMs.push_back(std::isfinite(u.objectiveSeconds) ? u.objectiveSeconds * 1e3
+                                                                  : kNaN);
+    c.unitTask.push_back(static_cast<int>(u.task));
+    c.unitTrials.push_back(u.trials - before);
+    before = u.trials;
+  }
+  c.taskTrials.clear();
+  c.taskBestMs.clear();
+  for (std::size_t i = 0; i < s.graph().tasks.size(); ++i) {
+    c.taskTrials.push_back(t.engine(i).runs().front().trials);
+    const std::optional<double> best = t.bestSeconds(i);
+    c.taskBestMs.push_back(best ? *best * 1e3 : kNaN);
+  }
+}
+
+}  // namespace
+
+void NetworkControl::stop() {
+  std::lock_guard lock(m_mutex);
+  m_stopped = true;
+  for (net::NetworkSession* s : m_sessions) s->stopFromSignal();
+}
+
+void NetworkControl::reset() {
+  std::lock_guard lock(m_mutex);
+  m_stopped = false;
+  m_sessions.clear();
+}
+
+bool NetworkControl::stopped() const {
+  std::lock_guard lock(m_mutex);
+  return m_stopped;
+}
+
+void NetworkControl::attach(std::vector<net::NetworkSession*> sessions) {
+  std::lock_guard lock(m_mutex);
+  m_sessions = std::move(sessions);
+  if (m_stopped)
+    for (net::NetworkSession* s : m_sessions) s->stopFromSignal();
+}
+
+void NetworkWorker::publish() {
+  emit updated(std::make_shared<const NetworkSnapshot>(m_snapshot));
+}
+
+void NetworkWorker::run(const NetworkSpec& spec) {
+  lowerEnginePriority();
+  m_snapshot = NetworkSnapshot{};
+  NetworkOutcome outcome;
+  try {
+    outcome = race(spec);
+  } catch (const std::exception& e) {
+    outcome.end = NetworkOutcome::End::Failed;
+    outcome.message = QString::fromUtf8(e.what());
+  }
+  m_control.attach({});
+  m_snapshot.activity.clear();
+  publish();
+  emit finished(outcome);
+}
+
+NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
+  Store store(spec.storePath.empty() ? Store::defaultPath() : spec.storePath);
+  std::vector<std::unique_ptr<net::NetworkSession>> sessions;
+  if (spec.resume) {
+    sessions.push_back(std::make_unique<net::NetworkSession>(store, *spec.resume));
+  } else {
+    const std::string text = net::networkText(spec.network);
+    for (net::SchedulerKind scheduler : spec.schedulers)
+      for (const std::string& algorithm : spec.algorithms) {
+        net::NetworkSource src;
+        src.source = spec.network;
+        src.text = text;
+        src.params = spec.params;
+        src.backend = spec.backend;
+        src.plan.algorithm = algorithm;
+        src.plan.seed = spec.seed;
+        src.plan.trials = spec.trials;
+        src.plan.unit = spec.unit;
+        src.plan.scheduler = scheduler;
+        sessions.push_back(std::make_unique<net::NetworkSession>(store, std::move(src)));
+      }
+  }
+  std::vector<net::NetworkSession*> running;
+  for (const auto& s : sessions) running.push_back(s.get());
+  m_control.attach(running);
+
+  const net::NetworkSession& first = *sessions.front();
+  m_snapshot.network = QString::fromStdString(first.network().name);
+  m_snapshot.networkText = QString::fromStdString(first.source().text);
+  m_snapshot.source = first.source().source;
+  m_snapshot.params = first.source().params;
+  m_snapshot.tasks = networkTaskInfo(first.network(), first.graph());
+  for (const auto& s : sessions) {
+    ContenderState c;
+    c.label = labelOf(*s);
+    c.budget = s->source().plan.trials;
+    describe(*s, c);
+    m_snapshot.contenders.push_back(std::move(c));
+  }
+  const bool onCpu = first.source().backend == "cpu";
+  const std::uint64_t seed = first.source().plan.seed;
+  std::optional<net::ReferenceTimes> reference;
+  if (onCpu && spec.reference && !m_control.stopped()) {
+    m_snapshot.activity =
+        tr("Timing libtorch's forward pass (%1 processes)…").arg(net::kReferenceProcesses);
+    publish();
+    reference = first.timeReference({seed, kWarmup, kRuns, true});
+    if (const auto& r = reference->best) {
+      m_snapshot.referenceMs = r->ms;
+      m_snapshot.referenceName =
+          tr("libtorch %1, %2 threads").arg(QString::fromStdString(r->version)).arg(r->threads);
+    } else {
+      m_snapshot.referenceName = QString::fromStdString(reference->missing);
+    }
+  } else if (!onCpu) {
+    m_snapshot.referenceName = tr("libtorch runs on the CPU backend only");
+  }
+  m_snapshot.activity = tr("Tuning");
+  publish();
+
+  // One unit of each contender in turn, as `opevo net compare` does.
+  for (bool any = true; any && !m_control.stopped();) {
+    any = false;
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+      ContenderState& c = m_snapshot.contenders[i];
+      if (c.done) continue;
+      if (!sessions[i]->step()) {
+        c.done = !sessions[i]->interrupted();
+        continue;
+      }
+      any = true;
+      describe(*sessions[i], c);
+      publish();
+    }
+  }
+  if (m_control.stopped()) {
+    QStringList ids;
+    for (const auto& s : sessions) {
+      s->markInterrupted();
+      ids << QString::number(s->id());
+    }
+    NetworkOutcome out{NetworkOutcome::End::Stopped,
+                       tr("Stopped: network run %1 kept every measured trial; Resume continues it.")
+                           .arg(ids.join(QStringLiteral(", ")))};
+    return out;
+  }
+  for (std::size_t i = 0; i < sessions.size(); ++i) {
+    net::NetworkSession& s = *sessions[i];
+    ContenderState& c = m_snapshot.contenders[i];
+    std::optional<net::EndToEnd> e;
+    if (onCpu) {
+      m_snapshot.activity =
+          tr("Running %1 (%2) end to end against libtorch…").arg(m_snapshot.network, c.label);
+      publish();
+      e = s.runEndToEnd({seed, kWarmup, kRuns, spec.reference}, reference);
+      c.endToEndMs = e->ms;
+      c.verified = e->verified;
+      for (const auto& step : e->steps)
+        c.stepMs.emplace_back(QString::fromStdString(step.name), step.ms);
+    }
+    s.finish(s.resultJson(e ? &*e : nullptr));
+    publish();
+  }
+  return {};
+}
+
+}  // namespace opevo::ui

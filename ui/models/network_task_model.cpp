@@ -1,0 +1,125 @@
+#include "ui/models/network_task_model.h"
+
+#include <cmath>
+
+namespace opevo::ui {
+
+NetworkTaskModel::NetworkTaskModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void NetworkTaskModel::setTasks(std::vector<NetworkTaskInfo> tasks) {
+  bool same = tasks.size() == m_tasks.size();
+  for (std::size_t i = 0; same && i < tasks.size(); ++i) same = tasks[i].name == m_tasks[i].name;
+  if (same) return;
+  beginResetModel();
+  m_tasks = std::move(tasks);
+  m_trials.assign(m_tasks.size(), 0);
+  m_bestMs.assign(m_tasks.size(), std::nan(""));
+  m_totalMs = 0;
+  endResetModel();
+}
+
+void NetworkTaskModel::setState(const ContenderState* state) {
+  m_trials.assign(m_tasks.size(), 0);
+  m_bestMs.assign(m_tasks.size(), std::nan(""));
+  if (state && state->taskTrials.size() == m_tasks.size()) {
+    m_trials = state->taskTrials;
+    m_bestMs = state->taskBestMs;
+  }
+  m_totalMs = 0;
+  for (std::size_t i = 0; i < m_tasks.size(); ++i)
+    if (std::isfinite(m_bestMs[i])) m_totalMs += m_tasks[i].weight * m_bestMs[i];
+  if (!m_tasks.empty())
+    emit dataChanged(index(0, WeightColumn), index(rowCount() - 1, ColumnCount - 1));
+}
+
+double NetworkTaskModel::share(int row) const {
+  if (row < 0 || row >= rowCount() || !std::isfinite(m_bestMs[row]) || m_totalMs <= 0)
+    return std::nan("");
+  return m_tasks[row].weight * m_bestMs[row] / m_totalMs;
+}
+
+int NetworkTaskModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_tasks.size());
+}
+
+int NetworkTaskModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const NetworkTaskInfo& t = m_tasks[index.row()];
+  const double best = m_bestMs[index.row()];
+  const double s = share(index.row());
+  if (role == RawRole) {
+    switch (index.column()) {
+      case TaskColumn:
+        return t.name;
+      case KindColumn:
+        return t.kind;
+      case ShapeColumn:
+        return t.shape;
+      case WeightColumn:
+        return t.weight;
+      case GflopColumn:
+        return t.gflops;
+      case TrialsColumn:
+        return m_trials[index.row()];
+      case BestColumn:
+        return std::isfinite(best) ? best : -1.0;
+      case ShareColumn:
+        return std::isfinite(s) ? s : -1.0;
+    }
+    return {};
+  }
+  if (role == Qt::TextAlignmentRole)
+    return index.column() >= WeightColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                          : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+  if (role == Qt::ToolTipRole && index.column() == TaskColumn)
+    return tr("Runs at: %1").arg(t.layers.join(QStringLiteral(", ")));
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case TaskColumn:
+      return t.name;
+    case KindColumn:
+      return t.kind;
+    case ShapeColumn:
+      return t.shape;
+    case WeightColumn:
+      return QString::number(t.weight, 'f', 0);
+    case GflopColumn:
+      return QString::number(t.gflops, 'f', 3);
+    case TrialsColumn:
+      return m_trials[index.row()];
+    case BestColumn:
+      return std::isfinite(best) ? QString::number(best, 'f', 3) : tr("–");
+    case ShareColumn:
+      return std::isfinite(s) ? QString::number(100 * s, 'f', 1) + " %" : tr("–");
+  }
+  return {};
+}
+
+QVariant NetworkTaskModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case TaskColumn:
+      return tr("Task");
+    case KindColumn:
+      return tr("Kind");
+    case ShapeColumn:
+      return tr("Output");
+    case WeightColumn:
+      return tr("Weight");
+    case GflopColumn:
+      return tr("GFLOP");
+    case TrialsColumn:
+      return tr("Trials");
+    case BestColumn:
+      return tr("Best ms");
+    case ShareColumn:
+      return tr("Share");
+  }
+  return {};
+}
+
+}  // namespace opevo::ui

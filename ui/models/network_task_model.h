@@ -1,0 +1,54 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "ui/controller/network_types.h"
+
+namespace opevo::ui {
+
+// A network's tasks as a table (weight, trials, best latency, share of the network's estimated
+// latency) for one contender of the race, refreshed after every unit. The rows stay (one per
+// task); only their values change.
+class NetworkTaskModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    TaskColumn,
+    KindColumn,
+    ShapeColumn,
+    WeightColumn,
+    GflopColumn,
+    TrialsColumn,
+    BestColumn,
+    ShareColumn,
+    ColumnCount
+  };
+  // The raw value (a number for numeric columns) for sorting.
+  static constexpr int RawRole = Qt::UserRole;
+
+  explicit NetworkTaskModel(QObject* parent = nullptr);
+
+  // The tasks of a new network (rows change), or the same tasks with new values.
+  void setTasks(std::vector<NetworkTaskInfo> tasks);
+  // The contender whose trials and latencies are shown; null shows none.
+  void setState(const ContenderState* state);
+
+  // weight x best / sum of weight x best over the tasks that have one; NaN when the task has none.
+  double share(int row) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ private:
+  std::vector<NetworkTaskInfo> m_tasks;
+  std::vector<int> m_trials;
+  std::vector<double> m_bestMs;
+  double m_totalMs = 0;
+};
+
+}  // namespace opevo::ui

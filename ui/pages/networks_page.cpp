@@ -1,0 +1,292 @@
+#include "ui/pages/networks_page.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "net/network_json.h"
+#include "ui/charts/network_curve_chart.h"
+#include "ui/charts/network_graph_view.h"
+#include "ui/charts/task_trials_chart.h"
+#include "ui/controller/network_controller.h"
+#include "ui/jobs/network_layout.h"
+#include "ui/models/network_task_model.h"
+#include "ui/widgets/message_label.h"
+#include "ui/widgets/network_setup_panel.h"
+
+namespace opevo::ui {
+
+struct NetworksPage::Picture {
+  QString text;  // the network text it was made from
+  QString description;
+  std::vector<NetworkTaskInfo> tasks;
+  std::shared_ptr<const NetworkLayout> layout;
+  QString error;
+};
+
+NetworksPage::NetworksPage(QWidget* parent)
+    : QWidget(parent),
+      m_setup(new NetworkSetupPanel),
+      m_controller(new NetworkController(this)),
+      m_graph(new NetworkGraphView),
+      m_tasks(new NetworkTaskModel(this)),
+      m_table(new QTableView),
+      m_curves(new NetworkCurveChart),
+      m_trials(new TaskTrialsChart),
+      m_contender(new QComboBox),
+      m_status(new QLabel) {
+  m_graph->setObjectName(QStringLiteral("networkGraph"));
+  m_table->setObjectName(QStringLiteral("taskTable"));
+  m_table->setModel(m_tasks);
+  m_table->verticalHeader()->hide();
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_contender->setObjectName(QStringLiteral("contenderBox"));
+  m_contender->setToolTip(tr("Whose tasks the table, the colours and the trials chart show"));
+  m_status->setObjectName(QStringLiteral("networkStatus"));
+  m_status->setWordWrap(true);
+  m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* tableSide = new QWidget;
+  auto* tableLayout = new QVBoxLayout(tableSide);
+  tableLayout->setContentsMargins(0, 0, 0, 0);
+  auto* showRow = new QHBoxLayout;
+  showRow->addWidget(new QLabel(tr("Show")));
+  showRow->addWidget(m_contender, 1);
+  tableLayout->addLayout(showRow);
+  tableLayout->addWidget(m_table, 1);
+
+  auto* top = new QSplitter(Qt::Horizontal);
+  top->addWidget(m_graph);
+  top->addWidget(tableSide);
+  top->setSizes({420, 560});
+  auto* bottom = new QSplitter(Qt::Horizontal);
+  bottom->addWidget(m_curves);
+  bottom->addWidget(m_trials);
+  auto* right = new QSplitter(Qt::Vertical);
+  right->addWidget(top);
+  right->addWidget(bottom);
+  right->setSizes({420, 330});
+  auto* rightSide = new QWidget;
+  auto* rightLayout = new QVBoxLayout(rightSide);
+  rightLayout->setContentsMargins(0, 0, 0, 0);
+  rightLayout->addWidget(m_status);
+  rightLayout->addWidget(right, 1);
+
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(m_setup);
+  scroll->setWidgetResizable(true);
+  scroll->setMinimumWidth(m_setup->sizeHint().width() + 20);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(scroll);
+  split->addWidget(rightSide);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(split);
+
+  connect(m_setup, &NetworkSetupPanel::networkChanged, this, [this] {
+    if (m_controller->busy()) return;  // the race's network stays on show
+    QString error;
+    const auto params = m_setup->params(&error);
+    if (!params) {
+      setStatus(error, true);
+      return;
+    }
+    const std::string source = m_setup->network().toStdString();
+    std::string text;
+    try {
+      text = net::networkText(source);
+    } catch (const std::exception& e) {
+      setStatus(QString::fromUtf8(e.what()), true);
+      return;
+    }
+    loadPicture(source, text, *params);
+  });
+  connect(m_setup, &NetworkSetupPanel::startRequested, this, &NetworksPage::start);
+  connect(m_setup, &NetworkSetupPanel::stopRequested, this, &NetworksPage::stop);
+  connect(m_setup, &NetworkSetupPanel::resumeRequested, this, &NetworksPage::resume);
+  connect(m_controller, &NetworkController::busyChanged, m_setup, &NetworkSetupPanel::setBusy);
+  connect(m_controller, &NetworkController::updated, this, &NetworksPage::showSnapshot);
+  connect(m_controller, &NetworkController::finished, this, [this](const NetworkOutcome& o) {
+    switch (o.end) {
+      case NetworkOutcome::End::Finished: {
+        QStringList lines;
+        if (m_snapshot)
+          for (const ContenderState& c : m_snapshot->contenders)
+            if (std::isfinite(c.endToEndMs))
+              lines << tr("%1: %2 ms end to end (%3)")
+                           .arg(c.label)
+                           .arg(c.endToEndMs, 0, 'f', 2)
+                           .arg(c.verified ? tr("verified against libtorch") : tr("NOT verified"));
+        if (m_snapshot && m_snapshot->referenceMs)
+          lines << tr("%1: %2 ms")
+                       .arg(m_snapshot->referenceName)
+                       .arg(*m_snapshot->referenceMs, 0, 'f', 2);
+        setStatus(lines.isEmpty() ? tr("Finished.") : lines.join(QStringLiteral("; ")));
+        emit statusMessage(tr("Network race finished: %1 network runs stored")
+                               .arg(m_snapshot ? m_snapshot->contenders.size() : 0));
+        break;
+      }
+      case NetworkOutcome::End::Stopped:
+        setStatus(o.message);
+        emit statusMessage(tr("Network race stopped; Resume continues it"));
+        break;
+      case NetworkOutcome::End::Failed:
+        setStatus(tr("Failed: %1").arg(o.message), true);
+        emit statusMessage(tr("Network race failed (see the Networks page)"));
+        break;
+    }
+    m_setup->reloadRuns();
+    emit raceEnded();
+  });
+  connect(m_contender, &QComboBox::currentIndexChanged, this, &NetworksPage::showContender);
+  emit m_setup->networkChanged();
+}
+
+NetworksPage::~NetworksPage() = default;
+
+void NetworksPage::setStorePath(const QString& path) {
+  m_setup->setStorePath(path);
+}
+
+void NetworksPage::setStatus(const QString& text, bool error) {
+  m_status->setText(text);
+  m_status->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
+}
+
+void NetworksPage::loadPicture(std::string source, std::string text, net::ParamOverrides params) {
+  m_pictureJob.start(
+      [source = std::move(source), text = std::move(text), params = std::move(params)] {
+        auto p = std::make_shared<Picture>();
+        p->text = QString::fromStdString(text);
+        try {
+          const net::Network n = net::networkFromJson(nlohmann::json::parse(text), source, params);
+          const net::TaskGraph g = net::extractTasks(n);
+          p->description = QString::fromStdString(n.name + ": " + n.description);
+          p->tasks = networkTaskInfo(n, g);
+          p->layout = layoutNetwork(n, g);
+        } catch (const std::exception& e) {
+          p->error = QString::fromUtf8(e.what());
+        }
+        return std::shared_ptr<const Picture>(p);
+      },
+      [this](std::shared_ptr<const Picture> p) {
+        if (!p->error.isEmpty()) {
+          setStatus(p->error, true);
+          return;
+        }
+        m_pictureText = p->text;
+        m_taskInfo = p->tasks;
+        m_tasks->setTasks(p->tasks);
+        m_graph->setNetworkLayout(p->layout);
+        if (!m_controller->busy() && !m_snapshot) setStatus(p->description);
+        showContender();
+      });
+}
+
+void NetworksPage::start() {
+  QString error;
+  std::optional<NetworkSpec> spec = m_setup->spec(&error);
+  if (!spec) {
+    setStatus(error, true);
+    return;
+  }
+  m_snapshot.reset();
+  m_contender->clear();
+  m_curves->clear();
+  setStatus(tr("Starting…"));
+  if (!m_controller->start(std::move(*spec))) setStatus(tr("A network race is running."), true);
+}
+
+void NetworksPage::stop() {
+  m_controller->stop();
+  setStatus(tr("Stopping: the trials in hand are committed…"));
+}
+
+void NetworksPage::resume(std::int64_t networkId) {
+  NetworkSpec spec;
+  spec.resume = networkId;
+  spec.storePath = m_setup->storePath().toStdString();
+  m_snapshot.reset();
+  m_contender->clear();
+  m_curves->clear();
+  setStatus(tr("Resuming network run %1…").arg(networkId));
+  m_controller->start(std::move(spec));
+}
+
+void NetworksPage::showSnapshot(NetworkSnapshotPtr snapshot) {
+  m_snapshot = std::move(snapshot);
+  const NetworkSnapshot& s = *m_snapshot;
+  if (m_contender->count() != static_cast<int>(s.contenders.size())) {
+    const QSignalBlocker block(m_contender);
+    m_contender->clear();
+    for (const ContenderState& c : s.contenders)
+      m_contender->addItem(tr("%1 (network run %2)").arg(c.label).arg(c.networkId));
+  }
+  if (s.networkText != m_pictureText && !s.networkText.isEmpty()) {
+    // A resumed run's network, which the form may not show.
+    m_pictureText = s.networkText;
+    m_taskInfo = s.tasks;
+    m_tasks->setTasks(s.tasks);
+    loadPicture(s.source, s.networkText.toStdString(), s.params);
+  }
+  if (!s.activity.isEmpty()) {
+    int trials = 0, budget = 0;
+    for (const ContenderState& c : s.contenders) {
+      trials += c.trials;
+      budget += c.budget;
+    }
+    setStatus(tr("%1 — %2 of %3 trials").arg(s.activity).arg(trials).arg(budget));
+  }
+  m_curves->setSnapshot(s);
+  showContender();
+}
+
+void NetworksPage::showContender() {
+  const int i = m_contender->currentIndex();
+  const ContenderState* c =
+      m_snapshot && i >= 0 && i < static_cast<int>(m_snapshot->contenders.size())
+          ? &m_snapshot->contenders[i]
+          : nullptr;
+  m_tasks->setState(c);
+  m_trials->setContender(m_taskInfo, c);
+  const NetworkLayout* layout = m_graph->networkLayout();
+  if (!layout) return;
+  std::vector<double> shares(layout->nodes.size(), std::nan(""));
+  if (c && !c->stepMs.empty()) {
+    // Measured end to end: every kernel's own share, fixed ones included.
+    std::map<QString, double> step;
+    double total = 0;
+    for (const auto& [name, ms] : c->stepMs) {
+      step[name] = ms;
+      total += ms;
+    }
+    for (std::size_t k = 0; k < shares.size(); ++k)
+      if (auto it = step.find(layout->nodes[k].step); it != step.end() && total > 0)
+        shares[k] = it->second / total;
+  } else if (c) {
+    // While tuning: each occurrence of a task takes best / (sum of weight x best).
+    double total = 0;
+    for (std::size_t t = 0; t < c->taskBestMs.size() && t < m_taskInfo.size(); ++t)
+      if (std::isfinite(c->taskBestMs[t])) total += m_taskInfo[t].weight * c->taskBestMs[t];
+    for (std::size_t k = 0; k < shares.size(); ++k) {
+      const int t = layout->nodes[k].task;
+      if (t >= 0 && t < static_cast<int>(c->taskBestMs.size()) && std::isfinite(c->taskBestMs[t]) &&
+          total > 0)
+        shares[k] = c->taskBestMs[t] / total;
+    }
+  }
+  m_graph->setShares(std::move(shares));
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "ui/controller/network_types.h"
+#include "ui/jobs/latest_job.h"
+
+class QComboBox;
+class QLabel;
+class QTableView;
+
+namespace opevo::ui {
+
+class NetworkController;
+class NetworkCurveChart;
+class NetworkGraphView;
+class NetworkSetupPanel;
+class NetworkTaskModel;
+class TaskTrialsChart;
+struct NetworkLayout;
+
+// The Networks page: a network drawn with each layer coloured by its share of the latency, its
+// tasks' table (weight, trials, best, share) updating as the scheduler hands out units, the
+// estimated latency against trials of each algorithm and scheduler with libtorch's line (the
+// OpEvo paper's Figure 6, live), and the trials each task received. Races run on a background
+// thread through NetworkController; Stop keeps every trial, Resume continues a stored run.
+class NetworksPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  // The network picture and tasks a background job hands back (defined where it is made).
+  struct Picture;
+
+  explicit NetworksPage(QWidget* parent = nullptr);
+  ~NetworksPage() override;
+
+  void setStorePath(const QString& path);
+  NetworkSetupPanel* setup() const { return m_setup; }
+  NetworkController* controller() const { return m_controller; }
+  NetworkGraphView* graphView() const { return m_graph; }
+  NetworkTaskModel* taskModel() const { return m_tasks; }
+  NetworkCurveChart* curveChart() const { return m_curves; }
+  TaskTrialsChart* trialsChart() const { return m_trials; }
+  QComboBox* contenderBox() const { return m_contender; }
+  QLabel* statusLabel() const { return m_status; }
+  const NetworkSnapshot* snapshot() const { return m_snapshot.get(); }
+  bool loadingPicture() const { return m_pictureJob.busy(); }
+
+ public slots:
+  void start();
+  void stop();
+  void resume(std::int64_t networkId);
+
+ signals:
+  void statusMessage(const QString& text);
+  void raceEnded();
+
+ private:
+  // Reads and lays out a network off the GUI thread: the chosen one, or a snapshot's.
+  void loadPicture(std::string source, std::string text, net::ParamOverrides params);
+  void showSnapshot(NetworkSnapshotPtr snapshot);
+  void showContender();
+  void setStatus(const QString& text, bool error = false);
+
+  NetworkSetupPanel* m_setup;
+  NetworkController* m_controller;
+  NetworkGraphView* m_graph;
+  NetworkTaskModel* m_tasks;
+  QTableView* m_table;
+  NetworkCurveChart* m_curves;
+  TaskTrialsChart* m_trials;
+  QComboBox* m_contender;
+  QLabel* m_status;
+  NetworkSnapshotPtr m_snapshot;
+  std::vector<NetworkTaskInfo> m_taskInfo;
+  QString m_pictureText;  // the network text the picture shows
+  LatestJob<std::shared_ptr<const Picture>> m_pictureJob{
+      LatestJob<std::shared_ptr<const Picture>>::Overlap::NewestWaits};
+};
+
+}  // namespace opevo::ui

@@ -1,0 +1,275 @@
+#include "ui/widgets/network_setup_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <exception>
+#include <nlohmann/json.hpp>
+
+#include "engine/run_status.h"
+#include "net/network_json.h"
+#include "store/store.h"
+#include "tuners/registry.h"
+
+namespace opevo::ui {
+namespace {
+
+constexpr int kPathRole = Qt::UserRole;  // a file entry's path (presets have none)
+
+}  // namespace
+
+NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
+    : QWidget(parent),
+      m_network(new QComboBox),
+      m_params(new QLineEdit),
+      m_backend(new QComboBox),
+      m_algorithms(new QListWidget),
+      m_gradient(new QCheckBox(tr("gradient (Ansor)"))),
+      m_roundRobin(new QCheckBox(tr("round-robin"))),
+      m_trials(new QSpinBox),
+      m_unit(new QSpinBox),
+      m_seed(new QSpinBox),
+      m_start(new QPushButton(tr("Start"))),
+      m_stop(new QPushButton(tr("Stop"))),
+      m_runs(new QComboBox),
+      m_resume(new QPushButton(tr("Resume"))) {
+  m_network->setObjectName(QStringLiteral("networkBox"));
+  for (const net::NetworkPreset& p : net::networkPresets())
+    m_network->addItem(QString::fromStdString(p.name));
+  auto* open = new QPushButton(tr("Open…"));
+  open->setToolTip(tr("A network file (docs/networks.md)"));
+  auto* networkRow = new QHBoxLayout;
+  networkRow->addWidget(m_network, 1);
+  networkRow->addWidget(open);
+  m_params->setObjectName(QStringLiteral("paramsEdit"));
+  m_params->setPlaceholderText(tr("e.g. batch=1, seq=128"));
+  m_params->setToolTip(tr("Change params of the network file, comma separated"));
+  m_backend->addItems({QStringLiteral("cpu"), QStringLiteral("cuda"), QStringLiteral("hip")});
+  m_backend->setToolTip(tr("End-to-end runs against libtorch are on the CPU backend"));
+  for (const TunerInfo& t : tunerRegistry().all()) {
+    auto* item = new QListWidgetItem(QString::fromStdString(t.name), m_algorithms);
+    item->setToolTip(QString::fromStdString(t.description));
+    item->setCheckState(t.isDefault ? Qt::Checked : Qt::Unchecked);
+  }
+  m_algorithms->setObjectName(QStringLiteral("algorithmList"));
+  m_algorithms->setMaximumHeight(120);
+  m_gradient->setChecked(true);
+  auto* schedulers = new QHBoxLayout;
+  schedulers->addWidget(m_gradient);
+  schedulers->addWidget(m_roundRobin);
+  m_trials->setRange(1, 100000);
+  m_trials->setValue(60);
+  m_trials->setObjectName(QStringLiteral("trialsBox"));
+  m_unit->setRange(1, 64);
+  m_unit->setValue(4);
+  m_unit->setToolTip(tr("Trials per scheduling unit"));
+  m_seed->setRange(0, 1000000);
+  m_seed->setValue(1);
+
+  auto* form = new QFormLayout;
+  form->addRow(tr("Network"), networkRow);
+  form->addRow(tr("Params"), m_params);
+  form->addRow(tr("Backend"), m_backend);
+  form->addRow(tr("Algorithms"), m_algorithms);
+  form->addRow(tr("Schedulers"), schedulers);
+  form->addRow(tr("Trials"), m_trials);
+  form->addRow(tr("Unit"), m_unit);
+  form->addRow(tr("Seed"), m_seed);
+  auto* buttons = new QHBoxLayout;
+  m_start->setObjectName(QStringLiteral("startButton"));
+  m_stop->setObjectName(QStringLiteral("stopButton"));
+  buttons->addWidget(m_start);
+  buttons->addWidget(m_stop);
+  auto* setup = new QGroupBox(tr("New network race"));
+  auto* setupLayout = new QVBoxLayout(setup);
+  setupLayout->addLayout(form);
+  setupLayout->addLayout(buttons);
+
+  auto* stored = new QGroupBox(tr("Stored network runs"));
+  m_runs->setObjectName(QStringLiteral("runsBox"));
+  m_resume->setObjectName(QStringLiteral("resumeButton"));
+  m_resume->setToolTip(tr("Continue an interrupted network run to its budget"));
+  auto* storedLayout = new QVBoxLayout(stored);
+  storedLayout->addWidget(m_runs);
+  storedLayout->addWidget(m_resume);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(setup);
+  layout->addWidget(stored);
+  layout->addStretch(1);
+
+  connect(open, &QPushButton::clicked, this, &NetworkSetupPanel::openFile);
+  connect(m_network, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::networkChanged);
+  connect(m_params, &QLineEdit::editingFinished, this, &NetworkSetupPanel::networkChanged);
+  connect(m_start, &QPushButton::clicked, this, &NetworkSetupPanel::startRequested);
+  connect(m_stop, &QPushButton::clicked, this, &NetworkSetupPanel::stopRequested);
+  connect(m_runs, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::updateButtons);
+  connect(m_resume, &QPushButton::clicked, this, [this] {
+    if (const auto run = selectedRun()) emit resumeRequested(run->id);
+  });
+  updateButtons();
+}
+
+void NetworkSetupPanel::setStorePath(const QString& path) {
+  m_storePath = path;
+  reloadRuns();
+}
+
+void NetworkSetupPanel::reloadRuns() {
+  if (m_storePath.isEmpty()) return;
+  m_runsJob.start(
+      [path = m_storePath.toStdString()] {
+        try {
+          return Store(path).networks();
+        } catch (const std::exception&) {
+          return std::vector<NetworkRecord>{};  // no store yet, or unreadable: nothing to resume
+        }
+      },
+      [this](std::vector<NetworkRecord> runs) {
+        const QVariant keep = m_runs->currentData();
+        m_stored = std::move(runs);
+        m_runs->clear();
+        // Newest first: the run just stopped is the one to resume.
+        for (auto it = m_stored.rbegin(); it != m_stored.rend(); ++it) {
+          const nlohmann::json plan = nlohmann::json::parse(it->planJson, nullptr, false);
+          const QString what = plan.is_object()
+                                   ? QStringLiteral("%1 / %2, %3 trials")
+                                         .arg(QString::fromStdString(plan.value("algorithm", "")),
+                                              QString::fromStdString(plan.value("scheduler", "")))
+                                         .arg(plan.value("trials", 0))
+                                   : QString();
+          m_runs->addItem(tr("%1: %2 (%3), %4")
+                              .arg(it->id)
+                              .arg(QString::fromStdString(it->name), what,
+                                   QString::fromUtf8(runStatusName(it->status).data())),
+                          QVariant::fromValue<qlonglong>(it->id));
+        }
+        if (const int i = m_runs->findData(keep); i >= 0) m_runs->setCurrentIndex(i);
+        updateButtons();
+      });
+}
+
+void NetworkSetupPanel::openFile() {
+  const QString file = QFileDialog::getOpenFileName(this, tr("Open a network file"), QString(),
+                                                    tr("Network files (*.json);;All files (*)"));
+  if (!file.isEmpty()) selectNetwork(file);
+}
+
+void NetworkSetupPanel::selectNetwork(const QString& presetOrPath) {
+  int i = m_network->findText(presetOrPath);
+  if (i < 0) i = m_network->findData(presetOrPath, kPathRole);
+  if (i < 0) {
+    m_network->addItem(QFileInfo(presetOrPath).fileName(), presetOrPath);
+    i = m_network->count() - 1;
+    m_network->setItemData(i, presetOrPath, Qt::ToolTipRole);
+  }
+  m_network->setCurrentIndex(i);
+}
+
+bool NetworkSetupPanel::setAlgorithms(const QStringList& names) {
+  bool known = true;
+  for (const QString& n : names)
+    known = known && !m_algorithms->findItems(n.trimmed(), Qt::MatchExactly).isEmpty();
+  if (!known) return false;
+  for (int i = 0; i < m_algorithms->count(); ++i) {
+    QListWidgetItem* item = m_algorithms->item(i);
+    bool on = false;
+    for (const QString& n : names) on = on || n.trimmed() == item->text();
+    item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+  }
+  return true;
+}
+
+bool NetworkSetupPanel::setSchedulers(const QStringList& names) {
+  bool gradient = false, roundRobin = false;
+  for (const QString& n : names) {
+    if (n.trimmed() == QLatin1String("gradient"))
+      gradient = true;
+    else if (n.trimmed() == QLatin1String("round-robin"))
+      roundRobin = true;
+    else
+      return false;
+  }
+  m_gradient->setChecked(gradient);
+  m_roundRobin->setChecked(roundRobin);
+  return true;
+}
+
+void NetworkSetupPanel::setTrials(int trials) {
+  m_trials->setValue(trials);
+}
+
+QString NetworkSetupPanel::network() const {
+  const QVariant path = m_network->currentData(kPathRole);
+  return path.isValid() ? path.toString() : m_network->currentText();
+}
+
+std::optional<net::ParamOverrides> NetworkSetupPanel::params(QString* error) const {
+  net::ParamOverrides out;
+  for (const QString& part :
+       m_params->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
+    try {
+      out.insert(net::parseParamOverride(part.toStdString()));
+    } catch (const std::exception& e) {
+      if (error) *error = tr("Params: %1").arg(QString::fromUtf8(e.what()));
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
+  NetworkSpec s;
+  s.network = network().toStdString();
+  const auto p = params(error);
+  if (!p) return std::nullopt;
+  s.params = *p;
+  s.backend = m_backend->currentText().toStdString();
+  for (int i = 0; i < m_algorithms->count(); ++i)
+    if (m_algorithms->item(i)->checkState() == Qt::Checked)
+      s.algorithms.push_back(m_algorithms->item(i)->text().toStdString());
+  if (m_gradient->isChecked()) s.schedulers.push_back(net::SchedulerKind::Gradient);
+  if (m_roundRobin->isChecked()) s.schedulers.push_back(net::SchedulerKind::RoundRobin);
+  if (s.algorithms.empty() || s.schedulers.empty()) {
+    if (error) *error = tr("Check at least one algorithm and one scheduler.");
+    return std::nullopt;
+  }
+  s.trials = m_trials->value();
+  s.unit = static_cast<std::size_t>(m_unit->value());
+  s.seed = static_cast<std::uint64_t>(m_seed->value());
+  s.storePath = m_storePath.toStdString();
+  return s;
+}
+
+std::optional<NetworkRecord> NetworkSetupPanel::selectedRun() const {
+  const QVariant id = m_runs->currentData();
+  if (!id.isValid()) return std::nullopt;
+  for (const NetworkRecord& r : m_stored)
+    if (r.id == id.toLongLong()) return r;
+  return std::nullopt;
+}
+
+void NetworkSetupPanel::setBusy(bool busy) {
+  m_busy = busy;
+  updateButtons();
+}
+
+void NetworkSetupPanel::updateButtons() {
+  m_start->setEnabled(!m_busy);
+  m_stop->setEnabled(m_busy);
+  const auto run = selectedRun();
+  m_resume->setEnabled(!m_busy && run && run->status != RunStatus::Finished);
+}
+
+}  // namespace opevo::ui

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "store/records.h"
+#include "ui/controller/network_types.h"
+#include "ui/jobs/latest_job.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+
+namespace opevo::ui {
+
+// The Networks page's form: which network (a preset or a file) with its params, the backend,
+// the algorithms and schedulers raced, the budget; Start and Stop; and the stored network runs,
+// an interrupted one of which Resume continues.
+class NetworkSetupPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit NetworkSetupPanel(QWidget* parent = nullptr);
+
+  void setStorePath(const QString& path);
+  const QString& storePath() const { return m_storePath; }
+  // The race the form describes, or nullopt with *error saying what to fix.
+  std::optional<NetworkSpec> spec(QString* error) const;
+  // The network chosen (a preset name or a path) and its params.
+  QString network() const;
+  std::optional<net::ParamOverrides> params(QString* error) const;
+  // The stored run chosen in the list (nullopt when none).
+  std::optional<NetworkRecord> selectedRun() const;
+  void setBusy(bool busy);
+  void selectNetwork(const QString& presetOrPath);
+  // Checks these algorithms (and unchecks the others); false when one is unknown.
+  bool setAlgorithms(const QStringList& names);
+  // "gradient", "round-robin"; false when one is unknown.
+  bool setSchedulers(const QStringList& names);
+  void setTrials(int trials);
+  bool busyReading() const { return m_runsJob.busy(); }
+
+  QComboBox* networkBox() const { return m_network; }
+  QLineEdit* paramsEdit() const { return m_params; }
+  QListWidget* algorithmList() const { return m_algorithms; }
+  QCheckBox* gradientBox() const { return m_gradient; }
+  QCheckBox* roundRobinBox() const { return m_roundRobin; }
+  QSpinBox* trialsBox() const { return m_trials; }
+  QComboBox* runsBox() const { return m_runs; }
+  QPushButton* startButton() const { return m_start; }
+  QPushButton* stopButton() const { return m_stop; }
+  QPushButton* resumeButton() const { return m_resume; }
+
+ public slots:
+  // Reads the stored network runs again (after a race ends).
+  void reloadRuns();
+  void openFile();
+
+ signals:
+  void networkChanged();
+  void startRequested();
+  void stopRequested();
+  void resumeRequested(std::int64_t networkId);
+
+ private:
+  void updateButtons();
+
+  QString m_storePath;
+  QComboBox* m_network;
+  QLineEdit* m_params;
+  QComboBox* m_backend;
+  QListWidget* m_algorithms;
+  QCheckBox* m_gradient;
+  QCheckBox* m_roundRobin;
+  QSpinBox* m_trials;
+  QSpinBox* m_unit;
+  QSpinBox* m_seed;
+  QPushButton* m_start;
+  QPushButton* m_stop;
+  QComboBox* m_runs;
+  QPushButton* m_resume;
+  std::vector<NetworkRecord> m_stored;
+  bool m_busy = false;
+  LatestJob<std::vector<NetworkRecord>> m_runsJob;
+};
+
+}  // namespace opevo::ui
