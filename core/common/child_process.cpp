@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -25,6 +26,19 @@ class FileActions {
 
  private:
   posix_spawn_file_actions_t m_actions;
+};
+
+// posix_spawnattr_t, released however start() leaves.
+class SpawnAttributes {
+ public:
+  SpawnAttributes() { posix_spawnattr_init(&m_attr); }
+  ~SpawnAttributes() { posix_spawnattr_destroy(&m_attr); }
+  SpawnAttributes(const SpawnAttributes&) = delete;
+  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+  posix_spawnattr_t* get() { return &m_attr; }
+
+ private:
+  posix_spawnattr_t m_attr;
 };
 
 }  // namespace
@@ -50,8 +64,18 @@ pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // A process group of its own: Ctrl-C in a terminal reaches only us, and we end our children in
+  // order (the trial in hand committed), instead of a compiler dying under a trial that is then
+  // stored as a compile error. An empty signal mask: a thread that blocked signals does not
+  // pass that on.
+  SpawnAttributes attr;
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setpgroup(attr.get(), 0);
+  posix_spawnattr_setsigmask(attr.get(), &none);
+  posix_spawnattr_setflags(attr.get(), POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0], actions.get(), nullptr, argv.data(), environ);
+  const int rc = posix_spawnp(&pid, argv[0], actions.get(), attr.get(), argv.data(), environ);
   if (rc != 0)
     throw std::runtime_error("cannot start '" + args.front() + "': " + std::strerror(rc));
   return pid;

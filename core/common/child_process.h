@@ -19,7 +19,8 @@ struct ChildStreams {
 
 // Starts args[0] (looked up on PATH when it has no slash) with the arguments args[1...], with
 // posix_spawn: no fork of a process that may hold many threads and a lot of memory. The child
-// gets its three standard streams and no other descriptor of ours. Throws
+// gets its three standard streams and no other descriptor of ours, and a process group of its own
+// (a terminal's Ctrl-C reaches us alone; we stop our children in order). Throws
 // std::runtime_error naming the program and the reason when it cannot be started.
 pid_t startChild(const std::vector<std::string>& args, const ChildStreams& streams = {});
 
