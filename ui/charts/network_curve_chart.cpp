@@ -90,11 +90,12 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
       m_reference->attachAxis(m_y);
     }
     m_reference->setName(tr("libtorch %1 ms").arg(*s.referenceMs, 0, 'f', 1));
-    m_reference->replace(QList<QPointF>{{0, *s.referenceMs}, {xMax, *s.referenceMs}});
     yMax = std::max(yMax, *s.referenceMs);
   }
   m_x->setRange(0, xMax * 1.04);  // room for the end-to-end markers at the last trial
   m_x->applyNiceNumbers();
+  if (s.referenceMs)  // across the whole axis, as nice numbers made it
+    m_reference->replace(QList<QPointF>{{0, *s.referenceMs}, {m_x->max(), *s.referenceMs}});
   m_y->setRange(0, yMax > 0 ? yMax * 1.08 : 1);
   m_y->applyNiceNumbers();
 }

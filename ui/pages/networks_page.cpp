@@ -228,6 +228,7 @@ void NetworksPage::showSnapshot(NetworkSnapshotPtr snapshot) {
   m_snapshot = std::move(snapshot);
   const NetworkSnapshot& s = *m_snapshot;
   if (m_contender->count() != static_cast<int>(s.contenders.size())) {
+    m_setup->reloadRuns();  // the race's runs are stored now: list them
     const QSignalBlocker block(m_contender);
     m_contender->clear();
     for (const ContenderState& c : s.contenders)
