@@ -69,7 +69,8 @@ NetworksPage::NetworksPage(QWidget* parent)
   auto* top = new QSplitter(Qt::Horizontal);
   top->addWidget(m_graph);
   top->addWidget(tableSide);
-  top->setSizes({420, 560});
+  // The table needs its eight columns whole; the graph zooms and pans.
+  top->setSizes({340, 640});
   auto* bottom = new QSplitter(Qt::Horizontal);
   bottom->addWidget(m_curves);
   bottom->addWidget(m_trials);
