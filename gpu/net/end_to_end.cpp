@@ -11,7 +11,7 @@ ReferenceTimes timeReference(const std::string& network, const ParamOverrides& p
                              const EndToEndOptions& o) {
   ReferenceTimes r;
   if (!o.reference) {
-    r.missing = "no libtorch reference: --no-reference";
+    r.missing = "no libtorch reference: none was asked for";
     return r;
   }
   for (int p = 0; p < kReferenceProcesses; ++p) {

@@ -70,7 +70,6 @@ struct NetworkSnapshot {
   QString networkText;  // the file's JSON text, for the picture
   std::string source;   // as given (a preset name or a path)
   net::ParamOverrides params;
-  std::vector<NetworkTaskInfo> tasks;
   std::vector<ContenderState> contenders;
   std::optional<double> referenceMs;  // libtorch, best median of its processes
   QString referenceName;              // "libtorch 1.13.1, 2 threads" or why there is none

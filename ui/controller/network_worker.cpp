@@ -124,7 +124,6 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
   m_snapshot.networkText = QString::fromStdString(first.source().text);
   m_snapshot.source = first.source().source;
   m_snapshot.params = first.source().params;
-  m_snapshot.tasks = networkTaskInfo(first.network(), first.graph());
   for (const auto& s : sessions) {
     ContenderState c;
     c.label = labelOf(*s);

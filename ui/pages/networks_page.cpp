@@ -236,10 +236,8 @@ void NetworksPage::showSnapshot(NetworkSnapshotPtr snapshot) {
       m_contender->addItem(tr("%1 (network run %2)").arg(c.label).arg(c.networkId));
   }
   if (s.networkText != m_pictureText && !s.networkText.isEmpty()) {
-    // A resumed run's network, which the form may not show.
+    // A resumed run's network, which the form may not show: its picture and tasks.
     m_pictureText = s.networkText;
-    m_taskInfo = s.tasks;
-    m_tasks->setTasks(s.tasks);
     loadPicture(s.source, s.networkText.toStdString(), s.params);
   }
   if (!s.activity.isEmpty()) {
@@ -277,15 +275,11 @@ void NetworksPage::showContender() {
       if (auto it = step.find(layout->nodes[k].step); it != step.end() && total > 0)
         shares[k] = it->second / total;
   } else if (c) {
-    // While tuning: each occurrence of a task takes best / (sum of weight x best).
-    double total = 0;
-    for (std::size_t t = 0; t < c->taskBestMs.size() && t < m_taskInfo.size(); ++t)
-      if (std::isfinite(c->taskBestMs[t])) total += m_taskInfo[t].weight * c->taskBestMs[t];
+    // While tuning: each of a task's occurrences takes its share of the task's (the table's).
     for (std::size_t k = 0; k < shares.size(); ++k) {
       const int t = layout->nodes[k].task;
-      if (t >= 0 && t < static_cast<int>(c->taskBestMs.size()) && std::isfinite(c->taskBestMs[t]) &&
-          total > 0)
-        shares[k] = c->taskBestMs[t] / total;
+      if (t >= 0 && t < static_cast<int>(m_taskInfo.size()))
+        shares[k] = m_tasks->share(t) / m_taskInfo[t].weight;
     }
   }
   m_graph->setShares(std::move(shares));
