@@ -13,8 +13,12 @@
 #include "common/error.h"
 #include "engine/engine.h"
 #include "engine/store_recorder.h"
+#include "layout/conv2d_layout.h"
+#include "layout/tuning_mode.h"
+#include "ops/operator_json.h"
 #include "store/history.h"
 #include "store/store.h"
+#include "tuners/joint_layout_tuner.h"
 #include "tuners/model_based_tuner.h"
 #include "tuners/registry.h"
 
@@ -22,7 +26,7 @@ namespace opevo::cli {
 namespace {
 
 struct TuneArgs {
-  std::string op, algo = tunerRegistry().defaultTuner().name, backend, db;
+  std::string op, algo = tunerRegistry().defaultTuner().name, backend, db, mode;
   std::optional<int> trials;
   std::optional<double> seconds, target;
   std::uint64_t seed = 1;
@@ -53,6 +57,15 @@ std::map<std::string, std::string> parseSettings(const std::vector<std::string>&
   return out;
 }
 
+// The tensors' layouts of a joint configuration, as ALT primitive sequences.
+nlohmann::json bestLayouts(const OperatorDefinition& def, const Config& best) {
+  const layout::Conv2DLayouts l =
+      layout::conv2dLayouts(def.op, layout::conv2dBlocking(def.op, def.space, best));
+  return {{"input", l.input.describe()},
+          {"weight", l.weight.describe()},
+          {"output", l.output.describe()}};
+}
+
 void runTune(const TuneArgs& a) {
   BackendOptions options;
   options.cpu.compileThreads = a.compileThreads;
@@ -68,7 +81,18 @@ void runTune(const TuneArgs& a) {
   } else {
     if (!a.trials && !a.seconds && !a.target)
       throw InputError("give a budget: --trials N, --seconds S or --target SPEED");
-    fresh = makeMeasurement(a.backend.empty() ? defaultBackend() : a.backend, a.op, options);
+    const std::string backend = a.backend.empty() ? defaultBackend() : a.backend;
+    if (a.mode.empty()) {
+      fresh = makeMeasurement(backend, a.op, options);
+    } else {
+      if (backend.rfind("replay:", 0) == 0)
+        throw InputError("--mode needs an operator to build kernels for; a replay has its space");
+      if (a.op.empty())
+        throw InputError("--op is required (a preset such as C1, or an operator file)");
+      fresh = makeOperatorMeasurement(
+          backend, withTuningMode(loadOperator(a.op), layout::parseTuningMode(a.mode, "--mode")),
+          options);
+    }
   }
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
   RunContext context{
@@ -154,6 +178,8 @@ void runTune(const TuneArgs& a) {
                      {"algorithm", run.plan.algorithm},
                      {"operator", context.operatorName},
                      {"backend", context.backend},
+                     {"mode", setup.definition ? layout::tuningModeName(setup.definition->mode)
+                                               : std::string_view("replay")},
                      {"device", context.device},
                      {"trials", run.trials},
                      {"ended", ended},
@@ -164,6 +190,12 @@ void runTune(const TuneArgs& a) {
                      {"tuning_seconds", run.seconds},
                      {"reused_from_history", reusing ? reusing->reused() : 0}};
   if (run.bestConfig) out["best_config"] = setup.space->format(*run.bestConfig);
+  if (const auto* joint = dynamic_cast<const JointLayoutTuner*>(&engine.tuner(index))) {
+    out["stage_boundary_trial"] =
+        joint->stageBoundary() ? nlohmann::json(*joint->stageBoundary()) : nlohmann::json(nullptr);
+    out["layouts_tried"] = joint->layoutsTried();
+    if (run.bestConfig) out["best_layouts"] = bestLayouts(*setup.definition, *run.bestConfig);
+  }
   if (reference) {
     out["reference_library"] = reference->library;
     out["reference_speed"] = reference->measurement.speed;
@@ -204,6 +236,9 @@ void addTuneCommand(CLI::App& app) {
                   "Algorithm (default " + a->algo +
                       "; opevo, autotvm, ansor, random, ...: see "
                       "opevo tuners)");
+  cmd->add_option("--mode", a->mode,
+                  "loop: tune the template's loops over plain layouts (default); joint: tune the "
+                  "tensors' layouts and the loops together (ALT; Conv2D on cpu)");
   cmd->add_option("--backend", a->backend,
                   "cpu, cuda, hip or replay:FILE (default: the best found)");
   cmd->add_option("--trials", a->trials, "Budget in trials");

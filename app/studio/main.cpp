@@ -110,6 +110,9 @@ int main(int argc, char** argv) {
   const auto raceOperatorOpt =
       option("race-operator", "The operator a device race measures: a preset or a file.",
              "preset-or-file");
+  const auto modeOpt =
+      option("mode", "What a device race tunes: loop (plain layouts) or joint (layouts and loops).",
+             "mode");
   const auto exportOpt =
       option("export-latest", "On History, open the export dialog of the newest run.");
   const auto networkOpt = option(
@@ -125,7 +128,8 @@ int main(int argc, char** argv) {
                      pageOpt,         datasetOpt, algosOpt,        repeatsOpt, trialsOpt,
                      paceOpt,         startOpt,   repeatsLinesOpt, chartOpt,   logXOpt,
                      historyOpt,      freshOpt,   operatorOpt,     editOpt,    backendOpt,
-                     raceOperatorOpt, exportOpt,  sweepOpt,        networkOpt, schedulersOpt});
+                     raceOperatorOpt, exportOpt,  sweepOpt,        networkOpt, schedulersOpt,
+                     modeOpt});
   parser.process(*app);
   // A -v or -h that was the value of another option: the window was not asked for after all.
   if (textOnly) parser.showHelp(2);
@@ -205,6 +209,8 @@ int main(int argc, char** argv) {
     const QString op = parser.value(raceOperatorOpt);
     if (!setup->setOperator(op)) setup->addOperatorFile(op);
   }
+  if (parser.isSet(modeOpt) && !setup->setMode(parser.value(modeOpt).toLower()))
+    problems << QStringLiteral("unknown mode '%1' (loop, joint)").arg(parser.value(modeOpt));
   // A replay starts once its dataset is read; a device race once the probe has found devices.
   if (networkRace) {
     // started above

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "layout/conv2d_layout.h"
+#include "tuners/joint_layout_tuner.h"
 #include "tuners/registry.h"
 
 namespace opevo {
@@ -32,7 +34,16 @@ Engine::~Engine() = default;
 int Engine::addRun(RunPlan plan) {
   plan.budget.check();
   if (plan.batch && *plan.batch == 0) throw InputError("the batch size must be at least 1, got 0");
-  m_tuners.push_back(makeTuner(plan.algorithm, m_space, plan.seed, plan.settings));
+  if (layout::isLayoutSpace(m_space)) {
+    // A joint layout space is tuned in ALT's two stages by the chosen algorithm.
+    TunerSettings joint = jointSettings();
+    joint.apply("joint layout tuning", jointPart(plan.settings));
+    m_tuners.push_back(
+        std::make_unique<JointLayoutTuner>(m_space, plan.algorithm, algorithmPart(plan.settings),
+                                           plan.seed, jointStagePlan(joint, plan.budget.trials)));
+  } else {
+    m_tuners.push_back(makeTuner(plan.algorithm, m_space, plan.seed, plan.settings));
+  }
   RunState state;
   state.index = static_cast<int>(m_runs.size());
   state.plan = std::move(plan);

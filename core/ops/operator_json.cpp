@@ -12,9 +12,9 @@ namespace opevo {
 namespace {
 
 const std::set<std::string> kMatmulShape = {"batch", "n", "m", "k", "trans_a", "trans_b"};
-const std::set<std::string> kConvShape = {"batch",    "in_channels", "height", "width",
-                                          "out_channels", "kernel_h", "kernel_w", "stride",
-                                          "pad",      "groups"};
+const std::set<std::string> kConvShape = {"batch",        "in_channels", "height",   "width",
+                                          "out_channels", "kernel_h",    "kernel_w", "stride",
+                                          "pad",          "groups"};
 
 std::int64_t integer(const nlohmann::json& shape, const char* field, const std::string& where,
                      std::int64_t fallback, bool required) {
@@ -63,8 +63,8 @@ Epilogue epilogueFromJson(const nlohmann::json& j, const std::string& where) {
       continue;
     }
     bool known = false;
-    for (EpilogueKind k : {EpilogueKind::Bias, EpilogueKind::Relu, EpilogueKind::Gelu,
-                           EpilogueKind::Add})
+    for (EpilogueKind k :
+         {EpilogueKind::Bias, EpilogueKind::Relu, EpilogueKind::Gelu, EpilogueKind::Add})
       if (step.is_string() && step.get<std::string>() == epilogueKindName(k)) {
         out.push_back({k, 1});
         known = true;
@@ -77,13 +77,17 @@ Epilogue epilogueFromJson(const nlohmann::json& j, const std::string& where) {
 nlohmann::json operatorToJson(const OperatorSpec& op) {
   nlohmann::json j{{"name", op.name}, {"kind", opKindName(op.kind)}, {"dtype", "fp32"}};
   if (op.kind == OpKind::Conv2D)
-    j["shape"] = {{"batch", op.batch},         {"in_channels", op.inChannels},
-                  {"height", op.height},       {"width", op.width},
-                  {"out_channels", op.outChannels}, {"kernel_h", op.kernelH},
-                  {"kernel_w", op.kernelW},    {"stride", op.stride},
+    j["shape"] = {{"batch", op.batch},
+                  {"in_channels", op.inChannels},
+                  {"height", op.height},
+                  {"width", op.width},
+                  {"out_channels", op.outChannels},
+                  {"kernel_h", op.kernelH},
+                  {"kernel_w", op.kernelW},
+                  {"stride", op.stride},
                   {"pad", op.pad}};
   else
-    j["shape"] = {{"batch", op.batch}, {"n", op.n}, {"m", op.m}, {"k", op.k},
+    j["shape"] = {{"batch", op.batch},    {"n", op.n},           {"m", op.m}, {"k", op.k},
                   {"trans_a", op.transA}, {"trans_b", op.transB}};
   if (op.groups != 1) j["shape"]["groups"] = op.groups;
   if (!op.epilogue.empty()) j["epilogue"] = epilogueToJson(op.epilogue);
@@ -92,19 +96,26 @@ nlohmann::json operatorToJson(const OperatorSpec& op) {
 
 OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": an operator must be a JSON object");
-  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue"}, source, "operator");
+  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue", "mode"}, source,
+                "operator");
   OperatorSpec op;
   op.name = j.value("name", std::string("custom"));
   if (!j.contains("kind") || !j["kind"].is_string())
-    throw InputError(source + ": field 'kind' is missing (expected matmul, batch_matmul or conv2d)");
+    throw InputError(source +
+                     ": field 'kind' is missing (expected matmul, batch_matmul or conv2d)");
   const std::string kind = j["kind"];
-  if (kind == "matmul") op.kind = OpKind::MatMul;
-  else if (kind == "batch_matmul") op.kind = OpKind::BatchMatMul;
-  else if (kind == "conv2d") op.kind = OpKind::Conv2D;
+  if (kind == "matmul")
+    op.kind = OpKind::MatMul;
+  else if (kind == "batch_matmul")
+    op.kind = OpKind::BatchMatMul;
+  else if (kind == "conv2d")
+    op.kind = OpKind::Conv2D;
   else
-    throw InputError(source + ": unknown kind '" + kind + "' (expected matmul, batch_matmul or conv2d)");
+    throw InputError(source + ": unknown kind '" + kind +
+                     "' (expected matmul, batch_matmul or conv2d)");
   const std::string dtype = j.value("dtype", std::string("fp32"));
-  if (dtype != "fp32") throw InputError(source + ": dtype '" + dtype + "' is not supported (expected fp32)");
+  if (dtype != "fp32")
+    throw InputError(source + ": dtype '" + dtype + "' is not supported (expected fp32)");
   if (!j.contains("shape") || !j["shape"].is_object())
     throw InputError(source + ": field 'shape' is missing (an object of dimensions)");
   const auto& shape = j["shape"];
@@ -145,12 +156,18 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
 
 OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std::string& source) {
   OperatorDefinition def{operatorFromJson(j, source), SearchSpace{}, nlohmann::json::object()};
-  const SearchSpace base = defaultSpace(def.op);
+  if (j.contains("mode")) {
+    if (!j["mode"].is_string())
+      throw InputError(source + ": field 'mode' must be \"loop\" or \"joint\"");
+    def.mode = layout::parseTuningMode(j["mode"].get<std::string>(), source);
+  }
+  const SearchSpace base = layout::spaceFor(def.op, def.mode);
   if (!j.contains("space")) {
     def.space = base;
     return def;
   }
-  if (!j["space"].is_object()) throw InputError(source + ": field 'space' must be an object of name: spec");
+  if (!j["space"].is_object())
+    throw InputError(source + ": field 'space' must be an object of name: spec");
   def.spaceOverrides = j["space"];
   for (const auto& [name, spec] : def.spaceOverrides.items()) {
     const int index = base.indexOf(name);
@@ -160,7 +177,8 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
       throw InputError(source + ": parameter '" + name +
                        "' is a factorization fixed by the shape; only discrete and choice "
                        "parameters can be changed");
-    if (!spec.is_string()) throw InputError(source + ": space entry '" + name + "' must be a spec string");
+    if (!spec.is_string())
+      throw InputError(source + ": space entry '" + name + "' must be a spec string");
   }
   // Rebuild in the template's order, replacing the overridden parameters.
   for (std::size_t i = 0; i < base.dims(); ++i) {
@@ -182,7 +200,23 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
 nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def) {
   nlohmann::json j = operatorToJson(def.op);
   if (!def.spaceOverrides.empty()) j["space"] = def.spaceOverrides;
+  if (def.mode != layout::TuningMode::Loop) j["mode"] = layout::tuningModeName(def.mode);
   return j;
+}
+
+OperatorDefinition withTuningMode(OperatorDefinition def, layout::TuningMode mode) {
+  if (def.mode == mode) return def;
+  nlohmann::json j = operatorDefinitionToJson(def);
+  j["mode"] = layout::tuningModeName(mode);
+  // Overrides of parameters the other template lacks do not carry over.
+  if (j.contains("space")) {
+    const SearchSpace target = layout::spaceFor(def.op, mode);
+    nlohmann::json kept = nlohmann::json::object();
+    for (const auto& [name, spec] : j["space"].items())
+      if (target.indexOf(name) >= 0) kept[name] = spec;
+    j["space"] = kept;
+  }
+  return operatorDefinitionFromJson(j, def.op.name);
 }
 
 OperatorDefinition loadOperator(const std::string& presetOrPath) {

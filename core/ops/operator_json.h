@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "layout/tuning_mode.h"
 #include "ops/operator.h"
 #include "space/search_space.h"
 
@@ -17,6 +18,8 @@ namespace opevo {
 // element in order: "bias", "relu", "gelu", "add" (a residual tensor) or {"scale": 0.125}.
 // "space" is optional and may only change the values of discrete and choice parameters:
 // the factor parameters follow from the shape and the kernel template.
+// "mode" (optional): "loop" (default: the template's loops over plain layouts) or "joint"
+// (layouts and loops, ALT's template; docs/layouts.md).
 nlohmann::json operatorToJson(const OperatorSpec& op);
 nlohmann::json epilogueToJson(const Epilogue& epilogue);
 // Throws InputError naming `where` and the step at fault.
@@ -28,7 +31,12 @@ struct OperatorDefinition {
   OperatorSpec op;
   SearchSpace space;
   nlohmann::json spaceOverrides = nlohmann::json::object();
+  layout::TuningMode mode = layout::TuningMode::Loop;
 };
+
+// The definition of op tuned in another mode: its space rebuilt for the mode. Overrides of the
+// space are kept where the new space has the parameter; throws InputError as spaceFor does.
+OperatorDefinition withTuningMode(OperatorDefinition def, layout::TuningMode mode);
 
 // A preset name (MM1..C2, AlexNet layers) or a path to an operator file.
 OperatorDefinition loadOperator(const std::string& presetOrPath);

@@ -62,19 +62,24 @@ void addAlexNet(std::vector<OperatorSpec>& ops, std::int64_t batch) {
   ops.push_back(dense("alexnet_fc8" + b, batch, 4096, 1000));
 }
 
+// ResNet-18's 3x3 convolutions of stages 2-5 at batch 1 (the stride-1 ones, as ALT measures).
+void addResNet18(std::vector<OperatorSpec>& ops) {
+  ops.push_back(conv("resnet18_conv2_b1", 1, 64, 56, 64, 3, 1, 1));
+  ops.push_back(conv("resnet18_conv3_b1", 1, 128, 28, 128, 3, 1, 1));
+  ops.push_back(conv("resnet18_conv4_b1", 1, 256, 14, 256, 3, 1, 1));
+  ops.push_back(conv("resnet18_conv5_b1", 1, 512, 7, 512, 3, 1, 1));
+}
+
 std::vector<OperatorSpec> allPresets() {
   std::vector<OperatorSpec> ops = {
-      matmul("MM1", 512, 1024, 1024),
-      matmul("MM2", 512, 1024, 4096),
-      matmul("MM3", 512, 4096, 1024),
-      batchMatmul("BMM1", 128, 128, 64, false),
-      batchMatmul("BMM2", 128, 128, 64, true),
-      batchMatmul("BMM3", 64, 128, 64, true),
-      conv("C1", 512, 3, 227, 64, 11, 4, 0),
-      conv("C2", 512, 64, 27, 192, 5, 1, 2),
+      matmul("MM1", 512, 1024, 1024),          matmul("MM2", 512, 1024, 4096),
+      matmul("MM3", 512, 4096, 1024),          batchMatmul("BMM1", 128, 128, 64, false),
+      batchMatmul("BMM2", 128, 128, 64, true), batchMatmul("BMM3", 64, 128, 64, true),
+      conv("C1", 512, 3, 227, 64, 11, 4, 0),   conv("C2", 512, 64, 27, 192, 5, 1, 2),
   };
   addAlexNet(ops, 1);
   addAlexNet(ops, 128);
+  addResNet18(ops);
   return ops;
 }
 
@@ -114,8 +119,8 @@ SearchSpace defaultSpace(const OperatorSpec& op) {
     factor("tile_rc", op.inChannels / op.groups, 2);
     factor("tile_ry", op.kernelH, 2);
     factor("tile_rx", op.kernelW, 2);
-    space.add(std::make_shared<DiscreteParam>("auto_unroll_max_step",
-                                              std::vector<double>{0, 512, 1500}));
+    space.add(
+        std::make_shared<DiscreteParam>("auto_unroll_max_step", std::vector<double>{0, 512, 1500}));
     space.add(std::make_shared<ChoiceParam>("unroll_explicit", std::vector<std::string>{"0", "1"}));
   } else {
     if (op.kind == OpKind::BatchMatMul) factor("tile_b", op.batch, 2);
@@ -149,8 +154,9 @@ Config untunedConfig(const SearchSpace& space) {
         for (std::int64_t part : v) length *= part;
         const bool reduction = p.name() == "tile_k" || p.name().rfind("tile_r", 0) == 0;
         // tile_b is [blocks, threads]: no register tile, every batch in blocks.
-        std::int64_t inner = p.name() == "tile_b" ? 1
-                             : std::min<std::int64_t>(reduction ? 2 * limit : limit, length);
+        std::int64_t inner = p.name() == "tile_b"
+                                 ? 1
+                                 : std::min<std::int64_t>(reduction ? 2 * limit : limit, length);
         while (length % inner != 0) --inner;
         std::fill(v.begin(), v.end(), 1);
         v.front() = length / inner;

@@ -9,7 +9,8 @@
 namespace opevo {
 
 // The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2; and AlexNet's convolution and
-// dense layers at batch 1 and 128 (alexnet_conv1_b1 ... alexnet_fc8_b128).
+// dense layers at batch 1 and 128 (alexnet_conv1_b1 ... alexnet_fc8_b128); ResNet-18's stride-1
+// 3x3 convolutions at batch 1 (resnet18_conv2_b1 ... resnet18_conv5_b1).
 std::vector<std::string> presetNames();
 bool isPreset(std::string_view name);
 // Throws InputError listing the presets when name is not one.

@@ -60,6 +60,14 @@ struct GeneratedKernel {
   std::int64_t accumulators = 0;
   // One line describing the tiling.
   std::string summary;
+  // The layouts of A, B and C (and Residual) as ALT primitive sequences (layout::Layout::describe)
+  // when the kernel uses layouts of its own (a configuration of a joint layout space); empty for
+  // the plain layouts above. Such a CPU library also exports, for the harness (not timed):
+  //   long long ENTRY_packed_size(int operand)      elements of A (0), B (1), C (2) as laid out
+  //   void ENTRY_pack_a / _pack_b / _pack_c(const float* plain, float* laid_out)
+  //   void ENTRY_unpack_c(const float* laid_out, float* plain)
+  std::string layoutA, layoutB, layoutC;
+  bool usesLayouts() const { return !layoutC.empty(); }
 };
 
 // Instantiates the operator's template (MatMul, BatchMatMul, Conv2D; see tiling.h for what each

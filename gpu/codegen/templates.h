@@ -7,6 +7,7 @@
 #include "codegen/code_writer.h"
 #include "codegen/kernel_codegen.h"
 #include "codegen/tiling.h"
+#include "layout/conv2d_layout.h"
 
 namespace opevo::codegen::detail {
 
@@ -50,6 +51,7 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t);
+GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBlocking& b);
 GeneratedKernel referenceGpu(const KernelContext& ctx);
 GeneratedKernel referenceCpu(const KernelContext& ctx);
 

@@ -13,6 +13,51 @@ namespace {
 
 // The signature of every generated kernel (codegen/kernel_codegen.h).
 using KernelFn = void (*)(const float*, const float*, float*, const float*, const float*);
+using PackedSizeFn = long long (*)(int);
+using ConvertFn = void (*)(const float*, float*);
+
+// A kernel in layouts of its own (joint layout tuning) exports its conversions: the operands are
+// converted once, before the checked run and the timing, as its producers would have written
+// them, and its output converted back for the check.
+struct Operands {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  const float* residual = nullptr;
+  std::vector<float> packedA, packedB, packedResidual, packedC;
+  ConvertFn unpackC = nullptr;
+};
+
+// Looks up ENTRY_pack_* (codegen/kernel_codegen.h); false with *error set when the library has
+// some of them but not all.
+bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
+                     std::string* error) {
+  o.a = buffers.a.data();
+  o.b = buffers.b.data();
+  o.residual = buffers.residualData();
+  auto size = reinterpret_cast<PackedSizeFn>(dlsym(library, "opevo_cpu_kernel_packed_size"));
+  if (!size) return true;
+  auto packA = reinterpret_cast<ConvertFn>(dlsym(library, "opevo_cpu_kernel_pack_a"));
+  auto packB = reinterpret_cast<ConvertFn>(dlsym(library, "opevo_cpu_kernel_pack_b"));
+  auto packC = reinterpret_cast<ConvertFn>(dlsym(library, "opevo_cpu_kernel_pack_c"));
+  o.unpackC = reinterpret_cast<ConvertFn>(dlsym(library, "opevo_cpu_kernel_unpack_c"));
+  if (!packA || !packB || !packC || !o.unpackC) {
+    *error = "kernel library has opevo_cpu_kernel_packed_size but not every layout conversion";
+    return false;
+  }
+  o.packedA.resize(std::size_t(size(0)));
+  o.packedB.resize(std::size_t(size(1)));
+  o.packedC.assign(std::size_t(size(2)), 1e30f);
+  packA(o.a, o.packedA.data());
+  packB(o.b, o.packedB.data());
+  o.a = o.packedA.data();
+  o.b = o.packedB.data();
+  if (o.residual) {
+    o.packedResidual.resize(o.packedC.size());
+    packC(o.residual, o.packedResidual.data());
+    o.residual = o.packedResidual.data();
+  }
+  return true;
+}
 
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& t) {
   for (int i = 0; i < t.warmupRuns; ++i) run();
@@ -56,13 +101,22 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     dlclose(library);
     return m;
   }
+  Operands o;
+  if (std::string error; !prepareOperands(library, buffers, o, &error)) {
+    m.status = TrialStatus::LaunchError;
+    m.message = error;
+    dlclose(library);
+    return m;
+  }
   buffers.computeReference();
   // Poison the output first so a kernel that skips elements cannot pass.
   std::vector<float> c(buffers.outputSize(), 1e30f);
+  float* const out = o.unpackC ? o.packedC.data() : c.data();
   const auto start = std::chrono::steady_clock::now();
-  kernel(buffers.a.data(), buffers.b.data(), c.data(), buffers.biasData(), buffers.residualData());
+  kernel(o.a, o.b, out, buffers.biasData(), o.residual);
   const double checkedMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (o.unpackC) o.unpackC(out, c.data());
   const double error = maxRelativeError(c, buffers.reference);
   if (!(error <= kVerifyTolerance)) {
     m.status = TrialStatus::WrongResult;
@@ -78,12 +132,7 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     // The checked run ran the same kernel on the same buffers: it was the first warm-up.
     TimingOptions rest = timing;
     rest.warmupRuns = std::max(0, timing.warmupRuns - 1);
-    m.timesMs = timeRuns(
-        [&] {
-          kernel(buffers.a.data(), buffers.b.data(), c.data(), buffers.biasData(),
-                 buffers.residualData());
-        },
-        rest);
+    m.timesMs = timeRuns([&] { kernel(o.a, o.b, out, buffers.biasData(), o.residual); }, rest);
   }
   m.medianMs = median(m.timesMs);
   m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
@@ -93,8 +142,9 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
 
 Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timing) {
   Measurement m;
-  std::vector<float> out;
-  m.timesMs = timeRuns([&] { buffers.referenceInto(out); }, timing);
+  // Prepared once, outside the timing (oneDNN's reorders into its own layouts, as its users do).
+  const std::function<void()> run = buffers.referenceTimer();
+  m.timesMs = timeRuns(run, timing);
   m.medianMs = median(m.timesMs);
   m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
   return m;

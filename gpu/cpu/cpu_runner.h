@@ -25,7 +25,8 @@ struct TimingOptions {
 Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,
                          const TimingOptions& timing);
 
-// Times the reference library itself (OpenBLAS sgemm, or the plain convolution loop).
+// Times the reference library itself (OpenBLAS sgemm; oneDNN's convolution alone, its operands
+// already in the layouts it prefers, or the plain loop nest where oneDNN is missing).
 Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timing);
 
 // Median of the times (the value TFLOPS are computed from).

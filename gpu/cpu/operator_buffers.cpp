@@ -7,6 +7,7 @@
 
 #include "codegen/kernel_codegen.h"
 #include "common/rng.h"
+#include "cpu/onednn_conv.h"
 
 namespace opevo {
 
@@ -66,19 +67,49 @@ std::size_t OperatorBuffers::outputSize() const {
   return std::size_t(op.batch * op.n * op.m);
 }
 
+bool OperatorBuffers::usesOneDnn() const {
+  return op.kind == OpKind::Conv2D && oneDnnAvailable();
+}
+
+const std::shared_ptr<OneDnnConv>& OperatorBuffers::oneDnn() const {
+  if (!oneDnn_) oneDnn_ = std::make_shared<OneDnnConv>(op);
+  return oneDnn_;
+}
+
 void OperatorBuffers::referenceInto(std::vector<float>& out) const {
-  out.assign(outputSize(), 0.0f);
-  if (op.kind != OpKind::Conv2D) {
-    const int n = int(op.n), m = int(op.m), k = int(op.k);
-    for (std::int64_t batch = 0; batch < op.batch; ++batch) {
-      cblas_sgemm(CblasRowMajor, op.transA ? CblasTrans : CblasNoTrans,
-                  op.transB ? CblasTrans : CblasNoTrans, n, m, k, 1.0f, a.data() + batch * n * k,
-                  op.transA ? n : k, b.data() + batch * k * m, op.transB ? k : m, 0.0f,
-                  out.data() + batch * n * m, m);
+  if (op.kind == OpKind::Conv2D) {
+    if (!usesOneDnn()) {
+      loopNestReferenceInto(out);
+      return;
     }
+    out.assign(outputSize(), 0.0f);
+    oneDnn()->compute(a.data(), b.data(), out.data());
     applyEpilogue(out);
     return;
   }
+  out.assign(outputSize(), 0.0f);
+  const int n = int(op.n), m = int(op.m), k = int(op.k);
+  for (std::int64_t batch = 0; batch < op.batch; ++batch) {
+    cblas_sgemm(CblasRowMajor, op.transA ? CblasTrans : CblasNoTrans,
+                op.transB ? CblasTrans : CblasNoTrans, n, m, k, 1.0f, a.data() + batch * n * k,
+                op.transA ? n : k, b.data() + batch * k * m, op.transB ? k : m, 0.0f,
+                out.data() + batch * n * m, m);
+  }
+  applyEpilogue(out);
+}
+
+void OperatorBuffers::loopNestReferenceInto(std::vector<float>& out) const {
+  if (op.kind != OpKind::Conv2D) {
+    // MatMul has no loop nest here: its reference is OpenBLAS in every build.
+    referenceInto(out);
+    return;
+  }
+  convolutionLoopNest(out);
+  applyEpilogue(out);
+}
+
+void OperatorBuffers::convolutionLoopNest(std::vector<float>& out) const {
+  out.assign(outputSize(), 0.0f);
   const std::int64_t oh = op.outHeight(), ow = op.outWidth();
   // Groups: output channel f reads the cg input channels of its group.
   const std::int64_t cg = op.inChannels / op.groups, fg = op.outChannels / op.groups;
@@ -103,7 +134,24 @@ void OperatorBuffers::referenceInto(std::vector<float>& out) const {
             }
           out[((bi * op.outChannels + f) * oh + y) * ow + x] = float(acc);
         }
-  applyEpilogue(out);
+}
+
+std::function<void()> OperatorBuffers::referenceTimer() {
+  if (usesOneDnn()) {
+    std::shared_ptr<OneDnnConv> conv = oneDnn();
+    // Reordered on every call, so a timer always runs on the current operands; the reorders are
+    // outside what is timed, as an inference user reorders weights once at load time.
+    conv->prepare(a.data(), b.data());
+    return [conv] { conv->runPrepared(); };
+  }
+  auto out = std::make_shared<std::vector<float>>();
+  return [this, out] { referenceInto(*out); };
+}
+
+std::string OperatorBuffers::referenceLibrary() const {
+  if (op.kind != OpKind::Conv2D) return "OpenBLAS sgemm";
+  if (!usesOneDnn()) return "plain loop nest";
+  return "oneDNN " + oneDnnVersion() + " " + oneDnn()->implementation();
 }
 
 void OperatorBuffers::computeReference() {

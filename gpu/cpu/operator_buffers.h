@@ -1,10 +1,15 @@
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "ops/operator.h"
 
 namespace opevo {
+
+class OneDnnConv;
 
 // Deterministic inputs of an operator and its reference output, shared by every trial of a run
 // so the reference is computed once. Layouts (row-major, fp32):
@@ -26,14 +31,38 @@ struct OperatorBuffers {
   std::vector<float> reference;  // empty until computeReference()
   std::size_t outputSize() const;
 
-  // OpenBLAS for MatMul / BatchMatMul, a plain loop nest for Conv2D; then the epilogue.
+  // OpenBLAS sgemm for MatMul / BatchMatMul; for Conv2D oneDNN (direct algorithm, plain layouts)
+  // where the build has it (onednn_conv.h), else the plain loop nest; then the epilogue.
   void computeReference();
-  // Runs the reference computation once more into out (for timing the reference library).
+  // Runs the reference computation once more into out.
   void referenceInto(std::vector<float>& out) const;
+  // The plain loop nest in double precision, then the epilogue, whatever the build: the Conv2D
+  // reference without oneDNN, and the oracle that oneDNN's result is tested against.
+  void loopNestReferenceInto(std::vector<float>& out) const;
+
+  // What runCpuReference times: prepares the reference library's computation on a and b once,
+  // here, and returns one run of it. For Conv2D with oneDNN that run is the convolution
+  // primitive alone, on operands already reordered into oneDNN's preferred layouts (as its
+  // inference users run it), without the epilogue; otherwise it is referenceInto into a buffer
+  // of its own (OpenBLAS sgemm, or the loop nest, with the epilogue). The callable uses this
+  // object and must not outlive it. Throws std::runtime_error when oneDNN fails.
+  std::function<void()> referenceTimer();
+  // Names what referenceTimer runs: "oneDNN 2.6.3 brgconv:avx512_core" (version, then oneDNN's name
+  // for the implementation it chose), "plain loop nest", or "OpenBLAS sgemm".
+  std::string referenceLibrary() const;
 
  private:
   // The epilogue, in double precision, on the operator's raw output.
   void applyEpilogue(std::vector<float>& out) const;
+  // The raw Conv2D output by the loop nest, no epilogue.
+  void convolutionLoopNest(std::vector<float>& out) const;
+  // True when Conv2D's reference comes from oneDNN.
+  bool usesOneDnn() const;
+  // The oneDNN convolution of op, created on first use (creating its primitives compiles code
+  // just in time, a few milliseconds, so it is done once per operator). Shared so the callable
+  // of referenceTimer keeps it alive.
+  const std::shared_ptr<OneDnnConv>& oneDnn() const;
+  mutable std::shared_ptr<OneDnnConv> oneDnn_;
 };
 
 // Largest |c - ref| / (1 + |ref|) over the output; a kernel passes when it is below 1e-3.

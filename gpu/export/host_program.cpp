@@ -10,11 +10,21 @@ std::string epilogueLambda(const OperatorSpec& op) {
   std::string body;
   for (const EpilogueStep& e : op.epilogue) {
     switch (e.kind) {
-      case EpilogueKind::Bias: body += " v += Bias[ch];"; break;
-      case EpilogueKind::Relu: body += " v = v > 0 ? v : 0;"; break;
-      case EpilogueKind::Gelu: body += " v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));"; break;
-      case EpilogueKind::Scale: body += " v *= (float)(" + std::to_string(e.factor) + ");"; break;
-      case EpilogueKind::Add: body += " v += Res[at];"; break;
+      case EpilogueKind::Bias:
+        body += " v += Bias[ch];";
+        break;
+      case EpilogueKind::Relu:
+        body += " v = v > 0 ? v : 0;";
+        break;
+      case EpilogueKind::Gelu:
+        body += " v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));";
+        break;
+      case EpilogueKind::Scale:
+        body += " v *= (float)(" + std::to_string(e.factor) + ");";
+        break;
+      case EpilogueKind::Add:
+        body += " v += Res[at];";
+        break;
     }
   }
   return "  auto epilogue = [&](double v, long ch, long at) {" + body +
@@ -24,11 +34,12 @@ std::string epilogueLambda(const OperatorSpec& op) {
 std::string referenceLoops(const OperatorSpec& op) {
   auto s = [](std::int64_t v) { return std::to_string(v); };
   if (op.kind == OpKind::Conv2D)
-    return "  const long NB = " + s(op.batch) + ", CI = " + s(op.inChannels) + ", H = " + s(op.height) +
-           ", W = " + s(op.width) + ", CO = " + s(op.outChannels) + ", KH = " + s(op.kernelH) +
-           ", KW = " + s(op.kernelW) + ", S = " + s(op.stride) + ", P = " + s(op.pad) +
-           ", OH = " + s(op.outHeight()) + ", OW = " + s(op.outWidth()) +
-           ", CG = " + s(op.inChannels / op.groups) + ", FG = " + s(op.outChannels / op.groups) + R"(;
+    return "  const long NB = " + s(op.batch) + ", CI = " + s(op.inChannels) +
+           ", H = " + s(op.height) + ", W = " + s(op.width) + ", CO = " + s(op.outChannels) +
+           ", KH = " + s(op.kernelH) + ", KW = " + s(op.kernelW) + ", S = " + s(op.stride) +
+           ", P = " + s(op.pad) + ", OH = " + s(op.outHeight()) + ", OW = " + s(op.outWidth()) +
+           ", CG = " + s(op.inChannels / op.groups) + ", FG = " + s(op.outChannels / op.groups) +
+           R"(;
   for (long b = 0; b < NB; ++b) for (long f = 0; f < CO; ++f)
     for (long y = 0; y < OH; ++y) for (long x = 0; x < OW; ++x) {
       double acc = 0;
@@ -41,9 +52,11 @@ std::string referenceLoops(const OperatorSpec& op) {
       ref[at] = epilogue(acc, f, at);
     }
 )";
-  return "  const long NB = " + s(op.batch) + ", N = " + s(op.n) + ", M = " + s(op.m) + ", K = " + s(op.k) +
+  return "  const long NB = " + s(op.batch) + ", N = " + s(op.n) + ", M = " + s(op.m) +
+         ", K = " + s(op.k) +
          ";\n"
-         "  for (long b = 0; b < NB; ++b) for (long i = 0; i < N; ++i) for (long j = 0; j < M; ++j) {\n"
+         "  for (long b = 0; b < NB; ++b) for (long i = 0; i < N; ++i) for (long j = 0; j < M; "
+         "++j) {\n"
          "    double acc = 0;\n"
          "    for (long k = 0; k < K; ++k)\n"
          "      acc += (double)A[b * N * K + " +
@@ -70,50 +83,77 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
                         const std::string& kernelFile) {
   const bool gpu = kernel.backend != codegen::Backend::Cpu;
   const std::string api = kernel.backend == codegen::Backend::Hip ? "hip" : "cuda";
-  std::string p = "// Self-check of the exported kernel: plain loops in double precision are the reference.\n";
-  p += gpu ? (api == "hip" ? "#include <hip/hip_runtime.h>\n" : "#include <cuda_runtime.h>\n") : "#include <chrono>\n";
-  p += "#include <cmath>\n#include <cstdio>\n#include <vector>\n\n#include \"" + kernelFile + "\"\n\n";
+  std::string p =
+      "// Self-check of the exported kernel: plain loops in double precision are the reference.\n";
+  p += gpu ? (api == "hip" ? "#include <hip/hip_runtime.h>\n" : "#include <cuda_runtime.h>\n")
+           : "#include <chrono>\n";
+  p += "#include <cmath>\n#include <cstdio>\n#include <vector>\n\n#include \"" + kernelFile +
+       "\"\n\n";
   p += "int main() {\n" + sizes(op);
   p += "  std::vector<float> A(sizeA), B(sizeB), C(sizeC, 1e30f), Bias(sizeBias), Res(sizeRes);\n";
   p += "  std::vector<double> ref(sizeC);\n";
   p += "  unsigned state = 12345u;  // a fixed LCG: the same inputs on every machine\n";
-  p += "  auto next = [&] { state = state * 1664525u + 1013904223u; return (float)((state >> 8) * (2.0 / 16777216.0) - 1.0); };\n";
+  p += "  auto next = [&] { state = state * 1664525u + 1013904223u; return (float)((state >> 8) * "
+       "(2.0 / 16777216.0) - 1.0); };\n";
   p += "  for (auto* v : {&A, &B, &Bias, &Res}) for (auto& x : *v) x = next();\n";
   p += epilogueLambda(op) + referenceLoops(op);
   if (gpu) {
     const auto& l = kernel.launch;
     p += "  float *dA, *dB, *dC, *dBias, *dRes;\n";
-    p += "  " + api + "Malloc(&dA, sizeA * 4); " + api + "Malloc(&dB, sizeB * 4); " + api + "Malloc(&dC, sizeC * 4);\n";
+    p += "  " + api + "Malloc(&dA, sizeA * 4); " + api + "Malloc(&dB, sizeB * 4); " + api +
+         "Malloc(&dC, sizeC * 4);\n";
     p += "  " + api + "Malloc(&dBias, sizeBias * 4); " + api + "Malloc(&dRes, sizeRes * 4);\n";
     p += "  " + api + "Memcpy(dA, A.data(), sizeA * 4, " + api + "MemcpyHostToDevice);\n";
     p += "  " + api + "Memcpy(dB, B.data(), sizeB * 4, " + api + "MemcpyHostToDevice);\n";
     p += "  " + api + "Memcpy(dBias, Bias.data(), sizeBias * 4, " + api + "MemcpyHostToDevice);\n";
     p += "  " + api + "Memcpy(dRes, Res.data(), sizeRes * 4, " + api + "MemcpyHostToDevice);\n";
     p += "  const dim3 grid(" + std::to_string(l.grid.x) + ", " + std::to_string(l.grid.y) + ", " +
-         std::to_string(l.grid.z) + "), block(" + std::to_string(l.block.x) + ", " + std::to_string(l.block.y) +
-         ", " + std::to_string(l.block.z) + ");\n";
+         std::to_string(l.grid.z) + "), block(" + std::to_string(l.block.x) + ", " +
+         std::to_string(l.block.y) + ", " + std::to_string(l.block.z) + ");\n";
     p += "  const size_t shared = " + std::to_string(l.sharedBytes) + ";\n";
     p += "  " + api + "FuncSetAttribute((const void*)" + kernel.entry + ", " + api +
          "FuncAttributeMaxDynamicSharedMemorySize, (int)shared);\n";
     p += "  " + kernel.entry + "<<<grid, block, shared>>>(dA, dB, dC, dBias, dRes);\n";
-    p += "  if (" + api + "DeviceSynchronize() != " + api + "Success) { std::printf(\"FAIL: launch error %s\\n\", " + api +
-         "GetErrorString(" + api + "GetLastError())); return 1; }\n";
+    p += "  if (" + api + "DeviceSynchronize() != " + api +
+         "Success) { std::printf(\"FAIL: launch error %s\\n\", " + api + "GetErrorString(" + api +
+         "GetLastError())); return 1; }\n";
     p += "  " + api + "Memcpy(C.data(), dC, sizeC * 4, " + api + "MemcpyDeviceToHost);\n";
     p += "  " + api + "Event_t t0, t1; " + api + "EventCreate(&t0); " + api + "EventCreate(&t1);\n";
-    p += "  " + api + "EventRecord(t0);\n  for (int r = 0; r < 10; ++r) " + kernel.entry + "<<<grid, block, shared>>>(dA, dB, dC, dBias, dRes);\n";
-    p += "  " + api + "EventRecord(t1); " + api + "EventSynchronize(t1);\n  float ms = 0; " + api + "EventElapsedTime(&ms, t0, t1); ms /= 10;\n";
+    p += "  " + api + "EventRecord(t0);\n  for (int r = 0; r < 10; ++r) " + kernel.entry +
+         "<<<grid, block, shared>>>(dA, dB, dC, dBias, dRes);\n";
+    p += "  " + api + "EventRecord(t1); " + api + "EventSynchronize(t1);\n  float ms = 0; " + api +
+         "EventElapsedTime(&ms, t0, t1); ms /= 10;\n";
+  } else if (kernel.usesLayouts()) {
+    // The kernel reads and writes layouts of its own (its file's header lists them): the operands
+    // are converted once, as its producers would write them, and the output converted back.
+    const std::string& e = kernel.entry;
+    const bool residual = codegen::residualSize(op) > 0;
+    p += "  std::vector<float> pA(" + e + "_packed_size(0)), pB(" + e + "_packed_size(1)), pC(" +
+         e + "_packed_size(2)), pRes(" + (residual ? e + "_packed_size(2)" : std::string("1")) +
+         ");\n";
+    p += "  " + e + "_pack_a(A.data(), pA.data());\n  " + e + "_pack_b(B.data(), pB.data());\n";
+    if (residual) p += "  " + e + "_pack_c(Res.data(), pRes.data());\n";
+    const std::string call = e + "(pA.data(), pB.data(), pC.data(), Bias.data(), pRes.data())";
+    p += "  " + call + ";\n  " + e + "_unpack_c(pC.data(), C.data());\n";
+    p += "  const auto t0 = std::chrono::steady_clock::now();\n  for (int r = 0; r < 10; ++r) " +
+         call + ";\n";
+    p += "  const double ms = std::chrono::duration<double, "
+         "std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;\n";
   } else {
     p += "  " + kernel.entry + "(A.data(), B.data(), C.data(), Bias.data(), Res.data());\n";
-    p += "  const auto t0 = std::chrono::steady_clock::now();\n  for (int r = 0; r < 10; ++r) " + kernel.entry +
-         "(A.data(), B.data(), C.data(), Bias.data(), Res.data());\n";
-    p += "  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;\n";
+    p += "  const auto t0 = std::chrono::steady_clock::now();\n  for (int r = 0; r < 10; ++r) " +
+         kernel.entry + "(A.data(), B.data(), C.data(), Bias.data(), Res.data());\n";
+    p += "  const double ms = std::chrono::duration<double, "
+         "std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;\n";
   }
   p += "  double worst = 0;\n  for (size_t i = 0; i < sizeC; ++i) {\n";
   p += "    const double e = std::fabs(C[i] - ref[i]) / (1.0 + std::fabs(ref[i]));\n";
   p += "    if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;\n  }\n";
   p += "  const double flops = " + std::to_string(op.flops()) + ";\n";
-  p += "  std::printf(\"max relative error %.3g, %.4f ms, %.4g TFLOPS\\n\", worst, (double)ms, flops / (ms * 1e-3) / 1e12);\n";
-  p += "  std::printf(worst <= 1e-3 ? \"PASS\\n\" : \"FAIL\\n\");\n  return worst <= 1e-3 ? 0 : 1;\n}\n";
+  p += "  std::printf(\"max relative error %.3g, %.4f ms, %.4g TFLOPS\\n\", worst, (double)ms, "
+       "flops / (ms * 1e-3) / 1e12);\n";
+  p += "  std::printf(worst <= 1e-3 ? \"PASS\\n\" : \"FAIL\\n\");\n  return worst <= 1e-3 ? 0 : "
+       "1;\n}\n";
   return p;
 }
 

@@ -150,10 +150,9 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
       return {{"ok", false}, {"error", "backend '" + backend + "' is not served by this worker"}};
     OperatorBuffers& buffers = buffersFor(request.at("op"));
     if (cmd == "reference")
-      return {
-          {"ok", true},
-          {"measurement", measurementToJson(runCpuReference(buffers, timing))},
-          {"library", buffers.op.kind == OpKind::Conv2D ? "plain loop nest" : "OpenBLAS sgemm"}};
+      return {{"ok", true},
+              {"measurement", measurementToJson(runCpuReference(buffers, timing))},
+              {"library", buffers.referenceLibrary()}};
     return {
         {"ok", true},
         {"measurement", measurementToJson(runCpuKernel(request.at("library"), buffers, timing))}};

@@ -6,6 +6,7 @@
 #include "backends/stored_run.h"
 #include "engine/race.h"
 #include "engine/store_recorder.h"
+#include "ops/operator_json.h"
 #include "replay/replay_measurer.h"
 #include "store/store.h"
 #include "ui/controller/engine_priority.h"
@@ -159,7 +160,9 @@ RaceOutcome EngineWorker::drive(Engine& engine) {
 RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const bool replay = spec.backend == "replay";
   const MeasurementSetup setup =
-      replay ? replayMeasurement(spec.dataset) : makeMeasurement(spec.backend, spec.operatorRef);
+      replay ? replayMeasurement(spec.dataset)
+             : makeOperatorMeasurement(spec.backend,
+                                       withTuningMode(loadOperator(spec.operatorRef), spec.mode));
   EngineOptions options;
   options.schedule = spec.schedule;
   options.scheduleSeed = spec.seed;

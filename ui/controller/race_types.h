@@ -13,6 +13,7 @@
 #include "engine/measurement.h"
 #include "engine/race.h"
 #include "io/replay_dataset.h"
+#include "layout/tuning_mode.h"
 
 namespace opevo::ui {
 
@@ -25,6 +26,8 @@ struct RaceSpec {
   std::string backend = "replay";
   std::shared_ptr<const ReplayDataset> dataset;  // replay only
   std::string operatorRef;                       // devices: a preset name or an operator file
+  // Devices: the loops over plain layouts, or layouts and loops together (ALT's two stages).
+  layout::TuningMode mode = layout::TuningMode::Loop;
   // Continue this stored run (its own algorithm, settings, seed and budget) instead of starting
   // new ones; the fields above and below, but for storePath, are then unused.
   std::optional<std::int64_t> resumeRun;

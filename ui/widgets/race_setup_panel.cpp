@@ -8,6 +8,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -44,6 +45,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
     : QWidget(parent),
       m_backend(new QComboBox(this)),
       m_operator(new QComboBox(this)),
+      m_mode(new QComboBox(this)),
       m_datasetBox(new QGroupBox(tr("Dataset — a replay of real measurements"), this)),
       m_operatorBox(new QGroupBox(tr("Operator — measured for real on this machine"), this)),
       m_dataset(new DatasetPicker(this)),
@@ -72,6 +74,12 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
     m_operator->addItem(n, n);
   }
   m_operator->setToolTip(tr("A preset, or an operator file (Browse…)"));
+  m_mode->setObjectName(QStringLiteral("modeBox"));
+  m_mode->addItem(tr("Loops over plain layouts"), QStringLiteral("loop"));
+  m_mode->addItem(tr("Layouts and loops (ALT joint; Conv2D on CPU)"), QStringLiteral("joint"));
+  m_mode->setToolTip(
+      tr("Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
+         "the budget on layouts and loops, the rest on the loops of the best layout)"));
   m_repeats->setObjectName(QStringLiteral("repeatsSpin"));
   m_repeats->setRange(1, 100);
   m_repeats->setValue(5);
@@ -116,9 +124,15 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   auto* browse = new QPushButton(tr("Browse…"), m_operatorBox);
   browse->setObjectName(QStringLiteral("browseOperator"));
   browse->setToolTip(tr("Open an operator file (JSON, see docs/operators.md)"));
-  auto* operatorRow = new QHBoxLayout(m_operatorBox);
+  auto* operatorColumn = new QVBoxLayout(m_operatorBox);
+  auto* operatorRow = new QHBoxLayout;
   operatorRow->addWidget(m_operator, 1);
   operatorRow->addWidget(browse);
+  operatorColumn->addLayout(operatorRow);
+  auto* modeRow = new QHBoxLayout;
+  modeRow->addWidget(new QLabel(tr("Tune:"), m_operatorBox));
+  modeRow->addWidget(m_mode, 1);
+  operatorColumn->addLayout(modeRow);
   auto* algorithmBox = new QGroupBox(tr("Algorithms"), this);
   (new QVBoxLayout(algorithmBox))->addWidget(m_algorithms);
   auto* budgetBox = new QGroupBox(tr("Repeats and budget"), this);
@@ -175,7 +189,8 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     s.operatorRef = m_operator->currentData().toString().toStdString();
     if (s.operatorRef.empty()) return refuse(tr("Choose an operator to measure."));
     try {
-      def = loadOperator(s.operatorRef);
+      s.mode = layout::parseTuningMode(m_mode->currentData().toString().toStdString(), "mode");
+      def = withTuningMode(loadOperator(s.operatorRef), s.mode);
     } catch (const std::exception& e) {
       return refuse(tr("The operator cannot be used: %1").arg(QString::fromUtf8(e.what())));
     }
@@ -282,6 +297,13 @@ void RaceSetupPanel::addOperatorFile(const QString& path) {
   m_operator->setCurrentIndex(m_operator->count() - 1);
 }
 
+bool RaceSetupPanel::setMode(const QString& mode) {
+  const int i = m_mode->findData(mode);
+  if (i < 0) return false;
+  m_mode->setCurrentIndex(i);
+  return true;
+}
+
 bool RaceSetupPanel::setOperator(const QString& presetOrPath) {
   const int i = m_operator->findData(presetOrPath);
   if (i < 0) return false;
@@ -326,6 +348,7 @@ void RaceSetupPanel::saveState(QSettings& settings) const {
     settings.setValue(QStringLiteral("dataset"), QString::fromStdString(d->path));
   settings.setValue(QStringLiteral("backend"), backend());
   settings.setValue(QStringLiteral("operator"), m_operator->currentData().toString());
+  settings.setValue(QStringLiteral("mode"), m_mode->currentData().toString());
   settings.setValue(QStringLiteral("algorithms"), m_algorithms->checkedNames());
   settings.setValue(QStringLiteral("repeats"), m_repeats->value());
   settings.setValue(QStringLiteral("seed"), m_seed->value());
@@ -375,6 +398,7 @@ void RaceSetupPanel::restoreState(QSettings& settings) {
   setBackend(settings.value(QStringLiteral("backend"), QStringLiteral("replay")).toString());
   const QString op = settings.value(QStringLiteral("operator")).toString();
   if (!op.isEmpty() && !setOperator(op) && QFileInfo::exists(op)) addOperatorFile(op);
+  setMode(settings.value(QStringLiteral("mode"), QStringLiteral("loop")).toString());
   const QString dataset = settings.value(QStringLiteral("dataset")).toString();
   settings.endGroup();
   if (!dataset.isEmpty()) m_dataset->load(dataset);

@@ -45,6 +45,9 @@ class RaceSetupPanel : public QWidget {
   void addOperatorFile(const QString& path);
   // Selects a preset or a listed file; false when it is not listed.
   bool setOperator(const QString& presetOrPath);
+  // "loop" or "joint"; false for another name.
+  bool setMode(const QString& mode);
+  QComboBox* modeBox() const { return m_mode; }
   AlgorithmPanel* algorithmPanel() const { return m_algorithms; }
   void setRepeats(int repeats);
   void setTrials(int trials);  // enables the trial budget
@@ -70,6 +73,7 @@ class RaceSetupPanel : public QWidget {
 
   QComboBox* m_backend;
   QComboBox* m_operator;
+  QComboBox* m_mode;
   QGroupBox* m_datasetBox;
   QGroupBox* m_operatorBox;
   DatasetPicker* m_dataset;

@@ -1,0 +1,153 @@
+#include "layout/conv2d_layout.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "common/error.h"
+#include "space/choice_param.h"
+#include "space/factor_param.h"
+#include "space/perm_param.h"
+
+namespace opevo::layout {
+namespace {
+
+constexpr const char* kUnrollChoices[] = {"1", "2", "4", "8"};
+
+std::int64_t tileOf(const SearchSpace& space, const Config& c, const char* name,
+                    std::int64_t length) {
+  const int i = space.indexOf(name);
+  if (i < 0)
+    throw InputError(std::string("layout template: the space has no parameter '") + name + "'");
+  const Vertex& v = c.at(static_cast<std::size_t>(i));
+  if (v.size() != 2 || v[0] < 1 || v[1] < 1 || v[0] * v[1] != length)
+    throw InputError(std::string("layout template: '") + name + "' must be two factors of " +
+                     std::to_string(length) + ", got " + space.param(i).format(v));
+  return v[1];
+}
+
+std::array<int, 3> orderOf(const SearchSpace& space, const Config& c, const char* name) {
+  const int i = space.indexOf(name);
+  if (i < 0)
+    throw InputError(std::string("layout template: the space has no parameter '") + name + "'");
+  const Vertex& v = c.at(static_cast<std::size_t>(i));
+  if (v.size() != 3)
+    throw InputError(std::string("layout template: '") + name + "' must order 3 loops");
+  return {int(v[0]), int(v[1]), int(v[2])};
+}
+
+}  // namespace
+
+bool isLayoutParameter(const std::string& name) {
+  return name.rfind("layout.", 0) == 0;
+}
+
+bool isLayoutSpace(const SearchSpace& space) {
+  for (std::size_t i = 0; i < space.dims(); ++i)
+    if (isLayoutParameter(space.param(i).name())) return true;
+  return false;
+}
+
+SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
+  op.validate();
+  if (op.kind != OpKind::Conv2D)
+    throw InputError("joint layout tuning: " + op.name +
+                     " is not a Conv2D (the layout template covers Conv2D for now)");
+  if (op.groups != 1)
+    throw InputError("joint layout tuning: " + op.name + " has " + std::to_string(op.groups) +
+                     " groups; the layout template covers ungrouped Conv2D (use --mode loop)");
+  SearchSpace space;
+  auto factor = [&](const char* name, std::int64_t length) {
+    space.add(std::make_shared<FactorParam>(name, length, 2));
+  };
+  factor("layout.out_c", op.outChannels);
+  factor("layout.out_h", op.outHeight());
+  factor("layout.out_w", op.outWidth());
+  factor("layout.in_c", op.inChannels);
+  factor("layout.weight_o", op.outChannels);
+  factor("layout.weight_i", op.inChannels);
+  factor("tile_f", op.outChannels);
+  factor("tile_y", op.outHeight());
+  factor("tile_x", op.outWidth());
+  space.add(std::make_shared<PermParam>("reduce_order", 3));
+  space.add(std::make_shared<PermParam>("tile_order", 3));
+  space.add(std::make_shared<ChoiceParam>(
+      "unroll_c", std::vector<std::string>(std::begin(kUnrollChoices), std::end(kUnrollChoices))));
+
+  // Register tiles live inside one layout tile: the kernel's stores and the input windows it
+  // reads are then contiguous runs of the tile, and no register tile straddles two tiles.
+  auto dividesTile = [s = space](const char* reg, const char* tile) {
+    const int r = s.indexOf(reg), t = s.indexOf(tile);
+    return [r, t](const Config& c) { return c[std::size_t(t)][1] % c[std::size_t(r)][1] == 0; };
+  };
+  space.addConstraint("the register tile of output channels divides layout.out_c",
+                      dividesTile("tile_f", "layout.out_c"));
+  space.addConstraint("the register tile of output rows divides layout.out_h",
+                      dividesTile("tile_y", "layout.out_h"));
+  space.addConstraint("the register tile of output columns divides layout.out_w",
+                      dividesTile("tile_x", "layout.out_w"));
+  const int f = space.indexOf("tile_f"), y = space.indexOf("tile_y"), x = space.indexOf("tile_x");
+  space.addConstraint(
+      "at most " + std::to_string(kMaxAccumulators) + " accumulators per register tile",
+      [f, y, x](const Config& c) {
+        return c[std::size_t(f)][1] * c[std::size_t(y)][1] * c[std::size_t(x)][1] <=
+               kMaxAccumulators;
+      });
+  return space;
+}
+
+Conv2DBlocking conv2dBlocking(const OperatorSpec& op, const SearchSpace& space, const Config& c) {
+  if (op.kind != OpKind::Conv2D) throw InputError("layout template: " + op.name + " is no Conv2D");
+  if (c.size() != space.dims())
+    throw InputError("layout template: the configuration does not belong to the space");
+  Conv2DBlocking b;
+  b.outC = tileOf(space, c, "layout.out_c", op.outChannels);
+  b.outH = tileOf(space, c, "layout.out_h", op.outHeight());
+  b.outW = tileOf(space, c, "layout.out_w", op.outWidth());
+  b.inC = tileOf(space, c, "layout.in_c", op.inChannels);
+  b.weightO = tileOf(space, c, "layout.weight_o", op.outChannels);
+  b.weightI = tileOf(space, c, "layout.weight_i", op.inChannels);
+  b.regF = tileOf(space, c, "tile_f", op.outChannels);
+  b.regH = tileOf(space, c, "tile_y", op.outHeight());
+  b.regW = tileOf(space, c, "tile_x", op.outWidth());
+  if (b.outC % b.regF || b.outH % b.regH || b.outW % b.regW)
+    throw InputError("layout template: a register tile does not divide its layout tile");
+  b.reduceOrder = orderOf(space, c, "reduce_order");
+  b.tileOrder = orderOf(space, c, "tile_order");
+  const int u = space.indexOf("unroll_c");
+  if (u < 0) throw InputError("layout template: the space has no parameter 'unroll_c'");
+  b.unrollC = std::stoi(space.param(u).format(c[std::size_t(u)]));
+  return b;
+}
+
+Conv2DLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b) {
+  const std::int64_t s = op.stride;
+  Layout output(
+      {{"n", op.batch}, {"f", op.outChannels}, {"h", op.outHeight()}, {"w", op.outWidth()}});
+  output.split("f", b.outC).split("h", b.outH).split("w", b.outW);
+  output.reorder({"n", "f_o", "h_o", "w_o", "h_i", "w_i", "f_i"});
+
+  // A tile of outH output rows reads a window of (outH - 1) * stride + kernelH padded input rows,
+  // and the next tile's window starts outH * stride rows further. With a stride above the kernel
+  // (1x1 stride-2 convolutions) the window is widened to the stride so that windows still meet
+  // (unfold never skips elements), and the bottom is padded to hold the last widened window.
+  Layout input({{"n", op.batch}, {"c", op.inChannels}, {"h", op.height}, {"w", op.width}});
+  auto window = [&](const char* dim, std::int64_t tile, std::int64_t tiles, std::int64_t kernel,
+                    std::int64_t extent) {
+    const std::int64_t size = std::max((tile - 1) * s + kernel, tile * s);
+    const std::int64_t needed = (tiles - 1) * tile * s + size;
+    input.pad(dim, op.pad, op.pad + std::max<std::int64_t>(0, needed - (extent + 2 * op.pad)));
+    input.unfold(dim, size, tile * s);
+  };
+  window("h", b.outH, op.outHeight() / b.outH, op.kernelH, op.height);
+  window("w", b.outW, op.outWidth() / b.outW, op.kernelW, op.width);
+  input.split("c", b.inC);
+  input.reorder({"n", "c_o", "h_o", "w_o", "h_i", "w_i", "c_i"});
+
+  Layout weight(
+      {{"f", op.outChannels}, {"c", op.inChannels}, {"kh", op.kernelH}, {"kw", op.kernelW}});
+  weight.split("f", b.weightO).split("c", b.weightI);
+  weight.reorder({"f_o", "c_o", "kh", "kw", "c_i", "f_i"});
+  return {std::move(input), std::move(weight), std::move(output)};
+}
+
+}  // namespace opevo::layout

@@ -1,0 +1,66 @@
+#pragma once
+
+// ALT's one-level layout template for Conv2D (seed 003, sec. 5.1) as an ordinary search space:
+// every layout tile is a factorization parameter named "layout.*", so OpEvo's q-random walk and
+// every other tuner move between neighbouring layouts as they move between loop tilings. The
+// loop parameters beside them belong to the blocked CPU template (gpu/codegen), whose loop nest
+// follows the output layout: one parallel iteration per output tile, register tiles inside it.
+
+#include <array>
+#include <cstdint>
+
+#include "layout/layout.h"
+#include "ops/operator.h"
+#include "space/search_space.h"
+
+namespace opevo::layout {
+
+// The numbers a configuration of conv2dLayoutSpace chooses.
+struct Conv2DBlocking {
+  // Layout tiles: output channels / rows / columns, input channels, weight output and input
+  // channels (the second factor of each layout.* parameter).
+  std::int64_t outC = 1, outH = 1, outW = 1, inC = 1, weightO = 1, weightI = 1;
+  // The register tile computed at once inside an output tile; each divides its layout tile.
+  std::int64_t regF = 1, regH = 1, regW = 1;
+  // Order of the reduction loops outside the innermost input-channel loop, outermost first:
+  // 0 = input-channel blocks, 1 = kernel rows, 2 = kernel columns.
+  std::array<int, 3> reduceOrder{0, 1, 2};
+  // Order of the parallel output-tile loops, outermost first: 0 = channel tiles, 1 = row tiles,
+  // 2 = column tiles (which tiles one thread takes one after another).
+  std::array<int, 3> tileOrder{0, 1, 2};
+  // GCC unroll count of the innermost input-channel loop.
+  int unrollC = 1;
+
+  std::int64_t accumulators() const { return regF * regH * regW; }
+};
+
+// The layouts a blocking gives the three tensors (logical dims n,c,h,w / f,c,kh,kw / n,f,h,w):
+//   output  n, f_o, h_o, w_o, h_i, w_i, f_i          (split f, h, w by outC, outH, outW)
+//   input   n, c_o, h_o, w_o, h_i, w_i, c_i          (pad h and w by the conv's padding, unfold
+//           them into the windows of the output tiles, split c by inC)
+//   weight  f_o, c_o, kh, kw, c_i, f_i               (split f and c by weightO and weightI)
+// The input's windows overlap when a tile's window is wider than the tile's stride (ALT's
+// unfold), so no tile ever reads outside its own window and padding is stored, not tested.
+struct Conv2DLayouts {
+  Layout input, weight, output;
+};
+Conv2DLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b);
+
+// layout.out_c, layout.out_h, layout.out_w, layout.in_c, layout.weight_o, layout.weight_i
+// (each [outer, tile]); tile_f, tile_y, tile_x ([outer, register tile]); reduce_order and
+// tile_order (perm:3); unroll_c {1, 2, 4, 8}. Constraints: each register tile divides its layout
+// tile, and at most kMaxAccumulators accumulators. Conv2D without groups only: throws
+// InputError otherwise.
+SearchSpace conv2dLayoutSpace(const OperatorSpec& op);
+inline constexpr std::int64_t kMaxAccumulators = 1024;
+
+// Reads a configuration of conv2dLayoutSpace(op). Throws InputError naming a missing or
+// mismatched parameter.
+Conv2DBlocking conv2dBlocking(const OperatorSpec& op, const SearchSpace& space, const Config& c);
+
+// True when the space has layout parameters (names beginning with "layout.").
+bool isLayoutSpace(const SearchSpace& space);
+// True for the parameters a layout stage tunes (names beginning with "layout.").
+bool isLayoutParameter(const std::string& name);
+
+}  // namespace opevo::layout

@@ -1,0 +1,30 @@
+#include "layout/tuning_mode.h"
+
+#include "common/enum_names.h"
+#include "common/error.h"
+#include "layout/conv2d_layout.h"
+#include "ops/presets.h"
+
+namespace opevo::layout {
+namespace {
+
+constexpr EnumNames<TuningMode, 2> kModeNames{
+    {{{TuningMode::Loop, "loop"}, {TuningMode::Joint, "joint"}}}};
+
+}  // namespace
+
+std::string_view tuningModeName(TuningMode mode) {
+  return kModeNames.name(mode);
+}
+
+TuningMode parseTuningMode(std::string_view text, const std::string& where) {
+  if (auto mode = kModeNames.parse(text)) return *mode;
+  throw InputError(where + ": unknown tuning mode '" + std::string(text) +
+                   "' (modes: " + kModeNames.list() + ")");
+}
+
+SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode) {
+  return mode == TuningMode::Joint ? conv2dLayoutSpace(op) : defaultSpace(op);
+}
+
+}  // namespace opevo::layout

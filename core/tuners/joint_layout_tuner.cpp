@@ -1,0 +1,231 @@
+#include "tuners/joint_layout_tuner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "layout/conv2d_layout.h"
+#include "tuners/registry.h"
+
+namespace opevo {
+namespace {
+
+constexpr const char* kPrefix = "joint.";
+// The joint stage of a run without a trial budget gets share * this many trials.
+constexpr int kAssumedBudget = 200;
+
+Config combine(const Config& layout, const Config& loops, const std::vector<std::size_t>& layoutAt,
+               const std::vector<std::size_t>& loopAt) {
+  Config full(layoutAt.size() + loopAt.size());
+  for (std::size_t i = 0; i < layoutAt.size(); ++i) full[layoutAt[i]] = layout[i];
+  for (std::size_t i = 0; i < loopAt.size(); ++i) full[loopAt[i]] = loops[i];
+  return full;
+}
+
+Config pick(const Config& full, const std::vector<std::size_t>& at) {
+  Config part;
+  part.reserve(at.size());
+  for (std::size_t i : at) part.push_back(full[i]);
+  return part;
+}
+
+}  // namespace
+
+TunerSettings jointSettings() {
+  TunerSettings s;
+  s.declare("joint.share", 0.3, 0, 1, false,
+            "share of the trial budget spent on the joint layout + loop stage");
+  s.declare("joint.layout_trials", 8, 1, 1000, true,
+            "trials of loop tuning each layout gets in the joint stage");
+  return s;
+}
+
+std::map<std::string, std::string> jointPart(const std::map<std::string, std::string>& settings) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : settings)
+    if (k.rfind(kPrefix, 0) == 0) out[k] = v;
+  return out;
+}
+
+std::map<std::string, std::string> algorithmPart(
+    const std::map<std::string, std::string>& settings) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : settings)
+    if (k.rfind(kPrefix, 0) != 0) out[k] = v;
+  return out;
+}
+
+JointStagePlan jointStagePlan(const TunerSettings& joint, std::optional<int> budgetTrials) {
+  JointStagePlan plan;
+  const int budget = budgetTrials.value_or(kAssumedBudget);
+  plan.jointTrials = static_cast<int>(std::lround(joint.get("joint.share") * budget));
+  plan.trialsPerLayout = joint.getInt("joint.layout_trials");
+  return plan;
+}
+
+struct JointLayoutTuner::LayoutTrial {
+  Config layout;
+  std::unique_ptr<SearchSpace> loopSpace;
+  std::unique_ptr<Tuner> tuner;
+  int proposed = 0, observed = 0;
+  double best = 0;
+  bool reported = false;
+};
+
+JointLayoutTuner::JointLayoutTuner(const SearchSpace& space, const std::string& algorithm,
+                                   std::map<std::string, std::string> settings, std::uint64_t seed,
+                                   JointStagePlan plan)
+    : Tuner(space, TunerSettings{}, seed),
+      m_algorithm(algorithm),
+      m_settings(std::move(settings)),
+      m_plan(plan),
+      m_seed(seed) {
+  m_layoutSpace = std::make_unique<SearchSpace>();
+  for (std::size_t i = 0; i < space.dims(); ++i) {
+    if (layout::isLayoutParameter(space.param(i).name())) {
+      m_layoutParams.push_back(i);
+      m_layoutSpace->add(space.paramPtr(i));
+    } else {
+      m_loopParams.push_back(i);
+    }
+  }
+  if (m_layoutParams.empty())
+    throw InputError("joint layout tuning needs a space with layout parameters (layout.*)");
+  // Every layout admits some loops (the template's one-element register tile), so the layout
+  // space itself has no constraints: they all involve the loops.
+  m_layoutTuner = makeTuner(algorithm, *m_layoutSpace, seed, m_settings);
+}
+
+JointLayoutTuner::~JointLayoutTuner() = default;
+
+std::string JointLayoutTuner::name() const {
+  return m_algorithm;
+}
+
+std::size_t JointLayoutTuner::preferredBatch() const {
+  const std::size_t inner = m_layoutTuner->preferredBatch();
+  return m_stage == Stage::Joint ? std::min<std::size_t>(inner, m_plan.trialsPerLayout) : inner;
+}
+
+Config JointLayoutTuner::layoutOf(const Config& full) const {
+  return pick(full, m_layoutParams);
+}
+
+JointLayoutTuner::LayoutTrial* JointLayoutTuner::findLayout(const Config& layout) {
+  for (auto& t : m_layouts)
+    if (t->layout == layout) return t.get();
+  return nullptr;
+}
+
+JointLayoutTuner::LayoutTrial& JointLayoutTuner::startLayout(const Config& layout) {
+  auto t = std::make_unique<LayoutTrial>();
+  t->layout = layout;
+  // The loop space rebuilt for this layout: the loop parameters, and every constraint of the
+  // joint space evaluated with the layout fixed.
+  t->loopSpace = std::make_unique<SearchSpace>();
+  for (std::size_t i : m_loopParams) t->loopSpace->add(m_space.paramPtr(i));
+  for (const Constraint& c : m_space.constraints())
+    t->loopSpace->addConstraint(
+        c.description, [holds = c.holds, layout, a = m_layoutParams, b = m_loopParams](
+                           const Config& loops) { return holds(combine(layout, loops, a, b)); });
+  t->tuner =
+      makeTuner(m_algorithm, *t->loopSpace, m_seed * 7919 + m_layouts.size() + 1, m_settings);
+  // What was measured with this layout before (a resumed run) is known to its loop tuner.
+  std::vector<Observation> known;
+  for (const Observation& o : history())
+    if (layoutOf(o.config) == layout) known.push_back({pick(o.config, m_loopParams), o.fitness});
+  t->tuner->observe(known);
+  for (const Observation& o : known) t->best = std::max(t->best, o.fitness);
+  t->observed = static_cast<int>(known.size());
+  m_layouts.push_back(std::move(t));
+  return *m_layouts.back();
+}
+
+std::vector<Config> JointLayoutTuner::proposeFrom(LayoutTrial& t, std::size_t n) {
+  std::vector<Config> out;
+  for (const Config& loops : t.tuner->propose(n)) {
+    Config full = combine(t.layout, loops, m_layoutParams, m_loopParams);
+    if (!isNew(full)) continue;  // measured under an earlier life of this run
+    reserve(full);
+    out.push_back(std::move(full));
+    ++t.proposed;
+  }
+  return out;
+}
+
+void JointLayoutTuner::beginLoopOnly(int trials) {
+  m_stage = Stage::LoopOnly;
+  m_boundary = trials;
+  Config best;
+  if (const auto order = ranking(); !order.empty() && history()[order[0]].fitness > 0)
+    best = layoutOf(history()[order[0]].config);
+  else if (m_current)
+    best = m_current->layout;
+  else
+    best = m_layoutSpace->first();
+  // A fresh instance for the loops of the best layout, starting from all measured there.
+  std::erase_if(m_layouts, [&](const auto& t) { return t->layout == best; });
+  m_current = &startLayout(best);
+  m_current->reported = true;
+}
+
+void JointLayoutTuner::reportDone() {
+  for (auto& t : m_layouts) {
+    if (t->reported || t->observed < t->proposed || t->observed == 0) continue;
+    if (t.get() == m_current && t->proposed < m_plan.trialsPerLayout) continue;
+    m_layoutTuner->observe({{t->layout, t->best}});
+    t->reported = true;
+  }
+}
+
+std::vector<Config> JointLayoutTuner::doPropose(std::size_t n) {
+  std::vector<Config> out;
+  while (out.size() < n) {
+    const int trials = static_cast<int>(history().size() + inFlight() + out.size());
+    if (m_stage == Stage::Joint && trials >= m_plan.jointTrials) beginLoopOnly(trials);
+    if (m_stage == Stage::LoopOnly) {
+      std::vector<Config> more = proposeFrom(*m_current, n - out.size());
+      if (more.empty()) break;  // the best layout's loops are exhausted
+      for (Config& c : more) out.push_back(std::move(c));
+      continue;
+    }
+    if (!m_current || m_current->proposed >= m_plan.trialsPerLayout ||
+        m_current->tuner->exhausted()) {
+      if (m_current && m_current->proposed < m_plan.trialsPerLayout)
+        m_current->proposed = m_plan.trialsPerLayout;  // exhausted: done with it
+      reportDone();
+      const std::vector<Config> next = m_layoutTuner->propose(1);
+      if (next.empty()) {
+        beginLoopOnly(trials);  // every layout tried
+        continue;
+      }
+      m_current = findLayout(next[0]);
+      if (!m_current) m_current = &startLayout(next[0]);
+    }
+    const std::size_t want = std::min<std::size_t>(
+        {n - out.size(), std::size_t(m_plan.trialsPerLayout - m_current->proposed),
+         std::size_t(m_plan.jointTrials - trials)});
+    std::vector<Config> more = proposeFrom(*m_current, want);
+    if (more.empty()) m_current->proposed = m_plan.trialsPerLayout;
+    for (Config& c : more) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void JointLayoutTuner::doObserve(const std::vector<Observation>& results) {
+  for (const Observation& o : results) {
+    const Config layout = layoutOf(o.config);
+    LayoutTrial* t = findLayout(layout);
+    if (!t) {
+      // A restored trial: its layout gets a record (the loop tuner learns it there).
+      startLayout(layout);
+      continue;
+    }
+    t->tuner->observe({{pick(o.config, m_loopParams), o.fitness}});
+    ++t->observed;
+    t->best = std::max(t->best, o.fitness);
+  }
+  reportDone();
+}
+
+}  // namespace opevo

@@ -1,0 +1,209 @@
+// Conv2D for the CPU in the layouts a configuration of the joint layout space chooses (ALT's
+// template, core/layout/conv2d_layout.h). The loop nest follows the output layout: one OpenMP
+// iteration per output tile, register tiles inside it, the register tile's output channels the
+// vector lanes (the output and weight layouts keep channels innermost). The input arrives
+// unfolded into each output tile's window, padding stored, so the inner loops test nothing.
+// The library also exports the conversions between these layouts and the plain ones, for the
+// measurement harness (not timed: ALT's producers write, and consumers read, these layouts).
+
+#include "codegen/templates.h"
+#include "common/error.h"
+#include "layout/conv2d_layout.h"
+
+namespace opevo::codegen::detail {
+namespace {
+
+std::string str(std::int64_t v) {
+  return std::to_string(v);
+}
+
+// The stride of a named physical dim of a layout.
+std::int64_t strideOf(const layout::Layout& l, const std::string& dim) {
+  const auto strides = l.strides();
+  for (std::size_t i = 0; i < l.physical().size(); ++i)
+    if (l.physical()[i].name == dim) return strides[i];
+  throw InputError("layout template: the layout has no dim '" + dim + "'");
+}
+
+// Row-major offset of logical indices (names) in a tensor of these logical dims.
+std::string rowMajor(const layout::Layout& l, const std::vector<std::string>& index) {
+  std::string e = "(long long)(" + index[0] + ")";
+  for (std::size_t i = 1; i < index.size(); ++i)
+    e = "(" + e + " * " + str(l.logical()[i].extent) + " + (" + index[i] + "))";
+  return e;
+}
+
+// extern "C" void NAME(const float* src, float* dst): plain row-major -> layout, one physical
+// position at a time (gathering, so overlapping windows and padding need no special case).
+void writePack(CodeWriter& w, const std::string& name, const layout::Layout& l) {
+  std::vector<std::string> physical;
+  for (std::size_t i = 0; i < l.physical().size(); ++i)
+    physical.push_back(std::string("p").append(str(i)));
+  const layout::Gather g = l.gather(physical);
+  w.open("extern \"C\" void " + name + "(const float* __restrict__ src, float* __restrict__ dst)");
+  w.line("#pragma omp parallel for schedule(static)");
+  for (std::size_t i = 0; i < physical.size(); ++i)
+    w.line("for (long long " + physical[i] + " = 0; " + physical[i] + " < " +
+           str(l.physical()[i].extent) + "; ++" + physical[i] + ")");
+  std::string at = "p0";
+  for (std::size_t i = 1; i < physical.size(); ++i)
+    at = "(" + at + " * " + str(l.physical()[i].extent) + " + " + physical[i] + ")";
+  const std::string from = "src[" + rowMajor(l, g.logicalIndex) + "]";
+  std::string value = from;
+  if (!g.inBounds.empty())
+    value = std::string("(").append(g.inBounds).append(") ? ").append(from).append(" : 0.0f");
+  w.line("  dst[" + at + "] = " + value + ";");
+  w.close();
+}
+
+// extern "C" void NAME(const float* src, float* dst): layout -> plain row-major.
+void writeUnpack(CodeWriter& w, const std::string& name, const layout::Layout& l) {
+  std::vector<std::string> logical;
+  for (std::size_t i = 0; i < l.logical().size(); ++i)
+    logical.push_back(std::string("l").append(str(i)));
+  w.open("extern \"C\" void " + name + "(const float* __restrict__ src, float* __restrict__ dst)");
+  w.line("#pragma omp parallel for schedule(static)");
+  for (std::size_t i = 0; i < logical.size(); ++i)
+    w.line("for (long long " + logical[i] + " = 0; " + logical[i] + " < " +
+           str(l.logical()[i].extent) + "; ++" + logical[i] + ")");
+  w.line("  dst[" + rowMajor(l, logical) + "] = src[" + l.offsetExpression(logical) + "];");
+  w.close();
+}
+
+}  // namespace
+
+GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBlocking& b) {
+  const OperatorSpec& op = *ctx.op;
+  const layout::Conv2DLayouts layouts = layout::conv2dLayouts(op, b);
+  const layout::Layout& in = layouts.input;
+  const layout::Layout& wt = layouts.weight;
+  const layout::Layout& out = layouts.output;
+  const std::int64_t s = op.stride;
+  const std::int64_t tilesF = op.outChannels / b.outC, tilesH = op.outHeight() / b.outH,
+                     tilesW = op.outWidth() / b.outW;
+
+  GeneratedKernel g;
+  g.backend = Backend::Cpu;
+  g.entry = ctx.entry;
+  g.accumulators = b.accumulators();
+  g.launch.grid = {tilesW, tilesH, op.batch * tilesF};
+  g.launch.block = {1, 1, 1};
+  g.layoutA = in.describe();
+  g.layoutB = wt.describe();
+  g.layoutC = out.describe();
+  g.summary = "output tiles " + str(b.outC) + "c x " + str(b.outH) + "x" + str(b.outW) +
+              ", input channel blocks of " + str(b.inC) + ", weight blocks " + str(b.weightO) +
+              "o x " + str(b.weightI) + "i, register tile " + str(b.regF) + "x" + str(b.regH) +
+              "x" + str(b.regW);
+
+  CodeWriter w;
+  writeHeader(w, ctx,
+              "Conv2D in tuned layouts for CPUs (ALT): output tiles -> OpenMP-parallel loops, "
+              "register tiles inside, output channels as vector lanes",
+              "");
+  w.comment("Layouts (ALT primitives applied to the logical tensor):");
+  w.comment("  A input  n,c,h,w:   " + g.layoutA);
+  w.comment("  B weight f,c,kh,kw: " + g.layoutB);
+  w.comment("  C output n,f,h,w:   " + g.layoutC + " (Residual too)");
+  w.line();
+  w.open("extern \"C\" void " + ctx.entry + kernelParams(Backend::Cpu));
+  w.line("using index_t = long long;");
+  w.line("constexpr index_t IN_N = " + str(strideOf(in, "n")) +
+         ", IN_CO = " + str(strideOf(in, "c_o")) + ", IN_HO = " + str(strideOf(in, "h_o")) +
+         ", IN_WO = " + str(strideOf(in, "w_o")) + ", IN_HI = " + str(strideOf(in, "h_i")) +
+         ", IN_WI = " + str(strideOf(in, "w_i")) + ";");
+  w.line("constexpr index_t W_FO = " + str(strideOf(wt, "f_o")) +
+         ", W_CO = " + str(strideOf(wt, "c_o")) + ", W_KH = " + str(strideOf(wt, "kh")) +
+         ", W_KW = " + str(strideOf(wt, "kw")) + ", W_CI = " + str(strideOf(wt, "c_i")) + ";");
+  w.line("constexpr index_t OUT_N = " + str(strideOf(out, "n")) +
+         ", OUT_FO = " + str(strideOf(out, "f_o")) + ", OUT_HO = " + str(strideOf(out, "h_o")) +
+         ", OUT_WO = " + str(strideOf(out, "w_o")) + ", OUT_HI = " + str(strideOf(out, "h_i")) +
+         ", OUT_WI = " + str(strideOf(out, "w_i")) + ";");
+  w.line("constexpr int NB = " + str(op.batch) + ", TILES_F = " + str(tilesF) +
+         ", TILES_H = " + str(tilesH) + ", TILES_W = " + str(tilesW) + ";");
+  w.line("constexpr int OUT_C = " + str(b.outC) + ", OUT_H = " + str(b.outH) +
+         ", OUT_W = " + str(b.outW) + ", IN_C = " + str(b.inC) + ", W_O = " + str(b.weightO) +
+         ", W_I = " + str(b.weightI) + ";");
+  w.line("constexpr int RF = " + str(b.regF) + ", RH = " + str(b.regH) + ", RW = " + str(b.regW) +
+         ", S = " + str(s) + ";");
+  w.line("constexpr int CB = " + str(op.inChannels / b.inC) + ", KH = " + str(op.kernelH) +
+         ", KW = " + str(op.kernelW) + ";");
+  w.line();
+  const char* tileVar[3] = {"fo", "ho", "wo"};
+  const char* tileBound[3] = {"TILES_F", "TILES_H", "TILES_W"};
+  w.comment("Each iteration owns one output tile, so the parallel loop needs no locking.");
+  w.line("#pragma omp parallel for collapse(4) schedule(static)");
+  w.open("for (int n = 0; n < NB; ++n)");
+  for (int t : b.tileOrder)
+    w.open(std::string("for (int ") + tileVar[t] + " = 0; " + tileVar[t] + " < " + tileBound[t] +
+           "; ++" + tileVar[t] + ")");
+  w.line("const float* const in_tile = A + n * IN_N + ho * IN_HO + wo * IN_WO;");
+  w.line("float* const out_tile = C + n * OUT_N + fo * OUT_FO + ho * OUT_HO + wo * OUT_WO;");
+  w.line("for (int rh0 = 0; rh0 < OUT_H; rh0 += RH)");
+  w.line("for (int rw0 = 0; rw0 < OUT_W; rw0 += RW)");
+  w.open("for (int rf0 = 0; rf0 < OUT_C; rf0 += RF)");
+  w.line("const int f0 = fo * OUT_C + rf0;  // the register tile's first output channel");
+  w.line("float acc[RH][RW][RF] = {};");
+  const char* reduceVar[3] = {"co", "kh", "kw"};
+  const char* reduceBound[3] = {"CB", "KH", "KW"};
+  for (int r : b.reduceOrder)
+    w.line(std::string("for (int ") + reduceVar[r] + " = 0; " + reduceVar[r] + " < " +
+           reduceBound[r] + "; ++" + reduceVar[r] + ")");
+  w.open("");
+  w.line(
+      "const float* const ip = in_tile + co * IN_CO + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) * "
+      "IN_WI;");
+  // The register tile's channels are one contiguous run of a weight block when the block is a
+  // multiple of the tile (tiles start at multiples of RF); otherwise gather them per step.
+  const bool contiguous = b.weightO % b.regF == 0;
+  if (b.unrollC > 1) w.line("#pragma GCC unroll " + str(b.unrollC));
+  w.open("for (int ci = 0; ci < IN_C; ++ci)");
+  w.line("const int c = co * IN_C + ci;");
+  const std::string wBase = "(c / W_I) * W_CO + kh * W_KH + kw * W_KW + (c % W_I) * W_CI";
+  if (contiguous) {
+    w.line("const float* const wv = B + (f0 / W_O) * W_FO + f0 % W_O + " + wBase + ";");
+  } else {
+    w.line("float wv[RF];");
+    w.line(
+        "for (int rf = 0; rf < RF; ++rf) wv[rf] = B[((f0 + rf) / W_O) * W_FO + (f0 + rf) % W_O + " +
+        wBase + "];");
+  }
+  w.line("#pragma GCC unroll 64");
+  w.line("for (int rh = 0; rh < RH; ++rh)");
+  w.line("#pragma GCC unroll 64");
+  w.open("for (int rw = 0; rw < RW; ++rw)");
+  w.line("const float a = ip[rh * S * IN_HI + rw * S * IN_WI + ci];");
+  w.comment("Vectorised across the channels (unrolling it first would leave scalar code).");
+  w.line("#pragma omp simd");
+  w.line("for (int rf = 0; rf < RF; ++rf) acc[rh][rw][rf] += a * wv[rf];");
+  w.close();
+  w.close();  // ci
+  w.close();  // reduction body
+  w.line("for (int rh = 0; rh < RH; ++rh)");
+  w.line("for (int rw = 0; rw < RW; ++rw)");
+  w.open("for (int rf = 0; rf < RF; ++rf)");
+  w.line("const index_t at = (rh0 + rh) * OUT_HI + (rw0 + rw) * OUT_WI + rf0 + rf;");
+  w.line("float v = acc[rh][rw][rf];");
+  if (!op.epilogue.empty()) {
+    w.line("const index_t tile = out_tile - C;");
+    writeEpilogue(w, op, Backend::Cpu, "v", "f0 + rf", "tile + at");
+  }
+  w.line("out_tile[at] = v;");
+  w.close();
+  w.close();  // rf0
+  w.closeNest(4);
+  w.close();  // kernel
+  w.line();
+  w.comment("Conversions between the plain layouts and the kernel's, for the harness (not timed).");
+  w.line("extern \"C\" long long " + ctx.entry +
+         "_packed_size(int operand) { return operand == 0 ? " + str(in.size()) +
+         "LL : operand == 1 ? " + str(wt.size()) + "LL : " + str(out.size()) + "LL; }");
+  writePack(w, ctx.entry + "_pack_a", in);
+  writePack(w, ctx.entry + "_pack_b", wt);
+  writePack(w, ctx.entry + "_pack_c", out);
+  writeUnpack(w, ctx.entry + "_unpack_c", out);
+  g.source = w.str();
+  return g;
+}
+
+}  // namespace opevo::codegen::detail

@@ -1,0 +1,130 @@
+// ALT's two stages over a joint layout space (tuners/joint_layout_tuner.h), on a synthetic speed
+// so the stage logic is checked without compiling kernels.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "codegen_test_util.h"
+#include "common/error.h"
+#include "layout/conv2d_layout.h"
+#include "tuners/joint_layout_tuner.h"
+
+namespace opevo::test {
+namespace {
+
+// Faster for 16-channel output tiles, wide register tiles and matching weight blocks: a smooth
+// landscape with one best layout, like the real one's main trends.
+double syntheticSpeed(const OperatorSpec& op, const SearchSpace& space, const Config& c) {
+  const layout::Conv2DBlocking b = layout::conv2dBlocking(op, space, c);
+  double s = 1.0 / (1.0 + std::abs(std::log2(double(b.outC) / 16)));
+  s *= 1.0 / (1.0 + std::abs(std::log2(double(b.regF * b.regW) / 128)));
+  s *= b.weightO == b.outC ? 1.0 : 0.5;
+  s *= b.weightI == b.inC ? 1.0 : 0.7;
+  return s;
+}
+
+struct Drive {
+  std::vector<Config> proposed;
+  std::optional<int> boundary;
+  std::size_t layouts = 0;
+};
+
+Drive drive(JointLayoutTuner& t, const OperatorSpec& op, const SearchSpace& space, int budget,
+            std::size_t batch) {
+  Drive d;
+  while (int(d.proposed.size()) < budget) {
+    const auto got = t.propose(std::min<std::size_t>(batch, budget - d.proposed.size()));
+    if (got.empty()) break;
+    std::vector<Observation> results;
+    for (const Config& c : got) {
+      d.proposed.push_back(c);
+      results.push_back({c, syntheticSpeed(op, space, c)});
+    }
+    t.observe(results);
+  }
+  d.boundary = t.stageBoundary();
+  d.layouts = t.layoutsTried();
+  return d;
+}
+
+Config layoutPart(const SearchSpace& space, const Config& c) {
+  Config out;
+  for (std::size_t i = 0; i < space.dims(); ++i)
+    if (layout::isLayoutParameter(space.param(i).name())) out.push_back(c[i]);
+  return out;
+}
+
+class JointTuner : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(JointTuner, TwoStagesToTheExactBudget) {
+  const OperatorSpec op = smallConv(1, 64, 64, 28, 3, 1, 1);
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  TunerSettings joint = jointSettings();
+  const JointStagePlan plan = jointStagePlan(joint, 100);
+  EXPECT_EQ(plan.jointTrials, 30);
+  JointLayoutTuner t(space, GetParam(), {}, 3, plan);
+  const Drive d = drive(t, op, space, 100, t.preferredBatch());
+  ASSERT_EQ(d.proposed.size(), 100u);
+  std::set<Config> unique(d.proposed.begin(), d.proposed.end());
+  EXPECT_EQ(unique.size(), 100u) << "a configuration was proposed twice";
+  for (const Config& c : d.proposed) EXPECT_TRUE(space.satisfies(c)) << space.format(c);
+  ASSERT_TRUE(d.boundary);
+  EXPECT_EQ(*d.boundary, 30);
+  EXPECT_GE(d.layouts, 30u / plan.trialsPerLayout);
+  // The loop-only stage keeps the layout of the best configuration of the joint stage.
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < 30; ++i)
+    if (syntheticSpeed(op, space, d.proposed[i]) > syntheticSpeed(op, space, d.proposed[best]))
+      best = i;
+  for (std::size_t i = 30; i < d.proposed.size(); ++i)
+    EXPECT_EQ(layoutPart(space, d.proposed[i]), layoutPart(space, d.proposed[best]))
+        << "trial " << i;
+}
+
+TEST_P(JointTuner, DeterministicForASeed) {
+  const OperatorSpec op = smallConv(1, 32, 64, 14, 3, 1, 1);
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  const JointStagePlan plan{20, 5};
+  JointLayoutTuner a(space, GetParam(), {}, 9, plan), b(space, GetParam(), {}, 9, plan);
+  EXPECT_EQ(drive(a, op, space, 50, 4).proposed, drive(b, op, space, 50, 4).proposed);
+}
+
+TEST_P(JointTuner, ResumesWithoutProposingAMeasuredConfigurationAgain) {
+  const OperatorSpec op = smallConv(1, 32, 64, 14, 3, 1, 1);
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  const JointStagePlan plan{24, 6};
+  JointLayoutTuner first(space, GetParam(), {}, 4, plan);
+  const Drive before = drive(first, op, space, 17, 4);  // interrupted inside the joint stage
+  JointLayoutTuner resumed(space, GetParam(), {}, 4, plan);
+  std::vector<Observation> restored;
+  for (const Config& c : before.proposed) restored.push_back({c, syntheticSpeed(op, space, c)});
+  resumed.observe(restored);
+  const Drive after = drive(resumed, op, space, 60 - 17, 4);
+  EXPECT_EQ(after.proposed.size(), 43u);
+  std::set<Config> all(before.proposed.begin(), before.proposed.end());
+  for (const Config& c : after.proposed) EXPECT_TRUE(all.insert(c).second) << space.format(c);
+  ASSERT_TRUE(after.boundary);
+  EXPECT_EQ(*after.boundary, 24);
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, JointTuner,
+                         ::testing::Values("opevo", "opevo-m", "random", "genetic", "autotvm"));
+
+TEST(JointSettings, AreCheckedAndSplitFromTheAlgorithms) {
+  const std::map<std::string, std::string> all{
+      {"joint.share", "0.5"}, {"joint.layout_trials", "4"}, {"q", "0.3"}};
+  EXPECT_EQ(jointPart(all).size(), 2u);
+  EXPECT_EQ(algorithmPart(all).size(), 1u);
+  TunerSettings s = jointSettings();
+  s.apply("joint layout tuning", jointPart(all));
+  const JointStagePlan plan = jointStagePlan(s, 60);
+  EXPECT_EQ(plan.jointTrials, 30);
+  EXPECT_EQ(plan.trialsPerLayout, 4);
+  EXPECT_THROW(s.set("joint layout tuning", "joint.share", "1.5"), InputError);
+  EXPECT_THROW(s.set("joint layout tuning", "joint.rounds", "3"), InputError);
+}
+
+}  // namespace
+}  // namespace opevo::test

@@ -1,0 +1,149 @@
+// Joint layout spaces (core/layout/conv2d_layout.h): their kernels compute the convolution in the
+// layouts they choose, the library's own conversions agree with core/layout's, and the harness
+// (runCpuKernel) verifies and times them through those conversions.
+
+#include <gtest/gtest.h>
+
+#include "codegen_test_util.h"
+#include "common/error.h"
+#include "cpu/cpu_runner.h"
+#include "layout/conv2d_layout.h"
+#include "ops/operator_json.h"
+
+namespace opevo::test {
+namespace {
+
+using codegen::Backend;
+using codegen::generateKernel;
+using ConvertFn = void (*)(const float*, float*);
+
+OperatorSpec withEpilogue(OperatorSpec op) {
+  op.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+  return op;
+}
+
+// Every configuration's kernel in one library; each packs with its own conversions, which must
+// equal core/layout's packing, runs, and is compared with the host reference after unpacking.
+void expectLayoutKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs) {
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  std::string source;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    source +=
+        generateKernel(op, space, configs[i], Backend::Cpu, {std::string("k") + std::to_string(i)})
+            .source;
+  LoadedObject so(source, {"-O2", "-march=native", "-fopenmp", "-shared", "-fPIC"});
+  ASSERT_TRUE(so.ok()) << so.result().log;
+  const TestOperands x = randomOperands(op, 5);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    SCOPED_TRACE(space.format(configs[i]));
+    const std::string k = "k" + std::to_string(i);
+    const layout::Conv2DLayouts l =
+        layout::conv2dLayouts(op, layout::conv2dBlocking(op, space, configs[i]));
+    std::vector<float> a(std::size_t(l.input.size())), b(std::size_t(l.weight.size()));
+    std::vector<float> r(std::size_t(l.output.size())), c(r.size(), std::nanf(""));
+    so.symbol<ConvertFn>(k + "_pack_a")(x.a.data(), a.data());
+    so.symbol<ConvertFn>(k + "_pack_b")(x.b.data(), b.data());
+    if (!x.residual.empty()) so.symbol<ConvertFn>(k + "_pack_c")(x.residual.data(), r.data());
+    std::vector<float> want(a.size());
+    l.input.pack(x.a, want);
+    EXPECT_EQ(a, want) << "the generated input conversion differs from core/layout's";
+    want.resize(b.size());
+    l.weight.pack(x.b, want);
+    EXPECT_EQ(b, want) << "the generated weight conversion differs from core/layout's";
+    so.symbol<KernelFn>(k)(a.data(), b.data(), c.data(), x.biasData(), r.data());
+    std::vector<float> plain(x.reference.size(), std::nanf(""));
+    so.symbol<ConvertFn>(k + "_unpack_c")(c.data(), plain.data());
+    const std::int64_t bad = firstMismatch(plain, x.reference);
+    EXPECT_EQ(bad, -1) << "element " << bad;
+  }
+}
+
+TEST(LayoutKernels, ThreeByThreeStrideOneMatchesReference) {
+  const OperatorSpec op = withEpilogue(smallConv(1, 16, 32, 14, 3, 1, 1));
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  std::vector<Config> configs = randomConfigs(space, 6, 7);
+  // Mismatched weight blocks (gathered channels) and every loop order reversed.
+  configs.push_back(
+      space.parse("layout.out_c=2,16; layout.out_h=2,7; layout.out_w=1,14; layout.in_c=4,4; "
+                  "layout.weight_o=4,8; layout.weight_i=2,8; tile_f=2,16; tile_y=14,1; tile_x=2,7; "
+                  "reduce_order=2,1,0; tile_order=2,1,0; unroll_c=4"));
+  // The plain layouts: every tile of one element (NCHW itself).
+  configs.push_back(space.parse(
+      "layout.out_c=32,1; layout.out_h=14,1; layout.out_w=14,1; layout.in_c=16,1; "
+      "layout.weight_o=32,1; layout.weight_i=16,1; tile_f=32,1; tile_y=14,1; tile_x=14,1; "
+      "reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1"));
+  expectLayoutKernelsMatch(op, configs);
+}
+
+TEST(LayoutKernels, StridedAndBatchedMatchReference) {
+  // Stride 2 with a remainder row (windows do not reach the last padded row), batch 2.
+  expectLayoutKernelsMatch(
+      withEpilogue(smallConv(2, 8, 16, 13, 3, 2, 1)),
+      randomConfigs(layout::conv2dLayoutSpace(smallConv(2, 8, 16, 13, 3, 2, 1)), 5, 3));
+  // A 1x1 stride-2 convolution: windows are widened to the stride.
+  const OperatorSpec down = smallConv(1, 16, 32, 14, 1, 2, 0);
+  expectLayoutKernelsMatch(down, randomConfigs(layout::conv2dLayoutSpace(down), 5, 4));
+  // AlexNet conv1's shape, scaled down: 11x11, stride 4, pad 2.
+  const OperatorSpec big = smallConv(1, 3, 16, 35, 11, 4, 2);
+  expectLayoutKernelsMatch(big, randomConfigs(layout::conv2dLayoutSpace(big), 4, 5));
+}
+
+TEST(LayoutKernels, HarnessVerifiesThroughTheConversions) {
+  const OperatorSpec op = withEpilogue(smallConv(1, 16, 32, 14, 3, 1, 1));
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  TempDir dir("opevo-layout");
+  OperatorBuffers buffers(op);
+  TimingOptions timing;
+  timing.minTotalMs = 1;
+  for (const Config& c : randomConfigs(space, 3, 11)) {
+    const auto kernel = generateKernel(op, space, c, Backend::Cpu);
+    EXPECT_TRUE(kernel.usesLayouts());
+    EXPECT_NE(kernel.layoutA.find("unfold(h"), std::string::npos) << kernel.layoutA;
+    const CompileResult built = compileCpuKernel(kernel.source, dir.path(), "k");
+    ASSERT_TRUE(built.ok) << built.log;
+    const Measurement m = runCpuKernel(built.path, buffers, timing);
+    EXPECT_EQ(m.status, TrialStatus::Ok) << space.format(c) << ": " << m.message;
+    EXPECT_GT(m.speed, 0);
+  }
+}
+
+TEST(LayoutSpace, RefusesWhatTheTemplateCannotDo) {
+  OperatorSpec grouped = smallConv(1, 16, 32, 14, 3, 1, 1);
+  grouped.groups = 2;
+  EXPECT_THROW(layout::conv2dLayoutSpace(grouped), InputError);
+  EXPECT_THROW(layout::conv2dLayoutSpace(smallMatMul(64, 64, 64)), InputError);
+  const OperatorSpec op = smallConv(1, 16, 32, 14, 3, 1, 1);
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  // A register tile that does not divide its layout tile is outside the space's constraints.
+  const Config c = space.parse(
+      "layout.out_c=4,8; layout.out_h=2,7; layout.out_w=1,14; layout.in_c=4,4; "
+      "layout.weight_o=4,8; layout.weight_i=2,8; tile_f=2,16; tile_y=14,1; tile_x=2,7; "
+      "reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1");
+  std::string broken;
+  EXPECT_FALSE(space.satisfies(c, &broken));
+  EXPECT_NE(broken.find("layout.out_c"), std::string::npos) << broken;
+  EXPECT_THROW(generateKernel(op, space, space.first(), Backend::Cuda), InputError);
+}
+
+TEST(LayoutSpace, ModeIsPartOfTheOperatorDefinition) {
+  OperatorDefinition def = loadOperator("alexnet_conv3_b1");
+  EXPECT_EQ(def.mode, layout::TuningMode::Loop);
+  const OperatorDefinition joint = withTuningMode(def, layout::TuningMode::Joint);
+  EXPECT_TRUE(layout::isLayoutSpace(joint.space));
+  const nlohmann::json j = operatorDefinitionToJson(joint);
+  EXPECT_EQ(j.at("mode"), "joint");
+  const OperatorDefinition back = operatorDefinitionFromJson(j, "stored");
+  EXPECT_EQ(back.mode, layout::TuningMode::Joint);
+  EXPECT_EQ(back.space.dims(), joint.space.dims());
+  nlohmann::json bad = j;
+  bad["mode"] = "layouts";
+  try {
+    operatorDefinitionFromJson(bad, "op.json");
+    FAIL() << "an unknown mode was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("layouts"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace opevo::test
