@@ -28,8 +28,8 @@ struct Dim {
 // One applied primitive, as recorded (the arguments it was given).
 struct Primitive {
   PrimitiveKind kind = PrimitiveKind::Split;
-  // split, unfold, pad, store_at: the one dim; fuse: the two adjacent dims, outer first;
-  // reorder: the new order of every dim.
+  // split, unfold, pad: the one dim; store_at: the dim and the attached tensor's name; fuse: the
+  // two adjacent dims, outer first; reorder: the new order of every dim.
   std::vector<std::string> dims;
   // split: {factor}; unfold: {tile, stride}; pad: {before, after}; store_at: {}; others: {}.
   std::vector<std::int64_t> args;

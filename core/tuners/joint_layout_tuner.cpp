@@ -35,8 +35,11 @@ TunerSettings jointSettings() {
   TunerSettings s;
   s.declare("joint.share", 0.3, 0, 1, false,
             "share of the trial budget spent on the joint layout + loop stage");
-  s.declare("joint.layout_trials", 8, 1, 1000, true,
+  s.declare("joint.layout_trials", 4, 1, 1000, true,
             "trials of loop tuning each layout gets in the joint stage");
+  s.declare("joint.cross", 1, 0, 1, true,
+            "1: ALT's cross exploration (layouts searched, loops tuned per layout); 0: one "
+            "search over layouts and loops together in the joint stage");
   return s;
 }
 
@@ -60,11 +63,16 @@ JointStagePlan jointStagePlan(const TunerSettings& joint, std::optional<int> bud
   const int budget = budgetTrials.value_or(kAssumedBudget);
   plan.jointTrials = static_cast<int>(std::lround(joint.get("joint.share") * budget));
   plan.trialsPerLayout = joint.getInt("joint.layout_trials");
+  plan.crossExploration = joint.getInt("joint.cross") == 1;
   return plan;
 }
 
 struct JointLayoutTuner::LayoutTrial {
   Config layout;
+  // Loop configurations that did best under earlier layouts, tried first under this one: the
+  // layouts are then compared under the same good loops, as ALT's loop actors, shared by every
+  // layout, carry what they learnt from one layout to the next.
+  std::vector<Config> seeds;
   std::unique_ptr<SearchSpace> loopSpace;
   std::unique_ptr<Tuner> tuner;
   int proposed = 0, observed = 0;
@@ -94,6 +102,7 @@ JointLayoutTuner::JointLayoutTuner(const SearchSpace& space, const std::string& 
   // Every layout admits some loops (the template's one-element register tile), so the layout
   // space itself has no constraints: they all involve the loops.
   m_layoutTuner = makeTuner(algorithm, *m_layoutSpace, seed, m_settings);
+  if (!m_plan.crossExploration) m_jointTuner = makeTuner(algorithm, space, seed, m_settings);
 }
 
 JointLayoutTuner::~JointLayoutTuner() = default;
@@ -137,13 +146,32 @@ JointLayoutTuner::LayoutTrial& JointLayoutTuner::startLayout(const Config& layou
   t->tuner->observe(known);
   for (const Observation& o : known) t->best = std::max(t->best, o.fitness);
   t->observed = static_cast<int>(known.size());
+  if (known.empty()) {
+    const std::size_t want = std::size_t(m_plan.trialsPerLayout / 2);
+    for (std::size_t i : ranking()) {
+      if (t->seeds.size() >= want || history()[i].fitness <= 0) break;
+      Config loops = pick(history()[i].config, m_loopParams);
+      if (t->loopSpace->satisfies(loops) &&
+          std::find(t->seeds.begin(), t->seeds.end(), loops) == t->seeds.end())
+        t->seeds.push_back(std::move(loops));
+    }
+  }
   m_layouts.push_back(std::move(t));
   return *m_layouts.back();
 }
 
 std::vector<Config> JointLayoutTuner::proposeFrom(LayoutTrial& t, std::size_t n) {
   std::vector<Config> out;
-  for (const Config& loops : t.tuner->propose(n)) {
+  while (!t.seeds.empty() && out.size() < n) {
+    Config full = combine(t.layout, t.seeds.front(), m_layoutParams, m_loopParams);
+    t.seeds.erase(t.seeds.begin());
+    if (!isNew(full)) continue;
+    reserve(full);
+    out.push_back(std::move(full));
+    ++t.proposed;
+  }
+  if (out.size() == n) return out;
+  for (const Config& loops : t.tuner->propose(n - out.size())) {
     Config full = combine(t.layout, loops, m_layoutParams, m_loopParams);
     if (!isNew(full)) continue;  // measured under an earlier life of this run
     reserve(full);
@@ -189,6 +217,19 @@ std::vector<Config> JointLayoutTuner::doPropose(std::size_t n) {
       for (Config& c : more) out.push_back(std::move(c));
       continue;
     }
+    if (m_jointTuner) {
+      std::vector<Config> more = m_jointTuner->propose(
+          std::min<std::size_t>(n - out.size(), std::size_t(m_plan.jointTrials - trials)));
+      if (more.empty()) {
+        beginLoopOnly(trials);
+        continue;
+      }
+      for (Config& c : more) {
+        reserve(c);
+        out.push_back(std::move(c));
+      }
+      continue;
+    }
     if (!m_current || m_current->proposed >= m_plan.trialsPerLayout ||
         m_current->tuner->exhausted()) {
       if (m_current && m_current->proposed < m_plan.trialsPerLayout)
@@ -213,6 +254,7 @@ std::vector<Config> JointLayoutTuner::doPropose(std::size_t n) {
 }
 
 void JointLayoutTuner::doObserve(const std::vector<Observation>& results) {
+  if (m_jointTuner) m_jointTuner->observe(results);
   for (const Observation& o : results) {
     const Config layout = layoutOf(o.config);
     LayoutTrial* t = findLayout(layout);

@@ -24,12 +24,15 @@ struct JointStagePlan {
   // Trials of the joint stage (ALT: a share of the budget); the rest is loop-only.
   int jointTrials = 64;
   // Trials of loop tuning each layout gets in the joint stage.
-  int trialsPerLayout = 8;
+  int trialsPerLayout = 4;
+  // true: ALT's cross exploration (a layout search, loops tuned per layout); false: the joint
+  // stage is one search over layouts and loops together.
+  bool crossExploration = true;
 };
 
 // The settings of the joint mode, beside the algorithm's own: "joint.share" (of the trial
-// budget, default 0.3), "joint.layout_trials" (default 8). Declared here so that the CLI and the
-// window list and check them like any algorithm setting.
+// budget, default 0.3), "joint.layout_trials" (default 4), "joint.cross" (default 1). Declared
+// here so that the CLI and the window list and check them like any algorithm setting.
 TunerSettings jointSettings();
 // Splits settings into the joint mode's ("joint.*") and the algorithm's.
 std::map<std::string, std::string> jointPart(const std::map<std::string, std::string>& settings);
@@ -79,6 +82,7 @@ class JointLayoutTuner final : public Tuner {
   std::vector<std::size_t> m_layoutParams, m_loopParams;
   std::unique_ptr<SearchSpace> m_layoutSpace;
   std::unique_ptr<Tuner> m_layoutTuner;
+  std::unique_ptr<Tuner> m_jointTuner;  // the whole space, without cross exploration
   std::vector<std::unique_ptr<LayoutTrial>> m_layouts;
   LayoutTrial* m_current = nullptr;
   Stage m_stage = Stage::Joint;

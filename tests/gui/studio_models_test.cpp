@@ -48,7 +48,7 @@ TEST(TrialsModel, AppendsRowsAsTheRaceGoesAndSortsNumbersAsNumbers) {
   filter.setSourceModel(&model);
   Tester tester(&model, Tester::FailureReportingMode::Warning);
   Tester filterTester(&filter, Tester::FailureReportingMode::Warning);
-  data.reset({{"opevo", "autotvm"}, 2, "GFLOP/s", "replay of test", 100.0, std::nullopt});
+  data.reset({{"opevo", "autotvm"}, 2, "GFLOP/s", "replay of test", 100.0, std::nullopt, {}});
   EXPECT_EQ(model.rowCount(), 0);
   data.append({trial(0, 0, 1, 9, 9), trial(0, 0, 2, 0, 9), trial(1, 0, 1, 100, 100)});
   ASSERT_EQ(model.rowCount(), 3);

@@ -93,6 +93,7 @@ void RaceChartView::rebuild() {
   m_series.clear();
   m_optimum = nullptr;
   m_reference = nullptr;
+  m_stage = nullptr;
   makeAxes();
   const RaceData::Info& info = m_data->info();
   // The title names the data (a replay of real measurements), so an exported figure still says
@@ -163,6 +164,12 @@ void RaceChartView::rebuild() {
         tr("%1 %2 %3").arg(info.reference->name, number(info.reference->speed), info.speedUnit));
     m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
     attach(m_reference);
+  }
+  if (info.stageBoundary && m_xAxis == XAxis::Trials) {
+    m_stage = new QLineSeries;
+    m_stage->setName(tr("layouts fixed after trial %1, loops only").arg(*info.stageBoundary));
+    m_stage->setPen(QPen(QColor(0x30, 0x70, 0x30), 1.5, Qt::DotLine));
+    attach(m_stage);
   }
   m_shownRevision = ~quint64{0};
   refresh(true);
@@ -245,6 +252,12 @@ void RaceChartView::refresh(bool force) {
   if (yMin > yMax) {
     yMin = m_logY ? 1 : 0;
     yMax = 1;
+  }
+  if (m_stage) {
+    const double x = *info.stageBoundary;
+    xMin = std::min(xMin, x);
+    xMax = std::max(xMax, x);
+    m_stage->replace(QList<QPointF>{{x, clampY(yMin)}, {x, yMax}});
   }
   if (m_logY) {
     m_axisY->setRange(yMin / 1.2, yMax * 1.2);

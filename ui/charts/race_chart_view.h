@@ -66,6 +66,7 @@ class RaceChartView : public QChartView {
   std::vector<AlgorithmSeries> m_series;
   QLineSeries* m_optimum = nullptr;
   QLineSeries* m_reference = nullptr;
+  QLineSeries* m_stage = nullptr;  // joint layout tuning's stage boundary
   QAbstractAxis* m_axisX = nullptr;
   QAbstractAxis* m_axisY = nullptr;
   bool m_logX = false;

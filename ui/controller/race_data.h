@@ -29,6 +29,9 @@ class RaceData : public QObject {
     std::optional<double> optimum;  // the dataset's best, when the dataset is complete
     // The reference library's speed on a device ("cuBLAS sgemm"), drawn as a line like the optimum.
     std::optional<ReferenceLine> reference;
+    // Joint layout tuning: the trial after which layouts are fixed and only loops are tuned,
+    // drawn as a vertical line on the trials axis.
+    std::optional<int> stageBoundary;
   };
 
   void reset(Info info);

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "replay/replay_measurer.h"
+#include "tuners/joint_layout_tuner.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/models/trials_model.h"
@@ -232,6 +233,8 @@ bool RunsPage::start() {
     info.label =
         tr("%1 on %2: real measurements")
             .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
+    if (spec->mode == layout::TuningMode::Joint)
+      info.stageBoundary = jointStagePlan(jointSettings(), spec->trials).jointTrials;
   }
   return launch(std::move(*spec), std::move(info));
 }
