@@ -35,7 +35,7 @@ TunerSettings jointSettings() {
   TunerSettings s;
   s.declare("joint.share", 0.3, 0, 1, false,
             "share of the trial budget spent on the joint layout + loop stage");
-  s.declare("joint.layout_trials", 4, 1, 1000, true,
+  s.declare("joint.layout_trials", 2, 1, 1000, true,
             "trials of loop tuning each layout gets in the joint stage");
   s.declare("joint.cross", 1, 0, 1, true,
             "1: ALT's cross exploration (layouts searched, loops tuned per layout); 0: one "

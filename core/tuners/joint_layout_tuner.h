@@ -24,14 +24,14 @@ struct JointStagePlan {
   // Trials of the joint stage (ALT: a share of the budget); the rest is loop-only.
   int jointTrials = 64;
   // Trials of loop tuning each layout gets in the joint stage.
-  int trialsPerLayout = 4;
+  int trialsPerLayout = 2;
   // true: ALT's cross exploration (a layout search, loops tuned per layout); false: the joint
   // stage is one search over layouts and loops together.
   bool crossExploration = true;
 };
 
 // The settings of the joint mode, beside the algorithm's own: "joint.share" (of the trial
-// budget, default 0.3), "joint.layout_trials" (default 4), "joint.cross" (default 1). Declared
+// budget, default 0.3), "joint.layout_trials" (default 2), "joint.cross" (default 1). Declared
 // here so that the CLI and the window list and check them like any algorithm setting.
 TunerSettings jointSettings();
 // Splits settings into the joint mode's ("joint.*") and the algorithm's.
