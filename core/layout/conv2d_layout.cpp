@@ -75,8 +75,8 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
 
   // Register tiles live inside one layout tile: the kernel's stores and the input windows it
   // reads are then contiguous runs of the tile, and no register tile straddles two tiles.
-  auto dividesTile = [s = space](const char* reg, const char* tile) {
-    const int r = s.indexOf(reg), t = s.indexOf(tile);
+  auto dividesTile = [&space](const char* reg, const char* tile) {
+    const int r = space.indexOf(reg), t = space.indexOf(tile);
     return [r, t](const Config& c) { return c[std::size_t(t)][1] % c[std::size_t(r)][1] == 0; };
   };
   space.addConstraint("the register tile of output channels divides layout.out_c",

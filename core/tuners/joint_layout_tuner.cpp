@@ -254,7 +254,12 @@ std::vector<Config> JointLayoutTuner::doPropose(std::size_t n) {
 }
 
 void JointLayoutTuner::doObserve(const std::vector<Observation>& results) {
-  if (m_jointTuner) m_jointTuner->observe(results);
+  if (m_jointTuner && m_stage == Stage::Joint) {
+    // One search over the whole space: layouts need no records of their own until the
+    // loop-only stage, which starts from history().
+    m_jointTuner->observe(results);
+    return;
+  }
   for (const Observation& o : results) {
     const Config layout = layoutOf(o.config);
     LayoutTrial* t = findLayout(layout);

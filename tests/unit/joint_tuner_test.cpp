@@ -110,6 +110,24 @@ TEST_P(JointTuner, ResumesWithoutProposingAMeasuredConfigurationAgain) {
   EXPECT_EQ(*after.boundary, 24);
 }
 
+TEST_P(JointTuner, OneSearchOverEverythingAlsoEndsOnTheBestLayout) {
+  const OperatorSpec op = smallConv(1, 64, 64, 28, 3, 1, 1);
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  JointLayoutTuner t(space, GetParam(), {}, 5, JointStagePlan{30, 2, false});
+  const Drive d = drive(t, op, space, 80, 6);
+  ASSERT_EQ(d.proposed.size(), 80u);
+  EXPECT_EQ(std::set<Config>(d.proposed.begin(), d.proposed.end()).size(), 80u);
+  ASSERT_TRUE(d.boundary);
+  EXPECT_EQ(*d.boundary, 30);
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < 30; ++i)
+    if (syntheticSpeed(op, space, d.proposed[i]) > syntheticSpeed(op, space, d.proposed[best]))
+      best = i;
+  for (std::size_t i = 30; i < d.proposed.size(); ++i)
+    EXPECT_EQ(layoutPart(space, d.proposed[i]), layoutPart(space, d.proposed[best]))
+        << "trial " << i;
+}
+
 INSTANTIATE_TEST_SUITE_P(Algorithms, JointTuner,
                          ::testing::Values("opevo", "opevo-m", "random", "genetic", "autotvm"));
 
