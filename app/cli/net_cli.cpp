@@ -20,9 +20,9 @@ void announceBuild(const net::Network& n, const net::TaskGraph& g) {
 
 void printEndToEnd(const std::string& what, const net::EndToEnd& e, int runs) {
   std::printf(
-      "%s: %.3f ms end to end (median of %d), tasks %.3f ms + fixed kernels %.3f ms "
-      "measured one by one\n",
-      what.c_str(), e.ms, runs, e.taskMs, e.fixedMs);
+      "%s: %.3f ms end to end (median of %d), tasks %.3f ms + layout conversions %.3f ms + "
+      "fixed kernels %.3f ms measured one by one\n",
+      what.c_str(), e.ms, runs, e.taskMs, e.convertMs, e.fixedMs);
   if (const auto& r = e.reference.best)
     std::printf(
         "libtorch %s, %d threads: %.3f ms (best median of %zu processes); output %s (max relative "

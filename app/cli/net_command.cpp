@@ -148,13 +148,15 @@ void runRun(const NetRunOptions& o) {
   }
   if (!o.json) announceBuild(n, g);
   const net::EndToEnd e =
-      net::runEndToEnd(o.network, params, n, g, configs, {o.seed, o.warmup, o.runs, o.reference});
+      net::runEndToEnd(o.network, params, n, g, configs, layout::TuningMode::Loop,
+                       {o.seed, o.warmup, o.runs, o.reference});
   if (o.json) {
     nlohmann::json tasks = nlohmann::json::array();
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
       double ms = 0;
       for (const auto& s : e.steps)
-        if (s.task && s.name == g.tasks[i].occurrences.front().layer) ms = s.ms;
+        if (s.kind == net::StepKind::Task && s.name == g.tasks[i].occurrences.front().layer)
+          ms = s.ms;
       tasks.push_back({{"name", g.tasks[i].name},
                        {"weight", g.tasks[i].weight()},
                        {"trials", 0},
@@ -176,9 +178,9 @@ void runRun(const NetRunOptions& o) {
                      .dump(2)
               << "\n";
   } else {
-    std::printf("%-28s %-5s %10s\n", "step", "kind", "median ms");
+    std::printf("%-28s %-7s %10s\n", "step", "kind", "median ms");
     for (const auto& s : e.steps)
-      std::printf("%-28s %-5s %10.3f\n", s.name.c_str(), s.task ? "task" : "fixed", s.ms);
+      std::printf("%-28s %-7s %10.3f\n", s.name.c_str(), net::stepKindName(s.kind).data(), s.ms);
     printEndToEnd("\n" + n.name + " on this CPU (" +
                       (o.configs == ConfigChoice::Untuned ? "untuned" : "random") +
                       " configurations)",

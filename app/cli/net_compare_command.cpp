@@ -25,6 +25,7 @@ struct NetCompareOptions {
   std::vector<std::string> params;
   std::string algos = tunerRegistry().defaultTuner().name + ",autotvm";
   std::string schedulers = "gradient,round-robin";
+  std::string modes = "loop";
   int repeats = 1;
   int trials = 0;
   std::size_t unit = 4;
@@ -38,6 +39,7 @@ struct NetCompareOptions {
 struct Contender {
   std::string algorithm;
   net::SchedulerKind scheduler;
+  layout::TuningMode mode = layout::TuningMode::Loop;
   int repeat = 0;
   std::vector<MeasurementSetup> setups;
   std::unique_ptr<net::NetworkTuning> tuning;
@@ -59,32 +61,36 @@ void runCompare(const NetCompareOptions& o) {
     }
   for (const std::string& s : splitList(o.schedulers, ','))
     if (!s.empty()) schedulers.push_back(s);
+  std::vector<layout::TuningMode> modes;
+  for (const std::string& text : splitList(o.modes, ','))
+    if (!text.empty()) modes.push_back(layout::parseTuningMode(text, "--modes"));
   std::vector<Contender> all;
   for (int r = 0; r < o.repeats; ++r)
-    for (const std::string& s : schedulers)
-      for (const std::string& a : algos) {
-        Contender c{a, net::parseSchedulerKind(s), r, {}, nullptr, false};
-        std::vector<net::TaskMeasurement> m;
-        for (const net::Task& t : g.tasks) {
-          c.setups.push_back(
-              makeOperatorMeasurement("cpu", {t.op, defaultSpace(t.op), nlohmann::json::object()}));
-          m.push_back({c.setups.back().space, c.setups.back().measurer.get()});
+    for (const layout::TuningMode mode : modes)
+      for (const std::string& s : schedulers)
+        for (const std::string& a : algos) {
+          Contender c{a, net::parseSchedulerKind(s), mode, r, {}, nullptr, false};
+          std::vector<net::TaskMeasurement> m;
+          for (const net::Task& t : g.tasks) {
+            c.setups.push_back(makeOperatorMeasurement("cpu", net::taskDefinition(t, mode)));
+            m.push_back({c.setups.back().space, c.setups.back().measurer.get()});
+          }
+          net::NetworkTuningPlan plan;
+          plan.algorithm = a;
+          plan.seed = o.seed + static_cast<std::uint64_t>(r);
+          plan.trials = o.trials;
+          plan.unit = o.unit;
+          plan.scheduler = c.scheduler;
+          plan.mode = mode;
+          c.tuning = std::make_unique<net::NetworkTuning>(g, std::move(m), plan);
+          all.push_back(std::move(c));
         }
-        net::NetworkTuningPlan plan;
-        plan.algorithm = a;
-        plan.seed = o.seed + static_cast<std::uint64_t>(r);
-        plan.trials = o.trials;
-        plan.unit = o.unit;
-        plan.scheduler = c.scheduler;
-        c.tuning = std::make_unique<net::NetworkTuning>(g, std::move(m), plan);
-        all.push_back(std::move(c));
-      }
   std::filesystem::create_directories(o.out);
   std::ofstream curve(std::filesystem::path(o.out) / "curve.csv");
-  curve << "algorithm,scheduler,repeat,unit,trials,task,estimate_ms\n";
+  curve << "algorithm,scheduler,mode,repeat,unit,trials,task,estimate_ms\n";
   auto label = [](const Contender& c) {
-    return c.algorithm + "/" + std::string(net::schedulerKindName(c.scheduler)) + "/r" +
-           std::to_string(c.repeat);
+    return c.algorithm + "/" + std::string(net::schedulerKindName(c.scheduler)) + "/" +
+           std::string(layout::tuningModeName(c.mode)) + "/r" + std::to_string(c.repeat);
   };
   std::fprintf(stderr, "%s: %zu tasks, %zu contenders, %d trials each, units of %zu in turn\n",
                n.name.c_str(), g.tasks.size(), all.size(), o.trials, o.unit);
@@ -99,7 +105,8 @@ void runCompare(const NetCompareOptions& o) {
       }
       any = true;
       const net::NetworkUnit& u = c.tuning->units().back();
-      curve << c.algorithm << "," << net::schedulerKindName(c.scheduler) << "," << c.repeat << ","
+      curve << c.algorithm << "," << net::schedulerKindName(c.scheduler) << ","
+            << layout::tuningModeName(c.mode) << "," << c.repeat << ","
             << u.unit << "," << u.trials << "," << g.tasks[u.task].name << ",";
       if (std::isfinite(u.objectiveSeconds)) curve << u.objectiveSeconds * 1e3;
       curve << "\n";
@@ -112,9 +119,9 @@ void runCompare(const NetCompareOptions& o) {
       net::timeReference(o.network, params, {o.seed, 3, o.runs, o.reference});
   nlohmann::json results = nlohmann::json::array();
   std::printf(
-      "| algorithm | scheduler | repeat | trials | sum of tasks ms | end-to-end ms | libtorch ms | "
-      "verified |\n");
-  std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+      "| algorithm | scheduler | mode | repeat | trials | sum of tasks ms | conversions ms | "
+      "end-to-end ms | libtorch ms | verified |\n");
+  std::printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   for (Contender& c : all) {
     std::vector<Config> configs;
     double sum = 0;
@@ -123,16 +130,23 @@ void runCompare(const NetCompareOptions& o) {
       configs.push_back(best[i] ? *best[i] : untunedConfig(*c.setups[i].space));
       if (const auto s = c.tuning->bestSeconds(i)) sum += g.tasks[i].weight() * *s * 1e3;
     }
-    const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs,
+    const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs, c.mode,
                                              {o.seed, 3, o.runs, o.reference}, reference);
-    nlohmann::json r{{"algorithm", c.algorithm}, {"scheduler", net::schedulerKindName(c.scheduler)},
-                     {"repeat", c.repeat},       {"trials", c.tuning->trials()},
-                     {"sum_of_tasks_ms", sum},   {"end_to_end_ms", e.ms},
-                     {"verified", e.verified},   {"reference", net::referenceJson(e)}};
+    nlohmann::json r{{"algorithm", c.algorithm},
+                     {"scheduler", net::schedulerKindName(c.scheduler)},
+                     {"mode", layout::tuningModeName(c.mode)},
+                     {"repeat", c.repeat},
+                     {"trials", c.tuning->trials()},
+                     {"sum_of_tasks_ms", sum},
+                     {"conversions_ms", e.convertMs},
+                     {"end_to_end_ms", e.ms},
+                     {"verified", e.verified},
+                     {"reference", net::referenceJson(e)}};
     results.push_back(r);
-    std::printf("| %s | %s | %d | %d | %.3f | %.3f | %s | %s |\n", c.algorithm.c_str(),
-                std::string(net::schedulerKindName(c.scheduler)).c_str(), c.repeat,
-                c.tuning->trials(), sum, e.ms,
+    std::printf("| %s | %s | %s | %d | %d | %.3f | %.3f | %.3f | %s | %s |\n", c.algorithm.c_str(),
+                std::string(net::schedulerKindName(c.scheduler)).c_str(),
+                std::string(layout::tuningModeName(c.mode)).c_str(), c.repeat, c.tuning->trials(),
+                sum, e.convertMs, e.ms,
                 e.reference.best ? std::to_string(e.reference.best->ms).c_str() : "-",
                 e.reference.best ? (e.verified ? "yes" : "NO") : "no reference");
     requireVerified(e);
@@ -154,6 +168,9 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option("--algos", o->algos,
                   "Algorithms, comma-separated (default: the default and autotvm)");
   cmd->add_option("--schedulers", o->schedulers, "gradient,round-robin (default both)");
+  cmd->add_option("--modes", o->modes,
+                  "What tasks tune: loop (loops over plain layouts), joint (conv layouts and loops, "
+                  "ALT), comma-separated (default loop)");
   cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)");
   cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")->required();
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");

@@ -26,6 +26,7 @@ struct NetTuneOptions {
   std::string algo = tunerRegistry().defaultTuner().name;
   int trials = 0;
   net::SchedulerKind scheduler = net::SchedulerKind::Gradient;
+  std::string mode = "loop";
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
@@ -65,6 +66,7 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   src.plan.trials = o.trials;
   src.plan.unit = o.unit;
   src.plan.scheduler = o.scheduler;
+  src.plan.mode = layout::parseTuningMode(o.mode, "--mode");
   return std::make_unique<net::NetworkSession>(store, std::move(src));
 }
 
@@ -195,7 +197,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   std::vector<Config> configs;
   int untuned = 0;
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-    const SearchSpace space = defaultSpace(g.tasks[i].op);
+    const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode).space;
     const TrialRow* best = nullptr;
     const std::vector<TrialRow> rows = store.trials(stored.taskRuns[i]);
     for (const TrialRow& t : rows)
@@ -203,7 +205,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
     configs.push_back(best ? space.parse(best->config) : untunedConfig(space));
     untuned += best ? 0 : 1;
   }
-  const net::NetworkProgram program = net::buildNetworkProgram(n, g, configs, plan.seed);
+  const net::NetworkProgram program = net::buildNetworkProgram(n, g, configs, plan.mode, plan.seed);
   // What the program must reproduce: libtorch's output when it is here, else ours.
   TempDir dir("opevo-net");
   const std::string file = dir.path() + "/network.json";
@@ -217,7 +219,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
     expected = ref->output;
     from = "libtorch " + ref->version;
   } else {
-    net::CpuNetworkRun run(n, g, configs, plan.seed);
+    net::CpuNetworkRun run(n, g, configs, plan.mode, plan.seed);
     expected = run.forward();
     from = "this network's own run when exported (" + why + ")";
   }
@@ -247,6 +249,9 @@ void addNetTuneCommand(CLI::App& net) {
       {"gradient", net::SchedulerKind::Gradient}, {"round-robin", net::SchedulerKind::RoundRobin}};
   cmd->add_option("--scheduler", o->scheduler, "gradient (Ansor's, default) or round-robin")
       ->transform(CLI::CheckedTransformer(kinds, CLI::ignore_case));
+  cmd->add_option("--mode", o->mode,
+                  "loop (default: every task tunes its loops over plain layouts) or joint (convs "
+                  "tune their layouts and loops, ALT; conversions run between layers)");
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");

@@ -40,7 +40,8 @@ int Engine::addRun(RunPlan plan) {
     joint.apply("joint layout tuning", jointPart(plan.settings));
     m_tuners.push_back(
         std::make_unique<JointLayoutTuner>(m_space, plan.algorithm, algorithmPart(plan.settings),
-                                           plan.seed, jointStagePlan(joint, plan.budget.trials)));
+                                           plan.seed,
+        jointStagePlan(joint, plan.plannedTrials ? plan.plannedTrials : plan.budget.trials)));
   } else {
     m_tuners.push_back(makeTuner(plan.algorithm, m_space, plan.seed, plan.settings));
   }

@@ -27,6 +27,10 @@ struct RunPlan {
   int algorithmIndex = 0;            // its algorithm's place in the race
   int repeat = 0;                    // 0-based
   std::optional<std::size_t> batch;  // unset: the tuner's own batch
+  // A run sharing its budget with others (a network's task, whose budget is the network's) and
+  // expected to get about this many trials: plans that depend on the budget (the joint layout
+  // stage) are made on it. Unset: on budget.trials.
+  std::optional<int> plannedTrials;
 };
 
 // A run as it goes; observers read it.

@@ -35,7 +35,40 @@ std::array<int, 3> orderOf(const SearchSpace& space, const Config& c, const char
   return {int(v[0]), int(v[1]), int(v[2])};
 }
 
+// The largest divisor of n that is at most limit (1 at least).
+std::int64_t divisorUpTo(std::int64_t n, std::int64_t limit) {
+  for (std::int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
 }  // namespace
+
+Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op) {
+  Conv2DBlocking b;
+  const std::int64_t f = op.outChannels, oh = op.outHeight(), ow = op.outWidth();
+  // Two 16-float vectors of output channels when the channels allow, up to 64 per layout tile.
+  b.regF = f % 32 == 0 ? 32 : f % 16 == 0 ? 16 : divisorUpTo(f, 16);
+  b.outC = b.regF * divisorUpTo(f / b.regF, std::max<std::int64_t>(1, 64 / b.regF));
+  // As many columns as leave ~28 vector accumulators (of the 32 registers AVX-512 has).
+  const std::int64_t vectors = std::max<std::int64_t>(1, b.regF / 16);
+  b.regW = divisorUpTo(ow, std::max<std::int64_t>(1, 28 / vectors));
+  b.outW = ow;
+  b.regH = 1;
+  // Rows per tile: as many as still leave kStartTiles tiles to share among threads (fewer rows
+  // per tile repeat more input rows in the unfolded windows).
+  constexpr std::int64_t kStartTiles = 8;
+  b.outH = 1;
+  for (std::int64_t h = oh; h >= 1; --h)
+    if (oh % h == 0 && op.batch * (f / b.outC) * (oh / h) >= kStartTiles) {
+      b.outH = h;
+      break;
+    }
+  b.inC = divisorUpTo(op.inChannels, 32);
+  b.weightO = b.outC;
+  b.weightI = b.inC;
+  return b;
+}
 
 bool isLayoutParameter(const std::string& name) {
   return name.rfind("layout.", 0) == 0;
@@ -92,6 +125,18 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
         return c[std::size_t(f)][1] * c[std::size_t(y)][1] * c[std::size_t(x)][1] <=
                kMaxAccumulators;
       });
+  const Conv2DBlocking b = conv2dStartBlocking(op);
+  auto split = [](std::int64_t length, std::int64_t tile) {
+    return std::to_string(length / tile) + "," + std::to_string(tile);
+  };
+  space.setStartPoint(space.parse(
+      "layout.out_c=" + split(op.outChannels, b.outC) + "; layout.out_h=" +
+      split(op.outHeight(), b.outH) + "; layout.out_w=" + split(op.outWidth(), b.outW) +
+      "; layout.in_c=" + split(op.inChannels, b.inC) + "; layout.weight_o=" +
+      split(op.outChannels, b.weightO) + "; layout.weight_i=" + split(op.inChannels, b.weightI) +
+      "; tile_f=" + split(op.outChannels, b.regF) + "; tile_y=" + split(op.outHeight(), b.regH) +
+      "; tile_x=" + split(op.outWidth(), b.regW) +
+      "; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=" + std::to_string(b.unrollC)));
   return space;
 }
 

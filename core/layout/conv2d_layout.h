@@ -54,6 +54,12 @@ Conv2DLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b);
 SearchSpace conv2dLayoutSpace(const OperatorSpec& op);
 inline constexpr std::int64_t kMaxAccumulators = 1024;
 
+// The blocking conv2dLayoutSpace(op) starts from (its startPoint()), chosen as x86 libraries
+// choose theirs: two vectors of output channels per register tile, as many output columns as
+// leave the vector registers for accumulators, whole rows per tile, rows split until there are
+// enough tiles for the threads, input channels in blocks of up to 32.
+Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op);
+
 // Reads a configuration of conv2dLayoutSpace(op). Throws InputError naming a missing or
 // mismatched parameter.
 Conv2DBlocking conv2dBlocking(const OperatorSpec& op, const SearchSpace& space, const Config& c);

@@ -1,11 +1,20 @@
 #include "net/network_tuning.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "common/error.h"
+#include "ops/presets.h"
 
 namespace opevo::net {
+
+OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode) {
+  const bool layouts = mode == layout::TuningMode::Joint && task.op.kind == OpKind::Conv2D &&
+                       task.op.groups == 1;
+  OperatorDefinition def{task.op, defaultSpace(task.op)};
+  return layouts ? withTuningMode(std::move(def), layout::TuningMode::Joint) : def;
+}
 
 std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph) {
   std::vector<SchedulerTask> tasks;
@@ -33,6 +42,8 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
     run.settings = m_plan.settings;
     run.seed = m_plan.seed + i;  // tasks draw independent streams
     run.budget.trials = m_plan.trials;
+    // The budget is the network's; a task gets about its share of it.
+    run.plannedTrials = std::max(1, m_plan.trials / static_cast<int>(graph.tasks.size()));
     m_engines.back()->addRun(std::move(run));
   }
 }

@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "layout/tuning_mode.h"
 #include "net/task_scheduler.h"
 #include "net/tasks.h"
+#include "ops/operator_json.h"
 
 namespace opevo::net {
 
@@ -25,7 +27,14 @@ struct NetworkTuningPlan {
   std::size_t unit = 4;
   SchedulerKind scheduler = SchedulerKind::Gradient;
   GradientSettings gradient;
+  // Loop: every task tunes its template's loops over plain layouts. Joint: tasks with a layout
+  // template (conv2d without groups) tune layouts and loops (ALT), the others their loops; the
+  // network converts activations into and out of each task's layouts (docs/layouts.md).
+  layout::TuningMode mode = layout::TuningMode::Loop;
 };
+
+// What a task is tuned as under a mode: its operator and space (see NetworkTuningPlan::mode).
+OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode);
 
 // What one task measures with: its space and measurer, owned by the caller for the whole run.
 struct TaskMeasurement {

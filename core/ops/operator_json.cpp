@@ -194,6 +194,9 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
     }
   }
   for (const Constraint& c : base.constraints()) def.space.addConstraint(c.description, c.holds);
+  if (const auto& start = base.startPoint();
+      start && def.space.contains(*start) && def.space.satisfies(*start))
+    def.space.setStartPoint(*start);  // unless the overrides took its values away
   return def;
 }
 

@@ -1,5 +1,7 @@
 #include "space/search_space.h"
 
+#include <stdexcept>
+
 #include "common/error.h"
 #include "space/text.h"
 
@@ -32,6 +34,16 @@ void SearchSpace::setExplicitPoints(std::vector<Config> points, std::string desc
   addConstraint(std::move(description), [explicitPoints](const Config& c) {
     return explicitPoints->set.count(c) > 0;
   });
+}
+
+void SearchSpace::setStartPoint(Config start) {
+  std::string broken;
+  if (!contains(start) || !satisfies(start, &broken))
+    throw std::invalid_argument("start point " +
+                                (start.size() == dims() ? format(start) : std::string("?")) +
+                                " is not in the space" +
+                                (broken.empty() ? "" : ": " + broken));
+  m_start = std::move(start);
 }
 
 int SearchSpace::indexOf(std::string_view name) const {

@@ -44,6 +44,12 @@ class SearchSpace {
     return m_points ? &m_points->list : nullptr;
   }
 
+  // A configuration known to be a good place to start (for a template, the blocking a vendor
+  // library would choose): tuners that take one try it first. Throws std::invalid_argument when
+  // it is not a valid configuration of the space.
+  void setStartPoint(Config start);
+  const std::optional<Config>& startPoint() const { return m_start; }
+
   std::size_t dims() const { return m_params.size(); }
   const Parameter& param(std::size_t i) const { return *m_params[i]; }
   const ParameterPtr& paramPtr(std::size_t i) const { return m_params[i]; }
@@ -76,6 +82,7 @@ class SearchSpace {
   std::vector<ParameterPtr> m_params;
   std::vector<Constraint> m_constraints;
   std::shared_ptr<const ExplicitPoints> m_points;
+  std::optional<Config> m_start;
 };
 
 }  // namespace opevo

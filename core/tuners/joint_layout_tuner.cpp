@@ -189,12 +189,16 @@ void JointLayoutTuner::beginLoopOnly(int trials) {
     best = layoutOf(history()[order[0]].config);
   else if (m_current)
     best = m_current->layout;
+  else if (m_space.startPoint())
+    best = layoutOf(*m_space.startPoint());
   else
     best = m_layoutSpace->first();
   // A fresh instance for the loops of the best layout, starting from all measured there.
   std::erase_if(m_layouts, [&](const auto& t) { return t->layout == best; });
   m_current = &startLayout(best);
   m_current->reported = true;
+  if (const auto& start = m_space.startPoint(); start && layoutOf(*start) == best && isNew(*start))
+    m_current->seeds.insert(m_current->seeds.begin(), pick(*start, m_loopParams));
 }
 
 void JointLayoutTuner::reportDone() {
@@ -218,6 +222,11 @@ std::vector<Config> JointLayoutTuner::doPropose(std::size_t n) {
       continue;
     }
     if (m_jointTuner) {
+      if (trials == 0 && m_space.startPoint() && isNew(*m_space.startPoint())) {
+        reserve(*m_space.startPoint());
+        out.push_back(*m_space.startPoint());
+        continue;
+      }
       std::vector<Config> more = m_jointTuner->propose(
           std::min<std::size_t>(n - out.size(), std::size_t(m_plan.jointTrials - trials)));
       if (more.empty()) {
@@ -235,13 +244,20 @@ std::vector<Config> JointLayoutTuner::doPropose(std::size_t n) {
       if (m_current && m_current->proposed < m_plan.trialsPerLayout)
         m_current->proposed = m_plan.trialsPerLayout;  // exhausted: done with it
       reportDone();
-      const std::vector<Config> next = m_layoutTuner->propose(1);
-      if (next.empty()) {
-        beginLoopOnly(trials);  // every layout tried
-        continue;
+      if (m_layouts.empty() && m_space.startPoint()) {
+        // A fresh run begins where the template's own default blocking is, its loops first.
+        const Config& start = *m_space.startPoint();
+        m_current = &startLayout(layoutOf(start));
+        m_current->seeds.insert(m_current->seeds.begin(), pick(start, m_loopParams));
+      } else {
+        const std::vector<Config> next = m_layoutTuner->propose(1);
+        if (next.empty()) {
+          beginLoopOnly(trials);  // every layout tried
+          continue;
+        }
+        m_current = findLayout(next[0]);
+        if (!m_current) m_current = &startLayout(next[0]);
       }
-      m_current = findLayout(next[0]);
-      if (!m_current) m_current = &startLayout(next[0]);
     }
     const std::size_t want = std::min<std::size_t>(
         {n - out.size(), std::size_t(m_plan.trialsPerLayout - m_current->proposed),

@@ -86,9 +86,11 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
   for (const ProgramStep& s : p.steps) {
     if (std::find(declared.begin(), declared.end(), s.entry) != declared.end()) continue;
     declared.push_back(s.entry);
-    m << (s.task ? "void " + s.entry +
-                       "(const float*, const float*, float*, const float*, const float*);\n"
-                 : "void " + s.entry + "(const float* const*, float*, const float* const*);\n");
+    const char* signature = s.kind == StepKind::Task
+                                ? "(const float*, const float*, float*, const float*, const float*)"
+                            : s.kind == StepKind::Convert ? "(const float*, float*)"
+                                                          : "(const float* const*, float*, const float* const*)";
+    m << "void " << s.entry << signature << ";\n";
   }
   m << "}\n\nint main(int argc, char** argv) {\n";
   m << "  const char* path = argc > 1 ? argv[1] : \"data.bin\";\n";
@@ -114,7 +116,12 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
   }
   m << "  auto forward = [&] {\n";
   for (const ProgramStep& s : p.steps) {
-    if (s.task) {
+    if (s.kind == StepKind::Convert) {
+      m << "    " << s.entry << "(" << operand(s.in[0], paramOffset) << ", T[" << s.out
+        << "]);  // " << s.name << ": layout conversion\n";
+      continue;
+    }
+    if (s.kind == StepKind::Task) {
       m << "    " << s.entry << "(" << operand(s.in[0], paramOffset) << ", "
         << operand(s.in[1], paramOffset) << ", T[" << s.out << "], "
         << operand(s.in[2], paramOffset) << ", " << operand(s.in[3], paramOffset) << ");  // "

@@ -12,6 +12,7 @@ namespace {
 
 using TaskFn = void (*)(const float*, const float*, float*, const float*, const float*);
 using FixedFn = void (*)(const float* const*, float*, const float* const*);
+using ConvertFn = void (*)(const float*, float*);
 
 double msSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -21,8 +22,9 @@ double msSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 CpuNetworkRun::CpuNetworkRun(const Network& net, const TaskGraph& graph,
-                             const std::vector<Config>& configs, std::uint64_t seed)
-    : m_dir("opevo-net"), m_program(buildNetworkProgram(net, graph, configs, seed)) {
+                             const std::vector<Config>& configs, layout::TuningMode mode,
+                             std::uint64_t seed)
+    : m_dir("opevo-net"), m_program(buildNetworkProgram(net, graph, configs, mode, seed)) {
   const CompileResult built = compileCpuKernel(m_program.source, m_dir.path(), "network");
   if (!built.ok) throw std::runtime_error("network run: the kernels do not compile:\n" + built.log);
   keepOpenMpRuntimeLoaded();
@@ -49,11 +51,17 @@ CpuNetworkRun::CpuNetworkRun(const Network& net, const TaskGraph& graph,
     void* f = dlsym(m_library, step.entry.c_str());
     if (!f) throw std::runtime_error("network run: the library lacks " + step.entry);
     float* out = m_data[static_cast<std::size_t>(step.out)];
-    if (step.task) {
+    if (step.kind == StepKind::Task) {
       auto fn = reinterpret_cast<TaskFn>(f);
       const float *a = pointer(step.in[0]), *b = pointer(step.in[1]), *bias = pointer(step.in[2]),
                   *residual = pointer(step.in[3]);
-      m_steps.push_back({step.name, true, [=] { fn(a, b, out, bias, residual); }});
+      m_steps.push_back({step.name, step.kind, [=] { fn(a, b, out, bias, residual); }});
+      continue;
+    }
+    if (step.kind == StepKind::Convert) {
+      auto fn = reinterpret_cast<ConvertFn>(f);
+      const float* in = pointer(step.in[0]);
+      m_steps.push_back({step.name, step.kind, [=] { fn(in, out); }});
       continue;
     }
     auto fn = reinterpret_cast<FixedFn>(f);
@@ -64,7 +72,7 @@ CpuNetworkRun::CpuNetworkRun(const Network& net, const TaskGraph& graph,
     const float* const* inPtr = m_pointerLists.back().data();
     m_pointerLists.push_back(std::move(params));
     const float* const* paramPtr = m_pointerLists.back().data();
-    m_steps.push_back({step.name, false, [=] { fn(inPtr, out, paramPtr); }});
+    m_steps.push_back({step.name, step.kind, [=] { fn(inPtr, out, paramPtr); }});
   }
 }
 
@@ -102,7 +110,7 @@ std::vector<CpuNetworkRun::StepTime> CpuNetworkRun::stepTimes(int runs) {
     }
   std::vector<StepTime> out;
   for (std::size_t i = 0; i < m_steps.size(); ++i)
-    out.push_back({m_steps[i].name, m_steps[i].task, median(times[i])});
+    out.push_back({m_steps[i].name, m_steps[i].kind, median(times[i])});
   return out;
 }
 

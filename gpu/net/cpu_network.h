@@ -19,10 +19,10 @@ namespace opevo::net {
 // production. OpenMP uses every core unless OMP_NUM_THREADS says otherwise.
 class CpuNetworkRun {
  public:
-  // configs[i] is a configuration of defaultSpace(graph.tasks[i].op). Throws InputError when one
-  // does not fit its task, std::runtime_error with the compiler's log when the build fails.
+  // configs[i] is a configuration of task i under `mode` (taskDefinition). Throws InputError when
+  // one does not fit its task, std::runtime_error with the compiler's log when the build fails.
   CpuNetworkRun(const Network& net, const TaskGraph& graph, const std::vector<Config>& configs,
-                std::uint64_t seed);
+                layout::TuningMode mode, std::uint64_t seed);
   ~CpuNetworkRun();
   CpuNetworkRun(const CpuNetworkRun&) = delete;
   CpuNetworkRun& operator=(const CpuNetworkRun&) = delete;
@@ -31,11 +31,11 @@ class CpuNetworkRun {
   const std::vector<float>& forward();
   // Wall time of whole forward passes (ms), after `warmup` untimed ones.
   std::vector<double> time(int warmup, int runs);
-  // The median time of each step alone (task kernels and fixed kernels), by name: what the
-  // end-to-end time is made of.
+  // The median time of each step alone (task kernels, their layout conversions and fixed
+  // kernels), by name: what the end-to-end time is made of.
   struct StepTime {
     std::string name;
-    bool task = false;
+    StepKind kind = StepKind::Task;
     double ms = 0;
   };
   std::vector<StepTime> stepTimes(int runs);
@@ -43,7 +43,7 @@ class CpuNetworkRun {
  private:
   struct Step {
     std::string name;
-    bool task = false;
+    StepKind kind = StepKind::Task;
     std::function<void()> run;
   };
 

@@ -26,15 +26,18 @@ ReferenceTimes timeReference(const std::string& network, const ParamOverrides& p
 
 EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
                      const TaskGraph& graph, const std::vector<Config>& configs,
-                     const EndToEndOptions& o, std::optional<ReferenceTimes> reference) {
+                     layout::TuningMode mode, const EndToEndOptions& o,
+                     std::optional<ReferenceTimes> reference) {
   EndToEnd e;
   e.reference = reference ? std::move(*reference) : timeReference(network, params, o);
-  CpuNetworkRun run(net, graph, configs, o.seed);
+  CpuNetworkRun run(net, graph, configs, mode, o.seed);
   const std::vector<float> output = run.forward();
   e.timesMs = run.time(o.warmup, o.runs);
   e.ms = median(e.timesMs);
   e.steps = run.stepTimes(std::max(3, o.runs / 4));
-  for (const auto& s : e.steps) (s.task ? e.taskMs : e.fixedMs) += s.ms;
+  for (const auto& s : e.steps)
+    (s.kind == StepKind::Task ? e.taskMs : s.kind == StepKind::Convert ? e.convertMs : e.fixedMs) +=
+        s.ms;
   if (e.reference.best) {
     e.error = maxRelativeError(output, e.reference.best->output);
     e.verified = e.error <= kVerifyTolerance;

@@ -40,17 +40,19 @@ struct EndToEnd {
   double ms = 0;  // median of whole forward passes
   std::vector<double> timesMs;
   std::vector<CpuNetworkRun::StepTime> steps;
-  double taskMs = 0, fixedMs = 0;  // the steps measured one by one
+  // The steps measured one by one: task kernels, their layout conversions, fixed kernels.
+  double taskMs = 0, convertMs = 0, fixedMs = 0;
   ReferenceTimes reference;
   double error = -1;  // max relative error against the reference
   bool verified = false;
 };
 
-// Builds and runs the network on this CPU with these task configurations. The reference is timed
-// first (before this process runs a kernel of its own) unless one is given or options say none.
+// Builds and runs the network on this CPU with these task configurations (of each task's space
+// under `mode`). The reference is timed first (before this process runs a kernel of its own)
+// unless one is given or options say none.
 EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
                      const TaskGraph& graph, const std::vector<Config>& configs,
-                     const EndToEndOptions& options,
+                     layout::TuningMode mode, const EndToEndOptions& options,
                      std::optional<ReferenceTimes> reference = std::nullopt);
 
 // {"name", "ms", "process_medians_ms", "threads", "max_relative_error"}, or nulls with "missing".

@@ -2,18 +2,31 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
+#include "layout/conv2d_layout.h"
+#include "net/network_tuning.h"
 #include "net/fixed_layer_code.h"
 #include "net/weights.h"
 #include "ops/presets.h"
 
 namespace opevo::net {
 
+std::string_view stepKindName(StepKind kind) {
+  switch (kind) {
+    case StepKind::Task: return "task";
+    case StepKind::Fixed: return "fixed";
+    case StepKind::Convert: return "convert";
+  }
+  return "?";
+}
+
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
-                                   const std::vector<Config>& configs, std::uint64_t seed) {
+                                   const std::vector<Config>& configs, layout::TuningMode mode,
+                                   std::uint64_t seed) {
   if (configs.size() != graph.tasks.size())
     throw InputError("network run: " + std::to_string(configs.size()) + " configurations for " +
                      std::to_string(graph.tasks.size()) + " tasks");
@@ -43,13 +56,18 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     tensorIndex[l.name] = static_cast<int>(p.tensors.size());
     p.tensors.push_back(std::move(t));
   }
-  // One source: task kernels task_<i>, fixed kernels fixed_<j>.
+  // One source: task kernels task_<i> (with their conversions task_<i>_pack_a, ... when they
+  // use layouts of their own), fixed kernels fixed_<j>.
+  std::vector<std::optional<layout::Conv2DLayouts>> layouts;
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    const OperatorSpec& op = graph.tasks[i].op;
-    p.source += codegen::generateKernel(op, defaultSpace(op), configs[i], codegen::Backend::Cpu,
-                                        {"task_" + std::to_string(i)})
-                    .source +
-                "\n";
+    const OperatorDefinition def = taskDefinition(graph.tasks[i], mode);
+    const codegen::GeneratedKernel k = codegen::generateKernel(
+        def.op, def.space, configs[i], codegen::Backend::Cpu, {"task_" + std::to_string(i)});
+    p.source += k.source + "\n";
+    layouts.push_back(k.usesLayouts() ? std::optional(layout::conv2dLayouts(
+                                            def.op, layout::conv2dBlocking(def.op, def.space,
+                                                                           configs[i])))
+                                      : std::nullopt);
   }
   std::map<std::string, std::string> fixedEntry;
   for (const FixedLayer& f : graph.fixed)
@@ -68,8 +86,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     if (const auto it = taskAt.find(l.name); it != taskAt.end()) {
       const Occurrence& o = *it->second.second;
       const Layer& complex = *net.find(o.layer);
-      ProgramStep s{o.layer, true, "task_" + std::to_string(it->second.first),
-                    {},      {},   tensor(o.output).index};
+      const std::string entry = "task_" + std::to_string(it->second.first);
+      ProgramStep s{o.layer, StepKind::Task, entry, {}, {}, tensor(o.output).index};
       ProgramOperand b = none, bias = none;
       if (complex.kind == LayerKind::MatMul || complex.kind == LayerKind::BatchMatMul) {
         b = tensor(complex.inputs[1]);
@@ -83,12 +101,37 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
           bias = param(std::move(layerParameters(net, *net.find(fused), seed)["bias"].data));
       s.in = {tensor(complex.inputs[0]), b, bias,
               o.residuals.empty() ? none : tensor(o.residuals.front())};
+      if (const auto& lay = layouts[it->second.first]) {
+        // The kernel reads and writes its own layouts: weights converted now, activations (and
+        // the residual, laid out as the output) converted around it in every pass.
+        const std::vector<float>& w = p.params[static_cast<std::size_t>(b.index)];
+        std::vector<float> packed(static_cast<std::size_t>(lay->weight.size()));
+        lay->weight.pack(w, packed);
+        p.params[static_cast<std::size_t>(b.index)] = std::move(packed);
+        auto convert = [&](const ProgramOperand& from, const std::string& suffix,
+                           std::int64_t elements) {
+          p.tensors.push_back({o.layer + "." + suffix, elements, -1, {}});
+          const int to = static_cast<int>(p.tensors.size()) - 1;
+          p.steps.push_back({o.layer, StepKind::Convert, entry + "_" + suffix, {from}, {}, to});
+          return ProgramOperand{ProgramOperand::Kind::Tensor, to};
+        };
+        s.in[0] = convert(s.in[0], "pack_a", lay->input.size());
+        if (s.in[3].kind != ProgramOperand::Kind::None)
+          s.in[3] = convert(s.in[3], "pack_c", lay->output.size());
+        p.tensors.push_back({o.layer + ".laid_out", lay->output.size(), -1, {}});
+        const int plainOut = s.out;
+        s.out = static_cast<int>(p.tensors.size()) - 1;
+        const ProgramOperand laidOut{ProgramOperand::Kind::Tensor, s.out};
+        p.steps.push_back(std::move(s));
+        p.steps.push_back({o.layer, StepKind::Convert, entry + "_unpack_c", {laidOut}, {}, plainOut});
+        continue;
+      }
       p.steps.push_back(std::move(s));
       continue;
     }
     const auto f = fixedEntry.find(l.name);
     if (f == fixedEntry.end()) continue;  // a complex or fused layer (its task runs later), a view
-    ProgramStep s{l.name, false, f->second, {}, {}, tensor(l.name).index};
+    ProgramStep s{l.name, StepKind::Fixed, f->second, {}, {}, tensor(l.name).index};
     for (const std::string& in : l.inputs) s.in.push_back(tensor(in));
     std::map<std::string, Tensor> drawn = layerParameters(net, l, seed);
     for (const Parameter& q : net.parameters(l))

@@ -2,8 +2,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "layout/tuning_mode.h"
 #include "net/tasks.h"
 #include "space/search_space.h"
 
@@ -26,12 +28,21 @@ struct ProgramTensor {
   std::vector<float> input;  // a network input's data; empty otherwise
 };
 
+// Task: a task's kernel, `in` = {A, B, Bias, Residual} (Bias/Residual may be None), the kernel
+// signature of codegen/kernel_codegen.h. Fixed: a fixed layer's kernel (in: the layer's inputs,
+// then `params` its parameters), void(const float* const* in, float* out, const float* const*
+// params). Convert: a layout conversion of a task whose kernel uses layouts of its own (in: the
+// one tensor converted), void(const float* in, float* out): plain activations into the task's
+// layouts before it, its output back to plain after it. The conversions run in every forward pass
+// and count in its time; weights are converted once, when the program is built.
+enum class StepKind { Task, Fixed, Convert };
+// "task", "fixed", "convert".
+std::string_view stepKindName(StepKind kind);
+
 struct ProgramStep {
-  std::string name;  // the complex layer (task) or the layer (fixed)
-  bool task = false;
+  std::string name;  // the complex layer (task, conversion) or the layer (fixed)
+  StepKind kind = StepKind::Task;
   std::string entry;
-  // Task: {A, B, Bias, Residual} (Bias/Residual may be None), the kernel signature of
-  // codegen/kernel_codegen.h. Fixed: the layer's inputs, then `params` its parameters.
   std::vector<ProgramOperand> in;
   std::vector<ProgramOperand> params;
   int out = 0;  // the tensor written
@@ -45,8 +56,10 @@ struct NetworkProgram {
   int output = 0;
 };
 
-// configs[i] is a configuration of defaultSpace(graph.tasks[i].op); throws InputError otherwise.
+// configs[i] is a configuration of task i's space under `mode` (taskDefinition(task, mode));
+// throws InputError otherwise.
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
-                                   const std::vector<Config>& configs, std::uint64_t seed);
+                                   const std::vector<Config>& configs, layout::TuningMode mode,
+                                   std::uint64_t seed);
 
 }  // namespace opevo::net

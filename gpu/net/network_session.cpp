@@ -19,7 +19,8 @@ nlohmann::json planToJson(const NetworkTuningPlan& p) {
           {"seed", p.seed},
           {"trials", p.trials},
           {"unit", p.unit},
-          {"scheduler", schedulerKindName(p.scheduler)}};
+          {"scheduler", schedulerKindName(p.scheduler)},
+          {"mode", layout::tuningModeName(p.mode)}};
 }
 
 NetworkTuningPlan planFromJson(const std::string& text) {
@@ -30,6 +31,8 @@ NetworkTuningPlan planFromJson(const std::string& text) {
   p.trials = j.at("trials").get<int>();
   p.unit = j.at("unit").get<std::size_t>();
   p.scheduler = parseSchedulerKind(j.at("scheduler").get<std::string>());
+  // Runs stored before layouts tuned their loops only.
+  p.mode = layout::parseTuningMode(j.value("mode", "loop"), "stored network plan");
   return p;
 }
 
@@ -60,9 +63,13 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source)
       m_source(std::move(source)),
       m_network(networkOf(m_source)),
       m_graph(extractTasks(m_network)) {
+  if (m_source.plan.mode != layout::TuningMode::Loop && m_source.backend != "cpu")
+    throw InputError("tuning mode " + std::string(layout::tuningModeName(m_source.plan.mode)) +
+                     ": layout templates exist for the cpu backend only so far (use --mode loop "
+                     "on " + m_source.backend + ")");
   for (const Task& t : m_graph.tasks)
-    m_setups.push_back(makeOperatorMeasurement(
-        m_source.backend, {t.op, defaultSpace(t.op), nlohmann::json::object()}));
+    m_setups.push_back(
+        makeOperatorMeasurement(m_source.backend, taskDefinition(t, m_source.plan.mode)));
   build({});
   NetworkRecord rec;
   rec.name = m_network.name;
@@ -100,7 +107,7 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id) : m_store(store), 
     // The stored trials are configurations of the task as it was extracted then.
     const Task& t = m_graph.tasks[i];
     const std::string now =
-        operatorDefinitionToJson({t.op, defaultSpace(t.op), nlohmann::json::object()}).dump();
+        operatorDefinitionToJson(taskDefinition(t, m_source.plan.mode)).dump();
     if (now != r.run.operatorJson)
       throw InputError("network run " + std::to_string(id) + ": task " + t.name +
                        " is no longer the operator its stored run " + std::to_string(r.run.id) +
@@ -206,6 +213,7 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
                    {"backend", m_source.backend},
                    {"algorithm", plan.algorithm},
                    {"scheduler", schedulerKindName(plan.scheduler)},
+                   {"mode", layout::tuningModeName(plan.mode)},
                    {"trials", m_tuning->trials()},
                    {"sum_of_tasks_ms", sumOfTasksMs()},
                    {"tasks", tasksJson()},
@@ -214,6 +222,7 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
     j["end_to_end_ms"] = e->ms;
     j["times_ms"] = e->timesMs;
     j["fixed_kernels_ms"] = e->fixedMs;
+    j["conversions_ms"] = e->convertMs;
     j["verified"] = e->verified;
     j["reference"] = referenceJson(*e);
   } else {
@@ -242,7 +251,7 @@ EndToEnd NetworkSession::runEndToEnd(const EndToEndOptions& options,
                                      std::optional<ReferenceTimes> reference) const {
   TempDir dir("opevo-net");
   return net::runEndToEnd(writeNetworkFile(dir), m_source.params, m_network, m_graph, configs(),
-                          options, std::move(reference));
+                          m_source.plan.mode, options, std::move(reference));
 }
 
 void NetworkSession::finish(const nlohmann::json& result) {

@@ -268,7 +268,7 @@ void NetworksPage::showContender() {
     std::map<QString, double> step;
     double total = 0;
     for (const auto& [name, ms] : c->stepMs) {
-      step[name] = ms;
+      step[name] += ms;  // a task's layout conversions count as its own
       total += ms;
     }
     for (std::size_t k = 0; k < shares.size(); ++k)
