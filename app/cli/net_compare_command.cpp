@@ -106,8 +106,8 @@ void runCompare(const NetCompareOptions& o) {
       any = true;
       const net::NetworkUnit& u = c.tuning->units().back();
       curve << c.algorithm << "," << net::schedulerKindName(c.scheduler) << ","
-            << layout::tuningModeName(c.mode) << "," << c.repeat << ","
-            << u.unit << "," << u.trials << "," << g.tasks[u.task].name << ",";
+            << layout::tuningModeName(c.mode) << "," << c.repeat << "," << u.unit << "," << u.trials
+            << "," << g.tasks[u.task].name << ",";
       if (std::isfinite(u.objectiveSeconds)) curve << u.objectiveSeconds * 1e3;
       curve << "\n";
       curve.flush();
@@ -168,9 +168,10 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option("--algos", o->algos,
                   "Algorithms, comma-separated (default: the default and autotvm)");
   cmd->add_option("--schedulers", o->schedulers, "gradient,round-robin (default both)");
-  cmd->add_option("--modes", o->modes,
-                  "What tasks tune: loop (loops over plain layouts), joint (conv layouts and loops, "
-                  "ALT), comma-separated (default loop)");
+  cmd->add_option(
+      "--modes", o->modes,
+      "What tasks tune: loop (loops over plain layouts), joint (conv layouts and loops, "
+      "ALT), comma-separated (default loop)");
   cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)");
   cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")->required();
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");

@@ -38,9 +38,8 @@ int Engine::addRun(RunPlan plan) {
     // A joint layout space is tuned in ALT's two stages by the chosen algorithm.
     TunerSettings joint = jointSettings();
     joint.apply("joint layout tuning", jointPart(plan.settings));
-    m_tuners.push_back(
-        std::make_unique<JointLayoutTuner>(m_space, plan.algorithm, algorithmPart(plan.settings),
-                                           plan.seed,
+    m_tuners.push_back(std::make_unique<JointLayoutTuner>(
+        m_space, plan.algorithm, algorithmPart(plan.settings), plan.seed,
         jointStagePlan(joint, plan.plannedTrials ? plan.plannedTrials : plan.budget.trials)));
   } else {
     m_tuners.push_back(makeTuner(plan.algorithm, m_space, plan.seed, plan.settings));

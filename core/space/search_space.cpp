@@ -31,9 +31,8 @@ void SearchSpace::setExplicitPoints(std::vector<Config> points, std::string desc
   explicitPoints->set.insert(points.begin(), points.end());
   explicitPoints->list = std::move(points);
   m_points = explicitPoints;
-  addConstraint(std::move(description), [explicitPoints](const Config& c) {
-    return explicitPoints->set.count(c) > 0;
-  });
+  addConstraint(std::move(description),
+                [explicitPoints](const Config& c) { return explicitPoints->set.count(c) > 0; });
 }
 
 void SearchSpace::setStartPoint(Config start) {
@@ -41,8 +40,7 @@ void SearchSpace::setStartPoint(Config start) {
   if (!contains(start) || !satisfies(start, &broken))
     throw std::invalid_argument("start point " +
                                 (start.size() == dims() ? format(start) : std::string("?")) +
-                                " is not in the space" +
-                                (broken.empty() ? "" : ": " + broken));
+                                " is not in the space" + (broken.empty() ? "" : ": " + broken));
   m_start = std::move(start);
 }
 

@@ -3,8 +3,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <unordered_set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "space/parameter.h"
@@ -40,9 +40,7 @@ class SearchSpace {
   // of these points" and lets randomValid() draw from the list directly, however sparse the
   // list is in the Cartesian product.
   void setExplicitPoints(std::vector<Config> points, std::string description);
-  const std::vector<Config>* explicitPoints() const {
-    return m_points ? &m_points->list : nullptr;
-  }
+  const std::vector<Config>* explicitPoints() const { return m_points ? &m_points->list : nullptr; }
 
   // A configuration known to be a good place to start (for a template, the blocking a vendor
   // library would choose): tuners that take one try it first. Throws std::invalid_argument when

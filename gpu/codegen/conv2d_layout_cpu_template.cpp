@@ -35,13 +35,25 @@ std::string rowMajor(const layout::Layout& l, const std::vector<std::string>& in
 
 // extern "C" void NAME(const float* src, float* dst): plain row-major -> layout, one physical
 // position at a time (gathering, so overlapping windows and padding need no special case).
+// "#pragma omp parallel for" over enough of the outer loops (extents in order) to give every
+// thread work (a batch of 1 leaves the outermost loop one long), the innermost loop kept whole.
+std::string parallelOuter(const std::vector<std::int64_t>& extents) {
+  std::size_t loops = 1;
+  std::int64_t iterations = extents.empty() ? 1 : extents[0];
+  while (iterations < 256 && loops + 1 < extents.size()) iterations *= extents[loops++];
+  return "#pragma omp parallel for schedule(static)" +
+         (loops > 1 ? " collapse(" + str(static_cast<std::int64_t>(loops)) + ")" : std::string());
+}
+
 void writePack(CodeWriter& w, const std::string& name, const layout::Layout& l) {
   std::vector<std::string> physical;
   for (std::size_t i = 0; i < l.physical().size(); ++i)
     physical.push_back(std::string("p").append(str(i)));
   const layout::Gather g = l.gather(physical);
   w.open("extern \"C\" void " + name + "(const float* __restrict__ src, float* __restrict__ dst)");
-  w.line("#pragma omp parallel for schedule(static)");
+  std::vector<std::int64_t> extents;
+  for (const auto& d : l.physical()) extents.push_back(d.extent);
+  w.line(parallelOuter(extents));
   for (std::size_t i = 0; i < physical.size(); ++i)
     w.line("for (long long " + physical[i] + " = 0; " + physical[i] + " < " +
            str(l.physical()[i].extent) + "; ++" + physical[i] + ")");
@@ -62,7 +74,9 @@ void writeUnpack(CodeWriter& w, const std::string& name, const layout::Layout& l
   for (std::size_t i = 0; i < l.logical().size(); ++i)
     logical.push_back(std::string("l").append(str(i)));
   w.open("extern \"C\" void " + name + "(const float* __restrict__ src, float* __restrict__ dst)");
-  w.line("#pragma omp parallel for schedule(static)");
+  std::vector<std::int64_t> extents;
+  for (const auto& d : l.logical()) extents.push_back(d.extent);
+  w.line(parallelOuter(extents));
   for (std::size_t i = 0; i < logical.size(); ++i)
     w.line("for (long long " + logical[i] + " = 0; " + logical[i] + " < " +
            str(l.logical()[i].extent) + "; ++" + logical[i] + ")");

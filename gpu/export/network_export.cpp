@@ -88,8 +88,9 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
     declared.push_back(s.entry);
     const char* signature = s.kind == StepKind::Task
                                 ? "(const float*, const float*, float*, const float*, const float*)"
-                            : s.kind == StepKind::Convert ? "(const float*, float*)"
-                                                          : "(const float* const*, float*, const float* const*)";
+                            : s.kind == StepKind::Convert
+                                ? "(const float*, float*)"
+                                : "(const float* const*, float*, const float* const*)";
     m << "void " << s.entry << signature << ";\n";
   }
   m << "}\n\nint main(int argc, char** argv) {\n";

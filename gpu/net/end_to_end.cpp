@@ -36,8 +36,9 @@ EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, c
   e.ms = median(e.timesMs);
   e.steps = run.stepTimes(std::max(3, o.runs / 4));
   for (const auto& s : e.steps)
-    (s.kind == StepKind::Task ? e.taskMs : s.kind == StepKind::Convert ? e.convertMs : e.fixedMs) +=
-        s.ms;
+    (s.kind == StepKind::Task      ? e.taskMs
+     : s.kind == StepKind::Convert ? e.convertMs
+                                   : e.fixedMs) += s.ms;
   if (e.reference.best) {
     e.error = maxRelativeError(output, e.reference.best->output);
     e.verified = e.error <= kVerifyTolerance;

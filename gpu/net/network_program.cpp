@@ -8,8 +8,8 @@
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
 #include "layout/conv2d_layout.h"
-#include "net/network_tuning.h"
 #include "net/fixed_layer_code.h"
+#include "net/network_tuning.h"
 #include "net/weights.h"
 #include "ops/presets.h"
 
@@ -17,9 +17,12 @@ namespace opevo::net {
 
 std::string_view stepKindName(StepKind kind) {
   switch (kind) {
-    case StepKind::Task: return "task";
-    case StepKind::Fixed: return "fixed";
-    case StepKind::Convert: return "convert";
+    case StepKind::Task:
+      return "task";
+    case StepKind::Fixed:
+      return "fixed";
+    case StepKind::Convert:
+      return "convert";
   }
   return "?";
 }
@@ -64,10 +67,10 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     const codegen::GeneratedKernel k = codegen::generateKernel(
         def.op, def.space, configs[i], codegen::Backend::Cpu, {"task_" + std::to_string(i)});
     p.source += k.source + "\n";
-    layouts.push_back(k.usesLayouts() ? std::optional(layout::conv2dLayouts(
-                                            def.op, layout::conv2dBlocking(def.op, def.space,
-                                                                           configs[i])))
-                                      : std::nullopt);
+    layouts.push_back(k.usesLayouts()
+                          ? std::optional(layout::conv2dLayouts(
+                                def.op, layout::conv2dBlocking(def.op, def.space, configs[i])))
+                          : std::nullopt);
   }
   std::map<std::string, std::string> fixedEntry;
   for (const FixedLayer& f : graph.fixed)
@@ -123,7 +126,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
         s.out = static_cast<int>(p.tensors.size()) - 1;
         const ProgramOperand laidOut{ProgramOperand::Kind::Tensor, s.out};
         p.steps.push_back(std::move(s));
-        p.steps.push_back({o.layer, StepKind::Convert, entry + "_unpack_c", {laidOut}, {}, plainOut});
+        p.steps.push_back(
+            {o.layer, StepKind::Convert, entry + "_unpack_c", {laidOut}, {}, plainOut});
         continue;
       }
       p.steps.push_back(std::move(s));

@@ -66,7 +66,8 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source)
   if (m_source.plan.mode != layout::TuningMode::Loop && m_source.backend != "cpu")
     throw InputError("tuning mode " + std::string(layout::tuningModeName(m_source.plan.mode)) +
                      ": layout templates exist for the cpu backend only so far (use --mode loop "
-                     "on " + m_source.backend + ")");
+                     "on " +
+                     m_source.backend + ")");
   for (const Task& t : m_graph.tasks)
     m_setups.push_back(
         makeOperatorMeasurement(m_source.backend, taskDefinition(t, m_source.plan.mode)));
@@ -106,8 +107,7 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id) : m_store(store), 
     ResumedRun r = resumeStoredRun(store, stored.taskRuns[i], {}, /*allowFinished=*/true);
     // The stored trials are configurations of the task as it was extracted then.
     const Task& t = m_graph.tasks[i];
-    const std::string now =
-        operatorDefinitionToJson(taskDefinition(t, m_source.plan.mode)).dump();
+    const std::string now = operatorDefinitionToJson(taskDefinition(t, m_source.plan.mode)).dump();
     if (now != r.run.operatorJson)
       throw InputError("network run " + std::to_string(id) + ": task " + t.name +
                        " is no longer the operator its stored run " + std::to_string(r.run.id) +

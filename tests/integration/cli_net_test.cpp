@@ -98,13 +98,52 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CliNet, JointModeTunesLayoutsConvertsActivationsAndExports) {
+  // The ungrouped convolutions tune layouts and loops, the grouped one and the dense/matmul tasks
+  // their loops; the conversions run between them and the output still matches libtorch's, in
+  // the tuned run and in the exported program.
+  char pattern[] = "/tmp/opevo-netjoint-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string(), out = (dir / "program").string();
+  const auto r = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--mode", "joint", "--trials", "20",
+                                        "--unit", "2", "--runs", "3", "--json", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["mode"], "joint");
+  EXPECT_EQ(j["trials"], 20);
+  int layoutTasks = 0;
+  for (const auto& t : j["tasks"])
+    if (t["config"].get<std::string>().find("layout.out_c=") != std::string::npos) ++layoutTasks;
+  EXPECT_EQ(layoutTasks, 1) << j["tasks"].dump(2);  // c2; c1 is grouped
+  EXPECT_GT(j["conversions_ms"].get<double>(), 0);
+  if (!j["reference"]["ms"].is_null()) {
+    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  }
+
+  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto build = runProcess("/bin/sh", {out + "/build.sh"});
+  ASSERT_EQ(build.status, 0) << build.err << build.out;
+  std::filesystem::current_path(out);
+  const auto run = runProcess(out + "/network", {});
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
+  std::filesystem::current_path("/");
+
+  const auto bad = runProcess(
+      OPEVO_CLI, {"net", "tune", kAllOps, "--mode", "layouts", "--trials", "4", "--db", db});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("unknown tuning mode 'layouts'"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliNet, CompareRacesSchedulersAndAlgorithms) {
   char pattern[] = "/tmp/opevo-netcompare-XXXXXX";
   const std::filesystem::path dir = mkdtemp(pattern);
   const auto r = runProcess(OPEVO_CLI, {"net", "compare", kAllOps, "--trials", "10", "--algos",
                                         "opevo-m,random", "--out", dir.string(), "--runs", "2"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("| random | round-robin | 0 | 10 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| random | round-robin | loop | 0 | 10 |"), std::string::npos) << r.out;
   std::ifstream summary(dir / "summary.json");
   const nlohmann::json j = nlohmann::json::parse(summary);
   ASSERT_EQ(j["results"].size(), 4u);

@@ -35,8 +35,11 @@ std::size_t count(const std::map<std::int64_t, std::vector<TrialRow>>& trials) {
 // A real `opevo net tune` of a small network on the CPU is killed with SIGKILL at random
 // moments (mid-unit too) and resumed each time: it must end with exactly its budget, every task's
 // trials numbered without a gap, nothing committed before a kill changed, no configuration of a
-// task measured twice, the units adding up to the budget, and the tuned network verified.
-TEST(NetKillAndResume, KillsLoseNothingAndTheNetworkEndsOnBudget) {
+// task measured twice, the units adding up to the budget, and the tuned network verified. In
+// both tuning modes: a joint run's tasks resume in their layout spaces.
+class NetKillAndResumeIn : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   char pattern[] = "/tmp/opevo-netkill-XXXXXX";
   const fs::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string();
@@ -51,7 +54,7 @@ TEST(NetKillAndResume, KillsLoseNothingAndTheNetworkEndsOnBudget) {
     std::vector<std::string> args = {OPEVO_CLI, "net", "tune"};
     if (attempt == 0)
       args.insert(args.end(), {network, "--trials", std::to_string(budget), "--unit", "3", "--seed",
-                               "7", "--no-reference"});
+                               "7", "--no-reference", "--mode", GetParam()});
     else
       args.insert(args.end(), {"--resume", "1", "--no-reference"});
     args.insert(args.end(), {"--db", db});
@@ -119,10 +122,13 @@ TEST(NetKillAndResume, KillsLoseNothingAndTheNetworkEndsOnBudget) {
     const auto& old = before.count(run) ? before.at(run) : std::vector<TrialRow>{};
     for (std::size_t i = 0; i < old.size(); ++i) EXPECT_EQ(rows[i].config, old[i].config);
   }
-  // The result of the end-to-end run is kept with the network.
+  // The result of the end-to-end run is kept with the network, in its mode.
   EXPECT_NE(net->resultJson.find("\"verified\""), std::string::npos);
+  EXPECT_NE(net->resultJson.find("\"mode\":\"" + GetParam() + "\""), std::string::npos);
   fs::remove_all(dir);
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, NetKillAndResumeIn, ::testing::Values("loop", "joint"));
 
 // Ctrl-C: the trial in hand is committed, the network and its task runs are marked interrupted,
 // the command says how to go on, and a resume finishes the budget.

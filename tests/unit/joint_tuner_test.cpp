@@ -128,6 +128,20 @@ TEST_P(JointTuner, OneSearchOverEverythingAlsoEndsOnTheBestLayout) {
         << "trial " << i;
 }
 
+TEST_P(JointTuner, AFreshRunTriesTheSpacesStartPointFirst) {
+  const OperatorSpec op = smallConv(1, 64, 64, 28, 3, 1, 1);
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  ASSERT_TRUE(space.startPoint());
+  for (const JointStagePlan& plan :
+       {JointStagePlan{30, 2, true}, JointStagePlan{30, 2, false}, JointStagePlan{0, 2, true}}) {
+    JointLayoutTuner t(space, GetParam(), {}, 5, plan);
+    const Drive d = drive(t, op, space, 12, 3);
+    ASSERT_FALSE(d.proposed.empty());
+    EXPECT_EQ(d.proposed.front(), *space.startPoint())
+        << "joint trials " << plan.jointTrials << ", cross " << plan.crossExploration;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Algorithms, JointTuner,
                          ::testing::Values("opevo", "opevo-m", "random", "genetic", "autotvm"));
 

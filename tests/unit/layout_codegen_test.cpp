@@ -125,6 +125,45 @@ TEST(LayoutSpace, RefusesWhatTheTemplateCannotDo) {
   EXPECT_THROW(generateKernel(op, space, space.first(), Backend::Cuda), InputError);
 }
 
+TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
+  // Channels of 3, 64, 96 and 512; a prime output width; a 1x1 stride-2 and an 11x11 stride-4.
+  for (const OperatorSpec& op :
+       {smallConv(1, 3, 64, 32, 7, 2, 3), smallConv(1, 64, 64, 28, 3, 1, 1),
+        smallConv(1, 64, 96, 13, 3, 1, 1), smallConv(2, 128, 512, 14, 1, 2, 0),
+        smallConv(1, 3, 48, 51, 11, 4, 2)}) {
+    const SearchSpace space = layout::conv2dLayoutSpace(op);
+    ASSERT_TRUE(space.startPoint()) << op.describe();
+    const Config& start = *space.startPoint();
+    EXPECT_TRUE(space.satisfies(start)) << space.format(start);
+    const layout::Conv2DBlocking b = layout::conv2dBlocking(op, space, start);
+    const layout::Conv2DBlocking want = layout::conv2dStartBlocking(op);
+    EXPECT_EQ(b.outC, want.outC);
+    EXPECT_EQ(b.regF, want.regF);
+    EXPECT_EQ(b.regW, want.regW);
+    EXPECT_EQ(b.outH, want.outH);
+    EXPECT_EQ(b.inC, want.inC);
+    EXPECT_EQ(b.outW, op.outWidth()) << "whole rows";
+    EXPECT_LE(b.regF / 16 * b.regW, 28) << "accumulators fit the vector registers";
+    // It survives an operator file's round trip (the space is rebuilt from the JSON).
+    const OperatorDefinition back = operatorDefinitionFromJson(
+        operatorDefinitionToJson({op, space, nlohmann::json::object(), layout::TuningMode::Joint}),
+        "stored");
+    ASSERT_TRUE(back.space.startPoint());
+    EXPECT_EQ(*back.space.startPoint(), start);
+  }
+  const OperatorSpec op = smallConv(1, 64, 64, 28, 3, 1, 1);
+  EXPECT_EQ(layout::conv2dStartBlocking(op).regF, 32);
+  EXPECT_EQ(layout::conv2dStartBlocking(op).regW, 14);
+  // 48 channels: one vector of 16, so all 12 output columns fit the registers.
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 3, 48, 51, 11, 4, 2)).regF, 16);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 3, 48, 51, 11, 4, 2)).regW, 12);
+  // A start point outside the space is refused.
+  SearchSpace space = layout::conv2dLayoutSpace(op);
+  Config broken = *space.startPoint();
+  broken[std::size_t(space.indexOf("layout.out_c"))] = {4, 16};  // smaller than its register tile
+  EXPECT_THROW(space.setStartPoint(broken), std::invalid_argument);
+}
+
 TEST(LayoutSpace, ModeIsPartOfTheOperatorDefinition) {
   OperatorDefinition def = loadOperator("alexnet_conv3_b1");
   EXPECT_EQ(def.mode, layout::TuningMode::Loop);
