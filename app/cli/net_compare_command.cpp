@@ -25,7 +25,7 @@ struct NetCompareOptions {
   std::vector<std::string> params;
   std::string algos = tunerRegistry().defaultTuner().name + ",autotvm";
   std::string schedulers = "gradient,round-robin";
-  std::string modes = "loop";
+  std::string modes = "joint";
   int repeats = 1;
   int trials = 0;
   std::size_t unit = 4;
@@ -171,7 +171,7 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option(
       "--modes", o->modes,
       "What tasks tune: loop (loops over plain layouts), joint (conv layouts and loops, "
-      "ALT), comma-separated (default loop)");
+      "ALT), comma-separated (default joint)");
   cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)");
   cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")->required();
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");

@@ -26,7 +26,7 @@ struct NetTuneOptions {
   std::string algo = tunerRegistry().defaultTuner().name;
   int trials = 0;
   net::SchedulerKind scheduler = net::SchedulerKind::Gradient;
-  std::string mode = "loop";
+  std::string mode;  // empty: joint on the CPU, loop elsewhere
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
@@ -66,7 +66,10 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   src.plan.trials = o.trials;
   src.plan.unit = o.unit;
   src.plan.scheduler = o.scheduler;
-  src.plan.mode = layout::parseTuningMode(o.mode, "--mode");
+  // Layout templates exist for the CPU, where they matter most (docs/results/networks.md).
+  src.plan.mode = o.mode.empty()
+                      ? (o.backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop)
+                      : layout::parseTuningMode(o.mode, "--mode");
   return std::make_unique<net::NetworkSession>(store, std::move(src));
 }
 
@@ -250,8 +253,9 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_option("--scheduler", o->scheduler, "gradient (Ansor's, default) or round-robin")
       ->transform(CLI::CheckedTransformer(kinds, CLI::ignore_case));
   cmd->add_option("--mode", o->mode,
-                  "loop (default: every task tunes its loops over plain layouts) or joint (convs "
-                  "tune their layouts and loops, ALT; conversions run between layers)");
+                  "joint (default on cpu: convolutions tune their layouts and loops, ALT, "
+                  "activations converted between layers) or loop (default on cuda/hip: every "
+                  "task tunes its loops over plain layouts)");
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");

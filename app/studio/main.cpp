@@ -111,7 +111,9 @@ int main(int argc, char** argv) {
       option("race-operator", "The operator a device race measures: a preset or a file.",
              "preset-or-file");
   const auto modeOpt =
-      option("mode", "What a device race tunes: loop (plain layouts) or joint (layouts and loops).",
+      option("mode",
+             "What a device race tunes: loop (plain layouts) or joint (layouts and loops); with "
+             "--network, a comma-separated list (loop,joint races both).",
              "mode");
   const auto exportOpt =
       option("export-latest", "On History, open the export dialog of the newest run.");
@@ -192,6 +194,8 @@ int main(int argc, char** argv) {
       problems << QStringLiteral("unknown scheduler in '%1' (gradient, round-robin)")
                       .arg(parser.value(schedulersOpt));
     if (parser.isSet(trialsOpt)) form->setTrials(parser.value(trialsOpt).toInt());
+    if (parser.isSet(modeOpt) && !form->setModes(parser.value(modeOpt).split(',')))
+      problems << QStringLiteral("unknown mode in '%1' (loop, joint)").arg(parser.value(modeOpt));
     if (parser.isSet(startOpt)) QTimer::singleShot(0, networks, [networks] { networks->start(); });
   }
   if (parser.isSet(algosOpt) && !networkRace)
@@ -209,7 +213,7 @@ int main(int argc, char** argv) {
     const QString op = parser.value(raceOperatorOpt);
     if (!setup->setOperator(op)) setup->addOperatorFile(op);
   }
-  if (parser.isSet(modeOpt) && !setup->setMode(parser.value(modeOpt).toLower()))
+  if (parser.isSet(modeOpt) && !networkRace && !setup->setMode(parser.value(modeOpt).toLower()))
     problems << QStringLiteral("unknown mode '%1' (loop, joint)").arg(parser.value(modeOpt));
   // A replay starts once its dataset is read; a device race once the probe has found devices.
   if (networkRace) {

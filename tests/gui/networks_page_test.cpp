@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
@@ -121,6 +122,29 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   QString error;
   EXPECT_FALSE(setup()->spec(&error));
   EXPECT_TRUE(error.contains("batch=x")) << error.toStdString();
+  setup()->paramsEdit()->clear();
+
+  // A new race tunes layouts and loops on the CPU; elsewhere only loops are offered.
+  ASSERT_TRUE(setup()->jointModeBox()->isChecked());
+  std::optional<NetworkSpec> spec = setup()->spec(&error);
+  ASSERT_TRUE(spec) << error.toStdString();
+  EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Joint});
+  QComboBox* backend = setup()->backendBox();
+  const int cuda = backend->findText(QStringLiteral("cuda"));
+  ASSERT_GE(cuda, 0);
+  backend->setCurrentIndex(cuda);
+  EXPECT_FALSE(setup()->jointModeBox()->isEnabled());
+  spec = setup()->spec(&error);
+  ASSERT_TRUE(spec) << error.toStdString();
+  EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Loop});
+  backend->setCurrentIndex(backend->findText(QStringLiteral("cpu")));
+  EXPECT_TRUE(setup()->jointModeBox()->isEnabled());
+  EXPECT_TRUE(setup()->setModes({QStringLiteral("loop"), QStringLiteral("joint")}));
+  EXPECT_FALSE(setup()->setModes({QStringLiteral("layouts")}));
+  setup()->loopModeBox()->setChecked(false);
+  setup()->jointModeBox()->setChecked(false);
+  EXPECT_FALSE(setup()->spec(&error));
+  EXPECT_TRUE(error.contains("way to tune")) << error.toStdString();
 }
 
 TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
@@ -138,6 +162,7 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   EXPECT_EQ(m_page.contenderBox()->count(), 2);
   for (int c = 0; c < 2; ++c) {
     const ContenderState& state = s->contenders[c];
+    EXPECT_TRUE(state.label.endsWith(" / joint")) << state.label.toStdString();
     EXPECT_EQ(state.trials, 8);
     EXPECT_GT(m_page.curveChart()->curvePointCount(c), 0);
     EXPECT_TRUE(std::isfinite(state.endToEndMs)) << "run end to end once tuned";

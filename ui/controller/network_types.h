@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "layout/tuning_mode.h"
 #include "net/network_json.h"
 #include "net/task_scheduler.h"
 #include "net/tasks.h"
@@ -17,14 +18,16 @@
 namespace opevo::ui {
 
 // Everything one network race needs, copied into the network thread when it starts: each
-// algorithm with each scheduler is one stored network run, their units interleaved so a drift of
-// the machine falls on all of them alike.
+// algorithm with each scheduler and mode is one stored network run, their units interleaved so a
+// drift of the machine falls on all of them alike.
 struct NetworkSpec {
   std::string network;  // a preset name or a network file
   net::ParamOverrides params;
   std::string backend = "cpu";
   std::vector<std::string> algorithms;
   std::vector<net::SchedulerKind> schedulers;
+  // What the tasks tune (net::NetworkTuningPlan::mode); each mode is one more contender.
+  std::vector<layout::TuningMode> modes{layout::TuningMode::Loop};
   int trials = 0;
   std::size_t unit = 4;
   std::uint64_t seed = 1;

@@ -17,7 +17,8 @@ constexpr int kWarmup = 3, kRuns = 10;
 
 QString labelOf(const net::NetworkSession& s) {
   const net::NetworkTuningPlan& p = s.source().plan;
-  return QString::fromStdString(p.algorithm + " / " + std::string(schedulerKindName(p.scheduler)));
+  return QString::fromStdString(p.algorithm + " / " + std::string(schedulerKindName(p.scheduler)) +
+                                " / " + std::string(layout::tuningModeName(p.mode)));
 }
 
 // The contender as the window draws it, from its session.
@@ -100,20 +101,22 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     sessions.push_back(std::make_unique<net::NetworkSession>(store, *spec.resume));
   } else {
     const std::string text = net::networkText(spec.network);
-    for (net::SchedulerKind scheduler : spec.schedulers)
-      for (const std::string& algorithm : spec.algorithms) {
-        net::NetworkSource src;
-        src.source = spec.network;
-        src.text = text;
-        src.params = spec.params;
-        src.backend = spec.backend;
-        src.plan.algorithm = algorithm;
-        src.plan.seed = spec.seed;
-        src.plan.trials = spec.trials;
-        src.plan.unit = spec.unit;
-        src.plan.scheduler = scheduler;
-        sessions.push_back(std::make_unique<net::NetworkSession>(store, std::move(src)));
-      }
+    for (layout::TuningMode mode : spec.modes)
+      for (net::SchedulerKind scheduler : spec.schedulers)
+        for (const std::string& algorithm : spec.algorithms) {
+          net::NetworkSource src;
+          src.source = spec.network;
+          src.text = text;
+          src.params = spec.params;
+          src.backend = spec.backend;
+          src.plan.algorithm = algorithm;
+          src.plan.seed = spec.seed;
+          src.plan.trials = spec.trials;
+          src.plan.unit = spec.unit;
+          src.plan.scheduler = scheduler;
+          src.plan.mode = mode;
+          sessions.push_back(std::make_unique<net::NetworkSession>(store, std::move(src)));
+        }
   }
   std::vector<net::NetworkSession*> running;
   for (const auto& s : sessions) running.push_back(s.get());

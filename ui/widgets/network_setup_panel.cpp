@@ -36,6 +36,8 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_algorithms(new QListWidget),
       m_gradient(new QCheckBox(tr("gradient (Ansor)"))),
       m_roundRobin(new QCheckBox(tr("round-robin"))),
+      m_loopMode(new QCheckBox(tr("loops"))),
+      m_jointMode(new QCheckBox(tr("layouts + loops (ALT)"))),
       m_trials(new QSpinBox),
       m_unit(new QSpinBox),
       m_seed(new QSpinBox),
@@ -67,6 +69,18 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   auto* schedulers = new QHBoxLayout;
   schedulers->addWidget(m_gradient);
   schedulers->addWidget(m_roundRobin);
+  // Layouts are what a CPU convolution needs most (docs/results/networks.md), so a new race tunes
+  // them; loops alone stay one click away, to race the two.
+  m_loopMode->setObjectName(QStringLiteral("loopModeBox"));
+  m_loopMode->setToolTip(tr("Every task tunes its loops over plain layouts (NCHW, row-major)"));
+  m_jointMode->setObjectName(QStringLiteral("jointModeBox"));
+  m_jointMode->setToolTip(
+      tr("Convolutions tune their tensor layouts and loops together (ALT); activations are "
+         "converted between layers, and the conversions count in the network's time. CPU only"));
+  m_jointMode->setChecked(true);
+  auto* modes = new QHBoxLayout;
+  modes->addWidget(m_loopMode);
+  modes->addWidget(m_jointMode);
   m_trials->setRange(1, 100000);
   m_trials->setValue(60);
   m_trials->setObjectName(QStringLiteral("trialsBox"));
@@ -82,6 +96,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   form->addRow(tr("Backend"), m_backend);
   form->addRow(tr("Algorithms"), m_algorithms);
   form->addRow(tr("Schedulers"), schedulers);
+  form->addRow(tr("Tune"), modes);
   form->addRow(tr("Trials"), m_trials);
   form->addRow(tr("Unit"), m_unit);
   form->addRow(tr("Seed"), m_seed);
@@ -112,6 +127,15 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   connect(open, &QPushButton::clicked, this, &NetworkSetupPanel::openFile);
   connect(m_network, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::networkChanged);
   connect(m_params, &QLineEdit::editingFinished, this, &NetworkSetupPanel::networkChanged);
+  connect(m_backend, &QComboBox::currentTextChanged, this, [this](const QString& backend) {
+    // Layout templates exist for the CPU only: elsewhere the joint mode is not offered.
+    const bool cpu = backend == QLatin1String("cpu");
+    m_jointMode->setEnabled(cpu);
+    if (!cpu && m_jointMode->isChecked()) {
+      m_jointMode->setChecked(false);
+      m_loopMode->setChecked(true);
+    }
+  });
   connect(m_start, &QPushButton::clicked, this, &NetworkSetupPanel::startRequested);
   connect(m_stop, &QPushButton::clicked, this, &NetworkSetupPanel::stopRequested);
   connect(m_runs, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::updateButtons);
@@ -206,6 +230,21 @@ bool NetworkSetupPanel::setSchedulers(const QStringList& names) {
   return true;
 }
 
+bool NetworkSetupPanel::setModes(const QStringList& names) {
+  bool loop = false, joint = false;
+  for (const QString& n : names) {
+    if (n.trimmed() == QLatin1String("loop"))
+      loop = true;
+    else if (n.trimmed() == QLatin1String("joint"))
+      joint = true;
+    else
+      return false;
+  }
+  m_loopMode->setChecked(loop);
+  m_jointMode->setChecked(joint);
+  return true;
+}
+
 void NetworkSetupPanel::setTrials(int trials) {
   m_trials->setValue(trials);
 }
@@ -241,8 +280,12 @@ std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
       s.algorithms.push_back(m_algorithms->item(i)->text().toStdString());
   if (m_gradient->isChecked()) s.schedulers.push_back(net::SchedulerKind::Gradient);
   if (m_roundRobin->isChecked()) s.schedulers.push_back(net::SchedulerKind::RoundRobin);
-  if (s.algorithms.empty() || s.schedulers.empty()) {
-    if (error) *error = tr("Check at least one algorithm and one scheduler.");
+  s.modes.clear();
+  if (m_loopMode->isChecked()) s.modes.push_back(layout::TuningMode::Loop);
+  if (m_jointMode->isChecked() && m_jointMode->isEnabled())
+    s.modes.push_back(layout::TuningMode::Joint);
+  if (s.algorithms.empty() || s.schedulers.empty() || s.modes.empty()) {
+    if (error) *error = tr("Check at least one algorithm, one scheduler and one way to tune.");
     return std::nullopt;
   }
   s.trials = m_trials->value();

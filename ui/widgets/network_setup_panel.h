@@ -43,13 +43,18 @@ class NetworkSetupPanel : public QWidget {
   // "gradient", "round-robin"; false when one is unknown.
   bool setSchedulers(const QStringList& names);
   void setTrials(int trials);
+  // "loop", "joint"; false when one is unknown.
+  bool setModes(const QStringList& names);
   bool busyReading() const { return m_runsJob.busy(); }
 
   QComboBox* networkBox() const { return m_network; }
   QLineEdit* paramsEdit() const { return m_params; }
+  QComboBox* backendBox() const { return m_backend; }
   QListWidget* algorithmList() const { return m_algorithms; }
   QCheckBox* gradientBox() const { return m_gradient; }
   QCheckBox* roundRobinBox() const { return m_roundRobin; }
+  QCheckBox* loopModeBox() const { return m_loopMode; }
+  QCheckBox* jointModeBox() const { return m_jointMode; }
   QSpinBox* trialsBox() const { return m_trials; }
   QComboBox* runsBox() const { return m_runs; }
   QPushButton* startButton() const { return m_start; }
@@ -77,6 +82,8 @@ class NetworkSetupPanel : public QWidget {
   QListWidget* m_algorithms;
   QCheckBox* m_gradient;
   QCheckBox* m_roundRobin;
+  QCheckBox* m_loopMode;
+  QCheckBox* m_jointMode;
   QSpinBox* m_trials;
   QSpinBox* m_unit;
   QSpinBox* m_seed;
