@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/net_cli.h"
 #include "common/rng.h"
+#include "net/network_tuning.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 
@@ -129,6 +130,7 @@ struct NetRunOptions {
   std::vector<std::string> params;
   std::uint64_t seed = 1;
   ConfigChoice configs = ConfigChoice::Untuned;
+  std::string mode = "joint";
   int warmup = 3, runs = 20;
   bool reference = true;
   bool json = false;
@@ -140,16 +142,18 @@ void runRun(const NetRunOptions& o) {
   const net::TaskGraph g = net::extractTasks(n);
   std::vector<Config> configs;
   Rng rng(o.seed);
+  const layout::TuningMode mode = layout::parseTuningMode(o.mode, "--mode");
+  std::vector<SearchSpace> spaces;
   for (const net::Task& t : g.tasks) {
-    const SearchSpace space = defaultSpace(t.op);
+    spaces.push_back(net::taskDefinition(t, mode).space);
+    const SearchSpace& space = spaces.back();
     std::optional<Config> c;
     if (o.configs == ConfigChoice::Random) c = space.randomValid(rng);
     configs.push_back(c ? *c : untunedConfig(space));
   }
   if (!o.json) announceBuild(n, g);
-  const net::EndToEnd e =
-      net::runEndToEnd(o.network, params, n, g, configs, layout::TuningMode::Loop,
-                       {o.seed, o.warmup, o.runs, o.reference});
+  const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs, mode,
+                                           {o.seed, o.warmup, o.runs, o.reference});
   if (o.json) {
     nlohmann::json tasks = nlohmann::json::array();
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
@@ -160,7 +164,7 @@ void runRun(const NetRunOptions& o) {
       tasks.push_back({{"name", g.tasks[i].name},
                        {"weight", g.tasks[i].weight()},
                        {"trials", 0},
-                       {"config", defaultSpace(g.tasks[i].op).format(configs[i])},
+                       {"config", spaces[i].format(configs[i])},
                        {"best_ms", ms}});
     }
     std::cout << nlohmann::json{{"network", n.name},
@@ -168,6 +172,8 @@ void runRun(const NetRunOptions& o) {
                                 {"backend", "cpu"},
                                 {"configs",
                                  o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
+                                {"mode", layout::tuningModeName(mode)},
+                                {"conversions_ms", e.convertMs},
                                 {"end_to_end_ms", e.ms},
                                 {"times_ms", e.timesMs},
                                 {"sum_of_tasks_ms", e.taskMs},
@@ -218,6 +224,9 @@ void addNetCommands(CLI::App& app) {
   r->add_option("--configs", run->configs,
                 "Task configurations: untuned (a plain schedule) or random (valid, seeded)")
       ->transform(CLI::CheckedTransformer(choices, CLI::ignore_case));
+  r->add_option("--mode", run->mode,
+                "joint (default: convolutions in their layout template's start blocking, "
+                "activations converted between layers) or loop (plain layouts)");
   r->add_option("--warmup", run->warmup, "Untimed forward passes first (default 3)");
   r->add_option("--runs", run->runs, "Timed forward passes (default 20)");
   r->add_flag("!--no-reference", run->reference, "Skip the libtorch reference");

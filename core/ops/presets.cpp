@@ -144,6 +144,7 @@ SearchSpace defaultSpace(const OperatorSpec& op) {
 }
 
 Config untunedConfig(const SearchSpace& space) {
+  if (space.startPoint()) return *space.startPoint();
   for (std::int64_t limit : {4, 2, 1}) {
     Config c;
     for (std::size_t i = 0; i < space.dims(); ++i) {

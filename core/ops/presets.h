@@ -24,9 +24,10 @@ OperatorSpec preset(std::string_view name);
 // Constraint: at most 1024 threads per block, the limit of every CUDA and HIP device.
 SearchSpace defaultSpace(const OperatorSpec& op);
 
-// The configuration an untuned task runs with (networks before tuning): every loop in blocks
-// with a small register tile (at most 4 per output axis, 8 per reduction), one thread per block,
-// the first value of every other parameter. Satisfies the space's constraints.
+// The configuration an untuned task runs with (networks before tuning): the space's start point
+// when it has one (a layout space's library-style blocking); otherwise every loop in blocks with a
+// small register tile (at most 4 per output axis, 8 per reduction), one thread per block, the
+// first value of every other parameter. Satisfies the space's constraints.
 Config untunedConfig(const SearchSpace& space);
 
 // Threads per block of a configuration of defaultSpace(op).
