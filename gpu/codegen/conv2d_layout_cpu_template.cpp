@@ -6,6 +6,7 @@
 // The library also exports the conversions between these layouts and the plain ones, for the
 // measurement harness (not timed: ALT's producers write, and consumers read, these layouts).
 
+#include "codegen/layout_conversion.h"
 #include "codegen/templates.h"
 #include "common/error.h"
 #include "layout/conv2d_layout.h"
@@ -23,65 +24,6 @@ std::int64_t strideOf(const layout::Layout& l, const std::string& dim) {
   for (std::size_t i = 0; i < l.physical().size(); ++i)
     if (l.physical()[i].name == dim) return strides[i];
   throw InputError("layout template: the layout has no dim '" + dim + "'");
-}
-
-// Row-major offset of logical indices (names) in a tensor of these logical dims.
-std::string rowMajor(const layout::Layout& l, const std::vector<std::string>& index) {
-  std::string e = "(long long)(" + index[0] + ")";
-  for (std::size_t i = 1; i < index.size(); ++i)
-    e = "(" + e + " * " + str(l.logical()[i].extent) + " + (" + index[i] + "))";
-  return e;
-}
-
-// extern "C" void NAME(const float* src, float* dst): plain row-major -> layout, one physical
-// position at a time (gathering, so overlapping windows and padding need no special case).
-// "#pragma omp parallel for" over enough of the outer loops (extents in order) to give every
-// thread work (a batch of 1 leaves the outermost loop one long), the innermost loop kept whole.
-std::string parallelOuter(const std::vector<std::int64_t>& extents) {
-  std::size_t loops = 1;
-  std::int64_t iterations = extents.empty() ? 1 : extents[0];
-  while (iterations < 256 && loops + 1 < extents.size()) iterations *= extents[loops++];
-  return "#pragma omp parallel for schedule(static)" +
-         (loops > 1 ? " collapse(" + str(static_cast<std::int64_t>(loops)) + ")" : std::string());
-}
-
-void writePack(CodeWriter& w, const std::string& name, const layout::Layout& l) {
-  std::vector<std::string> physical;
-  for (std::size_t i = 0; i < l.physical().size(); ++i)
-    physical.push_back(std::string("p").append(str(i)));
-  const layout::Gather g = l.gather(physical);
-  w.open("extern \"C\" void " + name + "(const float* __restrict__ src, float* __restrict__ dst)");
-  std::vector<std::int64_t> extents;
-  for (const auto& d : l.physical()) extents.push_back(d.extent);
-  w.line(parallelOuter(extents));
-  for (std::size_t i = 0; i < physical.size(); ++i)
-    w.line("for (long long " + physical[i] + " = 0; " + physical[i] + " < " +
-           str(l.physical()[i].extent) + "; ++" + physical[i] + ")");
-  std::string at = "p0";
-  for (std::size_t i = 1; i < physical.size(); ++i)
-    at = "(" + at + " * " + str(l.physical()[i].extent) + " + " + physical[i] + ")";
-  const std::string from = "src[" + rowMajor(l, g.logicalIndex) + "]";
-  std::string value = from;
-  if (!g.inBounds.empty())
-    value = std::string("(").append(g.inBounds).append(") ? ").append(from).append(" : 0.0f");
-  w.line("  dst[" + at + "] = " + value + ";");
-  w.close();
-}
-
-// extern "C" void NAME(const float* src, float* dst): layout -> plain row-major.
-void writeUnpack(CodeWriter& w, const std::string& name, const layout::Layout& l) {
-  std::vector<std::string> logical;
-  for (std::size_t i = 0; i < l.logical().size(); ++i)
-    logical.push_back(std::string("l").append(str(i)));
-  w.open("extern \"C\" void " + name + "(const float* __restrict__ src, float* __restrict__ dst)");
-  std::vector<std::int64_t> extents;
-  for (const auto& d : l.logical()) extents.push_back(d.extent);
-  w.line(parallelOuter(extents));
-  for (std::size_t i = 0; i < logical.size(); ++i)
-    w.line("for (long long " + logical[i] + " = 0; " + logical[i] + " < " +
-           str(l.logical()[i].extent) + "; ++" + logical[i] + ")");
-  w.line("  dst[" + rowMajor(l, logical) + "] = src[" + l.offsetExpression(logical) + "];");
-  w.close();
 }
 
 }  // namespace
@@ -212,10 +154,10 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   w.line("extern \"C\" long long " + ctx.entry +
          "_packed_size(int operand) { return operand == 0 ? " + str(in.size()) +
          "LL : operand == 1 ? " + str(wt.size()) + "LL : " + str(out.size()) + "LL; }");
-  writePack(w, ctx.entry + "_pack_a", in);
-  writePack(w, ctx.entry + "_pack_b", wt);
-  writePack(w, ctx.entry + "_pack_c", out);
-  writeUnpack(w, ctx.entry + "_unpack_c", out);
+  writeLayoutConversion(w, ctx.entry + "_pack_a", plainLayout(in), in);
+  writeLayoutConversion(w, ctx.entry + "_pack_b", plainLayout(wt), wt);
+  writeLayoutConversion(w, ctx.entry + "_pack_c", plainLayout(out), out);
+  writeLayoutConversion(w, ctx.entry + "_unpack_c", out, plainLayout(out));
   g.source = w.str();
   return g;
 }

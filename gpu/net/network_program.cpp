@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel_codegen.h"
+#include "codegen/layout_conversion.h"
 #include "common/error.h"
 #include "layout/conv2d_layout.h"
 #include "net/fixed_layer_code.h"
@@ -79,6 +80,12 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
       p.source += fixedLayerCpuSource(net, *net.find(f.layer), entry) + "\n";
       fixedEntry[f.layer] = entry;
     }
+  // What each conversion step converts (nullptr: the plain layout), by step index.
+  struct Conversion {
+    const layout::Layout* from = nullptr;
+    const layout::Layout* to = nullptr;
+  };
+  std::map<std::size_t, Conversion> conversions;
   // Calls in layer order: a task's kernel where its last fused layer stands (every residual it
   // reads exists by then), a fixed kernel where its layer stands.
   std::map<std::string, std::pair<std::size_t, const Occurrence*>> taskAt;
@@ -112,20 +119,22 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
         lay->weight.pack(w, packed);
         p.params[static_cast<std::size_t>(b.index)] = std::move(packed);
         auto convert = [&](const ProgramOperand& from, const std::string& suffix,
-                           std::int64_t elements) {
-          p.tensors.push_back({o.layer + "." + suffix, elements, -1, {}});
+                           const layout::Layout& into) {
+          p.tensors.push_back({o.layer + "." + suffix, into.size(), -1, {}});
           const int to = static_cast<int>(p.tensors.size()) - 1;
+          conversions[p.steps.size()] = {nullptr, &into};
           p.steps.push_back({o.layer, StepKind::Convert, entry + "_" + suffix, {from}, {}, to});
           return ProgramOperand{ProgramOperand::Kind::Tensor, to};
         };
-        s.in[0] = convert(s.in[0], "pack_a", lay->input.size());
+        s.in[0] = convert(s.in[0], "pack_a", lay->input);
         if (s.in[3].kind != ProgramOperand::Kind::None)
-          s.in[3] = convert(s.in[3], "pack_c", lay->output.size());
+          s.in[3] = convert(s.in[3], "pack_c", lay->output);
         p.tensors.push_back({o.layer + ".laid_out", lay->output.size(), -1, {}});
         const int plainOut = s.out;
         s.out = static_cast<int>(p.tensors.size()) - 1;
         const ProgramOperand laidOut{ProgramOperand::Kind::Tensor, s.out};
         p.steps.push_back(std::move(s));
+        conversions[p.steps.size()] = {&lay->output, nullptr};
         p.steps.push_back(
             {o.layer, StepKind::Convert, entry + "_unpack_c", {laidOut}, {}, plainOut});
         continue;
@@ -143,6 +152,43 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     p.steps.push_back(std::move(s));
   }
   p.output = tensor(net.output).index;
+
+  // A layout task's output that only other layout tasks' conversions read is never unpacked:
+  // each of them converts straight from the producer's layout (one pass over the data, not two).
+  std::vector<bool> drop(p.steps.size(), false);
+  int direct = 0;
+  for (const auto& [u, unpack] : conversions) {
+    if (!unpack.from || unpack.to) continue;  // not an unpack
+    const int plain = p.steps[u].out;
+    bool onlyConversions = plain != p.output;
+    for (const ProgramTensor& t : p.tensors)
+      onlyConversions = onlyConversions && t.aliasOf != plain;
+    std::vector<std::size_t> readers;
+    for (std::size_t r = 0; r < p.steps.size() && onlyConversions; ++r)
+      for (const ProgramOperand& o : p.steps[r].in)
+        if (o.kind == ProgramOperand::Kind::Tensor && o.index == plain) {
+          const auto c = conversions.find(r);
+          if (c == conversions.end() || c->second.from || !c->second.to) {
+            onlyConversions = false;
+            break;
+          }
+          readers.push_back(r);
+        }
+    if (!onlyConversions || readers.empty()) continue;
+    for (std::size_t r : readers) {
+      const std::string name = "direct_" + std::to_string(direct++);
+      codegen::CodeWriter w;
+      codegen::writeLayoutConversion(w, name, *unpack.from, *conversions[r].to);
+      p.source += w.str() + "\n";
+      p.steps[r].entry = name;
+      p.steps[r].in[0] = p.steps[u].in[0];
+    }
+    drop[u] = true;
+  }
+  std::vector<ProgramStep> kept;
+  for (std::size_t i = 0; i < p.steps.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(p.steps[i]));
+  p.steps = std::move(kept);
   return p;
 }
 

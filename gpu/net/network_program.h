@@ -33,8 +33,10 @@ struct ProgramTensor {
 // then `params` its parameters), void(const float* const* in, float* out, const float* const*
 // params). Convert: a layout conversion of a task whose kernel uses layouts of its own (in: the
 // one tensor converted), void(const float* in, float* out): plain activations into the task's
-// layouts before it, its output back to plain after it. The conversions run in every forward pass
-// and count in its time; weights are converted once, when the program is built.
+// layouts before it, its output back to plain after it; an output that only other layout tasks
+// read goes straight from its layout into theirs (one pass, no plain copy). The conversions run
+// in every forward pass and count in its time; weights are converted once, when the program is
+// built.
 enum class StepKind { Task, Fixed, Convert };
 // "task", "fixed", "convert".
 std::string_view stepKindName(StepKind kind);

@@ -57,6 +57,25 @@ TEST(CliNet, EveryLayerKindMatchesLibtorch) {
   }
 }
 
+TEST(CliNet, LayoutTasksConvertStraightIntoEachOther) {
+  // a -> b (input and residual) -> c -> pool: the outputs of a and b are read only by layout
+  // tasks, so they are never unpacked; c's is (by the pool). Random layouts and loops in every
+  // task, checked against libtorch.
+  const std::string chain = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_conv_chain.json";
+  for (const char* seed : {"1", "2", "3"}) {
+    const nlohmann::json j = runNetwork({chain, "--mode", "joint", "--configs", "random", "--seed",
+                                         seed, "--runs", "2", "--warmup", "1"});
+    if (j.empty()) return;
+    std::vector<std::string> converts;
+    for (const auto& s : j["steps"])
+      if (s["kind"] == "convert") converts.push_back(s["name"].get<std::string>());
+    // a: image in; b: input and residual from a; c: input from b, output out to the pool.
+    EXPECT_EQ(converts, (std::vector<std::string>{"a", "b", "b", "c", "c"})) << j["steps"].dump();
+    if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
+    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  }
+}
+
 TEST(CliNet, AlexNetUntunedRunsEndToEndAndMatchesLibtorch) {
   const nlohmann::json j = runNetwork({"alexnet", "--runs", "3", "--warmup", "1"});
   if (j.empty()) return;
