@@ -125,14 +125,6 @@ void runShow(const NetShowOptions& o) {
 
 enum class ConfigChoice { Untuned, Random };
 
-// [{name, kind, ms}] for every step of the chained program, in order.
-nlohmann::json stepsJson(const net::EndToEnd& e) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const auto& s : e.steps)
-    steps.push_back({{"name", s.name}, {"kind", net::stepKindName(s.kind)}, {"ms", s.ms}});
-  return steps;
-}
-
 struct NetRunOptions {
   std::string network;
   std::vector<std::string> params;
@@ -182,7 +174,7 @@ void runRun(const NetRunOptions& o) {
                                  o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
                                 {"mode", layout::tuningModeName(mode)},
                                 {"conversions_ms", e.convertMs},
-                                {"steps", stepsJson(e)},
+                                {"steps", net::stepsJson(e)},
                                 {"end_to_end_ms", e.ms},
                                 {"times_ms", e.timesMs},
                                 {"sum_of_tasks_ms", e.taskMs},

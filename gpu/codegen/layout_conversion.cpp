@@ -1,9 +1,80 @@
 #include "codegen/layout_conversion.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
 namespace opevo::codegen {
+namespace {
+
+// How far apart in `from` two elements lie that are neighbours along each physical dim of `to`,
+// measured around the home position of the tensor's middle element (so padding at the edges
+// does not hide a dim). Empty when it cannot be measured exactly (a tensor too large for float
+// indices, a layout that needs an attached tensor).
+std::vector<std::int64_t> sourceStrides(const layout::Layout& from, const layout::Layout& to) {
+  const std::int64_t count = to.logicalSize();
+  if (count >= (std::int64_t{1} << 24) || to.size() >= (std::int64_t{1} << 26)) return {};
+  std::vector<float> ids(static_cast<std::size_t>(count)), physical;
+  for (std::int64_t i = 0; i < count; ++i) ids[static_cast<std::size_t>(i)] = float(i + 1);
+  physical.resize(static_cast<std::size_t>(to.size()));
+  try {
+    to.pack(ids, physical);
+  } catch (const std::exception&) {
+    return {};
+  }
+  const std::vector<layout::Dim>& logical = to.logical();
+  auto unravel = [&](std::int64_t id) {
+    std::vector<std::int64_t> index(logical.size());
+    for (std::size_t j = logical.size(); j-- > 0;) {
+      index[j] = id % logical[j].extent;
+      id /= logical[j].extent;
+    }
+    return index;
+  };
+  const std::vector<std::int64_t> home = unravel(count / 2);
+  const std::int64_t base = to.offset(home);
+  if (base < 0) return {};
+  const std::int64_t source = from.offset(home);
+  const std::vector<std::int64_t> strides = to.strides();
+  std::vector<std::int64_t> out(strides.size(), 0);
+  for (std::size_t i = 0; i < strides.size(); ++i) {
+    const std::int64_t position = (base / strides[i]) % to.physical()[i].extent;
+    const std::int64_t step = position + 1 < to.physical()[i].extent ? strides[i] : -strides[i];
+    if (to.physical()[i].extent == 1) continue;
+    const float id = physical[static_cast<std::size_t>(base + step)];
+    if (id == 0) return {};  // a padding position next to the middle: no exact answer
+    const std::vector<std::int64_t> next = unravel(static_cast<std::int64_t>(id) - 1);
+    out[i] = std::abs(from.offset(next) - source);
+  }
+  return out;
+}
+
+// The order of `to`'s physical dims to loop over, outermost first. Visiting `to` in its own order
+// writes contiguously but can read `from` with a long stride on every element (a channels-last
+// output unpacked to channels-first reads one element per cache line). Then the dim that walks
+// `from` most closely goes innermost: reads become contiguous, and the few destination lines it
+// writes stay in L1 while the loop around it fills them.
+std::vector<std::size_t> loopOrder(const layout::Layout& from, const layout::Layout& to) {
+  const std::size_t dims = to.physical().size();
+  std::vector<std::size_t> order(dims);
+  for (std::size_t i = 0; i < dims; ++i) order[i] = i;
+  const std::vector<std::int64_t> stride = sourceStrides(from, to);
+  if (stride.empty()) return order;
+  std::size_t inner = dims;  // to's innermost dim that is more than one long
+  for (std::size_t i = dims; i-- > 0 && inner == dims;)
+    if (to.physical()[i].extent > 1) inner = i;
+  if (inner == dims || stride[inner] <= 1) return order;
+  std::size_t closest = inner;
+  for (std::size_t i = 0; i < dims; ++i)
+    if (to.physical()[i].extent > 1 && stride[i] > 0 && stride[i] < stride[closest]) closest = i;
+  // Only worth it when the moved dim is short enough that its destination lines stay cached.
+  if (closest == inner || to.physical()[closest].extent > 256) return order;
+  order.erase(order.begin() + static_cast<std::ptrdiff_t>(closest));
+  order.push_back(closest);
+  return order;
+}
+
+}  // namespace
 
 layout::Layout plainLayout(const layout::Layout& l) {
   return layout::Layout(l.logical());
@@ -24,13 +95,14 @@ void writeLayoutConversion(CodeWriter& w, const std::string& name, const layout:
     index.push_back(std::string("p").append(std::to_string(i)));
   const layout::Gather g = to.gather(index);
   w.open("extern \"C\" void " + name + "(const float* __restrict__ src, float* __restrict__ dst)");
+  const std::vector<std::size_t> order = loopOrder(from, to);
   std::size_t parallel = 1;
-  for (std::int64_t iterations = dims.empty() ? 1 : dims[0].extent;
+  for (std::int64_t iterations = dims.empty() ? 1 : dims[order[0]].extent;
        iterations < 256 && parallel + 1 < dims.size();)
-    iterations *= dims[parallel++].extent;
+    iterations *= dims[order[parallel++]].extent;
   w.line("#pragma omp parallel for schedule(static)" +
          (parallel > 1 ? " collapse(" + std::to_string(parallel) + ")" : std::string()));
-  for (std::size_t i = 0; i < dims.size(); ++i)
+  for (std::size_t i : order)
     w.line("for (long long " + index[i] + " = 0; " + index[i] + " < " +
            std::to_string(dims[i].extent) + "; ++" + index[i] + ")");
   std::string at = index[0];

@@ -56,4 +56,11 @@ nlohmann::json referenceJson(const EndToEnd& e) {
           {"max_relative_error", e.error}};
 }
 
+nlohmann::json stepsJson(const EndToEnd& e) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : e.steps)
+    steps.push_back({{"name", s.name}, {"kind", stepKindName(s.kind)}, {"ms", s.ms}});
+  return steps;
+}
+
 }  // namespace opevo::net

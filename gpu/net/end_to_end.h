@@ -55,6 +55,9 @@ EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, c
                      layout::TuningMode mode, const EndToEndOptions& options,
                      std::optional<ReferenceTimes> reference = std::nullopt);
 
+// [{"name", "kind", "ms"}] for every step of the chained program, in order.
+nlohmann::json stepsJson(const EndToEnd& e);
+
 // {"name", "ms", "process_medians_ms", "threads", "max_relative_error"}, or nulls with "missing".
 nlohmann::json referenceJson(const EndToEnd& e);
 

@@ -223,6 +223,7 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
     j["times_ms"] = e->timesMs;
     j["fixed_kernels_ms"] = e->fixedMs;
     j["conversions_ms"] = e->convertMs;
+    j["steps"] = stepsJson(*e);
     j["verified"] = e->verified;
     j["reference"] = referenceJson(*e);
   } else {

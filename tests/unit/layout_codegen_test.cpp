@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "codegen/layout_conversion.h"
 #include "codegen_test_util.h"
 #include "common/error.h"
 #include "cpu/cpu_runner.h"
@@ -182,6 +183,49 @@ TEST(LayoutSpace, ModeIsPartOfTheOperatorDefinition) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("layouts"), std::string::npos) << e.what();
   }
+}
+
+// The generated conversion from one layout to another writes what core/layout's pack writes,
+// whichever loop order it picks: transposing ones (channels-last to channels-first, where the
+// channel loop goes innermost so reads are contiguous), padded, overlapping, and blocked both ways.
+TEST(LayoutConversion, GeneratedConversionsEqualCoreLayoutPacking) {
+  const layout::Layout plain({{"c", 64}, {"h", 12}, {"w", 10}});
+  layout::Layout channelsLast = plain;
+  channelsLast.split("h", 3).reorder({"h_o", "h_i", "w", "c"});
+  layout::Layout blocked16 = plain;
+  blocked16.split("c", 16).reorder({"c_o", "h", "w", "c_i"});
+  layout::Layout blocked8Windows = plain;
+  blocked8Windows.pad("h", 1, 1).unfold("h", 6, 4).split("c", 8).reorder(
+      {"c_o", "h_o", "h_i", "w", "c_i"});
+  const std::vector<std::pair<layout::Layout, layout::Layout>> pairs{
+      {channelsLast, plain},       {plain, channelsLast},     {plain, blocked16},
+      {blocked16, plain},          {blocked16, channelsLast}, {channelsLast, blocked8Windows},
+      {blocked8Windows, blocked16}};
+  codegen::CodeWriter w;
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    codegen::writeLayoutConversion(w, "convert" + std::to_string(i), pairs[i].first,
+                                   pairs[i].second);
+  LoadedObject so(w.str(), {"-O2", "-fopenmp", "-shared", "-fPIC"});
+  ASSERT_TRUE(so.ok()) << so.result().log;
+  std::vector<float> logical(std::size_t(plain.logicalSize()));
+  for (std::size_t i = 0; i < logical.size(); ++i) logical[i] = float(i % 9973) + 0.5f;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    SCOPED_TRACE("pair " + std::to_string(i) + ": " + pairs[i].first.describe() + " -> " +
+                 pairs[i].second.describe());
+    std::vector<float> src(std::size_t(pairs[i].first.size()));
+    std::vector<float> want(std::size_t(pairs[i].second.size())), got(want.size(), -1.0f);
+    pairs[i].first.pack(logical, src);
+    pairs[i].second.pack(logical, want);
+    so.symbol<ConvertFn>("convert" + std::to_string(i))(src.data(), got.data());
+    EXPECT_EQ(got, want);
+  }
+  // Channels-last to channels-first: the innermost loop is the 64 channels, not the 10 columns.
+  codegen::CodeWriter one;
+  codegen::writeLayoutConversion(one, "unpack", channelsLast, plain);
+  const std::string text = one.str();
+  const std::size_t lastLoop = text.rfind("for (");
+  ASSERT_NE(lastLoop, std::string::npos);
+  EXPECT_NE(text.find("< 64;", lastLoop), std::string::npos) << text;
 }
 
 }  // namespace
