@@ -5,10 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -86,6 +89,26 @@ int waitChild(pid_t pid) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int waitChild(pid_t pid, double timeoutSeconds, bool* timedOut) {
+  *timedOut = false;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  int status = 0;
+  for (auto pause = std::chrono::milliseconds(1);;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (done < 0 && errno != EINTR) return -1;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+  *timedOut = true;
+  kill(-pid, SIGKILL);  // the child leads its own process group (startChild)
+  kill(pid, SIGKILL);
+  waitChild(pid);
+  return 128 + SIGKILL;
 }
 
 }  // namespace opevo

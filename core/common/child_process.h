@@ -28,4 +28,8 @@ pid_t startChild(const std::vector<std::string>& args, const ChildStreams& strea
 // or 128 + the signal that killed it, as a shell does.
 int waitChild(pid_t pid);
 
+// The same, for at most timeoutSeconds: past that the child's whole process group (a compiler
+// driver and the compiler proper it started) is killed, *timedOut set, and 128 + SIGKILL returned.
+int waitChild(pid_t pid, double timeoutSeconds, bool* timedOut);
+
 }  // namespace opevo

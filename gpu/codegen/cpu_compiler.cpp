@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,13 +17,24 @@ namespace opevo {
 namespace {
 
 // Runs args[0] (looked up on PATH) with stdout and stderr into logPath; returns the exit status,
-// or -1 with *error set when it could not be started.
-int runTo(const std::vector<std::string>& args, const std::string& logPath, std::string* error) {
+// or -1 with *error set when it could not be started (and *error set when it ran too long).
+int runTo(const std::vector<std::string>& args, const std::string& logPath, double timeoutSeconds,
+          std::string* error) {
   ChildStreams streams;
   streams.stdoutFile = logPath;
   streams.stderrToStdout = true;
   try {
-    return waitChild(startChild(args, streams));
+    const pid_t pid = startChild(args, streams);
+    if (timeoutSeconds <= 0) return waitChild(pid);
+    bool timedOut = false;
+    const int status = waitChild(pid, timeoutSeconds, &timedOut);
+    if (timedOut) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", timeoutSeconds);
+      *error = args[0] + " was stopped after running for " + limit +
+               " s, the compile time limit (this configuration makes the compiler crawl)";
+    }
+    return status;
   } catch (const std::exception& e) {
     *error = e.what();
     return -1;
@@ -57,13 +69,13 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
 
   const auto start = std::chrono::steady_clock::now();
   std::string error;
-  const int status = runTo(args, logPath, &error);
+  const int status = runTo(args, logPath, options.timeoutSeconds, &error);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::ifstream logFile(logPath);
   std::stringstream ss;
   ss << logFile.rdbuf();
   r.log = error.empty() ? ss.str() : error;
-  if (status == 0) {
+  if (status == 0 && error.empty()) {
     r.ok = true;
     r.kind = BinaryKind::SharedObject;
     r.path = out;

@@ -11,6 +11,10 @@ struct CpuCompilerOptions {
   // Empty: $OPEVO_CXX, else "c++" (found on PATH).
   std::string compiler;
   std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC"};
+  // A compiler still running after this long is stopped and the build fails with that reason
+  // (0: no limit). A configuration can make the compiler crawl (a fully unrolled register tile of
+  // hundreds of statements took 76 s at -O3): one such trial must not hold up a whole batch.
+  double timeoutSeconds = 0;
 };
 
 // Writes source to directory/stem.cpp and builds directory/stem.so with the system compiler

@@ -78,7 +78,9 @@ void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCal
         try {
           const auto kernel =
               codegen::generateKernel(m_def.op, m_def.space, configs[i], codegen::Backend::Cpu);
-          r = compileCpuKernel(kernel.source, m_options.cacheDir, stemFor(kernel.source));
+          CpuCompilerOptions build;
+          build.timeoutSeconds = m_options.compileTimeoutSeconds;
+          r = compileCpuKernel(kernel.source, m_options.cacheDir, stemFor(kernel.source), build);
         } catch (const std::exception& e) {
           r.ok = false;
           r.log = e.what();

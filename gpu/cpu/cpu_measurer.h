@@ -13,6 +13,10 @@ namespace opevo {
 struct CpuMeasurerOptions {
   int compileThreads = 2;
   double timeoutSeconds = 10;  // per trial, in the worker
+  // Per kernel build: longer is a failed trial (CpuCompilerOptions::timeoutSeconds). Builds take
+  // about a second here; the few that took 6-76 s (huge unrolled register tiles) ran 10-15x
+  // slower than their task's best kernel, so the limit loses no good kernel.
+  double compileTimeoutSeconds = 20;
   TimingOptions timing;
   // Kernels whose checked run is this many times slower than the fastest kernel measured so far
   // are timed by that run alone (TimingOptions::cutoffMs); 0 times every kernel fully.

@@ -188,6 +188,52 @@ TEST(EngineFaults, AWorkerKilledMidRunCostsOneTrial) {
   EXPECT_EQ(trials.back().status, TrialStatus::Ok);
 }
 
+// A compiler that hangs on one kernel (the real one for every other): that build is stopped at the
+// compile time limit and becomes a failed trial that says so; the run goes on to its budget
+// instead of waiting on it.
+TEST(EngineFaults, ACompilerThatHangsCostsOneTrialAtTheTimeLimit) {
+  CpuRun cpu(32);
+  const fs::path compiler = cpu.dir / "hangs-once-c++";
+  const fs::path count = cpu.dir / "builds";
+  {
+    std::ofstream f(compiler);
+    f << "#!/bin/sh\n"
+      << "n=$(cat '" << count.string() << "' 2>/dev/null || echo 0); n=$((n + 1))\n"
+      << "echo $n > '" << count.string() << "'\n"
+      << "if [ $n -eq 2 ]; then sleep 120; fi\n"
+      << "exec c++ \"$@\"\n";
+  }
+  fs::permissions(compiler, fs::perms::owner_all);
+  setenv("OPEVO_CXX", compiler.c_str(), 1);
+  cpu.options.cpu.compileTimeoutSeconds = 2;
+  Store store(cpu.db);
+  MeasurementSetup setup = makeMeasurement("cpu", cpu.op, cpu.options);
+  Engine engine(*setup.space, *setup.measurer);
+  StoreRecorder recorder(store, engine, contextOf(setup));
+  engine.addObserver(recorder);
+  engine.addRun(randomRun(6));
+  recorder.createRuns();
+  const auto t0 = std::chrono::steady_clock::now();
+  engine.run();
+  const auto took = std::chrono::steady_clock::now() - t0;
+  unsetenv("OPEVO_CXX");
+  EXPECT_LT(took, std::chrono::seconds(60));
+  EXPECT_TRUE(engine.failure().empty()) << engine.failure();
+  const auto trials = store.trials(engine.runs()[0].storeId);
+  ASSERT_EQ(trials.size(), 6u);
+  int hung = 0, ok = 0;
+  for (const TrialRow& t : trials) {
+    ok += t.status == TrialStatus::Ok ? 1 : 0;
+    if (t.status == TrialStatus::CompileError) {
+      ++hung;
+      EXPECT_NE(t.message.find("compile time limit"), std::string::npos) << t.message;
+    }
+  }
+  EXPECT_EQ(hung, 1);
+  EXPECT_EQ(ok, 5);
+  EXPECT_EQ(store.run(engine.runs()[0].storeId)->status, RunStatus::Finished);
+}
+
 // Another program takes the database's write lock mid-run and keeps it longer than the store
 // waits: the run stops with a message saying the database is locked, keeps what it committed,
 // and resumes once the lock is let go.

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,6 +68,38 @@ TEST(ChildProcess, AMissingProgramIsAnErrorThatNamesIt) {
     EXPECT_NE(std::string(e.what()).find("opevo-no-such-program"), std::string::npos) << e.what();
   }
   EXPECT_THROW(startChild({}), std::runtime_error);
+}
+
+TEST(ChildProcess, ATimeLimitStopsTheChildAndWhatItStarted) {
+  // sh starts sleep as its own child: the whole group must go, not only sh.
+  const auto marker = tempFile("opevo-child-grandchild");
+  std::filesystem::remove(marker);
+  const auto start = std::chrono::steady_clock::now();
+  bool timedOut = false;
+  const int status =
+      waitChild(startChild({"sh", "-c", "sleep 30 & echo $! > " + marker.string() + "; wait"}), 0.5,
+                &timedOut);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(timedOut);
+  EXPECT_EQ(status, 128 + 9);
+  EXPECT_LT(seconds, 10.0);
+  const pid_t sleeper = static_cast<pid_t>(std::stol(readAll(marker)));
+  // Killed and reaped by init shortly after its parent died.
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = kill(sleeper, 0) != 0 ||
+           readAll("/proc/" + std::to_string(sleeper) + "/stat").find(") Z") != std::string::npos;
+    if (!gone) usleep(10000);
+  }
+  EXPECT_TRUE(gone) << "the grandchild " << sleeper << " outlived the time limit";
+  std::filesystem::remove(marker);
+}
+
+TEST(ChildProcess, AChildWithinItsTimeLimitReportsItsStatus) {
+  bool timedOut = true;
+  EXPECT_EQ(waitChild(startChild({"sh", "-c", "exit 3"}), 30, &timedOut), 3);
+  EXPECT_FALSE(timedOut);
 }
 
 }  // namespace
