@@ -24,6 +24,7 @@
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/race_setup_panel.h"
 
@@ -117,6 +118,10 @@ int main(int argc, char** argv) {
              "mode");
   const auto exportOpt =
       option("export-latest", "On History, open the export dialog of the newest run.");
+  const auto exportTabOpt = option(
+      "export-tab",
+      "With --export-latest, the dialog's tab: source, or layouts (a run that tuned layouts).",
+      "tab");
   const auto networkOpt = option(
       "network",
       "On Networks, choose a network (a preset or a file); --algos, --trials and --start then "
@@ -126,12 +131,12 @@ int main(int argc, char** argv) {
       option("schedulers", "On Networks, the schedulers raced: gradient,round-robin.", "list");
   const auto sweepOpt = option(
       "sweep", "Once the dataset is loaded, open the Sweep dialog and run its default study.");
-  parser.addOptions({presetOpt,       paramOpt,   fromOpt,         qOpt,       samplesOpt,
-                     pageOpt,         datasetOpt, algosOpt,        repeatsOpt, trialsOpt,
-                     paceOpt,         startOpt,   repeatsLinesOpt, chartOpt,   logXOpt,
-                     historyOpt,      freshOpt,   operatorOpt,     editOpt,    backendOpt,
-                     raceOperatorOpt, exportOpt,  sweepOpt,        networkOpt, schedulersOpt,
-                     modeOpt});
+  parser.addOptions({presetOpt,       paramOpt,    fromOpt,         qOpt,       samplesOpt,
+                     pageOpt,         datasetOpt,  algosOpt,        repeatsOpt, trialsOpt,
+                     paceOpt,         startOpt,    repeatsLinesOpt, chartOpt,   logXOpt,
+                     historyOpt,      freshOpt,    operatorOpt,     editOpt,    backendOpt,
+                     raceOperatorOpt, exportOpt,   sweepOpt,        networkOpt, schedulersOpt,
+                     modeOpt,         exportTabOpt});
   parser.process(*app);
   // A -v or -h that was the value of another option: the window was not asked for after all.
   if (textOnly) parser.showHelp(2);
@@ -244,10 +249,11 @@ int main(int argc, char** argv) {
     HistoryPage* history = window.historyPage();
     QObject::connect(
         history->model(), &QAbstractItemModel::modelReset, history,
-        [history] {
+        [history, tab = parser.value(exportTabOpt)] {
           if (history->model()->rowCount() == 0) return;
           history->view()->setCurrentIndex(history->model()->index(0, 0));
-          history->exportCurrent();
+          KernelExportDialog* dialog = history->exportCurrent();
+          if (dialog && !tab.isEmpty()) dialog->showTab(tab);
         },
         Qt::SingleShotConnection);
   }

@@ -194,18 +194,16 @@ TEST(EngineFaults, AWorkerKilledMidRunCostsOneTrial) {
 TEST(EngineFaults, ACompilerThatHangsCostsOneTrialAtTheTimeLimit) {
   CpuRun cpu(32);
   const fs::path compiler = cpu.dir / "hangs-once-c++";
-  const fs::path count = cpu.dir / "builds";
+  const fs::path marker = cpu.dir / "hung";  // mkdir is atomic: exactly one build hangs
   {
     std::ofstream f(compiler);
     f << "#!/bin/sh\n"
-      << "n=$(cat '" << count.string() << "' 2>/dev/null || echo 0); n=$((n + 1))\n"
-      << "echo $n > '" << count.string() << "'\n"
-      << "if [ $n -eq 2 ]; then sleep 120; fi\n"
+      << "if mkdir '" << marker.string() << "' 2>/dev/null; then sleep 120; fi\n"
       << "exec c++ \"$@\"\n";
   }
   fs::permissions(compiler, fs::perms::owner_all);
   setenv("OPEVO_CXX", compiler.c_str(), 1);
-  cpu.options.cpu.compileTimeoutSeconds = 2;
+  cpu.options.cpu.compileTimeoutSeconds = 5;  // the real builds take about half a second
   Store store(cpu.db);
   MeasurementSetup setup = makeMeasurement("cpu", cpu.op, cpu.options);
   Engine engine(*setup.space, *setup.measurer);

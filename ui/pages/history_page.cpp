@@ -162,12 +162,13 @@ void HistoryPage::updateButtons() {
   m_export->setEnabled(run != nullptr);
 }
 
-void HistoryPage::exportCurrent() {
+KernelExportDialog* HistoryPage::exportCurrent() {
   const RunRecord* run = currentRun();
-  if (!run) return;
+  if (!run) return nullptr;
   auto* dialog = new KernelExportDialog(m_storePath, *run, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->open();
+  return dialog;
 }
 
 HistoryPage::~HistoryPage() = default;

@@ -13,6 +13,7 @@ class QTableView;
 namespace opevo::ui {
 
 class HistoryModel;
+class KernelExportDialog;
 class RaceData;
 class RaceResultsWidget;
 
@@ -40,7 +41,8 @@ class HistoryPage : public QWidget {
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* exportButton() const { return m_export; }
   // Opens the export dialog for the current run (the one the resume and export buttons act on).
-  void exportCurrent();
+  // Opens the export dialog of the selected run; nullptr when none is selected.
+  KernelExportDialog* exportCurrent();
 
  public slots:
   void reload();

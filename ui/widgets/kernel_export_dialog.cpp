@@ -13,11 +13,15 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <exception>
 
 #include "export/kernel_export.h"
+#include "layout/conv2d_layout.h"
+#include "ops/operator_json.h"
 #include "store/store.h"
+#include "ui/widgets/layout_view.h"
 #include "ui/widgets/message_label.h"
 
 namespace opevo::ui {
@@ -30,6 +34,8 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
       m_heading(new QLabel(this)),
       m_backend(new QComboBox(this)),
       m_source(new QPlainTextEdit(this)),
+      m_tabs(new QTabWidget(this)),
+      m_layoutsPage(new QWidget(this)),
       m_summary(new QLabel(this)),
       m_folder(new QLineEdit(this)),
       m_exportButton(new QPushButton(tr("&Export"), this)),
@@ -37,7 +43,7 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
       m_done(makeMessageLabel(QStringLiteral("exportDone"), MessageKind::Note, this)) {
   setObjectName(QStringLiteral("kernelExportDialog"));
   setWindowTitle(tr("Export the best kernel of run %1").arg(run.id));
-  resize(880, 600);
+  resize(1040, 700);
   m_heading->setWordWrap(true);
   m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_summary->setObjectName(QStringLiteral("kernelSummary"));
@@ -74,7 +80,16 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   layout->addWidget(m_heading);
   layout->addLayout(form);
   layout->addWidget(m_summary);
-  layout->addWidget(m_source, 1);
+  m_tabs->setObjectName(QStringLiteral("exportTabs"));
+  m_tabs->addTab(m_source, tr("Kernel source"));
+  auto* views = new QHBoxLayout(m_layoutsPage);
+  for (int i = 0; i < 3; ++i) {
+    m_layoutViews.push_back(new LayoutView(m_layoutsPage));
+    views->addWidget(m_layoutViews.back(), 1);
+  }
+  m_tabs->addTab(m_layoutsPage, tr("Layouts"));
+  m_tabs->setTabVisible(1, false);
+  layout->addWidget(m_tabs, 1);
   layout->addWidget(m_error);
   layout->addWidget(m_done);
   layout->addWidget(buttons);
@@ -119,6 +134,7 @@ void KernelExportDialog::showPreview() {
     m_source->setPlainText(p.source.empty()
                                ? tr("(no kernel source: %1)").arg(QString::fromStdString(p.note))
                                : QString::fromStdString(p.source));
+    showLayouts(p.configuration);
     m_exportButton->setEnabled(true);
   } catch (const std::exception& e) {
     m_heading->setText(tr("<b>Run %1</b>").arg(m_run.id));
@@ -127,6 +143,33 @@ void KernelExportDialog::showPreview() {
     showMessage(m_error, tr("No kernel to export: %1").arg(QString::fromUtf8(e.what())));
     m_exportButton->setEnabled(false);
   }
+}
+
+// A run that tuned layouts stores them in its configuration: the best one's input, weight and
+// output layouts are drawn on their own tab (spatial tiles and windows of the activations, channel
+// blocks of the weights).
+void KernelExportDialog::showLayouts(const std::string& configuration) {
+  const int index = m_tabs->indexOf(m_layoutsPage);
+  m_tabs->setTabVisible(index, false);
+  if (m_run.backend == "replay") return;
+  const OperatorDefinition def =
+      operatorDefinitionFromJson(nlohmann::json::parse(m_run.operatorJson), "stored run");
+  if (!layout::isLayoutSpace(def.space)) return;
+  const layout::Conv2DLayouts l = layout::conv2dLayouts(
+      def.op, layout::conv2dBlocking(def.op, def.space, def.space.parse(configuration)));
+  m_layoutViews[0]->showLayout(tr("Input"), l.input, "h", "w");
+  m_layoutViews[1]->showLayout(tr("Weights"), l.weight, "f", "c");
+  m_layoutViews[2]->showLayout(tr("Output"), l.output, "h", "w");
+  m_tabs->setTabVisible(index, true);
+}
+
+bool KernelExportDialog::showTab(const QString& name) {
+  const int index = name.compare(QStringLiteral("layouts"), Qt::CaseInsensitive) == 0  ? 1
+                    : name.compare(QStringLiteral("source"), Qt::CaseInsensitive) == 0 ? 0
+                                                                                       : -1;
+  if (index < 0 || !m_tabs->isTabVisible(index)) return false;
+  m_tabs->setCurrentIndex(index);
+  return true;
 }
 
 bool KernelExportDialog::exportNow() {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QDialog>
+#include <vector>
 
 #include "store/records.h"
 
@@ -9,8 +10,11 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QTabWidget;
 
 namespace opevo::ui {
+
+class LayoutView;
 
 // The best kernel of a stored run: its source as it will be written, for the run's backend or
 // another one, and an export into a folder (kernel, config.h, record.json, a self-checking host
@@ -22,8 +26,14 @@ class KernelExportDialog : public QDialog {
   KernelExportDialog(const QString& storePath, const RunRecord& run, QWidget* parent = nullptr);
 
   QPlainTextEdit* sourceView() const { return m_source; }
+  // Kernel source and, for a run that tuned layouts (ALT's joint mode), its best layouts.
+  QTabWidget* tabs() const { return m_tabs; }
+  // The input, weight and output layouts of the best configuration (empty for other runs).
+  const std::vector<LayoutView*>& layoutViews() const { return m_layoutViews; }
   QComboBox* backendBox() const { return m_backend; }
   QLineEdit* folderEdit() const { return m_folder; }
+  // Shows the tab named "source" or "layouts" (when the run has one); false otherwise.
+  bool showTab(const QString& name);
   // Writes the files; returns false with the reason shown in the dialog.
   bool exportNow();
   // What the dialog says after an export or a failure.
@@ -31,12 +41,16 @@ class KernelExportDialog : public QDialog {
 
  private:
   void showPreview();
+  void showLayouts(const std::string& configuration);
 
   QString m_storePath;
   RunRecord m_run;
   QLabel* m_heading;
   QComboBox* m_backend;
   QPlainTextEdit* m_source;
+  QTabWidget* m_tabs;
+  QWidget* m_layoutsPage;
+  std::vector<LayoutView*> m_layoutViews;
   QLabel* m_summary;
   QLineEdit* m_folder;
   QPushButton* m_exportButton;
