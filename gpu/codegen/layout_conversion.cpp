@@ -9,42 +9,37 @@ namespace {
 
 // How far apart in `from` two elements lie that are neighbours along each physical dim of `to`,
 // measured around the home position of the tensor's middle element (so padding at the edges
-// does not hide a dim). Empty when it cannot be measured exactly (a tensor too large for float
-// indices, a layout that needs an attached tensor).
+// does not hide a dim). The neighbour's logical index is found by stepping one logical dim at a
+// time, a few hundred offset computations: this runs for every kernel generated while tuning.
+// -1 for a dim whose neighbour is no element's home (padding, a second copy in an overlapping
+// window); empty when the middle element itself has no home.
 std::vector<std::int64_t> sourceStrides(const layout::Layout& from, const layout::Layout& to) {
-  const std::int64_t count = to.logicalSize();
-  if (count >= (std::int64_t{1} << 24) || to.size() >= (std::int64_t{1} << 26)) return {};
-  std::vector<float> ids(static_cast<std::size_t>(count)), physical;
-  for (std::int64_t i = 0; i < count; ++i) ids[static_cast<std::size_t>(i)] = float(i + 1);
-  physical.resize(static_cast<std::size_t>(to.size()));
-  try {
-    to.pack(ids, physical);
-  } catch (const std::exception&) {
-    return {};
-  }
   const std::vector<layout::Dim>& logical = to.logical();
-  auto unravel = [&](std::int64_t id) {
-    std::vector<std::int64_t> index(logical.size());
-    for (std::size_t j = logical.size(); j-- > 0;) {
-      index[j] = id % logical[j].extent;
-      id /= logical[j].extent;
-    }
-    return index;
-  };
-  const std::vector<std::int64_t> home = unravel(count / 2);
+  std::vector<std::int64_t> home(logical.size());
+  for (std::size_t j = 0; j < logical.size(); ++j) home[j] = logical[j].extent / 2;
   const std::int64_t base = to.offset(home);
   if (base < 0) return {};
   const std::int64_t source = from.offset(home);
   const std::vector<std::int64_t> strides = to.strides();
   std::vector<std::int64_t> out(strides.size(), 0);
+  std::vector<std::int64_t> next = home;
   for (std::size_t i = 0; i < strides.size(); ++i) {
-    const std::int64_t position = (base / strides[i]) % to.physical()[i].extent;
-    const std::int64_t step = position + 1 < to.physical()[i].extent ? strides[i] : -strides[i];
-    if (to.physical()[i].extent == 1) continue;
-    const float id = physical[static_cast<std::size_t>(base + step)];
-    if (id == 0) return {};  // a padding position next to the middle: no exact answer
-    const std::vector<std::int64_t> next = unravel(static_cast<std::int64_t>(id) - 1);
-    out[i] = std::abs(from.offset(next) - source);
+    const std::int64_t extent = to.physical()[i].extent;
+    if (extent == 1) continue;
+    const std::int64_t position = (base / strides[i]) % extent;
+    const std::int64_t target = base + (position + 1 < extent ? strides[i] : -strides[i]);
+    bool found = false;
+    for (std::size_t j = 0; j < logical.size() && !found; ++j)
+      for (std::int64_t k = 0; k < logical[j].extent && !found; ++k) {
+        if (k == home[j]) continue;
+        next[j] = k;
+        if (to.offset(next) == target) {
+          out[i] = std::abs(from.offset(next) - source);
+          found = true;
+        }
+        next[j] = home[j];
+      }
+    if (!found) out[i] = -1;
   }
   return out;
 }
@@ -63,7 +58,7 @@ std::vector<std::size_t> loopOrder(const layout::Layout& from, const layout::Lay
   std::size_t inner = dims;  // to's innermost dim that is more than one long
   for (std::size_t i = dims; i-- > 0 && inner == dims;)
     if (to.physical()[i].extent > 1) inner = i;
-  if (inner == dims || stride[inner] <= 1) return order;
+  if (inner == dims || stride[inner] <= 1) return order;  // contiguous, or not known
   std::size_t closest = inner;
   for (std::size_t i = 0; i < dims; ++i)
     if (to.physical()[i].extent > 1 && stride[i] > 0 && stride[i] < stride[closest]) closest = i;
