@@ -3,6 +3,7 @@
 #include <QFontDatabase>
 #include <QLabel>
 #include <QPainter>
+#include <QStringList>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -110,14 +111,14 @@ void LayoutView::showLayout(const QString& title, const layout::Layout& l,
              QStringLiteral("%1 %2").arg(QString::fromStdString(d.name)).arg(d.extent);
   m_physical->setText(tr("stored as %1 (%2 floats)").arg(shape).arg(l.size()));
   std::vector<std::string> names;
-  for (const layout::Dim& d : l.logical()) names.push_back(d.name);
+  QStringList shown;
+  for (const layout::Dim& d : l.logical()) {
+    names.push_back(d.name);
+    shown << QString::fromStdString(d.name);
+  }
   m_address->setText(tr("address of (%1) = %2")
-                         .arg(QString::fromStdString([&] {
-                           std::string s;
-                           for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-                           return s;
-                         }()))
-                         .arg(QString::fromStdString(l.offsetExpression(names))));
+                         .arg(shown.join(QStringLiteral(", ")),
+                              QString::fromStdString(l.offsetExpression(names))));
   m_caption->setText(
       tr("Rows: %1 (%2 of %3), columns: %4 (%5 of %6), the other dims at 0. Colour: tile "
          "(%7 drawn, thick lines between them); shade: order in memory, light first.")

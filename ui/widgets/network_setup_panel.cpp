@@ -14,7 +14,10 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <exception>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "engine/run_status.h"
 #include "net/network_json.h"
@@ -215,34 +218,37 @@ bool NetworkSetupPanel::setAlgorithms(const QStringList& names) {
   return true;
 }
 
-bool NetworkSetupPanel::setSchedulers(const QStringList& names) {
-  bool gradient = false, roundRobin = false;
+namespace {
+
+// Checks the boxes named in names and clears the others; false (nothing changed) for a name
+// that has no box.
+bool checkNamed(const QStringList& names,
+                std::initializer_list<std::pair<QLatin1String, QCheckBox*>> boxes) {
+  std::vector<bool> on(boxes.size(), false);
   for (const QString& n : names) {
-    if (n.trimmed() == QLatin1String("gradient"))
-      gradient = true;
-    else if (n.trimmed() == QLatin1String("round-robin"))
-      roundRobin = true;
-    else
-      return false;
+    std::size_t k = 0;
+    for (const auto& box : boxes) {
+      if (n.trimmed() == box.first) break;
+      ++k;
+    }
+    if (k == boxes.size()) return false;
+    on[k] = true;
   }
-  m_gradient->setChecked(gradient);
-  m_roundRobin->setChecked(roundRobin);
+  std::size_t k = 0;
+  for (const auto& box : boxes) box.second->setChecked(on[k++]);
   return true;
 }
 
+}  // namespace
+
+bool NetworkSetupPanel::setSchedulers(const QStringList& names) {
+  return checkNamed(names, {{QLatin1String("gradient"), m_gradient},
+                            {QLatin1String("round-robin"), m_roundRobin}});
+}
+
 bool NetworkSetupPanel::setModes(const QStringList& names) {
-  bool loop = false, joint = false;
-  for (const QString& n : names) {
-    if (n.trimmed() == QLatin1String("loop"))
-      loop = true;
-    else if (n.trimmed() == QLatin1String("joint"))
-      joint = true;
-    else
-      return false;
-  }
-  m_loopMode->setChecked(loop);
-  m_jointMode->setChecked(joint);
-  return true;
+  return checkNamed(names,
+                    {{QLatin1String("loop"), m_loopMode}, {QLatin1String("joint"), m_jointMode}});
 }
 
 void NetworkSetupPanel::setTrials(int trials) {
