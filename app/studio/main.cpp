@@ -245,11 +245,16 @@ int main(int argc, char** argv) {
         history->model(), &QAbstractItemModel::modelReset, history,
         [history] { history->selectRace(0); }, Qt::SingleShotConnection);
   }
+  const QString exportTab = parser.value(exportTabOpt).toLower();
+  if (!exportTab.isEmpty() && exportTab != QLatin1String("source") &&
+      exportTab != QLatin1String("layouts"))
+    problems << QStringLiteral("unknown export tab '%1' (source, layouts)")
+                    .arg(parser.value(exportTabOpt));
   if (parser.isSet(exportOpt)) {
     HistoryPage* history = window.historyPage();
     QObject::connect(
         history->model(), &QAbstractItemModel::modelReset, history,
-        [history, tab = parser.value(exportTabOpt)] {
+        [history, tab = exportTab] {
           if (history->model()->rowCount() == 0) return;
           history->view()->setCurrentIndex(history->model()->index(0, 0));
           KernelExportDialog* dialog = history->exportCurrent();
