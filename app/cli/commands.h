@@ -29,5 +29,6 @@ void addImportCommand(CLI::App& app);
 void addExportT4Command(CLI::App& app);
 void addT1Command(CLI::App& app);
 void addNetCommands(CLI::App& app);
+void addKasCommands(CLI::App& app);
 
 }  // namespace opevo::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   opevo::cli::addExportT4Command(app);
   opevo::cli::addT1Command(app);
   opevo::cli::addNetCommands(app);
+  opevo::cli::addKasCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,264 @@
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "kas/conv_targets.h"
+#include "kas/kas_json.h"
+#include "kas/sampler.h"
+#include "net/network_json.h"
+
+namespace opevo::cli {
+namespace {
+
+struct KasOptions {
+  std::string network = "resnet18";
+  double flops = 0.5, params = 0.5;
+  std::int64_t groups = 0;  // 0: the sampler's or the solver's choice
+  bool json = false;
+};
+
+std::string hex(std::uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::vector<kas::ConvTarget> targetsOf(const std::string& network) {
+  const net::Network n = net::loadNetwork(network);
+  auto targets = kas::replaceableConvolutions(n);
+  if (targets.empty())
+    throw InputError(network +
+                     ": no convolution a kernel can replace (C -> C channels, stride 1, "
+                     "a window wider than 1x1)");
+  return targets;
+}
+
+nlohmann::json targetsJson(const std::vector<kas::ConvTarget>& targets) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& t : targets)
+    out.push_back({{"name", t.name},
+                   {"channels", t.channels},
+                   {"height", t.height},
+                   {"width", t.width},
+                   {"kernel", {t.kernelH, t.kernelW}},
+                   {"count", t.count}});
+  return out;
+}
+
+// The first group count (in `order`) for which the budget solver fits the kernel.
+std::optional<kas::Solution> fit(const kas::MicroDag& dag,
+                                 const std::vector<kas::ConvTarget>& targets,
+                                 const std::vector<std::int64_t>& order, const kas::Budget& budget,
+                                 std::string* why) {
+  for (std::int64_t g : order) {
+    kas::SolveResult r = kas::solveBudget(dag, targets, g, budget);
+    if (r.solution) return r.solution;
+    if (why) *why = r.error;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::int64_t> groupOrder(const std::vector<kas::ConvTarget>& targets,
+                                     std::int64_t fixed, Rng* rng) {
+  if (fixed > 0) return {fixed};
+  std::vector<std::int64_t> order = kas::groupChoices(targets);
+  if (order.empty()) order.push_back(1);
+  if (rng)
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng->below(i)]);
+  return order;
+}
+
+std::string summary(const kas::MicroDag& dag) {
+  std::string s;
+  for (std::size_t i = 1; i < dag.nodes().size(); ++i) {
+    const kas::Node& n = dag.nodes()[i];
+    if (!s.empty()) s += " ";
+    s += std::string(kas::primitiveName(n.kind));
+  }
+  return s;
+}
+
+struct SampleOptions {
+  KasOptions kas;
+  std::size_t count = 200;
+  std::uint64_t seed = 1;
+  std::size_t minPrimitives = 3, maxPrimitives = 9;
+  std::string out;
+};
+
+void runSample(const SampleOptions& o) {
+  if (o.minPrimitives < 1 || o.maxPrimitives < o.minPrimitives)
+    throw InputError("--min-primitives must be at least 1 and at most --max-primitives");
+  const auto targets = targetsOf(o.kas.network);
+  const kas::Budget budget{o.kas.flops, o.kas.params};
+  kas::SamplerOptions options;
+  options.minPrimitives = o.minPrimitives;
+  options.maxPrimitives = o.maxPrimitives;
+  Rng groupRng(o.seed ^ 0x6b6173ULL);
+  std::map<std::uint64_t, kas::Solution> solutions;
+  const auto start = std::chrono::steady_clock::now();
+  kas::SampleStats stats;
+  const auto kernels = kas::sampleDistinct(
+      o.seed, o.count, options,
+      [&](const kas::MicroDag& dag) {
+        auto s = fit(dag, targets, groupOrder(targets, o.kas.groups, &groupRng), budget, nullptr);
+        if (s) solutions[dag.canonicalHash()] = std::move(*s);
+        return s.has_value();
+      },
+      &stats);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!o.out.empty()) {
+    std::filesystem::create_directories(o.out);
+    for (const auto& k : kernels) {
+      const std::string path = o.out + "/kernel-" + hex(k.canonicalHash()) + ".json";
+      std::ofstream f(path);
+      f << kas::kernelToJson(k).dump(2) << "\n";
+      if (!f) throw RunFailed("cannot write " + path);
+    }
+  }
+  if (o.kas.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& k : kernels) {
+      const kas::Solution& s = solutions.at(k.canonicalHash());
+      list.push_back({{"hash", hex(k.canonicalHash())},
+                      {"primitives", k.nodes().size() - 1},
+                      {"fc", k.fcCount()},
+                      {"kernel", kas::kernelToJson(k)},
+                      {"solution", kas::solutionToJson(k, s, targets)}});
+    }
+    nlohmann::json j{{"network", o.kas.network},
+                     {"seed", o.seed},
+                     {"count", o.count},
+                     {"budget", {{"flops", budget.flops}, {"params", budget.params}}},
+                     {"targets", targetsJson(targets)},
+                     {"attempts", stats.attempts},
+                     {"dead_ends", stats.deadEnds},
+                     {"duplicates", stats.duplicates},
+                     {"distinct", kernels.size()},
+                     {"valid", kernels.size()},
+                     {"milliseconds", ms},
+                     {"kernels", std::move(list)}};
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  std::printf(
+      "%zu distinct kernels that fit %s's %zu convolution shape(s) within %.2f of their "
+      "FLOPs and %.2f of their weights\n(%zu draws: %zu dead ends or over budget, %zu "
+      "duplicates; %.0f ms)\n\n",
+      kernels.size(), o.kas.network.c_str(), targets.size(), budget.flops, budget.params,
+      stats.attempts, stats.deadEnds, stats.duplicates, ms);
+  std::printf("%-16s %4s %3s %4s %7s %7s  %s\n", "hash", "prim", "fc", "G", "FLOPs", "params",
+              "primitives");
+  for (const auto& k : kernels) {
+    const kas::Solution& s = solutions.at(k.canonicalHash());
+    std::printf("%-16s %4zu %3zu %4lld %7.3f %7.3f  %s\n", hex(k.canonicalHash()).c_str(),
+                k.nodes().size() - 1, k.fcCount(), static_cast<long long>(s.groups),
+                s.flops / s.convFlops, s.params / s.convParams, summary(k).c_str());
+  }
+}
+
+void printSolution(const kas::MicroDag& dag, const kas::Solution& s,
+                   const std::vector<kas::ConvTarget>& targets) {
+  std::printf("G = %lld; over all layers %.3f of the convolutions' FLOPs, %.3f of their weights\n",
+              static_cast<long long>(s.groups), s.flops / s.convFlops, s.params / s.convParams);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const auto& t = targets[i];
+    std::printf("  %-24s C=%lld %lldx%lld k%lldx%lld x%lld:", t.name.c_str(),
+                static_cast<long long>(t.channels), static_cast<long long>(t.height),
+                static_cast<long long>(t.width), static_cast<long long>(t.kernelH),
+                static_cast<long long>(t.kernelW), static_cast<long long>(t.count));
+    for (kas::Symbol x : dag.freeVariables())
+      std::printf(" %s=%lld", std::string(kas::symbolName(x)).c_str(),
+                  static_cast<long long>(s.layers[i].bindings[static_cast<std::size_t>(x)]));
+    std::printf("  %.1f MFLOP (conv %.1f)\n", s.layers[i].flops / 1e6, t.flops() / 1e6);
+  }
+}
+
+void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly) {
+  const kas::MicroDag dag = kas::loadKernel(file);
+  const auto targets = targetsOf(o.network);
+  std::string why;
+  const auto s =
+      fit(dag, targets, groupOrder(targets, o.groups, nullptr), {o.flops, o.params}, &why);
+  if (o.json) {
+    nlohmann::json j{{"hash", hex(dag.canonicalHash())},
+                     {"kernel", kas::kernelToJson(dag)},
+                     {"targets", targetsJson(targets)}};
+    if (s)
+      j["solution"] = kas::solutionToJson(dag, *s, targets);
+    else
+      j["error"] = why;
+    std::cout << j.dump() << "\n";
+  } else {
+    if (!solveOnly) {
+      std::printf("kernel %s, %zu primitives\n%s", hex(dag.canonicalHash()).c_str(),
+                  dag.nodes().size() - 1, dag.text().c_str());
+      std::printf("free variables:");
+      for (kas::Symbol x : dag.freeVariables())
+        std::printf(" %s", std::string(kas::symbolName(x)).c_str());
+      std::printf("%s\n\n", dag.freeVariables().empty() ? " none" : "");
+    }
+    if (s) printSolution(dag, *s, targets);
+  }
+  if (!s) throw InputError(file + ": does not fit " + o.network + " within the budget: " + why);
+}
+
+void addKasOptions(CLI::App* c, KasOptions& o) {
+  c->add_option("--network", o.network, "Network whose convolutions the kernel replaces")
+      ->capture_default_str();
+  c->add_option("--flops", o.flops, "FLOPs budget, a fraction of the replaced convolutions'")
+      ->check(CLI::Range(1e-6, 100.0))
+      ->capture_default_str();
+  c->add_option("--params", o.params, "Weights budget, a fraction of the convolutions'")
+      ->check(CLI::Range(1e-6, 100.0))
+      ->capture_default_str();
+  c->add_option("--groups", o.groups, "Group count G (default: tried in turn)")
+      ->check(CLI::PositiveNumber);
+  c->add_flag("--json", o.json, "Print one JSON object");
+}
+
+}  // namespace
+
+void addKasCommands(CLI::App& app) {
+  CLI::App* kas = app.add_subcommand(
+      "kas", "Kernel architecture search (Canvas): sample, show and solve micro-DAG kernels");
+  kas->require_subcommand(1);
+
+  static SampleOptions sample;
+  CLI::App* s =
+      kas->add_subcommand("sample", "Sample distinct kernels that fit a network's convolutions");
+  addKasOptions(s, sample.kas);
+  s->add_option("--count", sample.count, "Kernels wanted")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  s->add_option("--seed", sample.seed, "Seed")->capture_default_str();
+  s->add_option("--min-primitives", sample.minPrimitives, "Fewest primitives in a kernel")
+      ->capture_default_str();
+  s->add_option("--max-primitives", sample.maxPrimitives, "Most primitives in a kernel")
+      ->capture_default_str();
+  s->add_option("--out", sample.out, "Write each kernel to DIR/kernel-HASH.json");
+  s->callback([] { runSample(sample); });
+
+  static KasOptions show;
+  static std::string showFile;
+  CLI::App* sh = kas->add_subcommand("show", "A kernel file's primitives, shapes and solved sizes");
+  sh->add_option("file", showFile, "Kernel file (opevo kas sample --out writes them)")->required();
+  addKasOptions(sh, show);
+  sh->callback([] { runShowOrSolve(showFile, show, false); });
+
+  static KasOptions solve;
+  static std::string solveFile;
+  CLI::App* so = kas->add_subcommand("solve", "Solve a kernel's free sizes for a network's layers");
+  so->add_option("file", solveFile, "Kernel file")->required();
+  addKasOptions(so, solve);
+  so->callback([] { runShowOrSolve(solveFile, solve, true); });
+}
+
+}  // namespace opevo::cli

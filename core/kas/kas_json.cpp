@@ -1,0 +1,135 @@
+#include "kas/kas_json.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace opevo::kas {
+
+nlohmann::json kernelToJson(const MicroDag& dag) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (std::size_t i = 0; i < dag.nodes().size(); ++i) {
+    const Node& n = dag.nodes()[i];
+    nlohmann::json o{{"op", primitiveName(n.kind)}};
+    if (isBlend(n.kind))
+      o["inputs"] = n.inputs;
+    else if (!n.inputs.empty())
+      o["input"] = n.inputs.front();
+    if (takesDim(n.kind)) o["dim"] = n.dim;
+    o["shape"] = shapeText(dag.shape(static_cast<int>(i)));
+    nodes.push_back(std::move(o));
+  }
+  nlohmann::json subs = nlohmann::json::object();
+  for (const auto& [x, value] : dag.substitutions())
+    subs[std::string(symbolName(x))] = value.text();
+  return {{"format", "opevo-kas-kernel"},
+          {"version", 1},
+          {"hash", dag.canonicalHash()},
+          {"nodes", std::move(nodes)},
+          {"substitutions", std::move(subs)}};
+}
+
+MicroDag kernelFromJson(const nlohmann::json& j, const std::string& source) {
+  auto fail = [&](const std::string& what) { throw InputError(source + ": " + what); };
+  if (!j.is_object()) fail("expected a JSON object with \"nodes\"");
+  if (j.contains("format") && j["format"] != "opevo-kas-kernel")
+    fail("\"format\" is " + j["format"].dump() + ", expected \"opevo-kas-kernel\"");
+  if (!j.contains("nodes") || !j["nodes"].is_array() || j["nodes"].empty())
+    fail("\"nodes\" must be a non-empty array, node 0 the input");
+  std::vector<Node> nodes;
+  const auto& list = j["nodes"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& o = list[i];
+    const std::string where = "node " + std::to_string(i);
+    if (!o.is_object() || !o.contains("op") || !o["op"].is_string())
+      fail(where + ": expected an object with a string \"op\"");
+    const auto kind = parsePrimitive(o["op"].get<std::string>());
+    if (!kind)
+      fail(where + ": unknown op " + o["op"].dump() + " (expected " + primitiveList() + ")");
+    Node n;
+    n.kind = *kind;
+    if (i == 0) {
+      if (n.kind != PrimitiveKind::Input) fail("node 0 must be {\"op\": \"input\"}");
+      continue;
+    }
+    auto index = [&](const nlohmann::json& v, const char* field) {
+      if (!v.is_number_integer()) fail(where + ": \"" + field + "\" must be an integer");
+      return v.get<int>();
+    };
+    if (isBlend(n.kind)) {
+      if (!o.contains("inputs") || !o["inputs"].is_array() || o["inputs"].size() != 2)
+        fail(where + ": a blend needs \"inputs\": [lhs, rhs]");
+      for (const auto& v : o["inputs"]) n.inputs.push_back(index(v, "inputs"));
+    } else {
+      if (!o.contains("input")) fail(where + ": missing \"input\"");
+      n.inputs.push_back(index(o["input"], "input"));
+    }
+    if (takesDim(n.kind)) {
+      if (!o.contains("dim"))
+        fail(where + ": " + std::string(primitiveName(n.kind)) + " needs \"dim\"");
+      n.dim = index(o["dim"], "dim");
+    }
+    nodes.push_back(n);
+  }
+  // Nodes first (unchecked), then substitutions, then one type check of the whole.
+  std::vector<Substitution> subs;
+  if (j.contains("substitutions")) {
+    if (!j["substitutions"].is_object())
+      fail("\"substitutions\" must be an object {\"x1\": \"C\"}");
+    for (const auto& [name, value] : j["substitutions"].items()) {
+      const auto x = parseSymbol(name);
+      if (!x || !isVariable(*x)) fail("substitution of \"" + name + "\": not a variable x1..x8");
+      const auto size = value.is_string() ? Size::parse(value.get<std::string>()) : std::nullopt;
+      if (!size)
+        fail("substitution of \"" + name + "\": " + value.dump() +
+             " is not a size such as \"C*KH/G\"");
+      subs.push_back(Substitution{*x, *size});
+    }
+  }
+  MicroDag out = MicroDag::unchecked(std::move(nodes), subs);
+  if (const auto error = out.refresh()) fail(*error);
+  if (const auto error = out.completeError()) fail(*error);
+  return out;
+}
+
+MicroDag loadKernel(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": not JSON (" + e.what() + ")");
+  }
+  return kernelFromJson(j, path);
+}
+
+nlohmann::json solutionToJson(const MicroDag& dag, const Solution& s,
+                              const std::vector<ConvTarget>& targets) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    const LayerSizes& l = s.layers[i];
+    nlohmann::json vars = nlohmann::json::object();
+    for (Symbol x : dag.freeVariables())
+      vars[std::string(symbolName(x))] = l.bindings[static_cast<std::size_t>(x)];
+    layers.push_back({{"name", targets[i].name},
+                      {"count", targets[i].count},
+                      {"variables", std::move(vars)},
+                      {"flops", l.flops},
+                      {"params", l.params},
+                      {"conv_flops", targets[i].flops()},
+                      {"conv_params", targets[i].params()},
+                      {"shapes", l.shapes}});
+  }
+  return {{"groups", s.groups},
+          {"flops", s.flops},
+          {"params", s.params},
+          {"flops_ratio", s.flops / s.convFlops},
+          {"params_ratio", s.params / s.convParams},
+          {"layers", std::move(layers)}};
+}
+
+}  // namespace opevo::kas
