@@ -15,13 +15,59 @@ Unmatched unmatched(const Shape& lhs, const Shape& rhs) {
     u.lhs = u.lhs * lhs[i].size;
     u.lhsSpatial = u.lhsSpatial || lhs[i].role != DimRole::Channel;
   }
-  for (std::size_t i = u.prefix; i + u.suffix < rhs.size(); ++i) u.rhs = u.rhs * rhs[i].size;
+  for (std::size_t i = u.prefix; i + u.suffix < rhs.size(); ++i) {
+    u.rhs = u.rhs * rhs[i].size;
+    u.rhsSpatial = u.rhsSpatial || rhs[i].role != DimRole::Channel;
+  }
   return u;
 }
 
 bool blendLegal(const Shape& lhs, const Shape& rhs) {
   const Unmatched u = unmatched(lhs, rhs);
-  return !u.lhsSpatial && (u.rhs / u.lhs).knownIntegral();
+  return !u.lhsSpatial && (!u.rhsSpatial || u.lhs.isOne()) && (u.rhs / u.lhs).knownIntegral();
+}
+
+std::vector<std::int64_t> blendChannelMap(const Shape& lhs,
+                                          const std::vector<std::int64_t>& lhsDims,
+                                          const Shape& rhs,
+                                          const std::vector<std::int64_t>& rhsDims) {
+  const Unmatched u = unmatched(lhs, rhs);
+  auto channelCount = [](const Shape& s) {
+    std::size_t n = 0;
+    while (n < s.size() && s[n].role == DimRole::Channel) ++n;
+    return n;
+  };
+  const std::size_t rc = channelCount(rhs), lc = channelCount(lhs);
+  std::int64_t nl = 1, nr = 1;
+  for (std::size_t k = u.prefix; k + u.suffix < lhs.size(); ++k) nl *= lhsDims[k];
+  for (std::size_t k = u.prefix; k + u.suffix < rhs.size(); ++k) nr *= rhsDims[k];
+  const std::int64_t ratio = nr / nl;
+  std::int64_t channels = 1;
+  for (std::size_t k = 0; k < rc; ++k) channels *= rhsDims[k];
+  std::vector<std::int64_t> map(static_cast<std::size_t>(channels));
+  std::vector<std::int64_t> ri(rhs.size(), 0), li(lhs.size(), 0);
+  for (std::int64_t c = 0; c < channels; ++c) {
+    // RHS index with the image at 0: the image dims are matched, or LHS has nothing in between.
+    std::int64_t rest = c;
+    for (std::size_t k = rc; k-- > 0;) {
+      ri[k] = rest % rhsDims[k];
+      rest /= rhsDims[k];
+    }
+    std::int64_t middle = 0;
+    for (std::size_t k = u.prefix; k + u.suffix < rhs.size(); ++k)
+      middle = middle * rhsDims[k] + ri[k];
+    std::int64_t q = middle / ratio;
+    for (std::size_t k = lhs.size() - u.suffix; k-- > u.prefix;) {
+      li[k] = q % lhsDims[k];
+      q /= lhsDims[k];
+    }
+    for (std::size_t k = 0; k < u.prefix; ++k) li[k] = ri[k];
+    for (std::size_t k = 0; k < u.suffix; ++k) li[lhs.size() - 1 - k] = ri[rhs.size() - 1 - k];
+    std::int64_t flat = 0;
+    for (std::size_t k = 0; k < lc; ++k) flat = flat * lhsDims[k] + li[k];
+    map[static_cast<std::size_t>(c)] = flat;
+  }
+  return map;
 }
 
 std::vector<Size> factors(const Size& of) {

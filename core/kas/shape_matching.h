@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct Unmatched {
   std::size_t prefix = 0, suffix = 0;  // dims stripped at each end
   Size lhs, rhs;                       // products of the dims left in between
   bool lhsSpatial = false;             // LHS has an image dim left in between
+  bool rhsSpatial = false;             // RHS has one
 };
 Unmatched unmatched(const Shape& lhs, const Shape& rhs);
 
@@ -24,7 +26,9 @@ struct Substitution {
 };
 
 // Legal as they are: LHS's image dims all matched, and #RHS / #LHS integral for every binding
-// (a variable in its numerator counts: the budget solver makes it a multiple of the rest).
+// (a variable in its numerator counts: the budget solver makes it a multiple of the rest). Where
+// RHS has an image dim in between, LHS has nothing there (it is repeated over the image, as a
+// pooled tensor is): so which LHS channel an output channel reads never depends on the pixel.
 bool blendLegal(const Shape& lhs, const Shape& rhs);
 
 // The ways to make a blend legal: nullopt in the list means "legal as is"; otherwise a value for
@@ -36,6 +40,13 @@ std::vector<std::optional<Substitution>> blendOptions(const Shape& lhs, const Sh
 bool outputLegal(const Shape& shape);
 // The substitution that makes it so, if one does (x -> C / the rest), or nullopt.
 std::optional<Substitution> outputSubstitution(const Shape& shape);
+
+// For a legal blend at one layer (`lhsDims`, `rhsDims` concrete): the LHS channel (flat over its
+// channel dims) each RHS channel reads. Image coordinates pass through unchanged.
+std::vector<std::int64_t> blendChannelMap(const Shape& lhs,
+                                          const std::vector<std::int64_t>& lhsDims,
+                                          const Shape& rhs,
+                                          const std::vector<std::int64_t>& rhsDims);
 
 // Every monomial whose exponents lie between 0 and each of `of`'s (G's negative ones included)
 // and that is a size by itself: the candidate values of a variable that must divide `of`.
