@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "codegen/cpu_compiler.h"
 #include "common/rng.h"
@@ -16,6 +17,12 @@
 
 namespace opevo::kas {
 namespace {
+
+std::string entryName(std::size_t kernel, std::size_t schedule) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "k%zu_%zu", kernel, schedule);
+  return buf;
+}
 
 std::vector<float> randomInput(std::int64_t n, std::uint64_t seed) {
   Rng rng(seed);
@@ -70,8 +77,7 @@ TEST(KasCodegen, FusedKernelsMatchThePrimitiveByPrimitiveReference) {
     const Solution s = *solveBudget(kernels[k], targets, 2, Budget{4, 4}).solution;
     dims.push_back(s.layers[0].shapes);
     for (std::size_t v = 0; v < schedules.size(); ++v)
-      source += generateKasCpuKernel(kernels[k], dims.back(), schedules[v],
-                                     "k" + std::to_string(k) + "_" + std::to_string(v));
+      source += generateKasCpuKernel(kernels[k], dims.back(), schedules[v], entryName(k, v));
   }
   TempDir dir("opevo-kas-codegen");
   const CompileResult built = compileCpuKernel(source, dir.path(), "kas");
@@ -86,7 +92,7 @@ TEST(KasCodegen, FusedKernelsMatchThePrimitiveByPrimitiveReference) {
     std::vector<const float*> ptrs;
     for (const auto& v : w) ptrs.push_back(v.empty() ? nullptr : v.data());
     for (std::size_t v = 0; v < schedules.size(); ++v) {
-      const std::string name = "k" + std::to_string(k) + "_" + std::to_string(v);
+      const std::string name = entryName(k, v);
       auto f = reinterpret_cast<Entry>(dlsym(lib, name.c_str()));
       ASSERT_NE(f, nullptr) << name;
       std::vector<float> got(want.size(), NAN);
