@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "kas/conv_targets.h"
 #include "kas/kas_json.h"
+#include "kas/kas_tuning.h"
 #include "kas/sampler.h"
 #include "net/network_json.h"
 
@@ -210,6 +211,75 @@ void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly
   if (!s) throw InputError(file + ": does not fit " + o.network + " within the budget: " + why);
 }
 
+struct TuneOptions {
+  KasOptions kas;
+  std::string file, layer, algo = "opevo-m";
+  int trials = 24;
+  std::uint64_t seed = 1;
+};
+
+void runTune(const TuneOptions& o) {
+  const kas::MicroDag dag = kas::loadKernel(o.file);
+  const auto targets = targetsOf(o.kas.network);
+  std::size_t which = 0;
+  if (!o.layer.empty()) {
+    which = targets.size();
+    for (std::size_t i = 0; i < targets.size(); ++i)
+      if (targets[i].name == o.layer || std::to_string(i) == o.layer) which = i;
+    if (which == targets.size()) {
+      std::string names;
+      for (const auto& t : targets) names += (names.empty() ? "" : ", ") + t.name;
+      throw InputError("--layer " + o.layer + ": not a replaceable convolution of " +
+                       o.kas.network + " (" + names + ", or their index)");
+    }
+  }
+  std::string why;
+  const auto s = fit(dag, targets, groupOrder(targets, o.kas.groups, nullptr),
+                     {o.kas.flops, o.kas.params}, &why);
+  if (!s)
+    throw InputError(o.file + ": does not fit " + o.kas.network + " within the budget: " + why);
+  kas::KasMeasurer measurer(kas::kasLayer(dag, targets[which], s->layers[which]));
+  kas::KasTuneOptions options;
+  options.algorithm = o.algo;
+  options.trials = o.trials;
+  options.seed = o.seed;
+  if (!o.kas.json)
+    options.progress = [](int trial, double best) {
+      std::fprintf(stderr, "\rtrial %d: best %.4f ms", trial, best);
+    };
+  const kas::KasTuneResult r = kas::tuneKasLayer(measurer, options);
+  if (!o.kas.json) std::fprintf(stderr, "\n");
+  const auto& t = targets[which];
+  if (o.kas.json) {
+    std::cout << nlohmann::json{{"kernel", hex(dag.canonicalHash())},
+                                {"layer", t.name},
+                                {"algorithm", r.algorithm},
+                                {"trials", r.trials},
+                                {"kernel_flops", s->layers[which].flops},
+                                {"conv_flops", t.flops()},
+                                {"best_schedule", r.bestSchedule},
+                                {"best_ms", r.bestMs},
+                                {"default_ms", r.defaultMs},
+                                {"reference",
+                                 {{"name", r.referenceLibrary}, {"ms", r.referenceMs}}},
+                                {"speedup", r.speedup()},
+                                {"best_curve_ms", r.bestCurveMs}}
+                     .dump()
+              << "\n";
+  } else {
+    std::printf("kernel %s at %s (C=%lld, %lldx%lld): %.1f MFLOP against the convolution's %.1f\n",
+                hex(dag.canonicalHash()).c_str(), t.name.c_str(),
+                static_cast<long long>(t.channels), static_cast<long long>(t.height),
+                static_cast<long long>(t.width), s->layers[which].flops / 1e6, t.flops() / 1e6);
+    std::printf("  start schedule      %8.4f ms\n", r.defaultMs);
+    std::printf("  tuned (%s, %d trials) %8.4f ms  %s\n", r.algorithm.c_str(), r.trials, r.bestMs,
+                r.bestSchedule.c_str());
+    std::printf("  %s %8.4f ms\n", r.referenceLibrary.c_str(), r.referenceMs);
+    std::printf("  speed-up over the convolution: %.2fx\n", r.speedup());
+  }
+  if (r.bestMs <= 0) throw RunFailed("no schedule of the kernel was verified");
+}
+
 void addKasOptions(CLI::App* c, KasOptions& o) {
   c->add_option("--network", o.network, "Network whose convolutions the kernel replaces")
       ->capture_default_str();
@@ -259,6 +329,19 @@ void addKasCommands(CLI::App& app) {
   so->add_option("file", solveFile, "Kernel file")->required();
   addKasOptions(so, solve);
   so->callback([] { runShowOrSolve(solveFile, solve, true); });
+
+  static TuneOptions tune;
+  CLI::App* tu = kas->add_subcommand(
+      "tune", "Tune a kernel's fused schedule at one layer on this CPU, against the convolution");
+  tu->add_option("file", tune.file, "Kernel file")->required();
+  addKasOptions(tu, tune.kas);
+  tu->add_option("--layer", tune.layer, "Replaced convolution (name or index; default the first)");
+  tu->add_option("--trials", tune.trials, "Schedules measured")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  tu->add_option("--algo", tune.algo, "Tuning algorithm (opevo tuners)")->capture_default_str();
+  tu->add_option("--seed", tune.seed, "Seed")->capture_default_str();
+  tu->callback([] { runTune(tune); });
 }
 
 }  // namespace opevo::cli

@@ -13,17 +13,6 @@
 namespace opevo {
 namespace {
 
-std::string defaultCacheDir() {
-  std::filesystem::path base;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    base = xdg;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    base = std::filesystem::path(home) / ".cache";
-  else
-    base = std::filesystem::temp_directory_path();
-  return (base / "opevo-studio" / "cpu-kernels").string();
-}
-
 // A stable file stem per source text, so a configuration compiled once is reused across runs.
 std::string stemFor(const std::string& source) {
   std::string stem = "k";
@@ -32,9 +21,20 @@ std::string stemFor(const std::string& source) {
 
 }  // namespace
 
+std::string defaultKernelCacheDir(std::string_view leaf) {
+  std::filesystem::path base;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    base = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    base = std::filesystem::path(home) / ".cache";
+  else
+    base = std::filesystem::temp_directory_path();
+  return (base / "opevo-studio" / leaf).string();
+}
+
 CpuMeasurer::CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options)
     : m_def(std::move(def)), m_options(std::move(options)) {
-  if (m_options.cacheDir.empty()) m_options.cacheDir = defaultCacheDir();
+  if (m_options.cacheDir.empty()) m_options.cacheDir = defaultKernelCacheDir();
   std::filesystem::create_directories(m_options.cacheDir);
   for (const BackendInfo& b : probeBackends())
     if (b.name == "cpu" && !b.devices.empty())

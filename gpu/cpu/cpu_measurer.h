@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "cpu/cpu_runner.h"
 #include "engine/measurement.h"
@@ -9,6 +10,10 @@
 #include "worker/worker_client.h"
 
 namespace opevo {
+
+// $XDG_CACHE_HOME/opevo-studio/LEAF (or ~/.cache/...): where built kernel libraries are kept, so
+// a configuration compiled once is reused across runs.
+std::string defaultKernelCacheDir(std::string_view leaf = "cpu-kernels");
 
 struct CpuMeasurerOptions {
   int compileThreads = 2;

@@ -59,6 +59,8 @@ bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
   return true;
 }
 
+}  // namespace
+
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& t) {
   for (int i = 0; i < t.warmupRuns; ++i) run();
   std::vector<double> times;
@@ -73,8 +75,6 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
   }
   return times;
 }
-
-}  // namespace
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;

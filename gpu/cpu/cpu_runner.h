@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
 // Times the reference library itself (OpenBLAS sgemm; oneDNN's convolution alone, its operands
 // already in the layouts it prefers, or the plain loop nest where oneDNN is missing).
 Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timing);
+
+// Runs `run` as the options say (warm-up runs, then until the minimum total time and run count)
+// and returns each timed run's milliseconds.
+std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& timing);
 
 // Median of the times (the value TFLOPS are computed from).
 double median(std::vector<double> values);

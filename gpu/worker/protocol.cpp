@@ -7,6 +7,7 @@
 #include "cpu/cpu_runner.h"
 #include "cuda/cuda_runner.h"
 #include "hip/hip_runner.h"
+#include "kas/kas_runner.h"
 #include "ops/operator_json.h"
 #include "probe/backend_probe.h"
 
@@ -141,6 +142,14 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
       out.push_back({{"backend", b.name}, {"available", b.available}, {"reason", b.reason}});
     return {{"ok", true}, {"backends", out}};
   }
+  if (cmd == "measure_kas") {
+    const TimingOptions timing = timingFrom(request.value("timing", nlohmann::json::object()));
+    try {
+      return {{"ok", true}, {"measurement", measurementToJson(kas::runKasKernel(request, timing))}};
+    } catch (const std::exception& e) {
+      return {{"ok", false}, {"error", std::string("measure_kas: ") + e.what()}};
+    }
+  }
   if (cmd == "measure" || cmd == "reference") {
     const std::string backend = request.value("backend", "");
     const TimingOptions timing = timingFrom(request.value("timing", nlohmann::json::object()));
@@ -157,9 +166,9 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
         {"ok", true},
         {"measurement", measurementToJson(runCpuKernel(request.at("library"), buffers, timing))}};
   }
-  return {
-      {"ok", false},
-      {"error", "unknown command '" + cmd + "' (known: hello, probe, measure, reference, quit)"}};
+  return {{"ok", false},
+          {"error", "unknown command '" + cmd +
+                        "' (known: hello, probe, measure, measure_kas, reference, quit)"}};
 }
 
 }  // namespace opevo

@@ -26,6 +26,9 @@ namespace opevo {
 //        library: "plain kernel (why)")
 //   {"cmd": "measure" | "reference", "backend": "hip", ...} -> as for cuda, with an AMDGPU code
 //     object as "binary" and "library": "rocBLAS sgemm (librocblas.so.4)" or a plain kernel
+//   {"cmd": "measure_kas", "kernel": {kas kernel file}, "bindings": {"C": 64, "H": 56, ...,
+//    "x1": 128}, "library": "/path/k.so", "entry": "opevo_kas_kernel", "timing": {...}}
+//     -> {"ok": true, "measurement": {...}}: a Canvas kernel checked against its reference
 //   {"cmd": "quit"} -> {"ok": true}
 // A request it cannot serve gets {"ok": false, "error": "..."}.
 nlohmann::json measurementToJson(const Measurement& m);

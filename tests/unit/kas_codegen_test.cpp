@@ -70,7 +70,8 @@ TEST(KasCodegen, FusedKernelsMatchThePrimitiveByPrimitiveReference) {
     return solveBudget(d, targets, 2, Budget{4, 4}).solution.has_value();
   });
   ASSERT_GE(kernels.size(), 20u);
-  const std::vector<KasSchedule> schedules{{6, 10, 4}, {2, 5, 1}, {1, 1, 8}, {3, 2, 2}};
+  const std::vector<KasSchedule> schedules{
+      {6, 10, 4, 16}, {2, 5, 1, 8}, {1, 1, 8, 64}, {3, 2, 2, 32}};
   std::string source;
   std::vector<std::vector<std::vector<std::int64_t>>> dims;
   for (std::size_t k = 0; k < kernels.size(); ++k) {

@@ -1,0 +1,116 @@
+#include "kas/kas_measurer.h"
+
+#include <filesystem>
+#include <functional>
+
+#include "backends/compile_pipeline.h"
+#include "codegen/cpu_compiler.h"
+#include "cpu/cpu_measurer.h"
+#include "kas/kas_json.h"
+#include "kas/kas_runner.h"
+#include "ops/operator_json.h"
+#include "probe/backend_probe.h"
+#include "worker/protocol.h"
+
+namespace opevo::kas {
+
+KasLayer kasLayer(const MicroDag& dag, const ConvTarget& target, const LayerSizes& sizes) {
+  return {dag, target, sizes.bindings, sizes.shapes, sizes.flops};
+}
+
+KasMeasurer::KasMeasurer(KasLayer layer, KasMeasurerOptions options)
+    : m_layer(std::move(layer)),
+      m_options(std::move(options)),
+      m_space(kasScheduleSpace(m_layer.target.height, m_layer.target.width)),
+      m_kernelJson(kernelToJson(m_layer.dag)) {
+  if (m_options.cacheDir.empty()) m_options.cacheDir = defaultKernelCacheDir("kas-kernels");
+  std::filesystem::create_directories(m_options.cacheDir);
+  m_bindingsJson = nlohmann::json::object();
+  for (std::size_t s = 0; s < kSymbols; ++s)
+    m_bindingsJson[std::string(symbolName(static_cast<Symbol>(s)))] = m_layer.bindings[s];
+  for (const BackendInfo& b : probeBackends())
+    if (b.name == "cpu" && !b.devices.empty())
+      m_device = b.devices[0].name + ", " + b.devices[0].detail;
+  m_worker = std::make_unique<WorkerClient>(m_options.workerPath);
+}
+
+KasMeasurer::~KasMeasurer() = default;
+
+std::string KasMeasurer::label() const {
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(m_layer.dag.canonicalHash()));
+  return std::string("cpu: kas kernel ") + hash + " at " + m_layer.target.name + " (" + m_device +
+         ")";
+}
+
+std::string KasMeasurer::source(const Config& config) const {
+  return generateKasCpuKernel(m_layer.dag, m_layer.dims, kasSchedule(m_space, config));
+}
+
+void KasMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
+  // Built first, timed after: timing never shares the cores with a compiler (as CpuMeasurer).
+  std::vector<CompileResult> built(configs.size());
+  compileThenUse<CompileResult>(
+      configs.size(), m_options.compileThreads,
+      [&](std::size_t i) {
+        CompileResult r;
+        try {
+          const std::string text = source(configs[i]);
+          CpuCompilerOptions build;
+          build.timeoutSeconds = m_options.compileTimeoutSeconds;
+          r = compileCpuKernel(text, m_options.cacheDir,
+                               "kas" + std::to_string(std::hash<std::string>{}(text)), build);
+        } catch (const std::exception& e) {
+          r.ok = false;
+          r.log = e.what();
+        }
+        return r;
+      },
+      [&](std::size_t i, CompileResult& r) { built[i] = std::move(r); });
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    Measurement m;
+    if (!built[i].ok) {
+      m.status = TrialStatus::CompileError;
+      m.message = built[i].log.substr(0, 2000);
+    } else {
+      nlohmann::json request =
+          kasRequest(m_kernelJson, m_bindingsJson, built[i].path, "opevo_kas_kernel");
+      request["timing"] = timingToJson(m_options.timing);
+      m = measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
+      if (m.status == TrialStatus::Ok && m.medianMs > 0)
+        m.speed = m_layer.flops / (m.medianMs * 1e9);
+    }
+    m.compileMs = built[i].seconds * 1e3;
+    done(i, m);
+  }
+}
+
+std::vector<Measurement> KasMeasurer::measure(const std::vector<Config>& configs) {
+  return collectEach(configs);
+}
+
+std::optional<Measurer::Reference> KasMeasurer::reference() {
+  OperatorSpec conv;
+  conv.name = m_layer.target.name;
+  conv.kind = OpKind::Conv2D;
+  conv.inChannels = conv.outChannels = m_layer.target.channels;
+  conv.height = m_layer.target.height;
+  conv.width = m_layer.target.width;
+  conv.kernelH = m_layer.target.kernelH;
+  conv.kernelW = m_layer.target.kernelW;
+  conv.pad = m_layer.target.kernelH / 2;
+  const auto reply = m_worker->call({{"cmd", "reference"},
+                                     {"backend", "cpu"},
+                                     {"op", operatorToJson(conv)},
+                                     {"timing", timingToJson(m_options.timing)}},
+                                    std::max(60.0, m_options.timeoutSeconds));
+  if (!reply.ok || !reply.body.value("ok", false)) return std::nullopt;
+  Measurement m = measurementFromJson(reply.body["measurement"]);
+  if (m.medianMs > 0) m.speed = m_layer.flops / (m.medianMs * 1e9);
+  return Reference{reply.body.value("library", std::string("reference")) + " convolution of " +
+                       m_layer.target.name,
+                   m};
+}
+
+}  // namespace opevo::kas

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cpu/cpu_runner.h"
+#include "engine/measurement.h"
+#include "kas/budget_solver.h"
+#include "kas/kas_codegen.h"
+#include "worker/worker_client.h"
+
+namespace opevo::kas {
+
+// A Canvas kernel at one replaced layer, its free sizes solved.
+struct KasLayer {
+  MicroDag dag;
+  ConvTarget target;
+  Bindings bindings{};
+  std::vector<std::vector<std::int64_t>> dims;  // every node's shape there
+  double flops = 0;                             // the kernel's, at this layer
+};
+KasLayer kasLayer(const MicroDag& dag, const ConvTarget& target, const LayerSizes& sizes);
+
+struct KasMeasurerOptions {
+  int compileThreads = 2;
+  double compileTimeoutSeconds = 20;
+  double timeoutSeconds = 20;  // per trial, in the worker
+  TimingOptions timing;
+  std::string cacheDir;  // empty: defaultKernelCacheDir("kas-kernels")
+  std::string workerPath = WorkerClient::defaultWorkerPath();
+};
+
+// Measures schedules (kasScheduleSpace) of one kernel at one layer for real on this CPU: the fused
+// kernel is generated and built here, verified against the primitive-by-primitive reference and
+// timed in opevo-worker. Speed is the kernel's FLOPs per second. The reference is oneDNN's (or
+// the plain loop nest's) convolution of the replaced layer, its speed given as the kernel's FLOPs
+// over the convolution's time so that the two compare as times do.
+class KasMeasurer final : public Measurer {
+ public:
+  explicit KasMeasurer(KasLayer layer, KasMeasurerOptions options = {});
+  ~KasMeasurer() override;
+
+  const SearchSpace& space() const { return m_space; }
+  std::string label() const override;
+  std::string device() const override { return m_device; }
+  bool isReplay() const override { return false; }
+  std::string speedUnit() const override { return "TFLOPS"; }
+  std::vector<Measurement> measure(const std::vector<Config>& configs) override;
+  void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override;
+  std::optional<Reference> reference() override;
+
+  // The generated source of a schedule (for export and the GUI).
+  std::string source(const Config& config) const;
+
+ private:
+  KasLayer m_layer;
+  KasMeasurerOptions m_options;
+  SearchSpace m_space;
+  nlohmann::json m_kernelJson, m_bindingsJson;
+  std::string m_device;
+  std::unique_ptr<WorkerClient> m_worker;
+};
+
+}  // namespace opevo::kas

@@ -1,0 +1,60 @@
+#include "kas/kas_tuning.h"
+
+#include "engine/engine.h"
+
+namespace opevo::kas {
+
+namespace {
+
+class CurveObserver final : public EngineObserver {
+ public:
+  CurveObserver(KasTuneResult& result, const KasTuneOptions& options)
+      : m_result(result), m_options(options) {}
+  void trialMeasured(const TrialEvent& trial, const EngineProgress&) override {
+    const Measurement& m = trial.record.measurement;
+    double best = m_result.bestCurveMs.empty() ? 0 : m_result.bestCurveMs.back();
+    if (m.status == TrialStatus::Ok && m.medianMs > 0 && (best == 0 || m.medianMs < best))
+      best = m.medianMs;
+    m_result.bestCurveMs.push_back(best);
+    if (m_options.progress) m_options.progress(static_cast<int>(m_result.bestCurveMs.size()), best);
+  }
+
+ private:
+  KasTuneResult& m_result;
+  const KasTuneOptions& m_options;
+};
+
+}  // namespace
+
+KasTuneResult tuneKasLayer(KasMeasurer& measurer, const KasTuneOptions& options) {
+  KasTuneResult result;
+  result.algorithm = options.algorithm;
+  const SearchSpace& space = measurer.space();
+  if (const auto ref = measurer.reference()) {
+    result.referenceMs = ref->measurement.medianMs;
+    result.referenceLibrary = ref->library;
+  }
+  if (space.startPoint()) {
+    const Measurement m = measurer.measure({*space.startPoint()}).front();
+    if (m.status == TrialStatus::Ok) result.defaultMs = m.medianMs;
+  }
+  Engine engine(space, measurer);
+  RunPlan plan;
+  plan.algorithm = options.algorithm;
+  plan.seed = options.seed;
+  plan.budget.trials = options.trials;
+  const int index = engine.addRun(std::move(plan));
+  CurveObserver curve(result, options);
+  engine.addObserver(curve);
+  engine.run();
+  const RunState& run = engine.runs()[static_cast<std::size_t>(index)];
+  result.trials = run.trials;
+  if (run.bestConfig && run.best > 0) {
+    result.bestSchedule = space.format(*run.bestConfig);
+    result.bestMs = measurer.measure({*run.bestConfig}).front().medianMs;
+    result.bestSource = measurer.source(*run.bestConfig);
+  }
+  return result;
+}
+
+}  // namespace opevo::kas
