@@ -30,5 +30,7 @@ void addExportT4Command(CLI::App& app);
 void addT1Command(CLI::App& app);
 void addNetCommands(CLI::App& app);
 void addKasCommands(CLI::App& app);
+// kas search, searches, report and train (kas_search_command.cpp), under `kas`.
+void addKasSearchCommands(CLI::App* kas);
 
 }  // namespace opevo::cli

@@ -11,6 +11,7 @@
 #include "kas/conv_targets.h"
 #include "kas/kas_json.h"
 #include "kas/kas_tuning.h"
+#include "kas/kernel_fit.h"
 #include "kas/sampler.h"
 #include "net/network_json.h"
 
@@ -57,23 +58,12 @@ std::optional<kas::Solution> fit(const kas::MicroDag& dag,
                                  const std::vector<kas::ConvTarget>& targets,
                                  const std::vector<std::int64_t>& order, const kas::Budget& budget,
                                  std::string* why) {
-  for (std::int64_t g : order) {
-    kas::SolveResult r = kas::solveBudget(dag, targets, g, budget);
-    if (r.solution) return r.solution;
-    if (why) *why = r.error;
-  }
-  return std::nullopt;
+  auto f = kas::fitKernel(dag, {targets}, order, budget, why);
+  if (!f) return std::nullopt;
+  return std::move(f->solutions.front());
 }
 
-std::vector<std::int64_t> groupOrder(const std::vector<kas::ConvTarget>& targets,
-                                     std::int64_t fixed, Rng* rng) {
-  if (fixed > 0) return {fixed};
-  std::vector<std::int64_t> order = kas::groupChoices(targets);
-  if (order.empty()) order.push_back(1);
-  if (rng)
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng->below(i)]);
-  return order;
-}
+using kas::groupOrder;
 
 std::string summary(const kas::MicroDag& dag) {
   std::string s;
@@ -297,8 +287,9 @@ void addKasOptions(CLI::App* c, KasOptions& o) {
 }  // namespace
 
 void addKasCommands(CLI::App& app) {
-  CLI::App* kas = app.add_subcommand(
-      "kas", "Kernel architecture search (Canvas): sample, show and solve micro-DAG kernels");
+  CLI::App* kas = app.add_subcommand("kas",
+                                     "Kernel architecture search (Canvas): sample, solve, tune, "
+                                     "train and search micro-DAG kernels");
   kas->require_subcommand(1);
 
   static SampleOptions sample;
@@ -342,6 +333,8 @@ void addKasCommands(CLI::App& app) {
   tu->add_option("--algo", tune.algo, "Tuning algorithm (opevo tuners)")->capture_default_str();
   tu->add_option("--seed", tune.seed, "Seed")->capture_default_str();
   tu->callback([] { runTune(tune); });
+
+  addKasSearchCommands(kas);
 }
 
 }  // namespace opevo::cli

@@ -78,4 +78,43 @@ struct NetworkUnitRow {
   int trials = 0;  // measured in that unit
 };
 
+// A Canvas kernel search (opevo kas search): the network whose convolutions the kernels replace,
+// every setting (budget, seed, candidates, tuning trials, training schedule) and the baseline
+// (the unmodified backbone's accuracy and curve) once it was trained.
+struct KasSearchRecord {
+  std::int64_t id = 0;
+  std::string network;
+  std::string settingsJson;
+  RunStatus status = RunStatus::Running;
+  std::string started;
+  std::string ended;
+  std::string baselineJson;
+};
+
+// How far a candidate got: sampled and solved, its schedules tuned for speed, trained for
+// accuracy; or failed on the way (message says where).
+enum class KasStage { Sampled, Tuned, Trained, Failed };
+const EnumNames<KasStage, 4>& kasStageNames();
+
+struct KasCandidateRow {
+  std::int64_t searchId = 0;
+  int seq = 0;  // 1-based, in the order the search sampled them
+  std::string hash;
+  std::string kernelJson;  // the kernel file's contents
+  std::int64_t groups = 1;
+  KasStage stage = KasStage::Sampled;
+  double flopsRatio = 0, paramsRatio = 0;  // of the replaced convolutions'
+  std::optional<double> kernelMs, convMs;  // the network's replaced layers, summed with counts
+  std::optional<double> accuracy;
+  bool stoppedEarly = false;
+  double tuneSeconds = 0, trainSeconds = 0;
+  std::string tuningJson;    // per layer: schedule, times, best-time curve
+  std::string trainingJson;  // the training program's result
+  std::string message;
+  std::optional<double> speedup() const {
+    if (!kernelMs || !convMs || *kernelMs <= 0) return std::nullopt;
+    return *convMs / *kernelMs;
+  }
+};
+
 }  // namespace opevo

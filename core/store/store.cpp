@@ -92,8 +92,40 @@ const char* const kNetworkTables = R"sql(
       PRIMARY KEY (network_id, seq));
     )sql";
 
+// Schema 4 adds Canvas's kernel searches: a search's settings and baseline, and every candidate
+// it sampled with how far it got (tuned for speed, trained for accuracy) and its figures.
+const char* const kKasTables = R"sql(
+    CREATE TABLE kas_searches (
+      id INTEGER PRIMARY KEY,
+      network TEXT NOT NULL,
+      settings_json TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('running','finished','interrupted','failed')),
+      started TEXT NOT NULL,
+      ended TEXT NOT NULL DEFAULT '',
+      baseline_json TEXT NOT NULL DEFAULT '');
+    CREATE TABLE kas_candidates (
+      search_id INTEGER NOT NULL REFERENCES kas_searches(id),
+      seq INTEGER NOT NULL,
+      hash TEXT NOT NULL,
+      kernel_json TEXT NOT NULL,
+      groups INTEGER NOT NULL,
+      stage TEXT NOT NULL CHECK (stage IN ('sampled','tuned','trained','failed')),
+      flops_ratio REAL NOT NULL,
+      params_ratio REAL NOT NULL,
+      kernel_ms REAL,
+      conv_ms REAL,
+      accuracy REAL,
+      stopped_early INTEGER NOT NULL DEFAULT 0,
+      tune_seconds REAL NOT NULL DEFAULT 0,
+      train_seconds REAL NOT NULL DEFAULT 0,
+      tuning_json TEXT NOT NULL DEFAULT '',
+      training_json TEXT NOT NULL DEFAULT '',
+      message TEXT NOT NULL DEFAULT '',
+      PRIMARY KEY (search_id, seq));
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
-const std::string kSchema = std::string(kSchemaV2) + kNetworkTables;
+const std::string kSchema = std::string(kSchemaV2) + kNetworkTables + kKasTables;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -160,6 +192,8 @@ const Migration kMigrations[] = {
     )sql"},
     // 2 -> 3: networks; nothing moves.
     {"", kNetworkTables, ""},
+    // 3 -> 4: Canvas's kernel searches; nothing moves.
+    {"", kKasTables, ""},
 };
 
 std::string inQuotes(const std::string& path) {

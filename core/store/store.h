@@ -18,7 +18,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens (creating it and its folder when missing) and migrates to kSchemaVersion.
   explicit Store(const std::string& path);
@@ -68,6 +68,17 @@ class Store {
   std::optional<NetworkRecord> network(std::int64_t networkId) const;
   std::vector<NetworkRecord> networks() const;
   std::vector<NetworkUnitRow> networkUnits(std::int64_t networkId) const;
+
+  // Canvas's kernel searches (kas_store.cpp).
+  std::int64_t createKasSearch(const KasSearchRecord& search);
+  void setKasSearchStatus(std::int64_t searchId, RunStatus status);
+  void setKasSearchBaseline(std::int64_t searchId, const std::string& baselineJson);
+  // Inserts the candidate, or replaces the row of the same (search, seq): a candidate is written
+  // again as it moves on from sampled to tuned to trained. Commits at once.
+  void putKasCandidate(const KasCandidateRow& candidate);
+  std::optional<KasSearchRecord> kasSearch(std::int64_t searchId) const;
+  std::vector<KasSearchRecord> kasSearches() const;
+  std::vector<KasCandidateRow> kasCandidates(std::int64_t searchId) const;
 
   static std::string nowUtc();
 

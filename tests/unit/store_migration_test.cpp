@@ -131,7 +131,7 @@ TEST(StoreMigration, AVersion2DatabaseGainsTheNetworkTablesAndKeepsItsRuns) {
   ASSERT_EQ(userVersion(path), 2);
   {
     Store store(path);
-    EXPECT_EQ(userVersion(path), 3);
+    EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
     const auto runs = store.runs();
     ASSERT_EQ(runs.size(), 2u);
     EXPECT_EQ(runs[0].backend, "replay");
@@ -153,6 +153,38 @@ TEST(StoreMigration, AVersion2DatabaseGainsTheNetworkTablesAndKeepsItsRuns) {
   ASSERT_EQ(again.networks().size(), 1u);
   EXPECT_EQ(again.network(1)->taskRuns, std::vector<std::int64_t>{2});
   EXPECT_EQ(again.networkUnits(1).front().trials, 3);
+  fs::remove_all(dir);
+}
+
+// tests/data/opevo-v3.db was written by the release before schema 4 (commit 0562c8a): one replay
+// run of 20 trials on Kernel Tuner's GEMM cache of the RTX 2080 Ti, finished.
+TEST(StoreMigration, AVersion3DatabaseGainsTheKernelSearchTablesAndKeepsItsRun) {
+  char pattern[] = "/tmp/opevo-migrate3-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string path = (dir / "opevo.db").string();
+  fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v3.db", path);
+  ASSERT_EQ(userVersion(path), 3);
+  {
+    Store store(path);
+    EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(store.trials(runs[0].id).size(), 20u);
+    EXPECT_TRUE(store.kasSearches().empty());
+    KasSearchRecord s;
+    s.network = "resnet18";
+    s.settingsJson = "{}";
+    const std::int64_t id = store.createKasSearch(s);
+    KasCandidateRow c;
+    c.searchId = id;
+    c.seq = 1;
+    c.hash = "00ff";
+    c.kernelJson = "{}";
+    store.putKasCandidate(c);
+  }
+  Store again(path);
+  ASSERT_EQ(again.kasSearches().size(), 1u);
+  EXPECT_EQ(again.kasCandidates(1).front().hash, "00ff");
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,375 @@
+// opevo kas search | searches | report | train: Canvas's loop, its stored results, and one
+// kernel's training on its own.
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "kas/kas_json.h"
+#include "kas/kas_search.h"
+#include "kas/pareto.h"
+
+namespace opevo::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void onInterrupt(int) {
+  g_stop = true;
+}
+
+struct SearchOptions {
+  kas::KasSearchSettings settings;
+  std::int64_t resume = 0;
+  std::string db;
+  bool json = false;
+};
+
+std::string fmt(const std::optional<double>& v, const char* format, const char* none = "-") {
+  if (!v) return none;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, *v);
+  return buf;
+}
+
+double baselineAccuracy(const KasSearchRecord& r) {
+  const auto j = nlohmann::json::parse(r.baselineJson, nullptr, false);
+  return j.is_object() ? j.value("accuracy", 0.0) : 0.0;
+}
+
+// The candidates that were trained, as points, and which of them form the front.
+struct Front {
+  std::vector<KasCandidateRow> trained;
+  std::vector<std::size_t> indices;
+};
+Front frontOf(const std::vector<KasCandidateRow>& all) {
+  Front f;
+  std::vector<kas::ParetoPoint> points;
+  for (const auto& c : all)
+    if (c.stage == KasStage::Trained && c.accuracy && c.speedup()) {
+      f.trained.push_back(c);
+      points.push_back({*c.speedup(), *c.accuracy});
+    }
+  f.indices = kas::paretoFront(points);
+  return f;
+}
+
+nlohmann::json candidateJson(const KasCandidateRow& c) {
+  nlohmann::json j = {{"seq", c.seq},
+                      {"hash", c.hash},
+                      {"stage", std::string(kasStageNames().name(c.stage))},
+                      {"groups", c.groups},
+                      {"flops_ratio", c.flopsRatio},
+                      {"params_ratio", c.paramsRatio},
+                      {"stopped_early", c.stoppedEarly},
+                      {"tune_seconds", c.tuneSeconds},
+                      {"train_seconds", c.trainSeconds},
+                      {"message", c.message}};
+  j["kernel_ms"] = c.kernelMs ? nlohmann::json(*c.kernelMs) : nlohmann::json();
+  j["conv_ms"] = c.convMs ? nlohmann::json(*c.convMs) : nlohmann::json();
+  j["speedup"] = c.speedup() ? nlohmann::json(*c.speedup()) : nlohmann::json();
+  j["accuracy"] = c.accuracy ? nlohmann::json(*c.accuracy) : nlohmann::json();
+  return j;
+}
+
+void printReport(Store& store, std::int64_t id, bool json) {
+  const auto r = store.kasSearch(id);
+  if (!r) throw InputError("no kernel search " + std::to_string(id) + " in " + store.path());
+  const auto all = store.kasCandidates(id);
+  const double base = baselineAccuracy(*r);
+  const Front front = frontOf(all);
+  const auto best = kas::bestWithinLoss(all, base, 0.01);
+  double sampleS = 0, tuneS = 0, trainS = 0;
+  if (const auto b = nlohmann::json::parse(r->baselineJson, nullptr, false); b.is_object()) {
+    sampleS = b.value("sample_seconds", 0.0);
+    trainS = b.value("seconds", 0.0);
+  }
+  for (const auto& c : all) {
+    tuneS += c.tuneSeconds;
+    trainS += c.trainSeconds;
+  }
+  if (json) {
+    nlohmann::json out = {{"search", id},
+                          {"network", r->network},
+                          {"status", std::string(runStatusName(r->status))},
+                          {"baseline_accuracy", base},
+                          {"seconds", {{"sample", sampleS}, {"tune", tuneS}, {"train", trainS}}},
+                          {"candidates", nlohmann::json::array()},
+                          {"pareto", nlohmann::json::array()}};
+    for (const auto& c : all) out["candidates"].push_back(candidateJson(c));
+    for (std::size_t i : front.indices) out["pareto"].push_back(front.trained[i].seq);
+    out["best_within_1pt"] = best ? candidateJson(*best) : nlohmann::json();
+    std::cout << out.dump() << "\n";
+    return;
+  }
+  std::size_t trained = 0, failed = 0;
+  for (const auto& c : all) {
+    trained += c.stage == KasStage::Trained;
+    failed += c.stage == KasStage::Failed;
+  }
+  std::printf("kernel search %lld on %s: %s, %zu candidates (%zu trained, %zu failed)\n",
+              static_cast<long long>(id), r->network.c_str(),
+              std::string(runStatusName(r->status)).c_str(), all.size(), trained, failed);
+  std::printf("baseline (standard convolutions) accuracy %.2f%%\n", base * 100);
+  std::printf("time: sampling %.1f s, tuning %.1f s, training %.1f s\n", sampleS, tuneS, trainS);
+  std::printf("\n%4s  %-16s %5s %7s %10s %10s %8s %9s  %s\n", "seq", "kernel", "G", "FLOPs",
+              "kernel ms", "conv ms", "speed-up", "accuracy", "");
+  for (const auto& c : all) {
+    bool onFront = false;
+    for (std::size_t i : front.indices) onFront |= front.trained[i].seq == c.seq;
+    std::string note = onFront ? "pareto" : "";
+    if (c.stoppedEarly) note += std::string(note.empty() ? "" : ", ") + "stopped early";
+    if (!c.message.empty()) note += std::string(note.empty() ? "" : ", ") + c.message;
+    std::printf("%4d  %-16s %5lld %6.0f%% %10s %10s %8s %9s  %s\n", c.seq, c.hash.c_str(),
+                static_cast<long long>(c.groups), c.flopsRatio * 100,
+                fmt(c.kernelMs, "%.3f").c_str(), fmt(c.convMs, "%.3f").c_str(),
+                fmt(c.speedup(), "%.2fx").c_str(),
+                fmt(c.accuracy ? std::optional(*c.accuracy * 100) : std::nullopt, "%.2f%%").c_str(),
+                note.c_str());
+  }
+  std::printf("\nPareto front (speed-up, accuracy):");
+  for (std::size_t i : front.indices)
+    std::printf(" #%d (%.2fx, %.2f%%)", front.trained[i].seq, *front.trained[i].speedup(),
+                *front.trained[i].accuracy * 100);
+  std::printf("%s\n", front.indices.empty() ? " none yet" : "");
+  if (best)
+    std::printf(
+        "best within 1 point of the baseline: #%d %s, %.2fx faster, %.2f%% (baseline "
+        "%.2f%%)\n",
+        best->seq, best->hash.c_str(), *best->speedup(), *best->accuracy * 100, base * 100);
+  else
+    std::printf("no trained kernel is within 1 point of the baseline yet\n");
+}
+
+class PrintingObserver final : public kas::KasSearchObserver {
+ public:
+  explicit PrintingObserver(int total) : m_total(total) {}
+  void baselineTrained(const kas::TrainResult& r) override {
+    std::fprintf(stderr, "baseline: accuracy %.2f%% in %.1f s\n", r.accuracy * 100, r.seconds);
+  }
+  void candidateUpdated(const KasCandidateRow& c) override {
+    std::fprintf(stderr, "\r%80s\r", "");
+    switch (c.stage) {
+      case KasStage::Sampled:
+        std::fprintf(stderr, "[%d/%d] %s: G=%lld, %.0f%% of the FLOPs\n", c.seq, m_total,
+                     c.hash.c_str(), static_cast<long long>(c.groups), c.flopsRatio * 100);
+        break;
+      case KasStage::Tuned:
+        std::fprintf(stderr, "[%d/%d]   tuned in %.0f s: %.3f ms against %.3f ms, %.2fx%s%s\n",
+                     c.seq, m_total, c.tuneSeconds, *c.kernelMs, *c.convMs, *c.speedup(),
+                     c.message.empty() ? "" : "; ", c.message.c_str());
+        break;
+      case KasStage::Trained:
+        std::fprintf(stderr, "[%d/%d]   trained in %.0f s: accuracy %.2f%%%s\n", c.seq, m_total,
+                     c.trainSeconds, *c.accuracy * 100, c.stoppedEarly ? " (stopped early)" : "");
+        break;
+      case KasStage::Failed:
+        std::fprintf(stderr, "[%d/%d]   failed: %s\n", c.seq, m_total, c.message.c_str());
+        break;
+    }
+  }
+  void note(const std::string& text) override { std::fprintf(stderr, "%s\n", text.c_str()); }
+  void stepProgress(int seq, const std::string& what) override {
+    std::fprintf(stderr, "\r[%d/%d]   %-60s", seq, m_total, what.c_str());
+  }
+
+ private:
+  int m_total;
+};
+
+void runSearch(SearchOptions& o) {
+  Store store(o.db.empty() ? Store::defaultPath() : o.db);
+  std::unique_ptr<kas::KasSearch> search =
+      o.resume > 0 ? std::make_unique<kas::KasSearch>(store, o.resume)
+                   : std::make_unique<kas::KasSearch>(store, o.settings);
+  const auto& s = search->settings();
+  if (!o.json)
+    std::fprintf(stderr,
+                 "kernel search %lld: %d candidates on %s, FLOPs and weights within %.0f%% and "
+                 "%.0f%%, %d trials per layer, %d epochs on %d images%s\n",
+                 static_cast<long long>(search->id()), s.candidates, s.network.c_str(),
+                 s.budget.flops * 100, s.budget.params * 100, s.trials, s.training.epochs,
+                 s.training.trainImages, o.resume > 0 ? " (resumed)" : "");
+  PrintingObserver printer(s.candidates);
+  g_stop = false;
+  std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
+  const RunStatus status = search->run(o.json ? nullptr : &printer, &g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (!o.json) std::fprintf(stderr, "\n");
+  printReport(store, search->id(), o.json);
+  if (status == RunStatus::Interrupted)
+    throw RunFailed("kernel search " + std::to_string(search->id()) +
+                    " interrupted (continue it with opevo kas search --resume " +
+                    std::to_string(search->id()) + ")");
+  if (status == RunStatus::Failed)
+    throw RunFailed("kernel search " + std::to_string(search->id()) + " failed");
+}
+
+void runSearches(const std::string& db, bool json) {
+  Store store(db.empty() ? Store::defaultPath() : db);
+  nlohmann::json out = nlohmann::json::array();
+  if (!json)
+    std::printf("%4s  %-10s %-12s %-24s %10s %8s %9s\n", "id", "network", "status", "started",
+                "candidates", "trained", "baseline");
+  for (const auto& r : store.kasSearches()) {
+    const auto all = store.kasCandidates(r.id);
+    std::size_t trained = 0;
+    for (const auto& c : all) trained += c.stage == KasStage::Trained;
+    const double base = baselineAccuracy(r);
+    if (json) {
+      out.push_back({{"id", r.id},
+                     {"network", r.network},
+                     {"status", std::string(runStatusName(r.status))},
+                     {"started", r.started},
+                     {"candidates", all.size()},
+                     {"trained", trained},
+                     {"baseline_accuracy", base}});
+    } else {
+      std::printf("%4lld  %-10s %-12s %-24s %10zu %8zu %8.2f%%\n", static_cast<long long>(r.id),
+                  r.network.c_str(), std::string(runStatusName(r.status)).c_str(),
+                  r.started.c_str(), all.size(), trained, base * 100);
+    }
+  }
+  if (json) std::cout << out.dump() << "\n";
+}
+
+struct TrainOptions {
+  std::string file;
+  bool baseline = false;
+  kas::TrainRequest request;
+  std::string curve;
+  bool json = false;
+};
+
+void runTrain(TrainOptions& o) {
+  kas::TrainRequest q = o.request;
+  if (!o.baseline) {
+    if (o.file.empty()) throw InputError("give a kernel file, or --baseline");
+    q.kernelJson = kas::kernelToJson(kas::loadKernel(o.file)).dump();
+  }
+  if (!o.curve.empty()) {
+    std::stringstream in(o.curve);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      try {
+        q.referenceCurve.push_back(std::stod(item));
+      } catch (const std::exception&) {
+        throw InputError("--reference-curve: '" + item + "' is not a number");
+      }
+    }
+  }
+  std::string why;
+  const auto r = kas::runTraining(q, &why);
+  if (!r) throw RunFailed(why);
+  if (o.json) {
+    std::cout << r->raw.dump() << "\n";
+    return;
+  }
+  std::printf("%s: accuracy %.2f%% after %d of %d epochs in %.1f s%s\n",
+              o.baseline ? "baseline" : o.file.c_str(), r->accuracy * 100, r->epochsRun, q.epochs,
+              r->seconds, r->stoppedEarly ? " (stopped early by Canvas's rule)" : "");
+  std::printf("curve:");
+  for (double a : r->curve) std::printf(" %.2f%%", a * 100);
+  std::printf("\n");
+}
+
+void addTrainingOptions(CLI::App* c, kas::TrainRequest& t) {
+  c->add_option("--epochs", t.epochs, "Training epochs")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  c->add_option("--train-images", t.trainImages, "Fashion-MNIST training images used")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 60000));
+  c->add_option("--test-images", t.testImages, "Test images the accuracy is measured on")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  c->add_option("--batch", t.batch, "Batch size")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  c->add_option("--train-seed", t.seed, "Seed of the training")->capture_default_str();
+  c->add_option("--theta", t.theta, "Canvas's early-stopping strictness")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  c->add_option("--threads", t.threads, "Training threads (default: every core)");
+  c->add_option("--data", t.dataDir,
+                "Fashion-MNIST folder (default: /usr/share/datasets/fashion-mnist, Debian's "
+                "dataset-fashion-mnist)");
+}
+
+}  // namespace
+
+void addKasSearchCommands(CLI::App* kas) {
+  static SearchOptions search;
+  CLI::App* s = kas->add_subcommand(
+      "search", "Canvas's loop: sample kernels, tune each for speed, train each for accuracy");
+  auto& st = search.settings;
+  s->add_option("--network", st.network, "Network whose convolutions are timed")
+      ->capture_default_str();
+  s->add_option("--candidates", st.candidates, "Kernels evaluated")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  s->add_option("--seconds", st.seconds, "Stop after this long (0: no limit)")
+      ->capture_default_str();
+  s->add_option("--flops", st.budget.flops, "FLOPs budget, a fraction of the convolutions'")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-6, 100.0));
+  s->add_option("--params", st.budget.params, "Weights budget, a fraction of the convolutions'")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-6, 100.0));
+  s->add_option("--groups", st.groups, "Group count G (default: tried in turn)");
+  s->add_option("--seed", st.seed, "Seed of the sampler and the tuners")->capture_default_str();
+  s->add_option("--trials", st.trials, "Schedules measured per replaced layer")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  s->add_option("--algo", st.algorithm, "Tuning algorithm (opevo tuners)")->capture_default_str();
+  s->add_option("--min-speedup", st.minSpeedup,
+                "Train only kernels at least this much faster than the convolution")
+      ->capture_default_str();
+  addTrainingOptions(s, st.training);
+  s->add_option("--resume", search.resume, "Continue a stored search (opevo kas searches)");
+  s->add_option("--db", search.db, "The database (default: the user's data directory)");
+  s->add_flag("--json", search.json, "Print one JSON object");
+  s->callback([] { runSearch(search); });
+
+  static std::pair<std::string, bool> list;
+  CLI::App* l = kas->add_subcommand("searches", "The stored kernel searches");
+  l->add_option("--db", list.first, "The database (default: the user's data directory)");
+  l->add_flag("--json", list.second, "Print JSON");
+  l->callback([] { runSearches(list.first, list.second); });
+
+  static std::int64_t reportId = 0;
+  static std::pair<std::string, bool> report;
+  CLI::App* r =
+      kas->add_subcommand("report", "A stored search's candidates, Pareto front and best kernel");
+  r->add_option("id", reportId, "Search id (opevo kas searches)")->required();
+  r->add_option("--db", report.first, "The database (default: the user's data directory)");
+  r->add_flag("--json", report.second, "Print one JSON object");
+  r->callback([] {
+    Store store(report.first.empty() ? Store::defaultPath() : report.first);
+    printReport(store, reportId, report.second);
+  });
+
+  static TrainOptions train;
+  CLI::App* t = kas->add_subcommand(
+      "train", "Train the Fashion-MNIST backbone with a kernel in place of its convolutions");
+  t->add_option("file", train.file, "Kernel file");
+  t->add_flag("--baseline", train.baseline, "Train the backbone with its standard convolutions");
+  t->add_option("--flops", train.request.budget.flops, "FLOPs budget")->capture_default_str();
+  t->add_option("--params", train.request.budget.params, "Weights budget")->capture_default_str();
+  t->add_option("--groups", train.request.groups, "Group count G")->capture_default_str();
+  addTrainingOptions(t, train.request);
+  t->add_option("--reference-curve", train.curve,
+                "Accuracy per epoch of the best result so far (a1,a2,...): stops early below "
+                "Canvas's threshold");
+  t->add_flag("--json", train.json, "Print the training program's JSON");
+  t->callback([] { runTrain(train); });
+}
+
+}  // namespace opevo::cli

@@ -1,0 +1,325 @@
+#include "kas/kas_search.h"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "common/error.h"
+#include "kas/backbone.h"
+#include "kas/conv_targets.h"
+#include "kas/kas_json.h"
+#include "kas/kas_tuning.h"
+#include "kas/kernel_fit.h"
+#include "kas/sampler.h"
+#include "net/network_json.h"
+
+namespace opevo::kas {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string hex(std::uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::vector<ConvTarget> networkTargets(const std::string& network) {
+  auto targets = replaceableConvolutions(net::loadNetwork(network));
+  if (targets.empty())
+    throw InputError(network +
+                     ": no convolution a kernel can replace (C -> C channels, stride 1, "
+                     "a window wider than 1x1)");
+  return targets;
+}
+
+// The curve the next candidate is held to: that of the most accurate full training so far (the
+// baseline's until a candidate beats it).
+std::vector<double> referenceCurve(const nlohmann::json& baseline,
+                                   const std::vector<KasCandidateRow>& done) {
+  std::vector<double> curve;
+  double best = -1;
+  if (baseline.contains("curve")) {
+    curve = baseline["curve"].get<std::vector<double>>();
+    best = baseline.value("accuracy", 0.0);
+  }
+  for (const KasCandidateRow& c : done) {
+    if (c.stage != KasStage::Trained || c.stoppedEarly || !c.accuracy || *c.accuracy <= best)
+      continue;
+    const auto j = nlohmann::json::parse(c.trainingJson, nullptr, false);
+    if (j.is_discarded() || !j.contains("curve")) continue;
+    curve = j["curve"].get<std::vector<double>>();
+    best = *c.accuracy;
+  }
+  return curve;
+}
+
+}  // namespace
+
+nlohmann::json KasSearchSettings::toJson() const {
+  const TrainRequest& t = training;
+  return {{"network", network},
+          {"flops", budget.flops},
+          {"params", budget.params},
+          {"groups", groups},
+          {"candidates", candidates},
+          {"seconds", seconds},
+          {"seed", seed},
+          {"min_primitives", minPrimitives},
+          {"max_primitives", maxPrimitives},
+          {"algorithm", algorithm},
+          {"trials", trials},
+          {"min_speedup", minSpeedup},
+          {"training",
+           {{"epochs", t.epochs},
+            {"train_images", t.trainImages},
+            {"test_images", t.testImages},
+            {"batch", t.batch},
+            {"seed", t.seed},
+            {"threads", t.threads},
+            {"theta", t.theta},
+            {"data", t.dataDir}}}};
+}
+
+KasSearchSettings KasSearchSettings::fromJson(const nlohmann::json& j) {
+  KasSearchSettings s;
+  try {
+    s.network = j.at("network").get<std::string>();
+    s.budget.flops = j.at("flops").get<double>();
+    s.budget.params = j.at("params").get<double>();
+    s.groups = j.at("groups").get<std::int64_t>();
+    s.candidates = j.at("candidates").get<int>();
+    s.seconds = j.at("seconds").get<double>();
+    s.seed = j.at("seed").get<std::uint64_t>();
+    s.minPrimitives = j.at("min_primitives").get<std::size_t>();
+    s.maxPrimitives = j.at("max_primitives").get<std::size_t>();
+    s.algorithm = j.at("algorithm").get<std::string>();
+    s.trials = j.at("trials").get<int>();
+    s.minSpeedup = j.at("min_speedup").get<double>();
+    const auto& t = j.at("training");
+    s.training.epochs = t.at("epochs").get<int>();
+    s.training.trainImages = t.at("train_images").get<int>();
+    s.training.testImages = t.at("test_images").get<int>();
+    s.training.batch = t.at("batch").get<int>();
+    s.training.seed = t.at("seed").get<std::uint64_t>();
+    s.training.threads = t.at("threads").get<int>();
+    s.training.theta = t.at("theta").get<double>();
+    s.training.dataDir = t.at("data").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(std::string("kernel search settings: ") + e.what());
+  }
+  return s;
+}
+
+KasSearch::KasSearch(Store& store, KasSearchSettings settings)
+    : m_store(store), m_settings(std::move(settings)) {
+  networkTargets(m_settings.network);  // a bad network is named before anything is stored
+  KasSearchRecord r;
+  r.network = m_settings.network;
+  r.settingsJson = m_settings.toJson().dump();
+  m_id = m_store.createKasSearch(r);
+}
+
+KasSearch::KasSearch(Store& store, std::int64_t searchId) : m_store(store), m_id(searchId) {
+  const auto r = m_store.kasSearch(searchId);
+  if (!r) throw InputError("no kernel search " + std::to_string(searchId) + " in " + store.path());
+  const auto j = nlohmann::json::parse(r->settingsJson, nullptr, false);
+  if (j.is_discarded())
+    throw InputError("kernel search " + std::to_string(searchId) + ": its settings are not JSON");
+  m_settings = KasSearchSettings::fromJson(j);
+}
+
+RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* stop) {
+  KasSearchObserver silent;
+  KasSearchObserver& obs = observer ? *observer : silent;
+  const KasSearchSettings& s = m_settings;
+  const auto start = Clock::now();
+  const auto stopping = [&] {
+    return (stop && stop->load()) || (s.seconds > 0 && since(start) >= s.seconds);
+  };
+  m_store.setKasSearchStatus(m_id, RunStatus::Running);
+
+  const std::vector<ConvTarget> netTargets = networkTargets(s.network);
+  const std::vector<ConvTarget> trainTargets = backboneTargets();
+  std::vector<ConvTarget> all = netTargets;
+  all.insert(all.end(), trainTargets.begin(), trainTargets.end());
+
+  // Sampling is repeated in full on a resume: the same seed gives the same kernels in the same
+  // order (the accept test, and the group order it draws, are deterministic too).
+  const auto sampleStart = Clock::now();
+  SamplerOptions options;
+  options.minPrimitives = s.minPrimitives;
+  options.maxPrimitives = s.maxPrimitives;
+  Rng groupRng(s.seed ^ 0x6b6173ULL);
+  std::map<std::uint64_t, KernelFit> fits;
+  const std::size_t wanted = s.candidates > 0 ? static_cast<std::size_t>(s.candidates) : 2000;
+  const auto kernels = sampleDistinct(s.seed, wanted, options, [&](const MicroDag& dag) {
+    auto f =
+        fitKernel(dag, {netTargets, trainTargets}, groupOrder(all, s.groups, &groupRng), s.budget);
+    if (f) fits[dag.canonicalHash()] = std::move(*f);
+    return f.has_value();
+  });
+  const double sampleSeconds = since(sampleStart);
+  if (kernels.empty()) {
+    obs.note("no kernel fits " + s.network + " and the backbone within the budget");
+    m_store.setKasSearchStatus(m_id, RunStatus::Failed);
+    return RunStatus::Failed;
+  }
+
+  std::vector<KasCandidateRow> done = m_store.kasCandidates(m_id);
+  std::map<int, KasCandidateRow> stored;
+  for (const auto& c : done) stored[c.seq] = c;
+
+  nlohmann::json baseline =
+      nlohmann::json::parse(m_store.kasSearch(m_id)->baselineJson, nullptr, false);
+  if (baseline.is_discarded() || !baseline.contains("accuracy")) {
+    obs.note("training the baseline backbone");
+    std::string why;
+    const auto b = runTraining(s.training, &why, stop);
+    if (!b) {
+      obs.note(why);
+      const RunStatus status = stop && stop->load() ? RunStatus::Interrupted : RunStatus::Failed;
+      m_store.setKasSearchStatus(m_id, status);
+      return status;
+    }
+    baseline = {{"accuracy", b->accuracy},
+                {"curve", b->curve},
+                {"seconds", b->seconds},
+                {"sample_seconds", sampleSeconds},
+                {"result", b->raw}};
+    m_store.setKasSearchBaseline(m_id, baseline.dump());
+    obs.baselineTrained(*b);
+  }
+
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const int seq = static_cast<int>(i) + 1;
+    KasCandidateRow c;
+    if (auto it = stored.find(seq); it != stored.end()) {
+      c = it->second;
+      const bool finished = c.stage == KasStage::Trained || c.stage == KasStage::Failed ||
+                            (c.stage == KasStage::Tuned && c.speedup().value_or(0) < s.minSpeedup);
+      if (finished) continue;
+    }
+    if (stopping()) break;
+    const MicroDag& dag = kernels[i];
+    const KernelFit& fit = fits.at(dag.canonicalHash());
+    const Solution& speed = fit.solutions[0];
+    if (c.seq == 0) {
+      c.searchId = m_id;
+      c.seq = seq;
+      c.hash = hex(dag.canonicalHash());
+      c.kernelJson = kernelToJson(dag).dump();
+      c.groups = fit.groups;
+      c.flopsRatio = speed.convFlops > 0 ? speed.flops / speed.convFlops : 0;
+      c.paramsRatio = speed.convParams > 0 ? speed.params / speed.convParams : 0;
+      m_store.putKasCandidate(c);
+      obs.candidateUpdated(c);
+    }
+
+    if (c.stage == KasStage::Sampled) {
+      const auto tuneStart = Clock::now();
+      nlohmann::json layers = nlohmann::json::array();
+      double kernelMs = 0, convMs = 0;
+      std::string failure;
+      for (std::size_t t = 0; t < netTargets.size() && failure.empty(); ++t) {
+        const ConvTarget& target = netTargets[t];
+        try {
+          KasMeasurer measurer(kasLayer(dag, target, speed.layers[t]));
+          KasTuneOptions o;
+          o.algorithm = s.algorithm;
+          o.trials = s.trials;
+          o.seed = s.seed + static_cast<std::uint64_t>(seq);
+          o.progress = [&](int trial, double best) {
+            char text[160];
+            std::snprintf(text, sizeof text, "%s: trial %d, best %.4f ms", target.name.c_str(),
+                          trial, best);
+            obs.stepProgress(seq, text);
+          };
+          const KasTuneResult r = tuneKasLayer(measurer, o);
+          if (r.bestMs <= 0 || r.referenceMs <= 0) {
+            failure = target.name + ": no schedule of the kernel was verified";
+            break;
+          }
+          const auto weight = static_cast<double>(target.count);
+          kernelMs += weight * r.bestMs;
+          convMs += weight * r.referenceMs;
+          layers.push_back({{"layer", target.name},
+                            {"count", target.count},
+                            {"schedule", r.bestSchedule},
+                            {"ms", r.bestMs},
+                            {"default_ms", r.defaultMs},
+                            {"conv_ms", r.referenceMs},
+                            {"conv", r.referenceLibrary},
+                            {"trials", r.trials},
+                            {"curve_ms", r.bestCurveMs}});
+        } catch (const std::exception& e) {
+          failure = target.name + ": " + e.what();
+        }
+      }
+      c.tuneSeconds = since(tuneStart);
+      c.tuningJson = layers.dump();
+      if (failure.empty()) {
+        c.stage = KasStage::Tuned;
+        c.kernelMs = kernelMs;
+        c.convMs = convMs;
+      } else {
+        c.stage = KasStage::Failed;
+        c.message = failure;
+      }
+      m_store.putKasCandidate(c);
+      obs.candidateUpdated(c);
+      if (c.stage == KasStage::Failed) continue;
+    }
+
+    if (c.speedup().value_or(0) < s.minSpeedup) {
+      c.message = "slower than --min-speedup: not trained";
+      m_store.putKasCandidate(c);
+      obs.candidateUpdated(c);
+      continue;
+    }
+    if (stopping()) break;
+    TrainRequest q = s.training;
+    q.kernelJson = c.kernelJson;
+    q.groups = c.groups;
+    q.budget = s.budget;
+    q.referenceCurve = referenceCurve(baseline, m_store.kasCandidates(m_id));
+    std::string why;
+    const auto trainStart = Clock::now();
+    const auto r = runTraining(q, &why, stop);
+    if (!r && stop && stop->load()) break;  // stays tuned: the resume trains it
+    c.trainSeconds = since(trainStart);
+    if (r) {
+      c.stage = KasStage::Trained;
+      c.accuracy = r->accuracy;
+      c.stoppedEarly = r->stoppedEarly;
+      c.trainingJson = r->raw.dump();
+      if (r->diverged) c.message = "training diverged";
+    } else {
+      c.stage = KasStage::Failed;
+      c.message = why;
+    }
+    m_store.putKasCandidate(c);
+    obs.candidateUpdated(c);
+  }
+  // A time limit reached ends the search as a budget does; only a stop leaves it to resume.
+  const RunStatus status = stop && stop->load() ? RunStatus::Interrupted : RunStatus::Finished;
+  m_store.setKasSearchStatus(m_id, status);
+  return status;
+}
+
+std::optional<KasCandidateRow> bestWithinLoss(const std::vector<KasCandidateRow>& candidates,
+                                              double baselineAccuracy, double maxLoss) {
+  std::optional<KasCandidateRow> best;
+  for (const KasCandidateRow& c : candidates) {
+    if (c.stage != KasStage::Trained || !c.accuracy || !c.speedup()) continue;
+    if (*c.accuracy < baselineAccuracy - maxLoss - 1e-12) continue;
+    if (!best || *c.speedup() > *best->speedup()) best = c;
+  }
+  return best;
+}
+
+}  // namespace opevo::kas

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kas/kas_training.h"
+#include "store/store.h"
+
+namespace opevo::kas {
+
+// Everything a search is run with; stored with it, so a resume needs only its id.
+struct KasSearchSettings {
+  std::string network = "resnet18";  // whose convolutions are timed
+  Budget budget;
+  std::int64_t groups = 0;  // 0: tried in a seeded order
+  int candidates = 50;      // kernels evaluated
+  double seconds = 0;       // wall-clock limit; 0: none
+  std::uint64_t seed = 1;
+  std::size_t minPrimitives = 3, maxPrimitives = 9;
+  std::string algorithm = "opevo-m";  // tunes each kernel's schedule
+  int trials = 8;                     // schedules measured per replaced layer
+  double minSpeedup = 0;              // a kernel slower than this is timed but not trained
+  TrainRequest training;              // the schedule every candidate and the baseline train on
+
+  nlohmann::json toJson() const;
+  // Throws InputError naming the field at fault.
+  static KasSearchSettings fromJson(const nlohmann::json& j);
+};
+
+// What a running search reports, from the thread that runs it.
+class KasSearchObserver {
+ public:
+  virtual ~KasSearchObserver() = default;
+  virtual void baselineTrained(const TrainResult&) {}
+  // A candidate stored (again) after a step: sampled, tuned, trained or failed.
+  virtual void candidateUpdated(const KasCandidateRow&) {}
+  virtual void note(const std::string&) {}
+  // Progress inside a step (a layer's tuning trial, say), for live views.
+  virtual void stepProgress(int /*seq*/, const std::string& /*what*/) {}
+};
+
+// Canvas's loop (seed 004, Figure 1) on this machine: kernels sampled and solved for both the
+// network (speed) and the training backbone (accuracy) with one group count; each one's fused
+// schedule tuned per replaced layer on the engine and timed against the convolution; then
+// trained in its own process, cut early by Canvas's rule against the best accuracy curve so far.
+// Every step of every candidate is committed to the store as it ends, so a killed search resumes
+// where it stopped (sampling is deterministic for the seed).
+class KasSearch {
+ public:
+  // A new search, stored at once.
+  KasSearch(Store& store, KasSearchSettings settings);
+  // A stored search, to run on from where it stopped. Throws InputError if there is none.
+  KasSearch(Store& store, std::int64_t searchId);
+
+  std::int64_t id() const { return m_id; }
+  const KasSearchSettings& settings() const { return m_settings; }
+
+  // Runs to the budget, or until `stop` is set (the search is then interrupted, resumable).
+  // Returns the search's final status.
+  RunStatus run(KasSearchObserver* observer = nullptr, const std::atomic<bool>* stop = nullptr);
+
+ private:
+  Store& m_store;
+  KasSearchSettings m_settings;
+  std::int64_t m_id = 0;
+};
+
+// The searched kernel of a stored candidate that is fastest among those within `maxLoss` (0..1,
+// absolute) of the baseline accuracy; nullopt when none is.
+std::optional<KasCandidateRow> bestWithinLoss(const std::vector<KasCandidateRow>& candidates,
+                                              double baselineAccuracy, double maxLoss);
+
+}  // namespace opevo::kas
