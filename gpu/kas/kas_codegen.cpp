@@ -6,6 +6,7 @@
 
 #include "codegen/code_writer.h"
 #include "kas/interpreter.h"
+#include "kas/kas_regions.h"
 #include "space/discrete_param.h"
 
 namespace opevo::kas {
@@ -42,39 +43,6 @@ KasSchedule kasSchedule(const SearchSpace& space, const Config& config) {
 }
 
 namespace {
-
-// The part of a tensor a tile needs along one image dim: [tile start + lo, tile end + hi), or all
-// of it.
-struct Reach {
-  bool set = false, full = false;
-  std::int64_t lo = 0, hi = 0;
-  void widen(const Reach& r) {
-    if (!r.set) return;
-    if (!set) {
-      *this = r;
-      return;
-    }
-    full = full || r.full;
-    lo = std::min(lo, r.lo);
-    hi = std::max(hi, r.hi);
-  }
-  Reach shifted(std::int64_t a, std::int64_t b) const {
-    Reach r = *this;
-    r.lo += a;
-    r.hi += b;
-    return r;
-  }
-};
-
-struct NodeInfo {
-  FlatShape shape;
-  Reach h, w;
-  int root = 0;  // the node whose buffer holds its elements (itself unless a view)
-};
-
-bool isView(PrimitiveKind k) {
-  return k == PrimitiveKind::Group || k == PrimitiveKind::GroupEach;
-}
 
 std::string s(std::int64_t v) {
   return std::to_string(v);
@@ -167,64 +135,12 @@ std::string generateKasCpuKernel(const MicroDag& dag,
                                  const KasSchedule& schedule, const std::string& entry) {
   const auto& nodes = dag.nodes();
   const std::size_t count = nodes.size();
-  std::vector<NodeInfo> info(count);
-  for (std::size_t i = 0; i < count; ++i) info[i].shape = flatShape(dag.shapes()[i], dims[i]);
-  const std::int64_t H = info[0].shape.h, W = info[0].shape.w;
   const std::int64_t TH = schedule.tileH, TW = schedule.tileW;
-
-  // What each node needs of its inputs, from the output (one tile) back to the input.
-  info[count - 1].h = {true, false, 0, 0};
-  info[count - 1].w = {true, false, 0, 0};
-  for (std::size_t i = count; i-- > 1;) {
-    const Node& n = nodes[i];
-    const Shape& inShape = dag.shapes()[static_cast<std::size_t>(n.inputs[0])];
-    const bool alongH =
-        takesDim(n.kind) && inShape[static_cast<std::size_t>(n.dim)].role == DimRole::Height;
-    const bool alongW =
-        takesDim(n.kind) && inShape[static_cast<std::size_t>(n.dim)].role == DimRole::Width;
-    for (int in : n.inputs) {
-      NodeInfo& src = info[static_cast<std::size_t>(in)];
-      Reach needH = info[i].h, needW = info[i].w;
-      const bool wholeAlong = n.kind == PrimitiveKind::AvgFold ||
-                              n.kind == PrimitiveKind::MaxFold || n.kind == PrimitiveKind::Softmax;
-      if (n.kind == PrimitiveKind::Shift) {
-        if (alongH) needH = needH.shifted(1, 1);
-        if (alongW) needW = needW.shifted(1, 1);
-      } else if (n.kind == PrimitiveKind::Unfold) {
-        const std::int64_t k =
-            info[i].shape.channels / info[static_cast<std::size_t>(in)].shape.channels;
-        if (alongH) needH = needH.shifted(-(k / 2), k - 1 - k / 2);
-        if (alongW) needW = needW.shifted(-(k / 2), k - 1 - k / 2);
-      } else if (wholeAlong && alongH) {
-        needH = {true, true, 0, 0};
-      } else if (wholeAlong && alongW) {
-        needW = {true, true, 0, 0};
-      }
-      if (src.shape.hasH) src.h.widen(needH);
-      if (src.shape.hasW) src.w.widen(needW);
-    }
-  }
-  // Views share their source's buffer, so they take its extent.
-  for (std::size_t i = 1; i < count; ++i)
-    if (isView(nodes[i].kind)) {
-      const int from = nodes[i].inputs[0];
-      info[i].root = info[static_cast<std::size_t>(from)].root;
-      info[i].h = info[static_cast<std::size_t>(from)].h;
-      info[i].w = info[static_cast<std::size_t>(from)].w;
-    } else {
-      info[i].root = static_cast<int>(i);
-    }
-
-  auto rows = [&](std::size_t i) {
-    const NodeInfo& n = info[i];
-    if (!n.shape.hasH) return std::int64_t{1};
-    return n.h.full || i == 0 ? H : TH + n.h.hi - n.h.lo;
-  };
-  auto cols = [&](std::size_t i) {
-    const NodeInfo& n = info[i];
-    if (!n.shape.hasW) return std::int64_t{1};
-    return n.w.full || i == 0 ? W : TW + n.w.hi - n.w.lo;
-  };
+  const KasRegions regions = kasRegions(dag, dims, TH, TW);
+  const std::vector<NodeRegion>& info = regions.nodes;
+  const std::int64_t H = regions.height, W = regions.width;
+  auto rows = [&](std::size_t i) { return regions.rows(i); };
+  auto cols = [&](std::size_t i) { return regions.cols(i); };
 
   codegen::CodeWriter w;
   w.comment("OpEvo Studio: a Canvas kernel (kas) fused into one loop over image tiles.\n" +
@@ -240,7 +156,9 @@ std::string generateKasCpuKernel(const MicroDag& dag,
   w.line("#pragma omp declare simd notinbranch");
   w.open("static inline float kas_exp(float x)");
   w.line("x = x < -87.f ? -87.f : (x > 88.f ? 88.f : x);");
-  w.line("const float k = __builtin_floorf(x * 1.44269504f + 0.5f);");
+  // Rounded by adding and subtracting 1.5 * 2^23 rather than with floorf, which GCC does not
+  // vectorize: a softmax's exp loops would otherwise run one float at a time.
+  w.line("const float k = (x * 1.44269504f + 12582912.f) - 12582912.f;");
   w.line("const float r = (x - k * 0.693145752f) - k * 1.42860677e-6f;");
   w.line(
       "const float p = 1.f + r * (1.f + r * (0.5f + r * (1.f / 6 + r * (1.f / 24 + r * (1.f / 120 "
@@ -286,7 +204,7 @@ std::string generateKasCpuKernel(const MicroDag& dag,
   // Each node's buffer, origin and clamped extent in image coordinates.
   for (std::size_t i = 0; i < count; ++i) {
     const std::string id = s(static_cast<std::int64_t>(i));
-    const NodeInfo& n = info[i];
+    const NodeRegion& n = info[i];
     if (i == 0) {
       w.line("const float* b0 = input; const long yb0 = 0, xb0 = 0, y0_0 = 0, y1_0 = " + s(H) +
              ", x0_0 = 0, x1_0 = " + s(W) + ";");
@@ -377,7 +295,7 @@ std::string generateKasCpuKernel(const MicroDag& dag,
         const auto srcRoot = static_cast<std::size_t>(info[src].root);
         // Whole rows of both buffers, one after another: the tile's pixels are one run.
         auto fullWidth = [&](std::size_t k) {
-          const NodeInfo& nk = info[k];
+          const NodeRegion& nk = info[k];
           return k == 0 || !nk.shape.hasW || nk.w.full || (TW == W && nk.w.lo == 0 && nk.w.hi == 0);
         };
         const bool flat = fullWidth(i) && fullWidth(srcRoot) && cols(i) == cols(srcRoot) &&
