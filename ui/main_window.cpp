@@ -21,6 +21,7 @@
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/pages/history_page.h"
+#include "ui/pages/kernels_page.h"
 #include "ui/pages/networks_page.h"
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
@@ -52,6 +53,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_runsPage(new RunsPage),
       m_historyPage(new HistoryPage),
       m_networksPage(new NetworksPage),
+      m_kernelsPage(new KernelsPage),
       m_backendLabel(new QLabel(tr("Backend: probing…"), this)) {
   initStudioResources();
   setWindowTitle(tr("OpEvo Studio"));
@@ -72,12 +74,14 @@ MainWindow::MainWindow(QWidget* parent)
   m_pages->addTab(m_runsPage, tr("Runs"));
   m_pages->addTab(m_historyPage, tr("History"));
   m_pages->addTab(m_networksPage, tr("Networks"));
+  m_pages->addTab(m_kernelsPage, tr("Kernels"));
   setCentralWidget(m_pages);
 
   const QString storePath = QString::fromStdString(Store::defaultPath());
   m_runsPage->setStorePath(storePath);
   m_historyPage->setStorePath(storePath);
   m_networksPage->setStorePath(storePath);
+  m_kernelsPage->setStorePath(storePath);
 
   auto* versionLabel = new QLabel(tr("OpEvo Studio %1").arg(QStringLiteral(OPEVO_VERSION)), this);
   versionLabel->setObjectName(QStringLiteral("versionLabel"));
@@ -103,6 +107,8 @@ MainWindow::MainWindow(QWidget* parent)
   connect(m_historyPage, &HistoryPage::statusMessage, this,
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
   connect(m_networksPage, &NetworksPage::statusMessage, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+  connect(m_kernelsPage, &KernelsPage::statusMessage, this,
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
   connect(m_runsPage, &RunsPage::raceEnded, m_historyPage, &HistoryPage::reload);
   // A network's task runs are runs of the store too.
@@ -245,6 +251,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   saveSettings();
   m_runsPage->stop();  // the engine finishes its trial and stops; nothing stored is lost
   m_networksPage->stop();
+  m_kernelsPage->stop();
   QMainWindow::closeEvent(event);
 }
 

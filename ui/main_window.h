@@ -10,20 +10,28 @@ class QTabWidget;
 namespace opevo::ui {
 
 class HistoryPage;
+class KernelsPage;
 class NetworksPage;
 class PresetsPanel;
 class QwalkPanel;
 class RunsPage;
 class TopologyPage;
 
-// The studio's window: pages as tabs (Spaces, Topology, Runs, History, Networks), menus whose
-// actions carry the keyboard shortcuts, and a status bar with the dataset, race progress and
+// The studio's window: pages as tabs (Spaces, Topology, Runs, History, Networks, Kernels), menus
+// whose actions carry the keyboard shortcuts, and a status bar with the dataset, race progress and
 // backend. Layout, the current page and the race form are kept with QSettings between sessions.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum Page { SpacesPage, TopologyPageIndex, RunsPageIndex, HistoryPageIndex, NetworksPageIndex };
+  enum Page {
+    SpacesPage,
+    TopologyPageIndex,
+    RunsPageIndex,
+    HistoryPageIndex,
+    NetworksPageIndex,
+    KernelsPageIndex
+  };
 
   // The backends found, as the status bar and Help > About show them (defined where it is made).
   struct BackendProbe;
@@ -37,6 +45,7 @@ class MainWindow : public QMainWindow {
   RunsPage* runsPage() const { return m_runsPage; }
   HistoryPage* historyPage() const { return m_historyPage; }
   NetworksPage* networksPage() const { return m_networksPage; }
+  KernelsPage* kernelsPage() const { return m_kernelsPage; }
   QTabWidget* pages() const { return m_pages; }
   // The backend label's text: "probing…" until the background probe answers.
   QString backendText() const;
@@ -69,6 +78,7 @@ class MainWindow : public QMainWindow {
   RunsPage* m_runsPage;
   HistoryPage* m_historyPage;
   NetworksPage* m_networksPage;
+  KernelsPage* m_kernelsPage;
   QLabel* m_backendLabel;
   QString m_runtimes;
   LatestJob<BackendProbe> m_probe;

@@ -1,0 +1,298 @@
+#include "ui/pages/kernels_page.h"
+
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <nlohmann/json.hpp>
+
+#include "gui_test_support.h"
+#include "kas/budget_solver.h"
+#include "kas/conv_targets.h"
+#include "kas/kas_json.h"
+#include "kas/kas_search.h"
+#include "kas/kernel_fit.h"
+#include "kas/sampler.h"
+#include "net/network_json.h"
+#include "store/store.h"
+#include "ui/charts/kas_dag_layout.h"
+#include "ui/charts/kas_dag_view.h"
+#include "ui/charts/kas_scatter_chart.h"
+#include "ui/charts/kas_training_chart.h"
+#include "ui/charts/kas_tuning_chart.h"
+#include "ui/controller/kas_controller.h"
+#include "ui/models/kas_candidate_model.h"
+#include "ui/models/kas_search_model.h"
+#include "ui/widgets/kas_search_panel.h"
+
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+// A tuned layer as the search stores it: the schedule, the times and the best-time curve.
+nlohmann::json tunedLayer(const std::string& layer, double ms, double convMs) {
+  return {{"layer", layer},
+          {"count", 2},
+          {"schedule", "tile_h=8; tile_w=56; fc_block=4; fc_width=16"},
+          {"ms", ms},
+          {"default_ms", ms * 2},
+          {"conv_ms", convMs},
+          {"conv", "oneDNN 2.6.3 convolution of " + layer},
+          {"trials", 3},
+          {"curve_ms", {ms * 3, ms * 1.5, ms}}};
+}
+
+// A finished search of seven candidates at every stage, as KasSearch stores them, with real
+// kernels (sampled and solved for ResNet-18 as the search does) so the DAG and the source can be
+// made; only the figures are invented. Trained: #1 (2x, 84 %) and #2 (1.2x, 86 %) on the front,
+// #3 (1.1x, 80 %) behind it, #4 (0.9x, 50 %) stopped early; #5 tuned, #6 failed, #7 sampled.
+class KernelsPageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(m_dir.isValid());
+    m_db = m_dir.filePath(QStringLiteral("opevo.db")).toStdString();
+    Store store(m_db);
+    kas::KasSearchSettings settings;
+    settings.candidates = 7;
+    KasSearchRecord r;
+    r.network = settings.network;
+    r.settingsJson = settings.toJson().dump();
+    m_search = store.createKasSearch(r);
+    store.setKasSearchBaseline(m_search, R"({"accuracy": 0.85, "curve": [0.7, 0.85]})");
+
+    const auto targets = kas::replaceableConvolutions(net::loadNetwork(settings.network));
+    const auto kernels = kas::sampleDistinct(7, 7, {}, [&](const kas::MicroDag& dag) {
+      return kas::fitKernel(dag, {targets}, {1}, settings.budget).has_value();
+    });
+    ASSERT_EQ(kernels.size(), 7u);
+    m_nodes = kernels[1].nodes().size();
+    struct Figures {
+      KasStage stage;
+      double kernelMs, convMs, accuracy;
+      bool early;
+    };
+    const Figures figures[] = {
+        {KasStage::Trained, 10, 20, 0.84, false}, {KasStage::Trained, 10, 12, 0.86, false},
+        {KasStage::Trained, 10, 11, 0.80, false}, {KasStage::Trained, 10, 9, 0.50, true},
+        {KasStage::Tuned, 10, 15, 0, false},      {KasStage::Failed, 0, 0, 0, false},
+        {KasStage::Sampled, 0, 0, 0, false}};
+    for (int i = 0; i < 7; ++i) {
+      const Figures& f = figures[i];
+      KasCandidateRow c;
+      c.searchId = m_search;
+      c.seq = i + 1;
+      c.hash = std::string(15, '0') + std::to_string(i + 1);
+      c.kernelJson = kas::kernelToJson(kernels[i]).dump();
+      c.groups = 1;
+      c.stage = f.stage;
+      c.flopsRatio = 0.3;
+      c.paramsRatio = 0.2;
+      if (f.kernelMs > 0) {
+        c.kernelMs = f.kernelMs;
+        c.convMs = f.convMs;
+        c.tuningJson = nlohmann::json::array({tunedLayer(targets[0].name, 0.5, 0.9),
+                                              tunedLayer(targets[1].name, 0.3, 0.4)})
+                           .dump();
+      }
+      if (f.stage == KasStage::Trained) {
+        c.accuracy = f.accuracy;
+        c.stoppedEarly = f.early;
+        c.trainingJson = nlohmann::json{{"curve", f.early ? std::vector<double>{f.accuracy}
+                                                          : std::vector<double>{0.6, f.accuracy}}}
+                             .dump();
+      }
+      if (f.stage == KasStage::Failed) c.message = "layer1.0.conv1: no schedule was verified";
+      store.putKasCandidate(c);
+    }
+    store.setKasSearchStatus(m_search, RunStatus::Finished);
+  }
+
+  // The page on the store, its search read and its best kernel's details shown.
+  void open() {
+    m_page.resize(1280, 800);
+    m_page.show();
+    m_page.setStorePath(QString::fromStdString(m_db));
+    ASSERT_TRUE(waitUntil([&] {
+      return m_page.shownSearch() == m_search && !m_page.loading() && m_page.dagView()->dagLayout();
+    }));
+  }
+
+  QTemporaryDir m_dir;
+  std::string m_db;
+  std::int64_t m_search = 0;
+  std::size_t m_nodes = 0;
+  KernelsPage m_page;
+};
+
+TEST_F(KernelsPageTest, ListsTheSearchAndPlotsItsTrainedKernelsWithTheFront) {
+  test::ModelTestFailures warnings;
+  QAbstractItemModelTester searches(m_page.panel()->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::Warning);
+  QAbstractItemModelTester candidates(m_page.candidateModel(),
+                                      QAbstractItemModelTester::FailureReportingMode::Warning);
+  open();
+  ASSERT_EQ(m_page.panel()->model()->rowCount(), 1);
+  EXPECT_EQ(m_page.panel()->selectedSearch(), m_search);
+  EXPECT_EQ(m_page.panel()->model()->search(0).trained, 4);
+  EXPECT_EQ(m_page.candidateModel()->rowCount(), 7);
+  EXPECT_EQ(m_page.chart()->pointCount(), 4);
+  EXPECT_EQ(m_page.chart()->frontCount(), 2);
+  EXPECT_EQ(m_page.chart()->earlyCount(), 1);
+  EXPECT_EQ(m_page.chart()->baselineLabel(), QStringLiteral("baseline 85.0 %"));
+  const auto note = [&](int row) {
+    return m_page.candidateModel()
+        ->index(row, KasCandidateModel::NoteColumn)
+        .data()
+        .toString()
+        .toStdString();
+  };
+  EXPECT_EQ(note(0), "Pareto");
+  EXPECT_EQ(note(3), "stopped early");
+  EXPECT_NE(note(5).find("no schedule was verified"), std::string::npos);
+  // The fastest kernel within 1 point of the baseline is selected first.
+  EXPECT_EQ(m_page.selectedCandidate(), 1);
+  EXPECT_EQ(m_page.chart()->selected(), 1);
+  EXPECT_FALSE(m_page.panel()->resumeButton()->isEnabled());  // finished
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+TEST_F(KernelsPageTest, SelectingARowSelectsThePointAndShowsTheKernel) {
+  open();
+  m_page.candidateTable()->selectRow(1);
+  EXPECT_EQ(m_page.selectedCandidate(), 2);
+  EXPECT_EQ(m_page.chart()->selected(), 2);
+  ASSERT_TRUE(waitUntil([&] {
+    return !m_page.loading() && m_page.sourceView()->toPlainText().contains("Kernel #2");
+  }));
+  ASSERT_TRUE(m_page.dagView()->dagLayout());
+  const KasDagLayout& dag = *m_page.dagView()->dagLayout();
+  EXPECT_EQ(dag.nodes.size(), m_nodes);
+  EXPECT_EQ(dag.nodes.front().title, QStringLiteral("input"));
+  EXPECT_EQ(dag.nodes.front().shape, QStringLiteral("[C, H, W]"));
+  const QString source = m_page.sourceView()->toPlainText();
+  EXPECT_TRUE(source.contains("tile_h=8; tile_w=56; fc_block=4; fc_width=16"))
+      << source.left(400).toStdString();
+  EXPECT_TRUE(source.contains("opevo_kas_kernel"));
+  EXPECT_TRUE(m_page.sourceView()->isReadOnly());
+  EXPECT_EQ(m_page.tuningChart()->layerCount(), 2);
+  EXPECT_EQ(m_page.trainingChart()->candidateEpochs(), 2);
+
+  // A kernel not trained: its tuning, no training curve; the source of its start schedule.
+  m_page.candidateTable()->selectRow(6);
+  EXPECT_EQ(m_page.selectedCandidate(), 7);
+  EXPECT_EQ(m_page.chart()->selected(), 7);  // not plotted: no ring
+  EXPECT_EQ(m_page.trainingChart()->candidateEpochs(), 0);
+  EXPECT_EQ(m_page.tuningChart()->layerCount(), 0);
+  ASSERT_TRUE(waitUntil([&] {
+    return !m_page.loading() && m_page.sourceView()->toPlainText().contains("Kernel #7");
+  }));
+  EXPECT_TRUE(m_page.sourceView()->toPlainText().contains("not tuned yet"));
+}
+
+TEST_F(KernelsPageTest, ClickingAPointSelectsItsRow) {
+  open();
+  QTest::qWait(50);  // the chart lays its plot out once shown
+  const auto at = m_page.chart()->viewportPosition(3);
+  ASSERT_TRUE(at.has_value());
+  QTest::mouseClick(m_page.chart()->viewport(), Qt::LeftButton, {}, *at);
+  ASSERT_TRUE(waitUntil([&] { return m_page.selectedCandidate() == 3; }, 2000));
+  const QModelIndexList rows = m_page.candidateTable()->selectionModel()->selectedRows();
+  ASSERT_EQ(rows.size(), 1);
+  EXPECT_EQ(rows.front().row(), 2);
+  EXPECT_EQ(m_page.chart()->selected(), 3);
+}
+
+// The running search's snapshots, as KasController delivers them: rows are appended and updated
+// in place (the selection stays), the chart gains the new point and the front moves.
+TEST_F(KernelsPageTest, LiveSnapshotsGrowTheTableAndTheChart) {
+  test::ModelTestFailures warnings;
+  QAbstractItemModelTester tester(m_page.candidateModel(),
+                                  QAbstractItemModelTester::FailureReportingMode::Warning);
+  open();
+  m_page.candidateTable()->selectRow(2);
+  ASSERT_EQ(m_page.selectedCandidate(), 3);
+  auto live = std::make_shared<KasSnapshot>(readKasSnapshot(Store(m_db), m_search));
+  live->status = RunStatus::Running;
+  live->activity = QStringLiteral("Kernel 8: training on Fashion-MNIST…");
+  // #7 tuned since, and #8 trained: the fastest and the most accurate, alone on the front.
+  auto tuned = std::make_shared<KasCandidateRow>(*live->candidates[6]);
+  tuned->stage = KasStage::Tuned;
+  tuned->kernelMs = 10;
+  tuned->convMs = 5;
+  tuned->tuningJson = live->candidates[0]->tuningJson;
+  live->candidates[6] = tuned;
+  auto best = std::make_shared<KasCandidateRow>(*live->candidates[0]);
+  best->seq = 8;
+  best->convMs = 40;
+  best->accuracy = 0.9;
+  live->candidates.push_back(best);
+  emit m_page.controller()->updated(live);
+  EXPECT_EQ(m_page.candidateModel()->rowCount(), 8);
+  EXPECT_EQ(m_page.chart()->pointCount(), 5);
+  EXPECT_EQ(m_page.chart()->frontCount(), 1);
+  EXPECT_EQ(m_page.selectedCandidate(), 3);
+  EXPECT_EQ(m_page.candidateTable()->selectionModel()->selectedRows().front().row(), 2);
+  EXPECT_EQ(m_page.candidateModel()->index(6, KasCandidateModel::StageColumn).data().toString(),
+            QStringLiteral("tuned"));
+  EXPECT_EQ(m_page.candidateModel()->index(0, KasCandidateModel::NoteColumn).data().toString(),
+            QString());  // off the front now
+  EXPECT_TRUE(m_page.statusLabel()->text().contains("Kernel 8: training"));
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+TEST_F(KernelsPageTest, AStoreThatCannotBeOpenedIsSaid) {
+  QFile file(m_dir.filePath(QStringLiteral("plain-file")));
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write("not a folder");
+  file.close();
+  QString said;
+  QObject::connect(&m_page, &KernelsPage::statusMessage, [&](const QString& s) { said = s; });
+  m_page.show();
+  m_page.setStorePath(m_dir.filePath(QStringLiteral("plain-file/opevo.db")));
+  ASSERT_TRUE(waitUntil([&] { return !m_page.loading(); }));
+  EXPECT_TRUE(m_page.errorLabel()->isVisible());
+  EXPECT_TRUE(m_page.errorLabel()->text().contains("cannot be read"))
+      << m_page.errorLabel()->text().toStdString();
+  EXPECT_EQ(said, m_page.errorLabel()->text());
+  EXPECT_EQ(m_page.panel()->model()->rowCount(), 0);
+  // A readable store again: the message goes, its search shows.
+  m_page.setStorePath(QString::fromStdString(m_db));
+  ASSERT_TRUE(waitUntil([&] { return m_page.shownSearch() == m_search && !m_page.loading(); }));
+  EXPECT_FALSE(m_page.errorLabel()->isVisible());
+}
+
+TEST_F(KernelsPageTest, ASearchWhoseTrainerIsMissingFailsWithAMessage) {
+  const QByteArray before = qgetenv("OPEVO_KAS_TRAIN");
+  qputenv("OPEVO_KAS_TRAIN", m_dir.filePath(QStringLiteral("no-such-trainer")).toLocal8Bit());
+  open();
+  test::StallProbe probe;
+  m_page.panel()->candidatesBox()->setValue(2);
+  m_page.panel()->startButton()->click();
+  EXPECT_TRUE(m_page.controller()->busy());
+  EXPECT_FALSE(m_page.panel()->startButton()->isEnabled());
+  const bool ended = waitUntil([&] { return !m_page.controller()->busy(); }, 20000);
+  qputenv("OPEVO_KAS_TRAIN", before);
+  ASSERT_TRUE(ended);
+  EXPECT_TRUE(m_page.errorLabel()->isVisible());
+  EXPECT_TRUE(m_page.errorLabel()->text().contains("failed"))
+      << m_page.errorLabel()->text().toStdString();
+  EXPECT_TRUE(m_page.errorLabel()->text().contains("no-such-trainer"))
+      << m_page.errorLabel()->text().toStdString();
+  // The failed search is stored, listed and shown; it can be resumed once the trainer is there.
+  ASSERT_TRUE(
+      waitUntil([&] { return m_page.panel()->model()->rowCount() == 2 && !m_page.loading(); }));
+  EXPECT_EQ(m_page.shownSearch(), m_page.panel()->model()->search(0).record.id);
+  EXPECT_NE(m_page.shownSearch(), m_search);
+  EXPECT_TRUE(m_page.panel()->resumeButton()->isEnabled());
+  EXPECT_LT(probe.longestMs(), 500);
+}
+
+}  // namespace
+}  // namespace opevo::ui

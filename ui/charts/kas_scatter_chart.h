@@ -1,0 +1,76 @@
+#pragma once
+
+#include <QChartView>
+#include <optional>
+#include <vector>
+
+#include "ui/controller/kas_types.h"
+
+class QGraphicsSimpleTextItem;
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+
+namespace opevo::ui {
+
+// Canvas's trade-off (seed 004, Figure 7) for one search: every trained candidate as a point,
+// speed-up over the convolution it replaces against test accuracy; the Pareto front as larger
+// points joined by a step line; the baseline (standard convolutions: speed-up 1, its accuracy) as
+// two labelled dashed lines; candidates whose training was cut early as hollow squares (their
+// accuracy is that of fewer epochs). Clicking a point selects its candidate.
+class KasScatterChart : public QChartView {
+  Q_OBJECT
+
+ public:
+  explicit KasScatterChart(QWidget* parent = nullptr);
+
+  void setSnapshot(const KasSnapshot& snapshot);
+  void clear();
+  // The candidate drawn with a ring (0: none).
+  void setSelected(int seq);
+  int selected() const { return m_selected; }
+
+  // For tests: points drawn (all, on the front, stopped early) and where a candidate's point is
+  // in the view's viewport (nullopt when it is not plotted).
+  int pointCount() const { return static_cast<int>(m_points.size()); }
+  int frontCount() const { return m_frontCount; }
+  int earlyCount() const;
+  std::optional<QPoint> viewportPosition(int seq) const;
+  QString baselineLabel() const;
+
+ signals:
+  void candidateClicked(int seq);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  struct Point {
+    int seq = 0;
+    QPointF value;  // speed-up, accuracy in %
+    QString hash;
+  };
+
+  void pointClicked(const QPointF& value);
+  void pointHovered(const QPointF& value, bool state);
+  const Point* pointAt(const QPointF& value) const;
+  void placeLabels();
+
+  QScatterSeries* m_trained;
+  QScatterSeries* m_early;
+  QScatterSeries* m_front;
+  QLineSeries* m_frontLine;
+  QLineSeries* m_baselineAccuracy;
+  QLineSeries* m_convolutionSpeed;
+  QScatterSeries* m_ring;
+  QValueAxis* m_x;
+  QValueAxis* m_y;
+  QGraphicsSimpleTextItem* m_accuracyLabel;
+  QGraphicsSimpleTextItem* m_speedLabel;
+  std::vector<Point> m_points;
+  std::optional<double> m_baseline;  // in %
+  int m_selected = 0;
+  int m_frontCount = 0;
+};
+
+}  // namespace opevo::ui

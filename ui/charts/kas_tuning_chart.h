@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QChartView>
+
+#include "store/records.h"
+
+class QLogValueAxis;
+class QValueAxis;
+
+namespace opevo::ui {
+
+// How a candidate's schedule was tuned at each replaced layer: the best kernel time after each
+// trial, one colour per layer, with the convolution it replaces at that layer as a dashed line of
+// the same colour (a log time axis: layers differ by orders of magnitude).
+class KasTuningChart : public QChartView {
+  Q_OBJECT
+
+ public:
+  explicit KasTuningChart(QWidget* parent = nullptr);
+
+  // Null, or a candidate not tuned yet, clears the chart and says why in its title.
+  void setCandidate(const KasCandidateRow* candidate);
+  int layerCount() const { return m_layers; }
+
+ private:
+  QValueAxis* m_x;
+  QLogValueAxis* m_y;
+  int m_layers = 0;
+};
+
+}  // namespace opevo::ui
