@@ -5,7 +5,8 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFI
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed (${rc}): ${err}")
 endif()
-set(expected bin/opevo bin/opevo-worker share/opevo-studio/datasets/LICENSE-benchmark_hub.txt
+set(expected bin/opevo bin/opevo-worker bin/opevo-agent
+    share/opevo-studio/datasets/LICENSE-benchmark_hub.txt
     share/opevo-studio/datasets/gemm/RTX_2080_Ti.json.gz)
 if(GUI)
   list(APPEND expected bin/opevo-studio share/applications/opevo-studio.desktop

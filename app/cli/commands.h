@@ -30,6 +30,8 @@ void addExportT4Command(CLI::App& app);
 void addT1Command(CLI::App& app);
 void addNetCommands(CLI::App& app);
 void addKasCommands(CLI::App& app);
+// cluster serve|status and agent (cluster_command.cpp).
+void addClusterCommands(CLI::App& app);
 // kas search, searches, report and train (kas_search_command.cpp), under `kas`.
 void addKasSearchCommands(CLI::App* kas);
 

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <memory>
 
+#include "backends/backend_factory.h"
+#include "cli/cluster_cli.h"
 #include "cli/commands.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
@@ -33,6 +35,7 @@ struct CompareArgs {
   std::vector<std::string> settings;
   std::string schedule = "round-robin";
   bool quiet = false;
+  ClusterChoice cluster;
 };
 
 // "opevo.q=0.6" -> settings["opevo"]["q"] = "0.6"
@@ -73,7 +76,10 @@ void runCompareCommand(const CompareArgs& a) {
                      "this command does not take yet: give a measured dataset file instead (e.g. "
                      "a Kernel Tuner cache or T4 file)");
   auto dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(a.space));
-  ReplayMeasurer measurer(dataset);
+  BackendOptions backendOptions;
+  backendOptions.cluster = openClusterSession(a.cluster, a.quiet);
+  const MeasurementSetup setup = replayMeasurement(dataset, backendOptions);
+  Measurer& measurer = *setup.measurer;
   const std::optional<double> optimum =
       dataset->complete ? std::optional<double>(dataset->bestSpeed) : std::nullopt;
 
@@ -133,6 +139,7 @@ void addCompareCommand(CLI::App& app) {
   cmd->add_option("--schedule", a->schedule,
                   "How the runs take turns on the measurer, batch by batch: round-robin (default) "
                   "or shuffle (a seeded random order each round)");
+  addClusterOptions(cmd, a->cluster, false);
   cmd->add_flag("--quiet", a->quiet, "No progress on standard error");
   cmd->callback([a] { runCompareCommand(*a); });
 }

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   opevo::cli::addT1Command(app);
   opevo::cli::addNetCommands(app);
   opevo::cli::addKasCommands(app);
+  opevo::cli::addClusterCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

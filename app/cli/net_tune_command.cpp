@@ -7,6 +7,7 @@
 #include <map>
 
 #include "backends/backend_factory.h"
+#include "cli/cluster_cli.h"
 #include "cli/commands.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
@@ -34,6 +35,7 @@ struct NetTuneOptions {
   bool json = false;
   std::string db;
   std::optional<std::int64_t> resume;
+  ClusterChoice cluster;
 };
 
 std::atomic<net::NetworkSession*> g_session{nullptr};
@@ -41,6 +43,7 @@ std::atomic<net::NetworkSession*> g_session{nullptr};
 void onInterrupt(int) {
   // Only sets flags: each engine commits the trial in hand and stops.
   if (net::NetworkSession* s = g_session.load()) s->stopFromSignal();
+  cancelClusterFromSignal();
 }
 
 std::string ms(std::optional<double> seconds) {
@@ -51,7 +54,10 @@ std::string ms(std::optional<double> seconds) {
 }
 
 std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOptions& o) {
-  if (o.resume) return std::make_unique<net::NetworkSession>(store, *o.resume);
+  BackendOptions options;
+  options.cluster = openClusterSession(o.cluster, o.json);
+  options.clusterDevice = o.cluster.device;
+  if (o.resume) return std::make_unique<net::NetworkSession>(store, *o.resume, options);
   if (o.network.empty()) throw InputError("give a network (opevo net list), or --resume ID");
   if (o.trials < 1) throw InputError("give a budget: --trials N");
   if (!tunerRegistry().find(o.algo))
@@ -70,7 +76,7 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   src.plan.mode = o.mode.empty()
                       ? (o.backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop)
                       : layout::parseTuningMode(o.mode, "--mode");
-  return std::make_unique<net::NetworkSession>(store, std::move(src));
+  return std::make_unique<net::NetworkSession>(store, std::move(src), options);
 }
 
 void runTune(const NetTuneOptions& o) {
@@ -120,11 +126,18 @@ void runTune(const NetTuneOptions& o) {
                     std::to_string(session->tuning().trials()) + " of " +
                     std::to_string(plan.trials) +
                     " trials, every measured trial kept: opevo net tune --resume " +
-                    std::to_string(networkId) + " continues it");
+                    std::to_string(networkId) + clusterHint(o.cluster) + " continues it");
   }
 
   std::optional<net::EndToEnd> e;
-  if (backend == "cpu") {
+  // Tuned on a cluster's CPUs, the network would run end to end on this machine's: a different
+  // CPU (opevo net export writes a program to run where the agents are).
+  if (backend == "cpu" && !o.cluster.address.empty() && !o.json)
+    std::fprintf(stderr,
+                 "tuned on the cluster's agents: not run end to end here (opevo net "
+                 "export %lld --out DIR writes a program to run on their machines)\n",
+                 static_cast<long long>(networkId));
+  if (backend == "cpu" && o.cluster.address.empty()) {
     if (!o.json) announceBuild(n, g);
     e = session->runEndToEnd({plan.seed, o.warmup, o.runs, o.reference});
   }
@@ -262,6 +275,7 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_option("--runs", o->runs, "Timed forward passes of the tuned network (default 10)");
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
   cmd->add_flag("--json", o->json, "Print one JSON object");
+  addClusterOptions(cmd, o->cluster);
   cmd->add_option("--db", o->db, "The database (default: the user's data directory)");
   cmd->add_option("--resume", o->resume,
                   "Continue a stored network run (killed, interrupted) to its budget");

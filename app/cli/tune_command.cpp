@@ -8,6 +8,7 @@
 
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
+#include "cli/cluster_cli.h"
 #include "cli/commands.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
@@ -37,6 +38,7 @@ struct TuneArgs {
   bool warmStart = true;
   int compileThreads = 2;
   double timeout = 10, minTimeMs = 100, slowCutoff = 10;
+  ClusterChoice cluster;
 };
 
 std::atomic<Engine*> g_engine{nullptr};
@@ -44,6 +46,7 @@ std::atomic<Engine*> g_engine{nullptr};
 void onInterrupt(int) {
   // Only sets a flag: the engine commits the trial in hand and stops.
   if (Engine* e = g_engine.load()) e->stopFromSignal();
+  cancelClusterFromSignal();
 }
 
 std::map<std::string, std::string> parseSettings(const std::vector<std::string>& items) {
@@ -72,6 +75,9 @@ void runTune(const TuneArgs& a) {
   options.cpu.timeoutSeconds = a.timeout;
   options.cpu.timing.minTotalMs = a.minTimeMs;
   options.cpu.cutoffFactor = a.slowCutoff;
+  // Outages and lost trials are said on standard error even with --json: they are warnings.
+  options.cluster = openClusterSession(a.cluster, false);
+  options.clusterDevice = a.cluster.device;
   Store store(a.db.empty() ? Store::defaultPath() : a.db);
 
   std::optional<ResumedRun> resumed;
@@ -201,6 +207,7 @@ void runTune(const TuneArgs& a) {
     out["reference_speed"] = reference->measurement.speed;
   }
   if (!engine.failure().empty()) out["error"] = engine.failure();
+  if (options.cluster) out["cluster"] = clusterJson(*options.cluster);
   if (a.json) {
     std::cout << out.dump(2) << "\n";
   } else {
@@ -216,7 +223,8 @@ void runTune(const TuneArgs& a) {
       std::printf("reference (%s): %.4g %s\n", reference->library.c_str(),
                   reference->measurement.speed, unit.c_str());
     if (!closed)
-      std::printf("resume with: opevo tune --resume %lld\n", static_cast<long long>(run.storeId));
+      std::printf("resume with: opevo tune --resume %lld%s\n", static_cast<long long>(run.storeId),
+                  clusterHint(a.cluster).c_str());
   }
   // Every committed trial is kept and the run can be resumed; the exit status says it failed.
   if (!engine.failure().empty())
@@ -257,6 +265,7 @@ void addTuneCommand(CLI::App& app) {
                   "CPU: a kernel whose checked run is this many times slower than the fastest so "
                   "far is timed by that run alone (default 10; 0: time every kernel fully)")
       ->check(CLI::NonNegativeNumber);
+  addClusterOptions(cmd, a->cluster);
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");
   cmd->add_flag("--history", a->historyOn,
                 "Answer configurations measured before (same operator, backend, device) from the "

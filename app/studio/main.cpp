@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   const auto qOpt = option("q", "Probability of another step, 0 < q < 1.", "q");
   const auto samplesOpt = option("samples", "On Topology, overlay this many sampled walks.", "n");
   const auto pageOpt =
-      option("page", "Open on a page: spaces, topology, runs, history, networks.", "page");
+      option("page", "Open on a page: spaces, topology, runs, history, networks, kernels.", "page");
   const auto datasetOpt = option("dataset", "Load a measured dataset on the Runs page.", "file");
   const auto algosOpt = option("algos", "Algorithms to race, e.g. opevo,autotvm.", "list");
   const auto repeatsOpt = option("repeats", "Repeats per algorithm.", "n");
@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
   if (parser.isSet(pageOpt)) {
     const QStringList pages{QStringLiteral("spaces"), QStringLiteral("topology"),
                             QStringLiteral("runs"), QStringLiteral("history"),
-                            QStringLiteral("networks")};
+                            QStringLiteral("networks"), QStringLiteral("kernels")};
     const auto index = pages.indexOf(parser.value(pageOpt).toLower());
     if (index < 0)
       problems << QStringLiteral("unknown page '%1' (pages: %2)")

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "backends/cluster_backend.h"
 #include "common/error.h"
 #include "cuda/cuda_driver.h"
 #include "hip/hip_measurer.h"
@@ -20,14 +21,16 @@ std::string availableList(const std::vector<BackendInfo>& backends) {
   return list + ", replay:FILE";
 }
 
-MeasurementSetup replaySetup(const std::string& path) {
-  MeasurementSetup s = replayMeasurement(std::make_shared<const ReplayDataset>(loadReplayDataset(path)));
+MeasurementSetup replaySetup(const std::string& path, const BackendOptions& options) {
+  MeasurementSetup s =
+      replayMeasurement(std::make_shared<const ReplayDataset>(loadReplayDataset(path)), options);
   s.operatorName = std::filesystem::path(path).filename().string();
   return s;
 }
 
 MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
-                             const BackendOptions& options) {
+                             const BackendOptions& options, const std::string& device = {}) {
+  if (options.cluster) return clusterDeviceSetup(backend, std::move(def), options, device);
   const auto backends = probeBackends();
   bool known = false;
   for (const auto& b : backends) {
@@ -78,6 +81,12 @@ MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset)
   return s;
 }
 
+MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset,
+                                   const BackendOptions& options) {
+  if (options.cluster) return clusterReplaySetup(std::move(dataset), options);
+  return replayMeasurement(std::move(dataset));
+}
+
 std::string defaultBackend() { return bestBackend(probeBackends()); }
 
 MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,
@@ -87,16 +96,16 @@ MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDef
 
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
                                  const BackendOptions& options) {
-  if (backend.rfind("replay:", 0) == 0) return replaySetup(backend.substr(7));
+  if (backend.rfind("replay:", 0) == 0) return replaySetup(backend.substr(7), options);
   if (op.empty()) throw InputError("--op is required (a preset such as MM1, or an operator file)");
   return deviceSetup(backend, loadOperator(op), options);
 }
 
 MeasurementSetup restoreMeasurement(const std::string& backend, const std::string& operatorJson,
-                                    const BackendOptions& options) {
+                                    const BackendOptions& options, const std::string& device) {
   const nlohmann::json j = runOperator(operatorJson);
-  if (backend == "replay") return replaySetup(j.at("replay").get<std::string>());
-  return deviceSetup(backend, operatorDefinitionFromJson(j, "stored run"), options);
+  if (backend == "replay") return replaySetup(j.at("replay").get<std::string>(), options);
+  return deviceSetup(backend, operatorDefinitionFromJson(j, "stored run"), options, device);
 }
 
 }  // namespace opevo

@@ -12,6 +12,10 @@
 
 namespace opevo {
 
+namespace cluster {
+class ClusterSession;
+}
+
 // What a run measures with: the search space and the measurer for a backend name ("cpu",
 // "cuda", "hip", "replay:FILE") and an operator (a preset or an operator file; ignored for a
 // replay, whose space comes from the file).
@@ -29,6 +33,10 @@ struct BackendOptions {
   CpuMeasurerOptions cpu;
   CudaMeasurerOptions cuda;
   HipMeasurerOptions hip;
+  // Measure on this cluster's agents instead of here (gpu/backends/cluster_backend.h).
+  std::shared_ptr<cluster::ClusterSession> cluster;
+  // With several device models of the backend on the cluster: a part of the wanted one's name.
+  std::string clusterDevice;
 };
 
 // Throws InputError for an unknown backend, a backend this machine lacks (naming those it has),
@@ -44,9 +52,15 @@ MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDef
 // The setup of a replay of a dataset already read (the window reads its datasets itself).
 MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset);
 
-// Rebuilds the setup of a stored run from its backend and operatorJson.
+// The same, measured as options say (on the cluster when options.cluster is set).
+MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset,
+                                   const BackendOptions& options);
+
+// Rebuilds the setup of a stored run from its backend and operatorJson (and the device it was
+// measured on, which picks the cluster's agents when options.cluster is set).
 MeasurementSetup restoreMeasurement(const std::string& backend, const std::string& operatorJson,
-                                    const BackendOptions& options = {});
+                                    const BackendOptions& options = {},
+                                    const std::string& device = {});
 
 // "cuda, then hip, then cpu": the first available.
 std::string defaultBackend();

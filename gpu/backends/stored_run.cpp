@@ -22,7 +22,7 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
                      "); nothing to resume");
   ResumedRun r;
   r.run = *stored;
-  r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options);
+  r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options, r.run.device);
   r.plan.algorithm = r.run.algorithm;
   // Named, not a temporary: items() refers into it.
   const nlohmann::json storedSettings = nlohmann::json::parse(r.run.settingsJson, nullptr, false);

@@ -58,7 +58,7 @@ NetworkSource storedNetworkSource(const Store& store, std::int64_t id, NetworkRe
   return src;
 }
 
-NetworkSession::NetworkSession(Store& store, NetworkSource source)
+NetworkSession::NetworkSession(Store& store, NetworkSource source, const BackendOptions& options)
     : m_store(store),
       m_source(std::move(source)),
       m_network(networkOf(m_source)),
@@ -70,7 +70,7 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source)
                      m_source.backend + ")");
   for (const Task& t : m_graph.tasks)
     m_setups.push_back(
-        makeOperatorMeasurement(m_source.backend, taskDefinition(t, m_source.plan.mode)));
+        makeOperatorMeasurement(m_source.backend, taskDefinition(t, m_source.plan.mode), options));
   build({});
   NetworkRecord rec;
   rec.name = m_network.name;
@@ -90,7 +90,8 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source)
   });
 }
 
-NetworkSession::NetworkSession(Store& store, std::int64_t id) : m_store(store), m_id(id) {
+NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptions& backend)
+    : m_store(store), m_id(id) {
   NetworkRecord stored;
   m_source = storedNetworkSource(store, id, &stored);
   if (stored.status == RunStatus::Finished)
@@ -104,7 +105,7 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id) : m_store(store), 
   std::vector<EngineOptions> options;
   std::vector<TaskRestore> restores;
   for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
-    ResumedRun r = resumeStoredRun(store, stored.taskRuns[i], {}, /*allowFinished=*/true);
+    ResumedRun r = resumeStoredRun(store, stored.taskRuns[i], backend, /*allowFinished=*/true);
     // The stored trials are configurations of the task as it was extracted then.
     const Task& t = m_graph.tasks[i];
     const std::string now = operatorDefinitionToJson(taskDefinition(t, m_source.plan.mode)).dump();

@@ -41,11 +41,12 @@ NetworkSource storedNetworkSource(const Store& store, std::int64_t id,
 
 class NetworkSession {
  public:
-  // A new run, in the store at once with a run per task (all or nothing).
-  NetworkSession(Store& store, NetworkSource source);
+  // A new run, in the store at once with a run per task (all or nothing). Its tasks are measured
+  // as options say (on a cluster's agents when options.cluster is set).
+  NetworkSession(Store& store, NetworkSource source, const BackendOptions& options = {});
   // Continues stored run `id` to its budget; InputError when it is missing or has finished, or
   // when its tasks no longer match its stored task runs.
-  NetworkSession(Store& store, std::int64_t id);
+  NetworkSession(Store& store, std::int64_t id, const BackendOptions& options = {});
   ~NetworkSession();
   NetworkSession(const NetworkSession&) = delete;
   NetworkSession& operator=(const NetworkSession&) = delete;

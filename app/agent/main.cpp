@@ -1,0 +1,86 @@
+// opevo-agent (also run as `opevo agent`): measures a cluster's trials on this machine's devices.
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "agent/agent.h"
+#include "agent/device_split.h"
+#include "cluster/cluster_errors.h"
+#include "cluster/cluster_password.h"
+#include "cluster/redis_connection.h"
+#include "common/error.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void onStop(int) {
+  g_stop.store(true);
+}
+
+std::string selfPath(const char* argv0) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? argv0 : self.string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "OpEvo Studio agent: measures a cluster's trials on this machine's devices, one "
+      "consumer and one worker process per device"};
+  app.name("opevo agent");
+  std::string cluster, passwordFile;
+  opevo::agent::AgentOptions o;
+  app.add_option("--cluster", cluster, "The cluster's Redis: HOST:PORT or unix:PATH")->required();
+  app.add_option("--backend", o.backend, "cpu, cuda, hip or replay:FILE")->required();
+  app.add_option("--delay-ms", o.delayMs,
+                 "Replay only: simulated measurement time per trial, for scaling tests")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--password-file", passwordFile,
+                 "Read the cluster's password from this file's first line (default: "
+                 "OPEVO_CLUSTER_PASSWORD, then the file OPEVO_CLUSTER_PASSWORD_FILE names)");
+  app.add_option("--reclaim-after", o.reclaimAfterSeconds,
+                 "Seconds a trial held by a consumer that stopped answering waits before this "
+                 "agent takes it over (default 15)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--heartbeat", o.heartbeatSeconds,
+                 "Seconds between heartbeats (default 2); the agent counts as gone after 5 "
+                 "missed")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--name", o.name, "Its id in the cluster (default: HOST-PID)");
+  app.add_flag("--quiet", o.quiet, "Only errors on standard error");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "opevo agent: " << e.what() << " (see opevo agent --help)\n";
+    return 2;
+  }
+  try {
+    o.endpoint = opevo::cluster::parseEndpoint(cluster);
+    o.password = opevo::cluster::clusterPassword(passwordFile);
+    // A refused password is said at once, before a dataset or a device is opened; an unreachable
+    // cluster is waited for once the agent runs.
+    try {
+      opevo::cluster::RedisConnection(o.endpoint, o.password).connect();
+    } catch (const opevo::cluster::ClusterUnreachable&) {
+    }
+    std::signal(SIGINT, onStop);
+    std::signal(SIGTERM, onStop);
+    if (const auto status = opevo::agent::runPerDeviceAgents(selfPath(argv[0]), o, g_stop))
+      return *status;
+    opevo::agent::Agent agent(o);
+    agent.run(g_stop);
+  } catch (const opevo::InputError& e) {
+    std::cerr << "opevo agent: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "opevo agent: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

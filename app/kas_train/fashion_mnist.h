@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opevo::kastrain {
+
+// Where Debian's dataset-fashion-mnist package puts the gzipped IDX files.
+inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+// One split of Fashion-MNIST: `count` grey rows x cols images, row-major bytes, one label each.
+struct ImageSet {
+  std::int64_t count = 0, rows = 0, cols = 0;
+  std::vector<std::uint8_t> pixels;
+  std::vector<std::uint8_t> labels;
+};
+
+// DIR/{train,t10k}-images-idx3-ubyte.gz and the matching labels. Throws InputError naming the
+// file at fault (and, when one is missing, the Debian package that installs them).
+ImageSet loadFashionMnist(const std::string& dir, bool train);
+
+}  // namespace opevo::kastrain

@@ -1,0 +1,117 @@
+#include "cluster/agent_registry.h"
+
+#include "cluster/cluster_errors.h"
+#include "cluster/cluster_keys.h"
+#include "cluster/stream_entry.h"
+
+namespace opevo::cluster {
+namespace {
+
+ClusterDevice deviceFromJson(const nlohmann::json& j) {
+  ClusterDevice d;
+  d.kind = j.at("kind").get<std::string>();
+  d.backend = j.at("backend").get<std::string>();
+  d.name = j.at("name").get<std::string>();
+  d.capacity = j.value("capacity", 1);
+  d.delayMs = j.value("delay_ms", 0);
+  d.maxSharedBytes = j.value("max_shared_bytes", 0LL);
+  d.trialsDone = j.value("trials_done", 0LL);
+  d.current = j.value("current", std::string());
+  return d;
+}
+
+}  // namespace
+
+long long AgentRecord::trialsDone() const {
+  long long n = 0;
+  for (const ClusterDevice& d : devices) n += d.trialsDone;
+  return n;
+}
+
+nlohmann::json toJson(const ClusterDevice& d) {
+  return {{"kind", d.kind},
+          {"backend", d.backend},
+          {"name", d.name},
+          {"capacity", d.capacity},
+          {"delay_ms", d.delayMs},
+          {"max_shared_bytes", d.maxSharedBytes},
+          {"trials_done", d.trialsDone},
+          {"current", d.current}};
+}
+
+nlohmann::json toJson(const AgentRecord& a) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const ClusterDevice& d : a.devices) devices.push_back(toJson(d));
+  return {{"id", a.id},           {"host", a.host},
+          {"pid", a.pid},         {"backend", a.backend},
+          {"version", a.version}, {"started", a.started},
+          {"beat_ms", a.beatMs},  {"trials_done", a.trialsDone()},
+          {"devices", devices}};
+}
+
+void publishAgent(RedisConnection& redis, const AgentRecord& a, double ttlSeconds) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const ClusterDevice& d : a.devices) devices.push_back(toJson(d));
+  const std::string key = agentKey(a.id);
+  const auto replies =
+      redis.pipeline({{"HSET", key, "id", a.id, "host", a.host, "pid", std::to_string(a.pid),
+                       "backend", a.backend, "version", a.version, "started", a.started, "beat_ms",
+                       std::to_string(a.beatMs), "devices", devices.dump()},
+                      {"PEXPIRE", key, std::to_string(static_cast<long long>(ttlSeconds * 1000))},
+                      {"SADD", kAgentsSet, a.id}});
+  for (const RedisValue& r : replies)
+    if (r.isError()) throw ClusterReplyError("registering agent " + a.id + ": " + r.text);
+}
+
+void withdrawAgent(RedisConnection& redis, const std::string& id) {
+  redis.pipeline({{"DEL", agentKey(id)}, {"SREM", kAgentsSet, id}});
+}
+
+std::vector<AgentRecord> liveAgents(RedisConnection& redis, std::vector<std::string>* problems) {
+  const RedisValue ids = redis.call({"SMEMBERS", kAgentsSet});
+  std::vector<std::vector<std::string>> reads;
+  for (const RedisValue& id : ids.elements) reads.push_back({"HGETALL", agentKey(id.str())});
+  const std::vector<RedisValue> records =
+      reads.empty() ? std::vector<RedisValue>{} : redis.pipeline(reads);
+  std::vector<AgentRecord> out;
+  std::vector<std::string> expired;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string id = ids.elements[i].str();
+    if (!records[i].isArray() || records[i].elements.empty()) {
+      expired.push_back(id);
+      continue;
+    }
+    StreamEntry e;  // a hash reads like an entry's fields
+    e.id = agentKey(id);
+    const auto& kv = records[i].elements;
+    for (std::size_t k = 0; k + 1 < kv.size(); k += 2) e.fields[kv[k].str()] = kv[k + 1].str();
+    try {
+      AgentRecord a;
+      a.id = e.field("id", "agent record");
+      a.host = e.fieldOr("host", "");
+      a.pid = std::atol(e.fieldOr("pid", "0").c_str());
+      a.backend = e.fieldOr("backend", "");
+      a.version = e.fieldOr("version", "");
+      a.started = e.fieldOr("started", "");
+      a.beatMs = std::atoll(e.fieldOr("beat_ms", "0").c_str());
+      const nlohmann::json devices =
+          nlohmann::json::parse(e.field("devices", "agent record"), nullptr, false);
+      if (!devices.is_array())
+        throw ClusterMessageError("agent record " + e.id + ": field 'devices' is not a JSON list");
+      for (const nlohmann::json& d : devices) a.devices.push_back(deviceFromJson(d));
+      out.push_back(std::move(a));
+    } catch (const ClusterMessageError& err) {
+      if (problems) problems->push_back(err.what());
+    } catch (const nlohmann::json::exception& err) {
+      if (problems) problems->push_back("agent record " + e.id + ": " + err.what());
+    }
+  }
+  if (!expired.empty()) {
+    std::vector<std::string> srem = {"SREM", kAgentsSet};
+    srem.insert(srem.end(), expired.begin(), expired.end());
+    redis.command(srem);
+  }
+  return out;
+}
+
+}  // namespace opevo::cluster

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cluster/redis_connection.h"
+
+namespace opevo::cluster {
+
+// A device an agent measures on. Each has one consumer on its kind's stream and one worker.
+struct ClusterDevice {
+  std::string kind;     // the stream it serves (device_kind.h)
+  std::string backend;  // cpu, cuda, hip, replay
+  std::string name;     // the device as the store records it
+  int capacity = 1;     // trials it measures at a time
+  int delayMs = 0;      // a replay's simulated measurement time per trial (labelled as such)
+  long long maxSharedBytes = 0;  // a GPU's dynamic shared memory per block (0: not a GPU)
+  long long trialsDone = 0;
+  std::string current;  // the trial it is measuring, empty when idle
+};
+
+// An agent as it describes itself in opevo:agent:<id>, refreshed by each heartbeat.
+struct AgentRecord {
+  std::string id;
+  std::string host;
+  long pid = 0;
+  std::string backend;
+  std::string version;
+  std::string started;   // UTC, ISO 8601
+  long long beatMs = 0;  // the last heartbeat, ms since the epoch
+  std::vector<ClusterDevice> devices;
+
+  long long trialsDone() const;
+};
+
+nlohmann::json toJson(const ClusterDevice& d);
+nlohmann::json toJson(const AgentRecord& a);
+
+// Writes the agent's record with a lifetime of ttlSeconds and lists its id: called at start and
+// by every heartbeat (so an agent that was stopped, or a Redis that lost its data, gets it back).
+void publishAgent(RedisConnection& redis, const AgentRecord& agent, double ttlSeconds);
+// An agent stopping cleanly takes itself off at once instead of waiting for its record to expire.
+void withdrawAgent(RedisConnection& redis, const std::string& id);
+// The agents whose record has not expired; ids whose record has are dropped from the list. A
+// record that cannot be read is skipped and named in *problems (when given).
+std::vector<AgentRecord> liveAgents(RedisConnection& redis,
+                                    std::vector<std::string>* problems = nullptr);
+
+}  // namespace opevo::cluster

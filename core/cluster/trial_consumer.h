@@ -1,0 +1,87 @@
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "cluster/redis_connection.h"
+#include "cluster/retry.h"
+#include "cluster/trial_messages.h"
+
+namespace opevo::cluster {
+
+// What an agent does with a trial: measure it on its device. Never throws for a trial it cannot
+// measure; that is a failed measurement with its reason.
+class TrialHandler {
+ public:
+  virtual ~TrialHandler() = default;
+  struct Answer {
+    Measurement measurement;
+    std::string library;  // a reference's library
+  };
+  virtual Answer handle(const TrialRequest& request) = 0;
+};
+
+struct ConsumerOptions {
+  std::string kind;        // the stream it reads
+  std::string consumer;    // its name in the consumer group, unique in the cluster
+  std::string agentId;     // named in its results
+  std::string deviceName;  // named in its results
+  // A trial held this long by a consumer that stopped touching it (dead, or stopped with
+  // SIGSTOP) is taken over. A live consumer touches its trial far more often than this.
+  double reclaimAfterSeconds = 15;
+  // A trial delivered this many times without a result (each consumer that took it died) is
+  // answered as failed instead of being measured again: it may be what kills them.
+  int maxDeliveries = 3;
+  double blockSeconds = 1;  // how long one read waits, so a shutdown is seen this quickly
+};
+
+// One consumer of a device kind's stream: takes a trial (first any that a dead consumer left
+// behind, then new ones), measures it with the handler, adds the result to the master's results
+// stream and only then acknowledges and deletes the request. A crash anywhere before the
+// acknowledgement leaves the trial pending, to be reclaimed; one after it loses nothing.
+class TrialConsumer {
+ public:
+  TrialConsumer(ClusterEndpoint endpoint, std::string password, ConsumerOptions options,
+                TrialHandler& handler, RetryPolicy policy);
+
+  // Until *policy.cancel is set. Throws ClusterAuthError (a wrong password is not retried).
+  void run();
+
+  // The stream entry it is measuring, empty when idle; for the agent's keep-alive. Thread-safe.
+  std::string currentEntry() const;
+  std::string currentTrial() const;
+  long long done() const { return m_done.load(); }
+  const ConsumerOptions& options() const { return m_options; }
+
+ private:
+  struct Taken {
+    StreamEntry entry;
+    long long deliveries = 1;
+  };
+  bool take(Taken& out);
+  void answer(const Taken& taken);
+  void post(const std::string& replyTo, const TrialResult& result);
+  void finish(const std::string& entryId);
+  void setCurrent(const std::string& entry, const std::string& trial);
+
+  RedisConnection m_redis;
+  ConsumerOptions m_options;
+  TrialHandler& m_handler;
+  RetryPolicy m_policy;
+  std::string m_stream;
+  std::atomic<long long> m_done{0};
+  mutable std::mutex m_mutex;
+  std::string m_currentEntry, m_currentTrial;
+};
+
+// Creates the consumer group on the stream (and the stream) when missing: from the stream's
+// beginning, so requests added before any agent started are served.
+void ensureGroup(RedisConnection& redis, const std::string& stream);
+
+// Resets the idle time of an entry this consumer still holds, so a trial that is merely slow is
+// not taken over (its delivery count stays). False when another consumer holds it now.
+bool touchEntry(RedisConnection& redis, const std::string& stream, const std::string& consumer,
+                const std::string& entryId);
+
+}  // namespace opevo::cluster

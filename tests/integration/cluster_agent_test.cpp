@@ -1,0 +1,134 @@
+// A real agent against requests put on its stream by hand: the rules it follows for trials that
+// kill agents, requests it cannot read, a cluster that is not there yet, and a wrong password.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster/trial_consumer.h"
+#include "cluster/trial_messages.h"
+#include "cluster_fixture.h"
+#include "io/replay_dataset.h"
+
+namespace opevo::test {
+namespace {
+
+using cluster::RedisValue;
+
+cluster::TrialRequest request(const std::string& kind, const std::string& trial,
+                              const std::string& config) {
+  cluster::TrialRequest r;
+  r.trialId = trial;
+  r.kind = kind;
+  r.replyTo = "opevo:results:test";
+  r.master = "opevo:master:test";
+  r.task = {{"backend", "replay"}};
+  r.config = config;
+  return r;
+}
+
+std::string add(cluster::RedisConnection& redis, const std::string& kind,
+                const std::vector<std::string>& fields) {
+  std::vector<std::string> xadd = {"XADD", cluster::trialsStream(kind), "*"};
+  xadd.insert(xadd.end(), fields.begin(), fields.end());
+  return redis.call(xadd).str();
+}
+
+// The results the agent added for the test's "master", by trial id.
+std::map<std::string, cluster::TrialResult> results(ClusterFixture& c) {
+  auto redis = c.connect();
+  std::map<std::string, cluster::TrialResult> out;
+  for (const cluster::StreamEntry& e :
+       cluster::entriesOf(redis.call({"XRANGE", "opevo:results:test", "-", "+"}))) {
+    const cluster::TrialResult r = cluster::parseResult(e);
+    out[r.trialId] = r;
+  }
+  return out;
+}
+
+// A trial delivered three times without a result (three consumers took it and died) is answered
+// as failed, with that reason, and not measured a fourth time; a request missing a field is
+// answered as failed naming the field; a good one is measured. One agent serves all three.
+TEST(ClusterAgent, ThriceDeliveredAndMalformedRequestsFailWithTheirReason) {
+  ClusterFixture c("agent-rules");
+  c.startAgent("probe", 0);
+  ASSERT_TRUE(c.waitForAgents(1));
+  const std::string kind = c.kindOf("probe");
+  c.killNow("probe");  // its kind is known; the requests go in before a live agent reads them
+  auto redis = c.connect();
+  redis.call({"SET", "opevo:master:test", "alive", "EX", "60"});
+  const std::string stream = cluster::trialsStream(kind);
+  cluster::ensureGroup(redis, stream);
+
+  const auto ds = loadReplayDataset(kClusterDataset);
+  const std::string config = ds.space.format(ds.bestConfig);
+  const std::string poison = add(redis, kind, cluster::requestFields(request(kind, "t-1", config)));
+  // Three consumers take it in turn and "die" (never answer).
+  redis.call({"XREADGROUP", "GROUP", cluster::kConsumerGroup, "dead-1", "COUNT", "1", "STREAMS",
+              stream, ">"});
+  for (const char* consumer : {"dead-2", "dead-3"})
+    redis.call({"XCLAIM", stream, cluster::kConsumerGroup, consumer, "0", poison});
+  std::vector<std::string> noConfig = cluster::requestFields(request(kind, "t-2", config));
+  noConfig.erase(noConfig.end() - 4, noConfig.end() - 2);  // drops "config" and its value
+  add(redis, kind, noConfig);
+  add(redis, kind, cluster::requestFields(request(kind, "t-3", config)));
+
+  c.startAgent("a1", 0);
+  ASSERT_TRUE(waitFor(30, [&] { return results(c).size() == 3; })) << c.logText("a1");
+  const auto r = results(c);
+  EXPECT_EQ(r.at("t-1").measurement.status, TrialStatus::RuntimeFault);
+  EXPECT_NE(r.at("t-1").measurement.message.find("delivered 3 times without a result"),
+            std::string::npos)
+      << r.at("t-1").measurement.message;
+  EXPECT_EQ(r.at("t-2").measurement.status, TrialStatus::LaunchError);
+  EXPECT_NE(r.at("t-2").measurement.message.find("field 'config' is missing"), std::string::npos)
+      << r.at("t-2").measurement.message;
+  EXPECT_EQ(r.at("t-3").measurement.status, TrialStatus::Ok);
+  EXPECT_DOUBLE_EQ(r.at("t-3").measurement.speed, ds.bestSpeed);
+  // Every request acknowledged and deleted: nothing pending, nothing waiting.
+  EXPECT_EQ(redis.call({"XLEN", stream}).integer, 0);
+}
+
+// An agent started before its cluster says it cannot reach it and keeps trying; once redis-server
+// is up it registers. Requests of a master that is gone are skipped, not measured.
+TEST(ClusterAgent, WaitsForAnUnreachableClusterAndSkipsDeadMastersTrials) {
+  ClusterFixture c("agent-waits");
+  c.server().stop();
+  c.startAgent("a1", 0);
+  ASSERT_TRUE(waitFor(20, [&] { return c.logText("a1").find("retrying in") != std::string::npos; }))
+      << c.logText("a1");
+  c.server().start();
+  ASSERT_TRUE(c.waitForAgents(1, 20)) << c.logText("a1");
+  const std::string kind = c.kindOf("a1");
+  auto redis = c.connect();
+  const auto ds = loadReplayDataset(kClusterDataset);
+  // No opevo:master:test key: its master is gone.
+  add(redis, kind, cluster::requestFields(request(kind, "orphan", ds.space.format(ds.bestConfig))));
+  ASSERT_TRUE(waitFor(20, [&] {
+    return redis.call({"XLEN", cluster::trialsStream(kind)}).integer == 0;
+  }));
+  EXPECT_TRUE(results(c).empty()) << "a dead master's trial was measured";
+}
+
+// A wrong or missing password is refused with a message saying what to do, by agents and masters
+// alike, and the master stores nothing.
+TEST(ClusterAgent, WrongOrMissingPasswordIsRefused) {
+  ClusterFixture c("auth");
+  setenv("OPEVO_CLUSTER_PASSWORD", "not-the-password", 1);
+  c.startAgent("wrong", 0);
+  EXPECT_EQ(c.wait("wrong", 30), 2);
+  EXPECT_NE(c.logText("wrong").find("refused the password"), std::string::npos)
+      << c.logText("wrong");
+  unsetenv("OPEVO_CLUSTER_PASSWORD");
+  c.startSplit("master", {OPEVO_CLI, "tune", "--cluster", c.address(), "--backend",
+                          "replay:" + kClusterDataset, "--trials", "5", "--db", c.db()});
+  EXPECT_EQ(c.wait("master", 30), 2);
+  EXPECT_NE(c.logText("master").find("requires a password"), std::string::npos)
+      << c.logText("master");
+  EXPECT_NE(c.logText("master").find("OPEVO_CLUSTER_PASSWORD"), std::string::npos);
+  EXPECT_TRUE(storedTrials(c.db()).empty());
+  EXPECT_TRUE(!fs::exists(c.db()) || Store(c.db()).runs().empty());
+  setenv("OPEVO_CLUSTER_PASSWORD", c.password().c_str(), 1);
+}
+
+}  // namespace
+}  // namespace opevo::test
