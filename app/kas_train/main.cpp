@@ -2,7 +2,10 @@
 // on Fashion-MNIST with every replaceable convolution replaced by a kernel (each layer its own
 // solved sizes and weights), or unmodified with --baseline, and prints one JSON object. --check
 // instead proves the kernel's torch module computes what the interpreter does. It includes
-// libtorch (through its training and check files) so the rest of the build never pays for it.
+// libtorch (through its training, check and kernel-module files) so the rest of the build never
+// pays for it. Progress goes to standard error; the result is one JSON line on standard output,
+// written last. Exit status 2: a bad kernel file, budget, option or missing data; 1: --check
+// found a mismatch, or an internal error.
 //
 //   opevo-kas-train KERNEL.json [--groups G] [--budget-flops F] [--budget-params P] [--check]
 //   opevo-kas-train --baseline
@@ -108,10 +111,10 @@ int run(const Options& o) {
     kastrain::CheckResult r = kastrain::checkKernel(*dag, *solution, targets, o.train.seed);
     nlohmann::json j{{"kernel", o.kernel}, {"groups", solution->groups}, {"seed", o.train.seed}};
     j.update(r.report);
-    std::cout << j.dump() << "\n";
     if (!r.ok)
-      std::cerr << "opevo-kas-train: " << o.kernel << ": the torch module differs from "
-                << "the interpreter\n";
+      std::cerr << "opevo-kas-train: " << o.kernel
+                << ": the torch module differs from the interpreter\n";
+    std::cout << j.dump() << std::endl;
     return r.ok ? 0 : 1;
   }
   const kastrain::ImageSet trainSet = kastrain::loadFashionMnist(o.data, true);
@@ -143,7 +146,8 @@ int run(const Options& o) {
     j["flops_ratio"] = solution->flops / solution->convFlops;
     j["params_ratio"] = solution->params / solution->convParams;
   }
-  std::cout << j.dump() << "\n";
+  // Flushed before exit: a caller reading stdout and stderr as one stream takes its last line.
+  std::cout << j.dump() << std::endl;
   return 0;
 }
 

@@ -14,9 +14,10 @@ std::vector<BackboneConv> backboneConvs(const Backbone& backbone) {
   std::vector<BackboneConv> convs{
       {"stem", backbone.inputChannels, backbone.stemChannels, backbone.imageSize, 1, -1}};
   for (const BackboneBlock& block : backbone.blocks) {
-    convs.push_back({block.name + ".conv1", block.inChannels, block.channels, block.inSize,
-                     block.stride, -1});
-    convs.push_back({block.name + ".conv2", block.channels, block.channels, block.outSize(), 1, -1});
+    convs.push_back(
+        {block.name + ".conv1", block.inChannels, block.channels, block.inSize, block.stride, -1});
+    convs.push_back(
+        {block.name + ".conv2", block.channels, block.channels, block.outSize(), 1, -1});
   }
   std::vector<ConvTarget> targets;
   for (BackboneConv& conv : convs) {

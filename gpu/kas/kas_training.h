@@ -18,7 +18,7 @@ struct TrainRequest {
   std::int64_t groups = 1;
   Budget budget;
   int epochs = 3;
-  int trainImages = 12000, testImages = 2000, batch = 128;
+  int trainImages = 16000, testImages = 2000, batch = 64;  // opevo-kas-train's defaults
   std::uint64_t seed = 1;
   int threads = 0;  // 0: every core
   double theta = 0.5;
