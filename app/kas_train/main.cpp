@@ -12,7 +12,11 @@
 //     [--data DIR] [--epochs E] [--train-images N] [--test-images M] [--batch B] [--lr L]
 //     [--seed S] [--threads T] [--reference-curve a1,...,aE] [--theta T]
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -154,6 +158,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A search killed with -9 cannot stop the training it started: the training goes with it rather
+  // than run on for minutes with nobody to read its result.
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) return 1;
   CLI::App app{
       "Train the Fashion-MNIST backbone with a Canvas kernel in place of its 3x3 "
       "convolutions (or check the kernel's torch module against the interpreter)"};

@@ -1,0 +1,212 @@
+// opevo kas as a user runs it: sampling for ResNet-18, a small real search (kernels tuned on this
+// CPU, trained by opevo-kas-train), a search killed with -9 and resumed, and bad input.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "common/child_process.h"
+#include "kas/kas_json.h"
+#include "run_process.h"
+#include "store/store.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char pattern[] = "/tmp/opevo-cli-kas-XXXXXX";
+    path = mkdtemp(pattern);
+    // Kernels are built into the cache: a test's own, so runs never share or leave them.
+    setenv("XDG_CACHE_HOME", (path / "cache").c_str(), 1);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+bool trainerBuilt() {
+  return fs::exists(fs::path(OPEVO_CLI).parent_path() / "opevo-kas-train") &&
+         fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz");
+}
+
+// A search small enough for a test: one 16-channel layer to tune, a few hundred images.
+std::vector<std::string> smallSearch(const std::string& db, int candidates) {
+  return {"kas",
+          "search",
+          "--network",
+          std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_conv_chain.json",
+          "--candidates",
+          std::to_string(candidates),
+          "--trials",
+          "2",
+          "--epochs",
+          "1",
+          "--train-images",
+          "256",
+          "--test-images",
+          "200",
+          "--batch",
+          "64",
+          "--threads",
+          "1",
+          "--seed",
+          "3",
+          "--db",
+          db};
+}
+
+TEST(CliKas, SamplingGivesAHundredDistinctValidKernelsForResNet18) {
+  const ProcessResult r =
+      runProcess(OPEVO_CLI, {"kas", "sample", "--count", "200", "--seed", "1", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& kernels = j.at("kernels");
+  EXPECT_GE(kernels.size(), 100u);
+  std::set<std::string> hashes;
+  for (const auto& k : kernels) {
+    EXPECT_TRUE(hashes.insert(k.at("hash").get<std::string>()).second);
+    // Each one reads back as a kernel file and type-checks.
+    const kas::MicroDag dag = kas::kernelFromJson(k.at("kernel"), "sampled kernel");
+    EXPECT_TRUE(dag.complete());
+    EXPECT_LE(k.at("solution").at("flops_ratio").get<double>(), 0.5 + 1e-9);
+  }
+}
+
+TEST(CliKas, ASmallSearchTunesTrainsAndReportsTheFrontBesideTheBaseline) {
+  if (!trainerBuilt()) GTEST_SKIP() << "opevo-kas-train or Fashion-MNIST missing";
+  TempDir dir;
+  const std::string db = (dir.path / "opevo.db").string();
+  auto args = smallSearch(db, 2);
+  args.push_back("--json");
+  const ProcessResult r = runProcess(OPEVO_CLI, args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("status"), "finished");
+  const double baseline = j.at("baseline_accuracy").get<double>();
+  EXPECT_GT(baseline, 0.0);
+  EXPECT_LE(baseline, 1.0);
+  ASSERT_EQ(j.at("candidates").size(), 2u);
+  int trained = 0;
+  for (const auto& c : j.at("candidates")) {
+    const std::string stage = c.at("stage");
+    EXPECT_TRUE(stage == "trained" || stage == "failed") << c.dump();
+    if (stage != "trained") continue;
+    ++trained;
+    EXPECT_GT(c.at("speedup").get<double>(), 0.0);
+    EXPECT_GT(c.at("kernel_ms").get<double>(), 0.0);
+    EXPECT_GT(c.at("accuracy").get<double>(), 0.0);
+    EXPECT_LE(c.at("accuracy").get<double>(), 1.0);
+  }
+  EXPECT_GE(trained, 1);
+  EXPECT_FALSE(j.at("pareto").empty());
+  EXPECT_GT(j.at("seconds").at("tune").get<double>(), 0.0);
+  EXPECT_GT(j.at("seconds").at("train").get<double>(), 0.0);
+
+  // The store holds it for the report and the list.
+  const ProcessResult list = runProcess(OPEVO_CLI, {"kas", "searches", "--db", db, "--json"});
+  ASSERT_EQ(list.status, 0) << list.err;
+  EXPECT_EQ(nlohmann::json::parse(list.out).at(0).at("trained"), trained);
+  const ProcessResult report = runProcess(OPEVO_CLI, {"kas", "report", "1", "--db", db});
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("Pareto front"), std::string::npos) << report.out;
+}
+
+TEST(CliKas, ASearchKilledMidwayResumesWithTheSameKernelsAndNothingTwice) {
+  if (!trainerBuilt()) GTEST_SKIP() << "opevo-kas-train or Fashion-MNIST missing";
+  TempDir dir;
+  const std::string db = (dir.path / "opevo.db").string();
+  auto args = smallSearch(db, 3);
+  args.insert(args.begin(), OPEVO_CLI);
+  ChildStreams quiet;
+  quiet.stdoutToNull = true;
+  quiet.stderrToNull = true;
+  const pid_t pid = startChild(args, quiet);
+  // Killed once the first candidate was tuned (and possibly trained).
+  std::vector<KasCandidateRow> before;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  bool exited = false;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    if (fs::exists(db)) {
+      Store store(db);
+      before = store.kasCandidates(1);
+      if (!before.empty() && before.front().stage != KasStage::Sampled) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(exited) << "the search ended before it could be killed";
+  kill(pid, SIGKILL);
+  waitChild(pid);
+  {
+    Store store(db);
+    before = store.kasCandidates(1);
+    EXPECT_NE(store.kasSearch(1)->status, RunStatus::Finished);
+  }
+  ASSERT_FALSE(before.empty());
+
+  const ProcessResult r =
+      runProcess(OPEVO_CLI, {"kas", "search", "--resume", "1", "--db", db, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  Store store(db);
+  EXPECT_EQ(store.kasSearch(1)->status, RunStatus::Finished);
+  EXPECT_EQ(store.kasSearches().size(), 1u);
+  const auto after = store.kasCandidates(1);
+  ASSERT_EQ(after.size(), 3u);
+  std::set<std::string> hashes;
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].seq, static_cast<int>(i) + 1);
+    EXPECT_TRUE(hashes.insert(after[i].hash).second) << "kernel " << after[i].hash << " twice";
+    EXPECT_TRUE(after[i].stage == KasStage::Trained || after[i].stage == KasStage::Failed)
+        << after[i].seq << " left " << kasStageNames().name(after[i].stage);
+  }
+  // What was stored before the kill is what the resume kept: the same kernels, and a step
+  // finished then is not run again.
+  for (const auto& b : before) {
+    const auto& a = after[static_cast<std::size_t>(b.seq - 1)];
+    EXPECT_EQ(a.hash, b.hash);
+    if (b.stage != KasStage::Sampled) {
+      EXPECT_EQ(a.kernelMs, b.kernelMs);
+      EXPECT_DOUBLE_EQ(a.tuneSeconds, b.tuneSeconds);
+    }
+    if (b.stage == KasStage::Trained) {
+      EXPECT_EQ(a.accuracy, b.accuracy);
+    }
+  }
+}
+
+TEST(CliKas, BadInputIsNamed) {
+  TempDir dir;
+  const std::string db = (dir.path / "opevo.db").string();
+  const ProcessResult net =
+      runProcess(OPEVO_CLI, {"kas", "search", "--network", "nosuch", "--db", db});
+  EXPECT_EQ(net.status, 2);
+  EXPECT_NE(net.err.find("nosuch"), std::string::npos) << net.err;
+
+  const std::string bad = (dir.path / "bad.json").string();
+  std::ofstream(bad) << R"({"nodes": [{"op": "input"}, {"op": "twist", "input": 0}]})";
+  const ProcessResult train = runProcess(OPEVO_CLI, {"kas", "train", bad});
+  EXPECT_EQ(train.status, 2);
+  EXPECT_NE(train.err.find("bad.json"), std::string::npos) << train.err;
+  EXPECT_NE(train.err.find("twist"), std::string::npos) << train.err;
+
+  const ProcessResult resume =
+      runProcess(OPEVO_CLI, {"kas", "search", "--resume", "7", "--db", db});
+  EXPECT_EQ(resume.status, 2);
+  EXPECT_NE(resume.err.find("no kernel search 7"), std::string::npos) << resume.err;
+}
+
+}  // namespace
+}  // namespace opevo::test
