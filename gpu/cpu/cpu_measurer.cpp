@@ -65,22 +65,21 @@ Measurement CpuMeasurer::timeInWorker(const std::string& library) {
   return m;
 }
 
-void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
-  // The batch is built first and timed after: a kernel timed while compilers run on the same
-  // cores loses them for its OpenMP threads, and its time says more about the compilers than
-  // about the kernel (seen: the same code timed 7x apart). GPU backends overlap the two; here
-  // they take turns.
+void buildThenTime(const std::vector<Config>& configs, int compileThreads,
+                   double compileTimeoutSeconds, const std::string& cacheDir,
+                   const std::function<std::string(const Config&)>& source,
+                   const std::function<Measurement(const std::string& library)>& time,
+                   const Measurer::TrialCallback& done) {
   std::vector<CompileResult> built(configs.size());
   compileThenUse<CompileResult>(
-      configs.size(), m_options.compileThreads,
+      configs.size(), compileThreads,
       [&](std::size_t i) {
         CompileResult r;
         try {
-          const auto kernel =
-              codegen::generateKernel(m_def.op, m_def.space, configs[i], codegen::Backend::Cpu);
+          const std::string text = source(configs[i]);
           CpuCompilerOptions build;
-          build.timeoutSeconds = m_options.compileTimeoutSeconds;
-          r = compileCpuKernel(kernel.source, m_options.cacheDir, stemFor(kernel.source), build);
+          build.timeoutSeconds = compileTimeoutSeconds;
+          r = compileCpuKernel(text, cacheDir, stemFor(text), build);
         } catch (const std::exception& e) {
           r.ok = false;
           r.log = e.what();
@@ -94,11 +93,20 @@ void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCal
       m.status = TrialStatus::CompileError;
       m.message = built[i].log.substr(0, 2000);
     } else {
-      m = timeInWorker(built[i].path);
+      m = time(built[i].path);
     }
     m.compileMs = built[i].seconds * 1e3;
     done(i, m);
   }
+}
+
+void CpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
+  buildThenTime(
+      configs, m_options.compileThreads, m_options.compileTimeoutSeconds, m_options.cacheDir,
+      [&](const Config& c) {
+        return codegen::generateKernel(m_def.op, m_def.space, c, codegen::Backend::Cpu).source;
+      },
+      [&](const std::string& library) { return timeInWorker(library); }, done);
 }
 
 std::vector<Measurement> CpuMeasurer::measure(const std::vector<Config>& configs) {

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cpu/cpu_runner.h"
 #include "engine/measurement.h"
@@ -14,6 +16,18 @@ namespace opevo {
 // $XDG_CACHE_HOME/opevo-studio/LEAF (or ~/.cache/...): where built kernel libraries are kept, so
 // a configuration compiled once is reused across runs.
 std::string defaultKernelCacheDir(std::string_view leaf = "cpu-kernels");
+
+// How the CPU measurers take a batch: every configuration's source built first (on
+// compileThreads compilers, a library per source text kept in cacheDir), then each built kernel
+// timed in turn by `time` (given the library's path) and reported through `done`. Timing never
+// shares the cores with a compiler: a kernel timed while compilers run loses them for its OpenMP
+// threads, and its time says more about the compilers than about the kernel (seen: the same code
+// timed 7x apart). GPU backends overlap the two; here they take turns.
+void buildThenTime(const std::vector<Config>& configs, int compileThreads,
+                   double compileTimeoutSeconds, const std::string& cacheDir,
+                   const std::function<std::string(const Config&)>& source,
+                   const std::function<Measurement(const std::string& library)>& time,
+                   const Measurer::TrialCallback& done);
 
 struct CpuMeasurerOptions {
   int compileThreads = 2;

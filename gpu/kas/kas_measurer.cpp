@@ -3,8 +3,6 @@
 #include <filesystem>
 #include <functional>
 
-#include "backends/compile_pipeline.h"
-#include "codegen/cpu_compiler.h"
 #include "cpu/cpu_measurer.h"
 #include "kas/kas_json.h"
 #include "kas/kas_runner.h"
@@ -49,41 +47,19 @@ std::string KasMeasurer::source(const Config& config) const {
 }
 
 void KasMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
-  // Built first, timed after: timing never shares the cores with a compiler (as CpuMeasurer).
-  std::vector<CompileResult> built(configs.size());
-  compileThenUse<CompileResult>(
-      configs.size(), m_options.compileThreads,
-      [&](std::size_t i) {
-        CompileResult r;
-        try {
-          const std::string text = source(configs[i]);
-          CpuCompilerOptions build;
-          build.timeoutSeconds = m_options.compileTimeoutSeconds;
-          r = compileCpuKernel(text, m_options.cacheDir,
-                               "kas" + std::to_string(std::hash<std::string>{}(text)), build);
-        } catch (const std::exception& e) {
-          r.ok = false;
-          r.log = e.what();
-        }
-        return r;
+  buildThenTime(
+      configs, m_options.compileThreads, m_options.compileTimeoutSeconds, m_options.cacheDir,
+      [&](const Config& c) { return source(c); },
+      [&](const std::string& library) {
+        nlohmann::json request =
+            kasRequest(m_kernelJson, m_bindingsJson, library, "opevo_kas_kernel");
+        request["timing"] = timingToJson(m_options.timing);
+        Measurement m = measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
+        if (m.status == TrialStatus::Ok && m.medianMs > 0)
+          m.speed = m_layer.flops / (m.medianMs * 1e9);
+        return m;
       },
-      [&](std::size_t i, CompileResult& r) { built[i] = std::move(r); });
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    Measurement m;
-    if (!built[i].ok) {
-      m.status = TrialStatus::CompileError;
-      m.message = built[i].log.substr(0, 2000);
-    } else {
-      nlohmann::json request =
-          kasRequest(m_kernelJson, m_bindingsJson, built[i].path, "opevo_kas_kernel");
-      request["timing"] = timingToJson(m_options.timing);
-      m = measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
-      if (m.status == TrialStatus::Ok && m.medianMs > 0)
-        m.speed = m_layer.flops / (m.medianMs * 1e9);
-    }
-    m.compileMs = built[i].seconds * 1e3;
-    done(i, m);
-  }
+      done);
 }
 
 std::vector<Measurement> KasMeasurer::measure(const std::vector<Config>& configs) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/charts/arrow_head.h"
 #include "ui/charts/kas_dag_layout.h"
 
 namespace opevo::ui {
@@ -95,17 +96,8 @@ void KasDagView::setDagLayout(std::shared_ptr<const KasDagLayout> layout) {
   small.setPointSizeF(small.pointSizeF() * 0.85);
   for (const KasDagLayout::Edge& e : m_layout->edges) {
     scene()->addPath(e.path, edgePen)->setZValue(-1);
-    const QLineF dir(e.tip, e.from);
-    if (dir.length() > 0) {
-      QLineF a = dir, b = dir;
-      a.setLength(6);
-      b.setLength(6);
-      a.setAngle(dir.angle() + 25);
-      b.setAngle(dir.angle() - 25);
-      scene()
-          ->addPolygon(QPolygonF({e.tip, a.p2(), b.p2()}), edgePen, QColor(110, 110, 110))
-          ->setZValue(-1);
-    }
+    if (const QPolygonF head = arrowHead(e.tip, e.from); !head.isEmpty())
+      scene()->addPolygon(head, edgePen, QColor(110, 110, 110))->setZValue(-1);
     if (!e.label.isEmpty()) {
       auto* label = scene()->addSimpleText(e.label, small);
       label->setBrush(QColor(90, 90, 90));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/charts/arrow_head.h"
 #include "ui/jobs/network_layout.h"
 
 namespace opevo::ui {
@@ -114,17 +115,8 @@ void NetworkGraphView::setNetworkLayout(std::shared_ptr<const NetworkLayout> lay
   const QPen edgePen(QColor(120, 120, 120), 1);
   for (const NetworkLayout::Edge& e : m_layout->edges) {
     scene()->addPath(e.path, edgePen)->setZValue(-1);
-    // A small arrowhead at the tip, along the edge's last direction.
-    const QLineF dir(e.tip, e.from);
-    if (dir.length() > 0) {
-      QLineF a = dir, b = dir;
-      a.setLength(6);
-      b.setLength(6);
-      a.setAngle(dir.angle() + 25);
-      b.setAngle(dir.angle() - 25);
-      QPolygonF head({e.tip, a.p2(), b.p2()});
+    if (const QPolygonF head = arrowHead(e.tip, e.from); !head.isEmpty())
       scene()->addPolygon(head, edgePen, QColor(120, 120, 120))->setZValue(-1);
-    }
   }
   for (const NetworkLayout::Node& n : m_layout->nodes) {
     auto* item = new LayerItem(n, m_layout->nodeSize);
