@@ -20,6 +20,7 @@
 #include "probe/backend_probe.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
+#include "ui/pages/cluster_page.h"
 #include "ui/pages/history_page.h"
 #include "ui/pages/kernels_page.h"
 #include "ui/pages/networks_page.h"
@@ -27,6 +28,7 @@
 #include "ui/pages/qwalk_panel.h"
 #include "ui/pages/runs_page.h"
 #include "ui/pages/topology_page.h"
+#include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/race_setup_panel.h"
 
@@ -54,6 +56,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_historyPage(new HistoryPage),
       m_networksPage(new NetworksPage),
       m_kernelsPage(new KernelsPage),
+      m_clusterPage(new ClusterPage),
       m_backendLabel(new QLabel(tr("Backend: probing…"), this)) {
   initStudioResources();
   setWindowTitle(tr("OpEvo Studio"));
@@ -75,6 +78,7 @@ MainWindow::MainWindow(QWidget* parent)
   m_pages->addTab(m_historyPage, tr("History"));
   m_pages->addTab(m_networksPage, tr("Networks"));
   m_pages->addTab(m_kernelsPage, tr("Kernels"));
+  m_pages->addTab(m_clusterPage, tr("Cluster"));
   setCentralWidget(m_pages);
 
   const QString storePath = QString::fromStdString(Store::defaultPath());
@@ -110,6 +114,10 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
   connect(m_kernelsPage, &KernelsPage::statusMessage, this,
           [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+  connect(m_clusterPage, &ClusterPage::statusMessage, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+  // The cluster connected on the Cluster page is the one a race can measure through.
+  m_runsPage->setup()->clusterOption()->follow(m_clusterPage->controller());
   connect(m_runsPage, &RunsPage::raceEnded, m_historyPage, &HistoryPage::reload);
   // A network's task runs are runs of the store too.
   connect(m_networksPage, &NetworksPage::raceEnded, m_historyPage, &HistoryPage::reload);
@@ -234,6 +242,7 @@ void MainWindow::saveSettings() const {
     if (!s->objectName().isEmpty())
       settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
   m_runsPage->setup()->saveState(settings);
+  m_clusterPage->saveState(settings);
 }
 
 void MainWindow::restoreSettings() {
@@ -245,6 +254,7 @@ void MainWindow::restoreSettings() {
     if (!s->objectName().isEmpty())
       s->restoreState(settings.value(QStringLiteral("splitters/") + s->objectName()).toByteArray());
   m_runsPage->setup()->restoreState(settings);
+  m_clusterPage->restoreState(settings);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

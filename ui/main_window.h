@@ -9,6 +9,7 @@ class QTabWidget;
 
 namespace opevo::ui {
 
+class ClusterPage;
 class HistoryPage;
 class KernelsPage;
 class NetworksPage;
@@ -17,7 +18,8 @@ class QwalkPanel;
 class RunsPage;
 class TopologyPage;
 
-// The studio's window: pages as tabs (Spaces, Topology, Runs, History, Networks, Kernels), menus
+// The studio's window: pages as tabs (Spaces, Topology, Runs, History, Networks, Kernels,
+// Cluster), menus
 // whose actions carry the keyboard shortcuts, and a status bar with the dataset, race progress and
 // backend. Layout, the current page and the race form are kept with QSettings between sessions.
 class MainWindow : public QMainWindow {
@@ -30,7 +32,8 @@ class MainWindow : public QMainWindow {
     RunsPageIndex,
     HistoryPageIndex,
     NetworksPageIndex,
-    KernelsPageIndex
+    KernelsPageIndex,
+    ClusterPageIndex
   };
 
   // The backends found, as the status bar and Help > About show them (defined where it is made).
@@ -46,6 +49,7 @@ class MainWindow : public QMainWindow {
   HistoryPage* historyPage() const { return m_historyPage; }
   NetworksPage* networksPage() const { return m_networksPage; }
   KernelsPage* kernelsPage() const { return m_kernelsPage; }
+  ClusterPage* clusterPage() const { return m_clusterPage; }
   QTabWidget* pages() const { return m_pages; }
   // The backend label's text: "probing…" until the background probe answers.
   QString backendText() const;
@@ -79,6 +83,7 @@ class MainWindow : public QMainWindow {
   HistoryPage* m_historyPage;
   NetworksPage* m_networksPage;
   KernelsPage* m_kernelsPage;
+  ClusterPage* m_clusterPage;
   QLabel* m_backendLabel;
   QString m_runtimes;
   LatestJob<BackendProbe> m_probe;

@@ -15,10 +15,10 @@
 #include "cli/commands.h"
 #include "cluster/agent_registry.h"
 #include "cluster/cluster_errors.h"
-#include "cluster/cluster_keys.h"
 #include "cluster/cluster_password.h"
 #include "cluster/redis_server.h"
 #include "cluster/trial_messages.h"
+#include "cluster/trial_queues.h"
 #include "common/error.h"
 #include "store/store.h"
 
@@ -114,24 +114,8 @@ void runStatus(const StatusArgs& a) {
   nlohmann::json streams = nlohmann::json::array();
   try {
     agents = cluster::liveAgents(redis, &problems);
-    std::string cursor = "0";
-    do {
-      const cluster::RedisValue page =
-          redis.call({"SCAN", cursor, "MATCH", std::string(cluster::kTrialsPrefix) + "*", "COUNT",
-                      "100", "TYPE", "stream"});
-      cursor = page.elements.at(0).str();
-      for (const cluster::RedisValue& key : page.elements.at(1).elements) {
-        const auto replies =
-            redis.pipeline({{"XLEN", key.str()}, {"XPENDING", key.str(), cluster::kConsumerGroup}});
-        const long long length = replies[0].integer;
-        const long long pending = replies[1].isArray() && !replies[1].elements.empty()
-                                      ? replies[1].elements[0].integer
-                                      : 0;
-        streams.push_back({{"kind", key.str().substr(std::string(cluster::kTrialsPrefix).size())},
-                           {"waiting", length - pending},
-                           {"in_flight", pending}});
-      }
-    } while (cursor != "0");
+    for (const cluster::TrialQueue& q : cluster::trialQueues(redis))
+      streams.push_back({{"kind", q.kind}, {"waiting", q.waiting}, {"in_flight", q.inFlight}});
   } catch (const cluster::ClusterUnreachable& e) {
     throw InputError(std::string(e.what()) + " (is opevo cluster serve running there?)");
   }

@@ -15,6 +15,7 @@
 #include "ui/charts/race_results_widget.h"
 #include "ui/main_window.h"
 #include "ui/models/history_model.h"
+#include "ui/pages/cluster_page.h"
 #include "ui/pages/history_page.h"
 #include "ui/pages/networks_page.h"
 #include "ui/pages/presets_panel.h"
@@ -23,6 +24,8 @@
 #include "ui/pages/sweep_dialog.h"
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/cluster_connect_bar.h"
+#include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/network_setup_panel.h"
@@ -90,7 +93,8 @@ int main(int argc, char** argv) {
   const auto qOpt = option("q", "Probability of another step, 0 < q < 1.", "q");
   const auto samplesOpt = option("samples", "On Topology, overlay this many sampled walks.", "n");
   const auto pageOpt =
-      option("page", "Open on a page: spaces, topology, runs, history, networks, kernels.", "page");
+      option("page", "Open on a page: spaces, topology, runs, history, networks, kernels, cluster.",
+             "page");
   const auto datasetOpt = option("dataset", "Load a measured dataset on the Runs page.", "file");
   const auto algosOpt = option("algos", "Algorithms to race, e.g. opevo,autotvm.", "list");
   const auto repeatsOpt = option("repeats", "Repeats per algorithm.", "n");
@@ -131,6 +135,12 @@ int main(int argc, char** argv) {
       option("schedulers", "On Networks, the schedulers raced: gradient,round-robin.", "list");
   const auto sweepOpt = option(
       "sweep", "Once the dataset is loaded, open the Sweep dialog and run its default study.");
+  const auto clusterOpt =
+      option("cluster",
+             "Connect the Cluster page to this cluster (HOST:PORT or unix:PATH; the password from "
+             "OPEVO_CLUSTER_PASSWORD) and measure races through it.",
+             "address");
+  parser.addOption(clusterOpt);
   parser.addOptions({presetOpt,       paramOpt,    fromOpt,         qOpt,       samplesOpt,
                      pageOpt,         datasetOpt,  algosOpt,        repeatsOpt, trialsOpt,
                      paceOpt,         startOpt,    repeatsLinesOpt, chartOpt,   logXOpt,
@@ -186,6 +196,11 @@ int main(int argc, char** argv) {
 
   RunsPage* runs = window.runsPage();
   RaceSetupPanel* setup = runs->setup();
+  if (parser.isSet(clusterOpt)) {
+    ClusterPage* cluster = window.clusterPage();
+    cluster->connectBar()->setAddress(parser.value(clusterOpt));
+    if (cluster->connectToCluster()) setup->clusterOption()->setChecked(true);
+  }
   // --network turns --algos, --trials and --start to the Networks page.
   const bool networkRace = parser.isSet(networkOpt);
   if (networkRace) {
@@ -263,9 +278,10 @@ int main(int argc, char** argv) {
         Qt::SingleShotConnection);
   }
   if (parser.isSet(pageOpt)) {
-    const QStringList pages{QStringLiteral("spaces"), QStringLiteral("topology"),
-                            QStringLiteral("runs"), QStringLiteral("history"),
-                            QStringLiteral("networks"), QStringLiteral("kernels")};
+    const QStringList pages{QStringLiteral("spaces"),   QStringLiteral("topology"),
+                            QStringLiteral("runs"),     QStringLiteral("history"),
+                            QStringLiteral("networks"), QStringLiteral("kernels"),
+                            QStringLiteral("cluster")};
     const auto index = pages.indexOf(parser.value(pageOpt).toLower());
     if (index < 0)
       problems << QStringLiteral("unknown page '%1' (pages: %2)")

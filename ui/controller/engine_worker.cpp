@@ -4,6 +4,7 @@
 
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
+#include "cluster/cluster_session.h"
 #include "engine/race.h"
 #include "engine/store_recorder.h"
 #include "ops/operator_json.h"
@@ -30,6 +31,7 @@ void EngineWorker::flush(bool force) {
   m_pending.runsEnded.clear();
   m_pending.measuring.clear();
   m_pending.reference.reset();
+  m_pending.notices.clear();
   m_sinceFlush.restart();
 }
 
@@ -157,12 +159,28 @@ RaceOutcome EngineWorker::drive(Engine& engine) {
   return outcome;
 }
 
+BackendOptions EngineWorker::backendOptions(const RaceSpec& spec) {
+  BackendOptions options;
+  if (!spec.cluster) return options;
+  cluster::ClusterSessionOptions session;
+  session.cancel = m_control.cancelFlag();
+  // Called on this thread, from inside the measurer: the notice joins the next update.
+  session.notice = [this](const std::string& text) {
+    m_pending.notices << QString::fromStdString(text);
+    flush(false);
+  };
+  options.cluster = openClusterSession(*spec.cluster, std::move(session));
+  return options;
+}
+
 RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const bool replay = spec.backend == "replay";
+  const BackendOptions backend = backendOptions(spec);
   const MeasurementSetup setup =
-      replay ? replayMeasurement(spec.dataset)
-             : makeOperatorMeasurement(spec.backend,
-                                       withTuningMode(loadOperator(spec.operatorRef), spec.mode));
+      replay
+          ? replayMeasurement(spec.dataset, backend)
+          : makeOperatorMeasurement(
+                spec.backend, withTuningMode(loadOperator(spec.operatorRef), spec.mode), backend);
   EngineOptions options;
   options.schedule = spec.schedule;
   options.scheduleSeed = spec.seed;
@@ -198,7 +216,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
 }
 
 RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
-  ResumedRun r = resumeStoredRun(store, *spec.resumeRun);
+  ResumedRun r = resumeStoredRun(store, *spec.resumeRun, backendOptions(spec));
   EngineOptions options;
   options.firstOrder = r.nextOrder;
   Engine engine(*r.setup.space, *r.setup.measurer, options);

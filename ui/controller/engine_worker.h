@@ -9,6 +9,7 @@
 #include "ui/controller/race_types.h"
 
 namespace opevo {
+struct BackendOptions;
 class Measurer;
 class Store;
 class StoreRecorder;
@@ -48,6 +49,8 @@ class EngineWorker : public QObject, private EngineObserver {
   RaceOutcome drive(Engine& engine);
   RaceOutcome race(const RaceSpec& spec, Store* store);
   RaceOutcome resume(const RaceSpec& spec, Store& store);
+  // Where the race measures: here, or through the spec's cluster (connected now, on this thread).
+  BackendOptions backendOptions(const RaceSpec& spec);
   // Tells the GUI what measures, and times the reference library on a device.
   void announce(Measurer& measurer);
   // Times the reference library; the line moves when it is faster than before.

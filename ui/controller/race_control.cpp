@@ -19,6 +19,7 @@ void RaceControl::resume() {
 void RaceControl::stop() {
   std::lock_guard lock(m_mutex);
   m_stopped = true;
+  m_cancel = true;
   if (m_engine) m_engine->stop();
 }
 
@@ -26,6 +27,7 @@ void RaceControl::reset() {
   std::lock_guard lock(m_mutex);
   m_paused = false;
   m_stopped = false;
+  m_cancel = false;
 }
 
 bool RaceControl::stopped() const {

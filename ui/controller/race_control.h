@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <mutex>
 
 namespace opevo {
@@ -18,6 +19,9 @@ class RaceControl {
   void stop();
   void reset();  // for the next race
   bool stopped() const;
+  // Set by stop() until reset(): a measurer that waits on others (a cluster's agents) returns
+  // at once instead of finishing its batch.
+  const std::atomic<bool>* cancelFlag() const { return &m_cancel; }
 
   // Engine thread: the engine now running (pending pause and stop applied), or none.
   void attach(Engine* engine);
@@ -27,6 +31,7 @@ class RaceControl {
   Engine* m_engine = nullptr;
   bool m_paused = false;
   bool m_stopped = false;
+  std::atomic<bool> m_cancel{false};
 };
 
 }  // namespace opevo::ui

@@ -2,6 +2,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "engine/race.h"
 #include "io/replay_dataset.h"
 #include "layout/tuning_mode.h"
+#include "ui/controller/cluster_target.h"
 
 namespace opevo::ui {
 
@@ -24,6 +26,9 @@ using opevo::AlgorithmChoice;
 struct RaceSpec {
   // "replay" races on the dataset; "cpu", "cuda" or "hip" measure the operator on the device.
   std::string backend = "replay";
+  // Measured by this cluster's agents (serving the backend's device, or the dataset) instead of
+  // on this machine; the store is still written here only.
+  std::optional<ClusterTarget> cluster;
   std::shared_ptr<const ReplayDataset> dataset;  // replay only
   std::string operatorRef;                       // devices: a preset name or an operator file
   // Devices: the loops over plain layouts, or layouts and loops together (ALT's two stages).
@@ -90,6 +95,9 @@ struct EngineUpdate {
   RaceProgress progress;
   QString measuring;                       // set once, when the measurer is ready: its label
   std::optional<ReferenceLine> reference;  // set once, when the reference has been timed
+  // What a cluster measuring the race had to say since the last update: an outage, trials sent
+  // again, a long wait and what it waits for.
+  QStringList notices;
 };
 
 // The end of a race: why it ended, and the problems met (a bad setting, a store refused).

@@ -21,6 +21,7 @@
 #include "ui/controller/race_data.h"
 #include "ui/models/trials_model.h"
 #include "ui/pages/sweep_dialog.h"
+#include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/race_setup_panel.h"
@@ -236,6 +237,16 @@ bool RunsPage::start() {
     if (spec->mode == layout::TuningMode::Joint)
       info.stageBoundary = jointStagePlan(jointSettings(), spec->trials).jointTrials;
   }
+  if (spec->cluster && spec->dataset)
+    info.label = tr("replay of %1 (%2) by the cluster's agents")
+                     .arg(QFileInfo(QString::fromStdString(spec->dataset->path)).fileName(),
+                          spec->dataset->deviceName.empty()
+                              ? tr("device not named in the file")
+                              : QString::fromStdString(spec->dataset->deviceName));
+  else if (spec->cluster)
+    info.label =
+        tr("%1 on %2 agents of the cluster: real measurements")
+            .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
   return launch(std::move(*spec), std::move(info));
 }
 
@@ -248,6 +259,8 @@ bool RunsPage::resumeRun(const RunRecord& run) {
   }
   RaceSpec spec;
   spec.resumeRun = run.id;
+  // A run goes on where the form says: through the cluster when it is checked.
+  spec.cluster = m_setup->clusterOption()->target();
   m_measuredOperator.clear();
   RaceData::Info info;
   info.algorithms << QString::fromStdString(run.algorithm);
@@ -321,6 +334,11 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
     m_datasetStatus->setText(update->measuring);
   }
   if (update->reference) m_data->setReference(*update->reference);
+  if (!update->notices.isEmpty()) {
+    const QString notice = tr("Cluster: %1").arg(update->notices.last());
+    showMessage(m_noteLabel, notice);
+    emit statusMessage(notice);
+  }
   m_data->append(update->trials);
   for (const auto& [algorithm, repeat] : update->runsEnded) m_data->finishRun(algorithm, repeat);
   const RaceProgress& p = update->progress;

@@ -22,6 +22,7 @@
 #include "tuners/registry.h"
 #include "ui/models/settings_model.h"
 #include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
 
 namespace opevo::ui {
@@ -44,6 +45,7 @@ QWidget* row(QCheckBox* check, QWidget* field) {
 RaceSetupPanel::RaceSetupPanel(QWidget* parent)
     : QWidget(parent),
       m_backend(new QComboBox(this)),
+      m_cluster(new ClusterRaceOption(this)),
       m_operator(new QComboBox(this)),
       m_mode(new QComboBox(this)),
       m_datasetBox(new QGroupBox(tr("Dataset — a replay of real measurements"), this)),
@@ -119,7 +121,9 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
          "watched. It counts as tuning time."));
 
   auto* backendBox = new QGroupBox(tr("Measure on"), this);
-  (new QVBoxLayout(backendBox))->addWidget(m_backend);
+  auto* backendColumn = new QVBoxLayout(backendBox);
+  backendColumn->addWidget(m_backend);
+  backendColumn->addWidget(m_cluster);
   (new QVBoxLayout(m_datasetBox))->addWidget(m_dataset);
   auto* browse = new QPushButton(tr("Browse…"), m_operatorBox);
   browse->setObjectName(QStringLiteral("browseOperator"));
@@ -157,6 +161,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
 
   connect(browse, &QPushButton::clicked, this, &RaceSetupPanel::browseOperator);
   connect(m_backend, &QComboBox::currentIndexChanged, this, &RaceSetupPanel::showBackend);
+  connect(m_cluster, &ClusterRaceOption::toggled, this, &RaceSetupPanel::showBackend);
   showBackend();
   connect(m_dataset, &DatasetPicker::loaded, this, [this](const auto& d) {
     m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));
@@ -172,6 +177,7 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
   };
   RaceSpec s;
   s.backend = backend().toStdString();
+  s.cluster = m_cluster->target();
   // What is measured comes first: without it nothing else on the form means anything.
   std::optional<OperatorDefinition> def;
   if (s.backend == "replay") {
@@ -184,7 +190,8 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     s.dataset = m_dataset->dataset();
     s.paceMs = m_pace->value();
   } else {
-    const QString problemText = deviceProblem(s.backend);
+    // On a cluster the agents bring the device; the cluster says what it lacks when it starts.
+    const QString problemText = s.cluster ? QString() : deviceProblem(s.backend);
     if (!problemText.isEmpty()) return refuse(problemText);
     s.operatorRef = m_operator->currentData().toString().toStdString();
     if (s.operatorRef.empty()) return refuse(tr("Choose an operator to measure."));
@@ -281,6 +288,9 @@ void RaceSetupPanel::showBackend() {
   const bool replay = backend() == QLatin1String("replay");
   m_datasetBox->setVisible(replay);
   m_operatorBox->setVisible(!replay);
+  m_operatorBox->setTitle(m_cluster->isChecked()
+                              ? tr("Operator — measured for real by the cluster's agents")
+                              : tr("Operator — measured for real on this machine"));
   m_pace->setVisible(replay);
   if (m_paceLabel) m_paceLabel->setVisible(replay);
   if (!replay) {

@@ -18,11 +18,12 @@ class QSpinBox;
 namespace opevo::ui {
 
 class AlgorithmPanel;
+class ClusterRaceOption;
 class DatasetPicker;
 
 // The form of a race: what to measure on (a replay of a dataset, or an operator on the CPU, CUDA
-// or HIP), the algorithms and their settings, repeats, seed, budget and pace. It turns itself into
-// a RaceSpec, or into the message saying what is missing.
+// or HIP; here or through a cluster's agents), the algorithms and their settings, repeats, seed,
+// budget and pace. It turns itself into a RaceSpec, or into the message saying what is missing.
 class RaceSetupPanel : public QWidget {
   Q_OBJECT
 
@@ -35,6 +36,8 @@ class RaceSetupPanel : public QWidget {
   DatasetPicker* datasetPicker() const { return m_dataset; }
   QComboBox* backendBox() const { return m_backend; }
   QComboBox* operatorBox() const { return m_operator; }
+  // Measuring through the cluster connected on the Cluster page instead of on this machine.
+  ClusterRaceOption* clusterOption() const { return m_cluster; }
   // "replay", "cpu", "cuda" or "hip".
   QString backend() const;
   // Selects a backend as the user would; false when there is no such entry.
@@ -72,6 +75,7 @@ class RaceSetupPanel : public QWidget {
   QString deviceProblem(const std::string& backend) const;
 
   QComboBox* m_backend;
+  ClusterRaceOption* m_cluster;
   QComboBox* m_operator;
   QComboBox* m_mode;
   QGroupBox* m_datasetBox;

@@ -1,0 +1,129 @@
+#include "ui/models/cluster_agent_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QLocale>
+#include <algorithm>
+
+namespace opevo::ui {
+
+QString ageText(long long ms) {
+  ms = std::max(0LL, ms);  // the agent's clock may run a little ahead of ours
+  if (ms < 10'000) return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
+  if (ms < 120'000) return QStringLiteral("%1 s").arg(ms / 1000);
+  return QStringLiteral("%1 min").arg(ms / 60'000);
+}
+
+ClusterAgentModel::ClusterAgentModel(const ClusterRoster& roster, QObject* parent)
+    : QAbstractTableModel(parent), m_roster(roster) {}
+
+void ClusterAgentModel::refresh(ClusterRoster::Change change) {
+  if (change == ClusterRoster::Change::Rows) {
+    beginResetModel();
+    endResetModel();
+  } else if (change == ClusterRoster::Change::Values && rowCount() > 0) {
+    emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+  }
+}
+
+int ClusterAgentModel::rowOf(const QString& id) const {
+  const auto& agents = m_roster.agents();
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    if (QString::fromStdString(agents[i].record.id) == id) return static_cast<int>(i);
+  return -1;
+}
+
+int ClusterAgentModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_roster.agents().size());
+}
+
+int ClusterAgentModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ClusterAgentModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const RosterAgent& a = m_roster.agents()[static_cast<std::size_t>(index.row())];
+  const cluster::AgentRecord& r = a.record;
+  const long long age = m_roster.polledMs() - r.beatMs;
+  if (role == Qt::ForegroundRole && !a.live) return QBrush(QColor(0x90, 0x90, 0x90));
+  if (role == Qt::ForegroundRole && index.column() == StateColumn)
+    return QBrush(QColor(0x2e, 0x7d, 0x32));
+  if (role == Qt::TextAlignmentRole) {
+    const int c = index.column();
+    if (c == DevicesColumn || c == TrialsColumn || c == RateColumn || c == HeartbeatColumn)
+      return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+  }
+  if (role == Qt::ToolTipRole && index.column() == StateColumn && !a.live)
+    return tr("Its heartbeat expired (killed, stopped, or cut off from the cluster); missed %1 "
+              "ago. Trials it held are measured by other agents.")
+        .arg(ageText(m_roster.polledMs() - a.goneSinceMs));
+  if (role == Qt::ToolTipRole)
+    return tr("%1: pid %2 on %3, opevo %4, started %5 UTC")
+        .arg(QString::fromStdString(r.id))
+        .arg(r.pid)
+        .arg(QString::fromStdString(r.host), QString::fromStdString(r.version),
+             QString::fromStdString(r.started));
+  if (role != Qt::DisplayRole && role != RawRole) return {};
+  const bool raw = role == RawRole;
+  switch (index.column()) {
+    case AgentColumn:
+      return QString::fromStdString(r.id);
+    case HostColumn:
+      return QString::fromStdString(r.host);
+    case BackendColumn:
+      return QString::fromStdString(r.backend);
+    case DevicesColumn:
+      return static_cast<int>(r.devices.size());
+    case TrialsColumn:
+      return raw ? QVariant(r.trialsDone()) : QVariant(QLocale().toString(r.trialsDone()));
+    case RateColumn:
+      if (raw) return a.trialsPerSecond;
+      return a.live ? QStringLiteral("%1/s").arg(a.trialsPerSecond, 0, 'f', 1) : QString();
+    case HeartbeatColumn:
+      return raw ? QVariant(age) : QVariant(tr("%1 ago").arg(ageText(age)));
+    case StateColumn:
+      if (raw) return a.live ? QStringLiteral("live") : QStringLiteral("gone");
+      return a.live ? tr("live") : tr("gone");
+    default:
+      return {};
+  }
+}
+
+QVariant ClusterAgentModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole) {
+    switch (section) {
+      case RateColumn:
+        return tr("Trials per second over the last %1 s").arg(ClusterRoster::kRateWindowMs / 1000);
+      case HeartbeatColumn:
+        return tr("Time since its last heartbeat; an agent that misses five is gone");
+      default:
+        return {};
+    }
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (section) {
+    case AgentColumn:
+      return tr("Agent");
+    case HostColumn:
+      return tr("Host");
+    case BackendColumn:
+      return tr("Backend");
+    case DevicesColumn:
+      return tr("Devices");
+    case TrialsColumn:
+      return tr("Trials done");
+    case RateColumn:
+      return tr("Rate");
+    case HeartbeatColumn:
+      return tr("Heartbeat");
+    case StateColumn:
+      return tr("State");
+    default:
+      return {};
+  }
+}
+
+}  // namespace opevo::ui
