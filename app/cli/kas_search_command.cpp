@@ -116,7 +116,7 @@ void printReport(Store& store, std::int64_t id, bool json) {
               static_cast<long long>(id), r->network.c_str(),
               std::string(runStatusName(r->status)).c_str(), all.size(), trained, failed);
   std::printf("baseline (standard convolutions) accuracy %.2f%%\n", base * 100);
-  std::printf("time: sampling %.1f s, tuning %.1f s, training %.1f s\n", sampleS, tuneS, trainS);
+  std::printf("time: sampling %.3f s, tuning %.1f s, training %.1f s\n", sampleS, tuneS, trainS);
   std::printf("\n%4s  %-16s %5s %7s %10s %10s %8s %9s  %s\n", "seq", "kernel", "G", "FLOPs",
               "kernel ms", "conv ms", "speed-up", "accuracy", "");
   for (const auto& c : all) {

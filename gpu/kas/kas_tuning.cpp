@@ -54,6 +54,13 @@ KasTuneResult tuneKasLayer(KasMeasurer& measurer, const KasTuneOptions& options)
     result.bestMs = measurer.measure({*run.bestConfig}).front().medianMs;
     result.bestSource = measurer.source(*run.bestConfig);
   }
+  // The start schedule was measured too: with a small budget the tuner may not get back to it,
+  // and a kernel is as fast as the best schedule known for it.
+  if (result.defaultMs > 0 && (result.bestMs <= 0 || result.defaultMs < result.bestMs)) {
+    result.bestSchedule = space.format(*space.startPoint());
+    result.bestMs = result.defaultMs;
+    result.bestSource = measurer.source(*space.startPoint());
+  }
   return result;
 }
 

@@ -15,7 +15,7 @@ struct KasTuneResult {
   std::string algorithm;
   int trials = 0;
   std::string bestSchedule;
-  double bestMs = 0;       // tuned kernel (0: no schedule verified)
+  double bestMs = 0;       // the best schedule known: tuned, or the start one when faster (0: none)
   double defaultMs = 0;    // the start schedule
   double referenceMs = 0;  // the convolution (oneDNN, or the plain loop nest)
   std::string referenceLibrary;

@@ -111,6 +111,15 @@ TEST(CliKas, ASmallSearchTunesTrainsAndReportsTheFrontBesideTheBaseline) {
   EXPECT_GT(j.at("seconds").at("tune").get<double>(), 0.0);
   EXPECT_GT(j.at("seconds").at("train").get<double>(), 0.0);
 
+  // Each layer runs on the best schedule known: never slower than the one tuning started from.
+  {
+    Store store(db);
+    for (const KasCandidateRow& c : store.kasCandidates(1)) {
+      if (c.tuningJson.empty()) continue;
+      for (const auto& layer : nlohmann::json::parse(c.tuningJson))
+        EXPECT_LE(layer.at("ms").get<double>(), layer.at("default_ms").get<double>()) << c.hash;
+    }
+  }
   // The store holds it for the report and the list.
   const ProcessResult list = runProcess(OPEVO_CLI, {"kas", "searches", "--db", db, "--json"});
   ASSERT_EQ(list.status, 0) << list.err;
