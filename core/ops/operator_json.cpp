@@ -99,6 +99,8 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
   rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue", "mode"}, source,
                 "operator");
   OperatorSpec op;
+  if (j.contains("name") && !j["name"].is_string())
+    throw InputError(source + ": field 'name' must be a string");
   op.name = j.value("name", std::string("custom"));
   if (!j.contains("kind") || !j["kind"].is_string())
     throw InputError(source +

@@ -55,6 +55,9 @@ TEST(OperatorJson, BadInputNamesTheField) {
   EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4}, "space": {"tile_k": "factor:4:2"}})")
                 .find("fixed by the shape"),
             std::string::npos);
+  // Found by fuzz_operator_json (fuzz/corpus/operator_json/regression-name-not-a-string.json).
+  EXPECT_NE(errorOf(R"({"name": {"n": 96, "m": 128, "k": 64}})").find("'name' must be a string"),
+            std::string::npos);
   // A large prime loop length is fine: its factor parameter has nu vertices.
   EXPECT_EQ(errorOf(R"({"kind": "matmul", "shape": {"n": 1000003, "m": 4, "k": 4}})"), "no error");
 }
