@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kas/kernel_fit.h"
+
 namespace opevo::kas {
 
 Backbone fashionMnistBackbone() {
@@ -56,16 +58,14 @@ bool usesGroups(const MicroDag& dag) {
 
 SolveResult solveKernel(const MicroDag& dag, const std::vector<ConvTarget>& targets,
                         std::int64_t groups, const Budget& budget) {
-  if (groups > 0) return solveBudget(dag, targets, groups, budget);
-  if (!usesGroups(dag)) return solveBudget(dag, targets, 1, budget);
-  std::vector<std::int64_t> order = groupChoices(targets);
-  if (order.empty()) order.push_back(1);
-  SolveResult last;
-  for (std::int64_t g : order) {
-    last = solveBudget(dag, targets, g, budget);
-    if (last.solution) return last;
-  }
-  return last;
+  // A kernel that never groups has the same sizes for every G: solve it once.
+  const std::vector<std::int64_t> order = usesGroups(dag)
+                                              ? groupOrder(targets, groups, nullptr)
+                                              : std::vector<std::int64_t>{groups > 0 ? groups : 1};
+  SolveResult r;
+  if (auto fit = fitKernel(dag, {targets}, order, budget, &r.error))
+    r.solution = std::move(fit->solutions.front());
+  return r;
 }
 
 double pruneThreshold(double referenceAccuracy, int epoch, int epochs, double theta) {
