@@ -168,7 +168,7 @@ void compileAndReport(const codegen::GeneratedKernel& kernel, Backend backend,
     r = hiprtc.compile(kernel.source, arch);
   } else {
     dir.emplace("opevo-codegen");
-    compilerName = "the system compiler (c++ -O3 -march=native -fopenmp -shared -fPIC)";
+    compilerName = "the system compiler (c++ " + cpuKernelFlagsText() + " -shared -fPIC)";
     r = compileCpuKernel(kernel.source, dir->path());
   }
   if (!r.ok) {

@@ -43,6 +43,26 @@ int runTo(const std::vector<std::string>& args, const std::string& logPath, doub
 
 }  // namespace
 
+std::vector<std::string> cpuKernelFlags() {
+#if defined(__x86_64__) || defined(__i386__)
+  return {"-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp"};
+#else
+  return {"-O3", "-march=native", "-fopenmp"};
+#endif
+}
+
+std::string cpuKernelFlagsText() {
+  std::string text;
+  for (const std::string& f : cpuKernelFlags()) text += (text.empty() ? "" : " ") + f;
+  return text;
+}
+
+std::vector<std::string> CpuCompilerOptions::sharedLibraryFlags() {
+  std::vector<std::string> flags = cpuKernelFlags();
+  flags.insert(flags.end(), {"-shared", "-fPIC"});
+  return flags;
+}
+
 CompileResult compileCpuKernel(const std::string& source, const std::string& directory,
                                const std::string& stem, const CpuCompilerOptions& options) {
   CompileResult r;

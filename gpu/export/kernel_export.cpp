@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "codegen/cpu_compiler.h"
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
 #include "export/host_program.h"
@@ -202,7 +203,7 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   const std::string check = "check." + k.ext;
   writeFile(dir / check, hostProgram(k.def.op, k.kernel, kernelFile), result);
   if (k.backend == codegen::Backend::Cpu)
-    result.buildCommand = "g++ -O3 -march=native -fopenmp -o check check.cpp && ./check";
+    result.buildCommand = "g++ " + cpuKernelFlagsText() + " -o check check.cpp && ./check";
   else if (k.backend == codegen::Backend::Cuda)
     result.buildCommand = "nvcc -O3 -arch=native -o check check.cu && ./check";
   else

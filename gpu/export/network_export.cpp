@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "codegen/cpu_compiler.h"
 #include "cpu/operator_buffers.h"
 
 namespace opevo::net {
@@ -161,7 +162,7 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
   writeFile(fs::path(directory) / "build.sh",
             "#!/bin/sh\n# Builds the network program with the flags its kernels were tuned with.\n"
             "set -e\ncd \"$(dirname \"$0\")\"\n"
-            "${CXX:-c++} -O3 -march=native -fopenmp -o network main.cpp kernels.cpp\n"
+            "${CXX:-c++} " + cpuKernelFlagsText() + " -o network main.cpp kernels.cpp\n"
             "echo \"built ./network: run it from this folder (it reads data.bin)\"\n");
   fs::permissions(fs::path(directory) / "build.sh",
                   fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,

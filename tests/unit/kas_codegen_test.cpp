@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "codegen/cpu_compiler.h"
 #include "common/rng.h"
@@ -19,9 +20,9 @@ namespace opevo::kas {
 namespace {
 
 std::string entryName(std::size_t kernel, std::size_t schedule) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "k%zu_%zu", kernel, schedule);
-  return buf;
+  std::ostringstream name;
+  name << 'k' << kernel << '_' << schedule;
+  return name.str();
 }
 
 std::vector<float> randomInput(std::int64_t n, std::uint64_t seed) {
