@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -104,6 +106,34 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
         (r.log.empty() ? "" : "\n") + compiler + " exited with status " + std::to_string(status);
   }
   return r;
+}
+
+std::optional<std::string> cpuCompilerProblem(const std::string& directory,
+                                              const CpuCompilerOptions& options) {
+  std::string compiler = options.compiler;
+  if (compiler.empty()) {
+    const char* env = std::getenv("OPEVO_CXX");
+    compiler = env && *env ? env : "c++";
+  }
+  std::string key = compiler;
+  for (const std::string& f : options.flags) key += " " + f;
+  static std::mutex mutex;
+  static std::set<std::string> working;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (working.count(key)) return std::nullopt;
+  }
+  const CompileResult r = compileCpuKernel("extern \"C\" int opevo_toolchain_probe() { return 1; }\n",
+                                           directory, "opevo_toolchain_probe", options);
+  if (r.ok) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    working.insert(key);
+    return std::nullopt;
+  }
+  std::string log = r.log.substr(0, 600);
+  while (!log.empty() && (log.back() == '\n' || log.back() == ' ')) log.pop_back();
+  return "the C++ compiler cannot build kernels (" + key + "): " + log +
+         ". Install g++ (apt-get install g++) or point OPEVO_CXX at a working compiler";
 }
 
 bool keepOpenMpRuntimeLoaded() {

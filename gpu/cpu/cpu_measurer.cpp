@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 
 #include "backends/compile_pipeline.h"
 #include "codegen/cpu_compiler.h"
@@ -70,6 +71,11 @@ void buildThenTime(const std::vector<Config>& configs, int compileThreads,
                    const std::function<std::string(const Config&)>& source,
                    const std::function<Measurement(const std::string& library)>& time,
                    const Measurer::TrialCallback& done) {
+  {
+    CpuCompilerOptions build;
+    build.timeoutSeconds = compileTimeoutSeconds;
+    if (const auto problem = cpuCompilerProblem(cacheDir, build)) throw std::runtime_error(*problem);
+  }
   std::vector<CompileResult> built(configs.size());
   compileThenUse<CompileResult>(
       configs.size(), compileThreads,

@@ -19,6 +19,9 @@
 #include "ui/models/history_model.h"
 #include "ui/pages/history_page.h"
 #include "ui/pages/runs_page.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/race_setup_panel.h"
 
 namespace opevo::ui {
 namespace {
@@ -203,6 +206,35 @@ TEST_F(KillResumeTest, ACpuRaceKilledMidwayResumesFromHistoryLosingNothing) {
   ASSERT_EQ(racesRuns(since).size(), 2u);
   resumeAllFromHistory(since);
   expectWholeAndUnchanged(since, 2, budget, beforeKill);
+}
+
+// The user's data folder cannot be written (here: a path under /proc, which not even root can
+// create): the window opens, a race still runs and is drawn, and its note says it was not
+// recorded and names the folder at fault.
+TEST(DataFolderTest, ARaceWithAnUnwritableDataFolderRunsAndNamesIt) {
+  const QByteArray saved = qgetenv("XDG_DATA_HOME");
+  qputenv("XDG_DATA_HOME", "/proc/opevo-unwritable");
+  {
+    MainWindow window;
+    window.show();
+    RunsPage* runs = window.runsPage();
+    window.pages()->setCurrentWidget(runs);
+    runs->setup()->datasetPicker()->load(
+        QStringLiteral(OPEVO_DATASETS_DIR "/gemm/RTX_2080_Ti.json.gz"));
+    ASSERT_TRUE(waitUntil([&] { return runs->setup()->datasetPicker()->dataset() != nullptr; }));
+    runs->setup()->algorithmPanel()->setChecked({QStringLiteral("opevo")});
+    runs->setup()->setRepeats(1);
+    runs->setup()->setTrials(20);
+    ASSERT_TRUE(runs->start()) << runs->message().toStdString();
+    ASSERT_TRUE(waitUntil([&] { return !runs->controller()->busy(); }, 60000));
+    // The race is still run and drawn; the note says it is not in the history, and why.
+    EXPECT_EQ(runs->data()->trials().size(), 20u);
+    EXPECT_TRUE(runs->note().contains(QStringLiteral("Not recorded in the history")))
+        << runs->note().toStdString();
+    EXPECT_TRUE(runs->note().contains(QStringLiteral("/proc/opevo-unwritable")))
+        << runs->note().toStdString();
+  }
+  qputenv("XDG_DATA_HOME", saved);
 }
 
 }  // namespace

@@ -188,6 +188,49 @@ TEST(EngineFaults, AWorkerKilledMidRunCostsOneTrial) {
   EXPECT_EQ(trials.back().status, TrialStatus::Ok);
 }
 
+// A compiler that is missing, or that fails on everything (a broken toolchain), is found before
+// the first trial: the run stops with a message naming the compiler and quoting it, no
+// configuration is recorded as a compile error, and the run resumes to its budget once the
+// compiler works.
+void expectCompilerStopsThenResumes(const std::string& compiler, const std::string& quoted) {
+  CpuRun cpu(24);
+  setenv("OPEVO_CXX", compiler.c_str(), 1);
+  Store store(cpu.db);
+  std::int64_t runId = 0;
+  {
+    MeasurementSetup setup = makeMeasurement("cpu", cpu.op, cpu.options);
+    Engine engine(*setup.space, *setup.measurer);
+    StoreRecorder recorder(store, engine, contextOf(setup));
+    engine.addObserver(recorder);
+    engine.addRun(randomRun(4));
+    recorder.createRuns();
+    engine.run();
+    unsetenv("OPEVO_CXX");
+    runId = engine.runs()[0].storeId;
+    EXPECT_NE(engine.failure().find("cannot build kernels"), std::string::npos)
+        << engine.failure();
+    EXPECT_NE(engine.failure().find(compiler), std::string::npos) << engine.failure();
+    EXPECT_NE(engine.failure().find(quoted), std::string::npos) << engine.failure();
+  }
+  EXPECT_TRUE(store.trials(runId).empty());
+  EXPECT_NE(store.run(runId)->status, RunStatus::Finished);
+  resumeToTheEnd(store, runId, cpu.options, 4);
+}
+
+TEST(EngineFaults, AMissingCompilerStopsTheRunBeforeItsFirstTrial) {
+  expectCompilerStopsThenResumes("/nonexistent/bin/c++", "No such file");
+}
+
+TEST(EngineFaults, ACompilerThatFailsOnEverythingStopsTheRunBeforeItsFirstTrial) {
+  char pattern[] = "/tmp/opevo-broken-cc-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const fs::path compiler = dir / "broken-c++";
+  std::ofstream(compiler) << "#!/bin/sh\necho 'cc1plus: fatal error: broken toolchain' >&2\nexit 1\n";
+  fs::permissions(compiler, fs::perms::owner_all);
+  expectCompilerStopsThenResumes(compiler.string(), "broken toolchain");
+  fs::remove_all(dir);
+}
+
 // A compiler that hangs on one kernel (the real one for every other): that build is stopped at the
 // compile time limit and becomes a failed trial that says so; the run goes on to its budget
 // instead of waiting on it.
@@ -198,6 +241,7 @@ TEST(EngineFaults, ACompilerThatHangsCostsOneTrialAtTheTimeLimit) {
   {
     std::ofstream f(compiler);
     f << "#!/bin/sh\n"
+      << "case \"$*\" in *opevo_toolchain_probe*) exec c++ \"$@\";; esac\n"
       << "if mkdir '" << marker.string() << "' 2>/dev/null; then sleep 120; fi\n"
       << "exec c++ \"$@\"\n";
   }

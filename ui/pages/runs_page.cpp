@@ -208,6 +208,10 @@ QString RunsPage::message() const {
   return m_messageLabel->isVisible() ? m_messageLabel->text() : QString();
 }
 
+QString RunsPage::note() const {
+  return m_noteLabel->isVisible() ? m_noteLabel->text() : QString();
+}
+
 bool RunsPage::start() {
   if (m_controller->busy()) return false;
   QString problem;

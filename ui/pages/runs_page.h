@@ -49,6 +49,8 @@ class RunsPage : public QWidget {
   QLabel* datasetStatus() const { return m_datasetStatus; }
   // The message shown when a race cannot start or has failed; empty when none.
   QString message() const;
+  // The note under the chart: how the last race ended, and what it could not do (record itself).
+  QString note() const;
 
   // Where races are recorded; empty: nowhere.
   void setStorePath(const QString& path) { m_storePath = path; }
