@@ -11,11 +11,11 @@
 
 namespace {
 
-// The datasets sit beside the checkout, as the tests find them (OPEVO_DATASETS_DIR overrides).
+// The project's own copy of the datasets, resources/datasets (OPEVO_DATASETS_DIR overrides).
 std::string dataset(const char* relative) {
   if (const char* dir = std::getenv("OPEVO_DATASETS_DIR")) return std::string(dir) + "/" + relative;
   const auto checkout = std::filesystem::path(__FILE__).parent_path().parent_path();
-  return (checkout.parent_path() / "shared" / "datasets" / relative).string();
+  return (checkout / "resources" / "datasets" / relative).string();
 }
 
 void load(benchmark::State& state, const char* relative) {

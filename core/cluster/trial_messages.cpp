@@ -89,7 +89,8 @@ TrialRequest parseRequest(const StreamEntry& e) {
   if (!r.task.is_object() || !r.task.contains("backend") || !r.task["backend"].is_string())
     throw ClusterMessageError(what + " " + e.id + ": field 'task' has no backend");
   if (r.type == RequestType::Measure) r.config = e.field("config", what);
-  r.sentMs = std::atoll(e.fieldOr("sent", "0").c_str());
+  // strtoll, not atoll: a number past 64 bits is undefined behaviour for atoll.
+  r.sentMs = std::strtoll(e.fieldOr("sent", "0").c_str(), nullptr, 10);
   return r;
 }
 
@@ -112,7 +113,7 @@ TrialResult parseResult(const StreamEntry& e) {
   r.device = e.fieldOr("device", "");
   r.measurement = measurementFromJson(parseJson(e, "m", what), what + " " + e.id);
   r.library = e.fieldOr("library", "");
-  r.tookMs = std::atof(e.fieldOr("took_ms", "0").c_str());
+  r.tookMs = std::strtod(e.fieldOr("took_ms", "0").c_str(), nullptr);
   return r;
 }
 

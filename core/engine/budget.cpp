@@ -26,9 +26,21 @@ Budget Budget::fromJson(const std::string& text) {
   const auto j = nlohmann::json::parse(text, nullptr, false);
   Budget b;
   if (!j.is_object()) return b;
-  if (j.contains("trials")) b.trials = j["trials"].get<int>();
-  if (j.contains("seconds")) b.seconds = j["seconds"].get<double>();
-  if (j.contains("target")) b.targetSpeed = j["target"].get<double>();
+  // A stored budget of the wrong type (a damaged database) is an error naming it, not a JSON
+  // library exception.
+  const auto number = [&](const char* key) {
+    if (!j[key].is_number())
+      throw InputError("stored budget " + text + ": '" + key + "' is not a number");
+    return j[key];
+  };
+  if (j.contains("trials")) {
+    const auto t = number("trials");
+    if (!t.is_number_integer() || t.get<double>() < 1 || t.get<double>() > 1e9)
+      throw InputError("stored budget " + text + ": 'trials' must be a whole number from 1");
+    b.trials = t.get<int>();
+  }
+  if (j.contains("seconds")) b.seconds = number("seconds").get<double>();
+  if (j.contains("target")) b.targetSpeed = number("target").get<double>();
   return b;
 }
 

@@ -48,7 +48,7 @@ int unclosedObjectDepth(const std::string& text, std::size_t* keep) {
 }
 
 // nlohmann's message without its "[json.exception.parse_error.101] " tag, kept to one short line.
-std::string describe(const Json::parse_error& e, std::size_t textSize) {
+std::string describe(const Json::exception& e) {
   std::string what = e.what();
   if (what.rfind("[json.exception.", 0) == 0) {
     const auto close = what.find("] ");
@@ -57,6 +57,11 @@ std::string describe(const Json::parse_error& e, std::size_t textSize) {
   for (char& c : what)
     if (c == '\n' || c == '\r') c = ' ';
   if (what.size() > 300) what = what.substr(0, 300) + "...";
+  return what;
+}
+
+std::string describe(const Json::parse_error& e, std::size_t textSize) {
+  std::string what = describe(static_cast<const Json::exception&>(e));
   if (e.byte >= textSize) what += " (the file ends early: truncated?)";
   return what;
 }
@@ -123,6 +128,9 @@ ParsedJson parseJsonFile(const std::string& text, const std::string& path,
   try {
     out.value = Json::parse(text);
     return out;
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double (1e400) is refused with out_of_range, not parse_error.
+    throw InputError(path + ": not valid JSON: " + describe(e));
   } catch (const Json::parse_error& e) {
     std::size_t keep = 0;
     const int depth = allowUnclosedObjects > 0 ? unclosedObjectDepth(text, &keep) : -1;
@@ -132,6 +140,8 @@ ParsedJson parseJsonFile(const std::string& text, const std::string& path,
     closed.append(static_cast<std::size_t>(depth), '}');
     try {
       out.value = Json::parse(closed);
+    } catch (const Json::out_of_range& overflow) {
+      throw InputError(path + ": not valid JSON: " + describe(overflow));
     } catch (const Json::parse_error&) {
       throw InputError(path + ": not valid JSON: " + describe(e, text.size()));
     }

@@ -64,6 +64,7 @@ struct Clause {
 struct Node {
   NodeKind kind = NodeKind::Literal;
   int column = 0;           // of the operator, call or first character: where an error points
+  int height = 1;           // of the subtree: 1 for a leaf
   Value value;              // Literal
   std::string name;         // Name, Call
   std::size_t index = 0;    // Variable, Local
@@ -93,11 +94,33 @@ bool isBuiltin(const std::string& name);
 Value callBuiltin(const std::string& name, const std::vector<Value>& args);
 const char* opText(OpCode op);
 
-// The largest list an expression may build: a T1 value list or a comprehension far beyond this
-// is a mistake (range(10**12)), and failing beats exhausting memory.
-constexpr std::size_t kMaxListSize = 10'000'000;
+// How deep an expression may nest. The parser, the name resolution, the evaluator and the tree's
+// destructor all recurse, so a deeper one ("((((...1))))", "1+1+...+1" a million times) would
+// overflow the stack instead of failing. Nesting counts brackets, parentheses, calls,
+// subscripts, conditional expressions, unary operators and powers inside one another (Python's
+// own parser allows 200 nested parentheses); the height counts every operation (a + b + c is 3
+// high).
+constexpr int kMaxNesting = 200;
+constexpr int kMaxHeight = 1000;
 
-Value evaluateNode(const Node& node, const Expression::Lookup& variable,
-                   std::vector<Value>& locals);
+// The largest list or string an expression may build, by Value::weight() (nested lists in full,
+// strings by their bytes): a T1 value list or a comprehension far beyond this is a mistake
+// (range(10**12)), and failing beats exhausting memory. A million values take about 90 MB, and
+// importing a parameter copies its list a few times.
+constexpr std::size_t kMaxListSize = 1'000'000;
+
+// The most work one evaluation may do, counted as the weight of every value a node gives (a
+// number is 1, range(1000) is 1001): [0 for i in range(10**6) for j in range(10**6) if 0] builds
+// nothing large, but would run for hours. [i for i in range(10**6)] takes about 3 million, and
+// the limit about a second.
+constexpr std::uint64_t kMaxSteps = 5'000'000;
+
+// One evaluation's comprehension variables and the work done so far.
+struct Evaluation {
+  std::vector<Value> locals;
+  std::uint64_t steps = 0;
+};
+
+Value evaluateNode(const Node& node, const Expression::Lookup& variable, Evaluation& ev);
 
 }  // namespace opevo::t1

@@ -102,34 +102,61 @@ Value toFloat(const Value& v) {
   throw Fault{"float() cannot convert " + v.repr()};
 }
 
+// The elements' weights add up in weight, checked against kMaxListSize.
 void comprehend(const Node& n, std::size_t clause, const Expression::Lookup& variable,
-                std::vector<Value>& locals, std::vector<Value>& out) {
+                Evaluation& ev, std::vector<Value>& out, std::size_t& weight) {
   if (clause == n.clauses.size()) {
-    if (out.size() == kMaxListSize)
+    Value element = evaluateNode(*n.kids[0], variable, ev);
+    weight += element.weight();
+    if (weight > kMaxListSize)
       throw Fault{
           "the comprehension would hold more than " + std::to_string(kMaxListSize) + " elements",
           n.column};
-    out.push_back(evaluateNode(*n.kids[0], variable, locals));
+    out.push_back(std::move(element));
     return;
   }
   const Clause& c = n.clauses[clause];
-  const Value v = evaluateNode(*c.expr, variable, locals);
+  const Value v = evaluateNode(*c.expr, variable, ev);
   if (!c.isFor) {
-    if (v.truthy()) comprehend(n, clause + 1, variable, locals, out);
+    if (v.truthy()) comprehend(n, clause + 1, variable, ev, out, weight);
     return;
   }
-  std::vector<Value> items;
-  try {
-    items = iterate(v);
-  } catch (Fault& f) {
-    f.column = c.column;
-    throw;
+  // A list's items are read in place rather than copied first: range(10**6) is large enough.
+  std::vector<Value> chars;
+  const std::vector<Value>* items = &v.items();
+  if (v.kind() != Value::Kind::List) {
+    try {
+      chars = iterate(v);
+    } catch (Fault& f) {
+      f.column = c.column;
+      throw;
+    }
+    items = &chars;
   }
-  for (Value& item : items) {
-    locals[c.local] = std::move(item);
-    comprehend(n, clause + 1, variable, locals, out);
+  for (const Value& item : *items) {
+    ev.locals[c.local] = item;
+    comprehend(n, clause + 1, variable, ev, out, weight);
   }
 }
+
+// The values of n's operands, at most kMaxListSize in weight together: the elements of a list
+// display, or what the arguments of a call hold (min(r, r, r) holds three copies of r, and
+// len(range(10**6)) a million values, as range(10**6) may).
+std::vector<Value> operands(const Node& n, const Expression::Lookup& variable, Evaluation& ev) {
+  std::vector<Value> values;
+  std::size_t weight = 0;
+  for (const NodePtr& kid : n.kids) {
+    values.push_back(evaluateNode(*kid, variable, ev));
+    weight += values.back().weight() - (n.kind == NodeKind::Call ? 1 : 0);
+    if (weight > kMaxListSize)
+      throw Fault{std::string(n.kind == NodeKind::Call ? "the arguments" : "the list") +
+                      " would hold more than " + std::to_string(kMaxListSize) + " elements",
+                  n.column};
+  }
+  return values;
+}
+
+Value evaluateOnce(const Node& n, const Expression::Lookup& variable, Evaluation& ev);
 
 }  // namespace
 
@@ -188,8 +215,20 @@ Value callBuiltin(const std::string& name, const std::vector<Value>& args) {
   return x.kind() == Value::Kind::String ? x : Value::string(x.repr());  // str
 }
 
-Value evaluateNode(const Node& n, const Expression::Lookup& variable, std::vector<Value>& locals) {
-  auto eval = [&](std::size_t kid) { return evaluateNode(*n.kids[kid], variable, locals); };
+Value evaluateNode(const Node& n, const Expression::Lookup& variable, Evaluation& ev) {
+  Value v = evaluateOnce(n, variable, ev);
+  ev.steps += v.weight();
+  if (ev.steps > kMaxSteps)
+    throw Fault{"the evaluation takes more than " + std::to_string(kMaxSteps) +
+                    " steps (values built or read)",
+                n.column};
+  return v;
+}
+
+namespace {
+
+Value evaluateOnce(const Node& n, const Expression::Lookup& variable, Evaluation& ev) {
+  auto eval = [&](std::size_t kid) { return evaluateNode(*n.kids[kid], variable, ev); };
   // Operators fail without knowing where they are; the node that applied them does.
   auto at = [&](Fault& f, int column) -> Fault& {
     if (f.column == 0) f.column = column;
@@ -201,22 +240,19 @@ Value evaluateNode(const Node& n, const Expression::Lookup& variable, std::vecto
     case NodeKind::Variable:
       return variable(n.index);
     case NodeKind::Local:
-      return locals[n.index];
+      return ev.locals[n.index];
     case NodeKind::Name:
       break;  // resolved before any evaluation
-    case NodeKind::ListDisplay: {
-      std::vector<Value> items;
-      for (std::size_t i = 0; i < n.kids.size(); ++i) items.push_back(eval(i));
-      return Value::list(std::move(items));
-    }
+    case NodeKind::ListDisplay:
+      return Value::list(operands(n, variable, ev));
     case NodeKind::Comprehension: {
       std::vector<Value> out;
-      comprehend(n, 0, variable, locals, out);
+      std::size_t weight = 0;
+      comprehend(n, 0, variable, ev, out, weight);
       return Value::list(std::move(out));
     }
     case NodeKind::Call: {
-      std::vector<Value> args;
-      for (std::size_t i = 0; i < n.kids.size(); ++i) args.push_back(eval(i));
+      const std::vector<Value> args = operands(n, variable, ev);
       try {
         return callBuiltin(n.name, args);
       } catch (Fault& f) {
@@ -277,5 +313,7 @@ Value evaluateNode(const Node& n, const Expression::Lookup& variable, std::vecto
   }
   throw Fault{"internal error: unresolved name '" + n.name + "'", n.column};
 }
+
+}  // namespace
 
 }  // namespace opevo::t1

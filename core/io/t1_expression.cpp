@@ -1,6 +1,7 @@
 // Recursive-descent parser and name resolution of T1 expressions.
 #include "io/t1_expression.h"
 
+#include <algorithm>
 #include <set>
 
 #include "common/error.h"
@@ -28,6 +29,36 @@ class Parser {
   }
 
  private:
+  // One level of nesting, held while what is inside it is parsed: the parser recurses once per
+  // level, so it must stop before the stack runs out.
+  class Nested {
+   public:
+    explicit Nested(Parser& parser) : m_parser(parser) {
+      if (++m_parser.m_nesting > kMaxNesting)
+        throw Fault{
+            "the expression nests more than " + std::to_string(kMaxNesting) + " levels deep",
+            m_parser.peek().column};
+    }
+    ~Nested() { --m_parser.m_nesting; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& m_parser;
+  };
+
+  // n, its operands in place: its height checked, since whatever walks the tree recurses.
+  static NodePtr built(NodePtr n) {
+    for (const NodePtr& kid : n->kids) n->height = std::max(n->height, kid->height + 1);
+    for (const Clause& c : n->clauses) n->height = std::max(n->height, c.expr->height + 1);
+    n->height = std::max(
+        n->height, static_cast<int>(std::min<std::size_t>(n->clauses.size() + 1, kMaxHeight + 1)));
+    if (n->height > kMaxHeight)
+      throw Fault{"the expression is more than " + std::to_string(kMaxHeight) + " operations deep",
+                  n->column};
+    return n;
+  }
+
   const Token& peek() const { return m_tokens[m_pos]; }
   const Token& take() { return m_tokens[m_pos++]; }
   bool isOp(const char* op) const { return peek().kind == Tok::Op && peek().text == op; }
@@ -63,6 +94,7 @@ class Parser {
 
   // test: or_test ['if' or_test 'else' test]
   NodePtr test() {
+    const Nested level(*this);
     NodePtr value = orTest();
     if (!isWord("if")) return value;
     auto n = makeNode(NodeKind::Conditional, take().column);
@@ -71,7 +103,7 @@ class Parser {
     n->kids.push_back(std::move(value));
     n->kids.push_back(std::move(condition));
     n->kids.push_back(test());
-    return n;
+    return built(std::move(n));
   }
 
   NodePtr orTest() { return boolChain(NodeKind::Or, "or", &Parser::andTest); }
@@ -82,7 +114,7 @@ class Parser {
       auto n = makeNode(kind, take().column);
       n->kids.push_back(std::move(left));
       n->kids.push_back((this->*operand)());
-      left = std::move(n);
+      left = built(std::move(n));
     }
     return left;
   }
@@ -90,8 +122,9 @@ class Parser {
   NodePtr notTest() {
     if (!isWord("not")) return comparison();
     auto n = makeNode(NodeKind::Not, take().column);
+    const Nested level(*this);
     n->kids.push_back(notTest());
-    return n;
+    return built(std::move(n));
   }
 
   bool comparisonOp(OpCode& op) {
@@ -126,7 +159,7 @@ class Parser {
       if (op == OpCode::NotIn) ++m_pos;
       n->kids.push_back(arithmetic(1));
     }
-    return n;
+    return built(std::move(n));
   }
 
   // Precedence climbing over the binary arithmetic levels: 1 is + -, 2 is * / // %.
@@ -151,7 +184,7 @@ class Parser {
       n->op = op;
       n->kids.push_back(std::move(left));
       n->kids.push_back(arithmetic(level + 1));
-      left = std::move(n);
+      left = built(std::move(n));
     }
     return left;
   }
@@ -161,16 +194,18 @@ class Parser {
     if (isOp("-") || isOp("+")) {
       auto n = makeNode(NodeKind::Unary, peek().column);
       n->op = take().text == "-" ? OpCode::Neg : OpCode::Pos;
+      const Nested level(*this);
       n->kids.push_back(unary());
-      return n;
+      return built(std::move(n));
     }
     NodePtr base = postfix();
     if (!isOp("**")) return base;
     auto n = makeNode(NodeKind::Binary, take().column);
     n->op = OpCode::Pow;
     n->kids.push_back(std::move(base));
+    const Nested level(*this);
     n->kids.push_back(unary());
-    return n;
+    return built(std::move(n));
   }
 
   NodePtr postfix() {
@@ -180,7 +215,7 @@ class Parser {
       s->kids.push_back(std::move(n));
       s->kids.push_back(test());
       expect("]", false);
-      n = std::move(s);
+      n = built(std::move(s));
     }
     return n;
   }
@@ -228,7 +263,7 @@ class Parser {
       ++m_pos;
     }
     expect(")", false);
-    return n;
+    return built(std::move(n));
   }
 
   // [a, b, c] or [element for x in iterable if condition ...]
@@ -263,11 +298,12 @@ class Parser {
       }
     }
     expect("]", false);
-    return n;
+    return built(std::move(n));
   }
 
   std::vector<Token> m_tokens;
   std::size_t m_pos = 0;
+  int m_nesting = 0;
 };
 
 // Turns each Name into a Variable or a comprehension Local, following Python's scoping: a
@@ -341,9 +377,10 @@ Expression::Expression(std::string text, const std::vector<std::string>& variabl
 }
 
 Value Expression::evaluate(const Lookup& variable) const {
-  std::vector<Value> locals(m_locals);
+  Evaluation ev;
+  ev.locals.resize(m_locals);
   try {
-    return evaluateNode(*m_root, variable, locals);
+    return evaluateNode(*m_root, variable, ev);
   } catch (const Fault& f) {
     fail(m_text, f);
   }

@@ -35,6 +35,10 @@ class Value {
   double asDouble() const;                      // any number
   const std::string& asString() const { return m_string; }
   const std::vector<Value>& items() const { return m_list; }
+  // How much it holds: 1 for a number, the byte count for a string (at least 1), 1 plus the
+  // weights of the items for a list, nested lists counted in full. Size limits apply to it, so
+  // that [range(10**6)] * 1000 is as large as range(10**9).
+  std::size_t weight() const { return m_weight; }
 
   bool truthy() const;
   // Python's repr(): 16, 1.5, True, 'abc', [1, 2].
@@ -48,6 +52,7 @@ class Value {
   double m_float = 0;
   std::string m_string;
   std::vector<Value> m_list;
+  std::size_t m_weight = 1;
 };
 
 // Python's ==: numbers compare by value across int, float and bool (1 == 1.0 == True); other

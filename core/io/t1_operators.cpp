@@ -88,11 +88,13 @@ std::int64_t intPower(std::int64_t base, std::int64_t exponent) {
   return result;
 }
 
-// "ab" * 3 and [0] * 3; a negative count gives an empty result, as in Python.
+// "ab" * 3 and [0] * 3; a negative count gives an empty result, as in Python. The length is the
+// weight of the items, so [range(1000)] * 10**6 is refused like range(10**9); an empty sequence
+// stays empty however many times it is repeated (without looping that many times).
 Value repeat(const Value& sequence, std::int64_t count) {
-  const std::size_t n = count > 0 ? static_cast<std::size_t>(count) : 0;
   const std::size_t length =
-      sequence.kind() == Value::Kind::String ? sequence.asString().size() : sequence.items().size();
+      sequence.kind() == Value::Kind::String ? sequence.asString().size() : sequence.weight() - 1;
+  const std::size_t n = count > 0 && length > 0 ? static_cast<std::size_t>(count) : 0;
   if (length > 0 && n > kMaxListSize / length)
     throw Fault{"the repeated sequence would hold more than " + std::to_string(kMaxListSize) +
                 " elements"};
@@ -218,8 +220,13 @@ Value applyBinary(OpCode op, const Value& a, const Value& b) {
   const bool sequenceA = a.kind() == K::String || a.kind() == K::List;
   const bool sequenceB = b.kind() == K::String || b.kind() == K::List;
   if (op == OpCode::Add && sequenceA && a.kind() == b.kind()) {
-    if (a.kind() == K::String) return Value::string(a.asString() + b.asString());
-    if (a.items().size() + b.items().size() > kMaxListSize)
+    if (a.kind() == K::String) {
+      if (a.asString().size() + b.asString().size() > kMaxListSize)
+        throw Fault{"the string would hold more than " + std::to_string(kMaxListSize) +
+                    " characters"};
+      return Value::string(a.asString() + b.asString());
+    }
+    if ((a.weight() - 1) + (b.weight() - 1) > kMaxListSize)
       throw Fault{"the list would hold more than " + std::to_string(kMaxListSize) + " elements"};
     std::vector<Value> items = a.items();
     items.insert(items.end(), b.items().begin(), b.items().end());

@@ -54,6 +54,10 @@ Value convert(const Value& v, const std::string& type, const Reader& reader,
     reader.fail(field, "value " + v.repr() + " is not " + expected + " (Type is " + type + ")");
   };
   if (v.kind() == Value::Kind::List) reader.fail(field, "value " + v.repr() + " is a list");
+  // 1e308 * 10 is inf and inf - inf is nan: neither is a point of a space (a nan equals nothing,
+  // not even itself, so it could not be found again among the values).
+  if (v.kind() == Value::Kind::Float && !std::isfinite(v.asDouble()))
+    reader.fail(field, "value " + v.repr() + " is not a finite number");
   if (type.empty()) return v;
   if (type == "int" || type == "uint") {
     const bool whole = v.kind() == Value::Kind::Int ||

@@ -66,6 +66,7 @@ Value Value::string(std::string v) {
   Value x;
   x.m_kind = Kind::String;
   x.m_string = std::move(v);
+  x.m_weight = std::max<std::size_t>(1, x.m_string.size());
   return x;
 }
 
@@ -73,6 +74,7 @@ Value Value::list(std::vector<Value> items) {
   Value x;
   x.m_kind = Kind::List;
   x.m_list = std::move(items);
+  for (const Value& item : x.m_list) x.m_weight += item.m_weight;
   return x;
 }
 

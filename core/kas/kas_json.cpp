@@ -101,7 +101,7 @@ MicroDag loadKernel(const std::string& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // out_of_range too: a number like 1e400
     throw InputError(path + ": not JSON (" + e.what() + ")");
   }
   return kernelFromJson(j, path);

@@ -265,7 +265,7 @@ Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overr
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // out_of_range too: a number like 1e400
     throw InputError(source + ": not valid JSON (" + e.what() + ")");
   }
   return networkFromJson(j, source, overrides, foldNorms);

@@ -239,7 +239,7 @@ OperatorDefinition loadOperator(const std::string& presetOrPath) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // out_of_range too: a number like 1e400
     throw InputError(presetOrPath + ": not valid JSON (" + e.what() + ")");
   }
   return operatorDefinitionFromJson(j, presetOrPath);

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -473,6 +474,28 @@ RunRecord readRun(const Statement& s) {
   return r;
 }
 
+// A trial's times_json: the JSON array of numbers appendTrial writes (nlohmann writes a NaN or
+// an infinity as null, read back as NaN). Anything else is a damaged or hand-edited file.
+std::vector<double> timesOf(const std::string& text, const std::string& path, std::int64_t runId,
+                            int seq) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  std::vector<double> times;
+  bool ok = j.is_array();
+  for (std::size_t i = 0; ok && i < j.size(); ++i) {
+    ok = j[i].is_number() || j[i].is_null();
+    times.push_back(j[i].is_number() ? j[i].get<double>()
+                                     : std::numeric_limits<double>::quiet_NaN());
+  }
+  if (ok) return times;
+  std::string shown = text.substr(0, 60);
+  for (char& c : shown)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  throw InputError("database " + inQuotes(path) + ": run " + std::to_string(runId) + ", trial " +
+                   std::to_string(seq) + ": column trials.times_json holds '" + shown +
+                   (text.size() > 60 ? "...'" : "'") +
+                   ", expected a JSON array of times in ms such as [1.5, 1.6]");
+}
+
 constexpr const char* kRunColumns =
     "SELECT id, operator_name, operator_json, algorithm, settings_json, seed, backend, device, "
     "budget_json, status, end_reason, started, ended, speed_unit, label, race_id, race_algorithm, "
@@ -528,7 +551,7 @@ std::vector<TrialRow> Store::trials(std::int64_t runId) const {
     t.config = s.text(3);
     t.status = parsedOrThrow(trialStatusNames(), s.text(4), "a trial status");
     t.message = s.text(5);
-    t.timesMs = nlohmann::json::parse(s.text(6)).get<std::vector<double>>();
+    t.timesMs = timesOf(s.text(6), m_path, t.runId, t.seq);
     t.medianMs = s.real(7);
     t.speed = s.real(8);
     t.compileMs = s.real(9);

@@ -354,3 +354,17 @@ TEST(Engine, RestoredRunsContinueTheirBudgetAndOrder) {
 
 }  // namespace
 }  // namespace opevo
+
+namespace opevo {
+namespace {
+
+// A budget read back from a damaged database: a clear error, never a JSON library exception.
+TEST(Budget, AStoredBudgetOfTheWrongTypeIsAnInputError) {
+  EXPECT_EQ(*Budget::fromJson(R"({"trials": 40})").trials, 40);
+  for (const char* bad : {R"({"trials": "40"})", R"({"trials": 1e300})", R"({"trials": 0.5})",
+                          R"({"seconds": [1]})", R"({"target": null})"})
+    EXPECT_THROW(Budget::fromJson(bad), InputError) << bad;
+}
+
+}  // namespace
+}  // namespace opevo

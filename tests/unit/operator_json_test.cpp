@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <functional>
+
 #include "common/error.h"
+#include "kas/kas_json.h"
+#include "net/network_json.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 
@@ -70,6 +76,27 @@ TEST(OperatorJson, LoadOperatorExplainsWhatItAccepts) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("neither a preset"), std::string::npos);
   }
+}
+
+// A number beyond a double (found by fuzzing the T1 and dataset readers): the JSON parser throws
+// out_of_range for it, not parse_error; every file reader must still answer with InputError.
+TEST(OperatorJson, AFileWithANumberBeyondADoubleIsAnInputErrorInEveryReader) {
+  char path[] = "/tmp/opevo-overflow-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::ofstream(path) << R"({"name": "x", "kind": "matmul", "shape": {"n": 1e400}})";
+  const auto refused = [&](const std::function<void()>& read) {
+    try {
+      read();
+    } catch (const InputError& e) {
+      return std::string(e.what()).find(path) != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused([&] { loadOperator(path); }));
+  EXPECT_TRUE(refused([&] { net::loadNetwork(path); }));
+  EXPECT_TRUE(refused([&] { kas::loadKernel(path); }));
+  std::remove(path);
 }
 
 }  // namespace

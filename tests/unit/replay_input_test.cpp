@@ -249,6 +249,18 @@ TEST(ReplayInput, EmptyAndNotJson) {
   expectInputError(TempFile("{\"cache\": {\n\"a\": 1,,\n}}").path(), {"not valid JSON", "line 2"});
 }
 
+// Found while writing the fuzz target (fuzz/corpus/replay_dataset/regression-number-overflow.json):
+// a number beyond a double is refused by the JSON parser with out_of_range, not parse_error, and
+// escaped as an internal error. It is a one-line InputError quoting the number.
+TEST(ReplayInput, NumberBeyondADoubleIsAnInputError) {
+  expectInputError(
+      TempFile(R"({"tune_params_keys": ["a"], "cache": {"1": {"a": 1, "time": 1e400}}})").path(),
+      {"not valid JSON", "number overflow parsing '1e400'"});
+  expectInputError(
+      TempFile(R"({"tune_params_keys": ["a"], "cache": {"1": {"a": -1e999, "time": 1},)").path(),
+      {"not valid JSON", "number overflow parsing '-1e999'"});
+}
+
 TEST(ReplayInput, UnknownSchema) {
   expectInputError(TempFile(R"({"foo": 1, "bar": [2]})").path(),
                    {"unknown schema", "bar, foo", "Kernel Tuner", "T4"});

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -277,6 +278,53 @@ TEST(Store, DefaultPathFollowsXdg) {
   unsetenv("XDG_DATA_HOME");
   setenv("HOME", "/home/someone", 1);
   EXPECT_EQ(Store::defaultPath(), "/home/someone/.local/share/opevo-studio/opevo.db");
+}
+
+// Issue 18 (fuzz/corpus/store_columns/regression-times-json-*): a times_json that is not a JSON
+// array of numbers (a damaged or hand-edited file) escaped from trials() as the JSON library's
+// exception; it is the store's InputError naming the run, the trial and the column.
+TEST(Store, CorruptTimesJsonNamesTheRunTrialAndColumn) {
+  TempDir dir;
+  const auto path = (dir.path / "opevo.db").string();
+  Store store(path);
+  const std::int64_t id = store.createRun(sampleRun());
+  TrialRow t;
+  t.runId = id;
+  t.seq = 2;
+  t.timesMs = {1.0};
+  store.appendTrial(t);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  auto setTimes = [&](const std::string& text) {
+    sqlite3_stmt* s = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE trials SET times_json = ?", -1, &s, nullptr),
+              SQLITE_OK);
+    sqlite3_bind_text(s, 1, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    EXPECT_EQ(sqlite3_step(s), SQLITE_DONE);
+    sqlite3_finalize(s);
+  };
+  const std::vector<std::string> corrupt = {"[1.0, oops", "{\"a\": 1}", "[1.0, \"2\"]", "",
+                                            "[[1]]"};
+  for (const std::string& bad : corrupt) {
+    setTimes(bad);
+    try {
+      store.trials(id);
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), "database '" + path + "': run " + std::to_string(id) +
+                                           ", trial 2: column trials.times_json holds '" + bad +
+                                           "', expected a JSON array of times in ms such as "
+                                           "[1.5, 1.6]");
+    }
+  }
+  // What the JSON writer makes of a NaN or infinite time (null) reads back as NaN.
+  setTimes("[null, 2.5]");
+  const auto trials = store.trials(id);
+  ASSERT_EQ(trials.size(), 1u);
+  ASSERT_EQ(trials[0].timesMs.size(), 2u);
+  EXPECT_TRUE(std::isnan(trials[0].timesMs[0]));
+  EXPECT_EQ(trials[0].timesMs[1], 2.5);
+  sqlite3_close(db);
 }
 
 }  // namespace

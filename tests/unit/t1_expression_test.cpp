@@ -240,7 +240,7 @@ TEST(T1Expression, EvaluationErrorsPointAtTheOperator) {
       "expression \"2 ** 63\": integer overflow (the result does not fit in 64 bits) at column 3");
   EXPECT_EQ(
       error("range(10**9)"),
-      "expression \"range(10**9)\": range() would hold more than 10000000 elements at column 1");
+      "expression \"range(10**9)\": range() would hold more than 1000000 elements at column 1");
   EXPECT_EQ(error("(-8) ** 0.5"),
             "expression \"(-8) ** 0.5\": a negative number raised to a fractional power is not a "
             "real number at column 6");
@@ -248,6 +248,50 @@ TEST(T1Expression, EvaluationErrorsPointAtTheOperator) {
   EXPECT_EQ(error("int('x1')"),
             "expression \"int('x1')\": int() cannot convert the string 'x1' at column 1");
   EXPECT_EQ(error("min([])"), "expression \"min([])\": min() of an empty list at column 1");
+}
+
+// Found while writing the fuzz target (fuzz/corpus/t1_expression/regression-*): an expression
+// nested or chained deeply enough overflowed the stack of the recursive parser, evaluator and tree
+// destructor, and a repeated list of large lists, or loops that build nothing, got past the size
+// limit and ran out of memory or time. Each is now an InputError that says which limit it met.
+TEST(T1Expression, DeepOrHugeExpressionsFailCleanly) {
+  auto expectError = [](const std::string& text, const std::string& message) {
+    const std::string what = error(text);
+    EXPECT_NE(what.find(message), std::string::npos) << text.substr(0, 80) << ": " << what;
+  };
+  const std::string deep(100000, '(');
+  expectError(deep + "1" + std::string(100000, ')'),
+              "the expression nests more than 200 levels deep at column 201");
+  expectError(std::string(100000, '-') + "1", "the expression nests more than 200 levels deep");
+  expectError(std::string(100000, '['), "the expression nests more than 200 levels deep");
+  std::string nots, powers, sum = "1";
+  for (int i = 0; i < 10000; ++i) nots += "not ";
+  for (int i = 0; i < 10000; ++i) powers += "2**";
+  for (int i = 0; i < 10000; ++i) sum += "+1";
+  expectError(nots + "1", "the expression nests more than 200 levels deep");
+  expectError(powers + "1", "the expression nests more than 200 levels deep");
+  expectError(sum, "the expression is more than 1000 operations deep");
+  // Up to the limits, the same shapes evaluate.
+  EXPECT_EQ(eval(std::string(150, '(') + "7" + std::string(150, ')')), "7");
+  EXPECT_EQ(eval(sum.substr(0, 1 + 2 * 900)), "901");
+  // Nested lists count in full, strings by their bytes.
+  expectError("[range(1000)] * 100000",
+              "the repeated sequence would hold more than 1000000 elements at column 15");
+  expectError("[range(600000), range(600000)]",
+              "the list would hold more than 1000000 elements at column 1");
+  expectError("min(range(600000), range(600000))",
+              "the arguments would hold more than 1000000 elements at column 1");
+  expectError("[range(600000)] + [range(600000)]",
+              "the list would hold more than 1000000 elements at column 17");
+  expectError("'ab' * 400000 + 'ab' * 400000",
+              "the string would hold more than 1000000 characters at column 15");
+  EXPECT_EQ(eval("len([i for i in range(1000000)])"), "1000000");
+  // An empty sequence repeated any number of times is empty at once.
+  EXPECT_EQ(eval("[] * 9223372036854775807"), "[]");
+  EXPECT_EQ(eval("'' * 9223372036854775807"), "''");
+  // Loops that build nothing still stop.
+  expectError("[0 for i in range(1000000) for j in range(1000000) if 0]",
+              "the evaluation takes more than 5000000 steps (values built or read)");
 }
 
 }  // namespace

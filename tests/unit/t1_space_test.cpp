@@ -211,5 +211,40 @@ TEST(T1Space, ConditionFailingForSomeValuesNamesThem) {
   }
 }
 
+// Found while writing the fuzz target (fuzz/corpus/t1_space/regression-nan-value.json): a value
+// that is not a finite number (1e308 * 10 is inf, inf - inf is nan) became a point of the space,
+// and a nan, equal to nothing, was then looked up among the values at index -1, out of bounds.
+TEST(T1Space, NonFiniteValuesAreRefused) {
+  const std::pair<std::string, std::string> cases[] = {
+      {R"([{"Name": "a", "Values": "[1e308 * 10 - 1e308 * 10, 1.0]"}])", "value nan"},
+      {R"([{"Name": "a", "Type": "float", "Values": "[1, 1e308 * 10]"}])", "value inf"},
+      {R"([{"Name": "a", "Values": "[1, -1e308 * 10, 'x']"}])", "value -inf"},
+  };
+  for (const auto& [parameters, value] : cases) {
+    const TempFile f(t1File(parameters));
+    try {
+      importT1(f.path);
+      ADD_FAILURE() << "no error for " << parameters;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                f.path + ": ConfigurationSpace.TuningParameters[0].Values: " + value +
+                    " is not a finite number");
+    }
+  }
+}
+
+// Found while writing the fuzz target (fuzz/corpus/t1_space/regression-number-overflow.json): a
+// number beyond a double in the JSON itself is refused by the JSON parser with out_of_range, not
+// parse_error, and escaped as an internal error.
+TEST(T1Space, NumberBeyondADoubleIsAnInputError) {
+  const TempFile f(t1File(R"([{"Name": "a", "Values": "[1, 2]", "Default": 1e400}])"));
+  try {
+    importT1(f.path);
+    ADD_FAILURE() << "no error for 1e400";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), f.path + ": not valid JSON: number overflow parsing '1e400'");
+  }
+}
+
 }  // namespace
 }  // namespace opevo
