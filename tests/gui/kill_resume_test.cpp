@@ -204,6 +204,9 @@ TEST_F(KillResumeTest, ACpuRaceKilledMidwayResumesFromHistoryLosingNothing) {
                3, since);
   const Snapshot beforeKill = snapshot(since);
   ASSERT_EQ(racesRuns(since).size(), 2u);
+  std::size_t committed = 0;
+  for (const auto& [run, trials] : beforeKill) committed += trials.size();
+  ASSERT_LT(committed, 2u * budget) << "the race ended before the kill";
   resumeAllFromHistory(since);
   expectWholeAndUnchanged(since, 2, budget, beforeKill);
 }

@@ -94,6 +94,19 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
   }
 }
 
+// The user's data folder cannot be created (a path under /proc: not even root can): the run is
+// refused before anything is measured, naming the folder.
+TEST(CliTune, AnUnwritableDataFolderIsNamedBeforeAnyTrial) {
+  const auto r = runProcess("env", {"XDG_DATA_HOME=/proc/opevo-unwritable", OPEVO_CLI, "tune",
+                                    "--backend",
+                                    std::string("replay:") + OPEVO_DATASETS_DIR +
+                                        "/convolution_milo/A100.json.gz",
+                                    "--trials", "3"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("/proc/opevo-unwritable/opevo-studio"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("trial 1"), std::string::npos) << r.out;
+}
+
 // On a machine without the backend's device, asking for it is a usage error (exit status 2) that
 // says what is missing and names what is available; with one, the gpu-labelled tests cover
 // tuning on it.
