@@ -115,6 +115,8 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
   else
     throw InputError(source + ": unknown kind '" + kind +
                      "' (expected matmul, batch_matmul or conv2d)");
+  if (j.contains("dtype") && !j["dtype"].is_string())
+    throw InputError(source + ": field 'dtype' must be a string (\"fp32\")");
   const std::string dtype = j.value("dtype", std::string("fp32"));
   if (dtype != "fp32")
     throw InputError(source + ": dtype '" + dtype + "' is not supported (expected fp32)");

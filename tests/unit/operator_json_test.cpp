@@ -44,6 +44,10 @@ TEST(OperatorJson, UserDefinedWithSpaceOverride) {
 }
 
 TEST(OperatorJson, BadInputNamesTheField) {
+  // Found by fuzzing (fuzz/corpus/operator_json/regression-dtype-not-a-string.json).
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "dtype": {"n": 1}, "shape": {"n": 4, "m": 4, "k": 4}})")
+                .find("field 'dtype' must be a string"),
+            std::string::npos);
   EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4}})").find("'k'"), std::string::npos);
   EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "kk": 4}})").find("unknown shape field 'kk'"),
             std::string::npos);
