@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -257,16 +258,21 @@ TEST(Engine, PauseHoldsTheEngineAndIsNotTuningTime) {
   plan.algorithm = "random";
   plan.budget.trials = 40;
   engine.addRun(plan);
-  Recorder rec;
-  engine.addObserver(rec);
+  // The driver thread reads the count while the engine (this thread) adds to it: an atomic, not a
+  // Recorder's vector (TSan reported that read racing with push_back).
+  struct Counter : EngineObserver {
+    std::atomic<std::size_t> trials{0};
+    void trialMeasured(const TrialEvent&, const EngineProgress&) override { ++trials; }
+  } counter;
+  engine.addObserver(counter);
   std::size_t atPause = 0, atResume = 0;
   std::thread driver([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     engine.pause();
     std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the trial in hand ends
-    atPause = rec.trials.size();
+    atPause = counter.trials.load();
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
-    atResume = rec.trials.size();
+    atResume = counter.trials.load();
     engine.resume();
   });
   const auto t0 = std::chrono::steady_clock::now();
