@@ -56,9 +56,7 @@ std::string integrityCheck(const std::string& path) {
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QTemporaryDir home;
-  qputenv("XDG_DATA_HOME", (home.path() + QStringLiteral("/data")).toLocal8Bit());
-  qputenv("XDG_CONFIG_HOME", (home.path() + QStringLiteral("/config")).toLocal8Bit());
-  qputenv("XDG_CACHE_HOME", (home.path() + QStringLiteral("/cache")).toLocal8Bit());
+  opevo::ui::test::useFoldersIn(home);
   QApplication app(argc, argv);
   QStringList algos = QStringLiteral("opevo,opevo-m,autotvm,ansor,random,annealing,genetic,exhaustive")
                           .split(QLatin1Char(','));

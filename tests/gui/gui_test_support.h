@@ -3,6 +3,7 @@
 #include <QAbstractItemModel>
 #include <QElapsedTimer>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <QtGlobal>
@@ -10,6 +11,16 @@
 #include <functional>
 
 namespace opevo::ui::test {
+
+// Points the user's data, config and cache folders (XDG_*) into home, for this process and the
+// programs it starts: the window records races in the data folder, keeps its layout in the
+// config folder and built kernels in the cache, and a test or benchmark must neither read nor
+// touch the developer's (a warm kernel cache makes trials instant). Call before the first window.
+inline void useFoldersIn(const QTemporaryDir& home) {
+  qputenv("XDG_DATA_HOME", (home.path() + QStringLiteral("/data")).toLocal8Bit());
+  qputenv("XDG_CONFIG_HOME", (home.path() + QStringLiteral("/config")).toLocal8Bit());
+  qputenv("XDG_CACHE_HOME", (home.path() + QStringLiteral("/cache")).toLocal8Bit());
+}
 
 // Spins the event loop until pred holds or the time is up; QTRY_* report to QTest, not GTest.
 inline bool waitUntil(const std::function<bool()>& pred, int timeoutMs = 10000) {
