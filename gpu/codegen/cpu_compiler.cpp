@@ -43,6 +43,13 @@ int runTo(const std::vector<std::string>& args, const std::string& logPath, doub
   }
 }
 
+// The compiler a build runs: the options', else $OPEVO_CXX, else "c++" (found on PATH).
+std::string compilerOf(const CpuCompilerOptions& options) {
+  if (!options.compiler.empty()) return options.compiler;
+  const char* env = std::getenv("OPEVO_CXX");
+  return env && *env ? env : "c++";
+}
+
 }  // namespace
 
 std::vector<std::string> cpuKernelFlags() {
@@ -80,11 +87,7 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
       return r;
     }
   }
-  std::string compiler = options.compiler;
-  if (compiler.empty()) {
-    const char* env = std::getenv("OPEVO_CXX");
-    compiler = env && *env ? env : "c++";
-  }
+  const std::string compiler = compilerOf(options);
   std::vector<std::string> args = {compiler};
   args.insert(args.end(), options.flags.begin(), options.flags.end());
   args.insert(args.end(), {src, "-o", out});
@@ -108,14 +111,8 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
   return r;
 }
 
-std::optional<std::string> cpuCompilerProblem(const std::string& directory,
-                                              const CpuCompilerOptions& options) {
-  std::string compiler = options.compiler;
-  if (compiler.empty()) {
-    const char* env = std::getenv("OPEVO_CXX");
-    compiler = env && *env ? env : "c++";
-  }
-  std::string key = compiler;
+std::optional<std::string> cpuCompilerProblem(const CpuCompilerOptions& options) {
+  std::string key = compilerOf(options);
   for (const std::string& f : options.flags) key += " " + f;
   static std::mutex mutex;
   static std::set<std::string> working;
@@ -123,8 +120,11 @@ std::optional<std::string> cpuCompilerProblem(const std::string& directory,
     const std::lock_guard<std::mutex> lock(mutex);
     if (working.count(key)) return std::nullopt;
   }
-  const CompileResult r = compileCpuKernel("extern \"C\" int opevo_toolchain_probe() { return 1; }\n",
-                                           directory, "opevo_toolchain_probe", options);
+  // A folder of its own: measurers of other processes may check at the same moment.
+  const TempDir dir("opevo-toolchain");
+  const CompileResult r =
+      compileCpuKernel("extern \"C\" int opevo_toolchain_probe() { return 1; }\n", dir.path(),
+                       "opevo_toolchain_probe", options);
   if (r.ok) {
     const std::lock_guard<std::mutex> lock(mutex);
     working.insert(key);

@@ -36,13 +36,13 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
                                const std::string& stem = "opevo_kernel",
                                const CpuCompilerOptions& options = {});
 
-// Builds a one-line kernel in directory with the compiler and flags of compileCpuKernel: nullopt
-// when that works, else why not, naming the compiler and quoting its output. A missing or broken
+// Builds a one-line kernel (in a temporary folder) with the compiler and flags of
+// compileCpuKernel: nullopt when that works, else why not, naming the compiler and quoting its
+// output. A missing or broken
 // compiler is the machine's fault, not a configuration's: measurers check it before their first
 // build and stop the run (resumable) instead of recording every configuration as a compile error.
 // A compiler found working is not checked again in this process.
-std::optional<std::string> cpuCompilerProblem(const std::string& directory,
-                                              const CpuCompilerOptions& options = {});
+std::optional<std::string> cpuCompilerProblem(const CpuCompilerOptions& options = {});
 
 // Call before dlopen-ing kernels built with -fopenmp if they may be dlclose-d: it keeps the
 // OpenMP runtime (libgomp) loaded for the rest of the process. Otherwise closing the last kernel

@@ -71,11 +71,9 @@ void buildThenTime(const std::vector<Config>& configs, int compileThreads,
                    const std::function<std::string(const Config&)>& source,
                    const std::function<Measurement(const std::string& library)>& time,
                    const Measurer::TrialCallback& done) {
-  {
-    CpuCompilerOptions build;
-    build.timeoutSeconds = compileTimeoutSeconds;
-    if (const auto problem = cpuCompilerProblem(cacheDir, build)) throw std::runtime_error(*problem);
-  }
+  CpuCompilerOptions build;
+  build.timeoutSeconds = compileTimeoutSeconds;
+  if (const auto problem = cpuCompilerProblem(build)) throw std::runtime_error(*problem);
   std::vector<CompileResult> built(configs.size());
   compileThenUse<CompileResult>(
       configs.size(), compileThreads,
@@ -83,8 +81,6 @@ void buildThenTime(const std::vector<Config>& configs, int compileThreads,
         CompileResult r;
         try {
           const std::string text = source(configs[i]);
-          CpuCompilerOptions build;
-          build.timeoutSeconds = compileTimeoutSeconds;
           r = compileCpuKernel(text, cacheDir, stemFor(text), build);
         } catch (const std::exception& e) {
           r.ok = false;
