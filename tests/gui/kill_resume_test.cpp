@@ -63,13 +63,6 @@ class KillResumeTest : public ::testing::Test {
     for (const RunRecord& r : Store(Store::defaultPath()).runs()) id = std::max(id, r.id);
     return id;
   }
-  std::size_t storedTrials(std::int64_t since) {
-    std::size_t n = 0;
-    Store store(Store::defaultPath());
-    for (const RunRecord& r : store.runs())
-      if (r.id > since) n += store.trials(r.id).size();
-    return n;
-  }
   Snapshot snapshot(std::int64_t since) {
     Snapshot s;
     Store store(Store::defaultPath());
@@ -77,6 +70,11 @@ class KillResumeTest : public ::testing::Test {
       if (r.id > since)
         for (const TrialRow& t : store.trials(r.id)) s[r.id][t.seq] = {t.config, t.medianMs};
     return s;
+  }
+  static std::size_t trialsIn(const Snapshot& s) {
+    std::size_t n = 0;
+    for (const auto& [run, trials] : s) n += trials.size();
+    return n;
   }
 
   // Starts opevo-studio with these arguments, waits until at least `trials` trials of its race
@@ -89,12 +87,12 @@ class KillResumeTest : public ::testing::Test {
     streams.stderrToNull = true;
     m_studio = startChild(argv, streams);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
-    while (storedTrials(since) < trials && std::chrono::steady_clock::now() < deadline) {
+    while (trialsIn(snapshot(since)) < trials && std::chrono::steady_clock::now() < deadline) {
       int status = 0;
       ASSERT_EQ(waitpid(m_studio, &status, WNOHANG), 0) << "opevo-studio ended before the kill";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    ASSERT_GE(storedTrials(since), trials) << "the window's race did not get going";
+    ASSERT_GE(trialsIn(snapshot(since)), trials) << "the window's race did not get going";
     ASSERT_EQ(kill(m_studio, SIGKILL), 0);
     EXPECT_EQ(waitChild(m_studio), 128 + SIGKILL);
     kill(-m_studio, SIGKILL);  // a worker it left behind would only idle; not part of the test
@@ -153,12 +151,12 @@ class KillResumeTest : public ::testing::Test {
         ++kept;
       }
     }
-    std::size_t before = 0;
-    for (const auto& [run, trials] : beforeKill) before += trials.size();
+    const std::size_t before = trialsIn(beforeKill);
     EXPECT_EQ(kept, before);
-    std::printf("[ kill     ] %zu trials committed before SIGKILL, all kept; %zu runs resumed to "
-                "%d trials each\n",
-                before, runs, budget);
+    std::printf(
+        "[ kill     ] %zu trials committed before SIGKILL, all kept; %zu runs resumed to "
+        "%d trials each\n",
+        before, runs, budget);
   }
 
   MainWindow m_window;
@@ -168,19 +166,17 @@ class KillResumeTest : public ::testing::Test {
 TEST_F(KillResumeTest, AReplayRaceKilledMidwayResumesFromHistoryLosingNothing) {
   const std::int64_t since = newestRunId();
   const int budget = 150;
-  startAndKill({QStringLiteral("--page"), QStringLiteral("runs"), QStringLiteral("--backend"),
-                QStringLiteral("replay"), QStringLiteral("--dataset"),
-                QStringLiteral(OPEVO_DATASETS_DIR "/gemm/RTX_2080_Ti.json.gz"),
-                QStringLiteral("--algos"), QStringLiteral("opevo,random"),
-                QStringLiteral("--repeats"), QStringLiteral("2"), QStringLiteral("--trials"),
-                QString::number(budget), QStringLiteral("--pace"), QStringLiteral("10"),
-                QStringLiteral("--start")},
-               120, since);
+  startAndKill(
+      {QStringLiteral("--page"), QStringLiteral("runs"), QStringLiteral("--backend"),
+       QStringLiteral("replay"), QStringLiteral("--dataset"),
+       QStringLiteral(OPEVO_DATASETS_DIR "/gemm/RTX_2080_Ti.json.gz"), QStringLiteral("--algos"),
+       QStringLiteral("opevo,random"), QStringLiteral("--repeats"), QStringLiteral("2"),
+       QStringLiteral("--trials"), QString::number(budget), QStringLiteral("--pace"),
+       QStringLiteral("10"), QStringLiteral("--start")},
+      120, since);
   const Snapshot beforeKill = snapshot(since);
   ASSERT_EQ(racesRuns(since).size(), 4u);
-  std::size_t committed = 0;
-  for (const auto& [run, trials] : beforeKill) committed += trials.size();
-  ASSERT_LT(committed, 4u * budget) << "the race ended before the kill";
+  ASSERT_LT(trialsIn(beforeKill), 4u * budget) << "the race ended before the kill";
   resumeAllFromHistory(since);
   expectWholeAndUnchanged(since, 4, budget, beforeKill);
 }
@@ -196,17 +192,15 @@ TEST_F(KillResumeTest, ACpuRaceKilledMidwayResumesFromHistoryLosingNothing) {
   file.close();
   const std::int64_t since = newestRunId();
   const int budget = 8;
-  startAndKill({QStringLiteral("--page"), QStringLiteral("runs"), QStringLiteral("--backend"),
-                QStringLiteral("cpu"), QStringLiteral("--race-operator"), op,
-                QStringLiteral("--algos"), QStringLiteral("opevo,random"),
-                QStringLiteral("--repeats"), QStringLiteral("1"), QStringLiteral("--trials"),
-                QString::number(budget), QStringLiteral("--start")},
-               3, since);
+  startAndKill(
+      {QStringLiteral("--page"), QStringLiteral("runs"), QStringLiteral("--backend"),
+       QStringLiteral("cpu"), QStringLiteral("--race-operator"), op, QStringLiteral("--algos"),
+       QStringLiteral("opevo,random"), QStringLiteral("--repeats"), QStringLiteral("1"),
+       QStringLiteral("--trials"), QString::number(budget), QStringLiteral("--start")},
+      3, since);
   const Snapshot beforeKill = snapshot(since);
   ASSERT_EQ(racesRuns(since).size(), 2u);
-  std::size_t committed = 0;
-  for (const auto& [run, trials] : beforeKill) committed += trials.size();
-  ASSERT_LT(committed, 2u * budget) << "the race ended before the kill";
+  ASSERT_LT(trialsIn(beforeKill), 2u * budget) << "the race ended before the kill";
   resumeAllFromHistory(since);
   expectWholeAndUnchanged(since, 2, budget, beforeKill);
 }
