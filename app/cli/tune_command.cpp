@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "engine/engine.h"
 #include "engine/store_recorder.h"
-#include "layout/conv2d_layout.h"
+#include "layout/operand_layouts.h"
 #include "layout/tuning_mode.h"
 #include "ops/operator_json.h"
 #include "store/history.h"
@@ -62,11 +62,9 @@ std::map<std::string, std::string> parseSettings(const std::vector<std::string>&
 
 // The tensors' layouts of a joint configuration, as ALT primitive sequences.
 nlohmann::json bestLayouts(const OperatorDefinition& def, const Config& best) {
-  const layout::Conv2DLayouts l =
-      layout::conv2dLayouts(def.op, layout::conv2dBlocking(def.op, def.space, best));
-  return {{"input", l.input.describe()},
-          {"weight", l.weight.describe()},
-          {"output", l.output.describe()}};
+  const layout::OperandLayouts l = layout::operandLayouts(def.op, def.space, best);
+  const auto names = layout::operandNames(def.op);
+  return {{names[0], l.a.describe()}, {names[1], l.b.describe()}, {names[2], l.c.describe()}};
 }
 
 void runTune(const TuneArgs& a) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "layout/conv2d_layout.h"
+#include "layout/operand_layouts.h"
 #include "tuners/joint_layout_tuner.h"
 #include "tuners/registry.h"
 

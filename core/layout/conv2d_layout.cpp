@@ -70,16 +70,6 @@ Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op) {
   return b;
 }
 
-bool isLayoutParameter(const std::string& name) {
-  return name.rfind("layout.", 0) == 0;
-}
-
-bool isLayoutSpace(const SearchSpace& space) {
-  for (std::size_t i = 0; i < space.dims(); ++i)
-    if (isLayoutParameter(space.param(i).name())) return true;
-  return false;
-}
-
 SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
   op.validate();
   if (op.kind != OpKind::Conv2D)
@@ -164,7 +154,7 @@ Conv2DBlocking conv2dBlocking(const OperatorSpec& op, const SearchSpace& space, 
   return b;
 }
 
-Conv2DLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b) {
+OperandLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b) {
   const std::int64_t s = op.stride;
   Layout output(
       {{"n", op.batch}, {"f", op.outChannels}, {"h", op.outHeight()}, {"w", op.outWidth()}});

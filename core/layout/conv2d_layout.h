@@ -9,7 +9,7 @@
 #include <array>
 #include <cstdint>
 
-#include "layout/layout.h"
+#include "layout/operand_layouts.h"
 #include "ops/operator.h"
 #include "space/search_space.h"
 
@@ -41,10 +41,8 @@ struct Conv2DBlocking {
 //   weight  f_o, c_o, kh, kw, c_i, f_i               (split f and c by weightO and weightI)
 // The input's windows overlap when a tile's window is wider than the tile's stride (ALT's
 // unfold), so no tile ever reads outside its own window and padding is stored, not tested.
-struct Conv2DLayouts {
-  Layout input, weight, output;
-};
-Conv2DLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b);
+// OperandLayouts: a = input, b = weight, c = output.
+OperandLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b);
 
 // layout.out_c, layout.out_h, layout.out_w, layout.in_c, layout.weight_o, layout.weight_i
 // (each [outer, tile]); tile_f, tile_y, tile_x ([outer, register tile]); reduce_order and
@@ -52,7 +50,6 @@ Conv2DLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b);
 // tile, and at most kMaxAccumulators accumulators. Conv2D without groups only: throws
 // InputError otherwise.
 SearchSpace conv2dLayoutSpace(const OperatorSpec& op);
-inline constexpr std::int64_t kMaxAccumulators = 1024;
 
 // The blocking conv2dLayoutSpace(op) starts from (its startPoint()), chosen as x86 libraries
 // choose theirs: two vectors of output channels per register tile, as many output columns as
@@ -63,10 +60,5 @@ Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op);
 // Reads a configuration of conv2dLayoutSpace(op). Throws InputError naming a missing or
 // mismatched parameter.
 Conv2DBlocking conv2dBlocking(const OperatorSpec& op, const SearchSpace& space, const Config& c);
-
-// True when the space has layout parameters (names beginning with "layout.").
-bool isLayoutSpace(const SearchSpace& space);
-// True for the parameters a layout stage tunes (names beginning with "layout.").
-bool isLayoutParameter(const std::string& name);
 
 }  // namespace opevo::layout

@@ -2,7 +2,7 @@
 
 #include "common/enum_names.h"
 #include "common/error.h"
-#include "layout/conv2d_layout.h"
+#include "layout/operand_layouts.h"
 #include "ops/presets.h"
 
 namespace opevo::layout {
@@ -24,7 +24,7 @@ TuningMode parseTuningMode(std::string_view text, const std::string& where) {
 }
 
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode) {
-  return mode == TuningMode::Joint ? conv2dLayoutSpace(op) : defaultSpace(op);
+  return mode == TuningMode::Joint ? layoutSpace(op) : defaultSpace(op);
 }
 
 }  // namespace opevo::layout

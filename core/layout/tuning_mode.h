@@ -18,7 +18,7 @@ std::string_view tuningModeName(TuningMode mode);
 // Throws InputError naming `where` and the accepted values.
 TuningMode parseTuningMode(std::string_view text, const std::string& where);
 
-// defaultSpace(op) for Loop, conv2dLayoutSpace(op) for Joint (InputError where the operator has
+// defaultSpace(op) for Loop, layoutSpace(op) for Joint (InputError where the operator has
 // no layout template).
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode);
 

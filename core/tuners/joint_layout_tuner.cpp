@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/error.h"
-#include "layout/conv2d_layout.h"
+#include "layout/operand_layouts.h"
 #include "tuners/registry.h"
 
 namespace opevo {

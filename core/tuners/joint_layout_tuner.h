@@ -44,7 +44,7 @@ JointStagePlan jointStagePlan(const TunerSettings& joint, std::optional<int> bud
 
 class JointLayoutTuner final : public Tuner {
  public:
-  // space: a joint space (layout parameters named "layout.*", see layout/conv2d_layout.h).
+  // space: a joint space (layout parameters named "layout.*", see layout/operand_layouts.h).
   // algorithm + settings: what drives both stages. Throws InputError as makeTuner does.
   JointLayoutTuner(const SearchSpace& space, const std::string& algorithm,
                    std::map<std::string, std::string> settings, std::uint64_t seed,

@@ -30,10 +30,10 @@ std::int64_t strideOf(const layout::Layout& l, const std::string& dim) {
 
 GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBlocking& b) {
   const OperatorSpec& op = *ctx.op;
-  const layout::Conv2DLayouts layouts = layout::conv2dLayouts(op, b);
-  const layout::Layout& in = layouts.input;
-  const layout::Layout& wt = layouts.weight;
-  const layout::Layout& out = layouts.output;
+  const layout::OperandLayouts layouts = layout::conv2dLayouts(op, b);
+  const layout::Layout& in = layouts.a;
+  const layout::Layout& wt = layouts.b;
+  const layout::Layout& out = layouts.c;
   const std::int64_t s = op.stride;
   const std::int64_t tilesF = op.outChannels / b.outC, tilesH = op.outHeight() / b.outH,
                      tilesW = op.outWidth() / b.outW;

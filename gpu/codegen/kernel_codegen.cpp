@@ -113,10 +113,12 @@ GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
   const bool cpu = backend == Backend::Cpu;
   if (ctx.entry.empty()) ctx.entry = cpu ? "opevo_cpu_kernel" : "opevo_kernel";
   if (layout::isLayoutSpace(space)) {
-    if (op.kind != OpKind::Conv2D || !cpu)
-      throw InputError("codegen: the joint layout template exists for Conv2D on the CPU only (" +
+    if (!cpu)
+      throw InputError("codegen: the joint layout templates exist for the CPU only (" +
                        std::string(backendName(backend)) + " kernels use --mode loop)");
-    return detail::conv2dLayoutCpu(ctx, layout::conv2dBlocking(op, space, config));
+    if (op.kind == OpKind::Conv2D)
+      return detail::conv2dLayoutCpu(ctx, layout::conv2dBlocking(op, space, config));
+    return detail::matmulLayoutCpu(ctx, layout::matmulBlocking(op, space, config));
   }
   if (op.kind == OpKind::Conv2D) {
     const Conv2DTiling t = conv2dTiling(op, space, config);

@@ -8,6 +8,7 @@
 #include "codegen/kernel_codegen.h"
 #include "codegen/tiling.h"
 #include "layout/conv2d_layout.h"
+#include "layout/matmul_layout.h"
 
 namespace opevo::codegen::detail {
 
@@ -52,6 +53,7 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBlocking& b);
+GeneratedKernel matmulLayoutCpu(const KernelContext& ctx, const layout::MatMulBlocking& b);
 GeneratedKernel referenceGpu(const KernelContext& ctx);
 GeneratedKernel referenceCpu(const KernelContext& ctx);
 

@@ -8,7 +8,7 @@
 #include "codegen/kernel_codegen.h"
 #include "codegen/layout_conversion.h"
 #include "common/error.h"
-#include "layout/conv2d_layout.h"
+#include "layout/operand_layouts.h"
 #include "net/fixed_layer_code.h"
 #include "net/network_tuning.h"
 #include "net/weights.h"
@@ -62,15 +62,14 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   }
   // One source: task kernels task_<i> (with their conversions task_<i>_pack_a, ... when they
   // use layouts of their own), fixed kernels fixed_<j>.
-  std::vector<std::optional<layout::Conv2DLayouts>> layouts;
+  std::vector<std::optional<layout::OperandLayouts>> layouts;
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
     const OperatorDefinition def = taskDefinition(graph.tasks[i], mode);
     const codegen::GeneratedKernel k = codegen::generateKernel(
         def.op, def.space, configs[i], codegen::Backend::Cpu, {"task_" + std::to_string(i)});
     p.source += k.source + "\n";
     layouts.push_back(k.usesLayouts()
-                          ? std::optional(layout::conv2dLayouts(
-                                def.op, layout::conv2dBlocking(def.op, def.space, configs[i])))
+                          ? std::optional(layout::operandLayouts(def.op, def.space, configs[i]))
                           : std::nullopt);
   }
   std::map<std::string, std::string> fixedEntry;
@@ -115,8 +114,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
         // The kernel reads and writes its own layouts: weights converted now, activations (and
         // the residual, laid out as the output) converted around it in every pass.
         const std::vector<float>& w = p.params[static_cast<std::size_t>(b.index)];
-        std::vector<float> packed(static_cast<std::size_t>(lay->weight.size()));
-        lay->weight.pack(w, packed);
+        std::vector<float> packed(static_cast<std::size_t>(lay->b.size()));
+        lay->b.pack(w, packed);
         p.params[static_cast<std::size_t>(b.index)] = std::move(packed);
         auto convert = [&](const ProgramOperand& from, const std::string& suffix,
                            const layout::Layout& into) {
@@ -126,15 +125,15 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
           p.steps.push_back({o.layer, StepKind::Convert, entry + "_" + suffix, {from}, {}, to});
           return ProgramOperand{ProgramOperand::Kind::Tensor, to};
         };
-        s.in[0] = convert(s.in[0], "pack_a", lay->input);
+        s.in[0] = convert(s.in[0], "pack_a", lay->a);
         if (s.in[3].kind != ProgramOperand::Kind::None)
-          s.in[3] = convert(s.in[3], "pack_c", lay->output);
-        p.tensors.push_back({o.layer + ".laid_out", lay->output.size(), -1, {}});
+          s.in[3] = convert(s.in[3], "pack_c", lay->c);
+        p.tensors.push_back({o.layer + ".laid_out", lay->c.size(), -1, {}});
         const int plainOut = s.out;
         s.out = static_cast<int>(p.tensors.size()) - 1;
         const ProgramOperand laidOut{ProgramOperand::Kind::Tensor, s.out};
         p.steps.push_back(std::move(s));
-        conversions[p.steps.size()] = {&lay->output, nullptr};
+        conversions[p.steps.size()] = {&lay->c, nullptr};
         p.steps.push_back(
             {o.layer, StepKind::Convert, entry + "_unpack_c", {laidOut}, {}, plainOut});
         continue;

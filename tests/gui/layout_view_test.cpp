@@ -63,9 +63,9 @@ TEST(LayoutView, AJointRunShowsItsBestLayouts) {
   EXPECT_EQ(dialog.tabs()->currentIndex(), 1);
   ASSERT_EQ(dialog.layoutViews().size(), 3u);
   // What the views say is what core/layout says of the same configuration.
-  const layout::Conv2DLayouts want = layout::conv2dLayouts(
+  const layout::OperandLayouts want = layout::conv2dLayouts(
       joint.op, layout::conv2dBlocking(joint.op, joint.space, *joint.space.startPoint()));
-  const layout::Layout* layouts[] = {&want.input, &want.weight, &want.output};
+  const layout::Layout* layouts[] = {&want.a, &want.b, &want.c};
   for (std::size_t i = 0; i < 3; ++i) {
     LayoutView* v = dialog.layoutViews()[i];
     EXPECT_EQ(v->primitivesText().toStdString(), layouts[i]->describe());

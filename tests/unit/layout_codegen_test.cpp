@@ -1,6 +1,6 @@
-// Joint layout spaces (core/layout/conv2d_layout.h): their kernels compute the convolution in the
-// layouts they choose, the library's own conversions agree with core/layout's, and the harness
-// (runCpuKernel) verifies and times them through those conversions.
+// Joint layout spaces (core/layout/conv2d_layout.h, matmul_layout.h): their kernels compute the
+// operator in the layouts they choose, the library's own conversions agree with core/layout's, and
+// the harness (runCpuKernel) verifies and times them through those conversions.
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "cpu/cpu_runner.h"
 #include "layout/conv2d_layout.h"
+#include "layout/matmul_layout.h"
 #include "ops/operator_json.h"
 
 namespace opevo::test {
@@ -26,7 +27,7 @@ OperatorSpec withEpilogue(OperatorSpec op) {
 // Every configuration's kernel in one library; each packs with its own conversions, which must
 // equal core/layout's packing, runs, and is compared with the host reference after unpacking.
 void expectLayoutKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs) {
-  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  const SearchSpace space = layout::layoutSpace(op);
   std::string source;
   for (std::size_t i = 0; i < configs.size(); ++i)
     source +=
@@ -38,19 +39,18 @@ void expectLayoutKernelsMatch(const OperatorSpec& op, const std::vector<Config>&
   for (std::size_t i = 0; i < configs.size(); ++i) {
     SCOPED_TRACE(space.format(configs[i]));
     const std::string k = "k" + std::to_string(i);
-    const layout::Conv2DLayouts l =
-        layout::conv2dLayouts(op, layout::conv2dBlocking(op, space, configs[i]));
-    std::vector<float> a(std::size_t(l.input.size())), b(std::size_t(l.weight.size()));
-    std::vector<float> r(std::size_t(l.output.size())), c(r.size(), std::nanf(""));
+    const layout::OperandLayouts l = layout::operandLayouts(op, space, configs[i]);
+    std::vector<float> a(std::size_t(l.a.size())), b(std::size_t(l.b.size()));
+    std::vector<float> r(std::size_t(l.c.size())), c(r.size(), std::nanf(""));
     so.symbol<ConvertFn>(k + "_pack_a")(x.a.data(), a.data());
     so.symbol<ConvertFn>(k + "_pack_b")(x.b.data(), b.data());
     if (!x.residual.empty()) so.symbol<ConvertFn>(k + "_pack_c")(x.residual.data(), r.data());
     std::vector<float> want(a.size());
-    l.input.pack(x.a, want);
-    EXPECT_EQ(a, want) << "the generated input conversion differs from core/layout's";
+    l.a.pack(x.a, want);
+    EXPECT_EQ(a, want) << "the generated A conversion differs from core/layout's";
     want.resize(b.size());
-    l.weight.pack(x.b, want);
-    EXPECT_EQ(b, want) << "the generated weight conversion differs from core/layout's";
+    l.b.pack(x.b, want);
+    EXPECT_EQ(b, want) << "the generated B conversion differs from core/layout's";
     so.symbol<KernelFn>(k)(a.data(), b.data(), c.data(), x.biasData(), r.data());
     std::vector<float> plain(x.reference.size(), std::nanf(""));
     so.symbol<ConvertFn>(k + "_unpack_c")(c.data(), plain.data());
@@ -87,6 +87,59 @@ TEST(LayoutKernels, StridedAndBatchedMatchReference) {
   // AlexNet conv1's shape, scaled down: 11x11, stride 4, pad 2.
   const OperatorSpec big = smallConv(1, 3, 16, 35, 11, 4, 2);
   expectLayoutKernelsMatch(big, randomConfigs(layout::conv2dLayoutSpace(big), 4, 5));
+}
+
+TEST(LayoutKernels, MatMulMatchesReference) {
+  // Odd sizes (panels that do not divide each other, runs of K of one), an epilogue, both
+  // transposes, and a batch.
+  const OperatorSpec mm = withEpilogue(smallMatMul(24, 40, 36));
+  const SearchSpace space = layout::layoutSpace(mm);
+  std::vector<Config> configs = randomConfigs(space, 8, 21);
+  configs.push_back(*space.startPoint());
+  // Register tiles that straddle A's and B's panels (gathered rows and columns), K stages that
+  // cross A's and B's k blocks, column tiles outermost, register columns outermost.
+  configs.push_back(
+      space.parse("layout.a_n=6,4; layout.a_k=4,9; layout.b_k=3,12; layout.b_m=8,5; "
+                  "layout.c_n=2,12; layout.c_m=1,40; tile_n=4,6; tile_m=5,8; tile_k=2,18; "
+                  "tile_order=1,0; reg_order=1,0; unroll_k=4"));
+  // The plain layouts: every tile of one element.
+  configs.push_back(
+      space.parse("layout.a_n=24,1; layout.a_k=36,1; layout.b_k=36,1; layout.b_m=40,1; "
+                  "layout.c_n=24,1; layout.c_m=40,1; tile_n=24,1; tile_m=40,1; tile_k=36,1; "
+                  "tile_order=0,1; reg_order=0,1; unroll_k=1"));
+  expectLayoutKernelsMatch(mm, configs);
+  const OperatorSpec transposed = smallBatchMatMul(3, 16, 20, 12, true, true);
+  expectLayoutKernelsMatch(transposed, randomConfigs(layout::layoutSpace(transposed), 6, 22));
+  const OperatorSpec batched = withEpilogue(smallBatchMatMul(2, 32, 48, 64, false, false));
+  expectLayoutKernelsMatch(batched, randomConfigs(layout::layoutSpace(batched), 6, 23));
+}
+
+TEST(LayoutSpace, MatMulStartsFromAPackingLibrarysBlocking) {
+  const OperatorSpec op = smallMatMul(512, 1024, 1024);
+  const SearchSpace space = layout::layoutSpace(op);
+  ASSERT_TRUE(space.startPoint());
+  EXPECT_TRUE(space.satisfies(*space.startPoint()));
+  const layout::MatMulBlocking b = layout::matmulBlocking(op, space, *space.startPoint());
+  EXPECT_EQ(b.regM, 32) << "two 16-float vectors of columns";
+  EXPECT_EQ(b.regN, 8) << "the largest divisor of 512 rows up to 12 (24 accumulator vectors)";
+  EXPECT_EQ(b.aN, b.regN) << "A packed in panels of the register tile's rows";
+  EXPECT_EQ(b.bM, b.regM) << "B packed in panels of the register tile's columns";
+  EXPECT_EQ(b.kStage, 256);
+  const layout::OperandLayouts l = layout::operandLayouts(op, space, *space.startPoint());
+  EXPECT_EQ(l.b.describe(), "split(k, 1024); split(m, 32); reorder(b, m_o, k_o, k_i, m_i)");
+  EXPECT_EQ(layout::operandNames(op)[0], "a");
+  // The names of a configuration's layout parameters begin with "layout.".
+  int layoutParams = 0;
+  for (std::size_t i = 0; i < space.dims(); ++i)
+    layoutParams += layout::isLayoutParameter(space.param(i).name()) ? 1 : 0;
+  EXPECT_EQ(layoutParams, 6);
+  // A register tile larger than its output tile is outside the space's constraints.
+  Config c = *space.startPoint();
+  c[std::size_t(space.indexOf("layout.c_n"))] = {128, 4};
+  std::string broken;
+  EXPECT_FALSE(space.satisfies(c, &broken));
+  EXPECT_NE(broken.find("layout.c_n"), std::string::npos) << broken;
+  EXPECT_THROW(layout::matmulLayoutSpace(smallConv(1, 16, 32, 14, 3, 1, 1)), InputError);
 }
 
 TEST(LayoutKernels, HarnessVerifiesThroughTheConversions) {

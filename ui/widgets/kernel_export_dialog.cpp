@@ -18,7 +18,7 @@
 #include <exception>
 
 #include "export/kernel_export.h"
-#include "layout/conv2d_layout.h"
+#include "layout/operand_layouts.h"
 #include "ops/operator_json.h"
 #include "store/store.h"
 #include "ui/widgets/layout_view.h"
@@ -155,11 +155,18 @@ void KernelExportDialog::showLayouts(const std::string& configuration) {
   const OperatorDefinition def =
       operatorDefinitionFromJson(nlohmann::json::parse(m_run.operatorJson), "stored run");
   if (!layout::isLayoutSpace(def.space)) return;
-  const layout::Conv2DLayouts l = layout::conv2dLayouts(
-      def.op, layout::conv2dBlocking(def.op, def.space, def.space.parse(configuration)));
-  m_layoutViews[0]->showLayout(tr("Input"), l.input, "h", "w");
-  m_layoutViews[1]->showLayout(tr("Weights"), l.weight, "f", "c");
-  m_layoutViews[2]->showLayout(tr("Output"), l.output, "h", "w");
+  const layout::OperandLayouts l =
+      layout::operandLayouts(def.op, def.space, def.space.parse(configuration));
+  if (def.op.kind == OpKind::Conv2D) {
+    m_layoutViews[0]->showLayout(tr("Input"), l.a, "h", "w");
+    m_layoutViews[1]->showLayout(tr("Weights"), l.b, "f", "c");
+    m_layoutViews[2]->showLayout(tr("Output"), l.c, "h", "w");
+  } else {
+    // Rows and columns of each matrix as the product uses them (n x k, k x m, n x m).
+    m_layoutViews[0]->showLayout(tr("A"), l.a, "n", "k");
+    m_layoutViews[1]->showLayout(tr("B"), l.b, "k", "m");
+    m_layoutViews[2]->showLayout(tr("C"), l.c, "n", "m");
+  }
   m_tabs->setTabVisible(index, true);
 }
 
