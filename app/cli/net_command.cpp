@@ -226,8 +226,9 @@ void addNetCommands(CLI::App& app) {
                 "Task configurations: untuned (a plain schedule) or random (valid, seeded)")
       ->transform(CLI::CheckedTransformer(choices, CLI::ignore_case));
   r->add_option("--mode", run->mode,
-                "joint (default: convolutions in their layout template's start blocking, "
-                "activations converted between layers) or loop (plain layouts)");
+                "joint (default: convolutions in their layout template's start blocking, layouts "
+                "propagated to the layers that read them, ALT), joint-np (every such tensor "
+                "converted, ALT-WP) or loop (plain layouts, ALT-OL)");
   r->add_option("--warmup", run->warmup, "Untimed forward passes first (default 3)");
   r->add_option("--runs", run->runs, "Timed forward passes (default 20)");
   r->add_flag("!--no-reference", run->reference, "Skip the libtorch reference");

@@ -170,8 +170,9 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option("--schedulers", o->schedulers, "gradient,round-robin (default both)");
   cmd->add_option(
       "--modes", o->modes,
-      "What tasks tune: loop (loops over plain layouts), joint (conv layouts and loops, "
-      "ALT), comma-separated (default joint)");
+      "What tasks tune: loop (loops over plain layouts, ALT-OL), joint (conv layouts and "
+      "loops, layouts propagated, ALT), joint-np (the same without propagation, ALT-WP), "
+      "comma-separated (default joint)");
   cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)");
   cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")->required();
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");

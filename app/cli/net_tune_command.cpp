@@ -266,9 +266,10 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_option("--scheduler", o->scheduler, "gradient (Ansor's, default) or round-robin")
       ->transform(CLI::CheckedTransformer(kinds, CLI::ignore_case));
   cmd->add_option("--mode", o->mode,
-                  "joint (default on cpu: convolutions tune their layouts and loops, ALT, "
-                  "activations converted between layers) or loop (default on cuda/hip: every "
-                  "task tunes its loops over plain layouts)");
+                  "joint (default on cpu: convolutions tune their layouts and loops, and the "
+                  "layers reading their outputs read those layouts where they can, ALT), "
+                  "joint-np (the same, every such tensor converted, ALT-WP) or loop (default on "
+                  "cuda/hip: every task tunes its loops over plain layouts, ALT-OL)");
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");

@@ -244,7 +244,8 @@ void addTuneCommand(CLI::App& app) {
                       "opevo tuners)");
   cmd->add_option("--mode", a->mode,
                   "loop: tune the template's loops over plain layouts (default); joint: tune the "
-                  "tensors' layouts and the loops together (ALT; Conv2D on cpu)");
+                  "tensors' layouts and the loops together (ALT; Conv2D, MatMul and "
+                  "BatchMatMul)");
   cmd->add_option("--backend", a->backend,
                   "cpu, cuda, hip or replay:FILE (default: the best found)");
   cmd->add_option("--trials", a->trials, "Budget in trials");

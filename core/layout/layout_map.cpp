@@ -6,6 +6,7 @@
 #include <cctype>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include "layout/layout.h"
 
@@ -381,6 +382,34 @@ void advance(std::vector<std::int64_t>& index, const std::vector<Dim>& dims) {
   }
 }
 
+// Calls body(begin, end, index of begin) over [0, product(dims)) in row-major order, split into
+// one range per hardware thread when there is enough work: a GPU measurement packs operands of
+// hundreds of millions of elements on the host, one element at a time through the steps.
+template <typename Body>
+void forEachRange(const std::vector<Dim>& dims, const Body& body) {
+  const std::int64_t total = product(dims);
+  constexpr std::int64_t kPerThread = 1 << 18;
+  const auto threads = static_cast<std::int64_t>(std::clamp<unsigned>(
+      std::thread::hardware_concurrency(), 1u, static_cast<unsigned>(total / kPerThread + 1)));
+  auto indexOf = [&](std::int64_t flat) {
+    std::vector<std::int64_t> index(dims.size(), 0);
+    for (std::size_t i = dims.size(); i-- > 0;) {
+      index[i] = flat % dims[i].extent;
+      flat /= dims[i].extent;
+    }
+    return index;
+  };
+  if (threads <= 1) {
+    body(std::int64_t{0}, total, indexOf(0));
+    return;
+  }
+  std::vector<std::jthread> workers;
+  for (std::int64_t t = 0; t < threads; ++t) {
+    const std::int64_t begin = total * t / threads, end = total * (t + 1) / threads;
+    workers.emplace_back([&, begin, end] { body(begin, end, indexOf(begin)); });
+  }
+}
+
 void checkSpan(const char* what, const char* span, std::size_t got, std::int64_t needed) {
   if (std::int64_t(got) != needed)
     throw std::invalid_argument(std::string("Layout::") + what + ": the " + span + " span has " +
@@ -451,21 +480,25 @@ void Layout::pack(std::span<const float> logical, std::span<const float> attache
   checkSpan("pack", "attached", attached.size(), store ? product(attachedShape) : 0);
   checkSpan("pack", "physical", physical.size(), size());
   const std::vector<Step> steps = stepsOf(*this);
-  std::vector<std::int64_t> where(m_physical.size(), 0), x;
-  for (float& out : physical) {
-    x = where;
-    Found found;
-    backward(steps, x, found);
-    if (found.padding) {
-      out = 0.0f;
-    } else if (found.attached) {
-      x.erase(x.begin() + std::ptrdiff_t(host));
-      out = attached[std::size_t(rowMajor(x, attachedShape))];
-    } else {
-      out = logical[std::size_t(rowMajor(x, m_logical))];
-    }
-    advance(where, m_physical);
-  }
+  forEachRange(m_physical,
+               [&](std::int64_t begin, std::int64_t end, std::vector<std::int64_t> where) {
+                 std::vector<std::int64_t> x;
+                 for (std::int64_t i = begin; i < end; ++i) {
+                   float& out = physical[std::size_t(i)];
+                   x = where;
+                   Found found;
+                   backward(steps, x, found);
+                   if (found.padding) {
+                     out = 0.0f;
+                   } else if (found.attached) {
+                     x.erase(x.begin() + std::ptrdiff_t(host));
+                     out = attached[std::size_t(rowMajor(x, attachedShape))];
+                   } else {
+                     out = logical[std::size_t(rowMajor(x, m_logical))];
+                   }
+                   advance(where, m_physical);
+                 }
+               });
 }
 
 void Layout::unpack(std::span<const float> physical, std::span<float> logical,
@@ -483,12 +516,14 @@ void Layout::unpack(std::span<const float> physical, std::span<float> logical,
     forward(steps, x, covered);
     return covered ? physical[std::size_t(rowMajor(x, m_physical))] : 0.0f;
   };
-  std::vector<std::int64_t> index(m_logical.size(), 0);
-  for (float& out : logical) {
-    out = read(index);
-    advance(index, m_logical);
-  }
-  index.assign(attachedShape.size(), 0);
+  forEachRange(m_logical,
+               [&](std::int64_t begin, std::int64_t end, std::vector<std::int64_t> index) {
+                 for (std::int64_t i = begin; i < end; ++i) {
+                   logical[std::size_t(i)] = read(index);
+                   advance(index, m_logical);
+                 }
+               });
+  std::vector<std::int64_t> index(attachedShape.size(), 0);
   for (float& out : attached) {
     std::vector<std::int64_t> x = index;
     x.insert(x.begin() + std::ptrdiff_t(host), m_logical[host].extent);

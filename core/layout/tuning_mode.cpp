@@ -8,8 +8,9 @@
 namespace opevo::layout {
 namespace {
 
-constexpr EnumNames<TuningMode, 2> kModeNames{
-    {{{TuningMode::Loop, "loop"}, {TuningMode::Joint, "joint"}}}};
+constexpr EnumNames<TuningMode, 3> kModeNames{{{{TuningMode::Loop, "loop"},
+                                                {TuningMode::Joint, "joint"},
+                                                {TuningMode::JointNoPropagation, "joint-np"}}}};
 
 }  // namespace
 
@@ -23,8 +24,12 @@ TuningMode parseTuningMode(std::string_view text, const std::string& where) {
                    "' (modes: " + kModeNames.list() + ")");
 }
 
+bool tunesLayouts(TuningMode mode) {
+  return mode != TuningMode::Loop;
+}
+
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode) {
-  return mode == TuningMode::Joint ? layoutSpace(op) : defaultSpace(op);
+  return tunesLayouts(mode) ? layoutSpace(op) : defaultSpace(op);
 }
 
 }  // namespace opevo::layout

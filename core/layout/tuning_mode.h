@@ -8,18 +8,23 @@
 
 namespace opevo::layout {
 
-// What a run of one operator tunes (ALT, seed 003): the loops of a template over the plain
-// layouts (ALT-OL, and every template before layouts), or layouts and loops together (ALT's
-// joint stage followed by a loop-only stage on the best layout).
-enum class TuningMode { Loop, Joint };
+// What a run tunes (ALT, seed 003): the loops of a template over the plain layouts (ALT-OL, and
+// every template before layouts), or layouts and loops together (ALT's joint stage followed by a
+// loop-only stage on the best layout). In a network, Joint also propagates layouts (ALT): a layer
+// that reads a tuned operator's output reads it in that operator's layout where it can, instead
+// of from a converted copy; JointNoPropagation (ALT-WP) converts every such tensor. For one
+// operator the two joint modes are the same.
+enum class TuningMode { Loop, Joint, JointNoPropagation };
 
-// "loop" / "joint".
+// "loop" / "joint" / "joint-np".
 std::string_view tuningModeName(TuningMode mode);
 // Throws InputError naming `where` and the accepted values.
 TuningMode parseTuningMode(std::string_view text, const std::string& where);
 
-// defaultSpace(op) for Loop, layoutSpace(op) for Joint (InputError where the operator has
-// no layout template).
+bool tunesLayouts(TuningMode mode);
+
+// defaultSpace(op) for Loop, layoutSpace(op) for the joint modes (InputError where the operator
+// has no layout template).
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode);
 
 }  // namespace opevo::layout

@@ -11,7 +11,7 @@ namespace opevo::net {
 
 OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode) {
   const bool layouts =
-      mode == layout::TuningMode::Joint && task.op.kind == OpKind::Conv2D && task.op.groups == 1;
+      layout::tunesLayouts(mode) && task.op.kind == OpKind::Conv2D && task.op.groups == 1;
   OperatorDefinition def{task.op, defaultSpace(task.op)};
   return layouts ? withTuningMode(std::move(def), layout::TuningMode::Joint) : def;
 }

@@ -164,6 +164,10 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
     if (!j["mode"].is_string())
       throw InputError(source + ": field 'mode' must be \"loop\" or \"joint\"");
     def.mode = layout::parseTuningMode(j["mode"].get<std::string>(), source);
+    if (def.mode == layout::TuningMode::JointNoPropagation)
+      throw InputError(source +
+                       ": mode joint-np is for networks (layouts propagate between layers, "
+                       "opevo net tune); one operator tunes its layouts with mode \"joint\"");
   }
   const SearchSpace base = layout::spaceFor(def.op, def.mode);
   if (!j.contains("space")) {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "backends/compile_pipeline.h"
+#include "layout/operand_layouts.h"
 #include "worker/protocol.h"
 
 namespace opevo {
@@ -19,6 +20,10 @@ struct GpuMeasurer::Compiled {
   std::string binaryPath;
   std::string entry;
   codegen::LaunchConfig launch;
+  // A kernel in layouts of its own: [A, B, C] as layout JSON, for the worker to pack the
+  // operands with (the layouts are the configuration's, rebuilt here from the definition
+  // rather than parsed back from the kernel); null otherwise.
+  nlohmann::json layouts;
   double seconds = 0;
 };
 
@@ -80,6 +85,10 @@ GpuMeasurer::Compiled GpuMeasurer::compile(const Config& config) const {
     const auto kernel = codegen::generateKernel(m_def.op, m_def.space, config, m_codegenBackend);
     c.entry = kernel.entry;
     c.launch = kernel.launch;
+    if (kernel.usesLayouts()) {
+      const layout::OperandLayouts l = layout::operandLayouts(m_def.op, m_def.space, config);
+      c.layouts = nlohmann::json::array({l.a.toJson(), l.b.toJson(), l.c.toJson()});
+    }
     // One file per (source, architecture): a configuration compiled once is reused across runs.
     const std::string stem =
         "k" + std::to_string(std::hash<std::string>{}(kernel.source + "\n//" + m_arch));
@@ -107,19 +116,19 @@ GpuMeasurer::Compiled GpuMeasurer::compile(const Config& config) const {
 }
 
 Measurement GpuMeasurer::timeInWorker(const Compiled& c) {
-  const auto reply = m_worker->call({{"cmd", "measure"},
-                                     {"backend", m_backend},
-                                     {"op", operatorToJson(m_def.op)},
-                                     {"binary", c.binaryPath},
-                                     {"entry", c.entry},
-                                     {"launch",
-                                      {{"grid", dimJson(c.launch.grid)},
-                                       {"block", dimJson(c.launch.block)},
-                                       {"shared_bytes", c.launch.sharedBytes}}},
-                                     {"cold_l2", m_options.coldL2},
-                                     {"timing", timingToJson(m_options.timing)}},
-                                    m_options.timeoutSeconds);
-  return measurementFromReply(reply);
+  nlohmann::json request = {{"cmd", "measure"},
+                            {"backend", m_backend},
+                            {"op", operatorToJson(m_def.op)},
+                            {"binary", c.binaryPath},
+                            {"entry", c.entry},
+                            {"launch",
+                             {{"grid", dimJson(c.launch.grid)},
+                              {"block", dimJson(c.launch.block)},
+                              {"shared_bytes", c.launch.sharedBytes}}},
+                            {"cold_l2", m_options.coldL2},
+                            {"timing", timingToJson(m_options.timing)}};
+  if (!c.layouts.is_null()) request["layouts"] = c.layouts;
+  return measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
 }
 
 void GpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {

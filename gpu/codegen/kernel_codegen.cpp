@@ -113,12 +113,12 @@ GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
   const bool cpu = backend == Backend::Cpu;
   if (ctx.entry.empty()) ctx.entry = cpu ? "opevo_cpu_kernel" : "opevo_kernel";
   if (layout::isLayoutSpace(space)) {
-    if (!cpu)
-      throw InputError("codegen: the joint layout templates exist for the CPU only (" +
-                       std::string(backendName(backend)) + " kernels use --mode loop)");
-    if (op.kind == OpKind::Conv2D)
-      return detail::conv2dLayoutCpu(ctx, layout::conv2dBlocking(op, space, config));
-    return detail::matmulLayoutCpu(ctx, layout::matmulBlocking(op, space, config));
+    if (op.kind == OpKind::Conv2D) {
+      const layout::Conv2DBlocking b = layout::conv2dBlocking(op, space, config);
+      return cpu ? detail::conv2dLayoutCpu(ctx, b) : detail::conv2dLayoutGpu(ctx, b);
+    }
+    const layout::MatMulBlocking b = layout::matmulBlocking(op, space, config);
+    return cpu ? detail::matmulLayoutCpu(ctx, b) : detail::matmulLayoutGpu(ctx, b);
   }
   if (op.kind == OpKind::Conv2D) {
     const Conv2DTiling t = conv2dTiling(op, space, config);

@@ -66,6 +66,8 @@ struct GeneratedKernel {
   //   long long ENTRY_packed_size(int operand)      elements of A (0), B (1), C (2) as laid out
   //   void ENTRY_pack_a / _pack_b / _pack_c(const float* plain, float* laid_out)
   //   void ENTRY_unpack_c(const float* laid_out, float* plain)
+  // A CUDA/HIP kernel exports nothing more: its harness converts with core/layout's
+  // Layout::pack / unpack on the host (layout::operandLayouts of the same configuration).
   std::string layoutA, layoutB, layoutC;
   bool usesLayouts() const { return !layoutC.empty(); }
 };

@@ -48,12 +48,27 @@ std::string aOffset(const OperatorSpec& op, const std::string& batch, const std:
 std::string bOffset(const OperatorSpec& op, const std::string& batch, const std::string& k,
                     const std::string& col);
 
+// What the two GPU layout templates share (defined in conv2d_layout_gpu_template.cpp).
+// The stride, in elements, of a layout's physical dim named `dim`; InputError when it has none.
+std::int64_t physicalStride(const layout::Layout& l, const std::string& dim);
+// "int" when every offset into the three laid-out buffers fits in 32 bits (padded, unfolded
+// layouts are larger than the logical tensors indexType measures), else "long long".
+std::string layoutIndexType(const layout::OperandLayouts& l);
+// Threads of a block that computes `registerTiles` register tiles of `accumulators` floats each,
+// one tile per thread at a time: all of them up to a register budget, never above 1024.
+std::int64_t layoutThreadsPerBlock(std::int64_t registerTiles, std::int64_t accumulators);
+// The blocks launched for `tiles` output tiles (one block per tile, grid.x only): capped where a
+// grid-stride loop takes over, so that no operator reaches a grid or work-item limit.
+std::int64_t layoutGridBlocks(std::int64_t tiles);
+
 GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBlocking& b);
 GeneratedKernel matmulLayoutCpu(const KernelContext& ctx, const layout::MatMulBlocking& b);
+GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBlocking& b);
+GeneratedKernel matmulLayoutGpu(const KernelContext& ctx, const layout::MatMulBlocking& b);
 GeneratedKernel referenceGpu(const KernelContext& ctx);
 GeneratedKernel referenceCpu(const KernelContext& ctx);
 

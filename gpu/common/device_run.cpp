@@ -2,8 +2,47 @@
 
 #include <fstream>
 #include <iterator>
+#include <mutex>
+
+#include "ops/operator_json.h"
 
 namespace opevo {
+
+HostOperands::HostOperands(const OperatorBuffers& buffers, const layout::OperandLayouts* layouts)
+    : a(buffers.a), b(buffers.b), residual(buffers.residual), cSize(buffers.outputSize()) {
+  if (!layouts) return;
+  auto pack = [](const layout::Layout& l, std::span<const float> plain, std::vector<float>& out) {
+    out.resize(static_cast<std::size_t>(l.size()));
+    l.pack(plain, out);  // throws std::invalid_argument when the layout is another operator's
+    return std::span<const float>(out);
+  };
+  a = pack(layouts->a, buffers.a, m_a);
+  b = pack(layouts->b, buffers.b, m_b);
+  // The residual is added where C is written, so it comes in C's layout.
+  if (!buffers.residual.empty()) residual = pack(layouts->c, buffers.residual, m_residual);
+  cSize = static_cast<std::size_t>(layouts->c.size());
+  cLayout = layouts->c;
+}
+
+std::shared_ptr<const HostOperands> hostOperandsFor(const OperatorBuffers& buffers,
+                                                    const layout::OperandLayouts* layouts) {
+  if (!layouts) return std::make_shared<const HostOperands>(buffers, nullptr);
+  static std::mutex mutex;
+  static std::string lastOperator;
+  static std::optional<layout::OperandLayouts> lastLayouts;
+  static std::shared_ptr<const HostOperands> last;
+  const std::string op = operatorToJson(buffers.op).dump();
+  std::lock_guard lock(mutex);
+  const bool same = last && lastOperator == op && lastLayouts->a == layouts->a &&
+                    lastLayouts->b == layouts->b && lastLayouts->c == layouts->c;
+  if (!same) {
+    last.reset();  // its memory first: the tensors may be large
+    last = std::make_shared<const HostOperands>(buffers, layouts);
+    lastOperator = op;
+    lastLayouts = *layouts;
+  }
+  return last;
+}
 
 GpuRunResult deviceFailure(const DeviceError& e) {
   GpuRunResult r;

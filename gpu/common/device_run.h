@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "common/device_memory.h"
 #include "cpu/cpu_runner.h"
 #include "engine/measurement.h"
+#include "layout/operand_layouts.h"
 
 namespace opevo {
 
@@ -26,6 +29,11 @@ struct GpuKernelRequest {
   std::string entry = "opevo_kernel";
   codegen::LaunchConfig launch;
   bool coldL2 = false;  // overwrite an L2-sized buffer before each timed run
+  // Set for a kernel in layouts of its own (a configuration of a joint layout space,
+  // GeneratedKernel::usesLayouts): A, B and the residual are packed into them on the host before
+  // the upload, and C is unpacked after the checked run, so the check stays against the plain
+  // reference.
+  std::optional<layout::OperandLayouts> layouts;
 };
 
 struct GpuRunResult {
@@ -47,23 +55,52 @@ void finishTiming(Measurement& m, std::vector<double> times, const OperatorSpec&
 // The whole file, or DeviceError(-1, "<loadCall>: cannot read PATH").
 std::string readBinaryFile(const std::string& path, const char* loadCall);
 
-// The operator's inputs and output on the device, filled from the shared host buffers.
+// What the device operands are filled from: the shared host buffers, or, given the kernel's own
+// layouts, copies of A, B and the residual packed into them (as a network's producers would have
+// written them; not timed), with C's size and layout taken from layouts->c.
+struct HostOperands {
+  HostOperands(const OperatorBuffers& buffers, const layout::OperandLayouts* layouts);
+  HostOperands(const HostOperands&) = delete;
+  HostOperands& operator=(const HostOperands&) = delete;
+  std::span<const float> a, b, residual;
+  std::size_t cSize = 0;
+  std::optional<layout::Layout> cLayout;  // set when C must be unpacked
+
+ private:
+  std::vector<float> m_a, m_b, m_residual;
+};
+
+// HostOperands(buffers, layouts), the last packing reused while the operator and the layouts stay
+// the same: Layout::pack takes every element through the primitives (seconds for tens of
+// millions of elements), and the trials of a joint run's loop-only stage share one layout.
+std::shared_ptr<const HostOperands> hostOperandsFor(const OperatorBuffers& buffers,
+                                                    const layout::OperandLayouts* layouts);
+
+// The operator's inputs and output on the device, filled from the shared host buffers (packed
+// into the kernel's layouts when it has any).
 template <class Api>
 struct DeviceOperands {
-  DeviceOperands(Api& api, const OperatorBuffers& buffers)
-      : a(api, buffers.a.size() * sizeof(float)),
-        b(api, buffers.b.size() * sizeof(float)),
-        c(api, buffers.outputSize() * sizeof(float)),
+  DeviceOperands(Api& api, const OperatorBuffers& buffers,
+                 const layout::OperandLayouts* layouts = nullptr)
+      : DeviceOperands(api, buffers, *hostOperandsFor(buffers, layouts)) {}
+  DeviceBuffer<Api> a, b, c, bias, residual;
+  std::optional<layout::Layout> cLayout;
+
+ private:
+  DeviceOperands(Api& api, const OperatorBuffers& buffers, const HostOperands& host)
+      : a(api, host.a.size() * sizeof(float)),
+        b(api, host.b.size() * sizeof(float)),
+        c(api, host.cSize * sizeof(float)),
         // One float at least, so an unused operand is still a valid (never read) allocation.
         bias(api, std::max<std::size_t>(buffers.bias.size(), 1) * sizeof(float)),
-        residual(api, std::max<std::size_t>(buffers.residual.size(), 1) * sizeof(float)) {
-    api.copyToDevice(a.get(), buffers.a.data(), a.bytes());
-    api.copyToDevice(b.get(), buffers.b.data(), b.bytes());
+        residual(api, std::max<std::size_t>(host.residual.size(), 1) * sizeof(float)),
+        cLayout(host.cLayout) {
+    api.copyToDevice(a.get(), host.a.data(), a.bytes());
+    api.copyToDevice(b.get(), host.b.data(), b.bytes());
     if (!buffers.bias.empty()) api.copyToDevice(bias.get(), buffers.bias.data(), bias.bytes());
-    if (!buffers.residual.empty())
-      api.copyToDevice(residual.get(), buffers.residual.data(), residual.bytes());
+    if (!host.residual.empty())
+      api.copyToDevice(residual.get(), host.residual.data(), residual.bytes());
   }
-  DeviceBuffer<Api> a, b, c, bias, residual;
 };
 
 // Loads a module and unloads it on scope exit.
@@ -97,11 +134,17 @@ std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
                                           OperatorBuffers& buffers,
                                           const std::function<void()>& run) {
   buffers.computeReference();
-  api.memset32(dev.c.get(), 0x7fc00000u, buffers.outputSize());
+  const std::size_t cSize = dev.c.bytes() / sizeof(float);
+  api.memset32(dev.c.get(), 0x7fc00000u, cSize);
   run();
   api.synchronize();
-  std::vector<float> c(buffers.outputSize());
+  std::vector<float> c(cSize);
   api.copyToHost(c.data(), dev.c.get(), dev.c.bytes());
+  if (dev.cLayout) {
+    std::vector<float> plain(buffers.outputSize());
+    dev.cLayout->unpack(c, plain);
+    c = std::move(plain);
+  }
   const double error = maxRelativeError(c, buffers.reference);
   if (error <= kVerifyTolerance) return std::nullopt;
   return "result differs from the reference: max relative error " + std::to_string(error);
@@ -184,7 +227,7 @@ GpuRunResult runDeviceKernel(
       return r;
     }
     prepare(f);
-    DeviceOperands<Api> dev(api, buffers);
+    DeviceOperands<Api> dev(api, buffers, request.layouts ? &*request.layouts : nullptr);
     r.measurement = verifyThenTime(api, dev, buffers, launcher(api, f, request.launch, dev), timing,
                                    request.coldL2);
   } catch (const DeviceError& e) {

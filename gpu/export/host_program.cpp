@@ -1,6 +1,9 @@
 #include "export/host_program.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "codegen/layout_conversion.h"
 
 namespace opevo {
 namespace {
@@ -80,8 +83,11 @@ std::string sizes(const OperatorSpec& op) {
 }  // namespace
 
 std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& kernel,
-                        const std::string& kernelFile) {
+                        const std::string& kernelFile, const layout::OperandLayouts* layouts) {
   const bool gpu = kernel.backend != codegen::Backend::Cpu;
+  const bool gpuLayouts = gpu && kernel.usesLayouts();
+  if (gpuLayouts && !layouts)
+    throw std::logic_error("hostProgram: a GPU layout kernel needs its operands' layouts");
   const std::string api = kernel.backend == codegen::Backend::Hip ? "hip" : "cuda";
   std::string p =
       "// Self-check of the exported kernel: plain loops in double precision are the reference.\n";
@@ -89,6 +95,16 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
            : "#include <chrono>\n";
   p += "#include <cmath>\n#include <cstdio>\n#include <vector>\n\n#include \"" + kernelFile +
        "\"\n\n";
+  if (gpuLayouts) {
+    // Host conversions between the plain operands and the kernel's layouts (its header lists
+    // them), as the producers of a network would write them.
+    codegen::CodeWriter w;
+    codegen::writeLayoutConversion(w, "pack_a", codegen::plainLayout(layouts->a), layouts->a);
+    codegen::writeLayoutConversion(w, "pack_b", codegen::plainLayout(layouts->b), layouts->b);
+    codegen::writeLayoutConversion(w, "pack_c", codegen::plainLayout(layouts->c), layouts->c);
+    codegen::writeLayoutConversion(w, "unpack_c", layouts->c, codegen::plainLayout(layouts->c));
+    p += w.str() + "\n";
+  }
   p += "int main() {\n" + sizes(op);
   p += "  std::vector<float> A(sizeA), B(sizeB), C(sizeC, 1e30f), Bias(sizeBias), Res(sizeRes);\n";
   p += "  std::vector<double> ref(sizeC);\n";
@@ -97,16 +113,32 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
        "(2.0 / 16777216.0) - 1.0); };\n";
   p += "  for (auto* v : {&A, &B, &Bias, &Res}) for (auto& x : *v) x = next();\n";
   p += epilogueLambda(op) + referenceLoops(op);
+  if (gpuLayouts) {
+    // From here on A, B, C and Res hold the laid-out operands; C goes back to plain at the end.
+    p += "  std::vector<float> plainC(sizeC);\n";
+    p += "  {\n    std::vector<float> a(" + std::to_string(layouts->a.size()) + "), b(" +
+         std::to_string(layouts->b.size()) + "), res(" +
+         (codegen::residualSize(op) > 0 ? std::to_string(layouts->c.size()) : std::string("1")) +
+         ");\n";
+    p += "    pack_a(A.data(), a.data());\n    pack_b(B.data(), b.data());\n";
+    if (codegen::residualSize(op) > 0) p += "    pack_c(Res.data(), res.data());\n";
+    p += "    A.swap(a);\n    B.swap(b);\n    Res.swap(res);\n    C.assign(" +
+         std::to_string(layouts->c.size()) + ", 1e30f);\n  }\n";
+    p += "  const size_t laidA = A.size(), laidB = B.size(), laidC = C.size(), laidRes = "
+         "Res.size();\n";
+  }
   if (gpu) {
     const auto& l = kernel.launch;
+    const std::string sa = gpuLayouts ? "laidA" : "sizeA", sb = gpuLayouts ? "laidB" : "sizeB",
+                      sc = gpuLayouts ? "laidC" : "sizeC", sr = gpuLayouts ? "laidRes" : "sizeRes";
     p += "  float *dA, *dB, *dC, *dBias, *dRes;\n";
-    p += "  " + api + "Malloc(&dA, sizeA * 4); " + api + "Malloc(&dB, sizeB * 4); " + api +
-         "Malloc(&dC, sizeC * 4);\n";
-    p += "  " + api + "Malloc(&dBias, sizeBias * 4); " + api + "Malloc(&dRes, sizeRes * 4);\n";
-    p += "  " + api + "Memcpy(dA, A.data(), sizeA * 4, " + api + "MemcpyHostToDevice);\n";
-    p += "  " + api + "Memcpy(dB, B.data(), sizeB * 4, " + api + "MemcpyHostToDevice);\n";
+    p += "  " + api + "Malloc(&dA, " + sa + " * 4); " + api + "Malloc(&dB, " + sb + " * 4); " +
+         api + "Malloc(&dC, " + sc + " * 4);\n";
+    p += "  " + api + "Malloc(&dBias, sizeBias * 4); " + api + "Malloc(&dRes, " + sr + " * 4);\n";
+    p += "  " + api + "Memcpy(dA, A.data(), " + sa + " * 4, " + api + "MemcpyHostToDevice);\n";
+    p += "  " + api + "Memcpy(dB, B.data(), " + sb + " * 4, " + api + "MemcpyHostToDevice);\n";
     p += "  " + api + "Memcpy(dBias, Bias.data(), sizeBias * 4, " + api + "MemcpyHostToDevice);\n";
-    p += "  " + api + "Memcpy(dRes, Res.data(), sizeRes * 4, " + api + "MemcpyHostToDevice);\n";
+    p += "  " + api + "Memcpy(dRes, Res.data(), " + sr + " * 4, " + api + "MemcpyHostToDevice);\n";
     p += "  const dim3 grid(" + std::to_string(l.grid.x) + ", " + std::to_string(l.grid.y) + ", " +
          std::to_string(l.grid.z) + "), block(" + std::to_string(l.block.x) + ", " +
          std::to_string(l.block.y) + ", " + std::to_string(l.block.z) + ");\n";
@@ -117,12 +149,13 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
     p += "  if (" + api + "DeviceSynchronize() != " + api +
          "Success) { std::printf(\"FAIL: launch error %s\\n\", " + api + "GetErrorString(" + api +
          "GetLastError())); return 1; }\n";
-    p += "  " + api + "Memcpy(C.data(), dC, sizeC * 4, " + api + "MemcpyDeviceToHost);\n";
+    p += "  " + api + "Memcpy(C.data(), dC, " + sc + " * 4, " + api + "MemcpyDeviceToHost);\n";
     p += "  " + api + "Event_t t0, t1; " + api + "EventCreate(&t0); " + api + "EventCreate(&t1);\n";
     p += "  " + api + "EventRecord(t0);\n  for (int r = 0; r < 10; ++r) " + kernel.entry +
          "<<<grid, block, shared>>>(dA, dB, dC, dBias, dRes);\n";
     p += "  " + api + "EventRecord(t1); " + api + "EventSynchronize(t1);\n  float ms = 0; " + api +
          "EventElapsedTime(&ms, t0, t1); ms /= 10;\n";
+    if (gpuLayouts) p += "  unpack_c(C.data(), plainC.data());\n  C.swap(plainC);\n";
   } else if (kernel.usesLayouts()) {
     // The kernel reads and writes layouts of its own (its file's header lists them): the operands
     // are converted once, as its producers would write them, and the output converted back.

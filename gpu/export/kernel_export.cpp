@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "codegen/cpu_compiler.h"
 #include "codegen/kernel_codegen.h"
@@ -201,7 +202,10 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   writeFile(dir / "record.json", record.dump(2) + "\n", result);
 
   const std::string check = "check." + k.ext;
-  writeFile(dir / check, hostProgram(k.def.op, k.kernel, kernelFile), result);
+  std::optional<layout::OperandLayouts> layouts;
+  if (k.kernel.usesLayouts()) layouts = layout::operandLayouts(k.def.op, k.def.space, k.config);
+  writeFile(dir / check, hostProgram(k.def.op, k.kernel, kernelFile, layouts ? &*layouts : nullptr),
+            result);
   if (k.backend == codegen::Backend::Cpu)
     result.buildCommand = "g++ " + cpuKernelFlagsText() + " -o check check.cpp && ./check";
   else if (k.backend == codegen::Backend::Cuda)

@@ -24,7 +24,102 @@ void rowsAndColumns(const Shape& s, std::int64_t& rows, std::int64_t& cols) {
   rows = elements(s) / cols;
 }
 
+// `static const long NAME[] = {...};` of one offset per index of a logical dim.
+void writeTable(codegen::CodeWriter& w, const std::string& name,
+                const std::vector<std::int64_t>& values) {
+  std::string line = "static const long " + name + "[" + str(std::int64_t(values.size())) + "] = {";
+  for (std::size_t i = 0; i < values.size(); ++i) line += (i ? ", " : "") + str(values[i]);
+  w.line(line + "};");
+}
+
+// The offsets of every index of logical dim d alone (the others at 0).
+std::vector<std::int64_t> dimOffsets(const layout::Layout& l, std::size_t d) {
+  std::vector<std::int64_t> index(l.logical().size(), 0), out;
+  for (std::int64_t i = 0; i < l.logical()[d].extent; ++i) {
+    index[d] = i;
+    out.push_back(l.offset(index));
+  }
+  return out;
+}
+
 }  // namespace
+
+bool canReadLayout(const Layer& layer, const layout::Layout& input) {
+  if (layer.kind != LayerKind::MaxPool && layer.kind != LayerKind::AvgPool &&
+      layer.kind != LayerKind::GlobalAvgPool)
+    return false;
+  if (input.logical().size() != 4) return false;
+  for (const layout::Primitive& p : input.primitives())
+    if (p.kind != layout::PrimitiveKind::Split && p.kind != layout::PrimitiveKind::Reorder)
+      return false;
+  return true;
+}
+
+std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::string& entry,
+                                const layout::Layout& input) {
+  if (!canReadLayout(l, input))
+    throw InputError("layer '" + l.name + "' cannot read its input in the layout " +
+                     input.describe());
+  const Shape& x = net.shapeOf(l.inputs[0]);
+  for (std::size_t d = 0; d < 4; ++d)
+    if (input.logical()[d].extent != x[d])
+      throw InputError("layer '" + l.name + "': the layout " + input.describe() +
+                       " is not of its input " + formatShape(x));
+  codegen::CodeWriter w;
+  w.comment("OpEvo Studio fixed kernel for layer '" + l.name + "' (" +
+            std::string(layerKindName(l.kind)) + "), " + formatShape(x) + " -> " +
+            formatShape(l.shape) + ", reading its input laid out as " + input.describe() +
+            " (ALT's layout propagation); generated, not tuned.");
+  w.comment("An element's offset is the sum of one table entry per logical dim (n, c, h, w).");
+  w.open("extern \"C\" void " + entry +
+         "(const float* const* in, float* __restrict__ out, const float* const* params)");
+  w.line("const float* __restrict__ x = in[0];");
+  w.line("(void)params;");
+  writeTable(w, "NOFF", dimOffsets(input, 0));
+  writeTable(w, "COFF", dimOffsets(input, 1));
+  writeTable(w, "HOFF", dimOffsets(input, 2));
+  writeTable(w, "WOFF", dimOffsets(input, 3));
+  w.line("constexpr long NB = " + str(x[0]) + ", C = " + str(x[1]) + ", H = " + str(x[2]) +
+         ", W = " + str(x[3]) + ";");
+  if (l.kind == LayerKind::GlobalAvgPool) {
+    w.line("#pragma omp parallel for collapse(2) schedule(static)");
+    w.open("for (long nn = 0; nn < NB; ++nn)");
+    w.open("for (long c = 0; c < C; ++c)");
+    w.line("const float* const xc = x + NOFF[nn] + COFF[c];");
+    w.line("float acc = 0.0f;");
+    w.line("for (long h = 0; h < H; ++h)");
+    w.line("for (long ww = 0; ww < W; ++ww) acc += xc[HOFF[h] + WOFF[ww]];");
+    w.line("out[nn * C + c] = acc / (float)(H * W);");
+    w.closeNest(2);
+  } else {
+    const bool max = l.kind == LayerKind::MaxPool;
+    w.line("constexpr long OH = " + str(l.shape[2]) + ", OW = " + str(l.shape[3]) + ";");
+    w.line("constexpr long K = " + str(l.kernelH) + ", S = " + str(l.stride) +
+           ", P = " + str(l.pad) + ";");
+    w.comment("Channels innermost: a blocked layout keeps neighbouring channels side by side.");
+    w.line("#pragma omp parallel for collapse(2) schedule(static)");
+    w.open("for (long nn = 0; nn < NB; ++nn)");
+    w.open("for (long oy = 0; oy < OH; ++oy)");
+    w.open("for (long ox = 0; ox < OW; ++ox)");
+    w.line("float acc[C];");
+    w.line(std::string("for (long c = 0; c < C; ++c) acc[c] = ") +
+           (max ? "-__builtin_inff();" : "0.0f;"));
+    w.open("for (long ky = 0; ky < K; ++ky)");
+    w.open("for (long kx = 0; kx < K; ++kx)");
+    w.line("const long iy = oy * S - P + ky, ix = ox * S - P + kx;");
+    w.line("if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;");
+    w.line("const float* const xp = x + NOFF[nn] + HOFF[iy] + WOFF[ix];");
+    w.open("for (long c = 0; c < C; ++c)");
+    w.line("const float v = xp[COFF[c]];");
+    w.line(max ? "acc[c] = v > acc[c] ? v : acc[c];" : "acc[c] += v;");
+    w.closeNest(3);
+    w.line(std::string("for (long c = 0; c < C; ++c) out[((nn * C + c) * OH + oy) * OW + ox] = ") +
+           (max ? "acc[c];" : "acc[c] / (float)(K * K);"));
+    w.closeNest(3);
+  }
+  w.close();
+  return w.str();
+}
 
 std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::string& entry) {
   if (isComplex(l.kind) || l.kind == LayerKind::Flatten || l.kind == LayerKind::Reshape)

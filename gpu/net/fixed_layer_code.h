@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "layout/layout.h"
 #include "net/network.h"
 
 namespace opevo::net {
@@ -13,5 +14,16 @@ namespace opevo::net {
 // in: the layer's input tensors in order; params: its parameters in Network::parameters order.
 // Throws InputError for a complex layer or a view (flatten, reshape), which have no such kernel.
 std::string fixedLayerCpuSource(const Network& net, const Layer& layer, const std::string& entry);
+
+// ALT's layout propagation onto a simple layer: a pooling layer (max, average, global average)
+// that reads its NCHW input where `input` stores it, so the tuned operator that wrote it in that
+// layout needs no conversion after it. True when the layer is a pool and the layout is made of
+// splits and reorders only (each element's offset is then a sum of one term per logical dim;
+// layouts with pads or overlapping windows are converted instead, as ALT does).
+bool canReadLayout(const Layer& layer, const layout::Layout& input);
+// The pool's kernel reading its input laid out as `input` (canReadLayout must hold; throws
+// InputError otherwise); the output is plain NCHW, and the signature is the one above.
+std::string fixedLayerCpuSource(const Network& net, const Layer& layer, const std::string& entry,
+                                const layout::Layout& input);
 
 }  // namespace opevo::net

@@ -152,29 +152,44 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   }
   p.output = tensor(net.output).index;
 
-  // A layout task's output that only other layout tasks' conversions read is never unpacked:
-  // each of them converts straight from the producer's layout (one pass over the data, not two).
+  // A layout task's output that only conversions (and, when layouts propagate, pools) read is
+  // never unpacked: each conversion goes straight from the producer's layout into its own (one
+  // pass over the data, not two). With propagation (ALT) a pool reads the producer's layout
+  // itself, and a conversion into the very layout the producer wrote is no step at all: its
+  // reader takes the producer's tensor.
+  const bool propagate = mode == layout::TuningMode::Joint;
   std::vector<bool> drop(p.steps.size(), false);
-  int direct = 0;
+  std::map<int, int> sameTensor;  // a dropped identity conversion's output -> its source
+  int direct = 0, propagated = 0;
   for (const auto& [u, unpack] : conversions) {
     if (!unpack.from || unpack.to) continue;  // not an unpack
     const int plain = p.steps[u].out;
-    bool onlyConversions = plain != p.output;
-    for (const ProgramTensor& t : p.tensors)
-      onlyConversions = onlyConversions && t.aliasOf != plain;
-    std::vector<std::size_t> readers;
-    for (std::size_t r = 0; r < p.steps.size() && onlyConversions; ++r)
-      for (const ProgramOperand& o : p.steps[r].in)
-        if (o.kind == ProgramOperand::Kind::Tensor && o.index == plain) {
-          const auto c = conversions.find(r);
-          if (c == conversions.end() || c->second.from || !c->second.to) {
-            onlyConversions = false;
-            break;
-          }
-          readers.push_back(r);
+    bool unneeded = plain != p.output;
+    for (const ProgramTensor& t : p.tensors) unneeded = unneeded && t.aliasOf != plain;
+    std::vector<std::size_t> converters, pools;
+    for (std::size_t r = 0; r < p.steps.size() && unneeded; ++r)
+      for (std::size_t k = 0; k < p.steps[r].in.size(); ++k) {
+        const ProgramOperand& o = p.steps[r].in[k];
+        if (o.kind != ProgramOperand::Kind::Tensor || o.index != plain) continue;
+        const auto c = conversions.find(r);
+        if (c != conversions.end() && !c->second.from && c->second.to) {
+          converters.push_back(r);
+        } else if (propagate && p.steps[r].kind == StepKind::Fixed && k == 0 &&
+                   canReadLayout(*net.find(p.steps[r].name), *unpack.from)) {
+          pools.push_back(r);
+        } else {
+          unneeded = false;
+          break;
         }
-    if (!onlyConversions || readers.empty()) continue;
-    for (std::size_t r : readers) {
+      }
+    if (!unneeded || (converters.empty() && pools.empty())) continue;
+    const int laidOut = p.steps[u].in[0].index;
+    for (std::size_t r : converters) {
+      if (propagate && *unpack.from == *conversions[r].to) {
+        drop[r] = true;
+        sameTensor[p.steps[r].out] = laidOut;
+        continue;
+      }
       const std::string name = "direct_" + std::to_string(direct++);
       codegen::CodeWriter w;
       codegen::writeLayoutConversion(w, name, *unpack.from, *conversions[r].to);
@@ -182,8 +197,19 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
       p.steps[r].entry = name;
       p.steps[r].in[0] = p.steps[u].in[0];
     }
+    for (std::size_t r : pools) {
+      const std::string name = "propagated_" + std::to_string(propagated++);
+      p.source += fixedLayerCpuSource(net, *net.find(p.steps[r].name), name, *unpack.from) + "\n";
+      p.steps[r].entry = name;
+      p.steps[r].in[0] = p.steps[u].in[0];
+    }
     drop[u] = true;
   }
+  for (ProgramStep& s : p.steps)
+    for (ProgramOperand& o : s.in)
+      if (const auto it = sameTensor.find(o.index);
+          o.kind == ProgramOperand::Kind::Tensor && it != sameTensor.end())
+        o.index = it->second;
   std::vector<ProgramStep> kept;
   for (std::size_t i = 0; i < p.steps.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(p.steps[i]));

@@ -4,10 +4,12 @@
 
 #include <memory>
 
+#include "common/error.h"
 #include "cpu/cpu_runner.h"
 #include "cuda/cuda_runner.h"
 #include "hip/hip_runner.h"
 #include "kas/kas_runner.h"
+#include "layout/layout.h"
 #include "ops/operator_json.h"
 #include "probe/backend_probe.h"
 
@@ -89,6 +91,15 @@ codegen::Dim3 dim3From(const nlohmann::json& j) {
   return d;
 }
 
+// A measure request's "layouts": the layouts of A, B and C (layout::Layout::toJson each) of a
+// kernel in layouts of its own. Throws InputError naming the bad field.
+layout::OperandLayouts operandLayoutsFrom(const nlohmann::json& j) {
+  if (!j.is_array() || j.size() != 3)
+    throw InputError("measure: \"layouts\" must be an array of the layouts of A, B and C");
+  return {layout::Layout::fromJson(j[0]), layout::Layout::fromJson(j[1]),
+          layout::Layout::fromJson(j[2])};
+}
+
 // The GPU half of measure/reference, for "cuda" and "hip" alike. A runtime error after the
 // context was in use poisons it, so the reply says "worker_exits" and the worker quits after
 // sending it; the client then reaps it and starts a fresh one for the next request.
@@ -112,6 +123,7 @@ nlohmann::json handleGpu(const std::string& backend, const std::string& cmd,
     k.launch.block = dim3From(launch.at("block"));
     k.launch.sharedBytes = launch.value("shared_bytes", std::int64_t{0});
     k.coldL2 = coldL2;
+    if (request.contains("layouts")) k.layouts = operandLayoutsFrom(request["layouts"]);
     r = hip ? runHipKernel(k, buffers, timing) : runCudaKernel(k, buffers, timing);
   }
   nlohmann::json reply = {{"ok", true}, {"measurement", measurementToJson(r.measurement)}};

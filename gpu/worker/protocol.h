@@ -19,7 +19,9 @@ namespace opevo {
 //    "entry": "opevo_kernel", "launch": {"grid": [x, y, z], "block": [x, y, z],
 //    "shared_bytes": n}, "cold_l2": false, "timing": {...}}
 //     -> {"ok": true, "measurement": {...}} plus "worker_exits": true after a CUDA error (the
-//        context is unusable, so the worker quits after replying)
+//        context is unusable, so the worker quits after replying); a kernel in layouts of its
+//        own (joint layout tuning) adds "layouts": [A, B, C] (layout::Layout::toJson each), and
+//        the worker packs A, B and the residual into them and unpacks C before the check
 //   {"cmd": "reference", "backend": "cuda", "op": {...}, "timing": {...}, "cold_l2": false}
 //     -> {"ok": true, "measurement": {...}, "library": "cuBLAS sgemm (libcublas.so.13)"}
 //        (Conv2D: "cuDNN convolution forward, algorithm N (libcudnn.so.9)"; without the vendor

@@ -57,22 +57,58 @@ TEST(CliNet, EveryLayerKindMatchesLibtorch) {
   }
 }
 
+// The conversion steps of a network run, by the layer they serve.
+std::vector<std::string> conversionsOf(const nlohmann::json& run) {
+  std::vector<std::string> converts;
+  for (const auto& s : run["steps"])
+    if (s["kind"] == "convert") converts.push_back(s["name"].get<std::string>());
+  return converts;
+}
+
 TEST(CliNet, LayoutTasksConvertStraightIntoEachOther) {
   // a -> b (input and residual) -> c -> pool: the outputs of a and b are read only by layout
-  // tasks, so they are never unpacked; c's is (by the pool). Random layouts and loops in every
-  // task, checked against libtorch.
+  // tasks, so they are never unpacked; c's is unpacked for the pool without propagation, and
+  // read by the pool in c's layout with it. Random layouts and loops in every task, checked
+  // against libtorch.
   const std::string chain = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_conv_chain.json";
-  for (const char* seed : {"1", "2", "3"}) {
-    const nlohmann::json j = runNetwork({chain, "--mode", "joint", "--configs", "random", "--seed",
-                                         seed, "--runs", "2", "--warmup", "1"});
-    if (j.empty()) return;
-    std::vector<std::string> converts;
-    for (const auto& s : j["steps"])
-      if (s["kind"] == "convert") converts.push_back(s["name"].get<std::string>());
-    // a: image in; b: input and residual from a; c: input from b, output out to the pool.
-    EXPECT_EQ(converts, (std::vector<std::string>{"a", "b", "b", "c", "c"})) << j["steps"].dump();
-    if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
-    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  for (const char* seed : {"1", "2", "3"})
+    for (const char* mode : {"joint-np", "joint"}) {
+      SCOPED_TRACE(std::string(mode) + ", seed " + seed);
+      const nlohmann::json j = runNetwork({chain, "--mode", mode, "--configs", "random", "--seed",
+                                           seed, "--runs", "2", "--warmup", "1"});
+      if (j.empty()) return;
+      // a: image in; b: input and residual from a; c: input from b, output out to the pool.
+      const std::vector<std::string> want = std::string(mode) == "joint"
+                                                ? std::vector<std::string>{"a", "b", "b", "c"}
+                                                : std::vector<std::string>{"a", "b", "b", "c", "c"};
+      EXPECT_EQ(conversionsOf(j), want) << j["steps"].dump();
+      if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
+      EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+    }
+}
+
+TEST(CliNet, PropagatedLayoutsNeedNoConversion) {
+  // b1 and b2 are one task (conv, add, relu: one configuration, one layout): b2's residual, b1's
+  // output, is already in b2's output layout, and the max pool reads b2's layout. Without
+  // propagation (joint-np) both are converted.
+  const std::string chain = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_same_task_chain.json";
+  for (const char* seed : {"1", "2"}) {
+    SCOPED_TRACE(std::string("seed ") + seed);
+    const nlohmann::json alt = runNetwork({chain, "--mode", "joint", "--configs", "random",
+                                           "--seed", seed, "--runs", "2", "--warmup", "1"});
+    const nlohmann::json wp = runNetwork({chain, "--mode", "joint-np", "--configs", "random",
+                                          "--seed", seed, "--runs", "2", "--warmup", "1"});
+    if (alt.empty() || wp.empty()) return;
+    EXPECT_EQ(alt["mode"], "joint");
+    EXPECT_EQ(wp["mode"], "joint-np");
+    EXPECT_EQ(alt["tasks"].size(), 3u);  // a, b (b1 and b2), d
+    EXPECT_EQ(conversionsOf(alt), (std::vector<std::string>{"a", "b1", "b1", "b2"}))
+        << alt["steps"].dump();
+    EXPECT_EQ(conversionsOf(wp), (std::vector<std::string>{"a", "b1", "b1", "b2", "b2", "b2"}))
+        << wp["steps"].dump();
+    if (alt["reference"]["ms"].is_null()) GTEST_SKIP() << alt["reference"]["missing"];
+    EXPECT_TRUE(alt["verified"].get<bool>()) << alt.dump(2);
+    EXPECT_TRUE(wp["verified"].get<bool>()) << wp.dump(2);
   }
 }
 

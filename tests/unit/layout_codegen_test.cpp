@@ -176,7 +176,6 @@ TEST(LayoutSpace, RefusesWhatTheTemplateCannotDo) {
   std::string broken;
   EXPECT_FALSE(space.satisfies(c, &broken));
   EXPECT_NE(broken.find("layout.out_c"), std::string::npos) << broken;
-  EXPECT_THROW(generateKernel(op, space, space.first(), Backend::Cuda), InputError);
 }
 
 TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
@@ -236,6 +235,19 @@ TEST(LayoutSpace, ModeIsPartOfTheOperatorDefinition) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("layouts"), std::string::npos) << e.what();
   }
+  // Propagation is between a network's layers: one operator has no joint-np mode.
+  EXPECT_EQ(layout::parseTuningMode("joint-np", "--mode"), layout::TuningMode::JointNoPropagation);
+  bad["mode"] = "joint-np";
+  try {
+    operatorDefinitionFromJson(bad, "op.json");
+    FAIL() << "joint-np was accepted for one operator";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("for networks"), std::string::npos) << e.what();
+  }
+  // MatMul has a joint space too.
+  const OperatorDefinition mm = withTuningMode(loadOperator("MM1"), layout::TuningMode::Joint);
+  EXPECT_TRUE(layout::isLayoutSpace(mm.space));
+  EXPECT_GE(mm.space.indexOf("layout.b_m"), 0);
 }
 
 // The generated conversion from one layout to another writes what core/layout's pack writes,

@@ -41,6 +41,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_roundRobin(new QCheckBox(tr("round-robin"))),
       m_loopMode(new QCheckBox(tr("loops"))),
       m_jointMode(new QCheckBox(tr("layouts + loops (ALT)"))),
+      m_jointNoPropagation(new QCheckBox(tr("no propagation (ALT-WP)"))),
       m_trials(new QSpinBox),
       m_unit(new QSpinBox),
       m_seed(new QSpinBox),
@@ -78,12 +79,19 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_loopMode->setToolTip(tr("Every task tunes its loops over plain layouts (NCHW, row-major)"));
   m_jointMode->setObjectName(QStringLiteral("jointModeBox"));
   m_jointMode->setToolTip(
-      tr("Convolutions tune their tensor layouts and loops together (ALT); activations are "
-         "converted between layers, and the conversions count in the network's time. CPU only"));
+      tr("Convolutions tune their tensor layouts and loops together (ALT); the pools and "
+         "residual adds that read a convolution's output read its layout where they can, "
+         "elsewhere activations are converted between layers, and the conversions count in the "
+         "network's time. CPU only"));
   m_jointMode->setChecked(true);
+  m_jointNoPropagation->setObjectName(QStringLiteral("jointNoPropagationBox"));
+  m_jointNoPropagation->setToolTip(
+      tr("Layouts and loops as in ALT, but every tensor a layer reads in another layout is "
+         "converted first (ALT-WP), to race against propagation. CPU only"));
   auto* modes = new QHBoxLayout;
   modes->addWidget(m_loopMode);
   modes->addWidget(m_jointMode);
+  modes->addWidget(m_jointNoPropagation);
   m_trials->setRange(1, 100000);
   m_trials->setValue(60);
   m_trials->setObjectName(QStringLiteral("trialsBox"));
@@ -134,8 +142,10 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
     // Layout templates exist for the CPU only: elsewhere the joint mode is not offered.
     const bool cpu = backend == QLatin1String("cpu");
     m_jointMode->setEnabled(cpu);
-    if (!cpu && m_jointMode->isChecked()) {
+    m_jointNoPropagation->setEnabled(cpu);
+    if (!cpu && (m_jointMode->isChecked() || m_jointNoPropagation->isChecked())) {
       m_jointMode->setChecked(false);
+      m_jointNoPropagation->setChecked(false);
       m_loopMode->setChecked(true);
     }
   });
@@ -247,8 +257,9 @@ bool NetworkSetupPanel::setSchedulers(const QStringList& names) {
 }
 
 bool NetworkSetupPanel::setModes(const QStringList& names) {
-  return checkNamed(names,
-                    {{QLatin1String("loop"), m_loopMode}, {QLatin1String("joint"), m_jointMode}});
+  return checkNamed(names, {{QLatin1String("loop"), m_loopMode},
+                            {QLatin1String("joint"), m_jointMode},
+                            {QLatin1String("joint-np"), m_jointNoPropagation}});
 }
 
 void NetworkSetupPanel::setTrials(int trials) {
@@ -290,6 +301,8 @@ std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
   if (m_loopMode->isChecked()) s.modes.push_back(layout::TuningMode::Loop);
   if (m_jointMode->isChecked() && m_jointMode->isEnabled())
     s.modes.push_back(layout::TuningMode::Joint);
+  if (m_jointNoPropagation->isChecked() && m_jointNoPropagation->isEnabled())
+    s.modes.push_back(layout::TuningMode::JointNoPropagation);
   if (s.algorithms.empty() || s.schedulers.empty() || s.modes.empty()) {
     if (error) *error = tr("Check at least one algorithm, one scheduler and one way to tune.");
     return std::nullopt;

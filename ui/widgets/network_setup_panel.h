@@ -55,6 +55,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* roundRobinBox() const { return m_roundRobin; }
   QCheckBox* loopModeBox() const { return m_loopMode; }
   QCheckBox* jointModeBox() const { return m_jointMode; }
+  QCheckBox* jointNoPropagationBox() const { return m_jointNoPropagation; }
   QSpinBox* trialsBox() const { return m_trials; }
   QComboBox* runsBox() const { return m_runs; }
   QPushButton* startButton() const { return m_start; }
@@ -84,6 +85,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* m_roundRobin;
   QCheckBox* m_loopMode;
   QCheckBox* m_jointMode;
+  QCheckBox* m_jointNoPropagation;
   QSpinBox* m_trials;
   QSpinBox* m_unit;
   QSpinBox* m_seed;

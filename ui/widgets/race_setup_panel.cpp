@@ -78,7 +78,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_operator->setToolTip(tr("A preset, or an operator file (Browse…)"));
   m_mode->setObjectName(QStringLiteral("modeBox"));
   m_mode->addItem(tr("Loops over plain layouts"), QStringLiteral("loop"));
-  m_mode->addItem(tr("Layouts and loops (ALT joint; Conv2D on CPU)"), QStringLiteral("joint"));
+  m_mode->addItem(tr("Layouts and loops (ALT joint)"), QStringLiteral("joint"));
   m_mode->setToolTip(
       tr("Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
          "the budget on layouts and loops, the rest on the loops of the best layout)"));
