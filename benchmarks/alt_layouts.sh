@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ALT's operator figures (docs/results/alt.md): each convolution tuned twice at the same budget,
-# joint layout + loop tuning and loop-only tuning over the plain layouts, beside oneDNN timed in
-# the same runs (its convolution alone, operands already in the layouts it prefers). Real kernels
+# ALT's operator figures (docs/results/alt.md): each operator tuned twice at the same budget,
+# joint layout + loop tuning and loop-only tuning over the plain layouts, beside the reference
+# library timed in the same runs (oneDNN's convolution alone, operands already in the layouts it
+# prefers; OpenBLAS's sgemm for MM1 and the other matmuls). Real kernels
 # on this CPU, every one verified against the reference before it is timed.
 #
 #   benchmarks/alt_layouts.sh [TRIALS [ALGORITHM [OPERATOR...]]]
@@ -28,8 +29,8 @@ run() {  # op mode -> one JSON object
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 echo "# $trials trials per run, seed $seed, algorithm ${algo:-default}"
-printf '%-20s %10s %10s %8s %10s %8s  %s\n' operator joint_GF loop_GF j/l onednn_GF j/dnn \
-  "best layouts (output; input)"
+printf '%-20s %10s %10s %8s %10s %8s  %s\n' operator joint_GF loop_GF j/l ref_GF j/ref \
+  "best layouts (a convolution's output; input, a matmul's A; B; C)"
 for op in "${ops[@]}"; do
   joint=$(run "$op" joint)
   loop=$(run "$op" loop)
@@ -38,6 +39,7 @@ for op in "${ops[@]}"; do
   d=$(jq '(.reference_speed // 0) * 1000' <<<"$joint")
   printf '%-20s %10.1f %10.1f %8.2f %10.1f %8.2f  %s; %s\n' "$op" "$j" "$l" \
     "$(jq -n "$j / $l")" "$d" "$(jq -n "if $d > 0 then $j / $d else 0 end")" \
-    "$(jq -r '.best_layouts.output' <<<"$joint")" "$(jq -r '.best_layouts.input' <<<"$joint")"
+    "$(jq -r '.best_layouts | if has("output") then .output else .a end' <<<"$joint")" \
+    "$(jq -r '.best_layouts | if has("input") then .input else "\(.b); \(.c)" end' <<<"$joint")"
 done
 echo "# reference: $(jq -r '.reference_library' <<<"$joint")"

@@ -89,7 +89,7 @@ TEST(CliNet, LayoutTasksConvertStraightIntoEachOther) {
 
 TEST(CliNet, PropagatedLayoutsNeedNoConversion) {
   // b1 and b2 are one task (conv, add, relu: one configuration, one layout): b2's residual, b1's
-  // output, is already in b2's output layout, and the max pool reads b2's layout. Without
+  // output, is already in b2's output layout, and both pools read b2's layout. Without
   // propagation (joint-np) both are converted.
   const std::string chain = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_same_task_chain.json";
   for (const char* seed : {"1", "2"}) {
