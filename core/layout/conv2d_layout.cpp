@@ -13,18 +13,6 @@ namespace {
 
 constexpr const char* kUnrollChoices[] = {"1", "2", "4", "8"};
 
-std::int64_t tileOf(const SearchSpace& space, const Config& c, const char* name,
-                    std::int64_t length) {
-  const int i = space.indexOf(name);
-  if (i < 0)
-    throw InputError(std::string("layout template: the space has no parameter '") + name + "'");
-  const Vertex& v = c.at(static_cast<std::size_t>(i));
-  if (v.size() != 2 || v[0] < 1 || v[1] < 1 || v[0] * v[1] != length)
-    throw InputError(std::string("layout template: '") + name + "' must be two factors of " +
-                     std::to_string(length) + ", got " + space.param(i).format(v));
-  return v[1];
-}
-
 std::array<int, 3> orderOf(const SearchSpace& space, const Config& c, const char* name) {
   const int i = space.indexOf(name);
   if (i < 0)
@@ -33,13 +21,6 @@ std::array<int, 3> orderOf(const SearchSpace& space, const Config& c, const char
   if (v.size() != 3)
     throw InputError(std::string("layout template: '") + name + "' must order 3 loops");
   return {int(v[0]), int(v[1]), int(v[2])};
-}
-
-// The largest divisor of n that is at most limit (1 at least).
-std::int64_t divisorUpTo(std::int64_t n, std::int64_t limit) {
-  for (std::int64_t d = std::min(n, limit); d > 1; --d)
-    if (n % d == 0) return d;
-  return 1;
 }
 
 }  // namespace

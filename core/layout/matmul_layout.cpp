@@ -13,18 +13,6 @@ namespace {
 
 constexpr const char* kUnrollChoices[] = {"1", "2", "4", "8"};
 
-std::int64_t tileOf(const SearchSpace& space, const Config& c, const char* name,
-                    std::int64_t length) {
-  const int i = space.indexOf(name);
-  if (i < 0)
-    throw InputError(std::string("layout template: the space has no parameter '") + name + "'");
-  const Vertex& v = c.at(static_cast<std::size_t>(i));
-  if (v.size() != 2 || v[0] < 1 || v[1] < 1 || v[0] * v[1] != length)
-    throw InputError(std::string("layout template: '") + name + "' must be two factors of " +
-                     std::to_string(length) + ", got " + space.param(i).format(v));
-  return v[1];
-}
-
 // True when the perm:2 parameter keeps its items in order (0, 1).
 bool inOrder(const SearchSpace& space, const Config& c, const char* name) {
   const int i = space.indexOf(name);
@@ -34,12 +22,6 @@ bool inOrder(const SearchSpace& space, const Config& c, const char* name) {
   if (v.size() != 2)
     throw InputError(std::string("layout template: '") + name + "' must order 2 loops");
   return v[0] == 0;
-}
-
-std::int64_t divisorUpTo(std::int64_t n, std::int64_t limit) {
-  for (std::int64_t d = std::min(n, limit); d > 1; --d)
-    if (n % d == 0) return d;
-  return 1;
 }
 
 void requireMatMul(const OperatorSpec& op, const char* what) {

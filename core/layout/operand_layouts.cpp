@@ -1,5 +1,8 @@
 #include "layout/operand_layouts.h"
 
+#include <algorithm>
+
+#include "common/error.h"
 #include "layout/conv2d_layout.h"
 #include "layout/matmul_layout.h"
 
@@ -17,6 +20,24 @@ SearchSpace layoutSpace(const OperatorSpec& op) {
 OperandLayouts operandLayouts(const OperatorSpec& op, const SearchSpace& space, const Config& c) {
   if (op.kind == OpKind::Conv2D) return conv2dLayouts(op, conv2dBlocking(op, space, c));
   return matmulLayouts(op, matmulBlocking(op, space, c));
+}
+
+std::int64_t tileOf(const SearchSpace& space, const Config& c, const char* name,
+                    std::int64_t length) {
+  const int i = space.indexOf(name);
+  if (i < 0)
+    throw InputError(std::string("layout template: the space has no parameter '") + name + "'");
+  const Vertex& v = c.at(static_cast<std::size_t>(i));
+  if (v.size() != 2 || v[0] < 1 || v[1] < 1 || v[0] * v[1] != length)
+    throw InputError(std::string("layout template: '") + name + "' must be two factors of " +
+                     std::to_string(length) + ", got " + space.param(i).format(v));
+  return v[1];
+}
+
+std::int64_t divisorUpTo(std::int64_t n, std::int64_t limit) {
+  for (std::int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
 }
 
 bool isLayoutParameter(const std::string& name) {

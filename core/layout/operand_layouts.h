@@ -35,6 +35,13 @@ SearchSpace layoutSpace(const OperatorSpec& op);
 // The layouts a configuration of layoutSpace(op) gives the operands.
 OperandLayouts operandLayouts(const OperatorSpec& op, const SearchSpace& space, const Config& c);
 
+// For the templates' readers of a configuration: the second factor (the tile) of the two-factor
+// parameter `name` of length `length`; InputError naming a missing or malformed parameter.
+std::int64_t tileOf(const SearchSpace& space, const Config& c, const char* name,
+                    std::int64_t length);
+// The largest divisor of n that is at most limit (1 at least): start points' tiles.
+std::int64_t divisorUpTo(std::int64_t n, std::int64_t limit);
+
 // True when the space has layout parameters (names beginning with "layout.").
 bool isLayoutSpace(const SearchSpace& space);
 // True for the parameters a layout stage tunes (names beginning with "layout.").

@@ -18,14 +18,6 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-// The stride of a named physical dim of a layout.
-std::int64_t strideOf(const layout::Layout& l, const std::string& dim) {
-  const auto strides = l.strides();
-  for (std::size_t i = 0; i < l.physical().size(); ++i)
-    if (l.physical()[i].name == dim) return strides[i];
-  throw InputError("layout template: the layout has no dim '" + dim + "'");
-}
-
 }  // namespace
 
 GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBlocking& b) {
@@ -64,17 +56,18 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   w.line();
   w.open("extern \"C\" void " + ctx.entry + kernelParams(Backend::Cpu));
   w.line("using index_t = long long;");
-  w.line("constexpr index_t IN_N = " + str(strideOf(in, "n")) +
-         ", IN_CO = " + str(strideOf(in, "c_o")) + ", IN_HO = " + str(strideOf(in, "h_o")) +
-         ", IN_WO = " + str(strideOf(in, "w_o")) + ", IN_HI = " + str(strideOf(in, "h_i")) +
-         ", IN_WI = " + str(strideOf(in, "w_i")) + ";");
-  w.line("constexpr index_t W_FO = " + str(strideOf(wt, "f_o")) +
-         ", W_CO = " + str(strideOf(wt, "c_o")) + ", W_KH = " + str(strideOf(wt, "kh")) +
-         ", W_KW = " + str(strideOf(wt, "kw")) + ", W_CI = " + str(strideOf(wt, "c_i")) + ";");
-  w.line("constexpr index_t OUT_N = " + str(strideOf(out, "n")) +
-         ", OUT_FO = " + str(strideOf(out, "f_o")) + ", OUT_HO = " + str(strideOf(out, "h_o")) +
-         ", OUT_WO = " + str(strideOf(out, "w_o")) + ", OUT_HI = " + str(strideOf(out, "h_i")) +
-         ", OUT_WI = " + str(strideOf(out, "w_i")) + ";");
+  w.line("constexpr index_t IN_N = " + str(physicalStride(in, "n")) + ", IN_CO = " +
+         str(physicalStride(in, "c_o")) + ", IN_HO = " + str(physicalStride(in, "h_o")) +
+         ", IN_WO = " + str(physicalStride(in, "w_o")) + ", IN_HI = " +
+         str(physicalStride(in, "h_i")) + ", IN_WI = " + str(physicalStride(in, "w_i")) + ";");
+  w.line("constexpr index_t W_FO = " + str(physicalStride(wt, "f_o")) +
+         ", W_CO = " + str(physicalStride(wt, "c_o")) +
+         ", W_KH = " + str(physicalStride(wt, "kh")) + ", W_KW = " + str(physicalStride(wt, "kw")) +
+         ", W_CI = " + str(physicalStride(wt, "c_i")) + ";");
+  w.line("constexpr index_t OUT_N = " + str(physicalStride(out, "n")) + ", OUT_FO = " +
+         str(physicalStride(out, "f_o")) + ", OUT_HO = " + str(physicalStride(out, "h_o")) +
+         ", OUT_WO = " + str(physicalStride(out, "w_o")) + ", OUT_HI = " +
+         str(physicalStride(out, "h_i")) + ", OUT_WI = " + str(physicalStride(out, "w_i")) + ";");
   w.line("constexpr int NB = " + str(op.batch) + ", TILES_F = " + str(tilesF) +
          ", TILES_H = " + str(tilesH) + ", TILES_W = " + str(tilesW) + ";");
   w.line("constexpr int OUT_C = " + str(b.outC) + ", OUT_H = " + str(b.outH) +
@@ -150,14 +143,7 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   w.closeNest(4);
   w.close();  // kernel
   w.line();
-  w.comment("Conversions between the plain layouts and the kernel's, for the harness (not timed).");
-  w.line("extern \"C\" long long " + ctx.entry +
-         "_packed_size(int operand) { return operand == 0 ? " + str(in.size()) +
-         "LL : operand == 1 ? " + str(wt.size()) + "LL : " + str(out.size()) + "LL; }");
-  writeLayoutConversion(w, ctx.entry + "_pack_a", plainLayout(in), in);
-  writeLayoutConversion(w, ctx.entry + "_pack_b", plainLayout(wt), wt);
-  writeLayoutConversion(w, ctx.entry + "_pack_c", plainLayout(out), out);
-  writeLayoutConversion(w, ctx.entry + "_unpack_c", out, plainLayout(out));
+  writeHarnessConversions(w, ctx.entry, in, wt, out);
   g.source = w.str();
   return g;
 }

@@ -21,12 +21,6 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-// Register tiles of at most this many accumulators get their loops unrolled (up to
-// kUnrollSteps innermost steps), which keeps them in registers; larger ones live in local memory
-// whatever is done, and rolled loops keep their compile times short (as matmul_gpu_template).
-constexpr std::int64_t kRegisterTile = 256;
-constexpr std::int64_t kUnrollSteps = 512;
-
 }  // namespace
 
 std::int64_t physicalStride(const layout::Layout& l, const std::string& dim) {

@@ -71,6 +71,18 @@ std::vector<std::size_t> loopOrder(const layout::Layout& from, const layout::Lay
 
 }  // namespace
 
+void writeHarnessConversions(CodeWriter& w, const std::string& entry, const layout::Layout& a,
+                             const layout::Layout& b, const layout::Layout& c) {
+  w.comment("Conversions between the plain layouts and the kernel's, for the harness (not timed).");
+  w.line("extern \"C\" long long " + entry + "_packed_size(int operand) { return operand == 0 ? " +
+         std::to_string(a.size()) + "LL : operand == 1 ? " + std::to_string(b.size()) +
+         "LL : " + std::to_string(c.size()) + "LL; }");
+  writeLayoutConversion(w, entry + "_pack_a", plainLayout(a), a);
+  writeLayoutConversion(w, entry + "_pack_b", plainLayout(b), b);
+  writeLayoutConversion(w, entry + "_pack_c", plainLayout(c), c);
+  writeLayoutConversion(w, entry + "_unpack_c", c, plainLayout(c));
+}
+
 layout::Layout plainLayout(const layout::Layout& l) {
   return layout::Layout(l.logical());
 }

@@ -16,6 +16,12 @@ namespace opevo::codegen {
 void writeLayoutConversion(CodeWriter& w, const std::string& name, const layout::Layout& from,
                            const layout::Layout& to);
 
+// What a CPU layout kernel's library exports beside the kernel ENTRY, for the harness and the
+// network program (codegen/kernel_codegen.h): ENTRY_packed_size(operand) and the conversions
+// ENTRY_pack_a, _pack_b, _pack_c (plain into the kernel's layouts) and _unpack_c (back).
+void writeHarnessConversions(CodeWriter& w, const std::string& entry, const layout::Layout& a,
+                             const layout::Layout& b, const layout::Layout& c);
+
 // The row-major layout of a layout's logical tensor (no primitives).
 layout::Layout plainLayout(const layout::Layout& l);
 

@@ -7,11 +7,9 @@ namespace {
 
 // MatMul spaces have no unroll parameters. Register arrays stay in registers only when every
 // loop indexing them is unrolled, so: tiles of at most kRegisterTile accumulators get their
-// loops unrolled up to kMatMulUnrollSteps innermost steps; larger tiles live in local memory
-// whatever is done, and their loops are kept rolled, which keeps compile times short (a fully
-// unrolled nest over local arrays took ptxas up to 28 s).
-constexpr std::int64_t kRegisterTile = 256;
-constexpr std::int64_t kMatMulUnrollSteps = 512;
+// loops unrolled up to kUnrollSteps innermost steps (templates.h); larger tiles live in local
+// memory whatever is done, and their loops are kept rolled, which keeps compile times short (a
+// fully unrolled nest over local arrays took ptxas up to 28 s).
 
 std::string str(std::int64_t v) {
   return std::to_string(v);
@@ -63,7 +61,7 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
               "x" + str(t.m[3]) + ", K " + str(t.k[0]) + " outer x " + str(t.k[1]) + " middle x " +
               str(t.k[2]) + " inner";
   const UnrollPolicy unroll{UnrollPolicy::Style::Cuda,
-                            t.accumulators() <= kRegisterTile ? kMatMulUnrollSteps : 0, true};
+                            t.accumulators() <= kRegisterTile ? kUnrollSteps : 0, true};
 
   CodeWriter w;
   writeHeader(w, ctx,

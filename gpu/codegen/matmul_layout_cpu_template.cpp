@@ -20,13 +20,6 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-std::int64_t strideOf(const layout::Layout& l, const std::string& dim) {
-  const auto strides = l.strides();
-  for (std::size_t i = 0; i < l.physical().size(); ++i)
-    if (l.physical()[i].name == dim) return strides[i];
-  throw InputError("layout template: the layout has no dim '" + dim + "'");
-}
-
 }  // namespace
 
 GeneratedKernel matmulLayoutCpu(const KernelContext& ctx, const layout::MatMulBlocking& b) {
@@ -71,14 +64,14 @@ GeneratedKernel matmulLayoutCpu(const KernelContext& ctx, const layout::MatMulBl
   w.line();
   w.open("extern \"C\" void " + ctx.entry + kernelParams(Backend::Cpu));
   w.line("using index_t = long long;");
-  w.line("constexpr index_t A_B = " + str(strideOf(la, "b")) +
-         ", A_NO = " + str(strideOf(la, "n_o")) + ", A_KO = " + str(strideOf(la, "k_o")) +
-         ", A_KI = " + str(strideOf(la, "k_i")) + ";");
-  w.line("constexpr index_t B_B = " + str(strideOf(lb, "b")) +
-         ", B_MO = " + str(strideOf(lb, "m_o")) + ", B_KO = " + str(strideOf(lb, "k_o")) +
-         ", B_KI = " + str(strideOf(lb, "k_i")) + ";");
-  w.line("constexpr index_t C_B = " + str(strideOf(lc, "b")) +
-         ", C_NO = " + str(strideOf(lc, "n_o")) + ", C_MO = " + str(strideOf(lc, "m_o")) + ";");
+  w.line("constexpr index_t A_B = " + str(physicalStride(la, "b")) + ", A_NO = " +
+         str(physicalStride(la, "n_o")) + ", A_KO = " + str(physicalStride(la, "k_o")) +
+         ", A_KI = " + str(physicalStride(la, "k_i")) + ";");
+  w.line("constexpr index_t B_B = " + str(physicalStride(lb, "b")) + ", B_MO = " +
+         str(physicalStride(lb, "m_o")) + ", B_KO = " + str(physicalStride(lb, "k_o")) +
+         ", B_KI = " + str(physicalStride(lb, "k_i")) + ";");
+  w.line("constexpr index_t C_B = " + str(physicalStride(lc, "b")) + ", C_NO = " +
+         str(physicalStride(lc, "n_o")) + ", C_MO = " + str(physicalStride(lc, "m_o")) + ";");
   w.line("constexpr int NB = " + str(batch) + ", TILES_N = " + str(tilesN) +
          ", TILES_M = " + str(tilesM) + ", K = " + str(op.k) + ";");
   w.line("constexpr int CN = " + str(b.cN) + ", CM = " + str(b.cM) + ", AN = " + str(b.aN) +
@@ -157,14 +150,7 @@ GeneratedKernel matmulLayoutCpu(const KernelContext& ctx, const layout::MatMulBl
   w.closeNest(3);
   w.close();  // kernel
   w.line();
-  w.comment("Conversions between the plain layouts and the kernel's, for the harness (not timed).");
-  w.line("extern \"C\" long long " + ctx.entry +
-         "_packed_size(int operand) { return operand == 0 ? " + str(la.size()) +
-         "LL : operand == 1 ? " + str(lb.size()) + "LL : " + str(lc.size()) + "LL; }");
-  writeLayoutConversion(w, ctx.entry + "_pack_a", plainLayout(la), la);
-  writeLayoutConversion(w, ctx.entry + "_pack_b", plainLayout(lb), lb);
-  writeLayoutConversion(w, ctx.entry + "_pack_c", plainLayout(lc), lc);
-  writeLayoutConversion(w, ctx.entry + "_unpack_c", lc, plainLayout(lc));
+  writeHarnessConversions(w, ctx.entry, la, lb, lc);
   g.source = w.str();
   return g;
 }

@@ -20,10 +20,6 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-// As in conv2d_layout_gpu_template.cpp: unrolled register loops up to this tile size only.
-constexpr std::int64_t kRegisterTile = 256;
-constexpr std::int64_t kUnrollSteps = 512;
-
 }  // namespace
 
 GeneratedKernel matmulLayoutGpu(const KernelContext& ctx, const layout::MatMulBlocking& b) {

@@ -48,7 +48,7 @@ std::string aOffset(const OperatorSpec& op, const std::string& batch, const std:
 std::string bOffset(const OperatorSpec& op, const std::string& batch, const std::string& k,
                     const std::string& col);
 
-// What the two GPU layout templates share (defined in conv2d_layout_gpu_template.cpp).
+// What the layout templates share (defined in conv2d_layout_gpu_template.cpp).
 // The stride, in elements, of a layout's physical dim named `dim`; InputError when it has none.
 std::int64_t physicalStride(const layout::Layout& l, const std::string& dim);
 // "int" when every offset into the three laid-out buffers fits in 32 bits (padded, unfolded
@@ -60,6 +60,11 @@ std::int64_t layoutThreadsPerBlock(std::int64_t registerTiles, std::int64_t accu
 // The blocks launched for `tiles` output tiles (one block per tile, grid.x only): capped where a
 // grid-stride loop takes over, so that no operator reaches a grid or work-item limit.
 std::int64_t layoutGridBlocks(std::int64_t tiles);
+// GPU register tiles of at most this many accumulators get their loops unrolled (up to
+// kUnrollSteps innermost steps), which keeps them in registers; larger ones live in local memory
+// whatever is done, and rolled loops keep their compile times short (matmul_gpu_template.cpp).
+inline constexpr std::int64_t kRegisterTile = 256;
+inline constexpr std::int64_t kUnrollSteps = 512;
 
 GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t);
