@@ -338,5 +338,29 @@ TEST_F(RunsPageTest, ExportsTheChartAsPngAndSvgAndTheTrialsAsCsv) {
   EXPECT_NE(results->exportPng(dir.filePath("no/such/folder/race.png")), QString());
 }
 
+// A race longer than the table's window: the table keeps the latest trials, the curves and the
+// CSV export (read back from the store) every one of them.
+TEST_F(RunsPageTest, ALongRaceKeepsTheLatestRowsAndExportsEveryTrialFromTheStore) {
+  prepareRace(3, 4000);  // of the dataset's 4,362 configurations
+  setup()->algorithmPanel()->setChecked({QStringLiteral("random")});
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded(300000));
+  const RaceData& data = *runs()->data();
+  EXPECT_EQ(data.trialCount(), 12000);
+  EXPECT_EQ(runs()->trialsModel()->rowCount(), static_cast<int>(RaceData::kRecentTrials));
+  EXPECT_EQ(data.trials().back().order, 12000);
+  EXPECT_EQ(data.curve(0, 0).trials, 4000);
+  EXPECT_EQ(runs()->results()->trialsChart()->meanPointCount(0), 4000);
+  EXPECT_TRUE(runs()->findChild<QLabel*>("trialCount")->text().contains("12000"))
+      << runs()->findChild<QLabel*>("trialCount")->text().toStdString();
+  QTemporaryDir dir;
+  ASSERT_EQ(runs()->results()->exportCsv(dir.filePath("race.csv")), QString());
+  QFile csv(dir.filePath("race.csv"));
+  ASSERT_TRUE(csv.open(QIODevice::ReadOnly | QIODevice::Text));
+  const QList<QByteArray> lines = csv.readAll().split('\n');
+  ASSERT_EQ(lines.size(), 1 + 12000 + 1);
+  for (int i = 1; i <= 12000; ++i) ASSERT_EQ(lines[i].split(',')[0].toInt(), i) << i;
+}
+
 }  // namespace
 }  // namespace opevo::ui

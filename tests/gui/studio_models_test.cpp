@@ -48,7 +48,7 @@ TEST(TrialsModel, AppendsRowsAsTheRaceGoesAndSortsNumbersAsNumbers) {
   filter.setSourceModel(&model);
   Tester tester(&model, Tester::FailureReportingMode::Warning);
   Tester filterTester(&filter, Tester::FailureReportingMode::Warning);
-  data.reset({{"opevo", "autotvm"}, 2, "GFLOP/s", "replay of test", 100.0, std::nullopt, {}});
+  data.reset({{"opevo", "autotvm"}, 2, "GFLOP/s", "replay of test", 100.0, std::nullopt, {}, {}});
   EXPECT_EQ(model.rowCount(), 0);
   data.append({trial(0, 0, 1, 9, 9), trial(0, 0, 2, 0, 9), trial(1, 0, 1, 100, 100)});
   ASSERT_EQ(model.rowCount(), 3);
@@ -74,6 +74,46 @@ TEST(TrialsModel, AppendsRowsAsTheRaceGoesAndSortsNumbersAsNumbers) {
   EXPECT_EQ(model.rowCount(), 4);
   data.reset({});
   EXPECT_EQ(model.rowCount(), 0);
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+// A stored race's table keeps its latest trials only, however long the race; the curves still
+// count every trial. A race that is not stored keeps them all (its exports have nothing else).
+TEST(TrialsModel, AStoredRaceKeepsOnlyItsLatestTrials) {
+  ModelTestFailures warnings;
+  for (const QString& storePath : {QStringLiteral("/tmp/stored.db"), QString()}) {
+    RaceData data;
+    TrialsModel model(&data);
+    TrialsFilterModel filter;
+    filter.setSourceModel(&model);
+    Tester tester(&model, Tester::FailureReportingMode::Warning);
+    Tester filterTester(&filter, Tester::FailureReportingMode::Warning);
+    RaceData::Info info;
+    info.algorithms = QStringList{"random"};
+    info.storePath = storePath;
+    data.reset(info);
+    const int total = static_cast<int>(RaceData::kRecentTrials) + 2500;
+    for (int first = 1; first <= total; first += 1000) {
+      std::vector<TrialPoint> batch;
+      for (int seq = first; seq < first + 1000 && seq <= total; ++seq)
+        batch.push_back(trial(0, 0, seq, seq % 7 + 1, 7));
+      data.append(batch);
+    }
+    EXPECT_EQ(data.trialCount(), total);
+    EXPECT_EQ(data.curve(0, 0).trials, total);
+    EXPECT_EQ(data.curve(0, 0).steps.size(), 1u);  // best 7 from the first trial on
+    if (storePath.isEmpty()) {
+      EXPECT_TRUE(data.hasAllTrials());
+      EXPECT_EQ(model.rowCount(), total);
+    } else {
+      EXPECT_FALSE(data.hasAllTrials());
+      ASSERT_EQ(model.rowCount(), static_cast<int>(RaceData::kRecentTrials));
+      EXPECT_EQ(filter.rowCount(), model.rowCount());
+      EXPECT_EQ(model.index(0, TrialsModel::TrialColumn).data().toInt(),
+                total + 1 - model.rowCount());
+      EXPECT_EQ(model.index(model.rowCount() - 1, TrialsModel::TrialColumn).data().toInt(), total);
+    }
+  }
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
 }
 
@@ -133,10 +173,25 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
 }
 
+// A curve from its best after each trial, trial k at k seconds.
+RunCurve curveOf(const std::vector<double>& bestByTrial, bool finished) {
+  RunCurve c;
+  for (std::size_t k = 0; k < bestByTrial.size(); ++k) c.add(double(k + 1), bestByTrial[k]);
+  c.finished = finished;
+  return c;
+}
+
+RunCurve timedCurve(const std::vector<std::pair<double, double>>& bestByTime, bool finished) {
+  RunCurve c;
+  for (const auto& [seconds, best] : bestByTime) c.add(seconds, best);
+  c.finished = finished;
+  return c;
+}
+
 TEST(CurveStats, MeanAndSampleDeviationAcrossRepeatsByTrial) {
-  RunCurve a{{1, 3, 5}, {}, true};
-  RunCurve b{{3, 3}, {}, true};         // finished early: keeps 3
-  RunCurve c{{2, 2, 2, 8}, {}, false};  // still running
+  const RunCurve a = curveOf({1, 3, 5}, true);
+  const RunCurve b = curveOf({3, 3}, true);         // finished early: keeps 3
+  const RunCurve c = curveOf({2, 2, 2, 8}, false);  // still running
   const Band band = bandByTrial({&a, &b, &c});
   ASSERT_EQ(band.size(), 4u);
   EXPECT_DOUBLE_EQ(band.mean[0], 2);
@@ -144,14 +199,56 @@ TEST(CurveStats, MeanAndSampleDeviationAcrossRepeatsByTrial) {
   EXPECT_DOUBLE_EQ(band.mean[2], (5 + 3 + 2) / 3.0);
   EXPECT_EQ(band.n[3], 3);  // a and b finished: they keep their last best
   EXPECT_DOUBLE_EQ(band.mean[3], (5 + 3 + 8) / 3.0);
-  RunCurve running{{1, 2}, {}, false};
+  const RunCurve running = curveOf({1, 2}, false);
   const Band partial = bandByTrial({&running, &c});
   EXPECT_EQ(partial.n[3], 1);  // a running run has no value past its last trial
 }
 
+// A curve keeps only the trials where its best changed, yet gives the best after every trial as
+// the full series did: the band by trial, drawn from it, is the same point for point.
+TEST(CurveStats, ACurveKeepsOnlyItsImprovementsAndAnswersForEveryTrial) {
+  std::vector<std::vector<double>> series(4);
+  std::uint64_t state = 7;
+  for (std::size_t r = 0; r < series.size(); ++r) {
+    double best = 0;
+    for (int k = 0; k < 2000 + 300 * int(r); ++k) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const double speed = double(state >> 11) / double(1ull << 53) * 100;
+      best = std::max(best, speed);
+      series[r].push_back(best);
+    }
+  }
+  std::vector<RunCurve> curves;
+  for (std::size_t r = 0; r < series.size(); ++r)
+    curves.push_back(curveOf(series[r], /*finished=*/r % 2 == 0));
+  std::vector<const RunCurve*> runs;
+  for (const RunCurve& c : curves) {
+    EXPECT_LT(c.steps.size(), 40u);  // about ln(2000) improvements, not 2000 points
+    runs.push_back(&c);
+  }
+  for (std::size_t r = 0; r < series.size(); ++r)
+    for (std::size_t k = 0; k < series[r].size(); ++k)
+      ASSERT_EQ(curves[r].bestAtTrial(int(k + 1)), series[r][k]) << r << " " << k;
+  // The band as it was computed from the full series.
+  const Band band = bandByTrial(runs);
+  ASSERT_EQ(band.size(), series.back().size());
+  for (std::size_t k = 0; k < band.size(); ++k) {
+    std::vector<double> values;
+    for (std::size_t r = 0; r < series.size(); ++r)
+      if (k < series[r].size())
+        values.push_back(series[r][k]);
+      else if (curves[r].finished)
+        values.push_back(series[r].back());
+    double mean = 0;
+    for (double v : values) mean += v / double(values.size());
+    ASSERT_EQ(band.n[k], int(values.size())) << k;
+    ASSERT_NEAR(band.mean[k], mean, 1e-9) << k;
+  }
+}
+
 TEST(CurveStats, ByTimeIsAStepFunctionOfEachRun) {
-  RunCurve a{{}, {{1.0, 10}, {2.0, 20}}, true};
-  RunCurve b{{}, {{1.5, 30}}, false};
+  const RunCurve a = timedCurve({{1.0, 10}, {2.0, 20}}, true);
+  const RunCurve b = timedCurve({{1.5, 30}}, false);
   const Band band = bandByTime({&a, &b});
   ASSERT_EQ(band.x, (std::vector<double>{1.0, 1.5, 2.0}));
   EXPECT_EQ(band.n[0], 1);             // b has no trial yet at 1 s

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 namespace opevo::ui {
 namespace {
@@ -22,44 +21,56 @@ void addPoint(Band& band, double x, const std::vector<double>& values) {
   band.n.push_back(static_cast<int>(values.size()));
 }
 
-// The run's best at time t: that of its last trial at or before t.
-std::optional<double> bestAt(const RunCurve& run, double t) {
-  const auto& pts = run.bestByTime;
-  if (pts.empty() || t < pts.front().first) return std::nullopt;
-  if (t > pts.back().first && !run.finished) return std::nullopt;
-  auto it = std::upper_bound(pts.begin(), pts.end(), t,
-                             [](double value, const auto& p) { return value < p.first; });
-  return std::prev(it)->second;
-}
-
 }  // namespace
 
+void RunCurve::add(double seconds, double best) {
+  ++trials;
+  lastSeconds = seconds;
+  if (steps.empty() || steps.back().best != best) steps.push_back({trials, seconds, best});
+}
+
+std::optional<double> RunCurve::bestAtTrial(int trial) const {
+  if (steps.empty() || trial < steps.front().trial) return std::nullopt;
+  if (trial > trials && !finished) return std::nullopt;
+  const auto it = std::upper_bound(steps.begin(), steps.end(), trial,
+                                   [](int t, const Step& s) { return t < s.trial; });
+  return std::prev(it)->best;
+}
+
+std::optional<double> RunCurve::bestAtTime(double seconds) const {
+  if (steps.empty() || seconds < steps.front().seconds) return std::nullopt;
+  if (seconds > lastSeconds && !finished) return std::nullopt;
+  const auto it = std::upper_bound(steps.begin(), steps.end(), seconds,
+                                   [](double t, const Step& s) { return t < s.seconds; });
+  return std::prev(it)->best;
+}
+
 Band bandByTrial(const std::vector<const RunCurve*>& runs) {
-  std::size_t longest = 0;
-  for (const RunCurve* r : runs) longest = std::max(longest, r->bestByTrial.size());
+  int longest = 0;
+  for (const RunCurve* r : runs) longest = std::max(longest, r->trials);
   Band band;
   std::vector<double> values;
-  for (std::size_t k = 0; k < longest; ++k) {
+  for (int k = 1; k <= longest; ++k) {
     values.clear();
-    for (const RunCurve* r : runs) {
-      if (k < r->bestByTrial.size())
-        values.push_back(r->bestByTrial[k]);
-      else if (r->finished && !r->bestByTrial.empty())
-        values.push_back(r->bestByTrial.back());
-    }
-    addPoint(band, double(k + 1), values);
+    for (const RunCurve* r : runs)
+      if (const auto v = r->bestAtTrial(k)) values.push_back(*v);
+    addPoint(band, double(k), values);
   }
   return band;
 }
 
 Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints) {
+  // The mean changes only where a run's best changes, where a run starts, or where a running one
+  // ends (it leaves the mean): between those times every run is flat.
   std::vector<double> times;
-  for (const RunCurve* r : runs)
-    for (const auto& p : r->bestByTime) times.push_back(p.first);
+  for (const RunCurve* r : runs) {
+    for (const RunCurve::Step& s : r->steps) times.push_back(s.seconds);
+    if (!r->steps.empty()) times.push_back(r->lastSeconds);
+  }
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
   if (times.size() > maxPoints && maxPoints >= 2) {
-    // Every k-th time, last kept: the grid follows where trials are dense.
+    // Every k-th time, last kept.
     std::vector<double> thinned;
     const double step = double(times.size() - 1) / double(maxPoints - 1);
     for (std::size_t i = 0; i < maxPoints; ++i)
@@ -71,7 +82,7 @@ Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints)
   for (double t : times) {
     values.clear();
     for (const RunCurve* r : runs)
-      if (const auto v = bestAt(*r, t)) values.push_back(*v);
+      if (const auto v = r->bestAtTime(t)) values.push_back(*v);
     addPoint(band, t, values);
   }
   return band;

@@ -1,18 +1,33 @@
 #pragma once
 
 #include <cstddef>
-#include <utility>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace opevo::ui {
 
-// One run's best-so-far curve, by trial and by tuning time.
+// One run's best-so-far curve, kept as the trials where the best changed (and the first): a step
+// function, so a run of a million trials costs as many points as it had improvements.
 struct RunCurve {
-  std::vector<double> bestByTrial;                    // [k] = best after k+1 trials
-  std::vector<std::pair<double, double>> bestByTime;  // (seconds, best), one per trial
+  struct Step {
+    int trial = 0;       // 1-based
+    double seconds = 0;  // the run's tuning time at that trial
+    double best = 0;     // the best from this trial on
+  };
+  std::vector<Step> steps;
+  int trials = 0;          // measured so far
+  double lastSeconds = 0;  // the tuning time at its last trial
+  std::int64_t run = 0;    // the run's id in the store (its place in the race when not stored)
   // A finished run keeps its final best beyond its end (it exhausted the space or its budget);
   // a running one has no value there yet, so it is left out of the mean rather than counted low.
   bool finished = false;
+
+  void add(double seconds, double best);
+  // The best after `trial` trials (1-based) and at `seconds` of tuning time; nothing before the
+  // first trial, nor beyond the last one of a run still going.
+  std::optional<double> bestAtTrial(int trial) const;
+  std::optional<double> bestAtTime(double seconds) const;
 };
 
 // Mean and sample standard deviation across runs at each x, and how many runs had a value.
@@ -24,8 +39,8 @@ struct Band {
 
 // x = 1, 2, ... up to the longest run.
 Band bandByTrial(const std::vector<const RunCurve*>& runs);
-// x on a grid of the runs' own trial times (at most maxPoints of them), each run's best as a
-// step function of time.
+// x on the times where some run's best changed, started or (running) ended, at most maxPoints
+// of them; each run's best as a step function of time.
 Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints = 600);
 
 }  // namespace opevo::ui

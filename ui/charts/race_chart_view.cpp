@@ -186,8 +186,10 @@ void RaceChartView::refresh(bool force) {
   double minPositive = info.optimum.value_or(0) > 0 ? *info.optimum : 1e300;
   if (info.reference && info.reference->speed > 0)
     minPositive = std::min(minPositive, info.reference->speed);
-  for (const TrialPoint& t : m_data->trials())
-    if (t.best > 0) minPositive = std::min(minPositive, t.best);
+  for (int a = 0; a < info.algorithms.size(); ++a)
+    for (const RunCurve* c : m_data->runsOf(a))
+      for (const RunCurve::Step& step : c->steps)
+        if (step.best > 0) minPositive = std::min(minPositive, step.best);
   m_minPositive = minPositive < 1e300 ? minPositive / 2 : 1;
 
   double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
@@ -207,8 +209,14 @@ void RaceChartView::refresh(bool force) {
     for (std::size_t i = 0; i < s.stats.size(); ++i) {
       const double x = s.stats.x[i];
       if (m_logX && x <= 0) continue;
-      const double m = clampY(s.stats.mean[i]);
-      mean.append({x, m});
+      // By time, the band holds only the times where it changes: it is drawn as steps, each
+      // value held until the next time (by trial there is a point at every trial).
+      if (m_xAxis == XAxis::Seconds && !mean.isEmpty()) {
+        mean.append({x, mean.back().y()});
+        upper.append({x, upper.back().y()});
+        lower.append({x, lower.back().y()});
+      }
+      mean.append({x, clampY(s.stats.mean[i])});
       upper.append({x, clampY(s.stats.mean[i] + s.stats.sd[i])});
       lower.append({x, clampY(s.stats.mean[i] - s.stats.sd[i])});
       extend(x, lower.back().y());
@@ -220,14 +228,7 @@ void RaceChartView::refresh(bool force) {
     for (int r = 0; r < static_cast<int>(s.repeats.size()); ++r) {
       QList<QPointF> points;
       if (m_showRepeats) {
-        const RunCurve& c = m_data->curve(a, r);
-        if (m_xAxis == XAxis::Trials) {
-          for (std::size_t k = 0; k < c.bestByTrial.size(); ++k)
-            points.append({double(k + 1), clampY(c.bestByTrial[k])});
-        } else {
-          for (const auto& [t, best] : c.bestByTime)
-            if (!m_logX || t > 0) points.append({t, clampY(best)});
-        }
+        points = repeatLine(m_data->curve(a, r));
         for (const QPointF& p : points) extend(p.x(), p.y());
       }
       s.repeats[static_cast<std::size_t>(r)]->replace(points);
@@ -279,6 +280,25 @@ void RaceChartView::refresh(bool force) {
     axis->setTickInterval(niceStep(xMax - lo, 8));
     m_axisX->setRange(lo, xMax);
   }
+}
+
+QList<QPointF> RaceChartView::repeatLine(const RunCurve& c) const {
+  // The run's steps drawn as the line through every trial was: by trial, the best rises from the
+  // trial before an improvement to it; by time, at the improvement's time.
+  QList<QPointF> points;
+  const bool byTrial = m_xAxis == XAxis::Trials;
+  for (const RunCurve::Step& step : c.steps) {
+    const double x = byTrial ? step.trial : step.seconds;
+    if (m_logX && x <= 0) continue;
+    if (!points.isEmpty()) {
+      const double before = byTrial ? step.trial - 1 : step.seconds;
+      if (before > points.back().x()) points.append({before, points.back().y()});
+    }
+    points.append({x, clampY(step.best)});
+  }
+  const double end = byTrial ? c.trials : c.lastSeconds;
+  if (!points.isEmpty() && end > points.back().x()) points.append({end, points.back().y()});
+  return points;
 }
 
 void RaceChartView::setLogX(bool on) {

@@ -2,6 +2,8 @@
 
 #include <QChartView>
 #include <QColor>
+#include <QList>
+#include <QPointF>
 #include <vector>
 
 #include "ui/charts/curve_stats.h"
@@ -59,6 +61,8 @@ class RaceChartView : public QChartView {
   void makeAxes();
   void attach(QAbstractSeries* series);
   double clampY(double y) const;
+  // One repeat's faint line, from its curve's steps.
+  QList<QPointF> repeatLine(const RunCurve& curve) const;
   void showTip(const QString& text, bool state);
 
   RaceData* m_data;

@@ -32,6 +32,7 @@ void EngineWorker::flush(bool force) {
   m_pending.measuring.clear();
   m_pending.reference.reset();
   m_pending.notices.clear();
+  m_pending.notStored = false;
   m_sinceFlush.restart();
 }
 
@@ -50,6 +51,7 @@ void EngineWorker::run(const RaceSpec& spec) {
         if (spec.resumeRun) throw;  // nothing to resume from
         // The race is still worth running; the message says why history will not show it.
         storeProblem = QObject::tr("Not recorded in the history: %1").arg(e.what());
+        m_pending.notStored = true;  // sent with the first update, before any trial
       }
     }
     outcome = spec.resumeRun ? resume(spec, *store) : race(spec, store.get());

@@ -22,6 +22,7 @@ void RaceData::reset(Info info) {
   m_info = std::move(info);
   m_info.repeats = std::max(1, m_info.repeats);
   m_trials.clear();
+  m_trialCount = 0;
   m_curves.assign(static_cast<std::size_t>(m_info.algorithms.size() * m_info.repeats), RunCurve{});
   ++m_revision;
   emit wasReset();
@@ -41,7 +42,7 @@ std::vector<const RunCurve*> RaceData::runsOf(int algorithm) const {
   std::vector<const RunCurve*> runs;
   for (int r = 0; r < m_info.repeats; ++r) {
     const RunCurve& c = curve(algorithm, r);
-    if (!c.bestByTrial.empty()) runs.push_back(&c);
+    if (c.trials > 0) runs.push_back(&c);
   }
   return runs;
 }
@@ -54,13 +55,20 @@ void RaceData::append(const std::vector<TrialPoint>& trials) {
         t.repeat >= m_info.repeats)
       continue;  // not of this race (a stale update): never index out of the curves
     RunCurve& c = curveAt(t.algorithm, t.repeat);
-    c.bestByTrial.push_back(t.best);
-    c.bestByTime.emplace_back(t.seconds, t.best);
+    c.run = t.run;
+    c.add(t.seconds, t.best);
     m_trials.push_back(t);
+    ++m_trialCount;
   }
   const int last = static_cast<int>(m_trials.size()) - 1;
   ++m_revision;
   if (last >= first) emit trialsAppended(first, last);
+  if (!m_info.storePath.isEmpty() && m_trials.size() > kRecentTrials) {
+    const auto count = static_cast<int>(m_trials.size() - kRecentTrials);
+    emit aboutToDropTrials(count);
+    m_trials.erase(m_trials.begin(), m_trials.begin() + count);
+    emit trialsDropped(count);
+  }
 }
 
 void RaceData::setReference(const ReferenceLine& reference) {
@@ -81,6 +89,10 @@ void RaceData::finishRun(int algorithm, int repeat) {
     return;
   curveAt(algorithm, repeat).finished = true;
   ++m_revision;
+}
+
+void RaceData::setNotStored() {
+  m_info.storePath.clear();
 }
 
 void RaceData::finishAll() {

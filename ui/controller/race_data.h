@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -12,14 +13,22 @@
 
 namespace opevo::ui {
 
-// Everything the GUI knows of one race (live or reopened from the store): the trials in arrival
-// order and each run's best-so-far curve. Lives in the GUI thread; the charts and the trials
-// table read it, the engine's updates (or the history page) fill it.
+// Everything the GUI knows of one race (live or reopened from the store): each run's best-so-far
+// curve, and the latest trials in arrival order. Lives in the GUI thread; the charts and the
+// trials table read it, the engine's updates (or the history page) fill it.
+//
+// Its memory is bounded by what is shown, not by the trials raced: a curve keeps only the trials
+// where its best changed, and the table's rows are the latest kRecentTrials trials. The store
+// holds every trial; exports read them back from it. A race that is not stored keeps all its
+// trials here instead, so its exports lose nothing.
 class RaceData : public QObject {
   Q_OBJECT
 
  public:
   explicit RaceData(QObject* parent = nullptr);
+
+  // The table's window: enough to scroll through the last minutes of a fast race.
+  static constexpr std::size_t kRecentTrials = 10000;
 
   struct Info {
     QStringList algorithms;
@@ -32,6 +41,9 @@ class RaceData : public QObject {
     // Joint layout tuning: the trial after which layouts are fixed and only loops are tuned,
     // drawn as a vertical line on the trials axis.
     std::optional<int> stageBoundary;
+    // The store holding the race's runs (whose ids the curves carry); empty: not stored, and
+    // every trial is kept here.
+    QString storePath;
   };
 
   void reset(Info info);
@@ -44,9 +56,16 @@ class RaceData : public QObject {
   void finishRun(int algorithm, int repeat);
   // Every run ended.
   void finishAll();
+  // The store could not record the race after all: from now on every trial is kept here.
+  void setNotStored();
 
   const Info& info() const { return m_info; }
-  const std::vector<TrialPoint>& trials() const { return m_trials; }
+  // The latest trials (every trial when the race is not stored), oldest first.
+  const std::deque<TrialPoint>& trials() const { return m_trials; }
+  // Every trial the race has had, those left out of trials() included.
+  long long trialCount() const { return m_trialCount; }
+  // Whether trials() holds every trial of the race.
+  bool hasAllTrials() const { return m_trialCount == static_cast<long long>(m_trials.size()); }
   const RunCurve& curve(int algorithm, int repeat) const;
   // The runs of one algorithm that have at least one trial.
   std::vector<const RunCurve*> runsOf(int algorithm) const;
@@ -56,7 +75,11 @@ class RaceData : public QObject {
  signals:
   void aboutToReset();
   void wasReset();
+  // Rows of trials(), appended at [first, last].
   void trialsAppended(int first, int last);
+  // The oldest `count` trials leave trials() (the window moves on): before and after.
+  void aboutToDropTrials(int count);
+  void trialsDropped(int count);
   // The reference line or the label changed: charts redraw their frame.
   void infoChanged();
 
@@ -64,7 +87,8 @@ class RaceData : public QObject {
   RunCurve& curveAt(int algorithm, int repeat);
 
   Info m_info;
-  std::vector<TrialPoint> m_trials;
+  std::deque<TrialPoint> m_trials;
+  long long m_trialCount = 0;
   std::vector<RunCurve> m_curves;  // [repeat * algorithms + algorithm]
   quint64 m_revision = 0;
 };

@@ -98,6 +98,8 @@ struct EngineUpdate {
   // What a cluster measuring the race had to say since the last update: an outage, trials sent
   // again, a long wait and what it waits for.
   QStringList notices;
+  // The store could not be opened: the race is not recorded, so the window keeps every trial.
+  bool notStored = false;
 };
 
 // The end of a race: why it ended, and the problems met (a bad setting, a store refused).

@@ -34,6 +34,12 @@ TrialsModel::TrialsModel(RaceData* data, QObject* parent)
     m_rows = last + 1;
     endInsertRows();
   });
+  connect(m_data, &RaceData::aboutToDropTrials, this,
+          [this](int count) { beginRemoveRows({}, 0, count - 1); });
+  connect(m_data, &RaceData::trialsDropped, this, [this](int count) {
+    m_rows -= count;
+    endRemoveRows();
+  });
   m_rows = static_cast<int>(m_data->trials().size());
 }
 
@@ -46,7 +52,10 @@ int TrialsModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant TrialsModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= m_rows) return {};
+  // The row count lags the data only between a drop's two signals.
+  if (!index.isValid() || index.row() >= m_rows ||
+      index.row() >= static_cast<int>(m_data->trials().size()))
+    return {};
   const TrialPoint& t = m_data->trials()[static_cast<std::size_t>(index.row())];
   const bool ok = t.status == TrialStatus::Ok;
   if (role == Qt::DisplayRole || role == RawRole || role == Qt::ToolTipRole) {

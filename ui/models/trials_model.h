@@ -7,8 +7,10 @@ namespace opevo::ui {
 
 class RaceData;
 
-// Every trial of a race, in arrival order, as a table. Rows are only ever appended (or all
-// cleared), and the model counts its own rows so a view never sees data it was not told of.
+// The race's trials in arrival order, as a table: its latest RaceData::kRecentTrials of them
+// (every trial when the race is not stored). Rows are appended at the end and, as the window
+// moves on, removed from the start (or all cleared); the model counts its own rows so a view
+// never sees data it was not told of.
 class TrialsModel : public QAbstractTableModel {
   Q_OBJECT
 

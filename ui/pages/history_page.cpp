@@ -46,6 +46,7 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
   HistoryPage::CurvesJob job;
   try {
     Store store(path);
+    job.info.storePath = QString::fromStdString(path);
     std::map<QString, int> repeats;
     for (const HistoryModel::Row& row : rows) {
       const QString algorithm = QString::fromStdString(row.run.algorithm);

@@ -191,10 +191,16 @@ QWidget* RunsPage::makeTrialsSection() {
   connect(m_filterEdit, &QLineEdit::textChanged, this, applyFilter);
   connect(m_filterColumn, &QComboBox::currentIndexChanged, this, applyFilter);
   const auto count = [this] {
-    m_countLabel->setText(
+    QString text =
         m_filter->rowCount() == m_trialsModel->rowCount()
             ? tr("%1 trials").arg(m_trialsModel->rowCount())
-            : tr("%1 of %2 trials").arg(m_filter->rowCount()).arg(m_trialsModel->rowCount()));
+            : tr("%1 of %2 trials").arg(m_filter->rowCount()).arg(m_trialsModel->rowCount());
+    // The table keeps the latest trials; the store (History, the CSV export) has them all.
+    if (!m_data->hasAllTrials())
+      text = tr("%1: the latest of %2 (the CSV export has them all)")
+                 .arg(text)
+                 .arg(m_data->trialCount());
+    m_countLabel->setText(text);
   };
   connect(m_filter, &QAbstractItemModel::rowsInserted, this, count);
   connect(m_filter, &QAbstractItemModel::modelReset, this, count);
@@ -284,6 +290,7 @@ bool RunsPage::launch(RaceSpec spec, RaceData::Info info) {
     showMessage(m_messageLabel, tr("There is no store to resume from."));
     return false;
   }
+  info.storePath = m_storePath;
   m_data->reset(info);
   m_datasetStatus->setText(info.label);
   m_progress->setValue(0);
@@ -343,6 +350,7 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
     showMessage(m_noteLabel, notice);
     emit statusMessage(notice);
   }
+  if (update->notStored) m_data->setNotStored();
   m_data->append(update->trials);
   for (const auto& [algorithm, repeat] : update->runsEnded) m_data->finishRun(algorithm, repeat);
   const RaceProgress& p = update->progress;
@@ -359,7 +367,7 @@ void RunsPage::onFinished(const RaceOutcome& outcome) {
   m_data->finishAll();
   m_results->refreshNow();
   m_etaLabel->clear();
-  const int trials = static_cast<int>(m_data->trials().size());
+  const auto trials = m_data->trialCount();
   if (outcome.end == RaceOutcome::End::Failed) {
     showMessage(m_messageLabel, tr("The race failed: %1").arg(outcome.message));
   } else {
