@@ -9,8 +9,8 @@ ExhaustiveTuner::ExhaustiveTuner(const SearchSpace& space, TunerSettings setting
                                  std::uint64_t seed)
     : Tuner(space, std::move(settings), seed) {
   if (const auto* points = space.explicitPoints()) {
-    for (const Config& c : *points)
-      if (space.satisfies(c)) m_order.push_back(c);
+    for (std::size_t i = 0; i < points->size(); ++i)
+      if (space.satisfies((*points)[i])) m_valid.push_back(i);
     return;
   }
   if (!(space.size() <= kEnumerableSpace))
@@ -25,8 +25,11 @@ ExhaustiveTuner::ExhaustiveTuner(const SearchSpace& space, TunerSettings setting
 
 std::vector<Config> ExhaustiveTuner::doPropose(std::size_t n) {
   std::vector<Config> batch;
-  while (batch.size() < n && m_next < m_order.size()) {
-    const Config& c = m_order[m_next++];
+  const auto* points = m_space.explicitPoints();
+  const std::size_t count = points ? m_valid.size() : m_order.size();
+  while (batch.size() < n && m_next < count) {
+    const Config& c = points ? (*points)[m_valid[m_next]] : m_order[m_next];
+    ++m_next;
     if (!isNew(c)) continue;
     reserve(c);
     batch.push_back(c);

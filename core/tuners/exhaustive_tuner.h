@@ -14,6 +14,10 @@ class ExhaustiveTuner final : public Tuner {
   std::vector<Config> doPropose(std::size_t n) override;
 
  private:
+  // The valid configurations in order: an explicit space's (a replay dataset's) by their index
+  // among its points, which the space keeps (a race runs this tuner once per repeat, and copies
+  // of every point cost megabytes each); an enumerated space's as configurations.
+  std::vector<std::size_t> m_valid;
   std::vector<Config> m_order;
   std::size_t m_next = 0;
 };
