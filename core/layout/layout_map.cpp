@@ -389,8 +389,8 @@ template <typename Body>
 void forEachRange(const std::vector<Dim>& dims, const Body& body) {
   const std::int64_t total = product(dims);
   constexpr std::int64_t kPerThread = 1 << 18;
-  const auto threads = static_cast<std::int64_t>(std::clamp<unsigned>(
-      std::thread::hardware_concurrency(), 1u, static_cast<unsigned>(total / kPerThread + 1)));
+  const std::int64_t threads = std::min<std::int64_t>(
+      std::max(1u, std::thread::hardware_concurrency()), total / kPerThread + 1);
   auto indexOf = [&](std::int64_t flat) {
     std::vector<std::int64_t> index(dims.size(), 0);
     for (std::size_t i = dims.size(); i-- > 0;) {
