@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -26,7 +27,7 @@ struct Dir {
   }
 };
 
-TEST(CliTune, CpuFindsAVerifiedConfigurationFasterThanItsFirst) {
+TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
   Dir dir;
   const std::string op = dir.file("mm.json", R"({"name": "mm96", "kind": "matmul",
       "shape": {"n": 96, "m": 128, "k": 64}})");
@@ -47,13 +48,19 @@ TEST(CliTune, CpuFindsAVerifiedConfigurationFasterThanItsFirst) {
   int verified = 0;
   for (const auto& t : run["trials"]) verified += t["status"] == "ok";
   EXPECT_GE(verified, 6);  // every "ok" trial passed the check against OpenBLAS first
-  double firstOk = 0;
+  // The best reported is the fastest verified trial, and the search measured configurations of
+  // different speeds. (Not "faster than the first": at 12 trials on a loaded machine the first
+  // kernel, the template's start point, is sometimes the fastest one measured.)
+  double fastest = 0;
+  double slowest = 0;
   for (const auto& t : run["trials"])
     if (t["status"] == "ok") {
-      firstOk = t["speed"];
-      break;
+      const double speed = t["speed"];
+      fastest = std::max(fastest, speed);
+      slowest = slowest == 0 ? speed : std::min(slowest, speed);
     }
-  EXPECT_GT(result["best_speed"].get<double>(), firstOk);
+  EXPECT_DOUBLE_EQ(result["best_speed"].get<double>(), fastest);
+  EXPECT_GT(fastest, slowest);
 }
 
 TEST(CliTune, ReplayBackendIsLabelled) {

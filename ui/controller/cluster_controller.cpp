@@ -5,25 +5,22 @@
 namespace opevo::ui {
 
 ClusterController::ClusterController(QObject* parent)
-    : QObject(parent), m_poller(new ClusterPoller) {
+    : QObject(parent), m_poller(new ClusterPoller), m_toPoller(new ThreadInbox(m_poller)) {
   qRegisterMetaType<ClusterSnapshotPtr>();
   m_thread.setObjectName(QStringLiteral("opevo-cluster-poll"));
   m_poller->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_poller, &QObject::deleteLater);
-  connect(
-      m_poller, &ClusterPoller::polled, this,
-      [this](const ClusterSnapshotPtr& snapshot) {
-        if (!m_target || snapshot->generation != m_generation) return;
-        m_latest = snapshot;
-        emit polled(snapshot);
-      },
-      Qt::QueuedConnection);
+  ThreadInbox::relay(m_poller, &ClusterPoller::polled, m_fromPoller,
+                     [this](const ClusterSnapshotPtr& snapshot) {
+                       if (!m_target || snapshot->generation != m_generation) return;
+                       m_latest = snapshot;
+                       emit polled(snapshot);
+                     });
   m_thread.start();
 }
 
 ClusterController::~ClusterController() {
-  QMetaObject::invokeMethod(
-      m_poller, [poller = m_poller] { poller->unwatch(); }, Qt::QueuedConnection);
+  m_toPoller->post([poller = m_poller] { poller->unwatch(); });
   m_thread.quit();
   m_thread.wait();
 }
@@ -32,12 +29,9 @@ void ClusterController::watch(const ClusterTarget& target, int intervalMs) {
   m_target = target;
   m_latest.reset();
   const quint64 generation = ++m_generation;
-  QMetaObject::invokeMethod(
-      m_poller,
-      [poller = m_poller, target, intervalMs, generation] {
-        poller->watch(target, intervalMs, generation);
-      },
-      Qt::QueuedConnection);
+  m_toPoller->post([poller = m_poller, target, intervalMs, generation] {
+    poller->watch(target, intervalMs, generation);
+  });
   emit targetChanged();
 }
 
@@ -46,8 +40,7 @@ void ClusterController::unwatch() {
   m_target.reset();
   m_latest.reset();
   ++m_generation;
-  QMetaObject::invokeMethod(
-      m_poller, [poller = m_poller] { poller->unwatch(); }, Qt::QueuedConnection);
+  m_toPoller->post([poller = m_poller] { poller->unwatch(); });
   emit targetChanged();
 }
 

@@ -6,6 +6,7 @@
 
 #include "ui/controller/cluster_target.h"
 #include "ui/controller/cluster_types.h"
+#include "ui/handoff/thread_inbox.h"
 
 namespace opevo::ui {
 
@@ -39,6 +40,8 @@ class ClusterController : public QObject {
  private:
   QThread m_thread;
   ClusterPoller* m_poller;
+  ThreadInbox* m_toPoller;  // the poller's child, on the polling thread
+  ThreadInbox m_fromPoller;
   std::optional<ClusterTarget> m_target;
   ClusterSnapshotPtr m_latest;
   quint64 m_generation = 0;

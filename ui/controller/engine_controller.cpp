@@ -5,21 +5,22 @@
 namespace opevo::ui {
 
 EngineController::EngineController(QObject* parent)
-    : QObject(parent), m_worker(new EngineWorker(m_control)) {
+    : QObject(parent),
+      m_worker(new EngineWorker(m_control)),
+      m_toWorker(new ThreadInbox(m_worker)) {
   qRegisterMetaType<EngineUpdatePtr>();
   qRegisterMetaType<RaceOutcome>();
   m_thread.setObjectName(QStringLiteral("opevo-engine"));
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-  // Queued: the worker emits from the engine thread, these run in the GUI thread.
-  connect(m_worker, &EngineWorker::updated, this, &EngineController::updated, Qt::QueuedConnection);
-  connect(
-      m_worker, &EngineWorker::finished, this,
-      [this](const RaceOutcome& outcome) {
-        setState(State::Idle);
-        emit finished(outcome);
-      },
-      Qt::QueuedConnection);
+  // The worker emits from the engine thread; these run in the GUI thread.
+  ThreadInbox::relay(m_worker, &EngineWorker::updated, m_fromWorker,
+                     [this](const EngineUpdatePtr& update) { emit updated(update); });
+  ThreadInbox::relay(m_worker, &EngineWorker::finished, m_fromWorker,
+                     [this](const RaceOutcome& outcome) {
+                       setState(State::Idle);
+                       emit finished(outcome);
+                     });
   m_thread.start();
 }
 
@@ -35,9 +36,7 @@ bool EngineController::start(RaceSpec spec) {
   if (m_state != State::Idle || !measurable) return false;
   m_control.reset();
   setState(State::Running);
-  QMetaObject::invokeMethod(
-      m_worker, [worker = m_worker, spec = std::move(spec)] { worker->run(spec); },
-      Qt::QueuedConnection);
+  m_toWorker->post([worker = m_worker, spec = std::move(spec)] { worker->run(spec); });
   return true;
 }
 

@@ -5,15 +5,16 @@
 
 #include "ui/controller/race_control.h"
 #include "ui/controller/race_types.h"
+#include "ui/handoff/thread_inbox.h"
 
 namespace opevo::ui {
 
 class EngineWorker;
 
 // The GUI's handle on the engine. Lives in the GUI thread and owns the engine thread; every call
-// returns at once. Trials arrive as queued `updated` signals carrying immutable snapshots, so
-// nothing the GUI touches is shared with the engine. Pause, resume and stop reach core's engine,
-// which honours them between two trials.
+// returns at once. Trials arrive as `updated` signals carrying immutable snapshots, handed over
+// through a ThreadInbox, so nothing the GUI touches is shared with the engine. Pause, resume and
+// stop reach core's engine, which honours them between two trials.
 class EngineController : public QObject {
   Q_OBJECT
 
@@ -45,6 +46,8 @@ class EngineController : public QObject {
 
   QThread m_thread;
   EngineWorker* m_worker;
+  ThreadInbox* m_toWorker;  // the worker's child: lives and runs calls on the engine thread
+  ThreadInbox m_fromWorker;
   RaceControl m_control;
   State m_state = State::Idle;
 };

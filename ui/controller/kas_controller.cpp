@@ -4,7 +4,8 @@
 
 namespace opevo::ui {
 
-KasController::KasController(QObject* parent) : QObject(parent), m_worker(new KasWorker(m_stop)) {
+KasController::KasController(QObject* parent)
+    : QObject(parent), m_worker(new KasWorker(m_stop)), m_toWorker(new ThreadInbox(m_worker)) {
   qRegisterMetaType<KasSnapshotPtr>();
   qRegisterMetaType<KasOutcome>();
   m_thread.setObjectName(QStringLiteral("opevo-kas"));
@@ -12,11 +13,10 @@ KasController::KasController(QObject* parent) : QObject(parent), m_worker(new Ka
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   m_deliverTimer.setSingleShot(true);
   connect(&m_deliverTimer, &QTimer::timeout, this, &KasController::deliver);
-  connect(
-      m_worker, &KasWorker::updated, this,
-      [this](KasSnapshotPtr snapshot) {
+  ThreadInbox::relay(
+      m_worker, &KasWorker::updated, m_fromWorker, [this](const KasSnapshotPtr& snapshot) {
         m_runningId = snapshot->searchId;
-        m_pending = std::move(snapshot);
+        m_pending = snapshot;
         if (m_deliverTimer.isActive()) return;
         const qint64 since =
             m_sinceDelivery.isValid() ? m_sinceDelivery.elapsed() : KasWorker::kFlushIntervalMs;
@@ -24,21 +24,18 @@ KasController::KasController(QObject* parent) : QObject(parent), m_worker(new Ka
           deliver();
         else
           m_deliverTimer.start(static_cast<int>(KasWorker::kFlushIntervalMs - since));
-      },
-      Qt::QueuedConnection);
-  connect(
-      m_worker, &KasWorker::finished, this,
-      [this](const KasOutcome& outcome) {
-        // The search's last state reaches the page before its end does.
-        m_deliverTimer.stop();
-        deliver();
-        m_busy = false;
-        m_stopping = false;
-        m_runningId = 0;
-        emit busyChanged(false);
-        emit finished(outcome);
-      },
-      Qt::QueuedConnection);
+      });
+  ThreadInbox::relay(m_worker, &KasWorker::finished, m_fromWorker,
+                     [this](const KasOutcome& outcome) {
+                       // The search's last state reaches the page before its end does.
+                       m_deliverTimer.stop();
+                       deliver();
+                       m_busy = false;
+                       m_stopping = false;
+                       m_runningId = 0;
+                       emit busyChanged(false);
+                       emit finished(outcome);
+                     });
   m_thread.start();
 }
 
@@ -54,9 +51,7 @@ bool KasController::start(KasSpec spec) {
   m_busy = true;
   m_runningId = spec.resume.value_or(0);
   emit busyChanged(true);
-  QMetaObject::invokeMethod(
-      m_worker, [worker = m_worker, spec = std::move(spec)] { worker->run(spec); },
-      Qt::QueuedConnection);
+  m_toWorker->post([worker = m_worker, spec = std::move(spec)] { worker->run(spec); });
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 
 #include "ui/controller/kas_types.h"
+#include "ui/handoff/thread_inbox.h"
 
 namespace opevo::ui {
 
@@ -43,6 +44,8 @@ class KasController : public QObject {
   QThread m_thread;
   std::atomic<bool> m_stop{false};
   KasWorker* m_worker;
+  ThreadInbox* m_toWorker;  // the worker's child, on the search thread
+  ThreadInbox m_fromWorker;
   KasSnapshotPtr m_pending;  // the newest snapshot not yet delivered
   QTimer m_deliverTimer;
   QElapsedTimer m_sinceDelivery;

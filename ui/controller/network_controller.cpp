@@ -3,23 +3,23 @@
 namespace opevo::ui {
 
 NetworkController::NetworkController(QObject* parent)
-    : QObject(parent), m_worker(new NetworkWorker(m_control)) {
+    : QObject(parent),
+      m_worker(new NetworkWorker(m_control)),
+      m_toWorker(new ThreadInbox(m_worker)) {
   qRegisterMetaType<NetworkSnapshotPtr>();
   qRegisterMetaType<NetworkOutcome>();
   m_thread.setObjectName(QStringLiteral("opevo-networks"));
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-  connect(m_worker, &NetworkWorker::updated, this, &NetworkController::updated,
-          Qt::QueuedConnection);
-  connect(
-      m_worker, &NetworkWorker::finished, this,
-      [this](const NetworkOutcome& outcome) {
-        m_busy = false;
-        m_stopping = false;
-        emit busyChanged(false);
-        emit finished(outcome);
-      },
-      Qt::QueuedConnection);
+  ThreadInbox::relay(m_worker, &NetworkWorker::updated, m_fromWorker,
+                     [this](const NetworkSnapshotPtr& snapshot) { emit updated(snapshot); });
+  ThreadInbox::relay(m_worker, &NetworkWorker::finished, m_fromWorker,
+                     [this](const NetworkOutcome& outcome) {
+                       m_busy = false;
+                       m_stopping = false;
+                       emit busyChanged(false);
+                       emit finished(outcome);
+                     });
   m_thread.start();
 }
 
@@ -36,9 +36,7 @@ bool NetworkController::start(NetworkSpec spec) {
   m_control.reset();
   m_busy = true;
   emit busyChanged(true);
-  QMetaObject::invokeMethod(
-      m_worker, [worker = m_worker, spec = std::move(spec)] { worker->run(spec); },
-      Qt::QueuedConnection);
+  m_toWorker->post([worker = m_worker, spec = std::move(spec)] { worker->run(spec); });
   return true;
 }
 

@@ -5,11 +5,13 @@
 
 #include "ui/controller/network_types.h"
 #include "ui/controller/network_worker.h"
+#include "ui/handoff/thread_inbox.h"
 
 namespace opevo::ui {
 
 // The window's handle on network races, as EngineController is for operator races: it owns the
-// network thread, every call returns at once, and snapshots arrive as queued signals.
+// network thread, every call returns at once, and snapshots arrive
+// through a ThreadInbox.
 class NetworkController : public QObject {
   Q_OBJECT
 
@@ -32,6 +34,8 @@ class NetworkController : public QObject {
  private:
   QThread m_thread;
   NetworkWorker* m_worker;
+  ThreadInbox* m_toWorker;  // the worker's child, on the network thread
+  ThreadInbox m_fromWorker;
   NetworkControl m_control;
   bool m_busy = false;
   bool m_stopping = false;

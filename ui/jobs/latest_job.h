@@ -1,11 +1,14 @@
 #pragma once
 
-#include <QFutureWatcher>
-#include <QObject>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QtGlobal>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
+
+#include "ui/handoff/run_on_pool.h"
+#include "ui/handoff/thread_inbox.h"
 
 namespace opevo::ui {
 
@@ -25,6 +28,10 @@ class LatestJob {
   using Deliver = std::function<void(T)>;
 
   explicit LatestJob(Overlap overlap = Overlap::Allowed) : m_overlap(overlap) {}
+  ~LatestJob() {
+    std::lock_guard lock(m_link->mutex);
+    m_link->owner = nullptr;
+  }
   LatestJob(const LatestJob&) = delete;
   LatestJob& operator=(const LatestJob&) = delete;
 
@@ -56,25 +63,41 @@ class LatestJob {
     const quint64 generation = m_generation;
     m_runningGeneration = generation;
     ++m_inFlight;
-    // The watcher belongs to m_context: destroying this object destroys it, and its signal with it.
-    auto* watcher = new QFutureWatcher<T>(&m_context);
-    QObject::connect(watcher, &QFutureWatcher<T>::finished, &m_context,
-                     [this, watcher, generation, deliver = std::move(job.deliver)] {
-                       watcher->deleteLater();
-                       --m_inFlight;
-                       const bool latest = generation == m_generation;
-                       if (m_waiting) {
-                         Job next = std::move(*m_waiting);
-                         m_waiting.reset();
-                         run(std::move(next));
-                       }
-                       if (latest) deliver(watcher->result());
-                     });
-    watcher->setFuture(QtConcurrent::run(std::move(job.compute)));
+    runOnPool([compute = std::move(job.compute), deliver = std::move(job.deliver), link = m_link,
+               generation] {
+      T result = compute();
+      // The result reaches the GUI thread through the inbox, under the link's lock: a LatestJob
+      // destroyed meanwhile has cut the link, and the result is dropped here.
+      std::lock_guard lock(link->mutex);
+      if (!link->owner) return;
+      LatestJob* owner = link->owner;
+      owner->m_inbox.post([owner, generation, deliver, result = std::move(result)] {
+        owner->finished(generation, deliver, result);
+      });
+    });
   }
 
+  void finished(quint64 generation, const Deliver& deliver, const T& result) {
+    --m_inFlight;
+    const bool latest = generation == m_generation;
+    if (m_waiting) {
+      Job next = std::move(*m_waiting);
+      m_waiting.reset();
+      run(std::move(next));
+    }
+    if (latest) deliver(result);
+  }
+
+  // Shared with the jobs in flight, which outlive this object when it is destroyed first.
+  struct Link {
+    explicit Link(LatestJob* job) : owner(job) {}
+    std::mutex mutex;
+    LatestJob* owner;
+  };
+
   Overlap m_overlap;
-  QObject m_context;
+  ThreadInbox m_inbox;  // results arrive here, on the GUI thread
+  std::shared_ptr<Link> m_link = std::make_shared<Link>(this);
   std::optional<Job> m_waiting;
   quint64 m_generation = 0;
   quint64 m_runningGeneration = 0;
