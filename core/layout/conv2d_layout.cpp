@@ -48,6 +48,7 @@ Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op) {
   b.inC = divisorUpTo(op.inChannels, 32);
   b.weightO = b.outC;
   b.weightI = b.inC;
+  b.stageC = op.inChannels;  // one stage: what libraries do when the weights fit the caches
   return b;
 }
 
@@ -72,6 +73,9 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
   factor("tile_f", op.outChannels);
   factor("tile_y", op.outHeight());
   factor("tile_x", op.outWidth());
+  factor("stage_c", op.inChannels);
+  // Added after joint runs were stored: their configurations reduced all channels in one stage.
+  space.setValueWhenAbsent("stage_c", {1, op.inChannels});
   space.add(std::make_shared<PermParam>("reduce_order", 3));
   space.add(std::make_shared<PermParam>("tile_order", 3));
   space.add(std::make_shared<ChoiceParam>(
@@ -89,6 +93,8 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
                       dividesTile("tile_y", "layout.out_h"));
   space.addConstraint("the register tile of output columns divides layout.out_w",
                       dividesTile("tile_x", "layout.out_w"));
+  space.addConstraint("the input channel blocks of layout.in_c divide a stage of stage_c",
+                      dividesTile("layout.in_c", "stage_c"));
   const int f = space.indexOf("tile_f"), y = space.indexOf("tile_y"), x = space.indexOf("tile_x");
   space.addConstraint(
       "at most " + std::to_string(kMaxAccumulators) + " accumulators per register tile",
@@ -106,7 +112,7 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
       "; layout.in_c=" + split(op.inChannels, b.inC) + "; layout.weight_o=" +
       split(op.outChannels, b.weightO) + "; layout.weight_i=" + split(op.inChannels, b.weightI) +
       "; tile_f=" + split(op.outChannels, b.regF) + "; tile_y=" + split(op.outHeight(), b.regH) +
-      "; tile_x=" + split(op.outWidth(), b.regW) +
+      "; tile_x=" + split(op.outWidth(), b.regW) + "; stage_c=" + split(op.inChannels, b.stageC) +
       "; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=" + std::to_string(b.unrollC)));
   return space;
 }
@@ -125,8 +131,11 @@ Conv2DBlocking conv2dBlocking(const OperatorSpec& op, const SearchSpace& space, 
   b.regF = tileOf(space, c, "tile_f", op.outChannels);
   b.regH = tileOf(space, c, "tile_y", op.outHeight());
   b.regW = tileOf(space, c, "tile_x", op.outWidth());
+  b.stageC = tileOf(space, c, "stage_c", op.inChannels);
   if (b.outC % b.regF || b.outH % b.regH || b.outW % b.regW)
     throw InputError("layout template: a register tile does not divide its layout tile");
+  if (b.stageC % b.inC)
+    throw InputError("layout template: layout.in_c's blocks do not divide a stage of stage_c");
   b.reduceOrder = orderOf(space, c, "reduce_order");
   b.tileOrder = orderOf(space, c, "tile_order");
   const int u = space.indexOf("unroll_c");

@@ -30,6 +30,11 @@ struct Conv2DBlocking {
   std::array<int, 3> tileOrder{0, 1, 2};
   // GCC unroll count of the innermost input-channel loop.
   int unrollC = 1;
+  // Input channels reduced per stage (a multiple of inC dividing the input channels): every
+  // register tile of an output tile accumulates one stage, and stores its partial sums, before
+  // the next stage begins, so the stage's weights stay in cache for all of them (the K stage of
+  // library GEMMs). 0: one stage of all input channels, sums kept in registers throughout.
+  std::int64_t stageC = 0;
 
   std::int64_t accumulators() const { return regF * regH * regW; }
 };
@@ -45,9 +50,10 @@ struct Conv2DBlocking {
 OperandLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b);
 
 // layout.out_c, layout.out_h, layout.out_w, layout.in_c, layout.weight_o, layout.weight_i
-// (each [outer, tile]); tile_f, tile_y, tile_x ([outer, register tile]); reduce_order and
-// tile_order (perm:3); unroll_c {1, 2, 4, 8}. Constraints: each register tile divides its layout
-// tile, and at most kMaxAccumulators accumulators. Conv2D without groups only: throws
+// (each [outer, tile]); tile_f, tile_y, tile_x ([outer, register tile]); stage_c ([stages,
+// input channels per stage]); reduce_order and tile_order (perm:3); unroll_c {1, 2, 4, 8}.
+// Constraints: each register tile divides its layout tile, layout.in_c's blocks divide a stage,
+// and at most kMaxAccumulators accumulators. Conv2D without groups only: throws
 // InputError otherwise.
 SearchSpace conv2dLayoutSpace(const OperatorSpec& op);
 

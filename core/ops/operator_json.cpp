@@ -202,6 +202,10 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
     }
   }
   for (const Constraint& c : base.constraints()) def.space.addConstraint(c.description, c.holds);
+  for (std::size_t i = 0; i < base.dims(); ++i)
+    if (const Vertex* absent = base.valueWhenAbsent(i);
+        absent && def.space.param(i).contains(*absent))
+      def.space.setValueWhenAbsent(base.param(i).name(), *absent);
   if (const auto& start = base.startPoint();
       start && def.space.contains(*start) && def.space.satisfies(*start))
     def.space.setStartPoint(*start);  // unless the overrides took its values away

@@ -44,6 +44,21 @@ void SearchSpace::setStartPoint(Config start) {
   m_start = std::move(start);
 }
 
+void SearchSpace::setValueWhenAbsent(std::string_view name, Vertex value) {
+  const int i = indexOf(name);
+  if (i < 0)
+    throw std::invalid_argument("value when absent: the space has no parameter '" +
+                                std::string(name) + "'");
+  if (!m_params[std::size_t(i)]->contains(value))
+    throw std::invalid_argument("value when absent: not a value of '" + std::string(name) + "'");
+  m_whenAbsent[std::size_t(i)] = std::move(value);
+}
+
+const Vertex* SearchSpace::valueWhenAbsent(std::size_t i) const {
+  const auto it = m_whenAbsent.find(i);
+  return it == m_whenAbsent.end() ? nullptr : &it->second;
+}
+
 int SearchSpace::indexOf(std::string_view name) const {
   for (std::size_t i = 0; i < m_params.size(); ++i)
     if (m_params[i]->name() == name) return static_cast<int>(i);
@@ -99,7 +114,9 @@ Config SearchSpace::parse(std::string_view text) const {
     seen[index] = true;
   }
   for (std::size_t i = 0; i < m_params.size(); ++i)
-    if (!seen[i])
+    if (!seen[i] && valueWhenAbsent(i))
+      c[i] = *valueWhenAbsent(i);
+    else if (!seen[i])
       throw InputError("configuration lacks parameter '" + m_params[i]->name() +
                        "' (accepted form: " + format(first()) + ")");
   return c;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,14 @@ class SearchSpace {
   void setStartPoint(Config start);
   const std::optional<Config>& startPoint() const { return m_start; }
 
+  // For a parameter added to a template after configurations of it were stored: the value that
+  // means what those configurations meant (how kernels behaved before the parameter existed).
+  // parse() gives it to a configuration that lacks the parameter, so runs stored earlier still
+  // resume. Throws std::invalid_argument for an unknown parameter or a value outside it.
+  void setValueWhenAbsent(std::string_view name, Vertex value);
+  // The value parse() gives parameter i when a configuration lacks it, or nullptr.
+  const Vertex* valueWhenAbsent(std::size_t i) const;
+
   std::size_t dims() const { return m_params.size(); }
   const Parameter& param(std::size_t i) const { return *m_params[i]; }
   const ParameterPtr& paramPtr(std::size_t i) const { return m_params[i]; }
@@ -81,6 +90,7 @@ class SearchSpace {
   std::vector<Constraint> m_constraints;
   std::shared_ptr<const ExplicitPoints> m_points;
   std::optional<Config> m_start;
+  std::map<std::size_t, Vertex> m_whenAbsent;
 };
 
 }  // namespace opevo

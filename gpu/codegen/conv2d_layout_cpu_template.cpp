@@ -29,6 +29,10 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   const std::int64_t s = op.stride;
   const std::int64_t tilesF = op.outChannels / b.outC, tilesH = op.outHeight() / b.outH,
                      tilesW = op.outWidth() / b.outW;
+  // Input-channel blocks per stage; with fewer than all, partial sums go through the output tile.
+  const std::int64_t blocks = op.inChannels / b.inC;
+  const std::int64_t stageBlocks = b.stageC > 0 ? b.stageC / b.inC : blocks;
+  const bool staged = stageBlocks < blocks;
 
   GeneratedKernel g;
   g.backend = Backend::Cpu;
@@ -42,7 +46,8 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   g.summary = "output tiles " + str(b.outC) + "c x " + str(b.outH) + "x" + str(b.outW) +
               ", input channel blocks of " + str(b.inC) + ", weight blocks " + str(b.weightO) +
               "o x " + str(b.weightI) + "i, register tile " + str(b.regF) + "x" + str(b.regH) +
-              "x" + str(b.regW);
+              "x" + str(b.regW) +
+              (staged ? ", stages of " + str(b.stageC) + " input channels" : "");
 
   CodeWriter w;
   writeHeader(w, ctx,
@@ -75,8 +80,8 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
          ", W_I = " + str(b.weightI) + ";");
   w.line("constexpr int RF = " + str(b.regF) + ", RH = " + str(b.regH) + ", RW = " + str(b.regW) +
          ", S = " + str(s) + ";");
-  w.line("constexpr int CB = " + str(op.inChannels / b.inC) + ", KH = " + str(op.kernelH) +
-         ", KW = " + str(op.kernelW) + ";");
+  w.line("constexpr int CB = " + str(blocks) + ", SB = " + str(stageBlocks) +
+         ", KH = " + str(op.kernelH) + ", KW = " + str(op.kernelW) + ";");
   w.line();
   const char* tileVar[3] = {"fo", "ho", "wo"};
   const char* tileBound[3] = {"TILES_F", "TILES_H", "TILES_W"};
@@ -88,16 +93,31 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
            "; ++" + tileVar[t] + ")");
   w.line("const float* const in_tile = A + n * IN_N + ho * IN_HO + wo * IN_WO;");
   w.line("float* const out_tile = C + n * OUT_N + fo * OUT_FO + ho * OUT_HO + wo * OUT_WO;");
+  if (staged) {
+    w.comment("Stages of SB input-channel blocks: each register tile adds one stage to its sums.");
+    w.open("for (int cs = 0; cs < CB; cs += SB)");
+  }
   w.line("for (int rh0 = 0; rh0 < OUT_H; rh0 += RH)");
   w.line("for (int rw0 = 0; rw0 < OUT_W; rw0 += RW)");
   w.open("for (int rf0 = 0; rf0 < OUT_C; rf0 += RF)");
   w.line("const int f0 = fo * OUT_C + rf0;  // the register tile's first output channel");
-  w.line("float acc[RH][RW][RF] = {};");
-  const char* reduceVar[3] = {"co", "kh", "kw"};
-  const char* reduceBound[3] = {"CB", "KH", "KW"};
+  if (staged) {
+    w.line("float acc[RH][RW][RF];");
+    w.comment("The first stage starts from zero, later ones from what earlier stages stored.");
+    w.line("for (int rh = 0; rh < RH; ++rh)");
+    w.line("for (int rw = 0; rw < RW; ++rw)");
+    w.line("#pragma omp simd");
+    w.line(
+        "for (int rf = 0; rf < RF; ++rf) acc[rh][rw][rf] = cs == 0 ? 0.0f : out_tile[(rh0 + rh) * "
+        "OUT_HI + (rw0 + rw) * OUT_WI + rf0 + rf];");
+  } else {
+    w.line("float acc[RH][RW][RF] = {};");
+  }
   for (int r : b.reduceOrder)
-    w.line(std::string("for (int ") + reduceVar[r] + " = 0; " + reduceVar[r] + " < " +
-           reduceBound[r] + "; ++" + reduceVar[r] + ")");
+    w.line(r == 0   ? std::string(staged ? "for (int co = cs; co < cs + SB; ++co)"
+                                         : "for (int co = 0; co < CB; ++co)")
+           : r == 1 ? std::string("for (int kh = 0; kh < KH; ++kh)")
+                    : std::string("for (int kw = 0; kw < KW; ++kw)"));
   w.open("");
   w.line(
       "const float* const ip = in_tile + co * IN_CO + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) * "
@@ -133,13 +153,28 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   w.open("for (int rf = 0; rf < RF; ++rf)");
   w.line("const index_t at = (rh0 + rh) * OUT_HI + (rw0 + rw) * OUT_WI + rf0 + rf;");
   w.line("float v = acc[rh][rw][rf];");
-  if (!op.epilogue.empty()) {
+  if (!op.epilogue.empty() && !staged) {
     w.line("const index_t tile = out_tile - C;");
     writeEpilogue(w, op, Backend::Cpu, "v", "f0 + rf", "tile + at");
   }
   w.line("out_tile[at] = v;");
   w.close();
   w.close();  // rf0
+  if (staged) {
+    w.close();  // cs
+    if (!op.epilogue.empty()) {
+      w.comment("The fused epilogue, once the tile's sums are complete.");
+      w.line("const index_t tile = out_tile - C;");
+      w.line("for (int rh = 0; rh < OUT_H; ++rh)");
+      w.line("for (int rw = 0; rw < OUT_W; ++rw)");
+      w.open("for (int rf = 0; rf < OUT_C; ++rf)");
+      w.line("const index_t at = rh * OUT_HI + rw * OUT_WI + rf;");
+      w.line("float v = out_tile[at];");
+      writeEpilogue(w, op, Backend::Cpu, "v", "fo * OUT_C + rf", "tile + at");
+      w.line("out_tile[at] = v;");
+      w.close();
+    }
+  }
   w.closeNest(4);
   w.close();  // kernel
   w.line();

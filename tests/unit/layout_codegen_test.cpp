@@ -67,12 +67,20 @@ TEST(LayoutKernels, ThreeByThreeStrideOneMatchesReference) {
   configs.push_back(
       space.parse("layout.out_c=2,16; layout.out_h=2,7; layout.out_w=1,14; layout.in_c=4,4; "
                   "layout.weight_o=4,8; layout.weight_i=2,8; tile_f=2,16; tile_y=14,1; tile_x=2,7; "
-                  "reduce_order=2,1,0; tile_order=2,1,0; unroll_c=4"));
+                  "stage_c=1,16; reduce_order=2,1,0; tile_order=2,1,0; unroll_c=4"));
+  // Stages of 4 input channels (partial sums through the output tile, the epilogue after the
+  // last stage), with each loop order.
+  for (const char* order : {"0,1,2", "1,2,0", "2,0,1"})
+    configs.push_back(space.parse(
+        std::string("layout.out_c=2,16; layout.out_h=1,14; layout.out_w=1,14; layout.in_c=8,2; "
+                    "layout.weight_o=2,16; layout.weight_i=8,2; tile_f=2,16; tile_y=7,2; "
+                    "tile_x=2,7; stage_c=4,4; reduce_order=") +
+        order + "; tile_order=0,1,2; unroll_c=2"));
   // The plain layouts: every tile of one element (NCHW itself).
   configs.push_back(space.parse(
       "layout.out_c=32,1; layout.out_h=14,1; layout.out_w=14,1; layout.in_c=16,1; "
       "layout.weight_o=32,1; layout.weight_i=16,1; tile_f=32,1; tile_y=14,1; tile_x=14,1; "
-      "reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1"));
+      "stage_c=1,16; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1"));
   expectLayoutKernelsMatch(op, configs);
 }
 
@@ -172,10 +180,47 @@ TEST(LayoutSpace, RefusesWhatTheTemplateCannotDo) {
   const Config c = space.parse(
       "layout.out_c=4,8; layout.out_h=2,7; layout.out_w=1,14; layout.in_c=4,4; "
       "layout.weight_o=4,8; layout.weight_i=2,8; tile_f=2,16; tile_y=14,1; tile_x=2,7; "
-      "reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1");
+      "stage_c=1,16; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1");
   std::string broken;
   EXPECT_FALSE(space.satisfies(c, &broken));
   EXPECT_NE(broken.find("layout.out_c"), std::string::npos) << broken;
+  // A stage that splits a block of layout.in_c (blocks of 4 channels, stages of 2) likewise.
+  const Config split = space.parse(
+      "layout.out_c=2,16; layout.out_h=2,7; layout.out_w=1,14; layout.in_c=4,4; "
+      "layout.weight_o=4,8; layout.weight_i=2,8; tile_f=2,16; tile_y=14,1; tile_x=2,7; "
+      "stage_c=8,2; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1");
+  broken.clear();
+  EXPECT_FALSE(space.satisfies(split, &broken));
+  EXPECT_NE(broken.find("stage_c"), std::string::npos) << broken;
+}
+
+TEST(LayoutSpace, AConfigurationStoredBeforeStagesExistedIsOneStage) {
+  // Runs stored before stage_c was added resume: their configurations lack it and meant one stage.
+  const OperatorSpec op = smallConv(1, 16, 32, 14, 3, 1, 1);
+  const std::string stored =
+      "layout.out_c=2,16; layout.out_h=2,7; layout.out_w=1,14; layout.in_c=4,4; "
+      "layout.weight_o=4,8; layout.weight_i=2,8; tile_f=2,16; tile_y=14,1; tile_x=2,7; "
+      "reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1";
+  for (const SearchSpace& space :
+       {layout::conv2dLayoutSpace(op),
+        operatorDefinitionFromJson(
+            operatorDefinitionToJson({op, layout::conv2dLayoutSpace(op), nlohmann::json::object(),
+                                      layout::TuningMode::Joint}),
+            "stored")
+            .space}) {
+    const Config c = space.parse(stored);
+    EXPECT_EQ(c[std::size_t(space.indexOf("stage_c"))], (Vertex{1, 16}));
+    EXPECT_EQ(layout::conv2dBlocking(op, space, c).stageC, 16);
+    EXPECT_TRUE(space.satisfies(c));
+  }
+  // Any other missing parameter is still an error naming it.
+  try {
+    layout::conv2dLayoutSpace(op).parse("layout.out_c=2,16");
+    ADD_FAILURE() << "a configuration lacking most parameters was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("lacks parameter 'layout.out_h'"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
