@@ -218,7 +218,10 @@ TEST(DataFolderTest, ARaceWithAnUnwritableDataFolderRunsAndNamesIt) {
     window.pages()->setCurrentWidget(runs);
     runs->setup()->datasetPicker()->load(
         QStringLiteral(OPEVO_DATASETS_DIR "/gemm/RTX_2080_Ti.json.gz"));
-    ASSERT_TRUE(waitUntil([&] { return runs->setup()->datasetPicker()->dataset() != nullptr; }));
+    // Generous: under ThreadSanitizer the window's first jobs (layouts, q-walk, history) share
+    // the thread pool with this one and the dataset took over 10 s to arrive.
+    ASSERT_TRUE(
+        waitUntil([&] { return runs->setup()->datasetPicker()->dataset() != nullptr; }, 60000));
     runs->setup()->algorithmPanel()->setChecked({QStringLiteral("opevo")});
     runs->setup()->setRepeats(1);
     runs->setup()->setTrials(20);
