@@ -27,8 +27,12 @@ inline std::vector<SolvedKernel> sampleSolved(std::uint64_t seed, std::size_t co
                                               const std::vector<kas::ConvTarget>& targets,
                                               const kas::Budget& budget) {
   auto solve = [&](const kas::MicroDag& d) -> std::optional<kas::Solution> {
-    for (std::int64_t g : kas::groupChoices(targets))
-      if (auto s = kas::solveBudget(d, targets, g, budget).solution) return s;
+    // The result is kept whole (not its optional moved out in a condition): GCC 12 at -O1, the
+    // tsan preset's level, took that move for a read of an uninitialised Solution.
+    for (std::int64_t g : kas::groupChoices(targets)) {
+      kas::SolveResult result = kas::solveBudget(d, targets, g, budget);
+      if (result.solution.has_value()) return std::move(result.solution);
+    }
     return std::nullopt;
   };
   std::vector<SolvedKernel> out;
