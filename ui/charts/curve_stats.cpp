@@ -30,19 +30,11 @@ void RunCurve::add(double seconds, double best) {
 }
 
 std::optional<double> RunCurve::bestAtTrial(int trial) const {
-  if (steps.empty() || trial < steps.front().trial) return std::nullopt;
-  if (trial > trials && !finished) return std::nullopt;
-  const auto it = std::upper_bound(steps.begin(), steps.end(), trial,
-                                   [](int t, const Step& s) { return t < s.trial; });
-  return std::prev(it)->best;
+  return bestAt(trial, trials, [](const Step& s) { return s.trial; });
 }
 
 std::optional<double> RunCurve::bestAtTime(double seconds) const {
-  if (steps.empty() || seconds < steps.front().seconds) return std::nullopt;
-  if (seconds > lastSeconds && !finished) return std::nullopt;
-  const auto it = std::upper_bound(steps.begin(), steps.end(), seconds,
-                                   [](double t, const Step& s) { return t < s.seconds; });
-  return std::prev(it)->best;
+  return bestAt(seconds, lastSeconds, [](const Step& s) { return s.seconds; });
 }
 
 Band bandByTrial(const std::vector<const RunCurve*>& runs) {

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -28,6 +30,18 @@ struct RunCurve {
   // first trial, nor beyond the last one of a run still going.
   std::optional<double> bestAtTrial(int trial) const;
   std::optional<double> bestAtTime(double seconds) const;
+
+ private:
+  // The best at `x` along one axis of the steps (`keyOf`: trial or seconds; `last`: the run's
+  // last trial on that axis).
+  template <typename X, typename KeyOf>
+  std::optional<double> bestAt(X x, X last, KeyOf keyOf) const {
+    if (steps.empty() || x < keyOf(steps.front())) return std::nullopt;
+    if (x > last && !finished) return std::nullopt;
+    const auto it = std::upper_bound(steps.begin(), steps.end(), x,
+                                     [&](X value, const Step& s) { return value < keyOf(s); });
+    return std::prev(it)->best;
+  }
 };
 
 // Mean and sample standard deviation across runs at each x, and how many runs had a value.
