@@ -186,10 +186,11 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
   RawDataset raw;
   raw.format = "t4";
   const double scale = t4TimeScale(root, path);
-  // T4 has no device field; a writer that adds one to metadata is honoured.
+  // T4 has no device or kernel field; a writer that adds them to metadata (ours does) is honoured.
   if (const Json* meta = find(root, "metadata"); meta && meta->is_object()) {
     raw.deviceName = text(*meta, "device_name");
     if (raw.deviceName.empty()) raw.deviceName = text(*meta, "device");
+    raw.kernelName = text(*meta, "kernel_name");
   }
   const Json* found = find(root, "results");
   if (!found || !found->is_array()) badField(path, "T4 file", "results", "an array", found);

@@ -30,35 +30,36 @@ double gelu(double x) {
 
 }  // namespace
 
-void OperatorBuffers::applyEpilogue(std::vector<float>& out) const {
-  if (op.epilogue.empty()) return;
+double OperatorBuffers::epilogueAt(double v, std::size_t i) const {
   const std::size_t channels = std::size_t(op.kind == OpKind::Conv2D ? op.outChannels : op.m);
   const std::size_t plane =
       op.kind == OpKind::Conv2D ? std::size_t(op.outHeight() * op.outWidth()) : 1;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    double v = out[i];
-    const std::size_t channel = (i / plane) % channels;
-    for (const EpilogueStep& s : op.epilogue) {
-      switch (s.kind) {
-        case EpilogueKind::Bias:
-          v += bias[channel];
-          break;
-        case EpilogueKind::Relu:
-          v = std::max(v, 0.0);
-          break;
-        case EpilogueKind::Gelu:
-          v = gelu(v);
-          break;
-        case EpilogueKind::Scale:
-          v *= s.factor;
-          break;
-        case EpilogueKind::Add:
-          v += residual[i];
-          break;
-      }
+  const std::size_t channel = (i / plane) % channels;
+  for (const EpilogueStep& s : op.epilogue) {
+    switch (s.kind) {
+      case EpilogueKind::Bias:
+        v += bias[channel];
+        break;
+      case EpilogueKind::Relu:
+        v = std::max(v, 0.0);
+        break;
+      case EpilogueKind::Gelu:
+        v = gelu(v);
+        break;
+      case EpilogueKind::Scale:
+        v *= s.factor;
+        break;
+      case EpilogueKind::Add:
+        v += residual[i];
+        break;
     }
-    out[i] = float(v);
   }
+  return v;
+}
+
+void OperatorBuffers::applyEpilogue(std::vector<float>& out) const {
+  if (op.epilogue.empty()) return;
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = float(epilogueAt(out[i], i));
 }
 
 std::size_t OperatorBuffers::outputSize() const {
@@ -108,32 +109,81 @@ void OperatorBuffers::loopNestReferenceInto(std::vector<float>& out) const {
   applyEpilogue(out);
 }
 
+namespace {
+
+// Output element (bi, f, y, x) of a convolution: the loop nest's innermost sum, in double.
+double convolutionAt(const OperatorSpec& op, const std::vector<float>& a,
+                     const std::vector<float>& b, std::int64_t bi, std::int64_t f, std::int64_t y,
+                     std::int64_t x) {
+  // Groups: output channel f reads the cg input channels of its group.
+  const std::int64_t cg = op.inChannels / op.groups, fg = op.outChannels / op.groups;
+  double acc = 0;
+  for (std::int64_t c = 0; c < cg; ++c)
+    for (std::int64_t ky = 0; ky < op.kernelH; ++ky) {
+      const std::int64_t iy = y * op.stride - op.pad + ky;
+      if (iy < 0 || iy >= op.height) continue;
+      for (std::int64_t kx = 0; kx < op.kernelW; ++kx) {
+        const std::int64_t ix = x * op.stride - op.pad + kx;
+        if (ix < 0 || ix >= op.width) continue;
+        acc +=
+            double(a[((bi * op.inChannels + (f / fg) * cg + c) * op.height + iy) * op.width + ix]) *
+            double(b[((f * cg + c) * op.kernelH + ky) * op.kernelW + kx]);
+      }
+    }
+  return acc;
+}
+
+}  // namespace
+
 void OperatorBuffers::convolutionLoopNest(std::vector<float>& out) const {
   out.assign(outputSize(), 0.0f);
   const std::int64_t oh = op.outHeight(), ow = op.outWidth();
-  // Groups: output channel f reads the cg input channels of its group.
-  const std::int64_t cg = op.inChannels / op.groups, fg = op.outChannels / op.groups;
   for (std::int64_t bi = 0; bi < op.batch; ++bi)
     for (std::int64_t f = 0; f < op.outChannels; ++f)
       for (std::int64_t y = 0; y < oh; ++y)
-        for (std::int64_t x = 0; x < ow; ++x) {
-          double acc = 0;
-          for (std::int64_t c = 0; c < cg; ++c)
-            for (std::int64_t ky = 0; ky < op.kernelH; ++ky) {
-              const std::int64_t iy = y * op.stride - op.pad + ky;
-              if (iy < 0 || iy >= op.height) continue;
-              for (std::int64_t kx = 0; kx < op.kernelW; ++kx) {
-                const std::int64_t ix = x * op.stride - op.pad + kx;
-                if (ix < 0 || ix >= op.width) continue;
-                acc +=
-                    double(
-                        a[((bi * op.inChannels + (f / fg) * cg + c) * op.height + iy) * op.width +
-                          ix]) *
-                    double(b[((f * cg + c) * op.kernelH + ky) * op.kernelW + kx]);
-              }
-            }
-          out[((bi * op.outChannels + f) * oh + y) * ow + x] = float(acc);
-        }
+        for (std::int64_t x = 0; x < ow; ++x)
+          out[((bi * op.outChannels + f) * oh + y) * ow + x] =
+              float(convolutionAt(op, a, b, bi, f, y, x));
+}
+
+double OperatorBuffers::exactOutputAt(std::size_t index) const {
+  const auto i = std::int64_t(index);
+  double v = 0;
+  if (op.kind == OpKind::Conv2D) {
+    const std::int64_t oh = op.outHeight(), ow = op.outWidth();
+    v = convolutionAt(op, a, b, i / (ow * oh * op.outChannels), (i / (ow * oh)) % op.outChannels,
+                      (i / ow) % oh, i % ow);
+  } else {
+    const std::int64_t n = op.n, m = op.m, k = op.k;
+    const std::int64_t batch = i / (n * m), row = (i / m) % n, col = i % m;
+    const float* A = a.data() + batch * n * k;
+    const float* B = b.data() + batch * k * m;
+    for (std::int64_t j = 0; j < k; ++j)
+      v += double(op.transA ? A[j * n + row] : A[row * k + j]) *
+           double(op.transB ? B[col * k + j] : B[j * m + col]);
+  }
+  return epilogueAt(v, index);
+}
+
+std::optional<std::string> OperatorBuffers::spotCheck(const std::vector<float>& out,
+                                                      std::size_t count) const {
+  const std::size_t size = outputSize();
+  if (out.size() != size)
+    return "the output has " + std::to_string(out.size()) + " elements, not " +
+           std::to_string(size);
+  if (size == 0) return std::nullopt;
+  const bool every = size <= count;
+  Rng rng(67890);
+  for (std::size_t s = 0; s < (every ? size : count); ++s) {
+    const std::size_t i = every ? s : s == 0 ? 0 : s == 1 ? size - 1 : rng.below(size);
+    const double want = exactOutputAt(i);
+    const double e = std::fabs(double(out[i]) - want) / (1.0 + std::fabs(want));
+    if (!(e <= kVerifyTolerance))
+      return "output element " + std::to_string(i) + " is " + std::to_string(out[i]) +
+             ", the exact result is " + std::to_string(want) + " (relative error " +
+             std::to_string(e) + ")";
+  }
+  return std::nullopt;
 }
 
 std::function<void()> OperatorBuffers::referenceTimer() {

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,17 @@ struct OperatorBuffers {
   // reference without oneDNN, and the oracle that oneDNN's result is tested against.
   void loopNestReferenceInto(std::vector<float>& out) const;
 
+  // One output element computed exactly (double precision, plain loops, the epilogue applied):
+  // what a result is spot-checked against where computing the whole reference on the host would
+  // take too long (the GPU backends' reference comes from the device, spotCheck below).
+  double exactOutputAt(std::size_t index) const;
+  // Compares out with exactOutputAt at `count` output elements (the first, the last, and the
+  // rest drawn with a fixed seed; every element when the output is smaller), with the tolerance
+  // of maxRelativeError: an error message naming the first element that differs, or nullopt.
+  std::optional<std::string> spotCheck(const std::vector<float>& out,
+                                       std::size_t count = kSpotChecks) const;
+  static constexpr std::size_t kSpotChecks = 4096;
+
   // What runCpuReference times: prepares the reference library's computation on a and b once,
   // here, and returns one run of it. For Conv2D with oneDNN that run is the convolution
   // primitive alone, on operands already reordered into oneDNN's preferred layouts (as its
@@ -54,6 +66,8 @@ struct OperatorBuffers {
  private:
   // The epilogue, in double precision, on the operator's raw output.
   void applyEpilogue(std::vector<float>& out) const;
+  // The epilogue on the raw value v of output element i.
+  double epilogueAt(double v, std::size_t i) const;
   // The raw Conv2D output by the loop nest, no epilogue.
   void convolutionLoopNest(std::vector<float>& out) const;
   // True when Conv2D's reference comes from oneDNN.

@@ -12,48 +12,50 @@ namespace {
 
 using cuda::CudaDriver;
 
-// The vendor library for this operator, verified and timed, or nullopt with *why set when none
-// is present here. One cuBLAS / cuDNN handle per worker: creating one costs tens of milliseconds.
-// Deliberately never destroyed: the worker may exit on a poisoned context, where destroying a
-// handle could hang.
-std::optional<GpuRunResult> runVendor(CudaDriver& d, DeviceOperands<CudaDriver>& dev,
-                                      OperatorBuffers& buffers, const TimingOptions& timing,
-                                      bool coldL2, std::string* why) {
+// What computes the reference: the vendor library for this operator, else the plain kernel
+// (named with the reason no library served). One cuBLAS / cuDNN handle per worker: creating one
+// costs tens of milliseconds. Deliberately never destroyed: the worker may exit on a poisoned
+// context, where destroying a handle could hang.
+ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriver>& dev,
+                                          const OperatorBuffers& buffers) {
+  ReferenceRun<CudaDriver> r;
+  std::string why;
   if (!buffers.op.epilogue.empty() || buffers.op.groups != 1) {
-    *why =
+    why =
         "cuBLAS and cuDNN are called for plain operators here; with a fused epilogue or groups "
         "the generated reference kernel is the reference";
-    return std::nullopt;
-  }
-  GpuRunResult r;
-  std::function<void()> run;
-  if (buffers.op.kind == OpKind::Conv2D) {
+  } else if (buffers.op.kind == OpKind::Conv2D) {
     static std::string noCudnn;
     static cuda::Cudnn* dnn = cuda::Cudnn::open(&noCudnn).release();
-    if (!dnn) {
-      *why = noCudnn;
-      return std::nullopt;
+    why = noCudnn;
+    if (dnn) {
+      try {
+        dnn->prepare(d, buffers.op);
+        r.run = [&dev] { dnn->forward(dev.a.get(), dev.b.get(), dev.c.get()); };
+        r.library = dnn->describe();
+        return r;
+      } catch (const DeviceError& e) {  // an operator this cuDNN cannot run: not a fault
+        why = e.what();
+      }
     }
-    try {
-      dnn->prepare(d, buffers.op);
-    } catch (const DeviceError& e) {  // an operator this cuDNN cannot run: not a fault
-      *why = e.what();
-      return std::nullopt;
-    }
-    run = [&] { dnn->forward(dev.a.get(), dev.b.get(), dev.c.get()); };
-    r.library = dnn->describe();
   } else {
     static std::string noCublas;
     static VendorBlas* blas = cuda::openCublas(&noCublas).release();
-    if (!blas) {
-      *why = noCublas;
-      return std::nullopt;
+    why = noCublas;
+    if (blas) {
+      const OperatorSpec& op = buffers.op;
+      r.run = [&op, &dev] { blas->gemm(op, dev.a.get(), dev.b.get(), dev.c.get()); };
+      r.library = blas->describe();
+      return r;
     }
-    run = [&] { blas->gemm(buffers.op, dev.a.get(), dev.b.get(), dev.c.get()); };
-    r.library = blas->describe();
   }
-  r.measurement = verifyThenTime(d, dev, buffers, run, timing, coldL2);
-  return r;
+  // Without the vendor library the plain one-thread-per-output kernel is the comparison: a
+  // floor rather than a vendor speed, and its name says so.
+  const std::string arch = cudaCompileArch(d.device().computeCapability());
+  return plainReferenceRun(
+      d, dev, buffers, codegen::Backend::Cuda,
+      [&](const std::string& source) { return NvrtcCompiler::shared().compile(source, arch); },
+      why);
 }
 
 }  // namespace
@@ -97,6 +99,18 @@ GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buf
       d.setFunctionAttribute(f, CudaDriver::kFuncMaxDynamicSharedBytes,
                              int(request.launch.sharedBytes));
   };
+  if (buffers.reference.empty()) {
+    // The first kernel of an operator in this worker: the reference is settled on the device,
+    // on plain operands of its own (the kernel's may be in layouts of its own).
+    try {
+      d.makeCurrent();
+      DeviceOperands<CudaDriver> dev(d, buffers);
+      ReferenceRun<CudaDriver> ref = cudaReferenceRun(d, dev, buffers);
+      if (!ref.failure) settleReference(d, dev, buffers, ref.run);
+    } catch (const DeviceError& e) {
+      return deviceFailure(e);
+    }
+  }
   return runDeviceKernel(d, request, buffers, timing, "cuModuleLoadData", limits, prepare);
 }
 
@@ -105,15 +119,8 @@ GpuRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& tim
   try {
     d.makeCurrent();
     DeviceOperands<CudaDriver> dev(d, buffers);
-    std::string why;
-    if (auto vendor = runVendor(d, dev, buffers, timing, coldL2, &why)) return *vendor;
-    // Without the vendor library the plain one-thread-per-output kernel is the comparison: a
-    // floor rather than a vendor speed, and its name says so.
-    const std::string arch = cudaCompileArch(d.device().computeCapability());
-    return runPlainReference(
-        d, dev, buffers, codegen::Backend::Cuda,
-        [&](const std::string& source) { return NvrtcCompiler::shared().compile(source, arch); },
-        why, timing, coldL2);
+    ReferenceRun<CudaDriver> ref = cudaReferenceRun(d, dev, buffers);
+    return timeReference(d, dev, buffers, ref, timing, coldL2);
   } catch (const DeviceError& e) {
     return deviceFailure(e);
   }

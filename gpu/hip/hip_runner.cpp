@@ -10,6 +10,39 @@ namespace opevo {
 
 using hip::HipRuntime;
 
+namespace {
+
+// What computes the reference: rocBLAS for a plain MatMul / BatchMatMul, else the plain kernel.
+// One handle per worker, never destroyed (as with cuBLAS: the worker may exit with a poisoned
+// context).
+ReferenceRun<HipRuntime> hipReferenceRun(HipRuntime& h, DeviceOperands<HipRuntime>& dev,
+                                         const OperatorBuffers& buffers) {
+  static std::string why;
+  if (buffers.op.kind != OpKind::Conv2D && buffers.op.epilogue.empty()) {
+    static VendorBlas* blas = hip::openRocblas(&why).release();
+    if (blas) {
+      ReferenceRun<HipRuntime> r;
+      const OperatorSpec& op = buffers.op;
+      r.run = [&op, &dev] { blas->gemm(op, dev.a.get(), dev.b.get(), dev.c.get()); };
+      r.library = blas->describe();
+      return r;
+    }
+  }
+  // No MIOpen binding: Conv2D, and MatMul without rocBLAS, are compared with the plain kernel.
+  const std::string reason = buffers.op.kind == OpKind::Conv2D ? "no MIOpen binding"
+                             : !buffers.op.epilogue.empty()
+                                 ? "rocBLAS is called for plain operators; a fused epilogue "
+                                   "compares with the generated reference kernel"
+                                 : why;
+  const std::string arch = h.device().arch;
+  return plainReferenceRun(
+      h, dev, buffers, codegen::Backend::Hip,
+      [&](const std::string& source) { return HiprtcCompiler::shared().compile(source, arch); },
+      reason);
+}
+
+}  // namespace
+
 std::string hipUnavailableReason() {
   const HipRuntime& h = HipRuntime::shared();
   if (!h.ready()) return h.reason();
@@ -37,6 +70,18 @@ GpuRunResult runHipKernel(const GpuKernelRequest& request, OperatorBuffers& buff
   };
   // LDS is not opted into on AMD: the device maximum applies to every kernel.
   const auto prepare = [](void*) {};
+  if (buffers.reference.empty()) {
+    // The first kernel of an operator in this worker: the reference is settled on the device,
+    // on plain operands of its own (the kernel's may be in layouts of its own).
+    try {
+      h.makeCurrent();
+      DeviceOperands<HipRuntime> dev(h, buffers);
+      ReferenceRun<HipRuntime> ref = hipReferenceRun(h, dev, buffers);
+      if (!ref.failure) settleReference(h, dev, buffers, ref.run);
+    } catch (const DeviceError& e) {
+      return deviceFailure(e);
+    }
+  }
   return runDeviceKernel(h, request, buffers, timing, "hipModuleLoadData", limits, prepare);
 }
 
@@ -45,31 +90,8 @@ GpuRunResult runHipReference(OperatorBuffers& buffers, const TimingOptions& timi
   try {
     h.makeCurrent();
     DeviceOperands<HipRuntime> dev(h, buffers);
-    // One handle per worker, never destroyed (as with cuBLAS: the worker may exit with a
-    // poisoned context).
-    static std::string why;
-    if (buffers.op.kind != OpKind::Conv2D && buffers.op.epilogue.empty()) {
-      static VendorBlas* blas = hip::openRocblas(&why).release();
-      if (blas) {
-        GpuRunResult r;
-        r.library = blas->describe();
-        r.measurement = verifyThenTime(
-            h, dev, buffers, [&] { blas->gemm(buffers.op, dev.a.get(), dev.b.get(), dev.c.get()); },
-            timing, coldL2);
-        return r;
-      }
-    }
-    // No MIOpen binding: Conv2D, and MatMul without rocBLAS, are compared with the plain kernel.
-    const std::string reason = buffers.op.kind == OpKind::Conv2D ? "no MIOpen binding"
-                               : !buffers.op.epilogue.empty()
-                                   ? "rocBLAS is called for plain operators; a fused epilogue "
-                                     "compares with the generated reference kernel"
-                                   : why;
-    const std::string arch = h.device().arch;
-    return runPlainReference(
-        h, dev, buffers, codegen::Backend::Hip,
-        [&](const std::string& source) { return HiprtcCompiler::shared().compile(source, arch); },
-        reason, timing, coldL2);
+    ReferenceRun<HipRuntime> ref = hipReferenceRun(h, dev, buffers);
+    return timeReference(h, dev, buffers, ref, timing, coldL2);
   } catch (const DeviceError& e) {
     return deviceFailure(e);
   }

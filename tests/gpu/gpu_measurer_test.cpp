@@ -136,6 +136,19 @@ TEST_P(GpuMeasurerTest, Conv2DReferenceIsCudnnWhenPresent) {
   expectReferenceNamed(smallConv(4, 16, 32, 30, 3, 2, 1), present, "cuDNN");
 }
 
+// The paper's C2 (1.2e11 multiply-adds): its reference is computed on the device and spot-checked,
+// well inside a trial's timeout. Computed whole on the host (the plain loop nest, in a build
+// without oneDNN) it took minutes, and every trial of C2 timed out on the H200 (2026-11-26).
+TEST_P(GpuMeasurerTest, ALargeConvolutionsReferenceIsSettledOnTheDevice) {
+  const OperatorSpec op = smallConv(512, 64, 192, 27, 5, 1, 2);
+  const auto measurer = make({op, defaultSpace(op), {}});
+  const auto ref = measurer->reference();
+  ASSERT_TRUE(ref.has_value());
+  EXPECT_EQ(ref->measurement.status, TrialStatus::Ok) << ref->measurement.message;
+  EXPECT_GT(ref->measurement.speed, 0);
+  std::cout << "[ reference] " << ref->library << ": " << ref->measurement.speed << " TFLOPS\n";
+}
+
 TEST_P(GpuMeasurerTest, OverTheSharedMemoryLimitIsRejectedAndNotInTheSpace) {
   const OperatorSpec op = smallMatMul(1024, 1024, 1024);
   OperatorDefinition def{op, defaultSpace(op), {}};

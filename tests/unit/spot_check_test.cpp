@@ -1,0 +1,113 @@
+// OperatorBuffers::exactOutputAt and spotCheck: how the GPU backends check the reference they
+// compute on the device (cuBLAS, cuDNN or the plain kernel) before every trial is verified
+// against it. exactOutputAt must agree with the whole host reference element by element, and
+// spotCheck must pass that reference and fail an output with a sampled element changed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cpu/operator_buffers.h"
+
+namespace opevo::test {
+namespace {
+
+OperatorSpec matmul(std::int64_t batch, std::int64_t n, std::int64_t m, std::int64_t k, bool transA,
+                    bool transB) {
+  OperatorSpec op;
+  op.name = "spot-mm";
+  op.kind = batch > 1 ? OpKind::BatchMatMul : OpKind::MatMul;
+  op.batch = batch;
+  op.n = n;
+  op.m = m;
+  op.k = k;
+  op.transA = transA;
+  op.transB = transB;
+  return op;
+}
+
+OperatorSpec conv(std::int64_t groups, std::int64_t stride, std::int64_t pad) {
+  OperatorSpec op;
+  op.name = "spot-conv";
+  op.kind = OpKind::Conv2D;
+  op.batch = 2;
+  op.inChannels = 8;
+  op.height = 9;
+  op.width = 7;
+  op.outChannels = 12;
+  op.kernelH = 3;
+  op.kernelW = 3;
+  op.stride = stride;
+  op.pad = pad;
+  op.groups = groups;
+  return op;
+}
+
+void expectExactEverywhere(const OperatorSpec& op) {
+  SCOPED_TRACE(op.describe());
+  OperatorBuffers buffers(op);
+  buffers.computeReference();
+  ASSERT_EQ(buffers.reference.size(), buffers.outputSize());
+  for (std::size_t i = 0; i < buffers.reference.size(); ++i) {
+    const double want = buffers.exactOutputAt(i);
+    ASSERT_LE(std::fabs(buffers.reference[i] - want) / (1 + std::fabs(want)), 1e-5)
+        << "element " << i;
+  }
+  EXPECT_EQ(buffers.spotCheck(buffers.reference), std::nullopt);
+}
+
+TEST(SpotCheck, ExactOutputMatchesTheHostReferenceOfEveryMatMulForm) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) expectExactEverywhere(matmul(1, 17, 23, 31, ta, tb));
+  expectExactEverywhere(matmul(3, 8, 5, 19, false, true));
+}
+
+TEST(SpotCheck, ExactOutputMatchesTheHostReferenceOfConvolutions) {
+  expectExactEverywhere(conv(1, 1, 1));
+  expectExactEverywhere(conv(1, 2, 0));
+  expectExactEverywhere(conv(4, 1, 2));
+}
+
+TEST(SpotCheck, ExactOutputAppliesTheEpilogue) {
+  OperatorSpec mm = matmul(1, 16, 24, 40, false, false);
+  mm.epilogue = {{EpilogueKind::Bias}, {EpilogueKind::Gelu}, {EpilogueKind::Scale, 0.5}};
+  expectExactEverywhere(mm);
+  OperatorSpec c = conv(1, 1, 1);
+  c.epilogue = {{EpilogueKind::Bias}, {EpilogueKind::Add}, {EpilogueKind::Relu}};
+  expectExactEverywhere(c);
+}
+
+TEST(SpotCheck, FindsAChangedElementAmongTheSampledOnes) {
+  // Larger than the sample, so only sampled elements are looked at: the first and the last are
+  // always among them.
+  OperatorBuffers buffers(matmul(1, 128, 96, 16, false, false));
+  ASSERT_GT(buffers.outputSize(), OperatorBuffers::kSpotChecks);
+  buffers.computeReference();
+  EXPECT_EQ(buffers.spotCheck(buffers.reference), std::nullopt);
+  for (std::size_t at : {std::size_t{0}, buffers.outputSize() - 1}) {
+    std::vector<float> wrong = buffers.reference;
+    wrong[at] += 0.5f;
+    const auto message = buffers.spotCheck(wrong);
+    ASSERT_TRUE(message.has_value());
+    EXPECT_NE(message->find("output element " + std::to_string(at)), std::string::npos) << *message;
+  }
+  std::vector<float> allNan(buffers.outputSize(), NAN);
+  EXPECT_TRUE(buffers.spotCheck(allNan).has_value());
+  std::vector<float> shortOutput(buffers.outputSize() - 1, 0.0f);
+  EXPECT_NE(buffers.spotCheck(shortOutput).value_or("").find("elements"), std::string::npos);
+}
+
+TEST(SpotCheck, ChecksEveryElementOfASmallOutput) {
+  OperatorBuffers buffers(conv(1, 1, 1));
+  ASSERT_LE(buffers.outputSize(), OperatorBuffers::kSpotChecks);
+  buffers.computeReference();
+  for (std::size_t at = 0; at < buffers.outputSize(); at += 97) {
+    std::vector<float> wrong = buffers.reference;
+    wrong[at] = -wrong[at] - 1.0f;
+    EXPECT_TRUE(buffers.spotCheck(wrong).has_value()) << "element " << at;
+  }
+}
+
+}  // namespace
+}  // namespace opevo::test
