@@ -97,6 +97,9 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
   ds.format = raw.format;
   ds.deviceName = raw.deviceName;
   ds.kernelName = raw.kernelName;
+  ds.algorithm = raw.algorithm;
+  ds.referenceLibrary = raw.referenceLibrary;
+  ds.referenceSpeed = raw.referenceSpeed;
   ds.notes = std::move(raw.notes);
   if (raw.entries.empty()) throw InputError(path + ": the file holds no configurations");
 

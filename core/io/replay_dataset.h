@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,7 +16,13 @@ struct ReplayDataset {
   std::string path;
   std::string format;      // "kernel_tuner_cache" or "t4"
   std::string deviceName;  // as the file names it; empty when it names none
-  std::string kernelName;  // empty when the file names none (T4 files do not)
+  std::string kernelName;  // empty when the file names none (T4 files do not, ours do)
+  // What produced the measurements, when the file says (our T4 exports' metadata.algorithm: the
+  // tuner of the run); empty for a brute-forced file.
+  std::string algorithm;
+  // The reference library timed in that run and its speed (our T4 exports), when the file says.
+  std::string referenceLibrary;
+  std::optional<double> referenceSpeed;
   // Each parameter's values as a DiscreteParam (all numbers) or ChoiceParam (anything else), and
   // the constraint "is one of the file's configurations", with randomValid() drawing from the
   // file's configurations in file order.

@@ -191,6 +191,10 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
     raw.deviceName = text(*meta, "device_name");
     if (raw.deviceName.empty()) raw.deviceName = text(*meta, "device");
     raw.kernelName = text(*meta, "kernel_name");
+    raw.algorithm = text(*meta, "algorithm");
+    raw.referenceLibrary = text(*meta, "reference_library");
+    if (const Json* speed = find(*meta, "reference_speed"); speed && speed->is_number())
+      raw.referenceSpeed = speed->get<double>();
   }
   const Json* found = find(root, "results");
   if (!found || !found->is_array()) badField(path, "T4 file", "results", "an array", found);

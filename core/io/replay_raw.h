@@ -5,6 +5,7 @@
 
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct RawDataset {
   std::string format;
   std::string deviceName;
   std::string kernelName;
+  std::string algorithm;
+  std::string referenceLibrary;
+  std::optional<double> referenceSpeed;
   std::vector<std::string> paramNames;
   // Values the file declares for each parameter (Kernel Tuner's tune_params), possibly none; the
   // values the entries use are added to them.

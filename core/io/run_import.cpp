@@ -38,8 +38,11 @@ ImportedRun importRun(Store& store, const std::string& path) {
   run.operatorJson =
       nlohmann::json{{"name", run.operatorName}, {"kind", "imported"}, {"space", space}}.dump();
   run.algorithm = "import";
-  run.settingsJson =
-      nlohmann::json{{"source", source}, {"format", ds.format}, {"notes", ds.notes}}.dump();
+  // A run exported by us keeps the name of the tuner that measured it, for History's list.
+  if (!ds.algorithm.empty()) run.label = run.operatorName + ", tuned by " + ds.algorithm;
+  nlohmann::json settings = {{"source", source}, {"format", ds.format}, {"notes", ds.notes}};
+  if (!ds.algorithm.empty()) settings["tuned_by"] = ds.algorithm;
+  run.settingsJson = settings.dump();
   run.backend = "replay-import";
   run.device = ds.deviceName;
   run.budgetJson = nlohmann::json{{"trials", points.size()}}.dump();
@@ -48,6 +51,8 @@ ImportedRun importRun(Store& store, const std::string& path) {
   run.started = Store::nowUtc();
   run.ended = run.started;
   run.speedUnit = ds.speedUnit;
+  run.referenceLibrary = ds.referenceLibrary;
+  run.referenceSpeed = ds.referenceSpeed;
 
   std::vector<TrialRow> trials;
   trials.reserve(points.size());
@@ -73,6 +78,14 @@ ImportedRun importRun(Store& store, const std::string& path) {
   imported.speedUnit = ds.speedUnit;
   imported.notes = ds.notes;
   return imported;
+}
+
+std::string measuredBy(const RunRecord& run) {
+  if (run.algorithm != "import") return run.algorithm;
+  const auto settings = nlohmann::json::parse(run.settingsJson, nullptr, false);
+  if (settings.is_object() && settings.contains("tuned_by") && settings["tuned_by"].is_string())
+    return settings["tuned_by"].get<std::string>() + " (imported)";
+  return run.algorithm;
 }
 
 }  // namespace opevo

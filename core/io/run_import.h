@@ -31,4 +31,9 @@ struct ImportedRun {
 // trials' started/finished stay empty and the run's started/ended are the time of the import.
 ImportedRun importRun(Store& store, const std::string& path);
 
+// The name a run's curve goes by: its algorithm, or for an imported file that says which tuner
+// measured it (our T4 exports), that tuner, marked imported ("opevo-m (imported)"), so runs of
+// different tuners are not drawn as repeats of one "import".
+std::string measuredBy(const RunRecord& run);
+
 }  // namespace opevo

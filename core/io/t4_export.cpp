@@ -106,6 +106,11 @@ OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
   metadata["backend"] = run.backend;
   metadata["run_id"] = run.id;
   metadata["speed_unit"] = run.speedUnit;
+  // The vendor library timed in the same run (cuBLAS, cuDNN, oneDNN...), so an import draws it.
+  if (run.referenceSpeed) {
+    metadata["reference_library"] = run.referenceLibrary;
+    metadata["reference_speed"] = *run.referenceSpeed;
+  }
   metadata["exported_by"] = std::string("OpEvo Studio ") + OPEVO_VERSION;
   OJson results = OJson::array();
   for (const TrialRow& t : trials) results.push_back(result(run, t));

@@ -64,6 +64,8 @@ std::int64_t storeSampleRun(Store& store) {
   r.budgetJson = R"({"trials":6})";
   r.speedUnit = "TFLOPS";
   r.status = RunStatus::Finished;
+  r.referenceLibrary = "cuBLAS sgemm (libcublas.so.13)";
+  r.referenceSpeed = 26.5;
   const std::vector<TrialRow> trials = {
       trial(1, "tile_n=8,2,4,8; unroll=512; vectorize=true; layout=row", "ok", {0.5, 0.25, 0.375},
             41.0 / 3),
@@ -159,6 +161,13 @@ TEST(T4Export, RunRoundTripsThroughAGzipFile) {
   EXPECT_EQ(run.speedUnit, "TFLOPS");
   // T4 names no kernel; our export says it in metadata.kernel_name, which import reads back.
   EXPECT_EQ(run.operatorName, "MM1");
+  EXPECT_EQ(run.label, "MM1, tuned by opevo");
+  EXPECT_EQ(measuredBy(run), "opevo (imported)");
+  EXPECT_EQ(measuredBy(*store.run(id)), "opevo");
+  EXPECT_EQ(doc["metadata"]["reference_library"], "cuBLAS sgemm (libcublas.so.13)");
+  EXPECT_EQ(run.referenceLibrary, "cuBLAS sgemm (libcublas.so.13)");
+  ASSERT_TRUE(run.referenceSpeed.has_value());
+  EXPECT_DOUBLE_EQ(*run.referenceSpeed, 26.5);
   expectSameTrials(store.trials(id), store.trials(imported.runId), true);
 }
 

@@ -16,6 +16,7 @@
 
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
+#include "io/run_import.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
@@ -49,12 +50,16 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     job.info.storePath = QString::fromStdString(path);
     std::map<QString, int> repeats;
     for (const HistoryModel::Row& row : rows) {
-      const QString algorithm = QString::fromStdString(row.run.algorithm);
+      const QString algorithm = QString::fromStdString(measuredBy(row.run));
       if (!job.info.algorithms.contains(algorithm)) job.info.algorithms << algorithm;
       const int a = static_cast<int>(job.info.algorithms.indexOf(algorithm));
       const int repeat = repeats[algorithm]++;
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
-      job.info.label = row.label;
+      // Runs of different labels (one operator's runs imported from several files): the
+      // operator's name.
+      job.info.label = job.info.label.isEmpty() || job.info.label == row.label
+                           ? row.label
+                           : QString::fromStdString(row.run.operatorName);
       if (row.run.referenceSpeed)
         job.info.reference = ReferenceLine{QString::fromStdString(row.run.referenceLibrary),
                                            *row.run.referenceSpeed};
