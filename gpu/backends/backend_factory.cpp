@@ -50,15 +50,15 @@ MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
   s.operatorJson = operatorDefinitionToJson(def).dump();
   if (backend == "cuda") {
     auto measurer = std::make_unique<CudaMeasurer>(def, options.cuda);
-    // The device's shared-memory limit is known before any trial, so it belongs to the space
-    // (tuners never propose what breaks it) rather than costing a Rejected trial each time.
-    addSharedMemoryConstraint(def,
-                              cuda::CudaDriver::shared().device().maxSharedBytesOptin);
+    // The device's shared and local memory limits are known before any trial, so they belong
+    // to the space (tuners never propose what breaks them) rather than costing a trial each time.
+    addDeviceLimitConstraint(def, cuda::CudaDriver::shared().device().maxSharedBytesOptin,
+                             codegen::Backend::Cuda, kCudaLocalBytesPerThread);
     s.measurer = std::move(measurer);
   } else if (backend == "hip") {
     auto measurer = std::make_unique<HipMeasurer>(def, options.hip);
-    addSharedMemoryConstraint(def, hip::HipRuntime::shared().device().maxSharedBytesPerBlock,
-                              codegen::Backend::Hip);
+    addDeviceLimitConstraint(def, hip::HipRuntime::shared().device().maxSharedBytesPerBlock,
+                             codegen::Backend::Hip);
     s.measurer = std::move(measurer);
   } else {
     s.measurer = std::make_unique<CpuMeasurer>(def, options.cpu);
@@ -87,7 +87,9 @@ MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset,
   return replayMeasurement(std::move(dataset));
 }
 
-std::string defaultBackend() { return bestBackend(probeBackends()); }
+std::string defaultBackend() {
+  return bestBackend(probeBackends());
+}
 
 MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,
                                          const BackendOptions& options) {

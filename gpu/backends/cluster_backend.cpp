@@ -134,8 +134,9 @@ MeasurementSetup clusterDeviceSetup(const std::string& backend, OperatorDefiniti
   const nlohmann::json operatorJson = operatorDefinitionToJson(def);
   s.operatorJson = operatorJson.dump();
   if (backend != "cpu" && chosen.maxSharedBytes > 0)
-    addSharedMemoryConstraint(def, chosen.maxSharedBytes,
-                              backend == "hip" ? codegen::Backend::Hip : codegen::Backend::Cuda);
+    addDeviceLimitConstraint(def, chosen.maxSharedBytes,
+                             backend == "hip" ? codegen::Backend::Hip : codegen::Backend::Cuda,
+                             backend == "hip" ? 0 : kCudaLocalBytesPerThread);
   s.definition = std::make_shared<const OperatorDefinition>(std::move(def));
   s.space = &s.definition->space;
   cluster::ClusterMeasurerSpec spec;

@@ -46,20 +46,26 @@ nlohmann::json dimJson(const codegen::Dim3& d) {
 
 }  // namespace
 
-void addSharedMemoryConstraint(OperatorDefinition& def, std::int64_t maxSharedBytes,
-                               codegen::Backend backend) {
+void addDeviceLimitConstraint(OperatorDefinition& def, std::int64_t maxSharedBytes,
+                              codegen::Backend backend, std::int64_t maxLocalBytesPerThread) {
+  std::string name =
+      "at most " + std::to_string(maxSharedBytes) + " bytes of shared memory per block";
+  if (maxLocalBytesPerThread > 0)
+    name += " and under " + std::to_string(maxLocalBytesPerThread / 1024) +
+            " KiB of accumulators per thread";
   // The template is instantiated against the space without this constraint (constraints are not
   // consulted by the generator); a configuration the template refuses is not ours to judge.
-  def.space.addConstraint(
-      "at most " + std::to_string(maxSharedBytes) + " bytes of shared memory per block (device)",
-      [op = def.op, space = def.space, maxSharedBytes, backend](const Config& c) {
-        try {
-          return codegen::generateKernel(op, space, c, backend).launch.sharedBytes <=
-                 maxSharedBytes;
-        } catch (const std::exception&) {
-          return true;
-        }
-      });
+  def.space.addConstraint(name + " (device)", [op = def.op, space = def.space, maxSharedBytes,
+                                               maxLocalBytesPerThread, backend](const Config& c) {
+    try {
+      const codegen::GeneratedKernel k = codegen::generateKernel(op, space, c, backend);
+      if (k.launch.sharedBytes > maxSharedBytes) return false;
+      return maxLocalBytesPerThread <= 0 ||
+             k.accumulators * std::int64_t(sizeof(float)) < maxLocalBytesPerThread;
+    } catch (const std::exception&) {
+      return true;
+    }
+  });
 }
 
 GpuMeasurer::GpuMeasurer(std::string backend, codegen::Backend codegenBackend,

@@ -64,10 +64,17 @@ class GpuMeasurer : public Measurer {
   std::unique_ptr<WorkerClient> m_worker;
 };
 
-// Adds the device's known limit as a constraint of the space: a configuration whose block needs
-// more dynamic shared memory than maxSharedBytes (the opt-in maximum on CUDA, the LDS size on
-// AMD) is never proposed.
-void addSharedMemoryConstraint(OperatorDefinition& def, std::int64_t maxSharedBytes,
-                               codegen::Backend backend = codegen::Backend::Cuda);
+// The local memory one CUDA thread may have (every device since compute capability 2.0).
+inline constexpr std::int64_t kCudaLocalBytesPerThread = 512 * 1024;
+
+// Adds the device's known limits as one constraint of the space (one instantiation of the
+// template per check): a configuration whose block needs more dynamic shared memory than
+// maxSharedBytes (the opt-in maximum on CUDA, the LDS size on AMD), or whose thread accumulates
+// maxLocalBytesPerThread or more (0: not checked), is never proposed. The accumulators are not
+// all a thread keeps (its staged operands come on top), hence "or more": on an H200 every
+// configuration with 512 KiB or more of them failed to launch (cuLaunchKernel: invalid argument).
+void addDeviceLimitConstraint(OperatorDefinition& def, std::int64_t maxSharedBytes,
+                              codegen::Backend backend = codegen::Backend::Cuda,
+                              std::int64_t maxLocalBytesPerThread = 0);
 
 }  // namespace opevo

@@ -67,7 +67,7 @@ class GpuMeasurerTest : public ::testing::TestWithParam<std::string> {
   // A few random configurations the device can hold, measured as a tuner would.
   void expectVerified(const OperatorSpec& op, int count, std::uint64_t seed) {
     OperatorDefinition def{op, defaultSpace(op), {}};
-    addSharedMemoryConstraint(def, sharedLimit(), codegenBackend());
+    addDeviceLimitConstraint(def, sharedLimit(), codegenBackend());
     const auto measurer = make(def);
     std::cout << "[ device   ] " << measurer->label() << " (" << measurer->arch() << ")\n";
     const std::vector<Config> configs = randomConfigs(def.space, count, seed);
@@ -164,7 +164,7 @@ TEST_P(GpuMeasurerTest, OverTheSharedMemoryLimitIsRejectedAndNotInTheSpace) {
   const auto m = measurer->measure({*over});
   EXPECT_EQ(m[0].status, TrialStatus::Rejected) << m[0].message;
   EXPECT_NE(m[0].message.find("shared memory"), std::string::npos) << m[0].message;
-  addSharedMemoryConstraint(def, limit, codegenBackend());
+  addDeviceLimitConstraint(def, limit, codegenBackend());
   EXPECT_FALSE(def.space.satisfies(*over));
 }
 
