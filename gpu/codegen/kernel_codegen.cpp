@@ -136,4 +136,16 @@ GeneratedKernel generateReferenceKernel(const OperatorSpec& op, Backend backend,
   return backend == Backend::Cpu ? detail::referenceCpu(ctx) : detail::referenceGpu(ctx);
 }
 
+GeneratedKernel generateEpilogueKernel(const OperatorSpec& op, Backend backend,
+                                       const CodegenOptions& options) {
+  op.validate();
+  if (backend == Backend::Cpu)
+    throw InputError("codegen: the epilogue kernel is for the GPU references (cuda, hip)");
+  if (op.epilogue.empty())
+    throw InputError("codegen: " + op.name + " has no epilogue to generate a kernel for");
+  detail::KernelContext ctx{&op, backend, options.entry, "", options.maxGridZ};
+  if (ctx.entry.empty()) ctx.entry = "opevo_epilogue";
+  return detail::epilogueGpu(ctx);
+}
+
 }  // namespace opevo::codegen

@@ -85,6 +85,13 @@ GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
 GeneratedKernel generateReferenceKernel(const OperatorSpec& op, Backend backend,
                                         const CodegenOptions& options = {});
 
+// The operator's epilogue alone (bias, relu, gelu, scale, residual add), applied in place to C by
+// one GPU thread per element, with the same signature: what a library call of the plain operator
+// needs after it to compute the fused one (the vendor references of fused operators). Throws
+// InputError for the CPU backend or an operator without an epilogue.
+GeneratedKernel generateEpilogueKernel(const OperatorSpec& op, Backend backend,
+                                       const CodegenOptions& options = {});
+
 // Element counts of the kernel arguments A, B and C.
 struct OperandSizes {
   std::int64_t a = 0, b = 0, c = 0;

@@ -82,6 +82,38 @@ GeneratedKernel referenceGpu(const KernelContext& ctx) {
   return g;
 }
 
+GeneratedKernel epilogueGpu(const KernelContext& ctx) {
+  const OperatorSpec& op = *ctx.op;
+  GeneratedKernel g;
+  g.backend = ctx.backend;
+  g.entry = ctx.entry;
+  g.accumulators = 1;
+  const std::int64_t total = operandSizes(op).c;
+  g.launch.grid = {(total + kReferenceThreads - 1) / kReferenceThreads, 1, 1};
+  g.launch.block = {kReferenceThreads, 1, 1};
+  g.summary = "the epilogue alone, in place on C, one element each";
+  CodeWriter w;
+  writeHeader(w, ctx, g.summary, describeLaunch(g.launch));
+  w.line();
+  w.line(gpuPrelude(ctx.backend));
+  w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + ctx.entry + kernelParams(ctx.backend));
+  w.line("using index_t = long long;");
+  w.line("const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;");
+  w.line("if (i >= " + str(total) + ") return;");
+  if (op.kind == OpKind::Conv2D)
+    w.line("const index_t channel = (i / " + str(op.outHeight() * op.outWidth()) + ") % " +
+           str(op.outChannels) + ";");
+  else
+    w.line("const index_t channel = i % " + str(op.m) + ";");
+  w.line("float value = C[i];");
+  writeEpilogue(w, op, ctx.backend, "value", "channel", "i");
+  w.line("C[i] = value;");
+  w.line("(void)A; (void)B; (void)Bias; (void)Residual; (void)channel;");
+  w.close();
+  g.source = w.str();
+  return g;
+}
+
 GeneratedKernel referenceCpu(const KernelContext& ctx) {
   const OperatorSpec& op = *ctx.op;
   GeneratedKernel g;

@@ -76,5 +76,6 @@ GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBl
 GeneratedKernel matmulLayoutGpu(const KernelContext& ctx, const layout::MatMulBlocking& b);
 GeneratedKernel referenceGpu(const KernelContext& ctx);
 GeneratedKernel referenceCpu(const KernelContext& ctx);
+GeneratedKernel epilogueGpu(const KernelContext& ctx);
 
 }  // namespace opevo::codegen::detail

@@ -298,6 +298,34 @@ ReferenceRun<Api> plainReferenceRun(Api& api, DeviceOperands<Api>& dev,
   return r;
 }
 
+// Makes ref, a library call of the plain operator, compute the fused one: the generated epilogue
+// kernel (codegen::generateEpilogueKernel) runs after it in place on C, as a framework without
+// fusion runs such a layer, and the name says so. True when there is nothing to append or it was
+// appended; false, with *why, when the kernel did not compile.
+template <class Api>
+bool appendEpilogue(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& buffers,
+                    codegen::Backend backend,
+                    const std::function<CompileResult(const std::string&)>& compile,
+                    ReferenceRun<Api>& ref, std::string* why) {
+  if (buffers.op.epilogue.empty()) return true;
+  const auto kernel = codegen::generateEpilogueKernel(buffers.op, backend);
+  const CompileResult compiled = compile(kernel.source);
+  if (!compiled.ok) {
+    *why = "the epilogue kernel did not compile: " + compiled.log.substr(0, 500);
+    return false;
+  }
+  ref.module = std::make_unique<ScopedModule<Api>>(api, compiled.binary);
+  const std::function<void()> library = std::move(ref.run);
+  const std::function<void()> epilogue =
+      launcher(api, api.getFunction(ref.module->module, kernel.entry), kernel.launch, dev);
+  ref.run = [library, epilogue] {
+    library();
+    epilogue();
+  };
+  ref.library += " + epilogue kernel";
+  return true;
+}
+
 // The reference measurement: the reference settled on the device (settleReference), then the
 // run verified against it and timed.
 template <class Api>

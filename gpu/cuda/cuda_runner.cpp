@@ -12,18 +12,23 @@ namespace {
 
 using cuda::CudaDriver;
 
-// What computes the reference: the vendor library for this operator, else the plain kernel
-// (named with the reason no library served). One cuBLAS / cuDNN handle per worker: creating one
-// costs tens of milliseconds. Deliberately never destroyed: the worker may exit on a poisoned
-// context, where destroying a handle could hang.
+// What computes the reference: the vendor library for this operator (followed by the epilogue
+// kernel when the operator fuses one), else the plain kernel (named with the reason no library
+// served). One cuBLAS / cuDNN handle per worker: creating one costs tens of milliseconds.
+// Deliberately never destroyed: the worker may exit on a poisoned context, where destroying a
+// handle could hang.
 ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriver>& dev,
                                           const OperatorBuffers& buffers) {
+  const std::string arch = cudaCompileArch(d.device().computeCapability());
+  const auto compile = [&](const std::string& source) {
+    return NvrtcCompiler::shared().compile(source, arch);
+  };
   ReferenceRun<CudaDriver> r;
   std::string why;
-  if (!buffers.op.epilogue.empty() || buffers.op.groups != 1) {
+  if (buffers.op.groups != 1) {
     why =
-        "cuBLAS and cuDNN are called for plain operators here; with a fused epilogue or groups "
-        "the generated reference kernel is the reference";
+        "cuDNN is called for ungrouped convolutions here; a grouped one compares with the "
+        "generated reference kernel";
   } else if (buffers.op.kind == OpKind::Conv2D) {
     static std::string noCudnn;
     static cuda::Cudnn* dnn = cuda::Cudnn::open(&noCudnn).release();
@@ -33,7 +38,6 @@ ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriv
         dnn->prepare(d, buffers.op);
         r.run = [&dev] { dnn->forward(dev.a.get(), dev.b.get(), dev.c.get()); };
         r.library = dnn->describe();
-        return r;
       } catch (const DeviceError& e) {  // an operator this cuDNN cannot run: not a fault
         why = e.what();
       }
@@ -46,16 +50,12 @@ ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriv
       const OperatorSpec& op = buffers.op;
       r.run = [&op, &dev] { blas->gemm(op, dev.a.get(), dev.b.get(), dev.c.get()); };
       r.library = blas->describe();
-      return r;
     }
   }
+  if (r.run && appendEpilogue(d, dev, buffers, codegen::Backend::Cuda, compile, r, &why)) return r;
   // Without the vendor library the plain one-thread-per-output kernel is the comparison: a
   // floor rather than a vendor speed, and its name says so.
-  const std::string arch = cudaCompileArch(d.device().computeCapability());
-  return plainReferenceRun(
-      d, dev, buffers, codegen::Backend::Cuda,
-      [&](const std::string& source) { return NvrtcCompiler::shared().compile(source, arch); },
-      why);
+  return plainReferenceRun(d, dev, buffers, codegen::Backend::Cuda, compile, why);
 }
 
 }  // namespace

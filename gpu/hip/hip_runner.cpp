@@ -12,33 +12,30 @@ using hip::HipRuntime;
 
 namespace {
 
-// What computes the reference: rocBLAS for a plain MatMul / BatchMatMul, else the plain kernel.
-// One handle per worker, never destroyed (as with cuBLAS: the worker may exit with a poisoned
-// context).
+// What computes the reference: rocBLAS for a MatMul / BatchMatMul (followed by the epilogue
+// kernel when the operator fuses one), else the plain kernel. One handle per worker, never
+// destroyed (as with cuBLAS: the worker may exit with a poisoned context).
 ReferenceRun<HipRuntime> hipReferenceRun(HipRuntime& h, DeviceOperands<HipRuntime>& dev,
                                          const OperatorBuffers& buffers) {
-  static std::string why;
-  if (buffers.op.kind != OpKind::Conv2D && buffers.op.epilogue.empty()) {
-    static VendorBlas* blas = hip::openRocblas(&why).release();
+  const std::string arch = h.device().arch;
+  const auto compile = [&](const std::string& source) {
+    return HiprtcCompiler::shared().compile(source, arch);
+  };
+  static std::string noRocblas;
+  // No MIOpen binding: Conv2D, and MatMul without rocBLAS, are compared with the plain kernel.
+  std::string why = "no MIOpen binding";
+  if (buffers.op.kind != OpKind::Conv2D) {
+    static VendorBlas* blas = hip::openRocblas(&noRocblas).release();
+    why = noRocblas;
     if (blas) {
       ReferenceRun<HipRuntime> r;
       const OperatorSpec& op = buffers.op;
       r.run = [&op, &dev] { blas->gemm(op, dev.a.get(), dev.b.get(), dev.c.get()); };
       r.library = blas->describe();
-      return r;
+      if (appendEpilogue(h, dev, buffers, codegen::Backend::Hip, compile, r, &why)) return r;
     }
   }
-  // No MIOpen binding: Conv2D, and MatMul without rocBLAS, are compared with the plain kernel.
-  const std::string reason = buffers.op.kind == OpKind::Conv2D ? "no MIOpen binding"
-                             : !buffers.op.epilogue.empty()
-                                 ? "rocBLAS is called for plain operators; a fused epilogue "
-                                   "compares with the generated reference kernel"
-                                 : why;
-  const std::string arch = h.device().arch;
-  return plainReferenceRun(
-      h, dev, buffers, codegen::Backend::Hip,
-      [&](const std::string& source) { return HiprtcCompiler::shared().compile(source, arch); },
-      reason);
+  return plainReferenceRun(h, dev, buffers, codegen::Backend::Hip, compile, why);
 }
 
 }  // namespace

@@ -136,6 +136,22 @@ TEST_P(GpuMeasurerTest, Conv2DReferenceIsCudnnWhenPresent) {
   expectReferenceNamed(smallConv(4, 16, 32, 30, 3, 2, 1), present, "cuDNN");
 }
 
+// A fused operator's reference is the library's plain operator, then the epilogue kernel (as a
+// framework runs such a layer without fusion); settling it spot-checks the pair against the
+// exact fused result.
+TEST_P(GpuMeasurerTest, AFusedOperatorsReferenceIsTheLibraryThenTheEpilogueKernel) {
+  std::string why;
+  OperatorSpec mm = smallMatMul(256, 384, 320);
+  mm.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Gelu, 1}, {EpilogueKind::Add, 1}};
+  const bool blas =
+      isHip(GetParam()) ? hip::openRocblas(&why) != nullptr : cuda::openCublas(&why) != nullptr;
+  expectReferenceNamed(mm, blas, blas ? " + epilogue kernel" : "plain kernel");
+  OperatorSpec conv = smallConv(4, 16, 32, 30, 3, 2, 1);
+  conv.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}};
+  const bool dnn = !isHip(GetParam()) && cuda::Cudnn::open(&why) != nullptr;
+  expectReferenceNamed(conv, dnn, dnn ? " + epilogue kernel" : "plain kernel");
+}
+
 // The paper's C2 (1.2e11 multiply-adds): its reference is computed on the device and spot-checked,
 // well inside a trial's timeout. Computed whole on the host (the plain loop nest, in a build
 // without oneDNN) it took minutes, and every trial of C2 timed out on the H200 (2026-11-26).

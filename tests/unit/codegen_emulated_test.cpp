@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen_test_util.h"
+#include "common/error.h"
 #include "gpu_emulation.h"
 
 namespace opevo::test {
@@ -92,6 +93,35 @@ TEST(CodegenEmulatedGpu, FusedEpiloguesAndGroupsMatchReference) {
       "tile_f=4,1,2,1; tile_y=1,1,11,1; tile_x=11,1,1,1; tile_rc=3,1; tile_ry=1,3; tile_rx=3,1; "
       "auto_unroll_max_step=512; unroll_explicit=1"));
   expectEmulatedKernelsMatch(conv, configs);
+}
+
+// The GPU references of a fused operator: the library computes the plain operator, then the
+// epilogue kernel finishes it in place. Here the plain result comes from the host.
+TEST(CodegenEmulatedGpu, EpilogueKernelFinishesThePlainResult) {
+  OperatorSpec mm = smallMatMul(24, 40, 16);
+  mm.epilogue = {{EpilogueKind::Bias, 1},
+                 {EpilogueKind::Gelu, 1},
+                 {EpilogueKind::Scale, 0.5},
+                 {EpilogueKind::Add, 1}};
+  OperatorSpec conv = smallConv(2, 6, 10, 9, 3, 2, 1);
+  conv.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+  for (const OperatorSpec& op : {mm, conv}) {
+    SCOPED_TRACE(op.describe());
+    const auto k = codegen::generateEpilogueKernel(op, Backend::Cuda);
+    LoadedObject so(emulationHeader() + emulatedKernel(k),
+                    {"-O1", "-std=c++20", "-pthread", "-shared", "-fPIC"});
+    ASSERT_TRUE(so.ok()) << so.result().log;
+    const TestOperands x = randomOperands(op, 23);
+    OperatorSpec plain = op;
+    plain.epilogue.clear();
+    std::vector<float> c = hostReference(plain, x.a, x.b);
+    so.symbol<KernelFn>("emu_" + k.entry)(x.a.data(), x.b.data(), c.data(), x.biasData(),
+                                          x.residualData());
+    EXPECT_EQ(firstMismatch(c, x.reference), -1);
+  }
+  OperatorSpec none = smallMatMul(8, 8, 8);
+  EXPECT_THROW(codegen::generateEpilogueKernel(none, Backend::Cuda), InputError);
+  EXPECT_THROW(codegen::generateEpilogueKernel(mm, Backend::Cpu), InputError);
 }
 
 TEST(CodegenEmulatedGpu, Conv2DBlocksStrideOverACappedGridZ) {
