@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "backends/backend_factory.h"
 #include "cli/cluster_cli.h"
@@ -32,6 +33,7 @@ struct NetTuneOptions {
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
   bool reference = true;
+  bool taskReferences = false;  // always on cuda and hip
   bool json = false;
   std::string db;
   std::optional<std::int64_t> resume;
@@ -129,6 +131,13 @@ void runTune(const NetTuneOptions& o) {
                     std::to_string(networkId) + clusterHint(o.cluster) + " continues it");
   }
 
+  // Where the network does not run end to end (the GPU backends so far), each task against its
+  // vendor library is the comparison; on the CPU it is asked for.
+  if (backend != "cpu" || o.taskReferences) {
+    if (!o.json) std::fprintf(stderr, "timing each task's reference library...\n");
+    session->measureTaskReferences();
+  }
+
   std::optional<net::EndToEnd> e;
   // Tuned on a cluster's CPUs, the network would run end to end on this machine's: a different
   // CPU (opevo net export writes a program to run where the agents are).
@@ -146,14 +155,45 @@ void runTune(const NetTuneOptions& o) {
   if (o.json) {
     std::cout << j.dump(2) << "\n";
   } else {
-    std::printf("%-26s %6s %6s %12s  %s\n", "task", "weight", "trials", "best ms", "configuration");
+    auto number = [](const nlohmann::json& v) {
+      return v.is_null() ? std::string("-") : std::to_string(v.get<double>());
+    };
+    const bool refs = j.contains("sum_of_references_ms");
+    std::printf("%-26s %6s %6s %12s %12s  %s\n", "task", "weight", "trials", "best ms",
+                refs ? "library ms" : "", "configuration");
     for (const auto& t : j["tasks"])
-      std::printf("%-26s %6.0f %6d %12s  %s\n", t["name"].get<std::string>().c_str(),
-                  t["weight"].get<double>(), t["trials"].get<int>(),
-                  t["best_ms"].is_null() ? "-" : std::to_string(t["best_ms"].get<double>()).c_str(),
+      std::printf("%-26s %6.0f %6d %12s %12s  %s\n", t["name"].get<std::string>().c_str(),
+                  t["weight"].get<double>(), t["trials"].get<int>(), number(t["best_ms"]).c_str(),
+                  refs ? number(t["reference_ms"]).c_str() : "",
                   t["config"].get<std::string>().c_str());
     std::printf("\nsum of weight x best over the tasks: %.3f ms\n",
                 j["sum_of_tasks_ms"].get<double>());
+    if (refs) {
+      // The ratio over the tasks that have both (an untuned task has no best yet).
+      std::set<std::string> libraries;
+      double tuned = 0, library = 0;
+      for (const auto& t : j["tasks"]) {
+        if (t["reference_ms"].is_null()) {
+          std::printf("  %s: no library time (%s)\n", t["name"].get<std::string>().c_str(),
+                      t.value("reference_error", std::string()).c_str());
+          continue;
+        }
+        libraries.insert(t["reference_library"].get<std::string>());
+        if (t["best_ms"].is_null()) continue;
+        tuned += t["weight"].get<double>() * t["best_ms"].get<double>();
+        library += t["weight"].get<double>() * t["reference_ms"].get<double>();
+      }
+      std::string names;
+      for (const std::string& l : libraries) names += (names.empty() ? "" : "; ") + l;
+      if (j["sum_of_references_ms"].is_null())
+        std::printf("sum of weight x library: not every task has one\n");
+      else
+        std::printf("sum of weight x library over the tasks: %.3f ms (%s)\n",
+                    j["sum_of_references_ms"].get<double>(), names.c_str());
+      if (library > 0)
+        std::printf("tuned / library over the tuned tasks: %.2f (%.3f ms / %.3f ms)\n",
+                    tuned / library, tuned, library);
+    }
     if (e) printEndToEnd(n.name + " tuned, on this CPU", *e, o.runs);
   }
   if (e) requireVerified(*e);
@@ -275,6 +315,9 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");
   cmd->add_option("--runs", o->runs, "Timed forward passes of the tuned network (default 10)");
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
+  cmd->add_flag("--task-references", o->taskReferences,
+                "Also time each task's library (OpenBLAS, oneDNN) and report the weighted sum "
+                "(always on cuda and hip, where the tasks' libraries are cuBLAS and cuDNN)");
   cmd->add_flag("--json", o->json, "Print one JSON object");
   addClusterOptions(cmd, o->cluster);
   cmd->add_option("--db", o->db, "The database (default: the user's data directory)");

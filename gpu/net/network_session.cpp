@@ -179,6 +179,27 @@ double NetworkSession::sumOfTasksMs() const {
   return sum;
 }
 
+void NetworkSession::measureTaskReferences() {
+  m_references.assign(m_setups.size(), std::nullopt);
+  for (std::size_t i = 0; i < m_setups.size(); ++i) {
+    m_references[i] = m_setups[i].measurer->reference();
+    const auto& r = m_references[i];
+    if (r && r->measurement.status == TrialStatus::Ok)
+      m_recorders[i]->setReference(r->library, r->measurement.speed);
+  }
+}
+
+std::optional<double> NetworkSession::sumOfReferencesMs() const {
+  if (m_references.empty()) return std::nullopt;
+  double sum = 0;
+  for (std::size_t i = 0; i < m_references.size(); ++i) {
+    const auto& r = m_references[i];
+    if (!r || r->measurement.status != TrialStatus::Ok) return std::nullopt;
+    sum += m_graph.tasks[i].weight() * r->measurement.medianMs;
+  }
+  return sum;
+}
+
 nlohmann::json NetworkSession::tasksJson() const {
   nlohmann::json tasks = nlohmann::json::array();
   const auto best = m_tuning->bestConfigs();
@@ -191,6 +212,15 @@ nlohmann::json NetworkSession::tasksJson() const {
                      {"best_ms", s ? nlohmann::json(*s * 1e3) : nlohmann::json(nullptr)},
                      {"config", space(i).format(chosen[i])},
                      {"tuned", best[i].has_value()}});
+    if (i < m_references.size()) {
+      const auto& r = m_references[i];
+      nlohmann::json& t = tasks.back();
+      t["reference_library"] = r ? r->library : "";
+      const bool ok = r && r->measurement.status == TrialStatus::Ok;
+      t["reference_ms"] = ok ? nlohmann::json(r->measurement.medianMs) : nlohmann::json(nullptr);
+      if (!ok)
+        t["reference_error"] = r ? r->measurement.message : "this backend times no reference";
+    }
   }
   return tasks;
 }
@@ -219,6 +249,10 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
                    {"sum_of_tasks_ms", sumOfTasksMs()},
                    {"tasks", tasksJson()},
                    {"curve", curveJson()}};
+  if (!m_references.empty()) {
+    const auto sum = sumOfReferencesMs();
+    j["sum_of_references_ms"] = sum ? nlohmann::json(*sum) : nlohmann::json(nullptr);
+  }
   if (e) {
     j["end_to_end_ms"] = e->ms;
     j["times_ms"] = e->timesMs;

@@ -74,12 +74,22 @@ class NetworkSession {
   std::vector<Config> configs() const;
   // sum of weight x best latency over the tasks that have one.
   double sumOfTasksMs() const;
-  // [{name, weight, trials, best_ms, config, tuned}]
+  // Times each task's reference with the task's own measurer (cuBLAS / cuDNN, followed by the
+  // epilogue kernel of a fused task, on CUDA; OpenBLAS / oneDNN on the CPU), verified as a trial
+  // is, and stores it on the task's run: the per-operator figure the tuned tasks are compared
+  // with where the network does not run end to end (the GPU backends). From then on tasksJson
+  // and resultJson carry them.
+  void measureTaskReferences();
+  // sum of weight x reference latency, when every task's reference was measured and verified.
+  std::optional<double> sumOfReferencesMs() const;
+  // [{name, weight, trials, best_ms, config, tuned}, and after measureTaskReferences
+  //  reference_library, reference_ms (null when it failed) and reference_error]
   nlohmann::json tasksJson() const;
   // [{trials, task, estimate_ms}] after each unit
   nlohmann::json curveJson() const;
   // {id, network, params, backend, algorithm, scheduler, trials, sum_of_tasks_ms, tasks, curve,
-  //  end_to_end_ms, verified, reference, and times_ms, fixed_kernels_ms when run end to end}
+  //  end_to_end_ms, verified, reference, and times_ms, fixed_kernels_ms when run end to end;
+  //  sum_of_references_ms after measureTaskReferences}
   nlohmann::json resultJson(const EndToEnd* endToEnd) const;
 
   // libtorch's forward of the network as stored (before tuning: the line the tuning aims at).
@@ -104,6 +114,7 @@ class NetworkSession {
   std::vector<MeasurementSetup> m_setups;
   std::unique_ptr<NetworkTuning> m_tuning;
   std::vector<std::unique_ptr<StoreRecorder>> m_recorders;
+  std::vector<std::optional<Measurer::Reference>> m_references;  // by task, once measured
   std::int64_t m_id = 0;
   int m_units = 0;  // stored units
   int m_resumedAt = 0;

@@ -153,6 +153,45 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
   std::filesystem::remove_all(dir);
 }
 
+// Each task against its library, as the GPU backends always report it (there the libraries are
+// cuBLAS and cuDNN, followed by the epilogue kernel of a fused task); on the CPU on request.
+TEST(CliNet, TaskReferencesTimeEachTasksLibrary) {
+  char pattern[] = "/tmp/opevo-netrefs-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const auto r =
+      runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "8", "--runs", "2",
+                             "--no-reference", "--task-references", "--json", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  double sum = 0;
+  for (const auto& t : j["tasks"]) {
+    ASSERT_TRUE(t["reference_ms"].is_number()) << t.dump();
+    EXPECT_GT(t["reference_ms"].get<double>(), 0);
+    const std::string library = t["reference_library"];
+    EXPECT_TRUE(library.find("OpenBLAS") != std::string::npos ||
+                library.find("oneDNN") != std::string::npos ||
+                library.find("loop nest") != std::string::npos)
+        << library;
+    sum += t["weight"].get<double>() * t["reference_ms"].get<double>();
+  }
+  EXPECT_NEAR(j["sum_of_references_ms"].get<double>(), sum, 1e-9 * sum);
+  // Stored on each task's run (runs 1 to 8), as a single operator's run stores its reference.
+  for (std::size_t id = 1; id <= j["tasks"].size(); ++id) {
+    const auto show = runProcess(OPEVO_CLI, {"show", std::to_string(id), "--json", "--db", db});
+    ASSERT_EQ(show.status, 0) << show.err;
+    const nlohmann::json run = nlohmann::json::parse(show.out)["run"];
+    ASSERT_TRUE(run.contains("reference")) << "run " << id;
+    EXPECT_GT(run["reference"]["speed"].get<double>(), 0) << "run " << id;
+  }
+  // Not asked for on the CPU: not timed.
+  const auto plain = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "8", "--runs", "2",
+                                            "--no-reference", "--json", "--db", db});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("sum_of_references_ms"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliNet, JointModeTunesLayoutsConvertsActivationsAndExports) {
   // The ungrouped convolutions tune layouts and loops, the grouped one and the dense/matmul tasks
   // their loops; the conversions run between them and the output still matches libtorch's, in
