@@ -1,6 +1,8 @@
 // Naive kernels, one output element per GPU thread or loop iteration: slow, but short enough to
 // be checked by reading, which is what a reference for verifying tuned kernels must be.
 
+#include <functional>
+
 #include "codegen/templates.h"
 
 namespace opevo::codegen::detail {
@@ -56,62 +58,53 @@ std::string describeReference(const OperatorSpec& op) {
                                    : "reference MatMul: one output element each, a plain K loop";
 }
 
-}  // namespace
-
-GeneratedKernel referenceGpu(const KernelContext& ctx) {
-  const OperatorSpec& op = *ctx.op;
+// A GPU kernel of one thread per output element i (256 per block), its statements written by
+// body.
+GeneratedKernel oneThreadPerOutput(const KernelContext& ctx, const std::string& summary,
+                                   const std::function<void(CodeWriter&)>& body) {
   GeneratedKernel g;
   g.backend = ctx.backend;
   g.entry = ctx.entry;
   g.accumulators = 1;
-  const std::int64_t total = operandSizes(op).c;
+  const std::int64_t total = operandSizes(*ctx.op).c;
   g.launch.grid = {(total + kReferenceThreads - 1) / kReferenceThreads, 1, 1};
   g.launch.block = {kReferenceThreads, 1, 1};
-  g.summary = describeReference(op);
+  g.summary = summary;
   CodeWriter w;
-  writeHeader(w, ctx, describeReference(op), describeLaunch(g.launch));
+  writeHeader(w, ctx, summary, describeLaunch(g.launch));
   w.line();
   w.line(gpuPrelude(ctx.backend));
   w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + ctx.entry + kernelParams(ctx.backend));
   w.line("using index_t = long long;");
   w.line("const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;");
   w.line("if (i >= " + str(total) + ") return;");
-  writeReferenceBody(w, op, ctx.backend);
+  body(w);
   w.close();
   g.source = w.str();
   return g;
 }
 
+}  // namespace
+
+GeneratedKernel referenceGpu(const KernelContext& ctx) {
+  return oneThreadPerOutput(ctx, describeReference(*ctx.op),
+                            [&](CodeWriter& w) { writeReferenceBody(w, *ctx.op, ctx.backend); });
+}
+
 GeneratedKernel epilogueGpu(const KernelContext& ctx) {
   const OperatorSpec& op = *ctx.op;
-  GeneratedKernel g;
-  g.backend = ctx.backend;
-  g.entry = ctx.entry;
-  g.accumulators = 1;
-  const std::int64_t total = operandSizes(op).c;
-  g.launch.grid = {(total + kReferenceThreads - 1) / kReferenceThreads, 1, 1};
-  g.launch.block = {kReferenceThreads, 1, 1};
-  g.summary = "the epilogue alone, in place on C, one element each";
-  CodeWriter w;
-  writeHeader(w, ctx, g.summary, describeLaunch(g.launch));
-  w.line();
-  w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + ctx.entry + kernelParams(ctx.backend));
-  w.line("using index_t = long long;");
-  w.line("const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;");
-  w.line("if (i >= " + str(total) + ") return;");
-  if (op.kind == OpKind::Conv2D)
-    w.line("const index_t channel = (i / " + str(op.outHeight() * op.outWidth()) + ") % " +
-           str(op.outChannels) + ";");
-  else
-    w.line("const index_t channel = i % " + str(op.m) + ";");
-  w.line("float value = C[i];");
-  writeEpilogue(w, op, ctx.backend, "value", "channel", "i");
-  w.line("C[i] = value;");
-  w.line("(void)A; (void)B; (void)Bias; (void)Residual; (void)channel;");
-  w.close();
-  g.source = w.str();
-  return g;
+  return oneThreadPerOutput(
+      ctx, "the epilogue alone, in place on C, one element each", [&](CodeWriter& w) {
+        if (op.kind == OpKind::Conv2D)
+          w.line("const index_t channel = (i / " + str(op.outHeight() * op.outWidth()) + ") % " +
+                 str(op.outChannels) + ";");
+        else
+          w.line("const index_t channel = i % " + str(op.m) + ";");
+        w.line("float value = C[i];");
+        writeEpilogue(w, op, ctx.backend, "value", "channel", "i");
+        w.line("C[i] = value;");
+        w.line("(void)A; (void)B; (void)Bias; (void)Residual; (void)channel;");
+      });
 }
 
 GeneratedKernel referenceCpu(const KernelContext& ctx) {

@@ -326,6 +326,26 @@ bool appendEpilogue(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& b
   return true;
 }
 
+// Before the first kernel of an operator in a worker: the reference settled on the device
+// (settleReference), on plain operands of its own, since the kernel's may be in layouts of its
+// own; referenceRun chooses what computes it. A device error becomes the trial's failure.
+template <class Api>
+std::optional<GpuRunResult> settleBeforeFirstKernel(
+    Api& api, OperatorBuffers& buffers,
+    const std::function<ReferenceRun<Api>(Api&, DeviceOperands<Api>&, const OperatorBuffers&)>&
+        referenceRun) {
+  if (!buffers.reference.empty()) return std::nullopt;
+  try {
+    api.makeCurrent();
+    DeviceOperands<Api> dev(api, buffers);
+    ReferenceRun<Api> ref = referenceRun(api, dev, buffers);
+    if (!ref.failure) settleReference(api, dev, buffers, ref.run);
+  } catch (const DeviceError& e) {
+    return deviceFailure(e);
+  }
+  return std::nullopt;
+}
+
 // The reference measurement: the reference settled on the device (settleReference), then the
 // run verified against it and timed.
 template <class Api>

@@ -99,18 +99,8 @@ GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buf
       d.setFunctionAttribute(f, CudaDriver::kFuncMaxDynamicSharedBytes,
                              int(request.launch.sharedBytes));
   };
-  if (buffers.reference.empty()) {
-    // The first kernel of an operator in this worker: the reference is settled on the device,
-    // on plain operands of its own (the kernel's may be in layouts of its own).
-    try {
-      d.makeCurrent();
-      DeviceOperands<CudaDriver> dev(d, buffers);
-      ReferenceRun<CudaDriver> ref = cudaReferenceRun(d, dev, buffers);
-      if (!ref.failure) settleReference(d, dev, buffers, ref.run);
-    } catch (const DeviceError& e) {
-      return deviceFailure(e);
-    }
-  }
+  if (auto failed = settleBeforeFirstKernel<CudaDriver>(d, buffers, cudaReferenceRun))
+    return *failed;
   return runDeviceKernel(d, request, buffers, timing, "cuModuleLoadData", limits, prepare);
 }
 

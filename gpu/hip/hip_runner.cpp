@@ -67,18 +67,8 @@ GpuRunResult runHipKernel(const GpuKernelRequest& request, OperatorBuffers& buff
   };
   // LDS is not opted into on AMD: the device maximum applies to every kernel.
   const auto prepare = [](void*) {};
-  if (buffers.reference.empty()) {
-    // The first kernel of an operator in this worker: the reference is settled on the device,
-    // on plain operands of its own (the kernel's may be in layouts of its own).
-    try {
-      h.makeCurrent();
-      DeviceOperands<HipRuntime> dev(h, buffers);
-      ReferenceRun<HipRuntime> ref = hipReferenceRun(h, dev, buffers);
-      if (!ref.failure) settleReference(h, dev, buffers, ref.run);
-    } catch (const DeviceError& e) {
-      return deviceFailure(e);
-    }
-  }
+  if (auto failed = settleBeforeFirstKernel<HipRuntime>(h, buffers, hipReferenceRun))
+    return *failed;
   return runDeviceKernel(h, request, buffers, timing, "hipModuleLoadData", limits, prepare);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen_test_util.h"
 #include "cpu/operator_buffers.h"
 
 namespace opevo::test {
@@ -15,31 +16,17 @@ namespace {
 
 OperatorSpec matmul(std::int64_t batch, std::int64_t n, std::int64_t m, std::int64_t k, bool transA,
                     bool transB) {
-  OperatorSpec op;
-  op.name = "spot-mm";
-  op.kind = batch > 1 ? OpKind::BatchMatMul : OpKind::MatMul;
-  op.batch = batch;
-  op.n = n;
-  op.m = m;
-  op.k = k;
+  if (batch > 1) return smallBatchMatMul(batch, n, m, k, transA, transB);
+  OperatorSpec op = smallMatMul(n, m, k);
   op.transA = transA;
   op.transB = transB;
   return op;
 }
 
+// Non-square, so height and width cannot be swapped unnoticed.
 OperatorSpec conv(std::int64_t groups, std::int64_t stride, std::int64_t pad) {
-  OperatorSpec op;
-  op.name = "spot-conv";
-  op.kind = OpKind::Conv2D;
-  op.batch = 2;
-  op.inChannels = 8;
-  op.height = 9;
+  OperatorSpec op = smallConv(2, 8, 12, 9, 3, stride, pad);
   op.width = 7;
-  op.outChannels = 12;
-  op.kernelH = 3;
-  op.kernelW = 3;
-  op.stride = stride;
-  op.pad = pad;
   op.groups = groups;
   return op;
 }
