@@ -170,7 +170,22 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
   EXPECT_EQ(model.index(1, HistoryModel::BudgetColumn).data().toString(), "40 trials");
   EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data().toString(), "running or cut off");
   EXPECT_FALSE(model.index(0, HistoryModel::RepeatColumn).data().isValid());
+  EXPECT_EQ(model.index(1, HistoryModel::AlgorithmColumn).data().toString(), "autotvm");
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+TEST(HistoryModel, AnImportedRunOfOursNamesItsTuner) {
+  HistoryModel model;
+  std::vector<RunRecord> runs(2);
+  runs[0].id = 1;
+  runs[0].algorithm = "import";
+  runs[0].settingsJson = R"({"source":"/x/MM1_opevo-m_seed1.json.gz","tuned_by":"opevo-m"})";
+  runs[1].id = 2;
+  runs[1].algorithm = "import";  // a Kernel Tuner cache: no tuner to name
+  runs[1].settingsJson = R"({"source":"/x/A100.json.gz"})";
+  model.setRuns(runs);
+  EXPECT_EQ(model.index(1, HistoryModel::AlgorithmColumn).data().toString(), "opevo-m (imported)");
+  EXPECT_EQ(model.index(0, HistoryModel::AlgorithmColumn).data().toString(), "import");
 }
 
 // A curve from its best after each trial, trial k at k seconds.

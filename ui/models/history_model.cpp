@@ -5,6 +5,8 @@
 #include <QDateTime>
 #include <nlohmann/json.hpp>
 
+#include "io/run_import.h"
+
 namespace opevo::ui {
 namespace {
 
@@ -65,7 +67,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
       case StartedColumn:
         return localTime(r.run.started);
       case AlgorithmColumn:
-        return QString::fromStdString(r.run.algorithm);
+        // An imported run of ours names the tuner that measured it ("opevo-m (imported)").
+        return QString::fromStdString(measuredBy(r.run));
       case RepeatColumn:
         return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
       case DatasetColumn:
