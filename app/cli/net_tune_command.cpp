@@ -48,6 +48,11 @@ void onInterrupt(int) {
   cancelClusterFromSignal();
 }
 
+// text right-aligned in width columns, as printf's %12s would.
+std::string pad(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
 std::string ms(std::optional<double> seconds) {
   if (!seconds) return "none yet";
   char text[32];
@@ -159,12 +164,14 @@ void runTune(const NetTuneOptions& o) {
       return v.is_null() ? std::string("-") : std::to_string(v.get<double>());
     };
     const bool refs = j.contains("sum_of_references_ms");
-    std::printf("%-26s %6s %6s %12s %12s  %s\n", "task", "weight", "trials", "best ms",
-                refs ? "library ms" : "", "configuration");
+    // The library column only where the libraries were timed.
+    auto library = [&](const std::string& text) { return refs ? " " + pad(text, 12) : ""; };
+    std::printf("%-26s %6s %6s %12s%s  %s\n", "task", "weight", "trials", "best ms",
+                library("library ms").c_str(), "configuration");
     for (const auto& t : j["tasks"])
-      std::printf("%-26s %6.0f %6d %12s %12s  %s\n", t["name"].get<std::string>().c_str(),
+      std::printf("%-26s %6.0f %6d %12s%s  %s\n", t["name"].get<std::string>().c_str(),
                   t["weight"].get<double>(), t["trials"].get<int>(), number(t["best_ms"]).c_str(),
-                  refs ? number(t["reference_ms"]).c_str() : "",
+                  refs ? library(number(t["reference_ms"])).c_str() : "",
                   t["config"].get<std::string>().c_str());
     std::printf("\nsum of weight x best over the tasks: %.3f ms\n",
                 j["sum_of_tasks_ms"].get<double>());

@@ -5,6 +5,8 @@
 // the device-side operands, verification against the host reference, the timing loop, and the
 // launch checks. Everything here runs inside opevo-worker.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -159,7 +161,10 @@ void settleReference(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& buffer
                      const std::function<void()>& run) {
   if (!buffers.reference.empty()) return;
   std::vector<float> out = outputOfOneRun(api, dev, buffers, run);
-  if (buffers.spotCheck(out)) {
+  // Sampled values can pass while a NaN (an element left unwritten) hides elsewhere: every
+  // trial would then fail against the reference, so the whole output must be finite too.
+  const bool finite = std::all_of(out.begin(), out.end(), [](float v) { return std::isfinite(v); });
+  if (!finite || buffers.spotCheck(out)) {
     buffers.computeReference();
     return;
   }
@@ -308,6 +313,8 @@ bool appendEpilogue(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& b
                     const std::function<CompileResult(const std::string&)>& compile,
                     ReferenceRun<Api>& ref, std::string* why) {
   if (buffers.op.epilogue.empty()) return true;
+  // ref is a library call: a plain kernel's module would be unloaded under its launches here.
+  if (ref.module) throw std::logic_error("appendEpilogue: the reference already has a module");
   const auto kernel = codegen::generateEpilogueKernel(buffers.op, backend);
   const CompileResult compiled = compile(kernel.source);
   if (!compiled.ok) {
@@ -341,8 +348,17 @@ std::optional<GpuRunResult> settleBeforeFirstKernel(
     ReferenceRun<Api> ref = referenceRun(api, dev, buffers);
     if (!ref.failure) settleReference(api, dev, buffers, ref.run);
   } catch (const DeviceError& e) {
-    return deviceFailure(e);
+    // The reference's own failure (a library's error status, say) is not the kernel's: the host
+    // computes the reference instead. Only a context the failure left unusable ends the trial
+    // (and the worker, which replies and exits).
+    try {
+      api.synchronize();
+    } catch (const DeviceError&) {
+      return deviceFailure(e);
+    }
   }
+  // Whatever the device could not settle, the host computes (verifyOnDevice would as well).
+  buffers.computeReference();
   return std::nullopt;
 }
 

@@ -219,7 +219,8 @@ nlohmann::json NetworkSession::tasksJson() const {
       const bool ok = r && r->measurement.status == TrialStatus::Ok;
       t["reference_ms"] = ok ? nlohmann::json(r->measurement.medianMs) : nlohmann::json(nullptr);
       if (!ok)
-        t["reference_error"] = r ? r->measurement.message : "this backend times no reference";
+        t["reference_error"] =
+            r ? r->measurement.message : "the measurer gave no reference (its worker failed?)";
     }
   }
   return tasks;

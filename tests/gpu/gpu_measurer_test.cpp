@@ -67,7 +67,8 @@ class GpuMeasurerTest : public ::testing::TestWithParam<std::string> {
   // A few random configurations the device can hold, measured as a tuner would.
   void expectVerified(const OperatorSpec& op, int count, std::uint64_t seed) {
     OperatorDefinition def{op, defaultSpace(op), {}};
-    addDeviceLimitConstraint(def, sharedLimit(), codegenBackend());
+    addDeviceLimitConstraint(def, sharedLimit(), codegenBackend(),
+                             isHip(GetParam()) ? 0 : kCudaLocalBytesPerThread);
     const auto measurer = make(def);
     std::cout << "[ device   ] " << measurer->label() << " (" << measurer->arch() << ")\n";
     const std::vector<Config> configs = randomConfigs(def.space, count, seed);
