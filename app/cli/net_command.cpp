@@ -175,6 +175,7 @@ void runRun(const NetRunOptions& o) {
                                 {"mode", layout::tuningModeName(mode)},
                                 {"conversions_ms", e.convertMs},
                                 {"steps", net::stepsJson(e)},
+                                {"adopted_layouts", e.adoptedLayouts},
                                 {"end_to_end_ms", e.ms},
                                 {"times_ms", e.timesMs},
                                 {"sum_of_tasks_ms", e.taskMs},

@@ -39,6 +39,8 @@ class CpuNetworkRun {
     double ms = 0;
   };
   std::vector<StepTime> stepTimes(int runs);
+  // The residual producers that write the reader's layout (NetworkProgram::adopted).
+  const std::vector<std::string>& adoptedLayouts() const { return m_program.adopted; }
 
  private:
   struct Step {

@@ -35,6 +35,7 @@ EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, c
   e.timesMs = run.time(o.warmup, o.runs);
   e.ms = median(e.timesMs);
   e.steps = run.stepTimes(std::max(3, o.runs / 4));
+  e.adoptedLayouts = run.adoptedLayouts();
   for (const auto& s : e.steps)
     (s.kind == StepKind::Task      ? e.taskMs
      : s.kind == StepKind::Convert ? e.convertMs

@@ -40,6 +40,7 @@ struct EndToEnd {
   double ms = 0;  // median of whole forward passes
   std::vector<double> timesMs;
   std::vector<CpuNetworkRun::StepTime> steps;
+  std::vector<std::string> adoptedLayouts;  // NetworkProgram::adopted
   // The steps measured one by one: task kernels, their layout conversions, fixed kernels.
   double taskMs = 0, convertMs = 0, fixedMs = 0;
   ReferenceTimes reference;

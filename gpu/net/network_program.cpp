@@ -28,13 +28,61 @@ std::string_view stepKindName(StepKind kind) {
   return "?";
 }
 
+namespace {
+
+// ALT's propagation to a residual's producer: a layout task whose output another layout task
+// reads as its residual (a ResNet block's downsampling convolution) writes it in the reader's
+// output layout, so that the residual is read as it is, with no conversion. The producer's
+// output blocking (layout.out_c, out_h, out_w) is copied from the reader's configuration when
+// the producer's space allows it with its own loops (its register tile must still divide the
+// blocks); otherwise it keeps its own layout and the residual is converted. The producer's kernel
+// then runs a configuration it was not timed with: the end-to-end figure measures it.
+std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Config> configs,
+                                       layout::TuningMode mode, std::vector<std::string>* adopted) {
+  std::map<std::string, std::size_t> producer;  // tensor -> the task that writes it
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
+    for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
+  std::vector<OperatorDefinition> defs;
+  for (const Task& t : graph.tasks) defs.push_back(taskDefinition(t, mode));
+  for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader)
+    for (const Occurrence& o : graph.tasks[reader].occurrences)
+      for (const std::string& residual : o.residuals) {
+        const auto it = producer.find(residual);
+        if (it == producer.end() || it->second == reader) continue;
+        const std::size_t writer = it->second;
+        const SearchSpace& from = defs[reader].space;
+        const SearchSpace& to = defs[writer].space;
+        Config candidate = configs[writer];
+        bool same = true, fits = true;
+        for (const char* name : {"layout.out_c", "layout.out_h", "layout.out_w"}) {
+          const int r = from.indexOf(name), w = to.indexOf(name);
+          fits = fits && r >= 0 && w >= 0 &&
+                 from.param(std::size_t(r)).spec() == to.param(std::size_t(w)).spec();
+          if (!fits) break;
+          same = same && candidate[std::size_t(w)] == configs[reader][std::size_t(r)];
+          candidate[std::size_t(w)] = configs[reader][std::size_t(r)];
+        }
+        if (!fits || same || !to.satisfies(candidate)) continue;
+        configs[writer] = std::move(candidate);
+        adopted->push_back(graph.tasks[writer].name + " writes its output (" + residual +
+                           ") in the layout of " + graph.tasks[reader].name +
+                           ", which reads it as its residual");
+      }
+  return configs;
+}
+
+}  // namespace
+
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
-                                   const std::vector<Config>& configs, layout::TuningMode mode,
+                                   const std::vector<Config>& tuned, layout::TuningMode mode,
                                    std::uint64_t seed) {
-  if (configs.size() != graph.tasks.size())
-    throw InputError("network run: " + std::to_string(configs.size()) + " configurations for " +
+  if (tuned.size() != graph.tasks.size())
+    throw InputError("network run: " + std::to_string(tuned.size()) + " configurations for " +
                      std::to_string(graph.tasks.size()) + " tasks");
   NetworkProgram p;
+  const std::vector<Config> configs = mode == layout::TuningMode::Joint
+                                          ? adoptReaderLayouts(graph, tuned, mode, &p.adopted)
+                                          : tuned;
   std::map<std::string, int> tensorIndex;
   auto tensor = [&](const std::string& name) {
     const auto it = tensorIndex.find(name);

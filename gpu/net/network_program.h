@@ -56,6 +56,9 @@ struct NetworkProgram {
   std::vector<std::vector<float>> params;
   std::vector<ProgramStep> steps;
   int output = 0;
+  // Residual producers that write their output in the reader's output layout (--mode joint),
+  // one sentence each, naming both tasks.
+  std::vector<std::string> adopted;
 };
 
 // configs[i] is a configuration of task i's space under `mode` (taskDefinition(task, mode));

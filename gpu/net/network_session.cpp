@@ -260,6 +260,7 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
     j["fixed_kernels_ms"] = e->fixedMs;
     j["conversions_ms"] = e->convertMs;
     j["steps"] = stepsJson(*e);
+    j["adopted_layouts"] = e->adoptedLayouts;
     j["verified"] = e->verified;
     j["reference"] = referenceJson(*e);
   } else {

@@ -78,9 +78,13 @@ TEST(CliNet, LayoutTasksConvertStraightIntoEachOther) {
                                            seed, "--runs", "2", "--warmup", "1"});
       if (j.empty()) return;
       // a: image in; b: input and residual from a; c: input from b, output out to the pool.
-      const std::vector<std::string> want = std::string(mode) == "joint"
-                                                ? std::vector<std::string>{"a", "b", "b", "c"}
-                                                : std::vector<std::string>{"a", "b", "b", "c", "c"};
+      // With propagation a writes b's output layout where its space allows, and b reads its
+      // residual as it is.
+      const bool adopted = !j["adopted_layouts"].empty();
+      const std::vector<std::string> want =
+          std::string(mode) == "joint" ? (adopted ? std::vector<std::string>{"a", "b", "c"}
+                                                  : std::vector<std::string>{"a", "b", "b", "c"})
+                                       : std::vector<std::string>{"a", "b", "b", "c", "c"};
       EXPECT_EQ(conversionsOf(j), want) << j["steps"].dump();
       if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
       EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
@@ -102,9 +106,38 @@ TEST(CliNet, PropagatedLayoutsNeedNoConversion) {
     EXPECT_EQ(alt["mode"], "joint");
     EXPECT_EQ(wp["mode"], "joint-np");
     EXPECT_EQ(alt["tasks"].size(), 3u);  // a, b (b1 and b2), d
-    EXPECT_EQ(conversionsOf(alt), (std::vector<std::string>{"a", "b1", "b1", "b2"}))
+    // a's output (b1's residual) in b's layout too, where a's space allows.
+    EXPECT_EQ(conversionsOf(alt), alt["adopted_layouts"].empty()
+                                      ? (std::vector<std::string>{"a", "b1", "b1", "b2"})
+                                      : (std::vector<std::string>{"a", "b1", "b2"}))
         << alt["steps"].dump();
     EXPECT_EQ(conversionsOf(wp), (std::vector<std::string>{"a", "b1", "b1", "b2", "b2", "b2"}))
+        << wp["steps"].dump();
+    if (alt["reference"]["ms"].is_null()) GTEST_SKIP() << alt["reference"]["missing"];
+    EXPECT_TRUE(alt["verified"].get<bool>()) << alt.dump(2);
+    EXPECT_TRUE(wp["verified"].get<bool>()) << wp.dump(2);
+  }
+}
+
+TEST(CliNet, AResidualsProducerWritesItsReadersLayout) {
+  // The shortcut (a 1x1 convolution, a task of its own, as ResNet's downsampling) and the block's
+  // convolution: the task that fuses the add reads the other's output as its residual. With
+  // propagation the producer writes the reader's output layout where its space allows (seeds 1
+  // and 3 here), and that residual needs no conversion; without (joint-np) it is converted.
+  const std::string net = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_producer.json";
+  for (const char* seed : {"1", "3"}) {
+    SCOPED_TRACE(std::string("seed ") + seed);
+    const nlohmann::json alt = runNetwork({net, "--mode", "joint", "--configs", "random", "--seed",
+                                           seed, "--runs", "2", "--warmup", "1"});
+    const nlohmann::json wp = runNetwork({net, "--mode", "joint-np", "--configs", "random",
+                                          "--seed", seed, "--runs", "2", "--warmup", "1"});
+    if (alt.empty() || wp.empty()) return;
+    ASSERT_EQ(alt["adopted_layouts"].size(), 1u) << alt.dump(2);
+    EXPECT_NE(alt["adopted_layouts"][0].get<std::string>().find("reads it as its residual"),
+              std::string::npos);
+    EXPECT_TRUE(wp["adopted_layouts"].empty());
+    EXPECT_EQ(conversionsOf(alt).size() + 1, conversionsOf(wp).size())
+        << alt["steps"].dump() << "\n"
         << wp["steps"].dump();
     if (alt["reference"]["ms"].is_null()) GTEST_SKIP() << alt["reference"]["missing"];
     EXPECT_TRUE(alt["verified"].get<bool>()) << alt.dump(2);
