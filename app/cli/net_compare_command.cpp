@@ -139,6 +139,7 @@ void runCompare(const NetCompareOptions& o) {
                      {"trials", c.tuning->trials()},
                      {"sum_of_tasks_ms", sum},
                      {"conversions_ms", e.convertMs},
+                     {"adopted_layouts", e.adoptedLayouts},
                      {"end_to_end_ms", e.ms},
                      {"verified", e.verified},
                      {"reference", net::referenceJson(e)}};
