@@ -117,7 +117,9 @@ void compileAndReport(const codegen::GeneratedKernel& kernel, Backend backend,
 void runCodegen(const CodegenCliOptions& o) {
   const OperatorSpec op = preset(o.op);
   const Backend backend = codegen::parseBackend(o.backend);
-  const SearchSpace space = defaultSpace(op);
+  // The space a run on this backend tunes: GPU runs have parameters of their own (split_k...).
+  const SearchSpace space =
+      defaultSpace(op, backend == Backend::Cpu ? SpaceTarget::Common : SpaceTarget::Gpu);
   if (o.reference && (o.random || !o.config.empty()))
     throw InputError("--reference prints the operator's naive kernel and takes no configuration");
   if (!o.reference && o.random == !o.config.empty())

@@ -11,6 +11,7 @@ struct SpaceOptions {
   std::string preset;
   bool json = false;
   std::uint64_t seed = 1;
+  std::string target = "common";
 };
 
 void runSpace(const SpaceOptions& o) {
@@ -20,7 +21,8 @@ void runSpace(const SpaceOptions& o) {
     return;
   }
   const OperatorSpec op = preset(o.preset);
-  const SearchSpace space = defaultSpace(op);
+  const SpaceTarget target = parseSpaceTarget(o.target, "--target");
+  const SearchSpace space = defaultSpace(op, target);
   Rng rng(o.seed);
   if (o.json) {
     nlohmann::json params = nlohmann::json::array();
@@ -35,6 +37,7 @@ void runSpace(const SpaceOptions& o) {
     nlohmann::json constraints = nlohmann::json::array();
     for (const auto& c : space.constraints()) constraints.push_back(c.description);
     std::cout << nlohmann::json{{"operator", op.name},
+                                {"target", spaceTargetName(target)},
                                 {"description", op.describe()},
                                 {"flops", op.flops()},
                                 {"parameters", params},
@@ -61,10 +64,15 @@ void runSpace(const SpaceOptions& o) {
 
 void addSpaceCommand(CLI::App& app) {
   auto options = std::make_shared<SpaceOptions>();
-  auto* cmd = app.add_subcommand("space", "Print a preset's search space (no argument: list presets)");
+  auto* cmd =
+      app.add_subcommand("space", "Print a preset's search space (no argument: list presets)");
   cmd->add_option("preset", options->preset, "Preset operator: MM1-3, BMM1-3, C1-2");
   cmd->add_flag("--json", options->json, "Print one JSON object");
   cmd->add_option("--seed", options->seed, "Seed for the example vertices");
+  cmd->add_option("--target", options->target,
+                  "common: the parameters every backend's template reads (default); gpu: the "
+                  "space CUDA/HIP runs tune, with the GPU templates' own parameters (MatMul "
+                  "split_k, stages)");
   cmd->callback([options] { runSpace(*options); });
 }
 

@@ -28,8 +28,8 @@ bool tunesLayouts(TuningMode mode) {
   return mode != TuningMode::Loop;
 }
 
-SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode) {
-  return tunesLayouts(mode) ? layoutSpace(op) : defaultSpace(op);
+SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode, SpaceTarget target) {
+  return tunesLayouts(mode) ? layoutSpace(op) : defaultSpace(op, target);
 }
 
 }  // namespace opevo::layout

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "ops/operator.h"
+#include "ops/presets.h"
 #include "space/search_space.h"
 
 namespace opevo::layout {
@@ -23,8 +24,9 @@ TuningMode parseTuningMode(std::string_view text, const std::string& where);
 
 bool tunesLayouts(TuningMode mode);
 
-// defaultSpace(op) for Loop, layoutSpace(op) for the joint modes (InputError where the operator
-// has no layout template).
-SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode);
+// defaultSpace(op, target) for Loop, layoutSpace(op) for the joint modes (InputError where the
+// operator has no layout template; the layout templates have no target-specific parameters).
+SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode,
+                     SpaceTarget target = SpaceTarget::Common);
 
 }  // namespace opevo::layout

@@ -96,7 +96,7 @@ nlohmann::json operatorToJson(const OperatorSpec& op) {
 
 OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": an operator must be a JSON object");
-  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue", "mode"}, source,
+  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue", "mode", "target"}, source,
                 "operator");
   OperatorSpec op;
   if (j.contains("name") && !j["name"].is_string())
@@ -169,7 +169,12 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
                        ": mode joint-np is for networks (layouts propagate between layers, "
                        "opevo net tune); one operator tunes its layouts with mode \"joint\"");
   }
-  const SearchSpace base = layout::spaceFor(def.op, def.mode);
+  if (j.contains("target")) {
+    if (!j["target"].is_string())
+      throw InputError(source + ": field 'target' must be \"common\" or \"gpu\"");
+    def.target = parseSpaceTarget(j["target"].get<std::string>(), source);
+  }
+  const SearchSpace base = layout::spaceFor(def.op, def.mode, def.target);
   if (!j.contains("space")) {
     def.space = base;
     return def;
@@ -185,6 +190,9 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
       throw InputError(source + ": parameter '" + name +
                        "' is a factorization fixed by the shape; only discrete and choice "
                        "parameters can be changed");
+    // Their constraints read the template's values (defaultSpace), which an override would change.
+    if (name == "split_k" || name == "stages")
+      throw InputError(source + ": parameter '" + name + "' is fixed by the GPU template");
     if (!spec.is_string())
       throw InputError(source + ": space entry '" + name + "' must be a spec string");
   }
@@ -216,7 +224,15 @@ nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def) {
   nlohmann::json j = operatorToJson(def.op);
   if (!def.spaceOverrides.empty()) j["space"] = def.spaceOverrides;
   if (def.mode != layout::TuningMode::Loop) j["mode"] = layout::tuningModeName(def.mode);
+  if (def.target != SpaceTarget::Common) j["target"] = spaceTargetName(def.target);
   return j;
+}
+
+OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target) {
+  if (def.target == target) return def;
+  nlohmann::json j = operatorDefinitionToJson(def);
+  j["target"] = spaceTargetName(target);
+  return operatorDefinitionFromJson(j, def.op.name);
 }
 
 OperatorDefinition withTuningMode(OperatorDefinition def, layout::TuningMode mode) {
@@ -225,7 +241,7 @@ OperatorDefinition withTuningMode(OperatorDefinition def, layout::TuningMode mod
   j["mode"] = layout::tuningModeName(mode);
   // Overrides of parameters the other template lacks do not carry over.
   if (j.contains("space")) {
-    const SearchSpace target = layout::spaceFor(def.op, mode);
+    const SearchSpace target = layout::spaceFor(def.op, mode, def.target);
     nlohmann::json kept = nlohmann::json::object();
     for (const auto& [name, spec] : j["space"].items())
       if (target.indexOf(name) >= 0) kept[name] = spec;

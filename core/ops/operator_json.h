@@ -20,6 +20,8 @@ namespace opevo {
 // the factor parameters follow from the shape and the kernel template.
 // "mode" (optional): "loop" (default: the template's loops over plain layouts) or "joint"
 // (layouts and loops, ALT's template; docs/layouts.md).
+// "target" (optional, written by the CUDA/HIP backends into the runs they store): "common"
+// (default) or "gpu", the space with the GPU templates' own parameters (defaultSpace).
 nlohmann::json operatorToJson(const OperatorSpec& op);
 nlohmann::json epilogueToJson(const Epilogue& epilogue);
 // Throws InputError naming `where` and the step at fault.
@@ -32,7 +34,11 @@ struct OperatorDefinition {
   SearchSpace space;
   nlohmann::json spaceOverrides = nlohmann::json::object();
   layout::TuningMode mode = layout::TuningMode::Loop;
+  SpaceTarget target = SpaceTarget::Common;
 };
+
+// The definition with its space rebuilt for `target`, overrides kept (a no-op when it has it).
+OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target);
 
 // The definition of op tuned in another mode: its space rebuilt for the mode. Overrides of the
 // space are kept where the new space has the parameter; throws InputError as spaceFor does.

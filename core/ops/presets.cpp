@@ -1,5 +1,6 @@
 #include "ops/presets.h"
 
+#include "common/enum_names.h"
 #include "common/error.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
@@ -70,6 +71,50 @@ void addResNet18(std::vector<OperatorSpec>& ops) {
   ops.push_back(conv("resnet18_conv5_b1", 1, 512, 7, 512, 3, 1, 1));
 }
 
+constexpr std::int64_t kMaxFetchPerThread = 64;
+
+constexpr EnumNames<SpaceTarget, 2> kTargetNames{
+    {{{SpaceTarget::Common, "common"}, {SpaceTarget::Gpu, "gpu"}}}};
+
+// A GPU block computes one output tile over the whole of K; MM1's 512 x 1024 output in the
+// 64 x 128 tiles that keep enough accumulators per thread is 64 blocks, half of an H100/H200's
+// SMs. split_k blocks share one tile's K loop instead (the template adds their partial sums in
+// turn), so such tiles fill the device again. It splits the outer K loop, hence the constraint.
+// stages 2 double-buffers shared memory, fetching the next slab into registers while this one
+// is multiplied: those registers are bounded, since a slab of hundreds of floats per thread
+// would live in local memory and unroll into minutes of compilation.
+void addGpuMatMulParameters(SearchSpace& space) {
+  for (auto [name, values] :
+       {std::pair<const char*, std::vector<double>>{"split_k", {1, 2, 4, 8, 16}},
+        std::pair<const char*, std::vector<double>>{"stages", {1, 2}}}) {
+    space.add(std::make_shared<DiscreteParam>(name, values));
+    space.setValueWhenAbsent(name, space.param(space.indexOf(name)).first());
+  }
+  // The value of discrete parameter i in a configuration (the parameter shared, kept alive).
+  auto valueOf = [](const SearchSpace& s, int i) {
+    return [p = s.paramPtr(i), i](const Config& c) {
+      return static_cast<std::int64_t>(static_cast<const DiscreteParam&>(*p).value(c[i]));
+    };
+  };
+  const int k = space.indexOf("tile_k");
+  space.addConstraint("split_k divides tile_k's outer factor",
+                      [k, split = valueOf(space, space.indexOf("split_k"))](const Config& c) {
+                        return c[k][0] % split(c) == 0;
+                      });
+  const int n = space.indexOf("tile_n"), m = space.indexOf("tile_m"), b = space.indexOf("tile_b");
+  space.addConstraint("a double-buffered stage fetches at most " +
+                          std::to_string(kMaxFetchPerThread) + " floats per thread",
+                      [=, stages = valueOf(space, space.indexOf("stages"))](const Config& c) {
+                        if (stages(c) == 1) return true;
+                        const std::int64_t bThreads = b >= 0 ? c[b][1] : 1;
+                        const std::int64_t threads = bThreads * c[n][2] * c[m][2];
+                        const std::int64_t slab =
+                            bThreads * c[k][1] * c[k][2] *
+                            (c[n][1] * c[n][2] * c[n][3] + c[m][1] * c[m][2] * c[m][3]);
+                        return (slab + threads - 1) / threads <= kMaxFetchPerThread;
+                      });
+}
+
 std::vector<OperatorSpec> allPresets() {
   std::vector<OperatorSpec> ops = {
       matmul("MM1", 512, 1024, 1024),          matmul("MM2", 512, 1024, 4096),
@@ -106,7 +151,17 @@ OperatorSpec preset(std::string_view name) {
   throw InputError("unknown preset '" + std::string(name) + "' (presets: " + listed + ")");
 }
 
-SearchSpace defaultSpace(const OperatorSpec& op) {
+std::string_view spaceTargetName(SpaceTarget target) {
+  return kTargetNames.name(target);
+}
+
+SpaceTarget parseSpaceTarget(std::string_view text, const std::string& where) {
+  if (auto target = kTargetNames.parse(text)) return *target;
+  throw InputError(where + ": unknown space target '" + std::string(text) +
+                   "' (targets: " + kTargetNames.list() + ")");
+}
+
+SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
   op.validate();
   SearchSpace space;
   auto factor = [&](const char* name, std::int64_t length, int parts) {
@@ -127,6 +182,7 @@ SearchSpace defaultSpace(const OperatorSpec& op) {
     factor("tile_n", op.n, 4);
     factor("tile_m", op.m, 4);
     factor("tile_k", op.k, 3);
+    if (target == SpaceTarget::Gpu) addGpuMatMulParameters(space);
   }
   space.addConstraint("at most 1024 threads per block", [op, s = space](const Config& c) {
     return threadsPerBlock(op, s, c) <= 1024;

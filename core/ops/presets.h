@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -7,6 +8,13 @@
 #include "space/search_space.h"
 
 namespace opevo {
+
+// Which templates a space serves. Common: every backend's (the CPU templates read no more than
+// these parameters). Gpu: the CUDA/HIP templates, which have parameters of their own.
+enum class SpaceTarget { Common, Gpu };
+std::string_view spaceTargetName(SpaceTarget target);
+// "common" or "gpu"; throws InputError naming `where` otherwise.
+SpaceTarget parseSpaceTarget(std::string_view text, const std::string& where);
 
 // The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2; and AlexNet's convolution and
 // dense layers at batch 1 and 128 (alexnet_conv1_b1 ... alexnet_fc8_b128); ResNet-18's stride-1
@@ -22,7 +30,12 @@ OperatorSpec preset(std::string_view name);
 //   Conv2D: tile_f, tile_y, tile_x into 4; tile_rc, tile_ry, tile_rx into 2;
 //           auto_unroll_max_step {0, 512, 1500}; unroll_explicit {0, 1}.
 // Constraint: at most 1024 threads per block, the limit of every CUDA and HIP device.
-SearchSpace defaultSpace(const OperatorSpec& op);
+// SpaceTarget::Gpu adds what only the CUDA/HIP templates read: MatMul and BatchMatMul get
+// split_k {1, 2, 4, 8, 16} (blocks of one output tile share its K loop, so that a small output
+// still fills the device), dividing tile_k's outer factor, and stages {1, 2} (2: double-buffered
+// shared memory, at most 64 floats of the next slab fetched per thread); both 1 for
+// configurations stored before them.
+SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target = SpaceTarget::Common);
 
 // The configuration an untuned task runs with (networks before tuning): the space's start point
 // when it has one (a layout space's library-style blocking); otherwise every loop in blocks with a

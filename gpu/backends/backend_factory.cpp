@@ -28,8 +28,14 @@ MeasurementSetup replaySetup(const std::string& path, const BackendOptions& opti
   return s;
 }
 
+// `restored`: the definition of a stored run, whose configurations fit its space as stored.
 MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
-                             const BackendOptions& options, const std::string& device = {}) {
+                             const BackendOptions& options, bool restored,
+                             const std::string& device = {}) {
+  // A new GPU run tunes the GPU templates' own parameters too (split_k); the stored definition
+  // says so, so that its resumes, exports and agents rebuild the same space.
+  if (!restored && (backend == "cuda" || backend == "hip"))
+    def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
   if (options.cluster) return clusterDeviceSetup(backend, std::move(def), options, device);
   const auto backends = probeBackends();
   bool known = false;
@@ -93,21 +99,21 @@ std::string defaultBackend() {
 
 MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,
                                          const BackendOptions& options) {
-  return deviceSetup(backend, std::move(def), options);
+  return deviceSetup(backend, std::move(def), options, false);
 }
 
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
                                  const BackendOptions& options) {
   if (backend.rfind("replay:", 0) == 0) return replaySetup(backend.substr(7), options);
   if (op.empty()) throw InputError("--op is required (a preset such as MM1, or an operator file)");
-  return deviceSetup(backend, loadOperator(op), options);
+  return deviceSetup(backend, loadOperator(op), options, false);
 }
 
 MeasurementSetup restoreMeasurement(const std::string& backend, const std::string& operatorJson,
                                     const BackendOptions& options, const std::string& device) {
   const nlohmann::json j = runOperator(operatorJson);
   if (backend == "replay") return replaySetup(j.at("replay").get<std::string>(), options);
-  return deviceSetup(backend, operatorDefinitionFromJson(j, "stored run"), options, device);
+  return deviceSetup(backend, operatorDefinitionFromJson(j, "stored run"), options, true, device);
 }
 
 }  // namespace opevo

@@ -4,6 +4,7 @@
 // on a GPU. The source is self-contained (no includes) for `c++ -O3 -march=native -fopenmp`.
 
 #include "codegen/templates.h"
+#include "common/error.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -20,6 +21,10 @@ std::string str(std::int64_t v) {
 
 GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t) {
   const OperatorSpec& op = *ctx.op;
+  if (t.splitK != 1 || t.stages != 1)
+    throw InputError("codegen: split_k " + std::to_string(t.splitK) + " and stages " +
+                     std::to_string(t.stages) +
+                     " are GPU template parameters; the CPU template runs 1 and 1 only");
   const bool batched = op.kind == OpKind::BatchMatMul;
   const bool local = t.n[3] * t.m[3] <= kMaxLocalTile;
   GeneratedKernel g;

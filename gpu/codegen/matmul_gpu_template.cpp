@@ -1,6 +1,7 @@
 // MatMul / BatchMatMul for CUDA and HIP, after TVM v0.6's dense and batch_matmul templates.
 
 #include "codegen/templates.h"
+#include "common/error.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -15,20 +16,104 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-// One cooperative copy of a (B_TH x K_STEP x extent) slab from global into shared memory. The
-// flat index i runs fastest along the dimension that is contiguous in global memory, so that
-// neighbouring threads read neighbouring addresses (coalesced), whatever the transposition.
-void writeSlabLoad(CodeWriter& w, const std::string& shared, const std::string& extent,
-                   const std::string& inner, bool kContiguous, const std::string& global) {
-  w.open("for (int i = tid; i < B_TH * K_STEP * " + extent + "; i += THREADS)");
+// The slab element of flat index i: the index runs fastest along the dimension that is
+// contiguous in global memory, so that neighbouring threads read neighbouring addresses
+// (coalesced), whatever the transposition.
+void writeSlabIndex(CodeWriter& w, const std::string& extent, const std::string& inner,
+                    bool kContiguous) {
   if (kContiguous)
     w.line("const int kk = i % K_STEP, " + inner + " = (i / K_STEP) % " + extent +
            ", bb = i / (K_STEP * " + extent + ");");
   else
     w.line("const int " + inner + " = i % " + extent + ", kk = (i / " + extent +
            ") % K_STEP, bb = i / (K_STEP * " + extent + ");");
-  w.line(shared + "[(bb * K_STEP + kk) * " + extent + " + " + inner + "] = " + global + ";");
+}
+
+std::string slabAt(const std::string& shared, const std::string& extent, const std::string& inner) {
+  return shared + "[(bb * K_STEP + kk) * " + extent + " + " + inner + "]";
+}
+
+// One cooperative copy of a (B_TH x K_STEP x extent) slab from global into shared memory.
+void writeSlabLoad(CodeWriter& w, const std::string& shared, const std::string& extent,
+                   const std::string& inner, bool kContiguous, const std::string& global) {
+  w.open("for (int i = tid; i < B_TH * K_STEP * " + extent + "; i += THREADS)");
+  writeSlabIndex(w, extent, inner, kContiguous);
+  w.line(slabAt(shared, extent, inner) + " = " + global + ";");
   w.close();
+}
+
+// The same copy in two halves for the double-buffered loop: this thread's elements of the slab
+// into the registers `regs` (fetch), later from them into shared memory (store). The loop over
+// a thread's elements is unrolled, so that `regs` stays in registers.
+void writeSlabFetch(CodeWriter& w, const std::string& regs, const std::string& extent,
+                    const std::string& inner, bool kContiguous, const std::string& global) {
+  w.line("#pragma unroll");
+  w.open("for (int j = 0; j < (B_TH * K_STEP * " + extent + " + THREADS - 1) / THREADS; ++j)");
+  w.line("const int i = tid + j * THREADS;");
+  w.open("if (i < B_TH * K_STEP * " + extent + ")");
+  writeSlabIndex(w, extent, inner, kContiguous);
+  w.line(regs + "[j] = " + global + ";");
+  w.close();
+  w.close();
+}
+
+void writeSlabStore(CodeWriter& w, const std::string& regs, const std::string& shared,
+                    const std::string& extent, const std::string& inner, bool kContiguous) {
+  w.line("#pragma unroll");
+  w.open("for (int j = 0; j < (B_TH * K_STEP * " + extent + " + THREADS - 1) / THREADS; ++j)");
+  w.line("const int i = tid + j * THREADS;");
+  w.open("if (i < B_TH * K_STEP * " + extent + ")");
+  writeSlabIndex(w, extent, inner, kContiguous);
+  w.line(slabAt(shared, extent, inner) + " = " + regs + "[j];");
+  w.close();
+  w.close();
+}
+
+// Four consecutive floats of shared memory, `address` + 4 * `quad` (address lacks its closing
+// bracket), into the register row `regs`.
+void writeVectorRead(CodeWriter& w, const std::string& regs, const std::string& quad,
+                     const std::string& address) {
+  w.line("const float4 v = *reinterpret_cast<const float4*>(&" + address + " + " + quad +
+         " * 4]);");
+  w.line(regs + "[" + quad + " * 4] = v.x, " + regs + "[" + quad + " * 4 + 1] = v.y, " + regs +
+         "[" + quad + " * 4 + 2] = v.z, " + regs + "[" + quad + " * 4 + 3] = v.w;");
+}
+
+// The splits of one output tile add their partial sums into C in turn, the last one applying
+// the epilogue: deterministic sums, no workspace and no zeroed C (the kernel keeps the one
+// signature). Split s waits for split s - 1 of its tile; it cannot wait on a block not yet
+// started, since blocks start in launch order and every split s - 1 block comes first
+// (matmulGpu's grid), and split 0 waits for nothing. C is read through a volatile pointer so
+// that the partial sums another SM wrote are not served from this SM's L1.
+void writeSplitKStore(CodeWriter& w, const OperatorSpec& op, Backend backend,
+                      const std::vector<Loop>& tile, const UnrollPolicy& unroll,
+                      const std::string& turn, const std::string& at) {
+  w.line("const unsigned tile = (zBlock * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;");
+  w.open("if (split > 0)");
+  w.open("if (tid == 0)");
+  w.line("while (atomicAdd(&" + turn + "[tile], 0u) != (unsigned)split) {");
+  w.line("}");
+  w.line("__threadfence();  // what split - 1 wrote before its turn ended is visible now");
+  w.close();
+  w.line("__syncthreads();");
+  w.close();
+  w.line("const volatile float* partial = C;");
+  w.openNest(tile, unroll);
+  w.line("const index_t row = row0 + (vn * N_TH + ty) * N_IN + in;");
+  w.line("const index_t col = col0 + (vm * M_TH + tx) * M_IN + im;");
+  w.line("float v = acc[vn][in][vm][im];");
+  w.line("if (split > 0) v += partial[" + at + "];");
+  if (!op.epilogue.empty()) {
+    w.open("if (split == SPLIT_K - 1)");
+    writeEpilogue(w, op, backend, "v", "col", at);
+    w.close();
+  }
+  w.line("C[" + at + "] = v;");
+  w.closeNest(tile.size());
+  w.line("__threadfence();  // this split's sums reach global memory before its turn ends");
+  w.line("__syncthreads();");
+  w.line("if (tid == 0) atomicExch(&" + turn +
+         "[tile], split == SPLIT_K - 1 ? 0u : (unsigned)split + 1u);");
 }
 
 }  // namespace
@@ -52,14 +137,21 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   g.backend = ctx.backend;
   g.entry = ctx.entry;
   g.accumulators = t.accumulators();
-  g.launch.grid = {t.m[0], t.n[0], t.b[0]};
+  // Split-K blocks follow the batch blocks along z: every block of split s - 1 comes before any
+  // of split s in launch order, which the turn-taking below relies on (see writeSplitKStore).
+  g.launch.grid = {t.m[0], t.n[0], t.b[0] * t.splitK};
+  if (g.launch.grid.z > ctx.maxGridZ)
+    throw InputError("codegen: " + str(g.launch.grid.z) + " blocks along grid z (batch blocks x " +
+                     "split_k) exceed the device's " + str(ctx.maxGridZ));
   g.launch.block = {t.m[2], t.n[2], t.b[1]};
-  g.launch.sharedBytes =
-      static_cast<std::int64_t>(sizeof(float)) * t.b[1] * t.kStep() * (t.blockN() + t.blockM());
+  g.launch.sharedBytes = static_cast<std::int64_t>(sizeof(float)) * t.stages * t.b[1] * t.kStep() *
+                         (t.blockN() + t.blockM());
   g.summary = "block tile " + str(t.b[1]) + "x" + str(t.blockN()) + "x" + str(t.blockM()) +
               ", thread tile " + str(t.n[1]) + "x" + str(t.m[1]) + " vthreads of " + str(t.n[3]) +
               "x" + str(t.m[3]) + ", K " + str(t.k[0]) + " outer x " + str(t.k[1]) + " middle x " +
-              str(t.k[2]) + " inner";
+              str(t.k[2]) + " inner" +
+              (t.splitK > 1 ? ", K split over " + str(t.splitK) + " blocks" : "") +
+              (t.stages > 1 ? ", double-buffered" : "");
   const UnrollPolicy unroll{UnrollPolicy::Style::Cuda,
                             t.accumulators() <= kRegisterTile ? kUnrollSteps : 0, true};
 
@@ -72,6 +164,14 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
               describeLaunch(g.launch));
   w.line();
   w.line(gpuPrelude(ctx.backend));
+  const std::string turn = ctx.entry + "_turn";
+  if (t.splitK > 1) {
+    w.comment(
+        "Split K: which split of each output tile adds its partial sums next. Zero when the\n"
+        "module loads; the last split sets it back to zero, so every launch starts from zero.");
+    w.line("__device__ unsigned int " + turn + "[" + str(t.m[0] * t.n[0] * t.b[0]) + "];");
+    w.line();
+  }
   w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry + kernelParams(ctx.backend));
   w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
   w.comment(std::string("C[b] (N x M) = op(A[b]) (N x K) * op(B[b]) (K x M); A is stored ") +
@@ -91,18 +191,32 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.line("constexpr int BLOCK_N = N_VT * N_TH * N_IN, BLOCK_M = M_VT * M_TH * M_IN;");
   w.line("constexpr int K_STEP = K_MID * K_IN;  // depth of one shared-memory stage");
   w.line("constexpr int THREADS = M_TH * N_TH * B_TH;");
+  if (t.splitK > 1)
+    w.line("constexpr int SPLIT_K = " + str(t.splitK) +
+           ";  // blocks along grid z that share one output tile's K_OUT steps");
   w.line();
   w.comment(
       "Dynamic shared memory (LaunchConfig::sharedBytes), so that stages above the 48 KiB a\n"
       "static array may use still compile; the host checks them against the device's limit.");
   w.line("extern __shared__ float smem[];");
-  w.line("float* As = smem;                            // [B_TH][K_STEP][BLOCK_N]");
-  w.line("float* Bs = smem + B_TH * K_STEP * BLOCK_N;  // [B_TH][K_STEP][BLOCK_M]");
+  if (t.stages == 1) {
+    w.line("float* As = smem;                            // [B_TH][K_STEP][BLOCK_N]");
+    w.line("float* Bs = smem + B_TH * K_STEP * BLOCK_N;  // [B_TH][K_STEP][BLOCK_M]");
+  } else {
+    w.comment("Two stages of [B_TH][K_STEP][BLOCK_N] A then [B_TH][K_STEP][BLOCK_M] B.");
+    w.line("constexpr int STAGE = B_TH * K_STEP * (BLOCK_N + BLOCK_M);");
+  }
   w.line("const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;");
   w.line("const int tid = (tz * N_TH + ty) * M_TH + tx;");
   w.line("const index_t row0 = (index_t)blockIdx.y * BLOCK_N;  // the block's first row of C");
   w.line("const index_t col0 = (index_t)blockIdx.x * BLOCK_M;");
-  if (batched) w.line("const index_t batch0 = (index_t)blockIdx.z * B_TH;");
+  if (t.splitK > 1) {
+    w.line("const int split = blockIdx.z / " + str(t.b[0]) + ", zBlock = blockIdx.z % " +
+           str(t.b[0]) + ";");
+    if (batched) w.line("const index_t batch0 = (index_t)zBlock * B_TH;");
+  } else if (batched) {
+    w.line("const index_t batch0 = (index_t)blockIdx.z * B_TH;");
+  }
   w.line();
   w.comment(
       "Virtual threads are an outer loop over register tiles: this thread owns N_VT x M_VT inner\n"
@@ -116,15 +230,49 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.line("acc[vn][in][vm][im] = 0.0f;");
   w.closeNest(tile.size());
   w.line();
-  w.line("#pragma unroll 1");
-  w.open("for (int ko = 0; ko < K_OUT; ++ko)");
-  w.comment("Every thread of the block helps stage this K_STEP slab of A and B.");
   const std::string batch = batched ? "batch0 + bb" : "";
-  writeSlabLoad(w, "As", "BLOCK_N", "nn", !op.transA,
-                "A[" + aOffset(op, batch, "row0 + nn", "ko * K_STEP + kk") + "]");
-  writeSlabLoad(w, "Bs", "BLOCK_M", "mm", op.transB,
-                "B[" + bOffset(op, batch, "ko * K_STEP + kk", "col0 + mm") + "]");
-  w.line("__syncthreads();");
+  auto aAt = [&](const std::string& ko) {
+    return "A[" + aOffset(op, batch, "row0 + nn", ko + " * K_STEP + kk") + "]";
+  };
+  auto bAt = [&](const std::string& ko) {
+    return "B[" + bOffset(op, batch, ko + " * K_STEP + kk", "col0 + mm") + "]";
+  };
+  const std::string koBegin = t.splitK > 1 ? "split * (K_OUT / SPLIT_K)" : "0";
+  const std::string koEnd = t.splitK > 1 ? "(split + 1) * (K_OUT / SPLIT_K)" : "K_OUT";
+  if (t.stages == 1) {
+    w.line("#pragma unroll 1");
+    w.open("for (int ko = " + koBegin + "; ko < " + koEnd + "; ++ko)");
+    w.comment("Every thread of the block helps stage this K_STEP slab of A and B.");
+    writeSlabLoad(w, "As", "BLOCK_N", "nn", !op.transA, aAt("ko"));
+    writeSlabLoad(w, "Bs", "BLOCK_M", "mm", op.transB, bAt("ko"));
+    w.line("__syncthreads();");
+  } else {
+    w.comment(
+        "Double-buffered: the first slab is staged before the loop; every step then fetches the\n"
+        "next slab into registers, multiplies this one, and stores the next into the other\n"
+        "stage, so that the global loads' latency hides behind the multiply-adds and one barrier\n"
+        "per step suffices (the stage written was last read a barrier ago).");
+    w.line("const int koBegin = " + koBegin + ", koEnd = " + koEnd + ";");
+    w.open("");
+    w.line("float* As = smem;");
+    w.line("float* Bs = smem + B_TH * K_STEP * BLOCK_N;");
+    w.line("const int ko = koBegin;");
+    writeSlabLoad(w, "As", "BLOCK_N", "nn", !op.transA, aAt("ko"));
+    writeSlabLoad(w, "Bs", "BLOCK_M", "mm", op.transB, bAt("ko"));
+    w.close();
+    w.line("__syncthreads();");
+    w.line("float aNext[(B_TH * K_STEP * BLOCK_N + THREADS - 1) / THREADS];");
+    w.line("float bNext[(B_TH * K_STEP * BLOCK_M + THREADS - 1) / THREADS];");
+    w.line("#pragma unroll 1");
+    w.open("for (int ko = koBegin; ko < koEnd; ++ko)");
+    w.line("const float* As = smem + ((ko - koBegin) & 1) * STAGE;");
+    w.line("const float* Bs = As + B_TH * K_STEP * BLOCK_N;");
+    w.line("const bool more = ko + 1 < koEnd;");
+    w.open("if (more)");
+    writeSlabFetch(w, "aNext", "BLOCK_N", "nn", !op.transA, aAt("(ko + 1)"));
+    writeSlabFetch(w, "bNext", "BLOCK_M", "mm", op.transB, bAt("(ko + 1)"));
+    w.close();
+  }
   const std::int64_t computeSteps = t.k[2] * t.accumulators();
   // No pragma on the middle loop: unrolling it as well multiplied compile times (2 s for 16
   // steps of 32 multiply-adds) for a loop whose body is already long enough to hide its cost.
@@ -133,8 +281,20 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   // K_IN loop is unrolled too; otherwise one K step is staged at a time, which keeps the
   // fragments in registers rather than in (slow, and slow to compile) local memory.
   const bool deep = unrollPragma(t.k[2], computeSteps, unroll) == "#pragma unroll";
-  std::vector<Loop> aLoops = {{"vn", t.n[1], "N_VT"}, {"in", t.n[3], "N_IN"}};
-  std::vector<Loop> bLoops = {{"vm", t.m[1], "M_VT"}, {"im", t.m[3], "M_IN"}};
+  // Register tiles read from shared memory four floats at a time (LDS.128) where they are
+  // 16-byte aligned: a quarter of the load instructions, which bound the smaller register tiles
+  // (NVCC does not merge the scalar loads itself; dynamic shared memory starts 16-byte aligned).
+  const std::int64_t slabA = t.b[1] * t.kStep() * t.blockN();
+  const std::int64_t stage = t.b[1] * t.kStep() * (t.blockN() + t.blockM());
+  const bool stagesAligned = t.stages == 1 || stage % 4 == 0;
+  const bool vecA = t.n[3] % 4 == 0 && stagesAligned;
+  const bool vecB = t.m[3] % 4 == 0 && slabA % 4 == 0 && stagesAligned;
+  std::vector<Loop> aLoops = {
+      {"vn", t.n[1], "N_VT"},
+      vecA ? Loop{"in4", t.n[3] / 4, "N_IN / 4"} : Loop{"in", t.n[3], "N_IN"}};
+  std::vector<Loop> bLoops = {
+      {"vm", t.m[1], "M_VT"},
+      vecB ? Loop{"im4", t.m[3] / 4, "M_IN / 4"} : Loop{"im", t.m[3], "M_IN"}};
   std::vector<Loop> compute = tile;
   std::string ki = "";
   if (deep) {
@@ -149,37 +309,55 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.comment("Stage one K step's register tiles (K_IN-deep ones would not stay in registers).");
     w.line("float aReg[N_VT][N_IN], bReg[M_VT][M_IN];");
   }
+  const std::string aAddr = "As[(tz * K_STEP + km * K_IN + ki) * BLOCK_N + (vn * N_TH + ty) * N_IN";
+  const std::string bAddr = "Bs[(tz * K_STEP + km * K_IN + ki) * BLOCK_M + (vm * M_TH + tx) * M_IN";
   w.openNest(aLoops, unroll);
-  w.line("aReg" + ki +
-         "[vn][in] = As[(tz * K_STEP + km * K_IN + ki) * BLOCK_N + (vn * N_TH + ty) *"
-         " N_IN + in];");
+  if (vecA)
+    writeVectorRead(w, "aReg" + ki + "[vn]", "in4", aAddr);
+  else
+    w.line("aReg" + ki + "[vn][in] = " + aAddr + " + in];");
   w.closeNest(aLoops.size());
   w.openNest(bLoops, unroll);
-  w.line("bReg" + ki +
-         "[vm][im] = Bs[(tz * K_STEP + km * K_IN + ki) * BLOCK_M + (vm * M_TH + tx) *"
-         " M_IN + im];");
+  if (vecB)
+    writeVectorRead(w, "bReg" + ki + "[vm]", "im4", bAddr);
+  else
+    w.line("bReg" + ki + "[vm][im] = " + bAddr + " + im];");
   w.closeNest(bLoops.size());
   w.openNest(compute, unroll);
   w.line("acc[vn][in][vm][im] += aReg" + ki + "[vn][in] * bReg" + ki + "[vm][im];");
   w.closeNest(compute.size());
   if (!deep) w.close();
   w.close();
-  w.comment("The next stage overwrites the slab: wait until everyone has read it.");
+  if (t.stages == 1) {
+    w.comment("The next stage overwrites the slab: wait until everyone has read it.");
+  } else {
+    w.open("if (more)");
+    w.line("float* An = smem + ((ko + 1 - koBegin) & 1) * STAGE;");
+    w.line("float* Bn = An + B_TH * K_STEP * BLOCK_N;");
+    writeSlabStore(w, "aNext", "An", "BLOCK_N", "nn", !op.transA);
+    writeSlabStore(w, "bNext", "Bn", "BLOCK_M", "mm", op.transB);
+    w.close();
+    w.comment("The next slab is staged, and this one read by everyone before it is overwritten.");
+  }
   w.line("__syncthreads();");
   w.close();
   w.line();
-  w.openNest(tile, unroll);
-  w.line("const index_t row = row0 + (vn * N_TH + ty) * N_IN + in;");
-  w.line("const index_t col = col0 + (vm * M_TH + tx) * M_IN + im;");
   const std::string at = std::string(batched ? "(batch0 + tz) * (N * M) + " : "") + "row * M + col";
-  if (op.epilogue.empty()) {
-    w.line("C[" + at + "] = acc[vn][in][vm][im];");
+  if (t.splitK > 1) {
+    writeSplitKStore(w, op, ctx.backend, tile, unroll, turn, at);
   } else {
-    w.line("float v = acc[vn][in][vm][im];");
-    writeEpilogue(w, op, ctx.backend, "v", "col", at);
-    w.line("C[" + at + "] = v;");
+    w.openNest(tile, unroll);
+    w.line("const index_t row = row0 + (vn * N_TH + ty) * N_IN + in;");
+    w.line("const index_t col = col0 + (vm * M_TH + tx) * M_IN + im;");
+    if (op.epilogue.empty()) {
+      w.line("C[" + at + "] = acc[vn][in][vm][im];");
+    } else {
+      w.line("float v = acc[vn][in][vm][im];");
+      writeEpilogue(w, op, ctx.backend, "v", "col", at);
+      w.line("C[" + at + "] = v;");
+    }
+    w.closeNest(tile.size());
   }
-  w.closeNest(tile.size());
   w.close();
   g.source = w.str();
   return g;

@@ -50,6 +50,21 @@ MatMulTiling matmulTiling(const OperatorSpec& op, const SearchSpace& space, cons
   readFactors(space, config, "tile_n", op.n, t.n);
   readFactors(space, config, "tile_m", op.m, t.m);
   readFactors(space, config, "tile_k", op.k, t.k);
+  if (const int i = space.indexOf("split_k"); i >= 0) {
+    const auto* p = dynamic_cast<const DiscreteParam*>(space.paramPtr(i).get());
+    if (!p) throw InputError("codegen: split_k must be a discrete parameter");
+    t.splitK = static_cast<std::int64_t>(p->value(config[i]));
+    if (t.splitK < 1 || t.k[0] % t.splitK != 0)
+      throw InputError("codegen: split_k " + std::to_string(t.splitK) +
+                       " does not divide tile_k's outer factor " + std::to_string(t.k[0]));
+  }
+  if (const int i = space.indexOf("stages"); i >= 0) {
+    const auto* p = dynamic_cast<const DiscreteParam*>(space.paramPtr(i).get());
+    if (!p) throw InputError("codegen: stages must be a discrete parameter");
+    t.stages = static_cast<std::int64_t>(p->value(config[i]));
+    if (t.stages != 1 && t.stages != 2)
+      throw InputError("codegen: stages must be 1 or 2, not " + std::to_string(t.stages));
+  }
   return t;
 }
 

@@ -10,11 +10,15 @@ namespace opevo::codegen {
 
 // The factors of a MatMul/BatchMatMul configuration, named by what they mean in TVM's template
 // (REFERENCE.md): n and m are [block, virtual thread, thread, inner], k is [outer, middle, inner],
-// b is [block, thread] (both 1 for MatMul).
+// b is [block, thread] (both 1 for MatMul). GPU spaces only: splitK (split_k) blocks share one
+// output tile's K loop, each k[0] / splitK outer steps of it; stages (2: double-buffered) shared
+// memory stages, the next slab fetched into registers while this one is multiplied.
 struct MatMulTiling {
   std::array<std::int64_t, 2> b{1, 1};
   std::array<std::int64_t, 4> n{}, m{};
   std::array<std::int64_t, 3> k{};
+  std::int64_t splitK = 1;
+  std::int64_t stages = 1;
 
   std::int64_t blockN() const { return n[1] * n[2] * n[3]; }
   std::int64_t blockM() const { return m[1] * m[2] * m[3]; }
@@ -45,7 +49,9 @@ struct Conv2DTiling {
 // Read the factors from a configuration of the operator's space (parameters found by name, as in
 // defaultSpace). Throws InputError when the operator kind does not match, a parameter is missing,
 // has the wrong number of factors, or its factors do not multiply to the dimension it tiles.
-// Conv2D's auto_unroll_max_step and unroll_explicit may be absent (512 and 1 are used).
+// Conv2D's auto_unroll_max_step and unroll_explicit may be absent (512 and 1 are used), as may
+// MatMul's split_k and stages (1); a split_k that does not divide tile_k's outer factor, or
+// stages other than 1 and 2, is an InputError.
 MatMulTiling matmulTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
 Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
 

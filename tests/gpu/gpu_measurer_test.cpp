@@ -117,6 +117,36 @@ TEST_P(GpuMeasurerTest, SmallMatMulConfigurationsAreVerifiedAndTimed) {
   expectVerified(smallMatMul(64, 96, 80), 4, 61);
 }
 
+// The GPU space's split-K (splits adding partial sums in turn through a module-level counter)
+// and double-buffered stages, on the device: every configuration verified against the reference
+// and timed over many launches, so a counter left behind by one launch would hang the next.
+TEST_P(GpuMeasurerTest, SplitKAndDoubleBufferedMatMulsAreVerifiedAndTimed) {
+  OperatorSpec op = smallMatMul(128, 256, 1024);
+  OperatorDefinition def = withSpaceTarget({op, defaultSpace(op), {}}, SpaceTarget::Gpu);
+  op.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Gelu, 1}, {EpilogueKind::Add, 1}};
+  OperatorDefinition fused = withSpaceTarget({op, defaultSpace(op), {}}, SpaceTarget::Gpu);
+  const std::vector<std::string> configs = {
+      "tile_n=2,1,8,8; tile_m=4,1,8,8; tile_k=32,4,8; split_k=4; stages=1",
+      "tile_n=2,1,8,8; tile_m=4,1,8,8; tile_k=32,4,8; split_k=16; stages=2",
+      "tile_n=4,2,16,1; tile_m=2,1,32,4; tile_k=64,2,8; split_k=1; stages=2"};
+  for (const OperatorDefinition* d : {&def, &fused}) {
+    const auto measurer = make(*d);
+    std::vector<Config> parsed;
+    for (const std::string& c : configs) {
+      parsed.push_back(d->space.parse(c));
+      ASSERT_TRUE(d->space.satisfies(parsed.back())) << c;
+    }
+    for (int round = 0; round < 2; ++round) {
+      const auto results = measurer->measure(parsed);
+      for (std::size_t i = 0; i < parsed.size(); ++i) {
+        EXPECT_EQ(results[i].status, TrialStatus::Ok)
+            << d->op.describe() << " " << configs[i] << ": " << results[i].message;
+        std::cout << "[ measured ] " << configs[i] << ": " << results[i].speed << " TFLOPS\n";
+      }
+    }
+  }
+}
+
 TEST_P(GpuMeasurerTest, SmallConv2DConfigurationsAreVerifiedAndTimed) {
   expectVerified(smallConv(2, 8, 12, 13, 3, 2, 1), 4, 62);
 }

@@ -25,6 +25,25 @@ TEST(CliCodegen, PrintsCudaSourceOfAConfiguration) {
   EXPECT_TRUE(has(r.out, "prelude: CUDA"));
 }
 
+TEST(CliCodegen, GpuSpaceSplitsKAndDoubleBuffers) {
+  const auto r = opevo({"codegen", "--op", "MM1", "--config",
+                        "tile_n=4,2,8,8; tile_m=8,2,8,8; tile_k=64,4,4; split_k=4; stages=2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "grid (8, 4, 4), block (8, 8, 1)")) << r.out.substr(0, 2000);
+  EXPECT_TRUE(has(r.out, "__device__ unsigned int opevo_kernel_turn[32];"));
+  EXPECT_TRUE(has(r.out, "float aNext["));
+  // The CPU template's space has neither parameter.
+  const auto cpu = opevo({"codegen", "--op", "MM1", "--backend", "cpu", "--config",
+                          "tile_n=4,2,8,8; tile_m=8,2,8,8; tile_k=64,4,4; split_k=4"});
+  EXPECT_EQ(cpu.status, 2);
+  EXPECT_TRUE(has(cpu.err, "split_k")) << cpu.err;
+  const auto space = opevo({"space", "MM1", "--target", "gpu"});
+  ASSERT_EQ(space.status, 0) << space.err;
+  EXPECT_TRUE(has(space.out, "constraint: split_k divides tile_k's outer factor"));
+  EXPECT_TRUE(has(space.out, "discrete:1,2")) << space.out;
+  EXPECT_FALSE(has(opevo({"space", "MM1"}).out, "split_k"));
+}
+
 TEST(CliCodegen, RandomIsSeededAndHipSharesTheKernel) {
   const auto a = opevo({"codegen", "--op", "C2", "--random", "--seed", "4"});
   const auto b = opevo({"codegen", "--op", "C2", "--random", "--seed", "4", "--backend", "hip"});

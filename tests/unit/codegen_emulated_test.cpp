@@ -13,8 +13,9 @@ namespace {
 using codegen::Backend;
 
 void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs,
-                                std::int64_t maxGridZ = 65535) {
-  const SearchSpace space = defaultSpace(op);
+                                std::int64_t maxGridZ = 65535,
+                                SpaceTarget target = SpaceTarget::Common) {
+  const SearchSpace space = defaultSpace(op, target);
   std::string source = emulationHeader();
   std::vector<std::string> entries;
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -31,23 +32,27 @@ void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config
 
   const TestOperands x = randomOperands(op, 21);
   const std::vector<float>& want = x.reference;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    std::vector<float> c(want.size(), std::nanf(""));
-    so.symbol<KernelFn>("emu_" + entries[i])(x.a.data(), x.b.data(), c.data(), x.biasData(),
-                                             x.residualData());
-    const std::int64_t bad = firstMismatch(c, want);
-    EXPECT_EQ(bad, -1) << entries[i] << " "
-                       << (i < configs.size() ? space.format(configs[i]) : "reference")
-                       << ": element " << bad;
-  }
+  // Twice: what a launch leaves behind (split-K's turns) must not change the next one.
+  for (int launch = 0; launch < 2; ++launch)
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      std::vector<float> c(want.size(), std::nanf(""));
+      so.symbol<KernelFn>("emu_" + entries[i])(x.a.data(), x.b.data(), c.data(), x.biasData(),
+                                               x.residualData());
+      const std::int64_t bad = firstMismatch(c, want);
+      EXPECT_EQ(bad, -1) << entries[i] << " launch " << launch << " "
+                         << (i < configs.size() ? space.format(configs[i]) : "reference")
+                         << ": element " << bad;
+    }
 }
 
 // Few threads per block keep the emulation (one OS thread per GPU thread) quick.
-std::vector<Config> smallBlockConfigs(const OperatorSpec& op, int count, std::uint64_t seed) {
-  const SearchSpace space = defaultSpace(op);
+std::vector<Config> smallBlockConfigs(const OperatorSpec& op, int count, std::uint64_t seed,
+                                      SpaceTarget target = SpaceTarget::Common) {
+  const SearchSpace space = defaultSpace(op, target);
+  const int split = space.indexOf("split_k");
   return randomConfigs(space, count, seed, [&](const Config& c) {
     const std::int64_t threads = threadsPerBlock(op, space, c);
-    return threads >= 2 && threads <= 64;
+    return threads >= 2 && threads <= 64 && (split < 0 || c[split][0] > 0);
   });
 }
 
@@ -56,6 +61,41 @@ TEST(CodegenEmulatedGpu, MatMulMatchesReference) {
   std::vector<Config> configs = smallBlockConfigs(op, 4, 31);
   configs.push_back(defaultSpace(op).parse("tile_n=2,2,4,4; tile_m=2,3,4,4; tile_k=2,5,8"));
   expectEmulatedKernelsMatch(op, configs);
+}
+
+// Split K: the splits of a tile add their partial sums into C in turn, the last one applying the
+// epilogue; launched twice, so the turns must be back at zero after a launch. Double buffering
+// with and without it, slabs that threads divide evenly and not.
+TEST(CodegenEmulatedGpu, SplitKAndDoubleBufferingMatchReference) {
+  const OperatorSpec op = smallMatMul(32, 48, 96);
+  const SearchSpace space = defaultSpace(op, SpaceTarget::Gpu);
+  std::vector<Config> configs = smallBlockConfigs(op, 3, 38, SpaceTarget::Gpu);
+  configs.push_back(space.parse("tile_n=2,2,2,4; tile_m=2,2,3,4; tile_k=4,3,8; split_k=4"));
+  const auto k = codegen::generateKernel(op, space, configs.back(), Backend::Cuda);
+  EXPECT_EQ(k.launch.grid.z, 4);
+  EXPECT_NE(k.source.find("__device__ unsigned int opevo_kernel_turn[4]"), std::string::npos);
+  // Threads 4 x 4: the A slab (3 x 16) is 3 floats each, the B slab (3 x 24) 4.5, rounded up.
+  configs.push_back(
+      space.parse("tile_n=2,1,4,4; tile_m=2,2,4,3; tile_k=8,3,4; split_k=2; stages=2"));
+  configs.push_back(
+      space.parse("tile_n=2,1,4,4; tile_m=2,1,3,8; tile_k=16,1,6; split_k=1; stages=2"));
+  expectEmulatedKernelsMatch(op, configs, 65535, SpaceTarget::Gpu);
+
+  OperatorSpec fused = op;
+  fused.transB = true;
+  fused.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Gelu, 1}, {EpilogueKind::Add, 1}};
+  expectEmulatedKernelsMatch(
+      fused,
+      {space.parse("tile_n=4,1,2,4; tile_m=2,2,2,6; tile_k=8,2,6; split_k=8"),
+       space.parse("tile_n=4,1,2,4; tile_m=2,2,2,6; tile_k=8,2,6; split_k=2; stages=2")},
+      65535, SpaceTarget::Gpu);
+  OperatorSpec bmm = smallBatchMatMul(6, 16, 24, 32, false, true);
+  bmm.epilogue = {{EpilogueKind::Scale, 0.125}};
+  const SearchSpace bmmSpace = defaultSpace(bmm, SpaceTarget::Gpu);
+  const Config c = bmmSpace.parse(
+      "tile_b=3,2; tile_n=2,1,2,4; tile_m=2,2,3,2; tile_k=4,2,4; split_k=2; stages=2");
+  EXPECT_EQ(codegen::generateKernel(bmm, bmmSpace, c, Backend::Cuda).launch.grid.z, 6);
+  expectEmulatedKernelsMatch(bmm, {c}, 65535, SpaceTarget::Gpu);
 }
 
 TEST(CodegenEmulatedGpu, BatchMatMulTransposedMatchesReference) {

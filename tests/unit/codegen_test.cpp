@@ -5,6 +5,7 @@
 #include <future>
 
 #include "codegen_test_util.h"
+#include "common/error.h"
 #include "cuda/nvrtc_compiler.h"
 #include "hip/hiprtc_compiler.h"
 #include "net/network_json.h"
@@ -109,12 +110,34 @@ TEST(CodegenCpu, GroupedConv2DMatchesReference) {
   expectCpuKernelsMatch(op, configs);
 }
 
+TEST(CodegenCpu, SplitKIsTheGpuTemplatesAlone) {
+  const OperatorSpec op = smallMatMul(16, 16, 32);
+  const SearchSpace space = defaultSpace(op, SpaceTarget::Gpu);
+  const Config split = space.parse("tile_n=4,1,2,2; tile_m=4,1,2,2; tile_k=4,2,4; split_k=2");
+  EXPECT_EQ(generateKernel(op, space, split, Backend::Cuda).launch.grid.z, 2);
+  EXPECT_THROW(generateKernel(op, space, split, Backend::Cpu), InputError);
+  // split_k 1 is the CPU template's kernel of the common space.
+  const Config one = space.parse("tile_n=4,1,2,2; tile_m=4,1,2,2; tile_k=4,2,4; split_k=1");
+  const SearchSpace common = defaultSpace(op);
+  const Config same = common.parse("tile_n=4,1,2,2; tile_m=4,1,2,2; tile_k=4,2,4");
+  EXPECT_EQ(generateKernel(op, space, one, Backend::Cpu).launch.grid.x,
+            generateKernel(op, common, same, Backend::Cpu).launch.grid.x);
+  // A split that does not divide the outer K steps breaks the space's constraint, and the
+  // template refuses it too.
+  const Config odd = space.parse("tile_n=4,1,2,2; tile_m=4,1,2,2; tile_k=2,4,4; split_k=4");
+  std::string broken;
+  EXPECT_FALSE(space.satisfies(odd, &broken));
+  EXPECT_EQ(broken, "split_k divides tile_k's outer factor");
+  EXPECT_THROW(generateKernel(op, space, odd, Backend::Cuda), InputError);
+}
+
 // Concatenates the kernels of several configurations (distinct entry names) into one source, so
 // that one compiler run checks them all: NVRTC's and hiprtc's fixed cost per run dominates.
 std::string batchedSource(const std::string& presetName, int count, Backend backend,
                           std::uint64_t seed, std::vector<std::string>* entries) {
   const OperatorSpec op = preset(presetName);
-  const SearchSpace space = defaultSpace(op);
+  // The GPU templates' space: MatMuls draw split_k too.
+  const SearchSpace space = defaultSpace(op, SpaceTarget::Gpu);
   std::string source;
   for (const Config& c : randomConfigs(space, count, seed)) {
     const std::string entry = std::string("k") + std::to_string(entries->size());

@@ -3,7 +3,9 @@
 // Runs generated CUDA/HIP kernels on the CPU, to check their indexing and synchronisation on
 // machines without a GPU: the CUDA prelude is swapped for one that makes the kernel plain C++,
 // every thread of a block is a std::thread, and __syncthreads is a std::barrier. Blocks run one
-// after another; shared memory is one global array. Slow, and meant for small operators only.
+// after another in launch order (x, then y, then z); shared memory is one global array, module
+// __device__ variables plain globals, the atomics std::atomic_ref. Slow, and meant for small
+// operators only.
 
 #include <string>
 
@@ -15,7 +17,8 @@ namespace opevo::test {
 constexpr std::int64_t kEmulatedSharedFloats = 1 << 20;
 
 inline std::string emulationHeader() {
-  return R"(#include <barrier>
+  return R"(#include <atomic>
+#include <barrier>
 #include <cmath>
 #include <thread>
 #include <vector>
@@ -26,6 +29,11 @@ static std::barrier<>* emuBarrier = nullptr;
 alignas(64) float smem[)" +
          std::to_string(kEmulatedSharedFloats) + R"(];
 static void __syncthreads() { emuBarrier->arrive_and_wait(); }
+#define __device__
+struct alignas(16) float4 { float x, y, z, w; };
+static unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
+static unsigned atomicExch(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).exchange(v); }
+static void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 )";
 }
 

@@ -1,3 +1,5 @@
+#include "ops/operator_json.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -7,7 +9,6 @@
 #include "common/error.h"
 #include "kas/kas_json.h"
 #include "net/network_json.h"
-#include "ops/operator_json.h"
 #include "ops/presets.h"
 
 namespace opevo {
@@ -36,11 +37,34 @@ TEST(OperatorJson, UserDefinedWithSpaceOverride) {
     "name": "small_conv", "kind": "conv2d", "dtype": "fp32",
     "shape": {"batch": 2, "in_channels": 8, "height": 13, "width": 13, "out_channels": 12,
               "kernel_h": 3, "kernel_w": 3, "stride": 2, "pad": 1},
-    "space": {"auto_unroll_max_step": "discrete:0,16,64"}})"), "small_conv.json");
+    "space": {"auto_unroll_max_step": "discrete:0,16,64"}})"),
+                                              "small_conv.json");
   EXPECT_EQ(def.op.outHeight(), 7);
   EXPECT_EQ(def.space.dims(), 8u);
   EXPECT_EQ(def.space.param(def.space.indexOf("auto_unroll_max_step")).spec(), "discrete:0,16,64");
   EXPECT_EQ(def.space.constraints().size(), 1u);
+}
+
+TEST(OperatorJson, TargetGpuRoundTripsItsSpace) {
+  const OperatorDefinition common = loadOperator("MM1");
+  EXPECT_EQ(common.target, SpaceTarget::Common);
+  EXPECT_FALSE(operatorDefinitionToJson(common).contains("target"));
+  const OperatorDefinition gpu = withSpaceTarget(common, SpaceTarget::Gpu);
+  EXPECT_EQ(gpu.space.indexOf("split_k"), 3);
+  const nlohmann::json j = operatorDefinitionToJson(gpu);
+  EXPECT_EQ(j.at("target"), "gpu");
+  const OperatorDefinition back = operatorDefinitionFromJson(j, "stored run");
+  EXPECT_EQ(back.space.dims(), 5u);
+  EXPECT_EQ(back.space.constraints().size(), gpu.space.constraints().size());
+  EXPECT_EQ(withSpaceTarget(back, SpaceTarget::Common).space.dims(), 3u);
+  EXPECT_NE(errorOf(R"({"name": "m", "kind": "matmul", "shape": {"n": 8, "k": 8, "m": 8},
+                        "target": "tpu"})")
+                .find("unknown space target 'tpu'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"name": "m", "kind": "matmul", "shape": {"n": 8, "k": 8, "m": 8},
+                        "target": "gpu", "space": {"stages": "discrete:2"}})")
+                .find("'stages' is fixed by the GPU template"),
+            std::string::npos);
 }
 
 TEST(OperatorJson, BadInputNamesTheField) {
@@ -48,23 +72,31 @@ TEST(OperatorJson, BadInputNamesTheField) {
   EXPECT_NE(errorOf(R"({"kind": "matmul", "dtype": {"n": 1}, "shape": {"n": 4, "m": 4, "k": 4}})")
                 .find("field 'dtype' must be a string"),
             std::string::npos);
-  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4}})").find("'k'"), std::string::npos);
-  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "kk": 4}})").find("unknown shape field 'kk'"),
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4}})").find("'k'"),
             std::string::npos);
-  EXPECT_NE(errorOf(R"({"knd": "matmul"})").find("unknown operator field 'knd'"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "kk": 4}})")
+                .find("unknown shape field 'kk'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"knd": "matmul"})").find("unknown operator field 'knd'"),
+            std::string::npos);
   EXPECT_NE(errorOf(R"({"kind": "matmult", "shape": {}})").find("unknown kind"), std::string::npos);
-  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 0, "m": 4, "k": 4}})").find("n must be a positive"),
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 0, "m": 4, "k": 4}})")
+                .find("n must be a positive"),
             std::string::npos);
   EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": -3, "m": 4, "k": 4}})").find("positive"),
             std::string::npos);
   EXPECT_NE(errorOf(R"({"kind": "conv2d", "shape": {"in_channels": 3, "height": 4, "width": 4,
-            "out_channels": 8, "kernel_h": 7, "kernel_w": 7}})").find("output would be empty"),
+            "out_channels": 8, "kernel_h": 7, "kernel_w": 7}})")
+                .find("output would be empty"),
             std::string::npos);
-  EXPECT_NE(errorOf(R"({"kind": "matmul", "dtype": "fp16", "shape": {"n": 4, "m": 4, "k": 4}})").find("fp16"),
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "dtype": "fp16", "shape": {"n": 4, "m": 4, "k": 4}})")
+                .find("fp16"),
             std::string::npos);
-  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4}, "space": {"tile_k": "factor:4:2"}})")
-                .find("fixed by the shape"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4}, "space": {"tile_k": "factor:4:2"}})")
+          .find("fixed by the shape"),
+      std::string::npos);
   // Found by fuzz_operator_json (fuzz/corpus/operator_json/regression-name-not-a-string.json).
   EXPECT_NE(errorOf(R"({"name": {"n": 96, "m": 128, "k": 64}})").find("'name' must be a string"),
             std::string::npos);

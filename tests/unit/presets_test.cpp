@@ -1,7 +1,8 @@
+#include "ops/presets.h"
+
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "ops/presets.h"
 
 namespace opevo {
 namespace {
@@ -29,6 +30,36 @@ TEST(Presets, EveryPresetHasItsSpace) {
     EXPECT_LE(threadsPerBlock(op, space, *c), 1024);
     EXPECT_EQ(space.parse(space.format(*c)), *c) << name;
   }
+}
+
+TEST(Presets, GpuSpacesSplitK) {
+  const SearchSpace space = defaultSpace(preset("MM1"), SpaceTarget::Gpu);
+  ASSERT_EQ(space.dims(), 5u);
+  EXPECT_EQ(space.param(3).name(), "split_k");
+  EXPECT_EQ(space.param(3).spec(), "discrete:1,2,4,8,16");
+  EXPECT_EQ(space.param(4).spec(), "discrete:1,2");
+  // A configuration stored before these parameters existed reads as split_k 1, stages 1.
+  const Config old = space.parse("tile_n=8,1,8,8; tile_m=8,2,8,8; tile_k=64,4,4");
+  EXPECT_EQ(space.format(old),
+            "tile_n=8,1,8,8; tile_m=8,2,8,8; tile_k=64,4,4; split_k=1; stages=1");
+  // Double buffering fetches (16 * 128 + 16 * 128) / 64 = 64 floats per thread here: allowed;
+  // twice as deep a stage is not.
+  EXPECT_TRUE(space.satisfies(
+      space.parse("tile_n=8,1,8,8; tile_m=8,2,8,8; tile_k=64,4,4; split_k=1; stages=2")));
+  std::string broken;
+  EXPECT_FALSE(space.satisfies(
+      space.parse("tile_n=8,1,8,8; tile_m=8,2,8,8; tile_k=32,8,4; split_k=1; stages=2"), &broken));
+  EXPECT_EQ(broken, "a double-buffered stage fetches at most 64 floats per thread");
+  EXPECT_TRUE(
+      space.satisfies(space.parse("tile_n=8,1,8,8; tile_m=8,2,8,8; tile_k=64,4,4; split_k=16")));
+  EXPECT_FALSE(
+      space.satisfies(space.parse("tile_n=8,1,8,8; tile_m=8,2,8,8; tile_k=4,64,4; split_k=8")));
+  EXPECT_EQ(defaultSpace(preset("BMM1"), SpaceTarget::Gpu).dims(), 6u);
+  // Convolutions have no GPU-only parameters; the common space has none either.
+  EXPECT_EQ(defaultSpace(preset("C2"), SpaceTarget::Gpu).dims(), 8u);
+  EXPECT_EQ(defaultSpace(preset("MM1")).indexOf("split_k"), -1);
+  EXPECT_EQ(parseSpaceTarget("gpu", "here"), SpaceTarget::Gpu);
+  EXPECT_THROW(parseSpaceTarget("tpu", "here"), InputError);
 }
 
 TEST(Presets, PaperShapes) {
