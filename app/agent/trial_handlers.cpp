@@ -50,8 +50,10 @@ MeasurementSetup& DeviceHandler::setupFor(const cluster::TrialRequest& r) {
     throw InputError("trial " + r.trialId + ": its task names no operator");
   const OperatorDefinition def =
       operatorDefinitionFromJson(r.task["operator"], "trial " + r.trialId + "'s operator");
+  // Measured in exactly the space the coordinator sent (its run may predate a parameter).
   m_setup = makeOperatorMeasurement(
-      m_backend, def, measuringOptionsFromJson(r.task.value("options", nlohmann::json())));
+      m_backend, def, measuringOptionsFromJson(r.task.value("options", nlohmann::json())),
+      SpaceChoice::AsGiven);
   m_key = key;
   return m_setup;
 }

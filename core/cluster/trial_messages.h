@@ -16,7 +16,8 @@ const EnumNames<RequestType, 2>& requestTypeNames();
 
 // The version of the messages below; an agent refuses (with a failed result saying why) a
 // request of another version rather than guess at its fields.
-inline constexpr int kMessageVersion = 1;
+// 2: operators may carry "target" (the GPU templates' space), which version 1 agents refuse.
+inline constexpr int kMessageVersion = 2;
 
 // One trial as the master puts it on its kind's stream.
 struct TrialRequest {

@@ -108,10 +108,14 @@ void addGpuMatMulParameters(SearchSpace& space) {
                         if (stages(c) == 1) return true;
                         const std::int64_t bThreads = b >= 0 ? c[b][1] : 1;
                         const std::int64_t threads = bThreads * c[n][2] * c[m][2];
-                        const std::int64_t slab =
-                            bThreads * c[k][1] * c[k][2] *
-                            (c[n][1] * c[n][2] * c[n][3] + c[m][1] * c[m][2] * c[m][3]);
-                        return (slab + threads - 1) / threads <= kMaxFetchPerThread;
+                        const std::int64_t depth = bThreads * c[k][1] * c[k][2];
+                        // The A and B slabs are fetched separately, each in whole rounds.
+                        auto perThread = [&](std::int64_t floats) {
+                          return (floats + threads - 1) / threads;
+                        };
+                        return perThread(depth * c[n][1] * c[n][2] * c[n][3]) +
+                                   perThread(depth * c[m][1] * c[m][2] * c[m][3]) <=
+                               kMaxFetchPerThread;
                       });
 }
 

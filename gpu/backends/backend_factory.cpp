@@ -28,14 +28,12 @@ MeasurementSetup replaySetup(const std::string& path, const BackendOptions& opti
   return s;
 }
 
-// `restored`: the definition of a stored run, whose configurations fit its space as stored.
+// `asGiven`: the definition of a stored run (whose configurations fit its space as stored) or
+// one a cluster agent was sent; otherwise a new run's, given its backend's space.
 MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
-                             const BackendOptions& options, bool restored,
+                             const BackendOptions& options, bool asGiven,
                              const std::string& device = {}) {
-  // A new GPU run tunes the GPU templates' own parameters too (split_k); the stored definition
-  // says so, so that its resumes, exports and agents rebuild the same space.
-  if (!restored && (backend == "cuda" || backend == "hip"))
-    def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
+  if (!asGiven) def = runDefinition(backend, std::move(def));
   if (options.cluster) return clusterDeviceSetup(backend, std::move(def), options, device);
   const auto backends = probeBackends();
   bool known = false;
@@ -97,9 +95,16 @@ std::string defaultBackend() {
   return bestBackend(probeBackends());
 }
 
+OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def) {
+  // A GPU run tunes the GPU templates' own parameters too (split_k, stages); its stored
+  // definition says so, so that resumes, exports and agents rebuild the same space.
+  const bool gpu = backend == "cuda" || backend == "hip";
+  return withSpaceTarget(std::move(def), gpu ? SpaceTarget::Gpu : SpaceTarget::Common);
+}
+
 MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,
-                                         const BackendOptions& options) {
-  return deviceSetup(backend, std::move(def), options, false);
+                                         const BackendOptions& options, SpaceChoice choice) {
+  return deviceSetup(backend, std::move(def), options, choice == SpaceChoice::AsGiven);
 }
 
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,

@@ -5,8 +5,8 @@
 
 #include "cpu/cpu_measurer.h"
 #include "cuda/cuda_measurer.h"
-#include "hip/hip_measurer.h"
 #include "engine/measurement.h"
+#include "hip/hip_measurer.h"
 #include "io/replay_dataset.h"
 #include "ops/operator_json.h"
 
@@ -20,9 +20,9 @@ class ClusterSession;
 // "cuda", "hip", "replay:FILE") and an operator (a preset or an operator file; ignored for a
 // replay, whose space comes from the file).
 struct MeasurementSetup {
-  std::string backend;          // "cpu", "replay", ...
+  std::string backend;  // "cpu", "replay", ...
   std::string operatorName;
-  std::string operatorJson;     // what the store keeps to rebuild the space on resume
+  std::string operatorJson;  // what the store keeps to rebuild the space on resume
   std::shared_ptr<const OperatorDefinition> definition;  // null for a replay
   std::shared_ptr<const ReplayDataset> dataset;          // null unless replay
   const SearchSpace* space = nullptr;
@@ -44,10 +44,20 @@ struct BackendOptions {
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
                                  const BackendOptions& options = {});
 
+// The definition a new run of `def` on a device backend tunes and stores: the GPU templates'
+// space (SpaceTarget::Gpu) on cuda and hip, the common one on cpu. A stored run's definition is
+// compared with this one to tell whether it still measures the same operator.
+OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def);
+
+// Whether makeOperatorMeasurement gives the definition its backend's space (runDefinition: a
+// new run) or measures it as given (what a cluster agent is sent: the coordinator chose).
+enum class SpaceChoice { ForBackend, AsGiven };
+
 // The setup of an operator already defined (a network's task) on a device backend (cpu, cuda,
 // hip). Throws InputError as makeMeasurement does.
 MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,
-                                         const BackendOptions& options = {});
+                                         const BackendOptions& options = {},
+                                         SpaceChoice choice = SpaceChoice::ForBackend);
 
 // The setup of a replay of a dataset already read (the window reads its datasets itself).
 MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset);

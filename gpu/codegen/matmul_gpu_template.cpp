@@ -198,7 +198,9 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.comment(
       "Dynamic shared memory (LaunchConfig::sharedBytes), so that stages above the 48 KiB a\n"
       "static array may use still compile; the host checks them against the device's limit.");
-  w.line("extern __shared__ float smem[];");
+  // 16-byte aligned for the float4 reads below (dynamic shared memory starts so aligned when a
+  // kernel has no static shared memory, as here; the attribute makes it the compiler's fact).
+  w.line("extern __shared__ __attribute__((aligned(16))) float smem[];");
   if (t.stages == 1) {
     w.line("float* As = smem;                            // [B_TH][K_STEP][BLOCK_N]");
     w.line("float* Bs = smem + B_TH * K_STEP * BLOCK_N;  // [B_TH][K_STEP][BLOCK_M]");

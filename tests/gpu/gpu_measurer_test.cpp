@@ -125,11 +125,20 @@ TEST_P(GpuMeasurerTest, SplitKAndDoubleBufferedMatMulsAreVerifiedAndTimed) {
   OperatorDefinition def = withSpaceTarget({op, defaultSpace(op), {}}, SpaceTarget::Gpu);
   op.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Gelu, 1}, {EpilogueKind::Add, 1}};
   OperatorDefinition fused = withSpaceTarget({op, defaultSpace(op), {}}, SpaceTarget::Gpu);
-  const std::vector<std::string> configs = {
+  const std::vector<std::string> matmulConfigs = {
       "tile_n=2,1,8,8; tile_m=4,1,8,8; tile_k=32,4,8; split_k=4; stages=1",
       "tile_n=2,1,8,8; tile_m=4,1,8,8; tile_k=32,4,8; split_k=16; stages=2",
       "tile_n=4,2,16,1; tile_m=2,1,32,4; tile_k=64,2,8; split_k=1; stages=2"};
-  for (const OperatorDefinition* d : {&def, &fused}) {
+  // Thousands of blocks, far more than the device holds at once: splits wait on blocks that
+  // started earlier, never on ones still queued.
+  OperatorSpec many = smallBatchMatMul(64, 128, 128, 256, false, true);
+  OperatorDefinition batched = withSpaceTarget({many, defaultSpace(many), {}}, SpaceTarget::Gpu);
+  for (const OperatorDefinition* d : {&def, &fused, &batched}) {
+    std::vector<std::string> configs = matmulConfigs;
+    if (d == &batched)
+      configs = {
+          "tile_b=64,1; tile_n=4,1,8,4; tile_m=4,1,8,4; tile_k=16,4,4; split_k=8; stages=2",
+          "tile_b=32,2; tile_n=2,2,8,4; tile_m=4,2,4,4; tile_k=32,2,4; split_k=16; stages=1"};
     const auto measurer = make(*d);
     std::vector<Config> parsed;
     for (const std::string& c : configs) {

@@ -40,7 +40,8 @@ TEST(CliCodegen, GpuSpaceSplitsKAndDoubleBuffers) {
   const auto space = opevo({"space", "MM1", "--target", "gpu"});
   ASSERT_EQ(space.status, 0) << space.err;
   EXPECT_TRUE(has(space.out, "constraint: split_k divides tile_k's outer factor"));
-  EXPECT_TRUE(has(space.out, "discrete:1,2")) << space.out;
+  EXPECT_TRUE(has(space.out, "stages ")) << space.out;
+  EXPECT_TRUE(has(space.out, "discrete:1,2,4,8,16")) << space.out;
   EXPECT_FALSE(has(opevo({"space", "MM1"}).out, "split_k"));
 }
 

@@ -1,0 +1,89 @@
+// A GPU run's best kernel exported for the GPU and for the CPU: its space has the GPU templates'
+// split_k and stages, which the CPU template does not read. A stored run (real SQLite file) as
+// a CUDA machine would have left it.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "export/kernel_export.h"
+#include "ops/operator_json.h"
+#include "store/store.h"
+
+namespace opevo {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    char pattern[] = "/tmp/opevo-gpu-export-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~ScratchDir() { fs::remove_all(path); }
+};
+
+std::int64_t storeCudaRun(Store& store, const std::string& config) {
+  const OperatorDefinition def = withSpaceTarget(
+      operatorDefinitionFromJson(nlohmann::json::parse(R"({"name": "small_mm", "kind": "matmul",
+          "shape": {"n": 32, "k": 96, "m": 48}})"),
+                                 "test"),
+      SpaceTarget::Gpu);
+  RunRecord r;
+  r.operatorName = def.op.name;
+  r.operatorJson = operatorDefinitionToJson(def).dump();
+  r.algorithm = "opevo-m";
+  r.settingsJson = "{}";
+  r.seed = 1;
+  r.backend = "cuda";
+  r.device = "NVIDIA H200 (a record written by this test)";
+  r.budgetJson = R"({"trials":1})";
+  r.speedUnit = "TFLOPS";
+  TrialRow t;
+  t.seq = 1;
+  t.config = config;
+  t.timesMs = {0.01, 0.01, 0.01};
+  t.medianMs = 0.01;
+  t.speed = 0.03;
+  return store.createRunWithTrials(r, {t});
+}
+
+TEST(GpuRunExport, SplitKLeavesTheCpuKernelOutWithANote) {
+  ScratchDir dir;
+  Store store((dir.path / "runs.db").string());
+  const std::int64_t id =
+      storeCudaRun(store, "tile_n=2,2,2,4; tile_m=2,2,3,4; tile_k=4,3,8; split_k=4; stages=1");
+
+  const KernelPreview gpu = previewBestKernel(store, id);
+  EXPECT_EQ(gpu.backend, "cuda");
+  EXPECT_NE(gpu.source.find("opevo_kernel_turn[4]"), std::string::npos);
+
+  const KernelPreview cpu = previewBestKernel(store, id, "cpu");
+  EXPECT_NE(cpu.source.find("opevo_cpu_kernel"), std::string::npos);
+  EXPECT_NE(cpu.source.find("split_k=4 (GPU template parameters) have no CPU counterpart"),
+            std::string::npos);
+
+  // The exported CPU package builds and checks itself against plain loops.
+  setenv("XDG_CACHE_HOME", (dir.path / "cache").c_str(), 1);
+  const ExportResult out = exportRun(store, id, {(dir.path / "cpu").string(), "cpu"});
+  ASSERT_TRUE(fs::exists(dir.path / "cpu" / "kernel.cpp"));
+  const std::string check =
+      "cd '" + (dir.path / "cpu").string() + "' && sh build.sh > log 2>&1 && grep -q PASS log";
+  EXPECT_EQ(std::system(check.c_str()), 0) << out.buildCommand;
+}
+
+TEST(GpuRunExport, AllOnesNeedNoNote) {
+  ScratchDir dir;
+  Store store((dir.path / "runs.db").string());
+  const std::int64_t id =
+      storeCudaRun(store, "tile_n=2,2,2,4; tile_m=2,2,3,4; tile_k=4,3,8; split_k=1; stages=1");
+  const KernelPreview cpu = previewBestKernel(store, id, "cpu");
+  EXPECT_EQ(cpu.source.find("no CPU counterpart"), std::string::npos);
+  EXPECT_NE(cpu.source.find("opevo_cpu_kernel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace opevo
