@@ -62,6 +62,14 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
             "extra climbing picks among the unmeasured neighbours of the leaders of other basins "
             "(the best configurations that differ from every better leader in `far_from_best` "
             "parameters)");
+  s.declare("pair_climb", 0, 0, 2, true,
+            "0: climbing moves one parameter; 1: once every one-step neighbour of the best "
+            "configuration is measured, climbing ranks its two-parameter moves before turning to "
+            "the next best; 2: climbing always ranks one- and two-parameter moves together");
+  s.declare("unsettle", 0, 0, 1e6, true,
+            "guesses away from the parents that reopen a settled parameter: one on which all "
+            "parents agree (a different one each batch, in turn) takes another value, the rest "
+            "as the model likes best among the candidates (0: none)");
   declareCostModelSettings(s, 4, 0.3, 64, 0);
   return s;
 }
@@ -242,6 +250,25 @@ std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
   std::vector<Config> plan = m_stalled && stallSpread > 0 && !near.empty()
                                  ? farthestFromMeasured(far, farPicks, stallSpread)
                                  : bestPredicted(far, farPicks, spread);
+  const auto unsettlePicks =
+      near.empty() ? 0
+                   : std::min<std::size_t>(farPicks, static_cast<std::size_t>(
+                                                         m_settings.getInt("unsettle")));
+  if (unsettlePicks > 0) {
+    // Drop the last far picks to make room (they are the model's weakest guesses).
+    const std::size_t keep = plan.size() > unsettlePicks ? plan.size() - unsettlePicks : 0;
+    std::vector<Config> dropped(plan.begin() + static_cast<std::ptrdiff_t>(keep), plan.end());
+    plan.resize(keep);
+    std::vector<Config> pool;
+    for (const auto* set : {&far, &near})
+      for (const Config& c : *set)
+        if (std::find(plan.begin(), plan.end(), c) == plan.end()) pool.push_back(c);
+    std::vector<Config> got = unsettled(parents, pool, unsettlePicks, spread, plan);
+    for (Config& c : got) plan.push_back(std::move(c));
+    for (std::size_t i = 0; i < dropped.size() && plan.size() < keep + unsettlePicks; ++i)
+      if (std::find(plan.begin(), plan.end(), dropped[i]) == plan.end())
+        plan.push_back(std::move(dropped[i]));
+  }
   for (Config& c : climbing(parents, std::min<std::size_t>(n - plan.size(), climbPicks)))
     if (std::find(plan.begin(), plan.end(), c) == plan.end()) plan.push_back(std::move(c));
   const auto basinPicks = static_cast<std::size_t>(m_settings.getInt("basin_climb"));
@@ -271,8 +298,10 @@ std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
 std::vector<Config> OpEvoModelTuner::climbing(const std::vector<const Config*>& parents,
                                               std::size_t n) {
   if (n == 0) return {};
+  const int pairs = m_settings.getInt("pair_climb");
   std::vector<Vertex> steps;
-  for (const Config* p : parents) {
+  for (std::size_t k = 0; k < parents.size(); ++k) {
+    const Config* p = parents[k];
     std::vector<Config> around;
     for (std::size_t i = 0; i < p->size(); ++i) {
       steps = moves(i, (*p)[i]);
@@ -283,9 +312,113 @@ std::vector<Config> OpEvoModelTuner::climbing(const std::vector<const Config*>& 
           around.push_back(std::move(c));
       }
     }
+    if (pairs == 2 || (pairs == 1 && k == 0 && around.empty())) {
+      std::vector<Config> two = pairMoves(*p);
+      for (Config& c : two)
+        if (std::find(around.begin(), around.end(), c) == around.end())
+          around.push_back(std::move(c));
+    }
     if (!around.empty()) return bestPredicted(around, n, 1);
   }
   return {};
+}
+
+// Unmeasured configurations two moves from p: two parameters, each moved as climbing moves it.
+// Where a corner pays only when two settings change together (a flag that helps only with
+// another one off), neither one-step neighbour is better, and one-step climbing stops short.
+std::vector<Config> OpEvoModelTuner::pairMoves(const Config& p) const {
+  std::vector<Config> out;
+  std::unordered_set<Config, ConfigHash> seen;
+  std::vector<std::vector<Vertex>> steps(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) steps[i] = moves(i, p[i]);
+  for (std::size_t i = 0; i < p.size(); ++i)
+    for (std::size_t j = i + 1; j < p.size(); ++j)
+      for (const Vertex& a : steps[i])
+        for (const Vertex& b : steps[j]) {
+          Config c = p;
+          c[i] = a;
+          c[j] = b;
+          if (isNew(c) && seen.insert(c).second) out.push_back(std::move(c));
+        }
+  return out;
+}
+
+// Parameters on which every parent agrees are settled: the search no longer measures their other
+// values, whatever the rest of the configuration, and a corner where another value pays only
+// together with other changes (a memory flag that helps only without padding) stays unseen. Each
+// batch reopens one such parameter in turn: the model's favourite candidate holding another value
+// of it, the other parameters free.
+std::vector<Config> OpEvoModelTuner::unsettled(const std::vector<const Config*>& parents,
+                                               const std::vector<Config>& candidates,
+                                               std::size_t n, std::size_t minDistance,
+                                               const std::vector<Config>& planned) {
+  if (parents.empty() || candidates.empty() || n == 0) return {};
+  std::vector<std::size_t> settled;
+  for (std::size_t i = 0; i < m_space.dims(); ++i) {
+    if (m_space.param(i).size() <= 1) continue;
+    bool same = true;
+    for (const Config* p : parents) same = same && (*p)[i] == (*parents.front())[i];
+    if (same) settled.push_back(i);
+  }
+  if (settled.empty()) return {};
+  std::vector<Config> out;
+  const std::size_t turn = m_unsettleTurn++;
+  for (std::size_t k = 0; k < settled.size() && out.size() < n; ++k) {
+    const std::size_t i = settled[(turn + k) % settled.size()];
+    std::vector<Config> other;
+    for (const Config& c : candidates)
+      if (c[i] != (*parents.front())[i] && std::find(out.begin(), out.end(), c) == out.end())
+        other.push_back(c);
+    std::vector<Config> taken = planned;
+    taken.insert(taken.end(), out.begin(), out.end());
+    for (Config& c : ranked(other, 1, minDistance, taken)) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The model's best n candidates, each at least minDistance parameters from every configuration in
+// `taken` and from each other where candidates allow (no ensemble: one pick of one kind).
+std::vector<Config> OpEvoModelTuner::ranked(const std::vector<Config>& candidates, std::size_t n,
+                                            std::size_t minDistance,
+                                            const std::vector<Config>& taken) {
+  if (candidates.empty() || n == 0) return {};
+  std::vector<float> scores;
+  model().predict(candidates, scores);
+  return pickByScore(candidates, scores, n, minDistance, taken);
+}
+
+// The n best-scored candidates. A batch of near-copies of one guess learns little if the guess is
+// wrong: a candidate that differs from one already picked (or in `taken`) in fewer than
+// `minDistance` parameters is skipped, unless too few candidates are left to fill the batch.
+std::vector<Config> OpEvoModelTuner::pickByScore(const std::vector<Config>& candidates,
+                                                 const std::vector<float>& scores, std::size_t n,
+                                                 std::size_t minDistance,
+                                                 const std::vector<Config>& taken) {
+  std::vector<std::size_t> rank(candidates.size());
+  for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;
+  // Stable: equal scores keep generation order, so a seed replays the same batch.
+  std::stable_sort(rank.begin(), rank.end(),
+                   [&](std::size_t x, std::size_t y) { return scores[x] > scores[y]; });
+  auto distance = [](const Config& x, const Config& y) {
+    std::size_t d = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) d += x[i] != y[i] ? 1 : 0;
+    return d;
+  };
+  std::vector<Config> chosen;
+  std::vector<std::size_t> skipped;
+  for (std::size_t r = 0; r < rank.size() && chosen.size() < n; ++r) {
+    const Config& c = candidates[rank[r]];
+    bool close = false;
+    for (const Config& x : taken) close = close || distance(x, c) < minDistance;
+    for (const Config& x : chosen) close = close || distance(x, c) < minDistance;
+    if (close)
+      skipped.push_back(rank[r]);
+    else
+      chosen.push_back(c);
+  }
+  for (std::size_t r = 0; r < skipped.size() && chosen.size() < n; ++r)
+    chosen.push_back(candidates[skipped[r]]);
+  return chosen;
 }
 
 // Where climbing may move parameter i from v: its neighbours, or (climb_reach 1) every other
@@ -403,33 +536,7 @@ std::vector<Config> OpEvoModelTuner::bestPredicted(const std::vector<Config>& ca
       scores[i] = mean + kappa * std::sqrt(std::max(0.0f, squares[i] / count - mean * mean));
     }
   }
-  std::vector<std::size_t> order(candidates.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  // Stable: equal scores keep generation order, so a seed replays the same batch.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
-  // A batch of near-copies of one guess learns little if the guess is wrong: skip a candidate
-  // that differs from one already picked in fewer than `min_distance` parameters, unless too
-  // few candidates are left to fill the batch otherwise.
-  auto distance = [](const Config& a, const Config& b) {
-    std::size_t d = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) d += a[i] != b[i] ? 1 : 0;
-    return d;
-  };
-  std::vector<Config> best;
-  std::vector<std::size_t> skipped;
-  for (std::size_t i = 0; i < order.size() && best.size() < n; ++i) {
-    const Config& c = candidates[order[i]];
-    bool close = false;
-    for (const Config& b : best) close = close || distance(b, c) < minDistance;
-    if (close)
-      skipped.push_back(order[i]);
-    else
-      best.push_back(c);
-  }
-  for (std::size_t i = 0; i < skipped.size() && best.size() < n; ++i)
-    best.push_back(candidates[skipped[i]]);
-  return best;
+  return pickByScore(candidates, scores, n, minDistance, {});
 }
 
 }  // namespace opevo

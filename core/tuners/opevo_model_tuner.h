@@ -35,6 +35,16 @@ class OpEvoModelTuner final : public ModelBasedTuner {
                                     std::size_t minDistance);
   std::vector<Config> climbing(const std::vector<const Config*>& parents, std::size_t n);
   std::vector<Vertex> moves(std::size_t i, const Vertex& v) const;
+  std::vector<Config> pairMoves(const Config& p) const;
+  std::vector<Config> unsettled(const std::vector<const Config*>& parents,
+                                const std::vector<Config>& candidates, std::size_t n,
+                                std::size_t minDistance, const std::vector<Config>& planned);
+  std::vector<Config> ranked(const std::vector<Config>& candidates, std::size_t n,
+                             std::size_t minDistance, const std::vector<Config>& taken);
+  static std::vector<Config> pickByScore(const std::vector<Config>& candidates,
+                                         const std::vector<float>& scores, std::size_t n,
+                                         std::size_t minDistance,
+                                         const std::vector<Config>& taken);
   std::vector<Config> basinClimbing(const std::vector<const Config*>& parents, std::size_t n,
                                     std::size_t away);
   std::vector<Config> farthestFromMeasured(const std::vector<Config>& candidates, std::size_t n,
@@ -51,6 +61,7 @@ class OpEvoModelTuner final : public ModelBasedTuner {
   // Extra models trained on bootstrap resamples of the data: where they disagree, the model is
   // unsure, and an optimistic score (mean + kappa * spread) sends a measurement there.
   std::vector<std::unique_ptr<CostModel>> m_ensemble;
+  std::size_t m_unsettleTurn = 0;  // which settled parameter `unsettle` reopens next
   std::size_t m_plannedAt = static_cast<std::size_t>(-1);  // history size at the last plan
   double m_best = 0;
   std::size_t m_bestAt = 0;  // history size when m_best was found

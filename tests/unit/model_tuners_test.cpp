@@ -307,6 +307,92 @@ TEST(OpEvoModelTuner, ClimbingMeasuresEveryNeighbourOfTheBest) {
   }
 }
 
+// pair_climb 1: once every one-step neighbour of the best is measured (none better), climbing
+// measures the best's two-parameter moves instead of turning to the next best configuration.
+TEST(OpEvoModelTuner, PairClimbingMovesTwoParametersOnceOneStepIsExhausted) {
+  SearchSpace space;
+  for (const char* name : {"a", "b", "c"})
+    space.add(std::make_shared<DiscreteParam>(name, std::vector<double>{1, 2, 3, 4, 5}));
+  const Config best = space.parse("a=3; b=3; c=3");
+  std::vector<Observation> seen{{best, 2.0}};
+  std::vector<Vertex> steps;
+  for (std::size_t i = 0; i < 3; ++i) {
+    space.param(i).neighbours(best[i], steps);
+    for (const Vertex& v : steps) {
+      Config n = best;
+      n[i] = v;
+      seen.push_back({n, 1.0 + 0.1 * static_cast<double>(n[0][0])});
+    }
+  }
+  std::vector<Config> pairs;
+  forEachConfig(space, 1000, [&](const Config& c) {
+    std::int64_t moved = 0, steps = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+      moved += c[i][0] != best[i][0] ? 1 : 0;
+      steps += std::abs(c[i][0] - best[i][0]);
+    }
+    if (moved == 2 && steps == 2) pairs.push_back(c);
+    return true;
+  });
+  ASSERT_EQ(pairs.size(), 12u);
+  for (const int mode : {0, 1}) {
+    auto tuner = make("opevo-m", space, 3,
+                      {{"batch", "12"},
+                       {"candidates", "64"},
+                       {"xgb_rounds", "10"},
+                       {"climb", "12"},
+                       {"explore_share", "0"},
+                       {"epsilon", "0"},
+                       {"pair_climb", std::to_string(mode)}});
+    tuner->observe(seen);
+    const std::vector<Config> batch = tuner->propose(12);
+    std::size_t found = 0;
+    for (const Config& c : pairs)
+      found += std::find(batch.begin(), batch.end(), c) != batch.end() ? 1 : 0;
+    if (mode == 1)
+      EXPECT_EQ(found, pairs.size());
+    else
+      EXPECT_LT(found, pairs.size());
+  }
+}
+
+// unsettle: a parameter on which every parent agrees gets a guess with another value of it, even
+// where the model ranks that value low (a few poor measurements with it).
+TEST(OpEvoModelTuner, UnsettleReopensAParameterEveryParentAgreesOn) {
+  SearchSpace space;
+  for (const char* name : {"a", "b", "c"})
+    space.add(std::make_shared<DiscreteParam>(name, std::vector<double>{1, 2, 3, 4, 5}));
+  space.add(std::make_shared<DiscreteParam>("flag", std::vector<double>{0, 1}));
+  // Measured so far: flag = 0 everywhere but in a few poor configurations, so every parent holds
+  // flag = 0.
+  std::vector<Observation> seen;
+  forEachConfig(space, 1000, [&](const Config& c) {
+    const auto sum = c[0][0] + c[1][0] + c[2][0];
+    if ((c[0][0] + 2 * c[1][0] + 3 * c[2][0]) % 7 == 0)
+      seen.push_back({c, c[3][0] == 0 ? 1.0 + static_cast<double>(sum) : 0.1});
+    return true;
+  });
+  for (const int picks : {0, 1}) {
+    auto tuner = make("opevo-m", space, 4,
+                      {{"batch", "8"},
+                       {"candidates", "64"},
+                       {"xgb_rounds", "10"},
+                       {"epsilon", "0"},
+                       {"climb", "0"},
+                       {"q", "0.01"},
+                       {"unsettle", std::to_string(picks)}});
+    tuner->observe(seen);
+    const std::vector<Config> batch = tuner->propose(8);
+    ASSERT_EQ(batch.size(), 8u);
+    const auto reopened =
+        std::count_if(batch.begin(), batch.end(), [](const Config& c) { return c[3][0] == 1; });
+    if (picks == 1)
+      EXPECT_GE(reopened, 1);
+    else
+      EXPECT_EQ(reopened, 0);
+  }
+}
+
 // label_power: the model learns (fitness / best)^p, so with p = 2 a configuration at half the best
 // speed is fitted near 0.25 rather than 0.5.
 TEST(CostModel, LabelPowerRaisesTheNormalisedLabels) {
