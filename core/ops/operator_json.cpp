@@ -96,8 +96,8 @@ nlohmann::json operatorToJson(const OperatorSpec& op) {
 
 OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": an operator must be a JSON object");
-  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue", "mode", "target"}, source,
-                "operator");
+  rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue", "mode", "target"},
+                source, "operator");
   OperatorSpec op;
   if (j.contains("name") && !j["name"].is_string())
     throw InputError(source + ": field 'name' must be a string");
@@ -226,6 +226,28 @@ nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def) {
   if (def.mode != layout::TuningMode::Loop) j["mode"] = layout::tuningModeName(def.mode);
   if (def.target != SpaceTarget::Common) j["target"] = spaceTargetName(def.target);
   return j;
+}
+
+Config commonConfig(const OperatorDefinition& def, const Config& config, std::string* left) {
+  const SearchSpace common = layout::spaceFor(def.op, def.mode, SpaceTarget::Common);
+  Config c;
+  for (std::size_t i = 0; i < common.dims(); ++i) {
+    const int at = def.space.indexOf(common.param(i).name());
+    if (at < 0)
+      throw InputError(def.op.name + ": the space has no parameter '" + common.param(i).name() +
+                       "' of the common space");
+    c.push_back(config.at(static_cast<std::size_t>(at)));
+  }
+  if (left) {
+    left->clear();
+    for (std::size_t i = 0; i < def.space.dims(); ++i) {
+      const Parameter& p = def.space.param(i);
+      const Vertex* absent = def.space.valueWhenAbsent(i);
+      if (common.indexOf(p.name()) < 0 && !(absent && *absent == config.at(i)))
+        *left += (left->empty() ? "" : "; ") + p.name() + "=" + p.format(config.at(i));
+    }
+  }
+  return c;
 }
 
 OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target) {

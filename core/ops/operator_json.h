@@ -40,6 +40,12 @@ struct OperatorDefinition {
 // The definition with its space rebuilt for `target`, overrides kept (a no-op when it has it).
 OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target);
 
+// A configuration of def's space as one of withSpaceTarget(def, Common)'s: the GPU templates'
+// own parameters (which change how GPU blocks share the work, not the result) left out. In
+// *left, when given: those of them not at their value when absent, as "name=value; ...".
+Config commonConfig(const OperatorDefinition& def, const Config& config,
+                    std::string* left = nullptr);
+
 // The definition of op tuned in another mode: its space rebuilt for the mode. Overrides of the
 // space are kept where the new space has the parameter; throws InputError as spaceFor does.
 OperatorDefinition withTuningMode(OperatorDefinition def, layout::TuningMode mode);

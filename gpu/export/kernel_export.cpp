@@ -96,26 +96,6 @@ struct BestKernel {
   std::string fileText;
 };
 
-// A GPU run's definition and configuration as the common space's, which the CPU templates
-// read: the GPU-only parameters (split_k, stages) change how GPU blocks share the work, not the
-// result. Returns them as "name=value; ..." for the exported file's note ("" when all are 1).
-std::string toCommonSpace(OperatorDefinition& def, Config& config) {
-  OperatorDefinition common = withSpaceTarget(def, SpaceTarget::Common);
-  Config c;
-  for (std::size_t i = 0; i < common.space.dims(); ++i)
-    c.push_back(config.at(def.space.indexOf(common.space.param(i).name())));
-  std::string left;
-  for (std::size_t i = 0; i < def.space.dims(); ++i) {
-    const Parameter& p = def.space.param(i);
-    const Vertex* absent = def.space.valueWhenAbsent(i);
-    if (common.space.indexOf(p.name()) < 0 && !(absent && *absent == config[i]))
-      left += (left.empty() ? "" : "; ") + p.name() + "=" + p.format(config[i]);
-  }
-  def = std::move(common);
-  config = std::move(c);
-  return left;
-}
-
 BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
   const RunRecord& run = r.run;
   const TrialRow& best = r.bestTrial();
@@ -126,8 +106,10 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
       operatorDefinitionFromJson(runOperator(run.operatorJson), "run " + std::to_string(run.id));
   k.config = k.def.space.parse(best.config);
   std::string left;
-  if (k.backend == codegen::Backend::Cpu && k.def.target != SpaceTarget::Common)
-    left = toCommonSpace(k.def, k.config);
+  if (k.backend == codegen::Backend::Cpu && k.def.target != SpaceTarget::Common) {
+    k.config = commonConfig(k.def, k.config, &left);
+    k.def = withSpaceTarget(k.def, SpaceTarget::Common);
+  }
   k.kernel = codegen::generateKernel(k.def.op, k.def.space, k.config, k.backend);
   k.ext = k.backend == codegen::Backend::Cpu   ? "cpp"
           : k.backend == codegen::Backend::Hip ? "hip"
