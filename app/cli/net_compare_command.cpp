@@ -2,6 +2,7 @@
 // (one unit of each in turn), each tuned network then run end to end; the estimate curves and
 // the end-to-end results written for plotting (the OpEvo paper's Figure 6).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -120,18 +121,35 @@ void runCompare(const NetCompareOptions& o) {
   nlohmann::json results = nlohmann::json::array();
   std::printf(
       "| algorithm | scheduler | mode | repeat | trials | sum of tasks ms | conversions ms | "
-      "end-to-end ms | libtorch ms | verified |\n");
-  std::printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+      "conversion steps | end-to-end ms | libtorch ms | verified |\n");
+  std::printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   for (Contender& c : all) {
     std::vector<Config> configs;
     double sum = 0;
     const auto best = c.tuning->bestConfigs();
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-      configs.push_back(best[i] ? *best[i] : untunedConfig(*c.setups[i].space));
+      configs.push_back(best[i] ? *best[i] : untunedConfig(c.tuning->space(i)));
       if (const auto s = c.tuning->bestSeconds(i)) sum += g.tasks[i].weight() * *s * 1e3;
     }
     const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs, c.mode,
                                              {o.seed, 3, o.runs, o.reference}, reference);
+    const auto steps = std::count_if(e.steps.begin(), e.steps.end(), [](const auto& step) {
+      return step.kind == net::StepKind::Convert;
+    });
+    // Which tasks an earlier task's layout choice constrained (topological scheduler, joint).
+    nlohmann::json constrained = nlohmann::json::array();
+    for (std::size_t i = 0; i < g.tasks.size(); ++i)
+      if (const auto& lc = c.tuning->layoutConstraint(i)) {
+        nlohmann::json entry = net::layoutConstraintJson(g, lc);
+        entry["task"] = g.tasks[i].name;
+        constrained.push_back(std::move(entry));
+        std::fprintf(stderr, "%s: %s's output layout %s %s's (%s)\n", label(c).c_str(),
+                     g.tasks[i].name.c_str(),
+                     lc->outcome == net::ConstraintOutcome::Applied
+                         ? "pinned to"
+                         : "left free (no valid configuration) instead of pinned to",
+                     g.tasks[lc->by].name.c_str(), lc->layout.c_str());
+      }
     nlohmann::json r{{"algorithm", c.algorithm},
                      {"scheduler", net::schedulerKindName(c.scheduler)},
                      {"mode", layout::tuningModeName(c.mode)},
@@ -139,15 +157,17 @@ void runCompare(const NetCompareOptions& o) {
                      {"trials", c.tuning->trials()},
                      {"sum_of_tasks_ms", sum},
                      {"conversions_ms", e.convertMs},
+                     {"conversion_steps", steps},
                      {"adopted_layouts", e.adoptedLayouts},
+                     {"layout_constraints", constrained},
                      {"end_to_end_ms", e.ms},
                      {"verified", e.verified},
                      {"reference", net::referenceJson(e)}};
     results.push_back(r);
-    std::printf("| %s | %s | %s | %d | %d | %.3f | %.3f | %.3f | %s | %s |\n", c.algorithm.c_str(),
-                std::string(net::schedulerKindName(c.scheduler)).c_str(),
+    std::printf("| %s | %s | %s | %d | %d | %.3f | %.3f | %d | %.3f | %s | %s |\n",
+                c.algorithm.c_str(), std::string(net::schedulerKindName(c.scheduler)).c_str(),
                 std::string(layout::tuningModeName(c.mode)).c_str(), c.repeat, c.tuning->trials(),
-                sum, e.convertMs, e.ms,
+                sum, e.convertMs, static_cast<int>(steps), e.ms,
                 e.reference.best ? std::to_string(e.reference.best->ms).c_str() : "-",
                 e.reference.best ? (e.verified ? "yes" : "NO") : "no reference");
     requireVerified(e);
@@ -168,7 +188,10 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option("--param", o->params, "Change a param of the network, e.g. batch=8 (repeatable)");
   cmd->add_option("--algos", o->algos,
                   "Algorithms, comma-separated (default: the default and autotvm)");
-  cmd->add_option("--schedulers", o->schedulers, "gradient,round-robin (default both)");
+  cmd->add_option("--schedulers", o->schedulers,
+                  "gradient, round-robin, topological (ALT's: tasks one after another, in joint "
+                  "mode each constrained by the layouts chosen before it), comma-separated "
+                  "(default gradient,round-robin)");
   cmd->add_option(
       "--modes", o->modes,
       "What tasks tune: loop (loops over plain layouts, ALT-OL), joint (conv layouts and "

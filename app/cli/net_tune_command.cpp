@@ -15,6 +15,7 @@
 #include "export/network_export.h"
 #include "net/network_session.h"
 #include "ops/presets.h"
+#include "store/run_operator.h"
 #include "store/store.h"
 #include "tuners/registry.h"
 
@@ -173,6 +174,17 @@ void runTune(const NetTuneOptions& o) {
                   t["weight"].get<double>(), t["trials"].get<int>(), number(t["best_ms"]).c_str(),
                   refs ? library(number(t["reference_ms"])).c_str() : "",
                   t["config"].get<std::string>().c_str());
+    for (const auto& t : j["tasks"]) {
+      const nlohmann::json& lc = t["layout_constraint"];
+      if (lc.is_null()) continue;
+      std::printf("%s: output layout %s %s's, which it meets in the residual %s (%s)\n",
+                  t["name"].get<std::string>().c_str(),
+                  lc["applied"].get<bool>()
+                      ? "pinned to"
+                      : "left free (no valid configuration) instead of pinned to",
+                  lc["by"].get<std::string>().c_str(), lc["tensor"].get<std::string>().c_str(),
+                  lc["output_layout"].get<std::string>().c_str());
+    }
     std::printf("\nsum of weight x best over the tasks: %.3f ms\n",
                 j["sum_of_tasks_ms"].get<double>());
     if (refs) {
@@ -265,8 +277,18 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
     const std::vector<TrialRow> rows = store.trials(stored.taskRuns[i]);
     for (const TrialRow& t : rows)
       if (t.status == TrialStatus::Ok && (!best || t.speed > best->speed)) best = &t;
-    configs.push_back(best ? space.parse(best->config) : untunedConfig(space));
-    untuned += best ? 0 : 1;
+    if (!best) {
+      configs.push_back(untunedConfig(space));
+      ++untuned;
+      continue;
+    }
+    // A GPU run's tasks tuned the GPU templates' space; the exported program runs on the CPU.
+    const auto run = store.run(stored.taskRuns[i]);
+    const OperatorDefinition measured =
+        operatorDefinitionFromJson(runOperator(run->operatorJson), "task run");
+    configs.push_back(measured.target == SpaceTarget::Common
+                          ? space.parse(best->config)
+                          : commonConfig(measured, measured.space.parse(best->config)));
   }
   const net::NetworkProgram program = net::buildNetworkProgram(n, g, configs, plan.mode, plan.seed);
   // What the program must reproduce: libtorch's output when it is here, else ours.
@@ -308,9 +330,15 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_option("--backend", o->backend, "cpu (default), cuda or hip");
   cmd->add_option("--trials", o->trials, "Trials for the whole network");
   cmd->add_option("--algo", o->algo, "The algorithm tuning each task (opevo tuners)");
-  const std::map<std::string, net::SchedulerKind> kinds = {
-      {"gradient", net::SchedulerKind::Gradient}, {"round-robin", net::SchedulerKind::RoundRobin}};
-  cmd->add_option("--scheduler", o->scheduler, "gradient (Ansor's, default) or round-robin")
+  std::map<std::string, net::SchedulerKind> kinds;
+  for (net::SchedulerKind k : {net::SchedulerKind::Gradient, net::SchedulerKind::RoundRobin,
+                               net::SchedulerKind::Topological})
+    kinds.emplace(net::schedulerKindName(k), k);
+  cmd->add_option("--scheduler", o->scheduler,
+                  "gradient (Ansor's, default), round-robin, or topological (ALT's: the tasks one "
+                  "after another in the order they run, each to its share of the trials; with "
+                  "--mode joint a task whose output and an earlier task's meet in a residual "
+                  "add takes that task's output layout)")
       ->transform(CLI::CheckedTransformer(kinds, CLI::ignore_case));
   cmd->add_option("--mode", o->mode,
                   "joint (default on cpu: convolutions tune their layouts and loops, and the "

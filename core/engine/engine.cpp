@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "common/error.h"
 #include "layout/operand_layouts.h"
@@ -31,24 +32,34 @@ Engine::Engine(const SearchSpace& space, Measurer& measurer, EngineOptions optio
 
 Engine::~Engine() = default;
 
-int Engine::addRun(RunPlan plan) {
-  plan.budget.check();
-  if (plan.batch && *plan.batch == 0) throw InputError("the batch size must be at least 1, got 0");
+std::unique_ptr<Tuner> Engine::buildTuner(const RunPlan& plan) const {
   if (layout::isLayoutSpace(m_space)) {
     // A joint layout space is tuned in ALT's two stages by the chosen algorithm.
     TunerSettings joint = jointSettings();
     joint.apply("joint layout tuning", jointPart(plan.settings));
-    m_tuners.push_back(std::make_unique<JointLayoutTuner>(
+    return std::make_unique<JointLayoutTuner>(
         m_space, plan.algorithm, algorithmPart(plan.settings), plan.seed,
-        jointStagePlan(joint, plan.plannedTrials ? plan.plannedTrials : plan.budget.trials)));
-  } else {
-    m_tuners.push_back(makeTuner(plan.algorithm, m_space, plan.seed, plan.settings));
+        jointStagePlan(joint, plan.plannedTrials ? plan.plannedTrials : plan.budget.trials));
   }
+  return makeTuner(plan.algorithm, m_space, plan.seed, plan.settings);
+}
+
+int Engine::addRun(RunPlan plan) {
+  plan.budget.check();
+  if (plan.batch && *plan.batch == 0) throw InputError("the batch size must be at least 1, got 0");
+  m_tuners.push_back(buildTuner(plan));
   RunState state;
   state.index = static_cast<int>(m_runs.size());
   state.plan = std::move(plan);
   m_runs.push_back(std::move(state));
   return m_runs.back().index;
+}
+
+void Engine::rebuildTuner(int index) {
+  const RunState& run = m_runs.at(static_cast<std::size_t>(index));
+  if (run.trials > 0)
+    throw std::logic_error("engine: a run's tuner is rebuilt before its first trial only");
+  m_tuners[static_cast<std::size_t>(index)] = buildTuner(run.plan);
 }
 
 void Engine::restore(int index, const std::vector<std::pair<Config, Measurement>>& trials,

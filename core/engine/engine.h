@@ -105,6 +105,11 @@ class Engine {
 
   // Builds the run's tuner. Throws InputError for an unknown algorithm, a bad setting or budget.
   int addRun(RunPlan plan);
+  // Before the run's first trial: its tuner built again, over the engine's space as it is now.
+  // For a caller that owns the space and narrowed it in place (SearchSpace::replace: a network
+  // task whose output layout an earlier task chose); the tuner built by addRun had copied what it
+  // needed of the space before. Throws std::logic_error once the run has trials.
+  void rebuildTuner(int run);
   // A resumed run's stored trials, in measurement order, and its tuning time before them.
   void restore(int run, const std::vector<std::pair<Config, Measurement>>& trials,
                double secondsBefore = 0);
@@ -147,6 +152,7 @@ class Engine {
  private:
   struct BatchCut {};  // thrown from a trial callback to drop the rest of a batch
 
+  std::unique_ptr<Tuner> buildTuner(const RunPlan& plan) const;
   int nextRun();
   // The reason the run must end now, None when it may go on. Not Stopped: a stop is the gate's.
   EndReason spent(const RunState& run) const;

@@ -49,6 +49,12 @@ struct Conv2DBlocking {
 // OperandLayouts: a = input, b = weight, c = output.
 OperandLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b);
 
+// The parameters that alone decide a configuration's output layout (the split of f, h and w;
+// the order of the output's dims is fixed): two Conv2Ds of one output shape with the same values
+// of these write the same layout.
+inline constexpr std::array<const char*, 3> kConv2DOutputLayoutParams = {
+    "layout.out_c", "layout.out_h", "layout.out_w"};
+
 // layout.out_c, layout.out_h, layout.out_w, layout.in_c, layout.weight_o, layout.weight_i
 // (each [outer, tile]); tile_f, tile_y, tile_x ([outer, register tile]); stage_c ([stages,
 // input channels per stage]); reduce_order and tile_order (perm:3); unroll_c {1, 2, 4, 8}.

@@ -19,7 +19,7 @@ OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode) {
 std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph) {
   std::vector<SchedulerTask> tasks;
   for (const Task& t : graph.tasks)
-    tasks.push_back({t.weight(), t.op.flops(), static_cast<int>(t.op.kind)});
+    tasks.push_back({t.weight(), t.op.flops(), static_cast<int>(t.op.kind), t.position});
   return tasks;
 }
 
@@ -33,9 +33,18 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
     throw std::logic_error("network tuning: one measurement per task");
   if (m_plan.trials < 1) throw InputError("a network needs a budget of at least 1 trial");
   if (m_plan.unit < 1) throw InputError("a scheduling unit holds at least 1 trial");
-  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+  const std::size_t n = graph.tasks.size();
+  m_taskTrials.assign(n, 0);
+  m_begun.assign(n, false);
+  m_constraints.assign(n, std::nullopt);
+  for (std::size_t i = 0; i < n; ++i) m_order.push_back(i);
+  std::stable_sort(m_order.begin(), m_order.end(), [&](std::size_t a, std::size_t b) {
+    return graph.tasks[a].position < graph.tasks[b].position;
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    m_spaces.push_back(std::make_unique<SearchSpace>(*measurements[i].space));
     m_engines.push_back(
-        std::make_unique<Engine>(*measurements[i].space, *measurements[i].measurer,
+        std::make_unique<Engine>(*m_spaces.back(), *measurements[i].measurer,
                                  i < engineOptions.size() ? engineOptions[i] : EngineOptions{}));
     RunPlan run;
     run.algorithm = m_plan.algorithm;
@@ -46,6 +55,49 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
     run.plannedTrials = std::max(1, m_plan.trials / static_cast<int>(graph.tasks.size()));
     m_engines.back()->addRun(std::move(run));
   }
+}
+
+bool NetworkTuning::propagatesAcrossTasks() const {
+  return m_plan.scheduler == SchedulerKind::Topological && m_plan.mode == layout::TuningMode::Joint;
+}
+
+void NetworkTuning::begin(std::size_t task) {
+  if (m_begun[task]) return;
+  m_begun[task] = true;
+  if (!propagatesAcrossTasks()) return;
+  // The tasks before it in topological order have all been tuned (the scheduler closes each
+  // before the next); their best configurations are their choices.
+  std::vector<std::size_t> before;
+  for (std::size_t k : m_order) {
+    if (k == task) break;
+    before.push_back(k);
+  }
+  std::vector<const SearchSpace*> spaces;
+  for (const auto& s : m_spaces) spaces.push_back(s.get());
+  m_constraints[task] = constrainOutputLayout(m_graph, task, before, spaces, bestConfigs(),
+                                              *m_spaces[task], m_plan.seed + task);
+  // The tuner addRun built copied the parameters it tunes: it is built again over the narrowed
+  // space (the task has no trial yet, restored ones come after this).
+  if (m_constraints[task] && m_constraints[task]->outcome == ConstraintOutcome::Applied)
+    m_engines[task]->rebuildTuner(0);
+}
+
+int NetworkTuning::shareLeft(std::size_t task) const {
+  if (m_plan.scheduler != SchedulerKind::Topological) return std::numeric_limits<int>::max();
+  int before = 0;
+  std::size_t rank = 0;
+  for (std::size_t k : m_order) {
+    if (k == task) break;
+    before += m_taskTrials[k];
+    ++rank;
+  }
+  const int remaining = static_cast<int>(m_order.size() - rank);
+  return std::max(1, (m_plan.trials - before) / remaining) - m_taskTrials[task];
+}
+
+void NetworkTuning::countUnit(std::size_t task, int trials) {
+  m_taskTrials[task] += trials;
+  if (shareLeft(task) <= 0 && !m_scheduler.exhausted(task)) m_scheduler.exhaust(task);
 }
 
 void NetworkTuning::addObserver(EngineObserver& observer) {
@@ -74,9 +126,11 @@ bool NetworkTuning::step() {
   if (m_stop || m_trials >= m_plan.trials) return false;
   const std::optional<std::size_t> chosen = m_scheduler.next();
   if (!chosen) return false;
+  begin(*chosen);
   Engine& engine = *m_engines[*chosen];
   const int before = engine.runs().front().trials;
-  const auto left = static_cast<std::size_t>(m_plan.trials - m_trials);
+  const auto left =
+      static_cast<std::size_t>(std::min(m_plan.trials - m_trials, shareLeft(*chosen)));
   engine.setBatch(0, std::min(m_plan.unit, left));
   const bool stepped = engine.step(0);
   const int measured = engine.runs().front().trials - before;
@@ -88,6 +142,7 @@ bool NetworkTuning::step() {
   } else {
     m_scheduler.record(*chosen, bestSeconds(*chosen));
   }
+  countUnit(*chosen, measured);
   m_units.push_back({static_cast<int>(m_units.size()) + 1, *chosen, m_trials, bestSeconds(*chosen),
                      m_scheduler.objective()});
   return true;
@@ -116,6 +171,7 @@ void NetworkTuning::replayUnit(std::size_t task, int trials, const std::vector<T
     if (best > 0) seconds = m_graph.tasks[task].op.flops() / (best * 1e12);
     m_scheduler.record(task, seconds);
   }
+  countUnit(task, trials);
   // The task's best at this unit, as the scheduler recorded it (not its best over every trial).
   const std::vector<double>& history = m_scheduler.history(task);
   std::optional<double> seconds;
@@ -128,7 +184,10 @@ std::vector<UnitRecord> NetworkTuning::restore(const std::vector<TaskRestore>& t
                                                const std::vector<UnitRecord>& units) {
   if (tasks.size() != m_engines.size())
     throw std::logic_error("network tuning: one restore per task");
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
+  // In tuning order: a task that had begun is constrained again, from the restored choices of
+  // the tasks before it, before its own trials are restored.
+  for (std::size_t i : m_order) {
+    if (!tasks[i].trials.empty()) begin(i);
     m_engines[i]->restore(0, tasks[i].trials, tasks[i].secondsBefore);
     m_engines[i]->setStoreId(0, tasks[i].storeId);
   }

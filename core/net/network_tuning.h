@@ -11,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "layout/tuning_mode.h"
+#include "net/layout_constraints.h"
 #include "net/task_scheduler.h"
 #include "net/tasks.h"
 #include "ops/operator_json.h"
@@ -67,8 +68,16 @@ struct NetworkUnit {
 
 // Tunes a network's tasks with one engine per task (each task has its own space and measurer),
 // the task scheduler choosing which task's run the next unit of trials goes to: Ansor's
-// gradient policy or round-robin. Each task's latency is its best measured speed turned back
-// into seconds (FLOPs / speed); the objective weighs it by how often the task occurs.
+// gradient policy, round-robin, or ALT's topological order. Each task's latency is its best
+// measured speed turned back into seconds (FLOPs / speed); the objective weighs it by how often
+// the task occurs.
+//
+// Topological: the tasks one after another by Task::position, each to its share of the budget,
+// (budget - trials of the tasks before it) / (tasks from it on), at least 1: the trials / tasks
+// every task plans its joint stage on, with what a task whose space ran out left over passed on.
+// In joint mode (ALT, layouts propagated) a task then begins with its output layout pinned to
+// the one an earlier task chose where a residual links them (net/layout_constraints.h), so
+// tuners never propose another and the residual is read with no conversion.
 class NetworkTuning {
  public:
   // engineOptions: per task (a resumed task's trials continue its stored order); empty: defaults.
@@ -95,6 +104,15 @@ class NetworkTuning {
 
   int trials() const { return m_trials; }
   const TaskScheduler& scheduler() const { return m_scheduler; }
+  // What task i is tuned over: its own space, narrowed where an earlier task constrains it.
+  const SearchSpace& space(std::size_t task) const { return *m_spaces.at(task); }
+  // How an earlier task's choice constrained task i (topological scheduler, joint mode), once
+  // the task has begun; nullopt when nothing did.
+  const std::optional<LayoutConstraint>& layoutConstraint(std::size_t task) const {
+    return m_constraints.at(task);
+  }
+  // Whether tasks' layout choices constrain later tasks: the topological scheduler in joint mode.
+  bool propagatesAcrossTasks() const;
   const Engine& engine(std::size_t task) const { return *m_engines.at(task); }
   Engine& engine(std::size_t task) { return *m_engines.at(task); }
   // The best configuration of each task so far (nullopt: none worked yet).
@@ -105,12 +123,24 @@ class NetworkTuning {
  private:
   const TaskGraph& m_graph;
   NetworkTuningPlan m_plan;
+  // Each task's space, owned here so that it can be narrowed before the task begins.
+  std::vector<std::unique_ptr<SearchSpace>> m_spaces;
   std::vector<std::unique_ptr<Engine>> m_engines;
   TaskScheduler m_scheduler;
   int m_trials = 0;
   std::vector<NetworkUnit> m_units;
   std::atomic<bool> m_stop{false};
+  std::vector<std::size_t> m_order;  // the tasks by position: the order they run in
+  std::vector<int> m_taskTrials;     // counted unit by unit
+  std::vector<bool> m_begun;
+  std::vector<std::optional<LayoutConstraint>> m_constraints;
 
+  // Before a task's first unit: an earlier task's choice constrains it where layouts propagate.
+  void begin(std::size_t task);
+  // Topological: the trials the task may still take of its share; otherwise unbounded.
+  int shareLeft(std::size_t task) const;
+  // After a unit of `trials` given to the task: counted, and a spent share closes the task.
+  void countUnit(std::size_t task, int trials);
   void replayUnit(std::size_t task, int trials, const std::vector<TaskRestore>& tasks,
                   std::vector<int>& counted);
 };

@@ -19,15 +19,18 @@ std::string_view schedulerKindName(SchedulerKind kind) {
       return "gradient";
     case SchedulerKind::RoundRobin:
       return "round-robin";
+    case SchedulerKind::Topological:
+      return "topological";
   }
   return "?";
 }
 
 SchedulerKind parseSchedulerKind(std::string_view name) {
-  for (SchedulerKind k : {SchedulerKind::Gradient, SchedulerKind::RoundRobin})
+  for (SchedulerKind k :
+       {SchedulerKind::Gradient, SchedulerKind::RoundRobin, SchedulerKind::Topological})
     if (schedulerKindName(k) == name) return k;
   throw InputError("unknown task scheduler '" + std::string(name) +
-                   "' (accepted: gradient, round-robin)");
+                   "' (accepted: gradient, round-robin, topological)");
 }
 
 TaskScheduler::TaskScheduler(std::vector<SchedulerTask> tasks, SchedulerKind kind,
@@ -94,6 +97,12 @@ std::optional<std::size_t> TaskScheduler::next() {
     if (!m_exhausted[i]) open.push_back(i);
   if (open.empty()) return std::nullopt;
 
+  if (m_kind == SchedulerKind::Topological) {
+    std::size_t first = open.front();
+    for (std::size_t i : open)
+      if (m_tasks[i].position < m_tasks[first].position) first = i;
+    return first;
+  }
   if (m_kind == SchedulerKind::RoundRobin) {
     for (std::size_t step = 0; step < m_tasks.size(); ++step) {
       const std::size_t i = (m_cursor + step) % m_tasks.size();

@@ -10,8 +10,11 @@
 namespace opevo::net {
 
 // How a network's tuning budget is shared among its tasks, one unit (a batch of trials of one
-// task's run) at a time.
-enum class SchedulerKind { Gradient, RoundRobin };
+// task's run) at a time. Topological is ALT's: the tasks one after another in the order their
+// kernels run, each to its share of the budget (NetworkTuning hands out the shares and closes a
+// task once its share is spent), so that a task's layouts can be chosen knowing what the tasks
+// before it chose.
+enum class SchedulerKind { Gradient, RoundRobin, Topological };
 
 std::string_view schedulerKindName(SchedulerKind kind);
 // Throws InputError naming the accepted names.
@@ -24,6 +27,7 @@ struct SchedulerTask {
   double weight = 1;
   double flops = 0;
   int group = 0;
+  std::size_t position = 0;  // where its kernel first runs (Task::position): topological order
 };
 
 // Ansor's gradient policy (seed 002, sec. 6) and its defaults, as TVM ships them.
@@ -41,7 +45,9 @@ struct GradientSettings {
 //   w_i * (alpha * (g_i(t) - g_i(t - window)) / window
 //          + (1 - alpha) * min(-g_i(t) / t, beta * C_i / max_{k similar} V_k - g_i(t)))
 // with t the units task i received, C_i its FLOPs and V_k the best FLOP/s of a similar task.
-// Round-robin is the baseline. Deterministic for a seed and a sequence of calls.
+// Round-robin is the baseline. Topological gives every unit to the open task that runs first
+// (ties: the lower index) and has no warm-up: a task is tuned once, before the tasks after it.
+// Deterministic for a seed and a sequence of calls.
 class TaskScheduler {
  public:
   TaskScheduler(std::vector<SchedulerTask> tasks, SchedulerKind kind, std::uint64_t seed,

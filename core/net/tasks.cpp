@@ -127,13 +127,16 @@ TaskGraph extractTasks(const Network& net) {
       std::snprintf(exact, sizeof exact, " %.17g", e.factor);
       key += exact;
     }
+    const auto position = static_cast<std::size_t>(net.find(at.output) - net.layers.data());
     const auto it = byKey.find(key);
     if (it != byKey.end()) {
-      graph.tasks[it->second].occurrences.push_back(std::move(at));
+      Task& task = graph.tasks[it->second];
+      task.position = std::min(task.position, position);
+      task.occurrences.push_back(std::move(at));
       continue;
     }
     byKey[key] = graph.tasks.size();
-    graph.tasks.push_back({l.name, std::move(op), {std::move(at)}});
+    graph.tasks.push_back({l.name, std::move(op), {std::move(at)}, position});
   }
   return graph;
 }

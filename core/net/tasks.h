@@ -25,6 +25,10 @@ struct Task {
   std::string name;  // the first occurrence's layer
   OperatorSpec op;   // named `name`, with groups and epilogue
   std::vector<Occurrence> occurrences;
+  // Where its kernel first runs: the place in Network::layers of the earliest occurrence's output
+  // (a fused kernel runs where its last fused layer stands, once every residual it reads exists).
+  // Tasks by position are in topological order of the fused kernels, the order ALT tunes them in.
+  std::size_t position = 0;
 
   double weight() const { return static_cast<double>(occurrences.size()); }
 };

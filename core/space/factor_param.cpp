@@ -34,11 +34,23 @@ FactorParam::FactorParam(std::string name, std::int64_t product, int parts)
   m_primes = primeFactorization(product);
 }
 
+FactorParam::FactorParam(std::string name, std::int64_t product, int parts, Vertex only)
+    : FactorParam(std::move(name), product, parts) {
+  if (!factorizes(only))
+    throw InputError("factor parameter '" + this->name() + "': " + joinIntegers(only) +
+                     " is not a split of " + std::to_string(product) + " into " +
+                     std::to_string(parts) + " factors (accepted form: factor:C:nu=v1,...,vnu, " +
+                     "e.g. factor:64:2=4,16)");
+  m_pinned = std::move(only);
+}
+
 std::string FactorParam::spec() const {
-  return "factor:" + std::to_string(m_product) + ":" + std::to_string(m_parts);
+  const std::string base = "factor:" + std::to_string(m_product) + ":" + std::to_string(m_parts);
+  return m_pinned ? base + "=" + joinIntegers(*m_pinned) : base;
 }
 
 Count FactorParam::size() const {
+  if (m_pinned) return Count(1);
   // Each prime power p^e is spread over nu positions independently: C(e+nu-1, nu-1) ways.
   Count total(1);
   for (const auto& [p, e] : m_primes) total = total * binomial(e + m_parts - 1, m_parts - 1);
@@ -59,13 +71,20 @@ Vertex FactorParam::parse(std::string_view text) const {
     throw InputError("vertex '" + std::string(text) + "' of " + name() + " has " +
                      std::to_string(v.size()) + " parts, not " + std::to_string(m_parts) + " (" +
                      form + ")");
-  if (!contains(v))
+  if (!factorizes(v))
     throw InputError("vertex '" + std::string(text) + "' of " + name() +
                      " is not a factorization of " + std::to_string(m_product) + " (" + form + ")");
+  if (!contains(v))
+    throw InputError("vertex '" + std::string(text) + "' of " + name() + " is not its one split " +
+                     format(*m_pinned) + " (the parameter is pinned: " + spec() + ")");
   return v;
 }
 
 bool FactorParam::contains(const Vertex& v) const {
+  return factorizes(v) && (!m_pinned || v == *m_pinned);
+}
+
+bool FactorParam::factorizes(const Vertex& v) const {
   if (static_cast<int>(v.size()) != m_parts) return false;
   std::int64_t rest = m_product;
   for (std::int64_t f : v) {
@@ -76,6 +95,7 @@ bool FactorParam::contains(const Vertex& v) const {
 }
 
 Vertex FactorParam::random(Rng& rng) const {
+  if (m_pinned) return *m_pinned;
   Vertex v(m_parts, 1);
   std::vector<std::int64_t> bars;
   for (const auto& [p, e] : m_primes) {
@@ -98,6 +118,7 @@ Vertex FactorParam::random(Rng& rng) const {
 }
 
 Vertex FactorParam::first() const {
+  if (m_pinned) return *m_pinned;
   Vertex v(m_parts, 1);
   v[0] = m_product;
   return v;
@@ -105,6 +126,7 @@ Vertex FactorParam::first() const {
 
 void FactorParam::neighbours(const Vertex& v, std::vector<Vertex>& out) const {
   out.clear();
+  if (m_pinned) return;
   for (int from = 0; from < m_parts; ++from) {
     for (const auto& [p, e] : m_primes) {
       if (v[from] % p != 0) continue;
@@ -120,6 +142,7 @@ void FactorParam::neighbours(const Vertex& v, std::vector<Vertex>& out) const {
 }
 
 std::size_t FactorParam::degree(const Vertex& v) const {
+  if (m_pinned) return 0;
   std::size_t movable = 0;
   for (int from = 0; from < m_parts; ++from)
     for (const auto& pe : m_primes) movable += (v[from] % pe.first == 0);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <utility>
 
 #include "space/parameter.h"
@@ -8,6 +9,11 @@ namespace opevo {
 
 // Ordered nu-tuples of positive integers whose product is C (a loop of length C split into nu
 // nested loops). Adjacent: one prime factor of C moved from one position to another.
+//
+// A pinned factorization has one vertex only: the same loop, its split fixed by something outside
+// the operator (a network task whose output layout an earlier task chose). It stays a
+// factorization of C, so whatever reads the split (templates, cost-model features) reads it as
+// before, and tuners never propose another split since there is none. Spec: factor:C:nu=v1,...
 class FactorParam final : public Parameter {
  public:
   // Largest loop length accepted: trial division must stay fast.
@@ -15,6 +21,9 @@ class FactorParam final : public Parameter {
   static constexpr int kMaxParts = 64;
 
   FactorParam(std::string name, std::int64_t product, int parts);
+  // Pinned to `only`; throws InputError naming the parameter when `only` is no factorization of
+  // product into parts.
+  FactorParam(std::string name, std::int64_t product, int parts, Vertex only);
 
   ParamKind kind() const override { return ParamKind::Factor; }
   std::string spec() const override;
@@ -37,6 +46,9 @@ class FactorParam final : public Parameter {
   std::int64_t m_product;
   int m_parts;
   std::vector<std::pair<std::int64_t, int>> m_primes;
+  std::optional<Vertex> m_pinned;
+
+  bool factorizes(const Vertex& v) const;
 };
 
 std::vector<std::pair<std::int64_t, int>> primeFactorization(std::int64_t n);

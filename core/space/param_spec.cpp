@@ -30,8 +30,10 @@ ParameterPtr makeParameter(std::string name, std::string_view spec) {
   if (name.empty()) name = std::string(trimmed);
 
   if (kind == "factor") {
-    const auto parts = splitList(rest, ':');
-    constexpr std::string_view form = "factor:C:nu, e.g. factor:1024:4";
+    // factor:C:nu=v1,...,vnu: pinned to one split (space/factor_param.h).
+    const auto equals = rest.find('=');
+    const auto parts = splitList(rest.substr(0, equals), ':');
+    constexpr std::string_view form = "factor:C:nu, e.g. factor:1024:4, or factor:C:nu=v1,...";
     if (parts.size() != 2)
       throw InputError("parameter spec '" + std::string(spec) +
                        "' needs two numbers (accepted form: " + std::string(form) + ")");
@@ -41,7 +43,14 @@ ParameterPtr makeParameter(std::string name, std::string_view spec) {
       throw InputError("parameter spec '" + std::string(spec) + "': nu must be from 1 to " +
                        std::to_string(FactorParam::kMaxParts) + " (accepted form: " +
                        std::string(form) + ")");
-    return std::make_shared<FactorParam>(name, product, static_cast<int>(nu));
+    if (equals == std::string_view::npos)
+      return std::make_shared<FactorParam>(name, product, static_cast<int>(nu));
+    Vertex only;
+    if (!parseIntegers(rest.substr(equals + 1), only))
+      throw InputError("parameter spec '" + std::string(spec) +
+                       "': the pinned split must be integers separated by commas (accepted form: " +
+                       std::string(form) + ")");
+    return std::make_shared<FactorParam>(name, product, static_cast<int>(nu), std::move(only));
   }
   if (kind == "perm") {
     constexpr std::string_view form = "perm:n, e.g. perm:4";

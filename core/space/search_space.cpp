@@ -22,6 +22,16 @@ void SearchSpace::add(ParameterPtr parameter) {
   m_params.push_back(std::move(parameter));
 }
 
+void SearchSpace::replace(std::size_t i, ParameterPtr parameter) {
+  if (i >= m_params.size() || parameter->name() != m_params[i]->name())
+    throw std::invalid_argument("search space: a parameter is replaced by one of its name only");
+  m_params[i] = std::move(parameter);
+  if (const auto it = m_whenAbsent.find(i);
+      it != m_whenAbsent.end() && !m_params[i]->contains(it->second))
+    m_whenAbsent.erase(it);
+  if (m_start && (!contains(*m_start) || !satisfies(*m_start))) m_start.reset();
+}
+
 void SearchSpace::addConstraint(std::string description, std::function<bool(const Config&)> holds) {
   m_constraints.push_back({std::move(description), std::move(holds)});
 }

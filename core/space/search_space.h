@@ -35,6 +35,11 @@ struct Constraint {
 class SearchSpace {
  public:
   void add(ParameterPtr parameter);
+  // Replaces parameter i by one of the same name whose values are some of its values (a pinned
+  // factorization: a network task whose output layout an earlier task chose). Constraints still
+  // read it at i. A start point or value-when-absent it no longer holds is dropped. Throws
+  // std::invalid_argument for another name or an index out of range.
+  void replace(std::size_t i, ParameterPtr parameter);
   void addConstraint(std::string description, std::function<bool(const Config&)> holds);
 
   // For spaces that are a list of known points (a measured dataset): adds the constraint "is one

@@ -8,6 +8,7 @@
 #include "codegen/kernel_codegen.h"
 #include "codegen/layout_conversion.h"
 #include "common/error.h"
+#include "layout/conv2d_layout.h"
 #include "layout/operand_layouts.h"
 #include "net/fixed_layer_code.h"
 #include "net/network_tuning.h"
@@ -54,7 +55,7 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
         const SearchSpace& to = defs[writer].space;
         Config candidate = configs[writer];
         bool same = true, fits = true;
-        for (const char* name : {"layout.out_c", "layout.out_h", "layout.out_w"}) {
+        for (const char* name : layout::kConv2DOutputLayoutParams) {
           const int r = from.indexOf(name), w = to.indexOf(name);
           fits = fits && r >= 0 && w >= 0 &&
                  from.param(std::size_t(r)).spec() == to.param(std::size_t(w)).spec();

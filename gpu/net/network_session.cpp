@@ -108,8 +108,11 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     ResumedRun r = resumeStoredRun(store, stored.taskRuns[i], backend, /*allowFinished=*/true);
     // The stored trials are configurations of the task as it was extracted then.
     const Task& t = m_graph.tasks[i];
-    const std::string now = operatorDefinitionToJson(taskDefinition(t, m_source.plan.mode)).dump();
-    if (now != r.run.operatorJson)
+    // As a new run on this backend stores it (runDefinition: the GPU templates' space on cuda
+    // and hip), or as runs stored before spaces had targets did.
+    const OperatorDefinition def = taskDefinition(t, m_source.plan.mode);
+    const std::string now = operatorDefinitionToJson(runDefinition(m_source.backend, def)).dump();
+    if (now != r.run.operatorJson && operatorDefinitionToJson(def).dump() != r.run.operatorJson)
       throw InputError("network run " + std::to_string(id) + ": task " + t.name +
                        " is no longer the operator its stored run " + std::to_string(r.run.id) +
                        " measured (was this run stored by another version?)");
@@ -168,7 +171,7 @@ std::vector<Config> NetworkSession::configs() const {
   std::vector<Config> out;
   const auto best = m_tuning->bestConfigs();
   for (std::size_t i = 0; i < m_graph.tasks.size(); ++i)
-    out.push_back(best[i] ? *best[i] : untunedConfig(space(i)));
+    out.push_back(best[i] ? *best[i] : untunedConfig(m_tuning->space(i)));
   return out;
 }
 
@@ -206,12 +209,14 @@ nlohmann::json NetworkSession::tasksJson() const {
   const std::vector<Config> chosen = configs();
   for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
     const std::optional<double> s = m_tuning->bestSeconds(i);
-    tasks.push_back({{"name", m_graph.tasks[i].name},
-                     {"weight", m_graph.tasks[i].weight()},
-                     {"trials", m_tuning->engine(i).runs().front().trials},
-                     {"best_ms", s ? nlohmann::json(*s * 1e3) : nlohmann::json(nullptr)},
-                     {"config", space(i).format(chosen[i])},
-                     {"tuned", best[i].has_value()}});
+    tasks.push_back(
+        {{"name", m_graph.tasks[i].name},
+         {"weight", m_graph.tasks[i].weight()},
+         {"trials", m_tuning->engine(i).runs().front().trials},
+         {"best_ms", s ? nlohmann::json(*s * 1e3) : nlohmann::json(nullptr)},
+         {"config", space(i).format(chosen[i])},
+         {"tuned", best[i].has_value()},
+         {"layout_constraint", layoutConstraintJson(m_graph, m_tuning->layoutConstraint(i))}});
     if (i < m_references.size()) {
       const auto& r = m_references[i];
       nlohmann::json& t = tasks.back();

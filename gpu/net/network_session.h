@@ -82,7 +82,9 @@ class NetworkSession {
   void measureTaskReferences();
   // sum of weight x reference latency, when every task's reference was measured and verified.
   std::optional<double> sumOfReferencesMs() const;
-  // [{name, weight, trials, best_ms, config, tuned}, and after measureTaskReferences
+  // [{name, weight, trials, best_ms, config, tuned, layout_constraint (null, or how an earlier
+  //  task's choice constrained its layout: net/layout_constraints.h)}, and after
+  //  measureTaskReferences
   //  reference_library, reference_ms (null when it failed) and reference_error]
   nlohmann::json tasksJson() const;
   // [{trials, task, estimate_ms}] after each unit

@@ -141,6 +141,14 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   EXPECT_TRUE(setup()->jointModeBox()->isEnabled());
   EXPECT_TRUE(setup()->setModes({QStringLiteral("loop"), QStringLiteral("joint")}));
   EXPECT_FALSE(setup()->setModes({QStringLiteral("layouts")}));
+  // ALT's order is one of the schedulers a race can hold.
+  ASSERT_TRUE(setup()->setSchedulers({QStringLiteral("gradient"), QStringLiteral("topological")}));
+  EXPECT_TRUE(setup()->topologicalBox()->isChecked());
+  spec = setup()->spec(&error);
+  ASSERT_TRUE(spec) << error.toStdString();
+  EXPECT_EQ(spec->schedulers, (std::vector<net::SchedulerKind>{net::SchedulerKind::Gradient,
+                                                               net::SchedulerKind::Topological}));
+  EXPECT_FALSE(setup()->setSchedulers({QStringLiteral("alphabetical")}));
   setup()->loopModeBox()->setChecked(false);
   setup()->jointModeBox()->setChecked(false);
   EXPECT_FALSE(setup()->spec(&error));

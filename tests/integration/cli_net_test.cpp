@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
@@ -143,6 +144,124 @@ TEST(CliNet, AResidualsProducerWritesItsReadersLayout) {
     EXPECT_TRUE(alt["verified"].get<bool>()) << alt.dump(2);
     EXPECT_TRUE(wp["verified"].get<bool>()) << wp.dump(2);
   }
+}
+
+// The layout.out_* part of a task's configuration text ("layout.out_c=1,16; ...; layout.out_w=..").
+std::string outputLayoutOf(const nlohmann::json& task) {
+  const std::string config = task["config"];
+  const std::size_t end = config.find("; layout.in_c=");
+  return end == std::string::npos ? std::string() : config.substr(0, end);
+}
+
+// The tasks of a run's curve in the order they were first given a unit, each once.
+std::vector<std::string> tuningOrder(const nlohmann::json& run) {
+  std::vector<std::string> order;
+  for (const auto& u : run["curve"])
+    if (order.empty() || order.back() != u["task"].get<std::string>()) order.push_back(u["task"]);
+  return order;
+}
+
+TEST(CliNet, TopologicalTuningPinsAResidualsLayoutAndConvertsLess) {
+  // ALT's order: a, b, then short, whose kernel adds b's output (a residual that links two
+  // tasks), then d, each to its share (24 / 4). Tuned after b, short's output layout is pinned to
+  // b's choice: its residual is read as it is, where the gradient scheduler's run converts it
+  // unless b happens to adopt short's layout, and joint-np always converts it. Real CPU runs,
+  // stored in SQLite, checked against libtorch.
+  const std::string net = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_producer.json";
+  char pattern[] = "/tmp/opevo-nettopo-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  auto tune = [&](const char* scheduler, const char* mode, const char* seed) {
+    const auto r = runProcess(
+        OPEVO_CLI, {"net",      "tune",     net,      "--scheduler", scheduler, "--mode", mode,
+                    "--trials", "24",       "--unit", "2",           "--seed",  seed,     "--runs",
+                    "2",        "--warmup", "1",      "--json",      "--db",    db});
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  for (const char* seed : {"1", "2"}) {
+    SCOPED_TRACE(std::string("seed ") + seed);
+    const nlohmann::json topo = tune("topological", "joint", seed);
+    const nlohmann::json gradient = tune("gradient", "joint", seed);
+    const nlohmann::json wp = tune("topological", "joint-np", seed);
+    if (topo.empty() || gradient.empty() || wp.empty()) break;
+    EXPECT_EQ(topo["scheduler"], "topological");
+    EXPECT_EQ(gradient["scheduler"], "gradient");
+    EXPECT_EQ(tuningOrder(topo), (std::vector<std::string>{"a", "b", "short", "d"}));
+    std::map<std::string, nlohmann::json> tasks;
+    for (const auto& t : topo["tasks"]) {
+      tasks[t["name"]] = t;
+      EXPECT_EQ(t["trials"], 6) << t.dump();
+    }
+    ASSERT_EQ(tasks.size(), 4u);
+    const nlohmann::json& lc = tasks["short"]["layout_constraint"];
+    ASSERT_TRUE(lc.is_object()) << tasks["short"].dump(2);
+    EXPECT_EQ(lc["by"], "b");
+    EXPECT_EQ(lc["tensor"], "b");
+    EXPECT_TRUE(lc["applied"].get<bool>());
+    for (const char* other : {"a", "b", "d"})
+      EXPECT_TRUE(tasks[other]["layout_constraint"].is_null());
+    // The chosen configurations keep the constraint.
+    EXPECT_EQ(outputLayoutOf(tasks["short"]), lc["output_layout"].get<std::string>());
+    EXPECT_EQ(outputLayoutOf(tasks["short"]), outputLayoutOf(tasks["b"]));
+    for (const auto& t : gradient["tasks"]) EXPECT_TRUE(t["layout_constraint"].is_null());
+    for (const auto& t : wp["tasks"]) EXPECT_TRUE(t["layout_constraint"].is_null());
+
+    // a's input, b's input, short's input and its output (read by the dense layer): the residual
+    // is not converted, and nothing needed adopting.
+    EXPECT_EQ(conversionsOf(topo), (std::vector<std::string>{"a", "b", "short", "short"}))
+        << topo["steps"].dump();
+    EXPECT_TRUE(topo["adopted_layouts"].empty()) << topo["adopted_layouts"].dump();
+    // Side by side, short's residual is read as it is only where b and short happened to choose
+    // one output layout, or b could adopt short's.
+    std::map<std::string, nlohmann::json> free;
+    for (const auto& t : gradient["tasks"]) free[t["name"]] = t;
+    const bool met = outputLayoutOf(free["short"]) == outputLayoutOf(free["b"]) ||
+                     !gradient["adopted_layouts"].empty();
+    EXPECT_EQ(conversionsOf(gradient).size(), met ? 4u : 5u) << gradient["steps"].dump();
+    EXPECT_LE(conversionsOf(topo).size(), conversionsOf(gradient).size());
+    EXPECT_EQ(conversionsOf(wp).size(), 5u) << wp["steps"].dump();
+    if (topo["reference"]["ms"].is_null()) GTEST_SKIP() << topo["reference"]["missing"];
+    for (const nlohmann::json* j : {&topo, &gradient, &wp})
+      EXPECT_TRUE((*j)["verified"].get<bool>()) << j->dump(2);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliNet, CompareReportsEachContendersSchedulerAndConstraints) {
+  const std::string net = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_producer.json";
+  char pattern[] = "/tmp/opevo-nettopocmp-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const auto r = runProcess(OPEVO_CLI, {"net", "compare", net, "--trials", "12", "--algos",
+                                        "opevo-m", "--schedulers", "gradient,topological",
+                                        "--modes", "joint", "--out", dir.string(), "--runs", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("| opevo-m | topological | joint | 0 | 12 |"), std::string::npos) << r.out;
+  std::ifstream summary(dir / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(summary);
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const auto& result : j["results"]) {
+    EXPECT_EQ(result["trials"], 12);
+    if (result["scheduler"] == "gradient") {
+      EXPECT_TRUE(result["layout_constraints"].empty()) << result.dump(2);
+      EXPECT_GE(result["conversion_steps"], 4);
+      continue;
+    }
+    EXPECT_EQ(result["scheduler"], "topological");
+    ASSERT_EQ(result["layout_constraints"].size(), 1u) << result.dump(2);
+    EXPECT_EQ(result["conversion_steps"], 4) << result.dump(2);  // the residual's is gone
+    EXPECT_EQ(result["layout_constraints"][0]["task"], "short");
+    EXPECT_EQ(result["layout_constraints"][0]["by"], "b");
+    EXPECT_TRUE(result["layout_constraints"][0]["applied"].get<bool>());
+    if (!result["reference"]["ms"].is_null()) {
+      EXPECT_TRUE(result["verified"].get<bool>()) << result.dump(2);
+    }
+  }
+  const auto bad = runProcess(OPEVO_CLI, {"net", "compare", net, "--trials", "4", "--schedulers",
+                                          "alphabetical", "--out", dir.string()});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("round-robin, topological"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CliNet, AlexNetUntunedRunsEndToEndAndMatchesLibtorch) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -36,15 +37,24 @@ std::size_t count(const std::map<std::int64_t, std::vector<TrialRow>>& trials) {
 // moments (mid-unit too) and resumed each time: it must end with exactly its budget, every task's
 // trials numbered without a gap, nothing committed before a kill changed, no configuration of a
 // task measured twice, the units adding up to the budget, and the tuned network verified. In
-// both tuning modes: a joint run's tasks resume in their layout spaces.
-class NetKillAndResumeIn : public ::testing::TestWithParam<std::string> {};
+// both tuning modes: a joint run's tasks resume in their layout spaces; and tuned in topological
+// order, where a resumed task whose layout an earlier task constrained is constrained again.
+struct KillCase {
+  std::string mode;
+  std::string scheduler;
+  std::string network;  // in tests/data
+  std::size_t tasks = 0;
+};
+
+class NetKillAndResumeIn : public ::testing::TestWithParam<KillCase> {};
 
 TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   char pattern[] = "/tmp/opevo-netkill-XXXXXX";
   const fs::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string();
   setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
-  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json";
+  const KillCase& c = GetParam();
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + c.network;
   const int budget = 36;
 
   Rng rng(20261125);
@@ -53,8 +63,9 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   for (int attempt = 0; attempt < 5 && kills < 3; ++attempt) {
     std::vector<std::string> args = {OPEVO_CLI, "net", "tune"};
     if (attempt == 0)
-      args.insert(args.end(), {network, "--trials", std::to_string(budget), "--unit", "3", "--seed",
-                               "7", "--no-reference", "--mode", GetParam()});
+      args.insert(args.end(),
+                  {network, "--trials", std::to_string(budget), "--unit", "3", "--seed", "7",
+                   "--no-reference", "--mode", c.mode, "--scheduler", c.scheduler});
     else
       args.insert(args.end(), {"--resume", "1", "--no-reference"});
     args.insert(args.end(), {"--db", db});
@@ -111,7 +122,7 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   int unitTrials = 0;
   for (const NetworkUnitRow& u : store.networkUnits(1)) unitTrials += u.trials;
   EXPECT_EQ(unitTrials, budget);
-  ASSERT_EQ(net->taskRuns.size(), 8u);
+  ASSERT_EQ(net->taskRuns.size(), c.tasks);
   for (const auto& [run, rows] : trials) {
     std::set<std::string> configs;
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -124,11 +135,35 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   }
   // The result of the end-to-end run is kept with the network, in its mode.
   EXPECT_NE(net->resultJson.find("\"verified\""), std::string::npos);
-  EXPECT_NE(net->resultJson.find("\"mode\":\"" + GetParam() + "\""), std::string::npos);
+  EXPECT_NE(net->resultJson.find("\"mode\":\"" + c.mode + "\""), std::string::npos);
+  if (c.scheduler == "topological" && c.mode == "joint") {
+    // short (run 2) was tuned after b (run 3) and constrained to b's best output layout, in
+    // every trial it measured, those before and after each kill.
+    const nlohmann::json result = nlohmann::json::parse(net->resultJson);
+    const nlohmann::json& lc = result["tasks"][1]["layout_constraint"];
+    ASSERT_TRUE(lc.is_object()) << result["tasks"].dump(2);
+    EXPECT_EQ(lc["by"], "b");
+    const std::string layout = lc["output_layout"];
+    const std::vector<TrialRow>& reader = trials.at(net->taskRuns[1]);
+    ASSERT_FALSE(reader.empty());
+    for (const TrialRow& t : reader) EXPECT_EQ(t.config.rfind(layout, 0), 0u) << t.config;
+    const TrialRow* best = nullptr;
+    for (const TrialRow& t : trials.at(net->taskRuns[2]))
+      if (t.status == TrialStatus::Ok && (!best || t.speed > best->speed)) best = &t;
+    ASSERT_NE(best, nullptr);
+    EXPECT_EQ(best->config.rfind(layout, 0), 0u) << best->config;
+  }
   fs::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, NetKillAndResumeIn, ::testing::Values("loop", "joint"));
+INSTANTIATE_TEST_SUITE_P(Modes, NetKillAndResumeIn,
+                         ::testing::Values(KillCase{"loop", "gradient", "net_all_ops.json", 8},
+                                           KillCase{"joint", "gradient", "net_all_ops.json", 8},
+                                           KillCase{"joint", "topological",
+                                                    "net_residual_producer.json", 4}),
+                         [](const ::testing::TestParamInfo<KillCase>& info) {
+                           return info.param.mode + "_" + info.param.scheduler;
+                         });
 
 // Ctrl-C: the trial in hand is committed, the network and its task runs are marked interrupted,
 // the command says how to go on, and a resume finishes the budget.

@@ -40,7 +40,7 @@ TEST(CodegenTemplate, MatMulLaunchFollowsTheFactors) {
   EXPECT_EQ(k.launch.block.z, 1);
   EXPECT_EQ(k.launch.sharedBytes, 4 * (2 * 4) * (64 + 64));
   EXPECT_EQ(k.accumulators, 64);
-  EXPECT_TRUE(contains(k.source, "extern __shared__ float smem[];"));
+  EXPECT_TRUE(contains(k.source, "extern __shared__ __attribute__((aligned(16))) float smem[];"));
   EXPECT_TRUE(contains(k.source, "OPEVO_KERNEL(64) opevo_kernel(const float* OPEVO_RESTRICT A"));
   EXPECT_TRUE(contains(k.source, space.format(c)));  // the configuration is in the header
 }

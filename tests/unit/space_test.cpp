@@ -11,6 +11,7 @@
 #include "space/param_graph.h"
 #include "space/param_spec.h"
 #include "space/perm_param.h"
+#include "space/search_space.h"
 
 namespace opevo {
 namespace {
@@ -85,6 +86,54 @@ TEST(FactorParam, ParseRejectsWrongProduct) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("not a factorization of 8"), std::string::npos);
   }
+}
+
+TEST(FactorParam, APinnedSplitIsItsOnlyVertexAndSpellsItselfInItsSpec) {
+  // A network task's output layout fixed by an earlier task: the same loop, one split.
+  FactorParam p("layout.out_c", 64, 2, {4, 16});
+  EXPECT_EQ(p.size().as64(), 1u);
+  EXPECT_TRUE(p.contains({4, 16}));
+  EXPECT_FALSE(p.contains({2, 32}));
+  Rng rng(3);
+  EXPECT_EQ(p.random(rng), (Vertex{4, 16}));
+  EXPECT_EQ(p.first(), (Vertex{4, 16}));
+  EXPECT_EQ(p.randomNeighbour({4, 16}, rng), (Vertex{4, 16}));
+  std::vector<Vertex> out{{1, 64}};
+  p.neighbours({4, 16}, out);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(p.degree({4, 16}), 0u);
+  EXPECT_EQ(p.spec(), "factor:64:2=4,16");
+  EXPECT_EQ(makeParameter("layout.out_c", p.spec())->spec(), p.spec());
+  EXPECT_EQ(makeParameter("", "factor:64:2")->spec(), "factor:64:2");
+  try {
+    p.parse("2,32");
+    ADD_FAILURE() << "2,32 parsed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not its one split 4,16"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(FactorParam("f", 64, 2, {3, 21}), InputError);
+  EXPECT_THROW(makeParameter("", "factor:64:2=4,x"), InputError);
+}
+
+TEST(SearchSpace, ReplacingAParameterKeepsConstraintsAndDropsAStartPointItExcludes) {
+  SearchSpace s;
+  s.add(std::make_shared<FactorParam>("tile", 16, 2));
+  s.add(std::make_shared<FactorParam>("reg", 16, 2));
+  s.addConstraint("reg divides tile", [](const Config& c) { return c[0][1] % c[1][1] == 0; });
+  s.setStartPoint({{2, 8}, {4, 4}});
+  SearchSpace kept = s;
+  kept.replace(0, std::make_shared<FactorParam>("tile", 16, 2, Vertex{2, 8}));
+  ASSERT_TRUE(kept.startPoint().has_value());  // it still holds
+  SearchSpace narrowed = s;
+  narrowed.replace(0, std::make_shared<FactorParam>("tile", 16, 2, Vertex{8, 2}));
+  EXPECT_FALSE(narrowed.startPoint().has_value());
+  EXPECT_FALSE(narrowed.satisfies({{8, 2}, {4, 4}}));  // the constraint still reads index 0
+  EXPECT_TRUE(narrowed.satisfies({{8, 2}, {8, 2}}));
+  Rng rng(1);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ((*narrowed.randomValid(rng))[0], (Vertex{8, 2}));
+  EXPECT_EQ(s.param(0).size().as64(), 5u);  // the copy it came from is whole
+  EXPECT_THROW(narrowed.replace(0, std::make_shared<FactorParam>("reg", 16, 2)),
+               std::invalid_argument);
 }
 
 TEST(PermParam, Figure1bSixVerticesOfDegreeThree) {

@@ -34,6 +34,25 @@ TEST(TaskScheduler, RoundRobinCyclesAndSkipsExhaustedTasks) {
   EXPECT_FALSE(s.next().has_value());
 }
 
+TEST(TaskScheduler, TopologicalStaysOnTheFirstOpenTaskByPositionWithNoWarmUp) {
+  // Task 1's kernel runs first (a shortcut convolution before the block's fused add), then 2,
+  // then 0; ties go to the lower index. No task gets a unit before the one before it is closed.
+  SchedulerTask t0{1, 1e9, 0, 7}, t1{1, 1e9, 0, 3}, t2{1, 1e9, 0, 5}, t3{1, 1e9, 0, 5};
+  TaskScheduler s({t0, t1, t2, t3}, SchedulerKind::Topological, 1, greedy());
+  for (std::size_t expected : {1, 1, 1}) feed(s, expected, 1e-3);
+  s.exhaust(1);
+  for (std::size_t expected : {2, 2}) feed(s, expected, std::nullopt);
+  s.exhaust(2);
+  feed(s, 3, 1e-3);
+  s.exhaust(3);
+  feed(s, 0, 1e-3);
+  s.exhaust(0);
+  EXPECT_FALSE(s.next().has_value());
+  EXPECT_EQ(s.units(2), 2u);
+  EXPECT_EQ(parseSchedulerKind("topological"), SchedulerKind::Topological);
+  EXPECT_EQ(schedulerKindName(SchedulerKind::Topological), "topological");
+}
+
 TEST(TaskScheduler, GradientWarmsUpWithEveryTaskOnceInOrder) {
   TaskScheduler s({{1, 1e9, 0}, {5, 1e9, 0}, {1, 1e9, 1}}, SchedulerKind::Gradient, 1, greedy());
   feed(s, 0, 1e-3);

@@ -39,6 +39,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_algorithms(new QListWidget),
       m_gradient(new QCheckBox(tr("gradient (Ansor)"))),
       m_roundRobin(new QCheckBox(tr("round-robin"))),
+      m_topological(new QCheckBox(tr("topological (ALT)"))),
       m_loopMode(new QCheckBox(tr("loops"))),
       m_jointMode(new QCheckBox(tr("layouts + loops (ALT)"))),
       m_jointNoPropagation(new QCheckBox(tr("no propagation (ALT-WP)"))),
@@ -73,6 +74,12 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   auto* schedulers = new QHBoxLayout;
   schedulers->addWidget(m_gradient);
   schedulers->addWidget(m_roundRobin);
+  schedulers->addWidget(m_topological);
+  m_topological->setObjectName(QStringLiteral("topologicalBox"));
+  m_topological->setToolTip(
+      tr("The tasks one after another in the order they run, each to its share of the trials "
+         "(ALT); with layouts propagating, a task whose output meets an earlier task's in a "
+         "residual add takes that task's output layout, so the residual needs no conversion"));
   // Layouts are what a CPU convolution needs most (docs/results/networks.md), so a new race tunes
   // them; loops alone stay one click away, to race the two.
   m_loopMode->setObjectName(QStringLiteral("loopModeBox"));
@@ -253,7 +260,8 @@ bool checkNamed(const QStringList& names,
 
 bool NetworkSetupPanel::setSchedulers(const QStringList& names) {
   return checkNamed(names, {{QLatin1String("gradient"), m_gradient},
-                            {QLatin1String("round-robin"), m_roundRobin}});
+                            {QLatin1String("round-robin"), m_roundRobin},
+                            {QLatin1String("topological"), m_topological}});
 }
 
 bool NetworkSetupPanel::setModes(const QStringList& names) {
@@ -297,6 +305,7 @@ std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
       s.algorithms.push_back(m_algorithms->item(i)->text().toStdString());
   if (m_gradient->isChecked()) s.schedulers.push_back(net::SchedulerKind::Gradient);
   if (m_roundRobin->isChecked()) s.schedulers.push_back(net::SchedulerKind::RoundRobin);
+  if (m_topological->isChecked()) s.schedulers.push_back(net::SchedulerKind::Topological);
   s.modes.clear();
   if (m_loopMode->isChecked()) s.modes.push_back(layout::TuningMode::Loop);
   if (m_jointMode->isChecked() && m_jointMode->isEnabled())

@@ -40,7 +40,7 @@ class NetworkSetupPanel : public QWidget {
   void selectNetwork(const QString& presetOrPath);
   // Checks these algorithms (and unchecks the others); false when one is unknown.
   bool setAlgorithms(const QStringList& names);
-  // "gradient", "round-robin"; false when one is unknown.
+  // "gradient", "round-robin", "topological"; false when one is unknown.
   bool setSchedulers(const QStringList& names);
   void setTrials(int trials);
   // "loop", "joint"; false when one is unknown.
@@ -53,6 +53,7 @@ class NetworkSetupPanel : public QWidget {
   QListWidget* algorithmList() const { return m_algorithms; }
   QCheckBox* gradientBox() const { return m_gradient; }
   QCheckBox* roundRobinBox() const { return m_roundRobin; }
+  QCheckBox* topologicalBox() const { return m_topological; }
   QCheckBox* loopModeBox() const { return m_loopMode; }
   QCheckBox* jointModeBox() const { return m_jointMode; }
   QCheckBox* jointNoPropagationBox() const { return m_jointNoPropagation; }
@@ -83,6 +84,7 @@ class NetworkSetupPanel : public QWidget {
   QListWidget* m_algorithms;
   QCheckBox* m_gradient;
   QCheckBox* m_roundRobin;
+  QCheckBox* m_topological;
   QCheckBox* m_loopMode;
   QCheckBox* m_jointMode;
   QCheckBox* m_jointNoPropagation;
