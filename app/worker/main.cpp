@@ -1,14 +1,38 @@
 // opevo-worker: a measurement process. The engine talks to it with one JSON object per line on
 // stdin/stdout (gpu/worker/protocol.h), so a kernel that crashes or hangs takes down only this
 // process.
+#include <unistd.h>
+
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "common/error.h"
 #include "worker/protocol.h"
 
+namespace {
+
+// The engine that started this worker may die in the middle of a request (SIGKILL, a crash, a
+// campaign's time limit): the worker would then go on timing its kernel, holding the CPU or the
+// GPU, until it next read its closed stdin (a C2 measurement on the CPU went on for minutes). It
+// exits as soon as it is orphaned instead. Watched by parent process, not with PR_SET_PDEATHSIG,
+// which fires when the engine thread that started the worker ends, not the engine.
+void exitWhenOrphaned() {
+  const pid_t parent = getppid();
+  std::thread([parent] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      if (getppid() != parent) _exit(3);
+    }
+  }).detach();
+}
+
+}  // namespace
+
 int main() {
+  exitWhenOrphaned();
   std::ios::sync_with_stdio(false);
   bool quit = false;
   for (std::string line; !quit && std::getline(std::cin, line);) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "common/child_process.h"
@@ -30,6 +31,43 @@ std::vector<TrialRow> storedTrials(const std::string& db) {
   Store store(db);
   const auto runs = store.runs();
   return runs.empty() ? std::vector<TrialRow>{} : store.trials(runs.front().id);
+}
+
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  return std::getline(stat, line) && line.find(") Z ") == std::string::npos;
+}
+
+// A worker whose engine died (SIGKILL, a crash, a time limit) exits within a second, even when
+// nothing closes its stdin, as while the engine's request keeps it busy: it would otherwise go on
+// timing a kernel, holding the CPU or the GPU (a C2 trial on the CPU went on for minutes). Here a
+// shell starts the worker, its stdin from `sleep 20` (which stays open), and is killed.
+TEST(KillAndResume, AnOrphanedWorkerExits) {
+  char pattern[] = "/tmp/opevo-orphan-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  ChildStreams streams;
+  streams.stdoutFile = (dir / "pid").string();
+  const pid_t shell = startChild(
+      {"/bin/sh", "-c", std::string("sleep 20 | '") + OPEVO_WORKER + "' & echo $!; wait"}, streams);
+  pid_t worker = -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (worker <= 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream in(dir / "pid");
+    in >> worker;
+  }
+  ASSERT_GT(worker, 0) << "the shell printed no worker pid";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the worker is reading stdin
+  ASSERT_TRUE(alive(worker));
+  kill(shell, SIGKILL);
+  waitpid(shell, nullptr, 0);
+  const auto start = std::chrono::steady_clock::now();
+  while (alive(worker) && std::chrono::steady_clock::now() - start < std::chrono::seconds(5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(alive(worker)) << "opevo-worker " << worker << " outlived its parent by 5 s";
+  kill(-shell, SIGKILL);  // the shell's process group: the sleep, and the worker if it is left
+  fs::remove_all(dir);
 }
 
 // A real `opevo tune --backend cpu` is killed with SIGKILL at five random moments and resumed
