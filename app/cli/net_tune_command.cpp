@@ -282,13 +282,11 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
       ++untuned;
       continue;
     }
-    // A GPU run's tasks tuned the GPU templates' space; the exported program runs on the CPU.
-    const auto run = store.run(stored.taskRuns[i]);
-    const OperatorDefinition measured =
-        operatorDefinitionFromJson(runOperator(run->operatorJson), "task run");
-    configs.push_back(measured.target == SpaceTarget::Common
-                          ? space.parse(best->config)
-                          : commonConfig(measured, measured.space.parse(best->config)));
+    // Read in the space the task's run tuned (a GPU run's has the GPU templates' parameters),
+    // then as the common space's: the exported program runs on the CPU.
+    const OperatorDefinition measured = operatorDefinitionFromJson(
+        runOperator(store.run(stored.taskRuns[i])->operatorJson), "task run");
+    configs.push_back(commonConfig(measured, measured.space.parse(best->config)));
   }
   const net::NetworkProgram program = net::buildNetworkProgram(n, g, configs, plan.mode, plan.seed);
   // What the program must reproduce: libtorch's output when it is here, else ours.

@@ -28,12 +28,12 @@ MeasurementSetup replaySetup(const std::string& path, const BackendOptions& opti
   return s;
 }
 
-// `asGiven`: the definition of a stored run (whose configurations fit its space as stored) or
-// one a cluster agent was sent; otherwise a new run's, given its backend's space.
+// AsGiven: the definition of a stored run (whose configurations fit its space as stored) or one
+// a cluster agent was sent; ForBackend: a new run's, given its backend's space.
 MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
-                             const BackendOptions& options, bool asGiven,
+                             const BackendOptions& options, SpaceChoice choice,
                              const std::string& device = {}) {
-  if (!asGiven) def = runDefinition(backend, std::move(def));
+  if (choice == SpaceChoice::ForBackend) def = runDefinition(backend, std::move(def));
   if (options.cluster) return clusterDeviceSetup(backend, std::move(def), options, device);
   const auto backends = probeBackends();
   bool known = false;
@@ -104,21 +104,22 @@ OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition 
 
 MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,
                                          const BackendOptions& options, SpaceChoice choice) {
-  return deviceSetup(backend, std::move(def), options, choice == SpaceChoice::AsGiven);
+  return deviceSetup(backend, std::move(def), options, choice);
 }
 
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
                                  const BackendOptions& options) {
   if (backend.rfind("replay:", 0) == 0) return replaySetup(backend.substr(7), options);
   if (op.empty()) throw InputError("--op is required (a preset such as MM1, or an operator file)");
-  return deviceSetup(backend, loadOperator(op), options, false);
+  return deviceSetup(backend, loadOperator(op), options, SpaceChoice::ForBackend);
 }
 
 MeasurementSetup restoreMeasurement(const std::string& backend, const std::string& operatorJson,
                                     const BackendOptions& options, const std::string& device) {
   const nlohmann::json j = runOperator(operatorJson);
   if (backend == "replay") return replaySetup(j.at("replay").get<std::string>(), options);
-  return deviceSetup(backend, operatorDefinitionFromJson(j, "stored run"), options, true, device);
+  return deviceSetup(backend, operatorDefinitionFromJson(j, "stored run"), options,
+                     SpaceChoice::AsGiven, device);
 }
 
 }  // namespace opevo

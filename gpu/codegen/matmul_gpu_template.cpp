@@ -43,28 +43,18 @@ void writeSlabLoad(CodeWriter& w, const std::string& shared, const std::string& 
 }
 
 // The same copy in two halves for the double-buffered loop: this thread's elements of the slab
-// into the registers `regs` (fetch), later from them into shared memory (store). The loop over
-// a thread's elements is unrolled, so that `regs` stays in registers.
-void writeSlabFetch(CodeWriter& w, const std::string& regs, const std::string& extent,
-                    const std::string& inner, bool kContiguous, const std::string& global) {
+// into the registers `regs` (fetch: `toRegisters`), later from them into shared memory `shared`.
+// The loop over a thread's elements is unrolled, so that `regs` stays in registers.
+void writeSlabHalf(CodeWriter& w, bool toRegisters, const std::string& regs,
+                   const std::string& shared, const std::string& extent, const std::string& inner,
+                   bool kContiguous, const std::string& global) {
   w.line("#pragma unroll");
   w.open("for (int j = 0; j < (B_TH * K_STEP * " + extent + " + THREADS - 1) / THREADS; ++j)");
   w.line("const int i = tid + j * THREADS;");
   w.open("if (i < B_TH * K_STEP * " + extent + ")");
   writeSlabIndex(w, extent, inner, kContiguous);
-  w.line(regs + "[j] = " + global + ";");
-  w.close();
-  w.close();
-}
-
-void writeSlabStore(CodeWriter& w, const std::string& regs, const std::string& shared,
-                    const std::string& extent, const std::string& inner, bool kContiguous) {
-  w.line("#pragma unroll");
-  w.open("for (int j = 0; j < (B_TH * K_STEP * " + extent + " + THREADS - 1) / THREADS; ++j)");
-  w.line("const int i = tid + j * THREADS;");
-  w.open("if (i < B_TH * K_STEP * " + extent + ")");
-  writeSlabIndex(w, extent, inner, kContiguous);
-  w.line(slabAt(shared, extent, inner) + " = " + regs + "[j];");
+  w.line(toRegisters ? regs + "[j] = " + global + ";"
+                     : slabAt(shared, extent, inner) + " = " + regs + "[j];");
   w.close();
   w.close();
 }
@@ -271,8 +261,8 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.line("const float* Bs = As + B_TH * K_STEP * BLOCK_N;");
     w.line("const bool more = ko + 1 < koEnd;");
     w.open("if (more)");
-    writeSlabFetch(w, "aNext", "BLOCK_N", "nn", !op.transA, aAt("(ko + 1)"));
-    writeSlabFetch(w, "bNext", "BLOCK_M", "mm", op.transB, bAt("(ko + 1)"));
+    writeSlabHalf(w, true, "aNext", "", "BLOCK_N", "nn", !op.transA, aAt("(ko + 1)"));
+    writeSlabHalf(w, true, "bNext", "", "BLOCK_M", "mm", op.transB, bAt("(ko + 1)"));
     w.close();
   }
   const std::int64_t computeSteps = t.k[2] * t.accumulators();
@@ -336,8 +326,8 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.open("if (more)");
     w.line("float* An = smem + ((ko + 1 - koBegin) & 1) * STAGE;");
     w.line("float* Bn = An + B_TH * K_STEP * BLOCK_N;");
-    writeSlabStore(w, "aNext", "An", "BLOCK_N", "nn", !op.transA);
-    writeSlabStore(w, "bNext", "Bn", "BLOCK_M", "mm", op.transB);
+    writeSlabHalf(w, false, "aNext", "An", "BLOCK_N", "nn", !op.transA, "");
+    writeSlabHalf(w, false, "bNext", "Bn", "BLOCK_M", "mm", op.transB, "");
     w.close();
     w.comment("The next slab is staged, and this one read by everyone before it is overwritten.");
   }
