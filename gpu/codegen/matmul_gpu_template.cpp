@@ -1,5 +1,8 @@
 // MatMul / BatchMatMul for CUDA and HIP, after TVM v0.6's dense and batch_matmul templates.
 
+#include <algorithm>
+#include <vector>
+
 #include "codegen/templates.h"
 #include "common/error.h"
 
@@ -16,45 +19,86 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-// The slab element of flat index i: the index runs fastest along the dimension that is
-// contiguous in global memory, so that neighbouring threads read neighbouring addresses
-// (coalesced), whatever the transposition.
-void writeSlabIndex(CodeWriter& w, const std::string& extent, const std::string& inner,
-                    bool kContiguous) {
-  if (kContiguous)
-    w.line("const int kk = i % K_STEP, " + inner + " = (i / K_STEP) % " + extent +
-           ", bb = i / (K_STEP * " + extent + ");");
+// One operand's slab of a K step: B_TH x K_STEP x `extent` floats copied cooperatively from
+// global into shared memory, where each of its B_TH * K_STEP rows holds `extent` floats and
+// `ld` - extent of padding.
+struct Slab {
+  std::string shared;  // the shared array: As or Bs
+  std::string extent;  // BLOCK_N or BLOCK_M
+  std::string ld;      // the padded row: LDA or LDB
+  std::string units;   // copies of the slab: A_UNITS or B_UNITS
+  std::string inner;   // the index along extent: nn or mm
+  bool kContiguous;    // K runs fastest in global memory (A not transposed, B transposed)
+  bool vector;         // each copy moves four floats consecutive in global memory (float4)
+};
+
+// The slab element(s) of copy i: the index runs fastest along the dimension that is contiguous
+// in global memory, so that neighbouring threads read neighbouring addresses (coalesced),
+// whatever the transposition; a vector copy takes four consecutive elements of that dimension.
+void writeSlabIndex(CodeWriter& w, const Slab& s) {
+  const std::string e = s.extent, in = s.inner;
+  if (s.kContiguous && s.vector)
+    w.line("const int kk = (i % (K_STEP / 4)) * 4, " + in + " = (i / (K_STEP / 4)) % " + e +
+           ", bb = i / (K_STEP / 4 * " + e + ");");
+  else if (s.kContiguous)
+    w.line("const int kk = i % K_STEP, " + in + " = (i / K_STEP) % " + e + ", bb = i / (K_STEP * " +
+           e + ");");
+  else if (s.vector)
+    w.line("const int " + in + " = (i % (" + e + " / 4)) * 4, kk = (i / (" + e +
+           " / 4)) % K_STEP, bb = i / (" + e + " / 4 * K_STEP);");
   else
-    w.line("const int " + inner + " = i % " + extent + ", kk = (i / " + extent +
-           ") % K_STEP, bb = i / (K_STEP * " + extent + ");");
+    w.line("const int " + in + " = i % " + e + ", kk = (i / " + e +
+           ") % K_STEP, bb = i / (K_STEP * " + e + ");");
 }
 
-std::string slabAt(const std::string& shared, const std::string& extent, const std::string& inner) {
-  return shared + "[(bb * K_STEP + kk) * " + extent + " + " + inner + "]";
+std::string slabAt(const Slab& s, const std::string& dk = "") {
+  return s.shared + "[(bb * K_STEP + kk" + dk + ") * " + s.ld + " + " + s.inner + "]";
 }
 
-// One cooperative copy of a (B_TH x K_STEP x extent) slab from global into shared memory.
-void writeSlabLoad(CodeWriter& w, const std::string& shared, const std::string& extent,
-                   const std::string& inner, bool kContiguous, const std::string& global) {
-  w.open("for (int i = tid; i < B_TH * K_STEP * " + extent + "; i += THREADS)");
-  writeSlabIndex(w, extent, inner, kContiguous);
-  w.line(slabAt(shared, extent, inner) + " = " + global + ";");
+std::string globalRead(const Slab& s, const std::string& global) {
+  return s.vector ? "*reinterpret_cast<const float4*>(&" + global + ")" : global;
+}
+
+// Stores `value` (a float, or a float4 for a vector copy) into the slab element(s) of copy i. A
+// vector along K goes to four rows; along the extent, into one 16-byte aligned run of a row.
+void writeSlabStore(CodeWriter& w, const Slab& s, const std::string& value) {
+  if (!s.vector) {
+    w.line(slabAt(s) + " = " + value + ";");
+  } else if (s.kContiguous) {
+    w.line(slabAt(s) + " = " + value + ".x, " + slabAt(s, " + 1") + " = " + value + ".y, " +
+           slabAt(s, " + 2") + " = " + value + ".z, " + slabAt(s, " + 3") + " = " + value + ".w;");
+  } else {
+    w.line("*reinterpret_cast<float4*>(&" + slabAt(s) + ") = " + value + ";");
+  }
+}
+
+// One cooperative copy of the slab from global into shared memory.
+void writeSlabLoad(CodeWriter& w, const Slab& s, const std::string& global) {
+  w.open("for (int i = tid; i < " + s.units + "; i += THREADS)");
+  writeSlabIndex(w, s);
+  if (s.vector) {
+    w.line("const float4 v = " + globalRead(s, global) + ";");
+    writeSlabStore(w, s, "v");
+  } else {
+    writeSlabStore(w, s, global);
+  }
   w.close();
 }
 
-// The same copy in two halves for the double-buffered loop: this thread's elements of the slab
-// into the registers `regs` (fetch: `toRegisters`), later from them into shared memory `shared`.
-// The loop over a thread's elements is unrolled, so that `regs` stays in registers.
-void writeSlabHalf(CodeWriter& w, bool toRegisters, const std::string& regs,
-                   const std::string& shared, const std::string& extent, const std::string& inner,
-                   bool kContiguous, const std::string& global) {
+// The same copy in two halves for the double-buffered loop: this thread's copies of the slab
+// into the registers `regs` (fetch: `toRegisters`), later from them into shared memory. The loop
+// over a thread's copies is unrolled, so that `regs` stays in registers.
+void writeSlabHalf(CodeWriter& w, bool toRegisters, const std::string& regs, const Slab& s,
+                   const std::string& global) {
   w.line("#pragma unroll");
-  w.open("for (int j = 0; j < (B_TH * K_STEP * " + extent + " + THREADS - 1) / THREADS; ++j)");
+  w.open("for (int j = 0; j < (" + s.units + " + THREADS - 1) / THREADS; ++j)");
   w.line("const int i = tid + j * THREADS;");
-  w.open("if (i < B_TH * K_STEP * " + extent + ")");
-  writeSlabIndex(w, extent, inner, kContiguous);
-  w.line(toRegisters ? regs + "[j] = " + global + ";"
-                     : slabAt(shared, extent, inner) + " = " + regs + "[j];");
+  w.open("if (i < " + s.units + ")");
+  writeSlabIndex(w, s);
+  if (toRegisters)
+    w.line(regs + "[j] = " + globalRead(s, global) + ";");
+  else
+    writeSlabStore(w, s, regs + "[j]");
   w.close();
   w.close();
 }
@@ -108,6 +152,71 @@ void writeSplitKStore(CodeWriter& w, const OperatorSpec& op, Backend backend,
 
 }  // namespace
 
+// Shared-memory wavefronts of the first warp's stores of a slab copy whose rows hold `ld`
+// floats. 32-bit stores take one wavefront per distinct address on the busiest bank; 128-bit
+// stores go a quarter warp at a time, each access covering four banks.
+std::int64_t slabStoreWavefronts(const SlabShape& s, std::int64_t ld) {
+  constexpr std::int64_t kBanks = 32;
+  const std::int64_t perUnit = s.vector ? 4 : 1;
+  const std::int64_t units = s.bTh * s.kStep * s.extent / perUnit;
+  const std::int64_t lanes = std::min<std::int64_t>({kBanks, s.threads, units});
+  // Lane i's first element (the template's writeSlabIndex, with i = tid in the first warp).
+  std::vector<std::int64_t> row(static_cast<std::size_t>(lanes)), col(row.size());
+  for (std::int64_t i = 0; i < lanes; ++i) {
+    std::int64_t kk, inner, bb;
+    if (s.kContiguous) {
+      const std::int64_t along = s.kStep / perUnit;
+      kk = (i % along) * perUnit, inner = (i / along) % s.extent, bb = i / (along * s.extent);
+    } else {
+      const std::int64_t along = s.extent / perUnit;
+      inner = (i % along) * perUnit, kk = (i / along) % s.kStep, bb = i / (along * s.kStep);
+    }
+    row[static_cast<std::size_t>(i)] = bb * s.kStep + kk;
+    col[static_cast<std::size_t>(i)] = inner;
+  }
+  // Wavefronts of one store instruction over lanes [first, last), each writing `width` floats.
+  auto instruction = [&](std::int64_t first, std::int64_t last, std::int64_t dk,
+                         std::int64_t width) {
+    std::vector<std::vector<std::int64_t>> onBank(kBanks);
+    std::int64_t worst = 0;
+    for (std::int64_t i = first; i < last; ++i) {
+      const std::int64_t at =
+          (row[static_cast<std::size_t>(i)] + dk) * ld + col[static_cast<std::size_t>(i)];
+      for (std::int64_t e = 0; e < width; ++e) {
+        auto& seen = onBank[static_cast<std::size_t>((at + e) % kBanks)];
+        if (std::find(seen.begin(), seen.end(), at) == seen.end()) seen.push_back(at);
+        worst = std::max<std::int64_t>(worst, static_cast<std::int64_t>(seen.size()));
+      }
+    }
+    return worst;
+  };
+  std::int64_t total = 0;
+  if (!s.vector) {
+    total = instruction(0, lanes, 0, 1);
+  } else if (s.kContiguous) {
+    for (std::int64_t dk = 0; dk < 4; ++dk) total += instruction(0, lanes, dk, 1);
+  } else {
+    for (std::int64_t q = 0; q < lanes; q += 8)
+      total += instruction(q, std::min(q + 8, lanes), 0, 4);
+  }
+  return total;
+}
+
+// The row length of a slab in shared memory: the extent plus the padding (under 32 floats)
+// with the fewest store wavefronts, the smallest on a tie. Loaded K-fastest, an unpadded slab
+// whose rows are a multiple of 32 floats puts the K_STEP elements of a row's column on one bank
+// (an 8-way conflict at K_STEP 8). Rows whose extent is a multiple of 4 stay so, keeping the
+// 16-byte alignment of float4 reads and stores.
+std::int64_t paddedSlabRow(const SlabShape& s) {
+  const std::int64_t step = s.extent % 4 == 0 ? 4 : 1;
+  std::int64_t best = s.extent, bestCost = slabStoreWavefronts(s, s.extent);
+  for (std::int64_t pad = step; pad < 32; pad += step) {
+    const std::int64_t cost = slabStoreWavefronts(s, s.extent + pad);
+    if (cost < bestCost) best = s.extent + pad, bestCost = cost;
+  }
+  return best;
+}
+
 std::string aOffset(const OperatorSpec& op, const std::string& batch, const std::string& row,
                     const std::string& k) {
   const std::string prefix = op.kind == OpKind::BatchMatMul ? "(" + batch + ") * (N * K) + " : "";
@@ -134,8 +243,21 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     throw InputError("codegen: " + str(g.launch.grid.z) + " blocks along grid z (batch blocks x " +
                      "split_k) exceed the device's " + str(ctx.maxGridZ));
   g.launch.block = {t.m[2], t.n[2], t.b[1]};
-  g.launch.sharedBytes = static_cast<std::int64_t>(sizeof(float)) * t.stages * t.b[1] * t.kStep() *
-                         (t.blockN() + t.blockM());
+  // Copies of four floats where the rows they read in global memory keep 16-byte alignment;
+  // slab rows padded against bank conflicts (paddedSlabRow).
+  const bool aKFast = !op.transA, bKFast = op.transB;
+  auto vectorCopies = [&](bool kFast, std::int64_t extent, std::int64_t contiguousExtent) {
+    return kFast ? t.kStep() % 4 == 0 && op.k % 4 == 0
+                 : extent % 4 == 0 && contiguousExtent % 4 == 0;
+  };
+  const bool vecLoadA = vectorCopies(aKFast, t.blockN(), op.n);
+  const bool vecLoadB = vectorCopies(bKFast, t.blockM(), op.m);
+  const std::int64_t lda =
+      paddedSlabRow({t.blockN(), t.kStep(), t.b[1], t.threads(), aKFast, vecLoadA});
+  const std::int64_t ldb =
+      paddedSlabRow({t.blockM(), t.kStep(), t.b[1], t.threads(), bKFast, vecLoadB});
+  g.launch.sharedBytes =
+      static_cast<std::int64_t>(sizeof(float)) * t.stages * t.b[1] * t.kStep() * (lda + ldb);
   g.summary = "block tile " + str(t.b[1]) + "x" + str(t.blockN()) + "x" + str(t.blockM()) +
               ", thread tile " + str(t.n[1]) + "x" + str(t.m[1]) + " vthreads of " + str(t.n[3]) +
               "x" + str(t.m[3]) + ", K " + str(t.k[0]) + " outer x " + str(t.k[1]) + " middle x " +
@@ -181,6 +303,11 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.line("constexpr int BLOCK_N = N_VT * N_TH * N_IN, BLOCK_M = M_VT * M_TH * M_IN;");
   w.line("constexpr int K_STEP = K_MID * K_IN;  // depth of one shared-memory stage");
   w.line("constexpr int THREADS = M_TH * N_TH * B_TH;");
+  w.line("constexpr int LDA = " + str(lda) + ", LDB = " + str(ldb) +
+         ";  // shared rows of A and B: BLOCK_N and BLOCK_M padded against bank conflicts");
+  w.line(std::string("constexpr int A_UNITS = B_TH * K_STEP * BLOCK_N") + (vecLoadA ? " / 4" : "") +
+         ", B_UNITS = B_TH * K_STEP * BLOCK_M" + (vecLoadB ? " / 4" : "") +
+         ";  // copies per slab" + (vecLoadA || vecLoadB ? " (float4 ones move four floats)" : ""));
   if (t.splitK > 1)
     w.line("constexpr int SPLIT_K = " + str(t.splitK) +
            ";  // blocks along grid z that share one output tile's K_OUT steps");
@@ -192,11 +319,11 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   // kernel has no static shared memory, as here; the attribute makes it the compiler's fact).
   w.line("extern __shared__ __attribute__((aligned(16))) float smem[];");
   if (t.stages == 1) {
-    w.line("float* As = smem;                            // [B_TH][K_STEP][BLOCK_N]");
-    w.line("float* Bs = smem + B_TH * K_STEP * BLOCK_N;  // [B_TH][K_STEP][BLOCK_M]");
+    w.line("float* As = smem;                        // [B_TH][K_STEP][LDA]");
+    w.line("float* Bs = smem + B_TH * K_STEP * LDA;  // [B_TH][K_STEP][LDB]");
   } else {
-    w.comment("Two stages of [B_TH][K_STEP][BLOCK_N] A then [B_TH][K_STEP][BLOCK_M] B.");
-    w.line("constexpr int STAGE = B_TH * K_STEP * (BLOCK_N + BLOCK_M);");
+    w.comment("Two stages of [B_TH][K_STEP][LDA] A then [B_TH][K_STEP][LDB] B.");
+    w.line("constexpr int STAGE = B_TH * K_STEP * (LDA + LDB);");
   }
   w.line("const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;");
   w.line("const int tid = (tz * N_TH + ty) * M_TH + tx;");
@@ -229,14 +356,16 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   auto bAt = [&](const std::string& ko) {
     return "B[" + bOffset(op, batch, ko + " * K_STEP + kk", "col0 + mm") + "]";
   };
+  const Slab slabOfA{"As", "BLOCK_N", "LDA", "A_UNITS", "nn", aKFast, vecLoadA};
+  const Slab slabOfB{"Bs", "BLOCK_M", "LDB", "B_UNITS", "mm", bKFast, vecLoadB};
   const std::string koBegin = t.splitK > 1 ? "split * (K_OUT / SPLIT_K)" : "0";
   const std::string koEnd = t.splitK > 1 ? "(split + 1) * (K_OUT / SPLIT_K)" : "K_OUT";
   if (t.stages == 1) {
     w.line("#pragma unroll 1");
     w.open("for (int ko = " + koBegin + "; ko < " + koEnd + "; ++ko)");
     w.comment("Every thread of the block helps stage this K_STEP slab of A and B.");
-    writeSlabLoad(w, "As", "BLOCK_N", "nn", !op.transA, aAt("ko"));
-    writeSlabLoad(w, "Bs", "BLOCK_M", "mm", op.transB, bAt("ko"));
+    writeSlabLoad(w, slabOfA, aAt("ko"));
+    writeSlabLoad(w, slabOfB, bAt("ko"));
     w.line("__syncthreads();");
   } else {
     w.comment(
@@ -247,22 +376,24 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.line("const int koBegin = " + koBegin + ", koEnd = " + koEnd + ";");
     w.open("");
     w.line("float* As = smem;");
-    w.line("float* Bs = smem + B_TH * K_STEP * BLOCK_N;");
+    w.line("float* Bs = smem + B_TH * K_STEP * LDA;");
     w.line("const int ko = koBegin;");
-    writeSlabLoad(w, "As", "BLOCK_N", "nn", !op.transA, aAt("ko"));
-    writeSlabLoad(w, "Bs", "BLOCK_M", "mm", op.transB, bAt("ko"));
+    writeSlabLoad(w, slabOfA, aAt("ko"));
+    writeSlabLoad(w, slabOfB, bAt("ko"));
     w.close();
     w.line("__syncthreads();");
-    w.line("float aNext[(B_TH * K_STEP * BLOCK_N + THREADS - 1) / THREADS];");
-    w.line("float bNext[(B_TH * K_STEP * BLOCK_M + THREADS - 1) / THREADS];");
+    w.line(std::string(vecLoadA ? "float4" : "float") +
+           " aNext[(A_UNITS + THREADS - 1) / THREADS];");
+    w.line(std::string(vecLoadB ? "float4" : "float") +
+           " bNext[(B_UNITS + THREADS - 1) / THREADS];");
     w.line("#pragma unroll 1");
     w.open("for (int ko = koBegin; ko < koEnd; ++ko)");
     w.line("const float* As = smem + ((ko - koBegin) & 1) * STAGE;");
-    w.line("const float* Bs = As + B_TH * K_STEP * BLOCK_N;");
+    w.line("const float* Bs = As + B_TH * K_STEP * LDA;");
     w.line("const bool more = ko + 1 < koEnd;");
     w.open("if (more)");
-    writeSlabHalf(w, true, "aNext", "", "BLOCK_N", "nn", !op.transA, aAt("(ko + 1)"));
-    writeSlabHalf(w, true, "bNext", "", "BLOCK_M", "mm", op.transB, bAt("(ko + 1)"));
+    writeSlabHalf(w, true, "aNext", slabOfA, aAt("(ko + 1)"));
+    writeSlabHalf(w, true, "bNext", slabOfB, bAt("(ko + 1)"));
     w.close();
   }
   const std::int64_t computeSteps = t.k[2] * t.accumulators();
@@ -276,8 +407,8 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   // Register tiles read from shared memory four floats at a time (LDS.128) where they are
   // 16-byte aligned: a quarter of the load instructions, which bound the smaller register tiles
   // (NVCC does not merge the scalar loads itself; dynamic shared memory starts 16-byte aligned).
-  const std::int64_t slabA = t.b[1] * t.kStep() * t.blockN();
-  const std::int64_t stage = t.b[1] * t.kStep() * (t.blockN() + t.blockM());
+  const std::int64_t slabA = t.b[1] * t.kStep() * lda;
+  const std::int64_t stage = t.b[1] * t.kStep() * (lda + ldb);
   const bool stagesAligned = t.stages == 1 || stage % 4 == 0;
   const bool vecA = t.n[3] % 4 == 0 && stagesAligned;
   const bool vecB = t.m[3] % 4 == 0 && slabA % 4 == 0 && stagesAligned;
@@ -301,8 +432,8 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.comment("Stage one K step's register tiles (K_IN-deep ones would not stay in registers).");
     w.line("float aReg[N_VT][N_IN], bReg[M_VT][M_IN];");
   }
-  const std::string aAddr = "As[(tz * K_STEP + km * K_IN + ki) * BLOCK_N + (vn * N_TH + ty) * N_IN";
-  const std::string bAddr = "Bs[(tz * K_STEP + km * K_IN + ki) * BLOCK_M + (vm * M_TH + tx) * M_IN";
+  const std::string aAddr = "As[(tz * K_STEP + km * K_IN + ki) * LDA + (vn * N_TH + ty) * N_IN";
+  const std::string bAddr = "Bs[(tz * K_STEP + km * K_IN + ki) * LDB + (vm * M_TH + tx) * M_IN";
   w.openNest(aLoops, unroll);
   if (vecA)
     writeVectorRead(w, "aReg" + ki + "[vn]", "in4", aAddr);
@@ -325,9 +456,11 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   } else {
     w.open("if (more)");
     w.line("float* An = smem + ((ko + 1 - koBegin) & 1) * STAGE;");
-    w.line("float* Bn = An + B_TH * K_STEP * BLOCK_N;");
-    writeSlabHalf(w, false, "aNext", "An", "BLOCK_N", "nn", !op.transA, "");
-    writeSlabHalf(w, false, "bNext", "Bn", "BLOCK_M", "mm", op.transB, "");
+    w.line("float* Bn = An + B_TH * K_STEP * LDA;");
+    Slab nextA = slabOfA, nextB = slabOfB;
+    nextA.shared = "An", nextB.shared = "Bn";
+    writeSlabHalf(w, false, "aNext", nextA, "");
+    writeSlabHalf(w, false, "bNext", nextB, "");
     w.close();
     w.comment("The next slab is staged, and this one read by everyone before it is overwritten.");
   }

@@ -66,6 +66,18 @@ std::int64_t layoutGridBlocks(std::int64_t tiles);
 inline constexpr std::int64_t kRegisterTile = 256;
 inline constexpr std::int64_t kUnrollSteps = 512;
 
+// One operand's slab copy of the GPU MatMul template: `bTh` x `kStep` x `extent` floats copied by
+// `threads` threads, K fastest or `extent` fastest as global memory stores it, four floats a
+// copy when `vector` (matmul_gpu_template.cpp).
+struct SlabShape {
+  std::int64_t extent, kStep, bTh, threads;
+  bool kContiguous, vector;
+};
+// Shared-memory wavefronts of the first warp's stores of such a copy into rows of `ld` floats.
+std::int64_t slabStoreWavefronts(const SlabShape& s, std::int64_t ld);
+// The shared row length the template uses: `extent` plus the padding with the fewest wavefronts.
+std::int64_t paddedSlabRow(const SlabShape& s);
+
 GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t);

@@ -108,6 +108,34 @@ TEST(CodegenEmulatedGpu, BatchMatMulTransposedMatchesReference) {
   expectEmulatedKernelsMatch(both, smallBlockConfigs(both, 3, 33));
 }
 
+// Slab copies of four floats along K and along the extent, scalar ones where K or the extent
+// breaks 16-byte alignment, into padded shared rows, single and double-buffered.
+TEST(CodegenEmulatedGpu, VectorAndScalarSlabCopiesMatchReference) {
+  const OperatorSpec odd = smallMatMul(64, 64, 30);  // A scalar (K = 30), B four floats a copy
+  const SearchSpace gpu = defaultSpace(odd, SpaceTarget::Gpu);
+  expectEmulatedKernelsMatch(
+      odd,
+      {gpu.parse("tile_n=4,2,2,4; tile_m=4,2,2,4; tile_k=5,3,2"),
+       gpu.parse("tile_n=4,2,2,4; tile_m=4,2,2,4; tile_k=5,3,2; split_k=1; stages=2")},
+      65535, SpaceTarget::Gpu);
+  // Both transposed: A four floats along N, B along K; double-buffered too.
+  const OperatorSpec both = smallBatchMatMul(2, 32, 48, 32, true, true);
+  const SearchSpace bmm = defaultSpace(both, SpaceTarget::Gpu);
+  expectEmulatedKernelsMatch(
+      both,
+      {bmm.parse("tile_b=2,1; tile_n=2,2,2,4; tile_m=2,2,3,4; tile_k=4,2,4"),
+       bmm.parse("tile_b=2,1; tile_n=2,2,2,4; tile_m=2,2,3,4; tile_k=4,2,4; split_k=2; stages=2")},
+      65535, SpaceTarget::Gpu);
+  for (const Config& c : {bmm.parse(
+           "tile_b=2,1; tile_n=2,2,2,4; tile_m=2,2,3,4; tile_k=4,2,4; split_k=2; stages=2")}) {
+    const std::string source = codegen::generateKernel(both, bmm, c, Backend::Cuda).source;
+    EXPECT_NE(
+        source.find("A_UNITS = B_TH * K_STEP * BLOCK_N / 4, B_UNITS = B_TH * K_STEP * BLOCK_M / 4"),
+        std::string::npos);
+    EXPECT_NE(source.find("float4 aNext["), std::string::npos);
+  }
+}
+
 TEST(CodegenEmulatedGpu, Conv2DStridePaddingMatchesReference) {
   const OperatorSpec op = smallConv(2, 8, 12, 13, 3, 2, 1);
   std::vector<Config> configs = smallBlockConfigs(op, 4, 34);

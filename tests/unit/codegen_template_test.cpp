@@ -6,6 +6,8 @@
 #include "codegen/code_writer.h"
 #include "codegen/device_limits.h"
 #include "codegen/kernel_codegen.h"
+#include "codegen/templates.h"
+#include "codegen_test_util.h"
 #include "common/error.h"
 #include "cuda/ptxas_info.h"
 #include "hip/amdgpu_metadata.h"
@@ -38,11 +40,56 @@ TEST(CodegenTemplate, MatMulLaunchFollowsTheFactors) {
   EXPECT_EQ(k.launch.block.x, 8);
   EXPECT_EQ(k.launch.block.y, 8);
   EXPECT_EQ(k.launch.block.z, 1);
-  EXPECT_EQ(k.launch.sharedBytes, 4 * (2 * 4) * (64 + 64));
+  // A's rows (K fastest in global memory) padded to 68 floats against bank conflicts, B's not.
+  EXPECT_EQ(k.launch.sharedBytes, 4 * (2 * 4) * (68 + 64));
+  EXPECT_TRUE(contains(k.source, "constexpr int LDA = 68, LDB = 64;"));
   EXPECT_EQ(k.accumulators, 64);
   EXPECT_TRUE(contains(k.source, "extern __shared__ __attribute__((aligned(16))) float smem[];"));
   EXPECT_TRUE(contains(k.source, "OPEVO_KERNEL(64) opevo_kernel(const float* OPEVO_RESTRICT A"));
   EXPECT_TRUE(contains(k.source, space.format(c)));  // the configuration is in the header
+}
+
+// Slab copies: four floats at a time where global memory keeps them 16-byte aligned (K a multiple
+// of 4 when K runs fastest, the copied extent and its dimension otherwise), one otherwise.
+TEST(CodegenTemplate, MatMulSlabCopiesAreVectorWhereAligned) {
+  const Config c =
+      defaultSpace(preset("MM1")).parse("tile_n=8,2,8,4; tile_m=16,2,8,4; tile_k=128,2,4");
+  const GeneratedKernel k =
+      generateKernel(preset("MM1"), defaultSpace(preset("MM1")), c, Backend::Cuda);
+  EXPECT_TRUE(contains(k.source, "const float4 v = *reinterpret_cast<const float4*>(&A["));
+  EXPECT_TRUE(contains(k.source, "*reinterpret_cast<float4*>(&Bs["));  // B: along M, into one row
+  EXPECT_TRUE(contains(k.source, "A_UNITS = B_TH * K_STEP * BLOCK_N / 4"));
+  const OperatorSpec odd =
+      test::smallMatMul(64, 64, 30);  // K = 30: A's rows are not 16-byte aligned
+  const SearchSpace space = defaultSpace(odd);
+  const GeneratedKernel s = generateKernel(
+      odd, space, space.parse("tile_n=4,2,2,4; tile_m=4,2,2,4; tile_k=5,3,2"), Backend::Cuda);
+  EXPECT_TRUE(contains(s.source,
+                       "A_UNITS = B_TH * K_STEP * BLOCK_N, B_UNITS = B_TH * K_STEP * BLOCK_M / 4"));
+  EXPECT_FALSE(contains(s.source, "reinterpret_cast<const float4*>(&A["));
+}
+
+// The padding of a slab's shared rows: loaded K fastest into rows of a multiple of 32 floats,
+// the K_STEP elements of one column share a bank; padded, the first warp's stores take one
+// wavefront each.
+TEST(CodegenTemplate, SlabRowsArePaddedAgainstBankConflicts) {
+  using detail::SlabShape;
+  const SlabShape scalar{64, 8, 1, 64, true, false};
+  EXPECT_EQ(detail::slabStoreWavefronts(scalar, 64), 8);
+  EXPECT_EQ(detail::paddedSlabRow(scalar), 68);
+  EXPECT_EQ(detail::slabStoreWavefronts(scalar, 68), 1);
+  const SlabShape vector{64, 8, 1, 64, true, true};  // four stores a copy, one row each
+  EXPECT_EQ(detail::slabStoreWavefronts(vector, 64), 4 * 2);
+  EXPECT_EQ(detail::slabStoreWavefronts(vector, detail::paddedSlabRow(vector)), 4);
+  // Extent fastest: a warp's stores already cover the banks, and nothing is padded.
+  const SlabShape along{128, 8, 1, 256, false, true};
+  EXPECT_EQ(detail::paddedSlabRow(along), 128);
+  EXPECT_EQ(detail::slabStoreWavefronts(along, 128), 4);  // a quarter warp each
+  // Rows whose extent is a multiple of 4 keep it (float4 reads); others may take any padding.
+  EXPECT_EQ(detail::paddedSlabRow({64, 16, 1, 64, true, false}) % 4, 0);
+  EXPECT_EQ(detail::slabStoreWavefronts({30, 16, 1, 64, true, false},
+                                        detail::paddedSlabRow({30, 16, 1, 64, true, false})),
+            1);
 }
 
 TEST(CodegenTemplate, BatchMatMulPutsTheBatchOnZ) {
