@@ -14,7 +14,7 @@ using codegen::Backend;
 
 void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs,
                                 std::int64_t maxGridZ = 65535,
-                                SpaceTarget target = SpaceTarget::Common) {
+                                SpaceTarget target = SpaceTarget::Common, int resident = 1) {
   const SearchSpace space = defaultSpace(op, target);
   std::string source = emulationHeader();
   std::vector<std::string> entries;
@@ -23,7 +23,7 @@ void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config
     const auto k =
         codegen::generateKernel(op, space, configs[i], Backend::Cuda, {entries.back(), maxGridZ});
     ASSERT_LE(k.launch.sharedBytes / 4, kEmulatedSharedFloats);
-    source += emulatedKernel(k);
+    source += emulatedKernel(k, resident);
   }
   entries.push_back("opevo_reference");
   source += emulatedKernel(codegen::generateReferenceKernel(op, Backend::Cuda));
@@ -64,8 +64,9 @@ TEST(CodegenEmulatedGpu, MatMulMatchesReference) {
 }
 
 // Split K: the splits of a tile add their partial sums into C in turn, the last one applying the
-// epilogue; launched twice, so the turns must be back at zero after a launch. Double buffering
-// with and without it, slabs that threads divide evenly and not.
+// epilogue; launched twice, so the turns must be back at zero after a launch. Blocks run several
+// at a time (kResident), so a split really waits for the one before it. Double buffering with
+// and without it, slabs that threads divide evenly and not.
 TEST(CodegenEmulatedGpu, SplitKAndDoubleBufferingMatchReference) {
   const OperatorSpec op = smallMatMul(32, 48, 96);
   const SearchSpace space = defaultSpace(op, SpaceTarget::Gpu);
@@ -79,7 +80,8 @@ TEST(CodegenEmulatedGpu, SplitKAndDoubleBufferingMatchReference) {
       space.parse("tile_n=2,1,4,4; tile_m=2,2,4,3; tile_k=8,3,4; split_k=2; stages=2"));
   configs.push_back(
       space.parse("tile_n=2,1,4,4; tile_m=2,1,3,8; tile_k=16,1,6; split_k=1; stages=2"));
-  expectEmulatedKernelsMatch(op, configs, 65535, SpaceTarget::Gpu);
+  constexpr int kResident = 6;
+  expectEmulatedKernelsMatch(op, configs, 65535, SpaceTarget::Gpu, kResident);
 
   OperatorSpec fused = op;
   fused.transB = true;
@@ -88,14 +90,14 @@ TEST(CodegenEmulatedGpu, SplitKAndDoubleBufferingMatchReference) {
       fused,
       {space.parse("tile_n=4,1,2,4; tile_m=2,2,2,6; tile_k=8,2,6; split_k=8"),
        space.parse("tile_n=4,1,2,4; tile_m=2,2,2,6; tile_k=8,2,6; split_k=2; stages=2")},
-      65535, SpaceTarget::Gpu);
+      65535, SpaceTarget::Gpu, kResident);
   OperatorSpec bmm = smallBatchMatMul(6, 16, 24, 32, false, true);
   bmm.epilogue = {{EpilogueKind::Scale, 0.125}};
   const SearchSpace bmmSpace = defaultSpace(bmm, SpaceTarget::Gpu);
   const Config c = bmmSpace.parse(
       "tile_b=3,2; tile_n=2,1,2,4; tile_m=2,2,3,2; tile_k=4,2,4; split_k=2; stages=2");
   EXPECT_EQ(codegen::generateKernel(bmm, bmmSpace, c, Backend::Cuda).launch.grid.z, 6);
-  expectEmulatedKernelsMatch(bmm, {c}, 65535, SpaceTarget::Gpu);
+  expectEmulatedKernelsMatch(bmm, {c}, 65535, SpaceTarget::Gpu, kResident);
 }
 
 TEST(CodegenEmulatedGpu, BatchMatMulTransposedMatchesReference) {

@@ -2,9 +2,11 @@
 
 // Runs generated CUDA/HIP kernels on the CPU, to check their indexing and synchronisation on
 // machines without a GPU: the CUDA prelude is swapped for one that makes the kernel plain C++,
-// every thread of a block is a std::thread, and __syncthreads is a std::barrier. Blocks run one
-// after another in launch order (x, then y, then z); shared memory is one global array, module
-// __device__ variables plain globals, the atomics std::atomic_ref. Slow, and meant for small
+// every thread of a block is a std::thread, and __syncthreads is a std::barrier. Blocks start in
+// launch order (x, then y, then z), `resident` of them at once as on a GPU's SMs (each of those
+// slots takes every resident-th block in turn, with its own threads, barrier and shared memory),
+// so that blocks that wait for one another (split-K's turns) really run side by side. Module
+// __device__ variables are plain globals, the atomics std::atomic_ref. Slow, and meant for small
 // operators only.
 
 #include <string>
@@ -20,15 +22,18 @@ inline std::string emulationHeader() {
   return R"(#include <atomic>
 #include <barrier>
 #include <cmath>
+#include <memory>
 #include <thread>
 #include <vector>
 struct EmuDim3 { unsigned x = 0, y = 0, z = 0; };
 static thread_local EmuDim3 threadIdx, blockIdx;
 static EmuDim3 blockDim, gridDim;
-static std::barrier<>* emuBarrier = nullptr;
+static std::barrier<>* emuBarrier = nullptr;  // the one block's barrier (kernels run one block at a time)
+static thread_local std::barrier<>* emuBlockBarrier = nullptr;  // this thread's block's, when set
 alignas(64) float smem[)" +
          std::to_string(kEmulatedSharedFloats) + R"(];
-static void __syncthreads() { emuBarrier->arrive_and_wait(); }
+static thread_local float* emuShared = smem;  // this thread's block's shared memory
+static void __syncthreads() { (emuBlockBarrier ? emuBlockBarrier : emuBarrier)->arrive_and_wait(); }
 #define __device__
 struct alignas(16) float4 { float x, y, z, w; };
 static unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
@@ -38,38 +43,52 @@ static void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst
 }
 
 // The kernel with its prelude replaced, plus extern "C" emu_<entry>(A, B, C, Bias, Residual) that
-// launches it
-// with the kernel's LaunchConfig.
-inline std::string emulatedKernel(const codegen::GeneratedKernel& k) {
+// launches it with the kernel's LaunchConfig, `resident` blocks at a time.
+inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int resident = 1) {
   const std::string endMark = "// ---- end of prelude ----\n";
   const std::size_t begin = k.source.find("// ---- prelude");
   const std::size_t end = k.source.find(endMark);
   std::string s = k.source.substr(0, begin);
   s += "#define OPEVO_RESTRICT __restrict__\n#define OPEVO_KERNEL(max_threads) static void\n";
   s += "#define __shared__\n";
-  s += k.source.substr(end + endMark.size());
+  std::string body = k.source.substr(end + endMark.size());
+  // The block's dynamic shared memory is its slot's (emuShared), not one array for all blocks.
+  for (const std::string decl : {"extern __shared__ __attribute__((aligned(16))) float smem[];",
+                                 "extern __shared__ float smem[];"})
+    if (const std::size_t at = body.find(decl); at != std::string::npos)
+      body.replace(at, decl.size(), "float* const smem = emuShared;");
+  s += body;
   const codegen::LaunchConfig& l = k.launch;
   auto d = [](std::int64_t v) { return std::to_string(v); };
   s += "extern \"C\" void emu_" + k.entry +
        "(const float* A, const float* B, float* C, const float* Bias, const float* Residual) {\n";
   s += "  gridDim = {" + d(l.grid.x) + ", " + d(l.grid.y) + ", " + d(l.grid.z) + "};\n";
   s += "  blockDim = {" + d(l.block.x) + ", " + d(l.block.y) + ", " + d(l.block.z) + "};\n";
+  s += "  const unsigned resident = " + d(resident) +
+       ", sharedFloats = " + d(l.sharedBytes / 4 + 4) + ";\n";
   s += R"(  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
-  std::barrier<> barrier(threads);
-  emuBarrier = &barrier;
+  const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
+  std::vector<std::unique_ptr<std::barrier<>>> barriers;
+  std::vector<std::vector<float4>> shared(resident);
+  for (unsigned r = 0; r < resident; ++r) {
+    barriers.push_back(std::make_unique<std::barrier<>>(threads));
+    shared[r].resize(sharedFloats / 4 + 1);
+  }
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([=, &barrier] {
-      threadIdx = {t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y)};
-      for (unsigned z = 0; z < gridDim.z; ++z)
-        for (unsigned y = 0; y < gridDim.y; ++y)
-          for (unsigned x = 0; x < gridDim.x; ++x) {
-            blockIdx = {x, y, z};
+  for (unsigned r = 0; r < resident; ++r)
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([=, &barriers, &shared] {
+        emuBlockBarrier = barriers[r].get();
+        emuShared = &shared[r][0].x;
+        threadIdx = {t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y)};
+        for (unsigned b = r; b < blocks; b += resident) {
+          blockIdx = {b % gridDim.x, (b / gridDim.x) % gridDim.y, b / (gridDim.x * gridDim.y)};
 )";
-  s += "            " + k.entry + "(A, B, C, Bias, Residual);\n";
-  s += R"(            barrier.arrive_and_wait();  // the next block reuses shared memory
-          }
-    });
+  s += "          " + k.entry + "(A, B, C, Bias, Residual);\n";
+  s +=
+      R"(          emuBlockBarrier->arrive_and_wait();  // the slot's next block reuses its shared memory
+        }
+      });
   for (auto& thread : pool) thread.join();
 }
 )";
