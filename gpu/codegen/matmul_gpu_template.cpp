@@ -256,8 +256,14 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
       paddedSlabRow({t.blockN(), t.kStep(), t.b[1], t.threads(), aKFast, vecLoadA});
   const std::int64_t ldb =
       paddedSlabRow({t.blockM(), t.kStep(), t.b[1], t.threads(), bKFast, vecLoadB});
-  g.launch.sharedBytes =
-      static_cast<std::int64_t>(sizeof(float)) * t.stages * t.b[1] * t.kStep() * (lda + ldb);
+  // Each slab takes whole float4s of shared memory, so that every slab (B's after A's, the second
+  // stage's after the first) starts 16-byte aligned for float4 stores and reads: rows of 1 or 2
+  // floats and odd B_TH or K_STEP would otherwise leave B's slab at smem + 1, 2 or 3 (a
+  // misaligned float4 is a sticky CUDA error that ends the worker's context).
+  auto wholeFloat4s = [](std::int64_t floats) { return (floats + 3) / 4 * 4; };
+  const std::int64_t slabA = wholeFloat4s(t.b[1] * t.kStep() * lda);
+  const std::int64_t slabB = wholeFloat4s(t.b[1] * t.kStep() * ldb);
+  g.launch.sharedBytes = static_cast<std::int64_t>(sizeof(float)) * t.stages * (slabA + slabB);
   g.summary = "block tile " + str(t.b[1]) + "x" + str(t.blockN()) + "x" + str(t.blockM()) +
               ", thread tile " + str(t.n[1]) + "x" + str(t.m[1]) + " vthreads of " + str(t.n[3]) +
               "x" + str(t.m[3]) + ", K " + str(t.k[0]) + " outer x " + str(t.k[1]) + " middle x " +
@@ -305,6 +311,8 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.line("constexpr int THREADS = M_TH * N_TH * B_TH;");
   w.line("constexpr int LDA = " + str(lda) + ", LDB = " + str(ldb) +
          ";  // shared rows of A and B: BLOCK_N and BLOCK_M padded against bank conflicts");
+  w.line("constexpr int A_SLAB = " + str(slabA) + ", B_SLAB = " + str(slabB) +
+         ";  // B_TH * K_STEP rows each, in whole float4s (16-byte aligned slabs)");
   w.line(std::string("constexpr int A_UNITS = B_TH * K_STEP * BLOCK_N") + (vecLoadA ? " / 4" : "") +
          ", B_UNITS = B_TH * K_STEP * BLOCK_M" + (vecLoadB ? " / 4" : "") +
          ";  // copies per slab" + (vecLoadA || vecLoadB ? " (float4 ones move four floats)" : ""));
@@ -319,11 +327,11 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   // kernel has no static shared memory, as here; the attribute makes it the compiler's fact).
   w.line("extern __shared__ __attribute__((aligned(16))) float smem[];");
   if (t.stages == 1) {
-    w.line("float* As = smem;                        // [B_TH][K_STEP][LDA]");
-    w.line("float* Bs = smem + B_TH * K_STEP * LDA;  // [B_TH][K_STEP][LDB]");
+    w.line("float* As = smem;           // [B_TH][K_STEP][LDA]");
+    w.line("float* Bs = smem + A_SLAB;  // [B_TH][K_STEP][LDB]");
   } else {
     w.comment("Two stages of [B_TH][K_STEP][LDA] A then [B_TH][K_STEP][LDB] B.");
-    w.line("constexpr int STAGE = B_TH * K_STEP * (LDA + LDB);");
+    w.line("constexpr int STAGE = A_SLAB + B_SLAB;");
   }
   w.line("const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;");
   w.line("const int tid = (tz * N_TH + ty) * M_TH + tx;");
@@ -376,7 +384,7 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.line("const int koBegin = " + koBegin + ", koEnd = " + koEnd + ";");
     w.open("");
     w.line("float* As = smem;");
-    w.line("float* Bs = smem + B_TH * K_STEP * LDA;");
+    w.line("float* Bs = smem + A_SLAB;");
     w.line("const int ko = koBegin;");
     writeSlabLoad(w, slabOfA, aAt("ko"));
     writeSlabLoad(w, slabOfB, bAt("ko"));
@@ -389,7 +397,7 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.line("#pragma unroll 1");
     w.open("for (int ko = koBegin; ko < koEnd; ++ko)");
     w.line("const float* As = smem + ((ko - koBegin) & 1) * STAGE;");
-    w.line("const float* Bs = As + B_TH * K_STEP * LDA;");
+    w.line("const float* Bs = As + A_SLAB;");
     w.line("const bool more = ko + 1 < koEnd;");
     w.open("if (more)");
     writeSlabHalf(w, true, "aNext", slabOfA, aAt("(ko + 1)"));
@@ -406,12 +414,10 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   const bool deep = unrollPragma(t.k[2], computeSteps, unroll) == "#pragma unroll";
   // Register tiles read from shared memory four floats at a time (LDS.128) where they are
   // 16-byte aligned: a quarter of the load instructions, which bound the smaller register tiles
-  // (NVCC does not merge the scalar loads itself; dynamic shared memory starts 16-byte aligned).
-  const std::int64_t slabA = t.b[1] * t.kStep() * lda;
-  const std::int64_t stage = t.b[1] * t.kStep() * (lda + ldb);
-  const bool stagesAligned = t.stages == 1 || stage % 4 == 0;
-  const bool vecA = t.n[3] % 4 == 0 && stagesAligned;
-  const bool vecB = t.m[3] % 4 == 0 && slabA % 4 == 0 && stagesAligned;
+  // (NVCC does not merge the scalar loads itself). Slabs start aligned (whole float4s), and a
+  // register tile four floats wide makes the rows' length a multiple of 4.
+  const bool vecA = t.n[3] % 4 == 0;
+  const bool vecB = t.m[3] % 4 == 0;
   std::vector<Loop> aLoops = {
       {"vn", t.n[1], "N_VT"},
       vecA ? Loop{"in4", t.n[3] / 4, "N_IN / 4"} : Loop{"in", t.n[3], "N_IN"}};
@@ -456,7 +462,7 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   } else {
     w.open("if (more)");
     w.line("float* An = smem + ((ko + 1 - koBegin) & 1) * STAGE;");
-    w.line("float* Bn = An + B_TH * K_STEP * LDA;");
+    w.line("float* Bn = An + A_SLAB;");
     Slab nextA = slabOfA, nextB = slabOfB;
     nextA.shared = "An", nextB.shared = "Bn";
     writeSlabHalf(w, false, "aNext", nextA, "");

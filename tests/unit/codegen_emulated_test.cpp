@@ -138,6 +138,29 @@ TEST(CodegenEmulatedGpu, VectorAndScalarSlabCopiesMatchReference) {
   }
 }
 
+// Slabs of odd sizes (rows of 1 or 2 floats, K_STEP 3, B_TH 3) followed by a slab copied with
+// float4 stores: each slab starts on whole float4s, or B's slab (and the second stage) would
+// start misaligned, which the emulation refuses as a GPU would.
+TEST(CodegenEmulatedGpu, SlabsAfterOddSlabsStayAligned) {
+  const OperatorSpec op = smallMatMul(8, 32, 12);
+  const SearchSpace space = defaultSpace(op, SpaceTarget::Gpu);
+  expectEmulatedKernelsMatch(
+      op,
+      {space.parse("tile_n=4,1,2,1; tile_m=2,1,4,4; tile_k=4,3,1; split_k=1; stages=1"),
+       space.parse("tile_n=8,1,1,1; tile_m=2,1,4,4; tile_k=4,3,1; split_k=1; stages=2"),
+       space.parse("tile_n=4,1,2,1; tile_m=2,1,4,4; tile_k=4,3,1; split_k=2; stages=2")},
+      65535, SpaceTarget::Gpu, 2);
+  const OperatorSpec bmm = smallBatchMatMul(3, 8, 16, 12, true, false);
+  const SearchSpace bmmSpace = defaultSpace(bmm, SpaceTarget::Gpu);
+  expectEmulatedKernelsMatch(
+      bmm,
+      {bmmSpace.parse(
+           "tile_b=1,3; tile_n=4,1,2,1; tile_m=2,1,2,4; tile_k=4,3,1; split_k=1; stages=2"),
+       bmmSpace.parse(
+           "tile_b=1,3; tile_n=2,1,1,4; tile_m=4,1,1,4; tile_k=4,1,3; split_k=1; stages=2")},
+      65535, SpaceTarget::Gpu);
+}
+
 TEST(CodegenEmulatedGpu, Conv2DStridePaddingMatchesReference) {
   const OperatorSpec op = smallConv(2, 8, 12, 13, 3, 2, 1);
   std::vector<Config> configs = smallBlockConfigs(op, 4, 34);

@@ -9,7 +9,9 @@
 // __device__ variables are plain globals, the atomics std::atomic_ref. Slow, and meant for small
 // operators only.
 
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "codegen/kernel_codegen.h"
 
@@ -22,6 +24,9 @@ inline std::string emulationHeader() {
   return R"(#include <atomic>
 #include <barrier>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -36,6 +41,17 @@ static thread_local float* emuShared = smem;  // this thread's block's shared me
 static void __syncthreads() { (emuBlockBarrier ? emuBlockBarrier : emuBarrier)->arrive_and_wait(); }
 #define __device__
 struct alignas(16) float4 { float x, y, z, w; };
+// Every float4 access of a kernel goes through this: on a GPU a misaligned one is a fault that
+// ends the context, while x86 would quietly do it.
+template <class T, class P>
+static T* emuFloat4(P* p) {
+  if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) {
+    std::fprintf(stderr, "emulated kernel: float4 access at a misaligned address %p\n",
+                 static_cast<const void*>(p));
+    std::abort();
+  }
+  return reinterpret_cast<T*>(p);
+}
 static unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 static unsigned atomicExch(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).exchange(v); }
 static void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
@@ -53,10 +69,22 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int residen
   s += "#define __shared__\n";
   std::string body = k.source.substr(end + endMark.size());
   // The block's dynamic shared memory is its slot's (emuShared), not one array for all blocks.
+  bool slotShared = false;
   for (const std::string decl : {"extern __shared__ __attribute__((aligned(16))) float smem[];",
                                  "extern __shared__ float smem[];"})
-    if (const std::size_t at = body.find(decl); at != std::string::npos)
+    if (const std::size_t at = body.find(decl); at != std::string::npos) {
       body.replace(at, decl.size(), "float* const smem = emuShared;");
+      slotShared = true;
+    }
+  if (k.launch.sharedBytes > 0 && !slotShared)
+    throw std::runtime_error("emulatedKernel: " + k.entry +
+                             " uses shared memory declared in a way the emulation does not know");
+  const std::pair<std::string, std::string> casts[] = {
+      {"reinterpret_cast<const float4*>(", "emuFloat4<const float4>("},
+      {"reinterpret_cast<float4*>(", "emuFloat4<float4>("}};
+  for (const auto& [from, to] : casts)
+    for (std::size_t at = body.find(from); at != std::string::npos; at = body.find(from, at))
+      body.replace(at, from.size(), to);
   s += body;
   const codegen::LaunchConfig& l = k.launch;
   auto d = [](std::int64_t v) { return std::to_string(v); };
@@ -64,15 +92,16 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int residen
        "(const float* A, const float* B, float* C, const float* Bias, const float* Residual) {\n";
   s += "  gridDim = {" + d(l.grid.x) + ", " + d(l.grid.y) + ", " + d(l.grid.z) + "};\n";
   s += "  blockDim = {" + d(l.block.x) + ", " + d(l.block.y) + ", " + d(l.block.z) + "};\n";
+  // Each slot's shared memory is exactly the launch's, then a float4 of canary that must survive.
   s += "  const unsigned resident = " + d(resident) +
-       ", sharedFloats = " + d(l.sharedBytes / 4 + 4) + ";\n";
+       ", sharedFloat4s = " + d((l.sharedBytes / 4 + 3) / 4) + ";\n";
   s += R"(  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
   std::vector<std::unique_ptr<std::barrier<>>> barriers;
   std::vector<std::vector<float4>> shared(resident);
   for (unsigned r = 0; r < resident; ++r) {
     barriers.push_back(std::make_unique<std::barrier<>>(threads));
-    shared[r].resize(sharedFloats / 4 + 1);
+    shared[r].assign(sharedFloat4s + 1, float4{-7.5f, -7.5f, -7.5f, -7.5f});
   }
   std::vector<std::thread> pool;
   for (unsigned r = 0; r < resident; ++r)
@@ -90,6 +119,13 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int residen
         }
       });
   for (auto& thread : pool) thread.join();
+  for (const auto& slot : shared) {
+    const float4 canary = slot.back();
+    if (canary.x != -7.5f || canary.y != -7.5f || canary.z != -7.5f || canary.w != -7.5f) {
+      std::fprintf(stderr, "emulated kernel: wrote past its shared memory\n");
+      std::abort();
+    }
+  }
 }
 )";
   return s;
