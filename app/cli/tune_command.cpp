@@ -39,6 +39,7 @@ struct TuneArgs {
   int compileThreads = 2;
   std::optional<double> timeout;  // default: the backend's (10 s on the CPU, 20 s on a GPU)
   double minTimeMs = 100, slowCutoff = 10;
+  int sideBySide = 5;
   ClusterChoice cluster;
 };
 
@@ -213,6 +214,16 @@ void runTune(const TuneArgs& a) {
     out["reference_library"] = reference->library;
     out["reference_speed"] = reference->measurement.speed;
   }
+  std::optional<SideBySide> sideBySide;
+  if (reference && reference->measurement.status == TrialStatus::Ok && run.bestConfig &&
+      !setup.measurer->isReplay() && a.sideBySide > 0)
+    sideBySide = timeSideBySide(*setup.measurer, *run.bestConfig, a.sideBySide);
+  if (sideBySide)
+    out["side_by_side"] = {{"library", sideBySide->library},
+                           {"rounds", sideBySide->rounds},
+                           {"best_speed", sideBySide->bestSpeed},
+                           {"reference_speed", sideBySide->referenceSpeed},
+                           {"ratio", sideBySide->bestSpeed / sideBySide->referenceSpeed}};
   if (!engine.failure().empty()) out["error"] = engine.failure();
   if (options.cluster) out["cluster"] = clusterJson(*options.cluster);
   if (a.json) {
@@ -229,6 +240,11 @@ void runTune(const TuneArgs& a) {
     if (reference)
       std::printf("reference (%s): %.4g %s\n", reference->library.c_str(),
                   reference->measurement.speed, unit.c_str());
+    if (sideBySide)
+      std::printf("side by side, %d rounds in turn: best %.4g, %s %.4g %s (%.2fx)\n",
+                  sideBySide->rounds, sideBySide->bestSpeed, sideBySide->library.c_str(),
+                  sideBySide->referenceSpeed, unit.c_str(),
+                  sideBySide->bestSpeed / sideBySide->referenceSpeed);
     if (!closed)
       std::printf("resume with: opevo tune --resume %lld%s\n", static_cast<long long>(run.storeId),
                   clusterHint(a.cluster).c_str());
@@ -273,6 +289,11 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_option("--slow-cutoff", a->slowCutoff,
                   "CPU: a kernel whose checked run is this many times slower than the fastest so "
                   "far is timed by that run alone (default 10; 0: time every kernel fully)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--side-by-side", a->sideBySide,
+                  "After the run, time the best kernel and the reference library in turns, this "
+                  "many rounds each, for a ratio from one window of the machine (default 5; 0: "
+                  "off; devices only)")
       ->check(CLI::NonNegativeNumber);
   addClusterOptions(cmd, a->cluster);
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");

@@ -1,5 +1,7 @@
 #include "engine/measurement.h"
 
+#include <algorithm>
+
 #include "common/enum_names.h"
 
 namespace opevo {
@@ -30,6 +32,31 @@ bool parseStatus(std::string_view name, TrialStatus& out) {
   const auto s = kTrialStatusNames.parse(name);
   if (s) out = *s;
   return s.has_value();
+}
+
+std::optional<SideBySide> timeSideBySide(Measurer& measurer, const Config& best, int rounds) {
+  std::vector<double> kernel, library;
+  SideBySide out;
+  for (int r = 0; r < rounds; ++r) {
+    const std::vector<Measurement> k = measurer.measure({best});
+    const std::optional<Measurer::Reference> ref = measurer.reference();
+    if (!ref) return std::nullopt;
+    out.library = ref->library;
+    if (k.empty() || k[0].status != TrialStatus::Ok || ref->measurement.status != TrialStatus::Ok)
+      continue;
+    kernel.push_back(k[0].speed);
+    library.push_back(ref->measurement.speed);
+  }
+  if (kernel.empty()) return std::nullopt;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  out.rounds = static_cast<int>(kernel.size());
+  out.bestSpeed = median(kernel);
+  out.referenceSpeed = median(library);
+  return out;
 }
 
 }  // namespace opevo

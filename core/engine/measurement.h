@@ -75,4 +75,16 @@ class Measurer {
   }
 };
 
+// The best configuration of a run and the reference library timed in turns after it: `rounds`
+// times each, alternately, and the median of each side's rounds. The best found while tuning is
+// the fastest of many noisy timings and the library is timed once at the end; on a machine whose
+// speed drifts (a shared CPU: the same kernel 2x apart between runs) only timings taken side by
+// side compare the two. Nothing when either side fails every round or there is no reference.
+struct SideBySide {
+  std::string library;
+  int rounds = 0;  // rounds in which both sides succeeded
+  double bestSpeed = 0, referenceSpeed = 0;
+};
+std::optional<SideBySide> timeSideBySide(Measurer& measurer, const Config& best, int rounds);
+
 }  // namespace opevo

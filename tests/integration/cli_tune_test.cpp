@@ -32,15 +32,25 @@ TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
   const std::string op = dir.file("mm.json", R"({"name": "mm96", "kind": "matmul",
       "shape": {"n": 96, "m": 128, "k": 64}})");
   const std::string db = (dir.path / "runs.db").string();
-  const auto r = runProcess(OPEVO_CLI, {"tune", "--op", op, "--backend", "cpu", "--trials", "12", "--seed", "2",
-                                        "--db", db, "--min-time-ms", "5", "--json"});
+  const auto r = runProcess(OPEVO_CLI, {"tune", "--op", op, "--backend", "cpu", "--trials", "12",
+                                        "--seed", "2", "--db", db, "--min-time-ms", "5", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto result = nlohmann::json::parse(r.out);
   EXPECT_EQ(result["trials"], 12);
   EXPECT_EQ(result["reference_library"], "OpenBLAS sgemm");
   EXPECT_FALSE(result["replay"].get<bool>());
+  // After the run, the best kernel and OpenBLAS timed in turns (5 rounds by default); those
+  // timings are not trials (the run keeps its 12 below).
+  const auto& side = result.at("side_by_side");
+  EXPECT_EQ(side["library"], "OpenBLAS sgemm");
+  EXPECT_EQ(side["rounds"], 5);
+  EXPECT_GT(side["best_speed"].get<double>(), 0);
+  EXPECT_GT(side["reference_speed"].get<double>(), 0);
+  EXPECT_NEAR(side["ratio"].get<double>(),
+              side["best_speed"].get<double>() / side["reference_speed"].get<double>(), 1e-9);
 
-  const auto shown = runProcess(OPEVO_CLI, {"show", std::to_string(result["run"].get<int>()), "--db", db, "--json"});
+  const auto shown = runProcess(
+      OPEVO_CLI, {"show", std::to_string(result["run"].get<int>()), "--db", db, "--json"});
   ASSERT_EQ(shown.status, 0) << shown.err;
   const auto run = nlohmann::json::parse(shown.out);
   ASSERT_EQ(run["trials"].size(), 12u);
@@ -65,13 +75,15 @@ TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
 
 TEST(CliTune, ReplayBackendIsLabelled) {
   Dir dir;
-  const auto r = runProcess(OPEVO_CLI, {"tune", "--backend",
-                                        std::string("replay:") + OPEVO_DATASETS_DIR + "/convolution_milo/A100.json.gz",
-                                        "--algo", "opevo", "--trials", "40", "--db",
-                                        (dir.path / "r.db").string(), "--json"});
+  const auto r = runProcess(
+      OPEVO_CLI,
+      {"tune", "--backend",
+       std::string("replay:") + OPEVO_DATASETS_DIR + "/convolution_milo/A100.json.gz", "--algo",
+       "opevo", "--trials", "40", "--db", (dir.path / "r.db").string(), "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto result = nlohmann::json::parse(r.out);
   EXPECT_TRUE(result["replay"].get<bool>());
+  EXPECT_FALSE(result.contains("side_by_side"));  // a replay has nothing to time again
   EXPECT_NE(result["device"].get<std::string>().find("replay"), std::string::npos);
   EXPECT_EQ(result["trials"], 40);
 }
@@ -81,15 +93,20 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
   const std::string db = (dir.path / "bad.db").string();
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--op", dir.file("zero.json", R"({"kind": "matmul", "shape": {"n": 0, "m": 4, "k": 4}})"),
-        "--backend", "cpu", "--trials", "3"}, "n must be a positive integer"},
+        "--backend", "cpu", "--trials", "3"},
+       "n must be a positive integer"},
       {{"--op", dir.file("typo.json", R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "kk": 4}})"),
-        "--backend", "cpu", "--trials", "3"}, "unknown shape field 'kk'"},
-      {{"--op", dir.file("empty.json", R"({"kind": "conv2d", "shape": {"in_channels": 3, "height": 4,
-        "width": 4, "out_channels": 8, "kernel_h": 9, "kernel_w": 9}})"), "--backend", "cpu", "--trials", "3"},
+        "--backend", "cpu", "--trials", "3"},
+       "unknown shape field 'kk'"},
+      {{"--op",
+        dir.file("empty.json", R"({"kind": "conv2d", "shape": {"in_channels": 3, "height": 4,
+        "width": 4, "out_channels": 8, "kernel_h": 9, "kernel_w": 9}})"),
+        "--backend", "cpu", "--trials", "3"},
        "output would be empty"},
       {{"--op", "MM1", "--backend", "tpu", "--trials", "3"}, "unknown backend 'tpu'"},
       {{"--op", "MM1", "--backend", "cpu"}, "budget"},
-      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "bayes"}, "unknown algorithm"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "bayes"},
+       "unknown algorithm"},
       {{"--resume", "99"}, "no run 99"},
   };
   for (const auto& [args, mentions] : cases) {
@@ -104,11 +121,10 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
 // The user's data folder cannot be created (a path under /proc: not even root can): the run is
 // refused before anything is measured, naming the folder.
 TEST(CliTune, AnUnwritableDataFolderIsNamedBeforeAnyTrial) {
-  const auto r = runProcess("env", {"XDG_DATA_HOME=/proc/opevo-unwritable", OPEVO_CLI, "tune",
-                                    "--backend",
-                                    std::string("replay:") + OPEVO_DATASETS_DIR +
-                                        "/convolution_milo/A100.json.gz",
-                                    "--trials", "3"});
+  const auto r = runProcess(
+      "env", {"XDG_DATA_HOME=/proc/opevo-unwritable", OPEVO_CLI, "tune", "--backend",
+              std::string("replay:") + OPEVO_DATASETS_DIR + "/convolution_milo/A100.json.gz",
+              "--trials", "3"});
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("/proc/opevo-unwritable/opevo-studio"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("trial 1"), std::string::npos) << r.out;
@@ -119,7 +135,8 @@ TEST(CliTune, AnUnwritableDataFolderIsNamedBeforeAnyTrial) {
 // tuning on it.
 void expectRefusedWithoutDevice(const std::string& backend, const std::string& missing) {
   for (const auto& b : probeBackends())
-    if (b.name == backend && b.available) GTEST_SKIP() << "this machine has a " << backend << " device";
+    if (b.name == backend && b.available)
+      GTEST_SKIP() << "this machine has a " << backend << " device";
   Dir dir;
   const auto r = runProcess(OPEVO_CLI, {"tune", "--db", (dir.path / "c.db").string(), "--op", "MM1",
                                         "--backend", backend, "--trials", "3"});

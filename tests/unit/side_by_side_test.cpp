@@ -1,0 +1,71 @@
+// timeSideBySide: the best kernel and the reference library timed in turns after a run.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <string>
+
+#include "engine/measurement.h"
+
+namespace opevo {
+namespace {
+
+// A measurer playing back scripted speeds, recording the order of its calls: K for the kernel,
+// R for the reference. A speed of 0 is a failed measurement.
+class ScriptedMeasurer final : public Measurer {
+ public:
+  std::deque<double> kernel, library;
+  bool hasReference = true;
+  std::string calls;
+
+  std::string label() const override { return "scripted"; }
+  bool isReplay() const override { return false; }
+  std::string speedUnit() const override { return "TFLOPS"; }
+  std::vector<Measurement> measure(const std::vector<Config>& configs) override {
+    calls += 'K';
+    std::vector<Measurement> out;
+    for (std::size_t i = 0; i < configs.size(); ++i) out.push_back(next(kernel));
+    return out;
+  }
+  std::optional<Reference> reference() override {
+    calls += 'R';
+    if (!hasReference) return std::nullopt;
+    return Reference{"the library", next(library)};
+  }
+
+ private:
+  static Measurement next(std::deque<double>& speeds) {
+    Measurement m;
+    m.speed = speeds.front();
+    m.status = m.speed > 0 ? TrialStatus::Ok : TrialStatus::Timeout;
+    speeds.pop_front();
+    return m;
+  }
+};
+
+TEST(SideBySide, AlternatesAndTakesEachSidesMedian) {
+  ScriptedMeasurer m;
+  m.kernel = {1.0, 5.0, 2.0, 0.0, 3.0};   // one failed round: both of its timings are dropped
+  m.library = {4.0, 2.0, 9.0, 7.0, 3.0};  // rounds kept: (1, 4), (5, 2), (2, 9), (3, 3)
+  const auto s = timeSideBySide(m, Config{{0}}, 5);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(m.calls, "KRKRKRKRKR");
+  EXPECT_EQ(s->library, "the library");
+  EXPECT_EQ(s->rounds, 4);
+  EXPECT_DOUBLE_EQ(s->bestSpeed, 2.5);       // median of 1, 5, 2, 3
+  EXPECT_DOUBLE_EQ(s->referenceSpeed, 3.5);  // median of 4, 2, 9, 3
+}
+
+TEST(SideBySide, NothingWithoutAReferenceOrASuccessfulRound) {
+  ScriptedMeasurer none;
+  none.kernel = {1.0, 1.0};
+  none.hasReference = false;
+  EXPECT_FALSE(timeSideBySide(none, Config{{0}}, 2));
+  EXPECT_EQ(none.calls, "KR");  // stops at the first round
+  ScriptedMeasurer failing;
+  failing.kernel = {0.0, 0.0};
+  failing.library = {1.0, 1.0};
+  EXPECT_FALSE(timeSideBySide(failing, Config{{0}}, 2));
+}
+
+}  // namespace
+}  // namespace opevo
