@@ -31,7 +31,9 @@ TEST(CliCodegen, GpuSpaceSplitsKAndDoubleBuffers) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "grid (8, 4, 4), block (8, 8, 1)")) << r.out.substr(0, 2000);
   EXPECT_TRUE(has(r.out, "__device__ unsigned int opevo_kernel_turn[32];"));
-  EXPECT_TRUE(has(r.out, "float aNext["));
+  // Double-buffered, fetching four floats a copy (MM1's K is a multiple of 4), into padded rows.
+  EXPECT_TRUE(has(r.out, "float4 aNext["));
+  EXPECT_TRUE(has(r.out, "constexpr int LDA = 132, LDB = 128;")) << r.out.substr(0, 3000);
   // The CPU template's space has neither parameter.
   const auto cpu = opevo({"codegen", "--op", "MM1", "--backend", "cpu", "--config",
                           "tile_n=4,2,8,8; tile_m=8,2,8,8; tile_k=64,4,4; split_k=4"});
