@@ -1,6 +1,7 @@
 #include "engine/measurement.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "common/enum_names.h"
 
@@ -34,11 +35,14 @@ bool parseStatus(std::string_view name, TrialStatus& out) {
   return s.has_value();
 }
 
-std::optional<SideBySide> timeSideBySide(Measurer& measurer, const Config& best, int rounds) {
+std::optional<SideBySide> timeSideBySide(Measurer& measurer, const Config& best, int rounds,
+                                         std::chrono::milliseconds settle) {
   std::vector<double> kernel, library;
   SideBySide out;
   for (int r = 0; r < rounds; ++r) {
+    std::this_thread::sleep_for(settle);
     const std::vector<Measurement> k = measurer.measure({best});
+    std::this_thread::sleep_for(settle);
     const std::optional<Measurer::Reference> ref = measurer.reference();
     if (!ref) return std::nullopt;
     out.library = ref->library;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -85,6 +86,11 @@ struct SideBySide {
   int rounds = 0;  // rounds in which both sides succeeded
   double bestSpeed = 0, referenceSpeed = 0;
 };
-std::optional<SideBySide> timeSideBySide(Measurer& measurer, const Config& best, int rounds);
+// Before each timing the machine idles `settle`: a library's worker threads spin for a while
+// after a call (OpenBLAS's pthreads up to about 0.1 s) and would otherwise take the cores from
+// the first runs of what is timed next.
+std::optional<SideBySide> timeSideBySide(
+    Measurer& measurer, const Config& best, int rounds,
+    std::chrono::milliseconds settle = std::chrono::milliseconds(300));
 
 }  // namespace opevo

@@ -46,7 +46,7 @@ TEST(SideBySide, AlternatesAndTakesEachSidesMedian) {
   ScriptedMeasurer m;
   m.kernel = {1.0, 5.0, 2.0, 0.0, 3.0};   // one failed round: both of its timings are dropped
   m.library = {4.0, 2.0, 9.0, 7.0, 3.0};  // rounds kept: (1, 4), (5, 2), (2, 9), (3, 3)
-  const auto s = timeSideBySide(m, Config{{0}}, 5);
+  const auto s = timeSideBySide(m, Config{{0}}, 5, std::chrono::milliseconds(0));
   ASSERT_TRUE(s);
   EXPECT_EQ(m.calls, "KRKRKRKRKR");
   EXPECT_EQ(s->library, "the library");
@@ -59,12 +59,12 @@ TEST(SideBySide, NothingWithoutAReferenceOrASuccessfulRound) {
   ScriptedMeasurer none;
   none.kernel = {1.0, 1.0};
   none.hasReference = false;
-  EXPECT_FALSE(timeSideBySide(none, Config{{0}}, 2));
+  EXPECT_FALSE(timeSideBySide(none, Config{{0}}, 2, std::chrono::milliseconds(0)));
   EXPECT_EQ(none.calls, "KR");  // stops at the first round
   ScriptedMeasurer failing;
   failing.kernel = {0.0, 0.0};
   failing.library = {1.0, 1.0};
-  EXPECT_FALSE(timeSideBySide(failing, Config{{0}}, 2));
+  EXPECT_FALSE(timeSideBySide(failing, Config{{0}}, 2, std::chrono::milliseconds(0)));
 }
 
 }  // namespace
