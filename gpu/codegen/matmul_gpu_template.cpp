@@ -1,6 +1,7 @@
 // MatMul / BatchMatMul for CUDA and HIP, after TVM v0.6's dense and batch_matmul templates.
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "codegen/templates.h"
@@ -160,8 +161,9 @@ std::int64_t slabStoreWavefronts(const SlabShape& s, std::int64_t ld) {
   const std::int64_t perUnit = s.vector ? 4 : 1;
   const std::int64_t units = s.bTh * s.kStep * s.extent / perUnit;
   const std::int64_t lanes = std::min<std::int64_t>({kBanks, s.threads, units});
-  // Lane i's first element (the template's writeSlabIndex, with i = tid in the first warp).
-  std::vector<std::int64_t> row(static_cast<std::size_t>(lanes)), col(row.size());
+  // Lane i's first element (the template's writeSlabIndex, with i = tid in the first warp). On
+  // the stack: a CUDA space's device-limit constraint generates the kernel for every candidate.
+  std::array<std::int64_t, kBanks> row{}, col{};
   for (std::int64_t i = 0; i < lanes; ++i) {
     std::int64_t kk, inner, bb;
     if (s.kContiguous) {
@@ -177,15 +179,19 @@ std::int64_t slabStoreWavefronts(const SlabShape& s, std::int64_t ld) {
   // Wavefronts of one store instruction over lanes [first, last), each writing `width` floats.
   auto instruction = [&](std::int64_t first, std::int64_t last, std::int64_t dk,
                          std::int64_t width) {
-    std::vector<std::vector<std::int64_t>> onBank(kBanks);
+    std::array<std::array<std::int64_t, kBanks>, kBanks> onBank;  // distinct addresses per bank
+    std::array<std::int64_t, kBanks> count{};
     std::int64_t worst = 0;
     for (std::int64_t i = first; i < last; ++i) {
       const std::int64_t at =
           (row[static_cast<std::size_t>(i)] + dk) * ld + col[static_cast<std::size_t>(i)];
       for (std::int64_t e = 0; e < width; ++e) {
-        auto& seen = onBank[static_cast<std::size_t>((at + e) % kBanks)];
-        if (std::find(seen.begin(), seen.end(), at) == seen.end()) seen.push_back(at);
-        worst = std::max<std::int64_t>(worst, static_cast<std::int64_t>(seen.size()));
+        const auto bank = static_cast<std::size_t>((at + e) % kBanks);
+        auto& seen = onBank[bank];
+        const auto end = seen.begin() + count[bank];
+        if (std::find(seen.begin(), end, at) == end)
+          seen[static_cast<std::size_t>(count[bank]++)] = at;
+        worst = std::max(worst, count[bank]);
       }
     }
     return worst;
