@@ -1,9 +1,9 @@
 #include "engine/measurement.h"
 
-#include <algorithm>
 #include <thread>
 
 #include "common/enum_names.h"
+#include "common/median.h"
 
 namespace opevo {
 
@@ -52,11 +52,6 @@ std::optional<SideBySide> timeSideBySide(Measurer& measurer, const Config& best,
     library.push_back(ref->measurement.speed);
   }
   if (kernel.empty()) return std::nullopt;
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  };
   out.rounds = static_cast<int>(kernel.size());
   out.bestSpeed = median(kernel);
   out.referenceSpeed = median(library);

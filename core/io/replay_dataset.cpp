@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "common/median.h"
 #include "io/gzip_file.h"
 #include "io/json_text.h"
 #include "io/replay_raw.h"
@@ -81,14 +82,6 @@ std::string chooseMetric(const std::vector<RawEntry>& entries) {
   for (const auto& [name, count] : counts)
     if (ok > 0 && count == ok) return name;
   return {};
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  if (v.size() % 2) return v[mid];
-  return (v[mid] + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
 }
 
 ReplayDataset build(RawDataset raw, const std::string& path) {

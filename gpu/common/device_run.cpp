@@ -4,6 +4,7 @@
 #include <iterator>
 #include <mutex>
 
+#include "common/median.h"
 #include "ops/operator_json.h"
 
 namespace opevo {

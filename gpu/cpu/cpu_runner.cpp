@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "codegen/cpu_compiler.h"
+#include "common/median.h"
 
 namespace opevo {
 namespace {
@@ -74,13 +75,6 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
     total += ms;
   }
   return times;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
 Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,

@@ -34,7 +34,4 @@ Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timin
 // and returns each timed run's milliseconds.
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& timing);
 
-// Median of the times (the value TFLOPS are computed from).
-double median(std::vector<double> values);
-
 }  // namespace opevo

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "codegen/cpu_compiler.h"
+#include "common/median.h"
 #include "common/rng.h"
 #include "kas/budget_solver.h"
 #include "kas/interpreter.h"

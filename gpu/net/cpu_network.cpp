@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "common/median.h"
 #include "cpu/cpu_runner.h"
 
 namespace opevo::net {

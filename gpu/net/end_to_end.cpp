@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/median.h"
 #include "cpu/cpu_runner.h"
 #include "cpu/operator_buffers.h"
 
