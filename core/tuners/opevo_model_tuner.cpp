@@ -30,7 +30,7 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
             "random candidates per pick of the first batch (farthest-point spread)");
   s.declare("min_distance", 2, 1, 1000, true,
             "parameters in which two guesses away from the parents differ, where candidates allow");
-  s.declare("climb", 2, 0, 1e6, true,
+  s.declare("climb", 1, 0, 1e6, true,
             "picks of each batch among the unmeasured one-step neighbours of the best "
             "configuration (the next best once all of them are measured), ranked by the model");
   s.declare("far_from_best", 3, 0, 1000, true,
@@ -70,6 +70,10 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
             "guesses away from the parents that reopen a settled parameter: one on which all "
             "parents agree (a different one each batch, in turn) takes another value, the rest "
             "as the model likes best among the candidates (0: none)");
+  s.declare("flag_climb", 1, 0, 1e6, true,
+            "picks of each batch climbing on the other side of a flag: the best configuration "
+            "measured with the other value of a two-valued parameter, its unmeasured one-step "
+            "neighbours (the flag kept) ranked by the model; the flags take turns");
   declareCostModelSettings(s, 4, 0.3, 64, 0);
   return s;
 }
@@ -252,8 +256,8 @@ std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
                                  : bestPredicted(far, farPicks, spread);
   const auto unsettlePicks =
       near.empty() ? 0
-                   : std::min<std::size_t>(farPicks, static_cast<std::size_t>(
-                                                         m_settings.getInt("unsettle")));
+                   : std::min<std::size_t>(farPicks,
+                                           static_cast<std::size_t>(m_settings.getInt("unsettle")));
   if (unsettlePicks > 0) {
     // Drop the last far picks to make room (they are the model's weakest guesses).
     const std::size_t keep = plan.size() > unsettlePicks ? plan.size() - unsettlePicks : 0;
@@ -271,6 +275,10 @@ std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
   }
   for (Config& c : climbing(parents, std::min<std::size_t>(n - plan.size(), climbPicks)))
     if (std::find(plan.begin(), plan.end(), c) == plan.end()) plan.push_back(std::move(c));
+  if (const auto flagPicks = static_cast<std::size_t>(m_settings.getInt("flag_climb"));
+      flagPicks > 0 && !parents.empty() && plan.size() < n)
+    for (Config& c : flagClimbing(known, *parents.front(), std::min(n - plan.size(), flagPicks)))
+      if (std::find(plan.begin(), plan.end(), c) == plan.end()) plan.push_back(std::move(c));
   const auto basinPicks = static_cast<std::size_t>(m_settings.getInt("basin_climb"));
   std::vector<const Config*> basinPool = parents;
   if (const auto pool = static_cast<std::size_t>(m_settings.getInt("basin_pool")); pool > 0) {
@@ -323,6 +331,51 @@ std::vector<Config> OpEvoModelTuner::climbing(const std::vector<const Config*>& 
   return {};
 }
 
+// A flag (shared memory on or off, padding, read-only loads) splits a space into two regions whose
+// best configurations may be far apart: on real convolution data the peak with shared memory off
+// sits five parameters from the best plateau with it on, behind configurations 100x slower. Once
+// the search has settled on one side, children and the model's guesses rarely cross, and a flag's
+// other side is judged by its first few random samples. Climbing the other side's best
+// configuration one step at a time, the flag kept, finds that side's peak as climbing finds this
+// side's. One flag's other side per pick, flags in turn.
+std::vector<Config> OpEvoModelTuner::flagClimbing(const std::vector<const Observation*>& known,
+                                                  const Config& best, std::size_t n) {
+  std::vector<std::pair<std::size_t, Vertex>> sides;
+  for (std::size_t i = 0; i < m_space.dims(); ++i) {
+    const Parameter& p = m_space.param(i);
+    if (p.kind() != ParamKind::Discrete || p.size().as64() != 2) continue;
+    for (std::int64_t k = 0; k < 2; ++k)
+      if (Vertex{k} != best[i]) sides.emplace_back(i, Vertex{k});
+  }
+  std::vector<Config> out;
+  std::vector<Vertex> steps;
+  for (std::size_t t = 0; t < sides.size() && out.size() < n; ++t) {
+    const auto& [i, side] = sides[(m_flagTurn + t) % sides.size()];
+    const Config* lead = nullptr;  // known is best first
+    for (const Observation* o : known)
+      if (o->config[i] == side) {
+        lead = &o->config;
+        break;
+      }
+    if (!lead) continue;
+    std::vector<Config> around;
+    for (std::size_t j = 0; j < lead->size(); ++j) {
+      if (j == i) continue;
+      steps = moves(j, (*lead)[j]);
+      for (const Vertex& v : steps) {
+        Config c = *lead;
+        c[j] = v;
+        if (isNew(c) && std::find(around.begin(), around.end(), c) == around.end() &&
+            std::find(out.begin(), out.end(), c) == out.end())
+          around.push_back(std::move(c));
+      }
+    }
+    for (Config& c : bestPredicted(around, 1, 1)) out.push_back(std::move(c));
+  }
+  ++m_flagTurn;
+  return out;
+}
+
 // Unmeasured configurations two moves from p: two parameters, each moved as climbing moves it.
 // Where a corner pays only when two settings change together (a flag that helps only with
 // another one off), neither one-step neighbour is better, and one-step climbing stops short.
@@ -349,8 +402,8 @@ std::vector<Config> OpEvoModelTuner::pairMoves(const Config& p) const {
 // batch reopens one such parameter in turn: the model's favourite candidate holding another value
 // of it, the other parameters free.
 std::vector<Config> OpEvoModelTuner::unsettled(const std::vector<const Config*>& parents,
-                                               const std::vector<Config>& candidates,
-                                               std::size_t n, std::size_t minDistance,
+                                               const std::vector<Config>& candidates, std::size_t n,
+                                               std::size_t minDistance,
                                                const std::vector<Config>& planned) {
   if (parents.empty() || candidates.empty() || n == 0) return {};
   std::vector<std::size_t> settled;

@@ -15,8 +15,8 @@ namespace opevo {
 // a GPU costs seconds and a proposal microseconds: screening is where few-trial tuning is won. The
 // first batch is spread over the space (farthest-point picks from random candidates) so the first
 // model sees all of it; when the best stops improving, the walks grow longer (q rises) to leave the
-// basin. Each batch also climbs (the best configuration's untried neighbours) and guesses far from
-// the best.
+// basin. Each batch also climbs (the best configuration's untried neighbours, and those of the
+// best configuration on the other side of a flag) and guesses far from the best.
 class OpEvoModelTuner final : public ModelBasedTuner {
  public:
   OpEvoModelTuner(const SearchSpace& space, TunerSettings settings, std::uint64_t seed);
@@ -36,6 +36,8 @@ class OpEvoModelTuner final : public ModelBasedTuner {
   std::vector<Config> climbing(const std::vector<const Config*>& parents, std::size_t n);
   std::vector<Vertex> moves(std::size_t i, const Vertex& v) const;
   std::vector<Config> pairMoves(const Config& p) const;
+  std::vector<Config> flagClimbing(const std::vector<const Observation*>& known, const Config& best,
+                                   std::size_t n);
   std::vector<Config> unsettled(const std::vector<const Config*>& parents,
                                 const std::vector<Config>& candidates, std::size_t n,
                                 std::size_t minDistance, const std::vector<Config>& planned);
@@ -43,8 +45,7 @@ class OpEvoModelTuner final : public ModelBasedTuner {
                              std::size_t minDistance, const std::vector<Config>& taken);
   static std::vector<Config> pickByScore(const std::vector<Config>& candidates,
                                          const std::vector<float>& scores, std::size_t n,
-                                         std::size_t minDistance,
-                                         const std::vector<Config>& taken);
+                                         std::size_t minDistance, const std::vector<Config>& taken);
   std::vector<Config> basinClimbing(const std::vector<const Config*>& parents, std::size_t n,
                                     std::size_t away);
   std::vector<Config> farthestFromMeasured(const std::vector<Config>& candidates, std::size_t n,
@@ -61,6 +62,7 @@ class OpEvoModelTuner final : public ModelBasedTuner {
   // Extra models trained on bootstrap resamples of the data: where they disagree, the model is
   // unsure, and an optimistic score (mean + kappa * spread) sends a measurement there.
   std::vector<std::unique_ptr<CostModel>> m_ensemble;
+  std::size_t m_flagTurn = 0;      // which flag's other side `flagClimbing` climbs next
   std::size_t m_unsettleTurn = 0;  // which settled parameter `unsettle` reopens next
   std::size_t m_plannedAt = static_cast<std::size_t>(-1);  // history size at the last plan
   double m_best = 0;

@@ -379,6 +379,7 @@ TEST(OpEvoModelTuner, UnsettleReopensAParameterEveryParentAgreesOn) {
                        {"xgb_rounds", "10"},
                        {"epsilon", "0"},
                        {"climb", "0"},
+                       {"flag_climb", "0"},
                        {"q", "0.01"},
                        {"unsettle", std::to_string(picks)}});
     tuner->observe(seen);
@@ -390,6 +391,47 @@ TEST(OpEvoModelTuner, UnsettleReopensAParameterEveryParentAgreesOn) {
       EXPECT_GE(reopened, 1);
     else
       EXPECT_EQ(reopened, 0);
+  }
+}
+
+// flag_climb: the best configuration measured on the other side of a flag (here the only good
+// one there) gets a pick among its unmeasured neighbours, the flag kept, though every parent is
+// on this side and the model ranks that side low.
+TEST(OpEvoModelTuner, FlagClimbingClimbsTheOtherSidesBest) {
+  SearchSpace space;
+  for (const char* name : {"a", "b", "c"})
+    space.add(std::make_shared<DiscreteParam>(name, std::vector<double>{1, 2, 3, 4, 5}));
+  space.add(std::make_shared<DiscreteParam>("flag", std::vector<double>{0, 1}));
+  const Config lead = space.parse("a=1; b=1; c=5; flag=1");
+  std::vector<Observation> seen{{lead, 0.5}};
+  forEachConfig(space, 1000, [&](const Config& c) {
+    const auto sum = c[0][0] + c[1][0] + c[2][0];
+    if ((c[0][0] + 2 * c[1][0] + 3 * c[2][0]) % 7 == 0 && c != lead)
+      seen.push_back({c, c[3][0] == 0 ? 1.0 + static_cast<double>(sum) : 0.1});
+    return true;
+  });
+  auto nextToLead = [&](const Config& c) {
+    std::int64_t steps = 0;
+    for (std::size_t i = 0; i < 3; ++i) steps += std::abs(c[i][0] - lead[i][0]);
+    return c[3] == lead[3] && steps == 1;
+  };
+  for (const int picks : {0, 1}) {
+    auto tuner = make("opevo-m", space, 4,
+                      {{"batch", "8"},
+                       {"candidates", "64"},
+                       {"xgb_rounds", "10"},
+                       {"epsilon", "0"},
+                       {"climb", "0"},
+                       {"q", "0.01"},
+                       {"flag_climb", std::to_string(picks)}});
+    tuner->observe(seen);
+    const std::vector<Config> batch = tuner->propose(8);
+    ASSERT_EQ(batch.size(), 8u);
+    const auto climbed = std::count_if(batch.begin(), batch.end(), nextToLead);
+    if (picks == 1)
+      EXPECT_EQ(climbed, 1);
+    else
+      EXPECT_EQ(climbed, 0);
   }
 }
 
