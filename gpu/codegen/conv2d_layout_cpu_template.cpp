@@ -125,10 +125,26 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   // The register tile's channels are one contiguous run of a weight block when the block is a
   // multiple of the tile (tiles start at multiples of RF); otherwise gather them per step.
   const bool contiguous = b.weightO % b.regF == 0;
+  // The weights' offset for input channel c = co * IN_C + ci. Where a block of IN_C channels
+  // lies in one weight block, or starts one, the part fixed for the block is taken once, outside
+  // the ci loop: otherwise a division and a remainder per channel sit in the innermost loop
+  // beside the FMAs (about 5% of ResNet-18 conv5's time).
+  std::string wBase;
+  if (b.weightI % b.inC == 0) {
+    w.line(
+        "const index_t wc = ((co * IN_C) / W_I) * W_CO + kh * W_KH + kw * W_KW + "
+        "((co * IN_C) % W_I) * W_CI;");
+    wBase = "wc + ci * W_CI";
+  } else if (b.inC % b.weightI == 0) {
+    w.line("const index_t wc = ((co * IN_C) / W_I) * W_CO + kh * W_KH + kw * W_KW;");
+    wBase = "wc + (ci / W_I) * W_CO + (ci % W_I) * W_CI";
+  }
   if (b.unrollC > 1) w.line("#pragma GCC unroll " + str(b.unrollC));
   w.open("for (int ci = 0; ci < IN_C; ++ci)");
-  w.line("const int c = co * IN_C + ci;");
-  const std::string wBase = "(c / W_I) * W_CO + kh * W_KH + kw * W_KW + (c % W_I) * W_CI";
+  if (wBase.empty()) {
+    w.line("const int c = co * IN_C + ci;");
+    wBase = "(c / W_I) * W_CO + kh * W_KH + kw * W_KW + (c % W_I) * W_CI";
+  }
   if (contiguous) {
     w.line("const float* const wv = B + (f0 / W_O) * W_FO + f0 % W_O + " + wBase + ";");
   } else {

@@ -76,12 +76,29 @@ TEST(LayoutKernels, ThreeByThreeStrideOneMatchesReference) {
                     "layout.weight_o=2,16; layout.weight_i=8,2; tile_f=2,16; tile_y=7,2; "
                     "tile_x=2,7; stage_c=4,4; reduce_order=") +
         order + "; tile_order=0,1,2; unroll_c=2"));
+  // Input-channel blocks spanning several weight blocks (the weights' offset split per channel).
+  configs.push_back(
+      space.parse("layout.out_c=2,16; layout.out_h=2,7; layout.out_w=1,14; layout.in_c=2,8; "
+                  "layout.weight_o=4,8; layout.weight_i=8,2; tile_f=2,16; tile_y=14,1; tile_x=2,7; "
+                  "stage_c=1,16; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=2"));
   // The plain layouts: every tile of one element (NCHW itself).
   configs.push_back(space.parse(
       "layout.out_c=32,1; layout.out_h=14,1; layout.out_w=14,1; layout.in_c=16,1; "
       "layout.weight_o=32,1; layout.weight_i=16,1; tile_f=32,1; tile_y=14,1; tile_x=14,1; "
       "stage_c=1,16; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1"));
   expectLayoutKernelsMatch(op, configs);
+  // Twelve input channels: blocks of 4 against weight blocks of 6 (neither divides the other: the
+  // offset computed per channel) and blocks of 6 against weight blocks of 2.
+  const OperatorSpec twelve = withEpilogue(smallConv(1, 12, 32, 14, 3, 1, 1));
+  const SearchSpace twelveSpace = layout::conv2dLayoutSpace(twelve);
+  std::vector<Config> mixed;
+  for (const char* blocks : {"layout.in_c=3,4; layout.weight_o=4,8; layout.weight_i=2,6",
+                             "layout.in_c=2,6; layout.weight_o=4,8; layout.weight_i=6,2"})
+    mixed.push_back(twelveSpace.parse(
+        std::string("layout.out_c=2,16; layout.out_h=2,7; layout.out_w=1,14; ") + blocks +
+        "; tile_f=2,16; tile_y=14,1; tile_x=2,7; stage_c=1,12; reduce_order=1,0,2; "
+        "tile_order=0,1,2; unroll_c=1"));
+  expectLayoutKernelsMatch(twelve, mixed);
 }
 
 TEST(LayoutKernels, StridedAndBatchedMatchReference) {
