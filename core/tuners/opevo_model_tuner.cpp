@@ -307,19 +307,10 @@ std::vector<Config> OpEvoModelTuner::climbing(const std::vector<const Config*>& 
                                               std::size_t n) {
   if (n == 0) return {};
   const int pairs = m_settings.getInt("pair_climb");
-  std::vector<Vertex> steps;
   for (std::size_t k = 0; k < parents.size(); ++k) {
     const Config* p = parents[k];
     std::vector<Config> around;
-    for (std::size_t i = 0; i < p->size(); ++i) {
-      steps = moves(i, (*p)[i]);
-      for (const Vertex& v : steps) {
-        Config c = *p;
-        c[i] = v;
-        if (isNew(c) && std::find(around.begin(), around.end(), c) == around.end())
-          around.push_back(std::move(c));
-      }
-    }
+    for (std::size_t i = 0; i < p->size(); ++i) oneMoveAway(*p, i, {}, around);
     if (pairs == 2 || (pairs == 1 && k == 0 && around.empty())) {
       std::vector<Config> two = pairMoves(*p);
       for (Config& c : two)
@@ -348,7 +339,6 @@ std::vector<Config> OpEvoModelTuner::flagClimbing(const std::vector<const Observ
       if (Vertex{k} != best[i]) sides.emplace_back(i, Vertex{k});
   }
   std::vector<Config> out;
-  std::vector<Vertex> steps;
   for (std::size_t t = 0; t < sides.size() && out.size() < n; ++t) {
     const auto& [i, side] = sides[(m_flagTurn + t) % sides.size()];
     const Config* lead = nullptr;  // known is best first
@@ -359,21 +349,26 @@ std::vector<Config> OpEvoModelTuner::flagClimbing(const std::vector<const Observ
       }
     if (!lead) continue;
     std::vector<Config> around;
-    for (std::size_t j = 0; j < lead->size(); ++j) {
-      if (j == i) continue;
-      steps = moves(j, (*lead)[j]);
-      for (const Vertex& v : steps) {
-        Config c = *lead;
-        c[j] = v;
-        if (isNew(c) && std::find(around.begin(), around.end(), c) == around.end() &&
-            std::find(out.begin(), out.end(), c) == out.end())
-          around.push_back(std::move(c));
-      }
-    }
+    for (std::size_t j = 0; j < lead->size(); ++j)
+      if (j != i) oneMoveAway(*lead, j, out, around);
     for (Config& c : bestPredicted(around, 1, 1)) out.push_back(std::move(c));
   }
   ++m_flagTurn;
   return out;
+}
+
+// Appends to `around` the new configurations (not proposed yet, valid) one move of parameter i
+// away from p, leaving out those in `exclude` and those already there.
+void OpEvoModelTuner::oneMoveAway(const Config& p, std::size_t i,
+                                  const std::vector<Config>& exclude,
+                                  std::vector<Config>& around) const {
+  for (const Vertex& v : moves(i, p[i])) {
+    Config c = p;
+    c[i] = v;
+    if (isNew(c) && std::find(around.begin(), around.end(), c) == around.end() &&
+        std::find(exclude.begin(), exclude.end(), c) == exclude.end())
+      around.push_back(std::move(c));
+  }
 }
 
 // Unmeasured configurations two moves from p: two parameters, each moved as climbing moves it.
@@ -503,7 +498,6 @@ std::vector<Config> OpEvoModelTuner::basinClimbing(const std::vector<const Confi
   };
   std::vector<const Config*> leaders{parents.front()};
   std::vector<Config> out;
-  std::vector<Vertex> steps;
   for (std::size_t k = 1; k < parents.size() && out.size() < n; ++k) {
     const Config* p = parents[k];
     bool apart = true;
@@ -512,16 +506,7 @@ std::vector<Config> OpEvoModelTuner::basinClimbing(const std::vector<const Confi
     if (!apart) continue;
     leaders.push_back(p);
     std::vector<Config> around;
-    for (std::size_t i = 0; i < p->size(); ++i) {
-      steps = moves(i, (*p)[i]);
-      for (const Vertex& v : steps) {
-        Config c = *p;
-        c[i] = v;
-        if (isNew(c) && std::find(around.begin(), around.end(), c) == around.end() &&
-            std::find(out.begin(), out.end(), c) == out.end())
-          around.push_back(std::move(c));
-      }
-    }
+    for (std::size_t i = 0; i < p->size(); ++i) oneMoveAway(*p, i, out, around);
     for (Config& c : bestPredicted(around, 1, 1)) out.push_back(std::move(c));
   }
   return out;

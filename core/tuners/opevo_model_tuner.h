@@ -36,6 +36,8 @@ class OpEvoModelTuner final : public ModelBasedTuner {
   std::vector<Config> climbing(const std::vector<const Config*>& parents, std::size_t n);
   std::vector<Vertex> moves(std::size_t i, const Vertex& v) const;
   std::vector<Config> pairMoves(const Config& p) const;
+  void oneMoveAway(const Config& p, std::size_t i, const std::vector<Config>& exclude,
+                   std::vector<Config>& around) const;
   std::vector<Config> flagClimbing(const std::vector<const Observation*>& known, const Config& best,
                                    std::size_t n);
   std::vector<Config> unsettled(const std::vector<const Config*>& parents,
