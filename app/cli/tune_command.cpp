@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -40,6 +41,7 @@ struct TuneArgs {
   std::optional<double> timeout;  // default: the backend's (10 s on the CPU, 20 s on a GPU)
   double minTimeMs = 100, slowCutoff = 10;
   int sideBySide = 5;
+  int sideBySideTop = 3;
   ClusterChoice cluster;
 };
 
@@ -215,12 +217,27 @@ void runTune(const TuneArgs& a) {
     out["reference_speed"] = reference->measurement.speed;
   }
   std::optional<SideBySide> sideBySide;
+  // The run's best configurations, fastest first, distinct and successful (the run's best first).
+  std::vector<Config> candidates;
+  if (run.bestConfig) candidates.push_back(*run.bestConfig);
+  const Tuner& tuner = engine.tuner(index);
+  for (std::size_t i : tuner.ranking()) {
+    if (static_cast<int>(candidates.size()) >= a.sideBySideTop) break;
+    const Observation& o = tuner.history()[i];
+    if (o.fitness > 0 &&
+        std::find(candidates.begin(), candidates.end(), o.config) == candidates.end())
+      candidates.push_back(o.config);
+  }
   if (reference && reference->measurement.status == TrialStatus::Ok && run.bestConfig &&
       !setup.measurer->isReplay() && a.sideBySide > 0)
-    sideBySide = timeSideBySide(*setup.measurer, *run.bestConfig, a.sideBySide);
+    sideBySide = timeSideBySide(*setup.measurer, candidates, a.sideBySide);
   if (sideBySide)
     out["side_by_side"] = {{"library", sideBySide->library},
                            {"rounds", sideBySide->rounds},
+                           {"candidates", sideBySide->candidates},
+                           {"chosen_rank", sideBySide->chosen + 1},
+                           {"config", setup.space->format(candidates[sideBySide->chosen])},
+                           {"candidate_speeds", sideBySide->speeds},
                            {"best_speed", sideBySide->bestSpeed},
                            {"reference_speed", sideBySide->referenceSpeed},
                            {"ratio", sideBySide->bestSpeed / sideBySide->referenceSpeed}};
@@ -240,11 +257,16 @@ void runTune(const TuneArgs& a) {
     if (reference)
       std::printf("reference (%s): %.4g %s\n", reference->library.c_str(),
                   reference->measurement.speed, unit.c_str());
-    if (sideBySide)
+    if (sideBySide) {
       std::printf("side by side, %d rounds in turn: best %.4g, %s %.4g %s (%.2fx)\n",
                   sideBySide->rounds, sideBySide->bestSpeed, sideBySide->library.c_str(),
                   sideBySide->referenceSpeed, unit.c_str(),
                   sideBySide->bestSpeed / sideBySide->referenceSpeed);
+      if (sideBySide->chosen > 0)
+        std::printf("  fastest side by side: the run's number %zu of %zu, %s\n",
+                    sideBySide->chosen + 1, sideBySide->candidates,
+                    setup.space->format(candidates[sideBySide->chosen]).c_str());
+    }
     if (!closed)
       std::printf("resume with: opevo tune --resume %lld%s\n", static_cast<long long>(run.storeId),
                   clusterHint(a.cluster).c_str());
@@ -295,6 +317,11 @@ void addTuneCommand(CLI::App& app) {
                   "many rounds each, for a ratio from one window of the machine (default 5; 0: "
                   "off; devices only)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--side-by-side-top", a->sideBySideTop,
+                  "How many of the run's best configurations take turns with the library; the "
+                  "fastest by median is reported (default 3: the run's best was its luckiest "
+                  "timing, and the next may be faster)")
+      ->check(CLI::PositiveNumber);
   addClusterOptions(cmd, a->cluster);
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");
   cmd->add_flag("--history", a->historyOn,

@@ -35,26 +35,47 @@ bool parseStatus(std::string_view name, TrialStatus& out) {
   return s.has_value();
 }
 
-std::optional<SideBySide> timeSideBySide(Measurer& measurer, const Config& best, int rounds,
-                                         std::chrono::milliseconds settle) {
-  std::vector<double> kernel, library;
+std::optional<SideBySide> timeSideBySide(Measurer& measurer, const std::vector<Config>& candidates,
+                                         int rounds, std::chrono::milliseconds settle) {
+  if (candidates.empty()) return std::nullopt;
+  // Per candidate, its speed in each round where the library succeeded (0: it failed there).
+  std::vector<std::vector<double>> kernel(candidates.size());
+  std::vector<double> library;
   SideBySide out;
+  out.candidates = candidates.size();
   for (int r = 0; r < rounds; ++r) {
     std::this_thread::sleep_for(settle);
-    const std::vector<Measurement> k = measurer.measure({best});
+    std::vector<Measurement> k;
+    for (const Config& c : candidates) {
+      std::vector<Measurement> one = measurer.measure({c});
+      k.push_back(one.empty() ? Measurement{} : one[0]);
+    }
     std::this_thread::sleep_for(settle);
     const std::optional<Measurer::Reference> ref = measurer.reference();
     if (!ref) return std::nullopt;
     out.library = ref->library;
-    if (k.empty() || k[0].status != TrialStatus::Ok || ref->measurement.status != TrialStatus::Ok)
-      continue;
-    kernel.push_back(k[0].speed);
+    if (ref->measurement.status != TrialStatus::Ok) continue;
     library.push_back(ref->measurement.speed);
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      kernel[i].push_back(k[i].status == TrialStatus::Ok ? k[i].speed : 0.0);
   }
-  if (kernel.empty()) return std::nullopt;
-  out.rounds = static_cast<int>(kernel.size());
-  out.bestSpeed = median(kernel);
-  out.referenceSpeed = median(library);
+  std::optional<double> best;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    std::vector<double> ok, lib;
+    for (std::size_t r = 0; r < kernel[i].size(); ++r)
+      if (kernel[i][r] > 0) ok.push_back(kernel[i][r]), lib.push_back(library[r]);
+    out.speeds.push_back(ok.empty() ? 0.0 : median(ok));
+    if (ok.empty()) continue;
+    const double speed = out.speeds.back();
+    if (best && speed <= *best) continue;
+    best = speed;
+    out.chosen = i;
+    out.rounds = static_cast<int>(ok.size());
+    out.bestSpeed = speed;
+    // The library's median over the rounds the chosen candidate succeeded in: the same windows.
+    out.referenceSpeed = median(lib);
+  }
+  if (!best) return std::nullopt;
   return out;
 }
 

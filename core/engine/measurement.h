@@ -76,21 +76,26 @@ class Measurer {
   }
 };
 
-// The best configuration of a run and the reference library timed in turns after it: `rounds`
-// times each, alternately, and the median of each side's rounds. The best found while tuning is
-// the fastest of many noisy timings and the library is timed once at the end; on a machine whose
-// speed drifts (a shared CPU: the same kernel 2x apart between runs) only timings taken side by
-// side compare the two. Nothing when either side fails every round or there is no reference.
+// The best configurations of a run and the reference library timed in turns after it: in each of
+// `rounds` rounds every candidate once, then the library; the median of each side's rounds, and
+// the candidate with the highest median is the one reported. The best found while tuning is the
+// fastest of many noisy timings (its lead over the next best may be luck) and the library is
+// timed once at the end; on a machine whose speed drifts (a shared CPU: the same kernel 2x apart
+// between runs) only timings taken side by side compare them. Nothing when the library fails or
+// is missing in every round, or no candidate succeeds.
 struct SideBySide {
   std::string library;
-  int rounds = 0;  // rounds in which both sides succeeded
+  int rounds = 0;  // rounds in which the library and the chosen candidate succeeded
   double bestSpeed = 0, referenceSpeed = 0;
+  std::size_t chosen = 0;  // index of the fastest candidate by median (0: the run's best)
+  std::size_t candidates = 0;
+  std::vector<double> speeds;  // each candidate's median, 0 where it failed every round
 };
-// Before each timing the machine idles `settle`: a library's worker threads spin for a while
-// after a call (OpenBLAS's pthreads up to about 0.1 s) and would otherwise take the cores from
-// the first runs of what is timed next.
+// Before each round's first kernel and before the library the machine idles `settle`: a
+// library's worker threads spin for a while after a call (OpenBLAS's pthreads up to about 0.1 s)
+// and would otherwise take the cores from the first runs of what is timed next.
 std::optional<SideBySide> timeSideBySide(
-    Measurer& measurer, const Config& best, int rounds,
+    Measurer& measurer, const std::vector<Config>& candidates, int rounds,
     std::chrono::milliseconds settle = std::chrono::milliseconds(300));
 
 }  // namespace opevo

@@ -48,6 +48,14 @@ TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
   EXPECT_GT(side["reference_speed"].get<double>(), 0);
   EXPECT_NEAR(side["ratio"].get<double>(),
               side["best_speed"].get<double>() / side["reference_speed"].get<double>(), 1e-9);
+  // The run's three best configurations took turns; the one reported is among them.
+  EXPECT_EQ(side["candidates"], 3);
+  EXPECT_GE(side["chosen_rank"].get<int>(), 1);
+  EXPECT_LE(side["chosen_rank"].get<int>(), 3);
+  EXPECT_FALSE(side["config"].get<std::string>().empty());
+  ASSERT_EQ(side["candidate_speeds"].size(), 3u);
+  EXPECT_DOUBLE_EQ(side["candidate_speeds"][side["chosen_rank"].get<int>() - 1].get<double>(),
+                   side["best_speed"].get<double>());
 
   const auto shown = runProcess(
       OPEVO_CLI, {"show", std::to_string(result["run"].get<int>()), "--db", db, "--json"});

@@ -1,4 +1,4 @@
-// timeSideBySide: the best kernel and the reference library timed in turns after a run.
+// timeSideBySide: a run's best kernels and the reference library timed in turns after it.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -46,25 +46,48 @@ TEST(SideBySide, AlternatesAndTakesEachSidesMedian) {
   ScriptedMeasurer m;
   m.kernel = {1.0, 5.0, 2.0, 0.0, 3.0};   // one failed round: both of its timings are dropped
   m.library = {4.0, 2.0, 9.0, 7.0, 3.0};  // rounds kept: (1, 4), (5, 2), (2, 9), (3, 3)
-  const auto s = timeSideBySide(m, Config{{0}}, 5, std::chrono::milliseconds(0));
+  const auto s = timeSideBySide(m, {Config{{0}}}, 5, std::chrono::milliseconds(0));
   ASSERT_TRUE(s);
   EXPECT_EQ(m.calls, "KRKRKRKRKR");
   EXPECT_EQ(s->library, "the library");
   EXPECT_EQ(s->rounds, 4);
   EXPECT_DOUBLE_EQ(s->bestSpeed, 2.5);       // median of 1, 5, 2, 3
   EXPECT_DOUBLE_EQ(s->referenceSpeed, 3.5);  // median of 4, 2, 9, 3
+  EXPECT_EQ(s->chosen, 0u);
+  EXPECT_EQ(s->candidates, 1u);
+}
+
+// Three candidates: each round times every one, then the library. The run's best (first) had one
+// lucky timing in the run; side by side the second is faster by median and is the one reported,
+// with the library's median over the rounds that candidate succeeded in.
+TEST(SideBySide, ReportsTheFastestCandidateByMedian) {
+  ScriptedMeasurer m;
+  m.kernel = {2.0, 3.0, 1.0,   // round 1: candidates 0, 1, 2
+              2.0, 0.0, 1.0,   // round 2: candidate 1 fails
+              2.0, 3.0, 1.0};  // round 3
+  m.library = {4.0, 5.0, 6.0};
+  const auto s =
+      timeSideBySide(m, {Config{{0}}, Config{{1}}, Config{{2}}}, 3, std::chrono::milliseconds(0));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(m.calls, "KKKRKKKRKKKR");
+  EXPECT_EQ(s->candidates, 3u);
+  EXPECT_EQ(s->chosen, 1u);
+  EXPECT_EQ(s->rounds, 2);
+  EXPECT_DOUBLE_EQ(s->bestSpeed, 3.0);
+  EXPECT_DOUBLE_EQ(s->referenceSpeed, 5.0);  // median of rounds 1 and 3: 4 and 6
+  EXPECT_EQ(s->speeds, (std::vector<double>{2.0, 3.0, 1.0}));
 }
 
 TEST(SideBySide, NothingWithoutAReferenceOrASuccessfulRound) {
   ScriptedMeasurer none;
   none.kernel = {1.0, 1.0};
   none.hasReference = false;
-  EXPECT_FALSE(timeSideBySide(none, Config{{0}}, 2, std::chrono::milliseconds(0)));
+  EXPECT_FALSE(timeSideBySide(none, {Config{{0}}}, 2, std::chrono::milliseconds(0)));
   EXPECT_EQ(none.calls, "KR");  // stops at the first round
   ScriptedMeasurer failing;
   failing.kernel = {0.0, 0.0};
   failing.library = {1.0, 1.0};
-  EXPECT_FALSE(timeSideBySide(failing, Config{{0}}, 2, std::chrono::milliseconds(0)));
+  EXPECT_FALSE(timeSideBySide(failing, {Config{{0}}}, 2, std::chrono::milliseconds(0)));
 }
 
 }  // namespace
