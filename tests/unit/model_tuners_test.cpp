@@ -356,34 +356,51 @@ TEST(OpEvoModelTuner, PairClimbingMovesTwoParametersOnceOneStepIsExhausted) {
   }
 }
 
-// unsettle: a parameter on which every parent agrees gets a guess with another value of it, even
-// where the model ranks that value low (a few poor measurements with it).
-TEST(OpEvoModelTuner, UnsettleReopensAParameterEveryParentAgreesOn) {
+// Three parameters 1-5 and a flag; measured: every configuration with a + 2b + 3c divisible by 7,
+// those with flag = 0 good (the higher a + b + c the better), those with flag = 1 poor, and
+// `extra` besides. Every parent of opevo-m then holds flag = 0.
+std::vector<Observation> flagData(const SearchSpace& space, std::vector<Observation> extra = {}) {
+  std::vector<Observation> seen = extra;
+  forEachConfig(space, 1000, [&](const Config& c) {
+    const auto sum = c[0][0] + c[1][0] + c[2][0];
+    const bool known = std::any_of(extra.begin(), extra.end(),
+                                   [&](const Observation& o) { return o.config == c; });
+    if ((c[0][0] + 2 * c[1][0] + 3 * c[2][0]) % 7 == 0 && !known)
+      seen.push_back({c, c[3][0] == 0 ? 1.0 + static_cast<double>(sum) : 0.1});
+    return true;
+  });
+  return seen;
+}
+
+SearchSpace flagSpace() {
   SearchSpace space;
   for (const char* name : {"a", "b", "c"})
     space.add(std::make_shared<DiscreteParam>(name, std::vector<double>{1, 2, 3, 4, 5}));
   space.add(std::make_shared<DiscreteParam>("flag", std::vector<double>{0, 1}));
-  // Measured so far: flag = 0 everywhere but in a few poor configurations, so every parent holds
-  // flag = 0.
-  std::vector<Observation> seen;
-  forEachConfig(space, 1000, [&](const Config& c) {
-    const auto sum = c[0][0] + c[1][0] + c[2][0];
-    if ((c[0][0] + 2 * c[1][0] + 3 * c[2][0]) % 7 == 0)
-      seen.push_back({c, c[3][0] == 0 ? 1.0 + static_cast<double>(sum) : 0.1});
-    return true;
-  });
+  return space;
+}
+
+// One batch of 8 from opevo-m after `seen`: children of near-copies of the parents (q 0.01), no
+// random picks, no climbing around the best, and `extra` settings.
+std::vector<Config> flagBatch(const SearchSpace& space, const std::vector<Observation>& seen,
+                              std::map<std::string, std::string> extra) {
+  std::map<std::string, std::string> settings{{"batch", "8"},       {"candidates", "64"},
+                                              {"xgb_rounds", "10"}, {"epsilon", "0"},
+                                              {"climb", "0"},       {"q", "0.01"}};
+  for (const auto& [name, value] : extra) settings.insert_or_assign(name, value);
+  auto tuner = make("opevo-m", space, 4, settings);
+  tuner->observe(seen);
+  return tuner->propose(8);
+}
+
+// unsettle: a parameter on which every parent agrees gets a guess with another value of it, even
+// where the model ranks that value low (a few poor measurements with it).
+TEST(OpEvoModelTuner, UnsettleReopensAParameterEveryParentAgreesOn) {
+  const SearchSpace space = flagSpace();
+  const std::vector<Observation> seen = flagData(space);
   for (const int picks : {0, 1}) {
-    auto tuner = make("opevo-m", space, 4,
-                      {{"batch", "8"},
-                       {"candidates", "64"},
-                       {"xgb_rounds", "10"},
-                       {"epsilon", "0"},
-                       {"climb", "0"},
-                       {"flag_climb", "0"},
-                       {"q", "0.01"},
-                       {"unsettle", std::to_string(picks)}});
-    tuner->observe(seen);
-    const std::vector<Config> batch = tuner->propose(8);
+    const std::vector<Config> batch =
+        flagBatch(space, seen, {{"flag_climb", "0"}, {"unsettle", std::to_string(picks)}});
     ASSERT_EQ(batch.size(), 8u);
     const auto reopened =
         std::count_if(batch.begin(), batch.end(), [](const Config& c) { return c[3][0] == 1; });
@@ -398,34 +415,17 @@ TEST(OpEvoModelTuner, UnsettleReopensAParameterEveryParentAgreesOn) {
 // one there) gets a pick among its unmeasured neighbours, the flag kept, though every parent is
 // on this side and the model ranks that side low.
 TEST(OpEvoModelTuner, FlagClimbingClimbsTheOtherSidesBest) {
-  SearchSpace space;
-  for (const char* name : {"a", "b", "c"})
-    space.add(std::make_shared<DiscreteParam>(name, std::vector<double>{1, 2, 3, 4, 5}));
-  space.add(std::make_shared<DiscreteParam>("flag", std::vector<double>{0, 1}));
+  const SearchSpace space = flagSpace();
   const Config lead = space.parse("a=1; b=1; c=5; flag=1");
-  std::vector<Observation> seen{{lead, 0.5}};
-  forEachConfig(space, 1000, [&](const Config& c) {
-    const auto sum = c[0][0] + c[1][0] + c[2][0];
-    if ((c[0][0] + 2 * c[1][0] + 3 * c[2][0]) % 7 == 0 && c != lead)
-      seen.push_back({c, c[3][0] == 0 ? 1.0 + static_cast<double>(sum) : 0.1});
-    return true;
-  });
+  const std::vector<Observation> seen = flagData(space, {{lead, 0.5}});
   auto nextToLead = [&](const Config& c) {
     std::int64_t steps = 0;
     for (std::size_t i = 0; i < 3; ++i) steps += std::abs(c[i][0] - lead[i][0]);
     return c[3] == lead[3] && steps == 1;
   };
   for (const int picks : {0, 1}) {
-    auto tuner = make("opevo-m", space, 4,
-                      {{"batch", "8"},
-                       {"candidates", "64"},
-                       {"xgb_rounds", "10"},
-                       {"epsilon", "0"},
-                       {"climb", "0"},
-                       {"q", "0.01"},
-                       {"flag_climb", std::to_string(picks)}});
-    tuner->observe(seen);
-    const std::vector<Config> batch = tuner->propose(8);
+    const std::vector<Config> batch =
+        flagBatch(space, seen, {{"flag_climb", std::to_string(picks)}});
     ASSERT_EQ(batch.size(), 8u);
     const auto climbed = std::count_if(batch.begin(), batch.end(), nextToLead);
     if (picks == 1)
