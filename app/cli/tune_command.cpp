@@ -217,20 +217,22 @@ void runTune(const TuneArgs& a) {
     out["reference_speed"] = reference->measurement.speed;
   }
   std::optional<SideBySide> sideBySide;
-  // The run's best configurations, fastest first, distinct and successful (the run's best first).
   std::vector<Config> candidates;
-  if (run.bestConfig) candidates.push_back(*run.bestConfig);
-  const Tuner& tuner = engine.tuner(index);
-  for (std::size_t i : tuner.ranking()) {
-    if (static_cast<int>(candidates.size()) >= a.sideBySideTop) break;
-    const Observation& o = tuner.history()[i];
-    if (o.fitness > 0 &&
-        std::find(candidates.begin(), candidates.end(), o.config) == candidates.end())
-      candidates.push_back(o.config);
-  }
   if (reference && reference->measurement.status == TrialStatus::Ok && run.bestConfig &&
-      !setup.measurer->isReplay() && a.sideBySide > 0)
+      !setup.measurer->isReplay() && a.sideBySide > 0) {
+    // The run's best configurations, fastest first, distinct and successful (the run's best
+    // first, also for a resumed run).
+    candidates.push_back(*run.bestConfig);
+    const Tuner& tuner = engine.tuner(index);
+    for (std::size_t i : tuner.ranking()) {
+      if (static_cast<int>(candidates.size()) >= a.sideBySideTop) break;
+      const Observation& o = tuner.history()[i];
+      if (o.fitness > 0 &&
+          std::find(candidates.begin(), candidates.end(), o.config) == candidates.end())
+        candidates.push_back(o.config);
+    }
     sideBySide = timeSideBySide(*setup.measurer, candidates, a.sideBySide);
+  }
   if (sideBySide)
     out["side_by_side"] = {{"library", sideBySide->library},
                            {"rounds", sideBySide->rounds},
