@@ -50,7 +50,8 @@ SearchSpace matmulLayoutSpace(const OperatorSpec& op);
 
 // The blocking matmulLayoutSpace(op) starts from (its startPoint()), chosen as packing GEMM
 // libraries choose theirs on AVX-512: two vectors of columns by as many rows as leave registers
-// for the accumulators, A and B packed in panels of the register tile, a K stage of up to 256.
+// for the accumulators, A and B packed in panels of the register tile, a K stage of up to 1024,
+// and loop orders that keep the larger of A's and B's blocks in cache.
 MatMulBlocking matmulStartBlocking(const OperatorSpec& op);
 
 // Reads a configuration of matmulLayoutSpace(op). Throws InputError naming a missing or

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <thread>
 
 #include "codegen/cpu_compiler.h"
 #include "common/median.h"
@@ -141,6 +142,10 @@ Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timin
   m.timesMs = timeRuns(run, timing);
   m.medianMs = median(m.timesMs);
   m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
+  // OpenBLAS's threads spin for about a tenth of a second after its last call (see
+  // OperatorBuffers::computeReference): a kernel this worker times next must not share the cores
+  // with them. Convolutions are oneDNN's or a loop nest, on OpenMP's threads, which soon sleep.
+  if (buffers.op.kind != OpKind::Conv2D) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   return m;
 }
 

@@ -205,7 +205,17 @@ std::string OperatorBuffers::referenceLibrary() const {
 }
 
 void OperatorBuffers::computeReference() {
-  if (reference.empty()) referenceInto(reference);
+  if (!reference.empty()) return;
+  // After a threaded call OpenBLAS's threads spin for about a tenth of a second, and a kernel
+  // timed in that window shares the cores with them: a fresh worker's first MM1 timing (right
+  // after this check's sgemm) came out 2-3x slow in one worker of three. The check needs the
+  // result, not speed, so OpenBLAS computes it on the calling thread alone.
+  struct OneThread {
+    int before = openblas_get_num_threads();
+    OneThread() { openblas_set_num_threads(1); }
+    ~OneThread() { openblas_set_num_threads(before); }
+  } oneThread;
+  referenceInto(reference);
 }
 
 double maxRelativeError(const std::vector<float>& c, const std::vector<float>& ref) {

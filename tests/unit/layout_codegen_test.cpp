@@ -149,7 +149,9 @@ TEST(LayoutSpace, MatMulStartsFromAPackingLibrarysBlocking) {
   EXPECT_EQ(b.regN, 8) << "the largest divisor of 512 rows up to 12 (24 accumulator vectors)";
   EXPECT_EQ(b.aN, b.regN) << "A packed in panels of the register tile's rows";
   EXPECT_EQ(b.bM, b.regM) << "B packed in panels of the register tile's columns";
-  EXPECT_EQ(b.kStage, 256);
+  EXPECT_EQ(b.kStage, 1024) << "the whole K: its B panel of two vectors is 128 KB";
+  EXPECT_FALSE(b.rowTilesOuter) << "B's column blocks (1024 x 256) are larger than A's (64 x 1024)";
+  EXPECT_FALSE(b.regRowsOuter) << "B's micro-panel (32 wide) is wider than A's (8 rows)";
   const layout::OperandLayouts l = layout::operandLayouts(op, space, *space.startPoint());
   EXPECT_EQ(l.b.describe(), "split(k, 1024); split(m, 32); reorder(b, m_o, k_o, k_i, m_i)");
   EXPECT_EQ(layout::operandNames(op)[0], "a");
