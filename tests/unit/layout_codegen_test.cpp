@@ -271,9 +271,13 @@ TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
   const OperatorSpec op = smallConv(1, 64, 64, 28, 3, 1, 1);
   EXPECT_EQ(layout::conv2dStartBlocking(op).regF, 32);
   EXPECT_EQ(layout::conv2dStartBlocking(op).regW, 14);
-  // 48 channels: one vector of 16, so all 12 output columns fit the registers.
-  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 3, 48, 51, 11, 4, 2)).regF, 16);
-  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 3, 48, 51, 11, 4, 2)).regW, 12);
+  // 48 channels, 12 output columns: three vectors by 6 columns (18 accumulators) fill more of
+  // the registers than one vector by 12.
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 3, 48, 51, 11, 4, 2)).regF, 48);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 3, 48, 51, 11, 4, 2)).regW, 6);
+  // 7 output columns (ResNet-18's conv5): four vectors by 7 columns, not two by 7.
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 64, 64, 7, 3, 1, 1)).regF, 64);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 64, 64, 7, 3, 1, 1)).regW, 7);
   // A start point outside the space is refused.
   SearchSpace space = layout::conv2dLayoutSpace(op);
   Config broken = *space.startPoint();
