@@ -103,9 +103,8 @@ SearchSpace matmulLayoutSpace(const OperatorSpec& op) {
       "; layout.b_k=" + split(op.k, b.bK) + "; layout.b_m=" + split(op.m, b.bM) + "; layout.c_n=" +
       split(op.n, b.cN) + "; layout.c_m=" + split(op.m, b.cM) + "; tile_n=" + split(op.n, b.regN) +
       "; tile_m=" + split(op.m, b.regM) + "; tile_k=" + split(op.k, b.kStage) +
-      "; tile_order=" + std::string(b.rowTilesOuter ? "0,1" : "1,0") +
-      "; reg_order=" + std::string(b.regRowsOuter ? "0,1" : "1,0") +
-      "; unroll_k=" + std::to_string(b.unrollK)));
+      "; tile_order=" + std::string(b.rowTilesOuter ? "0,1" : "1,0") + "; reg_order=" +
+      std::string(b.regRowsOuter ? "0,1" : "1,0") + "; unroll_k=" + std::to_string(b.unrollK)));
   return space;
 }
 

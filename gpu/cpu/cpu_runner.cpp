@@ -145,7 +145,8 @@ Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timin
   // OpenBLAS's threads spin for about a tenth of a second after its last call (see
   // OperatorBuffers::computeReference): a kernel this worker times next must not share the cores
   // with them. Convolutions are oneDNN's or a loop nest, on OpenMP's threads, which soon sleep.
-  if (buffers.op.kind != OpKind::Conv2D) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  if (buffers.op.kind != OpKind::Conv2D)
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   return m;
 }
 
