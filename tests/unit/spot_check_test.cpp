@@ -11,6 +11,10 @@
 #include "codegen_test_util.h"
 #include "cpu/operator_buffers.h"
 
+// OpenBLAS's declarations are in its cblas.h, which the tests do not include.
+extern "C" int openblas_get_num_threads(void);
+extern "C" void openblas_set_num_threads(int threads);
+
 namespace opevo::test {
 namespace {
 
@@ -83,6 +87,18 @@ TEST(SpotCheck, FindsAChangedElementAmongTheSampledOnes) {
   EXPECT_TRUE(buffers.spotCheck(allNan).has_value());
   std::vector<float> shortOutput(buffers.outputSize() - 1, 0.0f);
   EXPECT_NE(buffers.spotCheck(shortOutput).value_or("").find("elements"), std::string::npos);
+}
+
+// The MatMul check computes its sgemm on one thread, so that no OpenBLAS thread still spins
+// beside the kernel timed right after it; the library gets its threads back for its own timing.
+TEST(SpotCheck, TheMatMulCheckGivesOpenBlasItsThreadsBack) {
+  const int before = openblas_get_num_threads();
+  openblas_set_num_threads(2);
+  OperatorBuffers buffers(matmul(1, 64, 48, 80, false, false));
+  buffers.computeReference();
+  EXPECT_EQ(openblas_get_num_threads(), 2);
+  EXPECT_EQ(buffers.reference.size(), buffers.outputSize());
+  openblas_set_num_threads(before);
 }
 
 TEST(SpotCheck, ChecksEveryElementOfASmallOutput) {
