@@ -114,6 +114,36 @@ TEST(LayoutKernels, StridedAndBatchedMatchReference) {
   expectLayoutKernelsMatch(big, randomConfigs(layout::conv2dLayoutSpace(big), 4, 5));
 }
 
+// Taps that read padding are skipped, not multiplied by stored zeros: ResNet-18 conv5's shape
+// (7 x 7, padding 1) scaled down, one register tile per output row, gets one case per set of
+// valid columns (all seven, the first six, the last six); without padding there is none.
+TEST(LayoutKernels, TapsInThePaddingAreSkipped) {
+  const char* blocking =
+      "layout.out_c=2,16; layout.out_h=1,7; layout.out_w=1,7; layout.in_c=2,8; "
+      "layout.weight_o=2,16; layout.weight_i=2,8; tile_f=2,16; tile_y=7,1; tile_x=1,7; "
+      "stage_c=1,16; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=1";
+  auto cases = [](const std::string& source) {
+    std::size_t n = 0;
+    for (std::size_t at = source.find("(r0 =="); at != std::string::npos;
+         at = source.find("(r0 ==", at + 1))
+      ++n;
+    return n;
+  };
+  const OperatorSpec padded = smallConv(1, 16, 32, 7, 3, 1, 1);
+  const SearchSpace space = layout::conv2dLayoutSpace(padded);
+  const std::string source =
+      generateKernel(padded, space, space.parse(blocking), Backend::Cpu, {"k"}).source;
+  EXPECT_EQ(cases(source), 3u) << source;
+  EXPECT_NE(source.find("r0 == 0 && r1 == 1 && c0 == 1 && c1 == 7"), std::string::npos);
+  EXPECT_NE(source.find("r0 == 0 && r1 == 1 && c0 == 0 && c1 == 6"), std::string::npos);
+  expectLayoutKernelsMatch(withEpilogue(padded), {space.parse(blocking)});
+  const OperatorSpec valid = smallConv(1, 16, 32, 9, 3, 1, 0);
+  const SearchSpace validSpace = layout::conv2dLayoutSpace(valid);
+  EXPECT_EQ(cases(generateKernel(valid, validSpace, validSpace.parse(blocking), Backend::Cpu, {"k"})
+                      .source),
+            0u);
+}
+
 TEST(LayoutKernels, MatMulMatchesReference) {
   // Odd sizes (panels that do not divide each other, runs of K of one), an epilogue, both
   // transposes, and a batch.
