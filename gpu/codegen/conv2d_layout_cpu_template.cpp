@@ -45,8 +45,12 @@ std::set<std::pair<std::int64_t, std::int64_t>> validRanges(std::int64_t tiles,
   return out;
 }
 
-// At most this many padding cases get code of their own; beyond, padding is multiplied through.
-constexpr std::size_t kMaxPaddingCases = 32;
+// Each padding case repeats the unrolled tap: at most this many cases, and this many unrolled
+// vector FMAs over all of them (register tile in 16-lane vectors x unroll_c), get code of their
+// own; beyond, padding is multiplied through. Without the second bound, large register tiles of
+// 5 x 5 convolutions (25 cases) ran into the 20 s compile limit.
+constexpr std::int64_t kMaxPaddingCases = 32;
+constexpr std::int64_t kMaxPaddingCode = 4096;
 
 }  // namespace
 
@@ -68,7 +72,10 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   // of its own (the interior first), as long as there are few of them.
   const auto rowRanges = validRanges(tilesH, b.outH, b.regH, op.kernelH, s, op.pad, op.height);
   const auto colRanges = validRanges(tilesW, b.outW, b.regW, op.kernelW, s, op.pad, op.width);
-  const bool padded = op.pad > 0 && rowRanges.size() * colRanges.size() <= kMaxPaddingCases;
+  const auto cases = static_cast<std::int64_t>(rowRanges.size() * colRanges.size());
+  const std::int64_t caseCode = b.regH * b.regW * ((b.regF + 15) / 16) * b.unrollC;
+  const bool padded =
+      op.pad > 0 && cases <= kMaxPaddingCases && cases * caseCode <= kMaxPaddingCode;
   const std::string fdiv = ctx.entry + "_floor_div";
 
   GeneratedKernel g;
