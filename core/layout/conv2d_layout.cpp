@@ -37,7 +37,11 @@ Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op) {
   for (std::int64_t vectors = 1; vectors <= 4 && f % 16 == 0; ++vectors) {
     if (f % (16 * vectors)) continue;
     const std::int64_t w = divisorUpTo(ow, 28 / vectors);
-    if (vectors * w > (b.regF / 16) * b.regW) b.regF = 16 * vectors, b.regW = w;
+    // At equal accumulators, not one vector: it loads a broadcast per FMA, and on a core that
+    // loads two vectors a cycle that is as many loads as FMAs (AlexNet conv2: 3 x 9, not 1 x 27).
+    const std::int64_t now = (b.regF / 16) * b.regW;
+    if (vectors * w > now || (vectors * w == now && b.regF == 16))
+      b.regF = 16 * vectors, b.regW = w;
   }
   b.outC = b.regF * divisorUpTo(f / b.regF, std::max<std::int64_t>(1, 64 / b.regF));
   b.outW = ow;

@@ -308,6 +308,10 @@ TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
   // 7 output columns (ResNet-18's conv5): four vectors by 7 columns, not two by 7.
   EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 64, 64, 7, 3, 1, 1)).regF, 64);
   EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 64, 64, 7, 3, 1, 1)).regW, 7);
+  // 27 output columns (AlexNet's conv2): three vectors by 9, not one vector by 27, which has as
+  // many accumulators and a broadcast load per FMA.
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 8, 192, 27, 5, 1, 2)).regF, 48);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 8, 192, 27, 5, 1, 2)).regW, 9);
   // A start point outside the space is refused.
   SearchSpace space = layout::conv2dLayoutSpace(op);
   Config broken = *space.startPoint();
