@@ -48,9 +48,12 @@ std::set<std::pair<std::int64_t, std::int64_t>> validRanges(std::int64_t tiles,
 // Each padding case repeats the unrolled tap: at most this many cases, and this many unrolled
 // vector FMAs over all of them (register tile in 16-lane vectors x unroll_c), get code of their
 // own; beyond, padding is multiplied through. Without the second bound, large register tiles of
-// 5 x 5 convolutions (25 cases) ran into the 20 s compile limit.
+// 5 x 5 convolutions (25 cases) ran into the 20 s compile limit. Register tiles of more than 32
+// vector accumulators spill anyway and are never among the fast ones; their copies (scalar tiles
+// of 81-169 accumulators) still timed out, so they multiply the zeros.
 constexpr std::int64_t kMaxPaddingCases = 32;
 constexpr std::int64_t kMaxPaddingCode = 4096;
+constexpr std::int64_t kMaxPaddingAccumulators = 32;
 
 }  // namespace
 
@@ -73,9 +76,10 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   const auto rowRanges = validRanges(tilesH, b.outH, b.regH, op.kernelH, s, op.pad, op.height);
   const auto colRanges = validRanges(tilesW, b.outW, b.regW, op.kernelW, s, op.pad, op.width);
   const auto cases = static_cast<std::int64_t>(rowRanges.size() * colRanges.size());
-  const std::int64_t caseCode = b.regH * b.regW * ((b.regF + 15) / 16) * b.unrollC;
-  const bool padded =
-      op.pad > 0 && cases <= kMaxPaddingCases && cases * caseCode <= kMaxPaddingCode;
+  const std::int64_t vectorAccumulators = b.regH * b.regW * ((b.regF + 15) / 16);
+  const bool padded = op.pad > 0 && cases <= kMaxPaddingCases &&
+                      vectorAccumulators <= kMaxPaddingAccumulators &&
+                      cases * vectorAccumulators * b.unrollC <= kMaxPaddingCode;
   const std::string fdiv = ctx.entry + "_floor_div";
 
   GeneratedKernel g;
