@@ -72,7 +72,7 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   const bool staged = stageBlocks < blocks;
   // oneDNN computes no tap that reads padding; multiplying by the stored zeros costs ResNet-18's
   // conv5 (7 x 7, padding 1) a fifth of its time. Each case of valid rows and columns gets code
-  // of its own (the interior first), as long as there are few of them.
+  // of its own, as long as there are few of them.
   const auto rowRanges = validRanges(tilesH, b.outH, b.regH, op.kernelH, s, op.pad, op.height);
   const auto colRanges = validRanges(tilesW, b.outW, b.regW, op.kernelW, s, op.pad, op.width);
   const auto cases = static_cast<std::int64_t>(rowRanges.size() * colRanges.size());
@@ -233,15 +233,12 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
     writeTap("0", "RH", "0", "RW");
   } else {
     w.comment("Taps that fall in the padding, for some of the tile's rows or columns, skip them.");
-    w.line("int r0 = -" + fdiv + "(kh - PAD, S) - y0, r1 = " + fdiv +
-           "(IMG_H - 1 + PAD - kh, "
-           "S) - y0 + 1;");
-    w.line("int c0 = -" + fdiv + "(kw - PAD, S) - x0, c1 = " + fdiv +
-           "(IMG_W - 1 + PAD - kw, "
-           "S) - x0 + 1;");
-    w.line(
-        "r0 = r0 < 0 ? 0 : r0, r1 = r1 > RH ? RH : r1, c0 = c0 < 0 ? 0 : c0, c1 = c1 > RW ? RW : "
-        "c1;");
+    w.line("int r0 = -" + fdiv + "(kh - PAD, S) - y0;");
+    w.line("int r1 = " + fdiv + "(IMG_H - 1 + PAD - kh, S) - y0 + 1;");
+    w.line("int c0 = -" + fdiv + "(kw - PAD, S) - x0;");
+    w.line("int c1 = " + fdiv + "(IMG_W - 1 + PAD - kw, S) - x0 + 1;");
+    w.line("r0 = r0 < 0 ? 0 : r0, r1 = r1 > RH ? RH : r1;");
+    w.line("c0 = c0 < 0 ? 0 : c0, c1 = c1 > RW ? RW : c1;");
     w.line("if (r0 >= r1 || c0 >= c1) continue;");
     bool first = true;
     for (const auto& [r0, r1] : rowRanges)
