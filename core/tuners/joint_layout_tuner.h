@@ -11,6 +11,7 @@
 // with new layouts and the loop-only stage starts from everything measured, so nothing is
 // proposed twice (the exact proposals of an uninterrupted run are not replayed).
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -84,6 +85,7 @@ class JointLayoutTuner final : public Tuner {
   std::unique_ptr<Tuner> m_layoutTuner;
   std::unique_ptr<Tuner> m_jointTuner;  // the whole space, without cross exploration
   std::vector<std::unique_ptr<LayoutTrial>> m_layouts;
+  std::deque<Config> m_layoutQueue;  // proposed by the layout tuner, not tried yet
   LayoutTrial* m_current = nullptr;
   Stage m_stage = Stage::Joint;
   std::optional<int> m_boundary;

@@ -129,9 +129,25 @@ void OpEvoModelTuner::beforePick() {
   if (ensureModel()) {
     trainEnsemble();
     setPlan(screened(preferredBatch()));
-  } else if (history().empty() && priorObservations().empty())
+  } else if (history().empty() && priorObservations().empty()) {
     setPlan(spreadOut(m_batch));
-  // Otherwise (nothing to rank yet) picks stay uniformly random.
+  } else {
+    // Nothing to rank yet (one speed, or all equal): OpEvo's own children of what was measured,
+    // unranked. A search that starts from one known point (the joint stage's start layout) then
+    // explores around it instead of drawing uniformly; with no valid point, picks stay random.
+    std::vector<const Config*> parents;
+    for (const auto* set : {&history(), &priorObservations()})
+      for (const Observation& o : *set)
+        if (o.fitness > 0 && static_cast<int>(parents.size()) < m_settings.getInt("lambda"))
+          parents.push_back(&o.config);
+    std::vector<Config> plan;
+    const double q = currentQ();
+    for (std::size_t i = 0; i < preferredBatch() && !parents.empty(); ++i)
+      if (std::optional<Config> c = child(parents, q);
+          c && std::find(plan.begin(), plan.end(), *c) == plan.end())
+        plan.push_back(std::move(*c));
+    setPlan(std::move(plan));
+  }
 }
 
 // Farthest-point picks among random valid candidates, distance measured on each parameter's

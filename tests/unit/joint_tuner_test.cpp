@@ -142,6 +142,42 @@ TEST_P(JointTuner, AFreshRunTriesTheSpacesStartPointFirst) {
   }
 }
 
+// Each layout after the first is judged first with the best loops measured so far, moved to the
+// nearest loops it admits (its own loop tuner's first guesses are random loops, which compare
+// loops rather than layouts).
+TEST_P(JointTuner, ANewLayoutFirstTriesTheBestLoopsSoFarMadeToFitIt) {
+  const OperatorSpec op = smallConv(1, 64, 64, 28, 3, 1, 1);
+  const SearchSpace space = layout::conv2dLayoutSpace(op);
+  const JointStagePlan plan{40, 2, true};
+  JointLayoutTuner t(space, GetParam(), {}, 7, plan);
+  const Drive d = drive(t, op, space, 40, 2);
+  ASSERT_EQ(d.proposed.size(), 40u);
+  auto loopPart = [&](const Config& c) {
+    Config out;
+    for (std::size_t i = 0; i < space.dims(); ++i)
+      if (!layout::isLayoutParameter(space.param(i).name())) out.push_back(c[i]);
+    return out;
+  };
+  std::set<Config> layoutsSeen;
+  int checked = 0, moved = 0;
+  for (std::size_t k = 0; k < d.proposed.size(); ++k) {
+    if (!layoutsSeen.insert(layoutPart(space, d.proposed[k])).second || k == 0) continue;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < k; ++i)
+      if (syntheticSpeed(op, space, d.proposed[i]) > syntheticSpeed(op, space, d.proposed[best]))
+        best = i;
+    const Config want = loopPart(d.proposed[best]), got = loopPart(d.proposed[k]);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) differ += want[i] != got[i] ? 1 : 0;
+    EXPECT_LE(differ, 3u) << "trial " << k << ": " << space.format(d.proposed[k]) << " after best "
+                          << space.format(d.proposed[best]);
+    ++checked;
+    moved += differ > 0 ? 1 : 0;
+  }
+  EXPECT_GE(checked, 10);
+  EXPECT_GE(moved, 1) << "no layout needed its loops moved: the test checks nothing";
+}
+
 INSTANTIATE_TEST_SUITE_P(Algorithms, JointTuner,
                          ::testing::Values("opevo", "opevo-m", "random", "genetic", "autotvm"));
 
