@@ -81,6 +81,48 @@ TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
   EXPECT_GT(fastest, slowest);
 }
 
+// A joint run says which layouts it ended in and whether they are the start blocking's, where
+// every fresh run begins (its first trial).
+TEST(CliTune, JointModeReportsItsLayoutsAndWhetherTheyLeftTheStart) {
+  Dir dir;
+  const std::string op = dir.file("conv.json", R"({"name": "conv16", "kind": "conv2d", "shape":
+      {"batch": 1, "in_channels": 16, "height": 12, "width": 12, "out_channels": 32,
+       "kernel_h": 3, "kernel_w": 3, "stride": 1, "pad": 1}})");
+  const std::string db = (dir.path / "runs.db").string();
+  const auto r =
+      runProcess(OPEVO_CLI, {"tune", "--op", op, "--backend", "cpu", "--mode", "joint", "--trials",
+                             "10", "--seed", "1", "--db", db, "--min-time-ms", "2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto result = nlohmann::json::parse(r.out);
+  EXPECT_EQ(result["mode"], "joint");
+  EXPECT_EQ(result["stage_boundary_trial"], 3);  // 30% of 10
+  EXPECT_GE(result["layouts_tried"].get<int>(), 1);
+  EXPECT_EQ(result["reference_library"].get<std::string>().rfind("oneDNN", 0), 0u)
+      << result["reference_library"];
+  for (const char* operand : {"input", "weight", "output"})
+    EXPECT_FALSE(result["best_layouts"][operand].get<std::string>().empty()) << operand;
+  const auto shown = runProcess(
+      OPEVO_CLI, {"show", std::to_string(result["run"].get<int>()), "--db", db, "--json"});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  const auto trials = nlohmann::json::parse(shown.out)["trials"];
+  ASSERT_FALSE(trials.empty());
+  auto layoutPart = [](const std::string& config) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < config.size()) {
+      std::size_t end = config.find("; ", at);
+      if (end == std::string::npos) end = config.size();
+      if (config.compare(at, 7, "layout.") == 0) out += config.substr(at, end - at) + ";";
+      at = end + 2;
+    }
+    return out;
+  };
+  const std::string start = layoutPart(trials[0]["config"]);
+  ASSERT_FALSE(start.empty());
+  EXPECT_EQ(result["best_layout_is_start"].get<bool>(), layoutPart(result["best_config"]) == start)
+      << result["best_config"] << " / " << start;
+}
+
 TEST(CliTune, ReplayBackendIsLabelled) {
   Dir dir;
   const auto r = runProcess(
