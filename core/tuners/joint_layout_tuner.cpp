@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "layout/operand_layouts.h"
+#include "tuners/model_based_tuner.h"
 #include "tuners/registry.h"
 
 namespace opevo {
@@ -199,6 +200,15 @@ JointLayoutTuner::LayoutTrial& JointLayoutTuner::startLayout(const Config& layou
   for (const Observation& o : known) t->best = std::max(t->best, o.fitness);
   t->observed = static_cast<int>(known.size());
   if (known.empty()) {
+    // A model-guided loop tuner starts from what every earlier layout's loops measured, as a
+    // warm start: its first proposals are then the model's best children of good loops, not
+    // random loops (speeds carry over between layouts well enough to rank loops).
+    if (auto* guided = dynamic_cast<ModelBasedTuner*>(t->tuner.get())) {
+      std::vector<Observation> earlier;
+      for (const Observation& o : history())
+        earlier.push_back({pick(o.config, m_loopParams), o.fitness});
+      guided->addPriorObservations(earlier);
+    }
     const std::size_t want = std::size_t(m_plan.trialsPerLayout / 2);
     for (std::size_t i : ranking()) {
       if (t->seeds.size() >= want || history()[i].fitness <= 0) break;
