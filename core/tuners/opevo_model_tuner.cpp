@@ -51,7 +51,7 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
   s.declare("basin_pool", 0, 0, 1e6, true,
             "configurations measured, best first, searched for other basins' leaders (0: the "
             "parents)");
-  s.declare("climb_reach", 0, 0, 1, true,
+  s.declare("climb_reach", 1, 0, 1, true,
             "0: climbing steps to the neighbours of a value; 1: to any value of one discrete "
             "parameter (the others keep their neighbours)");
   s.declare("early_batch", 0, 0, 1e6, true,
@@ -62,11 +62,11 @@ TunerSettings OpEvoModelTuner::defaultSettings() {
             "extra climbing picks among the unmeasured neighbours of the leaders of other basins "
             "(the best configurations that differ from every better leader in `far_from_best` "
             "parameters)");
-  s.declare("pair_climb", 0, 0, 2, true,
+  s.declare("pair_climb", 1, 0, 2, true,
             "0: climbing moves one parameter; 1: once every one-step neighbour of the best "
             "configuration is measured, climbing ranks its two-parameter moves before turning to "
             "the next best; 2: climbing always ranks one- and two-parameter moves together");
-  s.declare("unsettle", 0, 0, 1e6, true,
+  s.declare("unsettle", 1, 0, 1e6, true,
             "guesses away from the parents that reopen a settled parameter: one on which all "
             "parents agree (a different one each batch, in turn) takes another value, the rest "
             "as the model likes best among the candidates (0: none)");

@@ -343,6 +343,7 @@ TEST(OpEvoModelTuner, PairClimbingMovesTwoParametersOnceOneStepIsExhausted) {
                        {"climb", "12"},
                        {"explore_share", "0"},
                        {"epsilon", "0"},
+                       {"climb_reach", "0"},
                        {"pair_climb", std::to_string(mode)}});
     tuner->observe(seen);
     const std::vector<Config> batch = tuner->propose(12);
@@ -381,12 +382,13 @@ SearchSpace flagSpace() {
 }
 
 // One batch of 8 from opevo-m after `seen`: children of near-copies of the parents (q 0.01), no
-// random picks, no climbing around the best, and `extra` settings.
+// random picks, no climbing around the best, no reopened parameters, and `extra` settings.
 std::vector<Config> flagBatch(const SearchSpace& space, const std::vector<Observation>& seen,
                               std::map<std::string, std::string> extra) {
-  std::map<std::string, std::string> settings{{"batch", "8"},       {"candidates", "64"},
-                                              {"xgb_rounds", "10"}, {"epsilon", "0"},
-                                              {"climb", "0"},       {"q", "0.01"}};
+  std::map<std::string, std::string> settings{
+      {"batch", "8"},    {"candidates", "64"}, {"xgb_rounds", "10"},
+      {"epsilon", "0"},  {"climb", "0"},       {"q", "0.01"},
+      {"unsettle", "0"}, {"pair_climb", "0"},  {"climb_reach", "0"}};
   for (const auto& [name, value] : extra) settings.insert_or_assign(name, value);
   auto tuner = make("opevo-m", space, 4, settings);
   tuner->observe(seen);
