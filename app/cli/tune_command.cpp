@@ -213,13 +213,8 @@ void runTune(const TuneArgs& a) {
     if (run.bestConfig) out["best_layouts"] = bestLayouts(*setup.definition, *run.bestConfig);
     // Whether the search moved off the template's start blocking, where every fresh run begins
     // (a blocked layout wherever the shapes allow one, so not the operator's plain layouts).
-    if (const auto& start = setup.space->startPoint(); start && run.bestConfig) {
-      bool same = true;
-      for (std::size_t i = 0; i < setup.space->dims(); ++i)
-        if (layout::isLayoutParameter(setup.space->param(i).name()))
-          same = same && (*start)[i] == (*run.bestConfig)[i];
-      out["best_layout_is_start"] = same;
-    }
+    if (const auto& start = setup.space->startPoint(); start && run.bestConfig)
+      out["best_layout_is_start"] = joint->layoutOf(*start) == joint->layoutOf(*run.bestConfig);
   }
   if (reference) {
     out["reference_library"] = reference->library;

@@ -62,6 +62,8 @@ class JointLayoutTuner final : public Tuner {
   const JointStagePlan& plan() const { return m_plan; }
   // Layouts the joint stage has tried.
   std::size_t layoutsTried() const { return m_layouts.size(); }
+  // The layout parameters of a configuration of the joint space, in the space's order.
+  Config layoutOf(const Config& full) const;
 
  protected:
   std::vector<Config> doPropose(std::size_t n) override;
@@ -74,7 +76,6 @@ class JointLayoutTuner final : public Tuner {
   // trials: proposed so far, those of the batch being built included.
   void beginLoopOnly(int trials);
   std::vector<Config> proposeFrom(LayoutTrial& t, std::size_t n);
-  Config layoutOf(const Config& full) const;
   void reportDone();
 
   std::string m_algorithm;

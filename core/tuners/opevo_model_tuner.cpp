@@ -135,11 +135,7 @@ void OpEvoModelTuner::beforePick() {
     // Nothing to rank yet (one speed, or all equal): OpEvo's own children of what was measured,
     // unranked. A search that starts from one known point (the joint stage's start layout) then
     // explores around it instead of drawing uniformly; with no valid point, picks stay random.
-    std::vector<const Config*> parents;
-    for (const auto* set : {&history(), &priorObservations()})
-      for (const Observation& o : *set)
-        if (o.fitness > 0 && static_cast<int>(parents.size()) < m_settings.getInt("lambda"))
-          parents.push_back(&o.config);
+    const std::vector<const Config*> parents = parentsOf(validBestFirst());
     std::vector<Config> plan;
     const double q = currentQ();
     for (std::size_t i = 0; i < preferredBatch() && !parents.empty(); ++i)
@@ -212,9 +208,9 @@ std::optional<Config> OpEvoModelTuner::child(const std::vector<const Config*>& p
   return std::nullopt;
 }
 
-std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
-  // Parents: the best valid configurations of this run and of earlier runs (a warm start), best
-  // first; ties keep this run's first.
+// The valid configurations of this run and of earlier runs (a warm start), best first; ties keep
+// this run's first.
+std::vector<const Observation*> OpEvoModelTuner::validBestFirst() const {
   std::vector<const Observation*> known;
   for (const Observation& o : history())
     if (o.fitness > 0) known.push_back(&o);
@@ -223,11 +219,23 @@ std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
   std::stable_sort(known.begin(), known.end(), [](const Observation* a, const Observation* b) {
     return a->fitness > b->fitness;
   });
+  return known;
+}
+
+// Parents: the top-lambda of `known` (best first).
+std::vector<const Config*> OpEvoModelTuner::parentsOf(
+    const std::vector<const Observation*>& known) const {
   std::vector<const Config*> parents;
   for (const Observation* o : known) {
     if (static_cast<int>(parents.size()) == m_settings.getInt("lambda")) break;
     parents.push_back(&o->config);
   }
+  return parents;
+}
+
+std::vector<Config> OpEvoModelTuner::screened(std::size_t n) {
+  const std::vector<const Observation*> known = validBestFirst();
+  const std::vector<const Config*> parents = parentsOf(known);
   const double q = currentQ();
   const auto children =
       parents.empty() ? 0 : static_cast<std::size_t>(m_settings.getInt("candidates"));

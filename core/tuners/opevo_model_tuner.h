@@ -31,6 +31,8 @@ class OpEvoModelTuner final : public ModelBasedTuner {
  private:
   std::vector<Config> spreadOut(std::size_t n);
   std::vector<Config> screened(std::size_t n);
+  std::vector<const Observation*> validBestFirst() const;
+  std::vector<const Config*> parentsOf(const std::vector<const Observation*>& known) const;
   std::vector<Config> bestPredicted(const std::vector<Config>& candidates, std::size_t n,
                                     std::size_t minDistance);
   std::vector<Config> climbing(const std::vector<const Config*>& parents, std::size_t n);
