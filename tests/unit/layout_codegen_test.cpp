@@ -312,6 +312,14 @@ TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
   // many accumulators and a broadcast load per FMA.
   EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 8, 192, 27, 5, 1, 2)).regF, 48);
   EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 8, 192, 27, 5, 1, 2)).regW, 9);
+  // Input channels in stages where an output tile's weights would not stay in the core's cache
+  // while its register tiles take turns: ResNet-18's conv5 (64 x 512 x 3 x 3 floats, 1.2 MB, for
+  // each of 7 register tiles) in two stages of 256; its conv4 (576 KiB) in one, and AlexNet's
+  // conv4 (864 KiB) too: its tiles of one output row hold one register tile per channel block,
+  // which reads its weights once whatever the stages.
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 512, 512, 7, 3, 1, 1)).stageC, 256);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 256, 256, 14, 3, 1, 1)).stageC, 256);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 384, 256, 13, 3, 1, 1)).stageC, 384);
   // A start point outside the space is refused.
   SearchSpace space = layout::conv2dLayoutSpace(op);
   Config broken = *space.startPoint();
