@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "gui_test_support.h"
+#include "tuners/registry.h"
 #include "ui/charts/race_chart_view.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
@@ -99,6 +100,23 @@ TEST_F(RunsPageTest, SweepOpensOnTheLoadedDataset) {
   EXPECT_TRUE(dialog->windowTitle().contains("A100.json.gz"))
       << dialog->windowTitle().toStdString();
   dialog->close();
+}
+
+// A window that restored nothing (a first start, or --no-restore) races the default algorithm
+// against the paper's OpEvo and shows the default's settings, not an empty form.
+TEST_F(RunsPageTest, AFreshFormRacesTheDefaultAlgorithmAgainstOpEvo) {
+  const QString defaultName = QString::fromStdString(tunerRegistry().defaultTuner().name);
+  QStringList checked = setup()->algorithmPanel()->checkedNames();
+  checked.sort();
+  QStringList want{defaultName, QStringLiteral("opevo")};
+  want.sort();
+  EXPECT_EQ(checked, want);
+  auto* title = setup()->findChild<QLabel*>(QStringLiteral("settingsTitle"));
+  ASSERT_NE(title, nullptr);
+  EXPECT_TRUE(title->text().startsWith("<b>" + defaultName + "</b>"))
+      << title->text().toStdString();
+  ASSERT_TRUE(loadDataset(kA100));
+  EXPECT_TRUE(runs()->start()) << runs()->message().toStdString();
 }
 
 TEST_F(RunsPageTest, StartingWithoutAnAlgorithmSaysSo) {

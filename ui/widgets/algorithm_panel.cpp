@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "tuners/registry.h"
 #include "ui/models/settings_model.h"
@@ -80,7 +81,11 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
     const int row = m_list->currentRow();
     if (row >= 0) m_models[static_cast<std::size_t>(row)]->restoreDefaults();
   });
-  m_list->setCurrentRow(0);
+  // The settings shown first are the default algorithm's, the one a race runs unless told.
+  const auto& all = tunerRegistry().all();
+  const auto first =
+      std::find_if(all.begin(), all.end(), [](const TunerInfo& t) { return t.isDefault; });
+  m_list->setCurrentRow(first == all.end() ? 0 : static_cast<int>(first - all.begin()));
 }
 
 QStringList AlgorithmPanel::algorithmNames() const {

@@ -82,6 +82,10 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_mode->setToolTip(
       tr("Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
          "the budget on layouts and loops, the rest on the loops of the best layout)"));
+  // A fresh form (no saved one, or --no-restore) races the default algorithm against the
+  // paper's OpEvo, as `opevo compare` does.
+  m_algorithms->setChecked(
+      {QString::fromStdString(tunerRegistry().defaultTuner().name), QStringLiteral("opevo")});
   m_repeats->setObjectName(QStringLiteral("repeatsSpin"));
   m_repeats->setRange(1, 100);
   m_repeats->setValue(5);
@@ -381,11 +385,7 @@ void RaceSetupPanel::saveState(QSettings& settings) const {
 void RaceSetupPanel::restoreState(QSettings& settings) {
   settings.beginGroup(QStringLiteral("race"));
   m_algorithms->setChecked(
-      settings
-          .value(QStringLiteral("algorithms"),
-                 QStringList{QString::fromStdString(tunerRegistry().defaultTuner().name),
-                             QStringLiteral("opevo")})
-          .toStringList());
+      settings.value(QStringLiteral("algorithms"), m_algorithms->checkedNames()).toStringList());
   m_repeats->setValue(settings.value(QStringLiteral("repeats"), m_repeats->value()).toInt());
   m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());
   m_schedule->setCurrentIndex(std::clamp(settings.value(QStringLiteral("schedule"), 0).toInt(), 0,
