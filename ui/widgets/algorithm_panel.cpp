@@ -7,7 +7,6 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <algorithm>
 
 #include "tuners/registry.h"
 #include "ui/models/settings_model.h"
@@ -82,10 +81,8 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
     if (row >= 0) m_models[static_cast<std::size_t>(row)]->restoreDefaults();
   });
   // The settings shown first are the default algorithm's, the one a race runs unless told.
-  const auto& all = tunerRegistry().all();
-  const auto first =
-      std::find_if(all.begin(), all.end(), [](const TunerInfo& t) { return t.isDefault; });
-  m_list->setCurrentRow(first == all.end() ? 0 : static_cast<int>(first - all.begin()));
+  if (!showSettingsOf(QString::fromStdString(tunerRegistry().defaultTuner().name)))
+    m_list->setCurrentRow(0);
 }
 
 QStringList AlgorithmPanel::algorithmNames() const {
