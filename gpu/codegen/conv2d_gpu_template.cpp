@@ -27,15 +27,28 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   const std::int64_t fused = op.batch * t.f[0];
   g.launch.grid = {t.x[0], t.y[0], std::min(fused, ctx.maxGridZ)};
   g.launch.block = {t.x[2], t.y[2], t.f[2]};
-  const std::int64_t patchFloats = t.rc[1] * t.patchH(op.stride) * t.patchW(op.stride);
-  const std::int64_t weightFloats = t.blockF() * t.rc[1] * t.ry[1] * t.rx[1];
+  const UnrollPolicy unroll{UnrollPolicy::Style::Cuda, t.autoUnrollMaxStep, t.unrollExplicit};
+  // The weights are staged tap-major, [tap][output channel], so that a thread's F_IN channels of
+  // one tap lie side by side and are read as float4s (a quarter of the shared loads: NVCC does
+  // not merge scalar ones). The copy reads each channel's taps in a row from global memory and
+  // stores them a row apart, so the row is padded as the MatMul slabs are (paddedSlabRow).
+  const std::int64_t taps = t.rc[1] * t.ry[1] * t.rx[1];
+  const std::int64_t ldw = paddedSlabRow({t.blockF(), taps, 1, t.threads(), true, false});
+  // Only where the register tile's loops are unrolled: a rolled loop would index the loaded
+  // weights at run time, in local memory.
+  const bool vectorWeights =
+      t.f[3] % 4 == 0 && ldw % 4 == 0 && t.accumulators() <= t.autoUnrollMaxStep;
+  // The weights start 16-byte aligned after the patch.
+  const std::int64_t patchFloats =
+      (t.rc[1] * t.patchH(op.stride) * t.patchW(op.stride) + 3) / 4 * 4;
+  const std::int64_t weightFloats = taps * ldw;
   g.launch.sharedBytes = static_cast<std::int64_t>(sizeof(float)) * (patchFloats + weightFloats);
   g.summary = "block tile " + str(t.blockF()) + " channels x " + str(t.blockY()) + "x" +
               str(t.blockX()) + " pixels, " + str(t.threads()) + " threads, " +
               str(t.accumulators()) + " accumulators per thread, reduction stage " + str(t.rc[1]) +
               "x" + str(t.ry[1]) + "x" + str(t.rx[1]) + ", unroll limit " +
-              str(t.autoUnrollMaxStep) + (t.unrollExplicit ? " (explicit)" : " (compiler)");
-  const UnrollPolicy unroll{UnrollPolicy::Style::Cuda, t.autoUnrollMaxStep, t.unrollExplicit};
+              str(t.autoUnrollMaxStep) + (t.unrollExplicit ? " (explicit)" : " (compiler)") +
+              (vectorWeights ? ", weights read as float4" : "");
 
   CodeWriter w;
   writeHeader(w, ctx,
@@ -77,11 +90,15 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.comment("Input rows/columns one reduction stage reads for the block's outputs.");
   w.line("constexpr int PATCH_H = (BLOCK_Y - 1) * S + RY_IN, PATCH_W = (BLOCK_X - 1) * S + RX_IN;");
   w.line("constexpr int THREADS = F_TH * Y_TH * X_TH;");
+  w.comment(
+      "Staged weights are tap-major, a tap's BLOCK_F channels in a row of LDW floats (padded\n"
+      "against bank conflicts of the copy's stores); the patch is rounded up to whole float4s.");
+  w.line("constexpr int LDW = " + str(ldw) + ", PATCH_FLOATS = " + str(patchFloats) + ";");
   w.line();
   w.comment("Dynamic shared memory (LaunchConfig::sharedBytes): see the host's limit check.");
-  w.line("extern __shared__ float smem[];");
-  w.line("float* patch = smem;                              // [RC_IN][PATCH_H][PATCH_W]");
-  w.line("float* wTile = smem + RC_IN * PATCH_H * PATCH_W;  // [BLOCK_F][RC_IN][RY_IN][RX_IN]");
+  w.line("extern __shared__ __attribute__((aligned(16))) float smem[];");
+  w.line("float* patch = smem;                // [RC_IN][PATCH_H][PATCH_W]");
+  w.line("float* wTile = smem + PATCH_FLOATS;  // [RC_IN][RY_IN][RX_IN][LDW]");
   w.line("const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;");
   w.line("const int tid = (tz * Y_TH + ty) * X_TH + tx;");
   w.line("const int y0 = blockIdx.y * BLOCK_Y, x0 = blockIdx.x * BLOCK_X;");
@@ -123,7 +140,9 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.open("for (int i = tid; i < BLOCK_F * RC_IN * RY_IN * RX_IN; i += THREADS)");
   w.line("const int fl = i / (RC_IN * RY_IN * RX_IN), ci = (i / (RY_IN * RX_IN)) % RC_IN;");
   w.line("const int ky = (i / RX_IN) % RY_IN, kx = i % RX_IN;");
-  w.line(std::string("wTile[i] = B[(((index_t)(f0 + fl) * ") + (grouped ? "CG" : "CI") +
+  w.line(std::string(
+             "wTile[((ci * RY_IN + ky) * RX_IN + kx) * LDW + fl] = B[(((index_t)(f0 + fl) * ") +
+         (grouped ? "CG" : "CI") +
          " + rco * RC_IN + ci) * KH + ryo * RY_IN + ky) * KW + rxo * RX_IN + kx];");
   w.close();
   w.line("__syncthreads();");
@@ -131,16 +150,30 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
             (t.unrollExplicit ? "1" : "0") + ": loops with at most that many innermost steps are " +
             (t.unrollExplicit ? "unrolled (#pragma unroll)" : "left to the compiler") +
             ",\nlonger ones kept rolled (#pragma unroll 1).");
-  std::vector<Loop> compute = {
+  const std::vector<Loop> reduction = {
       {"rci", t.rc[1], "RC_IN"}, {"ryi", t.ry[1], "RY_IN"}, {"rxi", t.rx[1], "RX_IN"}};
-  compute.insert(compute.end(), tile.begin(), tile.end());
-  w.openNest(compute, unroll);
+  w.openNest(reduction, unroll, t.accumulators());
+  w.line("const int tap = (rci * RY_IN + ryi) * RX_IN + rxi;");
+  std::string weight = "wTile[tap * LDW + (vf * F_TH + tz) * F_IN + fi]";
+  if (vectorWeights) {
+    w.comment("This tap's weights of the thread's channels, four at a time.");
+    w.line("float wReg[F_VT][F_IN];");
+    const std::vector<Loop> quads = {{"vf", t.f[1], "F_VT"}, {"q", t.f[3] / 4, "F_IN / 4"}};
+    w.openNest(quads, unroll);
+    w.line(
+        "const float4 v = *reinterpret_cast<const float4*>(&wTile[tap * LDW + (vf * F_TH + tz) * "
+        "F_IN + q * 4]);");
+    w.line(
+        "wReg[vf][q * 4] = v.x, wReg[vf][q * 4 + 1] = v.y, wReg[vf][q * 4 + 2] = v.z, "
+        "wReg[vf][q * 4 + 3] = v.w;");
+    w.closeNest(quads.size());
+    weight = "wReg[vf][fi]";
+  }
+  w.openNest(tile, unroll);
   w.line("const int yl = (vy * Y_TH + ty) * Y_IN + yi, xl = (vx * X_TH + tx) * X_IN + xi;");
-  w.line("const int fl = (vf * F_TH + tz) * F_IN + fi;");
   w.line("acc[vf][vy][vx][fi][yi][xi] +=");
-  w.line("    patch[(rci * PATCH_H + yl * S + ryi) * PATCH_W + xl * S + rxi] *");
-  w.line("    wTile[((fl * RC_IN + rci) * RY_IN + ryi) * RX_IN + rxi];");
-  w.closeNest(compute.size());
+  w.line("    patch[(rci * PATCH_H + yl * S + ryi) * PATCH_W + xl * S + rxi] * " + weight + ";");
+  w.closeNest(tile.size() + reduction.size());
   w.comment("The next stage overwrites the tiles: wait until everyone has read them.");
   w.line("__syncthreads();");
   w.closeNest(3);

@@ -68,7 +68,8 @@ inline constexpr std::int64_t kUnrollSteps = 512;
 
 // One operand's slab copy of the GPU MatMul template: `bTh` x `kStep` x `extent` floats copied by
 // `threads` threads, K fastest or `extent` fastest as global memory stores it, four floats a
-// copy when `vector` (matmul_gpu_template.cpp).
+// copy when `vector` (matmul_gpu_template.cpp). The GPU Conv2D template's weight copy is one too:
+// its taps are the K steps, its block's output channels the extent.
 struct SlabShape {
   std::int64_t extent, kStep, bTh, threads;
   bool kContiguous, vector;

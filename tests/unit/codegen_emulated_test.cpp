@@ -170,6 +170,32 @@ TEST(CodegenEmulatedGpu, Conv2DStridePaddingMatchesReference) {
   expectEmulatedKernelsMatch(op, configs);
 }
 
+// Weights staged tap-major and read four channels at a time where a thread's register tile has a
+// multiple of four channels and its loops are unrolled; scalar reads otherwise. The emulation
+// faults on a misaligned float4.
+TEST(CodegenEmulatedGpu, Conv2DWeightsReadAsFloat4MatchReference) {
+  const OperatorSpec op = smallConv(2, 8, 12, 13, 3, 2, 1);
+  const SearchSpace space = defaultSpace(op);
+  const std::vector<Config> vector = {
+      space.parse("tile_f=1,1,3,4; tile_y=1,1,7,1; tile_x=7,1,1,1; tile_rc=2,4; tile_ry=1,3; "
+                  "tile_rx=1,3; auto_unroll_max_step=512; unroll_explicit=1"),
+      space.parse("tile_f=1,3,1,4; tile_y=7,1,1,1; tile_x=1,1,7,1; tile_rc=4,2; tile_ry=3,1; "
+                  "tile_rx=1,3; auto_unroll_max_step=1500; unroll_explicit=0")};
+  const Config scalar = space.parse(
+      "tile_f=1,1,3,4; tile_y=1,1,7,1; tile_x=7,1,1,1; tile_rc=2,4; tile_ry=1,3; "
+      "tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=1");
+  const std::string float4Read = "reinterpret_cast<const float4*>(&wTile[";
+  for (const Config& c : vector)
+    EXPECT_NE(codegen::generateKernel(op, space, c, Backend::Cuda).source.find(float4Read),
+              std::string::npos)
+        << space.format(c);
+  EXPECT_EQ(codegen::generateKernel(op, space, scalar, Backend::Cuda).source.find(float4Read),
+            std::string::npos);
+  std::vector<Config> all = vector;
+  all.push_back(scalar);
+  expectEmulatedKernelsMatch(op, all);
+}
+
 TEST(CodegenEmulatedGpu, FusedEpiloguesAndGroupsMatchReference) {
   OperatorSpec mm = smallMatMul(32, 48, 40);
   mm.transB = true;

@@ -114,8 +114,9 @@ TEST(CodegenTemplate, ConvFusesBatchWithChannelBlocksWithinGridLimits) {
   EXPECT_EQ(k.launch.grid.y, 27);
   EXPECT_EQ(k.launch.grid.z, 65535);  // 512 * 192 blocks stride over the fused axis
   EXPECT_EQ(k.launch.block.x, 27);
-  // Patch: 1 channel x 1 row x (26 + 5) columns; weights: 1 x 1 x 1 x 5.
-  EXPECT_EQ(k.launch.sharedBytes, 4 * (31 + 5));
+  // Patch: 1 channel x 1 row x (26 + 5) columns, rounded up to whole float4s; weights: 5 taps of
+  // 1 channel (rows of one float: the copy's five stores fall on five banks).
+  EXPECT_EQ(k.launch.sharedBytes, 4 * (32 + 5));
   EXPECT_TRUE(checkLaunch(k.launch, nullptr, nominalLimits("sm_90")).empty());
 }
 
