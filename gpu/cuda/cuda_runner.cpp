@@ -16,9 +16,11 @@ using cuda::CudaDriver;
 // kernel when the operator fuses one), else the plain kernel (named with the reason no library
 // served). One cuBLAS / cuDNN handle per worker: creating one costs tens of milliseconds.
 // Deliberately never destroyed: the worker may exit on a poisoned context, where destroying a
-// handle could hang.
+// handle could hang. `choice`: cuDNN's heuristic algorithm to compute the reference result,
+// the fastest by cudnnFind to time the library against the tuned kernels.
 ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriver>& dev,
-                                          const OperatorBuffers& buffers) {
+                                          const OperatorBuffers& buffers,
+                                          cuda::Cudnn::Choice choice) {
   const std::string arch = cudaCompileArch(d.device().computeCapability());
   const auto compile = [&](const std::string& source) {
     return NvrtcCompiler::shared().compile(source, arch);
@@ -35,7 +37,7 @@ ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriv
     why = noCudnn;
     if (dnn) {
       try {
-        dnn->prepare(d, buffers.op);
+        dnn->prepare(d, buffers.op, choice);
         r.run = [&dev] { dnn->forward(dev.a.get(), dev.b.get(), dev.c.get()); };
         r.library = dnn->describe();
       } catch (const DeviceError& e) {  // an operator this cuDNN cannot run: not a fault
@@ -99,8 +101,11 @@ GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buf
       d.setFunctionAttribute(f, CudaDriver::kFuncMaxDynamicSharedBytes,
                              int(request.launch.sharedBytes));
   };
-  if (auto failed = settleBeforeFirstKernel<CudaDriver>(d, buffers, cudaReferenceRun))
-    return *failed;
+  const auto resultRun = [](CudaDriver& api, DeviceOperands<CudaDriver>& dev,
+                            const OperatorBuffers& b) {
+    return cudaReferenceRun(api, dev, b, cuda::Cudnn::Choice::Heuristic);
+  };
+  if (auto failed = settleBeforeFirstKernel<CudaDriver>(d, buffers, resultRun)) return *failed;
   return runDeviceKernel(d, request, buffers, timing, "cuModuleLoadData", limits, prepare);
 }
 
@@ -109,7 +114,7 @@ GpuRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& tim
   try {
     d.makeCurrent();
     DeviceOperands<CudaDriver> dev(d, buffers);
-    ReferenceRun<CudaDriver> ref = cudaReferenceRun(d, dev, buffers);
+    ReferenceRun<CudaDriver> ref = cudaReferenceRun(d, dev, buffers, cuda::Cudnn::Choice::Fastest);
     return timeReference(d, dev, buffers, ref, timing, coldL2);
   } catch (const DeviceError& e) {
     return deviceFailure(e);

@@ -1,14 +1,18 @@
 #include "cuda/cudnn_reference.h"
 
+#include <tuple>
+
 namespace opevo::cuda {
 
 // cudnn.h's values used here; its handles are pointers, its status 0 on success.
 namespace {
-constexpr int kNchw = 0;              // CUDNN_TENSOR_NCHW
-constexpr int kFloat = 0;             // CUDNN_DATA_FLOAT
-constexpr int kCrossCorrelation = 1;  // CUDNN_CROSS_CORRELATION
-constexpr int kFmaMath = 3;           // CUDNN_FMA_MATH
-constexpr int kAlgoCount = 8;         // CUDNN_CONVOLUTION_FWD_ALGO_COUNT
+constexpr int kNchw = 0;                // CUDNN_TENSOR_NCHW
+constexpr int kFloat = 0;               // CUDNN_DATA_FLOAT
+constexpr int kCrossCorrelation = 1;    // CUDNN_CROSS_CORRELATION
+constexpr int kFmaMath = 3;             // CUDNN_FMA_MATH
+constexpr int kAlgoCount = 8;           // CUDNN_CONVOLUTION_FWD_ALGO_COUNT
+constexpr int kTensorOpMath = 1;        // CUDNN_TENSOR_OP_MATH
+constexpr int kTensorOpConversion = 2;  // CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
 
 // cudnnConvolutionFwdAlgoPerf_t (the same in cuDNN 8 and 9).
 struct AlgoPerf {
@@ -37,6 +41,7 @@ struct Cudnn::Api {
   int (*setConv2d)(void*, int, int, int, int, int, int, int, int) = nullptr;
   int (*setMathType)(void*, int) = nullptr;
   int (*getAlgorithm)(void*, void*, void*, void*, void*, int, int*, AlgoPerf*) = nullptr;
+  int (*findAlgorithm)(void*, void*, void*, void*, void*, int, int*, AlgoPerf*) = nullptr;
   int (*workspaceSize)(void*, void*, void*, void*, void*, int, std::size_t*) = nullptr;
   int (*forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*,
                  std::size_t, const void*, void*, void*) = nullptr;
@@ -75,6 +80,7 @@ std::unique_ptr<Cudnn> Cudnn::open(std::string* reason) {
   bind(a.setConv2d, "cudnnSetConvolution2dDescriptor");
   bind(a.setMathType, "cudnnSetConvolutionMathType");
   bind(a.getAlgorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
+  bind(a.findAlgorithm, "cudnnFindConvolutionForwardAlgorithm");
   bind(a.workspaceSize, "cudnnGetConvolutionForwardWorkspaceSize");
   bind(a.forward, "cudnnConvolutionForward");
   c->m_lib = std::move(lib);
@@ -103,6 +109,7 @@ void Cudnn::release() noexcept {
   m_x = m_y = m_w = m_conv = nullptr;
   m_workspace.reset();
   m_algo = -1;
+  m_chosenBy.clear();
 }
 
 void Cudnn::check(int status, const char* what) const {
@@ -111,7 +118,7 @@ void Cudnn::check(int status, const char* what) const {
                             std::to_string(status) + ")");
 }
 
-void Cudnn::prepare(CudaDriver& driver, const OperatorSpec& op) {
+void Cudnn::prepare(CudaDriver& driver, const OperatorSpec& op, Choice choice) {
   release();
   const Api& a = *m_api;
   auto i = [](std::int64_t v) { return static_cast<int>(v); };
@@ -131,14 +138,42 @@ void Cudnn::prepare(CudaDriver& driver, const OperatorSpec& op) {
   check(a.setTensor4d(m_y, kNchw, kFloat, i(op.batch), i(op.outChannels), i(op.outHeight()),
                       i(op.outWidth())),
         "cudnnSetTensor4dDescriptor (output)");
-  // The heuristic's ranking rather than cudnnFind (which times every algorithm, allocating
-  // their workspaces): the first algorithm cuDNN says works is what a framework would run.
   AlgoPerf perf[kAlgoCount] = {};
   int returned = 0;
-  check(a.getAlgorithm(m_handle, m_x, m_w, m_conv, m_y, kAlgoCount, &returned, perf),
-        "cudnnGetConvolutionForwardAlgorithm_v7");
-  for (int k = 0; k < returned && m_algo < 0; ++k)
-    if (perf[k].status == 0) m_algo = perf[k].algo;
+  const std::string key = op.describe();
+  if (const auto it = m_fastest.find(key); choice == Choice::Fastest && it != m_fastest.end()) {
+    std::tie(m_algo, m_chosenBy) = it->second;
+  } else if (choice == Choice::Fastest) {
+    // cudnnFind runs every algorithm (allocating its workspace itself) and returns them fastest
+    // first. The descriptor's FMA math keeps tensor-core ones out; skipped here as well should a
+    // release list one, since TF32 would fail the verification.
+    if (int rc = a.findAlgorithm(m_handle, m_x, m_w, m_conv, m_y, kAlgoCount, &returned, perf);
+        rc != 0) {
+      m_chosenBy = ", the heuristic's first: cudnnFindConvolutionForwardAlgorithm failed (" +
+                   std::string(a.errorString(rc)) + ")";
+      returned = 0;
+    }
+    int timed = 0;
+    for (int k = 0; k < returned; ++k) {
+      if (perf[k].status != 0) continue;
+      ++timed;
+      if (m_algo < 0 && perf[k].mathType != kTensorOpMath &&
+          perf[k].mathType != kTensorOpConversion)
+        m_algo = perf[k].algo;
+    }
+    if (m_algo >= 0)
+      m_chosenBy = ", the fastest of " + std::to_string(timed) + " by cudnnFind";
+    else if (m_chosenBy.empty())
+      m_chosenBy = ", the heuristic's first: cudnnFind timed none of them";
+    if (m_algo >= 0) m_fastest[key] = {m_algo, m_chosenBy};
+  }
+  if (m_algo < 0) {
+    // The heuristic's ranking: the first algorithm cuDNN says works is what a framework runs.
+    check(a.getAlgorithm(m_handle, m_x, m_w, m_conv, m_y, kAlgoCount, &returned, perf),
+          "cudnnGetConvolutionForwardAlgorithm_v7");
+    for (int k = 0; k < returned && m_algo < 0; ++k)
+      if (perf[k].status == 0) m_algo = perf[k].algo;
+  }
   if (m_algo < 0) throw CudaError(-1, "cuDNN has no forward algorithm for " + op.describe());
   std::size_t bytes = 0;
   check(a.workspaceSize(m_handle, m_x, m_w, m_conv, m_y, m_algo, &bytes),
@@ -157,7 +192,8 @@ void Cudnn::forward(DevicePtr x, DevicePtr w, DevicePtr y) {
 }
 
 std::string Cudnn::describe() const {
-  return "cuDNN convolution forward, algorithm " + std::to_string(m_algo) + " (" + library() + ")";
+  return "cuDNN convolution forward, algorithm " + std::to_string(m_algo) + m_chosenBy + " (" +
+         library() + ")";
 }
 
 }  // namespace opevo::cuda

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,14 +24,21 @@ class Cudnn {
   Cudnn(const Cudnn&) = delete;
   Cudnn& operator=(const Cudnn&) = delete;
 
-  // Describes op to cuDNN, asks it for its fastest forward algorithm and allocates that
-  // algorithm's workspace. Throws CudaError(-1, "cuDNN ...") with cuDNN's message on failure.
-  void prepare(CudaDriver& driver, const OperatorSpec& op);
+  // Which forward algorithm prepare() takes. Heuristic: the first that cuDNN's heuristic ranks
+  // (what a framework runs by default; instant, enough to compute the reference result).
+  // Fastest: the fastest of all that cudnnFindConvolutionForwardAlgorithm runs and times (a
+  // framework's benchmark mode), the speed tuned kernels are compared with; the heuristic's
+  // where cudnnFind fails.
+  enum class Choice { Heuristic, Fastest };
+  // Describes op to cuDNN, picks a forward algorithm and allocates its workspace. Throws
+  // CudaError(-1, "cuDNN ...") with cuDNN's message on failure.
+  void prepare(CudaDriver& driver, const OperatorSpec& op, Choice choice);
   // y = conv(x, w) for the prepared operator.
   void forward(DevicePtr x, DevicePtr w, DevicePtr y);
 
   const std::string& library() const { return m_lib->name(); }
-  // "cuDNN convolution forward, algorithm 1 (libcudnn.so.9)" once prepared.
+  // "cuDNN convolution forward, algorithm 1 (libcudnn.so.9)" once prepared, with how it was
+  // chosen: "..., algorithm 1, the fastest of 6 by cudnnFind (libcudnn.so.9)".
   std::string describe() const;
 
  private:
@@ -44,6 +52,10 @@ class Cudnn {
   void* m_handle = nullptr;
   void *m_x = nullptr, *m_w = nullptr, *m_y = nullptr, *m_conv = nullptr;
   int m_algo = -1;
+  std::string m_chosenBy;  // ", the fastest of N by cudnnFind", or why not; empty: the heuristic
+  // cudnnFind's choice per operator, so that timing a reference again (the side-by-side rounds)
+  // does not run every algorithm again.
+  std::map<std::string, std::pair<int, std::string>> m_fastest;
   std::unique_ptr<DeviceBuffer> m_workspace;
 };
 
