@@ -34,10 +34,11 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   // stores them a row apart, so the row is padded as the MatMul slabs are (paddedSlabRow).
   const std::int64_t taps = t.rc[1] * t.ry[1] * t.rx[1];
   const std::int64_t ldw = paddedSlabRow({t.blockF(), taps, 1, t.threads(), true, false});
-  // Only where the register tile's loops are unrolled: a rolled loop would index the loaded
-  // weights at run time, in local memory.
+  // Only where the register tile's loops are unrolled (within the limit and asked to; left to
+  // the compiler, nvcc often keeps them rolled): a rolled loop would index the loaded weights at
+  // run time, in local memory. F_IN a multiple of 4 makes BLOCK_F, and so LDW, one too.
   const bool vectorWeights =
-      t.f[3] % 4 == 0 && ldw % 4 == 0 && t.accumulators() <= t.autoUnrollMaxStep;
+      t.f[3] % 4 == 0 && t.unrollExplicit && t.accumulators() <= t.autoUnrollMaxStep;
   // The weights start 16-byte aligned after the patch.
   const std::int64_t patchFloats =
       (t.rc[1] * t.patchH(op.stride) * t.patchW(op.stride) + 3) / 4 * 4;

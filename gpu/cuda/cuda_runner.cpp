@@ -60,6 +60,15 @@ ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriv
   return plainReferenceRun(d, dev, buffers, codegen::Backend::Cuda, compile, why);
 }
 
+// The reference result, settled once per worker (and operator) before the first kernel or the
+// library's timing runs: with cuDNN's heuristic algorithm, the one a framework runs by default.
+std::optional<GpuRunResult> settleResult(CudaDriver& d, OperatorBuffers& buffers) {
+  return settleBeforeFirstKernel<CudaDriver>(
+      d, buffers, [](CudaDriver& api, DeviceOperands<CudaDriver>& dev, const OperatorBuffers& b) {
+        return cudaReferenceRun(api, dev, b, cuda::Cudnn::Choice::Heuristic);
+      });
+}
+
 }  // namespace
 
 std::string cudaUnavailableReason() {
@@ -101,16 +110,14 @@ GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buf
       d.setFunctionAttribute(f, CudaDriver::kFuncMaxDynamicSharedBytes,
                              int(request.launch.sharedBytes));
   };
-  const auto resultRun = [](CudaDriver& api, DeviceOperands<CudaDriver>& dev,
-                            const OperatorBuffers& b) {
-    return cudaReferenceRun(api, dev, b, cuda::Cudnn::Choice::Heuristic);
-  };
-  if (auto failed = settleBeforeFirstKernel<CudaDriver>(d, buffers, resultRun)) return *failed;
+  if (auto failed = settleResult(d, buffers)) return *failed;
   return runDeviceKernel(d, request, buffers, timing, "cuModuleLoadData", limits, prepare);
 }
 
 GpuRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& timing, bool coldL2) {
   CudaDriver& d = CudaDriver::shared();
+  // The fastest algorithm's output is verified against the heuristic's, like a trial's.
+  if (auto failed = settleResult(d, buffers)) return *failed;
   try {
     d.makeCurrent();
     DeviceOperands<CudaDriver> dev(d, buffers);
