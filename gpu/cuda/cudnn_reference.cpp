@@ -138,37 +138,11 @@ void Cudnn::prepare(CudaDriver& driver, const OperatorSpec& op, Choice choice) {
   check(a.setTensor4d(m_y, kNchw, kFloat, i(op.batch), i(op.outChannels), i(op.outHeight()),
                       i(op.outWidth())),
         "cudnnSetTensor4dDescriptor (output)");
-  AlgoPerf perf[kFindCount] = {};
-  int returned = 0;
-  const std::string key = op.describe();
-  if (const auto it = m_fastest.find(key); choice == Choice::Fastest && it != m_fastest.end()) {
-    std::tie(m_algo, m_chosenBy) = it->second;
-  } else if (choice == Choice::Fastest) {
-    // cudnnFind runs every algorithm (allocating its workspace itself) and returns them fastest
-    // first, each with the math type it ran under. Only FMA-math timings count: forward() runs
-    // with the descriptor's FMA math, and default math may use TF32 tensor cores on sm_80 and
-    // later, which would time another kernel (and fail the 1e-3 verification).
-    if (int rc = a.findAlgorithm(m_handle, m_x, m_w, m_conv, m_y, kFindCount, &returned, perf);
-        rc != 0) {
-      m_chosenBy = ", the heuristic's first: cudnnFindConvolutionForwardAlgorithm failed (" +
-                   std::string(a.errorString(rc)) + ")";
-      returned = 0;
-    }
-    int usable = 0;
-    for (int k = 0; k < returned; ++k) {
-      if (perf[k].status != 0 || perf[k].mathType != kFmaMath) continue;
-      if (usable++ == 0) m_algo = perf[k].algo;
-    }
-    if (m_algo >= 0) {
-      m_chosenBy = ", the fastest of " + std::to_string(usable) + " by cudnnFind";
-      m_fastest[key] = {m_algo, m_chosenBy};
-    } else if (m_chosenBy.empty()) {
-      m_chosenBy = ", the heuristic's first: cudnnFind ran no algorithm with FMA math (" +
-                   std::to_string(returned) + " listed)";
-    }
-  }
+  if (choice == Choice::Fastest) chooseFastest(op.describe());
   if (m_algo < 0) {
     // The heuristic's ranking: the first algorithm cuDNN says works is what a framework runs.
+    AlgoPerf perf[kAlgoCount] = {};
+    int returned = 0;
     check(a.getAlgorithm(m_handle, m_x, m_w, m_conv, m_y, kAlgoCount, &returned, perf),
           "cudnnGetConvolutionForwardAlgorithm_v7");
     for (int k = 0; k < returned && m_algo < 0; ++k)
@@ -179,6 +153,38 @@ void Cudnn::prepare(CudaDriver& driver, const OperatorSpec& op, Choice choice) {
   check(a.workspaceSize(m_handle, m_x, m_w, m_conv, m_y, m_algo, &bytes),
         "cudnnGetConvolutionForwardWorkspaceSize");
   if (bytes > 0) m_workspace = std::make_unique<DeviceBuffer>(driver, bytes);
+}
+
+void Cudnn::chooseFastest(const std::string& key) {
+  if (const auto it = m_fastest.find(key); it != m_fastest.end()) {
+    std::tie(m_algo, m_chosenBy) = it->second;
+    return;
+  }
+  // cudnnFind runs every algorithm (allocating its workspace itself) and returns them fastest
+  // first, each with the math type it ran under. Only FMA-math timings count: forward() runs
+  // with the descriptor's FMA math, and default math may use TF32 tensor cores on sm_80 and
+  // later, which would time another kernel (and fail the 1e-3 verification).
+  AlgoPerf perf[kFindCount] = {};
+  int returned = 0;
+  if (int rc = m_api->findAlgorithm(m_handle, m_x, m_w, m_conv, m_y, kFindCount, &returned, perf);
+      rc != 0) {
+    m_chosenBy = ", the heuristic's first: cudnnFindConvolutionForwardAlgorithm failed (" +
+                 std::string(m_api->errorString(rc)) + ")";
+    return;
+  }
+  int usable = 0;
+  for (int k = 0; k < returned; ++k) {
+    if (perf[k].status != 0 || perf[k].mathType != kFmaMath) continue;
+    if (usable == 0) m_algo = perf[k].algo;  // listed fastest first
+    ++usable;
+  }
+  if (usable == 0) {
+    m_chosenBy = ", the heuristic's first: cudnnFind ran no algorithm with FMA math (" +
+                 std::to_string(returned) + " listed)";
+    return;
+  }
+  m_chosenBy = ", the fastest of " + std::to_string(usable) + " by cudnnFind";
+  m_fastest[key] = {m_algo, m_chosenBy};
 }
 
 void Cudnn::forward(DevicePtr x, DevicePtr w, DevicePtr y) {

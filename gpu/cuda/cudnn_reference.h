@@ -46,6 +46,9 @@ class Cudnn {
   Cudnn();
   void check(int status, const char* what) const;
   void release() noexcept;
+  // Sets m_algo to the fastest FMA-math algorithm cudnnFind measures for the described operator
+  // (cached under `key`), or leaves it unset with m_chosenBy saying why.
+  void chooseFastest(const std::string& key);
 
   std::unique_ptr<SharedLibrary> m_lib;
   std::unique_ptr<Api> m_api;
