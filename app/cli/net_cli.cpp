@@ -23,7 +23,11 @@ void printEndToEnd(const std::string& what, const net::EndToEnd& e, int runs) {
       "%s: %.3f ms end to end (median of %d), tasks %.3f ms + layout conversions %.3f ms + "
       "fixed kernels %.3f ms measured one by one\n",
       what.c_str(), e.ms, runs, e.taskMs, e.convertMs, e.fixedMs);
-  if (const auto& r = e.reference.best)
+  if (!e.deviceReference.empty())
+    std::printf("on %s (NVRTC %.1f s); output against %s: %s (max relative error %.2g)\n",
+                e.device.c_str(), e.compileSeconds, e.deviceReference.c_str(),
+                e.verified ? "matches" : "DIFFERS", e.error);
+  else if (const auto& r = e.reference.best)
     std::printf(
         "libtorch %s, %d threads: %.3f ms (best median of %zu processes); output %s (max relative "
         "error %.2g)\n",
@@ -34,6 +38,9 @@ void printEndToEnd(const std::string& what, const net::EndToEnd& e, int runs) {
 }
 
 void requireVerified(const net::EndToEnd& e) {
+  if (!e.deviceReference.empty() && !e.verified)
+    throw RunFailed("the network's output differs from " + e.deviceReference +
+                    " (max relative error " + std::to_string(e.error) + ")");
   if (e.reference.best && !e.verified)
     throw RunFailed("the network's output differs from libtorch's (max relative error " +
                     std::to_string(e.error) + ")");

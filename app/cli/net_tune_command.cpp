@@ -137,8 +137,8 @@ void runTune(const NetTuneOptions& o) {
                     std::to_string(networkId) + clusterHint(o.cluster) + " continues it");
   }
 
-  // Where the network does not run end to end (the GPU backends so far), each task against its
-  // vendor library is the comparison; on the CPU it is asked for.
+  // On the GPU backends each task against its vendor library is the comparison (and, on CUDA,
+  // the end-to-end run beside their sum); on the CPU it is asked for.
   if (backend != "cpu" || o.taskReferences) {
     if (!o.json) std::fprintf(stderr, "timing each task's reference library...\n");
     session->measureTaskReferences();
@@ -152,11 +152,29 @@ void runTune(const NetTuneOptions& o) {
                  "tuned on the cluster's agents: not run end to end here (opevo net "
                  "export %lld --out DIR writes a program to run on their machines)\n",
                  static_cast<long long>(networkId));
+  std::string endToEndError;
   if (backend == "cpu" && o.cluster.address.empty()) {
     if (!o.json) announceBuild(n, g);
     e = session->runEndToEnd({plan.seed, o.warmup, o.runs, o.reference});
   }
-  const nlohmann::json j = session->resultJson(e ? &*e : nullptr);
+  // On CUDA the chained run follows the stored tuning: a kernel that faults there loses nothing.
+  if (backend == "cuda" && o.cluster.address.empty()) {
+    if (!o.json)
+      std::fprintf(stderr,
+                   "running %s end to end on the device, checked against its plain reference "
+                   "kernels...\n",
+                   n.name.c_str());
+    try {
+      e = session->runEndToEnd({plan.seed, o.warmup, o.runs, o.reference});
+    } catch (const std::exception& x) {
+      endToEndError = x.what();
+    }
+  }
+  nlohmann::json j = session->resultJson(e ? &*e : nullptr);
+  if (!endToEndError.empty()) {
+    j["end_to_end_error"] = endToEndError;
+    j["reference"]["missing"] = "the end-to-end run on the device failed: " + endToEndError;
+  }
   session->finish(j);
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -213,8 +231,16 @@ void runTune(const NetTuneOptions& o) {
         std::printf("tuned / library over the tuned tasks: %.2f (%.3f ms / %.3f ms)\n",
                     tuned / library, tuned, library);
     }
-    if (e) printEndToEnd(n.name + " tuned, on this CPU", *e, o.runs);
+    if (e)
+      printEndToEnd(n.name + " tuned, " + (backend == "cpu" ? "on this CPU" : "on " + backend), *e,
+                    o.runs);
+    if (!endToEndError.empty())
+      std::printf("end-to-end run on the device failed: %s\n", endToEndError.c_str());
   }
+  if (!endToEndError.empty())
+    throw RunFailed(
+        "network run " + std::to_string(networkId) +
+        " tuned and stored, but its end-to-end run on the device failed: " + endToEndError);
   if (e) requireVerified(*e);
 }
 

@@ -33,11 +33,7 @@ class CpuNetworkRun {
   std::vector<double> time(int warmup, int runs);
   // The median time of each step alone (task kernels, their layout conversions and fixed
   // kernels), by name: what the end-to-end time is made of.
-  struct StepTime {
-    std::string name;
-    StepKind kind = StepKind::Task;
-    double ms = 0;
-  };
+  using StepTime = net::StepTime;
   std::vector<StepTime> stepTimes(int runs);
   // The residual producers that write the reader's layout (NetworkProgram::adopted).
   const std::vector<std::string>& adoptedLayouts() const { return m_program.adopted; }

@@ -5,6 +5,7 @@
 #include "common/median.h"
 #include "cpu/cpu_runner.h"
 #include "cpu/operator_buffers.h"
+#include "net/cuda_network.h"
 
 namespace opevo::net {
 
@@ -48,7 +49,39 @@ EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, c
   return e;
 }
 
+EndToEnd runEndToEndCuda(const Network& net, const TaskGraph& graph,
+                         const std::vector<Config>& configs, const EndToEndOptions& o) {
+  EndToEnd e;
+  const auto loop = layout::TuningMode::Loop;
+  std::vector<float> want;
+  {
+    CudaNetworkRun reference(buildNetworkProgram(net, graph, configs, loop, o.seed,
+                                                 codegen::Backend::Cuda, TaskKernels::Reference));
+    want = reference.forward();
+  }
+  CudaNetworkRun run(
+      buildNetworkProgram(net, graph, configs, loop, o.seed, codegen::Backend::Cuda));
+  e.device = run.device();
+  e.compileSeconds = run.compileSeconds();
+  e.deviceReference =
+      "the same network with each task's plain reference kernel (one thread per output element) "
+      "on the device";
+  e.error = maxRelativeError(run.forward(), want);
+  e.verified = e.error <= kVerifyTolerance;
+  e.reference.missing = "no libtorch reference on a GPU: " + e.deviceReference + " instead";
+  e.timesMs = run.time(o.warmup, o.runs);
+  e.ms = median(e.timesMs);
+  e.steps = run.stepTimes(std::max(3, o.runs / 4));
+  for (const auto& s : e.steps) (s.kind == StepKind::Task ? e.taskMs : e.fixedMs) += s.ms;
+  return e;
+}
+
 nlohmann::json referenceJson(const EndToEnd& e) {
+  if (!e.deviceReference.empty())
+    return {{"name", e.deviceReference},
+            {"ms", nullptr},
+            {"device", e.device},
+            {"max_relative_error", e.error}};
   const std::optional<TorchResult>& r = e.reference.best;
   if (!r) return {{"name", nullptr}, {"ms", nullptr}, {"missing", e.reference.missing}};
   return {{"name", "libtorch " + r->version},

@@ -39,13 +39,18 @@ ReferenceTimes timeReference(const std::string& network, const ParamOverrides& p
 struct EndToEnd {
   double ms = 0;  // median of whole forward passes
   std::vector<double> timesMs;
-  std::vector<CpuNetworkRun::StepTime> steps;
+  std::vector<StepTime> steps;
   std::vector<std::string> adoptedLayouts;  // NetworkProgram::adopted
   // The steps measured one by one: task kernels, their layout conversions, fixed kernels.
   double taskMs = 0, convertMs = 0, fixedMs = 0;
   ReferenceTimes reference;
   double error = -1;  // max relative error against the reference
   bool verified = false;
+  // On a GPU (runEndToEndCuda): the device, NVRTC's time for the program, and what the output was
+  // checked against there instead of libtorch on this CPU (empty on the CPU).
+  std::string device;
+  double compileSeconds = 0;
+  std::string deviceReference;
 };
 
 // Builds and runs the network on this CPU with these task configurations (of each task's space
@@ -56,10 +61,19 @@ EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, c
                      layout::TuningMode mode, const EndToEndOptions& options,
                      std::optional<ReferenceTimes> reference = std::nullopt);
 
+// The network run end to end on the CUDA device with these task configurations (of each task's
+// GPU space, loop mode), and the same network with each task's plain reference kernel (one
+// thread per output element, the epilogue included; the fixed kernels and the weights are the
+// same), whose output the tuned one must match. Throws DeviceError where there is no CUDA device
+// or a kernel faults, std::runtime_error when a kernel does not compile.
+EndToEnd runEndToEndCuda(const Network& net, const TaskGraph& graph,
+                         const std::vector<Config>& configs, const EndToEndOptions& options);
+
 // [{"name", "kind", "ms"}] for every step of the chained program, in order.
 nlohmann::json stepsJson(const EndToEnd& e);
 
-// {"name", "ms", "process_medians_ms", "threads", "max_relative_error"}, or nulls with "missing".
+// {"name", "ms", "process_medians_ms", "threads", "max_relative_error"}, or nulls with "missing";
+// on a GPU {"name", "ms": null, "device", "max_relative_error"}.
 nlohmann::json referenceJson(const EndToEnd& e);
 
 }  // namespace opevo::net

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "codegen/code_writer.h"
+#include "codegen/templates.h"
 #include "common/error.h"
 
 namespace opevo::net {
@@ -121,18 +122,74 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
   return w.str();
 }
 
-std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::string& entry) {
+namespace {
+
+// Builtins that differ between the host compiler and NVRTC/hiprtc.
+struct MathNames {
+  const char* erf;
+  const char* exp;
+  const char* sqrt;
+  const char* negInf;
+};
+MathNames mathNames(codegen::Backend b) {
+  if (b == codegen::Backend::Cpu)
+    return {"__builtin_erff", "__builtin_expf", "__builtin_sqrtf", "-__builtin_inff()"};
+  return {"erff", "expf", "sqrtf", "-__int_as_float(0x7f800000)"};
+}
+
+// The loop over a fixed kernel's independent items, each computed whole by one iteration: an
+// OpenMP-parallel loop on the CPU, one thread per item on a GPU (fixedLayerItems of them).
+void openItems(codegen::CodeWriter& w, codegen::Backend b, const std::string& var,
+               std::int64_t count) {
+  if (b == codegen::Backend::Cpu) {
+    w.line("#pragma omp parallel for schedule(static)");
+    w.open("for (long " + var + " = 0; " + var + " < " + str(count) + "; ++" + var + ")");
+    return;
+  }
+  w.line("const long " + var + " = (long)blockIdx.x * blockDim.x + threadIdx.x;");
+  w.open("if (" + var + " < " + str(count) + ")");
+}
+
+// How many items the layer's kernel computes (see openItems).
+std::int64_t itemsOf(const Network& net, const Layer& l) {
+  const Shape& x = net.shapeOf(l.inputs[0]);
+  switch (l.kind) {
+    case LayerKind::GlobalAvgPool:
+      return x[0] * x[1];
+    case LayerKind::Softmax:
+    case LayerKind::LayerNorm: {
+      std::int64_t rows = 0, cols = 0;
+      rowsAndColumns(x, rows, cols);
+      return rows;
+    }
+    default:
+      return elements(l.shape);
+  }
+}
+
+std::string fixedLayerSource(const Network& net, const Layer& l, const std::string& entry,
+                             codegen::Backend backend) {
   if (isComplex(l.kind) || l.kind == LayerKind::Flatten || l.kind == LayerKind::Reshape)
     throw InputError("layer '" + l.name + "' (" + std::string(layerKindName(l.kind)) +
                      ") has no fixed kernel");
   const Shape& x = net.shapeOf(l.inputs[0]);
   const std::int64_t n = elements(l.shape);
+  const std::int64_t items = itemsOf(net, l);
+  const MathNames math = mathNames(backend);
+  const bool cpu = backend == codegen::Backend::Cpu;
   codegen::CodeWriter w;
   w.comment("OpEvo Studio fixed kernel for layer '" + l.name + "' (" +
             std::string(layerKindName(l.kind)) + "), " + formatShape(x) + " -> " +
-            formatShape(l.shape) + "; generated, not tuned.");
-  w.open("extern \"C\" void " + entry +
-         "(const float* const* in, float* __restrict__ out, const float* const* params)");
+            formatShape(l.shape) + "; generated, not tuned" +
+            (cpu ? "." : ": one thread per item, " + str(items) + " items."));
+  const std::string params =
+      "(const float* const* in, float* __restrict__ out, const float* const* params)";
+  if (cpu) {
+    w.open("extern \"C\" void " + entry + params);
+  } else {
+    w.line(codegen::detail::gpuPrelude(backend));
+    w.open("OPEVO_KERNEL(" + str(kFixedLayerThreads) + ") " + entry + params);
+  }
   w.line("const float* __restrict__ x = in[0];");
   w.line("(void)params;");
   switch (l.kind) {
@@ -146,12 +203,12 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
       // The bias runs along axis 1 of NCHW, else along the last axis.
       const std::int64_t plane = x.size() == 4 ? x[2] * x[3] : 1;
       const std::int64_t channels = x.size() == 4 ? x[1] : x.back();
-      w.line("#pragma omp parallel for schedule(static)");
-      w.open("for (long i = 0; i < " + str(n) + "; ++i)");
+      openItems(w, backend, "i", n);
       w.line("const float v = x[i];");
       if (l.kind == LayerKind::Relu) w.line("out[i] = v > 0.0f ? v : 0.0f;");
       if (l.kind == LayerKind::Gelu)
-        w.line("out[i] = 0.5f * v * (1.0f + __builtin_erff(v * 0.70710678118654752f));");
+        w.line(std::string("out[i] = 0.5f * v * (1.0f + ") + math.erf +
+               "(v * 0.70710678118654752f));");
       if (l.kind == LayerKind::Scale) w.line("out[i] = v * " + real(l.factor) + ";");
       if (l.kind == LayerKind::Add) w.line("out[i] = v + y[i];");
       if (l.kind == LayerKind::BiasAdd)
@@ -162,16 +219,14 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
     case LayerKind::MaxPool:
     case LayerKind::AvgPool: {
       const bool max = l.kind == LayerKind::MaxPool;
-      w.line("constexpr long C = " + str(x[0] * x[1]) + ", H = " + str(x[2]) + ", W = " +
-             str(x[3]) + ", OH = " + str(l.shape[2]) + ", OW = " + str(l.shape[3]) + ";");
+      w.line("constexpr long H = " + str(x[2]) + ", W = " + str(x[3]) +
+             ", OH = " + str(l.shape[2]) + ", OW = " + str(l.shape[3]) + ";");
       w.line("constexpr long K = " + str(l.kernelH) + ", S = " + str(l.stride) +
              ", P = " + str(l.pad) + ";");
       w.comment(max ? "Padding never wins the max." : "Padding counts as zeros (divide by K * K).");
-      w.line("#pragma omp parallel for collapse(2) schedule(static)");
-      w.open("for (long c = 0; c < C; ++c)");
-      w.open("for (long oy = 0; oy < OH; ++oy)");
-      w.open("for (long ox = 0; ox < OW; ++ox)");
-      w.line(max ? "float acc = -__builtin_inff();" : "float acc = 0.0f;");
+      openItems(w, backend, "o", n);
+      w.line("const long c = o / (OH * OW), oy = o / OW % OH, ox = o % OW;");
+      w.line(max ? std::string("float acc = ") + math.negInf + ";" : "float acc = 0.0f;");
       w.open("for (long ky = 0; ky < K; ++ky)");
       w.open("for (long kx = 0; kx < K; ++kx)");
       w.line("const long iy = oy * S - P + ky, ix = ox * S - P + kx;");
@@ -179,15 +234,13 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
       w.line("const float v = x[(c * H + iy) * W + ix];");
       w.line(max ? "acc = v > acc ? v : acc;" : "acc += v;");
       w.closeNest(2);
-      w.line(std::string("out[(c * OH + oy) * OW + ox] = ") +
-             (max ? "acc;" : "acc / (float)(K * K);"));
-      w.closeNest(3);
+      w.line(std::string("out[o] = ") + (max ? "acc;" : "acc / (float)(K * K);"));
+      w.close();
       break;
     }
     case LayerKind::GlobalAvgPool: {
       const std::int64_t plane = x[2] * x[3];
-      w.line("#pragma omp parallel for schedule(static)");
-      w.open("for (long c = 0; c < " + str(x[0] * x[1]) + "; ++c)");
+      openItems(w, backend, "c", items);
       w.line("float acc = 0.0f;");
       w.line("for (long i = 0; i < " + str(plane) + "; ++i) acc += x[c * " + str(plane) + " + i];");
       w.line("out[c] = acc / (float)" + str(plane) + ";");
@@ -196,11 +249,9 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
     }
     case LayerKind::Softmax:
     case LayerKind::LayerNorm: {
-      std::int64_t rows = 0, cols = 0;
-      rowsAndColumns(x, rows, cols);
+      const std::int64_t cols = x.back();
       w.line("constexpr long COLS = " + str(cols) + ";");
-      w.line("#pragma omp parallel for schedule(static)");
-      w.open("for (long r = 0; r < " + str(rows) + "; ++r)");
+      openItems(w, backend, "r", items);
       w.line("const float* row = x + r * COLS;");
       w.line("float* o = out + r * COLS;");
       if (l.kind == LayerKind::Softmax) {
@@ -208,7 +259,8 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
         w.line("float m = row[0];");
         w.line("for (long i = 1; i < COLS; ++i) m = row[i] > m ? row[i] : m;");
         w.line("float sum = 0.0f;");
-        w.line("for (long i = 0; i < COLS; ++i) sum += (o[i] = __builtin_expf(row[i] - m));");
+        w.line(std::string("for (long i = 0; i < COLS; ++i) sum += (o[i] = ") + math.exp +
+               "(row[i] - m));");
         w.line("for (long i = 0; i < COLS; ++i) o[i] /= sum;");
       } else {
         w.line("const float* gamma = params[0];");
@@ -217,8 +269,8 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
         w.line("for (long i = 0; i < COLS; ++i) mean += row[i];");
         w.line("mean /= (float)COLS;");
         w.line("for (long i = 0; i < COLS; ++i) var += (row[i] - mean) * (row[i] - mean);");
-        w.line("const float inv = 1.0f / __builtin_sqrtf(var / (float)COLS + " + real(l.eps) +
-               ");");
+        w.line(std::string("const float inv = 1.0f / ") + math.sqrt + "(var / (float)COLS + " +
+               real(l.eps) + ");");
         w.line(
             "for (long i = 0; i < COLS; ++i) o[i] = (row[i] - mean) * inv * gamma[i] + beta[i];");
       }
@@ -230,10 +282,9 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
       w.line(
           "const float *gamma = params[0], *beta = params[1], *mean = params[2], "
           "*var = params[3];");
-      w.line("#pragma omp parallel for schedule(static)");
-      w.open("for (long i = 0; i < " + str(n) + "; ++i)");
+      openItems(w, backend, "i", n);
       w.line("const long c = (i / " + str(plane) + ") % " + str(x[1]) + ";");
-      w.line("out[i] = (x[i] - mean[c]) / __builtin_sqrtf(var[c] + " + real(l.eps) +
+      w.line("out[i] = (x[i] - mean[c]) / " + std::string(math.sqrt) + "(var[c] + " + real(l.eps) +
              ") * gamma[c] + beta[c];");
       w.close();
       break;
@@ -243,8 +294,7 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
       const std::size_t r = x.size();
       std::vector<std::int64_t> inStride(r, 1);
       for (std::size_t k = r - 1; k > 0; --k) inStride[k - 1] = inStride[k] * x[k];
-      w.line("#pragma omp parallel for schedule(static)");
-      w.open("for (long o = 0; o < " + str(n) + "; ++o)");
+      openItems(w, backend, "o", n);
       w.line("long rest = o, i = 0;");
       for (std::size_t k = r; k-- > 0;) {
         w.line("i += (rest % " + str(l.shape[k]) + ") * " +
@@ -260,6 +310,24 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
   }
   w.close();
   return w.str();
+}
+
+}  // namespace
+
+std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::string& entry) {
+  return fixedLayerSource(net, l, entry, codegen::Backend::Cpu);
+}
+
+FixedGpuKernel fixedLayerGpuKernel(const Network& net, const Layer& l, const std::string& entry,
+                                   codegen::Backend backend) {
+  if (backend == codegen::Backend::Cpu)
+    throw InputError("fixedLayerGpuKernel: the cpu backend has fixedLayerCpuSource");
+  FixedGpuKernel k;
+  k.source = fixedLayerSource(net, l, entry, backend);
+  const std::int64_t items = itemsOf(net, l);
+  k.launch.block.x = kFixedLayerThreads;
+  k.launch.grid.x = (items + kFixedLayerThreads - 1) / kFixedLayerThreads;
+  return k;
 }
 
 }  // namespace opevo::net

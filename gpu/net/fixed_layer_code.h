@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "codegen/kernel_codegen.h"
 #include "layout/layout.h"
 #include "net/network.h"
 
@@ -14,6 +15,21 @@ namespace opevo::net {
 // in: the layer's input tensors in order; params: its parameters in Network::parameters order.
 // Throws InputError for a complex layer or a view (flatten, reshape), which have no such kernel.
 std::string fixedLayerCpuSource(const Network& net, const Layer& layer, const std::string& entry);
+
+// Threads per block of a fixed layer's GPU kernel.
+inline constexpr std::int64_t kFixedLayerThreads = 256;
+
+// The same layer's kernel for CUDA or HIP (the one-module source with its prelude, and its
+// launch): the CPU kernel's loop over independent items (elements, pooled outputs, channels of a
+// global pool, rows of a softmax or layer_norm), one GPU thread per item, no shared memory. Same
+// signature as above (__global__), in, out and params in device memory, in and params arrays of
+// device pointers. Throws InputError as above, and for the cpu backend.
+struct FixedGpuKernel {
+  std::string source;
+  codegen::LaunchConfig launch;
+};
+FixedGpuKernel fixedLayerGpuKernel(const Network& net, const Layer& layer, const std::string& entry,
+                                   codegen::Backend backend);
 
 // ALT's layout propagation onto a simple layer: a pooling layer (max, average, global average)
 // that reads its NCHW input where `input` stores it, so the tuned operator that wrote it in that

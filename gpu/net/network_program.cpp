@@ -13,6 +13,7 @@
 #include "net/fixed_layer_code.h"
 #include "net/network_tuning.h"
 #include "net/weights.h"
+#include "ops/operator_json.h"
 #include "ops/presets.h"
 
 namespace opevo::net {
@@ -76,11 +77,17 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
 
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
                                    const std::vector<Config>& tuned, layout::TuningMode mode,
-                                   std::uint64_t seed) {
+                                   std::uint64_t seed, codegen::Backend backend,
+                                   TaskKernels kernels) {
   if (tuned.size() != graph.tasks.size())
     throw InputError("network run: " + std::to_string(tuned.size()) + " configurations for " +
                      std::to_string(graph.tasks.size()) + " tasks");
+  const bool gpu = backend != codegen::Backend::Cpu;
+  if (gpu && mode != layout::TuningMode::Loop)
+    throw InputError("network run on " + std::string(codegen::backendName(backend)) +
+                     ": its tasks tune loops only so far (--mode loop), not layouts");
   NetworkProgram p;
+  p.backend = backend;
   const std::vector<Config> configs = mode == layout::TuningMode::Joint
                                           ? adoptReaderLayouts(graph, tuned, mode, &p.adopted)
                                           : tuned;
@@ -109,14 +116,26 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     tensorIndex[l.name] = static_cast<int>(p.tensors.size());
     p.tensors.push_back(std::move(t));
   }
-  // One source: task kernels task_<i> (with their conversions task_<i>_pack_a, ... when they
-  // use layouts of their own), fixed kernels fixed_<j>.
+  // One source (CPU) or one module each (GPU): task kernels task_<i> (with their conversions
+  // task_<i>_pack_a, ... when they use layouts of their own), fixed kernels fixed_<j>.
   std::vector<std::optional<layout::OperandLayouts>> layouts;
+  auto addGpuModule = [&](const std::string& entry, std::string source,
+                          const codegen::LaunchConfig& launch) {
+    p.modules.push_back(std::move(source));
+    p.kernels[entry] = {static_cast<int>(p.modules.size()) - 1, launch};
+  };
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    const OperatorDefinition def = taskDefinition(graph.tasks[i], mode);
-    const codegen::GeneratedKernel k = codegen::generateKernel(
-        def.op, def.space, configs[i], codegen::Backend::Cpu, {"task_" + std::to_string(i)});
-    p.source += k.source + "\n";
+    OperatorDefinition def = taskDefinition(graph.tasks[i], mode);
+    if (gpu) def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
+    const std::string entry = "task_" + std::to_string(i);
+    const codegen::GeneratedKernel k =
+        kernels == TaskKernels::Reference
+            ? codegen::generateReferenceKernel(def.op, backend, {entry})
+            : codegen::generateKernel(def.op, def.space, configs[i], backend, {entry});
+    if (gpu)
+      addGpuModule(entry, k.source, k.launch);
+    else
+      p.source += k.source + "\n";
     layouts.push_back(k.usesLayouts()
                           ? std::optional(layout::operandLayouts(def.op, def.space, configs[i]))
                           : std::nullopt);
@@ -125,7 +144,13 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   for (const FixedLayer& f : graph.fixed)
     if (!f.view) {
       const std::string entry = "fixed_" + std::to_string(fixedEntry.size());
-      p.source += fixedLayerCpuSource(net, *net.find(f.layer), entry) + "\n";
+      const Layer& layer = *net.find(f.layer);
+      if (gpu) {
+        FixedGpuKernel k = fixedLayerGpuKernel(net, layer, entry, backend);
+        addGpuModule(entry, std::move(k.source), k.launch);
+      } else {
+        p.source += fixedLayerCpuSource(net, layer, entry) + "\n";
+      }
       fixedEntry[f.layer] = entry;
     }
   // What each conversion step converts (nullptr: the plain layout), by step index.

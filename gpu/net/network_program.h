@@ -1,20 +1,22 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "codegen/kernel_codegen.h"
 #include "layout/tuning_mode.h"
 #include "net/tasks.h"
 #include "space/search_space.h"
 
 namespace opevo::net {
 
-// A network as a program for the CPU: the source of every kernel it calls (each task's for its
-// configuration, each fixed layer's), its tensors, its parameters drawn from the seed, and the
-// calls in order. The in-process run (CpuNetworkRun) and the exported standalone program (net
-// export) are both made from it, so they compute the very same thing.
+// A network as a program for the CPU or a GPU: the source of every kernel it calls (each task's
+// for its configuration, each fixed layer's), its tensors, its parameters drawn from the seed, and
+// the calls in order. The in-process runs (CpuNetworkRun, CudaNetworkRun) and the exported
+// standalone program (net export) are all made from it, so they compute the very same thing.
 struct ProgramOperand {
   enum class Kind { None, Tensor, Param };
   Kind kind = Kind::None;
@@ -41,6 +43,13 @@ enum class StepKind { Task, Fixed, Convert };
 // "task", "fixed", "convert".
 std::string_view stepKindName(StepKind kind);
 
+// How long one step of a program takes alone (the median of runs), by name.
+struct StepTime {
+  std::string name;
+  StepKind kind = StepKind::Task;
+  double ms = 0;
+};
+
 struct ProgramStep {
   std::string name;  // the complex layer (task, conversion) or the layer (fixed)
   StepKind kind = StepKind::Task;
@@ -50,8 +59,17 @@ struct ProgramStep {
   int out = 0;  // the tensor written
 };
 
+// A GPU program's kernel: the module (NetworkProgram::modules) holding it, and its launch.
+struct ProgramKernel {
+  int module = -1;
+  codegen::LaunchConfig launch;
+};
+
 struct NetworkProgram {
-  std::string source;
+  codegen::Backend backend = codegen::Backend::Cpu;
+  std::string source;                // CPU: every kernel, one library
+  std::vector<std::string> modules;  // CUDA/HIP: one module per kernel, compiled side by side
+  std::map<std::string, ProgramKernel> kernels;  // CUDA/HIP: by ProgramStep::entry
   std::vector<ProgramTensor> tensors;
   std::vector<std::vector<float>> params;
   std::vector<ProgramStep> steps;
@@ -61,10 +79,19 @@ struct NetworkProgram {
   std::vector<std::string> adopted;
 };
 
-// configs[i] is a configuration of task i's space under `mode` (taskDefinition(task, mode));
-// throws InputError otherwise.
+// Which kernel a task step calls: the one generated for its configuration, or the operator's plain
+// reference kernel (one thread or iteration per output element, epilogue included), which a GPU
+// network's tuned run is verified against.
+enum class TaskKernels { Tuned, Reference };
+
+// configs[i] is a configuration of task i's space under `mode` (taskDefinition(task, mode); on
+// CUDA and HIP the GPU templates' space, withSpaceTarget(..., SpaceTarget::Gpu), as a GPU run
+// tunes it); throws InputError otherwise, and for a GPU program in a layout mode (the GPU tasks
+// tune loops only so far).
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
                                    const std::vector<Config>& configs, layout::TuningMode mode,
-                                   std::uint64_t seed);
+                                   std::uint64_t seed,
+                                   codegen::Backend backend = codegen::Backend::Cpu,
+                                   TaskKernels kernels = TaskKernels::Tuned);
 
 }  // namespace opevo::net

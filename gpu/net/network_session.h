@@ -77,7 +77,7 @@ class NetworkSession {
   // Times each task's reference with the task's own measurer (cuBLAS / cuDNN, followed by the
   // epilogue kernel of a fused task, on CUDA; OpenBLAS / oneDNN on the CPU), verified as a trial
   // is, and stores it on the task's run: the per-operator figure the tuned tasks are compared
-  // with where the network does not run end to end (the GPU backends). From then on tasksJson
+  // with on the GPU backends (where libtorch is not). From then on tasksJson
   // and resultJson carry them.
   void measureTaskReferences();
   // sum of weight x reference latency, when every task's reference was measured and verified.
@@ -96,8 +96,9 @@ class NetworkSession {
 
   // libtorch's forward of the network as stored (before tuning: the line the tuning aims at).
   ReferenceTimes timeReference(const EndToEndOptions& options) const;
-  // Runs the tuned network end to end on this CPU against libtorch (reference: already timed).
-  // The network file as stored is what both read. Only for the cpu backend.
+  // Runs the tuned network end to end on this CPU against libtorch (reference: already timed;
+  // the network file as stored is what both read), or on the CUDA device against its plain
+  // reference kernels (runEndToEndCuda; no libtorch). Not for hip.
   EndToEnd runEndToEnd(const EndToEndOptions& options,
                        std::optional<ReferenceTimes> reference = std::nullopt) const;
   // The task runs and the network finished with this result, in one transaction: until then a

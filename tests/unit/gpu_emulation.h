@@ -27,6 +27,7 @@ inline std::string emulationHeader() {
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -55,19 +56,23 @@ static T* emuFloat4(P* p) {
 static unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 static unsigned atomicExch(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).exchange(v); }
 static void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+static float __int_as_float(int v) { float f; std::memcpy(&f, &v, sizeof f); return f; }
 )";
 }
 
-// The kernel with its prelude replaced, plus extern "C" emu_<entry>(A, B, C, Bias, Residual) that
-// launches it with the kernel's LaunchConfig, `resident` blocks at a time.
-inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int resident = 1) {
+// A kernel's source (one module, with its prelude) with the prelude replaced, plus extern "C"
+// emu_<entry>(PARAMS) that launches it as `launch` says, `resident` blocks at a time, passing
+// `args` (the names in `params`) through.
+inline std::string emulatedLaunch(const std::string& source, const std::string& entry,
+                                  const codegen::LaunchConfig& l, int resident,
+                                  const std::string& params, const std::string& args) {
   const std::string endMark = "// ---- end of prelude ----\n";
-  const std::size_t begin = k.source.find("// ---- prelude");
-  const std::size_t end = k.source.find(endMark);
-  std::string s = k.source.substr(0, begin);
+  const std::size_t begin = source.find("// ---- prelude");
+  const std::size_t end = source.find(endMark);
+  std::string s = source.substr(0, begin);
   s += "#define OPEVO_RESTRICT __restrict__\n#define OPEVO_KERNEL(max_threads) static void\n";
   s += "#define __shared__\n";
-  std::string body = k.source.substr(end + endMark.size());
+  std::string body = source.substr(end + endMark.size());
   // The block's dynamic shared memory is its slot's (emuShared), not one array for all blocks.
   bool slotShared = false;
   for (const std::string decl : {"extern __shared__ __attribute__((aligned(16))) float smem[];",
@@ -76,8 +81,8 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int residen
       body.replace(at, decl.size(), "float* const smem = emuShared;");
       slotShared = true;
     }
-  if (k.launch.sharedBytes > 0 && !slotShared)
-    throw std::runtime_error("emulatedKernel: " + k.entry +
+  if (l.sharedBytes > 0 && !slotShared)
+    throw std::runtime_error("emulatedKernel: " + entry +
                              " uses shared memory declared in a way the emulation does not know");
   const std::pair<std::string, std::string> casts[] = {
       {"reinterpret_cast<const float4*>(", "emuFloat4<const float4>("},
@@ -86,10 +91,8 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int residen
     for (std::size_t at = body.find(from); at != std::string::npos; at = body.find(from, at))
       body.replace(at, from.size(), to);
   s += body;
-  const codegen::LaunchConfig& l = k.launch;
   auto d = [](std::int64_t v) { return std::to_string(v); };
-  s += "extern \"C\" void emu_" + k.entry +
-       "(const float* A, const float* B, float* C, const float* Bias, const float* Residual) {\n";
+  s += "extern \"C\" void emu_" + entry + "(" + params + ") {\n";
   s += "  gridDim = {" + d(l.grid.x) + ", " + d(l.grid.y) + ", " + d(l.grid.z) + "};\n";
   s += "  blockDim = {" + d(l.block.x) + ", " + d(l.block.y) + ", " + d(l.block.z) + "};\n";
   // Each slot's shared memory is exactly the launch's, then a float4 of canary that must survive.
@@ -113,7 +116,7 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int residen
         for (unsigned b = r; b < blocks; b += resident) {
           blockIdx = {b % gridDim.x, (b / gridDim.x) % gridDim.y, b / (gridDim.x * gridDim.y)};
 )";
-  s += "          " + k.entry + "(A, B, C, Bias, Residual);\n";
+  s += "          " + entry + "(" + args + ");\n";
   s +=
       R"(          emuBlockBarrier->arrive_and_wait();  // the slot's next block reuses its shared memory
         }
@@ -129,6 +132,22 @@ inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int residen
 }
 )";
   return s;
+}
+
+// A generated kernel emulated: extern "C" emu_<entry>(A, B, C, Bias, Residual).
+inline std::string emulatedKernel(const codegen::GeneratedKernel& k, int resident = 1) {
+  return emulatedLaunch(
+      k.source, k.entry, k.launch, resident,
+      "const float* A, const float* B, float* C, const float* Bias, const float* Residual",
+      "A, B, C, Bias, Residual");
+}
+
+// A network's fixed-layer kernel emulated: extern "C" emu_<entry>(in, out, params).
+inline std::string emulatedFixedKernel(const std::string& source, const std::string& entry,
+                                       const codegen::LaunchConfig& launch) {
+  return emulatedLaunch(source, entry, launch, 1,
+                        "const float* const* in, float* out, const float* const* params",
+                        "in, out, params");
 }
 
 }  // namespace opevo::test

@@ -1,0 +1,89 @@
+// Networks run end to end on the CUDA device (net/cuda_network.h): every layer kind's fixed kernel
+// and random task configurations chained, against the CPU program of the same network, and the
+// preset networks verified against their plain reference kernels as `opevo net tune --backend
+// cuda` runs them. Skipped where there is no CUDA device.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "codegen_test_util.h"
+#include "cpu/operator_buffers.h"
+#include "cuda/cuda_driver.h"
+#include "cuda/nvrtc_compiler.h"
+#include "net/cpu_network.h"
+#include "net/cuda_network.h"
+#include "net/end_to_end.h"
+#include "net/network_json.h"
+#include "net/network_tuning.h"
+#include "ops/operator_json.h"
+
+namespace opevo::test {
+namespace {
+
+using codegen::Backend;
+
+bool skipWithoutDevice(std::string* why) {
+  if (!NvrtcCompiler::shared().available())
+    *why = NvrtcCompiler::shared().unavailableReason();
+  else if (!cuda::CudaDriver::shared().ready())
+    *why = cuda::CudaDriver::shared().reason();
+  return !why->empty();
+}
+
+// A network file of tests/data: in the source tree the program was built from, or, carried to the
+// GPU machine (scripts/gpu-campaign tests runs it from the repository's root there), under the
+// working directory.
+std::string dataFile(const std::string& name) {
+  const std::string built = std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + name;
+  return std::filesystem::exists(built) ? built : "tests/data/" + name;
+}
+
+std::vector<Config> taskConfigs(const net::TaskGraph& g, Backend backend, std::uint64_t seed) {
+  std::vector<Config> configs;
+  for (const net::Task& t : g.tasks) {
+    OperatorDefinition def = net::taskDefinition(t, layout::TuningMode::Loop);
+    if (backend != Backend::Cpu) def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
+    configs.push_back(randomConfigs(def.space, 1, seed).at(0));
+  }
+  return configs;
+}
+
+TEST(NetworkCudaRun, EveryLayerKindMatchesTheCpuProgram) {
+  std::string why;
+  if (skipWithoutDevice(&why)) GTEST_SKIP() << why;
+  for (const char* file : {"net_all_ops.json", "net_fixed_elementwise.json"}) {
+    const net::Network n = net::loadNetwork(dataFile(file));
+    const net::TaskGraph g = net::extractTasks(n);
+    const auto loop = layout::TuningMode::Loop;
+    net::CpuNetworkRun cpu(n, g, taskConfigs(g, Backend::Cpu, 3), loop, 5);
+    const std::vector<float> want = cpu.forward();
+    net::CudaNetworkRun run(
+        net::buildNetworkProgram(n, g, taskConfigs(g, Backend::Cuda, 4), loop, 5, Backend::Cuda));
+    EXPECT_LE(maxRelativeError(run.forward(), want), kVerifyTolerance) << file;
+    // A second pass gives the same (split-K's turns are back at zero after a launch).
+    EXPECT_LE(maxRelativeError(run.forward(), want), kVerifyTolerance) << file;
+    const std::vector<double> times = run.time(1, 3);
+    ASSERT_EQ(times.size(), 3u);
+    for (double t : times) EXPECT_GT(t, 0) << file;
+  }
+}
+
+TEST(NetworkCudaRun, PresetNetworksAreVerifiedAgainstTheirPlainKernels) {
+  std::string why;
+  if (skipWithoutDevice(&why)) GTEST_SKIP() << why;
+  for (const char* name : {"alexnet", "resnet18"}) {
+    const net::Network n = net::loadNetwork(name);
+    const net::TaskGraph g = net::extractTasks(n);
+    const net::EndToEnd e =
+        net::runEndToEndCuda(n, g, taskConfigs(g, Backend::Cuda, 7), {1, 1, 5, false});
+    EXPECT_TRUE(e.verified) << name << ": max relative error " << e.error;
+    EXPECT_GT(e.ms, 0) << name;
+    EXPECT_GT(e.taskMs, 0) << name;
+    EXPECT_NE(e.device.find("sm_"), std::string::npos) << e.device;
+    EXPECT_FALSE(e.steps.empty());
+  }
+}
+
+}  // namespace
+}  // namespace opevo::test

@@ -1,0 +1,172 @@
+// A network as a CUDA program (net/network_program.h with Backend::Cuda): every layer kind's fixed
+// kernel and every task's kernel chained as CudaNetworkRun launches them, checked without a GPU by
+// emulating each step on CPU threads (gpu_emulation.h) against the CPU program of the same
+// network, weights and input. And the CUDA programs of the preset networks compile with NVRTC.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <future>
+#include <map>
+#include <set>
+
+#include "codegen_test_util.h"
+#include "common/error.h"
+#include "cpu/operator_buffers.h"
+#include "cuda/nvrtc_compiler.h"
+#include "gpu_emulation.h"
+#include "net/cpu_network.h"
+#include "net/network_json.h"
+#include "net/network_program.h"
+#include "net/network_tuning.h"
+#include "ops/operator_json.h"
+
+namespace opevo::test {
+namespace {
+
+using codegen::Backend;
+using net::NetworkProgram;
+using net::ProgramOperand;
+using net::StepKind;
+
+const std::string kAllOps = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json";
+
+// One configuration per task of its space on `backend` (the GPU templates' space on CUDA), with
+// few threads a block on the GPU so that the emulation (a thread per GPU thread) stays quick.
+std::vector<Config> taskConfigs(const net::TaskGraph& g, Backend backend, std::uint64_t seed) {
+  std::vector<Config> configs;
+  for (const net::Task& t : g.tasks) {
+    OperatorDefinition def = net::taskDefinition(t, layout::TuningMode::Loop);
+    if (backend != Backend::Cpu) def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
+    const std::vector<Config> c = randomConfigs(def.space, 1, seed, [&](const Config& c) {
+      return backend == Backend::Cpu || threadsPerBlock(def.op, def.space, c) <= 64;
+    });
+    EXPECT_EQ(c.size(), 1u) << t.name;
+    configs.push_back(c.empty() ? Config{} : c.front());
+  }
+  return configs;
+}
+
+// Runs a CUDA program's steps in order on emulated threads, on host copies of its tensors.
+std::vector<float> emulate(const NetworkProgram& p) {
+  std::string source = emulationHeader();
+  for (const net::ProgramStep& s : p.steps) {
+    const net::ProgramKernel& k = p.kernels.at(s.entry);
+    const std::string& module = p.modules[std::size_t(k.module)];
+    source += s.kind == StepKind::Task
+                  ? emulatedKernel({Backend::Cuda, s.entry, module, k.launch, 0, "", "", "", ""})
+                  : emulatedFixedKernel(module, s.entry, k.launch);
+  }
+  LoadedObject so(source, {"-O1", "-std=c++20", "-pthread", "-shared", "-fPIC"});
+  EXPECT_TRUE(so.ok()) << so.result().log;
+  if (!so.ok()) return {};
+  std::vector<std::vector<float>> storage;
+  std::vector<float*> data;
+  storage.reserve(p.tensors.size());
+  for (const net::ProgramTensor& t : p.tensors) {
+    if (t.aliasOf >= 0) {
+      data.push_back(data[std::size_t(t.aliasOf)]);
+      continue;
+    }
+    // NaN until written, as on the device: an element no kernel writes shows in the output.
+    storage.push_back(t.input.empty() ? std::vector<float>(std::size_t(t.elements), std::nanf(""))
+                                      : t.input);
+    data.push_back(storage.back().data());
+  }
+  auto pointer = [&](const ProgramOperand& o) -> const float* {
+    if (o.kind == ProgramOperand::Kind::Tensor) return data[std::size_t(o.index)];
+    if (o.kind == ProgramOperand::Kind::Param) return p.params[std::size_t(o.index)].data();
+    return nullptr;
+  };
+  using FixedFn = void (*)(const float* const*, float*, const float* const*);
+  for (const net::ProgramStep& s : p.steps) {
+    float* out = data[std::size_t(s.out)];
+    if (s.kind == StepKind::Task) {
+      so.symbol<KernelFn>("emu_" + s.entry)(pointer(s.in[0]), pointer(s.in[1]), out,
+                                            pointer(s.in[2]), pointer(s.in[3]));
+      continue;
+    }
+    std::vector<const float*> in, params;
+    for (const ProgramOperand& o : s.in) in.push_back(pointer(o));
+    for (const ProgramOperand& o : s.params) params.push_back(pointer(o));
+    so.symbol<FixedFn>("emu_" + s.entry)(in.data(), out, params.data());
+  }
+  const float* o = data[std::size_t(p.output)];
+  return {o, o + p.tensors[std::size_t(p.output)].elements};
+}
+
+// Every layer kind once (tests/data/net_all_ops.json, whose elementwise layers tasks absorb, and
+// net_fixed_elementwise.json, where they follow a pool and run as fixed kernels): the tuned CUDA
+// chain and the chain of plain reference kernels, emulated, both match the CPU program's output.
+TEST(NetworkGpuProgram, EmulatedChainOfEveryLayerKindMatchesTheCpuProgram) {
+  const std::map<std::string, std::set<std::string>> fixedLayers = {
+      {kAllOps, {"p1", "a1", "bn2", "g1", "sm", "tp", "ln"}},
+      {std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_fixed_elementwise.json",
+       {"p1", "r1", "g1", "s1", "a1", "b1", "p2"}}};
+  for (const auto& [file, fixed] : fixedLayers) {
+    const net::Network n = net::loadNetwork(file);
+    const net::TaskGraph g = net::extractTasks(n);
+    const auto loop = layout::TuningMode::Loop;
+    net::CpuNetworkRun cpu(n, g, taskConfigs(g, Backend::Cpu, 3), loop, 5);
+    const std::vector<float> want = cpu.forward();
+
+    const std::vector<Config> gpu = taskConfigs(g, Backend::Cuda, 4);
+    const NetworkProgram tuned = net::buildNetworkProgram(n, g, gpu, loop, 5, Backend::Cuda);
+    const NetworkProgram plain =
+        net::buildNetworkProgram(n, g, gpu, loop, 5, Backend::Cuda, net::TaskKernels::Reference);
+    EXPECT_EQ(tuned.modules.size(), tuned.kernels.size()) << file;  // one module per kernel
+    EXPECT_TRUE(tuned.source.empty());
+    std::set<std::string> seen;
+    for (const net::ProgramStep& s : tuned.steps)
+      if (s.kind == StepKind::Fixed) seen.insert(s.name);
+    EXPECT_EQ(seen, fixed) << file;
+    EXPECT_NE(tuned.modules[std::size_t(tuned.kernels.at("task_0").module)].find("__global__"),
+              std::string::npos);
+    for (const NetworkProgram* p : {&tuned, &plain}) {
+      const std::vector<float> got = emulate(*p);
+      ASSERT_EQ(got.size(), want.size()) << file;
+      EXPECT_LE(maxRelativeError(got, want), kVerifyTolerance)
+          << file << ": " << (p == &tuned ? "tuned kernels" : "plain reference kernels");
+    }
+  }
+}
+
+TEST(NetworkGpuProgram, LayoutModesAreRefusedOnGpus) {
+  const net::Network n = net::loadNetwork(kAllOps);
+  const net::TaskGraph g = net::extractTasks(n);
+  try {
+    net::buildNetworkProgram(n, g, taskConfigs(g, Backend::Cuda, 4), layout::TuningMode::Joint, 1,
+                             Backend::Cuda);
+    FAIL() << "a joint-mode CUDA program was built";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("loops only"), std::string::npos) << e.what();
+  }
+}
+
+// AlexNet's and ResNet-18's CUDA programs, each kernel its own module, compile for sm_90.
+TEST(NetworkGpuProgram, PresetNetworksCompileWithNvrtc) {
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+  for (const std::string name : {"alexnet", "resnet18"}) {
+    const net::Network n = net::loadNetwork(name);
+    const net::TaskGraph g = net::extractTasks(n);
+    std::vector<Config> configs;
+    for (const net::Task& t : g.tasks) {
+      const OperatorDefinition def =
+          withSpaceTarget(net::taskDefinition(t, layout::TuningMode::Loop), SpaceTarget::Gpu);
+      configs.push_back(randomConfigs(def.space, 1, 11).at(0));
+    }
+    const NetworkProgram p =
+        net::buildNetworkProgram(n, g, configs, layout::TuningMode::Loop, 1, Backend::Cuda);
+    std::vector<std::future<CompileResult>> built;
+    for (const std::string& m : p.modules)
+      built.push_back(std::async(std::launch::async, [&] { return nvrtc.compile(m, "sm_90"); }));
+    for (std::size_t i = 0; i < built.size(); ++i) {
+      const CompileResult r = built[i].get();
+      EXPECT_TRUE(r.ok) << name << " module " << i << ":\n" << r.log;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace opevo::test
