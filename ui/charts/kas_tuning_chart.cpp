@@ -23,6 +23,11 @@ KasTuningChart::KasTuningChart(QWidget* parent)
   chart()->setMargins(QMargins(4, 4, 4, 4));
   m_x->setTitleText(tr("trial"));
   m_x->setLabelFormat(QStringLiteral("%d"));
+  // Whole trials only: ticks from trial 1, a few trials apart (setCandidate sets the interval);
+  // five fixed ticks would label an empty chart's 1..2 as "1 1 1 1 2".
+  m_x->setTickType(QValueAxis::TicksDynamic);
+  m_x->setTickAnchor(1);
+  m_x->setTickInterval(1);
   m_y->setTitleText(tr("best time (ms)"));
   m_y->setLabelFormat(QStringLiteral("%g"));
   m_y->setMinorTickCount(0);  // a decade's eight minor lines crowd a small chart
@@ -44,6 +49,7 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
                       : c->stage == KasStage::Failed ? tr("Tuning: failed (see its note)")
                                                      : tr("Tuning: not tuned yet"));
     m_x->setRange(1, 2);
+    m_x->setTickInterval(1);
     m_y->setRange(0.01, 1);
     return;
   }
@@ -95,9 +101,6 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
       line->replace(1, QPointF(std::max(trials, 2), line->at(1).y()));
   }
   m_x->setRange(1, std::max(trials, 2));
-  // Whole trials only: a tick every few of them.
-  m_x->setTickType(QValueAxis::TicksDynamic);
-  m_x->setTickAnchor(1);
   m_x->setTickInterval(std::max(1.0, std::ceil((trials - 1) / 8.0)));
   if (hi <= 0) {
     m_y->setRange(0.01, 1);

@@ -28,6 +28,10 @@ NetworkCurveChart::NetworkCurveChart(QWidget* parent)
   m_x->setLabelFormat(QStringLiteral("%d"));
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
+  // Axes with a range before the first snapshot, so the empty chart shows them (whole ticks:
+  // 0..10 in five would label 2.5 as "2").
+  m_x->setRange(0, 8);
+  m_y->setRange(0, 1);
   setMinimumHeight(220);
 }
 
