@@ -157,8 +157,12 @@ void runTune(const NetTuneOptions& o) {
     if (!o.json) announceBuild(n, g);
     e = session->runEndToEnd({plan.seed, o.warmup, o.runs, o.reference});
   }
-  // On CUDA the chained run follows the stored tuning: a kernel that faults there loses nothing.
+  // On CUDA the network is stored as tuned first: a kernel that faults or hangs in the chained
+  // run, or a signal during it, loses nothing (the result is stored again after it).
   if (backend == "cuda" && o.cluster.address.empty()) {
+    nlohmann::json tuned = session->resultJson(nullptr);
+    tuned["reference"]["missing"] = "the end-to-end run on the device did not finish";
+    session->finish(tuned);
     if (!o.json)
       std::fprintf(stderr,
                    "running %s end to end on the device, checked against its plain reference "

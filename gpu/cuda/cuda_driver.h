@@ -59,8 +59,9 @@ class CudaDriver {
   const DeviceProperties& device() const { return m_props; }
 
   // Makes device 0's primary context current on the calling thread, retaining it on first use.
-  // The parent process only reads attributes and never creates a context (it would cost device
-  // memory next to the worker's).
+  // While tuning, the parent process only reads attributes and creates no context (it would cost
+  // device memory next to the worker's); a network's end-to-end run after tuning
+  // (net/cuda_network.h) is the one use in the parent.
   void makeCurrent();
 
   // A module from a cubin or PTX image.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "common/shared_library.h"
 #include "hip/amdgpu_metadata.h"
@@ -127,6 +128,12 @@ CompileResult HiprtcCompiler::compile(const std::string& source, const std::stri
   for (const std::string& o : options) argv.push_back(o.c_str());
 
   const auto start = std::chrono::steady_clock::now();
+  // One compilation at a time: hiprtc parses its options into LLVM's process-wide option
+  // registry, and compilations from several threads at once corrupted the heap ("clang (LLVM
+  // option parsing)malloc(): unaligned tcache chunk detected", Debian's hiprtc 5.2; once in eight
+  // runs of a test compiling a network's modules side by side).
+  static std::mutex serial;
+  const std::lock_guard<std::mutex> lock(serial);
   Api::Program program = nullptr;
   if (int rc = api.createProgram(&program, source.c_str(), "opevo_kernel.hip", 0, nullptr, nullptr);
       rc != 0) {

@@ -10,7 +10,8 @@
 namespace opevo {
 
 // hiprtc opened with dlopen at run time: a separate libhiprtc (ROCm 5.3 and later) or the one
-// inside libamdhip64 (Debian's 5.2). Compilation needs no AMD GPU. Thread-safe.
+// inside libamdhip64 (Debian's 5.2). Compilation needs no AMD GPU. Thread-safe: compilations
+// from several threads run one at a time (hiprtc itself is not).
 class HiprtcCompiler {
  public:
   static std::vector<std::string> defaultCandidates();

@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "codegen/device_limits.h"
 #include "common/error.h"
 #include "common/median.h"
 #include "cuda/cuda_driver.h"
@@ -22,6 +23,10 @@ using cuda::DeviceBuffer;
 struct CudaNetworkRun::Impl {
   explicit Impl(CudaDriver& driver) : d(driver) {}
   ~Impl() {
+    try {  // a forward pass cut short by an error may still be running
+      d.synchronize();
+    } catch (const DeviceError&) {
+    }
     for (void* module : modules) d.unloadModule(module);
   }
   CudaDriver& d;
@@ -58,9 +63,10 @@ struct CudaNetworkRun::Impl {
   }
   // Event-timed runs of `run`, each alone.
   std::vector<double> timed(int runs, const std::function<void()>& run) {
-    cuda::Event start = d.createEvent(), end = d.createEvent();
+    cuda::Event start = d.createEvent(), end = nullptr;
     std::vector<double> times;
     try {
+      end = d.createEvent();
       for (int i = 0; i < runs; ++i) {
         d.record(start);
         run();
@@ -70,7 +76,7 @@ struct CudaNetworkRun::Impl {
       }
     } catch (...) {
       d.destroyEvent(start);
-      d.destroyEvent(end);
+      if (end) d.destroyEvent(end);
       throw;
     }
     d.destroyEvent(start);
@@ -92,8 +98,13 @@ std::vector<CompileResult> compileAll(const std::vector<std::string>& sources,
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&] {
-      for (std::size_t i = next++; i < sources.size(); i = next++)
-        results[i] = NvrtcCompiler::shared().compile(sources[i], arch);
+      for (std::size_t i = next++; i < sources.size(); i = next++) {
+        try {
+          results[i] = NvrtcCompiler::shared().compile(sources[i], arch);
+        } catch (const std::exception& e) {  // an exception must not leave the thread
+          results[i].log = e.what();
+        }
+      }
     });
   for (std::thread& t : pool) t.join();
   return results;
@@ -119,10 +130,10 @@ CudaNetworkRun::CudaNetworkRun(NetworkProgram program) {
       compileAll(p.modules, cudaCompileArch(d.device().computeCapability()));
   m_compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  for (std::size_t i = 0; i < built.size(); ++i)
-    if (!built[i].ok)
-      throw std::runtime_error("CUDA network run: kernel module " + std::to_string(i) +
-                               " does not compile:\n" + built[i].log);
+  for (const auto& [entry, kernel] : p.kernels)
+    if (!built[std::size_t(kernel.module)].ok)
+      throw std::runtime_error("CUDA network run: kernel " + entry + " does not compile:\n" +
+                               built[std::size_t(kernel.module)].log);
   for (const CompileResult& r : built) m->modules.push_back(d.loadModule(r.binary));
 
   // Tensors (each written tensor NaN until a step writes it), then parameters.
@@ -157,6 +168,21 @@ CudaNetworkRun::CudaNetworkRun(NetworkProgram program) {
       throw std::logic_error("CUDA network run: no kernel for step " + step.name);
     Impl::Step s{step.name, step.kind, nullptr, k->second.launch, {}};
     s.f = d.getFunction(m->modules[std::size_t(k->second.module)], step.entry);
+    // A tuned configuration fits the device (its trials launched); a configuration given
+    // otherwise may not: say which step and why, before any launch.
+    codegen::DeviceLimits limits;
+    limits.arch = d.device().arch();
+    limits.maxThreadsPerBlock =
+        std::min(d.device().maxThreadsPerBlock,
+                 d.functionAttribute(s.f, CudaDriver::kFuncMaxThreadsPerBlock));
+    limits.maxSharedBytesPerBlock = d.device().maxSharedBytesOptin;
+    limits.registersPerBlock = 0;  // the function's thread limit above already accounts for them
+    limits.maxGridX = d.device().maxGrid[0];
+    limits.maxGridY = d.device().maxGrid[1];
+    limits.maxGridZ = d.device().maxGrid[2];
+    if (const auto broken = codegen::checkLaunch(s.launch, nullptr, limits); !broken.empty())
+      throw DeviceError(-1, "CUDA network run: the kernel of " + step.name + " (" + step.entry +
+                                ") " + broken.front());
     if (s.launch.sharedBytes > 48 * 1024)  // dynamic shared memory above 48 KiB is opted into
       d.setFunctionAttribute(s.f, CudaDriver::kFuncMaxDynamicSharedBytes,
                              int(s.launch.sharedBytes));

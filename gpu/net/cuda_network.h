@@ -12,11 +12,12 @@ namespace opevo::net {
 // NVRTC side by side (one module each), its tensors and parameters in device memory, and its
 // steps launched in order on the default stream, as the tuned network would run in production.
 // It runs in this process, in the device's primary context: a kernel that faults ends the
-// context, and every later call throws DeviceError (the tuning it follows is stored by then).
+// context, and every later call throws DeviceError (`net tune` stores the tuned network first).
 class CudaNetworkRun {
  public:
-  // Throws DeviceError when there is no CUDA device or a runtime call fails, std::runtime_error
-  // with NVRTC's log when a kernel does not compile, InputError for a program of another backend.
+  // Throws DeviceError when there is no CUDA device, a kernel's launch would break a limit of the
+  // device (naming the step) or a runtime call fails, std::runtime_error with NVRTC's log when a
+  // kernel does not compile, InputError for a program of another backend.
   explicit CudaNetworkRun(NetworkProgram program);
   ~CudaNetworkRun();
   CudaNetworkRun(const CudaNetworkRun&) = delete;

@@ -138,7 +138,7 @@ MathNames mathNames(codegen::Backend b) {
 }
 
 // The loop over a fixed kernel's independent items, each computed whole by one iteration: an
-// OpenMP-parallel loop on the CPU, one thread per item on a GPU (fixedLayerItems of them).
+// OpenMP-parallel loop on the CPU, one thread per item on a GPU (itemsOf says how many).
 void openItems(codegen::CodeWriter& w, codegen::Backend b, const std::string& var,
                std::int64_t count) {
   if (b == codegen::Backend::Cpu) {

@@ -73,6 +73,23 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
   return configs;
 }
 
+// A GPU task's configuration in the GPU templates' space: as given, or, for a run stored before
+// GPU runs tuned the templates' own parameters (split_k, stages; a point of the common space),
+// with those parameters at their value when absent, which is how that run's kernels were built.
+Config inGpuSpace(const OperatorDefinition& gpu, const Config& c) {
+  if (gpu.space.contains(c)) return c;
+  const SearchSpace common = withSpaceTarget(gpu, SpaceTarget::Common).space;
+  if (!common.contains(c)) return c;  // generateKernel says what is wrong with it
+  Config out;
+  for (std::size_t i = 0; i < gpu.space.dims(); ++i) {
+    const int at = common.indexOf(gpu.space.param(i).name());
+    const Vertex* absent = gpu.space.valueWhenAbsent(i);
+    if (at < 0 && !absent) return c;
+    out.push_back(at >= 0 ? c[std::size_t(at)] : *absent);
+  }
+  return out;
+}
+
 }  // namespace
 
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
@@ -131,7 +148,9 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     const codegen::GeneratedKernel k =
         kernels == TaskKernels::Reference
             ? codegen::generateReferenceKernel(def.op, backend, {entry})
-            : codegen::generateKernel(def.op, def.space, configs[i], backend, {entry});
+            : codegen::generateKernel(def.op, def.space,
+                                      gpu ? inGpuSpace(def, configs[i]) : configs[i], backend,
+                                      {entry});
     if (gpu)
       addGpuModule(entry, k.source, k.launch);
     else

@@ -281,7 +281,9 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
     j["verified"] = false;
     j["reference"] = {{"name", nullptr},
                       {"ms", nullptr},
-                      {"missing", "end-to-end runs are on the cpu and cuda backends so far"}};
+                      {"missing",
+                       "not run end to end: `opevo net tune` runs networks end to end after tuning "
+                       "on the cpu (tuned on this machine) and cuda backends"}};
   }
   return j;
 }

@@ -10,11 +10,13 @@
 #include <map>
 #include <set>
 
+#include "codegen/device_limits.h"
 #include "codegen_test_util.h"
 #include "common/error.h"
 #include "cpu/operator_buffers.h"
 #include "cuda/nvrtc_compiler.h"
 #include "gpu_emulation.h"
+#include "hip/hiprtc_compiler.h"
 #include "net/cpu_network.h"
 #include "net/network_json.h"
 #include "net/network_program.h"
@@ -39,13 +41,20 @@ std::vector<Config> taskConfigs(const net::TaskGraph& g, Backend backend, std::u
     OperatorDefinition def = net::taskDefinition(t, layout::TuningMode::Loop);
     if (backend != Backend::Cpu) def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
     const std::vector<Config> c = randomConfigs(def.space, 1, seed, [&](const Config& c) {
-      return backend == Backend::Cpu || threadsPerBlock(def.op, def.space, c) <= 64;
+      return backend == Backend::Cpu ||
+             (threadsPerBlock(def.op, def.space, c) <= 64 &&
+              codegen::checkLaunch(codegen::generateKernel(def.op, def.space, c, backend).launch,
+                                   nullptr, codegen::nominalLimits("sm_90"))
+                  .empty());
     });
     EXPECT_EQ(c.size(), 1u) << t.name;
     configs.push_back(c.empty() ? Config{} : c.front());
   }
   return configs;
 }
+
+constexpr std::size_t kCanaryFloats = 16;
+constexpr float kCanary = -7.25f;
 
 // Runs a CUDA program's steps in order on emulated threads, on host copies of its tensors.
 std::vector<float> emulate(const NetworkProgram& p) {
@@ -71,8 +80,16 @@ std::vector<float> emulate(const NetworkProgram& p) {
     // NaN until written, as on the device: an element no kernel writes shows in the output.
     storage.push_back(t.input.empty() ? std::vector<float>(std::size_t(t.elements), std::nanf(""))
                                       : t.input);
+    // Then a canary that must survive every step: a write past the tensor's end shows.
+    storage.back().resize(storage.back().size() + kCanaryFloats, kCanary);
     data.push_back(storage.back().data());
   }
+  auto canariesIntact = [&] {
+    for (const std::vector<float>& t : storage)
+      for (std::size_t i = t.size() - kCanaryFloats; i < t.size(); ++i)
+        if (t[i] != kCanary) return false;
+    return true;
+  };
   auto pointer = [&](const ProgramOperand& o) -> const float* {
     if (o.kind == ProgramOperand::Kind::Tensor) return data[std::size_t(o.index)];
     if (o.kind == ProgramOperand::Kind::Param) return p.params[std::size_t(o.index)].data();
@@ -84,12 +101,14 @@ std::vector<float> emulate(const NetworkProgram& p) {
     if (s.kind == StepKind::Task) {
       so.symbol<KernelFn>("emu_" + s.entry)(pointer(s.in[0]), pointer(s.in[1]), out,
                                             pointer(s.in[2]), pointer(s.in[3]));
+      EXPECT_TRUE(canariesIntact()) << s.name << " (" << s.entry << ") wrote past a tensor's end";
       continue;
     }
     std::vector<const float*> in, params;
     for (const ProgramOperand& o : s.in) in.push_back(pointer(o));
     for (const ProgramOperand& o : s.params) params.push_back(pointer(o));
     so.symbol<FixedFn>("emu_" + s.entry)(in.data(), out, params.data());
+    EXPECT_TRUE(canariesIntact()) << s.name << " (" << s.entry << ") wrote past a tensor's end";
   }
   const float* o = data[std::size_t(p.output)];
   return {o, o + p.tensors[std::size_t(p.output)].elements};
@@ -143,11 +162,16 @@ TEST(NetworkGpuProgram, LayoutModesAreRefusedOnGpus) {
   }
 }
 
-// AlexNet's and ResNet-18's CUDA programs, each kernel its own module, compile for sm_90.
-TEST(NetworkGpuProgram, PresetNetworksCompileWithNvrtc) {
+// The CUDA and HIP programs of AlexNet, ResNet-18 and the two test networks (every fixed layer
+// kind), each kernel its own module, compile with NVRTC for sm_90 and hiprtc for gfx90a.
+TEST(NetworkGpuProgram, ProgramsOfEveryLayerKindCompileWithNvrtcAndHiprtc) {
   const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
-  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
-  for (const std::string name : {"alexnet", "resnet18"}) {
+  const HiprtcCompiler& hiprtc = HiprtcCompiler::shared();
+  if (!nvrtc.available() && !hiprtc.available())
+    GTEST_SKIP() << nvrtc.unavailableReason() << "; " << hiprtc.unavailableReason();
+  const std::string data = std::string(OPEVO_SOURCE_DIR) + "/tests/data/";
+  for (const std::string& name : {std::string("alexnet"), std::string("resnet18"), kAllOps,
+                                  data + "net_fixed_elementwise.json"}) {
     const net::Network n = net::loadNetwork(name);
     const net::TaskGraph g = net::extractTasks(n);
     std::vector<Config> configs;
@@ -156,14 +180,21 @@ TEST(NetworkGpuProgram, PresetNetworksCompileWithNvrtc) {
           withSpaceTarget(net::taskDefinition(t, layout::TuningMode::Loop), SpaceTarget::Gpu);
       configs.push_back(randomConfigs(def.space, 1, 11).at(0));
     }
-    const NetworkProgram p =
-        net::buildNetworkProgram(n, g, configs, layout::TuningMode::Loop, 1, Backend::Cuda);
-    std::vector<std::future<CompileResult>> built;
-    for (const std::string& m : p.modules)
-      built.push_back(std::async(std::launch::async, [&] { return nvrtc.compile(m, "sm_90"); }));
-    for (std::size_t i = 0; i < built.size(); ++i) {
-      const CompileResult r = built[i].get();
-      EXPECT_TRUE(r.ok) << name << " module " << i << ":\n" << r.log;
+    for (const Backend backend : {Backend::Cuda, Backend::Hip}) {
+      if (backend == Backend::Cuda ? !nvrtc.available() : !hiprtc.available()) continue;
+      const NetworkProgram p =
+          net::buildNetworkProgram(n, g, configs, layout::TuningMode::Loop, 1, backend);
+      std::vector<std::future<CompileResult>> built;
+      for (const std::string& m : p.modules)
+        built.push_back(std::async(std::launch::async, [&, backend] {
+          return backend == Backend::Cuda ? nvrtc.compile(m, "sm_90") : hiprtc.compile(m, "gfx90a");
+        }));
+      for (std::size_t i = 0; i < built.size(); ++i) {
+        const CompileResult r = built[i].get();
+        EXPECT_TRUE(r.ok) << name << " " << codegen::backendName(backend) << " module " << i
+                          << ":\n"
+                          << r.log;
+      }
     }
   }
 }
