@@ -86,23 +86,27 @@ std::string cudaCompileArch(int cc) {
   return "compute_" + std::to_string(best);
 }
 
+codegen::DeviceLimits cudaDeviceLimits(CudaDriver& d, cuda::Function f) {
+  const cuda::DeviceProperties& p = d.device();
+  codegen::DeviceLimits l;
+  l.arch = p.arch();
+  l.maxThreadsPerBlock =
+      std::min(p.maxThreadsPerBlock, d.functionAttribute(f, CudaDriver::kFuncMaxThreadsPerBlock));
+  l.maxSharedBytesPerBlock = p.maxSharedBytesOptin;
+  l.registersPerBlock = p.registersPerBlock;
+  l.maxGridX = p.maxGrid[0];
+  l.maxGridY = p.maxGrid[1];
+  l.maxGridZ = p.maxGrid[2];
+  return l;
+}
+
 GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buffers,
                            const TimingOptions& timing) {
   CudaDriver& d = CudaDriver::shared();
   // The device's real limits plus what the driver says this function needs.
   const auto limits = [&d](void* f, KernelResources& res) {
-    const auto& p = d.device();
-    codegen::DeviceLimits l;
-    l.arch = p.arch();
-    l.maxThreadsPerBlock =
-        std::min(p.maxThreadsPerBlock, d.functionAttribute(f, CudaDriver::kFuncMaxThreadsPerBlock));
-    l.maxSharedBytesPerBlock = p.maxSharedBytesOptin;
-    l.registersPerBlock = p.registersPerBlock;
-    l.maxGridX = p.maxGrid[0];
-    l.maxGridY = p.maxGrid[1];
-    l.maxGridZ = p.maxGrid[2];
     res.registers = d.functionAttribute(f, CudaDriver::kFuncNumRegs);
-    return l;
+    return cudaDeviceLimits(d, f);
   };
   // Dynamic shared memory above 48 KiB must be opted into per function.
   const auto prepare = [&d, &request](void* f) {

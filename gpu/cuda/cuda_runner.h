@@ -2,8 +2,10 @@
 
 #include <string>
 
+#include "codegen/device_limits.h"
 #include "common/device_run.h"
 #include "cpu/cpu_runner.h"
+#include "cuda/cuda_driver.h"
 
 namespace opevo {
 
@@ -13,6 +15,10 @@ std::string cudaUnavailableReason();
 // The NVRTC target for a compute capability: sm_NN when this NVRTC knows it, else PTX for the
 // newest capability it supports below (the driver finishes compiling that when loading).
 std::string cudaCompileArch(int computeCapability);
+
+// Device 0's real limits for one loaded function: the device's, with the block size capped by
+// what the driver says the function's registers allow.
+codegen::DeviceLimits cudaDeviceLimits(cuda::CudaDriver& driver, cuda::Function f);
 
 // Inside opevo-worker: checks the launch against the device before launching (threads, opt-in
 // shared memory, registers x threads: Rejected), runs the kernel once on the operator's inputs

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <functional>
-#include <optional>
 #include <thread>
 
 #include "codegen/device_limits.h"
+#include "common/device_run.h"
 #include "common/error.h"
 #include "common/median.h"
 #include "cuda/cuda_driver.h"
@@ -40,7 +39,8 @@ struct CudaNetworkRun::Impl {
     StepKind kind = StepKind::Task;
     cuda::Function f = nullptr;
     codegen::LaunchConfig launch;
-    std::vector<cuda::DevicePtr> args;  // by value; launch() passes their addresses
+    std::vector<cuda::DevicePtr> args;  // by value
+    std::vector<void*> argv;            // their addresses, as cuLaunchKernel takes them
   };
   std::vector<Step> steps;
   std::vector<float> output;
@@ -51,37 +51,17 @@ struct CudaNetworkRun::Impl {
     return storage.back()->get();
   }
   void launch(Step& s) {
-    std::vector<void*> args;
-    for (cuda::DevicePtr& a : s.args) args.push_back(&a);
     const codegen::LaunchConfig& l = s.launch;
     const unsigned grid[3] = {unsigned(l.grid.x), unsigned(l.grid.y), unsigned(l.grid.z)};
     const unsigned block[3] = {unsigned(l.block.x), unsigned(l.block.y), unsigned(l.block.z)};
-    d.launch(s.f, grid, block, unsigned(l.sharedBytes), args.data());
+    d.launch(s.f, grid, block, unsigned(l.sharedBytes), s.argv.data());
   }
   void forward() {
     for (Step& s : steps) launch(s);
   }
-  // Event-timed runs of `run`, each alone.
-  std::vector<double> timed(int runs, const std::function<void()>& run) {
-    cuda::Event start = d.createEvent(), end = nullptr;
-    std::vector<double> times;
-    try {
-      end = d.createEvent();
-      for (int i = 0; i < runs; ++i) {
-        d.record(start);
-        run();
-        d.record(end);
-        d.waitEvent(end);
-        times.push_back(d.elapsedMs(start, end));
-      }
-    } catch (...) {
-      d.destroyEvent(start);
-      if (end) d.destroyEvent(end);
-      throw;
-    }
-    d.destroyEvent(start);
-    d.destroyEvent(end);
-    return times;
+  // `runs` event-timed runs of `run`, each alone, after `warmup` untimed ones.
+  std::vector<double> timed(int warmup, int runs, const std::function<void()>& run) {
+    return timeOnDevice(d, run, TimingOptions{0, runs, runs, warmup}, /*coldL2=*/false);
   }
 };
 
@@ -166,21 +146,12 @@ CudaNetworkRun::CudaNetworkRun(NetworkProgram program) {
     const auto k = p.kernels.find(step.entry);
     if (k == p.kernels.end() || step.kind == StepKind::Convert)
       throw std::logic_error("CUDA network run: no kernel for step " + step.name);
-    Impl::Step s{step.name, step.kind, nullptr, k->second.launch, {}};
+    Impl::Step s{step.name, step.kind, nullptr, k->second.launch, {}, {}};
     s.f = d.getFunction(m->modules[std::size_t(k->second.module)], step.entry);
     // A tuned configuration fits the device (its trials launched); a configuration given
     // otherwise may not: say which step and why, before any launch.
-    codegen::DeviceLimits limits;
-    limits.arch = d.device().arch();
-    limits.maxThreadsPerBlock =
-        std::min(d.device().maxThreadsPerBlock,
-                 d.functionAttribute(s.f, CudaDriver::kFuncMaxThreadsPerBlock));
-    limits.maxSharedBytesPerBlock = d.device().maxSharedBytesOptin;
-    limits.registersPerBlock = 0;  // the function's thread limit above already accounts for them
-    limits.maxGridX = d.device().maxGrid[0];
-    limits.maxGridY = d.device().maxGrid[1];
-    limits.maxGridZ = d.device().maxGrid[2];
-    if (const auto broken = codegen::checkLaunch(s.launch, nullptr, limits); !broken.empty())
+    if (const auto broken = codegen::checkLaunch(s.launch, nullptr, cudaDeviceLimits(d, s.f));
+        !broken.empty())
       throw DeviceError(-1, "CUDA network run: the kernel of " + step.name + " (" + step.entry +
                                 ") " + broken.front());
     if (s.launch.sharedBytes > 48 * 1024)  // dynamic shared memory above 48 KiB is opted into
@@ -193,6 +164,8 @@ CudaNetworkRun::CudaNetworkRun(NetworkProgram program) {
     else
       s.args = {pointerList(step.in), out, pointerList(step.params)};
     m->steps.push_back(std::move(s));
+    // The addresses stay valid: a vector's elements do not move when the vector does.
+    for (cuda::DevicePtr& a : m->steps.back().args) m->steps.back().argv.push_back(&a);
   }
   d.synchronize();
 }
@@ -210,17 +183,13 @@ const std::vector<float>& CudaNetworkRun::forward() {
 }
 
 std::vector<double> CudaNetworkRun::time(int warmup, int runs) {
-  for (int i = 0; i < warmup; ++i) m->forward();
-  m->d.synchronize();
-  return m->timed(runs, [this] { m->forward(); });
+  return m->timed(warmup, runs, [this] { m->forward(); });
 }
 
 std::vector<StepTime> CudaNetworkRun::stepTimes(int runs) {
   std::vector<StepTime> out;
-  for (Impl::Step& s : m->steps) {
-    m->launch(s);  // warm-up
-    out.push_back({s.name, s.kind, median(m->timed(runs, [&] { m->launch(s); }))});
-  }
+  for (Impl::Step& s : m->steps)
+    out.push_back({s.name, s.kind, median(m->timed(1, runs, [&] { m->launch(s); }))});
   return out;
 }
 

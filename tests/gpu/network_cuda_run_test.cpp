@@ -7,8 +7,6 @@
 
 #include <filesystem>
 
-#include "codegen/device_limits.h"
-#include "codegen_test_util.h"
 #include "cpu/operator_buffers.h"
 #include "cuda/cuda_driver.h"
 #include "cuda/nvrtc_compiler.h"
@@ -16,8 +14,7 @@
 #include "net/cuda_network.h"
 #include "net/end_to_end.h"
 #include "net/network_json.h"
-#include "net/network_tuning.h"
-#include "ops/operator_json.h"
+#include "network_test_util.h"
 
 namespace opevo::test {
 namespace {
@@ -40,28 +37,11 @@ std::string dataFile(const std::string& name) {
   return std::filesystem::exists(built) ? built : "tests/data/" + name;
 }
 
-// A random configuration per task; on CUDA one whose launch fits this device (the space does not
-// bound shared memory: a tuner's trial that breaks a device limit fails, and tuned ones fit).
+// Configurations whose launch fits this device.
 std::vector<Config> taskConfigs(const net::TaskGraph& g, Backend backend, std::uint64_t seed) {
-  std::vector<Config> configs;
-  for (const net::Task& t : g.tasks) {
-    OperatorDefinition def = net::taskDefinition(t, layout::TuningMode::Loop);
-    if (backend == Backend::Cpu) {
-      configs.push_back(randomConfigs(def.space, 1, seed).at(0));
-      continue;
-    }
-    def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
-    const codegen::DeviceLimits limits =
-        codegen::nominalLimits(cuda::CudaDriver::shared().device().arch());
-    const std::vector<Config> c = randomConfigs(def.space, 1, seed, [&](const Config& c) {
-      return codegen::checkLaunch(codegen::generateKernel(def.op, def.space, c, backend).launch,
-                                  nullptr, limits)
-          .empty();
-    });
-    EXPECT_EQ(c.size(), 1u) << t.name;
-    configs.push_back(c.empty() ? Config{} : c.front());
-  }
-  return configs;
+  const codegen::DeviceLimits device =
+      codegen::nominalLimits(cuda::CudaDriver::shared().device().arch());
+  return randomTaskConfigs(g, backend, seed, &device);
 }
 
 TEST(NetworkCudaRun, EveryLayerKindMatchesTheCpuProgram) {

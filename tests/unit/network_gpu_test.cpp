@@ -10,8 +10,6 @@
 #include <map>
 #include <set>
 
-#include "codegen/device_limits.h"
-#include "codegen_test_util.h"
 #include "common/error.h"
 #include "cpu/operator_buffers.h"
 #include "cuda/nvrtc_compiler.h"
@@ -20,8 +18,7 @@
 #include "net/cpu_network.h"
 #include "net/network_json.h"
 #include "net/network_program.h"
-#include "net/network_tuning.h"
-#include "ops/operator_json.h"
+#include "network_test_util.h"
 
 namespace opevo::test {
 namespace {
@@ -33,24 +30,10 @@ using net::StepKind;
 
 const std::string kAllOps = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json";
 
-// One configuration per task of its space on `backend` (the GPU templates' space on CUDA), with
-// few threads a block on the GPU so that the emulation (a thread per GPU thread) stays quick.
+// Few threads a block keep the emulation (a CPU thread per GPU thread) quick.
 std::vector<Config> taskConfigs(const net::TaskGraph& g, Backend backend, std::uint64_t seed) {
-  std::vector<Config> configs;
-  for (const net::Task& t : g.tasks) {
-    OperatorDefinition def = net::taskDefinition(t, layout::TuningMode::Loop);
-    if (backend != Backend::Cpu) def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
-    const std::vector<Config> c = randomConfigs(def.space, 1, seed, [&](const Config& c) {
-      return backend == Backend::Cpu ||
-             (threadsPerBlock(def.op, def.space, c) <= 64 &&
-              codegen::checkLaunch(codegen::generateKernel(def.op, def.space, c, backend).launch,
-                                   nullptr, codegen::nominalLimits("sm_90"))
-                  .empty());
-    });
-    EXPECT_EQ(c.size(), 1u) << t.name;
-    configs.push_back(c.empty() ? Config{} : c.front());
-  }
-  return configs;
+  const codegen::DeviceLimits h100 = codegen::nominalLimits("sm_90");
+  return randomTaskConfigs(g, backend, seed, &h100, 64);
 }
 
 constexpr std::size_t kCanaryFloats = 16;
@@ -174,12 +157,7 @@ TEST(NetworkGpuProgram, ProgramsOfEveryLayerKindCompileWithNvrtcAndHiprtc) {
                                   data + "net_fixed_elementwise.json"}) {
     const net::Network n = net::loadNetwork(name);
     const net::TaskGraph g = net::extractTasks(n);
-    std::vector<Config> configs;
-    for (const net::Task& t : g.tasks) {
-      const OperatorDefinition def =
-          withSpaceTarget(net::taskDefinition(t, layout::TuningMode::Loop), SpaceTarget::Gpu);
-      configs.push_back(randomConfigs(def.space, 1, 11).at(0));
-    }
+    const std::vector<Config> configs = randomTaskConfigs(g, Backend::Cuda, 11);
     for (const Backend backend : {Backend::Cuda, Backend::Hip}) {
       if (backend == Backend::Cuda ? !nvrtc.available() : !hiprtc.available()) continue;
       const NetworkProgram p =
