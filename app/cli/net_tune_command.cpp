@@ -137,49 +137,39 @@ void runTune(const NetTuneOptions& o) {
                     std::to_string(networkId) + clusterHint(o.cluster) + " continues it");
   }
 
-  // On the GPU backends each task against its vendor library is the comparison (and, on CUDA,
-  // the end-to-end run beside their sum); on the CPU it is asked for.
-  if (backend != "cpu" || o.taskReferences) {
-    if (!o.json) std::fprintf(stderr, "timing each task's reference library...\n");
-    session->measureTaskReferences();
-  }
-
-  std::optional<net::EndToEnd> e;
   // Tuned on a cluster's CPUs, the network would run end to end on this machine's: a different
   // CPU (opevo net export writes a program to run where the agents are).
-  if (backend == "cpu" && !o.cluster.address.empty() && !o.json)
+  const bool onCluster = !o.cluster.address.empty();
+  if (backend == "cpu" && onCluster && !o.json)
     std::fprintf(stderr,
                  "tuned on the cluster's agents: not run end to end here (opevo net "
                  "export %lld --out DIR writes a program to run on their machines)\n",
                  static_cast<long long>(networkId));
-  std::string endToEndError;
-  if (backend == "cpu" && o.cluster.address.empty()) {
-    if (!o.json) announceBuild(n, g);
-    e = session->runEndToEnd({plan.seed, o.warmup, o.runs, o.reference});
-  }
-  // On CUDA the network is stored as tuned first: a kernel that faults or hangs in the chained
-  // run, or a signal during it, loses nothing (the result is stored again after it).
-  if (backend == "cuda" && o.cluster.address.empty()) {
-    nlohmann::json tuned = session->resultJson(nullptr);
-    tuned["reference"]["missing"] = "the end-to-end run on the device did not finish";
-    session->finish(tuned);
-    if (!o.json)
-      std::fprintf(stderr,
-                   "running %s end to end on the device, checked against its plain reference "
-                   "kernels...\n",
-                   n.name.c_str());
-    try {
-      e = session->runEndToEnd({plan.seed, o.warmup, o.runs, o.reference});
-    } catch (const std::exception& x) {
-      endToEndError = x.what();
+  net::ConcludeOptions conclude;
+  conclude.endToEnd = {plan.seed, o.warmup, o.runs, o.reference};
+  conclude.taskReferences = o.taskReferences;
+  conclude.endToEndHere = !onCluster;
+  conclude.onStep = [&](net::ConcludeStep step) {
+    if (o.json) return;
+    switch (step) {
+      case net::ConcludeStep::TaskReferences:
+        std::fprintf(stderr, "timing each task's reference library...\n");
+        break;
+      case net::ConcludeStep::EndToEndOnCpu:
+        announceBuild(n, g);
+        break;
+      case net::ConcludeStep::EndToEndOnDevice:
+        std::fprintf(stderr,
+                     "running %s end to end on the device, checked against its plain reference "
+                     "kernels...\n",
+                     n.name.c_str());
+        break;
     }
-  }
-  nlohmann::json j = session->resultJson(e ? &*e : nullptr);
-  if (!endToEndError.empty()) {
-    j["end_to_end_error"] = endToEndError;
-    j["reference"]["missing"] = "the end-to-end run on the device failed: " + endToEndError;
-  }
-  session->finish(j);
+  };
+  const net::Conclusion concluded = session->conclude(conclude);
+  nlohmann::json j = concluded.result;  // printed below (operator[] on a const one asserts)
+  const std::optional<net::EndToEnd>& e = concluded.endToEnd;
+  const std::string& endToEndError = concluded.endToEndError;
   if (o.json) {
     std::cout << j.dump(2) << "\n";
   } else {

@@ -317,4 +317,40 @@ void NetworkSession::finish(const nlohmann::json& result) {
   });
 }
 
+Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
+  auto announce = [&](ConcludeStep step) {
+    if (options.onStep) options.onStep(step);
+  };
+  const std::string& backend = m_source.backend;
+  // On the GPU backends each task against its vendor library is the comparison (libtorch runs
+  // on the CPU only); on the CPU it is asked for.
+  if (backend != "cpu" || options.taskReferences) {
+    announce(ConcludeStep::TaskReferences);
+    measureTaskReferences();
+  }
+  Conclusion c;
+  if (options.endToEndHere && backend == "cpu") {
+    announce(ConcludeStep::EndToEndOnCpu);
+    c.endToEnd = runEndToEnd(options.endToEnd, options.reference);
+  } else if (options.endToEndHere && backend == "cuda") {
+    nlohmann::json tuned = resultJson(nullptr);
+    tuned["reference"]["missing"] = "the end-to-end run on the device did not finish";
+    finish(tuned);
+    announce(ConcludeStep::EndToEndOnDevice);
+    try {
+      c.endToEnd = runEndToEnd(options.endToEnd);
+    } catch (const std::exception& x) {
+      c.endToEndError = x.what();
+    }
+  }
+  c.result = resultJson(c.endToEnd ? &*c.endToEnd : nullptr);
+  if (!c.endToEndError.empty()) {
+    c.result["end_to_end_error"] = c.endToEndError;
+    c.result["reference"]["missing"] =
+        "the end-to-end run on the device failed: " + c.endToEndError;
+  }
+  finish(c.result);
+  return c;
+}
+
 }  // namespace opevo::net

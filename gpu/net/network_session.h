@@ -5,6 +5,7 @@
 // the other.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -38,6 +39,24 @@ struct NetworkSource {
 // not there.
 NetworkSource storedNetworkSource(const Store& store, std::int64_t id,
                                   NetworkRecord* record = nullptr);
+
+// What conclude() is doing, for a caller that shows progress.
+enum class ConcludeStep { TaskReferences, EndToEndOnCpu, EndToEndOnDevice };
+
+struct ConcludeOptions {
+  EndToEndOptions endToEnd;
+  bool taskReferences = false;  // time each task's library on the CPU too (always on cuda, hip)
+  // false where the tasks were measured elsewhere (a cluster's agents): nothing runs here.
+  bool endToEndHere = true;
+  std::optional<ReferenceTimes> reference;  // libtorch, timed before the tuning (CPU runs)
+  std::function<void(ConcludeStep)> onStep;
+};
+
+struct Conclusion {
+  nlohmann::json result;  // as stored by finish()
+  std::optional<EndToEnd> endToEnd;
+  std::string endToEndError;  // the device run's failure, also in result["end_to_end_error"]
+};
 
 class NetworkSession {
  public:
@@ -104,6 +123,13 @@ class NetworkSession {
   // The task runs and the network finished with this result, in one transaction: until then a
   // resume takes the network up again.
   void finish(const nlohmann::json& result);
+  // After the tuning, what `opevo net tune` and the Networks page both do: each task's library
+  // timed (on cuda and hip, or when options ask), the tuned network run end to end where it can
+  // run here (this CPU, or the CUDA device), and the run finished with the result. On CUDA the
+  // run is stored as tuned before the chained run, so that a kernel that faults or hangs there,
+  // or a signal, loses nothing; that run's failure is named in the result, not thrown. A CPU run
+  // throws as runEndToEnd does, the run left unfinished (resumable).
+  Conclusion conclude(const ConcludeOptions& options);
 
  private:
   void build(const std::vector<EngineOptions>& options);

@@ -1,7 +1,8 @@
 // Networks run end to end on the CUDA device (net/cuda_network.h): every layer kind's fixed kernel
 // and random task configurations chained, against the CPU program of the same network, and the
 // preset networks verified against their plain reference kernels as `opevo net tune --backend
-// cuda` runs them. Skipped where there is no CUDA device.
+// cuda` runs them, and a tuned run concluded as that command and the Networks page do. Skipped
+// where there is no CUDA device.
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,9 @@
 #include "net/cuda_network.h"
 #include "net/end_to_end.h"
 #include "net/network_json.h"
+#include "net/network_session.h"
 #include "network_test_util.h"
+#include "store/store.h"
 
 namespace opevo::test {
 namespace {
@@ -78,6 +81,44 @@ TEST(NetworkCudaRun, PresetNetworksAreVerifiedAgainstTheirPlainKernels) {
     EXPECT_NE(e.device.find("sm_"), std::string::npos) << e.device;
     EXPECT_FALSE(e.steps.empty());
   }
+}
+
+// What `opevo net tune --backend cuda` and the Networks page do after the tuning: each task's
+// library timed, the network run end to end on the device, the result stored.
+TEST(NetworkCudaRun, ATunedRunIsConcludedOnTheDevice) {
+  std::string why;
+  if (skipWithoutDevice(&why)) GTEST_SKIP() << why;
+  TempDir dir("opevo-net-cuda");
+  Store store(dir.path() + "/opevo.db");
+  net::NetworkSource src;
+  src.source = dataFile("net_fixed_elementwise.json");
+  src.text = net::networkText(src.source);
+  src.backend = "cuda";
+  src.plan.trials = 8;
+  src.plan.unit = 4;
+  src.plan.mode = layout::TuningMode::Loop;
+  BackendOptions options;
+  options.cuda.workerPath = OPEVO_WORKER;
+  options.cuda.timing.minTotalMs = 5;
+  net::NetworkSession session(store, std::move(src), options);
+  while (session.step()) {
+  }
+  std::vector<net::ConcludeStep> steps;
+  net::ConcludeOptions conclude;
+  conclude.endToEnd = {1, 1, 5, false};
+  conclude.onStep = [&](net::ConcludeStep s) { steps.push_back(s); };
+  const net::Conclusion c = session.conclude(conclude);
+  EXPECT_EQ(steps, (std::vector<net::ConcludeStep>{net::ConcludeStep::TaskReferences,
+                                                   net::ConcludeStep::EndToEndOnDevice}));
+  ASSERT_TRUE(c.endToEnd) << c.endToEndError;
+  EXPECT_TRUE(c.endToEnd->verified) << "max relative error " << c.endToEnd->error;
+  EXPECT_GT(c.result.value("end_to_end_ms", 0.0), 0);
+  EXPECT_TRUE(c.result.contains("library_network_ms")) << c.result["tasks"].dump();
+  EXPECT_NE(c.result.value("device", std::string()).find("sm_"), std::string::npos);
+  const std::optional<NetworkRecord> stored = store.network(session.id());
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->status, RunStatus::Finished);
+  EXPECT_EQ(nlohmann::json::parse(stored->resultJson)["end_to_end_ms"], c.result["end_to_end_ms"]);
 }
 
 }  // namespace

@@ -178,9 +178,18 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
       EXPECT_TRUE(state.verified) << "checked against libtorch";
     }
   }
-  if (s->referenceMs)
+  // The finished line names each contender's end-to-end time on this CPU, and libtorch's.
+  const QString status = m_page.statusLabel()->text();
+  for (const ContenderState& state : s->contenders) {
+    EXPECT_TRUE(state.device.isEmpty()) << "ran on this CPU";
+    EXPECT_TRUE(status.contains(state.label + QStringLiteral(": "))) << status.toStdString();
+  }
+  EXPECT_TRUE(status.contains(QStringLiteral("ms end to end"))) << status.toStdString();
+  if (s->referenceMs) {
     EXPECT_TRUE(m_page.curveChart()->hasReferenceLine());
-  else
+    EXPECT_EQ(s->referenceLegend, QStringLiteral("libtorch"));
+    EXPECT_TRUE(status.contains(s->referenceName)) << status.toStdString();
+  } else
     std::printf("[ note ] no libtorch reference here: %s\n", qPrintable(s->referenceName));
   EXPECT_EQ(m_page.trialsChart()->lineCount(), 2);
   // Measured end to end: each kernel coloured by its own time, the pool's too.

@@ -49,10 +49,16 @@ struct ContenderState {
   std::vector<int> unitTrials;          // the trials of each unit
   int trials = 0, budget = 0;
   bool done = false;
-  // Once run end to end on this CPU (NaN before or when not run).
+  // Once run end to end, on this CPU or the CUDA device (NaN before or when not run).
   double endToEndMs = std::numeric_limits<double>::quiet_NaN();
   bool verified = false;
+  QString device;         // the GPU it ran on (empty: this CPU, checked against libtorch)
+  QString endToEndError;  // why the run on the device failed
   std::vector<std::pair<QString, double>> stepMs;  // each step's median time, by layer
+  // After tuning on a GPU: sum of weight x each task's library (cuBLAS / cuDNN), and that plus
+  // the same fixed kernels as the end-to-end run (what a framework's network would take).
+  double sumOfLibrariesMs = std::numeric_limits<double>::quiet_NaN();
+  double libraryNetworkMs = std::numeric_limits<double>::quiet_NaN();
 };
 
 // The tasks every contender of the race tunes (one network, so one task list).
@@ -74,9 +80,13 @@ struct NetworkSnapshot {
   std::string source;   // as given (a preset name or a path)
   net::ParamOverrides params;
   std::vector<ContenderState> contenders;
-  std::optional<double> referenceMs;  // libtorch, best median of its processes
-  QString referenceName;              // "libtorch 1.13.1, 2 threads" or why there is none
-  QString activity;                   // what the thread is doing now
+  // The line the curves are held against: libtorch's forward on the CPU (best median of its
+  // processes, timed before the tuning), or on a GPU the tasks' libraries + the same fixed
+  // kernels (timed after it).
+  std::optional<double> referenceMs;
+  QString referenceName;    // "libtorch 1.13.1, 2 threads", ..., or why there is none
+  QString referenceLegend;  // the chart's short name for it: "libtorch", "libraries"
+  QString activity;         // what the thread is doing now
 };
 using NetworkSnapshotPtr = std::shared_ptr<const NetworkSnapshot>;
 

@@ -24,6 +24,41 @@
 #include "ui/widgets/network_setup_panel.h"
 
 namespace opevo::ui {
+namespace {
+
+// What a finished contender measured after its tuning, for the status line (empty: nothing).
+QString finishedLine(const ContenderState& c) {
+  if (!c.endToEndError.isEmpty())
+    return NetworksPage::tr("%1: tuned and stored, but its end-to-end run on the device failed: %2")
+        .arg(c.label, c.endToEndError);
+  if (std::isfinite(c.endToEndMs) && c.device.isEmpty())
+    return NetworksPage::tr("%1: %2 ms end to end (%3)")
+        .arg(c.label)
+        .arg(c.endToEndMs, 0, 'f', 2)
+        .arg(c.verified ? NetworksPage::tr("verified against libtorch")
+                        : NetworksPage::tr("NOT verified"));
+  if (std::isfinite(c.endToEndMs)) {
+    // Checked on the device against the same network on each task's plain reference kernel.
+    QString line =
+        NetworksPage::tr("%1: %2 ms end to end on %3 (%4)")
+            .arg(c.label)
+            .arg(c.endToEndMs, 0, 'f', 3)
+            .arg(c.device)
+            .arg(c.verified ? NetworksPage::tr("matches its plain reference kernels")
+                            : NetworksPage::tr("DIFFERS from its plain reference kernels"));
+    if (std::isfinite(c.libraryNetworkMs) && c.libraryNetworkMs > 0)
+      line += NetworksPage::tr(", %1x the libraries' network")
+                  .arg(c.endToEndMs / c.libraryNetworkMs, 0, 'f', 2);
+    return line;
+  }
+  if (std::isfinite(c.sumOfLibrariesMs))
+    return NetworksPage::tr("%1: each task's library timed, weight x library summed %2 ms")
+        .arg(c.label)
+        .arg(c.sumOfLibrariesMs, 0, 'f', 3);
+  return {};
+}
+
+}  // namespace
 
 struct NetworksPage::Picture {
   QString text;  // the network text it was made from
@@ -122,18 +157,18 @@ NetworksPage::NetworksPage(QWidget* parent)
     switch (o.end) {
       case NetworkOutcome::End::Finished: {
         QStringList lines;
+        bool failed = false;
         if (m_snapshot)
-          for (const ContenderState& c : m_snapshot->contenders)
-            if (std::isfinite(c.endToEndMs))
-              lines << tr("%1: %2 ms end to end (%3)")
-                           .arg(c.label)
-                           .arg(c.endToEndMs, 0, 'f', 2)
-                           .arg(c.verified ? tr("verified against libtorch") : tr("NOT verified"));
+          for (const ContenderState& c : m_snapshot->contenders) {
+            const QString line = finishedLine(c);
+            if (!line.isEmpty()) lines << line;
+            failed = failed || !c.endToEndError.isEmpty() || (!c.device.isEmpty() && !c.verified);
+          }
         if (m_snapshot && m_snapshot->referenceMs)
           lines << tr("%1: %2 ms")
                        .arg(m_snapshot->referenceName)
                        .arg(*m_snapshot->referenceMs, 0, 'f', 2);
-        setStatus(lines.isEmpty() ? tr("Finished.") : lines.join(QStringLiteral("; ")));
+        setStatus(lines.isEmpty() ? tr("Finished.") : lines.join(QStringLiteral("; ")), failed);
         emit statusMessage(tr("Network race finished: %1 network runs stored")
                                .arg(m_snapshot ? m_snapshot->contenders.size() : 0));
         break;
