@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui_test_support.h"
+#include "probe/backend_probe.h"
 #include "store/store.h"
 #include "ui/charts/network_curve_chart.h"
 #include "ui/charts/network_graph_view.h"
@@ -153,6 +154,21 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   setup()->jointModeBox()->setChecked(false);
   EXPECT_FALSE(setup()->spec(&error));
   EXPECT_TRUE(error.contains("way to tune")) << error.toStdString();
+}
+
+// Where there is no CUDA device a cuda race ends at once, saying why, and stores nothing.
+TEST_F(NetworksPageTest, ACudaRaceWithoutADeviceFailsNamingWhy) {
+  for (const BackendInfo& b : probeBackends())
+    if (b.name == "cuda" && b.available) GTEST_SKIP() << "a CUDA device is here";
+  chooseTiny({QStringLiteral("gradient")}, 8);
+  QComboBox* backend = setup()->backendBox();
+  backend->setCurrentIndex(backend->findText(QStringLiteral("cuda")));
+  m_page.start();
+  ASSERT_TRUE(raceEnded(60000));
+  const QString status = m_page.statusLabel()->text();
+  EXPECT_TRUE(status.startsWith(QStringLiteral("Failed: "))) << status.toStdString();
+  EXPECT_TRUE(status.contains(QStringLiteral("cuda"))) << status.toStdString();
+  EXPECT_TRUE(Store(m_db.toStdString()).networks().empty());
 }
 
 TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
