@@ -93,7 +93,10 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
       m_reference->attachAxis(m_x);
       m_reference->attachAxis(m_y);
     }
-    m_reference->setName(tr("%1 %2 ms").arg(s.referenceLegend).arg(*s.referenceMs, 0, 'f', 1));
+    // Three decimals below a millisecond (a small network's 0.027 ms, not 0.0).
+    m_reference->setName(tr("%1 %2 ms")
+                             .arg(s.referenceLegend)
+                             .arg(*s.referenceMs, 0, 'f', *s.referenceMs < 1 ? 3 : 1));
     yMax = std::max(yMax, *s.referenceMs);
   }
   m_x->setRange(0, xMax * 1.04);  // room for the end-to-end markers at the last trial
