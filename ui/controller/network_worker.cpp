@@ -226,7 +226,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
   // On a GPU the line the curves are held against comes only now: the tasks' libraries plus
   // the same fixed kernels, the lowest any contender measured.
   for (const ContenderState& c : m_snapshot.contenders)
-    if (!onCpu && std::isfinite(c.libraryNetworkMs) &&
+    if (std::isfinite(c.libraryNetworkMs) &&
         (!m_snapshot.referenceMs || c.libraryNetworkMs < *m_snapshot.referenceMs)) {
       m_snapshot.referenceMs = c.libraryNetworkMs;
       m_snapshot.referenceName = tr("the tasks' libraries (each timed alone) + fixed kernels");
