@@ -10,10 +10,12 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <algorithm>
 #include <exception>
 #include <string>
 
@@ -61,7 +63,10 @@ MainWindow::MainWindow(QWidget* parent)
   initStudioResources();
   setWindowTitle(tr("OpEvo Studio"));
   setWindowIcon(QIcon(QStringLiteral(":/opevo/opevo-studio.svg")));
-  resize(1280, 800);
+  // 1280 x 800, or less on a smaller screen: a window taller than the screen hides the race's
+  // buttons and the status bar below its bottom edge.
+  const QSize available = screen() ? screen()->availableSize() : QSize(1280, 800);
+  resize(std::min(1280, available.width()), std::min(800, available.height()));
 
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->setObjectName(QStringLiteral("spacesSplitter"));

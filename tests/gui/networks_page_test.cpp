@@ -212,9 +212,24 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   EXPECT_NE(m_page.graphView()->colorOf(nodeIndex("c1")), QColor(Qt::white));
   EXPECT_NE(m_page.graphView()->colorOf(nodeIndex("p1")), QColor(Qt::white));
   EXPECT_EQ(m_page.graphView()->colorOf(nodeIndex("f1")), QColor(Qt::white)) << "a view";
+  // The table's shares are the graph's: of the latency measured end to end, the fixed layers
+  // (the pool) taking the rest.
+  const NetworkTaskModel* tasks = m_page.taskModel();
+  EXPECT_TRUE(tasks->sharesMeasured());
+  EXPECT_TRUE(tasks->headerData(NetworkTaskModel::ShareColumn, Qt::Horizontal)
+                  .toString()
+                  .contains(QStringLiteral("end to end")));
+  const std::vector<double>& nodeShares = m_page.graphView()->shares();
   double shares = 0;
-  for (int r = 0; r < m_page.taskModel()->rowCount(); ++r) shares += m_page.taskModel()->share(r);
-  EXPECT_NEAR(shares, 1, 1e-9);
+  for (int r = 0; r < tasks->rowCount(); ++r) {
+    const QString name = tasks->index(r, NetworkTaskModel::TaskColumn).data().toString();
+    const std::size_t k = nodeIndex(name);
+    ASSERT_LT(k, nodeShares.size()) << name.toStdString();
+    EXPECT_DOUBLE_EQ(tasks->share(r), nodeShares[k]) << name.toStdString();
+    shares += tasks->share(r);
+  }
+  EXPECT_GT(nodeShares[nodeIndex("p1")], 0);
+  EXPECT_NEAR(shares + nodeShares[nodeIndex("p1")], 1, 1e-9);
 
   // Both are stored network runs, finished, with their results.
   Store store(m_db.toStdString());

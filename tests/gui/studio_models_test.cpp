@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QSet>
 #include <QSignalSpy>
 #include <atomic>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "store/records.h"
 #include "tuners/registry.h"
 #include "ui/charts/curve_stats.h"
+#include "ui/charts/race_chart_view.h"
 #include "ui/controller/race_control.h"
 #include "ui/controller/race_data.h"
 #include "ui/models/history_model.h"
@@ -214,9 +216,16 @@ TEST(CurveStats, MeanAndSampleDeviationAcrossRepeatsByTrial) {
   EXPECT_DOUBLE_EQ(band.mean[2], (5 + 3 + 2) / 3.0);
   EXPECT_EQ(band.n[3], 3);  // a and b finished: they keep their last best
   EXPECT_DOUBLE_EQ(band.mean[3], (5 + 3 + 8) / 3.0);
+  // A running run has no value past its last trial: the band ends with it, where the mean of
+  // the run ahead alone would jump (8 at trial 4, where the two runs' mean is unknown).
   const RunCurve running = curveOf({1, 2}, false);
   const Band partial = bandByTrial({&running, &c});
-  EXPECT_EQ(partial.n[3], 1);  // a running run has no value past its last trial
+  ASSERT_EQ(partial.size(), 2u);
+  EXPECT_EQ(partial.n[1], 2);
+  EXPECT_DOUBLE_EQ(partial.mean[1], 2);
+  // A run that has not begun is in no mean yet, and does not end the band.
+  const RunCurve waiting = curveOf({}, false);
+  EXPECT_EQ(bandByTrial({&a, &waiting}).size(), 3u);
 }
 
 // A curve keeps only the trials where its best changed, yet gives the best after every trial as
@@ -244,9 +253,10 @@ TEST(CurveStats, ACurveKeepsOnlyItsImprovementsAndAnswersForEveryTrial) {
   for (std::size_t r = 0; r < series.size(); ++r)
     for (std::size_t k = 0; k < series[r].size(); ++k)
       ASSERT_EQ(curves[r].bestAtTrial(int(k + 1)), series[r][k]) << r << " " << k;
-  // The band as it was computed from the full series.
+  // The band as it was computed from the full series, up to the end of the shortest running run
+  // (repeat 1: 2,300 trials; repeats 0 and 2 finished, 3 longer).
   const Band band = bandByTrial(runs);
-  ASSERT_EQ(band.size(), series.back().size());
+  ASSERT_EQ(band.size(), series[1].size());
   for (std::size_t k = 0; k < band.size(); ++k) {
     std::vector<double> values;
     for (std::size_t r = 0; r < series.size(); ++r)
@@ -265,11 +275,35 @@ TEST(CurveStats, ByTimeIsAStepFunctionOfEachRun) {
   const RunCurve a = timedCurve({{1.0, 10}, {2.0, 20}}, true);
   const RunCurve b = timedCurve({{1.5, 30}}, false);
   const Band band = bandByTime({&a, &b});
-  ASSERT_EQ(band.x, (std::vector<double>{1.0, 1.5, 2.0}));
+  // b is running and has nothing at 2 s yet: the band ends at its last trial, where a alone
+  // (20) would have passed for the mean.
+  ASSERT_EQ(band.x, (std::vector<double>{1.0, 1.5}));
   EXPECT_EQ(band.n[0], 1);             // b has no trial yet at 1 s
   EXPECT_DOUBLE_EQ(band.mean[1], 20);  // a still 10, b 30
-  EXPECT_EQ(band.n[2], 1);             // b is running and has nothing at 2 s yet
-  EXPECT_DOUBLE_EQ(band.mean[2], 20);
+  const RunCurve c = timedCurve({{1.5, 30}}, true);
+  EXPECT_EQ(bandByTime({&a, &c}).x, (std::vector<double>{1.0, 1.5, 2.0}));  // c finished
+}
+
+// An algorithm keeps its colour from race to race, whatever else races beside it or in which
+// order, and the algorithms of one race never share a colour.
+TEST(RaceColors, AnAlgorithmKeepsItsColourAcrossRaces) {
+  const auto two = RaceChartView::colorsOf({"opevo", "autotvm"});
+  const auto three = RaceChartView::colorsOf({"random", "opevo", "autotvm"});
+  EXPECT_EQ(two[0], three[1]);
+  EXPECT_EQ(two[1], three[2]);
+  EXPECT_NE(three[0], three[2]);
+  // A stored run's label, and names the palette does not know.
+  const auto stored = RaceChartView::colorsOf({"import", "autotvm (imported)", "mine", "opevo"});
+  EXPECT_EQ(stored[1], two[1]);
+  EXPECT_EQ(stored[3], two[0]);
+  QSet<QRgb> distinct;
+  for (const QColor& c : stored) distinct.insert(c.rgb());
+  EXPECT_EQ(distinct.size(), 4);
+  QStringList all;
+  for (const TunerInfo& t : tunerRegistry().all()) all << QString::fromStdString(t.name);
+  distinct.clear();
+  for (const QColor& c : RaceChartView::colorsOf(all)) distinct.insert(c.rgb());
+  EXPECT_EQ(distinct.size(), all.size());
 }
 
 // The window's pause, resume and stop reach the engine of the race in progress, and are kept

@@ -40,6 +40,11 @@ std::optional<double> RunCurve::bestAtTime(double seconds) const {
 Band bandByTrial(const std::vector<const RunCurve*>& runs) {
   int longest = 0;
   for (const RunCurve* r : runs) longest = std::max(longest, r->trials);
+  // A running run has no value past its last trial yet: beyond it the mean would be that of the
+  // runs ahead alone, a jump that is no mean of the repeats, so the band ends with the run
+  // furthest behind.
+  for (const RunCurve* r : runs)
+    if (!r->finished && r->trials > 0) longest = std::min(longest, r->trials);
   Band band;
   std::vector<double> values;
   for (int k = 1; k <= longest; ++k) {
@@ -59,6 +64,11 @@ Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints)
     for (const RunCurve::Step& s : r->steps) times.push_back(s.seconds);
     if (!r->steps.empty()) times.push_back(r->lastSeconds);
   }
+  // The band ends where the running run furthest behind has its last trial (as by trial).
+  double end = 1e300;
+  for (const RunCurve* r : runs)
+    if (!r->finished && !r->steps.empty()) end = std::min(end, r->lastSeconds);
+  std::erase_if(times, [&](double t) { return t > end; });
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
   if (times.size() > maxPoints && maxPoints >= 2) {

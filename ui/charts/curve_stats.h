@@ -22,7 +22,7 @@ struct RunCurve {
   double lastSeconds = 0;  // the tuning time at its last trial
   std::int64_t run = 0;    // the run's id in the store (its place in the race when not stored)
   // A finished run keeps its final best beyond its end (it exhausted the space or its budget);
-  // a running one has no value there yet, so it is left out of the mean rather than counted low.
+  // a running one has no value there yet, so the band ends there rather than count it low.
   bool finished = false;
 
   void add(double seconds, double best);
@@ -51,10 +51,12 @@ struct Band {
   std::size_t size() const { return x.size(); }
 };
 
-// x = 1, 2, ... up to the longest run.
+// x = 1, 2, ... up to the longest run, or while some run is still going, up to the last trial of
+// the one furthest behind (past it the mean would be of the runs ahead alone).
 Band bandByTrial(const std::vector<const RunCurve*>& runs);
 // x on the times where some run's best changed, started or (running) ended, at most maxPoints
-// of them; each run's best as a step function of time.
+// of them, up to the last trial of the running run furthest behind; each run's best as a step
+// function of time.
 Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints = 600);
 
 }  // namespace opevo::ui

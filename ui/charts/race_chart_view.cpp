@@ -11,6 +11,8 @@
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "ui/controller/race_data.h"
 
@@ -35,13 +37,43 @@ void hideMarker(QChart* chart, QAbstractSeries* series) {
 
 }  // namespace
 
-QColor RaceChartView::colorOf(int algorithm) {
-  // Colour-blind-safe (Okabe-Ito), in an order where the first two contrast most.
-  static const QColor palette[] = {QColor(0x00, 0x72, 0xB2), QColor(0xD5, 0x5E, 0x00),
-                                   QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7),
-                                   QColor(0xE6, 0x9F, 0x00), QColor(0x56, 0xB4, 0xE9),
-                                   QColor(0x7F, 0x3C, 0x8D), QColor(0x44, 0x44, 0x44)};
-  return palette[algorithm % static_cast<int>(std::size(palette))];
+// Colour-blind-safe (Okabe-Ito, then two of Paul Tol's), in an order where the first two
+// contrast most.
+constexpr QRgb kPalette[] = {0x0072B2, 0xD55E00, 0x009E73, 0xCC79A7, 0xE69F00,
+                             0x56B4E9, 0x7F3C8D, 0x444444, 0x999933, 0x882255};
+
+QColor RaceChartView::colorOf(int index) {
+  return QColor(kPalette[index % static_cast<int>(std::size(kPalette))]);
+}
+
+std::vector<QColor> RaceChartView::colorsOf(const QStringList& algorithms) {
+  // Each algorithm's place in the palette, chosen so that the races run most (opevo-m or opevo
+  // against autotvm, ansor or random) get the most distinct pairs. An algorithm not listed here
+  // takes the first colour free in its race.
+  static const std::map<std::string, int> preferred = {
+      {"opevo-m", 2},   {"opevo", 0},   {"autotvm", 1}, {"ansor", 4}, {"random", 7},
+      {"annealing", 3}, {"genetic", 5}, {"gbfs", 6},    {"na2c", 8},  {"exhaustive", 9}};
+  constexpr int kColors = static_cast<int>(std::size(kPalette));
+  std::vector<bool> taken(kColors, false);
+  std::vector<int> chosen(static_cast<std::size_t>(algorithms.size()), -1);
+  // Known algorithms first, so that an unknown one listed before them cannot take their colour.
+  for (int a = 0; a < algorithms.size(); ++a) {
+    // A stored run's label may carry more after the name ("opevo-m (imported)").
+    const std::string name = algorithms[a].section(QLatin1Char(' '), 0, 0).toStdString();
+    const auto it = preferred.find(name);
+    if (it != preferred.end() && !taken[static_cast<std::size_t>(it->second)]) {
+      chosen[static_cast<std::size_t>(a)] = it->second;
+      taken[static_cast<std::size_t>(it->second)] = true;
+    }
+  }
+  std::vector<QColor> colors;
+  for (int a = 0; a < algorithms.size(); ++a) {
+    int& c = chosen[static_cast<std::size_t>(a)];
+    for (int i = 0; c < 0 && i < kColors; ++i)
+      if (!taken[static_cast<std::size_t>(i)]) c = i, taken[static_cast<std::size_t>(i)] = true;
+    colors.push_back(colorOf(c < 0 ? a : c));  // more algorithms than colours: they repeat
+  }
+  return colors;
 }
 
 RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
@@ -105,9 +137,10 @@ void RaceChartView::rebuild() {
       info.label.isEmpty()
           ? what
           : QStringLiteral("%1<br><small>%2</small>").arg(what, info.label.toHtmlEscaped()));
+  const std::vector<QColor> colors = colorsOf(info.algorithms);
   for (int a = 0; a < info.algorithms.size(); ++a) {
     AlgorithmSeries s;
-    const QColor color = colorOf(a);
+    const QColor color = colors[static_cast<std::size_t>(a)];
     s.upper = new QLineSeries;
     s.lower = new QLineSeries;
     s.band = new QAreaSeries(s.upper, s.lower);

@@ -4,6 +4,7 @@
 #include <QColor>
 #include <QList>
 #include <QPointF>
+#include <QStringList>
 #include <vector>
 
 #include "ui/charts/curve_stats.h"
@@ -45,7 +46,11 @@ class RaceChartView : public QChartView {
   // The text a hover over the mean line at x shows.
   QString describeMean(int algorithm, double x) const;
 
-  static QColor colorOf(int algorithm);
+  // The n-th colour of the charts' palette (contenders, layers: whatever a chart numbers).
+  static QColor colorOf(int index);
+  // The colours of a race's algorithms: each algorithm keeps its own from race to race (opevo-m
+  // is the same green beside autotvm as beside random), distinct within the race.
+  static std::vector<QColor> colorsOf(const QStringList& algorithms);
 
  private:
   struct AlgorithmSeries {

@@ -25,6 +25,7 @@ void NetworkTaskModel::setState(const ContenderState* state) {
     m_trials = state->taskTrials;
     m_bestMs = state->taskBestMs;
   }
+  m_measuredShares.clear();
   m_totalMs = 0;
   for (std::size_t i = 0; i < m_tasks.size(); ++i)
     if (std::isfinite(m_bestMs[i])) m_totalMs += m_tasks[i].weight * m_bestMs[i];
@@ -32,9 +33,19 @@ void NetworkTaskModel::setState(const ContenderState* state) {
     emit dataChanged(index(0, WeightColumn), index(rowCount() - 1, ColumnCount - 1));
 }
 
+void NetworkTaskModel::setMeasuredShares(std::vector<double> shares) {
+  if (shares.size() != m_tasks.size()) shares.clear();
+  m_measuredShares = std::move(shares);
+  if (!m_tasks.empty()) {
+    emit dataChanged(index(0, ShareColumn), index(rowCount() - 1, ShareColumn));
+    emit headerDataChanged(Qt::Horizontal, ShareColumn, ShareColumn);
+  }
+}
+
 double NetworkTaskModel::share(int row) const {
-  if (row < 0 || row >= rowCount() || !std::isfinite(m_bestMs[row]) || m_totalMs <= 0)
-    return std::nan("");
+  if (row < 0 || row >= rowCount()) return std::nan("");
+  if (!m_measuredShares.empty()) return m_measuredShares[static_cast<std::size_t>(row)];
+  if (!std::isfinite(m_bestMs[row]) || m_totalMs <= 0) return std::nan("");
   return m_tasks[row].weight * m_bestMs[row] / m_totalMs;
 }
 
@@ -100,6 +111,12 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant NetworkTaskModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == ShareColumn)
+    return sharesMeasured()
+               ? tr("Share of the network's latency measured end to end (every occurrence of "
+                    "the task; the fixed layers take the rest), as on the graph")
+               : tr("Share of the tuned tasks' estimate: weight x best ms over the sum of the "
+                    "tasks with a working configuration so far (each timed alone)");
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case TaskColumn:
@@ -117,7 +134,7 @@ QVariant NetworkTaskModel::headerData(int section, Qt::Orientation orientation, 
     case BestColumn:
       return tr("Best ms");
     case ShareColumn:
-      return tr("Share");
+      return sharesMeasured() ? tr("Share (end to end)") : tr("Share (estimate)");
   }
   return {};
 }

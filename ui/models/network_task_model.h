@@ -35,8 +35,14 @@ class NetworkTaskModel : public QAbstractTableModel {
   // The contender whose trials and latencies are shown; null shows none.
   void setState(const ContenderState* state);
 
-  // weight x best / sum of weight x best over the tasks that have one; NaN when the task has none.
+  // After the end-to-end run, each task's share of the network's measured latency (its steps'
+  // times, every occurrence, over all steps' with the fixed layers'): what the graph shows
+  // too. Empty while tuning. Call after setState, which clears it.
+  void setMeasuredShares(std::vector<double> shares);
+  // The measured share when there is one; while tuning, weight x best / sum of weight x best
+  // over the tasks that have one. NaN when the task has none.
   double share(int row) const;
+  bool sharesMeasured() const { return !m_measuredShares.empty(); }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -49,6 +55,7 @@ class NetworkTaskModel : public QAbstractTableModel {
   std::vector<int> m_trials;
   std::vector<double> m_bestMs;
   double m_totalMs = 0;
+  std::vector<double> m_measuredShares;
 };
 
 }  // namespace opevo::ui

@@ -308,9 +308,18 @@ void NetworksPage::showContender() {
       step[name] += ms;  // a task's layout conversions count as its own
       total += ms;
     }
-    for (std::size_t k = 0; k < shares.size(); ++k)
-      if (auto it = step.find(layout->nodes[k].step); it != step.end() && total > 0)
+    std::vector<double> taskShares(m_taskInfo.size(), 0.0);
+    for (std::size_t k = 0; k < shares.size(); ++k) {
+      const NetworkLayout::Node& node = layout->nodes[k];
+      if (auto it = step.find(node.step); it != step.end() && total > 0) {
         shares[k] = it->second / total;
+        // Each step counted once, on the layer that names it: its task's complex layer.
+        if (node.task >= 0 && node.task < static_cast<int>(taskShares.size()) &&
+            node.step == node.name)
+          taskShares[static_cast<std::size_t>(node.task)] += shares[k];
+      }
+    }
+    m_tasks->setMeasuredShares(std::move(taskShares));
   } else if (c) {
     // While tuning: each of a task's occurrences takes its share of the task's (the table's).
     for (std::size_t k = 0; k < shares.size(); ++k) {

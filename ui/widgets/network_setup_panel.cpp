@@ -71,7 +71,10 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
     item->setCheckState(t.isDefault ? Qt::Checked : Qt::Unchecked);
   }
   m_algorithms->setObjectName(QStringLiteral("algorithmList"));
-  m_algorithms->setMaximumHeight(120);
+  // Every algorithm in view without scrolling (the panel has the room; a scrolled list hid
+  // autotvm and ansor, and cut a row in half).
+  m_algorithms->setFixedHeight(m_algorithms->sizeHintForRow(0) * m_algorithms->count() +
+                               2 * m_algorithms->frameWidth());
   m_gradient->setChecked(true);
   auto* schedulers = new QHBoxLayout;
   schedulers->addWidget(m_gradient);
