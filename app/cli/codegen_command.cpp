@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "cuda/nvrtc_compiler.h"
 #include "hip/hiprtc_compiler.h"
+#include "ops/operator_json.h"
 #include "ops/presets.h"
 
 namespace opevo::cli {
@@ -115,11 +116,13 @@ void compileAndReport(const codegen::GeneratedKernel& kernel, Backend backend,
                       const std::string& arch);
 
 void runCodegen(const CodegenCliOptions& o) {
-  const OperatorSpec op = preset(o.op);
   const Backend backend = codegen::parseBackend(o.backend);
   // The space a run on this backend tunes: GPU runs have parameters of their own (split_k...).
-  const SearchSpace space =
-      defaultSpace(op, backend == Backend::Cpu ? SpaceTarget::Common : SpaceTarget::Gpu);
+  // A preset or an operator file, with the file's own space.
+  const OperatorDefinition def = withSpaceTarget(
+      loadOperator(o.op), backend == Backend::Cpu ? SpaceTarget::Common : SpaceTarget::Gpu);
+  const OperatorSpec& op = def.op;
+  const SearchSpace& space = def.space;
   if (o.reference && (o.random || !o.config.empty()))
     throw InputError("--reference prints the operator's naive kernel and takes no configuration");
   if (!o.reference && o.random == !o.config.empty())
@@ -188,7 +191,9 @@ void addCodegenCommand(CLI::App& app) {
   auto o = std::make_shared<CodegenCliOptions>();
   auto* cmd = app.add_subcommand(
       "codegen", "Print the kernel source of a configuration; --compile also compiles it");
-  cmd->add_option("--op", o->op, "Preset operator: MM1-3, BMM1-3, C1-2")->required();
+  cmd->add_option("--op", o->op,
+                  "Preset operator (MM1-3, BMM1-3, C1-2, AlexNet/ResNet layers) or operator file")
+      ->required();
   cmd->add_option("--backend", o->backend, "cuda, hip or cpu (default cuda)");
   cmd->add_option("--config", o->config,
                   "Configuration as `opevo space` formats it, e.g. \"tile_n=...; tile_m=...\"");

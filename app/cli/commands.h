@@ -13,6 +13,11 @@ class RunFailed : public std::runtime_error {
   explicit RunFailed(const std::string& message) : std::runtime_error(message) {}
 };
 
+// The database a command that only reads (or resumes) opens: the default one when `db` is empty
+// (a first start creates it, empty), else `db`, which must exist: a mistyped --db is an
+// InputError, not a new empty database in a new folder.
+std::string existingDatabase(const std::string& db);
+
 // Each registers its subcommand on the app; the callback runs when the subcommand is chosen.
 void addSpaceCommand(CLI::App& app);
 void addQwalkCommand(CLI::App& app);

@@ -54,7 +54,12 @@ void runCompareCommand(const CompareArgs& a) {
   std::map<std::string, std::map<std::string, std::string>> settings;
   for (const std::string& s : a.settings) parseSetting(s, settings);
   for (const std::string& name : splitList(a.algos, ','))
-    if (!name.empty()) plan.algorithms.push_back({name, settings[name]});
+    if (!name.empty()) {
+      for (const AlgorithmChoice& c : plan.algorithms)
+        if (c.name == name)
+          throw InputError("--algos names " + name + " twice (give --repeats for more runs)");
+      plan.algorithms.push_back({name, settings[name]});
+    }
   for (const auto& [algorithm, values] : settings)
     if (std::none_of(plan.algorithms.begin(), plan.algorithms.end(),
                      [&](const AlgorithmChoice& c) { return c.name == algorithm; }))

@@ -10,17 +10,21 @@ void addExportCommand(CLI::App& app) {
   auto id = std::make_shared<std::int64_t>(0);
   auto options = std::make_shared<ExportOptions>();
   auto db = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("export", "Export a run's best kernel as standalone, self-checking source");
+  auto* cmd = app.add_subcommand("export",
+                                 "Export a run's best kernel as standalone, self-checking source");
   cmd->add_option("run", *id, "Run id (see opevo runs)")->required();
   cmd->add_option("--out", options->outDir, "Output directory")->required();
-  cmd->add_option("--backend", options->backend, "Source for cpu, cuda or hip (default: the run's)");
+  cmd->add_option("--backend", options->backend,
+                  "Source for cpu, cuda or hip (default: the run's)");
   cmd->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
   cmd->callback([id, options, db] {
-    Store store(db->empty() ? Store::defaultPath() : *db);
+    Store store(existingDatabase(*db));
     const ExportResult r = exportRun(store, *id, *options);
     for (const std::string& f : r.files) std::printf("wrote %s\n", f.c_str());
     if (!r.note.empty()) std::printf("%s\n", r.note.c_str());
-    if (!r.buildCommand.empty()) std::printf("build and check: cd %s && %s\n", options->outDir.c_str(), r.buildCommand.c_str());
+    if (!r.buildCommand.empty())
+      std::printf("build and check: cd %s && %s\n", options->outDir.c_str(),
+                  r.buildCommand.c_str());
   });
 }
 

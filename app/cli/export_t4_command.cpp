@@ -26,12 +26,7 @@ void addExportT4Command(CLI::App& app) {
   cmd->add_option("--out", options->out, "The T4 file to write")->required();
   cmd->add_option("--db", options->db, "Database file (default: " + Store::defaultPath() + ")");
   cmd->callback([options] {
-    const std::string db = options->db.empty() ? Store::defaultPath() : options->db;
-    // Opening a Store creates a missing database; exporting from one that does not exist is a
-    // mistake in the path, not a request for an empty database.
-    if (!std::filesystem::exists(db))
-      throw InputError("database '" + db + "' does not exist (use --db to choose another file)");
-    const Store store(db);
+    const Store store(existingDatabase(options->db));
     const std::size_t results = exportRunT4(store, options->run, options->out);
     std::cout << "wrote " << results << " results of run " << options->run << " to " << options->out
               << "\n";

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "io/output_folder.h"
 #include "kas/conv_targets.h"
 #include "kas/kas_json.h"
 #include "kas/kas_tuning.h"
@@ -106,7 +107,7 @@ void runSample(const SampleOptions& o) {
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!o.out.empty()) {
-    std::filesystem::create_directories(o.out);
+    createOutputFolder(o.out);
     for (const auto& k : kernels) {
       const std::string path = o.out + "/kernel-" + hex(k.canonicalHash()) + ".json";
       std::ofstream f(path);

@@ -183,7 +183,7 @@ class PrintingObserver final : public kas::KasSearchObserver {
 };
 
 void runSearch(SearchOptions& o) {
-  Store store(o.db.empty() ? Store::defaultPath() : o.db);
+  Store store(o.resume > 0 ? existingDatabase(o.db) : o.db.empty() ? Store::defaultPath() : o.db);
   std::unique_ptr<kas::KasSearch> search =
       o.resume > 0 ? std::make_unique<kas::KasSearch>(store, o.resume)
                    : std::make_unique<kas::KasSearch>(store, o.settings);
@@ -213,7 +213,7 @@ void runSearch(SearchOptions& o) {
 }
 
 void runSearches(const std::string& db, bool json) {
-  Store store(db.empty() ? Store::defaultPath() : db);
+  Store store(existingDatabase(db));
   nlohmann::json out = nlohmann::json::array();
   if (!json)
     std::printf("%4s  %-10s %-12s %-24s %10s %8s %9s\n", "id", "network", "status", "started",
@@ -352,7 +352,7 @@ void addKasSearchCommands(CLI::App* kas) {
   r->add_option("--db", report.first, "The database (default: the user's data directory)");
   r->add_flag("--json", report.second, "Print one JSON object");
   r->callback([] {
-    Store store(report.first.empty() ? Store::defaultPath() : report.first);
+    Store store(existingDatabase(report.first));
     printReport(store, reportId, report.second);
   });
 

@@ -1,6 +1,8 @@
+#include <csignal>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +26,10 @@ int main(int argc, char** argv) {
   opevo::cli::addNetCommands(app);
   opevo::cli::addKasCommands(app);
   opevo::cli::addClusterCommands(app);
+  opevo::cli::checkSeeds(app);
+  // A file size limit (ulimit -f) then fails a write with EFBIG, reported as the full disk it
+  // amounts to, where the signal would kill the process without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -230,8 +230,10 @@ void addNetCommands(CLI::App& app) {
                 "joint (default: convolutions in their layout template's start blocking, layouts "
                 "propagated to the layers that read them, ALT), joint-np (every such tensor "
                 "converted, ALT-WP) or loop (plain layouts, ALT-OL)");
-  r->add_option("--warmup", run->warmup, "Untimed forward passes first (default 3)");
-  r->add_option("--runs", run->runs, "Timed forward passes (default 20)");
+  r->add_option("--warmup", run->warmup, "Untimed forward passes first (default 3)")
+      ->check(CLI::Range(0, 1000000));
+  r->add_option("--runs", run->runs, "Timed forward passes (default 20)")
+      ->check(CLI::Range(1, 1000000));
   r->add_flag("!--no-reference", run->reference, "Skip the libtorch reference");
   r->add_flag("--json", run->json, "Print one JSON object");
   r->callback([run] { runRun(*run); });

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
+#include "io/output_folder.h"
 #include "net/network_tuning.h"
 #include "ops/presets.h"
 #include "space/text.h"
@@ -65,6 +66,10 @@ void runCompare(const NetCompareOptions& o) {
   std::vector<layout::TuningMode> modes;
   for (const std::string& text : splitList(o.modes, ','))
     if (!text.empty()) modes.push_back(layout::parseTuningMode(text, "--modes"));
+  if (algos.empty()) throw InputError("--algos names no algorithm (opevo tuners lists them)");
+  if (schedulers.empty())
+    throw InputError("--schedulers names no scheduler (gradient, round-robin or topological)");
+  if (modes.empty()) throw InputError("--modes names no mode (loop, joint or joint-np)");
   std::vector<Contender> all;
   for (int r = 0; r < o.repeats; ++r)
     for (const layout::TuningMode mode : modes)
@@ -86,7 +91,7 @@ void runCompare(const NetCompareOptions& o) {
           c.tuning = std::make_unique<net::NetworkTuning>(g, std::move(m), plan);
           all.push_back(std::move(c));
         }
-  std::filesystem::create_directories(o.out);
+  createOutputFolder(o.out);
   std::ofstream curve(std::filesystem::path(o.out) / "curve.csv");
   curve << "algorithm,scheduler,mode,repeat,unit,trials,task,estimate_ms\n";
   auto label = [](const Contender& c) {
@@ -197,12 +202,17 @@ void addNetCompareCommand(CLI::App& net) {
       "What tasks tune: loop (loops over plain layouts, ALT-OL), joint (conv layouts and "
       "loops, layouts propagated, ALT), joint-np (the same without propagation, ALT-WP), "
       "comma-separated (default joint)");
-  cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)");
-  cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")->required();
-  cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
+  cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")
+      ->required()
+      ->check(CLI::Range(1, 1000000000));
+  cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed, "Seed of repeat 0 (repeat r uses seed + r)");
   cmd->add_option("--out", o->out, "Directory for curve.csv and summary.json")->required();
-  cmd->add_option("--runs", o->runs, "Timed forward passes of each tuned network (default 10)");
+  cmd->add_option("--runs", o->runs, "Timed forward passes of each tuned network (default 10)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
   cmd->callback([o] { runCompare(*o); });
 }

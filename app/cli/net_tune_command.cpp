@@ -90,7 +90,7 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
 void runTune(const NetTuneOptions& o) {
   if (o.runs < 1 || o.warmup < 0)
     throw InputError("--runs must be at least 1 and --warmup 0 or more");
-  Store store(o.db.empty() ? Store::defaultPath() : o.db);
+  Store store(o.resume ? existingDatabase(o.db) : o.db.empty() ? Store::defaultPath() : o.db);
   const std::unique_ptr<net::NetworkSession> session = openSession(store, o);
   const net::Network& n = session->network();
   const net::TaskGraph& g = session->graph();
@@ -244,7 +244,7 @@ void runTune(const NetTuneOptions& o) {
 }
 
 void runList(const std::string& db, bool json) {
-  Store store(db.empty() ? Store::defaultPath() : db);
+  Store store(existingDatabase(db));
   nlohmann::json all = nlohmann::json::array();
   if (!json)
     std::printf("%4s  %-18s %-11s %-6s %8s %12s %12s  %s\n", "id", "network", "status", "backend",
@@ -282,12 +282,12 @@ void runList(const std::string& db, bool json) {
 }
 
 void runExport(std::int64_t id, const std::string& out, const std::string& db) {
-  Store store(db.empty() ? Store::defaultPath() : db);
+  Store store(existingDatabase(db));
   NetworkRecord stored;
   const net::NetworkSource src = net::storedNetworkSource(store, id, &stored);
   const net::ParamOverrides& params = src.params;
   const net::NetworkTuningPlan& plan = src.plan;
-  const net::Network n = net::networkFromJson(nlohmann::json::parse(src.text), src.source, params);
+  const net::Network n = net::networkFromText(src.text, src.source, params);
   const net::TaskGraph g = net::extractTasks(n);
   if (stored.taskRuns.size() != g.tasks.size())
     throw InputError("network run " + std::to_string(id) + " stores " +

@@ -102,7 +102,9 @@ void addQwalkCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--from", options->from, "Start vertex, e.g. 8,1,1 (default: the first vertex)");
   cmd->add_option("--q", options->q, "Probability of another step, 0 < q < 1 (default 0.5)");
-  cmd->add_option("--samples", options->samples, "Also sample N walks and show their frequencies");
+  cmd->add_option("--samples", options->samples,
+                  "Also sample N walks and show their frequencies (at most 10^9)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000000}));
   cmd->add_option("--seed", options->seed, "Seed for --samples (default 1)");
   cmd->add_flag("--json", options->json, "Print one JSON object");
   cmd->callback([options] { runQwalk(*options); });

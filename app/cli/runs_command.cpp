@@ -47,11 +47,22 @@ void addRunsCommands(CLI::App& app) {
   auto* runs = app.add_subcommand("runs", "List the stored tuning runs");
   runs->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
   runs->callback([db] {
-    Store store(db->empty() ? Store::defaultPath() : *db);
+    Store store(existingDatabase(*db));
     std::printf("%5s  %-12s %-10s %-8s %-11s %7s %12s  %s\n", "run", "operator", "algorithm",
                 "backend", "status", "trials", "best", "started");
     for (const RunRecord& r : store.runs()) {
-      const auto trials = store.trials(r.id);
+      std::vector<TrialRow> trials;
+      try {
+        trials = store.trials(r.id);
+      } catch (const std::exception& e) {
+        // One run's damaged trial does not hide the others; `show` names what is damaged.
+        std::printf("%5lld  %-12s %-10s %-8s %-11s %7s %12s  %s (trials unreadable: %s)\n",
+                    static_cast<long long>(r.id), r.operatorName.substr(0, 12).c_str(),
+                    r.algorithm.c_str(), r.backend.c_str(),
+                    std::string(runStatusName(r.status)).c_str(), "?", "?", r.started.c_str(),
+                    e.what());
+        continue;
+      }
       std::printf("%5lld  %-12s %-10s %-8s %-11s %7zu %12.4g  %s\n", static_cast<long long>(r.id),
                   r.operatorName.substr(0, 12).c_str(), r.algorithm.c_str(), r.backend.c_str(),
                   std::string(runStatusName(r.status)).c_str(), trials.size(), bestOf(trials),
@@ -67,7 +78,7 @@ void addRunsCommands(CLI::App& app) {
   show->add_option("--db", *showDb, "Database file (default: " + Store::defaultPath() + ")");
   show->add_flag("--json", *json, "Print one JSON object");
   show->callback([showDb, id, json] {
-    Store store(showDb->empty() ? Store::defaultPath() : *showDb);
+    Store store(existingDatabase(*showDb));
     const auto run = store.run(*id);
     if (!run) throw InputError("no run " + std::to_string(*id) + " in " + store.path());
     const auto trials = store.trials(*id);

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "ops/operator_json.h"
 #include "ops/presets.h"
 
 namespace opevo::cli {
@@ -20,9 +21,11 @@ void runSpace(const SpaceOptions& o) {
       std::cout << name << "\t" << preset(name).describe() << "\n";
     return;
   }
-  const OperatorSpec op = preset(o.preset);
   const SpaceTarget target = parseSpaceTarget(o.target, "--target");
-  const SearchSpace space = defaultSpace(op, target);
+  // A preset or an operator file, with the file's own space (its overrides, its mode).
+  const OperatorDefinition def = withSpaceTarget(loadOperator(o.preset), target);
+  const OperatorSpec& op = def.op;
+  const SearchSpace& space = def.space;
   Rng rng(o.seed);
   if (o.json) {
     nlohmann::json params = nlohmann::json::array();
@@ -65,8 +68,9 @@ void runSpace(const SpaceOptions& o) {
 void addSpaceCommand(CLI::App& app) {
   auto options = std::make_shared<SpaceOptions>();
   auto* cmd =
-      app.add_subcommand("space", "Print a preset's search space (no argument: list presets)");
-  cmd->add_option("preset", options->preset, "Preset operator: MM1-3, BMM1-3, C1-2");
+      app.add_subcommand("space", "Print an operator's search space (no argument: list presets)");
+  cmd->add_option("operator", options->preset,
+                  "Preset operator (MM1-3, BMM1-3, C1-2, AlexNet/ResNet layers) or operator file");
   cmd->add_flag("--json", options->json, "Print one JSON object");
   cmd->add_option("--seed", options->seed, "Seed for the example vertices");
   cmd->add_option("--target", options->target,

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
+#include "io/output_folder.h"
 #include "replay/replay_sweep.h"
 #include "space/text.h"
 #include "tuners/registry.h"
@@ -38,7 +39,7 @@ void parseSettings(const std::vector<std::string>& texts, SweepPlan& plan) {
       throw InputError("--set '" + text +
                        "' is not of the form setting=value[,value...] (e.g. "
                        "q=0.1,0.3,0.5)");
-    const std::string name = text.substr(0, eq);
+    const std::string name = settingOf(text.substr(0, eq), plan.algorithm);
     std::vector<std::string> values;
     for (const std::string& v : splitList(text.substr(eq + 1), ','))
       if (!v.empty()) values.push_back(v);
@@ -86,7 +87,7 @@ void runSweepCommand(const SweepArgs& a) {
   if (!sweep.failure.empty()) throw RunFailed(sweep.failure);
 
   const std::filesystem::path out(a.out);
-  std::filesystem::create_directories(out);
+  createOutputFolder(out);
   writeSweepCsv((out / "sweep.csv").string(), plan, sweep.cells);
   const std::string svgPath = (out / "heatmap.svg").string();
   std::ofstream svg(svgPath);

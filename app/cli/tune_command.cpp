@@ -11,6 +11,7 @@
 #include "backends/stored_run.h"
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
 #include "engine/engine.h"
@@ -53,13 +54,14 @@ void onInterrupt(int) {
   cancelClusterFromSignal();
 }
 
-std::map<std::string, std::string> parseSettings(const std::vector<std::string>& items) {
+std::map<std::string, std::string> parseSettings(const std::vector<std::string>& items,
+                                                 const std::string& algorithm) {
   std::map<std::string, std::string> out;
   for (const std::string& item : items) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
       throw InputError("--set '" + item + "' is not of the form setting=value (e.g. q=0.6)");
-    out[item.substr(0, eq)] = item.substr(eq + 1);
+    out[settingOf(item.substr(0, eq), algorithm)] = item.substr(eq + 1);
   }
   return out;
 }
@@ -88,7 +90,7 @@ void runTune(const TuneArgs& a) {
   // Outages and lost trials are said on standard error even with --json: they are warnings.
   options.cluster = openClusterSession(a.cluster, false);
   options.clusterDevice = a.cluster.device;
-  Store store(a.db.empty() ? Store::defaultPath() : a.db);
+  Store store(a.resume ? existingDatabase(a.db) : a.db.empty() ? Store::defaultPath() : a.db);
 
   std::optional<ResumedRun> resumed;
   MeasurementSetup fresh;
@@ -98,6 +100,8 @@ void runTune(const TuneArgs& a) {
     if (!a.trials && !a.seconds && !a.target)
       throw InputError("give a budget: --trials N, --seconds S or --target SPEED");
     const std::string backend = a.backend.empty() ? defaultBackend() : a.backend;
+    if (backend.rfind("replay:", 0) == 0 && !a.op.empty())
+      throw InputError("a replay tunes its dataset's own space and operator: drop --op " + a.op);
     if (a.mode.empty()) {
       fresh = makeMeasurement(backend, a.op, options);
     } else {
@@ -136,7 +140,7 @@ void runTune(const TuneArgs& a) {
   } else {
     RunPlan plan;
     plan.algorithm = a.algo;
-    plan.settings = parseSettings(a.settings);
+    plan.settings = parseSettings(a.settings, a.algo);
     plan.seed = a.seed;
     plan.budget = {a.trials, a.seconds, a.target};
     index = engine.addRun(std::move(plan));
@@ -273,15 +277,17 @@ void runTune(const TuneArgs& a) {
                     sideBySide->chosen + 1, sideBySide->candidates,
                     setup.space->format(candidates[sideBySide->chosen]).c_str());
     }
-    if (!closed)
-      std::printf("resume with: opevo tune --resume %lld%s\n", static_cast<long long>(run.storeId),
-                  clusterHint(a.cluster).c_str());
   }
-  // Every committed trial is kept and the run can be resumed; the exit status says it failed.
+  // Every committed trial is kept and the run can be resumed; the exit status says it did not
+  // finish (a script tells an interrupted run from a finished one, as with `net tune`).
+  const std::string resume =
+      "opevo tune --resume " + std::to_string(run.storeId) + clusterHint(a.cluster);
   if (!engine.failure().empty())
-    throw RunFailed(engine.failure() +
-                    "; every trial committed before it is kept: resume with opevo tune --resume " +
-                    std::to_string(run.storeId));
+    throw RunFailed(engine.failure() + "; every trial committed before it is kept: resume with " +
+                    resume);
+  if (!closed)
+    throw RunFailed("run " + std::to_string(run.storeId) + " was interrupted after " +
+                    std::to_string(run.trials) + " trials; resume with " + resume);
 }
 
 }  // namespace
@@ -290,30 +296,51 @@ void addTuneCommand(CLI::App& app) {
   auto a = std::make_shared<TuneArgs>();
   auto* cmd =
       app.add_subcommand("tune", "Tune an operator: measured trials, stored as they arrive");
-  cmd->add_option("--op", a->op, "Preset (MM1, C2, ...) or operator file (JSON)");
-  cmd->add_option("--algo", a->algo,
-                  "Algorithm (default " + a->algo +
-                      "; opevo, autotvm, ansor, random, ...: see "
-                      "opevo tuners)");
-  cmd->add_option("--mode", a->mode,
-                  "loop: tune the template's loops over plain layouts (default); joint: tune the "
-                  "tensors' layouts and the loops together (ALT; Conv2D, MatMul and "
-                  "BatchMatMul)");
-  cmd->add_option("--backend", a->backend,
-                  "cpu, cuda, hip or replay:FILE (default: the best found)");
-  cmd->add_option("--trials", a->trials, "Budget in trials");
-  cmd->add_option("--seconds", a->seconds, "Budget in wall-clock seconds");
-  cmd->add_option("--target", a->target, "Stop on reaching this speed");
-  cmd->add_option("--seed", a->seed, "Seed (default 1)");
-  cmd->add_option("--set", a->settings, "A setting of the algorithm, name=value (repeatable)");
-  cmd->add_option("--resume", a->resume, "Continue an interrupted run to its original budget");
+  CLI::Option* op = cmd->add_option("--op", a->op, "Preset (MM1, C2, ...) or operator file (JSON)");
+  CLI::Option* algo = cmd->add_option("--algo", a->algo,
+                                      "Algorithm (default " + a->algo +
+                                          "; opevo, autotvm, ansor, random, ...: see "
+                                          "opevo tuners)");
+  CLI::Option* mode = cmd->add_option(
+      "--mode", a->mode,
+      "loop: tune the template's loops over plain layouts (default); joint: tune the "
+      "tensors' layouts and the loops together (ALT; Conv2D, MatMul and "
+      "BatchMatMul)");
+  CLI::Option* backend = cmd->add_option("--backend", a->backend,
+                                         "cpu, cuda, hip or replay:FILE (default: the best found)");
+  CLI::Option* trials =
+      cmd->add_option("--trials", a->trials, "Budget in trials")->check(CLI::Range(1, 1000000000));
+  CLI::Option* seconds = cmd->add_option("--seconds", a->seconds, "Budget in wall-clock seconds")
+                             ->check(positiveFinite());
+  CLI::Option* target = cmd->add_option("--target", a->target, "Stop on reaching this speed")
+                            ->check(positiveFinite());
+  CLI::Option* seed = cmd->add_option("--seed", a->seed, "Seed (default 1)");
+  CLI::Option* set = cmd->add_option(
+      "--set", a->settings,
+      "A setting of the algorithm, name=value or algorithm.name=value (repeatable)");
+  // A resumed run goes on as it was stored: what would change it is refused, not ignored.
+  cmd->add_option("--resume", a->resume,
+                  "Continue an interrupted run to its original budget, with its operator, "
+                  "algorithm, settings and backend")
+      ->excludes(op)
+      ->excludes(algo)
+      ->excludes(mode)
+      ->excludes(backend)
+      ->excludes(trials)
+      ->excludes(seconds)
+      ->excludes(target)
+      ->excludes(seed)
+      ->excludes(set);
   cmd->add_option("--db", a->db, "Database file (default: " + Store::defaultPath() + ")");
-  cmd->add_option("--compile-threads", a->compileThreads, "Parallel kernel builds (default 2)");
+  cmd->add_option("--compile-threads", a->compileThreads, "Parallel kernel builds (default 2)")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--timeout", a->timeout,
                   "Seconds a trial may run before it is killed (default 10 on the CPU, 20 on a "
-                  "GPU, whose fresh worker pays for the runtime's start)");
+                  "GPU, whose fresh worker pays for the runtime's start)")
+      ->check(positiveFinite());
   cmd->add_option("--min-time-ms", a->minTimeMs,
-                  "Time each kernel at least this long (default 100)");
+                  "Time each kernel at least this long (default 100)")
+      ->check(nonNegativeFinite());
   cmd->add_option("--slow-cutoff", a->slowCutoff,
                   "CPU: a kernel whose checked run is this many times slower than the fastest so "
                   "far is timed by that run alone (default 10; 0: time every kernel fully)")
@@ -327,7 +354,7 @@ void addTuneCommand(CLI::App& app) {
                   "How many of the run's best configurations take turns with the library; the "
                   "fastest by median is reported (default 3: the run's best was its luckiest "
                   "timing, and the next may be faster)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000));
   addClusterOptions(cmd, a->cluster);
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");
   cmd->add_flag("--history", a->historyOn,

@@ -30,15 +30,24 @@ std::vector<SummaryRow> summarize(const std::vector<TrialRecord>& trials,
     if (curves.empty()) continue;
     for (int budget : budgets) {
       std::vector<double> bests;
-      for (const auto& [repeat, curve] : curves)
-        bests.push_back(curve[std::min<std::size_t>(curve.size(), std::size_t(budget)) - 1]);
+      // The trials the runs had: fewer than the budget when they exhausted the space.
+      std::size_t had = 0;
+      for (const auto& [repeat, curve] : curves) {
+        const std::size_t k = std::min<std::size_t>(curve.size(), std::size_t(budget));
+        bests.push_back(curve[k - 1]);
+        had = std::max(had, k);
+      }
       double mean = 0;
       for (double b : bests) mean += b;
       mean /= double(bests.size());
       double var = 0;
       for (double b : bests) var += (b - mean) * (b - mean);
       const double sd = bests.size() > 1 ? std::sqrt(var / double(bests.size() - 1)) : 0.0;
-      SummaryRow row{algorithm, budget, mean, sd, std::nullopt};
+      // Budgets past the space's end repeat the same row: it is given once.
+      if (!rows.empty() && rows.back().algorithm == algorithm &&
+          rows.back().trials == static_cast<int>(had))
+        continue;
+      SummaryRow row{algorithm, static_cast<int>(had), mean, sd, std::nullopt};
       if (optimum && *optimum > 0) row.meanFractionOfOptimum = mean / *optimum;
       rows.push_back(row);
     }

@@ -11,7 +11,7 @@ namespace opevo {
 // The best speed of an algorithm's runs after a number of trials, over its repeats.
 struct SummaryRow {
   std::string algorithm;
-  int trials = 0;  // budget
+  int trials = 0;  // the budget, or the trials the runs had when they exhausted the space first
   double meanBest = 0;
   double stdBest = 0;
   std::optional<double> meanFractionOfOptimum;

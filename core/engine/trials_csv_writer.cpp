@@ -3,15 +3,13 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "io/output_folder.h"
 #include "io/trials_csv.h"
 
 namespace opevo {
 
 TrialsCsvWriter::TrialsCsvWriter(const std::string& path) : m_path(path) {
-  const auto folder = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!folder.empty()) std::filesystem::create_directories(folder, ec);
-  if (ec) throw InputError("cannot create the folder " + folder.string() + ": " + ec.message());
+  createOutputFolder(std::filesystem::path(path).parent_path());
   m_out.open(path);
   if (!m_out) throw InputError("cannot write " + path);
   m_out << trialsCsvHeader() << std::flush;

@@ -1,6 +1,8 @@
 #include "io/replay_dataset.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -121,9 +123,15 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
           if (name == metric) m.speed = value;
       } else if (e.timeMs > 0) {
         m.speed = 1.0 / e.timeMs;
-      } else {
-        throw InputError(path + ": " + e.where + " succeeded with a time of " +
-                         std::to_string(e.timeMs) + " ms (expected a positive time)");
+      }
+      // A time of 0, or one so small (1e-320 ms) that its speed overflows to infinity, is no
+      // measurement: refused by name rather than winning every race.
+      if (metric.empty() ? !(m.speed > 0 && std::isfinite(m.speed)) : !std::isfinite(m.speed)) {
+        char time[32];
+        std::snprintf(time, sizeof time, "%g", e.timeMs);
+        throw InputError(path + ": " + e.where + " succeeded with a time of " + time + " ms" +
+                         (metric.empty() ? "" : " and " + metric + " " + std::to_string(m.speed)) +
+                         " (expected a positive time and a finite speed)");
       }
     }
     // A configuration measured twice (a resumed run) keeps its last measurement, as Kernel

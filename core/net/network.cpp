@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/size_limits.h"
 
 namespace opevo::net {
 namespace {
@@ -21,7 +22,10 @@ std::size_t inputCount(LayerKind kind) {
                                                                                                : 1;
 }
 
+// Zero when the window does not fit (division truncates toward zero: a window a few elements
+// too large with a long stride would otherwise give one output).
 std::int64_t poolOut(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
+  if (in + 2 * pad < kernel) return 0;
   return (in + 2 * pad - kernel) / stride + 1;
 }
 
@@ -203,10 +207,15 @@ void inferShapes(Network& net, const std::string& source) {
   for (const Input& in : net.inputs) {
     if (!known.insert(in.name).second)
       throw InputError(source + ": input '" + in.name + "' is declared twice");
+    auto fail = [&](const std::string& what) {
+      throw InputError(source + ": input '" + in.name + "' has shape " + formatShape(in.shape) +
+                       " (" + what + ")");
+    };
+    if (in.shape.empty()) fail("it needs one dimension or more");
     for (std::int64_t d : in.shape)
-      if (d < 1)
-        throw InputError(source + ": input '" + in.name + "' has shape " + formatShape(in.shape) +
-                         " (every dimension must be positive)");
+      if (d < 1 || d > kMaxDimension)
+        fail("every dimension must be from 1 to " + std::to_string(kMaxDimension));
+    if (const std::string why = tensorTooLarge(elementCount(in.shape)); !why.empty()) fail(why);
   }
   for (Layer& l : net.layers) {
     const std::string where =
@@ -232,6 +241,15 @@ void inferShapes(Network& net, const std::string& source) {
       if (v < 1)
         fail(std::string("field '") + field + "' must be a positive integer, got " +
              std::to_string(v));
+      if (v > kMaxDimension)
+        fail(std::string("field '") + field + "' " + std::to_string(v) + " is larger than " +
+             std::to_string(kMaxDimension));
+    };
+    auto padding = [&]() {
+      if (l.pad < 0) fail("field 'padding' must be 0 or more");
+      if (l.pad > kMaxDimension)
+        fail("field 'padding' " + std::to_string(l.pad) + " is larger than " +
+             std::to_string(kMaxDimension));
     };
     switch (l.kind) {
       case LayerKind::Conv2D: {
@@ -241,7 +259,7 @@ void inferShapes(Network& net, const std::string& source) {
         positive(l.kernelW, "kernel");
         positive(l.stride, "stride");
         positive(l.groups, "groups");
-        if (l.pad < 0) fail("field 'padding' must be 0 or more");
+        padding();
         if (x[1] % l.groups != 0 || l.outChannels % l.groups != 0)
           fail("groups " + std::to_string(l.groups) + " must divide the input's " +
                std::to_string(x[1]) + " channels and out_channels " +
@@ -301,7 +319,7 @@ void inferShapes(Network& net, const std::string& source) {
         rank(4, "N x C x H x W");
         positive(l.kernelH, "kernel");
         positive(l.stride, "stride");
-        if (l.pad < 0) fail("field 'padding' must be 0 or more");
+        padding();
         if (2 * l.pad > l.kernelH) fail("padding must be at most half the window");
         const std::int64_t ho = poolOut(x[2], l.kernelH, l.stride, l.pad);
         const std::int64_t wo = poolOut(x[3], l.kernelW, l.stride, l.pad);
@@ -326,8 +344,8 @@ void inferShapes(Network& net, const std::string& source) {
           if (l.target[i] == -1) {
             if (free >= 0) fail("field 'shape' may hold -1 once only");
             free = static_cast<int>(i);
-          } else if (l.target[i] < 1) {
-            fail("field 'shape' entries must be positive or -1");
+          } else if (l.target[i] < 1 || l.target[i] > kMaxDimension) {
+            fail("field 'shape' entries must be -1 or from 1 to " + std::to_string(kMaxDimension));
           } else {
             known *= l.target[i];
           }
@@ -353,7 +371,17 @@ void inferShapes(Network& net, const std::string& source) {
         break;
       }
     }
+    // What the layer allocates, its output and its weights, each whole on the host and device.
+    if (const std::string why = tensorTooLarge(elementCount(l.shape)); !why.empty())
+      fail("its output " + formatShape(l.shape) + " " + why);
+    for (std::int64_t d : l.shape)
+      if (d > kMaxDimension)
+        fail("its output " + formatShape(l.shape) + " has a dimension larger than " +
+             std::to_string(kMaxDimension));
     known.insert(l.name);
+    for (const Parameter& p : net.parameters(l))
+      if (const std::string why = tensorTooLarge(elementCount(p.shape)); !why.empty())
+        fail("its " + p.role + " " + formatShape(p.shape) + " " + why);
   }
   if (net.layers.empty()) throw InputError(source + ": the network has no layers");
   if (!known.count(net.output))

@@ -262,6 +262,11 @@ Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overr
   bool preset = false;
   for (const NetworkPreset& p : networkPresets()) preset = preset || p.name == presetOrPath;
   const std::string source = preset ? "preset " + presetOrPath : presetOrPath;
+  return networkFromText(text, source, overrides, foldNorms);
+}
+
+Network networkFromText(const std::string& text, const std::string& source,
+                        const ParamOverrides& overrides, bool foldNorms) {
   json j;
   try {
     j = json::parse(text);

@@ -20,6 +20,10 @@ using ParamOverrides = std::map<std::string, std::int64_t>;
 Network networkFromJson(const nlohmann::json& j, const std::string& source,
                         const ParamOverrides& overrides = {}, bool foldNorms = true);
 
+// networkFromJson of a network file's text; text that is not JSON is an InputError naming source.
+Network networkFromText(const std::string& text, const std::string& source,
+                        const ParamOverrides& overrides = {}, bool foldNorms = true);
+
 // The presets shipped in resources/networks/ (compiled into the program).
 struct NetworkPreset {
   std::string name;

@@ -1,6 +1,8 @@
 #include "ops/operator_json.h"
 
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -25,6 +27,10 @@ std::int64_t integer(const nlohmann::json& shape, const char* field, const std::
   const auto& v = shape[field];
   if (!v.is_number_integer())
     throw InputError(where + ": shape field '" + field + "' must be an integer, got " + v.dump());
+  // Beyond int64 it would wrap (18446744073709551615 read as -1).
+  if (v.is_number_unsigned() &&
+      v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+    throw InputError(where + ": shape field '" + field + "' is too large, got " + v.dump());
   return v.get<std::int64_t>();
 }
 
@@ -102,9 +108,13 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
   if (j.contains("name") && !j["name"].is_string())
     throw InputError(source + ": field 'name' must be a string");
   op.name = j.value("name", std::string("custom"));
-  if (!j.contains("kind") || !j["kind"].is_string())
+  if (!j.contains("kind"))
     throw InputError(source +
                      ": field 'kind' is missing (expected matmul, batch_matmul or conv2d)");
+  if (!j["kind"].is_string())
+    throw InputError(source +
+                     ": field 'kind' must be a string (matmul, batch_matmul or conv2d), got " +
+                     j["kind"].dump());
   const std::string kind = j["kind"];
   if (kind == "matmul")
     op.kind = OpKind::MatMul;
@@ -120,8 +130,11 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
   const std::string dtype = j.value("dtype", std::string("fp32"));
   if (dtype != "fp32")
     throw InputError(source + ": dtype '" + dtype + "' is not supported (expected fp32)");
-  if (!j.contains("shape") || !j["shape"].is_object())
+  if (!j.contains("shape"))
     throw InputError(source + ": field 'shape' is missing (an object of dimensions)");
+  if (!j["shape"].is_object())
+    throw InputError(source + ": field 'shape' must be an object of dimensions, got " +
+                     j["shape"].dump());
   const auto& shape = j["shape"];
   const std::string where = source + " (" + kind + ")";
   if (op.kind == OpKind::Conv2D) {
@@ -154,7 +167,11 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
       throw InputError(where + ": a matmul has batch 1; use kind batch_matmul for a batch");
   }
   if (j.contains("epilogue")) op.epilogue = epilogueFromJson(j["epilogue"], where);
-  op.validate();
+  try {
+    op.validate();
+  } catch (const InputError& e) {  // it names the operator; the file is what the user opens
+    throw InputError(source + ": " + e.what());
+  }
   return op;
 }
 
@@ -277,6 +294,9 @@ OperatorDefinition loadOperator(const std::string& presetOrPath) {
     OperatorSpec op = preset(presetOrPath);
     return {op, defaultSpace(op), nlohmann::json::object()};
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(presetOrPath, ec))
+    throw InputError("'" + presetOrPath + "' is a folder, not an operator file");
   std::ifstream in(presetOrPath);
   if (!in) {
     std::string names;

@@ -1,7 +1,11 @@
 #include "store/store.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -244,6 +248,23 @@ void checkExisting(const std::string& path) {
     throw InputError("database " + inQuotes(path) + " " + problem + " (left untouched)");
 }
 
+// SQLite in WAL mode writes beside the database (its -wal and -shm files) even to read it, so a
+// read-only file, folder or file system fails every statement with "unable to open database
+// file": said here by name instead.
+void requireWritable(const std::string& path) {
+  const std::filesystem::path file(path);
+  const std::filesystem::path folder =
+      file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  const bool exists = std::filesystem::exists(file);
+  const char* target = exists ? path.c_str() : folder.c_str();
+  if (::access(target, W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0) return;
+  const std::string reason = std::strerror(errno);
+  throw InputError("database " + inQuotes(path) + " cannot be opened: " +
+                   (exists ? "it or its folder" : "its folder") + " is not writable (" + reason +
+                   "), and SQLite writes its journal files beside it even to read it; copy it to "
+                   "a writable folder (left untouched)");
+}
+
 // Switching to WAL needs the file to itself, and SQLite returns "busy" at once rather than wait
 // for it (its busy handler is skipped there), so the waiting is done here: the window and
 // `opevo tune` may open a new file at the same moment.
@@ -289,6 +310,7 @@ Store::Store(const std::string& path) : m_path(path) {
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
   if (ec)
     throw InputError("cannot create the database folder " + folder.string() + ": " + ec.message());
+  requireWritable(path);
   if (std::filesystem::exists(path)) checkExisting(path);
   if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {

@@ -40,4 +40,15 @@ std::unique_ptr<Tuner> makeTuner(const std::string& algorithm, const SearchSpace
   return info->make(space, std::move(s), seed);
 }
 
+std::string settingOf(const std::string& name, const std::string& algorithm) {
+  const auto dot = name.find('.');
+  if (dot == std::string::npos) return name;
+  const std::string prefix = name.substr(0, dot);
+  if (prefix == algorithm) return name.substr(dot + 1);
+  if (tunerRegistry().find(prefix))
+    throw InputError("setting '" + name + "' belongs to " + prefix + ", but the algorithm is " +
+                     algorithm);
+  return name;
+}
+
 }  // namespace opevo

@@ -35,6 +35,11 @@ class TunerRegistry {
 // Every algorithm the product offers.
 const TunerRegistry& tunerRegistry();
 
+// A setting as named on a command line that tunes one algorithm: "q" or, as `opevo tuners`
+// lists it, "opevo.q" (the algorithm's own prefix is dropped). Throws InputError for another
+// algorithm's prefix ("autotvm.batch" when tuning opevo); other names ("joint.share") are kept.
+std::string settingOf(const std::string& name, const std::string& algorithm);
+
 // Throws InputError for an unknown algorithm (listing the known ones) or a bad setting.
 std::unique_ptr<Tuner> makeTuner(const std::string& algorithm, const SearchSpace& space,
                                  std::uint64_t seed,

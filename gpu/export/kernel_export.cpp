@@ -10,6 +10,7 @@
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
 #include "export/host_program.h"
+#include "io/output_folder.h"
 #include "io/trials_csv.h"
 #include "ops/operator_json.h"
 #include "store/history.h"
@@ -175,7 +176,7 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   const TrialRow& best = r.bestTrial();
 
   ExportResult result;
-  fs::create_directories(options.outDir);
+  createOutputFolder(options.outDir);
   const fs::path dir(options.outDir);
   std::string csv = trialsCsvHeader();
   for (const TrialRecord& t : trialRecords(r.run, r.trials)) csv += trialsCsvRow(t);

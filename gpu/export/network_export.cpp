@@ -7,6 +7,7 @@
 
 #include "codegen/cpu_compiler.h"
 #include "cpu/operator_buffers.h"
+#include "io/output_folder.h"
 
 namespace opevo::net {
 namespace {
@@ -51,7 +52,7 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
                           const std::string& expectedFrom, const std::string& title,
                           const std::string& directory) {
   namespace fs = std::filesystem;
-  fs::create_directories(directory);
+  createOutputFolder(directory);
   // data.bin: the inputs (tensor order), the parameters (index order), the expected output.
   std::vector<float> data;
   std::vector<std::size_t> inputOffset(p.tensors.size(), 0), paramOffset;
@@ -162,8 +163,10 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
   writeFile(fs::path(directory) / "build.sh",
             "#!/bin/sh\n# Builds the network program with the flags its kernels were tuned with.\n"
             "set -e\ncd \"$(dirname \"$0\")\"\n"
-            "${CXX:-c++} " + cpuKernelFlagsText() + " -o network main.cpp kernels.cpp\n"
-            "echo \"built ./network: run it from this folder (it reads data.bin)\"\n");
+            "${CXX:-c++} " +
+                cpuKernelFlagsText() +
+                " -o network main.cpp kernels.cpp\n"
+                "echo \"built ./network: run it from this folder (it reads data.bin)\"\n");
   fs::permissions(fs::path(directory) / "build.sh",
                   fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);

@@ -37,7 +37,7 @@ NetworkTuningPlan planFromJson(const std::string& text) {
 }
 
 Network networkOf(const NetworkSource& s) {
-  return networkFromJson(nlohmann::json::parse(s.text), s.source, s.params);
+  return networkFromText(s.text, s.source, s.params);
 }
 
 }  // namespace

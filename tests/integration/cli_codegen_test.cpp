@@ -86,7 +86,7 @@ struct BadCase {
 
 TEST(CliCodegen, BadInputExitsTwoWithOneLine) {
   const std::vector<BadCase> cases = {
-      {{"--op", "MM9", "--random"}, "unknown preset"},
+      {{"--op", "MM9", "--random"}, "'MM9' is neither a preset"},
       {{"--op", "MM1", "--backend", "opencl", "--random"}, "unknown backend"},
       {{"--op", "MM1", "--config", "tile_n=1,1,1,512"}, "tile_m"},
       {{"--op", "MM1", "--config", "tile_n=3,1,1,1; tile_m=1024,1,1,1; tile_k=1024,1,1"}, "tile_n"},

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -21,18 +22,21 @@ TEST(CliExport, CpuKernelBuildsAndChecksItselfAndCudaSourceCompiles) {
       "in_channels": 4, "height": 11, "width": 11, "out_channels": 6, "kernel_h": 3, "kernel_w": 3,
       "stride": 2, "pad": 1}})";
   const std::string db = (dir / "runs.db").string();
-  const auto tuned = runProcess(OPEVO_CLI, {"tune", "--op", op.string(), "--backend", "cpu", "--trials", "4",
-                                            "--db", db, "--min-time-ms", "1", "--json"});
+  const auto tuned =
+      runProcess(OPEVO_CLI, {"tune", "--op", op.string(), "--backend", "cpu", "--trials", "4",
+                             "--db", db, "--min-time-ms", "1", "--json"});
   ASSERT_EQ(tuned.status, 0) << tuned.err;
   const std::string run = std::to_string(nlohmann::json::parse(tuned.out)["run"].get<int>());
 
   const fs::path cpu = dir / "cpu";
   const auto exported = runProcess(OPEVO_CLI, {"export", run, "--db", db, "--out", cpu.string()});
   ASSERT_EQ(exported.status, 0) << exported.err;
-  for (const char* f : {"kernel.cpp", "config.h", "record.json", "check.cpp", "build.sh", "trials.csv"})
+  for (const char* f :
+       {"kernel.cpp", "config.h", "record.json", "check.cpp", "build.sh", "trials.csv"})
     EXPECT_TRUE(fs::exists(cpu / f)) << f;
   std::ifstream kernel(cpu / "kernel.cpp");
-  std::string firstLines((std::istreambuf_iterator<char>(kernel)), std::istreambuf_iterator<char>());
+  std::string firstLines((std::istreambuf_iterator<char>(kernel)),
+                         std::istreambuf_iterator<char>());
   EXPECT_NE(firstLines.find("// Operator:"), std::string::npos);
   EXPECT_NE(firstLines.find("TFLOPS"), std::string::npos);
   const auto check = runProcess("/bin/sh", {(cpu / "build.sh").string()});
@@ -40,23 +44,35 @@ TEST(CliExport, CpuKernelBuildsAndChecksItselfAndCudaSourceCompiles) {
   EXPECT_NE(check.out.find("PASS"), std::string::npos) << check.out;
 
   const fs::path cuda = dir / "cuda";
-  ASSERT_EQ(runProcess(OPEVO_CLI, {"export", run, "--db", db, "--out", cuda.string(), "--backend", "cuda"}).status, 0);
+  ASSERT_EQ(runProcess(OPEVO_CLI,
+                       {"export", run, "--db", db, "--out", cuda.string(), "--backend", "cuda"})
+                .status,
+            0);
   const char* nvcc = "/usr/local/cuda/bin/nvcc";
   if (!fs::exists(nvcc)) {
     fs::remove_all(dir);
-    GTEST_SKIP() << "nvcc not installed at " << nvcc << "; the CUDA export was written but not compiled";
+    GTEST_SKIP() << "nvcc not installed at " << nvcc
+                 << "; the CUDA export was written but not compiled";
   }
-  const auto compiled = runProcess(nvcc, {"-O2", "-arch=sm_80", "-o", (cuda / "check").string(),
-                                          (cuda / "check.cu").string()});
+  const auto compiled = runProcess(
+      nvcc, {"-O2", "-arch=sm_80", "-o", (cuda / "check").string(), (cuda / "check.cu").string()});
   EXPECT_EQ(compiled.status, 0) << compiled.err;
   fs::remove_all(dir);
 }
 
 TEST(CliExport, UnknownRunExitsTwo) {
-  const auto r = runProcess(OPEVO_CLI, {"export", "424242", "--db", "/tmp/opevo-export-none.db", "--out", "/tmp/x"});
+  const std::string db = "/tmp/opevo-export-none-" + std::to_string(::getpid()) + ".db";
+  // A database that is not there is named, and not created.
+  const auto missing = runProcess(OPEVO_CLI, {"export", "424242", "--db", db, "--out", "/tmp/x"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("database '" + db + "' does not exist"), std::string::npos)
+      << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  std::ofstream{db};  // an empty file is an empty database
+  const auto r = runProcess(OPEVO_CLI, {"export", "424242", "--db", db, "--out", "/tmp/x"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("no run 424242"), std::string::npos) << r.err;
-  std::filesystem::remove("/tmp/opevo-export-none.db");
+  std::filesystem::remove(db);
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
@@ -7,10 +10,13 @@
 namespace opevo::test {
 namespace {
 
-ProcessResult opevo(const std::vector<std::string>& args) { return runProcess(OPEVO_CLI, args); }
+ProcessResult opevo(const std::vector<std::string>& args) {
+  return runProcess(OPEVO_CLI, args);
+}
 
 TEST(CliQwalk, Figure2AsJson) {
-  const auto r = opevo({"qwalk", "--param", "factor:8:3", "--from", "8,1,1", "--q", "0.5", "--json"});
+  const auto r =
+      opevo({"qwalk", "--param", "factor:8:3", "--from", "8,1,1", "--q", "0.5", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["vertices"].size(), 10u);
@@ -27,8 +33,8 @@ TEST(CliQwalk, Figure2AsJson) {
 }
 
 TEST(CliQwalk, SamplesAddFrequencies) {
-  const auto r = opevo({"qwalk", "--param", "perm:3", "--q", "0.7", "--samples", "20000",
-                        "--seed", "3", "--json"});
+  const auto r = opevo(
+      {"qwalk", "--param", "perm:3", "--q", "0.7", "--samples", "20000", "--seed", "3", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["vertices"].size(), 6u);
@@ -94,11 +100,38 @@ TEST(CliSpace, EveryPresetAsJson) {
   }
   const auto bad = opevo({"space", "MM9"});
   EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.err.find("presets: MM1"), std::string::npos);
+  EXPECT_NE(bad.err.find("'MM9' is neither a preset (MM1"), std::string::npos) << bad.err;
+}
+
+// `space` and `codegen` take an operator file as `tune` does, with the file's own space.
+TEST(CliSpace, AnOperatorFileAndItsSpace) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                     ("opevo-space-" + std::to_string(::getpid()) + ".json");
+  {
+    std::ofstream out(file);
+    out << R"({"name": "small", "kind": "conv2d", "shape": {"in_channels": 8, "height": 8,
+              "width": 8, "out_channels": 8, "kernel_h": 3, "kernel_w": 3, "pad": 1},
+              "space": {"auto_unroll_max_step": "discrete:0,256"}})";
+  }
+  const auto r = opevo({"space", file.string(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["operator"], "small");
+  bool overridden = false;
+  for (const auto& p : j["parameters"])
+    overridden =
+        overridden || (p["name"] == "auto_unroll_max_step" && p["spec"] == "discrete:0,256");
+  EXPECT_TRUE(overridden) << j["parameters"].dump();
+  const auto kernel = opevo({"codegen", "--op", file.string(), "--backend", "cpu", "--random"});
+  EXPECT_EQ(kernel.status, 0) << kernel.err;
+  EXPECT_NE(kernel.out.find("Operator:      small: Conv2D input 1x8x8x8"), std::string::npos)
+      << kernel.out.substr(0, 400);
+  std::filesystem::remove(file);
 }
 
 TEST(Worker, AnswersHello) {
-  const auto r = runProcess(OPEVO_WORKER, {}, "{\"cmd\":\"hello\"}\nnot json\n{\"cmd\":\"quit\"}\n");
+  const auto r =
+      runProcess(OPEVO_WORKER, {}, "{\"cmd\":\"hello\"}\nnot json\n{\"cmd\":\"quit\"}\n");
   ASSERT_EQ(r.status, 0) << r.err;
   std::istringstream lines(r.out);
   std::string first, second;

@@ -158,6 +158,35 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "bayes"},
        "unknown algorithm"},
       {{"--resume", "99"}, "no run 99"},
+      // Sizes past what a kernel indexes or a machine allocates, refused before any trial.
+      {{"--op", dir.file("wide.json", R"({"kind": "matmul", "shape": {"n": 4294967297, "m": 4,
+        "k": 4}})"),
+        "--backend", "cpu", "--trials", "3"},
+       "n 4294967297 is larger than 2147483647"},
+      {{"--op", dir.file("huge.json", R"({"kind": "matmul", "shape": {"n": 1000003, "m": 1000003,
+        "k": 1000003}})"),
+        "--backend", "cpu", "--trials", "3"},
+       "A holds 1e+12 elements"},
+      {{"--op", dir.file("wrap.json", R"({"kind": "matmul", "shape": {"n": 18446744073709551615,
+        "m": 4, "k": 4}})"),
+        "--backend", "cpu", "--trials", "3"},
+       "shape field 'n' is too large"},
+      {{"--op", dir.path.string(), "--backend", "cpu", "--trials", "3"},
+       "is a folder, not an operator file"},
+      // Options out of range, and --resume with what would change the run.
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "0"}, "--trials"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--target", "nan"}, "--target"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--timeout", "0"}, "--timeout"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--min-time-ms", "-5"},
+       "--min-time-ms"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--seed", "-1"}, "--seed"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "opevo", "--set",
+        "autotvm.batch=4"},
+       "belongs to autotvm, but the algorithm is opevo"},
+      {{"--resume", "1", "--trials", "12"}, "--trials"},
+      {{"--backend", std::string("replay:") + OPEVO_DATASETS_DIR + "/convolution_milo/A100.json.gz",
+        "--op", "MM1", "--trials", "3"},
+       "drop --op MM1"},
   };
   for (const auto& [args, mentions] : cases) {
     std::vector<std::string> all = {"tune", "--db", db};
@@ -166,6 +195,34 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
     EXPECT_EQ(r.status, 2) << args[1] << ": " << r.err;
     EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
   }
+}
+
+// `--set` takes a setting as `opevo tuners` lists it (opevo.q) as well as bare (q).
+TEST(CliTune, ASettingMayNameItsAlgorithm) {
+  Dir dir;
+  const auto r = runProcess(
+      OPEVO_CLI, {"tune", "--backend",
+                  std::string("replay:") + OPEVO_DATASETS_DIR + "/convolution_milo/A100.json.gz",
+                  "--algo", "opevo", "--set", "opevo.q=0.7", "--trials", "10", "--db",
+                  (dir.path / "s.db").string(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["trials"], 10);
+}
+
+// Commands that read the store refuse a database that is not there rather than create it (and
+// its folders) empty.
+TEST(CliTune, ReadingAMissingDatabaseNamesIt) {
+  Dir dir;
+  const std::string db = (dir.path / "no" / "such.db").string();
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"runs", "--db", db},
+                                               {"show", "1", "--db", db},
+                                               {"net", "runs", "--db", db},
+                                               {"tune", "--resume", "1", "--db", db}}) {
+    const auto r = runProcess(OPEVO_CLI, args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("database '" + db + "' does not exist"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path / "no"));
 }
 
 // The user's data folder cannot be created (a path under /proc: not even root can): the run is

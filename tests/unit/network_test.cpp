@@ -29,6 +29,15 @@ std::string errorOf(const std::string& text, const ParamOverrides& overrides = {
   return "";
 }
 
+std::string networkFromTextError(const std::string& text) {
+  try {
+    networkFromText(text, "test.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // A two-layer network around one layer under test.
 std::string around(const std::string& layer, const std::string& shape = "[1, 8, 16, 16]") {
   return R"({"name": "t", "params": {"batch": 1}, "inputs": [{"name": "x", "shape": )" + shape +
@@ -186,6 +195,39 @@ TEST(Network, BadFilesNameTheLayerAndField) {
   EXPECT_THROW(parseParamOverride("batch"), InputError);
   EXPECT_THROW(parseParamOverride("batch=two"), InputError);
   EXPECT_EQ(parseParamOverride("batch=8"), (std::pair<std::string, std::int64_t>{"batch", 8}));
+  EXPECT_NE(networkFromTextError("{bad").find("test.json: not valid JSON"), std::string::npos);
+}
+
+// Sizes a kernel cannot index or a machine cannot allocate, and windows that cannot fit, are
+// refused by name: they crashed (a scalar input), wrapped to a small network (int64 overflow),
+// or failed only when a trial allocated them.
+TEST(Network, ImpossibleSizesAreRefusedByName) {
+  const auto refused = [](const std::string& text, const std::string& what) {
+    const std::string e = errorOf(text);
+    EXPECT_NE(e.find(what), std::string::npos) << "'" << e << "' lacks '" << what << "'";
+  };
+  refused(around(R"({"name": "r", "op": "relu", "input": "x"})", "[]"),
+          "input 'x' has shape scalar (it needs one dimension or more)");
+  refused(around(R"({"name": "r", "op": "relu", "input": "x"})",
+                 "[4294967296, 4294967296, 4294967296, 4]"),
+          "every dimension must be from 1 to 2147483647");
+  refused(around(R"({"name": "r", "op": "relu", "input": "x"})", "[65536, 65536, 2]"),
+          "holds 8.59e+09 elements");
+  refused(around(R"({"name": "c", "op": "conv2d", "input": "x",
+                     "out_channels": 9223372036854775807, "kernel": 1})"),
+          "field 'out_channels' 9223372036854775807 is larger than 2147483647");
+  refused(around(R"({"name": "c", "op": "conv2d", "input": "x", "out_channels": 8, "kernel": 1,
+                     "padding": 4611686018427387904})"),
+          "field 'padding' 4611686018427387904 is larger");
+  refused(around(R"({"name": "d", "op": "dense", "input": "x", "units": 100000})", "[1, 100000]"),
+          "layer 'd' (dense): its weight 100000x100000 holds 1e+10 elements");
+  // A window larger than its input, even with a stride long enough that the (negative) span
+  // truncated to one output.
+  refused(around(R"({"name": "p", "op": "max_pool", "input": "x", "kernel": 20})"),
+          "the 20x20 window does not fit the 1x8x16x16 input");
+  refused(around(R"({"name": "c", "op": "conv2d", "input": "x", "out_channels": 4, "kernel": 20,
+                     "stride": 20})"),
+          "kernel does not fit");
 }
 
 TEST(Network, FusionStopsAtASecondReaderAndAtTheOutput) {

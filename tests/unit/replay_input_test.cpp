@@ -261,6 +261,14 @@ TEST(ReplayInput, NumberBeyondADoubleIsAnInputError) {
       {"not valid JSON", "number overflow parsing '-1e999'"});
 }
 
+// A time so small that its speed overflows (1e-320 ms, a denormal) would win every race at an
+// infinite speed and could not be exported again: it is refused like a time of 0.
+TEST(ReplayInput, ATimeWhoseSpeedOverflowsIsRefused) {
+  expectInputError(
+      TempFile(R"({"tune_params_keys": ["a"], "cache": {"1": {"a": 1, "time": 1e-320}}})").path(),
+      {"cache entry '1'", "expected a positive time and a finite speed"});
+}
+
 TEST(ReplayInput, UnknownSchema) {
   expectInputError(TempFile(R"({"foo": 1, "bar": [2]})").path(),
                    {"unknown schema", "bar, foo", "Kernel Tuner", "T4"});

@@ -1,0 +1,50 @@
+#include "cli/option_checks.h"
+
+#include <cctype>
+#include <cmath>
+#include <string>
+
+namespace opevo::cli {
+namespace {
+
+CLI::Validator finite(bool zeroAllowed) {
+  return CLI::Validator(
+      [zeroAllowed](std::string& text) -> std::string {
+        double v = 0;
+        std::size_t used = 0;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        const bool ok = used == text.size() && std::isfinite(v) && (zeroAllowed ? v >= 0 : v > 0);
+        if (ok) return "";
+        return "must be a finite number " + std::string(zeroAllowed ? "of 0 or more" : "above 0") +
+               ", got " + text;
+      },
+      zeroAllowed ? "NUMBER>=0" : "NUMBER>0");
+}
+
+}  // namespace
+
+CLI::Validator positiveFinite() {
+  return finite(false);
+}
+
+CLI::Validator nonNegativeFinite() {
+  return finite(true);
+}
+
+void checkSeeds(CLI::App& app) {
+  if (CLI::Option* seed = app.get_option_no_throw("--seed"))
+    seed->check(CLI::Validator(
+        [](std::string& text) -> std::string {
+          bool digits = !text.empty();
+          for (char c : text) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+          return digits ? "" : "a seed is a whole number of 0 or more, got " + text;
+        },
+        "SEED"));
+  for (CLI::App* sub : app.get_subcommands({})) checkSeeds(*sub);
+}
+
+}  // namespace opevo::cli
