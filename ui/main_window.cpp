@@ -59,7 +59,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_networksPage(new NetworksPage),
       m_kernelsPage(new KernelsPage),
       m_clusterPage(new ClusterPage),
-      m_backendLabel(new QLabel(tr("Backend: probing…"), this)) {
+      m_backendLabel(new QLabel(tr("Best backend here: probing…"), this)) {
   initStudioResources();
   setWindowTitle(tr("OpEvo Studio"));
   setWindowIcon(QIcon(QStringLiteral(":/opevo/opevo-studio.svg")));
@@ -301,7 +301,12 @@ void MainWindow::startBackendProbe() {
         }
       },
       [this](const BackendProbe& probe) {
-        m_backendLabel->setText(tr("Backend: %1").arg(probe.best));
+        // The machine's, not the page's: a replay measures nothing here.
+        m_backendLabel->setText(tr("Best backend here: %1").arg(probe.best));
+        m_backendLabel->setToolTip(
+            tr("The best measurement backend this machine offers, which a new run on a device "
+               "uses unless another is chosen (a replay measures nothing): %1")
+                .arg(probe.runtimes));
         m_runtimes = probe.runtimes;
         m_runsPage->setup()->setBackends(probe.backends);
       });

@@ -104,7 +104,7 @@ TEST_F(MainWindowTest, HasTitleVersionBackendAndEveryPreset) {
   EXPECT_EQ(m_window.windowTitle(), "OpEvo Studio");
   EXPECT_TRUE(child<QLabel>("versionLabel")->text().contains(OPEVO_VERSION));
   EXPECT_TRUE(waitUntil([&] { return !m_window.backendText().contains("probing"); }));
-  EXPECT_TRUE(m_window.backendText().startsWith("Backend: "));
+  EXPECT_TRUE(m_window.backendText().startsWith("Best backend here: "));
   QAbstractItemModel* presets = child<QTableView>("presetTable")->model();
   ASSERT_EQ(presets->rowCount(), static_cast<int>(opevo::presetNames().size()));
   EXPECT_EQ(presets->index(0, 0).data().toString(), "MM1");

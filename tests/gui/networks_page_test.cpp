@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -96,6 +97,31 @@ class NetworksPageTest : public ::testing::Test {
   NetworksPage m_page;
   std::unique_ptr<QAbstractItemModelTester> m_tester;
 };
+
+// The latency estimate sums every task: until each has a working kernel the chart is empty, and
+// its title says how many have one, not a chart that looks stalled.
+TEST(NetworkCurveChart, SaysWhyItIsEmptyUntilEveryTaskHasAKernel) {
+  NetworkCurveChart chart;
+  NetworkSnapshot s;
+  ContenderState c;
+  c.label = QStringLiteral("opevo-m / gradient / joint");
+  c.budget = 16;
+  c.trials = 4;
+  c.taskBestMs = {0.5, std::nan(""), std::nan("")};
+  c.curveTrials = {4};
+  c.curveEstimateMs = {std::nan("")};
+  s.contenders.push_back(c);
+  chart.setSnapshot(s);
+  EXPECT_EQ(chart.curvePointCount(0), 0);
+  EXPECT_TRUE(chart.chart()->title().contains(QStringLiteral("1 of 3 so far")))
+      << chart.chart()->title().toStdString();
+  s.contenders[0].taskBestMs = {0.5, 0.2, 0.1};
+  s.contenders[0].curveTrials = {4, 8};
+  s.contenders[0].curveEstimateMs = {std::nan(""), 0.8};
+  chart.setSnapshot(s);
+  EXPECT_EQ(chart.curvePointCount(0), 1);
+  EXPECT_EQ(chart.chart()->title(), QStringLiteral("Network latency against trials"));
+}
 
 TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   // AlexNet: its input and 27 layers drawn, its 8 tasks listed with their weights and work.

@@ -155,6 +155,7 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
     runs[i].raceId = 1;
     runs[i].raceRepeat = i / 2;
     runs[i].label = "replay of x";
+    runs[i].operatorName = "Xgemm";
     runs[i].budgetJson = R"({"trials":40})";
     runs[i].status = i == 2 ? RunStatus::Running : RunStatus::Finished;
     runs[i].endReason = i == 2 ? EndReason::None : EndReason::Trials;
@@ -168,7 +169,9 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
   EXPECT_EQ(model.row(1).run.raceId, 1);
   EXPECT_EQ(model.index(2, HistoryModel::RepeatColumn).data().toInt(), 1);
   EXPECT_EQ(model.index(1, HistoryModel::StatusColumn).data().toString(), "finished (trials)");
-  EXPECT_EQ(model.index(1, HistoryModel::DatasetColumn).data().toString(), "replay of x");
+  EXPECT_EQ(model.index(1, HistoryModel::OperatorColumn).data().toString(), "Xgemm");
+  EXPECT_EQ(model.index(1, HistoryModel::OperatorColumn).data(Qt::ToolTipRole).toString(),
+            "replay of x");
   EXPECT_EQ(model.index(1, HistoryModel::BudgetColumn).data().toString(), "40 trials");
   EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data().toString(), "running or cut off");
   EXPECT_FALSE(model.index(0, HistoryModel::RepeatColumn).data().isValid());

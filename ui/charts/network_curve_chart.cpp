@@ -84,6 +84,24 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
     }
     m_measured[i]->replace(measured);
   }
+  // The estimate is a sum over every task: until each has a working kernel the chart is empty,
+  // and says why rather than look stalled.
+  bool drawn = false;
+  std::size_t ready = 0, tasks = 0;
+  for (std::size_t i = 0; i < s.contenders.size(); ++i) {
+    drawn = drawn || m_curves[i]->count() > 0 || m_measured[i]->count() > 0;
+    const std::vector<double>& best = s.contenders[i].taskBestMs;
+    tasks = best.size();
+    ready = std::max<std::size_t>(ready, std::count_if(best.begin(), best.end(), [](double ms) {
+                                    return std::isfinite(ms);
+                                  }));
+  }
+  chart()->setTitle(drawn || tasks == 0
+                        ? tr("Network latency against trials")
+                        : tr("Network latency against trials<br><small>drawn once every task "
+                             "has a working kernel: %1 of %2 so far</small>")
+                              .arg(ready)
+                              .arg(tasks));
   if (s.referenceMs) {
     if (!m_reference) {
       m_reference = new QLineSeries;

@@ -88,8 +88,10 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
                          : tr("sampled (none yet)"));
   y += line + 8;
   p.setPen(QColor(0x61, 0x61, 0x61));
-  p.drawText(QRect(4, y, width() - 8, line * 4), Qt::TextWordWrap,
-             tr("Wheel: zoom. Drag: pan. Labels appear when zoomed in."));
+  p.drawText(
+      QRect(4, y, width() - 8, line * 4), Qt::TextWordWrap,
+      tr("Wheel: zoom. Drag: pan. Labels show once large enough to read; zoom in to separate "
+         "crowded ones."));
 }
 
 }  // namespace opevo::ui

@@ -71,9 +71,11 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(measuredBy(r.run));
       case RepeatColumn:
         return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
-      case DatasetColumn:
-        return r.label;
-      case DeviceColumn:
+      case OperatorColumn:
+        return role == Qt::ToolTipRole ? r.label : QString::fromStdString(r.run.operatorName);
+      case MeasuredOnColumn:
+        // A replay's device is its dataset's label ("replay of X.json.gz (GPU, real
+        // measurements)"): where the numbers come from.
         return QString::fromStdString(r.run.device);
       case BudgetColumn:
         return budgetText(r.run.budgetJson);
@@ -110,10 +112,10 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
       return tr("Algorithm");
     case RepeatColumn:
       return tr("Repeat");
-    case DatasetColumn:
-      return tr("Dataset");
-    case DeviceColumn:
-      return tr("Device");
+    case OperatorColumn:
+      return tr("Operator");
+    case MeasuredOnColumn:
+      return tr("Measured on");
     case BudgetColumn:
       return tr("Budget");
     case StatusColumn:

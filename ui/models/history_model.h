@@ -19,8 +19,8 @@ class HistoryModel : public QAbstractTableModel {
     StartedColumn,
     AlgorithmColumn,
     RepeatColumn,
-    DatasetColumn,
-    DeviceColumn,
+    OperatorColumn,    // the operator tuned (a replay's: its dataset's kernel)
+    MeasuredOnColumn,  // the device, or the replayed dataset and the device it was measured on
     BudgetColumn,
     StatusColumn,
     ColumnCount

@@ -7,19 +7,10 @@
 #include <cmath>
 
 #include "ui/controller/race_data.h"
+#include "ui/widgets/display_format.h"
 
 namespace opevo::ui {
-namespace {
-
-// About four significant digits whatever the unit: 1234 GFLOP/s and 0.09075 TFLOPS both read
-// well, where a fixed two decimals showed a CPU's TFLOPS as 0.00.
-QString speedText(double v) {
-  if (v <= 0) return QStringLiteral("0");
-  const int decimals = std::clamp(3 - static_cast<int>(std::floor(std::log10(v))), 0, 6);
-  return QLocale().toString(v, 'f', decimals);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TrialsModel::TrialsModel(RaceData* data, QObject* parent)
     : QAbstractTableModel(parent), m_data(data) {
@@ -78,9 +69,9 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
         return t.message;
       case SpeedColumn:
         if (raw) return t.speed;
-        return ok ? speedText(t.speed) : QString();
+        return ok ? formatSpeed(t.speed) : QString();
       case BestColumn:
-        return raw ? QVariant(t.best) : speedText(t.best);
+        return raw ? QVariant(t.best) : formatSpeed(t.best);
       case TimeColumn:
         return raw ? QVariant(t.seconds) : QString::number(t.seconds, 'f', 3);
       default:

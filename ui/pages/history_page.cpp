@@ -96,7 +96,7 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_resume(new QPushButton(tr("Resume run"), this)),
       m_export(new QPushButton(tr("Export kernel…"), this)) {
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::DatasetColumn,
+  m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::MeasuredOnColumn,
                                                    QHeaderView::Stretch);
   m_info->setObjectName(QStringLiteral("historyInfo"));
   m_info->setWordWrap(true);

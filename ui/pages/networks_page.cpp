@@ -208,7 +208,7 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         auto p = std::make_shared<Picture>();
         p->text = QString::fromStdString(text);
         try {
-          const net::Network n = net::networkFromJson(nlohmann::json::parse(text), source, params);
+          const net::Network n = net::networkFromText(text, source, params);
           const net::TaskGraph g = net::extractTasks(n);
           p->description = QString::fromStdString(n.name + ": " + n.description);
           p->tasks = networkTaskInfo(n, g);

@@ -320,6 +320,10 @@ void TopologyPage::applyToPicture() {
 
 bool TopologyPage::sampleWalks(int walks) {
   if (!m_result || walks <= 0) return false;
+  // The box shows the walks sampled, also when they were asked for elsewhere (--samples): the
+  // legend and the box must not disagree.
+  m_walksSpin->setValue(walks);
+  walks = m_walksSpin->value();
   m_sampleButton->setEnabled(false);
   m_sampleJob.start([result = m_result, walks] { return opevo::ui::sampleWalks(*result, walks); },
                     [this](const SampleJob& job) { onSampled(job.frequency, job.walks); });

@@ -1,7 +1,9 @@
 #include "ui/widgets/display_format.h"
 
+#include <QLocale>
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace opevo::ui {
 
@@ -13,6 +15,12 @@ QString groupDigits(const std::string& digits) {
   if (!allDigits) return text;
   for (qsizetype i = text.size() - 3; i > 0; i -= 3) text.insert(i, QLatin1Char(','));
   return text;
+}
+
+QString formatSpeed(double v) {
+  if (!(v > 0) || !std::isfinite(v)) return QStringLiteral("0");
+  const int decimals = std::clamp(3 - static_cast<int>(std::floor(std::log10(v))), 0, 6);
+  return QLocale().toString(v, 'f', decimals);
 }
 
 QString formatProbability(double p) {

@@ -9,6 +9,11 @@ namespace opevo::ui {
 // ("more than 3.4e38"); anything that is not all digits is returned unchanged.
 QString groupDigits(const std::string& digits);
 
+// A speed to about four significant digits whatever the unit, digits grouped: 11,972 GFLOP/s
+// and 0.09075 TFLOPS both read well (a fixed two decimals showed a CPU's TFLOPS as 0.00, and
+// %g wrote 1.102e+04).
+QString formatSpeed(double v);
+
 // Fixed decimals while they mean something, scientific below that, so a column of probabilities
 // from 0.5 down to 1e-20 stays readable and never shows a misleading 0.00000000.
 QString formatProbability(double p);

@@ -21,6 +21,7 @@
 #include "layout/operand_layouts.h"
 #include "ops/operator_json.h"
 #include "store/store.h"
+#include "ui/widgets/display_format.h"
 #include "ui/widgets/layout_view.h"
 #include "ui/widgets/message_label.h"
 
@@ -119,7 +120,7 @@ void KernelExportDialog::showPreview() {
                            .arg(QString::fromStdString(m_run.algorithm),
                                 QString::fromStdString(m_run.operatorName),
                                 QString::fromStdString(m_run.device).toHtmlEscaped())
-                           .arg(p.speed, 0, 'g', 4)
+                           .arg(formatSpeed(p.speed))
                            .arg(QString::fromStdString(p.speedUnit))
                            .arg(p.trial)
                            .arg(QString::fromStdString(p.configuration).toHtmlEscaped()));
@@ -127,10 +128,13 @@ void KernelExportDialog::showPreview() {
                           ? QString()
                           : QStringLiteral("%1: %2").arg(QString::fromStdString(p.fileName),
                                                          QString::fromStdString(p.summary));
-    if (!p.note.empty())
+    // Without source the note takes the source's place, said once and wrapped to be read.
+    if (!p.note.empty() && !p.source.empty())
       summary +=
           (summary.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(p.note);
     m_summary->setText(summary);
+    m_source->setLineWrapMode(p.source.empty() ? QPlainTextEdit::WidgetWidth
+                                               : QPlainTextEdit::NoWrap);
     m_source->setPlainText(p.source.empty()
                                ? tr("(no kernel source: %1)").arg(QString::fromStdString(p.note))
                                : QString::fromStdString(p.source));
