@@ -10,6 +10,7 @@
 #include "backends/backend_factory.h"
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
+#include "cli/interrupt_notice.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
 #include "export/network_export.h"
@@ -166,7 +167,13 @@ void runTune(const NetTuneOptions& o) {
         break;
     }
   };
+  std::optional<InterruptNotice> notice(
+      std::in_place, "network run " + std::to_string(networkId) +
+                         " is tuned and every trial stored; opevo net tune --resume " +
+                         std::to_string(networkId) + clusterHint(o.cluster) +
+                         " runs what follows the tuning again");
   const net::Conclusion concluded = session->conclude(conclude);
+  notice.reset();
   nlohmann::json j = concluded.result;  // printed below (operator[] on a const one asserts)
   const std::optional<net::EndToEnd>& e = concluded.endToEnd;
   const std::string& endToEndError = concluded.endToEndError;

@@ -11,6 +11,7 @@
 #include "backends/stored_run.h"
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
+#include "cli/interrupt_notice.h"
 #include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
@@ -183,6 +184,22 @@ void runTune(const TuneArgs& a) {
 
   const std::string ended(endReasonName(run.end));
   const bool closed = statusAfter(run.end) == RunStatus::Finished;
+  // A run the store failed counted the trial whose commit failed: the trials kept are what a
+  // resume finds, so those are reported.
+  int kept = run.trials;
+  if (run.end == EndReason::Failed) {
+    try {
+      kept = static_cast<int>(store.trials(run.storeId).size());
+    } catch (const std::exception&) {
+      // Unreadable too: the engine's count is all there is.
+    }
+  }
+  // The reference and the side-by-side timing cannot stop midway; the run is stored as it ended.
+  std::optional<InterruptNotice> notice(
+      std::in_place, "run " + std::to_string(run.storeId) + " is stored " +
+                         std::string(runStatusName(statusAfter(run.end))) +
+                         " with its trials; the reference timing was cut (opevo show " +
+                         std::to_string(run.storeId) + " lists the run)");
   std::optional<Measurer::Reference> reference;
   if (run.end != EndReason::Failed) {
     reference = setup.measurer->reference();
@@ -201,7 +218,7 @@ void runTune(const TuneArgs& a) {
                      {"mode", setup.definition ? layout::tuningModeName(setup.definition->mode)
                                                : std::string_view("replay")},
                      {"device", context.device},
-                     {"trials", run.trials},
+                     {"trials", kept},
                      {"ended", ended},
                      {"status", std::string(runStatusName(statusAfter(run.end)))},
                      {"speed_unit", unit},
@@ -251,14 +268,14 @@ void runTune(const TuneArgs& a) {
                            {"best_speed", sideBySide->bestSpeed},
                            {"reference_speed", sideBySide->referenceSpeed},
                            {"ratio", sideBySide->bestSpeed / sideBySide->referenceSpeed}};
+  notice.reset();
   if (!engine.failure().empty()) out["error"] = engine.failure();
   if (options.cluster) out["cluster"] = clusterJson(*options.cluster);
   if (a.json) {
     std::cout << out.dump(2) << "\n";
   } else {
     std::printf("run %lld %s after %d trials (%s)\n", static_cast<long long>(run.storeId),
-                std::string(runStatusName(statusAfter(run.end))).c_str(), run.trials,
-                ended.c_str());
+                std::string(runStatusName(statusAfter(run.end))).c_str(), kept, ended.c_str());
     if (run.bestConfig)
       std::printf("best: %.4g %s  %s\n", run.best, unit.c_str(),
                   setup.space->format(*run.bestConfig).c_str());
@@ -287,7 +304,7 @@ void runTune(const TuneArgs& a) {
                     resume);
   if (!closed)
     throw RunFailed("run " + std::to_string(run.storeId) + " was interrupted after " +
-                    std::to_string(run.trials) + " trials; resume with " + resume);
+                    std::to_string(kept) + " trials; resume with " + resume);
 }
 
 }  // namespace

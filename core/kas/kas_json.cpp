@@ -1,5 +1,6 @@
 #include "kas/kas_json.h"
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -55,6 +56,10 @@ MicroDag kernelFromJson(const nlohmann::json& j, const std::string& source) {
     }
     auto index = [&](const nlohmann::json& v, const char* field) {
       if (!v.is_number_integer()) fail(where + ": \"" + field + "\" must be an integer");
+      // Read wide, so that 10^12 is named as it was written rather than wrapped to an int.
+      if (v.is_number_unsigned() ? v.get<std::uint64_t>() > 1000000u
+                                 : v.get<std::int64_t>() < -1000000)
+        fail(where + ": input " + v.dump() + " is not an earlier node");
       return v.get<int>();
     };
     if (isBlend(n.kind)) {
