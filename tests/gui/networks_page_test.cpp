@@ -242,9 +242,9 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   // (the pool) taking the rest.
   const NetworkTaskModel* tasks = m_page.taskModel();
   EXPECT_TRUE(tasks->sharesMeasured());
-  EXPECT_TRUE(tasks->headerData(NetworkTaskModel::ShareColumn, Qt::Horizontal)
+  EXPECT_TRUE(tasks->headerData(NetworkTaskModel::ShareColumn, Qt::Horizontal, Qt::ToolTipRole)
                   .toString()
-                  .contains(QStringLiteral("end to end")));
+                  .contains(QStringLiteral("measured end to end")));
   const std::vector<double>& nodeShares = m_page.graphView()->shares();
   double shares = 0;
   for (int r = 0; r < tasks->rowCount(); ++r) {

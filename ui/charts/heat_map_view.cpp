@@ -5,9 +5,15 @@
 
 namespace opevo::ui {
 
-HeatMapView::HeatMapView(QWidget* parent) : QWidget(parent) {
+HeatMapView::HeatMapView(QWidget* parent)
+    : QWidget(parent), m_placeholder(tr("Run a sweep to see its heat map")) {
   setObjectName(QStringLiteral("heatMap"));
   setMinimumSize(320, 160);
+}
+
+void HeatMapView::setPlaceholder(const QString& text) {
+  m_placeholder = text;
+  update();
 }
 
 void HeatMapView::setMap(HeatMap map) {
@@ -20,7 +26,7 @@ void HeatMapView::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), palette().base());
   if (m_map.rows.empty() || m_map.columns.empty()) {
     p.setPen(palette().color(QPalette::PlaceholderText));
-    p.drawText(rect(), Qt::AlignCenter, tr("Run a sweep to see its heat map"));
+    p.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, m_placeholder);
     return;
   }
   const QFontMetrics fm(font());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QString>
 #include <QWidget>
 
 #include "io/heatmap_svg.h"
@@ -15,6 +16,8 @@ class HeatMapView : public QWidget {
   explicit HeatMapView(QWidget* parent = nullptr);
 
   void setMap(HeatMap map);
+  // What an empty view says (default: how to get a map; while a sweep runs, that it is running).
+  void setPlaceholder(const QString& text);
   const HeatMap& map() const { return m_map; }
   QSize sizeHint() const override { return {560, 320}; }
 
@@ -23,6 +26,7 @@ class HeatMapView : public QWidget {
 
  private:
   HeatMap m_map;
+  QString m_placeholder;
 };
 
 }  // namespace opevo::ui

@@ -134,7 +134,7 @@ QVariant NetworkTaskModel::headerData(int section, Qt::Orientation orientation, 
     case BestColumn:
       return tr("Best ms");
     case ShareColumn:
-      return sharesMeasured() ? tr("Share (end to end)") : tr("Share (estimate)");
+      return sharesMeasured() ? tr("Share") : tr("Share (est.)");
   }
   return {};
 }

@@ -77,7 +77,7 @@ SweepDialog::SweepDialog(std::shared_ptr<const ReplayDataset> dataset, const QSt
   }
   form->addRow(tr("Repeats:"), m_repeats);
   form->addRow(tr("Trials per run:"), m_trials);
-  form->addRow(tr("Show after:"), m_at);
+  form->addRow(tr("Heat map at trial:"), m_at);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_run);
   buttons->addWidget(m_progress, 1);
@@ -232,6 +232,13 @@ void SweepDialog::run() {
   m_run->setText(tr("S&top"));
   m_progress->setValue(0);
   m_progress->show();
+  // A cell's mean needs all its repeats: the map comes whole at the end, and says so meanwhile.
+  m_view->setMap({});
+  m_saveSvg->setEnabled(false);
+  m_savePng->setEnabled(false);
+  m_view->setPlaceholder(
+      tr("Sweeping… the heat map appears once every cell has run all its "
+         "repeats (the bar above shows how far)"));
   m_poll->start();
   m_control = std::make_shared<SweepControl>();
   // The job owns copies of what it reads (the dataset is shared and immutable).
@@ -250,6 +257,7 @@ void SweepDialog::present(Outcome outcome) {
   m_run->setText(tr("&Run sweep"));
   m_poll->stop();
   m_progress->hide();
+  m_view->setPlaceholder(tr("Run a sweep to see its heat map"));
   m_control.reset();
   if (outcome.sweep && !outcome.sweep->failure.empty())
     outcome.error = QString::fromStdString(outcome.sweep->failure);
