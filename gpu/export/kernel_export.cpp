@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "codegen/cpu_compiler.h"
+#include "codegen/device_limits.h"
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
 #include "export/host_program.h"
@@ -112,6 +113,19 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
     k.def = withSpaceTarget(k.def, SpaceTarget::Common);
   }
   k.kernel = codegen::generateKernel(k.def.op, k.def.space, k.config, k.backend);
+  // A configuration tuned elsewhere (on the CPU, without a GPU's limits in its space) may ask a
+  // GPU block for more than any device gives: refused here, not left to fail at launch in the
+  // exported check.
+  if (k.backend != codegen::Backend::Cpu && k.backendName != run.backend) {
+    const char* widest = k.backend == codegen::Backend::Cuda ? "sm_90" : "gfx90a";
+    const auto problems =
+        codegen::checkLaunch(k.kernel.launch, nullptr, codegen::nominalLimits(widest));
+    if (!problems.empty())
+      throw InputError("run " + std::to_string(run.id) + "'s best configuration, tuned on " +
+                       run.backend + ", cannot launch on a " + k.backendName + " GPU (" +
+                       problems.front() + "): export it for " + run.backend + ", or tune on " +
+                       k.backendName + " for a " + k.backendName + " kernel");
+  }
   k.ext = k.backend == codegen::Backend::Cpu   ? "cpp"
           : k.backend == codegen::Backend::Hip ? "hip"
                                                : "cu";
@@ -160,10 +174,13 @@ KernelPreview previewBestKernel(const Store& store, std::int64_t runId,
   p.fileName = "kernel." + k.ext;
   p.source = k.fileText;
   const auto& l = k.kernel.launch;
-  p.summary = k.kernel.summary + "; launch grid " + std::to_string(l.grid.x) + "x" +
-              std::to_string(l.grid.y) + "x" + std::to_string(l.grid.z) + ", block " +
-              std::to_string(l.block.x) + "x" + std::to_string(l.block.y) + "x" +
-              std::to_string(l.block.z) + ", " + std::to_string(l.sharedBytes) + " B shared";
+  p.summary = k.kernel.summary;
+  // Grid, block and shared memory are a GPU launch's; a CPU kernel has none.
+  if (k.backend != codegen::Backend::Cpu)
+    p.summary += "; launch grid " + std::to_string(l.grid.x) + "x" + std::to_string(l.grid.y) +
+                 "x" + std::to_string(l.grid.z) + ", block " + std::to_string(l.block.x) + "x" +
+                 std::to_string(l.block.y) + "x" + std::to_string(l.block.z) + ", " +
+                 std::to_string(l.sharedBytes) + " B shared";
   if (k.backendName != r.run.backend)
     p.note = "tuned on " + r.run.backend + ": the same configuration for " + k.backendName +
              ", not measured there";
@@ -174,6 +191,9 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   const RunBest r = findBest(store, runId);
   const RunRecord& run = r.run;
   const TrialRow& best = r.bestTrial();
+  // The kernel first: a configuration that cannot be exported leaves no partial folder behind.
+  std::optional<BestKernel> kernel;
+  if (run.backend != "replay") kernel = bestKernel(r, options.backend);
 
   ExportResult result;
   createOutputFolder(options.outDir);
@@ -198,7 +218,7 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
     writeFile(dir / "record.json", record.dump(2) + "\n", result);
     return result;
   }
-  const BestKernel k = bestKernel(r, options.backend);
+  const BestKernel& k = *kernel;
   const std::string kernelFile = "kernel." + k.ext;
   writeFile(dir / kernelFile, k.fileText, result);
   writeFile(dir / "config.h", configHeader(k.def.space, k.config, k.kernel), result);

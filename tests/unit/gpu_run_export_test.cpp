@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "common/error.h"
 #include "export/kernel_export.h"
 #include "ops/operator_json.h"
 #include "store/store.h"
@@ -73,6 +74,46 @@ TEST(GpuRunExport, SplitKLeavesTheCpuKernelOutWithANote) {
   const std::string check =
       "cd '" + (dir.path / "cpu").string() + "' && sh build.sh > log 2>&1 && grep -q PASS log";
   EXPECT_EQ(std::system(check.c_str()), 0) << out.buildCommand;
+}
+
+// A configuration tuned on the CPU, whose space knows no GPU limit, exported for CUDA: one that
+// would ask a block for more shared memory than any GPU has is refused by name (it was written,
+// and failed only at launch in the exported check); one that fits is written.
+TEST(GpuRunExport, ACpuConfigurationPastEveryGpusLimitIsRefused) {
+  ScratchDir dir;
+  Store store((dir.path / "runs.db").string());
+  const OperatorDefinition def = loadOperator("MM1");
+  RunRecord r;
+  r.operatorName = def.op.name;
+  r.operatorJson = operatorDefinitionToJson(def).dump();
+  r.algorithm = "opevo-m";
+  r.settingsJson = "{}";
+  r.seed = 1;
+  r.backend = "cpu";
+  r.device = "a CPU (a record written by this test)";
+  r.budgetJson = R"({"trials":1})";
+  r.speedUnit = "TFLOPS";
+  TrialRow t;
+  t.seq = 1;
+  // A block of one thread staging a 1024-deep slab of 32 x 512 floats: 2 MiB of shared memory.
+  t.config = "tile_n=32,2,1,8; tile_m=2,256,1,2; tile_k=1,1,1024";
+  t.timesMs = {1, 1, 1};
+  t.medianMs = 1;
+  t.speed = 0.02;
+  const std::int64_t id = store.createRunWithTrials(r, {t});
+  EXPECT_EQ(previewBestKernel(store, id).summary.find("launch grid"), std::string::npos)
+      << "a CPU kernel's summary has no GPU launch terms";
+  try {
+    previewBestKernel(store, id, "cuda");
+    ADD_FAILURE() << "exported for CUDA";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot launch on a cuda GPU (needs 2162688 bytes of "
+                                         "shared memory per block"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(exportRun(store, id, {(dir.path / "cuda").string(), "cuda"}), InputError);
+  EXPECT_FALSE(fs::exists(dir.path / "cuda")) << "nothing written";
 }
 
 TEST(GpuRunExport, AllOnesNeedNoNote) {
