@@ -194,6 +194,11 @@ TEST(ClusterPage, SaysWhenThePasswordIsWrongOrTheServerIsNotThere) {
   EXPECT_TRUE(refused.startsWith(QStringLiteral("Wrong password"))) << refused.toStdString();
   EXPECT_TRUE(refused.contains(QString::fromStdString(wrong.string()))) << refused.toStdString();
   EXPECT_TRUE(refused.contains(QStringLiteral("Password file"))) << refused.toStdString();
+  // The summary says the server answered and refused, not that it was not reached.
+  EXPECT_FALSE(page.summary().contains(QStringLiteral("not reached")))
+      << page.summary().toStdString();
+  EXPECT_TRUE(page.summary().contains(QStringLiteral("wrong password"), Qt::CaseInsensitive))
+      << page.summary().toStdString();
   EXPECT_EQ(page.agentModel()->rowCount(), 0);
   QTest::qWait(3 * kPollMs);  // polls go on, each refused again
   EXPECT_EQ(page.message(), refused);

@@ -311,7 +311,9 @@ void RaceChartView::refresh(bool force) {
     // shown, or a zero span would ask for a tick every 1e-13.
     const double lo = xMin == xMax ? xMin - 1 : xMin;
     auto* axis = static_cast<QValueAxis*>(m_axisX);
-    axis->setTickInterval(niceStep(xMax - lo, 8));
+    // Trials are whole: a short race's axis ticks every trial, not at 1.5.
+    const double step = niceStep(xMax - lo, 8);
+    axis->setTickInterval(m_xAxis == XAxis::Trials ? std::max(1.0, step) : step);
     m_axisX->setRange(lo, xMax);
   }
 }

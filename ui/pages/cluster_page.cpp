@@ -178,6 +178,14 @@ void ClusterPage::showSummary(const ClusterSnapshot* s) {
            "then connect here; the Runs page can then measure through it."));
     return;
   }
+  // Reached and refused (a wrong password), or an address that is no address: said as such, not
+  // as a cluster not reached yet.
+  if (s->status == ClusterSnapshot::Status::Refused ||
+      s->status == ClusterSnapshot::Status::BadInput) {
+    m_summary->setText(
+        QStringLiteral("%1: %2").arg(m_bar->address().toHtmlEscaped(), s->message.toHtmlEscaped()));
+    return;
+  }
   if (s->status != ClusterSnapshot::Status::Live && m_roster.polledMs() == 0) {
     m_summary->setText(tr("%1: not reached yet.").arg(m_bar->address()));
     return;

@@ -99,9 +99,16 @@ QStringList AlgorithmPanel::checkedNames() const {
 }
 
 void AlgorithmPanel::setChecked(const QStringList& names) {
-  for (int i = 0; i < m_list->count(); ++i)
-    m_list->item(i)->setCheckState(names.contains(m_list->item(i)->text()) ? Qt::Checked
-                                                                           : Qt::Unchecked);
+  int first = -1;
+  for (int i = 0; i < m_list->count(); ++i) {
+    const bool on = names.contains(m_list->item(i)->text());
+    m_list->item(i)->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+    if (on && first < 0) first = i;
+  }
+  // The settings shown are those of an algorithm that races, not of one just unchecked.
+  const int current = m_list->currentRow();
+  if (first >= 0 && (current < 0 || m_list->item(current)->checkState() != Qt::Checked))
+    m_list->setCurrentRow(first);
 }
 
 bool AlgorithmPanel::showSettingsOf(const QString& name) {
