@@ -244,6 +244,12 @@ TEST_F(KernelsPageTest, LiveSnapshotsGrowTheTableAndTheChart) {
   EXPECT_EQ(m_page.candidateModel()->index(0, KasCandidateModel::NoteColumn).data().toString(),
             QString());  // off the front now
   EXPECT_TRUE(m_page.statusLabel()->text().contains("Kernel 8: training"));
+  // The list of searches follows too (it stayed at what the store held when the search began).
+  const KasSearchModel* searches = m_page.panel()->model();
+  const int row = searches->rowOf(m_search);
+  ASSERT_GE(row, 0);
+  EXPECT_EQ(searches->search(row).candidates, 8);
+  EXPECT_EQ(searches->search(row).record.status, RunStatus::Running);
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
 }
 

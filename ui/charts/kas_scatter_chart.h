@@ -9,6 +9,7 @@
 class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QScatterSeries;
+class QLogValueAxis;
 class QValueAxis;
 
 namespace opevo::ui {
@@ -63,7 +64,7 @@ class KasScatterChart : public QChartView {
   QLineSeries* m_baselineAccuracy;
   QLineSeries* m_convolutionSpeed;
   QScatterSeries* m_ring;
-  QValueAxis* m_x;
+  QLogValueAxis* m_x;
   QValueAxis* m_y;
   QGraphicsSimpleTextItem* m_accuracyLabel;
   QGraphicsSimpleTextItem* m_speedLabel;

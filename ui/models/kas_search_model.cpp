@@ -44,6 +44,20 @@ int KasSearchModel::rowOf(std::int64_t id) const {
   return -1;
 }
 
+void KasSearchModel::updateLive(const KasSnapshot& live) {
+  const int row = rowOf(live.searchId);
+  if (row < 0) return;
+  KasSearchSummary& s = m_rows[static_cast<std::size_t>(row)];
+  s.candidates = static_cast<int>(live.candidates.size());
+  s.trained = static_cast<int>(
+      std::count_if(live.candidates.begin(), live.candidates.end(),
+                    [](const KasCandidatePtr& c) { return c->stage == KasStage::Trained; }));
+  s.wanted = live.wanted;
+  s.baselineAccuracy = live.baselineAccuracy;
+  s.record.status = live.status;
+  emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
 int KasSearchModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }

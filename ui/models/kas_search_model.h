@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "store/records.h"
+#include "ui/controller/kas_types.h"
 
 namespace opevo {
 class Store;
@@ -37,6 +38,9 @@ class KasSearchModel : public QAbstractTableModel {
   const KasSearchSummary& search(int row) const { return m_rows.at(row); }
   // The row of a search, or -1.
   int rowOf(std::int64_t id) const;
+  // A running search's counts, status and baseline as its live snapshot has them (the list read
+  // the store when the search started and would stay at 0/0 until it ended).
+  void updateLive(const KasSnapshot& live);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

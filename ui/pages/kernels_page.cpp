@@ -342,6 +342,7 @@ void KernelsPage::showLive(KasSnapshotPtr snapshot) {
     m_wanted = m_live->searchId;
     if (first) reload();  // a new search is stored now: list it (the list then shows it)
   }
+  m_panel->model()->updateLive(*m_live);
   if (m_wanted == m_live->searchId) showSnapshot(m_live);
 }
 
