@@ -305,6 +305,18 @@ TEST_F(OperatorEditorTest, LibraryListsFilesAndShowsAFileThatFailsWithItsError) 
   EXPECT_EQ(chosen.back(), "tiny");
 }
 
+// A misspelt field: the form keeps the fields it knows, so it would say the real one is missing;
+// the editor says what core says of the file, naming the typo.
+TEST_F(OperatorEditorTest, AMisspeltFieldIsNamedAsTheFileHasIt) {
+  writeFile(m_dir.filePath("typo.json"),
+            R"({"name": "typo", "kind": "matmul", "shape": {"n": 64, "m": 64, "kk": 64}})");
+  open();
+  ASSERT_EQ(files()->rowCount(), 1);
+  clickRow("operatorFileTable", 0);
+  panel()->editSelected();
+  EXPECT_TRUE(errorShown().contains("unknown shape field 'kk'")) << errorShown().toStdString();
+}
+
 TEST_F(OperatorEditorTest, UnsavedEditsAreKeptUnlessTheUserAgreesToDropThem) {
   open();
   startNew(OpKind::MatMul);

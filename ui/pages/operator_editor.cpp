@@ -18,6 +18,7 @@
 #include <exception>
 #include <fstream>
 
+#include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "ui/models/operator_file_model.h"
 #include "ui/widgets/display_format.h"
@@ -235,6 +236,13 @@ bool OperatorEditor::editFile(const QString& path) {
   } else {
     try {
       f = formFromJson(nlohmann::json::parse(in));
+      // The form keeps only the fields it knows: a misspelt one ("kk") would read as missing
+      // ("lacks field 'k'"). The file's own error, as `opevo tune` gives it, names the typo.
+      try {
+        loadOperator(path.toStdString());
+      } catch (const std::exception& e) {
+        problem = QString::fromUtf8(e.what());
+      }
     } catch (const std::exception& e) {
       problem = tr("%1: not valid JSON (%2)").arg(path, QString::fromUtf8(e.what()));
     }
