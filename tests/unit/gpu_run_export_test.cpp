@@ -27,20 +27,17 @@ struct ScratchDir {
   ~ScratchDir() { fs::remove_all(path); }
 };
 
-std::int64_t storeCudaRun(Store& store, const std::string& config) {
-  const OperatorDefinition def = withSpaceTarget(
-      operatorDefinitionFromJson(nlohmann::json::parse(R"({"name": "small_mm", "kind": "matmul",
-          "shape": {"n": 32, "k": 96, "m": 48}})"),
-                                 "test"),
-      SpaceTarget::Gpu);
+// A finished run of def on `backend` with one successful trial of `config`.
+std::int64_t storeRun(Store& store, const OperatorDefinition& def, const std::string& backend,
+                      const std::string& device, const std::string& config) {
   RunRecord r;
   r.operatorName = def.op.name;
   r.operatorJson = operatorDefinitionToJson(def).dump();
   r.algorithm = "opevo-m";
   r.settingsJson = "{}";
   r.seed = 1;
-  r.backend = "cuda";
-  r.device = "NVIDIA H200 (a record written by this test)";
+  r.backend = backend;
+  r.device = device;
   r.budgetJson = R"({"trials":1})";
   r.speedUnit = "TFLOPS";
   TrialRow t;
@@ -50,6 +47,15 @@ std::int64_t storeCudaRun(Store& store, const std::string& config) {
   t.medianMs = 0.01;
   t.speed = 0.03;
   return store.createRunWithTrials(r, {t});
+}
+
+std::int64_t storeCudaRun(Store& store, const std::string& config) {
+  const OperatorDefinition def = withSpaceTarget(
+      operatorDefinitionFromJson(nlohmann::json::parse(R"({"name": "small_mm", "kind": "matmul",
+          "shape": {"n": 32, "k": 96, "m": 48}})"),
+                                 "test"),
+      SpaceTarget::Gpu);
+  return storeRun(store, def, "cuda", "NVIDIA H200 (a record written by this test)", config);
 }
 
 TEST(GpuRunExport, SplitKLeavesTheCpuKernelOutWithANote) {
@@ -78,29 +84,14 @@ TEST(GpuRunExport, SplitKLeavesTheCpuKernelOutWithANote) {
 
 // A configuration tuned on the CPU, whose space knows no GPU limit, exported for CUDA: one that
 // would ask a block for more shared memory than any GPU has is refused by name (it was written,
-// and failed only at launch in the exported check); one that fits is written.
+// and failed only at launch in the exported check), and nothing is written.
 TEST(GpuRunExport, ACpuConfigurationPastEveryGpusLimitIsRefused) {
   ScratchDir dir;
   Store store((dir.path / "runs.db").string());
-  const OperatorDefinition def = loadOperator("MM1");
-  RunRecord r;
-  r.operatorName = def.op.name;
-  r.operatorJson = operatorDefinitionToJson(def).dump();
-  r.algorithm = "opevo-m";
-  r.settingsJson = "{}";
-  r.seed = 1;
-  r.backend = "cpu";
-  r.device = "a CPU (a record written by this test)";
-  r.budgetJson = R"({"trials":1})";
-  r.speedUnit = "TFLOPS";
-  TrialRow t;
-  t.seq = 1;
   // A block of one thread staging a 1024-deep slab of 32 x 512 floats: 2 MiB of shared memory.
-  t.config = "tile_n=32,2,1,8; tile_m=2,256,1,2; tile_k=1,1,1024";
-  t.timesMs = {1, 1, 1};
-  t.medianMs = 1;
-  t.speed = 0.02;
-  const std::int64_t id = store.createRunWithTrials(r, {t});
+  const std::int64_t id =
+      storeRun(store, loadOperator("MM1"), "cpu", "a CPU (a record written by this test)",
+               "tile_n=32,2,1,8; tile_m=2,256,1,2; tile_k=1,1,1024");
   EXPECT_EQ(previewBestKernel(store, id).summary.find("launch grid"), std::string::npos)
       << "a CPU kernel's summary has no GPU launch terms";
   try {
