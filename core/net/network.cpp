@@ -346,6 +346,10 @@ void inferShapes(Network& net, const std::string& source) {
             free = static_cast<int>(i);
           } else if (l.target[i] < 1 || l.target[i] > kMaxDimension) {
             fail("field 'shape' entries must be -1 or from 1 to " + std::to_string(kMaxDimension));
+          } else if (double(known) * double(l.target[i]) > kMaxTensorElements) {
+            // Past the limit the int64 product could wrap and pass for the input's count.
+            fail("field 'shape' " + formatShape(l.target) + " " +
+                 tensorTooLarge(double(known) * double(l.target[i])));
           } else {
             known *= l.target[i];
           }

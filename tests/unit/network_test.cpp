@@ -221,6 +221,9 @@ TEST(Network, ImpossibleSizesAreRefusedByName) {
           "field 'padding' 4611686018427387904 is larger");
   refused(around(R"({"name": "d", "op": "dense", "input": "x", "units": 100000})", "[1, 100000]"),
           "layer 'd' (dense): its weight 100000x100000 holds 1e+10 elements");
+  refused(around(R"({"name": "r", "op": "reshape", "input": "x",
+                     "shape": [2147483647, 2147483647, 2147483647, -1]})"),
+          "field 'shape' 2147483647x2147483647x2147483647x-1 holds");
   // A window larger than its input, even with a stride long enough that the (negative) span
   // truncated to one output.
   refused(around(R"({"name": "p", "op": "max_pool", "input": "x", "kernel": 20})"),
