@@ -165,8 +165,9 @@ class PrintingObserver final : public kas::KasSearchObserver {
                      c.message.empty() ? "" : "; ", c.message.c_str());
         break;
       case KasStage::Trained:
-        std::fprintf(stderr, "[%d/%d]   trained in %.0f s: accuracy %.2f%%%s\n", c.seq, m_total,
-                     c.trainSeconds, *c.accuracy * 100, c.stoppedEarly ? " (stopped early)" : "");
+        std::fprintf(stderr, "[%d/%d]   trained in %.0f s: accuracy %.2f%%%s%s%s\n", c.seq, m_total,
+                     c.trainSeconds, *c.accuracy * 100, c.stoppedEarly ? " (stopped early)" : "",
+                     c.message.empty() ? "" : "; ", c.message.c_str());
         break;
       case KasStage::Failed:
         std::fprintf(stderr, "[%d/%d]   failed: %s\n", c.seq, m_total, c.message.c_str());

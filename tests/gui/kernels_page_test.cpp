@@ -163,6 +163,30 @@ TEST_F(KernelsPageTest, ListsTheSearchAndPlotsItsTrainedKernelsWithTheFront) {
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
 }
 
+TEST_F(KernelsPageTest, AKernelWhoseTrainingDivergedIsMarkedSo) {
+  {
+    Store store(m_db);
+    KasCandidateRow c = store.kasCandidates(m_search).at(2);  // #3: trained, 80 %
+    c.accuracy = 0.10;
+    c.trainingJson = nlohmann::json{{"curve", {0.10}}, {"diverged", true}}.dump();
+    c.message = "training diverged";
+    store.putKasCandidate(c);
+  }
+  open();
+  const auto cell = [&](int row, int column, int role = Qt::DisplayRole) {
+    return m_page.candidateModel()->index(row, column).data(role);
+  };
+  EXPECT_EQ(cell(2, KasCandidateModel::StageColumn).toString(), QStringLiteral("diverged"));
+  EXPECT_TRUE(cell(2, KasCandidateModel::StageColumn, Qt::ForegroundRole).isValid());
+  EXPECT_EQ(cell(1, KasCandidateModel::StageColumn).toString(), QStringLiteral("trained"));
+  EXPECT_FALSE(cell(1, KasCandidateModel::StageColumn, Qt::ForegroundRole).isValid());
+  EXPECT_TRUE(m_page.statusLabel()->text().contains("4 trained (1 diverged)"))
+      << m_page.statusLabel()->text().toStdString();
+  m_page.candidateTable()->selectRow(2);
+  EXPECT_TRUE(m_page.trainingChart()->chart()->title().contains("diverged"))
+      << m_page.trainingChart()->chart()->title().toStdString();
+}
+
 TEST_F(KernelsPageTest, SelectingARowSelectsThePointAndShowsTheKernel) {
   open();
   m_page.candidateTable()->selectRow(1);

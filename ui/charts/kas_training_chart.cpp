@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "ui/controller/kas_types.h"
+
 namespace opevo::ui {
 namespace {
 
@@ -65,7 +67,9 @@ void KasTrainingChart::setCandidate(const KasCandidateRow* c,
     chart()->setTitle(tr("Training kernel #%1: %2%3")
                           .arg(c->seq)
                           .arg(QString::number(*c->accuracy * 100, 'f', 2) + QStringLiteral(" %"))
-                          .arg(c->stoppedEarly ? tr(", stopped early") : QString()));
+                          .arg(kasDiverged(*c)   ? tr(", diverged")
+                               : c->stoppedEarly ? tr(", stopped early")
+                                                 : QString()));
   double hi = 10;
   const auto add = [&](QLineSeries* s, const std::vector<double>& values) {
     s->replace(percentPerEpoch(values));

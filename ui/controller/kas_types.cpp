@@ -12,6 +12,13 @@ bool kasPlotted(const KasCandidateRow& c) {
   return c.stage == KasStage::Trained && c.accuracy && c.speedup();
 }
 
+bool kasDiverged(const KasCandidateRow& c) {
+  if (c.stage != KasStage::Trained) return false;
+  const auto j = nlohmann::json::parse(c.trainingJson, nullptr, false);
+  return j.is_object() && j.contains("diverged") && j["diverged"].is_boolean() &&
+         j["diverged"].get<bool>();
+}
+
 std::vector<int> kasParetoFront(const std::vector<KasCandidatePtr>& candidates) {
   std::vector<int> seqs;
   std::vector<kas::ParetoPoint> points;

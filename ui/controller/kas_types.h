@@ -41,6 +41,9 @@ using KasSnapshotPtr = std::shared_ptr<const KasSnapshot>;
 
 // A candidate the scatter chart can place: trained, with an accuracy and a speed-up.
 bool kasPlotted(const KasCandidateRow& c);
+// A candidate whose training ran but stopped on a loss that was not finite: it is trained (its
+// accuracy is measured as it got), and the page says it diverged.
+bool kasDiverged(const KasCandidateRow& c);
 // The seqs of the plotted candidates on the Pareto front (speed-up and accuracy), fastest first.
 std::vector<int> kasParetoFront(const std::vector<KasCandidatePtr>& candidates);
 

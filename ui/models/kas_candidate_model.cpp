@@ -7,8 +7,9 @@
 namespace opevo::ui {
 namespace {
 
-QString stageText(KasStage stage) {
-  return QString::fromUtf8(kasStageNames().name(stage).data());
+QString stageText(const KasCandidateRow& c) {
+  if (kasDiverged(c)) return KasCandidateModel::tr("diverged");
+  return QString::fromUtf8(kasStageNames().name(c.stage).data());
 }
 
 }  // namespace
@@ -84,6 +85,9 @@ QVariant KasCandidateModel::data(const QModelIndex& index, int role) const {
     return col == HashColumn || col >= StageColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ForegroundRole && c.stage == KasStage::Failed) return QColor(0xb0, 0x00, 0x20);
+  // Trained, but its accuracy is that of a broken model: marked apart from the kernels that learnt.
+  if (role == Qt::ForegroundRole && col == StageColumn && kasDiverged(c))
+    return QColor(0xa0, 0x50, 0x00);
   if (role == Qt::FontRole) {
     if (col != HashColumn && !onFront(c.seq)) return {};
     // Hashes line up in a fixed font; the front's rows stand out as the chart's do.
@@ -123,7 +127,7 @@ QVariant KasCandidateModel::data(const QModelIndex& index, int role) const {
     case AccuracyColumn:
       return c.accuracy ? QString::number(*c.accuracy * 100, 'f', 2) + QStringLiteral(" %") : none;
     case StageColumn:
-      return stageText(c.stage);
+      return stageText(c);
     case NoteColumn:
       return note(c);
   }

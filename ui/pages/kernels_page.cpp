@@ -238,14 +238,18 @@ void KernelsPage::showSnapshot(KasSnapshotPtr snapshot) {
 }
 
 QString KernelsPage::summary(const KasSnapshot& s) const {
-  int trained = 0;
-  for (const KasCandidatePtr& c : s.candidates) trained += c->stage == KasStage::Trained;
+  int trained = 0, diverged = 0;
+  for (const KasCandidatePtr& c : s.candidates) {
+    trained += c->stage == KasStage::Trained;
+    diverged += kasDiverged(*c);
+  }
   QString text = tr("Kernel search %1 on %2, %3: %4 of %5 kernels evaluated, %6 trained")
                      .arg(s.searchId)
                      .arg(s.network, QString::fromUtf8(runStatusName(s.status).data()))
                      .arg(s.candidates.size())
                      .arg(s.wanted)
                      .arg(trained);
+  if (diverged) text += tr(" (%n diverged)", nullptr, diverged);
   if (s.baselineAccuracy)
     text += tr("; baseline accuracy %1 %").arg(*s.baselineAccuracy * 100, 0, 'f', 2);
   if (!s.activity.isEmpty()) text += QStringLiteral(" — ") + s.activity;
