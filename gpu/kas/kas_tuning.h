@@ -17,7 +17,7 @@ struct KasTuneResult {
   std::string bestSchedule;
   double bestMs = 0;       // the best schedule known: tuned, or the start one when faster (0: none)
   double defaultMs = 0;    // the start schedule
-  double referenceMs = 0;  // the convolution (oneDNN, or the plain loop nest)
+  double referenceMs = 0;  // the convolution (oneDNN, or the plain loop nest): the faster of two
   std::string referenceLibrary;
   std::vector<double> bestCurveMs;  // best kernel time after each trial
   std::string bestSource;
