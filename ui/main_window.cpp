@@ -42,9 +42,19 @@ static void initStudioResources() {
 
 namespace opevo::ui {
 
+namespace {
+
+QString joinRuntimes(const QList<QPair<QString, QString>>& runtimes) {
+  QStringList lines;
+  for (const auto& [name, found] : runtimes) lines << name + QStringLiteral(": ") + found;
+  return lines.join(QStringLiteral("; "));
+}
+
+}  // namespace
+
 struct MainWindow::BackendProbe {
   QString best;
-  QString runtimes;
+  QList<QPair<QString, QString>> runtimes;
   std::vector<BackendInfo> backends;
 };
 
@@ -210,23 +220,36 @@ QString MainWindow::backendText() const {
   return m_backendLabel->text();
 }
 
+QString MainWindow::runtimesText() const {
+  return joinRuntimes(m_runtimes);
+}
+
 QString MainWindow::aboutText() const {
   int major = 0, minor = 0, patch = 0;
   XGBoostVersion(&major, &minor, &patch);
+  // One row per backend: joined on one line, three probe reasons ran together unreadably.
+  QString backends;
+  if (m_best.isEmpty())
+    backends = tr("<tr><td>Backends</td><td>still probing…</td></tr>");
+  else
+    backends = tr("<tr><td>Best backend</td><td>%1</td></tr>").arg(m_best.toHtmlEscaped());
+  for (const auto& [name, found] : m_runtimes)
+    backends += QStringLiteral("<tr><td>&nbsp;&nbsp;%1</td><td>%2</td></tr>")
+                    .arg(name.toHtmlEscaped(), found.toHtmlEscaped());
   return tr("<h3>OpEvo Studio %1</h3>"
             "<p>Tunes tensor operators with OpEvo's topology-aware search and races it against "
             "other algorithms.</p>"
-            "<table>"
+            "<table cellspacing=\"2\" cellpadding=\"2\">"
             "<tr><td>Qt</td><td>%2 (built with %3)</td></tr>"
             "<tr><td>XGBoost</td><td>%4.%5.%6</td></tr>"
-            "<tr><td>GPU runtimes</td><td>%7</td></tr>"
+            "%7"
             "</table>")
       .arg(QStringLiteral(OPEVO_VERSION), QString::fromLatin1(qVersion()),
            QStringLiteral(QT_VERSION_STR))
       .arg(major)
       .arg(minor)
       .arg(patch)
-      .arg(m_runtimes.isEmpty() ? tr("still probing…") : m_runtimes.toHtmlEscaped());
+      .arg(backends);
 }
 
 void MainWindow::showAbout() {
@@ -234,6 +257,8 @@ void MainWindow::showAbout() {
                               QMessageBox::Close, this);
   box->setObjectName(QStringLiteral("aboutBox"));
   box->setIconPixmap(windowIcon().pixmap(64, 64));
+  // Wide enough that a probe's reason reads on one or two lines, not six.
+  box->setStyleSheet(QStringLiteral("QLabel#qt_msgbox_label { min-width: 34em; }"));
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();  // not exec(): the engine's signals keep flowing while it is up
 }
@@ -278,9 +303,9 @@ void MainWindow::startBackendProbe() {
         try {
           const std::vector<BackendInfo> backends = opevo::probeBackends();
           const std::string best = bestBackend(backends);
-          QStringList lines;
+          QList<QPair<QString, QString>> runtimes;
           for (const BackendInfo& b : backends) {
-            QString line = QString::fromStdString(b.name) + QStringLiteral(": ");
+            QString line;
             if (b.available) {
               QStringList devices;
               for (const DeviceInfo& d : b.devices) devices << QString::fromStdString(d.name);
@@ -292,10 +317,10 @@ void MainWindow::startBackendProbe() {
             } else {
               line += QObject::tr("not found (%1)").arg(QString::fromStdString(b.reason));
             }
-            lines << line;
+            runtimes.append({QString::fromStdString(b.name), line});
           }
-          return {best.empty() ? QObject::tr("none found") : QString::fromStdString(best),
-                  lines.join(QStringLiteral("; ")), backends};
+          return {best.empty() ? QObject::tr("none found") : QString::fromStdString(best), runtimes,
+                  backends};
         } catch (const std::exception& e) {
           return {QObject::tr("probe failed (%1)").arg(QString::fromUtf8(e.what())), {}, {}};
         }
@@ -306,8 +331,9 @@ void MainWindow::startBackendProbe() {
         m_backendLabel->setToolTip(
             tr("The best measurement backend this machine offers, which a new run on a device "
                "uses unless another is chosen (a replay measures nothing): %1")
-                .arg(probe.runtimes));
+                .arg(joinRuntimes(probe.runtimes)));
         m_runtimes = probe.runtimes;
+        m_best = probe.best;
         m_runsPage->setup()->setBackends(probe.backends);
       });
 }

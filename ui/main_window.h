@@ -54,7 +54,8 @@ class MainWindow : public QMainWindow {
   // The backend label's text: "probing…" until the background probe answers.
   QString backendText() const;
   // "cuda: NVIDIA H100 …; hip: not found (…)" once probed, for the About box.
-  QString runtimesText() const { return m_runtimes; }
+  // Each backend's line ("cuda: not found (...)"), joined; empty until the probe ends.
+  QString runtimesText() const;
 
   void saveSettings() const;
   void restoreSettings();
@@ -85,7 +86,9 @@ class MainWindow : public QMainWindow {
   KernelsPage* m_kernelsPage;
   ClusterPage* m_clusterPage;
   QLabel* m_backendLabel;
-  QString m_runtimes;
+  // Per backend: its name and what the probe found, in the probe's order (cuda, hip, cpu).
+  QList<QPair<QString, QString>> m_runtimes;
+  QString m_best;  // empty while probing
   LatestJob<BackendProbe> m_probe;
 };
 

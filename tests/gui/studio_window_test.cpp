@@ -82,7 +82,12 @@ TEST_F(StudioWindowTest, AboutNamesQtXGBoostAndTheGpuRuntimes) {
   EXPECT_TRUE(
       text.contains(QRegularExpression(QStringLiteral("XGBoost</td><td>\\d+\\.\\d+\\.\\d+"))))
       << text.toStdString();
-  for (const char* runtime : {"cuda", "hip", "cpu"}) EXPECT_TRUE(text.contains(runtime)) << runtime;
+  // One row per backend, each with what the probe found, under the best one.
+  for (const char* runtime : {"cuda", "hip", "cpu"})
+    EXPECT_TRUE(text.contains(QStringLiteral("<td>&nbsp;&nbsp;%1</td><td>").arg(runtime)))
+        << runtime << ": " << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("<td>Best backend</td><td>")));
+  EXPECT_TRUE(m_window.runtimesText().contains("cpu: ")) << m_window.runtimesText().toStdString();
   m_window.showAbout();
   auto* box = m_window.findChild<QMessageBox*>(QStringLiteral("aboutBox"));
   ASSERT_NE(box, nullptr);
