@@ -7,7 +7,9 @@ if(NOT rc EQUAL 0)
 endif()
 set(expected bin/opevo bin/opevo-worker bin/opevo-agent
     share/opevo-studio/datasets/LICENSE-benchmark_hub.txt
-    share/opevo-studio/datasets/gemm/RTX_2080_Ti.json.gz)
+    share/opevo-studio/datasets/gemm/RTX_2080_Ti.json.gz
+    share/opevo-studio/doc/README.md share/opevo-studio/doc/docs/kas.md
+    share/opevo-studio/doc/docs/screenshots/main-window.png)
 if(GUI)
   list(APPEND expected bin/opevo-studio share/applications/opevo-studio.desktop
        share/icons/hicolor/scalable/apps/opevo-studio.svg)

@@ -32,6 +32,7 @@
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/help_window.h"
 #include "ui/widgets/race_setup_panel.h"
 
 // Outside any namespace, as Q_INIT_RESOURCE requires: the icon lives in a static library, whose
@@ -200,8 +201,8 @@ void MainWindow::makeMenus() {
   }
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About OpEvo Studio"), QKeySequence::HelpContents, this,
-                  &MainWindow::showAbout);
+  help->addAction(tr("&User guide"), QKeySequence::HelpContents, this, &MainWindow::showHelp);
+  help->addAction(tr("&About OpEvo Studio"), this, &MainWindow::showAbout);
 }
 
 void MainWindow::showTopology(const QString& preset, const QString& parameter) {
@@ -250,6 +251,13 @@ QString MainWindow::aboutText() const {
       .arg(minor)
       .arg(patch)
       .arg(backends);
+}
+
+void MainWindow::showHelp() {
+  if (!m_help) m_help = new HelpWindow(this);  // a window of its own, kept while the main one is
+  m_help->show();
+  m_help->raise();
+  m_help->activateWindow();
 }
 
 void MainWindow::showAbout() {

@@ -10,6 +10,7 @@ class QTabWidget;
 namespace opevo::ui {
 
 class ClusterPage;
+class HelpWindow;
 class HistoryPage;
 class KernelsPage;
 class NetworksPage;
@@ -53,15 +54,17 @@ class MainWindow : public QMainWindow {
   QTabWidget* pages() const { return m_pages; }
   // The backend label's text: "probing…" until the background probe answers.
   QString backendText() const;
-  // "cuda: NVIDIA H100 …; hip: not found (…)" once probed, for the About box.
   // Each backend's line ("cuda: not found (...)"), joined; empty until the probe ends.
   QString runtimesText() const;
+  HelpWindow* helpWindow() const { return m_help; }  // null until first shown
 
   void saveSettings() const;
   void restoreSettings();
 
  public slots:
   void showAbout();
+  // The user guide's window (F1), made on first use.
+  void showHelp();
   // The Topology page on a parameter of a preset.
   void showTopology(const QString& preset, const QString& parameter);
 
@@ -86,6 +89,7 @@ class MainWindow : public QMainWindow {
   KernelsPage* m_kernelsPage;
   ClusterPage* m_clusterPage;
   QLabel* m_backendLabel;
+  HelpWindow* m_help = nullptr;
   // Per backend: its name and what the probe found, in the probe's order (cuda, hip, cpu).
   QList<QPair<QString, QString>> m_runtimes;
   QString m_best;  // empty while probing

@@ -18,6 +18,7 @@
 #include "ui/pages/runs_page.h"
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/help_window.h"
 #include "ui/widgets/race_setup_panel.h"
 
 namespace opevo::ui {
@@ -73,6 +74,22 @@ TEST_F(StudioWindowTest, ShortcutsStartARaceAndSwitchPages) {
   EXPECT_TRUE(m_window.runsPage()->message().contains("dataset"));
   EXPECT_EQ(m_window.runsPage()->startAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_R));
   EXPECT_EQ(m_window.runsPage()->stopAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Period));
+}
+
+TEST_F(StudioWindowTest, F1OpensTheUserGuide) {
+  EXPECT_EQ(m_window.helpWindow(), nullptr);
+  QTest::keyClick(&m_window, Qt::Key_F1);
+  ASSERT_NE(m_window.helpWindow(), nullptr);
+  EXPECT_TRUE(m_window.helpWindow()->isVisible());
+  EXPECT_EQ(m_window.helpWindow()->currentPage(), QStringLiteral("README.md"));
+  // Again: the same window, not a second one.
+  HelpWindow* first = m_window.helpWindow();
+  m_window.helpWindow()->close();
+  QApplication::setActiveWindow(&m_window);
+  QTest::keyClick(&m_window, Qt::Key_F1);
+  EXPECT_EQ(m_window.helpWindow(), first);
+  EXPECT_TRUE(first->isVisible());
+  first->close();
 }
 
 TEST_F(StudioWindowTest, AboutNamesQtXGBoostAndTheGpuRuntimes) {

@@ -1,7 +1,5 @@
 #include "ui/widgets/dataset_picker.h"
 
-#include <QCoreApplication>
-#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -13,6 +11,7 @@
 
 #include "ui/widgets/display_format.h"
 #include "ui/widgets/message_label.h"
+#include "ui/widgets/shipped_files.h"
 
 namespace opevo::ui {
 DatasetPicker::DatasetPicker(QWidget* parent)
@@ -53,19 +52,12 @@ DatasetPicker::DatasetPicker(QWidget* parent)
 DatasetPicker::~DatasetPicker() = default;
 
 QString DatasetPicker::datasetsDir() {
-  // OPEVO_DATASETS when set; else the copy installed beside the program
-  // (PREFIX/bin/../share/opevo-studio/datasets); else the source tree this build came from.
-  QStringList candidates;
-  if (qEnvironmentVariableIsSet("OPEVO_DATASETS"))
-    candidates << qEnvironmentVariable("OPEVO_DATASETS");
-  candidates << QCoreApplication::applicationDirPath() +
-                    QStringLiteral("/../share/opevo-studio/datasets");
 #ifdef OPEVO_DATASETS_DIR
-  candidates << QStringLiteral(OPEVO_DATASETS_DIR);
+  const QString source = QStringLiteral(OPEVO_DATASETS_DIR);
+#else
+  const QString source;
 #endif
-  for (const QString& c : candidates)
-    if (QFileInfo(c).isDir()) return QDir(c).canonicalPath();
-  return {};
+  return shippedDir("OPEVO_DATASETS", QStringLiteral("datasets"), source);
 }
 
 void DatasetPicker::addShortcut(const QString& title, const QString& relativePath, QLayout* row) {
