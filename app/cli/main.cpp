@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/interrupt_notice.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
 
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "opevo: " << e.what() << " (see opevo --help)\n";
     return 2;
+  } catch (const opevo::cli::Interrupted& e) {
+    std::cerr << "opevo: interrupted: " << e.what() << "\n";
+    return 130;
   } catch (const opevo::cli::RunFailed& e) {
     std::cerr << "opevo: " << e.what() << "\n";
     return 1;

@@ -194,14 +194,16 @@ void runTune(const TuneArgs& a) {
       // Unreadable too: the engine's count is all there is.
     }
   }
-  // The reference and the side-by-side timing cannot stop midway; the run is stored as it ended.
-  std::optional<InterruptNotice> notice(
-      std::in_place, "run " + std::to_string(run.storeId) + " is stored " +
-                         std::string(runStatusName(statusAfter(run.end))) +
-                         " with its trials; the reference timing was cut (opevo show " +
-                         std::to_string(run.storeId) + " lists the run)");
+  // The reference timing cannot stop midway; the run is stored as it ended.
+  const std::string stored = "run " + std::to_string(run.storeId) + " is stored " +
+                             std::string(runStatusName(statusAfter(run.end))) +
+                             " with its trials; ";
+  std::optional<InterruptNotice> notice(std::in_place,
+                                        stored + "the reference timing was cut (opevo show " +
+                                            std::to_string(run.storeId) + " lists the run)");
+  // A run the user stopped, or an error ended, is left as it is: its resume times the library.
   std::optional<Measurer::Reference> reference;
-  if (run.end != EndReason::Failed) {
+  if (closed) {
     reference = setup.measurer->reference();
     if (reference && reference->measurement.status == TrialStatus::Ok) {
       try {
@@ -242,6 +244,7 @@ void runTune(const TuneArgs& a) {
     out["reference_speed"] = reference->measurement.speed;
   }
   std::optional<SideBySide> sideBySide;
+  bool sideBySideStopped = false;
   std::vector<Config> candidates;
   if (reference && reference->measurement.status == TrialStatus::Ok && run.bestConfig &&
       !setup.measurer->isReplay() && a.sideBySide > 0) {
@@ -256,7 +259,17 @@ void runTune(const TuneArgs& a) {
           std::find(candidates.begin(), candidates.end(), o.config) == candidates.end())
         candidates.push_back(o.config);
     }
-    sideBySide = timeSideBySide(*setup.measurer, candidates, a.sideBySide);
+    // Ctrl-C ends the timing after the round in hand, and what it measured is reported.
+    std::atomic<bool> stop{false};
+    notice.reset();
+    notice.emplace(stored + "the side-by-side timing was cut", stop,
+                   "ending the side-by-side timing after the round in hand");
+    std::fprintf(stderr, "timing %zu of the run's best and %s side by side, %d rounds...\n",
+                 candidates.size(), reference->library.c_str(), a.sideBySide);
+    sideBySide = timeSideBySide(*setup.measurer, candidates, a.sideBySide,
+                                std::chrono::milliseconds(300), &stop);
+    // Stopped before a round ended: nothing measured to report, but the stop is said.
+    if (!sideBySide && stop.load()) sideBySideStopped = true;
   }
   if (sideBySide)
     out["side_by_side"] = {{"library", sideBySide->library},
@@ -267,7 +280,10 @@ void runTune(const TuneArgs& a) {
                            {"candidate_speeds", sideBySide->speeds},
                            {"best_speed", sideBySide->bestSpeed},
                            {"reference_speed", sideBySide->referenceSpeed},
-                           {"ratio", sideBySide->bestSpeed / sideBySide->referenceSpeed}};
+                           {"ratio", sideBySide->bestSpeed / sideBySide->referenceSpeed},
+                           {"rounds_asked", a.sideBySide},
+                           {"stopped", sideBySide->stopped}};
+  if (sideBySide) sideBySideStopped = sideBySide->stopped;
   notice.reset();
   if (!engine.failure().empty()) out["error"] = engine.failure();
   if (options.cluster) out["cluster"] = clusterJson(*options.cluster);
@@ -285,10 +301,14 @@ void runTune(const TuneArgs& a) {
       std::printf("reference (%s): %.4g %s\n", reference->library.c_str(),
                   reference->measurement.speed, unit.c_str());
     if (sideBySide) {
-      std::printf("side by side, %d rounds in turn: best %.4g, %s %.4g %s (%.2fx)\n",
-                  sideBySide->rounds, sideBySide->bestSpeed, sideBySide->library.c_str(),
-                  sideBySide->referenceSpeed, unit.c_str(),
-                  sideBySide->bestSpeed / sideBySide->referenceSpeed);
+      std::printf(
+          "side by side, %d rounds in turn%s: best %.4g, %s %.4g %s (%.2fx)\n", sideBySide->rounds,
+          sideBySide->stopped ? (" (stopped after " + std::to_string(sideBySide->roundsRun) +
+                                 " of " + std::to_string(a.sideBySide) + ")")
+                                    .c_str()
+                              : "",
+          sideBySide->bestSpeed, sideBySide->library.c_str(), sideBySide->referenceSpeed,
+          unit.c_str(), sideBySide->bestSpeed / sideBySide->referenceSpeed);
       if (sideBySide->chosen > 0)
         std::printf("  fastest side by side: the run's number %zu of %zu, %s\n",
                     sideBySide->chosen + 1, sideBySide->candidates,
@@ -305,6 +325,9 @@ void runTune(const TuneArgs& a) {
   if (!closed)
     throw RunFailed("run " + std::to_string(run.storeId) + " was interrupted after " +
                     std::to_string(kept) + " trials; resume with " + resume);
+  if (sideBySideStopped)
+    throw Interrupted(stored + "the side-by-side timing was stopped" +
+                      (sideBySide ? " (its rounds so far are above)" : " before a round ended"));
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ bool parseStatus(std::string_view name, TrialStatus& out) {
 }
 
 std::optional<SideBySide> timeSideBySide(Measurer& measurer, const std::vector<Config>& candidates,
-                                         int rounds, std::chrono::milliseconds settle) {
+                                         int rounds, std::chrono::milliseconds settle,
+                                         const std::atomic<bool>* stop) {
   if (candidates.empty()) return std::nullopt;
   // Per candidate, its speed in each round where the library succeeded (0: it failed there).
   std::vector<std::vector<double>> kernel(candidates.size());
@@ -44,6 +45,11 @@ std::optional<SideBySide> timeSideBySide(Measurer& measurer, const std::vector<C
   SideBySide out;
   out.candidates = candidates.size();
   for (int r = 0; r < rounds; ++r) {
+    if (stop && stop->load()) {
+      out.stopped = true;
+      break;
+    }
+    ++out.roundsRun;
     std::this_thread::sleep_for(settle);
     std::vector<Measurement> k;
     for (const Config& c : candidates) {

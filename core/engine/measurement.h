@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -90,12 +91,16 @@ struct SideBySide {
   std::size_t chosen = 0;  // index of the fastest candidate by median (0: the run's best)
   std::size_t candidates = 0;
   std::vector<double> speeds;  // each candidate's median, 0 where it failed every round
+  int roundsRun = 0;           // rounds timed: fewer than asked when stopped
+  bool stopped = false;        // `stop` was set: the rounds run so far are reported
 };
 // Before each round's first kernel and before the library the machine idles `settle`: a
 // library's worker threads spin for a while after a call (OpenBLAS's pthreads up to about 0.1 s)
-// and would otherwise take the cores from the first runs of what is timed next.
+// and would otherwise take the cores from the first runs of what is timed next. A `stop` set
+// (Ctrl-C) ends the timing after the round in hand; what the rounds run so far gave is reported.
 std::optional<SideBySide> timeSideBySide(
     Measurer& measurer, const std::vector<Config>& candidates, int rounds,
-    std::chrono::milliseconds settle = std::chrono::milliseconds(300));
+    std::chrono::milliseconds settle = std::chrono::milliseconds(300),
+    const std::atomic<bool>* stop = nullptr);
 
 }  // namespace opevo

@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "common/child_process.h"
 #include "probe/backend_probe.h"
 #include "run_process.h"
 
@@ -83,6 +88,42 @@ TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
 
 // A joint run says which layouts it ended in and whether they are the start blocking's, where
 // every fresh run begins (its first trial).
+// Ctrl-C while the run's best and OpenBLAS are timed side by side after the trials: the round
+// in hand ends, the rounds run so far are reported, the run stays finished, and the exit status
+// is the shell's for Ctrl-C.
+TEST(CliTune, CtrlCEndsTheSideBySideTimingWithTheRoundsItRan) {
+  Dir dir;
+  const std::string op = dir.file("mm.json", R"({"name": "mm96", "kind": "matmul",
+      "shape": {"n": 96, "m": 128, "k": 64}})");
+  const std::string db = (dir.path / "runs.db").string();
+  const std::string log = (dir.path / "out.txt").string();
+  const auto text = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ChildStreams streams;
+  streams.stdoutFile = log;
+  streams.stderrToStdout = true;
+  const pid_t pid = startChild({OPEVO_CLI, "tune", "--op", op, "--backend", "cpu", "--trials", "2",
+                                "--db", db, "--min-time-ms", "5", "--side-by-side", "400"},
+                               streams);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (text().find("side by side, 400 rounds") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // a few rounds of about 0.7 s
+  kill(pid, SIGINT);
+  EXPECT_EQ(waitChild(pid), 130) << text();
+  const std::string out = text();
+  EXPECT_NE(out.find("ending the side-by-side timing after the round in hand"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("(stopped after "), std::string::npos) << out;
+  EXPECT_NE(out.find(" of 400): best "), std::string::npos) << out;
+  EXPECT_NE(out.find("interrupted: run 1 is stored finished"), std::string::npos) << out;
+  const auto runs = runProcess(OPEVO_CLI, {"runs", "--db", db});
+  EXPECT_NE(runs.out.find("finished"), std::string::npos) << runs.out;
+}
+
 TEST(CliTune, JointModeReportsItsLayoutsAndWhetherTheyLeftTheStart) {
   Dir dir;
   const std::string op = dir.file("conv.json", R"({"name": "conv16", "kind": "conv2d", "shape":

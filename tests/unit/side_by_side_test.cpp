@@ -1,7 +1,10 @@
 // timeSideBySide: a run's best kernels and the reference library timed in turns after it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <deque>
+#include <functional>
 #include <string>
 
 #include "engine/measurement.h"
@@ -16,6 +19,7 @@ class ScriptedMeasurer final : public Measurer {
   std::deque<double> kernel, library;
   bool hasReference = true;
   std::string calls;
+  std::function<void(int)> onReference;  // called with the reference call's number, from 1
 
   std::string label() const override { return "scripted"; }
   bool isReplay() const override { return false; }
@@ -28,6 +32,7 @@ class ScriptedMeasurer final : public Measurer {
   }
   std::optional<Reference> reference() override {
     calls += 'R';
+    if (onReference) onReference(static_cast<int>(std::count(calls.begin(), calls.end(), 'R')));
     if (!hasReference) return std::nullopt;
     return Reference{"the library", next(library)};
   }
@@ -76,6 +81,38 @@ TEST(SideBySide, ReportsTheFastestCandidateByMedian) {
   EXPECT_DOUBLE_EQ(s->bestSpeed, 3.0);
   EXPECT_DOUBLE_EQ(s->referenceSpeed, 5.0);  // median of rounds 1 and 3: 4 and 6
   EXPECT_EQ(s->speeds, (std::vector<double>{2.0, 3.0, 1.0}));
+}
+
+// Ctrl-C during the timing: the round in hand ends, and the rounds run so far are reported.
+TEST(SideBySide, AStopEndsItAfterTheRoundInHand) {
+  ScriptedMeasurer m;
+  m.kernel = {1.0, 3.0, 5.0, 7.0, 9.0};
+  m.library = {2.0, 2.0, 2.0, 2.0, 2.0};
+  std::atomic<bool> stop{false};
+  m.onReference = [&](int call) {
+    if (call == 2) stop = true;  // pressed during the second round
+  };
+  const auto s = timeSideBySide(m, {Config{{0}}}, 5, std::chrono::milliseconds(0), &stop);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(m.calls, "KRKR");
+  EXPECT_TRUE(s->stopped);
+  EXPECT_EQ(s->roundsRun, 2);
+  EXPECT_EQ(s->rounds, 2);
+  EXPECT_DOUBLE_EQ(s->bestSpeed, 2.0);  // median of 1 and 3
+  // Stopped before the first round: nothing to report.
+  ScriptedMeasurer early;
+  early.kernel = {1.0};
+  early.library = {2.0};
+  EXPECT_FALSE(timeSideBySide(early, {Config{{0}}}, 3, std::chrono::milliseconds(0), &stop));
+  EXPECT_EQ(early.calls, "");
+  // Unstopped, every round asked for runs.
+  ScriptedMeasurer full;
+  full.kernel = {1.0, 1.0, 1.0};
+  full.library = {2.0, 2.0, 2.0};
+  const auto all = timeSideBySide(full, {Config{{0}}}, 3, std::chrono::milliseconds(0));
+  ASSERT_TRUE(all);
+  EXPECT_FALSE(all->stopped);
+  EXPECT_EQ(all->roundsRun, 3);
 }
 
 TEST(SideBySide, NothingWithoutAReferenceOrASuccessfulRound) {
