@@ -9,20 +9,27 @@
 namespace opevo::cli {
 namespace {
 
-// Written by the handler with write(2) and a lock-free atomic alone: nothing else is safe in a
-// signal handler.
-char g_message[512];
-std::size_t g_length = 0;
-char g_first[256];
-std::size_t g_firstLength = 0;
-std::atomic<bool>* g_stop = nullptr;
+// What the handler says and does. It may run on any thread (OpenBLAS's included) and reads only
+// lock-free atomics and the slot they point to: rearm() fills the other slot and then switches,
+// so a signal never sees a half-written one.
+struct Slot {
+  char message[512];
+  std::size_t length = 0;
+  char first[256];
+  std::size_t firstLength = 0;
+  std::atomic<bool>* stop = nullptr;
+};
+Slot g_slots[2];
+std::atomic<int> g_current{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
 
 void onSignal(int) {
-  if (g_stop && !g_stop->exchange(true)) {
-    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, g_first, g_firstLength);
+  const Slot& s = g_slots[g_current.load()];
+  if (s.stop && !s.stop->exchange(true)) {
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, s.first, s.firstLength);
     return;
   }
-  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, g_message, g_length);
+  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, s.message, s.length);
   ::_exit(130);
 }
 
@@ -32,33 +39,29 @@ std::size_t copy(const std::string& text, char* into, std::size_t size) {
   return length;
 }
 
-void install() {
+}  // namespace
+
+InterruptNotice::InterruptNotice(const std::string& message) {
+  rearm(message);
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
 }
 
-}  // namespace
-
-InterruptNotice::InterruptNotice(const std::string& message) {
-  g_stop = nullptr;
-  g_length = copy("\nopevo: interrupted: " + message + "\n", g_message, sizeof g_message);
-  install();
-}
-
-InterruptNotice::InterruptNotice(const std::string& message, std::atomic<bool>& stop,
-                                 const std::string& first) {
-  static_assert(std::atomic<bool>::is_always_lock_free);
-  g_stop = &stop;
-  g_length = copy("\nopevo: interrupted: " + message + "\n", g_message, sizeof g_message);
-  g_firstLength =
-      copy("\nopevo: " + first + " (Ctrl-C again to end now)\n", g_first, sizeof g_first);
-  install();
+void InterruptNotice::rearm(const std::string& message, std::atomic<bool>* stop,
+                            const std::string& first) {
+  const int next = 1 - g_current.load();
+  Slot& s = g_slots[next];
+  s.length = copy("\nopevo: interrupted: " + message + "\n", s.message, sizeof s.message);
+  s.firstLength =
+      copy("\nopevo: " + first + " (interrupt again to end now)\n", s.first, sizeof s.first);
+  s.stop = stop;
+  g_current.store(next);
 }
 
 InterruptNotice::~InterruptNotice() {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  g_stop = nullptr;
+  rearm("", nullptr);  // no step's flag is left where a later signal could reach it
 }
 
 }  // namespace opevo::cli

@@ -13,12 +13,15 @@ namespace opevo::cli {
 class InterruptNotice {
  public:
   explicit InterruptNotice(const std::string& message);
-  // For a step that can end early: the first signal sets `stop` and prints `first` (what happens
-  // now); a second one ends the program as above.
-  InterruptNotice(const std::string& message, std::atomic<bool>& stop, const std::string& first);
   ~InterruptNotice();
   InterruptNotice(const InterruptNotice&) = delete;
   InterruptNotice& operator=(const InterruptNotice&) = delete;
+
+  // For the next step, with no moment where a signal would take the default action. With `stop`
+  // (a step that can end early, which must outlive this notice), the first signal sets it and
+  // prints `first` (what happens now); a second one ends the program with `message`.
+  void rearm(const std::string& message, std::atomic<bool>* stop = nullptr,
+             const std::string& first = {});
 };
 
 // A step the user interrupted after what it had done was reported: main prints the message and

@@ -198,6 +198,9 @@ void runTune(const TuneArgs& a) {
   const std::string stored = "run " + std::to_string(run.storeId) + " is stored " +
                              std::string(runStatusName(statusAfter(run.end))) +
                              " with its trials; ";
+  // Ctrl-C during the side-by-side timing ends it after the round in hand (declared before the
+  // notice, whose handler holds it).
+  std::atomic<bool> stopSideBySide{false};
   std::optional<InterruptNotice> notice(std::in_place,
                                         stored + "the reference timing was cut (opevo show " +
                                             std::to_string(run.storeId) + " lists the run)");
@@ -244,7 +247,6 @@ void runTune(const TuneArgs& a) {
     out["reference_speed"] = reference->measurement.speed;
   }
   std::optional<SideBySide> sideBySide;
-  bool sideBySideStopped = false;
   std::vector<Config> candidates;
   if (reference && reference->measurement.status == TrialStatus::Ok && run.bestConfig &&
       !setup.measurer->isReplay() && a.sideBySide > 0) {
@@ -259,17 +261,13 @@ void runTune(const TuneArgs& a) {
           std::find(candidates.begin(), candidates.end(), o.config) == candidates.end())
         candidates.push_back(o.config);
     }
-    // Ctrl-C ends the timing after the round in hand, and what it measured is reported.
-    std::atomic<bool> stop{false};
-    notice.reset();
-    notice.emplace(stored + "the side-by-side timing was cut", stop,
-                   "ending the side-by-side timing after the round in hand");
-    std::fprintf(stderr, "timing %zu of the run's best and %s side by side, %d rounds...\n",
-                 candidates.size(), reference->library.c_str(), a.sideBySide);
+    notice->rearm(stored + "the side-by-side timing was cut", &stopSideBySide,
+                  "ending the side-by-side timing after the round in hand");
+    if (!a.json)
+      std::fprintf(stderr, "timing %zu of the run's best and %s side by side, %d rounds...\n",
+                   candidates.size(), reference->library.c_str(), a.sideBySide);
     sideBySide = timeSideBySide(*setup.measurer, candidates, a.sideBySide,
-                                std::chrono::milliseconds(300), &stop);
-    // Stopped before a round ended: nothing measured to report, but the stop is said.
-    if (!sideBySide && stop.load()) sideBySideStopped = true;
+                                std::chrono::milliseconds(300), &stopSideBySide);
   }
   if (sideBySide)
     out["side_by_side"] = {{"library", sideBySide->library},
@@ -282,8 +280,8 @@ void runTune(const TuneArgs& a) {
                            {"reference_speed", sideBySide->referenceSpeed},
                            {"ratio", sideBySide->bestSpeed / sideBySide->referenceSpeed},
                            {"rounds_asked", a.sideBySide},
+                           {"rounds_run", sideBySide->roundsRun},
                            {"stopped", sideBySide->stopped}};
-  if (sideBySide) sideBySideStopped = sideBySide->stopped;
   notice.reset();
   if (!engine.failure().empty()) out["error"] = engine.failure();
   if (options.cluster) out["cluster"] = clusterJson(*options.cluster);
@@ -303,7 +301,7 @@ void runTune(const TuneArgs& a) {
     if (sideBySide) {
       std::printf("side by side, %d %s in turn%s: best %.4g, %s %.4g %s (%.2fx)\n",
                   sideBySide->rounds, sideBySide->rounds == 1 ? "round" : "rounds",
-                  sideBySide->stopped
+                  sideBySide->roundsRun < a.sideBySide
                       ? (" (stopped after " + std::to_string(sideBySide->roundsRun) + " of " +
                          std::to_string(a.sideBySide) + ")")
                             .c_str()
@@ -326,9 +324,10 @@ void runTune(const TuneArgs& a) {
   if (!closed)
     throw RunFailed("run " + std::to_string(run.storeId) + " was interrupted after " +
                     std::to_string(kept) + " trials; resume with " + resume);
-  if (sideBySideStopped)
-    throw Interrupted(stored + "the side-by-side timing was stopped" +
-                      (sideBySide ? " (its rounds so far are above)" : " before a round ended"));
+  if (stopSideBySide.load())
+    throw Interrupted(
+        stored + "the side-by-side timing was stopped" +
+        (sideBySide ? " (the rounds it ran are reported above)" : " before it had a result"));
 }
 
 }  // namespace

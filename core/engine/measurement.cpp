@@ -65,6 +65,8 @@ std::optional<SideBySide> timeSideBySide(Measurer& measurer, const std::vector<C
     for (std::size_t i = 0; i < candidates.size(); ++i)
       kernel[i].push_back(k[i].status == TrialStatus::Ok ? k[i].speed : 0.0);
   }
+  // A stop during the last round is a stop too: the caller says it was asked for.
+  if (stop && stop->load()) out.stopped = true;
   std::optional<double> best;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     std::vector<double> ok, lib;

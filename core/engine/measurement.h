@@ -92,7 +92,7 @@ struct SideBySide {
   std::size_t candidates = 0;
   std::vector<double> speeds;  // each candidate's median, 0 where it failed every round
   int roundsRun = 0;           // rounds timed: fewer than asked when stopped
-  bool stopped = false;        // `stop` was set: the rounds run so far are reported
+  bool stopped = false;  // `stop` was set (in the last round, too): the rounds run are reported
 };
 // Before each round's first kernel and before the library the machine idles `settle`: a
 // library's worker threads spin for a while after a call (OpenBLAS's pthreads up to about 0.1 s)

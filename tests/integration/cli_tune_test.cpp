@@ -86,8 +86,6 @@ TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
   EXPECT_GT(fastest, slowest);
 }
 
-// A joint run says which layouts it ended in and whether they are the start blocking's, where
-// every fresh run begins (its first trial).
 // Ctrl-C while the run's best and OpenBLAS are timed side by side after the trials: the round
 // in hand ends, the rounds run so far are reported, the run stays finished, and the exit status
 // is the shell's for Ctrl-C.
@@ -124,6 +122,8 @@ TEST(CliTune, CtrlCEndsTheSideBySideTimingWithTheRoundsItRan) {
   EXPECT_NE(runs.out.find("finished"), std::string::npos) << runs.out;
 }
 
+// A joint run says which layouts it ended in and whether they are the start blocking's, where
+// every fresh run begins (its first trial).
 TEST(CliTune, JointModeReportsItsLayoutsAndWhetherTheyLeftTheStart) {
   Dir dir;
   const std::string op = dir.file("conv.json", R"({"name": "conv16", "kind": "conv2d", "shape":

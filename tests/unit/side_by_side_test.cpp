@@ -105,6 +105,19 @@ TEST(SideBySide, AStopEndsItAfterTheRoundInHand) {
   early.library = {2.0};
   EXPECT_FALSE(timeSideBySide(early, {Config{{0}}}, 3, std::chrono::milliseconds(0), &stop));
   EXPECT_EQ(early.calls, "");
+  // Pressed during the last round: every round ran, and the stop is still reported.
+  ScriptedMeasurer last;
+  last.kernel = {1.0, 3.0};
+  last.library = {2.0, 2.0};
+  std::atomic<bool> late{false};
+  last.onReference = [&](int call) {
+    if (call == 2) late = true;
+  };
+  const auto lastRound =
+      timeSideBySide(last, {Config{{0}}}, 2, std::chrono::milliseconds(0), &late);
+  ASSERT_TRUE(lastRound);
+  EXPECT_TRUE(lastRound->stopped);
+  EXPECT_EQ(lastRound->roundsRun, 2);
   // Unstopped, every round asked for runs.
   ScriptedMeasurer full;
   full.kernel = {1.0, 1.0, 1.0};

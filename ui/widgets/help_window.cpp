@@ -8,12 +8,17 @@
 #include <QImage>
 #include <QLabel>
 #include <QListWidget>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStyle>
 #include <QTextBrowser>
 #include <QTextStream>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cstdlib>
+#include <set>
 
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/shipped_files.h"
@@ -28,11 +33,15 @@ const QString kSourceDocs;
 #endif
 
 // The guide's screenshots are 1600 px wide; drawn at full size each page would scroll sideways.
+// The document keeps each image as first loaded, so a page is loaded again when the width changes.
 class GuideBrowser final : public QTextBrowser {
  public:
-  using QTextBrowser::QTextBrowser;
+  explicit GuideBrowser(QWidget* parent) : QTextBrowser(parent) {
+    m_rescale.setSingleShot(true);
+    m_rescale.setInterval(250);  // once the user stops dragging the window's edge
+    QObject::connect(&m_rescale, &QTimer::timeout, this, [this] { rescale(); });
+  }
 
- protected:
   QVariant loadResource(int type, const QUrl& name) override {
     QVariant resource = QTextBrowser::loadResource(type, name);
     if (type != QTextDocument::ImageResource) return resource;
@@ -40,10 +49,42 @@ class GuideBrowser final : public QTextBrowser {
     if (resource.canConvert<QImage>()) image = resource.value<QImage>();
     if (image.isNull() && resource.canConvert<QByteArray>())
       image.loadFromData(resource.toByteArray());
-    const int width = viewport()->width() - 40;
-    if (image.isNull() || width < 200 || image.width() <= width) return resource;
+    const int width = imageWidth();
+    m_widths.insert(width);
+    if (image.isNull() || image.width() <= width) return resource;
     return image.scaledToWidth(width, Qt::SmoothTransformation);
   }
+
+ protected:
+  void doSetSource(const QUrl& name, QTextDocument::ResourceType type) override {
+    m_widths.clear();  // a page (or the same one again) loads its images afresh
+    QTextBrowser::doSetSource(name, type);
+  }
+  void resizeEvent(QResizeEvent* event) override {
+    QTextBrowser::resizeEvent(event);
+    m_rescale.start();
+  }
+
+ private:
+  // Before the window is laid out the viewport is tiny: the window's first width, roughly.
+  int imageWidth() const {
+    const int width = viewport()->width() - 40;
+    return width < 200 ? 700 : width;
+  }
+  void rescale() {
+    // Images are loaded as the page is laid out, so one page may hold several widths.
+    const int width = imageWidth();
+    if (source().isEmpty() || std::all_of(m_widths.begin(), m_widths.end(),
+                                          [&](int w) { return std::abs(w - width) < 40; }))
+      return;
+    QScrollBar* bar = verticalScrollBar();
+    const double at = bar->maximum() > 0 ? static_cast<double>(bar->value()) / bar->maximum() : 0;
+    reload();
+    bar->setValue(static_cast<int>(at * bar->maximum()));
+  }
+
+  QTimer m_rescale;
+  std::set<int> m_widths;  // the widths the page's images were drawn at
 };
 
 // A page's title: its first heading, else its file name.
@@ -131,17 +172,27 @@ HelpWindow::HelpWindow(QWidget* parent)
            "<ul><li>%1</li></ul>"
            "<p>Set OPEVO_DOCS to the folder that holds README.md, or read the guide in the "
            "source tree.</p>")
-            .arg(shippedDirCandidates("OPEVO_DOCS", QStringLiteral("doc"), kSourceDocs)
-                     .join(QStringLiteral("</li><li>"))));
+            .arg(docsCandidates()
+                     .join(QStringLiteral("\n"))
+                     .toHtmlEscaped()
+                     .replace(QStringLiteral("\n"), QStringLiteral("</li><li>"))));
     return;
   }
   listPages();
   openPage(QStringLiteral("README.md"));
 }
 
+QStringList HelpWindow::docsCandidates() {
+  QStringList candidates = shippedDirCandidates("OPEVO_DOCS", QStringLiteral("doc"), kSourceDocs);
+  // The user's choice, when made, is the only place looked in: a wrong one is said, not passed by.
+  if (qEnvironmentVariableIsSet("OPEVO_DOCS")) candidates = candidates.mid(0, 1);
+  return candidates;
+}
+
 QString HelpWindow::docsDir() {
-  const QString dir = shippedDir("OPEVO_DOCS", QStringLiteral("doc"), kSourceDocs);
-  return !dir.isEmpty() && QFileInfo::exists(dir + QStringLiteral("/README.md")) ? dir : QString();
+  for (const QString& dir : docsCandidates())
+    if (QFileInfo(dir + QStringLiteral("/README.md")).isFile()) return QDir(dir).canonicalPath();
+  return {};
 }
 
 void HelpWindow::listPages() {
@@ -175,7 +226,6 @@ bool HelpWindow::openPage(const QString& relativePath) {
     say(tr("%1 is not a page of the guide").arg(relativePath));
     return false;
   }
-  say({});
   const QUrl url = QUrl::fromLocalFile(path);
   if (m_browser->source().adjusted(QUrl::RemoveFragment) != url)
     m_browser->setSource(url, QTextDocument::MarkdownResource);
@@ -204,7 +254,6 @@ void HelpWindow::follow(const QUrl& link) {
     return;
   }
   if (isPage(path) && path.startsWith(m_root + QLatin1Char('/'))) {
-    say({});
     m_browser->setSource(target, QTextDocument::MarkdownResource);
     return;
   }
@@ -215,14 +264,13 @@ void HelpWindow::follow(const QUrl& link) {
 void HelpWindow::pageShown(const QUrl& url) {
   const QString page = QDir(m_root).relativeFilePath(url.toLocalFile());
   setWindowTitle(tr("OpEvo Studio — User guide — %1").arg(page));
+  say({});  // a page shown answers whatever was said about the last link
   // The list follows the page shown, without opening it again.
   const QSignalBlocker block(m_contents);
-  m_contents->clearSelection();
-  for (int i = 0; i < m_contents->count(); ++i)
-    if (m_contents->item(i)->data(Qt::UserRole).toString() == page) {
-      m_contents->setCurrentRow(i);
-      break;
-    }
+  int row = -1;  // none: a page the list does not hold (clicking the old one opens it again)
+  for (int i = 0; i < m_contents->count() && row < 0; ++i)
+    if (m_contents->item(i)->data(Qt::UserRole).toString() == page) row = i;
+  m_contents->setCurrentRow(row);
 }
 
 QString HelpWindow::currentPage() const {

@@ -23,6 +23,8 @@ class HelpWindow : public QWidget {
 
   // The folder holding README.md and docs/: OPEVO_DOCS, the installed copy, or the source tree.
   static QString docsDir();
+  // Where docsDir() looks, in order: OPEVO_DOCS alone when it is set.
+  static QStringList docsCandidates();
   // Shows a page of the guide, relative to docsDir() ("README.md", "docs/kas.md"); false and a
   // message when there is no such page.
   bool openPage(const QString& relativePath);
