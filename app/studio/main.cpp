@@ -27,6 +27,7 @@
 #include "ui/widgets/cluster_connect_bar.h"
 #include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/help_window.h"
 #include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/race_setup_panel.h"
@@ -140,7 +141,10 @@ int main(int argc, char** argv) {
              "Connect the Cluster page to this cluster (HOST:PORT or unix:PATH; the password from "
              "OPEVO_CLUSTER_PASSWORD) and measure races through it.",
              "address");
+  const auto guideOpt = option(
+      "guide", "Open the user guide (F1) on a page of it: README.md, docs/kas.md...", "page");
   parser.addOption(clusterOpt);
+  parser.addOption(guideOpt);
   parser.addOptions({presetOpt,       paramOpt,    fromOpt,         qOpt,       samplesOpt,
                      pageOpt,         datasetOpt,  algosOpt,        repeatsOpt, trialsOpt,
                      paceOpt,         startOpt,    repeatsLinesOpt, chartOpt,   logXOpt,
@@ -295,5 +299,16 @@ int main(int argc, char** argv) {
   if (!problems.isEmpty()) window.statusBar()->showMessage(problems.join(QStringLiteral("; ")));
 
   window.show();
+  // After the main window, so that the guide is shown above it.
+  if (parser.isSet(guideOpt)) {
+    window.showHelp();
+    if (!window.helpWindow()->openPage(parser.value(guideOpt)))
+      std::fprintf(
+          stderr, "opevo-studio: %s\n",
+          qPrintable(
+              HelpWindow::docsDir().isEmpty()
+                  ? QStringLiteral("the user guide was not found")
+                  : QStringLiteral("the user guide has no page '%1'").arg(parser.value(guideOpt))));
+  }
   return QApplication::exec();
 }
