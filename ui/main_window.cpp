@@ -10,7 +10,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -34,6 +33,7 @@
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/help_window.h"
 #include "ui/widgets/race_setup_panel.h"
+#include "ui/widgets/screen_fit.h"
 
 // Outside any namespace, as Q_INIT_RESOURCE requires: the icon lives in a static library, whose
 // resource registration the linker would otherwise drop.
@@ -74,10 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
   initStudioResources();
   setWindowTitle(tr("OpEvo Studio"));
   setWindowIcon(QIcon(QStringLiteral(":/opevo/opevo-studio.svg")));
-  // 1280 x 800, or less on a smaller screen: a window taller than the screen hides the race's
-  // buttons and the status bar below its bottom edge.
-  const QSize available = screen() ? screen()->availableSize() : QSize(1280, 800);
-  resize(std::min(1280, available.width()), std::min(800, available.height()));
+  resizeToFit(this, QSize(1280, 800));
 
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->setObjectName(QStringLiteral("spacesSplitter"));

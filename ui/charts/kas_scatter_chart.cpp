@@ -119,7 +119,7 @@ KasScatterChart::KasScatterChart(QWidget* parent)
     label->setZValue(10);
   }
   connect(chart(), &QChart::plotAreaChanged, this, &KasScatterChart::placeLabels);
-  setMinimumSize(320, 240);
+  setMinimumSize(240, 160);  // the page fits a 1600x1000 screen at 200%
   clear();
 }
 

@@ -40,7 +40,7 @@ KasTrainingChart::KasTrainingChart(QWidget* parent)
   setToolTip(
       tr("Test accuracy on Fashion-MNIST after each epoch: the backbone with the kernel "
          "in place of its convolutions, and with its standard convolutions (dashed)"));
-  setMinimumSize(300, 200);
+  setMinimumSize(240, 150);
   setCandidate(nullptr, {});
 }
 

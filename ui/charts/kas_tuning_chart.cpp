@@ -36,7 +36,7 @@ KasTuningChart::KasTuningChart(QWidget* parent)
   setToolTip(
       tr("Solid: the kernel's best time after each schedule measured at that layer. "
          "Dashed: the convolution it replaces there."));
-  setMinimumSize(300, 200);
+  setMinimumSize(240, 150);
   setCandidate(nullptr);
 }
 

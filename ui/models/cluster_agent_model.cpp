@@ -5,6 +5,8 @@
 #include <QLocale>
 #include <algorithm>
 
+#include "ui/widgets/status_colors.h"
+
 namespace opevo::ui {
 
 QString ageText(long long ms) {
@@ -46,9 +48,9 @@ QVariant ClusterAgentModel::data(const QModelIndex& index, int role) const {
   const RosterAgent& a = m_roster.agents()[static_cast<std::size_t>(index.row())];
   const cluster::AgentRecord& r = a.record;
   const long long age = m_roster.polledMs() - r.beatMs;
-  if (role == Qt::ForegroundRole && !a.live) return QBrush(QColor(0x90, 0x90, 0x90));
+  if (role == Qt::ForegroundRole && !a.live) return QBrush(statusColor(StatusColor::Muted));
   if (role == Qt::ForegroundRole && index.column() == StateColumn)
-    return QBrush(QColor(0x2e, 0x7d, 0x32));
+    return QBrush(statusColor(StatusColor::Good));
   if (role == Qt::TextAlignmentRole) {
     const int c = index.column();
     if (c == DevicesColumn || c == TrialsColumn || c == RateColumn || c == HeartbeatColumn)

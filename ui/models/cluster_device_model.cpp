@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QLocale>
 
+#include "ui/widgets/status_colors.h"
+
 namespace opevo::ui {
 
 ClusterDeviceModel::ClusterDeviceModel(const ClusterRoster& roster, QObject* parent)
@@ -39,7 +41,7 @@ QVariant ClusterDeviceModel::data(const QModelIndex& index, int role) const {
   const auto [agentIndex, deviceIndex] = m_rows[static_cast<std::size_t>(index.row())];
   const RosterAgent& a = m_roster.agents()[agentIndex];
   const cluster::ClusterDevice& d = a.record.devices[deviceIndex];
-  if (role == Qt::ForegroundRole && !a.live) return QBrush(QColor(0x90, 0x90, 0x90));
+  if (role == Qt::ForegroundRole && !a.live) return QBrush(statusColor(StatusColor::Muted));
   if (role == Qt::TextAlignmentRole) {
     if (index.column() == CapacityColumn || index.column() == TrialsColumn)
       return QVariant(Qt::AlignRight | Qt::AlignVCenter);

@@ -3,6 +3,8 @@
 #include <QBrush>
 #include <QColor>
 
+#include "ui/widgets/status_colors.h"
+
 namespace opevo::ui {
 
 ClusterQueueModel::ClusterQueueModel(const ClusterRoster& roster, QObject* parent)
@@ -33,7 +35,7 @@ QVariant ClusterQueueModel::data(const QModelIndex& index, int role) const {
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
   // Work waiting that nobody serves is the one thing on this table worth a colour.
   if (role == Qt::ForegroundRole && devices == 0 && q.waiting + q.inFlight > 0)
-    return QBrush(QColor(0xb7, 0x1c, 0x1c));
+    return QBrush(statusColor(StatusColor::Error));
   if (role == Qt::ToolTipRole && devices == 0 && q.waiting + q.inFlight > 0)
     return tr("No live agent serves this kind: its trials wait until one starts");
   if (role != Qt::DisplayRole) return {};

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/run_import.h"
+#include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
 namespace {
@@ -97,7 +98,7 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ForegroundRole && index.column() == StatusColumn &&
       r.run.status != RunStatus::Finished)
-    return QBrush(QColor(0x8e, 0x00, 0x00));
+    return QBrush(statusColor(StatusColor::Warning));
   return {};
 }
 

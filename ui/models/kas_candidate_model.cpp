@@ -4,6 +4,8 @@
 #include <QFont>
 #include <QFontDatabase>
 
+#include "ui/widgets/status_colors.h"
+
 namespace opevo::ui {
 namespace {
 
@@ -84,10 +86,11 @@ QVariant KasCandidateModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::TextAlignmentRole)
     return col == HashColumn || col >= StageColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::ForegroundRole && c.stage == KasStage::Failed) return QColor(0xb0, 0x00, 0x20);
+  if (role == Qt::ForegroundRole && c.stage == KasStage::Failed)
+    return statusColor(StatusColor::Error);
   // Trained, but its accuracy is that of a broken model: marked apart from the kernels that learnt.
   if (role == Qt::ForegroundRole && col == StageColumn && kasDiverged(c))
-    return QColor(0xa0, 0x50, 0x00);
+    return statusColor(StatusColor::Warning);
   if (role == Qt::FontRole) {
     if (col != HashColumn && !onFront(c.seq)) return {};
     // Hashes line up in a fixed font; the front's rows stand out as the chart's do.

@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "store/store.h"
+#include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
 
@@ -98,7 +99,7 @@ QVariant OperatorFileModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole)
     return e.definition ? e.path : e.path + QStringLiteral("\n") + e.error;
-  if (role == Qt::ForegroundRole && !e.definition) return QBrush(QColor(0x8e, 0x00, 0x00));
+  if (role == Qt::ForegroundRole && !e.definition) return QBrush(statusColor(StatusColor::Error));
   return {};
 }
 

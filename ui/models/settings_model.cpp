@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "space/text.h"
+#include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
 namespace {
@@ -111,10 +112,10 @@ QVariant SettingsModel::data(const QModelIndex& index, int role) const {
       return bad ? r.error : text(r.info.help);
     case Qt::BackgroundRole:
       if (bad && (index.column() == ValueColumn || index.column() == HelpColumn))
-        return QBrush(QColor(0xfd, 0xec, 0xea));
+        return QBrush(statusColor(StatusColor::ErrorBackground));
       return {};
     case Qt::ForegroundRole:
-      if (bad && index.column() != NameColumn) return QBrush(QColor(0x8e, 0x00, 0x00));
+      if (bad && index.column() != NameColumn) return QBrush(statusColor(StatusColor::Error));
       return {};
     default:
       return {};

@@ -8,6 +8,7 @@
 
 #include "ui/controller/race_data.h"
 #include "ui/widgets/display_format.h"
+#include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
 namespace {}  // namespace
@@ -86,7 +87,7 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ForegroundRole && !ok &&
       (index.column() == StatusColumn || index.column() == ReasonColumn))
-    return QBrush(QColor(0x8e, 0x00, 0x00));
+    return QBrush(statusColor(StatusColor::Error));
   return {};
 }
 

@@ -21,6 +21,7 @@
 #include "ui/charts/chart_export.h"
 #include "ui/charts/heat_map_view.h"
 #include "ui/widgets/message_label.h"
+#include "ui/widgets/screen_fit.h"
 
 namespace opevo::ui {
 namespace {
@@ -121,7 +122,7 @@ SweepDialog::SweepDialog(std::shared_ptr<const ReplayDataset> dataset, const QSt
         this, tr("Save heat map as PNG"), QStringLiteral("heatmap.png"), tr("PNG (*.png)"));
     if (!path.isEmpty()) showMessage(m_message, savePng(path));
   });
-  resize(640, 560);
+  resizeToFit(this, QSize(640, 560));
 }
 
 // The chosen algorithm's settings on both axes: q and lambda (or its first two) to start with.

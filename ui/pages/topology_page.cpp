@@ -7,6 +7,8 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -50,7 +52,8 @@ TopologyPage::TopologyPage(QWidget* parent)
       m_stack(new QStackedWidget(this)),
       m_view(new TopologyView(this)),
       m_distanceChart(new DistanceChartView(this)),
-      m_legend(new ProbabilityLegend(this)) {
+      m_legend(new ProbabilityLegend(this)),
+      m_legendScroll(new QScrollArea(this)) {
   m_operatorCombo->setObjectName(QStringLiteral("topologyOperator"));
   for (const std::string& name : presetNames())
     m_operatorCombo->addItem(QString::fromStdString(name));
@@ -92,7 +95,15 @@ TopologyPage::TopologyPage(QWidget* parent)
   row2->addWidget(m_sampleButton);
   auto* body = new QHBoxLayout;
   body->addWidget(m_stack, 1);
-  body->addWidget(m_legend);
+  // The legend scrolls when the page is short (a small screen, a large scale factor), where its
+  // full height would push the window past the screen's bottom edge.
+  m_legendScroll->setWidget(m_legend);
+  m_legendScroll->setWidgetResizable(true);
+  m_legendScroll->setFrameShape(QFrame::NoFrame);
+  m_legendScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_legendScroll->setFixedWidth(m_legend->sizeHint().width() +
+                                m_legendScroll->verticalScrollBar()->sizeHint().width());
+  body->addWidget(m_legendScroll);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(row1);
   layout->addLayout(row2);
@@ -296,7 +307,7 @@ void TopologyPage::showResult(const std::shared_ptr<const QwalkResult>& result) 
 // Puts the current result (and sample) into the picture or the bars; either may still be missing.
 void TopologyPage::applyToPicture() {
   // The key explains colours and discs: it has nothing to say about the bars.
-  m_legend->setVisible(m_stack->currentWidget() == m_view);
+  m_legendScroll->setVisible(m_stack->currentWidget() == m_view);
   const QwalkResult* r = m_result.get();
   const bool sampled = r && m_sampled.size() == r->distribution.graph.size();
   m_legend->setSampledWalks(sampled ? m_sampledWalks : 0);

@@ -15,6 +15,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QScrollArea;
 class QSlider;
 class QSpinBox;
 class QStackedWidget;
@@ -104,6 +105,7 @@ class TopologyPage : public QWidget {
   TopologyView* m_view;
   DistanceChartView* m_distanceChart;
   ProbabilityLegend* m_legend;
+  QScrollArea* m_legendScroll;
 };
 
 }  // namespace opevo::ui

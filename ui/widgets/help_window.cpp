@@ -21,6 +21,7 @@
 #include <set>
 
 #include "ui/widgets/message_label.h"
+#include "ui/widgets/screen_fit.h"
 #include "ui/widgets/shipped_files.h"
 
 namespace opevo::ui {
@@ -153,7 +154,7 @@ HelpWindow::HelpWindow(QWidget* parent)
   layout->addLayout(bar);
   layout->addWidget(m_message);
   layout->addWidget(split, 1);
-  resize(1000, 700);
+  resizeToFit(this, QSize(1000, 700));
 
   connect(m_back, &QToolButton::clicked, m_browser, &QTextBrowser::backward);
   connect(m_forward, &QToolButton::clicked, m_browser, &QTextBrowser::forward);

@@ -24,6 +24,7 @@
 #include "ui/widgets/display_format.h"
 #include "ui/widgets/layout_view.h"
 #include "ui/widgets/message_label.h"
+#include "ui/widgets/screen_fit.h"
 
 namespace opevo::ui {
 
@@ -44,7 +45,7 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
       m_done(makeMessageLabel(QStringLiteral("exportDone"), MessageKind::Note, this)) {
   setObjectName(QStringLiteral("kernelExportDialog"));
   setWindowTitle(tr("Export the best kernel of run %1").arg(run.id));
-  resize(1040, 700);
+  resizeToFit(this, QSize(1040, 700));
   m_heading->setWordWrap(true);
   m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_summary->setObjectName(QStringLiteral("kernelSummary"));
