@@ -204,8 +204,21 @@ void runTune(const NetTuneOptions& o) {
                   lc["by"].get<std::string>().c_str(), lc["tensor"].get<std::string>().c_str(),
                   lc["output_layout"].get<std::string>().c_str());
     }
-    std::printf("\nsum of weight x best over the tasks: %.3f ms\n",
-                j["sum_of_tasks_ms"].get<double>());
+    if (!j["sum_of_tasks_ms"].is_null()) {
+      std::printf("\nsum of weight x best over the tasks: %.3f ms\n",
+                  j["sum_of_tasks_ms"].get<double>());
+    } else {
+      // A sum over the tuned tasks alone would read as the whole network's.
+      std::vector<std::string> none;
+      for (const auto& t : j["tasks"])
+        if (t["best_ms"].is_null()) none.push_back(t["name"].get<std::string>());
+      std::string names;
+      for (const std::string& name : none) names += (names.empty() ? "" : ", ") + name;
+      std::printf(
+          "\nsum of weight x best over the tasks: none yet (%zu of %zu tasks have no "
+          "working kernel: %s; more trials give every task some)\n",
+          none.size(), j["tasks"].size(), names.c_str());
+    }
     if (refs) {
       // The ratio over the tasks that have both (an untuned task has no best yet).
       std::set<std::string> libraries;

@@ -111,6 +111,16 @@ std::optional<double> NetworkTuning::bestSeconds(std::size_t task) const {
   return m_graph.tasks[task].op.flops() / (r.best * 1e12);
 }
 
+std::optional<double> NetworkTuning::estimateSeconds() const {
+  double sum = 0;
+  for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
+    const std::optional<double> s = bestSeconds(i);
+    if (!s) return std::nullopt;
+    sum += m_graph.tasks[i].weight() * *s;
+  }
+  return sum;
+}
+
 std::vector<std::optional<Config>> NetworkTuning::bestConfigs() const {
   std::vector<std::optional<Config>> out;
   for (const auto& e : m_engines) out.push_back(e->runs().front().bestConfig);

@@ -118,6 +118,9 @@ class NetworkTuning {
   // The best configuration of each task so far (nullopt: none worked yet).
   std::vector<std::optional<Config>> bestConfigs() const;
   std::optional<double> bestSeconds(std::size_t task) const;
+  // The network's estimate, sum of weight x best over every task; nullopt while a task has no
+  // working configuration (a sum over the others would pass for the whole network's).
+  std::optional<double> estimateSeconds() const;
   const std::vector<NetworkUnit>& units() const { return m_units; }
 
  private:

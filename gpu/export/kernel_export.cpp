@@ -98,6 +98,12 @@ struct BestKernel {
   std::string fileText;
 };
 
+// A kernel written for another backend than the run measured on: its speed is not known there.
+std::string crossBackendNote(const std::string& tunedOn, const std::string& writtenFor) {
+  return "tuned on " + tunedOn + ": the same configuration for " + writtenFor +
+         ", not measured there";
+}
+
 BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
   const RunRecord& run = r.run;
   const TrialRow& best = r.bestTrial();
@@ -139,8 +145,7 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
                 run.algorithm.c_str());
   std::string note;
   if (k.backendName != run.backend)
-    note = "// Note: tuned on " + run.backend + "; this is the same configuration for " +
-           k.backendName + ", not measured there.\n";
+    note = "// Note: " + crossBackendNote(run.backend, k.backendName) + ".\n";
   if (!left.empty())
     note += "// Note: " + left +
             " (GPU template parameters) have no CPU counterpart and are left out: the CPU kernel "
@@ -181,9 +186,7 @@ KernelPreview previewBestKernel(const Store& store, std::int64_t runId,
                  "x" + std::to_string(l.grid.z) + ", block " + std::to_string(l.block.x) + "x" +
                  std::to_string(l.block.y) + "x" + std::to_string(l.block.z) + ", " +
                  std::to_string(l.sharedBytes) + " B shared";
-  if (k.backendName != r.run.backend)
-    p.note = "tuned on " + r.run.backend + ": the same configuration for " + k.backendName +
-             ", not measured there";
+  if (k.backendName != r.run.backend) p.note = crossBackendNote(r.run.backend, k.backendName);
   return p;
 }
 
@@ -223,6 +226,9 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   writeFile(dir / kernelFile, k.fileText, result);
   writeFile(dir / "config.h", configHeader(k.def.space, k.config, k.kernel), result);
   record["export_backend"] = k.backendName;
+  // The speed above is the run's backend's; for another one nothing was measured.
+  record["measured_on_export_backend"] = k.backendName == run.backend;
+  if (k.backendName != run.backend) result.note = crossBackendNote(run.backend, k.backendName);
   record["entry"] = k.kernel.entry;
   record["launch"] = {
       {"grid", {k.kernel.launch.grid.x, k.kernel.launch.grid.y, k.kernel.launch.grid.z}},

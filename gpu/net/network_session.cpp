@@ -175,11 +175,9 @@ std::vector<Config> NetworkSession::configs() const {
   return out;
 }
 
-double NetworkSession::sumOfTasksMs() const {
-  double sum = 0;
-  for (std::size_t i = 0; i < m_graph.tasks.size(); ++i)
-    if (const auto s = m_tuning->bestSeconds(i)) sum += m_graph.tasks[i].weight() * *s * 1e3;
-  return sum;
+std::optional<double> NetworkSession::sumOfTasksMs() const {
+  const std::optional<double> s = m_tuning->estimateSeconds();
+  return s ? std::optional<double>(*s * 1e3) : std::nullopt;
 }
 
 void NetworkSession::measureTaskReferences() {
@@ -252,7 +250,8 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
                    {"scheduler", schedulerKindName(plan.scheduler)},
                    {"mode", layout::tuningModeName(plan.mode)},
                    {"trials", m_tuning->trials()},
-                   {"sum_of_tasks_ms", sumOfTasksMs()},
+                   {"sum_of_tasks_ms",
+                    sumOfTasksMs() ? nlohmann::json(*sumOfTasksMs()) : nlohmann::json(nullptr)},
                    {"tasks", tasksJson()},
                    {"curve", curveJson()}};
   if (!m_references.empty()) {

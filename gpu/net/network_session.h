@@ -91,8 +91,8 @@ class NetworkSession {
 
   // Each task's best configuration, or its untuned one when none worked.
   std::vector<Config> configs() const;
-  // sum of weight x best latency over the tasks that have one.
-  double sumOfTasksMs() const;
+  // sum of weight x best latency over the tasks; nullopt while a task has none.
+  std::optional<double> sumOfTasksMs() const;
   // Times each task's reference with the task's own measurer (cuBLAS / cuDNN, followed by the
   // epilogue kernel of a fused task, on CUDA; OpenBLAS / oneDNN on the CPU), verified as a trial
   // is, and stores it on the task's run: the per-operator figure the tuned tasks are compared
@@ -108,7 +108,8 @@ class NetworkSession {
   nlohmann::json tasksJson() const;
   // [{trials, task, estimate_ms}] after each unit
   nlohmann::json curveJson() const;
-  // {id, network, params, backend, algorithm, scheduler, trials, sum_of_tasks_ms, tasks, curve,
+  // {id, network, params, backend, algorithm, scheduler, trials, sum_of_tasks_ms (null while a
+  //  task has no working kernel), tasks, curve,
   //  end_to_end_ms, verified, reference, and times_ms, fixed_kernels_ms when run end to end;
   //  sum_of_references_ms after measureTaskReferences}
   nlohmann::json resultJson(const EndToEnd* endToEnd) const;

@@ -43,11 +43,22 @@ TEST(CliExport, CpuKernelBuildsAndChecksItselfAndCudaSourceCompiles) {
   EXPECT_EQ(check.status, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("PASS"), std::string::npos) << check.out;
 
+  const auto readRecord = [](const fs::path& folder) {
+    std::ifstream in(folder / "record.json");
+    return nlohmann::json::parse(in);
+  };
+  EXPECT_TRUE(readRecord(cpu)["measured_on_export_backend"].get<bool>());
+  EXPECT_EQ(exported.out.find("not measured there"), std::string::npos) << exported.out;
+
+  // The same configuration for CUDA: said to be unmeasured there, on the screen and in the record.
   const fs::path cuda = dir / "cuda";
-  ASSERT_EQ(runProcess(OPEVO_CLI,
-                       {"export", run, "--db", db, "--out", cuda.string(), "--backend", "cuda"})
-                .status,
-            0);
+  const auto toCuda = runProcess(
+      OPEVO_CLI, {"export", run, "--db", db, "--out", cuda.string(), "--backend", "cuda"});
+  ASSERT_EQ(toCuda.status, 0) << toCuda.err;
+  EXPECT_NE(toCuda.out.find("tuned on cpu: the same configuration for cuda, not measured there"),
+            std::string::npos)
+      << toCuda.out;
+  EXPECT_FALSE(readRecord(cuda)["measured_on_export_backend"].get<bool>());
   const char* nvcc = "/usr/local/cuda/bin/nvcc";
   if (!fs::exists(nvcc)) {
     fs::remove_all(dir);

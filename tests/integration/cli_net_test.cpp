@@ -305,6 +305,29 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
   std::filesystem::remove_all(dir);
 }
 
+// A budget too small for every task: the network's sum is not given over the tasks that have a
+// kernel (it passed for the whole network's), and the text names the tasks without one.
+TEST(CliNet, NoNetworkSumWhileATaskHasNoKernel) {
+  char pattern[] = "/tmp/opevo-netsum-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const auto json = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--unit", "2",
+                                           "--runs", "3", "--json", "--db", db});
+  ASSERT_EQ(json.status, 0) << json.err << json.out;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  int withKernel = 0;
+  for (const auto& t : j["tasks"]) withKernel += t["best_ms"].is_null() ? 0 : 1;
+  ASSERT_LT(withKernel, 8);
+  EXPECT_TRUE(j["sum_of_tasks_ms"].is_null()) << j["sum_of_tasks_ms"];
+  const auto text = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--unit", "2",
+                                           "--runs", "3", "--db", db});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("sum of weight x best over the tasks: none yet ("), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find(" of 8 tasks have no working kernel: "), std::string::npos) << text.out;
+  std::filesystem::remove_all(dir);
+}
+
 // Each task against its library, as the GPU backends always report it (there the libraries are
 // cuBLAS and cuDNN, followed by the epilogue kernel of a fused task); on the CPU on request.
 TEST(CliNet, TaskReferencesTimeEachTasksLibrary) {
