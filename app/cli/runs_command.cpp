@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -48,23 +49,28 @@ void addRunsCommands(CLI::App& app) {
   runs->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
   runs->callback([db] {
     Store store(existingDatabase(*db));
-    std::printf("%5s  %-12s %-10s %-8s %-11s %7s %12s  %s\n", "run", "operator", "algorithm",
+    const std::vector<RunRecord> all = store.runs();
+    // As wide as the longest name, up to 40: cut to 12, resnet18_conv2..5 all read resnet18_con.
+    int width = 8;
+    for (const RunRecord& r : all)
+      width = std::max(width, std::min(40, static_cast<int>(r.operatorName.size())));
+    const auto name = [width](const RunRecord& r) { return r.operatorName.substr(0, width); };
+    std::printf("%5s  %-*s %-10s %-8s %-11s %7s %12s  %s\n", "run", width, "operator", "algorithm",
                 "backend", "status", "trials", "best", "started");
-    for (const RunRecord& r : store.runs()) {
+    for (const RunRecord& r : all) {
       std::vector<TrialRow> trials;
       try {
         trials = store.trials(r.id);
       } catch (const std::exception& e) {
         // One run's damaged trial does not hide the others; `show` names what is damaged.
-        std::printf("%5lld  %-12s %-10s %-8s %-11s %7s %12s  %s (trials unreadable: %s)\n",
-                    static_cast<long long>(r.id), r.operatorName.substr(0, 12).c_str(),
-                    r.algorithm.c_str(), r.backend.c_str(),
-                    std::string(runStatusName(r.status)).c_str(), "?", "?", r.started.c_str(),
-                    e.what());
+        std::printf("%5lld  %-*s %-10s %-8s %-11s %7s %12s  %s (trials unreadable: %s)\n",
+                    static_cast<long long>(r.id), width, name(r).c_str(), r.algorithm.c_str(),
+                    r.backend.c_str(), std::string(runStatusName(r.status)).c_str(), "?", "?",
+                    r.started.c_str(), e.what());
         continue;
       }
-      std::printf("%5lld  %-12s %-10s %-8s %-11s %7zu %12.4g  %s\n", static_cast<long long>(r.id),
-                  r.operatorName.substr(0, 12).c_str(), r.algorithm.c_str(), r.backend.c_str(),
+      std::printf("%5lld  %-*s %-10s %-8s %-11s %7zu %12.4g  %s\n", static_cast<long long>(r.id),
+                  width, name(r).c_str(), r.algorithm.c_str(), r.backend.c_str(),
                   std::string(runStatusName(r.status)).c_str(), trials.size(), bestOf(trials),
                   r.started.c_str());
     }
@@ -116,6 +122,9 @@ void addRunsCommands(CLI::App& app) {
                   t.message.substr(0, 120).c_str());
     std::printf("%zu trials, best %.4g %s\n", trials.size(), bestOf(trials),
                 run->speedUnit.c_str());
+    if (run->referenceSpeed)
+      std::printf("reference (%s): %.4g %s, timed after the trials\n",
+                  run->referenceLibrary.c_str(), *run->referenceSpeed, run->speedUnit.c_str());
   });
 }
 

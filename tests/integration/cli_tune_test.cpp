@@ -84,6 +84,10 @@ TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
     }
   EXPECT_DOUBLE_EQ(result["best_speed"].get<double>(), fastest);
   EXPECT_GT(fastest, slowest);
+  // The text says the stored reference too (it was only in --json).
+  const auto text =
+      runProcess(OPEVO_CLI, {"show", std::to_string(result["run"].get<int>()), "--db", db});
+  EXPECT_NE(text.out.find("reference (OpenBLAS sgemm): "), std::string::npos) << text.out;
 }
 
 // Ctrl-C while the run's best and OpenBLAS are timed side by side after the trials: the round
