@@ -76,7 +76,9 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_algorithms->setFixedHeight(m_algorithms->sizeHintForRow(0) * m_algorithms->count() +
                                2 * m_algorithms->frameWidth());
   m_gradient->setChecked(true);
-  auto* schedulers = new QHBoxLayout;
+  // One under another: three in a row made the form 500 px wide, and the charts beside it
+  // too narrow to read on a 1024-pixel screen.
+  auto* schedulers = new QVBoxLayout;
   schedulers->addWidget(m_gradient);
   schedulers->addWidget(m_roundRobin);
   schedulers->addWidget(m_topological);
@@ -100,7 +102,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_jointNoPropagation->setToolTip(
       tr("Layouts and loops as in ALT, but every tensor a layer reads in another layout is "
          "converted first (ALT-WP), to race against propagation. CPU only"));
-  auto* modes = new QHBoxLayout;
+  auto* modes = new QVBoxLayout;
   modes->addWidget(m_loopMode);
   modes->addWidget(m_jointMode);
   modes->addWidget(m_jointNoPropagation);
