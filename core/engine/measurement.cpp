@@ -45,10 +45,7 @@ std::optional<SideBySide> timeSideBySide(Measurer& measurer, const std::vector<C
   SideBySide out;
   out.candidates = candidates.size();
   for (int r = 0; r < rounds; ++r) {
-    if (stop && stop->load()) {
-      out.stopped = true;
-      break;
-    }
+    if (stop && stop->load()) break;
     ++out.roundsRun;
     std::this_thread::sleep_for(settle);
     std::vector<Measurement> k;
@@ -65,8 +62,8 @@ std::optional<SideBySide> timeSideBySide(Measurer& measurer, const std::vector<C
     for (std::size_t i = 0; i < candidates.size(); ++i)
       kernel[i].push_back(k[i].status == TrialStatus::Ok ? k[i].speed : 0.0);
   }
-  // A stop during the last round is a stop too: the caller says it was asked for.
-  if (stop && stop->load()) out.stopped = true;
+  // Set before a round, or during the last one: either way the caller says it was asked for.
+  out.stopped = stop && stop->load();
   std::optional<double> best;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     std::vector<double> ok, lib;

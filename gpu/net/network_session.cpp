@@ -242,18 +242,19 @@ nlohmann::json NetworkSession::curveJson() const {
 
 nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
   const NetworkTuningPlan& plan = m_source.plan;
-  nlohmann::json j{{"id", m_id},
-                   {"network", m_network.name},
-                   {"params", m_network.params},
-                   {"backend", m_source.backend},
-                   {"algorithm", plan.algorithm},
-                   {"scheduler", schedulerKindName(plan.scheduler)},
-                   {"mode", layout::tuningModeName(plan.mode)},
-                   {"trials", m_tuning->trials()},
-                   {"sum_of_tasks_ms",
-                    sumOfTasksMs() ? nlohmann::json(*sumOfTasksMs()) : nlohmann::json(nullptr)},
-                   {"tasks", tasksJson()},
-                   {"curve", curveJson()}};
+  const std::optional<double> tasksMs = sumOfTasksMs();
+  nlohmann::json j{
+      {"id", m_id},
+      {"network", m_network.name},
+      {"params", m_network.params},
+      {"backend", m_source.backend},
+      {"algorithm", plan.algorithm},
+      {"scheduler", schedulerKindName(plan.scheduler)},
+      {"mode", layout::tuningModeName(plan.mode)},
+      {"trials", m_tuning->trials()},
+      {"sum_of_tasks_ms", tasksMs ? nlohmann::json(*tasksMs) : nlohmann::json(nullptr)},
+      {"tasks", tasksJson()},
+      {"curve", curveJson()}};
   if (!m_references.empty()) {
     const auto sum = sumOfReferencesMs();
     j["sum_of_references_ms"] = sum ? nlohmann::json(*sum) : nlohmann::json(nullptr);
