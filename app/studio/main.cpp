@@ -106,6 +106,9 @@ int main(int argc, char** argv) {
   const auto chartOpt = option("chart", "Show the race chart against: trials, time.", "axis");
   const auto logXOpt = option("log-x", "Logarithmic x axis on the race charts.");
   const auto historyOpt = option("open-latest-race", "On History, draw the newest race.");
+  const auto openRunsOpt =
+      option("open-runs",
+             "On History, draw these runs together (ids as opevo runs lists them: 1,2,3).", "ids");
   const auto freshOpt = option("no-restore", "Ignore the saved window layout and race form.");
   const auto operatorOpt =
       option("operator", "List an operator file in the library and select it.", "file");
@@ -145,12 +148,12 @@ int main(int argc, char** argv) {
       "guide", "Open the user guide (F1) on a page of it: README.md, docs/kas.md...", "page");
   parser.addOption(clusterOpt);
   parser.addOption(guideOpt);
-  parser.addOptions({presetOpt,       paramOpt,    fromOpt,         qOpt,       samplesOpt,
-                     pageOpt,         datasetOpt,  algosOpt,        repeatsOpt, trialsOpt,
-                     paceOpt,         startOpt,    repeatsLinesOpt, chartOpt,   logXOpt,
-                     historyOpt,      freshOpt,    operatorOpt,     editOpt,    backendOpt,
-                     raceOperatorOpt, exportOpt,   sweepOpt,        networkOpt, schedulersOpt,
-                     modeOpt,         exportTabOpt});
+  parser.addOptions({presetOpt,       paramOpt,     fromOpt,         qOpt,       samplesOpt,
+                     pageOpt,         datasetOpt,   algosOpt,        repeatsOpt, trialsOpt,
+                     paceOpt,         startOpt,     repeatsLinesOpt, chartOpt,   logXOpt,
+                     historyOpt,      freshOpt,     operatorOpt,     editOpt,    backendOpt,
+                     raceOperatorOpt, exportOpt,    sweepOpt,        networkOpt, schedulersOpt,
+                     modeOpt,         exportTabOpt, openRunsOpt});
   parser.process(*app);
   // A -v or -h that was the value of another option: the window was not asked for after all.
   if (textOnly) parser.showHelp(2);
@@ -263,6 +266,30 @@ int main(int argc, char** argv) {
     QObject::connect(
         history->model(), &QAbstractItemModel::modelReset, history,
         [history] { history->selectRace(0); }, Qt::SingleShotConnection);
+  }
+  if (parser.isSet(openRunsOpt)) {
+    std::vector<std::int64_t> ids;
+    for (const QString& token : parser.value(openRunsOpt).split(QLatin1Char(','))) {
+      bool ok = false;
+      const qlonglong id = token.trimmed().toLongLong(&ok);
+      if (ok && id > 0)
+        ids.push_back(id);
+      else
+        problems << QStringLiteral("--open-runs: '%1' is not a run id").arg(token.trimmed());
+    }
+    HistoryPage* history = window.historyPage();
+    QObject::connect(
+        history->model(), &QAbstractItemModel::modelReset, history,
+        [history, ids, &window] {
+          QStringList missing;
+          for (const std::int64_t id : history->selectRuns(ids)) missing << QString::number(id);
+          if (missing.isEmpty()) return;
+          const QString text =
+              QStringLiteral("--open-runs: no run %1 in the store").arg(missing.join(", "));
+          std::fprintf(stderr, "opevo-studio: %s\n", qPrintable(text));
+          window.statusBar()->showMessage(text);
+        },
+        Qt::SingleShotConnection);
   }
   const QString exportTab = parser.value(exportTabOpt).toLower();
   if (!exportTab.isEmpty() && exportTab != QLatin1String("source") &&

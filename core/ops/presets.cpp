@@ -191,6 +191,17 @@ SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
   space.addConstraint("at most 1024 threads per block", [op, s = space](const Config& c) {
     return threadsPerBlock(op, s, c) <= 1024;
   });
+  if (target == SpaceTarget::Gpu && (op.kind == OpKind::Conv2D || op.kind == OpKind::BatchMatMul)) {
+    // The third axis of a GPU block (a convolution's output channels, a batched product's
+    // batch) holds at most 64 threads on CUDA, whatever the block's total: C2's blocks of
+    // 1 x 9 x 96 threads compiled and then failed to launch on the H200. AMD allows 1024; the
+    // space keeps to what both run.
+    const bool conv = op.kind == OpKind::Conv2D;
+    const int index = space.indexOf(conv ? "tile_f" : "tile_b");
+    const int part = conv ? 2 : 1;
+    space.addConstraint("at most 64 threads along a block's z axis",
+                        [index, part](const Config& c) { return c[index][part] <= 64; });
+  }
   if (op.kind == OpKind::Conv2D && op.groups > 1) {
     // A GPU block stages one input patch for all its output channels: they must share a group.
     const std::int64_t perGroup = op.outChannels / op.groups;

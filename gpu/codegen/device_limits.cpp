@@ -12,6 +12,7 @@ DeviceLimits nominalLimits(std::string_view arch) {
     l.maxSharedBytesPerBlock = 64 * 1024;
     l.registersPerBlock = 0;  // VGPRs are per lane and wave occupancy, not a per-block pool
     l.maxLocalBytesPerThread = 131056;
+    l.maxBlockZ = 1024;
     return l;
   }
   // Opt-in maximum of dynamic shared memory per block, in KiB, by compute capability.
@@ -38,6 +39,13 @@ std::vector<std::string> checkLaunch(const LaunchConfig& launch, const KernelRes
   if (threads > limits.maxThreadsPerBlock)
     problems.push_back(std::to_string(threads) + " threads per block, " + on + " allows " +
                        std::to_string(limits.maxThreadsPerBlock));
+  if (launch.block.x > limits.maxBlockX || launch.block.y > limits.maxBlockY ||
+      launch.block.z > limits.maxBlockZ)
+    problems.push_back("block (" + std::to_string(launch.block.x) + ", " +
+                       std::to_string(launch.block.y) + ", " + std::to_string(launch.block.z) +
+                       ") exceeds " + on + "'s block limits (" + std::to_string(limits.maxBlockX) +
+                       ", " + std::to_string(limits.maxBlockY) + ", " +
+                       std::to_string(limits.maxBlockZ) + ")");
   if (launch.sharedBytes > limits.maxSharedBytesPerBlock)
     problems.push_back("needs " + std::to_string(launch.sharedBytes) +
                        " bytes of shared memory per block, " + on + " allows " +

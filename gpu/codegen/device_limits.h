@@ -19,6 +19,9 @@ struct DeviceLimits {
   std::int64_t registersPerBlock = 65536;            // 0: not checked
   std::int64_t maxLocalBytesPerThread = 512 * 1024;  // stack frame / scratch
   std::int64_t maxGridX = 2147483647, maxGridY = 65535, maxGridZ = 65535;
+  // Threads along each axis of a block: CUDA allows only 64 along z (a block of 1 x 9 x 96
+  // threads launches with "invalid argument" although 864 threads fit); AMD allows 1024.
+  std::int64_t maxBlockX = 1024, maxBlockY = 1024, maxBlockZ = 64;
 };
 
 // Documented limits of sm_70 ... sm_120 (CUDA Programming Guide, compute capabilities table) and

@@ -40,6 +40,7 @@ struct DeviceProperties {
   int registersPerBlock = 0;
   int l2Bytes = 0;
   int maxGrid[3] = {0, 0, 0};
+  int maxBlock[3] = {0, 0, 0};
   int driverVersion = 0;  // 13000 for 13.0
 
   int computeCapability() const { return major * 10 + minor; }

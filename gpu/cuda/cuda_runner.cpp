@@ -97,6 +97,9 @@ codegen::DeviceLimits cudaDeviceLimits(CudaDriver& d, cuda::Function f) {
   l.maxGridX = p.maxGrid[0];
   l.maxGridY = p.maxGrid[1];
   l.maxGridZ = p.maxGrid[2];
+  l.maxBlockX = p.maxBlock[0];
+  l.maxBlockY = p.maxBlock[1];
+  l.maxBlockZ = p.maxBlock[2];
   return l;
 }
 

@@ -1,5 +1,6 @@
 #include "cuda/cudnn_reference.h"
 
+#include <cstdio>
 #include <tuple>
 
 namespace opevo::cuda {
@@ -25,6 +26,58 @@ struct AlgoPerf {
   int reserved[3];
 };
 }  // namespace
+
+std::string cudnnForwardAlgorithmName(int algo) {
+  switch (algo) {
+    case 0:
+      return "implicit GEMM";
+    case 1:
+      return "implicit precomputed GEMM";
+    case 2:
+      return "GEMM";
+    case 3:
+      return "direct";
+    case 4:
+      return "FFT";
+    case 5:
+      return "tiled FFT";
+    case 6:
+      return "Winograd";
+    case 7:
+      return "non-fused Winograd";
+    default:
+      return "unknown";
+  }
+}
+
+CudnnChoice chooseFromFind(const std::vector<CudnnFound>& found) {
+  // FFT (4, 5) and Winograd (6, 7) transform the operands and multiply fewer times.
+  const auto everyMultiplyAdd = [](int algo) { return algo >= 0 && algo <= 3; };
+  CudnnChoice choice;
+  const CudnnFound* fastest = nullptr;
+  const CudnnFound* fastestFull = nullptr;
+  int usable = 0;
+  for (const CudnnFound& f : found) {  // listed fastest first
+    if (!f.usable) continue;
+    ++usable;
+    if (!fastest) fastest = &f;
+    if (!fastestFull && everyMultiplyAdd(f.algo)) fastestFull = &f;
+  }
+  if (!fastest) return choice;
+  choice.algo = fastest->algo;
+  choice.chosenBy = ", the fastest of " + std::to_string(usable) + " by cudnnFind";
+  if (everyMultiplyAdd(fastest->algo)) return choice;
+  if (!fastestFull) {
+    choice.chosenBy += "; none doing every multiply-add ran";
+  } else if (fastest->ms > 0) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2fx", fastestFull->ms / fastest->ms);
+    choice.chosenBy += ", " + std::string(ratio) + " as fast there as the fastest doing every " +
+                       "multiply-add, algorithm " + std::to_string(fastestFull->algo) + " (" +
+                       cudnnForwardAlgorithmName(fastestFull->algo) + ")";
+  }
+  return choice;
+}
 
 struct Cudnn::Api {
   int (*create)(void**) = nullptr;
@@ -172,18 +225,18 @@ void Cudnn::chooseFastest(const std::string& key) {
                  std::string(m_api->errorString(rc)) + ")";
     return;
   }
-  int usable = 0;
-  for (int k = 0; k < returned; ++k) {
-    if (perf[k].status != 0 || perf[k].mathType != kFmaMath) continue;
-    if (usable == 0) m_algo = perf[k].algo;  // listed fastest first
-    ++usable;
-  }
-  if (usable == 0) {
+  std::vector<CudnnFound> found;
+  for (int k = 0; k < returned; ++k)
+    found.push_back(
+        {perf[k].algo, perf[k].time, perf[k].status == 0 && perf[k].mathType == kFmaMath});
+  CudnnChoice choice = chooseFromFind(found);
+  if (choice.algo < 0) {
     m_chosenBy = ", the heuristic's first: cudnnFind ran no algorithm with FMA math (" +
                  std::to_string(returned) + " listed)";
     return;
   }
-  m_chosenBy = ", the fastest of " + std::to_string(usable) + " by cudnnFind";
+  m_algo = choice.algo;
+  m_chosenBy = std::move(choice.chosenBy);
   m_fastest[key] = {m_algo, m_chosenBy};
 }
 
@@ -198,8 +251,8 @@ void Cudnn::forward(DevicePtr x, DevicePtr w, DevicePtr y) {
 }
 
 std::string Cudnn::describe() const {
-  return "cuDNN convolution forward, algorithm " + std::to_string(m_algo) + m_chosenBy + " (" +
-         library() + ")";
+  return "cuDNN convolution forward, algorithm " + std::to_string(m_algo) + " (" +
+         cudnnForwardAlgorithmName(m_algo) + ")" + m_chosenBy + " (" + library() + ")";
 }
 
 }  // namespace opevo::cuda

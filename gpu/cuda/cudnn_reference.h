@@ -4,12 +4,33 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/shared_library.h"
 #include "cuda/cuda_driver.h"
 #include "ops/operator.h"
 
 namespace opevo::cuda {
+
+// A forward algorithm's name as cudnn.h's enum says it: 4 -> "FFT".
+std::string cudnnForwardAlgorithmName(int algo);
+
+// One line of cudnnFindConvolutionForwardAlgorithm's list, which comes fastest first.
+struct CudnnFound {
+  int algo = -1;
+  float ms = 0;
+  bool usable = false;  // ran (status 0) with FMA math, the math forward() runs with
+};
+// The algorithm the library is timed with, picked from cudnnFind's list, and the words saying
+// how: ", the fastest of 6 by cudnnFind". FFT and Winograd do fewer multiply-adds than the
+// operator counts, so a speed from them can pass the GPU's peak; where one is the fastest, the
+// words also give how much faster it was than the fastest doing every multiply-add (the
+// comparison a direct kernel's template can aim at). algo -1 where none is usable.
+struct CudnnChoice {
+  int algo = -1;
+  std::string chosenBy;
+};
+CudnnChoice chooseFromFind(const std::vector<CudnnFound>& found);
 
 // cuDNN opened with dlopen (libcudnn.so.9, .8), used as the reference result and speed for
 // Conv2D: NCHW fp32, cross-correlation (what the generated kernels compute), FMA math only (no
@@ -37,8 +58,9 @@ class Cudnn {
   void forward(DevicePtr x, DevicePtr w, DevicePtr y);
 
   const std::string& library() const { return m_lib->name(); }
-  // "cuDNN convolution forward, algorithm 1 (libcudnn.so.9)" once prepared, with how it was
-  // chosen: "..., algorithm 1, the fastest of 6 by cudnnFind (libcudnn.so.9)".
+  // "cuDNN convolution forward, algorithm 1 (implicit precomputed GEMM) (libcudnn.so.9)" once
+  // prepared, with how it was chosen: "..., algorithm 1 (implicit precomputed GEMM), the fastest
+  // of 6 by cudnnFind (libcudnn.so.9)".
   std::string describe() const;
 
  private:

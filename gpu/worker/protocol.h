@@ -24,8 +24,8 @@ namespace opevo {
 //        the worker packs A, B and the residual into them and unpacks C before the check
 //   {"cmd": "reference", "backend": "cuda", "op": {...}, "timing": {...}, "cold_l2": false}
 //     -> {"ok": true, "measurement": {...}, "library": "cuBLAS sgemm (libcublas.so.13)"}
-//        (Conv2D: "cuDNN convolution forward, algorithm N (libcudnn.so.9)"; without the vendor
-//        library: "plain kernel (why)")
+//        (Conv2D: "cuDNN convolution forward, algorithm N (its name), ... (libcudnn.so.9)";
+//        without the vendor library: "plain kernel (why)")
 //   {"cmd": "measure" | "reference", "backend": "hip", ...} -> as for cuda, with an AMDGPU code
 //     object as "binary" and "library": "rocBLAS sgemm (librocblas.so.4)" or a plain kernel
 //   {"cmd": "measure_kas", "kernel": {kas kernel file}, "bindings": {"C": 64, "H": 56, ...,

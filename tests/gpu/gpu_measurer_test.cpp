@@ -175,7 +175,8 @@ TEST_P(GpuMeasurerTest, Conv2DReferenceIsCudnnWhenPresent) {
   // Strided and padded, so cuDNN's descriptors are checked against the kernels' meaning. Timed,
   // the reference is the fastest algorithm cudnnFind measured (the result itself comes from the
   // heuristic's first, checked against the exact sums).
-  // ("cuDNN convolution forward, algorithm 1, the fastest of 6 by cudnnFind (libcudnn.so.9)").
+  // ("cuDNN convolution forward, algorithm 1 (implicit precomputed GEMM), the fastest of 6 by
+  // cudnnFind (libcudnn.so.9)").
   expectReferenceNamed(smallConv(4, 16, 32, 30, 3, 2, 1), present, "by cudnnFind");
 }
 

@@ -16,6 +16,8 @@
 
 #include "gui_test_support.h"
 #include "store/store.h"
+#include "ui/charts/race_chart_view.h"
+#include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/main_window.h"
 #include "ui/models/history_model.h"
@@ -122,6 +124,11 @@ TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
   ASSERT_TRUE(data.info().reference.has_value());
   EXPECT_EQ(data.info().reference->name, QStringLiteral("OpenBLAS sgemm"));
   EXPECT_GT(data.info().reference->speed, 0);
+  // Its legend gives the speed before the name, which the legend elides from the end.
+  runs()->results()->trialsChart()->refresh(true);
+  EXPECT_TRUE(runs()->results()->trialsChart()->referenceLegend().endsWith(
+      QStringLiteral(" TFLOPS: OpenBLAS sgemm")))
+      << runs()->results()->trialsChart()->referenceLegend().toStdString();
   EXPECT_TRUE(data.info().label.contains(QStringLiteral("mm96")))
       << data.info().label.toStdString();
   EXPECT_TRUE(data.info().label.contains(QStringLiteral("real measurements")));

@@ -6,10 +6,12 @@
 #include <QAction>
 #include <QFile>
 #include <QImage>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QProgressBar>
 #include <QSet>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <cstdio>
@@ -231,6 +233,14 @@ TEST_F(RunsPageTest, AReplayRaceOfTwoAlgorithmsDrawsBothCurvesWithBands) {
       waitUntil([&] { return !history->busy() && history->data()->trials().size() == 160; }));
   EXPECT_EQ(history->data()->info().algorithms.size(), 2);
   EXPECT_EQ(history->results()->trialsChart()->meanPointCount(0), 40);
+
+  // Runs picked by id (studio --open-runs): the ids found are drawn, the others named.
+  const std::int64_t first = history->model()->row(0).run.id;
+  const std::int64_t last = history->model()->row(3).run.id;
+  EXPECT_EQ(history->selectRuns({first, 999999, last}), std::vector<std::int64_t>{999999});
+  EXPECT_EQ(history->view()->selectionModel()->selectedRows().size(), 2);
+  ASSERT_TRUE(
+      waitUntil([&] { return !history->busy() && history->data()->trials().size() == 80; }));
 }
 
 // The figure the issue asks for, on a race long enough to matter: 2 algorithms x 3 repeats x

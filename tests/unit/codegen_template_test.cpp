@@ -217,6 +217,14 @@ TEST(CodegenTemplate, LaunchChecksAgainstNominalLimits) {
   EXPECT_EQ(checkLaunch(l, &r, nominalLimits("sm_90")).size(), 1u);
   l.grid.z = 70000;
   EXPECT_EQ(checkLaunch(l, nullptr, nominalLimits("sm_90")).size(), 1u);
+  // 864 threads fit a block, but not 96 of them along z on CUDA (C2 on the H200: "cuLaunchKernel:
+  // invalid argument"); AMD allows them.
+  LaunchConfig deep;
+  deep.block = {1, 9, 96};
+  EXPECT_EQ(
+      checkLaunch(deep, nullptr, nominalLimits("sm_90")),
+      std::vector<std::string>{"block (1, 9, 96) exceeds sm_90's block limits (1024, 1024, 64)"});
+  EXPECT_TRUE(checkLaunch(deep, nullptr, nominalLimits("gfx90a")).empty());
 }
 
 TEST(CodegenCompilerReports, ParsesPtxasVerboseLog) {

@@ -57,6 +57,21 @@ TEST(Presets, GpuSpacesSplitK) {
   EXPECT_EQ(defaultSpace(preset("BMM1"), SpaceTarget::Gpu).dims(), 6u);
   // Convolutions have no GPU-only parameters; the common space has none either.
   EXPECT_EQ(defaultSpace(preset("C2"), SpaceTarget::Gpu).dims(), 8u);
+  // A block's z axis (output channels, batch) holds at most 64 threads on CUDA: C2's
+  // 1 x 9 x 96 blocks failed to launch on the H200. The CPU's space has no such axis.
+  const std::string deepBlock =
+      "tile_f=1,1,96,2; tile_y=1,3,9,1; tile_x=27,1,1,1; tile_rc=64,1; tile_ry=1,5; tile_rx=5,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1";
+  const SearchSpace c2 = defaultSpace(preset("C2"), SpaceTarget::Gpu);
+  std::string why;
+  EXPECT_FALSE(c2.satisfies(c2.parse(deepBlock), &why));
+  EXPECT_EQ(why, "at most 64 threads along a block's z axis");
+  const SearchSpace c2Cpu = defaultSpace(preset("C2"));
+  EXPECT_TRUE(c2Cpu.satisfies(c2Cpu.parse(deepBlock)));
+  const SearchSpace bmm = defaultSpace(preset("BMM1"), SpaceTarget::Gpu);
+  const std::string bmmTiles = "tile_n=128,1,1,1; tile_m=64,1,1,1; tile_k=128,1,1; tile_b=";
+  EXPECT_TRUE(bmm.satisfies(bmm.parse(bmmTiles + "15,64")));
+  EXPECT_FALSE(bmm.satisfies(bmm.parse(bmmTiles + "10,96")));
   EXPECT_EQ(defaultSpace(preset("MM1")).indexOf("split_k"), -1);
   EXPECT_EQ(parseSpaceTarget("gpu", "here"), SpaceTarget::Gpu);
   EXPECT_THROW(parseSpaceTarget("tpu", "here"), InputError);

@@ -194,8 +194,10 @@ void RaceChartView::rebuild() {
   }
   if (info.reference) {
     m_reference = new QLineSeries;
+    // The speed first: a long library name ("cuDNN convolution forward, algorithm 4 (FFT), the
+    // fastest of 6 by cudnnFind, ...") is elided by the legend from its end.
     m_reference->setName(
-        tr("%1 %2 %3").arg(info.reference->name, number(info.reference->speed), info.speedUnit));
+        tr("%1 %2: %3").arg(number(info.reference->speed), info.speedUnit, info.reference->name));
     m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
     attach(m_reference);
   }
@@ -363,6 +365,10 @@ int RaceChartView::meanPointCount(int algorithm) const {
 
 int RaceChartView::bandPointCount(int algorithm) const {
   return m_series.at(static_cast<std::size_t>(algorithm)).upper->count();
+}
+
+QString RaceChartView::referenceLegend() const {
+  return m_reference ? m_reference->name() : QString();
 }
 
 QString RaceChartView::describeMean(int algorithm, double x) const {

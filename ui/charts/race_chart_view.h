@@ -45,6 +45,8 @@ class RaceChartView : public QChartView {
   int bandPointCount(int algorithm) const;
   // The text a hover over the mean line at x shows.
   QString describeMean(int algorithm, double x) const;
+  // The reference line's legend entry; empty without one.
+  QString referenceLegend() const;
 
   // The n-th colour of the charts' palette (contenders, layers: whatever a chart numbers).
   static QColor colorOf(int index);

@@ -214,6 +214,23 @@ void HistoryPage::selectRace(int row) {
   m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
 }
 
+std::vector<std::int64_t> HistoryPage::selectRuns(const std::vector<std::int64_t>& ids) {
+  std::vector<std::int64_t> missing;
+  QItemSelection selection;
+  for (const std::int64_t id : ids) {
+    bool found = false;
+    for (int r = 0; r < m_model->rowCount() && !found; ++r)
+      if (m_model->row(r).run.id == id) {
+        selection.select(m_model->index(r, 0), m_model->index(r, HistoryModel::ColumnCount - 1));
+        found = true;
+      }
+    if (!found) missing.push_back(id);
+  }
+  if (!selection.isEmpty())
+    m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+  return missing;
+}
+
 void HistoryPage::showSelected() {
   std::vector<HistoryModel::Row> rows;
   for (const QModelIndex& index : m_view->selectionModel()->selectedRows())

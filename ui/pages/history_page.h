@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QWidget>
+#include <cstdint>
 #include <vector>
 
 #include "store/records.h"
@@ -38,6 +39,9 @@ class HistoryPage : public QWidget {
   bool busy() const { return m_runsJob.busy() || m_curvesJob.busy(); }
   // Selects every run of the race the given row belongs to, and draws them.
   void selectRace(int row);
+  // Selects the runs with these ids (as `opevo runs` lists them) and draws them together, as if
+  // picked by hand; returns the ids the store does not hold.
+  std::vector<std::int64_t> selectRuns(const std::vector<std::int64_t>& ids);
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* exportButton() const { return m_export; }
   // Opens the export dialog for the current run (the one the resume and export buttons act on).
