@@ -86,6 +86,7 @@ void runTune(const TuneArgs& a) {
   for (GpuMeasurerOptions* gpu : {&options.cuda, &options.hip}) {
     gpu->compileThreads = a.compileThreads;
     gpu->timing.minTotalMs = a.minTimeMs;
+    gpu->cutoffFactor = a.slowCutoff;
     if (a.timeout) gpu->timeoutSeconds = *a.timeout;
   }
   // Outages and lost trials are said on standard error even with --json: they are warnings.
@@ -382,8 +383,8 @@ void addTuneCommand(CLI::App& app) {
                   "Time each kernel at least this long (default 100)")
       ->check(nonNegativeFinite());
   cmd->add_option("--slow-cutoff", a->slowCutoff,
-                  "CPU: a kernel whose checked run is this many times slower than the fastest so "
-                  "far is timed by that run alone (default 10; 0: time every kernel fully)")
+                  "A kernel whose checked run is this many times slower than the fastest so far "
+                  "is timed by one run alone (default 10; 0: time every kernel fully)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--side-by-side", a->sideBySide,
                   "After the run, time the best kernel and the reference library in turns, this "

@@ -65,6 +65,7 @@ BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
   for (GpuMeasurerOptions* g : {&o.cuda, &o.hip}) {
     g->compileThreads = o.cpu.compileThreads;
     g->timing.minTotalMs = o.cpu.timing.minTotalMs;
+    g->cutoffFactor = o.cpu.cutoffFactor;
     g->coldL2 = j.value("cold_l2", false);
     if (j.contains("timeout_s")) g->timeoutSeconds = o.cpu.timeoutSeconds;
   }

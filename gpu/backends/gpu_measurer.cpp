@@ -122,6 +122,9 @@ GpuMeasurer::Compiled GpuMeasurer::compile(const Config& config) const {
 }
 
 Measurement GpuMeasurer::timeInWorker(const Compiled& c) {
+  TimingOptions timing = m_options.timing;
+  if (m_options.cutoffFactor > 0 && m_fastestMs > 0)
+    timing.cutoffMs = m_options.cutoffFactor * m_fastestMs;
   nlohmann::json request = {{"cmd", "measure"},
                             {"backend", m_backend},
                             {"op", operatorToJson(m_def.op)},
@@ -132,9 +135,13 @@ Measurement GpuMeasurer::timeInWorker(const Compiled& c) {
                               {"block", dimJson(c.launch.block)},
                               {"shared_bytes", c.launch.sharedBytes}}},
                             {"cold_l2", m_options.coldL2},
-                            {"timing", timingToJson(m_options.timing)}};
+                            {"timing", timingToJson(timing)}};
   if (!c.layouts.is_null()) request["layouts"] = c.layouts;
-  return measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
+  Measurement m = measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
+  if (m.status == TrialStatus::Ok && m.medianMs > 0 &&
+      (m_fastestMs == 0 || m.medianMs < m_fastestMs))
+    m_fastestMs = m.medianMs;
+  return m;
 }
 
 void GpuMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {

@@ -17,6 +17,9 @@ struct GpuMeasurerOptions {
   double timeoutSeconds =
       20;  // per trial, in the worker (a fresh worker pays for the runtime's init)
   TimingOptions timing;
+  // A kernel whose checked run is this many times slower than the fastest verified so far is
+  // timed by one run (TimingOptions::cutoffMs); 0 times every kernel fully.
+  double cutoffFactor = 10;
   bool coldL2 = false;   // flush L2 before each timed run
   std::string cacheDir;  // empty: $XDG_CACHE_HOME/opevo-studio/<backend>-kernels
   std::string workerPath = WorkerClient::defaultWorkerPath();
@@ -62,6 +65,7 @@ class GpuMeasurer : public Measurer {
   std::string m_device;
   std::string m_arch;
   std::unique_ptr<WorkerClient> m_worker;
+  double m_fastestMs = 0;  // median of the fastest verified kernel so far
 };
 
 // The local memory one CUDA thread may have (every device since compute capability 2.0).

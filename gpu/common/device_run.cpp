@@ -1,5 +1,6 @@
 #include "common/device_run.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -61,6 +62,12 @@ void finishTiming(Measurement& m, std::vector<double> times, const OperatorSpec&
   m.timesMs = std::move(times);
   m.medianMs = median(m.timesMs);
   m.speed = m.medianMs > 0 ? op.flops() / (m.medianMs * 1e-3) / 1e12 : 0;
+}
+
+std::string overCutoffNote(double cutoffMs) {
+  char ms[32];
+  std::snprintf(ms, sizeof ms, cutoffMs >= 100 ? "%.0f" : "%.3g", cutoffMs);
+  return "timed by one run alone: over the cut-off of " + std::string(ms) + " ms";
 }
 
 std::string readBinaryFile(const std::string& path, const char* loadCall) {

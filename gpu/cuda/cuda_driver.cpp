@@ -25,8 +25,8 @@ struct CudaDriver::Api {
   int (*dtoh)(void*, DevicePtr, std::size_t) = nullptr;
   int (*memsetD8)(DevicePtr, unsigned char, std::size_t) = nullptr;
   int (*memsetD32)(DevicePtr, unsigned, std::size_t) = nullptr;
-  int (*launch)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
-                void**, void**) = nullptr;
+  int (*launch)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                void*, void**, void**) = nullptr;
   int (*eventCreate)(void**, unsigned) = nullptr;
   int (*eventDestroy)(void*) = nullptr;
   int (*eventRecord)(void*, void*) = nullptr;
@@ -63,28 +63,30 @@ CudaDriver::CudaDriver() : m_api(std::make_unique<Api>()) {
     return;
   }
   Api& a = *m_api;
-  bool ok =
-      bind(*m_lib, a.init, "cuInit") && bind(*m_lib, a.driverVersion, "cuDriverGetVersion") &&
-      bind(*m_lib, a.deviceGet, "cuDeviceGet") && bind(*m_lib, a.deviceName, "cuDeviceGetName") &&
-      bind(*m_lib, a.attribute, "cuDeviceGetAttribute") &&
-      bind(*m_lib, a.primaryRetain, "cuDevicePrimaryCtxRetain") &&
-      bind(*m_lib, a.primaryRelease, "cuDevicePrimaryCtxRelease_v2") &&
-      bind(*m_lib, a.ctxSetCurrent, "cuCtxSetCurrent") &&
-      bind(*m_lib, a.ctxSynchronize, "cuCtxSynchronize") &&
-      bind(*m_lib, a.moduleLoadData, "cuModuleLoadData") &&
-      bind(*m_lib, a.moduleUnload, "cuModuleUnload") &&
-      bind(*m_lib, a.moduleGetFunction, "cuModuleGetFunction") &&
-      bind(*m_lib, a.funcGetAttribute, "cuFuncGetAttribute") &&
-      bind(*m_lib, a.funcSetAttribute, "cuFuncSetAttribute") &&
-      bind(*m_lib, a.memAlloc, "cuMemAlloc_v2") && bind(*m_lib, a.memFree, "cuMemFree_v2") &&
-      bind(*m_lib, a.htod, "cuMemcpyHtoD_v2") && bind(*m_lib, a.dtoh, "cuMemcpyDtoH_v2") &&
-      bind(*m_lib, a.memsetD8, "cuMemsetD8_v2") && bind(*m_lib, a.memsetD32, "cuMemsetD32_v2") &&
-      bind(*m_lib, a.launch, "cuLaunchKernel") && bind(*m_lib, a.eventCreate, "cuEventCreate") &&
-      bind(*m_lib, a.eventDestroy, "cuEventDestroy_v2") &&
-      bind(*m_lib, a.eventRecord, "cuEventRecord") &&
-      bind(*m_lib, a.eventSynchronize, "cuEventSynchronize") &&
-      bind(*m_lib, a.eventElapsed, "cuEventElapsedTime") &&
-      bind(*m_lib, a.errorString, "cuGetErrorString");
+  bool ok = bind(*m_lib, a.init, "cuInit") && bind(*m_lib, a.driverVersion, "cuDriverGetVersion") &&
+            bind(*m_lib, a.deviceGet, "cuDeviceGet") &&
+            bind(*m_lib, a.deviceName, "cuDeviceGetName") &&
+            bind(*m_lib, a.attribute, "cuDeviceGetAttribute") &&
+            bind(*m_lib, a.primaryRetain, "cuDevicePrimaryCtxRetain") &&
+            bind(*m_lib, a.primaryRelease, "cuDevicePrimaryCtxRelease_v2") &&
+            bind(*m_lib, a.ctxSetCurrent, "cuCtxSetCurrent") &&
+            bind(*m_lib, a.ctxSynchronize, "cuCtxSynchronize") &&
+            bind(*m_lib, a.moduleLoadData, "cuModuleLoadData") &&
+            bind(*m_lib, a.moduleUnload, "cuModuleUnload") &&
+            bind(*m_lib, a.moduleGetFunction, "cuModuleGetFunction") &&
+            bind(*m_lib, a.funcGetAttribute, "cuFuncGetAttribute") &&
+            bind(*m_lib, a.funcSetAttribute, "cuFuncSetAttribute") &&
+            bind(*m_lib, a.memAlloc, "cuMemAlloc_v2") && bind(*m_lib, a.memFree, "cuMemFree_v2") &&
+            bind(*m_lib, a.htod, "cuMemcpyHtoD_v2") && bind(*m_lib, a.dtoh, "cuMemcpyDtoH_v2") &&
+            bind(*m_lib, a.memsetD8, "cuMemsetD8_v2") &&
+            bind(*m_lib, a.memsetD32, "cuMemsetD32_v2") &&
+            bind(*m_lib, a.launch, "cuLaunchKernel") &&
+            bind(*m_lib, a.eventCreate, "cuEventCreate") &&
+            bind(*m_lib, a.eventDestroy, "cuEventDestroy_v2") &&
+            bind(*m_lib, a.eventRecord, "cuEventRecord") &&
+            bind(*m_lib, a.eventSynchronize, "cuEventSynchronize") &&
+            bind(*m_lib, a.eventElapsed, "cuEventElapsedTime") &&
+            bind(*m_lib, a.errorString, "cuGetErrorString");
   if (!ok) {
     m_reason = m_lib->name() + " lacks driver API entry points this backend needs (driver too old)";
     return;
@@ -102,17 +104,17 @@ CudaDriver::CudaDriver() : m_api(std::make_unique<Api>()) {
   m_props.name = name;
   a.driverVersion(&m_props.driverVersion);
   auto attr = [&](int& out, int which) { a.attribute(&out, which, m_device); };
-  attr(m_props.maxThreadsPerBlock, 1);  // MAX_THREADS_PER_BLOCK
-  attr(m_props.maxBlock[0], 2);         // MAX_BLOCK_DIM_X
+  attr(m_props.maxThreadsPerBlock, 1);    // MAX_THREADS_PER_BLOCK
+  attr(m_props.maxBlock[0], 2);           // MAX_BLOCK_DIM_X
   attr(m_props.maxBlock[1], 3);
   attr(m_props.maxBlock[2], 4);
-  attr(m_props.maxGrid[0], 5);  // MAX_GRID_DIM_X
+  attr(m_props.maxGrid[0], 5);            // MAX_GRID_DIM_X
   attr(m_props.maxGrid[1], 6);
   attr(m_props.maxGrid[2], 7);
-  attr(m_props.registersPerBlock, 12);  // MAX_REGISTERS_PER_BLOCK
-  attr(m_props.smCount, 16);            // MULTIPROCESSOR_COUNT
-  attr(m_props.l2Bytes, 38);            // L2_CACHE_SIZE
-  attr(m_props.major, 75);              // COMPUTE_CAPABILITY_MAJOR
+  attr(m_props.registersPerBlock, 12);    // MAX_REGISTERS_PER_BLOCK
+  attr(m_props.smCount, 16);              // MULTIPROCESSOR_COUNT
+  attr(m_props.l2Bytes, 38);              // L2_CACHE_SIZE
+  attr(m_props.major, 75);                // COMPUTE_CAPABILITY_MAJOR
   attr(m_props.minor, 76);
   attr(m_props.maxSharedBytesOptin, 97);  // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
   m_ready = true;
@@ -171,9 +173,7 @@ DevicePtr CudaDriver::alloc(std::size_t bytes) {
   return p;
 }
 
-void CudaDriver::free(DevicePtr p) noexcept {
-  m_api->memFree(p);
-}
+void CudaDriver::free(DevicePtr p) noexcept { m_api->memFree(p); }
 
 void CudaDriver::copyToDevice(DevicePtr dst, const void* src, std::size_t bytes) {
   check(m_api->htod(dst, src, bytes), "cuMemcpyHtoD");
@@ -198,9 +198,7 @@ void CudaDriver::launch(Function f, const unsigned grid[3], const unsigned block
         "cuLaunchKernel");
 }
 
-void CudaDriver::synchronize() {
-  check(m_api->ctxSynchronize(), "kernel execution");
-}
+void CudaDriver::synchronize() { check(m_api->ctxSynchronize(), "kernel execution"); }
 
 Event CudaDriver::createEvent() {
   Event e = nullptr;
@@ -208,17 +206,11 @@ Event CudaDriver::createEvent() {
   return e;
 }
 
-void CudaDriver::destroyEvent(Event e) noexcept {
-  m_api->eventDestroy(e);
-}
+void CudaDriver::destroyEvent(Event e) noexcept { m_api->eventDestroy(e); }
 
-void CudaDriver::record(Event e) {
-  check(m_api->eventRecord(e, nullptr), "cuEventRecord");
-}
+void CudaDriver::record(Event e) { check(m_api->eventRecord(e, nullptr), "cuEventRecord"); }
 
-void CudaDriver::waitEvent(Event e) {
-  check(m_api->eventSynchronize(e), "kernel execution");
-}
+void CudaDriver::waitEvent(Event e) { check(m_api->eventSynchronize(e), "kernel execution"); }
 
 float CudaDriver::elapsedMs(Event start, Event end) {
   float ms = 0;

@@ -94,12 +94,17 @@ codegen::DeviceLimits cudaDeviceLimits(CudaDriver& d, cuda::Function f) {
       std::min(p.maxThreadsPerBlock, d.functionAttribute(f, CudaDriver::kFuncMaxThreadsPerBlock));
   l.maxSharedBytesPerBlock = p.maxSharedBytesOptin;
   l.registersPerBlock = p.registersPerBlock;
-  l.maxGridX = p.maxGrid[0];
-  l.maxGridY = p.maxGrid[1];
-  l.maxGridZ = p.maxGrid[2];
-  l.maxBlockX = p.maxBlock[0];
-  l.maxBlockY = p.maxBlock[1];
-  l.maxBlockZ = p.maxBlock[2];
+  // An attribute the driver did not give (0) keeps the documented value rather than refusing
+  // every launch.
+  const auto set = [](std::int64_t& limit, int value) {
+    if (value > 0) limit = value;
+  };
+  set(l.maxGridX, p.maxGrid[0]);
+  set(l.maxGridY, p.maxGrid[1]);
+  set(l.maxGridZ, p.maxGrid[2]);
+  set(l.maxBlockX, p.maxBlock[0]);
+  set(l.maxBlockY, p.maxBlock[1]);
+  set(l.maxBlockZ, p.maxBlock[2]);
   return l;
 }
 

@@ -72,9 +72,10 @@ CudnnChoice chooseFromFind(const std::vector<CudnnFound>& found) {
   } else if (fastest->ms > 0) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.2fx", fastestFull->ms / fastest->ms);
-    choice.chosenBy += ", " + std::string(ratio) + " as fast there as the fastest doing every " +
-                       "multiply-add, algorithm " + std::to_string(fastestFull->algo) + " (" +
-                       cudnnForwardAlgorithmName(fastestFull->algo) + ")";
+    choice.chosenBy += ", which timed it " + std::string(ratio) + " faster than algorithm " +
+                       std::to_string(fastestFull->algo) + " (" +
+                       cudnnForwardAlgorithmName(fastestFull->algo) +
+                       "), the fastest doing every multiply-add";
   }
   return choice;
 }

@@ -47,6 +47,8 @@ class GpuMeasurerTest : public ::testing::TestWithParam<std::string> {
     o.cacheDir = (m_dir / "cache").string();
     o.workerPath = OPEVO_WORKER;
     o.timing.minTotalMs = 5;  // short: this checks the machinery, not the speed
+    // Every good trial here is timed fully: random small configurations can be 10x apart.
+    o.cutoffFactor = 0;
     return o;
   }
 

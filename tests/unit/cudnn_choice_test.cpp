@@ -3,7 +3,8 @@
 #include "cuda/cudnn_reference.h"
 
 // Which cuDNN algorithm the library is timed with, from cudnnFind's list (fastest first), and
-// how its name says so: no device needed, the list is what cudnnFind returned for C2 on an H200.
+// how its name says so: no device needed. The lists are made up in cudnnFind's shape (on C2 the
+// H200's fastest was FFT, algorithm 4; the other algorithms' times were not recorded).
 namespace opevo::cuda {
 namespace {
 
@@ -14,13 +15,13 @@ TEST(CudnnChoice, TheFastestUsableCountsAndAGemmNeedsNoComparison) {
 }
 
 TEST(CudnnChoice, AnFftIsComparedWithTheFastestDoingEveryMultiplyAdd) {
-  // cudnnFind on C2 (H200, 2026-11-27): FFT first; the TF32 line (usable false) is skipped.
+  // FFT first, as on C2 on the H200; the TF32 line (usable false) is skipped.
   const CudnnChoice c = chooseFromFind(
       {{4, 0.9f, true}, {6, 1.0f, false}, {7, 1.5f, true}, {1, 2.7f, true}, {0, 4.0f, true}});
   EXPECT_EQ(c.algo, 4);
   EXPECT_EQ(c.chosenBy,
-            ", the fastest of 4 by cudnnFind, 3.00x as fast there as the fastest doing every "
-            "multiply-add, algorithm 1 (implicit precomputed GEMM)");
+            ", the fastest of 4 by cudnnFind, which timed it 3.00x faster than algorithm 1 "
+            "(implicit precomputed GEMM), the fastest doing every multiply-add");
 }
 
 TEST(CudnnChoice, AWinogradAloneSaysNoneElseRanAndNothingUsableChoosesNone) {

@@ -16,6 +16,7 @@
 #include "cuda/nvrtc_compiler.h"
 #include "gpu_emulation.h"
 #include "hip/hiprtc_compiler.h"
+#include "host_api.h"
 #include "layout/operand_layouts.h"
 
 namespace opevo::test {
@@ -250,24 +251,6 @@ TEST(LayoutGpuCodegenEmulated, ThreadsLoopOverMoreRegisterTilesThanThreads) {
   EXPECT_NE(k.summary.find("for 289 register tiles"), std::string::npos) << k.summary;
   expectEmulatedLayoutKernelsMatch(op, {c});
 }
-
-// Host memory standing in for a device, with the calls DeviceOperands and verifyOnDevice make.
-struct HostApi {
-  std::uint64_t alloc(std::size_t bytes) {
-    return reinterpret_cast<std::uint64_t>(new char[bytes]);
-  }
-  void free(std::uint64_t p) noexcept { delete[] reinterpret_cast<char*>(p); }
-  void copyToDevice(std::uint64_t dst, const void* src, std::size_t bytes) {
-    std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
-  }
-  void copyToHost(void* dst, std::uint64_t src, std::size_t bytes) {
-    std::memcpy(dst, reinterpret_cast<const void*>(src), bytes);
-  }
-  void memset32(std::uint64_t p, unsigned value, std::size_t count) {
-    std::fill_n(reinterpret_cast<unsigned*>(p), count, value);
-  }
-  void synchronize() {}
-};
 
 const float* floats(const DeviceBuffer<HostApi>& b) {
   return reinterpret_cast<const float*>(b.get());

@@ -71,7 +71,8 @@ TEST(Presets, GpuSpacesSplitK) {
   const SearchSpace bmm = defaultSpace(preset("BMM1"), SpaceTarget::Gpu);
   const std::string bmmTiles = "tile_n=128,1,1,1; tile_m=64,1,1,1; tile_k=128,1,1; tile_b=";
   EXPECT_TRUE(bmm.satisfies(bmm.parse(bmmTiles + "15,64")));
-  EXPECT_FALSE(bmm.satisfies(bmm.parse(bmmTiles + "10,96")));
+  EXPECT_FALSE(bmm.satisfies(bmm.parse(bmmTiles + "10,96"), &why));
+  EXPECT_EQ(why, "at most 64 threads along a block's z axis");
   EXPECT_EQ(defaultSpace(preset("MM1")).indexOf("split_k"), -1);
   EXPECT_EQ(parseSpaceTarget("gpu", "here"), SpaceTarget::Gpu);
   EXPECT_THROW(parseSpaceTarget("tpu", "here"), InputError);
