@@ -11,6 +11,7 @@
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
+#include "cli/measuring_options.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
 #include "export/network_export.h"
@@ -40,6 +41,7 @@ struct NetTuneOptions {
   std::string db;
   std::optional<std::int64_t> resume;
   ClusterChoice cluster;
+  MeasuringArgs measuring;
 };
 
 std::atomic<net::NetworkSession*> g_session{nullptr};
@@ -64,6 +66,7 @@ std::string ms(std::optional<double> seconds) {
 
 std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOptions& o) {
   BackendOptions options;
+  applyMeasuringArgs(o.measuring, options);
   options.cluster = openClusterSession(o.cluster, o.json);
   options.clusterDevice = o.cluster.device;
   if (o.resume) return std::make_unique<net::NetworkSession>(store, *o.resume, options);
@@ -399,6 +402,7 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_flag("--json", o->json, "Print one JSON object");
   addClusterOptions(cmd, o->cluster);
   cmd->add_option("--db", o->db, "The database (default: the user's data directory)");
+  addMeasuringOptions(cmd, o->measuring);
   cmd->add_option("--resume", o->resume,
                   "Continue a stored network run (killed, interrupted) to its budget");
   cmd->callback([o] { runTune(*o); });

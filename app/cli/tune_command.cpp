@@ -12,6 +12,7 @@
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
+#include "cli/measuring_options.h"
 #include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
@@ -39,9 +40,7 @@ struct TuneArgs {
   bool json = false;
   bool historyOn = false, historyOff = false;  // neither: on for replay, off for devices
   bool warmStart = true;
-  int compileThreads = 2;
-  std::optional<double> timeout;  // default: the backend's (10 s on the CPU, 20 s on a GPU)
-  double minTimeMs = 100, slowCutoff = 10;
+  MeasuringArgs measuring;
   int sideBySide = 5;
   int sideBySideTop = 3;
   ClusterChoice cluster;
@@ -76,19 +75,7 @@ nlohmann::json bestLayouts(const OperatorDefinition& def, const Config& best) {
 
 void runTune(const TuneArgs& a) {
   BackendOptions options;
-  options.cpu.compileThreads = a.compileThreads;
-  options.cpu.timeoutSeconds = a.timeout.value_or(10);
-  options.cpu.timing.minTotalMs = a.minTimeMs;
-  options.cpu.cutoffFactor = a.slowCutoff;
-  // The GPU measurers take the same choices (they reached the CPU's alone: the H200 campaign's
-  // 14 builds and 25 ms ran as 2 and 100 ms). A GPU trial's default limit stays 20 s: a fresh
-  // worker pays for the runtime's start.
-  for (GpuMeasurerOptions* gpu : {&options.cuda, &options.hip}) {
-    gpu->compileThreads = a.compileThreads;
-    gpu->timing.minTotalMs = a.minTimeMs;
-    gpu->cutoffFactor = a.slowCutoff;
-    if (a.timeout) gpu->timeoutSeconds = *a.timeout;
-  }
+  applyMeasuringArgs(a.measuring, options);
   // Outages and lost trials are said on standard error even with --json: they are warnings.
   options.cluster = openClusterSession(a.cluster, false);
   options.clusterDevice = a.cluster.device;
@@ -373,19 +360,7 @@ void addTuneCommand(CLI::App& app) {
       ->excludes(seed)
       ->excludes(set);
   cmd->add_option("--db", a->db, "Database file (default: " + Store::defaultPath() + ")");
-  cmd->add_option("--compile-threads", a->compileThreads, "Parallel kernel builds (default 2)")
-      ->check(CLI::Range(1, 256));
-  cmd->add_option("--timeout", a->timeout,
-                  "Seconds a trial may run before it is killed (default 10 on the CPU, 20 on a "
-                  "GPU, whose fresh worker pays for the runtime's start)")
-      ->check(positiveFinite());
-  cmd->add_option("--min-time-ms", a->minTimeMs,
-                  "Time each kernel at least this long (default 100)")
-      ->check(nonNegativeFinite());
-  cmd->add_option("--slow-cutoff", a->slowCutoff,
-                  "A kernel whose checked run is this many times slower than the fastest so far "
-                  "is timed by one run alone (default 10; 0: time every kernel fully)")
-      ->check(CLI::NonNegativeNumber);
+  addMeasuringOptions(cmd, a->measuring);
   cmd->add_option("--side-by-side", a->sideBySide,
                   "After the run, time the best kernel and the reference library in turns, this "
                   "many rounds each, for a ratio from one window of the machine (default 5; 0: "

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
+#include "store/store.h"
 
 namespace opevo::test {
 namespace {
@@ -302,6 +303,34 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
       OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--algo", "nope", "--db", db});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("unknown algorithm 'nope'"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
+// net tune takes tune's measuring options: here no minimum time, so each kernel is timed by the
+// three runs every timing needs (the default, 100 ms, runs the small tasks' kernels dozens of
+// times), and no cut-off.
+TEST(CliNet, TuneTakesTheMeasuringOptions) {
+  char pattern[] = "/tmp/opevo-netmeasure-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const auto r = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "8", "--unit", "2",
+                                        "--runs", "3", "--compile-threads", "1", "--min-time-ms",
+                                        "0", "--slow-cutoff", "0", "--json", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  int timed = 0;
+  {
+    const Store store(db);
+    for (const RunRecord& run : store.runs())
+      for (const TrialRow& t : store.trials(run.id)) {
+        if (t.status != TrialStatus::Ok) continue;
+        EXPECT_EQ(t.timesMs.size(), 3u) << run.operatorName << " trial " << t.seq;
+        ++timed;
+      }
+  }
+  EXPECT_GT(timed, 0);
+  const auto bad = runProcess(
+      OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--min-time-ms", "-1", "--db", db});
+  EXPECT_EQ(bad.status, 2) << bad.err;
   std::filesystem::remove_all(dir);
 }
 

@@ -1,0 +1,36 @@
+#include "cli/measuring_options.h"
+
+#include "cli/option_checks.h"
+
+namespace opevo::cli {
+
+void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a) {
+  cmd->add_option("--compile-threads", a.compileThreads, "Parallel kernel builds (default 2)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--timeout", a.timeout,
+                  "Seconds a trial may run before it is killed (default 10 on the CPU, 20 on a "
+                  "GPU, whose fresh worker pays for the runtime's start)")
+      ->check(positiveFinite());
+  cmd->add_option("--min-time-ms", a.minTimeMs, "Time each kernel at least this long (default 100)")
+      ->check(nonNegativeFinite());
+  cmd->add_option("--slow-cutoff", a.slowCutoff,
+                  "A kernel whose checked run is this many times slower than the fastest so far "
+                  "is timed by one run alone (default 10; 0: time every kernel fully)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o) {
+  o.cpu.compileThreads = a.compileThreads;
+  o.cpu.timeoutSeconds = a.timeout.value_or(10);
+  o.cpu.timing.minTotalMs = a.minTimeMs;
+  o.cpu.cutoffFactor = a.slowCutoff;
+  // A GPU trial's default limit stays 20 s: a fresh worker pays for the runtime's start.
+  for (GpuMeasurerOptions* gpu : {&o.cuda, &o.hip}) {
+    gpu->compileThreads = a.compileThreads;
+    gpu->timing.minTotalMs = a.minTimeMs;
+    gpu->cutoffFactor = a.slowCutoff;
+    if (a.timeout) gpu->timeoutSeconds = *a.timeout;
+  }
+}
+
+}  // namespace opevo::cli
