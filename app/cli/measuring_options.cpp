@@ -24,13 +24,7 @@ void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o) {
   o.cpu.timeoutSeconds = a.timeout.value_or(10);
   o.cpu.timing.minTotalMs = a.minTimeMs;
   o.cpu.cutoffFactor = a.slowCutoff;
-  // A GPU trial's default limit stays 20 s: a fresh worker pays for the runtime's start.
-  for (GpuMeasurerOptions* gpu : {&o.cuda, &o.hip}) {
-    gpu->compileThreads = a.compileThreads;
-    gpu->timing.minTotalMs = a.minTimeMs;
-    gpu->cutoffFactor = a.slowCutoff;
-    if (a.timeout) gpu->timeoutSeconds = *a.timeout;
-  }
+  shareMeasuringChoices(o, a.timeout.has_value());
 }
 
 }  // namespace opevo::cli

@@ -8,8 +8,7 @@
 namespace opevo::cli {
 
 // How kernels are built and timed, as `opevo tune` and `opevo net tune` take it: the same for
-// the CPU and the GPU backends (the first H200 lease ran with 2 builds and 100 ms of timing a
-// kernel where 14 and 25 were asked, because only the CPU's measurer received them).
+// the CPU and the GPU backends (shareMeasuringChoices).
 struct MeasuringArgs {
   int compileThreads = 2;
   std::optional<double> timeout;  // default: the backend's (10 s on the CPU, 20 s on a GPU)

@@ -95,6 +95,15 @@ std::string defaultBackend() {
   return bestBackend(probeBackends());
 }
 
+void shareMeasuringChoices(BackendOptions& o, bool timeoutAsked) {
+  for (GpuMeasurerOptions* gpu : {&o.cuda, &o.hip}) {
+    gpu->compileThreads = o.cpu.compileThreads;
+    gpu->timing.minTotalMs = o.cpu.timing.minTotalMs;
+    gpu->cutoffFactor = o.cpu.cutoffFactor;
+    if (timeoutAsked) gpu->timeoutSeconds = o.cpu.timeoutSeconds;
+  }
+}
+
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def) {
   // A GPU run tunes the GPU templates' own parameters too (split_k, stages); its stored
   // definition says so, so that resumes, exports and agents rebuild the same space.

@@ -39,6 +39,12 @@ struct BackendOptions {
   std::string clusterDevice;
 };
 
+// Gives the GPU backends the CPU's measuring choices: parallel builds, minimum timing, slow
+// cut-off, and the time limit a trial has when one was asked for (a GPU trial's own default is
+// 20 s: a fresh worker pays for the runtime's start). The first H200 lease ran with 2 builds and
+// 100 ms where 14 and 25 were asked, because only the CPU's options had received them.
+void shareMeasuringChoices(BackendOptions& o, bool timeoutAsked);
+
 // Throws InputError for an unknown backend, a backend this machine lacks (naming those it has),
 // or a bad operator.
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,

@@ -62,13 +62,8 @@ BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
   o.cpu.timing.minTotalMs = j.value("min_time_ms", o.cpu.timing.minTotalMs);
   o.cpu.cutoffFactor = j.value("slow_cutoff", o.cpu.cutoffFactor);
   // The GPU backends time as the master asked too; their own defaults for the rest.
-  for (GpuMeasurerOptions* g : {&o.cuda, &o.hip}) {
-    g->compileThreads = o.cpu.compileThreads;
-    g->timing.minTotalMs = o.cpu.timing.minTotalMs;
-    g->cutoffFactor = o.cpu.cutoffFactor;
-    g->coldL2 = j.value("cold_l2", false);
-    if (j.contains("timeout_s")) g->timeoutSeconds = o.cpu.timeoutSeconds;
-  }
+  shareMeasuringChoices(o, j.contains("timeout_s"));
+  for (GpuMeasurerOptions* g : {&o.cuda, &o.hip}) g->coldL2 = j.value("cold_l2", false);
   return o;
 }
 

@@ -73,7 +73,8 @@ GpuMeasurer::GpuMeasurer(std::string backend, codegen::Backend codegenBackend,
     : m_backend(std::move(backend)),
       m_codegenBackend(codegenBackend),
       m_def(std::move(def)),
-      m_options(std::move(options)) {}
+      m_options(std::move(options)),
+      m_cutoff(m_options.cutoffFactor) {}
 
 GpuMeasurer::~GpuMeasurer() = default;
 
@@ -122,9 +123,6 @@ GpuMeasurer::Compiled GpuMeasurer::compile(const Config& config) const {
 }
 
 Measurement GpuMeasurer::timeInWorker(const Compiled& c) {
-  TimingOptions timing = m_options.timing;
-  if (m_options.cutoffFactor > 0 && m_fastestMs > 0)
-    timing.cutoffMs = m_options.cutoffFactor * m_fastestMs;
   nlohmann::json request = {{"cmd", "measure"},
                             {"backend", m_backend},
                             {"op", operatorToJson(m_def.op)},
@@ -135,12 +133,10 @@ Measurement GpuMeasurer::timeInWorker(const Compiled& c) {
                               {"block", dimJson(c.launch.block)},
                               {"shared_bytes", c.launch.sharedBytes}}},
                             {"cold_l2", m_options.coldL2},
-                            {"timing", timingToJson(timing)}};
+                            {"timing", timingToJson(m_cutoff.applied(m_options.timing))}};
   if (!c.layouts.is_null()) request["layouts"] = c.layouts;
   Measurement m = measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
-  if (m.status == TrialStatus::Ok && m.medianMs > 0 &&
-      (m_fastestMs == 0 || m.medianMs < m_fastestMs))
-    m_fastestMs = m.medianMs;
+  m_cutoff.observe(m);
   return m;
 }
 

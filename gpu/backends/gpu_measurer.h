@@ -65,7 +65,7 @@ class GpuMeasurer : public Measurer {
   std::string m_device;
   std::string m_arch;
   std::unique_ptr<WorkerClient> m_worker;
-  double m_fastestMs = 0;  // median of the fastest verified kernel so far
+  SlowCutoff m_cutoff;
 };
 
 // The local memory one CUDA thread may have (every device since compute capability 2.0).

@@ -34,7 +34,7 @@ std::string defaultKernelCacheDir(std::string_view leaf) {
 }
 
 CpuMeasurer::CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options)
-    : m_def(std::move(def)), m_options(std::move(options)) {
+    : m_def(std::move(def)), m_options(std::move(options)), m_cutoff(m_options.cutoffFactor) {
   if (m_options.cacheDir.empty()) m_options.cacheDir = defaultKernelCacheDir();
   std::filesystem::create_directories(m_options.cacheDir);
   for (const BackendInfo& b : probeBackends())
@@ -50,19 +50,14 @@ std::string CpuMeasurer::label() const {
 }
 
 Measurement CpuMeasurer::timeInWorker(const std::string& library) {
-  TimingOptions timing = m_options.timing;
-  if (m_options.cutoffFactor > 0 && m_fastestMs > 0)
-    timing.cutoffMs = m_options.cutoffFactor * m_fastestMs;
   const auto reply = m_worker->call({{"cmd", "measure"},
                                      {"backend", "cpu"},
                                      {"op", operatorToJson(m_def.op)},
                                      {"library", library},
-                                     {"timing", timingToJson(timing)}},
+                                     {"timing", timingToJson(m_cutoff.applied(m_options.timing))}},
                                     m_options.timeoutSeconds);
   Measurement m = measurementFromReply(reply);
-  if (m.status == TrialStatus::Ok && m.medianMs > 0 &&
-      (m_fastestMs == 0 || m.medianMs < m_fastestMs))
-    m_fastestMs = m.medianMs;
+  m_cutoff.observe(m);
   return m;
 }
 

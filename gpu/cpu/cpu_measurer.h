@@ -67,7 +67,7 @@ class CpuMeasurer final : public Measurer {
   CpuMeasurerOptions m_options;
   std::string m_device;
   std::unique_ptr<WorkerClient> m_worker;
-  double m_fastestMs = 0;  // median of the fastest verified kernel so far
+  SlowCutoff m_cutoff;
 };
 
 }  // namespace opevo

@@ -20,6 +20,27 @@ struct TimingOptions {
   double cutoffMs = 0;
 };
 
+// What a measurer (CPU or GPU) keeps to set TimingOptions::cutoffMs: the median of the fastest
+// verified kernel so far, and the factor a kernel must be slower than it to be cut off.
+class SlowCutoff {
+ public:
+  explicit SlowCutoff(double factor) : m_factor(factor) {}
+  // t with the cut-off of the kernels measured so far (none before the first verified one).
+  TimingOptions applied(TimingOptions t) const {
+    if (m_factor > 0 && m_fastestMs > 0) t.cutoffMs = m_factor * m_fastestMs;
+    return t;
+  }
+  void observe(const Measurement& m) {
+    if (m.status == TrialStatus::Ok && m.medianMs > 0 &&
+        (m_fastestMs == 0 || m.medianMs < m_fastestMs))
+      m_fastestMs = m.medianMs;
+  }
+
+ private:
+  double m_factor;
+  double m_fastestMs = 0;
+};
+
 // Loads a kernel library built from the CPU template (symbol opevo_cpu_kernel), checks its result
 // against the reference, then times it. Runs inside opevo-worker: a kernel that crashes or hangs
 // takes the worker down, not the engine.

@@ -15,22 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct SleepyKernel {
-  HostApi api;
-  OperatorBuffers buffers{test::smallMatMul(8, 8, 8)};
-  DeviceOperands<HostApi> dev{api, buffers};
-  int runs = 0;
-
-  // Writes the right result after sleeping first for the first run, then for each later one.
-  std::function<void()> run(std::chrono::milliseconds first, std::chrono::milliseconds later) {
-    return [this, first, later] {
-      std::this_thread::sleep_for(runs++ == 0 ? first : later);
-      api.copyToDevice(dev.c.get(), buffers.reference.data(),
-                       buffers.reference.size() * sizeof(float));
-    };
-  }
-};
-
 TimingOptions timing(double cutoffMs) {
   TimingOptions t;
   t.minTotalMs = 0;
@@ -40,10 +24,28 @@ TimingOptions timing(double cutoffMs) {
   return t;
 }
 
+struct SleepyKernel {
+  HostApi api;
+  OperatorBuffers buffers{test::smallMatMul(8, 8, 8)};
+  DeviceOperands<HostApi> dev{api, buffers};
+  int runs = 0;
+
+  // Verifies and times a kernel that writes the right result after sleeping first for its first
+  // run, then for each later one.
+  Measurement time(std::chrono::milliseconds first, std::chrono::milliseconds later,
+                   double cutoffMs) {
+    const auto run = [this, first, later] {
+      std::this_thread::sleep_for(runs++ == 0 ? first : later);
+      api.copyToDevice(dev.c.get(), buffers.reference.data(),
+                       buffers.reference.size() * sizeof(float));
+    };
+    return verifyThenTime(api, dev, buffers, run, timing(cutoffMs), false);
+  }
+};
+
 TEST(DeviceTiming, AKernelOverTheCutoffIsTimedByOneRunAndSaysSo) {
   SleepyKernel k;
-  const Measurement m =
-      verifyThenTime(k.api, k.dev, k.buffers, k.run(30ms, 30ms), timing(5), false);
+  const Measurement m = k.time(30ms, 30ms, 5);
   EXPECT_EQ(m.status, TrialStatus::Ok);
   ASSERT_EQ(m.timesMs.size(), 1u);
   EXPECT_GE(m.timesMs[0], 30.0);
@@ -52,21 +54,14 @@ TEST(DeviceTiming, AKernelOverTheCutoffIsTimedByOneRunAndSaysSo) {
 }
 
 TEST(DeviceTiming, WithoutACutoffOrUnderItEveryKernelIsTimedFully) {
-  SleepyKernel slow;
-  const Measurement full =
-      verifyThenTime(slow.api, slow.dev, slow.buffers, slow.run(30ms, 30ms), timing(0), false);
+  const Measurement full = SleepyKernel().time(30ms, 30ms, 0);
   EXPECT_EQ(full.timesMs.size(), 3u);
   EXPECT_TRUE(full.message.empty());
-  SleepyKernel fast;
-  const Measurement under =
-      verifyThenTime(fast.api, fast.dev, fast.buffers, fast.run(1ms, 1ms), timing(500), false);
-  EXPECT_EQ(under.timesMs.size(), 3u);
+  EXPECT_EQ(SleepyKernel().time(1ms, 1ms, 500).timesMs.size(), 3u);
 }
 
 TEST(DeviceTiming, ASlowFirstLaunchAloneDoesNotCutTheTimingShort) {
-  SleepyKernel k;
-  const Measurement m =
-      verifyThenTime(k.api, k.dev, k.buffers, k.run(40ms, 1ms), timing(20), false);
+  const Measurement m = SleepyKernel().time(40ms, 1ms, 20);
   EXPECT_EQ(m.status, TrialStatus::Ok);
   EXPECT_EQ(m.timesMs.size(), 3u);
   EXPECT_TRUE(m.message.empty()) << m.message;
