@@ -1,7 +1,11 @@
 #include <iostream>
 
+#include "backends/backend_factory.h"
 #include "cli/commands.h"
+#include "common/error.h"
 #include "io/run_import.h"
+#include "io/run_restore.h"
+#include "ops/operator_json.h"
 #include "store/store.h"
 
 namespace opevo::cli {
@@ -10,7 +14,28 @@ namespace {
 struct ImportOptions {
   std::string file;
   std::string db;
+  bool restore = false;
+  std::string op;
+  std::optional<std::uint64_t> seed;
 };
+
+void restore(const ImportOptions& o) {
+  Store store(o.db.empty() ? Store::defaultPath() : o.db);
+  RestoreOptions options;
+  options.seed = o.seed;
+  if (!o.op.empty()) {
+    // As `opevo tune --op` stores it: the preset or file with its backend's space.
+    options.operatorFor = [op = o.op](const std::string& backend) {
+      return operatorDefinitionToJson(runDefinition(backend, loadOperator(op))).dump();
+    };
+  }
+  const RestoredRun r = restoreRun(store, o.file, options);
+  std::cout << r.runId << "\n";
+  std::cerr << "restored run " << r.runId << " of " << store.path() << ": " << r.run.operatorName
+            << ", " << r.run.algorithm << ", seed " << r.run.seed << ", " << r.run.backend << " ("
+            << (r.run.device.empty() ? std::string("device not named") : r.run.device) << "), "
+            << r.trials << " trials, " << runStatusName(r.run.status) << "\n";
+}
 
 }  // namespace
 
@@ -22,7 +47,20 @@ void addImportCommand(CLI::App& app) {
       "run; prints the new run's id");
   cmd->add_option("file", options->file, "The T4 file or Kernel Tuner cache")->required();
   cmd->add_option("--db", options->db, "Database file (default: " + Store::defaultPath() + ")");
+  cmd->add_flag("--restore", options->restore,
+                "Store a T4 file exported by `opevo export-t4` as the tuning run it came from (its "
+                "operator, algorithm, seed, backend and trial times) rather than as measurements: "
+                "a lost database, a campaign, goes on from its exported runs");
+  cmd->add_option("--op", options->op,
+                  "With --restore, for files exported before the operator was written into them: "
+                  "the run's operator (a preset such as MM1, or an operator file)");
+  cmd->add_option("--seed", options->seed,
+                  "With --restore, for files exported before the seed was written into them: the "
+                  "run's seed");
   cmd->callback([options] {
+    if (options->restore) return restore(*options);
+    if (!options->op.empty() || options->seed)
+      throw InputError("--op and --seed are for --restore: a measured file keeps its own space");
     Store store(options->db.empty() ? Store::defaultPath() : options->db);
     const ImportedRun run = importRun(store, options->file);
     // The id alone on stdout, so scripts can write id=$(opevo import FILE); the summary is for

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "engine/measurement.h"
+#include "engine/run_status.h"
 #include "io/gzip_file.h"
 #include "io/replay_raw.h"
 #include "space/text.h"
@@ -111,6 +112,29 @@ OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
     metadata["reference_library"] = run.referenceLibrary;
     metadata["reference_speed"] = *run.referenceSpeed;
   }
+  // What the T4 fields leave out of the run, so that restoreRun can store it again as the run it
+  // was (a campaign goes on from committed files): its seed, operator, settings, budget, status
+  // and times. JSON columns go in as JSON, where they parse.
+  metadata["seed"] = run.seed;
+  const auto asJson = [](const std::string& text) {
+    OJson j = OJson::parse(text, nullptr, false);
+    return j.is_discarded() ? OJson(text) : j;
+  };
+  metadata["operator"] = asJson(run.operatorJson);
+  metadata["settings"] = asJson(run.settingsJson);
+  metadata["budget"] = asJson(run.budgetJson);
+  metadata["status"] = runStatusName(run.status);
+  metadata["end_reason"] = endReasonName(run.endReason);
+  metadata["started"] = run.started;
+  metadata["ended"] = run.ended;
+  metadata["label"] = run.label;
+  // Per result, what T4 cannot say: the exact status (T4's "runtime" is both a launch error and a
+  // fault), the start, and the run's tuning time at the trial.
+  OJson extra = OJson::array();
+  for (const TrialRow& t : trials)
+    extra.push_back(
+        {{"status", statusName(t.status)}, {"started", t.started}, {"seconds", t.seconds}});
+  metadata["trials"] = std::move(extra);
   metadata["exported_by"] = std::string("OpEvo Studio ") + OPEVO_VERSION;
   OJson results = OJson::array();
   for (const TrialRow& t : trials) results.push_back(result(run, t));

@@ -26,7 +26,10 @@ namespace opevo {
 //                  trial, "time" holds the failure's message
 //   objectives     ["time"], as Kernel Tuner writes
 // plus metadata (timeunit "milliseconds", device_name, kernel_name, algorithm, backend, run_id,
-// speed_unit) that the import reads back where it can.
+// speed_unit) that the import reads back where it can, and what restoreRun (io/run_restore.h)
+// needs to store the run again as it was: seed, operator, settings, budget (as JSON), status,
+// end_reason, started, ended, label, and per result (metadata.trials) its exact status, start
+// and the run's tuning time at it.
 nlohmann::ordered_json runToT4(const RunRecord& run, const std::vector<TrialRow>& trials);
 
 // Writes run runId of store to path as T4 JSON, gzip-compressed when path ends in ".gz", through

@@ -8,6 +8,7 @@
 
 #include "io/gzip_file.h"
 #include "run_process.h"
+#include "store/run_operator.h"
 #include "store/store.h"
 
 namespace opevo::test {
@@ -101,6 +102,57 @@ TEST(CliInterchange, T1PrintsTheSpaceAndItsValidCount) {
       OPEVO_CLI, {"t1", dataset("kernels/dedispersion_milo.json"), "--max-points", "1000"});
   ASSERT_EQ(capped.status, 0) << capped.err;
   EXPECT_NE(capped.out.find("valid ones not counted"), std::string::npos) << capped.out;
+}
+
+// The lease of 2026-11-27, committed as T4 files, goes back into a database as the GPU runs they
+// were: what a new checkout's GPU campaign starts from (scripts/gpu-campaign restore).
+TEST(CliInterchange, RestoresACommittedGpuRun) {
+  TempDir dir;
+  const std::string db = dir.file("opevo.db");
+  const std::string file =
+      std::string(OPEVO_DATASETS_DIR) + "/../measurements/h200/2026-11-27/MM1_opevo_seed1.json.gz";
+  // Exported before the seed and the operator were written into the file: both must be given.
+  expectUsageError(runProcess(OPEVO_CLI, {"import", "--restore", file, "--op", "MM1", "--db", db}),
+                   "give it (--seed N)");
+  expectUsageError(runProcess(OPEVO_CLI, {"import", "--restore", file, "--seed", "1", "--db", db}),
+                   "give it (--op PRESET or FILE)");
+  expectUsageError(runProcess(OPEVO_CLI, {"import", file, "--seed", "1", "--db", db}),
+                   "--op and --seed are for --restore");
+  // C2's space does not hold MM1's configurations.
+  expectUsageError(
+      runProcess(OPEVO_CLI, {"import", "--restore", file, "--op", "C2", "--seed", "1", "--db", db}),
+      "result 1: its configuration does not fit the run's operator");
+  EXPECT_TRUE(Store(db).runs().empty());
+
+  const auto r = runProcess(
+      OPEVO_CLI, {"import", "--restore", file, "--op", "MM1", "--seed", "1", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_NE(r.err.find("restored run 1"), std::string::npos) << r.err;
+  const Store store(db);
+  const RunRecord run = *store.run(1);
+  EXPECT_EQ(run.operatorName, "MM1");
+  EXPECT_EQ(run.algorithm, "opevo");
+  EXPECT_EQ(run.backend, "cuda");
+  EXPECT_EQ(run.seed, 1u);
+  EXPECT_EQ(run.status, RunStatus::Finished);
+  EXPECT_NE(run.device.find("NVIDIA H200"), std::string::npos) << run.device;
+  EXPECT_NE(run.referenceLibrary.find("cuBLAS"), std::string::npos);
+  const std::vector<TrialRow> trials = store.trials(1);
+  ASSERT_EQ(trials.size(), 300u);
+  double best = 0;
+  for (const TrialRow& t : trials) best = std::max(best, t.speed);
+  EXPECT_NEAR(best, 26.44, 0.005);  // docs/results/gpu.md
+  // Exported again, the file names its seed and operator: it restores without them.
+  ASSERT_EQ(
+      runProcess(OPEVO_CLI, {"export-t4", "1", "--out", dir.file("again.json.gz"), "--db", db})
+          .status,
+      0);
+  const auto again =
+      runProcess(OPEVO_CLI, {"import", "--restore", dir.file("again.json.gz"), "--db", db});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(store.trials(2).size(), 300u);
+  EXPECT_EQ(runOperatorKey(store.run(2)->operatorJson), runOperatorKey(run.operatorJson));
 }
 
 TEST(CliInterchange, BadFilesExitTwoAndStoreNothing) {

@@ -1,0 +1,218 @@
+#include "io/run_restore.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "common/median.h"
+#include "engine/measurement.h"
+#include "engine/run_status.h"
+#include "io/gzip_file.h"
+#include "ops/operator_json.h"
+#include "store/run_operator.h"
+
+namespace opevo {
+namespace {
+
+// ordered_json: a configuration's parameters stay in the file's order.
+using OJson = nlohmann::ordered_json;
+
+const OJson* field(const OJson& j, const char* name) {
+  if (!j.is_object()) return nullptr;
+  const auto it = j.find(name);
+  return it == j.end() ? nullptr : &*it;
+}
+
+std::string optionalText(const OJson& j, const char* name) {
+  const OJson* f = field(j, name);
+  return f && f->is_string() ? f->get<std::string>() : std::string();
+}
+
+std::string requiredText(const OJson& meta, const char* name, const std::string& path) {
+  std::string value = optionalText(meta, name);
+  if (value.empty()) throw InputError(path + ": metadata." + name + " is missing or not a text");
+  return value;
+}
+
+// A JSON column as it was stored: an object or array as JSON text, a text as itself.
+std::string columnText(const OJson* j, const std::string& absent) {
+  if (!j || j->is_null()) return absent;
+  return j->is_string() ? j->get<std::string>() : j->dump();
+}
+
+TrialStatus fromInvalidity(const std::string& invalidity, const std::string& where) {
+  if (invalidity == "correct") return TrialStatus::Ok;
+  if (invalidity == "constraints") return TrialStatus::Rejected;
+  if (invalidity == "compile") return TrialStatus::CompileError;
+  if (invalidity == "runtime") return TrialStatus::RuntimeFault;
+  if (invalidity == "timeout") return TrialStatus::Timeout;
+  if (invalidity == "correctness") return TrialStatus::WrongResult;
+  throw InputError(where + ": unknown invalidity '" + invalidity +
+                   "' (correct, constraints, compile, runtime, timeout or correctness)");
+}
+
+// "name=value; ..." from a T4 configuration: texts as they are, numbers and booleans as JSON
+// writes them, which is how the export turned the stored text into values.
+std::string configText(const OJson& configuration, const std::string& where) {
+  if (!configuration.is_object() || configuration.empty())
+    throw InputError(where + ": configuration is missing or empty");
+  std::string text;
+  for (const auto& [name, value] : configuration.items()) {
+    if (!text.empty()) text += "; ";
+    text += name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return text;
+}
+
+TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& speedUnit,
+                      const SearchSpace* space, const std::string& where) {
+  if (!r.is_object()) throw InputError(where + ": not an object");
+  TrialRow t;
+  const std::string text = configText(r.value("configuration", OJson()), where);
+  if (space) {
+    try {
+      t.config = space->format(space->parse(text));
+    } catch (const InputError& e) {
+      throw InputError(where + ": its configuration does not fit the run's operator (" +
+                       std::string(e.what()) + ")");
+    }
+  } else {
+    t.config = text;  // a replay's run: its space is its dataset's
+  }
+  const OJson* invalidity = field(r, "invalidity");
+  if (!invalidity || !invalidity->is_string())
+    throw InputError(where + ": invalidity is missing or not a text");
+  t.status = fromInvalidity(invalidity->get<std::string>(), where);
+  if (extra) {
+    TrialStatus exact;
+    if (parseStatus(optionalText(*extra, "status"), exact)) t.status = exact;
+    t.started = optionalText(*extra, "started");
+    if (const OJson* s = field(*extra, "seconds"); s && s->is_number())
+      t.seconds = s->get<double>();
+  }
+  const OJson* times = field(r, "times");
+  if (const OJson* runtimes = times ? field(*times, "runtimes") : nullptr) {
+    if (!runtimes->is_array()) throw InputError(where + ": times.runtimes is not a list");
+    for (const OJson& x : *runtimes) {
+      if (!x.is_number()) throw InputError(where + ": times.runtimes holds a non-number");
+      t.timesMs.push_back(x.get<double>());
+    }
+  }
+  if (const OJson* c = times ? field(*times, "compilation") : nullptr; c && c->is_number())
+    t.compileMs = c->get<double>();
+  t.medianMs = median(t.timesMs);
+  const OJson* measurements = field(r, "measurements");
+  if (measurements && measurements->is_array()) {
+    for (const OJson& m : *measurements) {
+      const std::string name = optionalText(m, "name");
+      const OJson* value = field(m, "value");
+      if (!value) continue;
+      if (t.status != TrialStatus::Ok) {
+        if (name == "time" && value->is_string()) t.message = value->get<std::string>();
+      } else if (name == speedUnit && value->is_number()) {
+        t.speed = value->get<double>();
+      } else if (name == "time" && value->is_number() && speedUnit == "1/ms" &&
+                 value->get<double>() > 0) {
+        t.speed = 1.0 / value->get<double>();  // the export wrote 1/speed as the time
+      }
+    }
+  }
+  if (t.status == TrialStatus::Ok && t.speed <= 0)
+    throw InputError(where + ": a correct result without its speed (" + speedUnit + ")");
+  t.finished = optionalText(r, "timestamp");
+  return t;
+}
+
+}  // namespace
+
+RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptions& options) {
+  const OJson root = OJson::parse(readMaybeGzipped(path), nullptr, false);
+  if (root.is_discarded()) throw InputError(path + ": not JSON");
+  const OJson* metaField = field(root, "metadata");
+  const OJson* results = field(root, "results");
+  if (!metaField || !results || !results->is_array())
+    throw InputError(path + ": not a T4 results file (metadata and results)");
+  const OJson& meta = *metaField;
+  if (optionalText(meta, "exported_by").rfind("OpEvo Studio", 0) != 0)
+    throw InputError(path +
+                     ": not a run exported by OpEvo Studio (metadata.exported_by), so there is no "
+                     "tuning run to restore; store it as measurements with `opevo import FILE`");
+  if (results->empty()) throw InputError(path + ": the run has no results");
+
+  RunRecord run;
+  run.operatorName = requiredText(meta, "kernel_name", path);
+  run.algorithm = requiredText(meta, "algorithm", path);
+  run.backend = requiredText(meta, "backend", path);
+  run.speedUnit = requiredText(meta, "speed_unit", path);
+  run.device = optionalText(meta, "device_name");
+  run.label = optionalText(meta, "label");
+
+  if (const OJson* seed = field(meta, "seed"); seed && seed->is_number_unsigned()) {
+    run.seed = seed->get<std::uint64_t>();
+    if (options.seed && *options.seed != run.seed)
+      throw InputError(path + ": the file's run has seed " + std::to_string(run.seed) + ", not " +
+                       std::to_string(*options.seed));
+  } else if (options.seed) {
+    run.seed = *options.seed;
+  } else {
+    throw InputError(path +
+                     ": the file does not name its run's seed (exported before the seed "
+                     "was written); give it (--seed N)");
+  }
+
+  const OJson* op = field(meta, "operator");
+  if (op && op->is_object()) {
+    run.operatorJson = op->dump();
+  } else if (options.operatorFor) {
+    run.operatorJson = options.operatorFor(run.backend);
+  } else {
+    throw InputError(path +
+                     ": the file does not hold its run's operator (exported before the "
+                     "operator was written); give it (--op PRESET or FILE)");
+  }
+  const nlohmann::json opJson = runOperator(run.operatorJson);
+  std::optional<SearchSpace> space;
+  if (!opJson.contains("replay")) space = operatorDefinitionFromJson(opJson, path).space;
+
+  run.settingsJson = columnText(field(meta, "settings"), "{}");
+  run.budgetJson =
+      columnText(field(meta, "budget"), nlohmann::json{{"trials", results->size()}}.dump());
+  run.status = runStatusNames().parse(optionalText(meta, "status")).value_or(RunStatus::Finished);
+  // (None's name is empty: an absent field must not read as it)
+  run.endReason = run.status == RunStatus::Finished ? EndReason::Trials : EndReason::None;
+  if (field(meta, "end_reason"))
+    run.endReason =
+        endReasonNames().parse(optionalText(meta, "end_reason")).value_or(run.endReason);
+  run.referenceLibrary = optionalText(meta, "reference_library");
+  if (const OJson* s = field(meta, "reference_speed"); s && s->is_number())
+    run.referenceSpeed = s->get<double>();
+
+  const OJson* extras = field(meta, "trials");
+  if (extras && (!extras->is_array() || extras->size() != results->size()))
+    throw InputError(path + ": metadata.trials does not have one entry per result");
+  std::vector<TrialRow> trials;
+  trials.reserve(results->size());
+  for (std::size_t i = 0; i < results->size(); ++i) {
+    TrialRow t =
+        restoreTrial((*results)[i], extras ? &(*extras)[i] : nullptr, run.speedUnit,
+                     space ? &*space : nullptr, path + ": result " + std::to_string(i + 1));
+    t.seq = static_cast<int>(i) + 1;
+    t.order = t.seq;
+    trials.push_back(std::move(t));
+  }
+  // Older files: the run's times are its first and last trials'.
+  run.started = optionalText(meta, "started");
+  if (run.started.empty())
+    run.started =
+        !trials.front().started.empty() ? trials.front().started : trials.front().finished;
+  run.ended = optionalText(meta, "ended");
+  if (run.ended.empty() && run.status != RunStatus::Running) run.ended = trials.back().finished;
+
+  RestoredRun restored;
+  restored.runId = store.createRunWithTrials(run, trials);
+  restored.trials = trials.size();
+  restored.run = run;
+  restored.run.id = restored.runId;
+  return restored;
+}
+
+}  // namespace opevo

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "store/store.h"
+
+namespace opevo {
+
+// For files exported before the export wrote the run's seed and operator into metadata
+// (2026-11-28): where the file names them, the file wins.
+struct RestoreOptions {
+  // The operator as a run of `backend` stores it (its operatorJson), e.g. a preset given its
+  // backend's space; asked for only when the file does not hold one.
+  std::function<std::string(const std::string& backend)> operatorFor;
+  // The seed; InputError when the file names another.
+  std::optional<std::uint64_t> seed;
+};
+
+struct RestoredRun {
+  std::int64_t runId = 0;
+  std::size_t trials = 0;
+  RunRecord run;  // as stored
+};
+
+// Stores a T4 file that this program exported (`opevo export-t4`) as the run it was exported from:
+// its operator, tuner, settings, seed, backend, device, budget, status and reference, and each
+// trial's configuration (in its operator's space, as the run stored it), status, times, speed,
+// message and timestamps. Where importRun stores a measured file as a replay of measurements,
+// this puts a tuning run back, so that what reads runs (History, `opevo runs`, the GPU campaign's
+// plan, a resume of an interrupted run) sees it as it was; a campaign whose database was lost
+// goes on from its committed T4 files. Files written before metadata carried everything read back
+// with what they have: launch errors as runtime faults (T4 has one name for both), no trial
+// starts, and tuning times of 0.
+// Throws InputError, storing nothing, for a file our export did not write, one whose
+// configurations do not fit its operator's space, or a missing seed or operator.
+RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptions& options = {});
+
+}  // namespace opevo
