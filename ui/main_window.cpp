@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -103,11 +104,13 @@ MainWindow::MainWindow(QWidget* parent)
   auto* versionLabel = new QLabel(tr("OpEvo Studio %1").arg(QStringLiteral(OPEVO_VERSION)), this);
   versionLabel->setObjectName(QStringLiteral("versionLabel"));
   m_backendLabel->setObjectName(QStringLiteral("backendLabel"));
-  statusBar()->addPermanentWidget(m_runsPage->datasetStatus());
-  statusBar()->addPermanentWidget(m_runsPage->progressBar());
-  statusBar()->addPermanentWidget(m_runsPage->etaLabel());
-  statusBar()->addPermanentWidget(m_backendLabel);
-  statusBar()->addPermanentWidget(versionLabel);
+  m_permanent = {m_runsPage->datasetStatus(), m_runsPage->progressBar(), m_runsPage->etaLabel(),
+                 m_backendLabel, versionLabel};
+  for (QWidget* w : m_permanent) statusBar()->addPermanentWidget(w);
+  // The whole of an elided message is its tooltip while it shows, and no longer.
+  connect(statusBar(), &QStatusBar::messageChanged, this, [this](const QString& text) {
+    if (text.isEmpty()) statusBar()->setToolTip(QString());
+  });
 
   connect(m_presetsPanel, &PresetsPanel::presetSelected, this,
           [this](const QString&, const SearchSpace& space) {
@@ -119,16 +122,11 @@ MainWindow::MainWindow(QWidget* parent)
           &QwalkPanel::selectParameter);
   connect(m_qwalkPanel, &QwalkPanel::parameterChanged, m_presetsPanel,
           &PresetsPanel::showParameter);
-  connect(m_runsPage, &RunsPage::statusMessage, this,
-          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-  connect(m_historyPage, &HistoryPage::statusMessage, this,
-          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-  connect(m_networksPage, &NetworksPage::statusMessage, this,
-          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-  connect(m_kernelsPage, &KernelsPage::statusMessage, this,
-          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-  connect(m_clusterPage, &ClusterPage::statusMessage, this,
-          [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+  connect(m_runsPage, &RunsPage::statusMessage, this, &MainWindow::showStatus);
+  connect(m_historyPage, &HistoryPage::statusMessage, this, &MainWindow::showStatus);
+  connect(m_networksPage, &NetworksPage::statusMessage, this, &MainWindow::showStatus);
+  connect(m_kernelsPage, &KernelsPage::statusMessage, this, &MainWindow::showStatus);
+  connect(m_clusterPage, &ClusterPage::statusMessage, this, &MainWindow::showStatus);
   // The cluster connected on the Cluster page is the one a race can measure through.
   m_runsPage->setup()->clusterOption()->follow(m_clusterPage->controller());
   connect(m_runsPage, &RunsPage::raceEnded, m_historyPage, &HistoryPage::reload);
@@ -160,6 +158,19 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::showStatus(const QString& text) {
+  // QStatusBar draws a message in the room its permanent widgets leave and cuts it at the edge,
+  // mid-word, at 1024 pixels: it is elided to that room instead, whole in the tooltip.
+  QStatusBar* bar = statusBar();
+  const int spacing = bar->layout() ? bar->layout()->spacing() : 6;
+  int room = bar->contentsRect().width() - 24;  // the message's margins and the size grip
+  for (const QWidget* w : m_permanent)
+    if (w->isVisible()) room -= w->width() + spacing;
+  const QString shown = bar->fontMetrics().elidedText(text, Qt::ElideRight, std::max(room, 40));
+  bar->setToolTip(shown == text ? QString() : text);
+  bar->showMessage(shown, 8000);
+}
 
 void MainWindow::makeMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));

@@ -63,6 +63,9 @@ class MainWindow : public QMainWindow {
 
  public slots:
   void showAbout();
+  // A page's message in the status bar for 8 seconds, elided to the room the status bar's
+  // permanent widgets leave (the whole text in its tooltip).
+  void showStatus(const QString& text);
   // The user guide's window (F1), made on first use.
   void showHelp();
   // The Topology page on a parameter of a preset.
@@ -89,6 +92,7 @@ class MainWindow : public QMainWindow {
   KernelsPage* m_kernelsPage;
   ClusterPage* m_clusterPage;
   QLabel* m_backendLabel;
+  QList<QWidget*> m_permanent;  // the status bar's permanent widgets, left to right
   HelpWindow* m_help = nullptr;
   // Per backend: its name and what the probe found, in the probe's order (cuda, hip, cpu).
   QList<QPair<QString, QString>> m_runtimes;

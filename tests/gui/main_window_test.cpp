@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSlider>
+#include <QStatusBar>
 #include <QTableView>
 #include <map>
 
@@ -110,6 +111,35 @@ TEST_F(MainWindowTest, HasTitleVersionBackendAndEveryPreset) {
   EXPECT_EQ(presets->index(0, 0).data().toString(), "MM1");
   EXPECT_EQ(presets->index(0, 1).data().toString(), "MatMul 512x1024 @ 1024x1024");
   EXPECT_EQ(presets->index(7, 0).data().toString(), "C2");
+}
+
+TEST_F(MainWindowTest, ALongStatusMessageIsElidedWholeInItsTooltip) {
+  // At 1024 pixels the permanent widgets leave the message a few hundred: QStatusBar would cut it
+  // mid-word at the edge.
+  m_window.resize(1024, 700);
+  EXPECT_TRUE(waitUntil([&] { return !m_window.backendText().contains("probing"); }));
+  QCoreApplication::processEvents();
+  QStatusBar* bar = m_window.statusBar();
+  const QString text = QStringLiteral(
+      "Exported the best kernel of run 12 (MM1, opevo-m, 26.44 TFLOPS) with its self-checking "
+      "host program to /home/someone/kernels/MM1_opevo-m_run12, where make builds and runs it");
+  m_window.showStatus(text);
+  const QString shown = bar->currentMessage();
+  EXPECT_TRUE(shown.endsWith(QChar(0x2026))) << shown.toStdString();
+  EXPECT_TRUE(text.startsWith(shown.chopped(1)));
+  EXPECT_EQ(bar->toolTip(), text);
+  // It fits left of the first permanent widget that shows.
+  int left = bar->width();
+  for (QWidget* w : bar->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+    if (w->isVisible() && w->x() > 0) left = std::min(left, w->x());
+  EXPECT_LT(bar->fontMetrics().horizontalAdvance(shown), left);
+  // A short one is shown whole, without a tooltip; the tooltip goes with the message.
+  m_window.showStatus(QStringLiteral("Run stored"));
+  EXPECT_EQ(bar->currentMessage(), "Run stored");
+  EXPECT_TRUE(bar->toolTip().isEmpty());
+  m_window.showStatus(text);
+  bar->clearMessage();
+  EXPECT_TRUE(bar->toolTip().isEmpty());
 }
 
 TEST_F(MainWindowTest, ChoosingAPresetShowsItsParametersAndSpaceSize) {

@@ -50,7 +50,12 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
     p.setPen(TopologyView::rampColor(1.0 - double(i) / (barHeight - 1)));
     p.drawLine(8, barTop + i, 8 + barWidth, barTop + i);
   }
-  p.setPen(QColor(0x42, 0x42, 0x42));
+  // Text and frame from the palette, muted by transparency rather than a fixed grey, so that a
+  // dark theme shows them as well as a light one.
+  const QColor text = palette().color(QPalette::WindowText);
+  QColor muted = text;
+  muted.setAlphaF(0.75);
+  p.setPen(text);
   p.setBrush(Qt::NoBrush);
   p.drawRect(8, barTop, barWidth, barHeight);
   for (int d = 0; d <= TopologyView::kDecades; d += 2) {
@@ -76,18 +81,18 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   p.setBrush(Qt::lightGray);
   p.setPen(QPen(Qt::black, 3));
   p.drawEllipse(QPointF(16, y - 4), 7, 7);
-  p.setPen(palette().color(QPalette::WindowText));
+  p.setPen(text);
   p.drawText(32, y, tr("start vertex (click to move)"));
   y += line + 8;
   p.setBrush(Qt::NoBrush);
   p.setPen(QPen(QColor(0xd8, 0x1b, 0x60), 1.4, Qt::DashLine));
   p.drawEllipse(QPointF(16, y - 4), 7, 7);
-  p.setPen(palette().color(QPalette::WindowText));
+  p.setPen(text);
   p.drawText(32, y,
              m_walks > 0 ? tr("sampled (%1 walks)").arg(groupDigits(std::to_string(m_walks)))
                          : tr("sampled (none yet)"));
   y += line + 8;
-  p.setPen(QColor(0x61, 0x61, 0x61));
+  p.setPen(muted);
   p.drawText(
       QRect(4, y, width() - 8, line * 4), Qt::TextWordWrap,
       tr("Wheel: zoom. Drag: pan. Labels show once large enough to read; zoom in to separate "
