@@ -15,7 +15,8 @@ void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a) {
       ->check(nonNegativeFinite());
   cmd->add_option("--slow-cutoff", a.slowCutoff,
                   "A kernel whose checked run is this many times slower than the fastest so far "
-                  "is timed by one run alone (default 10; 0: time every kernel fully)")
+                  "is timed by one run alone, and one still running at 10 times that (1 s at "
+                  "least) is given up as a timeout (default 10; 0: time every kernel fully)")
       ->check(CLI::NonNegativeNumber);
 }
 

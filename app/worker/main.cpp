@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/run_watch.h"
 #include "worker/protocol.h"
 
 namespace {
@@ -29,10 +30,26 @@ void exitWhenOrphaned() {
   }).detach();
 }
 
+// A checked run over its give-up limit (common/run_watch.h) is this request's answer: a timeout,
+// and the worker's exit, the only way to end a kernel that is still running (a GPU's context goes
+// with its process). _exit, so that nothing waits for the kernel on the way out (freeing device
+// memory synchronises). The main thread, inside the kernel's run, writes nothing meanwhile.
+void giveUp(const std::string& message) {
+  opevo::Measurement m;
+  m.status = opevo::TrialStatus::Timeout;
+  m.message = message;
+  const nlohmann::json reply = {
+      {"ok", true}, {"measurement", opevo::measurementToJson(m)}, {"worker_exits", true}};
+  std::cout << reply.dump() << std::endl;
+  _exit(0);
+}
+
 }  // namespace
 
 int main() {
   exitWhenOrphaned();
+  opevo::RunWatch watch(giveUp);
+  opevo::setRunWatch(&watch);
   std::ios::sync_with_stdio(false);
   bool quit = false;
   for (std::string line; !quit && std::getline(std::cin, line);) {
@@ -47,5 +64,6 @@ int main() {
     }
     std::cout << reply.dump() << std::endl;  // flush: the engine waits for each reply
   }
+  opevo::setRunWatch(nullptr);
   return 0;
 }

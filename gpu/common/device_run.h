@@ -20,6 +20,7 @@
 #include "codegen/device_limits.h"
 #include "codegen/kernel_codegen.h"
 #include "common/device_memory.h"
+#include "common/run_watch.h"
 #include "cpu/cpu_runner.h"
 #include "engine/measurement.h"
 #include "layout/operand_layouts.h"
@@ -135,17 +136,21 @@ std::function<void()> launcher(Api& api, void* f, const codegen::LaunchConfig& l
 }
 
 // Runs once on a NaN-filled output (so an element the kernel skips cannot pass) and copies the
-// output back, unpacked into the plain layout when the kernel writes its own.
+// output back, unpacked into the plain layout when the kernel writes its own. A run still going
+// after giveUpMs (0: no limit) is given up by the process's RunWatch.
 template <class Api>
 std::vector<float> outputOfOneRun(Api& api, DeviceOperands<Api>& dev,
                                   const OperatorBuffers& buffers, const std::function<void()>& run,
-                                  double* runMs = nullptr) {
+                                  double* runMs = nullptr, double giveUpMs = 0) {
   const std::size_t cSize = dev.c.bytes() / sizeof(float);
   api.memset32(dev.c.get(), 0x7fc00000u, cSize);
   api.synchronize();
   const auto start = std::chrono::steady_clock::now();
-  run();
-  api.synchronize();
+  {
+    const WatchedRun watched(giveUpMs);
+    run();
+    api.synchronize();
+  }
   if (runMs)
     *runMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -187,9 +192,9 @@ template <class Api>
 std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
                                           OperatorBuffers& buffers,
                                           const std::function<void()>& run,
-                                          double* checkedMs = nullptr) {
+                                          double* checkedMs = nullptr, double giveUpMs = 0) {
   buffers.computeReference();
-  const std::vector<float> c = outputOfOneRun(api, dev, buffers, run, checkedMs);
+  const std::vector<float> c = outputOfOneRun(api, dev, buffers, run, checkedMs, giveUpMs);
   const double error = maxRelativeError(c, buffers.reference);
   if (error <= kVerifyTolerance) return std::nullopt;
   return "result differs from the reference: max relative error " + std::to_string(error);
@@ -239,7 +244,7 @@ Measurement verifyThenTime(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& 
                            bool coldL2) {
   Measurement m;
   double checkedMs = 0;
-  if (auto wrong = verifyOnDevice(api, dev, buffers, run, &checkedMs)) {
+  if (auto wrong = verifyOnDevice(api, dev, buffers, run, &checkedMs, timing.giveUpMs)) {
     m.status = TrialStatus::WrongResult;
     m.message = *wrong;
     return m;

@@ -9,6 +9,7 @@
 
 #include "codegen/cpu_compiler.h"
 #include "common/median.h"
+#include "common/run_watch.h"
 
 namespace opevo {
 namespace {
@@ -108,7 +109,10 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
   std::vector<float> c(buffers.outputSize(), 1e30f);
   float* const out = o.unpackC ? o.packedC.data() : c.data();
   const auto start = std::chrono::steady_clock::now();
-  kernel(o.a, o.b, out, buffers.biasData(), o.residual);
+  {
+    const WatchedRun watched(timing.giveUpMs);
+    kernel(o.a, o.b, out, buffers.biasData(), o.residual);
+  }
   const double checkedMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (o.unpackC) o.unpackC(out, c.data());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct TimingOptions {
   // it is far slower than the best measured, more runs would not change the verdict, and on a
   // CPU such kernels (seconds per run) would otherwise spend most of a session's time.
   double cutoffMs = 0;
+  // A checked run still going after this long (0: no limit but the trial's timeout) is given up
+  // as a timeout: in opevo-worker the process exits, which ends the kernel (common/run_watch.h).
+  double giveUpMs = 0;
 };
 
 // What a measurer (CPU or GPU) keeps to set TimingOptions::cutoffMs: the median of the fastest
@@ -25,9 +29,18 @@ struct TimingOptions {
 class SlowCutoff {
  public:
   explicit SlowCutoff(double factor) : m_factor(factor) {}
-  // t with the cut-off of the kernels measured so far (none before the first verified one).
+  // A checked run is given up at this many times the cut-off (100 times the fastest kernel at
+  // the default factor of 10), and never before this: kernels far slower than the best are of
+  // no use to any tuner, and a second is little next to the 20 s a trial may take.
+  static constexpr double kGiveUpTimesCutoff = 10;
+  static constexpr double kGiveUpFloorMs = 1000;
+  // t with the cut-off and the give-up limit of the kernels measured so far (none before the
+  // first verified one).
   TimingOptions applied(TimingOptions t) const {
-    if (m_factor > 0 && m_fastestMs > 0) t.cutoffMs = m_factor * m_fastestMs;
+    if (m_factor > 0 && m_fastestMs > 0) {
+      t.cutoffMs = m_factor * m_fastestMs;
+      t.giveUpMs = std::max(kGiveUpFloorMs, kGiveUpTimesCutoff * t.cutoffMs);
+    }
     return t;
   }
   void observe(const Measurement& m) {

@@ -33,11 +33,14 @@ Measurement measurementFromJson(const nlohmann::json& j) {
 }
 
 nlohmann::json timingToJson(const TimingOptions& t) {
-  return {{"min_total_ms", t.minTotalMs},
-          {"min_runs", t.minRuns},
-          {"max_runs", t.maxRuns},
-          {"warmup_runs", t.warmupRuns},
-          {"cutoff_ms", t.cutoffMs}};
+  nlohmann::json j;
+  j["min_total_ms"] = t.minTotalMs;
+  j["min_runs"] = t.minRuns;
+  j["max_runs"] = t.maxRuns;
+  j["warmup_runs"] = t.warmupRuns;
+  j["cutoff_ms"] = t.cutoffMs;
+  j["give_up_ms"] = t.giveUpMs;
+  return j;
 }
 
 Measurement measurementFromReply(const WorkerClient::Reply& reply) {
@@ -65,6 +68,7 @@ TimingOptions timingFrom(const nlohmann::json& j) {
   t.maxRuns = j.value("max_runs", t.maxRuns);
   t.warmupRuns = j.value("warmup_runs", t.warmupRuns);
   t.cutoffMs = j.value("cutoff_ms", t.cutoffMs);
+  t.giveUpMs = j.value("give_up_ms", t.giveUpMs);
   return t;
 }
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -135,6 +136,33 @@ TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
   const auto last = measure(client, good);
   ASSERT_TRUE(last.ok) << last.message;
   EXPECT_EQ(client.restarts(), 2);  // after the crash and after the hang
+}
+
+// A checked run over its give-up limit ends the worker at once with a timeout, where the hang
+// above holds it until the trial's timeout; the next trial gets a fresh worker.
+TEST_F(WorkerTest, ACheckedRunOverItsGiveUpLimitEndsTheWorkerAtOnce) {
+  WorkerClient client(OPEVO_WORKER);
+  const std::string hang = buildKernel(dir, "hang", "while (true) { asm volatile(\"\"); }");
+  const auto start = std::chrono::steady_clock::now();
+  const auto reply = client.call({{"cmd", "measure"},
+                                  {"backend", "cpu"},
+                                  {"op", operatorToJson(op)},
+                                  {"library", hang},
+                                  {"timing", {{"min_total_ms", 1}, {"give_up_ms", 200}}}},
+                                 20);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(reply.ok) << reply.message;
+  EXPECT_TRUE(reply.body.value("worker_exits", false));
+  const Measurement m = measurementFromJson(reply.body["measurement"]);
+  EXPECT_EQ(m.status, TrialStatus::Timeout);
+  EXPECT_NE(m.message.find("still running after 200 ms"), std::string::npos) << m.message;
+  EXPECT_LT(seconds, 10.0);  // not the 20 s the call allowed
+
+  const auto after = measure(client, buildKernel(dir, "good", kCorrect));
+  ASSERT_TRUE(after.ok) << after.message;
+  EXPECT_EQ(measurementFromJson(after.body["measurement"]).status, TrialStatus::Ok);
+  EXPECT_EQ(client.restarts(), 1);
 }
 
 TEST_F(WorkerTest, ReferenceIsTimed) {

@@ -1,10 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "codegen_test_util.h"
 #include "common/device_run.h"
+#include "common/run_watch.h"
 #include "host_api.h"
 
 // verifyThenTime, the worker's checked run and timing, on host memory and the host clock: a
@@ -66,6 +70,45 @@ TEST(DeviceTiming, ASlowFirstLaunchAloneDoesNotCutTheTimingShort) {
   EXPECT_EQ(m.timesMs.size(), 3u);
   EXPECT_TRUE(m.message.empty()) << m.message;
   EXPECT_LT(m.medianMs, 20.0);
+}
+
+// The checked run is watched: one over the give-up limit is given up by the process's watch (in
+// opevo-worker, which then exits; here the test's watch notes it), one under it is not.
+TEST(DeviceTiming, ACheckedRunOverTheGiveUpLimitIsGivenUp) {
+  std::vector<std::string> givenUp;
+  std::mutex mutex;
+  RunWatch watch([&](const std::string& message) {
+    std::lock_guard lock(mutex);
+    givenUp.push_back(message);
+  });
+  setRunWatch(&watch);
+  TimingOptions t = timing(0);
+  t.giveUpMs = 40;
+  SleepyKernel slow;
+  const auto run = [&] {
+    std::this_thread::sleep_for(slow.runs++ == 0 ? 150ms : 1ms);
+    slow.api.copyToDevice(slow.dev.c.get(), slow.buffers.reference.data(),
+                          slow.buffers.reference.size() * sizeof(float));
+  };
+  verifyThenTime(slow.api, slow.dev, slow.buffers, run, t, false);
+  {
+    std::lock_guard lock(mutex);
+    ASSERT_EQ(givenUp.size(), 1u);
+    EXPECT_NE(givenUp[0].find("still running after 40 ms"), std::string::npos) << givenUp[0];
+  }
+  SleepyKernel fast;
+  t.giveUpMs = 500;
+  verifyThenTime(
+      fast.api, fast.dev, fast.buffers,
+      [&] {
+        fast.api.copyToDevice(fast.dev.c.get(), fast.buffers.reference.data(),
+                              fast.buffers.reference.size() * sizeof(float));
+      },
+      t, false);
+  std::this_thread::sleep_for(600ms);  // past the limit: the run ended in time, nothing fires
+  setRunWatch(nullptr);
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(givenUp.size(), 1u);
 }
 
 TEST(DeviceTiming, AWrongResultIsNeverTimed) {
