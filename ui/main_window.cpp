@@ -7,7 +7,6 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QLabel>
-#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -162,11 +161,13 @@ MainWindow::~MainWindow() = default;
 void MainWindow::showStatus(const QString& text) {
   // QStatusBar draws a message in the room its permanent widgets leave and cuts it at the edge,
   // mid-word, at 1024 pixels: it is elided to that room instead, whole in the tooltip.
+  // The room is QStatusBar's own message rectangle: from 6 px in to 2 px before the first
+  // permanent widget that shows (and 12 px before the bar's end when none does).
   QStatusBar* bar = statusBar();
-  const int spacing = bar->layout() ? bar->layout()->spacing() : 6;
-  int room = bar->contentsRect().width() - 24;  // the message's margins and the size grip
+  int right = bar->width() - 12;
   for (const QWidget* w : m_permanent)
-    if (w->isVisible()) room -= w->width() + spacing;
+    if (w->isVisible()) right = std::min(right, w->x() - 2);
+  const int room = right - 6;
   const QString shown = bar->fontMetrics().elidedText(text, Qt::ElideRight, std::max(room, 40));
   bar->setToolTip(shown == text ? QString() : text);
   bar->showMessage(shown, 8000);

@@ -35,12 +35,16 @@ void exitWhenOrphaned() {
 // with its process). _exit, so that nothing waits for the kernel on the way out (freeing device
 // memory synchronises). The main thread, inside the kernel's run, writes nothing meanwhile.
 void giveUp(const std::string& message) {
-  opevo::Measurement m;
-  m.status = opevo::TrialStatus::Timeout;
-  m.message = message;
-  const nlohmann::json reply = {
-      {"ok", true}, {"measurement", opevo::measurementToJson(m)}, {"worker_exits", true}};
-  std::cout << reply.dump() << std::endl;
+  try {
+    opevo::Measurement m;
+    m.status = opevo::TrialStatus::Timeout;
+    m.message = message;
+    const nlohmann::json reply = {
+        {"ok", true}, {"measurement", opevo::measurementToJson(m)}, {"worker_exits", true}};
+    std::cout << reply.dump() << std::endl;
+  } catch (...) {
+    // Nothing written: the engine sees the worker gone, and the trial fails all the same.
+  }
   _exit(0);
 }
 

@@ -10,7 +10,7 @@
 namespace opevo {
 
 // For files exported before the export wrote the run's seed and operator into metadata
-// (2026-11-28): where the file names them, the file wins.
+// (the leases of 2026-11-26 and 27 wrote such files): where the file names them, the file wins.
 struct RestoreOptions {
   // The operator as a run of `backend` stores it (its operatorJson), e.g. a preset given its
   // backend's space; asked for only when the file does not hold one.

@@ -136,12 +136,14 @@ std::function<void()> launcher(Api& api, void* f, const codegen::LaunchConfig& l
 }
 
 // Runs once on a NaN-filled output (so an element the kernel skips cannot pass) and copies the
-// output back, unpacked into the plain layout when the kernel writes its own. A run still going
-// after giveUpMs (0: no limit) is given up by the process's RunWatch.
+// output back into `out`, unpacked into the plain layout when the kernel writes its own. A run
+// still going after giveUpMs (0: no limit) is given up by the process's RunWatch. `out` keeps its
+// memory from one call to the next when the caller keeps it: a fresh vector for C2's 287 MB
+// output was zeroed and faulted in for every trial.
 template <class Api>
-std::vector<float> outputOfOneRun(Api& api, DeviceOperands<Api>& dev,
-                                  const OperatorBuffers& buffers, const std::function<void()>& run,
-                                  double* runMs = nullptr, double giveUpMs = 0) {
+void outputOfOneRun(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& buffers,
+                    const std::function<void()>& run, std::vector<float>& out,
+                    double* runMs = nullptr, double giveUpMs = 0) {
   const std::size_t cSize = dev.c.bytes() / sizeof(float);
   api.memset32(dev.c.get(), 0x7fc00000u, cSize);
   api.synchronize();
@@ -154,14 +156,15 @@ std::vector<float> outputOfOneRun(Api& api, DeviceOperands<Api>& dev,
   if (runMs)
     *runMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::vector<float> c(cSize);
-  api.copyToHost(c.data(), dev.c.get(), dev.c.bytes());
   if (dev.cLayout) {
-    std::vector<float> plain(buffers.outputSize());
-    dev.cLayout->unpack(c, plain);
-    c = std::move(plain);
+    std::vector<float> laidOut(cSize);
+    api.copyToHost(laidOut.data(), dev.c.get(), dev.c.bytes());
+    out.resize(buffers.outputSize());
+    dev.cLayout->unpack(laidOut, out);
+    return;
   }
-  return c;
+  out.resize(cSize);
+  api.copyToHost(out.data(), dev.c.get(), dev.c.bytes());
 }
 
 // The reference output of the GPU backends, settled once per operator in a worker: run (the
@@ -175,7 +178,8 @@ template <class Api>
 void settleReference(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& buffers,
                      const std::function<void()>& run) {
   if (!buffers.reference.empty()) return;
-  std::vector<float> out = outputOfOneRun(api, dev, buffers, run);
+  std::vector<float> out;
+  outputOfOneRun(api, dev, buffers, run, out);
   // Sampled values can pass while a NaN (an element left unwritten) hides elsewhere: every
   // trial would then fail against the reference, so the whole output must be finite too.
   const bool finite = std::all_of(out.begin(), out.end(), [](float v) { return std::isfinite(v); });
@@ -194,7 +198,9 @@ std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
                                           const std::function<void()>& run,
                                           double* checkedMs = nullptr, double giveUpMs = 0) {
   buffers.computeReference();
-  const std::vector<float> c = outputOfOneRun(api, dev, buffers, run, checkedMs, giveUpMs);
+  // Kept for the worker's next trial (one thread runs them all).
+  thread_local std::vector<float> c;
+  outputOfOneRun(api, dev, buffers, run, c, checkedMs, giveUpMs);
   const double error = maxRelativeError(c, buffers.reference);
   if (error <= kVerifyTolerance) return std::nullopt;
   return "result differs from the reference: max relative error " + std::to_string(error);

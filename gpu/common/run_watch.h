@@ -2,8 +2,8 @@
 
 // A kernel's checked run that goes on far longer than the fastest kernel measured so far is given
 // up rather than waited for (TimingOptions::giveUpMs). Waiting cost the H200's C2 run of
-// 2026-11-27 a third of its time: its 9 kernels that crawled each held the GPU until the trial's
-// 20-second limit. A running kernel cannot be stopped from the host, but the process that runs it
+// 2026-11-27 a third of its time: each of its 9 timeouts held the GPU until the trial's 20-second
+// limit. A running kernel cannot be stopped from the host, but the process that runs it
 // can end: opevo-worker's watch replies with a timeout and exits, which ends the kernel, and the
 // engine starts a fresh worker for the next trial.
 

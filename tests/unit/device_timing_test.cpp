@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -82,6 +83,9 @@ TEST(DeviceTiming, ACheckedRunOverTheGiveUpLimitIsGivenUp) {
     givenUp.push_back(message);
   });
   setRunWatch(&watch);
+  // (cleared however the test ends: later tests must not find this watch)
+  const std::unique_ptr<RunWatch, void (*)(RunWatch*)> unset(
+      &watch, [](RunWatch*) { setRunWatch(nullptr); });
   TimingOptions t = timing(0);
   t.giveUpMs = 40;
   SleepyKernel slow;
@@ -106,7 +110,6 @@ TEST(DeviceTiming, ACheckedRunOverTheGiveUpLimitIsGivenUp) {
       },
       t, false);
   std::this_thread::sleep_for(600ms);  // past the limit: the run ended in time, nothing fires
-  setRunWatch(nullptr);
   std::lock_guard lock(mutex);
   EXPECT_EQ(givenUp.size(), 1u);
 }

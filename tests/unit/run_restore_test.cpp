@@ -134,7 +134,8 @@ TEST(RunRestore, AnExportedRunComesBackAsItWas) {
   EXPECT_THROW(restoreRun(fresh, dir.file("MM1_opevo-m_seed7.json.gz"), {nullptr, 8}), InputError);
 }
 
-// A file exported before 2026-11-28: no seed, operator, settings, status or per-trial extras.
+// A file exported before the export wrote them (the leases of 2026-11-26 and 27): no seed,
+// operator, settings, status or per-trial extras.
 std::string olderExport(const TempDir& dir, Store& store, std::int64_t id) {
   nlohmann::ordered_json doc = runToT4(*store.run(id), store.trials(id));
   for (const char* key : {"seed", "operator", "settings", "budget", "status", "end_reason",

@@ -114,3 +114,28 @@ TEST(SpotCheck, ChecksEveryElementOfASmallOutput) {
 
 }  // namespace
 }  // namespace opevo::test
+
+namespace opevo::test {
+namespace {
+
+// maxRelativeError splits large outputs over the cores: the worst element counts wherever it is,
+// a NaN in any part makes the whole infinite, and small outputs give the same answer.
+TEST(MaxRelativeError, ALargeOutputIsComparedInFullAcrossItsParts) {
+  const std::size_t n = (std::size_t{1} << 24) + 12345;  // several parts, the last one short
+  std::vector<float> ref(n), c(n);
+  for (std::size_t i = 0; i < n; ++i) ref[i] = c[i] = static_cast<float>(i % 1000) - 500.0f;
+  EXPECT_EQ(maxRelativeError(c, ref), 0);
+  c[n - 1] += 1.0f;  // the last element of the last part
+  EXPECT_NEAR(maxRelativeError(c, ref), 1.0 / (1.0 + std::fabs(ref[n - 1])), 1e-9);
+  c[n / 2] = ref[n / 2] + 100.0f;  // a worse one in a middle part
+  EXPECT_NEAR(maxRelativeError(c, ref), 100.0 / (1.0 + std::fabs(ref[n / 2])), 1e-6);
+  c[7] = std::nanf("");
+  EXPECT_EQ(maxRelativeError(c, ref), INFINITY);
+  c.pop_back();
+  EXPECT_EQ(maxRelativeError(c, ref), INFINITY);  // a size mismatch never passes
+  const std::vector<float> small = {1, 2, 3}, off = {1, 2, 3.5f};
+  EXPECT_NEAR(maxRelativeError(off, small), 0.5 / 4, 1e-12);
+}
+
+}  // namespace
+}  // namespace opevo::test

@@ -52,10 +52,10 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   }
   // Text and frame from the palette, muted by transparency rather than a fixed grey, so that a
   // dark theme shows them as well as a light one.
-  const QColor text = palette().color(QPalette::WindowText);
-  QColor muted = text;
+  const QColor ink = palette().color(QPalette::WindowText);
+  QColor muted = ink;
   muted.setAlphaF(0.75);
-  p.setPen(text);
+  p.setPen(ink);
   p.setBrush(Qt::NoBrush);
   p.drawRect(8, barTop, barWidth, barHeight);
   for (int d = 0; d <= TopologyView::kDecades; d += 2) {
@@ -81,13 +81,13 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   p.setBrush(Qt::lightGray);
   p.setPen(QPen(Qt::black, 3));
   p.drawEllipse(QPointF(16, y - 4), 7, 7);
-  p.setPen(text);
+  p.setPen(ink);
   p.drawText(32, y, tr("start vertex (click to move)"));
   y += line + 8;
   p.setBrush(Qt::NoBrush);
   p.setPen(QPen(QColor(0xd8, 0x1b, 0x60), 1.4, Qt::DashLine));
   p.drawEllipse(QPointF(16, y - 4), 7, 7);
-  p.setPen(text);
+  p.setPen(ink);
   p.drawText(32, y,
              m_walks > 0 ? tr("sampled (%1 walks)").arg(groupDigits(std::to_string(m_walks)))
                          : tr("sampled (none yet)"));
