@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "temp_dir.h"
 #include "common/rng.h"
 #include "io/gzip_file.h"
 #include "io/t4_export.h"
@@ -20,15 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char pattern[] = "/tmp/opevo-restore-XXXXXX";
-    path = mkdtemp(pattern);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using test::TempDir;
 
 std::string mm1Json() {
   return operatorDefinitionToJson(withSpaceTarget(loadOperator("MM1"), SpaceTarget::Gpu)).dump();

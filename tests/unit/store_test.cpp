@@ -13,20 +13,14 @@
 #include <thread>
 
 #include "common/error.h"
+#include "temp_dir.h"
 
 namespace opevo {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char pattern[] = "/tmp/opevo-store-XXXXXX";
-    path = mkdtemp(pattern);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using test::TempDir;
 
 std::string bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -11,21 +11,14 @@
 #include "common/error.h"
 #include "io/gzip_file.h"
 #include "io/run_import.h"
+#include "temp_dir.h"
 
 namespace opevo {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char pattern[] = "/tmp/opevo-t4-XXXXXX";
-    path = mkdtemp(pattern);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using test::TempDir;
 
 std::string dataset(const std::string& relative) {
   return std::string(OPEVO_DATASETS_DIR) + "/" + relative;
