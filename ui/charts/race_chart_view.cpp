@@ -82,6 +82,10 @@ RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
   setRenderHint(QPainter::Antialiasing);
   chart()->legend()->setAlignment(Qt::AlignBottom);
   chart()->setMargins(QMargins(4, 4, 4, 4));
+  // Title, subtitle, axes and legend take about ten lines of text: below that the plot shrinks
+  // to a strip and Qt Charts elides every tick label ("…"), as History did on an 800x600
+  // screen. A splitter or a scroll area beside the chart gives way instead.
+  setMinimumHeight(18 * fontMetrics().height());
   connect(m_data, &RaceData::wasReset, this, &RaceChartView::rebuild);
   connect(m_data, &RaceData::infoChanged, this, &RaceChartView::rebuild);
   rebuild();
