@@ -157,7 +157,8 @@ void outputOfOneRun(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& b
     *runMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (dev.cLayout) {
-    std::vector<float> laidOut(cSize);
+    thread_local std::vector<float> laidOut;  // kept like `out`, for the next trial
+    laidOut.resize(cSize);
     api.copyToHost(laidOut.data(), dev.c.get(), dev.c.bytes());
     out.resize(buffers.outputSize());
     dev.cLayout->unpack(laidOut, out);

@@ -24,8 +24,8 @@ struct TimingOptions {
   double giveUpMs = 0;
 };
 
-// What a measurer (CPU or GPU) keeps to set TimingOptions::cutoffMs: the median of the fastest
-// verified kernel so far, and the factor a kernel must be slower than it to be cut off.
+// What a measurer (CPU or GPU) keeps to set TimingOptions::cutoffMs and giveUpMs: the median of
+// the fastest verified kernel so far, and the factor a kernel must be slower than it to be cut off.
 class SlowCutoff {
  public:
   explicit SlowCutoff(double factor) : m_factor(factor) {}
