@@ -3,20 +3,27 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QChartView>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSizeGrip>
 #include <QSlider>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <map>
 
 #include "gui_test_support.h"
 #include "ops/presets.h"
+#include "ui/charts/race_results_widget.h"
 #include "ui/models/qwalk_model.h"
+#include "ui/pages/networks_page.h"
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
+#include "ui/pages/runs_page.h"
+#include "ui/widgets/form_scroll_area.h"
+#include "ui/widgets/pair_or_tabs.h"
 
 namespace opevo::ui {
 namespace {
@@ -143,6 +150,43 @@ TEST_F(MainWindowTest, ALongStatusMessageIsElidedWholeInItsTooltip) {
   m_window.showStatus(text);
   bar->clearMessage();
   EXPECT_TRUE(bar->toolTip().isEmpty());
+}
+
+TEST_F(MainWindowTest, OnAnEightHundredBySixHundredScreenNoSetupFormIsCut) {
+  // 784x560 is what resizeToFit leaves of an 800x600 screen. A form squeezed by its splitter was
+  // laid out wider than what showed of it, and the Runs page cut its labels and buttons off.
+  m_window.resize(784, 560);
+  int checked = 0;
+  for (int page = 0; page < m_window.pages()->count(); ++page) {
+    m_window.pages()->setCurrentIndex(page);
+    QCoreApplication::processEvents();
+    for (auto* scroll : m_window.pages()->widget(page)->findChildren<FormScrollArea*>()) {
+      ++checked;
+      QWidget* form = scroll->widget();
+      EXPECT_LE(form->width(), scroll->viewport()->width())
+          << scroll->objectName().toStdString() << ": the form is laid out " << form->width()
+          << " px wide in " << scroll->viewport()->width() << " px";
+    }
+  }
+  EXPECT_EQ(checked, 3);  // Runs, Networks and Kernels
+  // And no page needs more: the tabs take their widest page's minimum, and a window wider than
+  // the screen puts its right edge out of reach.
+  EXPECT_EQ(m_window.width(), 784);
+  EXPECT_LE(m_window.minimumSizeHint().width(), 784);
+  // The race's chart has the larger part of the Runs page, not what the form left.
+  auto* results = m_window.runsPage()->results();
+  auto* raceSetup = child<QWidget>("raceSetup");
+  EXPECT_GT(results->width(), raceSetup->width());
+  // The Networks page's two charts take a tab each, then side by side again on a larger screen.
+  m_window.pages()->setCurrentWidget(m_window.networksPage());
+  auto* charts = child<PairOrTabs>("networkCharts");
+  QCoreApplication::processEvents();
+  EXPECT_TRUE(charts->tabbed());
+  m_window.resize(1280, 800);
+  QCoreApplication::processEvents();
+  EXPECT_FALSE(charts->tabbed());
+  for (QWidget* chart : charts->findChildren<QChartView*>())
+    EXPECT_TRUE(chart->isVisible()) << chart->metaObject()->className();
 }
 
 TEST_F(MainWindowTest, ChoosingAPresetShowsItsParametersAndSpaceSize) {

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QMenu>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTimer>
@@ -36,20 +37,22 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
   m_repeats->setObjectName(QStringLiteral("showRepeats"));
   m_repeats->setToolTip(tr("Draw every repeat as a faint line under the mean and its band"));
 
-  auto* png = new QPushButton(tr("PNG…"), this);
-  auto* svg = new QPushButton(tr("SVG…"), this);
-  auto* csv = new QPushButton(tr("CSV…"), this);
-  png->setToolTip(tr("Save the chart shown as a PNG image"));
-  svg->setToolTip(tr("Save the chart shown as an SVG drawing"));
-  csv->setToolTip(tr("Save every trial of the race as CSV"));
+  // One button with a menu, not three: beside the check boxes, three kept the Runs page from
+  // fitting an 800x600 screen.
+  auto* save = new QPushButton(tr("Save"), this);
+  save->setObjectName(QStringLiteral("saveResults"));
+  auto* menu = new QMenu(save);
+  QAction* png = menu->addAction(tr("Chart as PNG image…"));
+  QAction* svg = menu->addAction(tr("Chart as SVG drawing…"));
+  QAction* csv = menu->addAction(tr("Every trial as CSV…"));
+  save->setMenu(menu);
+  save->setToolTip(tr("Save the chart shown, or every trial of the race"));
   auto* bar = new QHBoxLayout;
   bar->addWidget(m_logX);
   bar->addWidget(m_logY);
   bar->addWidget(m_repeats);
   bar->addStretch(1);
-  bar->addWidget(png);
-  bar->addWidget(svg);
-  bar->addWidget(csv);
+  bar->addWidget(save);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
@@ -58,9 +61,9 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
   connect(m_logX, &QCheckBox::toggled, this, &RaceResultsWidget::setLogX);
   connect(m_logY, &QCheckBox::toggled, this, &RaceResultsWidget::setLogY);
   connect(m_repeats, &QCheckBox::toggled, this, &RaceResultsWidget::setShowRepeats);
-  connect(png, &QPushButton::clicked, this, &RaceResultsWidget::exportPngDialog);
-  connect(svg, &QPushButton::clicked, this, &RaceResultsWidget::exportSvgDialog);
-  connect(csv, &QPushButton::clicked, this, &RaceResultsWidget::exportCsvDialog);
+  connect(png, &QAction::triggered, this, &RaceResultsWidget::exportPngDialog);
+  connect(svg, &QAction::triggered, this, &RaceResultsWidget::exportSvgDialog);
+  connect(csv, &QAction::triggered, this, &RaceResultsWidget::exportCsvDialog);
   connect(m_timer, &QTimer::timeout, this, [this] {
     // Only the chart on screen is redrawn; the other catches up when its tab is shown.
     currentChart()->refresh();

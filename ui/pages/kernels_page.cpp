@@ -6,7 +6,6 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
@@ -22,6 +21,7 @@
 #include "ui/controller/kas_controller.h"
 #include "ui/models/kas_candidate_model.h"
 #include "ui/models/kas_search_model.h"
+#include "ui/widgets/form_scroll_area.h"
 #include "ui/widgets/kas_search_panel.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/table_view.h"
@@ -112,17 +112,14 @@ KernelsPage::KernelsPage(QWidget* parent)
   rightLayout->addWidget(m_status);
   rightLayout->addWidget(right, 1);
 
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(m_panel);
-  scroll->setWidgetResizable(true);
-  // As wide as the form needs: the search list's default width would take the table's room.
-  scroll->setMinimumWidth(250);
+  auto* scroll = new FormScrollArea(m_panel);
+  scroll->setObjectName(QStringLiteral("kernelSearchScroll"));
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(scroll);
   split->addWidget(rightSide);
   split->setStretchFactor(1, 1);
   // The form is narrow; the table's ten columns and the chart share the rest.
-  split->setSizes({scroll->minimumWidth(), 1000});
+  split->setSizes({scroll->minimumSizeHint().width(), 1000});
   auto* layout = new QHBoxLayout(this);
   layout->addWidget(split);
 

@@ -4,7 +4,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -20,8 +19,10 @@
 #include "ui/controller/network_controller.h"
 #include "ui/jobs/network_layout.h"
 #include "ui/models/network_task_model.h"
+#include "ui/widgets/form_scroll_area.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/network_setup_panel.h"
+#include "ui/widgets/pair_or_tabs.h"
 
 namespace opevo::ui {
 namespace {
@@ -108,9 +109,8 @@ NetworksPage::NetworksPage(QWidget* parent)
   top->addWidget(tableSide);
   // The table needs its eight columns whole; the graph zooms and pans.
   top->setSizes({340, 640});
-  auto* bottom = new QSplitter(Qt::Horizontal);
-  bottom->addWidget(m_curves);
-  bottom->addWidget(m_trials);
+  auto* bottom = new PairOrTabs(m_curves, tr("Latency"), m_trials, tr("Trials per task"), 300);
+  bottom->setObjectName(QStringLiteral("networkCharts"));
   auto* right = new QSplitter(Qt::Vertical);
   right->addWidget(top);
   right->addWidget(bottom);
@@ -121,10 +121,8 @@ NetworksPage::NetworksPage(QWidget* parent)
   rightLayout->addWidget(m_status);
   rightLayout->addWidget(right, 1);
 
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(m_setup);
-  scroll->setWidgetResizable(true);
-  scroll->setMinimumWidth(m_setup->sizeHint().width() + 20);
+  auto* scroll = new FormScrollArea(m_setup);
+  scroll->setObjectName(QStringLiteral("networkSetupScroll"));
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(scroll);
   split->addWidget(rightSide);

@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
-#include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
@@ -23,6 +22,7 @@
 #include "ui/pages/sweep_dialog.h"
 #include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/form_scroll_area.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/race_setup_panel.h"
 #include "ui/widgets/table_view.h"
@@ -90,11 +90,9 @@ RunsPage::RunsPage(QWidget* parent)
   m_datasetStatus->setText(tr("No dataset"));
 
   // Left: the form, scrollable on a small screen, with the buttons always in view below it.
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidget(m_setup);
-  scroll->setWidgetResizable(true);
+  auto* scroll = new FormScrollArea(m_setup, this);
+  scroll->setObjectName(QStringLiteral("raceSetupScroll"));
   scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(toolButton(m_startAction, this));
   buttons->addWidget(toolButton(m_pauseAction, this));
@@ -121,8 +119,13 @@ RunsPage::RunsPage(QWidget* parent)
   split->setObjectName(QStringLiteral("runsSplitter"));
   split->addWidget(left);
   split->addWidget(right);
-  split->setStretchFactor(1, 1);
+  // Both sides give up room when the window is smaller than the 1280 pixels these sizes are for:
+  // with the form's stretch at 0 the chart alone shrank, to its minimum on an 800x600 screen,
+  // while the form kept 450 pixels. The form stops growing at a width its rows have use for.
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 2);
   split->setSizes({460, 820});
+  left->setMaximumWidth(620);
   split->setChildrenCollapsible(false);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);

@@ -2,6 +2,7 @@
 
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -31,12 +32,16 @@ DatasetPicker::DatasetPicker(QWidget* parent)
   pathRow->addWidget(m_pathEdit, 1);
   pathRow->addWidget(browseButton);
 
-  auto* shortcuts = new QHBoxLayout;
-  shortcuts->addWidget(new QLabel(tr("Bundled:"), this));
-  addShortcut(tr("Conv A100"), QStringLiteral("convolution_milo/A100.json.gz"), shortcuts);
-  addShortcut(tr("GEMM 2080 Ti"), QStringLiteral("gemm/RTX_2080_Ti.json.gz"), shortcuts);
-  addShortcut(tr("Dedisp MI250X"), QStringLiteral("dedispersion_milo/MI250X.json.gz"), shortcuts);
-  shortcuts->addStretch(1);
+  // Two buttons a row: three in one made the Runs page's form too wide for an 800x600 screen.
+  auto* shortcuts = new QGridLayout;
+  shortcuts->addWidget(new QLabel(tr("Bundled:"), this), 0, 0);
+  shortcuts->addWidget(shortcut(tr("Conv A100"), QStringLiteral("convolution_milo/A100.json.gz")),
+                       0, 1);
+  shortcuts->addWidget(shortcut(tr("GEMM 2080 Ti"), QStringLiteral("gemm/RTX_2080_Ti.json.gz")), 0,
+                       2);
+  shortcuts->addWidget(
+      shortcut(tr("Dedisp MI250X"), QStringLiteral("dedispersion_milo/MI250X.json.gz")), 1, 1);
+  shortcuts->setColumnStretch(3, 1);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -60,7 +65,7 @@ QString DatasetPicker::datasetsDir() {
   return shippedDir("OPEVO_DATASETS", QStringLiteral("datasets"), source);
 }
 
-void DatasetPicker::addShortcut(const QString& title, const QString& relativePath, QLayout* row) {
+QPushButton* DatasetPicker::shortcut(const QString& title, const QString& relativePath) {
   auto* button = new QPushButton(title, this);
   button->setObjectName(QStringLiteral("shortcut_") + QFileInfo(relativePath).path());
   const QString dir = datasetsDir();
@@ -71,7 +76,7 @@ void DatasetPicker::addShortcut(const QString& title, const QString& relativePat
       present ? path
               : tr("%1 not found (set OPEVO_DATASETS to the datasets folder)").arg(relativePath));
   connect(button, &QPushButton::clicked, this, [this, path] { load(path); });
-  row->addWidget(button);
+  return button;
 }
 
 void DatasetPicker::browse() {

@@ -45,7 +45,7 @@ class DatasetPicker : public QWidget {
     QString error;
   };
 
-  void addShortcut(const QString& title, const QString& relativePath, QLayout* row);
+  QPushButton* shortcut(const QString& title, const QString& relativePath);
   void showInfo();
 
   QLineEdit* m_pathEdit;
