@@ -148,4 +148,10 @@ GeneratedKernel generateEpilogueKernel(const OperatorSpec& op, Backend backend,
   return detail::epilogueGpu(ctx);
 }
 
+GeneratedKernel generateComparisonKernel(Backend backend) {
+  if (backend == Backend::Cpu)
+    throw InputError("codegen: the comparison kernel is for the GPU backends (cuda, hip)");
+  return detail::comparisonGpu(backend);
+}
+
 }  // namespace opevo::codegen

@@ -92,6 +92,14 @@ GeneratedKernel generateReferenceKernel(const OperatorSpec& op, Backend backend,
 GeneratedKernel generateEpilogueKernel(const OperatorSpec& op, Backend backend,
                                        const CodegenOptions& options = {});
 
+// What the GPU backends verify a large output with, on the device: each of the launch's threads
+// writes to Worst[its index] the largest |C[i] - Ref[i]| / (1 + |Ref[i]|) over the elements it
+// strides over (maxRelativeError's measure, in double precision; +infinity where one is NaN), and
+// the host takes the largest of them. Entry opevo_max_relative_error(const float* C, const float*
+// Ref, unsigned long long n, double* Worst); launch.grid.x * launch.block.x values of Worst.
+// Throws InputError for the CPU backend.
+GeneratedKernel generateComparisonKernel(Backend backend);
+
 // Element counts of the kernel arguments A, B and C.
 struct OperandSizes {
   std::int64_t a = 0, b = 0, c = 0;

@@ -107,6 +107,45 @@ GeneratedKernel epilogueGpu(const KernelContext& ctx) {
       });
 }
 
+GeneratedKernel comparisonGpu(Backend backend) {
+  GeneratedKernel g;
+  g.backend = backend;
+  g.entry = "opevo_max_relative_error";
+  g.accumulators = 1;
+  // 512 x 256 threads keep an H100's 132 SMs streaming (C2's 72 M elements are 550 a thread)
+  // and leave the host 131,072 partial results, a megabyte, to reduce.
+  g.launch.grid = {512, 1, 1};
+  g.launch.block = {kReferenceThreads, 1, 1};
+  g.summary = "the largest relative error of C against Ref, one partial result a thread";
+  CodeWriter w;
+  w.comment("OpEvo Studio: compares a kernel's output with the reference on the device, as");
+  w.comment("maxRelativeError does on the host (gpu/cpu/operator_buffers.h).");
+  w.comment("Launch:        " + describeLaunch(g.launch));
+  w.line();
+  w.line(gpuPrelude(backend));
+  w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + g.entry +
+         "(const float* OPEVO_RESTRICT C, const float* OPEVO_RESTRICT Ref, unsigned long long n, "
+         "double* OPEVO_RESTRICT Worst)");
+  w.line(
+      "const unsigned long long first = (unsigned long long)blockIdx.x * blockDim.x + "
+      "threadIdx.x;");
+  w.line("const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;");
+  w.line("double worst = 0.0;");
+  w.open("for (unsigned long long i = first; i < n; i += step)");
+  w.comment(
+      "In double precision, as on the host: the verdict must not depend on where it is made.");
+  w.line("const double e = fabs((double)C[i] - (double)Ref[i]) / (1.0 + fabs((double)Ref[i]));");
+  w.comment("A NaN (an element the kernel left unwritten: C was filled with NaN) is the worst");
+  w.comment("there is, and stays so: fmax would drop it. (Built without fast math, which would");
+  w.comment("fold e == e to true.)");
+  w.line("worst = e == e ? fmax(worst, e) : __longlong_as_double(0x7ff0000000000000LL);");
+  w.close();
+  w.line("Worst[first] = worst;");
+  w.close();
+  g.source = w.str();
+  return g;
+}
+
 GeneratedKernel referenceCpu(const KernelContext& ctx) {
   const OperatorSpec& op = *ctx.op;
   GeneratedKernel g;

@@ -90,5 +90,6 @@ GeneratedKernel matmulLayoutGpu(const KernelContext& ctx, const layout::MatMulBl
 GeneratedKernel referenceGpu(const KernelContext& ctx);
 GeneratedKernel referenceCpu(const KernelContext& ctx);
 GeneratedKernel epilogueGpu(const KernelContext& ctx);
+GeneratedKernel comparisonGpu(Backend backend);
 
 }  // namespace opevo::codegen::detail

@@ -19,6 +19,7 @@
 
 #include "codegen/device_limits.h"
 #include "codegen/kernel_codegen.h"
+#include "common/device_compare.h"
 #include "common/device_memory.h"
 #include "common/run_watch.h"
 #include "cpu/cpu_runner.h"
@@ -135,17 +136,12 @@ std::function<void()> launcher(Api& api, void* f, const codegen::LaunchConfig& l
   };
 }
 
-// Runs once on a NaN-filled output (so an element the kernel skips cannot pass) and copies the
-// output back into `out`, unpacked into the plain layout when the kernel writes its own. A run
-// still going after giveUpMs (0: no limit) is given up by the process's RunWatch. `out` keeps its
-// memory from one call to the next when the caller keeps it: a fresh vector for C2's 287 MB
-// output was zeroed and faulted in for every trial.
+// Runs once on a NaN-filled output (so an element the kernel skips cannot pass). A run still
+// going after giveUpMs (0: no limit) is given up by the process's RunWatch.
 template <class Api>
-void outputOfOneRun(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& buffers,
-                    const std::function<void()>& run, std::vector<float>& out,
-                    double* runMs = nullptr, double giveUpMs = 0) {
-  const std::size_t cSize = dev.c.bytes() / sizeof(float);
-  api.memset32(dev.c.get(), 0x7fc00000u, cSize);
+void runOnPoisonedOutput(Api& api, DeviceOperands<Api>& dev, const std::function<void()>& run,
+                         double* runMs = nullptr, double giveUpMs = 0) {
+  api.memset32(dev.c.get(), 0x7fc00000u, dev.c.bytes() / sizeof(float));
   api.synchronize();
   const auto start = std::chrono::steady_clock::now();
   {
@@ -156,6 +152,15 @@ void outputOfOneRun(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& b
   if (runMs)
     *runMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Copies the output back into `out`, unpacked into the plain layout when the kernel writes its
+// own. `out` keeps its memory from one call to the next when the caller keeps it: a fresh vector
+// for C2's 287 MB output was zeroed and faulted in for every trial.
+template <class Api>
+void copyOutput(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& buffers,
+                std::vector<float>& out) {
+  const std::size_t cSize = dev.c.bytes() / sizeof(float);
   if (dev.cLayout) {
     thread_local std::vector<float> laidOut;  // kept like `out`, for the next trial
     laidOut.resize(cSize);
@@ -166,6 +171,15 @@ void outputOfOneRun(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& b
   }
   out.resize(cSize);
   api.copyToHost(out.data(), dev.c.get(), dev.c.bytes());
+}
+
+// runOnPoisonedOutput, then copyOutput.
+template <class Api>
+void outputOfOneRun(Api& api, DeviceOperands<Api>& dev, const OperatorBuffers& buffers,
+                    const std::function<void()>& run, std::vector<float>& out,
+                    double* runMs = nullptr, double giveUpMs = 0) {
+  runOnPoisonedOutput(api, dev, run, runMs, giveUpMs);
+  copyOutput(api, dev, buffers, out);
 }
 
 // The reference output of the GPU backends, settled once per operator in a worker: run (the
@@ -193,18 +207,30 @@ void settleReference(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& buffer
 
 // Compares one run's output with the reference (the host's, when none was settled on the
 // device): an error message, or nullopt when it matches.
+// A large output in the plain layout is compared on the device when `onDevice` is given
+// (device_compare.h); any other on the host.
 template <class Api>
 std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
                                           OperatorBuffers& buffers,
                                           const std::function<void()>& run,
-                                          double* checkedMs = nullptr, double giveUpMs = 0) {
+                                          double* checkedMs = nullptr, double giveUpMs = 0,
+                                          DeviceComparison<Api>* onDevice = nullptr) {
   buffers.computeReference();
-  // Kept for the worker's next trial (one thread runs them all).
-  thread_local std::vector<float> c;
-  outputOfOneRun(api, dev, buffers, run, c, checkedMs, giveUpMs);
-  const double error = maxRelativeError(c, buffers.reference);
-  if (error <= kVerifyTolerance) return std::nullopt;
-  return "result differs from the reference: max relative error " + std::to_string(error);
+  runOnPoisonedOutput(api, dev, run, checkedMs, giveUpMs);
+  std::optional<double> error;
+  if (onDevice && !dev.cLayout) error = onDevice->maxRelativeError(api, dev.c, buffers);
+  // The device's "wrong" is confirmed on the host: a kernel that wrote past its output can have
+  // damaged the reference's copy there, which would then fail every correct kernel after it.
+  if (!error || *error > kVerifyTolerance) {
+    // Kept for the worker's next trial (one thread runs them all).
+    thread_local std::vector<float> c;
+    copyOutput(api, dev, buffers, c);
+    const double onHost = maxRelativeError(c, buffers.reference);
+    if (error && onHost <= kVerifyTolerance) onDevice->forgetReference();
+    error = onHost;
+  }
+  if (*error <= kVerifyTolerance) return std::nullopt;
+  return "result differs from the reference: max relative error " + std::to_string(*error);
 }
 
 // Warm-up, then one event-timed run at a time until the runs add up to minTotalMs and at least
@@ -248,10 +274,10 @@ std::vector<double> timeOnDevice(Api& api, const std::function<void()>& run, con
 template <class Api>
 Measurement verifyThenTime(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& buffers,
                            const std::function<void()>& run, const TimingOptions& timing,
-                           bool coldL2) {
+                           bool coldL2, DeviceComparison<Api>* onDevice = nullptr) {
   Measurement m;
   double checkedMs = 0;
-  if (auto wrong = verifyOnDevice(api, dev, buffers, run, &checkedMs, timing.giveUpMs)) {
+  if (auto wrong = verifyOnDevice(api, dev, buffers, run, &checkedMs, timing.giveUpMs, onDevice)) {
     m.status = TrialStatus::WrongResult;
     m.message = *wrong;
     return m;
@@ -279,13 +305,14 @@ Measurement verifyThenTime(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& 
 
 // Inside opevo-worker: loads the image, checks the launch against the device (limits returns
 // the device's limits for this function, prepare makes last per-function settings), verifies
-// and times. Any runtime error becomes the trial's failure.
+// and times (a large output verified on the device by onDevice). Any runtime error becomes the
+// trial's failure.
 template <class Api>
 GpuRunResult runDeviceKernel(
     Api& api, const GpuKernelRequest& request, OperatorBuffers& buffers,
     const TimingOptions& timing, const char* loadCall,
     const std::function<codegen::DeviceLimits(void* f, KernelResources& res)>& limits,
-    const std::function<void(void* f)>& prepare) {
+    const std::function<void(void* f)>& prepare, DeviceComparison<Api>* onDevice = nullptr) {
   GpuRunResult r;
   try {
     api.makeCurrent();
@@ -304,7 +331,7 @@ GpuRunResult runDeviceKernel(
     prepare(f);
     DeviceOperands<Api> dev(api, buffers, request.layouts ? &*request.layouts : nullptr);
     r.measurement = verifyThenTime(api, dev, buffers, launcher(api, f, request.launch, dev), timing,
-                                   request.coldL2);
+                                   request.coldL2, onDevice);
   } catch (const DeviceError& e) {
     return deviceFailure(e);
   }

@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <thread>
 
@@ -12,7 +13,11 @@
 
 namespace opevo {
 
-OperatorBuffers::OperatorBuffers(const OperatorSpec& spec) : op(spec) {
+OperatorBuffers::OperatorBuffers(const OperatorSpec& spec)
+    : op(spec), serial([] {
+        static std::atomic<std::uint64_t> next{1};
+        return next++;
+      }()) {
   const codegen::OperandSizes sizes = codegen::operandSizes(op);
   Rng rng(12345);
   a.resize(std::size_t(sizes.a));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -25,6 +26,9 @@ struct OperatorBuffers {
   explicit OperatorBuffers(const OperatorSpec& op);
 
   const OperatorSpec op;
+  // Tells this instance from every other of the process, also from a later one at a freed one's
+  // address: what copies of the reference elsewhere (the GPU backends' on the device) are keyed by.
+  const std::uint64_t serial;
   std::vector<float> a, b, bias, residual;
   // The data pointers of bias and residual, null when empty (the kernels' Bias and Residual).
   const float* biasData() const { return bias.empty() ? nullptr : bias.data(); }

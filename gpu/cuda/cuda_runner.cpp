@@ -1,6 +1,7 @@
 #include "cuda/cuda_runner.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "cuda/cublas_reference.h"
 #include "cuda/cuda_driver.h"
@@ -123,7 +124,14 @@ GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buf
                              int(request.launch.sharedBytes));
   };
   if (auto failed = settleResult(d, buffers)) return *failed;
-  return runDeviceKernel(d, request, buffers, timing, "cuModuleLoadData", limits, prepare);
+  // Never destroyed, like the library handles: its module and buffers live as long as the worker.
+  static auto* onDevice = new DeviceComparison<CudaDriver>(
+      codegen::Backend::Cuda,
+      [arch = cudaCompileArch(d.device().computeCapability())](const std::string& source) {
+        return NvrtcCompiler::shared().compile(source, arch);
+      });
+  return runDeviceKernel(d, request, buffers, timing, "cuModuleLoadData", limits, prepare,
+                         onDevice);
 }
 
 GpuRunResult runCudaReference(OperatorBuffers& buffers, const TimingOptions& timing, bool coldL2) {

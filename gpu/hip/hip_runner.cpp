@@ -1,6 +1,7 @@
 #include "hip/hip_runner.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "hip/hip_runtime.h"
 #include "hip/hiprtc_compiler.h"
@@ -12,15 +13,19 @@ using hip::HipRuntime;
 
 namespace {
 
+// hiprtc for this device: the reference's, the epilogue's and the comparison's kernels.
+std::function<CompileResult(const std::string&)> hiprtcFor(HipRuntime& h) {
+  return [arch = h.device().arch](const std::string& source) {
+    return HiprtcCompiler::shared().compile(source, arch);
+  };
+}
+
 // What computes the reference: rocBLAS for a MatMul / BatchMatMul (followed by the epilogue
 // kernel when the operator fuses one), else the plain kernel. One handle per worker, never
 // destroyed (as with cuBLAS: the worker may exit with a poisoned context).
 ReferenceRun<HipRuntime> hipReferenceRun(HipRuntime& h, DeviceOperands<HipRuntime>& dev,
                                          const OperatorBuffers& buffers) {
-  const std::string arch = h.device().arch;
-  const auto compile = [&](const std::string& source) {
-    return HiprtcCompiler::shared().compile(source, arch);
-  };
+  const auto compile = hiprtcFor(h);
   static std::string noRocblas;
   // No MIOpen binding: Conv2D, and MatMul without rocBLAS, are compared with the plain kernel.
   std::string why = "no MIOpen binding";
@@ -69,7 +74,10 @@ GpuRunResult runHipKernel(const GpuKernelRequest& request, OperatorBuffers& buff
   const auto prepare = [](void*) {};
   if (auto failed = settleBeforeFirstKernel<HipRuntime>(h, buffers, hipReferenceRun))
     return *failed;
-  return runDeviceKernel(h, request, buffers, timing, "hipModuleLoadData", limits, prepare);
+  // Never destroyed, like the library handles: its module and buffers live as long as the worker.
+  static auto* onDevice = new DeviceComparison<HipRuntime>(codegen::Backend::Hip, hiprtcFor(h));
+  return runDeviceKernel(h, request, buffers, timing, "hipModuleLoadData", limits, prepare,
+                         onDevice);
 }
 
 GpuRunResult runHipReference(OperatorBuffers& buffers, const TimingOptions& timing, bool coldL2) {

@@ -8,6 +8,7 @@
 
 #include "codegen/kernel_codegen.h"
 #include "codegen_test_util.h"
+#include "common/device_compare.h"
 #include "cuda/cublas_reference.h"
 #include "cuda/cuda_driver.h"
 #include "cuda/cuda_measurer.h"
@@ -209,6 +210,16 @@ TEST_P(GpuMeasurerTest, ALargeConvolutionsReferenceIsSettledOnTheDevice) {
   EXPECT_EQ(ref->measurement.status, TrialStatus::Ok) << ref->measurement.message;
   EXPECT_GT(ref->measurement.speed, 0);
   std::cout << "[ reference] " << ref->library << ": " << ref->measurement.speed << " TFLOPS\n";
+}
+
+// An output of 4 M elements or more is compared with the reference on the device
+// (gpu/common/device_compare.h), the comparison kernel built by NVRTC / hiprtc in the worker:
+// good kernels pass there, as they do on the host (device_compare_cuda_test checks the verdicts
+// themselves on the device).
+TEST_P(GpuMeasurerTest, ALargeOutputIsVerifiedOnTheDevice) {
+  const OperatorSpec op = smallMatMul(2048, 2048, 256);
+  ASSERT_GE(std::size_t(op.n * op.m), kDeviceCompareMin);
+  expectVerified(op, 3, 71);
 }
 
 TEST_P(GpuMeasurerTest, OverTheSharedMemoryLimitIsRejectedAndNotInTheSpace) {

@@ -5,6 +5,7 @@
 
 #include "codegen_test_util.h"
 #include "common/error.h"
+#include "cpu/operator_buffers.h"
 #include "gpu_emulation.h"
 
 namespace opevo::test {
@@ -243,6 +244,52 @@ TEST(CodegenEmulatedGpu, EpilogueKernelFinishesThePlainResult) {
   OperatorSpec none = smallMatMul(8, 8, 8);
   EXPECT_THROW(codegen::generateEpilogueKernel(none, Backend::Cuda), InputError);
   EXPECT_THROW(codegen::generateEpilogueKernel(mm, Backend::Cpu), InputError);
+}
+
+// The device's verification of large outputs (gpu/common/device_compare.h): each thread's largest
+// relative error over the elements it strides over, of which the host takes the largest, must be
+// the host's maxRelativeError, and a NaN anywhere (an element the kernel left unwritten) the worst.
+TEST(CodegenEmulatedGpu, TheComparisonKernelFindsTheHostsLargestError) {
+  const auto k = codegen::generateComparisonKernel(Backend::Cuda);
+  LoadedObject so(
+      emulationHeader() + emulatedLaunch(k.source, k.entry, k.launch, 1,
+                                         "const float* C, const float* Ref, unsigned long long n, "
+                                         "double* Worst",
+                                         "C, Ref, n, Worst"),
+      {"-O1", "-std=c++20", "-pthread", "-shared", "-fPIC"});
+  ASSERT_TRUE(so.ok()) << so.result().log;
+  using CompareFn = void (*)(const float*, const float*, unsigned long long, double*);
+  const auto compare = so.symbol<CompareFn>("emu_" + k.entry);
+  const std::size_t threads = std::size_t(k.launch.grid.x * k.launch.block.x);
+  const auto largest = [&](const std::vector<float>& c, const std::vector<float>& ref,
+                           std::size_t n) {
+    std::vector<double> worst(threads, -1.0);
+    compare(c.data(), ref.data(), n, worst.data());
+    double w = 0;
+    for (double v : worst) {
+      EXPECT_GE(v, 0.0) << "every thread writes its result, those past n too";
+      w = std::max(w, v);
+    }
+    return w;
+  };
+  // More elements than threads, not a multiple of them: some threads take three, most two.
+  const std::size_t n = 2 * threads + 12345;
+  Rng rng(7);
+  std::vector<float> ref(n), c(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ref[i] = float(rng.uniform() * 200 - 100);
+    c[i] = ref[i] * float(1 + (rng.uniform() - 0.5) * 1e-5);
+  }
+  EXPECT_DOUBLE_EQ(largest(c, ref, n), maxRelativeError(c, ref));
+  c[n - 1] = ref[n - 1] + 5;  // the last thread's last element
+  EXPECT_DOUBLE_EQ(largest(c, ref, n), maxRelativeError(c, ref));
+  EXPECT_GT(largest(c, ref, n), kVerifyTolerance);
+  c[n / 2] = std::nanf("");
+  EXPECT_EQ(largest(c, ref, n), INFINITY);
+  EXPECT_EQ(maxRelativeError(c, ref), INFINITY);
+  // Fewer elements than threads: the idle ones report no error.
+  EXPECT_DOUBLE_EQ(largest(c, ref, 1000), maxRelativeError({c.begin(), c.begin() + 1000},
+                                                           {ref.begin(), ref.begin() + 1000}));
 }
 
 TEST(CodegenEmulatedGpu, Conv2DBlocksStrideOverACappedGridZ) {

@@ -295,6 +295,25 @@ TEST(CodegenHiprtc, EveryNetworkTaskCompiles) {
   for (const std::string& e : entries) EXPECT_TRUE(r.resources.count(e)) << e;
 }
 
+// The kernel the GPU backends verify large outputs with (gpu/common/device_compare.h), for both.
+TEST(CodegenNvrtc, TheComparisonKernelCompilesForBothBackends) {
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+  const HiprtcCompiler& hiprtc = HiprtcCompiler::shared();
+  if (!nvrtc.available() && !hiprtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+  if (nvrtc.available()) {
+    const auto k = codegen::generateComparisonKernel(Backend::Cuda);
+    const CompileResult r = nvrtc.compile(k.source, "sm_90");
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_TRUE(r.resources.count(k.entry));
+  }
+  if (hiprtc.available()) {
+    const auto k = codegen::generateComparisonKernel(Backend::Hip);
+    const CompileResult r = hiprtc.compile(k.source, "gfx90a");
+    ASSERT_TRUE(r.ok) << r.log;
+  }
+  EXPECT_THROW(codegen::generateComparisonKernel(Backend::Cpu), InputError);
+}
+
 TEST(CodegenHiprtc, RefusesUnknownArchitecturesWithoutCallingHiprtc) {
   const HiprtcCompiler& hiprtc = HiprtcCompiler::shared();
   if (!hiprtc.available()) GTEST_SKIP() << hiprtc.unavailableReason();

@@ -57,6 +57,7 @@ static unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsi
 static unsigned atomicExch(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).exchange(v); }
 static void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 static float __int_as_float(int v) { float f; std::memcpy(&f, &v, sizeof f); return f; }
+static double __longlong_as_double(long long v) { double d; std::memcpy(&d, &v, sizeof d); return d; }
 )";
 }
 

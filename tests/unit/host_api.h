@@ -1,10 +1,15 @@
 #pragma once
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <string>
+
+#include "common/device_memory.h"
 
 // Host memory and the host clock standing in for a device, with the calls DeviceOperands,
 // verifyOnDevice and timeOnDevice make: the worker's path, tested without a GPU.
@@ -29,6 +34,22 @@ struct HostApi {
     std::memset(reinterpret_cast<void*>(p), value, count);
   }
   void synchronize() {}
+  // Modules are shared objects of emulated kernels (gpu_emulation.h) taking `void** args`: the
+  // image is the object's path, and a kernel's function is its emu_ entry, launched as built.
+  void* loadModule(const std::string& path) {
+    void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!module) throw opevo::DeviceError(200, std::string("dlopen: ") + dlerror());
+    return module;
+  }
+  void unloadModule(void* module) noexcept { dlclose(module); }
+  void* getFunction(void* module, const std::string& name) {
+    return dlsym(module, ("emu_" + name).c_str());
+  }
+  void launch(void* f, const unsigned*, const unsigned*, unsigned, void** args) {
+    ++launches;
+    reinterpret_cast<void (*)(void**)>(f)(args);
+  }
+  int launches = 0;
   const Device& device() const { return m_device; }
   // An event is the time it was recorded at; runs are synchronous here.
   void* createEvent() { return new std::chrono::steady_clock::time_point(); }
