@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <exception>
 
 #include "store/store.h"
@@ -114,6 +115,8 @@ KernelsPage::KernelsPage(QWidget* parent)
 
   auto* scroll = new FormScrollArea(m_panel);
   scroll->setObjectName(QStringLiteral("kernelSearchScroll"));
+  // The form's fields would fit in less, but the stored searches' four column titles need this.
+  scroll->setMinimumWidth(std::max(250, scroll->minimumSizeHint().width()));
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(scroll);
   split->addWidget(rightSide);
