@@ -13,6 +13,13 @@ namespace {
 
 using cuda::CudaDriver;
 
+// NVRTC for this device: the reference's, the epilogue's and the comparison's kernels.
+std::function<CompileResult(const std::string&)> nvrtcFor(CudaDriver& d) {
+  return [arch = cudaCompileArch(d.device().computeCapability())](const std::string& source) {
+    return NvrtcCompiler::shared().compile(source, arch);
+  };
+}
+
 // What computes the reference: the vendor library for this operator (followed by the epilogue
 // kernel when the operator fuses one), else the plain kernel (named with the reason no library
 // served). One cuBLAS / cuDNN handle per worker: creating one costs tens of milliseconds.
@@ -22,10 +29,7 @@ using cuda::CudaDriver;
 ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriver>& dev,
                                           const OperatorBuffers& buffers,
                                           cuda::Cudnn::Choice choice) {
-  const std::string arch = cudaCompileArch(d.device().computeCapability());
-  const auto compile = [&](const std::string& source) {
-    return NvrtcCompiler::shared().compile(source, arch);
-  };
+  const auto compile = nvrtcFor(d);
   ReferenceRun<CudaDriver> r;
   std::string why;
   if (buffers.op.groups != 1) {
@@ -125,11 +129,7 @@ GpuRunResult runCudaKernel(const GpuKernelRequest& request, OperatorBuffers& buf
   };
   if (auto failed = settleResult(d, buffers)) return *failed;
   // Never destroyed, like the library handles: its module and buffers live as long as the worker.
-  static auto* onDevice = new DeviceComparison<CudaDriver>(
-      codegen::Backend::Cuda,
-      [arch = cudaCompileArch(d.device().computeCapability())](const std::string& source) {
-        return NvrtcCompiler::shared().compile(source, arch);
-      });
+  static auto* onDevice = new DeviceComparison<CudaDriver>(codegen::Backend::Cuda, nvrtcFor(d));
   return runDeviceKernel(d, request, buffers, timing, "cuModuleLoadData", limits, prepare,
                          onDevice);
 }
