@@ -1,7 +1,8 @@
 #include "cuda/cudnn_reference.h"
 
-#include <cstdio>
 #include <tuple>
+
+#include "engine/library_words.h"
 
 namespace opevo::cuda {
 
@@ -70,12 +71,9 @@ CudnnChoice chooseFromFind(const std::vector<CudnnFound>& found) {
   if (!fastestFull) {
     choice.chosenBy += "; none doing every multiply-add ran";
   } else if (fastest->ms > 0) {
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.2fx", fastestFull->ms / fastest->ms);
-    choice.chosenBy += ", which timed it " + std::string(ratio) + " faster than algorithm " +
-                       std::to_string(fastestFull->algo) + " (" +
-                       cudnnForwardAlgorithmName(fastestFull->algo) +
-                       "), the fastest doing every multiply-add";
+    choice.chosenBy += everyMultiplyAddWords(
+        {fastestFull->ms / fastest->ms, "algorithm " + std::to_string(fastestFull->algo) + " (" +
+                                            cudnnForwardAlgorithmName(fastestFull->algo) + ")"});
   }
   return choice;
 }

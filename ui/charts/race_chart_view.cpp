@@ -130,6 +130,7 @@ void RaceChartView::rebuild() {
   m_series.clear();
   m_optimum = nullptr;
   m_reference = nullptr;
+  m_everyMultiplyAdd = nullptr;
   m_stage = nullptr;
   makeAxes();
   const RaceData::Info& info = m_data->info();
@@ -197,13 +198,41 @@ void RaceChartView::rebuild() {
     attach(m_optimum);
   }
   if (info.reference) {
+    const ReferenceLine& ref = *info.reference;
     m_reference = new QLineSeries;
-    // The speed first: a long library name ("cuDNN convolution forward, algorithm 4 (FFT), the
-    // fastest of 6 by cudnnFind, ...") is elided by the legend from its end.
-    m_reference->setName(
-        tr("%1 %2: %3").arg(number(info.reference->speed), info.speedUnit, info.reference->name));
+    // The speed first, then the library without how its algorithm was chosen, which a legend
+    // would elide anyway ("the fastest of 6 by cudnnFind, which timed it..."): the whole
+    // description is the line's tooltip.
+    m_reference->setName(tr("%1 %2: %3").arg(number(ref.speed), info.speedUnit, ref.shortName()));
     m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
     attach(m_reference);
+    connect(m_reference, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {
+      const RaceData::Info& i = m_data->info();
+      if (i.reference)
+        showTip(tr("%1 %2: %3").arg(number(i.reference->speed), i.speedUnit, i.reference->name),
+                state);
+    });
+    if (ref.everyMultiplyAddSpeed) {
+      // cuDNN's FFT on a convolution outruns the GPU's peak by doing fewer multiply-adds: the
+      // curves of kernels that do them all are measured against this line.
+      m_everyMultiplyAdd = new QLineSeries;
+      m_everyMultiplyAdd->setName(
+          tr("%1 %2: %3, every multiply-add")
+              .arg(number(*ref.everyMultiplyAddSpeed), info.speedUnit, ref.everyMultiplyAddName));
+      m_everyMultiplyAdd->setPen(QPen(QColor(0xd0, 0x70, 0x70), 1.5, Qt::DotLine));
+      attach(m_everyMultiplyAdd);
+      connect(m_everyMultiplyAdd, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {
+        const RaceData::Info& i = m_data->info();
+        if (i.reference && i.reference->everyMultiplyAddSpeed)
+          showTip(tr("%1 %2: %3, the library's fastest algorithm doing every multiply-add, at "
+                     "the speed its own timing gives (%4x slower than its fastest, %5 %2)")
+                      .arg(number(*i.reference->everyMultiplyAddSpeed), i.speedUnit,
+                           i.reference->everyMultiplyAddName,
+                           number(i.reference->speed / *i.reference->everyMultiplyAddSpeed),
+                           number(i.reference->speed)),
+                  state);
+      });
+    }
   }
   if (info.stageBoundary && m_xAxis == XAxis::Trials) {
     m_stage = new QLineSeries;
@@ -225,7 +254,8 @@ void RaceChartView::refresh(bool force) {
   const RaceData::Info& info = m_data->info();
   double minPositive = info.optimum.value_or(0) > 0 ? *info.optimum : 1e300;
   if (info.reference && info.reference->speed > 0)
-    minPositive = std::min(minPositive, info.reference->speed);
+    minPositive = std::min({minPositive, info.reference->speed,
+                            info.reference->everyMultiplyAddSpeed.value_or(1e300)});
   for (int a = 0; a < info.algorithms.size(); ++a)
     for (const RunCurve* c : m_data->runsOf(a))
       for (const RunCurve::Step& step : c->steps)
@@ -289,6 +319,11 @@ void RaceChartView::refresh(bool force) {
     m_reference->replace(QList<QPointF>{{xMin, ref}, {xMax, ref}});
     yMin = std::min(yMin, ref);
     yMax = std::max(yMax, ref);
+  }
+  if (m_everyMultiplyAdd) {
+    const double direct = clampY(*info.reference->everyMultiplyAddSpeed);
+    m_everyMultiplyAdd->replace(QList<QPointF>{{xMin, direct}, {xMax, direct}});
+    yMin = std::min(yMin, direct);
   }
   if (yMin > yMax) {
     yMin = m_logY ? 1 : 0;
@@ -373,6 +408,10 @@ int RaceChartView::bandPointCount(int algorithm) const {
 
 QString RaceChartView::referenceLegend() const {
   return m_reference ? m_reference->name() : QString();
+}
+
+QString RaceChartView::everyMultiplyAddLegend() const {
+  return m_everyMultiplyAdd ? m_everyMultiplyAdd->name() : QString();
 }
 
 QString RaceChartView::describeMean(int algorithm, double x) const {

@@ -47,6 +47,8 @@ class RaceChartView : public QChartView {
   QString describeMean(int algorithm, double x) const;
   // The reference line's legend entry; empty without one.
   QString referenceLegend() const;
+  // The legend of the library's fastest algorithm doing every multiply-add; empty when not drawn.
+  QString everyMultiplyAddLegend() const;
 
   // The n-th colour of the charts' palette (contenders, layers: whatever a chart numbers).
   static QColor colorOf(int index);
@@ -77,6 +79,7 @@ class RaceChartView : public QChartView {
   std::vector<AlgorithmSeries> m_series;
   QLineSeries* m_optimum = nullptr;
   QLineSeries* m_reference = nullptr;
+  QLineSeries* m_everyMultiplyAdd = nullptr;
   QLineSeries* m_stage = nullptr;  // joint layout tuning's stage boundary
   QAbstractAxis* m_axisX = nullptr;
   QAbstractAxis* m_axisY = nullptr;

@@ -86,7 +86,7 @@ void EngineWorker::timeReference(Measurer& measurer) {
     const auto ref = measurer.reference();
     if (!ref || ref->measurement.status != TrialStatus::Ok) return;
     if (m_reference && m_reference->speed >= ref->measurement.speed) return;
-    m_reference = ReferenceLine{QString::fromStdString(ref->library), ref->measurement.speed};
+    m_reference = referenceLineOf(ref->library, ref->measurement.speed);
     if (m_recorder) m_recorder->setReference(ref->library, ref->measurement.speed);
     m_pending.reference = m_reference;
     flush(true);

@@ -16,6 +16,7 @@
 #include "io/replay_dataset.h"
 #include "layout/tuning_mode.h"
 #include "ui/controller/cluster_target.h"
+#include "ui/controller/reference_line.h"
 
 namespace opevo::ui {
 
@@ -78,13 +79,6 @@ struct RaceProgress {
   long long trialsPlanned = 0;  // 0 when the budget is not a number of trials
   double etaSeconds = -1;       // -1 when unknown
   QString current;              // "opevo, repeat 2 of 5"
-};
-
-// The vendor library's speed on the same operator and device (cuBLAS, OpenBLAS, ...), drawn as a
-// line beside the curves.
-struct ReferenceLine {
-  QString name;  // "OpenBLAS sgemm"
-  double speed = 0;
 };
 
 // What the engine thread hands the GUI a few times a second: the trials measured since the last

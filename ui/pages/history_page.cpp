@@ -60,9 +60,11 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
       job.info.label = job.info.label.isEmpty() || job.info.label == row.label
                            ? row.label
                            : QString::fromStdString(row.run.operatorName);
-      if (row.run.referenceSpeed)
-        job.info.reference = ReferenceLine{QString::fromStdString(row.run.referenceLibrary),
-                                           *row.run.referenceSpeed};
+      // The fastest of the runs' timings of the library, as a live race keeps: a slow one
+      // would flatter the kernels.
+      if (row.run.referenceSpeed &&
+          (!job.info.reference || job.info.reference->speed < *row.run.referenceSpeed))
+        job.info.reference = referenceLineOf(row.run.referenceLibrary, *row.run.referenceSpeed);
       for (TrialPoint& p : storedTrialPoints(row.run, store.trials(row.run.id), a, repeat))
         job.trials.push_back(std::move(p));
     }

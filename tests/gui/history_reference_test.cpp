@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include <QTest>
+#include <cstdint>
+#include <vector>
+
+#include "gui_test_support.h"
+#include "io/run_restore.h"
+#include "store/store.h"
+#include "ui/charts/race_chart_view.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/controller/race_data.h"
+#include "ui/main_window.h"
+#include "ui/models/history_model.h"
+#include "ui/pages/history_page.h"
+
+// The library's line on History, drawn from runs measured on a GPU: the committed T4 files of
+// the H100's lease (2026-11-27), restored as the tuning runs they were.
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+const std::string kH100 = OPEVO_DATASETS_DIR "/../measurements/h100/2026-11-27/";
+
+std::int64_t restore(const std::string& file) {
+  Store store(Store::defaultPath());
+  return restoreRun(store, kH100 + file).runId;
+}
+
+// Draws the runs on History and waits for their trials.
+bool draw(MainWindow& window, const std::vector<std::int64_t>& runs, std::size_t trials) {
+  HistoryPage* history = window.historyPage();
+  if (!waitUntil([&] { return !history->busy() && history->model()->rowCount() >= 1; }))
+    return false;
+  if (!history->selectRuns(runs).empty()) return false;
+  return waitUntil([&] { return !history->busy() && history->data()->trials().size() == trials; });
+}
+
+TEST(HistoryReference, AConvolutionBeatenByCudnnsFftIsAlsoDrawnAgainstItsDirectAlgorithm) {
+  // C2's three runs; cuDNN's fastest was its FFT in each, timed 5.14x, 5.00x and 5.10x faster
+  // than its implicit precomputed GEMM, at 218.7, 229.5 and 226.2 TFLOPS-equivalent.
+  const std::vector<std::int64_t> runs = {restore("C2_opevo_seed1.json.gz"),
+                                          restore("C2_autotvm_seed1.json.gz"),
+                                          restore("C2_opevo-m_seed2.json.gz")};
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  window.pages()->setCurrentWidget(window.historyPage());
+  ASSERT_TRUE(draw(window, runs, 900));
+
+  // The fastest of the three timings of the library, as a live race keeps it.
+  const RaceData::Info& info = window.historyPage()->data()->info();
+  ASSERT_TRUE(info.reference.has_value());
+  EXPECT_NEAR(info.reference->speed, 229.54, 0.01);
+  ASSERT_TRUE(info.reference->everyMultiplyAddSpeed.has_value());
+  EXPECT_NEAR(*info.reference->everyMultiplyAddSpeed, 229.54 / 5.00, 0.01);
+  EXPECT_EQ(info.reference->everyMultiplyAddName,
+            QStringLiteral("algorithm 1 (implicit precomputed GEMM)"));
+
+  RaceChartView* chart = window.historyPage()->results()->trialsChart();
+  chart->refresh(true);
+  // The legend names the library without the words on how its algorithm was chosen, which the
+  // legend would cut; those are the line's tooltip.
+  EXPECT_EQ(
+      chart->referenceLegend(),
+      QStringLiteral("230 TFLOPS: cuDNN convolution forward, algorithm 4 (FFT) (libcudnn.so.9)"));
+  EXPECT_EQ(
+      chart->everyMultiplyAddLegend(),
+      QStringLiteral("45.91 TFLOPS: algorithm 1 (implicit precomputed GEMM), every multiply-add"));
+}
+
+TEST(HistoryReference, AMatMulAgainstCublasHasOneLibraryLine) {
+  const std::vector<std::int64_t> runs = {restore("MM1_opevo_seed2.json.gz")};
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  window.pages()->setCurrentWidget(window.historyPage());
+  ASSERT_TRUE(draw(window, runs, 300));
+  RaceChartView* chart = window.historyPage()->results()->trialsChart();
+  chart->refresh(true);
+  EXPECT_TRUE(
+      chart->referenceLegend().endsWith(QStringLiteral(" TFLOPS: cuBLAS sgemm (libcublas.so.13)")))
+      << chart->referenceLegend().toStdString();
+  EXPECT_TRUE(chart->everyMultiplyAddLegend().isEmpty());
+}
+
+}  // namespace
+}  // namespace opevo::ui

@@ -1,0 +1,20 @@
+#include "ui/controller/reference_line.h"
+
+#include "engine/library_words.h"
+
+namespace opevo::ui {
+
+QString ReferenceLine::shortName() const {
+  return QString::fromStdString(withoutHowChosen(name.toStdString()));
+}
+
+ReferenceLine referenceLineOf(const std::string& description, double speed) {
+  ReferenceLine line{QString::fromStdString(description), speed, std::nullopt, {}};
+  if (const auto direct = everyMultiplyAddIn(description)) {
+    line.everyMultiplyAddSpeed = speed / direct->slowerBy;
+    line.everyMultiplyAddName = QString::fromStdString(direct->name);
+  }
+  return line;
+}
+
+}  // namespace opevo::ui
