@@ -102,6 +102,8 @@ void addRunsCommands(CLI::App& app) {
                         {"median_ms", t.medianMs},
                         {"times_ms", t.timesMs},
                         {"compile_ms", t.compileMs},
+                        {"verify_ms", t.verifyMs},
+                        {"measure_ms", t.measureMs},
                         {"finished", t.finished}});
       std::cout << nlohmann::json{{"run", runJson(*run, trials.size(), bestOf(trials))},
                                   {"trials", rows}}

@@ -37,7 +37,8 @@ long long nowMs() {
 
 nlohmann::json measurementJson(const Measurement& m) {
   return {{"status", statusName(m.status)}, {"speed", m.speed},          {"median_ms", m.medianMs},
-          {"times_ms", m.timesMs},          {"compile_ms", m.compileMs}, {"message", m.message}};
+          {"times_ms", m.timesMs},          {"compile_ms", m.compileMs}, {"verify_ms", m.verifyMs},
+          {"measure_ms", m.measureMs},      {"message", m.message}};
 }
 
 Measurement measurementFromJson(const nlohmann::json& j, const std::string& where) {
@@ -52,6 +53,8 @@ Measurement measurementFromJson(const nlohmann::json& j, const std::string& wher
     m.medianMs = j.value("median_ms", 0.0);
     m.timesMs = j.value("times_ms", std::vector<double>{});
     m.compileMs = j.value("compile_ms", 0.0);
+    m.verifyMs = j.value("verify_ms", 0.0);
+    m.measureMs = j.value("measure_ms", 0.0);
     m.message = j.value("message", std::string());
   } catch (const nlohmann::json::exception& e) {
     throw ClusterMessageError(where + ": the measurement is malformed (" + e.what() + ")");

@@ -36,6 +36,13 @@ struct Measurement {
   double medianMs = 0;          // median kernel time
   std::vector<double> timesMs;  // every timed run
   double compileMs = 0;
+  // Checking the output against the reference: copying it back and comparing, or the device's
+  // comparison kernel (0 where nothing was checked).
+  double verifyMs = 0;
+  // The whole measurement as the measurer saw it, compiling excluded: a fresh worker's start and
+  // its operator's preparation, transfers, the checked, warm-up and timed runs, the verification,
+  // the replies. What is left after the timed runs and the verification is the framework's cost.
+  double measureMs = 0;
   std::string message;  // the failure's reason, empty when Ok
 };
 

@@ -55,6 +55,8 @@ void StoreRecorder::trialMeasured(const TrialEvent& e, const EngineProgress&) {
   row.medianMs = t.measurement.medianMs;
   row.speed = t.measurement.speed;
   row.compileMs = t.measurement.compileMs;
+  row.verifyMs = t.measurement.verifyMs;
+  row.measureMs = t.measurement.measureMs;
   row.seconds = t.seconds;
   row.finished = Store::nowUtc();
   m_store.appendTrial(row);  // committed before anyone later hears of it

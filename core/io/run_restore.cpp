@@ -88,6 +88,8 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
     t.started = optionalText(*extra, "started");
     if (const OJson* s = field(*extra, "seconds"); s && s->is_number())
       t.seconds = s->get<double>();
+    if (const OJson* m = field(*extra, "measure_ms"); m && m->is_number())
+      t.measureMs = m->get<double>();
   }
   const OJson* times = field(r, "times");
   if (const OJson* runtimes = times ? field(*times, "runtimes") : nullptr) {
@@ -99,6 +101,8 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
   }
   if (const OJson* c = times ? field(*times, "compilation") : nullptr; c && c->is_number())
     t.compileMs = c->get<double>();
+  if (const OJson* v = times ? field(*times, "validation") : nullptr; v && v->is_number())
+    t.verifyMs = v->get<double>();
   t.medianMs = median(t.timesMs);
   const OJson* measurements = field(r, "measurements");
   if (measurements && measurements->is_array()) {

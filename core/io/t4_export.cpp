@@ -1,5 +1,6 @@
 #include "io/t4_export.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -66,10 +67,17 @@ OJson result(const RunRecord& run, const TrialRow& t) {
   OJson r;
   r["timestamp"] = !t.finished.empty() ? t.finished : !t.started.empty() ? t.started : run.started;
   r["configuration"] = configuration(t.config, where);
+  // Framework: what measuring the trial cost beyond its timed runs and its verification (a fresh
+  // worker's start, transfers, the checked and warm-up runs). 0 where the store has no
+  // measurement time (trials stored before schema 5, replays). The search algorithm's time is
+  // spent per batch, not per trial: not recorded.
+  double runs = 0;
+  for (double ms : t.timesMs) runs += ms;
+  const double framework = t.measureMs > 0 ? std::max(0.0, t.measureMs - runs - t.verifyMs) : 0;
   r["times"] = {{"compilation", t.compileMs},
-                {"framework", 0},
+                {"framework", framework},
                 {"search_algorithm", 0},
-                {"validation", 0},
+                {"validation", t.verifyMs},
                 {"runtimes", t.timesMs}};
   r["invalidity"] = invalidity(status);
   r["correctness"] = ok ? 1 : 0;
@@ -129,11 +137,14 @@ OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
   metadata["ended"] = run.ended;
   metadata["label"] = run.label;
   // Per result, what T4 cannot say: the exact status (T4's "runtime" is both a launch error and a
-  // fault), the start, and the run's tuning time at the trial.
+  // fault), the start, the run's tuning time at the trial and the whole measurement's time (T4's
+  // framework time is what is left of it; a restore needs the whole).
   OJson extra = OJson::array();
   for (const TrialRow& t : trials)
-    extra.push_back(
-        {{"status", statusName(t.status)}, {"started", t.started}, {"seconds", t.seconds}});
+    extra.push_back({{"status", statusName(t.status)},
+                     {"started", t.started},
+                     {"seconds", t.seconds},
+                     {"measure_ms", t.measureMs}});
   metadata["trials"] = std::move(extra);
   metadata["exported_by"] = std::string("OpEvo Studio ") + OPEVO_VERSION;
   OJson results = OJson::array();

@@ -13,6 +13,8 @@ Measurement measurementOf(const TrialRow& t) {
   m.medianMs = t.medianMs;
   m.timesMs = t.timesMs;
   m.compileMs = t.compileMs;
+  m.verifyMs = t.verifyMs;
+  m.measureMs = t.measureMs;
   m.message = t.message;
   return m;
 }

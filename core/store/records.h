@@ -49,7 +49,9 @@ struct TrialRow {
   double medianMs = 0;
   double speed = 0;
   double compileMs = 0;
-  double seconds = 0;  // the run's tuning time at this trial (0 when stored before v2)
+  double verifyMs = 0;   // Measurement's; 0 when stored before v5
+  double measureMs = 0;  // Measurement's; 0 when stored before v5
+  double seconds = 0;    // the run's tuning time at this trial (0 when stored before v2)
   std::string started;
   std::string finished;
 };

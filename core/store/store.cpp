@@ -129,8 +129,18 @@ const char* const kKasTables = R"sql(
       PRIMARY KEY (search_id, seq));
     )sql";
 
+// Schema 5 keeps what measuring a trial cost beside its timed runs: checking its output against
+// the reference, and the whole measurement as the measurer saw it (the worker's start, transfers,
+// the checked and warm-up runs...), which T4 files export as validation and framework time.
+// Trials stored before it have 0 for both: not measured.
+const char* const kTrialCostColumns = R"sql(
+    ALTER TABLE trials ADD COLUMN verify_ms REAL NOT NULL DEFAULT 0;
+    ALTER TABLE trials ADD COLUMN measure_ms REAL NOT NULL DEFAULT 0;
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
-const std::string kSchema = std::string(kSchemaV2) + kNetworkTables + kKasTables;
+const std::string kSchema =
+    std::string(kSchemaV2) + kNetworkTables + kKasTables + kTrialCostColumns;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -199,6 +209,8 @@ const Migration kMigrations[] = {
     {"", kNetworkTables, ""},
     // 3 -> 4: Canvas's kernel searches; nothing moves.
     {"", kKasTables, ""},
+    // 4 -> 5: each trial's verification and measurement time; old trials read 0.
+    {"", kTrialCostColumns, ""},
 };
 
 std::string inQuotes(const std::string& path) {
@@ -418,13 +430,14 @@ void Store::appendTrial(const TrialRow& t) {
   Statement s(
       m_db,
       "INSERT INTO trials (run_id, seq, measure_order, config, status, message, times_json, "
-      "median_ms, speed, compile_ms, tuning_seconds, started, finished) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "median_ms, speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, t.runId).bind(2, static_cast<std::int64_t>(t.seq));
   s.bind(3, static_cast<std::int64_t>(t.order > 0 ? t.order : t.seq)).bind(4, t.config);
   s.bind(5, std::string(statusName(t.status))).bind(6, t.message);
   s.bind(7, nlohmann::json(t.timesMs).dump()).bind(8, t.medianMs).bind(9, t.speed);
   s.bind(10, t.compileMs).bind(11, t.seconds).bind(12, t.started).bind(13, t.finished);
+  s.bind(14, t.verifyMs).bind(15, t.measureMs);
   s.run();  // autocommit: the trial is durable when this returns
 }
 
@@ -559,10 +572,12 @@ long long Store::lastOrder(const RunRecord& run) const {
 }
 
 std::vector<TrialRow> Store::trials(std::int64_t runId) const {
-  Statement s(m_db,
-              "SELECT run_id, seq, measure_order, config, status, message, times_json, median_ms, "
-              "speed, compile_ms, tuning_seconds, started, finished FROM trials WHERE run_id = ? "
-              "ORDER BY seq");
+  Statement s(
+      m_db,
+      "SELECT run_id, seq, measure_order, config, status, message, times_json, median_ms, "
+      "speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms FROM trials "
+      "WHERE run_id = ? "
+      "ORDER BY seq");
   s.bind(1, runId);
   std::vector<TrialRow> out;
   while (s.step()) {
@@ -580,6 +595,8 @@ std::vector<TrialRow> Store::trials(std::int64_t runId) const {
     t.seconds = s.real(10);
     t.started = s.text(11);
     t.finished = s.text(12);
+    t.verifyMs = s.real(13);
+    t.measureMs = s.real(14);
     out.push_back(std::move(t));
   }
   return out;

@@ -208,15 +208,27 @@ void settleReference(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& buffer
 // Compares one run's output with the reference (the host's, when none was settled on the
 // device): an error message, or nullopt when it matches.
 // A large output in the plain layout is compared on the device when `onDevice` is given
-// (device_compare.h); any other on the host.
+// (device_compare.h); any other on the host. `verifyMs` gets the time the comparison took, the
+// copy back included.
 template <class Api>
 std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
                                           OperatorBuffers& buffers,
                                           const std::function<void()>& run,
                                           double* checkedMs = nullptr, double giveUpMs = 0,
-                                          DeviceComparison<Api>* onDevice = nullptr) {
+                                          DeviceComparison<Api>* onDevice = nullptr,
+                                          double* verifyMs = nullptr) {
   buffers.computeReference();
   runOnPoisonedOutput(api, dev, run, checkedMs, giveUpMs);
+  const auto start = std::chrono::steady_clock::now();
+  struct Elapsed {  // on every way out, a throw included
+    std::chrono::steady_clock::time_point start;
+    double* ms;
+    ~Elapsed() {
+      if (ms)
+        *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count();
+    }
+  } elapsed{start, verifyMs};
   std::optional<double> error;
   if (onDevice && !dev.cLayout) error = onDevice->maxRelativeError(api, dev.c, buffers);
   // The device's "wrong" is confirmed on the host: a kernel that wrote past its output can have
@@ -277,7 +289,8 @@ Measurement verifyThenTime(Api& api, DeviceOperands<Api>& dev, OperatorBuffers& 
                            bool coldL2, DeviceComparison<Api>* onDevice = nullptr) {
   Measurement m;
   double checkedMs = 0;
-  if (auto wrong = verifyOnDevice(api, dev, buffers, run, &checkedMs, timing.giveUpMs, onDevice)) {
+  if (auto wrong = verifyOnDevice(api, dev, buffers, run, &checkedMs, timing.giveUpMs, onDevice,
+                                  &m.verifyMs)) {
     m.status = TrialStatus::WrongResult;
     m.message = *wrong;
     return m;

@@ -117,8 +117,12 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
   }
   const double checkedMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const auto verifyStart = std::chrono::steady_clock::now();
   if (o.unpackC) o.unpackC(out, c.data());
   const double error = maxRelativeError(c, buffers.reference);
+  m.verifyMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - verifyStart)
+          .count();
   if (!(error <= kVerifyTolerance)) {
     m.status = TrialStatus::WrongResult;
     m.message = "result differs from the reference: max relative error " + std::to_string(error);

@@ -17,7 +17,8 @@ namespace opevo {
 
 nlohmann::json measurementToJson(const Measurement& m) {
   return {{"status", statusName(m.status)}, {"speed", m.speed},          {"median_ms", m.medianMs},
-          {"times_ms", m.timesMs},          {"compile_ms", m.compileMs}, {"message", m.message}};
+          {"times_ms", m.timesMs},          {"compile_ms", m.compileMs}, {"verify_ms", m.verifyMs},
+          {"measure_ms", m.measureMs},      {"message", m.message}};
 }
 
 Measurement measurementFromJson(const nlohmann::json& j) {
@@ -28,6 +29,8 @@ Measurement measurementFromJson(const nlohmann::json& j) {
   m.medianMs = j.value("median_ms", 0.0);
   m.timesMs = j.value("times_ms", std::vector<double>{});
   m.compileMs = j.value("compile_ms", 0.0);
+  m.verifyMs = j.value("verify_ms", 0.0);
+  m.measureMs = j.value("measure_ms", 0.0);
   m.message = j.value("message", std::string());
   return m;
 }
@@ -48,14 +51,14 @@ Measurement measurementFromReply(const WorkerClient::Reply& reply) {
   if (!reply.ok) {
     m.status = reply.failure;
     m.message = reply.message;
-    return m;
-  }
-  if (!reply.body.value("ok", false)) {
+  } else if (!reply.body.value("ok", false)) {
     m.status = TrialStatus::LaunchError;
     m.message = reply.body.value("error", std::string("the worker refused the request"));
-    return m;
+  } else {
+    m = measurementFromJson(reply.body["measurement"]);
   }
-  return measurementFromJson(reply.body["measurement"]);
+  m.measureMs = reply.seconds * 1e3;
+  return m;
 }
 
 namespace {

@@ -37,7 +37,7 @@ nlohmann::json measurementToJson(const Measurement& m);
 Measurement measurementFromJson(const nlohmann::json& j);
 nlohmann::json timingToJson(const TimingOptions& t);
 // A "measure" reply as a trial: a worker that died or hung gives its failure, a refused request
-// a launch error, anything else the worker's own measurement.
+// a launch error, anything else the worker's own measurement; measureMs is the whole call's time.
 Measurement measurementFromReply(const WorkerClient::Reply& reply);
 
 // Handles one request inside the worker process; sets quit on "quit".

@@ -85,6 +85,13 @@ std::string WorkerClient::describeExit() {
 }
 
 WorkerClient::Reply WorkerClient::call(const nlohmann::json& request, double timeoutSeconds) {
+  const auto began = std::chrono::steady_clock::now();
+  Reply reply = exchange(request, timeoutSeconds);
+  reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return reply;
+}
+
+WorkerClient::Reply WorkerClient::exchange(const nlohmann::json& request, double timeoutSeconds) {
   if (m_pid <= 0) start();
   const std::string line = request.dump() + "\n";
   Reply reply;

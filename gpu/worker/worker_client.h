@@ -19,10 +19,13 @@ class WorkerClient {
   WorkerClient& operator=(const WorkerClient&) = delete;
 
   struct Reply {
-    bool ok = false;              // the worker answered
-    nlohmann::json body;          // its answer
+    bool ok = false;                        // the worker answered
+    nlohmann::json body;                    // its answer
     TrialStatus failure = TrialStatus::Ok;  // Timeout or RuntimeFault when it did not
     std::string message;
+    // From the call to its answer or failure: a fresh worker's start, the request's work, a
+    // killed worker's reaping.
+    double seconds = 0;
   };
   Reply call(const nlohmann::json& request, double timeoutSeconds);
 
@@ -33,6 +36,7 @@ class WorkerClient {
   static std::string defaultWorkerPath();
 
  private:
+  Reply exchange(const nlohmann::json& request, double timeoutSeconds);  // call() but its clock
   void start();
   void stop(bool kill);
   std::string describeExit();

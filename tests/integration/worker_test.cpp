@@ -62,10 +62,16 @@ TEST_F(WorkerTest, MeasuresAVerifiedKernel) {
   WorkerClient client(OPEVO_WORKER);
   const auto reply = measure(client, buildKernel(dir, "good", kCorrect));
   ASSERT_TRUE(reply.ok) << reply.message;
-  const Measurement m = measurementFromJson(reply.body["measurement"]);
+  const Measurement m = measurementFromReply(reply);
   EXPECT_EQ(m.status, TrialStatus::Ok) << m.message;
   EXPECT_GT(m.speed, 0);
   EXPECT_GE(m.timesMs.size(), 3u);
+  // What the trial cost: its verification, timed in the worker, and the whole call (the worker's
+  // start included), which holds the timed runs and the verification.
+  EXPECT_GT(m.verifyMs, 0);
+  double runs = 0;
+  for (double ms : m.timesMs) runs += ms;
+  EXPECT_GT(m.measureMs, runs + m.verifyMs);
 }
 
 // A kernel slower than the cut-off is timed by its checked run alone, and says so; under the
@@ -158,6 +164,10 @@ TEST_F(WorkerTest, ACheckedRunOverItsGiveUpLimitEndsTheWorkerAtOnce) {
   EXPECT_EQ(m.status, TrialStatus::Timeout);
   EXPECT_NE(m.message.find("still running after 200 ms"), std::string::npos) << m.message;
   EXPECT_LT(seconds, 10.0);  // not the 20 s the call allowed
+  // The whole call is the trial's measurement time: the give-up's wait at least.
+  const double measureMs = measurementFromReply(reply).measureMs;
+  EXPECT_GE(measureMs, 200);
+  EXPECT_LE(measureMs, seconds * 1e3);
 
   const auto after = measure(client, buildKernel(dir, "good", kCorrect));
   ASSERT_TRUE(after.ok) << after.message;

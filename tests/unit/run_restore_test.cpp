@@ -9,12 +9,12 @@
 #include <filesystem>
 
 #include "common/error.h"
-#include "temp_dir.h"
 #include "common/rng.h"
 #include "io/gzip_file.h"
 #include "io/t4_export.h"
 #include "ops/operator_json.h"
 #include "store/run_operator.h"
+#include "temp_dir.h"
 
 namespace opevo {
 namespace {
@@ -66,6 +66,10 @@ std::int64_t storeMm1Run(Store& store) {
       t.message = "failure " + statuses[i];
     }
     t.compileMs = 150.5 + static_cast<double>(i);
+    // Checked and measured, as the worker and its client report it (the timeout's kernel was
+    // never checked).
+    t.verifyMs = t.status == TrialStatus::Timeout ? 0 : 0.125 * static_cast<double>(i + 1);
+    t.measureMs = 30.0 + static_cast<double>(i);
     t.seconds = 1.25 * static_cast<double>(i + 1);
     t.started = "2026-11-27T13:00:0" + std::to_string(i) + ".100Z";
     t.finished = "2026-11-27T13:00:0" + std::to_string(i) + ".900Z";
@@ -118,6 +122,8 @@ TEST(RunRestore, AnExportedRunComesBackAsItWas) {
     EXPECT_EQ(after[i].medianMs, before[i].medianMs);
     EXPECT_EQ(after[i].speed, before[i].speed);
     EXPECT_EQ(after[i].compileMs, before[i].compileMs);
+    EXPECT_EQ(after[i].verifyMs, before[i].verifyMs);
+    EXPECT_EQ(after[i].measureMs, before[i].measureMs);
     EXPECT_EQ(after[i].seconds, before[i].seconds);
     EXPECT_EQ(after[i].started, before[i].started);
     EXPECT_EQ(after[i].finished, before[i].finished);

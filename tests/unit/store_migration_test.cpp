@@ -188,5 +188,45 @@ TEST(StoreMigration, AVersion3DatabaseGainsTheKernelSearchTablesAndKeepsItsRun) 
   fs::remove_all(dir);
 }
 
+// tests/data/opevo-v4.db was written by the release before schema 5 (commit 2de224c): a replay
+// run of 20 trials on Kernel Tuner's GEMM cache of the RTX 2080 Ti, and the H100's C2 run with
+// opevo-m, seed 2 (300 trials), restored from its T4 file.
+TEST(StoreMigration, AVersion4DatabaseGainsEachTrialsVerificationAndMeasurementTime) {
+  char pattern[] = "/tmp/opevo-migrate4-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string path = (dir / "opevo.db").string();
+  fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v4.db", path);
+  ASSERT_EQ(userVersion(path), 4);
+  std::int64_t gpuRun = 0;
+  {
+    Store store(path);
+    EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 2u);
+    for (const RunRecord& r : runs)
+      if (r.backend == "cuda") gpuRun = r.id;
+    ASSERT_NE(gpuRun, 0);
+    const auto trials = store.trials(gpuRun);
+    ASSERT_EQ(trials.size(), 300u);
+    // Kept as they were, with nothing measured for the new columns.
+    EXPECT_EQ(trials.front().status, TrialStatus::Ok);
+    EXPECT_FALSE(trials.front().timesMs.empty());
+    EXPECT_EQ(trials.front().verifyMs, 0);
+    EXPECT_EQ(trials.front().measureMs, 0);
+    TrialRow t = trials.back();
+    t.seq = 301;
+    t.order = 301;
+    t.verifyMs = 1.5;
+    t.measureMs = 40.25;
+    store.appendTrial(t);
+  }
+  Store again(path);
+  const TrialRow last = again.trials(gpuRun).back();
+  EXPECT_EQ(last.seq, 301);
+  EXPECT_EQ(last.verifyMs, 1.5);
+  EXPECT_EQ(last.measureMs, 40.25);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace opevo

@@ -59,7 +59,7 @@ std::int64_t storeSampleRun(Store& store) {
   r.status = RunStatus::Finished;
   r.referenceLibrary = "cuBLAS sgemm (libcublas.so.13)";
   r.referenceSpeed = 26.5;
-  const std::vector<TrialRow> trials = {
+  std::vector<TrialRow> trials = {
       trial(1, "tile_n=8,2,4,8; unroll=512; vectorize=true; layout=row", "ok", {0.5, 0.25, 0.375},
             41.0 / 3),
       trial(2, "tile_n=64,1,1,1; unroll=0; vectorize=false; layout=col", "ok", {1.0, 1.5},
@@ -75,6 +75,10 @@ std::int64_t storeSampleRun(Store& store) {
       trial(7, "tile_n=32,1,16,1; unroll=1500; vectorize=false; layout=col", "rejected", {}, 0,
             "needs 300 KB of shared memory"),
   };
+  // The first trial's measurement as the worker's client timed it; the others were stored
+  // before schema 5 had the columns.
+  trials[0].verifyMs = 2.5;
+  trials[0].measureMs = 10;
   return store.createRunWithTrials(r, trials);
 }
 
@@ -130,6 +134,12 @@ TEST(T4Export, RunRoundTripsThroughAGzipFile) {
   EXPECT_EQ(first["configuration"]["layout"], "row");
   EXPECT_EQ(first["times"]["compilation"], 101.25);
   EXPECT_EQ(first["times"]["runtimes"].size(), 3u);
+  // Validation is the verification's time; framework what the measurement took beyond it and
+  // the timed runs (10 - 1.125 - 2.5 ms); a trial without a measurement time has 0 for both.
+  EXPECT_EQ(first["times"]["validation"], 2.5);
+  EXPECT_EQ(first["times"]["framework"], 6.375);
+  EXPECT_EQ(doc["results"][1]["times"]["validation"], 0);
+  EXPECT_EQ(doc["results"][1]["times"]["framework"], 0);
   EXPECT_EQ(first["invalidity"], "correct");
   EXPECT_EQ(first["correctness"], 1);
   EXPECT_EQ(first["measurements"][0]["name"], "time");
