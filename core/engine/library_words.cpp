@@ -1,7 +1,8 @@
 #include "engine/library_words.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 namespace opevo {
 
@@ -10,6 +11,7 @@ constexpr const char* kWhichTimedIt = ", which timed it ";
 constexpr const char* kFasterThan = "x faster than ";
 constexpr const char* kTheFastestDoingEvery = ", the fastest doing every multiply-add";
 constexpr const char* kHowChosen = ", the ";
+constexpr const char* kLibraryFile = " (lib";
 }  // namespace
 
 std::string everyMultiplyAddWords(const EveryMultiplyAdd& direct) {
@@ -27,21 +29,25 @@ std::optional<EveryMultiplyAdd> everyMultiplyAddIn(const std::string& descriptio
   const std::size_t nameEnd =
       ratioEnd == std::string::npos ? ratioEnd : description.find(kTheFastestDoingEvery, nameAt);
   if (nameEnd == std::string::npos || nameEnd == nameAt) return std::nullopt;
-  const std::string ratio = description.substr(ratioAt, ratioEnd - ratioAt);
-  char* end = nullptr;
-  const double slowerBy = std::strtod(ratio.c_str(), &end);
-  if (ratio.empty() || end != ratio.c_str() + ratio.size() || !(slowerBy >= 1)) return std::nullopt;
+  // from_chars, not strtod: the window runs in the user's locale, whose decimal point may be a
+  // comma, and the words are written with a point.
+  const char* first = description.data() + ratioAt;
+  const char* last = description.data() + ratioEnd;
+  double slowerBy = 0;
+  const auto [end, error] = std::from_chars(first, last, slowerBy);
+  if (first == last || error != std::errc() || end != last || !std::isfinite(slowerBy) ||
+      !(slowerBy >= 1))
+    return std::nullopt;
   return EveryMultiplyAdd{slowerBy, description.substr(nameAt, nameEnd - nameAt)};
 }
 
 std::string withoutHowChosen(const std::string& description) {
   const std::size_t at = description.find(kHowChosen);
   if (at == std::string::npos) return description;
-  // The library's file, in parentheses at the end, stays: it says which library ran.
-  const std::size_t file = description.rfind(" (");
-  if (file == std::string::npos || file < at || description.back() != ')')
-    return description.substr(0, at);
-  return description.substr(0, at) + description.substr(file);
+  // The library's file (" (libcudnn.so.9)") and whatever follows it (" + epilogue kernel", the
+  // fused operators' reference) stay: they say what ran.
+  const std::size_t file = description.find(kLibraryFile, at);
+  return description.substr(0, at) + (file == std::string::npos ? "" : description.substr(file));
 }
 
 }  // namespace opevo

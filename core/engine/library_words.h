@@ -27,8 +27,9 @@ std::optional<EveryMultiplyAdd> everyMultiplyAddIn(const std::string& descriptio
 
 // The description without the words on how its algorithm was chosen (", the fastest of 6 by
 // cudnnFind, ...", ", the heuristic's first: ..."): "cuDNN convolution forward, algorithm 4 (FFT)
-// (libcudnn.so.9)". Those words begin with ", the "; a description without them is returned
-// whole.
+// (libcudnn.so.9)", with what follows the library's file kept (" + epilogue kernel"). Those
+// words begin with ", the " and end at the file's " (lib"; a description without them is
+// returned whole.
 std::string withoutHowChosen(const std::string& description);
 
 }  // namespace opevo

@@ -37,7 +37,8 @@ struct Measurement {
   std::vector<double> timesMs;  // every timed run
   double compileMs = 0;
   // Checking the output against the reference: copying it back and comparing, or the device's
-  // comparison kernel (0 where nothing was checked).
+  // comparison kernel (0 where nothing was checked). A fresh GPU worker's first large output
+  // also builds that kernel and uploads the reference here, once.
   double verifyMs = 0;
   // The whole measurement as the measurer saw it, compiling excluded: a fresh worker's start and
   // its operator's preparation, transfers, the checked, warm-up and timed runs, the verification,

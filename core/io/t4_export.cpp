@@ -69,8 +69,8 @@ OJson result(const RunRecord& run, const TrialRow& t) {
   r["configuration"] = configuration(t.config, where);
   // Framework: what measuring the trial cost beyond its timed runs and its verification (a fresh
   // worker's start, transfers, the checked and warm-up runs). 0 where the store has no
-  // measurement time (trials stored before schema 5, replays). The search algorithm's time is
-  // spent per batch, not per trial: not recorded.
+  // measurement time (trials stored before schema 5, replays). The store does not keep the
+  // tuner's time: search_algorithm is 0.
   double runs = 0;
   for (double ms : t.timesMs) runs += ms;
   const double framework = t.measureMs > 0 ? std::max(0.0, t.measureMs - runs - t.verifyMs) : 0;

@@ -16,8 +16,10 @@ namespace opevo {
 //   configuration  parameter -> value, in the run's parameter order, parsed from the trial's
 //                  "name=value; ..." text: a value that reads as a JSON number, string, boolean
 //                  or null is written as that, anything else (a factorization "8,2,4") as a string
-//   times          compilation and runtimes (ms) as measured; framework, search_algorithm and
-//                  validation as 0, since the store does not keep them
+//   times          compilation and runtimes (ms) as measured; validation the verification's
+//                  time (verifyMs); framework the measurement's time less its runtimes and its
+//                  verification (0 for a trial stored before schema 5, without measureMs);
+//                  search_algorithm 0, since the store does not keep the tuner's time
 //   invalidity     correct, compile (compile_error), runtime (runtime_fault and launch_error),
 //                  timeout, correctness (wrong_result) or constraints (rejected)
 //   correctness    1 for a successful trial, else 0
@@ -28,8 +30,8 @@ namespace opevo {
 // plus metadata (timeunit "milliseconds", device_name, kernel_name, algorithm, backend, run_id,
 // speed_unit) that the import reads back where it can, and what restoreRun (io/run_restore.h)
 // needs to store the run again as it was: seed, operator, settings, budget (as JSON), status,
-// end_reason, started, ended, label, and per result (metadata.trials) its exact status, start
-// and the run's tuning time at it.
+// end_reason, started, ended, label, and per result (metadata.trials) its exact status, start,
+// the run's tuning time at it and its whole measurement time (measure_ms).
 nlohmann::ordered_json runToT4(const RunRecord& run, const std::vector<TrialRow>& trials);
 
 // Writes run runId of store to path as T4 JSON, gzip-compressed when path ends in ".gz", through

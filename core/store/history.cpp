@@ -68,6 +68,9 @@ void HistoryMeasurer::measureEach(const std::vector<Config>& configs, const Tria
       continue;
     }
     Measurement m = it->second.first;
+    // Nothing was verified or measured for this run: the old run's times are its own.
+    m.verifyMs = 0;
+    m.measureMs = 0;
     const std::string from = "from history: run " + std::to_string(it->second.second);
     m.message = m.message.empty() ? from : from + "; " + m.message;
     ++m_reused;

@@ -220,7 +220,7 @@ std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
   buffers.computeReference();
   runOnPoisonedOutput(api, dev, run, checkedMs, giveUpMs);
   const auto start = std::chrono::steady_clock::now();
-  struct Elapsed {  // on every way out, a throw included
+  struct Elapsed {  // set on each of the returns below
     std::chrono::steady_clock::time_point start;
     double* ms;
     ~Elapsed() {

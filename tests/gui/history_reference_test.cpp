@@ -85,5 +85,20 @@ TEST(HistoryReference, AMatMulAgainstCublasHasOneLibraryLine) {
   EXPECT_TRUE(chart->everyMultiplyAddLegend().isEmpty());
 }
 
+TEST(HistoryReference, RunsOfTwoOperatorsHaveNoLibraryLine) {
+  // cuDNN's speed on C2 means nothing for MM1's curve, nor cuBLAS's for C2's.
+  const std::vector<std::int64_t> runs = {restore("MM1_autotvm_seed2.json.gz"),
+                                          restore("C2_autotvm_seed1.json.gz")};
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  window.pages()->setCurrentWidget(window.historyPage());
+  ASSERT_TRUE(draw(window, runs, 600));
+  EXPECT_FALSE(window.historyPage()->data()->info().reference.has_value());
+  RaceChartView* chart = window.historyPage()->results()->trialsChart();
+  chart->refresh(true);
+  EXPECT_TRUE(chart->referenceLegend().isEmpty());
+}
+
 }  // namespace
 }  // namespace opevo::ui

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <clocale>
+
 // The words a reference library's description carries, written by the GPU reference and read
 // back by the window from the store or a T4 file.
 namespace opevo {
@@ -26,6 +28,16 @@ TEST(LibraryWords, TheWordsReadBackAsWritten) {
 }
 
 TEST(LibraryWords, AStoredCudnnFftNamesItsDirectAlgorithmAndRatio) {
+  // In a locale whose decimal point is a comma, as the window may run in.
+  const char* before = std::setlocale(LC_NUMERIC, nullptr);
+  const std::string saved = before ? before : "C";
+  const bool comma = std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
+  const auto inComma = everyMultiplyAddIn(kCudnnFft);
+  std::setlocale(LC_NUMERIC, saved.c_str());
+  if (comma) {
+    ASSERT_TRUE(inComma.has_value());
+    EXPECT_DOUBLE_EQ(inComma->slowerBy, 5.14);
+  }
   const auto direct = everyMultiplyAddIn(kCudnnFft);
   ASSERT_TRUE(direct.has_value());
   EXPECT_DOUBLE_EQ(direct->slowerBy, 5.14);
@@ -50,6 +62,9 @@ TEST(LibraryWords, DescriptionsWithoutTheWordsHaveNone) {
       everyMultiplyAddIn("x, which timed it 0.50x faster than algorithm 1 (y), the "
                          "fastest doing every multiply-add"));
   EXPECT_FALSE(everyMultiplyAddIn("x, which timed it 2.00x faster than algorithm 1 (y)"));
+  EXPECT_FALSE(
+      everyMultiplyAddIn("x, which timed it infx faster than algorithm 1 (y), the "
+                         "fastest doing every multiply-add"));
 }
 
 TEST(LibraryWords, TheShortNameKeepsTheLibraryAndItsFile) {
@@ -61,6 +76,9 @@ TEST(LibraryWords, TheShortNameKeepsTheLibraryAndItsFile) {
   EXPECT_EQ(withoutHowChosen("cuBLAS sgemm (libcublas.so.13)"), "cuBLAS sgemm (libcublas.so.13)");
   EXPECT_EQ(withoutHowChosen("OpenBLAS sgemm"), "OpenBLAS sgemm");
   EXPECT_EQ(withoutHowChosen("a library, the fastest"), "a library");
+  // A fused operator's reference: the library, then its epilogue kernel.
+  EXPECT_EQ(withoutHowChosen(kCudnnFft + " + epilogue kernel"),
+            "cuDNN convolution forward, algorithm 4 (FFT) (libcudnn.so.9) + epilogue kernel");
 }
 
 }  // namespace

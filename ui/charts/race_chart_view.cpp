@@ -227,8 +227,7 @@ void RaceChartView::rebuild() {
           showTip(tr("%1 %2: %3, the library's fastest algorithm doing every multiply-add, at "
                      "the speed its own timing gives (%4x slower than its fastest, %5 %2)")
                       .arg(number(*i.reference->everyMultiplyAddSpeed), i.speedUnit,
-                           i.reference->everyMultiplyAddName,
-                           number(i.reference->speed / *i.reference->everyMultiplyAddSpeed),
+                           i.reference->everyMultiplyAddName, number(i.reference->slowerBy),
                            number(i.reference->speed)),
                   state);
       });

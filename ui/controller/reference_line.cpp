@@ -9,10 +9,11 @@ QString ReferenceLine::shortName() const {
 }
 
 ReferenceLine referenceLineOf(const std::string& description, double speed) {
-  ReferenceLine line{QString::fromStdString(description), speed, std::nullopt, {}};
+  ReferenceLine line{QString::fromStdString(description), speed, std::nullopt, {}, 1};
   if (const auto direct = everyMultiplyAddIn(description)) {
     line.everyMultiplyAddSpeed = speed / direct->slowerBy;
     line.everyMultiplyAddName = QString::fromStdString(direct->name);
+    line.slowerBy = direct->slowerBy;
   }
   return line;
 }

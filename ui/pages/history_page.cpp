@@ -13,6 +13,8 @@
 #include <exception>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
@@ -49,6 +51,8 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     Store store(path);
     job.info.storePath = QString::fromStdString(path);
     std::map<QString, int> repeats;
+    std::optional<std::string> referenceOf;  // the operator and device of the library's line
+    bool mixedReferences = false;
     for (const HistoryModel::Row& row : rows) {
       const QString algorithm = QString::fromStdString(measuredBy(row.run));
       if (!job.info.algorithms.contains(algorithm)) job.info.algorithms << algorithm;
@@ -61,13 +65,19 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                            ? row.label
                            : QString::fromStdString(row.run.operatorName);
       // The fastest of the runs' timings of the library, as a live race keeps: a slow one
-      // would flatter the kernels.
-      if (row.run.referenceSpeed &&
-          (!job.info.reference || job.info.reference->speed < *row.run.referenceSpeed))
-        job.info.reference = referenceLineOf(row.run.referenceLibrary, *row.run.referenceSpeed);
+      // would flatter the kernels. Runs of other operators or devices have another library
+      // speed: no line is right for all of them.
+      if (row.run.referenceSpeed) {
+        const std::string of = row.run.operatorName + '\n' + row.run.device;
+        if (!referenceOf) referenceOf = of;
+        mixedReferences = mixedReferences || *referenceOf != of;
+        if (!job.info.reference || job.info.reference->speed < *row.run.referenceSpeed)
+          job.info.reference = referenceLineOf(row.run.referenceLibrary, *row.run.referenceSpeed);
+      }
       for (TrialPoint& p : storedTrialPoints(row.run, store.trials(row.run.id), a, repeat))
         job.trials.push_back(std::move(p));
     }
+    if (mixedReferences) job.info.reference.reset();
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
     // The optimum line needs the dataset; it is drawn when the file is still where it was.
     const auto j = nlohmann::json::parse(rows.front().run.operatorJson, nullptr, false);
