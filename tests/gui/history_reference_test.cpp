@@ -28,6 +28,14 @@ std::int64_t restore(const std::string& file) {
   return restoreRun(store, kH100 + file).runId;
 }
 
+// The window, shown on History.
+bool showHistory(MainWindow& window) {
+  window.show();
+  if (!QTest::qWaitForWindowExposed(&window)) return false;
+  window.pages()->setCurrentWidget(window.historyPage());
+  return true;
+}
+
 // Draws the runs on History and waits for their trials.
 bool draw(MainWindow& window, const std::vector<std::int64_t>& runs, std::size_t trials) {
   HistoryPage* history = window.historyPage();
@@ -44,9 +52,7 @@ TEST(HistoryReference, AConvolutionBeatenByCudnnsFftIsAlsoDrawnAgainstItsDirectA
                                           restore("C2_autotvm_seed1.json.gz"),
                                           restore("C2_opevo-m_seed2.json.gz")};
   MainWindow window;
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  window.pages()->setCurrentWidget(window.historyPage());
+  ASSERT_TRUE(showHistory(window));
   ASSERT_TRUE(draw(window, runs, 900));
 
   // The fastest of the three timings of the library, as a live race keeps it.
@@ -73,9 +79,7 @@ TEST(HistoryReference, AConvolutionBeatenByCudnnsFftIsAlsoDrawnAgainstItsDirectA
 TEST(HistoryReference, AMatMulAgainstCublasHasOneLibraryLine) {
   const std::vector<std::int64_t> runs = {restore("MM1_opevo_seed2.json.gz")};
   MainWindow window;
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  window.pages()->setCurrentWidget(window.historyPage());
+  ASSERT_TRUE(showHistory(window));
   ASSERT_TRUE(draw(window, runs, 300));
   RaceChartView* chart = window.historyPage()->results()->trialsChart();
   chart->refresh(true);
@@ -90,9 +94,7 @@ TEST(HistoryReference, RunsOfTwoOperatorsHaveNoLibraryLine) {
   const std::vector<std::int64_t> runs = {restore("MM1_autotvm_seed2.json.gz"),
                                           restore("C2_autotvm_seed1.json.gz")};
   MainWindow window;
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  window.pages()->setCurrentWidget(window.historyPage());
+  ASSERT_TRUE(showHistory(window));
   ASSERT_TRUE(draw(window, runs, 600));
   EXPECT_FALSE(window.historyPage()->data()->info().reference.has_value());
   RaceChartView* chart = window.historyPage()->results()->trialsChart();
