@@ -220,15 +220,6 @@ std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
   buffers.computeReference();
   runOnPoisonedOutput(api, dev, run, checkedMs, giveUpMs);
   const auto start = std::chrono::steady_clock::now();
-  struct Elapsed {  // set on each of the returns below
-    std::chrono::steady_clock::time_point start;
-    double* ms;
-    ~Elapsed() {
-      if (ms)
-        *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                  .count();
-    }
-  } elapsed{start, verifyMs};
   std::optional<double> error;
   if (onDevice && !dev.cLayout) error = onDevice->maxRelativeError(api, dev.c, buffers);
   // The device's "wrong" is confirmed on the host: a kernel that wrote past its output can have
@@ -241,6 +232,9 @@ std::optional<std::string> verifyOnDevice(Api& api, DeviceOperands<Api>& dev,
     if (error && onHost <= kVerifyTolerance) onDevice->forgetReference();
     error = onHost;
   }
+  if (verifyMs)
+    *verifyMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (*error <= kVerifyTolerance) return std::nullopt;
   return "result differs from the reference: max relative error " + std::to_string(*error);
 }

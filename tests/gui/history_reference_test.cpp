@@ -59,10 +59,9 @@ TEST(HistoryReference, AConvolutionBeatenByCudnnsFftIsAlsoDrawnAgainstItsDirectA
   const RaceData::Info& info = window.historyPage()->data()->info();
   ASSERT_TRUE(info.reference.has_value());
   EXPECT_NEAR(info.reference->speed, 229.54, 0.01);
-  ASSERT_TRUE(info.reference->everyMultiplyAddSpeed.has_value());
-  EXPECT_NEAR(*info.reference->everyMultiplyAddSpeed, 229.54 / 5.00, 0.01);
-  EXPECT_EQ(info.reference->everyMultiplyAddName,
-            QStringLiteral("algorithm 1 (implicit precomputed GEMM)"));
+  ASSERT_TRUE(info.reference->everyMultiplyAdd.has_value());
+  EXPECT_NEAR(info.reference->everyMultiplyAddSpeed(), 229.54 / 5.00, 0.01);
+  EXPECT_EQ(info.reference->everyMultiplyAdd->name, "algorithm 1 (implicit precomputed GEMM)");
 
   RaceChartView* chart = window.historyPage()->results()->trialsChart();
   chart->refresh(true);

@@ -212,24 +212,25 @@ void RaceChartView::rebuild() {
         showTip(tr("%1 %2: %3").arg(number(i.reference->speed), i.speedUnit, i.reference->name),
                 state);
     });
-    if (ref.everyMultiplyAddSpeed) {
+    if (ref.everyMultiplyAdd) {
       // cuDNN's FFT on a convolution outruns the GPU's peak by doing fewer multiply-adds: the
       // curves of kernels that do them all are measured against this line.
       m_everyMultiplyAdd = new QLineSeries;
-      m_everyMultiplyAdd->setName(
-          tr("%1 %2: %3, every multiply-add")
-              .arg(number(*ref.everyMultiplyAddSpeed), info.speedUnit, ref.everyMultiplyAddName));
+      m_everyMultiplyAdd->setName(tr("%1 %2: %3, every multiply-add")
+                                      .arg(number(ref.everyMultiplyAddSpeed()), info.speedUnit,
+                                           QString::fromStdString(ref.everyMultiplyAdd->name)));
       m_everyMultiplyAdd->setPen(QPen(QColor(0xd0, 0x70, 0x70), 1.5, Qt::DotLine));
       attach(m_everyMultiplyAdd);
       connect(m_everyMultiplyAdd, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {
         const RaceData::Info& i = m_data->info();
-        if (i.reference && i.reference->everyMultiplyAddSpeed)
-          showTip(tr("%1 %2: %3, the library's fastest algorithm doing every multiply-add, at "
-                     "the speed its own timing gives (%4x slower than its fastest, %5 %2)")
-                      .arg(number(*i.reference->everyMultiplyAddSpeed), i.speedUnit,
-                           i.reference->everyMultiplyAddName, number(i.reference->slowerBy),
-                           number(i.reference->speed)),
-                  state);
+        if (i.reference && i.reference->everyMultiplyAdd)
+          showTip(
+              tr("%1 %2: %3, the library's fastest algorithm doing every multiply-add, at "
+                 "the speed its own timing gives (%4x slower than its fastest, %5 %2)")
+                  .arg(number(i.reference->everyMultiplyAddSpeed()), i.speedUnit,
+                       QString::fromStdString(i.reference->everyMultiplyAdd->name),
+                       number(i.reference->everyMultiplyAdd->slowerBy), number(i.reference->speed)),
+              state);
       });
     }
   }
@@ -253,8 +254,9 @@ void RaceChartView::refresh(bool force) {
   const RaceData::Info& info = m_data->info();
   double minPositive = info.optimum.value_or(0) > 0 ? *info.optimum : 1e300;
   if (info.reference && info.reference->speed > 0)
-    minPositive = std::min({minPositive, info.reference->speed,
-                            info.reference->everyMultiplyAddSpeed.value_or(1e300)});
+    minPositive = std::min(minPositive, info.reference->speed);
+  if (info.reference && info.reference->everyMultiplyAdd)
+    minPositive = std::min(minPositive, info.reference->everyMultiplyAddSpeed());
   for (int a = 0; a < info.algorithms.size(); ++a)
     for (const RunCurve* c : m_data->runsOf(a))
       for (const RunCurve::Step& step : c->steps)
@@ -320,7 +322,7 @@ void RaceChartView::refresh(bool force) {
     yMax = std::max(yMax, ref);
   }
   if (m_everyMultiplyAdd) {
-    const double direct = clampY(*info.reference->everyMultiplyAddSpeed);
+    const double direct = clampY(info.reference->everyMultiplyAddSpeed());
     m_everyMultiplyAdd->replace(QList<QPointF>{{xMin, direct}, {xMax, direct}});
     yMin = std::min(yMin, direct);
   }

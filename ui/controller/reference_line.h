@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "engine/library_words.h"
+
 namespace opevo::ui {
 
 // The vendor library's speed on the same operator and device (cuBLAS, OpenBLAS, ...), drawn as a
@@ -12,15 +14,14 @@ struct ReferenceLine {
   QString name;  // the library's whole description: "OpenBLAS sgemm", "cuDNN ..., the fastest of 6"
   double speed = 0;
   // Where the library's fastest algorithm skips multiply-adds (cuDNN's FFT on C2: the equivalent
-  // of over 3x the GPU's peak), its fastest doing every one, at the speed the library's own ratio
-  // gives: the line a direct kernel's curve is measured against. Its name: "algorithm 1
-  // (implicit precomputed GEMM)"; slowerBy: that ratio.
-  std::optional<double> everyMultiplyAddSpeed;
-  QString everyMultiplyAddName;
-  double slowerBy = 1;
+  // of over 3x the GPU's peak), its fastest doing every one, as the description names it: the
+  // line a direct kernel's curve is measured against.
+  std::optional<EveryMultiplyAdd> everyMultiplyAdd;
 
   // The legend's words for the library: its description without how its algorithm was chosen.
   QString shortName() const;
+  // everyMultiplyAdd's speed, by the library's own ratio; 0 without one.
+  double everyMultiplyAddSpeed() const;
 };
 
 // The line for a library as the measurer or the store describes it.
