@@ -8,11 +8,21 @@
 #include "engine/engine.h"
 #include "engine/store_recorder.h"
 #include "store/store.h"
+#include "temp_dir.h"
 
 namespace opevo {
 namespace {
 
 namespace fs = std::filesystem;
+
+// tests/data/opevo-vN.db copied into dir, as the file a user of that release would open.
+std::string copyOfTestDatabase(const test::TempDir& dir, int version) {
+  const std::string path = dir.file("opevo.db");
+  fs::copy_file(
+      fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / ("opevo-v" + std::to_string(version) + ".db"),
+      path);
+  return path;
+}
 
 // tests/data/opevo-v1.db was written by the release before schema 2 (commit 643fa1a): `opevo tune`
 // replay runs (run 1 finished, run 2 killed with kill -9 after 2750 of 4000 trials), a window race
@@ -124,10 +134,8 @@ TEST(StoreMigration, AKilledVersion1RunResumesToItsBudget) {
 // tests/data/opevo-v2.db was written by the release before schema 3 (commit 87b150e): a replay
 // run of 30 trials and a CPU run of 3 trials on MM1, both finished.
 TEST(StoreMigration, AVersion2DatabaseGainsTheNetworkTablesAndKeepsItsRuns) {
-  char pattern[] = "/tmp/opevo-migrate2-XXXXXX";
-  const fs::path dir = mkdtemp(pattern);
-  const std::string path = (dir / "opevo.db").string();
-  fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v2.db", path);
+  const test::TempDir dir;
+  const std::string path = copyOfTestDatabase(dir, 2);
   ASSERT_EQ(userVersion(path), 2);
   {
     Store store(path);
@@ -153,16 +161,13 @@ TEST(StoreMigration, AVersion2DatabaseGainsTheNetworkTablesAndKeepsItsRuns) {
   ASSERT_EQ(again.networks().size(), 1u);
   EXPECT_EQ(again.network(1)->taskRuns, std::vector<std::int64_t>{2});
   EXPECT_EQ(again.networkUnits(1).front().trials, 3);
-  fs::remove_all(dir);
 }
 
 // tests/data/opevo-v3.db was written by the release before schema 4 (commit 0562c8a): one replay
 // run of 20 trials on Kernel Tuner's GEMM cache of the RTX 2080 Ti, finished.
 TEST(StoreMigration, AVersion3DatabaseGainsTheKernelSearchTablesAndKeepsItsRun) {
-  char pattern[] = "/tmp/opevo-migrate3-XXXXXX";
-  const fs::path dir = mkdtemp(pattern);
-  const std::string path = (dir / "opevo.db").string();
-  fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v3.db", path);
+  const test::TempDir dir;
+  const std::string path = copyOfTestDatabase(dir, 3);
   ASSERT_EQ(userVersion(path), 3);
   {
     Store store(path);
@@ -185,17 +190,14 @@ TEST(StoreMigration, AVersion3DatabaseGainsTheKernelSearchTablesAndKeepsItsRun) 
   Store again(path);
   ASSERT_EQ(again.kasSearches().size(), 1u);
   EXPECT_EQ(again.kasCandidates(1).front().hash, "00ff");
-  fs::remove_all(dir);
 }
 
 // tests/data/opevo-v4.db was written by the release before schema 5 (commit 2de224c): a replay
 // run of 20 trials on Kernel Tuner's GEMM cache of the RTX 2080 Ti, and the H100's C2 run with
 // opevo-m, seed 2 (300 trials), restored from its T4 file.
 TEST(StoreMigration, AVersion4DatabaseGainsEachTrialsVerificationAndMeasurementTime) {
-  char pattern[] = "/tmp/opevo-migrate4-XXXXXX";
-  const fs::path dir = mkdtemp(pattern);
-  const std::string path = (dir / "opevo.db").string();
-  fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v4.db", path);
+  const test::TempDir dir;
+  const std::string path = copyOfTestDatabase(dir, 4);
   ASSERT_EQ(userVersion(path), 4);
   std::int64_t gpuRun = 0;
   {
@@ -225,7 +227,6 @@ TEST(StoreMigration, AVersion4DatabaseGainsEachTrialsVerificationAndMeasurementT
   EXPECT_EQ(last.seq, 301);
   EXPECT_EQ(last.verifyMs, 1.5);
   EXPECT_EQ(last.measureMs, 40.25);
-  fs::remove_all(dir);
 }
 
 }  // namespace
