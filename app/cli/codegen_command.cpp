@@ -28,6 +28,7 @@ struct CodegenCliOptions {
   bool compile = false;
   std::string arch;
   bool reference = false;
+  std::string kernelTemplate = "direct";
 };
 
 // A failure of the machine rather than of the input (no compiler, a compile error): reported on
@@ -119,8 +120,10 @@ void runCodegen(const CodegenCliOptions& o) {
   const Backend backend = codegen::parseBackend(o.backend);
   // The space a run on this backend tunes: GPU runs have parameters of their own (split_k...).
   // A preset or an operator file, with the file's own space.
-  const OperatorDefinition def = withSpaceTarget(
-      loadOperator(o.op), backend == Backend::Cpu ? SpaceTarget::Common : SpaceTarget::Gpu);
+  const SpaceTarget target = o.kernelTemplate == "winograd" ? SpaceTarget::Winograd
+                             : backend == Backend::Cpu      ? SpaceTarget::Common
+                                                            : SpaceTarget::Gpu;
+  const OperatorDefinition def = withSpaceTarget(loadOperator(o.op), target);
   const OperatorSpec& op = def.op;
   const SearchSpace& space = def.space;
   if (o.reference && (o.random || !o.config.empty()))
@@ -195,6 +198,9 @@ void addCodegenCommand(CLI::App& app) {
                   "Preset operator (MM1-3, BMM1-3, C1-2, AlexNet/ResNet layers) or operator file")
       ->required();
   cmd->add_option("--backend", o->backend, "cuda, hip or cpu (default cuda)");
+  cmd->add_option("--template", o->kernelTemplate,
+                  "direct (default) or winograd (stride-1 Conv2Ds on cuda and hip)")
+      ->check(CLI::IsMember({"direct", "winograd"}));
   cmd->add_option("--config", o->config,
                   "Configuration as `opevo space` formats it, e.g. \"tile_n=...; tile_m=...\"");
   cmd->add_flag("--random", o->random, "Use a random configuration that satisfies the constraints");

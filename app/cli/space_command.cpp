@@ -76,7 +76,8 @@ void addSpaceCommand(CLI::App& app) {
   cmd->add_option("--target", options->target,
                   "common: the parameters every backend's template reads (default); gpu: the "
                   "space CUDA/HIP runs tune, with the GPU templates' own parameters (MatMul "
-                  "split_k, stages)");
+                  "split_k, stages); winograd: the Winograd template's (stride-1 Conv2Ds, "
+                  "tune --template winograd)");
   cmd->callback([options] { runSpace(*options); });
 }
 

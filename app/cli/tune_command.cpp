@@ -32,6 +32,7 @@ namespace {
 
 struct TuneArgs {
   std::string op, algo = tunerRegistry().defaultTuner().name, backend, db, mode;
+  std::string kernelTemplate = "direct";
   std::optional<int> trials;
   std::optional<double> seconds, target;
   std::uint64_t seed = 1;
@@ -79,19 +80,25 @@ void runTune(const TuneArgs& a) {
   // Outages and lost trials are said on standard error even with --json: they are warnings.
   options.cluster = openClusterSession(a.cluster, false);
   options.clusterDevice = a.cluster.device;
-  Store store(a.resume ? existingDatabase(a.db) : a.db.empty() ? Store::defaultPath() : a.db);
-
   std::optional<ResumedRun> resumed;
   MeasurementSetup fresh;
-  if (a.resume) {
-    resumed = resumeStoredRun(store, *a.resume, options);
-  } else {
+  if (!a.resume) {
     if (!a.trials && !a.seconds && !a.target)
       throw InputError("give a budget: --trials N, --seconds S or --target SPEED");
     const std::string backend = a.backend.empty() ? defaultBackend() : a.backend;
     if (backend.rfind("replay:", 0) == 0 && !a.op.empty())
       throw InputError("a replay tunes its dataset's own space and operator: drop --op " + a.op);
-    if (a.mode.empty()) {
+    if (a.kernelTemplate == "winograd") {
+      if (backend.rfind("replay:", 0) == 0)
+        throw InputError("--template winograd builds kernels; a replay has its own space");
+      if (a.op.empty())
+        throw InputError("--op is required (a stride-1 Conv2D such as C2, or an operator file)");
+      if (!a.mode.empty() && a.mode != "loop")
+        throw InputError("--template winograd tunes loops over the plain layouts: drop --mode " +
+                         a.mode);
+      fresh = makeOperatorMeasurement(
+          backend, withSpaceTarget(loadOperator(a.op), SpaceTarget::Winograd), options);
+    } else if (a.mode.empty()) {
       fresh = makeMeasurement(backend, a.op, options);
     } else {
       if (backend.rfind("replay:", 0) == 0)
@@ -103,6 +110,10 @@ void runTune(const TuneArgs& a) {
           options);
     }
   }
+  // Opened once a new run's operator and backend are known to be good, so that a refused command
+  // leaves no database behind.
+  Store store(a.resume ? existingDatabase(a.db) : a.db.empty() ? Store::defaultPath() : a.db);
+  if (a.resume) resumed = resumeStoredRun(store, *a.resume, options);
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
   RunContext context{
       setup.operatorName,       setup.operatorJson,          setup.backend,
@@ -334,6 +345,11 @@ void addTuneCommand(CLI::App& app) {
       "loop: tune the template's loops over plain layouts (default); joint: tune the "
       "tensors' layouts and the loops together (ALT; Conv2D, MatMul and "
       "BatchMatMul)");
+  CLI::Option* kernelTemplate =
+      cmd->add_option("--template", a->kernelTemplate,
+                      "direct: the TVM-style templates (default); winograd: Winograd's F(4x4, "
+                      "3x3) / F(2x2, 5x5) for stride-1 Conv2Ds on cuda and hip")
+          ->check(CLI::IsMember({"direct", "winograd"}));
   CLI::Option* backend = cmd->add_option("--backend", a->backend,
                                          "cpu, cuda, hip or replay:FILE (default: the best found)");
   CLI::Option* trials =
@@ -353,6 +369,7 @@ void addTuneCommand(CLI::App& app) {
       ->excludes(op)
       ->excludes(algo)
       ->excludes(mode)
+      ->excludes(kernelTemplate)
       ->excludes(backend)
       ->excludes(trials)
       ->excludes(seconds)

@@ -25,7 +25,8 @@ TuningMode parseTuningMode(std::string_view text, const std::string& where);
 bool tunesLayouts(TuningMode mode);
 
 // defaultSpace(op, target) for Loop, layoutSpace(op) for the joint modes (InputError where the
-// operator has no layout template; the layout templates have no target-specific parameters).
+// operator has no layout template, or for the Winograd target; the layout templates have no
+// target-specific parameters).
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode,
                      SpaceTarget target = SpaceTarget::Common);
 

@@ -188,7 +188,7 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
   }
   if (j.contains("target")) {
     if (!j["target"].is_string())
-      throw InputError(source + ": field 'target' must be \"common\" or \"gpu\"");
+      throw InputError(source + ": field 'target' must be \"common\", \"gpu\" or \"winograd\"");
     def.target = parseSpaceTarget(j["target"].get<std::string>(), source);
   }
   const SearchSpace base = layout::spaceFor(def.op, def.mode, def.target);
@@ -246,6 +246,10 @@ nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def) {
 }
 
 Config commonConfig(const OperatorDefinition& def, const Config& config, std::string* left) {
+  if (def.target == SpaceTarget::Winograd)
+    throw InputError(def.op.name +
+                     ": a Winograd kernel has no counterpart in the common (CPU) templates; "
+                     "it runs on cuda and hip only");
   const SearchSpace common = layout::spaceFor(def.op, def.mode, SpaceTarget::Common);
   Config c;
   for (std::size_t i = 0; i < common.dims(); ++i) {

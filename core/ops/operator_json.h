@@ -21,7 +21,8 @@ namespace opevo {
 // "mode" (optional): "loop" (default: the template's loops over plain layouts) or "joint"
 // (layouts and loops, ALT's template; docs/layouts.md).
 // "target" (optional, written by the CUDA/HIP backends into the runs they store): "common"
-// (default) or "gpu", the space with the GPU templates' own parameters (defaultSpace).
+// (default) or "gpu", the space with the GPU templates' own parameters (defaultSpace); or
+// "winograd", the CUDA/HIP Winograd template's space (stride-1 Conv2Ds, ops/winograd_space.h).
 nlohmann::json operatorToJson(const OperatorSpec& op);
 nlohmann::json epilogueToJson(const Epilogue& epilogue);
 // Throws InputError naming `where` and the step at fault.
@@ -41,7 +42,8 @@ struct OperatorDefinition {
 OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target);
 
 // A configuration of def's space as one of withSpaceTarget(def, Common)'s: the GPU templates'
-// own parameters (which change how GPU blocks share the work, not the result) left out. In
+// own parameters (which change how GPU blocks share the work, not the result) left out. An
+// InputError for the Winograd template, which has no common counterpart. In
 // *left, when given: those of them not at their value when absent, as "name=value; ...".
 Config commonConfig(const OperatorDefinition& def, const Config& config,
                     std::string* left = nullptr);

@@ -108,6 +108,12 @@ OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition 
   // A GPU run tunes the GPU templates' own parameters too (split_k, stages); its stored
   // definition says so, so that resumes, exports and agents rebuild the same space.
   const bool gpu = backend == "cuda" || backend == "hip";
+  if (def.target == SpaceTarget::Winograd) {
+    if (!gpu)
+      throw InputError(def.op.name + ": the Winograd template runs on cuda and hip, not on " +
+                       backend + " (tune the direct template there)");
+    return def;
+  }
   return withSpaceTarget(std::move(def), gpu ? SpaceTarget::Gpu : SpaceTarget::Common);
 }
 

@@ -51,8 +51,9 @@ MeasurementSetup makeMeasurement(const std::string& backend, const std::string& 
                                  const BackendOptions& options = {});
 
 // The definition a new run of `def` on a device backend tunes and stores: the GPU templates'
-// space (SpaceTarget::Gpu) on cuda and hip, the common one on cpu. A stored run's definition is
-// compared with this one to tell whether it still measures the same operator.
+// space (SpaceTarget::Gpu) on cuda and hip, the common one on cpu; a definition of the Winograd
+// template keeps its space on cuda and hip and is an InputError elsewhere. A stored run's
+// definition is compared with this one to tell whether it still measures the same operator.
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def);
 
 // Whether makeOperatorMeasurement gives the definition its backend's space (runDefinition: a

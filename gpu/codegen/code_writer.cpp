@@ -19,7 +19,7 @@ void CodeWriter::comment(std::string_view text) {
 }
 
 void CodeWriter::open(std::string_view header) {
-  line(std::string(header) + " {");
+  line(header.empty() ? std::string("{") : std::string(header) + " {");
   ++m_indent;
 }
 

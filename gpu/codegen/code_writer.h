@@ -34,7 +34,7 @@ class CodeWriter {
   void line(std::string_view text = {});
   // Each line of text prefixed with "// " at the current indentation.
   void comment(std::string_view text);
-  // Writes header + " {" and indents.
+  // Writes header + " {" (a bare block's "{" for an empty header) and indents.
   void open(std::string_view header);
   void close(std::string_view trailer = "}");
 

@@ -4,6 +4,7 @@
 
 #include "codegen/templates.h"
 #include "common/error.h"
+#include "ops/winograd_space.h"
 
 namespace opevo::codegen {
 
@@ -119,6 +120,12 @@ GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
     }
     const layout::MatMulBlocking b = layout::matmulBlocking(op, space, config);
     return cpu ? detail::matmulLayoutCpu(ctx, b) : detail::matmulLayoutGpu(ctx, b);
+  }
+  if (isWinogradSpace(space)) {
+    if (cpu)
+      throw InputError("codegen: the Winograd template is for the GPU backends (cuda, hip); " +
+                       op.name + " on the CPU tunes the direct template");
+    return detail::conv2dWinogradGpu(ctx, winogradTiling(op, space, config));
   }
   if (op.kind == OpKind::Conv2D) {
     const Conv2DTiling t = conv2dTiling(op, space, config);

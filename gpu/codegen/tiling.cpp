@@ -1,6 +1,7 @@
 #include "codegen/tiling.h"
 
 #include "common/error.h"
+#include "ops/winograd_space.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
 
@@ -89,6 +90,18 @@ Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, cons
       throw InputError("codegen: unroll_explicit must be 0 or 1, not '" + value + "'");
     t.unrollExplicit = value == "1";
   }
+  return t;
+}
+
+WinogradTiling winogradTiling(const OperatorSpec& op, const SearchSpace& space,
+                              const Config& config) {
+  const WinogradShape w = winogradShape(op);
+  checkConfig(space, config);
+  WinogradTiling t;
+  readFactors(space, config, "tile_f", op.outChannels, t.f);
+  readFactors(space, config, "tile_t", w.tiles, t.t);
+  readFactors(space, config, "tile_e", w.elements(), t.e);
+  readFactors(space, config, "tile_rc", op.inChannels, t.rc);
   return t;
 }
 

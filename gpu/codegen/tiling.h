@@ -46,6 +46,19 @@ struct Conv2DTiling {
   std::int64_t patchW(std::int64_t stride) const { return (blockX() - 1) * stride + rx[1]; }
 };
 
+// The GPU Winograd template (ops/winograd_space.h): f (output channels) and t (output tiles) are
+// [block, thread, inner], e (transform elements) [thread, inner], rc (input channels) [outer,
+// inner].
+struct WinogradTiling {
+  std::array<std::int64_t, 3> f{}, t{};
+  std::array<std::int64_t, 2> e{}, rc{};
+
+  std::int64_t blockF() const { return f[1] * f[2]; }
+  std::int64_t blockT() const { return t[1] * t[2]; }
+  std::int64_t threads() const { return f[1] * t[1] * e[0]; }
+  std::int64_t accumulators() const { return f[2] * t[2] * e[1]; }
+};
+
 // Read the factors from a configuration of the operator's space (parameters found by name, as in
 // defaultSpace). Throws InputError when the operator kind does not match, a parameter is missing,
 // has the wrong number of factors, or its factors do not multiply to the dimension it tiles.
@@ -54,5 +67,8 @@ struct Conv2DTiling {
 // stages other than 1 and 2, is an InputError.
 MatMulTiling matmulTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
 Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
+// Also InputError for an operator the Winograd template does not take.
+WinogradTiling winogradTiling(const OperatorSpec& op, const SearchSpace& space,
+                              const Config& config);
 
 }  // namespace opevo::codegen

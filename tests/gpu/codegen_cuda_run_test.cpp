@@ -43,8 +43,9 @@ class CudaRun : public ::testing::Test {
   }
 
   // count random configurations whose launch fits this device (before compiling).
-  std::vector<Config> runnable(const OperatorSpec& op, int count, std::uint64_t seed) const {
-    const SearchSpace space = defaultSpace(op);
+  std::vector<Config> runnable(const OperatorSpec& op, int count, std::uint64_t seed,
+                               SpaceTarget target = SpaceTarget::Common) const {
+    const SearchSpace space = defaultSpace(op, target);
     return randomConfigs(space, count, seed, [&](const Config& c) {
       const auto k = codegen::generateKernel(op, space, c, Backend::Cuda);
       return codegen::checkLaunch(k.launch, nullptr, limits()).empty();
@@ -56,8 +57,9 @@ class CudaRun : public ::testing::Test {
   // reference itself is checked against the host when the operator is small. Kernels whose
   // compiled resources (registers x threads, local memory) do not fit the device are skipped
   // with a message, as the measurement backend would.
-  void expectMatch(const OperatorSpec& op, const std::vector<Config>& configs) {
-    const SearchSpace space = defaultSpace(op);
+  void expectMatch(const OperatorSpec& op, const std::vector<Config>& configs,
+                   SpaceTarget target = SpaceTarget::Common) {
+    const SearchSpace space = defaultSpace(op, target);
     std::vector<codegen::GeneratedKernel> kernels = {
         codegen::generateReferenceKernel(op, Backend::Cuda)};
     for (std::size_t i = 0; i < configs.size(); ++i)
@@ -134,6 +136,20 @@ TEST_F(CudaRun, PresetsMatchReference) {
   expectMatch(c2, {defaultSpace(c2).parse(
                       "tile_f=192,1,1,1; tile_y=27,1,1,1; tile_x=1,1,27,1; tile_rc=64,1; "
                       "tile_ry=5,1; tile_rx=1,5; auto_unroll_max_step=512; unroll_explicit=1")});
+}
+
+// The Winograd template on the device: F(4x4, 3x3) and F(2x2, 5x5) with outputs that whole tiles
+// do not cover, a ResNet-18 layer, and C2 in the tiling of the docs' example.
+TEST_F(CudaRun, WinogradMatchesReference) {
+  const OperatorSpec three = smallConv(2, 8, 16, 13, 3, 1, 1),
+                     five = smallConv(2, 8, 12, 11, 5, 1, 2);
+  for (const OperatorSpec& op : {three, five, preset("resnet18_conv4_b1")})
+    expectMatch(op, runnable(op, 4, 55, SpaceTarget::Winograd), SpaceTarget::Winograd);
+  const OperatorSpec c2 = preset("C2");
+  expectMatch(c2,
+              {defaultSpace(c2, SpaceTarget::Winograd)
+                   .parse("tile_f=6,16,2; tile_t=3136,16,2; tile_e=1,36; tile_rc=16,4")},
+              SpaceTarget::Winograd);
 }
 
 }  // namespace

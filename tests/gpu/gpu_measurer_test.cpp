@@ -68,8 +68,10 @@ class GpuMeasurerTest : public ::testing::TestWithParam<std::string> {
   }
 
   // A few random configurations the device can hold, measured as a tuner would.
-  void expectVerified(const OperatorSpec& op, int count, std::uint64_t seed) {
-    OperatorDefinition def{op, defaultSpace(op), {}};
+  void expectVerified(const OperatorSpec& op, int count, std::uint64_t seed,
+                      SpaceTarget target = SpaceTarget::Common) {
+    OperatorDefinition def{op, defaultSpace(op, target), {}};
+    def.target = target;
     addDeviceLimitConstraint(def, sharedLimit(), codegenBackend(),
                              isHip(GetParam()) ? 0 : kCudaLocalBytesPerThread);
     const auto measurer = make(def);
@@ -161,6 +163,14 @@ TEST_P(GpuMeasurerTest, SplitKAndDoubleBufferedMatMulsAreVerifiedAndTimed) {
 
 TEST_P(GpuMeasurerTest, SmallConv2DConfigurationsAreVerifiedAndTimed) {
   expectVerified(smallConv(2, 8, 12, 13, 3, 2, 1), 4, 62);
+}
+
+// The Winograd template measured as a run would: verified against cuDNN (or the plain kernel) with
+// the one tolerance, a 5x5 kernel whose last tiles stick out of the output, a fused epilogue.
+TEST_P(GpuMeasurerTest, WinogradConfigurationsAreVerifiedAndTimed) {
+  OperatorSpec op = smallConv(4, 16, 24, 15, 5, 1, 2);
+  op.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}};
+  expectVerified(op, 4, 63, SpaceTarget::Winograd);
 }
 
 TEST_P(GpuMeasurerTest, MatMulReferenceIsTheVendorBlasWhenPresent) {

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 
 #include "run_process.h"
 
@@ -45,6 +47,36 @@ TEST(CliCodegen, GpuSpaceSplitsKAndDoubleBuffers) {
   EXPECT_TRUE(has(space.out, "stages ")) << space.out;
   EXPECT_TRUE(has(space.out, "discrete:1,2,4,8,16")) << space.out;
   EXPECT_FALSE(has(opevo({"space", "MM1"}).out, "split_k"));
+}
+
+// The Winograd template from the command line: its space, its kernel, and the runs that cannot
+// take it refused with the reason before anything is measured.
+TEST(CliCodegen, WinogradTemplateAndWhatRefusesIt) {
+  const auto space = opevo({"space", "C2", "--target", "winograd"});
+  ASSERT_EQ(space.status, 0) << space.err;
+  EXPECT_TRUE(has(space.out, "factor:100352:3")) << space.out;  // 512 images x 14 x 14 tiles
+  EXPECT_TRUE(has(space.out, "constraint: at most 256 accumulators per thread")) << space.out;
+  const auto k = opevo({"codegen", "--op", "C2", "--template", "winograd", "--config",
+                        "tile_f=6,16,2; tile_t=3136,16,2; tile_e=1,36; tile_rc=16,4"});
+  ASSERT_EQ(k.status, 0) << k.err;
+  EXPECT_TRUE(has(k.out, "Winograd F(2x2, 5x5)")) << k.out.substr(0, 2000);
+  EXPECT_TRUE(has(k.out, "grid (3136, 6, 1), block (256, 1, 1)")) << k.out.substr(0, 2000);
+
+  const auto c1 = opevo({"space", "C1", "--target", "winograd"});
+  EXPECT_EQ(c1.status, 2);
+  EXPECT_TRUE(has(c1.err, "stride 4")) << c1.err;
+  // Refused before the database is opened: nothing is written.
+  const std::string db = ::testing::TempDir() + "opevo-winograd-refused.db";
+  std::remove(db.c_str());
+  const auto cpu = opevo({"tune", "--op", "C2", "--template", "winograd", "--backend", "cpu",
+                          "--trials", "2", "--db", db});
+  EXPECT_EQ(cpu.status, 2);
+  EXPECT_TRUE(has(cpu.err, "runs on cuda and hip, not on cpu")) << cpu.err;
+  const auto joint = opevo({"tune", "--op", "C2", "--template", "winograd", "--mode", "joint",
+                            "--backend", "cpu", "--trials", "2", "--db", db});
+  EXPECT_EQ(joint.status, 2);
+  EXPECT_TRUE(has(joint.err, "drop --mode joint")) << joint.err;
+  EXPECT_FALSE(std::ifstream(db).good()) << db << " was written by a refused tune";
 }
 
 TEST(CliCodegen, RandomIsSeededAndHipSharesTheKernel) {

@@ -199,6 +199,28 @@ TEST(CodegenEmulatedGpu, Conv2DWeightsReadAsFloat4MatchReference) {
   expectEmulatedKernelsMatch(op, all);
 }
 
+// The Winograd template: F(4x4, 3x3) and F(2x2, 5x5), outputs that whole tiles do not cover
+// (the last tiles stick out), sums kept by the thread (E_TH 1) or gathered in shared memory,
+// products read as float4 and as floats, stages that threads divide evenly and not, and a fused
+// epilogue.
+TEST(CodegenEmulatedGpu, WinogradMatchesReference) {
+  const OperatorSpec three = smallConv(2, 6, 8, 10, 3, 1, 1);  // 10 x 10 outputs: 3 x 3 tiles
+  const SearchSpace space3 = defaultSpace(three, SpaceTarget::Winograd);
+  std::vector<Config> configs = smallBlockConfigs(three, 3, 41, SpaceTarget::Winograd);
+  configs.push_back(space3.parse("tile_f=2,2,2; tile_t=3,2,3; tile_e=1,36; tile_rc=2,3"));
+  configs.push_back(space3.parse("tile_f=1,2,4; tile_t=1,6,3; tile_e=4,9; tile_rc=3,2"));
+  configs.push_back(space3.parse("tile_f=2,1,4; tile_t=9,1,2; tile_e=9,4; tile_rc=1,6"));
+  expectEmulatedKernelsMatch(three, configs, 65535, SpaceTarget::Winograd);
+
+  OperatorSpec five = smallConv(3, 4, 12, 7, 5, 1, 2);  // 7 x 7 outputs: 4 x 4 tiles of 2 x 2
+  five.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}, {EpilogueKind::Add, 1}};
+  const SearchSpace space5 = defaultSpace(five, SpaceTarget::Winograd);
+  std::vector<Config> fives = smallBlockConfigs(five, 3, 42, SpaceTarget::Winograd);
+  fives.push_back(space5.parse("tile_f=3,1,4; tile_t=6,2,4; tile_e=6,6; tile_rc=2,2"));
+  fives.push_back(space5.parse("tile_f=6,2,1; tile_t=12,4,1; tile_e=1,36; tile_rc=4,1"));
+  expectEmulatedKernelsMatch(five, fives, 65535, SpaceTarget::Winograd);
+}
+
 TEST(CodegenEmulatedGpu, FusedEpiloguesAndGroupsMatchReference) {
   OperatorSpec mm = smallMatMul(32, 48, 40);
   mm.transB = true;

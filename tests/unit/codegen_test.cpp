@@ -10,6 +10,7 @@
 #include "hip/hiprtc_compiler.h"
 #include "net/network_json.h"
 #include "net/tasks.h"
+#include "ops/winograd_space.h"
 
 namespace opevo::test {
 namespace {
@@ -182,6 +183,30 @@ TEST(CodegenNvrtc, EveryPresetCompilesForSm80AndSm90) {
       }
     }
   }
+}
+
+// The Winograd template on every preset it takes (C2's F(2x2, 5x5), the 3x3 layers' F(4x4,
+// 3x3)), a few random configurations each in one source.
+TEST(CodegenNvrtc, WinogradCompilesForEveryPresetItTakes) {
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+  std::string source;
+  std::vector<std::string> entries;
+  for (const std::string& name : presetNames()) {
+    const OperatorSpec op = preset(name);
+    if (!winogradApplies(op)) continue;
+    const SearchSpace space = defaultSpace(op, SpaceTarget::Winograd);
+    for (const Config& c : randomConfigs(space, 2, 11)) {
+      std::string entry = "w";  // not "w" + ...: GCC 12 warns falsely (-Wrestrict) there
+      entry += std::to_string(entries.size());
+      source += generateKernel(op, space, c, Backend::Cuda, {entry}).source + "\n";
+      entries.push_back(entry);
+    }
+  }
+  ASSERT_GE(entries.size(), 10u);  // C2, AlexNet's conv3-5 at two batches, ResNet-18's four
+  const CompileResult r = nvrtc.compile(source, "sm_90");
+  ASSERT_TRUE(r.ok) << r.log;
+  for (const std::string& e : entries) EXPECT_GT(r.resources.at(e).registers.value_or(0), 0) << e;
 }
 
 // Every task of the network presets (fused epilogues, strides, transposed weights) with a few

@@ -22,6 +22,12 @@ RunContext contextOf(const MeasurementSetup& setup, const std::string& operatorN
   return {operatorName, setup.operatorJson, setup.backend, m.device(), m.speedUnit(), m.label()};
 }
 
+// The operator as the race tunes it: the direct template's loops or layouts, or Winograd's.
+OperatorDefinition raceDefinition(const RaceSpec& spec) {
+  OperatorDefinition def = withTuningMode(loadOperator(spec.operatorRef), spec.mode);
+  return spec.winograd ? withSpaceTarget(std::move(def), SpaceTarget::Winograd) : def;
+}
+
 }  // namespace
 
 void EngineWorker::flush(bool force) {
@@ -179,10 +185,8 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const bool replay = spec.backend == "replay";
   const BackendOptions backend = backendOptions(spec);
   const MeasurementSetup setup =
-      replay
-          ? replayMeasurement(spec.dataset, backend)
-          : makeOperatorMeasurement(
-                spec.backend, withTuningMode(loadOperator(spec.operatorRef), spec.mode), backend);
+      replay ? replayMeasurement(spec.dataset, backend)
+             : makeOperatorMeasurement(spec.backend, raceDefinition(spec), backend);
   EngineOptions options;
   options.schedule = spec.schedule;
   options.scheduleSeed = spec.seed;

@@ -79,9 +79,12 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_mode->setObjectName(QStringLiteral("modeBox"));
   m_mode->addItem(tr("Loops over plain layouts"), QStringLiteral("loop"));
   m_mode->addItem(tr("Layouts and loops (ALT joint)"), QStringLiteral("joint"));
+  m_mode->addItem(tr("Winograd's loops (GPU convolutions)"), QStringLiteral("winograd"));
   m_mode->setToolTip(
       tr("Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
-         "the budget on layouts and loops, the rest on the loops of the best layout)"));
+         "the budget on layouts and loops, the rest on the loops of the best layout).\n"
+         "Winograd: stride-1 convolutions with 2x2 to 5x5 kernels on CUDA or HIP, computed "
+         "tile by tile with fewer multiplications (F(4x4, 3x3), F(2x2, 5x5))"));
   // A fresh form (no saved one, or --no-restore) races the default algorithm against the
   // paper's OpEvo, as `opevo compare` does.
   m_algorithms->setChecked(
@@ -199,9 +202,16 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     if (!problemText.isEmpty()) return refuse(problemText);
     s.operatorRef = m_operator->currentData().toString().toStdString();
     if (s.operatorRef.empty()) return refuse(tr("Choose an operator to measure."));
+    const std::string mode = m_mode->currentData().toString().toStdString();
+    s.winograd = mode == "winograd";
+    if (s.winograd && s.backend != "cuda" && s.backend != "hip")
+      return refuse(
+          tr("Winograd's template runs on CUDA and HIP devices: choose one, or tune the loops "
+             "over plain layouts on this backend."));
     try {
-      s.mode = layout::parseTuningMode(m_mode->currentData().toString().toStdString(), "mode");
+      s.mode = s.winograd ? layout::TuningMode::Loop : layout::parseTuningMode(mode, "mode");
       def = withTuningMode(loadOperator(s.operatorRef), s.mode);
+      if (s.winograd) def = withSpaceTarget(std::move(*def), SpaceTarget::Winograd);
     } catch (const std::exception& e) {
       return refuse(tr("The operator cannot be used: %1").arg(QString::fromUtf8(e.what())));
     }

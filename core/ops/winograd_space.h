@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+
+#include "ops/operator.h"
+#include "space/search_space.h"
+
+namespace opevo {
+
+// Winograd's minimal filtering (Lavin & Gray, F(m x m, r x r)): a stride-1 convolution computed
+// tile by tile, each m x m block of outputs from an alpha x alpha block of input (alpha = m + r -
+// 1) through transforms of the input, the weights and the product; the multiply-adds per output
+// fall from r * r to alpha * alpha / (m * m). alpha is 6 for every kernel size (m = 7 - r: F(4x4,
+// 3x3), F(2x2, 5x5)): an 8-point transform would save more multiplications but its large
+// interpolation points cost fp32 accuracy, and 6 points stay well inside our tolerance.
+struct WinogradShape {
+  std::int64_t r = 0, m = 0, alpha = 0;
+  // Output tiles per image along each axis (the last ones may stick out of the output) and in
+  // all: the images' tiles one after another.
+  std::int64_t tilesH = 0, tilesW = 0, tiles = 0;
+  std::int64_t elements() const { return alpha * alpha; }
+};
+
+// Throws InputError naming what rules the operator out: the template takes ungrouped Conv2Ds of
+// stride 1 with square kernels of 2 to 5 taps.
+WinogradShape winogradShape(const OperatorSpec& op);
+bool winogradApplies(const OperatorSpec& op);
+
+// The space of the GPU Winograd template (docs/codegen.md): a block computes the products of
+// BLOCK_F output channels by BLOCK_T tiles at all alpha * alpha transform elements, over the input
+// channels in stages; a thread keeps F_IN x T_IN x E_IN of them.
+//   tile_f: output channels into [block, thread, inner]
+//   tile_t: output tiles into [block, thread, inner]
+//   tile_e: transform elements (alpha * alpha) into [thread, inner]
+//   tile_rc: input channels into [outer, inner] (the channels one stage transforms)
+// Constraints: at most 1024 threads per block; at most 256 accumulators per thread (more cannot
+// stay in registers).
+SearchSpace winogradSpace(const OperatorSpec& op);
+// Whether a space is winogradSpace's (it has tile_e).
+bool isWinogradSpace(const SearchSpace& space);
+
+}  // namespace opevo

@@ -1,0 +1,117 @@
+#include "codegen/winograd_transforms.h"
+
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "common/error.h"
+
+namespace opevo::codegen {
+namespace {
+
+using Matrix = std::vector<std::vector<double>>;
+
+Matrix zeros(int rows, int cols) {
+  return Matrix(static_cast<std::size_t>(rows),
+                std::vector<double>(static_cast<std::size_t>(cols)));
+}
+
+// Gauss-Jordan with partial pivoting; the Vandermonde matrices here are at most 10 x 10 of small
+// points, far from singular.
+Matrix inverse(Matrix a) {
+  const std::size_t n = a.size();
+  Matrix inv = zeros(static_cast<int>(n), static_cast<int>(n));
+  for (std::size_t i = 0; i < n; ++i) inv[i][i] = 1;
+  for (std::size_t col = 0; col < n; ++col) {
+    std::size_t pivot = col;
+    for (std::size_t row = col + 1; row < n; ++row)
+      if (std::fabs(a[row][col]) > std::fabs(a[pivot][col])) pivot = row;
+    std::swap(a[col], a[pivot]);
+    std::swap(inv[col], inv[pivot]);
+    const double d = a[col][col];
+    for (std::size_t k = 0; k < n; ++k) a[col][k] /= d, inv[col][k] /= d;
+    for (std::size_t row = 0; row < n; ++row) {
+      if (row == col || a[row][col] == 0) continue;
+      const double f = a[row][col];
+      for (std::size_t k = 0; k < n; ++k)
+        a[row][k] -= f * a[col][k], inv[row][k] -= f * inv[col][k];
+    }
+  }
+  return inv;
+}
+
+// The rows of the evaluation of a polynomial of `terms` coefficients at the points, the last row
+// at infinity (its leading coefficient).
+Matrix evaluation(const std::vector<double>& points, int terms) {
+  Matrix e = zeros(static_cast<int>(points.size()) + 1, terms);
+  for (std::size_t j = 0; j < points.size(); ++j)
+    for (int k = 0; k < terms; ++k) e[j][static_cast<std::size_t>(k)] = std::pow(points[j], k);
+  e.back()[static_cast<std::size_t>(terms - 1)] = 1;
+  return e;
+}
+
+// The smallest whole scale (up to 1000) that makes every entry of the row a whole number; 0 when
+// none does.
+double wholeScale(const std::vector<double>& row) {
+  for (int s = 1; s <= 1000; ++s) {
+    bool whole = true;
+    for (double v : row) whole = whole && std::fabs(v * s - std::round(v * s)) < 1e-9;
+    if (whole) return s;
+  }
+  return 0;
+}
+
+std::string floatLiteral(double v) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  std::string s = text;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+}  // namespace
+
+WinogradTransforms winogradTransforms(int m, int r) {
+  if (m < 1 || r < 1 || m + r - 1 > 10)
+    throw InputError("Winograd F(" + std::to_string(m) + ", " + std::to_string(r) +
+                     "): m and r must be at least 1 and m + r - 1 at most 10");
+  static const double kPoints[] = {0, 1, -1, 2, -2, 0.5, -0.5, 3, -3};
+  WinogradTransforms w;
+  w.m = m, w.r = r, w.alpha = m + r - 1;
+  const std::vector<double> points(kPoints, kPoints + (w.alpha - 1));
+  // Toom-Cook's linear convolution is c = inverse(V) [(Ea a) .* (Eb b)] with V, Ea and Eb the
+  // evaluations of alpha, m and r coefficients; the correlation is its transpose.
+  const Matrix ea = evaluation(points, m), interp = inverse(evaluation(points, w.alpha));
+  w.g = evaluation(points, r);
+  w.at = zeros(m, w.alpha);
+  w.bt = zeros(w.alpha, w.alpha);
+  for (int i = 0; i < w.alpha; ++i) {
+    for (int k = 0; k < m; ++k) w.at[k][i] = ea[i][k];
+    for (int k = 0; k < w.alpha; ++k) w.bt[i][k] = interp[k][i];
+    if (const double s = wholeScale(w.bt[i]); s > 0) {
+      for (double& v : w.bt[i]) v = std::round(v * s);
+      for (double& v : w.g[i]) v /= s;
+    }
+  }
+  return w;
+}
+
+std::string linearCombination(const std::vector<double>& coefficients,
+                              const std::vector<std::string>& terms) {
+  std::string s;
+  for (std::size_t k = 0; k < coefficients.size(); ++k) {
+    const double c = coefficients[k];
+    if (c == 0) continue;
+    const bool negative = c < 0;
+    if (s.empty())
+      s += negative ? "-" : "";
+    else
+      s += negative ? " - " : " + ";
+    const double magnitude = std::fabs(c);
+    if (magnitude != 1) s += floatLiteral(magnitude) + " * ";
+    s += terms[k];
+  }
+  return s.empty() ? "0.0f" : s;
+}
+
+}  // namespace opevo::codegen

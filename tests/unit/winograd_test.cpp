@@ -1,0 +1,156 @@
+// Winograd's transforms checked against the direct correlation, and the template's space.
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "codegen/kernel_codegen.h"
+#include "codegen/winograd_transforms.h"
+#include "common/error.h"
+#include "ops/presets.h"
+#include "ops/winograd_space.h"
+
+namespace opevo {
+namespace {
+
+using codegen::WinogradTransforms;
+
+// Y = AT [(G g G^T) .* (BT d BT^T)] AT^T against the direct two-dimensional correlation, in double
+// precision: the largest difference over random tiles.
+double worstTwoDimensionalError(const WinogradTransforms& w) {
+  const int a = w.alpha, m = w.m, r = w.r;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  double worst = 0;
+  for (int rep = 0; rep < 20; ++rep) {
+    std::vector<std::vector<double>> d(a, std::vector<double>(a)), g(r, std::vector<double>(r));
+    for (auto& row : d)
+      for (double& v : row) v = u(rng);
+    for (auto& row : g)
+      for (double& v : row) v = u(rng);
+    // The element-wise product of the transformed weights and input.
+    std::vector<std::vector<double>> prod(a, std::vector<double>(a));
+    for (int i = 0; i < a; ++i)
+      for (int j = 0; j < a; ++j) {
+        double gu = 0, dv = 0;
+        for (int k = 0; k < r; ++k)
+          for (int l = 0; l < r; ++l) gu += w.g[i][k] * g[k][l] * w.g[j][l];
+        for (int k = 0; k < a; ++k)
+          for (int l = 0; l < a; ++l) dv += w.bt[i][k] * d[k][l] * w.bt[j][l];
+        prod[i][j] = gu * dv;
+      }
+    for (int p = 0; p < m; ++p)
+      for (int q = 0; q < m; ++q) {
+        double y = 0, direct = 0;
+        for (int i = 0; i < a; ++i)
+          for (int j = 0; j < a; ++j) y += w.at[p][i] * prod[i][j] * w.at[q][j];
+        for (int k = 0; k < r; ++k)
+          for (int l = 0; l < r; ++l) direct += d[p + k][q + l] * g[k][l];
+        worst = std::max(worst, std::abs(y - direct));
+      }
+  }
+  return worst;
+}
+
+TEST(WinogradTransforms, EveryTileSizeComputesTheCorrelation) {
+  for (auto [m, r] : {std::pair{2, 3}, {4, 3}, {2, 5}, {3, 4}, {5, 2}, {4, 5}, {6, 3}}) {
+    const WinogradTransforms w = codegen::winogradTransforms(m, r);
+    EXPECT_EQ(w.alpha, m + r - 1);
+    ASSERT_EQ(w.at.size(), static_cast<std::size_t>(m));
+    ASSERT_EQ(w.g.size(), static_cast<std::size_t>(w.alpha));
+    EXPECT_LT(worstTwoDimensionalError(w), 1e-12) << "F(" << m << ", " << r << ")";
+  }
+}
+
+// The input transform runs for every tile and channel: its rows are scaled to whole numbers, as
+// in Lavin and Gray's F(4x4, 3x3) (up to the rows' signs).
+TEST(WinogradTransforms, TheInputTransformMultipliesByWholeNumbers) {
+  const WinogradTransforms w = codegen::winogradTransforms(4, 3);
+  const std::vector<std::vector<double>> lavin = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                                  {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                                  {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  for (std::size_t i = 0; i < lavin.size(); ++i) {
+    const double sign = w.bt[i][1] * lavin[i][1] < 0 || w.bt[i][0] * lavin[i][0] < 0 ? -1 : 1;
+    for (std::size_t k = 0; k < lavin[i].size(); ++k)
+      EXPECT_EQ(w.bt[i][k], sign * lavin[i][k]) << "row " << i << " column " << k;
+  }
+  EXPECT_THROW(codegen::winogradTransforms(8, 5), InputError);
+  EXPECT_THROW(codegen::winogradTransforms(0, 3), InputError);
+}
+
+TEST(WinogradTransforms, LinearCombinationsLeaveOutZerosAndUnits) {
+  EXPECT_EQ(codegen::linearCombination({4, 0, -5, 0, 1}, {"a", "b", "c", "d", "e"}),
+            "4.0f * a - 5.0f * c + e");
+  EXPECT_EQ(codegen::linearCombination({-1, 0.25}, {"a", "b"}), "-a + 0.25f * b");
+  EXPECT_EQ(codegen::linearCombination({0, 0}, {"a", "b"}), "0.0f");
+}
+
+TEST(WinogradSpace, TilesFollowTheKernelSize) {
+  const WinogradShape c2 = winogradShape(preset("C2"));  // 5x5, 27 x 27 outputs, batch 512
+  EXPECT_EQ(c2.m, 2);
+  EXPECT_EQ(c2.alpha, 6);
+  EXPECT_EQ(c2.tilesH, 14);
+  EXPECT_EQ(c2.tiles, 512 * 14 * 14);
+  const WinogradShape res = winogradShape(preset("resnet18_conv2_b1"));  // 3x3, 56 x 56
+  EXPECT_EQ(res.m, 4);
+  EXPECT_EQ(res.tiles, 14 * 14);
+
+  const SearchSpace space = defaultSpace(preset("C2"), SpaceTarget::Winograd);
+  EXPECT_TRUE(isWinogradSpace(space));
+  EXPECT_FALSE(isWinogradSpace(defaultSpace(preset("C2"), SpaceTarget::Gpu)));
+  for (const char* name : {"tile_f", "tile_t", "tile_e", "tile_rc"})
+    EXPECT_GE(space.indexOf(name), 0) << name;
+  EXPECT_EQ(parseSpaceTarget("winograd", "test"), SpaceTarget::Winograd);
+  // Constraints: threads and accumulators.
+  EXPECT_TRUE(
+      space.satisfies(space.parse("tile_f=6,16,2; tile_t=3136,16,2; tile_e=1,36; "
+                                  "tile_rc=16,4")));
+  EXPECT_FALSE(
+      space.satisfies(space.parse("tile_f=3,16,4; tile_t=1568,16,4; tile_e=1,36; "
+                                  "tile_rc=16,4")));  // 576 accumulators
+  EXPECT_FALSE(
+      space.satisfies(space.parse("tile_f=3,64,1; tile_t=6272,16,1; tile_e=2,18; "
+                                  "tile_rc=16,4")));  // 2048 threads
+  const Config c = space.parse("tile_f=6,16,2; tile_t=3136,16,2; tile_e=1,36; tile_rc=16,4");
+  EXPECT_EQ(threadsPerBlock(preset("C2"), space, c), 256);
+}
+
+TEST(WinogradSpace, OperatorsItCannotTakeAreNamedWithTheReason) {
+  auto reason = [](const OperatorSpec& op) {
+    try {
+      defaultSpace(op, SpaceTarget::Winograd);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(reason(preset("C1")).find("stride 4"), std::string::npos) << reason(preset("C1"));
+  EXPECT_NE(reason(preset("MM1")).find("not a Conv2D"), std::string::npos);
+  OperatorSpec grouped = preset("resnet18_conv3_b1");
+  grouped.groups = 2;
+  EXPECT_NE(reason(grouped).find("2 groups"), std::string::npos);
+  OperatorSpec pointwise = preset("resnet18_conv3_b1");
+  pointwise.kernelH = pointwise.kernelW = 1;
+  pointwise.pad = 0;
+  EXPECT_NE(reason(pointwise).find("1x1"), std::string::npos);
+  EXPECT_FALSE(winogradApplies(preset("C1")));
+  EXPECT_TRUE(winogradApplies(preset("C2")));
+}
+
+TEST(WinogradSpace, TheCpuBackendRefusesTheTemplate) {
+  const OperatorSpec op = preset("resnet18_conv5_b1");
+  const SearchSpace space = defaultSpace(op, SpaceTarget::Winograd);
+  const Config c = untunedConfig(space);
+  EXPECT_TRUE(space.satisfies(c));
+  try {
+    codegen::generateKernel(op, space, c, codegen::Backend::Cpu);
+    FAIL() << "the CPU backend generated a Winograd kernel";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("GPU backends"), std::string::npos) << e.what();
+  }
+  const auto k = codegen::generateKernel(op, space, c, codegen::Backend::Cuda);
+  EXPECT_NE(k.summary.find("F(4x4, 3x3)"), std::string::npos) << k.summary;
+}
+
+}  // namespace
+}  // namespace opevo
