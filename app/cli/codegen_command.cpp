@@ -28,7 +28,7 @@ struct CodegenCliOptions {
   bool compile = false;
   std::string arch;
   bool reference = false;
-  std::string kernelTemplate = "direct";
+  std::string kernelTemplate;  // empty: as the operator says
 };
 
 // A failure of the machine rather than of the input (no compiler, a compile error): reported on
@@ -120,10 +120,14 @@ void runCodegen(const CodegenCliOptions& o) {
   const Backend backend = codegen::parseBackend(o.backend);
   // The space a run on this backend tunes: GPU runs have parameters of their own (split_k...).
   // A preset or an operator file, with the file's own space.
-  const SpaceTarget target = o.kernelTemplate == "winograd" ? SpaceTarget::Winograd
-                             : backend == Backend::Cpu      ? SpaceTarget::Common
-                                                            : SpaceTarget::Gpu;
-  const OperatorDefinition def = withSpaceTarget(loadOperator(o.op), target);
+  OperatorDefinition loaded = loadOperator(o.op);
+  // --template, else the operator file's choice of Winograd, else the backend's direct space.
+  const bool winograd = o.kernelTemplate == "winograd" ||
+                        (o.kernelTemplate.empty() && loaded.target == SpaceTarget::Winograd);
+  const SpaceTarget target = winograd                  ? SpaceTarget::Winograd
+                             : backend == Backend::Cpu ? SpaceTarget::Common
+                                                       : SpaceTarget::Gpu;
+  const OperatorDefinition def = withSpaceTarget(std::move(loaded), target);
   const OperatorSpec& op = def.op;
   const SearchSpace& space = def.space;
   if (o.reference && (o.random || !o.config.empty()))
@@ -199,7 +203,8 @@ void addCodegenCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--backend", o->backend, "cuda, hip or cpu (default cuda)");
   cmd->add_option("--template", o->kernelTemplate,
-                  "direct (default) or winograd (stride-1 Conv2Ds on cuda and hip)")
+                  "direct (the default, unless an operator file names winograd) or winograd "
+                  "(stride-1 Conv2Ds on cuda and hip)")
       ->check(CLI::IsMember({"direct", "winograd"}));
   cmd->add_option("--config", o->config,
                   "Configuration as `opevo space` formats it, e.g. \"tile_n=...; tile_m=...\"");

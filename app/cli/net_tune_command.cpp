@@ -32,6 +32,7 @@ struct NetTuneOptions {
   int trials = 0;
   net::SchedulerKind scheduler = net::SchedulerKind::Gradient;
   std::string mode;  // empty: joint on the CPU, loop elsewhere
+  std::string kernelTemplate = "direct";
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
@@ -85,9 +86,13 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   src.plan.unit = o.unit;
   src.plan.scheduler = o.scheduler;
   // Layout templates exist for the CPU, where they matter most (docs/results/networks.md).
-  src.plan.mode = o.mode.empty()
-                      ? (o.backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop)
-                      : layout::parseTuningMode(o.mode, "--mode");
+  src.plan.winograd = o.kernelTemplate == "winograd";
+  src.plan.mode = !o.mode.empty() ? layout::parseTuningMode(o.mode, "--mode")
+                  : o.backend == "cpu" && !src.plan.winograd ? layout::TuningMode::Joint
+                                                             : layout::TuningMode::Loop;
+  if (src.plan.winograd && src.plan.mode != layout::TuningMode::Loop)
+    throw InputError("--template winograd tunes loops over the plain layouts: drop --mode " +
+                     std::string(layout::tuningModeName(src.plan.mode)));
   return std::make_unique<net::NetworkSession>(store, std::move(src), options);
 }
 
@@ -310,6 +315,10 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   const net::NetworkSource src = net::storedNetworkSource(store, id, &stored);
   const net::ParamOverrides& params = src.params;
   const net::NetworkTuningPlan& plan = src.plan;
+  if (plan.winograd)
+    throw InputError("network run " + std::to_string(id) +
+                     " tuned its convolutions on Winograd's template, whose kernels run on cuda "
+                     "and hip only; net export writes a CPU program");
   const net::Network n = net::networkFromText(src.text, src.source, params);
   const net::TaskGraph g = net::extractTasks(n);
   if (stored.taskRuns.size() != g.tasks.size())
@@ -391,6 +400,10 @@ void addNetTuneCommand(CLI::App& net) {
                   "layers reading their outputs read those layouts where they can, ALT), "
                   "joint-np (the same, every such tensor converted, ALT-WP) or loop (default on "
                   "cuda/hip: every task tunes its loops over plain layouts, ALT-OL)");
+  cmd->add_option("--template", o->kernelTemplate,
+                  "direct (default) or winograd: on cuda and hip the stride-1 convolutions tune "
+                  "Winograd's F(4x4, 3x3) / F(2x2, 5x5) template, the other tasks the direct ones")
+      ->check(CLI::IsMember({"direct", "winograd"}));
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");

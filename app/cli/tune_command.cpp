@@ -32,7 +32,7 @@ namespace {
 
 struct TuneArgs {
   std::string op, algo = tunerRegistry().defaultTuner().name, backend, db, mode;
-  std::string kernelTemplate = "direct";
+  std::string kernelTemplate;  // empty: as the operator says (the direct templates by default)
   std::optional<int> trials;
   std::optional<double> seconds, target;
   std::uint64_t seed = 1;
@@ -88,26 +88,31 @@ void runTune(const TuneArgs& a) {
     const std::string backend = a.backend.empty() ? defaultBackend() : a.backend;
     if (backend.rfind("replay:", 0) == 0 && !a.op.empty())
       throw InputError("a replay tunes its dataset's own space and operator: drop --op " + a.op);
-    if (a.kernelTemplate == "winograd") {
-      if (backend.rfind("replay:", 0) == 0)
-        throw InputError("--template winograd builds kernels; a replay has its own space");
-      if (a.op.empty())
-        throw InputError("--op is required (a stride-1 Conv2D such as C2, or an operator file)");
-      if (!a.mode.empty() && a.mode != "loop")
-        throw InputError("--template winograd tunes loops over the plain layouts: drop --mode " +
-                         a.mode);
-      fresh = makeOperatorMeasurement(
-          backend, withSpaceTarget(loadOperator(a.op), SpaceTarget::Winograd), options);
-    } else if (a.mode.empty()) {
+    if (backend.rfind("replay:", 0) == 0) {
+      if (!a.mode.empty())
+        throw InputError("--mode needs an operator to build kernels for; a replay has its space");
+      if (!a.kernelTemplate.empty())
+        throw InputError(
+            "--template needs an operator to build kernels for; a replay has its "
+            "space");
       fresh = makeMeasurement(backend, a.op, options);
     } else {
-      if (backend.rfind("replay:", 0) == 0)
-        throw InputError("--mode needs an operator to build kernels for; a replay has its space");
       if (a.op.empty())
-        throw InputError("--op is required (a preset such as C1, or an operator file)");
-      fresh = makeOperatorMeasurement(
-          backend, withTuningMode(loadOperator(a.op), layout::parseTuningMode(a.mode, "--mode")),
-          options);
+        throw InputError("--op is required (a preset such as MM1, or an operator file)");
+      OperatorDefinition def = loadOperator(a.op);
+      if (!a.mode.empty())
+        def = withTuningMode(std::move(def), layout::parseTuningMode(a.mode, "--mode"));
+      if (a.kernelTemplate == "winograd") {
+        if (def.mode != layout::TuningMode::Loop)
+          throw InputError("--template winograd tunes loops over the plain layouts: drop --mode " +
+                           std::string(layout::tuningModeName(def.mode)));
+        def = withSpaceTarget(std::move(def), SpaceTarget::Winograd);
+      } else if (a.kernelTemplate == "direct") {
+        // An operator file may name the Winograd template; the backend's direct space follows
+        // from the common one (runDefinition).
+        def = withSpaceTarget(std::move(def), SpaceTarget::Common);
+      }
+      fresh = makeOperatorMeasurement(backend, std::move(def), options);
     }
   }
   // Opened once a new run's operator and backend are known to be good, so that a refused command
@@ -347,8 +352,9 @@ void addTuneCommand(CLI::App& app) {
       "BatchMatMul)");
   CLI::Option* kernelTemplate =
       cmd->add_option("--template", a->kernelTemplate,
-                      "direct: the TVM-style templates (default); winograd: Winograd's F(4x4, "
-                      "3x3) / F(2x2, 5x5) for stride-1 Conv2Ds on cuda and hip")
+                      "direct: the TVM-style templates (the default, unless an operator file "
+                      "names winograd); winograd: Winograd's F(4x4, 3x3) / F(2x2, 5x5) for "
+                      "stride-1 Conv2Ds on cuda and hip")
           ->check(CLI::IsMember({"direct", "winograd"}));
   CLI::Option* backend = cmd->add_option("--backend", a->backend,
                                          "cpu, cuda, hip or replay:FILE (default: the best found)");

@@ -121,8 +121,9 @@ int main(int argc, char** argv) {
              "preset-or-file");
   const auto modeOpt =
       option("mode",
-             "What a device race tunes: loop (plain layouts) or joint (layouts and loops); with "
-             "--network, a comma-separated list (loop,joint races both).",
+             "What a device race tunes: loop (plain layouts), joint (layouts and loops) or "
+             "winograd (Winograd's template, GPU convolutions); with --network, a "
+             "comma-separated list (loop,joint races both; joint-np; winograd on GPUs).",
              "mode");
   const auto exportOpt =
       option("export-latest", "On History, open the export dialog of the newest run.");
@@ -241,7 +242,8 @@ int main(int argc, char** argv) {
     if (!setup->setOperator(op)) setup->addOperatorFile(op);
   }
   if (parser.isSet(modeOpt) && !networkRace && !setup->setMode(parser.value(modeOpt).toLower()))
-    problems << QStringLiteral("unknown mode '%1' (loop, joint)").arg(parser.value(modeOpt));
+    problems
+        << QStringLiteral("unknown mode '%1' (loop, joint, winograd)").arg(parser.value(modeOpt));
   // A replay starts once its dataset is read; a device race once the probe has found devices.
   if (networkRace) {
     // started above

@@ -5,15 +5,20 @@
 #include <limits>
 
 #include "common/error.h"
+#include "ops/operator_json.h"
 #include "ops/presets.h"
+#include "ops/winograd_space.h"
 
 namespace opevo::net {
 
-OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode) {
+OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, bool winograd) {
   const bool layouts =
       layout::tunesLayouts(mode) && task.op.kind == OpKind::Conv2D && task.op.groups == 1;
   OperatorDefinition def{task.op, defaultSpace(task.op)};
-  return layouts ? withTuningMode(std::move(def), layout::TuningMode::Joint) : def;
+  if (layouts) return withTuningMode(std::move(def), layout::TuningMode::Joint);
+  if (winograd && winogradApplies(task.op))
+    return withSpaceTarget(std::move(def), SpaceTarget::Winograd);
+  return def;
 }
 
 std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph) {

@@ -32,10 +32,14 @@ struct NetworkTuningPlan {
   // template (conv2d without groups) tune layouts and loops (ALT), the others their loops; the
   // network converts activations into and out of each task's layouts (docs/layouts.md).
   layout::TuningMode mode = layout::TuningMode::Loop;
+  // On cuda and hip, with mode Loop: the tasks Winograd's template takes (stride-1 Conv2Ds,
+  // ops/winograd_space.h) tune it instead of the direct template; the others are unchanged.
+  bool winograd = false;
 };
 
-// What a task is tuned as under a mode: its operator and space (see NetworkTuningPlan::mode).
-OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode);
+// What a task is tuned as under a mode: its operator and space (see NetworkTuningPlan::mode), and
+// with `winograd` the Winograd template's space where it takes the task.
+OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, bool winograd = false);
 
 // What one task measures with: its space and measurer, owned by the caller for the whole run.
 struct TaskMeasurement {

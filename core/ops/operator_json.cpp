@@ -271,26 +271,35 @@ Config commonConfig(const OperatorDefinition& def, const Config& config, std::st
   return c;
 }
 
+namespace {
+
+// The definition rebuilt for another template (mode and target): overrides of parameters that
+// template lacks do not carry over.
+OperatorDefinition rebuilt(const OperatorDefinition& def, layout::TuningMode mode,
+                           SpaceTarget target) {
+  nlohmann::json j = operatorDefinitionToJson(def);
+  j["mode"] = layout::tuningModeName(mode);
+  j["target"] = spaceTargetName(target);
+  if (j.contains("space")) {
+    const SearchSpace space = layout::spaceFor(def.op, mode, target);
+    nlohmann::json kept = nlohmann::json::object();
+    for (const auto& [name, spec] : j["space"].items())
+      if (space.indexOf(name) >= 0) kept[name] = spec;
+    j["space"] = kept;
+  }
+  return operatorDefinitionFromJson(j, def.op.name);
+}
+
+}  // namespace
+
 OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target) {
   if (def.target == target) return def;
-  nlohmann::json j = operatorDefinitionToJson(def);
-  j["target"] = spaceTargetName(target);
-  return operatorDefinitionFromJson(j, def.op.name);
+  return rebuilt(def, def.mode, target);
 }
 
 OperatorDefinition withTuningMode(OperatorDefinition def, layout::TuningMode mode) {
   if (def.mode == mode) return def;
-  nlohmann::json j = operatorDefinitionToJson(def);
-  j["mode"] = layout::tuningModeName(mode);
-  // Overrides of parameters the other template lacks do not carry over.
-  if (j.contains("space")) {
-    const SearchSpace target = layout::spaceFor(def.op, mode, def.target);
-    nlohmann::json kept = nlohmann::json::object();
-    for (const auto& [name, spec] : j["space"].items())
-      if (target.indexOf(name) >= 0) kept[name] = spec;
-    j["space"] = kept;
-  }
-  return operatorDefinitionFromJson(j, def.op.name);
+  return rebuilt(def, mode, def.target);
 }
 
 OperatorDefinition loadOperator(const std::string& presetOrPath) {

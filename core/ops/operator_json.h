@@ -38,7 +38,8 @@ struct OperatorDefinition {
   SpaceTarget target = SpaceTarget::Common;
 };
 
-// The definition with its space rebuilt for `target`, overrides kept (a no-op when it has it).
+// The definition with its space rebuilt for `target` (a no-op when it has it); overrides of the
+// space are kept where the new space has the parameter.
 OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target);
 
 // A configuration of def's space as one of withSpaceTarget(def, Common)'s: the GPU templates'

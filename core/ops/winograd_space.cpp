@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "ops/presets.h"
 #include "space/factor_param.h"
 
 namespace opevo {
@@ -52,8 +53,12 @@ SearchSpace winogradSpace(const OperatorSpec& op) {
   space.add(std::make_shared<FactorParam>("tile_e", w.elements(), 2));
   space.add(std::make_shared<FactorParam>("tile_rc", op.inChannels, 2));
   const int f = space.indexOf("tile_f"), t = space.indexOf("tile_t"), e = space.indexOf("tile_e");
-  space.addConstraint("at most 1024 threads per block",
-                      [=](const Config& c) { return c[f][1] * c[t][1] * c[e][0] <= 1024; });
+  space.addConstraint("at most 1024 threads per block", [op, s = space](const Config& c) {
+    return threadsPerBlock(op, s, c) <= 1024;
+  });
+  // The output channels' blocks are the grid's y axis (CUDA's limit; HIP allows more).
+  space.addConstraint("at most 65535 blocks of output channels",
+                      [f](const Config& c) { return c[f][0] <= 65535; });
   space.addConstraint(
       "at most " + std::to_string(kMaxAccumulators) + " accumulators per thread",
       [=](const Config& c) { return c[f][2] * c[t][2] * c[e][1] <= kMaxAccumulators; });

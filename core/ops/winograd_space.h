@@ -34,7 +34,7 @@ bool winogradApplies(const OperatorSpec& op);
 //   tile_e: transform elements (alpha * alpha) into [thread, inner]
 //   tile_rc: input channels into [outer, inner] (the channels one stage transforms)
 // Constraints: at most 1024 threads per block; at most 256 accumulators per thread (more cannot
-// stay in registers).
+// stay in registers); at most 65535 blocks of output channels (the grid's y axis).
 SearchSpace winogradSpace(const OperatorSpec& op);
 // Whether a space is winogradSpace's (it has tile_e).
 bool isWinogradSpace(const SearchSpace& space);

@@ -104,12 +104,16 @@ void shareMeasuringChoices(BackendOptions& o, bool timeoutAsked) {
   }
 }
 
+bool runsWinograd(const std::string& backend) {
+  return backend == "cuda" || backend == "hip";
+}
+
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def) {
   // A GPU run tunes the GPU templates' own parameters too (split_k, stages); its stored
   // definition says so, so that resumes, exports and agents rebuild the same space.
   const bool gpu = backend == "cuda" || backend == "hip";
   if (def.target == SpaceTarget::Winograd) {
-    if (!gpu)
+    if (!runsWinograd(backend))
       throw InputError(def.op.name + ": the Winograd template runs on cuda and hip, not on " +
                        backend + " (tune the direct template there)");
     return def;

@@ -56,6 +56,9 @@ MeasurementSetup makeMeasurement(const std::string& backend, const std::string& 
 // definition is compared with this one to tell whether it still measures the same operator.
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def);
 
+// Whether a backend runs the Winograd template's kernels: cuda and hip (a GPU template only).
+bool runsWinograd(const std::string& backend);
+
 // Whether makeOperatorMeasurement gives the definition its backend's space (runDefinition: a
 // new run) or measures it as given (what a cluster agent is sent: the coordinator chose).
 enum class SpaceChoice { ForBackend, AsGiven };

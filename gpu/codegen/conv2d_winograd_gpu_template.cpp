@@ -91,19 +91,19 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
   w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry + kernelParams(ctx.backend));
   w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
   w.comment(
-      "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy+ky-P][ox+kx-P] * B[f][c][ky][kx], "
-      "computed\n"
-      "for each M x M tile of outputs as AT [(G g G^T) .* (BT d BT^T)] AT^T, d the ALPHA x ALPHA\n"
-      "input the tile reads (zeros outside the input), g a channel's R x R weights.");
-  w.line("constexpr index_t NB = " + str(op.batch) + ", CI = " + str(op.inChannels) +
-         ", H = " + str(op.height) + ", W = " + str(op.width) + ";");
+      "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy+ky-P][ox+kx-P] * B[f][c][ky][kx],\n"
+      "computed for each M x M tile of outputs as AT [(G g G^T) .* (BT d BT^T)] AT^T, d the\n"
+      "ALPHA x ALPHA input the tile reads (zeros outside the input), g a channel's R x R\n"
+      "weights.");
+  w.line("constexpr index_t CI = " + str(op.inChannels) + ", H = " + str(op.height) +
+         ", W = " + str(op.width) + ";  // " + str(op.batch) + " images");
   w.line("constexpr index_t F = " + str(op.outChannels) + ", OH = " + str(op.outHeight()) +
          ", OW = " + str(op.outWidth()) + ";");
   w.line("constexpr int R = " + str(r) + ", P = " + str(op.pad) + ", M = " + str(m) +
-         ", ALPHA = " + str(alpha) + ", E = ALPHA * ALPHA;");
+         ", ALPHA = " + str(alpha) + ";");
   w.comment("Output tiles: TILES_H x TILES_W per image, the images' one after another.");
   w.line("constexpr index_t TILES_H = " + str(shape.tilesH) + ", TILES_W = " + str(shape.tilesW) +
-         ", TILES = NB * TILES_H * TILES_W;");
+         ";");
   w.comment("tile_f = [blocks " + str(t.f[0]) + ", F_TH, F_IN]; tile_t = [blocks " + str(t.t[0]) +
             ", T_TH, T_IN]; tile_e = [E_TH, E_IN]; tile_rc = [RC_OUT, RC_IN]");
   w.line("constexpr int F_TH = " + str(t.f[1]) + ", F_IN = " + str(t.f[2]) +
@@ -114,8 +114,8 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
       "constexpr int BLOCK_F = F_TH * F_IN, BLOCK_T = T_TH * T_IN, THREADS = F_TH * T_TH * E_TH;");
   w.line();
   w.comment(
-      "Dynamic shared memory: a stage's transformed input V[E][RC_IN][BLOCK_T] (rounded up to\n"
-      "whole float4s) and weights U[E][RC_IN][BLOCK_F]" +
+      "Dynamic shared memory: a stage's transformed input V[E][RC_IN][BLOCK_T] (E = ALPHA^2\n"
+      "transform elements; rounded up to whole float4s) and weights U[E][RC_IN][BLOCK_F]" +
       std::string(gather ? "; after the last stage the sums\nS[E][BLOCK_F][BLOCK_T] over both."
                          : "."));
   w.line("extern __shared__ __attribute__((aligned(16))) float smem[];");

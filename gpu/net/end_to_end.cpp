@@ -50,17 +50,19 @@ EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, c
 }
 
 EndToEnd runEndToEndCuda(const Network& net, const TaskGraph& graph,
-                         const std::vector<Config>& configs, const EndToEndOptions& o) {
+                         const std::vector<Config>& configs, const EndToEndOptions& o,
+                         bool winograd) {
   EndToEnd e;
   const auto loop = layout::TuningMode::Loop;
   std::vector<float> want;
   {
     CudaNetworkRun reference(buildNetworkProgram(net, graph, configs, loop, o.seed,
-                                                 codegen::Backend::Cuda, TaskKernels::Reference));
+                                                 codegen::Backend::Cuda, TaskKernels::Reference,
+                                                 winograd));
     want = reference.forward();
   }
-  CudaNetworkRun run(
-      buildNetworkProgram(net, graph, configs, loop, o.seed, codegen::Backend::Cuda));
+  CudaNetworkRun run(buildNetworkProgram(net, graph, configs, loop, o.seed, codegen::Backend::Cuda,
+                                         TaskKernels::Tuned, winograd));
   e.device = run.device();
   e.compileSeconds = run.compileSeconds();
   e.deviceReference =

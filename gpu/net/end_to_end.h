@@ -65,9 +65,11 @@ EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, c
 // GPU space, loop mode), and the same network with each task's plain reference kernel (one
 // thread per output element, the epilogue included; the fixed kernels and the weights are the
 // same), whose output the tuned one must match. Throws DeviceError where there is no CUDA device
-// or a kernel faults, std::runtime_error when a kernel does not compile.
+// or a kernel faults, std::runtime_error when a kernel does not compile. `winograd`: the plan's
+// (buildNetworkProgram).
 EndToEnd runEndToEndCuda(const Network& net, const TaskGraph& graph,
-                         const std::vector<Config>& configs, const EndToEndOptions& options);
+                         const std::vector<Config>& configs, const EndToEndOptions& options,
+                         bool winograd = false);
 
 // [{"name", "kind", "ms"}] for every step of the chained program, in order.
 nlohmann::json stepsJson(const EndToEnd& e);

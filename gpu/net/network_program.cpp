@@ -95,7 +95,7 @@ Config inGpuSpace(const OperatorDefinition& gpu, const Config& c) {
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
                                    const std::vector<Config>& tuned, layout::TuningMode mode,
                                    std::uint64_t seed, codegen::Backend backend,
-                                   TaskKernels kernels) {
+                                   TaskKernels kernels, bool winograd) {
   if (tuned.size() != graph.tasks.size())
     throw InputError("network run: " + std::to_string(tuned.size()) + " configurations for " +
                      std::to_string(graph.tasks.size()) + " tasks");
@@ -142,8 +142,9 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     p.kernels[entry] = {static_cast<int>(p.modules.size()) - 1, launch};
   };
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    OperatorDefinition def = taskDefinition(graph.tasks[i], mode);
-    if (gpu) def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
+    OperatorDefinition def = taskDefinition(graph.tasks[i], mode, gpu && winograd);
+    if (gpu && def.target != SpaceTarget::Winograd)
+      def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
     const std::string entry = "task_" + std::to_string(i);
     const codegen::GeneratedKernel k =
         kernels == TaskKernels::Reference

@@ -15,12 +15,14 @@ namespace opevo::net {
 namespace {
 
 nlohmann::json planToJson(const NetworkTuningPlan& p) {
-  return {{"algorithm", p.algorithm},
-          {"seed", p.seed},
-          {"trials", p.trials},
-          {"unit", p.unit},
-          {"scheduler", schedulerKindName(p.scheduler)},
-          {"mode", layout::tuningModeName(p.mode)}};
+  nlohmann::json j = {{"algorithm", p.algorithm},
+                      {"seed", p.seed},
+                      {"trials", p.trials},
+                      {"unit", p.unit},
+                      {"scheduler", schedulerKindName(p.scheduler)},
+                      {"mode", layout::tuningModeName(p.mode)}};
+  if (p.winograd) j["template"] = "winograd";
+  return j;
 }
 
 NetworkTuningPlan planFromJson(const std::string& text) {
@@ -33,6 +35,8 @@ NetworkTuningPlan planFromJson(const std::string& text) {
   p.scheduler = parseSchedulerKind(j.at("scheduler").get<std::string>());
   // Runs stored before layouts tuned their loops only.
   p.mode = layout::parseTuningMode(j.value("mode", "loop"), "stored network plan");
+  // Runs stored before the Winograd template tuned the direct one.
+  p.winograd = j.value("template", "direct") == "winograd";
   return p;
 }
 
@@ -68,9 +72,12 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source, const Backend
                      ": layout templates exist for the cpu backend only so far (use --mode loop "
                      "on " +
                      m_source.backend + ")");
+  if (m_source.plan.winograd && !runsWinograd(m_source.backend))
+    throw InputError("the Winograd template runs on cuda and hip, not on " + m_source.backend +
+                     " (tune the direct template there)");
   for (const Task& t : m_graph.tasks)
-    m_setups.push_back(
-        makeOperatorMeasurement(m_source.backend, taskDefinition(t, m_source.plan.mode), options));
+    m_setups.push_back(makeOperatorMeasurement(
+        m_source.backend, taskDefinition(t, m_source.plan.mode, m_source.plan.winograd), options));
   build({});
   NetworkRecord rec;
   rec.name = m_network.name;
@@ -110,7 +117,7 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     const Task& t = m_graph.tasks[i];
     // As a new run on this backend stores it (runDefinition: the GPU templates' space on cuda
     // and hip), or as runs stored before spaces had targets did.
-    const OperatorDefinition def = taskDefinition(t, m_source.plan.mode);
+    const OperatorDefinition def = taskDefinition(t, m_source.plan.mode, m_source.plan.winograd);
     const std::string now = operatorDefinitionToJson(runDefinition(m_source.backend, def)).dump();
     if (now != r.run.operatorJson && operatorDefinitionToJson(def).dump() != r.run.operatorJson)
       throw InputError("network run " + std::to_string(id) + ": task " + t.name +
@@ -302,7 +309,8 @@ ReferenceTimes NetworkSession::timeReference(const EndToEndOptions& options) con
 
 EndToEnd NetworkSession::runEndToEnd(const EndToEndOptions& options,
                                      std::optional<ReferenceTimes> reference) const {
-  if (m_source.backend == "cuda") return runEndToEndCuda(m_network, m_graph, configs(), options);
+  if (m_source.backend == "cuda")
+    return runEndToEndCuda(m_network, m_graph, configs(), options, m_source.plan.winograd);
   TempDir dir("opevo-net");
   return net::runEndToEnd(writeNetworkFile(dir), m_source.params, m_network, m_graph, configs(),
                           m_source.plan.mode, options, std::move(reference));

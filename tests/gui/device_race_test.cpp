@@ -164,6 +164,22 @@ TEST_F(DeviceRaceTest, AnOperatorFileThatIsWrongIsRefusedByName) {
   EXPECT_TRUE(runs()->message().contains(QStringLiteral("kk"))) << runs()->message().toStdString();
 }
 
+// Winograd's template is refused on the CPU, saying what to do instead, before anything starts.
+TEST_F(DeviceRaceTest, WinogradIsRefusedWhereItCannotRun) {
+  prepareCpuRace({QStringLiteral("opevo")}, 3);
+  ASSERT_TRUE(setup()->setMode(QStringLiteral("winograd")));
+  ASSERT_TRUE(setup()->setOperator(QStringLiteral("C2")));
+  EXPECT_FALSE(runs()->start());
+  EXPECT_TRUE(runs()->message().contains(QStringLiteral("CUDA and HIP")))
+      << runs()->message().toStdString();
+  QString problem;
+  setup()->spec(&problem);
+  EXPECT_TRUE(problem.contains(QStringLiteral("CUDA and HIP"))) << problem.toStdString();
+  EXPECT_FALSE(runs()->controller()->busy());
+  EXPECT_TRUE(setup()->setMode(QStringLiteral("loop")));
+  EXPECT_FALSE(setup()->setMode(QStringLiteral("layouts")));
+}
+
 TEST_F(DeviceRaceTest, AStoppedRunResumesFromHistoryWithoutMeasuringAgain) {
   // A budget well above the 2 trials waited for: the measurer delivers trials in bursts, and a
   // budget of 6 was sometimes all measured before the stop arrived.

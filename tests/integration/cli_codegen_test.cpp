@@ -62,6 +62,19 @@ TEST(CliCodegen, WinogradTemplateAndWhatRefusesIt) {
   EXPECT_TRUE(has(k.out, "Winograd F(2x2, 5x5)")) << k.out.substr(0, 2000);
   EXPECT_TRUE(has(k.out, "grid (3136, 6, 1), block (256, 1, 1)")) << k.out.substr(0, 2000);
 
+  // An operator file that names the template gets its kernels without --template.
+  const std::string file = ::testing::TempDir() + "opevo-winograd-conv.json";
+  std::ofstream(file) << R"({"name": "w3", "kind": "conv2d", "target": "winograd", "shape":
+      {"batch": 1, "in_channels": 8, "height": 14, "width": 14, "out_channels": 16,
+       "kernel_h": 3, "kernel_w": 3, "stride": 1, "pad": 1}})";
+  const auto fromFile = opevo({"codegen", "--op", file, "--random"});
+  ASSERT_EQ(fromFile.status, 0) << fromFile.err;
+  EXPECT_TRUE(has(fromFile.out, "Winograd F(4x4, 3x3)")) << fromFile.out.substr(0, 1500);
+  const auto direct = opevo({"codegen", "--op", file, "--random", "--template", "direct"});
+  ASSERT_EQ(direct.status, 0) << direct.err;
+  EXPECT_FALSE(has(direct.out, "Winograd")) << direct.out.substr(0, 1500);
+  std::remove(file.c_str());
+
   const auto c1 = opevo({"space", "C1", "--target", "winograd"});
   EXPECT_EQ(c1.status, 2);
   EXPECT_TRUE(has(c1.err, "stride 4")) << c1.err;

@@ -35,6 +35,21 @@ TEST(CliNet, ABadFileIsOneLineNamingTheLayer) {
   EXPECT_NE(missing.err.find("neither a network preset"), std::string::npos) << missing.err;
 }
 
+// Winograd's template is for the GPU backends: a CPU network refuses it with the reason, and it
+// tunes loops only.
+TEST(CliNet, WinogradIsRefusedOnTheCpuAndWithLayouts) {
+  const std::string db = ::testing::TempDir() + "opevo-net-winograd.db";
+  const auto cpu = runProcess(OPEVO_CLI, {"net", "tune", "resnet18", "--template", "winograd",
+                                          "--backend", "cpu", "--trials", "4", "--db", db});
+  EXPECT_EQ(cpu.status, 2);
+  EXPECT_NE(cpu.err.find("runs on cuda and hip, not on cpu"), std::string::npos) << cpu.err;
+  const auto joint = runProcess(OPEVO_CLI, {"net", "tune", "resnet18", "--template", "winograd",
+                                            "--mode", "joint", "--trials", "4", "--db", db});
+  EXPECT_EQ(joint.status, 2);
+  EXPECT_NE(joint.err.find("drop --mode joint"), std::string::npos) << joint.err;
+  std::filesystem::remove(db);
+}
+
 // Runs `opevo net run ... --json`; skips when this build has no libtorch reference.
 nlohmann::json runNetwork(const std::vector<std::string>& args) {
   std::vector<std::string> all = {"net", "run"};

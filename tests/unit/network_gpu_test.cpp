@@ -19,6 +19,7 @@
 #include "net/network_json.h"
 #include "net/network_program.h"
 #include "network_test_util.h"
+#include "ops/winograd_space.h"
 
 namespace opevo::test {
 namespace {
@@ -131,6 +132,35 @@ TEST(NetworkGpuProgram, EmulatedChainOfEveryLayerKindMatchesTheCpuProgram) {
           << file << ": " << (p == &tuned ? "tuned kernels" : "plain reference kernels");
     }
   }
+}
+
+// A network whose 3x3 convolutions (bias and relu, a residual add fused) tuned Winograd's
+// template: the program builds their kernels from it, and the emulated chain matches the CPU
+// program.
+TEST(NetworkGpuProgram, WinogradTasksAreBuiltFromTheirTemplate) {
+  const net::Network n =
+      net::loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_conv_chain.json");
+  const net::TaskGraph g = net::extractTasks(n);
+  const auto loop = layout::TuningMode::Loop;
+  net::CpuNetworkRun cpu(n, g, taskConfigs(g, Backend::Cpu, 3), loop, 5);
+  const std::vector<float> want = cpu.forward();
+
+  const codegen::DeviceLimits h100 = codegen::nominalLimits("sm_90");
+  const std::vector<Config> configs = randomTaskConfigs(g, Backend::Cuda, 6, &h100, 64, true);
+  const NetworkProgram p = net::buildNetworkProgram(n, g, configs, loop, 5, Backend::Cuda,
+                                                    net::TaskKernels::Tuned, true);
+  int winograd = 0;
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    const std::string& module =
+        p.modules[std::size_t(p.kernels.at("task_" + std::to_string(i)).module)];
+    const bool takes = winogradApplies(g.tasks[i].op);
+    EXPECT_EQ(module.find("Winograd F(4x4, 3x3)") != std::string::npos, takes) << g.tasks[i].name;
+    winograd += takes;
+  }
+  EXPECT_EQ(winograd, 2);  // a and b; c is a strided 1x1, d a dense layer
+  const std::vector<float> got = emulate(p);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_LE(maxRelativeError(got, want), kVerifyTolerance);
 }
 
 TEST(NetworkGpuProgram, LayoutModesAreRefusedOnGpus) {

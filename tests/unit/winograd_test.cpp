@@ -7,6 +7,7 @@
 #include "codegen/kernel_codegen.h"
 #include "codegen/winograd_transforms.h"
 #include "common/error.h"
+#include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "ops/winograd_space.h"
 
@@ -135,6 +136,33 @@ TEST(WinogradSpace, OperatorsItCannotTakeAreNamedWithTheReason) {
   EXPECT_NE(reason(pointwise).find("1x1"), std::string::npos);
   EXPECT_FALSE(winogradApplies(preset("C1")));
   EXPECT_TRUE(winogradApplies(preset("C2")));
+}
+
+// An operator file's overrides of the direct template's parameters do not carry over to the
+// Winograd template, which has none of them; its own target is kept through a round trip.
+TEST(WinogradSpace, AFilesOverridesOfTheDirectTemplateStayBehind) {
+  const nlohmann::json file = {{"name", "conv3"},
+                               {"kind", "conv2d"},
+                               {"shape",
+                                {{"batch", 2},
+                                 {"in_channels", 8},
+                                 {"height", 10},
+                                 {"width", 10},
+                                 {"out_channels", 8},
+                                 {"kernel_h", 3},
+                                 {"kernel_w", 3},
+                                 {"stride", 1},
+                                 {"pad", 1}}},
+                               {"space", {{"auto_unroll_max_step", "discrete:0,256"}}}};
+  const OperatorDefinition direct = operatorDefinitionFromJson(file, "conv3.json");
+  const OperatorDefinition w = withSpaceTarget(direct, SpaceTarget::Winograd);
+  EXPECT_TRUE(isWinogradSpace(w.space));
+  EXPECT_TRUE(w.spaceOverrides.empty()) << w.spaceOverrides.dump();
+  const nlohmann::json stored = operatorDefinitionToJson(w);
+  EXPECT_EQ(stored.at("target"), "winograd");
+  EXPECT_TRUE(isWinogradSpace(operatorDefinitionFromJson(stored, "stored run").space));
+  // Back to the direct template: the override is gone for good, as withTuningMode does.
+  EXPECT_EQ(withSpaceTarget(w, SpaceTarget::Gpu).space.indexOf("tile_e"), -1);
 }
 
 TEST(WinogradSpace, TheCpuBackendRefusesTheTemplate) {

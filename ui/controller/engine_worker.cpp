@@ -13,6 +13,7 @@
 #include "ui/controller/engine_priority.h"
 #include "ui/controller/race_control.h"
 #include "ui/controller/race_data.h"
+#include "ui/controller/race_definition.h"
 
 namespace opevo::ui {
 namespace {
@@ -20,12 +21,6 @@ namespace {
 RunContext contextOf(const MeasurementSetup& setup, const std::string& operatorName) {
   const Measurer& m = *setup.measurer;
   return {operatorName, setup.operatorJson, setup.backend, m.device(), m.speedUnit(), m.label()};
-}
-
-// The operator as the race tunes it: the direct template's loops or layouts, or Winograd's.
-OperatorDefinition raceDefinition(const RaceSpec& spec) {
-  OperatorDefinition def = withTuningMode(loadOperator(spec.operatorRef), spec.mode);
-  return spec.winograd ? withSpaceTarget(std::move(def), SpaceTarget::Winograd) : def;
 }
 
 }  // namespace

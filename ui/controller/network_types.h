@@ -28,6 +28,9 @@ struct NetworkSpec {
   std::vector<net::SchedulerKind> schedulers;
   // What the tasks tune (net::NetworkTuningPlan::mode); each mode is one more contender.
   std::vector<layout::TuningMode> modes{layout::TuningMode::Loop};
+  // On cuda and hip: one more contender per algorithm and scheduler, tuning loops with the
+  // stride-1 convolutions on Winograd's template (net::NetworkTuningPlan::winograd).
+  bool winograd = false;
   int trials = 0;
   std::size_t unit = 4;
   std::uint64_t seed = 1;

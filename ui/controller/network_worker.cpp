@@ -18,7 +18,8 @@ constexpr int kWarmup = 3, kRuns = 10;
 QString labelOf(const net::NetworkSession& s) {
   const net::NetworkTuningPlan& p = s.source().plan;
   return QString::fromStdString(p.algorithm + " / " + std::string(schedulerKindName(p.scheduler)) +
-                                " / " + std::string(layout::tuningModeName(p.mode)));
+                                " / " + std::string(layout::tuningModeName(p.mode)) +
+                                (p.winograd ? " + winograd" : ""));
 }
 
 // The contender as the window draws it, from its session.
@@ -101,7 +102,11 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     sessions.push_back(std::make_unique<net::NetworkSession>(store, *spec.resume));
   } else {
     const std::string text = net::networkText(spec.network);
-    for (layout::TuningMode mode : spec.modes)
+    // Each mode is a contender, and the Winograd template one more (tuning loops).
+    std::vector<std::pair<layout::TuningMode, bool>> tunings;
+    for (layout::TuningMode mode : spec.modes) tunings.emplace_back(mode, false);
+    if (spec.winograd) tunings.emplace_back(layout::TuningMode::Loop, true);
+    for (const auto& [mode, winograd] : tunings)
       for (net::SchedulerKind scheduler : spec.schedulers)
         for (const std::string& algorithm : spec.algorithms) {
           net::NetworkSource src;
@@ -115,6 +120,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
           src.plan.unit = spec.unit;
           src.plan.scheduler = scheduler;
           src.plan.mode = mode;
+          src.plan.winograd = winograd;
           sessions.push_back(std::make_unique<net::NetworkSession>(store, std::move(src)));
         }
   }

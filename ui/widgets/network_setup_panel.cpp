@@ -43,6 +43,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_loopMode(new QCheckBox(tr("loops"))),
       m_jointMode(new QCheckBox(tr("layouts + loops (ALT)"))),
       m_jointNoPropagation(new QCheckBox(tr("no propagation (ALT-WP)"))),
+      m_winogradMode(new QCheckBox(tr("loops, Winograd convolutions"))),
       m_trials(new QSpinBox),
       m_unit(new QSpinBox),
       m_seed(new QSpinBox),
@@ -102,10 +103,17 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_jointNoPropagation->setToolTip(
       tr("Layouts and loops as in ALT, but every tensor a layer reads in another layout is "
          "converted first (ALT-WP), to race against propagation. CPU only"));
+  m_winogradMode->setObjectName(QStringLiteral("winogradModeBox"));
+  m_winogradMode->setToolTip(
+      tr("Loops over plain layouts, the stride-1 convolutions on Winograd's template (F(4x4, "
+         "3x3), F(2x2, 5x5): fewer multiplications) instead of the direct one. CUDA and HIP "
+         "only"));
+  m_winogradMode->setEnabled(false);  // until a GPU backend is chosen
   auto* modes = new QVBoxLayout;
   modes->addWidget(m_loopMode);
   modes->addWidget(m_jointMode);
   modes->addWidget(m_jointNoPropagation);
+  modes->addWidget(m_winogradMode);
   m_trials->setRange(1, 100000);
   m_trials->setValue(60);
   m_trials->setObjectName(QStringLiteral("trialsBox"));
@@ -153,10 +161,16 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   connect(m_network, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::networkChanged);
   connect(m_params, &QLineEdit::editingFinished, this, &NetworkSetupPanel::networkChanged);
   connect(m_backend, &QComboBox::currentTextChanged, this, [this](const QString& backend) {
-    // Layout templates exist for the CPU only: elsewhere the joint mode is not offered.
+    // Layout templates exist for the CPU only: elsewhere the joint mode is not offered; the
+    // Winograd template for the GPUs only.
     const bool cpu = backend == QLatin1String("cpu");
     m_jointMode->setEnabled(cpu);
     m_jointNoPropagation->setEnabled(cpu);
+    m_winogradMode->setEnabled(!cpu);
+    if (cpu && m_winogradMode->isChecked()) {
+      m_winogradMode->setChecked(false);
+      m_loopMode->setChecked(true);
+    }
     if (!cpu && (m_jointMode->isChecked() || m_jointNoPropagation->isChecked())) {
       m_jointMode->setChecked(false);
       m_jointNoPropagation->setChecked(false);
@@ -274,7 +288,8 @@ bool NetworkSetupPanel::setSchedulers(const QStringList& names) {
 bool NetworkSetupPanel::setModes(const QStringList& names) {
   return checkNamed(names, {{QLatin1String("loop"), m_loopMode},
                             {QLatin1String("joint"), m_jointMode},
-                            {QLatin1String("joint-np"), m_jointNoPropagation}});
+                            {QLatin1String("joint-np"), m_jointNoPropagation},
+                            {QLatin1String("winograd"), m_winogradMode}});
 }
 
 void NetworkSetupPanel::setTrials(int trials) {
@@ -319,7 +334,8 @@ std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
     s.modes.push_back(layout::TuningMode::Joint);
   if (m_jointNoPropagation->isChecked() && m_jointNoPropagation->isEnabled())
     s.modes.push_back(layout::TuningMode::JointNoPropagation);
-  if (s.algorithms.empty() || s.schedulers.empty() || s.modes.empty()) {
+  s.winograd = m_winogradMode->isChecked() && m_winogradMode->isEnabled();
+  if (s.algorithms.empty() || s.schedulers.empty() || (s.modes.empty() && !s.winograd)) {
     if (error) *error = tr("Check at least one algorithm, one scheduler and one way to tune.");
     return std::nullopt;
   }

@@ -57,6 +57,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* loopModeBox() const { return m_loopMode; }
   QCheckBox* jointModeBox() const { return m_jointMode; }
   QCheckBox* jointNoPropagationBox() const { return m_jointNoPropagation; }
+  QCheckBox* winogradModeBox() const { return m_winogradMode; }
   QSpinBox* trialsBox() const { return m_trials; }
   QComboBox* runsBox() const { return m_runs; }
   QPushButton* startButton() const { return m_start; }
@@ -88,6 +89,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* m_loopMode;
   QCheckBox* m_jointMode;
   QCheckBox* m_jointNoPropagation;
+  QCheckBox* m_winogradMode;
   QSpinBox* m_trials;
   QSpinBox* m_unit;
   QSpinBox* m_seed;

@@ -16,10 +16,12 @@
 #include <algorithm>
 #include <exception>
 
+#include "backends/backend_factory.h"
 #include "common/error.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "tuners/registry.h"
+#include "ui/controller/race_definition.h"
 #include "ui/models/settings_model.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/cluster_race_option.h"
@@ -204,14 +206,13 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     if (s.operatorRef.empty()) return refuse(tr("Choose an operator to measure."));
     const std::string mode = m_mode->currentData().toString().toStdString();
     s.winograd = mode == "winograd";
-    if (s.winograd && s.backend != "cuda" && s.backend != "hip")
+    if (s.winograd && !runsWinograd(s.backend))
       return refuse(
           tr("Winograd's template runs on CUDA and HIP devices: choose one, or tune the loops "
              "over plain layouts on this backend."));
     try {
       s.mode = s.winograd ? layout::TuningMode::Loop : layout::parseTuningMode(mode, "mode");
-      def = withTuningMode(loadOperator(s.operatorRef), s.mode);
-      if (s.winograd) def = withSpaceTarget(std::move(*def), SpaceTarget::Winograd);
+      def = raceDefinition(s);
     } catch (const std::exception& e) {
       return refuse(tr("The operator cannot be used: %1").arg(QString::fromUtf8(e.what())));
     }
