@@ -58,9 +58,7 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
               "inner] staged in shared memory",
               describeLaunch(g.launch));
   w.line();
-  w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry + kernelParams(ctx.backend));
-  w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
+  openGpuKernel(w, ctx, t.threads(), indexType(op));
   w.comment(
       "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy*S+ky-P][ox*S+kx-P] * B[f][c][ky][kx],\n"
       "reading zeros outside the input (padding).");

@@ -92,9 +92,7 @@ GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBl
   w.comment("  B weight f,c,kh,kw: " + g.layoutB);
   w.comment("  C output n,f,h,w:   " + g.layoutC + " (Residual too)");
   w.line();
-  w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(threads) + ") " + ctx.entry + kernelParams(ctx.backend));
-  w.line("using index_t = " + layoutIndexType(layouts) + ";  // wide enough for every offset");
+  openGpuKernel(w, ctx, threads, layoutIndexType(layouts));
   w.comment("Strides of the laid-out buffers' physical dims, in elements.");
   w.line("constexpr index_t IN_N = " + str(physicalStride(in, "n")) + ", IN_CO = " +
          str(physicalStride(in, "c_o")) + ", IN_HO = " + str(physicalStride(in, "h_o")) +

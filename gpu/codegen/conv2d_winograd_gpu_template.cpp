@@ -87,9 +87,7 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
                   "alpha^2 products accumulated in registers, inverse transform on store",
               describeLaunch(g.launch));
   w.line();
-  w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry + kernelParams(ctx.backend));
-  w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
+  openGpuKernel(w, ctx, t.threads(), indexType(op));
   w.comment(
       "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy+ky-P][ox+kx-P] * B[f][c][ky][kx],\n"
       "computed for each M x M tile of outputs as AT [(G g G^T) .* (BT d BT^T)] AT^T, d the\n"

@@ -82,6 +82,13 @@ std::string describeLaunch(const LaunchConfig& l) {
          " bytes of dynamic shared memory";
 }
 
+void openGpuKernel(CodeWriter& w, const KernelContext& ctx, std::int64_t threads,
+                   const std::string& index) {
+  w.line(gpuPrelude(ctx.backend));
+  w.open("OPEVO_KERNEL(" + std::to_string(threads) + ") " + ctx.entry + kernelParams(ctx.backend));
+  w.line("using index_t = " + index + ";  // wide enough for every offset");
+}
+
 void writeHeader(CodeWriter& w, const KernelContext& ctx, const std::string& what,
                  const std::string& launch) {
   w.comment("OpEvo Studio kernel for " + std::string(backendName(ctx.backend)) +

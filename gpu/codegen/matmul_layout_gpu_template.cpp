@@ -70,9 +70,7 @@ GeneratedKernel matmulLayoutGpu(const KernelContext& ctx, const layout::MatMulBl
   w.comment("  B: " + g.layoutB);
   w.comment("  C: " + g.layoutC + " (Residual too)");
   w.line();
-  w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(threads) + ") " + ctx.entry + kernelParams(ctx.backend));
-  w.line("using index_t = " + layoutIndexType(layouts) + ";  // wide enough for every offset");
+  openGpuKernel(w, ctx, threads, layoutIndexType(layouts));
   w.comment("Strides of the laid-out buffers' physical dims, in elements.");
   w.line("constexpr index_t A_B = " + str(physicalStride(la, "b")) + ", A_NO = " +
          str(physicalStride(la, "n_o")) + ", A_KO = " + str(physicalStride(la, "k_o")) +

@@ -73,9 +73,7 @@ GeneratedKernel oneThreadPerOutput(const KernelContext& ctx, const std::string& 
   CodeWriter w;
   writeHeader(w, ctx, summary, describeLaunch(g.launch));
   w.line();
-  w.line(gpuPrelude(ctx.backend));
-  w.open("OPEVO_KERNEL(" + str(kReferenceThreads) + ") " + ctx.entry + kernelParams(ctx.backend));
-  w.line("using index_t = long long;");
+  openGpuKernel(w, ctx, kReferenceThreads, "long long");
   w.line("const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;");
   w.line("if (i >= " + str(total) + ") return;");
   body(w);

@@ -39,6 +39,10 @@ std::string indexType(const OperatorSpec& op);
 void writeHeader(CodeWriter& w, const KernelContext& ctx, const std::string& what,
                  const std::string& launch);
 std::string describeLaunch(const LaunchConfig& launch);
+// The backend's prelude, then the entry point for blocks of up to `threads` threads, opened (close
+// it with w.close()), its first line `using index_t = <index>;`.
+void openGpuKernel(CodeWriter& w, const KernelContext& ctx, std::int64_t threads,
+                   const std::string& index);
 
 // Offsets (as expressions over the generated constants N, M, K) of A's element (batch, row, k) and
 // B's element (batch, k, col) in their stored, possibly transposed layouts. batch is ignored for
