@@ -287,8 +287,11 @@ void runList(const std::string& db, bool json) {
     const nlohmann::json reference = result.contains("reference")
                                          ? result["reference"].value("ms", nlohmann::json(nullptr))
                                          : nlohmann::json(nullptr);
+    // Runs stored before the Winograd template tuned the direct ones.
+    const std::string kernelTemplate = plan.value("template", "direct");
     all.push_back({{"id", n.id},
                    {"network", n.name},
+                   {"template", kernelTemplate},
                    {"status", runStatusName(n.status)},
                    {"backend", n.backend},
                    {"trials", trials},
@@ -301,8 +304,10 @@ void runList(const std::string& db, bool json) {
       return v.is_number() ? std::to_string(v.get<double>()).substr(0, 8) + " ms"
                            : std::string("-");
     };
+    const std::string name =
+        n.name + (kernelTemplate == "direct" ? "" : " (" + kernelTemplate + ")");
     std::printf("%4lld  %-18s %-11s %-6s %4d/%-4d %12s %12s  %s\n", static_cast<long long>(n.id),
-                n.name.c_str(), std::string(runStatusName(n.status)).c_str(), n.backend.c_str(),
+                name.c_str(), std::string(runStatusName(n.status)).c_str(), n.backend.c_str(),
                 trials, plan.value("trials", 0), cell(endToEnd).c_str(), cell(reference).c_str(),
                 n.started.c_str());
   }
