@@ -187,22 +187,27 @@ TEST(CodegenNvrtc, EveryPresetCompilesForSm80AndSm90) {
 
 // The Winograd template on every preset it takes (C2's F(2x2, 5x5), the 3x3 layers' F(4x4,
 // 3x3)), a few random configurations each in one source.
-TEST(CodegenNvrtc, WinogradCompilesForEveryPresetItTakes) {
-  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
-  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+std::string winogradSource(Backend backend, int perPreset, std::vector<std::string>* entries) {
   std::string source;
-  std::vector<std::string> entries;
   for (const std::string& name : presetNames()) {
     const OperatorSpec op = preset(name);
     if (!winogradApplies(op)) continue;
     const SearchSpace space = defaultSpace(op, SpaceTarget::Winograd);
-    for (const Config& c : randomConfigs(space, 2, 11)) {
+    for (const Config& c : randomConfigs(space, perPreset, 11)) {
       std::string entry = "w";  // not "w" + ...: GCC 12 warns falsely (-Wrestrict) there
-      entry += std::to_string(entries.size());
-      source += generateKernel(op, space, c, Backend::Cuda, {entry}).source + "\n";
-      entries.push_back(entry);
+      entry += std::to_string(entries->size());
+      source += generateKernel(op, space, c, backend, {entry}).source + "\n";
+      entries->push_back(entry);
     }
   }
+  return source;
+}
+
+TEST(CodegenNvrtc, WinogradCompilesForEveryPresetItTakes) {
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::shared();
+  if (!nvrtc.available()) GTEST_SKIP() << nvrtc.unavailableReason();
+  std::vector<std::string> entries;
+  const std::string source = winogradSource(Backend::Cuda, 2, &entries);
   ASSERT_GE(entries.size(), 10u);  // C2, AlexNet's conv3-5 at two batches, ResNet-18's four
   const CompileResult r = nvrtc.compile(source, "sm_90");
   ASSERT_TRUE(r.ok) << r.log;
@@ -287,6 +292,15 @@ TEST(CodegenNvrtc, MissingLibraryGivesClearReason) {
   const CompileResult r = missing.compile("", "sm_90");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.log, missing.unavailableReason());
+}
+
+TEST(CodegenHiprtc, WinogradCompilesForEveryPresetItTakes) {
+  const HiprtcCompiler& hiprtc = HiprtcCompiler::shared();
+  if (!hiprtc.available()) GTEST_SKIP() << hiprtc.unavailableReason();
+  std::vector<std::string> entries;
+  const CompileResult r = hiprtc.compile(winogradSource(Backend::Hip, 1, &entries), "gfx90a");
+  ASSERT_TRUE(r.ok) << r.log;
+  for (const std::string& e : entries) EXPECT_GT(r.resources.at(e).registers.value_or(0), 0) << e;
 }
 
 TEST(CodegenHiprtc, EveryPresetCompilesForGfx90a) {
