@@ -40,11 +40,13 @@ std::string dataFile(const std::string& name) {
   return std::filesystem::exists(built) ? built : "tests/data/" + name;
 }
 
-// Configurations whose launch fits this device.
-std::vector<Config> taskConfigs(const net::TaskGraph& g, Backend backend, std::uint64_t seed) {
+// Configurations whose launch fits this device; with `winograd`, Winograd's template's for the
+// tasks it takes.
+std::vector<Config> taskConfigs(const net::TaskGraph& g, Backend backend, std::uint64_t seed,
+                                bool winograd = false) {
   const codegen::DeviceLimits device =
       codegen::nominalLimits(cuda::CudaDriver::shared().device().arch());
-  return randomTaskConfigs(g, backend, seed, &device);
+  return randomTaskConfigs(g, backend, seed, &device, 0, winograd);
 }
 
 TEST(NetworkCudaRun, EveryLayerKindMatchesTheCpuProgram) {
@@ -81,6 +83,19 @@ TEST(NetworkCudaRun, PresetNetworksAreVerifiedAgainstTheirPlainKernels) {
     EXPECT_NE(e.device.find("sm_"), std::string::npos) << e.device;
     EXPECT_FALSE(e.steps.empty());
   }
+}
+
+// ResNet-18 with its 3x3 convolutions on Winograd's template, end to end on the device against
+// its plain reference kernels, as `opevo net tune --backend cuda --template winograd` runs it.
+TEST(NetworkCudaRun, ResNet18WithWinogradTasksIsVerifiedAgainstItsPlainKernels) {
+  std::string why;
+  if (skipWithoutDevice(&why)) GTEST_SKIP() << why;
+  const net::Network n = net::loadNetwork("resnet18");
+  const net::TaskGraph g = net::extractTasks(n);
+  const net::EndToEnd e =
+      net::runEndToEndCuda(n, g, taskConfigs(g, Backend::Cuda, 8, true), {1, 1, 5, false}, true);
+  EXPECT_TRUE(e.verified) << "max relative error " << e.error;
+  EXPECT_GT(e.ms, 0);
 }
 
 // What `opevo net tune --backend cuda` and the Networks page do after the tuning: each task's
