@@ -1,13 +1,16 @@
 // The Layouts tab of the kernel export dialog: a stored run that tuned layouts (ALT's joint mode)
-// shows its best configuration's input, weight and output layouts; a loop-only run has no tab.
+// shows its best configuration's input, weight and output layouts; a loop-only run has no tab. And
+// a run of Winograd's template is written for the GPUs only.
 
 #include "ui/widgets/layout_view.h"
 
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QImage>
 #include <QPixmap>
 #include <QPlainTextEdit>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTemporaryDir>
 
@@ -15,6 +18,7 @@
 #include "gui_test_support.h"
 #include "layout/conv2d_layout.h"
 #include "ops/operator_json.h"
+#include "ops/presets.h"
 #include "store/store.h"
 #include "ui/widgets/kernel_export_dialog.h"
 
@@ -22,13 +26,14 @@ namespace opevo::ui {
 namespace {
 
 // A finished run of one trial in a real database file: the configuration as the tuner stored it.
-std::int64_t storeRun(Store& store, const OperatorDefinition& def, const Config& config) {
+std::int64_t storeRun(Store& store, const OperatorDefinition& def, const Config& config,
+                      const std::string& backend = "cpu") {
   RunRecord run;
   run.operatorName = def.op.name;
   run.operatorJson = operatorDefinitionToJson(def).dump();
   run.algorithm = "opevo-m";
   run.settingsJson = "{}";
-  run.backend = "cpu";
+  run.backend = backend;
   run.device = "this CPU";
   run.budgetJson = R"({"trials": 1})";
   run.status = RunStatus::Finished;
@@ -97,6 +102,26 @@ TEST(LayoutView, ALoopOnlyRunHasNoLayoutsTab) {
   EXPECT_FALSE(dialog.showTab(QStringLiteral("layouts")));
   EXPECT_TRUE(dialog.showTab(QStringLiteral("source")));
   EXPECT_TRUE(dialog.sourceView()->toPlainText().contains(QStringLiteral("opevo_cpu_kernel")));
+}
+
+TEST(LayoutView, AWinogradRunIsWrittenForTheGpusOnly) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("opevo.db"));
+  Store store(path.toStdString());
+  const OperatorDefinition winograd =
+      withSpaceTarget(loadOperator("resnet18_conv4_b1"), SpaceTarget::Winograd);
+  const std::int64_t id =
+      storeRun(store, winograd, untunedConfig(winograd.space), std::string("cuda"));
+  KernelExportDialog dialog(path, *store.run(id));
+  dialog.show();
+  const auto* model = qobject_cast<QStandardItemModel*>(dialog.backendBox()->model());
+  ASSERT_NE(model, nullptr);
+  EXPECT_FALSE(model->item(dialog.backendBox()->findData(QStringLiteral("cpu")))->isEnabled());
+  EXPECT_TRUE(model->item(dialog.backendBox()->findData(QStringLiteral("cuda")))->isEnabled());
+  EXPECT_EQ(dialog.backendBox()->currentData().toString(), QStringLiteral("cuda"));
+  EXPECT_TRUE(dialog.sourceView()->toPlainText().contains(QStringLiteral("Winograd F(4x4, 3x3)")));
+  EXPECT_FALSE(dialog.tabs()->isTabVisible(1));
 }
 
 }  // namespace
