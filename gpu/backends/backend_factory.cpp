@@ -108,14 +108,18 @@ bool runsWinograd(const std::string& backend) {
   return backend == "cuda" || backend == "hip";
 }
 
+void requireWinogradBackend(const std::string& backend, const std::string& who) {
+  if (!runsWinograd(backend))
+    throw InputError(who + ": the Winograd template runs on cuda and hip, not on " + backend +
+                     " (tune the direct template there)");
+}
+
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def) {
   // A GPU run tunes the GPU templates' own parameters too (split_k, stages); its stored
   // definition says so, so that resumes, exports and agents rebuild the same space.
   const bool gpu = backend == "cuda" || backend == "hip";
   if (def.target == SpaceTarget::Winograd) {
-    if (!runsWinograd(backend))
-      throw InputError(def.op.name + ": the Winograd template runs on cuda and hip, not on " +
-                       backend + " (tune the direct template there)");
+    requireWinogradBackend(backend, def.op.name);
     return def;
   }
   return withSpaceTarget(std::move(def), gpu ? SpaceTarget::Gpu : SpaceTarget::Common);

@@ -58,6 +58,8 @@ OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition 
 
 // Whether a backend runs the Winograd template's kernels: cuda and hip (a GPU template only).
 bool runsWinograd(const std::string& backend);
+// Throws InputError, its message starting with `who`, unless runsWinograd(backend).
+void requireWinogradBackend(const std::string& backend, const std::string& who);
 
 // Whether makeOperatorMeasurement gives the definition its backend's space (runDefinition: a
 // new run) or measures it as given (what a cluster agent is sent: the coordinator chose).

@@ -72,9 +72,7 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source, const Backend
                      ": layout templates exist for the cpu backend only so far (use --mode loop "
                      "on " +
                      m_source.backend + ")");
-  if (m_source.plan.winograd && !runsWinograd(m_source.backend))
-    throw InputError("the Winograd template runs on cuda and hip, not on " + m_source.backend +
-                     " (tune the direct template there)");
+  if (m_source.plan.winograd) requireWinogradBackend(m_source.backend, m_network.name);
   for (const Task& t : m_graph.tasks)
     m_setups.push_back(makeOperatorMeasurement(
         m_source.backend, taskDefinition(t, m_source.plan.mode, m_source.plan.winograd), options));
