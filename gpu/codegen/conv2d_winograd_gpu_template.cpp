@@ -94,7 +94,7 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
       "ALPHA x ALPHA input the tile reads (zeros outside the input), g a channel's R x R\n"
       "weights.");
   w.line("constexpr index_t CI = " + str(op.inChannels) + ", H = " + str(op.height) +
-         ", W = " + str(op.width) + ";  // " + str(op.batch) + " images");
+         ", W = " + str(op.width) + ";  // batch " + str(op.batch));
   w.line("constexpr index_t F = " + str(op.outChannels) + ", OH = " + str(op.outHeight()) +
          ", OW = " + str(op.outWidth()) + ";");
   w.line("constexpr int R = " + str(r) + ", P = " + str(op.pad) + ", M = " + str(m) +
