@@ -405,9 +405,10 @@ void addNetTuneCommand(CLI::App& net) {
                   "layers reading their outputs read those layouts where they can, ALT), "
                   "joint-np (the same, every such tensor converted, ALT-WP) or loop (default on "
                   "cuda/hip: every task tunes its loops over plain layouts, ALT-OL)");
-  cmd->add_option("--template", o->kernelTemplate,
-                  "direct (default) or winograd: on cuda and hip the stride-1 convolutions tune "
-                  "Winograd's F(4x4, 3x3) / F(2x2, 5x5) template, the other tasks the direct ones")
+  cmd->add_option(
+         "--template", o->kernelTemplate,
+         "direct (default) or winograd: on cuda and hip the stride-1 convolutions tune "
+         "Winograd's template (e.g. F(4x4, 3x3), F(4x4, 5x5)), the other tasks the direct ones")
       ->check(CLI::IsMember({"direct", "winograd"}));
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");

@@ -351,10 +351,11 @@ void addTuneCommand(CLI::App& app) {
       "tensors' layouts and the loops together (ALT; Conv2D, MatMul and "
       "BatchMatMul)");
   CLI::Option* kernelTemplate =
-      cmd->add_option("--template", a->kernelTemplate,
-                      "direct: the TVM-style templates (the default, unless an operator file "
-                      "names winograd); winograd: Winograd's F(4x4, 3x3) / F(2x2, 5x5) for "
-                      "stride-1 Conv2Ds on cuda and hip")
+      cmd->add_option(
+             "--template", a->kernelTemplate,
+             "direct: the TVM-style templates (the default, unless an operator file "
+             "names winograd); winograd: Winograd's F(m x m, r x r) (e.g. F(4x4, 5x5)) for "
+             "stride-1 Conv2Ds on cuda and hip")
           ->check(CLI::IsMember({"direct", "winograd"}));
   CLI::Option* backend = cmd->add_option("--backend", a->backend,
                                          "cpu, cuda, hip or replay:FILE (default: the best found)");

@@ -10,10 +10,41 @@
 namespace opevo {
 namespace {
 
-constexpr std::int64_t kAlpha = 6;
 constexpr std::int64_t kMaxAccumulators = 256;
+// 8-point transforms only for reductions of up to this many products per output: C2's 64 channels
+// of 5x5 (F(4x4, 5x5): none of 1.6 million outputs over 5e-4 of our tolerance's measure in fp32)
+// where 512 channels of 3x3 in F(6x6, 3x3) reached 1.2e-3 (docs/codegen.md).
+constexpr std::int64_t kMaxTermsForEightPoints = 1600;
+
+// The work of one output tile per input channel and output channel: the alpha^2 products and the
+// input transform's 2 alpha^3 operations shared by a block's output channels (64 taken as
+// typical): a nominal figure that only compares tile sizes.
+double tileCost(std::int64_t alpha) {
+  return static_cast<double>(alpha * alpha) + 2.0 * static_cast<double>(alpha * alpha * alpha) / 64;
+}
+
+std::int64_t tilesAlong(std::int64_t outputs, std::int64_t m) {
+  return (outputs + m - 1) / m;
+}
 
 }  // namespace
+
+std::int64_t winogradAlpha(const OperatorSpec& op) {
+  const std::int64_t r = op.kernelH;
+  const std::int64_t terms = op.inChannels * r * r;
+  std::int64_t best = 0;
+  double bestCost = 0;
+  for (std::int64_t alpha : {4, 6, 8}) {
+    const std::int64_t m = alpha + 1 - r;
+    if (m < 2 || (alpha == 8 && terms > kMaxTermsForEightPoints)) continue;
+    const double cost = tileCost(alpha) * static_cast<double>(tilesAlong(op.outHeight(), m) *
+                                                              tilesAlong(op.outWidth(), m));
+    // A larger tile has to save a fifth of the work: its transforms hold more registers and
+    // shared memory and lose more accuracy than the nominal cost says.
+    if (best == 0 || cost < 0.8 * bestCost) best = alpha, bestCost = cost;
+  }
+  return best;
+}
 
 WinogradShape winogradShape(const OperatorSpec& op) {
   op.validate();
@@ -28,10 +59,10 @@ WinogradShape winogradShape(const OperatorSpec& op) {
                      std::to_string(op.kernelW));
   WinogradShape s;
   s.r = op.kernelH;
-  s.alpha = kAlpha;
-  s.m = kAlpha + 1 - s.r;
-  s.tilesH = (op.outHeight() + s.m - 1) / s.m;
-  s.tilesW = (op.outWidth() + s.m - 1) / s.m;
+  s.alpha = winogradAlpha(op);
+  s.m = s.alpha + 1 - s.r;
+  s.tilesH = tilesAlong(op.outHeight(), s.m);
+  s.tilesW = tilesAlong(op.outWidth(), s.m);
   s.tiles = op.batch * s.tilesH * s.tilesW;
   return s;
 }

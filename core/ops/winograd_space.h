@@ -10,9 +10,8 @@ namespace opevo {
 // Winograd's minimal filtering (Lavin & Gray, F(m x m, r x r)): a stride-1 convolution computed
 // tile by tile, each m x m block of outputs from an alpha x alpha block of input (alpha = m + r -
 // 1) through transforms of the input, the weights and the product; the multiply-adds per output
-// fall from r * r to alpha * alpha / (m * m). alpha is 6 for every kernel size (m = 7 - r: F(4x4,
-// 3x3), F(2x2, 5x5)): an 8-point transform would save more multiplications but its large
-// interpolation points cost fp32 accuracy, and 6 points stay well inside our tolerance.
+// fall from r * r to alpha * alpha / (m * m). alpha is 4, 6 or 8, chosen per operator by
+// winogradAlpha.
 struct WinogradShape {
   std::int64_t r = 0, m = 0, alpha = 0;
   // Output tiles per image along each axis (the last ones may stick out of the output) and in
@@ -20,6 +19,12 @@ struct WinogradShape {
   std::int64_t tilesH = 0, tilesW = 0, tiles = 0;
   std::int64_t elements() const { return alpha * alpha; }
 };
+
+// The transform size for a Conv2D the template takes: of 4, 6 and 8 points (m >= 2), the smallest
+// unless a larger one does a fifth less work over the output's tiles (tiles that stick out of the
+// output count whole); 8 points only where a sum has at most 1,600 products (fp32 accuracy). C2
+// (27 x 27, 5x5) gets F(4x4, 5x5), ResNet-18's and AlexNet's 3x3 layers F(4x4, 3x3).
+std::int64_t winogradAlpha(const OperatorSpec& op);
 
 // Throws InputError naming what rules the operator out: the template takes ungrouped Conv2Ds of
 // stride 1 with square kernels of 2 to 5 taps.

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <numeric>
 #include <utility>
 
 #include "common/error.h"
@@ -75,7 +77,12 @@ WinogradTransforms winogradTransforms(int m, int r) {
   if (m < 1 || r < 1 || m + r - 1 > 10)
     throw InputError("Winograd F(" + std::to_string(m) + ", " + std::to_string(r) +
                      "): m and r must be at least 1 and m + r - 1 at most 10");
-  static const double kPoints[] = {0, 1, -1, 2, -2, 0.5, -0.5, 3, -3};
+  // The order decides which points a transform uses: 6 points take 1/2 and -2 rather than 2 and
+  // -2 (or 1/2 and -1/2). Summed over 512 channels in fp32, F(4x4, 3x3) and F(2x2, 5x5) on
+  // {0, +-1, +-2} left 1 output in 1,000 over 2e-4 of our tolerance's measure and some at
+  // 7e-4 to 9e-4; on {0, +-1, 1/2, -2} 1 in 8,000 and none over 5e-4 (96,000 and 24,000 outputs
+  // of random data, docs/codegen.md). 8 points are the usual 0, +-1, +-2, +-1/2.
+  static const double kPoints[] = {0, 1, -1, 0.5, -2, 2, -0.5, 3, -3};
   WinogradTransforms w;
   w.m = m, w.r = r, w.alpha = m + r - 1;
   const std::vector<double> points(kPoints, kPoints + (w.alpha - 1));
@@ -88,7 +95,12 @@ WinogradTransforms winogradTransforms(int m, int r) {
   for (int i = 0; i < w.alpha; ++i) {
     for (int k = 0; k < m; ++k) w.at[k][i] = ea[i][k];
     for (int k = 0; k < w.alpha; ++k) w.bt[i][k] = interp[k][i];
-    if (const double s = wholeScale(w.bt[i]); s > 0) {
+    if (double s = wholeScale(w.bt[i]); s > 0) {
+      // Then the whole numbers' common factor is divided out again (e.g. 32, 16, -32, -16 become
+      // 2, 1, -2, -1): the smallest constants.
+      long long common = 0;
+      for (double v : w.bt[i]) common = std::gcd(common, std::llabs(std::llround(v * s)));
+      if (common > 1) s /= static_cast<double>(common);
       for (double& v : w.bt[i]) v = std::round(v * s);
       for (double& v : w.g[i]) v /= s;
     }

@@ -6,7 +6,7 @@
 namespace opevo::codegen {
 
 // The three matrices of Winograd's F(m, r) (Lavin & Gray), built by Toom-Cook from the
-// interpolation points 0, 1, -1, 2, -2, 1/2, -1/2, 3, -3 (the first alpha - 1 of them) and
+// interpolation points 0, 1, -1, 1/2, -2, 2, -1/2, 3, -3 (the first alpha - 1 of them) and
 // infinity, alpha = m + r - 1. For an input row d of alpha values and a filter g of r taps, the m
 // outputs of the correlation y[i] = sum_k d[i + k] g[k] are
 //   y = AT * ((G * g) .* (BT * d)),

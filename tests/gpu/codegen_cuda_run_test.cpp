@@ -138,17 +138,18 @@ TEST_F(CudaRun, PresetsMatchReference) {
                       "tile_ry=5,1; tile_rx=1,5; auto_unroll_max_step=512; unroll_explicit=1")});
 }
 
-// The Winograd template on the device: F(4x4, 3x3) and F(2x2, 5x5) with outputs that whole tiles
-// do not cover, a ResNet-18 layer, and C2 in the tiling of the docs' example.
+// The Winograd template on the device: F(4x4, 3x3), F(2x2, 5x5) and F(4x4, 5x5) with outputs that
+// whole tiles do not cover, a ResNet-18 layer, and C2 in the tiling of the docs' example.
 TEST_F(CudaRun, WinogradMatchesReference) {
   const OperatorSpec three = smallConv(2, 8, 16, 13, 3, 1, 1),
-                     five = smallConv(2, 8, 12, 11, 5, 1, 2);
-  for (const OperatorSpec& op : {three, five, preset("resnet18_conv4_b1")})
+                     five = smallConv(2, 8, 12, 11, 5, 1, 2),  // F(4x4, 5x5)
+      fiveWide = smallConv(2, 72, 12, 11, 5, 1, 2);            // F(2x2, 5x5)
+  for (const OperatorSpec& op : {three, five, fiveWide, preset("resnet18_conv4_b1")})
     expectMatch(op, runnable(op, 4, 55, SpaceTarget::Winograd), SpaceTarget::Winograd);
   const OperatorSpec c2 = preset("C2");
   expectMatch(c2,
               {defaultSpace(c2, SpaceTarget::Winograd)
-                   .parse("tile_f=6,16,2; tile_t=3136,16,2; tile_e=1,36; tile_rc=16,4")},
+                   .parse("tile_f=6,16,2; tile_t=784,16,2; tile_e=1,64; tile_rc=16,4")},
               SpaceTarget::Winograd);
 }
 

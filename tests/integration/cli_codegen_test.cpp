@@ -54,13 +54,13 @@ TEST(CliCodegen, GpuSpaceSplitsKAndDoubleBuffers) {
 TEST(CliCodegen, WinogradTemplateAndWhatRefusesIt) {
   const auto space = opevo({"space", "C2", "--target", "winograd"});
   ASSERT_EQ(space.status, 0) << space.err;
-  EXPECT_TRUE(has(space.out, "factor:100352:3")) << space.out;  // 512 images x 14 x 14 tiles
+  EXPECT_TRUE(has(space.out, "factor:25088:3")) << space.out;  // 512 images x 7 x 7 tiles
   EXPECT_TRUE(has(space.out, "constraint: at most 256 accumulators per thread")) << space.out;
   const auto k = opevo({"codegen", "--op", "C2", "--template", "winograd", "--config",
-                        "tile_f=6,16,2; tile_t=3136,16,2; tile_e=1,36; tile_rc=16,4"});
+                        "tile_f=6,16,2; tile_t=784,16,2; tile_e=1,64; tile_rc=16,4"});
   ASSERT_EQ(k.status, 0) << k.err;
-  EXPECT_TRUE(has(k.out, "Winograd F(2x2, 5x5)")) << k.out.substr(0, 2000);
-  EXPECT_TRUE(has(k.out, "grid (3136, 6, 1), block (256, 1, 1)")) << k.out.substr(0, 2000);
+  EXPECT_TRUE(has(k.out, "Winograd F(4x4, 5x5)")) << k.out.substr(0, 2000);
+  EXPECT_TRUE(has(k.out, "grid (784, 6, 1), block (256, 1, 1)")) << k.out.substr(0, 2000);
 
   // An operator file that names the template gets its kernels without --template.
   const std::string file = ::testing::TempDir() + "opevo-winograd-conv.json";

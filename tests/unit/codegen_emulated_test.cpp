@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "cpu/operator_buffers.h"
 #include "gpu_emulation.h"
+#include "ops/winograd_space.h"
 
 namespace opevo::test {
 namespace {
@@ -199,12 +200,13 @@ TEST(CodegenEmulatedGpu, Conv2DWeightsReadAsFloat4MatchReference) {
   expectEmulatedKernelsMatch(op, all);
 }
 
-// The Winograd template: F(4x4, 3x3) and F(2x2, 5x5), outputs that whole tiles do not cover
-// (the last tiles stick out), sums kept by the thread (E_TH 1) or gathered in shared memory,
-// products read as float4 and as floats, stages that threads divide evenly and not, and a fused
-// epilogue.
+// The Winograd template at each transform size it chooses (F(2x2, 3x3), F(4x4, 3x3), F(2x2, 5x5),
+// F(4x4, 5x5)), outputs that whole tiles do not cover (the last tiles stick out), sums kept by the
+// thread (E_TH 1) or gathered in shared memory, products read as float4 and as floats, stages
+// that threads divide evenly and not, and a fused epilogue.
 TEST(CodegenEmulatedGpu, WinogradMatchesReference) {
-  const OperatorSpec three = smallConv(2, 6, 8, 10, 3, 1, 1);  // 10 x 10 outputs: 3 x 3 tiles
+  const OperatorSpec three = smallConv(2, 6, 8, 11, 3, 1, 1);  // 11 x 11 outputs: 3 x 3 tiles
+  ASSERT_EQ(winogradAlpha(three), 6);
   const SearchSpace space3 = defaultSpace(three, SpaceTarget::Winograd);
   std::vector<Config> configs = smallBlockConfigs(three, 3, 41, SpaceTarget::Winograd);
   configs.push_back(space3.parse("tile_f=2,2,2; tile_t=3,2,3; tile_e=1,36; tile_rc=2,3"));
@@ -212,13 +214,29 @@ TEST(CodegenEmulatedGpu, WinogradMatchesReference) {
   configs.push_back(space3.parse("tile_f=2,1,4; tile_t=9,1,2; tile_e=9,4; tile_rc=1,6"));
   expectEmulatedKernelsMatch(three, configs, 65535, SpaceTarget::Winograd);
 
-  OperatorSpec five = smallConv(3, 4, 12, 7, 5, 1, 2);  // 7 x 7 outputs: 4 x 4 tiles of 2 x 2
+  // 5 x 5 outputs: 3 x 3 tiles of 2 (180 channels: too long a sum for one tile of 8 points).
+  const OperatorSpec small = smallConv(1, 180, 4, 5, 3, 1, 1);
+  ASSERT_EQ(winogradAlpha(small), 4);
+  std::vector<Config> smalls = smallBlockConfigs(small, 2, 43, SpaceTarget::Winograd);
+  smalls.push_back(defaultSpace(small, SpaceTarget::Winograd)
+                       .parse("tile_f=2,2,1; tile_t=3,3,1; tile_e=2,8; tile_rc=18,10"));
+  expectEmulatedKernelsMatch(small, smalls, 65535, SpaceTarget::Winograd);
+
+  OperatorSpec five = smallConv(3, 4, 12, 7, 5, 1, 2);  // 7 x 7 outputs: 2 x 2 tiles of 4 x 4
+  ASSERT_EQ(winogradAlpha(five), 8);
   five.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}, {EpilogueKind::Add, 1}};
   const SearchSpace space5 = defaultSpace(five, SpaceTarget::Winograd);
   std::vector<Config> fives = smallBlockConfigs(five, 3, 42, SpaceTarget::Winograd);
-  fives.push_back(space5.parse("tile_f=3,1,4; tile_t=6,2,4; tile_e=6,6; tile_rc=2,2"));
-  fives.push_back(space5.parse("tile_f=6,2,1; tile_t=12,4,1; tile_e=1,36; tile_rc=4,1"));
+  fives.push_back(space5.parse("tile_f=3,1,4; tile_t=3,2,2; tile_e=8,8; tile_rc=2,2"));
+  fives.push_back(space5.parse("tile_f=6,2,1; tile_t=3,4,1; tile_e=1,64; tile_rc=4,1"));
   expectEmulatedKernelsMatch(five, fives, 65535, SpaceTarget::Winograd);
+
+  const OperatorSpec fiveSix = smallConv(2, 4, 6, 5, 5, 1, 2);  // 5 x 5 outputs: 3 x 3 tiles of 2
+  ASSERT_EQ(winogradAlpha(fiveSix), 6);
+  std::vector<Config> fiveSixes = smallBlockConfigs(fiveSix, 2, 44, SpaceTarget::Winograd);
+  fiveSixes.push_back(defaultSpace(fiveSix, SpaceTarget::Winograd)
+                          .parse("tile_f=2,3,1; tile_t=3,3,2; tile_e=2,18; tile_rc=2,2"));
+  expectEmulatedKernelsMatch(fiveSix, fiveSixes, 65535, SpaceTarget::Winograd);
 }
 
 TEST(CodegenEmulatedGpu, FusedEpiloguesAndGroupsMatchReference) {

@@ -185,7 +185,7 @@ TEST(CodegenNvrtc, EveryPresetCompilesForSm80AndSm90) {
   }
 }
 
-// The Winograd template on every preset it takes (C2's F(2x2, 5x5), the 3x3 layers' F(4x4,
+// The Winograd template on every preset it takes (C2's F(4x4, 5x5), the 3x3 layers' F(4x4,
 // 3x3)), a few random configurations each in one source.
 std::string winogradSource(Backend backend, int perPreset, std::vector<std::string>* entries) {
   std::string source;

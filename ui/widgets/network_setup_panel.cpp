@@ -105,8 +105,8 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
          "converted first (ALT-WP), to race against propagation. CPU only"));
   m_winogradMode->setObjectName(QStringLiteral("winogradModeBox"));
   m_winogradMode->setToolTip(
-      tr("Loops over plain layouts, the stride-1 convolutions on Winograd's template (F(4x4, "
-         "3x3), F(2x2, 5x5): fewer multiplications) instead of the direct one. CUDA and HIP "
+      tr("Loops over plain layouts, the stride-1 convolutions on Winograd's template (e.g. "
+         "F(4x4, 3x3), F(4x4, 5x5): fewer multiplications) instead of the direct one. CUDA and HIP "
          "only"));
   m_winogradMode->setEnabled(false);  // until a GPU backend is chosen
   auto* modes = new QVBoxLayout;

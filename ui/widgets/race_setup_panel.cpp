@@ -86,7 +86,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
       tr("Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
          "the budget on layouts and loops, the rest on the loops of the best layout).\n"
          "Winograd: stride-1 convolutions with 2x2 to 5x5 kernels on CUDA or HIP, computed "
-         "tile by tile with fewer multiplications (F(4x4, 3x3), F(2x2, 5x5))"));
+         "tile by tile with fewer multiplications (e.g. F(4x4, 3x3), F(4x4, 5x5))"));
   // A fresh form (no saved one, or --no-restore) races the default algorithm against the
   // paper's OpEvo, as `opevo compare` does.
   m_algorithms->setChecked(
