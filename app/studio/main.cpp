@@ -31,6 +31,7 @@
 #include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/race_setup_panel.h"
+#include "ui/widgets/space_template_box.h"
 
 namespace {
 
@@ -90,6 +91,11 @@ int main(int argc, char** argv) {
                                "Show the q-walk of a parameter of the preset (e.g. tile_k) "
                                "or of a spec (e.g. factor:8:3), on Spaces and Topology.",
                                "name-or-spec");
+  const auto spaceOpt =
+      option("space",
+             "On Spaces and Topology, the preset's space in a template: cpu (the paper's loops), "
+             "gpu (the CUDA/HIP loops), joint (ALT's layouts and loops) or winograd.",
+             "template");
   const auto fromOpt = option("from", "Start vertex of the walk, e.g. 8,1,1.", "vertex");
   const auto qOpt = option("q", "Probability of another step, 0 < q < 1.", "q");
   const auto samplesOpt = option("samples", "On Topology, overlay this many sampled walks.", "n");
@@ -149,6 +155,7 @@ int main(int argc, char** argv) {
       "guide", "Open the user guide (F1) on a page of it: README.md, docs/kas.md...", "page");
   parser.addOption(clusterOpt);
   parser.addOption(guideOpt);
+  parser.addOption(spaceOpt);
   parser.addOptions({presetOpt,       paramOpt,     fromOpt,         qOpt,       samplesOpt,
                      pageOpt,         datasetOpt,   algosOpt,        repeatsOpt, trialsOpt,
                      paceOpt,         startOpt,     repeatsLinesOpt, chartOpt,   logXOpt,
@@ -171,6 +178,15 @@ int main(int argc, char** argv) {
     if (!window.presetsPanel()->selectPreset(name))
       problems << QStringLiteral("unknown preset '%1' (presets: MM1-3, BMM1-3, C1-2)").arg(name);
     topology->selectOperator(name);
+  }
+  if (parser.isSet(spaceOpt)) {
+    const std::optional<SpaceTemplate> t = parseSpaceTemplate(parser.value(spaceOpt));
+    if (!t)
+      problems << QStringLiteral("unknown space template '%1' (cpu, gpu, joint or winograd)")
+                      .arg(parser.value(spaceOpt));
+    else if (!window.presetsPanel()->templateBox()->select(*t) || !topology->selectTemplate(*t))
+      problems << QStringLiteral("the operator has no %1 space (the template box says why)")
+                      .arg(parser.value(spaceOpt));
   }
   if (parser.isSet(operatorOpt) && !window.presetsPanel()->openFile(parser.value(operatorOpt)))
     problems << QStringLiteral("the operator file '%1' was refused (its row says why)")

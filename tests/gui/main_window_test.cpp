@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QSizeGrip>
 #include <QSlider>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -22,8 +23,10 @@
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
 #include "ui/pages/runs_page.h"
+#include "ui/pages/topology_page.h"
 #include "ui/widgets/form_scroll_area.h"
 #include "ui/widgets/pair_or_tabs.h"
+#include "ui/widgets/space_template_box.h"
 
 namespace opevo::ui {
 namespace {
@@ -207,6 +210,58 @@ TEST_F(MainWindowTest, ChoosingAPresetShowsItsParametersAndSpaceSize) {
   EXPECT_TRUE(child<QLabel>("spaceSizeLabel")->text().contains("4,152,720"))
       << child<QLabel>("spaceSizeLabel")->text().toStdString();
   EXPECT_TRUE(child<QLabel>("presetTitle")->text().contains("MatMul 512x1024 @ 1024x1024"));
+}
+
+// The template box above the parameters: each template's space, the walk panel and a
+// double-click's Topology page following it, and an operator that cannot take one told why.
+TEST_F(MainWindowTest, TheTemplateBoxShowsEachSpaceAndSaysWhyOneCannotApply) {
+  auto* box = child<QComboBox>("spaceTemplate");
+  auto* items = qobject_cast<QStandardItemModel*>(box->model());
+  ASSERT_NE(items, nullptr);
+  QAbstractItemModel* params = child<QTableView>("parameterTable")->model();
+  auto names = [&] {
+    QStringList n;
+    for (int r = 0; r < params->rowCount(); ++r) n << params->index(r, 0).data().toString();
+    return n;
+  };
+  clickRow("presetTable", 7);
+  ASSERT_EQ(m_window.presetsPanel()->selectedPreset(), "C2");
+  EXPECT_EQ(box->currentIndex(), 0);  // the paper's loops first
+  EXPECT_TRUE(names().contains("tile_ry"));
+  box->setCurrentIndex(3);  // Winograd's template
+  EXPECT_EQ(names(), QStringList({"tile_f", "tile_t", "tile_e", "tile_rc"}));
+  EXPECT_EQ(params->index(1, 2).data().toString(), "factor:25088:3");  // 512 x 7 x 7 tiles
+  EXPECT_TRUE(child<QLabel>("spaceSizeLabel")->text().contains("accumulators per thread"));
+  EXPECT_GE(child<QComboBox>("paramCombo")->findText("tile_e"), 0);  // the walk panel follows
+
+  // A double-click opens the parameter on the Topology page, in the same template.
+  auto* view = child<QTableView>("parameterTable");
+  const QRect rect = view->visualRect(params->index(2, 0));
+  QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, rect.center());
+  QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, rect.center());
+  EXPECT_EQ(m_window.pages()->currentWidget(), m_window.topologyPage());
+  EXPECT_EQ(m_window.topologyPage()->templateBox()->current(), SpaceTemplate::Winograd);
+  EXPECT_EQ(child<QComboBox>("topologyParam")->currentText(), "tile_e");
+  EXPECT_EQ(child<QLineEdit>("topologySpec")->text(), "factor:64:2");
+
+  // C1 (stride 4) has no Winograd space: the item is off, its tooltip says why, and the box
+  // falls back to the loops.
+  clickRow("presetTable", 6);
+  EXPECT_FALSE(items->item(3)->isEnabled());
+  EXPECT_TRUE(box->itemData(3, Qt::ToolTipRole).toString().contains("stride 4"))
+      << box->itemData(3, Qt::ToolTipRole).toString().toStdString();
+  EXPECT_EQ(box->currentIndex(), 0);
+  EXPECT_TRUE(names().contains("tile_ry"));
+  EXPECT_FALSE(m_window.presetsPanel()->templateBox()->select(SpaceTemplate::Winograd));
+
+  // MatMul's GPU loops add split_k and stages; ALT's joint space adds the tensors' layouts.
+  clickRow("presetTable", 0);
+  box->setCurrentIndex(1);
+  EXPECT_TRUE(names().contains("split_k") && names().contains("stages"))
+      << names().join(' ').toStdString();
+  box->setCurrentIndex(2);
+  EXPECT_TRUE(names().contains("layout.a_k")) << names().join(' ').toStdString();
+  EXPECT_FALSE(names().contains("split_k"));
 }
 
 TEST_F(MainWindowTest, ClickingAParameterShowsItsWalkAndTheChoiceIsHighlighted) {

@@ -83,6 +83,24 @@ TEST_F(TopologyPageTest, MM1ParameterIsDrawnAndMovingQUpdatesTheDistribution) {
   EXPECT_EQ(m_window.findChild<QLineEdit*>(QStringLiteral("topologyQ"))->text(), "0.9");
 }
 
+// The operator's parameters come from the chosen template's space: Winograd's tile_e on C2, none
+// on C1 (stride 4), where the page keeps the loops.
+TEST_F(TopologyPageTest, AWinogradParameterIsDrawnWhereTheTemplateTakesTheOperator) {
+  ASSERT_TRUE(page()->selectOperator(QStringLiteral("C1")));
+  EXPECT_FALSE(page()->selectTemplate(SpaceTemplate::Winograd));
+  EXPECT_FALSE(page()->selectParameter(QStringLiteral("tile_e")));
+  ASSERT_TRUE(page()->selectOperator(QStringLiteral("C2")));
+  ASSERT_TRUE(page()->selectTemplate(SpaceTemplate::Winograd));
+  ASSERT_TRUE(page()->selectParameter(QStringLiteral("tile_e")));
+  ASSERT_TRUE(settled());
+  ASSERT_TRUE(page()->showingGraph());
+  EXPECT_EQ(view()->graphLayout()->graph.size(), 7u);  // factor:64:2
+  EXPECT_FALSE(page()->selectParameter(QStringLiteral("tile_ry")));
+  // A custom spec has no template to choose.
+  page()->setCustomSpec(QStringLiteral("factor:8:3"));
+  EXPECT_FALSE(page()->templateBox()->isEnabled());
+}
+
 TEST_F(TopologyPageTest, ClickingAVertexStartsTheWalkThere) {
   openMM1TileK();
   const std::size_t target = indexOf(QStringLiteral("32,32,1"));

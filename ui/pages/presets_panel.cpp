@@ -51,7 +51,8 @@ PresetsPanel::PresetsPanel(QWidget* parent)
       m_tabs(new QTabWidget(this)),
       m_editor(new OperatorEditor),
       m_titleLabel(new QLabel(tr("Select an operator to see its search space."), this)),
-      m_sizeLabel(new QLabel(this)) {
+      m_sizeLabel(new QLabel(this)),
+      m_templateBox(new SpaceTemplateBox(QStringLiteral("spaceTemplate"), this)) {
   m_titleLabel->setObjectName(QStringLiteral("presetTitle"));
   m_titleLabel->setWordWrap(true);
   m_sizeLabel->setObjectName(QStringLiteral("spaceSizeLabel"));
@@ -104,6 +105,10 @@ PresetsPanel::PresetsPanel(QWidget* parent)
   auto* spacePage = new QWidget;
   auto* spaceLayout = new QVBoxLayout(spacePage);
   spaceLayout->addWidget(m_titleLabel);
+  auto* templateRow = new QHBoxLayout;
+  templateRow->addWidget(new QLabel(tr("Template:"), this));
+  templateRow->addWidget(m_templateBox, 1);
+  spaceLayout->addLayout(templateRow);
   spaceLayout->addWidget(m_parameterView);
   spaceLayout->addWidget(m_sizeLabel);
   spaceLayout->addStretch(1);
@@ -142,6 +147,7 @@ PresetsPanel::PresetsPanel(QWidget* parent)
             emit parameterChosen(
                 QString::fromStdString(m_parameterModel->parameter(current.row())->name()));
           });
+  connect(m_templateBox, &QComboBox::currentIndexChanged, this, [this] { showSpace(); });
   connect(editButton, &QPushButton::clicked, this, &PresetsPanel::editSelected);
   connect(openButton, &QPushButton::clicked, this, &PresetsPanel::openFileDialog);
   // A saved edit becomes the current operator, so the rest of the window follows it.
@@ -244,6 +250,8 @@ void PresetsPanel::onFileRow(int row) {
 
 void PresetsPanel::showFailure(const QString& text) {
   m_definition.reset();
+  m_shown.reset();
+  m_templateBox->clearOperator();
   m_parameterModel->setSpace(SearchSpace{});
   m_sizeLabel->clear();
   m_titleLabel->setText(text.toHtmlEscaped());
@@ -252,13 +260,24 @@ void PresetsPanel::showFailure(const QString& text) {
 void PresetsPanel::show(std::shared_ptr<const OperatorDefinition> def, const QString& where) {
   m_definition = std::move(def);
   const OperatorSpec& op = m_definition->op;
-  const SearchSpace& space = m_definition->space;
-  m_parameterModel->setSpace(space);
   m_titleLabel->setText(tr("<b>%1</b> (%2): %3 &mdash; %4 GFLOP per run")
                             .arg(QString::fromStdString(op.name).toHtmlEscaped(),
                                  where.toHtmlEscaped(),
                                  QString::fromStdString(op.describe()).toHtmlEscaped())
                             .arg(op.flops() / 1e9, 0, 'f', 2));
+  // A preset keeps the template chosen for the one before; a file opens in its own.
+  m_templateBox->setOperator(
+      *m_definition, m_file.isEmpty() ? m_templateBox->current() : ownTemplate(*m_definition));
+  showSpace();
+  emit operatorChosen(m_definition);
+}
+
+void PresetsPanel::showSpace() {
+  m_shown = m_templateBox->shown();
+  if (!m_shown) return;
+  const OperatorSpec& op = m_shown->op;
+  const SearchSpace& space = m_shown->space;
+  m_parameterModel->setSpace(space);
   QStringList constraints;
   for (const Constraint& c : space.constraints())
     constraints << QString::fromStdString(c.description);
@@ -269,7 +288,6 @@ void PresetsPanel::show(std::shared_ptr<const OperatorDefinition> def, const QSt
         tr(" before constraints (%1)").arg(constraints.join(QStringLiteral("; ")).toHtmlEscaped());
   m_sizeLabel->setText(size);
   emit presetSelected(QString::fromStdString(op.name), space);
-  emit operatorChosen(m_definition);
 }
 
 }  // namespace opevo::ui

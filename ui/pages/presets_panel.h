@@ -5,6 +5,7 @@
 
 #include "ops/operator_json.h"
 #include "space/search_space.h"
+#include "ui/widgets/space_template_box.h"
 
 class QLabel;
 class QTabWidget;
@@ -19,7 +20,8 @@ class PresetTableModel;
 
 // The operator library: the presets and the user's operator files (the operators folder and
 // files opened by hand), and for the selected one its search space: every parameter with its
-// kind, spec and size, the constraints, and the size of the whole space. Beside the space, on a
+// kind, spec and size, the constraints, and the size of the whole space, in the template chosen
+// above it (the CPU loops, the GPU loops, ALT's joint space, Winograd's). Beside the space, on a
 // tab, the editor that creates operators and edits copies of presets or the files themselves.
 class PresetsPanel : public QWidget {
   Q_OBJECT
@@ -44,7 +46,9 @@ class PresetsPanel : public QWidget {
   std::shared_ptr<const OperatorDefinition> currentOperator() const { return m_definition; }
   // Highlights the parameter of that name (none when there is no such parameter).
   void showParameter(const QString& name);
-  const SearchSpace* space() const { return m_definition ? &m_definition->space : nullptr; }
+  // The space shown: the selected operator's in the chosen template.
+  const SearchSpace* space() const { return m_shown ? &m_shown->space : nullptr; }
+  SpaceTemplateBox* templateBox() const { return m_templateBox; }
 
   // Starts the editor on a new operator, or on the selection (a copy for a preset).
   void newOperator(OpKind kind);
@@ -69,6 +73,7 @@ class PresetsPanel : public QWidget {
   void onFileRow(int row);
   void show(std::shared_ptr<const OperatorDefinition> def, const QString& where);
   void showFailure(const QString& text);
+  void showSpace();
 
   PresetTableModel* m_presetModel;
   OperatorFileModel* m_fileModel;
@@ -80,7 +85,9 @@ class PresetsPanel : public QWidget {
   OperatorEditor* m_editor;
   QLabel* m_titleLabel;
   QLabel* m_sizeLabel;
+  SpaceTemplateBox* m_templateBox;
   std::shared_ptr<const OperatorDefinition> m_definition;
+  std::shared_ptr<const OperatorDefinition> m_shown;  // m_definition in the chosen template
   QString m_preset;
   QString m_file;
   bool m_showingParameter = false;

@@ -38,6 +38,7 @@ TopologyPage::TopologyPage(QWidget* parent)
     : QWidget(parent),
       m_runner(new QwalkRunner(this)),
       m_operatorCombo(new QComboBox(this)),
+      m_templateBox(new SpaceTemplateBox(QStringLiteral("topologyTemplate"), this)),
       m_paramCombo(new QComboBox(this)),
       m_specEdit(new QLineEdit(this)),
       m_engineCombo(new QComboBox(this)),
@@ -83,12 +84,17 @@ TopologyPage::TopologyPage(QWidget* parent)
   auto* row1 = new QHBoxLayout;
   row1->addWidget(new QLabel(tr("Operator:"), this));
   row1->addWidget(m_operatorCombo);
+  row1->addWidget(m_templateBox);
   row1->addWidget(new QLabel(tr("Parameter:"), this));
   row1->addWidget(m_paramCombo);
-  row1->addWidget(new QLabel(tr("Spec:"), this));
-  row1->addWidget(m_specEdit, 1);
+  row1->addStretch(1);
   row1->addWidget(new QLabel(tr("Layout:"), this));
   row1->addWidget(m_engineCombo);
+  // The spec has a row of its own: beside the template box it was squeezed to a few characters
+  // at 800 pixels.
+  auto* specRow = new QHBoxLayout;
+  specRow->addWidget(new QLabel(tr("Spec:"), this));
+  specRow->addWidget(m_specEdit, 1);
   auto* row2 = new QHBoxLayout;
   m_inputs->addTo(row2);
   row2->addWidget(m_walksSpin);
@@ -106,6 +112,7 @@ TopologyPage::TopologyPage(QWidget* parent)
   body->addWidget(m_legendScroll);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(row1);
+  layout->addLayout(specRow);
   layout->addLayout(row2);
   layout->addWidget(m_infoLabel);
   layout->addWidget(m_errorLabel);
@@ -113,6 +120,7 @@ TopologyPage::TopologyPage(QWidget* parent)
   layout->addLayout(body, 1);
 
   connect(m_operatorCombo, &QComboBox::currentIndexChanged, this, [this] { onOperatorChosen(); });
+  connect(m_templateBox, &QComboBox::currentIndexChanged, this, [this] { onOperatorChosen(); });
   connect(m_paramCombo, &QComboBox::currentIndexChanged, this, [this] { onParameterChosen(); });
   connect(m_specEdit, &QLineEdit::textEdited, this, &TopologyPage::setCustomSpec);
   connect(m_engineCombo, &QComboBox::currentIndexChanged, this, [this] { startLayout(); });
@@ -141,6 +149,11 @@ bool TopologyPage::selectOperator(const QString& name) {
   return true;
 }
 
+bool TopologyPage::selectTemplate(SpaceTemplate t) {
+  if (m_templateBox->current() == t && m_templateBox->shown()) return true;
+  return m_templateBox->select(t);  // the operator's parameters follow (onOperatorChosen)
+}
+
 bool TopologyPage::selectParameter(const QString& name) {
   const int index = m_paramCombo->findText(name, Qt::MatchExactly);
   if (index < 0) return false;
@@ -164,8 +177,12 @@ void TopologyPage::setQText(const QString& text) {
 void TopologyPage::onOperatorChosen() {
   m_params.clear();
   const bool custom = m_operatorCombo->currentIndex() == m_operatorCombo->count() - 1;
-  if (!custom) {
-    const SearchSpace space = defaultSpace(preset(m_operatorCombo->currentText().toStdString()));
+  if (custom) {
+    m_templateBox->clearOperator();
+  } else {
+    const OperatorSpec op = preset(m_operatorCombo->currentText().toStdString());
+    m_templateBox->setOperator(OperatorDefinition{op, defaultSpace(op)}, m_templateBox->current());
+    const SearchSpace& space = m_templateBox->shown()->space;
     for (std::size_t i = 0; i < space.dims(); ++i) m_params.push_back(space.paramPtr(i));
   }
   const QSignalBlocker blocker(m_paramCombo);
@@ -199,6 +216,7 @@ void TopologyPage::setCustomSpec(const QString& spec) {
     m_paramCombo->clear();
     m_paramCombo->setEnabled(false);
     m_params.clear();
+    m_templateBox->clearOperator();
   }
   m_specError.clear();
   ParameterPtr param;

@@ -10,6 +10,7 @@
 #include "ui/jobs/latest_job.h"
 #include "ui/jobs/topology_jobs.h"
 #include "ui/widgets/qwalk_inputs.h"
+#include "ui/widgets/space_template_box.h"
 
 class QComboBox;
 class QLabel;
@@ -29,7 +30,8 @@ class ProbabilityLegend;
 class QwalkRunner;
 class TopologyView;
 
-// The Topology page: one parameter's graph laid out by Graphviz, coloured and sized by the exact
+// The Topology page: one parameter (of an operator's space in a template, or typed as a spec)
+// and its graph laid out by Graphviz, coloured and sized by the exact
 // q-random-walk distribution from a start vertex (click a vertex to move it), with q on a slider,
 // and sampled walks overlaid on request. Above kMaxDrawnVertices the picture would be a hairball,
 // so the distribution is shown summed by distance instead, with a note saying so.
@@ -46,6 +48,9 @@ class TopologyPage : public QWidget {
   // As the user choosing; false when there is no such operator or parameter.
   bool selectOperator(const QString& name);
   bool selectParameter(const QString& name);
+  // The template whose space the operator's parameters come from; false where it cannot take it.
+  bool selectTemplate(SpaceTemplate t);
+  SpaceTemplateBox* templateBox() const { return m_templateBox; }
   void setCustomSpec(const QString& spec);
   void setStartText(const QString& text);
   void setQText(const QString& text);
@@ -92,6 +97,7 @@ class TopologyPage : public QWidget {
 
   QwalkRunner* m_runner;
   QComboBox* m_operatorCombo;
+  SpaceTemplateBox* m_templateBox;
   QComboBox* m_paramCombo;
   QLineEdit* m_specEdit;
   QComboBox* m_engineCombo;
