@@ -218,8 +218,7 @@ void MainWindow::showTopology(const QString& preset, const QString& parameter) {
   // The page lists the presets only; a user's operator shows the parameter as a custom spec.
   const SearchSpace* space = m_presetsPanel->space();
   const int index = space ? space->indexOf(parameter.toStdString()) : -1;
-  if (m_topologyPage->selectOperator(preset) &&
-      m_topologyPage->selectTemplate(m_presetsPanel->templateBox()->current()))
+  if (m_topologyPage->selectOperator(preset, m_presetsPanel->templateBox()->current()))
     m_topologyPage->selectParameter(parameter);
   else if (index >= 0)
     m_topologyPage->setCustomSpec(

@@ -179,6 +179,10 @@ int main(int argc, char** argv) {
       problems << QStringLiteral("unknown preset '%1' (presets: MM1-3, BMM1-3, C1-2)").arg(name);
     topology->selectOperator(name);
   }
+  if (parser.isSet(operatorOpt) && !window.presetsPanel()->openFile(parser.value(operatorOpt)))
+    problems << QStringLiteral("the operator file '%1' was refused (its row says why)")
+                    .arg(parser.value(operatorOpt));
+  // After --operator: the template applies to the operator selected last, a preset or a file.
   if (parser.isSet(spaceOpt)) {
     const std::optional<SpaceTemplate> t = parseSpaceTemplate(parser.value(spaceOpt));
     if (!t)
@@ -188,9 +192,6 @@ int main(int argc, char** argv) {
       problems << QStringLiteral("the operator has no %1 space (the template box says why)")
                       .arg(parser.value(spaceOpt));
   }
-  if (parser.isSet(operatorOpt) && !window.presetsPanel()->openFile(parser.value(operatorOpt)))
-    problems << QStringLiteral("the operator file '%1' was refused (its row says why)")
-                    .arg(parser.value(operatorOpt));
   if (parser.isSet(editOpt)) window.presetsPanel()->editSelected();
   if (parser.isSet(paramOpt)) {
     const QString param = parser.value(paramOpt);

@@ -11,10 +11,12 @@ namespace opevo {
 namespace {
 
 constexpr std::int64_t kMaxAccumulators = 256;
-// 8-point transforms only for reductions of up to this many products per output: C2's 64 channels
-// of 5x5 (F(4x4, 5x5): none of 1.6 million outputs over 5e-4 of our tolerance's measure in fp32)
-// where 512 channels of 3x3 in F(6x6, 3x3) reached 1.2e-3 (docs/codegen.md).
-constexpr std::int64_t kMaxTermsForEightPoints = 1600;
+// 8-point transforms only for up to this many input channels: their fp32 error grows with the
+// channels summed (the transform domain has alpha^2 products a channel whatever r is). At 64
+// channels the worst output of F(7x7, 2x2), F(6x6, 3x3), F(5x5, 4x4) and F(4x4, 5x5) stayed under
+// 3e-4 of our tolerance's measure over 0.5-1.6 million; F(6x6, 3x3) reached 9e-4 at 177 channels
+// and F(7x7, 2x2) 1.4e-3 at 400 (docs/codegen.md).
+constexpr std::int64_t kMaxChannelsForEightPoints = 64;
 
 // The work of one output tile per input channel and output channel: the alpha^2 products and the
 // input transform's 2 alpha^3 operations shared by a block's output channels (64 taken as
@@ -31,12 +33,11 @@ std::int64_t tilesAlong(std::int64_t outputs, std::int64_t m) {
 
 std::int64_t winogradAlpha(const OperatorSpec& op) {
   const std::int64_t r = op.kernelH;
-  const std::int64_t terms = op.inChannels * r * r;
   std::int64_t best = 0;
   double bestCost = 0;
   for (std::int64_t alpha : {4, 6, 8}) {
     const std::int64_t m = alpha + 1 - r;
-    if (m < 2 || (alpha == 8 && terms > kMaxTermsForEightPoints)) continue;
+    if (m < 2 || (alpha == 8 && op.inChannels > kMaxChannelsForEightPoints)) continue;
     const double cost = tileCost(alpha) * static_cast<double>(tilesAlong(op.outHeight(), m) *
                                                               tilesAlong(op.outWidth(), m));
     // A larger tile has to save a fifth of the work: its transforms hold more registers and

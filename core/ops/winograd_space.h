@@ -22,7 +22,7 @@ struct WinogradShape {
 
 // The transform size for a Conv2D the template takes: of 4, 6 and 8 points (m >= 2), the smallest
 // unless a larger one does a fifth less work over the output's tiles (tiles that stick out of the
-// output count whole); 8 points only where a sum has at most 1,600 products (fp32 accuracy). C2
+// output count whole); 8 points only for at most 64 input channels (fp32 accuracy). C2
 // (27 x 27, 5x5) gets F(4x4, 5x5), ResNet-18's and AlexNet's 3x3 layers F(4x4, 3x3).
 std::int64_t winogradAlpha(const OperatorSpec& op);
 

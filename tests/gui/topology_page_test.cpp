@@ -99,6 +99,15 @@ TEST_F(TopologyPageTest, AWinogradParameterIsDrawnWhereTheTemplateTakesTheOperat
   // A custom spec has no template to choose.
   page()->setCustomSpec(QStringLiteral("factor:8:3"));
   EXPECT_FALSE(page()->templateBox()->isEnabled());
+  // and the template chosen before comes back with the next operator.
+  ASSERT_TRUE(page()->selectOperator(QStringLiteral("resnet18_conv2_b1")));
+  EXPECT_EQ(page()->templateBox()->current(), SpaceTemplate::Winograd);
+  EXPECT_TRUE(page()->selectParameter(QStringLiteral("tile_e")));
+  // Operator and template in one call, as a double-click on Spaces asks for them.
+  EXPECT_TRUE(page()->selectOperator(QStringLiteral("MM1"), SpaceTemplate::GpuLoops));
+  EXPECT_TRUE(page()->selectParameter(QStringLiteral("split_k")));
+  EXPECT_FALSE(page()->selectOperator(QStringLiteral("C1"), SpaceTemplate::Winograd));
+  EXPECT_EQ(page()->templateBox()->current(), SpaceTemplate::CpuLoops);
 }
 
 TEST_F(TopologyPageTest, ClickingAVertexStartsTheWalkThere) {

@@ -142,11 +142,18 @@ bool TopologyPage::showingGraph() const {
   return m_result && m_stack->currentWidget() == m_view && m_layout;
 }
 
-bool TopologyPage::selectOperator(const QString& name) {
+bool TopologyPage::selectOperator(const QString& name, std::optional<SpaceTemplate> t) {
   const int index = m_operatorCombo->findText(name, Qt::MatchExactly);
   if (index < 0) return false;
-  m_operatorCombo->setCurrentIndex(index);
-  return true;
+  // One rebuild of the parameters for both choices: the template is preferred silently, then
+  // the operator's change (or, for the same operator, a rebuild) applies it.
+  const SpaceTemplate before = m_templateBox->current();
+  if (t) m_templateBox->prefer(*t);
+  if (index != m_operatorCombo->currentIndex())
+    m_operatorCombo->setCurrentIndex(index);
+  else if (t && (*t != before || !m_templateBox->shown()))
+    onOperatorChosen();
+  return !t || m_templateBox->current() == *t;
 }
 
 bool TopologyPage::selectTemplate(SpaceTemplate t) {

@@ -4,6 +4,7 @@
 #include <QWidget>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "space/parameter.h"
@@ -46,7 +47,9 @@ class TopologyPage : public QWidget {
   ~TopologyPage() override;
 
   // As the user choosing; false when there is no such operator or parameter.
-  bool selectOperator(const QString& name);
+  // With a template, the operator's parameters come from its space (false where the operator
+  // cannot take it, and the page shows the operator in its own template).
+  bool selectOperator(const QString& name, std::optional<SpaceTemplate> t = std::nullopt);
   bool selectParameter(const QString& name);
   // The template whose space the operator's parameters come from; false where it cannot take it.
   bool selectTemplate(SpaceTemplate t);

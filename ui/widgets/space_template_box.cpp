@@ -3,6 +3,7 @@
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 #include <algorithm>
+#include <exception>
 #include <utility>
 
 #include "common/error.h"
@@ -78,7 +79,7 @@ void SpaceTemplateBox::setOperator(const OperatorDefinition& def, SpaceTemplate 
     QString reason;
     try {
       m_spaces[slot(t)] = std::make_shared<const OperatorDefinition>(inTemplate(def, t));
-    } catch (const InputError& e) {
+    } catch (const std::exception& e) {  // InputError, or a core bug: either way not offered
       m_spaces[slot(t)].reset();
       reason = QString::fromUtf8(e.what());
     }
@@ -92,10 +93,15 @@ void SpaceTemplateBox::setOperator(const OperatorDefinition& def, SpaceTemplate 
 }
 
 void SpaceTemplateBox::clearOperator() {
+  // The current item stays: the template chosen before is the one preferred for the next
+  // operator set.
   m_spaces = {};
-  const QSignalBlocker blocker(this);
-  setCurrentIndex(0);
   setEnabled(false);
+}
+
+void SpaceTemplateBox::prefer(SpaceTemplate t) {
+  const QSignalBlocker blocker(this);
+  setCurrentIndex(row(t));
 }
 
 SpaceTemplate SpaceTemplateBox::current() const {

@@ -38,6 +38,9 @@ class SpaceTemplateBox : public QComboBox {
   SpaceTemplate current() const;
   // As the user choosing (emits currentIndexChanged); false where the operator cannot take it.
   bool select(SpaceTemplate t);
+  // The template setOperator prefers next, chosen without a signal; shown() is null until then
+  // where the current operator cannot take it.
+  void prefer(SpaceTemplate t);
   // The current operator in the current template; null when none is set.
   std::shared_ptr<const OperatorDefinition> shown() const;
 
