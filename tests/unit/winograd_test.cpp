@@ -103,6 +103,23 @@ double worstFloatError(int m, int r, int channels, int tiles) {
     return y;
   };
   const auto bt = f(w.bt), g = f(w.g), at = f(w.at);
+  // out = x in x^T for in n x n and x a x n, rows first, in fp32 as the kernel computes it.
+  auto twoSided = [a](const std::vector<std::vector<float>>& x, const float* in, int n,
+                      std::vector<float>& out) {
+    std::vector<float> tmp(static_cast<std::size_t>(a * n));
+    for (int i = 0; i < a; ++i)
+      for (int j = 0; j < n; ++j) {
+        float s = 0;
+        for (int l = 0; l < n; ++l) s += x[i][l] * in[l * n + j];
+        tmp[i * n + j] = s;
+      }
+    for (int i = 0; i < a; ++i)
+      for (int j = 0; j < a; ++j) {
+        float s = 0;
+        for (int l = 0; l < n; ++l) s += tmp[i * n + l] * x[j][l];
+        out[i * a + j] = s;
+      }
+  };
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> d(static_cast<std::size_t>(channels * a * a)),
@@ -111,35 +128,10 @@ double worstFloatError(int m, int r, int channels, int tiles) {
   for (int tile = 0; tile < tiles; ++tile) {
     for (float& v : d) v = u(rng);
     for (float& v : k) v = u(rng);
-    std::vector<float> sum(static_cast<std::size_t>(a * a), 0.0f), tmp(sum.size()), uu(sum.size()),
-        vv(sum.size());
+    std::vector<float> sum(static_cast<std::size_t>(a * a), 0.0f), uu(sum.size()), vv(sum.size());
     for (int c = 0; c < channels; ++c) {
-      const float* dc = &d[static_cast<std::size_t>(c * a * a)];
-      const float* kc = &k[static_cast<std::size_t>(c * r * r)];
-      for (int i = 0; i < a; ++i)
-        for (int j = 0; j < a; ++j) {
-          float s = 0;
-          for (int l = 0; l < a; ++l) s += bt[i][l] * dc[l * a + j];
-          tmp[i * a + j] = s;
-        }
-      for (int i = 0; i < a; ++i)
-        for (int j = 0; j < a; ++j) {
-          float s = 0;
-          for (int l = 0; l < a; ++l) s += tmp[i * a + l] * bt[j][l];
-          vv[i * a + j] = s;
-        }
-      for (int i = 0; i < a; ++i)
-        for (int j = 0; j < r; ++j) {
-          float s = 0;
-          for (int l = 0; l < r; ++l) s += g[i][l] * kc[l * r + j];
-          tmp[i * a + j] = s;
-        }
-      for (int i = 0; i < a; ++i)
-        for (int j = 0; j < a; ++j) {
-          float s = 0;
-          for (int l = 0; l < r; ++l) s += tmp[i * a + l] * g[j][l];
-          uu[i * a + j] = s;
-        }
+      twoSided(bt, &d[static_cast<std::size_t>(c * a * a)], a, vv);
+      twoSided(g, &k[static_cast<std::size_t>(c * r * r)], r, uu);
       for (int e = 0; e < a * a; ++e) sum[e] += uu[e] * vv[e];
     }
     for (int p = 0; p < m; ++p)
