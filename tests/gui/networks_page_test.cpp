@@ -113,14 +113,55 @@ TEST(NetworkCurveChart, SaysWhyItIsEmptyUntilEveryTaskHasAKernel) {
   s.contenders.push_back(c);
   chart.setSnapshot(s);
   EXPECT_EQ(chart.curvePointCount(0), 0);
-  EXPECT_TRUE(chart.chart()->title().contains(QStringLiteral("1 of 3 so far")))
+  EXPECT_TRUE(chart.chart()->title().contains(QStringLiteral("1 of 3")))
       << chart.chart()->title().toStdString();
   s.contenders[0].taskBestMs = {0.5, 0.2, 0.1};
   s.contenders[0].curveTrials = {4, 8};
   s.contenders[0].curveEstimateMs = {std::nan(""), 0.8};
   chart.setSnapshot(s);
   EXPECT_EQ(chart.curvePointCount(0), 1);
-  EXPECT_EQ(chart.chart()->title(), QStringLiteral("Network latency against trials"));
+  EXPECT_EQ(chart.chart()->title(),
+            QStringLiteral("Network latency against trials (gradient / joint)"));
+}
+
+// The title says once what the contenders share; each legend entry what tells it apart.
+TEST(NetworkCurveChart, TheLegendKeepsWhatTellsTheContendersApart) {
+  const ContenderNames two = contenderNames(
+      {QStringLiteral("opevo-m / gradient / joint"), QStringLiteral("autotvm / gradient / joint")});
+  EXPECT_EQ(two.shared, QStringLiteral("gradient / joint"));
+  EXPECT_EQ(two.legend, QStringList({"opevo-m", "autotvm"}));
+  const ContenderNames schedulers =
+      contenderNames({QStringLiteral("opevo-m / gradient / loop"),
+                      QStringLiteral("opevo-m / round-robin / loop + winograd")});
+  EXPECT_EQ(schedulers.shared, QStringLiteral("opevo-m"));
+  EXPECT_EQ(schedulers.legend, QStringList({"gradient / loop", "round-robin / loop + winograd"}));
+  const ContenderNames one = contenderNames({QStringLiteral("opevo-m / gradient / joint")});
+  EXPECT_EQ(one.shared, QStringLiteral("gradient / joint"));
+  EXPECT_EQ(one.legend, QStringList({"opevo-m"}));
+  EXPECT_TRUE(contenderNames({}).legend.isEmpty());
+}
+
+// On a short chart (an 800x600 screen) the task list would be cut: the legend shows only where
+// every task fits, and hovering a line names its task either way.
+TEST(TaskTrialsChart, ItsLegendShowsOnlyWhereEveryTaskFits) {
+  std::vector<NetworkTaskInfo> tasks;
+  for (const char* n : {"conv1", "conv2", "conv3", "conv4", "conv5", "fc6", "fc7", "fc8"})
+    tasks.push_back({QString::fromLatin1(n), QStringLiteral("conv2d"), QString(), 1, 1, {}});
+  ContenderState c;
+  c.budget = c.trials = 40;
+  for (int u = 0; u < 10; ++u) c.unitTask.push_back(u % 8), c.unitTrials.push_back(4);
+  TaskTrialsChart chart;
+  chart.resize(400, 200);
+  chart.show();  // a hidden widget gets its resize events only once shown
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+  chart.setContender(tasks, &c);
+  EXPECT_EQ(chart.lineCount(), 8);
+  EXPECT_FALSE(chart.chart()->legend()->isVisible());
+  chart.resize(600, 360);
+  EXPECT_TRUE(chart.chart()->legend()->isVisible());
+  chart.setContender({tasks.begin(), tasks.begin() + 3}, &c);  // three fit a short chart
+  chart.resize(400, 200);
+  EXPECT_TRUE(chart.chart()->legend()->isVisible());
 }
 
 TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {

@@ -12,6 +12,35 @@
 
 namespace opevo::ui {
 
+ContenderNames contenderNames(const QStringList& labels) {
+  // Labels are "algorithm / scheduler / mode[ + winograd]": what every contender shares goes to
+  // the title once, the legend keeps what tells them apart (the algorithm where nothing does).
+  std::vector<QStringList> parts;
+  for (const QString& label : labels) parts.push_back(label.split(QStringLiteral(" / ")));
+  ContenderNames names;
+  if (parts.empty()) return names;
+  std::size_t columns = parts[0].size();
+  for (const QStringList& p : parts)
+    columns = std::min(columns, static_cast<std::size_t>(p.size()));
+  std::vector<bool> common(columns, true);
+  for (std::size_t k = 0; k < columns; ++k)
+    for (const QStringList& p : parts) common[k] = common[k] && p[k] == parts[0][k];
+  if (std::all_of(common.begin(), common.end(), [](bool c) { return c; }) && columns > 0)
+    common[0] = false;
+  QStringList shared;
+  for (std::size_t k = 0; k < columns; ++k)
+    if (common[k]) shared << parts[0][k];
+  names.shared = shared.join(QStringLiteral(" / "));
+  for (const QStringList& p : parts) {
+    QStringList own;
+    for (qsizetype k = 0; k < p.size(); ++k)
+      if (static_cast<std::size_t>(k) >= columns || !common[static_cast<std::size_t>(k)])
+        own << p[k];
+    names.legend << own.join(QStringLiteral(" / "));
+  }
+  return names;
+}
+
 NetworkCurveChart::NetworkCurveChart(QWidget* parent)
     : QChartView(parent), m_x(new QValueAxis), m_y(new QValueAxis) {
   setRenderHint(QPainter::Antialiasing);
@@ -24,7 +53,9 @@ NetworkCurveChart::NetworkCurveChart(QWidget* parent)
   chart()->legend()->setFont(small);
   chart()->legend()->setAlignment(Qt::AlignBottom);
   m_x->setTitleText(tr("trials (whole network)"));
-  m_y->setTitleText(tr("latency (ms)"));
+  // The title says latency: "ms" is all the axis needs, and fits a short chart (an 800x600
+  // screen's), where Qt Charts elided "latency (ms)".
+  m_y->setTitleText(tr("ms"));
   m_x->setLabelFormat(QStringLiteral("%d"));
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
@@ -43,16 +74,19 @@ void NetworkCurveChart::clear() {
 }
 
 void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
+  QStringList labels;
+  for (const ContenderState& c : s.contenders) labels << c.label;
+  const ContenderNames names = contenderNames(labels);
   if (m_curves.size() != s.contenders.size()) {
     clear();
     for (std::size_t i = 0; i < s.contenders.size(); ++i) {
       const QColor color = RaceChartView::colorOf(static_cast<int>(i));
       auto* curve = new QLineSeries;
-      curve->setName(s.contenders[i].label);
+      curve->setName(names.legend[static_cast<qsizetype>(i)]);
       curve->setColor(color);
       curve->setPointsVisible(true);  // the first estimate is a lone point until the next unit
       auto* measured = new QScatterSeries;
-      measured->setName(s.contenders[i].label + tr(" measured end to end"));
+      measured->setName(names.legend[static_cast<qsizetype>(i)] + tr(" measured end to end"));
       measured->setColor(color);
       measured->setMarkerSize(11);
       for (QAbstractSeries* series :
@@ -96,12 +130,15 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
                                     return std::isfinite(ms);
                                   }));
   }
-  chart()->setTitle(drawn || tasks == 0
-                        ? tr("Network latency against trials")
-                        : tr("Network latency against trials<br><small>drawn once every task "
-                             "has a working kernel: %1 of %2 so far</small>")
-                              .arg(ready)
-                              .arg(tasks));
+  // One line: a second one took the height a short chart (an 800x600 screen) needs for its
+  // axes' labels, which Qt Charts then elided to "...".
+  const QString title = names.shared.isEmpty()
+                            ? tr("Network latency against trials")
+                            : tr("Network latency against trials (%1)").arg(names.shared);
+  chart()->setTitle(
+      drawn || tasks == 0
+          ? title
+          : tr("Latency, once each task has a kernel: %1 of %2").arg(ready).arg(tasks));
   if (s.referenceMs) {
     if (!m_reference) {
       m_reference = new QLineSeries;

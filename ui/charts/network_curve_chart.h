@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QChartView>
+#include <QStringList>
 #include <vector>
 
 #include "ui/controller/network_types.h"
@@ -10,6 +11,15 @@ class QScatterSeries;
 class QValueAxis;
 
 namespace opevo::ui {
+
+// Contenders' labels ("opevo-m / gradient / joint") split into what they all share, said once
+// in the chart's title, and what tells each apart, its legend entry (the algorithm where nothing
+// does): long labels were elided in the legend even at 1280 pixels.
+struct ContenderNames {
+  QString shared;
+  QStringList legend;
+};
+ContenderNames contenderNames(const QStringList& labels);
 
 // The OpEvo paper's Figure 6, live: each contender's estimated network latency (sum of weight x
 // best task latency) against the network's trials, libtorch's measured forward as a dashed line,

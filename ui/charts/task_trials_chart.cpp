@@ -1,7 +1,10 @@
 #include "ui/charts/task_trials_chart.h"
 
 #include <QChart>
+#include <QCursor>
+#include <QFontMetrics>
 #include <QLineSeries>
+#include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
 
@@ -18,7 +21,8 @@ TaskTrialsChart::TaskTrialsChart(QWidget* parent)
   small.setPointSizeF(small.pointSizeF() * 0.85);
   chart()->legend()->setFont(small);
   m_x->setTitleText(tr("trials (whole network)"));
-  m_y->setTitleText(tr("trials of the task"));
+  // Short: a longer vertical title was elided on a short chart.
+  m_y->setTitleText(tr("trials"));
   m_x->setLabelFormat(QStringLiteral("%d"));
   m_y->setLabelFormat(QStringLiteral("%d"));
   chart()->addAxis(m_x, Qt::AlignBottom);
@@ -38,8 +42,15 @@ void TaskTrialsChart::setContender(const std::vector<NetworkTaskInfo>& tasks,
       chart()->addSeries(line);
       line->attachAxis(m_x);
       line->attachAxis(m_y);
+      connect(line, &QLineSeries::hovered, this, [name = tasks[i].name](const QPointF&, bool on) {
+        if (on)
+          QToolTip::showText(QCursor::pos(), name);
+        else
+          QToolTip::hideText();
+      });
       m_lines.push_back(line);
     }
+    fitLegend();
   }
   std::vector<QList<QPointF>> points(tasks.size());
   for (auto& p : points) p.append({0, 0});
@@ -67,6 +78,20 @@ void TaskTrialsChart::setContender(const std::vector<NetworkTaskInfo>& tasks,
   m_y->setRange(0, yMax);
   m_x->applyNiceNumbers();
   m_y->applyNiceNumbers();
+}
+
+void TaskTrialsChart::resizeEvent(QResizeEvent* event) {
+  QChartView::resizeEvent(event);
+  fitLegend();
+}
+
+void TaskTrialsChart::fitLegend() {
+  // A legend row is a line of its font with Qt's spacing about it; the title and the chart's
+  // margins take the rest.
+  const QFontMetrics legend(chart()->legend()->font()), title(chart()->titleFont());
+  const int needed =
+      static_cast<int>(m_lines.size()) * (legend.height() + 6) + 2 * title.height() + 40;
+  chart()->legend()->setVisible(needed <= height());
 }
 
 }  // namespace opevo::ui

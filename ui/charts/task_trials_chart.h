@@ -12,7 +12,7 @@ namespace opevo::ui {
 
 // Where a contender's trials went: for each task, the trials it had received against the
 // network's trials, a step per unit the scheduler gave it. A gradient scheduler's lines part
-// after the warm-up; round-robin's stay together.
+// after the warm-up; round-robin's stay together. Hovering a line names its task.
 class TaskTrialsChart : public QChartView {
   Q_OBJECT
 
@@ -22,7 +22,15 @@ class TaskTrialsChart : public QChartView {
   void setContender(const std::vector<NetworkTaskInfo>& tasks, const ContenderState* state);
   int lineCount() const { return static_cast<int>(m_lines.size()); }
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  // The legend lists every task where its rows fit the chart's height; a shorter chart (an
+  // 800x600 screen, ResNet-18's many tasks) hides it rather than show a cut list, and a line
+  // names its task when hovered either way.
+  void fitLegend();
+
   std::vector<QLineSeries*> m_lines;
   QValueAxis* m_x;
   QValueAxis* m_y;
