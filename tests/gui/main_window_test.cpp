@@ -24,8 +24,10 @@
 #include "ui/pages/qwalk_panel.h"
 #include "ui/pages/runs_page.h"
 #include "ui/pages/topology_page.h"
+#include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/form_scroll_area.h"
 #include "ui/widgets/pair_or_tabs.h"
+#include "ui/widgets/race_setup_panel.h"
 #include "ui/widgets/space_template_box.h"
 
 namespace opevo::ui {
@@ -159,6 +161,10 @@ TEST_F(MainWindowTest, OnAnEightHundredBySixHundredScreenNoSetupFormIsCut) {
   // 784x560 is what resizeToFit leaves of an 800x600 screen. A form squeezed by its splitter was
   // laid out wider than what showed of it, and the Runs page cut its labels and buttons off.
   m_window.resize(784, 560);
+  // With a dataset loaded: its unit in the target's box once widened the Runs form past this.
+  DatasetPicker* picker = m_window.runsPage()->setup()->datasetPicker();
+  picker->load(QStringLiteral(OPEVO_DATASETS_DIR "/convolution_milo/A100.json.gz"));
+  ASSERT_TRUE(waitUntil([&] { return picker->dataset() != nullptr; }, 60000));
   int checked = 0;
   for (int page = 0; page < m_window.pages()->count(); ++page) {
     m_window.pages()->setCurrentIndex(page);
@@ -169,6 +175,9 @@ TEST_F(MainWindowTest, OnAnEightHundredBySixHundredScreenNoSetupFormIsCut) {
       EXPECT_LE(form->width(), scroll->viewport()->width())
           << scroll->objectName().toStdString() << ": the form is laid out " << form->width()
           << " px wide in " << scroll->viewport()->width() << " px";
+      EXPECT_LE(form->minimumSizeHint().width(), scroll->viewport()->width())
+          << scroll->objectName().toStdString() << ": the form needs "
+          << form->minimumSizeHint().width() << " px";
     }
   }
   EXPECT_EQ(checked, 3);  // Runs, Networks and Kernels

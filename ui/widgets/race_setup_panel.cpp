@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
+#include <initializer_list>
 
 #include "backends/backend_factory.h"
 #include "common/error.h"
@@ -100,10 +101,12 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_seed->setToolTip(tr("Repeat r uses seed + r for every algorithm, as opevo compare does"));
   m_schedule->setObjectName(QStringLiteral("scheduleBox"));
   m_schedule->addItem(tr("Round-robin"), static_cast<int>(Schedule::RoundRobin));
-  m_schedule->addItem(tr("Shuffled each round (seeded)"), static_cast<int>(Schedule::Shuffle));
+  // Short: at 800x600 the form has about 315 pixels, and a longer item widened it past that.
+  m_schedule->addItem(tr("Shuffled (seeded)"), static_cast<int>(Schedule::Shuffle));
   m_schedule->setToolTip(
       tr("The runs take turns on the measurer batch by batch, so on a device "
-         "drift (heat, other load) falls on every algorithm alike"));
+         "drift (heat, other load) falls on every algorithm alike; shuffled: in an order drawn "
+         "anew each round from the seed"));
   m_useTrials->setObjectName(QStringLiteral("useTrials"));
   m_useTrials->setChecked(true);
   m_trials->setObjectName(QStringLiteral("trialsSpin"));
@@ -118,7 +121,9 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_seconds->setToolTip(tr("Tuning time of each run; time spent paused does not count"));
   m_useTarget->setObjectName(QStringLiteral("useTarget"));
   m_target->setObjectName(QStringLiteral("targetSpin"));
-  m_target->setRange(0, 1e12);
+  // Ten million in any unit is past every dataset's optimum; 1e12 made the box, and with it the
+  // form, too wide for an 800x600 screen once a unit suffix was added.
+  m_target->setRange(0, 1e7);
   m_target->setDecimals(1);
   m_target->setToolTip(tr("A run ends when its best speed reaches this (the dataset's unit)"));
   m_pace->setObjectName(QStringLiteral("paceSpin"));
@@ -148,6 +153,12 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   operatorColumn->addLayout(modeRow);
   auto* algorithmBox = new QGroupBox(tr("Algorithms"), this);
   (new QVBoxLayout(algorithmBox))->addWidget(m_algorithms);
+  // A spin box's size hint (from its range's longest value and suffix) is its minimum under the
+  // default policy: with a dataset's "GFLOP/s" the budget rows widened the form past what an
+  // 800x600 screen gives it. Preferred lets them shrink to what the value needs.
+  for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{
+           m_repeats, m_seed, m_trials, m_seconds, m_target, m_pace})
+    spin->setSizePolicy(QSizePolicy::Preferred, spin->sizePolicy().verticalPolicy());
   auto* budgetBox = new QGroupBox(tr("Repeats and budget"), this);
   auto* form = new QFormLayout(budgetBox);
   form->addRow(tr("Repeats:"), m_repeats);
