@@ -188,9 +188,11 @@ int main(int argc, char** argv) {
     if (!t)
       problems << QStringLiteral("unknown space template '%1' (cpu, gpu, joint or winograd)")
                       .arg(parser.value(spaceOpt));
-    else if (!window.presetsPanel()->templateBox()->select(*t) || !topology->selectTemplate(*t))
+    else if (!window.presetsPanel()->templateBox()->select(*t))
       problems << QStringLiteral("the operator has no %1 space (the template box says why)")
                       .arg(parser.value(spaceOpt));
+    else  // Topology lists presets only: after --operator its preset may not take the template
+      topology->selectTemplate(*t);
   }
   if (parser.isSet(editOpt)) window.presetsPanel()->editSelected();
   if (parser.isSet(paramOpt)) {
