@@ -105,13 +105,13 @@ void shareMeasuringChoices(BackendOptions& o, bool timeoutAsked) {
 }
 
 bool runsWinograd(const std::string& backend) {
-  return backend == "cuda" || backend == "hip";
+  return backend == "cpu" || backend == "cuda" || backend == "hip";
 }
 
 void requireWinogradBackend(const std::string& backend, const std::string& who) {
   if (!runsWinograd(backend))
-    throw InputError(who + ": the Winograd template runs on cuda and hip, not on " + backend +
-                     " (tune the direct template there)");
+    throw InputError(who + ": the Winograd template runs on cpu, cuda and hip, not on " +
+                     backend + " (a replay races the space its dataset measured)");
 }
 
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def) {

@@ -52,11 +52,11 @@ MeasurementSetup makeMeasurement(const std::string& backend, const std::string& 
 
 // The definition a new run of `def` on a device backend tunes and stores: the GPU templates'
 // space (SpaceTarget::Gpu) on cuda and hip, the common one on cpu; a definition of the Winograd
-// template keeps its space on cuda and hip and is an InputError elsewhere. A stored run's
+// template keeps its space on the device backends (runsWinograd) and is an InputError elsewhere. A stored run's
 // definition is compared with this one to tell whether it still measures the same operator.
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def);
 
-// Whether a backend runs the Winograd template's kernels: cuda and hip (a GPU template only).
+// Whether a backend runs the Winograd template's kernels: the device backends cpu, cuda and hip.
 bool runsWinograd(const std::string& backend);
 // Throws InputError, its message starting with `who`, unless runsWinograd(backend).
 void requireWinogradBackend(const std::string& backend, const std::string& who);

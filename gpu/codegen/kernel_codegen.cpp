@@ -129,10 +129,8 @@ GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
     return cpu ? detail::matmulLayoutCpu(ctx, b) : detail::matmulLayoutGpu(ctx, b);
   }
   if (isWinogradSpace(space)) {
-    if (cpu)
-      throw InputError("codegen: the Winograd template is for the GPU backends (cuda, hip); " +
-                       op.name + " on the CPU tunes the direct template");
-    return detail::conv2dWinogradGpu(ctx, winogradTiling(op, space, config));
+    const WinogradTiling t = winogradTiling(op, space, config);
+    return cpu ? detail::conv2dWinogradCpu(ctx, t) : detail::conv2dWinogradGpu(ctx, t);
   }
   if (op.kind == OpKind::Conv2D) {
     const Conv2DTiling t = conv2dTiling(op, space, config);

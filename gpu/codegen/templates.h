@@ -86,6 +86,7 @@ std::int64_t paddedSlabRow(const SlabShape& s);
 GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling& t);
+GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling& t);
 GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t);
 GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBlocking& b);

@@ -20,8 +20,9 @@ using codegen::generateKernel;
 
 // Builds every configuration's CPU kernel and the CPU reference kernel into one shared object
 // (one compiler run), runs them on random data, and compares each with the host reference.
-void expectCpuKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs) {
-  const SearchSpace space = defaultSpace(op);
+void expectCpuKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs,
+                           SpaceTarget target = SpaceTarget::Common) {
+  const SearchSpace space = defaultSpace(op, target);
   std::string source;
   for (std::size_t i = 0; i < configs.size(); ++i)
     source += generateKernel(op, space, configs[i], Backend::Cpu,
@@ -109,6 +110,28 @@ TEST(CodegenCpu, GroupedConv2DMatchesReference) {
       "tile_f=2,1,2,2; tile_y=1,1,11,1; tile_x=11,1,1,1; tile_rc=1,3; tile_ry=3,1; tile_rx=1,3; "
       "auto_unroll_max_step=0; unroll_explicit=0")));
   expectCpuKernelsMatch(op, configs);
+}
+
+// Winograd's CPU kernels on the transform sizes winogradAlpha gives (F(4x4, 3x3), F(2x2, 3x3),
+// F(4x4, 5x5) with 8 points, F(2x2, 5x5)), with outputs the tiles do not divide, images' tiles
+// sharing a block, stages of channels, lanes left over, and the fused epilogue.
+TEST(CodegenCpu, WinogradMatchesReference) {
+  OperatorSpec three = smallConv(2, 12, 10, 13, 3, 1, 1);
+  three.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+  const SearchSpace space3 = defaultSpace(three, SpaceTarget::Winograd);
+  std::vector<Config> configs = randomConfigs(space3, 4, 51);
+  configs.push_back(untunedConfig(space3));
+  expectCpuKernelsMatch(three, configs, SpaceTarget::Winograd);
+  const OperatorSpec small = smallConv(1, 5, 7, 6, 3, 1, 1);
+  expectCpuKernelsMatch(small, randomConfigs(defaultSpace(small, SpaceTarget::Winograd), 3, 52),
+                        SpaceTarget::Winograd);
+  const OperatorSpec five = smallConv(2, 6, 8, 11, 5, 1, 2);
+  expectCpuKernelsMatch(five, randomConfigs(defaultSpace(five, SpaceTarget::Winograd), 4, 53),
+                        SpaceTarget::Winograd);
+  const OperatorSpec fiveWide = smallConv(1, 72, 4, 7, 5, 1, 2);
+  expectCpuKernelsMatch(fiveWide,
+                        randomConfigs(defaultSpace(fiveWide, SpaceTarget::Winograd), 2, 54),
+                        SpaceTarget::Winograd);
 }
 
 TEST(CodegenCpu, SplitKIsTheGpuTemplatesAlone) {
