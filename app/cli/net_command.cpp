@@ -131,6 +131,7 @@ struct NetRunOptions {
   std::uint64_t seed = 1;
   ConfigChoice configs = ConfigChoice::Untuned;
   std::string mode = "joint";
+  std::string kernelTemplate = "direct";
   int warmup = 3, runs = 20;
   bool reference = true;
   bool json = false;
@@ -143,9 +144,10 @@ void runRun(const NetRunOptions& o) {
   std::vector<Config> configs;
   Rng rng(o.seed);
   const layout::TuningMode mode = layout::parseTuningMode(o.mode, "--mode");
+  const bool winograd = o.kernelTemplate == "winograd";
   std::vector<SearchSpace> spaces;
   for (const net::Task& t : g.tasks) {
-    spaces.push_back(net::taskDefinition(t, mode).space);
+    spaces.push_back(net::taskDefinition(t, mode, winograd).space);
     const SearchSpace& space = spaces.back();
     std::optional<Config> c;
     if (o.configs == ConfigChoice::Random) c = space.randomValid(rng);
@@ -153,7 +155,8 @@ void runRun(const NetRunOptions& o) {
   }
   if (!o.json) announceBuild(n, g);
   const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs, mode,
-                                           {o.seed, o.warmup, o.runs, o.reference});
+                                           {o.seed, o.warmup, o.runs, o.reference},
+                                           std::nullopt, winograd);
   if (o.json) {
     nlohmann::json tasks = nlohmann::json::array();
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
@@ -173,6 +176,7 @@ void runRun(const NetRunOptions& o) {
                                 {"configs",
                                  o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
                                 {"mode", layout::tuningModeName(mode)},
+                                {"template", o.kernelTemplate},
                                 {"conversions_ms", e.convertMs},
                                 {"steps", net::stepsJson(e)},
                                 {"adopted_layouts", e.adoptedLayouts},
@@ -230,6 +234,10 @@ void addNetCommands(CLI::App& app) {
                 "joint (default: convolutions in their layout template's start blocking, layouts "
                 "propagated to the layers that read them, ALT), joint-np (every such tensor "
                 "converted, ALT-WP) or loop (plain layouts, ALT-OL)");
+  r->add_option("--template", run->kernelTemplate,
+                "direct (default) or winograd: the stride-1 convolutions run Winograd's template "
+                "on the plain layouts, the others as --mode says")
+      ->check(CLI::IsMember({"direct", "winograd"}));
   r->add_option("--warmup", run->warmup, "Untimed forward passes first (default 3)")
       ->check(CLI::Range(0, 1000000));
   r->add_option("--runs", run->runs, "Timed forward passes (default 20)")

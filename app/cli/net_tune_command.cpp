@@ -86,13 +86,11 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   src.plan.unit = o.unit;
   src.plan.scheduler = o.scheduler;
   // Layout templates exist for the CPU, where they matter most (docs/results/networks.md).
+  // Winograd's tasks keep the plain layouts in any mode.
   src.plan.winograd = o.kernelTemplate == "winograd";
-  src.plan.mode = !o.mode.empty() ? layout::parseTuningMode(o.mode, "--mode")
-                  : o.backend == "cpu" && !src.plan.winograd ? layout::TuningMode::Joint
-                                                             : layout::TuningMode::Loop;
-  if (src.plan.winograd && src.plan.mode != layout::TuningMode::Loop)
-    throw InputError("--template winograd tunes loops over the plain layouts: drop --mode " +
-                     std::string(layout::tuningModeName(src.plan.mode)));
+  src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
+                  : o.backend == "cpu" ? layout::TuningMode::Joint
+                                       : layout::TuningMode::Loop;
   return std::make_unique<net::NetworkSession>(store, std::move(src), options);
 }
 
@@ -320,10 +318,6 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   const net::NetworkSource src = net::storedNetworkSource(store, id, &stored);
   const net::ParamOverrides& params = src.params;
   const net::NetworkTuningPlan& plan = src.plan;
-  if (plan.winograd)
-    throw InputError("network run " + std::to_string(id) +
-                     " tuned its convolutions on Winograd's template, whose kernels run on cuda "
-                     "and hip only; net export writes a CPU program");
   const net::Network n = net::networkFromText(src.text, src.source, params);
   const net::TaskGraph g = net::extractTasks(n);
   if (stored.taskRuns.size() != g.tasks.size())
@@ -334,7 +328,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   std::vector<Config> configs;
   int untuned = 0;
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-    const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode).space;
+    const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode, plan.winograd).space;
     const TrialRow* best = nullptr;
     const std::vector<TrialRow> rows = store.trials(stored.taskRuns[i]);
     for (const TrialRow& t : rows)
@@ -350,7 +344,9 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
         runOperator(store.run(stored.taskRuns[i])->operatorJson), "task run");
     configs.push_back(commonConfig(measured, measured.space.parse(best->config)));
   }
-  const net::NetworkProgram program = net::buildNetworkProgram(n, g, configs, plan.mode, plan.seed);
+  const net::NetworkProgram program =
+      net::buildNetworkProgram(n, g, configs, plan.mode, plan.seed, codegen::Backend::Cpu,
+                               net::TaskKernels::Tuned, plan.winograd);
   // What the program must reproduce: libtorch's output when it is here, else ours.
   TempDir dir("opevo-net");
   const std::string file = dir.path() + "/network.json";
@@ -364,7 +360,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
     expected = ref->output;
     from = "libtorch " + ref->version;
   } else {
-    net::CpuNetworkRun run(n, g, configs, plan.mode, plan.seed);
+    net::CpuNetworkRun run(n, g, configs, plan.mode, plan.seed, plan.winograd);
     expected = run.forward();
     from = "this network's own run when exported (" + why + ")";
   }
@@ -407,8 +403,9 @@ void addNetTuneCommand(CLI::App& net) {
                   "cuda/hip: every task tunes its loops over plain layouts, ALT-OL)");
   cmd->add_option(
          "--template", o->kernelTemplate,
-         "direct (default) or winograd: on cuda and hip the stride-1 convolutions tune "
-         "Winograd's template (e.g. F(4x4, 3x3), F(4x4, 5x5)), the other tasks the direct ones")
+         "direct (default) or winograd: the stride-1 convolutions tune Winograd's template "
+         "(e.g. F(4x4, 3x3), F(4x4, 5x5)) on the plain layouts, the other tasks their direct or "
+         "(CPU, joint modes) layout templates")
       ->check(CLI::IsMember({"direct", "winograd"}));
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");

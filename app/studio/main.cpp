@@ -128,8 +128,8 @@ int main(int argc, char** argv) {
   const auto modeOpt =
       option("mode",
              "What a device race tunes: loop (plain layouts), joint (layouts and loops) or "
-             "winograd (Winograd's template, GPU convolutions); with --network, a "
-             "comma-separated list (loop,joint races both; joint-np; winograd on GPUs).",
+             "winograd (Winograd's template, stride-1 convolutions); with --network, a "
+             "comma-separated list (loop,joint races both; joint-np; winograd).",
              "mode");
   const auto exportOpt =
       option("export-latest", "On History, open the export dialog of the newest run.");

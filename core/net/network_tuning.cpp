@@ -15,9 +15,11 @@ OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, boo
   const bool layouts =
       layout::tunesLayouts(mode) && task.op.kind == OpKind::Conv2D && task.op.groups == 1;
   OperatorDefinition def{task.op, defaultSpace(task.op)};
-  if (layouts) return withTuningMode(std::move(def), layout::TuningMode::Joint);
-  if (winograd && winogradApplies(task.op))
+  // Winograd's template works on the plain layouts: in a layout mode the convolutions it takes
+  // read and write those, the others tune their layouts.
+  if (winograd && winogradPays(task.op))
     return withSpaceTarget(std::move(def), SpaceTarget::Winograd);
+  if (layouts) return withTuningMode(std::move(def), layout::TuningMode::Joint);
   return def;
 }
 

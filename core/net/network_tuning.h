@@ -32,8 +32,9 @@ struct NetworkTuningPlan {
   // template (conv2d without groups) tune layouts and loops (ALT), the others their loops; the
   // network converts activations into and out of each task's layouts (docs/layouts.md).
   layout::TuningMode mode = layout::TuningMode::Loop;
-  // On cuda and hip, with mode Loop: the tasks Winograd's template takes (stride-1 Conv2Ds,
-  // ops/winograd_space.h) tune it instead of the direct template; the others are unchanged.
+  // The tasks Winograd's template takes and pays on (stride-1 Conv2Ds with enough tiles,
+  // winogradPays in ops/winograd_space.h) tune it instead of the direct or layout template, in
+  // any mode (on the plain layouts); the others are unchanged. Layout modes are the CPU's only.
   bool winograd = false;
 };
 

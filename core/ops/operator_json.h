@@ -43,8 +43,8 @@ struct OperatorDefinition {
 OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target);
 
 // A configuration of def's space as one of withSpaceTarget(def, Common)'s: the GPU templates'
-// own parameters (which change how GPU blocks share the work, not the result) left out. An
-// InputError for the Winograd template, which has no common counterpart. In
+// own parameters (which change how GPU blocks share the work, not the result) left out; the
+// Winograd template's configuration as it is (one space for every backend). In
 // *left, when given: those of them not at their value when absent, as "name=value; ...".
 Config commonConfig(const OperatorDefinition& def, const Config& config,
                     std::string* left = nullptr);

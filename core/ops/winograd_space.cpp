@@ -1,5 +1,6 @@
 #include "ops/winograd_space.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -28,6 +29,18 @@ double tileCost(std::int64_t alpha) {
 std::int64_t tilesAlong(std::int64_t outputs, std::int64_t m) {
   return (outputs + m - 1) / m;
 }
+
+// The largest divisor of n that is at most cap.
+std::int64_t divisorUpTo(std::int64_t n, std::int64_t cap) {
+  for (std::int64_t d = std::min(n, cap); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+// Tiles below which a network keeps a convolution off the template (winogradPays).
+constexpr std::int64_t kMinTilesPerWeight = 32;
+// Parallel blocks the start point asks for where the tiles alone give fewer.
+constexpr std::int64_t kStartBlocks = 8;
 
 }  // namespace
 
@@ -94,7 +107,30 @@ SearchSpace winogradSpace(const OperatorSpec& op) {
   space.addConstraint(
       "at most " + std::to_string(kMaxAccumulators) + " accumulators per thread",
       [=](const Config& c) { return c[f][2] * c[t][2] * c[e][1] <= kMaxAccumulators; });
+  // Where tuners begin (and an untuned network runs): 16 output channels by up to 8 tiles per
+  // register tile (the CPU kernel's vector lanes by its broadcasts; a GPU thread's inner tile),
+  // every transform element a step (a GPU block's threads), one stage of all input channels, and
+  // channel blocks in parallel where the tiles give fewer than 8 blocks or a GPU block would pass
+  // 1024 threads.
+  const std::int64_t fi = divisorUpTo(op.outChannels, 16), ti = divisorUpTo(w.tiles, 8);
+  const std::int64_t tOut = w.tiles / ti;
+  std::int64_t fOut = 1;
+  for (std::int64_t d = 1; d <= op.outChannels / fi; ++d) {
+    if ((op.outChannels / fi) % d != 0) continue;
+    fOut = d;
+    if (tOut * d >= kStartBlocks && (op.outChannels / fi / d) * w.elements() <= 1024) break;
+  }
+  const std::string start = "tile_f=" + std::to_string(fOut) + "," +
+                            std::to_string(op.outChannels / fi / fOut) + "," + std::to_string(fi) +
+                            "; tile_t=" + std::to_string(tOut) + ",1," + std::to_string(ti) +
+                            "; tile_e=" + std::to_string(w.elements()) +
+                            ",1; tile_rc=1," + std::to_string(op.inChannels);
+  if (const Config c = space.parse(start); space.satisfies(c)) space.setStartPoint(c);
   return space;
+}
+
+bool winogradPays(const OperatorSpec& op) {
+  return winogradApplies(op) && winogradShape(op).tiles >= kMinTilesPerWeight;
 }
 
 bool isWinogradSpace(const SearchSpace& space) {

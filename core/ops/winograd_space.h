@@ -30,6 +30,13 @@ std::int64_t winogradAlpha(const OperatorSpec& op);
 // stride 1 with square kernels of 2 to 5 taps.
 WinogradShape winogradShape(const OperatorSpec& op);
 bool winogradApplies(const OperatorSpec& op);
+// Whether a network gives the operator to the template: it takes it, and each transformed weight
+// (alpha^2 / r^2 times as many as the weights, 4x for F(4x4, 3x3)) serves at least 32 tiles.
+// With fewer, reading the transformed weights costs more than the multiplications save: on the
+// CPU, ResNet-18's 7 x 7 layers at batch 1 (4 tiles) ran at 0.24x oneDNN's direct convolution,
+// and its 14 x 14 ones (16 tiles), 1.5x oneDNN timed alone, lost that in the chained network,
+// where their 9.4 MB of transformed weights come from memory (docs/codegen.md).
+bool winogradPays(const OperatorSpec& op);
 
 // The space of the GPU Winograd template (docs/codegen.md): a block computes the products of
 // BLOCK_F output channels by BLOCK_T tiles at all alpha * alpha transform elements, over the input
@@ -39,7 +46,9 @@ bool winogradApplies(const OperatorSpec& op);
 //   tile_e: transform elements (alpha * alpha) into [thread, inner]
 //   tile_rc: input channels into [outer, inner] (the channels one stage transforms)
 // Constraints: at most 1024 threads per block; at most 256 accumulators per thread (more cannot
-// stay in registers); at most 65535 blocks of output channels (the grid's y axis).
+// stay in registers); at most 65535 blocks of output channels (the grid's y axis). The CPU kernel
+// reads the same factors (codegen/conv2d_winograd_cpu_template.cpp). Its start point: 16 output
+// channels by up to 8 tiles a register tile, all input channels in one stage.
 SearchSpace winogradSpace(const OperatorSpec& op);
 // Whether a space is winogradSpace's (it has tile_e).
 bool isWinogradSpace(const SearchSpace& space);

@@ -9,9 +9,10 @@
 // A register tile holds F_IN x T_IN x E_IN sums, the F_IN output channels its vector lanes. The
 // transforms run a batch of lanes at a time
 // (weights: output channels; input: (channel, tile) pairs; output: output channels) through
-// straight-line code the compiler vectorizes across the lanes. The weights are transformed by
-// every call (a trial times the whole convolution), once, before the products. Self-contained for
-// `c++ -O3 -fopenmp`.
+// straight-line code the compiler vectorizes across the lanes. The weights are transformed once,
+// by ENTRY_pack_b, as a deployment stores them (the harness transforms them before it times the
+// kernel, a network when it is built), as the layout templates' weights are packed; the input and
+// output transforms run in every call. Self-contained for `c++ -O3 -fopenmp`.
 
 #include <algorithm>
 #include <functional>
@@ -94,8 +95,9 @@ GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling
   CodeWriter w;
   writeHeader(w, ctx,
               "Conv2D Winograd F(" + str(m) + "x" + str(m) + ", " + str(r) + "x" + str(r) +
-                  ") for CPUs: weights transformed once a call, then per parallel block of "
-                  "tiles and channels: input transform, alpha^2 products, inverse transform",
+                  ") for CPUs: weights transformed beforehand (_pack_b), then per parallel "
+                  "block of tiles and channels: input transform, alpha^2 products, inverse "
+                  "transform",
               "");
   w.line("#include <cstdlib>");
   w.line();
@@ -124,32 +126,9 @@ GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling
   w.line("constexpr int BLOCK_F = F_MID * F_IN, BLOCK_T = T_MID * T_IN;");
   w.line();
   w.comment(
-      "The transformed weights U[E][CI][F], output channels innermost (the products' vector\n"
-      "lanes), kept between calls (one call at a time, as the harness and the network program\n"
-      "run it). A batch of L pairs is L output channels of one input channel.");
-  w.line("static float* U = static_cast<float*>(std::aligned_alloc(64, ((std::size_t)E * CI * F * "
-         "sizeof(float) + 63) / 64 * 64));");
-  w.line("if (!U) return;");
-  w.line("#pragma omp parallel for collapse(2) schedule(static)");
-  w.open("for (index_t c = 0; c < CI; ++c)");
-  w.open("for (index_t f0 = 0; f0 < F; f0 += L)");
-  w.line("const int n = (int)(F - f0 < L ? F - f0 : L);");
-  w.line("float g[R * R][L], u[E][L];");
-  w.line("for (int l = 0; l < L; ++l)");
-  w.line("  for (int j = 0; j < R * R; ++j)");
-  w.line("    g[j][l] = l < n ? B[((f0 + l) * CI + c) * (R * R) + j] : 0.0f;");
-  w.line("#pragma omp simd");
-  w.open("for (int l = 0; l < L; ++l)");
-  writeTransform(
-      w, x.g, x.g, r, [r](int j, int b) { return "g[" + str(j * r + b) + "][l]"; }, "s",
-      [&](int a, int b, const std::string& v) {
-        w.line("u[" + str(a * alpha + b) + "][l] = " + v + ";");
-      });
-  w.close();
-  writeLaneCopy(w, "U[((index_t)e * CI + c) * F + f0 + l] = u[e][l];");
-  w.close();
-  w.close();
-  w.line();
+      "B holds the transformed weights U[E][CI][F] (" + ctx.entry + "_pack_b below), output\n"
+      "channels innermost: the products' vector lanes.");
+  w.line("const float* const U = B;");
   w.line("#pragma omp parallel");
   w.open("");
   w.comment(
@@ -280,6 +259,42 @@ GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling
   w.line("std::free(S);");
   w.close();
   w.close();
+  w.line();
+  w.comment(
+      "The weights' transform, once per set of weights (the harness before it times the kernel,\n"
+      "a network when it is built): B[F][CI][R][R] into U[E][CI][F], L output channels of one\n"
+      "input channel at a time.");
+  w.open("extern \"C\" long long " + ctx.entry + "_packed_size(int operand)");
+  w.line("return operand == 0 ? " + str(op.batch * op.inChannels * op.height * op.width) +
+         "LL : operand == 1 ? " + str(shape.elements() * op.inChannels * op.outChannels) +
+         "LL : " + str(op.batch * op.outChannels * op.outHeight() * op.outWidth()) + "LL;");
+  w.close();
+  w.open("extern \"C\" void " + ctx.entry + "_pack_b(const float* B, float* U)");
+  w.line("using index_t = long long;");
+  w.line("constexpr index_t CI = " + str(op.inChannels) + ", F = " + str(op.outChannels) + ";");
+  w.line("constexpr int R = " + str(r) + ", E = " + str(shape.elements()) + ", L = " + str(kLanes) +
+         ";");
+  w.line("#pragma omp parallel for collapse(2) schedule(static)");
+  w.open("for (index_t c = 0; c < CI; ++c)");
+  w.open("for (index_t f0 = 0; f0 < F; f0 += L)");
+  w.line("const int n = (int)(F - f0 < L ? F - f0 : L);");
+  w.line("float g[R * R][L], u[E][L];");
+  w.line("for (int l = 0; l < L; ++l)");
+  w.line("  for (int j = 0; j < R * R; ++j)");
+  w.line("    g[j][l] = l < n ? B[((f0 + l) * CI + c) * (R * R) + j] : 0.0f;");
+  w.line("#pragma omp simd");
+  w.open("for (int l = 0; l < L; ++l)");
+  writeTransform(
+      w, x.g, x.g, r, [r](int j, int b) { return "g[" + str(j * r + b) + "][l]"; }, "s",
+      [&](int a, int b, const std::string& v) {
+        w.line("u[" + str(a * alpha + b) + "][l] = " + v + ";");
+      });
+  w.close();
+  writeLaneCopy(w, "U[((index_t)e * CI + c) * F + f0 + l] = u[e][l];");
+  w.close();
+  w.close();
+  w.close();
+  g.packedWeights = true;
   g.source = w.str();
   return g;
 }

@@ -70,6 +70,10 @@ struct GeneratedKernel {
   // Layout::pack / unpack on the host (layout::operandLayouts of the same configuration).
   std::string layoutA, layoutB, layoutC;
   bool usesLayouts() const { return !layoutC.empty(); }
+  // CPU only: B is the weights as ENTRY_pack_b writes them (Winograd's transformed weights,
+  // codegen::winogradWeights), A and C plain. The library exports ENTRY_packed_size and
+  // ENTRY_pack_b only; its harness converts the weights once, untimed, as for a layout kernel.
+  bool packedWeights = false;
 };
 
 // Instantiates the operator's template (MatMul, BatchMatMul, Conv2D; see tiling.h for what each

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "ops/winograd_space.h"
 
 namespace opevo::codegen {
 namespace {
@@ -124,6 +125,36 @@ std::string linearCombination(const std::vector<double>& coefficients,
     s += terms[k];
   }
   return s.empty() ? "0.0f" : s;
+}
+
+std::vector<float> winogradWeights(const OperatorSpec& op, const std::vector<float>& weights) {
+  const WinogradShape shape = winogradShape(op);
+  const std::int64_t r = shape.r, alpha = shape.alpha, c = op.inChannels, f = op.outChannels;
+  if (static_cast<std::int64_t>(weights.size()) != f * c * r * r)
+    throw InputError(op.name + ": " + std::to_string(weights.size()) + " weights, expected " +
+                     std::to_string(f * c * r * r));
+  const WinogradTransforms x =
+      winogradTransforms(static_cast<int>(shape.m), static_cast<int>(shape.r));
+  std::vector<float> u(static_cast<std::size_t>(alpha * alpha * c * f));
+  std::vector<double> gk(static_cast<std::size_t>(alpha * r));  // G g
+  for (std::int64_t o = 0; o < f; ++o)
+    for (std::int64_t i = 0; i < c; ++i) {
+      const float* g = weights.data() + (o * c + i) * r * r;
+      for (std::int64_t a = 0; a < alpha; ++a)
+        for (std::int64_t b = 0; b < r; ++b) {
+          double s = 0;
+          for (std::int64_t k = 0; k < r; ++k) s += x.g[std::size_t(a)][std::size_t(k)] * g[k * r + b];
+          gk[std::size_t(a * r + b)] = s;
+        }
+      for (std::int64_t a = 0; a < alpha; ++a)
+        for (std::int64_t b = 0; b < alpha; ++b) {
+          double s = 0;
+          for (std::int64_t k = 0; k < r; ++k)
+            s += gk[std::size_t(a * r + k)] * x.g[std::size_t(b)][std::size_t(k)];
+          u[std::size_t(((a * alpha + b) * c + i) * f + o)] = static_cast<float>(s);
+        }
+    }
+  return u;
 }
 
 }  // namespace opevo::codegen

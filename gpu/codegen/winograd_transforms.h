@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "ops/operator.h"
+
 namespace opevo::codegen {
 
 // The three matrices of Winograd's F(m, r) (Lavin & Gray), built by Toom-Cook from the
@@ -22,6 +24,13 @@ struct WinogradTransforms {
 
 // Throws InputError unless 1 <= m, 1 <= r and alpha <= 10.
 WinogradTransforms winogradTransforms(int m, int r);
+
+// The CPU Winograd kernel's weights (GeneratedKernel::packedWeights): the operator's weights
+// B[F][C][R][R] transformed into U[alpha^2][C][F] = G g G^T per (output, input) channel pair,
+// computed in double. What its ENTRY_pack_b writes, for programs that hold their weights (a
+// network). Throws InputError for an operator the template does not take or weights of the
+// wrong size.
+std::vector<float> winogradWeights(const OperatorSpec& op, const std::vector<float>& weights);
 
 // The sum of coefficient * term over a row, as fp32 source ("x0 - x2 + 0.25f * x3"): zero
 // coefficients are left out, +-1 are additions and subtractions; "0.0f" for an all-zero row.

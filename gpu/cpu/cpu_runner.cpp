@@ -30,8 +30,8 @@ struct Operands {
   ConvertFn unpackC = nullptr;
 };
 
-// Looks up ENTRY_pack_* (codegen/kernel_codegen.h); false with *error set when the library has
-// some of them but not all.
+// Looks up ENTRY_pack_* (codegen/kernel_codegen.h): every conversion (a layout kernel) or the
+// weights' alone (GeneratedKernel::packedWeights); false with *error set for anything else.
 bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
                      std::string* error) {
   o.a = buffers.a.data();
@@ -43,17 +43,19 @@ bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
   auto packB = reinterpret_cast<ConvertFn>(dlsym(library, "opevo_cpu_kernel_pack_b"));
   auto packC = reinterpret_cast<ConvertFn>(dlsym(library, "opevo_cpu_kernel_pack_c"));
   o.unpackC = reinterpret_cast<ConvertFn>(dlsym(library, "opevo_cpu_kernel_unpack_c"));
-  if (!packA || !packB || !packC || !o.unpackC) {
+  const bool weightsOnly = packB && !packA && !packC && !o.unpackC;
+  if (!packB || (!weightsOnly && (!packA || !packC || !o.unpackC))) {
     *error = "kernel library has opevo_cpu_kernel_packed_size but not every layout conversion";
     return false;
   }
-  o.packedA.resize(std::size_t(size(0)));
   o.packedB.resize(std::size_t(size(1)));
+  packB(o.b, o.packedB.data());
+  o.b = o.packedB.data();
+  if (weightsOnly) return true;
+  o.packedA.resize(std::size_t(size(0)));
   o.packedC.assign(std::size_t(size(2)), 1e30f);
   packA(o.a, o.packedA.data());
-  packB(o.b, o.packedB.data());
   o.a = o.packedA.data();
-  o.b = o.packedB.data();
   if (o.residual) {
     o.packedResidual.resize(o.packedC.size());
     packC(o.residual, o.packedResidual.data());

@@ -172,6 +172,17 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
          call + ";\n";
     p += "  const double ms = std::chrono::duration<double, "
          "std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;\n";
+  } else if (kernel.packedWeights) {
+    // The kernel reads its weights transformed (Winograd's): once, as a deployment stores them.
+    const std::string& e = kernel.entry;
+    p += "  std::vector<float> pB(" + e + "_packed_size(1));\n  " + e +
+         "_pack_b(B.data(), pB.data());\n";
+    const std::string call = e + "(A.data(), pB.data(), C.data(), Bias.data(), Res.data())";
+    p += "  " + call + ";\n";
+    p += "  const auto t0 = std::chrono::steady_clock::now();\n  for (int r = 0; r < 10; ++r) " +
+         call + ";\n";
+    p += "  const double ms = std::chrono::duration<double, "
+         "std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;\n";
   } else {
     p += "  " + kernel.entry + "(A.data(), B.data(), C.data(), Bias.data(), Res.data());\n";
     p += "  const auto t0 = std::chrono::steady_clock::now();\n  for (int r = 0; r < 10; ++r) " +

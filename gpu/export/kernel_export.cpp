@@ -114,7 +114,7 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
       operatorDefinitionFromJson(runOperator(run.operatorJson), "run " + std::to_string(run.id));
   k.config = k.def.space.parse(best.config);
   std::string left;
-  if (k.backend == codegen::Backend::Cpu && k.def.target != SpaceTarget::Common) {
+  if (k.backend == codegen::Backend::Cpu && k.def.target == SpaceTarget::Gpu) {
     k.config = commonConfig(k.def, k.config, &left);
     k.def = withSpaceTarget(k.def, SpaceTarget::Common);
   }

@@ -19,10 +19,10 @@ namespace opevo::net {
 // production. OpenMP uses every core unless OMP_NUM_THREADS says otherwise.
 class CpuNetworkRun {
  public:
-  // configs[i] is a configuration of task i under `mode` (taskDefinition). Throws InputError when
+  // configs[i] is a configuration of task i under `mode` and `winograd` (taskDefinition). Throws InputError when
   // one does not fit its task, std::runtime_error with the compiler's log when the build fails.
   CpuNetworkRun(const Network& net, const TaskGraph& graph, const std::vector<Config>& configs,
-                layout::TuningMode mode, std::uint64_t seed);
+                layout::TuningMode mode, std::uint64_t seed, bool winograd = false);
   ~CpuNetworkRun();
   CpuNetworkRun(const CpuNetworkRun&) = delete;
   CpuNetworkRun& operator=(const CpuNetworkRun&) = delete;

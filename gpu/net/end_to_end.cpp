@@ -29,10 +29,10 @@ ReferenceTimes timeReference(const std::string& network, const ParamOverrides& p
 EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
                      const TaskGraph& graph, const std::vector<Config>& configs,
                      layout::TuningMode mode, const EndToEndOptions& o,
-                     std::optional<ReferenceTimes> reference) {
+                     std::optional<ReferenceTimes> reference, bool winograd) {
   EndToEnd e;
   e.reference = reference ? std::move(*reference) : timeReference(network, params, o);
-  CpuNetworkRun run(net, graph, configs, mode, o.seed);
+  CpuNetworkRun run(net, graph, configs, mode, o.seed, winograd);
   const std::vector<float> output = run.forward();
   e.timesMs = run.time(o.warmup, o.runs);
   e.ms = median(e.timesMs);

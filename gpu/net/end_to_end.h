@@ -54,12 +54,13 @@ struct EndToEnd {
 };
 
 // Builds and runs the network on this CPU with these task configurations (of each task's space
-// under `mode`). The reference is timed first (before this process runs a kernel of its own)
-// unless one is given or options say none.
+// under `mode` and `winograd`, taskDefinition). The reference is timed first (before this process
+// runs a kernel of its own) unless one is given or options say none.
 EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
                      const TaskGraph& graph, const std::vector<Config>& configs,
                      layout::TuningMode mode, const EndToEndOptions& options,
-                     std::optional<ReferenceTimes> reference = std::nullopt);
+                     std::optional<ReferenceTimes> reference = std::nullopt,
+                     bool winograd = false);
 
 // The network run end to end on the CUDA device with these task configurations (of each task's
 // GPU space, loop mode), and the same network with each task's plain reference kernel (one

@@ -7,6 +7,7 @@
 
 #include "codegen/kernel_codegen.h"
 #include "codegen/layout_conversion.h"
+#include "codegen/winograd_transforms.h"
 #include "common/error.h"
 #include "layout/conv2d_layout.h"
 #include "layout/operand_layouts.h"
@@ -40,12 +41,13 @@ namespace {
 // blocks); otherwise it keeps its own layout and the residual is converted. The producer's kernel
 // then runs a configuration it was not timed with: the end-to-end figure measures it.
 std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Config> configs,
-                                       layout::TuningMode mode, std::vector<std::string>* adopted) {
+                                       layout::TuningMode mode, bool winograd,
+                                       std::vector<std::string>* adopted) {
   std::map<std::string, std::size_t> producer;  // tensor -> the task that writes it
   for (std::size_t i = 0; i < graph.tasks.size(); ++i)
     for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
   std::vector<OperatorDefinition> defs;
-  for (const Task& t : graph.tasks) defs.push_back(taskDefinition(t, mode));
+  for (const Task& t : graph.tasks) defs.push_back(taskDefinition(t, mode, winograd));
   for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader)
     for (const Occurrence& o : graph.tasks[reader].occurrences)
       for (const std::string& residual : o.residuals) {
@@ -106,7 +108,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   NetworkProgram p;
   p.backend = backend;
   const std::vector<Config> configs = mode == layout::TuningMode::Joint
-                                          ? adoptReaderLayouts(graph, tuned, mode, &p.adopted)
+                                          ? adoptReaderLayouts(graph, tuned, mode, winograd, &p.adopted)
                                           : tuned;
   std::map<std::string, int> tensorIndex;
   auto tensor = [&](const std::string& name) {
@@ -136,13 +138,14 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   // One source (CPU) or one module each (GPU): task kernels task_<i> (with their conversions
   // task_<i>_pack_a, ... when they use layouts of their own), fixed kernels fixed_<j>.
   std::vector<std::optional<layout::OperandLayouts>> layouts;
+  std::vector<bool> transformedWeights;  // GeneratedKernel::packedWeights, by task
   auto addGpuModule = [&](const std::string& entry, std::string source,
                           const codegen::LaunchConfig& launch) {
     p.modules.push_back(std::move(source));
     p.kernels[entry] = {static_cast<int>(p.modules.size()) - 1, launch};
   };
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    OperatorDefinition def = taskDefinition(graph.tasks[i], mode, gpu && winograd);
+    OperatorDefinition def = taskDefinition(graph.tasks[i], mode, winograd);
     if (gpu && def.target != SpaceTarget::Winograd)
       def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
     const std::string entry = "task_" + std::to_string(i);
@@ -156,6 +159,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
       addGpuModule(entry, k.source, k.launch);
     else
       p.source += k.source + "\n";
+    transformedWeights.push_back(k.packedWeights);
     layouts.push_back(k.usesLayouts()
                           ? std::optional(layout::operandLayouts(def.op, def.space, configs[i]))
                           : std::nullopt);
@@ -204,6 +208,11 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
           bias = param(std::move(layerParameters(net, *net.find(fused), seed)["bias"].data));
       s.in = {tensor(complex.inputs[0]), b, bias,
               o.residuals.empty() ? none : tensor(o.residuals.front())};
+      if (transformedWeights[it->second.first]) {
+        // Winograd's CPU kernel reads its weights transformed: once, now, as it stores them.
+        std::vector<float>& w = p.params[static_cast<std::size_t>(b.index)];
+        w = codegen::winogradWeights(graph.tasks[it->second.first].op, w);
+      }
       if (const auto& lay = layouts[it->second.first]) {
         // The kernel reads and writes its own layouts: weights converted now, activations (and
         // the residual, laid out as the output) converted around it in every pass.

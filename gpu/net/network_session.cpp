@@ -311,7 +311,8 @@ EndToEnd NetworkSession::runEndToEnd(const EndToEndOptions& options,
     return runEndToEndCuda(m_network, m_graph, configs(), options, m_source.plan.winograd);
   TempDir dir("opevo-net");
   return net::runEndToEnd(writeNetworkFile(dir), m_source.params, m_network, m_graph, configs(),
-                          m_source.plan.mode, options, std::move(reference));
+                          m_source.plan.mode, options, std::move(reference),
+                          m_source.plan.winograd);
 }
 
 void NetworkSession::finish(const nlohmann::json& result) {

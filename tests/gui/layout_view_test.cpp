@@ -1,6 +1,6 @@
 // The Layouts tab of the kernel export dialog: a stored run that tuned layouts (ALT's joint mode)
 // shows its best configuration's input, weight and output layouts; a loop-only run has no tab. And
-// a run of Winograd's template is written for the GPUs only.
+// a run of Winograd's template is written for every backend.
 
 #include "ui/widgets/layout_view.h"
 
@@ -104,7 +104,7 @@ TEST(LayoutView, ALoopOnlyRunHasNoLayoutsTab) {
   EXPECT_TRUE(dialog.sourceView()->toPlainText().contains(QStringLiteral("opevo_cpu_kernel")));
 }
 
-TEST(LayoutView, AWinogradRunIsWrittenForTheGpusOnly) {
+TEST(LayoutView, AWinogradRunIsWrittenForEveryBackend) {
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());
   const QString path = dir.filePath(QStringLiteral("opevo.db"));
@@ -117,11 +117,17 @@ TEST(LayoutView, AWinogradRunIsWrittenForTheGpusOnly) {
   dialog.show();
   const auto* model = qobject_cast<QStandardItemModel*>(dialog.backendBox()->model());
   ASSERT_NE(model, nullptr);
-  EXPECT_FALSE(model->item(dialog.backendBox()->findData(QStringLiteral("cpu")))->isEnabled());
+  const int cpu = dialog.backendBox()->findData(QStringLiteral("cpu"));
+  EXPECT_TRUE(model->item(cpu)->isEnabled());
   EXPECT_TRUE(model->item(dialog.backendBox()->findData(QStringLiteral("cuda")))->isEnabled());
   EXPECT_EQ(dialog.backendBox()->currentData().toString(), QStringLiteral("cuda"));
   EXPECT_TRUE(dialog.sourceView()->toPlainText().contains(QStringLiteral("Winograd F(4x4, 3x3)")));
   EXPECT_FALSE(dialog.tabs()->isTabVisible(1));
+  // The same configuration for the CPU: its kernel, and the weights' transform it exports.
+  dialog.backendBox()->setCurrentIndex(cpu);
+  const QString source = dialog.sourceView()->toPlainText();
+  EXPECT_TRUE(source.contains(QStringLiteral("Winograd F(4x4, 3x3)"))) << source.toStdString();
+  EXPECT_TRUE(source.contains(QStringLiteral("opevo_cpu_kernel_pack_b")));
 }
 
 }  // namespace

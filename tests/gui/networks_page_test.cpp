@@ -205,7 +205,7 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   spec = setup()->spec(&error);
   ASSERT_TRUE(spec) << error.toStdString();
   EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Loop});
-  // Winograd's template is one more contender on a GPU, and not offered on the CPU.
+  // Winograd's template is one more contender, on a GPU and on the CPU.
   EXPECT_FALSE(spec->winograd);
   ASSERT_TRUE(setup()->winogradModeBox()->isEnabled());
   EXPECT_TRUE(setup()->setModes({QStringLiteral("loop"), QStringLiteral("winograd")}));
@@ -214,11 +214,11 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   EXPECT_TRUE(spec->winograd);
   EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Loop});
   backend->setCurrentIndex(backend->findText(QStringLiteral("cpu")));
-  EXPECT_FALSE(setup()->winogradModeBox()->isEnabled());
-  EXPECT_FALSE(setup()->winogradModeBox()->isChecked());
+  EXPECT_TRUE(setup()->winogradModeBox()->isEnabled());
+  EXPECT_TRUE(setup()->winogradModeBox()->isChecked());
   spec = setup()->spec(&error);
   ASSERT_TRUE(spec) << error.toStdString();
-  EXPECT_FALSE(spec->winograd);
+  EXPECT_TRUE(spec->winograd);
   EXPECT_TRUE(setup()->jointModeBox()->isEnabled());
   EXPECT_TRUE(setup()->setModes({QStringLiteral("loop"), QStringLiteral("joint")}));
   EXPECT_FALSE(setup()->setModes({QStringLiteral("layouts")}));

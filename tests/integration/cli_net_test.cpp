@@ -35,21 +35,6 @@ TEST(CliNet, ABadFileIsOneLineNamingTheLayer) {
   EXPECT_NE(missing.err.find("neither a network preset"), std::string::npos) << missing.err;
 }
 
-// Winograd's template is for the GPU backends: a CPU network refuses it with the reason, and it
-// tunes loops only.
-TEST(CliNet, WinogradIsRefusedOnTheCpuAndWithLayouts) {
-  const std::string db = ::testing::TempDir() + "opevo-net-winograd.db";
-  const auto cpu = runProcess(OPEVO_CLI, {"net", "tune", "resnet18", "--template", "winograd",
-                                          "--backend", "cpu", "--trials", "4", "--db", db});
-  EXPECT_EQ(cpu.status, 2);
-  EXPECT_NE(cpu.err.find("runs on cuda and hip, not on cpu"), std::string::npos) << cpu.err;
-  const auto joint = runProcess(OPEVO_CLI, {"net", "tune", "resnet18", "--template", "winograd",
-                                            "--mode", "joint", "--trials", "4", "--db", db});
-  EXPECT_EQ(joint.status, 2);
-  EXPECT_NE(joint.err.find("drop --mode joint"), std::string::npos) << joint.err;
-  std::filesystem::remove(db);
-}
-
 // Runs `opevo net run ... --json`; skips when this build has no libtorch reference.
 nlohmann::json runNetwork(const std::vector<std::string>& args) {
   std::vector<std::string> all = {"net", "run"};
@@ -408,6 +393,54 @@ TEST(CliNet, TaskReferencesTimeEachTasksLibrary) {
                                             "--no-reference", "--json", "--db", db});
   ASSERT_EQ(plain.status, 0) << plain.err;
   EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("sum_of_references_ms"));
+  std::filesystem::remove_all(dir);
+}
+
+// Winograd's template on the CPU: the stride-1 3x3 convolutions (a, b: 36 tiles at batch 4) run
+// it on the plain layouts beside layout tasks (c) and loop tasks (d), with random configurations
+// in every mode, and tuned, exported and run as a program; every output checked against libtorch.
+TEST(CliNet, WinogradTasksRunBesideLayoutTasksAndExport) {
+  const std::string chain = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_conv_chain.json";
+  for (const char* mode : {"loop", "joint-np", "joint"}) {
+    SCOPED_TRACE(mode);
+    const nlohmann::json j =
+        runNetwork({chain, "--param", "batch=4", "--template", "winograd", "--mode", mode,
+                    "--configs", "random", "--seed", "4", "--runs", "2", "--warmup", "1"});
+    if (j.empty()) return;
+    EXPECT_EQ(j["template"], "winograd");
+    for (const auto& t : j["tasks"]) {
+      const std::string config = t["config"];
+      const std::string name = t["name"];
+      EXPECT_EQ(config.find("tile_e=") != std::string::npos, name == "a" || name == "b") << name;
+      EXPECT_EQ(config.find("layout.out_c=") != std::string::npos,
+                name == "c" && std::string(mode) != "loop")
+          << name;
+    }
+    if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
+    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  }
+
+  char pattern[] = "/tmp/opevo-netwinograd-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string(), out = (dir / "program").string();
+  const auto r = runProcess(OPEVO_CLI, {"net", "tune", chain, "--param", "batch=4", "--template",
+                                        "winograd", "--trials", "16", "--unit", "2", "--runs",
+                                        "3", "--json", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["mode"], "joint");  // the CPU's default, Winograd's tasks on plain layouts
+  if (!j["reference"]["ms"].is_null()) {
+    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  }
+  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto build = runProcess("/bin/sh", {out + "/build.sh"});
+  ASSERT_EQ(build.status, 0) << build.err << build.out;
+  std::filesystem::current_path(out);
+  const auto run = runProcess(out + "/network", {});
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
+  std::filesystem::current_path("/");
   std::filesystem::remove_all(dir);
 }
 

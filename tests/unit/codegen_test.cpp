@@ -5,6 +5,7 @@
 #include <future>
 
 #include "codegen_test_util.h"
+#include "codegen/winograd_transforms.h"
 #include "common/error.h"
 #include "cuda/nvrtc_compiler.h"
 #include "hip/hiprtc_compiler.h"
@@ -24,24 +25,35 @@ void expectCpuKernelsMatch(const OperatorSpec& op, const std::vector<Config>& co
                            SpaceTarget target = SpaceTarget::Common) {
   const SearchSpace space = defaultSpace(op, target);
   std::string source;
-  for (std::size_t i = 0; i < configs.size(); ++i)
-    source += generateKernel(op, space, configs[i], Backend::Cpu,
-                             {std::string("tuned_") + std::to_string(i)})
-                  .source;
+  std::vector<bool> packedWeights;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const codegen::GeneratedKernel k =
+        generateKernel(op, space, configs[i], Backend::Cpu, {"tuned_" + std::to_string(i)});
+    source += k.source;
+    packedWeights.push_back(k.packedWeights);
+  }
   source += codegen::generateReferenceKernel(op, Backend::Cpu).source;
   LoadedObject so(source, {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC"});
   ASSERT_TRUE(so.ok()) << so.result().log;
 
   const TestOperands x = randomOperands(op, 11);
   const std::vector<float>& want = x.reference;
-  auto run = [&](const std::string& entry) {
+  auto run = [&](const std::string& entry, bool packed) {
     std::vector<float> c(want.size(), std::nanf(""));
-    so.symbol<KernelFn>(entry)(x.a.data(), x.b.data(), c.data(), x.biasData(), x.residualData());
+    std::vector<float> b = x.b;
+    if (packed) {
+      // As the harness does: the weights transformed once, by the library (checked against the
+      // host's transform, which a network's program holds instead).
+      b.assign(std::size_t(so.symbol<long long (*)(int)>(entry + "_packed_size")(1)), 0.0f);
+      so.symbol<void (*)(const float*, float*)>(entry + "_pack_b")(x.b.data(), b.data());
+      EXPECT_EQ(firstMismatch(b, codegen::winogradWeights(op, x.b)), -1) << entry << "_pack_b";
+    }
+    so.symbol<KernelFn>(entry)(x.a.data(), b.data(), c.data(), x.biasData(), x.residualData());
     return c;
   };
-  EXPECT_EQ(firstMismatch(run("opevo_reference"), want), -1) << "the reference kernel";
+  EXPECT_EQ(firstMismatch(run("opevo_reference", false), want), -1) << "the reference kernel";
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    const std::vector<float> got = run(std::string("tuned_") + std::to_string(i));
+    const std::vector<float> got = run("tuned_" + std::to_string(i), packedWeights[i]);
     const std::int64_t bad = firstMismatch(got, want);
     EXPECT_EQ(bad, -1) << space.format(configs[i]) << ": element " << bad << " is "
                        << (bad >= 0 ? got[bad] : 0) << ", expected " << (bad >= 0 ? want[bad] : 0);

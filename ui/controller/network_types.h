@@ -28,8 +28,9 @@ struct NetworkSpec {
   std::vector<net::SchedulerKind> schedulers;
   // What the tasks tune (net::NetworkTuningPlan::mode); each mode is one more contender.
   std::vector<layout::TuningMode> modes{layout::TuningMode::Loop};
-  // On cuda and hip: one more contender per algorithm and scheduler, tuning loops with the
-  // stride-1 convolutions on Winograd's template (net::NetworkTuningPlan::winograd).
+  // One more contender per algorithm and scheduler, the stride-1 convolutions on Winograd's
+  // template (net::NetworkTuningPlan::winograd), the other tasks in joint mode on the CPU, in
+  // loop mode on the GPUs.
   bool winograd = false;
   int trials = 0;
   std::size_t unit = 4;

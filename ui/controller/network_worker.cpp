@@ -102,10 +102,13 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     sessions.push_back(std::make_unique<net::NetworkSession>(store, *spec.resume));
   } else {
     const std::string text = net::networkText(spec.network);
-    // Each mode is a contender, and the Winograd template one more (tuning loops).
+    // Each mode is a contender, and the Winograd template one more: beside layout tasks on the
+    // CPU (as `opevo net tune --template winograd` there), loop tasks on the GPUs.
     std::vector<std::pair<layout::TuningMode, bool>> tunings;
     for (layout::TuningMode mode : spec.modes) tunings.emplace_back(mode, false);
-    if (spec.winograd) tunings.emplace_back(layout::TuningMode::Loop, true);
+    if (spec.winograd)
+      tunings.emplace_back(
+          spec.backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop, true);
     for (const auto& [mode, winograd] : tunings)
       for (net::SchedulerKind scheduler : spec.schedulers)
         for (const std::string& algorithm : spec.algorithms) {

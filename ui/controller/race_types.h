@@ -34,8 +34,8 @@ struct RaceSpec {
   std::string operatorRef;                       // devices: a preset name or an operator file
   // Devices: the loops over plain layouts, or layouts and loops together (ALT's two stages).
   layout::TuningMode mode = layout::TuningMode::Loop;
-  // Devices: the loops of the Winograd template (stride-1 Conv2Ds on cuda and hip) instead of the
-  // direct one; mode is then Loop.
+  // Devices: the loops of the Winograd template (stride-1 Conv2Ds) instead of the direct one; mode
+  // is then Loop.
   bool winograd = false;
   // Continue this stored run (its own algorithm, settings, seed and budget) instead of starting
   // new ones; the fields above and below, but for storePath, are then unused.

@@ -28,20 +28,6 @@
 #include "ui/widgets/screen_fit.h"
 
 namespace opevo::ui {
-namespace {
-
-// Whether a stored run tuned Winograd's template, whose kernels have no CPU counterpart.
-bool tunedWinograd(const RunRecord& run) {
-  if (run.backend == "replay") return false;
-  try {
-    return operatorDefinitionFromJson(nlohmann::json::parse(run.operatorJson), "stored run")
-               .target == SpaceTarget::Winograd;
-  } catch (const std::exception&) {
-    return false;  // the source tab says what is wrong with the stored operator
-  }
-}
-
-}  // namespace
 
 KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord& run,
                                        QWidget* parent)
@@ -75,12 +61,6 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   // another (the header says it was not measured there).
   for (const char* b : {"cpu", "cuda", "hip"})
     m_backend->addItem(QString::fromLatin1(b), QString::fromLatin1(b));
-  if (tunedWinograd(run))
-    if (auto* model = qobject_cast<QStandardItemModel*>(m_backend->model()))
-      if (QStandardItem* cpu = model->item(m_backend->findData(QStringLiteral("cpu")))) {
-        cpu->setEnabled(false);
-        cpu->setToolTip(tr("Winograd's kernels have no CPU template: CUDA or HIP only"));
-      }
   m_backend->setCurrentIndex(std::max(0, m_backend->findData(QString::fromStdString(run.backend))));
   m_backend->setEnabled(run.backend != "replay");
   m_folder->setObjectName(QStringLiteral("exportFolder"));

@@ -43,7 +43,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_loopMode(new QCheckBox(tr("loops"))),
       m_jointMode(new QCheckBox(tr("layouts + loops (ALT)"))),
       m_jointNoPropagation(new QCheckBox(tr("no propagation (ALT-WP)"))),
-      m_winogradMode(new QCheckBox(tr("loops, Winograd convolutions"))),
+      m_winogradMode(new QCheckBox(tr("Winograd convolutions"))),
       m_trials(new QSpinBox),
       m_unit(new QSpinBox),
       m_seed(new QSpinBox),
@@ -105,10 +105,9 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
          "converted first (ALT-WP), to race against propagation. CPU only"));
   m_winogradMode->setObjectName(QStringLiteral("winogradModeBox"));
   m_winogradMode->setToolTip(
-      tr("Loops over plain layouts, the stride-1 convolutions on Winograd's template (e.g. "
-         "F(4x4, 3x3), F(4x4, 5x5): fewer multiplications) instead of the direct one. CUDA and HIP "
-         "only"));
-  m_winogradMode->setEnabled(false);  // until a GPU backend is chosen
+      tr("The stride-1 convolutions with enough output tiles on Winograd's template (e.g. "
+         "F(4x4, 3x3), F(4x4, 5x5): fewer multiplications) over plain layouts; the other tasks "
+         "tune layouts and loops on the CPU, loops on the GPUs"));
   auto* modes = new QVBoxLayout;
   modes->addWidget(m_loopMode);
   modes->addWidget(m_jointMode);
@@ -161,16 +160,10 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   connect(m_network, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::networkChanged);
   connect(m_params, &QLineEdit::editingFinished, this, &NetworkSetupPanel::networkChanged);
   connect(m_backend, &QComboBox::currentTextChanged, this, [this](const QString& backend) {
-    // Layout templates exist for the CPU only: elsewhere the joint mode is not offered; the
-    // Winograd template for the GPUs only.
+    // Layout templates exist for the CPU only: elsewhere the joint mode is not offered.
     const bool cpu = backend == QLatin1String("cpu");
     m_jointMode->setEnabled(cpu);
     m_jointNoPropagation->setEnabled(cpu);
-    m_winogradMode->setEnabled(!cpu);
-    if (cpu && m_winogradMode->isChecked()) {
-      m_winogradMode->setChecked(false);
-      m_loopMode->setChecked(true);
-    }
     if (!cpu && (m_jointMode->isChecked() || m_jointNoPropagation->isChecked())) {
       m_jointMode->setChecked(false);
       m_jointNoPropagation->setChecked(false);

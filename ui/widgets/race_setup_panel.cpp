@@ -82,11 +82,11 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_mode->setObjectName(QStringLiteral("modeBox"));
   m_mode->addItem(tr("Loops over plain layouts"), QStringLiteral("loop"));
   m_mode->addItem(tr("Layouts and loops (ALT joint)"), QStringLiteral("joint"));
-  m_mode->addItem(tr("Winograd's loops (GPU convolutions)"), QStringLiteral("winograd"));
+  m_mode->addItem(tr("Winograd's loops (convolutions)"), QStringLiteral("winograd"));
   m_mode->setToolTip(
       tr("Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
          "the budget on layouts and loops, the rest on the loops of the best layout).\n"
-         "Winograd: stride-1 convolutions with 2x2 to 5x5 kernels on CUDA or HIP, computed "
+         "Winograd: stride-1 convolutions with 2x2 to 5x5 kernels on the CPU, CUDA or HIP, computed "
          "tile by tile with fewer multiplications (e.g. F(4x4, 3x3), F(4x4, 5x5))"));
   // A fresh form (no saved one, or --no-restore) races the default algorithm against the
   // paper's OpEvo, as `opevo compare` does.
@@ -219,7 +219,7 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     s.winograd = mode == "winograd";
     if (s.winograd && !runsWinograd(s.backend))
       return refuse(
-          tr("Winograd's template runs on CUDA and HIP devices: choose one, or tune the loops "
+          tr("Winograd's template runs on the CPU, CUDA and HIP: choose one, or tune the loops "
              "over plain layouts on this backend."));
     try {
       s.mode = s.winograd ? layout::TuningMode::Loop : layout::parseTuningMode(mode, "mode");

@@ -64,7 +64,7 @@ SpaceTemplateBox::SpaceTemplateBox(const QString& objectName, QWidget* parent) :
   addItem(tr("CPU loops (the paper's)"));
   addItem(tr("CUDA/HIP loops"));
   addItem(tr("ALT: layouts and loops"));
-  addItem(tr("Winograd (GPU convs)"));
+  addItem(tr("Winograd (convs)"));
   setToolTip(
       tr("Which of the operator's spaces to show, each template's own parameters: the CPU "
          "template's loops (the paper's space); the CUDA/HIP templates' (MatMul's split_k and "
