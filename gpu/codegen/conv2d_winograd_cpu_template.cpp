@@ -31,32 +31,6 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-using Matrix = std::vector<std::vector<double>>;
-using Element = std::function<std::string(int, int)>;
-using Store = std::function<void(int a, int b, const std::string& value)>;
-
-// The two-dimensional transform X in X^T of in (inner x inCols) as straight-line code over the
-// scalars `<tmp>_<a>_<b>` (scalars, not an array, so that the lane loop around it vectorizes):
-// first tmp(a, b) = sum over k of X[a][k] * in(k, b), then result (a, b) = sum over k of
-// tmp(a, k) * X[b][k], handed to store.
-void writeTransform(CodeWriter& w, const Matrix& rows, const Matrix& cols, int inCols,
-                    const Element& in, const std::string& tmp, const Store& store) {
-  const int outRows = static_cast<int>(rows.size()), inner = static_cast<int>(rows[0].size());
-  auto name = [&](int a, int b) { return tmp + "_" + str(a) + "_" + str(b); };
-  for (int a = 0; a < outRows; ++a)
-    for (int b = 0; b < inCols; ++b) {
-      std::vector<std::string> terms;
-      for (int k = 0; k < inner; ++k) terms.push_back(in(k, b));
-      w.line("const float " + name(a, b) + " = " + linearCombination(rows[a], terms) + ";");
-    }
-  for (int a = 0; a < outRows; ++a)
-    for (std::size_t b = 0; b < cols.size(); ++b) {
-      std::vector<std::string> terms;
-      for (int k = 0; k < inCols; ++k) terms.push_back(name(a, k));
-      store(a, static_cast<int>(b), linearCombination(cols[b], terms));
-    }
-}
-
 // `statement` for every element e and lane l < n of a batch: a whole batch as fixed-length loops
 // (a variable-length copy of 16 floats compiles to a `rep movs`, which costs more than the
 // transform that filled it).

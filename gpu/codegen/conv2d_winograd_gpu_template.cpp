@@ -19,34 +19,6 @@ std::string str(std::int64_t v) {
   return std::to_string(v);
 }
 
-using Element = std::function<std::string(int, int)>;
-
-using Matrix = std::vector<std::vector<double>>;
-// Writes the statements that use `value`, element (a, b) of a transform's result.
-using Store = std::function<void(int a, int b, const std::string& value)>;
-
-// The two-dimensional transform X in X^T of in (inner x inCols): first tmp(a, b) = sum over k of
-// X[a][k] * in(k, b) into a local array `tmp`, then each result element (a, b) = sum over k of
-// tmp(a, k) * X[b][k], handed to store. The zero and unit coefficients are left out.
-void writeTransform2d(CodeWriter& w, const Matrix& rows, const Matrix& cols, int inCols,
-                      const Element& in, const std::string& tmp, const Store& store) {
-  const int outRows = static_cast<int>(rows.size()), inner = static_cast<int>(rows[0].size());
-  const int outCols = static_cast<int>(cols.size());
-  w.line("float " + tmp + "[" + str(outRows) + "][" + str(inCols) + "];");
-  for (int a = 0; a < outRows; ++a)
-    for (int b = 0; b < inCols; ++b) {
-      std::vector<std::string> terms;
-      for (int k = 0; k < inner; ++k) terms.push_back(in(k, b));
-      w.line(tmp + "[" + str(a) + "][" + str(b) + "] = " + linearCombination(rows[a], terms) + ";");
-    }
-  for (int a = 0; a < outRows; ++a)
-    for (int b = 0; b < outCols; ++b) {
-      std::vector<std::string> terms;
-      for (int k = 0; k < inCols; ++k) terms.push_back(tmp + "[" + str(a) + "][" + str(k) + "]");
-      store(a, b, linearCombination(cols[b], terms));
-    }
-}
-
 }  // namespace
 
 GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling& t) {
@@ -155,7 +127,7 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
   w.close();
   w.close();
   w.comment("V = BT d BT^T");
-  writeTransform2d(
+  writeTransform(
       w, x.bt, x.bt, alpha, [](int k, int b) { return "d[" + str(k) + "][" + str(b) + "]"; }, "s",
       [&](int a, int b, const std::string& v) {
         w.line("V[(" + str(a * alpha + b) + " * RC_IN + ci) * BLOCK_T + tl] = " + v + ";");
@@ -169,7 +141,7 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
   w.line("#pragma unroll");
   w.line("for (int j = 0; j < R * R; ++j) k[j / R][j % R] = wt[j];");
   w.comment("U = G k G^T");
-  writeTransform2d(
+  writeTransform(
       w, x.g, x.g, r, [](int j, int b) { return "k[" + str(j) + "][" + str(b) + "]"; }, "s",
       [&](int a, int b, const std::string& v) {
         w.line("U[(" + str(a * alpha + b) + " * RC_IN + ci) * BLOCK_F + fl] = " + v + ";");
@@ -216,12 +188,12 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
 
   // The inverse transform of the sums of output channel f0 + fl at tile t0 + tl, sum(a, b) the
   // sum of transform element (a, b).
-  auto writeInverse = [&](const Element& sum) {
+  auto writeInverse = [&](const TransformInput& sum) {
     w.line("const index_t tile = t0 + tl, img = tile / (TILES_H * TILES_W);");
     w.line("const int ty = (int)((tile / TILES_W) % TILES_H), tx = (int)(tile % TILES_W);");
     w.line("const int f = f0 + fl;");
     w.comment("Y = AT sums AT^T, stored where the tile lies inside the output");
-    writeTransform2d(w, x.at, x.at, alpha, sum, "y", [&](int p, int q, const std::string& v) {
+    writeTransform(w, x.at, x.at, alpha, sum, "y", [&](int p, int q, const std::string& v) {
       w.open("");
       w.line("const int oy = ty * M + " + str(p) + ", ox = tx * M + " + str(q) + ";");
       if (ragged) w.open("if (oy < OH && ox < OW)");

@@ -127,6 +127,25 @@ std::string linearCombination(const std::vector<double>& coefficients,
   return s.empty() ? "0.0f" : s;
 }
 
+void writeTransform(CodeWriter& w, const std::vector<std::vector<double>>& rows,
+                    const std::vector<std::vector<double>>& cols, int inCols,
+                    const TransformInput& in, const std::string& tmp, const TransformStore& store) {
+  const int outRows = static_cast<int>(rows.size()), inner = static_cast<int>(rows[0].size());
+  auto name = [&](int a, int b) { return tmp + "_" + std::to_string(a) + "_" + std::to_string(b); };
+  for (int a = 0; a < outRows; ++a)
+    for (int b = 0; b < inCols; ++b) {
+      std::vector<std::string> terms;
+      for (int k = 0; k < inner; ++k) terms.push_back(in(k, b));
+      w.line("const float " + name(a, b) + " = " + linearCombination(rows[a], terms) + ";");
+    }
+  for (int a = 0; a < outRows; ++a)
+    for (std::size_t b = 0; b < cols.size(); ++b) {
+      std::vector<std::string> terms;
+      for (int k = 0; k < inCols; ++k) terms.push_back(name(a, k));
+      store(a, static_cast<int>(b), linearCombination(cols[b], terms));
+    }
+}
+
 std::vector<float> winogradWeights(const OperatorSpec& op, const std::vector<float>& weights) {
   const WinogradShape shape = winogradShape(op);
   const std::int64_t r = shape.r, alpha = shape.alpha, c = op.inChannels, f = op.outChannels;

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "codegen/code_writer.h"
 #include "ops/operator.h"
 
 namespace opevo::codegen {
@@ -31,6 +33,16 @@ WinogradTransforms winogradTransforms(int m, int r);
 // network). Throws InputError for an operator the template does not take or weights of the
 // wrong size.
 std::vector<float> winogradWeights(const OperatorSpec& op, const std::vector<float>& weights);
+
+// The two-dimensional transform X in X^T of an input (inner x inCols) as straight-line source:
+// first the scalars <tmp>_<a>_<b> = sum over k of X[a][k] * in(k, b), then each result element
+// (a, b) = sum over k of <tmp>_<a>_<k> * cols[b][k], handed to store (which writes the statements
+// that use it). Scalars rather than an array, so that a CPU loop around the code vectorizes.
+using TransformInput = std::function<std::string(int k, int b)>;
+using TransformStore = std::function<void(int a, int b, const std::string& value)>;
+void writeTransform(CodeWriter& w, const std::vector<std::vector<double>>& rows,
+                    const std::vector<std::vector<double>>& cols, int inCols,
+                    const TransformInput& in, const std::string& tmp, const TransformStore& store);
 
 // The sum of coefficient * term over a row, as fp32 source ("x0 - x2 + 0.25f * x3"): zero
 // coefficients are left out, +-1 are additions and subtractions; "0.0f" for an all-zero row.

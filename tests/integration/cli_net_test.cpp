@@ -396,6 +396,20 @@ TEST(CliNet, TaskReferencesTimeEachTasksLibrary) {
   std::filesystem::remove_all(dir);
 }
 
+// `opevo net export 1` of the database into `out`, built with its build.sh and run: it checks its
+// own output and prints PASS.
+void expectExportedProgramPasses(const std::string& db, const std::string& out) {
+  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto build = runProcess("/bin/sh", {out + "/build.sh"});
+  ASSERT_EQ(build.status, 0) << build.err << build.out;
+  std::filesystem::current_path(out);
+  const auto run = runProcess(out + "/network", {});
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
+  std::filesystem::current_path("/");
+}
+
 // Winograd's template on the CPU: the stride-1 3x3 convolutions (a, b: 36 tiles at batch 4) run
 // it on the plain layouts beside layout tasks (c) and loop tasks (d), with random configurations
 // in every mode, and tuned, exported and run as a program; every output checked against libtorch.
@@ -432,15 +446,7 @@ TEST(CliNet, WinogradTasksRunBesideLayoutTasksAndExport) {
   if (!j["reference"]["ms"].is_null()) {
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
   }
-  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
-  ASSERT_EQ(exported.status, 0) << exported.err;
-  const auto build = runProcess("/bin/sh", {out + "/build.sh"});
-  ASSERT_EQ(build.status, 0) << build.err << build.out;
-  std::filesystem::current_path(out);
-  const auto run = runProcess(out + "/network", {});
-  EXPECT_EQ(run.status, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
-  std::filesystem::current_path("/");
+  expectExportedProgramPasses(db, out);
   std::filesystem::remove_all(dir);
 }
 
@@ -466,15 +472,7 @@ TEST(CliNet, JointModeTunesLayoutsConvertsActivationsAndExports) {
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
   }
 
-  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
-  ASSERT_EQ(exported.status, 0) << exported.err;
-  const auto build = runProcess("/bin/sh", {out + "/build.sh"});
-  ASSERT_EQ(build.status, 0) << build.err << build.out;
-  std::filesystem::current_path(out);
-  const auto run = runProcess(out + "/network", {});
-  EXPECT_EQ(run.status, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
-  std::filesystem::current_path("/");
+  expectExportedProgramPasses(db, out);
 
   const auto bad = runProcess(
       OPEVO_CLI, {"net", "tune", kAllOps, "--mode", "layouts", "--trials", "4", "--db", db});
