@@ -204,7 +204,7 @@ void addCodegenCommand(CLI::App& app) {
   cmd->add_option("--backend", o->backend, "cuda, hip or cpu (default cuda)");
   cmd->add_option("--template", o->kernelTemplate,
                   "direct (the default, unless an operator file names winograd) or winograd "
-                  "(stride-1 Conv2Ds on cuda and hip)")
+                  "(stride-1 Conv2Ds; cpu, cuda and hip)")
       ->check(CLI::IsMember({"direct", "winograd"}));
   cmd->add_option("--config", o->config,
                   "Configuration as `opevo space` formats it, e.g. \"tile_n=...; tile_m=...\"");

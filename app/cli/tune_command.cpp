@@ -355,7 +355,7 @@ void addTuneCommand(CLI::App& app) {
              "--template", a->kernelTemplate,
              "direct: the TVM-style templates (the default, unless an operator file "
              "names winograd); winograd: Winograd's F(m x m, r x r) (e.g. F(4x4, 5x5)) for "
-             "stride-1 Conv2Ds on cuda and hip")
+             "stride-1 Conv2Ds on cpu, cuda and hip")
           ->check(CLI::IsMember({"direct", "winograd"}));
   CLI::Option* backend = cmd->add_option("--backend", a->backend,
                                          "cpu, cuda, hip or replay:FILE (default: the best found)");

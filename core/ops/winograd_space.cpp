@@ -107,11 +107,11 @@ SearchSpace winogradSpace(const OperatorSpec& op) {
   space.addConstraint(
       "at most " + std::to_string(kMaxAccumulators) + " accumulators per thread",
       [=](const Config& c) { return c[f][2] * c[t][2] * c[e][1] <= kMaxAccumulators; });
-  // Where tuners begin (and an untuned network runs): 16 output channels by up to 8 tiles per
-  // register tile (the CPU kernel's vector lanes by its broadcasts; a GPU thread's inner tile),
-  // every transform element a step (a GPU block's threads), one stage of all input channels, and
-  // channel blocks in parallel where the tiles give fewer than 8 blocks or a GPU block would pass
-  // 1024 threads.
+  // The start point, where an untuned network runs (untunedConfig): 16 output channels by up to
+  // 8 tiles per register tile (the CPU kernel's vector lanes by its broadcasts; a GPU thread's
+  // inner tile), every transform element a step (a GPU block's threads), one stage of all input
+  // channels, and channel blocks in parallel where the tiles give fewer than 8 blocks or a GPU
+  // block would pass 1024 threads.
   const std::int64_t fi = divisorUpTo(op.outChannels, 16), ti = divisorUpTo(w.tiles, 8);
   const std::int64_t tOut = w.tiles / ti;
   std::int64_t fOut = 1;
