@@ -103,6 +103,10 @@ GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling
       "B holds the transformed weights U[E][CI][F] (" + ctx.entry + "_pack_b below), output\n"
       "channels innermost: the products' vector lanes.");
   w.line("const float* const U = B;");
+  w.comment(
+      "A thread that cannot allocate its buffers computes nothing; the output is then all NaN,\n"
+      "so the check fails with a mismatch instead of passing what an earlier call left in C.");
+  w.line("bool outOfMemory = false;");
   w.line("#pragma omp parallel");
   w.open("");
   w.comment(
@@ -116,7 +120,11 @@ GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling
   w.line("#pragma omp for collapse(2) schedule(static)");
   w.open("for (int to = 0; to < T_OUT; ++to)");
   w.open("for (int fo = 0; fo < F_OUT; ++fo)");
-  w.line("if (!V || !S) continue;");
+  w.open("if (!V || !S)");
+  w.line("#pragma omp atomic write");
+  w.line("outOfMemory = true;");
+  w.line("continue;");
+  w.close();
   w.line("const index_t t0 = (index_t)to * BLOCK_T;");
   w.line("const int f0 = fo * BLOCK_F;");
   w.open("for (int rco = 0; rco < RC_OUT; ++rco)");
@@ -232,6 +240,9 @@ GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling
   w.line("std::free(V);");
   w.line("std::free(S);");
   w.close();
+  w.line("if (outOfMemory)");
+  w.line("  for (index_t i = 0; i < (index_t)" + str(op.batch) +
+         " * F * OH * OW; ++i) C[i] = __builtin_nanf(\"\");");
   w.close();
   w.line();
   w.comment(
