@@ -513,18 +513,10 @@ TEST(CliNet, AStoredNetworkExportsAsAProgramThatChecksItself) {
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0]["status"], "finished");
   EXPECT_EQ(listed[0]["trials"], 16);
-  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
-  ASSERT_EQ(exported.status, 0) << exported.err;
-  const auto build = runProcess("/bin/sh", {out + "/build.sh"});
-  ASSERT_EQ(build.status, 0) << build.err << build.out;
-  std::filesystem::current_path(out);
-  const auto run = runProcess(out + "/network", {});
-  EXPECT_EQ(run.status, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
+  expectExportedProgramPasses(db, out);
   const auto missing = runProcess(OPEVO_CLI, {"net", "export", "7", "--db", db, "--out", out});
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("no network run 7"), std::string::npos) << missing.err;
-  std::filesystem::current_path("/");
   std::filesystem::remove_all(dir);
 }
 
