@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QChart>
 #include <QFile>
+#include <QFontMetrics>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -218,6 +222,54 @@ TEST_F(KernelsPageTest, SelectingARowSelectsThePointAndShowsTheKernel) {
     return !m_page.loading() && m_page.sourceView()->toPlainText().contains("Kernel #7");
   }));
   EXPECT_TRUE(m_page.sourceView()->toPlainText().contains("not tuned yet"));
+}
+
+// What each chart's title, axis titles and bottom legend need, against the room the chart gives
+// them; empty when everything fits.
+std::string cutTexts(QChartView* view) {
+  std::string cut;
+  QChart* chart = view->chart();
+  const QRectF plot = chart->plotArea();
+  const auto need = [&](const QString& text, const QFont& font, double room, const char* what) {
+    const int width = QFontMetrics(font).horizontalAdvance(text);
+    if (!text.isEmpty() && width > room)
+      cut += std::string(what) + " \"" + text.toStdString() + "\" needs " + std::to_string(width) +
+             " px of " + std::to_string(static_cast<int>(room)) + "; ";
+  };
+  need(chart->title(), chart->titleFont(), chart->size().width(), "title");
+  for (QAbstractAxis* axis : chart->axes()) {
+    const bool across = axis->orientation() == Qt::Horizontal;
+    need(axis->titleText(), axis->titleFont(), across ? plot.width() : plot.height(), "axis");
+  }
+  if (chart->legend()->isVisible() && chart->legend()->alignment() == Qt::AlignBottom) {
+    QString all;
+    int markers = 0;
+    for (QLegendMarker* m : chart->legend()->markers())
+      if (m->isVisible()) {
+        all += m->label();
+        ++markers;
+      }
+    // Each marker's square and spacing take about two line heights.
+    const QFontMetrics fm(chart->legend()->font());
+    need(all, chart->legend()->font(), chart->size().width() - markers * 2 * fm.height(), "legend");
+  }
+  return cut;
+}
+
+// On an 800x600 screen the charts once cut their titles to "speed-up over th..." and
+// "best time (...": they say less there, and all of it on a larger one.
+TEST_F(KernelsPageTest, ChartTextsFitAnEightHundredPixelScreen) {
+  open();
+  m_page.candidateTable()->selectRow(0);
+  for (const QSize size : {QSize(1280, 800), QSize(768, 500)}) {
+    m_page.resize(size);
+    QTest::qWait(50);  // the charts lay their plots out once resized
+    for (QChartView* view : m_page.findChildren<QChartView*>()) {
+      if (!view->isVisible()) continue;
+      EXPECT_EQ(cutTexts(view), "")
+          << view->metaObject()->className() << " at " << size.width() << "x" << size.height();
+    }
+  }
 }
 
 TEST_F(KernelsPageTest, ClickingAPointSelectsItsRow) {

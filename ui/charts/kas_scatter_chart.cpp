@@ -68,7 +68,6 @@ KasScatterChart::KasScatterChart(QWidget* parent)
   small.setPointSizeF(small.pointSizeF() * 0.85);
   chart()->legend()->setFont(small);
   chart()->legend()->setAlignment(Qt::AlignBottom);
-  m_x->setTitleText(tr("speed-up over the convolution (×)"));
   m_y->setTitleText(tr("accuracy (%)"));
   // Speed-ups are ratios spanning orders of magnitude (0.6x beside 80x): on a linear axis all
   // but the fastest piled onto the 1x line. Base 2: ticks at 0.5x, 1x, 2x, 4x...
@@ -78,16 +77,13 @@ KasScatterChart::KasScatterChart(QWidget* parent)
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
 
-  m_trained->setName(tr("trained"));
   m_trained->setColor(kTrained);
   m_trained->setBorderColor(kTrained.darker(130));
   m_trained->setMarkerSize(9);
-  m_early->setName(tr("stopped early"));
   m_early->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
   m_early->setColor(Qt::white);
   m_early->setPen(QPen(kEarly, 1.5));
   m_early->setMarkerSize(9);
-  m_front->setName(tr("Pareto front"));
   m_front->setColor(kFront);
   m_front->setBorderColor(kFront.darker(140));
   m_front->setMarkerSize(12);
@@ -120,6 +116,7 @@ KasScatterChart::KasScatterChart(QWidget* parent)
   }
   connect(chart(), &QChart::plotAreaChanged, this, &KasScatterChart::placeLabels);
   setMinimumSize(240, 160);  // the page fits a 1600x1000 screen at 200%
+  setCompact(false);
   clear();
 }
 
@@ -265,8 +262,18 @@ void KasScatterChart::pointHovered(const QPointF& value, bool state) {
 }
 
 void KasScatterChart::resizeEvent(QResizeEvent* event) {
+  // On an 800x600 screen the chart gets about 220 pixels: the long axis title and legend names
+  // were cut to "speed-up over th..." and "stoppe...". The tooltip keeps the full story.
+  setCompact(width() < kCompactWidth);
   QChartView::resizeEvent(event);
   placeLabels();
+}
+
+void KasScatterChart::setCompact(bool compact) {
+  m_x->setTitleText(compact ? tr("speed-up (×)") : tr("speed-up over the convolution (×)"));
+  m_trained->setName(tr("trained"));
+  m_early->setName(compact ? tr("stopped") : tr("stopped early"));
+  m_front->setName(compact ? tr("front") : tr("Pareto front"));
 }
 
 void KasScatterChart::placeLabels() {

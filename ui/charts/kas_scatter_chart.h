@@ -38,6 +38,8 @@ class KasScatterChart : public QChartView {
   int earlyCount() const;
   std::optional<QPoint> viewportPosition(int seq) const;
   QString baselineLabel() const;
+  // Narrower than this, the axis title and legend names are the short ones.
+  static constexpr int kCompactWidth = 400;
 
  signals:
   void candidateClicked(int seq);
@@ -56,6 +58,7 @@ class KasScatterChart : public QChartView {
   void pointHovered(const QPointF& value, bool state);
   const Point* pointAt(const QPointF& value) const;
   void placeLabels();
+  void setCompact(bool compact);
 
   QScatterSeries* m_trained;
   QScatterSeries* m_early;

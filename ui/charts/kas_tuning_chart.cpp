@@ -28,7 +28,6 @@ KasTuningChart::KasTuningChart(QWidget* parent)
   m_x->setTickType(QValueAxis::TicksDynamic);
   m_x->setTickAnchor(1);
   m_x->setTickInterval(1);
-  m_y->setTitleText(tr("best time (ms)"));
   m_y->setLabelFormat(QStringLiteral("%g"));
   m_y->setMinorTickCount(0);  // a decade's eight minor lines crowd a small chart
   chart()->addAxis(m_x, Qt::AlignBottom);
@@ -38,6 +37,7 @@ KasTuningChart::KasTuningChart(QWidget* parent)
          "Dashed: the convolution it replaces there."));
   setMinimumSize(240, 150);
   setCandidate(nullptr);
+  setTitles();
 }
 
 void KasTuningChart::setCandidate(const KasCandidateRow* c) {
@@ -45,15 +45,16 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
   m_layers = 0;
   const auto layers = c ? nlohmann::json::parse(c->tuningJson, nullptr, false) : nlohmann::json();
   if (!layers.is_array() || layers.empty()) {
-    chart()->setTitle(!c                             ? tr("Tuning: no kernel selected")
-                      : c->stage == KasStage::Failed ? tr("Tuning: failed (see its note)")
-                                                     : tr("Tuning: not tuned yet"));
+    m_state = !c ? State::NoKernel : c->stage == KasStage::Failed ? State::Failed : State::NotTuned;
+    setTitles();
     m_x->setRange(1, 2);
     m_x->setTickInterval(1);
     m_y->setRange(0.01, 1);
     return;
   }
-  chart()->setTitle(tr("Tuning kernel #%1: best time per trial (dashed: convolution)").arg(c->seq));
+  m_state = State::Tuned;
+  m_seq = c->seq;
+  setTitles();
   double lo = INFINITY, hi = 0;
   int trials = 1;
   for (const auto& layer : layers) {
@@ -109,6 +110,38 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
   // Whole decades, so the log axis labels read 0.01, 0.1, 1, ...
   const double bottom = std::pow(10, std::floor(std::log10(lo)));
   m_y->setRange(bottom, std::max(bottom * 10, std::pow(10, std::ceil(std::log10(hi)))));
+}
+
+void KasTuningChart::resizeEvent(QResizeEvent* event) {
+  // On an 800x600 screen the chart is about 330 pixels wide and 170 high: the long title and the
+  // vertical axis title were cut off. The tooltip says what the dashed lines are.
+  const bool compact = width() < kCompactWidth || height() < kCompactHeight;
+  if (compact != m_compact) {
+    m_compact = compact;
+    setTitles();
+  }
+  QChartView::resizeEvent(event);
+}
+
+void KasTuningChart::setTitles() {
+  m_y->setTitleText(m_compact ? tr("best ms") : tr("best time (ms)"));
+  switch (m_state) {
+    case State::NoKernel:
+      chart()->setTitle(tr("Tuning: no kernel selected"));
+      break;
+    case State::Failed:
+      chart()->setTitle(tr("Tuning: failed (see its note)"));
+      break;
+    case State::NotTuned:
+      chart()->setTitle(tr("Tuning: not tuned yet"));
+      break;
+    case State::Tuned:
+      chart()->setTitle(
+          m_compact
+              ? tr("Kernel #%1: best per trial").arg(m_seq)
+              : tr("Tuning kernel #%1: best time per trial (dashed: convolution)").arg(m_seq));
+      break;
+  }
 }
 
 }  // namespace opevo::ui

@@ -21,11 +21,22 @@ class KasTuningChart : public QChartView {
   // Null, or a candidate not tuned yet, clears the chart and says why in its title.
   void setCandidate(const KasCandidateRow* candidate);
   int layerCount() const { return m_layers; }
+  // Smaller than this, the titles are the short ones.
+  static constexpr int kCompactWidth = 480;
+  static constexpr int kCompactHeight = 260;
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   QValueAxis* m_x;
   QLogValueAxis* m_y;
+  enum class State { NoKernel, Failed, NotTuned, Tuned };
+  void setTitles();
   int m_layers = 0;
+  State m_state = State::NoKernel;
+  int m_seq = 0;
+  bool m_compact = false;
 };
 
 }  // namespace opevo::ui
