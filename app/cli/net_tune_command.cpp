@@ -33,6 +33,7 @@ struct NetTuneOptions {
   net::SchedulerKind scheduler = net::SchedulerKind::Gradient;
   std::string mode;  // empty: joint on the CPU, loop elsewhere
   std::string kernelTemplate = "direct";
+  std::string weights = "cold";
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
@@ -88,6 +89,7 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   // Layout templates exist for the CPU, where they matter most (docs/results/networks.md).
   // Winograd's tasks keep the plain layouts in any mode.
   src.plan.winograd = o.kernelTemplate == "winograd";
+  src.plan.coldWeights = o.weights == "cold";
   src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
                   : o.backend == "cpu" ? layout::TuningMode::Joint
                                        : layout::TuningMode::Loop;
@@ -290,6 +292,8 @@ void runList(const std::string& db, bool json) {
     all.push_back({{"id", n.id},
                    {"network", n.name},
                    {"template", kernelTemplate},
+                   // Runs stored before the field timed their kernels warm.
+                   {"weights", plan.value("weights", "warm")},
                    {"status", runStatusName(n.status)},
                    {"backend", n.backend},
                    {"trials", trials},
@@ -407,6 +411,11 @@ void addNetTuneCommand(CLI::App& net) {
          "(e.g. F(4x4, 3x3), F(4x4, 5x5)) on the plain layouts, the other tasks their direct or "
          "(CPU, joint modes) layout templates")
       ->check(CLI::IsMember({"direct", "winograd"}));
+  cmd->add_option("--weights", o->weights,
+                  "cold (default): on the CPU each kernel is timed with its weights evicted from "
+                  "the caches before every run, as the network's chain reads them; warm: timed "
+                  "in a loop, its weights cached from the run before")
+      ->check(CLI::IsMember({"cold", "warm"}));
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");

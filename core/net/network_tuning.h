@@ -36,6 +36,11 @@ struct NetworkTuningPlan {
   // winogradPays in ops/winograd_space.h) tune it instead of the direct or layout template, in
   // any mode (on the plain layouts); the others are unchanged. Layout modes are the CPU's only.
   bool winograd = false;
+  // On the CPU, each task's kernels (and its library, with --task-references) are timed with
+  // their weights evicted from the caches before every run (TimingOptions::coldWeights): in the
+  // chain each layer's weights come from memory, and a kernel timed warm in a loop was chosen for
+  // a cache it does not have there. Runs stored before this field were timed warm.
+  bool coldWeights = true;
 };
 
 // What a task is tuned as under a mode: its operator and space (see NetworkTuningPlan::mode), and

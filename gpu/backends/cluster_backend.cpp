@@ -51,7 +51,8 @@ nlohmann::json measuringOptionsJson(const BackendOptions& o) {
           {"timeout_s", o.cpu.timeoutSeconds},
           {"min_time_ms", o.cpu.timing.minTotalMs},
           {"slow_cutoff", o.cpu.cutoffFactor},
-          {"cold_l2", o.cuda.coldL2}};
+          {"cold_l2", o.cuda.coldL2},
+          {"cold_weights", o.cpu.timing.coldWeights}};
 }
 
 BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
@@ -61,6 +62,7 @@ BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
   o.cpu.timeoutSeconds = j.value("timeout_s", o.cpu.timeoutSeconds);
   o.cpu.timing.minTotalMs = j.value("min_time_ms", o.cpu.timing.minTotalMs);
   o.cpu.cutoffFactor = j.value("slow_cutoff", o.cpu.cutoffFactor);
+  o.cpu.timing.coldWeights = j.value("cold_weights", false);
   // The GPU backends time as the master asked too; their own defaults for the rest.
   shareMeasuringChoices(o, j.contains("timeout_s"));
   for (GpuMeasurerOptions* g : {&o.cuda, &o.hip}) g->coldL2 = j.value("cold_l2", false);

@@ -10,6 +10,7 @@
 #include "codegen/cpu_compiler.h"
 #include "common/median.h"
 #include "common/run_watch.h"
+#include "cpu/cache_eviction.h"
 
 namespace opevo {
 namespace {
@@ -26,6 +27,7 @@ struct Operands {
   const float* a = nullptr;
   const float* b = nullptr;
   const float* residual = nullptr;
+  std::size_t bFloats = 0;  // what b points to
   std::vector<float> packedA, packedB, packedResidual, packedC;
   ConvertFn unpackC = nullptr;
 };
@@ -36,6 +38,7 @@ bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
                      std::string* error) {
   o.a = buffers.a.data();
   o.b = buffers.b.data();
+  o.bFloats = buffers.b.size();
   o.residual = buffers.residualData();
   auto size = reinterpret_cast<PackedSizeFn>(dlsym(library, "opevo_cpu_kernel_packed_size"));
   if (!size) return true;
@@ -51,6 +54,7 @@ bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
   o.packedB.resize(std::size_t(size(1)));
   packB(o.b, o.packedB.data());
   o.b = o.packedB.data();
+  o.bFloats = o.packedB.size();
   if (weightsOnly) return true;
   o.packedA.resize(std::size_t(size(0)));
   o.packedC.assign(std::size_t(size(2)), 1e30f);
@@ -66,11 +70,13 @@ bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
 
 }  // namespace
 
-std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& t) {
+std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& t,
+                             const std::function<void()>& beforeEach) {
   for (int i = 0; i < t.warmupRuns; ++i) run();
   std::vector<double> times;
   double total = 0;
   while ((total < t.minTotalMs || int(times.size()) < t.minRuns) && int(times.size()) < t.maxRuns) {
+    if (beforeEach) beforeEach();
     const auto start = std::chrono::steady_clock::now();
     run();
     const double ms =
@@ -139,7 +145,9 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     // The checked run ran the same kernel on the same buffers: it was the first warm-up.
     TimingOptions rest = timing;
     rest.warmupRuns = std::max(0, timing.warmupRuns - 1);
-    m.timesMs = timeRuns([&] { kernel(o.a, o.b, out, buffers.biasData(), o.residual); }, rest);
+    const auto evict = [&] { evictFromCaches(o.b, o.bFloats * sizeof(float)); };
+    m.timesMs = timeRuns([&] { kernel(o.a, o.b, out, buffers.biasData(), o.residual); }, rest,
+                         timing.coldWeights ? std::function<void()>(evict) : nullptr);
   }
   m.medianMs = median(m.timesMs);
   m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
@@ -151,7 +159,8 @@ Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timin
   Measurement m;
   // Prepared once, outside the timing (oneDNN's reorders into its own layouts, as its users do).
   const std::function<void()> run = buffers.referenceTimer();
-  m.timesMs = timeRuns(run, timing);
+  m.timesMs =
+      timeRuns(run, timing, timing.coldWeights ? buffers.referenceWeightsEviction() : nullptr);
   m.medianMs = median(m.timesMs);
   m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
   // OpenBLAS's threads spin for about a tenth of a second after its last call (see

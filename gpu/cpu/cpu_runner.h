@@ -22,6 +22,10 @@ struct TimingOptions {
   // A checked run still going after this long (0: no limit but the trial's timeout) is given up
   // as a timeout: in opevo-worker the process exits, which ends the kernel (common/run_watch.h).
   double giveUpMs = 0;
+  // Evict the weights (operand B, as the kernel or the reference reads them) from the caches
+  // before each timed run, as a network's chain finds them (cpu/cache_eviction.h). The CPU backend
+  // honours it; the GPU ones have their own cold_l2.
+  bool coldWeights = false;
 };
 
 // What a measurer (CPU or GPU) keeps to set TimingOptions::cutoffMs and giveUpMs: the median of
@@ -65,7 +69,9 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
 Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timing);
 
 // Runs `run` as the options say (warm-up runs, then until the minimum total time and run count)
-// and returns each timed run's milliseconds.
-std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& timing);
+// and returns each timed run's milliseconds; `beforeEach`, when given, runs untimed before every
+// timed run.
+std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& timing,
+                             const std::function<void()>& beforeEach = {});
 
 }  // namespace opevo

@@ -170,6 +170,12 @@ void OneDnnConv::runPrepared() {
   });
 }
 
+std::pair<const void*, std::size_t> OneDnnConv::preparedWeights() const {
+  const State& s = *state_;
+  if (!s.weights) return {nullptr, 0};
+  return {s.weights.get_data_handle(), s.timedPd.weights_desc().get_size()};
+}
+
 void OneDnnConv::readPreparedOutput(float* nchw) const {
   State& s = *state_;
   if (!s.dst)
@@ -217,6 +223,9 @@ bool OneDnnConv::prepared() const {
 }
 void OneDnnConv::runPrepared() {}
 void OneDnnConv::readPreparedOutput(float*) const {}
+std::pair<const void*, std::size_t> OneDnnConv::preparedWeights() const {
+  return {nullptr, 0};
+}
 std::string OneDnnConv::implementation() const {
   return {};
 }

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "ops/operator.h"
 
@@ -47,6 +49,8 @@ class OneDnnConv {
   // The output of the last runPrepared(), reordered back to plain NCHW (for checking the timed
   // path; not part of what is timed).
   void readPreparedOutput(float* nchw) const;
+  // Where prepare() put the weights, and their size in bytes ({nullptr, 0} before it).
+  std::pair<const void*, std::size_t> preparedWeights() const;
 
   // oneDNN's name for the implementation of the timed primitive, e.g. "brgconv:avx512_core".
   std::string implementation() const;

@@ -9,6 +9,7 @@
 
 #include "codegen/kernel_codegen.h"
 #include "common/rng.h"
+#include "cpu/cache_eviction.h"
 #include "cpu/onednn_conv.h"
 
 namespace opevo {
@@ -202,6 +203,17 @@ std::function<void()> OperatorBuffers::referenceTimer() {
   }
   auto out = std::make_shared<std::vector<float>>();
   return [this, out] { referenceInto(*out); };
+}
+
+std::function<void()> OperatorBuffers::referenceWeightsEviction() {
+  if (usesOneDnn()) {
+    std::shared_ptr<OneDnnConv> conv = oneDnn();
+    return [conv] {
+      const auto [data, bytes] = conv->preparedWeights();
+      evictFromCaches(data, bytes);
+    };
+  }
+  return [this] { evictFromCaches(b.data(), b.size() * sizeof(float)); };
 }
 
 std::string OperatorBuffers::referenceLibrary() const {

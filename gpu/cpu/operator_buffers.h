@@ -63,6 +63,9 @@ struct OperatorBuffers {
   // of its own (OpenBLAS sgemm, or the loop nest, with the epilogue). The callable uses this
   // object and must not outlive it. Throws std::runtime_error when oneDNN fails.
   std::function<void()> referenceTimer();
+  // Evicts from the caches the weights the last referenceTimer's run reads (oneDNN's reordered
+  // copy, or b): TimingOptions::coldWeights for the reference. Same lifetime rule.
+  std::function<void()> referenceWeightsEviction();
   // Names what referenceTimer runs: "oneDNN 2.6.3 brgconv:avx512_core" (version, then oneDNN's name
   // for the implementation it chose), "plain loop nest", or "OpenBLAS sgemm".
   std::string referenceLibrary() const;

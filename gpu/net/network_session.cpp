@@ -22,6 +22,7 @@ nlohmann::json planToJson(const NetworkTuningPlan& p) {
                       {"scheduler", schedulerKindName(p.scheduler)},
                       {"mode", layout::tuningModeName(p.mode)}};
   if (p.winograd) j["template"] = "winograd";
+  j["weights"] = p.coldWeights ? "cold" : "warm";
   return j;
 }
 
@@ -37,11 +38,18 @@ NetworkTuningPlan planFromJson(const std::string& text) {
   p.mode = layout::parseTuningMode(j.value("mode", "loop"), "stored network plan");
   // Runs stored before the Winograd template tuned the direct one.
   p.winograd = j.value("template", "direct") == "winograd";
+  p.coldWeights = j.value("weights", "warm") == "cold";
   return p;
 }
 
 Network networkOf(const NetworkSource& s) {
   return networkFromText(s.text, s.source, s.params);
+}
+
+// The options a plan's tasks are measured with.
+BackendOptions forPlan(BackendOptions o, const NetworkTuningPlan& plan) {
+  o.cpu.timing.coldWeights = plan.coldWeights;
+  return o;
 }
 
 }  // namespace
@@ -75,7 +83,8 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source, const Backend
   if (m_source.plan.winograd) requireWinogradBackend(m_source.backend, m_network.name);
   for (const Task& t : m_graph.tasks)
     m_setups.push_back(makeOperatorMeasurement(
-        m_source.backend, taskDefinition(t, m_source.plan.mode, m_source.plan.winograd), options));
+        m_source.backend, taskDefinition(t, m_source.plan.mode, m_source.plan.winograd),
+        forPlan(options, m_source.plan)));
   build({});
   NetworkRecord rec;
   rec.name = m_network.name;
@@ -110,7 +119,8 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
   std::vector<EngineOptions> options;
   std::vector<TaskRestore> restores;
   for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
-    ResumedRun r = resumeStoredRun(store, stored.taskRuns[i], backend, /*allowFinished=*/true);
+    ResumedRun r = resumeStoredRun(store, stored.taskRuns[i], forPlan(backend, m_source.plan),
+                                   /*allowFinished=*/true);
     // The stored trials are configurations of the task as it was extracted then.
     const Task& t = m_graph.tasks[i];
     // As a new run on this backend stores it (runDefinition: the GPU templates' space on cuda
@@ -257,6 +267,7 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
       {"scheduler", schedulerKindName(plan.scheduler)},
       {"mode", layout::tuningModeName(plan.mode)},
       {"trials", m_tuning->trials()},
+      {"weights", plan.coldWeights ? "cold" : "warm"},
       {"sum_of_tasks_ms", tasksMs ? nlohmann::json(*tasksMs) : nlohmann::json(nullptr)},
       {"tasks", tasksJson()},
       {"curve", curveJson()}};

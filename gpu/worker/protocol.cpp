@@ -43,6 +43,7 @@ nlohmann::json timingToJson(const TimingOptions& t) {
   j["warmup_runs"] = t.warmupRuns;
   j["cutoff_ms"] = t.cutoffMs;
   j["give_up_ms"] = t.giveUpMs;
+  if (t.coldWeights) j["cold_weights"] = true;
   return j;
 }
 
@@ -72,6 +73,7 @@ TimingOptions timingFrom(const nlohmann::json& j) {
   t.warmupRuns = j.value("warmup_runs", t.warmupRuns);
   t.cutoffMs = j.value("cutoff_ms", t.cutoffMs);
   t.giveUpMs = j.value("give_up_ms", t.giveUpMs);
+  t.coldWeights = j.value("cold_weights", t.coldWeights);
   return t;
 }
 

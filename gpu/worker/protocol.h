@@ -11,7 +11,8 @@ namespace opevo {
 // opevo-worker speaks one JSON object per line on stdin/stdout:
 //   {"cmd": "hello"} -> {"ok": true, "worker": "opevo-worker", "version": ..., "pid": ...}
 //   {"cmd": "measure", "backend": "cpu", "op": {operator json}, "library": "/path/k.so",
-//    "timing": {"min_total_ms": 100, "min_runs": 3, "max_runs": 1000, "warmup_runs": 1}}
+//    "timing": {"min_total_ms": 100, "min_runs": 3, "max_runs": 1000, "warmup_runs": 1,
+//               "cold_weights": false}}
 //     -> {"ok": true, "measurement": {...}}
 //   {"cmd": "reference", "backend": "cpu", "op": {...}, "timing": {...}}
 //     -> {"ok": true, "measurement": {...}, "library": "OpenBLAS"}

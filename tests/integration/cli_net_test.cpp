@@ -334,6 +334,36 @@ TEST(CliNet, TuneTakesTheMeasuringOptions) {
   std::filesystem::remove_all(dir);
 }
 
+// On the CPU a network's tasks are timed with their weights evicted before each run, as the chain
+// reads them, unless --weights warm says otherwise; the run and the list say which.
+TEST(CliNet, TasksAreTimedWithColdWeightsUnlessAsked) {
+  char pattern[] = "/tmp/opevo-netweights-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  for (const char* weights : {"", "warm"}) {
+    std::vector<std::string> args = {"net",    "tune", kAllOps,  "--trials", "8",
+                                     "--unit", "2",    "--runs", "2",        "--no-reference",
+                                     "--json", "--db", db};
+    if (*weights) args.insert(args.end(), {"--weights", weights});
+    const auto r = runProcess(OPEVO_CLI, args);
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["weights"], *weights ? weights : "cold");
+    EXPECT_GT(j["end_to_end_ms"].get<double>(), 0);
+  }
+  const auto list = runProcess(OPEVO_CLI, {"net", "runs", "--json", "--db", db});
+  ASSERT_EQ(list.status, 0) << list.err;
+  const nlohmann::json runs = nlohmann::json::parse(list.out);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["weights"], "cold");
+  EXPECT_EQ(runs[1]["weights"], "warm");
+  const auto bad = runProcess(
+      OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--weights", "lukewarm", "--db", db});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--weights"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
 // A budget too small for every task: the network's sum is not given over the tasks that have a
 // kernel (it passed for the whole network's), and the text names the tasks without one.
 TEST(CliNet, NoNetworkSumWhileATaskHasNoKernel) {
@@ -437,9 +467,9 @@ TEST(CliNet, WinogradTasksRunBesideLayoutTasksAndExport) {
   char pattern[] = "/tmp/opevo-netwinograd-XXXXXX";
   const std::filesystem::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string(), out = (dir / "program").string();
-  const auto r = runProcess(OPEVO_CLI, {"net", "tune", chain, "--param", "batch=4", "--template",
-                                        "winograd", "--trials", "16", "--unit", "2", "--runs",
-                                        "3", "--json", "--db", db});
+  const auto r =
+      runProcess(OPEVO_CLI, {"net", "tune", chain, "--param", "batch=4", "--template", "winograd",
+                             "--trials", "16", "--unit", "2", "--runs", "3", "--json", "--db", db});
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["mode"], "joint");  // the CPU's default, Winograd's tasks on plain layouts

@@ -56,6 +56,8 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   const KillCase& c = GetParam();
   const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + c.network;
   const int budget = 36;
+  // The resumes must time as the run began, whichever it chose.
+  const std::string weights = c.mode == "joint" ? "warm" : "cold";
 
   Rng rng(20261125);
   std::map<std::int64_t, std::vector<TrialRow>> before;
@@ -63,9 +65,9 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   for (int attempt = 0; attempt < 5 && kills < 3; ++attempt) {
     std::vector<std::string> args = {OPEVO_CLI, "net", "tune"};
     if (attempt == 0)
-      args.insert(args.end(),
-                  {network, "--trials", std::to_string(budget), "--unit", "3", "--seed", "7",
-                   "--no-reference", "--mode", c.mode, "--scheduler", c.scheduler});
+      args.insert(args.end(), {network, "--trials", std::to_string(budget), "--unit", "3", "--seed",
+                               "7", "--no-reference", "--mode", c.mode, "--scheduler", c.scheduler,
+                               "--weights", weights});
     else
       args.insert(args.end(), {"--resume", "1", "--no-reference"});
     args.insert(args.end(), {"--db", db});
@@ -118,6 +120,7 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   ASSERT_TRUE(net.has_value());
   EXPECT_EQ(r, finishedBefore ? 2 : 0);  // 2: it had finished, nothing to resume
   EXPECT_EQ(net->status, RunStatus::Finished);
+  EXPECT_EQ(nlohmann::json::parse(net->resultJson).value("weights", ""), weights);
   EXPECT_EQ(static_cast<int>(count(trials)), budget);
   int unitTrials = 0;
   for (const NetworkUnitRow& u : store.networkUnits(1)) unitTrials += u.trials;

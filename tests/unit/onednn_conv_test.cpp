@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/cpu_runner.h"
 #include "cpu/operator_buffers.h"
 
 namespace opevo::test {
@@ -58,8 +59,13 @@ void expectMatchesLoopNest(const OperatorSpec& op) {
   EXPECT_LT(plainError, kAgreement) << "plain layouts, " << dnn.plainImplementation();
 
   EXPECT_FALSE(dnn.prepared());
+  EXPECT_EQ(dnn.preparedWeights().first, nullptr);
   dnn.prepare(buffers.a.data(), buffers.b.data());
   EXPECT_TRUE(dnn.prepared());
+  // What a cold-weights timing evicts: oneDNN's reordered copy, padded blocks and all.
+  const auto [weights, bytes] = dnn.preparedWeights();
+  EXPECT_NE(weights, nullptr);
+  EXPECT_GE(bytes, buffers.b.size() * sizeof(float));
   dnn.runPrepared();
   dnn.runPrepared();  // a second run overwrites, never accumulates
   std::vector<float> timed(oracle.size(), 1e30f);
@@ -144,6 +150,12 @@ TEST(OneDnnConv, OperatorBuffersUseItForConv2D) {
   ASSERT_TRUE(run);
   run();
   run();
+  TimingOptions cold;
+  cold.minTotalMs = 1;
+  cold.coldWeights = true;
+  const Measurement m = runCpuReference(buffers, cold);
+  EXPECT_EQ(m.status, TrialStatus::Ok);
+  EXPECT_GE(m.timesMs.size(), 3u);
 }
 
 TEST(OneDnnConv, VersionIsTheLoadedLibrarys) {
