@@ -14,6 +14,7 @@
 #include "cli/net_cli.h"
 #include "common/error.h"
 #include "io/output_folder.h"
+#include "net/network_session.h"
 #include "net/network_tuning.h"
 #include "ops/presets.h"
 #include "space/text.h"
@@ -76,12 +77,13 @@ void runCompare(const NetCompareOptions& o) {
       for (const std::string& s : schedulers)
         for (const std::string& a : algos) {
           Contender c{a, net::parseSchedulerKind(s), mode, r, {}, nullptr, false};
+          net::NetworkTuningPlan plan;
           std::vector<net::TaskMeasurement> m;
           for (const net::Task& t : g.tasks) {
-            c.setups.push_back(makeOperatorMeasurement("cpu", net::taskDefinition(t, mode)));
+            c.setups.push_back(makeOperatorMeasurement("cpu", net::taskDefinition(t, mode),
+                                                       net::taskMeasuringOptions({}, plan, t)));
             m.push_back({c.setups.back().space, c.setups.back().measurer.get()});
           }
-          net::NetworkTuningPlan plan;
           plan.algorithm = a;
           plan.seed = o.seed + static_cast<std::uint64_t>(r);
           plan.trials = o.trials;

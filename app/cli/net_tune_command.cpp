@@ -33,7 +33,7 @@ struct NetTuneOptions {
   net::SchedulerKind scheduler = net::SchedulerKind::Gradient;
   std::string mode;  // empty: joint on the CPU, loop elsewhere
   std::string kernelTemplate = "direct";
-  std::string weights = "cold";
+  std::string weights;  // empty: cold on the CPU
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
@@ -89,7 +89,9 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   // Layout templates exist for the CPU, where they matter most (docs/results/networks.md).
   // Winograd's tasks keep the plain layouts in any mode.
   src.plan.winograd = o.kernelTemplate == "winograd";
-  src.plan.coldWeights = o.weights == "cold";
+  if (!o.weights.empty() && o.backend != "cpu")
+    throw InputError("--weights: only the cpu backend evicts weights before each timed run");
+  src.plan.coldWeights = o.weights != "warm";
   src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
                   : o.backend == "cpu" ? layout::TuningMode::Joint
                                        : layout::TuningMode::Loop;

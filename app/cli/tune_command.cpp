@@ -129,6 +129,7 @@ void runTune(const TuneArgs& a) {
   like.operatorJson = context.operatorJson;
   like.backend = context.backend;
   like.device = context.device;
+  like.label = context.label;
   const History history = loadHistory(store, like, resumed ? resumed->run.id : 0);
   const bool reuse = a.historyOn || (!a.historyOff && setup.measurer->isReplay());
   std::unique_ptr<HistoryMeasurer> reusing;

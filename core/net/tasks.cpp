@@ -128,15 +128,17 @@ TaskGraph extractTasks(const Network& net) {
       key += exact;
     }
     const auto position = static_cast<std::size_t>(net.find(at.output) - net.layers.data());
+    const bool weights = l.kind == LayerKind::Conv2D || l.kind == LayerKind::Dense;
     const auto it = byKey.find(key);
     if (it != byKey.end()) {
       Task& task = graph.tasks[it->second];
       task.position = std::min(task.position, position);
+      task.readsWeights = task.readsWeights && weights;
       task.occurrences.push_back(std::move(at));
       continue;
     }
     byKey[key] = graph.tasks.size();
-    graph.tasks.push_back({l.name, std::move(op), {std::move(at)}, position});
+    graph.tasks.push_back({l.name, std::move(op), {std::move(at)}, position, weights});
   }
   return graph;
 }

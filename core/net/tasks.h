@@ -29,6 +29,9 @@ struct Task {
   // (a fused kernel runs where its last fused layer stands, once every residual it reads exists).
   // Tasks by position are in topological order of the fused kernels, the order ALT tunes them in.
   std::size_t position = 0;
+  // Whether its second operand is a layer's weights (conv2d, dense) at every occurrence, not an
+  // activation (matmul, batch_matmul): what a network times cold (NetworkTuningPlan::coldWeights).
+  bool readsWeights = false;
 
   double weight() const { return static_cast<double>(occurrences.size()); }
 };

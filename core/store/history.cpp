@@ -48,6 +48,9 @@ History loadHistory(const Store& store, const RunRecord& like, std::int64_t excl
     if (r.id == excludeRun || runOperatorKey(r.operatorJson) != key || r.backend != like.backend ||
         r.device != like.device)
       continue;
+    // A CPU run's label also says whether its weights were timed cold (a network's tasks):
+    // those times are not a warm run's.
+    if (like.backend == "cpu" && !like.label.empty() && r.label != like.label) continue;
     for (const TrialRow& t : store.trials(r.id)) {
       const Measurement m = measurementOf(t);
       h.byConfig[t.config] = {m, r.id};

@@ -11,7 +11,8 @@
 
 namespace opevo {
 
-// Earlier trials of the same operator (same space) on the same backend and device: what a new
+// Earlier trials of the same operator (same space) on the same backend and device (on the CPU,
+// with the same label: weights timed warm or cold): what a new
 // run may reuse instead of measuring again, and what a cost model may warm-start from.
 struct History {
   // configuration text -> its latest measurement, and the run it came from

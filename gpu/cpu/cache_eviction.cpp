@@ -20,11 +20,12 @@ void evictFromCaches(const void* data, std::size_t bytes) {
   _mm_mfence();
 #else
   // No user-level flush of a range: stream through a buffer larger than any last-level cache,
-  // which evicts everything (the range with it).
-  static std::vector<std::uint64_t> sweep(std::size_t(256) << 17);  // 256 MiB
+  // which evicts everything (the range with it). Slow (tens of ms a call), and only x86 builds
+  // are made today; one buffer per thread, as timings may run on several.
+  thread_local std::vector<std::uint64_t> sweep(std::size_t(256) << 17);  // 256 MiB
   std::uint64_t sum = 0;
   for (std::uint64_t& v : sweep) sum += ++v;
-  static volatile std::uint64_t sink;
+  thread_local volatile std::uint64_t sink;
   sink = sum;
 #endif
 }

@@ -46,7 +46,8 @@ CpuMeasurer::CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options)
 CpuMeasurer::~CpuMeasurer() = default;
 
 std::string CpuMeasurer::label() const {
-  return "cpu: " + m_device;
+  // Stored with each run: its times are not comparable with a warm run's (loadHistory).
+  return "cpu: " + m_device + (m_options.timing.coldWeights ? " (weights cold)" : "");
 }
 
 Measurement CpuMeasurer::timeInWorker(const std::string& library) {

@@ -46,13 +46,15 @@ Network networkOf(const NetworkSource& s) {
   return networkFromText(s.text, s.source, s.params);
 }
 
-// The options a plan's tasks are measured with.
-BackendOptions forPlan(BackendOptions o, const NetworkTuningPlan& plan) {
-  o.cpu.timing.coldWeights = plan.coldWeights;
+}  // namespace
+
+BackendOptions taskMeasuringOptions(BackendOptions o, const NetworkTuningPlan& plan,
+                                    const Task& task) {
+  // An activation as the second operand (attention's keys and values) was just written by the
+  // layer before: in the chain it is as warm as the first.
+  o.cpu.timing.coldWeights = plan.coldWeights && task.readsWeights;
   return o;
 }
-
-}  // namespace
 
 NetworkSource storedNetworkSource(const Store& store, std::int64_t id, NetworkRecord* record) {
   std::optional<NetworkRecord> stored = store.network(id);
@@ -81,10 +83,12 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source, const Backend
                      "on " +
                      m_source.backend + ")");
   if (m_source.plan.winograd) requireWinogradBackend(m_source.backend, m_network.name);
+  // Only the CPU evicts weights; the GPUs time in their own way, and the stored plan says so.
+  if (m_source.backend != "cpu") m_source.plan.coldWeights = false;
   for (const Task& t : m_graph.tasks)
     m_setups.push_back(makeOperatorMeasurement(
         m_source.backend, taskDefinition(t, m_source.plan.mode, m_source.plan.winograd),
-        forPlan(options, m_source.plan)));
+        taskMeasuringOptions(options, m_source.plan, t)));
   build({});
   NetworkRecord rec;
   rec.name = m_network.name;
@@ -119,10 +123,11 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
   std::vector<EngineOptions> options;
   std::vector<TaskRestore> restores;
   for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
-    ResumedRun r = resumeStoredRun(store, stored.taskRuns[i], forPlan(backend, m_source.plan),
-                                   /*allowFinished=*/true);
     // The stored trials are configurations of the task as it was extracted then.
     const Task& t = m_graph.tasks[i];
+    ResumedRun r =
+        resumeStoredRun(store, stored.taskRuns[i], taskMeasuringOptions(backend, m_source.plan, t),
+                        /*allowFinished=*/true);
     // As a new run on this backend stores it (runDefinition: the GPU templates' space on cuda
     // and hip), or as runs stored before spaces had targets did.
     const OperatorDefinition def = taskDefinition(t, m_source.plan.mode, m_source.plan.winograd);

@@ -40,6 +40,11 @@ struct NetworkSource {
 NetworkSource storedNetworkSource(const Store& store, std::int64_t id,
                                   NetworkRecord* record = nullptr);
 
+// The options a task of a plan is measured with: `o` with the weights timed cold where the plan
+// says so and the task reads weights (NetworkTuningPlan::coldWeights, Task::readsWeights).
+BackendOptions taskMeasuringOptions(BackendOptions o, const NetworkTuningPlan& plan,
+                                    const Task& task);
+
 // What conclude() is doing, for a caller that shows progress.
 enum class ConcludeStep { TaskReferences, EndToEndOnCpu, EndToEndOnDevice };
 

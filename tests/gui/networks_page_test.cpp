@@ -197,11 +197,13 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   std::optional<NetworkSpec> spec = setup()->spec(&error);
   ASSERT_TRUE(spec) << error.toStdString();
   EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Joint});
+  EXPECT_TRUE(spec->coldWeights) << "kernels are timed as the chain reads their weights";
   QComboBox* backend = setup()->backendBox();
   const int cuda = backend->findText(QStringLiteral("cuda"));
   ASSERT_GE(cuda, 0);
   backend->setCurrentIndex(cuda);
   EXPECT_FALSE(setup()->jointModeBox()->isEnabled());
+  EXPECT_FALSE(setup()->coldWeightsBox()->isEnabled());  // the GPUs have no such choice
   spec = setup()->spec(&error);
   ASSERT_TRUE(spec) << error.toStdString();
   EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Loop});
@@ -253,6 +255,8 @@ TEST_F(NetworksPageTest, ACudaRaceWithoutADeviceFailsNamingWhy) {
 
 TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   chooseTiny({QStringLiteral("gradient"), QStringLiteral("round-robin")}, 8);
+  // Timed warm, not as by default: the stored runs must say so.
+  setup()->coldWeightsBox()->setChecked(false);
   int snapshots = 0;
   QObject::connect(m_page.controller(), &NetworkController::updated, &m_page,
                    [&](const NetworkSnapshotPtr&) { ++snapshots; });
@@ -319,6 +323,7 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
     EXPECT_EQ(r.status, RunStatus::Finished);
     const nlohmann::json result = nlohmann::json::parse(r.resultJson);
     EXPECT_EQ(result["trials"], 8);
+    EXPECT_EQ(result["weights"], "warm");
     EXPECT_TRUE(result["end_to_end_ms"].is_number());
   }
 }

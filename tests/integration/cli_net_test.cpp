@@ -357,10 +357,32 @@ TEST(CliNet, TasksAreTimedWithColdWeightsUnlessAsked) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0]["weights"], "cold");
   EXPECT_EQ(runs[1]["weights"], "warm");
+  // What each task's measurer did, as its stored run's label says: in the cold network the
+  // convolutions and dense layers, not the matmuls, whose second operand is an activation the
+  // layer before just wrote; nothing in the warm one.
+  {
+    const Store store(db);
+    int cold = 0, warm = 0;
+    for (const NetworkRecord& n : store.networks())
+      for (const std::int64_t id : n.taskRuns) {
+        const RunRecord run = *store.run(id);
+        const bool weights = run.operatorName.rfind("c", 0) == 0 || run.operatorName == "d1" ||
+                             run.operatorName.rfind("q", 0) == 0 || run.operatorName == "d3";
+        const bool labelledCold = run.label.find("(weights cold)") != std::string::npos;
+        EXPECT_EQ(labelledCold, n.id == 1 && weights) << n.id << " " << run.operatorName;
+        (labelledCold ? cold : warm) += 1;
+      }
+    EXPECT_GT(cold, 0);
+    EXPECT_GT(warm, 0);
+  }
   const auto bad = runProcess(
       OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--weights", "lukewarm", "--db", db});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--weights"), std::string::npos) << bad.err;
+  const auto gpu = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--backend",
+                                          "cuda", "--weights", "cold", "--db", db});
+  EXPECT_EQ(gpu.status, 2);
+  EXPECT_NE(gpu.err.find("only the cpu backend"), std::string::npos) << gpu.err;
   std::filesystem::remove_all(dir);
 }
 

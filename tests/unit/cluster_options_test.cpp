@@ -13,8 +13,10 @@ TEST(ClusterMeasuringOptions, TheMastersTimingChoicesReachEveryBackendOfTheAgent
   master.cpu.timing.minTotalMs = 25;
   master.cpu.cutoffFactor = 4;
   master.cpu.timeoutSeconds = 30;
+  master.cpu.timing.coldWeights = true;  // a network's task: its agent times it cold too
   const BackendOptions agent = measuringOptionsFromJson(measuringOptionsJson(master));
   EXPECT_EQ(agent.cpu.cutoffFactor, 4);
+  EXPECT_TRUE(agent.cpu.timing.coldWeights);
   for (const GpuMeasurerOptions* gpu : {&agent.cuda, &agent.hip}) {
     EXPECT_EQ(gpu->compileThreads, 6);
     EXPECT_EQ(gpu->timing.minTotalMs, 25);
@@ -25,6 +27,7 @@ TEST(ClusterMeasuringOptions, TheMastersTimingChoicesReachEveryBackendOfTheAgent
   const BackendOptions plain = measuringOptionsFromJson(nlohmann::json::object());
   EXPECT_EQ(plain.cuda.cutoffFactor, GpuMeasurerOptions().cutoffFactor);
   EXPECT_EQ(plain.cuda.timeoutSeconds, GpuMeasurerOptions().timeoutSeconds);
+  EXPECT_FALSE(plain.cpu.timing.coldWeights);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ struct NetworkSpec {
   // template (net::NetworkTuningPlan::winograd), the other tasks in joint mode on the CPU, in
   // loop mode on the GPUs.
   bool winograd = false;
+  bool coldWeights = true;  // net::NetworkTuningPlan::coldWeights
   int trials = 0;
   std::size_t unit = 4;
   std::uint64_t seed = 1;

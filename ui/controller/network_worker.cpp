@@ -124,6 +124,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
           src.plan.scheduler = scheduler;
           src.plan.mode = mode;
           src.plan.winograd = winograd;
+          src.plan.coldWeights = spec.coldWeights;
           sessions.push_back(std::make_unique<net::NetworkSession>(store, std::move(src)));
         }
   }

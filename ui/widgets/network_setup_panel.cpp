@@ -44,6 +44,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_jointMode(new QCheckBox(tr("layouts + loops (ALT)"))),
       m_jointNoPropagation(new QCheckBox(tr("no propagation (ALT-WP)"))),
       m_winogradMode(new QCheckBox(tr("Winograd convolutions"))),
+      m_coldWeights(new QCheckBox(tr("weights cold, as in the chain"))),
       m_trials(new QSpinBox),
       m_unit(new QSpinBox),
       m_seed(new QSpinBox),
@@ -113,6 +114,12 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   modes->addWidget(m_jointMode);
   modes->addWidget(m_jointNoPropagation);
   modes->addWidget(m_winogradMode);
+  m_coldWeights->setObjectName(QStringLiteral("coldWeightsBox"));
+  m_coldWeights->setChecked(true);
+  m_coldWeights->setToolTip(
+      tr("Each kernel is timed with its weights evicted from the caches before every run, as the "
+         "chained network reads them; unchecked, in a loop with its weights cached from the run "
+         "before. CPU only"));
   m_trials->setRange(1, 100000);
   m_trials->setValue(60);
   m_trials->setObjectName(QStringLiteral("trialsBox"));
@@ -129,6 +136,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   form->addRow(tr("Algorithms"), m_algorithms);
   form->addRow(tr("Schedulers"), schedulers);
   form->addRow(tr("Tune"), modes);
+  form->addRow(tr("Timing"), m_coldWeights);
   form->addRow(tr("Trials"), m_trials);
   form->addRow(tr("Unit"), m_unit);
   form->addRow(tr("Seed"), m_seed);
@@ -164,6 +172,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
     const bool cpu = backend == QLatin1String("cpu");
     m_jointMode->setEnabled(cpu);
     m_jointNoPropagation->setEnabled(cpu);
+    m_coldWeights->setEnabled(cpu);
     if (!cpu && (m_jointMode->isChecked() || m_jointNoPropagation->isChecked())) {
       m_jointMode->setChecked(false);
       m_jointNoPropagation->setChecked(false);
@@ -328,6 +337,7 @@ std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
   if (m_jointNoPropagation->isChecked() && m_jointNoPropagation->isEnabled())
     s.modes.push_back(layout::TuningMode::JointNoPropagation);
   s.winograd = m_winogradMode->isChecked() && m_winogradMode->isEnabled();
+  s.coldWeights = m_coldWeights->isChecked();
   if (s.algorithms.empty() || s.schedulers.empty() || (s.modes.empty() && !s.winograd)) {
     if (error) *error = tr("Check at least one algorithm, one scheduler and one way to tune.");
     return std::nullopt;

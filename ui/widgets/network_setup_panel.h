@@ -58,6 +58,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* jointModeBox() const { return m_jointMode; }
   QCheckBox* jointNoPropagationBox() const { return m_jointNoPropagation; }
   QCheckBox* winogradModeBox() const { return m_winogradMode; }
+  QCheckBox* coldWeightsBox() const { return m_coldWeights; }
   QSpinBox* trialsBox() const { return m_trials; }
   QComboBox* runsBox() const { return m_runs; }
   QPushButton* startButton() const { return m_start; }
@@ -90,6 +91,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* m_jointMode;
   QCheckBox* m_jointNoPropagation;
   QCheckBox* m_winogradMode;
+  QCheckBox* m_coldWeights;
   QSpinBox* m_trials;
   QSpinBox* m_unit;
   QSpinBox* m_seed;
