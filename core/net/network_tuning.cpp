@@ -11,9 +11,20 @@
 
 namespace opevo::net {
 
+namespace {
+
+// Whether a task has a layout template a network can run: an ungrouped convolution, or a dense
+// layer (a MatMul whose B is its weights, packed once; a matmul's B is an activation, which the
+// network would have to convert in every pass).
+bool hasLayoutTemplate(const Task& task) {
+  if (task.op.kind == OpKind::Conv2D) return task.op.groups == 1;
+  return task.op.kind == OpKind::MatMul && task.readsWeights;
+}
+
+}  // namespace
+
 OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, bool winograd) {
-  const bool layouts =
-      layout::tunesLayouts(mode) && task.op.kind == OpKind::Conv2D && task.op.groups == 1;
+  const bool layouts = layout::tunesLayouts(mode) && hasLayoutTemplate(task);
   OperatorDefinition def{task.op, defaultSpace(task.op)};
   // Winograd's template works on the plain layouts: in a layout mode the convolutions it takes
   // read and write those, the others tune their layouts.
@@ -21,6 +32,23 @@ OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, boo
     return withSpaceTarget(std::move(def), SpaceTarget::Winograd);
   if (layouts) return withTuningMode(std::move(def), layout::TuningMode::Joint);
   return def;
+}
+
+std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout::TuningMode mode,
+                                                       bool winograd) {
+  if (!layout::tunesLayouts(mode) || task.op.kind != OpKind::MatMul || !task.readsWeights)
+    return std::nullopt;
+  return taskDefinition(task, layout::TuningMode::Loop, winograd);
+}
+
+OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode, bool winograd,
+                                    const Config& config) {
+  OperatorDefinition def = taskDefinition(task, mode, winograd);
+  if (def.space.contains(config)) return def;
+  if (auto former = formerTaskDefinition(task, mode, winograd);
+      former && former->space.contains(config))
+    return *former;
+  return def;  // generateKernel says what is wrong with the configuration
 }
 
 std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph) {

@@ -47,6 +47,17 @@ struct NetworkTuningPlan {
 // with `winograd` the Winograd template's space where it takes the task.
 OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, bool winograd = false);
 
+// What taskDefinition gave before dense tasks tuned layouts in the layout modes (their loops over
+// plain layouts), for the dense tasks of runs stored then; nullopt for any other task.
+std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout::TuningMode mode,
+                                                       bool winograd = false);
+
+// The definition `config` belongs to: taskDefinition's, or formerTaskDefinition's for a
+// configuration of a run stored before (a stored run's tuned kernels keep running as they were
+// measured).
+OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode, bool winograd,
+                                    const Config& config);
+
 // What one task measures with: its space and measurer, owned by the caller for the whole run.
 struct TaskMeasurement {
   const SearchSpace* space = nullptr;

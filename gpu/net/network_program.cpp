@@ -47,7 +47,8 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
   for (std::size_t i = 0; i < graph.tasks.size(); ++i)
     for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
   std::vector<OperatorDefinition> defs;
-  for (const Task& t : graph.tasks) defs.push_back(taskDefinition(t, mode, winograd));
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
+    defs.push_back(taskDefinitionOf(graph.tasks[i], mode, winograd, configs[i]));
   for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader)
     for (const Occurrence& o : graph.tasks[reader].occurrences)
       for (const std::string& residual : o.residuals) {
@@ -107,9 +108,10 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
                      ": its tasks tune loops only so far (--mode loop), not layouts");
   NetworkProgram p;
   p.backend = backend;
-  const std::vector<Config> configs = mode == layout::TuningMode::Joint
-                                          ? adoptReaderLayouts(graph, tuned, mode, winograd, &p.adopted)
-                                          : tuned;
+  const std::vector<Config> configs =
+      mode == layout::TuningMode::Joint
+          ? adoptReaderLayouts(graph, tuned, mode, winograd, &p.adopted)
+          : tuned;
   std::map<std::string, int> tensorIndex;
   auto tensor = [&](const std::string& name) {
     const auto it = tensorIndex.find(name);
@@ -145,7 +147,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     p.kernels[entry] = {static_cast<int>(p.modules.size()) - 1, launch};
   };
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    OperatorDefinition def = taskDefinition(graph.tasks[i], mode, winograd);
+    OperatorDefinition def = taskDefinitionOf(graph.tasks[i], mode, winograd, configs[i]);
     if (gpu && def.target != SpaceTarget::Winograd)
       def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
     const std::string entry = "task_" + std::to_string(i);

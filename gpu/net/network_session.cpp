@@ -132,7 +132,10 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     // and hip), or as runs stored before spaces had targets did.
     const OperatorDefinition def = taskDefinition(t, m_source.plan.mode, m_source.plan.winograd);
     const std::string now = operatorDefinitionToJson(runDefinition(m_source.backend, def)).dump();
-    if (now != r.run.operatorJson && operatorDefinitionToJson(def).dump() != r.run.operatorJson)
+    const auto former = formerTaskDefinition(t, m_source.plan.mode, m_source.plan.winograd);
+    if (now != r.run.operatorJson && operatorDefinitionToJson(def).dump() != r.run.operatorJson &&
+        !(former && operatorDefinitionToJson(runDefinition(m_source.backend, *former)).dump() ==
+                        r.run.operatorJson))
       throw InputError("network run " + std::to_string(id) + ": task " + t.name +
                        " is no longer the operator its stored run " + std::to_string(r.run.id) +
                        " measured (was this run stored by another version?)");

@@ -81,12 +81,14 @@ TEST(CliNet, LayoutTasksConvertStraightIntoEachOther) {
       if (j.empty()) return;
       // a: image in; b: input and residual from a; c: input from b, output out to the pool.
       // With propagation a writes b's output layout where its space allows, and b reads its
-      // residual as it is.
+      // residual as it is. The dense layer d tunes its layouts too: its input (the flattened
+      // pool) packed, its output (the network's) unpacked.
       const bool adopted = !j["adopted_layouts"].empty();
       const std::vector<std::string> want =
-          std::string(mode) == "joint" ? (adopted ? std::vector<std::string>{"a", "b", "c"}
-                                                  : std::vector<std::string>{"a", "b", "b", "c"})
-                                       : std::vector<std::string>{"a", "b", "b", "c", "c"};
+          std::string(mode) == "joint"
+              ? (adopted ? std::vector<std::string>{"a", "b", "c", "d", "d"}
+                         : std::vector<std::string>{"a", "b", "b", "c", "d", "d"})
+              : std::vector<std::string>{"a", "b", "b", "c", "c", "d", "d"};
       EXPECT_EQ(conversionsOf(j), want) << j["steps"].dump();
       if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
       EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
@@ -109,11 +111,13 @@ TEST(CliNet, PropagatedLayoutsNeedNoConversion) {
     EXPECT_EQ(wp["mode"], "joint-np");
     EXPECT_EQ(alt["tasks"].size(), 3u);  // a, b (b1 and b2), d
     // a's output (b1's residual) in b's layout too, where a's space allows.
+    // The dense layer d packs its input and unpacks its output in both.
     EXPECT_EQ(conversionsOf(alt), alt["adopted_layouts"].empty()
-                                      ? (std::vector<std::string>{"a", "b1", "b1", "b2"})
-                                      : (std::vector<std::string>{"a", "b1", "b2"}))
+                                      ? (std::vector<std::string>{"a", "b1", "b1", "b2", "d", "d"})
+                                      : (std::vector<std::string>{"a", "b1", "b2", "d", "d"}))
         << alt["steps"].dump();
-    EXPECT_EQ(conversionsOf(wp), (std::vector<std::string>{"a", "b1", "b1", "b2", "b2", "b2"}))
+    EXPECT_EQ(conversionsOf(wp),
+              (std::vector<std::string>{"a", "b1", "b1", "b2", "b2", "b2", "d", "d"}))
         << wp["steps"].dump();
     if (alt["reference"]["ms"].is_null()) GTEST_SKIP() << alt["reference"]["missing"];
     EXPECT_TRUE(alt["verified"].get<bool>()) << alt.dump(2);
@@ -208,9 +212,10 @@ TEST(CliNet, TopologicalTuningPinsAResidualsLayoutAndConvertsLess) {
     for (const auto& t : gradient["tasks"]) EXPECT_TRUE(t["layout_constraint"].is_null());
     for (const auto& t : wp["tasks"]) EXPECT_TRUE(t["layout_constraint"].is_null());
 
-    // a's input, b's input, short's input and its output (read by the dense layer): the residual
-    // is not converted, and nothing needed adopting.
-    EXPECT_EQ(conversionsOf(topo), (std::vector<std::string>{"a", "b", "short", "short"}))
+    // a's input, b's input, short's input and its output (read by the pool before the dense
+    // layer), the dense layer's input and output: the residual is not converted, and nothing
+    // needed adopting.
+    EXPECT_EQ(conversionsOf(topo), (std::vector<std::string>{"a", "b", "short", "short", "d", "d"}))
         << topo["steps"].dump();
     EXPECT_TRUE(topo["adopted_layouts"].empty()) << topo["adopted_layouts"].dump();
     // Side by side, short's residual is read as it is only where b and short happened to choose
@@ -219,9 +224,9 @@ TEST(CliNet, TopologicalTuningPinsAResidualsLayoutAndConvertsLess) {
     for (const auto& t : gradient["tasks"]) free[t["name"]] = t;
     const bool met = outputLayoutOf(free["short"]) == outputLayoutOf(free["b"]) ||
                      !gradient["adopted_layouts"].empty();
-    EXPECT_EQ(conversionsOf(gradient).size(), met ? 4u : 5u) << gradient["steps"].dump();
+    EXPECT_EQ(conversionsOf(gradient).size(), met ? 6u : 7u) << gradient["steps"].dump();
     EXPECT_LE(conversionsOf(topo).size(), conversionsOf(gradient).size());
-    EXPECT_EQ(conversionsOf(wp).size(), 5u) << wp["steps"].dump();
+    EXPECT_EQ(conversionsOf(wp).size(), 7u) << wp["steps"].dump();
     if (topo["reference"]["ms"].is_null()) GTEST_SKIP() << topo["reference"]["missing"];
     for (const nlohmann::json* j : {&topo, &gradient, &wp})
       EXPECT_TRUE((*j)["verified"].get<bool>()) << j->dump(2);
@@ -245,12 +250,13 @@ TEST(CliNet, CompareReportsEachContendersSchedulerAndConstraints) {
     EXPECT_EQ(result["trials"], 12);
     if (result["scheduler"] == "gradient") {
       EXPECT_TRUE(result["layout_constraints"].empty()) << result.dump(2);
-      EXPECT_GE(result["conversion_steps"], 4);
+      EXPECT_GE(result["conversion_steps"], 6);
       continue;
     }
     EXPECT_EQ(result["scheduler"], "topological");
     ASSERT_EQ(result["layout_constraints"].size(), 1u) << result.dump(2);
-    EXPECT_EQ(result["conversion_steps"], 4) << result.dump(2);  // the residual's is gone
+    // The residual's is gone; the dense layer's two remain.
+    EXPECT_EQ(result["conversion_steps"], 6) << result.dump(2);
     EXPECT_EQ(result["layout_constraints"][0]["task"], "short");
     EXPECT_EQ(result["layout_constraints"][0]["by"], "b");
     EXPECT_TRUE(result["layout_constraints"][0]["applied"].get<bool>());

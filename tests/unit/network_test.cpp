@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "net/network_json.h"
+#include "net/network_tuning.h"
 #include "net/tasks.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
@@ -141,6 +142,39 @@ TEST(Network, BertLayerTasks) {
   EXPECT_EQ(findTask(g, "ffn_out")->occurrences[0].residuals,
             (std::vector<std::string>{"attention_norm"}));
   EXPECT_EQ(loadNetwork("bert_base_layer", {{"seq", 64}}).shapeOf("scores"), (Shape{12, 64, 64}));
+  // The projections read weights; the attention's products read two activations.
+  EXPECT_TRUE(findTask(g, "query")->readsWeights);
+  EXPECT_TRUE(findTask(g, "ffn_out")->readsWeights);
+  EXPECT_FALSE(scores->readsWeights);
+  EXPECT_FALSE(findTask(g, "context_by_head")->readsWeights);
+}
+
+// In the layout modes a dense task tunes ALT's MatMul layouts (its weights packed once, its
+// activations converted around it); a matmul of two activations keeps its loops. A dense task's
+// loop configuration, stored by a run from before, still finds the space it was measured in.
+TEST(Network, DenseTasksTuneLayoutsAndFormerRunsKeepTheirLoops) {
+  const TaskGraph g = extractTasks(loadNetwork("bert_base_layer"));
+  const Task& query = *findTask(g, "query");
+  const Task& scores = *findTask(g, "scores");
+  for (const layout::TuningMode mode :
+       {layout::TuningMode::Joint, layout::TuningMode::JointNoPropagation}) {
+    const OperatorDefinition dense = taskDefinition(query, mode);
+    EXPECT_EQ(dense.mode, layout::TuningMode::Joint);
+    EXPECT_GE(dense.space.indexOf("layout.b_m"), 0);
+    EXPECT_LT(taskDefinition(scores, mode).space.indexOf("layout.b_m"), 0);
+    const auto former = formerTaskDefinition(query, mode);
+    ASSERT_TRUE(former.has_value());
+    EXPECT_LT(former->space.indexOf("layout.b_m"), 0);
+    EXPECT_FALSE(formerTaskDefinition(scores, mode).has_value());
+    const Config loops = untunedConfig(former->space);
+    EXPECT_EQ(operatorDefinitionToJson(taskDefinitionOf(query, mode, false, loops)),
+              operatorDefinitionToJson(*former));
+    const Config layouts = untunedConfig(dense.space);
+    EXPECT_EQ(operatorDefinitionToJson(taskDefinitionOf(query, mode, false, layouts)),
+              operatorDefinitionToJson(dense));
+  }
+  EXPECT_LT(taskDefinition(query, layout::TuningMode::Loop).space.indexOf("layout.b_m"), 0);
+  EXPECT_FALSE(formerTaskDefinition(query, layout::TuningMode::Loop).has_value());
 }
 
 TEST(Network, BadFilesNameTheLayerAndField) {
