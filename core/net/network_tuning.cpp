@@ -13,12 +13,12 @@ namespace opevo::net {
 
 namespace {
 
-// Whether a task has a layout template a network can run: an ungrouped convolution, or a dense
-// layer (a MatMul whose B is its weights, packed once; a matmul's B is an activation, which the
-// network would have to convert in every pass).
+// Whether a task has a layout template a network can run: an ungrouped convolution, or a
+// (batch) matmul: a dense layer's weights are packed once, a product of two activations (the
+// attention's) has its B converted in every pass, as its A.
 bool hasLayoutTemplate(const Task& task) {
   if (task.op.kind == OpKind::Conv2D) return task.op.groups == 1;
-  return task.op.kind == OpKind::MatMul && task.readsWeights;
+  return true;  // MatMul or BatchMatMul
 }
 
 }  // namespace
@@ -36,8 +36,7 @@ OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, boo
 
 std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout::TuningMode mode,
                                                        bool winograd) {
-  if (!layout::tunesLayouts(mode) || task.op.kind != OpKind::MatMul || !task.readsWeights)
-    return std::nullopt;
+  if (!layout::tunesLayouts(mode) || task.op.kind == OpKind::Conv2D) return std::nullopt;
   return taskDefinition(task, layout::TuningMode::Loop, winograd);
 }
 

@@ -47,8 +47,8 @@ struct NetworkTuningPlan {
 // with `winograd` the Winograd template's space where it takes the task.
 OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, bool winograd = false);
 
-// What taskDefinition gave before dense tasks tuned layouts in the layout modes (their loops over
-// plain layouts), for the dense tasks of runs stored then; nullopt for any other task.
+// What taskDefinition gave before (batch) matmul tasks tuned layouts in the layout modes (their
+// loops over plain layouts), for those tasks of runs stored then; nullopt for any other task.
 std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout::TuningMode mode,
                                                        bool winograd = false);
 

@@ -218,10 +218,12 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
       if (const auto& lay = layouts[it->second.first]) {
         // The kernel reads and writes its own layouts: weights converted now, activations (and
         // the residual, laid out as the output) converted around it in every pass.
-        const std::vector<float>& w = p.params[static_cast<std::size_t>(b.index)];
-        std::vector<float> packed(static_cast<std::size_t>(lay->b.size()));
-        lay->b.pack(w, packed);
-        p.params[static_cast<std::size_t>(b.index)] = std::move(packed);
+        if (b.kind == ProgramOperand::Kind::Param) {
+          const std::vector<float>& w = p.params[static_cast<std::size_t>(b.index)];
+          std::vector<float> packed(static_cast<std::size_t>(lay->b.size()));
+          lay->b.pack(w, packed);
+          p.params[static_cast<std::size_t>(b.index)] = std::move(packed);
+        }
         auto convert = [&](const ProgramOperand& from, const std::string& suffix,
                            const layout::Layout& into) {
           p.tensors.push_back({o.layer + "." + suffix, into.size(), -1, {}});
@@ -231,6 +233,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
           return ProgramOperand{ProgramOperand::Kind::Tensor, to};
         };
         s.in[0] = convert(s.in[0], "pack_a", lay->a);
+        if (b.kind == ProgramOperand::Kind::Tensor) s.in[1] = convert(s.in[1], "pack_b", lay->b);
         if (s.in[3].kind != ProgramOperand::Kind::None)
           s.in[3] = convert(s.in[3], "pack_c", lay->c);
         p.tensors.push_back({o.layer + ".laid_out", lay->c.size(), -1, {}});

@@ -469,7 +469,8 @@ void expectExportedProgramPasses(const std::string& db, const std::string& out) 
 }
 
 // Winograd's template on the CPU: the stride-1 3x3 convolutions (a, b: 36 tiles at batch 4) run
-// it on the plain layouts beside layout tasks (c) and loop tasks (d), with random configurations
+// it on the plain layouts beside layout tasks (c; d, a dense layer, in the joint modes) and loop
+// tasks (c and d in loop mode), with random configurations
 // in every mode, and tuned, exported and run as a program; every output checked against libtorch.
 TEST(CliNet, WinogradTasksRunBesideLayoutTasksAndExport) {
   const std::string chain = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_conv_chain.json";
@@ -509,9 +510,10 @@ TEST(CliNet, WinogradTasksRunBesideLayoutTasksAndExport) {
 }
 
 TEST(CliNet, JointModeTunesLayoutsConvertsActivationsAndExports) {
-  // The ungrouped convolutions tune layouts and loops, the grouped one and the dense/matmul tasks
-  // their loops; the conversions run between them and the output still matches libtorch's, in
-  // the tuned run and in the exported program.
+  // The ungrouped convolution and the dense and (batch) matmul tasks tune layouts and loops, the
+  // grouped convolution its loops; the conversions run between them (a matmul's B, an
+  // activation, converted in every pass as its A) and the output still matches libtorch's, in the
+  // tuned run and in the exported program.
   char pattern[] = "/tmp/opevo-netjoint-XXXXXX";
   const std::filesystem::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string(), out = (dir / "program").string();
@@ -521,10 +523,19 @@ TEST(CliNet, JointModeTunesLayoutsConvertsActivationsAndExports) {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["mode"], "joint");
   EXPECT_EQ(j["trials"], 20);
-  int layoutTasks = 0;
-  for (const auto& t : j["tasks"])
-    if (t["config"].get<std::string>().find("layout.out_c=") != std::string::npos) ++layoutTasks;
-  EXPECT_EQ(layoutTasks, 1) << j["tasks"].dump(2);  // c2; c1 is grouped
+  int layoutTasks = 0, matmulLayoutTasks = 0;
+  for (const auto& t : j["tasks"]) {
+    const std::string config = t["config"];
+    if (config.find("layout.out_c=") != std::string::npos) ++layoutTasks;
+    if (config.find("layout.b_m=") != std::string::npos) ++matmulLayoutTasks;
+  }
+  EXPECT_EQ(layoutTasks, 1) << j["tasks"].dump(2);        // c2; c1 is grouped
+  EXPECT_EQ(matmulLayoutTasks, 6) << j["tasks"].dump(2);  // d1, q, mm, q2, m2, d3
+  // mm's A and B (both activations) converted in, its output converted out.
+  int mmConversions = 0;
+  for (const auto& s : j["steps"])
+    if (s["kind"] == "convert" && s["name"] == "mm") ++mmConversions;
+  EXPECT_EQ(mmConversions, 3) << j["steps"].dump();
   EXPECT_GT(j["conversions_ms"].get<double>(), 0);
   if (!j["reference"]["ms"].is_null()) {
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
