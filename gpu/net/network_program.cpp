@@ -76,6 +76,17 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
   return configs;
 }
 
+// Whether two layouts lay out tensors of the same logical dims, so that one converts straight
+// into the other. A tensor read by tasks of different kinds is seen with other dims: a conv's
+// 4-d output as a dense layer's (1, n, k) input, a dense layer's output as a batch matmul's
+// (b, n, k); those go through the plain layout.
+bool sameLogicalTensor(const layout::Layout& a, const layout::Layout& b) {
+  if (a.logical().size() != b.logical().size()) return false;
+  for (std::size_t i = 0; i < a.logical().size(); ++i)
+    if (a.logical()[i].extent != b.logical()[i].extent) return false;
+  return true;
+}
+
 // A GPU task's configuration in the GPU templates' space: as given, or, for a run stored before
 // GPU runs tuned the templates' own parameters (split_k, stages; a point of the common space),
 // with those parameters at their value when absent, which is how that run's kernels were built.
@@ -280,7 +291,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
         const ProgramOperand& o = p.steps[r].in[k];
         if (o.kind != ProgramOperand::Kind::Tensor || o.index != plain) continue;
         const auto c = conversions.find(r);
-        if (c != conversions.end() && !c->second.from && c->second.to) {
+        if (c != conversions.end() && !c->second.from && c->second.to &&
+            sameLogicalTensor(*unpack.from, *c->second.to)) {
           converters.push_back(r);
         } else if (propagate && p.steps[r].kind == StepKind::Fixed && k == 0 &&
                    canReadLayout(*net.find(p.steps[r].name), *unpack.from)) {

@@ -95,6 +95,28 @@ TEST(CliNet, LayoutTasksConvertStraightIntoEachOther) {
     }
 }
 
+// Layout tasks of different kinds see a tensor with different dims (a convolution's output as a
+// dense layer's (1, n, k) input, a dense layer's as a batch matmul's (b, n, k)): their layouts
+// meet through the plain one. A straight conversion between them once failed the build ("the
+// layouts are of different tensors").
+TEST(CliNet, LayoutTasksOfDifferentKindsMeetThroughThePlainLayout) {
+  const std::string net = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_kinds_meet.json";
+  for (const char* seed : {"1", "2"})
+    for (const char* mode : {"joint", "joint-np"}) {
+      SCOPED_TRACE(std::string(mode) + ", seed " + seed);
+      const nlohmann::json j = runNetwork({net, "--mode", mode, "--configs", "random", "--seed",
+                                           seed, "--runs", "2", "--warmup", "1"});
+      if (j.empty()) return;
+      // c's input in and its output out; cd's and d's in and out; mm's A, B and residual in,
+      // its output out.
+      EXPECT_EQ(conversionsOf(j),
+                (std::vector<std::string>{"c", "c", "cd", "cd", "d", "d", "mm", "mm", "mm", "mm"}))
+          << j["steps"].dump();
+      if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
+      EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+    }
+}
+
 TEST(CliNet, PropagatedLayoutsNeedNoConversion) {
   // b1 and b2 are one task (conv, add, relu: one configuration, one layout): b2's residual, b1's
   // output, is already in b2's output layout, and both pools read b2's layout. Without
