@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
@@ -524,6 +525,47 @@ TEST(CliNet, WinogradTasksRunBesideLayoutTasksAndExport) {
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["mode"], "joint");  // the CPU's default, Winograd's tasks on plain layouts
+  if (!j["reference"]["ms"].is_null()) {
+    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  }
+  expectExportedProgramPasses(db, out);
+  std::filesystem::remove_all(dir);
+}
+
+// A joint-mode run stored before dense tasks had layouts holds their loop configurations: made
+// here as such a run is, by tuning in loop mode and rewriting the stored plan's mode, with budget
+// left. It resumes in the spaces its tasks were measured in, runs end to end and exports.
+TEST(CliNet, AJointRunFromBeforeMatMulLayoutsResumesAndExports) {
+  const std::string net = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_dense_pair.json";
+  char pattern[] = "/tmp/opevo-netformer-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string(), out = (dir / "program").string();
+  const auto first =
+      runProcess(OPEVO_CLI, {"net", "tune", net, "--mode", "loop", "--trials", "8", "--unit", "2",
+                             "--runs", "2", "--no-reference", "--json", "--db", db});
+  ASSERT_EQ(first.status, 0) << first.err << first.out;
+  {
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(handle,
+                           "UPDATE networks SET plan_json = json_set(plan_json, '$.mode', 'joint', "
+                           "'$.trials', 16), status = 'interrupted' WHERE id = 1",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(handle);
+    sqlite3_close(handle);
+  }
+  const auto resumed =
+      runProcess(OPEVO_CLI, {"net", "tune", "--resume", "1", "--runs", "2", "--json", "--db", db});
+  ASSERT_EQ(resumed.status, 0) << resumed.err << resumed.out;
+  const nlohmann::json j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["mode"], "joint");
+  EXPECT_EQ(j["trials"], 16);
+  for (const auto& t : j["tasks"]) {
+    const std::string config = t["config"];
+    EXPECT_NE(config.find("tile_k="), std::string::npos) << config;
+    EXPECT_EQ(config.find("layout."), std::string::npos) << config;  // its loops, as measured
+  }
   if (!j["reference"]["ms"].is_null()) {
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
   }
