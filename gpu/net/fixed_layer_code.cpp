@@ -328,14 +328,26 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
       const std::size_t r = x.size();
       std::vector<std::int64_t> inStride(r, 1);
       for (std::size_t k = r - 1; k > 0; --k) inStride[k - 1] = inStride[k] * x[k];
-      openItems(w, backend, "o", n);
+      // On the CPU the trailing dims the permutation keeps in place are one contiguous run in
+      // both tensors, copied whole (BERT's head transposes: 64 floats a run). Element by element
+      // the gather took 0.13-0.17 ms for BERT's 98,304 floats. A GPU thread keeps one element.
+      std::size_t kept = r;
+      std::int64_t run = 1;
+      if (backend == codegen::Backend::Cpu)
+        while (kept > 1 && l.target[kept - 1] == static_cast<std::int64_t>(kept - 1))
+          run *= l.shape[--kept];
+      openItems(w, backend, "o", n / run);
       w.line("long rest = o, i = 0;");
-      for (std::size_t k = r; k-- > 0;) {
+      for (std::size_t k = kept; k-- > 0;) {
         w.line("i += (rest % " + str(l.shape[k]) + ") * " +
                str(inStride[static_cast<std::size_t>(l.target[k])]) + ";");
         if (k > 0) w.line("rest /= " + str(l.shape[k]) + ";");
       }
-      w.line("out[o] = x[i];");
+      if (run == 1)
+        w.line("out[o] = x[i];");
+      else
+        w.line("for (long j = 0; j < " + str(run) + "; ++j) out[o * " + str(run) +
+               " + j] = x[i + j];");
       w.close();
       break;
     }
