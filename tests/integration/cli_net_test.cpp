@@ -55,7 +55,9 @@ TEST(CliNet, EveryLayerKindMatchesLibtorch) {
     if (j.empty()) return;
     if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
-    EXPECT_LT(j["reference"]["max_relative_error"].get<double>(), 1e-4);
+    // The CPU's GELU (erf) and softmax (exp) are approximations within about 2e-7 each; the
+    // whole network stays at 2-3e-7 of libtorch.
+    EXPECT_LT(j["reference"]["max_relative_error"].get<double>(), 1e-5);
     EXPECT_EQ(j["tasks"].size(), 8u);  // c1, c2, d1, q, mm, q2, m2, d3
   }
 }
