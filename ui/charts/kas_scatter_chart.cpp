@@ -116,7 +116,7 @@ KasScatterChart::KasScatterChart(QWidget* parent)
   }
   connect(chart(), &QChart::plotAreaChanged, this, &KasScatterChart::placeLabels);
   setMinimumSize(240, 160);  // the page fits a 1600x1000 screen at 200%
-  setCompact(false);
+  setTitles();
   clear();
 }
 
@@ -264,16 +264,20 @@ void KasScatterChart::pointHovered(const QPointF& value, bool state) {
 void KasScatterChart::resizeEvent(QResizeEvent* event) {
   // On an 800x600 screen the chart gets about 220 pixels: the long axis title and legend names
   // were cut to "speed-up over th..." and "stoppe...". The tooltip keeps the full story.
-  setCompact(width() < kCompactWidth);
+  // Renaming the series lays the legend out again: only when the choice changes.
+  if (const bool compact = width() < kCompactWidth; compact != m_compact) {
+    m_compact = compact;
+    setTitles();
+  }
   QChartView::resizeEvent(event);
   placeLabels();
 }
 
-void KasScatterChart::setCompact(bool compact) {
-  m_x->setTitleText(compact ? tr("speed-up (×)") : tr("speed-up over the convolution (×)"));
+void KasScatterChart::setTitles() {
+  m_x->setTitleText(m_compact ? tr("speed-up (×)") : tr("speed-up over the convolution (×)"));
   m_trained->setName(tr("trained"));
-  m_early->setName(compact ? tr("stopped") : tr("stopped early"));
-  m_front->setName(compact ? tr("front") : tr("Pareto front"));
+  m_early->setName(m_compact ? tr("stopped") : tr("stopped early"));
+  m_front->setName(m_compact ? tr("front") : tr("Pareto front"));
 }
 
 void KasScatterChart::placeLabels() {

@@ -58,7 +58,8 @@ class KasScatterChart : public QChartView {
   void pointHovered(const QPointF& value, bool state);
   const Point* pointAt(const QPointF& value) const;
   void placeLabels();
-  void setCompact(bool compact);
+  // The axis title and legend names, short ones when m_compact.
+  void setTitles();
 
   QScatterSeries* m_trained;
   QScatterSeries* m_early;
@@ -75,6 +76,7 @@ class KasScatterChart : public QChartView {
   std::optional<double> m_baseline;  // in %
   int m_selected = 0;
   int m_frontCount = 0;
+  bool m_compact = false;
 };
 
 }  // namespace opevo::ui
