@@ -48,7 +48,7 @@ std::string around(const std::string& layer, const std::string& shape = "[1, 8, 
 TEST(Network, PresetsAreListedAndLoad) {
   std::vector<std::string> names;
   for (const NetworkPreset& p : networkPresets()) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"alexnet", "bert_base_layer", "resnet18"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"alexnet", "bert_base_layer", "resnet18", "resnet50"}));
   for (const std::string& n : names) EXPECT_NO_THROW(loadNetwork(n)) << n;
 }
 
@@ -124,6 +124,33 @@ TEST(Network, ResNet18FoldsBatchNormsAndMergesIdenticalTasks) {
   double weights = 0;
   for (const Task& task : g.tasks) weights += task.weight();
   EXPECT_EQ(weights, 21);  // 20 convolutions and the classifier
+}
+
+// torchvision's ResNet-50 (v1.5: the stride on each first block's 3x3 convolution).
+TEST(Network, ResNet50BottlenecksAndTasks) {
+  const Network n = loadNetwork("resnet50");
+  EXPECT_EQ(n.shapeOf("layer1.2.relu"), (Shape{1, 256, 56, 56}));
+  EXPECT_EQ(n.shapeOf("layer2.0.conv2"), (Shape{1, 128, 28, 28}));
+  EXPECT_EQ(n.shapeOf("layer4.2.relu"), (Shape{1, 2048, 7, 7}));
+  EXPECT_EQ(n.shapeOf(n.output), (Shape{1, 1000}));
+  // torchvision's 25,557,032 less the norms' 53,120 scale and shift values, plus the 26,560
+  // biases they fold into; about 4.1 G multiply-adds.
+  EXPECT_EQ(n.parameterCount(), 25557032 - 53120 + 26560);
+  EXPECT_NEAR(n.flops() / 1e9, 8.21, 0.01);
+  const TaskGraph g = extractTasks(n);
+  EXPECT_EQ(g.tasks.size(), 25u);
+  double weights = 0;
+  for (const Task& task : g.tasks) weights += task.weight();
+  EXPECT_EQ(weights, 54);  // 49 convolutions in the blocks and the stem, 4 shortcuts, the classifier
+  const Task* conv3 = findTask(g, "layer3.0.conv3");
+  ASSERT_NE(conv3, nullptr);
+  EXPECT_EQ(conv3->weight(), 6);
+  EXPECT_EQ(conv3->op.epilogue,
+            (Epilogue{{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}}));
+  EXPECT_EQ(conv3->occurrences[0].residuals,
+            (std::vector<std::string>{"layer3.0.downsample.conv"}));
+  EXPECT_EQ(findTask(g, "layer2.0.conv2")->op.stride, 2);
+  EXPECT_EQ(findTask(g, "layer2.0.conv1")->op.stride, 1);
 }
 
 TEST(Network, BertLayerTasks) {
