@@ -4,6 +4,7 @@
 #include "layout/layout.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -354,6 +355,84 @@ Layout Layout::fromJson(const nlohmann::json& j) {
     throw badJson("'physical' does not match what the primitives give (" +
                   dimList(layout.physical()) + ")");
   return std::move(layout);
+}
+
+namespace {
+
+// A layout's primitives with the names of its logical dims replaced by their positions, every
+// derived dim named after what it derives from, the no-op pads dropped and the unfolds that are
+// splits (a window as wide as its stride, no remainder) written as splits; sorted, since with
+// every name unique the primitives on different dims commute. With the final physical dims,
+// which alone decide the order, it is the mapping.
+struct CanonicalLayout {
+  std::vector<std::pair<std::vector<std::string>, std::vector<std::int64_t>>> primitives;
+  std::vector<Dim> physical;
+  bool operator==(const CanonicalLayout&) const = default;
+};
+
+CanonicalLayout canonical(const Layout& l) {
+  std::map<std::string, Dim> named;  // a current dim's name -> its canonical name and extent
+  for (std::size_t i = 0; i < l.logical().size(); ++i)
+    named[l.logical()[i].name] = {std::string(1, '#').append(std::to_string(i)),
+                                  l.logical()[i].extent};
+  CanonicalLayout c;
+  auto record = [&](const std::string& kind, std::vector<std::string> dims,
+                    std::vector<std::int64_t> args) {
+    dims.insert(dims.begin(), kind);
+    c.primitives.emplace_back(std::move(dims), std::move(args));
+  };
+  for (const Primitive& p : l.primitives()) {
+    const std::string& d = p.dims.front();
+    switch (p.kind) {
+      case PrimitiveKind::Reorder:
+        break;  // the final physical order below says where every dim went
+      case PrimitiveKind::Pad:
+        if (p.args[0] == 0 && p.args[1] == 0) break;
+        record("pad", {named[d].name}, p.args);
+        named[d] = {named[d].name + "p", named[d].extent + p.args[0] + p.args[1]};
+        break;
+      case PrimitiveKind::Split:
+      case PrimitiveKind::Unfold: {
+        const Dim from = named[d];
+        const std::int64_t tile = p.args[0];
+        const bool split = p.kind == PrimitiveKind::Split ||
+                           (p.args[0] == p.args[1] && from.extent % tile == 0);
+        const std::int64_t count =
+            split ? from.extent / tile : (from.extent - tile) / p.args[1] + 1;
+        if (split)
+          record("split", {from.name}, {tile});
+        else
+          record("unfold", {from.name}, p.args);
+        named[d + "_o"] = {from.name + "o", count};
+        named[d + "_i"] = {from.name + "i", tile};
+        break;
+      }
+      case PrimitiveKind::Fuse: {
+        const Dim outer = named[d], inner = named[p.dims[1]];
+        record("fuse", {outer.name, inner.name}, {});
+        std::string fused(1, '(');  // appended, not "(" + ...: GCC 12 warns falsely there
+        fused.append(outer.name).append(1, '.').append(inner.name).append(1, ')');
+        named[d + "_" + p.dims[1]] = {fused, outer.extent * inner.extent};
+        break;
+      }
+      case PrimitiveKind::StoreAt:
+        record("store_at", {named[d].name, p.dims[1]}, {});
+        named[d].extent += 1;
+        break;
+    }
+  }
+  std::sort(c.primitives.begin(), c.primitives.end());
+  for (const Dim& d : l.physical()) c.physical.push_back(named[d.name]);
+  return c;
+}
+
+}  // namespace
+
+bool sameMapping(const Layout& a, const Layout& b) {
+  if (a.logical().size() != b.logical().size()) return false;
+  for (std::size_t i = 0; i < a.logical().size(); ++i)
+    if (a.logical()[i].extent != b.logical()[i].extent) return false;
+  return canonical(a) == canonical(b);
 }
 
 namespace detail {

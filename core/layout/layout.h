@@ -133,4 +133,12 @@ class Layout {
   std::vector<Primitive> m_primitives;
 };
 
+// Whether a and b put every element of tensors of the same logical extents (dim names aside) at
+// the same physical position, so that a buffer in one is a buffer in the other. Unlike ==, it
+// sees through how the layouts were written: a 1x1 stride-1 convolution's input, padded by 0 and
+// unfolded into windows as wide as their stride, is its producer's output split the same way,
+// though one names its channels c, the other f, and they apply their splits in other orders.
+// Conservative: false may still be the same mapping written otherwise (a fuse undone by a split).
+bool sameMapping(const Layout& a, const Layout& b);
+
 }  // namespace opevo::layout

@@ -1,8 +1,10 @@
 #include "net/network_program.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "codegen/kernel_codegen.h"
@@ -42,6 +44,7 @@ namespace {
 // then runs a configuration it was not timed with: the end-to-end figure measures it.
 std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Config> configs,
                                        layout::TuningMode mode, bool winograd,
+                                       const std::set<std::size_t>& readsAsWritten,
                                        std::vector<std::string>* adopted) {
   std::map<std::string, std::size_t> producer;  // tensor -> the task that writes it
   for (std::size_t i = 0; i < graph.tasks.size(); ++i)
@@ -68,11 +71,87 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
           candidate[std::size_t(w)] = configs[reader][std::size_t(r)];
         }
         if (!fits || same || !to.satisfies(candidate)) continue;
+        // A writer that reads its own input as its producer wrote it (adoptProducerLayouts)
+        // keeps the output rows and columns that reading depends on: the first link kept wins.
+        if (readsAsWritten.count(writer) &&
+            (candidate[std::size_t(to.indexOf("layout.out_h"))] !=
+                 configs[writer][std::size_t(to.indexOf("layout.out_h"))] ||
+             candidate[std::size_t(to.indexOf("layout.out_w"))] !=
+                 configs[writer][std::size_t(to.indexOf("layout.out_w"))]))
+          continue;
         configs[writer] = std::move(candidate);
         adopted->push_back(graph.tasks[writer].name + " writes its output (" + residual +
                            ") in the layout of " + graph.tasks[reader].name +
                            ", which reads it as its residual");
       }
+  return configs;
+}
+
+// ALT's propagation to a reader: a 1x1 unpadded convolution's input layout is its producer's
+// output layout once its input channels are blocked as the producer's output channels and its
+// output rows and columns as the producer's output rows and columns, over the stride
+// (layout::sameMapping: a stride-2 reader's window of t output rows is 2t input rows), and the
+// program then passes the producer's buffer as it is, with no conversion (ResNet-50's
+// bottlenecks: each block's first and last convolutions, and the shortcut's). Such a reader
+// takes its producer's blocking when its space allows it with its own loops (its register tiles
+// must still divide the blocks); tasks in the order their kernels first run, so a producer has
+// taken its own before its reader looks, and the first producer found decides. The reader's kernel
+// then runs a configuration it was not timed with: the end-to-end figure measures it.
+std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& graph,
+                                         std::vector<Config> configs, layout::TuningMode mode,
+                                         bool winograd, std::set<std::size_t>* readers,
+                                         std::vector<std::string>* adopted) {
+  std::map<std::string, std::size_t> producer;  // tensor -> the task that writes it
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
+    for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
+  std::vector<std::size_t> order(graph.tasks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return graph.tasks[a].position < graph.tasks[b].position;
+  });
+  constexpr std::array<std::pair<const char*, const char*>, 3> kReadAs = {
+      {{"layout.in_c", "layout.out_c"},
+       {"layout.out_h", "layout.out_h"},
+       {"layout.out_w", "layout.out_w"}}};
+  for (std::size_t reader : order) {
+    const OperatorSpec& op = graph.tasks[reader].op;
+    if (op.kind != OpKind::Conv2D || op.kernelH != 1 || op.kernelW != 1 || op.pad != 0) continue;
+    for (const Occurrence& o : graph.tasks[reader].occurrences) {
+      const std::string& input = net.find(o.layer)->inputs[0];
+      const auto it = producer.find(input);
+      if (it == producer.end() || it->second == reader) continue;
+      const std::size_t writer = it->second;
+      const SearchSpace into =
+          taskDefinitionOf(graph.tasks[reader], mode, winograd, configs[reader]).space;
+      const SearchSpace from =
+          taskDefinitionOf(graph.tasks[writer], mode, winograd, configs[writer]).space;
+      Config candidate = configs[reader];
+      bool fits = true;
+      for (const auto& [readName, writeName] : kReadAs) {
+        const int r = into.indexOf(readName), w = from.indexOf(writeName);
+        if (r < 0 || w < 0) {
+          fits = false;
+          break;
+        }
+        Vertex v = configs[writer][std::size_t(w)];
+        // A stride-s reader's windows are s of the producer's rows (columns) per output row.
+        if (readName != kReadAs[0].first && op.stride > 1) {
+          fits = v.size() == 2 && v[1] % op.stride == 0;
+          if (fits) v[1] /= op.stride;
+        }
+        fits = fits && into.param(std::size_t(r)).contains(v);
+        if (!fits) break;
+        candidate[std::size_t(r)] = std::move(v);
+      }
+      if (fits && candidate != configs[reader] && into.satisfies(candidate)) {
+        configs[reader] = std::move(candidate);
+        readers->insert(reader);
+        adopted->push_back(graph.tasks[reader].name + " reads its input (" + input +
+                           ") in the layout " + graph.tasks[writer].name + " writes it in");
+      }
+      break;  // the first producer decides
+    }
+  }
   return configs;
 }
 
@@ -119,10 +198,14 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
                      ": its tasks tune loops only so far (--mode loop), not layouts");
   NetworkProgram p;
   p.backend = backend;
-  const std::vector<Config> configs =
-      mode == layout::TuningMode::Joint
-          ? adoptReaderLayouts(graph, tuned, mode, winograd, &p.adopted)
-          : tuned;
+  std::vector<Config> configs = tuned;
+  if (mode == layout::TuningMode::Joint) {
+    std::set<std::size_t> readsAsWritten;
+    configs = adoptProducerLayouts(net, graph, std::move(configs), mode, winograd,
+                                   &readsAsWritten, &p.adopted);
+    configs =
+        adoptReaderLayouts(graph, std::move(configs), mode, winograd, readsAsWritten, &p.adopted);
+  }
   std::map<std::string, int> tensorIndex;
   auto tensor = [&](const std::string& name) {
     const auto it = tensorIndex.find(name);
@@ -305,7 +388,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     if (!unneeded || (converters.empty() && pools.empty())) continue;
     const int laidOut = p.steps[u].in[0].index;
     for (std::size_t r : converters) {
-      if (propagate && *unpack.from == *conversions[r].to) {
+      if (propagate && layout::sameMapping(*unpack.from, *conversions[r].to)) {
         drop[r] = true;
         sameTensor[p.steps[r].out] = laidOut;
         continue;
