@@ -52,14 +52,20 @@ void writeEpilogue(CodeWriter& w, const OperatorSpec& op, Backend backend, const
                    const std::string& channel, const std::string& offset) {
   // CPU sources are compiled without includes: the builtins stand in for <cmath>.
   const bool cpu = backend == Backend::Cpu;
-  const std::string fmax = cpu ? "__builtin_fmaxf" : "fmaxf";
   for (const EpilogueStep& s : op.epilogue) {
     switch (s.kind) {
       case EpilogueKind::Bias:
         w.line(value + " += Bias[" + channel + "];");
         break;
       case EpilogueKind::Relu:
-        w.line(value + " = " + fmax + "(" + value + ", 0.0f);");
+        // On the CPU a select, not fmaxf: without -ffinite-math-only GCC does not vectorize
+        // fmaxf, and a register tile's store loop with a scalar relu ran ResNet-50's 1x1
+        // convolutions at 100 GFLOPS where the same loop without it ran 227 (oneDNN: 230). The
+        // select keeps fmaxf's results: NaN gives 0, as fmaxf(NaN, 0) does.
+        if (cpu)
+          w.line(value + " = " + value + " > 0.0f ? " + value + " : 0.0f;");
+        else
+          w.line(value + " = fmaxf(" + value + ", 0.0f);");
         break;
       case EpilogueKind::Gelu:
         if (cpu)

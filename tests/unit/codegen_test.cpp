@@ -145,6 +145,31 @@ TEST(CodegenCpu, GeluIsAccurateEverywhere) {
   EXPECT_LT(worst, 1e-6) << "at x = " << at;
 }
 
+// The CPU epilogue's relu is a select, which GCC vectorizes (fmaxf it leaves scalar without
+// -ffinite-math-only, and with it the register tile's whole store loop): fmaxf's results, NaN
+// included.
+TEST(CodegenCpu, ReluIsASelectWithFmaxfsResults) {
+  OperatorSpec op = smallMatMul(1, 1, 1);
+  op.epilogue = {{EpilogueKind::Relu, 1}};
+  codegen::CodeWriter w;
+  w.open("extern \"C\" void relu(const float* in, float* out, int n)");
+  w.open("for (int i = 0; i < n; ++i)");
+  w.line("float v = in[i];");
+  codegen::detail::writeEpilogue(w, op, codegen::Backend::Cpu, "v", "0", "i");
+  w.line("out[i] = v;");
+  w.close();
+  w.close();
+  EXPECT_EQ(w.str().find("fmax"), std::string::npos) << w.str();
+  const LoadedObject object(w.str(), CpuCompilerOptions().flags);
+  ASSERT_TRUE(object.ok()) << object.result().log << w.str();
+  const auto relu = object.symbol<void (*)(const float*, float*, int)>("relu");
+  const std::vector<float> in{-2.5f, -0.0f, 0.0f, 1e-38f, 3.0f, NAN, -INFINITY, INFINITY};
+  std::vector<float> out(in.size());
+  relu(in.data(), out.data(), static_cast<int>(in.size()));
+  for (std::size_t i = 0; i < in.size(); ++i)
+    EXPECT_EQ(out[i], std::fmax(in[i], 0.0f)) << "relu(" << in[i] << ")";
+}
+
 TEST(CodegenCpu, GroupedConv2DMatchesReference) {
   OperatorSpec op = smallConv(2, 12, 8, 11, 3, 1, 1);
   op.groups = 4;  // 3 input and 2 output channels per group
