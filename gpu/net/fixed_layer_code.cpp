@@ -149,15 +149,14 @@ namespace {
 
 // Builtins that differ between the host compiler and NVRTC/hiprtc.
 struct MathNames {
-  const char* erf;
   const char* exp;
   const char* sqrt;
   const char* negInf;
 };
 MathNames mathNames(codegen::Backend b) {
   if (b == codegen::Backend::Cpu)
-    return {"__builtin_erff", "__builtin_expf", "__builtin_sqrtf", "-__builtin_inff()"};
-  return {"erff", "expf", "sqrtf", "-__int_as_float(0x7f800000)"};
+    return {"__builtin_expf", "__builtin_sqrtf", "-__builtin_inff()"};
+  return {"expf", "sqrtf", "-__int_as_float(0x7f800000)"};
 }
 
 // The loop over a fixed kernel's independent items, each computed whole by one iteration: an
@@ -229,9 +228,15 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
       openItems(w, backend, "i", n);
       w.line("const float v = x[i];");
       if (l.kind == LayerKind::Relu) w.line("out[i] = v > 0.0f ? v : 0.0f;");
-      if (l.kind == LayerKind::Gelu)
-        w.line(std::string("out[i] = 0.5f * v * (1.0f + ") + math.erf +
-               "(v * 0.70710678118654752f));");
+      if (l.kind == LayerKind::Gelu) {
+        // The fused epilogue's GELU: on the CPU without glibc's scalar erff, so the loop
+        // vectorizes.
+        OperatorSpec gelu;
+        gelu.epilogue = {{EpilogueKind::Gelu, 1}};
+        w.line("float g = v;");
+        codegen::detail::writeEpilogue(w, gelu, backend, "g", "0", "i");
+        w.line("out[i] = g;");
+      }
       if (l.kind == LayerKind::Scale) w.line("out[i] = v * " + real(l.factor) + ";");
       if (l.kind == LayerKind::Add) w.line("out[i] = v + y[i];");
       if (l.kind == LayerKind::BiasAdd)
