@@ -35,17 +35,29 @@ std::string_view stepKindName(StepKind kind) {
 
 namespace {
 
+// A layout one task takes so that another reads a tensor as it is: said in the program's
+// `adopted` only if the program then drops the conversion it saves (the step of `layer` with
+// that entry suffix), since the producer's plain output may still be needed elsewhere.
+struct Adoption {
+  std::size_t task = 0;  // the reader
+  std::string layer;     // the reading occurrence's layer
+  std::string suffix;    // its conversion step's entry suffix: pack_a (input), pack_c (residual)
+  std::string sentence;
+};
+
 // ALT's propagation to a residual's producer: a layout task whose output another layout task
 // reads as its residual (a ResNet block's downsampling convolution) writes it in the reader's
 // output layout, so that the residual is read as it is, with no conversion. The producer's
 // output blocking (layout.out_c, out_h, out_w) is copied from the reader's configuration when
 // the producer's space allows it with its own loops (its register tile must still divide the
-// blocks); otherwise it keeps its own layout and the residual is converted. The producer's kernel
-// then runs a configuration it was not timed with: the end-to-end figure measures it.
+// blocks); otherwise it keeps its own layout and the residual is converted. A producer in
+// `frozen` (a link of adoptProducerLayouts depends on its output blocking) keeps it: the first
+// link kept wins. The producer's kernel then runs a configuration it was not timed with: the
+// end-to-end figure measures it.
 std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Config> configs,
                                        layout::TuningMode mode, bool winograd,
-                                       const std::set<std::size_t>& readsAsWritten,
-                                       std::vector<std::string>* adopted) {
+                                       const std::set<std::size_t>& frozen,
+                                       std::vector<Adoption>* adopted) {
   std::map<std::string, std::size_t> producer;  // tensor -> the task that writes it
   for (std::size_t i = 0; i < graph.tasks.size(); ++i)
     for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
@@ -70,19 +82,12 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
           same = same && candidate[std::size_t(w)] == configs[reader][std::size_t(r)];
           candidate[std::size_t(w)] = configs[reader][std::size_t(r)];
         }
-        if (!fits || same || !to.satisfies(candidate)) continue;
-        // A writer that reads its own input as its producer wrote it (adoptProducerLayouts)
-        // keeps the output rows and columns that reading depends on: the first link kept wins.
-        if (readsAsWritten.count(writer) &&
-            (candidate[std::size_t(to.indexOf("layout.out_h"))] !=
-                 configs[writer][std::size_t(to.indexOf("layout.out_h"))] ||
-             candidate[std::size_t(to.indexOf("layout.out_w"))] !=
-                 configs[writer][std::size_t(to.indexOf("layout.out_w"))]))
-          continue;
+        if (!fits || same || frozen.count(writer) || !to.satisfies(candidate)) continue;
         configs[writer] = std::move(candidate);
-        adopted->push_back(graph.tasks[writer].name + " writes its output (" + residual +
-                           ") in the layout of " + graph.tasks[reader].name +
-                           ", which reads it as its residual");
+        adopted->push_back({reader, o.layer, "pack_c",
+                            graph.tasks[writer].name + " writes its output (" + residual +
+                                ") in the layout of " + graph.tasks[reader].name +
+                                ", which reads it as its residual"});
       }
   return configs;
 }
@@ -92,15 +97,18 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
 // output rows and columns as the producer's output rows and columns, over the stride
 // (layout::sameMapping: a stride-2 reader's window of t output rows is 2t input rows), and the
 // program then passes the producer's buffer as it is, with no conversion (ResNet-50's
-// bottlenecks: each block's first and last convolutions, and the shortcut's). Such a reader
-// takes its producer's blocking when its space allows it with its own loops (its register tiles
-// must still divide the blocks); tasks in the order their kernels first run, so a producer has
-// taken its own before its reader looks, and the first producer found decides. The reader's kernel
+// bottlenecks: each block's first and last convolutions). Such a reader takes its producer's
+// blocking when its space allows it with its own loops (its register tiles must still divide the
+// blocks), tasks in the order their kernels first run. The first occurrence whose input another
+// task writes decides, whether or not its producer's blocking fits. Both tasks of a link go into
+// `frozen`, and their output blockings stay as they are from then on: a reader whose rows or
+// columns another link depends on does not take new ones (a task shared by occurrences can be
+// a producer before it is a reader), and adoptReaderLayouts changes neither. The reader's kernel
 // then runs a configuration it was not timed with: the end-to-end figure measures it.
 std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& graph,
                                          std::vector<Config> configs, layout::TuningMode mode,
-                                         bool winograd, std::set<std::size_t>* readers,
-                                         std::vector<std::string>* adopted) {
+                                         bool winograd, std::set<std::size_t>* frozen,
+                                         std::vector<Adoption>* adopted) {
   std::map<std::string, std::size_t> producer;  // tensor -> the task that writes it
   for (std::size_t i = 0; i < graph.tasks.size(); ++i)
     for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
@@ -109,10 +117,16 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return graph.tasks[a].position < graph.tasks[b].position;
   });
-  constexpr std::array<std::pair<const char*, const char*>, 3> kReadAs = {
-      {{"layout.in_c", "layout.out_c"},
-       {"layout.out_h", "layout.out_h"},
-       {"layout.out_w", "layout.out_w"}}};
+  // The reader's parameter, the writer's it copies, and whether it is one of the reader's
+  // output rows or columns (divided by the stride, and frozen once another link needs them).
+  struct ReadAs {
+    const char* reader;
+    const char* writer;
+    bool spatial;
+  };
+  constexpr std::array<ReadAs, 3> kReadAs = {{{"layout.in_c", "layout.out_c", false},
+                                              {"layout.out_h", "layout.out_h", true},
+                                              {"layout.out_w", "layout.out_w", true}}};
   for (std::size_t reader : order) {
     const OperatorSpec& op = graph.tasks[reader].op;
     if (op.kind != OpKind::Conv2D || op.kernelH != 1 || op.kernelW != 1 || op.pad != 0) continue;
@@ -126,30 +140,35 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
       const SearchSpace from =
           taskDefinitionOf(graph.tasks[writer], mode, winograd, configs[writer]).space;
       Config candidate = configs[reader];
-      bool fits = true;
-      for (const auto& [readName, writeName] : kReadAs) {
-        const int r = into.indexOf(readName), w = from.indexOf(writeName);
+      bool fits = true, spatialChanged = false;
+      for (const ReadAs& a : kReadAs) {
+        const int r = into.indexOf(a.reader), w = from.indexOf(a.writer);
         if (r < 0 || w < 0) {
           fits = false;
           break;
         }
         Vertex v = configs[writer][std::size_t(w)];
         // A stride-s reader's windows are s of the producer's rows (columns) per output row.
-        if (readName != kReadAs[0].first && op.stride > 1) {
+        if (a.spatial && op.stride > 1) {
           fits = v.size() == 2 && v[1] % op.stride == 0;
           if (fits) v[1] /= op.stride;
         }
         fits = fits && into.param(std::size_t(r)).contains(v);
         if (!fits) break;
+        spatialChanged = spatialChanged || (a.spatial && v != candidate[std::size_t(r)]);
         candidate[std::size_t(r)] = std::move(v);
       }
-      if (fits && candidate != configs[reader] && into.satisfies(candidate)) {
+      if (fits && !(spatialChanged && frozen->count(reader)) && into.satisfies(candidate)) {
+        // A reader that already reads its input as written is frozen too, but adopted nothing.
+        if (candidate != configs[reader])
+          adopted->push_back({reader, o.layer, "pack_a",
+                              o.layer + " reads its input (" + input + ") in the layout " +
+                                  graph.tasks[writer].name + " writes it in"});
         configs[reader] = std::move(candidate);
-        readers->insert(reader);
-        adopted->push_back(graph.tasks[reader].name + " reads its input (" + input +
-                           ") in the layout " + graph.tasks[writer].name + " writes it in");
+        frozen->insert(reader);
+        frozen->insert(writer);
       }
-      break;  // the first producer decides
+      break;
     }
   }
   return configs;
@@ -199,12 +218,12 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   NetworkProgram p;
   p.backend = backend;
   std::vector<Config> configs = tuned;
+  std::vector<Adoption> adoptions;
   if (mode == layout::TuningMode::Joint) {
-    std::set<std::size_t> readsAsWritten;
-    configs = adoptProducerLayouts(net, graph, std::move(configs), mode, winograd,
-                                   &readsAsWritten, &p.adopted);
-    configs =
-        adoptReaderLayouts(graph, std::move(configs), mode, winograd, readsAsWritten, &p.adopted);
+    std::set<std::size_t> frozen;
+    configs = adoptProducerLayouts(net, graph, std::move(configs), mode, winograd, &frozen,
+                                   &adoptions);
+    configs = adoptReaderLayouts(graph, std::move(configs), mode, winograd, frozen, &adoptions);
   }
   std::map<std::string, int> tensorIndex;
   auto tensor = [&](const std::string& name) {
@@ -357,42 +376,46 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   // A layout task's output that only conversions (and, when layouts propagate, pools) read is
   // never unpacked: each conversion goes straight from the producer's layout into its own (one
   // pass over the data, not two). With propagation (ALT) a pool reads the producer's layout
-  // itself, and a conversion into the very layout the producer wrote is no step at all: its
-  // reader takes the producer's tensor.
+  // itself, and a conversion into the very layout the producer wrote is no step at all (even
+  // where the plain tensor is needed too): its reader takes the producer's tensor.
   const bool propagate = mode == layout::TuningMode::Joint;
   std::vector<bool> drop(p.steps.size(), false);
   std::map<int, int> sameTensor;  // a dropped identity conversion's output -> its source
+  std::set<std::pair<std::string, std::string>> dropped;  // their (layer, entry)
   int direct = 0, propagated = 0;
   for (const auto& [u, unpack] : conversions) {
     if (!unpack.from || unpack.to) continue;  // not an unpack
     const int plain = p.steps[u].out;
-    bool unneeded = plain != p.output;
-    for (const ProgramTensor& t : p.tensors) unneeded = unneeded && t.aliasOf != plain;
+    // The plain tensor is needed when the network outputs it, a view aliases it, or a step other
+    // than a conversion (or, with propagation, a pool) reads it.
+    bool needed = plain == p.output;
+    for (const ProgramTensor& t : p.tensors) needed = needed || t.aliasOf == plain;
     std::vector<std::size_t> converters, pools;
-    for (std::size_t r = 0; r < p.steps.size() && unneeded; ++r)
+    for (std::size_t r = 0; r < p.steps.size(); ++r)
       for (std::size_t k = 0; k < p.steps[r].in.size(); ++k) {
         const ProgramOperand& o = p.steps[r].in[k];
         if (o.kind != ProgramOperand::Kind::Tensor || o.index != plain) continue;
         const auto c = conversions.find(r);
         if (c != conversions.end() && !c->second.from && c->second.to &&
-            sameLogicalTensor(*unpack.from, *c->second.to)) {
+            sameLogicalTensor(*unpack.from, *c->second.to))
           converters.push_back(r);
-        } else if (propagate && p.steps[r].kind == StepKind::Fixed && k == 0 &&
-                   canReadLayout(*net.find(p.steps[r].name), *unpack.from)) {
+        else if (propagate && p.steps[r].kind == StepKind::Fixed && k == 0 &&
+                 canReadLayout(*net.find(p.steps[r].name), *unpack.from))
           pools.push_back(r);
-        } else {
-          unneeded = false;
-          break;
-        }
+        else
+          needed = true;
       }
-    if (!unneeded || (converters.empty() && pools.empty())) continue;
     const int laidOut = p.steps[u].in[0].index;
     for (std::size_t r : converters) {
+      // A conversion into the very layout the producer wrote is no step at all, whether or not
+      // the plain tensor stays.
       if (propagate && layout::sameMapping(*unpack.from, *conversions[r].to)) {
         drop[r] = true;
+        dropped.insert({p.steps[r].name, p.steps[r].entry});
         sameTensor[p.steps[r].out] = laidOut;
         continue;
       }
+      if (needed) continue;  // it converts from the plain tensor, which is made anyway
       const std::string name = "direct_" + std::to_string(direct++);
       codegen::CodeWriter w;
       codegen::writeLayoutConversion(w, name, *unpack.from, *conversions[r].to);
@@ -400,6 +423,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
       p.steps[r].entry = name;
       p.steps[r].in[0] = p.steps[u].in[0];
     }
+    if (needed || (converters.empty() && pools.empty())) continue;
     for (std::size_t r : pools) {
       const std::string name = "propagated_" + std::to_string(propagated++);
       p.source += fixedLayerCpuSource(net, *net.find(p.steps[r].name), name, *unpack.from) + "\n";
@@ -417,6 +441,9 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   for (std::size_t i = 0; i < p.steps.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(p.steps[i]));
   p.steps = std::move(kept);
+  for (const Adoption& a : adoptions)
+    if (dropped.count({a.layer, "task_" + std::to_string(a.task) + "_" + a.suffix}))
+      p.adopted.push_back(a.sentence);
   return p;
 }
 

@@ -74,8 +74,9 @@ struct NetworkProgram {
   std::vector<std::vector<float>> params;
   std::vector<ProgramStep> steps;
   int output = 0;
-  // Residual producers that write their output in the reader's output layout (--mode joint),
-  // one sentence each, naming both tasks.
+  // The layouts tasks took from each other so that a tensor is read as it is (--mode joint): a
+  // residual's producer writing its reader's output layout, a 1x1 convolution reading its
+  // producer's; one sentence each, naming both tasks, only where a conversion step was saved.
   std::vector<std::string> adopted;
 };
 

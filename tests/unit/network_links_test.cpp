@@ -1,0 +1,89 @@
+// Layout links between network tasks (gpu/net/network_program.cpp): every sentence the program
+// says about a layout one task took from another is true of the program, which skips the
+// conversion, and the program computes what the one without links computes.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/rng.h"
+#include "cpu/operator_buffers.h"
+#include "net/cpu_network.h"
+#include "net/network_json.h"
+#include "net/network_program.h"
+#include "net/network_tuning.h"
+
+namespace opevo::net {
+namespace {
+
+std::vector<Config> randomConfigs(const TaskGraph& g, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Config> configs;
+  for (const Task& t : g.tasks)
+    configs.push_back(*taskDefinition(t, layout::TuningMode::Joint, false).space.randomValid(rng));
+  return configs;
+}
+
+// The tensor a step's operand names; "" for none.
+std::string tensorName(const NetworkProgram& p, const ProgramOperand& o) {
+  return o.kind == ProgramOperand::Kind::Tensor ? p.tensors[std::size_t(o.index)].name : "";
+}
+
+bool laidOut(const std::string& tensor) {
+  return tensor.size() > 9 && tensor.substr(tensor.size() - 9) == ".laid_out";
+}
+
+// A 1x1 reader whose producer's plain output is needed elsewhere (a softmax), a residual link
+// that could undo a reader's, a task shared by a reader of the input and a reader of a later
+// 1x1 convolution: over random configurations, each "reads its input" sentence means the
+// reading task step takes its producer's laid-out buffer, with no conversion between, and each
+// residual sentence the same of the residual.
+TEST(NetworkLinks, EverySentenceIsAConversionSaved) {
+  for (const char* name : {"net_link_needed", "net_link_undone", "net_link_shared"}) {
+    SCOPED_TRACE(name);
+    const Network n =
+        loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + name + ".json");
+    const TaskGraph g = extractTasks(n);
+    int inputs = 0;
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+      const NetworkProgram p =
+          buildNetworkProgram(n, g, randomConfigs(g, seed), layout::TuningMode::Joint, seed);
+      for (const std::string& sentence : p.adopted) {
+        SCOPED_TRACE("seed " + std::to_string(seed) + ": " + sentence);
+        const std::size_t reads = sentence.find(" reads its input (");
+        const bool input = reads != std::string::npos;
+        const std::string layer = sentence.substr(0, reads);
+        bool found = false;
+        for (const ProgramStep& s : p.steps)
+          if (s.kind == StepKind::Task && (!input || s.name == layer)) {
+            const bool linked = laidOut(tensorName(p, s.in[input ? 0 : 3]));
+            found = found || linked;
+            EXPECT_TRUE(!input || linked) << "the step reads " << tensorName(p, s.in[0]);
+          }
+        EXPECT_TRUE(found);
+        inputs += input;
+      }
+    }
+    EXPECT_GT(inputs, 0) << "no seed linked a reader to its producer";
+  }
+}
+
+// Links change what runs, not what it computes: the same output as without propagation.
+TEST(NetworkLinks, LinkedProgramsComputeWhatUnlinkedOnesDo) {
+  for (const char* name : {"net_link_needed", "net_link_undone", "net_link_shared"}) {
+    SCOPED_TRACE(name);
+    const Network n =
+        loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + name + ".json");
+    const TaskGraph g = extractTasks(n);
+    for (std::uint64_t seed : {4, 17}) {
+      const std::vector<Config> configs = randomConfigs(g, seed);
+      CpuNetworkRun linked(n, g, configs, layout::TuningMode::Joint, seed);
+      CpuNetworkRun unlinked(n, g, configs, layout::TuningMode::JointNoPropagation, seed);
+      EXPECT_LT(maxRelativeError(linked.forward(), unlinked.forward()), 1e-5) << seed;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace opevo::net
