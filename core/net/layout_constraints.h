@@ -2,11 +2,13 @@
 
 // ALT's layout propagation across tasks (seed 003): the network's complex operators are tuned one
 // after another in topological order, and a task's layout choice constrains the tasks tuned after
-// it. The one relation between two tasks' layouts that the network program can turn into a saved
-// conversion is a residual: when the task that writes a tensor and the task that reads it as the
-// residual of its fused add write one output layout, the residual is read as it is
-// (docs/layouts.md). Every other tensor a layout task reads is its input, whose layout has the
-// convolution's padding and overlapping windows, and is converted whatever the producer chose.
+// it. Tuning pins one relation between two tasks' layouts that the network program turns into a
+// saved conversion, a residual: when the task that writes a tensor and the task that reads it as
+// the residual of its fused add write one output layout, the residual is read as it is
+// (docs/layouts.md). The other, a 1x1 convolution reading its producer's output as it is, is
+// not pinned here: the program links it after tuning (gpu/net/network_program.cpp). Every other
+// tensor a layout task reads is its input, whose layout has the convolution's padding and
+// overlapping windows, and is converted whatever the producer chose.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
