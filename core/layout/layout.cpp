@@ -395,8 +395,8 @@ CanonicalLayout canonical(const Layout& l) {
       case PrimitiveKind::Unfold: {
         const Dim from = named[d];
         const std::int64_t tile = p.args[0];
-        const bool split = p.kind == PrimitiveKind::Split ||
-                           (p.args[0] == p.args[1] && from.extent % tile == 0);
+        const bool split =
+            p.kind == PrimitiveKind::Split || (p.args[0] == p.args[1] && from.extent % tile == 0);
         const std::int64_t count =
             split ? from.extent / tile : (from.extent - tile) / p.args[1] + 1;
         if (split)

@@ -67,8 +67,7 @@ struct EndToEnd {
 EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
                      const TaskGraph& graph, const std::vector<Config>& configs,
                      layout::TuningMode mode, const EndToEndOptions& options,
-                     std::optional<ReferenceTimes> reference = std::nullopt,
-                     bool winograd = false);
+                     std::optional<ReferenceTimes> reference = std::nullopt, bool winograd = false);
 
 // The network run end to end on the CUDA device with these task configurations (of each task's
 // GPU space, loop mode), and the same network with each task's plain reference kernel (one

@@ -154,8 +154,7 @@ struct MathNames {
   const char* negInf;
 };
 MathNames mathNames(codegen::Backend b) {
-  if (b == codegen::Backend::Cpu)
-    return {"__builtin_expf", "__builtin_sqrtf", "-__builtin_inff()"};
+  if (b == codegen::Backend::Cpu) return {"__builtin_expf", "__builtin_sqrtf", "-__builtin_inff()"};
   return {"expf", "sqrtf", "-__int_as_float(0x7f800000)"};
 }
 

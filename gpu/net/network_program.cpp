@@ -221,8 +221,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   std::vector<Adoption> adoptions;
   if (mode == layout::TuningMode::Joint) {
     std::set<std::size_t> frozen;
-    configs = adoptProducerLayouts(net, graph, std::move(configs), mode, winograd, &frozen,
-                                   &adoptions);
+    configs =
+        adoptProducerLayouts(net, graph, std::move(configs), mode, winograd, &frozen, &adoptions);
     configs = adoptReaderLayouts(graph, std::move(configs), mode, winograd, frozen, &adoptions);
   }
   std::map<std::string, int> tensorIndex;
@@ -432,11 +432,33 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     }
     drop[u] = true;
   }
-  for (ProgramStep& s : p.steps)
-    for (ProgramOperand& o : s.in)
-      if (const auto it = sameTensor.find(o.index);
-          o.kind == ProgramOperand::Kind::Tensor && it != sameTensor.end())
-        o.index = it->second;
+  auto redirect = [&] {
+    for (ProgramStep& s : p.steps)
+      for (ProgramOperand& o : s.in)
+        if (const auto it = sameTensor.find(o.index);
+            o.kind == ProgramOperand::Kind::Tensor && it != sameTensor.end())
+          o.index = it->second;
+    sameTensor.clear();
+  };
+  redirect();
+  // Two conversions of one tensor into one layout (BERT's query, key and value projections, one
+  // task, read one input): the later one's readers take the earlier one's output. A tensor's
+  // layout is its producer's, so the source tensor and the target layout say it all.
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const auto c = conversions.find(i);
+    if (drop[i] || c == conversions.end() || !c->second.to) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto earlier = conversions.find(j);
+      if (drop[j] || earlier == conversions.end() || !earlier->second.to ||
+          p.steps[j].in[0].index != p.steps[i].in[0].index ||
+          !layout::sameMapping(*earlier->second.to, *c->second.to))
+        continue;
+      drop[i] = true;
+      sameTensor[p.steps[i].out] = p.steps[j].out;
+      break;
+    }
+  }
+  redirect();
   std::vector<ProgramStep> kept;
   for (std::size_t i = 0; i < p.steps.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(p.steps[i]));

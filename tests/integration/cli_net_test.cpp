@@ -314,9 +314,9 @@ TEST(CliNet, TopologicalTuningPinsAResidualsLayoutAndConvertsLess) {
     for (const auto& t : gradient["tasks"]) free[t["name"]] = t;
     const bool freeReadsA =
         adoptedInput(gradient, "short") || readsAsWritten(free["short"], free["a"]);
-    const bool met = adoptedResidual(gradient) ||
-                     (!adoptedInput(gradient, "short") &&
-                      outputLayoutOf(free["short"]) == outputLayoutOf(free["b"]));
+    const bool met =
+        adoptedResidual(gradient) || (!adoptedInput(gradient, "short") &&
+                                      outputLayoutOf(free["short"]) == outputLayoutOf(free["b"]));
     EXPECT_EQ(conversionsOf(gradient).size(), 7u - met - freeReadsA) << gradient["steps"].dump();
     EXPECT_EQ(conversionsOf(wp).size(), 7u) << wp["steps"].dump();
     if (topo["reference"]["ms"].is_null()) GTEST_SKIP() << topo["reference"]["missing"];
@@ -666,11 +666,13 @@ TEST(CliNet, JointModeTunesLayoutsConvertsActivationsAndExports) {
   }
   EXPECT_EQ(layoutTasks, 1) << j["tasks"].dump(2);        // c2; c1 is grouped
   EXPECT_EQ(matmulLayoutTasks, 6) << j["tasks"].dump(2);  // d1, q, mm, q2, m2, d3
-  // mm's A and B (both activations) converted in, its output converted out.
+  // mm's A and B (both activations) converted in, its output converted out. A and B are one
+  // tensor (tp @ tp^T): where their layouts put its elements alike, one conversion serves both.
   int mmConversions = 0;
   for (const auto& s : j["steps"])
     if (s["kind"] == "convert" && s["name"] == "mm") ++mmConversions;
-  EXPECT_EQ(mmConversions, 3) << j["steps"].dump();
+  EXPECT_GE(mmConversions, 2) << j["steps"].dump();
+  EXPECT_LE(mmConversions, 3) << j["steps"].dump();
   EXPECT_GT(j["conversions_ms"].get<double>(), 0);
   if (!j["reference"]["ms"].is_null()) {
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);

@@ -13,6 +13,7 @@
 #include "net/network_json.h"
 #include "net/network_program.h"
 #include "net/network_tuning.h"
+#include "ops/presets.h"
 
 namespace opevo::net {
 namespace {
@@ -42,8 +43,7 @@ bool laidOut(const std::string& tensor) {
 TEST(NetworkLinks, EverySentenceIsAConversionSaved) {
   for (const char* name : {"net_link_needed", "net_link_undone", "net_link_shared"}) {
     SCOPED_TRACE(name);
-    const Network n =
-        loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + name + ".json");
+    const Network n = loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + name + ".json");
     const TaskGraph g = extractTasks(n);
     int inputs = 0;
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
@@ -73,8 +73,7 @@ TEST(NetworkLinks, EverySentenceIsAConversionSaved) {
 TEST(NetworkLinks, LinkedProgramsComputeWhatUnlinkedOnesDo) {
   for (const char* name : {"net_link_needed", "net_link_undone", "net_link_shared"}) {
     SCOPED_TRACE(name);
-    const Network n =
-        loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + name + ".json");
+    const Network n = loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/" + name + ".json");
     const TaskGraph g = extractTasks(n);
     for (std::uint64_t seed : {4, 17}) {
       const std::vector<Config> configs = randomConfigs(g, seed);
@@ -83,6 +82,38 @@ TEST(NetworkLinks, LinkedProgramsComputeWhatUnlinkedOnesDo) {
       EXPECT_LT(maxRelativeError(linked.forward(), unlinked.forward()), 1e-5) << seed;
     }
   }
+}
+
+// BERT's query, key and value projections are one task reading one input: its conversion into
+// the task's input layout runs once, and all three read it. The program still computes what the
+// plain layouts compute.
+TEST(NetworkLinks, OneTensorIsConvertedIntoOneLayoutOnce) {
+  const Network n = loadNetwork("bert_base_layer");
+  const TaskGraph g = extractTasks(n);
+  std::vector<Config> untuned;
+  for (const Task& t : g.tasks)
+    untuned.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Joint, false).space));
+  const NetworkProgram p = buildNetworkProgram(n, g, untuned, layout::TuningMode::Joint, 1);
+  std::vector<std::string> read;
+  for (const ProgramStep& s : p.steps)
+    if (s.kind == StepKind::Task && (s.name == "query" || s.name == "key" || s.name == "value"))
+      read.push_back(tensorName(p, s.in[0]));
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_EQ(read[0], "query.pack_a");
+  EXPECT_EQ(read[1], read[0]);
+  EXPECT_EQ(read[2], read[0]);
+  int packs = 0;
+  for (const ProgramStep& s : p.steps)
+    packs += s.kind == StepKind::Convert &&
+             tensorName(p, ProgramOperand{ProgramOperand::Kind::Tensor, s.out}) == read[0];
+  EXPECT_EQ(packs, 1);
+
+  CpuNetworkRun joint(n, g, untuned, layout::TuningMode::Joint, 1);
+  std::vector<Config> loops;
+  for (const Task& t : g.tasks)
+    loops.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Loop, false).space));
+  CpuNetworkRun plain(n, g, loops, layout::TuningMode::Loop, 1);
+  EXPECT_LT(maxRelativeError(joint.forward(), plain.forward()), 1e-5);
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ std::string around(const std::string& layer, const std::string& shape = "[1, 8, 
 TEST(Network, PresetsAreListedAndLoad) {
   std::vector<std::string> names;
   for (const NetworkPreset& p : networkPresets()) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"alexnet", "bert_base_layer", "resnet18", "resnet50"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"alexnet", "bert_base_layer", "resnet18", "resnet50"}));
   for (const std::string& n : names) EXPECT_NO_THROW(loadNetwork(n)) << n;
 }
 
@@ -141,7 +142,8 @@ TEST(Network, ResNet50BottlenecksAndTasks) {
   EXPECT_EQ(g.tasks.size(), 25u);
   double weights = 0;
   for (const Task& task : g.tasks) weights += task.weight();
-  EXPECT_EQ(weights, 54);  // 49 convolutions in the blocks and the stem, 4 shortcuts, the classifier
+  EXPECT_EQ(weights,
+            54);  // 49 convolutions in the blocks and the stem, 4 shortcuts, the classifier
   const Task* conv3 = findTask(g, "layer3.0.conv3");
   ASSERT_NE(conv3, nullptr);
   EXPECT_EQ(conv3->weight(), 6);
