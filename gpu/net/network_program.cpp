@@ -442,9 +442,10 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   };
   redirect();
   // Two conversions of one tensor into one layout (BERT's query, key and value projections, one
-  // task, read one input): the later one's readers take the earlier one's output. A tensor's
+  // task, read one input): with propagation, the later one's readers take the earlier one's
+  // output (joint-np, ALT's baseline, keeps every conversion). A tensor's
   // layout is its producer's, so the source tensor and the target layout say it all.
-  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+  for (std::size_t i = 0; i < p.steps.size() && propagate; ++i) {
     const auto c = conversions.find(i);
     if (drop[i] || c == conversions.end() || !c->second.to) continue;
     for (std::size_t j = 0; j < i; ++j) {
