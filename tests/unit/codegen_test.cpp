@@ -108,22 +108,28 @@ TEST(CodegenCpu, FusedEpiloguesMatchReference) {
   expectCpuKernelsMatch(conv, randomConfigs(defaultSpace(conv), 4, 7));
 }
 
-// The CPU epilogue's GELU computes erf without glibc (so that it vectorizes): within 1e-6 of the
-// exact GELU, relative to 1 + |value|, from -12 to 12 and at the cap's edges, far inside the 1e-3
-// a kernel must meet.
-TEST(CodegenCpu, GeluIsAccurateEverywhere) {
+// A CPU function `name`(in, out, n) applying one epilogue step to each of n values.
+std::string elementwiseEpilogue(EpilogueKind kind, const std::string& name) {
   OperatorSpec op = smallMatMul(1, 1, 1);
-  op.epilogue = {{EpilogueKind::Gelu, 1}};
+  op.epilogue = {{kind, 1}};
   codegen::CodeWriter w;
-  w.open("extern \"C\" void gelu(const float* in, float* out, int n)");
+  w.open("extern \"C\" void " + name + "(const float* in, float* out, int n)");
   w.open("for (int i = 0; i < n; ++i)");
   w.line("float v = in[i];");
   codegen::detail::writeEpilogue(w, op, codegen::Backend::Cpu, "v", "0", "i");
   w.line("out[i] = v;");
   w.close();
   w.close();
-  const LoadedObject object(w.str(), CpuCompilerOptions().flags);
-  ASSERT_TRUE(object.ok()) << object.result().log << w.str();
+  return w.str();
+}
+
+// The CPU epilogue's GELU computes erf without glibc (so that it vectorizes): within 1e-6 of the
+// exact GELU, relative to 1 + |value|, from -12 to 12 and at the cap's edges, far inside the 1e-3
+// a kernel must meet.
+TEST(CodegenCpu, GeluIsAccurateEverywhere) {
+  const std::string source = elementwiseEpilogue(EpilogueKind::Gelu, "gelu");
+  const LoadedObject object(source, CpuCompilerOptions().flags);
+  ASSERT_TRUE(object.ok()) << object.result().log << source;
   const auto gelu = object.symbol<void (*)(const float*, float*, int)>("gelu");
   std::vector<float> in;
   for (int i = -120000; i <= 120000; ++i) in.push_back(static_cast<float>(i) * 1e-4f);
@@ -149,19 +155,10 @@ TEST(CodegenCpu, GeluIsAccurateEverywhere) {
 // -ffinite-math-only, and with it the register tile's whole store loop): fmaxf's results, NaN
 // included.
 TEST(CodegenCpu, ReluIsASelectWithFmaxfsResults) {
-  OperatorSpec op = smallMatMul(1, 1, 1);
-  op.epilogue = {{EpilogueKind::Relu, 1}};
-  codegen::CodeWriter w;
-  w.open("extern \"C\" void relu(const float* in, float* out, int n)");
-  w.open("for (int i = 0; i < n; ++i)");
-  w.line("float v = in[i];");
-  codegen::detail::writeEpilogue(w, op, codegen::Backend::Cpu, "v", "0", "i");
-  w.line("out[i] = v;");
-  w.close();
-  w.close();
-  EXPECT_EQ(w.str().find("fmax"), std::string::npos) << w.str();
-  const LoadedObject object(w.str(), CpuCompilerOptions().flags);
-  ASSERT_TRUE(object.ok()) << object.result().log << w.str();
+  const std::string source = elementwiseEpilogue(EpilogueKind::Relu, "relu");
+  EXPECT_EQ(source.find("fmax"), std::string::npos) << source;
+  const LoadedObject object(source, CpuCompilerOptions().flags);
+  ASSERT_TRUE(object.ok()) << object.result().log << source;
   const auto relu = object.symbol<void (*)(const float*, float*, int)>("relu");
   const std::vector<float> in{-2.5f, -0.0f, 0.0f, 1e-38f, 3.0f, NAN, -INFINITY, INFINITY};
   std::vector<float> out(in.size());
