@@ -35,6 +35,19 @@ std::string_view stepKindName(StepKind kind) {
 
 namespace {
 
+// A task's kernel entry point; its conversions are the entry with a suffix ("task_3_pack_a").
+std::string taskEntry(std::size_t task) {
+  return "task_" + std::to_string(task);
+}
+
+// Every tensor a task writes -> that task.
+std::map<std::string, std::size_t> producers(const TaskGraph& graph) {
+  std::map<std::string, std::size_t> producer;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
+    for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
+  return producer;
+}
+
 // A layout one task takes so that another reads a tensor as it is: said in the program's
 // `adopted` only if the program then drops the conversion it saves (the step of `layer` with
 // that entry suffix), since the producer's plain output may still be needed elsewhere.
@@ -58,9 +71,7 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
                                        layout::TuningMode mode, bool winograd,
                                        const std::set<std::size_t>& frozen,
                                        std::vector<Adoption>* adopted) {
-  std::map<std::string, std::size_t> producer;  // tensor -> the task that writes it
-  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
-    for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
+  const std::map<std::string, std::size_t> producer = producers(graph);
   std::vector<OperatorDefinition> defs;
   for (std::size_t i = 0; i < graph.tasks.size(); ++i)
     defs.push_back(taskDefinitionOf(graph.tasks[i], mode, winograd, configs[i]));
@@ -109,9 +120,7 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
                                          std::vector<Config> configs, layout::TuningMode mode,
                                          bool winograd, std::set<std::size_t>* frozen,
                                          std::vector<Adoption>* adopted) {
-  std::map<std::string, std::size_t> producer;  // tensor -> the task that writes it
-  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
-    for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
+  const std::map<std::string, std::size_t> producer = producers(graph);
   std::vector<std::size_t> order(graph.tasks.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -263,7 +272,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     OperatorDefinition def = taskDefinitionOf(graph.tasks[i], mode, winograd, configs[i]);
     if (gpu && def.target != SpaceTarget::Winograd)
       def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
-    const std::string entry = "task_" + std::to_string(i);
+    const std::string entry = taskEntry(i);
     const codegen::GeneratedKernel k =
         kernels == TaskKernels::Reference
             ? codegen::generateReferenceKernel(def.op, backend, {entry})
@@ -308,7 +317,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     if (const auto it = taskAt.find(l.name); it != taskAt.end()) {
       const Occurrence& o = *it->second.second;
       const Layer& complex = *net.find(o.layer);
-      const std::string entry = "task_" + std::to_string(it->second.first);
+      const std::string entry = taskEntry(it->second.first);
       ProgramStep s{o.layer, StepKind::Task, entry, {}, {}, tensor(o.output).index};
       ProgramOperand b = none, bias = none;
       if (complex.kind == LayerKind::MatMul || complex.kind == LayerKind::BatchMatMul) {
@@ -443,8 +452,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   redirect();
   // Two conversions of one tensor into one layout (BERT's query, key and value projections, one
   // task, read one input): with propagation, the later one's readers take the earlier one's
-  // output (joint-np, ALT's baseline, keeps every conversion). A tensor's
-  // layout is its producer's, so the source tensor and the target layout say it all.
+  // output (joint-np, ALT's baseline, keeps every conversion). A tensor's layout is its
+  // producer's, so the source tensor and the target layout say it all.
   for (std::size_t i = 0; i < p.steps.size() && propagate; ++i) {
     const auto c = conversions.find(i);
     if (drop[i] || c == conversions.end() || !c->second.to) continue;
@@ -465,7 +474,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     if (!drop[i]) kept.push_back(std::move(p.steps[i]));
   p.steps = std::move(kept);
   for (const Adoption& a : adoptions)
-    if (dropped.count({a.layer, "task_" + std::to_string(a.task) + "_" + a.suffix}))
+    if (dropped.count({a.layer, taskEntry(a.task) + "_" + a.suffix}))
       p.adopted.push_back(a.sentence);
   return p;
 }
