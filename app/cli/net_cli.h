@@ -23,5 +23,7 @@ void requireVerified(const net::EndToEnd& e);
 
 void addNetTuneCommand(CLI::App& net);
 void addNetCompareCommand(CLI::App& net);
+// net archive and net restore (io/network_archive.h).
+void addNetArchiveCommands(CLI::App& net);
 
 }  // namespace opevo::cli

@@ -247,6 +247,7 @@ void addNetCommands(CLI::App& app) {
   r->callback([run] { runRun(*run); });
   addNetTuneCommand(*net);
   addNetCompareCommand(*net);
+  addNetArchiveCommands(*net);
 }
 
 }  // namespace opevo::cli

@@ -1,7 +1,5 @@
 #include "io/run_restore.h"
 
-#include <nlohmann/json.hpp>
-
 #include "common/error.h"
 #include "common/median.h"
 #include "engine/measurement.h"
@@ -120,6 +118,10 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
       }
     }
   }
+  // The exact message where the file has it: a success's too, and a failure's empty one (which
+  // T4's measurements name by the status).
+  if (const OJson* m = extra ? field(*extra, "message") : nullptr; m && m->is_string())
+    t.message = m->get<std::string>();
   if (t.status == TrialStatus::Ok && t.speed <= 0)
     throw InputError(where + ": a correct result without its speed (" + speedUnit + ")");
   t.finished = optionalText(r, "timestamp");
@@ -128,9 +130,7 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
 
 }  // namespace
 
-RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptions& options) {
-  const OJson root = OJson::parse(readMaybeGzipped(path), nullptr, false);
-  if (root.is_discarded()) throw InputError(path + ": not JSON");
+RunWithTrials runFromT4(const OJson& root, const std::string& path, const RestoreOptions& options) {
   const OJson* metaField = field(root, "metadata");
   const OJson* results = field(root, "results");
   if (!metaField || !results || !results->is_array())
@@ -140,7 +140,6 @@ RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptio
     throw InputError(path +
                      ": not a run exported by OpEvo Studio (metadata.exported_by), so there is no "
                      "tuning run to restore; store it as measurements with `opevo import FILE`");
-  if (results->empty()) throw InputError(path + ": the run has no results");
 
   RunRecord run;
   run.operatorName = requiredText(meta, "kernel_name", path);
@@ -203,18 +202,28 @@ RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptio
     t.order = t.seq;
     trials.push_back(std::move(t));
   }
-  // Older files: the run's times are its first and last trials'.
+  // Older files: the run's times are its first and last trials'. (Every file without them has
+  // trials: only a network archive holds runs without any, and it came after.)
   run.started = optionalText(meta, "started");
-  if (run.started.empty())
+  if (run.started.empty() && !trials.empty())
     run.started =
         !trials.front().started.empty() ? trials.front().started : trials.front().finished;
   run.ended = optionalText(meta, "ended");
-  if (run.ended.empty() && run.status != RunStatus::Running) run.ended = trials.back().finished;
+  if (run.ended.empty() && run.status != RunStatus::Running && !trials.empty())
+    run.ended = trials.back().finished;
+  return {std::move(run), std::move(trials)};
+}
 
+RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptions& options) {
+  const OJson root = OJson::parse(readMaybeGzipped(path), nullptr, false);
+  if (root.is_discarded()) throw InputError(path + ": not JSON");
+  RunWithTrials r = runFromT4(root, path, options);
+  // exportRunT4 writes no file of a run without trials.
+  if (r.trials.empty()) throw InputError(path + ": the run has no results");
   RestoredRun restored;
-  restored.runId = store.createRunWithTrials(run, trials);
-  restored.trials = trials.size();
-  restored.run = run;
+  restored.runId = store.createRunWithTrials(r.run, r.trials);
+  restored.trials = r.trials.size();
+  restored.run = std::move(r.run);
   restored.run.id = restored.runId;
   return restored;
 }

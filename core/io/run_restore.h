@@ -2,8 +2,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
 
@@ -18,6 +20,20 @@ struct RestoreOptions {
   // The seed; InputError when the file names another.
   std::optional<std::uint64_t> seed;
 };
+
+// A run and its trials as a T4 document describes them, ready to store (no ids yet).
+struct RunWithTrials {
+  RunRecord run;
+  std::vector<TrialRow> trials;
+};
+
+// What restoreRun reads from its file, read from a T4 document parsed already: the same checks,
+// for a run that came inside another file (a network archive's task runs, io/network_archive.h).
+// `where` begins every error ("FILE", "FILE: task 3's run"). A document without results is a run
+// without trials (a network's task the scheduler had not reached yet): allowed here, refused by
+// restoreRun. Stores nothing.
+RunWithTrials runFromT4(const nlohmann::ordered_json& document, const std::string& where,
+                        const RestoreOptions& options = {});
 
 struct RestoredRun {
   std::int64_t runId = 0;
@@ -35,7 +51,8 @@ struct RestoredRun {
 // with what they have: launch errors as runtime faults (T4 has one name for both), no trial
 // starts, and tuning times of 0.
 // Throws InputError, storing nothing, for a file our export did not write, one whose
-// configurations do not fit its operator's space, or a missing seed or operator.
+// configurations do not fit its operator's space, a run without results, or a missing seed or
+// operator.
 RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptions& options = {});
 
 }  // namespace opevo

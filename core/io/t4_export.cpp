@@ -1,15 +1,11 @@
 #include "io/t4_export.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include "common/error.h"
 #include "engine/measurement.h"
 #include "engine/run_status.h"
-#include "io/gzip_file.h"
+#include "io/export_file.h"
 #include "io/replay_raw.h"
 #include "space/text.h"
 
@@ -137,14 +133,16 @@ OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
   metadata["ended"] = run.ended;
   metadata["label"] = run.label;
   // Per result, what T4 cannot say: the exact status (T4's "runtime" is both a launch error and a
-  // fault), the start, the run's tuning time at the trial and the whole measurement's time (T4's
-  // framework time is what is left of it; a restore needs the whole).
+  // fault), the start, the run's tuning time at the trial, the whole measurement's time (T4's
+  // framework time is what is left of it; a restore needs the whole) and the message (T4 has a
+  // place for a failure's only; a success has one too when it was timed in an unusual way).
   OJson extra = OJson::array();
   for (const TrialRow& t : trials)
     extra.push_back({{"status", statusName(t.status)},
                      {"started", t.started},
                      {"seconds", t.seconds},
-                     {"measure_ms", t.measureMs}});
+                     {"measure_ms", t.measureMs},
+                     {"message", t.message}});
   metadata["trials"] = std::move(extra);
   metadata["exported_by"] = std::string("OpEvo Studio ") + OPEVO_VERSION;
   OJson results = OJson::array();
@@ -161,35 +159,7 @@ std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::strin
   if (trials.empty())
     throw InputError("run " + std::to_string(runId) +
                      " has no trials yet: a T4 file needs at least one result");
-  const std::string text = runToT4(*run, trials).dump(2);
-  const std::string temporary = path + ".partial";
-  {
-    // Opening first gives a clear reason (no such folder, permission) naming the user's path.
-    std::ofstream probe(temporary, std::ios::binary);
-    if (!probe)
-      throw InputError("cannot write '" + path +
-                       "': " + (errno ? std::strerror(errno) : "cannot create the file"));
-  }
-  const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  try {
-    if (gzip) {
-      writeGzipped(temporary, text);
-    } else {
-      std::ofstream out(temporary, std::ios::binary);
-      out << text << '\n';
-      out.close();
-      if (!out) throw InputError("cannot write '" + path + "': the write failed (disk full?)");
-    }
-  } catch (...) {
-    std::filesystem::remove(temporary);
-    throw;
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary);
-    throw InputError("cannot write '" + path + "': " + ec.message());
-  }
+  writeExportFile(path, runToT4(*run, trials).dump(2));
   return trials.size();
 }
 

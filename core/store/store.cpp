@@ -454,6 +454,20 @@ std::int64_t Store::createRunWithTrials(const RunRecord& run, const std::vector<
 }
 
 void Store::inTransaction(const std::function<void()>& f) {
+  if (!sqlite3_get_autocommit(m_db)) {
+    // Inside another transaction (a network's restore stores each task run with
+    // createRunWithTrials): a savepoint, so that what f stored is undone alone when it throws and
+    // the outer transaction still decides about everything.
+    exec(m_db, "SAVEPOINT nested", "writing to " + inQuotes(m_path));
+    try {
+      f();
+      exec(m_db, "RELEASE nested", "writing to " + inQuotes(m_path));
+    } catch (...) {
+      sqlite3_exec(m_db, "ROLLBACK TO nested; RELEASE nested", nullptr, nullptr, nullptr);
+      throw;
+    }
+    return;
+  }
   exec(m_db, "BEGIN IMMEDIATE", "writing to " + inQuotes(m_path));
   try {
     f();

@@ -56,10 +56,13 @@ class Store {
   long long lastOrder(const RunRecord& run) const;
 
   // Runs f inside one transaction: everything it stores is committed together, or (when it
-  // throws) nothing is.
+  // throws) nothing is. Called inside another, f's part is a savepoint of the outer one: undone
+  // when f throws, and committed only with the outer transaction.
   void inTransaction(const std::function<void()>& f);
 
   // Networks (network_store.cpp).
+  // Stores the record as given (a new run has no end or result yet; a restored one has its own),
+  // and its start, or now when it has none. Not its task runs: setNetworkTaskRun.
   std::int64_t createNetwork(const NetworkRecord& network);
   void setNetworkTaskRun(std::int64_t networkId, int task, std::int64_t runId);
   // Commits at once, after the unit's trials.

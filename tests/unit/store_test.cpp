@@ -92,6 +92,30 @@ TEST(Store, DuplicateSequenceNumberIsRefused) {
   EXPECT_EQ(store.trials(id).size(), 1u);
 }
 
+// A transaction inside another (a network's restore stores each task run with
+// createRunWithTrials inside its own): the inner one's failure undoes only what it stored, and
+// the outer one's undoes everything, the inner runs it committed included.
+TEST(Store, ANestedTransactionIsPartOfTheOuterOne) {
+  TempDir dir;
+  Store store((dir.path / "a.db").string());
+  TrialRow t;
+  t.seq = 1;
+  t.status = TrialStatus::Ok;
+  store.inTransaction([&] {
+    store.createRunWithTrials(sampleRun(), {t});
+    // Two trials numbered 1: the inner transaction fails and takes its run with it.
+    EXPECT_THROW(store.createRunWithTrials(sampleRun(), {t, t}), InputError);
+  });
+  ASSERT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.trials(store.runs().front().id).size(), 1u);
+  EXPECT_THROW(store.inTransaction([&] {
+    store.createRunWithTrials(sampleRun(), {t});
+    throw InputError("the outer transaction fails after the inner one committed");
+  }),
+               InputError);
+  EXPECT_EQ(store.runs().size(), 1u);
+}
+
 TEST(Store, CorruptFileIsRefusedAndUntouched) {
   TempDir dir;
   const fs::path path = dir.path / "opevo.db";

@@ -1,0 +1,211 @@
+#include "io/network_archive.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "common/error.h"
+#include "io/export_file.h"
+#include "io/gzip_file.h"
+#include "io/run_restore.h"
+#include "io/t4_export.h"
+#include "net/network_json.h"
+#include "net/tasks.h"
+
+namespace opevo {
+namespace {
+
+// ordered_json: a column written as JSON keeps its stored key order, so it reads back as the
+// same text.
+using OJson = nlohmann::ordered_json;
+
+constexpr const char* kFormat = "opevo-network-run";
+constexpr int kVersion = 1;
+
+// A JSON column as JSON (someone reading the archive sees the plan and the result), else, empty
+// or anything but an object or array, as its text: either way it reads back as stored.
+OJson columnJson(const std::string& text) {
+  OJson j = OJson::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_structured()) return text;
+  return j;
+}
+
+std::string columnText(const OJson& j) {
+  return j.is_string() ? j.get<std::string>() : j.dump();
+}
+
+const OJson& member(const OJson& j, const char* name, const std::string& where) {
+  if (!j.is_object() || !j.contains(name)) throw InputError(where + name + " is missing");
+  return j.at(name);
+}
+
+std::string text(const OJson& j, const char* name, const std::string& where) {
+  const OJson& v = member(j, name, where);
+  if (!v.is_string()) throw InputError(where + name + " is not a text");
+  return v.get<std::string>();
+}
+
+long long integer(const OJson& j, const char* name, const std::string& where) {
+  const OJson& v = member(j, name, where);
+  if (!v.is_number_integer()) throw InputError(where + name + " is not a whole number");
+  return v.get<long long>();
+}
+
+const OJson& array(const OJson& j, const char* name, const std::string& where) {
+  const OJson& v = member(j, name, where);
+  if (!v.is_array()) throw InputError(where + name + " is not a list");
+  return v;
+}
+
+// How many tasks the archived network has, as `net tune --resume` will extract them.
+std::size_t taskCount(const NetworkRecord& n, const std::string& path) {
+  net::ParamOverrides params;
+  const OJson j = OJson::parse(n.paramsJson, nullptr, false);
+  if (!j.is_object()) throw InputError(path + ": network.params is not an object");
+  for (const auto& [name, value] : j.items()) {
+    if (!value.is_number_integer())
+      throw InputError(path + ": network.params." + name + " is not a whole number");
+    params[name] = value.get<std::int64_t>();
+  }
+  try {
+    return net::extractTasks(net::networkFromText(n.networkJson, n.source, params)).tasks.size();
+  } catch (const InputError& e) {
+    throw InputError(path + ": its network does not read (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+std::size_t exportNetworkArchive(const Store& store, std::int64_t networkId,
+                                 const std::string& path) {
+  const std::optional<NetworkRecord> n = store.network(networkId);
+  if (!n)
+    throw InputError("network run " + std::to_string(networkId) + " does not exist in database '" +
+                     store.path() + "' (opevo net runs lists them)");
+  OJson network = {{"id", n->id},
+                   {"name", n->name},
+                   {"source", n->source},
+                   {"backend", n->backend},
+                   {"status", std::string(runStatusName(n->status))},
+                   {"started", n->started},
+                   {"ended", n->ended},
+                   {"params", columnJson(n->paramsJson)},
+                   {"plan", columnJson(n->planJson)},
+                   {"result", columnJson(n->resultJson)},
+                   {"network_json", n->networkJson}};
+  OJson units = OJson::array();
+  for (const NetworkUnitRow& u : store.networkUnits(networkId))
+    units.push_back({{"seq", u.seq}, {"task", u.task}, {"trials", u.trials}});
+  // Every task has its run from the network's start (one transaction creates them all), in task
+  // order; a task the scheduler had not reached has one without trials.
+  OJson tasks = OJson::array();
+  std::size_t trials = 0;
+  for (std::size_t i = 0; i < n->taskRuns.size(); ++i) {
+    const std::optional<RunRecord> run = store.run(n->taskRuns[i]);
+    if (!run)
+      throw InputError("network run " + std::to_string(networkId) + ": the run of its task " +
+                       std::to_string(i) + " is missing from database '" + store.path() + "'");
+    const std::vector<TrialRow> rows = store.trials(run->id);
+    trials += rows.size();
+    tasks.push_back({{"task", i}, {"run", runToT4(*run, rows)}});
+  }
+  const OJson archive = {{"format", kFormat},
+                         {"version", kVersion},
+                         {"exported_by", std::string("OpEvo Studio ") + OPEVO_VERSION},
+                         {"network", std::move(network)},
+                         {"units", std::move(units)},
+                         {"tasks", std::move(tasks)}};
+  writeExportFile(path, archive.dump(2));
+  return trials;
+}
+
+RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path) {
+  const OJson root = OJson::parse(readMaybeGzipped(path), nullptr, false);
+  if (root.is_discarded()) throw InputError(path + ": not JSON");
+  const auto format = root.is_object() ? root.find("format") : root.end();
+  if (format == root.end() || *format != kFormat) {
+    // A run's own file is the likeliest mistake.
+    const bool t4 = root.is_object() && root.contains("results");
+    throw InputError(path + ": not a network run archive (its \"format\" is not \"" + kFormat +
+                     "\"; `opevo net archive` writes them)" +
+                     (t4 ? "; a T4 file of one run restores with `opevo import --restore`" : ""));
+  }
+  const long long version = integer(root, "version", path + ": ");
+  if (version > kVersion)
+    throw InputError(path + ": an archive of version " + std::to_string(version) +
+                     ", written by a newer program; this one reads version " +
+                     std::to_string(kVersion) + " and older");
+  if (version < 1) throw InputError(path + ": version " + std::to_string(version) + " is not one");
+
+  const std::string at = path + ": network.";
+  const OJson& n = member(root, "network", path + ": ");
+  NetworkRecord rec;
+  rec.name = text(n, "name", at);
+  rec.source = text(n, "source", at);
+  rec.backend = text(n, "backend", at);
+  const std::string status = text(n, "status", at);
+  const std::optional<RunStatus> parsed = runStatusNames().parse(status);
+  if (!parsed)
+    throw InputError(at + "status '" + status + "' is not one of " + runStatusNames().list());
+  rec.status = *parsed;
+  rec.started = text(n, "started", at);
+  rec.ended = text(n, "ended", at);
+  rec.networkJson = text(n, "network_json", at);
+  rec.paramsJson = columnText(member(n, "params", at));
+  rec.planJson = columnText(member(n, "plan", at));
+  rec.resultJson = columnText(member(n, "result", at));
+  const std::size_t tasks = taskCount(rec, path);
+  const auto outside = [&](const std::string& where, long long task) {
+    return where + "task " + std::to_string(task) + " is outside the network, whose " +
+           std::to_string(tasks) + " tasks are 0 to " + std::to_string(tasks - 1);
+  };
+
+  std::vector<NetworkUnitRow> units;
+  for (const OJson& u : array(root, "units", path + ": ")) {
+    const std::string where = path + ": unit " + std::to_string(units.size() + 1) + ": ";
+    const long long seq = integer(u, "seq", where), task = integer(u, "task", where),
+                    trials = integer(u, "trials", where);
+    if (seq != static_cast<long long>(units.size()) + 1)
+      throw InputError(where + "seq is " + std::to_string(seq) + ": units are numbered 1, 2, ...");
+    if (task < 0 || task >= static_cast<long long>(tasks)) throw InputError(outside(where, task));
+    if (trials < 0) throw InputError(where + "trials is negative");
+    units.push_back({static_cast<int>(seq), static_cast<int>(task), static_cast<int>(trials)});
+  }
+
+  // Every task run read and checked before anything is stored.
+  std::vector<std::optional<RunWithTrials>> runs(tasks);
+  for (const OJson& t : array(root, "tasks", path + ": ")) {
+    const long long task = integer(t, "task", path + ": tasks: ");
+    if (task < 0 || task >= static_cast<long long>(tasks))
+      throw InputError(outside(path + ": tasks: ", task));
+    std::optional<RunWithTrials>& run = runs[static_cast<std::size_t>(task)];
+    if (run) throw InputError(path + ": task " + std::to_string(task) + " has two runs");
+    const std::string where = path + ": task " + std::to_string(task) + "'s run";
+    run = runFromT4(member(t, "run", where + ": "), where);
+    // Archived while its program was killed or cut off: nothing runs it here.
+    if (run->run.status == RunStatus::Running) run->run.status = RunStatus::Interrupted;
+  }
+  for (std::size_t i = 0; i < tasks; ++i)
+    if (!runs[i])
+      throw InputError(path + ": task " + std::to_string(i) +
+                       " has no run (a network run has one for each of its tasks)");
+  if (rec.status == RunStatus::Running) rec.status = RunStatus::Interrupted;
+
+  RestoredNetwork restored;
+  store.inTransaction([&] {
+    rec.id = store.createNetwork(rec);
+    rec.taskRuns.clear();
+    restored.trials = 0;
+    for (std::size_t i = 0; i < tasks; ++i) {
+      const std::int64_t runId = store.createRunWithTrials(runs[i]->run, runs[i]->trials);
+      store.setNetworkTaskRun(rec.id, static_cast<int>(i), runId);
+      rec.taskRuns.push_back(runId);
+      restored.trials += runs[i]->trials.size();
+    }
+    for (const NetworkUnitRow& u : units) store.appendNetworkUnit(rec.id, u);
+  });
+  restored.network = std::move(rec);
+  return restored;
+}
+
+}  // namespace opevo
