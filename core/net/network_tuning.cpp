@@ -53,7 +53,8 @@ OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode, b
 std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph) {
   std::vector<SchedulerTask> tasks;
   for (const Task& t : graph.tasks)
-    tasks.push_back({t.weight(), t.op.flops(), static_cast<int>(t.op.kind), t.position});
+    tasks.push_back({t.weight(), t.op.flops(), static_cast<int>(t.op.kind), t.position,
+                     static_cast<double>(t.op.outputElements())});
   return tasks;
 }
 

@@ -67,6 +67,14 @@ double TaskScheduler::objective() const {
   return f;
 }
 
+bool TaskScheduler::similar(std::size_t a, std::size_t b) const {
+  const SchedulerTask& x = m_tasks[a];
+  const SchedulerTask& y = m_tasks[b];
+  if (x.group != y.group) return false;
+  if (!(m_settings.similarSize > 0) || !(x.outputs > 0) || !(y.outputs > 0)) return true;
+  return std::max(x.outputs, y.outputs) <= m_settings.similarSize * std::min(x.outputs, y.outputs);
+}
+
 double TaskScheduler::gradient(std::size_t task) const {
   const std::vector<double>& h = m_history[task];
   const double g = best(task);
@@ -83,7 +91,7 @@ double TaskScheduler::gradient(std::size_t task) const {
   double fastest = 0;
   for (std::size_t k = 0; k < m_tasks.size(); ++k) {
     const double bk = best(k);
-    if (m_tasks[k].group == m_tasks[task].group && std::isfinite(bk) && m_tasks[k].flops > 0)
+    if (similar(task, k) && std::isfinite(bk) && m_tasks[k].flops > 0)
       fastest = std::max(fastest, m_tasks[k].flops / bk);
   }
   if (fastest > 0 && m_tasks[task].flops > 0)

@@ -21,21 +21,31 @@ std::string_view schedulerKindName(SchedulerKind kind);
 SchedulerKind parseSchedulerKind(std::string_view name);
 
 // What the scheduler knows of a task: how often it occurs in the network (its weight in the
-// end-to-end latency), its work, and its group of similar tasks (the same operator kind), whose
-// best speed says how fast this task could become.
+// end-to-end latency), its work, its output elements, and its group (the same operator kind):
+// the tasks of its group and of a similar size are its similar tasks, whose best speed says how
+// fast this task could become.
 struct SchedulerTask {
   double weight = 1;
   double flops = 0;
   int group = 0;
   std::size_t position = 0;  // where its kernel first runs (Task::position): topological order
+  double outputs = 0;        // output elements; 0: unknown, similar to every task of its group
 };
 
-// Ansor's gradient policy (seed 002, sec. 6) and its defaults, as TVM ships them.
+// Ansor's gradient policy (seed 002, sec. 6) and its defaults, as TVM ships them, but for
+// similarSize.
 struct GradientSettings {
   double alpha = 0.2;     // weight of the measured (backward) slope against the optimistic guess
   double beta = 2;        // how far a similar task's speed is trusted as reachable
   int window = 3;         // units the backward slope looks back
   double epsilon = 0.05;  // probability of a uniformly random task
+  // Tasks of one group are similar when their output elements differ by at most this factor
+  // (0: the whole group, as Ansor). A small layer cannot reach a large one's speed where the
+  // speed comes from parallelism: on an H200 at batch 1 (docs/results/gpu.md, 2026-11-28),
+  // AlexNet's conv4 (43k outputs) stayed "far behind" conv2's 8.5 TFLOPS (140k outputs) and
+  // took 184 of 400 trials, the last 103 finding nothing, while the three fc layers, 37% of
+  // the tuned time, got 52; ResNet-18's fc got 4.
+  double similarSize = 2;
 };
 
 // Chooses which task the engine steps next so the network's latency f = sum_i w_i * g_i (g_i:
@@ -44,7 +54,8 @@ struct GradientSettings {
 // with the most negative estimated df/dt_i:
 //   w_i * (alpha * (g_i(t) - g_i(t - window)) / window
 //          + (1 - alpha) * min(-g_i(t) / t, beta * C_i / max_{k similar} V_k - g_i(t)))
-// with t the units task i received, C_i its FLOPs and V_k the best FLOP/s of a similar task.
+// with t the units task i received, C_i its FLOPs and V_k the best FLOP/s of a similar task (of
+// its group and size, GradientSettings::similarSize).
 // Round-robin is the baseline. Topological gives every unit to the open task that runs first
 // (ties: the lower index) and has no warm-up: a task is tuned once, before the tasks after it.
 // Deterministic for a seed and a sequence of calls.
@@ -74,6 +85,8 @@ class TaskScheduler {
 
  private:
   double best(std::size_t task) const;
+  // Whether task b's speed says how fast task a could become (GradientSettings::similarSize).
+  bool similar(std::size_t a, std::size_t b) const;
 
   std::vector<SchedulerTask> m_tasks;
   SchedulerKind m_kind;

@@ -104,6 +104,44 @@ TEST(TaskScheduler, ATaskFarSlowerThanASimilarOneIsChosen) {
   EXPECT_EQ(s.next(), 1u);
 }
 
+// Same kind, different sizes: a layer with a quarter of the outputs is not expected to reach the
+// large one's speed (GradientSettings::similarSize), so a slow task of another kind that can
+// still gain gets the unit; Ansor's whole-group similarity (similarSize 0) keeps feeding the
+// small layer, as it fed AlexNet's conv4 on the H200.
+TEST(TaskScheduler, ASmallLayerIsNotHeldToALargeOnesSpeed) {
+  // {weight, flops, group, position, outputs}
+  const SchedulerTask large{1, 4e9, 0, 0, 4e5}, small{1, 1e9, 0, 1, 1e5}, other{1, 1e9, 1, 2, 1e3};
+  auto chosen = [&](double similarSize) {
+    GradientSettings settings = greedy();
+    settings.similarSize = similarSize;
+    TaskScheduler s({large, small, other}, SchedulerKind::Gradient, 1, settings);
+    feed(s, 0, 1);
+    feed(s, 1, 2);
+    feed(s, 2, 2);
+    // Flat histories: 10 units of the large and small layers, 4 of the other task.
+    for (int u = 1; u < 10; ++u) s.record(0, 1), s.record(1, 2);
+    for (int u = 1; u < 4; ++u) s.record(2, 2);
+    return std::make_pair(s.next(), s.gradient(1));
+  };
+  // Similar by size: the small layer's guess is its own average gain, -2 / 10; the other task's
+  // -2 / 4 is steeper.
+  const auto [bySize, smallBySize] = chosen(2);
+  EXPECT_EQ(bySize, 2u);
+  EXPECT_NEAR(smallBySize, 0.8 * (-2.0 / 10), 1e-12);
+  // Ansor: min(-2 / 10, 2 * 1e9 / 4e9 - 2) = -1.5, the steepest.
+  const auto [wholeGroup, smallInGroup] = chosen(0);
+  EXPECT_EQ(wholeGroup, 1u);
+  EXPECT_NEAR(smallInGroup, 0.8 * -1.5, 1e-12);
+  // Within the factor, sizes are similar: twice the outputs still count.
+  GradientSettings settings = greedy();
+  TaskScheduler s({{1, 2e9, 0, 0, 2e5}, small}, SchedulerKind::Gradient, 1, settings);
+  feed(s, 0, 0.5);
+  feed(s, 1, 2);
+  for (int u = 1; u < 10; ++u) s.record(1, 2);
+  // min(-2 / 10, 2 * 1e9 / 4e9 - 2) = -1.5
+  EXPECT_NEAR(s.gradient(1), 0.8 * -1.5, 1e-12);
+}
+
 TEST(TaskScheduler, WeightScalesTheGradient) {
   TaskScheduler s({{1, 1e9, 0}, {3, 1e9, 1}}, SchedulerKind::Gradient, 1, greedy());
   feed(s, 0, 1e-3);
