@@ -1,5 +1,6 @@
 #include "io/network_archive.h"
 
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "io/run_restore.h"
 #include "io/t4_export.h"
 #include "net/network_json.h"
+#include "net/network_plan.h"
 #include "net/tasks.h"
 
 namespace opevo {
@@ -154,6 +156,13 @@ RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path) {
   rec.paramsJson = columnText(member(n, "params", at));
   rec.planJson = columnText(member(n, "plan", at));
   rec.resultJson = columnText(member(n, "result", at));
+  // What `net runs` and a resume read from these columns must read: checked here, not there.
+  net::planFromJson(rec.planJson, at + "plan: ");
+  if (!rec.resultJson.empty()) {
+    const OJson result = OJson::parse(rec.resultJson, nullptr, false);
+    if (result.is_discarded() || !result.is_object())
+      throw InputError(at + "result is neither empty (not concluded) nor a JSON object");
+  }
   const std::size_t tasks = taskCount(rec, path);
   const auto outside = [&](const std::string& where, long long task) {
     return where + "task " + std::to_string(task) + " is outside the network, whose " +
@@ -168,7 +177,8 @@ RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path) {
     if (seq != static_cast<long long>(units.size()) + 1)
       throw InputError(where + "seq is " + std::to_string(seq) + ": units are numbered 1, 2, ...");
     if (task < 0 || task >= static_cast<long long>(tasks)) throw InputError(outside(where, task));
-    if (trials < 0) throw InputError(where + "trials is negative");
+    if (trials < 0 || trials > std::numeric_limits<int>::max())
+      throw InputError(where + "trials is " + std::to_string(trials) + ", not a count of trials");
     units.push_back({static_cast<int>(seq), static_cast<int>(task), static_cast<int>(trials)});
   }
 
@@ -189,6 +199,14 @@ RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path) {
     if (!runs[i])
       throw InputError(path + ": task " + std::to_string(i) +
                        " has no run (a network run has one for each of its tasks)");
+  // The units count trials their task's run holds: a resume replays each unit from them.
+  std::vector<long long> counted(tasks, 0);
+  for (const NetworkUnitRow& u : units) counted[static_cast<std::size_t>(u.task)] += u.trials;
+  for (std::size_t i = 0; i < tasks; ++i)
+    if (counted[i] > static_cast<long long>(runs[i]->trials.size()))
+      throw InputError(path + ": the units give task " + std::to_string(i) + " " +
+                       std::to_string(counted[i]) + " trials, and its run holds " +
+                       std::to_string(runs[i]->trials.size()));
   if (rec.status == RunStatus::Running) rec.status = RunStatus::Interrupted;
 
   RestoredNetwork restored;

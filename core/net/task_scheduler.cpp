@@ -42,6 +42,9 @@ TaskScheduler::TaskScheduler(std::vector<SchedulerTask> tasks, SchedulerKind kin
       m_history(m_tasks.size()),
       m_exhausted(m_tasks.size(), false) {
   if (m_settings.window < 1) throw InputError("task scheduler: window must be at least 1");
+  // Below 1 a task would not be similar to itself.
+  if (!(m_settings.similarSize == 0 || m_settings.similarSize >= 1))
+    throw InputError("task scheduler: similarSize must be 0 (every task of a kind) or at least 1");
   for (const SchedulerTask& t : m_tasks)
     if (!(t.weight > 0)) throw InputError("task scheduler: every task needs a positive weight");
 }

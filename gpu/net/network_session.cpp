@@ -7,40 +7,13 @@
 #include "codegen/cpu_compiler.h"
 #include "common/error.h"
 #include "engine/store_recorder.h"
+#include "net/network_plan.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "store/store.h"
 
 namespace opevo::net {
 namespace {
-
-nlohmann::json planToJson(const NetworkTuningPlan& p) {
-  nlohmann::json j = {{"algorithm", p.algorithm},
-                      {"seed", p.seed},
-                      {"trials", p.trials},
-                      {"unit", p.unit},
-                      {"scheduler", schedulerKindName(p.scheduler)},
-                      {"mode", layout::tuningModeName(p.mode)}};
-  if (p.winograd) j["template"] = "winograd";
-  j["weights"] = p.coldWeights ? "cold" : "warm";
-  return j;
-}
-
-NetworkTuningPlan planFromJson(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text);
-  NetworkTuningPlan p;
-  p.algorithm = j.at("algorithm").get<std::string>();
-  p.seed = j.at("seed").get<std::uint64_t>();
-  p.trials = j.at("trials").get<int>();
-  p.unit = j.at("unit").get<std::size_t>();
-  p.scheduler = parseSchedulerKind(j.at("scheduler").get<std::string>());
-  // Runs stored before layouts tuned their loops only.
-  p.mode = layout::parseTuningMode(j.value("mode", "loop"), "stored network plan");
-  // Runs stored before the Winograd template tuned the direct one.
-  p.winograd = j.value("template", "direct") == "winograd";
-  p.coldWeights = j.value("weights", "warm") == "cold";
-  return p;
-}
 
 Network networkOf(const NetworkSource& s) {
   return networkFromText(s.text, s.source, s.params);
@@ -67,7 +40,7 @@ NetworkSource storedNetworkSource(const Store& store, std::int64_t id, NetworkRe
   const nlohmann::json params = nlohmann::json::parse(stored->paramsJson);
   for (const auto& [k, v] : params.items()) src.params[k] = v.get<std::int64_t>();
   src.backend = stored->backend;
-  src.plan = planFromJson(stored->planJson);
+  src.plan = planFromJson(stored->planJson, "network run " + std::to_string(id) + "'s plan: ");
   if (record) *record = std::move(*stored);
   return src;
 }

@@ -299,6 +299,20 @@ TEST(CliNetArchive, ABadArchiveStoresNothingAndNamesTheFile) {
   j = archive;
   j["tasks"].erase(1);
   cases.push_back({"missing.json", j.dump(), "task 1 has no run"});
+  // Columns that `net runs` and a resume read: a plan and a result they can read, units that
+  // count trials the task runs hold.
+  j = archive;
+  j["network"]["plan"] = "garbage";
+  cases.push_back({"plan.json", j.dump(), "network.plan: not a network plan"});
+  j = archive;
+  j["network"]["result"] = "garbage";
+  cases.push_back({"result.json", j.dump(), "result is neither empty (not concluded) nor a JSON"});
+  j = archive;
+  j["units"][0]["trials"] = 1000;
+  cases.push_back({"counts.json", j.dump(), "the units give task"});
+  j = archive;
+  j["units"][0]["trials"] = 1LL << 40;
+  cases.push_back({"huge.json", j.dump(), "not a count of trials"});
   // The second task's first trial in a space it does not fit: found after the first task's run
   // was read, before anything is stored.
   j = archive;

@@ -1,0 +1,52 @@
+#include "net/network_plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace opevo::net {
+
+nlohmann::json planToJson(const NetworkTuningPlan& p) {
+  nlohmann::json j = {{"algorithm", p.algorithm},
+                      {"seed", p.seed},
+                      {"trials", p.trials},
+                      {"unit", p.unit},
+                      {"scheduler", schedulerKindName(p.scheduler)},
+                      {"mode", layout::tuningModeName(p.mode)}};
+  if (p.winograd) j["template"] = "winograd";
+  j["weights"] = p.coldWeights ? "cold" : "warm";
+  j["similar_size"] = p.gradient.similarSize;
+  return j;
+}
+
+NetworkTuningPlan planFromJson(const std::string& text, const std::string& where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw InputError(where + "not a network plan (JSON)");
+  NetworkTuningPlan p;
+  try {
+    p.algorithm = j.at("algorithm").get<std::string>();
+    p.seed = j.at("seed").get<std::uint64_t>();
+    p.trials = j.at("trials").get<int>();
+    p.unit = j.at("unit").get<std::size_t>();
+    p.scheduler = parseSchedulerKind(j.at("scheduler").get<std::string>());
+    // Runs stored before layouts tuned their loops only.
+    p.mode = layout::parseTuningMode(j.value("mode", "loop"), "stored network plan");
+    // Runs stored before the Winograd template tuned the direct one.
+    p.winograd = j.value("template", "direct") == "winograd";
+    p.coldWeights = j.value("weights", "warm") == "cold";
+    // Runs stored before the size rule took every task of a kind as similar (Ansor's rule).
+    p.gradient.similarSize = j.value("similar_size", 0.0);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(where + "not a network plan: " + e.what());
+  } catch (const InputError& e) {
+    throw InputError(where + e.what());
+  }
+  if (p.trials < 1 || p.unit < 1)
+    throw InputError(where + "a plan needs a budget and a unit of at least 1 trial");
+  if (!(p.gradient.similarSize == 0 || p.gradient.similarSize >= 1))
+    throw InputError(where + "similar_size is " + std::to_string(p.gradient.similarSize) +
+                     ": 0 (every task of a kind) or a factor of at least 1");
+  return p;
+}
+
+}  // namespace opevo::net
