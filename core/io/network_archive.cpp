@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "io/export_file.h"
 #include "io/gzip_file.h"
+#include "io/json_column.h"
 #include "io/run_restore.h"
 #include "io/t4_export.h"
 #include "net/network_json.h"
@@ -23,18 +24,6 @@ using OJson = nlohmann::ordered_json;
 
 constexpr const char* kFormat = "opevo-network-run";
 constexpr int kVersion = 1;
-
-// A JSON column as JSON (someone reading the archive sees the plan and the result), else, empty
-// or anything but an object or array, as its text: either way it reads back as stored.
-OJson columnJson(const std::string& text) {
-  OJson j = OJson::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_structured()) return text;
-  return j;
-}
-
-std::string columnText(const OJson& j) {
-  return j.is_string() ? j.get<std::string>() : j.dump();
-}
 
 const OJson& member(const OJson& j, const char* name, const std::string& where) {
   if (!j.is_object() || !j.contains(name)) throw InputError(where + name + " is missing");

@@ -5,6 +5,7 @@
 #include "engine/measurement.h"
 #include "engine/run_status.h"
 #include "io/gzip_file.h"
+#include "io/json_column.h"
 #include "ops/operator_json.h"
 #include "store/run_operator.h"
 
@@ -32,9 +33,8 @@ std::string requiredText(const OJson& meta, const char* name, const std::string&
 }
 
 // A JSON column as it was stored: an object or array as JSON text, a text as itself.
-std::string columnText(const OJson* j, const std::string& absent) {
-  if (!j || j->is_null()) return absent;
-  return j->is_string() ? j->get<std::string>() : j->dump();
+std::string columnOr(const OJson* j, const std::string& absent) {
+  return !j || j->is_null() ? absent : columnText(*j);
 }
 
 TrialStatus fromInvalidity(const std::string& invalidity, const std::string& where) {
@@ -176,9 +176,9 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
   std::optional<SearchSpace> space;
   if (!opJson.contains("replay")) space = operatorDefinitionFromJson(opJson, path).space;
 
-  run.settingsJson = columnText(field(meta, "settings"), "{}");
+  run.settingsJson = columnOr(field(meta, "settings"), "{}");
   run.budgetJson =
-      columnText(field(meta, "budget"), nlohmann::json{{"trials", results->size()}}.dump());
+      columnOr(field(meta, "budget"), nlohmann::json{{"trials", results->size()}}.dump());
   run.status = runStatusNames().parse(optionalText(meta, "status")).value_or(RunStatus::Finished);
   // (None's name is empty: an absent field must not read as it)
   run.endReason = run.status == RunStatus::Finished ? EndReason::Trials : EndReason::None;

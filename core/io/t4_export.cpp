@@ -6,6 +6,7 @@
 #include "engine/measurement.h"
 #include "engine/run_status.h"
 #include "io/export_file.h"
+#include "io/json_column.h"
 #include "io/replay_raw.h"
 #include "space/text.h"
 
@@ -120,13 +121,9 @@ OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
   // was (a campaign goes on from committed files): its seed, operator, settings, budget, status
   // and times. JSON columns go in as JSON, where they parse.
   metadata["seed"] = run.seed;
-  const auto asJson = [](const std::string& text) {
-    OJson j = OJson::parse(text, nullptr, false);
-    return j.is_discarded() ? OJson(text) : j;
-  };
-  metadata["operator"] = asJson(run.operatorJson);
-  metadata["settings"] = asJson(run.settingsJson);
-  metadata["budget"] = asJson(run.budgetJson);
+  metadata["operator"] = columnJson(run.operatorJson);
+  metadata["settings"] = columnJson(run.settingsJson);
+  metadata["budget"] = columnJson(run.budgetJson);
   metadata["status"] = runStatusName(run.status);
   metadata["end_reason"] = endReasonName(run.endReason);
   metadata["started"] = run.started;

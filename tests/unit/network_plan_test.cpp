@@ -79,8 +79,7 @@ TEST(NetworkPlan, TheCampaignsNetworkRunsReplayUnderTheirOwnPlans) {
     for (std::int64_t id : r.network.taskRuns) trials.push_back(store.trials(id));
     std::vector<std::size_t> counted(graph.tasks.size(), 0);
     for (const NetworkUnitRow& u : store.networkUnits(r.network.id)) {
-      ASSERT_EQ(scheduler.next(), std::optional<std::size_t>(u.task))
-          << name << ": unit " << u.seq;
+      ASSERT_EQ(scheduler.next(), std::optional<std::size_t>(u.task)) << name << ": unit " << u.seq;
       const auto task = static_cast<std::size_t>(u.task);
       counted[task] += static_cast<std::size_t>(u.trials);
       double best = 0;
