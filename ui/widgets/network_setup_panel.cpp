@@ -78,6 +78,9 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_algorithms->setFixedHeight(m_algorithms->sizeHintForRow(0) * m_algorithms->count() +
                                2 * m_algorithms->frameWidth());
   m_gradient->setChecked(true);
+  m_gradient->setToolTip(
+      tr("Each unit of trials to the task whose latency is estimated to drop fastest (Ansor); a "
+         "task is expected to near the speed of tasks of its kind and size (docs/networks.md)"));
   // One under another: three in a row made the form 500 px wide, and the charts beside it
   // too narrow to read on a 1024-pixel screen.
   auto* schedulers = new QVBoxLayout;
