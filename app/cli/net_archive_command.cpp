@@ -58,7 +58,7 @@ void addNetArchiveCommands(CLI::App& net) {
       "restore",
       "Store a network run from a file net archive wrote, as the run it was (net tune --resume "
       "continues it); prints the new network run's id");
-  restore->add_option("file", r->file, "The archive")->required();
+  restore->add_option("file", r->file, "The archive")->required()->check(CLI::ExistingFile);
   restore->add_option("--db", r->db, "The database (default: the user's data directory)");
   restore->callback([r] { runRestore(*r); });
 }
