@@ -50,14 +50,7 @@ const OJson& array(const OJson& j, const char* name, const std::string& where) {
 
 // How many tasks the archived network has, as `net tune --resume` will extract them.
 std::size_t taskCount(const NetworkRecord& n, const std::string& path) {
-  net::ParamOverrides params;
-  const OJson j = OJson::parse(n.paramsJson, nullptr, false);
-  if (!j.is_object()) throw InputError(path + ": network.params is not an object");
-  for (const auto& [name, value] : j.items()) {
-    if (!value.is_number_integer())
-      throw InputError(path + ": network.params." + name + " is not a whole number");
-    params[name] = value.get<std::int64_t>();
-  }
+  const net::ParamOverrides params = net::paramsFromJson(n.paramsJson, path + ": network.");
   try {
     return net::extractTasks(net::networkFromText(n.networkJson, n.source, params)).tasks.size();
   } catch (const InputError& e) {

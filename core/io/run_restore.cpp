@@ -1,5 +1,7 @@
 #include "io/run_restore.h"
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.h"
 #include "common/median.h"
 #include "engine/measurement.h"

@@ -240,6 +240,18 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
 
 // networkPresets() is defined in the file CMake generates from resources/networks/*.json.
 
+ParamOverrides paramsFromJson(const std::string& text, const std::string& where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) throw InputError(where + "params is not a JSON object");
+  ParamOverrides params;
+  for (const auto& [name, value] : j.items()) {
+    if (!value.is_number_integer())
+      throw InputError(where + "params." + name + " is not a whole number");
+    params[name] = value.get<std::int64_t>();
+  }
+  return params;
+}
+
 std::string networkText(const std::string& presetOrPath) {
   for (const NetworkPreset& p : networkPresets())
     if (p.name == presetOrPath) return p.text;

@@ -13,6 +13,10 @@ namespace opevo::net {
 // Parameter values that replace a network file's defaults ("batch" -> 8).
 using ParamOverrides = std::map<std::string, std::int64_t>;
 
+// The overrides back from their stored text (NetworkRecord::paramsJson, a JSON object of whole
+// numbers). Throws InputError, prefixed with `where`, for anything else.
+ParamOverrides paramsFromJson(const std::string& text, const std::string& where);
+
 // A network file (docs/networks.md): name, params, inputs, layers, output. Integer fields may name
 // a param instead ("batch"). Shapes are inferred and checked, batch_norms after convolutions are
 // folded (unless foldNorms is false: the reference computes the network as written). Throws

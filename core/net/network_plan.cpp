@@ -36,16 +36,12 @@ NetworkTuningPlan planFromJson(const std::string& text, const std::string& where
     p.coldWeights = j.value("weights", "warm") == "cold";
     // Runs stored before the size rule took every task of a kind as similar (Ansor's rule).
     p.gradient.similarSize = j.value("similar_size", 0.0);
+    checkGradientSettings(p.gradient);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where + "not a network plan: " + e.what());
   } catch (const InputError& e) {
     throw InputError(where + e.what());
   }
-  if (p.trials < 1 || p.unit < 1)
-    throw InputError(where + "a plan needs a budget and a unit of at least 1 trial");
-  if (!(p.gradient.similarSize == 0 || p.gradient.similarSize >= 1))
-    throw InputError(where + "similar_size is " + std::to_string(p.gradient.similarSize) +
-                     ": 0 (every task of a kind) or a factor of at least 1");
   return p;
 }
 

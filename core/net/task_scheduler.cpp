@@ -33,6 +33,13 @@ SchedulerKind parseSchedulerKind(std::string_view name) {
                    "' (accepted: gradient, round-robin, topological)");
 }
 
+void checkGradientSettings(const GradientSettings& s) {
+  if (s.window < 1) throw InputError("task scheduler: window must be at least 1");
+  if (!(s.similarSize == 0 || s.similarSize >= 1))
+    throw InputError("task scheduler: similar_size is " + std::to_string(s.similarSize) +
+                     ": 0 (every task of a kind) or a factor of at least 1");
+}
+
 TaskScheduler::TaskScheduler(std::vector<SchedulerTask> tasks, SchedulerKind kind,
                              std::uint64_t seed, GradientSettings settings)
     : m_tasks(std::move(tasks)),
@@ -41,10 +48,7 @@ TaskScheduler::TaskScheduler(std::vector<SchedulerTask> tasks, SchedulerKind kin
       m_rng(seed),
       m_history(m_tasks.size()),
       m_exhausted(m_tasks.size(), false) {
-  if (m_settings.window < 1) throw InputError("task scheduler: window must be at least 1");
-  // Below 1 a task would not be similar to itself.
-  if (!(m_settings.similarSize == 0 || m_settings.similarSize >= 1))
-    throw InputError("task scheduler: similarSize must be 0 (every task of a kind) or at least 1");
+  checkGradientSettings(m_settings);
   for (const SchedulerTask& t : m_tasks)
     if (!(t.weight > 0)) throw InputError("task scheduler: every task needs a positive weight");
 }

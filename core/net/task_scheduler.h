@@ -48,6 +48,10 @@ struct GradientSettings {
   double similarSize = 2;
 };
 
+// Throws InputError for settings the scheduler cannot work with (a window below 1, a
+// similarSize between 0 and 1, under which a task would not be similar to itself).
+void checkGradientSettings(const GradientSettings& settings);
+
 // Chooses which task the engine steps next so the network's latency f = sum_i w_i * g_i (g_i:
 // the best latency of task i) drops fastest. Every task gets one unit first (round-robin warm-up),
 // since a task with no latency leaves the network unable to run; then each unit goes to the task

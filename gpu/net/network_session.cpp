@@ -37,8 +37,7 @@ NetworkSource storedNetworkSource(const Store& store, std::int64_t id, NetworkRe
   NetworkSource src;
   src.source = stored->source;
   src.text = stored->networkJson;
-  const nlohmann::json params = nlohmann::json::parse(stored->paramsJson);
-  for (const auto& [k, v] : params.items()) src.params[k] = v.get<std::int64_t>();
+  src.params = paramsFromJson(stored->paramsJson, "network run " + std::to_string(id) + "'s ");
   src.backend = stored->backend;
   src.plan = planFromJson(stored->planJson, "network run " + std::to_string(id) + "'s plan: ");
   if (record) *record = std::move(*stored);

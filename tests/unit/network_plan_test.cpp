@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "io/network_archive.h"
@@ -68,11 +67,8 @@ TEST(NetworkPlan, TheCampaignsNetworkRunsReplayUnderTheirOwnPlans) {
     fs::remove(db);
     Store store(db.string());
     const RestoredNetwork r = restoreNetworkArchive(store, (dir / name).string());
-    ParamOverrides params;
-    for (const auto& [k, v] : nlohmann::json::parse(r.network.paramsJson).items())
-      params[k] = v.get<std::int64_t>();
-    const TaskGraph graph =
-        extractTasks(networkFromText(r.network.networkJson, r.network.source, params));
+    const TaskGraph graph = extractTasks(networkFromText(
+        r.network.networkJson, r.network.source, paramsFromJson(r.network.paramsJson, name)));
     const NetworkTuningPlan plan = planFromJson(r.network.planJson, name);
     TaskScheduler scheduler(schedulerTasks(graph), plan.scheduler, plan.seed, plan.gradient);
     std::vector<std::vector<TrialRow>> trials;
