@@ -121,12 +121,14 @@ void runCodegen(const CodegenCliOptions& o) {
   // The space a run on this backend tunes: GPU runs have parameters of their own (split_k...).
   // A preset or an operator file, with the file's own space.
   OperatorDefinition loaded = loadOperator(o.op);
-  // --template, else the operator file's choice of Winograd, else the backend's direct space.
-  const bool winograd = o.kernelTemplate == "winograd" ||
-                        (o.kernelTemplate.empty() && loaded.target == SpaceTarget::Winograd);
-  const SpaceTarget target = winograd                  ? SpaceTarget::Winograd
-                             : backend == Backend::Cpu ? SpaceTarget::Common
-                                                       : SpaceTarget::Gpu;
+  // --template, else the operator file's choice of a template with a space of its own (Winograd,
+  // matrix-vector), else the backend's direct space.
+  const bool own = loaded.target == SpaceTarget::Winograd || loaded.target == SpaceTarget::MatVec;
+  const SpaceTarget target = o.kernelTemplate == "winograd"    ? SpaceTarget::Winograd
+                             : o.kernelTemplate == "matvec"    ? SpaceTarget::MatVec
+                             : o.kernelTemplate.empty() && own ? loaded.target
+                             : backend == Backend::Cpu         ? SpaceTarget::Common
+                                                               : SpaceTarget::Gpu;
   const OperatorDefinition def = withSpaceTarget(std::move(loaded), target);
   const OperatorSpec& op = def.op;
   const SearchSpace& space = def.space;
@@ -203,9 +205,10 @@ void addCodegenCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--backend", o->backend, "cuda, hip or cpu (default cuda)");
   cmd->add_option("--template", o->kernelTemplate,
-                  "direct (the default, unless an operator file names winograd) or winograd "
-                  "(stride-1 Conv2Ds; cpu, cuda and hip)")
-      ->check(CLI::IsMember({"direct", "winograd"}));
+                  "direct (the default, unless an operator file names another), winograd "
+                  "(stride-1 Conv2Ds) or matvec (at most 16 rows of A, B stored m x k: dense "
+                  "layers at small batches); cpu, cuda and hip")
+      ->check(CLI::IsMember({"direct", "winograd", "matvec"}));
   cmd->add_option("--config", o->config,
                   "Configuration as `opevo space` formats it, e.g. \"tile_n=...; tile_m=...\"");
   cmd->add_flag("--random", o->random, "Use a random configuration that satisfies the constraints");

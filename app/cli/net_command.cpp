@@ -144,19 +144,19 @@ void runRun(const NetRunOptions& o) {
   std::vector<Config> configs;
   Rng rng(o.seed);
   const layout::TuningMode mode = layout::parseTuningMode(o.mode, "--mode");
-  const bool winograd = o.kernelTemplate == "winograd";
+  const net::TaskTemplates templates = net::parseTaskTemplates(o.kernelTemplate, "--template");
   std::vector<SearchSpace> spaces;
   for (const net::Task& t : g.tasks) {
-    spaces.push_back(net::taskDefinition(t, mode, winograd).space);
+    spaces.push_back(net::taskDefinition(t, mode, templates).space);
     const SearchSpace& space = spaces.back();
     std::optional<Config> c;
     if (o.configs == ConfigChoice::Random) c = space.randomValid(rng);
     configs.push_back(c ? *c : untunedConfig(space));
   }
   if (!o.json) announceBuild(n, g);
-  const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs, mode,
-                                           {o.seed, o.warmup, o.runs, o.reference},
-                                           std::nullopt, winograd);
+  const net::EndToEnd e =
+      net::runEndToEnd(o.network, params, n, g, configs, mode,
+                       {o.seed, o.warmup, o.runs, o.reference}, std::nullopt, templates);
   if (o.json) {
     nlohmann::json tasks = nlohmann::json::array();
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
@@ -176,7 +176,7 @@ void runRun(const NetRunOptions& o) {
                                 {"configs",
                                  o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
                                 {"mode", layout::tuningModeName(mode)},
-                                {"template", o.kernelTemplate},
+                                {"template", templates.name()},
                                 {"conversions_ms", e.convertMs},
                                 {"steps", net::stepsJson(e)},
                                 {"adopted_layouts", e.adoptedLayouts},
@@ -235,9 +235,9 @@ void addNetCommands(CLI::App& app) {
                 "propagated to the layers that read them, ALT), joint-np (every such tensor "
                 "converted, ALT-WP) or loop (plain layouts, ALT-OL)");
   r->add_option("--template", run->kernelTemplate,
-                "direct (default) or winograd: the stride-1 convolutions run Winograd's template "
-                "on the plain layouts, the others as --mode says")
-      ->check(CLI::IsMember({"direct", "winograd"}));
+                "direct (default), winograd: the stride-1 convolutions run Winograd's template, "
+                "matvec: the dense layers with at most 16 rows run the matrix-vector one, or "
+                "winograd+matvec; those on the plain layouts, the others as --mode says");
   r->add_option("--warmup", run->warmup, "Untimed forward passes first (default 3)")
       ->check(CLI::Range(0, 1000000));
   r->add_option("--runs", run->runs, "Timed forward passes (default 20)")

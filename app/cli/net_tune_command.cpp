@@ -15,6 +15,7 @@
 #include "cli/net_cli.h"
 #include "common/error.h"
 #include "export/network_export.h"
+#include "net/network_plan.h"
 #include "net/network_session.h"
 #include "ops/presets.h"
 #include "store/run_operator.h"
@@ -87,8 +88,8 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   src.plan.unit = o.unit;
   src.plan.scheduler = o.scheduler;
   // Layout templates exist for the CPU, where they matter most (docs/results/networks.md).
-  // Winograd's tasks keep the plain layouts in any mode.
-  src.plan.winograd = o.kernelTemplate == "winograd";
+  // The tasks of the templates with spaces of their own keep the plain layouts in any mode.
+  src.plan.templates = net::parseTaskTemplates(o.kernelTemplate, "--template");
   if (!o.weights.empty() && o.backend != "cpu")
     throw InputError("--weights: only the cpu backend evicts weights before each timed run");
   src.plan.coldWeights = o.weights != "warm";
@@ -289,8 +290,9 @@ void runList(const std::string& db, bool json) {
     const nlohmann::json reference = result.contains("reference")
                                          ? result["reference"].value("ms", nlohmann::json(nullptr))
                                          : nlohmann::json(nullptr);
-    // Runs stored before the Winograd template tuned the direct ones.
-    const std::string kernelTemplate = plan.value("template", "direct");
+    const std::string kernelTemplate =
+        net::planFromJson(n.planJson, "network run " + std::to_string(n.id) + ": ")
+            .templates.name();
     all.push_back({{"id", n.id},
                    {"network", n.name},
                    {"template", kernelTemplate},
@@ -334,7 +336,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   std::vector<Config> configs;
   int untuned = 0;
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-    const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode, plan.winograd).space;
+    const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode, plan.templates).space;
     const TrialRow* best = nullptr;
     const std::vector<TrialRow> rows = store.trials(stored.taskRuns[i]);
     for (const TrialRow& t : rows)
@@ -352,7 +354,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   }
   const net::NetworkProgram program =
       net::buildNetworkProgram(n, g, configs, plan.mode, plan.seed, codegen::Backend::Cpu,
-                               net::TaskKernels::Tuned, plan.winograd);
+                               net::TaskKernels::Tuned, plan.templates);
   // What the program must reproduce: libtorch's output when it is here, else ours.
   TempDir dir("opevo-net");
   const std::string file = dir.path() + "/network.json";
@@ -366,7 +368,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
     expected = ref->output;
     from = "libtorch " + ref->version;
   } else {
-    net::CpuNetworkRun run(n, g, configs, plan.mode, plan.seed, plan.winograd);
+    net::CpuNetworkRun run(n, g, configs, plan.mode, plan.seed, plan.templates);
     expected = run.forward();
     from = "this network's own run when exported (" + why + ")";
   }
@@ -408,11 +410,12 @@ void addNetTuneCommand(CLI::App& net) {
                   "joint-np (the same, every such tensor converted, ALT-WP) or loop (default on "
                   "cuda/hip: every task tunes its loops over plain layouts, ALT-OL)");
   cmd->add_option(
-         "--template", o->kernelTemplate,
-         "direct (default) or winograd: the stride-1 convolutions tune Winograd's template "
-         "(e.g. F(4x4, 3x3), F(4x4, 5x5)) on the plain layouts, the other tasks their direct or "
-         "(CPU, joint modes) layout templates")
-      ->check(CLI::IsMember({"direct", "winograd"}));
+      "--template", o->kernelTemplate,
+      "direct (default); winograd: the stride-1 convolutions tune Winograd's template "
+      "(e.g. F(4x4, 3x3), F(4x4, 5x5)); matvec: the dense layers and products with at most "
+      "16 rows tune the matrix-vector template (batch 1 on a GPU); or winograd+matvec. "
+      "Those on the plain layouts, the other tasks their direct or (CPU, joint modes) "
+      "layout templates");
   cmd->add_option("--weights", o->weights,
                   "cold (default): on the CPU each kernel is timed with its weights evicted from "
                   "the caches before every run, as the network's chain reads them; warm: timed "

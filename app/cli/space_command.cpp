@@ -77,7 +77,8 @@ void addSpaceCommand(CLI::App& app) {
                   "common: the parameters every backend's template reads (default); gpu: the "
                   "space CUDA/HIP runs tune, with the GPU templates' own parameters (MatMul "
                   "split_k, stages); winograd: the Winograd template's (stride-1 Conv2Ds, "
-                  "tune --template winograd)");
+                  "tune --template winograd); matvec: the matrix-vector template's (at most 16 "
+                  "rows of A, B stored m x k; tune --template matvec)");
   cmd->callback([options] { runSpace(*options); });
 }
 

@@ -102,14 +102,16 @@ void runTune(const TuneArgs& a) {
       OperatorDefinition def = loadOperator(a.op);
       if (!a.mode.empty())
         def = withTuningMode(std::move(def), layout::parseTuningMode(a.mode, "--mode"));
-      if (a.kernelTemplate == "winograd") {
+      if (a.kernelTemplate == "winograd" || a.kernelTemplate == "matvec") {
         if (def.mode != layout::TuningMode::Loop)
-          throw InputError("--template winograd tunes loops over the plain layouts: drop --mode " +
+          throw InputError("--template " + a.kernelTemplate +
+                           " tunes loops over the plain layouts: drop --mode " +
                            std::string(layout::tuningModeName(def.mode)));
-        def = withSpaceTarget(std::move(def), SpaceTarget::Winograd);
+        def = withSpaceTarget(std::move(def), a.kernelTemplate == "winograd" ? SpaceTarget::Winograd
+                                                                             : SpaceTarget::MatVec);
       } else if (a.kernelTemplate == "direct") {
-        // An operator file may name the Winograd template; the backend's direct space follows
-        // from the common one (runDefinition).
+        // An operator file may name another template; the backend's direct space follows from
+        // the common one (runDefinition).
         def = withSpaceTarget(std::move(def), SpaceTarget::Common);
       }
       fresh = makeOperatorMeasurement(backend, std::move(def), options);
@@ -355,9 +357,11 @@ void addTuneCommand(CLI::App& app) {
       cmd->add_option(
              "--template", a->kernelTemplate,
              "direct: the TVM-style templates (the default, unless an operator file "
-             "names winograd); winograd: Winograd's F(m x m, r x r) (e.g. F(4x4, 5x5)) for "
-             "stride-1 Conv2Ds on cpu, cuda and hip")
-          ->check(CLI::IsMember({"direct", "winograd"}));
+             "names another); winograd: Winograd's F(m x m, r x r) (e.g. F(4x4, 5x5)) for "
+             "stride-1 Conv2Ds; matvec: the matrix-vector template for products with at most "
+             "16 rows of A and B stored m x k (dense layers at small batches); both on cpu, "
+             "cuda and hip")
+          ->check(CLI::IsMember({"direct", "winograd", "matvec"}));
   CLI::Option* backend = cmd->add_option("--backend", a->backend,
                                          "cpu, cuda, hip or replay:FILE (default: the best found)");
   CLI::Option* trials =

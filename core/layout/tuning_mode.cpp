@@ -29,10 +29,11 @@ bool tunesLayouts(TuningMode mode) {
 }
 
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode, SpaceTarget target) {
-  if (tunesLayouts(mode) && target == SpaceTarget::Winograd)
-    throw InputError(op.name + ": the Winograd template reads and writes the plain layouts; " +
-                     "tune layouts (mode " + std::string(tuningModeName(mode)) +
-                     ") with the direct template");
+  if (tunesLayouts(mode) && (target == SpaceTarget::Winograd || target == SpaceTarget::MatVec))
+    throw InputError(op.name + ": the " +
+                     (target == SpaceTarget::Winograd ? "Winograd" : "matrix-vector") +
+                     " template reads and writes the plain layouts; tune layouts (mode " +
+                     std::string(tuningModeName(mode)) + ") with the direct template");
   return tunesLayouts(mode) ? layoutSpace(op) : defaultSpace(op, target);
 }
 

@@ -13,7 +13,9 @@ nlohmann::json planToJson(const NetworkTuningPlan& p) {
                       {"unit", p.unit},
                       {"scheduler", schedulerKindName(p.scheduler)},
                       {"mode", layout::tuningModeName(p.mode)}};
-  if (p.winograd) j["template"] = "winograd";
+  // "template" as stored before the matrix-vector template, which has a key of its own.
+  if (p.templates.winograd) j["template"] = "winograd";
+  if (p.templates.matvec) j["matvec"] = true;
   j["weights"] = p.coldWeights ? "cold" : "warm";
   j["similar_size"] = p.gradient.similarSize;
   return j;
@@ -31,8 +33,9 @@ NetworkTuningPlan planFromJson(const std::string& text, const std::string& where
     p.scheduler = parseSchedulerKind(j.at("scheduler").get<std::string>());
     // Runs stored before layouts tuned their loops only.
     p.mode = layout::parseTuningMode(j.value("mode", "loop"), "stored network plan");
-    // Runs stored before the Winograd template tuned the direct one.
-    p.winograd = j.value("template", "direct") == "winograd";
+    // Runs stored before the Winograd or the matrix-vector template tuned the direct one.
+    p.templates.winograd = j.value("template", "direct") == "winograd";
+    p.templates.matvec = j.value("matvec", false);
     p.coldWeights = j.value("weights", "warm") == "cold";
     // Runs stored before the size rule took every task of a kind as similar (Ansor's rule).
     p.gradient.similarSize = j.value("similar_size", 0.0);

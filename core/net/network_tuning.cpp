@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "ops/matvec_space.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "ops/winograd_space.h"
@@ -23,28 +24,31 @@ bool hasLayoutTemplate(const Task& task) {
 
 }  // namespace
 
-OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, bool winograd) {
+OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode,
+                                  TaskTemplates templates) {
   const bool layouts = layout::tunesLayouts(mode) && hasLayoutTemplate(task);
   OperatorDefinition def{task.op, defaultSpace(task.op)};
-  // Winograd's template works on the plain layouts: in a layout mode the convolutions it takes
-  // read and write those, the others tune their layouts.
-  if (winograd && winogradPays(task.op))
+  // These templates work on the plain layouts: in a layout mode the tasks they take read and
+  // write those, the others tune their layouts.
+  if (templates.winograd && winogradPays(task.op))
     return withSpaceTarget(std::move(def), SpaceTarget::Winograd);
+  if (templates.matvec && matvecApplies(task.op))
+    return withSpaceTarget(std::move(def), SpaceTarget::MatVec);
   if (layouts) return withTuningMode(std::move(def), layout::TuningMode::Joint);
   return def;
 }
 
 std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout::TuningMode mode,
-                                                       bool winograd) {
+                                                       TaskTemplates templates) {
   if (!layout::tunesLayouts(mode) || task.op.kind == OpKind::Conv2D) return std::nullopt;
-  return taskDefinition(task, layout::TuningMode::Loop, winograd);
+  return taskDefinition(task, layout::TuningMode::Loop, templates);
 }
 
-OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode, bool winograd,
-                                    const Config& config) {
-  OperatorDefinition def = taskDefinition(task, mode, winograd);
+OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode,
+                                    TaskTemplates templates, const Config& config) {
+  OperatorDefinition def = taskDefinition(task, mode, templates);
   if (def.space.contains(config)) return def;
-  if (auto former = formerTaskDefinition(task, mode, winograd);
+  if (auto former = formerTaskDefinition(task, mode, templates);
       former && former->space.contains(config))
     return *former;
   return def;  // generateKernel says what is wrong with the configuration

@@ -13,6 +13,7 @@
 #include "layout/tuning_mode.h"
 #include "net/layout_constraints.h"
 #include "net/task_scheduler.h"
+#include "net/task_templates.h"
 #include "net/tasks.h"
 #include "ops/operator_json.h"
 
@@ -32,10 +33,9 @@ struct NetworkTuningPlan {
   // template (conv2d without groups) tune layouts and loops (ALT), the others their loops; the
   // network converts activations into and out of each task's layouts (docs/layouts.md).
   layout::TuningMode mode = layout::TuningMode::Loop;
-  // The tasks Winograd's template takes and pays on (stride-1 Conv2Ds with enough tiles,
-  // winogradPays in ops/winograd_space.h) tune it instead of the direct or layout template, in
-  // any mode (on the plain layouts); the others are unchanged. Layout modes are the CPU's only.
-  bool winograd = false;
+  // The templates of their own that tasks take where they pay (TaskTemplates). Layout modes are
+  // the CPU's only.
+  TaskTemplates templates;
   // On the CPU, each task's kernels (and its library, with --task-references) are timed with
   // their weights evicted from the caches before every run (TimingOptions::coldWeights): in the
   // chain each layer's weights come from memory, and a kernel timed warm in a loop was chosen for
@@ -43,20 +43,21 @@ struct NetworkTuningPlan {
   bool coldWeights = true;
 };
 
-// What a task is tuned as under a mode: its operator and space (see NetworkTuningPlan::mode), and
-// with `winograd` the Winograd template's space where it takes the task.
-OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode, bool winograd = false);
+// What a task is tuned as under a mode: its operator and space (see NetworkTuningPlan::mode), or
+// the space of one of `templates` where it takes the task.
+OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode,
+                                  TaskTemplates templates = {});
 
 // What taskDefinition gave before (batch) matmul tasks tuned layouts in the layout modes (their
 // loops over plain layouts), for those tasks of runs stored then; nullopt for any other task.
 std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout::TuningMode mode,
-                                                       bool winograd = false);
+                                                       TaskTemplates templates = {});
 
 // The definition `config` belongs to: taskDefinition's, or formerTaskDefinition's for a
 // configuration of a run stored before (a stored run's tuned kernels keep running as they were
 // measured).
-OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode, bool winograd,
-                                    const Config& config);
+OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode,
+                                    TaskTemplates templates, const Config& config);
 
 // What one task measures with: its space and measurer, owned by the caller for the whole run.
 struct TaskMeasurement {

@@ -246,8 +246,8 @@ nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def) {
 }
 
 Config commonConfig(const OperatorDefinition& def, const Config& config, std::string* left) {
-  // Winograd's space is the same on every backend.
-  if (def.target == SpaceTarget::Winograd) {
+  // Winograd's space and the matrix-vector one are the same on every backend.
+  if (def.target == SpaceTarget::Winograd || def.target == SpaceTarget::MatVec) {
     if (left) left->clear();
     return config;
   }

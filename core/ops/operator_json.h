@@ -22,7 +22,8 @@ namespace opevo {
 // (layouts and loops, ALT's template; docs/layouts.md).
 // "target" (optional, written by the CUDA/HIP backends into the runs they store): "common"
 // (default) or "gpu", the space with the GPU templates' own parameters (defaultSpace); or
-// "winograd", the CUDA/HIP Winograd template's space (stride-1 Conv2Ds, ops/winograd_space.h).
+// "winograd", the CUDA/HIP Winograd template's space (stride-1 Conv2Ds, ops/winograd_space.h);
+// or "matvec", the matrix-vector template's (few rows of A, ops/matvec_space.h).
 nlohmann::json operatorToJson(const OperatorSpec& op);
 nlohmann::json epilogueToJson(const Epilogue& epilogue);
 // Throws InputError naming `where` and the step at fault.
@@ -44,7 +45,8 @@ OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target);
 
 // A configuration of def's space as one of withSpaceTarget(def, Common)'s: the GPU templates'
 // own parameters (which change how GPU blocks share the work, not the result) left out; the
-// Winograd template's configuration as it is (one space for every backend). In
+// Winograd and matrix-vector templates' configurations as they are (one space for every
+// backend). In
 // *left, when given: those of them not at their value when absent, as "name=value; ...".
 Config commonConfig(const OperatorDefinition& def, const Config& config,
                     std::string* left = nullptr);

@@ -2,6 +2,7 @@
 
 #include "common/enum_names.h"
 #include "common/error.h"
+#include "ops/matvec_space.h"
 #include "ops/winograd_space.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
@@ -74,9 +75,10 @@ void addResNet18(std::vector<OperatorSpec>& ops) {
 
 constexpr std::int64_t kMaxFetchPerThread = 64;
 
-constexpr EnumNames<SpaceTarget, 3> kTargetNames{{{{SpaceTarget::Common, "common"},
+constexpr EnumNames<SpaceTarget, 4> kTargetNames{{{{SpaceTarget::Common, "common"},
                                                    {SpaceTarget::Gpu, "gpu"},
-                                                   {SpaceTarget::Winograd, "winograd"}}}};
+                                                   {SpaceTarget::Winograd, "winograd"},
+                                                   {SpaceTarget::MatVec, "matvec"}}}};
 
 // A GPU block computes one output tile over the whole of K; MM1's 512 x 1024 output in the
 // 64 x 128 tiles that keep enough accumulators per thread is 64 blocks, half of an H100/H200's
@@ -170,6 +172,7 @@ SpaceTarget parseSpaceTarget(std::string_view text, const std::string& where) {
 SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
   op.validate();
   if (target == SpaceTarget::Winograd) return winogradSpace(op);
+  if (target == SpaceTarget::MatVec) return matvecSpace(op);
   SearchSpace space;
   auto factor = [&](const char* name, std::int64_t length, int parts) {
     space.add(std::make_shared<FactorParam>(name, length, parts));
@@ -249,6 +252,15 @@ Config untunedConfig(const SearchSpace& space) {
 std::int64_t threadsPerBlock(const OperatorSpec& op, const SearchSpace& space, const Config& c) {
   auto at = [&](const char* name, int part) { return c[space.indexOf(name)][part]; };
   if (isWinogradSpace(space)) return at("tile_f", 1) * at("tile_t", 1) * at("tile_e", 0);
+  if (isMatVecSpace(space)) {
+    auto value = [&](const char* name) {
+      const int i = space.indexOf(name);
+      return static_cast<std::int64_t>(
+          static_cast<const DiscreteParam&>(space.param(static_cast<std::size_t>(i)))
+              .value(c[static_cast<std::size_t>(i)]));
+    };
+    return at("tile_m", 1) * value("lanes") * value("k_split");
+  }
   if (op.kind == OpKind::Conv2D) return at("tile_f", 2) * at("tile_y", 2) * at("tile_x", 2);
   std::int64_t threads = at("tile_n", 2) * at("tile_m", 2);
   if (op.kind == OpKind::BatchMatMul) threads *= at("tile_b", 1);

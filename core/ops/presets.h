@@ -11,10 +11,11 @@ namespace opevo {
 
 // Which templates a space serves. Common: every backend's (the CPU templates read no more than
 // these parameters). Gpu: the CUDA/HIP templates, which have parameters of their own. Winograd:
-// the CUDA/HIP Winograd convolution template (ops/winograd_space.h), a space of its own.
-enum class SpaceTarget { Common, Gpu, Winograd };
+// the CUDA/HIP Winograd convolution template (ops/winograd_space.h), a space of its own. MatVec:
+// the matrix-vector template for products with few rows (ops/matvec_space.h), one too.
+enum class SpaceTarget { Common, Gpu, Winograd, MatVec };
 std::string_view spaceTargetName(SpaceTarget target);
-// "common", "gpu" or "winograd"; throws InputError naming `where` otherwise.
+// "common", "gpu", "winograd" or "matvec"; throws InputError naming `where` otherwise.
 SpaceTarget parseSpaceTarget(std::string_view text, const std::string& where);
 
 // The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2; and AlexNet's convolution and
@@ -36,7 +37,8 @@ OperatorSpec preset(std::string_view name);
 // still fills the device), dividing tile_k's outer factor, and stages {1, 2} (2: double-buffered
 // shared memory, at most 64 floats of the next slab fetched per thread); both 1 for
 // configurations stored before them. SpaceTarget::Winograd gives winogradSpace(op) (InputError
-// for an operator the Winograd template does not take).
+// for an operator the Winograd template does not take), SpaceTarget::MatVec matvecSpace(op)
+// (likewise).
 SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target = SpaceTarget::Common);
 
 // The configuration an untuned task runs with (networks before tuning): the space's start point

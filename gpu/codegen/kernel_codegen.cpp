@@ -4,6 +4,7 @@
 
 #include "codegen/templates.h"
 #include "common/error.h"
+#include "ops/matvec_space.h"
 #include "ops/winograd_space.h"
 
 namespace opevo::codegen {
@@ -131,6 +132,10 @@ GeneratedKernel generateKernel(const OperatorSpec& op, const SearchSpace& space,
   if (isWinogradSpace(space)) {
     const WinogradTiling t = winogradTiling(op, space, config);
     return cpu ? detail::conv2dWinogradCpu(ctx, t) : detail::conv2dWinogradGpu(ctx, t);
+  }
+  if (isMatVecSpace(space)) {
+    const MatVecTiling t = matvecTiling(op, space, config);
+    return cpu ? detail::matvecCpu(ctx, t) : detail::matvecGpu(ctx, t);
   }
   if (op.kind == OpKind::Conv2D) {
     const Conv2DTiling t = conv2dTiling(op, space, config);

@@ -88,6 +88,8 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling& t);
 GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling& t);
 GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t);
+GeneratedKernel matvecGpu(const KernelContext& ctx, const MatVecTiling& t);
+GeneratedKernel matvecCpu(const KernelContext& ctx, const MatVecTiling& t);
 GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t);
 GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBlocking& b);
 GeneratedKernel matmulLayoutCpu(const KernelContext& ctx, const layout::MatMulBlocking& b);

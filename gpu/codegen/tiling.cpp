@@ -1,6 +1,7 @@
 #include "codegen/tiling.h"
 
 #include "common/error.h"
+#include "ops/matvec_space.h"
 #include "ops/winograd_space.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
@@ -38,6 +39,21 @@ void checkConfig(const SearchSpace& space, const Config& config) {
   if (config.size() != space.dims())
     throw InputError("codegen: the configuration has " + std::to_string(config.size()) +
                      " parameters, the space " + std::to_string(space.dims()));
+}
+
+// The value of discrete parameter `name`, checked against the values the template takes.
+std::int64_t readDiscrete(const SearchSpace& space, const Config& config, const char* name,
+                          std::initializer_list<std::int64_t> allowed) {
+  const int i = space.indexOf(name);
+  const auto* p = i < 0 ? nullptr : dynamic_cast<const DiscreteParam*>(space.paramPtr(i).get());
+  if (!p)
+    throw InputError(std::string("codegen: the space has no discrete parameter '") + name +
+                     "' that the kernel template needs");
+  const auto v = static_cast<std::int64_t>(p->value(config[static_cast<std::size_t>(i)]));
+  for (std::int64_t a : allowed)
+    if (v == a) return v;
+  throw InputError(std::string("codegen: ") + name + " " + std::to_string(v) +
+                   " is not a value the template takes");
 }
 
 }  // namespace
@@ -102,6 +118,21 @@ WinogradTiling winogradTiling(const OperatorSpec& op, const SearchSpace& space,
   readFactors(space, config, "tile_t", w.tiles, t.t);
   readFactors(space, config, "tile_e", w.elements(), t.e);
   readFactors(space, config, "tile_rc", op.inChannels, t.rc);
+  return t;
+}
+
+MatVecTiling matvecTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config) {
+  requireMatVec(op);
+  checkConfig(space, config);
+  MatVecTiling t;
+  readFactors(space, config, "tile_m", op.m, t.m);
+  t.lanes = readDiscrete(space, config, "lanes", {1, 2, 4, 8, 16, 32});
+  t.kSplit = readDiscrete(space, config, "k_split", {1, 2, 4, 8, 16});
+  t.vector = readDiscrete(space, config, "vector", {1, 2, 4});
+  t.unroll = readDiscrete(space, config, "unroll", {1, 2, 4, 8});
+  if (op.k % t.vector != 0)
+    throw InputError("codegen: vector " + std::to_string(t.vector) + " does not divide K " +
+                     std::to_string(op.k));
   return t;
 }
 

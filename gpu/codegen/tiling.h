@@ -59,6 +59,17 @@ struct WinogradTiling {
   std::int64_t accumulators() const { return f[2] * t[2] * e[1]; }
 };
 
+// The matrix-vector template (ops/matvec_space.h): m is [blocks, groups, columns per group]; a
+// group of `lanes` threads reads K `vector` floats a load, `unroll` loads in flight per column,
+// and `kSplit` groups of a block share its columns, each over a part of K.
+struct MatVecTiling {
+  std::array<std::int64_t, 3> m{};
+  std::int64_t lanes = 1, kSplit = 1, vector = 1, unroll = 1;
+
+  std::int64_t blockM() const { return m[1] * m[2]; }
+  std::int64_t threads() const { return m[1] * lanes * kSplit; }
+};
+
 // Read the factors from a configuration of the operator's space (parameters found by name, as in
 // defaultSpace). Throws InputError when the operator kind does not match, a parameter is missing,
 // has the wrong number of factors, or its factors do not multiply to the dimension it tiles.
@@ -70,5 +81,7 @@ Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, cons
 // Also InputError for an operator the Winograd template does not take.
 WinogradTiling winogradTiling(const OperatorSpec& op, const SearchSpace& space,
                               const Config& config);
+// Also InputError for an operator the template does not take or a value it does not take.
+MatVecTiling matvecTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
 
 }  // namespace opevo::codegen

@@ -24,10 +24,10 @@ double msSince(std::chrono::steady_clock::time_point start) {
 
 CpuNetworkRun::CpuNetworkRun(const Network& net, const TaskGraph& graph,
                              const std::vector<Config>& configs, layout::TuningMode mode,
-                             std::uint64_t seed, bool winograd)
+                             std::uint64_t seed, TaskTemplates templates)
     : m_dir("opevo-net"),
       m_program(buildNetworkProgram(net, graph, configs, mode, seed, codegen::Backend::Cpu,
-                                    TaskKernels::Tuned, winograd)) {
+                                    TaskKernels::Tuned, templates)) {
   const CompileResult built = compileCpuKernel(m_program.source, m_dir.path(), "network");
   if (!built.ok) throw std::runtime_error("network run: the kernels do not compile:\n" + built.log);
   keepOpenMpRuntimeLoaded();

@@ -8,6 +8,7 @@
 
 #include "codegen/cpu_compiler.h"
 #include "net/network_program.h"
+#include "net/task_templates.h"
 #include "net/tasks.h"
 #include "space/search_space.h"
 
@@ -19,10 +20,11 @@ namespace opevo::net {
 // production. OpenMP uses every core unless OMP_NUM_THREADS says otherwise.
 class CpuNetworkRun {
  public:
-  // configs[i] is a configuration of task i under `mode` and `winograd` (taskDefinition). Throws InputError when
-  // one does not fit its task, std::runtime_error with the compiler's log when the build fails.
+  // configs[i] is a configuration of task i under `mode` and `templates` (taskDefinition).
+  // Throws InputError when one does not fit its task, std::runtime_error with the compiler's log
+  // when the build fails.
   CpuNetworkRun(const Network& net, const TaskGraph& graph, const std::vector<Config>& configs,
-                layout::TuningMode mode, std::uint64_t seed, bool winograd = false);
+                layout::TuningMode mode, std::uint64_t seed, TaskTemplates templates = {});
   ~CpuNetworkRun();
   CpuNetworkRun(const CpuNetworkRun&) = delete;
   CpuNetworkRun& operator=(const CpuNetworkRun&) = delete;

@@ -45,10 +45,10 @@ ReferenceTimes timeReference(const std::string& network, const ParamOverrides& p
 EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
                      const TaskGraph& graph, const std::vector<Config>& configs,
                      layout::TuningMode mode, const EndToEndOptions& o,
-                     std::optional<ReferenceTimes> reference, bool winograd) {
+                     std::optional<ReferenceTimes> reference, TaskTemplates templates) {
   EndToEnd e;
   e.reference = reference ? std::move(*reference) : timeReference(network, params, o);
-  CpuNetworkRun run(net, graph, configs, mode, o.seed, winograd);
+  CpuNetworkRun run(net, graph, configs, mode, o.seed, templates);
   const std::vector<float> output = run.forward();
   e.timesMs = run.time(o.warmup, o.runs);
   e.ms = median(e.timesMs);
@@ -67,18 +67,18 @@ EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, c
 
 EndToEnd runEndToEndCuda(const Network& net, const TaskGraph& graph,
                          const std::vector<Config>& configs, const EndToEndOptions& o,
-                         bool winograd) {
+                         TaskTemplates templates) {
   EndToEnd e;
   const auto loop = layout::TuningMode::Loop;
   std::vector<float> want;
   {
     CudaNetworkRun reference(buildNetworkProgram(net, graph, configs, loop, o.seed,
                                                  codegen::Backend::Cuda, TaskKernels::Reference,
-                                                 winograd));
+                                                 templates));
     want = reference.forward();
   }
   CudaNetworkRun run(buildNetworkProgram(net, graph, configs, loop, o.seed, codegen::Backend::Cuda,
-                                         TaskKernels::Tuned, winograd));
+                                         TaskKernels::Tuned, templates));
   e.device = run.device();
   e.compileSeconds = run.compileSeconds();
   e.deviceReference =

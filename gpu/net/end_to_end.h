@@ -11,6 +11,7 @@
 
 #include "net/cpu_network.h"
 #include "net/network_json.h"
+#include "net/task_templates.h"
 #include "net/torch_reference.h"
 
 namespace opevo::net {
@@ -62,22 +63,23 @@ struct EndToEnd {
 };
 
 // Builds and runs the network on this CPU with these task configurations (of each task's space
-// under `mode` and `winograd`, taskDefinition). The reference is timed first (before this process
+// under `mode` and `templates`, taskDefinition). The reference is timed first (before this process
 // runs a kernel of its own) unless one is given or options say none.
 EndToEnd runEndToEnd(const std::string& network, const ParamOverrides& params, const Network& net,
                      const TaskGraph& graph, const std::vector<Config>& configs,
                      layout::TuningMode mode, const EndToEndOptions& options,
-                     std::optional<ReferenceTimes> reference = std::nullopt, bool winograd = false);
+                     std::optional<ReferenceTimes> reference = std::nullopt,
+                     TaskTemplates templates = {});
 
 // The network run end to end on the CUDA device with these task configurations (of each task's
 // GPU space, loop mode), and the same network with each task's plain reference kernel (one
 // thread per output element, the epilogue included; the fixed kernels and the weights are the
 // same), whose output the tuned one must match. Throws DeviceError where there is no CUDA device
-// or a kernel faults, std::runtime_error when a kernel does not compile. `winograd`: the plan's
+// or a kernel faults, std::runtime_error when a kernel does not compile. `templates`: the plan's
 // (buildNetworkProgram).
 EndToEnd runEndToEndCuda(const Network& net, const TaskGraph& graph,
                          const std::vector<Config>& configs, const EndToEndOptions& options,
-                         bool winograd = false);
+                         TaskTemplates templates = {});
 
 // [{"name", "kind", "ms"}] for every step of the chained program, in order.
 nlohmann::json stepsJson(const EndToEnd& e);

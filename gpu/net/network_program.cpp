@@ -68,13 +68,13 @@ struct Adoption {
 // link kept wins. The producer's kernel then runs a configuration it was not timed with: the
 // end-to-end figure measures it.
 std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Config> configs,
-                                       layout::TuningMode mode, bool winograd,
+                                       layout::TuningMode mode, TaskTemplates templates,
                                        const std::set<std::size_t>& frozen,
                                        std::vector<Adoption>* adopted) {
   const std::map<std::string, std::size_t> producer = producers(graph);
   std::vector<OperatorDefinition> defs;
   for (std::size_t i = 0; i < graph.tasks.size(); ++i)
-    defs.push_back(taskDefinitionOf(graph.tasks[i], mode, winograd, configs[i]));
+    defs.push_back(taskDefinitionOf(graph.tasks[i], mode, templates, configs[i]));
   for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader)
     for (const Occurrence& o : graph.tasks[reader].occurrences)
       for (const std::string& residual : o.residuals) {
@@ -118,7 +118,7 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
 // then runs a configuration it was not timed with: the end-to-end figure measures it.
 std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& graph,
                                          std::vector<Config> configs, layout::TuningMode mode,
-                                         bool winograd, std::set<std::size_t>* frozen,
+                                         TaskTemplates templates, std::set<std::size_t>* frozen,
                                          std::vector<Adoption>* adopted) {
   const std::map<std::string, std::size_t> producer = producers(graph);
   std::vector<std::size_t> order(graph.tasks.size());
@@ -145,9 +145,9 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
       if (it == producer.end() || it->second == reader) continue;
       const std::size_t writer = it->second;
       const SearchSpace into =
-          taskDefinitionOf(graph.tasks[reader], mode, winograd, configs[reader]).space;
+          taskDefinitionOf(graph.tasks[reader], mode, templates, configs[reader]).space;
       const SearchSpace from =
-          taskDefinitionOf(graph.tasks[writer], mode, winograd, configs[writer]).space;
+          taskDefinitionOf(graph.tasks[writer], mode, templates, configs[writer]).space;
       Config candidate = configs[reader];
       bool fits = true, spatialChanged = false;
       for (const ReadAs& a : kReadAs) {
@@ -216,7 +216,7 @@ Config inGpuSpace(const OperatorDefinition& gpu, const Config& c) {
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
                                    const std::vector<Config>& tuned, layout::TuningMode mode,
                                    std::uint64_t seed, codegen::Backend backend,
-                                   TaskKernels kernels, bool winograd) {
+                                   TaskKernels kernels, TaskTemplates templates) {
   if (tuned.size() != graph.tasks.size())
     throw InputError("network run: " + std::to_string(tuned.size()) + " configurations for " +
                      std::to_string(graph.tasks.size()) + " tasks");
@@ -231,8 +231,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   if (mode == layout::TuningMode::Joint) {
     std::set<std::size_t> frozen;
     configs =
-        adoptProducerLayouts(net, graph, std::move(configs), mode, winograd, &frozen, &adoptions);
-    configs = adoptReaderLayouts(graph, std::move(configs), mode, winograd, frozen, &adoptions);
+        adoptProducerLayouts(net, graph, std::move(configs), mode, templates, &frozen, &adoptions);
+    configs = adoptReaderLayouts(graph, std::move(configs), mode, templates, frozen, &adoptions);
   }
   std::map<std::string, int> tensorIndex;
   auto tensor = [&](const std::string& name) {
@@ -269,8 +269,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     p.kernels[entry] = {static_cast<int>(p.modules.size()) - 1, launch};
   };
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    OperatorDefinition def = taskDefinitionOf(graph.tasks[i], mode, winograd, configs[i]);
-    if (gpu && def.target != SpaceTarget::Winograd)
+    OperatorDefinition def = taskDefinitionOf(graph.tasks[i], mode, templates, configs[i]);
+    if (gpu && def.target != SpaceTarget::Winograd && def.target != SpaceTarget::MatVec)
       def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
     const std::string entry = taskEntry(i);
     const codegen::GeneratedKernel k =

@@ -8,6 +8,7 @@
 
 #include "codegen/kernel_codegen.h"
 #include "layout/tuning_mode.h"
+#include "net/task_templates.h"
 #include "net/tasks.h"
 #include "space/search_space.h"
 
@@ -90,12 +91,13 @@ enum class TaskKernels { Tuned, Reference };
 // tunes it); throws InputError otherwise, and for a GPU program in a layout mode (the GPU tasks
 // tune loops only so far). A GPU task's configuration of the common space (a run stored before GPU
 // runs had a space of their own) is taken with the GPU templates' own parameters at their value
-// when absent. With `winograd` (a plan's NetworkTuningPlan::winograd), a GPU task that Winograd's
-// template takes has a configuration of that template's space.
+// when absent. With `templates` (a plan's NetworkTuningPlan::templates), a GPU task that one of
+// them takes has a configuration of that template's space.
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
                                    const std::vector<Config>& configs, layout::TuningMode mode,
                                    std::uint64_t seed,
                                    codegen::Backend backend = codegen::Backend::Cpu,
-                                   TaskKernels kernels = TaskKernels::Tuned, bool winograd = false);
+                                   TaskKernels kernels = TaskKernels::Tuned,
+                                   TaskTemplates templates = {});
 
 }  // namespace opevo::net

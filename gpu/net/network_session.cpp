@@ -54,12 +54,15 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source, const Backend
                      ": layout templates exist for the cpu backend only so far (use --mode loop "
                      "on " +
                      m_source.backend + ")");
-  if (m_source.plan.winograd) requireWinogradBackend(m_source.backend, m_network.name);
+  if (m_source.plan.templates.winograd)
+    requireOwnSpaceBackend(m_source.backend, m_network.name, SpaceTarget::Winograd);
+  if (m_source.plan.templates.matvec)
+    requireOwnSpaceBackend(m_source.backend, m_network.name, SpaceTarget::MatVec);
   // Only the CPU evicts weights; the GPUs time in their own way, and the stored plan says so.
   if (m_source.backend != "cpu") m_source.plan.coldWeights = false;
   for (const Task& t : m_graph.tasks)
     m_setups.push_back(makeOperatorMeasurement(
-        m_source.backend, taskDefinition(t, m_source.plan.mode, m_source.plan.winograd),
+        m_source.backend, taskDefinition(t, m_source.plan.mode, m_source.plan.templates),
         taskMeasuringOptions(options, m_source.plan, t)));
   build({});
   NetworkRecord rec;
@@ -102,9 +105,9 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
                         /*allowFinished=*/true);
     // As a new run on this backend stores it (runDefinition: the GPU templates' space on cuda
     // and hip), or as runs stored before spaces had targets did.
-    const OperatorDefinition def = taskDefinition(t, m_source.plan.mode, m_source.plan.winograd);
+    const OperatorDefinition def = taskDefinition(t, m_source.plan.mode, m_source.plan.templates);
     const std::string now = operatorDefinitionToJson(runDefinition(m_source.backend, def)).dump();
-    const auto former = formerTaskDefinition(t, m_source.plan.mode, m_source.plan.winograd);
+    const auto former = formerTaskDefinition(t, m_source.plan.mode, m_source.plan.templates);
     if (now != r.run.operatorJson && operatorDefinitionToJson(def).dump() != r.run.operatorJson &&
         !(former && operatorDefinitionToJson(runDefinition(m_source.backend, *former)).dump() ==
                         r.run.operatorJson))
@@ -299,11 +302,11 @@ ReferenceTimes NetworkSession::timeReference(const EndToEndOptions& options) con
 EndToEnd NetworkSession::runEndToEnd(const EndToEndOptions& options,
                                      std::optional<ReferenceTimes> reference) const {
   if (m_source.backend == "cuda")
-    return runEndToEndCuda(m_network, m_graph, configs(), options, m_source.plan.winograd);
+    return runEndToEndCuda(m_network, m_graph, configs(), options, m_source.plan.templates);
   TempDir dir("opevo-net");
   return net::runEndToEnd(writeNetworkFile(dir), m_source.params, m_network, m_graph, configs(),
                           m_source.plan.mode, options, std::move(reference),
-                          m_source.plan.winograd);
+                          m_source.plan.templates);
 }
 
 void NetworkSession::finish(const nlohmann::json& result) {

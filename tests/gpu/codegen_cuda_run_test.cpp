@@ -153,5 +153,16 @@ TEST_F(CudaRun, WinogradMatchesReference) {
               SpaceTarget::Winograd);
 }
 
+// The matrix-vector template on the device: AlexNet's fc6 (bias and relu fused), one with rows
+// of A transposed and a K that leaves a last partial pass, and a batched one; every way of
+// sharing K (shuffles, parts meeting in shared memory) among the random configurations.
+TEST_F(CudaRun, MatVecMatchesReference) {
+  OperatorSpec t = smallMatMul(3, 40, 1031);
+  t.transA = true, t.transB = true;
+  OperatorSpec fc6 = preset("alexnet_fc6_b1");
+  for (const OperatorSpec& op : {fc6, t, smallBatchMatMul(4, 2, 96, 256, false, true)})
+    expectMatch(op, runnable(op, 6, 57, SpaceTarget::MatVec), SpaceTarget::MatVec);
+}
+
 }  // namespace
 }  // namespace opevo::test

@@ -173,6 +173,15 @@ TEST_P(GpuMeasurerTest, WinogradConfigurationsAreVerifiedAndTimed) {
   expectVerified(op, 4, 63, SpaceTarget::Winograd);
 }
 
+// The matrix-vector template measured as a run would: verified against the vendor BLAS (or the
+// plain kernel), a dense layer of 2 rows with its bias and relu.
+TEST_P(GpuMeasurerTest, MatVecConfigurationsAreVerifiedAndTimed) {
+  OperatorSpec op = smallMatMul(2, 384, 1024);
+  op.transB = true;
+  op.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}};
+  expectVerified(op, 4, 64, SpaceTarget::MatVec);
+}
+
 TEST_P(GpuMeasurerTest, MatMulReferenceIsTheVendorBlasWhenPresent) {
   std::string why;
   const bool present =

@@ -40,13 +40,13 @@ std::string dataFile(const std::string& name) {
   return std::filesystem::exists(built) ? built : "tests/data/" + name;
 }
 
-// Configurations whose launch fits this device; with `winograd`, Winograd's template's for the
-// tasks it takes.
+// Configurations whose launch fits this device; with `templates`, those templates' for the
+// tasks they take.
 std::vector<Config> taskConfigs(const net::TaskGraph& g, Backend backend, std::uint64_t seed,
-                                bool winograd = false) {
+                                net::TaskTemplates templates = {}) {
   const codegen::DeviceLimits device =
       codegen::nominalLimits(cuda::CudaDriver::shared().device().arch());
-  return randomTaskConfigs(g, backend, seed, &device, 0, winograd);
+  return randomTaskConfigs(g, backend, seed, &device, 0, templates);
 }
 
 TEST(NetworkCudaRun, EveryLayerKindMatchesTheCpuProgram) {
@@ -92,8 +92,26 @@ TEST(NetworkCudaRun, ResNet18WithWinogradTasksIsVerifiedAgainstItsPlainKernels) 
   if (skipWithoutDevice(&why)) GTEST_SKIP() << why;
   const net::Network n = net::loadNetwork("resnet18");
   const net::TaskGraph g = net::extractTasks(n);
-  const net::EndToEnd e =
-      net::runEndToEndCuda(n, g, taskConfigs(g, Backend::Cuda, 8, true), {1, 1, 5, false}, true);
+  const net::EndToEnd e = net::runEndToEndCuda(
+      n, g, taskConfigs(g, Backend::Cuda, 8, {true, false}), {1, 1, 5, false}, {true, false});
+  EXPECT_TRUE(e.verified) << "max relative error " << e.error;
+  EXPECT_GT(e.ms, 0);
+}
+
+// AlexNet at batch 1 with its fc layers on the matrix-vector template, as `opevo net tune
+// --backend cuda --template matvec` runs it: verified end to end against its plain kernels.
+TEST(NetworkCudaRun, AlexNetWithMatVecDenseLayersIsVerifiedAgainstItsPlainKernels) {
+  std::string why;
+  if (skipWithoutDevice(&why)) GTEST_SKIP() << why;
+  const net::Network n = net::loadNetwork("alexnet");
+  const net::TaskGraph g = net::extractTasks(n);
+  const net::TaskTemplates matvec{false, true};
+  int taken = 0;
+  for (const net::Task& t : g.tasks)
+    taken += net::taskDefinition(t, layout::TuningMode::Loop, matvec).target == SpaceTarget::MatVec;
+  EXPECT_EQ(taken, 3);  // fc6, fc7, fc8
+  const net::EndToEnd e = net::runEndToEndCuda(n, g, taskConfigs(g, Backend::Cuda, 9, matvec),
+                                               {1, 1, 5, false}, matvec);
   EXPECT_TRUE(e.verified) << "max relative error " << e.error;
   EXPECT_GT(e.ms, 0);
 }

@@ -42,16 +42,29 @@ static thread_local float* emuShared = smem;  // this thread's block's shared me
 static void __syncthreads() { (emuBlockBarrier ? emuBlockBarrier : emuBarrier)->arrive_and_wait(); }
 #define __device__
 struct alignas(16) float4 { float x, y, z, w; };
-// Every float4 access of a kernel goes through this: on a GPU a misaligned one is a fault that
-// ends the context, while x86 would quietly do it.
+struct alignas(8) float2 { float x, y; };
+// Every float4 and float2 access of a kernel goes through this: on a GPU a misaligned one is a
+// fault that ends the context, while x86 would quietly do it.
 template <class T, class P>
-static T* emuFloat4(P* p) {
-  if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) {
-    std::fprintf(stderr, "emulated kernel: float4 access at a misaligned address %p\n",
-                 static_cast<const void*>(p));
+static T* emuVector(P* p) {
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0) {
+    std::fprintf(stderr, "emulated kernel: %zu-byte vector access at a misaligned address %p\n",
+                 sizeof(T), static_cast<const void*>(p));
     std::abort();
   }
   return reinterpret_cast<T*>(p);
+}
+// A warp shuffle through the block's exchange array: every thread of the block must call it
+// together, as the templates' reductions do (all threads, the same number of times).
+static thread_local float* emuExchange = nullptr;
+static float __shfl_down_sync(unsigned, float v, int delta, int width) {
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  emuExchange[t] = v;
+  __syncthreads();
+  const unsigned lane = t % 32 % static_cast<unsigned>(width);
+  const float got = lane + delta < static_cast<unsigned>(width) ? emuExchange[t + delta] : v;
+  __syncthreads();
+  return got;
 }
 static unsigned atomicAdd(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 static unsigned atomicExch(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).exchange(v); }
@@ -86,8 +99,10 @@ inline std::string emulatedLaunch(const std::string& source, const std::string& 
     throw std::runtime_error("emulatedKernel: " + entry +
                              " uses shared memory declared in a way the emulation does not know");
   const std::pair<std::string, std::string> casts[] = {
-      {"reinterpret_cast<const float4*>(", "emuFloat4<const float4>("},
-      {"reinterpret_cast<float4*>(", "emuFloat4<float4>("}};
+      {"reinterpret_cast<const float4*>(", "emuVector<const float4>("},
+      {"reinterpret_cast<float4*>(", "emuVector<float4>("},
+      {"reinterpret_cast<const float2*>(", "emuVector<const float2>("},
+      {"reinterpret_cast<float2*>(", "emuVector<float2>("}};
   for (const auto& [from, to] : casts)
     for (std::size_t at = body.find(from); at != std::string::npos; at = body.find(from, at))
       body.replace(at, from.size(), to);
@@ -103,6 +118,7 @@ inline std::string emulatedLaunch(const std::string& source, const std::string& 
   const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
   std::vector<std::unique_ptr<std::barrier<>>> barriers;
   std::vector<std::vector<float4>> shared(resident);
+  std::vector<std::vector<float>> exchange(resident, std::vector<float>(threads));
   for (unsigned r = 0; r < resident; ++r) {
     barriers.push_back(std::make_unique<std::barrier<>>(threads));
     shared[r].assign(sharedFloat4s + 1, float4{-7.5f, -7.5f, -7.5f, -7.5f});
@@ -110,8 +126,9 @@ inline std::string emulatedLaunch(const std::string& source, const std::string& 
   std::vector<std::thread> pool;
   for (unsigned r = 0; r < resident; ++r)
     for (unsigned t = 0; t < threads; ++t)
-      pool.emplace_back([=, &barriers, &shared] {
+      pool.emplace_back([=, &barriers, &shared, &exchange] {
         emuBlockBarrier = barriers[r].get();
+        emuExchange = exchange[r].data();
         emuShared = &shared[r][0].x;
         threadIdx = {t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y)};
         for (unsigned b = r; b < blocks; b += resident) {

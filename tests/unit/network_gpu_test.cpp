@@ -147,9 +147,10 @@ TEST(NetworkGpuProgram, WinogradTasksAreBuiltFromTheirTemplate) {
   const std::vector<float> want = cpu.forward();
 
   const codegen::DeviceLimits h100 = codegen::nominalLimits("sm_90");
-  const std::vector<Config> configs = randomTaskConfigs(g, Backend::Cuda, 6, &h100, 64, true);
+  const std::vector<Config> configs =
+      randomTaskConfigs(g, Backend::Cuda, 6, &h100, 64, {true, false});
   const NetworkProgram p = net::buildNetworkProgram(n, g, configs, loop, 5, Backend::Cuda,
-                                                    net::TaskKernels::Tuned, true);
+                                                    net::TaskKernels::Tuned, {true, false});
   int winograd = 0;
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
     const std::string& module =
@@ -159,6 +160,36 @@ TEST(NetworkGpuProgram, WinogradTasksAreBuiltFromTheirTemplate) {
     winograd += takes;
   }
   EXPECT_EQ(winograd, 2);  // a and b; c is a strided 1x1, d a dense layer
+  const std::vector<float> got = emulate(p);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_LE(maxRelativeError(got, want), kVerifyTolerance);
+}
+
+// The same network with its dense layer on the matrix-vector template: the program builds that
+// task's kernel from it, the CPU program too, and the emulated chain matches the CPU program.
+TEST(NetworkGpuProgram, MatVecTasksAreBuiltFromTheirTemplate) {
+  const net::Network n = net::loadNetwork(
+      std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_conv_chain.json", {{"batch", 1}});
+  const net::TaskGraph g = net::extractTasks(n);
+  const auto loop = layout::TuningMode::Loop;
+  const net::TaskTemplates matvec{false, true};
+  const std::vector<Config> cpuConfigs = randomTaskConfigs(g, Backend::Cpu, 3, nullptr, 0, matvec);
+  net::CpuNetworkRun cpu(n, g, cpuConfigs, loop, 5, matvec);
+  const std::vector<float> want = cpu.forward();
+  net::CpuNetworkRun direct(n, g, taskConfigs(g, Backend::Cpu, 3), loop, 5);
+  EXPECT_LE(maxRelativeError(direct.forward(), want), kVerifyTolerance);
+
+  const codegen::DeviceLimits h100 = codegen::nominalLimits("sm_90");
+  const std::vector<Config> configs = randomTaskConfigs(g, Backend::Cuda, 6, &h100, 64, matvec);
+  const NetworkProgram p = net::buildNetworkProgram(n, g, configs, loop, 5, Backend::Cuda,
+                                                    net::TaskKernels::Tuned, matvec);
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    const std::string& module =
+        p.modules[std::size_t(p.kernels.at("task_" + std::to_string(i)).module)];
+    EXPECT_EQ(module.find("Template:      matrix-vector") != std::string::npos,
+              g.tasks[i].name == "d")
+        << g.tasks[i].name;
+  }
   const std::vector<float> got = emulate(p);
   ASSERT_EQ(got.size(), want.size());
   EXPECT_LE(maxRelativeError(got, want), kVerifyTolerance);

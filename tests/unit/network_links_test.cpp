@@ -22,7 +22,7 @@ std::vector<Config> randomConfigs(const TaskGraph& g, std::uint64_t seed) {
   Rng rng(seed);
   std::vector<Config> configs;
   for (const Task& t : g.tasks)
-    configs.push_back(*taskDefinition(t, layout::TuningMode::Joint, false).space.randomValid(rng));
+    configs.push_back(*taskDefinition(t, layout::TuningMode::Joint, {}).space.randomValid(rng));
   return configs;
 }
 
@@ -92,7 +92,7 @@ TEST(NetworkLinks, OneTensorIsConvertedIntoOneLayoutOnce) {
   const TaskGraph g = extractTasks(n);
   std::vector<Config> untuned;
   for (const Task& t : g.tasks)
-    untuned.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Joint, false).space));
+    untuned.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Joint, {}).space));
   const NetworkProgram p = buildNetworkProgram(n, g, untuned, layout::TuningMode::Joint, 1);
   std::vector<std::string> read;
   for (const ProgramStep& s : p.steps)
@@ -111,7 +111,7 @@ TEST(NetworkLinks, OneTensorIsConvertedIntoOneLayoutOnce) {
   CpuNetworkRun joint(n, g, untuned, layout::TuningMode::Joint, 1);
   std::vector<Config> loops;
   for (const Task& t : g.tasks)
-    loops.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Loop, false).space));
+    loops.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Loop, {}).space));
   CpuNetworkRun plain(n, g, loops, layout::TuningMode::Loop, 1);
   EXPECT_LT(maxRelativeError(joint.forward(), plain.forward()), 1e-5);
 }

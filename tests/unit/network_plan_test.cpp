@@ -32,11 +32,13 @@ TEST(NetworkPlan, RunsStoredBeforeTheSizeRuleReadAsAnsorsWholeKind) {
   // A new plan keeps its rule.
   NetworkTuningPlan p;
   p.trials = 40;
-  p.winograd = true;
+  p.templates.winograd = true;
+  p.templates.matvec = true;
   const NetworkTuningPlan back = planFromJson(planToJson(p).dump(), "");
   EXPECT_EQ(back.gradient.similarSize, GradientSettings{}.similarSize);
   EXPECT_GT(back.gradient.similarSize, 0);
-  EXPECT_TRUE(back.winograd);
+  EXPECT_TRUE(back.templates.winograd);
+  EXPECT_TRUE(back.templates.matvec);
   EXPECT_EQ(back.coldWeights, p.coldWeights);
 }
 

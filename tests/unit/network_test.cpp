@@ -197,10 +197,10 @@ TEST(Network, MatMulTasksTuneLayoutsAndFormerRunsKeepTheirLoops) {
     ASSERT_TRUE(formerTaskDefinition(scores, mode).has_value());
     EXPECT_LT(formerTaskDefinition(scores, mode)->space.indexOf("layout.b_m"), 0);
     const Config loops = untunedConfig(former->space);
-    EXPECT_EQ(operatorDefinitionToJson(taskDefinitionOf(query, mode, false, loops)),
+    EXPECT_EQ(operatorDefinitionToJson(taskDefinitionOf(query, mode, {}, loops)),
               operatorDefinitionToJson(*former));
     const Config layouts = untunedConfig(dense.space);
-    EXPECT_EQ(operatorDefinitionToJson(taskDefinitionOf(query, mode, false, layouts)),
+    EXPECT_EQ(operatorDefinitionToJson(taskDefinitionOf(query, mode, {}, layouts)),
               operatorDefinitionToJson(dense));
   }
   EXPECT_LT(taskDefinition(query, layout::TuningMode::Loop).space.indexOf("layout.b_m"), 0);

@@ -24,12 +24,13 @@ namespace opevo::test {
 inline std::vector<Config> randomTaskConfigs(const net::TaskGraph& g, codegen::Backend backend,
                                              std::uint64_t seed,
                                              const codegen::DeviceLimits* limits = nullptr,
-                                             std::int64_t maxThreads = 0, bool winograd = false) {
+                                             std::int64_t maxThreads = 0,
+                                             net::TaskTemplates templates = {}) {
   std::vector<Config> configs;
   for (const net::Task& t : g.tasks) {
-    OperatorDefinition def = net::taskDefinition(t, layout::TuningMode::Loop, winograd);
+    OperatorDefinition def = net::taskDefinition(t, layout::TuningMode::Loop, templates);
     const bool gpu = backend != codegen::Backend::Cpu;
-    if (gpu && def.target != SpaceTarget::Winograd)
+    if (gpu && def.target != SpaceTarget::Winograd && def.target != SpaceTarget::MatVec)
       def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
     const std::vector<Config> c = randomConfigs(def.space, 1, seed, [&](const Config& c) {
       if (!gpu) return true;

@@ -29,9 +29,12 @@ struct NetworkSpec {
   // What the tasks tune (net::NetworkTuningPlan::mode); each mode is one more contender.
   std::vector<layout::TuningMode> modes{layout::TuningMode::Loop};
   // One more contender per algorithm and scheduler, the stride-1 convolutions on Winograd's
-  // template (net::NetworkTuningPlan::winograd), the other tasks in joint mode on the CPU, in
+  // template (net::TaskTemplates::winograd), the other tasks in joint mode on the CPU, in
   // loop mode on the GPUs.
   bool winograd = false;
+  // Every contender's dense layers with few rows on the matrix-vector template
+  // (net::TaskTemplates::matvec).
+  bool matvec = false;
   bool coldWeights = true;  // net::NetworkTuningPlan::coldWeights
   int trials = 0;
   std::size_t unit = 4;

@@ -19,7 +19,7 @@ QString labelOf(const net::NetworkSession& s) {
   const net::NetworkTuningPlan& p = s.source().plan;
   return QString::fromStdString(p.algorithm + " / " + std::string(schedulerKindName(p.scheduler)) +
                                 " / " + std::string(layout::tuningModeName(p.mode)) +
-                                (p.winograd ? " + winograd" : ""));
+                                (p.templates.any() ? " + " + p.templates.name() : ""));
 }
 
 // The contender as the window draws it, from its session.
@@ -103,13 +103,15 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
   } else {
     const std::string text = net::networkText(spec.network);
     // Each mode is a contender, and the Winograd template one more: beside layout tasks on the
-    // CPU (as `opevo net tune --template winograd` there), loop tasks on the GPUs.
-    std::vector<std::pair<layout::TuningMode, bool>> tunings;
-    for (layout::TuningMode mode : spec.modes) tunings.emplace_back(mode, false);
+    // CPU (as `opevo net tune --template winograd` there), loop tasks on the GPUs. The
+    // matrix-vector template, when asked, is every contender's.
+    std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> tunings;
+    for (layout::TuningMode mode : spec.modes) tunings.push_back({mode, {false, spec.matvec}});
     if (spec.winograd)
-      tunings.emplace_back(
-          spec.backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop, true);
-    for (const auto& [mode, winograd] : tunings)
+      tunings.push_back(
+          {spec.backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop,
+           {true, spec.matvec}});
+    for (const auto& [mode, templates] : tunings)
       for (net::SchedulerKind scheduler : spec.schedulers)
         for (const std::string& algorithm : spec.algorithms) {
           net::NetworkSource src;
@@ -123,7 +125,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
           src.plan.unit = spec.unit;
           src.plan.scheduler = scheduler;
           src.plan.mode = mode;
-          src.plan.winograd = winograd;
+          src.plan.templates = templates;
           src.plan.coldWeights = spec.coldWeights;
           sessions.push_back(std::make_unique<net::NetworkSession>(store, std::move(src)));
         }
