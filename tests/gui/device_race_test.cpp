@@ -178,7 +178,7 @@ TEST_F(DeviceRaceTest, WinogradIsRefusedWhereItCannotRun) {
   QString problem;
   const auto spec = setup()->spec(&problem);
   ASSERT_TRUE(spec) << problem.toStdString();
-  EXPECT_TRUE(spec->winograd);
+  EXPECT_EQ(spec->target, SpaceTarget::Winograd);
   EXPECT_EQ(spec->mode, layout::TuningMode::Loop);
   EXPECT_TRUE(setup()->setMode(QStringLiteral("loop")));
   EXPECT_FALSE(setup()->setMode(QStringLiteral("layouts")));

@@ -221,6 +221,13 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   spec = setup()->spec(&error);
   ASSERT_TRUE(spec) << error.toStdString();
   EXPECT_TRUE(spec->winograd);
+  // The matrix-vector template is every contender's dense layers', asked for.
+  EXPECT_FALSE(spec->matvec);
+  setup()->matvecBox()->setChecked(true);
+  spec = setup()->spec(&error);
+  ASSERT_TRUE(spec) << error.toStdString();
+  EXPECT_TRUE(spec->matvec);
+  setup()->matvecBox()->setChecked(false);
   EXPECT_TRUE(setup()->jointModeBox()->isEnabled());
   EXPECT_TRUE(setup()->setModes({QStringLiteral("loop"), QStringLiteral("joint")}));
   EXPECT_FALSE(setup()->setModes({QStringLiteral("layouts")}));

@@ -110,6 +110,20 @@ TEST_F(TopologyPageTest, AWinogradParameterIsDrawnWhereTheTemplateTakesTheOperat
   EXPECT_EQ(page()->templateBox()->current(), SpaceTemplate::CpuLoops);
 }
 
+// The matrix-vector template's parameters on a dense layer at batch 1; MM1 (512 rows) is not one
+// the template takes.
+TEST_F(TopologyPageTest, AMatVecParameterIsDrawnWhereTheTemplateTakesTheOperator) {
+  ASSERT_TRUE(page()->selectOperator(QStringLiteral("MM1")));
+  EXPECT_FALSE(page()->selectTemplate(SpaceTemplate::MatVec));
+  ASSERT_TRUE(page()->selectOperator(QStringLiteral("alexnet_fc8_b1")));
+  ASSERT_TRUE(page()->selectTemplate(SpaceTemplate::MatVec));
+  ASSERT_TRUE(page()->selectParameter(QStringLiteral("lanes")));
+  ASSERT_TRUE(settled());
+  ASSERT_TRUE(page()->showingGraph());
+  EXPECT_EQ(view()->graphLayout()->graph.size(), 6u);  // 1, 2, 4, 8, 16, 32
+  EXPECT_TRUE(page()->selectParameter(QStringLiteral("tile_m")));
+}
+
 TEST_F(TopologyPageTest, ClickingAVertexStartsTheWalkThere) {
   openMM1TileK();
   const std::size_t target = indexOf(QStringLiteral("32,32,1"));

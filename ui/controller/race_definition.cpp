@@ -4,7 +4,7 @@ namespace opevo::ui {
 
 OperatorDefinition raceDefinition(const RaceSpec& spec) {
   OperatorDefinition def = withTuningMode(loadOperator(spec.operatorRef), spec.mode);
-  return spec.winograd ? withSpaceTarget(std::move(def), SpaceTarget::Winograd) : def;
+  return spec.target != SpaceTarget::Common ? withSpaceTarget(std::move(def), spec.target) : def;
 }
 
 }  // namespace opevo::ui

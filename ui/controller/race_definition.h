@@ -6,8 +6,9 @@
 namespace opevo::ui {
 
 // The operator a device race measures, as it tunes it: the direct template's loops or layouts
-// (spec.mode), or Winograd's loops (spec.winograd). Throws InputError as loadOperator and the
-// spaces do (an operator file that is wrong, a convolution Winograd's template does not take).
+// (spec.mode), or the loops of the template spec.target names. Throws InputError as loadOperator
+// and the spaces do (an operator file that is wrong, a convolution Winograd's template does not
+// take).
 OperatorDefinition raceDefinition(const RaceSpec& spec);
 
 }  // namespace opevo::ui

@@ -34,9 +34,9 @@ struct RaceSpec {
   std::string operatorRef;                       // devices: a preset name or an operator file
   // Devices: the loops over plain layouts, or layouts and loops together (ALT's two stages).
   layout::TuningMode mode = layout::TuningMode::Loop;
-  // Devices: the loops of the Winograd template (stride-1 Conv2Ds) instead of the direct one; mode
-  // is then Loop.
-  bool winograd = false;
+  // Devices: Winograd or MatVec for the loops of the Winograd template (stride-1 Conv2Ds) or the
+  // matrix-vector one (few rows of A) instead of the direct one; mode is then Loop.
+  SpaceTarget target = SpaceTarget::Common;
   // Continue this stored run (its own algorithm, settings, seed and budget) instead of starting
   // new ones; the fields above and below, but for storePath, are then unused.
   std::optional<std::int64_t> resumeRun;

@@ -44,6 +44,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_jointMode(new QCheckBox(tr("layouts + loops (ALT)"))),
       m_jointNoPropagation(new QCheckBox(tr("no propagation (ALT-WP)"))),
       m_winogradMode(new QCheckBox(tr("Winograd convolutions"))),
+      m_matvec(new QCheckBox(tr("matrix-vector dense layers"))),
       m_coldWeights(new QCheckBox(tr("weights cold, as in the chain"))),
       m_trials(new QSpinBox),
       m_unit(new QSpinBox),
@@ -112,11 +113,17 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       tr("The stride-1 convolutions with enough output tiles on Winograd's template (e.g. "
          "F(4x4, 3x3), F(4x4, 5x5): fewer multiplications) over plain layouts; the other tasks "
          "tune layouts and loops on the CPU, loops on the GPUs"));
+  m_matvec->setObjectName(QStringLiteral("matvecBox"));
+  m_matvec->setToolTip(
+      tr("Every contender's dense layers with at most 16 rows (batch 1 to 16) on the "
+         "matrix-vector template, which streams their weights once with vector loads, over "
+         "plain layouts; the direct template tiles for a reuse such a layer does not have"));
   auto* modes = new QVBoxLayout;
   modes->addWidget(m_loopMode);
   modes->addWidget(m_jointMode);
   modes->addWidget(m_jointNoPropagation);
   modes->addWidget(m_winogradMode);
+  modes->addWidget(m_matvec);
   m_coldWeights->setObjectName(QStringLiteral("coldWeightsBox"));
   m_coldWeights->setChecked(true);
   m_coldWeights->setToolTip(
@@ -340,6 +347,7 @@ std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
   if (m_jointNoPropagation->isChecked() && m_jointNoPropagation->isEnabled())
     s.modes.push_back(layout::TuningMode::JointNoPropagation);
   s.winograd = m_winogradMode->isChecked() && m_winogradMode->isEnabled();
+  s.matvec = m_matvec->isChecked();
   s.coldWeights = m_coldWeights->isChecked();
   if (s.algorithms.empty() || s.schedulers.empty() || (s.modes.empty() && !s.winograd)) {
     if (error) *error = tr("Check at least one algorithm, one scheduler and one way to tune.");

@@ -58,6 +58,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* jointModeBox() const { return m_jointMode; }
   QCheckBox* jointNoPropagationBox() const { return m_jointNoPropagation; }
   QCheckBox* winogradModeBox() const { return m_winogradMode; }
+  QCheckBox* matvecBox() const { return m_matvec; }
   QCheckBox* coldWeightsBox() const { return m_coldWeights; }
   QSpinBox* trialsBox() const { return m_trials; }
   QComboBox* runsBox() const { return m_runs; }
@@ -91,6 +92,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* m_jointMode;
   QCheckBox* m_jointNoPropagation;
   QCheckBox* m_winogradMode;
+  QCheckBox* m_matvec;
   QCheckBox* m_coldWeights;
   QSpinBox* m_trials;
   QSpinBox* m_unit;

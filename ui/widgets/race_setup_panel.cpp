@@ -83,11 +83,14 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_mode->addItem(tr("Loops over plain layouts"), QStringLiteral("loop"));
   m_mode->addItem(tr("Layouts and loops (ALT joint)"), QStringLiteral("joint"));
   m_mode->addItem(tr("Winograd's loops (convolutions)"), QStringLiteral("winograd"));
-  m_mode->setToolTip(
-      tr("Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
-         "the budget on layouts and loops, the rest on the loops of the best layout).\n"
-         "Winograd: stride-1 convolutions with 2x2 to 5x5 kernels on the CPU, CUDA or HIP, computed "
-         "tile by tile with fewer multiplications (e.g. F(4x4, 3x3), F(4x4, 5x5))"));
+  m_mode->addItem(tr("Matrix-vector loops (few rows)"), QStringLiteral("matvec"));
+  m_mode->setToolTip(tr(
+      "Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
+      "the budget on layouts and loops, the rest on the loops of the best layout).\n"
+      "Winograd: stride-1 convolutions with 2x2 to 5x5 kernels on the CPU, CUDA or HIP, computed "
+      "tile by tile with fewer multiplications (e.g. F(4x4, 3x3), F(4x4, 5x5)).\n"
+      "Matrix-vector: MatMuls with at most 16 rows of A and B stored m x k (dense layers at "
+      "small batches), which read B once: warps stream its rows with vector loads"));
   // A fresh form (no saved one, or --no-restore) races the default algorithm against the
   // paper's OpEvo, as `opevo compare` does.
   m_algorithms->setChecked(
@@ -216,13 +219,17 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     s.operatorRef = m_operator->currentData().toString().toStdString();
     if (s.operatorRef.empty()) return refuse(tr("Choose an operator to measure."));
     const std::string mode = m_mode->currentData().toString().toStdString();
-    s.winograd = mode == "winograd";
-    if (s.winograd && !runsWinograd(s.backend))
+    s.target = mode == "winograd" ? SpaceTarget::Winograd
+               : mode == "matvec" ? SpaceTarget::MatVec
+                                  : SpaceTarget::Common;
+    const bool own = s.target != SpaceTarget::Common;
+    if (own && !runsWinograd(s.backend))
       return refuse(
-          tr("Winograd's template runs on the CPU, CUDA and HIP: choose one, or tune the loops "
-             "over plain layouts on this backend."));
+          tr("%1 template runs on the CPU, CUDA and HIP: choose one, or tune the loops over "
+             "plain layouts on this backend.")
+              .arg(s.target == SpaceTarget::Winograd ? tr("Winograd's") : tr("The matrix-vector")));
     try {
-      s.mode = s.winograd ? layout::TuningMode::Loop : layout::parseTuningMode(mode, "mode");
+      s.mode = own ? layout::TuningMode::Loop : layout::parseTuningMode(mode, "mode");
       def = raceDefinition(s);
     } catch (const std::exception& e) {
       return refuse(tr("The operator cannot be used: %1").arg(QString::fromUtf8(e.what())));

@@ -12,7 +12,8 @@ namespace opevo::ui {
 namespace {
 
 constexpr std::array kTemplates = {SpaceTemplate::CpuLoops, SpaceTemplate::GpuLoops,
-                                   SpaceTemplate::Joint, SpaceTemplate::Winograd};
+                                   SpaceTemplate::Joint, SpaceTemplate::Winograd,
+                                   SpaceTemplate::MatVec};
 
 std::size_t slot(SpaceTemplate t) {
   return static_cast<std::size_t>(t);
@@ -22,6 +23,8 @@ int row(SpaceTemplate t) {
   return static_cast<int>(t);
 }
 
+static_assert(kTemplates.size() == kSpaceTemplates);
+
 }  // namespace
 
 std::optional<SpaceTemplate> parseSpaceTemplate(const QString& key) {
@@ -29,11 +32,13 @@ std::optional<SpaceTemplate> parseSpaceTemplate(const QString& key) {
   if (key == QLatin1String("gpu")) return SpaceTemplate::GpuLoops;
   if (key == QLatin1String("joint")) return SpaceTemplate::Joint;
   if (key == QLatin1String("winograd")) return SpaceTemplate::Winograd;
+  if (key == QLatin1String("matvec")) return SpaceTemplate::MatVec;
   return std::nullopt;
 }
 
 SpaceTemplate ownTemplate(const OperatorDefinition& def) {
   if (def.target == SpaceTarget::Winograd) return SpaceTemplate::Winograd;
+  if (def.target == SpaceTarget::MatVec) return SpaceTemplate::MatVec;
   if (layout::tunesLayouts(def.mode)) return SpaceTemplate::Joint;
   return def.target == SpaceTarget::Gpu ? SpaceTemplate::GpuLoops : SpaceTemplate::CpuLoops;
 }
@@ -54,6 +59,9 @@ OperatorDefinition inTemplate(OperatorDefinition def, SpaceTemplate t) {
     case SpaceTemplate::Winograd:
       return withSpaceTarget(withTuningMode(std::move(def), layout::TuningMode::Loop),
                              SpaceTarget::Winograd);
+    case SpaceTemplate::MatVec:
+      return withSpaceTarget(withTuningMode(std::move(def), layout::TuningMode::Loop),
+                             SpaceTarget::MatVec);
   }
   return def;
 }
@@ -65,11 +73,13 @@ SpaceTemplateBox::SpaceTemplateBox(const QString& objectName, QWidget* parent) :
   addItem(tr("CUDA/HIP loops"));
   addItem(tr("ALT: layouts and loops"));
   addItem(tr("Winograd (convs)"));
+  addItem(tr("Matrix-vector"));
   setToolTip(
       tr("Which of the operator's spaces to show, each template's own parameters: the CPU "
          "template's loops (the paper's space); the CUDA/HIP templates' (MatMul's split_k and "
          "stages besides); ALT's joint space (each tensor's layout with the loops); Winograd's "
-         "template for stride-1 convolutions"));
+         "template for stride-1 convolutions; the matrix-vector template for products with at "
+         "most 16 rows of A and B stored m x k (dense layers at small batches)"));
   clearOperator();
 }
 

@@ -11,10 +11,12 @@ namespace opevo::ui {
 
 // The search spaces one operator has, one per template that tunes it: the loops of the CPU
 // template (the paper's space), those of the CUDA/HIP templates (MatMul's split_k and stages
-// besides), ALT's layouts with the loops (joint), and Winograd's template (stride-1 Conv2Ds).
-enum class SpaceTemplate { CpuLoops, GpuLoops, Joint, Winograd };
+// besides), ALT's layouts with the loops (joint), Winograd's template (stride-1 Conv2Ds) and the
+// matrix-vector one (few rows of A, B stored m x k).
+enum class SpaceTemplate { CpuLoops, GpuLoops, Joint, Winograd, MatVec };
+inline constexpr std::size_t kSpaceTemplates = 5;
 
-// "cpu", "gpu", "joint" or "winograd"; nullopt otherwise.
+// "cpu", "gpu", "joint", "winograd" or "matvec"; nullopt otherwise.
 std::optional<SpaceTemplate> parseSpaceTemplate(const QString& key);
 // The template def is tuned in by itself: its target and mode.
 SpaceTemplate ownTemplate(const OperatorDefinition& def);
@@ -22,7 +24,7 @@ SpaceTemplate ownTemplate(const OperatorDefinition& def);
 // InputError naming why where def cannot take it.
 OperatorDefinition inTemplate(OperatorDefinition def, SpaceTemplate t);
 
-// The Spaces and Topology pages' choice of template. Each operator set on it has its four spaces
+// The Spaces and Topology pages' choice of template. Each operator set on it has its five spaces
 // built at once; an item the operator cannot take is disabled, the reason in its tooltip.
 class SpaceTemplateBox : public QComboBox {
   Q_OBJECT
@@ -45,7 +47,8 @@ class SpaceTemplateBox : public QComboBox {
   std::shared_ptr<const OperatorDefinition> shown() const;
 
  private:
-  std::array<std::shared_ptr<const OperatorDefinition>, 4> m_spaces;
+  // One per SpaceTemplate, in its order.
+  std::array<std::shared_ptr<const OperatorDefinition>, kSpaceTemplates> m_spaces;
 };
 
 }  // namespace opevo::ui
