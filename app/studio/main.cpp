@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   const auto spaceOpt =
       option("space",
              "On Spaces and Topology, the preset's space in a template: cpu (the paper's loops), "
-             "gpu (the CUDA/HIP loops), joint (ALT's layouts and loops) or winograd.",
+             "gpu (the CUDA/HIP loops), joint (ALT's layouts and loops), winograd or matvec.",
              "template");
   const auto fromOpt = option("from", "Start vertex of the walk, e.g. 8,1,1.", "vertex");
   const auto qOpt = option("q", "Probability of another step, 0 < q < 1.", "q");
@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
   if (parser.isSet(spaceOpt)) {
     const std::optional<SpaceTemplate> t = parseSpaceTemplate(parser.value(spaceOpt));
     if (!t)
-      problems << QStringLiteral("unknown space template '%1' (cpu, gpu, joint or winograd)")
+      problems << QStringLiteral("unknown space template '%1' (cpu, gpu, joint, winograd or matvec)")
                       .arg(parser.value(spaceOpt));
     else if (!window.presetsPanel()->templateBox()->select(*t))
       problems << QStringLiteral("the operator has no %1 space (the template box says why)")

@@ -184,6 +184,31 @@ TEST_F(DeviceRaceTest, WinogradIsRefusedWhereItCannotRun) {
   EXPECT_FALSE(setup()->setMode(QStringLiteral("layouts")));
 }
 
+// The matrix-vector template races on the CPU: MM1 (B stored k x m) is refused with the reason, a
+// dense layer at batch 1 runs its verified kernels and stores the run in that template's space.
+TEST_F(DeviceRaceTest, MatVecRacesADenseLayerAndRefusesAMatrixProduct) {
+  prepareCpuRace({QStringLiteral("opevo")}, 3);
+  ASSERT_TRUE(setup()->setMode(QStringLiteral("matvec")));
+  ASSERT_TRUE(setup()->setOperator(QStringLiteral("MM1")));
+  EXPECT_FALSE(runs()->start());
+  EXPECT_TRUE(runs()->message().contains(QStringLiteral("stored k x m")))
+      << runs()->message().toStdString();
+  ASSERT_TRUE(setup()->setOperator(QStringLiteral("alexnet_fc8_b1")));
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  ASSERT_TRUE(raceEnded());
+  ASSERT_EQ(runs()->data()->trials().size(), 3u);
+  for (const TrialPoint& t : runs()->data()->trials()) EXPECT_EQ(t.status, TrialStatus::Ok);
+  bool stored = false;
+  for (const RunRecord& r : storedRuns())
+    stored |= r.operatorName == "alexnet_fc8_b1" &&
+              r.operatorJson.find("\"target\":\"matvec\"") != std::string::npos;
+  EXPECT_TRUE(stored) << [&] {
+    std::string all;
+    for (const RunRecord& r : storedRuns()) all += r.operatorName + " " + r.operatorJson + "\n";
+    return all;
+  }();
+}
+
 TEST_F(DeviceRaceTest, AStoppedRunResumesFromHistoryWithoutMeasuringAgain) {
   // A budget well above the 2 trials waited for: the measurer delivers trials in bursts, and a
   // budget of 6 was sometimes all measured before the stop arrived.

@@ -88,6 +88,37 @@ TEST(CliCodegen, WinogradTemplateAndWhatRefusesIt) {
   EXPECT_FALSE(std::ifstream(db).good()) << db << " was written by a refused tune";
 }
 
+// The matrix-vector template from the command line: its space, its kernel, a CPU run, and the
+// operators and modes it cannot take refused with the reason before anything is measured.
+TEST(CliCodegen, MatVecTemplateAndWhatRefusesIt) {
+  const auto space = opevo({"space", "alexnet_fc6_b1", "--target", "matvec"});
+  ASSERT_EQ(space.status, 0) << space.err;
+  EXPECT_TRUE(has(space.out, "discrete:1,2,4,8,16,32")) << space.out;  // lanes
+  EXPECT_TRUE(has(space.out, "constraint: whole warps")) << space.out;
+  const auto k = opevo({"codegen", "--op", "alexnet_fc8_b1", "--template", "matvec", "--config",
+                        "tile_m=250,4,1; lanes=32; k_split=1; vector=4; unroll=2"});
+  ASSERT_EQ(k.status, 0) << k.err;
+  EXPECT_TRUE(has(k.out, "grid (250, 1, 1), block (128, 1, 1)")) << k.out.substr(0, 2000);
+  EXPECT_TRUE(has(k.out, "__shfl_down_sync")) << k.out.substr(0, 4000);
+  const auto mm1 = opevo({"space", "MM1", "--target", "matvec"});
+  EXPECT_EQ(mm1.status, 2);
+  EXPECT_TRUE(has(mm1.err, "stored k x m")) << mm1.err;
+
+  const std::string db = ::testing::TempDir() + "opevo-matvec.db";
+  std::remove(db.c_str());
+  const auto joint = opevo({"tune", "--op", "alexnet_fc8_b1", "--template", "matvec", "--mode",
+                            "joint", "--backend", "cpu", "--trials", "2", "--db", db});
+  EXPECT_EQ(joint.status, 2);
+  EXPECT_TRUE(has(joint.err, "drop --mode joint")) << joint.err;
+  EXPECT_FALSE(std::ifstream(db).good()) << db << " was written by a refused tune";
+  const auto tune = opevo({"tune", "--op", "alexnet_fc8_b1", "--template", "matvec", "--backend",
+                           "cpu", "--trials", "4", "--db", db});
+  ASSERT_EQ(tune.status, 0) << tune.err << tune.out;
+  EXPECT_TRUE(has(tune.out, "lanes=")) << tune.out;
+  EXPECT_TRUE(has(tune.out, "OpenBLAS sgemm")) << tune.out;
+  std::remove(db.c_str());
+}
+
 TEST(CliCodegen, RandomIsSeededAndHipSharesTheKernel) {
   const auto a = opevo({"codegen", "--op", "C2", "--random", "--seed", "4"});
   const auto b = opevo({"codegen", "--op", "C2", "--random", "--seed", "4", "--backend", "hip"});

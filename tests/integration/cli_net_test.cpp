@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "run_process.h"
 #include "store/store.h"
@@ -599,6 +600,46 @@ TEST(CliNet, WinogradTasksRunBesideLayoutTasksAndExport) {
   if (!j["reference"]["ms"].is_null()) {
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
   }
+  expectExportedProgramPasses(db, out);
+  std::filesystem::remove_all(dir);
+}
+
+// The matrix-vector template on the CPU: the dense layer d (one row of 32 at batch 1, four at
+// batch 4) runs it on the plain layouts beside loop and layout tasks, and beside Winograd's
+// tasks; tuned, listed, exported and run as a program; every output checked against libtorch.
+TEST(CliNet, MatVecTasksRunBesideTheOthersAndExport) {
+  const std::string chain = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_conv_chain.json";
+  for (const auto& [batch, kernels, mode] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"1", "matvec", "loop"}, {"4", "winograd+matvec", "joint"}}) {
+    SCOPED_TRACE(kernels);
+    const nlohmann::json j =
+        runNetwork({chain, "--param", "batch=" + batch, "--template", kernels, "--mode", mode,
+                    "--configs", "random", "--seed", "5", "--runs", "2", "--warmup", "1"});
+    if (j.empty()) return;
+    EXPECT_EQ(j["template"], kernels);
+    for (const auto& t : j["tasks"]) {
+      const std::string config = t["config"], name = t["name"];
+      EXPECT_EQ(config.find("lanes=") != std::string::npos, name == "d") << name;
+      EXPECT_EQ(config.find("tile_e=") != std::string::npos, kernels != "matvec" && name < "c")
+          << name;
+    }
+    if (j["reference"]["ms"].is_null()) GTEST_SKIP() << j["reference"]["missing"];
+    EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  }
+  const auto bad = runProcess(OPEVO_CLI, {"net", "run", chain, "--template", "matvec+gemm"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("unknown network template 'matvec+gemm'"), std::string::npos) << bad.err;
+
+  char pattern[] = "/tmp/opevo-netmatvec-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string(), out = (dir / "program").string();
+  const auto r = runProcess(OPEVO_CLI, {"net", "tune", chain, "--template", "matvec", "--trials",
+                                        "12", "--unit", "2", "--runs", "3", "--json", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const auto runs = runProcess(OPEVO_CLI, {"net", "runs", "--json", "--db", db});
+  ASSERT_EQ(runs.status, 0) << runs.err;
+  EXPECT_EQ(nlohmann::json::parse(runs.out).at(0)["template"], "matvec") << runs.out;
   expectExportedProgramPasses(db, out);
   std::filesystem::remove_all(dir);
 }
