@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -51,11 +52,16 @@ void runSpace(const SpaceOptions& o) {
     return;
   }
   std::cout << op.name << ": " << op.describe() << " (" << op.flops() / 1e9 << " GFLOP)\n\n";
-  std::printf("%-22s %-9s %-18s %12s  %s\n", "parameter", "kind", "spec", "size", "example");
+  // The spec column as wide as its longest (a discrete parameter's values can pass 18).
+  int specWidth = 18;
+  for (std::size_t i = 0; i < space.dims(); ++i)
+    specWidth = std::max(specWidth, static_cast<int>(space.param(i).spec().size()));
+  std::printf("%-22s %-9s %-*s %12s  %s\n", "parameter", "kind", specWidth, "spec", "size",
+              "example");
   for (std::size_t i = 0; i < space.dims(); ++i) {
     const Parameter& p = space.param(i);
-    std::printf("%-22s %-9s %-18s %12s  %s\n", p.name().c_str(),
-                std::string(kindName(p.kind())).c_str(), p.spec().c_str(),
+    std::printf("%-22s %-9s %-*s %12s  %s\n", p.name().c_str(),
+                std::string(kindName(p.kind())).c_str(), specWidth, p.spec().c_str(),
                 p.size().toString().c_str(), p.format(p.random(rng)).c_str());
   }
   for (const auto& c : space.constraints()) std::cout << "constraint: " << c.description << "\n";
