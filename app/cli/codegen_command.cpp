@@ -122,13 +122,13 @@ void runCodegen(const CodegenCliOptions& o) {
   // A preset or an operator file, with the file's own space.
   OperatorDefinition loaded = loadOperator(o.op);
   // --template, else the operator file's choice of a template with a space of its own (Winograd,
-  // matrix-vector), else the backend's direct space.
-  const bool own = loaded.target == SpaceTarget::Winograd || loaded.target == SpaceTarget::MatVec;
-  const SpaceTarget target = o.kernelTemplate == "winograd"    ? SpaceTarget::Winograd
-                             : o.kernelTemplate == "matvec"    ? SpaceTarget::MatVec
-                             : o.kernelTemplate.empty() && own ? loaded.target
-                             : backend == Backend::Cpu         ? SpaceTarget::Common
-                                                               : SpaceTarget::Gpu;
+  // matrix-vector), else the direct one; in the space a run on this backend tunes.
+  const SpaceTarget chosen = o.kernelTemplate == "winograd" ? SpaceTarget::Winograd
+                             : o.kernelTemplate == "matvec" ? SpaceTarget::MatVec
+                             : o.kernelTemplate.empty() && ownTemplate(loaded.target)
+                                 ? loaded.target
+                                 : SpaceTarget::Common;
+  const SpaceTarget target = backend == Backend::Cpu ? commonTarget(chosen) : gpuTarget(chosen);
   const OperatorDefinition def = withSpaceTarget(std::move(loaded), target);
   const OperatorSpec& op = def.op;
   const SearchSpace& space = def.space;

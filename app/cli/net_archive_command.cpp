@@ -26,8 +26,10 @@ void runArchive(const NetArchiveOptions& o) {
 }
 
 void runRestore(const NetRestoreOptions& o) {
+  // Read and checked first: a bad archive leaves no database behind where there was none.
+  NetworkArchive archive = readNetworkArchive(o.file);
   Store store(o.db.empty() ? Store::defaultPath() : o.db);
-  const RestoredNetwork r = restoreNetworkArchive(store, o.file);
+  const RestoredNetwork r = storeNetworkArchive(store, std::move(archive));
   const NetworkRecord& n = r.network;
   // The id alone on stdout (id=$(opevo net restore FILE)), as `opevo import` prints it.
   std::cout << n.id << "\n";

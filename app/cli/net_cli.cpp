@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "common/error.h"
 
 namespace opevo::cli {
 
@@ -35,6 +36,19 @@ void printEndToEnd(const std::string& what, const net::EndToEnd& e, int runs) {
         e.verified ? "matches" : "DIFFERS", e.error);
   else
     std::printf("%s\n", e.reference.missing.c_str());
+}
+
+CLI::Validator networkTemplateCheck() {
+  return CLI::Validator(
+      [](std::string& text) {
+        try {
+          net::parseTaskTemplates(text, "");  // CLI11 names the option
+          return std::string();
+        } catch (const InputError& e) {
+          return std::string(e.what());
+        }
+      },
+      "TEMPLATE");
 }
 
 void requireVerified(const net::EndToEnd& e) {

@@ -18,6 +18,10 @@ void announceBuild(const net::Network& n, const net::TaskGraph& g);
 // The end-to-end line and the reference line.
 void printEndToEnd(const std::string& what, const net::EndToEnd& e, int runs);
 
+// The check of a --template value (net::parseTaskTemplates) when the command line is read, before
+// anything is opened.
+CLI::Validator networkTemplateCheck();
+
 // Throws RunFailed when the output differs from the reference.
 void requireVerified(const net::EndToEnd& e);
 

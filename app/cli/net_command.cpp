@@ -237,7 +237,8 @@ void addNetCommands(CLI::App& app) {
   r->add_option("--template", run->kernelTemplate,
                 "direct (default), winograd: the stride-1 convolutions run Winograd's template, "
                 "matvec: the dense layers with at most 16 rows run the matrix-vector one, or "
-                "winograd+matvec; those on the plain layouts, the others as --mode says");
+                "winograd+matvec; those on the plain layouts, the others as --mode says")
+      ->check(networkTemplateCheck());
   r->add_option("--warmup", run->warmup, "Untimed forward passes first (default 3)")
       ->check(CLI::Range(0, 1000000));
   r->add_option("--runs", run->runs, "Timed forward passes (default 20)")

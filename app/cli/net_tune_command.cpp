@@ -290,9 +290,7 @@ void runList(const std::string& db, bool json) {
     const nlohmann::json reference = result.contains("reference")
                                          ? result["reference"].value("ms", nlohmann::json(nullptr))
                                          : nlohmann::json(nullptr);
-    const std::string kernelTemplate =
-        net::planFromJson(n.planJson, "network run " + std::to_string(n.id) + ": ")
-            .templates.name();
+    const std::string kernelTemplate = net::planTemplates(plan).name();
     all.push_back({{"id", n.id},
                    {"network", n.name},
                    {"template", kernelTemplate},
@@ -410,12 +408,13 @@ void addNetTuneCommand(CLI::App& net) {
                   "joint-np (the same, every such tensor converted, ALT-WP) or loop (default on "
                   "cuda/hip: every task tunes its loops over plain layouts, ALT-OL)");
   cmd->add_option(
-      "--template", o->kernelTemplate,
-      "direct (default); winograd: the stride-1 convolutions tune Winograd's template "
-      "(e.g. F(4x4, 3x3), F(4x4, 5x5)); matvec: the dense layers and products with at most "
-      "16 rows tune the matrix-vector template (batch 1 on a GPU); or winograd+matvec. "
-      "Those on the plain layouts, the other tasks their direct or (CPU, joint modes) "
-      "layout templates");
+         "--template", o->kernelTemplate,
+         "direct (default); winograd: the stride-1 convolutions tune Winograd's template "
+         "(e.g. F(4x4, 3x3), F(4x4, 5x5)); matvec: the dense layers and products with at most "
+         "16 rows tune the matrix-vector template (batch 1 on a GPU); or winograd+matvec. "
+         "Those on the plain layouts, the other tasks their direct or (CPU, joint modes) "
+         "layout templates")
+      ->check(networkTemplateCheck());
   cmd->add_option("--weights", o->weights,
                   "cold (default): on the CPU each kernel is timed with its weights evicted from "
                   "the caches before every run, as the network's chain reads them; warm: timed "

@@ -103,7 +103,7 @@ std::size_t exportNetworkArchive(const Store& store, std::int64_t networkId,
   return trials;
 }
 
-RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path) {
+NetworkArchive readNetworkArchive(const std::string& path) {
   const OJson root = OJson::parse(readMaybeGzipped(path), nullptr, false);
   if (root.is_discarded()) throw InputError(path + ": not JSON");
   const auto format = root.is_object() ? root.find("format") : root.end();
@@ -190,22 +190,33 @@ RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path) {
                        std::to_string(counted[i]) + " trials, and its run holds " +
                        std::to_string(runs[i]->trials.size()));
   if (rec.status == RunStatus::Running) rec.status = RunStatus::Interrupted;
+  NetworkArchive archive{std::move(rec), std::move(units), {}};
+  for (auto& run : runs) archive.runs.push_back(std::move(*run));
+  return archive;
+}
 
+RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive) {
+  NetworkRecord& rec = archive.network;
   RestoredNetwork restored;
   store.inTransaction([&] {
     rec.id = store.createNetwork(rec);
     rec.taskRuns.clear();
     restored.trials = 0;
-    for (std::size_t i = 0; i < tasks; ++i) {
-      const std::int64_t runId = store.createRunWithTrials(runs[i]->run, runs[i]->trials);
+    for (std::size_t i = 0; i < archive.runs.size(); ++i) {
+      const RunWithTrials& run = archive.runs[i];
+      const std::int64_t runId = store.createRunWithTrials(run.run, run.trials);
       store.setNetworkTaskRun(rec.id, static_cast<int>(i), runId);
       rec.taskRuns.push_back(runId);
-      restored.trials += runs[i]->trials.size();
+      restored.trials += run.trials.size();
     }
-    for (const NetworkUnitRow& u : units) store.appendNetworkUnit(rec.id, u);
+    for (const NetworkUnitRow& u : archive.units) store.appendNetworkUnit(rec.id, u);
   });
   restored.network = std::move(rec);
   return restored;
+}
+
+RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path) {
+  return storeNetworkArchive(store, readNetworkArchive(path));
 }
 
 }  // namespace opevo

@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "io/run_restore.h"
 #include "store/records.h"
 #include "store/store.h"
 
@@ -31,6 +33,19 @@ struct RestoredNetwork {
   NetworkRecord network;  // as stored: its new id and its task runs' new ids
   std::size_t trials = 0;
 };
+
+// An archive read and checked: the record (its ids not yet given), its units, each task's run.
+struct NetworkArchive {
+  NetworkRecord network;
+  std::vector<NetworkUnitRow> units;
+  std::vector<RunWithTrials> runs;  // by task
+};
+
+// Reads an archive that exportNetworkArchive wrote, with every check restoreNetworkArchive names
+// below, before any database is opened (a bad file leaves none behind). Throws InputError.
+NetworkArchive readNetworkArchive(const std::string& path);
+// Stores what readNetworkArchive read, in one transaction.
+RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive);
 
 // Stores an archive that exportNetworkArchive wrote as the network run it was: the record, its
 // units, and each task run through the same reading and checks as restoreRun (io/run_restore.h),

@@ -21,6 +21,14 @@ nlohmann::json planToJson(const NetworkTuningPlan& p) {
   return j;
 }
 
+TaskTemplates planTemplates(const nlohmann::json& plan) {
+  // Runs stored before the Winograd or the matrix-vector template tuned the direct one.
+  TaskTemplates t;
+  t.winograd = plan.value("template", "direct") == "winograd";
+  t.matvec = plan.value("matvec", false);
+  return t;
+}
+
 NetworkTuningPlan planFromJson(const std::string& text, const std::string& where) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw InputError(where + "not a network plan (JSON)");
@@ -33,9 +41,7 @@ NetworkTuningPlan planFromJson(const std::string& text, const std::string& where
     p.scheduler = parseSchedulerKind(j.at("scheduler").get<std::string>());
     // Runs stored before layouts tuned their loops only.
     p.mode = layout::parseTuningMode(j.value("mode", "loop"), "stored network plan");
-    // Runs stored before the Winograd or the matrix-vector template tuned the direct one.
-    p.templates.winograd = j.value("template", "direct") == "winograd";
-    p.templates.matvec = j.value("matvec", false);
+    p.templates = planTemplates(j);
     p.coldWeights = j.value("weights", "warm") == "cold";
     // Runs stored before the size rule took every task of a kind as similar (Ansor's rule).
     p.gradient.similarSize = j.value("similar_size", 0.0);

@@ -16,5 +16,8 @@ nlohmann::json planToJson(const NetworkTuningPlan& plan);
 // (similarSize 0), so that a resume replays their units under the rule that chose them. Throws
 // InputError, prefixed with `where`, for text that is not such a plan.
 NetworkTuningPlan planFromJson(const std::string& text, const std::string& where);
+// The templates of a stored plan alone (planFromJson reads them so), for listings that must not
+// fail on a plan's other fields.
+TaskTemplates planTemplates(const nlohmann::json& plan);
 
 }  // namespace opevo::net

@@ -22,7 +22,7 @@ TaskTemplates parseTaskTemplates(const std::string& text, const std::string& whe
     else if (word == "matvec")
       t.matvec = true;
     else if (word != "direct" || text != "direct")
-      throw InputError(where + ": unknown network template '" + text +
+      throw InputError((where.empty() ? "" : where + ": ") + "unknown network template '" + text +
                        "' (direct, winograd, matvec, or winograd+matvec)");
     begin = end + 1;
   }

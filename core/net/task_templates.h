@@ -15,10 +15,12 @@ struct TaskTemplates {
   // direct template's tiles (on the H200, AlexNet's fc layers ran at 0.39-0.56x cuBLAS there).
   bool matvec = false;
   bool any() const { return winograd || matvec; }
-  // "direct", "winograd", "matvec" or "winograd+matvec": what commands print and plans store.
+  // "direct", "winograd", "matvec" or "winograd+matvec": what commands take and print (plans
+  // store "template": "winograd" and "matvec": true, net/network_plan.h).
   std::string name() const;
 };
-// The inverse of TaskTemplates::name, also taking "winograd,matvec"; InputError naming `where`.
+// The inverse of TaskTemplates::name, also taking "winograd,matvec"; InputError naming `where`
+// (when not empty).
 TaskTemplates parseTaskTemplates(const std::string& text, const std::string& where);
 
 }  // namespace opevo::net

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "ops/matvec_space.h"
 #include "ops/presets.h"
 #include "space/param_spec.h"
 
@@ -188,7 +189,9 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
   }
   if (j.contains("target")) {
     if (!j["target"].is_string())
-      throw InputError(source + ": field 'target' must be \"common\", \"gpu\" or \"winograd\"");
+      throw InputError(source +
+                       ": field 'target' must be \"common\", \"gpu\", \"winograd\", \"matvec\" "
+                       "or \"matvec-gpu\"");
     def.target = parseSpaceTarget(j["target"].get<std::string>(), source);
   }
   const SearchSpace base = layout::spaceFor(def.op, def.mode, def.target);
@@ -210,6 +213,9 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
     // Their constraints read the template's values (defaultSpace), which an override would change.
     if (name == "split_k" || name == "stages")
       throw InputError(source + ": parameter '" + name + "' is fixed by the GPU template");
+    if (isMatVecSpace(base))
+      throw InputError(source + ": parameter '" + name +
+                       "' is fixed by the matrix-vector template");
     if (!spec.is_string())
       throw InputError(source + ": space entry '" + name + "' must be a spec string");
   }
@@ -246,12 +252,12 @@ nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def) {
 }
 
 Config commonConfig(const OperatorDefinition& def, const Config& config, std::string* left) {
-  // Winograd's space and the matrix-vector one are the same on every backend.
-  if (def.target == SpaceTarget::Winograd || def.target == SpaceTarget::MatVec) {
+  // Winograd's space is the same on every backend, as the common ones are themselves.
+  if (commonTarget(def.target) == def.target) {
     if (left) left->clear();
     return config;
   }
-  const SearchSpace common = layout::spaceFor(def.op, def.mode, SpaceTarget::Common);
+  const SearchSpace common = layout::spaceFor(def.op, def.mode, commonTarget(def.target));
   Config c;
   for (std::size_t i = 0; i < common.dims(); ++i) {
     const int at = def.space.indexOf(common.param(i).name());

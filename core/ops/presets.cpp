@@ -75,10 +75,11 @@ void addResNet18(std::vector<OperatorSpec>& ops) {
 
 constexpr std::int64_t kMaxFetchPerThread = 64;
 
-constexpr EnumNames<SpaceTarget, 4> kTargetNames{{{{SpaceTarget::Common, "common"},
+constexpr EnumNames<SpaceTarget, 5> kTargetNames{{{{SpaceTarget::Common, "common"},
                                                    {SpaceTarget::Gpu, "gpu"},
                                                    {SpaceTarget::Winograd, "winograd"},
-                                                   {SpaceTarget::MatVec, "matvec"}}}};
+                                                   {SpaceTarget::MatVec, "matvec"},
+                                                   {SpaceTarget::MatVecGpu, "matvec-gpu"}}}};
 
 // A GPU block computes one output tile over the whole of K; MM1's 512 x 1024 output in the
 // 64 x 128 tiles that keep enough accumulators per thread is 64 blocks, half of an H100/H200's
@@ -169,10 +170,28 @@ SpaceTarget parseSpaceTarget(std::string_view text, const std::string& where) {
                    "' (targets: " + kTargetNames.list() + ")");
 }
 
+SpaceTarget gpuTarget(SpaceTarget target) {
+  if (target == SpaceTarget::Common) return SpaceTarget::Gpu;
+  if (target == SpaceTarget::MatVec) return SpaceTarget::MatVecGpu;
+  return target;
+}
+
+SpaceTarget commonTarget(SpaceTarget target) {
+  if (target == SpaceTarget::Gpu) return SpaceTarget::Common;
+  if (target == SpaceTarget::MatVecGpu) return SpaceTarget::MatVec;
+  return target;
+}
+
+bool ownTemplate(SpaceTarget target) {
+  return target == SpaceTarget::Winograd || target == SpaceTarget::MatVec ||
+         target == SpaceTarget::MatVecGpu;
+}
+
 SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
   op.validate();
   if (target == SpaceTarget::Winograd) return winogradSpace(op);
-  if (target == SpaceTarget::MatVec) return matvecSpace(op);
+  if (target == SpaceTarget::MatVec || target == SpaceTarget::MatVecGpu)
+    return matvecSpace(op, target == SpaceTarget::MatVecGpu);
   SearchSpace space;
   auto factor = [&](const char* name, std::int64_t length, int parts) {
     space.add(std::make_shared<FactorParam>(name, length, parts));
@@ -252,15 +271,7 @@ Config untunedConfig(const SearchSpace& space) {
 std::int64_t threadsPerBlock(const OperatorSpec& op, const SearchSpace& space, const Config& c) {
   auto at = [&](const char* name, int part) { return c[space.indexOf(name)][part]; };
   if (isWinogradSpace(space)) return at("tile_f", 1) * at("tile_t", 1) * at("tile_e", 0);
-  if (isMatVecSpace(space)) {
-    auto value = [&](const char* name) {
-      const int i = space.indexOf(name);
-      return static_cast<std::int64_t>(
-          static_cast<const DiscreteParam&>(space.param(static_cast<std::size_t>(i)))
-              .value(c[static_cast<std::size_t>(i)]));
-    };
-    return at("tile_m", 1) * value("lanes") * value("k_split");
-  }
+  if (isMatVecSpace(space)) return matvecThreads(space, c);
   if (op.kind == OpKind::Conv2D) return at("tile_f", 2) * at("tile_y", 2) * at("tile_x", 2);
   std::int64_t threads = at("tile_n", 2) * at("tile_m", 2);
   if (op.kind == OpKind::BatchMatMul) threads *= at("tile_b", 1);

@@ -12,11 +12,22 @@ namespace opevo {
 // Which templates a space serves. Common: every backend's (the CPU templates read no more than
 // these parameters). Gpu: the CUDA/HIP templates, which have parameters of their own. Winograd:
 // the CUDA/HIP Winograd convolution template (ops/winograd_space.h), a space of its own. MatVec:
-// the matrix-vector template for products with few rows (ops/matvec_space.h), one too.
-enum class SpaceTarget { Common, Gpu, Winograd, MatVec };
+// the matrix-vector template for products with few rows (ops/matvec_space.h), one too, as every
+// backend's template reads it; MatVecGpu: the same with the CUDA/HIP template's own parameters.
+enum class SpaceTarget { Common, Gpu, Winograd, MatVec, MatVecGpu };
 std::string_view spaceTargetName(SpaceTarget target);
-// "common", "gpu", "winograd" or "matvec"; throws InputError naming `where` otherwise.
+// "common", "gpu", "winograd", "matvec" or "matvec-gpu"; throws InputError naming `where`
+// otherwise.
 SpaceTarget parseSpaceTarget(std::string_view text, const std::string& where);
+// The target a CUDA/HIP run of the template tunes (Gpu for Common, MatVecGpu for MatVec: the GPU
+// templates' own parameters added), and the one every backend's template reads (the reverse);
+// Winograd's is both.
+SpaceTarget gpuTarget(SpaceTarget target);
+SpaceTarget commonTarget(SpaceTarget target);
+// Whether the target is the space of a template of its own rather than of the direct template
+// (Winograd's, the matrix-vector one): such a space tunes loops over the plain layouts, on the
+// device backends (cpu, cuda, hip).
+bool ownTemplate(SpaceTarget target);
 
 // The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2; and AlexNet's convolution and
 // dense layers at batch 1 and 128 (alexnet_conv1_b1 ... alexnet_fc8_b128); ResNet-18's stride-1
@@ -37,8 +48,8 @@ OperatorSpec preset(std::string_view name);
 // still fills the device), dividing tile_k's outer factor, and stages {1, 2} (2: double-buffered
 // shared memory, at most 64 floats of the next slab fetched per thread); both 1 for
 // configurations stored before them. SpaceTarget::Winograd gives winogradSpace(op) (InputError
-// for an operator the Winograd template does not take), SpaceTarget::MatVec matvecSpace(op)
-// (likewise).
+// for an operator the Winograd template does not take), MatVec and MatVecGpu matvecSpace(op)
+// without and with the GPU parameters (likewise).
 SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target = SpaceTarget::Common);
 
 // The configuration an untuned task runs with (networks before tuning): the space's start point

@@ -104,32 +104,25 @@ void shareMeasuringChoices(BackendOptions& o, bool timeoutAsked) {
   }
 }
 
-bool runsWinograd(const std::string& backend) {
+bool runsOwnTemplates(const std::string& backend) {
   return backend == "cpu" || backend == "cuda" || backend == "hip";
 }
 
 void requireOwnSpaceBackend(const std::string& backend, const std::string& who,
                             SpaceTarget target) {
-  if (!runsWinograd(backend))
+  if (!runsOwnTemplates(backend))
     throw InputError(who + ": the " +
-                     (target == SpaceTarget::MatVec ? "matrix-vector" : "Winograd") +
+                     (target == SpaceTarget::Winograd ? "Winograd" : "matrix-vector") +
                      " template runs on cpu, cuda and hip, not on " + backend +
                      " (a replay races the space its dataset measured)");
-}
-
-void requireWinogradBackend(const std::string& backend, const std::string& who) {
-  requireOwnSpaceBackend(backend, who, SpaceTarget::Winograd);
 }
 
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def) {
   // A GPU run tunes the GPU templates' own parameters too (split_k, stages); its stored
   // definition says so, so that resumes, exports and agents rebuild the same space.
   const bool gpu = backend == "cuda" || backend == "hip";
-  if (def.target == SpaceTarget::Winograd || def.target == SpaceTarget::MatVec) {
-    requireOwnSpaceBackend(backend, def.op.name, def.target);
-    return def;
-  }
-  return withSpaceTarget(std::move(def), gpu ? SpaceTarget::Gpu : SpaceTarget::Common);
+  if (ownTemplate(def.target)) requireOwnSpaceBackend(backend, def.op.name, def.target);
+  return withSpaceTarget(std::move(def), gpu ? gpuTarget(def.target) : commonTarget(def.target));
 }
 
 MeasurementSetup makeOperatorMeasurement(const std::string& backend, OperatorDefinition def,

@@ -50,20 +50,19 @@ void shareMeasuringChoices(BackendOptions& o, bool timeoutAsked);
 MeasurementSetup makeMeasurement(const std::string& backend, const std::string& op,
                                  const BackendOptions& options = {});
 
-// The definition a new run of `def` on a device backend tunes and stores: the GPU templates'
-// space (SpaceTarget::Gpu) on cuda and hip, the common one on cpu; a definition of the Winograd
-// or matrix-vector template keeps its space on the device backends (runsWinograd) and is an
-// InputError elsewhere. A stored run's
-// definition is compared with this one to tell whether it still measures the same operator.
+// The definition a new run of `def` on a device backend tunes and stores: the space with the GPU
+// templates' own parameters (gpuTarget) on cuda and hip, the common one (commonTarget) on cpu;
+// Winograd's keeps its one space. A template of its own (ownTemplate) is an InputError on other
+// backends (runsOwnTemplates). A stored run's definition is compared with this one to tell whether
+// it still measures the same operator.
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def);
 
 // Whether a backend runs the kernels of the templates with spaces of their own (Winograd's and
 // the matrix-vector one): the device backends cpu, cuda and hip.
-bool runsWinograd(const std::string& backend);
+bool runsOwnTemplates(const std::string& backend);
 // Throws InputError, its message starting with `who` and naming the template, unless
-// runsWinograd(backend).
+// runsOwnTemplates(backend).
 void requireOwnSpaceBackend(const std::string& backend, const std::string& who, SpaceTarget target);
-void requireWinogradBackend(const std::string& backend, const std::string& who);
 
 // Whether makeOperatorMeasurement gives the definition its backend's space (runDefinition: a
 // new run) or measures it as given (what a cluster agent is sent: the coordinator chose).

@@ -1,10 +1,12 @@
 // The matrix-vector template for the CPU backend (ops/matvec_space.h): the GPU template's
 // blocks are OpenMP-parallel iterations and its groups run in turn; each output keeps
 // VEC x UNROLL partial sums along K, contiguous, which the compiler turns into vector registers.
-// lanes and k_split only share a GPU block's work and do not appear here. The source is
-// self-contained (no includes) for `c++ -O3 -march=native -fopenmp`.
+// lanes and k_split only share a GPU block's work: the common space, which CPU runs tune, has
+// neither. The source is self-contained (no includes) for `c++ -O3 -march=native -fopenmp`.
 
 #include "codegen/templates.h"
+#include "common/error.h"
+#include "ops/matvec_space.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -17,6 +19,11 @@ std::string str(std::int64_t v) {
 
 GeneratedKernel matvecCpu(const KernelContext& ctx, const MatVecTiling& t) {
   const OperatorSpec& op = *ctx.op;
+  if (t.lanes != kMatVecLanesWhenAbsent || t.kSplit != kMatVecKSplitWhenAbsent)
+    throw InputError("codegen: lanes " + std::to_string(t.lanes) + " and k_split " +
+                     std::to_string(t.kSplit) +
+                     " are GPU template parameters; the CPU kernel runs 32 and 1 only (the "
+                     "common matrix-vector space, target matvec, has neither)");
   const bool batched = op.kind == OpKind::BatchMatMul;
   const std::int64_t sums = t.vector * t.unroll;
   GeneratedKernel g;

@@ -3,6 +3,7 @@
 
 #include "codegen/templates.h"
 #include "common/error.h"
+#include "ops/matvec_space.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -74,7 +75,7 @@ GeneratedKernel matvecGpu(const KernelContext& ctx, const MatVecTiling& t) {
   g.accumulators = op.n * t.m[2];
   g.launch.grid = {t.m[0], batched ? op.batch : 1, 1};
   g.launch.block = {t.threads(), 1, 1};
-  g.launch.sharedBytes = t.kSplit > 1 ? t.kSplit * op.n * t.blockM() * 4 : 0;
+  g.launch.sharedBytes = matvecSharedBytes(op.n, t.blockM(), t.kSplit);
   g.summary = "matrix-vector: " + str(t.m[0]) + " blocks of " + str(t.m[1]) + " groups x " +
               str(t.m[2]) + " columns, " + str(t.lanes) + " lanes x " + str(t.kSplit) +
               " parts of K, " + str(t.vector) + "-float loads " + str(t.unroll) + " deep";
@@ -100,7 +101,7 @@ GeneratedKernel matvecGpu(const KernelContext& ctx, const MatVecTiling& t) {
   w.line(
       "const int lane = tid % LANES, group = (tid / LANES) % GROUPS, part = tid / (LANES * "
       "GROUPS);");
-  w.line("const index_t col0 = (index_t)blockIdx.x * BLOCK_M + group * COLS;  // the group's");
+  w.line("const index_t col0 = (index_t)blockIdx.x * BLOCK_M + group * COLS;  // group's first");
   if (batched) w.line("const index_t batch = blockIdx.y;");
   const std::string batch = batched ? "batch" : "";
   w.line("float acc[N][COLS];");

@@ -42,8 +42,9 @@ void checkConfig(const SearchSpace& space, const Config& config) {
 }
 
 // The value of discrete parameter `name`, checked against the values the template takes.
+template <std::size_t N>
 std::int64_t readDiscrete(const SearchSpace& space, const Config& config, const char* name,
-                          std::initializer_list<std::int64_t> allowed) {
+                          const std::array<std::int64_t, N>& allowed) {
   const int i = space.indexOf(name);
   const auto* p = i < 0 ? nullptr : dynamic_cast<const DiscreteParam*>(space.paramPtr(i).get());
   if (!p)
@@ -126,10 +127,11 @@ MatVecTiling matvecTiling(const OperatorSpec& op, const SearchSpace& space, cons
   checkConfig(space, config);
   MatVecTiling t;
   readFactors(space, config, "tile_m", op.m, t.m);
-  t.lanes = readDiscrete(space, config, "lanes", {1, 2, 4, 8, 16, 32});
-  t.kSplit = readDiscrete(space, config, "k_split", {1, 2, 4, 8, 16});
-  t.vector = readDiscrete(space, config, "vector", {1, 2, 4});
-  t.unroll = readDiscrete(space, config, "unroll", {1, 2, 4, 8});
+  t.vector = readDiscrete(space, config, "vector", kMatVecVectors);
+  t.unroll = readDiscrete(space, config, "unroll", kMatVecUnrolls);
+  if (space.indexOf("lanes") >= 0) t.lanes = readDiscrete(space, config, "lanes", kMatVecLanes);
+  if (space.indexOf("k_split") >= 0)
+    t.kSplit = readDiscrete(space, config, "k_split", kMatVecKSplits);
   if (op.k % t.vector != 0)
     throw InputError("codegen: vector " + std::to_string(t.vector) + " does not divide K " +
                      std::to_string(op.k));

@@ -61,10 +61,11 @@ struct WinogradTiling {
 
 // The matrix-vector template (ops/matvec_space.h): m is [blocks, groups, columns per group]; a
 // group of `lanes` threads reads K `vector` floats a load, `unroll` loads in flight per column,
-// and `kSplit` groups of a block share its columns, each over a part of K.
+// and `kSplit` groups of a block share its columns, each over a part of K. lanes and kSplit are
+// 32 and 1 for a configuration of the common space.
 struct MatVecTiling {
   std::array<std::int64_t, 3> m{};
-  std::int64_t lanes = 1, kSplit = 1, vector = 1, unroll = 1;
+  std::int64_t lanes = 32, kSplit = 1, vector = 1, unroll = 1;
 
   std::int64_t blockM() const { return m[1] * m[2]; }
   std::int64_t threads() const { return m[1] * lanes * kSplit; }

@@ -114,9 +114,9 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
       operatorDefinitionFromJson(runOperator(run.operatorJson), "run " + std::to_string(run.id));
   k.config = k.def.space.parse(best.config);
   std::string left;
-  if (k.backend == codegen::Backend::Cpu && k.def.target == SpaceTarget::Gpu) {
+  if (k.backend == codegen::Backend::Cpu && commonTarget(k.def.target) != k.def.target) {
     k.config = commonConfig(k.def, k.config, &left);
-    k.def = withSpaceTarget(k.def, SpaceTarget::Common);
+    k.def = withSpaceTarget(k.def, commonTarget(k.def.target));
   }
   k.kernel = codegen::generateKernel(k.def.op, k.def.space, k.config, k.backend);
   // A configuration tuned elsewhere (on the CPU, without a GPU's limits in its space) may ask a

@@ -270,8 +270,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   };
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
     OperatorDefinition def = taskDefinitionOf(graph.tasks[i], mode, templates, configs[i]);
-    if (gpu && def.target != SpaceTarget::Winograd && def.target != SpaceTarget::MatVec)
-      def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
+    if (gpu) def = withSpaceTarget(std::move(def), gpuTarget(def.target));
     const std::string entry = taskEntry(i);
     const codegen::GeneratedKernel k =
         kernels == TaskKernels::Reference

@@ -87,7 +87,7 @@ struct NetworkProgram {
 enum class TaskKernels { Tuned, Reference };
 
 // configs[i] is a configuration of task i's space under `mode` (taskDefinition(task, mode); on
-// CUDA and HIP the GPU templates' space, withSpaceTarget(..., SpaceTarget::Gpu), as a GPU run
+// CUDA and HIP the GPU templates' space, withSpaceTarget(..., gpuTarget(...)), as a GPU run
 // tunes it); throws InputError otherwise, and for a GPU program in a layout mode (the GPU tasks
 // tune loops only so far). A GPU task's configuration of the common space (a run stored before GPU
 // runs had a space of their own) is taken with the GPU templates' own parameters at their value

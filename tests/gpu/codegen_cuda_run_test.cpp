@@ -161,7 +161,7 @@ TEST_F(CudaRun, MatVecMatchesReference) {
   t.transA = true, t.transB = true;
   OperatorSpec fc6 = preset("alexnet_fc6_b1");
   for (const OperatorSpec& op : {fc6, t, smallBatchMatMul(4, 2, 96, 256, false, true)})
-    expectMatch(op, runnable(op, 6, 57, SpaceTarget::MatVec), SpaceTarget::MatVec);
+    expectMatch(op, runnable(op, 6, 57, SpaceTarget::MatVecGpu), SpaceTarget::MatVecGpu);
 }
 
 }  // namespace

@@ -179,7 +179,7 @@ TEST_P(GpuMeasurerTest, MatVecConfigurationsAreVerifiedAndTimed) {
   OperatorSpec op = smallMatMul(2, 384, 1024);
   op.transB = true;
   op.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}};
-  expectVerified(op, 4, 64, SpaceTarget::MatVec);
+  expectVerified(op, 4, 64, SpaceTarget::MatVecGpu);
 }
 
 TEST_P(GpuMeasurerTest, MatMulReferenceIsTheVendorBlasWhenPresent) {

@@ -91,10 +91,15 @@ TEST(CliCodegen, WinogradTemplateAndWhatRefusesIt) {
 // The matrix-vector template from the command line: its space, its kernel, a CPU run, and the
 // operators and modes it cannot take refused with the reason before anything is measured.
 TEST(CliCodegen, MatVecTemplateAndWhatRefusesIt) {
-  const auto space = opevo({"space", "alexnet_fc6_b1", "--target", "matvec"});
+  const auto space = opevo({"space", "alexnet_fc6_b1", "--target", "matvec-gpu"});
   ASSERT_EQ(space.status, 0) << space.err;
   EXPECT_TRUE(has(space.out, "discrete:1,2,4,8,16,32")) << space.out;  // lanes
   EXPECT_TRUE(has(space.out, "constraint: whole warps")) << space.out;
+  // The common space, which CPU runs tune, has neither lanes nor k_split.
+  const auto common = opevo({"space", "alexnet_fc6_b1", "--target", "matvec"});
+  ASSERT_EQ(common.status, 0) << common.err;
+  EXPECT_FALSE(has(common.out, "lanes")) << common.out;
+  EXPECT_TRUE(has(common.out, "unroll ")) << common.out;
   const auto k = opevo({"codegen", "--op", "alexnet_fc8_b1", "--template", "matvec", "--config",
                         "tile_m=250,4,1; lanes=32; k_split=1; vector=4; unroll=2"});
   ASSERT_EQ(k.status, 0) << k.err;
@@ -114,7 +119,8 @@ TEST(CliCodegen, MatVecTemplateAndWhatRefusesIt) {
   const auto tune = opevo({"tune", "--op", "alexnet_fc8_b1", "--template", "matvec", "--backend",
                            "cpu", "--trials", "4", "--db", db});
   ASSERT_EQ(tune.status, 0) << tune.err << tune.out;
-  EXPECT_TRUE(has(tune.out, "lanes=")) << tune.out;
+  EXPECT_TRUE(has(tune.out, "unroll=")) << tune.out;
+  EXPECT_FALSE(has(tune.out, "lanes=")) << tune.out;
   EXPECT_TRUE(has(tune.out, "OpenBLAS sgemm")) << tune.out;
   std::remove(db.c_str());
 }

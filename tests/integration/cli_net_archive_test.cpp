@@ -332,6 +332,10 @@ TEST(CliNetArchive, ABadArchiveStoresNothingAndNamesTheFile) {
     EXPECT_NE(r.err.find(file + ": "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(c.why), std::string::npos) << r.err;
     EXPECT_EQ(counts(), stored);
+    // Into a database that did not exist: read and refused before one is made.
+    const std::string none = dir.file("none.db");
+    EXPECT_EQ(runProcess(OPEVO_CLI, {"net", "restore", file, "--db", none}).status, 2);
+    EXPECT_FALSE(std::filesystem::exists(none)) << "a refused archive left " << none;
   }
 
   // A failure while storing (the last rows, the units, refused by a trigger) takes back the

@@ -620,7 +620,7 @@ TEST(CliNet, MatVecTasksRunBesideTheOthersAndExport) {
     EXPECT_EQ(j["template"], kernels);
     for (const auto& t : j["tasks"]) {
       const std::string config = t["config"], name = t["name"];
-      EXPECT_EQ(config.find("lanes=") != std::string::npos, name == "d") << name;
+      EXPECT_EQ(config.find("unroll=") != std::string::npos, name == "d") << name;
       EXPECT_EQ(config.find("tile_e=") != std::string::npos, kernels != "matvec" && name < "c")
           << name;
     }

@@ -30,8 +30,7 @@ inline std::vector<Config> randomTaskConfigs(const net::TaskGraph& g, codegen::B
   for (const net::Task& t : g.tasks) {
     OperatorDefinition def = net::taskDefinition(t, layout::TuningMode::Loop, templates);
     const bool gpu = backend != codegen::Backend::Cpu;
-    if (gpu && def.target != SpaceTarget::Winograd && def.target != SpaceTarget::MatVec)
-      def = withSpaceTarget(std::move(def), SpaceTarget::Gpu);
+    if (gpu) def = withSpaceTarget(std::move(def), gpuTarget(def.target));
     const std::vector<Config> c = randomConfigs(def.space, 1, seed, [&](const Config& c) {
       if (!gpu) return true;
       if (maxThreads > 0 && threadsPerBlock(def.op, def.space, c) > maxThreads) return false;

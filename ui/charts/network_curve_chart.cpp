@@ -13,7 +13,7 @@
 namespace opevo::ui {
 
 ContenderNames contenderNames(const QStringList& labels) {
-  // Labels are "algorithm / scheduler / mode[ + winograd]": what every contender shares goes to
+  // Labels are "algorithm / scheduler / mode[ + templates]": what every contender shares goes to
   // the title once, the legend keeps what tells them apart (the algorithm where nothing does).
   std::vector<QStringList> parts;
   for (const QString& label : labels) parts.push_back(label.split(QStringLiteral(" / ")));

@@ -38,7 +38,8 @@ std::optional<SpaceTemplate> parseSpaceTemplate(const QString& key) {
 
 SpaceTemplate ownTemplate(const OperatorDefinition& def) {
   if (def.target == SpaceTarget::Winograd) return SpaceTemplate::Winograd;
-  if (def.target == SpaceTarget::MatVec) return SpaceTemplate::MatVec;
+  if (def.target == SpaceTarget::MatVec || def.target == SpaceTarget::MatVecGpu)
+    return SpaceTemplate::MatVec;
   if (layout::tunesLayouts(def.mode)) return SpaceTemplate::Joint;
   return def.target == SpaceTarget::Gpu ? SpaceTemplate::GpuLoops : SpaceTemplate::CpuLoops;
 }
@@ -59,9 +60,9 @@ OperatorDefinition inTemplate(OperatorDefinition def, SpaceTemplate t) {
     case SpaceTemplate::Winograd:
       return withSpaceTarget(withTuningMode(std::move(def), layout::TuningMode::Loop),
                              SpaceTarget::Winograd);
-    case SpaceTemplate::MatVec:
+    case SpaceTemplate::MatVec:  // with the GPU parameters: the template is the GPUs'
       return withSpaceTarget(withTuningMode(std::move(def), layout::TuningMode::Loop),
-                             SpaceTarget::MatVec);
+                             SpaceTarget::MatVecGpu);
   }
   return def;
 }
