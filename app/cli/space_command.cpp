@@ -84,7 +84,8 @@ void addSpaceCommand(CLI::App& app) {
                   "space CUDA/HIP runs tune, with the GPU templates' own parameters (MatMul "
                   "split_k, stages); winograd: the Winograd template's (stride-1 Conv2Ds, "
                   "tune --template winograd); matvec: the matrix-vector template's (at most 16 "
-                  "rows of A, B stored m x k; tune --template matvec)");
+                  "rows of A, B stored m x k; tune --template matvec); matvec-gpu: that with "
+                  "the CUDA/HIP kernel's lanes and k_split");
   cmd->callback([options] { runSpace(*options); });
 }
 
