@@ -125,7 +125,7 @@ void runCodegen(const CodegenCliOptions& o) {
   // matrix-vector), else the direct one; in the space a run on this backend tunes.
   const SpaceTarget chosen = o.kernelTemplate == "winograd" ? SpaceTarget::Winograd
                              : o.kernelTemplate == "matvec" ? SpaceTarget::MatVec
-                             : o.kernelTemplate.empty() && ownTemplate(loaded.target)
+                             : o.kernelTemplate.empty() && usesOwnTemplate(loaded.target)
                                  ? loaded.target
                                  : SpaceTarget::Common;
   const SpaceTarget target = backend == Backend::Cpu ? commonTarget(chosen) : gpuTarget(chosen);

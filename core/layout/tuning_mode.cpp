@@ -29,7 +29,7 @@ bool tunesLayouts(TuningMode mode) {
 }
 
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode, SpaceTarget target) {
-  if (tunesLayouts(mode) && ownTemplate(target))
+  if (tunesLayouts(mode) && usesOwnTemplate(target))
     throw InputError(op.name + ": the " +
                      (target == SpaceTarget::Winograd ? "Winograd" : "matrix-vector") +
                      " template reads and writes the plain layouts; tune layouts (mode " +

@@ -1,7 +1,6 @@
 #include "ops/matvec_space.h"
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,37 +70,21 @@ SearchSpace buildSpace(const OperatorSpec& op, bool gpuParams) {
   return space;
 }
 
-// The start point's shape, checked against the GPU space: 4 groups (else 2, 1, then any other
-// divisor of m), 32 lanes (else fewer), k_split 1 (else more), float4 loads (else float2, float),
-// tried loads first, then lanes, then splits, then groups; the common space takes the first with
-// 32 lanes and k_split 1, which a GPU run of it also gets. requireMatVec's K >= 32 makes one group
-// of 32 lanes with float loads always fit.
-struct Start {
-  std::int64_t groups, width, lanes, kSplit;
-};
-
-std::string startText(const OperatorSpec& op, const Start& s, bool gpuParams) {
-  std::string text = "tile_m=" + std::to_string(op.m / s.groups) + "," + std::to_string(s.groups) +
-                     ",1; vector=" + std::to_string(s.width) + "; unroll=2";
+// The start point: 4 groups of 32 lanes (else 2, else 1: a block of whole warps), one column a
+// group, k_split 1, float4 loads (else float2, else float: dividing K, and 32 lanes' worth at
+// most K), two deep. requireMatVec's K >= 32 makes float loads always fit; the common space
+// takes the same point without lanes and k_split (their values when absent).
+std::string startText(const OperatorSpec& op, bool gpuParams) {
+  std::int64_t groups = 4;
+  while (op.m % groups != 0) groups /= 2;
+  std::int64_t width = 4;
+  while (op.k % width != 0 || kMatVecLanesWhenAbsent * width > op.k) width /= 2;
+  std::string text = "tile_m=" + std::to_string(op.m / groups) + "," + std::to_string(groups) +
+                     ",1; vector=" + std::to_string(width) + "; unroll=2";
   if (gpuParams)
-    text += "; lanes=" + std::to_string(s.lanes) + "; k_split=" + std::to_string(s.kSplit);
+    text += "; lanes=" + std::to_string(kMatVecLanesWhenAbsent) +
+            "; k_split=" + std::to_string(kMatVecKSplitWhenAbsent);
   return text;
-}
-
-std::optional<Start> findStart(const OperatorSpec& op, const SearchSpace& gpu, bool commonOnly) {
-  std::vector<std::int64_t> groups = {4, 2, 1};
-  for (std::int64_t d = 8; d <= 1024; ++d)
-    if (op.m % d == 0) groups.push_back(d);
-  for (std::int64_t g : groups)
-    for (std::int64_t k : kMatVecKSplits)
-      for (std::int64_t l : {32, 16, 8, 4, 2, 1})
-        for (std::int64_t width : {4, 2, 1}) {
-          if (commonOnly && (l != kMatVecLanesWhenAbsent || k != kMatVecKSplitWhenAbsent)) continue;
-          if (op.m % g != 0 || op.k % width != 0) continue;
-          const Start s{g, width, l, k};
-          if (gpu.satisfies(gpu.parse(startText(op, s, true)))) return s;
-        }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -156,10 +139,8 @@ bool matvecApplies(const OperatorSpec& op) {
 
 SearchSpace matvecSpace(const OperatorSpec& op, bool gpuParams) {
   requireMatVec(op);
-  const SearchSpace gpu = buildSpace(op, true);
-  SearchSpace space = gpuParams ? gpu : buildSpace(op, false);
-  if (const std::optional<Start> s = findStart(op, gpu, !gpuParams))
-    space.setStartPoint(space.parse(startText(op, *s, gpuParams)));
+  SearchSpace space = buildSpace(op, gpuParams);
+  space.setStartPoint(space.parse(startText(op, gpuParams)));
   return space;
 }
 

@@ -28,7 +28,7 @@ namespace opevo {
 // (lanes x k_split x vector <= K: not for correctness, a thread without K is wasted). The CPU
 // kernel keeps vector x unroll partial sums per output along K.
 // Its start point: 4 groups of 32 lanes a block, one column a group, float4 loads 2 deep, or the
-// nearest the shape allows (see matvecSpace in matvec_space.cpp).
+// nearest the shape allows (fewer groups, narrower loads; matvec_space.cpp).
 SearchSpace matvecSpace(const OperatorSpec& op, bool gpuParams);
 // Throws InputError naming what rules the operator out: MatMul or BatchMatMul with B stored
 // transposed (m x k), at most 16 rows of A, K of at least 32 (a warp) and at most 65535 batches.

@@ -23,7 +23,8 @@ namespace opevo {
 // "target" (optional, written by the CUDA/HIP backends into the runs they store): "common"
 // (default) or "gpu", the space with the GPU templates' own parameters (defaultSpace); or
 // "winograd", the CUDA/HIP Winograd template's space (stride-1 Conv2Ds, ops/winograd_space.h);
-// or "matvec", the matrix-vector template's (few rows of A, ops/matvec_space.h).
+// "matvec", the matrix-vector template's (few rows of A, ops/matvec_space.h), or "matvec-gpu",
+// that with the CUDA/HIP kernel's own parameters.
 nlohmann::json operatorToJson(const OperatorSpec& op);
 nlohmann::json epilogueToJson(const Epilogue& epilogue);
 // Throws InputError naming `where` and the step at fault.
@@ -43,11 +44,10 @@ struct OperatorDefinition {
 // space are kept where the new space has the parameter.
 OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target);
 
-// A configuration of def's space as one of withSpaceTarget(def, Common)'s: the GPU templates'
-// own parameters (which change how GPU blocks share the work, not the result) left out; the
-// Winograd and matrix-vector templates' configurations as they are (one space for every
-// backend). In
-// *left, when given: those of them not at their value when absent, as "name=value; ...".
+// A configuration of def's space as one of withSpaceTarget(def, commonTarget(def.target))'s: the
+// GPU templates' own parameters (which change how GPU blocks share the work, not the result)
+// left out; a configuration of a common space or of Winograd's (one space for every backend) as
+// it is. In *left, when given: those of them not at their value when absent, as "name=value; ...".
 Config commonConfig(const OperatorDefinition& def, const Config& config,
                     std::string* left = nullptr);
 

@@ -182,7 +182,7 @@ SpaceTarget commonTarget(SpaceTarget target) {
   return target;
 }
 
-bool ownTemplate(SpaceTarget target) {
+bool usesOwnTemplate(SpaceTarget target) {
   return target == SpaceTarget::Winograd || target == SpaceTarget::MatVec ||
          target == SpaceTarget::MatVecGpu;
 }

@@ -27,7 +27,7 @@ SpaceTarget commonTarget(SpaceTarget target);
 // Whether the target is the space of a template of its own rather than of the direct template
 // (Winograd's, the matrix-vector one): such a space tunes loops over the plain layouts, on the
 // device backends (cpu, cuda, hip).
-bool ownTemplate(SpaceTarget target);
+bool usesOwnTemplate(SpaceTarget target);
 
 // The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2; and AlexNet's convolution and
 // dense layers at batch 1 and 128 (alexnet_conv1_b1 ... alexnet_fc8_b128); ResNet-18's stride-1

@@ -121,7 +121,7 @@ OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition 
   // A GPU run tunes the GPU templates' own parameters too (split_k, stages); its stored
   // definition says so, so that resumes, exports and agents rebuild the same space.
   const bool gpu = backend == "cuda" || backend == "hip";
-  if (ownTemplate(def.target)) requireOwnSpaceBackend(backend, def.op.name, def.target);
+  if (usesOwnTemplate(def.target)) requireOwnSpaceBackend(backend, def.op.name, def.target);
   return withSpaceTarget(std::move(def), gpu ? gpuTarget(def.target) : commonTarget(def.target));
 }
 

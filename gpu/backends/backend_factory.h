@@ -52,9 +52,9 @@ MeasurementSetup makeMeasurement(const std::string& backend, const std::string& 
 
 // The definition a new run of `def` on a device backend tunes and stores: the space with the GPU
 // templates' own parameters (gpuTarget) on cuda and hip, the common one (commonTarget) on cpu;
-// Winograd's keeps its one space. A template of its own (ownTemplate) is an InputError on other
-// backends (runsOwnTemplates). A stored run's definition is compared with this one to tell whether
-// it still measures the same operator.
+// Winograd's keeps its one space. A template of its own (usesOwnTemplate) is an InputError on
+// other backends (runsOwnTemplates). A stored run's definition is compared with this one to tell
+// whether it still measures the same operator.
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def);
 
 // Whether a backend runs the kernels of the templates with spaces of their own (Winograd's and

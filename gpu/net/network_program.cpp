@@ -194,12 +194,15 @@ bool sameLogicalTensor(const layout::Layout& a, const layout::Layout& b) {
   return true;
 }
 
-// A GPU task's configuration in the GPU templates' space: as given, or, for a run stored before
-// GPU runs tuned the templates' own parameters (split_k, stages; a point of the common space),
-// with those parameters at their value when absent, which is how that run's kernels were built.
+// A GPU task's configuration in the GPU templates' space: as given, or, for a point of the common
+// space (a run stored before GPU runs tuned the templates' own parameters split_k and stages, an
+// untuned network's start point, the matrix-vector template's common configuration), with those
+// parameters at their value when absent, which is how that run's kernels were built. A CPU-tuned
+// one may break a GPU limit there (a matrix-vector block of more than 1024 threads): the launch
+// check says so.
 Config inGpuSpace(const OperatorDefinition& gpu, const Config& c) {
   if (gpu.space.contains(c)) return c;
-  const SearchSpace common = withSpaceTarget(gpu, SpaceTarget::Common).space;
+  const SearchSpace common = withSpaceTarget(gpu, commonTarget(gpu.target)).space;
   if (!common.contains(c)) return c;  // generateKernel says what is wrong with it
   Config out;
   for (std::size_t i = 0; i < gpu.space.dims(); ++i) {

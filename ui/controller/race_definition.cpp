@@ -3,8 +3,9 @@
 namespace opevo::ui {
 
 OperatorDefinition raceDefinition(const RaceSpec& spec) {
-  OperatorDefinition def = withTuningMode(loadOperator(spec.operatorRef), spec.mode);
-  return spec.target != SpaceTarget::Common ? withSpaceTarget(std::move(def), spec.target) : def;
+  // The target first: an operator file's own template gives way to the direct one the loop and
+  // joint modes tune (as `tune --template direct`), and a joint space is built on the common one.
+  return withTuningMode(withSpaceTarget(loadOperator(spec.operatorRef), spec.target), spec.mode);
 }
 
 }  // namespace opevo::ui

@@ -222,7 +222,7 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     s.target = mode == "winograd" ? SpaceTarget::Winograd
                : mode == "matvec" ? SpaceTarget::MatVec
                                   : SpaceTarget::Common;
-    const bool own = ownTemplate(s.target);
+    const bool own = usesOwnTemplate(s.target);
     if (own && !runsOwnTemplates(s.backend))
       return refuse(
           tr("%1 template runs on the CPU, CUDA and HIP: choose one, or tune the loops over "
