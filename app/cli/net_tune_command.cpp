@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "backends/backend_factory.h"
@@ -67,12 +68,18 @@ std::string ms(std::optional<double> seconds) {
   return text;
 }
 
-std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOptions& o) {
+BackendOptions sessionOptions(const NetTuneOptions& o) {
   BackendOptions options;
   applyMeasuringArgs(o.measuring, options);
   options.cluster = openClusterSession(o.cluster, o.json);
   options.clusterDevice = o.cluster.device;
-  if (o.resume) return std::make_unique<net::NetworkSession>(store, *o.resume, options);
+  return options;
+}
+
+// A new run's source, checked before any database is opened, so that a refused command leaves
+// none behind: the options, the network (its file read and its tasks found) and, unless a
+// cluster measures, this machine's backend.
+net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& options) {
   if (o.network.empty()) throw InputError("give a network (opevo net list), or --resume ID");
   if (o.trials < 1) throw InputError("give a budget: --trials N");
   if (!tunerRegistry().find(o.algo))
@@ -96,14 +103,21 @@ std::unique_ptr<net::NetworkSession> openSession(Store& store, const NetTuneOpti
   src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
                   : o.backend == "cpu" ? layout::TuningMode::Joint
                                        : layout::TuningMode::Loop;
-  return std::make_unique<net::NetworkSession>(store, std::move(src), options);
+  net::extractTasks(net::networkFromText(src.text, src.source, src.params));
+  if (!options.cluster) requireLocalBackend(o.backend);
+  return src;
 }
 
 void runTune(const NetTuneOptions& o) {
   if (o.runs < 1 || o.warmup < 0)
     throw InputError("--runs must be at least 1 and --warmup 0 or more");
+  const BackendOptions options = sessionOptions(o);
+  std::optional<net::NetworkSource> source;
+  if (!o.resume) source = newSource(o, options);
   Store store(o.resume ? existingDatabase(o.db) : o.db.empty() ? Store::defaultPath() : o.db);
-  const std::unique_ptr<net::NetworkSession> session = openSession(store, o);
+  const std::unique_ptr<net::NetworkSession> session =
+      source ? std::make_unique<net::NetworkSession>(store, std::move(*source), options)
+             : std::make_unique<net::NetworkSession>(store, *o.resume, options);
   const net::Network& n = session->network();
   const net::TaskGraph& g = session->graph();
   const net::NetworkTuningPlan& plan = session->source().plan;

@@ -28,13 +28,9 @@ MeasurementSetup replaySetup(const std::string& path, const BackendOptions& opti
   return s;
 }
 
-// AsGiven: the definition of a stored run (whose configurations fit its space as stored) or one
-// a cluster agent was sent; ForBackend: a new run's, given its backend's space.
-MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
-                             const BackendOptions& options, SpaceChoice choice,
-                             const std::string& device = {}) {
-  if (choice == SpaceChoice::ForBackend) def = runDefinition(backend, std::move(def));
-  if (options.cluster) return clusterDeviceSetup(backend, std::move(def), options, device);
+}  // namespace
+
+void requireLocalBackend(const std::string& backend) {
   const auto backends = probeBackends();
   bool known = false;
   for (const auto& b : backends) {
@@ -47,6 +43,18 @@ MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
   if (!known)
     throw InputError("unknown backend '" + backend + "' (accepted: cuda, hip, cpu, replay:FILE; " +
                      "available here: " + availableList(backends) + ")");
+}
+
+namespace {
+
+// AsGiven: the definition of a stored run (whose configurations fit its space as stored) or one
+// a cluster agent was sent; ForBackend: a new run's, given its backend's space.
+MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
+                             const BackendOptions& options, SpaceChoice choice,
+                             const std::string& device = {}) {
+  if (choice == SpaceChoice::ForBackend) def = runDefinition(backend, std::move(def));
+  if (options.cluster) return clusterDeviceSetup(backend, std::move(def), options, device);
+  requireLocalBackend(backend);
   MeasurementSetup s;
   s.backend = backend;
   s.operatorName = def.op.name;

@@ -57,6 +57,10 @@ MeasurementSetup makeMeasurement(const std::string& backend, const std::string& 
 // whether it still measures the same operator.
 OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition def);
 
+// Throws InputError unless `backend` is a device backend (cpu, cuda, hip) this machine has,
+// naming those it has.
+void requireLocalBackend(const std::string& backend);
+
 // Whether a backend runs the kernels of the templates with spaces of their own (Winograd's and
 // the matrix-vector one): the device backends cpu, cuda and hip.
 bool runsOwnTemplates(const std::string& backend);

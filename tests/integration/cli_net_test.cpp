@@ -644,6 +644,27 @@ TEST(CliNet, MatVecTasksRunBesideTheOthersAndExport) {
   std::filesystem::remove_all(dir);
 }
 
+// A new network run refused for its network, its backend or its template leaves no database
+// behind where there was none.
+TEST(CliNet, ARefusedTuneLeavesNoDatabase) {
+  char pattern[] = "/tmp/opevo-netrefused-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"/nonexistent/net.json"},
+        std::vector<std::string>{"alexnet", "--backend", "tpu"},
+        std::vector<std::string>{"alexnet", "--template", "gemv"}}) {
+    std::vector<std::string> all = {"net", "tune"};
+    all.insert(all.end(), args.begin(), args.end());
+    for (const char* more : {"--trials", "4", "--db"}) all.push_back(more);
+    all.push_back(db);
+    const auto r = runProcess(OPEVO_CLI, all);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db)) << args.back() << " left " << db;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // A joint-mode run stored before dense tasks had layouts holds their loop configurations: made
 // here as such a run is, by tuning in loop mode and rewriting the stored plan's mode, with budget
 // left. It resumes in the spaces its tasks were measured in, runs end to end and exports.
