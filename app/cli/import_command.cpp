@@ -20,7 +20,6 @@ struct ImportOptions {
 };
 
 void restore(const ImportOptions& o) {
-  Store store(o.db.empty() ? Store::defaultPath() : o.db);
   RestoreOptions options;
   options.seed = o.seed;
   if (!o.op.empty()) {
@@ -29,7 +28,10 @@ void restore(const ImportOptions& o) {
       return operatorDefinitionToJson(runDefinition(backend, loadOperator(op))).dump();
     };
   }
-  const RestoredRun r = restoreRun(store, o.file, options);
+  // Read and checked first: a bad file leaves no database behind where there was none.
+  RunWithTrials read = readRestoreFile(o.file, options);
+  Store store(o.db.empty() ? Store::defaultPath() : o.db);
+  const RestoredRun r = storeRestoredRun(store, std::move(read));
   std::cout << r.runId << "\n";
   std::cerr << "restored run " << r.runId << " of " << store.path() << ": " << r.run.operatorName
             << ", " << r.run.algorithm << ", seed " << r.run.seed << ", " << r.run.backend << " ("
@@ -61,8 +63,9 @@ void addImportCommand(CLI::App& app) {
     if (options->restore) return restore(*options);
     if (!options->op.empty() || options->seed)
       throw InputError("--op and --seed are for --restore: a measured file keeps its own space");
+    const ImportFile file = readImportFile(options->file);  // before a database is opened
     Store store(options->db.empty() ? Store::defaultPath() : options->db);
-    const ImportedRun run = importRun(store, options->file);
+    const ImportedRun run = storeImport(store, file);
     // The id alone on stdout, so scripts can write id=$(opevo import FILE); the summary is for
     // the person at the terminal.
     std::cout << run.runId << "\n";

@@ -22,7 +22,7 @@ std::string stem(const std::string& path) {
 
 }  // namespace
 
-ImportedRun importRun(Store& store, const std::string& path) {
+ImportFile readImportFile(const std::string& path) {
   const ReplayDataset ds = loadReplayDataset(path);
   const std::string source = std::filesystem::absolute(path).lexically_normal().string();
 
@@ -70,14 +70,25 @@ ImportedRun importRun(Store& store, const std::string& path) {
     t.compileMs = m.compileMs;
     trials.push_back(std::move(t));
   }
-  ImportedRun imported;
-  imported.runId = store.createRunWithTrials(run, trials);
-  imported.trials = trials.size();
-  imported.format = ds.format;
-  imported.device = ds.deviceName;
-  imported.speedUnit = ds.speedUnit;
-  imported.notes = ds.notes;
+  ImportFile file;
+  file.info.trials = trials.size();
+  file.info.format = ds.format;
+  file.info.device = ds.deviceName;
+  file.info.speedUnit = ds.speedUnit;
+  file.info.notes = ds.notes;
+  file.run = std::move(run);
+  file.trials = std::move(trials);
+  return file;
+}
+
+ImportedRun storeImport(Store& store, const ImportFile& file) {
+  ImportedRun imported = file.info;
+  imported.runId = store.createRunWithTrials(file.run, file.trials);
   return imported;
+}
+
+ImportedRun importRun(Store& store, const std::string& path) {
+  return storeImport(store, readImportFile(path));
 }
 
 std::string measuredBy(const RunRecord& run) {

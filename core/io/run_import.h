@@ -31,6 +31,16 @@ struct ImportedRun {
 // trials' started/finished stay empty and the run's started/ended are the time of the import.
 ImportedRun importRun(Store& store, const std::string& path);
 
+// importRun in two steps, so that a command reads and checks the file before it opens (and
+// perhaps creates) a database: what it stores, and storing it.
+struct ImportFile {
+  RunRecord run;
+  std::vector<TrialRow> trials;
+  ImportedRun info;  // all but runId
+};
+ImportFile readImportFile(const std::string& path);
+ImportedRun storeImport(Store& store, const ImportFile& file);
+
 // The name a run's curve goes by: its algorithm, or for an imported file that says which tuner
 // measured it (our T4 exports), that tuner, marked imported ("opevo-m (imported)"), so runs of
 // different tuners are not drawn as repeats of one "import".

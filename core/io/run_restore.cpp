@@ -216,12 +216,20 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
   return {std::move(run), std::move(trials)};
 }
 
-RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptions& options) {
+RunWithTrials readRestoreFile(const std::string& path, const RestoreOptions& options) {
   const OJson root = OJson::parse(readMaybeGzipped(path), nullptr, false);
   if (root.is_discarded()) throw InputError(path + ": not JSON");
   RunWithTrials r = runFromT4(root, path, options);
   // exportRunT4 writes no file of a run without trials.
   if (r.trials.empty()) throw InputError(path + ": the run has no results");
+  return r;
+}
+
+RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptions& options) {
+  return storeRestoredRun(store, readRestoreFile(path, options));
+}
+
+RestoredRun storeRestoredRun(Store& store, RunWithTrials r) {
   RestoredRun restored;
   restored.runId = store.createRunWithTrials(r.run, r.trials);
   restored.trials = r.trials.size();

@@ -55,4 +55,9 @@ struct RestoredRun {
 // operator.
 RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptions& options = {});
 
+// restoreRun in two steps, so that a command reads and checks the file before it opens (and
+// perhaps creates) a database: the file read with every check above, and storing what it holds.
+RunWithTrials readRestoreFile(const std::string& path, const RestoreOptions& options = {});
+RestoredRun storeRestoredRun(Store& store, RunWithTrials run);
+
 }  // namespace opevo

@@ -169,6 +169,13 @@ TEST(CliInterchange, BadFilesExitTwoAndStoreNothing) {
   expectUsageError(runProcess(OPEVO_CLI, {"import", dir.file("missing.json"), "--db", db}),
                    "missing.json");
   EXPECT_TRUE(Store(db).runs().empty());
+  // Read and refused before a database is opened: none is made where there was none.
+  const std::string fresh = dir.file("fresh.db");
+  expectUsageError(runProcess(OPEVO_CLI, {"import", t4, "--db", fresh}),
+                   "lacks the required field 'times'");
+  expectUsageError(runProcess(OPEVO_CLI, {"import", "--restore", t4, "--seed", "1", "--db", fresh}),
+                   "bad_T4.json");
+  EXPECT_FALSE(fs::exists(fresh));
 
   const std::string t1 = dir.file("bad_t1.json");
   std::ofstream(t1) << R"({"ConfigurationSpace": {"TuningParameters": [
