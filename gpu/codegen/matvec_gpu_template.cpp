@@ -2,7 +2,6 @@
 // bound by reading B (a dense layer's weights at batch 1), streamed row by row with vector loads.
 
 #include "codegen/templates.h"
-#include "common/error.h"
 #include "ops/matvec_space.h"
 
 namespace opevo::codegen::detail {
