@@ -155,9 +155,14 @@ void runCodegen(const CodegenCliOptions& o) {
   } else {
     config = space.parse(o.config);
   }
-  if (std::string broken; !space.satisfies(config, &broken))
-    throw InputError("the configuration breaks the constraint '" + broken + "' (it has " +
-                     std::to_string(threadsPerBlock(op, space, config)) + " threads per block)");
+  if (std::string broken; !space.satisfies(config, &broken)) {
+    // The block's size helps only with a constraint on it; a CPU kernel has no blocks.
+    const bool onThreads = backend != Backend::Cpu && broken.find("threads") != std::string::npos;
+    throw InputError("the configuration breaks the constraint '" + broken + "'" +
+                     (onThreads ? " (it has " + std::to_string(threadsPerBlock(op, space, config)) +
+                                      " threads per block)"
+                                : std::string()));
+  }
   const codegen::GeneratedKernel kernel = codegen::generateKernel(op, space, config, backend);
   std::cout << kernel.source;
   if (o.compile) compileAndReport(kernel, backend, arch);

@@ -191,6 +191,12 @@ TEST(CliCodegen, BrokenConstraintIsExplained) {
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "at most 1024 threads per block")) << r.err;
   EXPECT_TRUE(has(r.err, "524288 threads")) << r.err;
+  // A CPU kernel has no blocks, and a constraint on something else is not about them.
+  const auto cpu = opevo({"codegen", "--op", "alexnet_fc8_b1", "--backend", "cpu", "--template",
+                          "matvec", "--config", "tile_m=1,1,1000; vector=4; unroll=8"});
+  EXPECT_EQ(cpu.status, 2);
+  EXPECT_TRUE(has(cpu.err, "at most 64 accumulators per thread")) << cpu.err;
+  EXPECT_FALSE(has(cpu.err, "per block")) << cpu.err;
 }
 
 }  // namespace
