@@ -214,6 +214,27 @@ Config inGpuSpace(const OperatorDefinition& gpu, const Config& c) {
   return out;
 }
 
+// The tensors the program no longer writes or reads once conversions are dropped (an unpacked
+// copy every reader now skips, an identity conversion's output) keep their names and indices,
+// so the steps' operands stay as they are, but take no memory: ResNet-50's joint program drops
+// one per linked 1x1 reader.
+void releaseUnusedTensors(NetworkProgram& p) {
+  std::vector<bool> used(p.tensors.size(), false);
+  used[static_cast<std::size_t>(p.output)] = true;
+  for (const ProgramStep& s : p.steps) {
+    used[static_cast<std::size_t>(s.out)] = true;
+    for (const ProgramOperand& o : s.in)
+      if (o.kind == ProgramOperand::Kind::Tensor) used[static_cast<std::size_t>(o.index)] = true;
+  }
+  // A view aliases an earlier tensor: its data is that tensor's.
+  for (std::size_t i = p.tensors.size(); i-- > 0;)
+    if (used[i] && p.tensors[i].aliasOf >= 0)
+      used[static_cast<std::size_t>(p.tensors[i].aliasOf)] = true;
+  for (std::size_t i = 0; i < p.tensors.size(); ++i)
+    if (!used[i] && p.tensors[i].input.empty() && p.tensors[i].aliasOf < 0)
+      p.tensors[i].elements = 0;
+}
+
 }  // namespace
 
 NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
@@ -475,6 +496,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   for (std::size_t i = 0; i < p.steps.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(p.steps[i]));
   p.steps = std::move(kept);
+  releaseUnusedTensors(p);
   for (const Adoption& a : adoptions)
     if (dropped.count({a.layer, taskEntry(a.task) + "_" + a.suffix}))
       p.adopted.push_back(a.sentence);

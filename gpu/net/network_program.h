@@ -26,7 +26,7 @@ struct ProgramOperand {
 
 struct ProgramTensor {
   std::string name;
-  std::int64_t elements = 0;
+  std::int64_t elements = 0;  // 0 for one no step writes or reads (a dropped conversion's output)
   int aliasOf = -1;          // a view: the tensor whose data it is
   std::vector<float> input;  // a network input's data; empty otherwise
 };

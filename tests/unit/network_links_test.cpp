@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,43 @@ TEST(NetworkLinks, LinkedProgramsComputeWhatUnlinkedOnesDo) {
       EXPECT_LT(maxRelativeError(linked.forward(), unlinked.forward()), 1e-5) << seed;
     }
   }
+}
+
+// A conversion the program drops leaves its output tensor in place (the operands keep their
+// indices) but without memory; a tensor a step writes or reads always has its own.
+TEST(NetworkLinks, ADroppedConversionsOutputTakesNoMemory) {
+  const Network n = loadNetwork("resnet50");
+  const TaskGraph g = extractTasks(n);
+  std::vector<Config> untuned;
+  for (const Task& t : g.tasks)
+    untuned.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Joint, {}).space));
+  auto bytes = [](const NetworkProgram& p) {
+    std::int64_t total = 0;
+    for (const ProgramTensor& t : p.tensors) total += t.aliasOf < 0 ? t.elements * 4 : 0;
+    return total;
+  };
+  const NetworkProgram linked = buildNetworkProgram(n, g, untuned, layout::TuningMode::Joint, 1);
+  const NetworkProgram every =
+      buildNetworkProgram(n, g, untuned, layout::TuningMode::JointNoPropagation, 1);
+  std::vector<bool> touched(linked.tensors.size(), false);
+  for (const ProgramStep& s : linked.steps) {
+    touched[std::size_t(s.out)] = true;
+    for (const ProgramOperand& o : s.in)
+      if (o.kind == ProgramOperand::Kind::Tensor) touched[std::size_t(o.index)] = true;
+  }
+  int released = 0;
+  for (std::size_t i = 0; i < linked.tensors.size(); ++i) {
+    const ProgramTensor& t = linked.tensors[i];
+    if (t.aliasOf >= 0) continue;
+    EXPECT_EQ(t.elements == 0, !touched[i] && t.input.empty()) << t.name;
+    released += t.elements == 0;
+  }
+  EXPECT_GT(released, 0) << "no conversion was dropped";
+  EXPECT_EQ(linked.tensors.size(), every.tensors.size());
+  EXPECT_LT(bytes(linked), bytes(every));
+  for (const NetworkProgram* p : {&linked, &every})
+    std::printf("%s: %zu steps, %.1f MB of tensors\n", p == &linked ? "joint" : "joint-np",
+                p->steps.size(), double(bytes(*p)) / 1e6);
 }
 
 // BERT's query, key and value projections are one task reading one input: its conversion into
