@@ -24,6 +24,7 @@ struct GpuMeasurer::Compiled {
   // operands with (the layouts are the configuration's, rebuilt here from the definition
   // rather than parsed back from the kernel); null otherwise.
   nlohmann::json layouts;
+  bool winogradWeights = false;  // GeneratedKernel::packedWeights: the worker transforms B
   double seconds = 0;
 };
 
@@ -92,6 +93,7 @@ GpuMeasurer::Compiled GpuMeasurer::compile(const Config& config) const {
     const auto kernel = codegen::generateKernel(m_def.op, m_def.space, config, m_codegenBackend);
     c.entry = kernel.entry;
     c.launch = kernel.launch;
+    c.winogradWeights = kernel.packedWeights;
     if (kernel.usesLayouts()) {
       const layout::OperandLayouts l = layout::operandLayouts(m_def.op, m_def.space, config);
       c.layouts = nlohmann::json::array({l.a.toJson(), l.b.toJson(), l.c.toJson()});
@@ -135,6 +137,7 @@ Measurement GpuMeasurer::timeInWorker(const Compiled& c) {
                             {"cold_l2", m_options.coldL2},
                             {"timing", timingToJson(m_cutoff.applied(m_options.timing))}};
   if (!c.layouts.is_null()) request["layouts"] = c.layouts;
+  if (c.winogradWeights) request["winograd_weights"] = true;
   Measurement m = measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
   m_cutoff.observe(m);
   return m;

@@ -1,8 +1,11 @@
 // Winograd F(m x m, r x r) Conv2D for CUDA and HIP (Lavin & Gray), fused into one kernel: each
-// block transforms its stage of input tiles and weights into shared memory, multiplies them as
-// alpha * alpha small matrix products accumulated in registers over the input channels, and
-// transforms the sums back into m x m outputs. No workspace: the weights are transformed by every
-// block that needs them, which is why large BLOCK_T pays.
+// block transforms its stage of input tiles into shared memory beside the stage's transformed
+// weights, multiplies them as alpha * alpha small matrix products accumulated in registers over
+// the input channels, and transforms the sums back into m x m outputs. The weights come
+// transformed (U = G g G^T, codegen::winogradWeights), once per set of weights, as the CPU
+// kernel's do: transformed in the kernel, every block repeated the transform of its output
+// channels' weights, r^2 * alpha^2 multiply-adds per (channel, output channel) pair for each
+// stage of tiles.
 
 #include <algorithm>
 #include <functional>
@@ -55,16 +58,18 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
   CodeWriter w;
   writeHeader(w, ctx,
               "Conv2D Winograd F(" + str(m) + "x" + str(m) + ", " + str(r) + "x" + str(r) +
-                  ") fused: transforms of input tiles and weights staged in shared memory, "
-                  "alpha^2 products accumulated in registers, inverse transform on store",
+                  ") fused: input tiles transformed into shared memory beside the weights, "
+                  "transformed beforehand (B = U[ALPHA^2][CI][F]), alpha^2 products accumulated "
+                  "in registers, inverse transform on store",
               describeLaunch(g.launch));
   w.line();
   openGpuKernel(w, ctx, t.threads(), indexType(op));
   w.comment(
-      "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy+ky-P][ox+kx-P] * B[f][c][ky][kx],\n"
+      "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy+ky-P][ox+kx-P] * g[f][c][ky][kx],\n"
       "computed for each M x M tile of outputs as AT [(G g G^T) .* (BT d BT^T)] AT^T, d the\n"
-      "ALPHA x ALPHA input the tile reads (zeros outside the input), g a channel's R x R\n"
-      "weights.");
+      "ALPHA x ALPHA input the tile reads (zeros outside the input), g the operator's\n"
+      "weights. B holds the weights transformed, U[E][CI][F] = G g G^T for each (input channel,\n"
+      "output channel) pair, E = ALPHA^2: the host transforms them once (what a network stores).");
   w.line("constexpr index_t CI = " + str(op.inChannels) + ", H = " + str(op.height) +
          ", W = " + str(op.width) + ";  // batch " + str(op.batch));
   w.line("constexpr index_t F = " + str(op.outChannels) + ", OH = " + str(op.outHeight()) +
@@ -133,19 +138,19 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
         w.line("V[(" + str(a * alpha + b) + " * RC_IN + ci) * BLOCK_T + tl] = " + v + ";");
       });
   w.close();
-  w.comment("The stage's weights, a thread per (channel, output channel), likewise.");
-  w.open("for (int i = tid; i < RC_IN * BLOCK_F; i += THREADS)");
-  w.line("const int ci = i / BLOCK_F, fl = i % BLOCK_F;");
-  w.line("const float* wt = B + ((index_t)(f0 + fl) * CI + rco * RC_IN + ci) * (R * R);");
-  w.line("float k[R][R];");
-  w.line("#pragma unroll");
-  w.line("for (int j = 0; j < R * R; ++j) k[j / R][j % R] = wt[j];");
-  w.comment("U = G k G^T");
-  writeTransform(
-      w, x.g, x.g, r, [](int j, int b) { return "k[" + str(j) + "][" + str(b) + "]"; }, "s",
-      [&](int a, int b, const std::string& v) {
-        w.line("U[(" + str(a * alpha + b) + " * RC_IN + ci) * BLOCK_F + fl] = " + v + ";");
-      });
+  w.comment(
+      "The stage's transformed weights, U[E][CI][F] in memory, copied whole: consecutive threads\n"
+      "take consecutive output channels, and U's index in shared memory is i.");
+  const bool vectorB = t.blockF() % 4 == 0 && op.outChannels % 4 == 0;
+  const std::string perRow = vectorB ? "(BLOCK_F / 4)" : "BLOCK_F";
+  w.open("for (int i = tid; i < ALPHA * ALPHA * RC_IN * " + perRow + "; i += THREADS)");
+  w.line("const int fl = i % " + perRow + ", row = i / " + perRow +
+         ", ci = row % RC_IN, e = row / RC_IN;");
+  w.line("const index_t at = ((index_t)e * CI + rco * RC_IN + ci) * F + f0;");
+  if (vectorB)
+    w.line("reinterpret_cast<float4*>(U)[i] = *reinterpret_cast<const float4*>(B + at + fl * 4);");
+  else
+    w.line("U[i] = B[at + fl];");
   w.close();
   w.line("__syncthreads();");
   w.comment(
@@ -241,6 +246,7 @@ GeneratedKernel conv2dWinogradGpu(const KernelContext& ctx, const WinogradTiling
     w.close();
   }
   w.close();
+  g.packedWeights = true;
   g.source = w.str();
   return g;
 }

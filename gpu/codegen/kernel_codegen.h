@@ -70,9 +70,10 @@ struct GeneratedKernel {
   // Layout::pack / unpack on the host (layout::operandLayouts of the same configuration).
   std::string layoutA, layoutB, layoutC;
   bool usesLayouts() const { return !layoutC.empty(); }
-  // CPU only: B is the weights as ENTRY_pack_b writes them (Winograd's transformed weights,
-  // codegen::winogradWeights), A and C plain. The library exports ENTRY_packed_size and
-  // ENTRY_pack_b only; its harness converts the weights once, untimed, as for a layout kernel.
+  // B is the weights transformed (Winograd's U, codegen::winogradWeights), A and C plain. A CPU
+  // library exports ENTRY_packed_size and ENTRY_pack_b for its harness, which converts the
+  // weights once, untimed, as for a layout kernel; a CUDA/HIP kernel's harness transforms them
+  // on the host with codegen::winogradWeights before the upload (GpuKernelRequest).
   bool packedWeights = false;
 };
 

@@ -4,14 +4,22 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <stdexcept>
 
+#include "codegen/winograd_transforms.h"
 #include "common/median.h"
-#include "ops/operator_json.h"
 
 namespace opevo {
 
-HostOperands::HostOperands(const OperatorBuffers& buffers, const layout::OperandLayouts* layouts)
+HostOperands::HostOperands(const OperatorBuffers& buffers, const layout::OperandLayouts* layouts,
+                           bool winogradWeights)
     : a(buffers.a), b(buffers.b), residual(buffers.residual), cSize(buffers.outputSize()) {
+  if (winogradWeights) {
+    if (layouts) throw std::logic_error("a kernel with transformed weights has plain layouts");
+    m_b = codegen::winogradWeights(buffers.op, buffers.b);
+    b = m_b;
+    return;
+  }
   if (!layouts) return;
   auto pack = [](const layout::Layout& l, std::span<const float> plain, std::vector<float>& out) {
     out.resize(static_cast<std::size_t>(l.size()));
@@ -27,21 +35,27 @@ HostOperands::HostOperands(const OperatorBuffers& buffers, const layout::Operand
 }
 
 std::shared_ptr<const HostOperands> hostOperandsFor(const OperatorBuffers& buffers,
-                                                    const layout::OperandLayouts* layouts) {
-  if (!layouts) return std::make_shared<const HostOperands>(buffers, nullptr);
+                                                    const layout::OperandLayouts* layouts,
+                                                    bool winogradWeights) {
+  if (!layouts && !winogradWeights) return std::make_shared<const HostOperands>(buffers, nullptr);
   static std::mutex mutex;
-  static std::string lastOperator;
+  static std::uint64_t lastBuffers = 0;  // OperatorBuffers::serial: new buffers, new data
   static std::optional<layout::OperandLayouts> lastLayouts;
+  static bool lastWinograd = false;
   static std::shared_ptr<const HostOperands> last;
-  const std::string op = operatorToJson(buffers.op).dump();
   std::lock_guard lock(mutex);
-  const bool same = last && lastOperator == op && lastLayouts->a == layouts->a &&
-                    lastLayouts->b == layouts->b && lastLayouts->c == layouts->c;
+  const bool sameLayouts = layouts
+                               ? lastLayouts && lastLayouts->a == layouts->a &&
+                                     lastLayouts->b == layouts->b && lastLayouts->c == layouts->c
+                               : !lastLayouts;
+  const bool same =
+      last && lastBuffers == buffers.serial && sameLayouts && lastWinograd == winogradWeights;
   if (!same) {
     last.reset();  // its memory first: the tensors may be large
-    last = std::make_shared<const HostOperands>(buffers, layouts);
-    lastOperator = op;
-    lastLayouts = *layouts;
+    last = std::make_shared<const HostOperands>(buffers, layouts, winogradWeights);
+    lastBuffers = buffers.serial;
+    lastLayouts = layouts ? std::optional(*layouts) : std::nullopt;
+    lastWinograd = winogradWeights;
   }
   return last;
 }

@@ -39,6 +39,9 @@ struct GpuKernelRequest {
   // the upload, and C is unpacked after the checked run, so the check stays against the plain
   // reference.
   std::optional<layout::OperandLayouts> layouts;
+  // Set for a kernel that reads its weights transformed (GeneratedKernel::packedWeights,
+  // Winograd's): B is transformed on the host before the upload, as a network holds it.
+  bool winogradWeights = false;
 };
 
 struct GpuRunResult {
@@ -66,9 +69,11 @@ std::string readBinaryFile(const std::string& path, const char* loadCall);
 
 // What the device operands are filled from: the shared host buffers, or, given the kernel's own
 // layouts, copies of A, B and the residual packed into them (as a network's producers would have
-// written them; not timed), with C's size and layout taken from layouts->c.
+// written them; not timed), with C's size and layout taken from layouts->c; or, for a kernel
+// that reads its weights transformed, B transformed (codegen::winogradWeights).
 struct HostOperands {
-  HostOperands(const OperatorBuffers& buffers, const layout::OperandLayouts* layouts);
+  HostOperands(const OperatorBuffers& buffers, const layout::OperandLayouts* layouts,
+               bool winogradWeights = false);
   HostOperands(const HostOperands&) = delete;
   HostOperands& operator=(const HostOperands&) = delete;
   std::span<const float> a, b, residual;
@@ -79,19 +84,21 @@ struct HostOperands {
   std::vector<float> m_a, m_b, m_residual;
 };
 
-// HostOperands(buffers, layouts), the last packing reused while the operator and the layouts stay
-// the same: Layout::pack takes every element through the primitives (seconds for tens of
-// millions of elements), and the trials of a joint run's loop-only stage share one layout.
+// HostOperands(buffers, layouts, winogradWeights), the last packing reused while the operator,
+// the layouts and the transform stay the same: Layout::pack takes every element through the
+// primitives (seconds for tens of millions of elements), the trials of a joint run's loop-only
+// stage share one layout, and every trial of a Winograd run the same transformed weights.
 std::shared_ptr<const HostOperands> hostOperandsFor(const OperatorBuffers& buffers,
-                                                    const layout::OperandLayouts* layouts);
+                                                    const layout::OperandLayouts* layouts,
+                                                    bool winogradWeights = false);
 
 // The operator's inputs and output on the device, filled from the shared host buffers (packed
 // into the kernel's layouts when it has any).
 template <class Api>
 struct DeviceOperands {
   DeviceOperands(Api& api, const OperatorBuffers& buffers,
-                 const layout::OperandLayouts* layouts = nullptr)
-      : DeviceOperands(api, buffers, *hostOperandsFor(buffers, layouts)) {}
+                 const layout::OperandLayouts* layouts = nullptr, bool winogradWeights = false)
+      : DeviceOperands(api, buffers, *hostOperandsFor(buffers, layouts, winogradWeights)) {}
   DeviceBuffer<Api> a, b, c, bias, residual;
   std::optional<layout::Layout> cLayout;
 
@@ -336,7 +343,8 @@ GpuRunResult runDeviceKernel(
       return r;
     }
     prepare(f);
-    DeviceOperands<Api> dev(api, buffers, request.layouts ? &*request.layouts : nullptr);
+    DeviceOperands<Api> dev(api, buffers, request.layouts ? &*request.layouts : nullptr,
+                            request.winogradWeights);
     r.measurement = verifyThenTime(api, dev, buffers, launcher(api, f, request.launch, dev), timing,
                                    request.coldL2, onDevice);
   } catch (const DeviceError& e) {

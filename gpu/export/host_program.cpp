@@ -1,9 +1,12 @@
 #include "export/host_program.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "codegen/layout_conversion.h"
+#include "codegen/winograd_transforms.h"
+#include "ops/winograd_space.h"
 
 namespace opevo {
 namespace {
@@ -80,6 +83,52 @@ std::string sizes(const OperatorSpec& op) {
          ", sizeRes = " + std::to_string(res) + ";\n";
 }
 
+// A host function transform_weights(const float* B, float* U) writing the weights as a GPU
+// kernel with GeneratedKernel::packedWeights reads them: U[E][CI][F] = G g G^T for each (input
+// channel, output channel) pair, in double as codegen::winogradWeights computes them.
+std::string winogradWeightsFunction(const OperatorSpec& op) {
+  const WinogradShape shape = winogradShape(op);
+  const codegen::WinogradTransforms x =
+      codegen::winogradTransforms(static_cast<int>(shape.m), static_cast<int>(shape.r));
+  auto s = [](std::int64_t v) { return std::to_string(v); };
+  std::string g;
+  for (const std::vector<double>& row : x.g) {
+    g += "{";
+    for (double v : row) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g, ", v);
+      g += text;
+    }
+    g += "}, ";
+  }
+  return "// The weights transformed once, as the kernel reads them: U[ALPHA^2][CI][F] = G g G^T.\n"
+         "static void transform_weights(const float* B, float* U) {\n"
+         "  const long CI = " +
+         s(op.inChannels) + ", F = " + s(op.outChannels) + ";\n  const int R = " + s(shape.r) +
+         ", ALPHA = " + s(shape.alpha) + ";\n  static const double G[" + s(shape.alpha) + "][" +
+         s(shape.r) + "] = {" + g +
+         "};\n"
+         R"(  for (long o = 0; o < F; ++o)
+    for (long i = 0; i < CI; ++i) {
+      const float* k = B + (o * CI + i) * R * R;
+      double gk[ALPHA][R];
+      for (int a = 0; a < ALPHA; ++a)
+        for (int b = 0; b < R; ++b) {
+          gk[a][b] = 0;
+          for (int j = 0; j < R; ++j) gk[a][b] += G[a][j] * k[j * R + b];
+        }
+      for (int a = 0; a < ALPHA; ++a)
+        for (int b = 0; b < ALPHA; ++b) {
+          double v = 0;
+          for (int j = 0; j < R; ++j) v += gk[a][j] * G[b][j];
+          U[((a * ALPHA + b) * CI + i) * F + o] = (float)v;
+        }
+    }
+}
+
+)";
+}
+
 }  // namespace
 
 std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& kernel,
@@ -105,6 +154,8 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
     codegen::writeLayoutConversion(w, "unpack_c", layouts->c, codegen::plainLayout(layouts->c));
     p += w.str() + "\n";
   }
+  const bool gpuWeights = gpu && kernel.packedWeights;
+  if (gpuWeights) p += winogradWeightsFunction(op);
   p += "int main() {\n" + sizes(op);
   p += "  std::vector<float> A(sizeA), B(sizeB), C(sizeC, 1e30f), Bias(sizeBias), Res(sizeRes);\n";
   p += "  std::vector<double> ref(sizeC);\n";
@@ -127,9 +178,19 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
     p += "  const size_t laidA = A.size(), laidB = B.size(), laidC = C.size(), laidRes = "
          "Res.size();\n";
   }
+  if (gpuWeights) {
+    // From here on B holds the transformed weights (not timed, as a deployment stores them).
+    const WinogradShape shape = winogradShape(op);
+    p += "  {\n    std::vector<float> u(" +
+         std::to_string(shape.elements() * op.inChannels * op.outChannels) +
+         ");\n    transform_weights(B.data(), u.data());\n    B.swap(u);\n  }\n";
+  }
   if (gpu) {
     const auto& l = kernel.launch;
-    const std::string sa = gpuLayouts ? "laidA" : "sizeA", sb = gpuLayouts ? "laidB" : "sizeB",
+    const std::string sa = gpuLayouts ? "laidA" : "sizeA",
+                      sb = gpuLayouts   ? "laidB"
+                           : gpuWeights ? "B.size()"
+                                        : "sizeB",
                       sc = gpuLayouts ? "laidC" : "sizeC", sr = gpuLayouts ? "laidRes" : "sizeRes";
     p += "  float *dA, *dB, *dC, *dBias, *dRes;\n";
     p += "  " + api + "Malloc(&dA, " + sa + " * 4); " + api + "Malloc(&dB, " + sb + " * 4); " +

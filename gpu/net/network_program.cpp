@@ -356,7 +356,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
       s.in = {tensor(complex.inputs[0]), b, bias,
               o.residuals.empty() ? none : tensor(o.residuals.front())};
       if (transformedWeights[it->second.first]) {
-        // Winograd's CPU kernel reads its weights transformed: once, now, as it stores them.
+        // Winograd's kernels read their weights transformed: once, now, as the program stores
+        // them (on a GPU they are uploaded so).
         std::vector<float>& w = p.params[static_cast<std::size_t>(b.index)];
         w = codegen::winogradWeights(graph.tasks[it->second.first].op, w);
       }

@@ -133,6 +133,7 @@ nlohmann::json handleGpu(const std::string& backend, const std::string& cmd,
     k.launch.sharedBytes = launch.value("shared_bytes", std::int64_t{0});
     k.coldL2 = coldL2;
     if (request.contains("layouts")) k.layouts = operandLayoutsFrom(request["layouts"]);
+    k.winogradWeights = request.value("winograd_weights", false);
     r = hip ? runHipKernel(k, buffers, timing) : runCudaKernel(k, buffers, timing);
   }
   nlohmann::json reply = {{"ok", true}, {"measurement", measurementToJson(r.measurement)}};

@@ -22,7 +22,9 @@ namespace opevo {
 //     -> {"ok": true, "measurement": {...}} plus "worker_exits": true after a CUDA error (the
 //        context is unusable, so the worker quits after replying); a kernel in layouts of its
 //        own (joint layout tuning) adds "layouts": [A, B, C] (layout::Layout::toJson each), and
-//        the worker packs A, B and the residual into them and unpacks C before the check
+//        the worker packs A, B and the residual into them and unpacks C before the check; a
+//        kernel that reads its weights transformed (Winograd's) adds "winograd_weights": true,
+//        and the worker transforms B on the host (codegen::winogradWeights) before the upload
 //   {"cmd": "reference", "backend": "cuda", "op": {...}, "timing": {...}, "cold_l2": false}
 //     -> {"ok": true, "measurement": {...}, "library": "cuBLAS sgemm (libcublas.so.13)"}
 //        (Conv2D: "cuDNN convolution forward, algorithm N (its name), ... (libcudnn.so.9)";

@@ -3,10 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "codegen/winograd_transforms.h"
 #include "codegen_test_util.h"
+#include "common/device_run.h"
 #include "common/error.h"
 #include "cpu/operator_buffers.h"
 #include "gpu_emulation.h"
+#include "host_api.h"
 #include "ops/winograd_space.h"
 
 namespace opevo::test {
@@ -20,13 +25,16 @@ void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config
   const SearchSpace space = defaultSpace(op, target);
   std::string source = emulationHeader();
   std::vector<std::string> entries;
+  std::vector<bool> transformed;  // GeneratedKernel::packedWeights
   for (std::size_t i = 0; i < configs.size(); ++i) {
     entries.push_back(std::string("tuned_") + std::to_string(i));
     const auto k =
         codegen::generateKernel(op, space, configs[i], Backend::Cuda, {entries.back(), maxGridZ});
     ASSERT_LE(k.launch.sharedBytes / 4, kEmulatedSharedFloats);
     source += emulatedKernel(k, resident);
+    transformed.push_back(k.packedWeights);
   }
+  transformed.push_back(false);
   entries.push_back("opevo_reference");
   source += emulatedKernel(codegen::generateReferenceKernel(op, Backend::Cuda));
   LoadedObject so(source, {"-O1", "-std=c++20", "-pthread", "-shared", "-fPIC"});
@@ -34,12 +42,17 @@ void expectEmulatedKernelsMatch(const OperatorSpec& op, const std::vector<Config
 
   const TestOperands x = randomOperands(op, 21);
   const std::vector<float>& want = x.reference;
+  // The weights as a kernel that reads them transformed takes them, as the harness gives them.
+  const std::vector<float> u =
+      std::find(transformed.begin(), transformed.end(), true) != transformed.end()
+          ? codegen::winogradWeights(op, x.b)
+          : std::vector<float>();
   // Twice: what a launch leaves behind (split-K's turns) must not change the next one.
   for (int launch = 0; launch < 2; ++launch)
     for (std::size_t i = 0; i < entries.size(); ++i) {
       std::vector<float> c(want.size(), std::nanf(""));
-      so.symbol<KernelFn>("emu_" + entries[i])(x.a.data(), x.b.data(), c.data(), x.biasData(),
-                                               x.residualData());
+      so.symbol<KernelFn>("emu_" + entries[i])(x.a.data(), (transformed[i] ? u : x.b).data(),
+                                               c.data(), x.biasData(), x.residualData());
       const std::int64_t bad = firstMismatch(c, want);
       EXPECT_EQ(bad, -1) << entries[i] << " launch " << launch << " "
                          << (i < configs.size() ? space.format(configs[i]) : "reference")
@@ -237,6 +250,38 @@ TEST(CodegenEmulatedGpu, WinogradMatchesReference) {
   fiveSixes.push_back(defaultSpace(fiveSix, SpaceTarget::Winograd)
                           .parse("tile_f=2,3,1; tile_t=3,3,2; tile_e=2,18; tile_rc=2,2"));
   expectEmulatedKernelsMatch(fiveSix, fiveSixes, 65535, SpaceTarget::Winograd);
+}
+
+// The worker's side (device_run.h, host memory standing in for the device): a Winograd kernel's
+// request transforms B before the upload, once for every trial of the operator, and the result
+// passes the check against the plain reference; the untransformed weights fail it.
+TEST(CodegenEmulatedGpu, TheWorkerTransformsAWinogradKernelsWeights) {
+  const OperatorSpec op = smallConv(2, 6, 8, 12, 3, 1, 1);
+  const SearchSpace space = defaultSpace(op, SpaceTarget::Winograd);
+  const Config c = smallBlockConfigs(op, 1, 45, SpaceTarget::Winograd).at(0);
+  const auto k = codegen::generateKernel(op, space, c, Backend::Cuda, {"tuned"});
+  ASSERT_TRUE(k.packedWeights);
+  LoadedObject so(emulationHeader() + emulatedKernel(k),
+                  {"-O1", "-std=c++20", "-pthread", "-shared", "-fPIC"});
+  ASSERT_TRUE(so.ok()) << so.result().log;
+  const auto kernel = so.symbol<KernelFn>("emu_tuned");
+  OperatorBuffers buffers(op);
+  const auto transformed = hostOperandsFor(buffers, nullptr, true);
+  EXPECT_EQ(hostOperandsFor(buffers, nullptr, true), transformed) << "transformed again";
+  EXPECT_EQ(std::vector<float>(transformed->b.begin(), transformed->b.end()),
+            codegen::winogradWeights(op, buffers.b));
+  for (const bool transform : {true, false}) {
+    HostApi api;
+    DeviceOperands<HostApi> dev(api, buffers, nullptr, transform);
+    const auto floats = [](const DeviceBuffer<HostApi>& b) {
+      return reinterpret_cast<const float*>(b.get());
+    };
+    const auto run = [&] {
+      kernel(floats(dev.a), floats(dev.b), reinterpret_cast<float*>(dev.c.get()), floats(dev.bias),
+             floats(dev.residual));
+    };
+    EXPECT_EQ(verifyOnDevice(api, dev, buffers, run).has_value(), !transform);
+  }
 }
 
 TEST(CodegenEmulatedGpu, FusedEpiloguesAndGroupsMatchReference) {

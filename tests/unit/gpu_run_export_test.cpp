@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "codegen/winograd_transforms.h"
+#include "codegen_test_util.h"
 #include "common/error.h"
+#include "export/host_program.h"
 #include "export/kernel_export.h"
 #include "ops/operator_json.h"
 #include "store/store.h"
@@ -115,6 +119,38 @@ TEST(GpuRunExport, AllOnesNeedNoNote) {
   const KernelPreview cpu = previewBestKernel(store, id, "cpu");
   EXPECT_EQ(cpu.source.find("no CPU counterpart"), std::string::npos);
   EXPECT_NE(cpu.source.find("opevo_cpu_kernel"), std::string::npos);
+}
+
+// A Winograd GPU kernel reads its weights transformed: the exported program's host transform,
+// built here alone from the program's text, writes what the worker uploads
+// (codegen::winogradWeights) for F(4x4, 3x3) and F(4x4, 5x5).
+TEST(GpuRunExport, AWinogradKernelsProgramTransformsItsWeightsAsTheWorkerDoes) {
+  for (const auto& [kernel, hw] : {std::pair{3, 12}, std::pair{5, 20}}) {
+    SCOPED_TRACE(kernel);
+    const OperatorSpec op = test::smallConv(2, 6, 8, hw, kernel, 1, kernel / 2);
+    const SearchSpace space = defaultSpace(op, SpaceTarget::Winograd);
+    const codegen::GeneratedKernel k =
+        codegen::generateKernel(op, space, untunedConfig(space), codegen::Backend::Cuda);
+    ASSERT_TRUE(k.packedWeights);
+    const std::string program = hostProgram(op, k, "kernel.cu");
+    const std::size_t begin = program.find("static void transform_weights(");
+    const std::size_t end = program.find("\n}\n", begin);
+    ASSERT_NE(begin, std::string::npos) << program;
+    ASSERT_NE(program.find("transform_weights(B.data(), u.data());"), std::string::npos);
+    const std::string function = program.substr(begin, end + 3 - begin);
+    test::LoadedObject so(function +
+                              "extern \"C\" void run(const float* B, float* U) { "
+                              "transform_weights(B, U); }\n",
+                          {"-O1", "-shared", "-fPIC"});
+    ASSERT_TRUE(so.ok()) << so.result().log;
+    const std::vector<float> b =
+        test::randomData(op.outChannels * op.inChannels * kernel * kernel, 5);
+    const std::vector<float> want = codegen::winogradWeights(op, b);
+    std::vector<float> got(want.size(), std::nanf(""));
+    so.symbol<void (*)(const float*, float*)>("run")(b.data(), got.data());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-6 * (1 + std::fabs(want[i]))) << "element " << i;
+  }
 }
 
 }  // namespace
