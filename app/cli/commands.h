@@ -17,6 +17,9 @@ class RunFailed : public std::runtime_error {
 // (a first start creates it, empty), else `db`, which must exist: a mistyped --db is an
 // InputError, not a new empty database in a new folder.
 std::string existingDatabase(const std::string& db);
+// " --db DB" (quoted for a shell where it needs to be) for the commands a message suggests, so
+// that they open the database the command used; empty for the default one.
+std::string databaseHint(const std::string& db);
 
 // Each registers its subcommand on the app; the callback runs when the subcommand is chosen.
 void addSpaceCommand(CLI::App& app);

@@ -15,4 +15,15 @@ std::string existingDatabase(const std::string& db) {
   return db;
 }
 
+std::string databaseHint(const std::string& db) {
+  if (db.empty()) return "";
+  const bool plain = db.find_first_not_of(
+                         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                         "0123456789_./-+:=@%,") == std::string::npos;
+  if (plain) return " --db " + db;
+  std::string quoted = "'";
+  for (char c : db) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return " --db " + quoted + "'";
+}
+
 }  // namespace opevo::cli

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "io/output_folder.h"
 #include "kas/conv_targets.h"
@@ -280,8 +281,7 @@ void addKasOptions(CLI::App* c, KasOptions& o) {
   c->add_option("--params", o.params, "Weights budget, a fraction of the convolutions'")
       ->check(CLI::Range(1e-6, 100.0))
       ->capture_default_str();
-  c->add_option("--groups", o.groups, "Group count G (default: tried in turn)")
-      ->check(CLI::PositiveNumber);
+  c->add_option("--groups", o.groups, "Group count G (default: tried in turn)")->check(atLeast(1));
   c->add_flag("--json", o.json, "Print one JSON object");
 }
 
@@ -299,7 +299,7 @@ void addKasCommands(CLI::App& app) {
   addKasOptions(s, sample.kas);
   s->add_option("--count", sample.count, "Kernels wanted")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   s->add_option("--seed", sample.seed, "Seed")->capture_default_str();
   s->add_option("--min-primitives", sample.minPrimitives, "Fewest primitives in a kernel")
       ->capture_default_str();
@@ -330,7 +330,7 @@ void addKasCommands(CLI::App& app) {
   tu->add_option("--layer", tune.layer, "Replaced convolution (name or index; default the first)");
   tu->add_option("--trials", tune.trials, "Schedules measured")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   tu->add_option("--algo", tune.algo, "Tuning algorithm (opevo tuners)")->capture_default_str();
   tu->add_option("--seed", tune.seed, "Seed")->capture_default_str();
   tu->callback([] { runTune(tune); });

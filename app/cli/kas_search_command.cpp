@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "kas/kas_json.h"
 #include "kas/kas_search.h"
@@ -208,7 +209,7 @@ void runSearch(SearchOptions& o) {
   if (status == RunStatus::Interrupted)
     throw RunFailed("kernel search " + std::to_string(search->id()) +
                     " interrupted (continue it with opevo kas search --resume " +
-                    std::to_string(search->id()) + ")");
+                    std::to_string(search->id()) + databaseHint(o.db) + ")");
   if (status == RunStatus::Failed)
     throw RunFailed("kernel search " + std::to_string(search->id()) + " failed");
 }
@@ -282,18 +283,14 @@ void runTrain(TrainOptions& o) {
 }
 
 void addTrainingOptions(CLI::App* c, kas::TrainRequest& t) {
-  c->add_option("--epochs", t.epochs, "Training epochs")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  c->add_option("--epochs", t.epochs, "Training epochs")->capture_default_str()->check(atLeast(1));
   c->add_option("--train-images", t.trainImages, "Fashion-MNIST training images used")
       ->capture_default_str()
       ->check(CLI::Range(1, 60000));
   c->add_option("--test-images", t.testImages, "Test images the accuracy is measured on")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
-  c->add_option("--batch", t.batch, "Batch size")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  c->add_option("--batch", t.batch, "Batch size")->capture_default_str()->check(atLeast(1));
   c->add_option("--train-seed", t.seed, "Seed of the training")->capture_default_str();
   c->add_option("--theta", t.theta, "Canvas's early-stopping strictness")
       ->capture_default_str()
@@ -315,7 +312,7 @@ void addKasSearchCommands(CLI::App* kas) {
       ->capture_default_str();
   s->add_option("--candidates", st.candidates, "Kernels evaluated")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   s->add_option("--seconds", st.seconds, "Stop after this long (0: no limit)")
       ->capture_default_str();
   s->add_option("--flops", st.budget.flops, "FLOPs budget, a fraction of the convolutions'")
@@ -328,15 +325,22 @@ void addKasSearchCommands(CLI::App* kas) {
   s->add_option("--seed", st.seed, "Seed of the sampler and the tuners")->capture_default_str();
   s->add_option("--trials", st.trials, "Schedules measured per replaced layer")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   s->add_option("--algo", st.algorithm, "Tuning algorithm (opevo tuners)")->capture_default_str();
   s->add_option("--min-speedup", st.minSpeedup,
                 "Train only kernels at least this much faster than the convolution")
       ->capture_default_str();
   addTrainingOptions(s, st.training);
-  s->add_option("--resume", search.resume, "Continue a stored search (opevo kas searches)");
+  CLI::Option* resume = s->add_option(
+      "--resume", search.resume, "Continue a stored search (opevo kas searches) with its settings");
   s->add_option("--db", search.db, "The database (default: the user's data directory)");
   s->add_flag("--json", search.json, "Print one JSON object");
+  // A resumed search goes on with its stored settings: every option that sets one is refused
+  // beside --resume, not ignored.
+  for (CLI::Option* option : s->get_options())
+    if (option != resume && option->get_name() != "--db" && option->get_name() != "--json" &&
+        option->get_name() != "--help")
+      resume->excludes(option);
   s->callback([] { runSearch(search); });
 
   static std::pair<std::string, bool> list;

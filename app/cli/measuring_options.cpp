@@ -17,7 +17,7 @@ void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a) {
                   "A kernel whose checked run is this many times slower than the fastest so far "
                   "is timed by one run alone, and one still running at 10 times that (1 s at "
                   "least) is given up as a timeout (default 10; 0: time every kernel fully)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(nonNegativeFinite());
 }
 
 void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o) {

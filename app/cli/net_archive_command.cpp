@@ -37,7 +37,7 @@ void runRestore(const NetRestoreOptions& o) {
             << n.taskRuns.size() << " tasks, " << r.trials << " trials, " << n.backend << ", "
             << runStatusName(n.status);
   if (n.status != RunStatus::Finished)
-    std::cerr << " (opevo net tune --resume " << n.id << " --db " << store.path()
+    std::cerr << " (opevo net tune --resume " << n.id << databaseHint(store.path())
               << " continues it)";
   std::cerr << "\n";
 }

@@ -15,9 +15,11 @@
 #include "cli/measuring_options.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
+#include "engine/engine.h"
 #include "export/network_export.h"
 #include "net/network_plan.h"
 #include "net/network_session.h"
+#include "net/network_tuning.h"
 #include "ops/presets.h"
 #include "store/run_operator.h"
 #include "store/store.h"
@@ -82,6 +84,11 @@ BackendOptions sessionOptions(const NetTuneOptions& o) {
 net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& options) {
   if (o.network.empty()) throw InputError("give a network (opevo net list), or --resume ID");
   if (o.trials < 1) throw InputError("give a budget: --trials N");
+  if (o.backend.rfind("replay:", 0) == 0)
+    throw InputError("--backend " + o.backend +
+                     ": a network's kernels are built and measured on a device (cpu, cuda or "
+                     "hip); a replay dataset holds one operator's measurements");
+  if (o.unit < 1) throw InputError("a scheduling unit holds at least 1 trial");
   if (!tunerRegistry().find(o.algo))
     throw InputError("unknown algorithm '" + o.algo + "' (opevo tuners lists them)");
   net::NetworkSource src;
@@ -103,7 +110,18 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
   src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
                   : o.backend == "cpu" ? layout::TuningMode::Joint
                                        : layout::TuningMode::Loop;
-  net::extractTasks(net::networkFromText(src.text, src.source, src.params));
+  // Every task's space must suit the algorithm (gbfs and na2c take factors alone): refused now
+  // rather than a task that measures nothing.
+  const net::TaskGraph graph =
+      net::extractTasks(net::networkFromText(src.text, src.source, src.params));
+  RunPlan check;
+  check.algorithm = o.algo;
+  check.seed = o.seed;
+  check.budget.trials = o.trials;
+  for (const net::Task& t : graph.tasks)
+    checkRunPlan(
+        runDefinition(o.backend, net::taskDefinition(t, src.plan.mode, src.plan.templates)).space,
+        check);
   if (!options.cluster) requireLocalBackend(o.backend);
   return src;
 }
@@ -156,11 +174,11 @@ void runTune(const NetTuneOptions& o) {
   guard.reset();
   if (session->interrupted()) {
     session->markInterrupted();
-    throw RunFailed("network run " + std::to_string(networkId) + " interrupted after " +
-                    std::to_string(session->tuning().trials()) + " of " +
-                    std::to_string(plan.trials) +
-                    " trials, every measured trial kept: opevo net tune --resume " +
-                    std::to_string(networkId) + clusterHint(o.cluster) + " continues it");
+    throw RunFailed(
+        "network run " + std::to_string(networkId) + " interrupted after " +
+        std::to_string(session->tuning().trials()) + " of " + std::to_string(plan.trials) +
+        " trials, every measured trial kept: opevo net tune --resume " + std::to_string(networkId) +
+        databaseHint(o.db) + clusterHint(o.cluster) + " continues it");
   }
 
   // Tuned on a cluster's CPUs, the network would run end to end on this machine's: a different
@@ -195,7 +213,7 @@ void runTune(const NetTuneOptions& o) {
   std::optional<InterruptNotice> notice(
       std::in_place, "network run " + std::to_string(networkId) +
                          " is tuned and every trial stored; opevo net tune --resume " +
-                         std::to_string(networkId) + clusterHint(o.cluster) +
+                         std::to_string(networkId) + databaseHint(o.db) + clusterHint(o.cluster) +
                          " runs what follows the tuning again");
   const net::Conclusion concluded = session->conclude(conclude);
   notice.reset();
@@ -446,8 +464,14 @@ void addNetTuneCommand(CLI::App& net) {
   addClusterOptions(cmd, o->cluster);
   cmd->add_option("--db", o->db, "The database (default: the user's data directory)");
   addMeasuringOptions(cmd, o->measuring);
-  cmd->add_option("--resume", o->resume,
-                  "Continue a stored network run (killed, interrupted) to its budget");
+  CLI::Option* resume =
+      cmd->add_option("--resume", o->resume,
+                      "Continue a stored network run (killed, interrupted) to its budget, with "
+                      "its network, plan and backend");
+  // A resumed run goes on as it was stored: what would change it is refused, not ignored.
+  for (const char* name : {"network", "--param", "--backend", "--trials", "--algo", "--scheduler",
+                           "--mode", "--template", "--weights", "--unit", "--seed"})
+    resume->excludes(cmd->get_option(name));
   cmd->callback([o] { runTune(*o); });
 
   auto list = std::make_shared<std::pair<std::string, bool>>();

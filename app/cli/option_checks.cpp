@@ -27,6 +27,24 @@ CLI::Validator finite(bool zeroAllowed) {
 
 }  // namespace
 
+CLI::Validator atLeast(long long least) {
+  return CLI::Validator(
+      [least](std::string& text) -> std::string {
+        bool digits = !text.empty();
+        for (std::size_t i = text[0] == '-' ? 1 : 0; i < text.size(); ++i)
+          digits = digits && std::isdigit(static_cast<unsigned char>(text[i]));
+        long long v = 0;
+        try {
+          v = digits ? std::stoll(text) : 0;
+        } catch (const std::exception&) {
+          digits = false;  // too long for any count
+        }
+        if (digits && v >= least) return "";
+        return "must be a whole number of " + std::to_string(least) + " or more, got " + text;
+      },
+      "INT>=" + std::to_string(least));
+}
+
 CLI::Validator positiveFinite() {
   return finite(false);
 }

@@ -10,6 +10,9 @@ namespace opevo::cli {
 CLI::Validator positiveFinite();
 // A finite number, zero or more (--min-time-ms).
 CLI::Validator nonNegativeFinite();
+// A whole number of at least `least` (counts: --trials, --epochs): CLI11's PositiveNumber
+// takes 1.5 for an int and names its range with three hundred digits.
+CLI::Validator atLeast(long long least);
 // Every subcommand's --seed, at any depth: digits only.
 void checkSeeds(CLI::App& app);
 

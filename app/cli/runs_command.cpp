@@ -97,7 +97,6 @@ void addRunsCommands(CLI::App& app) {
                         {"status", std::string(statusName(t.status))},
                         {"tuning_seconds", t.seconds},
                         {"message", t.message},
-                        {"tflops", t.speed},
                         {"speed", t.speed},
                         {"median_ms", t.medianMs},
                         {"times_ms", t.timesMs},

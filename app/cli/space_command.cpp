@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "common/error.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 
@@ -17,12 +18,24 @@ struct SpaceOptions {
 };
 
 void runSpace(const SpaceOptions& o) {
+  const SpaceTarget target = parseSpaceTarget(o.target, "--target");
   if (o.preset.empty()) {
+    if (o.target != "common")
+      throw InputError("--target " + o.target +
+                       " needs an operator: opevo space OPERATOR --target " + o.target);
+    if (o.json) {
+      nlohmann::json presets = nlohmann::json::array();
+      for (const std::string& name : presetNames()) {
+        const OperatorSpec op = preset(name);
+        presets.push_back({{"name", name}, {"description", op.describe()}, {"flops", op.flops()}});
+      }
+      std::cout << presets.dump(2) << "\n";
+      return;
+    }
     for (const std::string& name : presetNames())
       std::cout << name << "\t" << preset(name).describe() << "\n";
     return;
   }
-  const SpaceTarget target = parseSpaceTarget(o.target, "--target");
   // A preset or an operator file, with the file's own space (its overrides, its mode).
   const OperatorDefinition def = withSpaceTarget(loadOperator(o.preset), target);
   const OperatorSpec& op = def.op;

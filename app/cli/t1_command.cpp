@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "io/t1_space.h"
 
 namespace opevo::cli {
@@ -63,7 +64,7 @@ void addT1Command(CLI::App& app) {
   cmd->add_option("file", options->file, "The T1 file (JSON, gzip or plain)")->required();
   cmd->add_option("--max-points", options->maxPoints,
                   "Count valid configurations only when the Cartesian product is at most this")
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   cmd->callback([options] { print(importT1(options->file), options->maxPoints); });
 }
 

@@ -117,8 +117,16 @@ void runTune(const TuneArgs& a) {
       fresh = makeOperatorMeasurement(backend, std::move(def), options);
     }
   }
-  // Opened once a new run's operator and backend are known to be good, so that a refused command
-  // leaves no database behind.
+  // Opened once a new run's operator, backend, algorithm and settings are known to be good, so
+  // that a refused command leaves no database behind.
+  RunPlan plan;
+  if (!a.resume) {
+    plan.algorithm = a.algo;
+    plan.settings = parseSettings(a.settings, a.algo);
+    plan.seed = a.seed;
+    plan.budget = {a.trials, a.seconds, a.target};
+    checkRunPlan(*fresh.space, plan);
+  }
   Store store(a.resume ? existingDatabase(a.db) : a.db.empty() ? Store::defaultPath() : a.db);
   if (a.resume) resumed = resumeStoredRun(store, *a.resume, options);
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
@@ -146,22 +154,19 @@ void runTune(const TuneArgs& a) {
   if (resumed) {
     index = addResumedRun(engine, *resumed);
   } else {
-    RunPlan plan;
-    plan.algorithm = a.algo;
-    plan.settings = parseSettings(a.settings, a.algo);
-    plan.seed = a.seed;
-    plan.budget = {a.trials, a.seconds, a.target};
     index = engine.addRun(std::move(plan));
     recorder.createRuns();
   }
   const RunState& run = engine.runs()[static_cast<std::size_t>(index)];
   // The run's history excludes itself; only runs before it warm the cost model.
+  std::size_t warmStartTrials = 0;
   if (auto* model = dynamic_cast<ModelBasedTuner*>(&engine.tuner(index));
       model && a.warmStart && !history.inOrder.empty()) {
     std::vector<Observation> prior;
     for (const auto& [text, m] : history.inOrder)
       prior.push_back({setup.space->parse(text), m.status == TrialStatus::Ok ? m.speed : 0.0});
     model->addPriorObservations(prior);
+    warmStartTrials = prior.size();
     if (!a.json)
       std::fprintf(stderr, "warm start: the cost model also learns from %zu earlier trials\n",
                    prior.size());
@@ -239,6 +244,9 @@ void runTune(const TuneArgs& a) {
                      {"tuning_seconds", run.seconds},
                      {"reused_from_history", reusing ? reusing->reused() : 0}};
   if (run.bestConfig) out["best_config"] = setup.space->format(*run.bestConfig);
+  // Earlier trials its cost model learnt from (0: none, or --no-warm-start): a run with a warm
+  // start depends on the database as well as on its seed.
+  out["warm_start_trials"] = warmStartTrials;
   if (const auto* joint = dynamic_cast<const JointLayoutTuner*>(&engine.tuner(index))) {
     out["stage_boundary_trial"] =
         joint->stageBoundary() ? nlohmann::json(*joint->stageBoundary()) : nlohmann::json(nullptr);
@@ -323,8 +331,8 @@ void runTune(const TuneArgs& a) {
   }
   // Every committed trial is kept and the run can be resumed; the exit status says it did not
   // finish (a script tells an interrupted run from a finished one, as with `net tune`).
-  const std::string resume =
-      "opevo tune --resume " + std::to_string(run.storeId) + clusterHint(a.cluster);
+  const std::string resume = "opevo tune --resume " + std::to_string(run.storeId) +
+                             databaseHint(a.db) + clusterHint(a.cluster);
   if (!engine.failure().empty())
     throw RunFailed(engine.failure() + "; every trial committed before it is kept: resume with " +
                     resume);
@@ -394,7 +402,7 @@ void addTuneCommand(CLI::App& app) {
                   "After the run, time the best kernel and the reference library in turns, this "
                   "many rounds each, for a ratio from one window of the machine (default 5; 0: "
                   "off; devices only)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(atLeast(0));
   cmd->add_option("--side-by-side-top", a->sideBySideTop,
                   "How many of the run's best configurations take turns with the library; the "
                   "fastest by median is reported (default 3: the run's best was its luckiest "
@@ -406,9 +414,10 @@ void addTuneCommand(CLI::App& app) {
                 "Answer configurations measured before (same operator, backend, device) from the "
                 "store (the default for replay; devices measure afresh unless this is given)");
   cmd->add_flag("--no-history", a->historyOff, "Measure every configuration, even known ones");
-  cmd->add_flag(
-      "!--no-warm-start", a->warmStart,
-      "Do not train autotvm/ansor's cost model on earlier runs of this operator and device");
+  cmd->add_flag("!--no-warm-start", a->warmStart,
+                "Do not train the cost model (opevo-m, autotvm, ansor) on the earlier runs of this "
+                "operator, backend and device: a run then depends on its seed alone, whatever the "
+                "database holds");
   cmd->callback([a] { runTune(*a); });
 }
 

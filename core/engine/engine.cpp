@@ -32,21 +32,29 @@ Engine::Engine(const SearchSpace& space, Measurer& measurer, EngineOptions optio
 
 Engine::~Engine() = default;
 
-std::unique_ptr<Tuner> Engine::buildTuner(const RunPlan& plan) const {
-  if (layout::isLayoutSpace(m_space)) {
+std::unique_ptr<Tuner> tunerForPlan(const SearchSpace& space, const RunPlan& plan) {
+  plan.budget.check();
+  if (plan.batch && *plan.batch == 0) throw InputError("the batch size must be at least 1, got 0");
+  if (layout::isLayoutSpace(space)) {
     // A joint layout space is tuned in ALT's two stages by the chosen algorithm.
     TunerSettings joint = jointSettings();
     joint.apply("joint layout tuning", jointPart(plan.settings));
     return std::make_unique<JointLayoutTuner>(
-        m_space, plan.algorithm, algorithmPart(plan.settings), plan.seed,
+        space, plan.algorithm, algorithmPart(plan.settings), plan.seed,
         jointStagePlan(joint, plan.plannedTrials ? plan.plannedTrials : plan.budget.trials));
   }
-  return makeTuner(plan.algorithm, m_space, plan.seed, plan.settings);
+  return makeTuner(plan.algorithm, space, plan.seed, plan.settings);
+}
+
+void checkRunPlan(const SearchSpace& space, const RunPlan& plan) {
+  (void)tunerForPlan(space, plan);
+}
+
+std::unique_ptr<Tuner> Engine::buildTuner(const RunPlan& plan) const {
+  return tunerForPlan(m_space, plan);
 }
 
 int Engine::addRun(RunPlan plan) {
-  plan.budget.check();
-  if (plan.batch && *plan.batch == 0) throw InputError("the batch size must be at least 1, got 0");
   m_tuners.push_back(buildTuner(plan));
   RunState state;
   state.index = static_cast<int>(m_runs.size());

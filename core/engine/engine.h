@@ -69,6 +69,13 @@ struct EngineProgress {
 // What observers are told, on the thread that steps the engine. The store commits a trial in
 // trialMeasured before later observers hear of it; an exception thrown there (a full disk) ends
 // the engine cleanly, as failed, with that message.
+// The tuner a plan runs with on `space` (ALT's two stages on a joint layout space). Throws
+// InputError for a bad budget or batch, an unknown algorithm or setting, or an algorithm that
+// cannot take the space's parameters.
+std::unique_ptr<Tuner> tunerForPlan(const SearchSpace& space, const RunPlan& plan);
+// tunerForPlan's checks alone: for a command that refuses a bad plan before it opens a database.
+void checkRunPlan(const SearchSpace& space, const RunPlan& plan);
+
 class EngineObserver {
  public:
   virtual ~EngineObserver() = default;

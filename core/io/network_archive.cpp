@@ -139,7 +139,10 @@ NetworkArchive readNetworkArchive(const std::string& path) {
   rec.planJson = columnText(member(n, "plan", at));
   rec.resultJson = columnText(member(n, "result", at));
   // What `net runs` and a resume read from these columns must read: checked here, not there.
-  net::planFromJson(rec.planJson, at + "plan: ");
+  const net::NetworkTuningPlan plan = net::planFromJson(rec.planJson, at + "plan: ");
+  // The backends a network run is tuned on (net tune's --backend): a resume measures there.
+  if (rec.backend != "cpu" && rec.backend != "cuda" && rec.backend != "hip")
+    throw InputError(at + "backend '" + rec.backend + "' is not one of cpu, cuda, hip");
   if (!rec.resultJson.empty()) {
     const OJson result = OJson::parse(rec.resultJson, nullptr, false);
     if (result.is_discarded() || !result.is_object())
@@ -184,11 +187,26 @@ NetworkArchive readNetworkArchive(const std::string& path) {
   // The units count trials their task's run holds: a resume replays each unit from them.
   std::vector<long long> counted(tasks, 0);
   for (const NetworkUnitRow& u : units) counted[static_cast<std::size_t>(u.task)] += u.trials;
-  for (std::size_t i = 0; i < tasks; ++i)
-    if (counted[i] > static_cast<long long>(runs[i]->trials.size()))
+  // Trials beyond the units are the unit a kill cut short: at most one unit's, of one task, and
+  // none once the run finished. More would not replay (the scheduler picks from the units).
+  int cut = 0;
+  for (std::size_t i = 0; i < tasks; ++i) {
+    const long long held = static_cast<long long>(runs[i]->trials.size());
+    if (counted[i] > held)
       throw InputError(path + ": the units give task " + std::to_string(i) + " " +
                        std::to_string(counted[i]) + " trials, and its run holds " +
-                       std::to_string(runs[i]->trials.size()));
+                       std::to_string(held));
+    if (counted[i] == held) continue;
+    const bool finished = rec.status == RunStatus::Finished;
+    if (finished || ++cut > 1 || held - counted[i] > static_cast<long long>(plan.unit))
+      throw InputError(path + ": task " + std::to_string(i) + "'s run holds " +
+                       std::to_string(held) + " trials and the units give it " +
+                       std::to_string(counted[i]) + ": units are missing (" +
+                       (finished ? std::string("a finished run has a unit for every trial")
+                                 : "only the one unit a kill cut short, at most " +
+                                       std::to_string(plan.unit) + " trials of one task, may be") +
+                       ")");
+  }
   if (rec.status == RunStatus::Running) rec.status = RunStatus::Interrupted;
   NetworkArchive archive{std::move(rec), std::move(units), {}};
   for (auto& run : runs) archive.runs.push_back(std::move(*run));

@@ -1,5 +1,7 @@
 #include "ops/operator_json.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -9,6 +11,8 @@
 #include "common/error.h"
 #include "ops/matvec_space.h"
 #include "ops/presets.h"
+#include "space/choice_param.h"
+#include "space/discrete_param.h"
 #include "space/param_spec.h"
 
 namespace opevo {
@@ -43,6 +47,32 @@ void rejectUnknown(const nlohmann::json& object, const std::set<std::string>& kn
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
     throw InputError(where + ": unknown " + what + " field '" + key + "' (expected: " + list + ")");
   }
+}
+
+// An override keeps to what the template reads: a choice among its own choices (unroll_explicit's
+// 0 and 1), and for a parameter of whole numbers (auto_unroll_max_step) whole numbers from 0 to
+// 2^20, which an int of the generated code holds.
+void checkOverride(const std::string& source, const Parameter& given, const Parameter& own) {
+  if (const auto* choice = dynamic_cast<const ChoiceParam*>(&given)) {
+    const auto& accepted = dynamic_cast<const ChoiceParam&>(own).choices();
+    for (const std::string& c : choice->choices())
+      if (std::find(accepted.begin(), accepted.end(), c) == accepted.end())
+        throw InputError(source + ": parameter '" + given.name() + "' has no choice '" + c +
+                         "' (the template's: " + own.spec().substr(own.spec().find(':') + 1) + ")");
+    return;
+  }
+  const auto* discrete = dynamic_cast<const DiscreteParam*>(&given);
+  const auto& ownValues = dynamic_cast<const DiscreteParam&>(own).values();
+  const bool whole = std::all_of(ownValues.begin(), ownValues.end(),
+                                 [](double v) { return v >= 0 && v == std::floor(v); });
+  if (!discrete || !whole) return;
+  for (double v : discrete->values())
+    if (!(v >= 0 && v <= 1048576 && v == std::floor(v))) {
+      std::ostringstream value;
+      value << v;
+      throw InputError(source + ": parameter '" + given.name() +
+                       "' takes whole numbers from 0 to 1048576, not " + value.str());
+    }
 }
 
 }  // namespace
@@ -227,6 +257,7 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
       if (p->kind() != base.param(i).kind())
         throw InputError(source + ": parameter '" + name + "' must stay " +
                          std::string(kindName(base.param(i).kind())));
+      checkOverride(source, *p, base.param(i));
       def.space.add(std::move(p));
     } else {
       def.space.add(base.paramPtr(i));

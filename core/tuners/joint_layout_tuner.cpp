@@ -156,6 +156,12 @@ JointLayoutTuner::JointLayoutTuner(const SearchSpace& space, const std::string& 
   // space itself has no constraints: they all involve the loops.
   m_layoutTuner = makeTuner(algorithm, *m_layoutSpace, seed, m_settings);
   if (!m_plan.crossExploration) m_jointTuner = makeTuner(algorithm, space, seed, m_settings);
+  // The loops are tuned by the same algorithm once a layout is chosen: one that cannot take
+  // their parameters (a permutation, a discrete unroll) is refused now, not after the first
+  // layout's trials.
+  SearchSpace loops;
+  for (std::size_t i : m_loopParams) loops.add(space.paramPtr(i));
+  (void)makeTuner(algorithm, loops, seed, m_settings);
 }
 
 JointLayoutTuner::~JointLayoutTuner() = default;

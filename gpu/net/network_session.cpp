@@ -95,6 +95,23 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     throw InputError("network run " + std::to_string(id) + " stores " +
                      std::to_string(stored.taskRuns.size()) + " task runs for " +
                      std::to_string(m_graph.tasks.size()) + " tasks");
+  // Each task run is marked running as it is read back: a resume that fails part way (units
+  // that do not replay, a task that is no longer its operator) puts them back as they were.
+  struct StatusesBack {
+    Store& store;
+    std::vector<std::pair<std::int64_t, RunStatus>> before;
+    bool keep = false;
+    ~StatusesBack() {
+      if (keep) return;
+      for (const auto& [run, status] : before) try {
+          store.setRunStatus(run, status);
+        } catch (const std::exception&) {
+          // The store failing too: what it says is already the error on its way out.
+        }
+    }
+  } statuses{store, {}};
+  for (std::int64_t run : stored.taskRuns)
+    if (const auto r = store.run(run)) statuses.before.emplace_back(run, r->status);
   std::vector<EngineOptions> options;
   std::vector<TaskRestore> restores;
   for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
@@ -129,6 +146,7 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     store.appendNetworkUnit(id, {++m_units, static_cast<int>(u.task), u.trials});
   m_resumedAt = m_tuning->trials();
   store.setNetworkStatus(id, RunStatus::Running, "");
+  statuses.keep = true;
 }
 
 NetworkSession::~NetworkSession() = default;

@@ -313,6 +313,19 @@ TEST(CliNetArchive, ABadArchiveStoresNothingAndNamesTheFile) {
   j = archive;
   j["units"][0]["trials"] = 1LL << 40;
   cases.push_back({"huge.json", j.dump(), "not a count of trials"});
+  // Fewer units than the trials: a finished run has a unit for every trial, and a resume could
+  // not replay a run whose units lost more than the one a kill cut short.
+  j = archive;
+  ASSERT_EQ(j["units"].size(), 2u);  // 4 trials in units of 2, one per task
+  j["units"].erase(j["units"].size() - 1);
+  cases.push_back({"fewer.json", j.dump(), "a finished run has a unit for every trial"});
+  j = archive;
+  j["network"]["status"] = "interrupted";
+  j["units"] = nlohmann::ordered_json::array();
+  cases.push_back({"none.json", j.dump(), "units are missing (only the one unit a kill cut short"});
+  j = archive;
+  j["network"]["backend"] = "tpu";
+  cases.push_back({"backend.json", j.dump(), "backend 'tpu' is not one of cpu, cuda, hip"});
   // The second task's first trial in a space it does not fit: found after the first task's run
   // was read, before anything is stored.
   j = archive;

@@ -202,7 +202,8 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
       {{"--op", "MM1", "--backend", "cpu"}, "budget"},
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "bayes"},
        "unknown algorithm"},
-      {{"--resume", "99"}, "no run 99"},
+      // Every case before it was refused before opening the database: there is none to resume.
+      {{"--resume", "99"}, "bad.db' does not exist"},
       // Sizes past what a kernel indexes or a machine allocates, refused before any trial.
       {{"--op", dir.file("wide.json", R"({"kind": "matmul", "shape": {"n": 4294967297, "m": 4,
         "k": 4}})"),
@@ -240,6 +241,9 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
     EXPECT_EQ(r.status, 2) << args[1] << ": " << r.err;
     EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
   }
+  // A refused command writes nothing: an unknown algorithm or a bad setting once left an empty
+  // database (and its folders) behind.
+  EXPECT_FALSE(std::filesystem::exists(db)) << db;
 }
 
 // `--set` takes a setting as `opevo tuners` lists it (opevo.q) as well as bare (q).

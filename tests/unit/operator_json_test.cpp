@@ -23,6 +23,10 @@ std::string errorOf(const char* text) {
   return "no error";
 }
 
+std::string errorOf(const std::string& text) {
+  return errorOf(text.c_str());
+}
+
 TEST(OperatorJson, RoundTripsEveryPreset) {
   for (const std::string& name : presetNames()) {
     const OperatorSpec op = preset(name);
@@ -65,6 +69,30 @@ TEST(OperatorJson, TargetGpuRoundTripsItsSpace) {
                         "target": "gpu", "space": {"stages": "discrete:2"}})")
                 .find("'stages' is fixed by the GPU template"),
             std::string::npos);
+}
+
+// An override keeps to what the template reads: unroll_explicit's own choices, and unroll steps
+// as whole numbers an int holds (a step of 1e300 became a negative number in the kernel, "yes"
+// failed every trial at code generation).
+TEST(OperatorJson, OverridesKeepToWhatTheTemplateReads) {
+  const std::string conv = R"({"name": "c", "kind": "conv2d", "shape": {"batch": 1, "in_channels":
+      4, "out_channels": 8, "height": 9, "width": 9, "kernel_h": 3, "kernel_w": 3, "stride": 1,
+      "pad": 1},
+      "space": )";
+  EXPECT_NE(errorOf(conv + R"({"unroll_explicit": "choice:yes,no"}})")
+                .find("parameter 'unroll_explicit' has no choice 'yes' (the template's: 0,1)"),
+            std::string::npos)
+      << errorOf(conv + R"({"unroll_explicit": "choice:yes,no"}})");
+  for (const char* bad : {"discrete:-5,0", "discrete:0.5,1.5", "discrete:0,1e300"})
+    EXPECT_NE(errorOf(conv + R"({"auto_unroll_max_step": ")" + bad + R"("}})")
+                  .find("'auto_unroll_max_step' takes whole numbers from 0 to 1048576"),
+              std::string::npos)
+        << bad;
+  const OperatorDefinition fine = operatorDefinitionFromJson(
+      nlohmann::json::parse(conv + R"({"unroll_explicit": "choice:1", "auto_unroll_max_step":
+          "discrete:0,4096"}})"),
+      "c.json");
+  EXPECT_EQ(fine.space.param(fine.space.indexOf("unroll_explicit")).size(), 1);
 }
 
 TEST(OperatorJson, BadInputNamesTheField) {

@@ -154,7 +154,9 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
                              .arg(*s.referenceMs, 0, 'f', *s.referenceMs < 1 ? 3 : 1));
     yMax = std::max(yMax, *s.referenceMs);
   }
-  m_x->setRange(0, xMax * 1.04);  // room for the end-to-end markers at the last trial
+  // Room for the end-to-end markers at the last trial; trials are whole, so a race with none
+  // yet (or one that failed at its start) shows 0 to 10 rather than fractions printed as 0, 0, 1.
+  m_x->setRange(0, std::max(10.0, xMax * 1.04));
   m_x->applyNiceNumbers();
   if (s.referenceMs)  // across the whole axis, as nice numbers made it
     m_reference->replace(QList<QPointF>{{0, *s.referenceMs}, {m_x->max(), *s.referenceMs}});

@@ -124,6 +124,7 @@ void NetworkGraphView::setNetworkLayout(std::shared_ptr<const NetworkLayout> lay
     m_items.push_back(item);
   }
   scene()->setSceneRect(m_layout->bounds.adjusted(-20, -20, 20, 20));
+  m_zoomed = false;
   fitGraph();
 }
 
@@ -160,7 +161,13 @@ void NetworkGraphView::wheelEvent(QWheelEvent* event) {
   const double zoom = transform().m11() * factor;
   if (zoom < 0.05 || zoom > 8) return;
   scale(factor, factor);
+  m_zoomed = true;
   event->accept();
+}
+
+void NetworkGraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  if (!m_zoomed) fitGraph();
 }
 
 }  // namespace opevo::ui

@@ -35,8 +35,12 @@ class NetworkGraphView : public QGraphicsView {
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
+  // Fits the graph again as the view changes size (a page shown for the first time is laid out
+  // after the graph was set), until the user zooms.
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  bool m_zoomed = false;  // the user zoomed since the network was set
   std::shared_ptr<const NetworkLayout> m_layout;
   std::vector<LayerItem*> m_items;
   std::vector<double> m_shares;

@@ -155,6 +155,7 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
   }
   scene()->setSceneRect(bounds.adjusted(-40, -30, 40, 40));
   restyle();
+  m_zoomed = false;
   fitGraph();
 }
 
@@ -239,7 +240,13 @@ void TopologyView::wheelEvent(QWheelEvent* event) {
   const double zoom = transform().m11() * factor;
   if (zoom < 0.02 || zoom > 40) return;  // lost in space either way
   scale(factor, factor);
+  m_zoomed = true;
   event->accept();
+}
+
+void TopologyView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  if (!m_zoomed) fitGraph();
 }
 
 void TopologyView::mousePressEvent(QMouseEvent* event) {

@@ -55,8 +55,12 @@ class TopologyView : public QGraphicsView {
  protected:
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  // Fits the graph again as the view changes size (a page shown for the first time is laid out
+  // after the graph was set), until the user zooms.
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  bool m_zoomed = false;  // the user zoomed since the graph was set
   void restyle();
 
   std::shared_ptr<const GraphLayout> m_layout;

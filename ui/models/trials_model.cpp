@@ -95,19 +95,17 @@ QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int r
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::ToolTipRole && (section == SpeedColumn || section == BestColumn))
     return tr("In %1, the dataset's unit").arg(m_data->info().speedUnit);
+  if (role == Qt::ToolTipRole && section == ReasonColumn)
+    return tr(
+        "Why a trial failed, or how a working one was timed (one run alone, when it was "
+        "far slower than the fastest so far)");
   if (role == Qt::ToolTipRole && section == OrderColumn)
     return tr("The order in which the engine measured the trials: the runs of a race take turns");
   if (role != Qt::DisplayRole) return {};
-  static const char* const names[] = {QT_TR_NOOP("#"),
-                                      QT_TR_NOOP("Algorithm"),
-                                      QT_TR_NOOP("Repeat"),
-                                      QT_TR_NOOP("Trial"),
-                                      QT_TR_NOOP("Speed"),
-                                      QT_TR_NOOP("Best"),
-                                      QT_TR_NOOP("Time (s)"),
-                                      QT_TR_NOOP("Status"),
-                                      QT_TR_NOOP("Failure reason"),
-                                      QT_TR_NOOP("Configuration")};
+  static const char* const names[] = {
+      QT_TR_NOOP("#"),     QT_TR_NOOP("Algorithm"),    QT_TR_NOOP("Repeat"),   QT_TR_NOOP("Trial"),
+      QT_TR_NOOP("Speed"), QT_TR_NOOP("Best"),         QT_TR_NOOP("Time (s)"), QT_TR_NOOP("Status"),
+      QT_TR_NOOP("Note"),  QT_TR_NOOP("Configuration")};
   if (section < 0 || section >= ColumnCount) return {};
   // The unit is in the header's tooltip and on the chart: in the header it would crowd out the
   // configuration column.

@@ -8,6 +8,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "cluster/cluster_endpoint.h"
+#include "common/error.h"
 #include "ui/controller/cluster_controller.h"
 #include "ui/models/cluster_agent_model.h"
 #include "ui/models/cluster_device_model.h"
@@ -103,6 +105,13 @@ bool ClusterPage::connectToCluster() {
     showMessage(m_messageLabel,
                 tr("Type the cluster's address first: HOST:PORT (opevo cluster serve listens on "
                    "127.0.0.1:6390 by default) or the path of its Unix socket."));
+    return false;
+  }
+  // An address that is no address is said once, here, and nothing is watched.
+  try {
+    cluster::parseEndpoint(m_bar->address().toStdString(), "the address");
+  } catch (const InputError& e) {
+    showMessage(m_messageLabel, capitalized(QString::fromStdString(e.what())) + QLatin1Char('.'));
     return false;
   }
   showMessage(m_messageLabel, QString());

@@ -217,6 +217,7 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         return std::shared_ptr<const Picture>(p);
       },
       [this](std::shared_ptr<const Picture> p) {
+        m_setup->setNetworkValid(p->error.isEmpty());
         if (!p->error.isEmpty()) {
           setStatus(p->error, true);
           return;

@@ -255,6 +255,8 @@ void PresetsPanel::showFailure(const QString& text) {
   m_parameterModel->setSpace(SearchSpace{});
   m_sizeLabel->clear();
   m_titleLabel->setText(text.toHtmlEscaped());
+  // No operator, no parameters: the q-walk panel must not go on showing the last one's.
+  emit presetSelected(QString(), SearchSpace{});
 }
 
 void PresetsPanel::show(std::shared_ptr<const OperatorDefinition> def, const QString& where) {

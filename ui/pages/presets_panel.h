@@ -61,7 +61,7 @@ class PresetsPanel : public QWidget {
 
  signals:
   // The space lives in the panel until the next selection. For files too: the name is the
-  // operator's.
+  // operator's; empty, with an empty space, for a file that could not be loaded.
   void presetSelected(const QString& name, const opevo::SearchSpace& space);
   // The current operator changed: a preset, a file, or an edit just saved.
   void operatorChosen(std::shared_ptr<const opevo::OperatorDefinition> op);

@@ -373,8 +373,15 @@ void NetworkSetupPanel::setBusy(bool busy) {
   updateButtons();
 }
 
+void NetworkSetupPanel::setNetworkValid(bool valid) {
+  m_networkValid = valid;
+  updateButtons();
+}
+
 void NetworkSetupPanel::updateButtons() {
-  m_start->setEnabled(!m_busy);
+  m_start->setEnabled(!m_busy && m_networkValid);
+  m_start->setToolTip(m_networkValid ? QString()
+                                     : tr("The network above could not be read: see the message"));
   m_stop->setEnabled(m_busy);
   const auto run = selectedRun();
   m_resume->setEnabled(!m_busy && run && run->status != RunStatus::Finished);

@@ -37,6 +37,8 @@ class NetworkSetupPanel : public QWidget {
   // The stored run chosen in the list (nullopt when none).
   std::optional<NetworkRecord> selectedRun() const;
   void setBusy(bool busy);
+  // Whether the chosen network could be read: Start waits for one that can.
+  void setNetworkValid(bool valid);
   void selectNetwork(const QString& presetOrPath);
   // Checks these algorithms (and unchecks the others); false when one is unknown.
   bool setAlgorithms(const QStringList& names);
@@ -103,6 +105,7 @@ class NetworkSetupPanel : public QWidget {
   QPushButton* m_resume;
   std::vector<NetworkRecord> m_stored;
   bool m_busy = false;
+  bool m_networkValid = true;  // the chosen network read and its tasks found
   LatestJob<std::vector<NetworkRecord>> m_runsJob;
 };
 
