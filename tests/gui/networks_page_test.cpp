@@ -186,6 +186,11 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   ASSERT_TRUE(waitUntil([&] { return m_page.statusLabel()->text().contains("heads"); }))
       << m_page.statusLabel()->text().toStdString();
   EXPECT_EQ(m_page.graphView()->networkLayout()->nodes.size(), 28u);
+  // Start waits for a network that reads, and comes back with one.
+  EXPECT_FALSE(setup()->startButton()->isEnabled());
+  setup()->paramsEdit()->setText(QStringLiteral("batch=2"));
+  emit setup()->paramsEdit()->editingFinished();
+  EXPECT_TRUE(waitUntil([&] { return setup()->startButton()->isEnabled(); }));
   setup()->paramsEdit()->setText(QStringLiteral("batch=x"));
   QString error;
   EXPECT_FALSE(setup()->spec(&error));
