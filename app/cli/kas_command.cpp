@@ -301,9 +301,12 @@ void addKasCommands(CLI::App& app) {
       ->capture_default_str()
       ->check(atLeast(1));
   s->add_option("--seed", sample.seed, "Seed")->capture_default_str();
-  s->add_option("--min-primitives", sample.minPrimitives, "Fewest primitives in a kernel")
+  s->add_option("--min-primitives", sample.minPrimitives,
+                "Fewest primitives in a kernel, before the fc that finishes it where one is needed "
+                "(the prim column counts that one too)")
       ->capture_default_str();
-  s->add_option("--max-primitives", sample.maxPrimitives, "Most primitives in a kernel")
+  s->add_option("--max-primitives", sample.maxPrimitives,
+                "Most primitives in a kernel, before the finishing fc (so prim can show one more)")
       ->capture_default_str();
   s->add_option("--out", sample.out, "Write each kernel to DIR/kernel-HASH.json");
   s->callback([] { runSample(sample); });

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
+#include "kas/backbone.h"
 #include "kas/kas_json.h"
 #include "kas/kas_search.h"
 #include "kas/pareto.h"
@@ -252,9 +253,18 @@ struct TrainOptions {
 
 void runTrain(TrainOptions& o) {
   kas::TrainRequest q = o.request;
+  if (o.baseline && !o.file.empty())
+    throw InputError("--baseline trains the plain backbone: give no kernel file");
   if (!o.baseline) {
     if (o.file.empty()) throw InputError("give a kernel file, or --baseline");
-    q.kernelJson = kas::kernelToJson(kas::loadKernel(o.file)).dump();
+    const kas::MicroDag dag = kas::loadKernel(o.file);
+    // Checked here, naming the file, as the training program would check its copy of it.
+    const kas::SolveResult solved =
+        kas::solveKernel(dag, kas::backboneTargets(), q.groups, q.budget);
+    if (!solved.solution)
+      throw InputError(
+          o.file + ": does not fit the backbone's convolutions within the budget: " + solved.error);
+    q.kernelJson = kas::kernelToJson(dag).dump();
   }
   if (!o.curve.empty()) {
     std::stringstream in(o.curve);

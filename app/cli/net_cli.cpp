@@ -10,7 +10,14 @@ namespace opevo::cli {
 
 net::ParamOverrides paramOverrides(const std::vector<std::string>& texts) {
   net::ParamOverrides out;
-  for (const std::string& t : texts) out.insert(net::parseParamOverride(t));
+  for (const std::string& t : texts) {
+    auto [name, value] = net::parseParamOverride(t);
+    // Two values for one param: neither wins quietly.
+    if (const auto it = out.find(name); it != out.end())
+      throw InputError("--param " + name + " is given twice (" + name + "=" +
+                       std::to_string(it->second) + " and " + t + ")");
+    out.emplace(std::move(name), value);
+  }
   return out;
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -221,6 +222,7 @@ void runTune(const NetTuneOptions& o) {
   const std::optional<net::EndToEnd>& e = concluded.endToEnd;
   const std::string& endToEndError = concluded.endToEndError;
   if (o.json) {
+    if (!j.contains("template")) j["template"] = plan.templates.name();  // as net run and net runs
     std::cout << j.dump(2) << "\n";
   } else {
     auto number = [](const nlohmann::json& v) {
@@ -306,13 +308,26 @@ void runTune(const NetTuneOptions& o) {
   if (e) requireVerified(*e);
 }
 
+// A network run's name in the listing: its template beside it unless direct.
+std::string listedName(const NetworkRecord& n, const std::string& kernelTemplate) {
+  return n.name + (kernelTemplate == "direct" ? "" : " (" + kernelTemplate + ")");
+}
+
 void runList(const std::string& db, bool json) {
   Store store(existingDatabase(db));
   nlohmann::json all = nlohmann::json::array();
+  const std::vector<NetworkRecord> networks = store.networks();
+  // The network column as wide as its longest name ("alexnet (winograd+matvec)").
+  int width = 18;
+  for (const NetworkRecord& n : networks)
+    width = std::max(
+        width,
+        static_cast<int>(
+            listedName(n, net::planTemplates(nlohmann::json::parse(n.planJson)).name()).size()));
   if (!json)
-    std::printf("%4s  %-18s %-11s %-6s %8s %12s %12s  %s\n", "id", "network", "status", "backend",
-                "trials", "end-to-end", "libtorch", "started");
-  for (const NetworkRecord& n : store.networks()) {
+    std::printf("%4s  %-*s %-11s %-6s %8s %12s %12s  %s\n", "id", width, "network", "status",
+                "backend", "trials", "end-to-end", "libtorch", "started");
+  for (const NetworkRecord& n : networks) {
     int trials = 0;
     for (const NetworkUnitRow& u : store.networkUnits(n.id)) trials += u.trials;
     const nlohmann::json plan = nlohmann::json::parse(n.planJson);
@@ -340,12 +355,11 @@ void runList(const std::string& db, bool json) {
       return v.is_number() ? std::to_string(v.get<double>()).substr(0, 8) + " ms"
                            : std::string("-");
     };
-    const std::string name =
-        n.name + (kernelTemplate == "direct" ? "" : " (" + kernelTemplate + ")");
-    std::printf("%4lld  %-18s %-11s %-6s %4d/%-4d %12s %12s  %s\n", static_cast<long long>(n.id),
-                name.c_str(), std::string(runStatusName(n.status)).c_str(), n.backend.c_str(),
-                trials, plan.value("trials", 0), cell(endToEnd).c_str(), cell(reference).c_str(),
-                n.started.c_str());
+    const std::string name = listedName(n, kernelTemplate);
+    std::printf("%4lld  %-*s %-11s %-6s %4d/%-4d %12s %12s  %s\n", static_cast<long long>(n.id),
+                width, name.c_str(), std::string(runStatusName(n.status)).c_str(),
+                n.backend.c_str(), trials, plan.value("trials", 0), cell(endToEnd).c_str(),
+                cell(reference).c_str(), n.started.c_str());
   }
   if (json) std::cout << all.dump(2) << "\n";
 }

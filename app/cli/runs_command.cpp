@@ -110,10 +110,12 @@ void addRunsCommands(CLI::App& app) {
                 << "\n";
       return;
     }
-    std::printf("run %lld: %s on %s (%s, %s), seed %llu, %s\nsettings %s, budget %s\n",
+    // An imported file may name no device.
+    const std::string where =
+        run->device.empty() ? run->backend : run->backend + ", " + run->device;
+    std::printf("run %lld: %s on %s (%s), seed %llu, %s\nsettings %s, budget %s\n",
                 static_cast<long long>(run->id), run->algorithm.c_str(), run->operatorName.c_str(),
-                run->backend.c_str(), run->device.c_str(),
-                static_cast<unsigned long long>(run->seed),
+                where.c_str(), static_cast<unsigned long long>(run->seed),
                 std::string(runStatusName(run->status)).c_str(), run->settingsJson.c_str(),
                 run->budgetJson.c_str());
     for (const TrialRow& t : trials)

@@ -175,6 +175,11 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
                      "operator was written); give it (--op PRESET or FILE)");
   }
   const nlohmann::json opJson = runOperator(run.operatorJson);
+  // A run that `opevo import` stored (a measured file) has no operator to tune again.
+  if (opJson.value("kind", std::string()) == "imported")
+    throw InputError(path +
+                     ": this run was imported from a measured file, not tuned here: its "
+                     "measurements store with `opevo import FILE` (without --restore)");
   std::optional<SearchSpace> space;
   if (!opJson.contains("replay")) space = operatorDefinitionFromJson(opJson, path).space;
 

@@ -17,7 +17,7 @@ void checkSize(const Parameter& param, std::size_t maxVertices) {
   if (!(n <= maxVertices))
     throw InputError(param.spec() + " has " + n.toString() +
                      " vertices; its graph is built for at most " + std::to_string(maxVertices) +
-                     " (choose a smaller parameter, or sample walks instead)");
+                     " (the exact distribution needs the whole graph: choose a smaller parameter)");
 }
 
 }  // namespace

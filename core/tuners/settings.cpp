@@ -20,6 +20,9 @@ void TunerSettings::set(const std::string& tuner, const std::string& name, const
     const bool number = parseNumber(text, value);
     const bool inRange = number && (s.minExclusive ? value > s.min : value >= s.min) &&
                          (s.maxExclusive ? value < s.max : value <= s.max);
+    if (!number)
+      throw InputError(tuner + " setting " + name + "=" + text + " is not a number (" + s.help +
+                       ")");
     if (!inRange || (s.integer && std::floor(value) != value)) {
       throw InputError(tuner + " setting " + name + "=" + text + " is out of range (accepted: " +
                        (s.integer ? "an integer" : "a number") + " in " +

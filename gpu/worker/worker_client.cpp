@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -125,8 +126,9 @@ WorkerClient::Reply WorkerClient::exchange(const nlohmann::json& request, double
     if (left.count() <= 0) {
       stop(true);
       reply.failure = TrialStatus::Timeout;
-      reply.message =
-          "no answer within " + std::to_string(timeoutSeconds) + " s; the worker was killed";
+      char within[32];
+      std::snprintf(within, sizeof within, "%g", timeoutSeconds);
+      reply.message = "no answer within " + std::string(within) + " s; the worker was killed";
       return reply;
     }
     pollfd p{m_fromWorker, POLLIN, 0};

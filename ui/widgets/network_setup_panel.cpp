@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/error.h"
 #include "engine/run_status.h"
 #include "net/network_json.h"
 #include "store/store.h"
@@ -318,7 +319,9 @@ std::optional<net::ParamOverrides> NetworkSetupPanel::params(QString* error) con
   for (const QString& part :
        m_params->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
     try {
-      out.insert(net::parseParamOverride(part.toStdString()));
+      auto [name, value] = net::parseParamOverride(part.toStdString());
+      if (out.count(name)) throw InputError(name + " is given twice");
+      out.emplace(std::move(name), value);
     } catch (const std::exception& e) {
       if (error) *error = tr("Params: %1").arg(QString::fromUtf8(e.what()));
       return std::nullopt;
