@@ -111,7 +111,8 @@ int main(int argc, char** argv) {
   const auto repeatsLinesOpt = option("show-repeats", "Draw each repeat as a faint line.");
   const auto chartOpt = option("chart", "Show the race chart against: trials, time.", "axis");
   const auto logXOpt = option("log-x", "Logarithmic x axis on the race charts.");
-  const auto historyOpt = option("open-latest-race", "On History, draw the newest race.");
+  const auto historyOpt =
+      option("open-latest-race", "On History, draw the newest race that has trials.");
   const auto openRunsOpt =
       option("open-runs",
              "On History, draw these runs together (ids as opevo runs lists them: 1,2,3).", "ids");
@@ -286,7 +287,8 @@ int main(int argc, char** argv) {
     HistoryPage* history = window.historyPage();
     QObject::connect(
         history->model(), &QAbstractItemModel::modelReset, history,
-        [history] { history->selectRace(0); }, Qt::SingleShotConnection);
+        [history] { history->selectRace(std::max(0, history->model()->newestWithTrials())); },
+        Qt::SingleShotConnection);
   }
   if (parser.isSet(openRunsOpt)) {
     std::vector<std::int64_t> ids;

@@ -73,6 +73,13 @@ struct NetworkRecord {
   std::vector<std::int64_t> taskRuns;
 };
 
+// How far a run got: its trials and the best speed among the working ones (none when no trial
+// worked).
+struct RunTally {
+  int trials = 0;
+  std::optional<double> best;
+};
+
 // One unit of trials the task scheduler gave a task, in order.
 struct NetworkUnitRow {
   int seq = 0;  // 1-based

@@ -559,6 +559,19 @@ std::vector<RunRecord> Store::runs() const {
   return out;
 }
 
+std::map<std::int64_t, RunTally> Store::runTallies() const {
+  Statement s(m_db,
+              "SELECT run_id, count(*), max(CASE WHEN status = 'ok' THEN speed END) FROM trials "
+              "GROUP BY run_id");
+  std::map<std::int64_t, RunTally> out;
+  while (s.step()) {
+    RunTally& t = out[s.integer(0)];
+    t.trials = static_cast<int>(s.integer(1));
+    if (!s.isNull(2)) t.best = s.real(2);
+  }
+  return out;
+}
+
 std::vector<RunRecord> Store::raceRuns(std::int64_t raceId) const {
   Statement s(m_db, (std::string(kRunColumns) + " WHERE race_id = ? ORDER BY id").c_str());
   s.bind(1, raceId);

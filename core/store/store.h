@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +52,9 @@ class Store {
   std::optional<RunRecord> run(std::int64_t runId) const;
   std::vector<TrialRow> trials(std::int64_t runId) const;
   std::vector<RunRecord> raceRuns(std::int64_t raceId) const;
+  // Every run's trial count and best speed (of its working trials), by run id, in one query: what
+  // a listing of all runs shows beside them. A run without trials is absent.
+  std::map<std::int64_t, RunTally> runTallies() const;
   // The highest trial order stored for the run's race (for a run of its own, the run): a resumed
   // run's trials continue from it.
   long long lastOrder(const RunRecord& run) const;

@@ -127,10 +127,12 @@ TEST_F(OperatorEditorTest, ImpossibleShapeNamesTheFieldAndKeepsTheText) {
     EXPECT_TRUE(sizeText().contains("No space")) << sizeText().toStdString();
   }
   typeInto("shape_k", "abc");
-  // n is still 0: core stops at the first problem it meets, here the type of k.
+  // Core stops at the first problem it meets, here the type of k; n, still -16, is marked and
+  // said beside it, so that fixing k does not reveal it only then.
   EXPECT_TRUE(errorShown().contains("shape field 'k' must be an integer"))
       << errorShown().toStdString();
-  EXPECT_EQ(editor()->markedFields(), QStringList{"k"});
+  EXPECT_TRUE(errorShown().contains("n: '-16' is not a count")) << errorShown().toStdString();
+  EXPECT_EQ(editor()->markedFields(), (QStringList{"k", "n"}));
   typeInto("shape_k", "");
   EXPECT_TRUE(errorShown().contains("lacks field 'k'")) << errorShown().toStdString();
   EXPECT_EQ(child<QLineEdit>("shape_n")->text(), "-16");

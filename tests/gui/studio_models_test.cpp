@@ -4,6 +4,7 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include "engine/engine.h"
@@ -177,6 +178,38 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
   EXPECT_FALSE(model.index(0, HistoryModel::RepeatColumn).data().isValid());
   EXPECT_EQ(model.index(1, HistoryModel::AlgorithmColumn).data().toString(), "autotvm");
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+// Each run's trials and best beside it, and a network's task runs named by their network: the
+// newest run with trials is what "the latest race" opens (a network's last task may have none).
+TEST(HistoryModel, ShowsTrialsBestAndTheNetworkOfATask) {
+  HistoryModel model;
+  std::vector<RunRecord> runs(3);
+  for (int i = 0; i < 3; ++i) {
+    runs[i].id = i + 1;
+    runs[i].operatorName = i == 0 ? "MM1" : i == 1 ? "conv1" : "fc8";
+    runs[i].budgetJson = R"({"trials":16})";
+    runs[i].speedUnit = "TFLOPS";
+    runs[i].status = RunStatus::Finished;
+  }
+  std::map<std::int64_t, RunTally> tallies;
+  tallies[1] = {20, 0.0521};
+  tallies[2] = {16, std::nullopt};  // no working trial
+  const std::map<std::int64_t, QString> networks = {{2, "network run 1, alexnet"},
+                                                    {3, "network run 1, alexnet"}};
+  model.setRuns(runs, tallies, networks);
+  ASSERT_EQ(model.rowCount(), 3);  // newest first: fc8, conv1, MM1
+  EXPECT_EQ(model.index(0, HistoryModel::OperatorColumn).data().toString(),
+            "fc8 (network run 1, alexnet)");
+  EXPECT_EQ(model.index(0, HistoryModel::TrialsColumn).data().toInt(), 0);
+  EXPECT_EQ(model.index(0, HistoryModel::BudgetColumn).data().toString(), "the network's");
+  EXPECT_FALSE(model.index(1, HistoryModel::BestColumn).data().isValid());
+  EXPECT_EQ(model.index(2, HistoryModel::TrialsColumn).data().toInt(), 20);
+  EXPECT_EQ(model.index(2, HistoryModel::BestColumn).data().toString(), "0.0521 TFLOPS");
+  EXPECT_EQ(model.index(2, HistoryModel::BudgetColumn).data().toString(), "16 trials");
+  EXPECT_EQ(model.newestWithTrials(), 1);
+  model.setRuns(runs);
+  EXPECT_EQ(model.newestWithTrials(), -1);
 }
 
 TEST(HistoryModel, AnImportedRunOfOursNamesItsTuner) {

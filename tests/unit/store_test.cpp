@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -77,6 +78,38 @@ TEST(Store, RunsAndTrialsSurviveReopening) {
   EXPECT_EQ(again.run(id)->status, RunStatus::Finished);
   EXPECT_EQ(again.run(id)->endReason, EndReason::Target);
   EXPECT_FALSE(again.run(id)->ended.empty());
+}
+
+// Each run's trial count and best working speed in one query; a failed trial's speed (0, or
+// whatever it holds) is not a best.
+TEST(Store, RunTalliesCountTrialsAndTakeTheBestWorkingOne) {
+  TempDir dir;
+  Store store((dir.path / "opevo.db").string());
+  const std::int64_t a = store.createRun(sampleRun()), b = store.createRun(sampleRun());
+  store.createRun(sampleRun());  // no trials
+  const std::vector<std::pair<TrialStatus, double>> trials = {
+      {TrialStatus::Ok, 2.5}, {TrialStatus::WrongResult, 9.0}, {TrialStatus::Ok, 3.5}};
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    TrialRow t;
+    t.runId = a;
+    t.seq = static_cast<int>(i) + 1;
+    t.config = "tile_k=" + std::to_string(i);
+    t.status = trials[i].first;
+    t.speed = trials[i].second;
+    store.appendTrial(t);
+  }
+  TrialRow failed;
+  failed.runId = b;
+  failed.seq = 1;
+  failed.config = "tile_k=9";
+  failed.status = TrialStatus::CompileError;
+  store.appendTrial(failed);
+  const std::map<std::int64_t, RunTally> tallies = store.runTallies();
+  ASSERT_EQ(tallies.size(), 2u);
+  EXPECT_EQ(tallies.at(a).trials, 3);
+  EXPECT_EQ(tallies.at(a).best, 3.5);
+  EXPECT_EQ(tallies.at(b).trials, 1);
+  EXPECT_FALSE(tallies.at(b).best);
 }
 
 TEST(Store, DuplicateSequenceNumberIsRefused) {

@@ -35,19 +35,29 @@ QString budgetText(const std::string& json) {
 
 HistoryModel::HistoryModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void HistoryModel::setRuns(const std::vector<RunRecord>& runs) {
+void HistoryModel::setRuns(const std::vector<RunRecord>& runs,
+                           const std::map<std::int64_t, RunTally>& tallies,
+                           const std::map<std::int64_t, QString>& networks) {
   beginResetModel();
   m_rows.clear();
   for (const RunRecord& run : runs) {
     Row row;
     row.run = run;
     row.label = QString::fromStdString(run.label.empty() ? run.operatorName : run.label);
+    if (const auto t = tallies.find(run.id); t != tallies.end()) row.tally = t->second;
+    if (const auto n = networks.find(run.id); n != networks.end()) row.network = n->second;
     m_rows.push_back(std::move(row));
   }
   // Newest first: what was just run is what one looks for.
   std::stable_sort(m_rows.begin(), m_rows.end(),
                    [](const Row& a, const Row& b) { return a.run.id > b.run.id; });
   endResetModel();
+}
+
+int HistoryModel::newestWithTrials() const {
+  for (std::size_t r = 0; r < m_rows.size(); ++r)
+    if (m_rows[r].tally.trials > 0) return static_cast<int>(r);
+  return -1;
 }
 
 int HistoryModel::rowCount(const QModelIndex& parent) const {
@@ -72,14 +82,27 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(measuredBy(r.run));
       case RepeatColumn:
         return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
-      case OperatorColumn:
-        return role == Qt::ToolTipRole ? r.label : QString::fromStdString(r.run.operatorName);
+      case OperatorColumn: {
+        // A network's task: which network run it tuned for.
+        const QString name = QString::fromStdString(r.run.operatorName);
+        if (role == Qt::ToolTipRole)
+          return r.network.isEmpty() ? r.label : tr("%1, a task of %2").arg(r.label, r.network);
+        return r.network.isEmpty() ? name : tr("%1 (%2)").arg(name, r.network);
+      }
       case MeasuredOnColumn:
         // A replay's device is its dataset's label ("replay of X.json.gz (GPU, real
         // measurements)"): where the numbers come from.
         return QString::fromStdString(r.run.device);
       case BudgetColumn:
-        return budgetText(r.run.budgetJson);
+        // A network's task shares the network's budget: its own is what the scheduler gave it.
+        return r.network.isEmpty() ? budgetText(r.run.budgetJson) : tr("the network's");
+      case TrialsColumn:
+        return r.tally.trials;
+      case BestColumn:
+        if (!r.tally.best) return QVariant();
+        return QStringLiteral("%1 %2")
+            .arg(*r.tally.best, 0, 'g', 4)
+            .arg(QString::fromStdString(r.run.speedUnit));
       case StatusColumn:
         // The store says "running" until the run ends; a run whose program was killed keeps it.
         if (r.run.status == RunStatus::Running)
@@ -119,6 +142,10 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
       return tr("Measured on");
     case BudgetColumn:
       return tr("Budget");
+    case TrialsColumn:
+      return tr("Trials");
+    case BestColumn:
+      return tr("Best");
     case StatusColumn:
       return tr("Status");
     default:

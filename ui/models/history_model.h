@@ -2,6 +2,7 @@
 
 #include <QAbstractTableModel>
 #include <QString>
+#include <map>
 #include <vector>
 
 #include "store/records.h"
@@ -22,6 +23,8 @@ class HistoryModel : public QAbstractTableModel {
     OperatorColumn,    // the operator tuned (a replay's: its dataset's kernel)
     MeasuredOnColumn,  // the device, or the replayed dataset and the device it was measured on
     BudgetColumn,
+    TrialsColumn,  // measured so far
+    BestColumn,    // the best speed, in the run's unit
     StatusColumn,
     ColumnCount
   };
@@ -29,12 +32,20 @@ class HistoryModel : public QAbstractTableModel {
   struct Row {
     RunRecord run;
     QString label;  // "replay of A100.json.gz (...)", else the operator's name
+    RunTally tally;
+    QString network;  // "network run 3 (alexnet)" for a network's task run, else empty
   };
 
   explicit HistoryModel(QObject* parent = nullptr);
 
-  void setRuns(const std::vector<RunRecord>& runs);
+  // tallies (Store::runTallies) and networks (a task run's id -> its network run, as above) may
+  // be empty: the columns then show nothing.
+  void setRuns(const std::vector<RunRecord>& runs,
+               const std::map<std::int64_t, RunTally>& tallies = {},
+               const std::map<std::int64_t, QString>& networks = {});
   const Row& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
+  // The newest row whose run has trials (a network's last task may have none); -1 when none.
+  int newestWithTrials() const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

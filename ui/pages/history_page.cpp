@@ -31,6 +31,8 @@ namespace opevo::ui {
 
 struct HistoryPage::RunsJob {
   std::vector<RunRecord> runs;
+  std::map<std::int64_t, RunTally> tallies;
+  std::map<std::int64_t, QString> networks;  // a task run's network run
   QString error;
 };
 
@@ -202,7 +204,14 @@ void HistoryPage::reload() {
       [path = m_storePath.toStdString()] {
         RunsJob job;
         try {
-          job.runs = Store(path).runs();
+          const Store store(path);
+          job.runs = store.runs();
+          job.tallies = store.runTallies();
+          for (const NetworkRecord& n : store.networks())
+            for (std::int64_t run : n.taskRuns)
+              job.networks[run] = QObject::tr("network run %1, %2")
+                                      .arg(static_cast<qlonglong>(n.id))
+                                      .arg(QString::fromStdString(n.name));
         } catch (const std::exception& e) {
           job.error = QString::fromUtf8(e.what());
         }
@@ -212,7 +221,7 @@ void HistoryPage::reload() {
         showMessage(m_error, job.error.isEmpty()
                                  ? QString()
                                  : tr("The history cannot be read: %1").arg(job.error));
-        if (job.error.isEmpty()) m_model->setRuns(job.runs);
+        if (job.error.isEmpty()) m_model->setRuns(job.runs, job.tallies, job.networks);
       });
 }
 

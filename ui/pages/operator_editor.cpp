@@ -327,6 +327,20 @@ void OperatorEditor::validate() {
   for (QLineEdit* edit : m_spaceEdits) edit->setStyleSheet({});
   m_kind->setStyleSheet({});
   m_marked = refusal.isEmpty() ? QStringList() : fieldsNamedIn(refusal, f);
+  // Core stops at the first mistake; a shape field that is no count at all is marked and said
+  // with it, so that fixing one does not reveal the next.
+  QStringList others;
+  for (auto it = m_shapeEdits.cbegin(); it != m_shapeEdits.cend(); ++it) {
+    const QString text = it.value()->text().trimmed();
+    bool whole = false;
+    const qlonglong value = text.toLongLong(&whole);
+    if (text.isEmpty() || (whole && value >= 0) || m_marked.contains(it.key())) continue;
+    m_marked << it.key();
+    others << tr("%1: '%2' is not a count (a whole number, 0 or more)").arg(it.key(), text);
+  }
+  if (!others.isEmpty())
+    refusal +=
+        (refusal.isEmpty() ? QString() : QStringLiteral("\n")) + others.join(QLatin1Char('\n'));
   for (const QString& field : m_marked) {
     QWidget* w = field == QLatin1String("kind") ? static_cast<QWidget*>(m_kind)
                  : field.startsWith(QLatin1String("space:"))

@@ -5,8 +5,10 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "tuners/registry.h"
 #include "ui/models/settings_model.h"
@@ -45,7 +47,7 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   const QFontMetrics fm = m_list->fontMetrics();
   m_list->setGridSize(
       QSize(fm.horizontalAdvance(QStringLiteral("exhaustive")) + 44, fm.height() + 8));
-  m_list->setFixedHeight((fm.height() + 8) * 3 + 2 * m_list->frameWidth() + 4);
+  fitList();
   m_list->setToolTip(tr("Check the algorithms to race; click one to see its settings"));
   m_settingsView = makeTableView(m_models.empty() ? nullptr : m_models.front(),
                                  QStringLiteral("settingsTable"), this);
@@ -165,6 +167,21 @@ QStringList AlgorithmPanel::errors() const {
     if (m_list->item(i)->checkState() == Qt::Checked)
       list << m_models[static_cast<std::size_t>(i)]->errors();
   return list;
+}
+
+void AlgorithmPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitList();
+}
+
+void AlgorithmPanel::fitList() {
+  const QSize grid = m_list->gridSize();
+  if (grid.width() <= 0) return;
+  // Three rows until the panel has a width of its own; then as many as the names take.
+  const int width = m_list->viewport()->width();
+  const int columns = width > grid.width() ? std::max(1, width / grid.width()) : 0;
+  const int rows = columns ? (m_list->count() + columns - 1) / columns : 3;
+  m_list->setFixedHeight(grid.height() * std::max(rows, 1) + 2 * m_list->frameWidth() + 4);
 }
 
 }  // namespace opevo::ui

@@ -36,8 +36,13 @@ class AlgorithmPanel : public QWidget {
  signals:
   void changed();
 
+ protected:
+  // The list as tall as its rows at this width: every algorithm shows, checked or not.
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void showSettings(int row);
+  void fitList();
 
   QListWidget* m_list;
   QTableView* m_settingsView;
