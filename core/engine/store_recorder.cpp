@@ -2,12 +2,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/run_lock.h"
 #include "store/store.h"
 
 namespace opevo {
 
 StoreRecorder::StoreRecorder(Store& store, Engine& engine, RunContext context)
     : m_store(store), m_engine(engine), m_context(std::move(context)) {}
+
+StoreRecorder::~StoreRecorder() = default;
 
 void StoreRecorder::createRuns() {
   int fresh = 0;
@@ -32,7 +35,9 @@ void StoreRecorder::createRuns() {
     rec.raceId = m_raceId;
     rec.raceAlgorithm = r.plan.algorithmIndex;
     rec.raceRepeat = r.plan.repeat;
-    m_engine.setStoreId(r.index, m_store.createRun(rec));
+    const std::int64_t id = m_store.createRun(rec);
+    m_engine.setStoreId(r.index, id);
+    m_locks.push_back(std::make_unique<RunLock>(m_store.path(), LockedKind::Run, id));
   }
 }
 

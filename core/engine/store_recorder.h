@@ -1,12 +1,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 
 namespace opevo {
 
+class RunLock;
 class Store;
 
 // What every run of one engine shares in the store: the operator, what measures it and on what.
@@ -26,9 +29,11 @@ struct RunContext {
 class StoreRecorder final : public EngineObserver {
  public:
   StoreRecorder(Store& store, Engine& engine, RunContext context);
+  ~StoreRecorder() override;
 
   // Stores the runs added to the engine that have no row yet (call after addRun, before the
-  // first step). Several new runs form a race.
+  // first step), and holds them for this process while the recorder lives (RunLock). Several
+  // new runs form a race.
   void createRuns();
   // The reference library's speed, on every run of the engine.
   void setReference(const std::string& library, double speed);
@@ -42,6 +47,7 @@ class StoreRecorder final : public EngineObserver {
   Engine& m_engine;
   RunContext m_context;
   std::int64_t m_raceId = 0;
+  std::vector<std::unique_ptr<RunLock>> m_locks;
 };
 
 }  // namespace opevo

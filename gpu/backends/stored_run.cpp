@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "store/history.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 
 namespace opevo {
@@ -21,6 +22,7 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
                                      : endReasonName(stored->endReason)) +
                      "); nothing to resume");
   ResumedRun r;
+  r.lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, runId);
   r.run = *stored;
   r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options, r.run.device);
   r.plan.algorithm = r.run.algorithm;

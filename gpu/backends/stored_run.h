@@ -11,6 +11,7 @@
 
 namespace opevo {
 
+class RunLock;
 class Store;
 
 // A stored run made ready to go on: its measurement rebuilt from the record, its plan (the stored
@@ -25,9 +26,12 @@ struct ResumedRun {
   std::vector<std::pair<Config, Measurement>> restored;  // the same, for the tuner
   double secondsBefore = 0;  // tuning time already spent (0 for runs stored before schema v2)
   long long nextOrder = 1;   // the order its next trial takes in its race
+  // The run held for this process while this lives: another process resuming it is refused.
+  std::shared_ptr<RunLock> lock;
 };
 
-// Throws InputError for a run that is not in the store or has already finished (unless
+// Throws InputError for a run that is not in the store, that another process is tuning (RunLock),
+// or that has already finished (unless
 // allowFinished: a network's task run whose space ran out, or whose network is not finished yet,
 // goes on with its network). Marks the run running again.
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {},

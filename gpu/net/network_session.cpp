@@ -10,6 +10,7 @@
 #include "net/network_plan.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 
 namespace opevo::net {
@@ -81,10 +82,13 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source, const Backend
                               m_tuning->engine(i).runs().front().storeId);
     }
   });
+  m_locks.push_back(std::make_shared<RunLock>(store.path(), LockedKind::Network, m_id));
 }
 
 NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptions& backend)
     : m_store(store), m_id(id) {
+  // First: a network another process tunes is refused before anything of it is touched.
+  m_locks.push_back(std::make_shared<RunLock>(store.path(), LockedKind::Network, id));
   NetworkRecord stored;
   m_source = storedNetworkSource(store, id, &stored);
   if (stored.status == RunStatus::Finished)
@@ -135,6 +139,7 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     eo.firstOrder = r.nextOrder;
     options.push_back(eo);
     restores.push_back({r.restored, r.secondsBefore, r.run.id});
+    m_locks.push_back(r.lock);
     m_setups.push_back(std::move(r.setup));
   }
   build(options);

@@ -20,6 +20,7 @@
 #include "store/records.h"
 
 namespace opevo {
+class RunLock;
 class Store;
 class StoreRecorder;
 }  // namespace opevo
@@ -151,6 +152,9 @@ class NetworkSession {
   std::vector<std::unique_ptr<StoreRecorder>> m_recorders;
   std::vector<std::optional<Measurer::Reference>> m_references;  // by task, once measured
   std::int64_t m_id = 0;
+  // The network run and its resumed task runs, held for this process (RunLock); a new run's task
+  // runs are held by their recorders.
+  std::vector<std::shared_ptr<RunLock>> m_locks;
   int m_units = 0;  // stored units
   int m_resumedAt = 0;
 };

@@ -12,6 +12,7 @@
 
 #include "common/child_process.h"
 #include "common/rng.h"
+#include "run_process.h"
 #include "store/store.h"
 
 namespace opevo {
@@ -149,6 +150,46 @@ TEST(KillAndResume, FiveKillsLoseNothingAndEndOnBudget) {
   for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(trials[i].config, before[i].config);
   Store store(db);
   EXPECT_EQ(store.run(1)->status, RunStatus::Finished);
+  fs::remove_all(dir);
+}
+
+// A run that one process tunes is not resumed by a second beside it (the second is refused at
+// once, storing nothing, naming the process), and once the first is killed with SIGKILL the run
+// resumes at once: the lock went with the process.
+TEST(KillAndResume, ARunTunedElsewhereIsNotResumedBesideIt) {
+  char pattern[] = "/tmp/opevo-held-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const pid_t first = spawn({OPEVO_CLI, "tune", "--op", "MM1", "--backend", "cpu", "--trials",
+                             "100000", "--db", db, "--min-time-ms", "1"});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (storedTrials(db).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_FALSE(storedTrials(db).empty()) << "the first process stored no trial";
+
+  // (Under `timeout`: were it not refused, it would tune on beside the first.)
+  const auto refused =
+      test::runProcess("timeout", {"60", OPEVO_CLI, "tune", "--resume", "1", "--db", db});
+  EXPECT_EQ(refused.status, 2) << refused.err;
+  EXPECT_NE(refused.err.find("run 1 of " + db + " is being tuned by another process (pid " +
+                             std::to_string(first) + ")"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(Store(db).run(1)->status, RunStatus::Running) << "the refused resume touched it";
+
+  kill(first, SIGKILL);
+  waitpid(first, nullptr, 0);
+  const std::size_t kept = storedTrials(db).size();
+  // The killed process's lock went with it: a resume now measures on.
+  const pid_t second =
+      spawn({OPEVO_CLI, "tune", "--resume", "1", "--db", db, "--min-time-ms", "1"});
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (storedTrials(db).size() <= kept && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_GT(storedTrials(db).size(), kept) << "the resume after the kill measured nothing";
+  kill(second, SIGKILL);
+  waitpid(second, nullptr, 0);
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace opevo {
+
+// What a lock holds: a tuning run, or a network run (whose task runs are runs too).
+enum class LockedKind { Run, Network };
+
+// A run of a database held by this process while it tunes it, so that a second process resuming
+// the same run (a `tune --resume` typed twice, the window's Resume while the command line still
+// runs it) is refused instead of measuring beside it and failing on the first trial both commit.
+// One byte of the file DB-runs.lock beside the database, locked with fcntl: the lock goes with
+// the process however it ends, kill -9 included, so a run whose program died resumes at once.
+// Holders in one process share the lock (counted): the process is the tuner.
+class RunLock {
+ public:
+  // Takes the lock, or throws InputError naming the run, the database and the process holding
+  // it. A database whose folder cannot hold the lock file is not locked (nothing else could lock
+  // it either).
+  RunLock(const std::string& databasePath, LockedKind kind, std::int64_t id);
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  std::string m_path;  // the lock file; empty when nothing is held
+  std::int64_t m_byte = 0;
+  int m_fd = -1;
+};
+
+}  // namespace opevo
