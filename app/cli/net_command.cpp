@@ -84,7 +84,7 @@ void runShow(const NetShowOptions& o) {
     std::cout << toJson(n, g).dump(2) << "\n";
     return;
   }
-  std::cout << n.name << ": " << n.description << "\n";
+  std::cout << n.name << (n.description.empty() ? "" : ": " + n.description) << "\n";
   std::cout << "params: " << paramsText(n);
   for (const net::Input& in : n.inputs)
     std::cout << "; input " << in.name << " " << net::formatShape(in.shape);

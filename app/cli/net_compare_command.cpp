@@ -71,6 +71,21 @@ void runCompare(const NetCompareOptions& o) {
   if (schedulers.empty())
     throw InputError("--schedulers names no scheduler (gradient, round-robin or topological)");
   if (modes.empty()) throw InputError("--modes names no mode (loop, joint or joint-np)");
+  // A name twice would race a contender against itself under two rows that read the same.
+  const auto once = [](const std::vector<std::string>& names, const char* option) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (names[i] == names[j])
+          throw InputError(std::string(option) + " names " + names[i] +
+                           " twice (--repeats races each contender more than once)");
+  };
+  once(algos, "--algos");
+  once(schedulers, "--schedulers");
+  for (std::size_t i = 0; i < modes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (modes[i] == modes[j])
+        throw InputError("--modes names " + std::string(layout::tuningModeName(modes[i])) +
+                         " twice");
   std::vector<Contender> all;
   for (int r = 0; r < o.repeats; ++r)
     for (const layout::TuningMode mode : modes)

@@ -66,9 +66,6 @@ struct EngineProgress {
   double etaSeconds = -1;       // -1 when unknown (a target-only budget)
 };
 
-// What observers are told, on the thread that steps the engine. The store commits a trial in
-// trialMeasured before later observers hear of it; an exception thrown there (a full disk) ends
-// the engine cleanly, as failed, with that message.
 // The tuner a plan runs with on `space` (ALT's two stages on a joint layout space). Throws
 // InputError for a bad budget or batch, an unknown algorithm or setting, or an algorithm that
 // cannot take the space's parameters.
@@ -76,6 +73,9 @@ std::unique_ptr<Tuner> tunerForPlan(const SearchSpace& space, const RunPlan& pla
 // tunerForPlan's checks alone: for a command that refuses a bad plan before it opens a database.
 void checkRunPlan(const SearchSpace& space, const RunPlan& plan);
 
+// What observers are told, on the thread that steps the engine. The store commits a trial in
+// trialMeasured before later observers hear of it; an exception thrown there (a full disk) ends
+// the engine cleanly, as failed, with that message.
 class EngineObserver {
  public:
   virtual ~EngineObserver() = default;

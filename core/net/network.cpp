@@ -390,6 +390,10 @@ void inferShapes(Network& net, const std::string& source) {
   if (net.layers.empty()) throw InputError(source + ": the network has no layers");
   if (!known.count(net.output))
     throw InputError(source + ": output '" + net.output + "' names no input or layer");
+  for (const auto& in : net.inputs)
+    if (in.name == net.output)
+      throw InputError(source + ": output '" + net.output +
+                       "' is an input of the network: no layer computes it");
 }
 
 void foldBatchNorms(Network& net) {

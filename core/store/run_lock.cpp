@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 
 #include "common/error.h"
@@ -16,8 +19,8 @@ namespace {
 // drops every fcntl lock the process holds on it, so one per file, never closed.
 struct Registry {
   std::mutex mutex;
-  std::map<std::string, int> files;                       // path -> descriptor (-1: none)
-  std::map<std::tuple<std::string, off_t>, int> holders;  // (path, byte) -> holders here
+  std::map<std::string, int> files;               // canonical path -> descriptor (-1: none)
+  std::set<std::tuple<std::string, off_t>> held;  // (path, byte) held by this process
 };
 
 Registry& registry() {
@@ -42,29 +45,38 @@ flock lockAt(short type, off_t byte) {
 }  // namespace
 
 RunLock::RunLock(const std::string& databasePath, LockedKind kind, std::int64_t id) {
+  // An in-memory database is no file another process could open.
+  if (databasePath.empty() || databasePath == ":memory:" || databasePath.rfind("file:", 0) == 0)
+    return;
+  // One lock file however the database is named ("a.db", "./a.db", a linked folder).
+  std::error_code ec;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(databasePath, ec);
+  const std::string path =
+      (ec ? std::filesystem::path(databasePath) : canonical).string() + "-runs.lock";
+  const std::string what = std::string(kind == LockedKind::Network ? "network run " : "run ") +
+                           std::to_string(id) + " of " + databasePath;
   Registry& r = registry();
   std::lock_guard guard(r.mutex);
-  const std::string path = databasePath + "-runs.lock";
   auto file = r.files.find(path);
   if (file == r.files.end())
     file = r.files.emplace(path, ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)).first;
-  if (file->second < 0) return;  // a folder nobody can write to: no one else tunes there either
+  if (file->second < 0) return;  // a folder this process cannot write to: it stores nothing there
   const off_t byte = byteOf(kind, id);
-  int& holders = r.holders[{path, byte}];
-  if (holders == 0) {
-    flock l = lockAt(F_WRLCK, byte);
-    if (::fcntl(file->second, F_SETLK, &l) != 0) {
-      flock who = lockAt(F_WRLCK, byte);
-      const bool known = ::fcntl(file->second, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
-      r.holders.erase({path, byte});
-      throw InputError(std::string(kind == LockedKind::Network ? "network run " : "run ") +
-                       std::to_string(id) + " of " + databasePath +
-                       " is being tuned by another process" +
-                       (known ? " (pid " + std::to_string(who.l_pid) + ")" : std::string()) +
-                       ": wait for it to end, or stop it, before resuming it here");
-    }
+  // This process tunes it already (the window's Runs and Networks pages, or a second resume).
+  if (r.held.count({path, byte}))
+    throw InputError(what + " is being tuned here already: wait for it to end, or stop it");
+  flock l = lockAt(F_WRLCK, byte);
+  if (::fcntl(file->second, F_SETLK, &l) != 0) {
+    // Only a lock held elsewhere refuses the run; a file system without locks (some network
+    // mounts) tunes without one, as before locks existed.
+    if (errno != EACCES && errno != EAGAIN) return;
+    flock who = lockAt(F_WRLCK, byte);
+    const bool known = ::fcntl(file->second, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
+    throw InputError(what + " is being tuned by another process" +
+                     (known ? " (pid " + std::to_string(who.l_pid) + ")" : std::string()) +
+                     ": wait for it to end, or stop it, before resuming it here");
   }
-  ++holders;
+  r.held.insert({path, byte});
   m_path = path;
   m_byte = byte;
   m_fd = file->second;
@@ -75,9 +87,7 @@ RunLock::~RunLock() {
   Registry& r = registry();
   std::lock_guard guard(r.mutex);
   const off_t byte = static_cast<off_t>(m_byte);
-  const auto it = r.holders.find({m_path, byte});
-  if (it == r.holders.end() || --it->second > 0) return;
-  r.holders.erase(it);
+  r.held.erase({m_path, byte});
   flock l = lockAt(F_UNLCK, byte);
   ::fcntl(m_fd, F_SETLK, &l);
 }

@@ -13,12 +13,12 @@ enum class LockedKind { Run, Network };
 // runs it) is refused instead of measuring beside it and failing on the first trial both commit.
 // One byte of the file DB-runs.lock beside the database, locked with fcntl: the lock goes with
 // the process however it ends, kill -9 included, so a run whose program died resumes at once.
-// Holders in one process share the lock (counted): the process is the tuner.
+// Within one process a run is held once too (the window's pages tune side by side).
 class RunLock {
  public:
   // Takes the lock, or throws InputError naming the run, the database and the process holding
-  // it. A database whose folder cannot hold the lock file is not locked (nothing else could lock
-  // it either).
+  // it. Not locked: an in-memory database, one whose folder this process cannot write to (it
+  // could store nothing there), and one on a file system without fcntl locks.
   RunLock(const std::string& databasePath, LockedKind kind, std::int64_t id);
   ~RunLock();
   RunLock(const RunLock&) = delete;

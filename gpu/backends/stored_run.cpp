@@ -12,7 +12,7 @@
 namespace opevo {
 
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options,
-                           bool allowFinished) {
+                           bool allowFinished, bool markRunning) {
   const auto stored = store.run(runId);
   if (!stored) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
   if (stored->status == RunStatus::Finished && !allowFinished)
@@ -41,7 +41,7 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
     r.secondsBefore = std::max(r.secondsBefore, t.seconds);
   }
   r.nextOrder = store.lastOrder(r.run) + 1;
-  store.setRunStatus(r.run.id, RunStatus::Running);
+  if (markRunning) store.setRunStatus(r.run.id, RunStatus::Running);
   return r;
 }
 

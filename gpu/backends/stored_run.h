@@ -33,9 +33,10 @@ struct ResumedRun {
 // Throws InputError for a run that is not in the store, that another process is tuning (RunLock),
 // or that has already finished (unless
 // allowFinished: a network's task run whose space ran out, or whose network is not finished yet,
-// goes on with its network). Marks the run running again.
+// goes on with its network). Marks the run running again, unless markRunning is false (a
+// network marks its task runs once every one of them is read back).
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {},
-                           bool allowFinished = false);
+                           bool allowFinished = false, bool markRunning = true);
 
 // Adds the resumed run to an engine made on r.setup (with EngineOptions::firstOrder =
 // r.nextOrder): its plan, its stored trials and tuning time, and its store id.

@@ -99,23 +99,6 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     throw InputError("network run " + std::to_string(id) + " stores " +
                      std::to_string(stored.taskRuns.size()) + " task runs for " +
                      std::to_string(m_graph.tasks.size()) + " tasks");
-  // Each task run is marked running as it is read back: a resume that fails part way (units
-  // that do not replay, a task that is no longer its operator) puts them back as they were.
-  struct StatusesBack {
-    Store& store;
-    std::vector<std::pair<std::int64_t, RunStatus>> before;
-    bool keep = false;
-    ~StatusesBack() {
-      if (keep) return;
-      for (const auto& [run, status] : before) try {
-          store.setRunStatus(run, status);
-        } catch (const std::exception&) {
-          // The store failing too: what it says is already the error on its way out.
-        }
-    }
-  } statuses{store, {}};
-  for (std::int64_t run : stored.taskRuns)
-    if (const auto r = store.run(run)) statuses.before.emplace_back(run, r->status);
   std::vector<EngineOptions> options;
   std::vector<TaskRestore> restores;
   for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
@@ -123,7 +106,7 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     const Task& t = m_graph.tasks[i];
     ResumedRun r =
         resumeStoredRun(store, stored.taskRuns[i], taskMeasuringOptions(backend, m_source.plan, t),
-                        /*allowFinished=*/true);
+                        /*allowFinished=*/true, /*markRunning=*/false);
     // As a new run on this backend stores it (runDefinition: the GPU templates' space on cuda
     // and hip), or as runs stored before spaces had targets did.
     const OperatorDefinition def = taskDefinition(t, m_source.plan.mode, m_source.plan.templates);
@@ -150,8 +133,12 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
   for (const UnitRecord& u : m_tuning->restore(restores, previous))
     store.appendNetworkUnit(id, {++m_units, static_cast<int>(u.task), u.trials});
   m_resumedAt = m_tuning->trials();
-  store.setNetworkStatus(id, RunStatus::Running, "");
-  statuses.keep = true;
+  // Marked only now: a resume refused part way (units that do not replay, a task that is no
+  // longer its operator) leaves every run as it was stored.
+  store.inTransaction([&] {
+    for (std::int64_t run : stored.taskRuns) store.setRunStatus(run, RunStatus::Running);
+    store.setNetworkStatus(id, RunStatus::Running, "");
+  });
 }
 
 NetworkSession::~NetworkSession() = default;

@@ -143,6 +143,9 @@ class NetworkSession {
   // The stored network text as a file, for the reference program, which reads files.
   std::string writeNetworkFile(const TempDir& dir) const;
 
+  // The network run and its resumed task runs, held for this process (RunLock); a new run's task
+  // runs are held by their recorders. First, so that they are let go last.
+  std::vector<std::shared_ptr<RunLock>> m_locks;
   Store& m_store;
   NetworkSource m_source;
   Network m_network;
@@ -152,9 +155,6 @@ class NetworkSession {
   std::vector<std::unique_ptr<StoreRecorder>> m_recorders;
   std::vector<std::optional<Measurer::Reference>> m_references;  // by task, once measured
   std::int64_t m_id = 0;
-  // The network run and its resumed task runs, held for this process (RunLock); a new run's task
-  // runs are held by their recorders.
-  std::vector<std::shared_ptr<RunLock>> m_locks;
   int m_units = 0;  // stored units
   int m_resumedAt = 0;
 };

@@ -653,15 +653,26 @@ TEST(CliNet, ARefusedTuneLeavesNoDatabase) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"/nonexistent/net.json"},
         std::vector<std::string>{"alexnet", "--backend", "tpu"},
-        std::vector<std::string>{"alexnet", "--template", "gemv"}}) {
+        std::vector<std::string>{"alexnet", "--template", "gemv"},
+        // An algorithm that cannot take the tasks' spaces (joint mode's permutations) tuned
+        // nothing and reported success; a unit of no trials; a replay dataset.
+        std::vector<std::string>{"alexnet", "--algo", "na2c"},
+        std::vector<std::string>{"alexnet", "--unit", "0"},
+        std::vector<std::string>{"alexnet", "--backend", "replay:x.json"},
+        std::vector<std::string>{"alexnet", "--param", "batch=2", "--param", "batch=4"}}) {
     std::vector<std::string> all = {"net", "tune"};
     all.insert(all.end(), args.begin(), args.end());
     for (const char* more : {"--trials", "4", "--db"}) all.push_back(more);
     all.push_back(db);
     const auto r = runProcess(OPEVO_CLI, all);
-    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.status, 2) << args.back() << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(db)) << args.back() << " left " << db;
   }
+  const auto twice =
+      runProcess(OPEVO_CLI, {"net", "compare", "alexnet", "--algos", "opevo-m,opevo-m", "--trials",
+                             "4", "--out", (dir / "out").string()});
+  EXPECT_EQ(twice.status, 2) << twice.err;
+  EXPECT_NE(twice.err.find("--algos names opevo-m twice"), std::string::npos) << twice.err;
   std::filesystem::remove_all(dir);
 }
 

@@ -270,9 +270,14 @@ TEST(CodegenEmulatedGpu, TheWorkerTransformsAWinogradKernelsWeights) {
   EXPECT_EQ(hostOperandsFor(buffers, nullptr, true), transformed) << "transformed again";
   EXPECT_EQ(std::vector<float>(transformed->b.begin(), transformed->b.end()),
             codegen::winogradWeights(op, buffers.b));
+  // The untransformed case: the plain weights followed by zeros, as many floats as the kernel
+  // reads, so that the wrong weights are all it gets.
+  OperatorBuffers plain(op);
+  plain.b.resize(codegen::winogradWeights(op, plain.b).size(), 0.0f);
   for (const bool transform : {true, false}) {
     HostApi api;
-    DeviceOperands<HostApi> dev(api, buffers, nullptr, transform);
+    OperatorBuffers& given = transform ? buffers : plain;
+    DeviceOperands<HostApi> dev(api, given, nullptr, transform);
     const auto floats = [](const DeviceBuffer<HostApi>& b) {
       return reinterpret_cast<const float*>(b.get());
     };
@@ -280,7 +285,7 @@ TEST(CodegenEmulatedGpu, TheWorkerTransformsAWinogradKernelsWeights) {
       kernel(floats(dev.a), floats(dev.b), reinterpret_cast<float*>(dev.c.get()), floats(dev.bias),
              floats(dev.residual));
     };
-    EXPECT_EQ(verifyOnDevice(api, dev, buffers, run).has_value(), !transform);
+    EXPECT_EQ(verifyOnDevice(api, dev, given, run).has_value(), !transform);
   }
 }
 

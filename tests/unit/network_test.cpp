@@ -257,6 +257,10 @@ TEST(Network, BadFilesNameTheLayerAndField) {
   EXPECT_NE(errorOf(R"({"name": "t", "inputs": [{"name": "x", "shape": [2]}], "layers": []})")
                 .find("no layers"),
             std::string::npos);
+  EXPECT_NE(errorOf(R"({"name": "t", "inputs": [{"name": "x", "shape": [2]}], "output": "x",
+                      "layers": [{"name": "r", "op": "relu", "input": "x"}]})")
+                .find("output 'x' is an input of the network: no layer computes it"),
+            std::string::npos);
   EXPECT_THROW(loadNetwork("no_such_network"), InputError);
   EXPECT_THROW(parseParamOverride("batch"), InputError);
   EXPECT_THROW(parseParamOverride("batch=two"), InputError);

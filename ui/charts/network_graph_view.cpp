@@ -167,7 +167,9 @@ void NetworkGraphView::wheelEvent(QWheelEvent* event) {
 
 void NetworkGraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  if (!m_zoomed) fitGraph();
+  // The fit follows the width (a tall network scrolls): a height that changes (a status line
+  // wrapping during a race, a scroll bar) keeps where the user scrolled to.
+  if (!m_zoomed && event->size().width() != event->oldSize().width()) fitGraph();
 }
 
 }  // namespace opevo::ui

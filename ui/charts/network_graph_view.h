@@ -35,7 +35,7 @@ class NetworkGraphView : public QGraphicsView {
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
-  // Fits the graph again as the view changes size (a page shown for the first time is laid out
+  // Fits the graph again as the view changes width (a page shown for the first time is laid out
   // after the graph was set), until the user zooms.
   void resizeEvent(QResizeEvent* event) override;
 

@@ -135,6 +135,7 @@ NetworksPage::NetworksPage(QWidget* parent)
     QString error;
     const auto params = m_setup->params(&error);
     if (!params) {
+      m_setup->setNetworkValid(false);
       setStatus(error, true);
       return;
     }
@@ -143,6 +144,7 @@ NetworksPage::NetworksPage(QWidget* parent)
     try {
       text = net::networkText(source);
     } catch (const std::exception& e) {
+      m_setup->setNetworkValid(false);
       setStatus(QString::fromUtf8(e.what()), true);
       return;
     }
@@ -208,7 +210,8 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         try {
           const net::Network n = net::networkFromText(text, source, params);
           const net::TaskGraph g = net::extractTasks(n);
-          p->description = QString::fromStdString(n.name + ": " + n.description);
+          p->description = QString::fromStdString(
+              n.description.empty() ? n.name : n.name + ": " + n.description);
           p->tasks = networkTaskInfo(n, g);
           p->layout = layoutNetwork(n, g);
         } catch (const std::exception& e) {

@@ -330,13 +330,13 @@ void OperatorEditor::validate() {
   // Core stops at the first mistake; a shape field that is no count at all is marked and said
   // with it, so that fixing one does not reveal the next.
   QStringList others;
-  for (auto it = m_shapeEdits.cbegin(); it != m_shapeEdits.cend(); ++it) {
-    const QString text = it.value()->text().trimmed();
+  for (const QString& field : shapeFields(f.kind)) {  // the fields shown, not another kind's
+    const QString text = f.shape.value(field).trimmed();
     bool whole = false;
     const qlonglong value = text.toLongLong(&whole);
-    if (text.isEmpty() || (whole && value >= 0) || m_marked.contains(it.key())) continue;
-    m_marked << it.key();
-    others << tr("%1: '%2' is not a count (a whole number, 0 or more)").arg(it.key(), text);
+    if (text.isEmpty() || (whole && value >= 0) || m_marked.contains(field)) continue;
+    m_marked << field;
+    others << tr("%1: '%2' is not a count (a whole number, 0 or more)").arg(field, text);
   }
   if (!others.isEmpty())
     refusal +=
