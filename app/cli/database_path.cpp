@@ -12,6 +12,10 @@ std::string existingDatabase(const std::string& db) {
   if (!std::filesystem::exists(db, ec))
     throw InputError("database '" + db +
                      "' does not exist (check --db; opevo tune and opevo import create one)");
+  // SQLite would take an empty file for a new database and write one into it: a command that
+  // only reads must not turn someone's empty file into a database.
+  if (std::filesystem::is_regular_file(db, ec) && std::filesystem::file_size(db, ec) == 0 && !ec)
+    throw InputError("database '" + db + "' is an empty file, not a database (check --db)");
   return db;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/strict_json.h"
 
 namespace opevo::kas {
 
@@ -105,7 +106,7 @@ MicroDag loadKernel(const std::string& path) {
   text << in.rdbuf();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = parseStrictJson(text.str(), path);
   } catch (const nlohmann::json::exception& e) {  // out_of_range too: a number like 1e400
     throw InputError(path + ": not JSON (" + e.what() + ")");
   }

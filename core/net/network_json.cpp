@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/strict_json.h"
 
 namespace opevo::net {
 namespace {
@@ -281,7 +282,7 @@ Network networkFromText(const std::string& text, const std::string& source,
                         const ParamOverrides& overrides, bool foldNorms) {
   json j;
   try {
-    j = json::parse(text);
+    j = parseStrictJson(text, source);
   } catch (const json::exception& e) {  // out_of_range too: a number like 1e400
     throw InputError(source + ": not valid JSON (" + e.what() + ")");
   }

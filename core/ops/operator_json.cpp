@@ -4,11 +4,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <sstream>
 
 #include "common/error.h"
+#include "common/strict_json.h"
 #include "ops/matvec_space.h"
 #include "ops/presets.h"
 #include "space/choice_param.h"
@@ -357,7 +359,8 @@ OperatorDefinition loadOperator(const std::string& presetOrPath) {
   }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    j = parseStrictJson(text, presetOrPath);
   } catch (const nlohmann::json::exception& e) {  // out_of_range too: a number like 1e400
     throw InputError(presetOrPath + ": not valid JSON (" + e.what() + ")");
   }

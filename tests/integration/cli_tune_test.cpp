@@ -272,6 +272,13 @@ TEST(CliTune, ReadingAMissingDatabaseNamesIt) {
     EXPECT_NE(r.err.find("database '" + db + "' does not exist"), std::string::npos) << r.err;
   }
   EXPECT_FALSE(std::filesystem::exists(dir.path / "no"));
+  // An empty file is not turned into a database by a command that only reads.
+  const std::string empty = (dir.path / "empty.db").string();
+  std::ofstream{empty};
+  const auto r = runProcess(OPEVO_CLI, {"runs", "--db", empty});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("database '" + empty + "' is an empty file"), std::string::npos) << r.err;
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
 }
 
 // The user's data folder cannot be created (a path under /proc: not even root can): the run is

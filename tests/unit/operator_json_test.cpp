@@ -163,5 +163,33 @@ TEST(OperatorJson, AFileWithANumberBeyondADoubleIsAnInputErrorInEveryReader) {
   std::remove(path);
 }
 
+// A key twice in one object: the JSON parser keeps the last value quietly ("kind" twice read as
+// a conv2d with a matmul's shape, a second "n" won). Every file reader refuses it by name; the
+// same key in two objects is fine.
+TEST(OperatorJson, AKeyTwiceInOneObjectIsRefusedByEveryReader) {
+  char path[] = "/tmp/opevo-twice-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::ofstream(path) << R"({"name": "x", "kind": "matmul", "shape": {"n": 8, "m": 8, "k": 8,
+                             "n": 16}})";
+  const auto refused = [&](const std::function<void()>& read) {
+    try {
+      read();
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      return what.find(path) != std::string::npos &&
+             what.find("the key 'n' appears twice in one object") != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused([&] { loadOperator(path); }));
+  EXPECT_TRUE(refused([&] { net::loadNetwork(path); }));
+  EXPECT_TRUE(refused([&] { kas::loadKernel(path); }));
+  std::ofstream(path) << R"({"name": "x", "kind": "matmul", "shape": {"n": 8, "m": 8, "k": 8},
+                             "space": {}})";
+  EXPECT_EQ(loadOperator(path).op.n, 8);
+  std::remove(path);
+}
+
 }  // namespace
 }  // namespace opevo
