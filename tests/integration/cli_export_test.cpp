@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
+#include "store/store.h"
 
 namespace opevo::test {
 namespace {
@@ -79,7 +80,13 @@ TEST(CliExport, UnknownRunExitsTwo) {
   EXPECT_NE(missing.err.find("database '" + db + "' does not exist"), std::string::npos)
       << missing.err;
   EXPECT_FALSE(std::filesystem::exists(db));
-  std::ofstream{db};  // an empty file is an empty database
+  std::ofstream{db};  // an empty file is no database, and stays empty
+  const auto empty = runProcess(OPEVO_CLI, {"export", "424242", "--db", db, "--out", "/tmp/x"});
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("is an empty file, not a database"), std::string::npos) << empty.err;
+  EXPECT_EQ(std::filesystem::file_size(db), 0u);
+  std::filesystem::remove(db);
+  { Store created(db); }  // a database without runs
   const auto r = runProcess(OPEVO_CLI, {"export", "424242", "--db", db, "--out", "/tmp/x"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("no run 424242"), std::string::npos) << r.err;
