@@ -308,60 +308,54 @@ void runTune(const NetTuneOptions& o) {
   if (e) requireVerified(*e);
 }
 
-// A network run's name in the listing: its template beside it unless direct.
-std::string listedName(const NetworkRecord& n, const std::string& kernelTemplate) {
-  return n.name + (kernelTemplate == "direct" ? "" : " (" + kernelTemplate + ")");
-}
-
 void runList(const std::string& db, bool json) {
   Store store(existingDatabase(db));
   nlohmann::json all = nlohmann::json::array();
-  const std::vector<NetworkRecord> networks = store.networks();
-  // The network column as wide as its longest name ("alexnet (winograd+matvec)").
-  int width = 18;
-  for (const NetworkRecord& n : networks)
-    width = std::max(
-        width,
-        static_cast<int>(
-            listedName(n, net::planTemplates(nlohmann::json::parse(n.planJson)).name()).size()));
-  if (!json)
-    std::printf("%4s  %-*s %-11s %-6s %8s %12s %12s  %s\n", "id", width, "network", "status",
-                "backend", "trials", "end-to-end", "libtorch", "started");
-  for (const NetworkRecord& n : networks) {
+  for (const NetworkRecord& n : store.networks()) {
     int trials = 0;
     for (const NetworkUnitRow& u : store.networkUnits(n.id)) trials += u.trials;
     const nlohmann::json plan = nlohmann::json::parse(n.planJson);
     const nlohmann::json result =
         n.resultJson.empty() ? nlohmann::json::object() : nlohmann::json::parse(n.resultJson);
-    const nlohmann::json endToEnd = result.value("end_to_end_ms", nlohmann::json(nullptr));
-    const nlohmann::json reference = result.contains("reference")
-                                         ? result["reference"].value("ms", nlohmann::json(nullptr))
-                                         : nlohmann::json(nullptr);
-    const std::string kernelTemplate = net::planTemplates(plan).name();
     all.push_back({{"id", n.id},
                    {"network", n.name},
-                   {"template", kernelTemplate},
+                   {"template", net::planTemplates(plan).name()},
                    // Runs stored before the field timed their kernels warm.
                    {"weights", plan.value("weights", "warm")},
                    {"status", runStatusName(n.status)},
                    {"backend", n.backend},
                    {"trials", trials},
                    {"budget", plan.value("trials", 0)},
-                   {"end_to_end_ms", endToEnd},
-                   {"reference_ms", reference},
+                   {"end_to_end_ms", result.value("end_to_end_ms", nlohmann::json(nullptr))},
+                   {"reference_ms", result.contains("reference")
+                                        ? result["reference"].value("ms", nlohmann::json(nullptr))
+                                        : nlohmann::json(nullptr)},
                    {"started", n.started}});
-    if (json) continue;
-    auto cell = [](const nlohmann::json& v) {
-      return v.is_number() ? std::to_string(v.get<double>()).substr(0, 8) + " ms"
-                           : std::string("-");
-    };
-    const std::string name = listedName(n, kernelTemplate);
-    std::printf("%4lld  %-*s %-11s %-6s %4d/%-4d %12s %12s  %s\n", static_cast<long long>(n.id),
-                width, name.c_str(), std::string(runStatusName(n.status)).c_str(),
-                n.backend.c_str(), trials, plan.value("trials", 0), cell(endToEnd).c_str(),
-                cell(reference).c_str(), n.started.c_str());
   }
-  if (json) std::cout << all.dump(2) << "\n";
+  if (json) {
+    std::cout << all.dump(2) << "\n";
+    return;
+  }
+  // The network's name with its template beside it unless direct, the column as wide as the
+  // longest ("alexnet (winograd+matvec)").
+  auto name = [](const nlohmann::json& r) {
+    const std::string kernelTemplate = r["template"].get<std::string>();
+    return r["network"].get<std::string>() +
+           (kernelTemplate == "direct" ? "" : " (" + kernelTemplate + ")");
+  };
+  int width = 18;
+  for (const nlohmann::json& r : all) width = std::max(width, static_cast<int>(name(r).size()));
+  auto cell = [](const nlohmann::json& v) {
+    return v.is_number() ? std::to_string(v.get<double>()).substr(0, 8) + " ms" : std::string("-");
+  };
+  std::printf("%4s  %-*s %-11s %-6s %8s %12s %12s  %s\n", "id", width, "network", "status",
+              "backend", "trials", "end-to-end", "libtorch", "started");
+  for (const nlohmann::json& r : all)
+    std::printf("%4lld  %-*s %-11s %-6s %4d/%-4d %12s %12s  %s\n", r["id"].get<long long>(), width,
+                name(r).c_str(), r["status"].get<std::string>().c_str(),
+                r["backend"].get<std::string>().c_str(), r["trials"].get<int>(),
+                r["budget"].get<int>(), cell(r["end_to_end_ms"]).c_str(),
+                cell(r["reference_ms"]).c_str(), r["started"].get<std::string>().c_str());
 }
 
 void runExport(std::int64_t id, const std::string& out, const std::string& db) {

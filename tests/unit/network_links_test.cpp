@@ -27,6 +27,13 @@ std::vector<Config> randomConfigs(const TaskGraph& g, std::uint64_t seed) {
   return configs;
 }
 
+// Every task's untuned configuration (its template's start blocking) in `mode`.
+std::vector<Config> untunedConfigs(const TaskGraph& g, layout::TuningMode mode) {
+  std::vector<Config> configs;
+  for (const Task& t : g.tasks) configs.push_back(untunedConfig(taskDefinition(t, mode, {}).space));
+  return configs;
+}
+
 // The tensor a step's operand names; "" for none.
 std::string tensorName(const NetworkProgram& p, const ProgramOperand& o) {
   return o.kind == ProgramOperand::Kind::Tensor ? p.tensors[std::size_t(o.index)].name : "";
@@ -90,9 +97,7 @@ TEST(NetworkLinks, LinkedProgramsComputeWhatUnlinkedOnesDo) {
 TEST(NetworkLinks, ADroppedConversionsOutputTakesNoMemory) {
   const Network n = loadNetwork("resnet50");
   const TaskGraph g = extractTasks(n);
-  std::vector<Config> untuned;
-  for (const Task& t : g.tasks)
-    untuned.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Joint, {}).space));
+  const std::vector<Config> untuned = untunedConfigs(g, layout::TuningMode::Joint);
   auto bytes = [](const NetworkProgram& p) {
     std::int64_t total = 0;
     for (const ProgramTensor& t : p.tensors) total += t.aliasOf < 0 ? t.elements * 4 : 0;
@@ -128,9 +133,7 @@ TEST(NetworkLinks, ADroppedConversionsOutputTakesNoMemory) {
 TEST(NetworkLinks, OneTensorIsConvertedIntoOneLayoutOnce) {
   const Network n = loadNetwork("bert_base_layer");
   const TaskGraph g = extractTasks(n);
-  std::vector<Config> untuned;
-  for (const Task& t : g.tasks)
-    untuned.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Joint, {}).space));
+  const std::vector<Config> untuned = untunedConfigs(g, layout::TuningMode::Joint);
   const NetworkProgram p = buildNetworkProgram(n, g, untuned, layout::TuningMode::Joint, 1);
   std::vector<std::string> read;
   for (const ProgramStep& s : p.steps)
@@ -147,9 +150,7 @@ TEST(NetworkLinks, OneTensorIsConvertedIntoOneLayoutOnce) {
   EXPECT_EQ(packs, 1);
 
   CpuNetworkRun joint(n, g, untuned, layout::TuningMode::Joint, 1);
-  std::vector<Config> loops;
-  for (const Task& t : g.tasks)
-    loops.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Loop, {}).space));
+  const std::vector<Config> loops = untunedConfigs(g, layout::TuningMode::Loop);
   CpuNetworkRun plain(n, g, loops, layout::TuningMode::Loop, 1);
   EXPECT_LT(maxRelativeError(joint.forward(), plain.forward()), 1e-5);
 }
