@@ -16,6 +16,7 @@
 #include "kas/kas_json.h"
 #include "kas/kas_search.h"
 #include "kas/pareto.h"
+#include "space/text.h"
 
 namespace opevo::cli {
 namespace {
@@ -270,11 +271,10 @@ void runTrain(TrainOptions& o) {
     std::stringstream in(o.curve);
     std::string item;
     while (std::getline(in, item, ',')) {
-      try {
-        q.referenceCurve.push_back(std::stod(item));
-      } catch (const std::exception&) {
+      double v = 0;
+      if (!parseNumber(item, v))
         throw InputError("--reference-curve: '" + item + "' is not a number");
-      }
+      q.referenceCurve.push_back(v);
     }
   }
   std::string why;

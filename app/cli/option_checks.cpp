@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "space/text.h"
+
 namespace opevo::cli {
 namespace {
 
@@ -11,13 +13,7 @@ CLI::Validator finite(bool zeroAllowed) {
   return CLI::Validator(
       [zeroAllowed](std::string& text) -> std::string {
         double v = 0;
-        std::size_t used = 0;
-        try {
-          v = std::stod(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        const bool ok = used == text.size() && std::isfinite(v) && (zeroAllowed ? v >= 0 : v > 0);
+        const bool ok = parseNumber(text, v) && (zeroAllowed ? v >= 0 : v > 0);
         if (ok) return "";
         return "must be a finite number " + std::string(zeroAllowed ? "of 0 or more" : "above 0") +
                ", got " + text;

@@ -35,11 +35,12 @@ bool parseInteger(std::string_view text, std::int64_t& out) {
 
 bool parseNumber(std::string_view text, double& out) {
   text = trim(text);
-  if (text.empty()) return false;
-  const std::string copy(text);
-  char* end = nullptr;
-  out = std::strtod(copy.c_str(), &end);
-  return end == copy.c_str() + copy.size() && std::isfinite(out);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  // Decimal only, in every locale: strtod reads "0x10" as 16 and follows the window's locale
+  // for the decimal point, so a value typed in another notation was taken as one nobody meant.
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out, std::chars_format::general);
+  return ec == std::errc() && ptr == end && !text.empty() && std::isfinite(out);
 }
 
 bool parseIntegers(std::string_view text, std::vector<std::int64_t>& out) {

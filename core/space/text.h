@@ -12,6 +12,7 @@ std::vector<std::string> splitList(std::string_view s, char separator);
 // Parses "8,1,1" (brackets and spaces allowed); false if any element is not an integer.
 bool parseIntegers(std::string_view text, std::vector<std::int64_t>& out);
 bool parseInteger(std::string_view text, std::int64_t& out);
+// Decimal notation only ("1e3", "0.5", "+2"); "0x10", "inf" and "nan" are not numbers here.
 bool parseNumber(std::string_view text, double& out);
 std::string joinIntegers(const std::vector<std::int64_t>& v);
 // Shortest text that reads back to the same double; integers without a decimal point.

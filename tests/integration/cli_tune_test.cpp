@@ -226,6 +226,11 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--min-time-ms", "-5"},
        "--min-time-ms"},
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--seed", "-1"}, "--seed"},
+      // Hexadecimal is not read as the decimal nobody typed.
+      {{"--op", "MM1", "--backend", "cpu", "--seconds", "0x10"}, "--seconds"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "opevo", "--set",
+        "opevo.lambda=0x4"},
+       "lambda=0x4 is not a number"},
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "opevo", "--set",
         "autotvm.batch=4"},
        "belongs to autotvm, but the algorithm is opevo"},

@@ -181,6 +181,11 @@ TEST(Tuners, BadSettingsAndNames) {
   EXPECT_THROW(makeTuner("opevo", space, 1, {{"lambda", "2.5"}}), InputError);
   EXPECT_THROW(makeTuner("opevo", space, 1, {{"mu", "2"}}), InputError);
   EXPECT_NO_THROW(makeTuner("opevo", space, 1, {{"q", "0.7"}, {"lambda", "4"}}));
+  EXPECT_NO_THROW(makeTuner("opevo", space, 1, {{"q", "+7e-1"}, {"lambda", "4.0"}}));
+  // Another notation is not read as a value nobody typed: 0x4 is not 4.
+  EXPECT_THROW(makeTuner("opevo", space, 1, {{"lambda", "0x4"}}), InputError);
+  EXPECT_THROW(makeTuner("opevo", space, 1, {{"q", "0,5"}}), InputError);
+  EXPECT_THROW(makeTuner("opevo", space, 1, {{"q", "nan"}}), InputError);
   try {
     makeTuner("opevo", space, 1, {{"q", "1"}});
   } catch (const InputError& e) {
