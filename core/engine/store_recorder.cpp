@@ -62,6 +62,7 @@ void StoreRecorder::trialMeasured(const TrialEvent& e, const EngineProgress&) {
   row.compileMs = t.measurement.compileMs;
   row.verifyMs = t.measurement.verifyMs;
   row.measureMs = t.measurement.measureMs;
+  row.tunerMs = t.tunerSeconds * 1e3;
   row.seconds = t.seconds;
   row.finished = Store::nowUtc();
   m_store.appendTrial(row);  // committed before anyone later hears of it

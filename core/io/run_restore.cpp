@@ -103,6 +103,8 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
     t.compileMs = c->get<double>();
   if (const OJson* v = times ? field(*times, "validation") : nullptr; v && v->is_number())
     t.verifyMs = v->get<double>();
+  if (const OJson* a = times ? field(*times, "search_algorithm") : nullptr; a && a->is_number())
+    t.tunerMs = a->get<double>();
   t.medianMs = median(t.timesMs);
   const OJson* measurements = field(r, "measurements");
   if (measurements && measurements->is_array()) {

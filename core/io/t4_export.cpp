@@ -66,14 +66,14 @@ OJson result(const RunRecord& run, const TrialRow& t) {
   r["configuration"] = configuration(t.config, where);
   // Framework: what measuring the trial cost beyond its timed runs and its verification (a fresh
   // worker's start, transfers, the checked and warm-up runs). 0 where the store has no
-  // measurement time (trials stored before schema 5, replays). The store does not keep the
-  // tuner's time: search_algorithm is 0.
+  // measurement time (trials stored before schema 5, replays). search_algorithm is the tuner's
+  // share of proposing the trial's batch (0 before schema 6).
   double runs = 0;
   for (double ms : t.timesMs) runs += ms;
   const double framework = t.measureMs > 0 ? std::max(0.0, t.measureMs - runs - t.verifyMs) : 0;
   r["times"] = {{"compilation", t.compileMs},
                 {"framework", framework},
-                {"search_algorithm", 0},
+                {"search_algorithm", t.tunerMs},
                 {"validation", t.verifyMs},
                 {"runtimes", t.timesMs}};
   r["invalidity"] = invalidity(status);

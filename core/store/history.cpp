@@ -36,6 +36,7 @@ std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<Tr
     if (t.measurement.status == TrialStatus::Ok) best = std::max(best, t.measurement.speed);
     t.bestSoFar = best;
     t.seconds = row.seconds;
+    t.tunerSeconds = row.tunerMs / 1e3;
     out.push_back(std::move(t));
   }
   return out;

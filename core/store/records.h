@@ -51,6 +51,7 @@ struct TrialRow {
   double compileMs = 0;
   double verifyMs = 0;   // Measurement's; 0 when stored before v5
   double measureMs = 0;  // Measurement's; 0 when stored before v5
+  double tunerMs = 0;    // TrialRecord::tunerSeconds in ms; 0 when stored before v6 or imported
   double seconds = 0;    // the run's tuning time at this trial (0 when stored before v2)
   std::string started;
   std::string finished;

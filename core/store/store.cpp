@@ -138,9 +138,16 @@ const char* const kTrialCostColumns = R"sql(
     ALTER TABLE trials ADD COLUMN measure_ms REAL NOT NULL DEFAULT 0;
     )sql";
 
+// Schema 6 keeps the tuner's own time for each trial (proposing its batch, model fits included,
+// shared evenly by the batch), which trials.csv and T4 files export. Trials stored before it read
+// 0: not measured.
+const char* const kTunerTimeColumn = R"sql(
+    ALTER TABLE trials ADD COLUMN tuner_ms REAL NOT NULL DEFAULT 0;
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
 const std::string kSchema =
-    std::string(kSchemaV2) + kNetworkTables + kKasTables + kTrialCostColumns;
+    std::string(kSchemaV2) + kNetworkTables + kKasTables + kTrialCostColumns + kTunerTimeColumn;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -211,6 +218,8 @@ const Migration kMigrations[] = {
     {"", kKasTables, ""},
     // 4 -> 5: each trial's verification and measurement time; old trials read 0.
     {"", kTrialCostColumns, ""},
+    // 5 -> 6: each trial's tuner time; old trials read 0.
+    {"", kTunerTimeColumn, ""},
 };
 
 std::string inQuotes(const std::string& path) {
@@ -430,14 +439,14 @@ void Store::appendTrial(const TrialRow& t) {
   Statement s(
       m_db,
       "INSERT INTO trials (run_id, seq, measure_order, config, status, message, times_json, "
-      "median_ms, speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "median_ms, speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms, "
+      "tuner_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, t.runId).bind(2, static_cast<std::int64_t>(t.seq));
   s.bind(3, static_cast<std::int64_t>(t.order > 0 ? t.order : t.seq)).bind(4, t.config);
   s.bind(5, std::string(statusName(t.status))).bind(6, t.message);
   s.bind(7, nlohmann::json(t.timesMs).dump()).bind(8, t.medianMs).bind(9, t.speed);
   s.bind(10, t.compileMs).bind(11, t.seconds).bind(12, t.started).bind(13, t.finished);
-  s.bind(14, t.verifyMs).bind(15, t.measureMs);
+  s.bind(14, t.verifyMs).bind(15, t.measureMs).bind(16, t.tunerMs);
   s.run();  // autocommit: the trial is durable when this returns
 }
 
@@ -602,7 +611,8 @@ std::vector<TrialRow> Store::trials(std::int64_t runId) const {
   Statement s(
       m_db,
       "SELECT run_id, seq, measure_order, config, status, message, times_json, median_ms, "
-      "speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms FROM trials "
+      "speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms, tuner_ms FROM "
+      "trials "
       "WHERE run_id = ? "
       "ORDER BY seq");
   s.bind(1, runId);
@@ -624,6 +634,7 @@ std::vector<TrialRow> Store::trials(std::int64_t runId) const {
     t.finished = s.text(12);
     t.verifyMs = s.real(13);
     t.measureMs = s.real(14);
+    t.tunerMs = s.real(15);
     out.push_back(std::move(t));
   }
   return out;

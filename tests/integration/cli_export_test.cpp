@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "run_process.h"
 #include "store/store.h"
@@ -43,6 +44,22 @@ TEST(CliExport, CpuKernelBuildsAndChecksItselfAndCudaSourceCompiles) {
   const auto check = runProcess("/bin/sh", {(cpu / "build.sh").string()});
   EXPECT_EQ(check.status, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("PASS"), std::string::npos) << check.out;
+  {
+    // The tuner's time is stored with each trial (schema 6) and exported: once always 0.
+    std::ifstream csv(cpu / "trials.csv");
+    std::string header, line;
+    std::getline(csv, header);
+    std::size_t column = 0;
+    for (std::size_t at = 0; at < header.find("tuner_ms"); ++at) column += header[at] == ',';
+    double tunerMs = 0;
+    while (std::getline(csv, line)) {
+      std::stringstream fields(line);
+      std::string field;
+      for (std::size_t i = 0; i <= column; ++i) std::getline(fields, field, ',');
+      tunerMs += std::stod(field);
+    }
+    EXPECT_GT(tunerMs, 0) << header;
+  }
 
   const auto readRecord = [](const fs::path& folder) {
     std::ifstream in(folder / "record.json");

@@ -72,6 +72,7 @@ std::int64_t storeMm1Run(Store& store) {
     // never checked).
     t.verifyMs = t.status == TrialStatus::Timeout ? 0 : 0.125 * static_cast<double>(i + 1);
     t.measureMs = 30.0 + static_cast<double>(i);
+    t.tunerMs = 0.375 * static_cast<double>(i);
     t.seconds = 1.25 * static_cast<double>(i + 1);
     t.started = "2026-11-27T13:00:0" + std::to_string(i) + ".100Z";
     t.finished = "2026-11-27T13:00:0" + std::to_string(i) + ".900Z";
@@ -126,6 +127,7 @@ TEST(RunRestore, AnExportedRunComesBackAsItWas) {
     EXPECT_EQ(after[i].compileMs, before[i].compileMs);
     EXPECT_EQ(after[i].verifyMs, before[i].verifyMs);
     EXPECT_EQ(after[i].measureMs, before[i].measureMs);
+    EXPECT_EQ(after[i].tunerMs, before[i].tunerMs);
     EXPECT_EQ(after[i].seconds, before[i].seconds);
     EXPECT_EQ(after[i].started, before[i].started);
     EXPECT_EQ(after[i].finished, before[i].finished);

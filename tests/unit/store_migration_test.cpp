@@ -229,5 +229,35 @@ TEST(StoreMigration, AVersion4DatabaseGainsEachTrialsVerificationAndMeasurementT
   EXPECT_EQ(last.measureMs, 40.25);
 }
 
+// tests/data/opevo-v5.db was written by the release before schema 6 (commit b999dd4): a replay run
+// of autotvm, 20 trials on Kernel Tuner's GEMM cache of the RTX 2080 Ti, and a CPU run of MM1 with
+// the default algorithm (4 trials).
+TEST(StoreMigration, AVersion5DatabaseGainsEachTrialsTunerTime) {
+  const test::TempDir dir;
+  const std::string path = copyOfTestDatabase(dir, 5);
+  ASSERT_EQ(userVersion(path), 5);
+  std::int64_t cpuRun = 0;
+  {
+    Store store(path);
+    EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 2u);
+    for (const RunRecord& r : runs)
+      if (r.backend == "cpu") cpuRun = r.id;
+    ASSERT_NE(cpuRun, 0);
+    const auto trials = store.trials(cpuRun);
+    ASSERT_EQ(trials.size(), 4u);
+    EXPECT_GT(trials.front().measureMs, 0);  // kept as it was
+    EXPECT_EQ(trials.front().tunerMs, 0);     // not measured then
+    TrialRow t = trials.back();
+    t.seq = 5;
+    t.order = 5;
+    t.tunerMs = 12.5;
+    store.appendTrial(t);
+  }
+  Store again(path);
+  EXPECT_EQ(again.trials(cpuRun).back().tunerMs, 12.5);
+}
+
 }  // namespace
 }  // namespace opevo
