@@ -410,10 +410,21 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
     expected = run.forward();
     from = "this network's own run when exported (" + why + ")";
   }
-  const std::string title = n.name + " tuned by OpEvo Studio (network run " + std::to_string(id) +
-                            ", " + std::to_string(g.tasks.size() - untuned) + " of " +
-                            std::to_string(g.tasks.size()) + " tasks tuned)";
+  // The program is C++ for the CPU whatever tuned it: a GPU run's configurations are carried over
+  // (as `opevo export --backend cpu` does for one kernel), and its times are not this program's.
+  const std::string carried =
+      stored.backend == "cpu"
+          ? std::string()
+          : "tuned on " + stored.backend +
+                ": this program runs the same configurations on the CPU, where they were not "
+                "measured (a network is exported for the CPU only)";
+  const std::string title =
+      n.name + " tuned by OpEvo Studio (network run " + std::to_string(id) + ", " +
+      std::to_string(g.tasks.size() - untuned) + " of " + std::to_string(g.tasks.size()) +
+      " tasks tuned" +
+      (carried.empty() ? std::string() : " on " + stored.backend + ", run here on the CPU") + ")";
   net::exportNetworkProgram(program, expected, from, title, out);
+  if (!carried.empty()) std::printf("%s\n", carried.c_str());
   std::printf(
       "wrote %s: kernels.cpp, main.cpp, data.bin, build.sh, README.txt\n"
       "expected output: %s\nbuild and check: %s/build.sh && (cd %s && ./network)\n",
@@ -496,7 +507,7 @@ void addNetTuneCommand(CLI::App& net) {
   auto e = std::make_shared<ExportOptions>();
   auto* exp = net.add_subcommand(
       "export",
-      "Write a stored network's tuned kernels as a standalone program that checks itself");
+      "Write a stored network's tuned kernels as a standalone CPU program that checks itself");
   exp->add_option("id", e->id, "The network run (opevo net runs)")->required();
   exp->add_option("--out", e->out, "The directory to write")->required();
   exp->add_option("--db", e->db, "The database (default: the user's data directory)");

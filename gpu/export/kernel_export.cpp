@@ -154,8 +154,20 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
   return k;
 }
 
-std::string replayNote(std::int64_t runId) {
-  return "run " + std::to_string(runId) +
+// Runs with no operator of ours to generate code for: a replay of a dataset, and a measured file
+// stored by `opevo import` (backend "replay-import").
+bool measuredElsewhere(const RunRecord& run) {
+  return run.backend == "replay" || run.backend == "replay-import";
+}
+
+std::string replayNote(const RunRecord& run) {
+  const std::string id = "run " + std::to_string(run.id);
+  if (run.backend == "replay-import")
+    return id +
+           " was imported from a measured file: it names no operator of ours, so only "
+           "record.json and trials.csv are written (a T4 file of opevo's own, stored with "
+           "`opevo import --restore --op OP --seed N`, exports its kernel)";
+  return id +
          " is a replay of measurements made elsewhere: its kernel is not one of ours, so only "
          "record.json and trials.csv are written";
 }
@@ -170,8 +182,8 @@ KernelPreview previewBestKernel(const Store& store, std::int64_t runId,
   p.speed = r.bestTrial().speed;
   p.speedUnit = r.run.speedUnit;
   p.trial = r.bestTrial().seq;
-  if (r.run.backend == "replay") {
-    p.note = replayNote(runId);
+  if (measuredElsewhere(r.run)) {
+    p.note = replayNote(r.run);
     return p;
   }
   const BestKernel k = bestKernel(r, backend);
@@ -196,7 +208,7 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   const TrialRow& best = r.bestTrial();
   // The kernel first: a configuration that cannot be exported leaves no partial folder behind.
   std::optional<BestKernel> kernel;
-  if (run.backend != "replay") kernel = bestKernel(r, options.backend);
+  if (!measuredElsewhere(run)) kernel = bestKernel(r, options.backend);
 
   ExportResult result;
   createOutputFolder(options.outDir);
@@ -216,8 +228,8 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
                         {"trial", best.seq},
                         {"trials", r.trials.size()},
                         {"exported", Store::nowUtc()}};
-  if (run.backend == "replay") {
-    result.note = replayNote(runId);
+  if (measuredElsewhere(run)) {
+    result.note = replayNote(run);
     writeFile(dir / "record.json", record.dump(2) + "\n", result);
     return result;
   }

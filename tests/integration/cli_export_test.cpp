@@ -89,6 +89,35 @@ TEST(CliExport, CpuKernelBuildsAndChecksItselfAndCudaSourceCompiles) {
   fs::remove_all(dir);
 }
 
+// A run stored by `opevo import` has measurements and no operator of ours: its export writes the
+// record and the trials and says how to get a kernel (it once failed on "unknown backend
+// 'replay-import'", then on "unknown kind 'imported'" with --backend cpu).
+TEST(CliExport, AnImportedRunExportsItsRecordAndSaysWhyNoKernel) {
+  char pattern[] = "/tmp/opevo-export-import-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "o.db").string();
+  const auto imported = runProcess(
+      OPEVO_CLI, {"import",
+                  std::string(OPEVO_SOURCE_DIR) +
+                      "/resources/measurements/h200/2026-11-27/MM1_opevo-m_seed1.json.gz",
+                  "--db", db});
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  for (const std::vector<std::string>& backend :
+       {std::vector<std::string>{}, std::vector<std::string>{"--backend", "cpu"}}) {
+    const fs::path out = dir / ("out" + std::to_string(backend.size()));
+    std::vector<std::string> args = {"export", "1", "--db", db, "--out", out.string()};
+    args.insert(args.end(), backend.begin(), backend.end());
+    const auto r = runProcess(OPEVO_CLI, args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE((r.out + r.err).find("was imported from a measured file"), std::string::npos)
+        << r.out << r.err;
+    EXPECT_TRUE(fs::exists(out / "record.json"));
+    EXPECT_TRUE(fs::exists(out / "trials.csv"));
+    EXPECT_FALSE(fs::exists(out / "kernel.cpp"));
+  }
+  fs::remove_all(dir);
+}
+
 TEST(CliExport, UnknownRunExitsTwo) {
   const std::string db = "/tmp/opevo-export-none-" + std::to_string(::getpid()) + ".db";
   // A database that is not there is named, and not created.

@@ -256,6 +256,31 @@ TEST(CliNetArchive, AKilledNetworkRunRestoresInterruptedAndResumesWhatItLacks) {
   EXPECT_EQ(storedTrials(original), 6u);  // the archived database is only read
 }
 
+// A network tuned on a GPU exports as a CPU program: said on the screen and in its README, since
+// the times the run stored are the GPU's (the export once wrote the program without a word).
+TEST(CliNetArchive, AGpuNetworksExportSaysItRunsOnTheCpu) {
+  const Dir dir;
+  const std::string db = dir.file("n.db");
+  const auto restored = runProcess(
+      OPEVO_CLI, {"net", "restore",
+                  std::string(OPEVO_SOURCE_DIR) +
+                      "/resources/measurements/h200/2026-11-28/net_alexnet_direct.json.gz",
+                  "--db", db});
+  ASSERT_EQ(restored.status, 0) << restored.err;
+  const std::string out = dir.file("program");
+  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  EXPECT_NE(exported.out.find("tuned on cuda: this program runs the same configurations on the "
+                              "CPU, where they were not measured"),
+            std::string::npos)
+      << exported.out;
+  std::ifstream readme(out + "/README.txt");
+  std::string first;
+  std::getline(readme, first);
+  EXPECT_NE(first.find("8 of 8 tasks tuned on cuda, run here on the CPU"), std::string::npos)
+      << first;
+}
+
 // What is not a network run archive, or holds something a restore must refuse, stores nothing
 // (the database keeps the one network run restored before) and the error names the file.
 TEST(CliNetArchive, ABadArchiveStoresNothingAndNamesTheFile) {
