@@ -110,7 +110,7 @@ void printText(const ReplayDataset& ds) {
   const double cartesian = space.size().approx();
   std::printf("space: %s Cartesian points, %zu valid (%.1f%%)%s\n", space.size().toString().c_str(),
               ds.table.size(), cartesian > 0 ? 100.0 * ds.table.size() / cartesian : 0.0,
-              ds.complete ? ", all of them measured" : "");
+              ds.complete ? ", all of them measured" : ": the configurations of one run");
   for (const std::string& note : ds.notes) std::printf("note: %s\n", note.c_str());
 }
 

@@ -97,6 +97,14 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
   ds.referenceSpeed = raw.referenceSpeed;
   ds.notes = std::move(raw.notes);
   if (raw.entries.empty()) throw InputError(path + ": the file holds no configurations");
+  // A file that names the tuner behind it (our T4 exports) records what one run chose to measure:
+  // its values are the ones it met, its best is the run's. Racing on it stays within its points.
+  ds.complete = raw.algorithm.empty() || raw.algorithm == "import";  // an import: as its source was
+  if (!ds.complete)
+    ds.notes.push_back("the record of a tuning run (" + raw.algorithm + ", " +
+                       std::to_string(raw.entries.size()) +
+                       " trials), not a brute-forced space: its parameters hold only the values "
+                       "that run measured, and its best is the run's, not the optimum");
 
   std::vector<ParamBuilder> params;
   params.reserve(raw.paramNames.size());

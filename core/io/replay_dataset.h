@@ -33,7 +33,8 @@ struct ReplayDataset {
   double bestSpeed = 0;
   Config bestConfig;  // empty when no configuration succeeded
   // The file holds every configuration that satisfies the space's known constraints. True for a
-  // brute-forced file: the only constraint is membership in the file.
+  // brute-forced file (the only constraint is membership in the file); false for a tuning run's
+  // record (a file that names its algorithm), whose best is not the optimum.
   bool complete = true;
   std::string label;  // "replay of real measurements on DEVICE (FILE)"
   // Oddities met while reading, for display: a missing device name, a repaired ending, duplicates.

@@ -183,6 +183,20 @@ TEST(ReplayDataset, T4MatchesTheKernelTunerCache) {
   EXPECT_EQ(named(t4.space, t4.bestConfig), named(kt.space, kt.bestConfig));
 }
 
+// A T4 file of ours that names its tuner is one run's record: its best is the run's, not an
+// optimum (dataset and compare once called its 300 trials "all of them measured").
+TEST(ReplayDataset, ATuningRunsRecordIsNotACompleteSpace) {
+  const ReplayDataset ds = loadReplayDataset(
+      std::string(OPEVO_SOURCE_DIR) +
+      "/resources/measurements/h200/2026-11-27/MM1_opevo-m_seed1.json.gz");
+  EXPECT_EQ(ds.algorithm, "opevo-m");
+  EXPECT_FALSE(ds.complete);
+  ASSERT_FALSE(ds.notes.empty());
+  EXPECT_NE(ds.notes.back().find("the record of a tuning run (opevo-m, 300 trials)"),
+            std::string::npos)
+      << ds.notes.back();
+}
+
 TEST(ReplayMeasurer, AnswersFromTheFile) {
   auto ds = std::make_shared<const ReplayDataset>(
       loadReplayDataset(dataset("convolution_milo/A100.json.gz")));
