@@ -20,6 +20,7 @@
 #include "ui/models/history_model.h"
 #include "ui/models/settings_model.h"
 #include "ui/models/trials_model.h"
+#include "ui/widgets/display_format.h"
 
 namespace opevo::ui {
 namespace {
@@ -205,11 +206,36 @@ TEST(HistoryModel, ShowsTrialsBestAndTheNetworkOfATask) {
   EXPECT_EQ(model.index(0, HistoryModel::BudgetColumn).data().toString(), "the network's");
   EXPECT_FALSE(model.index(1, HistoryModel::BestColumn).data().isValid());
   EXPECT_EQ(model.index(2, HistoryModel::TrialsColumn).data().toInt(), 20);
-  EXPECT_EQ(model.index(2, HistoryModel::BestColumn).data().toString(), "0.0521 TFLOPS");
+  // Four significant digits, in the same format as the Runs page and the trials table.
+  EXPECT_EQ(model.index(2, HistoryModel::BestColumn).data().toString(),
+            formatSpeed(0.0521) + " TFLOPS");
+  EXPECT_EQ(model.index(2, HistoryModel::BestColumn).data().toString().left(6), "0.0521");
   EXPECT_EQ(model.index(2, HistoryModel::BudgetColumn).data().toString(), "16 trials");
   EXPECT_EQ(model.newestWithTrials(), 1);
   model.setRuns(runs);
   EXPECT_EQ(model.newestWithTrials(), -1);
+}
+
+// The walk found "1.364e+04 GFLOP/s" above "9470 GFLOP/s": one format for every magnitude, the
+// Runs page's, so 13,638 and 9,470 read as what they are.
+TEST(HistoryModel, BestSpeedsAreNeverInENotation) {
+  HistoryModel model;
+  std::vector<RunRecord> runs(2);
+  std::map<std::int64_t, RunTally> tallies;
+  for (int i = 0; i < 2; ++i) {
+    runs[i].id = i + 1;
+    runs[i].operatorName = "MM1";
+    runs[i].speedUnit = "GFLOP/s";
+    runs[i].status = RunStatus::Finished;
+  }
+  tallies[1] = {10, 9470.2};
+  tallies[2] = {10, 13638.4};
+  model.setRuns(runs, tallies);
+  const QString big = model.index(0, HistoryModel::BestColumn).data().toString();
+  const QString small = model.index(1, HistoryModel::BestColumn).data().toString();
+  EXPECT_FALSE(big.contains(QLatin1Char('e'))) << big.toStdString();
+  EXPECT_EQ(big, QLocale().toString(13638.0, 'f', 0) + " GFLOP/s");
+  EXPECT_EQ(small, QLocale().toString(9470.0, 'f', 0) + " GFLOP/s");
 }
 
 TEST(HistoryModel, AnImportedRunOfOursNamesItsTuner) {

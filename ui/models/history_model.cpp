@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/run_import.h"
+#include "ui/widgets/display_format.h"
 #include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
@@ -99,10 +100,10 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
       case TrialsColumn:
         return r.tally.trials;
       case BestColumn:
+        // As the Runs page and the trials table write a speed: %g wrote 1.364e+04 beside 9470.
         if (!r.tally.best) return QVariant();
-        return QStringLiteral("%1 %2")
-            .arg(*r.tally.best, 0, 'g', 4)
-            .arg(QString::fromStdString(r.run.speedUnit));
+        return QStringLiteral("%1 %2").arg(formatSpeed(*r.tally.best),
+                                           QString::fromStdString(r.run.speedUnit));
       case StatusColumn:
         // The store says "running" until the run ends; a run whose program was killed keeps it.
         if (r.run.status == RunStatus::Running)
