@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLogValueAxis>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -51,6 +52,14 @@ nlohmann::json tunedLayer(const std::string& layer, double ms, double convMs) {
           {"conv", "oneDNN 2.6.3 convolution of " + layer},
           {"trials", 3},
           {"curve_ms", {ms * 3, ms * 1.5, ms}}};
+}
+
+// The names the chart's legend shows.
+QStringList legendNames(QChartView* view) {
+  QStringList names;
+  for (QLegendMarker* m : view->chart()->legend()->markers())
+    if (m->isVisible()) names << m->label();
+  return names;
 }
 
 // A finished search of seven candidates at every stage, as KasSearch stores them, with real
@@ -149,6 +158,8 @@ TEST_F(KernelsPageTest, ListsTheSearchAndPlotsItsTrainedKernelsWithTheFront) {
   EXPECT_EQ(m_page.chart()->pointCount(), 4);
   EXPECT_EQ(m_page.chart()->frontCount(), 2);
   EXPECT_EQ(m_page.chart()->earlyCount(), 1);
+  EXPECT_EQ(m_page.chart()->divergedCount(), 0);
+  EXPECT_FALSE(legendNames(m_page.chart()).contains(QStringLiteral("diverged")));
   EXPECT_EQ(m_page.chart()->baselineLabel(), QStringLiteral("baseline 85.0 %"));
   const auto note = [&](int row) {
     return m_page.candidateModel()
@@ -186,6 +197,11 @@ TEST_F(KernelsPageTest, AKernelWhoseTrainingDivergedIsMarkedSo) {
   EXPECT_FALSE(cell(1, KasCandidateModel::StageColumn, Qt::ForegroundRole).isValid());
   EXPECT_TRUE(m_page.statusLabel()->text().contains("4 trained (1 diverged)"))
       << m_page.statusLabel()->text().toStdString();
+  // On the chart too: a marker and a legend entry of its own, not a blue "trained" dot at 10 %.
+  EXPECT_EQ(m_page.chart()->pointCount(), 4);
+  EXPECT_EQ(m_page.chart()->divergedCount(), 1);
+  EXPECT_TRUE(legendNames(m_page.chart()).contains(QStringLiteral("diverged")))
+      << legendNames(m_page.chart()).join(',').toStdString();
   m_page.candidateTable()->selectRow(2);
   EXPECT_TRUE(m_page.trainingChart()->chart()->title().contains("diverged"))
       << m_page.trainingChart()->chart()->title().toStdString();
@@ -374,6 +390,61 @@ TEST_F(KernelsPageTest, ASearchWhoseTrainerIsMissingFailsWithAMessage) {
   EXPECT_NE(m_page.shownSearch(), m_search);
   EXPECT_TRUE(m_page.panel()->resumeButton()->isEnabled());
   EXPECT_LT(probe.longestMs(), 500);
+}
+
+// With no kernel, or one not tuned, the Tuning tab once drew empty axes (log 0.01..1 over trials
+// 1..2) under its title: a sentence stands in their place.
+TEST(KasTuningChart, SaysWhyInsteadOfDrawingEmptyAxes) {
+  KasTuningChart chart;
+  chart.resize(500, 300);
+  chart.show();
+  EXPECT_FALSE(chart.placeholder().isEmpty());
+  for (QAbstractAxis* axis : chart.chart()->axes()) EXPECT_FALSE(axis->isVisible());
+  KasCandidateRow c;
+  c.seq = 4;
+  c.stage = KasStage::Sampled;
+  chart.setCandidate(&c);
+  EXPECT_TRUE(chart.placeholder().contains("Not tuned")) << chart.placeholder().toStdString();
+  c.stage = KasStage::Tuned;
+  c.tuningJson = nlohmann::json::array({tunedLayer("layer1.0.conv1", 0.5, 0.9)}).dump();
+  chart.setCandidate(&c);
+  EXPECT_TRUE(chart.placeholder().isEmpty());
+  for (QAbstractAxis* axis : chart.chart()->axes()) EXPECT_TRUE(axis->isVisible());
+  chart.setCandidate(nullptr);
+  EXPECT_FALSE(chart.placeholder().isEmpty());
+  EXPECT_EQ(chart.layerCount(), 0);
+}
+
+// The walk's search: every trial at a layer (0.368 ms) slower than the start schedule (0.0414 ms),
+// which the kernel is counted with (its "ms", the Source tab's "tuned over 2 trials: 0.0414 ms").
+// The chart drew the layer flat at 0.37 ms; it starts from the start schedule at trial 0 and
+// ends at the time that counts.
+TEST(KasTuningChart, TheCurveStartsAtTheStartScheduleAndEndsAtTheTimeThatCounts) {
+  KasTuningChart chart;
+  KasCandidateRow c;
+  c.seq = 1;
+  c.stage = KasStage::Tuned;
+  nlohmann::json layer = tunedLayer("layer1.0.conv1", 0.0414, 0.05);
+  layer["default_ms"] = 0.0414;
+  layer["curve_ms"] = {0.368, 0.368};
+  layer["trials"] = 2;
+  c.tuningJson = nlohmann::json::array({layer}).dump();
+  chart.setCandidate(&c);
+  ASSERT_EQ(chart.layerCount(), 1);
+  const QList<QPointF> curve = chart.layerCurve(0);
+  ASSERT_EQ(curve.size(), 3);
+  EXPECT_EQ(curve.front(), QPointF(0, 0.0414));
+  EXPECT_DOUBLE_EQ(curve.back().x(), 2);
+  EXPECT_DOUBLE_EQ(curve.back().y(), 0.0414);
+  auto* y = qobject_cast<QLogValueAxis*>(chart.chart()->axes(Qt::Vertical).front());
+  ASSERT_TRUE(y);
+  EXPECT_LE(y->min(), 0.0414);
+
+  // A tuner that beats the start schedule: its best from the trial it did so.
+  layer["curve_ms"] = {0.05, 0.03};
+  c.tuningJson = nlohmann::json::array({layer}).dump();
+  chart.setCandidate(&c);
+  EXPECT_EQ(chart.layerCurve(0), (QList<QPointF>{{0, 0.0414}, {1, 0.0414}, {2, 0.03}}));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ namespace {
 const QColor kTrained(0x00, 0x72, 0xB2);  // Okabe-Ito, as the race charts
 const QColor kFront(0xD5, 0x5E, 0x00);
 const QColor kEarly(0x77, 0x77, 0x77);
+const QColor kDiverged(0xCC, 0x79, 0xA7);  // Okabe-Ito reddish purple: apart from both
 
 // The library the candidates' convolutions were timed with, as the tuning results name it
 // ("oneDNN 2.6.3 brgconv:avx512_core convolution of layer1.0.conv1" -> "oneDNN").
@@ -49,6 +50,7 @@ KasScatterChart::KasScatterChart(QWidget* parent)
     : QChartView(parent),
       m_trained(new QScatterSeries),
       m_early(new QScatterSeries),
+      m_diverged(new QScatterSeries),
       m_front(new QScatterSeries),
       m_frontLine(new QLineSeries),
       m_baselineAccuracy(new QLineSeries),
@@ -84,6 +86,12 @@ KasScatterChart::KasScatterChart(QWidget* parent)
   m_early->setColor(Qt::white);
   m_early->setPen(QPen(kEarly, 1.5));
   m_early->setMarkerSize(9);
+  // A diverged training ends at chance accuracy: drawn as a trained dot it read as a real (and
+  // terrible) trade-off. Hollow, in a colour and shape of its own.
+  m_diverged->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+  m_diverged->setColor(Qt::white);
+  m_diverged->setPen(QPen(kDiverged, 2));
+  m_diverged->setMarkerSize(11);
   m_front->setColor(kFront);
   m_front->setBorderColor(kFront.darker(140));
   m_front->setMarkerSize(12);
@@ -95,7 +103,7 @@ KasScatterChart::KasScatterChart(QWidget* parent)
   m_ring->setMarkerSize(20);
   for (QAbstractSeries* s :
        std::initializer_list<QAbstractSeries*>{m_baselineAccuracy, m_convolutionSpeed, m_frontLine,
-                                               m_trained, m_early, m_front, m_ring}) {
+                                               m_trained, m_early, m_diverged, m_front, m_ring}) {
     chart()->addSeries(s);
     s->attachAxis(m_x);
     s->attachAxis(m_y);
@@ -104,7 +112,7 @@ KasScatterChart::KasScatterChart(QWidget* parent)
   for (QAbstractSeries* s : std::initializer_list<QAbstractSeries*>{
            m_baselineAccuracy, m_convolutionSpeed, m_frontLine, m_ring})
     for (QLegendMarker* m : chart()->legend()->markers(s)) m->setVisible(false);
-  for (QScatterSeries* s : {m_trained, m_early, m_front, m_ring}) {
+  for (QScatterSeries* s : {m_trained, m_early, m_diverged, m_front, m_ring}) {
     connect(s, &QScatterSeries::clicked, this, &KasScatterChart::pointClicked);
     connect(s, &QScatterSeries::hovered, this, &KasScatterChart::pointHovered);
   }
@@ -126,9 +134,10 @@ void KasScatterChart::clear() {
   m_selected = 0;
   m_frontCount = 0;
   for (QXYSeries* s :
-       std::initializer_list<QXYSeries*>{m_trained, m_early, m_front, m_frontLine,
+       std::initializer_list<QXYSeries*>{m_trained, m_early, m_diverged, m_front, m_frontLine,
                                          m_baselineAccuracy, m_convolutionSpeed, m_ring})
     s->clear();
+  for (QLegendMarker* m : chart()->legend()->markers(m_diverged)) m->setVisible(false);
   m_x->setRange(0.5, 2);
   m_y->setRange(0, 100);
   m_accuracyLabel->hide();
@@ -140,7 +149,7 @@ void KasScatterChart::setSnapshot(const KasSnapshot& s) {
   const std::vector<int> front = kasParetoFront(s.candidates);
   m_frontCount = static_cast<int>(front.size());
   const std::set<int> onFront(front.begin(), front.end());
-  QList<QPointF> trained, early, frontPoints;
+  QList<QPointF> trained, early, diverged, frontPoints;
   std::vector<double> xs{1.0}, ys;
   for (const KasCandidatePtr& c : s.candidates) {
     if (!kasPlotted(*c)) continue;
@@ -148,7 +157,9 @@ void KasScatterChart::setSnapshot(const KasSnapshot& s) {
     m_points.push_back({c->seq, p, QString::fromStdString(c->hash)});
     xs.push_back(p.x());
     ys.push_back(p.y());
-    if (c->stoppedEarly)
+    if (kasDiverged(*c))
+      diverged.append(p);  // even on the front: chance accuracy is no trade-off
+    else if (c->stoppedEarly)
       early.append(p);  // drawn hollow even on the front: its accuracy is a partial one
     else if (onFront.count(c->seq))
       frontPoints.append(p);
@@ -157,6 +168,10 @@ void KasScatterChart::setSnapshot(const KasSnapshot& s) {
   }
   m_trained->replace(trained);
   m_early->replace(early);
+  m_diverged->replace(diverged);
+  // Named in the legend only when there is one: most searches have none.
+  for (QLegendMarker* m : chart()->legend()->markers(m_diverged))
+    m->setVisible(!diverged.isEmpty());
   m_front->replace(frontPoints);
   m_baseline.reset();
   if (s.baselineAccuracy) {
@@ -214,6 +229,10 @@ void KasScatterChart::setSelected(int seq) {
 
 int KasScatterChart::earlyCount() const {
   return static_cast<int>(m_early->count());
+}
+
+int KasScatterChart::divergedCount() const {
+  return static_cast<int>(m_diverged->count());
 }
 
 QString KasScatterChart::baselineLabel() const {
@@ -277,6 +296,7 @@ void KasScatterChart::setTitles() {
   m_x->setTitleText(m_compact ? tr("speed-up (×)") : tr("speed-up over the convolution (×)"));
   m_trained->setName(tr("trained"));
   m_early->setName(m_compact ? tr("stopped") : tr("stopped early"));
+  m_diverged->setName(tr("diverged"));
   m_front->setName(m_compact ? tr("front") : tr("Pareto front"));
 }
 

@@ -18,7 +18,8 @@ namespace opevo::ui {
 // speed-up over the convolution it replaces against test accuracy; the Pareto front as larger
 // points joined by a step line; the baseline (standard convolutions: speed-up 1, its accuracy) as
 // two labelled dashed lines; candidates whose training was cut early as hollow squares (their
-// accuracy is that of fewer epochs). Clicking a point selects its candidate.
+// accuracy is that of fewer epochs); candidates whose training diverged as crossed triangles of
+// their own (their accuracy is chance's, not a trade-off). Clicking a point selects its candidate.
 class KasScatterChart : public QChartView {
   Q_OBJECT
 
@@ -36,6 +37,7 @@ class KasScatterChart : public QChartView {
   int pointCount() const { return static_cast<int>(m_points.size()); }
   int frontCount() const { return m_frontCount; }
   int earlyCount() const;
+  int divergedCount() const;
   std::optional<QPoint> viewportPosition(int seq) const;
   QString baselineLabel() const;
   // Narrower than this, the axis title and legend names are the short ones.
@@ -63,6 +65,7 @@ class KasScatterChart : public QChartView {
 
   QScatterSeries* m_trained;
   QScatterSeries* m_early;
+  QScatterSeries* m_diverged;
   QScatterSeries* m_front;
   QLineSeries* m_frontLine;
   QLineSeries* m_baselineAccuracy;

@@ -1,9 +1,11 @@
 #include "ui/charts/kas_tuning_chart.h"
 
 #include <QChart>
+#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QScatterSeries>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -14,49 +16,67 @@
 namespace opevo::ui {
 
 KasTuningChart::KasTuningChart(QWidget* parent)
-    : QChartView(parent), m_x(new QValueAxis), m_y(new QLogValueAxis) {
+    : QChartView(parent),
+      m_x(new QValueAxis),
+      m_y(new QLogValueAxis),
+      m_note(new QGraphicsSimpleTextItem(chart())) {
   setRenderHint(QPainter::Antialiasing);
   QFont small = chart()->legend()->font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
   chart()->legend()->setFont(small);
   chart()->legend()->setAlignment(Qt::AlignRight);
   chart()->setMargins(QMargins(4, 4, 4, 4));
-  m_x->setTitleText(tr("trial"));
   m_x->setLabelFormat(QStringLiteral("%d"));
-  // Whole trials only: ticks from trial 1, a few trials apart (setCandidate sets the interval);
-  // five fixed ticks would label an empty chart's 1..2 as "1 1 1 1 2".
+  // Whole trials only: ticks from trial 0 (the start schedule), a few trials apart (setCandidate
+  // sets the interval); five fixed ticks would label 0..2 as "0 0 1 1 2".
   m_x->setTickType(QValueAxis::TicksDynamic);
-  m_x->setTickAnchor(1);
+  m_x->setTickAnchor(0);
   m_x->setTickInterval(1);
   m_y->setLabelFormat(QStringLiteral("%g"));
   m_y->setMinorTickCount(0);  // a decade's eight minor lines crowd a small chart
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
+  m_note->setBrush(palette().color(QPalette::PlaceholderText));
   setToolTip(
-      tr("Solid: the kernel's best time after each schedule measured at that layer. "
-         "Dashed: the convolution it replaces there."));
+      tr("Solid: the kernel's best time known after each schedule measured at that layer, from "
+         "its start schedule (trial 0, a square); it ends at the time the kernel is counted "
+         "with. Dashed: the convolution it replaces there."));
   setMinimumSize(240, 150);
+  connect(chart(), &QChart::plotAreaChanged, this, &KasTuningChart::placeNote);
   setCandidate(nullptr);
   setTitles();
 }
 
+QList<QPointF> KasTuningChart::layerCurve(int layer) const {
+  return layer >= 0 && layer < m_curves.size() ? m_curves[layer]->points() : QList<QPointF>{};
+}
+
+QString KasTuningChart::placeholder() const {
+  return m_note->isVisible() ? m_note->text() : QString();
+}
+
 void KasTuningChart::setCandidate(const KasCandidateRow* c) {
   chart()->removeAllSeries();
+  m_curves.clear();
   m_layers = 0;
   const auto layers = c ? nlohmann::json::parse(c->tuningJson, nullptr, false) : nlohmann::json();
   if (!layers.is_array() || layers.empty()) {
     m_state = !c ? State::NoKernel : c->stage == KasStage::Failed ? State::Failed : State::NotTuned;
+    // Empty axes (a log scale 0.01..1 over trials 1..2) said nothing and looked like a chart of
+    // nothing measured: a sentence in their place.
+    m_x->hide();
+    m_y->hide();
     setTitles();
-    m_x->setRange(1, 2);
-    m_x->setTickInterval(1);
-    m_y->setRange(0.01, 1);
     return;
   }
   m_state = State::Tuned;
   m_seq = c->seq;
+  m_x->show();
+  m_y->show();
   setTitles();
   double lo = INFINITY, hi = 0;
   int trials = 1;
+  std::vector<QLineSeries*> convolutions;
   for (const auto& layer : layers) {
     if (!layer.is_object()) continue;
     const QColor color = RaceChartView::colorOf(m_layers++);
@@ -65,44 +85,63 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
                    QStringLiteral(" ×%1").arg(layer.value("count", 1)));
     curve->setPen(QPen(color, 2));
     curve->setPointsVisible(true);
+    // The best known starts as the start schedule: the tuner's own best (curve_ms) may never
+    // beat it (0.368 ms against 0.0414 ms), and the kernel is then counted at the start's time.
     QList<QPointF> points;
+    double best = INFINITY;
+    if (const double start = layer.value("default_ms", 0.0); start > 0) {
+      best = start;
+      points.append({0.0, start});
+      auto* mark = new QScatterSeries;
+      mark->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+      mark->setMarkerSize(9);
+      mark->setColor(Qt::white);
+      mark->setPen(QPen(color, 2));
+      mark->setName(tr("%1 start schedule").arg(curve->name()));
+      mark->append(0.0, start);
+      chart()->addSeries(mark);
+      mark->attachAxis(m_x);
+      mark->attachAxis(m_y);
+      for (QLegendMarker* m : chart()->legend()->markers(mark)) m->setVisible(false);
+    }
     if (layer.contains("curve_ms") && layer["curve_ms"].is_array()) {
       int t = 0;
       for (const auto& v : layer["curve_ms"]) {
         ++t;
         if (!v.is_number() || v.get<double>() <= 0) continue;  // no schedule verified yet
-        points.append({static_cast<double>(t), v.get<double>()});
-        lo = std::min(lo, v.get<double>());
-        hi = std::max(hi, v.get<double>());
+        best = std::min(best, v.get<double>());
+        points.append({static_cast<double>(t), best});
       }
       trials = std::max(trials, t);
+    }
+    for (const QPointF& p : points) {
+      lo = std::min(lo, p.y());
+      hi = std::max(hi, p.y());
     }
     curve->replace(points);
     chart()->addSeries(curve);
     curve->attachAxis(m_x);
     curve->attachAxis(m_y);
+    m_curves.append(curve);
     const double conv = layer.value("conv_ms", 0.0);
     if (conv > 0) {
       auto* line = new QLineSeries;
       line->setPen(QPen(color, 1.5, Qt::DashLine));
       line->setName(tr("%1 convolution").arg(curve->name()));
-      line->replace(QList<QPointF>{{1, conv}, {static_cast<double>(std::max(trials, 2)), conv}});
+      line->replace(QList<QPointF>{{0, conv}, {1, conv}});
       chart()->addSeries(line);
       line->attachAxis(m_x);
       line->attachAxis(m_y);
       for (QLegendMarker* m : chart()->legend()->markers(line)) m->setVisible(false);
+      convolutions.push_back(line);
       lo = std::min(lo, conv);
       hi = std::max(hi, conv);
     }
   }
-  // A dashed line may have been made before the longest curve was seen: span every trial.
-  for (QAbstractSeries* s : chart()->series()) {
-    auto* line = static_cast<QLineSeries*>(s);
-    if (line->pen().style() == Qt::DashLine && line->count() == 2)
-      line->replace(1, QPointF(std::max(trials, 2), line->at(1).y()));
-  }
-  m_x->setRange(1, std::max(trials, 2));
-  m_x->setTickInterval(std::max(1.0, std::ceil((trials - 1) / 8.0)));
+  // Made before the longest curve was seen: each dashed line spans every trial.
+  for (QLineSeries* line : convolutions) line->replace(1, QPointF(trials, line->at(1).y()));
+  m_x->setRange(0, trials);
+  m_x->setTickInterval(std::max(1.0, std::ceil(trials / 8.0)));
   if (hi <= 0) {
     m_y->setRange(0.01, 1);
     return;
@@ -110,6 +149,12 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
   // Whole decades, so the log axis labels read 0.01, 0.1, 1, ...
   const double bottom = std::pow(10, std::floor(std::log10(lo)));
   m_y->setRange(bottom, std::max(bottom * 10, std::pow(10, std::ceil(std::log10(hi)))));
+}
+
+void KasTuningChart::placeNote() {
+  const QRectF area = chart()->plotArea().isEmpty() ? chart()->rect() : chart()->plotArea();
+  const QRectF box = m_note->boundingRect();
+  m_note->setPos(area.center() - QPointF(box.width() / 2, box.height() / 2));
 }
 
 void KasTuningChart::resizeEvent(QResizeEvent* event) {
@@ -121,27 +166,33 @@ void KasTuningChart::resizeEvent(QResizeEvent* event) {
     setTitles();
   }
   QChartView::resizeEvent(event);
+  placeNote();
 }
 
 void KasTuningChart::setTitles() {
+  m_x->setTitleText(m_compact ? tr("trial") : tr("trial (0: start schedule)"));
   m_y->setTitleText(m_compact ? tr("best ms") : tr("best time (ms)"));
+  QString note;
   switch (m_state) {
     case State::NoKernel:
-      chart()->setTitle(tr("Tuning: no kernel selected"));
+      note = tr("Select a kernel to see how its schedule was tuned");
       break;
     case State::Failed:
-      chart()->setTitle(tr("Tuning: failed (see its note)"));
+      note = tr("Its tuning failed: the table's Note says why");
       break;
     case State::NotTuned:
-      chart()->setTitle(tr("Tuning: not tuned yet"));
+      note = tr("Not tuned yet");
       break;
     case State::Tuned:
-      chart()->setTitle(
-          m_compact
-              ? tr("Kernel #%1: best per trial").arg(m_seq)
-              : tr("Tuning kernel #%1: best time per trial (dashed: convolution)").arg(m_seq));
       break;
   }
+  chart()->setTitle(
+      m_state != State::Tuned ? tr("Tuning")
+      : m_compact             ? tr("Kernel #%1: best per trial").arg(m_seq)
+                  : tr("Tuning kernel #%1: best time per trial (dashed: convolution)").arg(m_seq));
+  m_note->setText(note);
+  m_note->setVisible(!note.isEmpty());
+  placeNote();
 }
 
 }  // namespace opevo::ui

@@ -4,14 +4,19 @@
 
 #include "store/records.h"
 
+class QGraphicsSimpleTextItem;
+class QLineSeries;
 class QLogValueAxis;
 class QValueAxis;
 
 namespace opevo::ui {
 
-// How a candidate's schedule was tuned at each replaced layer: the best kernel time after each
-// trial, one colour per layer, with the convolution it replaces at that layer as a dashed line of
-// the same colour (a log time axis: layers differ by orders of magnitude).
+// How a candidate's schedule was tuned at each replaced layer: the best kernel time known after
+// each trial, one colour per layer, from the start schedule at trial 0 (a square), with the
+// convolution it replaces at that layer as a dashed line of the same colour (a log time axis:
+// layers differ by orders of magnitude). The curve ends at the time the kernel is counted with
+// (the layer's "ms": the start schedule when no trial beat it), as the Source tab and the table
+// say. With nothing to draw, it shows a sentence instead of empty axes.
 class KasTuningChart : public QChartView {
   Q_OBJECT
 
@@ -21,6 +26,10 @@ class KasTuningChart : public QChartView {
   // Null, or a candidate not tuned yet, clears the chart and says why in its title.
   void setCandidate(const KasCandidateRow* candidate);
   int layerCount() const { return m_layers; }
+  // For tests: layer i's solid curve (trial, ms), and the sentence shown instead of axes (empty
+  // while the axes show).
+  QList<QPointF> layerCurve(int layer) const;
+  QString placeholder() const;
   // Smaller than this, the titles are the short ones.
   static constexpr int kCompactWidth = 480;
   static constexpr int kCompactHeight = 260;
@@ -33,6 +42,9 @@ class KasTuningChart : public QChartView {
   QLogValueAxis* m_y;
   enum class State { NoKernel, Failed, NotTuned, Tuned };
   void setTitles();
+  void placeNote();
+  QGraphicsSimpleTextItem* m_note;
+  QList<QLineSeries*> m_curves;
   int m_layers = 0;
   State m_state = State::NoKernel;
   int m_seq = 0;
