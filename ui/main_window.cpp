@@ -21,6 +21,7 @@
 #include "probe/backend_probe.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
+#include "ui/models/operator_file_model.h"
 #include "ui/pages/cluster_page.h"
 #include "ui/pages/history_page.h"
 #include "ui/pages/kernels_page.h"
@@ -140,6 +141,17 @@ MainWindow::MainWindow(QWidget* parent)
     else if (!m_presetsPanel->selectedPreset().isEmpty())
       m_runsPage->setup()->setOperator(m_presetsPanel->selectedPreset());
   });
+  // The user's operator files are offered on the Topology page beside the presets, as they are
+  // on the Runs page: every file of the library that loads, and one just saved.
+  const auto offerFiles = [this] {
+    const OperatorFileModel* files = m_presetsPanel->fileModel();
+    for (int row = 0; row < files->rowCount(); ++row)
+      m_topologyPage->addOperatorFile(files->entry(row).path, files->entry(row).definition, false);
+  };
+  connect(m_presetsPanel->fileModel(), &QAbstractItemModel::modelReset, this, offerFiles);
+  connect(m_presetsPanel->fileModel(), &QAbstractItemModel::rowsInserted, this, offerFiles);
+  connect(m_presetsPanel->fileModel(), &QAbstractItemModel::dataChanged, this, offerFiles);
+  offerFiles();
   connect(m_historyPage, &HistoryPage::resumeRequested, this, [this](const RunRecord& run) {
     m_pages->setCurrentWidget(m_runsPage);
     m_runsPage->resumeRun(run);
@@ -215,10 +227,14 @@ void MainWindow::makeMenus() {
 }
 
 void MainWindow::showTopology(const QString& preset, const QString& parameter) {
-  // The page lists the presets only; a user's operator shows the parameter as a custom spec.
+  // A preset, or a user's operator file (offered there too); else the parameter as a custom spec.
   const SearchSpace* space = m_presetsPanel->space();
   const int index = space ? space->indexOf(parameter.toStdString()) : -1;
-  if (m_topologyPage->selectOperator(preset, m_presetsPanel->templateBox()->current()))
+  const QString file = m_presetsPanel->selectedFile();
+  if (preset.isEmpty() && !file.isEmpty())
+    m_topologyPage->addOperatorFile(file, m_presetsPanel->currentOperator(), false);
+  if (m_topologyPage->selectOperator(preset.isEmpty() ? file : preset,
+                                     m_presetsPanel->templateBox()->current()))
     m_topologyPage->selectParameter(parameter);
   else if (index >= 0)
     m_topologyPage->setCustomSpec(

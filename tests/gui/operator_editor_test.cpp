@@ -151,6 +151,30 @@ TEST_F(OperatorEditorTest, ImpossibleShapeNamesTheFieldAndKeepsTheText) {
   EXPECT_TRUE(sizeText().contains("4,152,720")) << sizeText().toStdString();
 }
 
+// Save and Save as stay where they are while the error box comes and goes (and the size line
+// changes its length), so a click aimed at Save after fixing a value lands on it.
+TEST_F(OperatorEditorTest, TheSaveButtonsStayStillAsTheErrorComesAndGoes) {
+  open();
+  startNew(OpKind::MatMul);
+  auto* save = child<QPushButton>("editorSave");
+  auto* saveAs = child<QPushButton>("editorSaveAs");
+  const auto where = [&] {
+    QTest::qWait(20);  // the layout moves its widgets on the next pass of the event loop
+    return std::make_pair(save->mapTo(m_window.get(), QPoint()),
+                          saveAs->mapTo(m_window.get(), QPoint()));
+  };
+  const auto before = where();
+  typeInto("shape_n", "0");
+  ASSERT_FALSE(errorShown().isEmpty());
+  EXPECT_EQ(where(), before);
+  typeInto("shape_k", "abc");  // a longer message, two fields marked
+  EXPECT_EQ(where(), before);
+  typeInto("shape_n", "512");
+  typeInto("shape_k", "1024");
+  ASSERT_TRUE(errorShown().isEmpty());
+  EXPECT_EQ(where(), before);
+}
+
 TEST_F(OperatorEditorTest, ALargePrimeLoopLengthGivesAValidSpace) {
   open();
   startNew(OpKind::MatMul);
@@ -354,6 +378,37 @@ TEST_F(OperatorEditorTest, DoubleClickingAParameterOfAFileShowsItsGraph) {
   QTest::mouseDClick(params->viewport(), Qt::LeftButton, {}, at);
   ASSERT_EQ(m_window->pages()->currentWidget(), m_window->topologyPage());
   EXPECT_EQ(child<QLineEdit>("topologySpec")->text(), "factor:1009:4");
+  // The file's own parameters, not a lone custom spec: the Topology page offers the file.
+  auto* op = child<QComboBox>("topologyOperator");
+  EXPECT_EQ(op->currentText(), "prime.json");
+  EXPECT_TRUE(child<QComboBox>("topologyParam")->isEnabled());
+}
+
+// The Topology page's Operator list offered the presets only, while the Runs page follows the
+// Spaces page's files: the library's files are offered there too, and one saved later.
+TEST_F(OperatorEditorTest, TheTopologyPageOffersTheUsersOperatorFiles) {
+  writeFile(m_dir.filePath("prime.json"),
+            R"({"name": "prime", "kind": "matmul", "shape": {"n": 64, "k": 64, "m": 1009}})");
+  open();
+  auto* op = child<QComboBox>("topologyOperator");
+  const int prime = op->findText("prime.json");
+  ASSERT_GE(prime, 0);
+  EXPECT_EQ(op->itemText(op->count() - 1), "Custom spec…");  // still last
+  EXPECT_EQ(op->currentText(), "MM1");                       // offered, not forced on the page
+  op->setCurrentIndex(prime);
+  auto* param = child<QComboBox>("topologyParam");
+  EXPECT_TRUE(param->isEnabled());
+  EXPECT_EQ(param->currentText(), "tile_n");
+  EXPECT_TRUE(m_window->topologyPage()->selectParameter("tile_m"));
+  EXPECT_EQ(child<QLineEdit>("topologySpec")->text(), "factor:1009:4");
+
+  // One saved from the editor joins them.
+  startNew(OpKind::MatMul);
+  typeInto("editorName", "saved_later");
+  QTest::mouseClick(child<QPushButton>("editorSave"), Qt::LeftButton);
+  ASSERT_TRUE(QFile::exists(m_dir.filePath("saved_later.json"))) << errorShown().toStdString();
+  EXPECT_GE(op->findText("saved_later.json"), 0);
+  EXPECT_EQ(op->itemText(op->count() - 1), "Custom spec…");
 }
 
 }  // namespace

@@ -164,9 +164,11 @@ OperatorEditor::OperatorEditor(QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(shapeBox);
   layout->addWidget(spaceBox);
-  layout->addWidget(m_error);
-  layout->addWidget(m_size);
+  // The buttons above what comes and goes: with the error box above them, Save jumped ~20 px as
+  // a bad value was typed or fixed, and a click aimed where it had been missed it.
   layout->addLayout(buttons);
+  layout->addWidget(m_size);
+  layout->addWidget(m_error);
   layout->addStretch(1);
 
   connect(m_name, &QLineEdit::textChanged, this, &OperatorEditor::edited);

@@ -1,6 +1,8 @@
 #include "ui/pages/topology_page.h"
 
 #include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -142,8 +144,29 @@ bool TopologyPage::showingGraph() const {
   return m_result && m_stack->currentWidget() == m_view && m_layout;
 }
 
+void TopologyPage::addOperatorFile(const QString& path,
+                                   std::shared_ptr<const OperatorDefinition> def, bool show) {
+  if (path.isEmpty() || !def) return;
+  // The Runs page follows the Spaces page's files; this list offered the presets only.
+  const auto before = m_files.find(path);
+  const bool changed = before != m_files.end() && before->second != def;
+  m_files[path] = std::move(def);
+  int index = m_operatorCombo->findData(path);
+  if (index < 0) {
+    index = m_operatorCombo->count() - 1;  // before "Custom spec…", which stays last
+    const QSignalBlocker blocker(m_operatorCombo);
+    m_operatorCombo->insertItem(index, QFileInfo(path).fileName(), path);
+    m_operatorCombo->setItemData(index, QDir::toNativeSeparators(path), Qt::ToolTipRole);
+  }
+  if (show && index != m_operatorCombo->currentIndex())
+    m_operatorCombo->setCurrentIndex(index);
+  else if (changed && index == m_operatorCombo->currentIndex())
+    onOperatorChosen();  // the file on show was saved again: its parameters may differ
+}
+
 bool TopologyPage::selectOperator(const QString& name, std::optional<SpaceTemplate> t) {
-  const int index = m_operatorCombo->findText(name, Qt::MatchExactly);
+  int index = m_operatorCombo->findText(name, Qt::MatchExactly);
+  if (index < 0 && !name.isEmpty()) index = m_operatorCombo->findData(name);  // a file's path
   if (index < 0) return false;
   // One rebuild of the parameters for both choices: the template is preferred silently, then
   // the operator's change (or, for the same operator, a rebuild) applies it.
@@ -186,6 +209,11 @@ void TopologyPage::onOperatorChosen() {
   const bool custom = m_operatorCombo->currentIndex() == m_operatorCombo->count() - 1;
   if (custom) {
     m_templateBox->clearOperator();
+  } else if (const auto file = m_files.find(m_operatorCombo->currentData().toString());
+             file != m_files.end()) {
+    m_templateBox->setOperator(*file->second, m_templateBox->current());
+    const SearchSpace& space = m_templateBox->shown()->space;
+    for (std::size_t i = 0; i < space.dims(); ++i) m_params.push_back(space.paramPtr(i));
   } else {
     const OperatorSpec op = preset(m_operatorCombo->currentText().toStdString());
     m_templateBox->setOperator(OperatorDefinition{op, defaultSpace(op)}, m_templateBox->current());

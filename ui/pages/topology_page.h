@@ -3,6 +3,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -46,7 +47,12 @@ class TopologyPage : public QWidget {
   explicit TopologyPage(QWidget* parent = nullptr);
   ~TopologyPage() override;
 
-  // As the user choosing; false when there is no such operator or parameter.
+  // A user's operator file (the Spaces page's choice), offered after the presets under its file
+  // name; an offered one is updated (a just-saved edit). It becomes the one shown when `show`.
+  void addOperatorFile(const QString& path, std::shared_ptr<const OperatorDefinition> def,
+                       bool show);
+  // As the user choosing (a preset's name, or an offered file's path); false when there is no
+  // such operator or parameter.
   // With a template, the operator's parameters come from its space (false where the operator
   // cannot take it, and the page shows the operator in its own template).
   bool selectOperator(const QString& name, std::optional<SpaceTemplate> t = std::nullopt);
@@ -94,6 +100,8 @@ class TopologyPage : public QWidget {
   std::vector<double> m_sampled;  // by result index; empty when none for the current result
   int m_sampledWalks = 0;
   QStringList m_errors;
+  // The offered operator files' definitions, by path (the combo's item data).
+  std::map<QString, std::shared_ptr<const OperatorDefinition>> m_files;
   QString m_specError;
   LatestJob<LayoutJob> m_layoutJob;  // the drawing of the current parameter
   LatestJob<SampleJob> m_sampleJob;  // walks sampled from the current distribution
