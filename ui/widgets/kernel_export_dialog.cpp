@@ -28,6 +28,15 @@
 #include "ui/widgets/screen_fit.h"
 
 namespace opevo::ui {
+namespace {
+
+// Runs with no kernel of ours: a replay of a dataset, and a file stored by `opevo import` (as
+// core's export tells them).
+bool measuredElsewhere(const RunRecord& run) {
+  return run.backend == "replay" || run.backend == "replay-import";
+}
+
+}  // namespace
 
 KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord& run,
                                        QWidget* parent)
@@ -46,7 +55,11 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
       m_done(makeMessageLabel(QStringLiteral("exportDone"), MessageKind::Note, this)) {
   setObjectName(QStringLiteral("kernelExportDialog"));
   setWindowTitle(tr("Export the best kernel of run %1").arg(run.id));
-  resizeToFit(this, QSize(1040, 700));
+  // Never wider or taller than the window it opens over: at 1024x700 a 1040 px dialog hid the
+  // window entirely and reached past it.
+  QSize wanted(1040, 700);
+  if (parent) wanted = wanted.boundedTo(parent->window()->size() * 0.92);
+  resizeToFit(this, wanted.expandedTo(QSize(480, 360)));
   m_heading->setWordWrap(true);
   m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_summary->setObjectName(QStringLiteral("kernelSummary"));
@@ -62,7 +75,10 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   for (const char* b : {"cpu", "cuda", "hip"})
     m_backend->addItem(QString::fromLatin1(b), QString::fromLatin1(b));
   m_backend->setCurrentIndex(std::max(0, m_backend->findData(QString::fromStdString(run.backend))));
-  m_backend->setEnabled(run.backend != "replay");
+  // A replay (of a dataset, or an imported file) has no kernel of ours to write for any
+  // backend: a greyed "cpu" looked like a choice withheld. The row is hidden, and the source
+  // pane says what is written instead.
+  const bool replay = measuredElsewhere(run);
   m_folder->setObjectName(QStringLiteral("exportFolder"));
   QString base = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
   if (base.isEmpty()) base = QDir::homePath();
@@ -73,6 +89,7 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   folderRow->addWidget(browse);
   auto* form = new QFormLayout;
   form->addRow(tr("Backend:"), m_backend);
+  form->setRowVisible(m_backend, !replay);
   form->addRow(tr("Folder:"), folderRow);
   m_exportButton->setObjectName(QStringLiteral("exportButton"));
   m_exportButton->setDefault(true);
@@ -114,8 +131,8 @@ void KernelExportDialog::showPreview() {
     const Store store(m_storePath.toStdString());
     const KernelPreview p = previewBestKernel(
         store, m_run.id,
-        m_run.backend == "replay" ? std::string()
-                                  : m_backend->currentData().toString().toStdString());
+        measuredElsewhere(m_run) ? std::string()
+                                 : m_backend->currentData().toString().toStdString());
     m_heading->setText(tr("<b>Run %1</b>: %2 on %3 (%4). Best: <b>%5 %6</b> at trial %7, "
                           "configuration <tt>%8</tt>")
                            .arg(m_run.id)
@@ -157,7 +174,7 @@ void KernelExportDialog::showPreview() {
 void KernelExportDialog::showLayouts(const std::string& configuration) {
   const int index = m_tabs->indexOf(m_layoutsPage);
   m_tabs->setTabVisible(index, false);
-  if (m_run.backend == "replay") return;
+  if (measuredElsewhere(m_run)) return;
   const OperatorDefinition def =
       operatorDefinitionFromJson(nlohmann::json::parse(m_run.operatorJson), "stored run");
   if (!layout::isLayoutSpace(def.space)) return;
@@ -196,7 +213,7 @@ bool KernelExportDialog::exportNow() {
     const Store store(m_storePath.toStdString());
     ExportOptions options;
     options.outDir = folder.toStdString();
-    if (m_run.backend != "replay")
+    if (!measuredElsewhere(m_run))
       options.backend = m_backend->currentData().toString().toStdString();
     const ExportResult r = exportRun(store, m_run.id, options);
     QStringList files;
