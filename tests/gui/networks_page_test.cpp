@@ -7,9 +7,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QFontMetrics>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -120,6 +125,33 @@ TEST(NetworkCurveChart, SaysWhyItIsEmptyUntilEveryTaskHasAKernel) {
   s.contenders[0].curveEstimateMs = {std::nan(""), 0.8};
   chart.setSnapshot(s);
   EXPECT_EQ(chart.curvePointCount(0), 1);
+  EXPECT_EQ(chart.chart()->title(),
+            QStringLiteral("Network latency against trials (gradient / joint)"));
+}
+
+// At 1024x700 the chart beside the trials chart is about 270 px wide: its title was cut to
+// "Network latency against trials (gradi". A shorter one fits, keeping what the legend omits.
+TEST(NetworkCurveChart, ItsTitleFitsANarrowChart) {
+  NetworkCurveChart chart;
+  NetworkSnapshot s;
+  ContenderState c;
+  c.label = QStringLiteral("opevo-m / gradient / joint");
+  c.budget = 16;
+  c.trials = 8;
+  c.taskBestMs = {0.5, 0.2};
+  c.curveTrials = {4, 8};
+  c.curveEstimateMs = {std::nan(""), 0.8};
+  s.contenders.push_back(c);
+  chart.resize(270, 240);
+  chart.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+  chart.setSnapshot(s);
+  const QString title = chart.chart()->title();
+  EXPECT_TRUE(title.contains(QStringLiteral("gradient / joint"))) << title.toStdString();
+  EXPECT_LE(QFontMetrics(chart.chart()->titleFont()).horizontalAdvance(title), chart.width() - 16)
+      << title.toStdString();
+  chart.resize(700, 300);
+  QTest::qWait(20);
   EXPECT_EQ(chart.chart()->title(),
             QStringLiteral("Network latency against trials (gradient / joint)"));
 }
@@ -248,6 +280,50 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   setup()->jointModeBox()->setChecked(false);
   EXPECT_FALSE(setup()->spec(&error));
   EXPECT_TRUE(error.contains("way to tune")) << error.toStdString();
+}
+
+// The walk: AlexNet (8 tasks) at 16 trials in units of 4 tuned 4 tasks, the latency chart never
+// drew, and the race ended "finished" without a word. The page says so before Start.
+TEST_F(NetworksPageTest, WarnsWhenTrialsCannotReachEveryTask) {
+  ASSERT_TRUE(pictureShown(28));
+  ASSERT_EQ(m_page.taskModel()->rowCount(), 8);
+  setup()->unitBox()->setValue(4);
+  setup()->setTrials(16);
+  EXPECT_TRUE(m_page.budgetNote()->isVisible());
+  const QString note = m_page.budgetNote()->text();
+  EXPECT_TRUE(note.contains(QStringLiteral("4 of the 8 tasks"))) << note.toStdString();
+  EXPECT_TRUE(note.contains(QStringLiteral("4 tasks will get no trial"))) << note.toStdString();
+  EXPECT_TRUE(note.contains(QStringLiteral("at least 32"))) << note.toStdString();
+  setup()->setTrials(29);  // 8 units: the last task's one is cut short, but it has trials
+  EXPECT_FALSE(m_page.budgetNote()->isVisible()) << m_page.budgetNote()->text().toStdString();
+  setup()->unitBox()->setValue(8);
+  EXPECT_TRUE(m_page.budgetNote()->text().contains(QStringLiteral("4 tasks will get no trial")))
+      << m_page.budgetNote()->text().toStdString();
+  setup()->unitBox()->setValue(4);
+  setup()->setTrials(60);
+  EXPECT_FALSE(m_page.budgetNote()->isVisible());
+  // A network of fewer tasks needs fewer trials: the note follows the network.
+  chooseTiny({QStringLiteral("gradient")}, 8);
+  EXPECT_FALSE(m_page.budgetNote()->isVisible()) << m_page.budgetNote()->text().toStdString();
+}
+
+// At 1024x700 the tasks' table got less room than its eight columns need and Share went behind
+// a horizontal scroll bar: the graph beside it gives up the difference.
+TEST_F(NetworksPageTest, TheTaskTableShowsEveryColumnInASmallWindow) {
+  ASSERT_TRUE(pictureShown(28));
+  m_page.resize(1000, 640);  // what a 1024x700 window leaves the page
+  QTableView* table = m_page.taskTable();
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const QHeaderView* header = table->horizontalHeader();
+        const int share = NetworkTaskModel::ShareColumn;
+        return header->sectionViewportPosition(share) + header->sectionSizeHint(share) <=
+                   table->viewport()->width() &&
+               !table->horizontalScrollBar()->isVisible();
+      },
+      2000))
+      << "table " << table->width() << " px wide, graph " << m_page.graphView()->width();
+  EXPECT_GE(m_page.graphView()->width(), 120);
 }
 
 // Where there is no CUDA device a cuda race ends at once, saying why, and stores nothing.

@@ -1,6 +1,7 @@
 #include "ui/charts/network_curve_chart.h"
 
 #include <QChart>
+#include <QFontMetrics>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -44,7 +45,8 @@ ContenderNames contenderNames(const QStringList& labels) {
 NetworkCurveChart::NetworkCurveChart(QWidget* parent)
     : QChartView(parent), m_x(new QValueAxis), m_y(new QValueAxis) {
   setRenderHint(QPainter::Antialiasing);
-  chart()->setTitle(tr("Network latency against trials"));
+  m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
+  applyTitle();
   setToolTip(
       tr("Lines: the sum of weight x best task latency after each unit. Markers: the tuned "
          "network measured end to end. Dashed: libtorch's forward on this machine."));
@@ -64,6 +66,23 @@ NetworkCurveChart::NetworkCurveChart(QWidget* parent)
   m_x->setRange(0, 8);
   m_y->setRange(0, 1);
   setMinimumHeight(220);
+}
+
+void NetworkCurveChart::applyTitle() {
+  const QFontMetrics metrics(chart()->titleFont());
+  // The chart's margins and the title's own padding take a little of the view's width.
+  const int room = width() - 24;
+  for (const QString& title : m_titles)
+    if (metrics.horizontalAdvance(title) <= room) {
+      chart()->setTitle(title);
+      return;
+    }
+  chart()->setTitle(metrics.elidedText(m_titles.last(), Qt::ElideRight, room));
+}
+
+void NetworkCurveChart::resizeEvent(QResizeEvent* event) {
+  QChartView::resizeEvent(event);
+  applyTitle();
 }
 
 void NetworkCurveChart::clear() {
@@ -132,13 +151,18 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
   }
   // One line: a second one took the height a short chart (an 800x600 screen) needs for its
   // axes' labels, which Qt Charts then elided to "...".
-  const QString title = names.shared.isEmpty()
-                            ? tr("Network latency against trials")
-                            : tr("Network latency against trials (%1)").arg(names.shared);
-  chart()->setTitle(
-      drawn || tasks == 0
-          ? title
-          : tr("Latency, once each task has a kernel: %1 of %2").arg(ready).arg(tasks));
+  // At 1024x700 the chart is about 270 px wide: "Network latency against trials (gradi" was cut
+  // there, so shorter forms follow, the shared part (which the legend does not say) kept longest.
+  if (!drawn && tasks > 0)
+    m_titles = {tr("Latency, once each task has a kernel: %1 of %2").arg(ready).arg(tasks),
+                tr("Tasks with a kernel: %1 of %2").arg(ready).arg(tasks)};
+  else if (names.shared.isEmpty())
+    m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
+  else
+    m_titles = {tr("Network latency against trials (%1)").arg(names.shared),
+                tr("Latency against trials (%1)").arg(names.shared),
+                tr("Latency (%1)").arg(names.shared)};
+  applyTitle();
   if (s.referenceMs) {
     if (!m_reference) {
       m_reference = new QLineSeries;

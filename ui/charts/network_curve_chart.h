@@ -35,7 +35,13 @@ class NetworkCurveChart : public QChartView {
   int curvePointCount(int contender) const;
   bool hasReferenceLine() const;
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  // The first of the titles (longest first) that fits the chart's width, else the last elided.
+  void applyTitle();
+  QStringList m_titles;
   std::vector<QLineSeries*> m_curves;
   std::vector<QScatterSeries*> m_measured;
   QLineSeries* m_reference = nullptr;

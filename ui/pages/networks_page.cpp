@@ -4,9 +4,12 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <map>
@@ -81,7 +84,10 @@ NetworksPage::NetworksPage(QWidget* parent)
       m_curves(new NetworkCurveChart),
       m_trials(new TaskTrialsChart),
       m_contender(new QComboBox),
-      m_status(new QLabel) {
+      m_status(new QLabel),
+      m_budgetNote(
+          makeMessageLabel(QStringLiteral("networkBudgetNote"), MessageKind::Note, nullptr)),
+      m_top(new QSplitter(Qt::Horizontal)) {
   m_graph->setObjectName(QStringLiteral("networkGraph"));
   m_table->setObjectName(QStringLiteral("taskTable"));
   m_table->setModel(m_tasks);
@@ -104,20 +110,20 @@ NetworksPage::NetworksPage(QWidget* parent)
   tableLayout->addLayout(showRow);
   tableLayout->addWidget(m_table, 1);
 
-  auto* top = new QSplitter(Qt::Horizontal);
-  top->addWidget(m_graph);
-  top->addWidget(tableSide);
-  // The table needs its eight columns whole; the graph zooms and pans.
-  top->setSizes({340, 640});
+  // The table needs its eight columns whole; the graph zooms and pans (fitTable).
+  m_top->addWidget(m_graph);
+  m_top->addWidget(tableSide);
+  m_top->setSizes({340, 640});
   auto* bottom = new PairOrTabs(m_curves, tr("Latency"), m_trials, tr("Trials per task"), 300);
   bottom->setObjectName(QStringLiteral("networkCharts"));
   auto* right = new QSplitter(Qt::Vertical);
-  right->addWidget(top);
+  right->addWidget(m_top);
   right->addWidget(bottom);
   right->setSizes({420, 330});
   auto* rightSide = new QWidget;
   auto* rightLayout = new QVBoxLayout(rightSide);
   rightLayout->setContentsMargins(0, 0, 0, 0);
+  rightLayout->addWidget(m_budgetNote);
   rightLayout->addWidget(m_status);
   rightLayout->addWidget(right, 1);
 
@@ -166,6 +172,16 @@ NetworksPage::NetworksPage(QWidget* parent)
             if (!line.isEmpty()) lines << line;
             failed = failed || !c.endToEndError.isEmpty() || (!c.device.isEmpty() && !c.verified);
           }
+        // A budget too small for every task ends with no latency: said, not a silent "Finished."
+        if (m_snapshot && !m_snapshot->contenders.empty()) {
+          const std::vector<int>& trials = m_snapshot->contenders.front().taskTrials;
+          const auto none = std::count(trials.begin(), trials.end(), 0);
+          if (none > 0)
+            lines << tr("%1 of %2 tasks got no trial (the budget ran out first): no latency for "
+                        "the network")
+                         .arg(none)
+                         .arg(trials.size());
+        }
         if (m_snapshot && m_snapshot->referenceMs)
           lines << tr("%1: %2 ms")
                        .arg(m_snapshot->referenceName)
@@ -188,6 +204,8 @@ NetworksPage::NetworksPage(QWidget* parent)
     emit raceEnded();
   });
   connect(m_contender, &QComboBox::currentIndexChanged, this, &NetworksPage::showContender);
+  for (QSpinBox* box : {m_setup->trialsBox(), m_setup->unitBox()})
+    connect(box, &QSpinBox::valueChanged, this, &NetworksPage::updateBudgetNote);
   emit m_setup->networkChanged();
 }
 
@@ -228,9 +246,11 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         m_pictureText = p->text;
         m_taskInfo = p->tasks;
         m_tasks->setTasks(p->tasks);
+        updateBudgetNote();
         m_graph->setNetworkLayout(p->layout);
         if (!m_controller->busy() && !m_snapshot) setStatus(p->description);
         showContender();
+        fitTable();
       });
 }
 
@@ -244,7 +264,9 @@ void NetworksPage::start() {
   m_snapshot.reset();
   m_contender->clear();
   m_curves->clear();
-  setStatus(tr("Starting…"));
+  // The note above says why; the status repeats it where the eye is at Start.
+  setStatus(tasksLeftOut() > 0 ? tr("Starting, with tasks that will get no trial (see above)…")
+                               : tr("Starting…"));
   if (!m_controller->start(std::move(*spec))) setStatus(tr("A network race is running."), true);
 }
 
@@ -331,6 +353,63 @@ void NetworksPage::showContender() {
     }
   }
   m_graph->setShares(std::move(shares));
+  fitTable();  // a Best column filled in is wider than its "–"
+}
+
+int NetworksPage::tasksLeftOut() const {
+  // Every unit goes to one task, so Trials in units of Unit reach at most ceil(Trials / Unit)
+  // tasks, whichever scheduler hands them out (gradient's and round-robin's first round gives
+  // each task one unit in turn, topological's gives them in order).
+  const int tasks = static_cast<int>(m_taskInfo.size());
+  const int unit = m_setup->unitBox()->value();
+  const int reached = (m_setup->trialsBox()->value() + unit - 1) / unit;
+  return std::max(0, tasks - reached);
+}
+
+void NetworksPage::updateBudgetNote() {
+  // The walk: AlexNet at 16 trials in units of 4 tuned 4 of its 8 tasks, the latency chart never
+  // drew a line, and the race ended "finished" without a word.
+  const int left = tasksLeftOut();
+  if (left == 0) {
+    showMessage(m_budgetNote, {});
+    return;
+  }
+  const int tasks = static_cast<int>(m_taskInfo.size());
+  const int unit = m_setup->unitBox()->value();
+  // Spelled out: tr's %n is plural only with a translation loaded ("4 task(s)" otherwise).
+  const QString none =
+      left == 1 ? tr("1 task will get no trial") : tr("%1 tasks will get no trial").arg(left);
+  showMessage(m_budgetNote, tr("%1 trials in units of %2 reach %3 of the %4 tasks: %5, and the "
+                               "network's latency needs a kernel for every task. Set Trials to "
+                               "at least %6 (tasks x Unit).")
+                                .arg(m_setup->trialsBox()->value())
+                                .arg(unit)
+                                .arg(tasks - left)
+                                .arg(tasks)
+                                .arg(none)
+                                .arg(tasks * unit));
+}
+
+void NetworksPage::fitTable() {
+  // At 1024x700 the table got 410 px for the 475 its columns need, and Share went behind a
+  // scroll bar: the graph gives up what the table lacks, down to a width where a layer's box
+  // still shows (it zooms and pans).
+  constexpr int kGraphLeast = 120;
+  const QList<int> sizes = m_top->sizes();
+  if (sizes.size() != 2 || sizes[1] <= 0) return;  // not laid out yet, or the table collapsed
+  int need = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 2;
+  const QAbstractItemView* view = m_table;  // QTableView hides its sizeHintForColumn
+  for (int c = 0; c < m_tasks->columnCount(); ++c)
+    need += std::max(view->sizeHintForColumn(c), m_table->horizontalHeader()->sectionSizeHint(c));
+  const int total = sizes[0] + sizes[1];
+  const int table = std::min(need, total - kGraphLeast);
+  if (table > sizes[1]) m_top->setSizes({total - table, table});
+}
+
+void NetworksPage::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // Once the splitters inside have taken their new sizes.
+  QMetaObject::invokeMethod(this, &NetworksPage::fitTable, Qt::QueuedConnection);
 }
 
 }  // namespace opevo::ui

@@ -8,6 +8,7 @@
 
 class QComboBox;
 class QLabel;
+class QSplitter;
 class QTableView;
 
 namespace opevo::ui {
@@ -44,6 +45,9 @@ class NetworksPage : public QWidget {
   TaskTrialsChart* trialsChart() const { return m_trials; }
   QComboBox* contenderBox() const { return m_contender; }
   QLabel* statusLabel() const { return m_status; }
+  // The amber note that a budget too small leaves tasks with no trial (hidden when none does).
+  QLabel* budgetNote() const { return m_budgetNote; }
+  QTableView* taskTable() const { return m_table; }
   const NetworkSnapshot* snapshot() const { return m_snapshot.get(); }
   bool loadingPicture() const { return m_pictureJob.busy(); }
 
@@ -62,7 +66,17 @@ class NetworksPage : public QWidget {
   void showSnapshot(NetworkSnapshotPtr snapshot);
   void showContender();
   void setStatus(const QString& text, bool error = false);
+  // How many tasks the form's Trials and Unit leave without a single trial (0: none), and the note
+  // that says so.
+  int tasksLeftOut() const;
+  void updateBudgetNote();
+  // The tasks' table has its columns whole where the graph beside it can give up the room.
+  void fitTable();
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
   NetworkSetupPanel* m_setup;
   NetworkController* m_controller;
   NetworkGraphView* m_graph;
@@ -72,6 +86,8 @@ class NetworksPage : public QWidget {
   TaskTrialsChart* m_trials;
   QComboBox* m_contender;
   QLabel* m_status;
+  QLabel* m_budgetNote;
+  QSplitter* m_top;
   NetworkSnapshotPtr m_snapshot;
   std::vector<NetworkTaskInfo> m_taskInfo;
   QString m_pictureText;  // the network text the picture shows

@@ -63,6 +63,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* matvecBox() const { return m_matvec; }
   QCheckBox* coldWeightsBox() const { return m_coldWeights; }
   QSpinBox* trialsBox() const { return m_trials; }
+  QSpinBox* unitBox() const { return m_unit; }
   QComboBox* runsBox() const { return m_runs; }
   QPushButton* startButton() const { return m_start; }
   QPushButton* stopButton() const { return m_stop; }
