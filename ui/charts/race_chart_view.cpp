@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 
+#include "ui/charts/log_axis_labels.h"
 #include "ui/controller/race_data.h"
 
 namespace opevo::ui {
@@ -42,6 +43,10 @@ void hideMarker(QChart* chart, QAbstractSeries* series) {
 constexpr QRgb kPalette[] = {0x0072B2, 0xD55E00, 0x009E73, 0xCC79A7, 0xE69F00,
                              0x56B4E9, 0x7F3C8D, 0x444444, 0x999933, 0x882255};
 
+QStringList RaceChartView::logYLabels() const {
+  return m_logLabels->texts();
+}
+
 QColor RaceChartView::colorOf(int index) {
   return QColor(kPalette[index % static_cast<int>(std::size(kPalette))]);
 }
@@ -50,10 +55,12 @@ std::vector<QColor> RaceChartView::colorsOf(const QStringList& algorithms) {
   // Each algorithm's place in the palette, chosen so that the races run most (opevo-m or opevo
   // against autotvm, ansor or random) get the most distinct pairs. An algorithm not listed here
   // takes the first colour free in its race.
-  // The grey goes to the one raced least, beside the optimum's grey dashed line.
+  // The grey goes to the one raced least, beside the optimum's grey dashed line. Ansor had the
+  // orange beside autotvm's vermilion: once their bands overlapped they read as one colour. It
+  // has the olive, at least 50 CIELAB units from each of the five raced most.
   static const std::map<std::string, int> preferred = {
-      {"opevo-m", 2},   {"opevo", 0},   {"autotvm", 1}, {"ansor", 4}, {"random", 3},
-      {"annealing", 5}, {"genetic", 8}, {"gbfs", 6},    {"na2c", 9},  {"exhaustive", 7}};
+      {"opevo-m", 2},   {"opevo", 0},   {"autotvm", 1}, {"ansor", 8}, {"random", 3},
+      {"annealing", 5}, {"genetic", 4}, {"gbfs", 6},    {"na2c", 9},  {"exhaustive", 7}};
   constexpr int kColors = static_cast<int>(std::size(kPalette));
   std::vector<bool> taken(kColors, false);
   std::vector<int> chosen(static_cast<std::size_t>(algorithms.size()), -1);
@@ -78,7 +85,10 @@ std::vector<QColor> RaceChartView::colorsOf(const QStringList& algorithms) {
 }
 
 RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
-    : QChartView(new QChart, parent), m_data(data), m_xAxis(xAxis) {
+    : QChartView(new QChart, parent),
+      m_data(data),
+      m_xAxis(xAxis),
+      m_logLabels(new LogAxisLabels(chart())) {
   setRenderHint(QPainter::Antialiasing);
   chart()->legend()->setAlignment(Qt::AlignBottom);
   chart()->setMargins(QMargins(4, 4, 4, 4));
@@ -123,6 +133,7 @@ void RaceChartView::makeAxes() {
   m_axisY->setTitleText(unit.isEmpty() ? tr("best") : unit);
   chart()->addAxis(m_axisX, Qt::AlignBottom);
   chart()->addAxis(m_axisY, Qt::AlignLeft);
+  m_logLabels->setAxis(qobject_cast<QLogValueAxis*>(m_axisY));
 }
 
 void RaceChartView::rebuild() {
@@ -136,9 +147,13 @@ void RaceChartView::rebuild() {
   const RaceData::Info& info = m_data->info();
   // The title names the data (a replay of real measurements), so an exported figure still says
   // where its numbers come from.
+  // The mean and its band only where there are repeats to take them over.
+  const bool repeats = info.repeats > 1;
   const QString what = m_xAxis == XAxis::Trials
-                           ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
-                           : tr("Best speed vs tuning time: mean of the repeats ± 1 sd");
+                           ? (repeats ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
+                                      : tr("Best speed vs trials"))
+                           : (repeats ? tr("Best speed vs tuning time: mean of the repeats ± 1 sd")
+                                      : tr("Best speed vs tuning time"));
   chart()->setTitle(
       info.label.isEmpty()
           ? what
@@ -154,7 +169,7 @@ void RaceChartView::rebuild() {
     // their band.
     s.upper->setParent(s.band);
     s.lower->setParent(s.band);
-    s.band->setName(tr("%1 ± 1 sd").arg(info.algorithms[a]));
+    s.band->setName(repeats ? tr("%1 ± 1 sd").arg(info.algorithms[a]) : info.algorithms[a]);
     QColor fill = color;
     fill.setAlpha(50);
     s.band->setBrush(fill);

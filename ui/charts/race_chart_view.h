@@ -16,6 +16,7 @@ class QLineSeries;
 
 namespace opevo::ui {
 
+class LogAxisLabels;
 class RaceData;
 
 // One chart of a race: best speed against trials or against tuning time. Per algorithm, one
@@ -38,6 +39,8 @@ class RaceChartView : public QChartView {
   void setShowRepeats(bool on);
   bool logX() const { return m_logX; }
   bool logY() const { return m_logY; }
+  // The labels drawn between a log y axis's decades (for tests; empty on a linear axis).
+  QStringList logYLabels() const;
   bool showRepeats() const { return m_showRepeats; }
 
   // For tests and the screenshot tour: points of an algorithm's mean line, and of its band.
@@ -83,6 +86,7 @@ class RaceChartView : public QChartView {
   QLineSeries* m_stage = nullptr;  // joint layout tuning's stage boundary
   QAbstractAxis* m_axisX = nullptr;
   QAbstractAxis* m_axisY = nullptr;
+  LogAxisLabels* m_logLabels;  // between a log y axis's decades
   bool m_logX = false;
   bool m_logY = false;
   bool m_showRepeats = false;
