@@ -1,8 +1,10 @@
 #include "agent/agent.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -14,6 +16,7 @@
 #include "cluster/cluster_keys.h"
 #include "cluster/device_kind.h"
 #include "cluster/trial_messages.h"
+#include "codegen/cpu_compiler.h"
 #include "common/error.h"
 #include "replay/replay_measurer.h"
 #include "store/store.h"
@@ -61,6 +64,11 @@ Agent::Agent(AgentOptions options) : m_options(std::move(options)) {
                        m_options.backend + " agent measures for real");
     found = localClusterDevices(m_options.backend);
     m_record.backend = m_options.backend;
+    // Every trial is compiled here: a machine whose compiler cannot build a one-line kernel would
+    // fail them all, so it refuses to serve, saying why (as a local run stops before its first).
+    if (m_options.backend == "cpu")
+      if (const auto problem = cpuCompilerProblem())
+        throw InputError("this machine cannot measure cpu trials: " + *problem);
   }
   for (std::size_t i = 0; i < found.size(); ++i) {
     auto d = std::make_unique<Device>();
@@ -104,7 +112,7 @@ void Agent::say(const std::string& text) {
   std::fprintf(stderr, "%s agent %s: %s\n", stamp, m_record.id.c_str(), text.c_str());
 }
 
-void Agent::beat(cluster::RedisConnection& redis) {
+std::optional<std::string> Agent::beat(cluster::RedisConnection& redis) {
   m_record.beatMs = cluster::nowMs();
   m_record.devices.clear();
   for (const auto& d : m_devices) {
@@ -114,7 +122,24 @@ void Agent::beat(cluster::RedisConnection& redis) {
     m_record.devices.push_back(std::move(info));
   }
   // Lives a few beats: one late beat is no death.
-  cluster::publishAgent(redis, m_record, std::max(5.0, 5 * m_options.heartbeatSeconds));
+  const double ttl = std::max(5.0, 5 * m_options.heartbeatSeconds);
+  const auto held = cluster::claimAgent(redis, m_record, ttl);
+  if (!held) return std::nullopt;
+  // The id of an agent of this host whose process is gone (killed, and started again at once):
+  // its record has not expired yet, and is ours to take.
+  if (held->host == m_record.host && held->pid > 0 &&
+      ::kill(static_cast<pid_t>(held->pid), 0) != 0 && errno == ESRCH) {
+    cluster::claimAgent(redis, m_record, ttl, true);
+    say("took over the id " + m_record.id + " from agent pid " + std::to_string(held->pid) +
+        ", which is no longer running");
+    return std::nullopt;
+  }
+  char ago[32];
+  std::snprintf(ago, sizeof ago, "%.1f s ago",
+                double(std::max(0LL, cluster::nowMs() - held->beatMs)) / 1000.0);
+  return "another live agent is registered as '" + m_record.id + "' on the cluster at " +
+         m_options.endpoint.text() + " (on " + held->host + ", pid " + std::to_string(held->pid) +
+         ", heartbeat " + ago + "): give this one another --name";
 }
 
 void Agent::run(const std::atomic<bool>& stop) {
@@ -123,7 +148,8 @@ void Agent::run(const std::atomic<bool>& stop) {
   policy.notice = [this](const std::string& text) { say(text); };
   policy.cancel = &stop;
   try {
-    cluster::retryUnreachable(policy, [&] { beat(redis); });
+    const auto taken = cluster::retryUnreachable(policy, [&] { return beat(redis); });
+    if (taken) throw InputError(*taken);
   } catch (const cluster::RetryCancelled&) {
     return;
   }
@@ -158,7 +184,12 @@ void Agent::run(const std::atomic<bool>& stop) {
       }
       if (std::chrono::duration<double>(std::chrono::steady_clock::now() - lastBeat).count() >=
           m_options.heartbeatSeconds) {
-        beat(redis);
+        if (const auto taken = beat(redis)) {
+          // Another agent took the id while this one was stopped (SIGSTOP) and its record
+          // expired: two consumers of one name would take each other's trials.
+          m_nameError = *taken;
+          break;
+        }
         lastBeat = std::chrono::steady_clock::now();
       }
     } catch (const cluster::ClusterUnreachable& e) {
@@ -173,14 +204,32 @@ void Agent::run(const std::atomic<bool>& stop) {
   for (auto& d : m_devices)
     if (d->thread.joinable()) d->thread.join();
   if (!m_authError.empty()) throw cluster::ClusterAuthError(m_authError);
+  if (!m_nameError.empty()) throw InputError(m_nameError);
   try {
     cluster::withdrawAgent(redis, m_record.id);
   } catch (const std::exception&) {
     // Its record expires by itself.
   }
-  long long done = 0;
-  for (const auto& d : m_devices) done += d->consumer->done();
-  say("stopped after " + std::to_string(done) + " trials");
+  long long done = 0, references = 0, retimings = 0;
+  for (const auto& d : m_devices) {
+    done += d->consumer->done();
+    references += d->consumer->references();
+    retimings += d->consumer->retimings();
+  }
+  // A run's reference timing (the vendor library on its operator) and tune's side-by-side
+  // rounds after it are not its trials: counted apart, so the trials match the runs' budgets.
+  auto count = [](long long n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  std::vector<std::string> beside;
+  if (references > 0)
+    beside.push_back(count(references, "reference measurement", "reference measurements"));
+  if (retimings > 0)
+    beside.push_back(count(retimings, "side-by-side timing", "side-by-side timings"));
+  std::string text = "stopped after " + count(done, "trial", "trials");
+  for (std::size_t i = 0; i < beside.size(); ++i)
+    text += (i + 1 == beside.size() ? " and " : ", ") + beside[i];
+  say(text);
 }
 
 }  // namespace opevo::agent

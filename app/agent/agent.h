@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,14 +29,15 @@ struct AgentOptions {
 // often as it beats, so others take them over only when it stops (killed, or SIGSTOP).
 class Agent {
  public:
-  // Finds its devices: InputError for an unknown backend, one this machine lacks, or a replay
-  // file that cannot be read.
+  // Finds its devices: InputError for an unknown backend, one this machine lacks, a replay file
+  // that cannot be read, or (a cpu agent) a C++ compiler that cannot build kernels: an agent that
+  // could only fail every trial does not start.
   explicit Agent(AgentOptions options);
   ~Agent();
 
   // Until *stop is set: the trial in hand is answered first, then the agent takes itself off the
   // cluster's list. Waits for an unreachable cluster, saying so; throws ClusterAuthError when the
-  // password is refused.
+  // password is refused, and InputError when another live agent has its id (--name).
   void run(const std::atomic<bool>& stop);
 
   const std::string& id() const { return m_record.id; }
@@ -43,7 +45,8 @@ class Agent {
  private:
   struct Device;
   void say(const std::string& text);
-  void beat(cluster::RedisConnection& redis);
+  // Publishes its record; the text of the problem when another agent holds its id.
+  std::optional<std::string> beat(cluster::RedisConnection& redis);
 
   AgentOptions m_options;
   cluster::AgentRecord m_record;
@@ -53,6 +56,7 @@ class Agent {
   std::string m_lastSaid;
   long long m_lastSaidMs = 0;
   std::string m_authError;
+  std::string m_nameError;
 };
 
 }  // namespace opevo::agent

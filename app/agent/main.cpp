@@ -63,14 +63,20 @@ int main(int argc, char** argv) {
   try {
     o.endpoint = opevo::cluster::parseEndpoint(cluster);
     o.password = opevo::cluster::clusterPassword(passwordFile);
-    // A refused password is said at once, before a dataset or a device is opened; an unreachable
-    // cluster is waited for once the agent runs.
+    // A refused password, a host that cannot be resolved and an address where something other
+    // than Redis answers are said at once (exit status 2), before a dataset or a device is
+    // opened: waiting fixes none of them. A cluster that is down (or restarting) is waited for
+    // once the agent runs.
     try {
       opevo::cluster::RedisConnection(o.endpoint, o.password).connect();
+    } catch (const opevo::cluster::ClusterWrongAddress& e) {
+      throw opevo::InputError(e.what());
     } catch (const opevo::cluster::ClusterUnreachable&) {
     }
     std::signal(SIGINT, onStop);
     std::signal(SIGTERM, onStop);
+    // Its terminal closed: stop as for Ctrl-C, answering the trial in hand and saying so.
+    std::signal(SIGHUP, onStop);
     if (const auto status = opevo::agent::runPerDeviceAgents(selfPath(argv[0]), o, g_stop))
       return *status;
     opevo::agent::Agent agent(o);

@@ -1,6 +1,7 @@
 #include "agent/trial_handlers.h"
 
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "backends/cluster_backend.h"
@@ -17,6 +18,12 @@ cluster::TrialHandler::Answer failed(TrialStatus status, const std::string& why)
   a.measurement.message = why;
   return a;
 }
+
+// A request this agent cannot read: the trial fails, the agent is fine.
+class BadRequest : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace
 
@@ -47,9 +54,13 @@ MeasurementSetup& DeviceHandler::setupFor(const cluster::TrialRequest& r) {
   m_key.clear();
   m_setup = {};  // its worker quits before the next one starts
   if (!r.task.contains("operator"))
-    throw InputError("trial " + r.trialId + ": its task names no operator");
-  const OperatorDefinition def =
-      operatorDefinitionFromJson(r.task["operator"], "trial " + r.trialId + "'s operator");
+    throw BadRequest("trial " + r.trialId + ": its task names no operator");
+  OperatorDefinition def;
+  try {
+    def = operatorDefinitionFromJson(r.task["operator"], "trial " + r.trialId + "'s operator");
+  } catch (const std::exception& e) {
+    throw BadRequest(e.what());
+  }
   // Measured in exactly the space the coordinator sent (its run may predate a parameter).
   m_setup = makeOperatorMeasurement(
       m_backend, def, measuringOptionsFromJson(r.task.value("options", nlohmann::json())),
@@ -63,17 +74,38 @@ cluster::TrialHandler::Answer DeviceHandler::handle(const cluster::TrialRequest&
   if (backend != m_backend)
     return failed(TrialStatus::LaunchError,
                   "sent to a " + m_backend + " agent for the " + backend + " backend");
+  Config config;
+  MeasurementSetup* s = nullptr;
   try {
-    MeasurementSetup& s = setupFor(r);
+    s = &setupFor(r);
+  } catch (const BadRequest& e) {
+    // The request's fault (an operator or configuration this agent cannot read): this trial fails.
+    return failed(TrialStatus::LaunchError, e.what());
+  } catch (const std::exception& e) {
+    // The measurer cannot be built here (a broken compiler, a device that went away): the
+    // machine's fault, which the master must not record as the configuration's.
+    cluster::TrialHandler::Answer a = failed(TrialStatus::LaunchError, e.what());
+    a.agentFault = true;
+    return a;
+  }
+  try {
+    if (r.type == cluster::RequestType::Measure) config = s->space->parse(r.config);
+  } catch (const std::exception& e) {
+    return failed(TrialStatus::LaunchError,
+                  "the configuration is not one of the operator's space: " + std::string(e.what()));
+  }
+  try {
     if (r.type == cluster::RequestType::Reference) {
-      const auto ref = s.measurer->reference();
+      const auto ref = s->measurer->reference();
       if (!ref) return failed(TrialStatus::LaunchError, "no reference library for this operator");
       return {ref->measurement, ref->library};
     }
-    const Config config = s.space->parse(r.config);
-    return {s.measurer->measure({config}).front(), {}};
+    return {s->measurer->measure({config}).front(), {}};
   } catch (const std::exception& e) {
-    return failed(TrialStatus::LaunchError, e.what());
+    // A measurer that throws rather than failing the trial stops a local run: the same here.
+    cluster::TrialHandler::Answer a = failed(TrialStatus::LaunchError, e.what());
+    a.agentFault = true;
+    return a;
   }
 }
 

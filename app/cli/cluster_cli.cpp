@@ -18,7 +18,9 @@ std::atomic<bool> g_cancel{false};
 void addClusterOptions(CLI::App* cmd, ClusterChoice& choice, bool withDevice) {
   cmd->add_option("--cluster", choice.address,
                   "Measure on the agents of this cluster (HOST:PORT or unix:PATH; the password "
-                  "from OPEVO_CLUSTER_PASSWORD or OPEVO_CLUSTER_PASSWORD_FILE)");
+                  "from --password-file, OPEVO_CLUSTER_PASSWORD or OPEVO_CLUSTER_PASSWORD_FILE)");
+  cmd->add_option("--password-file", choice.passwordFile,
+                  "With --cluster: read the cluster's password from this file's first line");
   if (withDevice)
     cmd->add_option("--cluster-device", choice.device,
                     "With several device models of the backend on the cluster: a part of the "
@@ -29,6 +31,7 @@ std::shared_ptr<cluster::ClusterSession> openClusterSession(const ClusterChoice&
                                                             bool quiet) {
   if (choice.address.empty()) {
     if (!choice.device.empty()) throw InputError("--cluster-device needs --cluster");
+    if (!choice.passwordFile.empty()) throw InputError("--password-file needs --cluster");
     return nullptr;
   }
   const cluster::ClusterEndpoint endpoint = cluster::parseEndpoint(choice.address);
@@ -39,7 +42,10 @@ std::shared_ptr<cluster::ClusterSession> openClusterSession(const ClusterChoice&
       std::fprintf(stderr, "cluster: %s\n", text.c_str());
     };
   try {
-    return std::make_shared<cluster::ClusterSession>(endpoint, cluster::clusterPassword(), options);
+    return std::make_shared<cluster::ClusterSession>(
+        endpoint, cluster::clusterPassword(choice.passwordFile), options);
+  } catch (const cluster::ClusterWrongAddress& e) {
+    throw InputError(e.what());
   } catch (const cluster::ClusterUnreachable& e) {
     throw InputError(std::string(e.what()) +
                      " (is opevo cluster serve running there, and reachable from here?)");
@@ -59,7 +65,9 @@ nlohmann::json clusterJson(const cluster::ClusterSession& session) {
 }
 
 std::string clusterHint(const ClusterChoice& choice) {
-  return choice.address.empty() ? std::string() : " --cluster " + choice.address;
+  if (choice.address.empty()) return {};
+  return " --cluster " + choice.address +
+         (choice.passwordFile.empty() ? std::string() : " --password-file " + choice.passwordFile);
 }
 
 }  // namespace opevo::cli

@@ -14,15 +14,17 @@ class ClusterSession;
 namespace opevo::cli {
 
 struct ClusterChoice {
-  std::string address;  // --cluster; empty: measure on this machine
-  std::string device;   // --cluster-device
+  std::string address;       // --cluster; empty: measure on this machine
+  std::string device;        // --cluster-device
+  std::string passwordFile;  // --password-file; empty: the environment's password
 };
 
-// --cluster HOST:PORT and, when withDevice, --cluster-device TEXT.
+// --cluster HOST:PORT, --password-file FILE and, when withDevice, --cluster-device TEXT.
 void addClusterOptions(CLI::App* cmd, ClusterChoice& choice, bool withDevice = true);
 
 // The session the run's measurers share, connected and authenticated (the password from
-// OPEVO_CLUSTER_PASSWORD or OPEVO_CLUSTER_PASSWORD_FILE); null without --cluster. Its outages and
+// --password-file, else OPEVO_CLUSTER_PASSWORD or OPEVO_CLUSTER_PASSWORD_FILE); null without
+// --cluster. Its outages and
 // long waits are told on standard error unless quiet. Throws InputError when the cluster cannot
 // be reached or refuses the password: nothing is stored before that.
 std::shared_ptr<cluster::ClusterSession> openClusterSession(const ClusterChoice& choice,
@@ -34,7 +36,7 @@ void cancelClusterFromSignal();
 // {"address", "sent", "resent", "duplicates"}: what the session's measurers sent and dropped.
 nlohmann::json clusterJson(const cluster::ClusterSession& session);
 
-// " --cluster HOST:PORT" for a resume hint, empty without one.
+// " --cluster HOST:PORT" (and its --password-file) for a resume hint, empty without one.
 std::string clusterHint(const ClusterChoice& choice);
 
 }  // namespace opevo::cli

@@ -63,6 +63,8 @@ void runServe(const ServeArgs& a) {
                      cluster::passwordHint() + " (agents and masters use the same one)");
   std::signal(SIGINT, onStop);
   std::signal(SIGTERM, onStop);
+  // The terminal closed: stop redis-server as for Ctrl-C (it would go on holding the port).
+  std::signal(SIGHUP, onStop);
   cluster::RedisServer server(o);
   const std::string where = server.endpoint().text();
   std::printf("cluster listening on %s (redis-server %s, pid %ld), data in %s\n", where.c_str(),
@@ -71,7 +73,12 @@ void runServe(const ServeArgs& a) {
   if (server.tcpEndpoint() && !a.unixSocket.empty())
     std::printf("also on %s\n", server.tcpEndpoint()->text().c_str());
   const bool local = a.bind == "127.0.0.1" || a.bind == "::1" || a.bind == "localhost";
-  if (local)
+  if (!server.tcpEndpoint())
+    std::printf(
+        "no TCP port (--port 0): it listens on the Unix socket %s only, so only processes of "
+        "this machine that may open it (its owner's) can connect\n",
+        a.unixSocket.c_str());
+  else if (local)
     std::printf(
         "bound to %s: only this machine can connect (--bind ADDR for other nodes; across "
         "untrusted networks use an SSH tunnel or a VPN: there is no TLS)\n",
@@ -97,6 +104,7 @@ void runServe(const ServeArgs& a) {
   server.stop();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
   std::printf("cluster stopped; its data is kept in %s\n", server.options().dir.c_str());
 }
 
@@ -116,6 +124,8 @@ void runStatus(const StatusArgs& a) {
     agents = cluster::liveAgents(redis, &problems);
     for (const cluster::TrialQueue& q : cluster::trialQueues(redis))
       streams.push_back({{"kind", q.kind}, {"waiting", q.waiting}, {"in_flight", q.inFlight}});
+  } catch (const cluster::ClusterWrongAddress& e) {
+    throw InputError(e.what());
   } catch (const cluster::ClusterUnreachable& e) {
     throw InputError(std::string(e.what()) + " (is opevo cluster serve running there?)");
   }

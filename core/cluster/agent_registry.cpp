@@ -1,5 +1,7 @@
 #include "cluster/agent_registry.h"
 
+#include <cstdlib>
+
 #include "cluster/cluster_errors.h"
 #include "cluster/cluster_keys.h"
 #include "cluster/stream_entry.h"
@@ -49,18 +51,74 @@ nlohmann::json toJson(const AgentRecord& a) {
           {"devices", devices}};
 }
 
-void publishAgent(RedisConnection& redis, const AgentRecord& a, double ttlSeconds) {
+namespace {
+
+// KEYS: the agent's hash, the set of agents. ARGV: host, pid, force, ttl in ms, id, then the
+// hash's fields and values.
+constexpr const char* kClaimScript = R"lua(
+local held = redis.call('HMGET', KEYS[1], 'host', 'pid', 'beat_ms')
+if ARGV[3] ~= '1' and held[1] and (held[1] ~= ARGV[1] or held[2] ~= ARGV[2]) then
+  return {held[1], held[2] or '0', held[3] or '0'}
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('SADD', KEYS[2], ARGV[5])
+return 0
+)lua";
+
+std::vector<std::string> recordFields(const AgentRecord& a) {
   nlohmann::json devices = nlohmann::json::array();
   for (const ClusterDevice& d : a.devices) devices.push_back(toJson(d));
+  return {"id",      a.id,
+          "host",    a.host,
+          "pid",     std::to_string(a.pid),
+          "backend", a.backend,
+          "version", a.version,
+          "started", a.started,
+          "beat_ms", std::to_string(a.beatMs),
+          "devices", devices.dump()};
+}
+
+std::string ttlMs(double seconds) {
+  return std::to_string(static_cast<long long>(seconds * 1000));
+}
+
+}  // namespace
+
+void publishAgent(RedisConnection& redis, const AgentRecord& a, double ttlSeconds) {
   const std::string key = agentKey(a.id);
+  std::vector<std::string> hset = {"HSET", key};
+  const std::vector<std::string> fields = recordFields(a);
+  hset.insert(hset.end(), fields.begin(), fields.end());
   const auto replies =
-      redis.pipeline({{"HSET", key, "id", a.id, "host", a.host, "pid", std::to_string(a.pid),
-                       "backend", a.backend, "version", a.version, "started", a.started, "beat_ms",
-                       std::to_string(a.beatMs), "devices", devices.dump()},
-                      {"PEXPIRE", key, std::to_string(static_cast<long long>(ttlSeconds * 1000))},
-                      {"SADD", kAgentsSet, a.id}});
+      redis.pipeline({hset, {"PEXPIRE", key, ttlMs(ttlSeconds)}, {"SADD", kAgentsSet, a.id}});
   for (const RedisValue& r : replies)
     if (r.isError()) throw ClusterReplyError("registering agent " + a.id + ": " + r.text);
+}
+
+std::optional<AgentRecord> claimAgent(RedisConnection& redis, const AgentRecord& a,
+                                      double ttlSeconds, bool force) {
+  std::vector<std::string> eval = {"EVAL",
+                                   kClaimScript,
+                                   "2",
+                                   agentKey(a.id),
+                                   kAgentsSet,
+                                   a.host,
+                                   std::to_string(a.pid),
+                                   force ? "1" : "0",
+                                   ttlMs(ttlSeconds),
+                                   a.id};
+  const std::vector<std::string> fields = recordFields(a);
+  eval.insert(eval.end(), fields.begin(), fields.end());
+  const RedisValue r = redis.command(eval);
+  if (r.isError()) throw ClusterReplyError("registering agent " + a.id + ": " + r.text);
+  if (!r.isArray() || r.elements.size() < 3) return std::nullopt;
+  AgentRecord held;
+  held.id = a.id;
+  held.host = r.elements[0].str();
+  held.pid = std::strtol(r.elements[1].str().c_str(), nullptr, 10);
+  held.beatMs = std::strtoll(r.elements[2].str().c_str(), nullptr, 10);
+  return held;
 }
 
 void withdrawAgent(RedisConnection& redis, const std::string& id) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,13 @@ nlohmann::json toJson(const AgentRecord& a);
 // Writes the agent's record with a lifetime of ttlSeconds and lists its id: called at start and
 // by every heartbeat (so an agent that was stopped, or a Redis that lost its data, gets it back).
 void publishAgent(RedisConnection& redis, const AgentRecord& agent, double ttlSeconds);
+// As publishAgent, unless the id is held by another agent (a record of another host or pid that
+// has not expired): then nothing is written and that agent's record (host, pid, beat_ms) comes
+// back. With force the record is written whoever held the id (an agent of this host whose
+// process is gone). Checked and written in one step, so two agents started at once with the same
+// --name cannot both have it.
+std::optional<AgentRecord> claimAgent(RedisConnection& redis, const AgentRecord& agent,
+                                      double ttlSeconds, bool force = false);
 // An agent stopping cleanly takes itself off at once instead of waiting for its record to expire.
 void withdrawAgent(RedisConnection& redis, const std::string& id);
 // The agents whose record has not expired; ids whose record has are dropped from the list. A

@@ -21,6 +21,15 @@ class ClusterUnreachable : public std::runtime_error {
   explicit ClusterUnreachable(const std::string& message) : std::runtime_error(message) {}
 };
 
+// The address names a host that cannot be resolved, or a server that is not Redis (a web server,
+// say). Mid-run it is retried like any outage (a DNS hiccup, a port taken over for a moment); a
+// program that meets it before it ever reached the cluster gives up: waiting will not fix a
+// mistyped --cluster.
+class ClusterWrongAddress : public ClusterUnreachable {
+ public:
+  explicit ClusterWrongAddress(const std::string& message) : ClusterUnreachable(message) {}
+};
+
 // Redis answered a command with an error (e.g. a key of the wrong type on a shared instance).
 class ClusterReplyError : public std::runtime_error {
  public:

@@ -43,6 +43,8 @@ class ClusterMeasurer final : public Measurer {
   ClusterSession& session() { return *m_session; }
 
  private:
+  void send(const std::vector<Config>& configs, bool retiming, const TrialCallback& done);
+
   std::shared_ptr<ClusterSession> m_session;
   ClusterMeasurerSpec m_spec;
   const SearchSpace& m_space;

@@ -145,18 +145,24 @@ std::vector<StreamEntry> ClusterSession::readResults(int blockMs) {
   return entries;
 }
 
-void ClusterSession::waitNotice(const std::string& kind, std::size_t waiting) {
+void ClusterSession::waitNotice(const std::string& kind, const std::string& backend,
+                                std::size_t waiting) {
   int devices = 0;
   for (const AgentRecord& a : liveAgents(m_redis))
     for (const ClusterDevice& d : a.devices) devices += d.kind == kind ? 1 : 0;
   if (!m_options.notice) return;
+  const std::string results = std::to_string(waiting) + (waiting == 1 ? " result" : " results");
+  // A replay's agents must replay the same data, wherever their copy of the file lies.
+  const std::string agentBackend = backend.empty()       ? "..."
+                                   : backend == "replay" ? "replay:FILE (the same dataset)"
+                                                         : backend;
   if (devices == 0)
-    m_options.notice("waiting for " + std::to_string(waiting) + " results, but no live agent " +
-                     "serves " + kind + ": start one with opevo agent --cluster " +
-                     m_endpoint.text() + " --backend ...");
+    m_options.notice("waiting for " + results + ", but no live agent serves " + kind +
+                     ": start one with opevo agent --cluster " + m_endpoint.text() + " --backend " +
+                     agentBackend);
   else
-    m_options.notice("waiting for " + std::to_string(waiting) + " results from the " +
-                     std::to_string(devices) + " live devices serving " + kind);
+    m_options.notice("waiting for " + results + " from the " + std::to_string(devices) +
+                     (devices == 1 ? " live device" : " live devices") + " serving " + kind);
 }
 
 void ClusterSession::measure(const std::string& kind, const nlohmann::json& task,
@@ -176,6 +182,7 @@ void ClusterSession::measure(const std::string& kind, const nlohmann::json& task
     f.request.master = m_masterKey;
     f.request.task = task;
     f.request.config = items[i].config;
+    f.request.retiming = items[i].retiming;
     open.push_back(&f);
     byTrial[f.request.trialId] = &f;
   }
@@ -264,7 +271,10 @@ void ClusterSession::measure(const std::string& kind, const nlohmann::json& task
         lastCheck = Clock::now();
       }
       if (since(lastProgress) >= m_options.waitNoticeSeconds) {
-        retryUnreachable(p, [&] { waitNotice(kind, left); });
+        retryUnreachable(p, [&] {
+          waitNotice(kind, task.is_object() ? task.value("backend", std::string()) : std::string(),
+                     left);
+        });
         lastProgress = Clock::now();
       }
     }

@@ -59,6 +59,7 @@ class ClusterSession {
   struct Item {
     RequestType type = RequestType::Measure;
     std::string config;
+    bool retiming = false;  // TrialRequest::retiming
   };
   // Sends each item to the kind's stream and calls done(index, result) once per item, for the
   // first result of each, in the order results come. Lost requests are sent again, duplicate
@@ -72,7 +73,7 @@ class ClusterSession {
   void send(const std::string& stream, std::vector<Flight*>& flights);
   void checkLost(const std::string& stream, std::vector<Flight*>& flights);
   std::vector<StreamEntry> readResults(int blockMs);
-  void waitNotice(const std::string& kind, std::size_t waiting);
+  void waitNotice(const std::string& kind, const std::string& backend, std::size_t waiting);
   void heartbeat();
   RetryPolicy policy() const;
 

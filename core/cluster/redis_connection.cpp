@@ -1,9 +1,16 @@
 #include "cluster/redis_connection.h"
 
 #include <hiredis/hiredis.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <utility>
 
 #include "cluster/cluster_errors.h"
 #include "cluster/cluster_password.h"
@@ -52,6 +59,25 @@ bool startsWith(const std::string& text, const char* prefix) {
   return text.rfind(prefix, 0) == 0;
 }
 
+std::string seconds(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", value);
+  return text;
+}
+
+// Why a host name cannot be used, when it cannot: EAI_NONAME and the like are the address's
+// fault (a typo, a node that is not in DNS); EAI_AGAIN is the resolver's, and may pass.
+std::optional<std::pair<std::string, bool>> resolveProblem(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rv = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found) freeaddrinfo(found);
+  if (rv == 0) return std::nullopt;
+  const bool permanent = rv != EAI_AGAIN && rv != EAI_SYSTEM && rv != EAI_MEMORY;
+  return std::make_pair(std::string(gai_strerror(rv)), permanent);
+}
+
 }  // namespace
 
 std::string RedisValue::str() const {
@@ -79,7 +105,21 @@ void RedisConnection::close() {
 
 void RedisConnection::fail(const std::string& doing) {
   const std::string why = m_context && m_context->errstr[0] ? m_context->errstr : "no reply";
+  const int err = m_context ? m_context->err : 0;
   close();
+  // What came back is not Redis's protocol: another program listens at the address (a web
+  // server answers "HTTP/1.1 400 ..."), and retrying will not change that.
+  if (err == REDIS_ERR_PROTOCOL)
+    throw ClusterWrongAddress("the server at " + m_endpoint.text() +
+                              " is not a Redis server: what it sent is not Redis's protocol (" +
+                              doing + ": " + why +
+                              "); check the address and port given to --cluster");
+  // A read that timed out: the socket's receive timeout reports EAGAIN.
+  if (err == REDIS_ERR_IO && (why == std::strerror(EAGAIN) || why == std::strerror(EWOULDBLOCK)))
+    throw ClusterUnreachable("no answer from the cluster at " + m_endpoint.text() + " within " +
+                             seconds(m_options.commandTimeoutSeconds) + " while " + doing +
+                             " (a server that accepts connections but does not answer: a "
+                             "stopped or overloaded Redis, or not a Redis server)");
   throw ClusterUnreachable("lost the cluster at " + m_endpoint.text() + " while " + doing + ": " +
                            why);
 }
@@ -94,7 +134,22 @@ void RedisConnection::connect() {
   if (!c) throw ClusterUnreachable("cannot reach the cluster at " + m_endpoint.text());
   if (c->err) {
     const std::string why = c->errstr;
+    const int err = c->err;
     redisFree(c);
+    // hiredis reports a name it cannot resolve as REDIS_ERR_OTHER with getaddrinfo's words.
+    if (err == REDIS_ERR_OTHER && !m_endpoint.isUnix())
+      if (const auto problem = resolveProblem(m_endpoint.host)) {
+        const std::string text = "cannot resolve host '" + m_endpoint.host + "' of the cluster " +
+                                 m_endpoint.text() + " (" + problem->first + ")";
+        if (problem->second)
+          throw ClusterWrongAddress(text + ": check the host given to --cluster");
+        throw ClusterUnreachable(text);
+      }
+    if (err == REDIS_ERR_IO && why == std::strerror(ETIMEDOUT))
+      throw ClusterUnreachable("cannot reach the cluster at " + m_endpoint.text() +
+                               ": no connection within " +
+                               seconds(m_options.connectTimeoutSeconds) +
+                               " (the host is down, or a firewall drops the connection)");
     throw ClusterUnreachable("cannot reach the cluster at " + m_endpoint.text() + ": " + why);
   }
   redisSetTimeout(c, toTimeval(m_options.commandTimeoutSeconds));

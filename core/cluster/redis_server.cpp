@@ -1,16 +1,28 @@
 #include "cluster/redis_server.h"
 
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "cluster/cluster_errors.h"
 #include "cluster/redis_connection.h"
@@ -41,6 +53,49 @@ long versionNumber(const std::string& v) {
   return major * 10000 + minor * 100 + patch;
 }
 
+bool processAlive(long pid) {
+  return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
+
+// The pid a "NAME PID" line of the lock file gives, 0 when none.
+long pidOf(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string word;
+  long pid = 0;
+  while (in >> word >> pid)
+    if (word == name) return pid;
+  return 0;
+}
+
+// The program as execv needs it: a path, found on PATH when the name has no slash.
+std::string programPath(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  throw std::runtime_error("cannot start '" + program +
+                           "': not found on PATH (install redis-server, e.g. apt install "
+                           "redis-server)");
+}
+
+// A redis-server of this dir that outlived its opevo (one started before this version, which
+// did not stop it with its parent): its pid file names it while it runs.
+std::string leftoverRedis(const std::string& dir) {
+  std::ifstream in(fs::path(dir) / "redis.pid");
+  long pid = 0;
+  if (!(in >> pid) || !processAlive(pid)) return {};
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  if (name.rfind("redis-server", 0) != 0) return {};
+  return "; a redis-server started from " + dir + " is still running (pid " + std::to_string(pid) +
+         "): stop it with kill " + std::to_string(pid) + " (it saves its data as it exits)";
+}
+
 }  // namespace
 
 RedisServer::RedisServer(RedisServerOptions options) : m_options(std::move(options)) {
@@ -60,12 +115,65 @@ RedisServer::RedisServer(RedisServerOptions options) : m_options(std::move(optio
   fs::permissions(m_options.dir, fs::perms::owner_all, ec);
   m_options.dir = fs::absolute(m_options.dir).string();
   m_config = (fs::path(m_options.dir) / "redis.conf").string();
-  writeConfig();
-  start();
+  // Before its config is written: another server of this dir reads that file too.
+  lockDir();
+  try {
+    writeConfig();
+    start();
+  } catch (...) {
+    ::close(m_lockFd);
+    throw;
+  }
 }
 
 RedisServer::~RedisServer() {
   stop();
+  if (m_lockFd >= 0) ::close(m_lockFd);
+}
+
+void RedisServer::lockDir() {
+  const std::string path = (fs::path(m_options.dir) / "serve.lock").string();
+  m_lockFd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (m_lockFd < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+  // flock, not fcntl: its lock belongs to the open file, which redis-server inherits, so the dir
+  // stays held while the server runs even if this process is killed.
+  if (flock(m_lockFd, LOCK_EX | LOCK_NB) == 0) {
+    recordPids();
+    return;
+  }
+  const int error = errno;
+  std::string text;
+  char buffer[256];
+  const ssize_t n = pread(m_lockFd, buffer, sizeof buffer - 1, 0);
+  if (n > 0) text.assign(buffer, static_cast<std::size_t>(n));
+  ::close(m_lockFd);
+  m_lockFd = -1;
+  if (error != EWOULDBLOCK) throw InputError("cannot lock " + path + ": " + std::strerror(error));
+  const long owner = pidOf(text, "opevo"), redis = pidOf(text, "redis-server");
+  const std::string redisText =
+      redis > 0 && processAlive(redis) ? "redis-server pid " + std::to_string(redis) : "";
+  if (owner > 0 && processAlive(owner))
+    throw InputError("--dir " + m_options.dir + " is in use by another cluster (opevo pid " +
+                     std::to_string(owner) + (redisText.empty() ? "" : ", its " + redisText) +
+                     "): one server per directory, since they would share its append-only "
+                     "files; stop that one, or give this one another --dir");
+  if (!redisText.empty())
+    throw InputError("a redis-server started from " + m_options.dir + " is still running (pid " +
+                     std::to_string(redis) + "), though the opevo that started it" +
+                     (owner > 0 ? " (pid " + std::to_string(owner) + ")" : std::string()) +
+                     " is gone: stop it with kill " + std::to_string(redis) +
+                     " (it saves its data as it exits), then start the cluster again");
+  throw InputError("--dir " + m_options.dir + " is in use by another process (" + path +
+                   " is locked): one server per directory");
+}
+
+void RedisServer::recordPids() const {
+  if (m_lockFd < 0) return;
+  std::string text = "opevo " + std::to_string(getpid()) + "\n";
+  if (m_pid > 0) text += "redis-server " + std::to_string(m_pid) + "\n";
+  if (ftruncate(m_lockFd, 0) != 0) return;
+  // Only a message for whoever finds the dir locked: a failed write costs nothing else.
+  [[maybe_unused]] const ssize_t n = pwrite(m_lockFd, text.data(), text.size(), 0);
 }
 
 void RedisServer::writeConfig() const {
@@ -78,6 +186,7 @@ void RedisServer::writeConfig() const {
     << "daemonize no\n"
     << "dir " << quoted(m_options.dir, "--dir") << "\n"
     << "logfile " << quoted((fs::path(m_options.dir) / "redis.log").string(), "--dir") << "\n"
+    << "pidfile " << quoted((fs::path(m_options.dir) / "redis.pid").string(), "--dir") << "\n"
     << "requirepass " << quoted(m_options.password, "the cluster password")
     << "\n"
     // Every write reaches the file before its reply, so a killed server loses nothing it
@@ -132,23 +241,142 @@ std::string RedisServer::logTail() const {
   return tail;
 }
 
+void RedisServer::checkAddressesFree() const {
+  const std::string port = std::to_string(m_options.port);
+  if (m_options.port > 0) {
+    std::istringstream items(m_options.bind);
+    std::string item;
+    while (items >> item) {
+      // Redis's own forms: "-ADDR" may be missing, "*" and "::*" are every address.
+      const bool optional = item.front() == '-';
+      std::string host = optional ? item.substr(1) : item;
+      if (host == "*") host = "0.0.0.0";
+      if (host == "::*") host = "::";
+      addrinfo hints{};
+      hints.ai_socktype = SOCK_STREAM;
+      hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+      addrinfo* found = nullptr;
+      const int rv = getaddrinfo(host.c_str(), port.c_str(), &hints, &found);
+      if (rv != 0) {
+        if (optional) continue;
+        throw InputError("--bind '" + item + "' is not an address of this machine (" +
+                         gai_strerror(rv) + ")");
+      }
+      const int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      int error = 0;
+      if (fd >= 0) {
+        const int on = 1;
+        // As redis-server binds: a port whose last connections linger in TIME_WAIT is free.
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        if (found->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+        if (::bind(fd, found->ai_addr, found->ai_addrlen) != 0) error = errno;
+        ::close(fd);
+      }
+      freeaddrinfo(found);
+      if (error == EADDRINUSE)
+        throw InputError("port " + port + " is in use on " + host +
+                         ": another program listens there (another cluster? opevo cluster "
+                         "status --cluster " +
+                         (host == "0.0.0.0" ? "127.0.0.1" : host) + ":" + port +
+                         " tells); choose another --port" + leftoverRedis(m_options.dir));
+      if (error == EADDRNOTAVAIL && !optional)
+        throw InputError("cannot listen on " + host +
+                         ": it is not an address of this machine "
+                         "(--bind takes addresses of this machine's own interfaces, e.g. "
+                         "127.0.0.1, or 0.0.0.0 for all)");
+      if (error == EACCES)
+        throw InputError("port " + port +
+                         " is reserved for root on this machine: choose a port "
+                         "above 1023");
+    }
+  }
+  if (!m_options.unixSocket.empty()) {
+    // redis-server would unlink a live socket and take its clients' address over.
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    if (m_options.unixSocket.size() >= sizeof a.sun_path)
+      throw InputError("--unix-socket '" + m_options.unixSocket + "' is too long (at most " +
+                       std::to_string(sizeof a.sun_path - 1) + " bytes)");
+    std::memcpy(a.sun_path, m_options.unixSocket.c_str(), m_options.unixSocket.size() + 1);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const bool live = fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    if (fd >= 0) ::close(fd);
+    if (live)
+      throw InputError("the socket " + m_options.unixSocket +
+                       " is in use: another server listens on it; choose another --unix-socket");
+  }
+}
+
+pid_t RedisServer::spawn() {
+  // Everything the child needs is made before fork: after it, in a process that may have
+  // threads, only async-signal-safe calls are allowed.
+  const std::string program = programPath(m_options.program);
+  const std::string out = (fs::path(m_options.dir) / "redis.out").string();
+  std::vector<char*> argv = {const_cast<char*>(program.c_str()),
+                             const_cast<char*>(m_config.c_str()), nullptr};
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  const int maxFd = files.rlim_cur == RLIM_INFINITY || files.rlim_cur > 65536
+                        ? 65536
+                        : static_cast<int>(files.rlim_cur);
+  const pid_t parent = getpid();
+  const int lockFd = m_lockFd;
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // A process group of its own, so a terminal's Ctrl-C reaches opevo alone, which stops it in
+    // order; and SIGTERM (Redis saves and exits) if opevo dies without stopping it.
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || o < 0) _exit(127);
+    dup2(in, 0);
+    dup2(o, 1);
+    dup2(o, 2);
+    // The dir's lock, held by the server too (fd 3, without close-on-exec).
+    // (dup2 onto itself keeps close-on-exec: cleared by hand then.)
+    if (lockFd == 3)
+      fcntl(3, F_SETFD, 0);
+    else if (lockFd >= 0)
+      dup2(lockFd, 3);
+    const int firstClosed = lockFd >= 0 ? 4 : 3;
+    if (syscall(SYS_close_range, firstClosed, ~0U, 0) != 0)
+      for (int fd = firstClosed; fd < maxFd; ++fd) ::close(fd);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 void RedisServer::start() {
   if (m_pid > 0) return;
-  ChildStreams streams;
-  streams.stdoutFile = (fs::path(m_options.dir) / "redis.out").string();
-  streams.stderrToStdout = true;
-  try {
-    m_pid = startChild({m_options.program, m_config}, streams);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(std::string(e.what()) +
-                             " (install redis-server, e.g. apt install redis-server)");
-  }
+  checkAddressesFree();
+  m_pid = spawn();
+  recordPids();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   std::string lastError;
   while (true) {
-    if (const auto status = exited())
+    if (const auto status = exited()) {
+      recordPids();
+      const std::string tail = logTail();
+      // Taken between the check above and its bind, or missed by the check.
+      if (tail.find("Address already in use") != std::string::npos)
+        throw InputError("port " + std::to_string(m_options.port) + " is in use on " +
+                         m_options.bind +
+                         ": another program listens there; choose another "
+                         "--port" +
+                         leftoverRedis(m_options.dir) + ". The end of its log:" + tail);
+      if (tail.find("Cannot assign requested address") != std::string::npos)
+        throw InputError("cannot listen on " + m_options.bind +
+                         ": it is not an address of this machine. The end of its log:" + tail);
+      if (status == 127 && tail.find("redis") == std::string::npos)
+        throw std::runtime_error("cannot start " + m_options.program +
+                                 " (install redis-server, e.g. apt install redis-server)");
       throw std::runtime_error("redis-server exited with status " + std::to_string(*status) +
-                               " as it started; the end of its output:" + logTail());
+                               " as it started; the end of its output:" + tail);
+    }
     try {
       RedisConnection probe(endpoint(), m_options.password, {1, 5});
       probe.connect();
@@ -156,9 +384,18 @@ void RedisServer::start() {
       const auto at = info.text.find("redis_version:");
       if (at != std::string::npos)
         m_version = info.text.substr(at + 14, info.text.find('\r', at) - at - 14);
-      break;
+      // Another server may answer at the address before ours has bound it (and then ours
+      // fails): only our own process counts.
+      const auto pidAt = info.text.find("process_id:");
+      const long answering = pidAt == std::string::npos
+                                 ? m_pid
+                                 : std::strtol(info.text.c_str() + pidAt + 11, nullptr, 10);
+      if (answering == m_pid) break;
+      lastError = "another redis-server (pid " + std::to_string(answering) + ") answers there";
     } catch (const ClusterUnreachable& e) {
       lastError = e.what();
+    } catch (const ClusterAuthError& e) {
+      lastError = "another server answers there: " + std::string(e.what());
     }
     if (std::chrono::steady_clock::now() > deadline) {
       kill();
@@ -188,6 +425,7 @@ void RedisServer::stop() {
   bool timedOut = false;
   waitChild(m_pid, 30, &timedOut);
   m_pid = -1;
+  recordPids();
 }
 
 void RedisServer::kill() {
@@ -195,6 +433,7 @@ void RedisServer::kill() {
   ::kill(m_pid, SIGKILL);
   waitChild(m_pid);
   m_pid = -1;
+  recordPids();
 }
 
 }  // namespace opevo::cluster

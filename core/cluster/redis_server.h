@@ -21,11 +21,19 @@ struct RedisServerOptions {
 // A real redis-server for the cluster: `opevo cluster serve`, and the tests. Its password goes
 // into a config file only its owner can read (mode 0600), never onto a command line where `ps`
 // shows it; its data is kept in append-only files in dir, so a restart loses nothing.
+//
+// One server per dir: dir/serve.lock is locked (flock) for the object's lifetime, and
+// redis-server inherits the lock, so a second server on the same dir (whose append-only files
+// and config it would share) is refused while either process lives, naming them. redis-server
+// also gets SIGTERM when the process that started it dies (even of SIGKILL), so it is never left
+// holding the port and the files by itself.
 class RedisServer {
  public:
-  // Writes dir/redis.conf, starts redis-server and waits until it answers. Throws InputError for
-  // a bad option (no password, a password with a line break, a dir that cannot be made) and
-  // std::runtime_error with the end of its log when it does not start (a port in use).
+  // Locks dir, writes dir/redis.conf, starts redis-server and waits until it answers. Throws
+  // InputError for a bad option (no password, a password with a line break, a dir that cannot be
+  // made), a dir another server holds (naming its pids), a port in use, an address that is not
+  // this machine's or a socket another server listens on; std::runtime_error with the end of its
+  // log when it does not start for another reason.
   explicit RedisServer(RedisServerOptions options);
   // Stops it (SIGTERM: Redis writes its append-only file out before exiting).
   ~RedisServer();
@@ -50,11 +58,16 @@ class RedisServer {
   std::optional<int> exited();
 
  private:
-  void writeConfig() const;
+  void lockDir();
+  void recordPids() const;
+  void checkAddressesFree() const;
+  pid_t spawn();
   std::string logTail() const;
+  void writeConfig() const;
 
   RedisServerOptions m_options;
   std::string m_config;
+  int m_lockFd = -1;
   pid_t m_pid = -1;
   std::string m_version;
 };

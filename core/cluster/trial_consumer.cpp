@@ -198,8 +198,18 @@ void TrialConsumer::answer(const Taken& taken) {
         const TrialHandler::Answer a = m_handler.handle(request);
         result.measurement = a.measurement;
         result.library = a.library;
+        result.agentFault = a.agentFault;
       } catch (const std::exception& err) {
-        fail(TrialStatus::LaunchError, "agent " + m_options.agentId + ": " + err.what());
+        fail(TrialStatus::LaunchError, err.what());
+        result.agentFault = true;
+      }
+      if (result.agentFault) {
+        result.measurement.message =
+            "agent " + m_options.agentId + " cannot measure: " + result.measurement.message;
+        if (m_policy.notice)
+          m_policy.notice("cannot measure trial " + request.trialId + ": " +
+                          result.measurement.message +
+                          " (its master stops the run, resumable once this is fixed)");
       }
     }
     result.tookMs =
@@ -207,7 +217,9 @@ void TrialConsumer::answer(const Taken& taken) {
             .count();
     post(request.replyTo, result);
     finish(e.id);
-    ++m_done;
+    ++(request.type == RequestType::Reference ? m_references
+       : request.retiming                     ? m_retimings
+                                              : m_done);
   } catch (const RetryCancelled&) {
     // Shutting down with a trial in hand: it stays pending and another agent takes it over.
     setCurrent({}, {});

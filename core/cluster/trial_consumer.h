@@ -18,6 +18,9 @@ class TrialHandler {
   struct Answer {
     Measurement measurement;
     std::string library;  // a reference's library
+    // The handler could not measure at all (TrialResult::agentFault): the machine's fault, not
+    // the configuration's. An exception out of handle() counts as one too.
+    bool agentFault = false;
   };
   virtual Answer handle(const TrialRequest& request) = 0;
 };
@@ -51,7 +54,12 @@ class TrialConsumer {
   // The stream entry it is measuring, empty when idle; for the agent's keep-alive. Thread-safe.
   std::string currentEntry() const;
   std::string currentTrial() const;
+  // Trials answered (references apart: a run's reference timing is not one of its trials).
   long long done() const { return m_done.load(); }
+  // Reference measurements (a vendor library's time on the operator) answered.
+  long long references() const { return m_references.load(); }
+  // Configurations timed again beside the reference (TrialRequest::retiming) answered.
+  long long retimings() const { return m_retimings.load(); }
   const ConsumerOptions& options() const { return m_options; }
 
  private:
@@ -71,6 +79,8 @@ class TrialConsumer {
   RetryPolicy m_policy;
   std::string m_stream;
   std::atomic<long long> m_done{0};
+  std::atomic<long long> m_references{0};
+  std::atomic<long long> m_retimings{0};
   mutable std::mutex m_mutex;
   std::string m_currentEntry, m_currentTrial;
 };

@@ -63,15 +63,17 @@ Measurement measurementFromJson(const nlohmann::json& j, const std::string& wher
 }
 
 std::vector<std::string> requestFields(const TrialRequest& r) {
-  return {"v",      std::to_string(kMessageVersion),
-          "trial",  r.trialId,
-          "type",   std::string(requestTypeNames().name(r.type)),
-          "kind",   r.kind,
-          "reply",  r.replyTo,
-          "master", r.master,
-          "task",   r.task.dump(),
-          "config", r.config,
-          "sent",   std::to_string(r.sentMs)};
+  std::vector<std::string> fields = {"v",      std::to_string(kMessageVersion),
+                                     "trial",  r.trialId,
+                                     "type",   std::string(requestTypeNames().name(r.type)),
+                                     "kind",   r.kind,
+                                     "reply",  r.replyTo,
+                                     "master", r.master,
+                                     "task",   r.task.dump(),
+                                     "config", r.config,
+                                     "sent",   std::to_string(r.sentMs)};
+  if (r.retiming) fields.insert(fields.end(), {"retiming", "1"});
+  return fields;
 }
 
 TrialRequest parseRequest(const StreamEntry& e) {
@@ -94,17 +96,20 @@ TrialRequest parseRequest(const StreamEntry& e) {
   if (r.type == RequestType::Measure) r.config = e.field("config", what);
   // strtoll, not atoll: a number past 64 bits is undefined behaviour for atoll.
   r.sentMs = std::strtoll(e.fieldOr("sent", "0").c_str(), nullptr, 10);
+  r.retiming = e.fieldOr("retiming", "") == "1";
   return r;
 }
 
 std::vector<std::string> resultFields(const TrialResult& r) {
-  return {"v",       std::to_string(kMessageVersion),
-          "trial",   r.trialId,
-          "agent",   r.agent,
-          "device",  r.device,
-          "m",       measurementJson(r.measurement).dump(),
-          "library", r.library,
-          "took_ms", std::to_string(r.tookMs)};
+  std::vector<std::string> fields = {"v",       std::to_string(kMessageVersion),
+                                     "trial",   r.trialId,
+                                     "agent",   r.agent,
+                                     "device",  r.device,
+                                     "m",       measurementJson(r.measurement).dump(),
+                                     "library", r.library,
+                                     "took_ms", std::to_string(r.tookMs)};
+  if (r.agentFault) fields.insert(fields.end(), {"fault", "agent"});
+  return fields;
 }
 
 TrialResult parseResult(const StreamEntry& e) {
@@ -117,6 +122,7 @@ TrialResult parseResult(const StreamEntry& e) {
   r.measurement = measurementFromJson(parseJson(e, "m", what), what + " " + e.id);
   r.library = e.fieldOr("library", "");
   r.tookMs = std::strtod(e.fieldOr("took_ms", "0").c_str(), nullptr);
+  r.agentFault = e.fieldOr("fault", "") == "agent";
   return r;
 }
 

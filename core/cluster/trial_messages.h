@@ -31,6 +31,10 @@ struct TrialRequest {
   nlohmann::json task;
   std::string config;  // the configuration as its space formats it; empty for a reference
   long long sentMs = 0;
+  // A configuration timed again beside the reference after the run (tune's side-by-side), not
+  // one of the run's trials: agents count it apart. Sent as the optional field "retiming" = "1";
+  // older agents measure it all the same.
+  bool retiming = false;
 };
 
 // What an agent answers.
@@ -41,6 +45,11 @@ struct TrialResult {
   Measurement measurement;
   std::string library;  // a reference's library name
   double tookMs = 0;    // on the agent, from taking the trial to answering it
+  // The agent could not measure at all (its measurer for the task could not be built: a broken
+  // compiler, say), so the failure says nothing of the configuration: the master stops the run
+  // (resumable) with the agent's reason instead of recording the trial, as a local run stops.
+  // Sent as the optional field "fault" = "agent"; older masters ignore it.
+  bool agentFault = false;
 };
 
 // Flat field/value lists for XADD.
