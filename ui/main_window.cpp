@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -104,12 +105,22 @@ MainWindow::MainWindow(QWidget* parent)
   auto* versionLabel = new QLabel(tr("OpEvo Studio %1").arg(QStringLiteral(OPEVO_VERSION)), this);
   versionLabel->setObjectName(QStringLiteral("versionLabel"));
   m_backendLabel->setObjectName(QStringLiteral("backendLabel"));
+  m_versionLabel = versionLabel;
   m_permanent = {m_runsPage->datasetStatus(), m_runsPage->progressBar(), m_runsPage->etaLabel(),
                  m_backendLabel, versionLabel};
-  for (QWidget* w : m_permanent) statusBar()->addPermanentWidget(w);
-  // The whole of an elided message is its tooltip while it shows, and no longer.
+  for (QWidget* w : m_permanent) {
+    statusBar()->addPermanentWidget(w);
+    w->installEventFilter(this);  // its size or visibility changes the message's room
+  }
+  statusBar()->installEventFilter(this);
+  // The whole of an elided message is its tooltip while it shows, and no longer; the labels that
+  // gave it their room come back.
   connect(statusBar(), &QStatusBar::messageChanged, this, [this](const QString& text) {
-    if (text.isEmpty()) statusBar()->setToolTip(QString());
+    if (!text.isEmpty()) return;
+    statusBar()->setToolTip(QString());
+    m_statusText.clear();
+    m_versionLabel->show();
+    m_backendLabel->show();
   });
 
   connect(m_presetsPanel, &PresetsPanel::presetSelected, this,
@@ -171,18 +182,53 @@ MainWindow::MainWindow(QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::showStatus(const QString& text) {
-  // QStatusBar draws a message in the room its permanent widgets leave and cuts it at the edge,
-  // mid-word, at 1024 pixels: it is elided to that room instead, whole in the tooltip.
-  // The room is QStatusBar's own message rectangle: from 6 px in to 2 px before the first
-  // permanent widget that shows (and 12 px before the bar's end when none does).
+  m_statusText = text;
+  m_statusUntil.setRemainingTime(8000);
+  fitStatus();
+}
+
+QString MainWindow::statusShown() const {
+  return statusBar()->currentMessage();
+}
+
+void MainWindow::fitStatus() {
+  if (m_statusText.isEmpty()) return;
   QStatusBar* bar = statusBar();
-  int right = bar->width() - 12;
-  for (const QWidget* w : m_permanent)
-    if (w->isVisible()) right = std::min(right, w->x() - 2);
-  const int room = right - 6;
-  const QString shown = bar->fontMetrics().elidedText(text, Qt::ElideRight, std::max(room, 40));
-  bar->setToolTip(shown == text ? QString() : text);
-  bar->showMessage(shown, 8000);
+  const int left = static_cast<int>(m_statusUntil.remainingTime());
+  if (left <= 0) return;  // gone (QStatusBar clears it)
+  // QStatusBar draws a message in the room its permanent widgets leave and cuts it at the edge,
+  // mid-word: it is elided to that room instead, whole in the tooltip. The room is QStatusBar's
+  // own message rectangle: from 6 px in to 2 px before the first permanent widget that shows
+  // (and 12 px before the bar's end when none does).
+  const auto room = [&] {
+    int right = bar->width() - 12;
+    for (const QWidget* w : m_permanent)
+      if (w->isVisible()) right = std::min(right, w->x() - 2);
+    return right - 6;
+  };
+  // At 1024 pixels a race's labels left a finish message 40 px: "Race…". The version and the
+  // best backend (both in Help > About) give their room to a message that needs it, until it
+  // goes.
+  const int want = bar->fontMetrics().horizontalAdvance(m_statusText);
+  if (want > room() && (m_versionLabel->isVisible() || m_backendLabel->isVisible())) {
+    m_versionLabel->hide();
+    m_backendLabel->hide();
+    bar->layout()->activate();  // the permanent widgets move now, not on the next pass
+  }
+  const QString shown =
+      bar->fontMetrics().elidedText(m_statusText, Qt::ElideRight, std::max(room(), 40));
+  bar->setToolTip(shown == m_statusText ? QString() : m_statusText);
+  if (shown != bar->currentMessage()) bar->showMessage(shown, left);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  // A permanent widget that appears or grows (the progress bar at a race's start, a device's
+  // long description) takes room from the message: it is elided again, not cut at the edge.
+  const QEvent::Type t = event->type();
+  if ((t == QEvent::Resize || t == QEvent::Move || t == QEvent::Show || t == QEvent::Hide) &&
+      !m_statusText.isEmpty())
+    QMetaObject::invokeMethod(this, &MainWindow::fitStatus, Qt::QueuedConnection);
+  return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::makeMenus() {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QDeadlineTimer>
 #include <QMainWindow>
 
 #include "ui/jobs/latest_job.h"
@@ -66,6 +67,9 @@ class MainWindow : public QMainWindow {
   // A page's message in the status bar for 8 seconds, elided to the room the status bar's
   // permanent widgets leave (the whole text in its tooltip).
   void showStatus(const QString& text);
+  // The message shown (elided to its room) and its whole text; empty when none shows.
+  QString statusShown() const;
+  QString statusWhole() const { return m_statusText; }
   // The user guide's window (F1), made on first use.
   void showHelp();
   // The Topology page on a parameter of a preset.
@@ -76,6 +80,7 @@ class MainWindow : public QMainWindow {
   QString aboutText() const;
 
  protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
 
  private:
@@ -93,6 +98,12 @@ class MainWindow : public QMainWindow {
   ClusterPage* m_clusterPage;
   QLabel* m_backendLabel;
   QList<QWidget*> m_permanent;  // the status bar's permanent widgets, left to right
+  QLabel* m_versionLabel = nullptr;
+  // The message on show in full and when it goes: it is elided again whenever the room for it
+  // changes (a permanent widget appearing or growing), never cut mid-word by QStatusBar.
+  QString m_statusText;
+  QDeadlineTimer m_statusUntil;
+  void fitStatus();
   HelpWindow* m_help = nullptr;
   // Per backend: its name and what the probe found, in the probe's order (cuda, hip, cpu).
   QList<QPair<QString, QString>> m_runtimes;

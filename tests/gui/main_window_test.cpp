@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QSizeGrip>
 #include <QSlider>
 #include <QStandardItemModel>
@@ -155,6 +156,57 @@ TEST_F(MainWindowTest, ALongStatusMessageIsElidedWholeInItsTooltip) {
   m_window.showStatus(text);
   bar->clearMessage();
   EXPECT_TRUE(bar->toolTip().isEmpty());
+}
+
+// The room QStatusBar leaves a message: from 6 px in to 2 px before the first permanent widget
+// that shows.
+int messageRoom(QStatusBar* bar) {
+  int right = bar->width() - 12;
+  for (QWidget* w : bar->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+    if (w->isVisible() && w->x() > 0 && !qobject_cast<QSizeGrip*>(w))
+      right = std::min(right, w->x() - 2);
+  return right - 6;
+}
+
+// The walk at 1024x700: during a race the device's description, the progress bar and the labels
+// left a finish message 40 px ("Race…"), and a message shown before a permanent widget grew was
+// cut at its edge without an ellipsis.
+TEST_F(MainWindowTest, ARaceLeavesTheStatusMessageItsRoom) {
+  m_window.resize(1024, 700);
+  EXPECT_TRUE(waitUntil([&] { return !m_window.backendText().contains("probing"); }));
+  QStatusBar* bar = m_window.statusBar();
+  QLabel* device = m_window.runsPage()->datasetStatus();
+  ASSERT_NE(device, nullptr);
+  device->setText(
+      QStringLiteral("replay of A100.json.gz (NVIDIA A100-PCIE-40GB, real measurements)"));
+  m_window.runsPage()->progressBar()->show();
+  QCoreApplication::processEvents();
+  const QString finished = QStringLiteral("Race finished: 2000 trials.");
+  m_window.showStatus(finished);
+  EXPECT_EQ(bar->currentMessage(), finished);
+  EXPECT_LE(bar->fontMetrics().horizontalAdvance(bar->currentMessage()), messageRoom(bar));
+  auto* version = child<QLabel>("versionLabel");
+  EXPECT_FALSE(version->isVisible());  // it gave its room (Help > About says it)
+  // The room shrinks while the message shows: it is elided again, with an ellipsis.
+  device->setText(device->text() + QStringLiteral(", 2 threads of a much longer CPU name here"));
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return bar->fontMetrics().horizontalAdvance(bar->currentMessage()) <= messageRoom(bar);
+      },
+      2000))
+      << bar->currentMessage().toStdString() << " in " << messageRoom(bar) << " px";
+  if (bar->currentMessage() != finished) {
+    EXPECT_TRUE(bar->currentMessage().endsWith(QChar(0x2026)))
+        << bar->currentMessage().toStdString();
+  }
+  << bar->currentMessage().toStdString();
+  EXPECT_EQ(m_window.statusWhole(), finished);
+  // Once it goes, the labels come back.
+  bar->clearMessage();
+  QCoreApplication::processEvents();
+  EXPECT_TRUE(version->isVisible());
+  EXPECT_TRUE(child<QLabel>("backendLabel")->isVisible());
+  m_window.runsPage()->progressBar()->hide();
 }
 
 TEST_F(MainWindowTest, OnAnEightHundredBySixHundredScreenNoSetupFormIsCut) {
