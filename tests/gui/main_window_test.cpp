@@ -199,7 +199,6 @@ TEST_F(MainWindowTest, ARaceLeavesTheStatusMessageItsRoom) {
     EXPECT_TRUE(bar->currentMessage().endsWith(QChar(0x2026)))
         << bar->currentMessage().toStdString();
   }
-  << bar->currentMessage().toStdString();
   EXPECT_EQ(m_window.statusWhole(), finished);
   // Once it goes, the labels come back.
   bar->clearMessage();
