@@ -26,7 +26,8 @@ struct RedisServerOptions {
 // redis-server inherits the lock, so a second server on the same dir (whose append-only files
 // and config it would share) is refused while either process lives, naming them. redis-server
 // also gets SIGTERM when the process that started it dies (even of SIGKILL), so it is never left
-// holding the port and the files by itself.
+// holding the port and the files by itself. (Strictly, when the thread that started it ends:
+// start it from a thread that lives as long as the server, as serve and the tests do.)
 class RedisServer {
  public:
   // Locks dir, writes dir/redis.conf, starts redis-server and waits until it answers. Throws
