@@ -6,6 +6,7 @@
 #include "common/median.h"
 #include "engine/measurement.h"
 #include "engine/run_status.h"
+#include "engine/speed_unit.h"
 #include "io/gzip_file.h"
 #include "io/json_column.h"
 #include "ops/operator_json.h"
@@ -132,6 +133,20 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
   return t;
 }
 
+// A CPU run exported before CPU kernels were timed in GFLOP/s says TFLOPS: it is stored as the
+// runs measured since, as the store's own migration to schema 6 moves its older CPU runs.
+void toCpuSpeedUnit(RunRecord& run, std::vector<TrialRow>& trials) {
+  const double scale = flopsPerSecondIn(run.speedUnit) / flopsPerSecondIn(deviceSpeedUnit("cpu"));
+  for (TrialRow& t : trials) t.speed *= scale;
+  if (run.referenceSpeed) *run.referenceSpeed *= scale;
+  nlohmann::json budget = nlohmann::json::parse(run.budgetJson, nullptr, false);
+  if (budget.is_object() && budget.contains("target") && budget["target"].is_number()) {
+    budget["target"] = budget["target"].get<double>() * scale;
+    run.budgetJson = budget.dump();
+  }
+  run.speedUnit = deviceSpeedUnit("cpu");
+}
+
 }  // namespace
 
 RunWithTrials runFromT4(const OJson& root, const std::string& path, const RestoreOptions& options) {
@@ -211,6 +226,9 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
     t.order = t.seq;
     trials.push_back(std::move(t));
   }
+  if (run.backend == "cpu" && run.speedUnit != deviceSpeedUnit("cpu") &&
+      flopsPerSecondIn(run.speedUnit) > 0)
+    toCpuSpeedUnit(run, trials);
   // Older files: the run's times are its first and last trials'. (Every file without them has
   // trials: only a network archive holds runs without any, and it came after.)
   run.started = optionalText(meta, "started");

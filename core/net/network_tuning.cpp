@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "engine/speed_unit.h"
 #include "ops/matvec_space.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
@@ -81,6 +82,11 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
     return graph.tasks[a].position < graph.tasks[b].position;
   });
   for (std::size_t i = 0; i < n; ++i) {
+    // A task's speeds are a FLOP rate in its measurer's unit (TFLOPS on a GPU, GFLOP/s on a CPU).
+    const std::string unit = measurements[i].measurer->speedUnit();
+    m_flopsPerUnit.push_back(flopsPerSecondIn(unit));
+    if (!(m_flopsPerUnit.back() > 0))
+      throw InputError("a network's tasks are timed as FLOP rates, and '" + unit + "' is not one");
     m_spaces.push_back(std::make_unique<SearchSpace>(*measurements[i].space));
     m_engines.push_back(
         std::make_unique<Engine>(*m_spaces.back(), *measurements[i].measurer,
@@ -143,11 +149,14 @@ void NetworkTuning::addObserver(EngineObserver& observer) {
   for (auto& e : m_engines) e->addObserver(observer);
 }
 
+double NetworkTuning::secondsAt(std::size_t task, double speed) const {
+  return m_graph.tasks[task].op.flops() / (speed * m_flopsPerUnit[task]);
+}
+
 std::optional<double> NetworkTuning::bestSeconds(std::size_t task) const {
   const RunState& r = m_engines.at(task)->runs().front();
   if (!(r.best > 0)) return std::nullopt;
-  // Speeds are TFLOPS (device backends) or a dataset's own unit; seconds follow for TFLOPS.
-  return m_graph.tasks[task].op.flops() / (r.best * 1e12);
+  return secondsAt(task, r.best);
 }
 
 std::optional<double> NetworkTuning::estimateSeconds() const {
@@ -217,7 +226,7 @@ void NetworkTuning::replayUnit(std::size_t task, int trials, const std::vector<T
       if (m.status == TrialStatus::Ok && m.speed > best) best = m.speed;
     }
     std::optional<double> seconds;
-    if (best > 0) seconds = m_graph.tasks[task].op.flops() / (best * 1e12);
+    if (best > 0) seconds = secondsAt(task, best);
     m_scheduler.record(task, seconds);
   }
   countUnit(task, trials);

@@ -146,11 +146,14 @@ class NetworkTuning {
   const std::vector<NetworkUnit>& units() const { return m_units; }
 
  private:
+  double secondsAt(std::size_t task, double speed) const;  // task's time at that speed
+
   const TaskGraph& m_graph;
   NetworkTuningPlan m_plan;
   // Each task's space, owned here so that it can be narrowed before the task begins.
   std::vector<std::unique_ptr<SearchSpace>> m_spaces;
   std::vector<std::unique_ptr<Engine>> m_engines;
+  std::vector<double> m_flopsPerUnit;  // FLOP/s in one unit of each task's speeds
   TaskScheduler m_scheduler;
   int m_trials = 0;
   std::vector<NetworkUnit> m_units;

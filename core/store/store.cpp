@@ -145,6 +145,23 @@ const char* const kTunerTimeColumn = R"sql(
     ALTER TABLE trials ADD COLUMN tuner_ms REAL NOT NULL DEFAULT 0;
     )sql";
 
+// Schema 6 also times CPU kernels in GFLOP/s (engine/speed_unit.h): a CPU run stored in TFLOPS
+// moves whole to the new unit, its trials, its reference and its target, so it still compares
+// with (and warm-starts) the runs measured since.
+const char* const kCpuSpeedsInGflops = R"sql(
+    CREATE TEMP TABLE tflops_cpu_runs AS
+      SELECT id FROM runs WHERE backend = 'cpu' AND speed_unit = 'TFLOPS';
+    UPDATE trials SET speed = speed * 1000 WHERE run_id IN (SELECT id FROM tflops_cpu_runs);
+    UPDATE runs SET reference_speed = reference_speed * 1000
+      WHERE id IN (SELECT id FROM tflops_cpu_runs) AND reference_speed IS NOT NULL;
+    UPDATE runs SET budget_json = json_set(budget_json, '$.target',
+                                           json_extract(budget_json, '$.target') * 1000)
+      WHERE id IN (SELECT id FROM tflops_cpu_runs) AND json_valid(budget_json)
+        AND json_type(budget_json, '$.target') IN ('integer', 'real');
+    UPDATE runs SET speed_unit = 'GFLOP/s' WHERE id IN (SELECT id FROM tflops_cpu_runs);
+    DROP TABLE tflops_cpu_runs;
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
 const std::string kSchema =
     std::string(kSchemaV2) + kNetworkTables + kKasTables + kTrialCostColumns + kTunerTimeColumn;
@@ -218,8 +235,8 @@ const Migration kMigrations[] = {
     {"", kKasTables, ""},
     // 4 -> 5: each trial's verification and measurement time; old trials read 0.
     {"", kTrialCostColumns, ""},
-    // 5 -> 6: each trial's tuner time; old trials read 0.
-    {"", kTunerTimeColumn, ""},
+    // 5 -> 6: each trial's tuner time (old trials read 0); CPU runs in GFLOP/s.
+    {"", kTunerTimeColumn, kCpuSpeedsInGflops},
 };
 
 std::string inQuotes(const std::string& path) {

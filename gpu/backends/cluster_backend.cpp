@@ -6,6 +6,7 @@
 #include "cluster/device_kind.h"
 #include "common/error.h"
 #include "cuda/cuda_driver.h"
+#include "engine/speed_unit.h"
 #include "hip/hip_runtime.h"
 #include "probe/backend_probe.h"
 #include "replay/replay_measurer.h"
@@ -143,6 +144,7 @@ MeasurementSetup clusterDeviceSetup(const std::string& backend, OperatorDefiniti
       {"backend", backend}, {"operator", operatorJson}, {"options", measuringOptionsJson(options)}};
   spec.label = backend + ": " + chosen.device + onCluster(options);
   spec.device = chosen.device;
+  spec.speedUnit = deviceSpeedUnit(backend);  // the agents' runners time in it, as local ones do
   spec.hasReference = true;
   s.measurer =
       std::make_unique<cluster::ClusterMeasurer>(options.cluster, std::move(spec), *s.space);

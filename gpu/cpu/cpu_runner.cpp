@@ -12,6 +12,7 @@
 #include "common/median.h"
 #include "common/run_watch.h"
 #include "cpu/cache_eviction.h"
+#include "engine/speed_unit.h"
 
 namespace opevo {
 namespace {
@@ -153,7 +154,7 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
                          timing.coldWeights ? std::function<void()>(evict) : nullptr);
   }
   m.medianMs = median(m.timesMs);
-  m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
+  m.speed = speedIn(deviceSpeedUnit("cpu"), buffers.op.flops(), m.medianMs);
   dlclose(library);
   return m;
 }
@@ -165,7 +166,7 @@ Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timin
   m.timesMs =
       timeRuns(run, timing, timing.coldWeights ? buffers.referenceWeightsEviction() : nullptr);
   m.medianMs = median(m.timesMs);
-  m.speed = buffers.op.flops() / (m.medianMs * 1e-3) / 1e12;
+  m.speed = speedIn(deviceSpeedUnit("cpu"), buffers.op.flops(), m.medianMs);
   // OpenBLAS's threads spin for about a tenth of a second after its last call (see
   // OperatorBuffers::computeReference): a kernel this worker times next must not share the cores
   // with them. Convolutions are oneDNN's or a loop nest, on OpenMP's threads, which soon sleep.

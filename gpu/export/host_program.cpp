@@ -6,6 +6,7 @@
 
 #include "codegen/layout_conversion.h"
 #include "codegen/winograd_transforms.h"
+#include "engine/speed_unit.h"
 #include "ops/winograd_space.h"
 
 namespace opevo {
@@ -255,8 +256,11 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
   p += "    const double e = std::fabs(C[i] - ref[i]) / (1.0 + std::fabs(ref[i]));\n";
   p += "    if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;\n  }\n";
   p += "  const double flops = " + std::to_string(op.flops()) + ";\n";
-  p += "  std::printf(\"max relative error %.3g, %.4f ms, %.4g TFLOPS\\n\", worst, (double)ms, "
-       "flops / (ms * 1e-3) / 1e12);\n";
+  // In the unit the tuner measured this backend's kernels in, so the two read side by side.
+  const std::string unit = deviceSpeedUnit(gpu ? "cuda" : "cpu");
+  p += "  std::printf(\"max relative error %.3g, %.4f ms, %.4g " + unit +
+       "\\n\", worst, (double)ms, flops / (ms * 1e-3) / " + std::to_string(flopsPerSecondIn(unit)) +
+       ");\n";
   p += "  std::printf(worst <= 1e-3 ? \"PASS\\n\" : \"FAIL\\n\");\n  return worst <= 1e-3 ? 0 : "
        "1;\n}\n";
   return p;

@@ -4,6 +4,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
 #include <QItemSelectionModel>
@@ -314,6 +316,27 @@ TEST_F(RunsPageTest, TimeAndTargetBudgetsEndEachRun) {
   const TrialPoint& last = runs()->data()->trials().back();
   EXPECT_GE(last.best, optimum * 0.9);  // it ended on reaching the target
   EXPECT_LT(runs()->trialsModel()->rowCount(), 4362);
+}
+
+// A target is a speed on one source: switching from a replay to the CPU does not carry the
+// replay's 12955.7 over (it once stayed in the box, relabelled TFLOPS), and back on the dataset
+// the box starts again from 95% of its best.
+TEST_F(RunsPageTest, ATargetStartsOverWhenWhatMeasuresChanges) {
+  ASSERT_TRUE(loadDataset(kA100));
+  auto* target = setup()->findChild<QDoubleSpinBox*>(QStringLiteral("targetSpin"));
+  auto* useTarget = setup()->findChild<QCheckBox*>(QStringLiteral("useTarget"));
+  ASSERT_TRUE(target && useTarget);
+  const double best = picker()->dataset()->bestSpeed;
+  EXPECT_NEAR(target->value(), best * 0.95, 0.1);
+  setup()->setTarget(best * 0.9);
+  EXPECT_TRUE(useTarget->isChecked());
+  ASSERT_TRUE(setup()->setBackend(QStringLiteral("cpu")));
+  EXPECT_FALSE(useTarget->isChecked());
+  EXPECT_EQ(target->value(), 0);
+  EXPECT_EQ(target->suffix(), QStringLiteral(" GFLOP/s"));
+  ASSERT_TRUE(setup()->setBackend(QStringLiteral("replay")));
+  EXPECT_NEAR(target->value(), best * 0.95, 0.1);
+  EXPECT_FALSE(useTarget->isChecked());
 }
 
 TEST_F(RunsPageTest, ClosingTheWindowMidRaceStopsTheEngine) {

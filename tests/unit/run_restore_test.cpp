@@ -149,6 +149,31 @@ std::string olderExport(const TempDir& dir, Store& store, std::int64_t id) {
   return file;
 }
 
+// A CPU run exported when CPU kernels were timed in TFLOPS restores in GFLOP/s, as the store's
+// migration moved the CPU runs it held: its trials, reference and target alike.
+TEST(RunRestore, ACpuRunExportedInTflopsRestoresInGflops) {
+  TempDir dir;
+  Store store(dir.file("opevo.db"));
+  const std::int64_t gpu = storeMm1Run(store);
+  RunRecord cpu = *store.run(gpu);
+  cpu.backend = "cpu";
+  cpu.budgetJson = R"({"trials":300,"target":0.25})";
+  const std::int64_t id = store.createRunWithTrials(cpu, store.trials(gpu));
+  exportRunT4(store, id, dir.file("cpu.json.gz"));
+
+  Store fresh(dir.file("fresh.db"));
+  const RestoredRun r = restoreRun(fresh, dir.file("cpu.json.gz"));
+  const RunRecord back = *fresh.run(r.runId);
+  EXPECT_EQ(back.speedUnit, "GFLOP/s");
+  ASSERT_TRUE(back.referenceSpeed);
+  EXPECT_DOUBLE_EQ(*back.referenceSpeed, 26500);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(back.budgetJson)["target"].get<double>(), 250);
+  const std::vector<TrialRow> before = store.trials(id), after = fresh.trials(r.runId);
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < before.size(); ++i)
+    EXPECT_DOUBLE_EQ(after[i].speed, before[i].speed * 1000);
+}
+
 TEST(RunRestore, OlderFilesRestoreWithTheSeedAndOperatorGiven) {
   TempDir dir;
   Store store(dir.file("opevo.db"));

@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "backends/stored_run.h"
@@ -230,25 +231,48 @@ TEST(StoreMigration, AVersion4DatabaseGainsEachTrialsVerificationAndMeasurementT
 }
 
 // tests/data/opevo-v5.db was written by the release before schema 6 (commit b999dd4): a replay run
-// of autotvm, 20 trials on Kernel Tuner's GEMM cache of the RTX 2080 Ti, and a CPU run of MM1 with
-// the default algorithm (4 trials).
-TEST(StoreMigration, AVersion5DatabaseGainsEachTrialsTunerTime) {
+// of autotvm, 20 trials on Kernel Tuner's GEMM cache of the RTX 2080 Ti (GFLOP/s), and a CPU run of
+// MM1 with the default algorithm (4 trials in TFLOPS, OpenBLAS's reference 0.151 TFLOPS).
+TEST(StoreMigration, AVersion5DatabaseGainsEachTrialsTunerTimeAndCpuRunsInGflops) {
   const test::TempDir dir;
   const std::string path = copyOfTestDatabase(dir, 5);
   ASSERT_EQ(userVersion(path), 5);
+  {
+    // A target budget too, as `tune --target 0.5` stored it then (in TFLOPS).
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "UPDATE runs SET budget_json = '{\"trials\":4,\"target\":0.5}' "
+                           "WHERE backend = 'cpu'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
   std::int64_t cpuRun = 0;
   {
     Store store(path);
     EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
     const auto runs = store.runs();
     ASSERT_EQ(runs.size(), 2u);
-    for (const RunRecord& r : runs)
-      if (r.backend == "cpu") cpuRun = r.id;
+    for (const RunRecord& r : runs) {
+      if (r.backend == "cpu") {
+        cpuRun = r.id;
+        // The CPU's unit now, the whole run moved to it.
+        EXPECT_EQ(r.speedUnit, "GFLOP/s");
+        ASSERT_TRUE(r.referenceSpeed);
+        EXPECT_NEAR(*r.referenceSpeed, 151.372936413437, 1e-9);
+        EXPECT_EQ(nlohmann::json::parse(r.budgetJson)["target"].get<double>(), 500);
+      } else {
+        EXPECT_EQ(r.speedUnit, "GFLOP/s");  // a replay keeps its file's unit
+        EXPECT_EQ(store.trials(r.id).size(), 20u);
+      }
+    }
     ASSERT_NE(cpuRun, 0);
     const auto trials = store.trials(cpuRun);
     ASSERT_EQ(trials.size(), 4u);
+    EXPECT_NEAR(trials[2].speed, 6.88762262435026, 1e-9);
     EXPECT_GT(trials.front().measureMs, 0);  // kept as it was
-    EXPECT_EQ(trials.front().tunerMs, 0);     // not measured then
+    EXPECT_EQ(trials.front().tunerMs, 0);    // not measured then
     TrialRow t = trials.back();
     t.seq = 5;
     t.order = 5;

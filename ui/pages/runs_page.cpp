@@ -14,6 +14,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "engine/speed_unit.h"
 #include "replay/replay_measurer.h"
 #include "tuners/joint_layout_tuner.h"
 #include "ui/charts/race_results_widget.h"
@@ -243,7 +244,7 @@ bool RunsPage::start() {
     m_measuredOperator.clear();
   } else {
     m_measuredOperator = m_setup->operatorBox()->currentText();
-    info.speedUnit = QStringLiteral("TFLOPS");
+    info.speedUnit = QString::fromStdString(deviceSpeedUnit(spec->backend));
     info.label =
         tr("%1 on %2: real measurements")
             .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));

@@ -19,6 +19,7 @@
 
 #include "backends/backend_factory.h"
 #include "common/error.h"
+#include "engine/speed_unit.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "tuners/registry.h"
@@ -187,9 +188,8 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   connect(m_cluster, &ClusterRaceOption::toggled, this, &RaceSetupPanel::showBackend);
   showBackend();
   connect(m_dataset, &DatasetPicker::loaded, this, [this](const auto& d) {
-    m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));
-    // A target means something only in this dataset's unit: start from 95% of its optimum.
-    m_target->setValue(d->bestSpeed * 0.95);
+    // A target means something only on this dataset: start from 95% of its best.
+    setTargetFor(d->path, d->speedUnit, d->bestSpeed * 0.95);
   });
 }
 
@@ -248,7 +248,10 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
   s.schedule = static_cast<Schedule>(m_schedule->currentData().toInt());
   if (m_useTrials->isChecked()) s.trials = m_trials->value();
   if (m_useSeconds->isChecked()) s.seconds = m_seconds->value();
-  if (m_useTarget->isChecked()) s.targetSpeed = m_target->value();
+  if (m_useTarget->isChecked()) {
+    if (!(m_target->value() > 0)) return refuse(tr("Set a target speed above 0, or untick it."));
+    s.targetSpeed = m_target->value();
+  }
   // Each tuner is built once here, as `opevo compare` does, so an algorithm that cannot handle
   // these parameters (G-BFS on numbers) is refused before anything runs.
   const SearchSpace& space = def ? def->space : s.dataset->space;
@@ -327,10 +330,22 @@ void RaceSetupPanel::showBackend() {
   m_pace->setVisible(replay);
   if (m_paceLabel) m_paceLabel->setVisible(replay);
   if (!replay) {
-    m_target->setSuffix(QStringLiteral(" TFLOPS"));
+    const std::string b = backend().toStdString();
+    setTargetFor(b, deviceSpeedUnit(b), 0);
   } else if (const auto d = m_dataset->dataset()) {
-    m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(d->speedUnit));
+    setTargetFor(d->path, d->speedUnit, d->bestSpeed * 0.95);
   }
+}
+
+void RaceSetupPanel::setTargetFor(const std::string& source, const std::string& unit,
+                                  double value) {
+  if (source == m_targetSource) return;
+  // A speed typed for one source means nothing for another (a replay's 12955.7 GFLOP/s once
+  // stayed in the box, relabelled 12955.7 TFLOPS, for the CPU): the target starts over, unticked.
+  m_targetSource = source;
+  m_target->setSuffix(QStringLiteral(" ") + QString::fromStdString(unit));
+  m_target->setValue(value);
+  m_useTarget->setChecked(false);
 }
 
 void RaceSetupPanel::addOperatorFile(const QString& path) {

@@ -3,6 +3,7 @@
 #include <QWidget>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "probe/backend_probe.h"
@@ -70,6 +71,9 @@ class RaceSetupPanel : public QWidget {
 
  private:
   void showBackend();
+  // The target box for what measures (a backend, or a dataset's path) in its unit; a change of
+  // source resets it to `value`, unticked.
+  void setTargetFor(const std::string& source, const std::string& unit, double value);
   void browseOperator();
   // Why a race cannot run on this device backend; empty when it can.
   QString deviceProblem(const std::string& backend) const;
@@ -91,6 +95,7 @@ class RaceSetupPanel : public QWidget {
   QDoubleSpinBox* m_seconds;
   QCheckBox* m_useTarget;
   QDoubleSpinBox* m_target;
+  std::string m_targetSource;  // what the target box's value is for
   QSpinBox* m_pace;
   QWidget* m_paceLabel = nullptr;
   std::optional<std::vector<BackendInfo>> m_backends;  // nullopt until probed

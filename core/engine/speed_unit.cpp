@@ -1,0 +1,19 @@
+#include "engine/speed_unit.h"
+
+namespace opevo {
+
+std::string deviceSpeedUnit(const std::string& backend) {
+  return backend == "cpu" ? "GFLOP/s" : "TFLOPS";
+}
+
+double flopsPerSecondIn(const std::string& unit) {
+  if (unit == "TFLOPS") return 1e12;
+  if (unit == "GFLOP/s") return 1e9;
+  return 0;
+}
+
+double speedIn(const std::string& unit, double flops, double ms) {
+  return ms > 0 ? flops / (ms * 1e-3) / flopsPerSecondIn(unit) : 0;
+}
+
+}  // namespace opevo
