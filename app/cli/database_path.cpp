@@ -7,8 +7,15 @@
 namespace opevo::cli {
 
 std::string existingDatabase(const std::string& db) {
-  if (db.empty()) return Store::defaultPath();
   std::error_code ec;
+  // Reading must not create the default database (and its folders) either.
+  if (db.empty()) {
+    const std::string path = Store::defaultPath();
+    if (!std::filesystem::exists(path, ec))
+      throw InputError("no database yet at '" + path +
+                       "' (opevo tune, opevo import and the window create it; --db names another)");
+    return path;
+  }
   if (!std::filesystem::exists(db, ec))
     throw InputError("database '" + db +
                      "' does not exist (check --db; opevo tune and opevo import create one)");

@@ -22,6 +22,7 @@
 #include "net/network_session.h"
 #include "net/network_tuning.h"
 #include "ops/presets.h"
+#include "store/live_status.h"
 #include "store/run_operator.h"
 #include "store/store.h"
 #include "tuners/registry.h"
@@ -310,6 +311,7 @@ void runTune(const NetTuneOptions& o) {
 
 void runList(const std::string& db, bool json) {
   Store store(existingDatabase(db));
+  const LiveStatus live(store);
   nlohmann::json all = nlohmann::json::array();
   for (const NetworkRecord& n : store.networks()) {
     int trials = 0;
@@ -322,7 +324,7 @@ void runList(const std::string& db, bool json) {
                    {"template", net::planTemplates(plan).name()},
                    // Runs stored before the field timed their kernels warm.
                    {"weights", plan.value("weights", "warm")},
-                   {"status", runStatusName(n.status)},
+                   {"status", runStatusName(live.of(n))},
                    {"backend", n.backend},
                    {"trials", trials},
                    {"budget", plan.value("trials", 0)},

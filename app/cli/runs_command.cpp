@@ -5,12 +5,13 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "store/live_status.h"
 #include "store/store.h"
 
 namespace opevo::cli {
 namespace {
 
-nlohmann::json runJson(const RunRecord& r, std::size_t trials, double best) {
+nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials, double best) {
   nlohmann::json j{{"id", r.id},
                    {"operator", r.operatorName},
                    {"algorithm", r.algorithm},
@@ -19,7 +20,7 @@ nlohmann::json runJson(const RunRecord& r, std::size_t trials, double best) {
                    {"backend", r.backend},
                    {"device", r.device},
                    {"budget", nlohmann::json::parse(r.budgetJson, nullptr, false)},
-                   {"status", std::string(runStatusName(r.status))},
+                   {"status", std::string(runStatusName(status))},
                    {"end_reason", std::string(endReasonName(r.endReason))},
                    {"started", r.started},
                    {"ended", r.ended},
@@ -50,6 +51,7 @@ void addRunsCommands(CLI::App& app) {
   runs->callback([db] {
     Store store(existingDatabase(*db));
     const std::vector<RunRecord> all = store.runs();
+    const LiveStatus live(store);
     // As wide as the longest name, up to 40: cut to 12, resnet18_conv2..5 all read resnet18_con.
     int width = 8;
     for (const RunRecord& r : all)
@@ -65,13 +67,13 @@ void addRunsCommands(CLI::App& app) {
         // One run's damaged trial does not hide the others; `show` names what is damaged.
         std::printf("%5lld  %-*s %-10s %-8s %-11s %7s %12s  %s (trials unreadable: %s)\n",
                     static_cast<long long>(r.id), width, name(r).c_str(), r.algorithm.c_str(),
-                    r.backend.c_str(), std::string(runStatusName(r.status)).c_str(), "?", "?",
+                    r.backend.c_str(), std::string(runStatusName(live.of(r))).c_str(), "?", "?",
                     r.started.c_str(), e.what());
         continue;
       }
       std::printf("%5lld  %-*s %-10s %-8s %-11s %7zu %12.4g  %s\n", static_cast<long long>(r.id),
                   width, name(r).c_str(), r.algorithm.c_str(), r.backend.c_str(),
-                  std::string(runStatusName(r.status)).c_str(), trials.size(), bestOf(trials),
+                  std::string(runStatusName(live.of(r))).c_str(), trials.size(), bestOf(trials),
                   r.started.c_str());
     }
   });
@@ -88,6 +90,8 @@ void addRunsCommands(CLI::App& app) {
     const auto run = store.run(*id);
     if (!run) throw InputError("no run " + std::to_string(*id) + " in " + store.path());
     const auto trials = store.trials(*id);
+    const LiveStatus live(store);
+    const RunStatus status = live.of(*run);
     if (*json) {
       nlohmann::json rows = nlohmann::json::array();
       for (const TrialRow& t : trials)
@@ -103,8 +107,9 @@ void addRunsCommands(CLI::App& app) {
                         {"compile_ms", t.compileMs},
                         {"verify_ms", t.verifyMs},
                         {"measure_ms", t.measureMs},
+                        {"tuner_ms", t.tunerMs},
                         {"finished", t.finished}});
-      std::cout << nlohmann::json{{"run", runJson(*run, trials.size(), bestOf(trials))},
+      std::cout << nlohmann::json{{"run", runJson(*run, status, trials.size(), bestOf(trials))},
                                   {"trials", rows}}
                        .dump(2)
                 << "\n";
@@ -116,8 +121,12 @@ void addRunsCommands(CLI::App& app) {
     std::printf("run %lld: %s on %s (%s), seed %llu, %s\nsettings %s, budget %s\n",
                 static_cast<long long>(run->id), run->algorithm.c_str(), run->operatorName.c_str(),
                 where.c_str(), static_cast<unsigned long long>(run->seed),
-                std::string(runStatusName(run->status)).c_str(), run->settingsJson.c_str(),
+                std::string(runStatusName(status)).c_str(), run->settingsJson.c_str(),
                 run->budgetJson.c_str());
+    if (live.orphaned(*run))
+      std::printf(
+          "(stored as running, but no process is tuning it: the program running it ended "
+          "without closing it; every trial below is kept, and it resumes)\n");
     for (const TrialRow& t : trials)
       std::printf("%5d  %-13s %10.4g %s  %s%s%s\n", t.seq,
                   std::string(statusName(t.status)).c_str(), t.speed, run->speedUnit.c_str(),

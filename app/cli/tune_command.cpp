@@ -198,10 +198,22 @@ void runTune(const TuneArgs& a) {
   const bool closed = statusAfter(run.end) == RunStatus::Finished;
   // A run the store failed counted the trial whose commit failed: the trials kept are what a
   // resume finds, so those are reported.
+  // Its best likewise: the trial whose commit failed (a full disk) may have been the fastest.
   int kept = run.trials;
+  double best = run.best;
+  std::optional<std::string> bestConfig;
+  if (run.bestConfig) bestConfig = setup.space->format(*run.bestConfig);
   if (run.end == EndReason::Failed) {
     try {
-      kept = static_cast<int>(store.trials(run.storeId).size());
+      const std::vector<TrialRow> rows = store.trials(run.storeId);
+      kept = static_cast<int>(rows.size());
+      best = 0;
+      bestConfig.reset();
+      for (const TrialRow& t : rows)
+        if (t.status == TrialStatus::Ok && t.speed > best) {
+          best = t.speed;
+          bestConfig = t.config;
+        }
     } catch (const std::exception&) {
       // Unreadable too: the engine's count is all there is.
     }
@@ -213,9 +225,9 @@ void runTune(const TuneArgs& a) {
   // Ctrl-C during the side-by-side timing ends it after the round in hand (declared before the
   // notice, whose handler holds it).
   std::atomic<bool> stopSideBySide{false};
-  std::optional<InterruptNotice> notice(std::in_place,
-                                        stored + "the reference timing was cut (opevo show " +
-                                            std::to_string(run.storeId) + " lists the run)");
+  std::optional<InterruptNotice> notice(
+      std::in_place, stored + "the reference timing was cut (opevo show " +
+                         std::to_string(run.storeId) + databaseHint(a.db) + " lists the run)");
   // A run the user stopped, or an error ended, is left as it is: its resume times the library.
   std::optional<Measurer::Reference> reference;
   if (closed) {
@@ -240,10 +252,10 @@ void runTune(const TuneArgs& a) {
                      {"status", std::string(runStatusName(statusAfter(run.end)))},
                      {"speed_unit", unit},
                      {"replay", setup.measurer->isReplay()},
-                     {"best_speed", run.best},
+                     {"best_speed", best},
                      {"tuning_seconds", run.seconds},
                      {"reused_from_history", reusing ? reusing->reused() : 0}};
-  if (run.bestConfig) out["best_config"] = setup.space->format(*run.bestConfig);
+  if (bestConfig) out["best_config"] = *bestConfig;
   // Earlier trials its cost model learnt from (0: none, or --no-warm-start): a run with a warm
   // start depends on the database as well as on its seed.
   out["warm_start_trials"] = warmStartTrials;
@@ -305,9 +317,8 @@ void runTune(const TuneArgs& a) {
   } else {
     std::printf("run %lld %s after %d trials (%s)\n", static_cast<long long>(run.storeId),
                 std::string(runStatusName(statusAfter(run.end))).c_str(), kept, ended.c_str());
-    if (run.bestConfig)
-      std::printf("best: %.4g %s  %s\n", run.best, unit.c_str(),
-                  setup.space->format(*run.bestConfig).c_str());
+    if (bestConfig)
+      std::printf("best: %.4g %s  %s\n", best, unit.c_str(), bestConfig->c_str());
     else
       std::printf("best: no configuration succeeded\n");
     if (reference)

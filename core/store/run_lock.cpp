@@ -42,17 +42,41 @@ flock lockAt(short type, off_t byte) {
   return l;
 }
 
-}  // namespace
-
-RunLock::RunLock(const std::string& databasePath, LockedKind kind, std::int64_t id) {
-  // An in-memory database is no file another process could open.
+// One lock file however the database is named ("a.db", "./a.db", a linked folder); empty for a
+// database that is no file another process could open.
+std::string lockFileOf(const std::string& databasePath) {
   if (databasePath.empty() || databasePath == ":memory:" || databasePath.rfind("file:", 0) == 0)
-    return;
-  // One lock file however the database is named ("a.db", "./a.db", a linked folder).
+    return {};
   std::error_code ec;
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(databasePath, ec);
-  const std::string path =
-      (ec ? std::filesystem::path(databasePath) : canonical).string() + "-runs.lock";
+  return (ec ? std::filesystem::path(databasePath) : canonical).string() + "-runs.lock";
+}
+
+}  // namespace
+
+bool RunLock::isHeld(const std::string& databasePath, LockedKind kind, std::int64_t id) {
+  const std::string path = lockFileOf(databasePath);
+  if (path.empty()) return false;
+  const off_t byte = byteOf(kind, id);
+  Registry& r = registry();
+  std::lock_guard guard(r.mutex);  // no lock of this process is taken while it looks
+  if (r.held.count({path, byte})) return true;
+  flock who = lockAt(F_WRLCK, byte);
+  // F_GETLK names another process's lock. Through the registry's descriptor when this process
+  // has one: closing any descriptor of the file would drop every lock the process holds on it.
+  if (const auto file = r.files.find(path); file != r.files.end())
+    return file->second >= 0 && ::fcntl(file->second, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
+  // Else this process holds none there, and a read-only look creates nothing.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
+  ::close(fd);
+  return held;
+}
+
+RunLock::RunLock(const std::string& databasePath, LockedKind kind, std::int64_t id) {
+  const std::string path = lockFileOf(databasePath);
+  if (path.empty()) return;
   const std::string what = std::string(kind == LockedKind::Network ? "network run " : "run ") +
                            std::to_string(id) + " of " + databasePath;
   Registry& r = registry();

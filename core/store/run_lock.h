@@ -24,6 +24,11 @@ class RunLock {
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;
 
+  // Whether a process (this one included) holds the run now. A run stored "running" that nobody
+  // holds was left by a program that died (kill -9, a power cut): it reads as interrupted. False
+  // too where no lock can exist (an in-memory database, no lock file, no fcntl locks).
+  static bool isHeld(const std::string& databasePath, LockedKind kind, std::int64_t id);
+
  private:
   std::string m_path;  // the lock file; empty when nothing is held
   std::int64_t m_byte = 0;

@@ -73,6 +73,14 @@ TEST(CliInterchange, ImportExportImport) {
 
 TEST(CliInterchange, DefaultDatabaseFollowsXdg) {
   TempDir dir;
+  // Before anything is stored, reading says so and creates neither the file nor its folders.
+  const auto none =
+      runProcess("/usr/bin/env", {"XDG_DATA_HOME=" + dir.path.string(), OPEVO_CLI, "show", "1"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("no database yet at '" + dir.file("opevo-studio/opevo.db") + "'"),
+            std::string::npos)
+      << none.err;
+  EXPECT_FALSE(fs::exists(dir.file("opevo-studio")));
   const auto r = runProcess("/usr/bin/env", {"XDG_DATA_HOME=" + dir.path.string(), OPEVO_CLI,
                                              "import", dataset("convolution_milo/A100.json.gz")});
   ASSERT_EQ(r.status, 0) << r.err;

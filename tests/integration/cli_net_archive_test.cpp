@@ -216,7 +216,8 @@ TEST(CliNetArchive, AKilledNetworkRunRestoresInterruptedAndResumesWhatItLacks) {
       trialsBefore = storedTrials(store);
       // As the original lists it, but interrupted (and with its budget when it was archived).
       nlohmann::json listing = listed(fresh, id), was = listed(db, 1);
-      EXPECT_EQ(was["status"], "running");
+      // The original was killed: stored running, held by no process, it lists as interrupted.
+      EXPECT_EQ(was["status"], "interrupted");
       EXPECT_EQ(listing["status"], "interrupted");
       EXPECT_EQ(listing["trials"], 6);
       EXPECT_EQ(listing["budget"], budget);

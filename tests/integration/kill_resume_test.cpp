@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -177,10 +178,23 @@ TEST(KillAndResume, ARunTunedElsewhereIsNotResumedBesideIt) {
             std::string::npos)
       << refused.err;
   EXPECT_EQ(Store(db).run(1)->status, RunStatus::Running) << "the refused resume touched it";
+  // Listed as it stands: running while its process holds it...
+  const auto listed = [&] {
+    const auto r = test::runProcess(OPEVO_CLI, {"show", "1", "--db", db, "--json"});
+    return nlohmann::json::parse(r.out)["run"]["status"].get<std::string>();
+  };
+  EXPECT_EQ(listed(), "running");
 
   kill(first, SIGKILL);
   waitpid(first, nullptr, 0);
   const std::size_t kept = storedTrials(db).size();
+  // ...and interrupted once it died, though the store still says running (it once listed it
+  // "running" for ever).
+  EXPECT_EQ(Store(db).run(1)->status, RunStatus::Running);
+  EXPECT_EQ(listed(), "interrupted");
+  const auto shown = test::runProcess(OPEVO_CLI, {"show", "1", "--db", db});
+  EXPECT_NE(shown.out.find("stored as running, but no process is tuning it"), std::string::npos)
+      << shown.out;
   // The killed process's lock went with it: a resume now measures on.
   const pid_t second =
       spawn({OPEVO_CLI, "tune", "--resume", "1", "--db", db, "--min-time-ms", "1"});
