@@ -1,6 +1,7 @@
 #include "cli/measuring_options.h"
 
 #include "cli/option_checks.h"
+#include "space/text.h"
 
 namespace opevo::cli {
 
@@ -18,6 +19,19 @@ void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a) {
                   "is timed by one run alone, and one still running at 10 times that (1 s at "
                   "least) is given up as a timeout (default 10; 0: time every kernel fully)")
       ->check(nonNegativeFinite());
+}
+
+std::string measuringArgsText(const MeasuringArgs& a) {
+  const MeasuringArgs defaults;
+  std::string out;
+  const auto add = [&out](const char* name, double value) {
+    out += std::string(" ") + name + " " + formatNumber(value);
+  };
+  if (a.compileThreads != defaults.compileThreads) add("--compile-threads", a.compileThreads);
+  if (a.timeout) add("--timeout", *a.timeout);
+  if (a.minTimeMs != defaults.minTimeMs) add("--min-time-ms", a.minTimeMs);
+  if (a.slowCutoff != defaults.slowCutoff) add("--slow-cutoff", a.slowCutoff);
+  return out;
 }
 
 void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o) {

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <string>
 
 #include "backends/backend_factory.h"
 
@@ -19,5 +20,10 @@ void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a);
 
 // Sets every backend's measuring options in o from a.
 void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o);
+
+// The options of a that differ from their defaults, as a command line writes them (" --timeout 5
+// --min-time-ms 10"): a run does not store them, so a resume hint repeats them, or the resumed
+// trials would be timed differently from the run's first ones.
+std::string measuringArgsText(const MeasuringArgs& a);
 
 }  // namespace opevo::cli

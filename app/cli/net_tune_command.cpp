@@ -176,11 +176,12 @@ void runTune(const NetTuneOptions& o) {
   guard.reset();
   if (session->interrupted()) {
     session->markInterrupted();
-    throw RunFailed(
-        "network run " + std::to_string(networkId) + " interrupted after " +
-        std::to_string(session->tuning().trials()) + " of " + std::to_string(plan.trials) +
-        " trials, every measured trial kept: opevo net tune --resume " + std::to_string(networkId) +
-        databaseHint(o.db) + clusterHint(o.cluster) + " continues it");
+    throw RunFailed("network run " + std::to_string(networkId) + " interrupted after " +
+                    std::to_string(session->tuning().trials()) + " of " +
+                    std::to_string(plan.trials) +
+                    " trials, every measured trial kept: opevo net tune --resume " +
+                    std::to_string(networkId) + databaseHint(o.db) + clusterHint(o.cluster) +
+                    measuringArgsText(o.measuring) + " continues it");
   }
 
   // Tuned on a cluster's CPUs, the network would run end to end on this machine's: a different

@@ -342,8 +342,16 @@ void runTune(const TuneArgs& a) {
   }
   // Every committed trial is kept and the run can be resumed; the exit status says it did not
   // finish (a script tells an interrupted run from a finished one, as with `net tune`).
-  const std::string resume = "opevo tune --resume " + std::to_string(run.storeId) +
-                             databaseHint(a.db) + clusterHint(a.cluster);
+  // With what the store does not keep and would change how the rest is timed or closed.
+  const TuneArgs defaults;
+  const std::string resume =
+      "opevo tune --resume " + std::to_string(run.storeId) + databaseHint(a.db) +
+      clusterHint(a.cluster) + measuringArgsText(a.measuring) +
+      (a.sideBySide != defaults.sideBySide ? " --side-by-side " + std::to_string(a.sideBySide)
+                                           : "") +
+      (a.sideBySideTop != defaults.sideBySideTop
+           ? " --side-by-side-top " + std::to_string(a.sideBySideTop)
+           : "");
   if (!engine.failure().empty())
     throw RunFailed(engine.failure() + "; every trial committed before it is kept: resume with " +
                     resume);

@@ -126,6 +126,36 @@ TEST(CliTune, CtrlCEndsTheSideBySideTimingWithTheRoundsItRan) {
   EXPECT_NE(runs.out.find("finished"), std::string::npos) << runs.out;
 }
 
+// An interrupted run's resume hint repeats how it was timed: the store does not keep the
+// measuring options, and a resume with the defaults once timed the rest differently (and ran the
+// side-by-side timing a run had turned off).
+TEST(CliTune, TheResumeHintKeepsHowTheRunWasTimed) {
+  Dir dir;
+  const std::string db = (dir.path / "runs.db").string();
+  const std::string log = (dir.path / "out.txt").string();
+  const auto text = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ChildStreams streams;
+  streams.stdoutFile = log;
+  streams.stderrToStdout = true;
+  const pid_t pid =
+      startChild({OPEVO_CLI, "tune", "--op", "MM1", "--backend", "cpu", "--trials", "100000",
+                  "--db", db, "--min-time-ms", "5", "--timeout", "7", "--side-by-side", "0"},
+                 streams);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (text().find("trial 2/") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGINT);
+  EXPECT_EQ(waitChild(pid), 1) << text();
+  EXPECT_NE(text().find("resume with opevo tune --resume 1 --db " + db +
+                        " --timeout 7 --min-time-ms 5 --side-by-side 0"),
+            std::string::npos)
+      << text();
+}
+
 // A joint run says which layouts it ended in and whether they are the start blocking's, where
 // every fresh run begins (its first trial).
 TEST(CliTune, JointModeReportsItsLayoutsAndWhetherTheyLeftTheStart) {

@@ -361,7 +361,10 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
   double fraction = p.runs > 0 ? double(p.runsDone) / p.runs : 0;
   if (p.trialsPlanned > 0) fraction = double(p.trialsDone) / double(p.trialsPlanned);
   m_progress->setValue(static_cast<int>(fraction * 1000));
-  m_progress->setFormat(tr("%1: %2%").arg(p.current).arg(fraction * 100, 0, 'f', 0));
+  // Before the first trial names a run (a device's first compile) there is no "current" yet.
+  const QString percent = QString::number(fraction * 100, 'f', 0) + QLatin1Char('%');
+  m_progress->setFormat(p.current.isEmpty() ? tr("starting: %1").arg(percent)
+                                            : tr("%1: %2").arg(p.current, percent));
   if (m_controller->state() == EngineController::State::Running)
     m_etaLabel->setText(p.etaSeconds >= 0 ? tr("ETA %1").arg(duration(p.etaSeconds))
                                           : tr("run %1 of %2").arg(p.runsDone + 1).arg(p.runs));
