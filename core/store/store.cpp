@@ -278,8 +278,10 @@ void checkExisting(const std::string& path) {
                   ", newer than this build's " + std::to_string(Store::kSchemaVersion) +
                   " (upgrade OpEvo Studio to open it)";
     }
-  } catch (const InputError& e) {
-    problem = std::string("cannot be read: ") + e.what();
+  } catch (const InputError&) {
+    // SQLite's own words (a truncated or overwritten file: "database disk image is malformed").
+    problem = std::string("is damaged: SQLite cannot read it (") + sqlite3_errmsg(db) +
+              "); restore it from a copy, or use --db to choose another file";
   }
   sqlite3_close(db);
   if (!problem.empty())
@@ -297,8 +299,12 @@ void requireWritable(const std::string& path) {
   const char* target = exists ? path.c_str() : folder.c_str();
   if (::access(target, W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0) return;
   const std::string reason = std::strerror(errno);
-  throw InputError("database " + inQuotes(path) + " cannot be opened: " +
-                   (exists ? "it or its folder" : "its folder") + " is not writable (" + reason +
+  if (!exists)
+    throw InputError("database " + inQuotes(path) + " cannot be created: its folder " +
+                     inQuotes(folder.string()) + " is not writable (" + reason +
+                     "); use --db to put it in a writable folder");
+  throw InputError("database " + inQuotes(path) + " cannot be opened: it or its folder is not " +
+                   "writable (" + reason +
                    "), and SQLite writes its journal files beside it even to read it; copy it to "
                    "a writable folder (left untouched)");
 }
@@ -348,6 +354,14 @@ Store::Store(const std::string& path) : m_path(path) {
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
   if (ec)
     throw InputError("cannot create the database folder " + folder.string() + ": " + ec.message());
+  // A folder, a device (/dev/null) or a pipe is no database file: said by name, before SQLite
+  // fails on it with "unable to open database file" or "disk I/O error".
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("database " + inQuotes(path) + " is a folder, not a database file (give a " +
+                     "file, e.g. " + (std::filesystem::path(path) / "opevo.db").string() + ")");
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InputError("database " + inQuotes(path) +
+                     " is not a regular file (a device, pipe or socket): give a database file");
   requireWritable(path);
   if (std::filesystem::exists(path)) checkExisting(path);
   if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=

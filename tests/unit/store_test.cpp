@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -175,6 +176,47 @@ TEST(Store, CorruptFileIsRefusedAndUntouched) {
     EXPECT_NE(std::string(e.what()).find("left untouched"), std::string::npos) << e.what();
   }
   EXPECT_EQ(bytes(path), content);
+}
+
+// What is wrong is said in plain words: a truncated file once read "cannot be read: preparing
+// PRAGMA quick_check failed: ... (nothing already stored was changed) (left untouched)", a folder
+// "unable to open database file", /dev/null "switching to WAL mode failed: disk I/O error", and a
+// new file in a read-only folder was told to be copied.
+TEST(Store, EachBadPathIsNamedPlainly) {
+  TempDir dir;
+  const fs::path path = dir.path / "cut.db";
+  {
+    Store store(path.string());
+    for (int i = 0; i < 50; ++i) store.createRun(sampleRun());
+  }
+  fs::remove(dir.path / "cut.db-wal");
+  fs::remove(dir.path / "cut.db-shm");
+  fs::resize_file(path, fs::file_size(path) / 2);
+  const auto message = [](const std::string& p) {
+    try {
+      Store s(p);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string cut = message(path.string());
+  EXPECT_NE(cut.find("is damaged: SQLite cannot read it (database disk image is malformed)"),
+            std::string::npos)
+      << cut;
+  EXPECT_EQ(cut.find("preparing"), std::string::npos) << cut;
+  const std::string folder = message(dir.path.string());
+  EXPECT_NE(folder.find("is a folder, not a database file"), std::string::npos) << folder;
+  const std::string device = message("/dev/null");
+  EXPECT_NE(device.find("is not a regular file"), std::string::npos) << device;
+  if (::geteuid() != 0) {  // root writes anywhere
+    const fs::path readOnly = dir.path / "ro";
+    fs::create_directory(readOnly);
+    fs::permissions(readOnly, fs::perms::owner_read | fs::perms::owner_exec);
+    const std::string created = message((readOnly / "new.db").string());
+    EXPECT_NE(created.find("cannot be created: its folder"), std::string::npos) << created;
+    fs::permissions(readOnly, fs::perms::owner_all);
+  }
 }
 
 TEST(Store, NotSqliteForeignAndNewerAreRefused) {
