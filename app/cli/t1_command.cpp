@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/option_checks.h"
+#include "common/error.h"
 #include "io/t1_space.h"
 
 namespace opevo::cli {
@@ -16,7 +17,8 @@ std::string shorten(std::string s, std::size_t width) {
   return s.size() > width ? s.substr(0, width - 3) + "..." : s;
 }
 
-void print(const T1Space& t1, std::uint64_t maxPoints) {
+// Prints the space; returns how many configurations are valid, nullopt when not counted.
+std::optional<std::uint64_t> print(const T1Space& t1, std::uint64_t maxPoints) {
   const SearchSpace& space = t1.space;
   std::printf("T1 search space %s\n", t1.path.c_str());
   std::printf("benchmark: %s\n",
@@ -53,6 +55,19 @@ void print(const T1Space& t1, std::uint64_t maxPoints) {
   for (const auto& [key, value] : t1.metadata)
     std::printf("%s: %s\n", key.c_str(), shorten(value, 90).c_str());
   for (const std::string& note : t1.notes) std::printf("note: %s\n", note.c_str());
+  return valid;
+}
+
+// A space without a valid configuration cannot be tuned or sampled: that is an error in the file
+// (exit 2, as for a condition that does not parse), reported after the description so that the
+// values and conditions it names are on screen.
+void show(const T1Options& options) {
+  const T1Space t1 = importT1(options.file);
+  const std::optional<std::uint64_t> valid = print(t1, options.maxPoints);
+  if (!valid || *valid > 0) return;
+  std::fflush(stdout);  // before the error on stderr, where both go to one log
+  throw InputError(t1.path + ": no configuration satisfies the conditions: " +
+                   explainNoValidConfig(t1, options.maxPoints));
 }
 
 }  // namespace
@@ -65,7 +80,7 @@ void addT1Command(CLI::App& app) {
   cmd->add_option("--max-points", options->maxPoints,
                   "Count valid configurations only when the Cartesian product is at most this")
       ->check(atLeast(1));
-  cmd->callback([options] { print(importT1(options->file), options->maxPoints); });
+  cmd->callback([options] { show(*options); });
 }
 
 }  // namespace opevo::cli

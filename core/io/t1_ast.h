@@ -17,6 +17,7 @@ enum class NodeKind {
   Variable,  // a T1 parameter: index into the evaluator's variables
   Local,     // a comprehension variable: index into the evaluator's locals
   ListDisplay,
+  TupleDisplay,
   Comprehension,
   Call,
   Unary,
@@ -37,8 +38,14 @@ enum class OpCode {
   FloorDiv,
   Mod,
   Pow,
+  BitAnd,
+  BitOr,
+  BitXor,
+  LeftShift,
+  RightShift,
   Neg,
   Pos,
+  Invert,
   Eq,
   Ne,
   Lt,
@@ -88,9 +95,11 @@ Value applyBinary(OpCode op, const Value& a, const Value& b);
 Value applyUnary(OpCode op, const Value& a);
 bool applyCompare(OpCode op, const Value& a, const Value& b);
 Value subscript(const Value& container, const Value& index);
-// The elements `for` iterates over: a list's items, a string's characters.
+// The elements `for` iterates over: a list's or tuple's items, a string's characters.
 std::vector<Value> iterate(const Value& v);
 bool isBuiltin(const std::string& name);
+// The builtins' names, for an error about an unknown one: "range, len, ...".
+std::string builtinNames();
 Value callBuiltin(const std::string& name, const std::vector<Value>& args);
 const char* opText(OpCode op);
 

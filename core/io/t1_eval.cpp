@@ -29,8 +29,9 @@ std::int64_t integerArgument(const std::string& function, const Value& v) {
 void arity(const std::string& function, const std::vector<Value>& args, std::size_t least,
            std::size_t most) {
   if (args.size() >= least && args.size() <= most) return;
-  const std::string expected =
-      least == most ? std::to_string(least) : std::to_string(least) + " to " + std::to_string(most);
+  const std::string expected = least == most ? std::to_string(least)
+                               : least == 0  ? "at most " + std::to_string(most)
+                                            : std::to_string(least) + " to " + std::to_string(most);
   throw Fault{"wrong number of arguments: " + function + "() takes " + expected + ", got " +
               std::to_string(args.size())};
 }
@@ -63,10 +64,9 @@ Value range(const std::vector<Value>& args) {
 Value extreme(const std::string& function, const std::vector<Value>& args) {
   if (args.empty())
     throw Fault{"wrong number of arguments: " + function + "() takes at least 1, got 0"};
-  const std::vector<Value>& items =
-      args.size() == 1 && args[0].kind() == Value::Kind::List ? args[0].items() : args;
-  if (args.size() == 1 && args[0].kind() != Value::Kind::List)
-    throw Fault{function + "() takes a list or several values, got " +
+  const std::vector<Value>& items = args.size() == 1 && args[0].hasItems() ? args[0].items() : args;
+  if (args.size() == 1 && !args[0].hasItems())
+    throw Fault{function + "() takes a list, a tuple or several values, got " +
                 std::string(args[0].typeName())};
   if (items.empty()) throw Fault{function + "() of an empty list"};
   const OpCode op = function == "min" ? OpCode::Lt : OpCode::Gt;
@@ -92,7 +92,7 @@ Value toInt(const Value& v) {
     if (!s.empty() && r.ec == std::errc() && r.ptr == s.data() + s.size()) return Value::integer(x);
     throw Fault{"int() cannot convert the string " + v.repr()};
   }
-  throw Fault{"int() cannot convert a list"};
+  throw Fault{"int() cannot convert a " + std::string(v.typeName())};
 }
 
 Value toFloat(const Value& v) {
@@ -124,7 +124,7 @@ void comprehend(const Node& n, std::size_t clause, const Expression::Lookup& var
   // A list's items are read in place rather than copied first: range(10**6) is large enough.
   std::vector<Value> chars;
   const std::vector<Value>* items = &v.items();
-  if (v.kind() != Value::Kind::List) {
+  if (!v.hasItems()) {
     try {
       chars = iterate(v);
     } catch (Fault& f) {
@@ -140,7 +140,7 @@ void comprehend(const Node& n, std::size_t clause, const Expression::Lookup& var
 }
 
 // The values of n's operands, at most kMaxListSize in weight together: the elements of a list
-// display, or what the arguments of a call hold (min(r, r, r) holds three copies of r, and
+// or tuple display, or what the arguments of a call hold (min(r, r, r) holds three copies of r, and
 // len(range(10**6)) a million values, as range(10**6) may).
 std::vector<Value> operands(const Node& n, const Expression::Lookup& variable, Evaluation& ev) {
   std::vector<Value> values;
@@ -149,7 +149,9 @@ std::vector<Value> operands(const Node& n, const Expression::Lookup& variable, E
     values.push_back(evaluateNode(*kid, variable, ev));
     weight += values.back().weight() - (n.kind == NodeKind::Call ? 1 : 0);
     if (weight > kMaxListSize)
-      throw Fault{std::string(n.kind == NodeKind::Call ? "the arguments" : "the list") +
+      throw Fault{std::string(n.kind == NodeKind::Call           ? "the arguments"
+                              : n.kind == NodeKind::TupleDisplay ? "the tuple"
+                                                                 : "the list") +
                       " would hold more than " + std::to_string(kMaxListSize) + " elements",
                   n.column};
   }
@@ -161,7 +163,7 @@ Value evaluateOnce(const Node& n, const Expression::Lookup& variable, Evaluation
 }  // namespace
 
 std::vector<Value> iterate(const Value& v) {
-  if (v.kind() == Value::Kind::List) return v.items();
+  if (v.hasItems()) return v.items();
   if (v.kind() == Value::Kind::String) {
     std::vector<Value> out;
     for (std::string& c : characters(v.asString())) out.push_back(Value::string(std::move(c)));
@@ -172,7 +174,7 @@ std::vector<Value> iterate(const Value& v) {
 
 Value subscript(const Value& container, const Value& index) {
   const bool isString = container.kind() == Value::Kind::String;
-  if (!isString && container.kind() != Value::Kind::List)
+  if (!isString && !container.hasItems())
     throw Fault{"wrong type: " + std::string(container.typeName()) + " cannot be indexed"};
   if (!index.isInteger())
     throw Fault{"wrong type: an index must be an integer, got " + std::string(index.typeName())};
@@ -187,20 +189,40 @@ Value subscript(const Value& container, const Value& index) {
   return isString ? Value::string(chars[at]) : container.items()[at];
 }
 
+namespace {
+
+constexpr const char* kBuiltins[] = {"range", "len",   "min", "max",  "abs",
+                                     "int",   "float", "str", "list", "tuple"};
+
+// list(x) and tuple(x): the elements of a list, tuple or string (its characters), or none.
+Value sequence(const std::string& function, const std::vector<Value>& args) {
+  arity(function, args, 0, 1);
+  std::vector<Value> items = args.empty() ? std::vector<Value>{} : iterate(args[0]);
+  return function == "list" ? Value::list(std::move(items)) : Value::tuple(std::move(items));
+}
+
+}  // namespace
+
 bool isBuiltin(const std::string& name) {
-  for (const char* b : {"range", "len", "min", "max", "abs", "int", "float", "str"})
+  for (const char* b : kBuiltins)
     if (name == b) return true;
   return false;
+}
+
+std::string builtinNames() {
+  std::string names;
+  for (const char* b : kBuiltins) names += (names.empty() ? "" : ", ") + std::string(b);
+  return names;
 }
 
 Value callBuiltin(const std::string& name, const std::vector<Value>& args) {
   if (name == "range") return range(args);
   if (name == "min" || name == "max") return extreme(name, args);
+  if (name == "list" || name == "tuple") return sequence(name, args);
   arity(name, args, 1, 1);
   const Value& x = args[0];
   if (name == "len") {
-    if (x.kind() == Value::Kind::List)
-      return Value::integer(static_cast<std::int64_t>(x.items().size()));
+    if (x.hasItems()) return Value::integer(static_cast<std::int64_t>(x.items().size()));
     if (x.kind() == Value::Kind::String)
       return Value::integer(static_cast<std::int64_t>(characters(x.asString()).size()));
     throw Fault{"wrong type: len() of " + std::string(x.typeName())};
@@ -245,6 +267,8 @@ Value evaluateOnce(const Node& n, const Expression::Lookup& variable, Evaluation
       break;  // resolved before any evaluation
     case NodeKind::ListDisplay:
       return Value::list(operands(n, variable, ev));
+    case NodeKind::TupleDisplay:
+      return Value::tuple(operands(n, variable, ev));
     case NodeKind::Comprehension: {
       std::vector<Value> out;
       std::size_t weight = 0;

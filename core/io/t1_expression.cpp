@@ -148,7 +148,7 @@ class Parser {
 
   // a < b <= c is one Compare node: Python evaluates b once and stops at the first false.
   NodePtr comparison() {
-    NodePtr first = arithmetic(1);
+    NodePtr first = binary(1);
     OpCode op{};
     if (!comparisonOp(op)) return first;
     auto n = makeNode(NodeKind::Compare, peek().column);
@@ -157,16 +157,20 @@ class Parser {
       n->compareOps.push_back(op);
       n->compareColumns.push_back(take().column);
       if (op == OpCode::NotIn) ++m_pos;
-      n->kids.push_back(arithmetic(1));
+      n->kids.push_back(binary(1));
     }
     return built(std::move(n));
   }
 
-  // Precedence climbing over the binary arithmetic levels: 1 is + -, 2 is * / // %.
-  bool arithmeticOp(int minLevel, OpCode& op, int& level) const {
+  // Precedence climbing over Python's binary levels between comparisons and unary operators,
+  // loosest first: 1 is |, 2 is ^, 3 is &, 4 is << >>, 5 is + -, 6 is * / // %. So
+  // a & 3 == 0 is (a & 3) == 0 (C reads a & (3 == 0)), and 1 << 2 + 1 is 8.
+  bool binaryOp(int minLevel, OpCode& op, int& level) const {
     static const std::tuple<const char*, OpCode, int> kOps[] = {
-        {"+", OpCode::Add, 1}, {"-", OpCode::Sub, 1}, {"*", OpCode::Mul, 2},
-        {"/", OpCode::Div, 2}, {"%", OpCode::Mod, 2}, {"//", OpCode::FloorDiv, 2}};
+        {"|", OpCode::BitOr, 1},      {"^", OpCode::BitXor, 2},      {"&", OpCode::BitAnd, 3},
+        {"<<", OpCode::LeftShift, 4}, {">>", OpCode::RightShift, 4}, {"+", OpCode::Add, 5},
+        {"-", OpCode::Sub, 5},        {"*", OpCode::Mul, 6},         {"/", OpCode::Div, 6},
+        {"%", OpCode::Mod, 6},        {"//", OpCode::FloorDiv, 6}};
     for (const auto& [text, code, l] : kOps)
       if (isOp(text) && l >= minLevel) {
         op = code;
@@ -175,15 +179,15 @@ class Parser {
       }
     return false;
   }
-  NodePtr arithmetic(int minLevel) {
+  NodePtr binary(int minLevel) {
     NodePtr left = unary();
     OpCode op{};
     int level = 0;
-    while (arithmeticOp(minLevel, op, level)) {
+    while (binaryOp(minLevel, op, level)) {
       auto n = makeNode(NodeKind::Binary, take().column);
       n->op = op;
       n->kids.push_back(std::move(left));
-      n->kids.push_back(arithmetic(level + 1));
+      n->kids.push_back(binary(level + 1));
       left = built(std::move(n));
     }
     return left;
@@ -191,9 +195,12 @@ class Parser {
 
   // -x ** 2 is -(x ** 2), and 2 ** -1 is allowed: the exponent is itself a unary expression.
   NodePtr unary() {
-    if (isOp("-") || isOp("+")) {
-      auto n = makeNode(NodeKind::Unary, peek().column);
-      n->op = take().text == "-" ? OpCode::Neg : OpCode::Pos;
+    static const std::pair<const char*, OpCode> kOps[] = {
+        {"-", OpCode::Neg}, {"+", OpCode::Pos}, {"~", OpCode::Invert}};
+    for (const auto& [text, code] : kOps) {
+      if (!isOp(text)) continue;
+      auto n = makeNode(NodeKind::Unary, take().column);
+      n->op = code;
       const Nested level(*this);
       n->kids.push_back(unary());
       return built(std::move(n));
@@ -233,14 +240,31 @@ class Parser {
       return n;
     }
     if (t.kind == Tok::Name && !isKeyword(t.text)) return nameOrCall();
-    if (isOp("(")) {
-      ++m_pos;
-      NodePtr inner = test();
-      expect(")", false);
-      return inner;
-    }
+    if (isOp("(")) return parenthesised();
     if (isOp("[")) return list();
     unexpected();
+  }
+
+  // (x) is x; a comma makes a tuple: (), (x,), (x, y) and (x, y,).
+  NodePtr parenthesised() {
+    auto n = makeNode(NodeKind::TupleDisplay, take().column);
+    if (isOp(")")) {
+      ++m_pos;
+      return n;
+    }
+    NodePtr first = test();
+    if (!isOp(",")) {
+      expect(")", false);
+      return first;
+    }
+    n->kids.push_back(std::move(first));
+    while (isOp(",")) {
+      ++m_pos;
+      if (isOp(")")) break;  // trailing comma
+      n->kids.push_back(test());
+    }
+    expect(")", false);
+    return built(std::move(n));
   }
 
   NodePtr nameOrCall() {
@@ -251,8 +275,7 @@ class Parser {
       return n;
     }
     if (!isBuiltin(name.text))
-      throw Fault{"unknown function '" + name.text +
-                      "' (known: range, len, min, max, abs, int, float, str)",
+      throw Fault{"unknown function '" + name.text + "' (known: " + builtinNames() + ")",
                   name.column};
     auto n = makeNode(NodeKind::Call, name.column);
     n->name = name.text;

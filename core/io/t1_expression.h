@@ -15,9 +15,11 @@ namespace opevo::t1 {
 
 // A value of the Python subset T1 files use. Python's bool is a kind of int (True + 1 == 2), so
 // arithmetic treats it as 0 or 1; the kind is kept so printing and type checks follow Python.
+// A tuple holds items as a list does; it differs in repr, in type name and in equality (Python's
+// (1, 2) == [1, 2] is False).
 class Value {
  public:
-  enum class Kind { Int, Float, Bool, String, List };
+  enum class Kind { Int, Float, Bool, String, List, Tuple };
 
   Value() = default;  // the int 0
   static Value integer(std::int64_t v);
@@ -25,25 +27,28 @@ class Value {
   static Value boolean(bool v);
   static Value string(std::string v);
   static Value list(std::vector<Value> items);
+  static Value tuple(std::vector<Value> items);
 
   Kind kind() const { return m_kind; }
   // Python's int and float, bool included.
-  bool isNumber() const { return m_kind != Kind::String && m_kind != Kind::List; }
+  bool isNumber() const { return isInteger() || m_kind == Kind::Float; }
+  // A list or a tuple: what items() reads.
+  bool hasItems() const { return m_kind == Kind::List || m_kind == Kind::Tuple; }
   // Python's int: Int or Bool.
   bool isInteger() const { return m_kind == Kind::Int || m_kind == Kind::Bool; }
   std::int64_t asInt() const { return m_int; }  // Int or Bool
   double asDouble() const;                      // any number
   const std::string& asString() const { return m_string; }
-  const std::vector<Value>& items() const { return m_list; }
+  const std::vector<Value>& items() const { return m_list; }  // List or Tuple
   // How much it holds: 1 for a number, the byte count for a string (at least 1), 1 plus the
-  // weights of the items for a list, nested lists counted in full. Size limits apply to it, so
-  // that [range(10**6)] * 1000 is as large as range(10**9).
+  // weights of the items for a list or tuple, nested ones counted in full. Size limits apply to it,
+  // so that [range(10**6)] * 1000 is as large as range(10**9).
   std::size_t weight() const { return m_weight; }
 
   bool truthy() const;
-  // Python's repr(): 16, 1.5, True, 'abc', [1, 2].
+  // Python's repr(): 16, 1.5, True, 'abc', [1, 2], (1,), ().
   std::string repr() const;
-  // Python's type name: int, float, bool, str, list.
+  // Python's type name: int, float, bool, str, list, tuple.
   std::string_view typeName() const;
 
  private:
@@ -62,10 +67,12 @@ bool operator==(const Value& a, const Value& b);
 struct Node;
 
 // One parsed expression. Supported: int and float literals, True/False, strings, names, lists,
-// list comprehensions (several for/if clauses), calls of range, len, min, max, abs, int, float
-// and str, subscripts, + - * / // % ** (Python's precedence, ** right-associative), unary - and
-// +, comparisons (chained: a < b < c), in / not in, and/or/not (short-circuit, returning an
-// operand as Python does), and `a if c else b`.
+// tuples ((1, 8), (1,), (); a parenthesised (x) stays x), list comprehensions (several for/if
+// clauses), calls of range, len, min, max, abs, int, float, str, list and tuple, subscripts,
+// + - * / // % ** and the integer bitwise operators & | ^ ~ << >> (Python's precedence: ** binds
+// tightest and is right-associative, then unary - + ~, * / // %, + -, << >>, &, ^, |), comparisons
+// (chained: a < b < c), in / not in, and/or/not (short-circuit, returning an operand as Python
+// does), and `a if c else b`.
 //
 // Errors throw InputError quoting the text and the 1-based column:
 //   expression "block_size_x<=1O24": unexpected character 'O' at column 16

@@ -1,4 +1,5 @@
-// Python's semantics for the operators of T1 expressions: arithmetic, comparison, membership.
+// Python's semantics for the operators of T1 expressions: arithmetic, bitwise, comparison,
+// membership.
 #include <cmath>
 #include <cstdint>
 
@@ -24,6 +25,18 @@ const char* opText(OpCode op) {
       return "%";
     case OpCode::Pow:
       return "**";
+    case OpCode::BitAnd:
+      return "&";
+    case OpCode::BitOr:
+      return "|";
+    case OpCode::BitXor:
+      return "^";
+    case OpCode::LeftShift:
+      return "<<";
+    case OpCode::RightShift:
+      return ">>";
+    case OpCode::Invert:
+      return "~";
     case OpCode::Eq:
       return "==";
     case OpCode::Ne:
@@ -88,9 +101,9 @@ std::int64_t intPower(std::int64_t base, std::int64_t exponent) {
   return result;
 }
 
-// "ab" * 3 and [0] * 3; a negative count gives an empty result, as in Python. The length is the
-// weight of the items, so [range(1000)] * 10**6 is refused like range(10**9); an empty sequence
-// stays empty however many times it is repeated (without looping that many times).
+// "ab" * 3, [0] * 3 and (0,) * 3; a negative count gives an empty result, as in Python. The length
+// is the weight of the items, so [range(1000)] * 10**6 is refused like range(10**9); an empty
+// sequence stays empty however many times it is repeated (without looping that many times).
 Value repeat(const Value& sequence, std::int64_t count) {
   const std::size_t length =
       sequence.kind() == Value::Kind::String ? sequence.asString().size() : sequence.weight() - 1;
@@ -106,7 +119,48 @@ Value repeat(const Value& sequence, std::int64_t count) {
   std::vector<Value> items;
   for (std::size_t i = 0; i < n; ++i)
     items.insert(items.end(), sequence.items().begin(), sequence.items().end());
-  return Value::list(std::move(items));
+  return sequence.kind() == Value::Kind::Tuple ? Value::tuple(std::move(items))
+                                               : Value::list(std::move(items));
+}
+
+bool isBitwise(OpCode op) {
+  return op == OpCode::BitAnd || op == OpCode::BitOr || op == OpCode::BitXor ||
+         op == OpCode::LeftShift || op == OpCode::RightShift;
+}
+
+// x << n as Python computes it, refused when the result needs more than 64 bits. A count of 64 or
+// more shifts every bit of a nonzero x out of range; 0 << n is 0 for any n.
+std::int64_t leftShift(std::int64_t x, std::int64_t n) {
+  if (x == 0) return 0;
+  if (n >= 64) overflow();
+  const __int128 r = static_cast<__int128>(x) * (static_cast<__int128>(1) << n);
+  if (r < INT64_MIN || r > INT64_MAX) overflow();
+  return static_cast<std::int64_t>(r);
+}
+
+// Python's & | ^ << >> on ints. Two bools give a bool for & | ^ (True & False is False), as in
+// Python; floats, strings and lists are refused, since Python has no bitwise float.
+Value bitwise(OpCode op, const Value& a, const Value& b) {
+  if (!a.isInteger() || !b.isInteger())
+    throw Fault{std::string("wrong operand types for '") + opText(op) +
+                "': " + std::string(a.typeName()) + " and " + std::string(b.typeName()) +
+                " (bitwise operators take integers)"};
+  const std::int64_t x = a.asInt(), y = b.asInt();
+  const bool bools = a.kind() == Value::Kind::Bool && b.kind() == Value::Kind::Bool;
+  switch (op) {
+    case OpCode::BitAnd:
+      return bools ? Value::boolean((x & y) != 0) : Value::integer(x & y);
+    case OpCode::BitOr:
+      return bools ? Value::boolean((x | y) != 0) : Value::integer(x | y);
+    case OpCode::BitXor:
+      return bools ? Value::boolean((x ^ y) != 0) : Value::integer(x ^ y);
+    default:
+      break;
+  }
+  if (y < 0) throw Fault{"negative shift count"};
+  if (op == OpCode::LeftShift) return Value::integer(leftShift(x, y));
+  // >> floors, as C++20's arithmetic shift of a negative number does: -5 >> 1 is -3.
+  return Value::integer(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
 }
 
 // Python's float modulo: the result takes the divisor's sign.
@@ -182,7 +236,8 @@ Value arithmetic(OpCode op, const Value& a, const Value& b) {
   wrongTypes(op, a, b);
 }
 
-// Python's ordering: numbers with numbers, strings with strings, lists element by element.
+// Python's ordering: numbers with numbers, strings with strings, lists with lists and tuples with
+// tuples element by element.
 bool less(const Value& a, const Value& b, OpCode op) {
   if (a.isNumber() && b.isNumber()) {
     if (a.isInteger() && b.isInteger()) return a.asInt() < b.asInt();
@@ -190,7 +245,7 @@ bool less(const Value& a, const Value& b, OpCode op) {
   }
   if (a.kind() == Value::Kind::String && b.kind() == Value::Kind::String)
     return a.asString() < b.asString();
-  if (a.kind() == Value::Kind::List && b.kind() == Value::Kind::List) {
+  if (a.hasItems() && a.kind() == b.kind()) {
     const auto& x = a.items();
     const auto& y = b.items();
     for (std::size_t i = 0; i < x.size() && i < y.size(); ++i)
@@ -203,7 +258,7 @@ bool less(const Value& a, const Value& b, OpCode op) {
 }
 
 bool contains(const Value& container, const Value& item, OpCode op) {
-  if (container.kind() == Value::Kind::List) {
+  if (container.hasItems()) {
     for (const Value& x : container.items())
       if (x == item) return true;
     return false;
@@ -217,8 +272,9 @@ bool contains(const Value& container, const Value& item, OpCode op) {
 
 Value applyBinary(OpCode op, const Value& a, const Value& b) {
   using K = Value::Kind;
-  const bool sequenceA = a.kind() == K::String || a.kind() == K::List;
-  const bool sequenceB = b.kind() == K::String || b.kind() == K::List;
+  if (isBitwise(op)) return bitwise(op, a, b);
+  const bool sequenceA = a.kind() == K::String || a.hasItems();
+  const bool sequenceB = b.kind() == K::String || b.hasItems();
   if (op == OpCode::Add && sequenceA && a.kind() == b.kind()) {
     if (a.kind() == K::String) {
       if (a.asString().size() + b.asString().size() > kMaxListSize)
@@ -227,10 +283,11 @@ Value applyBinary(OpCode op, const Value& a, const Value& b) {
       return Value::string(a.asString() + b.asString());
     }
     if ((a.weight() - 1) + (b.weight() - 1) > kMaxListSize)
-      throw Fault{"the list would hold more than " + std::to_string(kMaxListSize) + " elements"};
+      throw Fault{"the " + std::string(a.typeName()) + " would hold more than " +
+                  std::to_string(kMaxListSize) + " elements"};
     std::vector<Value> items = a.items();
     items.insert(items.end(), b.items().begin(), b.items().end());
-    return Value::list(std::move(items));
+    return a.kind() == K::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
   }
   if (op == OpCode::Mul && sequenceA && b.isInteger()) return repeat(a, b.asInt());
   if (op == OpCode::Mul && sequenceB && a.isInteger()) return repeat(b, a.asInt());
@@ -239,6 +296,12 @@ Value applyBinary(OpCode op, const Value& a, const Value& b) {
 }
 
 Value applyUnary(OpCode op, const Value& a) {
+  if (op == OpCode::Invert) {
+    if (!a.isInteger())
+      throw Fault{"wrong operand type for unary '~': " + std::string(a.typeName()) +
+                  " (bitwise operators take integers)"};
+    return Value::integer(~a.asInt());  // -x - 1, never out of range: ~True is -2
+  }
   if (!a.isNumber())
     throw Fault{std::string("wrong operand type for unary '") + opText(op) +
                 "': " + std::string(a.typeName())};

@@ -53,7 +53,7 @@ Value convert(const Value& v, const std::string& type, const Reader& reader,
   auto refuse = [&](const char* expected) -> Value {
     reader.fail(field, "value " + v.repr() + " is not " + expected + " (Type is " + type + ")");
   };
-  if (v.kind() == Value::Kind::List) reader.fail(field, "value " + v.repr() + " is a list");
+  if (v.hasItems()) reader.fail(field, "value " + v.repr() + " is a " + std::string(v.typeName()));
   // 1e308 * 10 is inf and inf - inf is nan: neither is a point of a space (a nan equals nothing,
   // not even itself, so it could not be found again among the values).
   if (v.kind() == Value::Kind::Float && !std::isfinite(v.asDouble()))
@@ -147,7 +147,8 @@ T1Parameter readParameter(const Json& j, const std::string& field, const Reader&
     } catch (const InputError& e) {
       reader.fail(where, e.what());
     }
-    if (list.kind() != Value::Kind::List)
+    // A tuple serves as well: "(1, 2, 4)" lists the values as "[1, 2, 4]" does.
+    if (!list.hasItems())
       reader.fail(where, "\"" + p.valuesExpression + "\" gives " + std::string(list.typeName()) +
                              " " + list.repr() + ", expected a list");
     raw = list.items();
@@ -292,6 +293,41 @@ std::optional<std::uint64_t> countValidConfigs(const SearchSpace& space, std::ui
     return true;
   });
   return valid;
+}
+
+std::optional<std::vector<std::uint64_t>> countEachConstraint(const SearchSpace& space,
+                                                              std::uint64_t maxPoints) {
+  if (!(space.size() <= maxPoints)) return std::nullopt;
+  const std::vector<Constraint>& constraints = space.constraints();
+  std::vector<std::uint64_t> counts(constraints.size(), 0);
+  forEachConfig(space, static_cast<std::size_t>(maxPoints), [&](const Config& c) {
+    for (std::size_t i = 0; i < constraints.size(); ++i)
+      if (constraints[i].holds(c)) ++counts[i];
+    return true;
+  });
+  return counts;
+}
+
+std::string explainNoValidConfig(const T1Space& t1, std::uint64_t maxPoints) {
+  const std::optional<std::vector<std::uint64_t>> counts = countEachConstraint(t1.space, maxPoints);
+  if (!counts) return "";
+  const std::string points = t1.space.size().toString();
+  auto name = [&](std::size_t i) {
+    return "ConfigurationSpace.Conditions[" + std::to_string(i) + "] \"" +
+           t1.space.constraints()[i].description + "\"";
+  };
+  // A condition false everywhere is the whole story; say only that.
+  std::string alone;
+  for (std::size_t i = 0; i < counts->size(); ++i)
+    if ((*counts)[i] == 0)
+      alone +=
+          (alone.empty() ? "" : "; ") + name(i) + " holds for none of the " + points + " points";
+  if (!alone.empty()) return alone;
+  std::string each;
+  for (std::size_t i = 0; i < counts->size(); ++i)
+    each += (each.empty() ? "" : ", ") + name(i) + ": " + std::to_string((*counts)[i]);
+  return "each condition holds for some of the " + points + " points, but no point satisfies all " +
+         std::to_string(counts->size()) + " at once (" + each + ")";
 }
 
 }  // namespace opevo

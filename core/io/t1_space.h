@@ -58,4 +58,15 @@ T1Space importT1(const std::string& path);
 std::optional<std::uint64_t> countValidConfigs(const SearchSpace& space,
                                                std::uint64_t maxPoints = 20'000'000);
 
+// How many points of space's Cartesian product each constraint admits on its own, in the order
+// of space.constraints(); nullopt when the product has more than maxPoints points.
+std::optional<std::vector<std::uint64_t>> countEachConstraint(const SearchSpace& space,
+                                                              std::uint64_t maxPoints = 20'000'000);
+
+// Why no configuration of t1's space satisfies its conditions, for a space that has none: the
+// conditions that alone hold for no point ("ConfigurationSpace.Conditions[0] \"a > 100\" holds
+// for none of the 16 points"), else that each holds for some but never all at once, with how many
+// each admits. Enumerates the product once; "" when it has more than maxPoints points.
+std::string explainNoValidConfig(const T1Space& t1, std::uint64_t maxPoints = 20'000'000);
+
 }  // namespace opevo

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 #include <string_view>
+#include <utility>
 
 #include "io/t1_ast.h"
 
@@ -69,19 +70,24 @@ class Tokenizer {
     if (isDigit(c) || (c == '.' && m_pos + 1 < m_text.size() && isDigit(m_text[m_pos + 1])))
       return number();
     if (c == '\'' || c == '"') return string();
-    for (const char* op : {"**", "//", "==", "!=", "<=", ">="})
+    // C's logical && and || are never Python (nor is a & & b), so they get a hint, not a token.
+    for (const auto& [op, word] : {std::pair{"&&", "and"}, std::pair{"||", "or"}})
+      if (m_text.compare(m_pos, 2, op) == 0)
+        throw Fault{std::string("unexpected '") + op + "' (Python writes '" + word + "')",
+                    column(start)};
+    for (const char* op : {"**", "//", "==", "!=", "<=", ">=", "<<", ">>"})
       if (m_text.compare(m_pos, 2, op) == 0) {
         m_pos += 2;
         return {Tok::Op, op, column(start), {}};
       }
-    if (std::string_view("+-*/%<>()[],").find(c) != std::string_view::npos) {
+    if (std::string_view("+-*/%<>()[],&|^~").find(c) != std::string_view::npos) {
       ++m_pos;
       return {Tok::Op, std::string(1, c), column(start), {}};
     }
     // Hints for what people coming from C write instead of Python.
     std::string hint;
     if (c == '=') hint = " (compare with '==')";
-    if (c == '&' || c == '|' || c == '!') hint = " (Python writes and, or, not)";
+    if (c == '!') hint = " (Python writes 'not', and '!=' for not equal)";
     throw Fault{"unexpected character " + charText(c) + hint, column(start)};
   }
 

@@ -78,6 +78,12 @@ Value Value::list(std::vector<Value> items) {
   return x;
 }
 
+Value Value::tuple(std::vector<Value> items) {
+  Value x = list(std::move(items));
+  x.m_kind = Kind::Tuple;
+  return x;
+}
+
 double Value::asDouble() const {
   return m_kind == Kind::Float ? m_float : static_cast<double>(m_int);
 }
@@ -92,6 +98,7 @@ bool Value::truthy() const {
     case Kind::String:
       return !m_string.empty();
     case Kind::List:
+    case Kind::Tuple:
       return !m_list.empty();
   }
   return false;
@@ -109,6 +116,8 @@ std::string_view Value::typeName() const {
       return "str";
     case Kind::List:
       return "list";
+    case Kind::Tuple:
+      return "tuple";
   }
   return "?";
 }
@@ -127,10 +136,14 @@ std::string Value::repr() const {
         s += (c == '\'' || c == '\\') ? std::string("\\") + c : std::string(1, c);
       return s + "'";
     }
-    case Kind::List: {
-      std::string s = "[";
+    case Kind::List:
+    case Kind::Tuple: {
+      const bool isList = m_kind == Kind::List;
+      std::string s = isList ? "[" : "(";
       for (std::size_t i = 0; i < m_list.size(); ++i) s += (i ? ", " : "") + m_list[i].repr();
-      return s + "]";
+      // A tuple of one needs its comma: (1) would read back as the number 1.
+      if (!isList && m_list.size() == 1) s += ",";
+      return s + (isList ? "]" : ")");
     }
   }
   return "?";

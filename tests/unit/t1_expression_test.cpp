@@ -145,6 +145,128 @@ TEST(T1Expression, ListsRangesAndComprehensions) {
   EXPECT_EQ(eval("str(16) + 'x'"), "'16x'");
 }
 
+// The user's case: `a in (1, 8)` was a syntax error at the comma, while `a not in [2,4]` worked.
+TEST(T1Expression, Tuples) {
+  EXPECT_EQ(eval("a in (1, 8)", {"a"}, {Value::integer(8)}), "True");
+  EXPECT_EQ(eval("a in (1, 8)", {"a"}, {Value::integer(2)}), "False");
+  EXPECT_EQ(eval("a not in (2, 4)", {"a"}, {Value::integer(3)}), "True");
+  EXPECT_EQ(eval("(1, 8)"), "(1, 8)");
+  EXPECT_EQ(eval("(1, 'x', 2.5, [3], (4,))"), "(1, 'x', 2.5, [3], (4,))");
+  EXPECT_EQ(eval("(1,)"), "(1,)");  // the comma makes the tuple
+  EXPECT_EQ(eval("()"), "()");
+  EXPECT_EQ(eval("(1, 2, )"), "(1, 2)");
+  EXPECT_EQ(eval("(7)"), "7");  // parentheses alone only group
+  EXPECT_EQ(eval("((1 + 2))"), "3");
+  EXPECT_EQ(eval("(1 + 2) * 3"), "9");
+  // Everywhere a list goes: iteration, len, indexing, min/max, +, *, truth, comparison.
+  EXPECT_EQ(eval("[2 * x for x in (1, 2, 3)]"), "[2, 4, 6]");
+  EXPECT_EQ(eval("len((1, 2, 3)) + len(())"), "3");
+  EXPECT_EQ(eval("(10, 20, 30)[-1]"), "30");
+  EXPECT_EQ(eval("max((3, 9, 4)) + min(5, 2)"), "11");
+  EXPECT_EQ(eval("(1, 2) + (3,)"), "(1, 2, 3)");
+  EXPECT_EQ(eval("(0,) * 3"), "(0, 0, 0)");
+  EXPECT_EQ(eval("not ()"), "True");
+  EXPECT_EQ(eval("(1, 2) < (1, 3)"), "True");
+  EXPECT_EQ(eval("(1, 2) == (1, 2.0)"), "True");
+  EXPECT_EQ(eval("(1, 2) == [1, 2]"), "False");  // as in Python: a tuple is never a list
+  EXPECT_EQ(eval("[1, 2] in [(1, 2), [1, 2]]"), "True");
+  EXPECT_EQ(eval("str((1,))"), "'(1,)'");
+  EXPECT_EQ(error("(1, 2) + [3]"),
+            "expression \"(1, 2) + [3]\": wrong operand types for '+': tuple and list at column 8");
+  EXPECT_EQ(error("(1, 2) < [3]"),
+            "expression \"(1, 2) < [3]\": wrong operand types for '<': tuple and list cannot be "
+            "ordered at column 8");
+  EXPECT_EQ(error("(1, 2"),
+            "expression \"(1, 2\": expected ')' but found end of the expression at column 6");
+  EXPECT_EQ(error("(1 2)"), "expression \"(1 2)\": expected ')' but found number 2 at column 4");
+  EXPECT_EQ(error("(,)"), "expression \"(,)\": unexpected ',' at column 2");
+  EXPECT_EQ(error("(1,,)"), "expression \"(1,,)\": unexpected ',' at column 4");
+}
+
+// Python's integer bitwise operators, with its precedence: below + - come the shifts, then &,
+// then ^, then |, all above the comparisons (so `(a & 3) == 0` needs no parentheses, unlike C).
+TEST(T1Expression, BitwiseOperators) {
+  EXPECT_EQ(eval("(a & 3) == 0", {"a"}, {Value::integer(12)}), "True");
+  EXPECT_EQ(eval("(a & 3) == 0", {"a"}, {Value::integer(13)}), "False");
+  EXPECT_EQ(eval("12 & 10"), "8");
+  EXPECT_EQ(eval("12 | 3"), "15");
+  EXPECT_EQ(eval("12 ^ 10"), "6");
+  EXPECT_EQ(eval("~5"), "-6");
+  EXPECT_EQ(eval("~-1"), "0");
+  EXPECT_EQ(eval("1 << 10"), "1024");
+  EXPECT_EQ(eval("1024 >> 3"), "128");
+  EXPECT_EQ(eval("-5 >> 1"), "-3");  // floors, as Python does
+  EXPECT_EQ(eval("-1 >> 100"), "-1");
+  EXPECT_EQ(eval("5 >> 100"), "0");
+  EXPECT_EQ(eval("0 << 1000"), "0");
+  EXPECT_EQ(eval("-6 & 7"), "2");  // two's complement, as Python's unbounded ints behave
+  // Precedence, each checked against Python.
+  EXPECT_EQ(eval("1 << 2 + 1"), "8");  // + binds tighter than <<
+  EXPECT_EQ(eval("2 * 3 << 1"), "12");
+  EXPECT_EQ(eval("1 | 2 ^ 3 & 4"), "3");   // 1 | (2 ^ (3 & 4))
+  EXPECT_EQ(eval("6 & 3 << 1"), "6");      // 6 & (3 << 1)
+  EXPECT_EQ(eval("5 ^ 1 | 8"), "12");      // (5 ^ 1) | 8
+  EXPECT_EQ(eval("12 & 4 == 4"), "True");  // (12 & 4) == 4; C would read 12 & (4 == 4)
+  EXPECT_EQ(eval("1 | 2 < 4"), "True");
+  EXPECT_EQ(eval("~1 + 1"), "-1");   // ~ binds as unary minus does
+  EXPECT_EQ(eval("~2 ** 2"), "-5");  // ** binds tighter: ~(2 ** 2)
+  EXPECT_EQ(eval("- ~3"), "4");
+  EXPECT_EQ(eval("16 >> 2 >> 1"), "2");  // left-associative
+  // bool is an int: two bools give a bool for & | ^, anything else an int.
+  EXPECT_EQ(eval("True & False"), "False");
+  EXPECT_EQ(eval("True | False"), "True");
+  EXPECT_EQ(eval("True ^ True"), "False");
+  EXPECT_EQ(eval("True & 3"), "1");
+  EXPECT_EQ(eval("True << 2"), "4");
+  EXPECT_EQ(eval("~True"), "-2");
+  EXPECT_EQ(eval("[x for x in range(8) if x & (x - 1) == 0]"), "[0, 1, 2, 4]");
+  // Integers only, and 64 bits.
+  EXPECT_EQ(error("1.5 & 1"),
+            "expression \"1.5 & 1\": wrong operand types for '&': float and int (bitwise "
+            "operators take integers) at column 5");
+  EXPECT_EQ(error("'a' | 'b'"),
+            "expression \"'a' | 'b'\": wrong operand types for '|': str and str (bitwise "
+            "operators take integers) at column 5");
+  EXPECT_EQ(error("[1] ^ [2]"),
+            "expression \"[1] ^ [2]\": wrong operand types for '^': list and list (bitwise "
+            "operators take integers) at column 5");
+  EXPECT_EQ(error("2 << 1.0"),
+            "expression \"2 << 1.0\": wrong operand types for '<<': int and float (bitwise "
+            "operators take integers) at column 3");
+  EXPECT_EQ(error("~2.0"),
+            "expression \"~2.0\": wrong operand type for unary '~': float (bitwise operators "
+            "take integers) at column 1");
+  EXPECT_EQ(error("1 >> -1"), "expression \"1 >> -1\": negative shift count at column 3");
+  EXPECT_EQ(error("1 << 63"),
+            "expression \"1 << 63\": integer overflow (the result does not fit in 64 bits) at "
+            "column 3");
+  EXPECT_EQ(error("3 << 64"),
+            "expression \"3 << 64\": integer overflow (the result does not fit in 64 bits) at "
+            "column 3");
+  EXPECT_EQ(eval("1 << 62"), "4611686018427387904");
+  EXPECT_EQ(eval("-1 << 63"), "-9223372036854775808");
+  EXPECT_EQ(error("1 & & 2"), "expression \"1 & & 2\": unexpected '&' at column 5");
+}
+
+// list() and tuple() of an iterable: the user's `list(range(-3,3))` was an unknown function.
+TEST(T1Expression, ListAndTupleBuiltins) {
+  EXPECT_EQ(eval("list(range(-3,3))"), "[-3, -2, -1, 0, 1, 2]");
+  EXPECT_EQ(eval("tuple(range(3))"), "(0, 1, 2)");
+  EXPECT_EQ(eval("list((1, 2))"), "[1, 2]");
+  EXPECT_EQ(eval("tuple([1, 2])"), "(1, 2)");
+  EXPECT_EQ(eval("list([1, 2])"), "[1, 2]");
+  EXPECT_EQ(eval("list('ab')"), "['a', 'b']");
+  EXPECT_EQ(eval("list()"), "[]");
+  EXPECT_EQ(eval("tuple()"), "()");
+  EXPECT_EQ(eval("list(range(3)) + [3]"), "[0, 1, 2, 3]");
+  EXPECT_EQ(eval("tuple([x * x for x in range(3)])"), "(0, 1, 4)");
+  EXPECT_EQ(error("list(5)"),
+            "expression \"list(5)\": wrong type: cannot iterate over int 5 at column 1");
+  EXPECT_EQ(error("tuple(1, 2)"),
+            "expression \"tuple(1, 2)\": wrong number of arguments: tuple() takes at most 1, got "
+            "2 at column 1");
+}
+
 TEST(T1Expression, NamesAreBoundByIndex) {
   const Expression e("use_shmem == 0 or (bx*tx + 14) * (by*ty + 14) < 12*1024",
                      {"bx", "by", "tx", "ty", "use_shmem", "unused"});
@@ -181,9 +303,14 @@ TEST(T1Expression, SyntaxErrorsQuoteTheTextAndColumn) {
   EXPECT_EQ(error("1 2"), "expression \"1 2\": unexpected number 2 at column 3");
   EXPECT_EQ(error("a = 1", {"a"}),
             "expression \"a = 1\": unexpected character '=' (compare with '==') at column 3");
-  EXPECT_EQ(
-      error("a && b", {"a", "b"}),
-      "expression \"a && b\": unexpected character '&' (Python writes and, or, not) at column 3");
+  // C's logical operators are not Python; its bitwise & | are (T1Expression.BitwiseOperators).
+  EXPECT_EQ(error("a && b", {"a", "b"}),
+            "expression \"a && b\": unexpected '&&' (Python writes 'and') at column 3");
+  EXPECT_EQ(error("a || b", {"a", "b"}),
+            "expression \"a || b\": unexpected '||' (Python writes 'or') at column 3");
+  EXPECT_EQ(error("!a", {"a"}),
+            "expression \"!a\": unexpected character '!' (Python writes 'not', and '!=' for not "
+            "equal) at column 1");
   EXPECT_EQ(error("'abc"), "expression \"'abc\": unterminated string at column 1");
   EXPECT_EQ(error("1 if 2"),
             "expression \"1 if 2\": expected 'else' but found end of the expression at column 7");
@@ -206,7 +333,7 @@ TEST(T1Expression, UnknownNamesAndFunctions) {
             "expression \"[i for i in range(3)] + [i]\": unknown name 'i' at column 26");
   EXPECT_EQ(error("sqrt(4)"),
             "expression \"sqrt(4)\": unknown function 'sqrt' (known: range, len, min, max, abs, "
-            "int, float, str) at column 1");
+            "int, float, str, list, tuple) at column 1");
 }
 
 TEST(T1Expression, EvaluationErrorsPointAtTheOperator) {

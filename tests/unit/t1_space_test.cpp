@@ -163,6 +163,10 @@ TEST(T1Space, BadFilesNameTheField) {
        "ConfigurationSpace.TuningParameters[0].Values: value 1.0 appears twice"},
       {t1File(R"([{"Name": "a", "Values": "[[1], [2]]"}])"),
        "ConfigurationSpace.TuningParameters[0].Values: value [1] is a list"},
+      {t1File(R"j([{"Name": "a", "Values": "[(1, 2), (3, 4)]"}])j"),
+       "ConfigurationSpace.TuningParameters[0].Values: value (1, 2) is a tuple"},
+      {t1File(R"j([{"Name": "a", "Values": "tuple()"}])j"),
+       "ConfigurationSpace.TuningParameters[0].Values: \"tuple()\" gives an empty list"},
       {t1File("[" + ok + ", " + ok + "]"),
        "ConfigurationSpace.TuningParameters[1].Name: 'a' names a parameter a second time"},
       {t1File("[" + ok + "]", R"([{"Expression": "a <= b"}])"),
@@ -209,6 +213,48 @@ TEST(T1Space, ConditionFailingForSomeValuesNamesThem) {
                   ": ConfigurationSpace.Conditions[0].Expression: expression \"b // a >= 0\": "
                   "division by zero at column 3, with a=0, b=1");
   }
+}
+
+// What a user's file held: values from list(range(...)) and a tuple, conditions with a tuple
+// membership and a bitwise mask.
+TEST(T1Space, TuplesBitwiseOperatorsAndListCalls) {
+  const TempFile f(t1File(
+      R"j([{"Name": "a", "Type": "int", "Values": "list(range(-3,3))"},
+          {"Name": "b", "Type": "int", "Values": "(1, 2, 4, 8)"},
+          {"Name": "c", "Values": "tuple(['x', 'y'])"}])j",
+      R"j([{"Expression": "b in (1, 8) or c == 'y'", "Parameters": ["b", "c"]},
+          {"Expression": "(a & 3) == 0 and a >> 1 != b << 1", "Parameters": ["a", "b"]}])j"));
+  const T1Space t1 = importT1(f.path);
+  EXPECT_EQ(t1.space.param(0).spec(), "discrete:-3,-2,-1,0,1,2");
+  EXPECT_EQ(t1.space.param(1).spec(), "discrete:1,2,4,8");
+  EXPECT_EQ(t1.space.param(2).spec(), "choice:x,y");
+  EXPECT_EQ(t1.parameters[1].valuesExpression, "(1, 2, 4, 8)");
+  // (a & 3) == 0 keeps a = 0 only (-3 & 3 is 1, -2 & 3 is 2, -1 & 3 is 3), and a >> 1 is then 0,
+  // never 2*b. b in (1, 8) or c == 'y': 2 b's with either c, 2 more with c = y: 6 of 8.
+  EXPECT_EQ(countValidConfigs(t1.space), 6u);
+}
+
+// A space whose conditions leave nothing valid cannot be tuned; the explanation names the
+// condition false everywhere, or says that the conditions exclude one another.
+TEST(T1Space, ExplainsWhyNoConfigurationIsValid) {
+  const std::string ab =
+      R"j([{"Name": "a", "Values": "range(4)"}, {"Name": "b", "Values": "[1, 2, 3, 4]"}])j";
+  const TempFile never(t1File(ab, R"([{"Expression": "a < 3"}, {"Expression": "a > 100"}])"));
+  const T1Space t1 = importT1(never.path);
+  EXPECT_EQ(countValidConfigs(t1.space), 0u);
+  EXPECT_EQ(countEachConstraint(t1.space), (std::vector<std::uint64_t>{12, 0}));
+  EXPECT_EQ(explainNoValidConfig(t1),
+            "ConfigurationSpace.Conditions[1] \"a > 100\" holds for none of the 16 points");
+  const TempFile apart(t1File(ab, R"([{"Expression": "a > 1"}, {"Expression": "a + b < 3"}])"));
+  const T1Space t2 = importT1(apart.path);
+  EXPECT_EQ(countValidConfigs(t2.space), 0u);
+  EXPECT_EQ(explainNoValidConfig(t2),
+            "each condition holds for some of the 16 points, but no point satisfies all 2 at once "
+            "(ConfigurationSpace.Conditions[0] \"a > 1\": 8, ConfigurationSpace.Conditions[1] "
+            "\"a + b < 3\": 3)");
+  // Too large to enumerate: nothing to say.
+  EXPECT_EQ(countEachConstraint(t1.space, 10), std::nullopt);
+  EXPECT_EQ(explainNoValidConfig(t1, 10), "");
 }
 
 // Found while writing the fuzz target (fuzz/corpus/t1_space/regression-nan-value.json): a value
