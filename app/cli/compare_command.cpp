@@ -71,6 +71,7 @@ void runCompareCommand(const CompareArgs& a) {
   plan.budget.trials = a.trials;
   plan.seed = a.seed;
   plan.batch = a.batch;
+  checkRepeatSeeds(plan.seed, plan.repeats);  // before the dataset is read
   const auto schedule = scheduleNames().parse(a.schedule);
   if (!schedule)
     throw InputError("--schedule '" + a.schedule + "' is not one of " + scheduleNames().list());
@@ -142,7 +143,7 @@ void addCompareCommand(CLI::App& app) {
   cmd->add_option("--repeats", a->repeats, "Runs per algorithm (default 5)");
   cmd->add_option("--trials", a->trials, "Trials per run (default 400)");
   cmd->add_option("--seed", a->seed,
-                  "Seed of the first repeat; repeat r uses seed + r (default 1)");
+                  "Seed of the first repeat; repeat r uses seed + r, at most 2^64 - 1 (default 1)");
   cmd->add_option("--out", a->out, "Directory for trials.csv and summary.json")->required();
   cmd->add_option("--batch", a->batch, "Configurations per batch (default: each algorithm's own)");
   cmd->add_option("--set", a->settings, "A tuner setting, algorithm.setting=value (repeatable)");

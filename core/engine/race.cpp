@@ -1,13 +1,25 @@
 #include "engine/race.h"
 
+#include <limits>
+
 #include "common/error.h"
 
 namespace opevo {
+
+void checkRepeatSeeds(std::uint64_t seed, int repeats) {
+  constexpr std::uint64_t largest = std::numeric_limits<std::uint64_t>::max();
+  if (repeats <= 1 || seed <= largest - static_cast<std::uint64_t>(repeats - 1)) return;
+  throw InputError("--seed " + std::to_string(seed) + " with " + std::to_string(repeats) +
+                   " repeats runs past the largest seed, " + std::to_string(largest) +
+                   " (repeat r uses seed + r): give a seed of at most " +
+                   std::to_string(largest - static_cast<std::uint64_t>(repeats - 1)));
+}
 
 void addRace(Engine& engine, const RacePlan& plan) {
   if (plan.algorithms.empty()) throw InputError("no algorithm given (--algos opevo,random,...)");
   if (plan.repeats < 1)
     throw InputError("--repeats must be at least 1, got " + std::to_string(plan.repeats));
+  checkRepeatSeeds(plan.seed, plan.repeats);
   for (int repeat = 0; repeat < plan.repeats; ++repeat) {
     for (std::size_t a = 0; a < plan.algorithms.size(); ++a) {
       RunPlan run;

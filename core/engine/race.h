@@ -25,9 +25,15 @@ struct RacePlan {
   std::optional<std::size_t> batch;  // unset: each tuner's own batch
 };
 
+// Throws InputError when repeat r's seed, seed + r, would pass the largest seed, 2^64 - 1: it
+// would wrap to 0, 1, ..., seeds the first repeats of a race from the default --seed 1 use, so
+// runs meant to be independent would repeat others.
+void checkRepeatSeeds(std::uint64_t seed, int repeats);
+
 // Adds the race's runs to the engine, repeat by repeat, so a round-robin schedule alternates the
-// algorithms. Throws InputError for no algorithm, repeats below 1, a bad budget, an unknown
-// algorithm or a bad setting, before anything is measured.
+// algorithms. Throws InputError for no algorithm, repeats below 1, seeds that would wrap
+// (checkRepeatSeeds), a bad budget, an unknown algorithm or a bad setting, before anything is
+// measured.
 void addRace(Engine& engine, const RacePlan& plan);
 
 // Keeps every trial the engine reports, in measurement order.

@@ -128,6 +128,26 @@ TEST(CliCompare, BadInputExitsTwo) {
   EXPECT_FALSE(fs::exists(fs::path(dir) / "trials.csv"));
 }
 
+// Repeat r uses seed + r: a seed whose repeats would pass 2^64 - 1 would wrap to 0, 1, ..., the
+// seeds of another race's first repeats. Refused before the dataset is read; the largest seed
+// that fits is accepted.
+TEST(CliCompare, ASeedWhoseRepeatsWouldWrapIsRefused) {
+  OutDir out;
+  const std::string dir = (out.path / "o").string();
+  std::vector<std::string> args = {"compare",   "--space", kConvolution, "--algos", "random",
+                                   "--repeats", "3",       "--trials",   "5",       "--quiet",
+                                   "--out",     dir,       "--seed"};
+  args.push_back("18446744073709551615");
+  const auto wraps = runProcess(OPEVO_CLI, args);
+  EXPECT_EQ(wraps.status, 2) << wraps.err;
+  EXPECT_NE(wraps.err.find("at most 18446744073709551613"), std::string::npos) << wraps.err;
+  EXPECT_FALSE(fs::exists(dir));
+  args.back() = "18446744073709551613";
+  const auto fits = runProcess(OPEVO_CLI, args);
+  ASSERT_EQ(fits.status, 0) << fits.err;
+  EXPECT_NE(fits.out.find("seed 18446744073709551613"), std::string::npos) << fits.out;
+}
+
 TEST(CliTuners, ListsEveryAlgorithmAndSetting) {
   const auto r = runProcess(OPEVO_CLI, {"tuners"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -322,8 +323,15 @@ TEST(Engine, RefusesBadRunsBeforeMeasuringAnything) {
   RacePlan race;
   race.budget.trials = 5;
   EXPECT_THROW(addRace(engine, race), InputError);  // no algorithm
+  // Repeat r's seed, seed + r, would wrap past 2^64 - 1 to the seeds of a default race.
+  race.algorithms = {{"random", {}}};
+  race.repeats = 3;
+  race.seed = std::numeric_limits<std::uint64_t>::max() - 1;
+  EXPECT_THROW(addRace(engine, race), InputError);
   EXPECT_TRUE(engine.runs().empty());
   EXPECT_FALSE(engine.step());
+  EXPECT_NO_THROW(checkRepeatSeeds(std::numeric_limits<std::uint64_t>::max(), 1));
+  EXPECT_NO_THROW(checkRepeatSeeds(std::numeric_limits<std::uint64_t>::max() - 2, 3));
 }
 
 TEST(Engine, RestoredRunsContinueTheirBudgetAndOrder) {
