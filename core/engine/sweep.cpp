@@ -98,12 +98,16 @@ void writeSweepCsv(const std::string& path, const SweepPlan& plan,
                    const std::vector<SweepCell>& cells) {
   std::ofstream out(path);
   if (!out) throw InputError("cannot write " + path);
+  // The fixed settings are columns too, the same on every line: they change every result, and a
+  // file read on its own would not say what they were.
   for (const SweepAxis& axis : plan.axes) out << axis.setting << ",";
+  for (const auto& [name, value] : plan.fixed) out << name << ",";
   out << "trials,mean_best,std_best,mean_fraction_of_optimum\n";
   for (const SweepCell& cell : cells) {
     for (const SummaryRow& row : cell.rows) {
       for (std::size_t k = 0; k < plan.axes.size(); ++k)
         out << plan.axes[k].values[cell.at[k]] << ",";
+      for (const auto& [name, value] : plan.fixed) out << value << ",";
       out << row.trials << "," << row.meanBest << "," << row.stdBest << ",";
       if (row.meanFractionOfOptimum) out << *row.meanFractionOfOptimum;
       out << "\n";

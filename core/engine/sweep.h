@@ -54,7 +54,8 @@ std::string cellLabel(const SweepPlan& plan, const std::vector<std::size_t>& at)
 HeatMap sweepHeatMap(const SweepPlan& plan, const std::vector<SweepCell>& cells, int budget,
                      bool fraction, const std::string& title);
 
-// sweep.csv: one line per cell and budget. Throws InputError naming the path.
+// sweep.csv: one line per cell and budget; a column per axis, then per fixed setting (its one
+// value on every line). Throws InputError naming the path.
 void writeSweepCsv(const std::string& path, const SweepPlan& plan,
                    const std::vector<SweepCell>& cells);
 

@@ -7,6 +7,18 @@
 #include "replay/replay_measurer.h"
 
 namespace opevo {
+namespace {
+
+// "opevo (lambda=2)": settings fixed in every cell change every result, so the title that heads
+// the table and the heat map names them.
+std::string algorithmWithFixed(const SweepPlan& plan) {
+  std::string fixed;
+  for (const auto& [name, value] : plan.fixed)
+    fixed += (fixed.empty() ? "" : " ") + name + "=" + value;
+  return fixed.empty() ? plan.algorithm : plan.algorithm + " (" + fixed + ")";
+}
+
+}  // namespace
 
 ReplaySweep runReplaySweep(const std::shared_ptr<const ReplayDataset>& dataset,
                            const SweepPlan& plan, int at, EngineObserver* observer,
@@ -54,7 +66,7 @@ ReplaySweep runReplaySweep(const std::shared_ptr<const ReplayDataset>& dataset,
   const std::string what =
       fraction ? "mean fraction of optimum" : "mean best " + out.speedUnit + " (optimum unknown)";
   out.map = sweepHeatMap(plan, out.cells, at, fraction,
-                         plan.algorithm + ": " + what + " after " + std::to_string(at) +
+                         algorithmWithFixed(plan) + ": " + what + " after " + std::to_string(at) +
                              " trials, " + std::to_string(plan.repeats) + " repeats");
   return out;
 }

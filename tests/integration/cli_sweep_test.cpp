@@ -54,6 +54,32 @@ TEST(CliSweep, GridOfTwoSettingsOnADataset) {
   fs::remove_all(dir);
 }
 
+// A setting fixed in every cell changes every result: the table's title, the heat map and
+// sweep.csv name it. Progress lines name each run's cell, not only the algorithm all share.
+TEST(CliSweep, FixedSettingsAndCellsAreNamed) {
+  const std::string dir = tempDir();
+  const auto r = runProcess(
+      OPEVO_CLI, {"sweep", "--space", kGemm, "--algo", "opevo", "--set", "q=0.1,0.5", "--set",
+                  "lambda=2", "--repeats", "2", "--trials", "20", "--out", dir});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("opevo (lambda=2): mean fraction of optimum"), std::string::npos) << r.out;
+  EXPECT_NE(read(fs::path(dir) / "heatmap.svg").find("opevo (lambda=2)"), std::string::npos);
+  std::istringstream lines(read(fs::path(dir) / "sweep.csv"));
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "q,lambda,trials,mean_best,std_best,mean_fraction_of_optimum");
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    EXPECT_TRUE(line.rfind("0.1,2,", 0) == 0 || line.rfind("0.5,2,", 0) == 0) << line;
+  }
+  EXPECT_GT(rows, 0);
+  for (const char* run : {"opevo q=0.1 repeat 1", "opevo q=0.5 repeat 1", "opevo q=0.1 repeat 2",
+                          "opevo q=0.5 repeat 2"})
+    EXPECT_NE(r.err.find(run), std::string::npos) << run << "\n" << r.err;
+  fs::remove_all(dir);
+}
+
 TEST(CliSweep, BadInputIsNamedAndNothingIsWritten) {
   const std::string dir = tempDir() + "/out";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -63,6 +89,11 @@ TEST(CliSweep, BadInputIsNamedAndNothingIsWritten) {
       {{"--set", "q"}, "setting=value"},
       {{"--set", "q=0.1,0.2", "--at", "500"}, "--at"},
       {{"--set", "q=0.1,0.2", "--algo", "nosuch"}, "nosuch"},
+      {{"--set", "q=0.1,0.2", "--set", "lambda=0x10,8"}, "'0x10' is not a decimal number"},
+      {{"--set", "q=0.1,0.10"}, "the value 0.1 twice"},
+      {{"--set", "q=0.1,0.2", "--set", "lambda=2", "--set", "lambda=4"}, "'lambda' is given twice"},
+      {{"--set", "q=0.1,0.2", "--repeats", "3", "--seed", "18446744073709551614"},
+       "at most 18446744073709551613"},
   };
   for (const auto& [extra, mentions] : cases) {
     std::vector<std::string> args = {"sweep", "--space", kGemm, "--trials", "20", "--out", dir};
