@@ -120,6 +120,9 @@ Config SearchSpace::parse(std::string_view text) const {
     const std::string name(trim(std::string_view(item).substr(0, eq)));
     const int index = indexOf(name);
     if (index < 0) throw InputError("configuration names unknown parameter '" + name + "'");
+    // The last value winning would tune or build something other than what one of them says.
+    if (seen[index])
+      throw InputError("configuration names parameter '" + name + "' twice (give it once)");
     c[index] = m_params[index]->parse(std::string_view(item).substr(eq + 1));
     seen[index] = true;
   }

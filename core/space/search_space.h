@@ -78,7 +78,8 @@ class SearchSpace {
 
   // "tile_n=8,2,4,8; tile_m=..." in parameter order.
   std::string format(const Config& c) const;
-  // Accepts format()'s output; throws InputError naming the parameter and the expected form.
+  // Accepts format()'s output; throws InputError naming the parameter and the expected form, or
+  // naming a parameter given twice.
   Config parse(std::string_view text) const;
 
   Config random(Rng& rng) const;

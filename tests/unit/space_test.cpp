@@ -136,6 +136,20 @@ TEST(SearchSpace, ReplacingAParameterKeepsConstraintsAndDropsAStartPointItExclud
                std::invalid_argument);
 }
 
+// A parameter given twice is refused by name rather than the last value winning.
+TEST(SearchSpace, ParseRefusesAParameterNamedTwice) {
+  SearchSpace s;
+  s.add(std::make_shared<FactorParam>("tile", 16, 2));
+  s.add(std::make_shared<FactorParam>("reg", 16, 2));
+  EXPECT_EQ(s.format(s.parse("tile=2,8; reg=4,4")), "tile=2,8; reg=4,4");
+  try {
+    s.parse("tile=2,8; reg=4,4; tile=16,1");
+    ADD_FAILURE() << "a repeated parameter parsed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'tile' twice"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PermParam, Figure1bSixVerticesOfDegreeThree) {
   PermParam p("p", 3);
   EXPECT_EQ(p.size().as64(), 6u);
