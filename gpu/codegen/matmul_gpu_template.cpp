@@ -36,20 +36,26 @@ struct Slab {
 // The slab element(s) of copy i: the index runs fastest along the dimension that is contiguous
 // in global memory, so that neighbouring threads read neighbouring addresses (coalesced),
 // whatever the transposition; a vector copy takes four consecutive elements of that dimension.
-void writeSlabIndex(CodeWriter& w, const Slab& s) {
+// bb, the copy's place in the block's batch tile, is declared only `withBatch`: a copy that
+// only reads global memory uses it for a batched operator alone, and nvcc warns of a variable
+// declared but never referenced (#177).
+void writeSlabIndex(CodeWriter& w, const Slab& s, bool withBatch = true) {
   const std::string e = s.extent, in = s.inner;
+  auto batch = [&](const std::string& count) {
+    return withBatch ? ", bb = i / (" + count + ")" : std::string();
+  };
   if (s.kContiguous && s.vector)
     w.line("const int kk = (i % (K_STEP / 4)) * 4, " + in + " = (i / (K_STEP / 4)) % " + e +
-           ", bb = i / (K_STEP / 4 * " + e + ");");
+           batch("K_STEP / 4 * " + e) + ";");
   else if (s.kContiguous)
-    w.line("const int kk = i % K_STEP, " + in + " = (i / K_STEP) % " + e + ", bb = i / (K_STEP * " +
-           e + ");");
+    w.line("const int kk = i % K_STEP, " + in + " = (i / K_STEP) % " + e + batch("K_STEP * " + e) +
+           ";");
   else if (s.vector)
-    w.line("const int " + in + " = (i % (" + e + " / 4)) * 4, kk = (i / (" + e +
-           " / 4)) % K_STEP, bb = i / (" + e + " / 4 * K_STEP);");
+    w.line("const int " + in + " = (i % (" + e + " / 4)) * 4, kk = (i / (" + e + " / 4)) % K_STEP" +
+           batch(e + " / 4 * K_STEP") + ";");
   else
-    w.line("const int " + in + " = i % " + e + ", kk = (i / " + e +
-           ") % K_STEP, bb = i / (K_STEP * " + e + ");");
+    w.line("const int " + in + " = i % " + e + ", kk = (i / " + e + ") % K_STEP" +
+           batch("K_STEP * " + e) + ";");
 }
 
 std::string slabAt(const Slab& s, const std::string& dk = "") {
@@ -87,15 +93,16 @@ void writeSlabLoad(CodeWriter& w, const Slab& s, const std::string& global) {
 }
 
 // The same copy in two halves for the double-buffered loop: this thread's copies of the slab
-// into the registers `regs` (fetch: `toRegisters`), later from them into shared memory. The loop
-// over a thread's copies is unrolled, so that `regs` stays in registers.
+// into the registers `regs` (fetch: `toRegisters`, from `global`, which names bb when `batched`),
+// later from them into shared memory. The loop over a thread's copies is unrolled, so that `regs`
+// stays in registers.
 void writeSlabHalf(CodeWriter& w, bool toRegisters, const std::string& regs, const Slab& s,
-                   const std::string& global) {
+                   const std::string& global, bool batched) {
   w.line("#pragma unroll");
   w.open("for (int j = 0; j < (" + s.units + " + THREADS - 1) / THREADS; ++j)");
   w.line("const int i = tid + j * THREADS;");
   w.open("if (i < " + s.units + ")");
-  writeSlabIndex(w, s);
+  writeSlabIndex(w, s, !toRegisters || batched);
   if (toRegisters)
     w.line(regs + "[j] = " + globalRead(s, global) + ";");
   else
@@ -301,7 +308,9 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.comment(std::string("C[b] (N x M) = op(A[b]) (N x K) * op(B[b]) (K x M); A is stored ") +
             (op.transA ? "K x N (transposed)" : "N x K") + ", B " +
             (op.transB ? "M x K (transposed)" : "K x M") + ".");
-  w.line("constexpr index_t N = " + str(op.n) + ", M = " + str(op.m) + ", K = " + str(op.k) + ";");
+  // N is read only by some offsets (A transposed, a batch's stride): nvcc's warning #177 otherwise.
+  w.line("[[maybe_unused]] constexpr index_t N = " + str(op.n) + ", M = " + str(op.m) +
+         ", K = " + str(op.k) + ";");
   w.comment("tile_n = [blocks " + str(t.n[0]) + ", N_VT, N_TH, N_IN]; tile_m likewise");
   w.line("constexpr int N_VT = " + str(t.n[1]) + ", N_TH = " + str(t.n[2]) +
          ", N_IN = " + str(t.n[3]) + ";");
@@ -406,8 +415,8 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.line("const float* Bs = As + A_SLAB;");
     w.line("const bool more = ko + 1 < koEnd;");
     w.open("if (more)");
-    writeSlabHalf(w, true, "aNext", slabOfA, aAt("(ko + 1)"));
-    writeSlabHalf(w, true, "bNext", slabOfB, bAt("(ko + 1)"));
+    writeSlabHalf(w, true, "aNext", slabOfA, aAt("(ko + 1)"), batched);
+    writeSlabHalf(w, true, "bNext", slabOfB, bAt("(ko + 1)"), batched);
     w.close();
   }
   const std::int64_t computeSteps = t.k[2] * t.accumulators();
@@ -471,8 +480,8 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
     w.line("float* Bn = An + A_SLAB;");
     Slab nextA = slabOfA, nextB = slabOfB;
     nextA.shared = "An", nextB.shared = "Bn";
-    writeSlabHalf(w, false, "aNext", nextA, "");
-    writeSlabHalf(w, false, "bNext", nextB, "");
+    writeSlabHalf(w, false, "aNext", nextA, "", batched);
+    writeSlabHalf(w, false, "bNext", nextB, "", batched);
     w.close();
     w.comment("The next slab is staged, and this one read by everyone before it is overwritten.");
   }

@@ -243,6 +243,38 @@ TEST(CodegenCpu, SplitKIsTheGpuTemplatesAlone) {
   EXPECT_THROW(generateKernel(op, space, odd, Backend::Cuda), InputError);
 }
 
+// Every "bb" a CUDA matmul kernel declares is used before its block closes: the double-buffered
+// fetch into registers reads global memory through bb only for a batched operator, and an unused
+// one draws nvcc's warning #177 in every exported check program.
+TEST(CodegenCuda, NoSlabCopyDeclaresAnUnusedBatchIndex) {
+  for (const char* name : {"MM1", "BMM2"}) {
+    const OperatorSpec op = preset(name);
+    const SearchSpace space = defaultSpace(op, SpaceTarget::Gpu);
+    const auto doubleBuffered = [&](const Config& c) {
+      return space.format(c).find("stages=2") != std::string::npos;
+    };
+    int declared = 0;
+    for (const Config& c : randomConfigs(space, 8, 177, doubleBuffered)) {
+      const std::string source = generateKernel(op, space, c, Backend::Cuda).source;
+      for (std::size_t at = source.find(", bb = "); at != std::string::npos;
+           at = source.find(", bb = ", at + 1)) {
+        ++declared;
+        const std::size_t end = source.find(';', at);
+        const std::string rest = source.substr(end, source.find('}', end) - end);
+        EXPECT_NE(rest.find("bb"), std::string::npos) << name << " " << space.format(c) << "\n"
+                                                      << source.substr(at, 200);
+      }
+    }
+    EXPECT_GT(declared, 0) << name;  // the check saw the copies it is about
+  }
+  // MM1 reads A untransposed and has no batch: N is declared for the reader, marked so.
+  const OperatorSpec mm = preset("MM1");
+  const SearchSpace space = defaultSpace(mm, SpaceTarget::Gpu);
+  const std::string source =
+      generateKernel(mm, space, randomConfigs(space, 1, 1).at(0), Backend::Cuda).source;
+  EXPECT_NE(source.find("[[maybe_unused]] constexpr index_t N = "), std::string::npos);
+}
+
 // Concatenates the kernels of several configurations (distinct entry names) into one source, so
 // that one compiler run checks them all: NVRTC's and hiprtc's fixed cost per run dominates.
 std::string batchedSource(const std::string& presetName, int count, Backend backend,
