@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "io/replay_dataset.h"
 #include "space/discrete_param.h"
+#include "space/text.h"
 
 namespace opevo::cli {
 namespace {
@@ -24,15 +25,47 @@ std::map<std::pair<std::string, std::string>, std::size_t> failureGroups(const R
   return groups;
 }
 
+bool isTuple(const ReplayDataset& ds, std::size_t i) {
+  return i < ds.tupleValued.size() && ds.tupleValued[i];
+}
+
+std::string kindOf(const ReplayDataset& ds, std::size_t i) {
+  return isTuple(ds, i) ? "tuple" : std::string(kindName(ds.space.param(i).kind()));
+}
+
+// A tuple-valued choice lists its tuples, "(1,16,16,2) (16,4,2,4)": its spec would run them
+// together as "choice:1,16,16,2,16,4,2,4", which reads as eight numbers.
+std::string specOf(const ReplayDataset& ds, std::size_t i) {
+  const Parameter& p = ds.space.param(i);
+  if (!isTuple(ds, i)) return p.spec();
+  std::string text;
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(p.size().as64()); ++k)
+    text += (k ? " (" : "(") + p.format({k}) + ")";
+  return text;
+}
+
+// "8,1,8,8" -> [8, 1, 8, 8]
+nlohmann::json tupleJson(const std::string& text) {
+  std::vector<std::int64_t> values;
+  parseIntegers(text, values);
+  return values;
+}
+
 void printJson(const ReplayDataset& ds) {
   const SearchSpace& space = ds.space;
   nlohmann::json params = nlohmann::json::array();
   for (std::size_t i = 0; i < space.dims(); ++i) {
     const Parameter& p = space.param(i);
-    params.push_back({{"name", p.name()},
-                      {"kind", kindName(p.kind())},
-                      {"values", p.size().as64()},
-                      {"spec", p.spec()}});
+    nlohmann::json param = {{"name", p.name()},
+                            {"kind", kindOf(ds, i)},
+                            {"values", p.size().as64()},
+                            {"spec", specOf(ds, i)}};
+    if (isTuple(ds, i)) {
+      param["tuples"] = nlohmann::json::array();
+      for (std::int64_t k = 0; k < static_cast<std::int64_t>(p.size().as64()); ++k)
+        param["tuples"].push_back(tupleJson(p.format({k})));
+    }
+    params.push_back(std::move(param));
   }
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& [key, count] : failureGroups(ds))
@@ -43,6 +76,10 @@ void printJson(const ReplayDataset& ds) {
     nlohmann::json values = nlohmann::json::object();
     for (std::size_t i = 0; i < space.dims(); ++i) {
       const Parameter& p = space.param(i);
+      if (isTuple(ds, i)) {
+        values[p.name()] = tupleJson(p.format(ds.bestConfig[i]));
+        continue;
+      }
       if (p.kind() != ParamKind::Discrete) {
         values[p.name()] = p.format(ds.bestConfig[i]);
         continue;
@@ -91,9 +128,9 @@ void printText(const ReplayDataset& ds) {
   std::printf("%-28s %-9s %7s  %s\n", "parameter", "kind", "values", "spec");
   for (std::size_t i = 0; i < space.dims(); ++i) {
     const Parameter& p = space.param(i);
-    std::string spec = p.spec();
+    std::string spec = specOf(ds, i);
     if (spec.size() > 60) spec = spec.substr(0, 57) + "...";
-    std::printf("%-28s %-9s %7s  %s\n", p.name().c_str(), std::string(kindName(p.kind())).c_str(),
+    std::printf("%-28s %-9s %7s  %s\n", p.name().c_str(), kindOf(ds, i).c_str(),
                 p.size().toString().c_str(), spec.c_str());
   }
   const std::size_t failed = ds.failedCount();

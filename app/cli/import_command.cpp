@@ -47,7 +47,10 @@ void addImportCommand(CLI::App& app) {
       "import",
       "Store a measured file (T4 results or a Kernel Tuner cache, gzip or plain) as a finished "
       "run; prints the new run's id");
-  cmd->add_option("file", options->file, "The T4 file or Kernel Tuner cache")->required();
+  cmd->add_option("file", options->file,
+                  "The T4 file or Kernel Tuner cache (a network run archive goes back with "
+                  "`opevo net restore FILE`)")
+      ->required();
   cmd->add_option("--db", options->db, "Database file (default: " + Store::defaultPath() + ")");
   cmd->add_flag("--restore", options->restore,
                 "Store a T4 file exported by `opevo export-t4` as the tuning run it came from (its "

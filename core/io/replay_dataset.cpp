@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "common/error.h"
 #include "common/median.h"
@@ -13,6 +14,7 @@
 #include "io/replay_raw.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
+#include "space/text.h"
 
 namespace opevo {
 namespace {
@@ -34,6 +36,7 @@ std::string choiceText(const Json& v, bool quoteStrings) {
 struct ParamBuilder {
   bool numeric = true;
   bool quoteStrings = false;
+  bool tuples = false;  // every value a tuple of integers (ReplayDataset::tupleValued)
   std::shared_ptr<const DiscreteParam> discrete;
   std::unordered_map<std::string, std::int64_t> choiceIndex;
 
@@ -56,6 +59,16 @@ struct ParamBuilder {
       return;
     }
     visit([&](const Json& v) { quoteStrings = quoteStrings || !v.is_string(); });
+    std::size_t arity = 0;
+    tuples = !quoteStrings;
+    visit([&](const Json& v) {
+      std::vector<std::int64_t> parts;
+      if (!tuples || !parseIntegers(v.get<std::string>(), parts) || parts.size() < 2 ||
+          (arity && parts.size() != arity))
+        tuples = false;
+      else
+        arity = parts.size();
+    });
     std::vector<std::string> choices;  // first-seen order: the file's declared order comes first
     visit([&](const Json& v) {
       std::string text = choiceText(v, quoteStrings);
@@ -72,8 +85,11 @@ struct ParamBuilder {
 };
 
 // The throughput reported by every successful entry, so one unit covers the whole file; "" when
-// there is none and speed must be 1/time. With several, the alphabetically first is taken.
-std::string chooseMetric(const std::vector<RawEntry>& entries) {
+// there is none and speed must be 1/time. With several, the alphabetically first is taken. When no
+// entry succeeded, no value says it, but the file may still name its metric (declared): a run whose
+// every kernel failed is then not labelled 1/ms, a unit it never meant.
+std::string chooseMetric(const std::vector<RawEntry>& entries,
+                         const std::set<std::string>& declared) {
   std::size_t ok = 0;
   std::map<std::string, std::size_t> counts;
   for (const RawEntry& e : entries) {
@@ -81,8 +97,9 @@ std::string chooseMetric(const std::vector<RawEntry>& entries) {
     ++ok;
     for (const auto& [name, value] : e.metrics) ++counts[name];
   }
+  if (ok == 0) return declared.empty() ? std::string() : *declared.begin();
   for (const auto& [name, count] : counts)
-    if (ok > 0 && count == ok) return name;
+    if (count == ok) return name;
   return {};
 }
 
@@ -112,8 +129,9 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
     params.emplace_back(raw.paramNames[i],
                         i < raw.declared.size() ? raw.declared[i] : std::vector<const Json*>{},
                         raw.entries, i, ds.space);
+  for (const ParamBuilder& p : params) ds.tupleValued.push_back(p.tuples);
 
-  const std::string metric = chooseMetric(raw.entries);
+  const std::string metric = chooseMetric(raw.entries, raw.declaredMetrics);
   ds.speedUnit = metric.empty() ? "1/ms" : metric;
   std::vector<Config> points;
   points.reserve(raw.entries.size());
@@ -171,6 +189,12 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
   return ds;
 }
 
+// What io/network_archive.h writes: its "format" names it.
+bool isNetworkArchive(const Json& root) {
+  const auto format = root.find("format");
+  return format != root.end() && format->is_string() && *format == "opevo-network-run";
+}
+
 std::string topLevelKeys(const Json& root) {
   std::string keys;
   std::size_t n = 0;
@@ -207,6 +231,12 @@ ReplayDataset loadReplayDataset(const std::string& path) {
   if (!isCache && !isT4 && root.contains("ConfigurationSpace"))
     throw InputError(path + ": this is a T1 search-space file, which holds no measurements; " +
                      expected);
+  if (!isCache && !isT4 && isNetworkArchive(root))
+    throw InputError(path +
+                     ": this is a network run archive (opevo net archive), which holds a network's "
+                     "tuning run rather than one kernel's measurements: store it with `opevo net "
+                     "restore " +
+                     path + "`");
   if (!isCache && !isT4)
     throw InputError(path + ": JSON of an unknown schema (top-level keys: " + topLevelKeys(root) +
                      "); " + expected);

@@ -27,6 +27,10 @@ struct ReplayDataset {
   // the constraint "is one of the file's configurations", with randomValid() drawing from the
   // file's configurations in file order.
   SearchSpace space;
+  // Per parameter: a choice whose every value is a tuple of two or more integers of one length
+  // ("1,16,16,2": our T4 exports write opevo's factor parameters so). Racing takes them as the
+  // choices they are; a display shows them as tuples rather than comma-joined text.
+  std::vector<bool> tupleValued;
   // Every configuration of the file, failed ones included (status, the file's reason as message).
   std::unordered_map<Config, Measurement, ConfigHash> table;
   std::string speedUnit;  // the file's throughput metric ("GFLOP/s", "GB/s"), else "1/ms"

@@ -144,6 +144,8 @@ RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
   const Json* cache = find(root, "cache");
   if (!cache || !cache->is_object())
     badField(path, "Kernel Tuner cache", "cache", "an object of entries", cache);
+  if (const std::string objective = text(root, "objective"); isThroughputName(objective))
+    raw.declaredMetrics.insert(objective);
 
   const std::set<std::string> params(raw.paramNames.begin(), raw.paramNames.end());
   raw.entries.reserve(cache->size());
@@ -159,8 +161,12 @@ RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
     const Json* time = find(entry, "time");
     if (time && time->is_string()) {
       // Some failed entries still carry "times" from runs before the failure; they do not
-      // describe a working kernel, so only the status and the reason are kept.
+      // describe a working kernel, so only the status and the reason are kept, and the names of
+      // the metrics it would have had (their values are the failure's name).
       e.measurement = kernelTunerFailure(time->get<std::string>());
+      for (const auto& [name, value] : entry.items())
+        if (isThroughputName(name) && !params.count(name) && !kernelTunerFields().count(name))
+          raw.declaredMetrics.insert(name);
     } else if (time && time->is_number()) {
       e.timeMs = time->get<double>();
       const Json* times = find(entry, "times");
@@ -192,6 +198,8 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
     if (raw.deviceName.empty()) raw.deviceName = text(*meta, "device");
     raw.kernelName = text(*meta, "kernel_name");
     raw.algorithm = text(*meta, "algorithm");
+    if (const std::string unit = text(*meta, "speed_unit"); isThroughputName(unit))
+      raw.declaredMetrics.insert(unit);
     raw.referenceLibrary = text(*meta, "reference_library");
     if (const Json* speed = find(*meta, "reference_speed"); speed && speed->is_number())
       raw.referenceSpeed = speed->get<double>();
@@ -249,6 +257,8 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
           reason = value->get<std::string>();
         } else if (value->is_number() && (isThroughputName(name) || isThroughputName(unit))) {
           e.metrics.emplace_back(unit.empty() ? name : unit, value->get<double>());
+        } else if (isThroughputName(name) || isThroughputName(unit)) {
+          raw.declaredMetrics.insert(unit.empty() ? name : unit);  // a failure's, without a value
         }
       }
     }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct RawDataset {
   std::vector<std::vector<const nlohmann::json*>> declared;
   std::vector<RawEntry> entries;
   std::vector<std::string> notes;
+  // Throughput metrics the file names besides the values of its successful entries: Kernel
+  // Tuner's "objective", our T4 exports' metadata.speed_unit, the metric keys of failed entries.
+  // They give the unit when no entry succeeded.
+  std::set<std::string> declaredMetrics;
 };
 
 // Throughput metrics ("GFLOP/s", "GB/s", "TFLOPS") are higher-is-better and can serve as speed.

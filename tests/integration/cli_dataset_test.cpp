@@ -43,6 +43,30 @@ TEST(CliDataset, ConvolutionTableNamesTheFailures) {
   EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
 }
 
+// Our T4 export of an opevo run writes its factor parameters as "1,16,16,2": they show as the
+// tuples they are, not as choices whose spec runs every value's numbers together.
+TEST(CliDataset, FactorTuplesOfOurExportShowAsTuples) {
+  const std::string file = std::string(OPEVO_SOURCE_DIR) +
+                           "/resources/measurements/h200/2026-11-27/MM1_opevo-m_seed1.json.gz";
+  const auto text = runProcess(OPEVO_CLI, {"dataset", file});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("tuple          69  (1,16,16,2) (16,4,2,4) "), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("split_k                      discrete"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("choice"), std::string::npos) << text.out;
+  const auto r = runProcess(OPEVO_CLI, {"dataset", file, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& tileN = j["parameters"][0];
+  EXPECT_EQ(tileN["name"], "tile_n");
+  EXPECT_EQ(tileN["kind"], "tuple");
+  EXPECT_EQ(tileN["tuples"][0], nlohmann::json({1, 16, 16, 2}));
+  EXPECT_EQ(tileN["tuples"].size(), 69u);
+  EXPECT_EQ(j["parameters"][3]["kind"], "discrete");
+  EXPECT_EQ(j["best"]["values"]["tile_n"], nlohmann::json({8, 1, 8, 8}));
+  EXPECT_EQ(j["best"]["values"]["split_k"], 4);
+}
+
 TEST(CliDataset, BadFilesExitTwoWithOneLine) {
   char name[] = "/tmp/opevo-cli-dataset-XXXXXX";
   close(mkstemp(name));

@@ -176,6 +176,13 @@ TEST(CliInterchange, BadFilesExitTwoAndStoreNothing) {
       "this is a T1 search-space file");
   expectUsageError(runProcess(OPEVO_CLI, {"import", dir.file("missing.json"), "--db", db}),
                    "missing.json");
+  // A network run archive is no measured file, but it is ours: say which command takes it.
+  const std::string archive = std::string(OPEVO_SOURCE_DIR) +
+                              "/resources/measurements/h200/2026-11-28/net_alexnet_direct.json.gz";
+  expectUsageError(runProcess(OPEVO_CLI, {"import", archive, "--db", db}),
+                   "network run archive (opevo net archive)");
+  expectUsageError(runProcess(OPEVO_CLI, {"import", archive, "--db", db}),
+                   "`opevo net restore " + archive + "`");
   EXPECT_TRUE(Store(db).runs().empty());
   // Read and refused before a database is opened: none is made where there was none.
   const std::string fresh = dir.file("fresh.db");

@@ -137,6 +137,37 @@ TEST(ReplayInput, ThroughputNames) {
     EXPECT_FALSE(replay::isThroughputName(name)) << name;
 }
 
+// No entry succeeded, so no value gives the unit; the file still names its metric, as Kernel
+// Tuner's objective, a failed entry's metric key or our T4 export's speed_unit, and that is used
+// rather than 1/ms. A file that names none stays in 1/ms.
+TEST(ReplayInput, AllFailedKeepsTheMetricTheFileNames) {
+  const TempFile objective(R"({"tune_params_keys": ["p"], "objective": "GFLOP/s",
+    "cache": {"1": {"p": 1, "time": "RuntimeFailedConfig"}}})");
+  EXPECT_EQ(loadReplayDataset(objective.path()).speedUnit, "GFLOP/s");
+  const TempFile key(R"({"tune_params_keys": ["p"], "objective": "time",
+    "cache": {"1": {"p": 1, "time": "InvalidConfig", "GFLOP/s": "InvalidConfig"}}})");
+  EXPECT_EQ(loadReplayDataset(key.path()).speedUnit, "GFLOP/s");
+  const TempFile t4(R"({"schema_version": "1.0.0", "metadata": {"speed_unit": "TFLOPS"},
+    "results": [)" + t4Result(R"({"p": 1})", "runtime", 0, "\"launch failed\"", "") +
+                    "]}");
+  EXPECT_EQ(loadReplayDataset(t4.path()).speedUnit, "TFLOPS");
+  const TempFile none(R"({"tune_params_keys": ["p"], "objective": "time",
+    "cache": {"1": {"p": 1, "time": "RuntimeFailedConfig"}}})");
+  EXPECT_EQ(loadReplayDataset(none.path()).speedUnit, "1/ms");
+}
+
+// Strings that are all integer tuples of one length (our exports' factor parameters) are marked
+// as tuples; they stay choices, so a race and a configuration text are as before.
+TEST(ReplayInput, IntegerTupleStringsAreMarkedAsTuples) {
+  const TempFile file(R"({"tune_params_keys": ["f", "g", "h", "n"],
+    "cache": {"a": {"f": "1,4", "g": "1,4", "h": "4", "n": 1, "time": 2},
+              "b": {"f": "2,2", "g": "1,2,2", "h": "8", "n": 2, "time": 1}}})");
+  const ReplayDataset ds = loadReplayDataset(file.path());
+  EXPECT_EQ(ds.tupleValued, (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ(ds.space.param(0).kind(), ParamKind::Choice);
+  EXPECT_EQ(ds.space.format(ds.bestConfig), "f=2,2; g=1,2,2; h=8; n=2");
+}
+
 TEST(ReplayInput, MixedValuesStayDistinctChoices) {
   const TempFile file(R"({"tune_params_keys": ["p"], "tune_params": {"p": ["1", 1, null]},
     "cache": {"a": {"p": "1", "time": 2}, "b": {"p": 1, "time": 1}, "c": {"p": null, "time": 4}}})");
@@ -276,6 +307,8 @@ TEST(ReplayInput, UnknownSchema) {
   expectInputError(std::string(OPEVO_DATASETS_DIR) + "/kernels/convolution_milo.json",
                    {"T1 search-space file", "no measurements"});
   expectInputError(TempFile("42").path(), {"unknown schema", "number"});
+  expectInputError(TempFile(R"({"format": "opevo-network-run", "version": 1, "tasks": []})").path(),
+                   {"network run archive", "opevo net restore"});
 }
 
 TEST(ReplayInput, T4MissingRequiredFields) {
