@@ -34,9 +34,11 @@ printf '%-20s %10s %10s %8s %10s %8s  %s\n' operator joint_GF loop_GF j/l ref_GF
 for op in "${ops[@]}"; do
   joint=$(run "$op" joint)
   loop=$(run "$op" loop)
-  j=$(jq '.best_speed * 1000' <<<"$joint")
-  l=$(jq '.best_speed * 1000' <<<"$loop")
-  d=$(jq '(.reference_speed // 0) * 1000' <<<"$joint")
+  # CPU runs report GFLOP/s (speed_unit); TFLOPS from a build before schema 6 is scaled.
+  scale=$(jq 'if .speed_unit == "TFLOPS" then 1000 else 1 end' <<<"$joint")
+  j=$(jq ".best_speed * $scale" <<<"$joint")
+  l=$(jq ".best_speed * $scale" <<<"$loop")
+  d=$(jq "(.reference_speed // 0) * $scale" <<<"$joint")
   printf '%-20s %10.1f %10.1f %8.2f %10.1f %8.2f  %s; %s\n' "$op" "$j" "$l" \
     "$(jq -n "$j / $l")" "$d" "$(jq -n "if $d > 0 then $j / $d else 0 end")" \
     "$(jq -r '.best_layouts | if has("output") then .output else .a end' <<<"$joint")" \

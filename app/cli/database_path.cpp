@@ -14,16 +14,17 @@ std::string existingDatabase(const std::string& db) {
     if (!std::filesystem::exists(path, ec))
       throw InputError("no database yet at '" + path +
                        "' (opevo tune, opevo import and the window create it; --db names another)");
-    return path;
   }
-  if (!std::filesystem::exists(db, ec))
-    throw InputError("database '" + db +
+  const std::string file = db.empty() ? Store::defaultPath() : db;
+  if (!std::filesystem::exists(file, ec))
+    throw InputError("database '" + file +
                      "' does not exist (check --db; opevo tune and opevo import create one)");
   // SQLite would take an empty file for a new database and write one into it: a command that
   // only reads must not turn someone's empty file into a database.
-  if (std::filesystem::is_regular_file(db, ec) && std::filesystem::file_size(db, ec) == 0 && !ec)
-    throw InputError("database '" + db + "' is an empty file, not a database (check --db)");
-  return db;
+  if (std::filesystem::is_regular_file(file, ec) && std::filesystem::file_size(file, ec) == 0 &&
+      !ec)
+    throw InputError("database '" + file + "' is an empty file, not a database (check --db)");
+  return file;
 }
 
 std::string databaseHint(const std::string& db) {

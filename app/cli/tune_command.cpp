@@ -263,11 +263,14 @@ void runTune(const TuneArgs& a) {
     out["stage_boundary_trial"] =
         joint->stageBoundary() ? nlohmann::json(*joint->stageBoundary()) : nlohmann::json(nullptr);
     out["layouts_tried"] = joint->layoutsTried();
-    if (run.bestConfig) out["best_layouts"] = bestLayouts(*setup.definition, *run.bestConfig);
+    // Of the best kept (a failed run's engine may hold one whose commit failed).
+    const std::optional<Config> kept =
+        bestConfig ? std::optional<Config>(setup.space->parse(*bestConfig)) : std::nullopt;
+    if (kept) out["best_layouts"] = bestLayouts(*setup.definition, *kept);
     // Whether the search moved off the template's start blocking, where every fresh run begins
     // (a blocked layout wherever the shapes allow one, so not the operator's plain layouts).
-    if (const auto& start = setup.space->startPoint(); start && run.bestConfig)
-      out["best_layout_is_start"] = joint->layoutOf(*start) == joint->layoutOf(*run.bestConfig);
+    if (const auto& start = setup.space->startPoint(); start && kept)
+      out["best_layout_is_start"] = joint->layoutOf(*start) == joint->layoutOf(*kept);
   }
   if (reference) {
     out["reference_library"] = reference->library;
@@ -351,7 +354,9 @@ void runTune(const TuneArgs& a) {
                                            : "") +
       (a.sideBySideTop != defaults.sideBySideTop
            ? " --side-by-side-top " + std::to_string(a.sideBySideTop)
-           : "");
+           : "") +
+      (a.warmStart ? "" : " --no-warm-start") + (a.historyOn ? " --history" : "") +
+      (a.historyOff ? " --no-history" : "");
   if (!engine.failure().empty())
     throw RunFailed(engine.failure() + "; every trial committed before it is kept: resume with " +
                     resume);

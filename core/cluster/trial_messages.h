@@ -17,7 +17,9 @@ const EnumNames<RequestType, 2>& requestTypeNames();
 // The version of the messages below; an agent refuses (with a failed result saying why) a
 // request of another version rather than guess at its fields.
 // 2: operators may carry "target" (the GPU templates' space), which version 1 agents refuse.
-inline constexpr int kMessageVersion = 2;
+// 3: a CPU result's speed is in GFLOP/s (engine/speed_unit.h); a version 2 agent sends TFLOPS,
+//    which a master would store 1000 times too low.
+inline constexpr int kMessageVersion = 3;
 
 // One trial as the master puts it on its kind's stream.
 struct TrialRequest {

@@ -25,17 +25,26 @@ std::vector<std::string> splitList(std::string_view s, char separator) {
   return parts;
 }
 
+namespace {
+
+// A leading '+' as a user may write it ("+2"), but one sign only: "+-5" is no number.
+std::string_view withoutPlus(std::string_view text) {
+  if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+')
+    text.remove_prefix(1);
+  return text;
+}
+
+}  // namespace
+
 bool parseInteger(std::string_view text, std::int64_t& out) {
-  text = trim(text);
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  text = withoutPlus(trim(text));
   const auto* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, out);
   return ec == std::errc() && ptr == end && !text.empty();
 }
 
 bool parseNumber(std::string_view text, double& out) {
-  text = trim(text);
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  text = withoutPlus(trim(text));
   // Decimal only, in every locale: strtod reads "0x10" as 16 and follows the window's locale
   // for the decimal point, so a value typed in another notation was taken as one nobody meant.
   const auto* end = text.data() + text.size();
@@ -70,12 +79,20 @@ std::string joinIntegers(const std::vector<std::int64_t>& v) {
 std::string formatNumber(double value) {
   if (std::floor(value) == value && std::fabs(value) < 1e15)
     return std::to_string(static_cast<std::int64_t>(value));
+  // Shortest text that reads back, in the C locale whatever the window's: snprintf wrote "0,5"
+  // under a comma locale, which parseNumber (decimal only) cannot read back.
   char buffer[64];
+  std::string text = "nan";
   for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
+    const auto [end, ec] =
+        std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, precision);
+    if (ec != std::errc()) break;
+    text.assign(buffer, end);
+    double back = 0;
+    std::from_chars(buffer, end, back);
+    if (back == value) break;
   }
-  return buffer;
+  return text;
 }
 
 }  // namespace opevo

@@ -12,18 +12,25 @@ LiveStatus::LiveStatus(const Store& store) : m_path(store.path()) {
 
 RunStatus LiveStatus::of(const RunRecord& run) const {
   if (run.status != RunStatus::Running) return run.status;
-  // A network session holds its network run, not each task's.
-  const auto network = m_networkOf.find(run.id);
-  const bool held = network == m_networkOf.end()
-                        ? RunLock::isHeld(m_path, LockedKind::Run, run.id)
-                        : RunLock::isHeld(m_path, LockedKind::Network, network->second);
-  return held ? RunStatus::Running : RunStatus::Interrupted;
+  // A network session holds its network run, not each task's; a task run resumed alone
+  // (`tune --resume`) holds its own.
+  std::optional<bool> held = RunLock::isHeld(m_path, LockedKind::Run, run.id);
+  if (held == true) return RunStatus::Running;
+  if (const auto network = m_networkOf.find(run.id); network != m_networkOf.end()) {
+    const std::optional<bool> viaNetwork =
+        RunLock::isHeld(m_path, LockedKind::Network, network->second);
+    if (viaNetwork == true) return RunStatus::Running;
+    if (!viaNetwork) held.reset();
+  }
+  // Where the file system cannot say, the stored status stands.
+  return held.value_or(true) ? RunStatus::Running : RunStatus::Interrupted;
 }
 
 RunStatus LiveStatus::of(const NetworkRecord& network) const {
   if (network.status != RunStatus::Running) return network.status;
-  return RunLock::isHeld(m_path, LockedKind::Network, network.id) ? RunStatus::Running
-                                                                  : RunStatus::Interrupted;
+  return RunLock::isHeld(m_path, LockedKind::Network, network.id).value_or(true)
+             ? RunStatus::Running
+             : RunStatus::Interrupted;
 }
 
 }  // namespace opevo

@@ -54,7 +54,8 @@ std::string lockFileOf(const std::string& databasePath) {
 
 }  // namespace
 
-bool RunLock::isHeld(const std::string& databasePath, LockedKind kind, std::int64_t id) {
+std::optional<bool> RunLock::isHeld(const std::string& databasePath, LockedKind kind,
+                                    std::int64_t id) {
   const std::string path = lockFileOf(databasePath);
   if (path.empty()) return false;
   const off_t byte = byteOf(kind, id);
@@ -64,14 +65,21 @@ bool RunLock::isHeld(const std::string& databasePath, LockedKind kind, std::int6
   flock who = lockAt(F_WRLCK, byte);
   // F_GETLK names another process's lock. Through the registry's descriptor when this process
   // has one: closing any descriptor of the file would drop every lock the process holds on it.
-  if (const auto file = r.files.find(path); file != r.files.end())
-    return file->second >= 0 && ::fcntl(file->second, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
-  // Else this process holds none there, and a read-only look creates nothing.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool held = ::fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
-  ::close(fd);
-  return held;
+  int fd = -1;
+  bool own = false;
+  if (const auto file = r.files.find(path); file != r.files.end()) {
+    if (file->second < 0) return std::nullopt;  // not even this process could open it
+    fd = file->second;
+  } else {
+    // Else this process holds none there, and a read-only look creates nothing.
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? std::optional<bool>(false) : std::nullopt;
+    own = true;
+  }
+  const bool asked = ::fcntl(fd, F_GETLK, &who) == 0;
+  if (own) ::close(fd);
+  if (!asked) return std::nullopt;
+  return who.l_type != F_UNLCK;
 }
 
 RunLock::RunLock(const std::string& databasePath, LockedKind kind, std::int64_t id) {

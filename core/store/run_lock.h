@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace opevo {
@@ -26,8 +27,10 @@ class RunLock {
 
   // Whether a process (this one included) holds the run now. A run stored "running" that nobody
   // holds was left by a program that died (kill -9, a power cut): it reads as interrupted. False
-  // too where no lock can exist (an in-memory database, no lock file, no fcntl locks).
-  static bool isHeld(const std::string& databasePath, LockedKind kind, std::int64_t id);
+  // where no lock can exist (an in-memory database, no lock file); nullopt where the file system
+  // cannot say (no fcntl locks there: runs are tuned without them).
+  static std::optional<bool> isHeld(const std::string& databasePath, LockedKind kind,
+                                    std::int64_t id);
 
  private:
   std::string m_path;  // the lock file; empty when nothing is held

@@ -278,10 +278,17 @@ void checkExisting(const std::string& path) {
                   ", newer than this build's " + std::to_string(Store::kSchemaVersion) +
                   " (upgrade OpEvo Studio to open it)";
     }
-  } catch (const InputError&) {
+  } catch (const InputError& e) {
     // SQLite's own words (a truncated or overwritten file: "database disk image is malformed").
-    problem = std::string("is damaged: SQLite cannot read it (") + sqlite3_errmsg(db) +
-              "); restore it from a copy, or use --db to choose another file";
+    const int code = sqlite3_errcode(db) & 0xff;
+    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+      problem = std::string("is damaged: SQLite cannot read it (") + sqlite3_errmsg(db) +
+                "); restore it from a copy, or use --db to choose another file";
+    else if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+      problem = "is held by another program that has not let go of it for " +
+                std::to_string(kBusyWaitMs / 1000) + " s; try again once it has";
+    else
+      problem = std::string("cannot be read now: ") + e.what();
   }
   sqlite3_close(db);
   if (!problem.empty())

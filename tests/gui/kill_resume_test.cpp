@@ -116,6 +116,11 @@ class KillResumeTest : public ::testing::Test {
       history->reload();
       ASSERT_TRUE(waitUntil([&] { return !history->busy() && historyRowOf(r.id) >= 0; }, 20000));
       history->view()->setCurrentIndex(history->model()->index(historyRowOf(r.id), 0));
+      // Stored running by the killed window, held by no process now: it reads interrupted.
+      EXPECT_EQ(
+          history->model()->index(historyRowOf(r.id), HistoryModel::StatusColumn).data().toString(),
+          QStringLiteral("interrupted"))
+          << "run " << r.id;
       ASSERT_TRUE(history->resumeButton()->isEnabled()) << "run " << r.id;
       history->resumeButton()->click();
       ASSERT_TRUE(runs->controller()->busy()) << runs->message().toStdString();

@@ -2,9 +2,9 @@
 
 #include "cluster/trial_messages.h"
 
-// The optional fields that came within message version 2: a result the agent could not measure
-// at all, and a request that is a timing beside the run rather than one of its trials. Both read
-// back as sent, are absent when not set (so older programs see the entries they know), and an
+// The optional fields that came within message version 2 (kept in 3): a result the agent could not
+// measure at all, and a request that is a timing beside the run rather than one of its trials. Both
+// read back as sent, are absent when not set (so older programs see the entries they know), and an
 // entry without them reads as before.
 namespace opevo::cluster {
 namespace {

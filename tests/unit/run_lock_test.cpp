@@ -4,7 +4,10 @@
 
 #include "store/run_lock.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -39,6 +42,34 @@ TEST(RunLock, ARunIsHeldOnceHoweverTheDatabaseIsNamed) {
   // An in-memory database locks nothing.
   RunLock memory(":memory:", LockedKind::Run, 3);
   RunLock memoryAgain(":memory:", LockedKind::Run, 3);
+}
+
+// Whether a run is held, asked in the process holding it and in another: asking must not drop the
+// lock (closing any descriptor of the lock file drops every fcntl lock the process has on it).
+TEST(RunLock, AskingWhetherARunIsHeldKeepsTheLocksHeld) {
+  test::TempDir dir;
+  const std::string db = (dir.path / "runs.db").string();
+  EXPECT_EQ(RunLock::isHeld(db, LockedKind::Run, 1), false);  // no lock file yet
+  EXPECT_FALSE(std::filesystem::exists(db + "-runs.lock"));   // and asking made none
+  RunLock held(db, LockedKind::Run, 1);
+  EXPECT_EQ(RunLock::isHeld(db, LockedKind::Run, 1), true);
+  EXPECT_EQ(RunLock::isHeld(db, LockedKind::Run, 2), false);
+  EXPECT_EQ(RunLock::isHeld(db, LockedKind::Network, 1), false);
+  // Another process sees run 1 held, after the asks above, and run 2 free.
+  const pid_t child = fork();
+  if (child == 0) {
+    const int fd = ::open((db + "-runs.lock").c_str(), O_RDONLY);
+    flock who{};
+    who.l_type = F_WRLCK;
+    who.l_whence = SEEK_SET;
+    who.l_start = 1;
+    who.l_len = 1;
+    const bool one = fd >= 0 && ::fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
+    _exit(one ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "run 1's lock was dropped";
 }
 
 }  // namespace

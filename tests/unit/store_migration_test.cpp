@@ -94,7 +94,11 @@ TEST(StoreMigration, AVersion1DatabaseOpensWithItsRacesAsColumns) {
   EXPECT_NE(runs[6].raceId, race);
   EXPECT_EQ(runs[6].referenceLibrary, "OpenBLAS sgemm");
   ASSERT_TRUE(runs[6].referenceSpeed.has_value());
-  EXPECT_GT(*runs[6].referenceSpeed, 0);
+  // Through every step to schema 6, which moved it to the CPU's GFLOP/s (v1 kept 0.0883 TFLOPS
+  // in operator_json, and its first trial at 0.0339).
+  EXPECT_EQ(runs[6].speedUnit, "GFLOP/s");
+  EXPECT_NEAR(*runs[6].referenceSpeed, 88.29700598802395, 1e-9);
+  EXPECT_NEAR(store.trials(runs[6].id).front().speed, 33.8616044090631, 1e-9);
   for (const char* key : {"race", "repeat", "label", "reference"})
     EXPECT_EQ(runs[6].operatorJson.find(std::string("\"") + key + "\""), std::string::npos) << key;
   EXPECT_EQ(store.trials(runs[6].id).front().status, TrialStatus::Ok);

@@ -8,6 +8,7 @@
 #include "space/factor_param.h"
 #include "space/param_graph.h"
 #include "space/param_spec.h"
+#include "space/text.h"
 #include "tuners/opevo_tuner.h"
 #include "tuners/registry.h"
 
@@ -186,6 +187,12 @@ TEST(Tuners, BadSettingsAndNames) {
   EXPECT_THROW(makeTuner("opevo", space, 1, {{"lambda", "0x4"}}), InputError);
   EXPECT_THROW(makeTuner("opevo", space, 1, {{"q", "0,5"}}), InputError);
   EXPECT_THROW(makeTuner("opevo", space, 1, {{"q", "nan"}}), InputError);
+  EXPECT_THROW(makeTuner("opevo", space, 1, {{"q", "+-0.5"}}), InputError);
+  // Written and read back in the C locale's notation whatever the process's locale.
+  EXPECT_EQ(formatNumber(0.5), "0.5");
+  EXPECT_EQ(formatNumber(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(formatNumber(1234567.5), "1234567.5");
+  EXPECT_EQ(formatNumber(2.5e-7), "2.5e-07");
   try {
     makeTuner("opevo", space, 1, {{"q", "1"}});
   } catch (const InputError& e) {

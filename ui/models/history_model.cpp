@@ -105,12 +105,12 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return QStringLiteral("%1 %2").arg(formatSpeed(*r.tally.best),
                                            QString::fromStdString(r.run.speedUnit));
       case StatusColumn:
-        // The store says "running" until the run ends; a run whose program was killed keeps it.
+        // The page reads statuses as they stand (LiveStatus): running is being tuned now.
         if (r.run.status == RunStatus::Running)
           return role == Qt::ToolTipRole
-                     ? tr("Recorded as running: either it still runs, or the program running it "
-                          "was killed before it could record the end. Its trials are all kept.")
-                     : tr("running or cut off");
+                     ? tr("Being tuned now, by this window or another program. Its trials are "
+                          "stored as they come.")
+                     : tr("running");
         if (r.run.endReason != EndReason::None)
           return QStringLiteral("%1 (%2)").arg(
               QString::fromUtf8(runStatusName(r.run.status).data()),

@@ -19,6 +19,7 @@
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
 #include "io/run_import.h"
+#include "store/live_status.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
@@ -176,9 +177,10 @@ const RunRecord* HistoryPage::currentRun() const {
 
 void HistoryPage::updateButtons() {
   const RunRecord* run = currentRun();
-  // A run still marked running was cut off (a crash or a kill) unless this window runs it; the
-  // Runs page refuses while it is busy.
-  m_resume->setEnabled(run && run->status != RunStatus::Finished);
+  // Statuses as they stand: a running run is being tuned (here or by another program), and one
+  // whose program died reads interrupted, so it resumes.
+  m_resume->setEnabled(run && run->status != RunStatus::Finished &&
+                       run->status != RunStatus::Running);
   m_export->setEnabled(run != nullptr);
 }
 
@@ -206,6 +208,9 @@ void HistoryPage::reload() {
         try {
           const Store store(path);
           job.runs = store.runs();
+          // As they stand: a run whose program died is stored running, and is interrupted.
+          const LiveStatus live(store);
+          for (RunRecord& run : job.runs) run.status = live.of(run);
           job.tallies = store.runTallies();
           for (const NetworkRecord& n : store.networks())
             for (std::int64_t run : n.taskRuns)
