@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
+#include "engine/race.h"
 #include "io/output_folder.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
@@ -52,6 +53,7 @@ struct Contender {
 void runCompare(const NetCompareOptions& o) {
   if (o.trials < 1) throw InputError("give a budget: --trials N");
   if (o.repeats < 1) throw InputError("--repeats must be at least 1");
+  checkRepeatSeeds(o.seed, o.repeats);  // repeat r uses seed + r, as every race does
   const net::ParamOverrides params = paramOverrides(o.params);
   const net::Network n = net::loadNetwork(o.network, params);
   const net::TaskGraph g = net::extractTasks(n);

@@ -673,6 +673,12 @@ TEST(CliNet, ARefusedTuneLeavesNoDatabase) {
                              "4", "--out", (dir / "out").string()});
   EXPECT_EQ(twice.status, 2) << twice.err;
   EXPECT_NE(twice.err.find("--algos names opevo-m twice"), std::string::npos) << twice.err;
+  // Repeat r uses seed + r: a seed whose repeats would wrap to 0, 1 is refused as compare does.
+  const auto wraps =
+      runProcess(OPEVO_CLI, {"net", "compare", "alexnet", "--trials", "4", "--repeats", "3",
+                             "--seed", "18446744073709551615", "--out", (dir / "out").string()});
+  EXPECT_EQ(wraps.status, 2) << wraps.err;
+  EXPECT_NE(wraps.err.find("runs past the largest seed"), std::string::npos) << wraps.err;
   std::filesystem::remove_all(dir);
 }
 

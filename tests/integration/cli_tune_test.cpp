@@ -90,6 +90,30 @@ TEST(CliTune, CpuKeepsTheFastestVerifiedConfiguration) {
   EXPECT_NE(text.out.find("reference (OpenBLAS sgemm): "), std::string::npos) << text.out;
 }
 
+// `opevo tune ARGS` in the background, its stdout and stderr in one log of dir's, for a test that
+// signals it once the log shows how far it got.
+struct LoggedTune {
+  std::string log;
+  pid_t pid = 0;
+  LoggedTune(const Dir& dir, std::vector<std::string> args) : log((dir.path / "out.txt").string()) {
+    ChildStreams streams;
+    streams.stdoutFile = log;
+    streams.stderrToStdout = true;
+    args.insert(args.begin(), {OPEVO_CLI, "tune"});
+    pid = startChild(args, streams);
+  }
+  std::string text() const {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  // Until the log says `what`, two minutes at most.
+  void waitFor(const std::string& what) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (text().find(what) == std::string::npos && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+};
+
 // Ctrl-C while the run's best and OpenBLAS are timed side by side after the trials: the round
 // in hand ends, the rounds run so far are reported, the run stays finished, and the exit status
 // is the shell's for Ctrl-C.
@@ -98,21 +122,11 @@ TEST(CliTune, CtrlCEndsTheSideBySideTimingWithTheRoundsItRan) {
   const std::string op = dir.file("mm.json", R"({"name": "mm96", "kind": "matmul",
       "shape": {"n": 96, "m": 128, "k": 64}})");
   const std::string db = (dir.path / "runs.db").string();
-  const std::string log = (dir.path / "out.txt").string();
-  const auto text = [&] {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  ChildStreams streams;
-  streams.stdoutFile = log;
-  streams.stderrToStdout = true;
-  const pid_t pid = startChild({OPEVO_CLI, "tune", "--op", op, "--backend", "cpu", "--trials", "2",
-                                "--db", db, "--min-time-ms", "5", "--side-by-side", "400"},
-                               streams);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (text().find("side by side, 400 rounds") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const LoggedTune tune(dir, {"--op", op, "--backend", "cpu", "--trials", "2", "--db", db,
+                              "--min-time-ms", "5", "--side-by-side", "400"});
+  const pid_t pid = tune.pid;
+  const auto text = [&] { return tune.text(); };
+  tune.waitFor("side by side, 400 rounds");
   std::this_thread::sleep_for(std::chrono::seconds(3));  // a few rounds of about 0.7 s
   kill(pid, SIGINT);
   EXPECT_EQ(waitChild(pid), 130) << text();
@@ -132,22 +146,11 @@ TEST(CliTune, CtrlCEndsTheSideBySideTimingWithTheRoundsItRan) {
 TEST(CliTune, TheResumeHintKeepsHowTheRunWasTimed) {
   Dir dir;
   const std::string db = (dir.path / "runs.db").string();
-  const std::string log = (dir.path / "out.txt").string();
-  const auto text = [&] {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  ChildStreams streams;
-  streams.stdoutFile = log;
-  streams.stderrToStdout = true;
-  const pid_t pid =
-      startChild({OPEVO_CLI, "tune", "--op", "MM1", "--backend", "cpu", "--trials", "100000",
-                  "--db", db, "--min-time-ms", "5", "--timeout", "7", "--side-by-side", "0"},
-                 streams);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (text().find("trial 2/") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const LoggedTune tune(dir, {"--op", "MM1", "--backend", "cpu", "--trials", "100000", "--db", db,
+                              "--min-time-ms", "5", "--timeout", "7", "--side-by-side", "0"});
+  const pid_t pid = tune.pid;
+  const auto text = [&] { return tune.text(); };
+  tune.waitFor("trial 2/");
   kill(pid, SIGINT);
   EXPECT_EQ(waitChild(pid), 1) << text();
   EXPECT_NE(text().find("resume with opevo tune --resume 1 --db " + db +
