@@ -8,6 +8,7 @@
 
 #include "codegen/winograd_transforms.h"
 #include "common/median.h"
+#include "engine/speed_unit.h"
 
 namespace opevo {
 
@@ -75,7 +76,7 @@ GpuRunResult deviceFailure(const DeviceError& e) {
 void finishTiming(Measurement& m, std::vector<double> times, const OperatorSpec& op) {
   m.timesMs = std::move(times);
   m.medianMs = median(m.timesMs);
-  m.speed = m.medianMs > 0 ? op.flops() / (m.medianMs * 1e-3) / 1e12 : 0;
+  m.speed = speedIn(deviceSpeedUnit("cuda"), op.flops(), m.medianMs);  // a GPU's (CUDA or HIP)
 }
 
 std::string overCutoffNote(double cutoffMs) {

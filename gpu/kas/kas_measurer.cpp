@@ -56,7 +56,7 @@ void KasMeasurer::measureEach(const std::vector<Config>& configs, const TrialCal
         request["timing"] = timingToJson(m_options.timing);
         Measurement m = measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
         if (m.status == TrialStatus::Ok && m.medianMs > 0)
-          m.speed = m_layer.flops / (m.medianMs * 1e9);
+          m.speed = speedIn(speedUnit(), m_layer.flops, m.medianMs);
         return m;
       },
       done);
@@ -83,7 +83,7 @@ std::optional<Measurer::Reference> KasMeasurer::reference() {
                                     std::max(60.0, m_options.timeoutSeconds));
   if (!reply.ok || !reply.body.value("ok", false)) return std::nullopt;
   Measurement m = measurementFromJson(reply.body["measurement"]);
-  if (m.medianMs > 0) m.speed = m_layer.flops / (m.medianMs * 1e9);
+  m.speed = speedIn(speedUnit(), m_layer.flops, m.medianMs);
   return Reference{reply.body.value("library", std::string("reference")) + " convolution of " +
                        m_layer.target.name,
                    m};

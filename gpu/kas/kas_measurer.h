@@ -5,6 +5,7 @@
 
 #include "cpu/cpu_runner.h"
 #include "engine/measurement.h"
+#include "engine/speed_unit.h"
 #include "kas/budget_solver.h"
 #include "kas/kas_codegen.h"
 #include "worker/worker_client.h"
@@ -44,7 +45,7 @@ class KasMeasurer final : public Measurer {
   std::string label() const override;
   std::string device() const override { return m_device; }
   bool isReplay() const override { return false; }
-  std::string speedUnit() const override { return "TFLOPS"; }
+  std::string speedUnit() const override { return deviceSpeedUnit("cpu"); }
   std::vector<Measurement> measure(const std::vector<Config>& configs) override;
   void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override;
   std::optional<Reference> reference() override;
