@@ -1,6 +1,7 @@
 // opevo kas search | searches | report | train: Canvas's loop, its stored results, and one
 // kernel's training on its own.
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -13,9 +14,9 @@
 #include "cli/option_checks.h"
 #include "common/error.h"
 #include "kas/backbone.h"
+#include "kas/candidate_front.h"
 #include "kas/kas_json.h"
 #include "kas/kas_search.h"
-#include "kas/pareto.h"
 #include "space/text.h"
 
 namespace opevo::cli {
@@ -45,23 +46,6 @@ double baselineAccuracy(const KasSearchRecord& r) {
   return j.is_object() ? j.value("accuracy", 0.0) : 0.0;
 }
 
-// The candidates that were trained, as points, and which of them form the front.
-struct Front {
-  std::vector<KasCandidateRow> trained;
-  std::vector<std::size_t> indices;
-};
-Front frontOf(const std::vector<KasCandidateRow>& all) {
-  Front f;
-  std::vector<kas::ParetoPoint> points;
-  for (const auto& c : all)
-    if (c.stage == KasStage::Trained && c.accuracy && c.speedup()) {
-      f.trained.push_back(c);
-      points.push_back({*c.speedup(), *c.accuracy});
-    }
-  f.indices = kas::paretoFront(points);
-  return f;
-}
-
 nlohmann::json candidateJson(const KasCandidateRow& c) {
   nlohmann::json j = {{"seq", c.seq},
                       {"hash", c.hash},
@@ -85,8 +69,9 @@ void printReport(Store& store, std::int64_t id, bool json) {
   if (!r) throw InputError("no kernel search " + std::to_string(id) + " in " + store.path());
   const auto all = store.kasCandidates(id);
   const double base = baselineAccuracy(*r);
-  const Front front = frontOf(all);
-  const auto best = kas::bestWithinLoss(all, base, 0.01);
+  const std::vector<const KasCandidateRow*> candidates = kas::pointersTo(all);
+  const std::vector<int> front = kas::frontSeqs(candidates);
+  const KasCandidateRow* best = kas::bestWithinLoss(candidates, base, 0.01);
   double sampleS = 0, tuneS = 0, trainS = 0;
   if (const auto b = nlohmann::json::parse(r->baselineJson, nullptr, false); b.is_object()) {
     sampleS = b.value("sample_seconds", 0.0);
@@ -105,7 +90,7 @@ void printReport(Store& store, std::int64_t id, bool json) {
                           {"candidates", nlohmann::json::array()},
                           {"pareto", nlohmann::json::array()}};
     for (const auto& c : all) out["candidates"].push_back(candidateJson(c));
-    for (std::size_t i : front.indices) out["pareto"].push_back(front.trained[i].seq);
+    for (int seq : front) out["pareto"].push_back(seq);
     out["best_within_1pt"] = best ? candidateJson(*best) : nlohmann::json();
     std::cout << out.dump() << "\n";
     return;
@@ -123,8 +108,7 @@ void printReport(Store& store, std::int64_t id, bool json) {
   std::printf("\n%4s  %-16s %5s %7s %10s %10s %8s %9s  %s\n", "seq", "kernel", "G", "FLOPs",
               "kernel ms", "conv ms", "speed-up", "accuracy", "");
   for (const auto& c : all) {
-    bool onFront = false;
-    for (std::size_t i : front.indices) onFront |= front.trained[i].seq == c.seq;
+    const bool onFront = std::find(front.begin(), front.end(), c.seq) != front.end();
     std::string note = onFront ? "pareto" : "";
     if (c.stoppedEarly) note += std::string(note.empty() ? "" : ", ") + "stopped early";
     if (!c.message.empty()) note += std::string(note.empty() ? "" : ", ") + c.message;
@@ -136,10 +120,12 @@ void printReport(Store& store, std::int64_t id, bool json) {
                 note.c_str());
   }
   std::printf("\nPareto front (speed-up, accuracy):");
-  for (std::size_t i : front.indices)
-    std::printf(" #%d (%.2fx, %.2f%%)", front.trained[i].seq, *front.trained[i].speedup(),
-                *front.trained[i].accuracy * 100);
-  std::printf("%s\n", front.indices.empty() ? " none yet" : "");
+  for (int seq : front) {
+    const KasCandidateRow& c = *std::find_if(
+        all.begin(), all.end(), [&](const KasCandidateRow& r) { return r.seq == seq; });
+    std::printf(" #%d (%.2fx, %.2f%%)", c.seq, *c.speedup(), *c.accuracy * 100);
+  }
+  std::printf("%s\n", front.empty() ? " none yet" : "");
   if (best)
     std::printf(
         "best within 1 point of the baseline: #%d %s, %.2fx faster, %.2f%% (baseline "
@@ -324,7 +310,8 @@ void addKasSearchCommands(CLI::App* kas) {
       ->capture_default_str()
       ->check(atLeast(1));
   s->add_option("--seconds", st.seconds, "Stop after this long (0: no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(nonNegativeFinite());
   s->add_option("--flops", st.budget.flops, "FLOPs budget, a fraction of the convolutions'")
       ->capture_default_str()
       ->check(CLI::Range(1e-6, 100.0));

@@ -311,15 +311,4 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
   return status;
 }
 
-std::optional<KasCandidateRow> bestWithinLoss(const std::vector<KasCandidateRow>& candidates,
-                                              double baselineAccuracy, double maxLoss) {
-  std::optional<KasCandidateRow> best;
-  for (const KasCandidateRow& c : candidates) {
-    if (c.stage != KasStage::Trained || !c.accuracy || !c.speedup()) continue;
-    if (*c.accuracy < baselineAccuracy - maxLoss - 1e-12) continue;
-    if (!best || *c.speedup() > *best->speedup()) best = c;
-  }
-  return best;
-}
-
 }  // namespace opevo::kas

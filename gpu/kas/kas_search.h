@@ -69,9 +69,4 @@ class KasSearch {
   std::int64_t m_id = 0;
 };
 
-// The searched kernel of a stored candidate that is fastest among those within `maxLoss` (0..1,
-// absolute) of the baseline accuracy; nullopt when none is.
-std::optional<KasCandidateRow> bestWithinLoss(const std::vector<KasCandidateRow>& candidates,
-                                              double baselineAccuracy, double maxLoss);
-
 }  // namespace opevo::kas

@@ -183,6 +183,7 @@ TEST_F(KernelsPageTest, AKernelWhoseTrainingDivergedIsMarkedSo) {
     Store store(m_db);
     KasCandidateRow c = store.kasCandidates(m_search).at(2);  // #3: trained, 80 %
     c.accuracy = 0.10;
+    c.kernelMs = 4;  // 2.75x: the fastest, which would put it on the front were it counted
     c.trainingJson = nlohmann::json{{"curve", {0.10}}, {"diverged", true}}.dump();
     c.message = "training diverged";
     store.putKasCandidate(c);
@@ -200,6 +201,10 @@ TEST_F(KernelsPageTest, AKernelWhoseTrainingDivergedIsMarkedSo) {
   // On the chart too: a marker and a legend entry of its own, not a blue "trained" dot at 10 %.
   EXPECT_EQ(m_page.chart()->pointCount(), 4);
   EXPECT_EQ(m_page.chart()->divergedCount(), 1);
+  EXPECT_EQ(m_page.chart()->frontCount(), 2);
+  EXPECT_EQ(cell(2, KasCandidateModel::NoteColumn).toString().toStdString().find("Pareto"),
+            std::string::npos);
+  EXPECT_EQ(m_page.selectedCandidate(), 1);
   EXPECT_TRUE(legendNames(m_page.chart()).contains(QStringLiteral("diverged")))
       << legendNames(m_page.chart()).join(',').toStdString();
   m_page.candidateTable()->selectRow(2);

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "kas/backbone.h"
+#include "kas/candidate_front.h"
 #include "kas/conv_targets.h"
 #include "kas/kernel_fit.h"
 #include "kas/pareto.h"
@@ -80,6 +82,35 @@ TEST(KasPareto, KeepsOnlyUndominatedPointsFastestFirst) {
   // (1.2, 0.87) is beaten by (1.5, 0.88); (2.0, 0.79) by (2.0, 0.80); equal points both stay.
   EXPECT_EQ(kas::paretoFront(points), (std::vector<std::size_t>{3, 1, 4, 0, 5}));
   EXPECT_TRUE(kas::paretoFront({}).empty());
+}
+
+// A trained candidate with figures, as a search stores it; `diverged` as its training reports it.
+KasCandidateRow trainedCandidate(int seq, double speedup, double accuracy, bool diverged = false) {
+  KasCandidateRow c;
+  c.seq = seq;
+  c.stage = KasStage::Trained;
+  c.kernelMs = 10;
+  c.convMs = 10 * speedup;
+  c.accuracy = accuracy;
+  c.trainingJson = nlohmann::json{{"curve", {accuracy}}, {"diverged", diverged}}.dump();
+  return c;
+}
+
+TEST(KasCandidateFront, ADivergedTrainingIsNeitherOnTheFrontNorTheBestChoice) {
+  // #3 is the fastest and, its baseline being weak, even within a point of it; but its training
+  // diverged, so its accuracy says nothing of the kernel. Counted, it would push #1 off the front.
+  const std::vector<KasCandidateRow> all = {
+      trainedCandidate(1, 2.0, 0.30), trainedCandidate(2, 1.2, 0.34),
+      trainedCandidate(3, 3.0, 0.30, true), trainedCandidate(4, 1.1, 0.20)};
+  const auto candidates = kas::pointersTo(all);
+  EXPECT_TRUE(kas::trainingDiverged(all[2]));
+  EXPECT_FALSE(kas::trainingDiverged(all[0]));
+  EXPECT_TRUE(kas::plotted(all[2]));  // still drawn, with its own marker
+  EXPECT_EQ(kas::frontSeqs(candidates), (std::vector<int>{1, 2}));
+  const KasCandidateRow* best = kas::bestWithinLoss(candidates, 0.31, 0.01);
+  ASSERT_NE(best, nullptr);
+  EXPECT_EQ(best->seq, 1);
+  EXPECT_EQ(kas::bestWithinLoss(candidates, 0.9, 0.01), nullptr);
 }
 
 TEST(KasKernelFit, OneGroupCountFitsTheNetworkAndTheBackboneTogether) {

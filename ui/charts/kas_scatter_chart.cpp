@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "kas/candidate_front.h"
+
 namespace opevo::ui {
 namespace {
 
@@ -146,19 +148,19 @@ void KasScatterChart::clear() {
 
 void KasScatterChart::setSnapshot(const KasSnapshot& s) {
   m_points.clear();
-  const std::vector<int> front = kasParetoFront(s.candidates);
+  const std::vector<int> front = kas::frontSeqs(kasCandidates(s));
   m_frontCount = static_cast<int>(front.size());
   const std::set<int> onFront(front.begin(), front.end());
   QList<QPointF> trained, early, diverged, frontPoints;
   std::vector<double> xs{1.0}, ys;
   for (const KasCandidatePtr& c : s.candidates) {
-    if (!kasPlotted(*c)) continue;
+    if (!kas::plotted(*c)) continue;
     const QPointF p(*c->speedup(), *c->accuracy * 100);
     m_points.push_back({c->seq, p, QString::fromStdString(c->hash)});
     xs.push_back(p.x());
     ys.push_back(p.y());
-    if (kasDiverged(*c))
-      diverged.append(p);  // even on the front: chance accuracy is no trade-off
+    if (kas::trainingDiverged(*c))
+      diverged.append(p);
     else if (c->stoppedEarly)
       early.append(p);  // drawn hollow even on the front: its accuracy is a partial one
     else if (onFront.count(c->seq))

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "kas/candidate_front.h"
 #include "ui/controller/kas_types.h"
 
 namespace opevo::ui {
@@ -67,9 +68,9 @@ void KasTrainingChart::setCandidate(const KasCandidateRow* c,
     chart()->setTitle(tr("Training kernel #%1: %2%3")
                           .arg(c->seq)
                           .arg(QString::number(*c->accuracy * 100, 'f', 2) + QStringLiteral(" %"))
-                          .arg(kasDiverged(*c)   ? tr(", diverged")
-                               : c->stoppedEarly ? tr(", stopped early")
-                                                 : QString()));
+                          .arg(kas::trainingDiverged(*c) ? tr(", diverged")
+                               : c->stoppedEarly         ? tr(", stopped early")
+                                                         : QString()));
   double hi = 10;
   const auto add = [&](QLineSeries* s, const std::vector<double>& values) {
     s->replace(percentPerEpoch(values));

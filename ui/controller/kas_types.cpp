@@ -3,33 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "kas/pareto.h"
 #include "store/store.h"
 
 namespace opevo::ui {
 
-bool kasPlotted(const KasCandidateRow& c) {
-  return c.stage == KasStage::Trained && c.accuracy && c.speedup();
-}
-
-bool kasDiverged(const KasCandidateRow& c) {
-  if (c.stage != KasStage::Trained) return false;
-  const auto j = nlohmann::json::parse(c.trainingJson, nullptr, false);
-  return j.is_object() && j.contains("diverged") && j["diverged"].is_boolean() &&
-         j["diverged"].get<bool>();
-}
-
-std::vector<int> kasParetoFront(const std::vector<KasCandidatePtr>& candidates) {
-  std::vector<int> seqs;
-  std::vector<kas::ParetoPoint> points;
-  for (const KasCandidatePtr& c : candidates)
-    if (kasPlotted(*c)) {
-      seqs.push_back(c->seq);
-      points.push_back({*c->speedup(), *c->accuracy});
-    }
-  std::vector<int> front;
-  for (std::size_t i : kas::paretoFront(points)) front.push_back(seqs[i]);
-  return front;
+std::vector<const KasCandidateRow*> kasCandidates(const KasSnapshot& s) {
+  std::vector<const KasCandidateRow*> out;
+  out.reserve(s.candidates.size());
+  for (const KasCandidatePtr& c : s.candidates) out.push_back(c.get());
+  return out;
 }
 
 void readKasBaseline(const std::string& baselineJson, KasSnapshot& into) {

@@ -39,13 +39,8 @@ struct KasSnapshot {
 };
 using KasSnapshotPtr = std::shared_ptr<const KasSnapshot>;
 
-// A candidate the scatter chart can place: trained, with an accuracy and a speed-up.
-bool kasPlotted(const KasCandidateRow& c);
-// A candidate whose training ran but stopped on a loss that was not finite: it is trained (its
-// accuracy is measured as it got), and the page says it diverged.
-bool kasDiverged(const KasCandidateRow& c);
-// The seqs of the plotted candidates on the Pareto front (speed-up and accuracy), fastest first.
-std::vector<int> kasParetoFront(const std::vector<KasCandidatePtr>& candidates);
+// The snapshot's candidates as core/kas/candidate_front.h judges them (plotted, diverged, front).
+std::vector<const KasCandidateRow*> kasCandidates(const KasSnapshot& s);
 
 // The snapshot of a stored search (throws what the store throws).
 KasSnapshot readKasSnapshot(const Store& store, std::int64_t searchId);

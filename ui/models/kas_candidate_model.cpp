@@ -4,13 +4,14 @@
 #include <QFont>
 #include <QFontDatabase>
 
+#include "kas/candidate_front.h"
 #include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
 namespace {
 
 QString stageText(const KasCandidateRow& c) {
-  if (kasDiverged(c)) return KasCandidateModel::tr("diverged");
+  if (kas::trainingDiverged(c)) return KasCandidateModel::tr("diverged");
   return QString::fromUtf8(kasStageNames().name(c.stage).data());
 }
 
@@ -27,7 +28,7 @@ void KasCandidateModel::clear() {
 }
 
 void KasCandidateModel::setSnapshot(const KasSnapshot& s) {
-  const std::vector<int> front = kasParetoFront(s.candidates);
+  const std::vector<int> front = kas::frontSeqs(kasCandidates(s));
   const std::set<int> frontSet(front.begin(), front.end());
   // Rows keep their candidates only while they are the same search's, in the same order.
   bool same = s.searchId == m_searchId && s.candidates.size() >= m_rows.size();
@@ -89,7 +90,7 @@ QVariant KasCandidateModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ForegroundRole && c.stage == KasStage::Failed)
     return statusColor(StatusColor::Error);
   // Trained, but its accuracy is that of a broken model: marked apart from the kernels that learnt.
-  if (role == Qt::ForegroundRole && col == StageColumn && kasDiverged(c))
+  if (role == Qt::ForegroundRole && col == StageColumn && kas::trainingDiverged(c))
     return statusColor(StatusColor::Warning);
   if (role == Qt::FontRole) {
     if (col != HashColumn && !onFront(c.seq)) return {};

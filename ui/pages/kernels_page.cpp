@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "kas/candidate_front.h"
 #include "store/store.h"
 #include "ui/charts/kas_dag_view.h"
 #include "ui/charts/kas_scatter_chart.h"
@@ -35,14 +36,11 @@ const QString kTabKey = QStringLiteral("kernels/detailTab");
 // The kernel worth looking at first: the fastest within 1 point of the baseline's accuracy
 // (Canvas's headline), else the fastest on the front, else none.
 int firstChoice(const KasSnapshot& s) {
-  const KasCandidateRow* best = nullptr;
+  const std::vector<const KasCandidateRow*> candidates = kasCandidates(s);
   if (s.baselineAccuracy)
-    for (const KasCandidatePtr& c : s.candidates)
-      if (kasPlotted(*c) && *c->accuracy >= *s.baselineAccuracy - 0.01 - 1e-12 &&
-          (!best || *c->speedup() > *best->speedup()))
-        best = c.get();
-  if (best) return best->seq;
-  const std::vector<int> front = kasParetoFront(s.candidates);
+    if (const KasCandidateRow* best = kas::bestWithinLoss(candidates, *s.baselineAccuracy, 0.01))
+      return best->seq;
+  const std::vector<int> front = kas::frontSeqs(candidates);
   return front.empty() ? 0 : front.front();
 }
 
@@ -241,7 +239,7 @@ QString KernelsPage::summary(const KasSnapshot& s) const {
   int trained = 0, diverged = 0;
   for (const KasCandidatePtr& c : s.candidates) {
     trained += c->stage == KasStage::Trained;
-    diverged += kasDiverged(*c);
+    diverged += kas::trainingDiverged(*c);
   }
   QString text = tr("Kernel search %1 on %2, %3: %4 of %5 kernels evaluated, %6 trained")
                      .arg(s.searchId)

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "store/records.h"
+
+namespace opevo::kas {
+
+// How a kernel search's stored candidates are judged, in one place for the window and `kas show`.
+
+// Trained, with both an accuracy and a speed-up: a point of the speed-up/accuracy chart.
+bool plotted(const KasCandidateRow& c);
+// Trained, but its training stopped on a loss that was not finite: its accuracy is chance's, not
+// the kernel's, so it is drawn and listed but never a trade-off worth choosing.
+bool trainingDiverged(const KasCandidateRow& c);
+
+// The seqs of the plotted candidates that no other plotted one dominates, fastest first; a diverged
+// training is neither on the front nor able to push another off it.
+std::vector<int> frontSeqs(const std::vector<const KasCandidateRow*>& candidates);
+
+// The fastest plotted candidate whose accuracy is within `maxLoss` (0..1, absolute) of the
+// baseline's, diverged ones left out; nullptr when none is.
+const KasCandidateRow* bestWithinLoss(const std::vector<const KasCandidateRow*>& candidates,
+                                      double baselineAccuracy, double maxLoss);
+
+// The candidates as the functions above take them.
+std::vector<const KasCandidateRow*> pointersTo(const std::vector<KasCandidateRow>& candidates);
+
+}  // namespace opevo::kas
