@@ -49,7 +49,7 @@ CLI::Validator nonNegativeFinite() {
   return finite(true);
 }
 
-void checkSeeds(CLI::App& app) {
+void checkNumbers(CLI::App& app) {
   if (CLI::Option* seed = app.get_option_no_throw("--seed"))
     seed->check(CLI::Validator(
         [](std::string& text) -> std::string {
@@ -58,7 +58,19 @@ void checkSeeds(CLI::App& app) {
           return digits ? "" : "a seed is a whole number of 0 or more, got " + text;
         },
         "SEED"));
-  for (CLI::App* sub : app.get_subcommands({})) checkSeeds(*sub);
+  const CLI::Validator decimal(
+      [](std::string& text) -> std::string {
+        double ignored = 0;
+        return parseNumber(text, ignored) ? "" : "must be a decimal number, got " + text;
+      },
+      "");  // no description: the option's help keeps its own type name
+  for (CLI::Option* o : app.get_options()) {
+    // The type names CLI11 gives int, unsigned and floating options (and vectors of them).
+    const std::string type = o->get_type_name();
+    const auto is = [&](const char* name) { return type.rfind(name, 0) == 0; };
+    if (o->get_expected_min() > 0 && (is("INT") || is("UINT") || is("FLOAT"))) o->check(decimal);
+  }
+  for (CLI::App* sub : app.get_subcommands({})) checkNumbers(*sub);
 }
 
 }  // namespace opevo::cli

@@ -13,7 +13,9 @@ CLI::Validator nonNegativeFinite();
 // A whole number of at least `least` (counts: --trials, --epochs): CLI11's PositiveNumber
 // takes 1.5 for an int and names its range with three hundred digits.
 CLI::Validator atLeast(long long least);
-// Every subcommand's --seed, at any depth: digits only.
-void checkSeeds(CLI::App& app);
+// Every numeric option of every subcommand, at any depth, in decimal only: CLI11 reads "0x10" as
+// 16, "0b11" as 3 and "0o17" as 15 for a whole number, where nobody meant them (parseNumber, which
+// reads --set and the duration options, refuses them). A --seed is digits only.
+void checkNumbers(CLI::App& app);
 
 }  // namespace opevo::cli

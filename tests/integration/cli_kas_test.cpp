@@ -215,6 +215,18 @@ TEST(CliKas, BadInputIsNamed) {
       runProcess(OPEVO_CLI, {"kas", "search", "--resume", "7", "--db", db});
   EXPECT_EQ(resume.status, 2);
   EXPECT_NE(resume.err.find("no kernel search 7"), std::string::npos) << resume.err;
+
+  // Hexadecimal is no number of seconds (CLI11 alone read it as 16), nor is a negative one.
+  for (const char* seconds : {"0x10", "-5"}) {
+    const ProcessResult r =
+        runProcess(OPEVO_CLI, {"kas", "search", "--seconds", seconds, "--db", db});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find(std::string("got ") + seconds), std::string::npos) << r.err;
+  }
+  const ProcessResult count =
+      runProcess(OPEVO_CLI, {"kas", "search", "--candidates", "0x10", "--db", db});
+  EXPECT_EQ(count.status, 2);
+  EXPECT_NE(count.err.find("got 0x10"), std::string::npos) << count.err;
 }
 
 }  // namespace
