@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "space/text.h"
 
 namespace opevo {
 
@@ -23,8 +24,31 @@ ChoiceParam::ChoiceParam(std::string name, std::vector<std::string> choices)
 
 std::string ChoiceParam::spec() const {
   std::string s = "choice:";
-  for (std::size_t i = 0; i < m_choices.size(); ++i) s.append(i ? "," : "").append(m_choices[i]);
+  for (std::size_t i = 0; i < m_choices.size(); ++i) {
+    if (i) s += ',';
+    for (char ch : m_choices[i]) {
+      if (ch == ',' || ch == '\\') s += '\\';
+      s += ch;
+    }
+  }
   return s;
+}
+
+std::vector<std::string> ChoiceParam::splitSpecList(std::string_view list) {
+  std::vector<std::string> out;
+  if (trim(list).empty()) return out;
+  std::string item;
+  for (std::size_t i = 0; i <= list.size(); ++i) {
+    if (i == list.size() || list[i] == ',') {
+      out.emplace_back(trim(item));
+      item.clear();
+    } else if (list[i] == '\\' && i + 1 < list.size()) {
+      item += list[++i];
+    } else {
+      item += list[i];
+    }
+  }
+  return out;
 }
 
 std::int64_t ChoiceParam::indexOf(std::string_view choice) const {

@@ -24,6 +24,11 @@ class ChoiceParam final : public Parameter {
   const std::vector<std::string>& choices() const { return m_choices; }
   std::int64_t indexOf(std::string_view choice) const;
 
+  // The choices of a spec's list ("a,b,..." after "choice:"), as spec() writes them: a choice that
+  // holds a comma (a measured tuple such as "(1,16)") or a backslash has it escaped ("\,", "\\"),
+  // so every choice reads back as it was.
+  static std::vector<std::string> splitSpecList(std::string_view list);
+
  private:
   std::vector<std::string> m_choices;
 };

@@ -41,8 +41,8 @@ ParameterPtr makeParameter(std::string name, std::string_view spec) {
     const auto nu = integerField(spec, parts[1], "nu", form);
     if (nu < 1 || nu > FactorParam::kMaxParts)
       throw InputError("parameter spec '" + std::string(spec) + "': nu must be from 1 to " +
-                       std::to_string(FactorParam::kMaxParts) + " (accepted form: " +
-                       std::string(form) + ")");
+                       std::to_string(FactorParam::kMaxParts) +
+                       " (accepted form: " + std::string(form) + ")");
     if (equals == std::string_view::npos)
       return std::make_shared<FactorParam>(name, product, static_cast<int>(nu));
     Vertex only;
@@ -57,8 +57,8 @@ ParameterPtr makeParameter(std::string name, std::string_view spec) {
     const auto n = integerField(spec, rest, "n", form);
     if (n < 1 || n > PermParam::kMaxItems)
       throw InputError("parameter spec '" + std::string(spec) + "': n must be from 1 to " +
-                       std::to_string(PermParam::kMaxItems) + " (accepted form: " +
-                       std::string(form) + ")");
+                       std::to_string(PermParam::kMaxItems) +
+                       " (accepted form: " + std::string(form) + ")");
     return std::make_shared<PermParam>(name, static_cast<int>(n));
   }
   if (kind == "discrete") {
@@ -76,9 +76,7 @@ ParameterPtr makeParameter(std::string name, std::string_view spec) {
     return std::make_shared<DiscreteParam>(name, std::move(values));
   }
   if (kind == "choice") {
-    std::vector<std::string> choices;
-    if (!trim(rest).empty()) choices = splitList(rest, ',');
-    return std::make_shared<ChoiceParam>(name, std::move(choices));
+    return std::make_shared<ChoiceParam>(name, ChoiceParam::splitSpecList(rest));
   }
   throw InputError("parameter spec '" + std::string(spec) + "' has unknown kind '" + kind +
                    "' (accepted forms: " + std::string(kSpecForms) + ")");

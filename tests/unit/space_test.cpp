@@ -209,6 +209,17 @@ TEST(ParamSpec, BuildsEachKind) {
   EXPECT_EQ(makeParameter("", "discrete:0.5,0.25")->spec(), "discrete:0.25,0.5");
 }
 
+TEST(ParamSpec, AChoiceHoldingACommaReadsBackFromItsSpec) {
+  // A measured tuple imported as a choice (an exported run's factor "(1,16,16,2)"), and a
+  // backslash, each read back whole rather than split at their commas.
+  const ChoiceParam p("tile_n", {"(1,16,16,2)", "(2,8,16,2)", "a\\b", "plain"});
+  EXPECT_EQ(p.spec(), "choice:(1\\,16\\,16\\,2),(2\\,8\\,16\\,2),a\\\\b,plain");
+  const auto back = makeParameter("tile_n", p.spec());
+  ASSERT_EQ(back->kind(), ParamKind::Choice);
+  EXPECT_EQ(dynamic_cast<const ChoiceParam&>(*back).choices(), p.choices());
+  EXPECT_EQ(back->spec(), p.spec());
+}
+
 TEST(ParamSpec, BadInputNamesTheProblem) {
   auto message = [](const char* spec) {
     try {
