@@ -213,9 +213,14 @@ SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
     factor("tile_k", op.k, 3);
     if (target == SpaceTarget::Gpu) addGpuMatMulParameters(space);
   }
-  space.addConstraint("at most 1024 threads per block", [op, s = space](const Config& c) {
-    return threadsPerBlock(op, s, c) <= 1024;
-  });
+  // The CPU template runs the thread tiles as loops and has no such limit, but it tunes the
+  // paper's space, which is the GPU template's: the description says so where a CPU user reads it.
+  space.addConstraint(
+      target == SpaceTarget::Gpu
+          ? "at most 1024 threads per block"
+          : "at most 1024 threads per block (a GPU's limit, kept on every backend: "
+            "the paper's space)",
+      [op, s = space](const Config& c) { return threadsPerBlock(op, s, c) <= 1024; });
   if (target == SpaceTarget::Gpu && (op.kind == OpKind::Conv2D || op.kind == OpKind::BatchMatMul)) {
     // The third axis of a GPU block (a convolution's output channels, a batched product's
     // batch) holds at most 64 threads on CUDA, whatever the block's total: C2's blocks of
