@@ -9,6 +9,7 @@
 #include "codegen/device_limits.h"
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
+#include "common/rng.h"
 #include "cuda/nvrtc_compiler.h"
 #include "hip/hiprtc_compiler.h"
 #include "ops/operator_json.h"
@@ -116,6 +117,35 @@ void printReport(const codegen::GeneratedKernel& kernel, const CompileResult& r,
 void compileAndReport(const codegen::GeneratedKernel& kernel, Backend backend,
                       const std::string& arch);
 
+// A random configuration whose kernel the architecture can launch: the space's constraints hold
+// for every device, but shared memory and the grid's extent differ by architecture, and a random
+// draw that only compiles to a warning "cannot launch" helps nobody. Registers are known only
+// after compiling, so a draw can still be refused for them there.
+Config drawLaunchable(const OperatorDefinition& def, Backend backend, const std::string& arch,
+                      std::uint64_t seed) {
+  constexpr int kDraws = 1000;
+  Rng rng(seed);
+  const codegen::DeviceLimits limits = codegen::nominalLimits(arch);
+  std::string lastProblem;
+  for (int i = 0; i < kDraws; ++i) {
+    const auto drawn = def.space.randomValid(rng);
+    if (!drawn)
+      throw InputError("no configuration of " + def.op.name + " satisfies the constraints");
+    if (backend == Backend::Cpu) return *drawn;
+    const auto problems = codegen::checkLaunch(
+        codegen::generateKernel(def.op, def.space, *drawn, backend).launch, nullptr, limits);
+    if (problems.empty()) {
+      if (i > 0)
+        std::fprintf(stderr, "opevo: drew %d configurations; the first %d cannot launch on %s\n",
+                     i + 1, i, arch.c_str());
+      return *drawn;
+    }
+    lastProblem = problems.front();
+  }
+  throw InputError("none of " + std::to_string(kDraws) + " random configurations of " +
+                   def.op.name + " can launch on " + arch + " (the last " + lastProblem + ")");
+}
+
 void runCodegen(const CodegenCliOptions& o) {
   const Backend backend = codegen::parseBackend(o.backend);
   // The space a run on this backend tunes: GPU runs have parameters of their own (split_k...).
@@ -148,10 +178,7 @@ void runCodegen(const CodegenCliOptions& o) {
   }
   Config config;
   if (o.random) {
-    Rng rng(o.seed);
-    const auto drawn = space.randomValid(rng);
-    if (!drawn) throw InputError("no configuration of " + op.name + " satisfies the constraints");
-    config = *drawn;
+    config = drawLaunchable(def, backend, arch, o.seed);
   } else {
     config = space.parse(o.config);
   }

@@ -151,6 +151,21 @@ TEST(CliCodegen, CudaCompileReportsRegistersWhenNvrtcIsPresent) {
   EXPECT_TRUE(has(r.out, "bytes dynamic (launch)"));
 }
 
+// MM1's space allows blocks whose shared memory sm_75 (64 KiB) cannot give: --random draws again
+// until the kernel can launch there, and says how many draws it passed over.
+TEST(CliCodegen, RandomDrawsOnlyWhatTheArchitectureCanLaunch) {
+  int redrawn = 0;
+  for (const char* seed : {"1", "2", "3", "4", "5", "6"}) {
+    const auto r = opevo(
+        {"codegen", "--op", "MM1", "--random", "--seed", seed, "--compile", "--arch", "sm_75"});
+    if (r.status == 1 && has(r.err, "NVRTC not found")) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(has(r.out, "shared memory per block")) << seed << ": " << r.out;
+    redrawn += has(r.err, "cannot launch on sm_75");
+  }
+  EXPECT_GT(redrawn, 0);
+}
+
 TEST(CliCodegen, ReferenceKernelNeedsNoConfiguration) {
   const auto r = opevo({"codegen", "--op", "C1", "--reference", "--backend", "cpu"});
   ASSERT_EQ(r.status, 0) << r.err;
