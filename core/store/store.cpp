@@ -357,6 +357,12 @@ std::string Store::nowUtc() {
 
 Store::Store(const std::string& path) : m_path(path) {
   std::error_code ec;
+  // "newdir/" names a folder: refused before its folders are made, not after, which left an empty
+  // folder behind and then called it one.
+  if (!path.empty() && !std::filesystem::path(path).has_filename())
+    throw InputError("database " + inQuotes(path) +
+                     " names a folder, not a database file (give a " + "file, e.g. " +
+                     (std::filesystem::path(path) / "opevo.db").string() + ")");
   const auto folder = std::filesystem::path(path).parent_path();
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
   if (ec)

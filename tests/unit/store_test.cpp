@@ -207,6 +207,10 @@ TEST(Store, EachBadPathIsNamedPlainly) {
   EXPECT_EQ(cut.find("preparing"), std::string::npos) << cut;
   const std::string folder = message(dir.path.string());
   EXPECT_NE(folder.find("is a folder, not a database file"), std::string::npos) << folder;
+  // A new folder's name with its slash is refused before anything is made.
+  const std::string newFolder = message((dir.path / "newdir").string() + "/");
+  EXPECT_NE(newFolder.find("names a folder, not a database file"), std::string::npos) << newFolder;
+  EXPECT_FALSE(fs::exists(dir.path / "newdir"));
   const std::string device = message("/dev/null");
   EXPECT_NE(device.find("is not a regular file"), std::string::npos) << device;
   if (::geteuid() != 0) {  // root writes anywhere
