@@ -140,9 +140,11 @@ void EngineWorker::runEnded(const RunState& run, const EngineProgress& p) {
                                    m_resumed ? 0 : run.plan.repeat);
   setProgress(p);
   flush(true);
-  const bool goesOn =
-      run.end != EndReason::Stopped && run.end != EndReason::Failed && p.runsEnded < p.runs;
-  if (m_measurer && !m_measurer->isReplay() && goesOn) timeReference(*m_measurer);
+  // The last run's end is timed too: it is the one moment nothing else of the race competes for the
+  // device, and a race of one run would otherwise keep only the timing taken beside the window's
+  // start-up (once 50x too slow on a loaded CPU). A stopped or failed race ends at once.
+  const bool endedWell = run.end != EndReason::Stopped && run.end != EndReason::Failed;
+  if (m_measurer && !m_measurer->isReplay() && endedWell) timeReference(*m_measurer);
 }
 
 RaceOutcome EngineWorker::drive(Engine& engine) {
