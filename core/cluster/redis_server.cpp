@@ -5,11 +5,8 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,21 +62,6 @@ long pidOf(const std::string& text, const std::string& name) {
   while (in >> word >> pid)
     if (word == name) return pid;
   return 0;
-}
-
-// The program as execv needs it: a path, found on PATH when the name has no slash.
-std::string programPath(const std::string& program) {
-  if (program.find('/') != std::string::npos) return program;
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  throw std::runtime_error("cannot start '" + program +
-                           "': not found on PATH (install redis-server, e.g. apt install "
-                           "redis-server)");
 }
 
 // A redis-server of this dir that outlived its opevo (one started before this version, which
@@ -308,46 +290,21 @@ void RedisServer::checkAddressesFree() const {
 }
 
 pid_t RedisServer::spawn() {
-  // Everything the child needs is made before fork: after it, in a process that may have
-  // threads, only async-signal-safe calls are allowed.
-  const std::string program = programPath(m_options.program);
-  const std::string out = (fs::path(m_options.dir) / "redis.out").string();
-  std::vector<char*> argv = {const_cast<char*>(program.c_str()),
-                             const_cast<char*>(m_config.c_str()), nullptr};
-  rlimit files{};
-  getrlimit(RLIMIT_NOFILE, &files);
-  const int maxFd = files.rlim_cur == RLIM_INFINITY || files.rlim_cur > 65536
-                        ? 65536
-                        : static_cast<int>(files.rlim_cur);
-  const pid_t parent = getpid();
-  const int lockFd = m_lockFd;
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("cannot fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    // A process group of its own, so a terminal's Ctrl-C reaches opevo alone, which stops it in
-    // order; and SIGTERM (Redis saves and exits) if opevo dies without stopping it.
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(127);
-    const int in = ::open("/dev/null", O_RDONLY);
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (in < 0 || o < 0) _exit(127);
-    dup2(in, 0);
-    dup2(o, 1);
-    dup2(o, 2);
-    // The dir's lock, held by the server too (fd 3, without close-on-exec).
-    // (dup2 onto itself keeps close-on-exec: cleared by hand then.)
-    if (lockFd == 3)
-      fcntl(3, F_SETFD, 0);
-    else if (lockFd >= 0)
-      dup2(lockFd, 3);
-    const int firstClosed = lockFd >= 0 ? 4 : 3;
-    if (syscall(SYS_close_range, firstClosed, ~0U, 0) != 0)
-      for (int fd = firstClosed; fd < maxFd; ++fd) ::close(fd);
-    execv(argv[0], argv.data());
-    _exit(127);
+  ChildStreams streams;
+  streams.stdinFromNull = true;
+  streams.stdoutFile = (fs::path(m_options.dir) / "redis.out").string();
+  streams.stderrToStdout = true;
+  // SIGTERM (Redis saves and exits) if opevo dies without stopping it; and the dir's lock, held
+  // by the server too, so the dir stays taken while it runs.
+  ChildLifetime lifetime;
+  lifetime.endsWithParent = true;
+  lifetime.passFd = m_lockFd;
+  try {
+    return startChild({m_options.program, m_config}, streams, lifetime);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string(e.what()) +
+                             " (install redis-server, e.g. apt install redis-server)");
   }
-  return pid;
 }
 
 void RedisServer::start() {

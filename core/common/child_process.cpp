@@ -2,6 +2,9 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -44,12 +48,154 @@ class SpawnAttributes {
   posix_spawnattr_t m_attr;
 };
 
+// A descriptor of ours, closed however startChild leaves.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd = -1) : m_fd(fd) {}
+  ~Descriptor() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int get() const { return m_fd; }
+  void reset() {
+    if (m_fd >= 0) ::close(m_fd);
+    m_fd = -1;
+  }
+
+ private:
+  int m_fd;
+};
+
+// A close-on-exec copy of fd numbered 10 or above (-1 for -1): the forked child moves its
+// descriptors onto 0-3, which must not overwrite one it has yet to move.
+int highCopy(int fd) {
+  return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 10);
+}
+
+// The program as execv takes it: looked up on PATH as posix_spawnp does when the name has no
+// slash. Empty when it is found nowhere.
+std::string onPath(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = dirs.substr(start, end - start);
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+// Closes every descriptor from `first` up, except `keep`.
+void closeFrom(int first, int keep, int maxFd) {
+  const auto closeRange = [maxFd](int from, unsigned to) {
+    if (static_cast<unsigned>(from) > to) return;
+    if (syscall(SYS_close_range, from, to, 0) == 0) return;
+    for (int fd = from; fd < maxFd && static_cast<unsigned>(fd) <= to; ++fd) ::close(fd);
+  };
+  closeRange(first, static_cast<unsigned>(keep) - 1);
+  closeRange(keep + 1, ~0U);
+}
+
 }  // namespace
+
+pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s,
+                 const ChildLifetime& lifetime) {
+  if (args.empty() || args.front().empty()) throw std::runtime_error("no program to start");
+  const std::string program = onPath(args.front());
+  if (program.empty())
+    throw std::runtime_error("cannot start '" + args.front() + "': not found on PATH");
+  // Everything the child needs is made before the fork: after it, in a process that may have
+  // threads, only async-signal-safe calls are allowed.
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const Descriptor devNull(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  const Descriptor null(highCopy(devNull.get()));
+  const Descriptor in(highCopy(s.stdinFrom)), out(highCopy(s.stdoutTo)),
+      pass(highCopy(lifetime.passFd));
+  const Descriptor opened(
+      s.stdoutFile.empty()
+          ? -1
+          : ::open(s.stdoutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  const Descriptor file(highCopy(opened.get()));
+  if (!s.stdoutFile.empty() && file.get() < 0)
+    throw std::runtime_error("cannot start '" + args.front() + "': cannot write " + s.stdoutFile +
+                             ": " + std::strerror(errno));
+  // The exec's failure comes back through a pipe that a successful exec closes.
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
+  const Descriptor readEnd(highCopy(ends[0]));
+  Descriptor writeEnd(highCopy(ends[1]));
+  ::close(ends[0]);
+  ::close(ends[1]);
+  if (null.get() < 0 || readEnd.get() < 0 || writeEnd.get() < 0 ||
+      (s.stdinFrom >= 0 && in.get() < 0) || (s.stdoutTo >= 0 && out.get() < 0) ||
+      (lifetime.passFd >= 0 && pass.get() < 0))
+    throw std::runtime_error("cannot start '" + args.front() + "': " + std::strerror(errno));
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  const int maxFd = files.rlim_cur == RLIM_INFINITY || files.rlim_cur > 65536
+                        ? 65536
+                        : static_cast<int>(files.rlim_cur);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // As startChild above: a process group of its own and an empty signal mask.
+    setpgid(0, 0);
+    if (lifetime.endsWithParent) {
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != parent) _exit(127);  // we died before the line above
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (in.get() >= 0)
+      dup2(in.get(), STDIN_FILENO);
+    else if (s.stdinFromNull)
+      dup2(null.get(), STDIN_FILENO);
+    if (out.get() >= 0)
+      dup2(out.get(), STDOUT_FILENO);
+    else if (file.get() >= 0)
+      dup2(file.get(), STDOUT_FILENO);
+    else if (s.stdoutToNull)
+      dup2(null.get(), STDOUT_FILENO);
+    if (s.stderrToStdout)
+      dup2(STDOUT_FILENO, STDERR_FILENO);
+    else if (s.stderrToNull)
+      dup2(null.get(), STDERR_FILENO);
+    if (pass.get() >= 0) dup2(pass.get(), 3);  // the copy dup2 makes keeps no close-on-exec
+    closeFrom(pass.get() >= 0 ? 4 : 3, writeEnd.get(), maxFd);
+    execv(program.c_str(), argv.data());
+    const int error = errno;
+    [[maybe_unused]] const ssize_t n = ::write(writeEnd.get(), &error, sizeof error);
+    _exit(127);
+  }
+  writeEnd.reset();  // ours, so that the read below ends when the child's closes
+  int error = 0;
+  ssize_t n = 0;
+  while ((n = ::read(readEnd.get(), &error, sizeof error)) < 0 && errno == EINTR) {
+  }
+  if (n == static_cast<ssize_t>(sizeof error)) {
+    waitChild(pid);
+    throw std::runtime_error("cannot start '" + args.front() + "': " + std::strerror(error));
+  }
+  return pid;
+}
 
 pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s) {
   if (args.empty() || args.front().empty()) throw std::runtime_error("no program to start");
   FileActions actions;
-  if (s.stdinFrom >= 0) posix_spawn_file_actions_adddup2(actions.get(), s.stdinFrom, STDIN_FILENO);
+  if (s.stdinFrom >= 0)
+    posix_spawn_file_actions_adddup2(actions.get(), s.stdinFrom, STDIN_FILENO);
+  else if (s.stdinFromNull)
+    posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (s.stdoutTo >= 0)
     posix_spawn_file_actions_adddup2(actions.get(), s.stdoutTo, STDOUT_FILENO);
   else if (!s.stdoutFile.empty())

@@ -9,10 +9,11 @@ namespace opevo {
 
 // Where a child's standard streams go; by default it shares ours.
 struct ChildStreams {
-  int stdinFrom = -1;         // read standard input from this descriptor
-  int stdoutTo = -1;          // write standard output to this descriptor...
-  std::string stdoutFile;     // ...or to this file (created or truncated)
-  bool stdoutToNull = false;  // ...or nowhere
+  int stdinFrom = -1;          // read standard input from this descriptor...
+  bool stdinFromNull = false;  // ...or from /dev/null
+  int stdoutTo = -1;           // write standard output to this descriptor...
+  std::string stdoutFile;      // ...or to this file (created or truncated)
+  bool stdoutToNull = false;   // ...or nowhere
   bool stderrToStdout = false;
   bool stderrToNull = false;
 };
@@ -23,6 +24,19 @@ struct ChildStreams {
 // (a terminal's Ctrl-C reaches us alone; we stop our children in order). Throws
 // std::runtime_error naming the program and the reason when it cannot be started.
 pid_t startChild(const std::vector<std::string>& args, const ChildStreams& streams = {});
+
+// What a child can be given only by a fork of ours, not by posix_spawn: a server we start (the
+// cluster's redis-server) that must not outlive us, and keeps a lock of ours while it runs.
+struct ChildLifetime {
+  bool endsWithParent = false;  // sent SIGTERM when our process dies, however it dies
+  int passFd = -1;              // a descriptor of ours the child keeps, as its descriptor 3
+};
+
+// startChild, with the lifetime above: forks and execs (a program not found or not executable is
+// still thrown, not left to an exit status), so it is for a few long-lived children, not for
+// every compiler a tuning run starts.
+pid_t startChild(const std::vector<std::string>& args, const ChildStreams& streams,
+                 const ChildLifetime& lifetime);
 
 // Waits for the child to end (through signals that interrupt the wait). Returns its exit status,
 // or 128 + the signal that killed it, as a shell does.

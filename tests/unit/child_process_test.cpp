@@ -102,5 +102,48 @@ TEST(ChildProcess, AChildWithinItsTimeLimitReportsItsStatus) {
   EXPECT_FALSE(timedOut);
 }
 
+// A forked child (the cluster's redis-server) keeps the descriptor it is passed as its
+// descriptor 3, and no other of ours; its streams go where they are told.
+TEST(ChildProcess, AForkedChildKeepsThePassedDescriptorAsItsThird) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  int other[2];
+  ASSERT_EQ(pipe(other), 0);  // open in us, not passed: the child must not see it
+  const auto out = tempFile("opevo-child-pass");
+  ChildStreams streams;
+  streams.stdinFromNull = true;
+  streams.stdoutFile = out.string();
+  streams.stderrToStdout = true;
+  ChildLifetime lifetime;
+  lifetime.endsWithParent = true;
+  lifetime.passFd = fds[1];
+  const std::string script = "echo passed >&3; ls /proc/self/fd | sort -n | tr '\\n' ' '; cat";
+  const pid_t pid = startChild({"sh", "-c", script}, streams, lifetime);
+  close(fds[1]);
+  char buffer[16] = {};
+  ASSERT_EQ(read(fds[0], buffer, 7), 7);
+  EXPECT_EQ(std::string(buffer), "passed\n");
+  ASSERT_EQ(waitChild(pid), 0);  // cat read /dev/null: at its end at once
+  // 0-3, and the one ls opens to list them.
+  EXPECT_EQ(readAll(out), "0 1 2 3 4 ");
+  close(fds[0]);
+  close(other[0]);
+  close(other[1]);
+  std::filesystem::remove(out);
+}
+
+TEST(ChildProcess, AForkedChildThatCannotStartIsAnErrorThatNamesIt) {
+  ChildLifetime lifetime;
+  lifetime.endsWithParent = true;
+  for (const char* program : {"opevo-no-such-program", "/etc/hostname"}) {
+    try {
+      startChild({program}, {}, lifetime);
+      ADD_FAILURE() << program << " was started";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(program), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace opevo
