@@ -218,8 +218,7 @@ SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
   space.addConstraint(
       target == SpaceTarget::Gpu
           ? "at most 1024 threads per block"
-          : "at most 1024 threads per block (a GPU's limit, kept on every backend: "
-            "the paper's space)",
+          : "at most 1024 threads per block, a GPU's limit kept on every backend",
       [op, s = space](const Config& c) { return threadsPerBlock(op, s, c) <= 1024; });
   if (target == SpaceTarget::Gpu && (op.kind == OpKind::Conv2D || op.kind == OpKind::BatchMatMul)) {
     // The third axis of a GPU block (a convolution's output channels, a batched product's

@@ -101,9 +101,7 @@ TEST(SearchSpace, ConstraintReportsItsDescription) {
   const Config c = space.parse("tile_n=1,1,512,1; tile_m=1,1,16,64; tile_k=1024,1,1");
   std::string broken;
   EXPECT_FALSE(space.satisfies(c, &broken));
-  EXPECT_EQ(broken,
-            "at most 1024 threads per block (a GPU's limit, kept on every backend: the "
-            "paper's space)");
+  EXPECT_EQ(broken, "at most 1024 threads per block, a GPU's limit kept on every backend");
   // The GPU template's space names the limit plainly: there it is the device's.
   const SearchSpace gpu = defaultSpace(op, SpaceTarget::Gpu);
   EXPECT_FALSE(gpu.satisfies(gpu.parse("tile_n=1,1,512,1; tile_m=1,1,16,64; tile_k=1024,1,1; "
