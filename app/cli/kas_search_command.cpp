@@ -18,6 +18,7 @@
 #include "kas/kas_json.h"
 #include "kas/kas_search.h"
 #include "space/text.h"
+#include "store/live_status.h"
 
 namespace opevo::cli {
 namespace {
@@ -68,6 +69,8 @@ void printReport(Store& store, std::int64_t id, bool json) {
   const auto r = store.kasSearch(id);
   if (!r) throw InputError("no kernel search " + std::to_string(id) + " in " + store.path());
   const auto all = store.kasCandidates(id);
+  // As it stands: stored "running" by a program that died reads as interrupted.
+  const RunStatus status = LiveStatus(store).of(*r);
   const double base = baselineAccuracy(*r);
   const std::vector<const KasCandidateRow*> candidates = kas::pointersTo(all);
   const std::vector<int> front = kas::frontSeqs(candidates);
@@ -84,7 +87,7 @@ void printReport(Store& store, std::int64_t id, bool json) {
   if (json) {
     nlohmann::json out = {{"search", id},
                           {"network", r->network},
-                          {"status", std::string(runStatusName(r->status))},
+                          {"status", std::string(runStatusName(status))},
                           {"baseline_accuracy", base},
                           {"seconds", {{"sample", sampleS}, {"tune", tuneS}, {"train", trainS}}},
                           {"candidates", nlohmann::json::array()},
@@ -102,7 +105,12 @@ void printReport(Store& store, std::int64_t id, bool json) {
   }
   std::printf("kernel search %lld on %s: %s, %zu candidates (%zu trained, %zu failed)\n",
               static_cast<long long>(id), r->network.c_str(),
-              std::string(runStatusName(r->status)).c_str(), all.size(), trained, failed);
+              std::string(runStatusName(status)).c_str(), all.size(), trained, failed);
+  if (status != r->status)
+    std::printf(
+        "(stored as running, but no process runs it: its program ended without a word; it "
+        "resumes with opevo kas search --resume %lld)\n",
+        static_cast<long long>(id));
   std::printf("baseline (standard convolutions) accuracy %.2f%%\n", base * 100);
   std::printf("time: sampling %.3f s, tuning %.1f s, training %.1f s\n", sampleS, tuneS, trainS);
   std::printf("\n%4s  %-16s %5s %7s %10s %10s %8s %9s  %s\n", "seq", "kernel", "G", "FLOPs",
@@ -125,14 +133,15 @@ void printReport(Store& store, std::int64_t id, bool json) {
         all.begin(), all.end(), [&](const KasCandidateRow& r) { return r.seq == seq; });
     std::printf(" #%d (%.2fx, %.2f%%)", c.seq, *c.speedup(), *c.accuracy * 100);
   }
-  std::printf("%s\n", front.empty() ? " none yet" : "");
+  const bool ended = status == RunStatus::Finished || status == RunStatus::Failed;
+  std::printf("%s\n", !front.empty() ? "" : ended ? " none" : " none yet");
   if (best)
     std::printf(
         "best within 1 point of the baseline: #%d %s, %.2fx faster, %.2f%% (baseline "
         "%.2f%%)\n",
         best->seq, best->hash.c_str(), *best->speedup(), *best->accuracy * 100, base * 100);
   else
-    std::printf("no trained kernel is within 1 point of the baseline yet\n");
+    std::printf("no trained kernel is within 1 point of the baseline%s\n", ended ? "" : " yet");
 }
 
 class PrintingObserver final : public kas::KasSearchObserver {
@@ -180,11 +189,14 @@ void runSearch(SearchOptions& o) {
   const auto& s = search->settings();
   if (!o.json)
     std::fprintf(stderr,
-                 "kernel search %lld: %d candidates on %s, FLOPs and weights within %.0f%% and "
-                 "%.0f%%, %d trials per layer, %d epochs on %d images%s\n",
-                 static_cast<long long>(search->id()), s.candidates, s.network.c_str(),
-                 s.budget.flops * 100, s.budget.params * 100, s.trials, s.training.epochs,
-                 s.training.trainImages, o.resume > 0 ? " (resumed)" : "");
+                 "kernel search %lld: %d %s on %s, FLOPs and weights within %.3g%% and "
+                 "%.3g%%, %d %s per layer, %d %s on %d images%s\n",
+                 static_cast<long long>(search->id()), s.candidates,
+                 s.candidates == 1 ? "candidate" : "candidates", s.network.c_str(),
+                 s.budget.flops * 100, s.budget.params * 100, s.trials,
+                 s.trials == 1 ? "trial" : "trials", s.training.epochs,
+                 s.training.epochs == 1 ? "epoch" : "epochs", s.training.trainImages,
+                 o.resume > 0 ? " (resumed)" : "");
   PrintingObserver printer(s.candidates);
   g_stop = false;
   std::signal(SIGINT, onInterrupt);
@@ -208,23 +220,25 @@ void runSearches(const std::string& db, bool json) {
   if (!json)
     std::printf("%4s  %-10s %-12s %-24s %10s %8s %9s\n", "id", "network", "status", "started",
                 "candidates", "trained", "baseline");
+  const LiveStatus live(store);
   for (const auto& r : store.kasSearches()) {
     const auto all = store.kasCandidates(r.id);
+    const std::string status(runStatusName(live.of(r)));
     std::size_t trained = 0;
     for (const auto& c : all) trained += c.stage == KasStage::Trained;
     const double base = baselineAccuracy(r);
     if (json) {
       out.push_back({{"id", r.id},
                      {"network", r.network},
-                     {"status", std::string(runStatusName(r.status))},
+                     {"status", status},
                      {"started", r.started},
                      {"candidates", all.size()},
                      {"trained", trained},
                      {"baseline_accuracy", base}});
     } else {
       std::printf("%4lld  %-10s %-12s %-24s %10zu %8zu %8.2f%%\n", static_cast<long long>(r.id),
-                  r.network.c_str(), std::string(runStatusName(r.status)).c_str(),
-                  r.started.c_str(), all.size(), trained, base * 100);
+                  r.network.c_str(), status.c_str(), r.started.c_str(), all.size(), trained,
+                  base * 100);
     }
   }
   if (json) std::cout << out.dump() << "\n";
@@ -236,6 +250,7 @@ struct TrainOptions {
   kas::TrainRequest request;
   std::string curve;
   bool json = false;
+  bool groupsGiven = false;
 };
 
 void runTrain(TrainOptions& o) {
@@ -244,7 +259,10 @@ void runTrain(TrainOptions& o) {
     throw InputError("--baseline trains the plain backbone: give no kernel file");
   if (!o.baseline) {
     if (o.file.empty()) throw InputError("give a kernel file, or --baseline");
-    const kas::MicroDag dag = kas::loadKernel(o.file);
+    const kas::KernelFile kernel = kas::readKernelFile(o.file);
+    const kas::MicroDag& dag = kernel.dag;
+    // The G the kernel was sampled with, unless --groups names one.
+    if (!o.groupsGiven && kernel.groups) q.groups = kernel.groups;
     // Checked here, naming the file, as the training program would check its copy of it.
     const kas::SolveResult solved =
         kas::solveKernel(dag, kas::backboneTargets(), q.groups, q.budget);
@@ -363,15 +381,26 @@ void addKasSearchCommands(CLI::App* kas) {
       "train", "Train the Fashion-MNIST backbone with a kernel in place of its convolutions");
   t->add_option("file", train.file, "Kernel file");
   t->add_flag("--baseline", train.baseline, "Train the backbone with its standard convolutions");
-  t->add_option("--flops", train.request.budget.flops, "FLOPs budget")->capture_default_str();
-  t->add_option("--params", train.request.budget.params, "Weights budget")->capture_default_str();
-  t->add_option("--groups", train.request.groups, "Group count G")->capture_default_str();
+  t->add_option("--flops", train.request.budget.flops, "FLOPs budget")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-6, 100.0));
+  t->add_option("--params", train.request.budget.params, "Weights budget")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-6, 100.0));
+  CLI::Option* groups =
+      t->add_option("--groups", train.request.groups,
+                    "Group count G (default: the kernel file's, as sampled, else 1)")
+          ->capture_default_str()
+          ->check(atLeast(1));
   addTrainingOptions(t, train.request);
   t->add_option("--reference-curve", train.curve,
                 "Accuracy per epoch of the best result so far (a1,a2,...): stops early below "
                 "Canvas's threshold");
   t->add_flag("--json", train.json, "Print the training program's JSON");
-  t->callback([] { runTrain(train); });
+  t->callback([groups] {
+    train.groupsGiven = groups->count() > 0;
+    runTrain(train);
+  });
 }
 
 }  // namespace opevo::cli

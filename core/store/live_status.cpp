@@ -26,6 +26,13 @@ RunStatus LiveStatus::of(const RunRecord& run) const {
   return held.value_or(true) ? RunStatus::Running : RunStatus::Interrupted;
 }
 
+RunStatus LiveStatus::of(const KasSearchRecord& search) const {
+  if (search.status != RunStatus::Running) return search.status;
+  return RunLock::isHeld(m_path, LockedKind::KasSearch, search.id).value_or(true)
+             ? RunStatus::Running
+             : RunStatus::Interrupted;
+}
+
 RunStatus LiveStatus::of(const NetworkRecord& network) const {
   if (network.status != RunStatus::Running) return network.status;
   return RunLock::isHeld(m_path, LockedKind::Network, network.id).value_or(true)

@@ -20,6 +20,7 @@ class LiveStatus {
 
   RunStatus of(const RunRecord& run) const;
   RunStatus of(const NetworkRecord& network) const;
+  RunStatus of(const KasSearchRecord& search) const;
   // A stored "running" that no process holds: the program running it ended without a word.
   bool orphaned(const RunRecord& run) const { return run.status != of(run); }
 

@@ -29,8 +29,11 @@ Registry& registry() {
 }
 
 off_t byteOf(LockedKind kind, std::int64_t id) {
-  // Network runs after every tuning run a database could hold.
-  return static_cast<off_t>(id) + (kind == LockedKind::Network ? (off_t{1} << 40) : 0);
+  // Network runs after every tuning run a database could hold, kernel searches after them.
+  const off_t base = kind == LockedKind::Network     ? (off_t{1} << 40)
+                     : kind == LockedKind::KasSearch ? (off_t{2} << 40)
+                                                     : 0;
+  return static_cast<off_t>(id) + base;
 }
 
 flock lockAt(short type, off_t byte) {
@@ -85,7 +88,9 @@ std::optional<bool> RunLock::isHeld(const std::string& databasePath, LockedKind 
 RunLock::RunLock(const std::string& databasePath, LockedKind kind, std::int64_t id) {
   const std::string path = lockFileOf(databasePath);
   if (path.empty()) return;
-  const std::string what = std::string(kind == LockedKind::Network ? "network run " : "run ") +
+  const std::string what = std::string(kind == LockedKind::Network     ? "network run "
+                                       : kind == LockedKind::KasSearch ? "kernel search "
+                                                                       : "run ") +
                            std::to_string(id) + " of " + databasePath;
   Registry& r = registry();
   std::lock_guard guard(r.mutex);

@@ -6,8 +6,9 @@
 
 namespace opevo {
 
-// What a lock holds: a tuning run, or a network run (whose task runs are runs too).
-enum class LockedKind { Run, Network };
+// What a lock holds: a tuning run, a network run (whose task runs are runs too), or a kernel
+// search (Canvas's loop).
+enum class LockedKind { Run, Network, KasSearch };
 
 // A run of a database held by this process while it tunes it, so that a second process resuming
 // the same run (a `tune --resume` typed twice, the window's Resume while the command line still

@@ -122,11 +122,13 @@ KasSearch::KasSearch(Store& store, KasSearchSettings settings)
   r.network = m_settings.network;
   r.settingsJson = m_settings.toJson().dump();
   m_id = m_store.createKasSearch(r);
+  m_lock = std::make_unique<RunLock>(m_store.path(), LockedKind::KasSearch, m_id);
 }
 
 KasSearch::KasSearch(Store& store, std::int64_t searchId) : m_store(store), m_id(searchId) {
   const auto r = m_store.kasSearch(searchId);
   if (!r) throw InputError("no kernel search " + std::to_string(searchId) + " in " + store.path());
+  m_lock = std::make_unique<RunLock>(m_store.path(), LockedKind::KasSearch, m_id);
   const auto j = nlohmann::json::parse(r->settingsJson, nullptr, false);
   if (j.is_discarded())
     throw InputError("kernel search " + std::to_string(searchId) + ": its settings are not JSON");

@@ -2,12 +2,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kas/kas_training.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 
 namespace opevo::kas {
@@ -67,6 +69,10 @@ class KasSearch {
   Store& m_store;
   KasSearchSettings m_settings;
   std::int64_t m_id = 0;
+  // Held while this object lives: a second process resuming the same search (a `kas search
+  // --resume` beside the window's Resume) is refused, and a search whose program died reads as
+  // interrupted rather than running (store/live_status.h).
+  std::unique_ptr<RunLock> m_lock;
 };
 
 }  // namespace opevo::kas

@@ -81,6 +81,34 @@ TEST(CliKas, SamplingGivesAHundredDistinctValidKernelsForResNet18) {
   }
 }
 
+// A written kernel file keeps the group count it was sampled with: show fits it with that G (and
+// so the same FLOPs share) where it used to try G in its own order; tune takes any layer of a
+// replaced shape by name.
+TEST(CliKas, AKernelFileKeepsItsSampledGroupCount) {
+  TempDir dir;
+  const std::string out = (dir.path / "kernels").string();
+  const ProcessResult r = runProcess(
+      OPEVO_CLI, {"kas", "sample", "--count", "8", "--seed", "1", "--out", out, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto sampled = nlohmann::json::parse(r.out).at("kernels");
+  ASSERT_FALSE(sampled.empty());
+  for (const auto& k : sampled) {
+    const std::string file = out + "/kernel-" + k.at("hash").get<std::string>() + ".json";
+    const ProcessResult show = runProcess(OPEVO_CLI, {"kas", "show", file, "--json"});
+    ASSERT_EQ(show.status, 0) << show.err;
+    const auto shown = nlohmann::json::parse(show.out).at("solution");
+    EXPECT_EQ(shown.at("groups"), k.at("solution").at("groups")) << file;
+    EXPECT_DOUBLE_EQ(shown.at("flops_ratio").get<double>(),
+                     k.at("solution").at("flops_ratio").get<double>())
+        << file;
+  }
+  const std::string first = out + "/kernel-" + sampled[0].at("hash").get<std::string>() + ".json";
+  const ProcessResult byName = runProcess(
+      OPEVO_CLI, {"kas", "tune", first, "--layer", "layer1.1.conv2", "--trials", "1", "--json"});
+  ASSERT_EQ(byName.status, 0) << byName.err;
+  EXPECT_EQ(nlohmann::json::parse(byName.out).at("layer"), "layer1.0.conv1");
+}
+
 TEST(CliKas, ASmallSearchTunesTrainsAndReportsTheFrontBesideTheBaseline) {
   if (!trainerBuilt()) GTEST_SKIP() << "opevo-kas-train or Fashion-MNIST missing";
   TempDir dir;
@@ -157,6 +185,20 @@ TEST(CliKas, ASearchKilledMidwayResumesWithTheSameKernelsAndNothingTwice) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_FALSE(exited) << "the search ended before it could be killed";
+  // While it runs, it lists as running, and a second program may not resume it beside it (both
+  // stored their results into one search, the last writer's figures winning).
+  const auto listed = [&] {
+    const ProcessResult l = runProcess(OPEVO_CLI, {"kas", "searches", "--db", db, "--json"});
+    EXPECT_EQ(l.status, 0) << l.err;
+    const auto j = nlohmann::json::parse(l.out, nullptr, false);
+    return j.is_array() && j.size() == 1 ? j[0].value("status", "") : "unreadable: " + l.out;
+  };
+  EXPECT_EQ(listed(), "running");
+  const ProcessResult twice = runProcess(OPEVO_CLI, {"kas", "search", "--resume", "1", "--db", db});
+  EXPECT_EQ(twice.status, 2) << twice.err;
+  EXPECT_NE(twice.err.find("kernel search 1 of " + db + " is being tuned by another process"),
+            std::string::npos)
+      << twice.err;
   kill(pid, SIGKILL);
   waitChild(pid);
   {
@@ -164,6 +206,8 @@ TEST(CliKas, ASearchKilledMidwayResumesWithTheSameKernelsAndNothingTwice) {
     before = store.kasCandidates(1);
     EXPECT_NE(store.kasSearch(1)->status, RunStatus::Finished);
   }
+  // Stored as running by a program that is gone: it reads as interrupted, and resumes.
+  EXPECT_EQ(listed(), "interrupted");
   ASSERT_FALSE(before.empty());
 
   const ProcessResult r =

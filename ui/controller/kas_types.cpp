@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "store/live_status.h"
 #include "store/store.h"
 
 namespace opevo::ui {
@@ -30,7 +31,7 @@ KasSnapshot readKasSnapshot(const Store& store, std::int64_t searchId) {
   KasSnapshot s;
   s.searchId = r->id;
   s.network = QString::fromStdString(r->network);
-  s.status = r->status;
+  s.status = LiveStatus(store).of(*r);
   s.settingsJson = r->settingsJson;
   const auto settings = nlohmann::json::parse(r->settingsJson, nullptr, false);
   if (settings.is_object()) s.wanted = settings.value("candidates", 0);

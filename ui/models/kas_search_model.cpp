@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "store/live_status.h"
 #include "store/store.h"
 
 namespace opevo::ui {
 
 std::vector<KasSearchSummary> readKasSearches(const Store& store) {
   std::vector<KasSearchSummary> out;
+  const LiveStatus live(store);
   for (KasSearchRecord& r : store.kasSearches()) {
+    // As it stands: a search whose program died (kill -9) reads as interrupted, and resumes.
+    r.status = live.of(r);
     KasSearchSummary s;
     for (const KasCandidateRow& c : store.kasCandidates(r.id)) {
       ++s.candidates;

@@ -140,12 +140,13 @@ bool KasSearchPanel::selectSearch(std::int64_t id) {
 void KasSearchPanel::updateButtons() {
   m_start->setEnabled(!m_busy);
   m_stop->setEnabled(m_busy);
-  // A search that is not finished was stopped, failed (opevo-kas-train missing, say) or killed
-  // (still "running" in the store): all of them go on from their last committed step.
+  // A search that was stopped, failed (opevo-kas-train missing, say) or killed (read as
+  // interrupted: no process holds it) goes on from its last committed step; one that another
+  // program runs now is not resumed beside it.
   const auto id = selectedSearch();
   const int row = id ? m_model->rowOf(*id) : -1;
-  m_resume->setEnabled(!m_busy && row >= 0 &&
-                       m_model->search(row).record.status != RunStatus::Finished);
+  const RunStatus status = row >= 0 ? m_model->search(row).record.status : RunStatus::Finished;
+  m_resume->setEnabled(!m_busy && status != RunStatus::Finished && status != RunStatus::Running);
 }
 
 }  // namespace opevo::ui
