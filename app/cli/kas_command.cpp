@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -33,9 +34,10 @@ std::string hex(std::uint64_t h) {
   return buf;
 }
 
-std::vector<kas::ConvTarget> targetsOf(const std::string& network) {
+std::vector<kas::ConvTarget> targetsOf(const std::string& network,
+                                       std::vector<std::vector<std::string>>* layers = nullptr) {
   const net::Network n = net::loadNetwork(network);
-  auto targets = kas::replaceableConvolutions(n);
+  auto targets = kas::replaceableConvolutions(n, layers);
   if (targets.empty())
     throw InputError(network +
                      ": no convolution a kernel can replace (C -> C channels, stride 1, "
@@ -112,7 +114,9 @@ void runSample(const SampleOptions& o) {
     for (const auto& k : kernels) {
       const std::string path = o.out + "/kernel-" + hex(k.canonicalHash()) + ".json";
       std::ofstream f(path);
-      f << kas::kernelToJson(k).dump(2) << "\n";
+      nlohmann::json j = kas::kernelToJson(k);
+      j["groups"] = solutions.at(k.canonicalHash()).groups;  // as sampled: show and tune keep it
+      f << j.dump(2) << "\n";
       if (!f) throw RunFailed("cannot write " + path);
     }
   }
@@ -142,8 +146,8 @@ void runSample(const SampleOptions& o) {
     return;
   }
   std::printf(
-      "%zu distinct kernels that fit %s's %zu convolution shape(s) within %.2f of their "
-      "FLOPs and %.2f of their weights\n(%zu draws: %zu dead ends or over budget, %zu "
+      "%zu distinct kernels that fit %s's %zu convolution shape(s) within %.3g of their "
+      "FLOPs and %.3g of their weights\n(%zu draws: %zu dead ends or over budget, %zu "
       "duplicates; %.0f ms)\n\n",
       kernels.size(), o.kas.network.c_str(), targets.size(), budget.flops, budget.params,
       stats.attempts, stats.deadEnds, stats.duplicates, ms);
@@ -175,11 +179,13 @@ void printSolution(const kas::MicroDag& dag, const kas::Solution& s,
 }
 
 void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly) {
-  const kas::MicroDag dag = kas::loadKernel(file);
+  const kas::KernelFile kernel = kas::readKernelFile(file);
+  const kas::MicroDag& dag = kernel.dag;
   const auto targets = targetsOf(o.network);
   std::string why;
   const auto s =
-      fit(dag, targets, groupOrder(targets, o.groups, nullptr), {o.flops, o.params}, &why);
+      fit(dag, targets, groupOrder(targets, o.groups ? o.groups : kernel.groups, nullptr),
+          {o.flops, o.params}, &why);
   if (o.json) {
     nlohmann::json j{{"hash", hex(dag.canonicalHash())},
                      {"kernel", kas::kernelToJson(dag)},
@@ -211,23 +217,33 @@ struct TuneOptions {
 };
 
 void runTune(const TuneOptions& o) {
-  const kas::MicroDag dag = kas::loadKernel(o.file);
-  const auto targets = targetsOf(o.kas.network);
+  const kas::KernelFile kernel = kas::readKernelFile(o.file);
+  const kas::MicroDag& dag = kernel.dag;
+  std::vector<std::vector<std::string>> layers;
+  const auto targets = targetsOf(o.kas.network, &layers);
   std::size_t which = 0;
   if (!o.layer.empty()) {
+    // Any layer of a shape names it: the kernel is timed once per shape.
     which = targets.size();
     for (std::size_t i = 0; i < targets.size(); ++i)
-      if (targets[i].name == o.layer || std::to_string(i) == o.layer) which = i;
+      if (std::to_string(i) == o.layer ||
+          std::find(layers[i].begin(), layers[i].end(), o.layer) != layers[i].end())
+        which = i;
     if (which == targets.size()) {
       std::string names;
-      for (const auto& t : targets) names += (names.empty() ? "" : ", ") + t.name;
+      for (std::size_t i = 0; i < targets.size(); ++i) {
+        names += (names.empty() ? "" : "; ") + std::to_string(i) + " =";
+        for (const std::string& layer : layers[i]) names += " " + layer;
+      }
       throw InputError("--layer " + o.layer + ": not a replaceable convolution of " +
-                       o.kas.network + " (" + names + ", or their index)");
+                       o.kas.network + " (give one of its layers or its shape's index: " + names +
+                       ")");
     }
   }
   std::string why;
-  const auto s = fit(dag, targets, groupOrder(targets, o.kas.groups, nullptr),
-                     {o.kas.flops, o.kas.params}, &why);
+  const auto s =
+      fit(dag, targets, groupOrder(targets, o.kas.groups ? o.kas.groups : kernel.groups, nullptr),
+          {o.kas.flops, o.kas.params}, &why);
   if (!s)
     throw InputError(o.file + ": does not fit " + o.kas.network + " within the budget: " + why);
   kas::KasMeasurer measurer(kas::kasLayer(dag, targets[which], s->layers[which]));
@@ -259,14 +275,19 @@ void runTune(const TuneOptions& o) {
                      .dump()
               << "\n";
   } else {
-    std::printf("kernel %s at %s (C=%lld, %lldx%lld): %.1f MFLOP against the convolution's %.1f\n",
-                hex(dag.canonicalHash()).c_str(), t.name.c_str(),
-                static_cast<long long>(t.channels), static_cast<long long>(t.height),
-                static_cast<long long>(t.width), s->layers[which].flops / 1e6, t.flops() / 1e6);
-    std::printf("  start schedule      %8.4f ms\n", r.defaultMs);
-    std::printf("  tuned (%s, %d trials) %8.4f ms  %s\n", r.algorithm.c_str(), r.trials, r.bestMs,
-                r.bestSchedule.c_str());
-    std::printf("  %s %8.4f ms\n", r.referenceLibrary.c_str(), r.referenceMs);
+    std::printf(
+        "kernel %s at %s (C=%lld, %lldx%lld): %.3g MFLOP against the convolution's %.4g MFLOP\n",
+        hex(dag.canonicalHash()).c_str(), t.name.c_str(), static_cast<long long>(t.channels),
+        static_cast<long long>(t.height), static_cast<long long>(t.width),
+        s->layers[which].flops / 1e6, t.flops() / 1e6);
+    // One column of times, whatever the algorithm's name and the library's.
+    const std::string tuned = "tuned (" + r.algorithm + ", " + std::to_string(r.trials) +
+                              (r.trials == 1 ? " trial)" : " trials)");
+    const int width = static_cast<int>(
+        std::max({tuned.size(), r.referenceLibrary.size(), std::string("start schedule").size()}));
+    std::printf("  %-*s %9.4f ms\n", width, "start schedule", r.defaultMs);
+    std::printf("  %-*s %9.4f ms  %s\n", width, tuned.c_str(), r.bestMs, r.bestSchedule.c_str());
+    std::printf("  %-*s %9.4f ms\n", width, r.referenceLibrary.c_str(), r.referenceMs);
     std::printf("  speed-up over the convolution: %.2fx\n", r.speedup());
   }
   if (r.bestMs <= 0) throw RunFailed("no schedule of the kernel was verified");

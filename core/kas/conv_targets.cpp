@@ -4,8 +4,10 @@
 
 namespace opevo::kas {
 
-std::vector<ConvTarget> replaceableConvolutions(const net::Network& net) {
+std::vector<ConvTarget> replaceableConvolutions(const net::Network& net,
+                                                std::vector<std::vector<std::string>>* layers) {
   std::vector<ConvTarget> out;
+  std::vector<std::vector<std::string>> names;
   for (const net::Layer& layer : net.layers) {
     if (layer.kind != net::LayerKind::Conv2D || layer.inputs.empty()) continue;
     const net::Shape& in = net.shapeOf(layer.inputs.front());
@@ -19,11 +21,15 @@ std::vector<ConvTarget> replaceableConvolutions(const net::Network& net) {
       return o.channels == t.channels && o.height == t.height && o.width == t.width &&
              o.kernelH == t.kernelH && o.kernelW == t.kernelW;
     });
-    if (same != out.end())
+    if (same != out.end()) {
       ++same->count;
-    else
+      names[static_cast<std::size_t>(same - out.begin())].push_back(layer.name);
+    } else {
       out.push_back(t);
+      names.push_back({layer.name});
+    }
   }
+  if (layers) *layers = std::move(names);
   return out;
 }
 

@@ -99,7 +99,9 @@ MicroDag kernelFromJson(const nlohmann::json& j, const std::string& source) {
   return out;
 }
 
-MicroDag loadKernel(const std::string& path) {
+namespace {
+
+nlohmann::json readJsonFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open");
   std::stringstream text;
@@ -110,7 +112,25 @@ MicroDag loadKernel(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {  // out_of_range too: a number like 1e400
     throw InputError(path + ": not JSON (" + e.what() + ")");
   }
-  return kernelFromJson(j, path);
+  return j;
+}
+
+}  // namespace
+
+MicroDag loadKernel(const std::string& path) {
+  return kernelFromJson(readJsonFile(path), path);
+}
+
+KernelFile readKernelFile(const std::string& path) {
+  const nlohmann::json j = readJsonFile(path);
+  KernelFile f{kernelFromJson(j, path), 0};
+  if (j.contains("groups")) {
+    if (!j["groups"].is_number_integer() || j["groups"].get<std::int64_t>() < 1)
+      throw InputError(path + ": \"groups\" must be a whole number of 1 or more, got " +
+                       j["groups"].dump());
+    f.groups = j["groups"].get<std::int64_t>();
+  }
+  return f;
 }
 
 nlohmann::json solutionToJson(const MicroDag& dag, const Solution& s,

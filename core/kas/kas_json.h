@@ -16,6 +16,16 @@ nlohmann::json kernelToJson(const MicroDag& dag);
 MicroDag kernelFromJson(const nlohmann::json& j, const std::string& source);
 MicroDag loadKernel(const std::string& path);
 
+// A kernel file as the commands read it: the kernel, and the group count G it was sampled with
+// (the file's optional "groups", which `kas sample --out` writes; 0 when it has none). Without
+// it, `show`, `solve` and `tune` would try G in their own order and could fit the kernel with
+// another G than the one `sample` printed, and another FLOPs share.
+struct KernelFile {
+  MicroDag dag;
+  std::int64_t groups = 0;
+};
+KernelFile readKernelFile(const std::string& path);
+
 nlohmann::json solutionToJson(const MicroDag& dag, const Solution& s,
                               const std::vector<ConvTarget>& targets);
 
