@@ -16,6 +16,7 @@
 #include "cli/measuring_options.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
+#include "common/machine_load.h"
 #include "engine/engine.h"
 #include "export/network_export.h"
 #include "net/network_plan.h"
@@ -151,6 +152,10 @@ void runTune(const NetTuneOptions& o) {
         std::string(net::schedulerKindName(plan.scheduler)).c_str(),
         o.resume ? (", resumed after " + std::to_string(session->resumedAt()) + " trials").c_str()
                  : "");
+  if (const std::string busy =
+          backend == "cpu" && o.cluster.address.empty() && !o.json ? busyMachineNote() : "";
+      !busy.empty())
+    std::fprintf(stderr, "note: %s\n", busy.c_str());
   // Installed for the tuning only, and removed however it ends.
   struct InterruptGuard {
     explicit InterruptGuard(net::NetworkSession& s) {

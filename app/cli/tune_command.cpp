@@ -16,6 +16,7 @@
 #include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
+#include "common/machine_load.h"
 #include "engine/engine.h"
 #include "engine/store_recorder.h"
 #include "layout/operand_layouts.h"
@@ -184,6 +185,11 @@ void runTune(const TuneArgs& a) {
         run.restored
             ? (", resuming after " + std::to_string(run.restored) + " stored trials").c_str()
             : "");
+    if (const std::string busy = setup.backend == "cpu" ? busyMachineNote() : std::string();
+        !busy.empty())
+      std::fprintf(stderr,
+                   "note: %s; the side-by-side timing after the run compares in one window\n",
+                   busy.c_str());
   }
   g_engine = &engine;
   std::signal(SIGINT, onInterrupt);
@@ -312,6 +318,15 @@ void runTune(const TuneArgs& a) {
                            {"rounds_asked", a.sideBySide},
                            {"rounds_run", sideBySide->roundsRun},
                            {"stopped", sideBySide->stopped}};
+  // The run's best timed again beside the library: far from what the run stored, the machine's
+  // load changed between the two (another program's build, say), and the run's figures say more
+  // about that than about the kernels.
+  const double drift =
+      sideBySide && best > 0 && !sideBySide->speeds.empty() && sideBySide->speeds.front() > 0
+          ? sideBySide->speeds.front() / best
+          : 1.0;
+  const bool drifted = drift > 3 || drift < 1.0 / 3;
+  if (sideBySide) out["side_by_side"]["best_again_over_run_best"] = drift;
   notice.reset();
   if (!engine.failure().empty()) out["error"] = engine.failure();
   if (options.cluster) out["cluster"] = clusterJson(*options.cluster);
@@ -341,6 +356,12 @@ void runTune(const TuneArgs& a) {
         std::printf("  fastest side by side: the run's number %zu of %zu, %s\n",
                     sideBySide->chosen + 1, sideBySide->candidates,
                     setup.space->format(candidates[sideBySide->chosen]).c_str());
+      if (drifted)
+        std::printf(
+            "  note: the run's best timed %.3g times %s side by side than during the run: the "
+            "machine's load changed while it ran, so the run's own figures (and its choice of "
+            "best) are unreliable; the side-by-side ratio was taken in one window\n",
+            drift > 1 ? drift : 1 / drift, drift > 1 ? "faster" : "slower");
     }
   }
   // Every committed trial is kept and the run can be resumed; the exit status says it did not

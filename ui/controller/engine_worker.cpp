@@ -5,6 +5,7 @@
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
 #include "cluster/cluster_session.h"
+#include "common/machine_load.h"
 #include "engine/race.h"
 #include "engine/store_recorder.h"
 #include "ops/operator_json.h"
@@ -210,6 +211,9 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
     recorder->createRuns();
     m_recorder = &*recorder;
   }
+  if (const std::string busy = spec.backend == "cpu" ? busyMachineNote() : std::string();
+      !busy.empty())
+    m_pending.notices << QObject::tr("Note: %1.").arg(QString::fromStdString(busy));
   announce(*setup.measurer);
   setProgress(engine.progress());
   flush(true);
