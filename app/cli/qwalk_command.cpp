@@ -101,7 +101,9 @@ void addQwalkCommand(CLI::App& app) {
                   "Parameter spec: factor:C:nu, perm:n, discrete:v1,v2,..., choice:a,b,...")
       ->required();
   cmd->add_option("--from", options->from, "Start vertex, e.g. 8,1,1 (default: the first vertex)");
-  cmd->add_option("--q", options->q, "Probability of another step, 0 < q < 1 (default 0.5)");
+  cmd->add_option("--q", options->q,
+                  "Probability of each step, the first included (k steps: (1-q) q^k), 0 < q < 1 "
+                  "(default 0.5)");
   cmd->add_option("--samples", options->samples,
                   "Also sample N walks and show their frequencies (at most 10^9)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000000}));

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
              "gpu (the CUDA/HIP loops), joint (ALT's layouts and loops), winograd or matvec.",
              "template");
   const auto fromOpt = option("from", "Start vertex of the walk, e.g. 8,1,1.", "vertex");
-  const auto qOpt = option("q", "Probability of another step, 0 < q < 1.", "q");
+  const auto qOpt = option("q", "Probability of each step, the first included, 0 < q < 1.", "q");
   const auto samplesOpt = option("samples", "On Topology, overlay this many sampled walks.", "n");
   const auto pageOpt =
       option("page", "Open on a page: spaces, topology, runs, history, networks, kernels, cluster.",
@@ -188,7 +188,8 @@ int main(int argc, char** argv) {
   if (parser.isSet(spaceOpt)) {
     const std::optional<SpaceTemplate> t = parseSpaceTemplate(parser.value(spaceOpt));
     if (!t)
-      problems << QStringLiteral("unknown space template '%1' (cpu, gpu, joint, winograd or matvec)")
+      problems << QStringLiteral(
+                      "unknown space template '%1' (cpu, gpu, joint, winograd or matvec)")
                       .arg(parser.value(spaceOpt));
     else if (!window.presetsPanel()->templateBox()->select(*t))
       problems << QStringLiteral("the operator has no %1 space (the template box says why)")
