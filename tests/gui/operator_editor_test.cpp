@@ -16,6 +16,7 @@
 
 #include "gui_test_support.h"
 #include "ops/operator_json.h"
+#include "ops/presets.h"
 #include "ui/main_window.h"
 #include "ui/models/operator_file_model.h"
 #include "ui/pages/presets_panel.h"
@@ -409,6 +410,192 @@ TEST_F(OperatorEditorTest, TheTopologyPageOffersTheUsersOperatorFiles) {
   ASSERT_TRUE(QFile::exists(m_dir.filePath("saved_later.json"))) << errorShown().toStdString();
   EXPECT_GE(op->findText("saved_later.json"), 0);
   EXPECT_EQ(op->itemText(op->count() - 1), "Custom spec…");
+}
+
+// The user walk's file: a grouped convolution with an epilogue, here with the target the
+// CUDA/HIP backends write too. The form has no field for the epilogue or the target; changing
+// the height and saving dropped them (and groups, which the form lacked), and `opevo tune --op`
+// then tuned another operator. Every field must survive, and what core reads back must be the
+// file with the new height.
+TEST_F(OperatorEditorTest, SavingAFileKeepsTheFieldsTheFormDoesNotEdit) {
+  const QString path = m_dir.filePath("grouped.json");
+  writeFile(path, R"({"name": "grouped", "kind": "conv2d", "dtype": "fp32",
+      "shape": {"batch": 1, "in_channels": 32, "height": 14, "width": 14, "out_channels": 32,
+                "kernel_h": 3, "kernel_w": 3, "stride": 1, "pad": 1, "groups": 4},
+      "epilogue": ["bias", "relu", {"scale": 0.125}], "target": "gpu"})");
+  nlohmann::json expected = operatorDefinitionToJson(loadOperator(path.toStdString()));
+  expected["shape"]["height"] = 16;
+  open();
+  ASSERT_TRUE(panel()->openFile(path));
+  panel()->editSelected();
+  EXPECT_EQ(child<QLineEdit>("shape_groups")->text(), "4");
+  EXPECT_TRUE(child<QLineEdit>("shape_groups")->isVisible());
+  // What the form does not edit is shown, so the user knows it is there and will be saved.
+  auto* kept = child<QLabel>("editorKept");
+  EXPECT_TRUE(kept->isVisible());
+  for (const char* field : {"epilogue", "target"})
+    EXPECT_TRUE(kept->text().contains(field)) << kept->text().toStdString();
+  EXPECT_FALSE(kept->text().contains("dtype")) << kept->text().toStdString();
+
+  typeInto("shape_height", "16");
+  ASSERT_NE(editor()->definition(), nullptr) << errorShown().toStdString();
+  EXPECT_TRUE(sizeText().contains("groups 4")) << sizeText().toStdString();
+  EXPECT_TRUE(sizeText().contains("+bias +relu *0.125")) << sizeText().toStdString();
+  QTest::mouseClick(child<QPushButton>("editorSave"), Qt::LeftButton);
+  EXPECT_FALSE(editor()->isModified()) << errorShown().toStdString();
+
+  const OperatorDefinition saved = loadOperator(path.toStdString());
+  EXPECT_EQ(operatorDefinitionToJson(saved), expected);
+  EXPECT_EQ(saved.op.groups, 4);
+  EXPECT_EQ(saved.op.height, 16);
+  EXPECT_EQ(saved.op.epilogue.size(), 3u);
+  EXPECT_EQ(saved.target, SpaceTarget::Gpu);
+}
+
+// ALT's joint mode, with an override of that template's unroll_k (a parameter the form has no
+// field for), and an epilogue, survive a rename and a new k.
+TEST_F(OperatorEditorTest, SavingAMatMulKeepsItsModeAndTheJointTemplatesOverride) {
+  const QString path = m_dir.filePath("joint_mm.json");
+  writeFile(path, R"({"name": "joint_mm", "kind": "matmul",
+      "shape": {"n": 64, "m": 96, "k": 128, "trans_a": true}, "mode": "joint",
+      "space": {"unroll_k": "choice:1,4"}, "epilogue": ["gelu"]})");
+  open();
+  ASSERT_TRUE(panel()->openFile(path));
+  panel()->editSelected();
+  EXPECT_TRUE(child<QCheckBox>("shape_trans_a")->isChecked());
+  EXPECT_TRUE(child<QLabel>("editorKept")->text().contains("space.unroll_k"));
+  typeInto("editorName", "joint_mm_renamed");
+  typeInto("shape_k", "256");
+  QTest::mouseClick(child<QPushButton>("editorSave"), Qt::LeftButton);
+  ASSERT_FALSE(editor()->isModified()) << errorShown().toStdString();
+  const OperatorDefinition saved = loadOperator(path.toStdString());
+  EXPECT_EQ(saved.op.name, "joint_mm_renamed");
+  EXPECT_EQ(saved.op.k, 256);
+  EXPECT_TRUE(saved.op.transA);
+  EXPECT_EQ(saved.mode, layout::TuningMode::Joint);
+  EXPECT_EQ(saved.spaceOverrides, nlohmann::json({{"unroll_k", "choice:1,4"}}));
+  ASSERT_EQ(saved.op.epilogue.size(), 1u);
+  EXPECT_EQ(saved.op.epilogue[0].kind, EpilogueKind::Gelu);
+}
+
+TEST_F(OperatorEditorTest, GroupsAreEditedAndARefusalMarksTheChannels) {
+  open();
+  startNew(OpKind::Conv2D);  // C1: 3 input channels, 64 output
+  EXPECT_FALSE(child<QLabel>("editorKept")->isVisible());
+  EXPECT_EQ(child<QLineEdit>("shape_groups")->placeholderText(), "1");
+  typeInto("shape_groups", "2");
+  EXPECT_EQ(editor()->definition(), nullptr);
+  EXPECT_TRUE(errorShown().contains("groups 2 must divide in_channels 3"))
+      << errorShown().toStdString();
+  EXPECT_EQ(editor()->markedFields(), (QStringList{"groups", "in_channels", "out_channels"}));
+  typeInto("shape_in_channels", "4");
+  ASSERT_NE(editor()->definition(), nullptr) << errorShown().toStdString();
+  EXPECT_EQ(editor()->definition()->op.groups, 2);
+  // A matmul has no groups (core refuses the field): switching kind does not write the conv2d's.
+  child<QComboBox>("editorKind")->setCurrentIndex(0);
+  EXPECT_FALSE(child<QLineEdit>("shape_groups")->isVisible());
+  for (const char* field : {"shape_n", "shape_m", "shape_k"}) typeInto(field, "64");
+  EXPECT_NE(editor()->definition(), nullptr) << errorShown().toStdString();
+}
+
+// A conv2d file's override of auto_unroll_max_step, cleared in the form, is gone from the file;
+// and turned into a matmul, the file's conv2d override does not stay behind (core would refuse
+// it, and the form, which hides a conv2d's fields for a matmul, could not clear it).
+TEST(OperatorForm, TheFormsOwnFieldsReplaceTheFilesOthersStay) {
+  const nlohmann::json file = nlohmann::json::parse(R"({"name": "c", "kind": "conv2d",
+      "shape": {"in_channels": 8, "height": 8, "width": 8, "out_channels": 8, "kernel_h": 3,
+                "kernel_w": 3, "kk": 1},
+      "space": {"auto_unroll_max_step": "discrete:0,64", "unroll_c": "choice:1"},
+      "mode": "joint", "later_field": {"a": 1}})");
+  OperatorForm form = formFromJson(file);
+  EXPECT_EQ(form.space.value("auto_unroll_max_step"), "discrete:0,64");
+  form.space["auto_unroll_max_step"].clear();
+  nlohmann::json j = formToJson(form);
+  EXPECT_EQ(j["space"], nlohmann::json({{"unroll_c", "choice:1"}}));
+  EXPECT_EQ(j["mode"], "joint");
+  EXPECT_EQ(j["later_field"], file["later_field"]);  // core refuses it, naming it; not dropped
+  EXPECT_EQ(j["dtype"], "fp32");
+  EXPECT_FALSE(j["shape"].contains("kk"));  // a typo: the user types the real field instead
+  EXPECT_EQ(keptFields(form), (QStringList{R"(later_field: {"a":1})", R"(mode: "joint")",
+                                           R"(space.unroll_c: "choice:1")"}));
+
+  form.space["auto_unroll_max_step"] = "discrete:0,64";
+  form.kind = OpKind::MatMul;
+  form.shape = {{"n", "4"}, {"m", "4"}, {"k", "4"}};
+  j = formToJson(form);
+  EXPECT_EQ(j["space"], nlohmann::json({{"unroll_c", "choice:1"}}));
+  EXPECT_EQ(j["shape"], nlohmann::json::parse(R"({"n": 4, "m": 4, "k": 4, "trans_a": false,
+                                                   "trans_b": false})"));
+}
+
+// The form has a field for every shape field core writes: one it lacked (groups) was dropped
+// from every file the editor saved.
+TEST(OperatorForm, HasAFieldForEveryShapeFieldCoreWrites) {
+  for (const char* name : {"MM1", "BMM2", "C1"}) {
+    OperatorSpec op = preset(name);
+    if (op.kind == OpKind::Conv2D) {  // core writes groups only when it is not 1
+      op.inChannels = op.outChannels = 8;
+      op.groups = 2;
+    }
+    op.epilogue = {{EpilogueKind::Relu, 1}};
+    const QStringList fields = shapeFields(op.kind);
+    for (const auto& [field, value] : operatorToJson(op)["shape"].items()) {
+      if (field == "trans_a" || field == "trans_b") continue;       // the check boxes
+      if (field == "batch" && op.kind == OpKind::MatMul) continue;  // always 1: not shown
+      EXPECT_TRUE(fields.contains(QString::fromStdString(field))) << name << ": " << field;
+    }
+  }
+  EXPECT_TRUE(shapeFields(OpKind::Conv2D).contains("groups"));
+}
+
+TEST(OperatorForm, WorkShowsSignificantDigitsForSmallOperators) {
+  EXPECT_EQ(formatWork(2.0 * 64 * 96 * 128), "1.57 MFLOP");
+  EXPECT_EQ(formatWork(3.6e6), "3.60 MFLOP");
+  EXPECT_EQ(formatWork(141e6), "141 MFLOP");
+  EXPECT_EQ(formatWork(0.999e9), "999 MFLOP");
+  EXPECT_EQ(formatWork(1.07374e9), "1.07 GFLOP");  // as the preset table shows it
+  EXPECT_EQ(formatWork(229.32e9), "229.32 GFLOP");
+  EXPECT_EQ(formatWork(25600), "25.6 kFLOP");
+  EXPECT_EQ(formatWork(2), "2 FLOP");
+  EXPECT_EQ(formatWork(0), "0 FLOP");
+}
+
+// The walk's small matmul read "0.00 GFLOP per run" in the editor and on the Space tab.
+TEST_F(OperatorEditorTest, ASmallOperatorsWorkIsShownInMFLOP) {
+  const QString path = m_dir.filePath("mm_small.json");
+  writeFile(path,
+            R"({"name": "mm_small", "kind": "matmul", "shape": {"n": 64, "m": 96, "k": 128}})");
+  open();
+  ASSERT_TRUE(panel()->openFile(path));
+  const QString title = child<QLabel>("presetTitle")->text();
+  EXPECT_TRUE(title.contains("1.57 MFLOP per run")) << title.toStdString();
+  panel()->editSelected();
+  EXPECT_TRUE(sizeText().contains("1.57 MFLOP per run")) << sizeText().toStdString();
+  clickRow("presetTable", 0);  // MM1: GFLOP, as before
+  EXPECT_TRUE(child<QLabel>("presetTitle")->text().contains("1.07 GFLOP per run"))
+      << child<QLabel>("presetTitle")->text().toStdString();
+}
+
+// At 1024x700 a conv2d's Save buttons were below the fold of the scrolled editor, and at
+// 1280x800 its error box: the fields scroll now, and the error and the buttons stay in view.
+TEST_F(OperatorEditorTest, SaveAndTheErrorStayInViewInASmallWindow) {
+  open();
+  m_window->resize(1024, 700);
+  startNew(OpKind::Conv2D);
+  typeInto("shape_out_channels", "0");
+  ASSERT_FALSE(errorShown().isEmpty());
+  QTest::qWait(50);  // the layout places its widgets on the next pass of the event loop
+  ASSERT_EQ(m_window->size(), QSize(1024, 700));
+  for (const char* name : {"editorSave", "editorSaveAs", "editorError"}) {
+    auto* w = child<QWidget>(name);
+    // Nothing of it clipped by a scroll area or the window's edge.
+    EXPECT_EQ(w->visibleRegion().boundingRect(), w->rect()) << name;
+    const QRect inWindow(w->mapTo(m_window.get(), QPoint()), w->size());
+    EXPECT_TRUE(m_window->rect().contains(inWindow)) << name;
+  }
+  // The field typed in stays visible above the error box.
+  auto* field = child<QLineEdit>("shape_out_channels");
+  EXPECT_FALSE(field->visibleRegion().isEmpty());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -14,6 +15,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QVBoxLayout>
 #include <exception>
 #include <fstream>
@@ -42,7 +44,9 @@ QString fieldHelp(const QString& field) {
       {QStringLiteral("kernel_h"), QObject::tr("Kernel height")},
       {QStringLiteral("kernel_w"), QObject::tr("Kernel width")},
       {QStringLiteral("stride"), QObject::tr("Stride, both directions (default 1)")},
-      {QStringLiteral("pad"), QObject::tr("Zero padding, every side (default 0)")}};
+      {QStringLiteral("pad"), QObject::tr("Zero padding, every side (default 0)")},
+      {QStringLiteral("groups"),
+       QObject::tr("Channel groups (default 1); divides both channel counts")}};
   return help.value(field);
 }
 
@@ -69,6 +73,8 @@ OperatorEditor::OperatorEditor(QWidget* parent)
       m_transB(new QCheckBox(tr("trans_b (B stored m x k)"), this)),
       m_spaceGrid(new QGridLayout),
       m_spaceNote(new QLabel(this)),
+      m_kept(new QLabel(this)),
+      m_scroll(new QScrollArea(this)),
       m_error(makeMessageLabel(QStringLiteral("editorError"), MessageKind::Error, this)),
       m_size(new QLabel(this)),
       m_status(new QLabel(this)),
@@ -90,6 +96,10 @@ OperatorEditor::OperatorEditor(QWidget* parent)
   m_saveButton->setObjectName(QStringLiteral("editorSave"));
   m_saveAsButton->setObjectName(QStringLiteral("editorSaveAs"));
   m_spaceNote->setWordWrap(true);
+  m_kept->setObjectName(QStringLiteral("editorKept"));
+  m_kept->setWordWrap(true);
+  m_kept->setTextFormat(Qt::PlainText);
+  m_kept->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   auto* top = new QHBoxLayout;
   auto* nameLabel = new QLabel(tr("&Name"), this);
@@ -115,6 +125,7 @@ OperatorEditor::OperatorEditor(QWidget* parent)
     // Core's defaults, so an empty field reads as what it means.
     if (field == QLatin1String("stride")) edit->setPlaceholderText(QStringLiteral("1"));
     if (field == QLatin1String("pad")) edit->setPlaceholderText(QStringLiteral("0"));
+    if (field == QLatin1String("groups")) edit->setPlaceholderText(QStringLiteral("1"));
     label->setToolTip(fieldHelp(field));
     label->setBuddy(edit);
     m_shapeLabels[field] = label;
@@ -158,18 +169,33 @@ OperatorEditor::OperatorEditor(QWidget* parent)
   buttons->addWidget(m_saveButton);
   buttons->addWidget(m_saveAsButton);
 
+  // The fields scroll; core's refusal and the buttons stay in view below them. With the whole
+  // editor in one scroll area, a conv2d's Save (at 1024x700) and its error box (at 1280x800) were
+  // below the fold, and a save that did nothing did not say why where the user could see it.
+  auto* fields = new QWidget;
+  auto* fieldsLayout = new QVBoxLayout(fields);
+  fieldsLayout->setContentsMargins(0, 4, 0, 0);
+  fieldsLayout->addWidget(m_title);
+  fieldsLayout->addLayout(top);
+  fieldsLayout->addWidget(shapeBox);
+  fieldsLayout->addWidget(spaceBox);
+  fieldsLayout->addWidget(m_kept);
+  fieldsLayout->addWidget(m_size);
+  fieldsLayout->addStretch(1);
+  m_scroll->setWidget(fields);
+  m_scroll->setWidgetResizable(true);
+  m_scroll->setFrameShape(QFrame::NoFrame);
+  // The error box takes its room from the fields: the field being typed in stays visible.
+  m_scroll->viewport()->installEventFilter(this);
+
   auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 4, 0, 0);
-  layout->addWidget(m_title);
-  layout->addLayout(top);
-  layout->addWidget(shapeBox);
-  layout->addWidget(spaceBox);
-  // The buttons above what comes and goes: with the error box above them, Save jumped ~20 px as
-  // a bad value was typed or fixed, and a click aimed where it had been missed it.
-  layout->addLayout(buttons);
-  layout->addWidget(m_size);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_scroll, 1);
   layout->addWidget(m_error);
-  layout->addStretch(1);
+  // The buttons last, at the bottom edge: the error box comes and goes above them, so they never
+  // move (below it, Save jumped ~20 px as a bad value was typed or fixed, and a click aimed
+  // where it had been missed it).
+  layout->addLayout(buttons);
 
   connect(m_name, &QLineEdit::textChanged, this, &OperatorEditor::edited);
   connect(m_kind, &QComboBox::currentIndexChanged, this, [this] {
@@ -201,7 +227,16 @@ OperatorForm OperatorEditor::form() const {
   f.transB = m_transB->isChecked();
   for (auto it = m_spaceEdits.begin(); it != m_spaceEdits.end(); ++it)
     f.space[it.key()] = it.value()->text();
+  f.file = m_file;
   return f;
+}
+
+bool OperatorEditor::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_scroll->viewport() && event->type() == QEvent::Resize) {
+    QWidget* focus = focusWidget();
+    if (focus && m_scroll->widget()->isAncestorOf(focus)) m_scroll->ensureWidgetVisible(focus);
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 bool OperatorEditor::mayDiscard() {
@@ -238,8 +273,9 @@ bool OperatorEditor::editFile(const QString& path) {
   } else {
     try {
       f = formFromJson(nlohmann::json::parse(in));
-      // The form keeps only the fields it knows: a misspelt one ("kk") would read as missing
-      // ("lacks field 'k'"). The file's own error, as `opevo tune` gives it, names the typo.
+      // The form writes the shape from its own fields: a misspelt one ("kk") would read as
+      // missing ("lacks field 'k'"). The file's own error, as `opevo tune` gives it, names the
+      // typo.
       try {
         loadOperator(path.toStdString());
       } catch (const std::exception& e) {
@@ -265,6 +301,11 @@ void OperatorEditor::setForm(const OperatorForm& f, const QString& path, const Q
   for (auto it = m_spaceEdits.begin(); it != m_spaceEdits.end(); ++it)
     it.value()->setText(f.space.value(it.key()));
   m_filling = false;
+  m_file = f.file;
+  const QStringList kept = keptFields(f);
+  m_kept->setText(tr("Kept from the file and saved unchanged (the form does not edit these): %1")
+                      .arg(kept.join(QStringLiteral("; "))));
+  m_kept->setVisible(!kept.isEmpty());
   m_path = path;
   m_origin = origin;
   m_modified = false;
@@ -356,10 +397,10 @@ void OperatorEditor::validate() {
     QStringList constraints;
     for (const Constraint& c : space.constraints())
       constraints << QString::fromStdString(c.description);
-    QString text = tr("<b>%1</b> &mdash; %2 GFLOP per run<br>Space: <b>%3</b> configurations in %4 "
+    QString text = tr("<b>%1</b> &mdash; %2 per run<br>Space: <b>%3</b> configurations in %4 "
                       "parameters")
                        .arg(QString::fromStdString(m_definition->op.describe()).toHtmlEscaped())
-                       .arg(m_definition->op.flops() / 1e9, 0, 'f', 2)
+                       .arg(formatWork(m_definition->op.flops()))
                        .arg(groupDigits(space.size().toString()))
                        .arg(space.dims());
     if (!constraints.isEmpty())

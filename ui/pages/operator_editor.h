@@ -14,6 +14,7 @@ class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QScrollArea;
 
 namespace opevo::ui {
 
@@ -21,7 +22,9 @@ namespace opevo::ui {
 // file may change. Every edit is checked at once through core's operatorDefinitionFromJson, the
 // path `opevo tune --op FILE` takes, so the window and the command line accept the same files.
 // A refusal shows core's message under the form and marks the fields it names; the text stays
-// as typed. A valid operator shows its space's size. Save writes the file the form stands for.
+// as typed. A valid operator shows its space's size. Save writes the file the form stands for;
+// the fields of an edited file that the form has no place for (an epilogue, mode, target) are
+// listed under the form and saved as they were.
 class OperatorEditor : public QWidget {
   Q_OBJECT
 
@@ -54,6 +57,9 @@ class OperatorEditor : public QWidget {
  signals:
   void saved(const QString& path);
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   bool mayDiscard();
   void setForm(const OperatorForm& form, const QString& path, const QString& origin);
@@ -65,6 +71,7 @@ class OperatorEditor : public QWidget {
 
   QString m_path;
   QString m_origin;  // "new", "copy of preset MM1", the file name: what the title says
+  nlohmann::json m_file = nlohmann::json::object();  // as read: OperatorForm::file
   bool m_modified = false;
   bool m_filling = false;
   std::shared_ptr<const OperatorDefinition> m_definition;
@@ -84,6 +91,8 @@ class OperatorEditor : public QWidget {
   QLabel* m_spaceNote;
   QMap<QString, QLabel*> m_spaceLabels;
   QMap<QString, QLineEdit*> m_spaceEdits;
+  QLabel* m_kept;
+  QScrollArea* m_scroll;
   QLabel* m_error;
   QLabel* m_size;
   QLabel* m_status;

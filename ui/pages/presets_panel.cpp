@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -22,6 +21,7 @@
 #include "ui/models/preset_model.h"
 #include "ui/pages/operator_editor.h"
 #include "ui/widgets/display_format.h"
+#include "ui/widgets/operator_form.h"
 #include "ui/widgets/table_view.h"
 
 namespace opevo::ui {
@@ -112,15 +112,11 @@ PresetsPanel::PresetsPanel(QWidget* parent)
   spaceLayout->addWidget(m_parameterView);
   spaceLayout->addWidget(m_sizeLabel);
   spaceLayout->addStretch(1);
-  // Conv2D's form is taller than what is left under the tables at 800 pixels: it scrolls.
-  auto* editorScroll = new QScrollArea;
-  editorScroll->setWidget(m_editor);
-  editorScroll->setWidgetResizable(true);
-  editorScroll->setFrameShape(QFrame::NoFrame);
   m_tabs->setObjectName(QStringLiteral("libraryTabs"));
   m_tabs->setDocumentMode(true);
   m_tabs->addTab(spacePage, tr("Space"));
-  m_tabs->addTab(editorScroll, tr("Editor"));
+  // The editor scrolls its own fields, keeping its buttons and errors in view.
+  m_tabs->addTab(m_editor, tr("Editor"));
 
   auto* library = new QWidget;
   auto* libraryLayout = new QVBoxLayout(library);
@@ -262,11 +258,10 @@ void PresetsPanel::showFailure(const QString& text) {
 void PresetsPanel::show(std::shared_ptr<const OperatorDefinition> def, const QString& where) {
   m_definition = std::move(def);
   const OperatorSpec& op = m_definition->op;
-  m_titleLabel->setText(tr("<b>%1</b> (%2): %3 &mdash; %4 GFLOP per run")
-                            .arg(QString::fromStdString(op.name).toHtmlEscaped(),
-                                 where.toHtmlEscaped(),
-                                 QString::fromStdString(op.describe()).toHtmlEscaped())
-                            .arg(op.flops() / 1e9, 0, 'f', 2));
+  m_titleLabel->setText(
+      tr("<b>%1</b> (%2): %3 &mdash; %4 per run")
+          .arg(QString::fromStdString(op.name).toHtmlEscaped(), where.toHtmlEscaped(),
+               QString::fromStdString(op.describe()).toHtmlEscaped(), formatWork(op.flops())));
   // A preset keeps the template chosen for the one before; a file opens in its own.
   m_templateBox->setOperator(
       *m_definition, m_file.isEmpty() ? m_templateBox->current() : ownTemplate(*m_definition));

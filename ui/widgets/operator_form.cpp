@@ -1,6 +1,8 @@
 #include "ui/widgets/operator_form.h"
 
 #include <QRegularExpression>
+#include <algorithm>
+#include <cmath>
 
 #include "ops/presets.h"
 #include "space/parameter.h"
@@ -19,6 +21,20 @@ QString text(const nlohmann::json& v) {
   return QString::fromStdString(v.dump());
 }
 
+// The space parameters the form has a field for, of any kind.
+bool formHasParameter(const std::string& name) {
+  for (OpKind kind : {OpKind::MatMul, OpKind::BatchMatMul, OpKind::Conv2D})
+    for (const OverridableParameter& p : overridableParameters(kind))
+      if (p.name.toStdString() == name) return true;
+  return false;
+}
+
+// The fields of an operator file that the form writes itself; "dtype" has one value the form
+// would offer, so it is kept from the file too (core names any other).
+bool formOwns(const std::string& field) {
+  return field == "name" || field == "kind" || field == "shape" || field == "space";
+}
+
 }  // namespace
 
 QStringList shapeFields(OpKind kind) {
@@ -29,10 +45,11 @@ QStringList shapeFields(OpKind kind) {
       return {QStringLiteral("batch"), QStringLiteral("n"), QStringLiteral("m"),
               QStringLiteral("k")};
     case OpKind::Conv2D:
-      return {
-          QStringLiteral("batch"),    QStringLiteral("in_channels"),  QStringLiteral("height"),
-          QStringLiteral("width"),    QStringLiteral("out_channels"), QStringLiteral("kernel_h"),
-          QStringLiteral("kernel_w"), QStringLiteral("stride"),       QStringLiteral("pad")};
+      return {QStringLiteral("batch"),        QStringLiteral("in_channels"),
+              QStringLiteral("height"),       QStringLiteral("width"),
+              QStringLiteral("out_channels"), QStringLiteral("kernel_h"),
+              QStringLiteral("kernel_w"),     QStringLiteral("stride"),
+              QStringLiteral("pad"),          QStringLiteral("groups")};
   }
   return {};
 }
@@ -57,11 +74,14 @@ std::vector<OverridableParameter> overridableParameters(OpKind kind) {
 }
 
 nlohmann::json formToJson(const OperatorForm& form) {
-  nlohmann::json j = nlohmann::json::object();
+  nlohmann::json j = form.file.is_object() ? form.file : nlohmann::json::object();
   // An empty name is left out, so core's default ("custom") applies as it does for a file.
-  if (!form.name.trimmed().isEmpty()) j["name"] = form.name.trimmed().toStdString();
+  if (!form.name.trimmed().isEmpty())
+    j["name"] = form.name.trimmed().toStdString();
+  else
+    j.erase("name");
   j["kind"] = std::string(opKindName(form.kind));
-  j["dtype"] = "fp32";
+  if (!j.contains("dtype")) j["dtype"] = "fp32";
   nlohmann::json shape = nlohmann::json::object();
   for (const QString& field : shapeFields(form.kind)) {
     const QString value = form.shape.value(field).trimmed();
@@ -78,18 +98,27 @@ nlohmann::json formToJson(const OperatorForm& form) {
     shape["trans_b"] = form.transB;
   }
   j["shape"] = shape;
+  // Overrides of parameters the form has no field for (a joint template's unroll_k) stay; a
+  // space that is no object at all is replaced, or the user could never get past core's refusal.
   nlohmann::json space = nlohmann::json::object();
+  if (j.contains("space") && j["space"].is_object())
+    for (const auto& [name, spec] : j["space"].items())
+      if (!formHasParameter(name)) space[name] = spec;
   for (const OverridableParameter& p : overridableParameters(form.kind)) {
     const QString spec = form.space.value(p.name).trimmed();
     if (!spec.isEmpty()) space[p.name.toStdString()] = spec.toStdString();
   }
-  if (!space.empty()) j["space"] = space;
+  if (space.empty())
+    j.erase("space");
+  else
+    j["space"] = space;
   return j;
 }
 
 OperatorForm formFromJson(const nlohmann::json& j) {
   OperatorForm form;
   if (!j.is_object()) return form;
+  form.file = j;
   if (j.contains("name")) form.name = text(j["name"]);
   if (j.contains("kind") && j["kind"].is_string()) form.kind = kindFromName(j["kind"]);
   if (j.contains("shape") && j["shape"].is_object()) {
@@ -109,6 +138,32 @@ OperatorForm formFromJson(const nlohmann::json& j) {
   return form;
 }
 
+QStringList keptFields(const OperatorForm& form) {
+  QStringList kept;
+  if (!form.file.is_object()) return kept;
+  auto line = [](const std::string& field, const nlohmann::json& value) {
+    return QString::fromStdString(field + ": " + value.dump());
+  };
+  for (const auto& [field, value] : form.file.items()) {
+    if (field == "dtype" && value == "fp32") continue;  // what the form stands for anyway
+    if (!formOwns(field)) kept << line(field, value);
+  }
+  if (form.file.contains("space") && form.file["space"].is_object())
+    for (const auto& [name, spec] : form.file["space"].items())
+      if (!formHasParameter(name)) kept << line("space." + name, spec);
+  return kept;
+}
+
+QString formatWork(double flops) {
+  if (flops >= 1e9) return QStringLiteral("%1 GFLOP").arg(flops / 1e9, 0, 'f', 2);
+  if (flops < 1e3) return QStringLiteral("%1 FLOP").arg(flops, 0, 'f', 0);  // whole operations
+  const bool mega = flops >= 1e6;
+  const double v = flops / (mega ? 1e6 : 1e3);
+  // Three significant digits: 1.57, 15.7, 157.
+  const int decimals = std::clamp(2 - static_cast<int>(std::floor(std::log10(v))), 0, 2);
+  return QStringLiteral("%1 %2").arg(v, 0, 'f', decimals).arg(mega ? "MFLOP" : "kFLOP");
+}
+
 QStringList fieldsNamedIn(const QString& message, const OperatorForm& form) {
   // OperatorSpec::validate() starts with "operator 'NAME': "; the name is the user's and may
   // look like a field, so it is cut off before looking.
@@ -124,8 +179,9 @@ QStringList fieldsNamedIn(const QString& message, const OperatorForm& form) {
   auto add = [&](const QString& f) {
     if (!fields.contains(f)) fields << f;
   };
-  // "n must be a positive integer, got 0", "pad must be 0 or more, got -1".
-  static const QRegularExpression leading(QStringLiteral("^(\\w+) must be"));
+  // "n must be a positive integer, got 0", "pad must be 0 or more, got -1", "n 5000000000 is
+  // larger than 2147483647".
+  static const QRegularExpression leading(QStringLiteral("^(\\w+) (must be|\\d+ is larger)"));
   if (const auto m = leading.match(rest); m.hasMatch() && shape.contains(m.captured(1)))
     add(m.captured(1));
   // "shape lacks field 'n'", "shape field 'k' must be an integer", "parameter 'x' ...".
@@ -138,6 +194,13 @@ QStringList fieldsNamedIn(const QString& message, const OperatorForm& form) {
       if (word == p.name || (!word.isEmpty() && word == form.space.value(p.name).trimmed()))
         add(QStringLiteral("space:") + p.name);
     }
+  }
+  // "groups 3 must divide in_channels 32 and out_channels 64": any of the three may be the one.
+  if (rest.startsWith(QStringLiteral("groups ")) &&
+      rest.contains(QStringLiteral(" must divide "))) {
+    add(QStringLiteral("groups"));
+    add(QStringLiteral("in_channels"));
+    add(QStringLiteral("out_channels"));
   }
   if (rest.contains(QStringLiteral("output would be empty"))) {
     add(QStringLiteral("kernel_h"));
