@@ -12,8 +12,7 @@ LiveStatus::LiveStatus(const Store& store) : m_path(store.path()) {
 
 RunStatus LiveStatus::of(const RunRecord& run) const {
   if (run.status != RunStatus::Running) return run.status;
-  // A network session holds its network run, not each task's; a task run resumed alone
-  // (`tune --resume`) holds its own.
+  // A network session holds its network run, and each task's only when it resumed them.
   std::optional<bool> held = RunLock::isHeld(m_path, LockedKind::Run, run.id);
   if (held == true) return RunStatus::Running;
   if (const auto network = m_networkOf.find(run.id); network != m_networkOf.end()) {

@@ -12,10 +12,18 @@
 namespace opevo {
 
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options,
-                           bool allowFinished, bool markRunning) {
+                           ResumeAs as) {
   const auto stored = store.run(runId);
   if (!stored) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
-  if (stored->status == RunStatus::Finished && !allowFinished)
+  if (as == ResumeAs::Run)
+    for (const NetworkRecord& n : store.networks())
+      if (std::find(n.taskRuns.begin(), n.taskRuns.end(), runId) != n.taskRuns.end())
+        throw InputError("run " + std::to_string(runId) + " is a task of network run " +
+                         std::to_string(n.id) + " (" + n.name +
+                         "): it goes on with its network, whose scheduler gives its tasks their "
+                         "trials (opevo net tune --resume " +
+                         std::to_string(n.id) + ", or Resume on the Networks page)");
+  if (stored->status == RunStatus::Finished && as == ResumeAs::Run)
     throw InputError("run " + std::to_string(runId) + " already finished (" +
                      std::string(endReasonName(stored->endReason).empty()
                                      ? "budget spent"
@@ -41,7 +49,7 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
     r.secondsBefore = std::max(r.secondsBefore, t.seconds);
   }
   r.nextOrder = store.lastOrder(r.run) + 1;
-  if (markRunning) store.setRunStatus(r.run.id, RunStatus::Running);
+  if (as == ResumeAs::Run) store.setRunStatus(r.run.id, RunStatus::Running);
   return r;
 }
 

@@ -30,13 +30,18 @@ struct ResumedRun {
   std::shared_ptr<RunLock> lock;
 };
 
-// Throws InputError for a run that is not in the store, that another process is tuning (RunLock),
-// or that has already finished (unless
-// allowFinished: a network's task run whose space ran out, or whose network is not finished yet,
-// goes on with its network). Marks the run running again, unless markRunning is false (a
-// network marks its task runs once every one of them is read back).
+// How a stored run goes on: alone (tune --resume, History's Resume), or as one of its network's
+// tasks (the network session, which resumes them all).
+enum class ResumeAs { Run, NetworkTask };
+
+// Throws InputError for a run that is not in the store, or that another process is tuning
+// (RunLock). Alone, also for a run that has already finished, and for a network's task: its
+// trials are the network scheduler's to give, and one resumed alone to its own budget left the
+// network run unable to replay its schedule (net tune --resume failed on it for good). As a
+// network's task, a finished run goes on (its space ran out, or its network is not finished),
+// and it is not marked running: the network marks its tasks once every one is read back.
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {},
-                           bool allowFinished = false, bool markRunning = true);
+                           ResumeAs as = ResumeAs::Run);
 
 // Adds the resumed run to an engine made on r.setup (with EngineOptions::firstOrder =
 // r.nextOrder): its plan, its stored trials and tuning time, and its store id.

@@ -106,7 +106,7 @@ NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptio
     const Task& t = m_graph.tasks[i];
     ResumedRun r =
         resumeStoredRun(store, stored.taskRuns[i], taskMeasuringOptions(backend, m_source.plan, t),
-                        /*allowFinished=*/true, /*markRunning=*/false);
+                        ResumeAs::NetworkTask);
     // As a new run on this backend stores it (runDefinition: the GPU templates' space on cuda
     // and hip), or as runs stored before spaces had targets did.
     const OperatorDefinition def = taskDefinition(t, m_source.plan.mode, m_source.plan.templates);

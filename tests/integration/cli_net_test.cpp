@@ -719,6 +719,12 @@ TEST(CliNet, AJointRunFromBeforeMatMulLayoutsResumesAndExports) {
   if (!j["reference"]["ms"].is_null()) {
     EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
   }
+  // A task's run goes on with its network only: resumed alone to its own budget, it left the
+  // network run unable to replay its scheduler's units.
+  const auto alone = runProcess(OPEVO_CLI, {"tune", "--resume", "1", "--db", db});
+  EXPECT_EQ(alone.status, 2) << alone.err;
+  EXPECT_NE(alone.err.find("run 1 is a task of network run 1"), std::string::npos) << alone.err;
+  EXPECT_NE(alone.err.find("opevo net tune --resume 1"), std::string::npos) << alone.err;
   expectExportedProgramPasses(db, out);
   std::filesystem::remove_all(dir);
 }

@@ -178,9 +178,15 @@ const RunRecord* HistoryPage::currentRun() const {
 void HistoryPage::updateButtons() {
   const RunRecord* run = currentRun();
   // Statuses as they stand: a running run is being tuned (here or by another program), and one
-  // whose program died reads interrupted, so it resumes.
-  m_resume->setEnabled(run && run->status != RunStatus::Finished &&
+  // whose program died reads interrupted, so it resumes. A network's task goes on with its
+  // network (the Networks page), whose scheduler gives it its trials.
+  const QModelIndex index = m_view->currentIndex();
+  const QString network = run ? m_model->row(index.row()).network : QString();
+  m_resume->setEnabled(run && network.isEmpty() && run->status != RunStatus::Finished &&
                        run->status != RunStatus::Running);
+  m_resume->setToolTip(
+      network.isEmpty() ? QString()
+                        : tr("A task of %1: resume the network on the Networks page").arg(network));
   m_export->setEnabled(run != nullptr);
 }
 
