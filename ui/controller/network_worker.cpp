@@ -191,9 +191,14 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
       s->markInterrupted();
       ids << QString::number(s->id());
     }
-    NetworkOutcome out{NetworkOutcome::End::Stopped,
-                       tr("Stopped: network run %1 kept every measured trial; Resume continues it.")
-                           .arg(ids.join(QStringLiteral(", ")))};
+    // Resume continues one run at a time: with several, the list below selects the first.
+    NetworkOutcome out{
+        NetworkOutcome::End::Stopped,
+        ids.size() == 1
+            ? tr("Stopped: network run %1 kept every measured trial; Resume continues it.")
+                  .arg(ids.front())
+            : tr("Stopped: network runs %1 kept every measured trial; Resume continues each.")
+                  .arg(ids.join(QStringLiteral(", ")))};
     return out;
   }
   for (std::size_t i = 0; i < sessions.size(); ++i) {

@@ -9,7 +9,13 @@ NetworkTaskModel::NetworkTaskModel(QObject* parent) : QAbstractTableModel(parent
 void NetworkTaskModel::setTasks(std::vector<NetworkTaskInfo> tasks) {
   bool same = tasks.size() == m_tasks.size();
   for (std::size_t i = 0; same && i < tasks.size(); ++i) same = tasks[i].name == m_tasks[i].name;
-  if (same) return;
+  if (same) {
+    // The same tasks under other params (batch=2): their shapes, work and weights change, the
+    // rows and what was measured for them stay.
+    m_tasks = std::move(tasks);
+    if (!m_tasks.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    return;
+  }
   beginResetModel();
   m_tasks = std::move(tasks);
   m_trials.assign(m_tasks.size(), 0);
@@ -86,8 +92,9 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::TextAlignmentRole)
     return index.column() >= WeightColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                           : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+  // The whole name too: a narrow table elides it ("layer2.…ple.conv").
   if (role == Qt::ToolTipRole && index.column() == TaskColumn)
-    return tr("Runs at: %1").arg(t.layers.join(QStringLiteral(", ")));
+    return tr("%1, runs at: %2").arg(t.name, t.layers.join(QStringLiteral(", ")));
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case TaskColumn:

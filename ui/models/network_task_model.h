@@ -30,7 +30,8 @@ class NetworkTaskModel : public QAbstractTableModel {
 
   explicit NetworkTaskModel(QObject* parent = nullptr);
 
-  // The tasks of a new network (rows change), or the same tasks with new values.
+  // The tasks of a new network (rows change), or the same tasks with new values (other params:
+  // shapes, GFLOP and weights change, the rows and their trials stay).
   void setTasks(std::vector<NetworkTaskInfo> tasks);
   // The contender whose trials and latencies are shown; null shows none.
   void setState(const ContenderState* state);
