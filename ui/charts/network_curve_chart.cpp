@@ -2,16 +2,38 @@
 
 #include <QChart>
 #include <QFontMetrics>
+#include <QGraphicsLayout>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "ui/charts/log_axis_labels.h"
 #include "ui/charts/race_chart_view.h"
 
 namespace opevo::ui {
+
+namespace {
+
+// 1, 2 or 5 times a power of ten: about `ticks` ticks at round numbers over the span (as the
+// Runs page's charts tick), where Qt's nice numbers with a short chart's dropped labels read
+// 100, 60, 20, 0.
+double niceStep(double span, int ticks) {
+  const double raw = std::max(span, 1e-12) / ticks;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  const double f = raw / power;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+}
+
+// Values more than this far apart (libtorch's 11 ms beside a tuned 0.01 ms) go on a log axis:
+// on a linear one the smaller lies flat on zero.
+constexpr double kLogSpan = 30;
+
+}  // namespace
 
 ContenderNames contenderNames(const QStringList& labels) {
   // Labels are "algorithm / scheduler / mode[ + templates]": what every contender shares goes to
@@ -43,7 +65,11 @@ ContenderNames contenderNames(const QStringList& labels) {
 }
 
 NetworkCurveChart::NetworkCurveChart(QWidget* parent)
-    : QChartView(parent), m_x(new QValueAxis), m_y(new QValueAxis) {
+    : QChartView(parent),
+      m_x(new QValueAxis),
+      m_y(new QValueAxis),
+      m_yLog(new QLogValueAxis),
+      m_logLabels(new LogAxisLabels(chart())) {
   setRenderHint(QPainter::Antialiasing);
   m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
   applyTitle();
@@ -58,20 +84,59 @@ NetworkCurveChart::NetworkCurveChart(QWidget* parent)
   // The title says latency: "ms" is all the axis needs, and fits a short chart (an 800x600
   // screen's), where Qt Charts elided "latency (ms)".
   m_y->setTitleText(tr("ms"));
+  m_y->setLabelFormat(QStringLiteral("%g"));
+  m_y->setTickType(QValueAxis::TicksDynamic);
+  m_yLog->setTitleText(tr("ms (log)"));
+  m_yLog->setBase(10);
+  m_yLog->setMinorTickCount(8);
+  m_yLog->setLabelFormat(QStringLiteral("%g"));
+  m_yLog->setParent(this);  // kept while off the chart
   m_x->setLabelFormat(QStringLiteral("%d"));
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
   // Axes with a range before the first snapshot, so the empty chart shows them (whole ticks:
   // 0..10 in five would label 2.5 as "2").
-  m_x->setRange(0, 8);
-  m_y->setRange(0, 1);
+  resetAxes();
   setMinimumHeight(220);
+}
+
+void NetworkCurveChart::resetAxes() {
+  setLogY(false);
+  m_x->setTickType(QValueAxis::TicksFixed);
+  m_x->setRange(0, 8);
+  m_x->applyNiceNumbers();
+  m_y->setTickInterval(0.25);
+  m_y->setRange(0, 1);
+}
+
+QAbstractAxis* NetworkCurveChart::yAxis() const {
+  return m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_y;
+}
+
+void NetworkCurveChart::setLogY(bool on) {
+  if (on == m_logY) return;
+  QAbstractAxis* from = yAxis();
+  m_logY = on;
+  QAbstractAxis* to = yAxis();
+  // A log axis cannot hold the linear one's 0: the new range first, then the series.
+  if (on) m_yLog->setRange(0.001, 1);
+  for (QAbstractSeries* series : chart()->series()) series->detachAxis(from);
+  chart()->removeAxis(from);
+  from->setParent(this);
+  chart()->addAxis(to, Qt::AlignLeft);
+  for (QAbstractSeries* series : chart()->series()) series->attachAxis(to);
+  m_logLabels->setAxis(on ? m_yLog : nullptr);
 }
 
 void NetworkCurveChart::applyTitle() {
   const QFontMetrics metrics(chart()->titleFont());
-  // The chart's margins and the title's own padding take a little of the view's width.
-  const int room = width() - 24;
+  // The title gets the chart's width less its layout's margins and its own: Qt Charts cut a
+  // title measured against the whole view ("Latency, once each task has a kernel: 1...").
+  qreal left = 0, top = 0, right = 0, bottom = 0;
+  chart()->layout()->getContentsMargins(&left, &top, &right, &bottom);
+  // The view's width, which the chart takes (it has none of its own before it is first shown).
+  const int room = width() - static_cast<int>(left + right) - chart()->margins().left() -
+                   chart()->margins().right() - 8;
   for (const QString& title : m_titles)
     if (metrics.horizontalAdvance(title) <= room) {
       chart()->setTitle(title);
@@ -90,6 +155,10 @@ void NetworkCurveChart::clear() {
   m_curves.clear();
   m_measured.clear();
   m_reference = nullptr;
+  // Nothing of the race before stays: its axes and title neither.
+  resetAxes();
+  m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
+  applyTitle();
 }
 
 void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
@@ -112,28 +181,30 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
            {static_cast<QAbstractSeries*>(curve), static_cast<QAbstractSeries*>(measured)}) {
         chart()->addSeries(series);
         series->attachAxis(m_x);
-        series->attachAxis(m_y);
+        series->attachAxis(yAxis());
       }
       for (QLegendMarker* m : chart()->legend()->markers(measured)) m->setVisible(false);
       m_curves.push_back(curve);
       m_measured.push_back(measured);
     }
   }
-  double xMax = 1, yMax = 0;
+  double xMax = 8, yMax = 0, yMin = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < s.contenders.size(); ++i) {
     const ContenderState& c = s.contenders[i];
-    xMax = std::max(xMax, static_cast<double>(c.budget));
+    xMax = std::max({xMax, static_cast<double>(c.budget), static_cast<double>(c.trials)});
     QList<QPointF> points;
     for (std::size_t k = 0; k < c.curveTrials.size(); ++k)
       if (std::isfinite(c.curveEstimateMs[k])) {
         points.append({c.curveTrials[k], c.curveEstimateMs[k]});
         yMax = std::max(yMax, c.curveEstimateMs[k]);
+        yMin = std::min(yMin, c.curveEstimateMs[k]);
       }
     m_curves[i]->replace(points);
     QList<QPointF> measured;
     if (std::isfinite(c.endToEndMs)) {
       measured.append({static_cast<double>(c.trials), c.endToEndMs});
       yMax = std::max(yMax, c.endToEndMs);
+      yMin = std::min(yMin, c.endToEndMs);
     }
     m_measured[i]->replace(measured);
   }
@@ -155,7 +226,8 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
   // there, so shorter forms follow, the shared part (which the legend does not say) kept longest.
   if (!drawn && tasks > 0)
     m_titles = {tr("Latency, once each task has a kernel: %1 of %2").arg(ready).arg(tasks),
-                tr("Tasks with a kernel: %1 of %2").arg(ready).arg(tasks)};
+                tr("Tasks with a kernel: %1 of %2").arg(ready).arg(tasks),
+                tr("Kernels: %1 of %2").arg(ready).arg(tasks)};
   else if (names.shared.isEmpty())
     m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
   else
@@ -170,22 +242,33 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
       m_reference->setPen(pen);
       chart()->addSeries(m_reference);
       m_reference->attachAxis(m_x);
-      m_reference->attachAxis(m_y);
+      m_reference->attachAxis(yAxis());
     }
     // Three decimals below a millisecond (a small network's 0.027 ms, not 0.0).
     m_reference->setName(tr("%1 %2 ms")
                              .arg(s.referenceLegend)
                              .arg(*s.referenceMs, 0, 'f', *s.referenceMs < 1 ? 3 : 1));
     yMax = std::max(yMax, *s.referenceMs);
+    yMin = std::min(yMin, *s.referenceMs);
   }
-  // Room for the end-to-end markers at the last trial; trials are whole, so a race with none
-  // yet (or one that failed at its start) shows 0 to 10 rather than fractions printed as 0, 0, 1.
-  m_x->setRange(0, std::max(10.0, xMax * 1.04));
+  // The budget's range, as the trials chart beside it has (the end-to-end markers sit at its
+  // right edge): 4% of room for them made a 200-trial axis run to 400. Trials are whole, so a
+  // race with none yet shows 0 to 8 rather than fractions printed as 0, 0, 1.
+  m_x->setRange(0, xMax);
   m_x->applyNiceNumbers();
   if (s.referenceMs)  // across the whole axis, as nice numbers made it
     m_reference->replace(QList<QPointF>{{0, *s.referenceMs}, {m_x->max(), *s.referenceMs}});
-  m_y->setRange(0, yMax > 0 ? yMax * 1.08 : 1);
-  m_y->applyNiceNumbers();
+  setLogY(yMin > 0 && yMax / yMin > kLogSpan);
+  if (m_logY) {
+    m_yLog->setRange(std::pow(10.0, std::floor(std::log10(yMin / 1.2))),
+                     std::pow(10.0, std::ceil(std::log10(yMax * 1.2))));
+  } else {
+    const double top = yMax > 0 ? yMax * 1.08 : 1;
+    // Interval before range: the other order briefly asks for thousands of ticks.
+    const double step = niceStep(top, 4);
+    m_y->setTickInterval(step);
+    m_y->setRange(0, std::ceil(top / step) * step);
+  }
 }
 
 int NetworkCurveChart::curvePointCount(int contender) const {

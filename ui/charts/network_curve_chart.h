@@ -6,11 +6,15 @@
 
 #include "ui/controller/network_types.h"
 
+class QAbstractAxis;
 class QLineSeries;
+class QLogValueAxis;
 class QScatterSeries;
 class QValueAxis;
 
 namespace opevo::ui {
+
+class LogAxisLabels;
 
 // Contenders' labels ("opevo-m / gradient / joint") split into what they all share, said once
 // in the chart's title, and what tells each apart, its legend entry (the algorithm where nothing
@@ -34,6 +38,11 @@ class NetworkCurveChart : public QChartView {
   void clear();
   int curvePointCount(int contender) const;
   bool hasReferenceLine() const;
+  // Whether the latency axis is logarithmic: values spanning decades (libtorch's 11 ms beside a
+  // tuned 0.01 ms) are, else the smaller lies flat on zero.
+  bool logScale() const { return m_logY; }
+  QValueAxis* trialsAxis() const { return m_x; }
+  QAbstractAxis* yAxis() const;
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -41,12 +50,17 @@ class NetworkCurveChart : public QChartView {
  private:
   // The first of the titles (longest first) that fits the chart's width, else the last elided.
   void applyTitle();
+  void resetAxes();
+  void setLogY(bool on);
   QStringList m_titles;
   std::vector<QLineSeries*> m_curves;
   std::vector<QScatterSeries*> m_measured;
   QLineSeries* m_reference = nullptr;
   QValueAxis* m_x;
   QValueAxis* m_y;
+  QLogValueAxis* m_yLog;
+  LogAxisLabels* m_logLabels;  // between the decades of the log axis
+  bool m_logY = false;
 };
 
 }  // namespace opevo::ui
