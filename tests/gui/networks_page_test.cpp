@@ -8,14 +8,18 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFontMetrics>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QValueAxis>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -156,6 +160,80 @@ TEST(NetworkCurveChart, ItsTitleFitsANarrowChart) {
             QStringLiteral("Network latency against trials (gradient / joint)"));
 }
 
+// The title as Qt Charts draws it, cut where it found no room ("..."): the chart's title item.
+QString drawnTitle(const NetworkCurveChart& chart) {
+  for (const QGraphicsItem* item : chart.scene()->items())
+    if (const auto* text = dynamic_cast<const QGraphicsTextItem*>(item))
+      if (text->parentItem() == chart.chart() && !text->toPlainText().isEmpty() &&
+          chart.chart()->title().startsWith(text->toPlainText().left(4)))
+        return text->toPlainText();
+  return {};
+}
+
+// At 1024x700 the walk saw "Latency, once each task has a kernel: 1...": the title was measured
+// against the whole view, and Qt Charts cut it. A shorter form is drawn whole.
+TEST(NetworkCurveChart, ItsTitleIsNeverCutWhileTasksLackAKernel) {
+  NetworkCurveChart chart;
+  NetworkSnapshot s;
+  ContenderState c;
+  c.label = QStringLiteral("opevo-m / gradient / joint");
+  c.budget = 64;
+  c.trials = 40;
+  c.taskBestMs.assign(16, 1.0);
+  c.taskBestMs[15] = std::nan("");
+  s.contenders.push_back(c);
+  for (const int width : {300, 260, 220}) {
+    chart.resize(width, 240);
+    chart.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+    chart.setSnapshot(s);
+    QTest::qWait(20);
+    const QString drawn = drawnTitle(chart);
+    EXPECT_FALSE(drawn.isEmpty());
+    EXPECT_FALSE(drawn.contains(QStringLiteral("..."))) << width << ": " << drawn.toStdString();
+    EXPECT_TRUE(drawn.contains(QStringLiteral("15 of 16"))) << width << ": " << drawn.toStdString();
+  }
+}
+
+// The walk: a 200-trial race's latency axis ran to 400 while the trials chart beside it ran to
+// 200; its ticks read 100, 60, 20, 0; and a tuned 0.01 ms lay flat on zero under libtorch's
+// 11 ms.
+TEST(NetworkCurveChart, ItsAxesFollowTheBudgetWithNiceTicksAndALogScaleAcrossDecades) {
+  NetworkCurveChart chart;
+  NetworkSnapshot s;
+  ContenderState c;
+  c.label = QStringLiteral("opevo-m / gradient / joint");
+  c.budget = 200;
+  c.trials = 80;
+  c.taskBestMs = {8.0, 0.5};
+  c.curveTrials = {8, 80};
+  c.curveEstimateMs = {9.0, 8.5};
+  s.contenders.push_back(c);
+  s.referenceMs = 85.7;
+  s.referenceLegend = QStringLiteral("libtorch");
+  chart.setSnapshot(s);
+  EXPECT_EQ(chart.trialsAxis()->max(), 200);
+  EXPECT_TRUE(chart.hasReferenceLine());
+  ASSERT_FALSE(chart.logScale()) << "8.5 to 85.7 ms: one decade";
+  const auto* y = qobject_cast<const QValueAxis*>(chart.yAxis());
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->tickInterval(), 50);
+  EXPECT_EQ(y->max(), 100);
+  // A small network: 0.01 ms tuned against libtorch's 11 ms.
+  s.contenders[0].curveEstimateMs = {0.02, 0.01};
+  s.referenceMs = 11.16;
+  chart.setSnapshot(s);
+  ASSERT_TRUE(chart.logScale());
+  EXPECT_LE(chart.yAxis()->property("min").toDouble(), 0.01);
+  EXPECT_GE(chart.yAxis()->property("max").toDouble(), 11.16);
+  EXPECT_EQ(chart.curvePointCount(0), 2);
+  EXPECT_TRUE(chart.hasReferenceLine());
+  // Cleared for another network: linear again, nothing of the race kept.
+  chart.clear();
+  EXPECT_FALSE(chart.logScale());
+  EXPECT_EQ(chart.curvePointCount(0), 0);
+}
+
 // The title says once what the contenders share; each legend entry what tells it apart.
 TEST(NetworkCurveChart, TheLegendKeepsWhatTellsTheContendersApart) {
   const ContenderNames two = contenderNames(
@@ -223,11 +301,21 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   setup()->paramsEdit()->setText(QStringLiteral("batch=2"));
   emit setup()->paramsEdit()->editingFinished();
   EXPECT_TRUE(waitUntil([&] { return setup()->startButton()->isEnabled(); }));
+  // The same tasks at batch 2: the table's shapes and work follow (they kept batch 1's).
+  EXPECT_TRUE(waitUntil([&] {
+    return tasks->index(0, NetworkTaskModel::ShapeColumn).data().toString() == "2x64x55x55";
+  })) << tasks->index(0, NetworkTaskModel::ShapeColumn).data().toString().toStdString();
+  EXPECT_EQ(tasks->index(7, NetworkTaskModel::ShapeColumn).data().toString(), "2x1000");
   setup()->paramsEdit()->setText(QStringLiteral("batch=x"));
   QString error;
   EXPECT_FALSE(setup()->spec(&error));
-  EXPECT_TRUE(error.contains("batch=x")) << error.toStdString();
+  // Said in the window's terms, not the CLI's "--param 'batch=x'".
+  EXPECT_EQ(error, QStringLiteral("Params: 'batch=x': the value must be an integer"));
   setup()->paramsEdit()->clear();
+  emit setup()->paramsEdit()->editingFinished();
+  EXPECT_TRUE(waitUntil([&] {
+    return tasks->index(0, NetworkTaskModel::ShapeColumn).data().toString() == "1x64x55x55";
+  }));
 
   // A new race tunes layouts and loops on the CPU; elsewhere only loops are offered.
   ASSERT_TRUE(setup()->jointModeBox()->isChecked());
@@ -326,6 +414,66 @@ TEST_F(NetworksPageTest, TheTaskTableShowsEveryColumnInASmallWindow) {
   EXPECT_GE(m_page.graphView()->width(), 120);
 }
 
+// The walk: a network file that did not read left its name in the Network box, above AlexNet's
+// graph and table, as if it had loaded. The box names the network on show again, the file
+// leaves the list, and the message says what failed.
+TEST_F(NetworksPageTest, AFileThatDoesNotReadIsNotLeftChosen) {
+  ASSERT_TRUE(pictureShown(28));
+  const QString bad = m_dir.filePath(QStringLiteral("bad.json"));
+  QFile f(bad);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(R"({"name": "bad", "inputs": [{"name": "x", "shape": [1, 4, 8, 8]}],
+             "layers": [{"name": "p", "op": "max_pool", "input": "x", "kernel": 64}]})");
+  f.close();
+  setup()->selectNetwork(bad);
+  ASSERT_TRUE(waitUntil([&] {
+    return !m_page.loadingPicture() && m_page.statusLabel()->text().contains("still showing");
+  })) << m_page.statusLabel()->text().toStdString();
+  EXPECT_TRUE(m_page.statusLabel()->text().contains(QStringLiteral("alexnet")))
+      << m_page.statusLabel()->text().toStdString();
+  EXPECT_EQ(setup()->networkBox()->currentText(), QStringLiteral("alexnet"));
+  EXPECT_EQ(setup()->networkBox()->findText(QStringLiteral("bad.json")), -1);
+  EXPECT_EQ(setup()->network(), QStringLiteral("alexnet"));
+  EXPECT_TRUE(setup()->startButton()->isEnabled()) << "Start races AlexNet, on show";
+  EXPECT_EQ(m_page.graphView()->networkLayout()->nodes.size(), 28u);
+  // A file that is not there at all: the same.
+  setup()->selectNetwork(m_dir.filePath(QStringLiteral("missing.json")));
+  ASSERT_TRUE(waitUntil([&] { return setup()->networkBox()->currentText() == "alexnet"; }));
+  EXPECT_EQ(setup()->networkBox()->findText(QStringLiteral("missing.json")), -1);
+}
+
+// At 1024x700 Start and Stop were below the fold, and ResNet-18's long task names left Best and
+// Share cut off.
+TEST_F(NetworksPageTest, StartAndEveryColumnShowIn1024x700) {
+  m_page.resize(1000, 640);  // what a 1024x700 window leaves the page
+  setup()->selectNetwork(QStringLiteral("resnet18"));
+  ASSERT_TRUE(
+      waitUntil([&] { return !m_page.loadingPicture() && m_page.taskModel()->rowCount() > 8; }));
+  for (QWidget* button :
+       {static_cast<QWidget*>(setup()->startButton()), static_cast<QWidget*>(setup()->stopButton()),
+        static_cast<QWidget*>(setup()->resumeButton())}) {
+    const QRect inPage(button->mapTo(&m_page, QPoint(0, 0)), button->size());
+    EXPECT_TRUE(m_page.rect().contains(inPage)) << button->objectName().toStdString();
+    EXPECT_FALSE(button->visibleRegion().isEmpty()) << button->objectName().toStdString();
+  }
+  QTableView* table = m_page.taskTable();
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const QHeaderView* header = table->horizontalHeader();
+        const int share = NetworkTaskModel::ShareColumn;
+        return header->sectionViewportPosition(share) + header->sectionSizeHint(share) <=
+                   table->viewport()->width() &&
+               !table->horizontalScrollBar()->isVisible();
+      },
+      2000))
+      << "table " << table->width() << " px wide, graph " << m_page.graphView()->width();
+  EXPECT_TRUE(m_page.taskModel()
+                  ->index(5, NetworkTaskModel::TaskColumn)
+                  .data(Qt::ToolTipRole)
+                  .toString()
+                  .startsWith(m_page.taskModel()->index(5, 0).data().toString()));
+}
+
 // Where there is no CUDA device a cuda race ends at once, saying why, and stores nothing.
 TEST_F(NetworksPageTest, ACudaRaceWithoutADeviceFailsNamingWhy) {
   for (const BackendInfo& b : probeBackends())
@@ -403,6 +551,17 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   EXPECT_GT(nodeShares[nodeIndex("p1")], 0);
   EXPECT_NEAR(shares + nodeShares[nodeIndex("p1")], 1, 1e-9);
 
+  // Another network chosen: the tiny race's results, contenders and curves go, rather than
+  // stand under AlexNet's picture.
+  setup()->selectNetwork(QStringLiteral("alexnet"));
+  ASSERT_TRUE(pictureShown(28));
+  EXPECT_EQ(m_page.snapshot(), nullptr);
+  EXPECT_EQ(m_page.contenderBox()->count(), 0);
+  EXPECT_EQ(m_page.curveChart()->curvePointCount(0), 0);
+  EXPECT_FALSE(m_page.statusLabel()->text().contains(QStringLiteral("end to end")))
+      << m_page.statusLabel()->text().toStdString();
+  EXPECT_EQ(m_page.taskModel()->index(0, NetworkTaskModel::TrialsColumn).data().toInt(), 0);
+
   // Both are stored network runs, finished, with their results.
   Store store(m_db.toStdString());
   const std::vector<NetworkRecord> runs = store.networks();
@@ -418,18 +577,43 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
 
 TEST_F(NetworksPageTest, StopKeepsEveryTrialAndResumeFinishesTheBudget) {
   chooseTiny({QStringLiteral("gradient")}, 24);
+  // A race stopped before: the list selects it, and kept it selected after the next one
+  // stopped, so Resume continued the older run (the walk's runs 3 and 4).
   m_page.start();
   ASSERT_TRUE(waitUntil(
       [&] { return m_page.snapshot() && m_page.snapshot()->contenders.at(0).trials >= 4; },
       120000));
   m_page.stop();
   ASSERT_TRUE(raceEnded());
-  EXPECT_TRUE(m_page.statusLabel()->text().contains("Resume"))
-      << m_page.statusLabel()->text().toStdString();
+  ASSERT_TRUE(waitUntil([&] { return setup()->selectedRun().has_value(); }));
+  const std::int64_t older = setup()->selectedRun()->id;
+  m_page.start();
+  // While it runs the form describes it: nothing there can name another network or budget.
+  EXPECT_FALSE(setup()->networkBox()->isEnabled());
+  EXPECT_FALSE(setup()->openButton()->isEnabled());
+  EXPECT_FALSE(setup()->paramsEdit()->isEnabled());
+  EXPECT_FALSE(setup()->trialsBox()->isEnabled());
+  EXPECT_FALSE(setup()->algorithmList()->isEnabled());
+  EXPECT_TRUE(setup()->stopButton()->isEnabled());
+  ASSERT_TRUE(waitUntil(
+      [&] { return m_page.snapshot() && m_page.snapshot()->contenders.at(0).trials >= 4; },
+      120000));
+  m_page.stop();
+  ASSERT_TRUE(raceEnded());
+  EXPECT_TRUE(setup()->networkBox()->isEnabled());
+  EXPECT_TRUE(setup()->trialsBox()->isEnabled());
+  const QString stopped = m_page.statusLabel()->text();
+  EXPECT_TRUE(stopped.startsWith(QStringLiteral("Stopped: network run ")) &&
+              stopped.contains(QStringLiteral("Resume continues it")))
+      << stopped.toStdString();
 
   Store store(m_db.toStdString());
-  std::vector<NetworkRecord> runs = store.networks();
-  ASSERT_EQ(runs.size(), 1u);
+  std::vector<NetworkRecord> all = store.networks();
+  ASSERT_EQ(all.size(), 2u);
+  std::vector<NetworkRecord> runs = {all[1]};  // the race just stopped
+  EXPECT_NE(runs[0].id, older);
+  EXPECT_TRUE(stopped.contains(QStringLiteral("network run %1 ").arg(runs[0].id)))
+      << stopped.toStdString();
   EXPECT_EQ(runs[0].status, RunStatus::Interrupted);
   const std::vector<std::int64_t> taskRuns = runs[0].taskRuns;
   ASSERT_EQ(taskRuns.size(), 2u);
@@ -448,8 +632,10 @@ TEST_F(NetworksPageTest, StopKeepsEveryTrialAndResumeFinishesTheBudget) {
   setup()->resumeButton()->click();
   ASSERT_TRUE(m_page.controller()->busy());
   ASSERT_TRUE(raceEnded()) << m_page.statusLabel()->text().toStdString();
-  runs = store.networks();
-  ASSERT_EQ(runs.size(), 1u);
+  all = store.networks();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].status, RunStatus::Interrupted) << "the older run, untouched";
+  runs = {all[1]};
   EXPECT_EQ(runs[0].status, RunStatus::Finished);
   EXPECT_EQ(storedTrials(), 24u) << "nothing measured twice, nothing lost";
   int units = 0;

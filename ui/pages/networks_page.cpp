@@ -1,6 +1,7 @@
 #include "ui/pages/networks_page.h"
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -22,7 +23,6 @@
 #include "ui/controller/network_controller.h"
 #include "ui/jobs/network_layout.h"
 #include "ui/models/network_task_model.h"
-#include "ui/widgets/form_scroll_area.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/pair_or_tabs.h"
@@ -67,7 +67,9 @@ QString finishedLine(const ContenderState& c) {
 }  // namespace
 
 struct NetworksPage::Picture {
-  QString text;  // the network text it was made from
+  QString text;    // the network text it was made from
+  QString source;  // the preset or file it was read from
+  net::ParamOverrides params;
   QString description;
   std::vector<NetworkTaskInfo> tasks;
   std::shared_ptr<const NetworkLayout> layout;
@@ -95,6 +97,11 @@ NetworksPage::NetworksPage(QWidget* parent)
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Sized by fitTable, which narrows it where the window is, keeping the end of a name, what
+  // tells ResNet's "layer2.0.conv1" from "layer2.1.conv1" (the tooltip names it whole).
+  m_table->horizontalHeader()->setSectionResizeMode(NetworkTaskModel::TaskColumn,
+                                                    QHeaderView::Interactive);
+  m_table->setTextElideMode(Qt::ElideLeft);
   m_contender->setObjectName(QStringLiteral("contenderBox"));
   m_contender->setToolTip(tr("Whose tasks the table, the colours and the trials chart show"));
   m_status->setObjectName(QStringLiteral("networkStatus"));
@@ -127,10 +134,9 @@ NetworksPage::NetworksPage(QWidget* parent)
   rightLayout->addWidget(m_status);
   rightLayout->addWidget(right, 1);
 
-  auto* scroll = new FormScrollArea(m_setup);
-  scroll->setObjectName(QStringLiteral("networkSetupScroll"));
+  // The panel scrolls its form itself, keeping Start, Stop and the stored runs in view.
   auto* split = new QSplitter(Qt::Horizontal);
-  split->addWidget(scroll);
+  split->addWidget(m_setup);
   split->addWidget(rightSide);
   split->setStretchFactor(1, 1);
   auto* layout = new QHBoxLayout(this);
@@ -150,8 +156,7 @@ NetworksPage::NetworksPage(QWidget* parent)
     try {
       text = net::networkText(source);
     } catch (const std::exception& e) {
-      m_setup->setNetworkValid(false);
-      setStatus(QString::fromUtf8(e.what()), true);
+      refuseNetwork(QString::fromStdString(source), QString::fromUtf8(e.what()));
       return;
     }
     loadPicture(source, text, *params);
@@ -187,8 +192,11 @@ NetworksPage::NetworksPage(QWidget* parent)
                        .arg(m_snapshot->referenceName)
                        .arg(*m_snapshot->referenceMs, 0, 'f', 2);
         setStatus(lines.isEmpty() ? tr("Finished.") : lines.join(QStringLiteral("; ")), failed);
-        emit statusMessage(tr("Network race finished: %1 network runs stored")
-                               .arg(m_snapshot ? m_snapshot->contenders.size() : 0));
+        const int stored = m_snapshot ? static_cast<int>(m_snapshot->contenders.size()) : 0;
+        // Spelled out: tr's %n is plural only with a translation loaded.
+        emit statusMessage(stored == 1
+                               ? tr("Network race finished: 1 network run stored")
+                               : tr("Network race finished: %1 network runs stored").arg(stored));
         break;
       }
       case NetworkOutcome::End::Stopped:
@@ -200,7 +208,9 @@ NetworksPage::NetworksPage(QWidget* parent)
         emit statusMessage(tr("Network race failed (see the Networks page)"));
         break;
     }
-    m_setup->reloadRuns();
+    // The race's run selected, so that Resume continues the run just stopped (it kept the run
+    // selected before, and resumed that).
+    m_setup->reloadRuns(shownRunId());
     emit raceEnded();
   });
   connect(m_contender, &QComboBox::currentIndexChanged, this, &NetworksPage::showContender);
@@ -225,6 +235,8 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
       [source = std::move(source), text = std::move(text), params = std::move(params)] {
         auto p = std::make_shared<Picture>();
         p->text = QString::fromStdString(text);
+        p->source = QString::fromStdString(source);
+        p->params = params;
         try {
           const net::Network n = net::networkFromText(text, source, params);
           const net::TaskGraph g = net::extractTasks(n);
@@ -238,10 +250,19 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         return std::shared_ptr<const Picture>(p);
       },
       [this](std::shared_ptr<const Picture> p) {
-        m_setup->setNetworkValid(p->error.isEmpty());
         if (!p->error.isEmpty()) {
-          setStatus(p->error, true);
+          refuseNetwork(p->source, p->error);
           return;
+        }
+        m_setup->setNetworkValid(true);
+        m_shownSource = p->source;
+        if (m_controller->busy()) {
+          // A resumed run's network: the box names it, as it names a started race's.
+          m_setup->showNetwork(p->source, {});
+        } else if (m_snapshot &&
+                   (p->text != m_snapshot->networkText || p->params != m_snapshot->params)) {
+          // Another network (or params) than the race on show measured: its results go.
+          clearResults();
         }
         m_pictureText = p->text;
         m_taskInfo = p->tasks;
@@ -254,6 +275,36 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
       });
 }
 
+void NetworksPage::refuseNetwork(const QString& source, const QString& error) {
+  if (m_controller->busy() || m_shownSource.isEmpty() || source == m_shownSource ||
+      source != m_setup->network()) {
+    // Nothing else to fall back on (or not the box's choice): Start waits for a fix.
+    m_setup->setNetworkValid(false);
+    setStatus(error, true);
+    return;
+  }
+  // The picture, the table and the results still show the network before: the box names it
+  // again, and Start races it, not the file that did not read.
+  m_setup->showNetwork(m_shownSource, source);
+  m_setup->setNetworkValid(true);
+  setStatus(tr("%1 (still showing %2)").arg(error, QFileInfo(m_shownSource).fileName()), true);
+}
+
+void NetworksPage::clearResults() {
+  m_snapshot.reset();
+  m_contender->clear();
+  m_curves->clear();
+  showContender();
+}
+
+std::int64_t NetworksPage::shownRunId() const {
+  if (!m_snapshot || m_snapshot->contenders.empty()) return 0;
+  const int i = std::max(0, m_contender->currentIndex());
+  return i < static_cast<int>(m_snapshot->contenders.size())
+             ? m_snapshot->contenders[static_cast<std::size_t>(i)].networkId
+             : m_snapshot->contenders.front().networkId;
+}
+
 void NetworksPage::start() {
   QString error;
   std::optional<NetworkSpec> spec = m_setup->spec(&error);
@@ -261,9 +312,7 @@ void NetworksPage::start() {
     setStatus(error, true);
     return;
   }
-  m_snapshot.reset();
-  m_contender->clear();
-  m_curves->clear();
+  clearResults();
   // The note above says why; the status repeats it where the eye is at Start.
   setStatus(tasksLeftOut() > 0 ? tr("Starting, with tasks that will get no trial (see above)…")
                                : tr("Starting…"));
@@ -279,9 +328,7 @@ void NetworksPage::resume(std::int64_t networkId) {
   NetworkSpec spec;
   spec.resume = networkId;
   spec.storePath = m_setup->storePath().toStdString();
-  m_snapshot.reset();
-  m_contender->clear();
-  m_curves->clear();
+  clearResults();
   setStatus(tr("Resuming network run %1…").arg(networkId));
   m_controller->start(std::move(spec));
 }
@@ -290,7 +337,7 @@ void NetworksPage::showSnapshot(NetworkSnapshotPtr snapshot) {
   m_snapshot = std::move(snapshot);
   const NetworkSnapshot& s = *m_snapshot;
   if (m_contender->count() != static_cast<int>(s.contenders.size())) {
-    m_setup->reloadRuns();  // the race's runs are stored now: list them
+    m_setup->reloadRuns(s.contenders.empty() ? 0 : s.contenders.front().networkId);
     const QSignalBlocker block(m_contender);
     m_contender->clear();
     for (const ContenderState& c : s.contenders)
@@ -393,17 +440,27 @@ void NetworksPage::updateBudgetNote() {
 void NetworksPage::fitTable() {
   // At 1024x700 the table got 410 px for the 475 its columns need, and Share went behind a
   // scroll bar: the graph gives up what the table lacks, down to a width where a layer's box
-  // still shows (it zooms and pans).
+  // still shows (it zooms and pans). ResNet's names ("layer2.0.downsample.conv") still left Best
+  // and Share cut off: the task names, elided at the front, give up the rest.
   constexpr int kGraphLeast = 120;
   const QList<int> sizes = m_top->sizes();
   if (sizes.size() != 2 || sizes[1] <= 0) return;  // not laid out yet, or the table collapsed
-  int need = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 2;
+  QHeaderView* header = m_table->horizontalHeader();
   const QAbstractItemView* view = m_table;  // QTableView hides its sizeHintForColumn
-  for (int c = 0; c < m_tasks->columnCount(); ++c)
-    need += std::max(view->sizeHintForColumn(c), m_table->horizontalHeader()->sectionSizeHint(c));
+  const auto hint = [&](int c) {
+    return std::max(view->sizeHintForColumn(c), header->sectionSizeHint(c));
+  };
+  int need = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 2;
+  for (int c = 0; c < m_tasks->columnCount(); ++c) need += hint(c);
+  // The stretched last column is never narrower than the header's default section size.
+  need += std::max(0, header->defaultSectionSize() - hint(NetworkTaskModel::ShareColumn));
   const int total = sizes[0] + sizes[1];
   const int table = std::min(need, total - kGraphLeast);
   if (table > sizes[1]) m_top->setSizes({total - table, table});
+  const int task = hint(NetworkTaskModel::TaskColumn);
+  const int least = std::min(task, 10 * fontMetrics().averageCharWidth());
+  header->resizeSection(NetworkTaskModel::TaskColumn,
+                        std::max(least, task - std::max(0, need - std::max(table, sizes[1]))));
 }
 
 void NetworksPage::resizeEvent(QResizeEvent* event) {

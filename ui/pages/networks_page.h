@@ -64,6 +64,13 @@ class NetworksPage : public QWidget {
   // Reads and lays out a network off the GUI thread: the chosen one, or a snapshot's.
   void loadPicture(std::string source, std::string text, net::ParamOverrides params);
   void showSnapshot(NetworkSnapshotPtr snapshot);
+  // The chosen network could not be read: said, and where another is on show the Network box
+  // names that one again rather than the one that failed.
+  void refuseNetwork(const QString& source, const QString& error);
+  // No race on show: its results, contenders and curves go (a new race, or another network).
+  void clearResults();
+  // The stored run of the contender on show (0: none).
+  std::int64_t shownRunId() const;
   void showContender();
   void setStatus(const QString& text, bool error = false);
   // How many tasks the form's Trials and Unit leave without a single trial (0: none), and the note
@@ -91,6 +98,7 @@ class NetworksPage : public QWidget {
   NetworkSnapshotPtr m_snapshot;
   std::vector<NetworkTaskInfo> m_taskInfo;
   QString m_pictureText;  // the network text the picture shows
+  QString m_shownSource;  // the preset or file it was read from
   LatestJob<std::shared_ptr<const Picture>> m_pictureJob{
       LatestJob<std::shared_ptr<const Picture>>::Overlap::NewestWaits};
 };

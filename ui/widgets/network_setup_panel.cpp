@@ -1,9 +1,11 @@
 #include "ui/widgets/network_setup_panel.h"
 
+#include <QAbstractItemView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -11,8 +13,10 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <exception>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -24,6 +28,7 @@
 #include "net/network_json.h"
 #include "store/store.h"
 #include "tuners/registry.h"
+#include "ui/widgets/form_scroll_area.h"
 
 namespace opevo::ui {
 namespace {
@@ -53,11 +58,13 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_start(new QPushButton(tr("Start"))),
       m_stop(new QPushButton(tr("Stop"))),
       m_runs(new QComboBox),
-      m_resume(new QPushButton(tr("Resume"))) {
+      m_resume(new QPushButton(tr("Resume"))),
+      m_form(new QWidget) {
   m_network->setObjectName(QStringLiteral("networkBox"));
   for (const net::NetworkPreset& p : net::networkPresets())
     m_network->addItem(QString::fromStdString(p.name));
-  auto* open = new QPushButton(tr("Open…"));
+  m_open = new QPushButton(tr("Open…"));
+  QPushButton* open = m_open;
   open->setToolTip(tr("A network file (docs/networks.md)"));
   auto* networkRow = new QHBoxLayout;
   networkRow->addWidget(m_network, 1);
@@ -140,7 +147,8 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_seed->setRange(0, 1000000);
   m_seed->setValue(1);
 
-  auto* form = new QFormLayout;
+  auto* form = new QFormLayout(m_form);
+  form->setContentsMargins(0, 0, 0, 0);
   form->addRow(tr("Network"), networkRow);
   form->addRow(tr("Params"), m_params);
   form->addRow(tr("Backend"), m_backend);
@@ -156,24 +164,32 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_stop->setObjectName(QStringLiteral("stopButton"));
   buttons->addWidget(m_start);
   buttons->addWidget(m_stop);
+  // The form scrolls on its own, Start and Stop and the stored runs below it stay in view: at
+  // 1024x700 the whole column scrolled and Start was below the fold.
+  auto* formScroll = new FormScrollArea(m_form);
+  formScroll->setObjectName(QStringLiteral("networkFormScroll"));
+  formScroll->setFrameShape(QFrame::NoFrame);
   auto* setup = new QGroupBox(tr("New network race"));
   auto* setupLayout = new QVBoxLayout(setup);
-  setupLayout->addLayout(form);
+  setupLayout->addWidget(formScroll, 1);
   setupLayout->addLayout(buttons);
 
   auto* stored = new QGroupBox(tr("Stored network runs"));
   m_runs->setObjectName(QStringLiteral("runsBox"));
   m_resume->setObjectName(QStringLiteral("resumeButton"));
   m_resume->setToolTip(tr("Continue an interrupted network run to its budget"));
+  // The box is as wide as the column: its entries are cut there, so the popup shows them whole
+  // and each has its whole text as a tooltip.
+  m_runs->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_runs->setMinimumContentsLength(12);
   auto* storedLayout = new QVBoxLayout(stored);
   storedLayout->addWidget(m_runs);
   storedLayout->addWidget(m_resume);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(setup);
+  layout->addWidget(setup, 1);
   layout->addWidget(stored);
-  layout->addStretch(1);
 
   connect(open, &QPushButton::clicked, this, &NetworkSetupPanel::openFile);
   connect(m_network, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::networkChanged);
@@ -192,11 +208,18 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   });
   connect(m_start, &QPushButton::clicked, this, &NetworkSetupPanel::startRequested);
   connect(m_stop, &QPushButton::clicked, this, &NetworkSetupPanel::stopRequested);
-  connect(m_runs, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::updateButtons);
+  connect(m_runs, &QComboBox::currentIndexChanged, this, [this] {
+    m_runs->setToolTip(m_runs->currentData(Qt::ToolTipRole).toString());
+    updateButtons();
+  });
   connect(m_resume, &QPushButton::clicked, this, [this] {
     if (const auto run = selectedRun()) emit resumeRequested(run->id);
   });
   updateButtons();
+}
+
+QSize NetworkSetupPanel::sizeHint() const {
+  return {minimumSizeHint().width(), QWidget::sizeHint().height()};
 }
 
 void NetworkSetupPanel::setStorePath(const QString& path) {
@@ -204,7 +227,7 @@ void NetworkSetupPanel::setStorePath(const QString& path) {
   reloadRuns();
 }
 
-void NetworkSetupPanel::reloadRuns() {
+void NetworkSetupPanel::reloadRuns(std::int64_t select) {
   if (m_storePath.isEmpty()) return;
   m_runsJob.start(
       [path = m_storePath.toStdString()] {
@@ -214,26 +237,34 @@ void NetworkSetupPanel::reloadRuns() {
           return std::vector<NetworkRecord>{};  // no store yet, or unreadable: nothing to resume
         }
       },
-      [this](std::vector<NetworkRecord> runs) {
-        const QVariant keep = m_runs->currentData();
+      [this, select](std::vector<NetworkRecord> runs) {
+        const QVariant keep =
+            select > 0 ? QVariant::fromValue<qlonglong>(select) : m_runs->currentData();
         m_stored = std::move(runs);
         m_runs->clear();
-        // Newest first: the run just stopped is the one to resume.
+        // Newest first. What tells runs apart first (id, network, status), the contender after:
+        // the box is cut at the column's width ("..., interr" at 1280 pixels).
+        int widest = 0;
+        const QFontMetrics metrics(m_runs->view()->font());
         for (auto it = m_stored.rbegin(); it != m_stored.rend(); ++it) {
           const nlohmann::json plan = nlohmann::json::parse(it->planJson, nullptr, false);
           const QString what = plan.is_object()
-                                   ? QStringLiteral("%1 / %2, %3 trials")
+                                   ? tr("%1 / %2, %3 trials")
                                          .arg(QString::fromStdString(plan.value("algorithm", "")),
                                               QString::fromStdString(plan.value("scheduler", "")))
                                          .arg(plan.value("trials", 0))
                                    : QString();
-          m_runs->addItem(tr("%1: %2 (%3), %4")
-                              .arg(it->id)
-                              .arg(QString::fromStdString(it->name), what,
-                                   QString::fromUtf8(runStatusName(it->status).data())),
-                          QVariant::fromValue<qlonglong>(it->id));
+          const QString text = tr("%1: %2, %3 (%4)")
+                                   .arg(it->id)
+                                   .arg(QString::fromStdString(it->name),
+                                        QString::fromUtf8(runStatusName(it->status).data()), what);
+          m_runs->addItem(text, QVariant::fromValue<qlonglong>(it->id));
+          m_runs->setItemData(m_runs->count() - 1, text, Qt::ToolTipRole);
+          widest = std::max(widest, metrics.horizontalAdvance(text));
         }
+        m_runs->view()->setMinimumWidth(widest + 4 * metrics.averageCharWidth());
         if (const int i = m_runs->findData(keep); i >= 0) m_runs->setCurrentIndex(i);
+        m_runs->setToolTip(m_runs->currentData(Qt::ToolTipRole).toString());
         updateButtons();
       });
 }
@@ -244,7 +275,7 @@ void NetworkSetupPanel::openFile() {
   if (!file.isEmpty()) selectNetwork(file);
 }
 
-void NetworkSetupPanel::selectNetwork(const QString& presetOrPath) {
+int NetworkSetupPanel::networkIndex(const QString& presetOrPath) {
   int i = m_network->findText(presetOrPath);
   if (i < 0) i = m_network->findData(presetOrPath, kPathRole);
   if (i < 0) {
@@ -252,7 +283,19 @@ void NetworkSetupPanel::selectNetwork(const QString& presetOrPath) {
     i = m_network->count() - 1;
     m_network->setItemData(i, presetOrPath, Qt::ToolTipRole);
   }
-  m_network->setCurrentIndex(i);
+  return i;
+}
+
+void NetworkSetupPanel::selectNetwork(const QString& presetOrPath) {
+  m_network->setCurrentIndex(networkIndex(presetOrPath));
+}
+
+void NetworkSetupPanel::showNetwork(const QString& presetOrPath, const QString& refused) {
+  const QSignalBlocker block(m_network);
+  // A file that did not read goes from the list: left there it read as chosen.
+  if (const int bad = m_network->findData(refused, kPathRole); bad >= 0 && !refused.isEmpty())
+    m_network->removeItem(bad);
+  m_network->setCurrentIndex(networkIndex(presetOrPath));
 }
 
 bool NetworkSetupPanel::setAlgorithms(const QStringList& names) {
@@ -323,7 +366,10 @@ std::optional<net::ParamOverrides> NetworkSetupPanel::params(QString* error) con
       if (out.count(name)) throw InputError(name + " is given twice");
       out.emplace(std::move(name), value);
     } catch (const std::exception& e) {
-      if (error) *error = tr("Params: %1").arg(QString::fromUtf8(e.what()));
+      // The parser words its errors for the CLI's --param; here the field is Params.
+      QString what = QString::fromUtf8(e.what());
+      if (what.startsWith(QLatin1String("--param "))) what.remove(0, 8);
+      if (error) *error = tr("Params: %1").arg(what);
       return std::nullopt;
     }
   }
@@ -345,11 +391,13 @@ std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
   if (m_topological->isChecked()) s.schedulers.push_back(net::SchedulerKind::Topological);
   s.modes.clear();
   if (m_loopMode->isChecked()) s.modes.push_back(layout::TuningMode::Loop);
-  if (m_jointMode->isChecked() && m_jointMode->isEnabled())
-    s.modes.push_back(layout::TuningMode::Joint);
-  if (m_jointNoPropagation->isChecked() && m_jointNoPropagation->isEnabled())
+  // Layouts are the CPU's only (the backend's handler unchecks them elsewhere); asked of the
+  // backend, not of the boxes, which a running race disables too.
+  const bool cpu = s.backend == "cpu";
+  if (m_jointMode->isChecked() && cpu) s.modes.push_back(layout::TuningMode::Joint);
+  if (m_jointNoPropagation->isChecked() && cpu)
     s.modes.push_back(layout::TuningMode::JointNoPropagation);
-  s.winograd = m_winogradMode->isChecked() && m_winogradMode->isEnabled();
+  s.winograd = m_winogradMode->isChecked();
   s.matvec = m_matvec->isChecked();
   s.coldWeights = m_coldWeights->isChecked();
   if (s.algorithms.empty() || s.schedulers.empty() || (s.modes.empty() && !s.winograd)) {
@@ -382,6 +430,9 @@ void NetworkSetupPanel::setNetworkValid(bool valid) {
 }
 
 void NetworkSetupPanel::updateButtons() {
+  // While a race runs the form is its description: changed, it would name another network or
+  // budget than the page shows.
+  m_form->setEnabled(!m_busy);
   m_start->setEnabled(!m_busy && m_networkValid);
   m_start->setToolTip(m_networkValid ? QString()
                                      : tr("The network above could not be read: see the message"));

@@ -40,6 +40,9 @@ class NetworkSetupPanel : public QWidget {
   // Whether the chosen network could be read: Start waits for one that can.
   void setNetworkValid(bool valid);
   void selectNetwork(const QString& presetOrPath);
+  // Shows presetOrPath in the Network box again, without networkChanged, after the file refused
+  // could not be read (it leaves the list).
+  void showNetwork(const QString& presetOrPath, const QString& refused);
   // Checks these algorithms (and unchecks the others); false when one is unknown.
   bool setAlgorithms(const QStringList& names);
   // "gradient", "round-robin", "topological"; false when one is unknown.
@@ -48,8 +51,11 @@ class NetworkSetupPanel : public QWidget {
   // "loop", "joint"; false when one is unknown.
   bool setModes(const QStringList& names);
   bool busyReading() const { return m_runsJob.busy(); }
+  // No wider than the form needs: at 1024x700 every pixel more is taken from the tasks' table.
+  QSize sizeHint() const override;
 
   QComboBox* networkBox() const { return m_network; }
+  QPushButton* openButton() const { return m_open; }
   QLineEdit* paramsEdit() const { return m_params; }
   QComboBox* backendBox() const { return m_backend; }
   QListWidget* algorithmList() const { return m_algorithms; }
@@ -70,8 +76,9 @@ class NetworkSetupPanel : public QWidget {
   QPushButton* resumeButton() const { return m_resume; }
 
  public slots:
-  // Reads the stored network runs again (after a race ends).
-  void reloadRuns();
+  // Reads the stored network runs again (after a race ends), then selects the run `select` (a
+  // race's, which Resume then continues), or keeps the selection where it is 0.
+  void reloadRuns(std::int64_t select = 0);
   void openFile();
 
  signals:
@@ -82,9 +89,12 @@ class NetworkSetupPanel : public QWidget {
 
  private:
   void updateButtons();
+  // The Network box's entry for a preset or a file, a file's added where it has none.
+  int networkIndex(const QString& presetOrPath);
 
   QString m_storePath;
   QComboBox* m_network;
+  QPushButton* m_open;
   QLineEdit* m_params;
   QComboBox* m_backend;
   QListWidget* m_algorithms;
@@ -104,6 +114,7 @@ class NetworkSetupPanel : public QWidget {
   QPushButton* m_stop;
   QComboBox* m_runs;
   QPushButton* m_resume;
+  QWidget* m_form;  // the fields that describe a new race, locked while one runs
   std::vector<NetworkRecord> m_stored;
   bool m_busy = false;
   bool m_networkValid = true;  // the chosen network read and its tasks found
