@@ -11,6 +11,7 @@
 #include "cluster/cluster_password.h"
 #include "cluster/redis_connection.h"
 #include "common/error.h"
+#include "common/openmp_waiting.h"
 
 namespace {
 
@@ -29,6 +30,7 @@ std::string selfPath(const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  opevo::boundOpenMpWaiting(argv);  // may run the program anew, before anything else
   CLI::App app{
       "OpEvo Studio agent: measures a cluster's trials on this machine's devices, one "
       "consumer and one worker process per device"};

@@ -5,8 +5,10 @@
 #include "cli/interrupt_notice.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
+#include "common/openmp_waiting.h"
 
 int main(int argc, char** argv) {
+  opevo::boundOpenMpWaiting(argv);  // may run the program anew, before anything else
   CLI::App app{"OpEvo Studio command line: search spaces, q-random walks and tuning runs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("opevo ") + OPEVO_VERSION);

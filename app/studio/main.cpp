@@ -13,6 +13,7 @@
 #include <memory>
 #include <string_view>
 
+#include "common/openmp_waiting.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/main_window.h"
 #include "ui/models/history_model.h"
@@ -64,6 +65,7 @@ bool hasSomewhereToShow(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  opevo::boundOpenMpWaiting(argv);  // may run the program anew, before anything else
   // Set before any application object exists so that --help and --version read them too.
   QCoreApplication::setApplicationName(QStringLiteral("OpEvo Studio"));
   QCoreApplication::setOrganizationName(QStringLiteral("opevo"));
