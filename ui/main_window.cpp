@@ -6,6 +6,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLayout>
 #include <QMenuBar>
@@ -21,6 +23,10 @@
 
 #include "probe/backend_probe.h"
 #include "store/store.h"
+#include "ui/charts/chart_export.h"
+#include "ui/charts/kas_scatter_chart.h"
+#include "ui/charts/network_curve_chart.h"
+#include "ui/charts/task_trials_chart.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/models/operator_file_model.h"
 #include "ui/pages/cluster_page.h"
@@ -231,6 +237,54 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   return QMainWindow::eventFilter(watched, event);
 }
 
+RaceResultsWidget* MainWindow::shownRace() const {
+  if (m_pages->currentWidget() == m_runsPage) return m_runsPage->results();
+  if (m_pages->currentWidget() == m_historyPage) return m_historyPage->results();
+  return nullptr;
+}
+
+QWidget* MainWindow::shownChart(QString* fileStem) const {
+  if (m_pages->currentWidget() == m_kernelsPage) {
+    *fileStem = QStringLiteral("kernels");
+    return m_kernelsPage->chart();
+  }
+  if (m_pages->currentWidget() == m_networksPage) {
+    *fileStem = QStringLiteral("network");
+    // Both charts where the page shows them side by side; the one on show where it tabs them.
+    QWidget* w = m_networksPage->curveChart();
+    while (w->parentWidget() && !w->isAncestorOf(m_networksPage->trialsChart()))
+      w = w->parentWidget();
+    return w;
+  }
+  return nullptr;
+}
+
+void MainWindow::exportChart(bool svg) {
+  if (RaceResultsWidget* race = shownRace()) {
+    svg ? race->exportSvgDialog() : race->exportPngDialog();
+    return;
+  }
+  QString stem;
+  QWidget* chart = shownChart(&stem);
+  if (!chart) return;
+  const QString suffix = svg ? QStringLiteral("svg") : QStringLiteral("png");
+  const QString path = QFileDialog::getSaveFileName(
+      this, svg ? tr("Save chart as SVG") : tr("Save chart as PNG"),
+      stem + QLatin1Char('.') + suffix, svg ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+  if (path.isEmpty()) return;
+  const QString error = svg ? saveWidgetSvg(chart, path, m_pages->tabText(m_pages->currentIndex()))
+                            : saveWidgetPng(chart, path);
+  showStatus(error.isEmpty() ? tr("Saved %1").arg(QDir::toNativeSeparators(path)) : error);
+}
+
+void MainWindow::updateExportActions() {
+  QString stem;
+  const bool race = shownRace() != nullptr;
+  m_exportPng->setEnabled(race || shownChart(&stem));
+  m_exportSvg->setEnabled(m_exportPng->isEnabled());
+  m_exportCsv->setEnabled(race);
+}
+
 void MainWindow::makeMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open dataset…"), m_runsPage->setup()->datasetPicker(),
@@ -242,13 +296,18 @@ void MainWindow::makeMenus() {
                     m_presetsPanel->openFileDialog();
                   });
   file->addSeparator();
-  RaceResultsWidget* results = m_runsPage->results();
-  file->addAction(tr("Export chart as &PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E), results,
-                  &RaceResultsWidget::exportPngDialog);
-  file->addAction(tr("Export chart as &SVG…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
-                  results, &RaceResultsWidget::exportSvgDialog);
-  file->addAction(tr("Export trials as &CSV…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S),
-                  results, &RaceResultsWidget::exportCsvDialog);
+  m_exportPng = file->addAction(tr("Export chart as &PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E),
+                                this, [this] { exportChart(false); });
+  m_exportSvg =
+      file->addAction(tr("Export chart as &SVG…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                      this, [this] { exportChart(true); });
+  m_exportCsv = file->addAction(tr("Export trials as &CSV…"),
+                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+                                  if (RaceResultsWidget* race = shownRace())
+                                    race->exportCsvDialog();
+                                });
+  connect(m_pages, &QTabWidget::currentChanged, this, &MainWindow::updateExportActions);
+  updateExportActions();
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

@@ -5,6 +5,7 @@
 
 #include "ui/jobs/latest_job.h"
 
+class QAction;
 class QLabel;
 class QTabWidget;
 
@@ -16,6 +17,7 @@ class HistoryPage;
 class KernelsPage;
 class NetworksPage;
 class PresetsPanel;
+class RaceResultsWidget;
 class QwalkPanel;
 class RunsPage;
 class TopologyPage;
@@ -86,6 +88,16 @@ class MainWindow : public QMainWindow {
  private:
   void startBackendProbe();
   void makeMenus();
+  // File > Export: the current page's chart (the race on Runs and History, the latency and
+  // trials charts on Networks, the Pareto chart on Kernels), and trials only where a race shows;
+  // off on pages without a chart, rather than exporting another page's.
+  RaceResultsWidget* shownRace() const;
+  QWidget* shownChart(QString* fileStem) const;
+  void exportChart(bool svg);
+  void updateExportActions();
+  QAction* m_exportPng = nullptr;
+  QAction* m_exportSvg = nullptr;
+  QAction* m_exportCsv = nullptr;
 
   QTabWidget* m_pages;
   PresetsPanel* m_presetsPanel;

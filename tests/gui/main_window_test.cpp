@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QChartView>
 #include <QComboBox>
 #include <QLabel>
@@ -125,6 +126,30 @@ TEST_F(MainWindowTest, HasTitleVersionBackendAndEveryPreset) {
   EXPECT_EQ(presets->index(0, 0).data().toString(), "MM1");
   EXPECT_EQ(presets->index(0, 1).data().toString(), "MatMul 512x1024 @ 1024x1024");
   EXPECT_EQ(presets->index(7, 0).data().toString(), "C2");
+}
+
+// File > Export follows the page on show: Ctrl+E on the Kernels page wrote the Runs page's
+// (empty) race chart, named race.png.
+TEST_F(MainWindowTest, ExportActsOnThePageOnShowAndIsOffWhereThereIsNoChart) {
+  const auto action = [&](const QString& prefix) -> QAction* {
+    for (QAction* a : m_window.findChildren<QAction*>())
+      if (a->text().remove(QLatin1Char('&')).startsWith(prefix)) return a;
+    return nullptr;
+  };
+  QAction* png = action(QStringLiteral("Export chart as PNG"));
+  QAction* csv = action(QStringLiteral("Export trials as CSV"));
+  ASSERT_NE(png, nullptr);
+  ASSERT_NE(csv, nullptr);
+  const auto on = [&](MainWindow::Page page) {
+    m_window.pages()->setCurrentIndex(page);
+    return std::make_pair(png->isEnabled(), csv->isEnabled());
+  };
+  EXPECT_EQ(on(MainWindow::SpacesPage), std::make_pair(false, false));
+  EXPECT_EQ(on(MainWindow::RunsPageIndex), std::make_pair(true, true));
+  EXPECT_EQ(on(MainWindow::KernelsPageIndex), std::make_pair(true, false));
+  EXPECT_EQ(on(MainWindow::NetworksPageIndex), std::make_pair(true, false));
+  EXPECT_EQ(on(MainWindow::HistoryPageIndex), std::make_pair(true, true));
+  EXPECT_EQ(on(MainWindow::ClusterPageIndex), std::make_pair(false, false));
 }
 
 TEST_F(MainWindowTest, ALongStatusMessageIsElidedWholeInItsTooltip) {
