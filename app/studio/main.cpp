@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string_view>
 
@@ -157,8 +158,13 @@ int main(int argc, char** argv) {
              "address");
   const auto guideOpt = option(
       "guide", "Open the user guide (F1) on a page of it: README.md, docs/kas.md...", "page");
+  const auto dbOpt = option("db",
+                            "The database to read and store in, as the command line's --db "
+                            "(default: the user's data folder; or $OPEVO_DB).",
+                            "file");
   parser.addOption(clusterOpt);
   parser.addOption(guideOpt);
+  parser.addOption(dbOpt);
   parser.addOption(spaceOpt);
   parser.addOptions({presetOpt,       paramOpt,     fromOpt,         qOpt,       samplesOpt,
                      pageOpt,         datasetOpt,   algosOpt,        repeatsOpt, trialsOpt,
@@ -170,6 +176,12 @@ int main(int argc, char** argv) {
   // A -v or -h that was the value of another option: the window was not asked for after all.
   if (textOnly) parser.showHelp(2);
 
+  // Before the window: every page reads its store's path from Store::defaultPath(), which this
+  // names, and so do the programs the window starts.
+  if (parser.isSet(dbOpt))
+    setenv("OPEVO_DB",
+           std::filesystem::absolute(parser.value(dbOpt).toStdString()).lexically_normal().c_str(),
+           1);
   using namespace opevo::ui;
   MainWindow window;
   if (!parser.isSet(freshOpt)) window.restoreSettings();

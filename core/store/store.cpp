@@ -331,6 +331,8 @@ void switchToWal(sqlite3* db, const std::string& path) {
 }  // namespace
 
 std::string Store::defaultPath() {
+  // A database named for the whole session (opevo-studio --db sets it for its pages).
+  if (const char* db = std::getenv("OPEVO_DB"); db && *db) return db;
   std::filesystem::path base;
   if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
     base = xdg;

@@ -27,7 +27,8 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  // $XDG_DATA_HOME/opevo-studio/opevo.db, else ~/.local/share/opevo-studio/opevo.db.
+  // $OPEVO_DB when set, else $XDG_DATA_HOME/opevo-studio/opevo.db, else
+  // ~/.local/share/opevo-studio/opevo.db.
   static std::string defaultPath();
 
   const std::string& path() const { return m_path; }

@@ -375,6 +375,11 @@ TEST(Store, DefaultPathFollowsXdg) {
   unsetenv("XDG_DATA_HOME");
   setenv("HOME", "/home/someone", 1);
   EXPECT_EQ(Store::defaultPath(), "/home/someone/.local/share/opevo-studio/opevo.db");
+  // One database named for a session (opevo-studio --db), before either.
+  setenv("OPEVO_DB", "/tmp/elsewhere/runs.db", 1);
+  EXPECT_EQ(Store::defaultPath(), "/tmp/elsewhere/runs.db");
+  unsetenv("OPEVO_DB");
+  EXPECT_EQ(Store::defaultPath(), "/home/someone/.local/share/opevo-studio/opevo.db");
 }
 
 // Issue 18 (fuzz/corpus/store_columns/regression-times-json-*): a times_json that is not a JSON
