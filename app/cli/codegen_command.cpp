@@ -129,8 +129,9 @@ Config drawLaunchable(const OperatorDefinition& def, Backend backend, const std:
   std::string lastProblem;
   for (int i = 0; i < kDraws; ++i) {
     const auto drawn = def.space.randomValid(rng);
-    if (!drawn)
+    if (!drawn && i == 0)
       throw InputError("no configuration of " + def.op.name + " satisfies the constraints");
+    if (!drawn) break;  // the draws that satisfy the constraints are few, and none launched
     if (backend == Backend::Cpu) return *drawn;
     const auto problems = codegen::checkLaunch(
         codegen::generateKernel(def.op, def.space, *drawn, backend).launch, nullptr, limits);
@@ -142,8 +143,8 @@ Config drawLaunchable(const OperatorDefinition& def, Backend backend, const std:
     }
     lastProblem = problems.front();
   }
-  throw InputError("none of " + std::to_string(kDraws) + " random configurations of " +
-                   def.op.name + " can launch on " + arch + " (the last " + lastProblem + ")");
+  throw InputError("no random configuration of " + def.op.name + " drawn can launch on " + arch +
+                   " (the last " + lastProblem + ")");
 }
 
 void runCodegen(const CodegenCliOptions& o) {

@@ -33,8 +33,8 @@ std::string kindOf(const ReplayDataset& ds, std::size_t i) {
   return isTuple(ds, i) ? "tuple" : std::string(kindName(ds.space.param(i).kind()));
 }
 
-// A tuple-valued choice lists its tuples, "(1,16,16,2) (16,4,2,4)": its spec would run them
-// together as "choice:1,16,16,2,16,4,2,4", which reads as eight numbers.
+// A tuple-valued choice lists its tuples, "(1,16,16,2) (16,4,2,4)": its spec escapes their
+// commas ("choice:(1\\,16\\,16\\,2),(16\\,4\\,2\\,4)"), which is for reading back, not for people.
 std::string specOf(const ReplayDataset& ds, std::size_t i) {
   const Parameter& p = ds.space.param(i);
   if (!isTuple(ds, i)) return p.spec();

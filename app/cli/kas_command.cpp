@@ -178,6 +178,13 @@ void printSolution(const kas::MicroDag& dag, const kas::Solution& s,
   }
 }
 
+// For a kernel that does not fit: the G its file holds was the only one tried.
+std::string sampledWith(std::int64_t fileGroups, std::int64_t given) {
+  if (!fileGroups || given) return "";
+  return " (tried with the file's G=" + std::to_string(fileGroups) +
+         ", as sampled; --groups N tries another)";
+}
+
 void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly) {
   const kas::KernelFile kernel = kas::readKernelFile(file);
   const kas::MicroDag& dag = kernel.dag;
@@ -206,7 +213,9 @@ void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly
     }
     if (s) printSolution(dag, *s, targets);
   }
-  if (!s) throw InputError(file + ": does not fit " + o.network + " within the budget: " + why);
+  if (!s)
+    throw InputError(file + ": does not fit " + o.network + " within the budget: " + why +
+                     sampledWith(kernel.groups, o.groups));
 }
 
 struct TuneOptions {
@@ -245,7 +254,8 @@ void runTune(const TuneOptions& o) {
       fit(dag, targets, groupOrder(targets, o.kas.groups ? o.kas.groups : kernel.groups, nullptr),
           {o.kas.flops, o.kas.params}, &why);
   if (!s)
-    throw InputError(o.file + ": does not fit " + o.kas.network + " within the budget: " + why);
+    throw InputError(o.file + ": does not fit " + o.kas.network + " within the budget: " + why +
+                     sampledWith(kernel.groups, o.kas.groups));
   kas::KasMeasurer measurer(kas::kasLayer(dag, targets[which], s->layers[which]));
   kas::KasTuneOptions options;
   options.algorithm = o.algo;

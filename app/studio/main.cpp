@@ -178,10 +178,17 @@ int main(int argc, char** argv) {
 
   // Before the window: every page reads its store's path from Store::defaultPath(), which this
   // names, and so do the programs the window starts.
-  if (parser.isSet(dbOpt))
-    setenv("OPEVO_DB",
-           std::filesystem::absolute(parser.value(dbOpt).toStdString()).lexically_normal().c_str(),
-           1);
+  if (parser.isSet(dbOpt)) {
+    std::error_code ec;
+    const std::filesystem::path db =
+        std::filesystem::absolute(parser.value(dbOpt).toStdString(), ec).lexically_normal();
+    if (parser.value(dbOpt).isEmpty() || ec || !db.has_filename()) {
+      std::fprintf(stderr, "opevo-studio: --db needs a database file, got '%s'\n",
+                   qPrintable(parser.value(dbOpt)));
+      return 2;
+    }
+    setenv("OPEVO_DB", db.c_str(), 1);
+  }
   using namespace opevo::ui;
   MainWindow window;
   if (!parser.isSet(freshOpt)) window.restoreSettings();

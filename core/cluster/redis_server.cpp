@@ -293,6 +293,7 @@ pid_t RedisServer::spawn() {
   ChildStreams streams;
   streams.stdinFromNull = true;
   streams.stdoutFile = (fs::path(m_options.dir) / "redis.out").string();
+  streams.stdoutFileMode = 0600;  // a private dir's log: its owner's alone
   streams.stderrToStdout = true;
   // SIGTERM (Redis saves and exits) if opevo dies without stopping it; and the dir's lock, held
   // by the server too, so the dir stays taken while it runs.
@@ -302,8 +303,10 @@ pid_t RedisServer::spawn() {
   try {
     return startChild({m_options.program, m_config}, streams, lifetime);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string(e.what()) +
-                             " (install redis-server, e.g. apt install redis-server)");
+    const bool missing = std::string(e.what()).find("not found on PATH") != std::string::npos;
+    throw std::runtime_error(
+        std::string(e.what()) +
+        (missing ? " (install redis-server, e.g. apt install redis-server)" : ""));
   }
 }
 

@@ -4,6 +4,7 @@
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -84,7 +85,11 @@ std::string onPath(const std::string& program) {
     if (end == std::string::npos) end = dirs.size();
     const std::string dir = dirs.substr(start, end - start);
     const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    struct stat info {};
+    // A folder of that name is passed over, as execvp does.
+    if (access(candidate.c_str(), X_OK) == 0 && stat(candidate.c_str(), &info) == 0 &&
+        S_ISREG(info.st_mode))
+      return candidate;
     start = end + 1;
   }
   return {};
@@ -118,10 +123,10 @@ pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s,
   const Descriptor null(highCopy(devNull.get()));
   const Descriptor in(highCopy(s.stdinFrom)), out(highCopy(s.stdoutTo)),
       pass(highCopy(lifetime.passFd));
-  const Descriptor opened(
-      s.stdoutFile.empty()
-          ? -1
-          : ::open(s.stdoutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  const Descriptor opened(s.stdoutFile.empty() ? -1
+                                               : ::open(s.stdoutFile.c_str(),
+                                                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                                                        static_cast<mode_t>(s.stdoutFileMode)));
   const Descriptor file(highCopy(opened.get()));
   if (!s.stdoutFile.empty() && file.get() < 0)
     throw std::runtime_error("cannot start '" + args.front() + "': cannot write " + s.stdoutFile +
@@ -147,11 +152,17 @@ pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s,
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
-    // As startChild above: a process group of its own and an empty signal mask.
+    // As the posix_spawn form below: a process group of its own and an empty signal mask.
     setpgid(0, 0);
     if (lifetime.endsWithParent) {
       prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (getppid() != parent) _exit(127);  // we died before the line above
+    }
+    // Our handlers (cluster serve's SIGTERM, SIGINT, SIGHUP) would run in the child until the
+    // exec: a parent-death SIGTERM in that window would be caught and lost.
+    for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+      struct sigaction was {};
+      if (sigaction(sig, nullptr, &was) == 0 && was.sa_handler != SIG_IGN) signal(sig, SIG_DFL);
     }
     sigset_t none;
     sigemptyset(&none);
@@ -200,7 +211,8 @@ pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s) {
     posix_spawn_file_actions_adddup2(actions.get(), s.stdoutTo, STDOUT_FILENO);
   else if (!s.stdoutFile.empty())
     posix_spawn_file_actions_addopen(actions.get(), STDOUT_FILENO, s.stdoutFile.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                                     O_WRONLY | O_CREAT | O_TRUNC,
+                                     static_cast<mode_t>(s.stdoutFileMode));
   else if (s.stdoutToNull)
     posix_spawn_file_actions_addopen(actions.get(), STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   if (s.stderrToStdout)

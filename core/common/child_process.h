@@ -13,6 +13,7 @@ struct ChildStreams {
   bool stdinFromNull = false;  // ...or from /dev/null
   int stdoutTo = -1;           // write standard output to this descriptor...
   std::string stdoutFile;      // ...or to this file (created or truncated)
+  int stdoutFileMode = 0644;   // the file's mode when it is created
   bool stdoutToNull = false;   // ...or nowhere
   bool stderrToStdout = false;
   bool stderrToNull = false;
@@ -28,8 +29,10 @@ pid_t startChild(const std::vector<std::string>& args, const ChildStreams& strea
 // What a child can be given only by a fork of ours, not by posix_spawn: a server we start (the
 // cluster's redis-server) that must not outlive us, and keeps a lock of ours while it runs.
 struct ChildLifetime {
-  bool endsWithParent = false;  // sent SIGTERM when our process dies, however it dies
-  int passFd = -1;              // a descriptor of ours the child keeps, as its descriptor 3
+  // Sent SIGTERM when the thread that started it ends (the process, however it dies, when it
+  // was started from the main thread: Linux ties this to the thread).
+  bool endsWithParent = false;
+  int passFd = -1;  // a descriptor of ours the child keeps, as its descriptor 3
 };
 
 // startChild, with the lifetime above: forks and execs (a program not found or not executable is

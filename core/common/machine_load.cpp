@@ -20,8 +20,8 @@ std::string busyMachineNote() {
   const unsigned cores = std::thread::hardware_concurrency();
   char text[256];
   std::snprintf(text, sizeof text,
-                "this machine is busy (load average %.1f on %u cores): CPU timings wait for the "
-                "other processes and can read many times too slow",
+                "this machine looks busy (load average %.1f over the last minute on %u cores): "
+                "CPU timings wait for other processes and can read many times too slow",
                 *perCore * cores, cores);
   return text;
 }

@@ -15,8 +15,9 @@ namespace opevo {
 // 1 GFLOP kernels time as before. What it costs: on an idle machine a chain of tiny kernels
 // pays a thread's wake-up per kernel (that network: 0.33 ms against 0.019 ms spinning).
 // docs/performance.md has the commands. libgomp reads the variable when it loads, before main,
-// hence the re-execution. Call first thing in main; it returns when nothing is to be done or
-// the re-execution failed (the program then runs as it would have).
+// hence the re-execution. Not done under valgrind or when started through the dynamic loader;
+// set GOMP_SPINCOUNT yourself to debug without it. Call first thing in main; it returns when
+// nothing is to be done or the re-execution failed (the program then runs as it would have).
 void boundOpenMpWaiting(char** argv);
 
 }  // namespace opevo

@@ -92,6 +92,7 @@ RunLock::RunLock(const std::string& databasePath, LockedKind kind, std::int64_t 
                                        : kind == LockedKind::KasSearch ? "kernel search "
                                                                        : "run ") +
                            std::to_string(id) + " of " + databasePath;
+  const std::string doing = kind == LockedKind::KasSearch ? "run" : "tuned";
   Registry& r = registry();
   std::lock_guard guard(r.mutex);
   auto file = r.files.find(path);
@@ -101,7 +102,7 @@ RunLock::RunLock(const std::string& databasePath, LockedKind kind, std::int64_t 
   const off_t byte = byteOf(kind, id);
   // This process tunes it already (the window's Runs and Networks pages, or a second resume).
   if (r.held.count({path, byte}))
-    throw InputError(what + " is being tuned here already: wait for it to end, or stop it");
+    throw InputError(what + " is being " + doing + " here already: wait for it to end, or stop it");
   flock l = lockAt(F_WRLCK, byte);
   if (::fcntl(file->second, F_SETLK, &l) != 0) {
     // Only a lock held elsewhere refuses the run; a file system without locks (some network
@@ -109,7 +110,7 @@ RunLock::RunLock(const std::string& databasePath, LockedKind kind, std::int64_t 
     if (errno != EACCES && errno != EAGAIN) return;
     flock who = lockAt(F_WRLCK, byte);
     const bool known = ::fcntl(file->second, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
-    throw InputError(what + " is being tuned by another process" +
+    throw InputError(what + " is being " + doing + " by another process" +
                      (known ? " (pid " + std::to_string(who.l_pid) + ")" : std::string()) +
                      ": wait for it to end, or stop it, before resuming it here");
   }

@@ -102,7 +102,8 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
   m << "  std::ifstream in(path, std::ios::binary);\n";
   m << "  if (!in.read(reinterpret_cast<char*>(data.data()), (std::streamsize)(data.size() * "
        "sizeof(float)))) {\n"
-    << "    std::printf(\"FAIL: cannot read %zu floats from %s\\n\", data.size(), path);\n"
+    << "    std::printf(\"FAIL: cannot read %zu floats from %s (run it in its own folder, or give "
+       "the path of its data.bin)\\n\", data.size(), path);\n"
     << "    return 2;\n  }\n";
   m << "  std::vector<std::vector<float>> storage(" << p.tensors.size() << ");\n";
   m << "  float* T[" << p.tensors.size() << "];\n";

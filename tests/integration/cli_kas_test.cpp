@@ -196,7 +196,7 @@ TEST(CliKas, ASearchKilledMidwayResumesWithTheSameKernelsAndNothingTwice) {
   EXPECT_EQ(listed(), "running");
   const ProcessResult twice = runProcess(OPEVO_CLI, {"kas", "search", "--resume", "1", "--db", db});
   EXPECT_EQ(twice.status, 2) << twice.err;
-  EXPECT_NE(twice.err.find("kernel search 1 of " + db + " is being tuned by another process"),
+  EXPECT_NE(twice.err.find("kernel search 1 of " + db + " is being run by another process"),
             std::string::npos)
       << twice.err;
   kill(pid, SIGKILL);
