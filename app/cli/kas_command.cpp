@@ -45,6 +45,20 @@ std::vector<kas::ConvTarget> targetsOf(const std::string& network,
   return targets;
 }
 
+// --groups G must divide every replaced layer's channels, as the group primitives split them:
+// another G fits only the kernels that use no group, which reads as if it had been honoured.
+void checkGroups(const std::vector<kas::ConvTarget>& targets, std::int64_t groups,
+                 const std::string& network) {
+  if (groups <= 1) return;
+  const std::vector<std::int64_t> choices = kas::groupChoices(targets);
+  if (std::find(choices.begin(), choices.end(), groups) != choices.end()) return;
+  std::string list;
+  for (std::int64_t g : choices) list += (list.empty() ? "" : ", ") + std::to_string(g);
+  throw InputError("--groups " + std::to_string(groups) + " does not divide the channels of " +
+                   network + "'s replaced convolutions (" +
+                   (list.empty() ? std::string("only 1 does") : "1, " + list + " do") + ")");
+}
+
 nlohmann::json targetsJson(const std::vector<kas::ConvTarget>& targets) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& t : targets)
@@ -91,6 +105,7 @@ void runSample(const SampleOptions& o) {
   if (o.minPrimitives < 1 || o.maxPrimitives < o.minPrimitives)
     throw InputError("--min-primitives must be at least 1 and at most --max-primitives");
   const auto targets = targetsOf(o.kas.network);
+  checkGroups(targets, o.kas.groups, o.kas.network);
   const kas::Budget budget{o.kas.flops, o.kas.params};
   kas::SamplerOptions options;
   options.minPrimitives = o.minPrimitives;
@@ -189,6 +204,7 @@ void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly
   const kas::KernelFile kernel = kas::readKernelFile(file);
   const kas::MicroDag& dag = kernel.dag;
   const auto targets = targetsOf(o.network);
+  checkGroups(targets, o.groups, o.network);
   std::string why;
   const auto s =
       fit(dag, targets, groupOrder(targets, o.groups ? o.groups : kernel.groups, nullptr),
@@ -230,6 +246,7 @@ void runTune(const TuneOptions& o) {
   const kas::MicroDag& dag = kernel.dag;
   std::vector<std::vector<std::string>> layers;
   const auto targets = targetsOf(o.kas.network, &layers);
+  checkGroups(targets, o.kas.groups, o.kas.network);
   std::size_t which = 0;
   if (!o.layer.empty()) {
     // Any layer of a shape names it: the kernel is timed once per shape.

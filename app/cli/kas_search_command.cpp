@@ -250,7 +250,6 @@ struct TrainOptions {
   kas::TrainRequest request;
   std::string curve;
   bool json = false;
-  bool groupsGiven = false;
 };
 
 void runTrain(TrainOptions& o) {
@@ -259,10 +258,9 @@ void runTrain(TrainOptions& o) {
     throw InputError("--baseline trains the plain backbone: give no kernel file");
   if (!o.baseline) {
     if (o.file.empty()) throw InputError("give a kernel file, or --baseline");
-    const kas::KernelFile kernel = kas::readKernelFile(o.file);
-    const kas::MicroDag& dag = kernel.dag;
-    // The G the kernel was sampled with, unless --groups names one.
-    if (!o.groupsGiven && kernel.groups) q.groups = kernel.groups;
+    // The file's G was fitted to the network it was sampled for, not to the training backbone,
+    // whose channels differ: training takes --groups (1 by default), as before files kept G.
+    const kas::MicroDag dag = kas::loadKernel(o.file);
     // Checked here, naming the file, as the training program would check its copy of it.
     const kas::SolveResult solved =
         kas::solveKernel(dag, kas::backboneTargets(), q.groups, q.budget);
@@ -285,7 +283,11 @@ void runTrain(TrainOptions& o) {
   const auto r = kas::runTraining(q, &why);
   if (!r) throw RunFailed(why);
   if (o.json) {
-    std::cout << r->raw.dump() << "\n";
+    // The training program read a temporary copy of the kernel: the file given is the one named.
+    nlohmann::json out = r->raw;
+    if (out.is_object() && out.contains("kernel"))
+      out["kernel"] = o.baseline ? nlohmann::json() : nlohmann::json(o.file);
+    std::cout << out.dump() << "\n";
     return;
   }
   std::printf("%s: accuracy %.2f%% after %d of %d epochs in %.1f s%s\n",
@@ -387,20 +389,15 @@ void addKasSearchCommands(CLI::App* kas) {
   t->add_option("--params", train.request.budget.params, "Weights budget")
       ->capture_default_str()
       ->check(CLI::Range(1e-6, 100.0));
-  CLI::Option* groups =
-      t->add_option("--groups", train.request.groups,
-                    "Group count G (default: the kernel file's, as sampled, else 1)")
-          ->capture_default_str()
-          ->check(atLeast(1));
+  t->add_option("--groups", train.request.groups, "Group count G")
+      ->capture_default_str()
+      ->check(atLeast(1));
   addTrainingOptions(t, train.request);
   t->add_option("--reference-curve", train.curve,
                 "Accuracy per epoch of the best result so far (a1,a2,...): stops early below "
                 "Canvas's threshold");
   t->add_flag("--json", train.json, "Print the training program's JSON");
-  t->callback([groups] {
-    train.groupsGiven = groups->count() > 0;
-    runTrain(train);
-  });
+  t->callback([] { runTrain(train); });
 }
 
 }  // namespace opevo::cli

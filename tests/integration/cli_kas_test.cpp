@@ -260,6 +260,15 @@ TEST(CliKas, BadInputIsNamed) {
   EXPECT_EQ(resume.status, 2);
   EXPECT_NE(resume.err.find("no kernel search 7"), std::string::npos) << resume.err;
 
+  // A G that divides no replaced layer's channels fitted only the kernels without groups.
+  const ProcessResult three =
+      runProcess(OPEVO_CLI, {"kas", "sample", "--count", "2", "--groups", "3"});
+  EXPECT_EQ(three.status, 2);
+  EXPECT_NE(three.err.find("--groups 3 does not divide the channels of resnet18's replaced "
+                           "convolutions (1, 2, 4, 8, 16, 32, 64 do)"),
+            std::string::npos)
+      << three.err;
+
   // Hexadecimal is no number of seconds (CLI11 alone read it as 16), nor is a negative one.
   for (const char* seconds : {"0x10", "-5"}) {
     const ProcessResult r =
