@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QGraphicsSimpleTextItem>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -72,6 +73,9 @@ KasScatterChart::KasScatterChart(QWidget* parent)
   small.setPointSizeF(small.pointSizeF() * 0.85);
   chart()->legend()->setFont(small);
   chart()->legend()->setAlignment(Qt::AlignBottom);
+  // The legend's markers take the points' shapes: as squares, the front's dots and the diverged
+  // triangles read as the hollow squares of a training stopped early.
+  chart()->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
   m_y->setTitleText(tr("accuracy (%)"));
   // Speed-ups are ratios spanning orders of magnitude (0.6x beside 80x): on a linear axis all
   // but the fastest piled onto the 1x line. Base 2: ticks at 0.5x, 1x, 2x, 4x...
@@ -171,9 +175,18 @@ void KasScatterChart::setSnapshot(const KasSnapshot& s) {
   m_trained->replace(trained);
   m_early->replace(early);
   m_diverged->replace(diverged);
-  // Named in the legend only when there is one: most searches have none.
-  for (QLegendMarker* m : chart()->legend()->markers(m_diverged))
+  // Named in the legend only when there is one: most searches have none. A marker shown again
+  // kept the place it had while hidden, on top of "trained" with no label: the legend lays
+  // itself out again when one appears or goes.
+  bool changed = false;
+  for (QLegendMarker* m : chart()->legend()->markers(m_diverged)) {
+    changed |= m->isVisible() != !diverged.isEmpty();
     m->setVisible(!diverged.isEmpty());
+  }
+  if (changed && chart()->legend()->isVisible()) {
+    chart()->legend()->hide();
+    chart()->legend()->show();
+  }
   m_front->replace(frontPoints);
   m_baseline.reset();
   if (s.baselineAccuracy) {
