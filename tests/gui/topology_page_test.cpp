@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTabWidget>
+#include <algorithm>
 #include <numeric>
 
 #include "gui_test_support.h"
@@ -171,6 +172,29 @@ TEST_F(TopologyPageTest, ABadSpecIsRefusedWithAMessage) {
   ASSERT_TRUE(settled());
   EXPECT_TRUE(shown("topologyError").isEmpty());
   EXPECT_EQ(view()->graphLayout()->graph.size(), 10u);
+}
+
+// The walk: the colours spanned six decades below the likeliest vertex whatever the walk, so
+// perm:4's 24 vertices, within 1.4 decades of each other at q = 0.7, were nearly one colour.
+TEST_F(TopologyPageTest, TheColoursSpanTheDecadesTheWalkHas) {
+  page()->setCustomSpec(QStringLiteral("perm:4"));
+  page()->qSlider()->setValue(70);
+  ASSERT_TRUE(settled());
+  const std::vector<double>& p = view()->probabilities();
+  ASSERT_EQ(p.size(), 24u);
+  const auto [least, most] = std::minmax_element(p.begin(), p.end());
+  EXPECT_LT(*most / *least, 100.0);
+  EXPECT_EQ(view()->decades(), 2);
+  const QColor top = view()->colorOf(static_cast<std::size_t>(most - p.begin()));
+  const QColor bottom = view()->colorOf(static_cast<std::size_t>(least - p.begin()));
+  // The ends of the ramp: far apart, where six decades drew them a shade apart.
+  const int distance = std::abs(top.red() - bottom.red()) + std::abs(top.green() - bottom.green()) +
+                       std::abs(top.blue() - bottom.blue());
+  EXPECT_GT(distance, 200) << top.name().toStdString() << " " << bottom.name().toStdString();
+  // A factor walk over several decades keeps a wider scale.
+  page()->setCustomSpec(QStringLiteral("factor:1024:3"));
+  ASSERT_TRUE(settled());
+  EXPECT_GT(view()->decades(), 3);
 }
 
 TEST_F(TopologyPageTest, AGraphTooLargeToDrawShowsProbabilityByDistanceAndSaysWhy) {

@@ -13,8 +13,9 @@ ProbabilityLegend::ProbabilityLegend(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("probabilityLegend"));
 }
 
-void ProbabilityLegend::setMaximum(double maxP) {
+void ProbabilityLegend::setScale(double maxP, int decades) {
   m_max = maxP;
+  m_decades = std::max(1, decades);
   update();
 }
 
@@ -44,7 +45,7 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   p.drawText(4, y + fm.ascent(), tr("Exact probability"));
   p.setFont(font());
   y += line + 6;
-  // The colour ramp, top = likeliest, with a label per two decades.
+  // The colour ramp, top = likeliest, with a label per decade (per two over more than three).
   const int barTop = y, barHeight = 150, barWidth = 18;
   for (int i = 0; i < barHeight; ++i) {
     p.setPen(TopologyView::rampColor(1.0 - double(i) / (barHeight - 1)));
@@ -58,8 +59,8 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   p.setPen(ink);
   p.setBrush(Qt::NoBrush);
   p.drawRect(8, barTop, barWidth, barHeight);
-  for (int d = 0; d <= TopologyView::kDecades; d += 2) {
-    const int ty = barTop + static_cast<int>(d / TopologyView::kDecades * (barHeight - 1));
+  for (int d = 0; d <= m_decades; d += m_decades > 3 ? 2 : 1) {
+    const int ty = barTop + static_cast<int>(double(d) / m_decades * (barHeight - 1));
     p.drawLine(8 + barWidth, ty, 12 + barWidth, ty);
     // Three digits: a scale, not a table (the exact values are in the vertices' tooltips).
     const QString text = m_max > 0 ? QString::number(m_max * std::pow(10.0, -d), 'g', 3)
@@ -72,7 +73,7 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   int x = 8;
   for (double f : {1.0, 0.25, 0.04}) {
     const double r = 2.5 + 10.5 * std::sqrt(f);
-    p.setBrush(TopologyView::rampColor(1 + std::log10(f) / TopologyView::kDecades));
+    p.setBrush(TopologyView::rampColor(std::max(0.0, 1 + std::log10(f) / m_decades)));
     p.setPen(QPen(QColor(0, 0, 0, 90), 0.6));
     p.drawEllipse(QPointF(x + 13, y + 15), r, r);
     x += 34;

@@ -4,15 +4,16 @@
 
 namespace opevo::ui {
 
-// The key of the topology picture: the colour ramp over six decades below the likeliest vertex,
-// disc sizes, and what the outline and the dashed ring mean.
+// The key of the topology picture: the colour ramp over the decades the picture spans below the
+// likeliest vertex, disc sizes, and what the outline and the dashed ring mean.
 class ProbabilityLegend : public QWidget {
   Q_OBJECT
 
  public:
   explicit ProbabilityLegend(QWidget* parent = nullptr);
-  // The largest probability drawn (the top of the scale); 0 hides the numbers.
-  void setMaximum(double maxP);
+  // The largest probability drawn (the top of the scale; 0 hides the numbers) and the decades
+  // the colours span below it (TopologyView::decades()).
+  void setScale(double maxP, int decades);
   void setSampledWalks(int walks);  // 0: no ring in the picture
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override { return sizeHint(); }
@@ -22,6 +23,7 @@ class ProbabilityLegend : public QWidget {
 
  private:
   double m_max = 0;
+  int m_decades = 6;
   int m_walks = 0;
 };
 

@@ -203,6 +203,13 @@ void TopologyView::restyle() {
   const bool have = m_probability.size() == m_items.size();
   const double maxP = have ? *std::max_element(m_probability.begin(), m_probability.end()) : 0;
   const bool sampled = m_sampled.size() == m_items.size() && maxP > 0;
+  double minP = maxP;
+  if (have)
+    for (double p : m_probability)
+      if (p > 0) minP = std::min(minP, p);
+  m_decades = maxP > 0 ? std::clamp(static_cast<int>(std::ceil(std::log10(maxP / minP) - 1e-9)), 1,
+                                    kMaxDecades)
+                       : kMaxDecades;
   auto radius = [&](double p) {
     return VertexItem::kMinRadius +
            (VertexItem::kMaxRadius - VertexItem::kMinRadius) * std::sqrt(std::max(0.0, p) / maxP);
@@ -213,7 +220,7 @@ void TopologyView::restyle() {
       continue;
     }
     const double p = m_probability[i];
-    const double f = p > 0 ? (std::log10(p / maxP) + kDecades) / kDecades : 0;
+    const double f = p > 0 ? std::max(0.0, (std::log10(p / maxP) + m_decades) / m_decades) : 0;
     const double ring = sampled && m_sampled[i] > 0 ? radius(m_sampled[i]) : 0;
     m_items[i]->set(radius(p), rampColor(f), ring, i == m_start);
     QString tip = tr("%1\nexact probability %2")

@@ -43,9 +43,13 @@ class TopologyView : public QGraphicsView {
   QColor colorOf(std::size_t index) const;
   QPoint viewPositionOf(std::size_t index) const;
 
-  // log10 scale from maxP * 1e-6 up to maxP, light to dark (a viridis-like ramp).
+  // log10 scale from maxP * 10^-decades() up to maxP, light to dark (a viridis-like ramp).
   static QColor rampColor(double fraction);
-  static constexpr double kDecades = 6;
+  static constexpr int kMaxDecades = 6;
+  // The decades the colours span: those between the likeliest vertex and the least likely one
+  // (at least 1, at most kMaxDecades). A fixed six gave perm:4's 24 vertices, within a decade of
+  // each other, one colour.
+  int decades() const { return m_decades; }
   // Scene units between neighbours (the median edge) after rescaling Graphviz's positions.
   static constexpr double kEdgeLength = 44;
 
@@ -70,6 +74,7 @@ class TopologyView : public QGraphicsView {
   std::vector<double> m_probability;
   std::vector<double> m_sampled;
   std::size_t m_start = 0;
+  int m_decades = kMaxDecades;
 };
 
 }  // namespace opevo::ui

@@ -370,16 +370,17 @@ void TopologyPage::applyToPicture() {
     if (sampled) freq = sumByDistance(r->distribution.graph, m_sampled);
     m_distanceChart->setExact(std::move(exact));
     m_distanceChart->setSampled(std::move(freq));
-    m_legend->setMaximum(0);
+    m_legend->setScale(0, TopologyView::kMaxDecades);
     return;
   }
   if (!m_layout) return;
   if (!r) {
     m_view->setProbabilities({}, 0);
-    m_legend->setMaximum(0);
+    m_legend->setScale(0, TopologyView::kMaxDecades);
     return;
   }
-  m_legend->setMaximum(m_view->showDistribution(*r, sampled ? m_sampled : std::vector<double>{}));
+  const double maxP = m_view->showDistribution(*r, sampled ? m_sampled : std::vector<double>{});
+  m_legend->setScale(maxP, m_view->decades());
 }
 
 bool TopologyPage::sampleWalks(int walks) {
