@@ -7,6 +7,7 @@
 
 #include "agent/agent.h"
 #include "agent/device_split.h"
+#include "cli/option_checks.h"
 #include "cluster/cluster_errors.h"
 #include "cluster/cluster_password.h"
 #include "cluster/redis_connection.h"
@@ -41,20 +42,21 @@ int main(int argc, char** argv) {
   app.add_option("--backend", o.backend, "cpu, cuda, hip or replay:FILE")->required();
   app.add_option("--delay-ms", o.delayMs,
                  "Replay only: simulated measurement time per trial, for scaling tests")
-      ->check(CLI::NonNegativeNumber);
+      ->check(opevo::cli::atLeast(0));
   app.add_option("--password-file", passwordFile,
                  "Read the cluster's password from this file's first line (default: "
                  "OPEVO_CLUSTER_PASSWORD, then the file OPEVO_CLUSTER_PASSWORD_FILE names)");
   app.add_option("--reclaim-after", o.reclaimAfterSeconds,
                  "Seconds a trial held by a consumer that stopped answering waits before this "
                  "agent takes it over (default 15)")
-      ->check(CLI::PositiveNumber);
+      ->check(opevo::cli::positiveFinite());
   app.add_option("--heartbeat", o.heartbeatSeconds,
                  "Seconds between heartbeats (default 2); the agent counts as gone after 5 "
                  "missed")
-      ->check(CLI::PositiveNumber);
+      ->check(opevo::cli::positiveFinite());
   app.add_option("--name", o.name, "Its id in the cluster (default: HOST-PID)");
   app.add_flag("--quiet", o.quiet, "Only errors on standard error");
+  opevo::cli::checkNumbers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,6 +8,7 @@
 #include "cluster/trial_messages.h"
 #include "cluster_fixture.h"
 #include "io/replay_dataset.h"
+#include "run_process.h"
 
 namespace opevo::test {
 namespace {
@@ -128,6 +129,19 @@ TEST(ClusterAgent, WrongOrMissingPasswordIsRefused) {
   EXPECT_TRUE(storedTrials(c.db()).empty());
   EXPECT_TRUE(!fs::exists(c.db()) || Store(c.db()).runs().empty());
   setenv("OPEVO_CLUSTER_PASSWORD", c.password().c_str(), 1);
+}
+
+// The agent's numbers are checked as the command line's are: CLI11's PositiveNumber took nan, and
+// 0x2 was read as 2.
+TEST(ClusterAgent, ItsNumbersAreDecimalAndFinite) {
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--heartbeat", "nan"}, {"--reclaim-after", "0x2"}, {"--delay-ms", "1.5"}}) {
+    const ProcessResult r = runProcess(
+        OPEVO_CLI, {"agent", "--cluster", "127.0.0.1:1", "--backend", "cpu", option, value});
+    EXPECT_EQ(r.status, 2) << option << ": " << r.err;
+    EXPECT_NE(r.err.find(option + ": must be a "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("got " + value), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace
