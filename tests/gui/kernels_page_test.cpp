@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QValueAxis>
 #include <nlohmann/json.hpp>
 
 #include "gui_test_support.h"
@@ -210,6 +211,12 @@ TEST_F(KernelsPageTest, AKernelWhoseTrainingDivergedIsMarkedSo) {
   m_page.candidateTable()->selectRow(2);
   EXPECT_TRUE(m_page.trainingChart()->chart()->title().contains("diverged"))
       << m_page.trainingChart()->chart()->title().toStdString();
+  // Its one epoch is drawn inside the plot, not on the axis.
+  const auto* epochs =
+      qobject_cast<QValueAxis*>(m_page.trainingChart()->chart()->axes(Qt::Horizontal).value(0));
+  ASSERT_NE(epochs, nullptr);
+  EXPECT_LT(epochs->min(), 1.0);
+  EXPECT_GT(epochs->max(), 1.0);
 }
 
 TEST_F(KernelsPageTest, SelectingARowSelectsThePointAndShowsTheKernel) {

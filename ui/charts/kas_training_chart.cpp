@@ -93,8 +93,9 @@ void KasTrainingChart::setCandidate(const KasCandidateRow* c,
     kernel->setPointsVisible(true);
     add(kernel, curve);
   }
-  const int epochs = std::max<int>({2, m_epochs, static_cast<int>(baselineCurve.size())});
-  m_x->setRange(1, epochs);
+  const int epochs = std::max<int>({1, m_epochs, static_cast<int>(baselineCurve.size())});
+  // Half an epoch either side: a first (or only) epoch's point sat on the axis itself.
+  m_x->setRange(0.5, epochs + 0.5);
   m_y->setRange(0, std::min(100.0, hi * 1.1));
   m_y->applyNiceNumbers();
 }
