@@ -19,6 +19,7 @@
 #include "codegen/cpu_compiler.h"
 #include "common/error.h"
 #include "replay/replay_measurer.h"
+#include "space/text.h"
 #include "store/store.h"
 
 namespace opevo::agent {
@@ -218,15 +219,12 @@ void Agent::run(const std::atomic<bool>& stop) {
   }
   // A run's reference timing (the vendor library on its operator) and tune's side-by-side
   // rounds after it are not its trials: counted apart, so the trials match the runs' budgets.
-  auto count = [](long long n, const char* one, const char* many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-  };
   std::vector<std::string> beside;
   if (references > 0)
-    beside.push_back(count(references, "reference measurement", "reference measurements"));
+    beside.push_back(counted(references, "reference measurement", "reference measurements"));
   if (retimings > 0)
-    beside.push_back(count(retimings, "side-by-side timing", "side-by-side timings"));
-  std::string text = "stopped after " + count(done, "trial", "trials");
+    beside.push_back(counted(retimings, "side-by-side timing", "side-by-side timings"));
+  std::string text = "stopped after " + counted(done, "trial", "trials");
   for (std::size_t i = 0; i < beside.size(); ++i)
     text += (i + 1 == beside.size() ? " and " : ", ") + beside[i];
   say(text);

@@ -17,6 +17,7 @@
 #include "kas/kernel_fit.h"
 #include "kas/sampler.h"
 #include "net/network_json.h"
+#include "space/text.h"
 
 namespace opevo::cli {
 namespace {
@@ -308,8 +309,8 @@ void runTune(const TuneOptions& o) {
         static_cast<long long>(t.height), static_cast<long long>(t.width),
         s->layers[which].flops / 1e6, t.flops() / 1e6);
     // One column of times, whatever the algorithm's name and the library's.
-    const std::string tuned = "tuned (" + r.algorithm + ", " + std::to_string(r.trials) +
-                              (r.trials == 1 ? " trial)" : " trials)");
+    const std::string tuned =
+        "tuned (" + r.algorithm + ", " + counted(r.trials, "trial", "trials") + ")";
     const int width = static_cast<int>(
         std::max({tuned.size(), r.referenceLibrary.size(), std::string("start schedule").size()}));
     std::printf("  %-*s %9.4f ms\n", width, "start schedule", r.defaultMs);

@@ -189,13 +189,13 @@ void runSearch(SearchOptions& o) {
   const auto& s = search->settings();
   if (!o.json)
     std::fprintf(stderr,
-                 "kernel search %lld: %d %s on %s, FLOPs and weights within %.3g%% and "
-                 "%.3g%%, %d %s per layer, %d %s on %d images%s\n",
-                 static_cast<long long>(search->id()), s.candidates,
-                 s.candidates == 1 ? "candidate" : "candidates", s.network.c_str(),
-                 s.budget.flops * 100, s.budget.params * 100, s.trials,
-                 s.trials == 1 ? "trial" : "trials", s.training.epochs,
-                 s.training.epochs == 1 ? "epoch" : "epochs", s.training.trainImages,
+                 "kernel search %lld: %s on %s, FLOPs and weights within %.3g%% and "
+                 "%.3g%%, %s per layer, %s on %d images%s\n",
+                 static_cast<long long>(search->id()),
+                 counted(s.candidates, "candidate", "candidates").c_str(), s.network.c_str(),
+                 s.budget.flops * 100, s.budget.params * 100,
+                 counted(s.trials, "trial", "trials").c_str(),
+                 counted(s.training.epochs, "epoch", "epochs").c_str(), s.training.trainImages,
                  o.resume > 0 ? " (resumed)" : "");
   PrintingObserver printer(s.candidates);
   g_stop = false;

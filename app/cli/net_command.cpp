@@ -10,6 +10,7 @@
 #include "net/network_tuning.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
+#include "space/text.h"
 
 namespace opevo::cli {
 namespace {
@@ -89,9 +90,9 @@ void runShow(const NetShowOptions& o) {
   for (const net::Input& in : n.inputs)
     std::cout << "; input " << in.name << " " << net::formatShape(in.shape);
   std::cout << "; output " << n.output << " " << net::formatShape(n.shapeOf(n.output)) << "\n";
-  std::printf("%zu %s, %.3f GFLOP, %.2f M parameters\n\n", n.layers.size(),
-              n.layers.size() == 1 ? "layer" : "layers", n.flops() / 1e9,
-              static_cast<double>(n.parameterCount()) / 1e6);
+  std::printf("%s, %.3f GFLOP, %.2f M parameters\n\n",
+              counted(static_cast<long long>(n.layers.size()), "layer", "layers").c_str(),
+              n.flops() / 1e9, static_cast<double>(n.parameterCount()) / 1e6);
   std::printf("%-30s %-15s %-16s %9s  %s\n", "layer", "op", "output", "MFLOP", "reads");
   for (const net::Layer& l : n.layers) {
     std::string reads;
@@ -103,8 +104,8 @@ void runShow(const NetShowOptions& o) {
   }
   double taskFlops = 0;
   for (const net::Task& t : g.tasks) taskFlops += t.weight() * t.op.flops();
-  std::printf("\n%zu %s (weight: how often the task occurs; share: of the tasks' FLOPs)\n",
-              g.tasks.size(), g.tasks.size() == 1 ? "task" : "tasks");
+  std::printf("\n%s (weight: how often the task occurs; share: of the tasks' FLOPs)\n",
+              counted(static_cast<long long>(g.tasks.size()), "task", "tasks").c_str());
   std::printf("%-26s %6s %9s %6s  %s\n", "task", "weight", "MFLOP", "share", "operator");
   for (const net::Task& t : g.tasks) {
     std::printf("%-26s %6.0f %9.2f %5.1f%%  %s\n", t.name.c_str(), t.weight(), t.op.flops() / 1e6,

@@ -117,9 +117,10 @@ void runCompare(const NetCompareOptions& o) {
     return c.algorithm + "/" + std::string(net::schedulerKindName(c.scheduler)) + "/" +
            std::string(layout::tuningModeName(c.mode)) + "/r" + std::to_string(c.repeat);
   };
-  std::fprintf(stderr, "%s: %zu %s, %zu %s, %d trials each, units of %zu in turn\n", n.name.c_str(),
-               g.tasks.size(), g.tasks.size() == 1 ? "task" : "tasks", all.size(),
-               all.size() == 1 ? "contender" : "contenders", o.trials, o.unit);
+  std::fprintf(stderr, "%s: %s, %s, %d trials each, units of %zu in turn\n", n.name.c_str(),
+               counted(static_cast<long long>(g.tasks.size()), "task", "tasks").c_str(),
+               counted(static_cast<long long>(all.size()), "contender", "contenders").c_str(),
+               o.trials, o.unit);
   // One unit of each contender in turn: drift of the machine falls on all of them alike.
   for (bool any = true; any;) {
     any = false;

@@ -23,6 +23,7 @@
 #include "net/network_session.h"
 #include "net/network_tuning.h"
 #include "ops/presets.h"
+#include "space/text.h"
 #include "store/live_status.h"
 #include "store/run_operator.h"
 #include "store/store.h"
@@ -146,19 +147,19 @@ void runTune(const NetTuneOptions& o) {
   const std::int64_t networkId = session->id();
   if (!o.json)
     std::fprintf(
-        stderr, "network run %lld: %s, %zu %s, %d %s, %s on %s, %s scheduler%s\n",
-        static_cast<long long>(networkId), n.name.c_str(), g.tasks.size(),
-        g.tasks.size() == 1 ? "task" : "tasks", plan.trials, plan.trials == 1 ? "trial" : "trials",
-        plan.algorithm.c_str(), backend.c_str(),
+        stderr, "network run %lld: %s, %s, %s, %s on %s, %s scheduler%s\n",
+        static_cast<long long>(networkId), n.name.c_str(),
+        counted(static_cast<long long>(g.tasks.size()), "task", "tasks").c_str(),
+        counted(plan.trials, "trial", "trials").c_str(), plan.algorithm.c_str(), backend.c_str(),
         std::string(net::schedulerKindName(plan.scheduler)).c_str(),
         o.resume ? (", resumed after " + std::to_string(session->resumedAt()) + " trials").c_str()
                  : "");
   // As the Networks page says before Start: a task the budget never reaches runs untuned.
   if (!o.json && plan.trials > 0 && static_cast<std::size_t>(plan.trials) < g.tasks.size())
     std::fprintf(stderr,
-                 "note: %d %s cannot reach all %zu tasks: at least %zu run untuned "
+                 "note: %s cannot reach all %zu tasks: at least %zu run untuned "
                  "(--trials %zu or more gives each one a trial)\n",
-                 plan.trials, plan.trials == 1 ? "trial" : "trials", g.tasks.size(),
+                 counted(plan.trials, "trial", "trials").c_str(), g.tasks.size(),
                  g.tasks.size() - static_cast<std::size_t>(plan.trials), g.tasks.size());
   if (const std::string busy =
           backend == "cpu" && o.cluster.address.empty() && !o.json ? busyMachineNote() : "";

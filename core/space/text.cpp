@@ -54,8 +54,8 @@ bool parseNumber(std::string_view text, double& out) {
 
 bool parseIntegers(std::string_view text, std::vector<std::int64_t>& out) {
   text = trim(text);
-  if (text.size() >= 2 && ((text.front() == '(' && text.back() == ')') ||
-                           (text.front() == '[' && text.back() == ']')))
+  if (text.size() >= 2 &&
+      ((text.front() == '(' && text.back() == ')') || (text.front() == '[' && text.back() == ']')))
     text = text.substr(1, text.size() - 2);
   out.clear();
   if (trim(text).empty()) return false;
@@ -93,6 +93,10 @@ std::string formatNumber(double value) {
     if (back == value) break;
   }
   return text;
+}
+
+std::string counted(long long n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
 }  // namespace opevo

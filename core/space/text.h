@@ -17,5 +17,7 @@ bool parseNumber(std::string_view text, double& out);
 std::string joinIntegers(const std::vector<std::int64_t>& v);
 // Shortest text that reads back to the same double; integers without a decimal point.
 std::string formatNumber(double value);
+// "1 trial", "3 trials": the count and its noun, singular for one.
+std::string counted(long long n, std::string_view one, std::string_view many);
 
 }  // namespace opevo

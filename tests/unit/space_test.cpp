@@ -12,6 +12,7 @@
 #include "space/param_spec.h"
 #include "space/perm_param.h"
 #include "space/search_space.h"
+#include "space/text.h"
 
 namespace opevo {
 namespace {
@@ -218,6 +219,12 @@ TEST(ParamSpec, AChoiceHoldingACommaReadsBackFromItsSpec) {
   ASSERT_EQ(back->kind(), ParamKind::Choice);
   EXPECT_EQ(dynamic_cast<const ChoiceParam&>(*back).choices(), p.choices());
   EXPECT_EQ(back->spec(), p.spec());
+}
+
+TEST(Text, CountedIsSingularForOneOnly) {
+  EXPECT_EQ(counted(1, "trial", "trials"), "1 trial");
+  EXPECT_EQ(counted(0, "trial", "trials"), "0 trials");
+  EXPECT_EQ(counted(16, "task", "tasks"), "16 tasks");
 }
 
 TEST(ParamSpec, BadInputNamesTheProblem) {
