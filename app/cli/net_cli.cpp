@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include "cli/commands.h"
 #include "common/error.h"
@@ -26,23 +27,111 @@ void announceBuild(const net::Network& n, const net::TaskGraph& g) {
             << " (one compiler run)...\n";
 }
 
-void printEndToEnd(const std::string& what, const net::EndToEnd& e, int runs) {
+void printEndToEnd(const std::string& what, const net::StoredEndToEnd& e) {
   std::printf(
       "%s: %.3f ms end to end (median of %d), tasks %.3f ms + layout conversions %.3f ms + "
       "fixed kernels %.3f ms measured one by one\n",
-      what.c_str(), e.ms, runs, e.taskMs, e.convertMs, e.fixedMs);
-  if (!e.deviceReference.empty())
+      what.c_str(), e.ms, e.runs, e.tasksMs, e.conversionsMs, e.fixedMs);
+  const char* matches = e.verified ? "matches" : "DIFFERS";
+  if (!e.device.empty())
     std::printf("on %s (NVRTC %.1f s); output against %s: %s (max relative error %.2g)\n",
-                e.device.c_str(), e.compileSeconds, e.deviceReference.c_str(),
-                e.verified ? "matches" : "DIFFERS", e.error);
-  else if (const auto& r = e.reference.best)
+                e.device.c_str(), e.compileSeconds, e.referenceName.c_str(), matches, e.error);
+  else if (e.referenceMs)
     std::printf(
-        "libtorch %s, %d threads: %.3f ms (best median of %zu processes); output %s (max relative "
-        "error %.2g)\n",
-        r->version.c_str(), r->threads, r->ms, e.reference.medians.size(),
-        e.verified ? "matches" : "DIFFERS", e.error);
+        "%s, %d threads: %.3f ms (best median of %d processes); output %s (max relative error "
+        "%.2g)\n",
+        e.referenceName.c_str(), e.referenceThreads, *e.referenceMs, e.referenceProcesses, matches,
+        e.error);
   else
-    std::printf("%s\n", e.reference.missing.c_str());
+    std::printf("%s\n", e.referenceMissing.c_str());
+}
+
+namespace {
+
+std::string pad(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+std::string msText(const std::optional<double>& ms) {
+  return ms ? std::to_string(*ms) : std::string("-");
+}
+
+}  // namespace
+
+void printNetworkResult(const net::StoredNetworkRun& run, const std::string& what) {
+  bool refs = run.sumOfReferencesMs.has_value();
+  for (const net::StoredNetworkTask& t : run.tasks)
+    refs = refs || t.referenceMs || !t.referenceError.empty();
+  // The library column only where the libraries were timed.
+  auto library = [&](const std::string& text) { return refs ? " " + pad(text, 12) : ""; };
+  std::printf("%-26s %6s %6s %12s%s  %s\n", "task", "weight", "trials", "best ms",
+              library("library ms").c_str(), "configuration");
+  for (const net::StoredNetworkTask& t : run.tasks)
+    std::printf("%-26s %6.0f %6d %12s%s  %s\n", t.name.c_str(), t.weight, t.trials,
+                msText(t.bestMs).c_str(), library(msText(t.referenceMs)).c_str(),
+                t.config.empty() ? "-" : t.config.c_str());
+  for (const net::StoredNetworkTask& t : run.tasks) {
+    if (!t.layoutConstraint) continue;
+    const auto& lc = *t.layoutConstraint;
+    std::printf(
+        "%s: output layout %s %s's, which it meets in the residual %s (%s)\n", t.name.c_str(),
+        lc.applied ? "pinned to" : "left free (no valid configuration) instead of pinned to",
+        lc.by.c_str(), lc.tensor.c_str(), lc.outputLayout.c_str());
+  }
+  std::vector<std::string> none;
+  double sum = 0;
+  for (const net::StoredNetworkTask& t : run.tasks) {
+    if (t.bestMs)
+      sum += t.weight * *t.bestMs;
+    else
+      none.push_back(t.name);
+  }
+  if (none.empty()) {
+    std::printf("\nsum of weight x best over the tasks: %.3f ms\n", run.sumOfTasksMs.value_or(sum));
+  } else {
+    // A sum over the tuned tasks alone would read as the whole network's.
+    std::string names;
+    for (const std::string& name : none) names += (names.empty() ? "" : ", ") + name;
+    std::printf(
+        "\nsum of weight x best over the tasks: none yet (%zu of %zu tasks have no working "
+        "kernel: %s; more trials give every task some)\n",
+        none.size(), run.tasks.size(), names.c_str());
+  }
+  if (refs) {
+    // The ratio over the tasks that have both (an untuned task has no best yet).
+    std::set<std::string> libraries;
+    double tuned = 0, library = 0;
+    for (const net::StoredNetworkTask& t : run.tasks) {
+      if (!t.referenceMs) {
+        std::printf("  %s: no library time (%s)\n", t.name.c_str(), t.referenceError.c_str());
+        continue;
+      }
+      libraries.insert(t.referenceLibrary);
+      if (!t.bestMs) continue;
+      tuned += t.weight * *t.bestMs;
+      library += t.weight * *t.referenceMs;
+    }
+    std::string names;
+    for (const std::string& l : libraries) names += (names.empty() ? "" : "; ") + l;
+    if (!run.sumOfReferencesMs)
+      std::printf("sum of weight x library: not every task has one\n");
+    else
+      std::printf("sum of weight x library over the tasks: %.3f ms (%s)\n", *run.sumOfReferencesMs,
+                  names.c_str());
+    if (library > 0)
+      std::printf("tuned / library over the tuned tasks: %.2f (%.3f ms / %.3f ms)\n",
+                  tuned / library, tuned, library);
+  }
+  if (const auto& e = run.endToEnd) {
+    printEndToEnd(what, *e);
+    if (run.libraryNetworkMs)
+      std::printf(
+          "the tasks' libraries (each timed alone) plus the same fixed kernels: %.3f ms; tuned end "
+          "to end / that: %.2f\n",
+          *run.libraryNetworkMs, e->ms / *run.libraryNetworkMs);
+  }
+  if (!run.endToEndError.empty())
+    std::printf("end-to-end run on the device failed: %s\n", run.endToEndError.c_str());
 }
 
 CLI::Validator networkTemplateCheck() {

@@ -8,6 +8,7 @@
 
 #include "net/end_to_end.h"
 #include "net/network_json.h"
+#include "net/stored_network_run.h"
 
 namespace opevo::cli {
 
@@ -16,7 +17,11 @@ net::ParamOverrides paramOverrides(const std::vector<std::string>& texts);
 // "building N task kernels ..." on standard error, before a build that takes a while.
 void announceBuild(const net::Network& n, const net::TaskGraph& g);
 // The end-to-end line and the reference line.
-void printEndToEnd(const std::string& what, const net::EndToEnd& e, int runs);
+void printEndToEnd(const std::string& what, const net::StoredEndToEnd& e);
+// A network run's tasks (weight, trials, best, library, configuration), its residuals' layouts,
+// the sums over the tasks and, once it ran end to end, printEndToEnd's lines headed `what`: what
+// `net tune` prints at its end and `net runs ID` prints of a stored run.
+void printNetworkResult(const net::StoredNetworkRun& run, const std::string& what);
 
 // The check of a --template value (net::parseTaskTemplates) when the command line is read, before
 // anything is opened.

@@ -159,46 +159,46 @@ void runRun(const NetRunOptions& o) {
   const net::EndToEnd e =
       net::runEndToEnd(o.network, params, n, g, configs, mode,
                        {o.seed, o.warmup, o.runs, o.reference}, std::nullopt, templates);
+  nlohmann::json tasks = nlohmann::json::array();
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    double ms = 0;
+    for (const auto& s : e.steps)
+      if (s.kind == net::StepKind::Task && s.name == g.tasks[i].occurrences.front().layer)
+        ms = s.ms;
+    tasks.push_back({{"name", g.tasks[i].name},
+                     {"weight", g.tasks[i].weight()},
+                     {"trials", 0},
+                     {"config", spaces[i].format(configs[i])},
+                     {"best_ms", ms}});
+  }
+  const nlohmann::json result{
+      {"network", n.name},
+      {"params", n.params},
+      {"backend", "cpu"},
+      {"configs", o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
+      {"mode", layout::tuningModeName(mode)},
+      {"template", templates.name()},
+      {"conversions_ms", e.convertMs},
+      {"steps", net::stepsJson(e)},
+      {"adopted_layouts", e.adoptedLayouts},
+      {"end_to_end_ms", e.ms},
+      {"times_ms", e.timesMs},
+      {"sum_of_tasks_ms", e.taskMs},
+      {"fixed_kernels_ms", e.fixedMs},
+      {"verified", e.verified},
+      {"reference", net::referenceJson(e)},
+      {"tasks", tasks}};
   if (o.json) {
-    nlohmann::json tasks = nlohmann::json::array();
-    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-      double ms = 0;
-      for (const auto& s : e.steps)
-        if (s.kind == net::StepKind::Task && s.name == g.tasks[i].occurrences.front().layer)
-          ms = s.ms;
-      tasks.push_back({{"name", g.tasks[i].name},
-                       {"weight", g.tasks[i].weight()},
-                       {"trials", 0},
-                       {"config", spaces[i].format(configs[i])},
-                       {"best_ms", ms}});
-    }
-    std::cout << nlohmann::json{{"network", n.name},
-                                {"params", n.params},
-                                {"backend", "cpu"},
-                                {"configs",
-                                 o.configs == ConfigChoice::Untuned ? "untuned" : "random"},
-                                {"mode", layout::tuningModeName(mode)},
-                                {"template", templates.name()},
-                                {"conversions_ms", e.convertMs},
-                                {"steps", net::stepsJson(e)},
-                                {"adopted_layouts", e.adoptedLayouts},
-                                {"end_to_end_ms", e.ms},
-                                {"times_ms", e.timesMs},
-                                {"sum_of_tasks_ms", e.taskMs},
-                                {"fixed_kernels_ms", e.fixedMs},
-                                {"verified", e.verified},
-                                {"reference", net::referenceJson(e)},
-                                {"tasks", tasks}}
-                     .dump(2)
-              << "\n";
+    std::cout << result.dump(2) << "\n";
   } else {
     std::printf("%-28s %-7s %10s\n", "step", "kind", "median ms");
     for (const auto& s : e.steps)
       std::printf("%-28s %-7s %10.3f\n", s.name.c_str(), net::stepKindName(s.kind).data(), s.ms);
+    // Read back from what --json prints: one reader of an end-to-end result, one printer.
     printEndToEnd("\n" + n.name + " on this CPU (" +
                       (o.configs == ConfigChoice::Untuned ? "untuned" : "random") +
                       " configurations)",
-                  e, o.runs);
+                  *net::endToEndFromResult(result));
   }
   requireVerified(e);
 }

@@ -62,11 +62,6 @@ void onInterrupt(int) {
   cancelClusterFromSignal();
 }
 
-// text right-aligned in width columns, as printf's %12s would.
-std::string pad(const std::string& text, std::size_t width) {
-  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
-}
-
 std::string ms(std::optional<double> seconds) {
   if (!seconds) return "none yet";
   char text[32];
@@ -241,81 +236,9 @@ void runTune(const NetTuneOptions& o) {
     if (!j.contains("template")) j["template"] = plan.templates.name();  // as net run and net runs
     std::cout << j.dump(2) << "\n";
   } else {
-    auto number = [](const nlohmann::json& v) {
-      return v.is_null() ? std::string("-") : std::to_string(v.get<double>());
-    };
-    const bool refs = j.contains("sum_of_references_ms");
-    // The library column only where the libraries were timed.
-    auto library = [&](const std::string& text) { return refs ? " " + pad(text, 12) : ""; };
-    std::printf("%-26s %6s %6s %12s%s  %s\n", "task", "weight", "trials", "best ms",
-                library("library ms").c_str(), "configuration");
-    for (const auto& t : j["tasks"])
-      std::printf("%-26s %6.0f %6d %12s%s  %s\n", t["name"].get<std::string>().c_str(),
-                  t["weight"].get<double>(), t["trials"].get<int>(), number(t["best_ms"]).c_str(),
-                  refs ? library(number(t["reference_ms"])).c_str() : "",
-                  t["config"].get<std::string>().c_str());
-    for (const auto& t : j["tasks"]) {
-      const nlohmann::json& lc = t["layout_constraint"];
-      if (lc.is_null()) continue;
-      std::printf("%s: output layout %s %s's, which it meets in the residual %s (%s)\n",
-                  t["name"].get<std::string>().c_str(),
-                  lc["applied"].get<bool>()
-                      ? "pinned to"
-                      : "left free (no valid configuration) instead of pinned to",
-                  lc["by"].get<std::string>().c_str(), lc["tensor"].get<std::string>().c_str(),
-                  lc["output_layout"].get<std::string>().c_str());
-    }
-    if (!j["sum_of_tasks_ms"].is_null()) {
-      std::printf("\nsum of weight x best over the tasks: %.3f ms\n",
-                  j["sum_of_tasks_ms"].get<double>());
-    } else {
-      // A sum over the tuned tasks alone would read as the whole network's.
-      std::vector<std::string> none;
-      for (const auto& t : j["tasks"])
-        if (t["best_ms"].is_null()) none.push_back(t["name"].get<std::string>());
-      std::string names;
-      for (const std::string& name : none) names += (names.empty() ? "" : ", ") + name;
-      std::printf(
-          "\nsum of weight x best over the tasks: none yet (%zu of %zu tasks have no "
-          "working kernel: %s; more trials give every task some)\n",
-          none.size(), j["tasks"].size(), names.c_str());
-    }
-    if (refs) {
-      // The ratio over the tasks that have both (an untuned task has no best yet).
-      std::set<std::string> libraries;
-      double tuned = 0, library = 0;
-      for (const auto& t : j["tasks"]) {
-        if (t["reference_ms"].is_null()) {
-          std::printf("  %s: no library time (%s)\n", t["name"].get<std::string>().c_str(),
-                      t.value("reference_error", std::string()).c_str());
-          continue;
-        }
-        libraries.insert(t["reference_library"].get<std::string>());
-        if (t["best_ms"].is_null()) continue;
-        tuned += t["weight"].get<double>() * t["best_ms"].get<double>();
-        library += t["weight"].get<double>() * t["reference_ms"].get<double>();
-      }
-      std::string names;
-      for (const std::string& l : libraries) names += (names.empty() ? "" : "; ") + l;
-      if (j["sum_of_references_ms"].is_null())
-        std::printf("sum of weight x library: not every task has one\n");
-      else
-        std::printf("sum of weight x library over the tasks: %.3f ms (%s)\n",
-                    j["sum_of_references_ms"].get<double>(), names.c_str());
-      if (library > 0)
-        std::printf("tuned / library over the tuned tasks: %.2f (%.3f ms / %.3f ms)\n",
-                    tuned / library, tuned, library);
-    }
-    if (e)
-      printEndToEnd(n.name + " tuned, " + (backend == "cpu" ? "on this CPU" : "on " + backend), *e,
-                    o.runs);
-    if (e && j.contains("library_network_ms"))
-      std::printf(
-          "the tasks' libraries (each timed alone) plus the same fixed kernels: %.3f ms; tuned end "
-          "to end / that: %.2f\n",
-          j["library_network_ms"].get<double>(), e->ms / j["library_network_ms"].get<double>());
-    if (!endToEndError.empty())
-      std::printf("end-to-end run on the device failed: %s\n", endToEndError.c_str());
+    // As the store keeps it: `net runs ID` prints the same of it later.
+    printNetworkResult(net::readStoredNetworkRun(store, networkId),
+                       n.name + " tuned, " + (backend == "cpu" ? "on this CPU" : "on " + backend));
   }
   if (!endToEndError.empty())
     throw RunFailed(
@@ -373,6 +296,86 @@ void runList(const std::string& db, bool json) {
                 r["backend"].get<std::string>().c_str(), r["trials"].get<int>(),
                 r["budget"].get<int>(), cell(r["end_to_end_ms"]).c_str(),
                 cell(r["reference_ms"]).c_str(), r["started"].get<std::string>().c_str());
+}
+
+void runShow(std::int64_t id, const std::string& db, bool json) {
+  const Store store(existingDatabase(db));
+  const net::StoredNetworkRun run = net::readStoredNetworkRun(store, id);
+  const NetworkRecord& r = run.record;
+  const net::NetworkTuningPlan& p = run.plan;
+  if (json) {
+    nlohmann::json tasks = nlohmann::json::array(), curve = nlohmann::json::array();
+    auto number = [](const std::optional<double>& v) {
+      return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    };
+    for (std::size_t i = 0; i < run.tasks.size(); ++i) {
+      const net::StoredNetworkTask& t = run.tasks[i];
+      tasks.push_back(
+          {{"name", t.name},
+           {"weight", t.weight},
+           {"trials", t.trials},
+           {"best_ms", number(t.bestMs)},
+           {"config", t.config.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.config)},
+           {"task_run", r.taskRuns[i]}});
+    }
+    for (const net::StoredNetworkUnit& u : run.units)
+      curve.push_back({{"task", run.tasks[static_cast<std::size_t>(u.task)].name},
+                       {"unit_trials", u.unitTrials},
+                       {"trials", u.trials},
+                       {"estimate_ms", number(u.estimateMs)}});
+    std::cout << nlohmann::json{{"id", r.id},
+                                {"network", r.name},
+                                {"source", r.source},
+                                {"status", runStatusName(run.status)},
+                                {"backend", r.backend},
+                                {"plan", nlohmann::json::parse(r.planJson)},
+                                {"trials", run.trials},
+                                {"started", r.started},
+                                {"ended", r.ended},
+                                {"tasks", tasks},
+                                {"curve", curve},
+                                {"result", r.resultJson.empty()
+                                               ? nlohmann::json(nullptr)
+                                               : nlohmann::json::parse(r.resultJson)}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::printf(
+      "network run %lld: %s%s, %s, %s on %s, %s scheduler, %s mode, weights %s, seed %llu\n",
+      static_cast<long long>(r.id), r.name.c_str(),
+      p.templates.any() ? (" (" + p.templates.name() + ")").c_str() : "",
+      runStatusName(run.status).data(), p.algorithm.c_str(), r.backend.c_str(),
+      schedulerKindName(p.scheduler).data(), layout::tuningModeName(p.mode).data(),
+      p.coldWeights ? "cold" : "warm", static_cast<unsigned long long>(p.seed));
+  std::printf("%s of %s in units of %zu; started %s%s%s\n",
+              counted(run.trials, "trial", "trials").c_str(), std::to_string(p.trials).c_str(),
+              p.unit, r.started.c_str(), r.ended.empty() ? "" : ", ended ", r.ended.c_str());
+  if (run.status != RunStatus::Finished)
+    std::printf("%s: opevo net tune --resume %lld%s continues it\n",
+                run.status == RunStatus::Running ? "being tuned (the figures are as far as it got)"
+                                                 : "not finished",
+                static_cast<long long>(r.id), databaseHint(db).c_str());
+  // The latency estimate as the scheduler saw it, at about ten points of the curve.
+  std::string points;
+  const std::size_t step = std::max<std::size_t>(1, run.units.size() / 10);
+  for (std::size_t u = 0; u < run.units.size(); ++u) {
+    if (u % step != 0 && u + 1 != run.units.size()) continue;
+    const net::StoredNetworkUnit& unit = run.units[u];
+    char text[48];
+    if (unit.estimateMs)
+      std::snprintf(text, sizeof text, "%d: %.3f", unit.trials, *unit.estimateMs);
+    else
+      std::snprintf(text, sizeof text, "%d: -", unit.trials);
+    points += (points.empty() ? "" : ", ") + std::string(text);
+  }
+  if (!points.empty()) std::printf("sum of weight x best (ms) after trials %s\n", points.c_str());
+  std::printf("\n");
+  printNetworkResult(run,
+                     r.name + " tuned, " +
+                         (r.backend == "cpu" ? "on the CPU it was tuned on" : "on " + r.backend));
+  if (run.concluded && !run.endToEnd && !run.endToEndMissing.empty())
+    std::printf("%s\n", run.endToEndMissing.c_str());
 }
 
 void runExport(std::int64_t id, const std::string& out, const std::string& db) {
@@ -510,12 +513,26 @@ void addNetTuneCommand(CLI::App& net) {
     resume->excludes(cmd->get_option(name));
   cmd->callback([o] { runTune(*o); });
 
-  auto list = std::make_shared<std::pair<std::string, bool>>();
+  struct ListOptions {
+    std::int64_t id = 0;
+    std::string db;
+    bool json = false;
+  };
+  auto list = std::make_shared<ListOptions>();
   auto* runs =
-      net.add_subcommand("runs", "The stored network runs (resume one with net tune --resume ID)");
-  runs->add_option("--db", list->first, "The database (default: the user's data directory)");
-  runs->add_flag("--json", list->second, "Print one JSON array");
-  runs->callback([list] { runList(list->first, list->second); });
+      net.add_subcommand("runs",
+                         "The stored network runs; with an ID, that run's tasks, curve and "
+                         "end-to-end result (resume one with net tune --resume ID)");
+  runs->add_option("id", list->id, "One network run to show (opevo net runs lists them)")
+      ->check(CLI::PositiveNumber);
+  runs->add_option("--db", list->db, "The database (default: the user's data directory)");
+  runs->add_flag("--json", list->json, "Print JSON: an array of the runs, or the one run");
+  runs->callback([list] {
+    if (list->id > 0)
+      runShow(list->id, list->db, list->json);
+    else
+      runList(list->db, list->json);
+  });
 
   struct ExportOptions {
     std::int64_t id = 0;

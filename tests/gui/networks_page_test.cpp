@@ -548,6 +548,15 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   EXPECT_GT(nodeShares[nodeIndex("p1")], 0);
   EXPECT_NEAR(shares + nodeShares[nodeIndex("p1")], 1, 1e-9);
 
+  // What the race showed, to compare with what Show reads back from the store.
+  std::vector<double> endToEnd, lastEstimate;
+  const QString secondLabel = s->contenders[1].label;
+  for (const ContenderState& state : s->contenders) {
+    endToEnd.push_back(state.endToEndMs);
+    lastEstimate.push_back(state.curveEstimateMs.back());
+  }
+  const std::int64_t secondRun = s->contenders[1].networkId;
+
   // Another network chosen: the tiny race's results, contenders and curves go, rather than
   // stand under AlexNet's picture.
   setup()->selectNetwork(QStringLiteral("alexnet"));
@@ -570,6 +579,35 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
     EXPECT_EQ(result["weights"], "warm");
     EXPECT_TRUE(result["end_to_end_ms"].is_number());
   }
+
+  // Show puts a stored run back on the page as the race showed it, its network with it.
+  ASSERT_TRUE(waitUntil([&] { return setup()->runsBox()->count() == 2; }));
+  setup()->runsBox()->setCurrentIndex(
+      setup()->runsBox()->findData(QVariant::fromValue<qlonglong>(secondRun)));
+  ASSERT_TRUE(setup()->showButton()->isEnabled());
+  EXPECT_FALSE(setup()->resumeButton()->isEnabled()) << "finished";
+  setup()->showButton()->click();
+  ASSERT_TRUE(waitUntil([&] { return !m_page.loadingStored() && m_page.snapshot(); }));
+  ASSERT_TRUE(pictureShown(6));
+  const NetworkSnapshot* shown = m_page.snapshot();
+  ASSERT_EQ(shown->contenders.size(), 1u);
+  const ContenderState& stored = shown->contenders[0];
+  EXPECT_EQ(stored.networkId, secondRun);
+  EXPECT_EQ(stored.label, secondLabel);
+  EXPECT_EQ(stored.trials, 8);
+  EXPECT_DOUBLE_EQ(stored.endToEndMs, endToEnd[1]);
+  EXPECT_DOUBLE_EQ(stored.curveEstimateMs.back(), lastEstimate[1]);
+  EXPECT_GT(m_page.curveChart()->curvePointCount(0), 0);
+  EXPECT_EQ(setup()->network(), m_file) << "the box names the network on show";
+  EXPECT_TRUE(m_page.taskModel()->sharesMeasured());
+  const QString shownStatus = m_page.statusLabel()->text();
+  EXPECT_TRUE(
+      shownStatus.startsWith(QStringLiteral("Network run %1, 8 of 8 trials: ").arg(secondRun)))
+      << shownStatus.toStdString();
+  EXPECT_TRUE(shownStatus.contains(QStringLiteral("ms end to end"))) << shownStatus.toStdString();
+  EXPECT_EQ(m_page.taskModel()->index(0, NetworkTaskModel::TrialsColumn).data().toInt() +
+                m_page.taskModel()->index(1, NetworkTaskModel::TrialsColumn).data().toInt(),
+            8);
 }
 
 TEST_F(NetworksPageTest, StopKeepsEveryTrialAndResumeFinishesTheBudget) {
@@ -613,6 +651,22 @@ TEST_F(NetworksPageTest, StopKeepsEveryTrialAndResumeFinishesTheBudget) {
       << stopped.toStdString();
   EXPECT_EQ(runs[0].status, RunStatus::Interrupted);
   const std::vector<std::int64_t> taskRuns = runs[0].taskRuns;
+  int stoppedAt = 0;
+  for (const NetworkUnitRow& u : store.networkUnits(runs[0].id)) stoppedAt += u.trials;
+
+  // Show reads it as far as it got, and says Resume continues it.
+  ASSERT_TRUE(waitUntil([&] { return setup()->showButton()->isEnabled(); }));
+  EXPECT_EQ(setup()->selectedRun()->id, runs[0].id);
+  setup()->showButton()->click();
+  ASSERT_TRUE(waitUntil([&] {
+    return !m_page.loadingStored() && m_page.snapshot() &&
+           m_page.snapshot()->contenders.at(0).networkId == runs[0].id;
+  }));
+  EXPECT_EQ(m_page.snapshot()->contenders[0].trials, stoppedAt);
+  EXPECT_EQ(m_page.statusLabel()->text(),
+            QStringLiteral("Network run %1, %2 of 24 trials: interrupted; Resume continues it")
+                .arg(runs[0].id)
+                .arg(stoppedAt));
   ASSERT_EQ(taskRuns.size(), 2u);
   auto storedTrials = [&] {
     std::size_t n = 0;

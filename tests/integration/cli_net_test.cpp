@@ -407,6 +407,73 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
   std::filesystem::remove_all(dir);
 }
 
+// net runs ID shows one stored run: a finished one as its tune ended, an unfinished one as far
+// as its stored units and trials go, its latency curve replayed as the scheduler saw it.
+TEST(CliNet, RunsShowsOneStoredRunFinishedOrAsFarAsItGot) {
+  char pattern[] = "/tmp/opevo-netruns-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const auto tuned = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "20", "--unit", "2",
+                                            "--runs", "3", "--json", "--db", db});
+  ASSERT_EQ(tuned.status, 0) << tuned.err << tuned.out;
+  const nlohmann::json j = nlohmann::json::parse(tuned.out);
+  const std::string id = std::to_string(j["id"].get<long long>());
+
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", id, "--json", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  const nlohmann::json k = nlohmann::json::parse(shown.out);
+  EXPECT_EQ(k["status"], "finished");
+  EXPECT_EQ(k["trials"], 20);
+  EXPECT_EQ(k["result"]["end_to_end_ms"], j["end_to_end_ms"]);
+  ASSERT_EQ(k["tasks"].size(), j["tasks"].size());
+  for (std::size_t i = 0; i < j["tasks"].size(); ++i) {
+    EXPECT_EQ(k["tasks"][i]["trials"], j["tasks"][i]["trials"]);
+    EXPECT_EQ(k["tasks"][i]["best_ms"], j["tasks"][i]["best_ms"]);
+  }
+  ASSERT_EQ(k["curve"].size(), j["curve"].size());
+  for (std::size_t u = 0; u < j["curve"].size(); ++u)
+    EXPECT_EQ(k["curve"][u]["estimate_ms"], j["curve"][u]["estimate_ms"]) << u;
+  const auto text = runProcess(OPEVO_CLI, {"net", "runs", id, "--db", db});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("network run " + id + ": all_ops, finished"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("20 trials of 20 in units of 2"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ms end to end (median of 3)"), std::string::npos) << text.out;
+
+  // The same run as if its program had died before its end: no result stored. Its tasks and
+  // curve come from the units and trials, and agree with what the tuner itself had.
+  Store(db).setNetworkStatus(j["id"].get<long long>(), RunStatus::Interrupted, "");
+  const auto replayed = runProcess(OPEVO_CLI, {"net", "runs", id, "--json", "--db", db});
+  ASSERT_EQ(replayed.status, 0) << replayed.err;
+  const nlohmann::json r = nlohmann::json::parse(replayed.out);
+  EXPECT_EQ(r["status"], "interrupted");
+  EXPECT_TRUE(r["result"].is_null());
+  for (std::size_t i = 0; i < j["tasks"].size(); ++i) {
+    EXPECT_EQ(r["tasks"][i]["trials"], j["tasks"][i]["trials"]);
+    EXPECT_NEAR(r["tasks"][i]["best_ms"].get<double>(), j["tasks"][i]["best_ms"].get<double>(),
+                1e-6 * j["tasks"][i]["best_ms"].get<double>())
+        << i;
+  }
+  ASSERT_EQ(r["curve"].size(), j["curve"].size());
+  for (std::size_t u = 0; u < j["curve"].size(); ++u) {
+    ASSERT_EQ(r["curve"][u]["estimate_ms"].is_null(), j["curve"][u]["estimate_ms"].is_null()) << u;
+    if (j["curve"][u]["estimate_ms"].is_null()) continue;
+    EXPECT_NEAR(r["curve"][u]["estimate_ms"].get<double>(),
+                j["curve"][u]["estimate_ms"].get<double>(),
+                1e-6 * j["curve"][u]["estimate_ms"].get<double>())
+        << u;
+  }
+  const auto unfinished = runProcess(OPEVO_CLI, {"net", "runs", id, "--db", db});
+  EXPECT_NE(unfinished.out.find("not finished: opevo net tune --resume " + id), std::string::npos)
+      << unfinished.out;
+  EXPECT_EQ(unfinished.out.find("end to end"), std::string::npos) << unfinished.out;
+
+  const auto missing = runProcess(OPEVO_CLI, {"net", "runs", "99", "--db", db});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("no network run 99"), std::string::npos) << missing.err;
+  std::filesystem::remove_all(dir);
+}
+
 // net tune takes tune's measuring options: here no minimum time, so each kernel is timed by the
 // three runs every timing needs (the default, 100 ms, runs the small tasks' kernels dozens of
 // times), and no cut-off.

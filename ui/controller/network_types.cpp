@@ -1,6 +1,67 @@
 #include "ui/controller/network_types.h"
 
+#include <QCoreApplication>
+#include <cmath>
+
 namespace opevo::ui {
+
+QString contenderLabel(const net::NetworkTuningPlan& p) {
+  return QString::fromStdString(p.algorithm + " / " + std::string(schedulerKindName(p.scheduler)) +
+                                " / " + std::string(layout::tuningModeName(p.mode)) +
+                                (p.templates.any() ? " + " + p.templates.name() : ""));
+}
+
+NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const NetworkRecord& r = run.record;
+  NetworkSnapshot s;
+  s.network = QString::fromStdString(r.name);
+  s.networkText = QString::fromStdString(r.networkJson);
+  s.source = r.source;
+  s.params = net::paramsFromJson(r.paramsJson, "network run " + std::to_string(r.id) + "'s ");
+  ContenderState c;
+  c.label = contenderLabel(run.plan);
+  c.networkId = r.id;
+  for (const net::StoredNetworkUnit& u : run.units) {
+    c.curveTrials.push_back(u.trials);
+    c.curveEstimateMs.push_back(u.estimateMs.value_or(kNaN));
+    c.unitTask.push_back(u.task);
+    c.unitTrials.push_back(u.unitTrials);
+  }
+  for (const net::StoredNetworkTask& t : run.tasks) {
+    c.taskTrials.push_back(t.trials);
+    c.taskBestMs.push_back(t.bestMs.value_or(kNaN));
+  }
+  c.trials = run.trials;
+  c.budget = run.plan.trials;
+  c.done = run.status == RunStatus::Finished;
+  c.sumOfLibrariesMs = run.sumOfReferencesMs.value_or(kNaN);
+  c.libraryNetworkMs = run.libraryNetworkMs.value_or(kNaN);
+  c.endToEndError = QString::fromStdString(run.endToEndError);
+  if (const auto& e = run.endToEnd) {
+    c.endToEndMs = e->ms;
+    c.verified = e->verified;
+    c.device = QString::fromStdString(e->device);
+    for (const auto& [name, ms] : e->steps) c.stepMs.emplace_back(QString::fromStdString(name), ms);
+    // The line the curves were held against, as the race drew it: libtorch on the CPU, the
+    // tasks' libraries with the same fixed kernels on a GPU.
+    if (e->referenceMs) {
+      s.referenceMs = e->referenceMs;
+      s.referenceLegend = QCoreApplication::translate("NetworkWorker", "libtorch");
+      s.referenceName = QCoreApplication::translate("NetworkWorker", "%1, %2 threads")
+                            .arg(QString::fromStdString(e->referenceName))
+                            .arg(e->referenceThreads);
+    }
+  }
+  if (!s.referenceMs && std::isfinite(c.libraryNetworkMs)) {
+    s.referenceMs = c.libraryNetworkMs;
+    s.referenceLegend = QCoreApplication::translate("NetworkWorker", "libraries");
+    s.referenceName = QCoreApplication::translate(
+        "NetworkWorker", "the tasks' libraries (each timed alone) + fixed kernels");
+  }
+  s.contenders.push_back(std::move(c));
+  return s;
+}
 
 std::vector<NetworkTaskInfo> networkTaskInfo(const net::Network& n, const net::TaskGraph& g) {
   std::vector<NetworkTaskInfo> out;

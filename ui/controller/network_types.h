@@ -12,6 +12,8 @@
 
 #include "layout/tuning_mode.h"
 #include "net/network_json.h"
+#include "net/network_tuning.h"
+#include "net/stored_network_run.h"
 #include "net/task_scheduler.h"
 #include "net/tasks.h"
 
@@ -69,6 +71,9 @@ struct ContenderState {
   double libraryNetworkMs = std::numeric_limits<double>::quiet_NaN();
 };
 
+// "opevo-m / gradient / joint + winograd": how a contender is named in the box and the legend.
+QString contenderLabel(const net::NetworkTuningPlan& plan);
+
 // The tasks every contender of the race tunes (one network, so one task list).
 struct NetworkTaskInfo {
   QString name;
@@ -97,6 +102,11 @@ struct NetworkSnapshot {
   QString activity;         // what the thread is doing now
 };
 using NetworkSnapshotPtr = std::shared_ptr<const NetworkSnapshot>;
+
+// A stored network run as the page shows a race's contender (nothing runs): its curve, its
+// tasks' trials and bests, and once it ended its end-to-end figures and the line they are held
+// against.
+NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run);
 
 struct NetworkOutcome {
   enum class End { Finished, Stopped, Failed } end = End::Finished;

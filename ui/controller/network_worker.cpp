@@ -15,13 +15,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // waits for them, and each pass is one median sample among many.
 constexpr int kWarmup = 3, kRuns = 10;
 
-QString labelOf(const net::NetworkSession& s) {
-  const net::NetworkTuningPlan& p = s.source().plan;
-  return QString::fromStdString(p.algorithm + " / " + std::string(schedulerKindName(p.scheduler)) +
-                                " / " + std::string(layout::tuningModeName(p.mode)) +
-                                (p.templates.any() ? " + " + p.templates.name() : ""));
-}
-
 // The contender as the window draws it, from its session.
 void describe(const net::NetworkSession& s, ContenderState& c) {
   const net::NetworkTuning& t = s.tuning();
@@ -141,7 +134,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
   m_snapshot.params = first.source().params;
   for (const auto& s : sessions) {
     ContenderState c;
-    c.label = labelOf(*s);
+    c.label = contenderLabel(s->source().plan);
     c.budget = s->source().plan.trials;
     describe(*s, c);
     m_snapshot.contenders.push_back(std::move(c));

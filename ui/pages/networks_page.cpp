@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/network_json.h"
+#include "store/store.h"
 #include "ui/charts/network_curve_chart.h"
 #include "ui/charts/network_graph_view.h"
 #include "ui/charts/task_trials_chart.h"
@@ -164,33 +165,14 @@ NetworksPage::NetworksPage(QWidget* parent)
   connect(m_setup, &NetworkSetupPanel::startRequested, this, &NetworksPage::start);
   connect(m_setup, &NetworkSetupPanel::stopRequested, this, &NetworksPage::stop);
   connect(m_setup, &NetworkSetupPanel::resumeRequested, this, &NetworksPage::resume);
+  connect(m_setup, &NetworkSetupPanel::showRequested, this, &NetworksPage::showStored);
   connect(m_controller, &NetworkController::busyChanged, m_setup, &NetworkSetupPanel::setBusy);
   connect(m_controller, &NetworkController::updated, this, &NetworksPage::showSnapshot);
   connect(m_controller, &NetworkController::finished, this, [this](const NetworkOutcome& o) {
     switch (o.end) {
       case NetworkOutcome::End::Finished: {
-        QStringList lines;
         bool failed = false;
-        if (m_snapshot)
-          for (const ContenderState& c : m_snapshot->contenders) {
-            const QString line = finishedLine(c);
-            if (!line.isEmpty()) lines << line;
-            failed = failed || !c.endToEndError.isEmpty() || (!c.device.isEmpty() && !c.verified);
-          }
-        // A budget too small for every task ends with no latency: said, not a silent "Finished."
-        if (m_snapshot && !m_snapshot->contenders.empty()) {
-          const std::vector<int>& trials = m_snapshot->contenders.front().taskTrials;
-          const auto none = std::count(trials.begin(), trials.end(), 0);
-          if (none > 0)
-            lines << tr("%1 of %2 tasks got no trial (the budget ran out first): no latency for "
-                        "the network")
-                         .arg(none)
-                         .arg(trials.size());
-        }
-        if (m_snapshot && m_snapshot->referenceMs)
-          lines << tr("%1: %2 ms")
-                       .arg(m_snapshot->referenceName)
-                       .arg(*m_snapshot->referenceMs, 0, 'f', 2);
+        const QStringList lines = resultLines(&failed);
         setStatus(lines.isEmpty() ? tr("Finished.") : lines.join(QStringLiteral("; ")), failed);
         const int stored = m_snapshot ? static_cast<int>(m_snapshot->contenders.size()) : 0;
         // Spelled out: tr's %n is plural only with a translation loaded.
@@ -256,8 +238,8 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         }
         m_setup->setNetworkValid(true);
         m_shownSource = p->source;
-        if (m_controller->busy()) {
-          // A resumed run's network: the box names it, as it names a started race's.
+        if (m_controller->busy() || (m_snapshot && p->text == m_snapshot->networkText)) {
+          // A resumed or shown run's network: the box names it, as it names a started race's.
           m_setup->showNetwork(p->source, {});
         } else if (m_snapshot &&
                    (p->text != m_snapshot->networkText || p->params != m_snapshot->params)) {
@@ -297,6 +279,30 @@ void NetworksPage::clearResults() {
   showContender();
 }
 
+QStringList NetworksPage::resultLines(bool* failed) const {
+  QStringList lines;
+  if (!m_snapshot) return lines;
+  for (const ContenderState& c : m_snapshot->contenders) {
+    const QString line = finishedLine(c);
+    if (!line.isEmpty()) lines << line;
+    *failed = *failed || !c.endToEndError.isEmpty() || (!c.device.isEmpty() && !c.verified);
+  }
+  // A budget too small for every task ends with no latency: said, not a silent "Finished."
+  if (!m_snapshot->contenders.empty()) {
+    const std::vector<int>& trials = m_snapshot->contenders.front().taskTrials;
+    const auto none = std::count(trials.begin(), trials.end(), 0);
+    if (none > 0)
+      lines << tr("%1 of %2 tasks got no trial (the budget ran out first): no latency for "
+                  "the network")
+                   .arg(none)
+                   .arg(trials.size());
+  }
+  if (m_snapshot->referenceMs)
+    lines
+        << tr("%1: %2 ms").arg(m_snapshot->referenceName).arg(*m_snapshot->referenceMs, 0, 'f', 2);
+  return lines;
+}
+
 std::int64_t NetworksPage::shownRunId() const {
   if (!m_snapshot || m_snapshot->contenders.empty()) return 0;
   const int i = std::max(0, m_contender->currentIndex());
@@ -331,6 +337,61 @@ void NetworksPage::resume(std::int64_t networkId) {
   clearResults();
   setStatus(tr("Resuming network run %1…").arg(networkId));
   m_controller->start(std::move(spec));
+}
+
+struct NetworksPage::Stored {
+  NetworkSnapshotPtr snapshot;
+  RunStatus status = RunStatus::Running;
+  QString error;  // why it could not be read
+};
+
+void NetworksPage::showStored(std::int64_t networkId) {
+  if (m_controller->busy()) return;  // the race on show stays
+  setStatus(tr("Reading network run %1…").arg(networkId));
+  m_storedJob.start(
+      [path = m_setup->storePath().toStdString(), networkId] {
+        auto out = std::make_shared<Stored>();
+        try {
+          const Store store(path);
+          const net::StoredNetworkRun run = net::readStoredNetworkRun(store, networkId);
+          out->status = run.status;
+          out->snapshot = std::make_shared<const NetworkSnapshot>(storedSnapshot(run));
+        } catch (const std::exception& e) {
+          out->error = QString::fromUtf8(e.what());
+        }
+        return std::shared_ptr<const Stored>(out);
+      },
+      [this, networkId](std::shared_ptr<const Stored> stored) {
+        if (m_controller->busy()) return;  // a race started meanwhile: its page
+        if (!stored->error.isEmpty()) {
+          setStatus(tr("Network run %1 could not be read: %2").arg(networkId).arg(stored->error),
+                    true);
+          return;
+        }
+        clearResults();
+        showSnapshot(stored->snapshot);
+        const ContenderState& c = m_snapshot->contenders.front();
+        const QString head =
+            tr("Network run %1, %2 of %3 trials").arg(networkId).arg(c.trials).arg(c.budget);
+        switch (stored->status) {
+          case RunStatus::Finished: {
+            bool failed = false;
+            const QStringList lines = resultLines(&failed);
+            setStatus(lines.isEmpty() ? tr("%1, finished.").arg(head)
+                                      : tr("%1: %2").arg(head, lines.join(QStringLiteral("; "))),
+                      failed);
+            break;
+          }
+          case RunStatus::Running:
+            setStatus(
+                tr("%1 so far: another program is tuning it (Show again reads on)").arg(head));
+            break;
+          default:
+            setStatus(tr("%1: %2; Resume continues it")
+                          .arg(head, QString::fromUtf8(runStatusName(stored->status).data())));
+            break;
+        }
+      });
 }
 
 void NetworksPage::showSnapshot(NetworkSnapshotPtr snapshot) {

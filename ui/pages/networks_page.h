@@ -32,6 +32,8 @@ class NetworksPage : public QWidget {
  public:
   // The network picture and tasks a background job hands back (defined where it is made).
   struct Picture;
+  // A stored run read for Show (defined where it is read).
+  struct Stored;
 
   explicit NetworksPage(QWidget* parent = nullptr);
   ~NetworksPage() override;
@@ -50,11 +52,15 @@ class NetworksPage : public QWidget {
   QTableView* taskTable() const { return m_table; }
   const NetworkSnapshot* snapshot() const { return m_snapshot.get(); }
   bool loadingPicture() const { return m_pictureJob.busy(); }
+  bool loadingStored() const { return m_storedJob.busy(); }
 
  public slots:
   void start();
   void stop();
   void resume(std::int64_t networkId);
+  // A stored run on the page as a finished race's contender is shown: read off the GUI thread,
+  // nothing tuned or run.
+  void showStored(std::int64_t networkId);
 
  signals:
   void statusMessage(const QString& text);
@@ -72,6 +78,9 @@ class NetworksPage : public QWidget {
   // The stored run of the contender on show (0: none).
   std::int64_t shownRunId() const;
   void showContender();
+  // What the contenders on show measured once they ended (their end-to-end times, tasks left
+  // untuned, the reference line); *failed when a run on the device failed or differed.
+  QStringList resultLines(bool* failed) const;
   void setStatus(const QString& text, bool error = false);
   // How many tasks the form's Trials and Unit leave without a single trial (0: none), and the note
   // that says so.
@@ -101,6 +110,7 @@ class NetworksPage : public QWidget {
   QString m_shownSource;  // the preset or file it was read from
   LatestJob<std::shared_ptr<const Picture>> m_pictureJob{
       LatestJob<std::shared_ptr<const Picture>>::Overlap::NewestWaits};
+  LatestJob<std::shared_ptr<const Stored>> m_storedJob;
 };
 
 }  // namespace opevo::ui

@@ -26,6 +26,7 @@
 #include "common/error.h"
 #include "engine/run_status.h"
 #include "net/network_json.h"
+#include "store/live_status.h"
 #include "store/store.h"
 #include "tuners/registry.h"
 #include "ui/widgets/form_scroll_area.h"
@@ -59,6 +60,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_stop(new QPushButton(tr("Stop"))),
       m_runs(new QComboBox),
       m_resume(new QPushButton(tr("Resume"))),
+      m_show(new QPushButton(tr("Show"))),
       m_form(new QWidget) {
   m_network->setObjectName(QStringLiteral("networkBox"));
   for (const net::NetworkPreset& p : net::networkPresets())
@@ -182,9 +184,15 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   // and each has its whole text as a tooltip.
   m_runs->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   m_runs->setMinimumContentsLength(12);
+  m_show->setObjectName(QStringLiteral("showButton"));
+  m_show->setToolTip(
+      tr("Show this run's tasks, latency curve and end-to-end result (nothing runs)"));
+  auto* storedButtons = new QHBoxLayout;
+  storedButtons->addWidget(m_show);
+  storedButtons->addWidget(m_resume);
   auto* storedLayout = new QVBoxLayout(stored);
   storedLayout->addWidget(m_runs);
-  storedLayout->addWidget(m_resume);
+  storedLayout->addLayout(storedButtons);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -215,6 +223,9 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   connect(m_resume, &QPushButton::clicked, this, [this] {
     if (const auto run = selectedRun()) emit resumeRequested(run->id);
   });
+  connect(m_show, &QPushButton::clicked, this, [this] {
+    if (const auto run = selectedRun()) emit showRequested(run->id);
+  });
   updateButtons();
 }
 
@@ -232,7 +243,13 @@ void NetworkSetupPanel::reloadRuns(std::int64_t select) {
   m_runsJob.start(
       [path = m_storePath.toStdString()] {
         try {
-          return Store(path).networks();
+          const Store store(path);
+          // As opevo net runs lists them: a run left "running" by a program that died is
+          // interrupted (Resume continues it), one another program tunes is running.
+          const LiveStatus live(store);
+          std::vector<NetworkRecord> runs = store.networks();
+          for (NetworkRecord& r : runs) r.status = live.of(r);
+          return runs;
         } catch (const std::exception&) {
           return std::vector<NetworkRecord>{};  // no store yet, or unreadable: nothing to resume
         }
@@ -438,7 +455,11 @@ void NetworkSetupPanel::updateButtons() {
                                      : tr("The network above could not be read: see the message"));
   m_stop->setEnabled(m_busy);
   const auto run = selectedRun();
-  m_resume->setEnabled(!m_busy && run && run->status != RunStatus::Finished);
+  // A run another program tunes (running, as LiveStatus reads it) is that program's to continue.
+  m_resume->setEnabled(!m_busy && run && run->status != RunStatus::Finished &&
+                       run->status != RunStatus::Running);
+  // While a race runs the page is its own.
+  m_show->setEnabled(!m_busy && run);
 }
 
 }  // namespace opevo::ui

@@ -20,7 +20,7 @@ namespace opevo::ui {
 
 // The Networks page's form: which network (a preset or a file) with its params, the backend,
 // the algorithms and schedulers raced, the budget; Start and Stop; and the stored network runs,
-// an interrupted one of which Resume continues.
+// any of which Show puts on the page and an interrupted one of which Resume continues.
 class NetworkSetupPanel : public QWidget {
   Q_OBJECT
 
@@ -74,6 +74,7 @@ class NetworkSetupPanel : public QWidget {
   QPushButton* startButton() const { return m_start; }
   QPushButton* stopButton() const { return m_stop; }
   QPushButton* resumeButton() const { return m_resume; }
+  QPushButton* showButton() const { return m_show; }
 
  public slots:
   // Reads the stored network runs again (after a race ends), then selects the run `select` (a
@@ -86,6 +87,7 @@ class NetworkSetupPanel : public QWidget {
   void startRequested();
   void stopRequested();
   void resumeRequested(std::int64_t networkId);
+  void showRequested(std::int64_t networkId);
 
  private:
   void updateButtons();
@@ -114,6 +116,7 @@ class NetworkSetupPanel : public QWidget {
   QPushButton* m_stop;
   QComboBox* m_runs;
   QPushButton* m_resume;
+  QPushButton* m_show;
   QWidget* m_form;  // the fields that describe a new race, locked while one runs
   std::vector<NetworkRecord> m_stored;
   bool m_busy = false;

@@ -1,0 +1,156 @@
+#include "net/stored_network_run.h"
+
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "net/network_json.h"
+#include "net/network_plan.h"
+#include "net/tasks.h"
+#include "store/live_status.h"
+#include "store/store.h"
+
+namespace opevo::net {
+namespace {
+
+std::optional<double> numberAt(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string textAt(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// What the run's end stored (NetworkSession::resultJson).
+void readConclusion(const nlohmann::json& j, StoredNetworkRun& run) {
+  run.concluded = true;
+  run.sumOfTasksMs = numberAt(j, "sum_of_tasks_ms");
+  run.sumOfReferencesMs = numberAt(j, "sum_of_references_ms");
+  run.libraryNetworkMs = numberAt(j, "library_network_ms");
+  const nlohmann::json tasks = j.value("tasks", nlohmann::json::array());
+  for (std::size_t i = 0; i < run.tasks.size() && i < tasks.size(); ++i) {
+    StoredNetworkTask& t = run.tasks[i];
+    t.bestMs = numberAt(tasks[i], "best_ms");
+    t.config = textAt(tasks[i], "config");
+    t.referenceMs = numberAt(tasks[i], "reference_ms");
+    t.referenceLibrary = textAt(tasks[i], "reference_library");
+    t.referenceError = textAt(tasks[i], "reference_error");
+    if (const auto c = tasks[i].find("layout_constraint"); c != tasks[i].end() && c->is_object())
+      t.layoutConstraint =
+          StoredNetworkTask::LayoutConstraint{c->value("applied", false), textAt(*c, "by"),
+                                              textAt(*c, "tensor"), textAt(*c, "output_layout")};
+  }
+  const nlohmann::json curve = j.value("curve", nlohmann::json::array());
+  for (std::size_t u = 0; u < run.units.size() && u < curve.size(); ++u)
+    run.units[u].estimateMs = numberAt(curve[u], "estimate_ms");
+  run.endToEnd = endToEndFromResult(j);
+  run.endToEndError = textAt(j, "end_to_end_error");
+  if (!run.endToEnd)
+    run.endToEndMissing = textAt(j.value("reference", nlohmann::json::object()), "missing");
+}
+
+// An unfinished run: each unit takes its task's next stored trials, in the order they were
+// measured, and the estimate after it is the sum of weight x each task's best so far, as the
+// scheduler's objective is.
+void replayUnits(const Store& store, StoredNetworkRun& run) {
+  std::vector<std::vector<TrialRow>> trials;
+  for (std::int64_t id : run.record.taskRuns) trials.push_back(store.trials(id));
+  std::vector<std::size_t> next(run.tasks.size(), 0);
+  std::vector<double> bestSpeed(run.tasks.size(), 0);
+  for (StoredNetworkUnit& u : run.units) {
+    const auto task = static_cast<std::size_t>(u.task);
+    if (task >= run.tasks.size()) continue;
+    StoredNetworkTask& t = run.tasks[task];
+    const std::vector<TrialRow>& rows = trials[task];
+    for (int k = 0; k < u.unitTrials && next[task] < rows.size(); ++k, ++next[task]) {
+      const TrialRow& row = rows[next[task]];
+      if (row.status != TrialStatus::Ok || !(row.speed > bestSpeed[task])) continue;
+      bestSpeed[task] = row.speed;
+      t.bestMs = row.medianMs;
+      t.config = row.config;
+    }
+    double sum = 0;
+    bool all = true;
+    for (const StoredNetworkTask& each : run.tasks) {
+      all = all && each.bestMs.has_value();
+      if (each.bestMs) sum += each.weight * *each.bestMs;
+    }
+    if (all) u.estimateMs = sum;
+  }
+}
+
+}  // namespace
+
+std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& j) {
+  const std::optional<double> ms = numberAt(j, "end_to_end_ms");
+  if (!ms) return std::nullopt;
+  const nlohmann::json reference = j.value("reference", nlohmann::json::object());
+  StoredEndToEnd e;
+  e.ms = *ms;
+  e.runs = static_cast<int>(j.value("times_ms", nlohmann::json::array()).size());
+  e.conversionsMs = numberAt(j, "conversions_ms").value_or(0);
+  e.fixedMs = numberAt(j, "fixed_kernels_ms").value_or(0);
+  for (const nlohmann::json& s : j.value("steps", nlohmann::json::array())) {
+    const double stepMs = numberAt(s, "ms").value_or(0);
+    e.steps.emplace_back(textAt(s, "name"), stepMs);
+    if (textAt(s, "kind") == "task") e.tasksMs += stepMs;
+  }
+  e.verified = j.value("verified", false);
+  e.device = textAt(j, "device");
+  e.compileSeconds = numberAt(j, "compile_seconds").value_or(0);
+  e.referenceName = textAt(reference, "name");
+  e.referenceMs = numberAt(reference, "ms");
+  e.error = numberAt(reference, "max_relative_error").value_or(-1);
+  e.referenceThreads = static_cast<int>(numberAt(reference, "threads").value_or(0));
+  e.referenceProcesses =
+      static_cast<int>(reference.value("process_medians_ms", nlohmann::json::array()).size());
+  e.referenceMissing = textAt(reference, "missing");
+  return e;
+}
+
+StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
+  StoredNetworkRun run;
+  const std::string where = "network run " + std::to_string(id);
+  std::optional<NetworkRecord> record = store.network(id);
+  if (!record)
+    throw InputError("no " + where + " in " + store.path() + " (opevo net runs lists them)");
+  run.record = std::move(*record);
+  run.status = LiveStatus(store).of(run.record);
+  run.plan = planFromJson(run.record.planJson, where + "'s plan: ");
+  const Network network = networkFromText(run.record.networkJson, run.record.source,
+                                          paramsFromJson(run.record.paramsJson, where + "'s "));
+  const TaskGraph graph = extractTasks(network);
+  if (run.record.taskRuns.size() != graph.tasks.size())
+    throw InputError(where + " stores " + std::to_string(run.record.taskRuns.size()) +
+                     " task runs for " + std::to_string(graph.tasks.size()) + " tasks");
+  for (const Task& task : graph.tasks) {
+    StoredNetworkTask t;
+    t.name = task.name;
+    t.weight = task.weight();
+    run.tasks.push_back(std::move(t));
+  }
+  for (const NetworkUnitRow& row : store.networkUnits(id)) {
+    if (row.task < 0 || row.task >= static_cast<int>(run.tasks.size())) continue;
+    run.trials += row.trials;
+    run.tasks[static_cast<std::size_t>(row.task)].trials += row.trials;
+    run.units.push_back({row.task, row.trials, run.trials, {}});
+  }
+  if (!run.record.resultJson.empty()) {
+    nlohmann::json result;
+    try {
+      result = nlohmann::json::parse(run.record.resultJson);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(where + "'s stored result does not read: " + e.what());
+    }
+    readConclusion(result, run);
+  } else {
+    replayUnits(store, run);
+  }
+  return run;
+}
+
+}  // namespace opevo::net

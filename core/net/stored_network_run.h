@@ -1,0 +1,93 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/run_status.h"
+#include "net/network_tuning.h"
+#include "store/records.h"
+
+namespace opevo {
+class Store;
+}
+
+namespace opevo::net {
+
+// A stored network run as a reader sees it, read from the store alone: nothing is built, tuned,
+// locked or measured, so a run tuned on a GPU reads on a machine without one, and a run another
+// process tunes reads as far as it got. `opevo net runs ID` prints it; the Networks page shows it.
+// A finished run's figures are the ones its end stored; an unfinished run's come from its stored
+// units and trials, as the scheduler saw them (each task's best working trial).
+
+struct StoredNetworkTask {
+  std::string name;
+  double weight = 1;
+  int trials = 0;
+  std::optional<double> bestMs;  // none until a configuration worked
+  // The configuration it ran with: its best, or once the run ended the untuned one of a task
+  // that had none (empty: none yet).
+  std::string config;
+  // Its library's time, where the end timed them (net tune --task-references, and on a GPU).
+  std::optional<double> referenceMs;
+  std::string referenceLibrary, referenceError;
+  // The output layout a residual asked of it (joint mode): pinned, or left free when no valid
+  // configuration had it.
+  struct LayoutConstraint {
+    bool applied = false;
+    std::string by, tensor, outputLayout;
+  };
+  std::optional<LayoutConstraint> layoutConstraint;
+};
+
+// One unit of trials the scheduler gave a task, in order.
+struct StoredNetworkUnit {
+  int task = 0;
+  int unitTrials = 0;                // measured in it
+  int trials = 0;                    // the network's trials after it
+  std::optional<double> estimateMs;  // sum of weight x best then (none while a task has none)
+};
+
+struct StoredEndToEnd {
+  double ms = 0;  // median of whole forward passes
+  int runs = 0;   // how many were timed
+  double tasksMs = 0, conversionsMs = 0, fixedMs = 0;
+  std::vector<std::pair<std::string, double>> steps;  // each step's median alone, by layer
+  bool verified = false;
+  double error = -1;   // the output's max relative error against its reference
+  std::string device;  // the GPU it ran on (empty: this CPU, against libtorch)
+  double compileSeconds = 0;
+  std::string referenceName;          // "libtorch 1.13.0", or the device's reference kernels
+  std::optional<double> referenceMs;  // libtorch's best median (none on a GPU)
+  int referenceThreads = 0, referenceProcesses = 0;
+  std::string referenceMissing;  // why there is no libtorch time, when there is none
+};
+
+struct StoredNetworkRun {
+  NetworkRecord record;
+  RunStatus status =
+      RunStatus::Running;  // as LiveStatus reads it (a dead "running" is interrupted)
+  NetworkTuningPlan plan;
+  int trials = 0;  // measured so far
+  std::vector<StoredNetworkTask> tasks;
+  std::vector<StoredNetworkUnit> units;
+  bool concluded = false;  // its end ran (tasks' bests and configurations as it chose them)
+  std::optional<double> sumOfTasksMs;
+  std::optional<double> sumOfReferencesMs, libraryNetworkMs;
+  std::optional<StoredEndToEnd> endToEnd;
+  std::string endToEndMissing;  // why there is none, when it concluded without one
+  std::string endToEndError;    // the device's error, when its end-to-end run failed
+};
+
+// A run end's figures from the result it stored (NetworkSession::resultJson, and `opevo net run
+// --json`'s alike); none when it did not run end to end.
+std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& result);
+
+// Throws InputError naming the run when there is none with that id, or its stored text does not
+// read.
+StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id);
+
+}  // namespace opevo::net
