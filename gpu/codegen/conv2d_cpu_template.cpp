@@ -4,6 +4,7 @@
 // unroll parameters drive GCC's unroll pragmas. Self-contained for `c++ -O3 -fopenmp`.
 
 #include "codegen/templates.h"
+#include "codegen/omp_parallel.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -69,7 +70,7 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
       "BLOCK_X = X_VT * X_TH * X_IN;");
   w.line();
   w.comment("Each iteration owns one block of C, so the parallel loop needs no locking.");
-  w.line("#pragma omp parallel for collapse(4) schedule(static)");
+  w.line(ompParallel(" for collapse(4) schedule(static)", op.flops(), Work::Flops));
   w.open("for (int img = 0; img < NB; ++img)");
   w.open("for (int fo = 0; fo < F_OUT; ++fo)");
   w.open("for (int yo = 0; yo < Y_OUT; ++yo)");

@@ -13,6 +13,7 @@
 #include "codegen/templates.h"
 #include "common/error.h"
 #include "layout/conv2d_layout.h"
+#include "codegen/omp_parallel.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -144,7 +145,7 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   const char* tileVar[3] = {"fo", "ho", "wo"};
   const char* tileBound[3] = {"TILES_F", "TILES_H", "TILES_W"};
   w.comment("Each iteration owns one output tile, so the parallel loop needs no locking.");
-  w.line("#pragma omp parallel for collapse(4) schedule(static)");
+  w.line(ompParallel(" for collapse(4) schedule(static)", op.flops(), Work::Flops));
   w.open("for (int n = 0; n < NB; ++n)");
   for (int t : b.tileOrder)
     w.open(std::string("for (int ") + tileVar[t] + " = 0; " + tileVar[t] + " < " + tileBound[t] +

@@ -20,6 +20,7 @@
 #include "codegen/templates.h"
 #include "codegen/winograd_transforms.h"
 #include "ops/winograd_space.h"
+#include "codegen/omp_parallel.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -107,7 +108,7 @@ GeneratedKernel conv2dWinogradCpu(const KernelContext& ctx, const WinogradTiling
       "A thread that cannot allocate its buffers computes nothing; the output is then all NaN,\n"
       "so the check fails with a mismatch instead of passing what an earlier call left in C.");
   w.line("bool outOfMemory = false;");
-  w.line("#pragma omp parallel");
+  w.line(ompParallel("", op.flops(), Work::Flops));
   w.open("");
   w.comment(
       "Per thread: a stage's transformed input V[E][Q] for its Q = RC_IN * T_IN (channel, tile)\n"

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "codegen/omp_parallel.h"
+
 namespace opevo::codegen {
 namespace {
 
@@ -107,8 +109,13 @@ void writeLayoutConversion(CodeWriter& w, const std::string& name, const layout:
   for (std::int64_t iterations = dims.empty() ? 1 : dims[order[0]].extent;
        iterations < 256 && parallel + 1 < dims.size();)
     iterations *= dims[order[parallel++]].extent;
-  w.line("#pragma omp parallel for schedule(static)" +
-         (parallel > 1 ? " collapse(" + std::to_string(parallel) + ")" : std::string()));
+  double elements = 1;
+  for (const layout::Dim& d : dims) elements *= static_cast<double>(d.extent);
+  // Each element read once and written once.
+  w.line(ompParallel(
+      " for schedule(static)" +
+          (parallel > 1 ? " collapse(" + std::to_string(parallel) + ")" : std::string()),
+      2 * elements, Work::Elements));
   for (std::size_t i : order)
     w.line("for (long long " + index[i] + " = 0; " + index[i] + " < " +
            std::to_string(dims[i].extent) + "; ++" + index[i] + ")");

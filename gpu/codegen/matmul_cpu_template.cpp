@@ -5,6 +5,7 @@
 
 #include "codegen/templates.h"
 #include "common/error.h"
+#include "codegen/omp_parallel.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -60,7 +61,7 @@ GeneratedKernel matmulCpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.line("constexpr int K_STEP = K_MID * K_IN;");
   w.line();
   w.comment("Each iteration owns one block tile of C, so the parallel loop needs no locking.");
-  w.line("#pragma omp parallel for collapse(3) schedule(static)");
+  w.line(ompParallel(" for collapse(3) schedule(static)", op.flops(), Work::Flops));
   w.open("for (int bo = 0; bo < B_OUT; ++bo)");
   w.open("for (int no = 0; no < N_OUT; ++no)");
   w.open("for (int mo = 0; mo < M_OUT; ++mo)");

@@ -12,6 +12,7 @@
 #include "codegen/templates.h"
 #include "common/error.h"
 #include "layout/matmul_layout.h"
+#include "codegen/omp_parallel.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -80,7 +81,7 @@ GeneratedKernel matmulLayoutCpu(const KernelContext& ctx, const layout::MatMulBl
          ", RUN = " + str(run) + ";");
   w.line();
   w.comment("Each iteration owns one output tile, so the parallel loop needs no locking.");
-  w.line("#pragma omp parallel for collapse(3) schedule(static)");
+  w.line(ompParallel(" for collapse(3) schedule(static)", op.flops(), Work::Flops));
   w.open("for (int bb = 0; bb < NB; ++bb)");
   w.open(b.rowTilesOuter ? "for (int no = 0; no < TILES_N; ++no)"
                          : "for (int mo = 0; mo < TILES_M; ++mo)");

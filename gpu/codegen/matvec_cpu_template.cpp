@@ -7,6 +7,7 @@
 #include "codegen/templates.h"
 #include "common/error.h"
 #include "ops/matvec_space.h"
+#include "codegen/omp_parallel.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -48,7 +49,7 @@ GeneratedKernel matvecCpu(const KernelContext& ctx, const MatVecTiling& t) {
          ", GROUPS = " + str(t.m[1]) + ", COLS = " + str(t.m[2]) + ";");
   w.line("constexpr int SUMS = " + str(sums) + ";  // vector x unroll");
   w.line("constexpr int BLOCK_M = GROUPS * COLS;");
-  w.line("#pragma omp parallel for collapse(2) schedule(static)");
+  w.line(ompParallel(" for collapse(2) schedule(static)", op.flops(), Work::Flops));
   w.open("for (int bt = 0; bt < BATCH; ++bt)");
   w.open("for (int mo = 0; mo < M_OUT; ++mo)");
   w.open("for (int g = 0; g < GROUPS; ++g)");

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "codegen/code_writer.h"
+#include "codegen/omp_parallel.h"
 #include "codegen/templates.h"
 #include "common/error.h"
 
@@ -92,6 +93,8 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
   w.line("const float* __restrict__ x = in[0];");
   w.line("(void)params;");
   writeTable(w, "NOFF", dimOffsets(input, 0));
+  // What it reads and writes: a small layer runs on one thread (codegen::kSerialElements).
+  const double work = static_cast<double>(elements(x) + elements(l.shape));
   const std::vector<std::int64_t> channelOffsets = dimOffsets(input, 1);
   writeTable(w, "COFF", channelOffsets);
   writeTable(w, "HOFF", dimOffsets(input, 2));
@@ -99,7 +102,8 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
   w.line("constexpr long NB = " + str(x[0]) + ", C = " + str(x[1]) + ", H = " + str(x[2]) +
          ", W = " + str(x[3]) + ";");
   if (l.kind == LayerKind::GlobalAvgPool) {
-    w.line("#pragma omp parallel for collapse(2) schedule(static)");
+    w.line(
+        codegen::ompParallel(" for collapse(2) schedule(static)", work, codegen::Work::Elements));
     w.open("for (long nn = 0; nn < NB; ++nn)");
     w.open("for (long c = 0; c < C; ++c)");
     w.line("const float* const xc = x + NOFF[nn] + COFF[c];");
@@ -117,7 +121,8 @@ std::string fixedLayerCpuSource(const Network& net, const Layer& l, const std::s
         "Channels innermost: a blocked layout keeps neighbouring channels side by side, CR of\n"
         "them in one contiguous run.");
     w.line("constexpr long CR = " + str(contiguousChannels(channelOffsets)) + ";");
-    w.line("#pragma omp parallel for collapse(2) schedule(static)");
+    w.line(
+        codegen::ompParallel(" for collapse(2) schedule(static)", work, codegen::Work::Elements));
     w.open("for (long nn = 0; nn < NB; ++nn)");
     w.open("for (long oy = 0; oy < OH; ++oy)");
     w.open("for (long ox = 0; ox < OW; ++ox)");
@@ -161,9 +166,9 @@ MathNames mathNames(codegen::Backend b) {
 // The loop over a fixed kernel's independent items, each computed whole by one iteration: an
 // OpenMP-parallel loop on the CPU, one thread per item on a GPU (itemsOf says how many).
 void openItems(codegen::CodeWriter& w, codegen::Backend b, const std::string& var,
-               std::int64_t count) {
+               std::int64_t count, double work) {
   if (b == codegen::Backend::Cpu) {
-    w.line("#pragma omp parallel for schedule(static)");
+    w.line(codegen::ompParallel(" for schedule(static)", work, codegen::Work::Elements));
     w.open("for (long " + var + " = 0; " + var + " < " + str(count) + "; ++" + var + ")");
     return;
   }
@@ -204,6 +209,9 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
   const Shape& x = net.shapeOf(l.inputs[0]);
   const std::int64_t n = elements(l.shape);
   const std::int64_t items = itemsOf(net, l);
+  // What it reads and writes: on the CPU a small layer runs on one thread
+  // (codegen::kSerialElements).
+  const double work = static_cast<double>(elements(x) + n);
   const MathNames math = mathNames(backend);
   const bool cpu = backend == codegen::Backend::Cpu;
   codegen::CodeWriter w;
@@ -232,7 +240,7 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
       // The bias runs along axis 1 of NCHW, else along the last axis.
       const std::int64_t plane = x.size() == 4 ? x[2] * x[3] : 1;
       const std::int64_t channels = x.size() == 4 ? x[1] : x.back();
-      openItems(w, backend, "i", n);
+      openItems(w, backend, "i", n, work);
       w.line("const float v = x[i];");
       if (l.kind == LayerKind::Relu) w.line("out[i] = v > 0.0f ? v : 0.0f;");
       if (l.kind == LayerKind::Gelu) {
@@ -263,12 +271,13 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
         // Rows in parallel and a row's outputs in a plain loop the compiler vectorises: one
         // output per parallel iteration (as a GPU thread computes it) ran ResNet-18's max pool
         // 5-7x slower.
-        w.line("#pragma omp parallel for collapse(2) schedule(static)");
+        w.line(codegen::ompParallel(" for collapse(2) schedule(static)", work,
+                                    codegen::Work::Elements));
         w.open("for (long c = 0; c < C; ++c)");
         w.open("for (long oy = 0; oy < OH; ++oy)");
         w.open("for (long ox = 0; ox < OW; ++ox)");
       } else {
-        openItems(w, backend, "o", n);
+        openItems(w, backend, "o", n, work);
         w.line("const long c = o / (OH * OW), oy = o / OW % OH, ox = o % OW;");
       }
       w.line(max ? std::string("float acc = ") + math.negInf + ";" : "float acc = 0.0f;");
@@ -286,7 +295,7 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
     }
     case LayerKind::GlobalAvgPool: {
       const std::int64_t plane = x[2] * x[3];
-      openItems(w, backend, "c", items);
+      openItems(w, backend, "c", items, work);
       w.line("float acc = 0.0f;");
       simdReduction(w, backend, "+:acc");
       w.line("for (long i = 0; i < " + str(plane) + "; ++i) acc += x[c * " + str(plane) + " + i];");
@@ -298,7 +307,7 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
     case LayerKind::LayerNorm: {
       const std::int64_t cols = x.back();
       w.line("constexpr long COLS = " + str(cols) + ";");
-      openItems(w, backend, "r", items);
+      openItems(w, backend, "r", items, work);
       w.line("const float* row = x + r * COLS;");
       w.line("float* o = out + r * COLS;");
       if (l.kind == LayerKind::Softmax) {
@@ -356,7 +365,7 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
       w.line(
           "const float *gamma = params[0], *beta = params[1], *mean = params[2], "
           "*var = params[3];");
-      openItems(w, backend, "i", n);
+      openItems(w, backend, "i", n, work);
       w.line("const long c = (i / " + str(plane) + ") % " + str(x[1]) + ";");
       w.line("out[i] = (x[i] - mean[c]) / " + std::string(math.sqrt) + "(var[c] + " + real(l.eps) +
              ") * gamma[c] + beta[c];");
@@ -376,7 +385,7 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
       if (backend == codegen::Backend::Cpu)
         while (kept > 1 && l.target[kept - 1] == static_cast<std::int64_t>(kept - 1))
           run *= l.shape[--kept];
-      openItems(w, backend, "o", n / run);
+      openItems(w, backend, "o", n / run, work);
       w.line("long rest = o, i = 0;");
       for (std::size_t k = kept; k-- > 0;) {
         w.line("i += (rest % " + str(l.shape[k]) + ") * " +

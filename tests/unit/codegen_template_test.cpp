@@ -6,6 +6,7 @@
 #include "codegen/code_writer.h"
 #include "codegen/device_limits.h"
 #include "codegen/kernel_codegen.h"
+#include "codegen/omp_parallel.h"
 #include "codegen/templates.h"
 #include "codegen_test_util.h"
 #include "common/error.h"
@@ -203,6 +204,27 @@ TEST(CodegenTemplate, ReferenceKernelsCoverEveryOutput) {
   EXPECT_GE(k.launch.grid.x * 256, operandSizes(op).c);
   EXPECT_LT((k.launch.grid.x - 1) * 256, operandSizes(op).c);
   EXPECT_TRUE(contains(generateReferenceKernel(op, Backend::Cpu).source, "omp parallel for"));
+}
+
+// A CPU kernel too small to pay for waking a sleeping OpenMP team runs on the calling thread
+// (codegen/omp_parallel.h): a 16x16x16 matmul (8 KFLOP) keeps its loop on one thread, MM1 does
+// not.
+TEST(CodegenTemplate, SmallCpuKernelsStayOnOneThread) {
+  OperatorSpec small = preset("MM1");
+  small.n = small.m = small.k = 16;
+  const OperatorSpec large = preset("MM1");
+  for (const auto& [op, serial] : {std::pair{small, true}, std::pair{large, false}}) {
+    const SearchSpace space = defaultSpace(op);
+    Rng rng(3);
+    const std::string source =
+        generateKernel(op, space, *space.randomValid(rng), Backend::Cpu).source;
+    ASSERT_TRUE(contains(source, "#pragma omp parallel for collapse(3) schedule(static)"));
+    EXPECT_EQ(contains(source, "schedule(static) if(0)"), serial) << op.n;
+  }
+  EXPECT_EQ(ompParallel(" for", kSerialFlops - 1, Work::Flops), "#pragma omp parallel for if(0)");
+  EXPECT_EQ(ompParallel(" for", kSerialFlops, Work::Flops), "#pragma omp parallel for");
+  EXPECT_EQ(ompParallel("", kSerialElements - 1, Work::Elements), "#pragma omp parallel if(0)");
+  EXPECT_EQ(ompParallel("", kSerialElements, Work::Elements), "#pragma omp parallel");
 }
 
 TEST(CodegenTemplate, LaunchChecksAgainstNominalLimits) {
