@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,16 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
 // Times the reference library itself (OpenBLAS sgemm; oneDNN's convolution alone, its operands
 // already in the layouts it prefers, or the plain loop nest where oneDNN is missing).
 Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timing);
+
+// Whether a kernel whose checked run took checkedMs is cut off (TimingOptions::cutoffMs): the
+// time that decides it, over the cut-off, or nullopt when the kernel is to be timed fully. The
+// checked run is the library's first, which pays its code's page faults and cold caches: tens of
+// microseconds that put every small kernel over a cut-off of 10x a microsecond best (a 16x32x32
+// matmul's trials read 12-77 us by that run, 1-8 us warm). Where it was short one warm run decides,
+// as on the GPUs; a long one (a slow kernel) decides alone, one run of it being costly enough.
+std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
+                                   const std::function<void()>& run,
+                                   const std::function<void()>& beforeEach = nullptr);
 
 // Runs `run` as the options say (warm-up runs, then until the minimum total time and run count)
 // and returns each timed run's milliseconds; `beforeEach`, when given, runs untimed before every

@@ -74,8 +74,8 @@ TEST_F(WorkerTest, MeasuresAVerifiedKernel) {
   EXPECT_GT(m.measureMs, runs + m.verifyMs);
 }
 
-// A kernel slower than the cut-off is timed by its checked run alone, and says so; under the
-// cut-off it is timed as usual.
+// A kernel slower than the cut-off is timed by one run, and says so; under the cut-off it is
+// timed as usual.
 TEST_F(WorkerTest, AKernelOverTheCutOffIsTimedByItsCheckedRun) {
   WorkerClient client(OPEVO_WORKER);
   const std::string slow = buildKernel(
@@ -100,6 +100,39 @@ TEST_F(WorkerTest, AKernelOverTheCutOffIsTimedByItsCheckedRun) {
   const Measurement full = timed(0);
   EXPECT_GE(full.timesMs.size(), 3u);
   EXPECT_TRUE(full.message.empty()) << full.message;
+}
+
+// A kernel whose first run alone is slow (a library's first run pays its page faults and cold
+// caches) is not cut off by that run: one warm run decides, and this one is timed fully.
+TEST_F(WorkerTest, AKernelSlowOnlyOnItsFirstRunIsTimedFully) {
+  WorkerClient client(OPEVO_WORKER);
+  const std::string firstSlow = buildKernel(
+      dir, "first_slow",
+      std::string("static int calls = 0;\n"
+                  "if (calls++ == 0) { volatile float sink = 0; for (int r = 0; r < 2000000; "
+                  "++r) sink = sink + 1; }\n") +
+          kCorrect);
+  auto timed = [&](double cutoffMs) {
+    const auto reply = client.call(
+        {{"cmd", "measure"},
+         {"backend", "cpu"},
+         {"op", operatorToJson(op)},
+         {"library", firstSlow},
+         {"timing",
+          {{"min_total_ms", 1}, {"min_runs", 3}, {"warmup_runs", 1}, {"cutoff_ms", cutoffMs}}}},
+        10);
+    EXPECT_TRUE(reply.ok) << reply.message;
+    return measurementFromJson(reply.body["measurement"]);
+  };
+  const Measurement full = timed(0);
+  ASSERT_EQ(full.status, TrialStatus::Ok) << full.message;
+  // The cut-off 100 times its warm median (room for a busy machine), far under its first run (2
+  // million increments: milliseconds).
+  const Measurement m = timed(100 * full.medianMs);
+  EXPECT_EQ(m.status, TrialStatus::Ok) << m.message;
+  EXPECT_GE(m.timesMs.size(), 3u) << m.message;
+  EXPECT_TRUE(m.message.empty()) << m.message;
+  EXPECT_LT(m.medianMs, 100 * full.medianMs);
 }
 
 TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
