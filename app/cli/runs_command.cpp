@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "common/error.h"
@@ -11,7 +13,8 @@
 namespace opevo::cli {
 namespace {
 
-nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials, double best) {
+nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
+                       std::optional<double> best) {
   nlohmann::json j{{"id", r.id},
                    {"operator", r.operatorName},
                    {"algorithm", r.algorithm},
@@ -26,7 +29,8 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
                    {"ended", r.ended},
                    {"speed_unit", r.speedUnit},
                    {"trials", trials},
-                   {"best_speed", best}};
+                   // null where no trial worked
+                   {"best_speed", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}};
   if (r.raceId)
     j["race"] = {{"id", r.raceId}, {"algorithm", r.raceAlgorithm}, {"repeat", r.raceRepeat}};
   if (r.referenceSpeed)
@@ -35,10 +39,10 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
   return j;
 }
 
-double bestOf(const std::vector<TrialRow>& trials) {
-  double best = 0;
+std::optional<double> bestOf(const std::vector<TrialRow>& trials) {
+  std::optional<double> best;
   for (const TrialRow& t : trials)
-    if (t.status == TrialStatus::Ok && t.speed > best) best = t.speed;
+    if (t.status == TrialStatus::Ok && (!best || t.speed > *best)) best = t.speed;
   return best;
 }
 
@@ -46,34 +50,57 @@ double bestOf(const std::vector<TrialRow>& trials) {
 
 void addRunsCommands(CLI::App& app) {
   auto db = std::make_shared<std::string>();
+  auto listJson = std::make_shared<bool>(false);
   auto* runs = app.add_subcommand("runs", "List the stored tuning runs");
   runs->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
-  runs->callback([db] {
+  runs->add_flag("--json", *listJson, "Print one JSON array (each run as show --json has it)");
+  runs->callback([db, listJson] {
     Store store(existingDatabase(*db));
     const std::vector<RunRecord> all = store.runs();
     const LiveStatus live(store);
-    // As wide as the longest name, up to 40: cut to 12, resnet18_conv2..5 all read resnet18_con.
-    int width = 8;
-    for (const RunRecord& r : all)
-      width = std::max(width, std::min(40, static_cast<int>(r.operatorName.size())));
-    const auto name = [width](const RunRecord& r) { return r.operatorName.substr(0, width); };
-    std::printf("%5s  %-*s %-10s %-8s %-11s %7s %12s  %s\n", "run", width, "operator", "algorithm",
-                "backend", "status", "trials", "best", "started");
-    for (const RunRecord& r : all) {
-      std::vector<TrialRow> trials;
-      try {
-        trials = store.trials(r.id);
-      } catch (const std::exception& e) {
-        // One run's damaged trial does not hide the others; `show` names what is damaged.
-        std::printf("%5lld  %-*s %-10s %-8s %-11s %7s %12s  %s (trials unreadable: %s)\n",
-                    static_cast<long long>(r.id), width, name(r).c_str(), r.algorithm.c_str(),
-                    r.backend.c_str(), std::string(runStatusName(live.of(r))).c_str(), "?", "?",
-                    r.started.c_str(), e.what());
-        continue;
+    // Counted in the database: a listing does not read every trial of every run.
+    const std::map<std::int64_t, RunTally> tallies = store.runTallies();
+    if (*listJson) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const RunRecord& r : all) {
+        const auto t = tallies.find(r.id);
+        out.push_back(runJson(r, live.of(r), t == tallies.end() ? 0 : t->second.trials,
+                              t == tallies.end() ? std::nullopt : t->second.best));
       }
-      std::printf("%5lld  %-*s %-10s %-8s %-11s %7zu %12.4g  %s\n", static_cast<long long>(r.id),
-                  width, name(r).c_str(), r.algorithm.c_str(), r.backend.c_str(),
-                  std::string(runStatusName(live.of(r))).c_str(), trials.size(), bestOf(trials),
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    // Each column as wide as its longest entry; names up to 40 (cut to 12, resnet18_conv2..5 all
+    // read resnet18_con). The best with its unit: runs of several backends and imported files
+    // measure in GFLOP/s, TFLOPS and 1/ms.
+    int width = 8, algorithm = 9, backend = 7, status = 6, bestWidth = 4;
+    std::vector<std::string> statuses, bests;
+    for (const RunRecord& r : all) {
+      width = std::max(width, std::min(40, static_cast<int>(r.operatorName.size())));
+      algorithm = std::max(algorithm, static_cast<int>(r.algorithm.size()));
+      backend = std::max(backend, static_cast<int>(r.backend.size()));
+      statuses.push_back(runStatusText(live.of(r), r.endReason));
+      status = std::max(status, static_cast<int>(statuses.back().size()));
+      // No working trial: no best (a 0 would read as a measured speed).
+      std::string best = "-";
+      if (const auto t = tallies.find(r.id); t != tallies.end() && t->second.best) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.4g", *t->second.best);
+        best = std::string(text) + (r.speedUnit.empty() ? "" : " " + r.speedUnit);
+      }
+      bests.push_back(best);
+      bestWidth = std::max(bestWidth, static_cast<int>(best.size()));
+    }
+    std::printf("%5s  %-*s %-*s %-*s %-*s %7s  %-*s  %s\n", "run", width, "operator", algorithm,
+                "algorithm", backend, "backend", status, "status", "trials", bestWidth, "best",
+                "started");
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const RunRecord& r = all[i];
+      const auto t = tallies.find(r.id);
+      std::printf("%5lld  %-*s %-*s %-*s %-*s %7d  %-*s  %s\n", static_cast<long long>(r.id), width,
+                  r.operatorName.substr(0, width).c_str(), algorithm, r.algorithm.c_str(), backend,
+                  r.backend.c_str(), status, statuses[i].c_str(),
+                  t == tallies.end() ? 0 : t->second.trials, bestWidth, bests[i].c_str(),
                   r.started.c_str());
     }
   });
@@ -132,8 +159,10 @@ void addRunsCommands(CLI::App& app) {
                   std::string(statusName(t.status)).c_str(), t.speed, run->speedUnit.c_str(),
                   t.config.c_str(), t.message.empty() ? "" : "  # ",
                   t.message.substr(0, 120).c_str());
-    std::printf("%zu trials, best %.4g %s\n", trials.size(), bestOf(trials),
-                run->speedUnit.c_str());
+    if (const std::optional<double> best = bestOf(trials))
+      std::printf("%zu trials, best %.4g %s\n", trials.size(), *best, run->speedUnit.c_str());
+    else
+      std::printf("%zu trials, none of them worked\n", trials.size());
     if (run->referenceSpeed)
       std::printf("reference (%s): %.4g %s, timed after the trials\n",
                   run->referenceLibrary.c_str(), *run->referenceSpeed, run->speedUnit.c_str());

@@ -43,4 +43,11 @@ RunStatus statusAfter(EndReason reason) {
   return RunStatus::Failed;
 }
 
+std::string runStatusText(RunStatus status, EndReason reason) {
+  // A run being tuned now has no reason yet; one stored running by a dead program has none either.
+  if (status == RunStatus::Running || reason == EndReason::None)
+    return std::string(runStatusName(status));
+  return std::string(runStatusName(status)) + " (" + std::string(endReasonName(reason)) + ")";
+}
+
 }  // namespace opevo

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "common/enum_names.h"
@@ -32,5 +33,9 @@ inline std::string_view endReasonName(EndReason r) {
 
 // The status a run is left in when it ends for this reason.
 RunStatus statusAfter(EndReason reason);
+
+// "finished (trials)", "interrupted (stopped)", or the status alone where no reason was stored
+// (a run killed with its program reads "interrupted"): how the window and `opevo runs` list it.
+std::string runStatusText(RunStatus status, EndReason reason);
 
 }  // namespace opevo

@@ -12,6 +12,7 @@
 #include "common/child_process.h"
 #include "probe/backend_probe.h"
 #include "run_process.h"
+#include "store/store.h"
 
 namespace opevo::test {
 namespace {
@@ -374,6 +375,61 @@ TEST(CliDevices, ListsHipWithItsReason) {
       EXPECT_FALSE(b["devices"].empty()) << b.dump();
   }
   EXPECT_TRUE(listed) << r.out;
+}
+
+// opevo runs lists each run's status with why it ended (as the window does), its best with its
+// unit, "-" where no trial worked (a 0 read as a measured speed), columns as wide as their
+// entries; --json the same as an array.
+TEST(CliRuns, ListsWhyEachRunEndedAndNoBestWithoutAWorkingTrial) {
+  Dir dir;
+  const std::string db = (dir.path / "runs.db").string();
+  {
+    Store store(db);
+    RunRecord r;
+    r.operatorName = "mm_a";
+    r.algorithm = "opevo-m";
+    r.backend = "replay-import";
+    r.speedUnit = "1/ms";
+    r.settingsJson = r.budgetJson = "{}";
+    r.started = Store::nowUtc();
+    const std::int64_t done = store.createRun(r);
+    TrialRow t;
+    t.runId = done;
+    t.seq = t.order = 1;
+    t.config = "x=1";
+    t.speed = 12.5;
+    t.medianMs = 1;
+    store.appendTrial(t);
+    store.setRunStatus(done, RunStatus::Finished, EndReason::Trials);
+    const std::int64_t stopped = store.createRun(r);
+    store.setRunStatus(stopped, RunStatus::Interrupted, EndReason::Stopped);
+  }
+  const auto r = runProcess(OPEVO_CLI, {"runs", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, next; at < r.out.size(); at = next + 1) {
+    next = r.out.find('\n', at);
+    if (next == std::string::npos) next = r.out.size();
+    lines.push_back(r.out.substr(at, next - at));
+  }
+  ASSERT_GE(lines.size(), 3u) << r.out;
+  EXPECT_NE(lines[1].find("finished (trials)"), std::string::npos) << r.out;
+  EXPECT_NE(lines[1].find(" 12.5 1/ms "), std::string::npos) << r.out;
+  EXPECT_NE(lines[2].find("interrupted (stopped)"), std::string::npos) << r.out;
+  EXPECT_NE(lines[2].find("       0  -  "), std::string::npos) << r.out;
+  // Each column starts where its header does.
+  EXPECT_EQ(lines[0].find("backend"), lines[1].find("replay-import")) << r.out;
+  EXPECT_EQ(lines[0].find("status"), lines[1].find("finished")) << r.out;
+  EXPECT_EQ(lines[0].find("started"), lines[2].find(Store::nowUtc().substr(0, 4))) << r.out;
+  const auto j = runProcess(OPEVO_CLI, {"runs", "--json", "--db", db});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json all = nlohmann::json::parse(j.out);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0]["best_speed"], 12.5);
+  EXPECT_EQ(all[0]["speed_unit"], "1/ms");
+  EXPECT_EQ(all[0]["trials"], 1);
+  EXPECT_TRUE(all[1]["best_speed"].is_null());
+  EXPECT_EQ(all[1]["end_reason"], "stopped");
 }
 
 TEST(CliRuns, ACorruptDatabaseIsRefusedAndUntouched) {
