@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   opevo::cli::addKasCommands(app);
   opevo::cli::addClusterCommands(app);
   opevo::cli::checkNumbers(app);
+  opevo::cli::checkDatabaseOptions(app);
   // A file size limit (ulimit -f) then fails a write with EFBIG, reported as the full disk it
   // amounts to, where the signal would kill the process without a word.
   std::signal(SIGXFSZ, SIG_IGN);

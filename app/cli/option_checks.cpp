@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "space/text.h"
@@ -71,6 +72,25 @@ void checkNumbers(CLI::App& app) {
     if (o->get_expected_min() > 0 && (is("INT") || is("UINT") || is("FLOAT"))) o->check(decimal);
   }
   for (CLI::App* sub : app.get_subcommands({})) checkNumbers(*sub);
+}
+
+void checkDatabaseOptions(CLI::App& app) {
+  if (CLI::Option* db = app.get_option_no_throw("--db"))
+    db->check(CLI::Validator(
+        [](std::string& text) -> std::string {
+          if (text.empty())
+            return "is empty (leave --db out for the default database, or name a file)";
+          // "newdir/" names a folder: the store says so.
+          if (!std::filesystem::path(text).has_filename()) return "";
+          const std::filesystem::path folder = std::filesystem::path(text).parent_path();
+          std::error_code ec;
+          if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+            return "names a file in '" + folder.string() +
+                   "', which is not a folder here (create it first, or check the path)";
+          return "";
+        },
+        ""));
+  for (CLI::App* sub : app.get_subcommands({})) checkDatabaseOptions(*sub);
 }
 
 }  // namespace opevo::cli

@@ -17,5 +17,9 @@ CLI::Validator atLeast(long long least);
 // 16, "0b11" as 3 and "0o17" as 15 for a whole number, where nobody meant them (parseNumber, which
 // reads --set and the duration options, refuses them). A --seed is digits only.
 void checkNumbers(CLI::App& app);
+// Every --db of every subcommand names a file in a folder that exists: an empty value (an unset
+// shell variable) would fall back to OPEVO_DB or the user's database without a word, and a
+// mistyped folder would start a new, empty history there.
+void checkDatabaseOptions(CLI::App& app);
 
 }  // namespace opevo::cli
