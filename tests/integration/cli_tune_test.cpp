@@ -432,6 +432,21 @@ TEST(CliRuns, ListsWhyEachRunEndedAndNoBestWithoutAWorkingTrial) {
   EXPECT_EQ(all[1]["end_reason"], "stopped");
 }
 
+// An empty --db (an unset shell variable) fell back to OPEVO_DB or the user's database, and one in
+// a mistyped folder made the folder and started a new history there.
+TEST(CliRuns, AnEmptyDbOrOneInAMissingFolderIsRefused) {
+  Dir dir;
+  const auto empty = runProcess(OPEVO_CLI, {"runs", "--db", ""});
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("--db: is empty"), std::string::npos) << empty.err;
+  const std::string missing = (dir.path / "typo" / "runs.db").string();
+  const auto tune = runProcess(
+      OPEVO_CLI, {"tune", "--op", "MM1", "--backend", "cpu", "--trials", "1", "--db", missing});
+  EXPECT_EQ(tune.status, 2);
+  EXPECT_NE(tune.err.find("which is not a folder here"), std::string::npos) << tune.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path / "typo"));
+}
+
 TEST(CliRuns, ACorruptDatabaseIsRefusedAndUntouched) {
   Dir dir;
   const std::string db = dir.file("notes.db", "my notes, not a database");
