@@ -13,6 +13,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -26,8 +28,11 @@
 #include "ui/charts/chart_export.h"
 #include "ui/charts/kas_scatter_chart.h"
 #include "ui/charts/network_curve_chart.h"
-#include "ui/charts/task_trials_chart.h"
 #include "ui/charts/race_results_widget.h"
+#include "ui/charts/task_trials_chart.h"
+#include "ui/controller/engine_controller.h"
+#include "ui/controller/kas_controller.h"
+#include "ui/controller/network_controller.h"
 #include "ui/models/operator_file_model.h"
 #include "ui/pages/cluster_page.h"
 #include "ui/pages/history_page.h"
@@ -287,9 +292,7 @@ void MainWindow::updateExportActions() {
 
 void MainWindow::makeMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(tr("&Open dataset…"), m_runsPage->setup()->datasetPicker(),
-                                  &DatasetPicker::browse);
-  open->setShortcut(QKeySequence::Open);
+  file->addAction(m_runsPage->openDatasetAction());
   file->addAction(tr("Open operator &file…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
                   [this] {
                     m_pages->setCurrentIndex(SpacesPage);
@@ -414,8 +417,10 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::restoreSettings() {
+  if (!m_remembersSettings) return;
   QSettings settings;
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  fitToScreen();
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   m_pages->setCurrentIndex(settings.value(QStringLiteral("window/page"), 0).toInt());
   for (QSplitter* s : findChildren<QSplitter*>())
@@ -425,8 +430,60 @@ void MainWindow::restoreSettings() {
   m_clusterPage->restoreState(settings);
 }
 
+void MainWindow::fitToScreen() {
+  // A geometry saved on a larger screen (1264x760 on a 1024x700 one) put the window's edge, and
+  // the buttons there, out of reach; Qt keeps it as saved.
+  const QScreen* screen = this->screen();
+  if (!screen || isMaximized() || isFullScreen()) return;
+  resizeToFit(this, size());
+  // Before it is shown a window has no frame yet: the one resizeToFit allows for is assumed.
+  const QSize outer = isVisible() ? frameGeometry().size() : size() + QSize(16, 40);
+  const QRect room = screen->availableGeometry();
+  move(std::clamp(x(), room.left(), std::max(room.left(), room.right() + 1 - outer.width())),
+       std::clamp(y(), room.top(), std::max(room.top(), room.bottom() + 1 - outer.height())));
+}
+
+QStringList MainWindow::running() const {
+  QStringList out;
+  if (m_runsPage->controller()->busy()) out << tr("a race on the Runs page");
+  if (m_networksPage->controller()->busy()) out << tr("a network's race on the Networks page");
+  if (m_kernelsPage->controller()->busy()) out << tr("a kernel search on the Kernels page");
+  return out;
+}
+
+void MainWindow::quitWithoutAsking() {
+  m_quitAnswered = true;
+  close();
+}
+
+void MainWindow::askToQuit(const QStringList& running) {
+  if (auto* open = findChild<QMessageBox*>(QStringLiteral("quitBox"))) {
+    open->raise();
+    return;
+  }
+  auto* box = new QMessageBox(
+      QMessageBox::Question, tr("Quit OpEvo Studio"),
+      tr("Still running: %1.\n\nQuitting stops it: every trial measured so far is kept, and "
+         "its runs can be resumed from the History page.")
+          .arg(running.join(QStringLiteral("; "))),
+      QMessageBox::Cancel, this);
+  box->setObjectName(QStringLiteral("quitBox"));
+  QPushButton* quit = box->addButton(tr("Stop and quit"), QMessageBox::AcceptRole);
+  quit->setObjectName(QStringLiteral("stopAndQuit"));
+  box->setDefaultButton(QMessageBox::Cancel);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  connect(quit, &QPushButton::clicked, this, &MainWindow::quitWithoutAsking, Qt::QueuedConnection);
+  box->open();  // not exec(): the race's signals keep flowing while the question is up
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
-  saveSettings();
+  // Quitting mid-race stopped it without a word; what runs is named and the user decides.
+  if (const QStringList busy = running(); !busy.isEmpty() && !m_quitAnswered) {
+    event->ignore();
+    askToQuit(busy);
+    return;
+  }
+  if (m_remembersSettings) saveSettings();
   m_runsPage->stop();  // the engine finishes its trial and stops; nothing stored is lost
   m_networksPage->stop();
   m_kernelsPage->stop();

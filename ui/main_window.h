@@ -62,7 +62,15 @@ class MainWindow : public QMainWindow {
   HelpWindow* helpWindow() const { return m_help; }  // null until first shown
 
   void saveSettings() const;
+  // Restores the saved layout and race form; a geometry saved on a larger screen is fitted to
+  // this one's available area.
   void restoreSettings();
+  // Off (--no-restore): the window neither reads the saved layout and form nor writes its own on
+  // quitting, so a one-off session leaves the user's next one as it was.
+  void setRemembersSettings(bool remembers) { m_remembersSettings = remembers; }
+  // What runs now and would be stopped by quitting ("a race on the Runs page"); empty when
+  // nothing does.
+  QStringList running() const;
 
  public slots:
   void showAbout();
@@ -76,6 +84,9 @@ class MainWindow : public QMainWindow {
   void showHelp();
   // The Topology page on a parameter of a preset.
   void showTopology(const QString& preset, const QString& parameter);
+  // Quits as File > Quit does once the question is answered: every race stops (its runs stored
+  // as stopped), the form is saved. For SIGTERM and SIGINT, where nobody is there to answer.
+  void quitWithoutAsking();
 
  public:
   // The About box's text: versions of the studio, Qt, XGBoost and the GPU runtimes found.
@@ -87,6 +98,11 @@ class MainWindow : public QMainWindow {
 
  private:
   void startBackendProbe();
+  // Asks whether to stop what runs and quit (the window stays until answered).
+  void askToQuit(const QStringList& running);
+  void fitToScreen();
+  bool m_remembersSettings = true;
+  bool m_quitAnswered = false;
   void makeMenus();
   // File > Export: the current page's chart (the race on Runs and History, the latency and
   // trials charts on Networks, the Pareto chart on Kernels), and trials only where a race shows;

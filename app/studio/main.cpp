@@ -1,17 +1,24 @@
 // opevo-studio: the desktop application. The options open the window in a given state, for
 // screenshots, bug reports and demos; everything they do can be done by hand in the window.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSocketNotifier>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "common/openmp_waiting.h"
@@ -61,6 +68,39 @@ bool hasSomewhereToShow(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string_view(argv[i]) == "-platform") return true;
   return false;
+}
+
+// SIGTERM and SIGINT end the window as File > Quit does once answered: the race stops, its runs
+// are stored as stopped (not left 'running'), the form is saved. A handler may only do
+// async-signal-safe work, so it writes the signal's number to a pipe that the event loop watches.
+int g_signalPipe[2] = {-1, -1};
+
+void onTerminationSignal(int signal) {
+  const int saved = errno;
+  const char byte = static_cast<char>(signal);
+  [[maybe_unused]] const ssize_t n = write(g_signalPipe[1], &byte, 1);
+  errno = saved;
+}
+
+void quitOnTerminationSignals(opevo::ui::MainWindow& window) {
+  if (pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    std::perror("opevo-studio: cannot watch for SIGTERM (pipe)");
+    return;
+  }
+  auto* notifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, &window);
+  QObject::connect(notifier, &QSocketNotifier::activated, &window, [&window] {
+    char bytes[16];
+    while (read(g_signalPipe[0], bytes, sizeof bytes) > 0) {
+    }
+    window.quitWithoutAsking();
+    // A dialog's own event loop (a file dialog, the quit question) would keep the program up.
+    QCoreApplication::quit();
+  });
+  struct sigaction action {};
+  action.sa_handler = onTerminationSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (const int signal : {SIGTERM, SIGINT}) sigaction(signal, &action, nullptr);
 }
 
 }  // namespace
@@ -191,7 +231,11 @@ int main(int argc, char** argv) {
   }
   using namespace opevo::ui;
   MainWindow window;
-  if (!parser.isSet(freshOpt)) window.restoreSettings();
+  if (parser.isSet(freshOpt))
+    window.setRemembersSettings(false);
+  else
+    window.restoreSettings();
+  quitOnTerminationSignals(window);
   // A bad option is reported but still opens the window: it is the same input the window
   // validates, and the window shows why it was refused.
   QStringList problems;
@@ -272,7 +316,14 @@ int main(int argc, char** argv) {
   if (parser.isSet(algosOpt) && !networkRace)
     setup->algorithmPanel()->setChecked(parser.value(algosOpt).split(QLatin1Char(',')));
   if (parser.isSet(repeatsOpt)) setup->setRepeats(parser.value(repeatsOpt).toInt());
-  if (parser.isSet(trialsOpt) && !networkRace) setup->setTrials(parser.value(trialsOpt).toInt());
+  // --trials is the whole budget, as `opevo compare --trials` is: a time or a target left ticked
+  // by the saved form would end the runs early, unseen (a restored "Time 5 s" once ended a
+  // 20-trial race after 13).
+  if (parser.isSet(trialsOpt) && !networkRace) {
+    setup->setTrials(parser.value(trialsOpt).toInt());
+    setup->setSeconds(std::nullopt);
+    setup->setTarget(std::nullopt);
+  }
   if (parser.isSet(paceOpt)) setup->setPaceMs(parser.value(paceOpt).toInt());
   if (parser.isSet(repeatsLinesOpt)) runs->results()->setShowRepeats(true);
   if (parser.isSet(logXOpt)) runs->results()->setLogX(true);
@@ -280,6 +331,10 @@ int main(int argc, char** argv) {
   if (parser.isSet(backendOpt) && !setup->setBackend(parser.value(backendOpt).toLower()))
     problems << QStringLiteral("unknown backend '%1' (replay, cpu, cuda, hip)")
                     .arg(parser.value(backendOpt));
+  // A dataset can only be replayed: --dataset without --backend races its replay, whatever the
+  // saved form measured on (a saved CPU once raced MM1 for real instead of the dataset given).
+  if (parser.isSet(datasetOpt) && !parser.isSet(backendOpt) && !networkRace)
+    setup->setBackend(QStringLiteral("replay"));
   if (parser.isSet(raceOperatorOpt)) {
     const QString op = parser.value(raceOperatorOpt);
     if (!setup->setOperator(op)) setup->addOperatorFile(op);

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSizeGrip>
 #include <QSlider>
 #include <QStandardItemModel>
@@ -275,6 +276,25 @@ TEST_F(MainWindowTest, OnAnEightHundredBySixHundredScreenNoSetupFormIsCut) {
   EXPECT_FALSE(charts->tabbed());
   for (QWidget* chart : charts->findChildren<QChartView*>())
     EXPECT_TRUE(chart->isVisible()) << chart->metaObject()->className();
+}
+
+// A layout saved on a larger screen (1264x760, restored on a 1024x700 one) is fitted to the
+// screen it opens on: past its edge the window's buttons cannot be reached.
+TEST_F(MainWindowTest, ARestoredGeometryLargerThanTheScreenIsFittedToIt) {
+  const QRect room = m_window.screen()->availableGeometry();
+  {
+    MainWindow large;
+    large.setGeometry(room.x() + 200, room.y() + 100, room.width() + 464, room.height() + 160);
+    large.saveSettings();
+  }
+  MainWindow again;
+  again.restoreSettings();
+  again.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&again));
+  EXPECT_TRUE(room.contains(again.frameGeometry()))
+      << again.frameGeometry().width() << "x" << again.frameGeometry().height() << "+"
+      << again.frameGeometry().x() << "+" << again.frameGeometry().y() << " on " << room.width()
+      << "x" << room.height();
 }
 
 TEST_F(MainWindowTest, ChoosingAPresetShowsItsParametersAndSpaceSize) {

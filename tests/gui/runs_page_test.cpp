@@ -10,7 +10,9 @@
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSet>
 #include <QTabWidget>
 #include <QTableView>
@@ -94,6 +96,59 @@ TEST_F(RunsPageTest, StartingWithoutADatasetSaysSo) {
 }
 
 // Sweep…: without a dataset the page says what to do; with one, the dialog opens on it.
+// "Choose a dataset to replay first" stayed red after a bundled dataset had loaded.
+TEST_F(RunsPageTest, ARefusalAboutTheDatasetGoesOnceOneLoads) {
+  EXPECT_FALSE(runs()->start());
+  ASSERT_TRUE(runs()->message().contains("Choose a dataset")) << runs()->message().toStdString();
+  ASSERT_TRUE(loadDataset(kA100));
+  EXPECT_EQ(runs()->message(), QString());
+}
+
+// A resume that fails says so in the status bar too: it read "run N resumed: …" under "The race
+// failed: …".
+TEST_F(RunsPageTest, AFailedResumeIsNotCalledResumedInTheStatusBar) {
+  RunRecord missing;
+  missing.id = 987654;
+  missing.algorithm = "random";
+  missing.operatorName = "MM1";
+  missing.device = "nowhere";
+  ASSERT_TRUE(runs()->resumeRun(missing));
+  ASSERT_TRUE(raceEnded(30000));
+  EXPECT_TRUE(runs()->message().startsWith("The race failed")) << runs()->message().toStdString();
+  EXPECT_EQ(runs()->datasetStatus()->text(), QStringLiteral("run 987654 not resumed"));
+}
+
+// A notice of the engine's own (a busy machine) is not signed "Cluster:" when no cluster is in
+// use; the engine thread's update is sent here as the engine sends it.
+TEST_F(RunsPageTest, AnEngineNoticeIsTheClustersOnlyInAClusterRace) {
+  auto update = std::make_shared<EngineUpdate>();
+  update->notices << QStringLiteral("Note: this machine looks busy.");
+  emit runs()->controller()->updated(update);
+  EXPECT_EQ(runs()->note(), QStringLiteral("Note: this machine looks busy."));
+}
+
+// Tab goes down the form: from "Replay pace", its last field, it went back up to Trials.
+TEST_F(RunsPageTest, TabGoesDownTheBudgetAndOnPastThePace) {
+  QApplication::setActiveWindow(&m_window);
+  ASSERT_TRUE(QTest::qWaitForWindowActive(&m_window));
+  auto* repeats = setup()->findChild<QWidget*>(QStringLiteral("repeatsSpin"));
+  repeats->setFocus();
+  QStringList order;
+  for (int i = 0; i < 12; ++i) {
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    QWidget* w = QApplication::focusWidget();
+    while (w && w->objectName().isEmpty()) w = w->parentWidget();  // a spin box's line edit
+    order << (w ? w->objectName() : QStringLiteral("(none)"));
+  }
+  // (The time and target boxes are greyed while unticked: Tab passes them by.)
+  const QStringList form{"seedSpin",   "scheduleBox", "useTrials", "trialsSpin",
+                         "useSeconds", "useTarget",   "paceSpin"};
+  EXPECT_EQ(order.mid(0, form.size()), form) << order.join(' ').toStdString();
+  // Then on, out of the form (to the buttons below it), never back into the budget.
+  for (const QString& name : order.mid(form.size()))
+    EXPECT_FALSE(form.contains(name)) << order.join(' ').toStdString();
+}
+
 TEST_F(RunsPageTest, SweepOpensOnTheLoadedDataset) {
   EXPECT_EQ(runs()->openSweep(), nullptr);
   EXPECT_TRUE(runs()->message().contains("load a dataset")) << runs()->message().toStdString();
@@ -146,11 +201,22 @@ TEST_F(RunsPageTest, AFileThatIsNotACacheIsRefusedAndTheLoadedDatasetKept) {
   ASSERT_NE(error, nullptr);
   EXPECT_TRUE(error->isVisible());
   EXPECT_TRUE(error->text().contains("notes.json")) << error->text().toStdString();
-  // The window still races on the dataset it had.
-  prepareRace(1, 10);
-  EXPECT_TRUE(runs()->start());
+  // The field names notes.json: Start does not replay A100 behind it (it once did, unseen), nor
+  // does Sweep…; the message says which dataset is still loaded.
+  setup()->algorithmPanel()->setChecked({QStringLiteral("opevo")});
+  setup()->setRepeats(1);
+  setup()->setTrials(10);
+  EXPECT_FALSE(runs()->start());
+  EXPECT_FALSE(runs()->controller()->busy());
+  EXPECT_TRUE(runs()->message().contains("did not load")) << runs()->message().toStdString();
+  EXPECT_TRUE(runs()->message().contains("A100.json.gz")) << runs()->message().toStdString();
+  EXPECT_EQ(runs()->openSweep(), nullptr);
+  // Loading it again (or another) is all it takes.
+  ASSERT_TRUE(loadDataset(kA100));
+  EXPECT_FALSE(error->isVisible());
+  EXPECT_TRUE(runs()->start()) << runs()->message().toStdString();
   ASSERT_TRUE(raceEnded());
-  EXPECT_EQ(runs()->trialsModel()->rowCount(), 20);
+  EXPECT_EQ(runs()->trialsModel()->rowCount(), 10);
 }
 
 TEST_F(RunsPageTest, ARefusedSettingIsShownInlineAndBlocksTheRace) {
@@ -294,6 +360,90 @@ TEST_F(RunsPageTest, PauseHoldsTheEngineResumeGoesOnStopEnds) {
   EXPECT_TRUE(runs()->startAction()->isEnabled());
 }
 
+// While a race runs, nothing changes what it replays: Ctrl+O once loaded another dataset into the
+// frozen form and the status bar, and Sweep… started a second study beside the race.
+TEST_F(RunsPageTest, OpeningADatasetAndSweepingAreOffWhileARaceRuns) {
+  QAction* open = nullptr;
+  for (QAction* a : m_window.findChildren<QAction*>())
+    if (a->shortcut() == QKeySequence(QKeySequence::Open)) open = a;
+  ASSERT_NE(open, nullptr);
+  prepareRace(1, 100000, 10);
+  EXPECT_TRUE(open->isEnabled());
+  EXPECT_TRUE(runs()->sweepAction()->isEnabled());
+  ASSERT_TRUE(runs()->start());
+  EXPECT_FALSE(open->isEnabled());
+  EXPECT_FALSE(runs()->sweepAction()->isEnabled());
+  runs()->pauseOrResume();  // paused is still mid-race
+  EXPECT_FALSE(open->isEnabled());
+  runs()->stop();
+  ASSERT_TRUE(raceEnded(10000));
+  EXPECT_TRUE(open->isEnabled());
+  EXPECT_TRUE(runs()->sweepAction()->isEnabled());
+}
+
+// A window on a database that cannot record (here a file of JSON, as `--db notadb.db` named):
+// Start refuses before any trial, instead of racing to the end and saying "Not recorded" then.
+// When the file breaks after the check, the race is stopped as soon as the engine finds it.
+TEST_F(RunsPageTest, AStoreThatCannotRecordTheRaceIsRefusedBeforeAnyTrial) {
+  QTemporaryDir dir;
+  const QString db = dir.filePath(QStringLiteral("notadb.db"));
+  const auto writeJson = [&] {
+    for (const QString& side : {QStringLiteral("-wal"), QStringLiteral("-shm")})
+      QFile::remove(db + side);
+    QFile file(db);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write("{\"runs\": []}\n");
+  };
+  writeJson();
+  qputenv("OPEVO_DB", db.toLocal8Bit());
+  MainWindow window;
+  qunsetenv("OPEVO_DB");
+  RunsPage* page = window.runsPage();
+  window.pages()->setCurrentWidget(page);
+  window.show();  // the page's message shows (and reads) only on show
+  RaceSetupPanel* form = page->setup();
+  form->datasetPicker()->load(kA100);
+  ASSERT_TRUE(waitUntil([&] { return !form->datasetPicker()->loading(); }, 60000));
+  form->algorithmPanel()->setChecked({QStringLiteral("random")});
+  form->setTrials(100000);
+  form->setPaceMs(20);
+  ASSERT_TRUE(waitUntil([&] { return !page->checkingStore(); }));
+  EXPECT_FALSE(page->start());
+  EXPECT_FALSE(page->controller()->busy());
+  EXPECT_TRUE(page->message().contains("not an SQLite file")) << page->message().toStdString();
+  EXPECT_EQ(page->trialsModel()->rowCount(), 0);
+
+  // Put right (gone: the store makes a new one), the next Start finds it so.
+  ASSERT_TRUE(QFile::remove(db));
+  ASSERT_TRUE(page->start()) << page->message().toStdString();
+  page->stop();
+  ASSERT_TRUE(waitUntil([&] { return !page->controller()->busy(); }, 10000));
+  ASSERT_TRUE(waitUntil([&] { return !page->checkingStore(); }));
+
+  // Broken again behind the window's back, after the check said it was fine.
+  writeJson();
+  ASSERT_TRUE(page->start()) << page->message().toStdString();
+  ASSERT_TRUE(waitUntil([&] { return !page->controller()->busy(); }, 10000));
+  EXPECT_TRUE(page->message().contains("could not be recorded")) << page->message().toStdString();
+  EXPECT_LT(page->trialsModel()->rowCount(), 50);
+}
+
+// Under a time budget the bar follows tuning time (it sat at 0% while the ETA counted down), and
+// its label says the percentage is the race's, not the run named beside it.
+TEST_F(RunsPageTest, TheProgressBarFollowsATimeBudgetAndSaysWhatItMeasures) {
+  prepareRace(1, 100000, 10);
+  setup()->algorithmPanel()->setChecked({QStringLiteral("random")});
+  setup()->setSeconds(3);
+  ASSERT_TRUE(runs()->start());
+  QProgressBar* bar = runs()->progressBar();
+  ASSERT_TRUE(waitUntil([&] { return runs()->data()->trialCount() >= 60; }));
+  ASSERT_TRUE(runs()->controller()->busy());
+  EXPECT_GT(bar->value(), 50) << bar->format().toStdString();  // past 5% at 0.6 s of 3
+  EXPECT_LT(bar->value(), 1000);
+  EXPECT_TRUE(bar->format().contains("of the race")) << bar->format().toStdString();
+  EXPECT_TRUE(bar->format().contains("random, repeat 1 of 1")) << bar->format().toStdString();
+}
+
 TEST_F(RunsPageTest, TimeAndTargetBudgetsEndEachRun) {
   prepareRace(1, 100000, 5);
   setup()->algorithmPanel()->setChecked({QStringLiteral("random")});
@@ -350,9 +500,27 @@ TEST_F(RunsPageTest, ClosingTheWindowMidRaceStopsTheEngine) {
   form->setPaceMs(20);
   ASSERT_TRUE(window->runsPage()->start());
   ASSERT_TRUE(waitUntil([&] { return window->runsPage()->trialsModel()->rowCount() > 3; }));
+  // Quitting mid-race asks first (it once stopped the race without a word); Cancel goes on.
+  EXPECT_FALSE(window->close());
+  auto* box = window->findChild<QMessageBox*>(QStringLiteral("quitBox"));
+  ASSERT_NE(box, nullptr);
+  EXPECT_TRUE(box->isVisible());
+  EXPECT_TRUE(box->text().contains("Runs page")) << box->text().toStdString();
+  box->button(QMessageBox::Cancel)->click();
+  ASSERT_TRUE(
+      waitUntil([&] { return !window->findChild<QMessageBox*>(QStringLiteral("quitBox")); }));
+  EXPECT_TRUE(window->isVisible());
+  EXPECT_EQ(window->runsPage()->controller()->state(), EngineController::State::Running);
+  // Paused is mid-race too; "Stop and quit" stops it and closes the window.
+  window->runsPage()->pauseOrResume();
+  EXPECT_FALSE(window->close());
+  box = window->findChild<QMessageBox*>(QStringLiteral("quitBox"));
+  ASSERT_NE(box, nullptr);
+  box->findChild<QPushButton*>(QStringLiteral("stopAndQuit"))->click();
+  ASSERT_TRUE(waitUntil([&] { return !window->isVisible(); }));
+  EXPECT_NE(window->runsPage()->controller()->state(), EngineController::State::Running);
   QElapsedTimer wall;
   wall.start();
-  window->close();
   delete window;  // waits for the engine thread, which stops at its next trial
   EXPECT_LT(wall.elapsed(), 5000);
 }

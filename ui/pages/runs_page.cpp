@@ -13,9 +13,12 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <exception>
 
 #include "engine/speed_unit.h"
 #include "replay/replay_measurer.h"
+#include "store/store.h"
 #include "tuners/joint_layout_tuner.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
@@ -39,6 +42,18 @@ QString duration(double seconds) {
         .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
         .arg(s % 60, 2, 10, QLatin1Char('0'));
   return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+// Why the store at this path cannot record a race; empty when it can. Opened as the engine will
+// open it, so Store's own checks decide (a file that is not SQLite, another application's, a newer
+// schema, a read-only folder), in one place.
+QString storeProblem(const std::string& path) {
+  try {
+    Store store(path);
+    return {};
+  } catch (const std::exception& e) {
+    return QString::fromUtf8(e.what());
+  }
 }
 
 QToolButton* toolButton(QAction* action, QWidget* parent) {
@@ -65,6 +80,7 @@ RunsPage::RunsPage(QWidget* parent)
       m_pauseAction(new QAction(tr("&Pause"), this)),
       m_stopAction(new QAction(tr("S&top"), this)),
       m_sweepAction(new QAction(tr("S&weep…"), this)),
+      m_openDatasetAction(new QAction(tr("&Open dataset…"), this)),
       m_progress(new QProgressBar),
       m_etaLabel(new QLabel),
       m_datasetStatus(new QLabel) {
@@ -75,6 +91,8 @@ RunsPage::RunsPage(QWidget* parent)
   m_sweepAction->setObjectName(QStringLiteral("sweepAction"));
   m_sweepAction->setToolTip(
       tr("A hyper-parameter study of one algorithm on the loaded dataset, as a heat map"));
+  m_openDatasetAction->setObjectName(QStringLiteral("openDatasetAction"));
+  m_openDatasetAction->setShortcut(QKeySequence::Open);
   m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
   m_stopAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
@@ -135,12 +153,19 @@ RunsPage::RunsPage(QWidget* parent)
   connect(m_pauseAction, &QAction::triggered, this, &RunsPage::pauseOrResume);
   connect(m_stopAction, &QAction::triggered, this, &RunsPage::stop);
   connect(m_sweepAction, &QAction::triggered, this, &RunsPage::openSweep);
+  connect(m_openDatasetAction, &QAction::triggered, m_setup->datasetPicker(),
+          &DatasetPicker::browse);
   connect(m_controller, &EngineController::stateChanged, this, &RunsPage::onStateChanged);
   connect(m_controller, &EngineController::updated, this, &RunsPage::onUpdate);
   connect(m_controller, &EngineController::finished, this, &RunsPage::onFinished);
   connect(m_results, &RaceResultsWidget::message, this, &RunsPage::statusMessage);
   connect(m_setup->datasetPicker(), &DatasetPicker::loaded, this, [this](const auto& d) {
     m_datasetStatus->setText(QString::fromStdString(ReplayMeasurer(d).label()));
+    // "Choose a dataset first" stayed red beside the dataset just loaded: a refusal of the form
+    // as it was goes once the form changes; the next Start says what, if anything, still stands.
+    if (!m_refusal.isEmpty() && m_messageLabel->text() == m_refusal)
+      showMessage(m_messageLabel, QString());
+    m_refusal.clear();
   });
   onStateChanged(EngineController::State::Idle);
 }
@@ -222,12 +247,44 @@ QString RunsPage::note() const {
   return m_noteLabel->isVisible() ? m_noteLabel->text() : QString();
 }
 
+void RunsPage::setStorePath(const QString& path) {
+  m_storePath = path;
+  m_storeProblem.clear();
+  checkStore();
+}
+
+void RunsPage::checkStore() {
+  if (m_storePath.isEmpty()) {
+    m_storeCheck.cancel();
+    return;
+  }
+  // Off the GUI thread: opening checks the file's integrity. The problem found last stands until
+  // the answer comes.
+  m_storeCheck.start([path = m_storePath.toStdString()] { return storeProblem(path); },
+                     [this](const QString& problem) { m_storeProblem = problem; });
+}
+
 bool RunsPage::start() {
   if (m_controller->busy()) return false;
+  // A race the store cannot record would run to its end and only then say so (2,000 trials
+  // measured and lost): refused before any trial, with the reason. A store found wrong is
+  // checked again here, on this thread, as the user may just have put it right: a file that is
+  // not SQLite fails at once; only a database another program holds can keep the window for
+  // Store's busy wait.
+  if (!m_storeProblem.isEmpty()) {
+    m_storeCheck.cancel();
+    m_storeProblem = storeProblem(m_storePath.toStdString());
+  }
+  if (!m_storeProblem.isEmpty()) {
+    showMessage(
+        m_messageLabel,
+        tr("Not started: the race could not be recorded in the history. %1").arg(m_storeProblem));
+    return false;
+  }
   QString problem;
   std::optional<RaceSpec> spec = m_setup->spec(&problem);
   if (!spec) {
-    showMessage(m_messageLabel, problem);
+    refuse(problem);
     return false;
   }
   showMessage(m_messageLabel, QString());
@@ -295,6 +352,12 @@ bool RunsPage::launch(RaceSpec spec, RaceData::Info info) {
     return false;
   }
   info.storePath = m_storePath;
+  m_stoppedUnrecorded = false;
+  m_clusterRace = spec.cluster.has_value();
+  m_resumedRun = spec.resumeRun;
+  m_budgetTrials = spec.resumeRun ? std::nullopt : spec.trials;
+  m_budgetSeconds = spec.resumeRun ? std::nullopt : spec.seconds;
+  m_runsDone.clear();
   m_data->reset(info);
   m_datasetStatus->setText(info.label);
   m_progress->setValue(0);
@@ -306,8 +369,13 @@ bool RunsPage::launch(RaceSpec spec, RaceData::Info info) {
 SweepDialog* RunsPage::openSweep() {
   const auto dataset = m_setup->datasetPicker()->dataset();
   if (m_setup->backend() != QLatin1String("replay") || !dataset) {
-    showMessage(m_messageLabel, tr("A sweep replays a measured dataset: choose \"Replay\" under "
-                                   "Measure on and load a dataset first."));
+    refuse(
+        tr("A sweep replays a measured dataset: choose \"Replay\" under Measure on and load "
+           "a dataset first."));
+    return nullptr;
+  }
+  if (const QString problem = m_setup->datasetProblem(); !problem.isEmpty()) {
+    refuse(problem);
     return nullptr;
   }
   showMessage(m_messageLabel, {});
@@ -336,7 +404,11 @@ void RunsPage::onStateChanged(EngineController::State state) {
   m_pauseAction->setEnabled(state == State::Running || state == State::Paused);
   m_pauseAction->setText(state == State::Paused ? tr("&Resume") : tr("&Pause"));
   m_stopAction->setEnabled(state == State::Running || state == State::Paused);
-  m_setup->setEnabled(idle);  // the form describes the race that runs; it is frozen meanwhile
+  // The form describes the race that runs; it is frozen meanwhile, and so is every other way
+  // into it (Ctrl+O once renamed the replayed dataset mid-race) or into another race on it.
+  m_setup->setEnabled(idle);
+  m_openDatasetAction->setEnabled(idle);
+  m_sweepAction->setEnabled(idle);
   m_progress->setVisible(!idle);
   if (state == State::Paused) m_etaLabel->setText(tr("paused"));
   if (state == State::Stopping) m_etaLabel->setText(tr("stopping…"));
@@ -350,24 +422,65 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
   }
   if (update->reference) m_data->setReference(*update->reference);
   if (!update->notices.isEmpty()) {
-    const QString notice = tr("Cluster: %1").arg(update->notices.last());
+    // The engine's notices come from a cluster (an outage, trials sent again) or from this
+    // machine (it looks busy): only the former are the cluster's to sign.
+    const QString notice =
+        m_clusterRace ? tr("Cluster: %1").arg(update->notices.last()) : update->notices.last();
     showMessage(m_noteLabel, notice);
     emit statusMessage(notice);
   }
-  if (update->notStored) m_data->setNotStored();
+  if (update->notStored) {
+    m_data->setNotStored();
+    // The store broke after it was checked: stopped at once rather than run unrecorded.
+    if (!m_storePath.isEmpty() && m_controller->state() != EngineController::State::Stopping) {
+      m_stoppedUnrecorded = true;
+      m_controller->stop();
+    }
+  }
   m_data->append(update->trials);
-  for (const auto& [algorithm, repeat] : update->runsEnded) m_data->finishRun(algorithm, repeat);
+  for (const TrialPoint& t : update->trials) {
+    RunDone& run = m_runsDone[{t.algorithm, t.repeat}];
+    run.trials = std::max(run.trials, t.seq);
+    run.seconds = std::max(run.seconds, t.seconds);
+  }
+  for (const auto& [algorithm, repeat] : update->runsEnded) {
+    m_data->finishRun(algorithm, repeat);
+    m_runsDone[{algorithm, repeat}].ended = true;
+  }
   const RaceProgress& p = update->progress;
-  double fraction = p.runs > 0 ? double(p.runsDone) / p.runs : 0;
-  if (p.trialsPlanned > 0) fraction = double(p.trialsDone) / double(p.trialsPlanned);
+  const double fraction = raceFraction(p);
   m_progress->setValue(static_cast<int>(fraction * 1000));
-  // Before the first trial names a run (a device's first compile) there is no "current" yet.
+  // The percentage is the whole race's; beside one run's name it read as that run's (random at
+  // 24 of 200 trials showed the race's 15%). Before the first trial names a run (a device's first
+  // compile) there is no "now" yet.
   const QString percent = QString::number(fraction * 100, 'f', 0) + QLatin1Char('%');
-  m_progress->setFormat(p.current.isEmpty() ? tr("starting: %1").arg(percent)
-                                            : tr("%1: %2").arg(p.current, percent));
+  m_progress->setFormat(p.current.isEmpty() ? tr("%1 of the race; starting").arg(percent)
+                                            : tr("%1 of the race; now %2").arg(percent, p.current));
   if (m_controller->state() == EngineController::State::Running)
     m_etaLabel->setText(p.etaSeconds >= 0 ? tr("ETA %1").arg(duration(p.etaSeconds))
                                           : tr("run %1 of %2").arg(p.runsDone + 1).arg(p.runs));
+}
+
+void RunsPage::refuse(const QString& text) {
+  m_refusal = text;
+  showMessage(m_messageLabel, text);
+}
+
+double RunsPage::raceFraction(const RaceProgress& p) const {
+  // A time budget: each run's share is its tuning time over the budget, or its trials over theirs
+  // when those end it first. By runs ended alone the bar sat at 0% while the ETA counted down.
+  if (m_budgetSeconds && *m_budgetSeconds > 0 && p.runs > 0) {
+    double sum = 0;
+    for (const auto& [key, run] : m_runsDone) {
+      double f = run.ended ? 1.0 : run.seconds / *m_budgetSeconds;
+      if (m_budgetTrials && *m_budgetTrials > 0)
+        f = std::max(f, double(run.trials) / double(*m_budgetTrials));
+      sum += std::min(f, 1.0);
+    }
+    return std::min(sum / p.runs, 1.0);
+  }
+  if (p.trialsPlanned > 0) return double(p.trialsDone) / double(p.trialsPlanned);
+  return p.runs > 0 ? double(p.runsDone) / p.runs : 0;
 }
 
 void RunsPage::onFinished(const RaceOutcome& outcome) {
@@ -377,6 +490,12 @@ void RunsPage::onFinished(const RaceOutcome& outcome) {
   const auto trials = m_data->trialCount();
   if (outcome.end == RaceOutcome::End::Failed) {
     showMessage(m_messageLabel, tr("The race failed: %1").arg(outcome.message));
+    // The status bar named the run as resumed while the page said it failed.
+    if (m_resumedRun) m_datasetStatus->setText(tr("run %1 not resumed").arg(*m_resumedRun));
+  } else if (m_stoppedUnrecorded) {
+    showMessage(m_messageLabel, tr("Stopped after %1 trials: the race could not be recorded. %2")
+                                    .arg(trials)
+                                    .arg(outcome.message));
   } else {
     QString note = outcome.end == RaceOutcome::End::Stopped
                        ? tr("Race stopped after %1 trials.").arg(trials)
@@ -385,6 +504,7 @@ void RunsPage::onFinished(const RaceOutcome& outcome) {
     showMessage(m_noteLabel, note);
   }
   emit statusMessage(m_noteLabel->isVisible() ? m_noteLabel->text() : message());
+  checkStore();  // the next Start goes by the store as it is now
   emit raceEnded();
 }
 

@@ -1,10 +1,14 @@
 #pragma once
 
 #include <QWidget>
+#include <map>
+#include <optional>
+#include <utility>
 
 #include "store/records.h"
 #include "ui/controller/engine_controller.h"
 #include "ui/controller/race_data.h"
+#include "ui/jobs/latest_job.h"
 
 class QAction;
 class QComboBox;
@@ -43,6 +47,8 @@ class RunsPage : public QWidget {
   QAction* pauseAction() const { return m_pauseAction; }
   QAction* stopAction() const { return m_stopAction; }
   QAction* sweepAction() const { return m_sweepAction; }
+  // File > Open dataset… (Ctrl+O): off while a race runs, as the form is.
+  QAction* openDatasetAction() const { return m_openDatasetAction; }
   // Made here, shown in the window's status bar.
   QProgressBar* progressBar() const { return m_progress; }
   QLabel* etaLabel() const { return m_etaLabel; }
@@ -52,8 +58,11 @@ class RunsPage : public QWidget {
   // The note under the chart: how the last race ended, and what it could not do (record itself).
   QString note() const;
 
-  // Where races are recorded; empty: nowhere.
-  void setStorePath(const QString& path) { m_storePath = path; }
+  // Where races are recorded; empty: nowhere. The store is checked at once, off the GUI thread
+  // (opening it checks its integrity), and again after each race: Start refuses a store that
+  // cannot record the race.
+  void setStorePath(const QString& path);
+  bool checkingStore() const { return m_storeCheck.busy(); }
 
  public slots:
   // Returns whether a race started; if not, the page says why.
@@ -77,6 +86,11 @@ class RunsPage : public QWidget {
   void onUpdate(const EngineUpdatePtr& update);
   void onFinished(const RaceOutcome& outcome);
   bool launch(RaceSpec spec, RaceData::Info info);
+  void checkStore();
+  // Shows why Start (or Sweep…) cannot go with the form as it is.
+  void refuse(const QString& text);
+  // How much of the race is done, 0 to 1: by trials, or by tuning time under a time budget.
+  double raceFraction(const RaceProgress& p) const;
   QWidget* makeTrialsSection();
 
   RaceSetupPanel* m_setup;
@@ -95,10 +109,30 @@ class RunsPage : public QWidget {
   QAction* m_pauseAction;
   QAction* m_stopAction;
   QAction* m_sweepAction;
+  QAction* m_openDatasetAction;
   QProgressBar* m_progress;
   QLabel* m_etaLabel;
   QLabel* m_datasetStatus;
   QString m_storePath;
+  // Why the store cannot record a race, as last checked; empty when it can (or unchecked yet).
+  QString m_storeProblem;
+  LatestJob<QString> m_storeCheck;
+  // The engine found the store unwritable after all (it broke since the check): the race was
+  // stopped at once rather than run unrecorded.
+  bool m_stoppedUnrecorded = false;
+  bool m_clusterRace = false;                // measured through a cluster's agents
+  std::optional<std::int64_t> m_resumedRun;  // the stored run the race continues, if any
+  QString m_refusal;  // the message of the last Start or Sweep… refused for the form's sake
+  // The race's budget per run (none for a resumed run: the engine's count stands) and where each
+  // run stands, by (algorithm, repeat): what the progress bar measures a time budget by.
+  struct RunDone {
+    int trials = 0;
+    double seconds = 0;
+    bool ended = false;
+  };
+  std::optional<int> m_budgetTrials;
+  std::optional<double> m_budgetSeconds;
+  std::map<std::pair<int, int>, RunDone> m_runsDone;
   QString m_measuredOperator;  // a device race's operator, until its measurer describes itself
   bool m_followTrials = true;
 };

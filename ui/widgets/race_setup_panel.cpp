@@ -183,6 +183,16 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   layout->addWidget(budgetBox);
   layout->addStretch(1);
 
+  // The budget's fields were put into their rows after the rest of the form was made, which put
+  // them last in the focus chain: Tab from "Replay pace" went back up to Trials. Top to bottom:
+  QWidget* previous = m_repeats;
+  for (QWidget* next :
+       std::initializer_list<QWidget*>{m_seed, m_schedule, m_useTrials, m_trials, m_useSeconds,
+                                       m_seconds, m_useTarget, m_target, m_pace}) {
+    setTabOrder(previous, next);
+    previous = next;
+  }
+
   connect(browse, &QPushButton::clicked, this, &RaceSetupPanel::browseOperator);
   connect(m_backend, &QComboBox::currentIndexChanged, this, &RaceSetupPanel::showBackend);
   connect(m_cluster, &ClusterRaceOption::toggled, this, &RaceSetupPanel::showBackend);
@@ -204,12 +214,8 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
   // What is measured comes first: without it nothing else on the form means anything.
   std::optional<OperatorDefinition> def;
   if (s.backend == "replay") {
-    if (m_dataset->loading())
-      return refuse(tr("The dataset is still being read; start again when it is loaded."));
-    if (!m_dataset->dataset())
-      return refuse(
-          tr("Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
-             "file, or pick one of the bundled datasets."));
+    if (const QString problemText = datasetProblem(); !problemText.isEmpty())
+      return refuse(problemText);
     s.dataset = m_dataset->dataset();
     s.paceMs = m_pace->value();
   } else {
@@ -266,6 +272,24 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     }
   }
   return s;
+}
+
+QString RaceSetupPanel::datasetProblem() const {
+  if (m_dataset->loading())
+    return tr("The dataset is still being read; start again when it is loaded.");
+  // The field names the file that failed; replaying the one loaded before it would race a
+  // dataset the form no longer shows.
+  if (!m_dataset->error().isEmpty())
+    return m_dataset->dataset()
+               ? tr("The dataset chosen last did not load (said above); choose another, or load "
+                    "%1 again to replay it.")
+                     .arg(QFileInfo(QString::fromStdString(m_dataset->dataset()->path)).fileName())
+               : tr("The dataset chosen did not load (said above); choose another.");
+  if (!m_dataset->dataset())
+    return tr(
+        "Choose a dataset to replay first: Browse… for a Kernel Tuner cache or T4 "
+        "file, or pick one of the bundled datasets.");
+  return QString();
 }
 
 QString RaceSetupPanel::deviceProblem(const std::string& backend) const {

@@ -33,6 +33,9 @@ class RaceSetupPanel : public QWidget {
 
   // The spec for the current inputs; nullopt with *problem set when they cannot race.
   std::optional<RaceSpec> spec(QString* problem) const;
+  // Why the dataset cannot be replayed (still being read, none, or the one chosen last did not
+  // load); empty when the loaded one is the one the form names.
+  QString datasetProblem() const;
 
   DatasetPicker* datasetPicker() const { return m_dataset; }
   QComboBox* backendBox() const { return m_backend; }
