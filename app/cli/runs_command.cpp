@@ -36,6 +36,8 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
   if (r.referenceSpeed)
     j["reference"] = {{"library", r.referenceLibrary}, {"speed", *r.referenceSpeed}};
   if (!r.label.empty()) j["label"] = r.label;
+  if (!r.sideBySideJson.empty())
+    j["side_by_side"] = nlohmann::json::parse(r.sideBySideJson, nullptr, false);
   return j;
 }
 
@@ -166,6 +168,18 @@ void addRunsCommands(CLI::App& app) {
     if (run->referenceSpeed)
       std::printf("reference (%s): %.4g %s, timed after the trials\n",
                   run->referenceLibrary.c_str(), *run->referenceSpeed, run->speedUnit.c_str());
+    const nlohmann::json side = nlohmann::json::parse(run->sideBySideJson, nullptr, false);
+    if (side.is_object() && side.contains("best_speed") && side.contains("reference_speed")) {
+      std::printf("side by side, %d rounds in turn: best %.4g, %s %.4g %s (%.2fx)\n",
+                  side.value("rounds", 0), side["best_speed"].get<double>(),
+                  side.value("library", std::string()).c_str(),
+                  side["reference_speed"].get<double>(), run->speedUnit.c_str(),
+                  side.value("ratio", 0.0));
+      if (side.value("chosen_rank", 1) > 1)
+        std::printf("  fastest side by side: the run's number %d of %d, %s (what export takes)\n",
+                    side.value("chosen_rank", 1), side.value("candidates", 0),
+                    side.value("config", std::string()).c_str());
+    }
   });
 }
 

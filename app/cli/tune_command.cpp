@@ -326,7 +326,16 @@ void runTune(const TuneArgs& a) {
           ? sideBySide->speeds.front() / best
           : 1.0;
   const bool drifted = drift > 3 || drift < 1.0 / 3;
-  if (sideBySide) out["side_by_side"]["best_again_over_run_best"] = drift;
+  if (sideBySide) {
+    out["side_by_side"]["best_again_over_run_best"] = drift;
+    // Kept with the run: show prints it, and export takes the configuration fastest here.
+    try {
+      store.setRunSideBySide(run.storeId, out["side_by_side"].dump());
+    } catch (const std::exception& e) {
+      // A figure beside the run; a store that refuses it loses no trial.
+      std::fprintf(stderr, "the side-by-side timing was not stored: %s\n", e.what());
+    }
+  }
   notice.reset();
   if (!engine.failure().empty()) out["error"] = engine.failure();
   if (options.cluster) out["cluster"] = clusterJson(*options.cluster);

@@ -212,6 +212,7 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
   run.referenceLibrary = optionalText(meta, "reference_library");
   if (const OJson* s = field(meta, "reference_speed"); s && s->is_number())
     run.referenceSpeed = s->get<double>();
+  run.sideBySideJson = columnOr(field(meta, "side_by_side"), "");
 
   const OJson* extras = field(meta, "trials");
   if (extras && (!extras->is_array() || extras->size() != results->size()))

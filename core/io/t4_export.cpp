@@ -117,6 +117,8 @@ OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
     metadata["reference_library"] = run.referenceLibrary;
     metadata["reference_speed"] = *run.referenceSpeed;
   }
+  // Its best configurations and the library timed in turns (opevo tune's last step).
+  if (!run.sideBySideJson.empty()) metadata["side_by_side"] = columnJson(run.sideBySideJson);
   // What the T4 fields leave out of the run, so that restoreRun can store it again as the run it
   // was (a campaign goes on from committed files): its seed, operator, settings, budget, status
   // and times. JSON columns go in as JSON, where they parse.

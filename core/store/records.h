@@ -36,6 +36,10 @@ struct RunRecord {
   // The vendor library's speed on the same operator and device, when it was timed.
   std::string referenceLibrary;
   std::optional<double> referenceSpeed;
+  // Its best configurations and the library timed in turns after the trials (opevo tune's
+  // "side by side"): {"config": the fastest there, "chosen_rank", "best_speed",
+  // "reference_speed", "ratio", ...}; empty where none ran (schema 7).
+  std::string sideBySideJson;
 };
 
 struct TrialRow {

@@ -162,9 +162,16 @@ const char* const kCpuSpeedsInGflops = R"sql(
     DROP TABLE tflops_cpu_runs;
     )sql";
 
+// Schema 7 keeps a run's side-by-side timing (opevo tune's last step: its best configurations
+// and the library timed in turns): which configuration was fastest there, and the fair ratio.
+// A run's export takes that configuration. Runs stored before it have none.
+const char* const kSideBySideColumn = R"sql(
+    ALTER TABLE runs ADD COLUMN side_by_side_json TEXT NOT NULL DEFAULT '';
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
-const std::string kSchema =
-    std::string(kSchemaV2) + kNetworkTables + kKasTables + kTrialCostColumns + kTunerTimeColumn;
+const std::string kSchema = std::string(kSchemaV2) + kNetworkTables + kKasTables +
+                            kTrialCostColumns + kTunerTimeColumn + kSideBySideColumn;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -237,6 +244,8 @@ const Migration kMigrations[] = {
     {"", kTrialCostColumns, ""},
     // 5 -> 6: each trial's tuner time (old trials read 0); CPU runs in GFLOP/s.
     {"", kTunerTimeColumn, kCpuSpeedsInGflops},
+    // 6 -> 7: a run's side-by-side timing (old runs have none).
+    {"", kSideBySideColumn, ""},
 };
 
 std::string inQuotes(const std::string& path) {
@@ -453,8 +462,8 @@ std::int64_t Store::createRun(const RunRecord& r) {
       m_db,
       "INSERT INTO runs (operator_name, operator_json, algorithm, settings_json, seed, "
       "backend, device, budget_json, status, end_reason, started, ended, speed_unit, label, "
-      "race_id, race_algorithm, race_repeat, reference_library, reference_speed) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "race_id, race_algorithm, race_repeat, reference_library, reference_speed, "
+      "side_by_side_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, r.operatorName).bind(2, r.operatorJson).bind(3, r.algorithm).bind(4, r.settingsJson);
   s.bind(5, static_cast<std::int64_t>(r.seed)).bind(6, r.backend).bind(7, r.device);
   s.bind(8, r.budgetJson).bind(9, std::string(runStatusName(r.status)));
@@ -466,6 +475,7 @@ std::int64_t Store::createRun(const RunRecord& r) {
       .bind(17, static_cast<std::int64_t>(r.raceRepeat));
   s.bind(18, r.referenceLibrary);
   if (r.referenceSpeed) s.bind(19, *r.referenceSpeed);
+  s.bind(20, r.sideBySideJson);
   s.run();
   return sqlite3_last_insert_rowid(m_db);
 }
@@ -479,6 +489,11 @@ void Store::setRunStatus(std::int64_t runId, RunStatus status, EndReason reason)
 void Store::setRunReference(std::int64_t runId, const std::string& library, double speed) {
   Statement s(m_db, "UPDATE runs SET reference_library = ?, reference_speed = ? WHERE id = ?");
   s.bind(1, library).bind(2, speed).bind(3, runId).run();
+}
+
+void Store::setRunSideBySide(std::int64_t runId, const std::string& json) {
+  Statement s(m_db, "UPDATE runs SET side_by_side_json = ? WHERE id = ?");
+  s.bind(1, json).bind(2, runId).run();
 }
 
 void Store::appendTrial(const TrialRow& t) {
@@ -575,6 +590,7 @@ RunRecord readRun(const Statement& s) {
   r.raceRepeat = static_cast<int>(s.integer(17));
   r.referenceLibrary = s.text(18);
   if (!s.isNull(19)) r.referenceSpeed = s.real(19);
+  r.sideBySideJson = s.text(20);
   return r;
 }
 
@@ -603,7 +619,7 @@ std::vector<double> timesOf(const std::string& text, const std::string& path, st
 constexpr const char* kRunColumns =
     "SELECT id, operator_name, operator_json, algorithm, settings_json, seed, backend, device, "
     "budget_json, status, end_reason, started, ended, speed_unit, label, race_id, race_algorithm, "
-    "race_repeat, reference_library, reference_speed FROM runs";
+    "race_repeat, reference_library, reference_speed, side_by_side_json FROM runs";
 
 }  // namespace
 

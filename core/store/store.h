@@ -19,7 +19,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   // Opens (creating it and its folder when missing) and migrates to kSchemaVersion.
   explicit Store(const std::string& path);
@@ -39,6 +39,8 @@ class Store {
   // Marks the run ended (with the time) for a status other than Running, or running again.
   void setRunStatus(std::int64_t runId, RunStatus status, EndReason reason = EndReason::None);
   void setRunReference(std::int64_t runId, const std::string& library, double speed);
+  // RunRecord::sideBySideJson.
+  void setRunSideBySide(std::int64_t runId, const std::string& json);
   // Commits at once.
   void appendTrial(const TrialRow& trial);
   // Creates the run and all its trials (their runId is set here) in one transaction: either all

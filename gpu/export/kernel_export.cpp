@@ -60,12 +60,17 @@ std::string configHeader(const SearchSpace& space, const Config& c,
   return h;
 }
 
-// A stored run with its trials and the index of its best successful one.
+// A stored run with its trials and the index of the one to export: its best successful one, or
+// the one its side-by-side timing found fastest.
 struct RunBest {
   RunRecord run;
   std::vector<TrialRow> trials;
   std::size_t best = 0;
   const TrialRow& bestTrial() const { return trials[best]; }
+  // Set where the side-by-side timing chose another than the fastest trial: its speed there, and
+  // the choice in words.
+  std::optional<double> sideBySideSpeed;
+  std::string chosenBy;
 };
 
 RunBest findBest(const Store& store, std::int64_t runId) {
@@ -83,6 +88,27 @@ RunBest findBest(const Store& store, std::int64_t runId) {
     }
   if (!found)
     throw InputError("run " + std::to_string(runId) + " has no successful trial to export");
+  // opevo tune's last step times the run's best few configurations in turns with the library:
+  // where another than the fastest trial won there, that one is exported (the fastest trial was
+  // its own luckiest timing).
+  const nlohmann::json side = nlohmann::json::parse(r.run.sideBySideJson, nullptr, false);
+  if (side.is_object() && side.value("chosen_rank", 1) > 1) {
+    const std::string config = side.value("config", std::string());
+    for (std::size_t i = 0; i < r.trials.size(); ++i) {
+      if (r.trials[i].status != TrialStatus::Ok || r.trials[i].config != config) continue;
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "the run's number %d of %d by its side-by-side timing (%.4g %s there), not "
+                    "its fastest trial (%.4g by trial %d's own timing)",
+                    side.value("chosen_rank", 1), side.value("candidates", 0),
+                    side.value("best_speed", 0.0), r.run.speedUnit.c_str(), r.trials[r.best].speed,
+                    r.trials[r.best].seq);
+      r.chosenBy = text;
+      r.sideBySideSpeed = side.value("best_speed", 0.0);
+      r.best = i;
+      break;
+    }
+  }
   return r;
 }
 
@@ -144,8 +170,9 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
                 run.backend.c_str(), best.seq, static_cast<long long>(run.id),
                 run.algorithm.c_str());
   std::string note;
+  if (!r.chosenBy.empty()) note = "// Chosen:        " + r.chosenBy + "\n";
   if (k.backendName != run.backend)
-    note = "// Note: " + crossBackendNote(run.backend, k.backendName) + ".\n";
+    note += "// Note: " + crossBackendNote(run.backend, k.backendName) + ".\n";
   if (!left.empty())
     note += "// Note: " + left +
             " (GPU template parameters) have no CPU counterpart and are left out: the CPU kernel "
@@ -198,7 +225,9 @@ KernelPreview previewBestKernel(const Store& store, std::int64_t runId,
                  "x" + std::to_string(l.grid.z) + ", block " + std::to_string(l.block.x) + "x" +
                  std::to_string(l.block.y) + "x" + std::to_string(l.block.z) + ", " +
                  std::to_string(l.sharedBytes) + " B shared";
-  if (k.backendName != r.run.backend) p.note = crossBackendNote(r.run.backend, k.backendName);
+  if (!r.chosenBy.empty()) p.note = "Chosen: " + r.chosenBy;
+  if (k.backendName != r.run.backend)
+    p.note += (p.note.empty() ? "" : "; ") + crossBackendNote(r.run.backend, k.backendName);
   return p;
 }
 
@@ -227,7 +256,9 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
                         {"speed_unit", run.speedUnit},
                         {"trial", best.seq},
                         {"trials", r.trials.size()},
+                        {"chosen_by", r.chosenBy.empty() ? "fastest_trial" : "side_by_side"},
                         {"exported", Store::nowUtc()}};
+  if (r.sideBySideSpeed) record["side_by_side_speed"] = *r.sideBySideSpeed;
   if (measuredElsewhere(run)) {
     result.note = replayNote(run);
     writeFile(dir / "record.json", record.dump(2) + "\n", result);
@@ -240,7 +271,9 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   record["export_backend"] = k.backendName;
   // The speed above is the run's backend's; for another one nothing was measured.
   record["measured_on_export_backend"] = k.backendName == run.backend;
-  if (k.backendName != run.backend) result.note = crossBackendNote(run.backend, k.backendName);
+  if (!r.chosenBy.empty()) result.note = "exported " + r.chosenBy;
+  if (k.backendName != run.backend)
+    result.note += (result.note.empty() ? "" : "; ") + crossBackendNote(run.backend, k.backendName);
   record["entry"] = k.kernel.entry;
   record["launch"] = {
       {"grid", {k.kernel.launch.grid.x, k.kernel.launch.grid.y, k.kernel.launch.grid.z}},

@@ -99,6 +99,7 @@ TEST(RunRestore, AnExportedRunComesBackAsItWas) {
   TempDir dir;
   Store store(dir.file("opevo.db"));
   const std::int64_t id = storeMm1Run(store);
+  store.setRunSideBySide(id, R"({"chosen_rank":2,"config":"x","ratio":0.91})");
   exportRunT4(store, id, dir.file("MM1_opevo-m_seed7.json.gz"));
 
   // Into a database that lost the run (a fresh checkout's campaign).
@@ -113,6 +114,7 @@ TEST(RunRestore, AnExportedRunComesBackAsItWas) {
   EXPECT_EQ(b.endReason, EndReason::Stopped);
   EXPECT_EQ(b.started, a.started);
   EXPECT_EQ(b.ended, a.ended);
+  EXPECT_EQ(nlohmann::json::parse(b.sideBySideJson), nlohmann::json::parse(a.sideBySideJson));
   const std::vector<TrialRow> before = store.trials(id), after = fresh.trials(r.runId);
   ASSERT_EQ(after.size(), before.size());
   for (std::size_t i = 0; i < before.size(); ++i) {

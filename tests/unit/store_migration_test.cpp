@@ -287,5 +287,32 @@ TEST(StoreMigration, AVersion5DatabaseGainsEachTrialsTunerTimeAndCpuRunsInGflops
   EXPECT_EQ(again.trials(cpuRun).back().tunerMs, 12.5);
 }
 
+// tests/data/opevo-v6.db was written by the release before schema 7 (commit 4f70620): a CPU run of
+// MM1 with the default algorithm (3 trials, seed 1, OpenBLAS's reference 38.4 GFLOP/s on a busy
+// machine) and a replay run of random, 5 trials on Kernel Tuner's GEMM cache of the RTX 2080 Ti.
+TEST(StoreMigration, AVersion6DatabaseGainsEachRunsSideBySideTiming) {
+  const test::TempDir dir;
+  const std::string path = copyOfTestDatabase(dir, 6);
+  ASSERT_EQ(userVersion(path), 6);
+  std::int64_t cpuRun = 0;
+  {
+    Store store(path);
+    EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
+    const auto runs = store.runs();
+    ASSERT_EQ(runs.size(), 2u);
+    for (const RunRecord& r : runs) {
+      EXPECT_TRUE(r.sideBySideJson.empty()) << "none was kept then";
+      if (r.backend == "cpu") cpuRun = r.id;
+    }
+    ASSERT_NE(cpuRun, 0);
+    EXPECT_EQ(store.trials(cpuRun).size(), 3u);
+    ASSERT_TRUE(store.run(cpuRun)->referenceSpeed);
+    EXPECT_NEAR(*store.run(cpuRun)->referenceSpeed, 38.3581317134498, 1e-9);
+    store.setRunSideBySide(cpuRun, R"({"config":"x","ratio":0.5})");
+  }
+  Store again(path);
+  EXPECT_EQ(again.run(cpuRun)->sideBySideJson, R"({"config":"x","ratio":0.5})");
+}
+
 }  // namespace
 }  // namespace opevo
