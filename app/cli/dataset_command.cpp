@@ -141,12 +141,26 @@ void printText(const ReplayDataset& ds) {
   if (ds.bestConfig.empty()) {
     std::printf("best: none (no configuration succeeded)\n");
   } else {
-    std::printf("best: %s\n      %.6g %s (median %.6g ms)\n", space.format(ds.bestConfig).c_str(),
-                ds.bestSpeed, ds.speedUnit.c_str(), ds.table.at(ds.bestConfig).medianMs);
+    // The speed is the file's own: its metric, or 1 over its time (Kernel Tuner's is the mean of
+    // its runs), not the median of the runs printed beside it.
+    const double median = ds.table.at(ds.bestConfig).medianMs;
+    if (ds.speedUnit == "1/ms")
+      std::printf(
+          "best: %s\n      %.6g %s (1 / the file's time of %.6g ms; median of its runs "
+          "%.6g ms)\n",
+          space.format(ds.bestConfig).c_str(), ds.bestSpeed, ds.speedUnit.c_str(),
+          1.0 / ds.bestSpeed, median);
+    else
+      std::printf("best: %s\n      %.6g %s (the file's figure; median of its runs %.6g ms)\n",
+                  space.format(ds.bestConfig).c_str(), ds.bestSpeed, ds.speedUnit.c_str(), median);
   }
   const double cartesian = space.size().approx();
-  std::printf("space: %s Cartesian points, %zu valid (%.1f%%)%s\n", space.size().toString().c_str(),
-              ds.table.size(), cartesian > 0 ? 100.0 * ds.table.size() / cartesian : 0.0,
+  // A share that would round to 0.0% is printed with the digits it needs (300 of 10^9: 3e-05%).
+  const double share = cartesian > 0 ? 100.0 * ds.table.size() / cartesian : 0.0;
+  char shareText[32];
+  std::snprintf(shareText, sizeof shareText, share == 0 || share >= 0.05 ? "%.1f" : "%.2g", share);
+  std::printf("space: %s Cartesian points, %zu valid (%s%%)%s\n", space.size().toString().c_str(),
+              ds.table.size(), shareText,
               ds.complete ? ", all of them measured" : ": the configurations of one run");
   for (const std::string& note : ds.notes) std::printf("note: %s\n", note.c_str());
 }

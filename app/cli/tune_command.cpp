@@ -22,6 +22,7 @@
 #include "layout/operand_layouts.h"
 #include "layout/tuning_mode.h"
 #include "ops/operator_json.h"
+#include "space/text.h"
 #include "store/history.h"
 #include "store/store.h"
 #include "tuners/joint_layout_tuner.h"
@@ -300,8 +301,11 @@ void runTune(const TuneArgs& a) {
     notice->rearm(stored + "the side-by-side timing was cut", &stopSideBySide,
                   "ending the side-by-side timing after the round in hand");
     if (!a.json)
-      std::fprintf(stderr, "timing %zu of the run's best and %s side by side, %d rounds...\n",
-                   candidates.size(), reference->library.c_str(), a.sideBySide);
+      std::fprintf(stderr, "timing %s and %s side by side, %s...\n",
+                   candidates.size() == 1
+                       ? "the run's best"
+                       : (std::to_string(candidates.size()) + " of the run's best").c_str(),
+                   reference->library.c_str(), counted(a.sideBySide, "round", "rounds").c_str());
     sideBySide = timeSideBySide(*setup.measurer, candidates, a.sideBySide,
                                 std::chrono::milliseconds(300), &stopSideBySide);
   }
@@ -467,7 +471,8 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_flag("--history", a->historyOn,
                 "Answer configurations measured before (same operator, backend, device) from the "
                 "store (the default for replay; devices measure afresh unless this is given)");
-  cmd->add_flag("--no-history", a->historyOff, "Measure every configuration, even known ones");
+  cmd->add_flag("--no-history", a->historyOff, "Measure every configuration, even known ones")
+      ->excludes("--history");
   cmd->add_flag("!--no-warm-start", a->warmStart,
                 "Do not train the cost model (opevo-m, autotvm, ansor) on the earlier runs of this "
                 "operator, backend and device: a run then depends on its seed alone, whatever the "

@@ -352,6 +352,9 @@ OperatorDefinition loadOperator(const std::string& presetOrPath) {
     throw InputError("'" + presetOrPath + "' is a folder, not an operator file");
   std::ifstream in(presetOrPath);
   if (!in) {
+    if (const auto meant = presetInOtherCase(presetOrPath))
+      throw InputError("'" + presetOrPath + "' is no preset or readable file: did you mean " +
+                       *meant + "?");
     std::string names;
     for (const auto& n : presetNames()) names += (names.empty() ? "" : ", ") + n;
     throw InputError("'" + presetOrPath + "' is neither a preset (" + names +

@@ -1,5 +1,8 @@
 #include "ops/presets.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "common/enum_names.h"
 #include "common/error.h"
 #include "ops/matvec_space.h"
@@ -151,12 +154,25 @@ bool isPreset(std::string_view name) {
   return false;
 }
 
+std::optional<std::string> presetInOtherCase(std::string_view name) {
+  const auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+  for (const auto& op : allPresets())
+    if (op.name.size() == name.size() &&
+        std::equal(op.name.begin(), op.name.end(), name.begin(),
+                   [&](char a, char b) { return lower(a) == lower(b); }))
+      return op.name;
+  return std::nullopt;
+}
+
 OperatorSpec preset(std::string_view name) {
   std::string listed;
   for (const auto& op : allPresets()) {
     if (op.name == name) return op;
     listed += (listed.empty() ? "" : ", ") + op.name;
   }
+  if (const auto meant = presetInOtherCase(name))
+    throw InputError("unknown preset '" + std::string(name) + "': did you mean " + *meant +
+                     "? (presets: " + listed + ")");
   throw InputError("unknown preset '" + std::string(name) + "' (presets: " + listed + ")");
 }
 

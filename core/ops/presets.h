@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,8 @@ std::vector<std::string> presetNames();
 bool isPreset(std::string_view name);
 // Throws InputError listing the presets when name is not one.
 OperatorSpec preset(std::string_view name);
+// The preset named `name` in another case ("mm1": MM1), for a "did you mean".
+std::optional<std::string> presetInOtherCase(std::string_view name);
 
 // The TVM-template space of an operator (what the factors mean: REFERENCE.md):
 //   MatMul: tile_n, tile_m into 4 (block, vthread, thread, inner), tile_k into 3.

@@ -447,6 +447,29 @@ TEST(CliRuns, AnEmptyDbOrOneInAMissingFolderIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(dir.path / "typo"));
 }
 
+// Options that cannot work together, or a preset in the wrong case, are named before anything
+// is stored: --min-time-ms at or over the trial timeout killed every trial ("no configuration
+// succeeded", status 0), and --history with --no-history took one of them.
+TEST(CliTune, ClashingOptionsAndAMisspelledPresetAreNamed) {
+  Dir dir;
+  const std::string db = (dir.path / "runs.db").string();
+  const auto slow =
+      runProcess(OPEVO_CLI, {"tune", "--op", "MM1", "--backend", "cpu", "--trials", "1",
+                             "--min-time-ms", "20000", "--timeout", "2", "--db", db});
+  EXPECT_EQ(slow.status, 2);
+  EXPECT_NE(slow.err.find("--min-time-ms 20000 is not under the trial timeout of 2 s"),
+            std::string::npos)
+      << slow.err;
+  const auto both = runProcess(
+      OPEVO_CLI, {"tune", "--op", "MM1", "--history", "--no-history", "--trials", "1", "--db", db});
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+  const auto lower = runProcess(OPEVO_CLI, {"tune", "--op", "mm1", "--trials", "1", "--db", db});
+  EXPECT_EQ(lower.status, 2);
+  EXPECT_NE(lower.err.find("did you mean MM1?"), std::string::npos) << lower.err;
+  EXPECT_FALSE(std::filesystem::exists(db)) << "nothing stored";
+}
+
 TEST(CliRuns, ACorruptDatabaseIsRefusedAndUntouched) {
   Dir dir;
   const std::string db = dir.file("notes.db", "my notes, not a database");
