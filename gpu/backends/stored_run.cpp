@@ -11,8 +11,24 @@
 
 namespace opevo {
 
-ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options,
-                           ResumeAs as) {
+std::string withReplayPace(const std::string& operatorJson, int paceMs) {
+  if (paceMs <= 0) return operatorJson;
+  nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
+  if (!j.is_object()) return operatorJson;
+  j["pace_ms"] = paceMs;
+  return j.dump();
+}
+
+int replayPaceOf(const std::string& operatorJson) {
+  const nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
+  if (!j.is_object() || !j.contains("pace_ms") || !j["pace_ms"].is_number_integer()) return 0;
+  return std::max(0, j["pace_ms"].get<int>());
+}
+
+namespace {
+
+// The stored run, checked: it exists and may go on this way.
+RunRecord resumableRun(Store& store, std::int64_t runId, ResumeAs as) {
   const auto stored = store.run(runId);
   if (!stored) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
   if (as == ResumeAs::Run)
@@ -29,10 +45,11 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
                                      ? "budget spent"
                                      : endReasonName(stored->endReason)) +
                      "); nothing to resume");
-  ResumedRun r;
-  r.lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, runId);
-  r.run = *stored;
-  r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options, r.run.device);
+  return *stored;
+}
+
+// Everything but the measurement (r.setup, already made) and the lock: its plan and its trials.
+void readBack(Store& store, ResumedRun& r) {
   r.plan.algorithm = r.run.algorithm;
   // Named, not a temporary: items() refers into it.
   const nlohmann::json storedSettings = nlohmann::json::parse(r.run.settingsJson, nullptr, false);
@@ -49,8 +66,67 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
     r.secondsBefore = std::max(r.secondsBefore, t.seconds);
   }
   r.nextOrder = store.lastOrder(r.run) + 1;
+  r.paceMs = replayPaceOf(r.run.operatorJson);
+}
+
+}  // namespace
+
+ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options,
+                           ResumeAs as) {
+  ResumedRun r;
+  r.run = resumableRun(store, runId, as);
+  // Held before the measurement is made: another process resuming it is refused at once.
+  r.lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, runId);
+  r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options, r.run.device);
+  readBack(store, r);
   if (as == ResumeAs::Run) store.setRunStatus(r.run.id, RunStatus::Running);
   return r;
+}
+
+std::string whyNotOneRace(const std::vector<RunRecord>& runs) {
+  if (runs.empty()) return "no run to resume";
+  const RunRecord& first = runs.front();
+  for (const RunRecord& r : runs) {
+    if (r.id == first.id) continue;
+    if (r.raceId == 0 || r.raceId != first.raceId)
+      return "runs " + std::to_string(first.id) + " and " + std::to_string(r.id) +
+             " were not raced together: resume one race at a time";
+    if (r.backend != first.backend || r.device != first.device ||
+        r.operatorJson != first.operatorJson)
+      return "runs " + std::to_string(first.id) + " and " + std::to_string(r.id) +
+             " measure different operators or devices";
+  }
+  return {};
+}
+
+std::vector<ResumedRun> resumeStoredRace(Store& store, const std::vector<std::int64_t>& runIds,
+                                         const BackendOptions& options) {
+  std::vector<ResumedRun> race(runIds.size());
+  std::vector<RunRecord> records;
+  // Every run checked before any is marked running: all go on, or none.
+  for (std::size_t i = 0; i < runIds.size(); ++i)
+    records.push_back(race[i].run = resumableRun(store, runIds[i], ResumeAs::Run));
+  if (const std::string why = whyNotOneRace(records); !why.empty()) throw InputError(why);
+  for (ResumedRun& r : race)
+    r.lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, r.run.id);
+  const RunRecord& first = race.front().run;
+  race.front().setup = restoreMeasurement(first.backend, first.operatorJson, options, first.device);
+  for (ResumedRun& r : race) {
+    if (&r != &race.front()) {
+      // One measurement for the race: the others share its space (owned by the definition or the
+      // dataset, shared here); the engine measures them all on the first's measurer.
+      const MeasurementSetup& m = race.front().setup;
+      r.setup.backend = m.backend;
+      r.setup.operatorName = m.operatorName;
+      r.setup.operatorJson = m.operatorJson;
+      r.setup.definition = m.definition;
+      r.setup.dataset = m.dataset;
+      r.setup.space = m.space;
+    }
+    readBack(store, r);
+  }
+  for (const ResumedRun& r : race) store.setRunStatus(r.run.id, RunStatus::Running);
+  return race;
 }
 
 int addResumedRun(Engine& engine, const ResumedRun& r) {

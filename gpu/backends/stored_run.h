@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,9 +27,17 @@ struct ResumedRun {
   std::vector<std::pair<Config, Measurement>> restored;  // the same, for the tuner
   double secondsBefore = 0;  // tuning time already spent (0 for runs stored before schema v2)
   long long nextOrder = 1;   // the order its next trial takes in its race
+  int paceMs = 0;            // a replay's pace, as its race had it (replayPaceOf)
   // The run held for this process while this lives: another process resuming it is refused.
   std::shared_ptr<RunLock> lock;
 };
+
+// A replay's pace (each trial takes this long, so a race can be watched) is part of how the replay
+// measures: a run's time budget buys trials at that pace, and a resume at another pace makes a run
+// incomparable with its siblings (2279 trials in 5 s against their 240). So it is stored in the
+// run's operator JSON beside the dataset ({"replay": path, "pace_ms": 20}); 0 and absent: none.
+std::string withReplayPace(const std::string& operatorJson, int paceMs);
+int replayPaceOf(const std::string& operatorJson);
 
 // How a stored run goes on: alone (tune --resume, History's Resume), or as one of its network's
 // tasks (the network session, which resumes them all).
@@ -42,6 +51,18 @@ enum class ResumeAs { Run, NetworkTask };
 // and it is not marked running: the network marks its tasks once every one is read back.
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {},
                            ResumeAs as = ResumeAs::Run);
+
+// Why these runs cannot go on together as one race (not raced together: another race, operator,
+// backend or device), or an empty string when they can.
+std::string whyNotOneRace(const std::vector<RunRecord>& runs);
+
+// Several unfinished runs of one race resumed together, as resumeStoredRun resumes one (History's
+// whole race after a kill): every run is checked before any is marked running, so all go on or
+// none. Only the first's setup has a measurer; the others share its space, and an engine made on
+// the first's setup measures them all. Throws InputError as resumeStoredRun, and for runs that
+// are not of one race (whyNotOneRace).
+std::vector<ResumedRun> resumeStoredRace(Store& store, const std::vector<std::int64_t>& runIds,
+                                         const BackendOptions& options = {});
 
 // Adds the resumed run to an engine made on r.setup (with EngineOptions::firstOrder =
 // r.nextOrder): its plan, its stored trials and tuning time, and its store id.

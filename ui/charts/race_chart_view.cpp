@@ -218,7 +218,11 @@ void RaceChartView::rebuild() {
     // The speed first, then the library without how its algorithm was chosen, which a legend
     // would elide anyway ("the fastest of 6 by cudnnFind, which timed it..."): the whole
     // description is the line's tooltip.
-    m_reference->setName(tr("%1 %2: %3").arg(number(ref.speed), info.speedUnit, ref.shortName()));
+    m_reference->setName(
+        ref.origin.isEmpty()
+            ? tr("%1 %2: %3").arg(number(ref.speed), info.speedUnit, ref.shortName())
+            : tr("%1 %2: %3, %4")
+                  .arg(number(ref.speed), info.speedUnit, ref.shortName(), ref.origin));
     m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
     attach(m_reference);
     connect(m_reference, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {

@@ -15,6 +15,7 @@
 #include "ui/controller/race_control.h"
 #include "ui/controller/race_data.h"
 #include "ui/controller/race_definition.h"
+#include "ui/controller/resumed_race.h"
 
 namespace opevo::ui {
 namespace {
@@ -87,9 +88,14 @@ void EngineWorker::timeReference(Measurer& measurer) {
   try {
     const auto ref = measurer.reference();
     if (!ref || ref->measurement.status != TrialStatus::Ok) return;
-    if (m_reference && m_reference->speed >= ref->measurement.speed) return;
-    m_reference = referenceLineOf(ref->library, ref->measurement.speed);
-    if (m_recorder) m_recorder->setReference(ref->library, ref->measurement.speed);
+    ++m_referenceTimings;
+    if (!m_reference || m_reference->speed < ref->measurement.speed) {
+      m_reference = referenceLineOf(ref->library, ref->measurement.speed);
+      m_storedReferenceOf = 0;  // this race's own timing now
+      if (m_recorder) m_recorder->setReference(ref->library, ref->measurement.speed);
+    }
+    // The legend says which timing the line is, so its count changes too.
+    m_reference->origin = referenceOrigin();
     m_pending.reference = m_reference;
     flush(true);
   } catch (const std::exception&) {
@@ -109,8 +115,8 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   const TrialRecord& t = e.record;
   const RunPlan& plan = e.run->plan;
   TrialPoint point;
-  point.algorithm = m_resumed ? 0 : plan.algorithmIndex;
-  point.repeat = m_resumed ? 0 : plan.repeat;
+  point.algorithm = plan.algorithmIndex;
+  point.repeat = plan.repeat;  // a resumed run keeps its own repeat: tables and exports show it
   point.seq = t.trial;
   point.order = t.order;
   point.run = t.run;
@@ -126,8 +132,9 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.tunerSeconds = t.tunerSeconds;
   m_pending.trials.push_back(std::move(point));
   setProgress(p);
-  m_pending.progress.current = m_resumed ? QObject::tr("%1, run %2 resumed")
+  m_pending.progress.current = m_resumed ? QObject::tr("%1, repeat %2: run %3 resumed")
                                                .arg(QString::fromStdString(plan.algorithm))
+                                               .arg(plan.repeat + 1)
                                                .arg(e.run->storeId)
                                          : QObject::tr("%1, repeat %2 of %3")
                                                .arg(QString::fromStdString(plan.algorithm))
@@ -137,8 +144,7 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
 }
 
 void EngineWorker::runEnded(const RunState& run, const EngineProgress& p) {
-  m_pending.runsEnded.emplace_back(m_resumed ? 0 : run.plan.algorithmIndex,
-                                   m_resumed ? 0 : run.plan.repeat);
+  m_pending.runsEnded.emplace_back(run.plan.algorithmIndex, run.plan.repeat);
   setProgress(p);
   flush(true);
   // The last run's end is timed too: it is the one moment nothing else of the race competes for the
@@ -200,13 +206,17 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   m_resumed = false;
   m_measurer = setup.measurer.get();
   m_reference.reset();
+  m_referenceTimings = 0;
+  m_storedReferenceOf = 0;
 
   std::optional<StoreRecorder> recorder;
   if (store) {
     std::string name = setup.operatorName;
     if (spec.dataset)
       name = spec.dataset->kernelName.empty() ? setup.measurer->label() : spec.dataset->kernelName;
-    recorder.emplace(*store, engine, contextOf(setup, name));
+    RunContext context = contextOf(setup, name);
+    context.operatorJson = withReplayPace(context.operatorJson, options.paceMs);
+    recorder.emplace(*store, engine, std::move(context));
     engine.addObserver(*recorder);  // first: a trial is committed before the GUI hears of it
     recorder->createRuns();
     m_recorder = &*recorder;
@@ -223,26 +233,64 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
 }
 
 RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
-  ResumedRun r = resumeStoredRun(store, *spec.resumeRun, backendOptions(spec));
+  std::vector<std::int64_t> ids{*spec.resumeRun};
+  ids.insert(ids.end(), spec.resumeWith.begin(), spec.resumeWith.end());
+  std::vector<ResumedRun> race = resumeStoredRace(store, ids, backendOptions(spec));
+  std::vector<RunRecord> records;
+  for (const ResumedRun& r : race) records.push_back(r.run);
+  const ResumedRace places = resumedRaceOf(records);
+  const ResumedRun& first = race.front();
   EngineOptions options;
-  options.firstOrder = r.nextOrder;
-  Engine engine(*r.setup.space, *r.setup.measurer, options);
+  options.firstOrder = first.nextOrder;  // the race's, the same for each of its runs
+  options.paceMs = first.paceMs;         // a replay's time budget buys what its siblings' did
+  Engine engine(*first.setup.space, *first.setup.measurer, options);
   StoreRecorder recorder(store, engine, {});
   engine.addObserver(recorder);
-  addResumedRun(engine, r);
-  m_repeats = 1;
+  m_pending.trials.clear();
+  for (ResumedRun& r : race) {
+    // Drawn and listed where the window's list of the resumed race puts it (resumedRaceOf).
+    const auto [algorithm, repeat] = places.places.at(r.run.id);
+    r.plan.algorithmIndex = algorithm;
+    addResumedRun(engine, r);
+    // The stored trials first, so the curve continues where the run stopped.
+    for (TrialPoint& p : storedTrialPoints(r.run, r.rows, algorithm, repeat))
+      m_pending.trials.push_back(std::move(p));
+  }
+  m_repeats = places.repeats;
   m_resumed = true;
-  m_measurer = r.setup.measurer.get();
+  m_measurer = first.setup.measurer.get();
   m_recorder = &recorder;
+  // The runs' stored timing of the library is where the line starts: a new timing replaces it
+  // (in the store too) only when it is faster, as during the race, so a resume on a busier
+  // machine neither overwrites 118.5 with 104 nor draws a kernel against a slow line.
   m_reference.reset();
-  announce(*r.setup.measurer);
-  // The stored trials first, so the curve continues where the run stopped.
-  m_pending.trials = storedTrialPoints(r.run, r.rows, 0, 0);
+  m_referenceTimings = 0;
+  m_storedReferenceOf = 0;
+  for (const RunRecord& run : records)
+    if (run.referenceSpeed && (!m_reference || m_reference->speed < *run.referenceSpeed)) {
+      m_reference = referenceLineOf(run.referenceLibrary, *run.referenceSpeed);
+      m_storedReferenceOf = run.id;
+    }
+  if (m_reference) {
+    m_reference->origin = referenceOrigin();
+    m_pending.reference = m_reference;
+  }
+  announce(*first.setup.measurer);
   setProgress(engine.progress());
   flush(true);
   RaceOutcome outcome = drive(engine);
   m_recorder = nullptr;
   return outcome;
+}
+
+QString EngineWorker::referenceOrigin() const {
+  if (m_storedReferenceOf)
+    return m_referenceTimings == 0
+               ? QObject::tr("stored with run %1").arg(static_cast<qlonglong>(m_storedReferenceOf))
+               : QObject::tr("stored with run %1, faster than %n timing(s) since", nullptr,
+                             m_referenceTimings)
+                     .arg(static_cast<qlonglong>(m_storedReferenceOf));
+  return QObject::tr("the fastest of %n timing(s) in this race", nullptr, m_referenceTimings);
 }
 
 }  // namespace opevo::ui

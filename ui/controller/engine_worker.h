@@ -2,6 +2,8 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QString>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -55,11 +57,15 @@ class EngineWorker : public QObject, private EngineObserver {
   void announce(Measurer& measurer);
   // Times the reference library; the line moves when it is faster than before.
   void timeReference(Measurer& measurer);
+  // What the line is, for its legend: which timing, of how many.
+  QString referenceOrigin() const;
 
   RaceControl& m_control;
   EngineUpdate m_pending;
   QElapsedTimer m_sinceFlush;
   std::optional<ReferenceLine> m_reference;
+  int m_referenceTimings = 0;            // timings of the library in this race (or resume)
+  std::int64_t m_storedReferenceOf = 0;  // the line is this resumed run's stored timing
   // The race in progress: its measurer (for the reference), its store, and how its runs are named.
   Measurer* m_measurer = nullptr;
   StoreRecorder* m_recorder = nullptr;

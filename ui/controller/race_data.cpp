@@ -50,10 +50,16 @@ std::vector<const RunCurve*> RaceData::runsOf(int algorithm) const {
 void RaceData::append(const std::vector<TrialPoint>& trials) {
   if (trials.empty()) return;
   const int first = static_cast<int>(m_trials.size());
+  const int repeatsBefore = m_info.repeats;
   for (const TrialPoint& t : trials) {
-    if (t.algorithm < 0 || t.algorithm >= m_info.algorithms.size() || t.repeat < 0 ||
-        t.repeat >= m_info.repeats)
+    if (t.algorithm < 0 || t.algorithm >= m_info.algorithms.size() || t.repeat < 0)
       continue;  // not of this race (a stale update): never index out of the curves
+    // A resumed run keeps its own repeat number (its race's third repeat stays the third), though
+    // it is the only run shown: its curve gets a place, the places before it stay empty.
+    if (t.repeat >= m_info.repeats) {
+      m_info.repeats = t.repeat + 1;
+      m_curves.resize(static_cast<std::size_t>(m_info.algorithms.size() * m_info.repeats));
+    }
     RunCurve& c = curveAt(t.algorithm, t.repeat);
     c.run = t.run;
     c.add(t.seconds, t.best);
@@ -62,6 +68,7 @@ void RaceData::append(const std::vector<TrialPoint>& trials) {
   }
   const int last = static_cast<int>(m_trials.size()) - 1;
   ++m_revision;
+  if (m_info.repeats != repeatsBefore) emit infoChanged();  // the charts draw the new places
   if (last >= first) emit trialsAppended(first, last);
   if (!m_info.storePath.isEmpty() && m_trials.size() > kRecentTrials) {
     const auto count = static_cast<int>(m_trials.size() - kRecentTrials);

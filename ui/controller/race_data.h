@@ -32,6 +32,7 @@ class RaceData : public QObject {
 
   struct Info {
     QStringList algorithms;
+    // At least this many; a trial of a later repeat (a resumed run, which keeps its own) adds it.
     int repeats = 1;
     QString speedUnit;
     QString label;                  // "replay of A100.json.gz (NVIDIA A100, real measurements)"

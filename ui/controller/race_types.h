@@ -40,6 +40,9 @@ struct RaceSpec {
   // Continue this stored run (its own algorithm, settings, seed and budget) instead of starting
   // new ones; the fields above and below, but for storePath, are then unused.
   std::optional<std::int64_t> resumeRun;
+  // Its race-mates resumed beside it, as one race on one measurer (History's whole race after a
+  // kill); the window lists and draws them as resumedRaceOf places them.
+  std::vector<std::int64_t> resumeWith;
   std::vector<AlgorithmChoice> algorithms;
   int repeats = 1;
   std::optional<int> trials;

@@ -17,6 +17,10 @@ struct ReferenceLine {
   // of over 3x the GPU's peak), its fastest doing every one, as the description names it: the
   // line a direct kernel's curve is measured against.
   std::optional<EveryMultiplyAdd> everyMultiplyAdd;
+  // Which timing the speed is, for the legend: the line moves when a later timing is faster and a
+  // resumed run is drawn against its stored one, so a bare number misleads ("the fastest of 3
+  // timings in this race", "stored with run 3"). Empty: not said.
+  QString origin;
 
   // The legend's words for the library: its description without how its algorithm was chosen.
   QString shortName() const;

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QStringList>
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "store/records.h"
+
+namespace opevo::ui {
+
+// Stored runs of one race resumed together (History's whole race after a kill): where each is
+// drawn and listed in the window. An algorithm keeps its place in the race's order and a run its
+// own repeat, so run 12, autotvm's third repeat, is still "autotvm, repeat 3" once resumed. The
+// Runs page names the window's algorithms from this and the engine worker places the trials by
+// it: one mapping for both.
+struct ResumedRace {
+  QStringList algorithms;
+  int repeats = 1;
+  // run id -> (algorithm's index in `algorithms`, 0-based repeat)
+  std::map<std::int64_t, std::pair<int, int>> places;
+};
+
+ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs);
+
+}  // namespace opevo::ui
