@@ -67,9 +67,11 @@ TEST(HistoryReference, AConvolutionBeatenByCudnnsFftIsAlsoDrawnAgainstItsDirectA
   chart->refresh(true);
   // The legend names the library without the words on how its algorithm was chosen, which the
   // legend would cut; those are the line's tooltip.
-  EXPECT_EQ(
-      chart->referenceLegend(),
-      QStringLiteral("230 TFLOPS: cuDNN convolution forward, algorithm 4 (FFT) (libcudnn.so.9)"));
+  // It says which timing it is: the line is the fastest of three, autotvm's run's.
+  EXPECT_EQ(chart->referenceLegend(),
+            QStringLiteral("230 TFLOPS: cuDNN convolution forward, algorithm 4 (FFT) "
+                           "(libcudnn.so.9), the fastest stored with 3 runs (run %1's)")
+                .arg(runs[1]));
   EXPECT_EQ(
       chart->everyMultiplyAddLegend(),
       QStringLiteral("45.91 TFLOPS: algorithm 1 (implicit precomputed GEMM), every multiply-add"));
@@ -82,8 +84,8 @@ TEST(HistoryReference, AMatMulAgainstCublasHasOneLibraryLine) {
   ASSERT_TRUE(draw(window, runs, 300));
   RaceChartView* chart = window.historyPage()->results()->trialsChart();
   chart->refresh(true);
-  EXPECT_TRUE(
-      chart->referenceLegend().endsWith(QStringLiteral(" TFLOPS: cuBLAS sgemm (libcublas.so.13)")))
+  EXPECT_TRUE(chart->referenceLegend().endsWith(
+      QStringLiteral(" TFLOPS: cuBLAS sgemm (libcublas.so.13), stored with run %1").arg(runs[0])))
       << chart->referenceLegend().toStdString();
   EXPECT_TRUE(chart->everyMultiplyAddLegend().isEmpty());
 }

@@ -5,9 +5,11 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMetaMethod>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
@@ -16,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "backends/stored_run.h"
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
 #include "io/run_import.h"
@@ -40,10 +43,16 @@ struct HistoryPage::RunsJob {
 struct HistoryPage::CurvesJob {
   RaceData::Info info;
   std::vector<TrialPoint> trials;
+  int runs = 0;  // drawn
+  QString note;  // what was selected and is not drawn, and why
   QString error;
 };
 
 namespace {
+
+QString noneSelectedText() {
+  return QObject::tr("Select runs to draw their curves; a race's runs draw as bands.");
+}
 
 // The selected runs as one race: one algorithm per name, one repeat per run of it. Time is each
 // run's stored tuning time (for runs stored before schema 2, wall-clock from the run's start).
@@ -56,7 +65,27 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     std::map<QString, int> repeats;
     std::optional<std::string> referenceOf;  // the operator and device of the library's line
     bool mixedReferences = false;
+    int timed = 0;               // runs with a timing of the library
+    std::int64_t fastestOf = 0;  // the run whose timing is drawn
+    // One axis has one unit: runs of another (a T4 file's GFLOP/s beside its 1/ms) are left out,
+    // and the caption says which, rather than draw them against a scale that is not theirs.
+    const std::string& unit = rows.front().run.speedUnit;
+    QStringList otherUnit;
+    std::optional<std::string> replay;  // the dataset of every drawn run, for its optimum
+    bool oneDataset = true;
     for (const HistoryModel::Row& row : rows) {
+      if (row.run.speedUnit != unit) {
+        otherUnit << QString::number(row.run.id);
+        continue;
+      }
+      ++job.runs;
+      const auto op = nlohmann::json::parse(row.run.operatorJson, nullptr, false);
+      const std::string dataset =
+          op.is_object() && op.contains("replay") && op["replay"].is_string()
+              ? op["replay"].get<std::string>()
+              : std::string();
+      if (!replay) replay = dataset;
+      oneDataset = oneDataset && *replay == dataset;
       const QString algorithm = QString::fromStdString(measuredBy(row.run));
       if (!job.info.algorithms.contains(algorithm)) job.info.algorithms << algorithm;
       const int a = static_cast<int>(job.info.algorithms.indexOf(algorithm));
@@ -74,19 +103,31 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
         const std::string of = row.run.operatorName + '\n' + row.run.device;
         if (!referenceOf) referenceOf = of;
         mixedReferences = mixedReferences || *referenceOf != of;
-        if (!job.info.reference || job.info.reference->speed < *row.run.referenceSpeed)
+        ++timed;
+        if (!job.info.reference || job.info.reference->speed < *row.run.referenceSpeed) {
           job.info.reference = referenceLineOf(row.run.referenceLibrary, *row.run.referenceSpeed);
+          fastestOf = row.run.id;
+        }
       }
       for (TrialPoint& p : storedTrialPoints(row.run, store.trials(row.run.id), a, repeat))
         job.trials.push_back(std::move(p));
     }
     if (mixedReferences) job.info.reference.reset();
+    if (job.info.reference)
+      job.info.reference->origin =
+          timed > 1 ? QObject::tr("the fastest stored with %1 runs (run %2's)")
+                          .arg(timed)
+                          .arg(static_cast<qlonglong>(fastestOf))
+                    : QObject::tr("stored with run %1").arg(static_cast<qlonglong>(fastestOf));
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
-    // The optimum line needs the dataset; it is drawn when the file is still where it was.
-    const auto j = nlohmann::json::parse(rows.front().run.operatorJson, nullptr, false);
-    if (j.is_object() && j.contains("replay") && j["replay"].is_string()) {
+    if (!otherUnit.isEmpty())
+      job.note = QObject::tr("run(s) %1 not drawn: measured in another unit than %2")
+                     .arg(otherUnit.join(QStringLiteral(", ")), QString::fromStdString(unit));
+    // The optimum line needs the dataset, one for every curve drawn; it is drawn when the file is
+    // still where it was.
+    if (oneDataset && replay && !replay->empty()) {
       try {
-        const ReplayDataset d = loadReplayDataset(j["replay"].get<std::string>());
+        const ReplayDataset d = loadReplayDataset(*replay);
         if (d.complete && d.bestSpeed > 0) job.info.optimum = d.bestSpeed;
       } catch (const std::exception&) {
         // Moved or deleted since: the curves are still worth seeing without the line.
@@ -109,13 +150,14 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_info(new QLabel(this)),
       m_error(makeMessageLabel(QStringLiteral("historyError"), MessageKind::Error, this)),
       m_resume(new QPushButton(tr("Resume run"), this)),
-      m_export(new QPushButton(tr("Export kernel…"), this)) {
+      m_export(new QPushButton(tr("Export kernel…"), this)),
+      m_refresh(new QTimer(this)) {
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::MeasuredOnColumn,
                                                    QHeaderView::Stretch);
   m_info->setObjectName(QStringLiteral("historyInfo"));
   m_info->setWordWrap(true);
-  m_info->setText(tr("Select runs to draw their curves; a race's runs draw as bands."));
+  m_info->setText(noneSelectedText());
   auto* reloadButton = new QPushButton(tr("Reload"), this);
   auto* raceButton = new QPushButton(tr("Select whole race"), this);
   raceButton->setObjectName(QStringLiteral("selectRace"));
@@ -125,8 +167,9 @@ HistoryPage::HistoryPage(QWidget* parent)
   bar->addStretch(1);
   m_resume->setObjectName(QStringLiteral("resumeRun"));
   m_resume->setToolTip(
-      tr("Continue the current run, interrupted by a stop, a crash or a kill, to "
-         "its budget on the Runs page: no stored trial is measured again"));
+      tr("Continue the selected runs, interrupted by a stop, a crash or a kill, to "
+         "their budgets on the Runs page (a race's runs together): no stored trial is measured "
+         "again"));
   m_export->setObjectName(QStringLiteral("exportKernel"));
   m_export->setToolTip(
       tr("Preview the best kernel of the current run and export it with a "
@@ -161,11 +204,16 @@ HistoryPage::HistoryPage(QWidget* parent)
   connect(m_results, &RaceResultsWidget::message, this, &HistoryPage::statusMessage);
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &HistoryPage::updateButtons);
+  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &HistoryPage::updateButtons);
   connect(m_model, &QAbstractItemModel::modelReset, this, &HistoryPage::updateButtons);
-  connect(m_resume, &QPushButton::clicked, this, [this] {
-    if (const RunRecord* run = currentRun()) emit resumeRequested(*run);
-  });
+  connect(m_resume, &QPushButton::clicked, this, &HistoryPage::resumeSelected);
   connect(m_export, &QPushButton::clicked, this, &HistoryPage::exportCurrent);
+  m_refresh->setSingleShot(true);
+  m_refresh->setInterval(kRefreshMs);
+  connect(m_refresh, &QTimer::timeout, this, [this] {
+    if (isVisible()) reload();
+  });
   updateButtons();
 }
 
@@ -175,19 +223,60 @@ const RunRecord* HistoryPage::currentRun() const {
   return &m_model->row(index.row()).run;
 }
 
-void HistoryPage::updateButtons() {
-  const RunRecord* run = currentRun();
+bool HistoryPage::resumable(int row) const {
   // Statuses as they stand: a running run is being tuned (here or by another program), and one
   // whose program died reads interrupted, so it resumes. A network's task goes on with its
   // network (the Networks page), whose scheduler gives it its trials.
+  const HistoryModel::Row& r = m_model->row(row);
+  return r.network.isEmpty() && r.run.status != RunStatus::Finished &&
+         r.run.status != RunStatus::Running;
+}
+
+std::vector<RunRecord> HistoryPage::resumableSelection() const {
+  std::vector<RunRecord> runs;
+  for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
+    if (index.row() < m_model->rowCount() && resumable(index.row()))
+      runs.push_back(m_model->row(index.row()).run);
+  std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return runs;
+}
+
+void HistoryPage::updateButtons() {
+  const RunRecord* run = currentRun();
   const QModelIndex index = m_view->currentIndex();
   const QString network = run ? m_model->row(index.row()).network : QString();
-  m_resume->setEnabled(run && network.isEmpty() && run->status != RunStatus::Finished &&
-                       run->status != RunStatus::Running);
+  const auto several = static_cast<int>(resumableSelection().size());
+  m_resume->setText(several > 1 ? tr("Resume %n runs", nullptr, several) : tr("Resume run"));
+  m_resume->setEnabled(several > 1 || (run && resumable(index.row())));
   m_resume->setToolTip(
-      network.isEmpty() ? QString()
-                        : tr("A task of %1: resume the network on the Networks page").arg(network));
+      network.isEmpty() || several > 1
+          ? QString()
+          : tr("A task of %1: resume the network on the Networks page").arg(network));
   m_export->setEnabled(run != nullptr);
+}
+
+void HistoryPage::resumeSelected() {
+  const std::vector<RunRecord> runs = resumableSelection();
+  if (runs.size() < 2) {
+    if (const RunRecord* run = currentRun()) emit resumeRequested(*run);
+    return;
+  }
+  // Every selected run goes on, or none: resuming the top one alone, silently, left the rest of
+  // a killed race with no way on.
+  if (const std::string why = whyNotOneRace(runs); !why.empty()) {
+    showMessage(
+        m_error,
+        tr("The selected runs cannot be resumed together: %1.").arg(QString::fromStdString(why)));
+    return;
+  }
+  if (!isSignalConnected(QMetaMethod::fromSignal(&HistoryPage::resumeRaceRequested))) {
+    showMessage(m_error, tr("%n unfinished runs are selected; this window resumes one run at a "
+                            "time: select one of them.",
+                            nullptr, static_cast<int>(runs.size())));
+    return;
+  }
+  showMessage(m_error, QString());
+  emit resumeRaceRequested(runs);
 }
 
 KernelExportDialog* HistoryPage::exportCurrent() {
@@ -200,6 +289,11 @@ KernelExportDialog* HistoryPage::exportCurrent() {
 }
 
 HistoryPage::~HistoryPage() = default;
+
+void HistoryPage::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  reload();  // runs made since it was last shown (a race started on the Runs page) are listed
+}
 
 void HistoryPage::setStorePath(const QString& path) {
   m_storePath = path;
@@ -232,7 +326,27 @@ void HistoryPage::reload() {
         showMessage(m_error, job.error.isEmpty()
                                  ? QString()
                                  : tr("The history cannot be read: %1").arg(job.error));
-        if (job.error.isEmpty()) m_model->setRuns(job.runs, job.tallies, job.networks);
+        if (!job.error.isEmpty()) return;
+        // A model reset drops the selection without a word: the chart and caption would go on
+        // showing the runs as they were (a resumed run's old curve beside its finished row).
+        // The runs selected stay selected and are read again; none left: nothing is drawn.
+        std::vector<std::int64_t> selected;
+        for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
+          selected.push_back(m_model->row(index.row()).run.id);
+        const RunRecord* current = currentRun();
+        const std::int64_t currentId = current ? current->id : 0;
+        m_model->setRuns(job.runs, job.tallies, job.networks);
+        for (int r = 0; r < m_model->rowCount() && currentId; ++r)
+          if (m_model->row(r).run.id == currentId)
+            m_view->selectionModel()->setCurrentIndex(m_model->index(r, 0),
+                                                      QItemSelectionModel::NoUpdate);
+        if (selectRuns(selected).size() == selected.size()) showSelected();
+        // A race in progress (here or in another program) adds runs and trials: read again
+        // while the page is shown, until none is running.
+        const bool running = std::any_of(job.runs.begin(), job.runs.end(), [](const RunRecord& r) {
+          return r.status == RunStatus::Running;
+        });
+        if (running && isVisible()) m_refresh->start();
       });
 }
 
@@ -273,6 +387,7 @@ void HistoryPage::showSelected() {
   if (rows.empty()) {
     m_curvesJob.cancel();
     m_data->reset({});
+    m_info->setText(noneSelectedText());
     return;
   }
   m_info->setText(tr("Reading %n run(s)…", nullptr, static_cast<int>(rows.size())));
@@ -287,11 +402,13 @@ void HistoryPage::showSelected() {
         m_data->append(job.trials);
         m_data->finishAll();
         m_results->refreshNow();
-        m_info->setText(tr("%1 — %2 trials of %3 run(s): %4")
-                            .arg(job.info.label)
-                            .arg(job.trials.size())
-                            .arg(m_view->selectionModel()->selectedRows().size())
-                            .arg(job.info.algorithms.join(QStringLiteral(", "))));
+        QString text = tr("%1 — %2 trials of %3 run(s): %4")
+                           .arg(job.info.label)
+                           .arg(job.trials.size())
+                           .arg(job.runs)
+                           .arg(job.info.algorithms.join(QStringLiteral(", ")));
+        if (!job.note.isEmpty()) text += QStringLiteral("; ") + job.note;
+        m_info->setText(text);
         emit curvesShown();
       });
 }

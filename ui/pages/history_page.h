@@ -10,6 +10,7 @@
 class QLabel;
 class QPushButton;
 class QTableView;
+class QTimer;
 
 namespace opevo::ui {
 
@@ -24,6 +25,9 @@ class HistoryPage : public QWidget {
   Q_OBJECT
 
  public:
+  // How often the page reads the store again while one of its runs is going on.
+  static constexpr int kRefreshMs = 2000;
+
   // What the background reads hand back (defined where they are made).
   struct RunsJob;
   struct CurvesJob;
@@ -56,11 +60,21 @@ class HistoryPage : public QWidget {
   void curvesShown();
   // The user asked to continue an interrupted run; the Runs page does it.
   void resumeRequested(const opevo::RunRecord& run);
+  // ... or several unfinished runs of one race (oldest first), to go on together as that race.
+  void resumeRaceRequested(const std::vector<opevo::RunRecord>& runs);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
 
  private:
   void showSelected();
   void updateButtons();
   const RunRecord* currentRun() const;
+  // Whether the row's run can go on here: unfinished, not being tuned, not a network's task.
+  bool resumable(int row) const;
+  // The selected runs that can go on, oldest first.
+  std::vector<RunRecord> resumableSelection() const;
+  void resumeSelected();
 
   QString m_storePath;
   HistoryModel* m_model;
@@ -71,6 +85,7 @@ class HistoryPage : public QWidget {
   QLabel* m_error;
   QPushButton* m_resume;
   QPushButton* m_export;
+  QTimer* m_refresh;                 // reads the store again while a run in it is going on
   LatestJob<RunsJob> m_runsJob;      // the store's list of runs
   LatestJob<CurvesJob> m_curvesJob;  // the trials of the selected runs
 };

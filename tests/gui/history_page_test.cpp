@@ -1,0 +1,141 @@
+#include "ui/pages/history_page.h"
+
+#include <gtest/gtest.h>
+
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <string>
+#include <vector>
+
+#include "gui_test_support.h"
+#include "store/store.h"
+#include "ui/controller/race_data.h"
+#include "ui/models/history_model.h"
+
+// The History page on a real store whose runs are written here, as a race or an import writes
+// them.
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+class HistoryPageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(m_dir.isValid());
+    m_path = m_dir.filePath(QStringLiteral("runs.db")).toStdString();
+  }
+
+  std::int64_t addRun(const std::string& unit, int trials, std::int64_t race = 0, int repeat = 0,
+                      RunStatus status = RunStatus::Interrupted) {
+    Store store(m_path);
+    RunRecord r;
+    r.operatorName = "mm";
+    r.operatorJson = R"({"replay": "/nowhere/A100_T4.json.gz"})";
+    r.algorithm = "random";
+    r.backend = "replay";
+    r.device = "A100";
+    r.budgetJson = R"({"trials": 100})";
+    r.speedUnit = unit;
+    r.label = "A100_T4";
+    r.raceId = race;
+    r.raceRepeat = repeat;
+    std::vector<TrialRow> rows;
+    for (int i = 1; i <= trials; ++i) rows.push_back(trialRow(i));
+    const std::int64_t id = store.createRunWithTrials(r, rows);
+    store.setRunStatus(id, status);
+    return id;
+  }
+  static TrialRow trialRow(int seq) {
+    TrialRow t;
+    t.seq = seq;
+    t.order = seq;
+    t.config = "x=" + std::to_string(seq);
+    t.speed = 10.0 * seq;
+    t.medianMs = 1;
+    t.seconds = 0.1 * seq;
+    return t;
+  }
+  bool open(HistoryPage& page, int runs) {
+    page.setStorePath(QString::fromStdString(m_path));
+    return waitUntil([&] { return !page.busy() && page.model()->rowCount() == runs; });
+  }
+  static QString caption(HistoryPage& page) {
+    return page.findChild<QLabel*>(QStringLiteral("historyInfo"))->text();
+  }
+
+  QTemporaryDir m_dir;
+  std::string m_path;
+};
+
+// An imported T4 file's GFLOP/s run beside its 1/ms one: never one axis for two units.
+TEST_F(HistoryPageTest, RunsOfAnotherUnitAreNotDrawnOnTheSameAxis) {
+  const std::int64_t perMs = addRun("1/ms", 5);
+  const std::int64_t gflops = addRun("GFLOP/s", 7);
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 2));
+  ASSERT_TRUE(page.selectRuns({gflops, perMs}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() > 0; }));
+  EXPECT_EQ(page.data()->info().speedUnit, QStringLiteral("1/ms"));
+  EXPECT_EQ(page.data()->trialCount(), 5);
+  for (const TrialPoint& p : page.data()->trials()) EXPECT_EQ(p.run, perMs);
+  EXPECT_TRUE(caption(page).contains(
+      QStringLiteral("run(s) %1 not drawn: measured in another unit than 1/ms").arg(gflops)))
+      << caption(page).toStdString();
+}
+
+// After a reload (a resumed run ended) the runs selected stay selected and are drawn as they are
+// now, not as they were.
+TEST_F(HistoryPageTest, AReloadRedrawsTheSelectedRunsAsTheyAreNow) {
+  const std::int64_t id = addRun("GFLOP/s", 5);
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 1));
+  page.selectRuns({id});
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 5; }));
+  {
+    Store store(m_path);
+    for (int seq = 6; seq <= 9; ++seq) {
+      TrialRow t = trialRow(seq);
+      t.runId = id;
+      store.appendTrial(t);
+    }
+    store.setRunStatus(id, RunStatus::Finished);
+  }
+  page.reload();
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 9; }))
+      << page.data()->trialCount();
+  EXPECT_EQ(page.view()->selectionModel()->selectedRows().size(), 1);
+  EXPECT_TRUE(caption(page).contains(QStringLiteral("9 trials of 1 run(s)")))
+      << caption(page).toStdString();
+}
+
+// A whole race selected: Resume asks for every unfinished run of it, not the top one alone.
+TEST_F(HistoryPageTest, ResumeWithAWholeRaceSelectedAsksForEveryUnfinishedRun) {
+  const std::int64_t race = Store(m_path).createRace();
+  const std::int64_t a = addRun("GFLOP/s", 3, race, 0);
+  const std::int64_t done = addRun("GFLOP/s", 100, race, 1, RunStatus::Finished);
+  const std::int64_t b = addRun("GFLOP/s", 4, race, 2, RunStatus::Failed);
+  HistoryPage page;
+  QSignalSpy one(&page, &HistoryPage::resumeRequested);
+  std::vector<std::vector<RunRecord>> asked;
+  QObject::connect(&page, &HistoryPage::resumeRaceRequested, &page,
+                   [&](const std::vector<RunRecord>& runs) { asked.push_back(runs); });
+  ASSERT_TRUE(open(page, 3));
+  page.view()->setCurrentIndex(page.model()->index(0, 0));
+  page.selectRace(0);
+  ASSERT_TRUE(page.resumeButton()->isEnabled());
+  EXPECT_EQ(page.resumeButton()->text(), QStringLiteral("Resume 2 runs"));
+  page.resumeButton()->click();
+  EXPECT_EQ(one.count(), 0);
+  ASSERT_EQ(asked.size(), 1u);
+  ASSERT_EQ(asked[0].size(), 2u);
+  EXPECT_EQ(asked[0][0].id, a);
+  EXPECT_EQ(asked[0][1].id, b);
+  (void)done;
+}
+
+}  // namespace
+}  // namespace opevo::ui
