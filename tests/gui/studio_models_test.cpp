@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QLocale>
 #include <QSet>
 #include <QSignalSpy>
 #include <atomic>
@@ -119,6 +120,22 @@ TEST(TrialsModel, AStoredRaceKeepsOnlyItsLatestTrials) {
     }
   }
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+// "1080 of 10000 trials: the latest of 21000" read as a filter over the race's 21,000; the
+// caption says what the table holds and what the filter keeps of it.
+TEST(TrialsModel, TheCaptionSaysWhatIsShownOfTheRacesTrials) {
+  const QLocale locale;
+  const auto n = [&](long long v) { return locale.toString(v); };
+  EXPECT_EQ(trialsCaption(21000, 10000, 1080),
+            QStringLiteral("the latest %1 of %2 trials; filter: %3 of them (the CSV export has "
+                           "them all)")
+                .arg(n(10000), n(21000), n(1080)));
+  EXPECT_EQ(trialsCaption(10003, 10000, 10000),
+            QStringLiteral("the latest %1 of %2 trials (the CSV export has them all)")
+                .arg(n(10000), n(10003)));
+  EXPECT_EQ(trialsCaption(300, 300, 300), QStringLiteral("300 trials"));
+  EXPECT_EQ(trialsCaption(300, 300, 12), QStringLiteral("300 trials; filter: 12 of them"));
 }
 
 TEST(SettingsModel, EditsAreCheckedByCoreAndRefusalsKeptAsTyped) {

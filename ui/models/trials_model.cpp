@@ -123,4 +123,16 @@ void TrialsFilterModel::setFilter(int column, const QString& text) {
   setFilterFixedString(text);
 }
 
+QString trialsCaption(long long raceTrials, long long tableRows, long long filteredRows) {
+  const QLocale locale;
+  const auto n = [&](long long v) { return locale.toString(v); };
+  const bool all = tableRows >= raceTrials;
+  QString text = all ? QObject::tr("%1 trials").arg(n(raceTrials))
+                     : QObject::tr("the latest %1 of %2 trials").arg(n(tableRows), n(raceTrials));
+  if (filteredRows != tableRows) text += QObject::tr("; filter: %1 of them").arg(n(filteredRows));
+  // The table keeps the latest trials; the store (History, the CSV export) has them all.
+  if (!all) text += QObject::tr(" (the CSV export has them all)");
+  return text;
+}
+
 }  // namespace opevo::ui

@@ -54,4 +54,10 @@ class TrialsFilterModel : public QSortFilterProxyModel {
   void setFilter(int column, const QString& text);
 };
 
+// The trials table's caption: how many trials the table holds of the race's, and how many of those
+// the filter keeps. Said plainly when the table keeps only the latest (a stored race), so a
+// filtered count is never read as one over the whole race: "the latest 10,000 of 21,000 trials;
+// filter: 1,080 of them (the CSV export has them all)".
+QString trialsCaption(long long raceTrials, long long tableRows, long long filteredRows);
+
 }  // namespace opevo::ui
