@@ -1,6 +1,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include "backends/backend_factory.h"
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
+#include "cli/interrupt_notice.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
 #include "engine/engine.h"
@@ -37,6 +40,16 @@ struct CompareArgs {
   bool quiet = false;
   ClusterChoice cluster;
 };
+
+// The race a Ctrl-C or SIGTERM stops: each run ends after its trial in hand, and what was run is
+// summarized and written (the default action ended the program with no summary.json).
+std::atomic<Engine*> g_engine{nullptr};
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void onInterrupt(int) {
+  g_interrupted = true;
+  if (Engine* e = g_engine.load()) e->stopFromSignal();
+}
 
 // "opevo.q=0.6" -> settings["opevo"]["q"] = "0.6"
 void parseSetting(const std::string& text,
@@ -112,9 +125,16 @@ void runCompareCommand(const CompareArgs& a) {
                    "within its %zu configurations, and no share of an optimum is given\n",
                    a.space.c_str(), dataset->algorithm.c_str(), dataset->table.size());
   }
+  g_engine = &engine;
+  std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
   engine.run();
+  g_engine = nullptr;
+  // From here to the end the summary is written: a second signal there waits for it.
+  InterruptNotice notice("the race was stopped; " + a.out + "/trials.csv holds every trial run");
   printer.finish();
   if (!engine.failure().empty()) throw RunFailed(engine.failure());
+  const bool interrupted = g_interrupted.load();
 
   std::vector<std::string> names;
   for (const AlgorithmChoice& c : plan.algorithms) names.push_back(c.name);
@@ -127,6 +147,11 @@ void runCompareCommand(const CompareArgs& a) {
             << summaryMarkdown(summary, dataset->speedUnit);
   if (!a.quiet)
     std::fprintf(stderr, "wrote %s/trials.csv and %s/summary.json\n", a.out.c_str(), a.out.c_str());
+  if (interrupted)
+    throw Interrupted("stopped after " +
+                      counted(static_cast<long long>(log.trials().size()), "trial", "trials") +
+                      " of " + std::to_string(a.trials * plan.repeats * plan.algorithms.size()) +
+                      ": the table covers the trials run (a run cut short counts its best so far)");
 }
 
 }  // namespace

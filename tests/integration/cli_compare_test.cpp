@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
+#include "common/child_process.h"
 #include "run_process.h"
 
 namespace opevo::test {
@@ -22,6 +25,36 @@ struct OutDir {
   }
   ~OutDir() { fs::remove_all(path); }
 };
+
+// Ctrl-C stops a long race after each run's trial in hand and still writes what was run: the
+// summary, its table and trials.csv, with the shell's status for Ctrl-C. The default action ended
+// it with no word and no summary.json.
+TEST(CliCompare, CtrlCWritesTheSummaryOfWhatWasRun) {
+  OutDir out;
+  const std::string log = (out.path / "log.txt").string();
+  ChildStreams streams;
+  streams.stdoutFile = log;
+  streams.stderrToStdout = true;
+  const pid_t pid =
+      startChild({OPEVO_CLI, "compare", "--space", kConvolution, "--algos", "opevo-m,random",
+                  "--repeats", "10", "--trials", "100000", "--out", (out.path / "race").string()},
+                 streams);
+  const auto text = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (text().find("runs interleaved") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGINT);
+  EXPECT_EQ(waitChild(pid), 130) << text();
+  EXPECT_NE(text().find("| opevo-m | 25 |"), std::string::npos) << text();
+  EXPECT_NE(text().find("interrupted: stopped after "), std::string::npos) << text();
+  EXPECT_TRUE(fs::exists(out.path / "race" / "summary.json"));
+  EXPECT_TRUE(fs::exists(out.path / "race" / "trials.csv"));
+}
 
 TEST(CliCompare, WritesTrialsSummaryAndTable) {
   OutDir out;
