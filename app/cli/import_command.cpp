@@ -77,6 +77,17 @@ void addImportCommand(CLI::App& app) {
               << ", speed in " << run.speedUnit << ") as run " << run.runId << " of "
               << store.path() << "\n";
     for (const std::string& note : run.notes) std::cerr << "note: " << note << "\n";
+    // opevo's own export of a run (it names its operator and seed): as measurements it has no
+    // kernel to export; as the run it was, it has.
+    try {
+      const RunWithTrials own = readRestoreFile(options->file, {});
+      std::cerr << "note: " << options->file << " is opevo's own export of a run of "
+                << own.run.operatorName << " (" << own.run.algorithm << ", seed " << own.run.seed
+                << "): `opevo import --restore " << options->file
+                << "` stores it as that run, whose best kernel `opevo export` writes\n";
+    } catch (const std::exception&) {
+      // Not one of ours, or one without its operator: a measured file, as imported.
+    }
   });
 }
 

@@ -161,6 +161,17 @@ TEST(CliInterchange, RestoresACommittedGpuRun) {
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(store.trials(2).size(), 300u);
   EXPECT_EQ(runOperatorKey(store.run(2)->operatorJson), runOperatorKey(run.operatorJson));
+  // Imported plainly, as measurements, it says what --restore would make of it.
+  const auto plain = runProcess(OPEVO_CLI, {"import", dir.file("again.json.gz"), "--db", db});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_NE(plain.err.find("is opevo's own export of a run of MM1 (opevo, seed 1): `opevo "
+                           "import --restore "),
+            std::string::npos)
+      << plain.err;
+  // A measured file of someone else's says nothing of the kind.
+  const auto other =
+      runProcess(OPEVO_CLI, {"import", dataset("convolution_milo/A100_T4.json.gz"), "--db", db});
+  EXPECT_EQ(other.err.find("opevo's own export"), std::string::npos) << other.err;
 }
 
 TEST(CliInterchange, BadFilesExitTwoAndStoreNothing) {
