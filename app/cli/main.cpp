@@ -43,6 +43,27 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // CLI11 says "A subcommand is required" for `opevo cluster agents` too: the word that is no
+    // subcommand is named, with the ones there are.
+    const CLI::App* at = &app;
+    for (const CLI::App* sub = at; sub;) {
+      at = sub;
+      const auto parsed = sub->get_subcommands();
+      sub = parsed.empty() ? nullptr : parsed.front();
+    }
+    const std::vector<std::string> left = at->remaining();
+    if (at->get_require_subcommand_min() > 0 && at->get_subcommands().empty()) {
+      std::string names, path;
+      for (const CLI::App* sub : at->get_subcommands({}))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      for (const CLI::App* a = at; a && a != &app; a = a->get_parent())
+        path = " " + a->get_name() + path;
+      std::cerr << "opevo" << path << ": "
+                << (left.empty() ? std::string("a subcommand is required")
+                                 : "'" + left.front() + "' is no subcommand")
+                << " (" << names << "; see opevo" << path << " --help)\n";
+      return 2;
+    }
     std::cerr << "opevo: " << e.what() << " (see opevo --help)\n";
     return 2;
   } catch (const opevo::cli::Interrupted& e) {

@@ -470,6 +470,20 @@ TEST(CliTune, ClashingOptionsAndAMisspelledPresetAreNamed) {
   EXPECT_FALSE(std::filesystem::exists(db)) << "nothing stored";
 }
 
+// A word that is no subcommand is named with the subcommands there are ("A subcommand is required"
+// answered `opevo cluster agents`).
+TEST(CliUsage, AWordThatIsNoSubcommandIsNamedWithTheOnesThereAre) {
+  const auto r = runProcess(OPEVO_CLI, {"cluster", "agents"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("opevo cluster: 'agents' is no subcommand (serve, status;"),
+            std::string::npos)
+      << r.err;
+  const auto none = runProcess(OPEVO_CLI, {"net"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("opevo net: a subcommand is required (list, show,"), std::string::npos)
+      << none.err;
+}
+
 TEST(CliRuns, ACorruptDatabaseIsRefusedAndUntouched) {
   Dir dir;
   const std::string db = dir.file("notes.db", "my notes, not a database");
