@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "backends/compile_pipeline.h"
+#include "cpu/cpu_measurer.h"
 #include "layout/operand_layouts.h"
 #include "worker/protocol.h"
 
@@ -29,17 +30,6 @@ struct GpuMeasurer::Compiled {
 };
 
 namespace {
-
-std::string defaultCacheDir(const std::string& backend) {
-  fs::path base;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    base = xdg;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    base = fs::path(home) / ".cache";
-  else
-    base = fs::temp_directory_path();
-  return (base / "opevo-studio" / (backend + "-kernels")).string();
-}
 
 nlohmann::json dimJson(const codegen::Dim3& d) {
   return {d.x, d.y, d.z};
@@ -82,7 +72,7 @@ GpuMeasurer::~GpuMeasurer() = default;
 void GpuMeasurer::start(std::string device, std::string arch) {
   m_device = std::move(device);
   m_arch = std::move(arch);
-  if (m_options.cacheDir.empty()) m_options.cacheDir = defaultCacheDir(m_backend);
+  if (m_options.cacheDir.empty()) m_options.cacheDir = defaultKernelCacheDir(m_backend + "-kernels");
   fs::create_directories(m_options.cacheDir);
   m_worker = std::make_unique<WorkerClient>(m_options.workerPath);
 }
