@@ -215,6 +215,15 @@ NetworkArchive readNetworkArchive(const std::string& path) {
 
 RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive) {
   NetworkRecord& rec = archive.network;
+  // The same run twice would be two runs of one history: resumed apart, they diverge, and every
+  // listing counts it twice. Its start, network and plan tell it (ids differ between databases).
+  for (const NetworkRecord& n : store.networks())
+    if (n.started == rec.started && n.name == rec.name && n.planJson == rec.planJson &&
+        n.networkJson == rec.networkJson)
+      throw InputError("network run " + std::to_string(n.id) + " of " + store.path() +
+                       " is this archive's run already (" + n.name + ", started " + n.started +
+                       "): nothing stored (opevo net tune --resume " + std::to_string(n.id) +
+                       " goes on with it)");
   RestoredNetwork restored;
   store.inTransaction([&] {
     rec.id = store.createNetwork(rec);

@@ -133,6 +133,15 @@ TEST(CliNetArchive, ARestoredNetworkRunIsTheRunItWas) {
   EXPECT_EQ(restored.out, "1\n");  // the id alone
   EXPECT_NE(restored.err.find("all_ops, 8 tasks, 6 trials, cpu, finished"), std::string::npos)
       << restored.err;
+  // Restored twice, it would be two runs of one history: refused, naming the one there.
+  const auto twice = runProcess(OPEVO_CLI, {"net", "restore", archive, "--db", fresh});
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_NE(twice.err.find("network run 1 of " + fresh + " is this archive's run already"),
+            std::string::npos)
+      << twice.err;
+  // And into the database it came from, likewise.
+  EXPECT_EQ(runProcess(OPEVO_CLI, {"net", "restore", archive, "--db", db}).status, 2);
+  EXPECT_EQ(Store(fresh).networks().size(), 1u);
 
   const Store a(db), b(fresh);
   const NetworkRecord x = *a.network(1), y = *b.network(1);
