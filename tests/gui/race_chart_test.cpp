@@ -4,6 +4,7 @@
 
 #include <QChart>
 #include <QLegendMarker>
+#include <QLineSeries>
 #include <QLogValueAxis>
 #include <array>
 #include <cmath>
@@ -105,6 +106,36 @@ TEST(RaceChartView, ALogAxisWithinADecadeIsLabelledBetweenItsDecades) {
   EXPECT_TRUE(chart.logYLabels().isEmpty()) << chart.logYLabels().join(',').toStdString();
   chart.setLogY(false);
   EXPECT_TRUE(chart.logYLabels().isEmpty());
+}
+
+// A best holds until the next better trial: the curve rises straight up at the trial that beat
+// it, never as a ramp from the trial before.
+TEST(RaceChartView, ABestSoFarCurveIsDrawnAsSteps) {
+  for (const auto axis : {RaceChartView::XAxis::Trials, RaceChartView::XAxis::Seconds}) {
+    RaceData data;
+    data.reset(info(1));
+    RaceChartView chart(&data, axis);
+    chart.setShowRepeats(true);
+    std::vector<TrialPoint> trials;
+    const double best[] = {5, 5, 5, 9, 9, 12};
+    for (int seq = 1; seq <= 6; ++seq) trials.push_back(trial(0, seq, best[seq - 1]));
+    data.append(trials);
+    data.finishAll();
+    chart.refresh(true);
+    int lines = 0;
+    for (QAbstractSeries* s : chart.chart()->series()) {
+      auto* line = qobject_cast<QLineSeries*>(s);
+      if (!line || line->count() < 2 || !line->isVisible()) continue;
+      const QList<QPointF> points = line->points();
+      if (points.front().y() != 5) continue;  // the optimum's and the library's lines
+      ++lines;
+      for (qsizetype i = 1; i < points.size(); ++i)
+        EXPECT_TRUE(points[i].x() == points[i - 1].x() || points[i].y() == points[i - 1].y())
+            << line->name().toStdString() << ": (" << points[i - 1].x() << ", " << points[i - 1].y()
+            << ") to (" << points[i].x() << ", " << points[i].y() << ")";
+    }
+    EXPECT_GE(lines, 2);  // the mean and the repeat
+  }
 }
 
 }  // namespace

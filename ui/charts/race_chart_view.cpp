@@ -218,11 +218,9 @@ void RaceChartView::rebuild() {
     // The speed first, then the library without how its algorithm was chosen, which a legend
     // would elide anyway ("the fastest of 6 by cudnnFind, which timed it..."): the whole
     // description is the line's tooltip.
-    m_reference->setName(
-        ref.origin.isEmpty()
-            ? tr("%1 %2: %3").arg(number(ref.speed), info.speedUnit, ref.shortName())
-            : tr("%1 %2: %3, %4")
-                  .arg(number(ref.speed), info.speedUnit, ref.shortName(), ref.origin));
+    // Which timing the line is comes first: the name is what the legend elides from the end.
+    const QString line = tr("%1 %2: %3").arg(number(ref.speed), info.speedUnit, ref.shortName());
+    m_reference->setName(ref.origin.isEmpty() ? line : tr("%1, %2").arg(ref.origin, line));
     m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
     attach(m_reference);
     connect(m_reference, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {
@@ -299,9 +297,10 @@ void RaceChartView::refresh(bool force) {
     for (std::size_t i = 0; i < s.stats.size(); ++i) {
       const double x = s.stats.x[i];
       if (m_logX && x <= 0) continue;
-      // By time, the band holds only the times where it changes: it is drawn as steps, each
-      // value held until the next time (by trial there is a point at every trial).
-      if (m_xAxis == XAxis::Seconds && !mean.isEmpty()) {
+      // A best holds until the next better trial: drawn as steps, each value held up to the next
+      // point and rising there, never as a ramp from the trial before (by time the band holds
+      // only the times where it changes; by trial a point at every trial).
+      if (!mean.isEmpty()) {
         mean.append({x, mean.back().y()});
         upper.append({x, upper.back().y()});
         lower.append({x, lower.back().y()});
@@ -380,17 +379,14 @@ void RaceChartView::refresh(bool force) {
 }
 
 QList<QPointF> RaceChartView::repeatLine(const RunCurve& c) const {
-  // The run's steps drawn as the line through every trial was: by trial, the best rises from the
-  // trial before an improvement to it; by time, at the improvement's time.
+  // The run's steps, each best held until the trial (or time) of the next improvement, where the
+  // line rises straight up.
   QList<QPointF> points;
   const bool byTrial = m_xAxis == XAxis::Trials;
   for (const RunCurve::Step& step : c.steps) {
     const double x = byTrial ? step.trial : step.seconds;
     if (m_logX && x <= 0) continue;
-    if (!points.isEmpty()) {
-      const double before = byTrial ? step.trial - 1 : step.seconds;
-      if (before > points.back().x()) points.append({before, points.back().y()});
-    }
+    if (!points.isEmpty() && x > points.back().x()) points.append({x, points.back().y()});
     points.append({x, clampY(step.best)});
   }
   const double end = byTrial ? c.trials : c.lastSeconds;
@@ -418,12 +414,23 @@ void RaceChartView::setShowRepeats(bool on) {
   refresh(true);
 }
 
+namespace {
+
+int distinctXs(const QLineSeries& line) {
+  int n = 0;
+  for (qsizetype i = 0; i < line.count(); ++i)
+    n += i == 0 || line.at(i).x() != line.at(i - 1).x() ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
 int RaceChartView::meanPointCount(int algorithm) const {
-  return m_series.at(static_cast<std::size_t>(algorithm)).mean->count();
+  return distinctXs(*m_series.at(static_cast<std::size_t>(algorithm)).mean);
 }
 
 int RaceChartView::bandPointCount(int algorithm) const {
-  return m_series.at(static_cast<std::size_t>(algorithm)).upper->count();
+  return distinctXs(*m_series.at(static_cast<std::size_t>(algorithm)).upper);
 }
 
 QString RaceChartView::referenceLegend() const {

@@ -43,7 +43,8 @@ class RaceChartView : public QChartView {
   QStringList logYLabels() const;
   bool showRepeats() const { return m_showRepeats; }
 
-  // For tests and the screenshot tour: points of an algorithm's mean line, and of its band.
+  // For tests and the screenshot tour: points of an algorithm's mean line, and of its band, one
+  // per trial (or time) drawn: a step's corner, at the x of the point it rises to, is not counted.
   int meanPointCount(int algorithm) const;
   int bandPointCount(int algorithm) const;
   // The text a hover over the mean line at x shows.
