@@ -284,13 +284,18 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
 }
 
 QString EngineWorker::referenceOrigin() const {
-  if (m_storedReferenceOf)
+  const auto timings = [](int n) {
+    return n == 1 ? QObject::tr("1 timing") : QObject::tr("%1 timings").arg(n);
+  };
+  if (m_storedReferenceOf) {
+    const QString stored =
+        QObject::tr("stored with run %1").arg(static_cast<qlonglong>(m_storedReferenceOf));
     return m_referenceTimings == 0
-               ? QObject::tr("stored with run %1").arg(static_cast<qlonglong>(m_storedReferenceOf))
-               : QObject::tr("stored with run %1, faster than %n timing(s) since", nullptr,
-                             m_referenceTimings)
-                     .arg(static_cast<qlonglong>(m_storedReferenceOf));
-  return QObject::tr("the fastest of %n timing(s) in this race", nullptr, m_referenceTimings);
+               ? stored
+               : QObject::tr("%1, faster than %2 since").arg(stored, timings(m_referenceTimings));
+  }
+  return m_referenceTimings == 1 ? QObject::tr("timed once")
+                                 : QObject::tr("fastest of %1").arg(timings(m_referenceTimings));
 }
 
 }  // namespace opevo::ui

@@ -115,7 +115,7 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     if (mixedReferences) job.info.reference.reset();
     if (job.info.reference)
       job.info.reference->origin =
-          timed > 1 ? QObject::tr("the fastest stored with %1 runs (run %2's)")
+          timed > 1 ? QObject::tr("fastest stored of %1 runs, run %2's")
                           .arg(timed)
                           .arg(static_cast<qlonglong>(fastestOf))
                     : QObject::tr("stored with run %1").arg(static_cast<qlonglong>(fastestOf));
