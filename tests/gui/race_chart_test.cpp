@@ -77,6 +77,11 @@ TEST(RaceChartView, SaysMeanAndSdOnlyWhereThereAreRepeats) {
   data.reset(info(3));
   EXPECT_TRUE(chart.chart()->title().contains("mean of the repeats ± 1 sd"))
       << chart.chart()->title().toStdString();
+  // A run resumed alone keeps its own repeat (the third): still one run, no mean.
+  data.reset(info(1));
+  data.append({trial(2, 1, 5), trial(2, 2, 7)});
+  EXPECT_EQ(data.curve(0, 2).trials, 2);
+  EXPECT_FALSE(chart.chart()->title().contains("mean")) << chart.chart()->title().toStdString();
 }
 
 // Speeds within a decade (9,000 to 14,000 GFLOP/s) were labelled by one "10000" on a log axis:

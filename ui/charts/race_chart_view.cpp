@@ -148,7 +148,7 @@ void RaceChartView::rebuild() {
   // The title names the data (a replay of real measurements), so an exported figure still says
   // where its numbers come from.
   // The mean and its band only where there are repeats to take them over.
-  const bool repeats = info.repeats > 1;
+  const bool repeats = m_data->startedRepeats() > 1;
   const QString what = m_xAxis == XAxis::Trials
                            ? (repeats ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
                                       : tr("Best speed vs trials"))

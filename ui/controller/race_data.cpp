@@ -21,6 +21,7 @@ void RaceData::reset(Info info) {
   emit aboutToReset();
   m_info = std::move(info);
   m_info.repeats = std::max(1, m_info.repeats);
+  m_startedRepeats = m_info.repeats;
   m_trials.clear();
   m_trialCount = 0;
   m_curves.assign(static_cast<std::size_t>(m_info.algorithms.size() * m_info.repeats), RunCurve{});

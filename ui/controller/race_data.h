@@ -61,6 +61,9 @@ class RaceData : public QObject {
   void setNotStored();
 
   const Info& info() const { return m_info; }
+  // The repeats the race was started with, before a resumed run added its own place: whether
+  // there are repeats to take a mean over.
+  int startedRepeats() const { return m_startedRepeats; }
   // The latest trials (every trial when the race is not stored), oldest first.
   const std::deque<TrialPoint>& trials() const { return m_trials; }
   // Every trial the race has had, those left out of trials() included.
@@ -88,6 +91,7 @@ class RaceData : public QObject {
   RunCurve& curveAt(int algorithm, int repeat);
 
   Info m_info;
+  int m_startedRepeats = 1;
   std::deque<TrialPoint> m_trials;
   long long m_trialCount = 0;
   std::vector<RunCurve> m_curves;  // [repeat * algorithms + algorithm]
