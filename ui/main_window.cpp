@@ -255,11 +255,7 @@ QWidget* MainWindow::shownChart(QString* fileStem) const {
   }
   if (m_pages->currentWidget() == m_networksPage) {
     *fileStem = QStringLiteral("network");
-    // Both charts where the page shows them side by side; the one on show where it tabs them.
-    QWidget* w = m_networksPage->curveChart();
-    while (w->parentWidget() && !w->isAncestorOf(m_networksPage->trialsChart()))
-      w = w->parentWidget();
-    return w;
+    return m_networksPage->chartsOnShow();
   }
   return nullptr;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
@@ -451,6 +452,19 @@ TEST_F(NetworksPageTest, AFileThatDoesNotReadIsNotLeftChosen) {
 
 // At 1024x700 Start and Stop were below the fold, and ResNet-18's long task names left Best and
 // Share cut off.
+// File > Export saves both charts side by side, and in a narrow window, where the page tabs them,
+// the chart on show alone: it saved the tab widget, tab bar included.
+TEST_F(NetworksPageTest, ExportSavesTheChartsOnShowWithoutATabBar) {
+  m_page.resize(1600, 800);
+  QApplication::processEvents();
+  QWidget* wide = m_page.chartsOnShow();
+  EXPECT_TRUE(wide->isAncestorOf(m_page.curveChart()));
+  EXPECT_TRUE(wide->isAncestorOf(m_page.trialsChart()));
+  m_page.resize(560, 700);
+  ASSERT_TRUE(waitUntil([&] { return m_page.chartsOnShow() != wide; }));
+  EXPECT_EQ(m_page.chartsOnShow(), static_cast<QWidget*>(m_page.curveChart()));
+}
+
 TEST_F(NetworksPageTest, StartAndEveryColumnShowIn1024x700) {
   m_page.resize(1000, 640);  // what a 1024x700 window leaves the page
   setup()->selectNetwork(QStringLiteral("resnet18"));

@@ -122,7 +122,8 @@ NetworksPage::NetworksPage(QWidget* parent)
   m_top->addWidget(m_graph);
   m_top->addWidget(tableSide);
   m_top->setSizes({340, 640});
-  auto* bottom = new PairOrTabs(m_curves, tr("Latency"), m_trials, tr("Trials per task"), 300);
+  auto* bottom = m_bottom =
+      new PairOrTabs(m_curves, tr("Latency"), m_trials, tr("Trials per task"), 300);
   bottom->setObjectName(QStringLiteral("networkCharts"));
   auto* right = new QSplitter(Qt::Vertical);
   right->addWidget(m_top);
@@ -202,6 +203,11 @@ NetworksPage::NetworksPage(QWidget* parent)
 }
 
 NetworksPage::~NetworksPage() = default;
+
+QWidget* NetworksPage::chartsOnShow() const {
+  if (!m_bottom->tabbed()) return m_bottom;
+  return m_curves->isVisibleTo(m_bottom) ? static_cast<QWidget*>(m_curves) : m_trials;
+}
 
 void NetworksPage::setStorePath(const QString& path) {
   m_setup->setStorePath(path);

@@ -18,6 +18,7 @@ class NetworkCurveChart;
 class NetworkGraphView;
 class NetworkSetupPanel;
 class NetworkTaskModel;
+class PairOrTabs;
 class TaskTrialsChart;
 struct NetworkLayout;
 
@@ -45,6 +46,9 @@ class NetworksPage : public QWidget {
   NetworkTaskModel* taskModel() const { return m_tasks; }
   NetworkCurveChart* curveChart() const { return m_curves; }
   TaskTrialsChart* trialsChart() const { return m_trials; }
+  // What File > Export saves: both charts where they are side by side, the one on show where the
+  // page tabs them (not the tab bar with it).
+  QWidget* chartsOnShow() const;
   QComboBox* contenderBox() const { return m_contender; }
   QLabel* statusLabel() const { return m_status; }
   // The amber note that a budget too small leaves tasks with no trial (hidden when none does).
@@ -104,6 +108,7 @@ class NetworksPage : public QWidget {
   QLabel* m_status;
   QLabel* m_budgetNote;
   QSplitter* m_top;
+  PairOrTabs* m_bottom = nullptr;
   NetworkSnapshotPtr m_snapshot;
   std::vector<NetworkTaskInfo> m_taskInfo;
   QString m_pictureText;  // the network text the picture shows
