@@ -1,15 +1,22 @@
 #include "tuners/gbfs_tuner.h"
 
 #include "common/error.h"
+#include "tuners/registry.h"
 
 namespace opevo {
 
 void requireFactorSpace(const SearchSpace& space, const std::string& algorithm) {
-  for (std::size_t i = 0; i < space.dims(); ++i)
-    if (space.param(i).kind() != ParamKind::Factor)
-      throw InputError(algorithm + " handles factor parameters only, but parameter '" +
-                       space.param(i).name() + "' is " + space.param(i).spec() +
-                       " (use opevo, autotvm, ansor, random, annealing or genetic)");
+  for (std::size_t i = 0; i < space.dims(); ++i) {
+    if (space.param(i).kind() == ParamKind::Factor) continue;
+    // The algorithms that take every kind of parameter, as registered (the list it named by hand
+    // left out the default, opevo-m).
+    std::string others;
+    for (const TunerInfo& t : tunerRegistry().all())
+      if (!t.factorsOnly) others += (others.empty() ? "" : ", ") + t.name;
+    throw InputError(algorithm + " handles factor parameters only, but parameter '" +
+                     space.param(i).name() + "' is " + space.param(i).spec() + " (use one of " +
+                     others + ")");
+  }
 }
 
 TunerSettings GbfsTuner::defaults() {

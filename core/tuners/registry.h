@@ -19,6 +19,8 @@ struct TunerInfo {
   // The algorithm `opevo tune`, `opevo compare` and the window use when none is named; exactly
   // one in the registry.
   bool isDefault = false;
+  // It tunes factor parameters only (G-BFS and N-A2C move prime factors).
+  bool factorsOnly = false;
 };
 
 class TunerRegistry {

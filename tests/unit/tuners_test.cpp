@@ -109,9 +109,8 @@ TEST(Tuners, SpaceWhereNinetyNinePercentAreInvalid) {
   SearchSpace space;
   space.add(std::make_shared<FactorParam>("a", 1024, 4));
   space.add(std::make_shared<FactorParam>("b", 1024, 4));
-  space.addConstraint("one point in a hundred", [](const Config& c) {
-    return ConfigHash{}(c) % 100 == 0;
-  });
+  space.addConstraint("one point in a hundred",
+                      [](const Config& c) { return ConfigHash{}(c) % 100 == 0; });
   for (const std::string& name : allAlgorithms()) {
     auto tuner = makeTuner(name, space, 3);
     // G-BFS returns short batches here (most neighbours are invalid), so go by count.
@@ -164,7 +163,8 @@ TEST(OpEvo, BeatsRandomOnASmoothObjective) {
     for (const char* name : {"opevo", "random"}) {
       auto tuner = makeTuner(name, space, seed);
       double best = 0;
-      for (const Config& c : runRounds(*tuner, space, 100 / 8)) best = std::max(best, objective(space, c));
+      for (const Config& c : runRounds(*tuner, space, 100 / 8))
+        best = std::max(best, objective(space, c));
       (std::string(name) == "opevo" ? opevo : random) += best;
     }
   }
@@ -201,6 +201,18 @@ TEST(Tuners, BadSettingsAndNames) {
   const SearchSpace conv = defaultSpace(preset("C2"));
   EXPECT_THROW(makeTuner("gbfs", conv, 1), InputError);
   EXPECT_THROW(makeTuner("na2c", conv, 1), InputError);
+  // The refusal names every algorithm that takes the space, the default among them, and neither
+  // factor-only one.
+  try {
+    makeTuner("gbfs", conv, 1);
+  } catch (const InputError& e) {
+    const std::string text = e.what();
+    const std::string others = text.substr(text.find("(use one of "));
+    EXPECT_NE(others.find(tunerRegistry().defaultTuner().name), std::string::npos) << text;
+    EXPECT_NE(others.find("annealing"), std::string::npos) << text;
+    EXPECT_EQ(others.find("gbfs"), std::string::npos) << text;
+    EXPECT_EQ(others.find("na2c"), std::string::npos) << text;
+  }
 }
 
 }  // namespace
