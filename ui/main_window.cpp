@@ -178,6 +178,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_pages->setCurrentWidget(m_runsPage);
     m_runsPage->resumeRun(run);
   });
+  connect(m_historyPage, &HistoryPage::resumeRaceRequested, this,
+          [this](const std::vector<RunRecord>& runs) {
+            m_pages->setCurrentWidget(m_runsPage);
+            m_runsPage->resumeRace(runs);
+          });
   // Double-clicking a parameter of a preset opens its graph on the Topology page.
   if (auto* params =
           m_presetsPanel->findChild<QAbstractItemView*>(QStringLiteral("parameterTable")))

@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <QFile>
+#include <QItemSelectionModel>
 #include <QPushButton>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -129,6 +130,34 @@ class KillResumeTest : public ::testing::Test {
     }
   }
 
+  // Resumes every unfinished run of the race at once from History, as a user does after a kill:
+  // the race's runs selected together, one Resume.
+  void resumeRaceFromHistory(std::int64_t since) {
+    HistoryPage* history = m_window.historyPage();
+    RunsPage* runs = m_window.runsPage();
+    m_window.pages()->setCurrentWidget(history);
+    history->reload();
+    const std::vector<RunRecord> race = racesRuns(since);
+    ASSERT_TRUE(
+        waitUntil([&] { return !history->busy() && historyRowOf(race.back().id) >= 0; }, 20000));
+    QItemSelectionModel* selection = history->view()->selectionModel();
+    selection->clearSelection();
+    int unfinished = 0;
+    for (const RunRecord& r : race) {
+      if (r.status == RunStatus::Finished) continue;
+      ++unfinished;
+      selection->select(history->model()->index(historyRowOf(r.id), 0),
+                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    }
+    ASSERT_GT(unfinished, 1);
+    ASSERT_TRUE(history->resumeButton()->isEnabled());
+    history->resumeButton()->click();
+    ASSERT_TRUE(runs->controller()->busy()) << runs->message().toStdString();
+    EXPECT_EQ(m_window.pages()->currentWidget(), runs);
+    ASSERT_TRUE(waitUntil([&] { return !runs->controller()->busy(); }, 240000));
+    EXPECT_TRUE(runs->message().isEmpty()) << runs->message().toStdString();
+  }
+
   // Every run of the race: finished, exactly `budget` trials numbered 1..budget, no
   // configuration twice, and the trials committed before the kill unchanged.
   void expectWholeAndUnchanged(std::int64_t since, std::size_t runs, int budget,
@@ -182,7 +211,7 @@ TEST_F(KillResumeTest, AReplayRaceKilledMidwayResumesFromHistoryLosingNothing) {
   const Snapshot beforeKill = snapshot(since);
   ASSERT_EQ(racesRuns(since).size(), 4u);
   ASSERT_LT(trialsIn(beforeKill), 4u * budget) << "the race ended before the kill";
-  resumeAllFromHistory(since);
+  resumeRaceFromHistory(since);
   expectWholeAndUnchanged(since, 4, budget, beforeKill);
 }
 
@@ -211,9 +240,9 @@ TEST_F(KillResumeTest, ACpuRaceKilledMidwayResumesFromHistoryLosingNothing) {
 }
 
 // The user's data folder cannot be written (here: a path under /proc, which not even root can
-// create): the window opens, a race still runs and is drawn, and its note says it was not
-// recorded and names the folder at fault.
-TEST(DataFolderTest, ARaceWithAnUnwritableDataFolderRunsAndNamesIt) {
+// create): the window opens, and Start refuses a race it could not record, naming the folder at
+// fault, before any trial (a whole race once ran and was lost at its end).
+TEST(DataFolderTest, StartRefusesARaceWhenTheDataFolderCannotBeWrittenAndNamesIt) {
   const QByteArray saved = qgetenv("XDG_DATA_HOME");
   qputenv("XDG_DATA_HOME", "/proc/opevo-unwritable");
   {
@@ -227,17 +256,15 @@ TEST(DataFolderTest, ARaceWithAnUnwritableDataFolderRunsAndNamesIt) {
     // the thread pool with this one and the dataset took over 10 s to arrive.
     ASSERT_TRUE(
         waitUntil([&] { return runs->setup()->datasetPicker()->dataset() != nullptr; }, 60000));
+    ASSERT_TRUE(waitUntil([&] { return !runs->checkingStore(); }, 60000));
     runs->setup()->algorithmPanel()->setChecked({QStringLiteral("opevo")});
     runs->setup()->setRepeats(1);
     runs->setup()->setTrials(20);
-    ASSERT_TRUE(runs->start()) << runs->message().toStdString();
-    ASSERT_TRUE(waitUntil([&] { return !runs->controller()->busy(); }, 60000));
-    // The race is still run and drawn; the note says it is not in the history, and why.
-    EXPECT_EQ(runs->data()->trials().size(), 20u);
-    EXPECT_TRUE(runs->note().contains(QStringLiteral("Not recorded in the history")))
-        << runs->note().toStdString();
-    EXPECT_TRUE(runs->note().contains(QStringLiteral("/proc/opevo-unwritable")))
-        << runs->note().toStdString();
+    EXPECT_FALSE(runs->start());
+    EXPECT_FALSE(runs->controller()->busy());
+    EXPECT_TRUE(runs->data()->trials().empty());
+    EXPECT_TRUE(runs->message().contains(QStringLiteral("/proc/opevo-unwritable")))
+        << runs->message().toStdString();
   }
   qputenv("XDG_DATA_HOME", saved);
 }

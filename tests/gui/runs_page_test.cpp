@@ -10,6 +10,7 @@
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLocale>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -570,7 +571,7 @@ TEST_F(RunsPageTest, ALongRaceKeepsTheLatestRowsAndExportsEveryTrialFromTheStore
   EXPECT_EQ(data.trials().back().order, 12000);
   EXPECT_EQ(data.curve(0, 0).trials, 4000);
   EXPECT_EQ(runs()->results()->trialsChart()->meanPointCount(0), 4000);
-  EXPECT_TRUE(runs()->findChild<QLabel*>("trialCount")->text().contains("12000"))
+  EXPECT_TRUE(runs()->findChild<QLabel*>("trialCount")->text().contains(QLocale().toString(12000)))
       << runs()->findChild<QLabel*>("trialCount")->text().toStdString();
   QTemporaryDir dir;
   ASSERT_EQ(runs()->results()->exportCsv(dir.filePath("race.csv")), QString());

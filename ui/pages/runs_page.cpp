@@ -22,6 +22,7 @@
 #include "tuners/joint_layout_tuner.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
+#include "ui/controller/resumed_race.h"
 #include "ui/models/trials_model.h"
 #include "ui/pages/sweep_dialog.h"
 #include "ui/widgets/cluster_race_option.h"
@@ -220,16 +221,8 @@ QWidget* RunsPage::makeTrialsSection() {
   connect(m_filterEdit, &QLineEdit::textChanged, this, applyFilter);
   connect(m_filterColumn, &QComboBox::currentIndexChanged, this, applyFilter);
   const auto count = [this] {
-    QString text =
-        m_filter->rowCount() == m_trialsModel->rowCount()
-            ? tr("%1 trials").arg(m_trialsModel->rowCount())
-            : tr("%1 of %2 trials").arg(m_filter->rowCount()).arg(m_trialsModel->rowCount());
-    // The table keeps the latest trials; the store (History, the CSV export) has them all.
-    if (!m_data->hasAllTrials())
-      text = tr("%1: the latest of %2 (the CSV export has them all)")
-                 .arg(text)
-                 .arg(m_data->trialCount());
-    m_countLabel->setText(text);
+    m_countLabel->setText(
+        trialsCaption(m_data->trialCount(), m_trialsModel->rowCount(), m_filter->rowCount()));
   };
   connect(m_filter, &QAbstractItemModel::rowsInserted, this, count);
   connect(m_filter, &QAbstractItemModel::modelReset, this, count);
@@ -340,6 +333,36 @@ bool RunsPage::resumeRun(const RunRecord& run) {
       tr("run %1 resumed: %2 on %3")
           .arg(run.id)
           .arg(QString::fromStdString(run.operatorName), QString::fromStdString(run.device));
+  showMessage(m_messageLabel, QString());
+  showMessage(m_noteLabel, QString());
+  return launch(std::move(spec), std::move(info));
+}
+
+bool RunsPage::resumeRace(const std::vector<RunRecord>& runs) {
+  if (runs.empty()) return false;
+  if (runs.size() == 1) return resumeRun(runs.front());
+  if (m_controller->busy()) {
+    showMessage(
+        m_messageLabel,
+        tr("A race is running; stop it or wait for it before resuming %1 runs.").arg(runs.size()));
+    return false;
+  }
+  RaceSpec spec;
+  spec.resumeRun = runs.front().id;
+  for (std::size_t i = 1; i < runs.size(); ++i) spec.resumeWith.push_back(runs[i].id);
+  spec.cluster = m_setup->clusterOption()->target();
+  m_measuredOperator.clear();
+  const ResumedRace race = resumedRaceOf(runs);
+  RaceData::Info info;
+  info.algorithms = race.algorithms;
+  info.repeats = race.repeats;
+  info.speedUnit = QString::fromStdString(runs.front().speedUnit);
+  QStringList ids;
+  for (const RunRecord& r : runs) ids << QString::number(r.id);
+  info.label =
+      tr("runs %1 resumed: %2 on %3")
+          .arg(ids.join(QStringLiteral(", ")), QString::fromStdString(runs.front().operatorName),
+               QString::fromStdString(runs.front().device));
   showMessage(m_messageLabel, QString());
   showMessage(m_noteLabel, QString());
   return launch(std::move(spec), std::move(info));

@@ -70,6 +70,9 @@ class RunsPage : public QWidget {
   // Continues an interrupted run of the store (from the History page); false, with the reason
   // on the page, when a race is already running.
   bool resumeRun(const opevo::RunRecord& run);
+  // Continues several interrupted runs of one race together (History's whole race after a kill),
+  // each drawn and listed in its place (resumedRaceOf); false, with the reason, as resumeRun.
+  bool resumeRace(const std::vector<opevo::RunRecord>& runs);
   void pauseOrResume();
   void stop();
   // Opens the Sweep dialog on the loaded dataset; nullptr, with the reason on the page, when no
