@@ -149,7 +149,12 @@ void runTune(const TuneArgs& a) {
   Measurer& measurer = reuse ? static_cast<Measurer&>(*reusing) : *setup.measurer;
 
   EngineOptions engineOptions;
-  if (resumed) engineOptions.firstOrder = resumed->nextOrder;
+  if (resumed) {
+    engineOptions.firstOrder = resumed->nextOrder;
+    // A replay the window paced goes on at its race's pace: its time budget, and the tuning
+    // time each trial stores, mean what they meant for its first trials.
+    engineOptions.paceMs = resumed->paceMs;
+  }
   Engine engine(*setup.space, measurer, engineOptions);
   StoreRecorder recorder(store, engine, context);
   int index = 0;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -482,6 +483,36 @@ TEST(CliUsage, AWordThatIsNoSubcommandIsNamedWithTheOnesThereAre) {
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("opevo net: a subcommand is required (list, show,"), std::string::npos)
       << none.err;
+}
+
+// A replay run the window paced (its pace stored in its operator) goes on at that pace when the
+// command line resumes it: its trials' tuning time grows by the pace, as its first ones did, not
+// by the microseconds of an unpaced replay.
+TEST(CliTune, AResumedReplayKeepsTheWindowsPace) {
+  Dir dir;
+  const std::string db = (dir.path / "runs.db").string();
+  const std::string dataset = std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz";
+  const auto first = runProcess(OPEVO_CLI, {"tune", "--backend", "replay:" + dataset, "--algo",
+                                            "random", "--trials", "10", "--db", db});
+  ASSERT_EQ(first.status, 0) << first.err;
+  {
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+    // As the window stores a race at 20 ms a trial, killed after 10 of its 20.
+    ASSERT_EQ(sqlite3_exec(handle,
+                           "UPDATE runs SET operator_json = json_set(operator_json, '$.pace_ms', "
+                           "20), status = 'interrupted', end_reason = 'stopped', budget_json = "
+                           "'{\"trials\":20}'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(handle);
+  }
+  const auto resumed = runProcess(OPEVO_CLI, {"tune", "--resume", "1", "--db", db});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  const std::vector<TrialRow> trials = Store(db).trials(1);
+  ASSERT_EQ(trials.size(), 20u);
+  EXPECT_GE(trials[19].seconds - trials[9].seconds, 10 * 0.020 * 0.99)
+      << trials[9].seconds << " -> " << trials[19].seconds;
 }
 
 TEST(CliRuns, ACorruptDatabaseIsRefusedAndUntouched) {
