@@ -55,18 +55,19 @@ void readConclusion(const nlohmann::json& j, StoredNetworkRun& run) {
 
 // An unfinished run: each unit takes its task's next stored trials, in the order they were
 // measured, and the estimate after it is the sum of weight x each task's best so far, as the
-// scheduler's objective is.
+// scheduler's objective is. Trials no unit covers (a unit cut short by a kill, or the unit in
+// hand of a run being tuned, whose row comes at its end) are one more unit of their task, as a
+// resume counts them (NetworkTuning::restore).
 void replayUnits(const Store& store, StoredNetworkRun& run) {
   std::vector<std::vector<TrialRow>> trials;
   for (std::int64_t id : run.record.taskRuns) trials.push_back(store.trials(id));
   std::vector<std::size_t> next(run.tasks.size(), 0);
   std::vector<double> bestSpeed(run.tasks.size(), 0);
-  for (StoredNetworkUnit& u : run.units) {
-    const auto task = static_cast<std::size_t>(u.task);
-    if (task >= run.tasks.size()) continue;
+  // The task's next `count` trials; then the estimate over every task, once each has a best.
+  auto advance = [&](std::size_t task, int count) -> std::optional<double> {
     StoredNetworkTask& t = run.tasks[task];
     const std::vector<TrialRow>& rows = trials[task];
-    for (int k = 0; k < u.unitTrials && next[task] < rows.size(); ++k, ++next[task]) {
+    for (int k = 0; k < count && next[task] < rows.size(); ++k, ++next[task]) {
       const TrialRow& row = rows[next[task]];
       if (row.status != TrialStatus::Ok || !(row.speed > bestSpeed[task])) continue;
       bestSpeed[task] = row.speed;
@@ -74,12 +75,21 @@ void replayUnits(const Store& store, StoredNetworkRun& run) {
       t.config = row.config;
     }
     double sum = 0;
-    bool all = true;
     for (const StoredNetworkTask& each : run.tasks) {
-      all = all && each.bestMs.has_value();
-      if (each.bestMs) sum += each.weight * *each.bestMs;
+      if (!each.bestMs) return std::nullopt;
+      sum += each.weight * *each.bestMs;
     }
-    if (all) u.estimateMs = sum;
+    return sum;
+  };
+  for (StoredNetworkUnit& u : run.units)
+    if (static_cast<std::size_t>(u.task) < run.tasks.size())
+      u.estimateMs = advance(static_cast<std::size_t>(u.task), u.unitTrials);
+  for (std::size_t task = 0; task < run.tasks.size(); ++task) {
+    const int left = static_cast<int>(trials[task].size() - next[task]);
+    if (left <= 0) continue;
+    run.trials += left;
+    run.tasks[task].trials += left;
+    run.units.push_back({static_cast<int>(task), left, run.trials, advance(task, left)});
   }
 }
 

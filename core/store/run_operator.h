@@ -12,7 +12,8 @@ namespace opevo {
 // The operator as JSON. Throws InputError when the stored text is not a JSON object.
 nlohmann::json runOperator(const std::string& operatorJson);
 
-// The same, as canonical text: runs of the same operator have the same key.
+// The same, as canonical text: runs of the same operator have the same key (a replay's pace
+// left out).
 std::string runOperatorKey(const std::string& operatorJson);
 
 }  // namespace opevo

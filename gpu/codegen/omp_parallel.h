@@ -8,10 +8,11 @@ namespace opevo::codegen {
 // with libgomp's spinning cut short (core/common/openmp_waiting.h): a worker idle longer than
 // that sleeps, and waking the team for a region costs a few microseconds on an idle machine and
 // tens on a busy one. With two cores busy, a 0.67 MFLOP convolution took 0.056 ms on two threads
-// and 0.003 ms on one; each step of a network of 4x12 dense layers 0.054 ms and 0.001 ms. Below
-// the limits a kernel is done on one thread in about what waking a busy machine's team costs (a
-// tuned one at tens of GFLOP/s per core), and an idle machine loses a few microseconds at most.
-// The networks' real layers are far above them (ResNet-18's smallest task: 100 MFLOP).
+// and 0.003 ms on one; each step of a network of 4x12 dense layers 0.054 ms and 0.001 ms. The
+// price, on an idle machine with many cores: a kernel just under the limit (2 MFLOP, 20-100 us
+// on one core) forgoes what its team would have saved, tens of microseconds. The limits were
+// set on the 2-core development machine; the networks' convolutions and their large dense layers
+// are far above them, their smallest fixed kernels (ResNet-18's global pool) below.
 inline constexpr double kSerialFlops = 1 << 21;
 // Elements a data-moving kernel (a layout conversion, a fixed layer) reads and writes.
 inline constexpr double kSerialElements = 1 << 15;

@@ -468,6 +468,28 @@ TEST(CliNet, RunsShowsOneStoredRunFinishedOrAsFarAsItGot) {
       << unfinished.out;
   EXPECT_EQ(unfinished.out.find("end to end"), std::string::npos) << unfinished.out;
 
+  // Killed mid-unit: the last unit's row was never written, its trials are stored. They count,
+  // as one more unit of their task, as a resume counts them.
+  {
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(handle,
+                           "DELETE FROM network_units WHERE seq = (SELECT max(seq) FROM "
+                           "network_units)",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(handle);
+  }
+  const auto cut = runProcess(OPEVO_CLI, {"net", "runs", id, "--json", "--db", db});
+  ASSERT_EQ(cut.status, 0) << cut.err;
+  const nlohmann::json c = nlohmann::json::parse(cut.out);
+  EXPECT_EQ(c["trials"], 20);
+  ASSERT_EQ(c["curve"].size(), j["curve"].size());
+  EXPECT_EQ(c["curve"].back()["task"], j["curve"].back()["task"]);
+  EXPECT_NEAR(c["curve"].back()["estimate_ms"].get<double>(),
+              j["curve"].back()["estimate_ms"].get<double>(),
+              1e-6 * j["curve"].back()["estimate_ms"].get<double>());
+
   const auto missing = runProcess(OPEVO_CLI, {"net", "runs", "99", "--db", db});
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("no network run 99"), std::string::npos) << missing.err;
