@@ -446,9 +446,13 @@ void MainWindow::fitToScreen() {
 
 QStringList MainWindow::running() const {
   QStringList out;
-  if (m_runsPage->controller()->busy()) out << tr("a race on the Runs page");
-  if (m_networksPage->controller()->busy()) out << tr("a network's race on the Networks page");
-  if (m_kernelsPage->controller()->busy()) out << tr("a kernel search on the Kernels page");
+  // Each with where it goes on: a network's task runs resume with their network, not alone.
+  if (m_runsPage->controller()->busy())
+    out << tr("a race on the Runs page (its runs resume from History)");
+  if (m_networksPage->controller()->busy())
+    out << tr("a network's race on the Networks page (Resume there goes on with it)");
+  if (m_kernelsPage->controller()->busy())
+    out << tr("a kernel search on the Kernels page (Resume there goes on with it)");
   return out;
 }
 
@@ -464,8 +468,7 @@ void MainWindow::askToQuit(const QStringList& running) {
   }
   auto* box = new QMessageBox(
       QMessageBox::Question, tr("Quit OpEvo Studio"),
-      tr("Still running: %1.\n\nQuitting stops it: every trial measured so far is kept, and "
-         "its runs can be resumed from the History page.")
+      tr("Still running: %1.\n\nQuitting stops it: every trial measured so far is kept.")
           .arg(running.join(QStringLiteral("; "))),
       QMessageBox::Cancel, this);
   box->setObjectName(QStringLiteral("quitBox"));

@@ -125,13 +125,24 @@ void runCompareCommand(const CompareArgs& a) {
                    "within its %zu configurations, and no share of an optimum is given\n",
                    a.space.c_str(), dataset->algorithm.c_str(), dataset->table.size());
   }
-  g_engine = &engine;
-  std::signal(SIGINT, onInterrupt);
-  std::signal(SIGTERM, onInterrupt);
-  engine.run();
-  g_engine = nullptr;
-  // From here to the end the summary is written: a second signal there waits for it.
+  {
+    // Handed to the handler for the race alone, taken back however run() ends.
+    struct RaceSignals {
+      explicit RaceSignals(Engine& e) {
+        g_engine = &e;
+        std::signal(SIGINT, onInterrupt);
+        std::signal(SIGTERM, onInterrupt);
+      }
+      ~RaceSignals() { g_engine = nullptr; }
+    } handled(engine);
+    engine.run();
+  }
+  // While the summary is written a signal (the user's second Ctrl-C, often) says what is being
+  // done and lets it finish; one more ends the program at once.
+  std::atomic<bool> writing{false};
   InterruptNotice notice("the race was stopped; " + a.out + "/trials.csv holds every trial run");
+  notice.rearm("the race was stopped; " + a.out + "/trials.csv holds every trial run", &writing,
+               "writing the summary of the trials run");
   printer.finish();
   if (!engine.failure().empty()) throw RunFailed(engine.failure());
   const bool interrupted = g_interrupted.load();

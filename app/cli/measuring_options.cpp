@@ -1,5 +1,7 @@
 #include "cli/measuring_options.h"
 
+#include <algorithm>
+
 #include "cli/option_checks.h"
 #include "common/error.h"
 #include "space/text.h"
@@ -36,19 +38,22 @@ std::string measuringArgsText(const MeasuringArgs& a) {
 }
 
 void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o) {
-  // A kernel timed at least that long cannot finish its trial within the timeout: every trial
-  // would be killed, the run ending with "no configuration succeeded" and no word of why.
-  const double timeout = a.timeout.value_or(10);  // the smaller backend default (the CPU's)
-  if (a.minTimeMs >= timeout * 1000)
-    throw InputError("--min-time-ms " + formatNumber(a.minTimeMs) + " is not under the trial " +
-                     "timeout of " + formatNumber(timeout) + " s" +
-                     (a.timeout ? "" : " (the default; --timeout sets it)") +
-                     ": every trial would be killed; raise --timeout or lower --min-time-ms");
   o.cpu.compileThreads = a.compileThreads;
-  o.cpu.timeoutSeconds = a.timeout.value_or(10);
+  o.cpu.timeoutSeconds = a.timeout.value_or(o.cpu.timeoutSeconds);
   o.cpu.timing.minTotalMs = a.minTimeMs;
   o.cpu.cutoffFactor = a.slowCutoff;
   shareMeasuringChoices(o, a.timeout.has_value());
+  // A kernel timed at least that long cannot finish its trial within the timeout: every trial
+  // would be killed, the run ending with "no configuration succeeded" and no word of why. Without
+  // --timeout, refused where no backend's default leaves room (the backend is not known yet).
+  const double timeout =
+      a.timeout ? *a.timeout
+                : std::max({o.cpu.timeoutSeconds, o.cuda.timeoutSeconds, o.hip.timeoutSeconds});
+  if (a.minTimeMs >= timeout * 1000)
+    throw InputError("--min-time-ms " + formatNumber(a.minTimeMs) + " is not under the trial " +
+                     "timeout of " + formatNumber(timeout) + " s" +
+                     (a.timeout ? "" : " (the longest default; --timeout sets it)") +
+                     ": every trial would be killed; raise --timeout or lower --min-time-ms");
 }
 
 }  // namespace opevo::cli

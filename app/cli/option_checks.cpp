@@ -85,8 +85,11 @@ void checkDatabaseOptions(CLI::App& app) {
           const std::filesystem::path folder = std::filesystem::path(text).parent_path();
           std::error_code ec;
           if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-            return "names a file in '" + folder.string() +
-                   "', which is not a folder here (create it first, or check the path)";
+            return ec && ec != std::errc::no_such_file_or_directory
+                       ? "names a file in '" + folder.string() + "', which cannot be read (" +
+                             ec.message() + ")"
+                       : "names a file in '" + folder.string() +
+                             "', which is not a folder here (create it first, or check the path)";
           return "";
         },
         ""));

@@ -99,7 +99,9 @@ void quitOnTerminationSignals(opevo::ui::MainWindow& window) {
   struct sigaction action {};
   action.sa_handler = onTerminationSignal;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
+  // One signal stops gracefully; a second (the program still waiting on a GPU trial, say) takes
+  // the default action, as pressing Ctrl-C again is meant to.
+  action.sa_flags = SA_RESTART | SA_RESETHAND;
   for (const int signal : {SIGTERM, SIGINT}) sigaction(signal, &action, nullptr);
 }
 

@@ -312,9 +312,20 @@ TEST(CliTune, ReadingAMissingDatabaseNamesIt) {
                                                {"tune", "--resume", "1", "--db", db}}) {
     const auto r = runProcess(OPEVO_CLI, args);
     EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
-    EXPECT_NE(r.err.find("database '" + db + "' does not exist"), std::string::npos) << r.err;
+    // Its folder is missing too, which is named first (--db's own check).
+    EXPECT_NE(r.err.find("--db: names a file in '" + (dir.path / "no").string() +
+                         "', which is not a folder here"),
+              std::string::npos)
+        << r.err;
   }
   EXPECT_FALSE(std::filesystem::exists(dir.path / "no"));
+  // In a folder that is there, the file itself is named.
+  const std::string missing = (dir.path / "such.db").string();
+  const auto none = runProcess(OPEVO_CLI, {"runs", "--db", missing});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("database '" + missing + "' does not exist"), std::string::npos)
+      << none.err;
+  EXPECT_FALSE(std::filesystem::exists(missing));
   // An empty file is not turned into a database by a command that only reads.
   const std::string empty = (dir.path / "empty.db").string();
   std::ofstream{empty};
