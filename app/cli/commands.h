@@ -1,6 +1,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,11 @@ std::string existingDatabase(const std::string& db);
 // " --db DB" (quoted for a shell where it needs to be) for the commands a message suggests, so
 // that they open the database the command used; empty for the default one.
 std::string databaseHint(const std::string& db);
+
+// The side-by-side timing's lines (a run's "side_by_side" JSON as tune prints and stores it):
+// the rounds, the best against the library and their ratio, and which configuration was fastest
+// where it was not the run's best. Empty for JSON that is not such a record.
+std::string sideBySideText(const nlohmann::json& side, const std::string& unit);
 
 // Each registers its subcommand on the app; the callback runs when the subcommand is chosen.
 void addSpaceCommand(CLI::App& app);

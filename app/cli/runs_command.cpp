@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "space/text.h"
 #include "store/live_status.h"
 #include "store/store.h"
 
@@ -49,6 +50,36 @@ std::optional<double> bestOf(const std::vector<TrialRow>& trials) {
 }
 
 }  // namespace
+
+std::string sideBySideText(const nlohmann::json& side, const std::string& unit) {
+  const auto number = [&](const char* key) {
+    return side.contains(key) && side[key].is_number() ? side[key].get<double>() : 0.0;
+  };
+  if (!side.is_object() || !(number("best_speed") > 0) || !(number("reference_speed") > 0))
+    return "";
+  const int rounds = static_cast<int>(number("rounds"));
+  const int run = static_cast<int>(number("rounds_run")),
+            asked = static_cast<int>(number("rounds_asked"));
+  const std::string library = side.contains("library") && side["library"].is_string()
+                                  ? side["library"].get<std::string>()
+                                  : "";
+  char line[512];
+  std::snprintf(line, sizeof line, "side by side, %s in turn%s: best %.4g, %s %.4g %s (%.2fx)\n",
+                counted(rounds, "round", "rounds").c_str(),
+                run > 0 && run < asked ? (" (stopped after " + std::to_string(run) + " of " +
+                                          std::to_string(asked) + ")")
+                                             .c_str()
+                                       : "",
+                number("best_speed"), library.c_str(), number("reference_speed"), unit.c_str(),
+                number("best_speed") / number("reference_speed"));
+  std::string text = line;
+  const int rank = static_cast<int>(number("chosen_rank"));
+  if (rank > 1 && side.contains("config") && side["config"].is_string())
+    text += "  fastest side by side: the run's number " + std::to_string(rank) + " of " +
+            std::to_string(static_cast<int>(number("candidates"))) + ", " +
+            side["config"].get<std::string>() + " (what export takes)\n";
+  return text;
+}
 
 void addRunsCommands(CLI::App& app) {
   auto db = std::make_shared<std::string>();
@@ -168,18 +199,9 @@ void addRunsCommands(CLI::App& app) {
     if (run->referenceSpeed)
       std::printf("reference (%s): %.4g %s, timed after the trials\n",
                   run->referenceLibrary.c_str(), *run->referenceSpeed, run->speedUnit.c_str());
-    const nlohmann::json side = nlohmann::json::parse(run->sideBySideJson, nullptr, false);
-    if (side.is_object() && side.contains("best_speed") && side.contains("reference_speed")) {
-      std::printf("side by side, %d rounds in turn: best %.4g, %s %.4g %s (%.2fx)\n",
-                  side.value("rounds", 0), side["best_speed"].get<double>(),
-                  side.value("library", std::string()).c_str(),
-                  side["reference_speed"].get<double>(), run->speedUnit.c_str(),
-                  side.value("ratio", 0.0));
-      if (side.value("chosen_rank", 1) > 1)
-        std::printf("  fastest side by side: the run's number %d of %d, %s (what export takes)\n",
-                    side.value("chosen_rank", 1), side.value("candidates", 0),
-                    side.value("config", std::string()).c_str());
-    }
+    std::printf("%s", sideBySideText(nlohmann::json::parse(run->sideBySideJson, nullptr, false),
+                                     run->speedUnit)
+                          .c_str());
   });
 }
 

@@ -361,19 +361,7 @@ void runTune(const TuneArgs& a) {
       std::printf("reference (%s): %.4g %s\n", reference->library.c_str(),
                   reference->measurement.speed, unit.c_str());
     if (sideBySide) {
-      std::printf("side by side, %d %s in turn%s: best %.4g, %s %.4g %s (%.2fx)\n",
-                  sideBySide->rounds, sideBySide->rounds == 1 ? "round" : "rounds",
-                  sideBySide->roundsRun < a.sideBySide
-                      ? (" (stopped after " + std::to_string(sideBySide->roundsRun) + " of " +
-                         std::to_string(a.sideBySide) + ")")
-                            .c_str()
-                      : "",
-                  sideBySide->bestSpeed, sideBySide->library.c_str(), sideBySide->referenceSpeed,
-                  unit.c_str(), sideBySide->bestSpeed / sideBySide->referenceSpeed);
-      if (sideBySide->chosen > 0)
-        std::printf("  fastest side by side: the run's number %zu of %zu, %s\n",
-                    sideBySide->chosen + 1, sideBySide->candidates,
-                    setup.space->format(candidates[sideBySide->chosen]).c_str());
+      std::printf("%s", sideBySideText(out["side_by_side"], unit).c_str());
       if (drifted)
         std::printf(
             "  note: the run's best timed %.3g times %s side by side than during the run: the "

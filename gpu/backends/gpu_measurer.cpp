@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "backends/compile_pipeline.h"
-#include "cpu/cpu_measurer.h"
+#include "common/kernel_cache.h"
 #include "layout/operand_layouts.h"
 #include "worker/protocol.h"
 
@@ -72,7 +72,8 @@ GpuMeasurer::~GpuMeasurer() = default;
 void GpuMeasurer::start(std::string device, std::string arch) {
   m_device = std::move(device);
   m_arch = std::move(arch);
-  if (m_options.cacheDir.empty()) m_options.cacheDir = defaultKernelCacheDir(m_backend + "-kernels");
+  if (m_options.cacheDir.empty())
+    m_options.cacheDir = defaultKernelCacheDir(m_backend + "-kernels");
   fs::create_directories(m_options.cacheDir);
   m_worker = std::make_unique<WorkerClient>(m_options.workerPath);
 }

@@ -8,6 +8,7 @@
 #include "backends/compile_pipeline.h"
 #include "codegen/cpu_compiler.h"
 #include "codegen/kernel_codegen.h"
+#include "common/kernel_cache.h"
 #include "probe/backend_probe.h"
 #include "worker/protocol.h"
 
@@ -21,17 +22,6 @@ std::string stemFor(const std::string& source) {
 }
 
 }  // namespace
-
-std::string defaultKernelCacheDir(std::string_view leaf) {
-  std::filesystem::path base;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    base = xdg;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    base = std::filesystem::path(home) / ".cache";
-  else
-    base = std::filesystem::temp_directory_path();
-  return (base / "opevo-studio" / leaf).string();
-}
 
 CpuMeasurer::CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options)
     : m_def(std::move(def)), m_options(std::move(options)), m_cutoff(m_options.cutoffFactor) {

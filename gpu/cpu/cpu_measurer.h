@@ -14,10 +14,6 @@
 
 namespace opevo {
 
-// $XDG_CACHE_HOME/opevo-studio/LEAF (or ~/.cache/...): where built kernel libraries are kept, so
-// a configuration compiled once is reused across runs.
-std::string defaultKernelCacheDir(std::string_view leaf = "cpu-kernels");
-
 // How the CPU measurers take a batch: every configuration's source built first (on
 // compileThreads compilers, a library per source text kept in cacheDir), then each built kernel
 // timed in turn by `time` (given the library's path) and reported through `done`. Timing never

@@ -65,8 +65,8 @@ class SlowCutoff {
 Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,
                          const TimingOptions& timing);
 
-// Times the reference library itself (OpenBLAS sgemm; oneDNN's convolution alone, its operands
-// already in the layouts it prefers, or the plain loop nest where oneDNN is missing).
+// Times the reference library itself (OpenBLAS sgemm or sgemv; oneDNN's convolution alone, its
+// operands already in the layouts it prefers, or the plain loop nest where oneDNN is missing).
 Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timing);
 
 // Whether a kernel whose checked run took checkedMs is cut off (TimingOptions::cutoffMs): the

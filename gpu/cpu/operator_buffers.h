@@ -36,7 +36,8 @@ struct OperatorBuffers {
   std::vector<float> reference;  // empty until computeReference()
   std::size_t outputSize() const;
 
-  // OpenBLAS sgemm for MatMul / BatchMatMul; for Conv2D oneDNN (direct algorithm, plain layouts)
+  // OpenBLAS sgemm for MatMul / BatchMatMul (sgemv where the output is one row or one column);
+  // for Conv2D oneDNN (direct algorithm, plain layouts)
   // where the build has it (onednn_conv.h), else the plain loop nest; then the epilogue.
   void computeReference();
   // Runs the reference computation once more into out.
@@ -60,14 +61,14 @@ struct OperatorBuffers {
   // here, and returns one run of it. For Conv2D with oneDNN that run is the convolution
   // primitive alone, on operands already reordered into oneDNN's preferred layouts (as its
   // inference users run it), without the epilogue; otherwise it is referenceInto into a buffer
-  // of its own (OpenBLAS sgemm, or the loop nest, with the epilogue). The callable uses this
-  // object and must not outlive it. Throws std::runtime_error when oneDNN fails.
+  // of its own (OpenBLAS sgemm or sgemv, or the loop nest, with the epilogue). The callable uses
+  // this object and must not outlive it. Throws std::runtime_error when oneDNN fails.
   std::function<void()> referenceTimer();
   // Evicts from the caches the weights the last referenceTimer's run reads (oneDNN's reordered
   // copy, or b): TimingOptions::coldWeights for the reference. Same lifetime rule.
   std::function<void()> referenceWeightsEviction();
   // Names what referenceTimer runs: "oneDNN 2.6.3 brgconv:avx512_core" (version, then oneDNN's name
-  // for the implementation it chose), "plain loop nest", or "OpenBLAS sgemm".
+  // for the implementation it chose), "plain loop nest", "OpenBLAS sgemm" or "OpenBLAS sgemv".
   std::string referenceLibrary() const;
 
  private:

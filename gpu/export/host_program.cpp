@@ -187,8 +187,8 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
          ");\n    transform_weights(B.data(), u.data());\n    B.swap(u);\n  }\n";
   }
   if (!gpu)
-    // As the tuner times a kernel: each call alone, until 100 ms and 10 calls have run, the
-    // median kept (a mean of ten calls swung 8-102 GFLOP/s with one stalled call in it).
+    // Each call timed alone until 100 ms and at least 10 calls have run, the median kept, as the
+    // tuner keeps a median (a mean of ten calls swung 8-102 GFLOP/s with a stalled call in it).
     p += "  auto median_ms = [](auto&& call) {\n"
          "    std::vector<double> t;\n    double total = 0;\n"
          "    while ((total < 100 || t.size() < 10) && t.size() < 1000) {\n"

@@ -91,20 +91,28 @@ RunBest findBest(const Store& store, std::int64_t runId) {
   // opevo tune's last step times the run's best few configurations in turns with the library:
   // where another than the fastest trial won there, that one is exported (the fastest trial was
   // its own luckiest timing).
+  // Read field by field: a restored T4 file's record is not trusted to have the types.
   const nlohmann::json side = nlohmann::json::parse(r.run.sideBySideJson, nullptr, false);
-  if (side.is_object() && side.value("chosen_rank", 1) > 1) {
-    const std::string config = side.value("config", std::string());
+  const auto number = [&](const char* key) {
+    return side.is_object() && side.contains(key) && side[key].is_number() ? side[key].get<double>()
+                                                                           : 0.0;
+  };
+  const std::string config =
+      side.is_object() && side.contains("config") && side["config"].is_string()
+          ? side["config"].get<std::string>()
+          : std::string();
+  if (number("chosen_rank") > 1 && !config.empty()) {
     for (std::size_t i = 0; i < r.trials.size(); ++i) {
       if (r.trials[i].status != TrialStatus::Ok || r.trials[i].config != config) continue;
       char text[256];
       std::snprintf(text, sizeof text,
                     "the run's number %d of %d by its side-by-side timing (%.4g %s there), not "
                     "its fastest trial (%.4g by trial %d's own timing)",
-                    side.value("chosen_rank", 1), side.value("candidates", 0),
-                    side.value("best_speed", 0.0), r.run.speedUnit.c_str(), r.trials[r.best].speed,
+                    static_cast<int>(number("chosen_rank")), static_cast<int>(number("candidates")),
+                    number("best_speed"), r.run.speedUnit.c_str(), r.trials[r.best].speed,
                     r.trials[r.best].seq);
       r.chosenBy = text;
-      r.sideBySideSpeed = side.value("best_speed", 0.0);
+      r.sideBySideSpeed = number("best_speed");
       r.best = i;
       break;
     }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "common/kernel_cache.h"
 #include "cpu/cpu_measurer.h"
 #include "kas/kas_json.h"
 #include "kas/kas_runner.h"

@@ -83,7 +83,7 @@ TEST_F(HistoryPageTest, RunsOfAnotherUnitAreNotDrawnOnTheSameAxis) {
   EXPECT_EQ(page.data()->trialCount(), 5);
   for (const TrialPoint& p : page.data()->trials()) EXPECT_EQ(p.run, perMs);
   EXPECT_TRUE(caption(page).contains(
-      QStringLiteral("run(s) %1 not drawn: measured in another unit than 1/ms").arg(gflops)))
+      QStringLiteral("run %1 not drawn: measured in another unit than 1/ms").arg(gflops)))
       << caption(page).toStdString();
 }
 
@@ -108,7 +108,7 @@ TEST_F(HistoryPageTest, AReloadRedrawsTheSelectedRunsAsTheyAreNow) {
   ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 9; }))
       << page.data()->trialCount();
   EXPECT_EQ(page.view()->selectionModel()->selectedRows().size(), 1);
-  EXPECT_TRUE(caption(page).contains(QStringLiteral("9 trials of 1 run(s)")))
+  EXPECT_TRUE(caption(page).contains(QStringLiteral("9 trials of 1 run:")))
       << caption(page).toStdString();
 }
 

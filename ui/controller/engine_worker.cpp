@@ -132,7 +132,8 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.tunerSeconds = t.tunerSeconds;
   m_pending.trials.push_back(std::move(point));
   setProgress(p);
-  m_pending.progress.current = m_resumed ? QObject::tr("%1, repeat %2: run %3 resumed")
+  // Short: it follows "NN% of the race; now " in the status bar's progress bar.
+  m_pending.progress.current = m_resumed ? QObject::tr("%1, repeat %2 (run %3)")
                                                .arg(QString::fromStdString(plan.algorithm))
                                                .arg(plan.repeat + 1)
                                                .arg(e.run->storeId)

@@ -111,11 +111,7 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
                      ? tr("Being tuned now, by this window or another program. Its trials are "
                           "stored as they come.")
                      : tr("running");
-        if (r.run.endReason != EndReason::None)
-          return QStringLiteral("%1 (%2)").arg(
-              QString::fromUtf8(runStatusName(r.run.status).data()),
-              QString::fromUtf8(endReasonName(r.run.endReason).data()));
-        return QString::fromUtf8(runStatusName(r.run.status).data());
+        return QString::fromStdString(runStatusText(r.run.status, r.run.endReason));
       default:
         return {};
     }

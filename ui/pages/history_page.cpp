@@ -22,6 +22,7 @@
 #include "engine/measurement.h"
 #include "io/replay_dataset.h"
 #include "io/run_import.h"
+#include "space/text.h"
 #include "store/live_status.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
@@ -121,7 +122,9 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                     : QObject::tr("stored with run %1").arg(static_cast<qlonglong>(fastestOf));
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
     if (!otherUnit.isEmpty())
-      job.note = QObject::tr("run(s) %1 not drawn: measured in another unit than %2")
+      job.note = (otherUnit.size() == 1
+                      ? QObject::tr("run %1 not drawn: measured in another unit than %2")
+                      : QObject::tr("runs %1 not drawn: measured in another unit than %2"))
                      .arg(otherUnit.join(QStringLiteral(", ")), QString::fromStdString(unit));
     // The optimum line needs the dataset, one for every curve drawn; it is drawn when the file is
     // still where it was.
@@ -390,7 +393,10 @@ void HistoryPage::showSelected() {
     m_info->setText(noneSelectedText());
     return;
   }
-  m_info->setText(tr("Reading %n run(s)…", nullptr, static_cast<int>(rows.size())));
+  // Spelled out: tr's %n is plural only with a translation loaded.
+  m_info->setText(tr("Reading %1…")
+                      .arg(QString::fromStdString(
+                          counted(static_cast<long long>(rows.size()), "run", "runs"))));
   m_curvesJob.start(
       [path = m_storePath.toStdString(), rows = std::move(rows)] { return loadCurves(path, rows); },
       [this](const CurvesJob& job) {
@@ -402,10 +408,12 @@ void HistoryPage::showSelected() {
         m_data->append(job.trials);
         m_data->finishAll();
         m_results->refreshNow();
-        QString text = tr("%1 — %2 trials of %3 run(s): %4")
+        QString text = tr("%1 — %2 of %3: %4")
                            .arg(job.info.label)
-                           .arg(job.trials.size())
-                           .arg(job.runs)
+                           .arg(QString::fromStdString(counted(
+                               static_cast<long long>(job.trials.size()), "trial", "trials")))
+                           .arg(QString::fromStdString(
+                               counted(static_cast<long long>(job.runs), "run", "runs")))
                            .arg(job.info.algorithms.join(QStringLiteral(", ")));
         if (!job.note.isEmpty()) text += QStringLiteral("; ") + job.note;
         m_info->setText(text);

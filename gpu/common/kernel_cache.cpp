@@ -1,0 +1,19 @@
+#include "common/kernel_cache.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace opevo {
+
+std::string defaultKernelCacheDir(std::string_view leaf) {
+  std::filesystem::path base;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    base = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    base = std::filesystem::path(home) / ".cache";
+  else
+    base = std::filesystem::temp_directory_path();
+  return (base / "opevo-studio" / leaf).string();
+}
+
+}  // namespace opevo
