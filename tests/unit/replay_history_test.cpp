@@ -4,16 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "store/history.h"
 #include "store/run_operator.h"
 #include "store/store.h"
+#include "temp_dir.h"
 
 namespace opevo {
 namespace {
-
-namespace fs = std::filesystem;
 
 std::int64_t storeReplayRun(Store& store, const std::string& operatorJson,
                             const std::string& config) {
@@ -36,10 +33,9 @@ std::int64_t storeReplayRun(Store& store, const std::string& operatorJson,
 }
 
 TEST(ReplayHistory, APacedReplayIsTheSameOperatorsHistory) {
-  char pattern[] = "/tmp/opevo-replay-history-XXXXXX";
-  const fs::path dir = mkdtemp(pattern);
+  const test::TempDir dir;
   {
-    Store store((dir / "runs.db").string());
+    Store store(dir.file("runs.db"));
     const std::string plain = R"({"replay":"/data/RTX_2080_Ti.json.gz"})";
     const std::string paced = R"({"pace_ms":20,"replay":"/data/RTX_2080_Ti.json.gz"})";
     EXPECT_EQ(runOperatorKey(paced), runOperatorKey(plain));
@@ -49,7 +45,6 @@ TEST(ReplayHistory, APacedReplayIsTheSameOperatorsHistory) {
     const History h = loadHistory(store, *store.run(now), now);
     EXPECT_EQ(h.byConfig.count("a=1"), 1u) << "the paced run's trial answers the unpaced one";
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -12,23 +12,13 @@
 #include "export/kernel_export.h"
 #include "ops/operator_json.h"
 #include "store/store.h"
+#include "temp_dir.h"
 
 namespace opevo {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    char pattern[] = "/tmp/opevo-side-export-XXXXXX";
-    path = mkdtemp(pattern);
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-};
-
 TEST(SideBySideExport, TheSideBySideWinnerIsExportedAndNamed) {
-  ScratchDir dir;
+  const test::TempDir dir;
   Store store((dir.path / "runs.db").string());
   const OperatorDefinition def = operatorDefinitionFromJson(
       nlohmann::json::parse(
