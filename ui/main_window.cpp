@@ -108,6 +108,8 @@ MainWindow::MainWindow(QWidget* parent)
   setCentralWidget(m_pages);
 
   const QString storePath = QString::fromStdString(Store::defaultPath());
+  // Which database the pages read and write: --db or OPEVO_DB may name another than the user's.
+  setWindowTitle(tr("OpEvo Studio — %1").arg(QDir::toNativeSeparators(storePath)));
   m_runsPage->setStorePath(storePath);
   m_historyPage->setStorePath(storePath);
   m_networksPage->setStorePath(storePath);

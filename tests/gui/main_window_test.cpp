@@ -20,6 +20,7 @@
 
 #include "gui_test_support.h"
 #include "ops/presets.h"
+#include "store/store.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/models/qwalk_model.h"
 #include "ui/pages/networks_page.h"
@@ -118,7 +119,9 @@ class MainWindowTest : public ::testing::Test {
 };
 
 TEST_F(MainWindowTest, HasTitleVersionBackendAndEveryPreset) {
-  EXPECT_EQ(m_window.windowTitle(), "OpEvo Studio");
+  // The database the pages use, named in the title.
+  EXPECT_EQ(m_window.windowTitle(),
+            QStringLiteral("OpEvo Studio — ") + QString::fromStdString(Store::defaultPath()));
   EXPECT_TRUE(child<QLabel>("versionLabel")->text().contains(OPEVO_VERSION));
   EXPECT_TRUE(waitUntil([&] { return !m_window.backendText().contains("probing"); }));
   EXPECT_TRUE(m_window.backendText().startsWith("Best backend here: "));
