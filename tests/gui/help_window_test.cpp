@@ -125,6 +125,13 @@ TEST_F(HelpWindowTest, APageTheContentsDoNotListLeavesNoRowCurrent) {
   EXPECT_EQ(help.currentPage(), QStringLiteral("README.md"));
 }
 
+// Esc closes the guide, as Ctrl+W does: it had no key to close it.
+TEST_F(HelpWindowTest, EscapeClosesTheGuide) {
+  m_help.activateWindow();
+  QTest::keyClick(&m_help, Qt::Key_Escape);
+  EXPECT_FALSE(m_help.isVisible());
+}
+
 TEST(HelpWindowWithoutGuide, SaysWhereItLooked) {
   QTemporaryDir empty;
   const QByteArray before = qgetenv("OPEVO_DOCS");

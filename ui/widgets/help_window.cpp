@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QScrollBar>
+#include <QShortcut>
 #include <QSplitter>
 #include <QStyle>
 #include <QTextBrowser>
@@ -117,6 +118,12 @@ HelpWindow::HelpWindow(QWidget* parent)
       m_message(makeMessageLabel(QStringLiteral("helpMessage"), MessageKind::Note, this)) {
   setObjectName(QStringLiteral("helpWindow"));
   setWindowTitle(tr("OpEvo Studio — User guide"));
+  // A window of its own: Esc or the platform's Close (Ctrl+W) closes it, as a viewer's does.
+  for (const QKeySequence& key :
+       {QKeySequence(Qt::Key_Escape), QKeySequence(QKeySequence::Close)}) {
+    auto* shortcut = new QShortcut(key, this);
+    connect(shortcut, &QShortcut::activated, this, &QWidget::close);
+  }
   m_contents->setObjectName(QStringLiteral("helpContents"));
   // Titles are long ("Canvas on this CPU: a search of 50 trained kernels"): wrapped, not cut.
   m_contents->setWordWrap(true);
