@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -135,6 +136,34 @@ TEST_F(HistoryPageTest, ResumeWithAWholeRaceSelectedAsksForEveryUnfinishedRun) {
   EXPECT_EQ(asked[0][0].id, a);
   EXPECT_EQ(asked[0][1].id, b);
   (void)done;
+}
+
+// The current row, ctrl-deselected, keeps its focus frame but is not what Export and Resume act
+// on: both acted on it with nothing highlighted. Resume acts on the one run selected.
+TEST_F(HistoryPageTest, ButtonsActOnTheSelectedRunsNotADeselectedCurrentRow) {
+  const std::int64_t first = addRun("GFLOP/s", 3);
+  const std::int64_t second = addRun("GFLOP/s", 3);
+  HistoryPage page;
+  std::vector<std::int64_t> resumed;
+  QObject::connect(&page, &HistoryPage::resumeRequested, &page,
+                   [&](const RunRecord& run) { resumed.push_back(run.id); });
+  ASSERT_TRUE(open(page, 2));
+  page.view()->setCurrentIndex(page.model()->index(0, 0));
+  EXPECT_TRUE(page.exportButton()->isEnabled());
+  page.view()->selectionModel()->select(page.model()->index(0, 0),
+                                        QItemSelectionModel::Deselect | QItemSelectionModel::Rows);
+  EXPECT_FALSE(page.exportButton()->isEnabled());
+  EXPECT_FALSE(page.resumeButton()->isEnabled());
+  EXPECT_EQ(page.exportCurrent(), nullptr);
+  // Another run selected while the deselected one stays current: that one resumes.
+  const int other = page.model()->row(0).run.id == first ? 1 : 0;
+  page.view()->selectionModel()->select(page.model()->index(other, 0),
+                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
+  ASSERT_TRUE(page.resumeButton()->isEnabled());
+  page.resumeButton()->click();
+  ASSERT_EQ(resumed.size(), 1u);
+  EXPECT_EQ(resumed[0], page.model()->row(other).run.id);
+  (void)second;
 }
 
 }  // namespace

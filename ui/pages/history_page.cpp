@@ -245,8 +245,13 @@ std::vector<RunRecord> HistoryPage::resumableSelection() const {
 }
 
 void HistoryPage::updateButtons() {
-  const RunRecord* run = currentRun();
   const QModelIndex index = m_view->currentIndex();
+  // The current row acts only while it is selected: ctrl-deselected, it kept the focus frame and
+  // Export and Resume acted on it though nothing was highlighted.
+  const RunRecord* run =
+      index.isValid() && m_view->selectionModel()->isRowSelected(index.row(), QModelIndex())
+          ? currentRun()
+          : nullptr;
   const QString network = run ? m_model->row(index.row()).network : QString();
   const auto several = static_cast<int>(resumableSelection().size());
   m_resume->setText(several > 1 ? tr("Resume %n runs", nullptr, several) : tr("Resume run"));
@@ -261,7 +266,8 @@ void HistoryPage::updateButtons() {
 void HistoryPage::resumeSelected() {
   const std::vector<RunRecord> runs = resumableSelection();
   if (runs.size() < 2) {
-    if (const RunRecord* run = currentRun()) emit resumeRequested(*run);
+    // The one selected, not the current row (which may have been deselected).
+    if (!runs.empty()) emit resumeRequested(runs.front());
     return;
   }
   // Every selected run goes on, or none: resuming the top one alone, silently, left the rest of
@@ -284,7 +290,7 @@ void HistoryPage::resumeSelected() {
 
 KernelExportDialog* HistoryPage::exportCurrent() {
   const RunRecord* run = currentRun();
-  if (!run) return nullptr;
+  if (!run || !m_export->isEnabled()) return nullptr;
   auto* dialog = new KernelExportDialog(m_storePath, *run, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->open();
