@@ -425,8 +425,12 @@ void addTuneCommand(CLI::App& app) {
                                          "cpu, cuda, hip or replay:FILE (default: the best found)");
   CLI::Option* trials =
       cmd->add_option("--trials", a->trials, "Budget in trials")->check(CLI::Range(1, 1000000000));
-  CLI::Option* seconds = cmd->add_option("--seconds", a->seconds, "Budget in wall-clock seconds")
-                             ->check(positiveFinite());
+  CLI::Option* seconds =
+      cmd->add_option(
+             "--seconds", a->seconds,
+             "Budget in tuning time (pauses excluded): checked after each trial, so the trial in "
+             "hand finishes (at most --timeout); the reference and side-by-side timings follow")
+          ->check(positiveFinite());
   CLI::Option* target = cmd->add_option("--target", a->target, "Stop on reaching this speed")
                             ->check(positiveFinite());
   CLI::Option* seed = cmd->add_option("--seed", a->seed, "Seed (default 1)");

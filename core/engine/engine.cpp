@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "common/error.h"
@@ -240,6 +241,7 @@ void Engine::measureBatch(RunState& run) {
   std::size_t want = run.plan.batch ? *run.plan.batch : tuner.preferredBatch();
   if (run.plan.budget.trials)
     want = std::min<std::size_t>(want, std::size_t(*run.plan.budget.trials - run.trials));
+  if (run.plan.budget.seconds) want = std::min(want, trialsThatFit(run));
   const auto t0 = EngineGate::Clock::now();
   const std::vector<Config> batch = tuner.propose(want);
   const double proposeSeconds = secondsSince(t0);
@@ -286,6 +288,18 @@ void Engine::measureBatch(RunState& run) {
     throw;
   }
   tuner.observe(observations);
+}
+
+std::size_t Engine::trialsThatFit(const RunState& run) const {
+  // A time budget is checked between trials, but the CPU measurers build a whole batch before
+  // timing its first kernel: eight C2 builds took 10 s of a 5 s budget before any trial was
+  // timed. So the batch is what fits in the time left at the mean time per trial so far, and
+  // before any trial a batch of two (both default compilers busy) finds that pace.
+  if (m_measuredHere == 0) return 2;
+  const double perTrial = m_measuredSeconds / double(m_measuredHere);
+  const double left = *run.plan.budget.seconds - runSeconds(run);
+  if (perTrial <= 0) return std::numeric_limits<std::size_t>::max();
+  return static_cast<std::size_t>(std::clamp(left / perTrial, 1.0, 1e9));
 }
 
 void Engine::end(RunState& run, EndReason reason, const std::string& message) {

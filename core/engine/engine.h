@@ -164,6 +164,7 @@ class Engine {
   // The reason the run must end now, None when it may go on. Not Stopped: a stop is the gate's.
   EndReason spent(const RunState& run) const;
   void measureBatch(RunState& run);
+  std::size_t trialsThatFit(const RunState& run) const;
   void end(RunState& run, EndReason reason, const std::string& message = {});
   void fail(RunState& run, const std::string& message);
   double runSeconds(const RunState& run) const;

@@ -204,6 +204,36 @@ TEST(Engine, EndsRunsForEachReason) {
   EXPECT_EQ(all.runs()[0].trials, static_cast<int>(convolution()->table.size()));
 }
 
+// Builds a whole batch before reporting any of it, as the CPU measurers do: 30 ms a kernel.
+struct BuildsFirst : Measurer {
+  ReplayMeasurer replay{convolution()};
+  std::vector<std::size_t> batches;
+  std::string label() const override { return "builds first"; }
+  bool isReplay() const override { return true; }
+  std::string speedUnit() const override { return replay.speedUnit(); }
+  std::vector<Measurement> measure(const std::vector<Config>& configs) override {
+    batches.push_back(configs.size());
+    std::this_thread::sleep_for(std::chrono::milliseconds(30) * configs.size());
+    return replay.measure(configs);
+  }
+};
+
+TEST(Engine, ATimeBudgetSizesBatchesToTheTimeLeft) {
+  BuildsFirst measurer;
+  Engine engine(convolution()->space, measurer);
+  RunPlan plan;
+  plan.algorithm = "random";  // proposes 8 at a time: 240 ms of builds against 120 ms
+  plan.budget.seconds = 0.12;
+  engine.addRun(plan);
+  engine.run();
+  const RunState& run = engine.runs()[0];
+  EXPECT_EQ(run.end, EndReason::Time);
+  ASSERT_FALSE(measurer.batches.empty());
+  EXPECT_EQ(measurer.batches.front(), 2u);  // finds the pace first
+  for (std::size_t b : measurer.batches) EXPECT_LT(b, 8u);
+  EXPECT_LT(run.seconds, 0.12 + 0.09);  // a full first batch alone took 0.24 s
+}
+
 TEST(Engine, EtaIsKnownWithTrialBudgetsAndShrinks) {
   ReplayMeasurer measurer(convolution());
   EngineOptions paced;
