@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "ui/widgets/display_format.h"
+
 namespace opevo::ui {
 
 NetworkTaskModel::NetworkTaskModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -78,7 +80,7 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
         return t.shape;
       case WeightColumn:
         return t.weight;
-      case GflopColumn:
+      case FlopColumn:
         return t.gflops;
       case TrialsColumn:
         return m_trials[index.row()];
@@ -105,8 +107,8 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
       return t.shape;
     case WeightColumn:
       return QString::number(t.weight, 'f', 0);
-    case GflopColumn:
-      return QString::number(t.gflops, 'f', 3);
+    case FlopColumn:
+      return formatFlop(t.gflops * 1e9);
     case TrialsColumn:
       return m_trials[index.row()];
     case BestColumn:
@@ -118,6 +120,8 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant NetworkTaskModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == FlopColumn)
+    return tr("Floating-point operations of one occurrence of the task (Weight counts them)");
   if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == ShareColumn)
     return sharesMeasured()
                ? tr("Share of the network's latency measured end to end (every occurrence of "
@@ -134,8 +138,8 @@ QVariant NetworkTaskModel::headerData(int section, Qt::Orientation orientation, 
       return tr("Output");
     case WeightColumn:
       return tr("Weight");
-    case GflopColumn:
-      return tr("GFLOP");
+    case FlopColumn:
+      return tr("Work");
     case TrialsColumn:
       return tr("Trials");
     case BestColumn:

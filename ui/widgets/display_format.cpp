@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 
 namespace opevo::ui {
 
@@ -21,6 +22,17 @@ QString formatSpeed(double v) {
   if (!(v > 0) || !std::isfinite(v)) return QStringLiteral("0");
   const int decimals = std::clamp(3 - static_cast<int>(std::floor(std::log10(v))), 0, 6);
   return QLocale().toString(v, 'f', decimals);
+}
+
+QString formatFlop(double flop) {
+  static const char* const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"};
+  constexpr int last = static_cast<int>(std::size(units)) - 1;
+  if (!(flop > 0) || !std::isfinite(flop)) return QStringLiteral("0 FLOP");
+  int unit = std::clamp(static_cast<int>(std::floor(std::log10(flop) / 3)), 0, last);
+  double scaled = flop / std::pow(1000.0, unit);
+  // 999.96 would round to "1,000.0": the next unit's "1.000" instead.
+  if (scaled >= 999.95 && unit < last) scaled /= 1000, ++unit;
+  return formatSpeed(scaled) + QLatin1Char(' ') + QLatin1String(units[unit]);
 }
 
 QString formatProbability(double p) {

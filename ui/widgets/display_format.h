@@ -14,6 +14,11 @@ QString groupDigits(const std::string& digits);
 // %g wrote 1.102e+04).
 QString formatSpeed(double v);
 
+// An amount of work in the unit that keeps it between 1 and 1000 (FLOP, kFLOP, MFLOP, GFLOP,
+// TFLOP, PFLOP), to four significant digits as formatSpeed writes them: a small network's task of
+// 0.2 MFLOP read "0.000" in a column of GFLOP.
+QString formatFlop(double flop);
+
 // Fixed decimals while they mean something, scientific below that, so a column of probabilities
 // from 0.5 down to 1e-20 stays readable and never shows a misleading 0.00000000.
 QString formatProbability(double p);

@@ -26,6 +26,7 @@
 #include "ui/widgets/layout_view.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/screen_fit.h"
+#include "ui/widgets/session_memory.h"
 
 namespace opevo::ui {
 namespace {
@@ -34,6 +35,30 @@ namespace {
 // core's export tells them).
 bool measuredElsewhere(const RunRecord& run) {
   return run.backend == "replay" || run.backend == "replay-import";
+}
+
+const QString kFolderKey = QStringLiteral("kernelExport/folder");
+const QString kFolderRunKey = QStringLiteral("kernelExport/folderRun");
+
+QString runFolderName(std::int64_t runId) {
+  return QStringLiteral("run-%1").arg(runId);
+}
+
+// The folder last typed or browsed to, for its run; for another run the same folder, or its
+// sibling when it was named after its run as the default is ("run-3" -> "run-7"), so that one
+// run's files do not overwrite another's. Without one: Documents/opevo-exports/run-N.
+QString proposedFolder(std::int64_t runId) {
+  const QString last = recall(kFolderKey).toString();
+  if (last.isEmpty()) {
+    QString base = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (base.isEmpty()) base = QDir::homePath();
+    return QDir(base).filePath(QStringLiteral("opevo-exports/") + runFolderName(runId));
+  }
+  const std::int64_t lastRun = recall(kFolderRunKey).toLongLong();
+  const QFileInfo folder(last);
+  if (lastRun != runId && folder.fileName() == runFolderName(lastRun))
+    return QDir(folder.path()).filePath(runFolderName(runId));
+  return last;
 }
 
 }  // namespace
@@ -80,9 +105,7 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   // pane says what is written instead.
   const bool replay = measuredElsewhere(run);
   m_folder->setObjectName(QStringLiteral("exportFolder"));
-  QString base = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  if (base.isEmpty()) base = QDir::homePath();
-  m_folder->setText(QDir(base).filePath(QStringLiteral("opevo-exports/run-%1").arg(run.id)));
+  m_folder->setText(QDir::toNativeSeparators(proposedFolder(run.id)));
   auto* browse = new QPushButton(tr("Browse…"), this);
   auto* folderRow = new QHBoxLayout;
   folderRow->addWidget(m_folder, 1);
@@ -118,8 +141,13 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString dir =
         QFileDialog::getExistingDirectory(this, tr("Export into"), m_folder->text());
-    if (!dir.isEmpty()) m_folder->setText(dir);
+    if (dir.isEmpty()) return;
+    m_folder->setText(dir);
+    m_folderChosen = true;
   });
+  // A folder typed, not only browsed to, is the one proposed next time (it was forgotten).
+  connect(m_folder, &QLineEdit::textEdited, this, [this] { m_folderChosen = true; });
+  connect(this, &QDialog::finished, this, &KernelExportDialog::rememberFolder);
   connect(m_exportButton, &QPushButton::clicked, this, &KernelExportDialog::exportNow);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   showPreview();
@@ -225,11 +253,20 @@ bool KernelExportDialog::exportNow() {
     if (!r.note.empty()) text += QLatin1Char(' ') + QString::fromStdString(r.note);
     showMessage(m_error, QString());
     showMessage(m_done, text);
+    m_folderChosen = true;  // where the files went is where the next export goes
+    rememberFolder();
     return true;
   } catch (const std::exception& e) {
     showMessage(m_error, tr("The export failed: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
+}
+
+void KernelExportDialog::rememberFolder() {
+  const QString folder = m_folder->text().trimmed();
+  if (!m_folderChosen || folder.isEmpty()) return;
+  remember(kFolderKey, QDir::cleanPath(QDir::fromNativeSeparators(folder)));
+  remember(kFolderRunKey, static_cast<qlonglong>(m_run.id));
 }
 
 QString KernelExportDialog::message() const {

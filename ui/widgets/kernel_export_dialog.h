@@ -18,7 +18,8 @@ class LayoutView;
 
 // The best kernel of a stored run: its source as it will be written, for the run's backend or
 // another one, and an export into a folder (kernel, config.h, record.json, a self-checking host
-// program, build.sh, trials.csv), as `opevo export` does.
+// program, build.sh, trials.csv), as `opevo export` does. The folder last typed, browsed to or
+// exported into is proposed again, in this session and the next.
 class KernelExportDialog : public QDialog {
   Q_OBJECT
 
@@ -42,6 +43,9 @@ class KernelExportDialog : public QDialog {
  private:
   void showPreview();
   void showLayouts(const std::string& configuration);
+  // Keeps the folder the user typed, browsed to or exported into for the next export
+  // (ui/widgets/session_memory.h).
+  void rememberFolder();
 
   QString m_storePath;
   RunRecord m_run;
@@ -56,6 +60,7 @@ class KernelExportDialog : public QDialog {
   QPushButton* m_exportButton;
   QLabel* m_error;
   QLabel* m_done;
+  bool m_folderChosen = false;  // typed or browsed to, rather than proposed
 };
 
 }  // namespace opevo::ui
