@@ -8,6 +8,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileDialog>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLayout>
 #include <QMenuBar>
@@ -19,6 +20,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -33,6 +35,7 @@
 #include "ui/controller/engine_controller.h"
 #include "ui/controller/kas_controller.h"
 #include "ui/controller/network_controller.h"
+#include "ui/models/history_model.h"
 #include "ui/models/operator_file_model.h"
 #include "ui/pages/cluster_page.h"
 #include "ui/pages/history_page.h"
@@ -45,8 +48,11 @@
 #include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/help_window.h"
+#include "ui/widgets/measured_file_import.h"
 #include "ui/widgets/race_setup_panel.h"
 #include "ui/widgets/screen_fit.h"
+#include "ui/widgets/session_memory.h"
+#include "ui/widgets/t4_export_dialog.h"
 
 // Outside any namespace, as Q_INIT_RESOURCE requires: the icon lives in a static library, whose
 // resource registration the linker would otherwise drop.
@@ -88,6 +94,8 @@ MainWindow::MainWindow(QWidget* parent)
   setWindowTitle(tr("OpEvo Studio"));
   setWindowIcon(QIcon(QStringLiteral(":/opevo/opevo-studio.svg")));
   resizeToFit(this, QSize(1280, 800));
+  // Shrunk to 400x300 every page was crushed (forms over charts, tables a row high).
+  setMinimumToFit(this, minimumWindowSize());
 
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->setObjectName(QStringLiteral("spacesSplitter"));
@@ -108,12 +116,16 @@ MainWindow::MainWindow(QWidget* parent)
   setCentralWidget(m_pages);
 
   const QString storePath = QString::fromStdString(Store::defaultPath());
+  m_storePath = storePath;
   // Which database the pages read and write: --db or OPEVO_DB may name another than the user's.
   setWindowTitle(tr("OpEvo Studio — %1").arg(QDir::toNativeSeparators(storePath)));
   m_runsPage->setStorePath(storePath);
   m_historyPage->setStorePath(storePath);
   m_networksPage->setStorePath(storePath);
   m_kernelsPage->setStorePath(storePath);
+  m_import = new MeasuredFileImport(storePath, this);
+  connect(m_import, &MeasuredFileImport::imported, this, &MainWindow::showImportedRun);
+  connect(m_import, &MeasuredFileImport::failed, this, &MainWindow::showStatus);
 
   auto* versionLabel = new QLabel(tr("OpEvo Studio %1").arg(QStringLiteral(OPEVO_VERSION)), this);
   versionLabel->setObjectName(QStringLiteral("versionLabel"));
@@ -198,6 +210,46 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+QSize MainWindow::minimumWindowSize() {
+  // A 1024x700 screen less a panel and the window's frame leaves about 1000x630.
+  return {920, 600};
+}
+
+std::int64_t MainWindow::historySelectedRun() const {
+  // Through the view's own model and selection: the page may sort its rows.
+  const QItemSelectionModel* selection = m_historyPage->view()->selectionModel();
+  if (!selection) return 0;
+  const QModelIndexList rows = selection->selectedRows(HistoryModel::IdColumn);
+  return rows.isEmpty() ? 0 : rows.first().data().toLongLong();
+}
+
+void MainWindow::openT4Export() {
+  auto* dialog = new T4ExportDialog(m_storePath, historySelectedRun(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &T4ExportDialog::exported, this,
+          [this](qint64 run, const QString& path, qint64 results) {
+            showStatus(tr("Wrote %n result(s) of run %1 to %2", nullptr, static_cast<int>(results))
+                           .arg(run)
+                           .arg(QDir::toNativeSeparators(path)));
+          });
+  dialog->open();
+}
+
+void MainWindow::showImportedRun(std::int64_t runId, const QString& summary) {
+  showStatus(summary);
+  // Selected once History has read the store again, after the page has put back the selection
+  // it had (hence queued): the new run is the one drawn.
+  connect(
+      m_historyPage->model(), &QAbstractItemModel::modelReset, this,
+      [this, runId] {
+        QMetaObject::invokeMethod(
+            this, [this, runId] { m_historyPage->selectRuns({runId}); }, Qt::QueuedConnection);
+      },
+      Qt::SingleShotConnection);
+  m_pages->setCurrentWidget(m_historyPage);
+  m_historyPage->reload();
+}
 
 void MainWindow::showStatus(const QString& text) {
   m_statusText = text;
@@ -302,6 +354,17 @@ void MainWindow::makeMenus() {
                     m_presetsPanel->openFileDialog();
                   });
   file->addSeparator();
+  // As `opevo import` and `opevo export-t4` do.
+  QAction* import =
+      file->addAction(tr("&Import measured file…"), QKeySequence(Qt::CTRL | Qt::Key_I), m_import,
+                      &MeasuredFileImport::chooseFile);
+  import->setObjectName(QStringLiteral("importAction"));
+  import->setStatusTip(
+      tr("Store a T4 file or a Kernel Tuner cache as a run; a T4 file exported "
+         "here goes back as the run it was"));
+  QAction* exportT4 = file->addAction(tr("Export run as &T4…"), this, &MainWindow::openT4Export);
+  exportT4->setObjectName(QStringLiteral("exportT4Action"));
+  file->addSeparator();
   m_exportPng = file->addAction(tr("Export chart as &PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E),
                                 this, [this] { exportChart(false); });
   m_exportSvg =
@@ -405,6 +468,11 @@ void MainWindow::showAbout() {
   box->setStyleSheet(QStringLiteral("QLabel#qt_msgbox_label { min-width: 34em; }"));
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();  // not exec(): the engine's signals keep flowing while it is up
+}
+
+void MainWindow::setRemembersSettings(bool remembers) {
+  m_remembersSettings = remembers;
+  setSessionMemoryPersists(remembers);
 }
 
 void MainWindow::saveSettings() const {

@@ -2,6 +2,7 @@
 
 #include <QDeadlineTimer>
 #include <QMainWindow>
+#include <cstdint>
 
 #include "ui/jobs/latest_job.h"
 
@@ -13,6 +14,7 @@ namespace opevo::ui {
 
 class ClusterPage;
 class HelpWindow;
+class MeasuredFileImport;
 class HistoryPage;
 class KernelsPage;
 class NetworksPage;
@@ -60,6 +62,12 @@ class MainWindow : public QMainWindow {
   // Each backend's line ("cuda: not found (...)"), joined; empty until the probe ends.
   QString runtimesText() const;
   HelpWindow* helpWindow() const { return m_help; }  // null until first shown
+  // File > Import measured file… (its steps, for tests that skip the file dialog).
+  MeasuredFileImport* measuredFileImport() const { return m_import; }
+  // File > Export run as T4…: opens the dialog on History's selected run.
+  void openT4Export();
+  // Small enough for a 1024x700 screen with its panel, large enough that no page is crushed.
+  static QSize minimumWindowSize();
 
   void saveSettings() const;
   // Restores the saved layout and race form; a geometry saved on a larger screen is fitted to
@@ -67,7 +75,8 @@ class MainWindow : public QMainWindow {
   void restoreSettings();
   // Off (--no-restore): the window neither reads the saved layout and form nor writes its own on
   // quitting, so a one-off session leaves the user's next one as it was.
-  void setRemembersSettings(bool remembers) { m_remembersSettings = remembers; }
+  // Values remembered elsewhere (a kernel export's folder) follow it (ui/widgets/session_memory.h).
+  void setRemembersSettings(bool remembers);
   // What runs now and would be stopped by quitting ("a race on the Runs page"); empty when
   // nothing does.
   QStringList running() const;
@@ -108,12 +117,18 @@ class MainWindow : public QMainWindow {
   // trials charts on Networks, the Pareto chart on Kernels), and trials only where a race shows;
   // off on pages without a chart, rather than exporting another page's.
   RaceResultsWidget* shownRace() const;
+  // File > Export run as T4…: the run History has selected first, else the newest.
+  std::int64_t historySelectedRun() const;
+  // The imported run on the History page, selected and drawn once the page has read it.
+  void showImportedRun(std::int64_t runId, const QString& summary);
   QWidget* shownChart(QString* fileStem) const;
   void exportChart(bool svg);
   void updateExportActions();
   QAction* m_exportPng = nullptr;
   QAction* m_exportSvg = nullptr;
   QAction* m_exportCsv = nullptr;
+  MeasuredFileImport* m_import = nullptr;
+  QString m_storePath;  // the database every page reads and writes
 
   QTabWidget* m_pages;
   PresetsPanel* m_presetsPanel;
