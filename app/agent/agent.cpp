@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <thread>
@@ -32,6 +33,14 @@ struct Agent::Device {
 };
 
 namespace {
+
+// What a device agent times on (AgentRecord::hardware): the cores, or the GPUs it sees.
+std::string hardwareOf(const std::string& backend) {
+  if (backend == "cpu") return "cpu";
+  const char* visible =
+      std::getenv(backend == "hip" ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES");
+  return backend + ":" + (visible && *visible ? visible : "all");
+}
 
 std::string hostName() {
   char name[256] = {};
@@ -65,6 +74,7 @@ Agent::Agent(AgentOptions options) : m_options(std::move(options)) {
                        m_options.backend + " agent measures for real");
     found = localClusterDevices(m_options.backend);
     m_record.backend = m_options.backend;
+    m_record.hardware = hardwareOf(m_options.backend);
     // Every trial is compiled here: a machine whose compiler cannot build a one-line kernel would
     // fail them all, so it refuses to serve, saying why (as a local run stops before its first).
     if (m_options.backend == "cpu")
@@ -151,6 +161,28 @@ void Agent::run(const std::atomic<bool>& stop) {
   try {
     const auto taken = cluster::retryUnreachable(policy, [&] { return beat(redis); });
     if (taken) throw InputError(*taken);
+    if (!m_options.shareHardware) {
+      // Checked once registered, so of two agents started at once the later sees the earlier.
+      const auto other = cluster::retryUnreachable(policy, [&] {
+        std::vector<cluster::AgentRecord> live = cluster::liveAgents(redis);
+        // An agent of this host killed a moment ago still has a record until it expires.
+        std::erase_if(live, [&](const cluster::AgentRecord& a) {
+          return a.host == m_record.host && a.pid > 0 &&
+                 ::kill(static_cast<pid_t>(a.pid), 0) != 0 && errno == ESRCH;
+        });
+        return cluster::sharingHardware(live, m_record);
+      });
+      if (other) {
+        cluster::withdrawAgent(redis, m_record.id);
+        throw InputError("agent '" + other->id + "' (pid " + std::to_string(other->pid) +
+                         ") already measures on " + other->hardware + " of this host (" +
+                         m_record.host + "): two agents timing kernels on the same " +
+                         (m_record.backend == "cpu" ? "cores" : "device") +
+                         " slow each other's trials and both record the slowdown. Stop it, give "
+                         "each agent its own GPUs (CUDA_VISIBLE_DEVICES), or pass "
+                         "--share-hardware to run both anyway");
+      }
+    }
   } catch (const cluster::RetryCancelled&) {
     return;
   }

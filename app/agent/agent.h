@@ -22,6 +22,9 @@ struct AgentOptions {
   double heartbeatSeconds = 2;
   std::string name;    // its id in the cluster; default host-pid
   bool quiet = false;  // only errors on standard error
+  // Serve even when another agent of this host times on the same cores or GPU (its trials and
+  // this one's then slow each other down).
+  bool shareHardware = false;
 };
 
 // One node's agent: registers its devices with a heartbeat that expires, and runs one consumer
@@ -37,7 +40,8 @@ class Agent {
 
   // Until *stop is set: the trial in hand is answered first, then the agent takes itself off the
   // cluster's list. Waits for an unreachable cluster, saying so; throws ClusterAuthError when the
-  // password is refused, and InputError when another live agent has its id (--name).
+  // password is refused, and InputError when another live agent has its id (--name), or (unless
+  // shareHardware) another agent of this host times on the same hardware.
   void run(const std::atomic<bool>& stop);
 
   const std::string& id() const { return m_record.id; }

@@ -56,6 +56,9 @@ int main(int argc, char** argv) {
       ->check(opevo::cli::positiveFinite());
   app.add_option("--name", o.name, "Its id in the cluster (default: HOST-PID)");
   app.add_flag("--quiet", o.quiet, "Only errors on standard error");
+  app.add_flag("--share-hardware", o.shareHardware,
+               "Serve even when another agent of this host measures on the same cores or GPU "
+               "(refused by default: both would record each other's load)");
   opevo::cli::checkNumbers(app);
   try {
     app.parse(argc, argv);

@@ -1,6 +1,8 @@
 #include "cluster/agent_registry.h"
 
 #include <cstdlib>
+#include <set>
+#include <sstream>
 
 #include "cluster/cluster_errors.h"
 #include "cluster/cluster_keys.h"
@@ -44,10 +46,9 @@ nlohmann::json toJson(const ClusterDevice& d) {
 nlohmann::json toJson(const AgentRecord& a) {
   nlohmann::json devices = nlohmann::json::array();
   for (const ClusterDevice& d : a.devices) devices.push_back(toJson(d));
-  return {{"id", a.id},           {"host", a.host},
-          {"pid", a.pid},         {"backend", a.backend},
-          {"version", a.version}, {"started", a.started},
-          {"beat_ms", a.beatMs},  {"trials_done", a.trialsDone()},
+  return {{"id", a.id},           {"host", a.host},         {"pid", a.pid},
+          {"backend", a.backend}, {"hardware", a.hardware}, {"version", a.version},
+          {"started", a.started}, {"beat_ms", a.beatMs},    {"trials_done", a.trialsDone()},
           {"devices", devices}};
 }
 
@@ -69,14 +70,15 @@ return 0
 std::vector<std::string> recordFields(const AgentRecord& a) {
   nlohmann::json devices = nlohmann::json::array();
   for (const ClusterDevice& d : a.devices) devices.push_back(toJson(d));
-  return {"id",      a.id,
-          "host",    a.host,
-          "pid",     std::to_string(a.pid),
-          "backend", a.backend,
-          "version", a.version,
-          "started", a.started,
-          "beat_ms", std::to_string(a.beatMs),
-          "devices", devices.dump()};
+  return {"id",       a.id,
+          "host",     a.host,
+          "pid",      std::to_string(a.pid),
+          "backend",  a.backend,
+          "hardware", a.hardware,
+          "version",  a.version,
+          "started",  a.started,
+          "beat_ms",  std::to_string(a.beatMs),
+          "devices",  devices.dump()};
 }
 
 std::string ttlMs(double seconds) {
@@ -121,6 +123,37 @@ std::optional<AgentRecord> claimAgent(RedisConnection& redis, const AgentRecord&
   return held;
 }
 
+namespace {
+
+// "cuda:0,2" -> {"cuda", {"0", "2"}}; "cpu" -> {"cpu", {}}; "cuda:all" -> {"cuda", {}}.
+std::pair<std::string, std::set<std::string>> hardwareParts(const std::string& h) {
+  const std::size_t colon = h.find(':');
+  std::set<std::string> devices;
+  if (colon != std::string::npos && h.substr(colon + 1) != "all") {
+    std::stringstream list(h.substr(colon + 1));
+    for (std::string d; std::getline(list, d, ',');) devices.insert(d);
+  }
+  return {h.substr(0, colon), devices};
+}
+
+}  // namespace
+
+std::optional<AgentRecord> sharingHardware(const std::vector<AgentRecord>& live,
+                                           const AgentRecord& self) {
+  if (self.hardware.empty()) return std::nullopt;
+  const auto [kind, devices] = hardwareParts(self.hardware);
+  for (const AgentRecord& a : live) {
+    if (a.id == self.id || a.host != self.host || a.hardware.empty()) continue;
+    const auto [otherKind, otherDevices] = hardwareParts(a.hardware);
+    if (otherKind != kind) continue;
+    // An empty list is every device of the kind (or the cores): it meets any other list.
+    bool meet = devices.empty() || otherDevices.empty();
+    for (const std::string& d : devices) meet = meet || otherDevices.count(d) > 0;
+    if (meet) return a;
+  }
+  return std::nullopt;
+}
+
 void withdrawAgent(RedisConnection& redis, const std::string& id) {
   redis.pipeline({{"DEL", agentKey(id)}, {"SREM", kAgentsSet, id}});
 }
@@ -149,6 +182,7 @@ std::vector<AgentRecord> liveAgents(RedisConnection& redis, std::vector<std::str
       a.host = e.fieldOr("host", "");
       a.pid = std::atol(e.fieldOr("pid", "0").c_str());
       a.backend = e.fieldOr("backend", "");
+      a.hardware = e.fieldOr("hardware", "");
       a.version = e.fieldOr("version", "");
       a.started = e.fieldOr("started", "");
       a.beatMs = std::atoll(e.fieldOr("beat_ms", "0").c_str());

@@ -27,6 +27,9 @@ struct AgentRecord {
   std::string host;
   long pid = 0;
   std::string backend;
+  // What of its host it times kernels on: "cpu", "cuda:all", "cuda:2" (the devices
+  // CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES leave it); empty for a replay, which times nothing.
+  std::string hardware;
   std::string version;
   std::string started;   // UTC, ISO 8601
   long long beatMs = 0;  // the last heartbeat, ms since the epoch
@@ -48,6 +51,10 @@ void publishAgent(RedisConnection& redis, const AgentRecord& agent, double ttlSe
 // --name cannot both have it.
 std::optional<AgentRecord> claimAgent(RedisConnection& redis, const AgentRecord& agent,
                                       double ttlSeconds, bool force = false);
+// A live agent other than `self` on the same host timing on hardware `self` times on too (the
+// cores, or a GPU both see): each slows the other's trials and both record the slowdown.
+std::optional<AgentRecord> sharingHardware(const std::vector<AgentRecord>& live,
+                                           const AgentRecord& self);
 // An agent stopping cleanly takes itself off at once instead of waiting for its record to expire.
 void withdrawAgent(RedisConnection& redis, const std::string& id);
 // The agents whose record has not expired; ids whose record has are dropped from the list. A

@@ -110,6 +110,25 @@ TEST(ClusterAgent, WaitsForAnUnreachableClusterAndSkipsDeadMastersTrials) {
   EXPECT_TRUE(results(c).empty()) << "a dead master's trial was measured";
 }
 
+// Two agents of one host timing on the same cores would each record the other's load: the second
+// is refused, naming the first and the way out, unless it is told to share.
+TEST(ClusterAgent, ASecondAgentOnTheSameCoresIsRefusedUnlessTold) {
+  ClusterFixture c("shared-cores");
+  c.startAgent("first", 0, "cpu");
+  ASSERT_TRUE(c.waitForAgents(1)) << c.logText("first");
+  c.startAgent("second", 0, "cpu");
+  EXPECT_EQ(c.wait("second", 30), 2) << c.logText("second");
+  const std::string log = c.logText("second");
+  EXPECT_NE(log.find("agent 'first'"), std::string::npos) << log;
+  EXPECT_NE(log.find("already measures on cpu"), std::string::npos) << log;
+  EXPECT_NE(log.find("--share-hardware"), std::string::npos) << log;
+  ASSERT_TRUE(waitFor(10, [&] { return c.agents().size() == 1; }))
+      << "the refused one stayed listed";
+  c.start("third", {OPEVO_CLI, "agent", "--cluster", c.address(), "--backend", "cpu", "--name",
+                    "third", "--heartbeat", "0.5", "--share-hardware"});
+  EXPECT_TRUE(c.waitForAgents(2)) << c.logText("third");
+}
+
 // A wrong or missing password is refused with a message saying what to do, by agents and masters
 // alike, and the master stores nothing.
 TEST(ClusterAgent, WrongOrMissingPasswordIsRefused) {
