@@ -1,10 +1,12 @@
 #include "engine/race_summary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/error.h"
 
@@ -86,6 +88,34 @@ void writeSummaryJson(const std::string& path, const std::vector<SummaryRow>& su
   if (!out) throw InputError("cannot write " + path);
   out << rows.dump(2) << "\n";
   if (!out) throw InputError("writing " + path + " failed");
+}
+
+std::vector<SharedStart> sharedStarts(const std::vector<TrialRecord>& trials,
+                                      const std::vector<std::string>& algorithms, int atLeast) {
+  std::map<std::pair<std::string, int>, std::vector<const TrialRecord*>> runs;
+  std::set<int> repeats;
+  for (const TrialRecord& t : trials) {
+    runs[{t.algorithm, t.repeat}].push_back(&t);
+    repeats.insert(t.repeat);
+  }
+  for (auto& [key, run] : runs)
+    std::sort(run.begin(), run.end(),
+              [](const TrialRecord* a, const TrialRecord* b) { return a->trial < b->trial; });
+  std::vector<SharedStart> out;
+  for (std::size_t i = 0; i < algorithms.size(); ++i)
+    for (std::size_t j = i + 1; j < algorithms.size(); ++j) {
+      int common = -1;
+      for (int r : repeats) {
+        const auto& a = runs[{algorithms[i], r}];
+        const auto& b = runs[{algorithms[j], r}];
+        int same = 0;
+        while (same < int(std::min(a.size(), b.size())) && a[same]->config == b[same]->config)
+          ++same;
+        common = common < 0 ? same : std::min(common, same);
+      }
+      if (common >= atLeast) out.push_back({algorithms[i], algorithms[j], common});
+    }
+  return out;
 }
 
 }  // namespace opevo

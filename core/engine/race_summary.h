@@ -27,6 +27,17 @@ std::vector<SummaryRow> summarize(const std::vector<TrialRecord>& trials,
                                   const std::vector<std::string>& algorithms,
                                   const std::vector<int>& budgets, std::optional<double> optimum);
 
+// Two algorithms whose runs proposed the same first `trials` configurations in every repeat: the
+// model-based ones start from random draws of the repeat's seed until their model has data, so
+// two of them agree on that start and their rows match at budgets within it.
+struct SharedStart {
+  std::string first, second;
+  int trials = 0;  // the shortest common start over the repeats
+};
+// Pairs of `algorithms` sharing at least `atLeast` first trials in every repeat, in their order.
+std::vector<SharedStart> sharedStarts(const std::vector<TrialRecord>& trials,
+                                      const std::vector<std::string>& algorithms, int atLeast = 8);
+
 // The summary as a Markdown table, one row per (algorithm, budget).
 std::string summaryMarkdown(const std::vector<SummaryRow>& rows, const std::string& speedUnit);
 

@@ -39,5 +39,28 @@ TEST(ReplayRace, OpEvoBeatsRandomAfter100Trials) {
   EXPECT_EQ(log.trials().size(), 2u * 20u * 100u);
 }
 
+// AutoTVM and Ansor both start from random draws of the repeat's seed: the race names the start
+// they share (64 trials, AutoTVM's first batch) and no pair that differs from the first trial.
+TEST(ReplayRace, NamesTheStartTwoModelTunersShare) {
+  auto dataset = std::make_shared<const ReplayDataset>(
+      loadReplayDataset(std::string(OPEVO_DATASETS_DIR) + "/convolution_milo/A100.json.gz"));
+  ReplayMeasurer measurer(dataset);
+  RacePlan plan;
+  plan.algorithms = {{"autotvm", {}}, {"ansor", {}}, {"random", {}}};
+  plan.repeats = 2;
+  plan.budget.trials = 100;
+  Engine engine(dataset->space, measurer);
+  addRace(engine, plan);
+  TrialLog log;
+  engine.addObserver(log);
+  engine.run();
+  const auto shared = sharedStarts(log.trials(), {"autotvm", "ansor", "random"});
+  ASSERT_EQ(shared.size(), 1u);
+  EXPECT_EQ(shared[0].first, "autotvm");
+  EXPECT_EQ(shared[0].second, "ansor");
+  EXPECT_GE(shared[0].trials, 8);
+  EXPECT_LT(shared[0].trials, 100);  // their models part them within the budget
+}
+
 }  // namespace
 }  // namespace opevo
