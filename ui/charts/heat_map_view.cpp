@@ -53,7 +53,7 @@ void HeatMapView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(area.left() + c * cw, 2 * line + 6, cw, line), Qt::AlignCenter,
                QString::fromStdString(m_map.columns[static_cast<std::size_t>(c)]));
   const auto [lo, hi] = heatRange(m_map);
-  QRectF best;
+  QList<QRectF> best;  // every cell holding the highest value: a tie is not one winner
   for (int r = 0; r < rows; ++r) {
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRectF(4, area.top() + r * ch, labelWidth + 4, ch),
@@ -68,19 +68,21 @@ void HeatMapView::paintEvent(QPaintEvent*) {
       p.setPen(colour.light() ? Qt::black : Qt::white);
       p.drawText(cell, Qt::AlignCenter,
                  v ? QString::fromStdString(heatNumber(*v)) : QStringLiteral("-"));
-      if (v && *v == hi) best = cell;
+      if (v && *v == hi) best.append(cell);
     }
   }
-  if (!best.isNull()) {
-    p.setPen(QPen(palette().color(QPalette::Highlight), 3));
-    p.drawRect(best.adjusted(2, 2, -2, -2));
-  }
+  p.setPen(QPen(palette().color(QPalette::Highlight), 3));
+  for (const QRectF& cell : best) p.drawRect(cell.adjusted(2, 2, -2, -2));
   p.setPen(palette().color(QPalette::Text));
-  if (lo <= hi)
-    p.drawText(
-        QRect(area.left(), height() - line - 6, area.width(), line), Qt::AlignLeft,
-        tr("lowest %1 (dark) to highest %2 (light, outlined)")
-            .arg(QString::fromStdString(heatNumber(lo)), QString::fromStdString(heatNumber(hi))));
+  if (lo <= hi) {
+    const QString range =
+        tr("lowest %1 (dark) to highest %2")
+            .arg(QString::fromStdString(heatNumber(lo)), QString::fromStdString(heatNumber(hi)));
+    p.drawText(QRect(area.left(), height() - line - 6, area.width(), line), Qt::AlignLeft,
+               best.size() > 1
+                   ? tr("%1 (light; the %2 cells tied for it outlined)").arg(range).arg(best.size())
+                   : tr("%1 (light, outlined)").arg(range));
+  }
 }
 
 }  // namespace opevo::ui

@@ -8,7 +8,7 @@
 namespace opevo::ui {
 
 // A sweep's heat map in the window: the same cells, numbers and colours as the SVG `opevo sweep`
-// writes, painted to fit the widget; the best cell is outlined.
+// writes, painted to fit the widget; the best cell (every one tied for it) is outlined.
 class HeatMapView : public QWidget {
   Q_OBJECT
 
