@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "store/records.h"
+#include "store/run_deletion.h"
 
 namespace opevo {
 
@@ -61,6 +62,16 @@ class Store {
   // The highest trial order stored for the run's race (for a run of its own, the run): a resumed
   // run's trials continue from it.
   long long lastOrder(const RunRecord& run) const;
+
+  // Deleting runs (run_deletion.cpp). A run may go when the store holds it, no process is tuning
+  // it (it would go on storing trials of a run that is gone; store/run_lock.h), and it is no task
+  // of a network run (the network's plan, units and resume need every task run).
+  RunDeletionCheck checkRunDeletion(const std::vector<std::int64_t>& ids) const;
+  // Deletes the runs, their trials and each race they leave without runs, in one transaction:
+  // every run or, when any may not go (InputError with checkRunDeletion's refusals), none. Each
+  // run is held (RunLock) while it goes, so a resume started meanwhile is refused, not left
+  // storing trials of a deleted run. Returns what was deleted.
+  std::vector<RunAndTrials> deleteRuns(const std::vector<std::int64_t>& ids);
 
   // Runs f inside one transaction: everything it stores is committed together, or (when it
   // throws) nothing is. Called inside another, f's part is a savepoint of the outer one: undone

@@ -1,0 +1,112 @@
+// Deleting stored runs: what may go, and everything that goes with a run.
+
+#include "store/run_deletion.h"
+
+#include <map>
+#include <memory>
+#include <set>
+
+#include "common/error.h"
+#include "space/text.h"
+#include "store/live_status.h"
+#include "store/run_lock.h"
+#include "store/sqlite_handle.h"
+#include "store/store.h"
+
+namespace opevo {
+
+int RunDeletionCheck::trials() const {
+  int n = 0;
+  for (const RunAndTrials& r : runs) n += r.trials;
+  return n;
+}
+
+std::string describeRun(const RunAndTrials& r) {
+  return "run " + std::to_string(r.run.id) + " (" + r.run.operatorName + ", " + r.run.algorithm +
+         ", " + counted(r.trials, "trial", "trials") + ")";
+}
+
+std::string refusalText(const std::vector<std::string>& refusals) {
+  std::string text;
+  for (const std::string& r : refusals) text += (text.empty() ? "" : "; ") + r;
+  return text + "; nothing was deleted";
+}
+
+namespace {
+
+std::string beingTuned(std::int64_t id) {
+  return "run " + std::to_string(id) +
+         " is being tuned now (by this program or another): stop it, or let it end, before "
+         "deleting it";
+}
+
+}  // namespace
+
+RunDeletionCheck Store::checkRunDeletion(const std::vector<std::int64_t>& ids) const {
+  RunDeletionCheck check;
+  std::map<std::int64_t, const NetworkRecord*> networkOf;  // task run -> its network run
+  const std::vector<NetworkRecord> all = networks();
+  for (const NetworkRecord& n : all)
+    for (std::int64_t run : n.taskRuns) networkOf[run] = &n;
+  const LiveStatus live(*this);
+  std::set<std::int64_t> seen;
+  for (const std::int64_t id : ids) {
+    if (!seen.insert(id).second) continue;  // named twice: deleted once
+    const std::optional<RunRecord> run = this->run(id);
+    if (!run) {
+      check.refusals.push_back("no run " + std::to_string(id) + " in " + m_path);
+      continue;
+    }
+    if (const auto n = networkOf.find(id); n != networkOf.end())
+      check.refusals.push_back("run " + std::to_string(id) + " is a task of network run " +
+                               std::to_string(n->second->id) + " (" + n->second->name +
+                               "): that run's plan, units and resume need it, so it is not "
+                               "deleted alone");
+    else if (live.of(*run) == RunStatus::Running)
+      check.refusals.push_back(beingTuned(id));
+    Statement count(m_db, "SELECT count(*) FROM trials WHERE run_id = ?");
+    count.bind(1, id).step();
+    check.runs.push_back({*run, static_cast<int>(count.integer(0))});
+  }
+  return check;
+}
+
+std::vector<RunAndTrials> Store::deleteRuns(const std::vector<std::int64_t>& ids) {
+  RunDeletionCheck check;
+  // Released after the transaction ends (declared before it): a resume waiting on a run finds it
+  // gone, never half deleted.
+  std::vector<std::unique_ptr<RunLock>> held;
+  inTransaction([&] {
+    check = checkRunDeletion(ids);
+    if (!check.refusals.empty()) throw InputError(refusalText(check.refusals));
+    for (const RunAndTrials& r : check.runs) {
+      try {
+        held.push_back(std::make_unique<RunLock>(m_path, LockedKind::Run, r.run.id));
+      } catch (const InputError&) {
+        // Taken by a resume since the check.
+        throw InputError(refusalText({beingTuned(r.run.id)}));
+      }
+    }
+    std::set<std::int64_t> races;
+    for (const RunAndTrials& r : check.runs) {
+      Statement trials(m_db, "DELETE FROM trials WHERE run_id = ?");
+      trials.bind(1, r.run.id).run();
+      // Foreign keys are on: a table added later that keys on runs and is not emptied here fails
+      // this statement, and the transaction with it, rather than leaving rows of a deleted run.
+      Statement run(m_db, "DELETE FROM runs WHERE id = ?");
+      run.bind(1, r.run.id).run();
+      if (r.run.raceId) races.insert(r.run.raceId);
+    }
+    // A race keeps the runs left of it; one left with none goes too. Only the deleted runs'
+    // races: a race just created has no runs yet and must stay.
+    for (const std::int64_t race : races) {
+      Statement empty(m_db,
+                      "DELETE FROM races WHERE id = ? AND NOT EXISTS "
+                      "(SELECT 1 FROM runs WHERE race_id = ?)");
+      empty.bind(1, race).bind(2, race).run();
+    }
+  });
+  return check.runs;
+}
+
+}  // namespace opevo
