@@ -2,8 +2,10 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "cli/commands.h"
 #include "common/error.h"
@@ -49,6 +51,23 @@ std::optional<double> bestOf(const std::vector<TrialRow>& trials) {
   return best;
 }
 
+// `opevo runs delete ID...`: every id checked before any run goes, so a mistyped id among good
+// ones deletes nothing (Store::deleteRuns). No --yes: the ids are named on purpose, one by one.
+void addRunsDeleteCommand(CLI::App& runs, const std::shared_ptr<std::string>& runsDb) {
+  auto db = std::make_shared<std::string>();
+  auto ids = std::make_shared<std::vector<std::int64_t>>();
+  auto* del = runs.add_subcommand(
+      "delete", "Delete stored runs with their trials: every run named, or none of them");
+  del->add_option("run", *ids, "Run ids (see opevo runs)")->required();
+  del->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
+  del->callback([db, runsDb, ids] {
+    // `opevo runs --db F delete 3` names the database before the word delete.
+    Store store(existingDatabase(db->empty() ? *runsDb : *db));
+    for (const RunAndTrials& r : store.deleteRuns(*ids))
+      std::printf("deleted %s\n", describeRun(r).c_str());
+  });
+}
+
 }  // namespace
 
 std::string sideBySideText(const nlohmann::json& side, const std::string& unit) {
@@ -84,10 +103,13 @@ std::string sideBySideText(const nlohmann::json& side, const std::string& unit) 
 void addRunsCommands(CLI::App& app) {
   auto db = std::make_shared<std::string>();
   auto listJson = std::make_shared<bool>(false);
-  auto* runs = app.add_subcommand("runs", "List the stored tuning runs");
+  auto* runs =
+      app.add_subcommand("runs", "List the stored tuning runs (runs delete ID... deletes some)");
   runs->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
   runs->add_flag("--json", *listJson, "Print one JSON array (each run as show --json has it)");
-  runs->callback([db, listJson] {
+  addRunsDeleteCommand(*runs, db);
+  runs->callback([runs, db, listJson] {
+    if (runs->got_subcommand("delete")) return;  // `runs delete` lists nothing
     Store store(existingDatabase(*db));
     const std::vector<RunRecord> all = store.runs();
     const LiveStatus live(store);
