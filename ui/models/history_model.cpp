@@ -1,9 +1,12 @@
 #include "ui/models/history_model.h"
 
 #include <QBrush>
+#include <QCollator>
 #include <QColor>
 #include <QDateTime>
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "io/run_import.h"
 #include "ui/widgets/display_format.h"
@@ -12,8 +15,12 @@
 namespace opevo::ui {
 namespace {
 
+QDateTime startOf(const std::string& iso) {
+  return QDateTime::fromString(QString::fromStdString(iso), Qt::ISODateWithMs);
+}
+
 QString localTime(const std::string& iso) {
-  const QDateTime t = QDateTime::fromString(QString::fromStdString(iso), Qt::ISODateWithMs);
+  const QDateTime t = startOf(iso);
   return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
                      : QString::fromStdString(iso);
 }
@@ -30,6 +37,15 @@ QString budgetText(const std::string& json) {
   if (j.contains("target") && j["target"].is_number())
     parts << QObject::tr("target %1").arg(j["target"].get<double>());
   return parts.join(QStringLiteral(", "));
+}
+
+// Whether a's key goes before b's, ascending: empty first, text in natural order ("200 trials"
+// before "1000 trials", "MM2" before "MM10"), anything else as Qt compares its type.
+bool keyBefore(const QVariant& a, const QVariant& b, const QCollator& text) {
+  if (!a.isValid() || !b.isValid()) return !a.isValid() && b.isValid();
+  if (a.typeId() == QMetaType::QString && b.typeId() == QMetaType::QString)
+    return text.compare(a.toString(), b.toString()) < 0;
+  return QVariant::compare(a, b) == QPartialOrdering::Less;
 }
 
 }  // namespace
@@ -49,16 +65,57 @@ void HistoryModel::setRuns(const std::vector<RunRecord>& runs,
     if (const auto n = networks.find(run.id); n != networks.end()) row.network = n->second;
     m_rows.push_back(std::move(row));
   }
-  // Newest first: what was just run is what one looks for.
-  std::stable_sort(m_rows.begin(), m_rows.end(),
-                   [](const Row& a, const Row& b) { return a.run.id > b.run.id; });
+  sortRows();
   endResetModel();
 }
 
 int HistoryModel::newestWithTrials() const {
+  int newest = -1;
   for (std::size_t r = 0; r < m_rows.size(); ++r)
-    if (m_rows[r].tally.trials > 0) return static_cast<int>(r);
-  return -1;
+    if (m_rows[r].tally.trials > 0 &&
+        (newest < 0 || m_rows[r].run.id > m_rows[static_cast<std::size_t>(newest)].run.id))
+      newest = static_cast<int>(r);
+  return newest;
+}
+
+void HistoryModel::sort(int column, Qt::SortOrder order) {
+  // -1 (a header's indicator cleared): as listed at first, newest first.
+  m_sortColumn = column >= 0 && column < ColumnCount ? column : IdColumn;
+  m_sortOrder = column >= 0 && column < ColumnCount ? order : Qt::DescendingOrder;
+  emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+  // Each persistent index follows its run (ids are unique) to the run's new row.
+  const QModelIndexList before = persistentIndexList();
+  std::vector<std::int64_t> runOf;
+  for (const QModelIndex& index : before) runOf.push_back(row(index.row()).run.id);
+  sortRows();
+  std::unordered_map<std::int64_t, int> rowOf;
+  for (std::size_t r = 0; r < m_rows.size(); ++r) rowOf[m_rows[r].run.id] = static_cast<int>(r);
+  QModelIndexList after;
+  for (qsizetype i = 0; i < before.size(); ++i)
+    after << createIndex(rowOf.at(runOf[static_cast<std::size_t>(i)]), before[i].column());
+  changePersistentIndexList(before, after);
+  emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+void HistoryModel::sortRows() {
+  QCollator text;
+  text.setNumericMode(true);
+  text.setCaseSensitivity(Qt::CaseInsensitive);
+  // Keys computed once, not twice per comparison: a collator and a date parse are not cheap
+  // against thousands of runs.
+  std::vector<std::pair<QVariant, std::size_t>> keys;
+  for (std::size_t r = 0; r < m_rows.size(); ++r)
+    keys.emplace_back(data(createIndex(static_cast<int>(r), m_sortColumn), SortRole), r);
+  const bool ascending = m_sortOrder == Qt::AscendingOrder;
+  std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+    if (keyBefore(a.first, b.first, text)) return ascending;
+    if (keyBefore(b.first, a.first, text)) return !ascending;
+    return m_rows[a.second].run.id > m_rows[b.second].run.id;  // ties: newest first, both ways
+  });
+  std::vector<Row> sorted;
+  sorted.reserve(m_rows.size());
+  for (const auto& key : keys) sorted.push_back(std::move(m_rows[key.second]));
+  m_rows = std::move(sorted);
 }
 
 int HistoryModel::rowCount(const QModelIndex& parent) const {
@@ -72,6 +129,20 @@ int HistoryModel::columnCount(const QModelIndex& parent) const {
 QVariant HistoryModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const Row& r = m_rows[static_cast<std::size_t>(index.row())];
+  if (role == SortRole) {
+    switch (index.column()) {
+      case IdColumn:
+        return static_cast<qlonglong>(r.run.id);
+      case StartedColumn: {
+        const QDateTime t = startOf(r.run.started);
+        return t.isValid() ? QVariant(t) : QVariant(QString::fromStdString(r.run.started));
+      }
+      case BestColumn:
+        return r.tally.best ? QVariant(*r.tally.best) : QVariant();
+      default:
+        return data(index, Qt::DisplayRole);  // numbers (repeat, seed, trials) and text
+    }
+  }
   if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
     switch (index.column()) {
       case IdColumn:
@@ -83,6 +154,9 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(measuredBy(r.run));
       case RepeatColumn:
         return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
+      case SeedColumn:
+        // What the run's tuner was seeded with: the same seed proposes the same trials again.
+        return static_cast<qulonglong>(r.run.seed);
       case OperatorColumn: {
         // A network's task: which network run it tuned for.
         const QString name = QString::fromStdString(r.run.operatorName);
@@ -133,6 +207,8 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
       return tr("Algorithm");
     case RepeatColumn:
       return tr("Repeat");
+    case SeedColumn:
+      return tr("Seed");
     case OperatorColumn:
       return tr("Operator");
     case MeasuredOnColumn:

@@ -9,8 +9,10 @@
 
 namespace opevo::ui {
 
-// The runs recorded in the store, newest first. A race's runs share its race id, so they can be
-// selected together.
+// The runs recorded in the store, newest first until a header is clicked: the model sorts its own
+// rows (sort()), so its rows are the view's and every row index the page, the tests and
+// opevo-studio's options hand around means the same run in both. A race's runs share its race
+// id, so they can be selected together.
 class HistoryModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -20,6 +22,7 @@ class HistoryModel : public QAbstractTableModel {
     StartedColumn,
     AlgorithmColumn,
     RepeatColumn,
+    SeedColumn,
     OperatorColumn,    // the operator tuned (a replay's: its dataset's kernel)
     MeasuredOnColumn,  // the device, or the replayed dataset and the device it was measured on
     BudgetColumn,
@@ -28,6 +31,8 @@ class HistoryModel : public QAbstractTableModel {
     StatusColumn,
     ColumnCount
   };
+  // What a column sorts by: numbers as numbers, the start as a date; empty sorts first.
+  static constexpr int SortRole = Qt::UserRole;
 
   struct Row {
     RunRecord run;
@@ -44,8 +49,12 @@ class HistoryModel : public QAbstractTableModel {
                const std::map<std::int64_t, RunTally>& tallies = {},
                const std::map<std::int64_t, QString>& networks = {});
   const Row& row(int r) const { return m_rows[static_cast<std::size_t>(r)]; }
-  // The newest row whose run has trials (a network's last task may have none); -1 when none.
+  // The row of the newest run (highest id) with trials (a network's last task may have none);
+  // -1 when none.
   int newestWithTrials() const;
+  // Sorts the rows, keeping every persistent index (the view's selection and current row) on its
+  // run. setRuns keeps the last order asked for.
+  void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -54,7 +63,11 @@ class HistoryModel : public QAbstractTableModel {
                       int role = Qt::DisplayRole) const override;
 
  private:
+  void sortRows();
+
   std::vector<Row> m_rows;
+  int m_sortColumn = IdColumn;
+  Qt::SortOrder m_sortOrder = Qt::DescendingOrder;
 };
 
 }  // namespace opevo::ui

@@ -1,10 +1,13 @@
 #include "ui/pages/history_page.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMetaMethod>
 #include <QPushButton>
 #include <QSplitter>
@@ -49,7 +52,25 @@ struct HistoryPage::CurvesJob {
   QString error;
 };
 
+// Checked (what would go, or why not), or once confirmed, deleted.
+struct HistoryPage::DeleteJob {
+  RunDeletionCheck check;
+  std::vector<RunAndTrials> deleted;
+  QString error;
+};
+
 namespace {
+
+// How many runs and trials: "run 3 (MM1, opevo, 300 trials)" for one, "2 runs and their 15
+// trials" for more.
+QString runsAndTrials(const std::vector<RunAndTrials>& runs) {
+  if (runs.size() == 1) return QString::fromStdString(describeRun(runs.front()));
+  int trials = 0;
+  for (const RunAndTrials& r : runs) trials += r.trials;
+  return QObject::tr("%1 and their %2")
+      .arg(QString::fromStdString(counted(static_cast<long long>(runs.size()), "run", "runs")),
+           QString::fromStdString(counted(trials, "trial", "trials")));
+}
 
 QString noneSelectedText() {
   return QObject::tr("Select runs to draw their curves; a race's runs draw as bands.");
@@ -154,8 +175,14 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_error(makeMessageLabel(QStringLiteral("historyError"), MessageKind::Error, this)),
       m_resume(new QPushButton(tr("Resume run"), this)),
       m_export(new QPushButton(tr("Export kernel…"), this)),
+      m_delete(new QPushButton(tr("Delete…"), this)),
       m_refresh(new QTimer(this)) {
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  // The model sorts its own rows (HistoryModel::sort): no proxy, so a row of the model is a row
+  // of the view everywhere the page, its tests and opevo-studio's options use one.
+  m_view->setSortingEnabled(true);
+  m_view->sortByColumn(HistoryModel::IdColumn, Qt::DescendingOrder);
+  m_view->installEventFilter(this);  // the Delete key
   m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::MeasuredOnColumn,
                                                    QHeaderView::Stretch);
   m_info->setObjectName(QStringLiteral("historyInfo"));
@@ -177,8 +204,13 @@ HistoryPage::HistoryPage(QWidget* parent)
   m_export->setToolTip(
       tr("Preview the best kernel of the current run and export it with a "
          "self-checking host program"));
+  m_delete->setObjectName(QStringLiteral("deleteRuns"));
+  m_delete->setToolTip(
+      tr("Delete the selected runs and their trials from the database, after asking (Delete "
+         "key). Runs being tuned now, and a network run's tasks, are not deleted."));
   bar->addWidget(m_resume);
   bar->addWidget(m_export);
+  bar->addWidget(m_delete);
   bar->addWidget(raceButton);
   bar->addWidget(reloadButton);
   auto* top = new QWidget(this);
@@ -212,6 +244,7 @@ HistoryPage::HistoryPage(QWidget* parent)
   connect(m_model, &QAbstractItemModel::modelReset, this, &HistoryPage::updateButtons);
   connect(m_resume, &QPushButton::clicked, this, &HistoryPage::resumeSelected);
   connect(m_export, &QPushButton::clicked, this, &HistoryPage::exportCurrent);
+  connect(m_delete, &QPushButton::clicked, this, &HistoryPage::deleteSelected);
   m_refresh->setSingleShot(true);
   m_refresh->setInterval(kRefreshMs);
   connect(m_refresh, &QTimer::timeout, this, [this] {
@@ -261,6 +294,114 @@ void HistoryPage::updateButtons() {
           ? QString()
           : tr("A task of %1: resume the network on the Networks page").arg(network));
   m_export->setEnabled(run != nullptr);
+  m_delete->setEnabled(m_view->selectionModel()->hasSelection());
+}
+
+std::vector<std::int64_t> HistoryPage::selectedIds() const {
+  std::vector<std::int64_t> ids;
+  for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
+    if (index.row() < m_model->rowCount()) ids.push_back(m_model->row(index.row()).run.id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+bool HistoryPage::eventFilter(QObject* watched, QEvent* event) {
+  // A filter, not a shortcut: a shortcut needs its window active, which an offscreen test's or a
+  // window manager-less session's window may never be.
+  if (watched == m_view && event->type() == QEvent::KeyPress) {
+    const auto* key = static_cast<QKeyEvent*>(event);
+    if (key->key() == Qt::Key_Delete && key->modifiers() == Qt::NoModifier) {
+      deleteSelected();
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void HistoryPage::deleteSelected() {
+  const std::vector<std::int64_t> ids = selectedIds();
+  if (ids.empty() || m_storePath.isEmpty()) return;
+  if (auto* open = findChild<QMessageBox*>(QStringLiteral("deleteRunsBox"))) {
+    open->raise();  // one question at a time
+    return;
+  }
+  // The store decides what may go (statuses as they stand now, which the rows may not show
+  // yet): checked off the GUI thread, then asked about.
+  m_deleteJob.start(
+      [path = m_storePath.toStdString(), ids] {
+        DeleteJob job;
+        try {
+          job.check = Store(path).checkRunDeletion(ids);
+        } catch (const std::exception& e) {
+          job.error = QString::fromUtf8(e.what());
+        }
+        return job;
+      },
+      [this, ids](const DeleteJob& job) {
+        if (!job.error.isEmpty()) {
+          showMessage(m_error, tr("The runs cannot be deleted: %1").arg(job.error));
+          return;
+        }
+        if (!job.check.refusals.empty()) {
+          // "Run 5 is being tuned now (...): stop it, ...; nothing was deleted."
+          QString why = QString::fromStdString(refusalText(job.check.refusals));
+          why[0] = why[0].toUpper();
+          showMessage(m_error, why + QLatin1Char('.'));
+          return;
+        }
+        showMessage(m_error, QString());
+        confirmDeletion(ids, job.check);
+      });
+}
+
+void HistoryPage::confirmDeletion(const std::vector<std::int64_t>& ids,
+                                  const RunDeletionCheck& check) {
+  auto* box = new QMessageBox(
+      QMessageBox::Warning, tr("Delete runs"),
+      tr("Delete %1 from %2?").arg(runsAndTrials(check.runs), QFileInfo(m_storePath).fileName()),
+      QMessageBox::Cancel, this);
+  box->setObjectName(QStringLiteral("deleteRunsBox"));
+  QStringList names;
+  for (const RunAndTrials& r : check.runs)
+    names << QString::fromStdString(describeRun(r)).toHtmlEscaped();
+  constexpr int kNamed = 8;  // a longer list would push the buttons off the screen
+  if (names.size() > kNamed) {
+    const auto more = names.size() - kNamed;
+    names.resize(kNamed);
+    names << tr("and %1 more").arg(more);
+  }
+  box->setInformativeText(names.size() > 1 ? names.join(QStringLiteral("<br>")) +
+                                                 tr("<br><br>This cannot be undone.")
+                                           : tr("This cannot be undone."));
+  QPushButton* remove = box->addButton(tr("Delete"), QMessageBox::DestructiveRole);
+  remove->setObjectName(QStringLiteral("confirmDelete"));
+  box->setDefaultButton(QMessageBox::Cancel);  // Enter keeps the runs
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  connect(box, &QMessageBox::buttonClicked, this, [this, remove, ids](QAbstractButton* clicked) {
+    if (clicked == remove) deleteRuns(ids);
+  });
+  box->open();
+}
+
+void HistoryPage::deleteRuns(const std::vector<std::int64_t>& ids) {
+  m_deleteJob.start(
+      [path = m_storePath.toStdString(), ids] {
+        DeleteJob job;
+        try {
+          // Checked again inside its transaction: a run resumed since the question stays.
+          job.deleted = Store(path).deleteRuns(ids);
+        } catch (const std::exception& e) {
+          job.error = QString::fromUtf8(e.what());
+        }
+        return job;
+      },
+      [this](const DeleteJob& job) {
+        if (!job.error.isEmpty())
+          showMessage(m_error, tr("The runs cannot be deleted: %1.").arg(job.error));
+        else
+          emit statusMessage(tr("Deleted %1.").arg(runsAndTrials(job.deleted)));
+        reload();
+      });
 }
 
 void HistoryPage::resumeSelected() {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "store/records.h"
+#include "store/run_deletion.h"
 #include "ui/jobs/latest_job.h"
 
 class QLabel;
@@ -19,8 +20,9 @@ class KernelExportDialog;
 class RaceData;
 class RaceResultsWidget;
 
-// The History page: every run recorded in the store, and the curves of the selected ones (a
-// whole race at a click) drawn as on the Runs page. The store is read off the GUI thread.
+// The History page: every run recorded in the store, sortable by any column, and the curves of
+// the selected ones (a whole race at a click) drawn as on the Runs page; selected runs can be
+// deleted. The store is read and written off the GUI thread.
 class HistoryPage : public QWidget {
   Q_OBJECT
 
@@ -31,6 +33,7 @@ class HistoryPage : public QWidget {
   // What the background reads hand back (defined where they are made).
   struct RunsJob;
   struct CurvesJob;
+  struct DeleteJob;
 
   explicit HistoryPage(QWidget* parent = nullptr);
   ~HistoryPage() override;
@@ -40,7 +43,7 @@ class HistoryPage : public QWidget {
   RaceData* data() const { return m_data; }
   RaceResultsWidget* results() const { return m_results; }
   QTableView* view() const { return m_view; }
-  bool busy() const { return m_runsJob.busy() || m_curvesJob.busy(); }
+  bool busy() const { return m_runsJob.busy() || m_curvesJob.busy() || m_deleteJob.busy(); }
   // Selects every run of the race the given row belongs to, and draws them.
   void selectRace(int row);
   // Selects the runs with these ids (as `opevo runs` lists them) and draws them together, as if
@@ -48,9 +51,12 @@ class HistoryPage : public QWidget {
   std::vector<std::int64_t> selectRuns(const std::vector<std::int64_t>& ids);
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* exportButton() const { return m_export; }
-  // Opens the export dialog for the current run (the one the resume and export buttons act on).
+  QPushButton* deleteButton() const { return m_delete; }
   // Opens the export dialog of the selected run; nullptr when none is selected.
   KernelExportDialog* exportCurrent();
+  // Deletes the selected runs (the Delete button and key): the store checks them first, refused
+  // ones are named with the reason, and a dialog (deleteRunsBox) asks before anything goes.
+  void deleteSelected();
 
  public slots:
   void reload();
@@ -65,6 +71,7 @@ class HistoryPage : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void showSelected();
@@ -75,6 +82,9 @@ class HistoryPage : public QWidget {
   // The selected runs that can go on, oldest first.
   std::vector<RunRecord> resumableSelection() const;
   void resumeSelected();
+  std::vector<std::int64_t> selectedIds() const;
+  void confirmDeletion(const std::vector<std::int64_t>& ids, const RunDeletionCheck& check);
+  void deleteRuns(const std::vector<std::int64_t>& ids);
 
   QString m_storePath;
   HistoryModel* m_model;
@@ -85,9 +95,11 @@ class HistoryPage : public QWidget {
   QLabel* m_error;
   QPushButton* m_resume;
   QPushButton* m_export;
+  QPushButton* m_delete;
   QTimer* m_refresh;                 // reads the store again while a run in it is going on
   LatestJob<RunsJob> m_runsJob;      // the store's list of runs
   LatestJob<CurvesJob> m_curvesJob;  // the trials of the selected runs
+  LatestJob<DeleteJob> m_deleteJob;  // checking, then deleting, the selected runs
 };
 
 }  // namespace opevo::ui
