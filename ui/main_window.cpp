@@ -47,6 +47,7 @@
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/elided_label.h"
 #include "ui/widgets/help_window.h"
 #include "ui/widgets/measured_file_import.h"
 #include "ui/widgets/race_setup_panel.h"
@@ -131,6 +132,9 @@ MainWindow::MainWindow(QWidget* parent)
   versionLabel->setObjectName(QStringLiteral("versionLabel"));
   m_backendLabel->setObjectName(QStringLiteral("backendLabel"));
   m_versionLabel = versionLabel;
+  // At 1024 pixels a race's progress bar left the dataset "... (NVIDIA A100-PCIE-40GB, real mea",
+  // cut mid-word: it gives up width elided, whole in its tooltip.
+  elideLabel(m_runsPage->datasetStatus(), Qt::ElideRight, 24);
   m_permanent = {m_runsPage->datasetStatus(), m_runsPage->progressBar(), m_runsPage->etaLabel(),
                  m_backendLabel, versionLabel};
   for (QWidget* w : m_permanent) {

@@ -3,6 +3,7 @@
 #include <QAreaSeries>
 #include <QChart>
 #include <QCursor>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
@@ -91,6 +92,8 @@ RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
       m_logLabels(new LogAxisLabels(chart())) {
   setRenderHint(QPainter::Antialiasing);
   chart()->legend()->setAlignment(Qt::AlignBottom);
+  // An entry the legend has to shorten ("rand…") is whole in its tooltip.
+  chart()->legend()->setShowToolTips(true);
   chart()->setMargins(QMargins(4, 4, 4, 4));
   // Title, subtitle, axes and legend take about ten lines of text: below that the plot shrinks
   // to a strip and Qt Charts elides every tick label ("…"), as History did on an 800x600
@@ -258,7 +261,38 @@ void RaceChartView::rebuild() {
     attach(m_stage);
   }
   m_shownRevision = ~quint64{0};
+  placeLegend();
   refresh(true);
+}
+
+Qt::Alignment RaceChartView::legendAlignment() const {
+  return chart()->legend()->alignment();
+}
+
+void RaceChartView::resizeEvent(QResizeEvent* event) {
+  QChartView::resizeEvent(event);
+  placeLegend();
+}
+
+void RaceChartView::placeLegend() {
+  // Qt Charts lays a bottom legend out on one row and elides every entry when they do not all fit:
+  // eight algorithms and the optimum at 1024 pixels read "rand…", "exha…", "datas…". On the right
+  // each entry has a line of its own and reads whole; the plot gives up the width, and gets it
+  // back when the chart is wide enough again. The chart's own width decides, not the plot's, so
+  // moving the legend cannot move it back.
+  QLegend* legend = chart()->legend();
+  const QFontMetrics fm(legend->font());
+  // The entries drawn: each algorithm's mean and the reference lines (a marker's own isVisible()
+  // is false until the legend has laid it out).
+  std::vector<const QAbstractSeries*> entries;
+  for (const AlgorithmSeries& s : m_series) entries.push_back(s.mean);
+  for (const QAbstractSeries* line : {m_optimum, m_reference, m_everyMultiplyAdd, m_stage})
+    if (line) entries.push_back(line);
+  int needed = 2 * fm.height();  // the chart's margins
+  for (const QAbstractSeries* series : entries)
+    needed += fm.horizontalAdvance(series->name()) + 2 * fm.height();  // the marker and the gaps
+  const Qt::Alignment wanted = needed <= width() ? Qt::AlignBottom : Qt::AlignRight;
+  if (legend->alignment() != wanted) legend->setAlignment(wanted);
 }
 
 double RaceChartView::clampY(double y) const {

@@ -54,11 +54,18 @@ class RaceChartView : public QChartView {
   // The legend of the library's fastest algorithm doing every multiply-add; empty when not drawn.
   QString everyMultiplyAddLegend() const;
 
+  // Where the legend is: below the plot while its entries fit there on one row, else on the
+  // right, one entry per line.
+  Qt::Alignment legendAlignment() const;
+
   // The n-th colour of the charts' palette (contenders, layers: whatever a chart numbers).
   static QColor colorOf(int index);
   // The colours of a race's algorithms: each algorithm keeps its own from race to race (opevo-m
   // is the same green beside autotvm as beside random), distinct within the race.
   static std::vector<QColor> colorsOf(const QStringList& algorithms);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   struct AlgorithmSeries {
@@ -77,6 +84,7 @@ class RaceChartView : public QChartView {
   // One repeat's faint line, from its curve's steps.
   QList<QPointF> repeatLine(const RunCurve& curve) const;
   void showTip(const QString& text, bool state);
+  void placeLegend();
 
   RaceData* m_data;
   XAxis m_xAxis;

@@ -55,9 +55,16 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   m_settingsView->setSelectionBehavior(QAbstractItemView::SelectItems);
   m_settingsView->horizontalHeader()->setSectionResizeMode(SettingsModel::HelpColumn,
                                                            QHeaderView::Stretch);
-  // One line per setting (the meaning elides); the current one's meaning is spelled out below.
+  // The meaning wraps, each row as tall as its lines: on one line it elided to "config…" in the
+  // room a 1024-pixel window leaves the form. A handful of rows, so sizing them to their contents
+  // costs nothing. Narrower still, the column goes and every meaning is listed below the table
+  // (fitMeanings); else the current setting's meaning, or its error, is spelled out there.
+  m_settingsView->setWordWrap(true);
+  m_settingsView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_settingsView->horizontalHeader()->setStretchLastSection(true);
   m_helpLabel->setObjectName(QStringLiteral("settingHelp"));
   m_helpLabel->setWordWrap(true);
+  m_helpLabel->setTextFormat(Qt::RichText);
   m_helpLabel->setStyleSheet(QStringLiteral("QLabel { color: #424242; }"));
   m_settingsTitle->setObjectName(QStringLiteral("settingsTitle"));
   m_settingsTitle->setWordWrap(true);
@@ -133,18 +140,11 @@ void AlgorithmPanel::showSettings(int row) {
     m_settingsView->setModel(model);
     delete previous;  // setModel makes a new one and leaves the old to its owner
   }
-  m_helpLabel->clear();
-  connect(m_settingsView->selectionModel(), &QItemSelectionModel::currentChanged, m_helpLabel,
-          [this, model](const QModelIndex& current) {
-            m_helpLabel->setText(
-                current.isValid()
-                    ? QStringLiteral("%1: %2").arg(
-                          model->index(current.row(), SettingsModel::NameColumn).data().toString(),
-                          model->index(current.row(), SettingsModel::HelpColumn)
-                              .data(Qt::ToolTipRole)
-                              .toString())
-                    : QString());
-          });
+  connect(m_settingsView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          &AlgorithmPanel::showHelp);
+  connect(model, &QAbstractItemModel::dataChanged, this, &AlgorithmPanel::showHelp,
+          Qt::UniqueConnection);
+  fitMeanings();
   const TunerInfo& info = tunerRegistry().all()[static_cast<std::size_t>(row)];
   m_settingsTitle->setText(tr("<b>%1</b> — %2%3")
                                .arg(QString::fromStdString(info.name),
@@ -172,6 +172,53 @@ QStringList AlgorithmPanel::errors() const {
 void AlgorithmPanel::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   fitList();
+  fitMeanings();
+}
+
+bool AlgorithmPanel::meaningsInTable() const {
+  return !m_settingsView->isColumnHidden(SettingsModel::HelpColumn);
+}
+
+void AlgorithmPanel::fitMeanings() {
+  const QAbstractItemModel* model = m_settingsView->model();
+  if (!model) return;
+  // What the other columns' texts need, not what they have (the last one shown stretches):
+  // hiding the column changes neither that nor the viewport, so nothing flips back.
+  const QFontMetrics fm = m_settingsView->fontMetrics();
+  const int padding = 2 * fm.averageCharWidth();
+  int others = 0;
+  for (const int c :
+       {SettingsModel::NameColumn, SettingsModel::ValueColumn, SettingsModel::RangeColumn}) {
+    int width = fm.horizontalAdvance(model->headerData(c, Qt::Horizontal).toString());
+    for (int row = 0; row < model->rowCount(); ++row)
+      width = std::max(width, fm.horizontalAdvance(model->index(row, c).data().toString()));
+    others += width + padding;
+  }
+  const int room = m_settingsView->viewport()->width() - others;
+  const bool fits = room >= 20 * fm.averageCharWidth();
+  if (fits != meaningsInTable()) m_settingsView->setColumnHidden(SettingsModel::HelpColumn, !fits);
+  showHelp();
+}
+
+void AlgorithmPanel::showHelp() {
+  const auto* model = qobject_cast<const SettingsModel*>(m_settingsView->model());
+  if (!model) return;
+  // ToolTipRole: the meaning, or why the value typed is refused.
+  const auto line = [model](int row) {
+    return QStringLiteral("<b>%1</b>: %2")
+        .arg(model->index(row, SettingsModel::NameColumn).data().toString().toHtmlEscaped(),
+             model->index(row, SettingsModel::HelpColumn)
+                 .data(Qt::ToolTipRole)
+                 .toString()
+                 .toHtmlEscaped());
+  };
+  QStringList lines;
+  if (!meaningsInTable()) {
+    for (int row = 0; row < model->rowCount(); ++row) lines << line(row);
+  } else if (const QModelIndex current = m_settingsView->currentIndex(); current.isValid()) {
+    lines << line(current.row());
+  }
+  m_helpLabel->setText(lines.join(QStringLiteral("<br>")));
 }
 
 void AlgorithmPanel::fitList() {

@@ -32,6 +32,10 @@ class AlgorithmPanel : public QWidget {
   std::vector<AlgorithmChoice> choices() const;
   // A message per refused setting of a checked algorithm.
   QStringList errors() const;
+  // The settings table's Meaning column shows while it has room for a few words a line; else the
+  // meanings are listed below the table.
+  bool meaningsInTable() const;
+  QLabel* helpLabel() const { return m_helpLabel; }
 
  signals:
   void changed();
@@ -43,6 +47,10 @@ class AlgorithmPanel : public QWidget {
  private:
   void showSettings(int row);
   void fitList();
+  // Hides the Meaning column when too narrow to read (at 1024 pixels it had 60, a word a line).
+  void fitMeanings();
+  // Below the table: the current setting's meaning, or every setting's when the column is hidden.
+  void showHelp();
 
   QListWidget* m_list;
   QTableView* m_settingsView;
