@@ -108,7 +108,7 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
     case WeightColumn:
       return QString::number(t.weight, 'f', 0);
     case FlopColumn:
-      return formatFlop(t.gflops * 1e9);
+      return formatWithPrefix(t.gflops * 1e9);
     case TrialsColumn:
       return m_trials[index.row()];
     case BestColumn:
@@ -121,7 +121,9 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
 
 QVariant NetworkTaskModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == FlopColumn)
-    return tr("Floating-point operations of one occurrence of the task (Weight counts them)");
+    return tr(
+        "Floating-point operations of one occurrence of the task (Weight counts them), with "
+        "its SI prefix: k thousand, M million, G billion");
   if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == ShareColumn)
     return sharesMeasured()
                ? tr("Share of the network's latency measured end to end (every occurrence of "
@@ -139,7 +141,7 @@ QVariant NetworkTaskModel::headerData(int section, Qt::Orientation orientation, 
     case WeightColumn:
       return tr("Weight");
     case FlopColumn:
-      return tr("Work");
+      return tr("FLOP");
     case TrialsColumn:
       return tr("Trials");
     case BestColumn:

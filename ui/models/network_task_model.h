@@ -19,7 +19,7 @@ class NetworkTaskModel : public QAbstractTableModel {
     KindColumn,
     ShapeColumn,
     WeightColumn,
-    FlopColumn,  // the task's work, in the unit that suits it (raw: GFLOP)
+    FlopColumn,  // the task's work with the SI prefix that suits it (raw: GFLOP)
     TrialsColumn,
     BestColumn,
     ShareColumn,

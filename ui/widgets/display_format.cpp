@@ -24,15 +24,17 @@ QString formatSpeed(double v) {
   return QLocale().toString(v, 'f', decimals);
 }
 
-QString formatFlop(double flop) {
-  static const char* const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"};
-  constexpr int last = static_cast<int>(std::size(units)) - 1;
-  if (!(flop > 0) || !std::isfinite(flop)) return QStringLiteral("0 FLOP");
-  int unit = std::clamp(static_cast<int>(std::floor(std::log10(flop) / 3)), 0, last);
-  double scaled = flop / std::pow(1000.0, unit);
-  // 999.96 would round to "1,000.0": the next unit's "1.000" instead.
-  if (scaled >= 999.95 && unit < last) scaled /= 1000, ++unit;
-  return formatSpeed(scaled) + QLatin1Char(' ') + QLatin1String(units[unit]);
+QString formatWithPrefix(double v) {
+  static const char* const prefixes[] = {"", "k", "M", "G", "T", "P"};
+  constexpr int last = static_cast<int>(std::size(prefixes)) - 1;
+  if (!(v > 0) || !std::isfinite(v)) return QStringLiteral("0");
+  int prefix = std::clamp(static_cast<int>(std::floor(std::log10(v) / 3)), 0, last);
+  double scaled = v / std::pow(1000.0, prefix);
+  // 999.96 would round to "1,000.0": the next prefix's "1.000" instead (at least 0.99995, which
+  // reads 1.000 at the four digits a 1 gets).
+  if (scaled >= 999.95 && prefix < last) scaled = std::max(scaled / 1000, 1.0), ++prefix;
+  const QString number = formatSpeed(scaled);
+  return number + QLatin1String(prefixes[prefix]);
 }
 
 QString formatProbability(double p) {

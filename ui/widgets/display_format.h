@@ -14,10 +14,11 @@ QString groupDigits(const std::string& digits);
 // %g wrote 1.102e+04).
 QString formatSpeed(double v);
 
-// An amount of work in the unit that keeps it between 1 and 1000 (FLOP, kFLOP, MFLOP, GFLOP,
-// TFLOP, PFLOP), to four significant digits as formatSpeed writes them: a small network's task of
-// 0.2 MFLOP read "0.000" in a column of GFLOP.
-QString formatFlop(double flop);
+// A quantity with the SI prefix that keeps it between 1 and 1000 (none, k, M, G, T, P), to four
+// significant digits as formatSpeed writes them: "128.0k", "231.2M", "1.850G", no wider than a
+// narrow table's column needs. For a column whose header names the unit (the Networks page's FLOP:
+// a small network's task of 0.2 MFLOP read "0.000" in a column of GFLOP).
+QString formatWithPrefix(double v);
 
 // Fixed decimals while they mean something, scientific below that, so a column of probabilities
 // from 0.5 down to 1e-20 stays readable and never shows a misleading 0.00000000.
