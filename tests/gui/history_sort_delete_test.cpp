@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -13,6 +14,7 @@
 #include <QTableView>
 #include <QTest>
 #include <QThreadPool>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -232,6 +234,43 @@ TEST_F(HistorySortDelete, ARunBeingTunedIsRefusedWithTheReason) {
   EXPECT_TRUE(error->text().endsWith(QStringLiteral("nothing was deleted.")));
   EXPECT_EQ(page.findChild<QMessageBox*>(QStringLiteral("deleteRunsBox")), nullptr);
   EXPECT_EQ(Store(path()).runs().size(), 2u);
+}
+
+// Every column sorts both ways under Qt's model tester, a persistent index follows its run, and
+// runs without a working trial (no best) or outside a race (no repeat) sort first, not as 0.
+TEST(HistoryModelSort, EveryColumnSortsAndPersistentIndexesFollowTheirRuns) {
+  HistoryModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  std::vector<RunRecord> runs(3);
+  std::map<std::int64_t, RunTally> tallies;
+  for (int i = 0; i < 3; ++i) {
+    runs[i].id = i + 1;
+    runs[i].seed = static_cast<std::uint64_t>(9 - i);
+    runs[i].started = "2026-01-0" + std::to_string(i + 1) + "T00:00:00.000Z";
+    runs[i].budgetJson = i == 0 ? R"({"trials": 1000})" : R"({"trials": 200})";
+  }
+  runs[2].raceId = 5;
+  tallies[1] = {4, 2.5};
+  tallies[2] = {2, std::nullopt};
+  model.setRuns(runs, tallies);
+  const QPersistentModelIndex second(model.index(1, 0));  // run 2, newest first
+  ASSERT_EQ(model.row(second.row()).run.id, 2);
+  for (int column = 0; column < HistoryModel::ColumnCount; ++column)
+    for (const Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+      model.sort(column, order);
+      EXPECT_EQ(model.row(second.row()).run.id, 2) << "column " << column;
+    }
+  model.sort(HistoryModel::BestColumn, Qt::AscendingOrder);
+  EXPECT_EQ(model.row(0).run.id, 3);  // no trials: no best
+  EXPECT_EQ(model.row(1).run.id, 2);  // trials, none worked
+  EXPECT_EQ(model.row(2).run.id, 1);
+  model.sort(HistoryModel::BudgetColumn, Qt::AscendingOrder);  // 200 trials before 1000 trials
+  EXPECT_EQ(model.row(2).run.id, 1);
+  model.sort(HistoryModel::RepeatColumn, Qt::DescendingOrder);
+  EXPECT_EQ(model.row(0).run.id, 3);  // the only run of a race
+  // The newest run with trials wherever the sort put it: run 2 (run 3 has none).
+  ASSERT_GE(model.newestWithTrials(), 0);
+  EXPECT_EQ(model.row(model.newestWithTrials()).run.id, 2);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "ui/models/history_model.h"
 
 #include <QBrush>
-#include <QCollator>
 #include <QColor>
 #include <QDateTime>
 #include <algorithm>
@@ -39,12 +38,41 @@ QString budgetText(const std::string& json) {
   return parts.join(QStringLiteral(", "));
 }
 
-// Whether a's key goes before b's, ascending: empty first, text in natural order ("200 trials"
-// before "1000 trials", "MM2" before "MM10"), anything else as Qt compares its type.
-bool keyBefore(const QVariant& a, const QVariant& b, const QCollator& text) {
+// Text in natural order, case aside: "200 trials" before "1000 trials", "MM2" before "MM10".
+// Written out, not QCollator's numeric mode, which the C locale (a bare session, the tests)
+// ignores. Negative: a first.
+int naturalCompare(const QString& a, const QString& b) {
+  qsizetype i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i].isDigit() && b[j].isDigit()) {
+      // A run of digits against a run of digits: by value (no leading zeros, then length, then
+      // digits), so any count of digits compares.
+      while (i < a.size() && a[i] == QLatin1Char('0')) ++i;
+      while (j < b.size() && b[j] == QLatin1Char('0')) ++j;
+      qsizetype endA = i, endB = j;
+      while (endA < a.size() && a[endA].isDigit()) ++endA;
+      while (endB < b.size() && b[endB].isDigit()) ++endB;
+      if (endA - i != endB - j) return endA - i < endB - j ? -1 : 1;
+      if (const int c = QStringView(a).mid(i, endA - i).compare(QStringView(b).mid(j, endB - j)))
+        return c;
+      i = endA;
+      j = endB;
+      continue;
+    }
+    const QChar x = a[i].toCaseFolded(), y = b[j].toCaseFolded();
+    if (x != y) return x < y ? -1 : 1;
+    ++i;
+    ++j;
+  }
+  return (a.size() - i > 0) - (b.size() - j > 0);
+}
+
+// Whether a's key goes before b's, ascending: empty first, text in natural order, anything else
+// as Qt compares its type.
+bool keyBefore(const QVariant& a, const QVariant& b) {
   if (!a.isValid() || !b.isValid()) return !a.isValid() && b.isValid();
   if (a.typeId() == QMetaType::QString && b.typeId() == QMetaType::QString)
-    return text.compare(a.toString(), b.toString()) < 0;
+    return naturalCompare(a.toString(), b.toString()) < 0;
   return QVariant::compare(a, b) == QPartialOrdering::Less;
 }
 
@@ -98,18 +126,15 @@ void HistoryModel::sort(int column, Qt::SortOrder order) {
 }
 
 void HistoryModel::sortRows() {
-  QCollator text;
-  text.setNumericMode(true);
-  text.setCaseSensitivity(Qt::CaseInsensitive);
-  // Keys computed once, not twice per comparison: a collator and a date parse are not cheap
+  // Keys computed once, not twice per comparison: a date parse and a budget's JSON are not cheap
   // against thousands of runs.
   std::vector<std::pair<QVariant, std::size_t>> keys;
   for (std::size_t r = 0; r < m_rows.size(); ++r)
     keys.emplace_back(data(createIndex(static_cast<int>(r), m_sortColumn), SortRole), r);
   const bool ascending = m_sortOrder == Qt::AscendingOrder;
   std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
-    if (keyBefore(a.first, b.first, text)) return ascending;
-    if (keyBefore(b.first, a.first, text)) return !ascending;
+    if (keyBefore(a.first, b.first)) return ascending;
+    if (keyBefore(b.first, a.first)) return !ascending;
     return m_rows[a.second].run.id > m_rows[b.second].run.id;  // ties: newest first, both ways
   });
   std::vector<Row> sorted;
