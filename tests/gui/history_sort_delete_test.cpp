@@ -234,6 +234,10 @@ TEST_F(HistorySortDelete, ARunBeingTunedIsRefusedWithTheReason) {
   EXPECT_TRUE(error->text().endsWith(QStringLiteral("nothing was deleted.")));
   EXPECT_EQ(page.findChild<QMessageBox*>(QStringLiteral("deleteRunsBox")), nullptr);
   EXPECT_EQ(Store(path()).runs().size(), 2u);
+  // The page reads the store again every 2 s while a run is going on: the reason stays.
+  page.reload();
+  ASSERT_TRUE(waitUntil([&] { return !page.busy(); }));
+  EXPECT_TRUE(error->text().startsWith(QStringLiteral("Run %1 is being tuned now").arg(live)));
 }
 
 // Every column sorts both ways under Qt's model tester, a persistent index follows its run, and

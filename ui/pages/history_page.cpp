@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "backends/stored_run.h"
 #include "engine/measurement.h"
@@ -320,7 +321,9 @@ bool HistoryPage::eventFilter(QObject* watched, QEvent* event) {
 
 void HistoryPage::deleteSelected() {
   const std::vector<std::int64_t> ids = selectedIds();
-  if (ids.empty() || m_storePath.isEmpty()) return;
+  // One at a time: a new start would drop the result of the check or deletion in flight (its
+  // dialog, or its message and reload).
+  if (ids.empty() || m_storePath.isEmpty() || m_deleteJob.busy()) return;
   if (auto* open = findChild<QMessageBox*>(QStringLiteral("deleteRunsBox"))) {
     open->raise();  // one question at a time
     return;
@@ -473,10 +476,14 @@ void HistoryPage::reload() {
         return job;
       },
       [this](const RunsJob& job) {
-        showMessage(m_error, job.error.isEmpty()
-                                 ? QString()
-                                 : tr("The history cannot be read: %1").arg(job.error));
-        if (!job.error.isEmpty()) return;
+        // Only what a read said is taken back by the next read: a refusal (Delete, Resume) stays
+        // until the next action, not the next refresh (every 2 s while a run is going on).
+        if (!job.error.isEmpty()) {
+          showMessage(m_error, tr("The history cannot be read: %1").arg(job.error));
+          m_readFailed = true;
+          return;
+        }
+        if (std::exchange(m_readFailed, false)) showMessage(m_error, QString());
         // A model reset drops the selection without a word: the chart and caption would go on
         // showing the runs as they were (a resumed run's old curve beside its finished row).
         // The runs selected stay selected and are read again; none left: nothing is drawn.
@@ -549,6 +556,7 @@ void HistoryPage::showSelected() {
       [this](const CurvesJob& job) {
         if (!job.error.isEmpty()) {
           showMessage(m_error, tr("The runs cannot be read: %1").arg(job.error));
+          m_readFailed = true;
           return;
         }
         m_data->reset(job.info);

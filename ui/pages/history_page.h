@@ -93,6 +93,7 @@ class HistoryPage : public QWidget {
   QTableView* m_view;
   QLabel* m_info;
   QLabel* m_error;
+  bool m_readFailed = false;  // m_error says a read of the store failed
   QPushButton* m_resume;
   QPushButton* m_export;
   QPushButton* m_delete;
