@@ -232,11 +232,7 @@ void MainWindow::openT4Export() {
   auto* dialog = new T4ExportDialog(m_storePath, historySelectedRun(), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &T4ExportDialog::exported, this,
-          [this](qint64 run, const QString& path, qint64 results) {
-            showStatus(tr("Wrote %n result(s) of run %1 to %2", nullptr, static_cast<int>(results))
-                           .arg(run)
-                           .arg(QDir::toNativeSeparators(path)));
-          });
+          [this, dialog] { showStatus(dialog->message()); });
   dialog->open();
 }
 

@@ -42,10 +42,11 @@ namespace {
 QString runText(const RunRecord& run, const std::map<std::int64_t, RunTally>& tallies) {
   const auto tally = tallies.find(run.id);
   const std::size_t trials = tally == tallies.end() ? 0 : tally->second.trials;
-  return QObject::tr("Run %1: %2, %3, %4, %n trial(s)", nullptr, static_cast<int>(trials))
+  const QString count = trials == 1 ? QObject::tr("1 trial") : QObject::tr("%1 trials").arg(trials);
+  return QObject::tr("Run %1: %2, %3, %4, %5")
       .arg(run.id)
       .arg(QString::fromStdString(run.operatorName), QString::fromStdString(measuredBy(run)),
-           QString::fromStdString(runStatusText(run.status, run.endReason)));
+           QString::fromStdString(runStatusText(run.status, run.endReason)), count);
 }
 
 }  // namespace
@@ -92,7 +93,9 @@ T4ExportDialog::T4ExportDialog(const QString& storePath, std::int64_t preselecte
   layout->addWidget(m_done);
   layout->addStretch(1);
   layout->addWidget(buttons);
-  resize(sizeHint().expandedTo(QSize(560, 0)));
+  // Room below the form for a message of two lines, which appears after an export: the wrapped
+  // text above it was squeezed to make room instead.
+  resize(sizeHint().expandedTo(QSize(560, 0)) + QSize(0, 3 * fontMetrics().lineSpacing()));
 
   connect(m_runs, &QComboBox::currentIndexChanged, this, &T4ExportDialog::proposeFile);
   connect(m_file, &QLineEdit::textEdited, this, [this] { m_fileChosen = true; });
@@ -179,10 +182,11 @@ void T4ExportDialog::exportNow() {
           emit failed(m_error->text());
           return;
         }
-        showMessage(m_done,
-                    tr("Wrote %n result(s) of run %1 to %2.", nullptr, static_cast<int>(w.results))
-                        .arg(w.runId)
-                        .arg(QDir::toNativeSeparators(w.path)));
+        showMessage(m_done, tr("Wrote %1 %2 of run %3 to %4.")
+                                .arg(w.results)
+                                .arg(w.results == 1 ? tr("result") : tr("results"))
+                                .arg(w.runId)
+                                .arg(QDir::toNativeSeparators(w.path)));
         emit exported(w.runId, w.path, static_cast<qint64>(w.results));
       });
 }
