@@ -151,9 +151,7 @@ OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
 
 std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::string& path) {
   const std::optional<RunRecord> run = store.run(runId);
-  if (!run)
-    throw InputError("run " + std::to_string(runId) + " does not exist in database '" +
-                     store.path() + "'");
+  if (!run) throw InputError(store.missingRunText(runId));
   const std::vector<TrialRow> trials = store.trials(runId);
   if (trials.empty())
     throw InputError("run " + std::to_string(runId) +

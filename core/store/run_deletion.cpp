@@ -54,7 +54,7 @@ RunDeletionCheck Store::checkRunDeletion(const std::vector<std::int64_t>& ids) c
     if (!seen.insert(id).second) continue;  // named twice: deleted once
     const std::optional<RunRecord> run = this->run(id);
     if (!run) {
-      check.refusals.push_back("no run " + std::to_string(id) + " in " + m_path);
+      check.refusals.push_back(missingRunText(id));
       continue;
     }
     if (const auto n = networkOf.find(id); n != networkOf.end())
@@ -95,6 +95,10 @@ std::vector<RunAndTrials> Store::deleteRuns(const std::vector<std::int64_t>& ids
       // this statement, and the transaction with it, rather than leaving rows of a deleted run.
       Statement run(m_db, "DELETE FROM runs WHERE id = ?");
       run.bind(1, r.run.id).run();
+      Statement kept(m_db,
+                     "INSERT OR REPLACE INTO deleted_runs (id, deleted, description) VALUES "
+                     "(?, ?, ?)");
+      kept.bind(1, r.run.id).bind(2, nowUtc()).bind(3, describeRun(r)).run();
       if (r.run.raceId) races.insert(r.run.raceId);
     }
     // A race keeps the runs left of it; one left with none goes too. Only the deleted runs'
@@ -107,6 +111,13 @@ std::vector<RunAndTrials> Store::deleteRuns(const std::vector<std::int64_t>& ids
     }
   });
   return check.runs;
+}
+
+std::string Store::missingRunText(std::int64_t runId) const {
+  Statement gone(m_db, "SELECT description, deleted FROM deleted_runs WHERE id = ?");
+  if (gone.bind(1, runId).step())
+    return gone.text(0) + " was deleted from " + m_path + " on " + gone.text(1);
+  return "no run " + std::to_string(runId) + " in " + m_path;
 }
 
 }  // namespace opevo

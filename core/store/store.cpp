@@ -169,9 +169,21 @@ const char* const kSideBySideColumn = R"sql(
     ALTER TABLE runs ADD COLUMN side_by_side_json TEXT NOT NULL DEFAULT '';
     )sql";
 
+// The runs deleted: a new run never takes a deleted one's id (SQLite gives the newest row's id
+// again once it is gone), so a "--resume 3", an export's run-3 folder or a trial answered "from
+// history: run 3" written before the deletion never name another run, and asking for a deleted
+// run says when it went.
+const char* const kDeletedRunsTable = R"sql(
+    CREATE TABLE deleted_runs (
+      id INTEGER PRIMARY KEY,
+      deleted TEXT NOT NULL,
+      description TEXT NOT NULL);
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
 const std::string kSchema = std::string(kSchemaV2) + kNetworkTables + kKasTables +
-                            kTrialCostColumns + kTunerTimeColumn + kSideBySideColumn;
+                            kTrialCostColumns + kTunerTimeColumn + kSideBySideColumn +
+                            kDeletedRunsTable;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -246,6 +258,8 @@ const Migration kMigrations[] = {
     {"", kTunerTimeColumn, kCpuSpeedsInGflops},
     // 6 -> 7: a run's side-by-side timing (old runs have none).
     {"", kSideBySideColumn, ""},
+    // 7 -> 8: the deleted runs (none before).
+    {"", kDeletedRunsTable, ""},
 };
 
 std::string inQuotes(const std::string& path) {
@@ -460,10 +474,12 @@ std::int64_t Store::createRace() {
 std::int64_t Store::createRun(const RunRecord& r) {
   Statement s(
       m_db,
-      "INSERT INTO runs (operator_name, operator_json, algorithm, settings_json, seed, "
+      "INSERT INTO runs (id, operator_name, operator_json, algorithm, settings_json, seed, "
       "backend, device, budget_json, status, end_reason, started, ended, speed_unit, label, "
       "race_id, race_algorithm, race_repeat, reference_library, reference_speed, "
-      "side_by_side_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "side_by_side_json) VALUES (max(coalesce((SELECT max(id) FROM runs), 0), "
+      "coalesce((SELECT max(id) FROM deleted_runs), 0)) + 1, "
+      "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, r.operatorName).bind(2, r.operatorJson).bind(3, r.algorithm).bind(4, r.settingsJson);
   s.bind(5, static_cast<std::int64_t>(r.seed)).bind(6, r.backend).bind(7, r.device);
   s.bind(8, r.budgetJson).bind(9, std::string(runStatusName(r.status)));

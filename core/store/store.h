@@ -20,7 +20,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
 
   // Opens (creating it and its folder when missing) and migrates to kSchemaVersion.
   explicit Store(const std::string& path);
@@ -72,6 +72,9 @@ class Store {
   // run is held (RunLock) while it goes, so a resume started meanwhile is refused, not left
   // storing trials of a deleted run. Returns what was deleted.
   std::vector<RunAndTrials> deleteRuns(const std::vector<std::int64_t>& ids);
+  // "no run 7 in PATH", or for a deleted run "run 3 (MM1, opevo, 300 trials) was deleted from
+  // PATH on 2026-11-29T11:45:08Z": what to say when a run asked for is not there.
+  std::string missingRunText(std::int64_t runId) const;
 
   // Runs f inside one transaction: everything it stores is committed together, or (when it
   // throws) nothing is. Called inside another, f's part is a savepoint of the outer one: undone

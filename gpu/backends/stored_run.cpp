@@ -30,7 +30,7 @@ namespace {
 // The stored run, checked: it exists and may go on this way.
 RunRecord resumableRun(Store& store, std::int64_t runId, ResumeAs as) {
   const auto stored = store.run(runId);
-  if (!stored) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
+  if (!stored) throw InputError(store.missingRunText(runId));
   if (as == ResumeAs::Run)
     for (const NetworkRecord& n : store.networks())
       if (std::find(n.taskRuns.begin(), n.taskRuns.end(), runId) != n.taskRuns.end())

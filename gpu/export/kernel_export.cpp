@@ -76,7 +76,7 @@ struct RunBest {
 RunBest findBest(const Store& store, std::int64_t runId) {
   RunBest r;
   const auto run = store.run(runId);
-  if (!run) throw InputError("no run " + std::to_string(runId) + " in " + store.path());
+  if (!run) throw InputError(store.missingRunText(runId));
   r.run = *run;
   r.trials = store.trials(runId);
   bool found = false;

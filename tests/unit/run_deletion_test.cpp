@@ -108,6 +108,35 @@ TEST(RunDeletion, ARunGoesWithItsTrialsAndEmptiedRaceAndNothingElse) {
   EXPECT_EQ(rowsOf(path, "PRAGMA foreign_key_check"), -1);  // no row points at a deleted run
 }
 
+// SQLite gives the newest row's id again once that row is gone: a deleted run's id stays its
+// own, so an old "--resume 2" or an export of run 2 never reaches a later run, and asking for run
+// 2 says when it went.
+TEST(RunDeletion, ADeletedRunsIdIsNeverGivenAgain) {
+  const TempDir dir;
+  const std::string path = dir.file("opevo.db");
+  Store store(path);
+  addRun(store, "MM1", 2);
+  const std::int64_t newest = addRun(store, "MM2", 3);
+  store.deleteRuns({newest});
+  const std::int64_t next = addRun(store, "MM3", 1);
+  EXPECT_EQ(next, newest + 1);
+  EXPECT_FALSE(store.run(newest));
+  const std::string said = store.missingRunText(newest);
+  EXPECT_NE(said.find("run 2 (MM2, opevo, 3 trials) was deleted from " + path + " on 20"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(store.missingRunText(9), "no run 9 in " + path);
+  try {
+    store.deleteRuns({newest});
+    ADD_FAILURE() << "a deleted run was deleted again";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("was deleted from"), std::string::npos) << e.what();
+  }
+  // Opened again, the store still knows.
+  Store again(path);
+  EXPECT_EQ(addRun(again, "MM1", 1), next + 1);
+}
+
 TEST(RunDeletion, AnUnknownIdAmongKnownOnesDeletesNothing) {
   TempDir dir;
   Store store(dir.file("runs.db"));

@@ -314,5 +314,23 @@ TEST(StoreMigration, AVersion6DatabaseGainsEachRunsSideBySideTiming) {
   EXPECT_EQ(again.run(cpuRun)->sideBySideJson, R"({"config":"x","ratio":0.5})");
 }
 
+// tests/data/opevo-v7.db was written by the release before schema 8 (commit e529fe1): replay runs
+// on Kernel Tuner's GEMM cache of the RTX 2080 Ti, random (5 trials) then opevo (4 trials).
+TEST(StoreMigration, AVersion7DatabaseKeepsItsRunsAndRemembersDeletedOnes) {
+  const test::TempDir dir;
+  const std::string path = copyOfTestDatabase(dir, 7);
+  ASSERT_EQ(userVersion(path), 7);
+  Store store(path);
+  EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
+  const auto runs = store.runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(store.trials(1).size(), 5u);
+  EXPECT_EQ(store.trials(2).size(), 4u);
+  store.deleteRuns({2});
+  RunRecord r = runs.front();
+  EXPECT_EQ(store.createRun(r), 3) << "the deleted run's id was given again";
+  EXPECT_NE(store.missingRunText(2).find("was deleted"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace opevo

@@ -304,8 +304,7 @@ TEST(T4Export, ExportErrors) {
     exportRunT4(store, 42, dir.file("x.json"));
     ADD_FAILURE();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "run 42 does not exist in database '" + dir.file("opevo.db") + "'");
+    EXPECT_EQ(std::string(e.what()), "no run 42 in " + dir.file("opevo.db"));
   }
   RunRecord r;
   const std::int64_t empty = store.createRun(r);
