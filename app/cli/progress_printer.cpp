@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "engine/speed_unit.h"
+
 namespace opevo::cli {
 
 ProgressPrinter::ProgressPrinter(std::string speedUnit, Lines lines, bool terminal)
@@ -36,24 +38,27 @@ void ProgressPrinter::trialMeasured(const TrialEvent& e, const EngineProgress& p
     const bool last = p.trialsPlanned > 0 && p.trialsDone >= p.trialsPlanned;
     if (m_live && !last && now - m_lastDrawn < std::chrono::milliseconds(100)) return;
     m_lastDrawn = now;
-    std::fprintf(stderr, "\r\033[Ktrial %lld/%s  %s%-13s %10.4g  best %.4g %s  %s", p.trialsDone,
+    std::fprintf(stderr, "\r\033[Ktrial %lld/%s  %s%-13s %10s  best %s %s  %s", p.trialsDone,
                  total.c_str(), run.c_str(), std::string(statusName(t.measurement.status)).c_str(),
-                 t.measurement.speed, t.bestSoFar, m_unit.c_str(), left.c_str());
+                 speedNumber(t.measurement.speed).c_str(), speedNumber(t.bestSoFar).c_str(),
+                 m_unit.c_str(), left.c_str());
     std::fflush(stderr);
     m_live = true;
   } else if (m_lines == Lines::PerTrial) {
-    std::fprintf(stderr, "trial %lld/%s  %s%-13s %10.4g  best %.4g %s  %s\n", p.trialsDone,
+    std::fprintf(stderr, "trial %lld/%s  %s%-13s %10s  best %s %s  %s\n", p.trialsDone,
                  total.c_str(), run.c_str(), std::string(statusName(t.measurement.status)).c_str(),
-                 t.measurement.speed, t.bestSoFar, m_unit.c_str(), left.c_str());
+                 speedNumber(t.measurement.speed).c_str(), speedNumber(t.bestSoFar).c_str(),
+                 m_unit.c_str(), left.c_str());
   }
 }
 
 void ProgressPrinter::runEnded(const RunState& run, const EngineProgress& p) {
   if (m_lines != Lines::PerRun) return;
   finish();
-  std::fprintf(stderr, "%-10s repeat %d  %d trials  best %.6g %s  (%s)  [%d/%d runs]\n",
-               run.plan.algorithm.c_str(), run.plan.repeat + 1, run.trials, run.best,
-               m_unit.c_str(), std::string(endReasonName(run.end)).c_str(), p.runsEnded, p.runs);
+  std::fprintf(stderr, "%-10s repeat %d  %d trials  best %s %s  (%s)  [%d/%d runs]\n",
+               run.plan.algorithm.c_str(), run.plan.repeat + 1, run.trials,
+               speedNumber(run.best).c_str(), m_unit.c_str(),
+               std::string(endReasonName(run.end)).c_str(), p.runsEnded, p.runs);
 }
 
 }  // namespace opevo::cli

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "engine/speed_unit.h"
 #include "space/text.h"
 #include "store/live_status.h"
 #include "store/store.h"
@@ -83,13 +84,14 @@ std::string sideBySideText(const nlohmann::json& side, const std::string& unit) 
                                   ? side["library"].get<std::string>()
                                   : "";
   char line[512];
-  std::snprintf(line, sizeof line, "side by side, %s in turn%s: best %.4g, %s %.4g %s (%.2fx)\n",
+  std::snprintf(line, sizeof line, "side by side, %s in turn%s: best %s, %s %s %s (%.2fx)\n",
                 counted(rounds, "round", "rounds").c_str(),
                 run > 0 && run < asked ? (" (stopped after " + std::to_string(run) + " of " +
                                           std::to_string(asked) + ")")
                                              .c_str()
                                        : "",
-                number("best_speed"), library.c_str(), number("reference_speed"), unit.c_str(),
+                speedNumber(number("best_speed")).c_str(), library.c_str(),
+                speedNumber(number("reference_speed")).c_str(), unit.c_str(),
                 number("best_speed") / number("reference_speed"));
   std::string text = line;
   const int rank = static_cast<int>(number("chosen_rank"));
@@ -139,9 +141,7 @@ void addRunsCommands(CLI::App& app) {
       // No working trial: no best (a 0 would read as a measured speed).
       std::string best = "-";
       if (const auto t = tallies.find(r.id); t != tallies.end() && t->second.best) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.4g", *t->second.best);
-        best = std::string(text) + (r.speedUnit.empty() ? "" : " " + r.speedUnit);
+        best = speedNumber(*t->second.best) + (r.speedUnit.empty() ? "" : " " + r.speedUnit);
       }
       bests.push_back(best);
       bestWidth = std::max(bestWidth, static_cast<int>(best.size()));
@@ -170,7 +170,7 @@ void addRunsCommands(CLI::App& app) {
   show->callback([showDb, id, json] {
     Store store(existingDatabase(*showDb));
     const auto run = store.run(*id);
-    if (!run) throw InputError("no run " + std::to_string(*id) + " in " + store.path());
+    if (!run) throw InputError(store.missingRunText(*id));
     const auto trials = store.trials(*id);
     const LiveStatus live(store);
     const RunStatus status = live.of(*run);
@@ -210,17 +210,17 @@ void addRunsCommands(CLI::App& app) {
           "(stored as running, but no process is tuning it: the program running it ended "
           "without closing it; every trial below is kept, and it resumes)\n");
     for (const TrialRow& t : trials)
-      std::printf("%5d  %-13s %10.4g %s  %s%s%s\n", t.seq,
-                  std::string(statusName(t.status)).c_str(), t.speed, run->speedUnit.c_str(),
-                  t.config.c_str(), t.message.empty() ? "" : "  # ",
-                  t.message.substr(0, 120).c_str());
+      std::printf("%5d  %-13s %10s %s  %s%s%s\n", t.seq, std::string(statusName(t.status)).c_str(),
+                  speedNumber(t.speed).c_str(), run->speedUnit.c_str(), t.config.c_str(),
+                  t.message.empty() ? "" : "  # ", t.message.substr(0, 120).c_str());
     if (const std::optional<double> best = bestOf(trials))
-      std::printf("%zu trials, best %.4g %s\n", trials.size(), *best, run->speedUnit.c_str());
+      std::printf("%zu trials, best %s %s\n", trials.size(), speedNumber(*best).c_str(),
+                  run->speedUnit.c_str());
     else
       std::printf("%zu trials, none of them worked\n", trials.size());
     if (run->referenceSpeed)
-      std::printf("reference (%s): %.4g %s, timed after the trials\n",
-                  run->referenceLibrary.c_str(), *run->referenceSpeed, run->speedUnit.c_str());
+      std::printf("reference (%s): %s %s, timed after the trials\n", run->referenceLibrary.c_str(),
+                  speedNumber(*run->referenceSpeed).c_str(), run->speedUnit.c_str());
     std::printf("%s", sideBySideText(nlohmann::json::parse(run->sideBySideJson, nullptr, false),
                                      run->speedUnit)
                           .c_str());

@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/engine.h"
+#include "engine/speed_unit.h"
 #include "engine/store_recorder.h"
 #include "layout/operand_layouts.h"
 #include "layout/tuning_mode.h"
@@ -354,12 +355,13 @@ void runTune(const TuneArgs& a) {
     std::printf("run %lld %s after %d trials (%s)\n", static_cast<long long>(run.storeId),
                 std::string(runStatusName(statusAfter(run.end))).c_str(), kept, ended.c_str());
     if (bestConfig)
-      std::printf("best: %.4g %s  %s\n", best, unit.c_str(), bestConfig->c_str());
+      std::printf("best: %s %s  %s\n", speedNumber(best).c_str(), unit.c_str(),
+                  bestConfig->c_str());
     else
       std::printf("best: no configuration succeeded\n");
     if (reference)
-      std::printf("reference (%s): %.4g %s\n", reference->library.c_str(),
-                  reference->measurement.speed, unit.c_str());
+      std::printf("reference (%s): %s %s\n", reference->library.c_str(),
+                  speedNumber(reference->measurement.speed).c_str(), unit.c_str());
     if (sideBySide) {
       std::printf("%s", sideBySideText(out["side_by_side"], unit).c_str());
       if (drifted)

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "engine/speed_unit.h"
 
 namespace opevo {
 
@@ -66,8 +67,8 @@ std::string summaryMarkdown(const std::vector<SummaryRow>& rows, const std::stri
     if (r.meanFractionOfOptimum)
       std::snprintf(fraction, sizeof fraction, "%.6g", *r.meanFractionOfOptimum);
     char line[256];
-    std::snprintf(line, sizeof line, "| %s | %d | %.4g | %.3g | %s |\n", r.algorithm.c_str(),
-                  r.trials, r.meanBest, r.stdBest, fraction);
+    std::snprintf(line, sizeof line, "| %s | %d | %s | %.3g | %s |\n", r.algorithm.c_str(),
+                  r.trials, speedNumber(r.meanBest).c_str(), r.stdBest, fraction);
     md += line;
   }
   return md;

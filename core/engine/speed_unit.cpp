@@ -1,5 +1,8 @@
 #include "engine/speed_unit.h"
 
+#include <cmath>
+#include <cstdio>
+
 namespace opevo {
 
 std::string deviceSpeedUnit(const std::string& backend) {
@@ -14,6 +17,12 @@ double flopsPerSecondIn(const std::string& unit) {
 
 double speedIn(const std::string& unit, double flops, double ms) {
   return ms > 0 ? flops / (ms * 1e-3) / flopsPerSecondIn(unit) : 0;
+}
+
+std::string speedNumber(double speed) {
+  char text[64];
+  std::snprintf(text, sizeof text, std::fabs(speed) >= 1e4 ? "%.0f" : "%.4g", speed);
+  return text;
 }
 
 }  // namespace opevo
