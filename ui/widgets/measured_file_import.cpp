@@ -90,8 +90,15 @@ void MeasuredFileImport::chooseFile() {
 }
 
 void MeasuredFileImport::importFile(const QString& path, StoreAs as) {
+  // A newer file replaces one still being read or asked about, which stores nothing; one being
+  // stored is committed whatever comes next, and its run must still reach History.
+  if (m_store.busy()) {
+    fail(tr("%1 was not imported: the file before it is still being stored. Import it again once "
+            "that run shows on History.")
+             .arg(QDir::toNativeSeparators(path)));
+    return;
+  }
   m_pending.reset();
-  m_store.cancel();
   m_read.start(
       [path]() -> Read {
         Read read{path, nullptr, {}, nullptr, {}};
