@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/size_limits.h"
+#include "ops/operator_problems.h"
 
 namespace opevo {
 
@@ -46,60 +47,83 @@ std::string OperatorSpec::describe() const {
   return "MatMul " + a + " @ " + b + describeEpilogue(epilogue);
 }
 
-void OperatorSpec::validate() const {
+std::vector<std::string> operatorProblems(const OperatorSpec& op) {
+  const std::string& name = op.name;
+  const std::int64_t batch = op.batch, n = op.n, m = op.m, k = op.k;
+  const std::int64_t inChannels = op.inChannels, height = op.height, width = op.width;
+  const std::int64_t outChannels = op.outChannels, kernelH = op.kernelH, kernelW = op.kernelW;
+  const std::int64_t stride = op.stride, pad = op.pad, groups = op.groups;
+  const OpKind kind = op.kind;
+  std::vector<std::string> out;
+  auto fail = [&](const std::string& what) { out.push_back("operator '" + name + "': " + what); };
   auto positive = [&](std::int64_t v, const char* field) {
-    if (v < 1)
-      throw InputError("operator '" + name + "': " + field + " must be a positive integer, got " +
-                       std::to_string(v));
-    if (v > kMaxDimension)
-      throw InputError("operator '" + name + "': " + field + " " + std::to_string(v) +
-                       " is larger than " + std::to_string(kMaxDimension) +
-                       " (a kernel's 32-bit dimensions)");
+    if (v < 1) {
+      fail(std::string(field) + " must be a positive integer, got " + std::to_string(v));
+      return false;
+    }
+    if (v > kMaxDimension) {
+      fail(std::string(field) + " " + std::to_string(v) + " is larger than " +
+           std::to_string(kMaxDimension) + " (a kernel's 32-bit dimensions)");
+      return false;
+    }
+    return true;
   };
   // Each tensor is allocated whole: one too large is refused here, not by every trial.
   auto fits = [&](const char* tensor, std::vector<std::int64_t> dims) {
     if (const std::string why = tensorTooLarge(elementCount(dims)); !why.empty())
-      throw InputError("operator '" + name + "': " + tensor + " " + why);
+      fail(std::string(tensor) + " " + why);
   };
-  positive(batch, "batch");
+  bool good = positive(batch, "batch");
   if (kind == OpKind::Conv2D) {
-    positive(inChannels, "in_channels");
-    positive(height, "height");
-    positive(width, "width");
-    positive(outChannels, "out_channels");
-    positive(kernelH, "kernel_h");
-    positive(kernelW, "kernel_w");
-    positive(stride, "stride");
-    positive(groups, "groups");
-    if (inChannels % groups != 0 || outChannels % groups != 0)
-      throw InputError("operator '" + name + "': groups " + std::to_string(groups) +
-                       " must divide in_channels " + std::to_string(inChannels) +
-                       " and out_channels " + std::to_string(outChannels));
-    if (pad < 0)
-      throw InputError("operator '" + name + "': pad must be 0 or more, got " +
-                       std::to_string(pad));
-    if (pad > kMaxDimension)
-      throw InputError("operator '" + name + "': pad " + std::to_string(pad) + " is larger than " +
-                       std::to_string(kMaxDimension));
-    if (height + 2 * pad < kernelH || width + 2 * pad < kernelW)
-      throw InputError("operator '" + name + "': the " + std::to_string(kernelH) + "x" +
-                       std::to_string(kernelW) + " kernel is larger than the padded " +
-                       std::to_string(height + 2 * pad) + "x" + std::to_string(width + 2 * pad) +
-                       " input, so the output would be empty");
-    fits("the input", {batch, inChannels, height, width});
-    fits("the weights", {outChannels, inChannels / groups, kernelH, kernelW});
-    fits("the output", {batch, outChannels, outHeight(), outWidth()});
-    return;
+    // Each field on its own line: the editor marks every one wrong at once.
+    const bool in = positive(inChannels, "in_channels");
+    const bool h = positive(height, "height");
+    const bool w = positive(width, "width");
+    const bool channels = positive(outChannels, "out_channels") && in;
+    const bool kh = positive(kernelH, "kernel_h");
+    const bool kw = positive(kernelW, "kernel_w");
+    const bool s = positive(stride, "stride");
+    const bool g = positive(groups, "groups");
+    if (channels && g && (inChannels % groups != 0 || outChannels % groups != 0))
+      fail("groups " + std::to_string(groups) + " must divide in_channels " +
+           std::to_string(inChannels) + " and out_channels " + std::to_string(outChannels));
+    bool p = true;
+    if (pad < 0) {
+      fail("pad must be 0 or more, got " + std::to_string(pad));
+      p = false;
+    } else if (pad > kMaxDimension) {
+      fail("pad " + std::to_string(pad) + " is larger than " + std::to_string(kMaxDimension));
+      p = false;
+    }
+    const bool window = h && w && kh && kw && p;
+    if (window && (height + 2 * pad < kernelH || width + 2 * pad < kernelW))
+      fail("the " + std::to_string(kernelH) + "x" + std::to_string(kernelW) +
+           " kernel is larger than the padded " + std::to_string(height + 2 * pad) + "x" +
+           std::to_string(width + 2 * pad) + " input, so the output would be empty");
+    if (good && channels && g && window && s && out.empty()) {
+      fits("the input", {batch, inChannels, height, width});
+      fits("the weights", {outChannels, inChannels / groups, kernelH, kernelW});
+      fits("the output", {batch, outChannels, op.outHeight(), op.outWidth()});
+    }
+    return out;
   }
   if (groups != 1)
-    throw InputError("operator '" + name + "': groups apply to conv2d only, got " +
-                     std::to_string(groups) + " on a " + std::string(opKindName(kind)));
-  positive(n, "n");
-  positive(m, "m");
-  positive(k, "k");
-  fits("A", {batch, n, k});
-  fits("B", {batch, k, m});
-  fits("C", {batch, n, m});
+    fail("groups apply to conv2d only, got " + std::to_string(groups) + " on a " +
+         std::string(opKindName(kind)));
+  good = positive(n, "n") && good;
+  good = positive(m, "m") && good;
+  good = positive(k, "k") && good;
+  if (good) {
+    fits("A", {batch, n, k});
+    fits("B", {batch, k, m});
+    fits("C", {batch, n, m});
+  }
+  return out;
+}
+
+void OperatorSpec::validate() const {
+  const std::vector<std::string> all = operatorProblems(*this);
+  if (!all.empty()) throw InputError(all.front());
 }
 
 }  // namespace opevo

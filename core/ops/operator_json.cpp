@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/strict_json.h"
 #include "ops/matvec_space.h"
+#include "ops/operator_problems.h"
 #include "ops/presets.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
@@ -133,7 +134,10 @@ nlohmann::json operatorToJson(const OperatorSpec& op) {
   return j;
 }
 
-OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source) {
+namespace {
+
+// The operator as written, its dimensions not yet checked against each other.
+OperatorSpec parseOperator(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": an operator must be a JSON object");
   rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue", "mode", "target"},
                 source, "operator");
@@ -200,12 +204,37 @@ OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source
       throw InputError(where + ": a matmul has batch 1; use kind batch_matmul for a batch");
   }
   if (j.contains("epilogue")) op.epilogue = epilogueFromJson(j["epilogue"], where);
+  return op;
+}
+
+}  // namespace
+
+OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source) {
+  OperatorSpec op = parseOperator(j, source);
   try {
     op.validate();
   } catch (const InputError& e) {  // it names the operator; the file is what the user opens
     throw InputError(source + ": " + e.what());
   }
   return op;
+}
+
+std::vector<std::string> operatorFileProblems(const nlohmann::json& j, const std::string& source) {
+  OperatorSpec op;
+  try {
+    op = parseOperator(j, source);
+  } catch (const std::exception& e) {
+    return {e.what()};  // the file cannot be read as an operator: one message is all there is
+  }
+  std::vector<std::string> out = operatorProblems(op);
+  for (std::string& line : out) line = source + ": " + line;
+  if (!out.empty()) return out;
+  try {
+    operatorDefinitionFromJson(j, source);  // the space, the mode, the target
+  } catch (const std::exception& e) {
+    out.emplace_back(e.what());
+  }
+  return out;
 }
 
 OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std::string& source) {

@@ -1,6 +1,7 @@
 #include "space/param_graph.h"
 
 #include "common/error.h"
+#include "space/graph_limit.h"
 
 namespace opevo {
 
@@ -10,14 +11,18 @@ std::size_t VertexHash::operator()(const Vertex& v) const noexcept {
   return h ^ (h >> 32);
 }
 
+std::string graphTooLarge(const Parameter& param, std::size_t maxVertices) {
+  const Count n = param.size();
+  if (n <= maxVertices) return {};
+  return param.spec() + " has " + n.toString() + " vertices; its graph is built for at most " +
+         std::to_string(maxVertices) +
+         " (the exact distribution needs the whole graph: choose a smaller parameter)";
+}
+
 namespace {
 
 void checkSize(const Parameter& param, std::size_t maxVertices) {
-  const Count n = param.size();
-  if (!(n <= maxVertices))
-    throw InputError(param.spec() + " has " + n.toString() +
-                     " vertices; its graph is built for at most " + std::to_string(maxVertices) +
-                     " (the exact distribution needs the whole graph: choose a smaller parameter)");
+  if (std::string why = graphTooLarge(param, maxVertices); !why.empty()) throw InputError(why);
 }
 
 }  // namespace
