@@ -252,4 +252,13 @@ ReplayDataset loadReplayDataset(const std::string& path) {
   return build(std::move(raw), path);
 }
 
+std::string ReplayDataset::operatorName() const {
+  if (!kernelName.empty()) return kernelName;
+  std::string name = std::filesystem::path(path).filename().string();
+  for (const std::string suffix : {".gz", ".json"})
+    if (name.size() > suffix.size() && name.ends_with(suffix))
+      name.resize(name.size() - suffix.size());
+  return name;
+}
+
 }  // namespace opevo

@@ -17,6 +17,10 @@ struct ReplayDataset {
   std::string format;      // "kernel_tuner_cache" or "t4"
   std::string deviceName;  // as the file names it; empty when it names none
   std::string kernelName;  // empty when the file names none (T4 files do not, ours do)
+  // What a run on the file is stored as (its operator), one name wherever it is raced, tuned or
+  // imported: the kernel the file names ("Xgemm"), else the file's name without ".json(.gz)"
+  // ("A100_T4"). The device is the run's own column.
+  std::string operatorName() const;
   // What produced the measurements, when the file says (our T4 exports' metadata.algorithm: the
   // tuner of the run); empty for a brute-forced file.
   std::string algorithm;

@@ -1,26 +1,11 @@
 #include "io/run_import.h"
 
-#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "io/replay_dataset.h"
 
 namespace opevo {
-namespace {
-
-// "A100_T4.json.gz" -> "A100_T4": a T4 file does not name its kernel, so the run is named
-// after the file.
-std::string stem(const std::string& path) {
-  std::string name = std::filesystem::path(path).filename().string();
-  for (const char* suffix : {".gz", ".json"})
-    if (name.size() > std::strlen(suffix) &&
-        name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
-      name.resize(name.size() - std::strlen(suffix));
-  return name;
-}
-
-}  // namespace
 
 ImportFile readImportFile(const std::string& path) {
   const ReplayDataset ds = loadReplayDataset(path);
@@ -32,7 +17,7 @@ ImportFile readImportFile(const std::string& path) {
   const std::vector<Config>& points = *ds.space.explicitPoints();
 
   RunRecord run;
-  run.operatorName = ds.kernelName.empty() ? stem(path) : ds.kernelName;
+  run.operatorName = ds.operatorName();
   // The shape of an operator file's "space" (name -> spec), so the parameters can be shown and
   // every trial's configuration text parsed back.
   run.operatorJson =

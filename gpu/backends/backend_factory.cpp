@@ -1,7 +1,5 @@
 #include "backends/backend_factory.h"
 
-#include <filesystem>
-
 #include "backends/cluster_backend.h"
 #include "common/error.h"
 #include "cuda/cuda_driver.h"
@@ -22,10 +20,7 @@ std::string availableList(const std::vector<BackendInfo>& backends) {
 }
 
 MeasurementSetup replaySetup(const std::string& path, const BackendOptions& options) {
-  MeasurementSetup s =
-      replayMeasurement(std::make_shared<const ReplayDataset>(loadReplayDataset(path)), options);
-  s.operatorName = std::filesystem::path(path).filename().string();
-  return s;
+  return replayMeasurement(std::make_shared<const ReplayDataset>(loadReplayDataset(path)), options);
 }
 
 }  // namespace
@@ -85,7 +80,7 @@ MeasurementSetup deviceSetup(const std::string& backend, OperatorDefinition def,
 MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset) {
   MeasurementSetup s;
   s.backend = "replay";
-  s.operatorName = dataset->kernelName;
+  s.operatorName = dataset->operatorName();
   s.operatorJson = nlohmann::json{{"replay", dataset->path}}.dump();
   s.space = &dataset->space;
   s.measurer = std::make_unique<ReplayMeasurer>(dataset);

@@ -212,10 +212,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
 
   std::optional<StoreRecorder> recorder;
   if (store) {
-    std::string name = setup.operatorName;
-    if (spec.dataset)
-      name = spec.dataset->kernelName.empty() ? setup.measurer->label() : spec.dataset->kernelName;
-    RunContext context = contextOf(setup, name);
+    RunContext context = contextOf(setup, setup.operatorName);
     context.operatorJson = withReplayPace(context.operatorJson, options.paceMs);
     recorder.emplace(*store, engine, std::move(context));
     engine.addObserver(*recorder);  // first: a trial is committed before the GUI hears of it
