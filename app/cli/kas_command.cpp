@@ -8,14 +8,17 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/kas_groups_text.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
 #include "io/output_folder.h"
+#include "kas/candidate_sampling.h"
 #include "kas/conv_targets.h"
 #include "kas/kas_json.h"
 #include "kas/kas_tuning.h"
 #include "kas/kernel_fit.h"
 #include "kas/sampler.h"
+#include "kas/share_text.h"
 #include "net/network_json.h"
 #include "space/text.h"
 
@@ -108,21 +111,25 @@ void runSample(const SampleOptions& o) {
   const auto targets = targetsOf(o.kas.network);
   checkGroups(targets, o.kas.groups, o.kas.network);
   const kas::Budget budget{o.kas.flops, o.kas.params};
-  kas::SamplerOptions options;
-  options.minPrimitives = o.minPrimitives;
-  options.maxPrimitives = o.maxPrimitives;
-  Rng groupRng(o.seed ^ 0x6b6173ULL);
-  std::map<std::uint64_t, kas::Solution> solutions;
+  // The search's own sampling: a kernel listed here is the one `kas search` evaluates with the
+  // same seed and budget, with the same G and sizes.
+  kas::CandidateSampling sampling;
+  sampling.seed = o.seed;
+  sampling.count = o.count;
+  sampling.options.minPrimitives = o.minPrimitives;
+  sampling.options.maxPrimitives = o.maxPrimitives;
+  sampling.groups = o.kas.groups;
+  sampling.budget = budget;
   const auto start = std::chrono::steady_clock::now();
   kas::SampleStats stats;
-  const auto kernels = kas::sampleDistinct(
-      o.seed, o.count, options,
-      [&](const kas::MicroDag& dag) {
-        auto s = fit(dag, targets, groupOrder(targets, o.kas.groups, &groupRng), budget, nullptr);
-        if (s) solutions[dag.canonicalHash()] = std::move(*s);
-        return s.has_value();
-      },
-      &stats);
+  const std::vector<kas::SampledCandidate> sampled =
+      kas::sampleCandidates(targets, sampling, &stats);
+  std::vector<kas::MicroDag> kernels;
+  std::map<std::uint64_t, kas::Solution> solutions;
+  for (const auto& c : sampled) {
+    kernels.push_back(c.dag);
+    solutions[c.dag.canonicalHash()] = c.fit.solutions.front();
+  }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!o.out.empty()) {
@@ -162,25 +169,36 @@ void runSample(const SampleOptions& o) {
     return;
   }
   std::printf(
-      "%zu distinct kernels that fit %s's %zu convolution shape(s) within %.3g of their "
-      "FLOPs and %.3g of their weights\n(%zu draws: %zu dead ends or over budget, %zu "
-      "duplicates; %.0f ms)\n\n",
-      kernels.size(), o.kas.network.c_str(), targets.size(), budget.flops, budget.params,
+      "%zu distinct kernels that fit %s's %zu convolution shape(s) and the training backbone's "
+      "within %s of their FLOPs and %s of their weights, as kas search samples them\n(%s; %zu "
+      "draws: %zu dead ends or over budget, %zu duplicates; %.0f ms)\n\n",
+      kernels.size(), o.kas.network.c_str(), targets.size(), kas::shareText(budget.flops).c_str(),
+      kas::shareText(budget.params).c_str(), groupsSource(o.kas.groups, o.seed).c_str(),
       stats.attempts, stats.deadEnds, stats.duplicates, ms);
-  std::printf("%-16s %4s %3s %4s %7s %7s  %s\n", "hash", "prim", "fc", "G", "FLOPs", "params",
+  std::printf("%-16s %4s %3s %4s %7s %7s  %s\n", "hash", "prim", "fc", "G", "FLOPs", "weights",
               "primitives");
   for (const auto& k : kernels) {
     const kas::Solution& s = solutions.at(k.canonicalHash());
-    std::printf("%-16s %4zu %3zu %4lld %7.3f %7.3f  %s\n", hex(k.canonicalHash()).c_str(),
+    std::printf("%-16s %4zu %3zu %4lld %7s %7s  %s\n", hex(k.canonicalHash()).c_str(),
                 k.nodes().size() - 1, k.fcCount(), static_cast<long long>(s.groups),
-                s.flops / s.convFlops, s.params / s.convParams, summary(k).c_str());
+                kas::shareText(s.flops / s.convFlops).c_str(),
+                kas::shareText(s.params / s.convParams).c_str(), summary(k).c_str());
   }
 }
 
+// Where the G a kernel is fitted with comes from: another G gives other sizes and FLOPs.
+std::string groupsFrom(std::int64_t fileGroups, std::int64_t given) {
+  if (given) return "--groups";
+  if (fileGroups) return "the file's, as sampled";
+  return "the first that fits";
+}
+
 void printSolution(const kas::MicroDag& dag, const kas::Solution& s,
-                   const std::vector<kas::ConvTarget>& targets) {
-  std::printf("G = %lld; over all layers %.3f of the convolutions' FLOPs, %.3f of their weights\n",
-              static_cast<long long>(s.groups), s.flops / s.convFlops, s.params / s.convParams);
+                   const std::vector<kas::ConvTarget>& targets, const std::string& groupsFrom) {
+  std::printf("G = %lld (%s); over all layers %s of the convolutions' FLOPs, %s of their weights\n",
+              static_cast<long long>(s.groups), groupsFrom.c_str(),
+              kas::shareText(s.flops / s.convFlops).c_str(),
+              kas::shareText(s.params / s.convParams).c_str());
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const auto& t = targets[i];
     std::printf("  %-24s C=%lld %lldx%lld k%lldx%lld x%lld:", t.name.c_str(),
@@ -228,7 +246,7 @@ void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly
         std::printf(" %s", std::string(kas::symbolName(x)).c_str());
       std::printf("%s\n\n", dag.freeVariables().empty() ? " none" : "");
     }
-    if (s) printSolution(dag, *s, targets);
+    if (s) printSolution(dag, *s, targets, groupsFrom(kernel.groups, o.groups));
   }
   if (!s)
     throw InputError(file + ": does not fit " + o.network + " within the budget: " + why +

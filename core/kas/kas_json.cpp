@@ -1,6 +1,7 @@
 #include "kas/kas_json.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +9,18 @@
 #include "common/strict_json.h"
 
 namespace opevo::kas {
+
+namespace {
+
+// As the file is named (kernel-5fdbc271d719e9f2.json) and every command prints it; as a JSON
+// number it read 6907328247698680306 beside that name.
+std::string hashText(std::uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace
 
 nlohmann::json kernelToJson(const MicroDag& dag) {
   nlohmann::json nodes = nlohmann::json::array();
@@ -27,7 +40,7 @@ nlohmann::json kernelToJson(const MicroDag& dag) {
     subs[std::string(symbolName(x))] = value.text();
   return {{"format", "opevo-kas-kernel"},
           {"version", 1},
-          {"hash", dag.canonicalHash()},
+          {"hash", hashText(dag.canonicalHash())},
           {"nodes", std::move(nodes)},
           {"substitutions", std::move(subs)}};
 }
