@@ -1,6 +1,8 @@
 // opevo kas search | searches | report | train: Canvas's loop, its stored results, and one
 // kernel's training on its own.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -11,12 +13,14 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/kas_groups_text.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
 #include "kas/backbone.h"
 #include "kas/candidate_front.h"
 #include "kas/kas_json.h"
 #include "kas/kas_search.h"
+#include "kas/share_text.h"
 #include "space/text.h"
 #include "store/live_status.h"
 
@@ -40,6 +44,14 @@ std::string fmt(const std::optional<double>& v, const char* format, const char* 
   char buf[32];
   std::snprintf(buf, sizeof buf, format, *v);
   return buf;
+}
+
+// The convolution figures every candidate was compared with; nullopt for a search stored before
+// they were shared (each candidate then timed its own).
+std::optional<kas::ConvBaseline> convolutionOf(const KasSearchRecord& r) {
+  const auto j = nlohmann::json::parse(r.baselineJson, nullptr, false);
+  if (!j.is_object() || !j.contains("convolution")) return std::nullopt;
+  return kas::ConvBaseline::fromJson(j["convolution"]);
 }
 
 double baselineAccuracy(const KasSearchRecord& r) {
@@ -92,6 +104,7 @@ void printReport(Store& store, std::int64_t id, bool json) {
                           {"seconds", {{"sample", sampleS}, {"tune", tuneS}, {"train", trainS}}},
                           {"candidates", nlohmann::json::array()},
                           {"pareto", nlohmann::json::array()}};
+    if (const auto conv = convolutionOf(*r)) out["convolution"] = conv->toJson();
     for (const auto& c : all) out["candidates"].push_back(candidateJson(c));
     for (int seq : front) out["pareto"].push_back(seq);
     out["best_within_1pt"] = best ? candidateJson(*best) : nlohmann::json();
@@ -113,6 +126,7 @@ void printReport(Store& store, std::int64_t id, bool json) {
         static_cast<long long>(id));
   std::printf("baseline (standard convolutions) accuracy %.2f%%\n", base * 100);
   std::printf("time: sampling %.3f s, tuning %.1f s, training %.1f s\n", sampleS, tuneS, trainS);
+  if (const auto conv = convolutionOf(*r)) std::printf("conv ms: %s\n", conv->describe().c_str());
   std::printf("\n%4s  %-16s %5s %7s %10s %10s %8s %9s  %s\n", "seq", "kernel", "G", "FLOPs",
               "kernel ms", "conv ms", "speed-up", "accuracy", "");
   for (const auto& c : all) {
@@ -120,8 +134,8 @@ void printReport(Store& store, std::int64_t id, bool json) {
     std::string note = onFront ? "pareto" : "";
     if (c.stoppedEarly) note += std::string(note.empty() ? "" : ", ") + "stopped early";
     if (!c.message.empty()) note += std::string(note.empty() ? "" : ", ") + c.message;
-    std::printf("%4d  %-16s %5lld %6.0f%% %10s %10s %8s %9s  %s\n", c.seq, c.hash.c_str(),
-                static_cast<long long>(c.groups), c.flopsRatio * 100,
+    std::printf("%4d  %-16s %5lld %7s %10s %10s %8s %9s  %s\n", c.seq, c.hash.c_str(),
+                static_cast<long long>(c.groups), kas::shareText(c.flopsRatio).c_str(),
                 fmt(c.kernelMs, "%.3f").c_str(), fmt(c.convMs, "%.3f").c_str(),
                 fmt(c.speedup(), "%.2fx").c_str(),
                 fmt(c.accuracy ? std::optional(*c.accuracy * 100) : std::nullopt, "%.2f%%").c_str(),
@@ -144,18 +158,28 @@ void printReport(Store& store, std::int64_t id, bool json) {
     std::printf("no trained kernel is within 1 point of the baseline%s\n", ended ? "" : " yet");
 }
 
+// The search's progress on standard error. On a terminal, a step's progress (a layer's trials)
+// is one line rewritten in place; elsewhere (a file, a pipe, CI's log) every line is a plain
+// one, as opevo tune's progress printer writes them: carriage returns and padding made a log one
+// line thousands of characters long.
 class PrintingObserver final : public kas::KasSearchObserver {
  public:
-  explicit PrintingObserver(int total) : m_total(total) {}
+  PrintingObserver(int total, bool terminal) : m_total(total), m_terminal(terminal) {}
   void baselineTrained(const kas::TrainResult& r) override {
+    endLive();
     std::fprintf(stderr, "baseline: accuracy %.2f%% in %.1f s\n", r.accuracy * 100, r.seconds);
   }
+  void convolutionTimed(const kas::ConvBaseline& b) override {
+    endLive();
+    std::fprintf(stderr, "%s\n", b.describe().c_str());
+  }
   void candidateUpdated(const KasCandidateRow& c) override {
-    std::fprintf(stderr, "\r%80s\r", "");
+    endLive();
     switch (c.stage) {
       case KasStage::Sampled:
-        std::fprintf(stderr, "[%d/%d] %s: G=%lld, %.0f%% of the FLOPs\n", c.seq, m_total,
-                     c.hash.c_str(), static_cast<long long>(c.groups), c.flopsRatio * 100);
+        std::fprintf(stderr, "[%d/%d] %s: G=%lld, %s of the FLOPs\n", c.seq, m_total,
+                     c.hash.c_str(), static_cast<long long>(c.groups),
+                     kas::shareText(c.flopsRatio).c_str());
         break;
       case KasStage::Tuned:
         std::fprintf(stderr, "[%d/%d]   tuned in %.0f s: %.3f ms against %.3f ms, %.2fx%s%s\n",
@@ -172,16 +196,33 @@ class PrintingObserver final : public kas::KasSearchObserver {
         break;
     }
   }
-  void note(const std::string& text) override { std::fprintf(stderr, "%s\n", text.c_str()); }
+  void note(const std::string& text) override {
+    endLive();
+    std::fprintf(stderr, "%s\n", text.c_str());
+  }
   void stepProgress(int seq, const std::string& what) override {
-    std::fprintf(stderr, "\r[%d/%d]   %-60s", seq, m_total, what.c_str());
+    if (!m_terminal) {
+      std::fprintf(stderr, "[%d/%d]   %s\n", seq, m_total, what.c_str());
+      return;
+    }
+    std::fprintf(stderr, "\r\033[K[%d/%d]   %s", seq, m_total, what.c_str());
+    m_live = true;
+  }
+  // Ends the live line, so what is printed next starts on a line of its own.
+  void endLive() {
+    if (!m_live) return;
+    std::fprintf(stderr, "\r\033[K");
+    m_live = false;
   }
 
  private:
   int m_total;
+  bool m_terminal;
+  bool m_live = false;  // a live line is on screen
 };
 
 void runSearch(SearchOptions& o) {
+  const bool terminal = isatty(fileno(stderr)) == 1;
   Store store(o.resume > 0 ? existingDatabase(o.db) : o.db.empty() ? Store::defaultPath() : o.db);
   std::unique_ptr<kas::KasSearch> search =
       o.resume > 0 ? std::make_unique<kas::KasSearch>(store, o.resume)
@@ -190,21 +231,22 @@ void runSearch(SearchOptions& o) {
   if (!o.json)
     std::fprintf(stderr,
                  "kernel search %lld: %s on %s, FLOPs and weights within %.3g%% and "
-                 "%.3g%%, %s per layer, %s on %d images%s\n",
+                 "%.3g%%, %s per layer, %s on %d images (accuracy on %d test images), %s%s\n",
                  static_cast<long long>(search->id()),
                  counted(s.candidates, "candidate", "candidates").c_str(), s.network.c_str(),
                  s.budget.flops * 100, s.budget.params * 100,
                  counted(s.trials, "trial", "trials").c_str(),
                  counted(s.training.epochs, "epoch", "epochs").c_str(), s.training.trainImages,
+                 s.training.testImages, groupsSource(s.groups, s.seed).c_str(),
                  o.resume > 0 ? " (resumed)" : "");
-  PrintingObserver printer(s.candidates);
+  PrintingObserver printer(s.candidates, terminal);
   g_stop = false;
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
   const RunStatus status = search->run(o.json ? nullptr : &printer, &g_stop);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  if (!o.json) std::fprintf(stderr, "\n");
+  printer.endLive();
   printReport(store, search->id(), o.json);
   if (status == RunStatus::Interrupted)
     throw RunFailed("kernel search " + std::to_string(search->id()) +

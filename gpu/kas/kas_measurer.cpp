@@ -1,5 +1,6 @@
 #include "kas/kas_measurer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 
@@ -67,27 +68,33 @@ std::vector<Measurement> KasMeasurer::measure(const std::vector<Config>& configs
   return collectEach(configs);
 }
 
-std::optional<Measurer::Reference> KasMeasurer::reference() {
+std::optional<Measurer::Reference> timeConvolution(WorkerClient& worker, const ConvTarget& target,
+                                                   const TimingOptions& timing,
+                                                   double timeoutSeconds) {
   OperatorSpec conv;
-  conv.name = m_layer.target.name;
+  conv.name = target.name;
   conv.kind = OpKind::Conv2D;
-  conv.inChannels = conv.outChannels = m_layer.target.channels;
-  conv.height = m_layer.target.height;
-  conv.width = m_layer.target.width;
-  conv.kernelH = m_layer.target.kernelH;
-  conv.kernelW = m_layer.target.kernelW;
-  conv.pad = m_layer.target.kernelH / 2;
-  const auto reply = m_worker->call({{"cmd", "reference"},
-                                     {"backend", "cpu"},
-                                     {"op", operatorToJson(conv)},
-                                     {"timing", timingToJson(m_options.timing)}},
-                                    std::max(60.0, m_options.timeoutSeconds));
+  conv.inChannels = conv.outChannels = target.channels;
+  conv.height = target.height;
+  conv.width = target.width;
+  conv.kernelH = target.kernelH;
+  conv.kernelW = target.kernelW;
+  conv.pad = target.kernelH / 2;
+  const auto reply = worker.call({{"cmd", "reference"},
+                                  {"backend", "cpu"},
+                                  {"op", operatorToJson(conv)},
+                                  {"timing", timingToJson(timing)}},
+                                 std::max(60.0, timeoutSeconds));
   if (!reply.ok || !reply.body.value("ok", false)) return std::nullopt;
-  Measurement m = measurementFromJson(reply.body["measurement"]);
-  m.speed = speedIn(speedUnit(), m_layer.flops, m.medianMs);
-  return Reference{reply.body.value("library", std::string("reference")) + " convolution of " +
-                       m_layer.target.name,
-                   m};
+  return Measurer::Reference{
+      reply.body.value("library", std::string("reference")) + " convolution of " + target.name,
+      measurementFromJson(reply.body["measurement"])};
+}
+
+std::optional<Measurer::Reference> KasMeasurer::reference() {
+  auto r = timeConvolution(*m_worker, m_layer.target, m_options.timing, m_options.timeoutSeconds);
+  if (r) r->measurement.speed = speedIn(speedUnit(), m_layer.flops, r->measurement.medianMs);
+  return r;
 }
 
 }  // namespace opevo::kas

@@ -12,6 +12,13 @@
 
 namespace opevo::kas {
 
+// oneDNN's (or the plain loop nest's) convolution of a replaced layer, timed in `worker`; its
+// library names the layer ("oneDNN ... convolution of layer1.0.conv1"). nullopt when the worker
+// could not time it.
+std::optional<Measurer::Reference> timeConvolution(WorkerClient& worker, const ConvTarget& target,
+                                                   const TimingOptions& timing,
+                                                   double timeoutSeconds);
+
 // A Canvas kernel at one replaced layer, its free sizes solved.
 struct KasLayer {
   MicroDag dag;

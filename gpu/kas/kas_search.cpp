@@ -6,17 +6,21 @@
 
 #include "common/error.h"
 #include "kas/backbone.h"
+#include "kas/candidate_sampling.h"
 #include "kas/conv_targets.h"
+#include "kas/kas_conv_timing.h"
 #include "kas/kas_json.h"
 #include "kas/kas_tuning.h"
-#include "kas/kernel_fit.h"
-#include "kas/sampler.h"
 #include "net/network_json.h"
 
 namespace opevo::kas {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Timings of each convolution the shared figure is the fastest of: five take about a second per
+// layer shape of ResNet-18 here.
+constexpr int kConvolutionRepeats = 5;
 
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -146,25 +150,18 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
   m_store.setKasSearchStatus(m_id, RunStatus::Running);
 
   const std::vector<ConvTarget> netTargets = networkTargets(s.network);
-  const std::vector<ConvTarget> trainTargets = backboneTargets();
-  std::vector<ConvTarget> all = netTargets;
-  all.insert(all.end(), trainTargets.begin(), trainTargets.end());
 
   // Sampling is repeated in full on a resume: the same seed gives the same kernels in the same
   // order (the accept test, and the group order it draws, are deterministic too).
   const auto sampleStart = Clock::now();
-  SamplerOptions options;
-  options.minPrimitives = s.minPrimitives;
-  options.maxPrimitives = s.maxPrimitives;
-  Rng groupRng(s.seed ^ 0x6b6173ULL);
-  std::map<std::uint64_t, KernelFit> fits;
-  const std::size_t wanted = s.candidates > 0 ? static_cast<std::size_t>(s.candidates) : 2000;
-  const auto kernels = sampleDistinct(s.seed, wanted, options, [&](const MicroDag& dag) {
-    auto f =
-        fitKernel(dag, {netTargets, trainTargets}, groupOrder(all, s.groups, &groupRng), s.budget);
-    if (f) fits[dag.canonicalHash()] = std::move(*f);
-    return f.has_value();
-  });
+  CandidateSampling sampling;
+  sampling.seed = s.seed;
+  sampling.count = s.candidates > 0 ? static_cast<std::size_t>(s.candidates) : 2000;
+  sampling.options.minPrimitives = s.minPrimitives;
+  sampling.options.maxPrimitives = s.maxPrimitives;
+  sampling.groups = s.groups;
+  sampling.budget = s.budget;
+  const std::vector<SampledCandidate> kernels = sampleCandidates(netTargets, sampling);
   const double sampleSeconds = since(sampleStart);
   if (kernels.empty()) {
     obs.note("no kernel fits " + s.network + " and the backbone within the budget");
@@ -178,7 +175,8 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
 
   nlohmann::json baseline =
       nlohmann::json::parse(m_store.kasSearch(m_id)->baselineJson, nullptr, false);
-  if (baseline.is_discarded() || !baseline.contains("accuracy")) {
+  if (!baseline.is_object()) baseline = nlohmann::json::object();
+  if (!baseline.contains("accuracy")) {
     obs.note("training the baseline backbone");
     std::string why;
     const auto b = runTraining(s.training, &why, stop);
@@ -188,14 +186,35 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
       m_store.setKasSearchStatus(m_id, status);
       return status;
     }
-    baseline = {{"accuracy", b->accuracy},
-                {"curve", b->curve},
-                {"seconds", b->seconds},
-                {"sample_seconds", sampleSeconds},
-                {"result", b->raw}};
+    baseline["accuracy"] = b->accuracy;
+    baseline["curve"] = b->curve;
+    baseline["seconds"] = b->seconds;
+    baseline["sample_seconds"] = sampleSeconds;
+    baseline["result"] = b->raw;
     m_store.setKasSearchBaseline(m_id, baseline.dump());
     obs.baselineTrained(*b);
   }
+  // The convolutions are timed once, after the baseline's training (a trainer that is missing
+  // fails the search at once) and before any candidate, and stored: a resume compares its
+  // candidates with the same figures. A search stored before they were shared gets them now.
+  std::optional<ConvBaseline> convolution;
+  if (baseline.contains("convolution"))
+    convolution = ConvBaseline::fromJson(baseline["convolution"]);
+  if (!convolution) {
+    obs.note("timing the convolutions (" + std::to_string(kConvolutionRepeats) +
+             " times each, the fastest shared by every kernel)");
+    std::string why;
+    convolution = timeConvBaseline(netTargets, kConvolutionRepeats, &why, stop);
+    if (!convolution) {
+      obs.note(why);
+      const RunStatus status = stop && stop->load() ? RunStatus::Interrupted : RunStatus::Failed;
+      m_store.setKasSearchStatus(m_id, status);
+      return status;
+    }
+    baseline["convolution"] = convolution->toJson();
+    m_store.setKasSearchBaseline(m_id, baseline.dump());
+  }
+  obs.convolutionTimed(*convolution);
 
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const int seq = static_cast<int>(i) + 1;
@@ -207,8 +226,8 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
       if (finished) continue;
     }
     if (stopping()) break;
-    const MicroDag& dag = kernels[i];
-    const KernelFit& fit = fits.at(dag.canonicalHash());
+    const MicroDag& dag = kernels[i].dag;
+    const KernelFit& fit = kernels[i].fit;
     const Solution& speed = fit.solutions[0];
     if (c.seq == 0) {
       c.searchId = m_id;
@@ -235,6 +254,8 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
           o.algorithm = s.algorithm;
           o.trials = s.trials;
           o.seed = s.seed + static_cast<std::uint64_t>(seq);
+          o.referenceMs = convolution->msOf(target.name);
+          o.referenceLibrary = convolution->library + " convolution of " + target.name;
           o.progress = [&](int trial, double best) {
             char text[160];
             std::snprintf(text, sizeof text, "%s: trial %d, best %.4f ms", target.name.c_str(),

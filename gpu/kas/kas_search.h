@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kas/conv_baseline.h"
 #include "kas/kas_training.h"
 #include "store/run_lock.h"
 #include "store/store.h"
@@ -38,6 +39,8 @@ class KasSearchObserver {
  public:
   virtual ~KasSearchObserver() = default;
   virtual void baselineTrained(const TrainResult&) {}
+  // The convolutions every candidate is compared with, timed (or read back on a resume).
+  virtual void convolutionTimed(const ConvBaseline&) {}
   // A candidate stored (again) after a step: sampled, tuned, trained or failed.
   virtual void candidateUpdated(const KasCandidateRow&) {}
   virtual void note(const std::string&) {}
@@ -47,7 +50,8 @@ class KasSearchObserver {
 
 // Canvas's loop (seed 004, Figure 1) on this machine: kernels sampled and solved for both the
 // network (speed) and the training backbone (accuracy) with one group count; each one's fused
-// schedule tuned per replaced layer on the engine and timed against the convolution; then
+// schedule tuned per replaced layer on the engine and compared with the convolution (timed once
+// per search, its fastest timing shared by every candidate: core/kas/conv_baseline.h); then
 // trained in its own process, cut early by Canvas's rule against the best accuracy curve so far.
 // Every step of every candidate is committed to the store as it ends, so a killed search resumes
 // where it stopped (sampling is deterministic for the seed).

@@ -30,7 +30,11 @@ KasTuneResult tuneKasLayer(KasMeasurer& measurer, const KasTuneOptions& options)
   KasTuneResult result;
   result.algorithm = options.algorithm;
   const SearchSpace& space = measurer.space();
-  if (const auto ref = measurer.reference()) {
+  const bool timeReference = !options.referenceMs;
+  if (!timeReference) {
+    result.referenceMs = *options.referenceMs;
+    result.referenceLibrary = options.referenceLibrary;
+  } else if (const auto ref = measurer.reference()) {
     result.referenceMs = ref->measurement.medianMs;
     result.referenceLibrary = ref->library;
   }
@@ -57,7 +61,7 @@ KasTuneResult tuneKasLayer(KasMeasurer& measurer, const KasTuneOptions& options)
   // The convolution is timed again beside the kernel's last timing and the faster of its two
   // medians counts: a busy machine only ever slows a run, and on a shared 2-core VM one layer's
   // median moved by up to 10% between timings seconds apart. This favours the convolution.
-  if (result.referenceMs > 0)
+  if (timeReference && result.referenceMs > 0)
     if (const auto again = measurer.reference(); again && again->measurement.medianMs > 0 &&
                                                  again->measurement.medianMs < result.referenceMs)
       result.referenceMs = again->measurement.medianMs;
