@@ -381,7 +381,7 @@ TEST_F(OperatorEditorTest, DoubleClickingAParameterOfAFileShowsItsGraph) {
   EXPECT_EQ(child<QLineEdit>("topologySpec")->text(), "factor:1009:4");
   // The file's own parameters, not a lone custom spec: the Topology page offers the file.
   auto* op = child<QComboBox>("topologyOperator");
-  EXPECT_EQ(op->currentText(), "prime.json");
+  EXPECT_EQ(op->currentText(), "prime");  // the operator's name, as the Spaces list shows it
   EXPECT_TRUE(child<QComboBox>("topologyParam")->isEnabled());
 }
 
@@ -392,7 +392,7 @@ TEST_F(OperatorEditorTest, TheTopologyPageOffersTheUsersOperatorFiles) {
             R"({"name": "prime", "kind": "matmul", "shape": {"n": 64, "k": 64, "m": 1009}})");
   open();
   auto* op = child<QComboBox>("topologyOperator");
-  const int prime = op->findText("prime.json");
+  const int prime = op->findText("prime");  // by the operator's name, as on Spaces
   ASSERT_GE(prime, 0);
   EXPECT_EQ(op->itemText(op->count() - 1), "Custom spec…");  // still last
   EXPECT_EQ(op->currentText(), "MM1");                       // offered, not forced on the page
@@ -408,7 +408,7 @@ TEST_F(OperatorEditorTest, TheTopologyPageOffersTheUsersOperatorFiles) {
   typeInto("editorName", "saved_later");
   QTest::mouseClick(child<QPushButton>("editorSave"), Qt::LeftButton);
   ASSERT_TRUE(QFile::exists(m_dir.filePath("saved_later.json"))) << errorShown().toStdString();
-  EXPECT_GE(op->findText("saved_later.json"), 0);
+  EXPECT_GE(op->findText("saved_later"), 0);
   EXPECT_EQ(op->itemText(op->count() - 1), "Custom spec…");
 }
 

@@ -25,6 +25,7 @@ DistanceChartView::DistanceChartView(QWidget* parent)
   m_series->attachAxis(m_axisX);
   m_series->attachAxis(m_axisY);
   chart()->legend()->setAlignment(Qt::AlignBottom);
+  redraw();  // empty until a distribution comes
 }
 
 void DistanceChartView::setExact(std::vector<double> byDistance) {
@@ -35,6 +36,14 @@ void DistanceChartView::setExact(std::vector<double> byDistance) {
 void DistanceChartView::setSampled(std::vector<double> byDistance) {
   m_sampled = std::move(byDistance);
   redraw();
+}
+
+QStringList DistanceChartView::distanceLabels() const {
+  return m_axisX->categories();
+}
+
+bool DistanceChartView::axesShown() const {
+  return m_axisX->isVisible() && m_axisY->isVisible();
 }
 
 void DistanceChartView::redraw() {
@@ -63,6 +72,14 @@ void DistanceChartView::redraw() {
   }
   m_axisX->clear();
   m_axisX->append(categories);
+  // Nothing to show (a graph refused, a computation under way): no axes either. The category
+  // axis keeps drawing its last categories when emptied, so a refused perm:9 showed perm:7's
+  // 0-6 under an empty plot.
+  const bool any = n > 0;
+  m_axisX->setVisible(any);
+  m_axisY->setVisible(any);
+  m_series->setVisible(any);
+  chart()->legend()->setVisible(any);
   m_axisY->setRange(0, top > 0 ? top * 1.05 : 1);
   m_axisY->applyNiceNumbers();  // ticks at round probabilities
 }

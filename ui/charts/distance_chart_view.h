@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QChartView>
+#include <QStringList>
 #include <vector>
 
 class QBarSeries;
@@ -21,6 +22,10 @@ class DistanceChartView : public QChartView {
   void setSampled(std::vector<double> byDistance);  // empty: none
   const std::vector<double>& exact() const { return m_exact; }
   const std::vector<double>& sampled() const { return m_sampled; }
+  // What the axes show: the distances' labels, and whether they are drawn at all (not while
+  // there are no bars).
+  QStringList distanceLabels() const;
+  bool axesShown() const;
 
  private:
   void redraw();

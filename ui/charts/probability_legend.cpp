@@ -96,8 +96,8 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   p.setPen(muted);
   p.drawText(
       QRect(4, y, width() - 8, line * 4), Qt::TextWordWrap,
-      tr("Wheel: zoom. Drag: pan. Labels show once large enough to read; zoom in to separate "
-         "crowded ones."));
+      tr("Wheel: zoom about the pointer. Drag: pan. Labels show where they have room; zoom in "
+         "to give crowded ones room."));
 }
 
 }  // namespace opevo::ui

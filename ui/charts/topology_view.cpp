@@ -1,10 +1,12 @@
 #include "ui/charts/topology_view.h"
 
+#include <QFontMetricsF>
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
 #include <algorithm>
@@ -16,19 +18,20 @@
 
 namespace opevo::ui {
 
-// One vertex: a disc (exact probability), an optional ring (sampled frequency), an outline on the
-// start vertex, and its label once zoomed in far enough to read it.
+// One vertex: a disc (exact probability), an optional ring (sampled frequency) and an outline
+// on the start vertex. Its label is drawn by the view, in pixels, where it has room.
 class VertexItem : public QGraphicsItem {
  public:
   static constexpr double kMaxRadius = 13;
   static constexpr double kMinRadius = 2.5;
-  static constexpr int kLabelSize = 7;  // scene units
 
-  VertexItem(std::size_t index, QString label) : m_index(index), m_label(std::move(label)) {
+  // discScale: the view's, read at paint time (discs stop growing past a zoom).
+  VertexItem(std::size_t index, const double* discScale) : m_index(index), m_discScale(discScale) {
     setCacheMode(DeviceCoordinateCache);
   }
   std::size_t index() const { return m_index; }
   double radius() const { return m_radius; }
+  double drawnRadius() const { return m_radius * *m_discScale; }
   QColor color() const { return m_color; }
   void set(double radius, QColor color, double ring, bool start) {
     prepareGeometryChange();
@@ -38,52 +41,97 @@ class VertexItem : public QGraphicsItem {
     m_start = start;
     update();
   }
+  // The disc scale changed: the shape with it.
+  void rescaled() {
+    prepareGeometryChange();
+    update();
+  }
   QRectF boundingRect() const override {
-    // Room for the label under the disc, whatever its size.
-    return QRectF(-kMaxRadius - 40, -kMaxRadius - 2, 2 * kMaxRadius + 80, 2 * kMaxRadius + 16);
+    const double r = std::max(kMaxRadius, m_ring) + 3;
+    return QRectF(-r, -r, 2 * r, 2 * r);
   }
   QPainterPath shape() const override {
     QPainterPath p;
-    const double r = std::max(m_radius, 5.0);  // a small vertex is still easy to click
+    // A small vertex is still easy to click: at least 5 scene units, more when zoomed out.
+    const double r = std::max(drawnRadius(), 5.0);
     p.addEllipse(QPointF(0, 0), r, r);
     return p;
   }
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
+    const double s = *m_discScale;
     painter->setRenderHint(QPainter::Antialiasing);
-    painter->setPen(m_start ? QPen(Qt::black, 3) : QPen(QColor(0, 0, 0, 90), 0.6));
+    painter->setPen(m_start ? QPen(Qt::black, 3 * s) : QPen(QColor(0, 0, 0, 90), 0.6 * s));
     painter->setBrush(m_color);
-    painter->drawEllipse(QPointF(0, 0), m_radius, m_radius);
+    painter->drawEllipse(QPointF(0, 0), m_radius * s, m_radius * s);
     if (m_ring > 0) {
       painter->setBrush(Qt::NoBrush);
-      painter->setPen(QPen(QColor(0xd8, 0x1b, 0x60), 1.4, Qt::DashLine));
-      painter->drawEllipse(QPointF(0, 0), m_ring, m_ring);
-    }
-    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    if (lod * kLabelSize >= 7) {  // drawn once it would be at least 7 pixels tall
-      QFont font = painter->font();
-      font.setPixelSize(kLabelSize);
-      painter->setFont(font);
-      painter->setPen(QColor(0x21, 0x21, 0x21));
-      painter->drawText(QRectF(-kMaxRadius - 40, m_radius + 1, 2 * kMaxRadius + 80, 12),
-                        Qt::AlignHCenter | Qt::AlignTop, m_label);
+      painter->setPen(QPen(QColor(0xd8, 0x1b, 0x60), 1.4 * s, Qt::DashLine));
+      painter->drawEllipse(QPointF(0, 0), m_ring * s, m_ring * s);
     }
   }
 
  private:
   std::size_t m_index;
-  QString m_label;
+  const double* m_discScale;
   double m_radius = kMinRadius;
   QColor m_color = Qt::lightGray;
   double m_ring = 0;
   bool m_start = false;
 };
 
+namespace {
+
+// Rectangles already taken on the viewport, bucketed by cell so a dense graph's labels are placed
+// in about linear time.
+class Occupancy {
+ public:
+  explicit Occupancy(QSize area)
+      : m_columns(area.width() / kCell + 1),
+        m_rows(area.height() / kCell + 1),
+        m_cells(static_cast<std::size_t>(m_columns * m_rows)) {}
+  bool free(const QRectF& r) const {
+    bool clear = true;
+    forCells(r, [&](std::vector<QRectF>& cell) {
+      for (const QRectF& taken : cell)
+        if (taken.intersects(r)) clear = false;
+    });
+    return clear;
+  }
+  void take(const QRectF& r) {
+    forCells(r, [&](std::vector<QRectF>& cell) { cell.push_back(r); });
+  }
+
+ private:
+  static constexpr int kCell = 48;
+  template <typename F>
+  void forCells(const QRectF& r, F&& f) const {
+    const int x0 = std::clamp(static_cast<int>(r.left()) / kCell, 0, m_columns - 1);
+    const int x1 = std::clamp(static_cast<int>(r.right()) / kCell, 0, m_columns - 1);
+    const int y0 = std::clamp(static_cast<int>(r.top()) / kCell, 0, m_rows - 1);
+    const int y1 = std::clamp(static_cast<int>(r.bottom()) / kCell, 0, m_rows - 1);
+    for (int y = y0; y <= y1; ++y)
+      for (int x = x0; x <= x1; ++x) f(m_cells[static_cast<std::size_t>(y * m_columns + x)]);
+  }
+  int m_columns, m_rows;
+  mutable std::vector<std::vector<QRectF>> m_cells;
+};
+
+}  // namespace
+
 TopologyView::TopologyView(QWidget* parent) : QGraphicsView(parent) {
   setScene(new QGraphicsScene(this));
   setRenderHint(QPainter::Antialiasing);
   setDragMode(QGraphicsView::ScrollHandDrag);
-  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-  setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+  // The wheel anchors the zoom itself (wheelEvent); the scene reaches far past the graph so the
+  // point under the pointer can stay there even at the graph's edge (a scene as tight as the
+  // graph clamped the scroll, and the start vertex in a corner was pushed out of view).
+  setTransformationAnchor(QGraphicsView::NoAnchor);
+  setResizeAnchor(QGraphicsView::NoAnchor);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // Labels are placed over the whole viewport at once (drawForeground): a partial repaint or a
+  // scrolled copy would keep labels placed for another view.
+  setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
   setBackgroundBrush(Qt::white);
 }
 
@@ -111,10 +159,13 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
   m_probability.clear();
   m_sampled.clear();
   m_layout = std::move(layout);
+  m_graphBounds = QRectF();
   if (!m_layout) return;
   const ParamGraph& g = m_layout->graph;
-  // Graphviz spaces vertices for its own node size; rescale so neighbours sit a label's width
-  // apart (the median edge), whatever the engine and the graph.
+  // Graphviz spaces vertices for its own node size; rescale so neighbours sit kEdgeLength apart
+  // (the median edge), whatever the engine and the graph, and so that no two vertices are
+  // closer than two of the largest discs: dot stacks a complete graph (a choice parameter's) in
+  // ranks closer than its long edges, and the median alone drew four discs on top of each other.
   std::vector<double> lengths;
   for (std::size_t i = 0; i < g.size(); ++i)
     for (std::uint32_t k = g.offsets[i]; k < g.offsets[i + 1]; ++k)
@@ -129,6 +180,8 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
     const double median = lengths[lengths.size() / 2];
     if (median > 0) scale = kEdgeLength / median;
   }
+  if (m_layout->closest > 0)
+    scale = std::max(scale, (2 * VertexItem::kMaxRadius + 4) / m_layout->closest);
   m_positions.clear();
   QRectF bounds;
   for (const QPointF& p : m_layout->positions) {
@@ -142,28 +195,100 @@ void TopologyView::setLayout(std::shared_ptr<const GraphLayout> layout, QStringL
         edges.moveTo(m_positions[i]);
         edges.lineTo(m_positions[g.targets[k]]);
       }
-  auto* edgeItem = scene()->addPath(edges, QPen(QColor(0x9e, 0x9e, 0x9e), 0.8));
+  QPen edgePen(QColor(0x9e, 0x9e, 0x9e), 1);
+  edgePen.setCosmetic(true);  // one pixel at every zoom: a fitted small graph had thick bars
+  auto* edgeItem = scene()->addPath(edges, edgePen);
   edgeItem->setZValue(-1);
   m_items.reserve(g.size());
-  const bool labelled = static_cast<std::size_t>(m_labels.size()) == g.size();
   for (std::size_t i = 0; i < g.size(); ++i) {
-    auto* item =
-        new VertexItem(i, labelled ? m_labels[static_cast<qsizetype>(i)] : QString::number(i));
+    auto* item = new VertexItem(i, &m_discScale);
     item->setPos(m_positions[i]);
     scene()->addItem(item);
     m_items.push_back(item);
   }
-  scene()->setSceneRect(bounds.adjusted(-40, -30, 40, 40));
+  // Room for the discs and the labels under them.
+  m_graphBounds = bounds.adjusted(-VertexItem::kMaxRadius - 4, -VertexItem::kMaxRadius - 4,
+                                  VertexItem::kMaxRadius + 4, VertexItem::kMaxRadius + 18);
+  const double reach = 20 * std::max({m_graphBounds.width(), m_graphBounds.height(), 500.0});
+  scene()->setSceneRect(m_graphBounds.adjusted(-reach, -reach, reach, reach));
   restyle();
   m_zoomed = false;
   fitGraph();
 }
 
 void TopologyView::fitGraph() {
-  if (!m_layout) return;
-  fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
-  // Never blow a tiny graph up past 1.5 times its natural size: discs would look like blobs.
-  if (transform().m11() > 1.5) setTransform(QTransform::fromScale(1.5, 1.5));
+  if (!m_layout || m_graphBounds.isEmpty()) return;
+  const QRectF area = viewport()->rect().adjusted(8, 8, -8, -8);
+  if (area.width() <= 0 || area.height() <= 0) return;
+  // Fills the view: a small graph spread out is one whose labels have room. Discs stop growing
+  // past kMaxDiscZoom, so a two-vertex graph is not two blobs.
+  const double zoom = std::min(
+      {area.width() / m_graphBounds.width(), area.height() / m_graphBounds.height(), kMaxFitZoom});
+  setTransform(QTransform::fromScale(zoom, zoom));
+  centerOn(m_graphBounds.center());
+  zoomChanged();
+}
+
+void TopologyView::zoomChanged() {
+  const double discScale = std::min(1.0, kMaxDiscZoom / transform().m11());
+  if (discScale == m_discScale) return;
+  m_discScale = discScale;
+  for (VertexItem* item : m_items) item->rescaled();
+}
+
+std::vector<std::pair<std::size_t, QRectF>> TopologyView::placedLabels() const {
+  std::vector<std::pair<std::size_t, QRectF>> placed;
+  if (m_items.empty() || static_cast<std::size_t>(m_labels.size()) != m_items.size()) return placed;
+  const double zoom = transform().m11();
+  // Neighbours closer than a short label: no label would have room, so none is tried.
+  if (kEdgeLength * zoom < 24) return placed;
+  const QRect area = viewport()->rect();
+  const QFontMetricsF metrics(font());
+  Occupancy taken(area.size());
+  std::vector<std::size_t> visible;
+  for (std::size_t i = 0; i < m_items.size(); ++i) {
+    const QPointF at = mapFromScene(m_items[i]->pos());
+    if (!area.adjusted(-40, -40, 40, 40).contains(at.toPoint())) continue;
+    visible.push_back(i);
+    const double r = std::max(2.0, m_items[i]->drawnRadius() * zoom);
+    taken.take(QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r));  // no label over another disc
+  }
+  // The start vertex first, then the likeliest: where labels crowd, the ones that matter show.
+  const bool have = m_probability.size() == m_items.size();
+  std::stable_sort(visible.begin(), visible.end(), [&](std::size_t a, std::size_t b) {
+    if ((a == m_start) != (b == m_start)) return a == m_start;
+    return have && m_probability[a] > m_probability[b];
+  });
+  for (std::size_t i : visible) {
+    const QPointF at = mapFromScene(m_items[i]->pos());
+    const double r = m_items[i]->drawnRadius() * zoom;
+    const QString& text = m_labels[static_cast<qsizetype>(i)];
+    const double w = metrics.horizontalAdvance(text) + 2;
+    const QRectF box(at.x() - w / 2, at.y() + r + 1, w, metrics.height());
+    if (!taken.free(box)) continue;
+    taken.take(box);
+    placed.emplace_back(i, box);
+  }
+  return placed;
+}
+
+std::vector<std::size_t> TopologyView::labelledVertices() const {
+  std::vector<std::size_t> out;
+  for (const auto& [index, box] : placedLabels()) out.push_back(index);
+  return out;
+}
+
+void TopologyView::drawForeground(QPainter* painter, const QRectF&) {
+  const auto placed = placedLabels();
+  if (placed.empty()) return;
+  painter->save();
+  painter->resetTransform();  // labels in pixels: readable at every zoom
+  painter->setFont(font());
+  painter->setPen(QColor(0x21, 0x21, 0x21));
+  for (const auto& [index, box] : placed)
+    painter->drawText(box, Qt::AlignHCenter | Qt::AlignTop,
+                      m_labels[static_cast<qsizetype>(index)]);
+  painter->restore();
 }
 
 void TopologyView::setProbabilities(std::vector<double> probability, std::size_t startIndex) {
@@ -210,6 +335,7 @@ void TopologyView::restyle() {
   m_decades = maxP > 0 ? std::clamp(static_cast<int>(std::ceil(std::log10(maxP / minP) - 1e-9)), 1,
                                     kMaxDecades)
                        : kMaxDecades;
+  viewport()->update();  // the labels' places follow the discs' sizes
   auto radius = [&](double p) {
     return VertexItem::kMinRadius +
            (VertexItem::kMaxRadius - VertexItem::kMinRadius) * std::sqrt(std::max(0.0, p) / maxP);
@@ -242,18 +368,32 @@ QPoint TopologyView::viewPositionOf(std::size_t index) const {
   return mapFromScene(m_items.at(index)->pos());
 }
 
-void TopologyView::wheelEvent(QWheelEvent* event) {
-  const double factor = std::pow(1.0015, event->angleDelta().y());
+void TopologyView::zoomAt(QPointF viewPoint, double factor) {
   const double zoom = transform().m11() * factor;
   if (zoom < 0.02 || zoom > 40) return;  // lost in space either way
+  // The scene point under the pointer stays under it: zoom, then scroll it back.
+  const QPointF scenePoint = mapToScene(viewPoint.toPoint());
   scale(factor, factor);
+  const QPointF moved = mapFromScene(scenePoint) - viewPoint;
+  horizontalScrollBar()->setValue(horizontalScrollBar()->value() + qRound(moved.x()));
+  verticalScrollBar()->setValue(verticalScrollBar()->value() + qRound(moved.y()));
   m_zoomed = true;
+  zoomChanged();
+}
+
+void TopologyView::wheelEvent(QWheelEvent* event) {
+  zoomAt(event->position(), std::pow(1.0015, event->angleDelta().y()));
   event->accept();
 }
 
 void TopologyView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (!m_zoomed) fitGraph();
+}
+
+void TopologyView::showEvent(QShowEvent* event) {
+  QGraphicsView::showEvent(event);
+  if (!m_zoomed) fitGraph();  // a graph set while the page was hidden was fitted to no size
 }
 
 void TopologyView::mousePressEvent(QMouseEvent* event) {

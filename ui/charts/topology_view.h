@@ -4,6 +4,7 @@
 #include <QGraphicsView>
 #include <QStringList>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace opevo::ui {
@@ -14,7 +15,9 @@ class VertexItem;
 
 // A parameter's graph as Graphviz laid it out: one disc per vertex, its colour and area showing
 // the exact q-walk probability, a ring for the sampled frequency when there is one, and the start
-// vertex outlined. Wheel zooms about the cursor, dragging pans, clicking a vertex picks it.
+// vertex outlined. Wheel zooms about the cursor, dragging pans, clicking a vertex picks it. Labels
+// are drawn in pixels, so zooming in spreads the vertices apart and gives crowded labels room;
+// one that would cover another label or disc waits for that room.
 class TopologyView : public QGraphicsView {
   Q_OBJECT
 
@@ -33,8 +36,17 @@ class TopologyView : public QGraphicsView {
   // Returns the largest probability drawn.
   double showDistribution(const QwalkResult& result, const std::vector<double>& sampled);
   void clearSampled() { setSampled({}); }
-  // Fits the whole graph in view.
+  // Fits the whole graph in view, filling it (up to kMaxFitZoom); done on every new graph and
+  // resize until the user zooms.
   void fitGraph();
+  // Zooms by factor keeping the scene point at viewPoint (viewport pixels) where it is, as the
+  // wheel does at the pointer.
+  void zoomAt(QPointF viewPoint, double factor);
+  // The vertices whose labels are drawn now, and the pixels they take (for tests).
+  std::vector<std::size_t> labelledVertices() const;
+  std::vector<std::pair<std::size_t, QRectF>> placedLabels() const;
+  // The graph's extent in scene units, discs and labels included.
+  QRectF graphBounds() const { return m_graphBounds; }
 
   const std::vector<double>& probabilities() const { return m_probability; }
   const std::vector<double>& sampled() const { return m_sampled; }
@@ -52,6 +64,10 @@ class TopologyView : public QGraphicsView {
   int decades() const { return m_decades; }
   // Scene units between neighbours (the median edge) after rescaling Graphviz's positions.
   static constexpr double kEdgeLength = 44;
+  // A fitted graph is at most this much larger than its scene size (two vertices would fill the
+  // view as far apart as it is wide); discs stop growing at kMaxDiscZoom.
+  static constexpr double kMaxFitZoom = 6;
+  static constexpr double kMaxDiscZoom = 1.5;
 
  signals:
   void vertexClicked(std::size_t index);
@@ -62,11 +78,16 @@ class TopologyView : public QGraphicsView {
   // Fits the graph again as the view changes size (a page shown for the first time is laid out
   // after the graph was set), until the user zooms.
   void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+  void drawForeground(QPainter* painter, const QRectF& rect) override;
 
  private:
   bool m_zoomed = false;  // the user zoomed since the graph was set
   void restyle();
+  void zoomChanged();
 
+  QRectF m_graphBounds;
+  double m_discScale = 1;  // discs' scene radius factor: 1 up to kMaxDiscZoom, smaller beyond
   std::shared_ptr<const GraphLayout> m_layout;
   QStringList m_labels;
   std::vector<QPointF> m_positions;  // scaled from the layout's

@@ -1,5 +1,8 @@
 #include "ui/jobs/graph_layout.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -52,6 +55,15 @@ std::shared_ptr<const GraphLayout> layoutParameter(const Parameter& param, const
     bounds |= QRectF(layout->positions[i], QSizeF(1, 1));
   }
   layout->bounds = bounds;
+  // All pairs: at most kMaxDrawnVertices (2,000) vertices, two million distances, off the GUI
+  // thread.
+  double closest = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < pg.size(); ++i)
+    for (std::size_t j = i + 1; j < pg.size(); ++j) {
+      const QPointF d = layout->positions[i] - layout->positions[j];
+      closest = std::min(closest, d.x() * d.x() + d.y() * d.y());
+    }
+  layout->closest = std::isfinite(closest) ? std::sqrt(closest) : 0.0;
   gvFreeLayout(gvc, g);
   agclose(g);
   return layout;

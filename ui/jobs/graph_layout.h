@@ -17,6 +17,9 @@ struct GraphLayout {
   ParamGraph graph;                // BFS from the parameter's first vertex
   std::vector<QPointF> positions;  // in points, y down
   QRectF bounds;
+  // The least distance between two vertices' positions (0 for fewer than two): the view spaces
+  // vertices by it so no two discs overlap.
+  double closest = 0;
   std::unordered_map<Vertex, std::size_t, VertexHash> indexOf;
   QString engine;  // "neato" or "dot"
 };

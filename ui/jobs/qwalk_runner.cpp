@@ -4,7 +4,19 @@
 #include <exception>
 #include <numeric>
 
+#include "space/graph_limit.h"
+#include "ui/widgets/display_format.h"
+
 namespace opevo::ui {
+
+QString walkTooLargeNote(const Parameter& param) {
+  if (graphTooLarge(param).empty()) return {};
+  return QObject::tr(
+             "%1 has %2 vertices: the exact distribution is computed for at most %3 (as "
+             "by opevo qwalk). Choose a smaller parameter.")
+      .arg(QString::fromStdString(param.spec()), groupDigits(param.size().toString()),
+           groupDigits(std::to_string(kMaxGraphVertices)));
+}
 
 QwalkRunner::QwalkRunner(QObject* parent) : QObject(parent) {}
 

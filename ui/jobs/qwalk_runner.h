@@ -27,6 +27,11 @@ struct QwalkResult {
   QString error;  // set instead of the rest when core refused the request
 };
 
+// Why the window does not compute param's exact distribution (past core's kMaxGraphVertices, the
+// limit `opevo qwalk` has), with digits grouped for reading; empty when it does. The Spaces table
+// and the Topology page both say it in these words.
+QString walkTooLargeNote(const Parameter& param);
+
 // Runs exactDistribution on the global thread pool so the window never freezes, even for a
 // parameter near the table's vertex limit with q near 1. Core's solver cannot be interrupted, so
 // requests coalesce instead: while one runs, only the newest request waits, and a result that an

@@ -21,6 +21,7 @@
 #include <fstream>
 
 #include "ops/operator_json.h"
+#include "ops/operator_problems.h"
 #include "ops/presets.h"
 #include "ui/models/operator_file_model.h"
 #include "ui/widgets/display_format.h"
@@ -231,8 +232,19 @@ OperatorForm OperatorEditor::form() const {
   return f;
 }
 
+void OperatorEditor::fitFields() {
+  // A scroll area sizes its widget by sizeHint, which guesses a wrapped label's width: at
+  // 1024x700 the summary's second line was cut off under the last field. The height for the
+  // width the fields really have is what they need to show whole (and scroll to).
+  QWidget* fields = m_scroll->widget();
+  if (!fields || !fields->layout()) return;
+  const int needed = fields->layout()->totalHeightForWidth(m_scroll->viewport()->width());
+  if (needed > 0 && needed != fields->minimumHeight()) fields->setMinimumHeight(needed);
+}
+
 bool OperatorEditor::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_scroll->viewport() && event->type() == QEvent::Resize) {
+    fitFields();
     QWidget* focus = focusWidget();
     if (focus && m_scroll->widget()->isAncestorOf(focus)) m_scroll->ensureWidgetVisible(focus);
   }
@@ -359,19 +371,28 @@ void OperatorEditor::validate() {
   const OperatorForm f = form();
   const QString source = m_path.isEmpty() ? tr("new operator") : QFileInfo(m_path).fileName();
   m_definition.reset();
-  QString refusal;
+  QStringList problems;
+  const nlohmann::json file = formToJson(f);
   try {
     m_definition = std::make_shared<const OperatorDefinition>(
-        operatorDefinitionFromJson(formToJson(f), source.toStdString()));
+        operatorDefinitionFromJson(file, source.toStdString()));
   } catch (const std::exception& e) {
-    refusal = QString::fromUtf8(e.what());
+    // Core's refusal is its first problem; every other wrong field is marked with it, so fixing
+    // one does not reveal the next (groups=7 hid that width=5 is narrower than the kernel).
+    for (const std::string& line : operatorFileProblems(file, source.toStdString()))
+      problems << QString::fromStdString(line);
+    if (problems.isEmpty()) problems << QString::fromUtf8(e.what());
   }
+  QString refusal = problems.join(QLatin1Char('\n'));
   for (QLineEdit* edit : m_shapeEdits) edit->setStyleSheet({});
   for (QLineEdit* edit : m_spaceEdits) edit->setStyleSheet({});
   m_kind->setStyleSheet({});
-  m_marked = refusal.isEmpty() ? QStringList() : fieldsNamedIn(refusal, f);
-  // Core stops at the first mistake; a shape field that is no count at all is marked and said
-  // with it, so that fixing one does not reveal the next.
+  m_marked.clear();
+  for (const QString& problem : problems)
+    for (const QString& field : fieldsNamedIn(problem, f))
+      if (!m_marked.contains(field)) m_marked << field;
+  // A shape field that is no count at all stops core's reading of the file before any other
+  // check; it is marked and said with the rest.
   QStringList others;
   for (const QString& field : shapeFields(f.kind)) {  // the fields shown, not another kind's
     const QString text = f.shape.value(field).trimmed();
@@ -411,6 +432,7 @@ void OperatorEditor::validate() {
     m_size->setText(tr("No space until the operator is valid."));
   }
   updateTitle();
+  fitFields();
 }
 
 void OperatorEditor::showMessageText(const QString& text) {

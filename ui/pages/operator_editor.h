@@ -65,6 +65,8 @@ class OperatorEditor : public QWidget {
   void setForm(const OperatorForm& form, const QString& path, const QString& origin);
   void layOutShape();
   void validate();
+  // The fields' widget as tall as its wrapped labels need at the scroll area's width.
+  void fitFields();
   void edited();
   void showMessageText(const QString& text);
   void updateTitle();

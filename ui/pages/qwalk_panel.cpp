@@ -122,6 +122,12 @@ void QwalkPanel::setParameters(std::vector<ParameterPtr> params) {
   const QString previous =
       m_param && !customChosen() ? QString::fromStdString(m_param->name()) : QString();
   m_params = std::move(params);
+  // No parameters (a file that failed to load): the custom spec must not start from the last
+  // operator's parameter, whose table would stay up as if it were this operator's.
+  if (m_params.empty() && !keepCustom) {
+    m_param.reset();
+    m_customSpec.clear();
+  }
   {
     const QSignalBlocker blocker(m_paramCombo);
     m_paramCombo->clear();
@@ -224,24 +230,26 @@ void QwalkPanel::recompute() {
 
   if (!m_param || !walk || !m_errors.isEmpty()) {
     m_runner->cancel();
-    clearDistribution(m_param || !m_errors.isEmpty()
-                          ? QString()
-                          : tr("Choose a parameter of the preset, or type a spec such as "
-                               "factor:8:3."));
+    QString note;
+    if (!m_param && m_errors.isEmpty())
+      note = m_params.empty()
+                 ? tr("The selected operator has no parameters to walk on (a file that did not "
+                      "load: why is on the Space tab). Type a spec such as factor:8:3 to look at "
+                      "one.")
+                 : tr("Choose a parameter of the preset, or type a spec such as factor:8:3.");
+    clearDistribution(note);
     return;
   }
-  const Count size = m_param->size();
-  if (!(size <= kMaxTableVertices)) {
+  // core's limit, the one `opevo qwalk` has: the window computes whatever the CLI does.
+  if (const QString why = walkTooLargeNote(*m_param); !why.isEmpty()) {
     m_runner->cancel();
-    clearDistribution(tr("%1 has %2 vertices: the table shows the exact distribution only for "
-                         "parameters of at most %3 vertices. Choose a smaller parameter.")
-                          .arg(QString::fromStdString(m_param->name()),
-                               groupDigits(size.toString()),
-                               groupDigits(std::to_string(kMaxTableVertices))));
+    clearDistribution(why);
     return;
   }
   m_noteLabel->hide();
-  m_totalLabel->setText(tr("Computing…"));
+  // The table of the previous inputs stays until the new one is there (perm:9 takes seconds).
+  m_totalLabel->setText(tr("Computing the distribution of %1 vertices…")
+                            .arg(groupDigits(m_param->size().toString())));
   m_runner->request({m_param, walk->start, walk->q});
 }
 

@@ -24,14 +24,12 @@ struct QwalkResult;
 // The exact q-random-walk distribution of one parameter: which parameter (one of the selected
 // preset's, or any spec typed in), the start vertex, q, and the table of probabilities. Every
 // input is checked with core's own parser; a bad one is reported in the panel and left as typed.
+// The largest parameter is core's (kMaxGraphVertices), as for `opevo qwalk`; it is computed off
+// the GUI thread.
 class QwalkPanel : public QWidget {
   Q_OBJECT
 
  public:
-  // Beyond this the table would be slow to fill and useless to read; the limit is checked with
-  // Parameter::size() before any graph is built.
-  static constexpr std::uint64_t kMaxTableVertices = 100'000;
-
   explicit QwalkPanel(QWidget* parent = nullptr);
   ~QwalkPanel() override;
 

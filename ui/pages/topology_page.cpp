@@ -1,5 +1,6 @@
 #include "ui/pages/topology_page.h"
 
+#include <QBrush>
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
@@ -21,6 +22,7 @@
 #include <exception>
 
 #include "common/error.h"
+#include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "space/param_spec.h"
 #include "space/qwalk.h"
@@ -33,6 +35,7 @@
 #include "ui/widgets/display_format.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/qwalk_inputs.h"
+#include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
 
@@ -62,6 +65,8 @@ TopologyPage::TopologyPage(QWidget* parent)
     m_operatorCombo->addItem(QString::fromStdString(name));
   m_operatorCombo->addItem(tr("Custom spec…"));
   m_paramCombo->setObjectName(QStringLiteral("topologyParam"));
+  // As wide as the longest name: at 1024 pixels "auto_unroll_max_step" read "auto_u".
+  m_paramCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   m_specEdit->setObjectName(QStringLiteral("topologySpec"));
   m_specEdit->setPlaceholderText(QStringLiteral("factor:8:3, perm:4, discrete:1,2,4, choice:a,b"));
   m_engineCombo->setObjectName(QStringLiteral("topologyEngine"));
@@ -146,17 +151,40 @@ bool TopologyPage::showingGraph() const {
 
 void TopologyPage::addOperatorFile(const QString& path,
                                    std::shared_ptr<const OperatorDefinition> def, bool show) {
-  if (path.isEmpty() || !def) return;
-  // The Runs page follows the Spaces page's files; this list offered the presets only.
+  if (path.isEmpty()) return;
+  // A file that fails to load is listed with its error, as the Spaces page lists it: left out,
+  // the user could not tell a bad file from one never found. The window hands over only the
+  // definition, so the reason is core's own, read again.
+  QString error;
+  if (!def) {
+    try {
+      def = std::make_shared<const OperatorDefinition>(loadOperator(path.toStdString()));
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+  }
   const auto before = m_files.find(path);
-  const bool changed = before != m_files.end() && before->second != def;
-  m_files[path] = std::move(def);
+  const bool changed = before != m_files.end() &&
+                       (before->second.definition != def || before->second.error != error);
+  m_files[path] = {def, error};
   int index = m_operatorCombo->findData(path);
   if (index < 0) {
     index = m_operatorCombo->count() - 1;  // before "Custom spec…", which stays last
     const QSignalBlocker blocker(m_operatorCombo);
-    m_operatorCombo->insertItem(index, QFileInfo(path).fileName(), path);
-    m_operatorCombo->setItemData(index, QDir::toNativeSeparators(path), Qt::ToolTipRole);
+    m_operatorCombo->insertItem(index, QString(), path);
+  }
+  {
+    // Named as the Spaces page names it: the operator's name, or the file's when it failed.
+    const QSignalBlocker blocker(m_operatorCombo);
+    const QString fileName = QFileInfo(path).fileName();
+    m_operatorCombo->setItemText(index, def ? QString::fromStdString(def->op.name) : fileName);
+    m_operatorCombo->setItemData(index,
+                                 def ? QDir::toNativeSeparators(path)
+                                     : QDir::toNativeSeparators(path) + QLatin1Char('\n') + error,
+                                 Qt::ToolTipRole);
+    m_operatorCombo->setItemData(
+        index, def ? QVariant() : QVariant(QBrush(statusColor(StatusColor::Error))),
+        Qt::ForegroundRole);
   }
   if (show && index != m_operatorCombo->currentIndex())
     m_operatorCombo->setCurrentIndex(index);
@@ -211,7 +239,17 @@ void TopologyPage::onOperatorChosen() {
     m_templateBox->clearOperator();
   } else if (const auto file = m_files.find(m_operatorCombo->currentData().toString());
              file != m_files.end()) {
-    m_templateBox->setOperator(*file->second, m_templateBox->current());
+    if (!file->second.definition) {
+      m_templateBox->clearOperator();
+      const QSignalBlocker blocker(m_paramCombo);
+      m_paramCombo->clear();
+      m_paramCombo->setEnabled(false);
+      m_specError = tr("%1 could not be loaded: %2")
+                        .arg(QFileInfo(file->first).fileName(), file->second.error);
+      useParameter(nullptr);
+      return;
+    }
+    m_templateBox->setOperator(*file->second.definition, m_templateBox->current());
     const SearchSpace& space = m_templateBox->shown()->space;
     for (std::size_t i = 0; i < space.dims(); ++i) m_params.push_back(space.paramPtr(i));
   } else {
@@ -292,11 +330,7 @@ void TopologyPage::startLayout() {
   if (!(m_param->size() <= kMaxDrawnVertices)) {
     m_stack->setCurrentWidget(m_distanceChart);
     showMessage(m_noteLabel,
-                tr("%1 vertices: a drawing of more than %2 would be an unreadable tangle and slow "
-                   "to lay out, so the distribution is shown summed by distance from the start "
-                   "vertex instead.")
-                    .arg(groupDigits(m_param->size().toString()),
-                         groupDigits(std::to_string(kMaxDrawnVertices))));
+                tr("%1 vertices.%2").arg(groupDigits(m_param->size().toString()), drawNote()));
     return;
   }
   m_stack->setCurrentWidget(m_view);
@@ -317,6 +351,12 @@ void TopologyPage::startLayout() {
       });
 }
 
+QString TopologyPage::drawNote() const {
+  return tr(" A drawing of more than %1 would be an unreadable tangle and slow to lay out, so "
+            "the distribution is shown summed by distance from the start vertex instead.")
+      .arg(groupDigits(std::to_string(kMaxDrawnVertices)));
+}
+
 void TopologyPage::recompute() {
   m_errors.clear();
   m_sampled.clear();
@@ -325,17 +365,20 @@ void TopologyPage::recompute() {
   const std::optional<QwalkInputs::Walk> walk = m_inputs->read(m_errors);
   showErrors();
   m_sampleButton->setEnabled(false);
-  if (!m_param || !walk || !m_errors.isEmpty() || !(m_param->size() <= kMaxExactVertices)) {
+  // core's limit, the one `opevo qwalk` has: the window computes whatever the CLI does.
+  const QString tooLarge = m_param ? walkTooLargeNote(*m_param) : QString();
+  if (!m_param || !walk || !m_errors.isEmpty() || !tooLarge.isEmpty()) {
     m_runner->cancel();
-    m_result.reset();
-    if (m_param && m_errors.isEmpty())
-      showMessage(m_noteLabel, tr("%1 vertices: more than the %2 the exact distribution is "
-                                  "computed for. Choose a smaller parameter.")
-                                   .arg(groupDigits(m_param->size().toString()),
-                                        groupDigits(std::to_string(kMaxExactVertices))));
+    m_result.reset();  // nor the bars nor the colours of other inputs stay up as if current
+    if (m_param && m_errors.isEmpty()) showMessage(m_noteLabel, tooLarge);
     applyToPicture();
     return;
   }
+  // A large graph takes seconds (perm:9: about 6); the page stays live and says so meanwhile.
+  if (!(m_param->size() <= kMaxDrawnVertices))
+    showMessage(m_noteLabel, tr("%1 vertices: computing the exact distribution…%2")
+                                 .arg(groupDigits(m_param->size().toString()), drawNote()));
+  applyToPicture();
   m_runner->request({m_param, walk->start, walk->q});
 }
 
@@ -353,6 +396,10 @@ void TopologyPage::showResult(const std::shared_ptr<const QwalkResult>& result) 
   }
   m_result = result;
   m_sampleButton->setEnabled(true);
+  if (m_stack->currentWidget() == m_distanceChart && m_param &&
+      !(m_param->size() <= kMaxDrawnVertices))
+    showMessage(m_noteLabel,
+                tr("%1 vertices.%2").arg(groupDigits(m_param->size().toString()), drawNote()));
   applyToPicture();
   emit distributionShown();
 }

@@ -42,13 +42,14 @@ class TopologyPage : public QWidget {
 
  public:
   static constexpr std::size_t kMaxDrawnVertices = 2000;
-  static constexpr std::uint64_t kMaxExactVertices = 100'000;
 
   explicit TopologyPage(QWidget* parent = nullptr);
   ~TopologyPage() override;
 
-  // A user's operator file (the Spaces page's choice), offered after the presets under its file
-  // name; an offered one is updated (a just-saved edit). It becomes the one shown when `show`.
+  // A user's operator file (the Spaces page's choice), offered after the presets under its
+  // operator's name, as the Spaces page lists it; an offered one is updated (a just-saved edit).
+  // A null definition is a file that failed to load: it is listed by its file name, in red, and
+  // choosing it says why. It becomes the one shown when `show`.
   void addOperatorFile(const QString& path, std::shared_ptr<const OperatorDefinition> def,
                        bool show);
   // As the user choosing (a preset's name, or an offered file's path); false when there is no
@@ -92,6 +93,7 @@ class TopologyPage : public QWidget {
   void onSampled(const std::vector<double>& frequencyByResultIndex, int walks);
   void onVertexClicked(std::size_t index);
   void showErrors();
+  QString drawNote() const;
 
   ParameterPtr m_param;
   std::vector<ParameterPtr> m_params;  // the chosen operator's
@@ -100,8 +102,13 @@ class TopologyPage : public QWidget {
   std::vector<double> m_sampled;  // by result index; empty when none for the current result
   int m_sampledWalks = 0;
   QStringList m_errors;
-  // The offered operator files' definitions, by path (the combo's item data).
-  std::map<QString, std::shared_ptr<const OperatorDefinition>> m_files;
+  // The offered operator files, by path (the combo's item data): the definition, or why the
+  // file did not load.
+  struct OfferedFile {
+    std::shared_ptr<const OperatorDefinition> definition;
+    QString error;
+  };
+  std::map<QString, OfferedFile> m_files;
   QString m_specError;
   LatestJob<LayoutJob> m_layoutJob;  // the drawing of the current parameter
   LatestJob<SampleJob> m_sampleJob;  // walks sampled from the current distribution

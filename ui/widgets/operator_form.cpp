@@ -202,7 +202,20 @@ QStringList fieldsNamedIn(const QString& message, const OperatorForm& form) {
     add(QStringLiteral("in_channels"));
     add(QStringLiteral("out_channels"));
   }
-  if (rest.contains(QStringLiteral("output would be empty"))) {
+  // "the 11x11 kernel is larger than the padded 227x5 input, ...": the axis (or axes) where the
+  // window does not fit, its kernel size and the input's, so a too-narrow width is marked too.
+  static const QRegularExpression window(
+      QStringLiteral("the (\\d+)x(\\d+) kernel is larger than the padded (\\d+)x(\\d+) input"));
+  if (const auto m = window.match(rest); m.hasMatch()) {
+    if (m.captured(1).toLongLong() > m.captured(3).toLongLong()) {
+      add(QStringLiteral("kernel_h"));
+      add(QStringLiteral("height"));
+    }
+    if (m.captured(2).toLongLong() > m.captured(4).toLongLong()) {
+      add(QStringLiteral("kernel_w"));
+      add(QStringLiteral("width"));
+    }
+  } else if (rest.contains(QStringLiteral("output would be empty"))) {
     add(QStringLiteral("kernel_h"));
     add(QStringLiteral("kernel_w"));
   }

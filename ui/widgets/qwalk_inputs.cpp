@@ -2,16 +2,54 @@
 
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QSlider>
 #include <cmath>
+#include <optional>
 
 #include "common/error.h"
 #include "space/qwalk.h"
 
 namespace opevo::ui {
+
+// The walk last asked for on each parameter, by spec (two parameters of one spec have one
+// graph), whichever page of a window asked: the Spaces panel's start and q are the Topology
+// page's for the same parameter and back, as one user looking at one walk expects. One per
+// top-level window, its child, so it goes with the window (another window, a test's next one,
+// starts afresh). It tells the other pages' inputs as it changes.
+class WalkMemory : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit WalkMemory(QObject* parent) : QObject(parent) {}
+  static WalkMemory* of(QWidget* widget) {
+    QWidget* top = widget->window();
+    auto* memory = top->findChild<WalkMemory*>(QString(), Qt::FindDirectChildrenOnly);
+    return memory ? memory : new WalkMemory(top);
+  }
+  struct Walk {
+    QString start, q;
+  };
+  std::optional<Walk> find(const QString& spec) const {
+    const auto it = m_walks.find(spec);
+    if (it == m_walks.end()) return std::nullopt;
+    return *it;
+  }
+  void remember(const QString& spec, const Walk& walk, const QObject* from) {
+    m_walks[spec] = walk;
+    emit remembered(spec, from);
+  }
+
+ signals:
+  void remembered(const QString& spec, const QObject* from);
+
+ private:
+  QHash<QString, Walk> m_walks;
+};
+
 namespace {
 
 constexpr int kSliderSteps = 100;
@@ -40,11 +78,15 @@ QwalkInputs::QwalkInputs(const Names& names, QWidget* page)
   m_slider->setValue(50);
   m_slider->setToolTip(
       tr("q from 0.01 to 0.99; type any value strictly between 0 and 1 beside it"));
-  connect(m_start, &QLineEdit::textEdited, this, &QwalkInputs::changed);
+  connect(m_start, &QLineEdit::textEdited, this, [this] {
+    remember();
+    emit changed();
+  });
   connect(m_q, &QLineEdit::textEdited, this, &QwalkInputs::onQEdited);
   connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
     if (m_syncingSlider) return;
     m_q->setText(QString::number(double(value) / kSliderSteps));
+    remember();
     emit changed();
   });
 }
@@ -83,10 +125,43 @@ void QwalkInputs::setParameter(const ParameterPtr& param) {
     m_start->setText(first);
   }
   if (m_start->text().trimmed().isEmpty()) m_start->setText(first);
+  adopt();
+}
+
+WalkMemory* QwalkInputs::memory() {
+  // The page may have been put in its window since the last look: the memory is the window's.
+  WalkMemory* memory = WalkMemory::of(m_start);
+  if (memory != m_memory) {
+    if (m_memory) disconnect(m_memory, nullptr, this, nullptr);
+    m_memory = memory;
+    connect(memory, &WalkMemory::remembered, this,
+            [this](const QString& spec, const QObject* from) {
+              if (from == this || !m_param || QString::fromStdString(m_param->spec()) != spec)
+                return;
+              if (adopt()) emit changed();
+            });
+  }
+  return memory;
+}
+
+bool QwalkInputs::adopt() {
+  const auto walk = memory()->find(QString::fromStdString(m_param->spec()));
+  if (!walk || (walk->start == m_start->text() && walk->q == m_q->text())) return false;
+  m_start->setText(walk->start);
+  m_q->setText(walk->q);
+  syncSlider(walk->q);
+  return true;
+}
+
+void QwalkInputs::remember() {
+  if (m_param)
+    memory()->remember(QString::fromStdString(m_param->spec()), {m_start->text(), m_q->text()},
+                       this);
 }
 
 void QwalkInputs::setStartText(const QString& text) {
   m_start->setText(text);
+  remember();
   emit changed();
 }
 
@@ -99,7 +174,7 @@ QString QwalkInputs::startText() const {
   return m_start->text();
 }
 
-void QwalkInputs::onQEdited(const QString& text) {
+void QwalkInputs::syncSlider(const QString& text) {
   bool ok = false;
   const double q = QLocale::c().toDouble(text.trimmed(), &ok);
   if (ok && q >= 0.01 && q <= 0.99) {
@@ -107,6 +182,11 @@ void QwalkInputs::onQEdited(const QString& text) {
     m_slider->setValue(static_cast<int>(std::lround(q * kSliderSteps)));
     m_syncingSlider = false;
   }
+}
+
+void QwalkInputs::onQEdited(const QString& text) {
+  syncSlider(text);
+  remember();
   emit changed();
 }
 
@@ -145,3 +225,5 @@ std::optional<QwalkInputs::Walk> QwalkInputs::read(QStringList& errors) const {
 }
 
 }  // namespace opevo::ui
+
+#include "qwalk_inputs.moc"

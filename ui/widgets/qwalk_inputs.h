@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -15,9 +16,13 @@ class QWidget;
 
 namespace opevo::ui {
 
+class WalkMemory;
+
 // The inputs of one q-random walk: the start vertex (typed, checked against the parameter) and q
 // (typed, or dragged on a slider kept in step with it). The q-walk panel and the Topology page
-// both use it; each places the fields in its own layout (two form rows, or one line).
+// both use it; each places the fields in its own layout (two form rows, or one line). A start or
+// q the user gives on one page is remembered for the parameter's spec and carried to every
+// other page's inputs for that spec: on the Topology page, the walk set in the Spaces panel.
 class QwalkInputs : public QObject {
   Q_OBJECT
 
@@ -54,12 +59,20 @@ class QwalkInputs : public QObject {
 
  private:
   void onQEdited(const QString& text);
+  void syncSlider(const QString& qText);
+  // Records the fields as the walk of the parameter's spec, for the other pages.
+  void remember();
+  // Takes the walk recorded for the parameter's spec, if any; true when a field changed.
+  bool adopt();
+  // The window's memory of walks, connected to.
+  WalkMemory* memory();
 
   ParameterPtr m_param;
   QLineEdit* m_start;
   QLineEdit* m_q;
   QSlider* m_slider;
   bool m_syncingSlider = false;
+  QPointer<WalkMemory> m_memory;
 };
 
 }  // namespace opevo::ui
