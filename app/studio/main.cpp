@@ -42,6 +42,7 @@
 #include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/race_setup_panel.h"
 #include "ui/widgets/space_template_box.h"
+#include "ui/widgets/wheel_guard.h"
 
 namespace {
 
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<QCoreApplication> app = textOnly ? std::make_unique<QCoreApplication>(argc, argv)
                                                    : std::make_unique<QApplication>(argc, argv);
   QGuiApplication::setDesktopFileName(QStringLiteral("opevo-studio"));
+  if (!textOnly) app->installEventFilter(new opevo::ui::WheelGuard(app.get()));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
