@@ -41,7 +41,7 @@ std::string passwordRefused(const ClusterTarget& target, const std::string& endp
   const std::string source = passwordSource(target);
   const std::string todo =
       "choose the file holding the password the cluster was started with (Password file… on "
-      "the Cluster page), or start the studio with OPEVO_CLUSTER_PASSWORD set";
+      "the Cluster page, then Connect), or start the studio with OPEVO_CLUSTER_PASSWORD set";
   if (source.empty())
     return "the cluster at " + endpoint + " requires a password and none is set: " + todo;
   return "wrong password: the cluster at " + endpoint + " refused the password from " + source +

@@ -165,6 +165,12 @@ void ClusterPage::onPolled(const ClusterSnapshotPtr& s) {
       break;
   }
   showMessage(m_messageLabel, error);
+  if (s->status == Status::Refused || s->status == Status::BadInput) {
+    // Asking again cannot help (a refused password stays refused): the page stops watching, so
+    // the password file can be chosen and Connect pressed again.
+    m_controller->unwatch();
+    m_bar->setConnected(false);
+  }
   showMessage(m_noteLabel, s->problems.isEmpty()
                                ? QString()
                                : tr("Agent records that could not be read: %1")
@@ -174,7 +180,8 @@ void ClusterPage::onPolled(const ClusterSnapshotPtr& s) {
     emit statusMessage(
         s->status == Status::Live
             ? tr("Cluster %1: %2 live agents").arg(s->endpoint).arg(m_roster.liveCount())
-            : tr("Cluster: %1").arg(error));
+            : tr("Cluster %1: not connected (the Cluster page says why)")
+                  .arg(s->endpoint.isEmpty() ? m_bar->address() : s->endpoint));
   m_heard = true;
   m_lastStatus = s->status;
 }
@@ -192,7 +199,7 @@ void ClusterPage::showSummary(const ClusterSnapshot* s) {
   if (s->status == ClusterSnapshot::Status::Refused ||
       s->status == ClusterSnapshot::Status::BadInput) {
     m_summary->setText(
-        QStringLiteral("%1: %2").arg(m_bar->address().toHtmlEscaped(), s->message.toHtmlEscaped()));
+        tr("%1: not connected (the reason is above).").arg(m_bar->address().toHtmlEscaped()));
     return;
   }
   if (s->status != ClusterSnapshot::Status::Live && m_roster.polledMs() == 0) {
@@ -201,10 +208,10 @@ void ClusterPage::showSummary(const ClusterSnapshot* s) {
   }
   int devices = 0;
   long long trials = 0;
+  // Trials count every agent listed: a gone agent's trials were done (the table shows them).
   for (const RosterAgent& a : m_roster.agents()) {
-    if (!a.live) continue;
-    devices += static_cast<int>(a.record.devices.size());
     trials += a.record.trialsDone();
+    if (a.live) devices += static_cast<int>(a.record.devices.size());
   }
   long long waiting = 0, inFlight = 0;
   for (const cluster::TrialQueue& q : m_roster.queues()) {
