@@ -265,7 +265,12 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
   def.spaceOverrides = j["space"];
   for (const auto& [name, spec] : def.spaceOverrides.items()) {
     const int index = base.indexOf(name);
-    if (index < 0) throw InputError(source + ": space names unknown parameter '" + name + "'");
+    if (index < 0) {
+      std::string names;
+      for (std::size_t i = 0; i < base.dims(); ++i) names += (i ? ", " : "") + base.param(i).name();
+      throw InputError(source + ": space names unknown parameter '" + name +
+                       "' (this operator's template has " + names + ")");
+    }
     const ParamKind kind = base.param(index).kind();
     if (kind != ParamKind::Discrete && kind != ParamKind::Choice)
       throw InputError(source + ": parameter '" + name +
@@ -284,7 +289,12 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
   for (std::size_t i = 0; i < base.dims(); ++i) {
     const std::string& name = base.param(i).name();
     if (def.spaceOverrides.contains(name)) {
-      ParameterPtr p = makeParameter(name, def.spaceOverrides[name].get<std::string>());
+      ParameterPtr p;
+      try {
+        p = makeParameter(name, def.spaceOverrides[name].get<std::string>());
+      } catch (const InputError& e) {
+        throw InputError(source + ": " + e.what());  // the spec's own words, with the file
+      }
       if (p->kind() != base.param(i).kind())
         throw InputError(source + ": parameter '" + name + "' must stay " +
                          std::string(kindName(base.param(i).kind())));

@@ -125,6 +125,18 @@ TEST(OperatorJson, BadInputNamesTheField) {
           R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4}, "space": {"tile_k": "factor:4:2"}})")
           .find("fixed by the shape"),
       std::string::npos);
+  // A space entry's own mistakes name the file too, and an unknown name lists the template's.
+  const char* conv = R"({"kind": "conv2d", "shape": {"in_channels": 16, "height": 14, "width": 14,
+      "out_channels": 16, "kernel_h": 3, "kernel_w": 3}, "space": {"auto_unroll_max_step": )";
+  EXPECT_EQ(errorOf(std::string(conv) + R"("discrete:"}})").rfind("my_op.json: discrete", 0), 0u)
+      << errorOf(std::string(conv) + R"("discrete:"}})");
+  EXPECT_EQ(errorOf(std::string(conv) + R"("discrete:a,b"}})").rfind("my_op.json: ", 0), 0u);
+  EXPECT_NE(
+      errorOf(
+          R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4}, "space": {"tile_zz": "factor:4:2"}})")
+          .find(
+              "unknown parameter 'tile_zz' (this operator's template has tile_n, tile_m, tile_k)"),
+      std::string::npos);
   // Found by fuzz_operator_json (fuzz/corpus/operator_json/regression-name-not-a-string.json).
   EXPECT_NE(errorOf(R"({"name": {"n": 96, "m": 128, "k": 64}})").find("'name' must be a string"),
             std::string::npos);
