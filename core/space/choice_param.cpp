@@ -57,10 +57,19 @@ std::int64_t ChoiceParam::indexOf(std::string_view choice) const {
 }
 
 Vertex ChoiceParam::parse(std::string_view text) const {
-  const std::int64_t index = indexOf(text);
+  std::int64_t index = indexOf(text);
+  // A choice holding a comma is written a\,b in its spec; the same escaped text names it.
+  if (index < 0 && text.find('\\') != std::string_view::npos) {
+    std::string unescaped;
+    for (std::size_t i = 0; i < text.size(); ++i)
+      unescaped += text[i] == '\\' && i + 1 < text.size() ? text[++i] : text[i];
+    index = indexOf(unescaped);
+  }
   if (index < 0) {
+    // Quoted: a choice may hold a comma or a space, and a bare list would not tell them apart.
     std::string listed;
-    for (std::size_t i = 0; i < m_choices.size(); ++i) listed += (i ? ", " : "") + m_choices[i];
+    for (std::size_t i = 0; i < m_choices.size(); ++i)
+      listed += (i ? ", '" : "'") + m_choices[i] + "'";
     throw InputError("vertex '" + std::string(text) + "' of " + name() +
                      " is not one of its choices (accepted: one of " + listed + ")");
   }

@@ -221,6 +221,18 @@ TEST(ParamSpec, AChoiceHoldingACommaReadsBackFromItsSpec) {
   EXPECT_EQ(back->spec(), p.spec());
 }
 
+TEST(ParamSpec, AChoiceHoldingACommaIsNamedPlainOrEscaped) {
+  const ChoiceParam p("act", {"a,b", "c"});
+  EXPECT_EQ(p.parse("a,b"), Vertex{0});
+  EXPECT_EQ(p.parse("a\\,b"), Vertex{0});  // as its spec writes it: choice:a\,b,c
+  try {
+    p.parse("d");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("one of 'a,b', 'c'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Text, CountedIsSingularForOneOnly) {
   EXPECT_EQ(counted(1, "trial", "trials"), "1 trial");
   EXPECT_EQ(counted(0, "trial", "trials"), "0 trials");
