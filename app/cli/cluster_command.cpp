@@ -20,6 +20,7 @@
 #include "cluster/trial_messages.h"
 #include "cluster/trial_queues.h"
 #include "common/error.h"
+#include "space/text.h"
 #include "store/store.h"
 
 namespace opevo::cli {
@@ -140,7 +141,8 @@ void runStatus(const StatusArgs& a) {
               << "\n";
     return;
   }
-  std::printf("cluster %s: %zu live agents\n", endpoint.text().c_str(), agents.size());
+  std::printf("cluster %s: %s\n", endpoint.text().c_str(),
+              counted(static_cast<long long>(agents.size()), "live agent", "live agents").c_str());
   for (const cluster::AgentRecord& agent : agents) {
     std::printf("  %s on %s (pid %ld, %s), %lld trials, heartbeat %s\n", agent.id.c_str(),
                 agent.host.c_str(), agent.pid, agent.backend.c_str(), agent.trialsDone(),

@@ -64,7 +64,19 @@ int main(int argc, char** argv) {
                 << " (" << names << "; see opevo" << path << " --help)\n";
       return 2;
     }
-    std::cerr << "opevo: " << e.what() << " (see opevo --help)\n";
+    std::string path;
+    for (const CLI::App* a = at; a && a != &app; a = a->get_parent())
+      path = " " + a->get_name() + path;
+    // CLI11 lists arguments it did not expect last first ("c.db --db"): named here in the order
+    // typed, with the command that did not take them.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && !left.empty()) {
+      std::string words;
+      for (const std::string& w : left) words += (words.empty() ? "" : " ") + w;
+      std::cerr << "opevo" << path << ": did not expect " << words << " (see opevo" << path
+                << " --help)\n";
+      return 2;
+    }
+    std::cerr << "opevo" << path << ": " << e.what() << " (see opevo" << path << " --help)\n";
     return 2;
   } catch (const opevo::cli::Interrupted& e) {
     std::cerr << "opevo: interrupted: " << e.what() << "\n";
