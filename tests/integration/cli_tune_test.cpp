@@ -494,6 +494,10 @@ TEST(CliUsage, AWordThatIsNoSubcommandIsNamedWithTheOnesThereAre) {
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.err.find("opevo net: a subcommand is required (list, show,"), std::string::npos)
       << none.err;
+  // Arguments a command takes none of: named as typed (CLI11 lists them last first).
+  const auto extra = runProcess(OPEVO_CLI, {"space", "MM1", "--db", "x.db"});
+  EXPECT_EQ(extra.status, 2);
+  EXPECT_EQ(extra.err, "opevo space: did not expect --db x.db (see opevo space --help)\n");
 }
 
 // A replay run the window paced (its pace stored in its operator) goes on at that pace when the
