@@ -36,6 +36,14 @@ std::string ConvBaseline::describe() const {
   return buf;
 }
 
+std::string ConvBaseline::brief() const {
+  const std::string name = library.substr(0, library.find(' '));
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s%sconvolution %.3f ms for every kernel (fastest of %d timings)",
+                name.c_str(), name.empty() ? "" : " ", totalMs(), repeats);
+  return buf;
+}
+
 nlohmann::json ConvBaseline::toJson() const {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& l : layers)

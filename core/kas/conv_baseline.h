@@ -38,6 +38,8 @@ struct ConvBaseline {
   // "oneDNN convolution: fastest of 5 timings per layer before the first kernel, shared by every
   // kernel: 9.188 ms over the network (the slowest timings: 12.046 ms)".
   std::string describe() const;
+  // "oneDNN convolution 9.188 ms for every kernel (fastest of 5 timings)": for a status line.
+  std::string brief() const;
 
   nlohmann::json toJson() const;
   // nullopt when `j` holds none (a search stored before they were shared).

@@ -143,7 +143,8 @@ void KasScatterChart::clear() {
        std::initializer_list<QXYSeries*>{m_trained, m_early, m_diverged, m_front, m_frontLine,
                                          m_baselineAccuracy, m_convolutionSpeed, m_ring})
     s->clear();
-  for (QLegendMarker* m : chart()->legend()->markers(m_diverged)) m->setVisible(false);
+  for (QScatterSeries* s : {m_trained, m_early, m_diverged, m_front})
+    for (QLegendMarker* m : chart()->legend()->markers(s)) m->setVisible(false);
   m_x->setRange(0.5, 2);
   m_y->setRange(0, 100);
   m_accuracyLabel->hide();
@@ -175,19 +176,22 @@ void KasScatterChart::setSnapshot(const KasSnapshot& s) {
   m_trained->replace(trained);
   m_early->replace(early);
   m_diverged->replace(diverged);
-  // Named in the legend only when there is one: most searches have none. A marker shown again
-  // kept the place it had while hidden, on top of "trained" with no label: the legend lays
-  // itself out again when one appears or goes.
+  m_front->replace(frontPoints);
+  // Each kind named in the legend only when the plot has one: most searches have no diverged
+  // training, and at 1024x700 the four names did not fit below the plot ("diver..."). A marker
+  // shown again kept the place it had while hidden, on top of another with no label: the legend
+  // lays itself out again when one appears or goes.
   bool changed = false;
-  for (QLegendMarker* m : chart()->legend()->markers(m_diverged)) {
-    changed |= m->isVisible() != !diverged.isEmpty();
-    m->setVisible(!diverged.isEmpty());
-  }
+  for (QScatterSeries* s : {m_trained, m_early, m_diverged, m_front})
+    for (QLegendMarker* m : chart()->legend()->markers(s)) {
+      const bool shown = s->count() > 0;
+      changed |= m->isVisible() != shown;
+      m->setVisible(shown);
+    }
   if (changed && chart()->legend()->isVisible()) {
     chart()->legend()->hide();
     chart()->legend()->show();
   }
-  m_front->replace(frontPoints);
   m_baseline.reset();
   if (s.baselineAccuracy) {
     m_baseline = *s.baselineAccuracy * 100;

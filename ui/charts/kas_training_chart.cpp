@@ -34,8 +34,11 @@ KasTrainingChart::KasTrainingChart(QWidget* parent)
   m_x->setTickType(QValueAxis::TicksDynamic);
   m_x->setTickAnchor(1);
   m_x->setTickInterval(1);
-  m_y->setTitleText(tr("test accuracy (%)"));
-  m_y->setLabelFormat(QStringLiteral("%.0f"));
+  // "test accuracy (%)", then "accuracy (%)", were cut ("test accurac...", "accuracy (...") in
+  // the 90-pixel-high plot of a 1024x700 window: the unit goes on the labels, and the tooltip
+  // says it is the test set's.
+  m_y->setTitleText(tr("accuracy"));
+  m_y->setLabelFormat(QStringLiteral("%.0f%%"));
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
   setToolTip(

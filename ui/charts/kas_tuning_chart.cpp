@@ -51,6 +51,17 @@ QList<QPointF> KasTuningChart::layerCurve(int layer) const {
   return layer >= 0 && layer < m_curves.size() ? m_curves[layer]->points() : QList<QPointF>{};
 }
 
+QStringList KasTuningChart::legendNames() const {
+  QStringList names;
+  for (QLegendMarker* m : chart()->legend()->markers())
+    if (m->isVisible()) names << m->label();
+  return names;
+}
+
+QPointF KasTuningChart::trialRange() const {
+  return {m_x->min(), m_x->max()};
+}
+
 QString KasTuningChart::placeholder() const {
   return m_note->isVisible() ? m_note->text() : QString();
 }
@@ -77,6 +88,8 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
   double lo = INFINITY, hi = 0;
   int trials = 1;
   std::vector<QLineSeries*> convolutions;
+  QString library;  // "oneDNN", as the tuning results name the convolution
+  bool anyStart = false;
   for (const auto& layer : layers) {
     if (!layer.is_object()) continue;
     const QColor color = RaceChartView::colorOf(m_layers++);
@@ -99,6 +112,7 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
       mark->setPen(QPen(color, 2));
       mark->setName(tr("%1 start schedule").arg(curve->name()));
       mark->append(0.0, start);
+      anyStart = true;
       chart()->addSeries(mark);
       mark->attachAxis(m_x);
       mark->attachAxis(m_y);
@@ -124,6 +138,8 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
     curve->attachAxis(m_y);
     m_curves.append(curve);
     const double conv = layer.value("conv_ms", 0.0);
+    if (library.isEmpty() && layer.contains("conv") && layer["conv"].is_string())
+      library = QString::fromStdString(layer["conv"].get<std::string>()).section(' ', 0, 0);
     if (conv > 0) {
       auto* line = new QLineSeries;
       line->setPen(QPen(color, 1.5, Qt::DashLine));
@@ -140,6 +156,29 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
   }
   // Made before the longest curve was seen: each dashed line spans every trial.
   for (QLineSeries* line : convolutions) line->replace(1, QPointF(trials, line->at(1).y()));
+  // One legend entry for each kind of mark the layers share, drawn in grey: the layers' own
+  // entries say which colour is which layer. Empty series, so nothing is plotted for them.
+  const QColor key(0x55, 0x55, 0x55);
+  if (anyStart) {
+    auto* start = new QScatterSeries;
+    start->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    start->setMarkerSize(9);
+    start->setColor(Qt::white);
+    start->setPen(QPen(key, 2));
+    start->setName(tr("start schedule (trial 0)"));
+    chart()->addSeries(start);
+    start->attachAxis(m_x);
+    start->attachAxis(m_y);
+  }
+  if (!convolutions.empty()) {
+    auto* dashed = new QLineSeries;
+    dashed->setPen(QPen(key, 1.5, Qt::DashLine));
+    dashed->setName(library.isEmpty() ? tr("convolution (dashed)")
+                                      : tr("%1 convolution (dashed)").arg(library));
+    chart()->addSeries(dashed);
+    dashed->attachAxis(m_x);
+    dashed->attachAxis(m_y);
+  }
   m_x->setRange(0, trials);
   m_x->setTickInterval(std::max(1.0, std::ceil(trials / 8.0)));
   if (hi <= 0) {
@@ -170,7 +209,7 @@ void KasTuningChart::resizeEvent(QResizeEvent* event) {
 }
 
 void KasTuningChart::setTitles() {
-  m_x->setTitleText(m_compact ? tr("trial") : tr("trial (0: start schedule)"));
+  m_x->setTitleText(m_compact ? tr("trial (0: start)") : tr("trial (0: start schedule)"));
   m_y->setTitleText(m_compact ? tr("best ms") : tr("best time (ms)"));
   QString note;
   switch (m_state) {

@@ -16,7 +16,10 @@ namespace opevo::ui {
 // convolution it replaces at that layer as a dashed line of the same colour (a log time axis:
 // layers differ by orders of magnitude). The curve ends at the time the kernel is counted with
 // (the layer's "ms": the start schedule when no trial beat it), as the Source tab and the table
-// say. With nothing to draw, it shows a sentence instead of empty axes.
+// say. A layer tuned over N trials has N + 1 points, trial 0 being the start schedule: the axis
+// title says so even when short, and the legend names the square and the dashed lines (a user
+// read "tuned over 4 trials" beside five points as an off-by-one, and could not tell what the
+// unnamed dashed lines were). With nothing to draw, it shows a sentence instead of empty axes.
 class KasTuningChart : public QChartView {
   Q_OBJECT
 
@@ -30,6 +33,10 @@ class KasTuningChart : public QChartView {
   // while the axes show).
   QList<QPointF> layerCurve(int layer) const;
   QString placeholder() const;
+  // The names the legend shows, in its order.
+  QStringList legendNames() const;
+  // The trial axis's range.
+  QPointF trialRange() const;
   // Smaller than this, the titles are the short ones.
   static constexpr int kCompactWidth = 480;
   static constexpr int kCompactHeight = 260;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "kas/conv_baseline.h"
 #include "store/live_status.h"
 #include "store/store.h"
 
@@ -17,7 +18,14 @@ std::vector<const KasCandidateRow*> kasCandidates(const KasSnapshot& s) {
 
 void readKasBaseline(const std::string& baselineJson, KasSnapshot& into) {
   const auto j = nlohmann::json::parse(baselineJson, nullptr, false);
-  if (!j.is_object() || !j.contains("accuracy") || !j["accuracy"].is_number()) return;
+  if (!j.is_object()) return;
+  // Timed before the baseline is trained: shown while it trains.
+  if (j.contains("convolution"))
+    if (const auto conv = kas::ConvBaseline::fromJson(j["convolution"])) {
+      into.convolutionBasis = QString::fromStdString(conv->describe());
+      into.convolutionBrief = QString::fromStdString(conv->brief());
+    }
+  if (!j.contains("accuracy") || !j["accuracy"].is_number()) return;
   into.baselineAccuracy = j["accuracy"].get<double>();
   into.baselineCurve.clear();
   if (j.contains("curve") && j["curve"].is_array())

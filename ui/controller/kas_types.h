@@ -31,9 +31,13 @@ struct KasSnapshot {
   QString network;
   RunStatus status = RunStatus::Running;
   std::string settingsJson;
-  int wanted = 0;                           // candidates the search evaluates
-  std::optional<double> baselineAccuracy;   // 0..1, once the baseline was trained
-  std::vector<double> baselineCurve;        // test accuracy after each epoch
+  int wanted = 0;                          // candidates the search evaluates
+  std::optional<double> baselineAccuracy;  // 0..1, once the baseline was trained
+  std::vector<double> baselineCurve;       // test accuracy after each epoch
+  // The convolution figures every candidate is compared with (core/kas/conv_baseline.h), in
+  // words; empty for a search stored before they were shared, or before they are timed.
+  QString convolutionBasis;
+  QString convolutionBrief;                 // the same, short, for the page's status line
   std::vector<KasCandidatePtr> candidates;  // in seq order
   QString activity;                         // what the search thread is doing now (live only)
 };
@@ -44,7 +48,7 @@ std::vector<const KasCandidateRow*> kasCandidates(const KasSnapshot& s);
 
 // The snapshot of a stored search (throws what the store throws).
 KasSnapshot readKasSnapshot(const Store& store, std::int64_t searchId);
-// The baseline's accuracy and curve from a search record's baselineJson.
+// The baseline's accuracy, curve and convolution figures from a search record's baselineJson.
 void readKasBaseline(const std::string& baselineJson, KasSnapshot& into);
 
 struct KasOutcome {

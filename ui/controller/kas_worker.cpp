@@ -67,6 +67,12 @@ void KasWorker::baselineTrained(const kas::TrainResult& result) {
   publish(true);
 }
 
+void KasWorker::convolutionTimed(const kas::ConvBaseline& baseline) {
+  m_snapshot.convolutionBasis = QString::fromStdString(baseline.describe());
+  m_snapshot.convolutionBrief = QString::fromStdString(baseline.brief());
+  publish(true);
+}
+
 void KasWorker::candidateUpdated(const KasCandidateRow& candidate) {
   m_candidates[candidate.seq] = std::make_shared<const KasCandidateRow>(candidate);
   m_snapshot.candidates.clear();

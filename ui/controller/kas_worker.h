@@ -30,6 +30,7 @@ class KasWorker : public QObject, private kas::KasSearchObserver {
 
  private:
   void baselineTrained(const kas::TrainResult& result) override;
+  void convolutionTimed(const kas::ConvBaseline& baseline) override;
   void candidateUpdated(const KasCandidateRow& candidate) override;
   void note(const std::string& text) override;
   void stepProgress(int seq, const std::string& what) override;

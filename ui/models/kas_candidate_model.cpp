@@ -5,6 +5,7 @@
 #include <QFontDatabase>
 
 #include "kas/candidate_front.h"
+#include "kas/share_text.h"
 #include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
@@ -28,6 +29,10 @@ void KasCandidateModel::clear() {
 }
 
 void KasCandidateModel::setSnapshot(const KasSnapshot& s) {
+  if (s.convolutionBasis != m_convolutionBasis) {
+    m_convolutionBasis = s.convolutionBasis;
+    emit headerDataChanged(Qt::Horizontal, ConvMsColumn, ConvMsColumn);
+  }
   const std::vector<int> front = kas::frontSeqs(kasCandidates(s));
   const std::set<int> frontSet(front.begin(), front.end());
   // Rows keep their candidates only while they are the same search's, in the same order.
@@ -103,11 +108,17 @@ QVariant KasCandidateModel::data(const QModelIndex& index, int role) const {
     if (col == NoteColumn || col == StageColumn) return note(c);
     if (col == HashColumn) return tr("Kernel %1").arg(QString::fromStdString(c.hash));
     if (col == FlopsColumn)
-      return tr("%1% of the FLOPs and %2% of the weights of the convolutions")
-          .arg(c.flopsRatio * 100, 0, 'f', 1)
-          .arg(c.paramsRatio * 100, 0, 'f', 1);
-    if (col == KernelMsColumn || col == ConvMsColumn)
+      return tr("%1 of the FLOPs and %2 of the weights of the convolutions, at G=%3")
+          .arg(QString::fromStdString(kas::shareText(c.flopsRatio)),
+               QString::fromStdString(kas::shareText(c.paramsRatio)))
+          .arg(c.groups);
+    if (col == KernelMsColumn)
       return tr("The replaced layers of the network, summed with their counts");
+    if (col == ConvMsColumn)
+      return m_convolutionBasis.isEmpty()
+                 ? tr("The replaced layers of the network, summed with their counts; timed "
+                      "beside this kernel (a search stored before the figures were shared)")
+                 : m_convolutionBasis;
     return {};
   }
   if (role != Qt::DisplayRole) return {};
@@ -119,9 +130,8 @@ QVariant KasCandidateModel::data(const QModelIndex& index, int role) const {
       return QString::fromStdString(c.hash.substr(0, 8));  // as git abbreviates; tooltip in full
     case GroupsColumn:
       return static_cast<qlonglong>(c.groups);
-    case FlopsColumn:  // a kernel far under its budget still shows a figure
-      return QString::number(c.flopsRatio * 100, 'f', c.flopsRatio < 0.1 ? 1 : 0) +
-             QStringLiteral(" %");
+    case FlopsColumn:  // as the CLI prints it: a kernel far under its budget never reads 0%
+      return QString::fromStdString(kas::shareText(c.flopsRatio));
     case KernelMsColumn:
       return c.kernelMs ? QString::number(*c.kernelMs, 'f', 3) : none;
     case ConvMsColumn:
@@ -143,9 +153,16 @@ QVariant KasCandidateModel::headerData(int section, Qt::Orientation orientation,
   if (role == Qt::ToolTipRole) {
     switch (section) {
       case GroupsColumn:
-        return tr("The group count G the kernel's sizes were solved with");
+        return tr(
+            "The group count G the kernel's sizes were solved with: drawn per kernel by the "
+            "search's seed (opevo kas sample with the same seed and budget gives it the same G; "
+            "opevo kas search --groups fixes it)");
       case FlopsColumn:
         return tr("The kernel's FLOPs as a share of the convolutions' it replaces");
+      case ConvMsColumn:
+        return m_convolutionBasis.isEmpty()
+                   ? tr("The convolutions the kernel replaces, timed beside it")
+                   : m_convolutionBasis;
       case SpeedupColumn:
         return tr("Convolution time over kernel time (higher is faster)");
       case AccuracyColumn:

@@ -53,6 +53,7 @@ class KasCandidateModel : public QAbstractTableModel {
   std::int64_t m_searchId = -1;
   std::vector<KasCandidatePtr> m_rows;
   std::set<int> m_front;
+  QString m_convolutionBasis;  // how the Conv ms column's figures were timed
 };
 
 }  // namespace opevo::ui

@@ -221,6 +221,9 @@ void KernelsPage::showSnapshot(KasSnapshotPtr snapshot) {
   m_shown = std::move(snapshot);
   const KasSnapshot& s = *m_shown;
   m_candidates->setSnapshot(s);
+  // Sized to their contents as the rows change: a live search's first row ("sampled") was sized
+  // once and kept its cut text, "5fdb…" and "sa…" at 1024x700, as its figures arrived.
+  m_table->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
   m_chart->setSnapshot(s);
   if (other) {
     m_selected = 0;
@@ -250,6 +253,7 @@ QString KernelsPage::summary(const KasSnapshot& s) const {
   if (diverged) text += tr(" (%n diverged)", nullptr, diverged);
   if (s.baselineAccuracy)
     text += tr("; baseline accuracy %1 %").arg(*s.baselineAccuracy * 100, 0, 'f', 2);
+  if (!s.convolutionBrief.isEmpty()) text += QStringLiteral("; ") + s.convolutionBrief;
   if (!s.activity.isEmpty()) text += QStringLiteral(" — ") + s.activity;
   return text;
 }

@@ -17,7 +17,9 @@ class KasSearchModel;
 
 // The Kernels page's left side: the store's kernel searches (newest first; selecting one shows
 // it, Resume continues an interrupted one) and the form of a new search: how many kernels, the
-// FLOPs and weights budget, schedules tuned per layer, and the training each kernel gets.
+// FLOPs and weights budget, schedules tuned per layer, and the training each kernel gets (epochs,
+// training images, and the test images its accuracy is measured on). Every field starts at the
+// CLI's default (kas::KasSearchSettings), so a search left as it is matches `opevo kas search`.
 class KasSearchPanel : public QWidget {
   Q_OBJECT
 
@@ -40,6 +42,7 @@ class KasSearchPanel : public QWidget {
   QSpinBox* trialsBox() const { return m_trials; }
   QSpinBox* epochsBox() const { return m_epochs; }
   QSpinBox* imagesBox() const { return m_images; }
+  QSpinBox* testImagesBox() const { return m_testImages; }
   QPushButton* startButton() const { return m_start; }
   QPushButton* stopButton() const { return m_stop; }
   QPushButton* resumeButton() const { return m_resume; }
@@ -63,6 +66,7 @@ class KasSearchPanel : public QWidget {
   QSpinBox* m_trials;
   QSpinBox* m_epochs;
   QSpinBox* m_images;
+  QSpinBox* m_testImages;
   QPushButton* m_start;
   QPushButton* m_stop;
   QPushButton* m_resume;
