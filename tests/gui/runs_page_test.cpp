@@ -445,6 +445,21 @@ TEST_F(RunsPageTest, TheProgressBarFollowsATimeBudgetAndSaysWhatItMeasures) {
   EXPECT_TRUE(bar->format().contains("random, repeat 1 of 1")) << bar->format().toStdString();
 }
 
+// No trial for a while (a dead agent, a kernel running to its timeout): the ETA computed at the
+// last trial would stand still, so the label says how long it has been instead.
+TEST_F(RunsPageTest, TheEtaSaysWhenNoTrialHasComeForAWhile) {
+  prepareRace(1, 20, 2000);
+  setup()->algorithmPanel()->setChecked({QStringLiteral("random")});
+  runs()->setStallMs(600);
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(waitUntil([&] { return runs()->data()->trialCount() >= 1; }));
+  EXPECT_TRUE(waitUntil(
+      [&] { return runs()->etaLabel()->text().startsWith(QStringLiteral("no trial for 0:0")); },
+      1900))
+      << runs()->etaLabel()->text().toStdString();
+  runs()->stop();
+}
+
 TEST_F(RunsPageTest, TimeAndTargetBudgetsEndEachRun) {
   prepareRace(1, 100000, 5);
   setup()->algorithmPanel()->setChecked({QStringLiteral("random")});

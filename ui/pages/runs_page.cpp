@@ -84,7 +84,10 @@ RunsPage::RunsPage(QWidget* parent)
       m_openDatasetAction(new QAction(tr("&Open dataset…"), this)),
       m_progress(new QProgressBar),
       m_etaLabel(new QLabel),
-      m_datasetStatus(new QLabel) {
+      m_datasetStatus(new QLabel),
+      m_stallClock(new QTimer(this)) {
+  m_stallClock->setInterval(1000);
+  connect(m_stallClock, &QTimer::timeout, this, &RunsPage::showStall);
   m_filter->setSourceModel(m_trialsModel);
   m_startAction->setObjectName(QStringLiteral("startAction"));
   m_pauseAction->setObjectName(QStringLiteral("pauseAction"));
@@ -433,6 +436,12 @@ void RunsPage::onStateChanged(EngineController::State state) {
   m_openDatasetAction->setEnabled(idle);
   m_sweepAction->setEnabled(idle);
   m_progress->setVisible(!idle);
+  if (state == State::Running) {
+    m_sinceTrial.start();
+    m_stallClock->start();
+  } else {
+    m_stallClock->stop();
+  }
   if (state == State::Paused) m_etaLabel->setText(tr("paused"));
   if (state == State::Stopping) m_etaLabel->setText(tr("stopping…"));
 }
@@ -460,6 +469,7 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
       m_controller->stop();
     }
   }
+  if (!update->trials.empty()) m_sinceTrial.restart();
   m_data->append(update->trials);
   for (const TrialPoint& t : update->trials) {
     RunDone& run = m_runsDone[{t.algorithm, t.repeat}];
@@ -479,9 +489,17 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
   const QString percent = QString::number(fraction * 100, 'f', 0) + QLatin1Char('%');
   m_progress->setFormat(p.current.isEmpty() ? tr("%1 of the race; starting").arg(percent)
                                             : tr("%1 of the race; now %2").arg(percent, p.current));
-  if (m_controller->state() == EngineController::State::Running)
+  if (m_controller->state() == EngineController::State::Running &&
+      (!m_sinceTrial.isValid() || m_sinceTrial.elapsed() < m_stallMs))
     m_etaLabel->setText(p.etaSeconds >= 0 ? tr("ETA %1").arg(duration(p.etaSeconds))
                                           : tr("run %1 of %2").arg(p.runsDone + 1).arg(p.runs));
+}
+
+void RunsPage::showStall() {
+  if (m_controller->state() != EngineController::State::Running || !m_sinceTrial.isValid() ||
+      m_sinceTrial.elapsed() < m_stallMs)
+    return;
+  m_etaLabel->setText(tr("no trial for %1").arg(duration(double(m_sinceTrial.elapsed()) / 1000)));
 }
 
 void RunsPage::refuse(const QString& text) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QElapsedTimer>
+#include <QTimer>
 #include <QWidget>
 #include <map>
 #include <optional>
@@ -52,6 +54,8 @@ class RunsPage : public QWidget {
   // Made here, shown in the window's status bar.
   QProgressBar* progressBar() const { return m_progress; }
   QLabel* etaLabel() const { return m_etaLabel; }
+  // After how long without a trial the ETA label says so instead (tests shorten it).
+  void setStallMs(qint64 ms) { m_stallMs = ms; }
   QLabel* datasetStatus() const { return m_datasetStatus; }
   // The message shown when a race cannot start or has failed; empty when none.
   QString message() const;
@@ -116,6 +120,14 @@ class RunsPage : public QWidget {
   QProgressBar* m_progress;
   QLabel* m_etaLabel;
   QLabel* m_datasetStatus;
+  // Since the last trial arrived: an ETA computed then goes stale when no trial comes (a dead
+  // agent, a kernel running to its timeout), so after a while the label says how long instead.
+  QElapsedTimer m_sinceTrial;
+  QTimer* m_stallClock;
+  // Ten seconds: longer than most trials here, and short enough that a frozen ETA is not read as
+  // the time left for long. The next trial puts the ETA back.
+  qint64 m_stallMs = 10000;
+  void showStall();
   QString m_storePath;
   // Why the store cannot record a race, as last checked; empty when it can (or unchecked yet).
   QString m_storeProblem;
