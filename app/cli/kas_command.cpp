@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -297,12 +299,16 @@ void runTune(const TuneOptions& o) {
   options.algorithm = o.algo;
   options.trials = o.trials;
   options.seed = o.seed;
+  // One line rewritten in place on a terminal; plain lines into a file or a pipe, as kas search
+  // and opevo tune write them.
+  const bool terminal = isatty(fileno(stderr)) == 1;
   if (!o.kas.json)
-    options.progress = [](int trial, double best) {
-      std::fprintf(stderr, "\rtrial %d: best %.4f ms", trial, best);
+    options.progress = [terminal](int trial, double best) {
+      std::fprintf(stderr, terminal ? "\r\033[Ktrial %d: best %.4f ms" : "trial %d: best %.4f ms\n",
+                   trial, best);
     };
   const kas::KasTuneResult r = kas::tuneKasLayer(measurer, options);
-  if (!o.kas.json) std::fprintf(stderr, "\n");
+  if (!o.kas.json && terminal) std::fprintf(stderr, "\n");
   const auto& t = targets[which];
   if (o.kas.json) {
     std::cout << nlohmann::json{{"kernel", hex(dag.canonicalHash())},
