@@ -84,7 +84,7 @@ TEST(KasTuningChart, FourTrialsAreFivePointsFromTheStartScheduleAndTheLegendName
   // The legend lays its markers out once the events are processed.
   EXPECT_TRUE(waitUntil([&] { return !chart.legendNames().isEmpty(); }));
   const QStringList names = chart.legendNames();
-  EXPECT_TRUE(names.contains(QStringLiteral("oneDNN convolution (dashed)")))
+  EXPECT_TRUE(names.contains(QStringLiteral("oneDNN convolution")))
       << names.join(',').toStdString();
   EXPECT_TRUE(names.contains(QStringLiteral("start schedule (trial 0)")))
       << names.join(',').toStdString();

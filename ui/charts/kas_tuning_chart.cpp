@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QGraphicsSimpleTextItem>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -25,6 +26,9 @@ KasTuningChart::KasTuningChart(QWidget* parent)
   small.setPointSizeF(small.pointSizeF() * 0.85);
   chart()->legend()->setFont(small);
   chart()->legend()->setAlignment(Qt::AlignRight);
+  // Markers drawn as their series are: the start schedule a square, the convolution a dashed
+  // line, each layer a line in its colour.
+  chart()->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
   chart()->setMargins(QMargins(4, 4, 4, 4));
   m_x->setLabelFormat(QStringLiteral("%d"));
   // Whole trials only: ticks from trial 0 (the start schedule), a few trials apart (setCandidate
@@ -173,8 +177,8 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
   if (!convolutions.empty()) {
     auto* dashed = new QLineSeries;
     dashed->setPen(QPen(key, 1.5, Qt::DashLine));
-    dashed->setName(library.isEmpty() ? tr("convolution (dashed)")
-                                      : tr("%1 convolution (dashed)").arg(library));
+    // The marker draws the dash: "(dashed)" after the name was cut at 1024x700.
+    dashed->setName(library.isEmpty() ? tr("convolution") : tr("%1 convolution").arg(library));
     chart()->addSeries(dashed);
     dashed->attachAxis(m_x);
     dashed->attachAxis(m_y);
