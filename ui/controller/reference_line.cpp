@@ -11,7 +11,7 @@ double ReferenceLine::everyMultiplyAddSpeed() const {
 }
 
 ReferenceLine referenceLineOf(const std::string& description, double speed) {
-  return {QString::fromStdString(description), speed, everyMultiplyAddIn(description)};
+  return {QString::fromStdString(description), speed, everyMultiplyAddIn(description), {}};
 }
 
 }  // namespace opevo::ui
