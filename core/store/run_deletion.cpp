@@ -87,7 +87,6 @@ std::vector<RunAndTrials> Store::deleteRuns(const std::vector<std::int64_t>& ids
         throw InputError(refusalText({beingTuned(r.run.id)}));
       }
     }
-    std::set<std::int64_t> races;
     for (const RunAndTrials& r : check.runs) {
       Statement trials(m_db, "DELETE FROM trials WHERE run_id = ?");
       trials.bind(1, r.run.id).run();
@@ -99,16 +98,9 @@ std::vector<RunAndTrials> Store::deleteRuns(const std::vector<std::int64_t>& ids
                      "INSERT OR REPLACE INTO deleted_runs (id, deleted, description) VALUES "
                      "(?, ?, ?)");
       kept.bind(1, r.run.id).bind(2, nowUtc()).bind(3, describeRun(r)).run();
-      if (r.run.raceId) races.insert(r.run.raceId);
     }
-    // A race keeps the runs left of it; one left with none goes too. Only the deleted runs'
-    // races: a race just created has no runs yet and must stay.
-    for (const std::int64_t race : races) {
-      Statement empty(m_db,
-                      "DELETE FROM races WHERE id = ? AND NOT EXISTS "
-                      "(SELECT 1 FROM runs WHERE race_id = ?)");
-      empty.bind(1, race).bind(2, race).run();
-    }
+    // A race left with no runs keeps its row (its start time): SQLite would give the newest
+    // race's id again once its row is gone, and race ids are shown (`opevo runs --json`).
   });
   return check.runs;
 }

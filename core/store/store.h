@@ -67,10 +67,11 @@ class Store {
   // it (it would go on storing trials of a run that is gone; store/run_lock.h), and it is no task
   // of a network run (the network's plan, units and resume need every task run).
   RunDeletionCheck checkRunDeletion(const std::vector<std::int64_t>& ids) const;
-  // Deletes the runs, their trials and each race they leave without runs, in one transaction:
-  // every run or, when any may not go (InputError with checkRunDeletion's refusals), none. Each
-  // run is held (RunLock) while it goes, so a resume started meanwhile is refused, not left
-  // storing trials of a deleted run. Returns what was deleted.
+  // Deletes the runs and their trials in one transaction, and keeps each one's id and description
+  // (deleted_runs): every run or, when any may not go (InputError with checkRunDeletion's
+  // refusals), none. Each run is held (RunLock) while it goes, and a resume takes that lock before
+  // it reads its run: a resume started meanwhile is refused, or finds the run gone. A race left
+  // without runs keeps its row, so its id is never given again. Returns what was deleted.
   std::vector<RunAndTrials> deleteRuns(const std::vector<std::int64_t>& ids);
   // "no run 7 in PATH", or for a deleted run "run 3 (MM1, opevo, 300 trials) was deleted from
   // PATH on 2026-11-29T11:45:08Z": what to say when a run asked for is not there.

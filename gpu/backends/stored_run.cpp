@@ -74,9 +74,11 @@ void readBack(Store& store, ResumedRun& r) {
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options,
                            ResumeAs as) {
   ResumedRun r;
-  r.run = resumableRun(store, runId, as);
-  // Held before the measurement is made: another process resuming it is refused at once.
+  // Held before the run is read, and before the measurement is made: another process resuming
+  // it is refused at once, and a deletion (which takes the same lock) either finished before the
+  // read, which then finds the run gone, or waits for this resume to end.
   r.lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, runId);
+  r.run = resumableRun(store, runId, as);
   r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options, r.run.device);
   readBack(store, r);
   if (as == ResumeAs::Run) store.setRunStatus(r.run.id, RunStatus::Running);
@@ -103,12 +105,13 @@ std::vector<ResumedRun> resumeStoredRace(Store& store, const std::vector<std::in
                                          const BackendOptions& options) {
   std::vector<ResumedRun> race(runIds.size());
   std::vector<RunRecord> records;
-  // Every run checked before any is marked running: all go on, or none.
+  // Locked before they are read (as resumeStoredRun), and every run checked before any is
+  // marked running: all go on, or none.
+  for (std::size_t i = 0; i < runIds.size(); ++i)
+    race[i].lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, runIds[i]);
   for (std::size_t i = 0; i < runIds.size(); ++i)
     records.push_back(race[i].run = resumableRun(store, runIds[i], ResumeAs::Run));
   if (const std::string why = whyNotOneRace(records); !why.empty()) throw InputError(why);
-  for (ResumedRun& r : race)
-    r.lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, r.run.id);
   const RunRecord& first = race.front().run;
   race.front().setup = restoreMeasurement(first.backend, first.operatorJson, options, first.device);
   for (ResumedRun& r : race) {

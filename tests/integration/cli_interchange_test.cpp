@@ -215,7 +215,7 @@ TEST(CliInterchange, BadFilesExitTwoAndStoreNothing) {
 
   expectUsageError(
       runProcess(OPEVO_CLI, {"export-t4", "7", "--out", dir.file("x.json"), "--db", db}),
-      "run 7 does not exist");
+      "no run 7 in " + db);
   expectUsageError(runProcess(OPEVO_CLI, {"export-t4", "1", "--out", dir.file("x.json"), "--db",
                                           dir.file("none.db")}),
                    "does not exist");

@@ -72,7 +72,7 @@ std::string refusalOf(Store& store, const std::vector<std::int64_t>& ids) {
   return "";
 }
 
-TEST(RunDeletion, ARunGoesWithItsTrialsAndEmptiedRaceAndNothingElse) {
+TEST(RunDeletion, ARunGoesWithItsTrialsAndNothingElse) {
   TempDir dir;
   const std::string path = dir.file("runs.db");
   Store store(path);
@@ -99,10 +99,12 @@ TEST(RunDeletion, ARunGoesWithItsTrialsAndEmptiedRaceAndNothingElse) {
   EXPECT_EQ(store.raceRuns(race).size(), 1u);
   EXPECT_EQ(rowsOf(path, "SELECT count(*) FROM races WHERE id = " + std::to_string(race)), 1);
 
-  // Its last run gone, the race goes too; a race not yet given runs stays.
+  // Its last run gone, the race keeps its row, so its id is never a later race's.
   store.deleteRuns({b});
-  EXPECT_EQ(rowsOf(path, "SELECT count(*) FROM races WHERE id = " + std::to_string(race)), 0);
+  EXPECT_EQ(rowsOf(path, "SELECT count(*) FROM races WHERE id = " + std::to_string(race)), 1);
+  EXPECT_TRUE(store.raceRuns(race).empty());
   EXPECT_EQ(rowsOf(path, "SELECT count(*) FROM races WHERE id = " + std::to_string(lone)), 1);
+  EXPECT_GT(store.createRace(), lone);
   ASSERT_EQ(store.runs().size(), 1u);
   EXPECT_EQ(store.runs()[0].id, other);
   EXPECT_EQ(rowsOf(path, "PRAGMA foreign_key_check"), -1);  // no row points at a deleted run
