@@ -162,7 +162,8 @@ void Agent::run(const std::atomic<bool>& stop) {
     const auto taken = cluster::retryUnreachable(policy, [&] { return beat(redis); });
     if (taken) throw InputError(*taken);
     if (!m_options.shareHardware) {
-      // Checked once registered, so of two agents started at once the later sees the earlier.
+      // Checked once registered: of two agents started at once each sees the other, and the
+      // later (sharingHardware) gives way.
       const auto other = cluster::retryUnreachable(policy, [&] {
         std::vector<cluster::AgentRecord> live = cluster::liveAgents(redis);
         // An agent of this host killed a moment ago still has a record until it expires.

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "cluster/cluster_errors.h"
 #include "cluster/cluster_keys.h"
@@ -144,6 +145,9 @@ std::optional<AgentRecord> sharingHardware(const std::vector<AgentRecord>& live,
   const auto [kind, devices] = hardwareParts(self.hardware);
   for (const AgentRecord& a : live) {
     if (a.id == self.id || a.host != self.host || a.hardware.empty()) continue;
+    // Only an agent there first counts (started earlier, or at once with a smaller id): two
+    // started together each see the other, and one of them must go on serving.
+    if (std::tie(a.started, a.id) > std::tie(self.started, self.id)) continue;
     const auto [otherKind, otherDevices] = hardwareParts(a.hardware);
     if (otherKind != kind) continue;
     // An empty list is every device of the kind (or the cores): it meets any other list.

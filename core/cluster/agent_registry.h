@@ -52,7 +52,8 @@ void publishAgent(RedisConnection& redis, const AgentRecord& agent, double ttlSe
 std::optional<AgentRecord> claimAgent(RedisConnection& redis, const AgentRecord& agent,
                                       double ttlSeconds, bool force = false);
 // A live agent other than `self` on the same host timing on hardware `self` times on too (the
-// cores, or a GPU both see): each slows the other's trials and both record the slowdown.
+// cores, or a GPU both see), that was there first (started earlier, or at once with a smaller id):
+// each slows the other's trials and both record the slowdown, so the later one gives way.
 std::optional<AgentRecord> sharingHardware(const std::vector<AgentRecord>& live,
                                            const AgentRecord& self);
 // An agent stopping cleanly takes itself off at once instead of waiting for its record to expire.

@@ -129,6 +129,29 @@ TEST(ClusterAgent, ASecondAgentOnTheSameCoresIsRefusedUnlessTold) {
   EXPECT_TRUE(c.waitForAgents(2)) << c.logText("third");
 }
 
+// Started at the same moment (a script, two systemd units), each agent sees the other once
+// registered: the later gives way and the earlier serves, never both gone.
+TEST(ClusterAgent, OfTwoAgentsStartedAtOnceOnTheSameCoresOneServes) {
+  ClusterFixture c("shared-cores-at-once");
+  c.startAgent("left", 0, "cpu");
+  c.startAgent("right", 0, "cpu");
+  std::string refused;
+  ASSERT_TRUE(waitFor(30,
+                      [&] {
+                        for (const char* name : {"left", "right"})
+                          if (c.wait(name, 0) == 2) refused = name;
+                        return !refused.empty();
+                      }))
+      << c.logText("left") << c.logText("right");
+  const std::string serving = refused == "left" ? "right" : "left";
+  EXPECT_NE(c.logText(refused).find("agent '" + serving + "'"), std::string::npos)
+      << c.logText(refused);
+  ASSERT_TRUE(waitFor(10, [&] { return c.agents().size() == 1; }))
+      << c.logText("left") << c.logText("right");
+  EXPECT_EQ(c.agents().front().id, serving);
+  EXPECT_EQ(c.wait(serving, 1), -1) << "the serving agent ended: " << c.logText(serving);
+}
+
 // A wrong or missing password is refused with a message saying what to do, by agents and masters
 // alike, and the master stores nothing.
 TEST(ClusterAgent, WrongOrMissingPasswordIsRefused) {
