@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QLineEdit>
 #include <QSettings>
 
@@ -60,7 +61,8 @@ TEST(KernelExportFolder, ATypedFolderIsProposedForTheNextExport) {
   const std::int64_t second = storeCpuRun(store);
   setSessionMemoryPersists(true);
 
-  // Typed and exported into: the same folder next time, here and in the saved settings.
+  // Typed and exported into: the same folder next time for that run, and a run folder inside it
+  // for another (an export's files have fixed names: the second would overwrite the first's).
   const QString mine = QString::fromStdString(dir.file("my kernels"));
   {
     KernelExportDialog dialog(db, *store.run(first));
@@ -68,8 +70,13 @@ TEST(KernelExportFolder, ATypedFolderIsProposedForTheNextExport) {
     ASSERT_TRUE(dialog.exportNow()) << dialog.message().toStdString();
   }
   {
-    KernelExportDialog dialog(db, *store.run(second));
+    KernelExportDialog dialog(db, *store.run(first));
     EXPECT_EQ(dialog.folderEdit()->text(), mine);
+  }
+  {
+    KernelExportDialog dialog(db, *store.run(second));
+    EXPECT_EQ(dialog.folderEdit()->text(),
+              QDir(mine).filePath(QStringLiteral("run-%1").arg(second)));
   }
   EXPECT_EQ(QSettings().value(QStringLiteral("kernelExport/folder")).toString(), mine);
 

@@ -44,9 +44,10 @@ QString runFolderName(std::int64_t runId) {
   return QStringLiteral("run-%1").arg(runId);
 }
 
-// The folder last typed or browsed to, for its run; for another run the same folder, or its
-// sibling when it was named after its run as the default is ("run-3" -> "run-7"), so that one
-// run's files do not overwrite another's. Without one: Documents/opevo-exports/run-N.
+// The folder last typed or browsed to, for its run. For another run never the same folder (an
+// export's files have fixed names: run 7's would overwrite run 3's): its sibling when it was named
+// after its run as the default is ("run-3" -> "run-7"), else a run folder inside it
+// ("kernels/mm1" -> "kernels/mm1/run-7"). Without one: Documents/opevo-exports/run-N.
 QString proposedFolder(std::int64_t runId) {
   const QString last = recall(kFolderKey).toString();
   if (last.isEmpty()) {
@@ -56,9 +57,10 @@ QString proposedFolder(std::int64_t runId) {
   }
   const std::int64_t lastRun = recall(kFolderRunKey).toLongLong();
   const QFileInfo folder(last);
-  if (lastRun != runId && folder.fileName() == runFolderName(lastRun))
+  if (lastRun == runId) return last;
+  if (folder.fileName() == runFolderName(lastRun))
     return QDir(folder.path()).filePath(runFolderName(runId));
-  return last;
+  return QDir(last).filePath(runFolderName(runId));
 }
 
 }  // namespace
