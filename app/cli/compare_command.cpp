@@ -156,12 +156,15 @@ void runCompareCommand(const CompareArgs& a) {
   std::cout << "Replay of real measurements: " << measurer.label() << "\n"
             << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed << "\n\n"
             << summaryMarkdown(summary, dataset->speedUnit);
-  for (const SharedStart& s : sharedStarts(log.trials(), names))
-    std::cout << "\nnote: " << s.first << " and " << s.second << " proposed the same first "
-              << s.trials
-              << " trials in every repeat: both draw random configurations from the repeat's "
-                 "seed (every algorithm meets the same luck) until their cost model has data, so "
-                 "their rows agree at budgets within that start\n";
+  for (const SharedStart& s : sharedStarts(log.trials(), names)) {
+    std::string who;
+    for (std::size_t i = 0; i < s.algorithms.size(); ++i)
+      who += (i == 0 ? "" : i + 1 == s.algorithms.size() ? " and " : ", ") + s.algorithms[i];
+    std::cout << "\nnote: " << who << " proposed the same first " << s.trials
+              << " trials in every repeat: each draws its random start from the repeat's seed "
+                 "(every algorithm meets the same luck), so their rows agree at budgets within "
+                 "that start\n";
+  }
   if (!a.quiet)
     std::fprintf(stderr, "wrote %s/trials.csv and %s/summary.json\n", a.out.c_str(), a.out.c_str());
   if (interrupted)

@@ -57,7 +57,7 @@ void ProgressPrinter::runEnded(const RunState& run, const EngineProgress& p) {
   finish();
   std::fprintf(stderr, "%-10s repeat %d  %d trials  best %s %s  (%s)  [%d/%d runs]\n",
                run.plan.algorithm.c_str(), run.plan.repeat + 1, run.trials,
-               speedNumber(run.best).c_str(), m_unit.c_str(),
+               speedNumber(run.best, 6).c_str(), m_unit.c_str(),
                std::string(endReasonName(run.end)).c_str(), p.runsEnded, p.runs);
 }
 

@@ -102,21 +102,34 @@ std::vector<SharedStart> sharedStarts(const std::vector<TrialRecord>& trials,
   for (auto& [key, run] : runs)
     std::sort(run.begin(), run.end(),
               [](const TrialRecord* a, const TrialRecord* b) { return a->trial < b->trial; });
-  std::vector<SharedStart> out;
-  for (std::size_t i = 0; i < algorithms.size(); ++i)
-    for (std::size_t j = i + 1; j < algorithms.size(); ++j) {
-      int common = -1;
-      for (int r : repeats) {
-        const auto& a = runs[{algorithms[i], r}];
-        const auto& b = runs[{algorithms[j], r}];
-        int same = 0;
-        while (same < int(std::min(a.size(), b.size())) && a[same]->config == b[same]->config)
-          ++same;
-        common = common < 0 ? same : std::min(common, same);
-      }
-      if (common >= atLeast) out.push_back({algorithms[i], algorithms[j], common});
+  // The first trials two algorithms share in every repeat.
+  const auto common = [&](const std::string& a, const std::string& b) {
+    int shortest = -1;
+    for (int r : repeats) {
+      const auto& x = runs[{a, r}];
+      const auto& y = runs[{b, r}];
+      int same = 0;
+      while (same < int(std::min(x.size(), y.size())) && x[same]->config == y[same]->config) ++same;
+      shortest = shortest < 0 ? same : std::min(shortest, same);
     }
-  return out;
+    return std::max(shortest, 0);
+  };
+  // Equal starts are transitive, so each algorithm joins the first group whose first member it
+  // shares enough with; the group's start is the shortest its members share with that member.
+  std::vector<SharedStart> groups;
+  for (const std::string& a : algorithms) {
+    bool joined = false;
+    for (SharedStart& g : groups)
+      if (const int n = common(g.algorithms.front(), a); n >= atLeast) {
+        g.algorithms.push_back(a);
+        g.trials = g.algorithms.size() == 2 ? n : std::min(g.trials, n);
+        joined = true;
+        break;
+      }
+    if (!joined) groups.push_back({{a}, 0});
+  }
+  std::erase_if(groups, [](const SharedStart& g) { return g.algorithms.size() < 2; });
+  return groups;
 }
 
 }  // namespace opevo

@@ -27,14 +27,15 @@ std::vector<SummaryRow> summarize(const std::vector<TrialRecord>& trials,
                                   const std::vector<std::string>& algorithms,
                                   const std::vector<int>& budgets, std::optional<double> optimum);
 
-// Two algorithms whose runs proposed the same first `trials` configurations in every repeat: the
-// model-based ones start from random draws of the repeat's seed until their model has data, so
-// two of them agree on that start and their rows match at budgets within it.
+// Algorithms whose runs proposed the same first `trials` configurations in every repeat: every
+// algorithm that begins with random draws takes them from the repeat's seed (the algorithms meet
+// the same luck), so those that agree on their start have rows that match at budgets within it
+// (AutoTVM and Ansor: their first 64 trials, before either has a cost model).
 struct SharedStart {
-  std::string first, second;
-  int trials = 0;  // the shortest common start over the repeats
+  std::vector<std::string> algorithms;  // two or more, in the race's order
+  int trials = 0;                       // the shortest start all of them share, over the repeats
 };
-// Pairs of `algorithms` sharing at least `atLeast` first trials in every repeat, in their order.
+// The groups of `algorithms` sharing at least `atLeast` first trials in every repeat.
 std::vector<SharedStart> sharedStarts(const std::vector<TrialRecord>& trials,
                                       const std::vector<std::string>& algorithms, int atLeast = 8);
 

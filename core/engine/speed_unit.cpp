@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace opevo {
 
@@ -19,9 +20,12 @@ double speedIn(const std::string& unit, double flops, double ms) {
   return ms > 0 ? flops / (ms * 1e-3) / flopsPerSecondIn(unit) : 0;
 }
 
-std::string speedNumber(double speed) {
+std::string speedNumber(double speed, int digits) {
   char text[64];
-  std::snprintf(text, sizeof text, std::fabs(speed) >= 1e4 ? "%.0f" : "%.4g", speed);
+  std::snprintf(text, sizeof text, "%.*g", digits, speed);
+  // %g turns to an exponent once the rounded figure needs more digits (9999.6 -> "1e+04").
+  if (std::fabs(speed) >= 1 && std::strchr(text, 'e'))
+    std::snprintf(text, sizeof text, "%.0f", speed);
   return text;
 }
 

@@ -17,8 +17,8 @@ double flopsPerSecondIn(const std::string& unit);
 // `flops` done in `ms` milliseconds, in `unit` (a FLOP rate).
 double speedIn(const std::string& unit, double flops, double ms);
 
-// A speed as the command line prints it: four significant digits, and no exponent at 10,000 and
-// up (printf's %.4g wrote a replay's 10084 GFLOP/s as "1.008e+04"): 10084, 245.3, 3.142, 0.0123.
-std::string speedNumber(double speed);
+// A speed as the command line prints it: `digits` significant digits, and no exponent from 1 up
+// (printf's %.4g wrote a replay's 10084 GFLOP/s as "1.008e+04"): 10084, 245.3, 3.142, 0.0123.
+std::string speedNumber(double speed, int digits = 4);
 
 }  // namespace opevo

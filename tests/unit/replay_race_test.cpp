@@ -56,8 +56,7 @@ TEST(ReplayRace, NamesTheStartTwoModelTunersShare) {
   engine.run();
   const auto shared = sharedStarts(log.trials(), {"autotvm", "ansor", "random"});
   ASSERT_EQ(shared.size(), 1u);
-  EXPECT_EQ(shared[0].first, "autotvm");
-  EXPECT_EQ(shared[0].second, "ansor");
+  EXPECT_EQ(shared[0].algorithms, (std::vector<std::string>{"autotvm", "ansor"}));
   EXPECT_GE(shared[0].trials, 8);
   EXPECT_LT(shared[0].trials, 100);  // their models part them within the budget
 }
