@@ -33,7 +33,12 @@ std::string ConvBaseline::describe() const {
                 "%s%sconvolution: fastest of %d timings per layer before the first kernel, shared "
                 "by every kernel: %.3f ms over the network (the slowest timings: %.3f ms)",
                 name.c_str(), name.empty() ? "" : " ", repeats, totalMs(), slowestMs());
-  return buf;
+  std::string text = buf;
+  if (tunedBefore > 0)
+    text += "; the " + std::to_string(tunedBefore) +
+            " kernels tuned before it (the search was stored before the figure was shared) keep "
+            "the convolution timed beside each";
+  return text;
 }
 
 std::string ConvBaseline::brief() const {
@@ -48,7 +53,11 @@ nlohmann::json ConvBaseline::toJson() const {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& l : layers)
     list.push_back({{"layer", l.layer}, {"count", l.count}, {"ms", l.ms}, {"timings", l.timings}});
-  return {{"library", library}, {"repeats", repeats}, {"ms", totalMs()}, {"layers", list}};
+  return {{"library", library},
+          {"repeats", repeats},
+          {"ms", totalMs()},
+          {"layers", list},
+          {"tuned_before", tunedBefore}};
 }
 
 std::optional<ConvBaseline> ConvBaseline::fromJson(const nlohmann::json& j) {
@@ -56,6 +65,7 @@ std::optional<ConvBaseline> ConvBaseline::fromJson(const nlohmann::json& j) {
   ConvBaseline b;
   b.library = j.value("library", std::string());
   b.repeats = j.value("repeats", 0);
+  b.tunedBefore = j.value("tuned_before", 0);
   for (const auto& l : j["layers"]) {
     if (!l.is_object()) continue;
     ConvBaselineLayer layer;

@@ -28,6 +28,9 @@ struct ConvBaseline {
   std::string library;  // "oneDNN 2.6.3 ...", or the plain loop nest
   int repeats = 0;
   std::vector<ConvBaselineLayer> layers;
+  // Kernels tuned before these figures existed (a search stored before they were shared, and
+  // resumed since) keep the convolution timed beside each: 0 when there were none.
+  int tunedBefore = 0;
 
   // Over the network: each layer's figure times its count.
   double totalMs() const;

@@ -211,6 +211,12 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
       m_store.setKasSearchStatus(m_id, status);
       return status;
     }
+    for (const auto& [seq, row] : stored)
+      if (row.convMs && *row.convMs > 0) ++convolution->tunedBefore;
+    if (convolution->tunedBefore > 0)
+      obs.note(std::to_string(convolution->tunedBefore) +
+               " kernels were tuned before this version shared the convolution's timing: they "
+               "keep the one taken beside each, the rest are divided by the shared figure");
     baseline["convolution"] = convolution->toJson();
     m_store.setKasSearchBaseline(m_id, baseline.dump());
   }

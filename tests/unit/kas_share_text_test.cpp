@@ -53,6 +53,11 @@ TEST(KasConvBaseline, SumsItsLayersWithTheirCountsAndRoundTrips) {
   EXPECT_DOUBLE_EQ(back->totalMs(), b.totalMs());
   EXPECT_EQ(back->layers[0].timings, b.layers[0].timings);
   EXPECT_FALSE(ConvBaseline::fromJson(nlohmann::json::object()));
+  EXPECT_EQ(words.find("tuned before"), std::string::npos) << words;
+  // A search stored before the figure was shared, resumed: its kernels tuned then keep their own.
+  b.tunedBefore = 2;
+  EXPECT_NE(b.describe().find("the 2 kernels tuned before it"), std::string::npos) << b.describe();
+  EXPECT_EQ(ConvBaseline::fromJson(b.toJson())->tunedBefore, 2);
 }
 
 // kas sample and kas search draw their kernels through one function: the same seed gives the same
