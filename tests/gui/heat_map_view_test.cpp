@@ -30,6 +30,9 @@ TEST(HeatMapView, OutlinesEveryCellTiedForTheBest) {
   ASSERT_GT(one, 100) << "the best cell is not outlined";
   // The cells are equal in size: two outlines paint twice the pixels of one.
   EXPECT_NEAR(double(two) / one, 2.0, 0.1);
+  // Tied as the cells read: 2.9999996 shows as the 3.0 beside it does.
+  const int shown = outlinePixels({{1.0, 3.0, 2.0}, {2.9999996, std::nullopt, 0.5}});
+  EXPECT_NEAR(double(shown) / one, 2.0, 0.1);
 }
 
 }  // namespace

@@ -68,7 +68,8 @@ void HeatMapView::paintEvent(QPaintEvent*) {
       p.setPen(colour.light() ? Qt::black : Qt::white);
       p.drawText(cell, Qt::AlignCenter,
                  v ? QString::fromStdString(heatNumber(*v)) : QStringLiteral("-"));
-      if (v && *v == hi) best.append(cell);
+      // Tied as shown: 0.99996 reads "1.000" beside a 1.0 and is outlined with it.
+      if (v && heatNumber(*v) == heatNumber(hi)) best.append(cell);
     }
   }
   p.setPen(QPen(palette().color(QPalette::Highlight), 3));

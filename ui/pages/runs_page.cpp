@@ -495,6 +495,12 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
                                           : tr("run %1 of %2").arg(p.runsDone + 1).arg(p.runs));
 }
 
+void RunsPage::setStallMs(qint64 ms) {
+  m_stallMs = ms;
+  // Checked often enough that the label changes within a tenth of the wait past it.
+  m_stallClock->setInterval(static_cast<int>(std::clamp<qint64>(ms / 10, 50, 1000)));
+}
+
 void RunsPage::showStall() {
   if (m_controller->state() != EngineController::State::Running || !m_sinceTrial.isValid() ||
       m_sinceTrial.elapsed() < m_stallMs)

@@ -55,7 +55,7 @@ class RunsPage : public QWidget {
   QProgressBar* progressBar() const { return m_progress; }
   QLabel* etaLabel() const { return m_etaLabel; }
   // After how long without a trial the ETA label says so instead (tests shorten it).
-  void setStallMs(qint64 ms) { m_stallMs = ms; }
+  void setStallMs(qint64 ms);
   QLabel* datasetStatus() const { return m_datasetStatus; }
   // The message shown when a race cannot start or has failed; empty when none.
   QString message() const;
