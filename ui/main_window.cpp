@@ -186,7 +186,8 @@ MainWindow::MainWindow(QWidget* parent)
   const auto offerFiles = [this] {
     const OperatorFileModel* files = m_presetsPanel->fileModel();
     for (int row = 0; row < files->rowCount(); ++row)
-      m_topologyPage->addOperatorFile(files->entry(row).path, files->entry(row).definition, false);
+      m_topologyPage->addOperatorFile(files->entry(row).path, files->entry(row).definition, false,
+                                      files->entry(row).error);
   };
   connect(m_presetsPanel->fileModel(), &QAbstractItemModel::modelReset, this, offerFiles);
   connect(m_presetsPanel->fileModel(), &QAbstractItemModel::rowsInserted, this, offerFiles);

@@ -150,13 +150,13 @@ bool TopologyPage::showingGraph() const {
 }
 
 void TopologyPage::addOperatorFile(const QString& path,
-                                   std::shared_ptr<const OperatorDefinition> def, bool show) {
+                                   std::shared_ptr<const OperatorDefinition> def, bool show,
+                                   QString error) {
   if (path.isEmpty()) return;
   // A file that fails to load is listed with its error, as the Spaces page lists it: left out,
-  // the user could not tell a bad file from one never found. The window hands over only the
-  // definition, so the reason is core's own, read again.
-  QString error;
-  if (!def) {
+  // the user could not tell a bad file from one never found. The library hands over its reason;
+  // without one it is core's own, read again (a small file, once).
+  if (!def && error.isEmpty()) {
     try {
       def = std::make_shared<const OperatorDefinition>(loadOperator(path.toStdString()));
     } catch (const std::exception& e) {

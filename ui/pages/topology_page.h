@@ -49,9 +49,10 @@ class TopologyPage : public QWidget {
   // A user's operator file (the Spaces page's choice), offered after the presets under its
   // operator's name, as the Spaces page lists it; an offered one is updated (a just-saved edit).
   // A null definition is a file that failed to load: it is listed by its file name, in red, and
-  // choosing it says why. It becomes the one shown when `show`.
+  // choosing it says why (`error`, as the library read it; empty: the file is read again for
+  // it). It becomes the one shown when `show`.
   void addOperatorFile(const QString& path, std::shared_ptr<const OperatorDefinition> def,
-                       bool show);
+                       bool show, QString error = {});
   // As the user choosing (a preset's name, or an offered file's path); false when there is no
   // such operator or parameter.
   // With a template, the operator's parameters come from its space (false where the operator
