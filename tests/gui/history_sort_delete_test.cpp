@@ -275,6 +275,16 @@ TEST(HistoryModelSort, EveryColumnSortsAndPersistentIndexesFollowTheirRuns) {
   // The newest run with trials wherever the sort put it: run 2 (run 3 has none).
   ASSERT_GE(model.newestWithTrials(), 0);
   EXPECT_EQ(model.row(model.newestWithTrials()).run.id, 2);
+
+  // Bests in two units sort by what they measure: 12 TFLOPS above 40 GFLOP/s.
+  runs[0].speedUnit = "TFLOPS";
+  runs[1].speedUnit = "GFLOP/s";
+  tallies[1] = {4, 12.0};
+  tallies[2] = {4, 40.0};
+  model.setRuns(runs, tallies);
+  model.sort(HistoryModel::BestColumn, Qt::DescendingOrder);
+  EXPECT_EQ(model.row(0).run.id, 1);
+  EXPECT_EQ(model.row(1).run.id, 2);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "engine/speed_unit.h"
 #include "io/run_import.h"
 #include "ui/widgets/display_format.h"
 #include "ui/widgets/status_colors.h"
@@ -162,8 +163,13 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         const QDateTime t = startOf(r.run.started);
         return t.isValid() ? QVariant(t) : QVariant(QString::fromStdString(r.run.started));
       }
-      case BestColumn:
-        return r.tally.best ? QVariant(*r.tally.best) : QVariant();
+      case BestColumn: {
+        if (!r.tally.best) return {};
+        // In FLOP/s where the unit is a FLOP rate: a CPU run's 40 GFLOP/s sorted above a GPU
+        // run's 12 TFLOPS by the bare number.
+        const double scale = flopsPerSecondIn(r.run.speedUnit);
+        return scale > 0 ? *r.tally.best * scale : *r.tally.best;
+      }
       default:
         return data(index, Qt::DisplayRole);  // numbers (repeat, seed, trials) and text
     }
