@@ -225,8 +225,12 @@ std::int64_t MainWindow::historySelectedRun() const {
   // Through the view's own model and selection: the page may sort its rows.
   const QItemSelectionModel* selection = m_historyPage->view()->selectionModel();
   if (!selection) return 0;
+  // The top one as the table shows them (selectedRows() lists them in the order they were
+  // selected).
   const QModelIndexList rows = selection->selectedRows(HistoryModel::IdColumn);
-  return rows.isEmpty() ? 0 : rows.first().data().toLongLong();
+  const auto top = std::min_element(rows.begin(), rows.end(),
+                                    [](const auto& a, const auto& b) { return a.row() < b.row(); });
+  return top == rows.end() ? 0 : top->data().toLongLong();
 }
 
 void MainWindow::openT4Export() {

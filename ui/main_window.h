@@ -117,7 +117,8 @@ class MainWindow : public QMainWindow {
   // trials charts on Networks, the Pareto chart on Kernels), and trials only where a race shows;
   // off on pages without a chart, rather than exporting another page's.
   RaceResultsWidget* shownRace() const;
-  // File > Export run as T4…: the run History has selected first, else the newest.
+  // File > Export run as T4…: the top run selected on History as the table shows it; 0 for none
+  // (the dialog then proposes its own list's first run).
   std::int64_t historySelectedRun() const;
   // The imported run on the History page, selected and drawn once the page has read it.
   void showImportedRun(std::int64_t runId, const QString& summary);
