@@ -10,8 +10,8 @@
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
 
-#include "common/rng.h"
 #include "gui_test_support.h"
+#include "one_trial_run.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "store/store.h"
@@ -19,29 +19,8 @@
 namespace opevo::ui {
 namespace {
 
-// A finished run of one trial (its start configuration) on `backend`.
 std::int64_t storeRun(Store& store, const std::string& backend) {
-  const OperatorDefinition def = loadOperator("MM1");
-  RunRecord run;
-  run.operatorName = def.op.name;
-  run.operatorJson = operatorDefinitionToJson(def).dump();
-  run.algorithm = "opevo-m";
-  run.settingsJson = "{}";
-  run.backend = backend;
-  run.device = backend == "replay" ? "replay of RTX_2080_Ti.json.gz" : "this CPU";
-  run.budgetJson = R"({"trials": 1})";
-  run.status = RunStatus::Finished;
-  run.speedUnit = "GFLOP/s";
-  TrialRow t;
-  t.seq = 1;
-  t.order = 1;
-  Rng rng(1);
-  t.config = def.space.format(*def.space.randomValid(rng, 10000));
-  t.timesMs = {1.0};
-  t.medianMs = 1.0;
-  t.speed = 100;
-  t.started = t.finished = Store::nowUtc();
-  return store.createRunWithTrials(run, {t});
+  return opevo::test::storeOneTrialRun(store, backend);
 }
 
 // At 1024x700 the dialog was 1040 px wide: wider than the window it opened over.

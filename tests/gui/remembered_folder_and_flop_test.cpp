@@ -7,8 +7,8 @@
 #include <QLineEdit>
 #include <QSettings>
 
-#include "common/rng.h"
 #include "gui_test_support.h"
+#include "one_trial_run.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "store/store.h"
@@ -21,29 +21,8 @@
 namespace opevo::ui {
 namespace {
 
-// A finished CPU run of MM1 with one trial, whose best kernel the dialog can write.
 std::int64_t storeCpuRun(Store& store) {
-  const OperatorDefinition def = loadOperator("MM1");
-  RunRecord run;
-  run.operatorName = def.op.name;
-  run.operatorJson = operatorDefinitionToJson(def).dump();
-  run.algorithm = "opevo-m";
-  run.settingsJson = "{}";
-  run.backend = "cpu";
-  run.device = "this CPU";
-  run.budgetJson = R"({"trials": 1})";
-  run.status = RunStatus::Finished;
-  run.speedUnit = "GFLOP/s";
-  TrialRow t;
-  t.seq = 1;
-  t.order = 1;
-  Rng rng(1);
-  t.config = def.space.format(*def.space.randomValid(rng, 10000));
-  t.timesMs = {1.0};
-  t.medianMs = 1.0;
-  t.speed = 100;
-  t.started = t.finished = Store::nowUtc();
-  return store.createRunWithTrials(run, {t});
+  return opevo::test::storeOneTrialRun(store, "cpu");
 }
 
 void typeFolder(KernelExportDialog& dialog, const QString& folder) {
