@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <memory>
 #include <thread>
 
@@ -171,7 +172,12 @@ void Agent::run(const std::atomic<bool>& stop) {
           return a.host == m_record.host && a.pid > 0 &&
                  ::kill(static_cast<pid_t>(a.pid), 0) != 0 && errno == ESRCH;
         });
-        return cluster::sharingHardware(live, m_record);
+        // Our own registration time, as the cluster stamped it.
+        cluster::AgentRecord me = m_record;
+        me.registeredUs = std::numeric_limits<long long>::max();
+        for (const cluster::AgentRecord& a : live)
+          if (a.id == me.id) me.registeredUs = a.registeredUs;
+        return cluster::sharingHardware(live, me);
       });
       if (other) {
         cluster::withdrawAgent(redis, m_record.id);

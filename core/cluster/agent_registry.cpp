@@ -56,13 +56,19 @@ nlohmann::json toJson(const AgentRecord& a) {
 namespace {
 
 // KEYS: the agent's hash, the set of agents. ARGV: host, pid, force, ttl in ms, id, then the
-// hash's fields and values.
+// hash's fields and values. The first claim also stamps the record with the cluster's clock
+// (registered_us): scripts run one at a time, so of two agents registering at once one is first.
 constexpr const char* kClaimScript = R"lua(
 local held = redis.call('HMGET', KEYS[1], 'host', 'pid', 'beat_ms')
 if ARGV[3] ~= '1' and held[1] and (held[1] ~= ARGV[1] or held[2] ~= ARGV[2]) then
   return {held[1], held[2] or '0', held[3] or '0'}
 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+if redis.call('HEXISTS', KEYS[1], 'registered_us') == 0 then
+  local now = redis.call('TIME')
+  redis.call('HSET', KEYS[1], 'registered_us',
+             string.format('%d%06d', tonumber(now[1]), tonumber(now[2])))
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('SADD', KEYS[2], ARGV[5])
 return 0
@@ -145,9 +151,10 @@ std::optional<AgentRecord> sharingHardware(const std::vector<AgentRecord>& live,
   const auto [kind, devices] = hardwareParts(self.hardware);
   for (const AgentRecord& a : live) {
     if (a.id == self.id || a.host != self.host || a.hardware.empty()) continue;
-    // Only an agent there first counts (started earlier, or at once with a smaller id): two
-    // started together each see the other, and one of them must go on serving.
-    if (std::tie(a.started, a.id) > std::tie(self.started, self.id)) continue;
+    // Only an agent registered first counts (by the cluster's clock; at once, the smaller id):
+    // two started together each see the other, and one of them must go on serving. Not by
+    // start time: an agent that started first may register second, after the other checked.
+    if (std::tie(a.registeredUs, a.id) > std::tie(self.registeredUs, self.id)) continue;
     const auto [otherKind, otherDevices] = hardwareParts(a.hardware);
     if (otherKind != kind) continue;
     // An empty list is every device of the kind (or the cores): it meets any other list.
@@ -190,6 +197,7 @@ std::vector<AgentRecord> liveAgents(RedisConnection& redis, std::vector<std::str
       a.version = e.fieldOr("version", "");
       a.started = e.fieldOr("started", "");
       a.beatMs = std::atoll(e.fieldOr("beat_ms", "0").c_str());
+      a.registeredUs = std::atoll(e.fieldOr("registered_us", "0").c_str());
       const nlohmann::json devices =
           nlohmann::json::parse(e.field("devices", "agent record"), nullptr, false);
       if (!devices.is_array())

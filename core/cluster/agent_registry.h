@@ -33,6 +33,8 @@ struct AgentRecord {
   std::string version;
   std::string started;   // UTC, ISO 8601
   long long beatMs = 0;  // the last heartbeat, ms since the epoch
+  // When its record was first written, by the cluster's clock (µs since the epoch; 0 unknown).
+  long long registeredUs = 0;
   std::vector<ClusterDevice> devices;
 
   long long trialsDone() const;
@@ -52,7 +54,7 @@ void publishAgent(RedisConnection& redis, const AgentRecord& agent, double ttlSe
 std::optional<AgentRecord> claimAgent(RedisConnection& redis, const AgentRecord& agent,
                                       double ttlSeconds, bool force = false);
 // A live agent other than `self` on the same host timing on hardware `self` times on too (the
-// cores, or a GPU both see), that was there first (started earlier, or at once with a smaller id):
+// cores, or a GPU both see), that registered first (registeredUs, then the smaller id):
 // each slows the other's trials and both record the slowdown, so the later one gives way.
 std::optional<AgentRecord> sharingHardware(const std::vector<AgentRecord>& live,
                                            const AgentRecord& self);
