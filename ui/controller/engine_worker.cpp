@@ -20,9 +20,10 @@
 namespace opevo::ui {
 namespace {
 
-RunContext contextOf(const MeasurementSetup& setup, const std::string& operatorName) {
+RunContext contextOf(const MeasurementSetup& setup) {
   const Measurer& m = *setup.measurer;
-  return {operatorName, setup.operatorJson, setup.backend, m.device(), m.speedUnit(), m.label()};
+  return {setup.operatorName, setup.operatorJson, setup.backend,
+          m.device(),         m.speedUnit(),      m.label()};
 }
 
 }  // namespace
@@ -212,7 +213,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
 
   std::optional<StoreRecorder> recorder;
   if (store) {
-    RunContext context = contextOf(setup, setup.operatorName);
+    RunContext context = contextOf(setup);
     context.operatorJson = withReplayPace(context.operatorJson, options.paceMs);
     recorder.emplace(*store, engine, std::move(context));
     engine.addObserver(*recorder);  // first: a trial is committed before the GUI hears of it
