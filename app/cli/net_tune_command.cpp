@@ -522,7 +522,8 @@ void addNetTuneCommand(CLI::App& net) {
   auto* runs =
       net.add_subcommand("runs",
                          "The stored network runs; with an ID, that run's tasks, curve and "
-                         "end-to-end result (resume one with net tune --resume ID)");
+                         "end-to-end result (resume one with net tune --resume ID, delete one "
+                         "with net delete ID)");
   runs->add_option("id", list->id, "One network run to show (opevo net runs lists them)")
       ->check(CLI::PositiveNumber);
   runs->add_option("--db", list->db, "The database (default: the user's data directory)");
@@ -532,6 +533,23 @@ void addNetTuneCommand(CLI::App& net) {
       runShow(list->id, list->db, list->json);
     else
       runList(list->db, list->json);
+  });
+
+  // As `opevo runs delete`: every id checked before any network run goes.
+  struct DeleteOptions {
+    std::vector<std::int64_t> ids;
+    std::string db;
+  };
+  auto d = std::make_shared<DeleteOptions>();
+  auto* del = net.add_subcommand(
+      "delete",
+      "Delete stored network runs with their task runs and trials: every run named, or none");
+  del->add_option("id", d->ids, "Network run ids (opevo net runs)")->required();
+  del->add_option("--db", d->db, "The database (default: the user's data directory)");
+  del->callback([d] {
+    Store store(existingDatabase(d->db));
+    for (const NetworkAndTrials& n : store.deleteNetworks(d->ids))
+      std::printf("deleted %s\n", describeNetwork(n).c_str());
   });
 
   struct ExportOptions {

@@ -63,9 +63,7 @@ std::size_t taskCount(const NetworkRecord& n, const std::string& path) {
 std::size_t exportNetworkArchive(const Store& store, std::int64_t networkId,
                                  const std::string& path) {
   const std::optional<NetworkRecord> n = store.network(networkId);
-  if (!n)
-    throw InputError("network run " + std::to_string(networkId) + " does not exist in database '" +
-                     store.path() + "' (opevo net runs lists them)");
+  if (!n) throw InputError(store.missingNetworkText(networkId));
   OJson network = {{"id", n->id},
                    {"name", n->name},
                    {"source", n->source},

@@ -126,8 +126,7 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
   StoredNetworkRun run;
   const std::string where = "network run " + std::to_string(id);
   std::optional<NetworkRecord> record = store.network(id);
-  if (!record)
-    throw InputError("no " + where + " in " + store.path() + " (opevo net runs lists them)");
+  if (!record) throw InputError(store.missingNetworkText(id));
   run.record = std::move(*record);
   run.status = LiveStatus(store).of(run.record);
   run.plan = planFromJson(run.record.planJson, where + "'s plan: ");

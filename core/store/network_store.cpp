@@ -31,8 +31,12 @@ NetworkRecord readNetwork(const Statement& s) {
 
 std::int64_t Store::createNetwork(const NetworkRecord& n) {
   Statement s(m_db,
-              "INSERT INTO networks (name, source, network_json, params_json, backend, plan_json, "
-              "status, started, ended, result_json) VALUES (?,?,?,?,?,?,?,?,?,?)");
+              "INSERT INTO networks (id, name, source, network_json, params_json, backend, "
+              "plan_json, status, started, ended, result_json) VALUES ("
+              // Never a deleted network run's id (SQLite gives the newest row's again).
+              "max(coalesce((SELECT max(id) FROM networks), 0), "
+              "coalesce((SELECT max(id) FROM deleted_networks), 0)) + 1, "
+              "?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, n.name).bind(2, n.source).bind(3, n.networkJson).bind(4, n.paramsJson);
   s.bind(5, n.backend).bind(6, n.planJson).bind(7, std::string(runStatusName(n.status)));
   s.bind(8, n.started.empty() ? nowUtc() : n.started).bind(9, n.ended).bind(10, n.resultJson);

@@ -180,10 +180,18 @@ const char* const kDeletedRunsTable = R"sql(
       description TEXT NOT NULL);
     )sql";
 
+// The deleted network runs, as deleted_runs for runs: a network run's id is never given again.
+const char* const kDeletedNetworksTable = R"sql(
+    CREATE TABLE deleted_networks (
+      id INTEGER PRIMARY KEY,
+      deleted TEXT NOT NULL,
+      description TEXT NOT NULL);
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
 const std::string kSchema = std::string(kSchemaV2) + kNetworkTables + kKasTables +
                             kTrialCostColumns + kTunerTimeColumn + kSideBySideColumn +
-                            kDeletedRunsTable;
+                            kDeletedRunsTable + kDeletedNetworksTable;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -260,6 +268,8 @@ const Migration kMigrations[] = {
     {"", kSideBySideColumn, ""},
     // 7 -> 8: the deleted runs (none before).
     {"", kDeletedRunsTable, ""},
+    // 8 -> 9: the deleted network runs (none before).
+    {"", kDeletedNetworksTable, ""},
 };
 
 std::string inQuotes(const std::string& path) {

@@ -20,7 +20,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
 
   // Opens (creating it and its folder when missing) and migrates to kSchemaVersion.
   explicit Store(const std::string& path);
@@ -93,6 +93,15 @@ class Store {
   std::optional<NetworkRecord> network(std::int64_t networkId) const;
   std::vector<NetworkRecord> networks() const;
   std::vector<NetworkUnitRow> networkUnits(std::int64_t networkId) const;
+  // Deleting network runs (run_deletion.cpp), as deleteRuns: a network run goes with its units,
+  // its task runs and their trials, all or none, when no process tunes it (its lock is held while
+  // it goes, and a resume takes that lock before reading it). Each network's id and description is
+  // kept (deleted_networks), and each task run's (deleted_runs).
+  NetworkDeletionCheck checkNetworkDeletion(const std::vector<std::int64_t>& ids) const;
+  std::vector<NetworkAndTrials> deleteNetworks(const std::vector<std::int64_t>& ids);
+  // "no network run 7 in PATH (opevo net runs lists them)", or when it was deleted, what it was
+  // and when it went.
+  std::string missingNetworkText(std::int64_t networkId) const;
 
   // Canvas's kernel searches (kas_store.cpp).
   std::int64_t createKasSearch(const KasSearchRecord& search);

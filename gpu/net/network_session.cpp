@@ -32,9 +32,7 @@ BackendOptions taskMeasuringOptions(BackendOptions o, const NetworkTuningPlan& p
 
 NetworkSource storedNetworkSource(const Store& store, std::int64_t id, NetworkRecord* record) {
   std::optional<NetworkRecord> stored = store.network(id);
-  if (!stored)
-    throw InputError("no network run " + std::to_string(id) + " in " + store.path() +
-                     " (opevo net runs lists them)");
+  if (!stored) throw InputError(store.missingNetworkText(id));
   NetworkSource src;
   src.source = stored->source;
   src.text = stored->networkJson;

@@ -15,8 +15,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -26,6 +28,7 @@
 
 #include "gui_test_support.h"
 #include "probe/backend_probe.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 #include "ui/charts/network_curve_chart.h"
 #include "ui/charts/network_graph_view.h"
@@ -622,6 +625,68 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   EXPECT_EQ(m_page.taskModel()->index(0, NetworkTaskModel::TrialsColumn).data().toInt() +
                 m_page.taskModel()->index(1, NetworkTaskModel::TrialsColumn).data().toInt(),
             8);
+}
+
+// tests/data/opevo-v8.db: network run 1 (dense_pair, task runs 1 and 2, 8 trials) and run 3.
+TEST_F(NetworksPageTest, DeleteAsksThenTakesTheRunItsTasksAndWhatThePageShowsOfIt) {
+  const QString path = m_dir.filePath(QStringLiteral("stored.db"));
+  ASSERT_TRUE(
+      QFile::copy(QStringLiteral(OPEVO_DATASETS_DIR "/../../tests/data/opevo-v8.db"), path));
+  m_page.setStorePath(path);
+  ASSERT_TRUE(waitUntil([&] { return setup()->deleteButton()->isEnabled(); }));
+  EXPECT_EQ(setup()->selectedRun()->id, 1);
+  setup()->showButton()->click();
+  ASSERT_TRUE(waitUntil([&] { return !m_page.loadingStored() && m_page.snapshot(); }));
+  const auto box = [&] {
+    QMessageBox* b = nullptr;
+    waitUntil([&] {
+      b = m_page.findChild<QMessageBox*>(QStringLiteral("deleteNetworkBox"));
+      return b && b->isVisible();
+    });
+    return b;
+  };
+
+  setup()->deleteButton()->click();
+  QMessageBox* asked = box();
+  ASSERT_NE(asked, nullptr);
+  EXPECT_EQ(asked->text(),
+            QStringLiteral("Delete network run 1 (dense_pair, 2 tasks, 8 trials) from stored.db?"));
+  asked->button(QMessageBox::Cancel)->click();
+  QCoreApplication::processEvents();
+  EXPECT_EQ(Store(path.toStdString()).networks().size(), 1u);
+
+  // Resumed by another program between the question and the answer: refused, and said.
+  {
+    setup()->deleteButton()->click();
+    asked = box();
+    ASSERT_NE(asked, nullptr);
+    RunLock held(path.toStdString(), LockedKind::Network, 1);
+    asked->findChild<QPushButton*>(QStringLiteral("confirmDelete"))->click();
+    ASSERT_TRUE(waitUntil([&] { return m_page.statusLabel()->text().contains("being tuned"); }))
+        << m_page.statusLabel()->text().toStdString();
+    EXPECT_TRUE(m_page.statusLabel()->text().startsWith(
+        QStringLiteral("The network run cannot be deleted: network run 1 is being tuned now")))
+        << m_page.statusLabel()->text().toStdString();
+  }
+  EXPECT_EQ(Store(path.toStdString()).networks().size(), 1u);
+  ASSERT_TRUE(waitUntil([&] { return setup()->deleteButton()->isEnabled(); }));
+
+  QSignalSpy said(&m_page, &NetworksPage::statusMessage);
+  setup()->deleteButton()->click();
+  asked = box();
+  ASSERT_NE(asked, nullptr);
+  asked->findChild<QPushButton*>(QStringLiteral("confirmDelete"))->click();
+  ASSERT_TRUE(waitUntil([&] { return setup()->runsBox()->count() == 0; }));
+  const QString done = QStringLiteral("Deleted network run 1 (dense_pair, 2 tasks, 8 trials).");
+  EXPECT_EQ(m_page.statusLabel()->text(), done);
+  ASSERT_GE(said.count(), 1);
+  EXPECT_EQ(said.last().at(0).toString(), done);
+  EXPECT_EQ(m_page.snapshot(), nullptr);  // its tasks and curves left with it
+  EXPECT_FALSE(setup()->deleteButton()->isEnabled());
+  const Store store(path.toStdString());
+  EXPECT_TRUE(store.networks().empty());
+  ASSERT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.runs()[0].id, 3);
 }
 
 TEST_F(NetworksPageTest, StopKeepsEveryTrialAndResumeFinishesTheBudget) {

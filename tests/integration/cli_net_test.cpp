@@ -900,5 +900,48 @@ TEST(CliNet, AStoredNetworkExportsAsAProgramThatChecksItself) {
   std::filesystem::remove_all(dir);
 }
 
+// tests/data/opevo-v8.db holds network run 1 (dense_pair: task runs 1 and 2, 8 trials) and run 3
+// of its own: the network run goes with its task runs, and only as a whole.
+TEST(CliNet, ANetworkRunIsDeletedWithItsTaskRunsAndOnlyAsAWhole) {
+  char pattern[] = "/tmp/opevo-netdelete-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  std::filesystem::copy_file(std::string(OPEVO_SOURCE_DIR) + "/tests/data/opevo-v8.db", db);
+  const auto task = runProcess(OPEVO_CLI, {"runs", "delete", "1", "--db", db});
+  EXPECT_EQ(task.status, 2);
+  EXPECT_NE(task.err.find("run 1 is a task of network run 1 (dense_pair)"), std::string::npos)
+      << task.err;
+  EXPECT_NE(task.err.find("opevo net delete 1"), std::string::npos) << task.err;
+  const auto unknown = runProcess(OPEVO_CLI, {"net", "delete", "1", "7", "--db", db});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("no network run 7 in " + db +
+                             " (opevo net runs lists them); "
+                             "nothing was deleted"),
+            std::string::npos)
+      << unknown.err;
+  const auto del = runProcess(OPEVO_CLI, {"net", "delete", "1", "--db", db});
+  ASSERT_EQ(del.status, 0) << del.err;
+  EXPECT_EQ(del.out, "deleted network run 1 (dense_pair, 2 tasks, 8 trials)\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"net", "runs", "1"},
+        {"net", "tune", "--resume", "1"},
+        {"net", "archive", "1", "--out", (dir / "a.json.gz").string()}}) {
+    std::vector<std::string> withDb = args;
+    withDb.insert(withDb.end(), {"--db", db});
+    const auto gone = runProcess(OPEVO_CLI, withDb);
+    EXPECT_EQ(gone.status, 2) << args[1];
+    EXPECT_NE(gone.err.find("network run 1 (dense_pair, 2 tasks, 8 trials) was deleted from " + db +
+                            " on "),
+              std::string::npos)
+        << gone.err;
+  }
+  const auto runs = runProcess(OPEVO_CLI, {"runs", "--json", "--db", db});
+  ASSERT_EQ(runs.status, 0) << runs.err;
+  const nlohmann::json left = nlohmann::json::parse(runs.out);
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0]["id"], 3);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace opevo::test

@@ -1,5 +1,6 @@
-// Deleting stored runs (Store::deleteRuns) on a real database: everything of a run goes, nothing
-// of another, and a run being tuned or belonging to a network run stays, with the reason.
+// Deleting stored runs and network runs (Store::deleteRuns, deleteNetworks) on a real database:
+// everything of a run goes, nothing of another, and a run being tuned or belonging to a network
+// run stays, with the reason.
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -206,26 +207,109 @@ TEST(RunDeletion, ARunTunedHereStays) {
   EXPECT_TRUE(store.run(id).has_value());
 }
 
-TEST(RunDeletion, ATaskOfANetworkRunStaysAndNamesIt) {
-  TempDir dir;
-  Store store(dir.file("runs.db"));
+// A finished network run named `name` whose tasks are new runs of `trials` trials each, with one
+// scheduling unit per task.
+std::int64_t addNetwork(Store& store, const std::string& name, const std::vector<int>& trials) {
   NetworkRecord n;
-  n.name = "alexnet";
-  n.source = "alexnet";
+  n.name = name;
+  n.source = name;
   n.networkJson = "{}";
   n.paramsJson = "{}";
   n.backend = "cpu";
   n.planJson = "{}";
   n.status = RunStatus::Finished;
   const std::int64_t network = store.createNetwork(n);
-  const std::int64_t task = addRun(store, "alexnet_conv1", 4);
-  store.setNetworkTaskRun(network, 0, task);
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    const int task = static_cast<int>(i);
+    store.setNetworkTaskRun(network, task,
+                            addRun(store, name + "_task" + std::to_string(i), trials[i]));
+    store.appendNetworkUnit(network, {task, task, trials[i]});
+  }
+  return network;
+}
+
+std::string networkRefusalOf(Store& store, const std::vector<std::int64_t>& ids) {
+  try {
+    store.deleteNetworks(ids);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RunDeletion, ATaskOfANetworkRunStaysAndNamesIt) {
+  TempDir dir;
+  Store store(dir.file("runs.db"));
+  const std::int64_t network = addNetwork(store, "alexnet", {4});
+  const std::int64_t task = store.network(network)->taskRuns.front();
   const std::string why = refusalOf(store, {task});
   EXPECT_NE(why.find("run " + std::to_string(task) + " is a task of network run " +
                      std::to_string(network) + " (alexnet)"),
             std::string::npos)
       << why;
+  EXPECT_NE(why.find("opevo net delete " + std::to_string(network)), std::string::npos) << why;
   EXPECT_EQ(store.trials(task).size(), 4u);
+}
+
+TEST(NetworkDeletion, ANetworkRunGoesWithItsTaskRunsAndNothingElse) {
+  TempDir dir;
+  const std::string path = dir.file("runs.db");
+  Store store(path);
+  const std::int64_t alone = addRun(store, "MM1", 3);
+  const std::int64_t kept = addNetwork(store, "resnet18", {2, 1});
+  const std::int64_t gone = addNetwork(store, "alexnet", {4, 5, 6});
+  const std::vector<std::int64_t> tasks = store.network(gone)->taskRuns;
+
+  const std::vector<NetworkAndTrials> deleted = store.deleteNetworks({gone});
+  ASSERT_EQ(deleted.size(), 1u);
+  EXPECT_EQ(describeNetwork(deleted.front()),
+            "network run " + std::to_string(gone) + " (alexnet, 3 tasks, 15 trials)");
+  EXPECT_FALSE(store.network(gone).has_value());
+  for (const std::int64_t t : tasks) {
+    EXPECT_FALSE(store.run(t).has_value());
+    EXPECT_NE(store.missingRunText(t).find("a task of network run " + std::to_string(gone) +
+                                           " (alexnet) was deleted"),
+              std::string::npos)
+        << store.missingRunText(t);
+  }
+  EXPECT_EQ(
+      rowsOf(path, "SELECT count(*) FROM network_units WHERE network_id = " + std::to_string(gone)),
+      0);
+  EXPECT_EQ(rowsOf(path, "SELECT count(*) FROM trials"), 3 + 2 + 1);
+  EXPECT_EQ(store.trials(alone).size(), 3u);
+  EXPECT_EQ(store.network(kept)->taskRuns.size(), 2u);
+  EXPECT_EQ(store.networkUnits(kept).size(), 2u);
+  EXPECT_NE(store.missingNetworkText(gone).find("network run " + std::to_string(gone) +
+                                                " (alexnet, 3 tasks, 15 trials) was deleted from"),
+            std::string::npos)
+      << store.missingNetworkText(gone);
+  // The newest network run's id is not given again, nor its task runs'.
+  const std::int64_t next = addNetwork(store, "alexnet", {1});
+  EXPECT_EQ(next, gone + 1);
+  EXPECT_GT(store.network(next)->taskRuns.front(), tasks.back());
+}
+
+TEST(NetworkDeletion, AnUnknownOrTunedNetworkRunAmongOthersDeletesNothing) {
+  TempDir dir;
+  const std::string path = dir.file("runs.db");
+  Store store(path);
+  const std::int64_t a = addNetwork(store, "alexnet", {2});
+  const std::int64_t b = addNetwork(store, "resnet18", {1});
+  std::string why = networkRefusalOf(store, {a, 9});
+  EXPECT_NE(why.find("no network run 9 in " + path), std::string::npos) << why;
+  EXPECT_NE(why.find("nothing was deleted"), std::string::npos) << why;
+  {
+    RunLock held(path, LockedKind::Network, b);
+    why = networkRefusalOf(store, {a, b});
+    EXPECT_NE(why.find("network run " + std::to_string(b) + " is being tuned now"),
+              std::string::npos)
+        << why;
+  }
+  EXPECT_EQ(store.networks().size(), 2u);
+  EXPECT_EQ(store.trials(store.network(a)->taskRuns.front()).size(), 2u);
+  EXPECT_EQ(store.deleteNetworks({a, b, a}).size(), 2u);  // named twice: deleted once
+  EXPECT_TRUE(store.networks().empty());
+  EXPECT_TRUE(store.runs().empty());
 }
 
 }  // namespace

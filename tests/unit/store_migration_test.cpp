@@ -332,5 +332,30 @@ TEST(StoreMigration, AVersion7DatabaseKeepsItsRunsAndRemembersDeletedOnes) {
   EXPECT_NE(store.missingRunText(2).find("was deleted"), std::string::npos);
 }
 
+// tests/data/opevo-v8.db was written by the release before schema 9 (commit c0ca748): network run
+// 1 (tests/data/net_dense_pair.json, 8 trials, task runs 1 and 2), then run 3, a replay run on
+// Kernel Tuner's GEMM cache of the RTX 2080 Ti (random, 3 trials).
+TEST(StoreMigration, AVersion8DatabaseKeepsItsNetworkRunAndRemembersADeletedOne) {
+  const test::TempDir dir;
+  const std::string path = copyOfTestDatabase(dir, 8);
+  ASSERT_EQ(userVersion(path), 8);
+  Store store(path);
+  EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
+  ASSERT_EQ(store.networks().size(), 1u);
+  const NetworkRecord network = *store.network(1);
+  EXPECT_EQ(network.name, "dense_pair");
+  EXPECT_EQ(network.taskRuns, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(store.trials(1).size() + store.trials(2).size(), 8u);
+  EXPECT_EQ(store.trials(3).size(), 3u);
+  const std::vector<NetworkAndTrials> deleted = store.deleteNetworks({1});
+  ASSERT_EQ(deleted.size(), 1u);
+  EXPECT_EQ(deleted.front().trials, 8);
+  EXPECT_EQ(store.runs().size(), 1u);
+  NetworkRecord again = network;
+  again.started.clear();
+  EXPECT_EQ(store.createNetwork(again), 2) << "the deleted network run's id was given again";
+  EXPECT_NE(store.missingNetworkText(1).find("was deleted"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace opevo

@@ -167,6 +167,20 @@ NetworksPage::NetworksPage(QWidget* parent)
   connect(m_setup, &NetworkSetupPanel::stopRequested, this, &NetworksPage::stop);
   connect(m_setup, &NetworkSetupPanel::resumeRequested, this, &NetworksPage::resume);
   connect(m_setup, &NetworkSetupPanel::showRequested, this, &NetworksPage::showStored);
+  connect(m_setup, &NetworkSetupPanel::deletionRefused, this,
+          [this](const QString& message) { setStatus(message, true); });
+  connect(m_setup, &NetworkSetupPanel::networkRunDeleted, this,
+          [this](const QString& message, std::int64_t id) {
+            // A deleted run's tasks and curves leave the page with it.
+            if (m_snapshot && !m_controller->busy())
+              for (const ContenderState& c : m_snapshot->contenders)
+                if (c.networkId == id) {
+                  clearResults();
+                  break;
+                }
+            setStatus(message);
+            emit statusMessage(message);
+          });
   connect(m_controller, &NetworkController::busyChanged, m_setup, &NetworkSetupPanel::setBusy);
   connect(m_controller, &NetworkController::updated, this, &NetworksPage::showSnapshot);
   connect(m_controller, &NetworkController::finished, this, [this](const NetworkOutcome& o) {

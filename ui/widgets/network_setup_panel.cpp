@@ -30,6 +30,7 @@
 #include "store/store.h"
 #include "tuners/registry.h"
 #include "ui/widgets/form_scroll_area.h"
+#include "ui/widgets/network_run_deletion.h"
 
 namespace opevo::ui {
 namespace {
@@ -61,6 +62,8 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_runs(new QComboBox),
       m_resume(new QPushButton(tr("Resume"))),
       m_show(new QPushButton(tr("Show"))),
+      m_delete(new QPushButton(tr("Delete…"))),
+      m_deletion(new NetworkRunDeletion(this)),
       m_form(new QWidget) {
   m_network->setObjectName(QStringLiteral("networkBox"));
   for (const net::NetworkPreset& p : net::networkPresets())
@@ -190,6 +193,9 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   auto* storedButtons = new QHBoxLayout;
   storedButtons->addWidget(m_show);
   storedButtons->addWidget(m_resume);
+  m_delete->setObjectName(QStringLiteral("deleteNetworkRun"));
+  m_delete->setToolTip(tr("Delete this network run with its task runs and their trials"));
+  storedButtons->addWidget(m_delete);
   auto* storedLayout = new QVBoxLayout(stored);
   storedLayout->addWidget(m_runs);
   storedLayout->addLayout(storedButtons);
@@ -226,6 +232,18 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   connect(m_show, &QPushButton::clicked, this, [this] {
     if (const auto run = selectedRun()) emit showRequested(run->id);
   });
+  connect(m_delete, &QPushButton::clicked, this, [this] {
+    if (const auto run = selectedRun()) m_deletion->start(m_storePath, run->id);
+  });
+  connect(m_deletion, &NetworkRunDeletion::refused, this, [this](const QString& message) {
+    emit deletionRefused(message);
+    reloadRuns();  // the list as it stands (a run another program started, or one gone)
+  });
+  connect(m_deletion, &NetworkRunDeletion::deleted, this,
+          [this](const QString& message, std::int64_t id) {
+            emit networkRunDeleted(message, id);
+            reloadRuns();
+          });
   updateButtons();
 }
 
@@ -460,6 +478,8 @@ void NetworkSetupPanel::updateButtons() {
                        run->status != RunStatus::Running);
   // While a race runs the page is its own.
   m_show->setEnabled(!m_busy && run);
+  // As Resume: a run being tuned is refused by the store, and a race's own runs are its own.
+  m_delete->setEnabled(!m_busy && run && run->status != RunStatus::Running);
 }
 
 }  // namespace opevo::ui

@@ -18,6 +18,8 @@ class QSpinBox;
 
 namespace opevo::ui {
 
+class NetworkRunDeletion;
+
 // The Networks page's form: which network (a preset or a file) with its params, the backend,
 // the algorithms and schedulers raced, the budget; Start and Stop; and the stored network runs,
 // any of which Show puts on the page and an interrupted one of which Resume continues.
@@ -75,6 +77,7 @@ class NetworkSetupPanel : public QWidget {
   QPushButton* stopButton() const { return m_stop; }
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* showButton() const { return m_show; }
+  QPushButton* deleteButton() const { return m_delete; }
 
  public slots:
   // Reads the stored network runs again (after a race ends), then selects the run `select` (a
@@ -88,6 +91,9 @@ class NetworkSetupPanel : public QWidget {
   void stopRequested();
   void resumeRequested(std::int64_t networkId);
   void showRequested(std::int64_t networkId);
+  // Delete…: a refusal or a deletion, said by the page (the list is read again after one).
+  void deletionRefused(const QString& message);
+  void networkRunDeleted(const QString& message, std::int64_t networkId);
 
  private:
   void updateButtons();
@@ -117,6 +123,8 @@ class NetworkSetupPanel : public QWidget {
   QComboBox* m_runs;
   QPushButton* m_resume;
   QPushButton* m_show;
+  QPushButton* m_delete;
+  NetworkRunDeletion* m_deletion;
   QWidget* m_form;  // the fields that describe a new race, locked while one runs
   std::vector<NetworkRecord> m_stored;
   bool m_busy = false;
