@@ -263,7 +263,7 @@ void Engine::measureBatch(RunState& run) {
         run.bestConfig = batch[i];
       }
       ++run.trials;
-      ++m_measuredHere;
+      if (!m.reused) ++m_measuredHere;
       TrialRecord& t = e.record;
       t.order = m_nextOrder++;
       t.run = run.recordId();
@@ -294,7 +294,9 @@ std::size_t Engine::trialsThatFit(const RunState& run) const {
   // A time budget is checked between trials, but the CPU measurers build a whole batch before
   // timing its first kernel: eight C2 builds took 10 s of a 5 s budget before any trial was
   // timed. So the batch is what fits in the time left at the mean time per trial so far, and
-  // before any trial a batch of two (both default compilers busy) finds that pace.
+  // before any trial a batch of two (both default compilers busy) finds that pace. Trials
+  // answered from history take no time and are not counted: after 40 of them the pace read as
+  // nothing, and the next batch was the tuner's whole batch.
   if (m_measuredHere == 0) return 2;
   const double perTrial = m_measuredSeconds / double(m_measuredHere);
   const double left = *run.plan.budget.seconds - runSeconds(run);

@@ -179,7 +179,8 @@ class Engine {
   int m_lastStepped = -1;
   Rng m_scheduleRng;
   long long m_nextOrder;
-  long long m_measuredHere = 0;  // trials measured by this engine (not restored)
+  // Trials measured by this engine (not restored, not answered from history): its pace.
+  long long m_measuredHere = 0;
   double m_measuredSeconds = 0;  // tuning time those took
   std::string m_failure;
   // The run being stepped: its time so far is its seconds plus the clock since this started,

@@ -45,6 +45,9 @@ struct Measurement {
   // the replies. What is left after the timed runs and the verification is the framework's cost.
   double measureMs = 0;
   std::string message;  // the failure's reason, empty when Ok
+  // Answered from stored trials (HistoryMeasurer), not measured: it took no time here, so it
+  // says nothing of the pace at which this machine measures.
+  bool reused = false;
 };
 
 // Anything that turns configurations into measurements: a real device backend or a replay of a

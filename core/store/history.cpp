@@ -77,6 +77,7 @@ void HistoryMeasurer::measureEach(const std::vector<Config>& configs, const Tria
     m.measureMs = 0;
     const std::string from = "from history: run " + std::to_string(it->second.second);
     m.message = m.message.empty() ? from : from + "; " + m.message;
+    m.reused = true;
     ++m_reused;
     done(i, m);
   }

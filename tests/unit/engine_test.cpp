@@ -234,6 +234,35 @@ TEST(Engine, ATimeBudgetSizesBatchesToTheTimeLeft) {
   EXPECT_LT(run.seconds, 0.12 + 0.09);  // a full first batch alone took 0.24 s
 }
 
+// The first trials answered from history (no time), then built a batch at a time, as BuildsFirst.
+struct HistoryThenBuilds : BuildsFirst {
+  int reusedLeft = 16;
+  std::vector<Measurement> measure(const std::vector<Config>& configs) override {
+    if (reusedLeft <= 0) return BuildsFirst::measure(configs);
+    std::vector<Measurement> out = replay.measure(configs);
+    for (Measurement& m : out) m.reused = true;
+    reusedLeft -= static_cast<int>(configs.size());
+    return out;
+  }
+};
+
+TEST(Engine, TrialsFromHistoryDoNotSetThePace) {
+  HistoryThenBuilds measurer;
+  Engine engine(convolution()->space, measurer);
+  RunPlan plan;
+  plan.algorithm = "random";
+  plan.budget.seconds = 0.12;
+  engine.addRun(plan);
+  engine.run();
+  const RunState& run = engine.runs()[0];
+  EXPECT_EQ(run.end, EndReason::Time);
+  ASSERT_FALSE(measurer.batches.empty());
+  // The first measured batch finds the pace: the reused trials took no time.
+  EXPECT_EQ(measurer.batches.front(), 2u);
+  for (std::size_t b : measurer.batches) EXPECT_LT(b, 8u);
+  EXPECT_LT(run.seconds, 0.12 + 0.09);
+}
+
 TEST(Engine, EtaIsKnownWithTrialBudgetsAndShrinks) {
   ReplayMeasurer measurer(convolution());
   EngineOptions paced;
