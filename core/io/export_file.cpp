@@ -1,44 +1,136 @@
 #include "io/export_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <new>
+#include <stdexcept>
+#include <system_error>
 
-#include "common/error.h"
-#include "io/gzip_file.h"
+#include "io/output_folder.h"
 
 namespace opevo {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string temporaryOf(const std::string& path) {
+  return path + ".partial";
+}
+
+std::string systemReason(int error) {
+  return std::strerror(error);
+}
+
+// A target that is a folder would only fail at the rename, after the other files of an export
+// were written: said before anything is.
+void checkNotAFolder(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw ExportWriteError(path, "a folder of that name is in the way");
+}
+
+// The bytes into `temporary`, made durable before it is renamed: on a full disk the error may
+// only come when the data is flushed, and a rename of a file whose data never reached the disk
+// would put an empty file in place after a crash. Errors name `path`, the user's file.
+void writeTemporary(const std::string& path, const std::string& temporary, std::string_view bytes,
+                    bool executable) {
+  const int fd =
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0777 : 0666);
+  if (fd < 0) throw ExportWriteError(path, systemReason(errno));
+  int error = 0;
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  // EINVAL: the temporary is not a file that can be synced (a device); its writes were direct.
+  if (!error && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (::close(fd) != 0 && !error) error = errno;
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw ExportWriteError(path, systemReason(error));
+  }
+}
+
+void moveIntoPlace(const std::string& temporary, const std::string& path) {
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw ExportWriteError(path, ec.message());
+  }
+}
+
+// gzip (not zlib) framing: windowBits 15 + 16.
+std::string gzipped(std::string_view data) {
+  z_stream z{};
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::bad_alloc();
+  std::string out(deflateBound(&z, static_cast<uLong>(data.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int status = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  // deflateBound is an upper bound of the whole output, so one call finishes the stream.
+  if (status != Z_STREAM_END) throw std::runtime_error("gzip compression failed");
+  return out;
+}
+
+}  // namespace
+
+ExportWriteError::ExportWriteError(const std::string& path, const std::string& reason)
+    : InputError("cannot write '" + path + "': " + reason), m_path(path), m_reason(reason) {}
+
+void writeExportBytes(const std::string& path, std::string_view bytes) {
+  checkNotAFolder(path);
+  const std::string temporary = temporaryOf(path);
+  writeTemporary(path, temporary, bytes, false);
+  moveIntoPlace(temporary, path);
+}
 
 void writeExportFile(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".partial";
-  {
-    // Opening first gives a clear reason (no such folder, permission) naming the user's path.
-    std::ofstream probe(temporary, std::ios::binary);
-    if (!probe)
-      throw InputError("cannot write '" + path +
-                       "': " + (errno ? std::strerror(errno) : "cannot create the file"));
-  }
   const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  if (gzip)
+    writeExportBytes(path, gzipped(text));
+  else
+    writeExportBytes(path, text + '\n');
+}
+
+std::vector<std::string> writeExportFolder(const fs::path& folder,
+                                           const std::vector<ExportFileContent>& files) {
+  std::error_code ec;
+  const bool existed = fs::exists(folder, ec);
+  createOutputFolder(folder);
+  std::vector<std::string> paths;
+  for (const ExportFileContent& f : files) paths.push_back((folder / f.name).string());
   try {
-    if (gzip) {
-      writeGzipped(temporary, text);
-    } else {
-      std::ofstream out(temporary, std::ios::binary);
-      out << text << '\n';
-      out.close();
-      if (!out) throw InputError("cannot write '" + path + "': the write failed (disk full?)");
-    }
+    for (const std::string& path : paths) checkNotAFolder(path);
+    for (std::size_t i = 0; i < files.size(); ++i)
+      writeTemporary(paths[i], temporaryOf(paths[i]), files[i].bytes, files[i].executable);
+    // Renames within one folder do not fail for want of space: once here, all of them go through
+    // (short of the folder changing under us, when the rest are cleaned up and the error said).
+    for (const std::string& path : paths) moveIntoPlace(temporaryOf(path), path);
   } catch (...) {
-    std::filesystem::remove(temporary);
+    std::error_code ignored;
+    for (const std::string& path : paths) fs::remove(temporaryOf(path), ignored);
+    if (!existed) fs::remove(folder, ignored);  // removes only an empty folder
     throw;
   }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary);
-    throw InputError("cannot write '" + path + "': " + ec.message());
-  }
+  return paths;
 }
 
 }  // namespace opevo

@@ -1,9 +1,8 @@
 #include "io/trials_csv.h"
 
 #include <cstdio>
-#include <fstream>
 
-#include "common/error.h"
+#include "io/export_file.h"
 
 namespace opevo {
 namespace {
@@ -33,21 +32,23 @@ std::string trialsCsvRow(const TrialRecord& t) {
   const Measurement& m = t.measurement;
   std::string row;
   row += std::to_string(t.order) + ',' + std::to_string(t.run) + ',' + csvField(t.algorithm) + ',';
-  row +=
-      std::to_string(t.repeat) + ',' + std::to_string(t.seed) + ',' + std::to_string(t.trial) + ',';
+  // 1-based, as the window's Repeat column and compare's progress lines count repeats.
+  row += std::to_string(t.repeat + 1) + ',' + std::to_string(t.seed) + ',' +
+         std::to_string(t.trial) + ',';
   row += csvField(t.config) + ',' + std::string(statusName(m.status)) + ',' + number(m.speed) + ',';
   row += number(t.bestSoFar) + ',' + number(m.medianMs) + ',' + number(m.compileMs) + ',';
   row += number(t.tunerSeconds * 1e3) + ',' + number(t.seconds) + ',' + csvField(m.message) + '\n';
   return row;
 }
 
+std::string trialsCsv(const std::vector<TrialRecord>& trials) {
+  std::string text = trialsCsvHeader();
+  for (const TrialRecord& t : trials) text += trialsCsvRow(t);
+  return text;
+}
+
 void writeTrialsCsv(const std::string& path, const std::vector<TrialRecord>& trials) {
-  std::ofstream out(path);
-  if (!out) throw InputError("cannot write " + path);
-  out << trialsCsvHeader();
-  for (const TrialRecord& t : trials) out << trialsCsvRow(t);
-  out.flush();
-  if (!out) throw InputError("writing " + path + " failed");
+  writeExportBytes(path, trialsCsv(trials));
 }
 
 }  // namespace opevo

@@ -1,8 +1,6 @@
 #include "export/kernel_export.h"
 
 #include <cctype>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -11,7 +9,7 @@
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
 #include "export/host_program.h"
-#include "io/output_folder.h"
+#include "io/export_file.h"
 #include "io/trials_csv.h"
 #include "ops/operator_json.h"
 #include "store/history.h"
@@ -20,15 +18,6 @@
 
 namespace opevo {
 namespace {
-
-namespace fs = std::filesystem;
-
-void writeFile(const fs::path& path, const std::string& text, ExportResult& result) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw InputError("cannot write " + path.string());
-  result.files.push_back(path.string());
-}
 
 std::string macroName(const std::string& name) {
   std::string m = "OPEVO_";
@@ -248,11 +237,9 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   if (!measuredElsewhere(run)) kernel = bestKernel(r, options.backend);
 
   ExportResult result;
-  createOutputFolder(options.outDir);
-  const fs::path dir(options.outDir);
-  std::string csv = trialsCsvHeader();
-  for (const TrialRecord& t : trialRecords(r.run, r.trials)) csv += trialsCsvRow(t);
-  writeFile(dir / "trials.csv", csv, result);
+  // Written together at the end, all or none: a full disk leaves no empty or partial file.
+  std::vector<ExportFileContent> files;
+  files.push_back({"trials.csv", trialsCsv(trialRecords(r.run, r.trials))});
 
   nlohmann::json record{{"run", runId},
                         {"operator", run.operatorName},
@@ -269,13 +256,14 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   if (r.sideBySideSpeed) record["side_by_side_speed"] = *r.sideBySideSpeed;
   if (measuredElsewhere(run)) {
     result.note = replayNote(run);
-    writeFile(dir / "record.json", record.dump(2) + "\n", result);
+    files.push_back({"record.json", record.dump(2) + "\n"});
+    result.files = writeExportFolder(options.outDir, files);
     return result;
   }
   const BestKernel& k = *kernel;
   const std::string kernelFile = "kernel." + k.ext;
-  writeFile(dir / kernelFile, k.fileText, result);
-  writeFile(dir / "config.h", configHeader(k.def.space, k.config, k.kernel), result);
+  files.push_back({kernelFile, k.fileText});
+  files.push_back({"config.h", configHeader(k.def.space, k.config, k.kernel)});
   record["export_backend"] = k.backendName;
   // The speed above is the run's backend's; for another one nothing was measured.
   record["measured_on_export_backend"] = k.backendName == run.backend;
@@ -288,27 +276,26 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
       {"block", {k.kernel.launch.block.x, k.kernel.launch.block.y, k.kernel.launch.block.z}},
       {"shared_bytes", k.kernel.launch.sharedBytes}};
   record["operator_spec"] = operatorDefinitionToJson(k.def);
-  writeFile(dir / "record.json", record.dump(2) + "\n", result);
+  files.push_back({"record.json", record.dump(2) + "\n"});
 
   const std::string check = "check." + k.ext;
   std::optional<layout::OperandLayouts> layouts;
   if (k.kernel.usesLayouts()) layouts = layout::operandLayouts(k.def.op, k.def.space, k.config);
-  writeFile(dir / check, hostProgram(k.def.op, k.kernel, kernelFile, layouts ? &*layouts : nullptr),
-            result);
+  files.push_back(
+      {check, hostProgram(k.def.op, k.kernel, kernelFile, layouts ? &*layouts : nullptr)});
   if (k.backend == codegen::Backend::Cpu)
     result.buildCommand = "g++ " + cpuKernelFlagsText() + " -o check check.cpp && ./check";
   else if (k.backend == codegen::Backend::Cuda)
     result.buildCommand = "nvcc -O3 -arch=native -o check check.cu && ./check";
   else
     result.buildCommand = "hipcc -O3 -o check check.hip && ./check";
-  writeFile(dir / "build.sh",
-            "#!/bin/sh\n# Builds the self-check and runs it: it prints PASS or FAIL.\nset -e\ncd "
-            "\"$(dirname \"$0\")\"\n" +
-                result.buildCommand + "\n",
-            result);
-  fs::permissions(dir / "build.sh",
-                  fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                  fs::perm_options::add);
+  files.push_back(
+      {"build.sh",
+       "#!/bin/sh\n# Builds the self-check and runs it: it prints PASS or FAIL.\nset -e\ncd "
+       "\"$(dirname \"$0\")\"\n" +
+           result.buildCommand + "\n",
+       true});
+  result.files = writeExportFolder(options.outDir, files);
   return result;
 }
 
