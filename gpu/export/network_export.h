@@ -11,6 +11,8 @@ namespace opevo::net {
 // (every kernel), main.cpp (the calls in order, timing, the check), data.bin (the input, the
 // parameters, the expected output as float32), build.sh and README.txt. `expected` is the output
 // the program must reproduce (libtorch's when it was there), `expectedFrom` says whose it is.
+// The program times the network as opevo does: it starts itself anew with GOMP_SPINCOUNT=1000
+// unless the user set a waiting policy (common/openmp_waiting.h), and prints which it ran under.
 // Throws std::runtime_error when the directory cannot be written.
 void exportNetworkProgram(const NetworkProgram& program, const std::vector<float>& expected,
                           const std::string& expectedFrom, const std::string& title,
