@@ -7,6 +7,7 @@
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QSocketNotifier>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -346,24 +348,37 @@ int main(int argc, char** argv) {
   if (parser.isSet(modeOpt) && !networkRace && !setup->setMode(parser.value(modeOpt).toLower()))
     problems
         << QStringLiteral("unknown mode '%1' (loop, joint, winograd)").arg(parser.value(modeOpt));
+  // Once the dataset to race is read: the one --dataset names, not the saved form's, which may
+  // be read first (its load was started by restoreSettings, and a start while the named one was
+  // still being read was refused).
+  const QString wanted =
+      parser.isSet(datasetOpt) ? QFileInfo(parser.value(datasetOpt)).absoluteFilePath() : QString();
+  const auto whenDatasetLoaded = [picker = setup->datasetPicker(), runs,
+                                  wanted](std::function<void()> then) {
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = QObject::connect(
+        picker, &DatasetPicker::loaded, runs,
+        [connection, wanted, then](const std::shared_ptr<const opevo::ReplayDataset>& d) {
+          if (!wanted.isEmpty() &&
+              QFileInfo(QString::fromStdString(d->path)).absoluteFilePath() != wanted)
+            return;
+          QObject::disconnect(*connection);
+          then();
+        });
+  };
   // A replay starts once its dataset is read; a device race once the probe has found devices.
   if (networkRace) {
     // started above
   } else if (parser.isSet(startOpt) && setup->backend() == QLatin1String("replay"))
-    QObject::connect(
-        setup->datasetPicker(), &DatasetPicker::loaded, runs, [runs] { runs->start(); },
-        Qt::SingleShotConnection);
+    whenDatasetLoaded([runs] { runs->start(); });
   else if (parser.isSet(startOpt))
     QObject::connect(
         setup, &RaceSetupPanel::backendsKnown, runs, [runs] { runs->start(); },
         Qt::SingleShotConnection);
   if (parser.isSet(sweepOpt))
-    QObject::connect(
-        setup->datasetPicker(), &DatasetPicker::loaded, runs,
-        [runs] {
-          if (SweepDialog* dialog = runs->openSweep()) dialog->run();
-        },
-        Qt::SingleShotConnection);
+    whenDatasetLoaded([runs] {
+      if (SweepDialog* dialog = runs->openSweep()) dialog->run();
+    });
   if (parser.isSet(datasetOpt)) setup->datasetPicker()->load(parser.value(datasetOpt));
   if (parser.isSet(historyOpt)) {
     HistoryPage* history = window.historyPage();

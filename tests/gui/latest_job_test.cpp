@@ -30,6 +30,26 @@ TEST(LatestJob, OnlyTheLatestResultIsDelivered) {
   EXPECT_EQ(delivered, std::vector<int>{2});
 }
 
+// The stale job still runs after the latest has delivered: nothing is being computed for the
+// caller any more.
+TEST(LatestJob, IsNotBusyOnceTheLatestDeliveredWhileAStaleOneRuns) {
+  LatestJob<int> job;
+  std::vector<int> delivered;
+  job.start([] { return slowly(1, 400); }, [&](int v) { delivered.push_back(v); });
+  job.start([] { return slowly(2, 10); },
+            [&](int v) {
+              delivered.push_back(v);
+              EXPECT_FALSE(job.busy()) << "busy while delivering its own result";
+            });
+  ASSERT_TRUE(test::waitUntil([&] { return !delivered.empty(); }));
+  EXPECT_FALSE(job.busy());
+  job.start([] { return slowly(3, 50); }, [&](int v) { delivered.push_back(v); });
+  EXPECT_TRUE(job.busy());
+  ASSERT_TRUE(test::waitUntil([&] { return !job.busy(); }));
+  QTest::qWait(450);
+  EXPECT_EQ(delivered, (std::vector<int>{2, 3}));
+}
+
 TEST(LatestJob, CancelDropsTheJobInFlight) {
   LatestJob<int> job;
   int delivered = 0;

@@ -50,7 +50,11 @@ class LatestJob {
   }
   // True until the latest job has delivered its result (or was cancelled).
   bool busy() const {
-    return m_waiting.has_value() || (m_inFlight > 0 && m_runningGeneration == m_generation);
+    // Not while a stale job is still in flight once the latest has delivered: a dataset read
+    // slowly, then replaced by a quicker one, kept the picker "still being read" (and refused a
+    // start) until the stale read ended.
+    return m_waiting.has_value() || (m_inFlight > 0 && m_runningGeneration == m_generation &&
+                                     m_deliveredGeneration != m_generation);
   }
 
  private:
@@ -85,7 +89,10 @@ class LatestJob {
       m_waiting.reset();
       run(std::move(next));
     }
-    if (latest) deliver(result);
+    if (latest) {
+      m_deliveredGeneration = generation;
+      deliver(result);
+    }
   }
 
   // Shared with the jobs in flight, which outlive this object when it is destroyed first.
@@ -101,6 +108,7 @@ class LatestJob {
   std::optional<Job> m_waiting;
   quint64 m_generation = 0;
   quint64 m_runningGeneration = 0;
+  quint64 m_deliveredGeneration = 0;  // the latest generation that has delivered its result
   int m_inFlight = 0;
 };
 
