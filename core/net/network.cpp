@@ -394,6 +394,16 @@ void inferShapes(Network& net, const std::string& source) {
     if (in.name == net.output)
       throw InputError(source + ": output '" + net.output +
                        "' is an input of the network: no layer computes it");
+  // A layer whose output reaches no output would be computed in every pass and tuned for
+  // nothing: a dead branch (the docs' tiny network with its pool reading the image) became the
+  // main task, 98% of the weight. The output is named, so such a layer is a mistake, most often
+  // a reader's misspelt input. Every layer but the output having a reader is enough: following
+  // readers from any layer ends at one without, which must then be the output.
+  for (const Layer& l : net.layers)
+    if (l.name != net.output && net.consumers(l.name).empty())
+      throw InputError(source + ": layer '" + l.name + "' (" + std::string(layerKindName(l.kind)) +
+                       ") is read by no layer and is not the output ('" + net.output +
+                       "'): a typo in an input name?");
 }
 
 void foldBatchNorms(Network& net) {

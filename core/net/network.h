@@ -107,8 +107,9 @@ std::int64_t elements(const Shape& shape);
 // "1x64x55x55"
 std::string formatShape(const Shape& shape);
 
-// Infers every layer's output shape in order and checks that the shapes chain; throws InputError
-// naming the source, the layer, its field and the shapes at fault.
+// Infers every layer's output shape in order and checks that the shapes chain and that every
+// layer's output reaches the network's output; throws InputError naming the source, the layer, its
+// field and the shapes at fault.
 void inferShapes(Network& net, const std::string& source);
 
 // Removes each batch_norm whose input is a convolution read by nothing else, recording it in the

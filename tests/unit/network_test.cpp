@@ -268,6 +268,37 @@ TEST(Network, BadFilesNameTheLayerAndField) {
   EXPECT_NE(networkFromTextError("{bad").find("test.json: not valid JSON"), std::string::npos);
 }
 
+// A layer whose output reaches no output is refused by name: the docs' tiny network with its pool
+// reading the image was accepted, its dead convolution tuned as 98% of the weight and computed in
+// every pass; a batch_norm nobody read ran as a fixed kernel.
+TEST(Network, ALayerNobodyReadsIsRefusedByName) {
+  const std::string tiny =
+      R"({"name": "tiny", "inputs": [{"name": "image", "shape": [1, 3, 32, 32]}],
+    "layers": [
+      {"name": "conv", "op": "conv2d", "input": "image", "out_channels": 16, "kernel": 3,
+       "padding": 1, "bias": true},
+      {"name": "relu", "op": "relu", "input": "conv"},
+      {"name": "pool", "op": "max_pool", "input": "image", "kernel": 2},
+      {"name": "flat", "op": "flatten", "input": "pool"},
+      {"name": "fc", "op": "dense", "input": "flat", "units": 10}]})";
+  EXPECT_EQ(errorOf(tiny),
+            "test.json: layer 'relu' (relu) is read by no layer and is not the output ('fc'): a "
+            "typo in an input name?");
+  const std::string norm = R"({"name": "n", "inputs": [{"name": "x", "shape": [1, 3, 8, 8]}],
+    "output": "r", "layers": [
+      {"name": "c", "op": "conv2d", "input": "x", "out_channels": 4, "kernel": 1},
+      {"name": "bn", "op": "batch_norm", "input": "c"},
+      {"name": "r", "op": "relu", "input": "c"}]})";
+  EXPECT_NE(errorOf(norm).find("layer 'bn' (batch_norm) is read by no layer"), std::string::npos)
+      << errorOf(norm);
+  // An output named before the end leaves the layers after it unread.
+  EXPECT_NE(errorOf(around(R"({"name": "a", "op": "relu", "input": "x"},
+                              {"name": "b", "op": "relu", "input": "a"})")
+                        .insert(1, R"("output": "a", )"))
+                .find("layer 'b' (relu) is read by no layer and is not the output ('a')"),
+            std::string::npos);
+}
+
 // Sizes a kernel cannot index or a machine cannot allocate, and windows that cannot fit, are
 // refused by name: they crashed (a scalar input), wrapped to a small network (int64 overflow),
 // or failed only when a trial allocated them.
