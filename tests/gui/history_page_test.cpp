@@ -138,6 +138,27 @@ TEST_F(HistoryPageTest, ResumeWithAWholeRaceSelectedAsksForEveryUnfinishedRun) {
   (void)done;
 }
 
+// Export kernel… and the T4 export take one run of a selection: the current row while selected,
+// else the top selected one (after an import its run is selected, another row current).
+TEST_F(HistoryPageTest, ExportTakesTheSelectedCurrentRowElseTheTopSelectedOne) {
+  addRun("GFLOP/s", 3);
+  addRun("GFLOP/s", 3);
+  const std::int64_t third = addRun("GFLOP/s", 3);
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 3));
+  const int other = page.model()->row(0).run.id == third ? 1 : 0;
+  page.view()->setCurrentIndex(page.model()->index(other, 0));
+  EXPECT_TRUE(page.selectRuns({third}).empty());
+  ASSERT_TRUE(page.exportButton()->isEnabled());
+  ASSERT_NE(page.exportRun(), nullptr);
+  EXPECT_EQ(page.exportRun()->id, third);
+  // Every row selected, the current one among them: that one.
+  page.view()->selectAll();
+  page.view()->selectionModel()->setCurrentIndex(page.model()->index(2, 0),
+                                                 QItemSelectionModel::NoUpdate);
+  EXPECT_EQ(page.exportRun()->id, page.model()->row(2).run.id);
+}
+
 // The current row, ctrl-deselected, keeps its focus frame but is not what Export and Resume act
 // on: both acted on it with nothing highlighted. Resume acts on the one run selected.
 TEST_F(HistoryPageTest, ButtonsActOnTheSelectedRunsNotADeselectedCurrentRow) {

@@ -294,7 +294,7 @@ void HistoryPage::updateButtons() {
       network.isEmpty() || several > 1
           ? QString()
           : tr("A task of %1: resume the network on the Networks page").arg(network));
-  m_export->setEnabled(run != nullptr);
+  m_export->setEnabled(exportRun() != nullptr);
   m_delete->setEnabled(m_view->selectionModel()->hasSelection());
 }
 
@@ -432,8 +432,22 @@ void HistoryPage::resumeSelected() {
   emit resumeRaceRequested(runs);
 }
 
+const RunRecord* HistoryPage::exportRun() const {
+  const QModelIndex index = m_view->currentIndex();
+  if (index.isValid() && m_view->selectionModel()->isRowSelected(index.row(), QModelIndex()))
+    return currentRun();
+  // Both export actions took different runs of one selection: Export kernel… the current row,
+  // the T4 export the top one; and after an import (its run selected, another row current)
+  // Export kernel… stayed disabled until the row was clicked.
+  const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+  const auto top = std::min_element(rows.begin(), rows.end(),
+                                    [](const auto& a, const auto& b) { return a.row() < b.row(); });
+  return top == rows.end() || top->row() >= m_model->rowCount() ? nullptr
+                                                                : &m_model->row(top->row()).run;
+}
+
 KernelExportDialog* HistoryPage::exportCurrent() {
-  const RunRecord* run = currentRun();
+  const RunRecord* run = exportRun();
   if (!run || !m_export->isEnabled()) return nullptr;
   auto* dialog = new KernelExportDialog(m_storePath, *run, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);

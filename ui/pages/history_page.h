@@ -52,7 +52,11 @@ class HistoryPage : public QWidget {
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* exportButton() const { return m_export; }
   QPushButton* deleteButton() const { return m_delete; }
-  // Opens the export dialog of the selected run; nullptr when none is selected.
+  // The run Export kernel… and File > Export run as T4… take: the current row while it is
+  // selected, else the top selected row as the table shows it (after an import, the run
+  // selected); nullptr when none is selected.
+  const RunRecord* exportRun() const;
+  // Opens the export dialog of exportRun(); nullptr when none is selected.
   KernelExportDialog* exportCurrent();
   // Deletes the selected runs (the Delete button and key): the store checks them first, refused
   // ones are named with the reason, and a dialog (deleteRunsBox) asks before anything goes.
