@@ -29,7 +29,7 @@ void runRestore(const NetRestoreOptions& o) {
   // Read and checked first: a bad archive leaves no database behind where there was none.
   NetworkArchive archive = readNetworkArchive(o.file);
   Store store(o.db.empty() ? Store::defaultPath() : o.db);
-  const RestoredNetwork r = storeNetworkArchive(store, std::move(archive));
+  const RestoredNetwork r = storeNetworkArchive(store, std::move(archive), databaseHint(o.db));
   const NetworkRecord& n = r.network;
   // The id alone on stdout (id=$(opevo net restore FILE)), as `opevo import` prints it.
   std::cout << n.id << "\n";
@@ -37,8 +37,7 @@ void runRestore(const NetRestoreOptions& o) {
             << n.taskRuns.size() << " tasks, " << r.trials << " trials, " << n.backend << ", "
             << runStatusName(n.status);
   if (n.status != RunStatus::Finished)
-    std::cerr << " (opevo net tune --resume " << n.id << databaseHint(store.path())
-              << " continues it)";
+    std::cerr << " (opevo net tune --resume " << n.id << databaseHint(o.db) << " continues it)";
   std::cerr << "\n";
 }
 

@@ -14,6 +14,7 @@
 #include "net/network_json.h"
 #include "net/network_plan.h"
 #include "net/tasks.h"
+#include "store/live_status.h"
 
 namespace opevo {
 namespace {
@@ -211,17 +212,29 @@ NetworkArchive readNetworkArchive(const std::string& path) {
   return archive;
 }
 
-RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive) {
+RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive,
+                                    const std::string& dbOption) {
   NetworkRecord& rec = archive.network;
   // The same run twice would be two runs of one history: resumed apart, they diverge, and every
   // listing counts it twice. Its start, network and plan tell it (ids differ between databases).
-  for (const NetworkRecord& n : store.networks())
-    if (n.started == rec.started && n.name == rec.name && n.planJson == rec.planJson &&
-        n.networkJson == rec.networkJson)
-      throw InputError("network run " + std::to_string(n.id) + " of " + store.path() +
-                       " is this archive's run already (" + n.name + ", started " + n.started +
-                       "): nothing stored (opevo net tune --resume " + std::to_string(n.id) +
-                       " goes on with it)");
+  for (const NetworkRecord& n : store.networks()) {
+    if (n.started != rec.started || n.name != rec.name || n.planJson != rec.planJson ||
+        n.networkJson != rec.networkJson)
+      continue;
+    // Only a command that works: a finished run resumes to "nothing to resume", and one that
+    // another process tunes refuses a second tuner.
+    const std::string id = std::to_string(n.id);
+    const RunStatus status = LiveStatus(store).of(n);
+    const std::string next = status == RunStatus::Finished
+                                 ? "finished: opevo net runs " + id + dbOption + " shows it"
+                             : status == RunStatus::Running
+                                 ? "another process is tuning it: opevo net runs " + id + dbOption +
+                                       " shows how far it got"
+                                 : "opevo net tune --resume " + id + dbOption + " goes on with it";
+    throw InputError("network run " + id + " of " + store.path() +
+                     " is this archive's run already (" + n.name + ", started " + n.started +
+                     "): nothing stored (" + next + ")");
+  }
   RestoredNetwork restored;
   store.inTransaction([&] {
     rec.id = store.createNetwork(rec);
@@ -240,8 +253,9 @@ RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive) {
   return restored;
 }
 
-RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path) {
-  return storeNetworkArchive(store, readNetworkArchive(path));
+RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path,
+                                      const std::string& dbOption) {
+  return storeNetworkArchive(store, readNetworkArchive(path), dbOption);
 }
 
 }  // namespace opevo

@@ -44,8 +44,11 @@ struct NetworkArchive {
 // Reads an archive that exportNetworkArchive wrote, with every check restoreNetworkArchive names
 // below, before any database is opened (a bad file leaves none behind). Throws InputError.
 NetworkArchive readNetworkArchive(const std::string& path);
-// Stores what readNetworkArchive read, in one transaction.
-RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive);
+// Stores what readNetworkArchive read, in one transaction. Refuses the run a second time, with a
+// command for the one there; `dbOption` is what that command needs to name the database
+// (" --db FILE", or empty for the default one).
+RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive,
+                                    const std::string& dbOption = "");
 
 // Stores an archive that exportNetworkArchive wrote as the network run it was: the record, its
 // units, and each task run through the same reading and checks as restoreRun (io/run_restore.h),
@@ -55,6 +58,7 @@ RestoredNetwork storeNetworkArchive(Store& store, NetworkArchive archive);
 // storing nothing, for a file that is not JSON or not a network archive, a newer version, a task
 // outside the network (or one without its run, or with two), or a task run that restoreRun would
 // refuse (a configuration outside its operator's space...).
-RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path);
+RestoredNetwork restoreNetworkArchive(Store& store, const std::string& path,
+                                      const std::string& dbOption = "");
 
 }  // namespace opevo

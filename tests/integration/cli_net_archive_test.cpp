@@ -139,6 +139,11 @@ TEST(CliNetArchive, ARestoredNetworkRunIsTheRunItWas) {
   EXPECT_NE(twice.err.find("network run 1 of " + fresh + " is this archive's run already"),
             std::string::npos)
       << twice.err;
+  // A finished run is shown, not resumed ("nothing to resume"), in the database given.
+  EXPECT_NE(twice.err.find("finished: opevo net runs 1 --db " + fresh + " shows it"),
+            std::string::npos)
+      << twice.err;
+  EXPECT_EQ(twice.err.find("--resume"), std::string::npos) << twice.err;
   // And into the database it came from, likewise.
   EXPECT_EQ(runProcess(OPEVO_CLI, {"net", "restore", archive, "--db", db}).status, 2);
   EXPECT_EQ(Store(fresh).networks().size(), 1u);
