@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -278,7 +279,12 @@ TEST_F(DeviceRaceTest, TheBestKernelIsPreviewedAndExportedFromHistory) {
   dialog->backendBox()->setCurrentIndex(dialog->backendBox()->findData(QStringLiteral("cpu")));
   const QString out = m_dir.filePath(QStringLiteral("export"));
   dialog->folderEdit()->setText(out);
-  ASSERT_TRUE(dialog->exportNow()) << dialog->message().toStdString();
+  // Written off the GUI thread: the outcome is a signal.
+  QSignalSpy exported(dialog, &KernelExportDialog::exported);
+  QSignalSpy failed(dialog, &KernelExportDialog::failed);
+  dialog->exportNow();
+  ASSERT_TRUE(waitUntil([&] { return !dialog->busy(); }, 30000));
+  ASSERT_EQ(exported.size(), 1) << dialog->message().toStdString();
   for (const char* f :
        {"kernel.cpp", "config.h", "record.json", "check.cpp", "build.sh", "trials.csv"})
     EXPECT_TRUE(QFileInfo::exists(QDir(out).filePath(QString::fromLatin1(f)))) << f;
@@ -289,9 +295,29 @@ TEST_F(DeviceRaceTest, TheBestKernelIsPreviewedAndExportedFromHistory) {
   ASSERT_TRUE(blocker.open(QIODevice::WriteOnly));
   blocker.close();
   dialog->folderEdit()->setText(m_dir.filePath(QStringLiteral("blocker/inside")));
-  EXPECT_FALSE(dialog->exportNow());
+  dialog->exportNow();
+  ASSERT_TRUE(waitUntil([&] { return !dialog->busy(); }, 30000));
+  EXPECT_EQ(failed.size(), 1);
   EXPECT_TRUE(dialog->message().contains(QStringLiteral("failed")))
       << dialog->message().toStdString();
+  EXPECT_TRUE(dialog->findChild<QPushButton*>(QStringLiteral("exportButton"))->isEnabled());
+  // A full disk (config.h's temporary file linked to /dev/full): the file and the reason are
+  // said, and none of the export's files is left in the folder.
+  const QString full = m_dir.filePath(QStringLiteral("full"));
+  ASSERT_TRUE(QDir().mkpath(full));
+  ASSERT_TRUE(QFile::link(QStringLiteral("/dev/full"), QDir(full).filePath("config.h.partial")));
+  dialog->folderEdit()->setText(full);
+  dialog->exportNow();
+  ASSERT_TRUE(waitUntil([&] { return !dialog->busy(); }, 30000));
+  EXPECT_EQ(failed.size(), 2);
+  EXPECT_TRUE(dialog->message().contains(QDir(full).filePath("config.h") +
+                                         QStringLiteral("': No space left on device")))
+      << dialog->message().toStdString();
+  EXPECT_TRUE(QDir(full).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System))
+      << QDir(full)
+             .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System)
+             .join(' ')
+             .toStdString();
   dialog->close();
 }
 

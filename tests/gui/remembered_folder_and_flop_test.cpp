@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QLineEdit>
 #include <QSettings>
+#include <QSignalSpy>
 
 #include "gui_test_support.h"
 #include "one_trial_run.h"
@@ -46,7 +47,10 @@ TEST(KernelExportFolder, ATypedFolderIsProposedForTheNextExport) {
   {
     KernelExportDialog dialog(db, *store.run(first));
     typeFolder(dialog, mine);
-    ASSERT_TRUE(dialog.exportNow()) << dialog.message().toStdString();
+    QSignalSpy exported(&dialog, &KernelExportDialog::exported);
+    dialog.exportNow();
+    ASSERT_TRUE(test::waitUntil([&] { return !dialog.busy(); }, 30000));
+    ASSERT_EQ(exported.size(), 1) << dialog.message().toStdString();
   }
   {
     KernelExportDialog dialog(db, *store.run(first));

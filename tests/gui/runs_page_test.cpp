@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -20,6 +21,9 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <cstdio>
+#include <functional>
+#include <utility>
+#include <vector>
 
 #include "gui_test_support.h"
 #include "tuners/registry.h"
@@ -571,6 +575,34 @@ TEST_F(RunsPageTest, ExportsTheChartAsPngAndSvgAndTheTrialsAsCsv) {
   }
   EXPECT_EQ(algorithmsInFirstHalf.size(), 2);
   EXPECT_NE(results->exportPng(dir.filePath("no/such/folder/race.png")), QString());
+  // Repeats are counted from 1, as the trials table and History show them.
+  for (int i = 1; i <= 40; ++i) EXPECT_EQ(lines[i].split(',')[3], "1") << lines[i].toStdString();
+}
+
+// The walk: on a full disk the SVG and the CSV were reported "Saved" as 0-byte files, and the PNG
+// said "Could not write" with no reason and left a 0-byte file. The export's temporary file
+// (path + ".partial") linked to /dev/full stands for the full disk.
+TEST_F(RunsPageTest, AnExportToAFullDiskSaysWhyAndLeavesNoFile) {
+  prepareRace(1, 10);
+  ASSERT_TRUE(runs()->start());
+  ASSERT_TRUE(raceEnded());
+  QTemporaryDir dir;
+  RaceResultsWidget* results = runs()->results();
+  const std::vector<std::pair<QString, std::function<QString(const QString&)>>> exports = {
+      {QStringLiteral("race.svg"), [&](const QString& p) { return results->exportSvg(p); }},
+      {QStringLiteral("race.csv"), [&](const QString& p) { return results->exportCsv(p); }},
+      {QStringLiteral("race.png"), [&](const QString& p) { return results->exportPng(p); }}};
+  for (const auto& [name, save] : exports) {
+    const QString path = dir.filePath(name);
+    ASSERT_TRUE(QFile::link(QStringLiteral("/dev/full"), path + QStringLiteral(".partial")));
+    const QString error = save(path);
+    EXPECT_EQ(error, QStringLiteral("Could not write %1: No space left on device").arg(path));
+    EXPECT_FALSE(QFileInfo::exists(path)) << name.toStdString();
+    EXPECT_FALSE(QFileInfo(path + QStringLiteral(".partial")).isSymLink()) << name.toStdString();
+    // With room again the same export is written whole.
+    EXPECT_EQ(save(path), QString());
+    EXPECT_GT(QFileInfo(path).size(), 100) << name.toStdString();
+  }
 }
 
 // A race longer than the table's window: the table keeps the latest trials, the curves and the

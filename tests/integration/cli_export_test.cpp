@@ -119,6 +119,47 @@ TEST(CliExport, AnImportedRunExportsItsRecordAndSaysWhyNoKernel) {
   fs::remove_all(dir);
 }
 
+// The walk: `opevo export` on a full disk said only "cannot write .../check.cpp" and left config.h
+// and record.json at 0 bytes. An export writes all its files or none, and says which file failed
+// and why. The temporary file of record.json (record.json.partial) linked to /dev/full stands for
+// the full disk; a read-only folder stands for itself where the tests do not run as root.
+TEST(CliExport, AFullDiskWritesNoFileAndSaysWhy) {
+  char pattern[] = "/tmp/opevo-export-full-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "o.db").string();
+  const auto imported = runProcess(
+      OPEVO_CLI, {"import",
+                  std::string(OPEVO_SOURCE_DIR) +
+                      "/resources/measurements/h200/2026-11-27/MM1_opevo-m_seed1.json.gz",
+                  "--db", db});
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  const fs::path out = dir / "out";
+  fs::create_directory(out);
+  fs::create_symlink("/dev/full", out / "record.json.partial");
+  const auto full = runProcess(OPEVO_CLI, {"export", "1", "--db", db, "--out", out.string()});
+  EXPECT_EQ(full.status, 2);
+  EXPECT_NE(full.err.find("cannot write '" + (out / "record.json").string() +
+                          "': No space left on device"),
+            std::string::npos)
+      << full.err;
+  EXPECT_EQ(full.out.find("wrote"), std::string::npos) << full.out;
+  EXPECT_TRUE(fs::is_empty(out)) << "a file or a temporary was left";
+
+  // With room again: every file, and the repeat counted from 1 as History shows it.
+  const auto written = runProcess(OPEVO_CLI, {"export", "1", "--db", db, "--out", out.string()});
+  ASSERT_EQ(written.status, 0) << written.err;
+  std::ifstream csv(out / "trials.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  EXPECT_EQ(header.rfind("order,run,algorithm,repeat,", 0), 0u) << header;
+  std::stringstream fields(row);
+  std::string field;
+  for (int i = 0; i < 4; ++i) std::getline(fields, field, ',');
+  EXPECT_EQ(field, "1") << row;
+  fs::remove_all(dir);
+}
+
 TEST(CliExport, UnknownRunExitsTwo) {
   const std::string db = "/tmp/opevo-export-none-" + std::to_string(::getpid()) + ".db";
   // A database that is not there is named, and not created.

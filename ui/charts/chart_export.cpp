@@ -1,9 +1,10 @@
 #include "ui/charts/chart_export.h"
 
+#include <QBuffer>
+#include <QDir>
 #include <QFile>
 #include <QPainter>
 #include <QPixmap>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
 #include <algorithm>
@@ -11,40 +12,29 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "io/export_file.h"
 #include "io/trials_csv.h"
 #include "store/store.h"
 #include "ui/controller/race_data.h"
 
 namespace opevo::ui {
 
-QString saveWidgetPng(QWidget* widget, const QString& path) {
-  // Twice the screen's pixels: sharp when the figure is scaled into a document.
-  QPixmap pixmap(widget->size() * 2);
-  pixmap.setDevicePixelRatio(2);
-  pixmap.fill(Qt::white);
-  widget->render(&pixmap);
-  if (!pixmap.save(path, "PNG")) return QObject::tr("Could not write %1").arg(path);
-  return {};
-}
-
-QString saveWidgetSvg(QWidget* widget, const QString& path, const QString& title) {
-  QSvgGenerator generator;
-  generator.setFileName(path);
-  generator.setSize(widget->size());
-  generator.setViewBox(QRect(QPoint(0, 0), widget->size()));
-  generator.setTitle(title);
-  generator.setDescription(QObject::tr("OpEvo Studio chart"));
-  QPainter painter;
-  if (!painter.begin(&generator)) return QObject::tr("Could not write %1").arg(path);
-  widget->render(&painter);
-  painter.end();
-  if (!QFile::exists(path)) return QObject::tr("Could not write %1").arg(path);
-  return {};
-}
-
 namespace {
+
+// Into the user's file through io/export_file.h (all or nothing), with the reason when it fails.
+QString writeExport(const QString& path, const QByteArray& bytes) {
+  try {
+    writeExportBytes(QFile::encodeName(path).toStdString(),
+                     std::string_view(bytes.constData(), bytes.size()));
+    return {};
+  } catch (const ExportWriteError& e) {
+    return QObject::tr("Could not write %1: %2")
+        .arg(QDir::toNativeSeparators(path), QString::fromStdString(e.reason()));
+  }
+}
 
 // Every trial of the race's runs as the store has them, in order of measurement. The store does
 // not keep the tuner's time per trial: that column reads 0, as in `opevo export`.
@@ -67,6 +57,41 @@ std::vector<TrialPoint> storedTrials(const RaceData& data) {
 
 }  // namespace
 
+QString saveWidgetPng(QWidget* widget, const QString& path) {
+  // Twice the screen's pixels: sharp when the figure is scaled into a document.
+  QPixmap pixmap(widget->size() * 2);
+  pixmap.setDevicePixelRatio(2);
+  pixmap.fill(Qt::white);
+  widget->render(&pixmap);
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (!pixmap.save(&buffer, "PNG"))
+    return QObject::tr("Could not write %1: the chart could not be encoded as PNG")
+        .arg(QDir::toNativeSeparators(path));
+  return writeExport(path, bytes);
+}
+
+QString saveWidgetSvg(QWidget* widget, const QString& path, const QString& title) {
+  // Painted into memory first: QSvgGenerator does not report a failed write to a file.
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  QSvgGenerator generator;
+  generator.setOutputDevice(&buffer);
+  generator.setSize(widget->size());
+  generator.setViewBox(QRect(QPoint(0, 0), widget->size()));
+  generator.setTitle(title);
+  generator.setDescription(QObject::tr("OpEvo Studio chart"));
+  QPainter painter;
+  if (!painter.begin(&generator))
+    return QObject::tr("Could not write %1: the chart could not be painted as SVG")
+        .arg(QDir::toNativeSeparators(path));
+  widget->render(&painter);
+  painter.end();
+  return writeExport(path, bytes);
+}
+
 QString saveTrialsCsv(const RaceData& data, const QString& path) {
   // The window keeps the latest trials only: the others are read back from the store.
   std::vector<TrialPoint> stored;
@@ -78,9 +103,6 @@ QString saveTrialsCsv(const RaceData& data, const QString& path) {
           .arg(data.info().storePath, QString::fromUtf8(e.what()));
     }
   }
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
-    return QObject::tr("Could not write %1: %2").arg(path, file.errorString());
   // The one trials.csv format (core's io/trials_csv.h), as `opevo compare` and `opevo export`
   // write.
   std::string text = trialsCsvHeader();
@@ -91,9 +113,7 @@ QString saveTrialsCsv(const RaceData& data, const QString& path) {
     std::for_each(data.trials().begin(), data.trials().end(), write);
   else
     std::for_each(stored.begin(), stored.end(), write);
-  file.write(text.data(), static_cast<qint64>(text.size()));
-  if (!file.commit()) return QObject::tr("Could not write %1: %2").arg(path, file.errorString());
-  return {};
+  return writeExport(path, QByteArray::fromStdString(text));
 }
 
 }  // namespace opevo::ui

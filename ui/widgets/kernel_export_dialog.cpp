@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -188,7 +189,7 @@ void KernelExportDialog::showPreview() {
                                ? tr("(no kernel source: %1)").arg(QString::fromStdString(p.note))
                                : QString::fromStdString(p.source));
     showLayouts(p.configuration);
-    m_exportButton->setEnabled(true);
+    m_exportButton->setEnabled(!busy());
   } catch (const std::exception& e) {
     m_heading->setText(tr("<b>Run %1</b>").arg(m_run.id));
     m_source->clear();
@@ -232,36 +233,60 @@ bool KernelExportDialog::showTab(const QString& name) {
   return true;
 }
 
-bool KernelExportDialog::exportNow() {
+void KernelExportDialog::exportNow() {
   showMessage(m_done, QString());
   const QString folder = m_folder->text().trimmed();
   if (folder.isEmpty()) {
     showMessage(m_error, tr("Choose a folder to export into."));
-    return false;
+    emit failed(m_error->text());
+    return;
   }
-  try {
-    const Store store(m_storePath.toStdString());
-    ExportOptions options;
-    options.outDir = folder.toStdString();
-    if (!measuredElsewhere(m_run))
-      options.backend = m_backend->currentData().toString().toStdString();
-    const ExportResult r = exportRun(store, m_run.id, options);
-    QStringList files;
-    for (const std::string& f : r.files) files << QFileInfo(QString::fromStdString(f)).fileName();
-    QString text = tr("Wrote %1 into %2.")
-                       .arg(files.join(QStringLiteral(", ")), QDir::toNativeSeparators(folder));
-    if (!r.buildCommand.empty())
-      text += tr(" Check it with: sh build.sh (%1)").arg(QString::fromStdString(r.buildCommand));
-    if (!r.note.empty()) text += QLatin1Char(' ') + QString::fromStdString(r.note);
-    showMessage(m_error, QString());
-    showMessage(m_done, text);
-    m_folderChosen = true;  // where the files went is where the next export goes
-    rememberFolder();
-    return true;
-  } catch (const std::exception& e) {
-    showMessage(m_error, tr("The export failed: %1").arg(QString::fromUtf8(e.what())));
-    return false;
-  }
+  ExportOptions options;
+  options.outDir = QFile::encodeName(folder).toStdString();
+  if (!measuredElsewhere(m_run))
+    options.backend = m_backend->currentData().toString().toStdString();
+  m_exportButton->setEnabled(false);
+  showMessage(m_error, QString());
+  showMessage(m_done, tr("Exporting into %1…").arg(QDir::toNativeSeparators(folder)));
+  // The job owns copies of what it reads: it may finish after the dialog is gone.
+  m_exportJob.start(
+      [storePath = m_storePath, runId = m_run.id, options, folder]() -> Outcome {
+        Outcome o;
+        o.folder = folder;
+        try {
+          const Store store(storePath.toStdString());
+          const ExportResult r = exportRun(store, runId, options);
+          for (const std::string& f : r.files)
+            o.files << QFileInfo(QString::fromStdString(f)).fileName();
+          o.buildCommand = QString::fromStdString(r.buildCommand);
+          o.note = QString::fromStdString(r.note);
+        } catch (const std::exception& e) {
+          o.error = QString::fromUtf8(e.what());
+        }
+        return o;
+      },
+      [this](const Outcome& o) {
+        m_exportButton->setEnabled(true);
+        if (!o.error.isEmpty()) {
+          // core's reason names the file and why ("cannot write '.../config.h': No space left on
+          // device"); nothing of the export was left in the folder.
+          showMessage(m_done, QString());
+          showMessage(m_error, tr("The export failed, no file was written: %1").arg(o.error));
+          emit failed(m_error->text());
+          return;
+        }
+        QString text =
+            tr("Wrote %1 into %2.")
+                .arg(o.files.join(QStringLiteral(", ")), QDir::toNativeSeparators(o.folder));
+        if (!o.buildCommand.isEmpty())
+          text += tr(" Check it with: sh build.sh (%1)").arg(o.buildCommand);
+        if (!o.note.isEmpty()) text += QLatin1Char(' ') + o.note;
+        showMessage(m_error, QString());
+        showMessage(m_done, text);
+        m_folderChosen = true;  // where the files went is where the next export goes
+        rememberFolder();
+        emit exported(o.folder);
+      });
 }
 
 void KernelExportDialog::rememberFolder() {

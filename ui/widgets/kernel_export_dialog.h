@@ -1,9 +1,11 @@
 #pragma once
 
 #include <QDialog>
+#include <QStringList>
 #include <vector>
 
 #include "store/records.h"
+#include "ui/jobs/latest_job.h"
 
 class QComboBox;
 class QLabel;
@@ -35,12 +37,28 @@ class KernelExportDialog : public QDialog {
   QLineEdit* folderEdit() const { return m_folder; }
   // Shows the tab named "source" or "layouts" (when the run has one); false otherwise.
   bool showTab(const QString& name);
-  // Writes the files; returns false with the reason shown in the dialog.
-  bool exportNow();
+  // Writes the files off the GUI thread (a slow or full disk does not freeze the window), all or
+  // none; the outcome arrives as exported() or failed() and is shown in the dialog.
+  void exportNow();
+  // True while an export is being written.
+  bool busy() const { return m_exportJob.busy(); }
   // What the dialog says after an export or a failure.
   QString message() const;
 
+ signals:
+  void exported(const QString& folder);
+  void failed(const QString& message);
+
  private:
+  // What an export on the pool hands back to the GUI thread.
+  struct Outcome {
+    QString folder;
+    QStringList files;  // names within the folder; empty when it failed
+    QString buildCommand;
+    QString note;
+    QString error;
+  };
+
   void showPreview();
   void showLayouts(const std::string& configuration);
   // Keeps the folder the user typed, browsed to or exported into for the next export
@@ -61,6 +79,7 @@ class KernelExportDialog : public QDialog {
   QLabel* m_error;
   QLabel* m_done;
   bool m_folderChosen = false;  // typed or browsed to, rather than proposed
+  LatestJob<Outcome> m_exportJob;
 };
 
 }  // namespace opevo::ui
