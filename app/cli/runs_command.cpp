@@ -71,6 +71,81 @@ void addRunsDeleteCommand(CLI::App& runs, const std::shared_ptr<std::string>& ru
 
 }  // namespace
 
+namespace {
+
+void showRun(std::int64_t id, const std::string& db, bool json) {
+  Store store(existingDatabase(db));
+  const auto run = store.run(id);
+  if (!run) throw InputError(store.missingRunText(id));
+  const auto trials = store.trials(id);
+  const LiveStatus live(store);
+  const RunStatus status = live.of(*run);
+  if (json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const TrialRow& t : trials)
+      rows.push_back({{"seq", t.seq},
+                      {"order", t.order},
+                      {"config", t.config},
+                      {"status", std::string(statusName(t.status))},
+                      {"tuning_seconds", t.seconds},
+                      {"message", t.message},
+                      {"speed", t.speed},
+                      {"median_ms", t.medianMs},
+                      {"times_ms", t.timesMs},
+                      {"compile_ms", t.compileMs},
+                      {"verify_ms", t.verifyMs},
+                      {"measure_ms", t.measureMs},
+                      {"tuner_ms", t.tunerMs},
+                      {"finished", t.finished}});
+    std::cout << nlohmann::json{{"run", runJson(*run, status, trials.size(), bestOf(trials))},
+                                {"trials", rows}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  // An imported file may name no device.
+  const std::string where = run->device.empty() ? run->backend : run->backend + ", " + run->device;
+  std::printf("run %lld: %s on %s (%s), seed %llu, %s\nsettings %s, budget %s\n",
+              static_cast<long long>(run->id), run->algorithm.c_str(), run->operatorName.c_str(),
+              where.c_str(), static_cast<unsigned long long>(run->seed),
+              std::string(runStatusName(status)).c_str(), run->settingsJson.c_str(),
+              run->budgetJson.c_str());
+  if (live.orphaned(*run))
+    std::printf(
+        "(stored as running, but no process is tuning it: the program running it ended "
+        "without closing it; every trial below is kept, and it resumes)\n");
+  for (const TrialRow& t : trials)
+    std::printf("%5d  %-13s %10s %s  %s%s%s\n", t.seq, std::string(statusName(t.status)).c_str(),
+                speedNumber(t.speed).c_str(), run->speedUnit.c_str(), t.config.c_str(),
+                t.message.empty() ? "" : "  # ", t.message.substr(0, 120).c_str());
+  if (const std::optional<double> best = bestOf(trials))
+    std::printf("%zu trials, best %s %s\n", trials.size(), speedNumber(*best).c_str(),
+                run->speedUnit.c_str());
+  else
+    std::printf("%zu trials, none of them worked\n", trials.size());
+  if (run->referenceSpeed)
+    std::printf("reference (%s): %s %s, timed after the trials\n", run->referenceLibrary.c_str(),
+                speedNumber(*run->referenceSpeed).c_str(), run->speedUnit.c_str());
+  std::printf("%s", sideBySideText(nlohmann::json::parse(run->sideBySideJson, nullptr, false),
+                                   run->speedUnit)
+                        .c_str());
+}
+
+// `opevo show ID`, and `opevo runs show ID` beside `runs delete` (where a user looks first).
+void addShowCommand(CLI::App& parent, const std::shared_ptr<std::string>& parentDb) {
+  auto db = std::make_shared<std::string>();
+  auto id = std::make_shared<std::int64_t>(0);
+  auto json = std::make_shared<bool>(false);
+  auto* show = parent.add_subcommand("show", "Print one stored run and every trial");
+  show->add_option("run", *id, "Run id (see opevo runs)")->required();
+  show->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
+  show->add_flag("--json", *json, "Print one JSON object");
+  show->callback(
+      [db, parentDb, id, json] { showRun(*id, db->empty() && parentDb ? *parentDb : *db, *json); });
+}
+
+}  // namespace
+
 std::string sideBySideText(const nlohmann::json& side, const std::string& unit) {
   const auto number = [&](const char* key) {
     return side.contains(key) && side[key].is_number() ? side[key].get<double>() : 0.0;
@@ -105,13 +180,16 @@ std::string sideBySideText(const nlohmann::json& side, const std::string& unit) 
 void addRunsCommands(CLI::App& app) {
   auto db = std::make_shared<std::string>();
   auto listJson = std::make_shared<bool>(false);
-  auto* runs =
-      app.add_subcommand("runs", "List the stored tuning runs (runs delete ID... deletes some)");
+  auto* runs = app.add_subcommand(
+      "runs",
+      "List the stored tuning runs (runs show ID prints one, runs delete ID... deletes some)");
   runs->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
   runs->add_flag("--json", *listJson, "Print one JSON array (each run as show --json has it)");
   addRunsDeleteCommand(*runs, db);
+  addShowCommand(*runs, db);
   runs->callback([runs, db, listJson] {
-    if (runs->got_subcommand("delete")) return;  // `runs delete` lists nothing
+    // `runs delete` and `runs show` list nothing.
+    if (runs->got_subcommand("delete") || runs->got_subcommand("show")) return;
     Store store(existingDatabase(*db));
     const std::vector<RunRecord> all = store.runs();
     const LiveStatus live(store);
@@ -160,71 +238,7 @@ void addRunsCommands(CLI::App& app) {
     }
   });
 
-  auto showDb = std::make_shared<std::string>();
-  auto id = std::make_shared<std::int64_t>(0);
-  auto json = std::make_shared<bool>(false);
-  auto* show = app.add_subcommand("show", "Print one stored run and every trial");
-  show->add_option("run", *id, "Run id (see opevo runs)")->required();
-  show->add_option("--db", *showDb, "Database file (default: " + Store::defaultPath() + ")");
-  show->add_flag("--json", *json, "Print one JSON object");
-  show->callback([showDb, id, json] {
-    Store store(existingDatabase(*showDb));
-    const auto run = store.run(*id);
-    if (!run) throw InputError(store.missingRunText(*id));
-    const auto trials = store.trials(*id);
-    const LiveStatus live(store);
-    const RunStatus status = live.of(*run);
-    if (*json) {
-      nlohmann::json rows = nlohmann::json::array();
-      for (const TrialRow& t : trials)
-        rows.push_back({{"seq", t.seq},
-                        {"order", t.order},
-                        {"config", t.config},
-                        {"status", std::string(statusName(t.status))},
-                        {"tuning_seconds", t.seconds},
-                        {"message", t.message},
-                        {"speed", t.speed},
-                        {"median_ms", t.medianMs},
-                        {"times_ms", t.timesMs},
-                        {"compile_ms", t.compileMs},
-                        {"verify_ms", t.verifyMs},
-                        {"measure_ms", t.measureMs},
-                        {"tuner_ms", t.tunerMs},
-                        {"finished", t.finished}});
-      std::cout << nlohmann::json{{"run", runJson(*run, status, trials.size(), bestOf(trials))},
-                                  {"trials", rows}}
-                       .dump(2)
-                << "\n";
-      return;
-    }
-    // An imported file may name no device.
-    const std::string where =
-        run->device.empty() ? run->backend : run->backend + ", " + run->device;
-    std::printf("run %lld: %s on %s (%s), seed %llu, %s\nsettings %s, budget %s\n",
-                static_cast<long long>(run->id), run->algorithm.c_str(), run->operatorName.c_str(),
-                where.c_str(), static_cast<unsigned long long>(run->seed),
-                std::string(runStatusName(status)).c_str(), run->settingsJson.c_str(),
-                run->budgetJson.c_str());
-    if (live.orphaned(*run))
-      std::printf(
-          "(stored as running, but no process is tuning it: the program running it ended "
-          "without closing it; every trial below is kept, and it resumes)\n");
-    for (const TrialRow& t : trials)
-      std::printf("%5d  %-13s %10s %s  %s%s%s\n", t.seq, std::string(statusName(t.status)).c_str(),
-                  speedNumber(t.speed).c_str(), run->speedUnit.c_str(), t.config.c_str(),
-                  t.message.empty() ? "" : "  # ", t.message.substr(0, 120).c_str());
-    if (const std::optional<double> best = bestOf(trials))
-      std::printf("%zu trials, best %s %s\n", trials.size(), speedNumber(*best).c_str(),
-                  run->speedUnit.c_str());
-    else
-      std::printf("%zu trials, none of them worked\n", trials.size());
-    if (run->referenceSpeed)
-      std::printf("reference (%s): %s %s, timed after the trials\n", run->referenceLibrary.c_str(),
-                  speedNumber(*run->referenceSpeed).c_str(), run->speedUnit.c_str());
-    std::printf("%s", sideBySideText(nlohmann::json::parse(run->sideBySideJson, nullptr, false),
-                                     run->speedUnit)
-                          .c_str());
-  });
+  addShowCommand(app, nullptr);
 }
 
 }  // namespace opevo::cli

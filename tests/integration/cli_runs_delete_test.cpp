@@ -58,6 +58,20 @@ TEST_F(CliRunsDelete, DeletesTheRunsNamedAndSaysWhatWent) {
   EXPECT_TRUE(ids().empty());
 }
 
+// `runs show ID` beside `runs delete` prints what `show ID` prints (a user's first guess failed
+// with "did not expect show 1"), and lists nothing.
+TEST_F(CliRunsDelete, RunsShowIsShow) {
+  const int a = tune(6);
+  const auto show = runProcess(OPEVO_CLI, {"show", std::to_string(a), "--db", db()});
+  ASSERT_EQ(show.status, 0) << show.err;
+  const auto runsShow = runProcess(OPEVO_CLI, {"runs", "show", std::to_string(a), "--db", db()});
+  ASSERT_EQ(runsShow.status, 0) << runsShow.err;
+  EXPECT_EQ(runsShow.out, show.out);
+  const auto dbFirst = runProcess(OPEVO_CLI, {"runs", "--db", db(), "show", std::to_string(a)});
+  ASSERT_EQ(dbFirst.status, 0) << dbFirst.err;
+  EXPECT_EQ(dbFirst.out, show.out);
+}
+
 TEST_F(CliRunsDelete, AnUnknownIdAmongGoodOnesDeletesNothing) {
   const int a = tune(6), b = tune(6);
   const auto r = runProcess(
