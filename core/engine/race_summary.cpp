@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/error.h"
 #include "engine/speed_unit.h"
+#include "io/export_file.h"
 
 namespace opevo {
 
@@ -85,10 +85,9 @@ void writeSummaryJson(const std::string& path, const std::vector<SummaryRow>& su
         r.meanFractionOfOptimum ? nlohmann::json(*r.meanFractionOfOptimum) : nlohmann::json();
     rows.push_back(std::move(row));
   }
-  std::ofstream out(path);
-  if (!out) throw InputError("cannot write " + path);
-  out << rows.dump(2) << "\n";
-  if (!out) throw InputError("writing " + path + " failed");
+  // Through a temporary renamed into place: a full disk is an error with its reason, never a
+  // silent empty file (an ofstream's failed flush at close went unnoticed).
+  writeExportFile(path, rows.dump(2));
 }
 
 std::vector<SharedStart> sharedStarts(const std::vector<TrialRecord>& trials,

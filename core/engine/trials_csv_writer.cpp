@@ -1,8 +1,11 @@
 #include "engine/trials_csv_writer.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "common/error.h"
+#include "io/export_file.h"
 #include "io/output_folder.h"
 #include "io/trials_csv.h"
 
@@ -10,14 +13,17 @@ namespace opevo {
 
 TrialsCsvWriter::TrialsCsvWriter(const std::string& path) : m_path(path) {
   createOutputFolder(std::filesystem::path(path).parent_path());
+  errno = 0;
   m_out.open(path);
-  if (!m_out) throw InputError("cannot write " + path);
+  if (!m_out) throw ExportWriteError(path, errno ? std::strerror(errno) : "cannot create the file");
   m_out << trialsCsvHeader() << std::flush;
+  if (!m_out) throw ExportWriteError(path, errno ? std::strerror(errno) : "the write failed");
 }
 
 void TrialsCsvWriter::trialMeasured(const TrialEvent& e, const EngineProgress&) {
+  errno = 0;
   m_out << trialsCsvRow(e.record) << std::flush;
-  if (!m_out) throw InputError("writing " + m_path + " failed (disk full?)");
+  if (!m_out) throw ExportWriteError(m_path, errno ? std::strerror(errno) : "the write failed");
 }
 
 }  // namespace opevo

@@ -57,6 +57,32 @@ TEST(CliCompare, CtrlCWritesTheSummaryOfWhatWasRun) {
   EXPECT_TRUE(fs::exists(out.path / "race" / "trials.csv"));
 }
 
+// A summary that cannot be written is an error with its reason, not "wrote ... summary.json"
+// and an empty file (a symlink to /dev/full stands for a full disk); a folder that cannot hold
+// trials.csv says why.
+TEST(CliCompare, ASummaryThatCannotBeWrittenIsAnErrorWithItsReason) {
+  OutDir out;
+  const fs::path race = out.path / "race";
+  fs::create_directory(race);
+  fs::create_symlink("/dev/full", race / "summary.json.partial");
+  const auto full = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "random",
+                                           "--trials", "10", "--out", race.string()});
+  EXPECT_EQ(full.status, 2);
+  EXPECT_NE(full.err.find("cannot write '" + (race / "summary.json").string() +
+                          "': No space left on device"),
+            std::string::npos)
+      << full.err;
+  EXPECT_EQ(full.out.find("wrote"), std::string::npos) << full.out;
+  EXPECT_FALSE(fs::exists(race / "summary.json"));
+
+  fs::create_directory(out.path / "csv");
+  fs::create_symlink("/dev/full", out.path / "csv" / "trials.csv");
+  const auto csv = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "random",
+                                          "--trials", "10", "--out", (out.path / "csv").string()});
+  EXPECT_EQ(csv.status, 2);
+  EXPECT_NE(csv.err.find("No space left on device"), std::string::npos) << csv.err;
+}
+
 TEST(CliCompare, WritesTrialsSummaryAndTable) {
   OutDir out;
   const auto r =
