@@ -1,18 +1,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/interrupt_notice.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
 #include "engine/race.h"
-#include "io/output_folder.h"
+#include "io/export_file.h"
 #include "replay/replay_sweep.h"
 #include "space/text.h"
 #include "tuners/registry.h"
@@ -46,7 +46,10 @@ void parseSettings(const std::vector<std::string>& texts, SweepPlan& plan) {
     std::vector<std::string> values;
     std::vector<double> numbers;
     for (const std::string& v : splitList(text.substr(eq + 1), ',')) {
-      if (v.empty()) continue;
+      if (v.empty()) {  // refused by sweepCells, which names the setting
+        values.push_back(v);
+        continue;
+      }
       double x = 0;
       if (!parseNumber(v, x))
         throw InputError("--set '" + text + "': '" + v + "' is not a decimal number");
@@ -62,10 +65,13 @@ void parseSettings(const std::vector<std::string>& texts, SweepPlan& plan) {
 }
 
 // The runs of a sweep share one algorithm; its progress names each run's cell as well
-// ("opevo q=0.1 lambda=8 repeat 2 ..."), or a line would not say which cell it is about.
-class CellProgress final : public EngineObserver {
+// ("opevo q=0.1 lambda=8 repeat 2 ..."), or a line would not say which cell it is about. The sweep
+// races one repeat at a time, each in an engine of its own: the lines count the whole sweep's runs
+// and trials, and each repeat's trials are kept for the summary.
+class RepeatObserver final : public EngineObserver {
  public:
-  CellProgress(const SweepPlan& plan, ProgressPrinter& printer) : m_printer(printer) {
+  RepeatObserver(const SweepPlan& plan, ProgressPrinter* printer)
+      : m_printer(printer), m_repeats(plan.repeats), m_trials(plan.budget.trials.value_or(0)) {
     const std::size_t inner = plan.axes.size() > 1 ? plan.axes[1].values.size() : 1;
     for (std::size_t i = 0; i < sweepCells(plan).size(); ++i) {
       std::vector<std::size_t> at = {i / inner};
@@ -73,24 +79,51 @@ class CellProgress final : public EngineObserver {
       m_names.push_back(plan.algorithm + " " + cellLabel(plan, at));
     }
   }
+  void startRepeat(int repeat) {
+    m_repeat = repeat;
+    m_log = {};
+  }
+  std::vector<TrialRecord> takeTrials() { return std::move(m_log); }
+
   void trialMeasured(const TrialEvent& trial, const EngineProgress& progress) override {
+    m_log.push_back(trial.record);
+    if (!m_printer) return;
     TrialEvent named = trial;
     named.record.algorithm = nameOf(trial.record.run - 1);
-    m_printer.trialMeasured(named, progress);
+    named.record.repeat = m_repeat;
+    m_printer->trialMeasured(named, whole(progress));
   }
   void runEnded(const RunState& run, const EngineProgress& progress) override {
+    if (!m_printer) return;
     RunState named = run;
     named.plan.algorithm = nameOf(run.index);
-    m_printer.runEnded(named, progress);
+    named.plan.repeat = m_repeat;
+    m_printer->runEnded(named, whole(progress));
   }
 
  private:
-  // sweepRace adds the runs repeat by repeat, the cells in order within each.
+  // A repeat's engine counts its own runs and trials; the sweep's are those of the repeats done
+  // before it and after it too (every repeat plans the same).
+  EngineProgress whole(const EngineProgress& p) const {
+    const auto cells = static_cast<int>(m_names.size());
+    EngineProgress out = p;
+    out.runs = cells * m_repeats;
+    out.runsEnded = p.runsEnded + cells * m_repeat;
+    const long long perRepeat = static_cast<long long>(cells) * m_trials;
+    out.trialsDone = p.trialsDone + perRepeat * m_repeat;
+    out.trialsPlanned = perRepeat * m_repeats;
+    if (p.etaSeconds >= 0)
+      out.etaSeconds = p.etaSeconds + (m_repeats - m_repeat - 1) * (p.seconds + p.etaSeconds);
+    return out;
+  }
   const std::string& nameOf(std::int64_t place) const {
     return m_names[static_cast<std::size_t>(place) % m_names.size()];
   }
-  ProgressPrinter& m_printer;
+  ProgressPrinter* m_printer;
+  int m_repeats, m_trials;
+  int m_repeat = 0;
   std::vector<std::string> m_names;
+  std::vector<TrialRecord> m_log;
 };
 
 std::string markdown(const HeatMap& map) {
@@ -118,31 +151,58 @@ void runSweepCommand(const SweepArgs& a) {
   plan.budget.trials = a.trials;
   plan.seed = a.seed;
   sweepRace(plan);  // the axes, before the dataset is read
+  if (a.at && (*a.at < 1 || *a.at > a.trials))
+    throw InputError("--at must be between 1 and --trials (" + std::to_string(a.trials) +
+                     "), got " + std::to_string(*a.at));
   checkRepeatSeeds(plan.seed, plan.repeats);
   auto dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(a.space));
   ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun,
                           isatty(STDERR_FILENO));
-  CellProgress progress(plan, printer);
+  RepeatObserver observer(plan, a.quiet ? nullptr : &printer);
   if (!a.quiet)
     std::fprintf(stderr, "%zu cells x %d repeats of %d trials on %s\n", sweepCells(plan).size(),
                  plan.repeats, a.trials, a.space.c_str());
-  const ReplaySweep sweep =
-      runReplaySweep(dataset, plan, a.at.value_or(a.trials), a.quiet ? nullptr : &progress);
+  // Ctrl-C or SIGTERM ends the repeat in hand; the repeats every cell completed are summarized
+  // and written, as compare writes the trials it ran (the default action wrote nothing).
+  SweepControl control;
+  const std::string nothing = "the sweep was stopped; nothing was written";
+  InterruptNotice notice(nothing);
+  notice.rearm(nothing, &control.stop,
+               "stopping: the repeats every cell completed will be summarized and written");
+  ReplaySweep first;  // what measured, from the first repeat
+  const SweepTrials done = raceSweepByRepeats(
+      plan, [&](const SweepPlan& one, int repeat) -> std::optional<std::vector<TrialRecord>> {
+        if (control.stop) return std::nullopt;
+        observer.startRepeat(repeat);
+        ReplaySweep sweep = runReplaySweep(dataset, one, a.trials, &observer, &control);
+        if (!sweep.failure.empty()) throw RunFailed(sweep.failure);
+        if (sweep.stopped) return std::nullopt;
+        if (repeat == 0) first = std::move(sweep);
+        return observer.takeTrials();
+      });
   printer.finish();
-  if (!sweep.failure.empty()) throw RunFailed(sweep.failure);
+  if (done.repeatsDone == 0)
+    throw Interrupted("stopped before every cell had run one repeat: nothing was written");
+  std::atomic<bool> writing{false};
+  notice.rearm(nothing, &writing, "writing the files of the repeats done");
 
-  const std::filesystem::path out(a.out);
-  createOutputFolder(out);
-  writeSweepCsv((out / "sweep.csv").string(), plan, sweep.cells);
-  const std::string svgPath = (out / "heatmap.svg").string();
-  std::ofstream svg(svgPath);
-  svg << heatMapSvg(sweep.map);
-  if (!svg) throw InputError("cannot write " + svgPath);
-  std::cout << "Replay of real measurements: " << sweep.measuredBy << "\n"
-            << sweep.map.title << ", seed " << plan.seed << "\n\n"
-            << markdown(sweep.map);
+  const SweepResult result =
+      sweepResult(plan, done.trials, done.repeatsDone, a.at.value_or(a.trials),
+                  {first.optimum, first.speedUnit, dataset->table.size()});
+  // Both files or neither, each whole: a full disk once left sweep.csv cut short.
+  writeExportFolder(a.out, {{"sweep.csv", sweepCsv(plan, result.cells)},
+                            {"heatmap.svg", heatMapSvg(result.map)}});
+  std::cout << "Replay of real measurements: " << first.measuredBy << "\n"
+            << result.map.title << ", seed " << plan.seed << "\n\n"
+            << markdown(result.map);
+  for (const std::string& note : result.notes) std::cout << "\nnote: " << note << "\n";
   if (!a.quiet)
     std::fprintf(stderr, "wrote %s/sweep.csv and %s/heatmap.svg\n", a.out.c_str(), a.out.c_str());
+  if (done.stopped)
+    throw Interrupted("stopped after " + std::to_string(done.repeatsDone) + " of " +
+                      std::to_string(plan.repeats) +
+                      " repeats: the table, sweep.csv and heatmap.svg cover the repeats every "
+                      "cell completed");
 }
 
 }  // namespace

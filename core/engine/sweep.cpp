@@ -1,11 +1,34 @@
 #include "engine/sweep.h"
 
-#include <fstream>
+#include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "common/error.h"
+#include "tuners/registry.h"
 
 namespace opevo {
+namespace {
+
+// The row a cell shows at a budget: the last with at most that many trials. Runs that exhausted
+// the space before the budget have their final row there, at the trials they had.
+const SummaryRow* rowAt(const SweepCell& cell, int budget) {
+  const SummaryRow* found = nullptr;
+  for (const SummaryRow& row : cell.rows)
+    if (row.trials <= budget) found = &row;
+  return found;
+}
+
+// "opevo (lambda=2)": settings fixed in every cell change every result, so the title that heads
+// the table and the heat map names them.
+std::string algorithmWithFixed(const SweepPlan& plan) {
+  std::string fixed;
+  for (const auto& [name, value] : plan.fixed)
+    fixed += (fixed.empty() ? "" : " ") + name + "=" + value;
+  return fixed.empty() ? plan.algorithm : plan.algorithm + " (" + fixed + ")";
+}
+
+}  // namespace
 
 std::vector<std::map<std::string, std::string>> sweepCells(const SweepPlan& plan) {
   if (plan.axes.empty())
@@ -18,6 +41,9 @@ std::vector<std::map<std::string, std::string>> sweepCells(const SweepPlan& plan
     if (axis.values.empty()) throw InputError("--set " + axis.setting + " has no values");
     if (!named.insert(axis.setting).second || plan.fixed.count(axis.setting))
       throw InputError("the setting '" + axis.setting + "' is given twice");
+    if (std::find(axis.values.begin(), axis.values.end(), "") != axis.values.end())
+      throw InputError("the values of " + axis.setting +
+                       " include an empty one (two commas in a row, or one at an end)");
     if (std::set<std::string>(axis.values.begin(), axis.values.end()).size() != axis.values.size())
       throw InputError("--set " + axis.setting + " lists a value twice");
   }
@@ -32,6 +58,11 @@ std::vector<std::map<std::string, std::string>> sweepCells(const SweepPlan& plan
       cells.push_back(std::move(settings));
     }
   }
+  // Every value as the algorithm reads it, here rather than when the race is set up: a refused
+  // value then costs nothing (the window keeps the map it shows), and the message names it.
+  // An unknown algorithm is left to the race, which lists the known ones.
+  if (const TunerInfo* info = tunerRegistry().find(plan.algorithm))
+    for (const auto& settings : cells) info->defaults().apply(plan.algorithm, settings);
   return cells;
 }
 
@@ -87,17 +118,75 @@ HeatMap sweepHeatMap(const SweepPlan& plan, const std::vector<SweepCell>& cells,
                   : std::vector<std::string>{"after " + std::to_string(budget) + " trials"};
   map.values.assign(map.rows.size(), std::vector<std::optional<double>>(map.columns.size()));
   for (const SweepCell& cell : cells)
-    for (const SummaryRow& row : cell.rows)
-      if (row.trials == budget)
-        map.values[grid ? cell.at[0] : 0][grid ? cell.at[1] : cell.at[0]] =
-            fraction ? row.meanFractionOfOptimum : std::optional<double>(row.meanBest);
+    if (const SummaryRow* row = rowAt(cell, budget))
+      map.values[grid ? cell.at[0] : 0][grid ? cell.at[1] : cell.at[0]] =
+          fraction ? row->meanFractionOfOptimum : std::optional<double>(row->meanBest);
   return map;
 }
 
-void writeSweepCsv(const std::string& path, const SweepPlan& plan,
-                   const std::vector<SweepCell>& cells) {
-  std::ofstream out(path);
-  if (!out) throw InputError("cannot write " + path);
+SweepTrials raceSweepByRepeats(const SweepPlan& plan, const SweepRepeatRace& raceRepeat) {
+  const auto count = static_cast<std::int64_t>(sweepCells(plan).size());
+  SweepTrials out;
+  for (int repeat = 0; repeat < plan.repeats; ++repeat) {
+    SweepPlan one = plan;
+    one.repeats = 1;
+    one.seed = plan.seed + static_cast<std::uint64_t>(repeat);  // as addRace seeds repeat r
+    std::optional<std::vector<TrialRecord>> trials = raceRepeat(one, repeat);
+    if (!trials) {
+      out.stopped = true;
+      break;
+    }
+    for (TrialRecord& t : *trials) {
+      t.run += repeat * count;
+      t.repeat = repeat;
+      out.trials.push_back(std::move(t));
+    }
+    ++out.repeatsDone;
+  }
+  return out;
+}
+
+SweepResult sweepResult(const SweepPlan& plan, const std::vector<TrialRecord>& trials,
+                        int repeatsDone, int at, const SweepFacts& facts) {
+  SweepResult out;
+  out.repeatsDone = repeatsDone;
+  std::vector<int> budgets = summaryBudgets(plan.budget.trials.value_or(at));
+  if (std::find(budgets.begin(), budgets.end(), at) == budgets.end()) {
+    budgets.push_back(at);
+    std::sort(budgets.begin(), budgets.end());
+  }
+  out.cells = summarizeSweep(plan, trials, budgets, facts.optimum);
+  // Runs that exhausted a small space stop short of `at`: the map is after the last trial they
+  // reached, and says so, where a title "after 20 trials" over 12-trial runs would not be true.
+  out.shownAt = 0;
+  for (const SweepCell& cell : out.cells)
+    if (const SummaryRow* row = rowAt(cell, at)) out.shownAt = std::max(out.shownAt, row->trials);
+  if (out.shownAt == 0) out.shownAt = at;
+  if (repeatsDone < plan.repeats)
+    out.notes.push_back("stopped after " + std::to_string(repeatsDone) + " of " +
+                        std::to_string(plan.repeats) + " repeats: the map covers " +
+                        std::to_string(repeatsDone) + " repeat" + (repeatsDone == 1 ? "" : "s") +
+                        " of every cell");
+  const std::string shown = std::to_string(out.shownAt);
+  if (out.shownAt < at)
+    out.notes.push_back(
+        (facts.configurations == static_cast<std::size_t>(out.shownAt)
+             ? "the space has " + shown + " configurations"
+             : "the runs ended by " + shown + " trials (their tuner found no new configuration)") +
+        ": the map is after " + shown + " trials");
+  const bool fraction = facts.optimum.has_value();
+  const std::string what =
+      fraction ? "mean fraction of optimum" : "mean best " + facts.speedUnit + " (optimum unknown)";
+  out.map =
+      sweepHeatMap(plan, out.cells, at, fraction,
+                   algorithmWithFixed(plan) + ": " + what + " after " + shown + " trials, " +
+                       std::to_string(repeatsDone) + (repeatsDone == 1 ? " repeat" : " repeats"));
+  if (plan.axes.size() == 1) out.map.rows = {"after " + shown + " trials"};
+  return out;
+}
+
+std::string sweepCsv(const SweepPlan& plan, const std::vector<SweepCell>& cells) {
+  std::ostringstream out;
   // The fixed settings are columns too, the same on every line: they change every result, and a
   // file read on its own would not say what they were.
   for (const SweepAxis& axis : plan.axes) out << axis.setting << ",";
@@ -113,7 +202,7 @@ void writeSweepCsv(const std::string& path, const SweepPlan& plan,
       out << "\n";
     }
   }
-  if (!out) throw InputError("cannot write " + path + " (disk full?)");
+  return out.str();
 }
 
 }  // namespace opevo

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +30,8 @@ struct SweepPlan {
 };
 
 // Settings of every cell, the first axis changing slowest. Throws InputError for no axis, more
-// than two, an axis without values, a setting named twice, or a value listed twice.
+// than two, an axis without values, a setting named twice, a value listed twice, an unknown
+// algorithm, or a value the algorithm refuses (out of range, not a number), before anything runs.
 std::vector<std::map<std::string, std::string>> sweepCells(const SweepPlan& plan);
 
 // The race that measures every cell: one "algorithm" per cell, all the same algorithm.
@@ -51,12 +54,50 @@ std::string cellLabel(const SweepPlan& plan, const std::vector<std::size_t>& at)
 
 // The cells at one budget as a heat map: rows are the first axis' values and columns the second's
 // (one axis: a single row). Fraction: each cell's mean fraction of optimum, else its mean best.
+// A cell whose runs exhausted the space before the budget shows its value at their last trial.
 HeatMap sweepHeatMap(const SweepPlan& plan, const std::vector<SweepCell>& cells, int budget,
                      bool fraction, const std::string& title);
 
-// sweep.csv: one line per cell and budget; a column per axis, then per fixed setting (its one
-// value on every line). Throws InputError naming the path.
-void writeSweepCsv(const std::string& path, const SweepPlan& plan,
-                   const std::vector<SweepCell>& cells);
+// A sweep is raced repeat by repeat (every cell's run of repeat 1, then every cell's of repeat
+// 2...), not as one race whose runs all advance together: a sweep stopped midway then keeps the
+// repeats every cell completed, and its map still compares cells at one number of repeats.
+// raceRepeat races `oneRepeat` (plan with one repeat, the seed of repeat `repeat`, so every run
+// gets the seed one race of the whole plan would give it) and returns its trials, run ids being
+// the cells' 1-based places; nullopt when it was stopped before its end.
+using SweepRepeatRace =
+    std::function<std::optional<std::vector<TrialRecord>>(const SweepPlan& oneRepeat, int repeat)>;
+struct SweepTrials {
+  std::vector<TrialRecord>
+      trials;  // run ids and repeats as one race of sweepRace(plan) numbers them
+  int repeatsDone = 0;
+  bool stopped = false;  // before its last repeat ended
+};
+SweepTrials raceSweepByRepeats(const SweepPlan& plan, const SweepRepeatRace& raceRepeat);
+
+// What the measured dataset says about a sweep's results.
+struct SweepFacts {
+  std::optional<double> optimum;  // the dataset's best, when it is complete
+  std::string speedUnit;
+  std::size_t configurations = 0;  // in the space; 0: unknown
+};
+
+// A sweep's trials summarized: what the CLI's table and files and the window's map show.
+struct SweepResult {
+  std::vector<SweepCell> cells;  // at summaryBudgets(trials) and the budget shown
+  HeatMap map;                   // at the budget shown, or the last trial the runs reached
+  int shownAt = 0;               // the trials the map is after
+  int repeatsDone = 0;
+  // Why the map is not what was asked for, in words for the user ("stopped after 6 of 10
+  // repeats: ..."; "the space has 12 configurations: ..."); empty when it is.
+  std::vector<std::string> notes;
+};
+// `at`: the budget the map shows (1 to the plan's trials). repeatsDone below plan.repeats: a sweep
+// stopped early, whose trials are those of its first repeatsDone repeats.
+SweepResult sweepResult(const SweepPlan& plan, const std::vector<TrialRecord>& trials,
+                        int repeatsDone, int at, const SweepFacts& facts);
+
+// sweep.csv's text: one line per cell and budget; a column per axis, then per fixed setting (its
+// one value on every line).
+std::string sweepCsv(const SweepPlan& plan, const std::vector<SweepCell>& cells);
 
 }  // namespace opevo

@@ -65,16 +65,31 @@ std::string heatNumber(double value) {
   return out;
 }
 
+bool heatBest(double value, double highest) {
+  return heatNumber(value) == heatNumber(highest);
+}
+
+std::string heatLegend(const HeatMap& map) {
+  const auto [lo, hi] = heatRange(map);
+  if (lo > hi) return {};
+  int best = 0;
+  for (const auto& row : map.values)
+    for (const auto& v : row) best += v && heatBest(*v, hi) ? 1 : 0;
+  return "lowest " + heatNumber(lo) + " (dark) to highest " + heatNumber(hi) +
+         (best > 1 ? " (light; the " + std::to_string(best) + " cells tied for it outlined)"
+                   : " (light, outlined)");
+}
+
 std::string heatMapSvg(const HeatMap& map) {
   const auto [lo, hi] = heatRange(map);
   const int cellW = 84, cellH = 40, left = 120, top = 70;
   // Wide enough for the title and the legend too (about 0.6 em a character in sans-serif).
-  const int legendChars = 48;
+  const std::size_t legendChars = std::max<std::size_t>(heatLegend(map).size(), 48);
   const int textWidth =
       static_cast<int>(std::max<std::size_t>(map.title.size() * 9, legendChars * 8)) + 40;
   const int width = std::max(left + cellW * static_cast<int>(map.columns.size()) + 20, textWidth);
   const int height = top + cellH * static_cast<int>(map.rows.size()) + 60;
-  std::ostringstream svg;
+  std::ostringstream svg, best;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" font-family=\"sans-serif\" font-size=\"13\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
@@ -105,11 +120,17 @@ std::string heatMapSvg(const HeatMap& map) {
           << "<text x=\"" << x + cellW / 2 << "\" y=\"" << y + cellH / 2 + 5
           << "\" text-anchor=\"middle\" fill=\"" << (light ? "black" : "white") << "\">"
           << (known ? heatNumber(value) : std::string("-")) << "</text>\n";
+      if (known && heatBest(value, hi))
+        best << "<rect class=\"best\" x=\"" << x + 2 << "\" y=\"" << y + 2 << "\" width=\""
+             << cellW - 4 << "\" height=\"" << cellH - 4
+             << "\" fill=\"none\" stroke=\"#308cc6\" stroke-width=\"3\"/>\n";
     }
   }
-  if (lo <= hi)
-    svg << "<text x=\"" << left << "\" y=\"" << height - 20 << "\">lowest " << heatNumber(lo)
-        << " (dark) to highest " << heatNumber(hi) << " (light)</text>\n";
+  // Drawn last, over every cell, as the window draws them.
+  svg << best.str();
+  if (const std::string legend = heatLegend(map); !legend.empty())
+    svg << "<text x=\"" << left << "\" y=\"" << height - 20 << "\">" << escaped(legend)
+        << "</text>\n";
   svg << "</svg>\n";
   return svg.str();
 }

@@ -26,9 +26,16 @@ HeatColour heatColour(double t);
 // The lowest and highest values present (lowest > highest when there is none).
 std::pair<double, double> heatRange(const HeatMap& map);
 std::string heatNumber(double value);  // as the cells show it: "0.946"
+// Whether a cell of this value is outlined as the best: tied with the highest as the cells read
+// (0.99996 shows "1.000" beside a 1.0, and is outlined with it): a tie is not one winner.
+bool heatBest(double value, double highest);
+// The line under the map, the same in the window and the SVG: "lowest 0.812 (dark) to highest
+// 0.946 (light, outlined)"; empty when the map holds no value.
+std::string heatLegend(const HeatMap& map);
 
 // A standalone SVG document. Colours run from dark (lowest value) to light (highest) on a
-// perceptually ordered ramp, so the best cell is found at a glance and in grey print.
+// perceptually ordered ramp, so the best cell is found at a glance and in grey print; the best
+// cells are outlined, as in the window.
 std::string heatMapSvg(const HeatMap& map);
 
 }  // namespace opevo

@@ -6,7 +6,9 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QProgressBar>
 #include <QTemporaryDir>
+#include <filesystem>
 
 #include "gui_test_support.h"
 #include "io/replay_dataset.h"
@@ -77,7 +79,7 @@ TEST(SweepDialogTest, AnUnknownValueIsNamedAndNothingRuns) {
   EXPECT_TRUE(dialog.view()->map().rows.empty());
 }
 
-// A long study stopped from the dialog ends at once, says so, and shows no partial heat map.
+// A long study stopped from the dialog, before any repeat is done, ends at once and says so.
 TEST(SweepDialogTest, RunReadsStopWhileASweepRuns) {
   SweepDialog dialog(gemm(), QStringLiteral("RTX_2080_Ti.json.gz"));
   dialog.setTrials(400);  // the default study: 5 x 3 cells, 10 repeats
@@ -92,6 +94,115 @@ TEST(SweepDialogTest, RunReadsStopWhileASweepRuns) {
   EXPECT_TRUE(dialog.message()->text().contains(QStringLiteral("Stopped")))
       << dialog.message()->text().toStdString();
   EXPECT_TRUE(dialog.view()->map().rows.empty());
+}
+
+// A quick one-axis sweep run to its end.
+void sweepQuickly(SweepDialog& dialog, int trials = 30) {
+  dialog.setAlgorithm(QStringLiteral("opevo"));
+  dialog.setAxis(0, QStringLiteral("q"), QStringLiteral("0.2, 0.6"));
+  dialog.setAxis(1, QString(), QString());
+  dialog.setRepeats(2);
+  dialog.setTrials(trials);
+  dialog.run();
+  ASSERT_TRUE(waitUntil([&] { return !dialog.running(); }, 60000));
+  ASSERT_FALSE(dialog.view()->map().rows.empty()) << dialog.message()->text().toStdString();
+}
+
+// Stop keeps what is done: the repeats every cell completed, and the note says how many. It
+// showed nothing ("a partial sweep would compare cells at different numbers of repeats").
+TEST(SweepDialogTest, StopKeepsTheRepeatsEveryCellCompleted) {
+  SweepDialog dialog(gemm(), QStringLiteral("RTX_2080_Ti.json.gz"));
+  dialog.setAlgorithm(QStringLiteral("opevo"));
+  dialog.setAxis(0, QStringLiteral("q"), QStringLiteral("0.2, 0.6"));
+  dialog.setAxis(1, QString(), QString());
+  dialog.setRepeats(10);
+  dialog.setTrials(3000);
+  dialog.run();
+  auto* bar = dialog.findChild<QProgressBar*>(QStringLiteral("sweepProgress"));
+  ASSERT_TRUE(bar);
+  ASSERT_TRUE(waitUntil([&] { return bar->value() >= 250 || !dialog.running(); }, 60000));
+  ASSERT_TRUE(dialog.running()) << "the sweep ended before it could be stopped";
+  dialog.run();  // Stop
+  ASSERT_TRUE(waitUntil([&] { return !dialog.running(); }, 30000));
+  const HeatMap& map = dialog.view()->map();
+  ASSERT_EQ(map.values.size(), 1u);
+  for (const auto& v : map.values[0]) EXPECT_TRUE(v.has_value());
+  const std::string note = dialog.note()->text().toStdString();
+  EXPECT_NE(note.find("Stopped after "), std::string::npos) << note;
+  EXPECT_NE(note.find(" of 10 repeats: the map covers "), std::string::npos) << note;
+  EXPECT_EQ(map.title.find("10 repeats"), std::string::npos) << map.title;
+}
+
+// Nothing typed or computed is lost: a refused sweep keeps the map; another trial in "Heat map at
+// trial" draws it again there; another dataset keeps the map and says whose it is.
+TEST(SweepDialogTest, ARefusedSweepKeepsTheMapAndTheTrialFieldRedrawsIt) {
+  SweepDialog dialog(gemm(), QStringLiteral("RTX_2080_Ti.json.gz"));
+  sweepQuickly(dialog);
+  const std::string title = dialog.view()->map().title;
+  EXPECT_NE(title.find("after 30 trials"), std::string::npos) << title;
+  dialog.setAxis(0, QStringLiteral("q"), QStringLiteral("0.2, 1.5, abc"));
+  dialog.run();
+  EXPECT_FALSE(dialog.running());  // refused before anything runs
+  EXPECT_FALSE(dialog.message()->text().isEmpty());
+  EXPECT_EQ(dialog.view()->map().title, title);
+  dialog.setShownAt(10);
+  EXPECT_NE(dialog.view()->map().title.find("after 10 trials"), std::string::npos)
+      << dialog.view()->map().title;
+  dialog.setDataset(gemm(), QStringLiteral("other.json.gz"));
+  EXPECT_FALSE(dialog.view()->map().rows.empty());
+  EXPECT_TRUE(
+      dialog.note()->text().contains(QStringLiteral("RTX_2080_Ti.json.gz, swept before "
+                                                    "other.json.gz")))
+      << dialog.note()->text().toStdString();
+}
+
+// The Runs form's other settings of the algorithm are fixed in every cell and named in the
+// title; the seed field is the CLI's --seed.
+TEST(SweepDialogTest, TheFormsOtherSettingsAreFixedAndNamed) {
+  SweepDialog dialog(gemm(), QStringLiteral("RTX_2080_Ti.json.gz"));
+  dialog.setFixedSettings([](const std::string& algorithm) {
+    return algorithm == "opevo" ? std::map<std::string, std::string>{{"lambda", "2"}, {"q", "0.9"}}
+                                : std::map<std::string, std::string>{};
+  });
+  sweepQuickly(dialog, 20);
+  // q is swept: the form's q gives way to each cell's.
+  EXPECT_EQ(dialog.view()->map().title.rfind("opevo (lambda=2): ", 0), 0u)
+      << dialog.view()->map().title;
+  EXPECT_TRUE(dialog.fixedLabel()->text().contains(QStringLiteral("lambda=2")));
+  const auto first = dialog.view()->map().values;
+  dialog.setSeed(5);
+  dialog.run();
+  ASSERT_TRUE(waitUntil([&] { return !dialog.running(); }, 60000));
+  EXPECT_NE(dialog.view()->map().values, first) << "the seed changed nothing";
+}
+
+TEST(SweepDialogTest, WhatCannotBeSweptIsSaidInTheWindowsWords) {
+  SweepDialog dialog(gemm(), QStringLiteral("RTX_2080_Ti.json.gz"));
+  dialog.setAlgorithm(QStringLiteral("random"));
+  dialog.run();
+  EXPECT_FALSE(dialog.running());
+  EXPECT_EQ(dialog.message()->text(),
+            QStringLiteral("random has no settings to sweep: choose an algorithm that has some"));
+  dialog.setAlgorithm(QStringLiteral("opevo"));
+  dialog.setAxis(0, QStringLiteral("q"), QStringLiteral("0.2,,0.4"));
+  dialog.run();
+  EXPECT_FALSE(dialog.running());
+  EXPECT_TRUE(dialog.message()->text().contains(QStringLiteral("empty")))
+      << dialog.message()->text().toStdString();
+}
+
+// A failed save says which file and why, and leaves none: the SVG once left an empty file and
+// no word (its temporary file is /dev/full here, as on a full disk).
+TEST(SweepDialogTest, AFailedSaveIsNamedAndLeavesNoFile) {
+  SweepDialog dialog(gemm(), QStringLiteral("RTX_2080_Ti.json.gz"));
+  sweepQuickly(dialog, 10);
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("h.svg"));
+  std::filesystem::create_symlink("/dev/full", (path + QStringLiteral(".partial")).toStdString());
+  const QString error = dialog.saveSvg(path);
+  EXPECT_TRUE(error.contains(path)) << error.toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("No space left"))) << error.toStdString();
+  EXPECT_FALSE(QFile::exists(path));
 }
 
 }  // namespace

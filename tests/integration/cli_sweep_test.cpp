@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
+#include "common/child_process.h"
 #include "run_process.h"
 
 namespace opevo::test {
@@ -91,6 +95,8 @@ TEST(CliSweep, BadInputIsNamedAndNothingIsWritten) {
       {{"--set", "q=0.1,0.2", "--algo", "nosuch"}, "nosuch"},
       {{"--set", "q=0.1,0.2", "--set", "lambda=0x10,8"}, "'0x10' is not a decimal number"},
       {{"--set", "q=0.1,0.10"}, "the value 0.1 twice"},
+      {{"--set", "q=0.3,,0.7"}, "include an empty one"},
+      {{"--set", "q=0.2,1.5"}, "1.5"},
       {{"--set", "q=0.1,0.2", "--set", "lambda=2", "--set", "lambda=4"}, "'lambda' is given twice"},
       {{"--set", "q=0.1,0.2", "--repeats", "3", "--seed", "18446744073709551614"},
        "at most 18446744073709551613"},
@@ -108,6 +114,76 @@ TEST(CliSweep, BadInputIsNamedAndNothingIsWritten) {
   EXPECT_NE(missing.err.find("/nonexistent.json.gz"), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir));
   fs::remove_all(fs::path(dir).parent_path());
+}
+
+// Ctrl-C ends the repeat in hand; the repeats every cell completed are summarized and written,
+// with the shell's status for Ctrl-C, as compare does. The default action wrote nothing.
+TEST(CliSweep, CtrlCWritesTheRepeatsEveryCellCompleted) {
+  const std::string dir = tempDir();
+  const std::string log = dir + "/log.txt";
+  ChildStreams streams;
+  streams.stdoutFile = log;
+  streams.stderrToStdout = true;
+  const pid_t pid =
+      startChild({OPEVO_CLI, "sweep", "--space", kGemm, "--algo", "opevo", "--set", "q=0.2,0.6",
+                  "--repeats", "10", "--trials", "2000", "--out", dir + "/out"},
+                 streams);
+  const auto text = [&] { return read(log); };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (text().find("repeat 2 ") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(pid, SIGINT);
+  EXPECT_EQ(waitChild(pid), 130) << text();
+  EXPECT_NE(text().find("interrupted: stopped after "), std::string::npos) << text();
+  // Signalled once a run of repeat 2 ended: at least one repeat of every cell is kept.
+  EXPECT_NE(text().find(" of every cell"), std::string::npos) << text();
+  EXPECT_NE(text().find("| after 2000 trials |"), std::string::npos) << text();
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "out" / "sweep.csv"));
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "out" / "heatmap.svg"));
+  fs::remove_all(dir);
+}
+
+// A space of 12 configurations swept for 20 trials: the table, the map and sweep.csv hold the
+// value after the 12 every run reached, and say so. The table and map were all "-".
+TEST(CliSweep, ASpaceSmallerThanTheTrialsShowsItsLastTrial) {
+  const std::string dir = tempDir();
+  const std::string db = dir + "/x.db", small = dir + "/r12.json.gz";
+  ASSERT_EQ(runProcess(OPEVO_CLI, {"tune", "--db", db, "--backend", "replay:" + kGemm, "--trials",
+                                   "12", "--json"})
+                .status,
+            0);
+  ASSERT_EQ(runProcess(OPEVO_CLI, {"export-t4", "--db", db, "1", "--out", small}).status, 0);
+  const auto r =
+      runProcess(OPEVO_CLI, {"sweep", "--space", small, "--algo", "opevo", "--set", "q=0.2,0.8",
+                             "--repeats", "2", "--trials", "20", "--out", dir + "/out", "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("| - |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| after 12 trials |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the space has 12 configurations: the map is after 12 trials"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(read(fs::path(dir) / "out" / "heatmap.svg").find(">-<"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A write that fails (here sweep.csv's temporary file is /dev/full, as on a full disk) is named
+// with its reason, exits non-zero, and leaves no partial file. It once left sweep.csv cut short,
+// or said "wrote" and exited 0.
+TEST(CliSweep, AFailedWriteIsNamedAndLeavesNoPartialFile) {
+  const std::string dir = tempDir();
+  fs::create_directories(fs::path(dir) / "out");
+  fs::create_symlink("/dev/full", fs::path(dir) / "out" / "sweep.csv.partial");
+  const auto r =
+      runProcess(OPEVO_CLI, {"sweep", "--space", kGemm, "--algo", "opevo", "--set", "q=0.2,0.6",
+                             "--repeats", "1", "--trials", "10", "--out", dir + "/out"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("sweep.csv"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("wrote "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "out" / "sweep.csv"));
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "out" / "heatmap.svg"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

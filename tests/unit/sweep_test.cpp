@@ -76,5 +76,104 @@ TEST(Sweep, SummariesGroupTheTrialsOfEachCell) {
   EXPECT_EQ(cellLabel(plan, cells[4].at), "q=0.5 lambda=8");
 }
 
+TEST(Sweep, RefusesAnEmptyValueAndOneTheAlgorithmRefuses) {
+  SweepPlan plan = grid();
+  plan.axes[0].values = {"0.3", "", "0.7"};
+  try {
+    sweepCells(plan);
+    FAIL() << "an empty value was dropped silently";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("empty"), std::string::npos) << e.what();
+  }
+  plan = grid();
+  plan.axes[0].values = {"0.2", "1.5"};
+  EXPECT_THROW(sweepCells(plan), InputError);  // before anything runs, not in the race
+}
+
+// Trials of one repeat as an engine racing it gives them: runs 1..cells, repeat 0, the cell's
+// best after trial k being `best(cell, repeat, k)`.
+std::vector<TrialRecord> repeatTrials(const SweepPlan& plan, int repeat, int trials,
+                                      double (*best)(std::size_t, int, int)) {
+  std::vector<TrialRecord> out;
+  const std::size_t count = sweepCells(plan).size();
+  for (std::size_t cell = 0; cell < count; ++cell)
+    for (int k = 1; k <= trials; ++k) {
+      TrialRecord t;
+      t.run = static_cast<std::int64_t>(cell) + 1;
+      t.algorithm = plan.algorithm;
+      t.trial = k;
+      t.bestSoFar = best(cell, repeat, k);
+      out.push_back(t);
+    }
+  return out;
+}
+
+// Stopped in its third repeat, a sweep keeps the two every cell completed, numbered as one race
+// of the whole plan would number them, and its map says it covers two.
+TEST(Sweep, AStoppedSweepKeepsTheRepeatsEveryCellCompleted) {
+  SweepPlan plan = grid();
+  plan.repeats = 4;
+  plan.seed = 7;
+  std::vector<std::uint64_t> seeds;
+  const SweepTrials done = raceSweepByRepeats(
+      plan, [&](const SweepPlan& one, int repeat) -> std::optional<std::vector<TrialRecord>> {
+        EXPECT_EQ(one.repeats, 1);
+        seeds.push_back(one.seed);
+        if (repeat == 2) return std::nullopt;
+        return repeatTrials(one, repeat, 3,
+                            [](std::size_t c, int r, int) { return 10.0 * double(c + 1) + r; });
+      });
+  EXPECT_TRUE(done.stopped);
+  EXPECT_EQ(done.repeatsDone, 2);
+  EXPECT_EQ(seeds, (std::vector<std::uint64_t>{7, 8, 9}));
+  ASSERT_EQ(done.trials.size(), 2u * 6 * 3);
+  EXPECT_EQ(done.trials.back().run, 12);
+  EXPECT_EQ(done.trials.back().repeat, 1);
+
+  const SweepResult result = sweepResult(plan, done.trials, done.repeatsDone, 3, {60.0, "x", 0});
+  EXPECT_NE(result.map.title.find("after 3 trials, 2 repeats"), std::string::npos)
+      << result.map.title;
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_EQ(result.notes[0],
+            "stopped after 2 of 4 repeats: the map covers 2 repeats of every cell");
+  // Cell (q=0.5, lambda=16), the sixth: 60 and 61 in its two repeats.
+  EXPECT_DOUBLE_EQ(*result.map.values[1][2], 60.5 / 60.0);
+  EXPECT_EQ(result.map.title.rfind("opevo (rho=8): ", 0), 0u) << result.map.title;
+}
+
+// Runs that exhausted a 12-configuration space before the budget: the map holds their value at
+// their last trial, and says the map is after 12 trials; it was all "-".
+TEST(Sweep, ASpaceSmallerThanTheBudgetShowsTheLastTrialReached) {
+  SweepPlan plan = grid();
+  plan.axes.pop_back();
+  plan.repeats = 1;
+  plan.budget.trials = 20;
+  std::vector<TrialRecord> trials =
+      repeatTrials(plan, 0, 12, [](std::size_t c, int, int k) { return double(k) + double(c); });
+  const SweepResult result = sweepResult(plan, trials, 1, 20, {std::nullopt, "GFLOP/s", 12});
+  EXPECT_EQ(result.shownAt, 12);
+  ASSERT_EQ(result.map.values.size(), 1u);
+  ASSERT_TRUE(result.map.values[0][0].has_value());
+  EXPECT_DOUBLE_EQ(*result.map.values[0][0], 12.0);
+  EXPECT_DOUBLE_EQ(*result.map.values[0][1], 13.0);
+  EXPECT_EQ(result.map.rows, (std::vector<std::string>{"after 12 trials"}));
+  EXPECT_NE(result.map.title.find("after 12 trials, 1 repeat"), std::string::npos)
+      << result.map.title;
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_EQ(result.notes[0], "the space has 12 configurations: the map is after 12 trials");
+  EXPECT_NE(sweepCsv(plan, result.cells).find("0.1,8,12,12,"), std::string::npos);
+}
+
+// The saved SVG outlines the best cell, as the window does, and its legend says so.
+TEST(Sweep, TheSvgOutlinesTheBestCellsAsTheWindowDoes) {
+  const HeatMap one{"t", "q", "lambda", {"0.2"}, {"4", "8", "16"}, {{0.5, 0.9, 0.7}}};
+  const std::string svg = heatMapSvg(one);
+  EXPECT_EQ(svg.find("class=\"best\""), svg.rfind("class=\"best\""));
+  EXPECT_NE(svg.find("class=\"best\""), std::string::npos);
+  EXPECT_NE(svg.find("(light, outlined)"), std::string::npos) << svg;
+  const HeatMap tied{"t", "q", "lambda", {"0.2"}, {"4", "8", "16"}, {{0.9, 0.9, 0.7}}};
+  EXPECT_NE(heatMapSvg(tied).find("the 2 cells tied for it outlined"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace opevo

@@ -68,22 +68,15 @@ void HeatMapView::paintEvent(QPaintEvent*) {
       p.setPen(colour.light() ? Qt::black : Qt::white);
       p.drawText(cell, Qt::AlignCenter,
                  v ? QString::fromStdString(heatNumber(*v)) : QStringLiteral("-"));
-      // Tied as shown: 0.99996 reads "1.000" beside a 1.0 and is outlined with it.
-      if (v && heatNumber(*v) == heatNumber(hi)) best.append(cell);
+      if (v && heatBest(*v, hi)) best.append(cell);
     }
   }
   p.setPen(QPen(palette().color(QPalette::Highlight), 3));
   for (const QRectF& cell : best) p.drawRect(cell.adjusted(2, 2, -2, -2));
   p.setPen(palette().color(QPalette::Text));
-  if (lo <= hi) {
-    const QString range =
-        tr("lowest %1 (dark) to highest %2")
-            .arg(QString::fromStdString(heatNumber(lo)), QString::fromStdString(heatNumber(hi)));
-    p.drawText(QRect(area.left(), height() - line - 6, area.width(), line), Qt::AlignLeft,
-               best.size() > 1
-                   ? tr("%1 (light; the %2 cells tied for it outlined)").arg(range).arg(best.size())
-                   : tr("%1 (light, outlined)").arg(range));
-  }
+  // The legend's words are the SVG's: a saved map and the window's say the same.
+  p.drawText(QRect(area.left(), height() - line - 6, area.width(), line), Qt::AlignLeft,
+             QString::fromStdString(heatLegend(m_map)));
 }
 
 }  // namespace opevo::ui

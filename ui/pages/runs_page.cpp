@@ -23,8 +23,10 @@
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/controller/resumed_race.h"
+#include "ui/models/settings_model.h"
 #include "ui/models/trials_model.h"
 #include "ui/pages/sweep_dialog.h"
+#include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/cluster_race_option.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/form_scroll_area.h"
@@ -405,11 +407,28 @@ SweepDialog* RunsPage::openSweep() {
     return nullptr;
   }
   showMessage(m_messageLabel, {});
-  auto* dialog =
-      new SweepDialog(dataset, QFileInfo(QString::fromStdString(dataset->path)).fileName(), this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->show();
-  return dialog;
+  const QString name = QFileInfo(QString::fromStdString(dataset->path)).fileName();
+  // One dialog for the page's life: closed, it is hidden, and Sweep… shows it again with what was
+  // typed and the map it had (a new one each time lost an unsaved map).
+  if (!m_sweepDialog) {
+    m_sweepDialog = new SweepDialog(dataset, name, this);
+    // The form's other settings of the swept algorithm are fixed in every cell, as a race with
+    // them would run (the dialog once swept with the defaults whatever the form said).
+    m_sweepDialog->setFixedSettings([this](const std::string& algorithm) {
+      const SettingsModel* model =
+          m_setup->algorithmPanel()->settingsModel(QString::fromStdString(algorithm));
+      return model ? model->changedValues() : std::map<std::string, std::string>{};
+    });
+    connect(m_setup->algorithmPanel(), &AlgorithmPanel::changed, m_sweepDialog,
+            &SweepDialog::refreshFixed);
+  } else if (m_sweepDialogDataset != dataset) {
+    m_sweepDialog->setDataset(dataset, name);
+  }
+  m_sweepDialogDataset = dataset;
+  m_sweepDialog->show();
+  m_sweepDialog->raise();
+  m_sweepDialog->activateWindow();
+  return m_sweepDialog;
 }
 
 void RunsPage::pauseOrResume() {

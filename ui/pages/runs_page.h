@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QPointer>
 #include <QTimer>
 #include <QWidget>
 #include <map>
@@ -18,6 +19,10 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QTableView;
+
+namespace opevo {
+struct ReplayDataset;
+}
 
 namespace opevo::ui {
 
@@ -137,6 +142,9 @@ class RunsPage : public QWidget {
   bool m_stoppedUnrecorded = false;
   bool m_clusterRace = false;                // measured through a cluster's agents
   std::optional<std::int64_t> m_resumedRun;  // the stored run the race continues, if any
+  // The Sweep dialog, kept while the page lives, and the dataset it was last given.
+  QPointer<SweepDialog> m_sweepDialog;
+  std::shared_ptr<const ReplayDataset> m_sweepDialogDataset;
   QString m_refusal;  // the message of the last Start or Sweep… refused for the form's sake
   // The race's budget per run (none for a resumed run: the engine's count stands) and where each
   // run stands, by (algorithm, repeat): what the progress bar measures a time budget by.

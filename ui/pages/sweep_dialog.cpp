@@ -16,6 +16,8 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "engine/race.h"
+#include "io/export_file.h"
 #include "space/text.h"
 #include "tuners/registry.h"
 #include "ui/charts/chart_export.h"
@@ -38,16 +40,20 @@ SweepDialog::SweepDialog(std::shared_ptr<const ReplayDataset> dataset, const QSt
                          QWidget* parent)
     : QDialog(parent),
       m_dataset(std::move(dataset)),
+      m_datasetName(datasetName),
       m_algorithm(new QComboBox(this)),
+      m_fixedLabel(new QLabel(this)),
       m_setting{new QComboBox(this), new QComboBox(this)},
       m_values{new QLineEdit(this), new QLineEdit(this)},
       m_repeats(new QSpinBox(this)),
       m_trials(new QSpinBox(this)),
       m_at(new QSpinBox(this)),
+      m_seed(new QSpinBox(this)),
       m_run(new QPushButton(tr("&Run sweep"), this)),
       m_saveSvg(new QPushButton(tr("SVG…"), this)),
       m_savePng(new QPushButton(tr("PNG…"), this)),
       m_message(makeMessageLabel(QStringLiteral("sweepMessage"), MessageKind::Error, this)),
+      m_note(makeMessageLabel(QStringLiteral("sweepNote"), MessageKind::Note, this)),
       m_view(new HeatMapView(this)),
       m_progress(new QProgressBar(this)),
       m_poll(new QTimer(this)) {
@@ -64,12 +70,22 @@ SweepDialog::SweepDialog(std::shared_ptr<const ReplayDataset> dataset, const QSt
   m_repeats->setValue(10);
   m_trials->setRange(1, 100000);
   m_trials->setValue(100);
-  m_at->setRange(1, 100000);
+  m_at->setRange(1, 100);
   m_at->setValue(100);
-  m_at->setToolTip(tr("The budget the heat map shows: the best after this many trials"));
+  m_at->setToolTip(
+      tr("The budget the heat map shows: the best after this many trials (changed after a "
+         "sweep, the map is drawn again)"));
+  m_seed->setRange(0, 1'000'000'000);
+  m_seed->setValue(1);
+  m_seed->setToolTip(tr("Repeat r uses seed + r in every cell, as opevo sweep --seed does"));
+  m_fixedLabel->setObjectName(QStringLiteral("sweepFixed"));
+  m_fixedLabel->setWordWrap(true);
+  m_fixedLabel->setToolTip(
+      tr("The Runs form's other settings of this algorithm: the same in every cell"));
 
   auto* form = new QFormLayout;
   form->addRow(tr("Algorithm:"), m_algorithm);
+  form->addRow(tr("Other settings:"), m_fixedLabel);
   for (int k = 0; k < 2; ++k) {
     auto* row = new QHBoxLayout;
     row->addWidget(m_setting[k]);
@@ -79,6 +95,7 @@ SweepDialog::SweepDialog(std::shared_ptr<const ReplayDataset> dataset, const QSt
   form->addRow(tr("Repeats:"), m_repeats);
   form->addRow(tr("Trials per run:"), m_trials);
   form->addRow(tr("Heat map at trial:"), m_at);
+  form->addRow(tr("Seed:"), m_seed);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_run);
   buttons->addWidget(m_progress, 1);
@@ -91,6 +108,7 @@ SweepDialog::SweepDialog(std::shared_ptr<const ReplayDataset> dataset, const QSt
   layout->addLayout(form);
   layout->addLayout(buttons);
   layout->addWidget(m_message);
+  layout->addWidget(m_note);
   layout->addWidget(m_view, 1);
   layout->addWidget(close);
   m_saveSvg->setEnabled(false);
@@ -100,17 +118,27 @@ SweepDialog::SweepDialog(std::shared_ptr<const ReplayDataset> dataset, const QSt
   m_progress->hide();
   m_poll->setInterval(200);
   connect(m_poll, &QTimer::timeout, this, [this] {
-    if (!m_control) return;
-    const long long planned = m_control->trialsPlanned;
-    if (planned > 0) m_progress->setValue(static_cast<int>(1000 * m_control->trialsDone / planned));
+    if (!m_control || m_repeatsPlanned < 1) return;
+    // Each repeat races in an engine of its own: the bar is the repeats done and this one's part.
+    const long long planned = m_control->control.trialsPlanned;
+    const double part = planned > 0 ? double(m_control->control.trialsDone) / double(planned) : 0.0;
+    m_progress->setValue(static_cast<int>(1000 * (m_control->repeat + part) / m_repeatsPlanned));
   });
 
   fillSettings();
   connect(m_algorithm, &QComboBox::currentTextChanged, this, &SweepDialog::fillSettings);
   for (int k = 0; k < 2; ++k)
-    connect(m_setting[k], &QComboBox::currentIndexChanged, this, [this, k] { suggestValues(k); });
-  connect(m_trials, &QSpinBox::valueChanged, this, [this](int t) { m_at->setValue(t); });
+    connect(m_setting[k], &QComboBox::currentIndexChanged, this, [this, k] {
+      suggestValues(k);
+      refreshFixed();
+    });
+  connect(m_trials, &QSpinBox::valueChanged, this, [this](int t) {
+    m_at->setMaximum(t);
+    m_at->setValue(t);
+  });
+  connect(m_at, &QSpinBox::valueChanged, this, &SweepDialog::redraw);
   connect(m_run, &QPushButton::clicked, this, &SweepDialog::run);
+  // Closed, the dialog is hidden, not ended: the Runs page shows it again as it was.
   connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(m_saveSvg, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(
@@ -145,6 +173,30 @@ void SweepDialog::fillSettings() {
   choose(1, "lambda", 0);
   suggestValues(0);
   suggestValues(1);
+  refreshFixed();
+}
+
+void SweepDialog::setFixedSettings(FixedSettings fixed) {
+  m_fixed = std::move(fixed);
+  refreshFixed();
+}
+
+// The form's settings of the algorithm, less those the sweep varies (each cell gives its own).
+std::map<std::string, std::string> SweepDialog::fixedSettings() const {
+  std::map<std::string, std::string> fixed;
+  if (m_fixed) fixed = m_fixed(m_algorithm->currentText().toStdString());
+  for (int k = 0; k < 2; ++k) fixed.erase(m_setting[k]->currentText().toStdString());
+  return fixed;
+}
+
+void SweepDialog::refreshFixed() {
+  QStringList shown;
+  for (const auto& [name, value] : fixedSettings())
+    shown << QString::fromStdString(name + "=" + value);
+  m_fixedLabel->setText(shown.isEmpty()
+                            ? tr("the defaults (the Runs form changes none of %1's others)")
+                                  .arg(m_algorithm->currentText())
+                            : tr("%1 (from the Runs form)").arg(shown.join(QLatin1Char(' '))));
 }
 
 // Values to start from: five across a [0, 1] setting's range, else half, the default and double.
@@ -188,25 +240,49 @@ void SweepDialog::setTrials(int trials) {
 void SweepDialog::setShownAt(int trials) {
   m_at->setValue(trials);
 }
+void SweepDialog::setSeed(int seed) {
+  m_seed->setValue(seed);
+}
+
+void SweepDialog::setDataset(std::shared_ptr<const ReplayDataset> dataset,
+                             const QString& datasetName) {
+  m_dataset = std::move(dataset);
+  m_datasetName = datasetName;
+  setWindowTitle(tr("Sweep: a hyper-parameter study on %1").arg(datasetName));
+  redraw();  // the map shown says it is another dataset's
+}
 
 std::optional<SweepPlan> SweepDialog::plan(QString* error) const {
   SweepPlan plan;
   plan.algorithm = m_algorithm->currentText().toStdString();
+  if (m_setting[0]->count() == 0) {
+    *error = tr("%1 has no settings to sweep: choose an algorithm that has some")
+                 .arg(m_algorithm->currentText());
+    return std::nullopt;
+  }
   for (int k = 0; k < 2; ++k) {
-    if (m_setting[k]->currentText() == kNone || m_setting[k]->count() == 0) continue;
+    if (m_setting[k]->currentText() == kNone) continue;
     SweepAxis axis{m_setting[k]->currentText().toStdString(), {}};
-    for (const QString& v : m_values[k]->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
-      if (!v.trimmed().isEmpty()) axis.values.push_back(v.trimmed().toStdString());
+    // Every part kept, an empty one too: "0.2,,0.4" is refused naming it, not read as 0.2, 0.4.
+    const QString text = m_values[k]->text().trimmed();
+    if (!text.isEmpty())
+      for (const QString& v : text.split(QLatin1Char(',')))
+        axis.values.push_back(v.trimmed().toStdString());
     if (axis.values.empty()) {
       *error = tr("Give %1 at least one value").arg(m_setting[k]->currentText());
       return std::nullopt;
     }
     plan.axes.push_back(std::move(axis));
   }
+  plan.fixed = fixedSettings();
   plan.repeats = m_repeats->value();
   plan.budget.trials = m_trials->value();
+  plan.seed = static_cast<std::uint64_t>(m_seed->value());
   try {
-    sweepRace(plan);  // the axes: the same checks as the CLI's, before anything runs
+    // The axes and every value as the algorithm reads it: the same checks as the CLI's, before
+    // anything runs, so a refused sweep leaves the map shown as it was.
+    sweepRace(plan);
+    checkRepeatSeeds(plan.seed, plan.repeats);
   } catch (const InputError& e) {
     *error = QString::fromStdString(e.what());
     return std::nullopt;
@@ -215,12 +291,12 @@ std::optional<SweepPlan> SweepDialog::plan(QString* error) const {
 }
 
 SweepDialog::~SweepDialog() {
-  if (m_control) m_control->stop = true;  // no one will read its result
+  if (m_control) m_control->control.stop = true;  // no one will read its result
 }
 
 void SweepDialog::run() {
   if (running()) {
-    if (m_control) m_control->stop = true;
+    if (m_control) m_control->control.stop = true;
     return;
   }
   QString error;
@@ -233,20 +309,37 @@ void SweepDialog::run() {
   m_run->setText(tr("S&top"));
   m_progress->setValue(0);
   m_progress->show();
-  // A cell's mean needs all its repeats: the map comes whole at the end, and says so meanwhile.
-  m_view->setMap({});
-  m_saveSvg->setEnabled(false);
-  m_savePng->setEnabled(false);
+  // The map shown stays until this sweep gives another (a sweep that fails or stops before a
+  // repeat is done loses nothing); meanwhile the bar says how far it is.
   m_view->setPlaceholder(
-      tr("Sweeping… the heat map appears once every cell has run all its "
-         "repeats (the bar above shows how far)"));
+      tr("Sweeping… the heat map appears once every cell has run a repeat (the bar above shows "
+         "how far)"));
+  m_repeatsPlanned = p->repeats;
+  m_control = std::make_shared<Progress>();
   m_poll->start();
-  m_control = std::make_shared<SweepControl>();
   // The job owns copies of what it reads (the dataset is shared and immutable).
   m_job.start(
-      [dataset = m_dataset, plan = *p, at = m_at->value(), control = m_control]() -> Outcome {
+      [dataset = m_dataset, name = m_datasetName, plan = *p, progress = m_control]() -> Outcome {
         try {
-          return {runReplaySweep(dataset, plan, at, nullptr, control.get()), {}};
+          Shown shown{plan, {}, {}, name};
+          shown.trials = raceSweepByRepeats(
+              plan,
+              [&](const SweepPlan& one, int repeat) -> std::optional<std::vector<TrialRecord>> {
+                if (progress->control.stop) return std::nullopt;
+                progress->repeat = repeat;
+                TrialLog log;
+                const ReplaySweep sweep = runReplaySweep(
+                    dataset, one, one.budget.trials.value_or(1), &log, &progress->control);
+                if (!sweep.failure.empty()) throw std::runtime_error(sweep.failure);
+                if (sweep.stopped) return std::nullopt;
+                if (repeat == 0)
+                  shown.facts = {sweep.optimum, sweep.speedUnit, dataset->table.size()};
+                return log.trials();
+              });
+          if (shown.trials.repeatsDone == 0)
+            return {std::nullopt,
+                    tr("Stopped before every cell had run one repeat: nothing new to show")};
+          return {std::move(shown), {}};
         } catch (const std::exception& e) {
           return {std::nullopt, QString::fromStdString(e.what())};
         }
@@ -260,30 +353,51 @@ void SweepDialog::present(Outcome outcome) {
   m_progress->hide();
   m_view->setPlaceholder(tr("Run a sweep to see its heat map"));
   m_control.reset();
-  if (outcome.sweep && !outcome.sweep->failure.empty())
-    outcome.error = QString::fromStdString(outcome.sweep->failure);
-  if (outcome.sweep && outcome.sweep->stopped)
-    outcome.error =
-        tr("Stopped before the end: nothing to show (a partial sweep would compare "
-           "cells at different numbers of repeats)");
-  if (!outcome.error.isEmpty()) {
-    showMessage(m_message, outcome.error);
-  } else {
-    m_view->setMap(outcome.sweep->map);
-    m_saveSvg->setEnabled(true);
-    m_savePng->setEnabled(true);
+  showMessage(m_message, outcome.error);
+  if (outcome.shown) {
+    m_shown = std::move(outcome.shown);
+    redraw();
   }
   emit sweepFinished();
 }
 
+void SweepDialog::redraw() {
+  if (!m_shown) return;
+  QStringList notes;
+  const int trials = m_shown->plan.budget.trials.value_or(0);
+  if (m_at->value() > trials) {
+    // Drawn at a trial its runs never reached, the map would not be what the field says.
+    notes << tr("The map is of the last sweep, %1 trials a run: run the sweep again to see trial "
+                "%2")
+                 .arg(trials)
+                 .arg(m_at->value());
+  } else {
+    const SweepResult result =
+        sweepResult(m_shown->plan, m_shown->trials.trials, m_shown->trials.repeatsDone,
+                    m_at->value(), m_shown->facts);
+    m_view->setMap(result.map);
+    for (const std::string& n : result.notes) {
+      QString text = QString::fromStdString(n);
+      text[0] = text[0].toUpper();
+      notes << text;
+    }
+  }
+  if (m_shown->dataset != m_datasetName)
+    notes
+        << tr("The map is of %1, swept before %2 was loaded").arg(m_shown->dataset, m_datasetName);
+  showMessage(m_note, notes.join(QStringLiteral(". ")));
+  m_saveSvg->setEnabled(true);
+  m_savePng->setEnabled(true);
+}
+
 QString SweepDialog::saveSvg(const QString& path) const {
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-    return tr("Cannot write %1: %2").arg(path, file.errorString());
-  const std::string svg = heatMapSvg(m_view->map());
-  if (file.write(svg.data(), static_cast<qint64>(svg.size())) != static_cast<qint64>(svg.size()))
-    return tr("Cannot write %1: %2").arg(path, file.errorString());
-  return {};
+  // All or nothing, with the reason: a full disk once left an empty file and no word.
+  try {
+    writeExportBytes(QFile::encodeName(path).toStdString(), heatMapSvg(m_view->map()));
+    return {};
+  } catch (const ExportWriteError& e) {
+    return tr("Could not write %1: %2").arg(path, QString::fromStdString(e.reason()));
+  }
 }
 
 QString SweepDialog::savePng(const QString& path) const {
