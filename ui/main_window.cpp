@@ -222,15 +222,9 @@ QSize MainWindow::minimumWindowSize() {
 }
 
 std::int64_t MainWindow::historySelectedRun() const {
-  // Through the view's own model and selection: the page may sort its rows.
-  const QItemSelectionModel* selection = m_historyPage->view()->selectionModel();
-  if (!selection) return 0;
-  // The top one as the table shows them (selectedRows() lists them in the order they were
-  // selected).
-  const QModelIndexList rows = selection->selectedRows(HistoryModel::IdColumn);
-  const auto top = std::min_element(rows.begin(), rows.end(),
-                                    [](const auto& a, const auto& b) { return a.row() < b.row(); });
-  return top == rows.end() ? 0 : top->data().toLongLong();
+  // The run History's Export kernel… takes: one run of a selection for both exports.
+  const RunRecord* run = m_historyPage->exportRun();
+  return run ? run->id : 0;
 }
 
 void MainWindow::openT4Export() {
