@@ -1,5 +1,6 @@
 #include "ui/widgets/dataset_picker.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -128,10 +129,14 @@ void DatasetPicker::showInfo() {
          "%4 failed; best %5 %6%7")
           .arg(d.deviceName.empty() ? tr("an unnamed device")
                                     : QString::fromStdString(d.deviceName).toHtmlEscaped(),
-               QFileInfo(QString::fromStdString(d.path)).fileName().toHtmlEscaped(),
+               // With its folder: the bundled gemm/, pnpoly/ and convolution/ files are all
+               // RTX_2080_Ti.json.gz.
+               (QFileInfo(QString::fromStdString(d.path)).dir().dirName() + QLatin1Char('/') +
+                QFileInfo(QString::fromStdString(d.path)).fileName())
+                   .toHtmlEscaped(),
                groupDigits(std::to_string(d.table.size())),
-               groupDigits(std::to_string(d.failedCount())),
-               QLocale().toString(d.bestSpeed, 'f', 1), unit.toHtmlEscaped(),
+               groupDigits(std::to_string(d.failedCount())), formatSpeed(d.bestSpeed),
+               unit.toHtmlEscaped(),
                d.complete ? tr(" (complete: the optimum is known)") : QString());
   for (const std::string& note : d.notes)
     text += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(note).toHtmlEscaped());
