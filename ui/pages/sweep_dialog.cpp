@@ -312,8 +312,8 @@ void SweepDialog::run() {
   // The map shown stays until this sweep gives another (a sweep that fails or stops before a
   // repeat is done loses nothing); meanwhile the bar says how far it is.
   m_view->setPlaceholder(
-      tr("Sweeping… the heat map appears once every cell has run a repeat (the bar above shows "
-         "how far)"));
+      tr("Sweeping… the heat map appears when the sweep ends (the bar above shows how far); "
+         "Stop shows the repeats every cell has completed"));
   m_repeatsPlanned = p->repeats;
   m_control = std::make_shared<Progress>();
   m_poll->start();
