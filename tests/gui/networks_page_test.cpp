@@ -760,7 +760,8 @@ TEST_F(NetworksPageTest, StopKeepsEveryTrialAndResumeFinishesTheBudget) {
   ASSERT_TRUE(waitUntil([&] { return setup()->resumeButton()->isEnabled(); }));
   EXPECT_EQ(setup()->selectedRun()->id, runs[0].id);
   setup()->resumeButton()->click();
-  ASSERT_TRUE(m_page.controller()->busy());
+  // Once the store, read again, still has it interrupted.
+  ASSERT_TRUE(waitUntil([&] { return m_page.controller()->busy(); }));
   ASSERT_TRUE(raceEnded()) << m_page.statusLabel()->text().toStdString();
   all = store.networks();
   ASSERT_EQ(all.size(), 2u);

@@ -11,6 +11,18 @@ QString contenderLabel(const net::NetworkTuningPlan& p) {
                                 (p.templates.any() ? " + " + p.templates.name() : ""));
 }
 
+QString tuningModeWords(layout::TuningMode mode) {
+  switch (mode) {
+    case layout::TuningMode::Loop:
+      return QCoreApplication::translate("NetworkSetupPanel", "loops");
+    case layout::TuningMode::Joint:
+      return QCoreApplication::translate("NetworkSetupPanel", "layouts+loops");
+    case layout::TuningMode::JointNoPropagation:
+      return QCoreApplication::translate("NetworkSetupPanel", "no propagation");
+  }
+  return QString::fromUtf8(layout::tuningModeName(mode).data());
+}
+
 NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   const NetworkRecord& r = run.record;
@@ -72,7 +84,9 @@ std::vector<NetworkTaskInfo> networkTaskInfo(const net::Network& n, const net::T
     info.kind = QString::fromUtf8(layerKindName(layer->kind).data());
     info.shape = QString::fromStdString(net::formatShape(layer->shape));
     info.weight = t.weight();
-    info.gflops = n.flops(*layer) / 1e9;
+    // The task's operator with its fused epilogue, as `opevo net show`'s task table counts it (the
+    // layer's own figure left the bias and relu out: 140.6M against the CLI's 140.94).
+    info.gflops = t.op.flops() / 1e9;
     for (const net::Occurrence& o : t.occurrences) {
       info.layers << QString::fromStdString(o.layer);
       for (const std::string& f : o.fused) info.layers << QString::fromStdString(f);

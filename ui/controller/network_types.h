@@ -74,6 +74,10 @@ struct ContenderState {
 // "opevo-m / gradient / joint + winograd": how a contender is named in the box and the legend.
 QString contenderLabel(const net::NetworkTuningPlan& plan);
 
+// A mode as the form's Tune boxes name it ("loops", "layouts+loops", "no propagation"), for the
+// stored runs' list, where "joint" would need the docs.
+QString tuningModeWords(layout::TuningMode mode);
+
 // The tasks every contender of the race tunes (one network, so one task list).
 struct NetworkTaskInfo {
   QString name;

@@ -188,9 +188,12 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     NetworkOutcome out{
         NetworkOutcome::End::Stopped,
         ids.size() == 1
-            ? tr("Stopped: network run %1 kept every measured trial; Resume continues it.")
+            // The store's word for the run, as `opevo net runs` and the list below say it.
+            ? tr("Stopped: network run %1 is interrupted, every measured trial kept; Resume "
+                 "continues it.")
                   .arg(ids.front())
-            : tr("Stopped: network runs %1 kept every measured trial; Resume continues each.")
+            : tr("Stopped: network runs %1 are interrupted, every measured trial kept; Resume "
+                 "continues each.")
                   .arg(ids.join(QStringLiteral(", ")))};
     return out;
   }

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFileInfo>
+#include <QGraphicsOpacityEffect>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -75,6 +76,10 @@ struct NetworksPage::Picture {
   std::vector<NetworkTaskInfo> tasks;
   std::shared_ptr<const NetworkLayout> layout;
   QString error;
+  // Whether the preset or file still gives this text (a stored run's file may have changed or
+  // stopped reading since), and why not where it does not read.
+  bool sourceGivesText = true;
+  QString sourceError;
 };
 
 NetworksPage::NetworksPage(QWidget* parent)
@@ -98,11 +103,12 @@ NetworksPage::NetworksPage(QWidget* parent)
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  // Sized by fitTable, which narrows it where the window is, keeping the end of a name, what
-  // tells ResNet's "layer2.0.conv1" from "layer2.1.conv1" (the tooltip names it whole).
+  // Sized by fitTable, which narrows it where the window is. Elided in the middle: the front
+  // tells "layer2" from "layer3", the end "conv1" from "downsample.conv" (at the front, ResNet's
+  // "….0.conv1" hid the layer; the tooltip names it whole).
   m_table->horizontalHeader()->setSectionResizeMode(NetworkTaskModel::TaskColumn,
                                                     QHeaderView::Interactive);
-  m_table->setTextElideMode(Qt::ElideLeft);
+  m_table->setTextElideMode(Qt::ElideMiddle);
   m_contender->setObjectName(QStringLiteral("contenderBox"));
   m_contender->setToolTip(tr("Whose tasks the table, the colours and the trials chart show"));
   m_status->setObjectName(QStringLiteral("networkStatus"));
@@ -122,10 +128,13 @@ NetworksPage::NetworksPage(QWidget* parent)
   m_top->addWidget(m_graph);
   m_top->addWidget(tableSide);
   m_top->setSizes({340, 640});
+  // Named, the window keeps their sizes between sessions (as it keeps every named splitter's).
+  m_top->setObjectName(QStringLiteral("networkTopSplitter"));
   auto* bottom = m_bottom =
       new PairOrTabs(m_curves, tr("Latency"), m_trials, tr("Trials per task"), 300);
   bottom->setObjectName(QStringLiteral("networkCharts"));
   auto* right = new QSplitter(Qt::Vertical);
+  right->setObjectName(QStringLiteral("networkChartsSplitter"));
   right->addWidget(m_top);
   right->addWidget(bottom);
   right->setSizes({420, 330});
@@ -138,6 +147,7 @@ NetworksPage::NetworksPage(QWidget* parent)
 
   // The panel scrolls its form itself, keeping Start, Stop and the stored runs in view.
   auto* split = new QSplitter(Qt::Horizontal);
+  split->setObjectName(QStringLiteral("networkFormSplitter"));
   split->addWidget(m_setup);
   split->addWidget(rightSide);
   split->setStretchFactor(1, 1);
@@ -151,6 +161,8 @@ NetworksPage::NetworksPage(QWidget* parent)
     if (!params) {
       m_setup->setNetworkValid(false);
       setStatus(error, true);
+      m_statusAboutNetwork = true;
+      markStale(true);
       return;
     }
     const std::string source = m_setup->network().toStdString();
@@ -167,6 +179,9 @@ NetworksPage::NetworksPage(QWidget* parent)
   connect(m_setup, &NetworkSetupPanel::stopRequested, this, &NetworksPage::stop);
   connect(m_setup, &NetworkSetupPanel::resumeRequested, this, &NetworksPage::resume);
   connect(m_setup, &NetworkSetupPanel::showRequested, this, &NetworksPage::showStored);
+  connect(m_setup, &NetworkSetupPanel::resumeRefused, this,
+          [this](const QString& message) { setStatus(message); });
+  connect(m_setup, &NetworkSetupPanel::runsReloaded, this, &NetworksPage::checkRunStatus);
   connect(m_setup, &NetworkSetupPanel::deletionRefused, this,
           [this](const QString& message) { setStatus(message, true); });
   connect(m_setup, &NetworkSetupPanel::networkRunDeleted, this,
@@ -198,10 +213,13 @@ NetworksPage::NetworksPage(QWidget* parent)
       }
       case NetworkOutcome::End::Stopped:
         setStatus(o.message);
+        if (m_snapshot && m_snapshot->contenders.size() == 1)
+          noteRunStatus(shownRunId(), RunStatus::Interrupted);
         emit statusMessage(tr("Network race stopped; Resume continues it"));
         break;
       case NetworkOutcome::End::Failed:
         setStatus(tr("Failed: %1").arg(o.message), true);
+        m_statusAboutNetwork = true;  // as often as not the network's file (an unknown op)
         emit statusMessage(tr("Network race failed (see the Networks page)"));
         break;
     }
@@ -230,6 +248,60 @@ void NetworksPage::setStorePath(const QString& path) {
 void NetworksPage::setStatus(const QString& text, bool error) {
   m_status->setText(text);
   m_status->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
+  m_statusError = error;
+  m_statusAboutNetwork = false;  // until the caller says it is
+  m_statusRun = 0;               // until the caller notes the stored run it states
+}
+
+void NetworksPage::noteRunStatus(std::int64_t id, RunStatus status) {
+  m_statusRun = id;
+  m_statusRunState = status;
+}
+
+void NetworksPage::checkRunStatus() {
+  // The walk: `opevo net tune --resume 2` finished run 2, and the page still said "Stopped:
+  // network run 2 ... Resume continues it".
+  if (!m_statusRun || m_controller->busy()) return;
+  const std::int64_t id = m_statusRun;
+  const auto& runs = m_setup->storedRuns();
+  const auto it =
+      std::find_if(runs.begin(), runs.end(), [id](const NetworkRecord& r) { return r.id == id; });
+  if (it == runs.end()) {
+    setStatus(tr("Network run %1 is no longer stored (another program deleted it).").arg(id));
+    return;
+  }
+  if (it->status == m_statusRunState) return;
+  const std::string_view now = runStatusName(it->status);
+  setStatus(tr("Network run %1 is %2 now (another program changed it since); Show reads it as "
+               "it stands.")
+                .arg(id)
+                .arg(QString::fromUtf8(now.data(), static_cast<qsizetype>(now.size()))));
+  noteRunStatus(id, it->status);
+}
+
+QString NetworksPage::shownParamsText() const {
+  QStringList parts;
+  for (const auto& [name, value] : m_shownParams)
+    parts << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
+  return parts.isEmpty() ? tr("the network's own params") : parts.join(QStringLiteral(", "));
+}
+
+void NetworksPage::markStale(bool stale) {
+  // Greyed rather than cleared: the shapes stay readable for comparison, but not as the
+  // params' (the walk read batch=4's shapes under "batch=0").
+  m_table->setEnabled(!stale);
+  if (!stale) {
+    m_graph->setGraphicsEffect(nullptr);
+  } else if (!m_graph->graphicsEffect()) {
+    auto* faded = new QGraphicsOpacityEffect;
+    faded->setOpacity(0.35);
+    m_graph->setGraphicsEffect(faded);
+  }
+  if (stale && m_graph->networkLayout()) {
+    setStatus(tr("%1 — the table and graph still show %2").arg(m_status->text(), shownParamsText()),
+              true);
+    m_statusAboutNetwork = true;
+  }
 }
 
 void NetworksPage::loadPicture(std::string source, std::string text, net::ParamOverrides params) {
@@ -249,6 +321,15 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         } catch (const std::exception& e) {
           p->error = QString::fromUtf8(e.what());
         }
+        // A stored run's network comes from the store; the file it names may say otherwise now.
+        try {
+          const std::string now = net::networkText(source);
+          p->sourceGivesText = now == text;
+          if (!p->sourceGivesText) net::networkFromText(now, source, params);  // reads at all?
+        } catch (const std::exception& e) {
+          p->sourceGivesText = false;
+          p->sourceError = QString::fromUtf8(e.what());
+        }
         return std::shared_ptr<const Picture>(p);
       },
       [this](std::shared_ptr<const Picture> p) {
@@ -256,11 +337,35 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
           refuseNetwork(p->source, p->error);
           return;
         }
-        m_setup->setNetworkValid(true);
-        m_shownSource = p->source;
-        if (m_controller->busy() || (m_snapshot && p->text == m_snapshot->networkText)) {
+        const bool stored =
+            m_controller->busy() || (m_snapshot && p->text == m_snapshot->networkText);
+        const bool replaceStatus = !m_controller->busy() && (!m_snapshot || m_statusAboutNetwork);
+        if (stored && !p->sourceGivesText) {
+          // A shown run's file changed or stopped reading since (the walk: Show chose the file
+          // that failed again, and Start raced it, "unknown op"): the picture is the run's
+          // network from the store, the box keeps its choice, and a file that does not read
+          // leaves it.
+          const QString file = QFileInfo(p->source).fileName();
+          const QString why =
+              p->sourceError.isEmpty()
+                  ? tr("%1 has changed since; the picture is the run's network as stored").arg(file)
+                  : tr("%1 no longer reads (%2); the picture is the run's network as stored")
+                        .arg(file, p->sourceError);
+          if (!p->sourceError.isEmpty()) m_setup->showNetwork(m_setup->network(), p->source);
+          const std::int64_t run = m_statusRun;
+          const RunStatus state = m_statusRunState;
+          setStatus(tr("%1 — %2").arg(m_status->text(), why), m_statusError);
+          m_statusAboutNetwork = true;
+          if (run) noteRunStatus(run, state);
+        } else {
+          m_setup->setNetworkValid(true);
+          m_shownSource = p->source;
+          m_shownParams = p->params;
+          markStale(false);
+        }
+        if (stored) {
           // A resumed or shown run's network: the box names it, as it names a started race's.
-          m_setup->showNetwork(p->source, {});
+          if (p->sourceGivesText) m_setup->showNetwork(p->source, {});
         } else if (m_snapshot &&
                    (p->text != m_snapshot->networkText || p->params != m_snapshot->params)) {
           // Another network (or params) than the race on show measured: its results go.
@@ -271,7 +376,8 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         m_tasks->setTasks(p->tasks);
         updateBudgetNote();
         m_graph->setNetworkLayout(p->layout);
-        if (!m_controller->busy() && !m_snapshot) setStatus(p->description);
+        // A red line about a network that reads now (a file fixed and chosen again) goes too.
+        if (replaceStatus && p->sourceGivesText) setStatus(p->description);
         showContender();
         fitTable();
       });
@@ -283,6 +389,9 @@ void NetworksPage::refuseNetwork(const QString& source, const QString& error) {
     // Nothing else to fall back on (or not the box's choice): Start waits for a fix.
     m_setup->setNetworkValid(false);
     setStatus(error, true);
+    m_statusAboutNetwork = true;
+    // The same network under params it cannot take ("batch=0"): the picture is of others.
+    if (source == m_shownSource) markStale(true);
     return;
   }
   // The picture, the table and the results still show the network before: the box names it
@@ -290,6 +399,7 @@ void NetworksPage::refuseNetwork(const QString& source, const QString& error) {
   m_setup->showNetwork(m_shownSource, source);
   m_setup->setNetworkValid(true);
   setStatus(tr("%1 (still showing %2)").arg(error, QFileInfo(m_shownSource).fileName()), true);
+  m_statusAboutNetwork = true;
 }
 
 void NetworksPage::clearResults() {
@@ -411,6 +521,7 @@ void NetworksPage::showStored(std::int64_t networkId) {
                           .arg(head, QString::fromUtf8(runStatusName(stored->status).data())));
             break;
         }
+        noteRunStatus(networkId, stored->status);
       });
 }
 

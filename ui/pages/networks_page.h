@@ -86,6 +86,14 @@ class NetworksPage : public QWidget {
   // untuned, the reference line); *failed when a run on the device failed or differed.
   QStringList resultLines(bool* failed) const;
   void setStatus(const QString& text, bool error = false);
+  // The status line now says that stored run `id` is `status`: read again with the list, what it
+  // says is corrected where another program changed the run since.
+  void noteRunStatus(std::int64_t id, RunStatus status);
+  void checkRunStatus();
+  // The table and the graph show params other than the field's (which do not read): greyed,
+  // and the status says whose they are.
+  void markStale(bool stale);
+  QString shownParamsText() const;
   // How many tasks the form's Trials and Unit leave without a single trial (0: none), and the note
   // that says so.
   int tasksLeftOut() const;
@@ -111,8 +119,15 @@ class NetworksPage : public QWidget {
   PairOrTabs* m_bottom = nullptr;
   NetworkSnapshotPtr m_snapshot;
   std::vector<NetworkTaskInfo> m_taskInfo;
-  QString m_pictureText;  // the network text the picture shows
-  QString m_shownSource;  // the preset or file it was read from
+  QString m_pictureText;              // the network text the picture shows
+  QString m_shownSource;              // the preset or file it was read from
+  net::ParamOverrides m_shownParams;  // the params it was read with
+  bool m_statusError = false;
+  // The status line says why a network or its params did not read: a read that succeeds
+  // replaces it (the walk: the file fixed and chosen again left "Failed: ... unknown op").
+  bool m_statusAboutNetwork = false;
+  std::int64_t m_statusRun = 0;  // the stored run whose status the status line states (0: none)
+  RunStatus m_statusRunState = RunStatus::Running;
   LatestJob<std::shared_ptr<const Picture>> m_pictureJob{
       LatestJob<std::shared_ptr<const Picture>>::Overlap::NewestWaits};
   LatestJob<std::shared_ptr<const Stored>> m_storedJob;

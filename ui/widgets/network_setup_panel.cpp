@@ -13,8 +13,12 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStyle>
+#include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
@@ -26,6 +30,7 @@
 #include "common/error.h"
 #include "engine/run_status.h"
 #include "net/network_json.h"
+#include "net/network_plan.h"
 #include "store/live_status.h"
 #include "store/store.h"
 #include "tuners/registry.h"
@@ -36,6 +41,32 @@ namespace opevo::ui {
 namespace {
 
 constexpr int kPathRole = Qt::UserRole;  // a file entry's path (presets have none)
+
+QString schedulerWord(net::SchedulerKind kind) {
+  const std::string_view name = net::schedulerKindName(kind);
+  return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+// "2: alexnet, interrupted (opevo-m / gradient / layouts+loops, 60 trials)": what tells runs
+// apart first (id, network, status), the contender after, whole: the four runs of a race of two
+// algorithms in two modes read alike without their modes.
+QString runEntry(const NetworkRecord& r) {
+  QString what;
+  try {
+    const net::NetworkTuningPlan plan = net::planFromJson(r.planJson, "");
+    QString how = tuningModeWords(plan.mode);
+    if (plan.templates.any())
+      how += QStringLiteral(" + ") + QString::fromStdString(plan.templates.name());
+    what = NetworkSetupPanel::tr(" (%1 / %2 / %3, %4 trials)")
+               .arg(QString::fromStdString(plan.algorithm), schedulerWord(plan.scheduler), how)
+               .arg(plan.trials);
+  } catch (const std::exception&) {
+    // A plan this build cannot read still lists its run, by id, network and status.
+  }
+  return NetworkSetupPanel::tr("%1: %2, %3%4")
+      .arg(r.id)
+      .arg(QString::fromStdString(r.name), QString::fromUtf8(runStatusName(r.status).data()), what);
+}
 
 }  // namespace
 
@@ -63,6 +94,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_resume(new QPushButton(tr("Resume"))),
       m_show(new QPushButton(tr("Show"))),
       m_delete(new QPushButton(tr("Delete…"))),
+      m_reload(new QToolButton),
       m_deletion(new NetworkRunDeletion(this)),
       m_form(new QWidget) {
   m_network->setObjectName(QStringLiteral("networkBox"));
@@ -196,8 +228,16 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_delete->setObjectName(QStringLiteral("deleteNetworkRun"));
   m_delete->setToolTip(tr("Delete this network run with its task runs and their trials"));
   storedButtons->addWidget(m_delete);
+  // As History's Reload: runs `opevo net tune` changed while the page was on show.
+  m_reload->setObjectName(QStringLiteral("reloadNetworkRuns"));
+  m_reload->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
+  if (m_reload->icon().isNull()) m_reload->setText(tr("Reload"));
+  m_reload->setToolTip(tr("Read the stored runs again (opevo net tune may have changed them)"));
+  auto* runsRow = new QHBoxLayout;
+  runsRow->addWidget(m_runs, 1);
+  runsRow->addWidget(m_reload);
   auto* storedLayout = new QVBoxLayout(stored);
-  storedLayout->addWidget(m_runs);
+  storedLayout->addLayout(runsRow);
   storedLayout->addLayout(storedButtons);
 
   auto* layout = new QVBoxLayout(this);
@@ -206,7 +246,18 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   layout->addWidget(stored);
 
   connect(open, &QPushButton::clicked, this, &NetworkSetupPanel::openFile);
-  connect(m_network, &QComboBox::currentIndexChanged, this, &NetworkSetupPanel::networkChanged);
+  connect(m_network, &QComboBox::currentIndexChanged, this, [this](int index) {
+    // activated follows at once where the user chose it: noted, so it is not read twice.
+    m_indexJustChosen = index;
+    QTimer::singleShot(0, this, [this] { m_indexJustChosen = -1; });
+    emit networkChanged();
+  });
+  connect(m_network, &QComboBox::activated, this, [this](int index) {
+    // Choosing the entry already chosen reads it again: a file fixed since it failed to read
+    // left the red "Failed" line up, its entry being chosen already.
+    if (index != m_indexJustChosen) emit networkChanged();
+    m_indexJustChosen = -1;
+  });
   connect(m_params, &QLineEdit::editingFinished, this, &NetworkSetupPanel::networkChanged);
   connect(m_backend, &QComboBox::currentTextChanged, this, [this](const QString& backend) {
     // Layout templates exist for the CPU only: elsewhere the joint mode is not offered.
@@ -227,8 +278,15 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
     updateButtons();
   });
   connect(m_resume, &QPushButton::clicked, this, [this] {
-    if (const auto run = selectedRun()) emit resumeRequested(run->id);
+    // The list may be older than the store (`opevo net tune --resume` finished the run since):
+    // read again first, so that such a run is said to be finished rather than fail to resume.
+    if (const auto run = selectedRun()) {
+      m_resumeAsked = run->id;
+      updateButtons();
+      reloadRuns(run->id);
+    }
   });
+  connect(m_reload, &QToolButton::clicked, this, [this] { reloadRuns(); });
   connect(m_show, &QPushButton::clicked, this, [this] {
     if (const auto run = selectedRun()) emit showRequested(run->id);
   });
@@ -277,22 +335,11 @@ void NetworkSetupPanel::reloadRuns(std::int64_t select) {
             select > 0 ? QVariant::fromValue<qlonglong>(select) : m_runs->currentData();
         m_stored = std::move(runs);
         m_runs->clear();
-        // Newest first. What tells runs apart first (id, network, status), the contender after:
-        // the box is cut at the column's width ("..., interr" at 1280 pixels).
+        // Newest first.
         int widest = 0;
         const QFontMetrics metrics(m_runs->view()->font());
         for (auto it = m_stored.rbegin(); it != m_stored.rend(); ++it) {
-          const nlohmann::json plan = nlohmann::json::parse(it->planJson, nullptr, false);
-          const QString what = plan.is_object()
-                                   ? tr("%1 / %2, %3 trials")
-                                         .arg(QString::fromStdString(plan.value("algorithm", "")),
-                                              QString::fromStdString(plan.value("scheduler", "")))
-                                         .arg(plan.value("trials", 0))
-                                   : QString();
-          const QString text = tr("%1: %2, %3 (%4)")
-                                   .arg(it->id)
-                                   .arg(QString::fromStdString(it->name),
-                                        QString::fromUtf8(runStatusName(it->status).data()), what);
+          const QString text = runEntry(*it);
           m_runs->addItem(text, QVariant::fromValue<qlonglong>(it->id));
           m_runs->setItemData(m_runs->count() - 1, text, Qt::ToolTipRole);
           widest = std::max(widest, metrics.horizontalAdvance(text));
@@ -301,7 +348,35 @@ void NetworkSetupPanel::reloadRuns(std::int64_t select) {
         if (const int i = m_runs->findData(keep); i >= 0) m_runs->setCurrentIndex(i);
         m_runs->setToolTip(m_runs->currentData(Qt::ToolTipRole).toString());
         updateButtons();
+        emit runsReloaded();
+        if (m_resumeAsked) resumeIfStillInterrupted();
       });
+}
+
+void NetworkSetupPanel::resumeIfStillInterrupted() {
+  const std::int64_t id = std::exchange(m_resumeAsked, 0);
+  updateButtons();
+  if (m_busy) return;  // a race started meanwhile
+  const auto it = std::find_if(m_stored.begin(), m_stored.end(),
+                               [id](const NetworkRecord& r) { return r.id == id; });
+  if (it == m_stored.end())
+    emit resumeRefused(
+        tr("Network run %1 is no longer stored (another program deleted it).").arg(id));
+  else if (it->status == RunStatus::Finished)
+    emit resumeRefused(tr("Network run %1 has finished since it was listed (another program "
+                          "continued it): nothing to resume; Show puts it on the page.")
+                           .arg(id));
+  else if (it->status == RunStatus::Running)
+    emit resumeRefused(
+        tr("Network run %1 is being tuned by another program now: that program continues it.")
+            .arg(id));
+  else
+    emit resumeRequested(id);
+}
+
+void NetworkSetupPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  reloadRuns();
 }
 
 void NetworkSetupPanel::openFile() {
@@ -322,7 +397,12 @@ int NetworkSetupPanel::networkIndex(const QString& presetOrPath) {
 }
 
 void NetworkSetupPanel::selectNetwork(const QString& presetOrPath) {
-  m_network->setCurrentIndex(networkIndex(presetOrPath));
+  const int i = networkIndex(presetOrPath);
+  // Chosen again (Open… of the file on show, fixed since): read again, as a change would be.
+  if (i == m_network->currentIndex())
+    emit networkChanged();
+  else
+    m_network->setCurrentIndex(i);
 }
 
 void NetworkSetupPanel::showNetwork(const QString& presetOrPath, const QString& refused) {
@@ -474,12 +554,72 @@ void NetworkSetupPanel::updateButtons() {
   m_stop->setEnabled(m_busy);
   const auto run = selectedRun();
   // A run another program tunes (running, as LiveStatus reads it) is that program's to continue.
-  m_resume->setEnabled(!m_busy && run && run->status != RunStatus::Finished &&
+  m_resume->setEnabled(!m_busy && !m_resumeAsked && run && run->status != RunStatus::Finished &&
                        run->status != RunStatus::Running);
   // While a race runs the page is its own.
   m_show->setEnabled(!m_busy && run);
   // As Resume: a run being tuned is refused by the store, and a race's own runs are its own.
   m_delete->setEnabled(!m_busy && run && run->status != RunStatus::Running);
+}
+
+void NetworkSetupPanel::saveState(QSettings& settings) const {
+  settings.beginGroup(QStringLiteral("network"));
+  settings.setValue(QStringLiteral("network"), network());
+  settings.setValue(QStringLiteral("params"), m_params->text());
+  settings.setValue(QStringLiteral("backend"), m_backend->currentText());
+  QStringList algorithms;
+  for (int i = 0; i < m_algorithms->count(); ++i)
+    if (m_algorithms->item(i)->checkState() == Qt::Checked)
+      algorithms << m_algorithms->item(i)->text();
+  settings.setValue(QStringLiteral("algorithms"), algorithms);
+  QStringList schedulers, modes;
+  for (const auto& [name, box] : {std::pair{"gradient", m_gradient},
+                                  {"round-robin", m_roundRobin},
+                                  {"topological", m_topological}})
+    if (box->isChecked()) schedulers << QLatin1String(name);
+  for (const auto& [name, box] : {std::pair{"loop", m_loopMode},
+                                  {"joint", m_jointMode},
+                                  {"joint-np", m_jointNoPropagation},
+                                  {"winograd", m_winogradMode}})
+    if (box->isChecked()) modes << QLatin1String(name);
+  settings.setValue(QStringLiteral("schedulers"), schedulers);
+  settings.setValue(QStringLiteral("modes"), modes);
+  settings.setValue(QStringLiteral("matvec"), m_matvec->isChecked());
+  settings.setValue(QStringLiteral("coldWeights"), m_coldWeights->isChecked());
+  settings.setValue(QStringLiteral("trials"), m_trials->value());
+  settings.setValue(QStringLiteral("unit"), m_unit->value());
+  settings.setValue(QStringLiteral("seed"), m_seed->value());
+  settings.endGroup();
+}
+
+void NetworkSetupPanel::restoreState(QSettings& settings) {
+  settings.beginGroup(QStringLiteral("network"));
+  const auto text = [&](const char* key) { return settings.value(QLatin1String(key)).toString(); };
+  const auto list = [&](const char* key) {
+    return settings.value(QLatin1String(key)).toStringList();
+  };
+  // The backend first: it unchecks the layout modes where they are not offered.
+  if (const int b = m_backend->findText(text("backend")); b >= 0) m_backend->setCurrentIndex(b);
+  if (const QStringList a = list("algorithms"); !a.isEmpty()) setAlgorithms(a);
+  if (const QStringList s = list("schedulers"); !s.isEmpty()) setSchedulers(s);
+  if (settings.contains(QStringLiteral("modes"))) setModes(list("modes"));
+  m_matvec->setChecked(settings.value(QStringLiteral("matvec"), m_matvec->isChecked()).toBool());
+  m_coldWeights->setChecked(
+      settings.value(QStringLiteral("coldWeights"), m_coldWeights->isChecked()).toBool());
+  m_trials->setValue(settings.value(QStringLiteral("trials"), m_trials->value()).toInt());
+  m_unit->setValue(settings.value(QStringLiteral("unit"), m_unit->value()).toInt());
+  m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());
+  m_params->setText(text("params"));
+  // A preset, or a file still there (one deleted since is not offered as chosen); chosen last,
+  // so that its picture is read once, with the params above.
+  const QString chosen = text("network");
+  settings.endGroup();
+  const bool preset = !chosen.isEmpty() && m_network->findText(chosen) >= 0 &&
+                      !m_network->itemData(m_network->findText(chosen), kPathRole).isValid();
+  if (preset || (!chosen.isEmpty() && QFileInfo(chosen).isFile()))
+    selectNetwork(chosen);
+  else
+    emit networkChanged();  // the params restored, on the network left chosen
 }
 
 }  // namespace opevo::ui

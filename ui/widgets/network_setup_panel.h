@@ -14,7 +14,9 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
+class QSettings;
 class QSpinBox;
+class QToolButton;
 
 namespace opevo::ui {
 
@@ -53,6 +55,12 @@ class NetworkSetupPanel : public QWidget {
   // "loop", "joint"; false when one is unknown.
   bool setModes(const QStringList& names);
   bool busyReading() const { return m_runsJob.busy(); }
+  // The stored runs as last read (oldest first), each with its status as `opevo net runs` says.
+  const std::vector<NetworkRecord>& storedRuns() const { return m_stored; }
+  // The form in the settings' [network] group, for the next session: a file that is gone by
+  // then is left out, the rest as it was.
+  void saveState(QSettings& settings) const;
+  void restoreState(QSettings& settings);
   // No wider than the form needs: at 1024x700 every pixel more is taken from the tasks' table.
   QSize sizeHint() const override;
 
@@ -78,6 +86,7 @@ class NetworkSetupPanel : public QWidget {
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* showButton() const { return m_show; }
   QPushButton* deleteButton() const { return m_delete; }
+  QToolButton* reloadButton() const { return m_reload; }
 
  public slots:
   // Reads the stored network runs again (after a race ends), then selects the run `select` (a
@@ -85,18 +94,30 @@ class NetworkSetupPanel : public QWidget {
   void reloadRuns(std::int64_t select = 0);
   void openFile();
 
+ protected:
+  // The list is read again each time the page is shown: `opevo net tune` may have finished,
+  // started or interrupted runs meanwhile.
+  void showEvent(QShowEvent* event) override;
+
  signals:
   void networkChanged();
   void startRequested();
   void stopRequested();
   void resumeRequested(std::int64_t networkId);
   void showRequested(std::int64_t networkId);
+  // Resume found the run changed since the list was read (finished, deleted, or tuned by another
+  // program): what it found, the list read again.
+  void resumeRefused(const QString& message);
+  // The list was read again (the page checks what it says of a stored run against it).
+  void runsReloaded();
   // Delete…: a refusal or a deletion, said by the page (the list is read again after one).
   void deletionRefused(const QString& message);
   void networkRunDeleted(const QString& message, std::int64_t networkId);
 
  private:
   void updateButtons();
+  // Resume asked of a run: continued where the list just read still offers it, else said why.
+  void resumeIfStillInterrupted();
   // The Network box's entry for a preset or a file, a file's added where it has none.
   int networkIndex(const QString& presetOrPath);
 
@@ -124,11 +145,14 @@ class NetworkSetupPanel : public QWidget {
   QPushButton* m_resume;
   QPushButton* m_show;
   QPushButton* m_delete;
+  QToolButton* m_reload;
   NetworkRunDeletion* m_deletion;
   QWidget* m_form;  // the fields that describe a new race, locked while one runs
   std::vector<NetworkRecord> m_stored;
   bool m_busy = false;
-  bool m_networkValid = true;  // the chosen network read and its tasks found
+  bool m_networkValid = true;      // the chosen network read and its tasks found
+  std::int64_t m_resumeAsked = 0;  // Resume's run, until the list read for it arrives
+  int m_indexJustChosen = -1;      // the Network box's index while its change is being handled
   LatestJob<std::vector<NetworkRecord>> m_runsJob;
 };
 
