@@ -1,5 +1,6 @@
 #include "cli/net_cli.h"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -22,6 +23,12 @@ net::ParamOverrides paramOverrides(const std::vector<std::string>& texts) {
   return out;
 }
 
+std::string msText(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, ms != 0 && std::fabs(ms) < 0.1 ? "%.3g" : "%.3f", ms);
+  return text;
+}
+
 void announceBuild(const net::Network& n, const net::TaskGraph& g) {
   std::cerr << "building " << g.tasks.size() << " task kernels and the fixed kernels of " << n.name
             << " (one compiler run)...\n";
@@ -29,19 +36,20 @@ void announceBuild(const net::Network& n, const net::TaskGraph& g) {
 
 void printEndToEnd(const std::string& what, const net::StoredEndToEnd& e) {
   std::printf(
-      "%s: %.3f ms end to end (median of %d), tasks %.3f ms + layout conversions %.3f ms + "
-      "fixed kernels %.3f ms measured one by one\n",
-      what.c_str(), e.ms, e.runs, e.tasksMs, e.conversionsMs, e.fixedMs);
+      "%s: %s ms end to end (median of %d), tasks %s ms + layout conversions %s ms + "
+      "fixed kernels %s ms measured one by one\n",
+      what.c_str(), msText(e.ms).c_str(), e.runs, msText(e.tasksMs).c_str(),
+      msText(e.conversionsMs).c_str(), msText(e.fixedMs).c_str());
   const char* matches = e.verified ? "matches" : "DIFFERS";
   if (!e.device.empty())
     std::printf("on %s (NVRTC %.1f s); output against %s: %s (max relative error %.2g)\n",
                 e.device.c_str(), e.compileSeconds, e.referenceName.c_str(), matches, e.error);
   else if (e.referenceMs)
     std::printf(
-        "%s, %d threads: %.3f ms (best median of %d processes); output %s (max relative error "
+        "%s, %d threads: %s ms (best median of %d processes); output %s (max relative error "
         "%.2g)\n",
-        e.referenceName.c_str(), e.referenceThreads, *e.referenceMs, e.referenceProcesses, matches,
-        e.error);
+        e.referenceName.c_str(), e.referenceThreads, msText(*e.referenceMs).c_str(),
+        e.referenceProcesses, matches, e.error);
   else
     std::printf("%s\n", e.referenceMissing.c_str());
 }
@@ -52,8 +60,9 @@ std::string pad(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
-std::string msText(const std::optional<double>& ms) {
-  return ms ? std::to_string(*ms) : std::string("-");
+// A table cell: "-" where there is no figure.
+std::string cellText(const std::optional<double>& ms) {
+  return ms ? msText(*ms) : "-";
 }
 
 }  // namespace
@@ -68,7 +77,7 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
               library("library ms").c_str(), "configuration");
   for (const net::StoredNetworkTask& t : run.tasks)
     std::printf("%-26s %6.0f %6d %12s%s  %s\n", t.name.c_str(), t.weight, t.trials,
-                msText(t.bestMs).c_str(), library(msText(t.referenceMs)).c_str(),
+                cellText(t.bestMs).c_str(), library(cellText(t.referenceMs)).c_str(),
                 t.config.empty() ? "-" : t.config.c_str());
   for (const net::StoredNetworkTask& t : run.tasks) {
     if (!t.layoutConstraint) continue;
@@ -87,15 +96,18 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
       none.push_back(t.name);
   }
   if (none.empty()) {
-    std::printf("\nsum of weight x best over the tasks: %.3f ms\n", run.sumOfTasksMs.value_or(sum));
+    std::printf("\nsum of weight x best over the tasks: %s ms\n",
+                msText(run.sumOfTasksMs.value_or(sum)).c_str());
   } else {
     // A sum over the tuned tasks alone would read as the whole network's.
     std::string names;
     for (const std::string& name : none) names += (names.empty() ? "" : ", ") + name;
+    // "yet" only where trials may still come: a finished run has none to come.
     std::printf(
-        "\nsum of weight x best over the tasks: none yet (%zu of %zu tasks have no working "
-        "kernel: %s; more trials give every task some)\n",
-        none.size(), run.tasks.size(), names.c_str());
+        "\nsum of weight x best over the tasks: %s (%zu of %zu tasks have no working kernel: %s; "
+        "more trials give every task some)\n",
+        run.status == RunStatus::Finished ? "none" : "none yet", none.size(), run.tasks.size(),
+        names.c_str());
   }
   if (refs) {
     // The ratio over the tasks that have both (an untuned task has no best yet).
@@ -116,19 +128,19 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
     if (!run.sumOfReferencesMs)
       std::printf("sum of weight x library: not every task has one\n");
     else
-      std::printf("sum of weight x library over the tasks: %.3f ms (%s)\n", *run.sumOfReferencesMs,
-                  names.c_str());
+      std::printf("sum of weight x library over the tasks: %s ms (%s)\n",
+                  msText(*run.sumOfReferencesMs).c_str(), names.c_str());
     if (library > 0)
-      std::printf("tuned / library over the tuned tasks: %.2f (%.3f ms / %.3f ms)\n",
-                  tuned / library, tuned, library);
+      std::printf("tuned / library over the tuned tasks: %.2f (%s ms / %s ms)\n", tuned / library,
+                  msText(tuned).c_str(), msText(library).c_str());
   }
   if (const auto& e = run.endToEnd) {
     printEndToEnd(what, *e);
     if (run.libraryNetworkMs)
       std::printf(
-          "the tasks' libraries (each timed alone) plus the same fixed kernels: %.3f ms; tuned end "
+          "the tasks' libraries (each timed alone) plus the same fixed kernels: %s ms; tuned end "
           "to end / that: %.2f\n",
-          *run.libraryNetworkMs, e->ms / *run.libraryNetworkMs);
+          msText(*run.libraryNetworkMs).c_str(), e->ms / *run.libraryNetworkMs);
   }
   if (!run.endToEndError.empty())
     std::printf("end-to-end run on the device failed: %s\n", run.endToEndError.c_str());

@@ -14,6 +14,11 @@ namespace opevo::cli {
 
 net::ParamOverrides paramOverrides(const std::vector<std::string>& texts);
 
+// A latency in milliseconds as every net command prints it, without the unit: three decimals
+// ("10.221"), or three significant digits below 0.1 ms ("0.019", "0.00034", where "%.3f" printed
+// "0.000"). One format for tune's lines, the runs list and the compare table.
+std::string msText(double ms);
+
 // "building N task kernels ..." on standard error, before a build that takes a while.
 void announceBuild(const net::Network& n, const net::TaskGraph& g);
 // The end-to-end line and the reference line.

@@ -32,7 +32,8 @@ void runList() {
   std::printf("%-18s %-14s %6s %6s %9s %9s  %s\n", "network", "params", "layers", "tasks", "GFLOP",
               "M params", "description");
   for (const net::NetworkPreset& p : net::networkPresets()) {
-    const net::Network n = net::loadNetwork(p.name);
+    // From the text: a file of a preset's name in this folder must not stop the listing.
+    const net::Network n = net::networkFromText(p.text, "preset " + p.name);
     const net::TaskGraph g = net::extractTasks(n);
     std::printf("%-18s %-14s %6zu %6zu %9.3f %9.2f  %s\n", n.name.c_str(), paramsText(n).c_str(),
                 n.layers.size(), g.tasks.size(), n.flops() / 1e9,
@@ -61,7 +62,8 @@ nlohmann::json toJson(const net::Network& n, const net::TaskGraph& g) {
                              {"residuals", o.residuals},
                              {"output", o.output}});
     tasks.push_back({{"name", t.name},
-                     {"weight", t.weight()},
+                     // A count of occurrences: 1, not 1.0.
+                     {"weight", t.occurrences.size()},
                      {"flops", t.op.flops()},
                      {"description", t.op.describe()},
                      {"operator", operatorToJson(t.op)},
@@ -166,7 +168,7 @@ void runRun(const NetRunOptions& o) {
       if (s.kind == net::StepKind::Task && s.name == g.tasks[i].occurrences.front().layer)
         ms = s.ms;
     tasks.push_back({{"name", g.tasks[i].name},
-                     {"weight", g.tasks[i].weight()},
+                     {"weight", g.tasks[i].occurrences.size()},
                      {"trials", 0},
                      {"config", spaces[i].format(configs[i])},
                      {"best_ms", ms}});

@@ -190,13 +190,12 @@ void runCompare(const NetCompareOptions& o) {
                      {"reference", net::referenceJson(e)}};
     results.push_back(r);
     // "-" while a task has no working kernel: a sum over the others is not the network's.
-    char sum[32] = "-";
-    if (sumSeconds) std::snprintf(sum, sizeof sum, "%.3f", *sumSeconds * 1e3);
-    std::printf("| %s | %s | %s | %d | %d | %s | %.3f | %d | %.3f | %s | %s |\n",
-                c.algorithm.c_str(), std::string(net::schedulerKindName(c.scheduler)).c_str(),
+    const std::string sum = sumSeconds ? msText(*sumSeconds * 1e3) : "-";
+    std::printf("| %s | %s | %s | %d | %d | %s | %s | %d | %s | %s | %s |\n", c.algorithm.c_str(),
+                std::string(net::schedulerKindName(c.scheduler)).c_str(),
                 std::string(layout::tuningModeName(c.mode)).c_str(), c.repeat, c.tuning->trials(),
-                sum, e.convertMs, static_cast<int>(steps), e.ms,
-                e.reference.best ? std::to_string(e.reference.best->ms).c_str() : "-",
+                sum.c_str(), msText(e.convertMs).c_str(), static_cast<int>(steps),
+                msText(e.ms).c_str(), e.reference.best ? msText(e.reference.best->ms).c_str() : "-",
                 e.reference.best ? (e.verified ? "yes" : "NO") : "no reference");
     requireVerified(e);
   }

@@ -22,7 +22,9 @@
 #include "net/network_plan.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
+#include "net/tuning_budget.h"
 #include "ops/presets.h"
+#include "probe/backend_probe.h"
 #include "space/text.h"
 #include "store/live_status.h"
 #include "store/run_operator.h"
@@ -63,10 +65,26 @@ void onInterrupt(int) {
 }
 
 std::string ms(std::optional<double> seconds) {
-  if (!seconds) return "none yet";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", *seconds * 1e3);
-  return text;
+  return seconds ? msText(*seconds * 1e3) + " ms" : "none yet";
+}
+
+// requireLocalBackend's check with net tune's own list: its "available: cpu, replay:FILE" named
+// a backend net tune refuses (a replay dataset holds one operator's measurements).
+void requireNetworkBackend(const std::string& backend) {
+  const std::vector<BackendInfo> backends = probeBackends();
+  std::string available;
+  for (const BackendInfo& b : backends)
+    if (b.available) available += (available.empty() ? "" : ", ") + b.name;
+  if (available.empty()) available = "none";
+  for (const BackendInfo& b : backends) {
+    if (b.name != backend) continue;
+    if (!b.available)
+      throw InputError("backend '" + backend + "' is not available on this machine: " + b.reason +
+                       " (available here: " + available + ")");
+    return;
+  }
+  throw InputError("unknown backend '" + backend +
+                   "' (net tune takes cpu, cuda or hip; available " + "here: " + available + ")");
 }
 
 BackendOptions sessionOptions(const NetTuneOptions& o) {
@@ -82,7 +100,10 @@ BackendOptions sessionOptions(const NetTuneOptions& o) {
 // cluster measures, this machine's backend.
 net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& options) {
   if (o.network.empty()) throw InputError("give a network (opevo net list), or --resume ID");
-  if (o.trials < 1) throw InputError("give a budget: --trials N");
+  if (o.trials < 0)
+    throw InputError("--trials " + std::to_string(o.trials) +
+                     ": the budget must be a positive number of trials");
+  if (o.trials == 0) throw InputError("give a budget: --trials N");
   if (o.backend.rfind("replay:", 0) == 0)
     throw InputError("--backend " + o.backend +
                      ": a network's kernels are built and measured on a device (cpu, cuda or "
@@ -111,8 +132,9 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
                                        : layout::TuningMode::Loop;
   // Every task's space must suit the algorithm (gbfs and na2c take factors alone): refused now
   // rather than a task that measures nothing.
-  const net::TaskGraph graph =
-      net::extractTasks(net::networkFromText(src.text, src.source, src.params));
+  const net::Network network = net::networkFromText(src.text, src.source, src.params);
+  const net::TaskGraph graph = net::extractTasks(network);
+  net::requireTasks(network.name, graph.tasks.size());
   RunPlan check;
   check.algorithm = o.algo;
   check.seed = o.seed;
@@ -121,7 +143,7 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
     checkRunPlan(
         runDefinition(o.backend, net::taskDefinition(t, src.plan.mode, src.plan.templates)).space,
         check);
-  if (!options.cluster) requireLocalBackend(o.backend);
+  if (!options.cluster) requireNetworkBackend(o.backend);
   return src;
 }
 
@@ -150,12 +172,8 @@ void runTune(const NetTuneOptions& o) {
         o.resume ? (", resumed after " + std::to_string(session->resumedAt()) + " trials").c_str()
                  : "");
   // As the Networks page says before Start: a task the budget never reaches runs untuned.
-  if (!o.json && plan.trials > 0 && static_cast<std::size_t>(plan.trials) < g.tasks.size())
-    std::fprintf(stderr,
-                 "note: %s cannot reach all %zu tasks: at least %zu run untuned "
-                 "(--trials %zu or more gives each one a trial)\n",
-                 counted(plan.trials, "trial", "trials").c_str(), g.tasks.size(),
-                 g.tasks.size() - static_cast<std::size_t>(plan.trials), g.tasks.size());
+  if (const std::string note = net::budgetNote(g.tasks.size(), plan); !o.json && !note.empty())
+    std::fprintf(stderr, "note: %s\n", note.c_str());
   if (const std::string busy =
           backend == "cpu" && o.cluster.address.empty() && !o.json ? busyMachineNote() : "";
       !busy.empty())
@@ -260,6 +278,10 @@ void runList(const std::string& db, bool json) {
     all.push_back({{"id", n.id},
                    {"network", n.name},
                    {"template", net::planTemplates(plan).name()},
+                   {"algorithm", plan.value("algorithm", "")},
+                   {"scheduler", plan.value("scheduler", "")},
+                   // Runs stored before the field tuned their loops alone.
+                   {"mode", plan.value("mode", "loop")},
                    // Runs stored before the field timed their kernels warm.
                    {"weights", plan.value("weights", "warm")},
                    {"status", runStatusName(live.of(n))},
@@ -283,18 +305,27 @@ void runList(const std::string& db, bool json) {
     return r["network"].get<std::string>() +
            (kernelTemplate == "direct" ? "" : " (" + kernelTemplate + ")");
   };
-  int width = 18;
-  for (const nlohmann::json& r : all) width = std::max(width, static_cast<int>(name(r).size()));
-  auto cell = [](const nlohmann::json& v) {
-    return v.is_number() ? std::to_string(v.get<double>()).substr(0, 8) + " ms" : std::string("-");
+  // How it was tuned: runs of one network raced over algorithms and modes (net compare, the
+  // Networks page) were rows alike but for their id.
+  auto how = [](const nlohmann::json& r) {
+    return r["algorithm"].get<std::string>() + " " + r["scheduler"].get<std::string>() + " " +
+           r["mode"].get<std::string>();
   };
-  std::printf("%4s  %-*s %-11s %-6s %8s %12s %12s  %s\n", "id", width, "network", "status",
-              "backend", "trials", "end-to-end", "libtorch", "started");
+  int width = 18, howWidth = 10;
+  for (const nlohmann::json& r : all) {
+    width = std::max(width, static_cast<int>(name(r).size()));
+    howWidth = std::max(howWidth, static_cast<int>(how(r).size()));
+  }
+  auto cell = [](const nlohmann::json& v) {
+    return v.is_number() ? msText(v.get<double>()) + " ms" : std::string("-");
+  };
+  std::printf("%4s  %-*s %-*s %-11s %-6s %8s %12s %12s  %s\n", "id", width, "network", howWidth,
+              "tuned with", "status", "backend", "trials", "end-to-end", "libtorch", "started");
   for (const nlohmann::json& r : all)
-    std::printf("%4lld  %-*s %-11s %-6s %4d/%-4d %12s %12s  %s\n", r["id"].get<long long>(), width,
-                name(r).c_str(), r["status"].get<std::string>().c_str(),
-                r["backend"].get<std::string>().c_str(), r["trials"].get<int>(),
-                r["budget"].get<int>(), cell(r["end_to_end_ms"]).c_str(),
+    std::printf("%4lld  %-*s %-*s %-11s %-6s %4d/%-4d %12s %12s  %s\n", r["id"].get<long long>(),
+                width, name(r).c_str(), howWidth, how(r).c_str(),
+                r["status"].get<std::string>().c_str(), r["backend"].get<std::string>().c_str(),
+                r["trials"].get<int>(), r["budget"].get<int>(), cell(r["end_to_end_ms"]).c_str(),
                 cell(r["reference_ms"]).c_str(), r["started"].get<std::string>().c_str());
 }
 
@@ -312,7 +343,7 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
       const net::StoredNetworkTask& t = run.tasks[i];
       tasks.push_back(
           {{"name", t.name},
-           {"weight", t.weight},
+           {"weight", std::llround(t.weight)},  // a count of occurrences: 1, not 1.0
            {"trials", t.trials},
            {"best_ms", number(t.bestMs)},
            {"config", t.config.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.config)},
@@ -351,10 +382,11 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
   std::printf("%s of %s in units of %zu; started %s%s%s\n",
               counted(run.trials, "trial", "trials").c_str(), std::to_string(p.trials).c_str(),
               p.unit, r.started.c_str(), r.ended.empty() ? "" : ", ended ", r.ended.c_str());
-  if (run.status != RunStatus::Finished)
-    std::printf("%s: opevo net tune --resume %lld%s continues it\n",
-                run.status == RunStatus::Running ? "being tuned (the figures are as far as it got)"
-                                                 : "not finished",
+  // A run another process tunes refuses a second tuner: no resume to suggest while it does.
+  if (run.status == RunStatus::Running)
+    std::printf("being tuned by another process (the figures are as far as it got)\n");
+  else if (run.status != RunStatus::Finished)
+    std::printf("not finished: opevo net tune --resume %lld%s continues it\n",
                 static_cast<long long>(r.id), databaseHint(db).c_str());
   // The latency estimate as the scheduler saw it, at about ten points of the curve.
   std::string points;
@@ -362,12 +394,8 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
   for (std::size_t u = 0; u < run.units.size(); ++u) {
     if (u % step != 0 && u + 1 != run.units.size()) continue;
     const net::StoredNetworkUnit& unit = run.units[u];
-    char text[48];
-    if (unit.estimateMs)
-      std::snprintf(text, sizeof text, "%d: %.3f", unit.trials, *unit.estimateMs);
-    else
-      std::snprintf(text, sizeof text, "%d: -", unit.trials);
-    points += (points.empty() ? "" : ", ") + std::string(text);
+    points += (points.empty() ? "" : ", ") + std::to_string(unit.trials) + ": " +
+              (unit.estimateMs ? msText(*unit.estimateMs) : "-");
   }
   if (!points.empty()) std::printf("sum of weight x best (ms) after trials %s\n", points.c_str());
   std::printf("\n");

@@ -183,8 +183,9 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
       throw InputError(source + ": unknown field '" + key +
                        "' (fields: name, description, params, inputs, layers, output)");
   Network net;
-  if (!j.contains("name") || !j["name"].is_string())
-    throw InputError(source + ": field 'name' is missing (a string)");
+  // An empty name printed ": optional text" where the network's name heads a line.
+  if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
+    throw InputError(source + ": field 'name' is missing (a non-empty string)");
   net.name = j["name"];
   if (j.contains("description")) {
     if (!j["description"].is_string())
@@ -254,9 +255,18 @@ ParamOverrides paramsFromJson(const std::string& text, const std::string& where)
 }
 
 std::string networkText(const std::string& presetOrPath) {
-  for (const NetworkPreset& p : networkPresets())
-    if (p.name == presetOrPath) return p.text;
-  if (!std::filesystem::exists(presetOrPath)) {
+  std::error_code ec;
+  for (const NetworkPreset& p : networkPresets()) {
+    if (p.name != presetOrPath) continue;
+    // A file of a preset's name in this folder was taken for the preset without a word.
+    if (std::filesystem::exists(presetOrPath, ec))
+      throw InputError("'" + presetOrPath + "' names a preset and a file in this folder: give ./" +
+                       presetOrPath + " for the file (or rename it to use the preset)");
+    return p.text;
+  }
+  if (std::filesystem::is_directory(presetOrPath, ec))
+    throw InputError(presetOrPath + ": is a directory, not a network file");
+  if (!std::filesystem::exists(presetOrPath, ec)) {
     std::string list;
     for (const NetworkPreset& p : networkPresets()) list += (list.empty() ? "" : ", ") + p.name;
     throw InputError("'" + presetOrPath + "' is neither a network preset (" + list +

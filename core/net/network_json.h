@@ -36,7 +36,8 @@ struct NetworkPreset {
 const std::vector<NetworkPreset>& networkPresets();
 
 // A preset name or a path to a network file; "name:param=value,..." is not accepted: overrides
-// come separately. Throws InputError listing the presets when neither exists.
+// come separately. Throws InputError listing the presets when neither exists, and when both do (a
+// file of a preset's name in the current folder: ./NAME takes the file).
 Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overrides = {},
                     bool foldNorms = true);
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "run_process.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 
 namespace opevo::test {
@@ -467,6 +468,17 @@ TEST(CliNet, RunsShowsOneStoredRunFinishedOrAsFarAsItGot) {
   EXPECT_NE(unfinished.out.find("not finished: opevo net tune --resume " + id), std::string::npos)
       << unfinished.out;
   EXPECT_EQ(unfinished.out.find("end to end"), std::string::npos) << unfinished.out;
+  {
+    // Held by another process (this test): a resume would be refused, so none is suggested.
+    Store(db).setNetworkStatus(j["id"].get<long long>(), RunStatus::Running, "");
+    const RunLock held(db, LockedKind::Network, j["id"].get<long long>());
+    const auto tuning = runProcess(OPEVO_CLI, {"net", "runs", id, "--db", db});
+    EXPECT_NE(tuning.out.find("being tuned by another process (the figures are as far as it got)"),
+              std::string::npos)
+        << tuning.out;
+    EXPECT_EQ(tuning.out.find("--resume"), std::string::npos) << tuning.out;
+  }
+  Store(db).setNetworkStatus(j["id"].get<long long>(), RunStatus::Interrupted, "");
 
   // Killed mid-unit: the last unit's row was never written, its trials are stored. They count,
   // as one more unit of their task, as a resume counts them.
@@ -593,9 +605,92 @@ TEST(CliNet, NoNetworkSumWhileATaskHasNoKernel) {
   const auto text = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--unit", "2",
                                            "--runs", "3", "--db", db});
   ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_NE(text.out.find("sum of weight x best over the tasks: none yet ("), std::string::npos)
+  // Said before tuning, as the Networks page says it; and a finished run has no "yet".
+  EXPECT_NE(text.err.find("note: 4 trials in units of 2 reach 2 of the 8 tasks: 6 tasks will get "
+                          "no trial, and the network's latency needs a kernel for every task; "
+                          "--trials 16 or more (tasks x --unit) reaches them all"),
+            std::string::npos)
+      << text.err;
+  EXPECT_NE(text.out.find("sum of weight x best over the tasks: none ("), std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find(" of 8 tasks have no working kernel: "), std::string::npos) << text.out;
+  std::filesystem::remove_all(dir);
+}
+
+// Runs of one network raced over algorithms and modes were listed as identical rows; the figures
+// were printed as std::to_string cut to 8 characters ("10.22076 ms") beside tune's "10.221 ms".
+TEST(CliNet, RunsListSaysHowEachRunWasTunedInTuneNumberFormat) {
+  char pattern[] = "/tmp/opevo-netlist-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  std::filesystem::copy_file(std::string(OPEVO_SOURCE_DIR) + "/tests/data/opevo-v8.db", db);
+  const auto list = runProcess(OPEVO_CLI, {"net", "runs", "--db", db});
+  ASSERT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("tuned with"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("dense_pair         opevo-m gradient joint"), std::string::npos)
+      << list.out;
+  // 0.0017025 and 0.063014 ms: three significant digits below 0.1 ms.
+  EXPECT_NE(list.out.find(" 0.0017 ms     0.063 ms"), std::string::npos) << list.out;
+  const auto json = runProcess(OPEVO_CLI, {"net", "runs", "--db", db, "--json"});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j[0]["algorithm"], "opevo-m");
+  EXPECT_EQ(j[0]["scheduler"], "gradient");
+  EXPECT_EQ(j[0]["mode"], "joint");
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  EXPECT_NE(shown.out.find("0.0017 ms end to end"), std::string::npos) << shown.out;
+  // A task's weight is a count.
+  const auto show = runProcess(OPEVO_CLI, {"net", "show", "alexnet", "--json"});
+  ASSERT_EQ(show.status, 0) << show.err;
+  for (const auto& t : nlohmann::json::parse(show.out)["tasks"])
+    EXPECT_TRUE(t["weight"].is_number_integer()) << t["weight"];
+  std::filesystem::remove_all(dir);
+}
+
+// What a user's walk met, said plainly: a directory given as the network, a database that does
+// not exist (which commands make one), a negative budget, a backend net tune does not take.
+TEST(CliNet, RefusalsSayWhatIsWrong) {
+  char pattern[] = "/tmp/opevo-netsay-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const auto folder = runProcess(OPEVO_CLI, {"net", "show", dir.string()});
+  EXPECT_EQ(folder.status, 2);
+  EXPECT_NE(folder.err.find(dir.string() + ": is a directory, not a network file"),
+            std::string::npos)
+      << folder.err;
+  const auto missing = runProcess(OPEVO_CLI, {"net", "runs", "--db", db});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("opevo tune, opevo net tune, opevo import and opevo net restore "
+                             "create one"),
+            std::string::npos)
+      << missing.err;
+  const std::string pair = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_dense_pair.json";
+  const auto negative = runProcess(OPEVO_CLI, {"net", "tune", pair, "--trials=-5", "--db", db});
+  EXPECT_EQ(negative.status, 2);
+  EXPECT_NE(negative.err.find("--trials -5: the budget must be a positive number of trials"),
+            std::string::npos)
+      << negative.err;
+  const auto tpu =
+      runProcess(OPEVO_CLI, {"net", "tune", pair, "--trials", "4", "--backend", "tpu", "--db", db});
+  EXPECT_EQ(tpu.status, 2);
+  EXPECT_NE(tpu.err.find("net tune takes cpu, cuda or hip"), std::string::npos) << tpu.err;
+  EXPECT_EQ(tpu.err.find("replay:FILE"), std::string::npos) << tpu.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  std::filesystem::remove_all(dir);
+}
+
+// A network whose layers all run fixed kernels has nothing to tune: refused before any database
+// is made (it was stored as a finished run of 0 trials, "0.000 ms").
+TEST(CliNet, ANetworkWithoutTasksIsNotTuned) {
+  char pattern[] = "/tmp/opevo-nettasks-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string(), file = (dir / "relu.json").string();
+  std::ofstream(file) << R"({"name": "just_relu", "inputs": [{"name": "x", "shape": [4, 8]}],
+                            "layers": [{"name": "r", "op": "relu", "input": "x"}]})";
+  const auto r = runProcess(OPEVO_CLI, {"net", "tune", file, "--trials", "4", "--db", db});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("network just_relu has no task to tune"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
   std::filesystem::remove_all(dir);
 }
 

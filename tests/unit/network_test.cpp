@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "common/error.h"
@@ -297,6 +300,38 @@ TEST(Network, ALayerNobodyReadsIsRefusedByName) {
                         .insert(1, R"("output": "a", )"))
                 .find("layer 'b' (relu) is read by no layer and is not the output ('a')"),
             std::string::npos);
+}
+
+// What a user's walk met: an empty name (output began ": optional text"), a directory read as a
+// file ("not valid JSON ... unexpected end of input"), and a file named like a preset in the
+// current folder silently shadowed by the preset.
+TEST(Network, EmptyNamesDirectoriesAndPresetNamedFilesAreSaidPlainly) {
+  EXPECT_NE(errorOf(R"({"name": "", "inputs": [{"name": "x", "shape": [2]}],
+                      "layers": [{"name": "r", "op": "relu", "input": "x"}]})")
+                .find("test.json: field 'name' is missing (a non-empty string)"),
+            std::string::npos);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("opevo-net-names-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto errorOfText = [](const std::string& what) {
+    try {
+      networkText(what);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(errorOfText(dir.string()), dir.string() + ": is a directory, not a network file");
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  std::ofstream("alexnet") << "{}";
+  EXPECT_EQ(errorOfText("alexnet"),
+            "'alexnet' names a preset and a file in this folder: give ./alexnet for the file (or "
+            "rename it to use the preset)");
+  EXPECT_EQ(networkText("./alexnet"), "{}");
+  std::filesystem::current_path(before);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(errorOfText("alexnet"), "");
 }
 
 // Sizes a kernel cannot index or a machine cannot allocate, and windows that cannot fit, are
