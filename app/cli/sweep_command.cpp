@@ -79,14 +79,9 @@ class RepeatObserver final : public EngineObserver {
       m_names.push_back(plan.algorithm + " " + cellLabel(plan, at));
     }
   }
-  void startRepeat(int repeat) {
-    m_repeat = repeat;
-    m_log = {};
-  }
-  std::vector<TrialRecord> takeTrials() { return std::move(m_log); }
+  void startRepeat(int repeat) { m_repeat = repeat; }
 
   void trialMeasured(const TrialEvent& trial, const EngineProgress& progress) override {
-    m_log.push_back(trial.record);
     if (!m_printer) return;
     TrialEvent named = trial;
     named.record.algorithm = nameOf(trial.record.run - 1);
@@ -123,7 +118,6 @@ class RepeatObserver final : public EngineObserver {
   int m_repeats, m_trials;
   int m_repeat = 0;
   std::vector<std::string> m_names;
-  std::vector<TrialRecord> m_log;
 };
 
 std::string markdown(const HeatMap& map) {
@@ -174,11 +168,12 @@ void runSweepCommand(const SweepArgs& a) {
       plan, [&](const SweepPlan& one, int repeat) -> std::optional<std::vector<TrialRecord>> {
         if (control.stop) return std::nullopt;
         observer.startRepeat(repeat);
-        ReplaySweep sweep = runReplaySweep(dataset, one, a.trials, &observer, &control);
+        ReplaySweep sweep = runReplaySweep(dataset, one, &observer, &control);
         if (!sweep.failure.empty()) throw RunFailed(sweep.failure);
         if (sweep.stopped) return std::nullopt;
+        std::vector<TrialRecord> trials = std::move(sweep.trials);
         if (repeat == 0) first = std::move(sweep);
-        return observer.takeTrials();
+        return trials;
       });
   printer.finish();
   if (done.repeatsDone == 0)

@@ -7,20 +7,21 @@
 #include <vector>
 
 #include "engine/sweep.h"
+#include "engine/trial_record.h"
 #include "io/replay_dataset.h"
 
 namespace opevo {
 
 class EngineObserver;
 
-// A sweep raced on a measured dataset, as `opevo sweep` and the window's Sweep dialog run it.
+// One race of a sweep on a measured dataset (a repeat of every cell: core's raceSweepByRepeats
+// hands the plans out, and sweepResult summarizes what they measured), as `opevo sweep` and the
+// window's Sweep dialog run it.
 struct ReplaySweep {
-  std::vector<SweepCell> cells;
-  std::vector<int> budgets;       // those summarized: the usual ones and `at`
-  std::optional<double> optimum;  // the dataset's best, when it is complete
-  std::string measuredBy;         // "replay of ... (real measurements)"
+  std::vector<TrialRecord> trials;  // every trial, in order
+  std::optional<double> optimum;    // the dataset's best, when it is complete
+  std::string measuredBy;           // "replay of ... (real measurements)"
   std::string speedUnit;
-  HeatMap map;           // the cells at `at`
   std::string failure;   // the engine's message when the race failed (nothing else set)
   bool stopped = false;  // stopped on request before its end (nothing else set)
 };
@@ -32,10 +33,10 @@ struct SweepControl {
   std::atomic<bool> stop{false};  // set to end the sweep early
 };
 
-// Throws InputError for a bad plan or `at`, before anything is measured. observer (optional) sees
-// the engine's events, e.g. for progress.
+// Throws InputError for a bad plan, before anything is measured. observer (optional) sees the
+// engine's events, e.g. for progress.
 ReplaySweep runReplaySweep(const std::shared_ptr<const ReplayDataset>& dataset,
-                           const SweepPlan& plan, int at, EngineObserver* observer = nullptr,
+                           const SweepPlan& plan, EngineObserver* observer = nullptr,
                            SweepControl* control = nullptr);
 
 }  // namespace opevo

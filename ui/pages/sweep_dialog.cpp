@@ -327,14 +327,12 @@ void SweepDialog::run() {
               [&](const SweepPlan& one, int repeat) -> std::optional<std::vector<TrialRecord>> {
                 if (progress->control.stop) return std::nullopt;
                 progress->repeat = repeat;
-                TrialLog log;
-                const ReplaySweep sweep = runReplaySweep(
-                    dataset, one, one.budget.trials.value_or(1), &log, &progress->control);
+                const ReplaySweep sweep = runReplaySweep(dataset, one, nullptr, &progress->control);
                 if (!sweep.failure.empty()) throw std::runtime_error(sweep.failure);
                 if (sweep.stopped) return std::nullopt;
                 if (repeat == 0)
                   shown.facts = {sweep.optimum, sweep.speedUnit, dataset->table.size()};
-                return log.trials();
+                return sweep.trials;
               });
           if (shown.trials.repeatsDone == 0)
             return {std::nullopt,
