@@ -215,7 +215,7 @@ nlohmann::json NetworkSession::tasksJson() const {
     const std::optional<double> s = m_tuning->bestSeconds(i);
     tasks.push_back(
         {{"name", m_graph.tasks[i].name},
-         {"weight", m_graph.tasks[i].weight()},
+         {"weight", m_graph.tasks[i].occurrences.size()},  // a count: 1, not 1.0
          {"trials", m_tuning->engine(i).runs().front().trials},
          {"best_ms", s ? nlohmann::json(*s * 1e3) : nlohmann::json(nullptr)},
          {"config", space(i).format(chosen[i])},
