@@ -339,7 +339,7 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         }
         const bool stored =
             m_controller->busy() || (m_snapshot && p->text == m_snapshot->networkText);
-        const bool replaceStatus = !m_controller->busy() && (!m_snapshot || m_statusAboutNetwork);
+        const bool statusAboutNetwork = m_statusAboutNetwork;  // before the note below
         if (stored && !p->sourceGivesText) {
           // A shown run's file changed or stopped reading since (the walk: Show chose the file
           // that failed again, and Start raced it, "unknown op"): the picture is the run's
@@ -377,7 +377,9 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         updateBudgetNote();
         m_graph->setNetworkLayout(p->layout);
         // A red line about a network that reads now (a file fixed and chosen again) goes too.
-        if (replaceStatus && p->sourceGivesText) setStatus(p->description);
+        if (!m_controller->busy() && (!m_snapshot || statusAboutNetwork) &&
+            (!stored || p->sourceGivesText))
+          setStatus(p->description);
         showContender();
         fitTable();
       });
