@@ -17,6 +17,7 @@ struct ImportOptions {
   bool restore = false;
   std::string op;
   std::optional<std::uint64_t> seed;
+  bool copy = false;
 };
 
 void restore(const ImportOptions& o) {
@@ -27,11 +28,13 @@ void restore(const ImportOptions& o) {
     options.operatorFor = [op = o.op](const std::string& backend) {
       return operatorDefinitionToJson(runDefinition(backend, loadOperator(op))).dump();
     };
+    options.operatorName = loadOperator(o.op).op.name;
   }
   // Read and checked first: a bad file leaves no database behind where there was none.
   RunWithTrials read = readRestoreFile(o.file, options);
   Store store(o.db.empty() ? Store::defaultPath() : o.db);
-  const RestoredRun r = storeRestoredRun(store, std::move(read));
+  const RestoredRun r =
+      storeRestoredRun(store, std::move(read), o.copy, "--copy stores it again as another run");
   std::cout << r.runId << "\n";
   std::cerr << "restored run " << r.runId << " of " << store.path() << ": " << r.run.operatorName
             << ", " << r.run.algorithm << ", seed " << r.run.seed << ", " << r.run.backend << " ("
@@ -62,8 +65,12 @@ void addImportCommand(CLI::App& app) {
   cmd->add_option("--seed", options->seed,
                   "With --restore, for files exported before the seed was written into them: the "
                   "run's seed");
+  cmd->add_flag("--copy", options->copy,
+                "With --restore, store the run even when the database holds it already (restored "
+                "before): a second, independent copy");
   cmd->callback([options] {
     if (options->restore) return restore(*options);
+    if (options->copy) throw InputError("--copy is for --restore: every plain import is a new run");
     if (!options->op.empty() || options->seed)
       throw InputError("--op and --seed are for --restore: a measured file keeps its own space");
     const ImportFile file = readImportFile(options->file);  // before a database is opened
@@ -74,8 +81,8 @@ void addImportCommand(CLI::App& app) {
     std::cout << run.runId << "\n";
     std::cerr << "imported " << run.trials << " trials (" << run.format << ", "
               << (run.device.empty() ? std::string("device not named in the file") : run.device)
-              << ", speed in " << run.speedUnit << ") as run " << run.runId << " of "
-              << store.path() << "\n";
+              << ", " << speedText(run) << ") as run " << run.runId << " of " << store.path()
+              << "\n";
     for (const std::string& note : run.notes) std::cerr << "note: " << note << "\n";
     // opevo's own export of a run (it names its operator and seed): as measurements it has no
     // kernel to export; as the run it was, it has.

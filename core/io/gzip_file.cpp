@@ -19,11 +19,28 @@ struct GzCloser {
 using GzHandle = std::unique_ptr<gzFile_s, GzCloser>;
 
 // zlib reports its own errors through gzerror, and system errors (ENOENT, EACCES) through errno.
-std::string gzReason(gzFile file) {
+// gzerror's text begins with the path ("f.gz: incorrect data check"), which callers name already.
+std::string gzReason(gzFile file, const std::string& path) {
   int code = Z_OK;
   const char* text = gzerror(file, &code);
   if (code == Z_ERRNO) return std::strerror(errno);
-  return text && *text ? text : "zlib error " + std::to_string(code);
+  std::string reason = text && *text ? text : "zlib error " + std::to_string(code);
+  if (reason.starts_with(path + ": ")) reason.erase(0, path.size() + 2);
+  return reason;
+}
+
+// A read that zlib refused: the file is not what its name says, in words a user acts on.
+[[noreturn]] void notGzip(gzFile file, const std::string& path) {
+  int code = Z_OK;
+  gzerror(file, &code);
+  if (code == Z_ERRNO) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
+  std::string reason = gzReason(file, path);
+  if (reason == "incorrect data check")
+    reason = "its data check failed";
+  else if (reason == "unexpected end of file")
+    reason = "it ends early";
+  throw InputError("'" + path + "' is not a valid gzip file (" + reason +
+                   ": the file is damaged or truncated)");
 }
 
 }  // namespace
@@ -47,7 +64,7 @@ std::string readMaybeGzipped(const std::string& path) {
   const std::unique_ptr<char[]> chunk(new char[kChunk]);
   for (;;) {
     const int n = gzread(file.get(), chunk.get(), kChunk);
-    if (n < 0) throw InputError("cannot read '" + path + "': " + gzReason(file.get()));
+    if (n < 0) notGzip(file.get(), path);
     if (n == 0) break;
     out.append(chunk.get(), static_cast<std::size_t>(n));
   }
@@ -55,9 +72,7 @@ std::string readMaybeGzipped(const std::string& path) {
   // truncated dataset would look like a smaller, valid one, so it must be an error.
   int code = Z_OK;
   gzerror(file.get(), &code);
-  if (code != Z_OK && code != Z_STREAM_END)
-    throw InputError("cannot read '" + path + "': " + gzReason(file.get()) +
-                     " (damaged or truncated gzip file?)");
+  if (code != Z_OK && code != Z_STREAM_END) notGzip(file.get(), path);
   return out;
 }
 
@@ -72,7 +87,7 @@ void writeGzipped(const std::string& path, std::string_view data) {
     const unsigned chunk =
         static_cast<unsigned>(std::min<std::size_t>(data.size() - done, 1 << 20));
     if (gzwrite(file.get(), data.data() + done, chunk) != static_cast<int>(chunk))
-      throw InputError("cannot write '" + path + "': " + gzReason(file.get()));
+      throw InputError("cannot write '" + path + "': " + gzReason(file.get(), path));
     done += chunk;
   }
   if (gzclose(file.release()) != Z_OK)

@@ -69,13 +69,33 @@ struct ParamBuilder {
       else
         arity = parts.size();
     });
-    std::vector<std::string> choices;  // first-seen order: the file's declared order comes first
-    visit([&](const Json& v) {
-      std::string text = choiceText(v, quoteStrings);
-      if (choiceIndex.emplace(text, static_cast<std::int64_t>(choices.size())).second)
-        choices.push_back(std::move(text));
-    });
+    // Sorted, not in the order first met: the same values in another file's order (a T4 copy of
+    // a cache) must make the same parameter, or the same seed walks another way. Tuples sort as
+    // their integers ("2,8" before "16,1"), anything else as text.
+    std::set<std::string> seen;
+    visit([&](const Json& v) { seen.insert(choiceText(v, quoteStrings)); });
+    std::vector<std::string> choices(seen.begin(), seen.end());
+    if (tuples) {
+      auto integers = [](const std::string& text) {
+        std::vector<std::int64_t> parts;
+        parseIntegers(text, parts);
+        return parts;
+      };
+      std::stable_sort(choices.begin(), choices.end(),
+                       [&](const auto& a, const auto& b) { return integers(a) < integers(b); });
+    }
+    for (std::size_t i = 0; i < choices.size(); ++i)
+      choiceIndex.emplace(choices[i], static_cast<std::int64_t>(i));
     space.add(std::make_shared<ChoiceParam>(name, std::move(choices)));
+  }
+
+  // The value as Kernel Tuner writes it into a cache key: a whole number without a fraction, a
+  // text without quotes.
+  static std::string keyText(const Json& v) {
+    if (v.is_number() && v.get<double>() == std::floor(v.get<double>()) &&
+        std::abs(v.get<double>()) < 1e15)
+      return std::to_string(static_cast<long long>(v.get<double>()));
+    return v.is_string() ? v.get<std::string>() : v.dump();
   }
 
   Vertex vertexOf(const Json& v) const {
@@ -135,6 +155,8 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
   ds.speedUnit = metric.empty() ? "1/ms" : metric;
   std::vector<Config> points;
   points.reserve(raw.entries.size());
+  // Each configuration's cache key ("16,1,2,..."): see the sort below.
+  std::unordered_map<Config, std::string, ConfigHash> keys;
   ds.table.reserve(raw.entries.size());
   std::size_t duplicates = 0;
   for (RawEntry& e : raw.entries) {
@@ -163,11 +185,23 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
     // A configuration measured twice (a resumed run) keeps its last measurement, as Kernel
     // Tuner's own cache does; it stays one point of the space.
     const auto [it, inserted] = ds.table.insert_or_assign(c, std::move(m));
-    if (inserted)
+    if (inserted) {
+      std::string key;
+      for (std::size_t i = 0; i < params.size(); ++i)
+        key += (i ? "," : "") + ParamBuilder::keyText(*e.values[i]);
+      keys.emplace(c, std::move(key));
       points.push_back(std::move(c));
-    else
+    } else {
       ++duplicates;
+    }
   }
+  ds.fileOrder = points;
+  // The space's points in one order whatever the file's, so that the same measurements race the
+  // same in either format (a tuner drawing "the k-th point" draws the same one). The order is the
+  // cache keys' as text, the one a Kernel Tuner cache already came in (its keys are read sorted),
+  // so the replays recorded on caches (docs/results/replay.md) stay as they were.
+  std::sort(points.begin(), points.end(),
+            [&](const Config& a, const Config& b) { return keys.at(a) < keys.at(b); });
   for (const Config& c : points) {
     const Measurement& m = ds.table.at(c);
     if (m.status == TrialStatus::Ok && (ds.bestConfig.empty() || m.speed > ds.bestSpeed)) {

@@ -27,10 +27,14 @@ struct ReplayDataset {
   // The reference library timed in that run and its speed (our T4 exports), when the file says.
   std::string referenceLibrary;
   std::optional<double> referenceSpeed;
-  // Each parameter's values as a DiscreteParam (all numbers) or ChoiceParam (anything else), and
-  // the constraint "is one of the file's configurations", with randomValid() drawing from the
-  // file's configurations in file order.
+  // Each parameter's values, sorted, as a DiscreteParam (all numbers) or ChoiceParam (anything
+  // else), and the constraint "is one of the file's configurations", with randomValid() drawing
+  // from them in a canonical order (their Kernel Tuner cache keys sorted as text), not the
+  // file's: the same measurements in either format are the same space.
   SearchSpace space;
+  // The file's configurations in the order it lists them (each at its first appearance): a T4
+  // file's is the order its run measured them in, which an import keeps as its trials' order.
+  std::vector<Config> fileOrder;
   // Per parameter: a choice whose every value is a tuple of two or more integers of one length
   // ("1,16,16,2": our T4 exports write opevo's factor parameters so). Racing takes them as the
   // choices they are; a display shows them as tuples rather than comma-joined text.

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "io/replay_raw.h"
+#include "io/t4_check.h"
 
 namespace opevo::replay {
 namespace {
@@ -67,22 +68,6 @@ const std::set<std::string>& kernelTunerFields() {
       "time",           "times",         "compile_time",   "verification_time",
       "benchmark_time", "strategy_time", "framework_time", "timestamp"};
   return fields;
-}
-
-double t4TimeScale(const Json& root, const std::string& path) {
-  const Json* meta = find(root, "metadata");
-  const Json* unit = meta && meta->is_object() ? find(*meta, "timeunit") : nullptr;
-  if (!unit) return 1;  // the format's default, and what the datasets' README states
-  std::string u = unit->is_string() ? unit->get<std::string>() : unit->dump();
-  std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::tolower(c); });
-  // "miliseconds" (sic) is what Kernel Tuner's T4 writer emits.
-  if (u == "ms" || u == "milliseconds" || u == "miliseconds" || u == "millisecond") return 1;
-  if (u == "s" || u == "seconds" || u == "second") return 1e3;
-  if (u == "us" || u == "microseconds" || u == "microsecond") return 1e-3;
-  if (u == "ns" || u == "nanoseconds" || u == "nanosecond") return 1e-6;
-  throw InputError(path + ": metadata.timeunit '" + u +
-                   "' is not a known time unit (expected seconds, milliseconds, microseconds or "
-                   "nanoseconds)");
 }
 
 // T4's invalidity values other than "correct".
@@ -191,7 +176,8 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
                   const std::string& path) {
   RawDataset raw;
   raw.format = "t4";
-  const double scale = t4TimeScale(root, path);
+  // What the restore reads alike is checked in one place, with one message for either reader.
+  const double scale = t4::checkDocument(root, path);
   // T4 has no device or kernel field; a writer that adds them to metadata (ours does) is honoured.
   if (const Json* meta = find(root, "metadata"); meta && meta->is_object()) {
     raw.deviceName = text(*meta, "device_name");
@@ -213,32 +199,20 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
   for (std::size_t r = 0; r < results.size(); ++r) {
     const Json& result = results[r];
     RawEntry e;
-    e.where = "result " + std::to_string(r);
-    if (!result.is_object()) badField(path, e.where, "", "an object", &result);
-    for (const char* required : {"configuration", "times", "invalidity", "correctness"})
-      if (!find(result, required))
-        throw InputError(path + ": T4 " + e.where + " lacks the required field '" + required + "'");
+    e.where = t4::resultName(r);
     const Json& config = *find(result, "configuration");
-    if (!config.is_object()) badField(path, e.where, "configuration", "an object", &config);
     if (raw.paramNames.empty())
       for (const auto& [name, value] : config.items()) raw.paramNames.push_back(name);
-    if (config.size() != raw.paramNames.size())
-      throw InputError(path + ": T4 " + e.where + " has " + std::to_string(config.size()) +
-                       " parameters where the first result has " +
-                       std::to_string(raw.paramNames.size()));
     for (const std::string& name : raw.paramNames) {
       const Json* v = find(config, name.c_str());
       if (!v) badField(path, e.where, "configuration." + name, "the parameter's value", nullptr);
       e.values.push_back(v);
     }
     const Json& times = *find(result, "times");
-    if (!times.is_object()) badField(path, e.where, "times", "an object", &times);
     if (const Json* c = find(times, "compilation"); c && c->is_number())
       e.measurement.compileMs = c->get<double>() * scale;
     const Json& invalidity = *find(result, "invalidity");
     const Json& correctness = *find(result, "correctness");
-    if (!invalidity.is_string()) badField(path, e.where, "invalidity", "a string", &invalidity);
-    if (!correctness.is_number()) badField(path, e.where, "correctness", "0 or 1", &correctness);
 
     // The "time" measurement is the objective (mean of the runs); a failed one holds the reason.
     std::string reason;
@@ -268,7 +242,7 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
       const Json* runtimes = find(times, "runtimes");
       if (runtimes) m.timesMs = numbers(*runtimes, scale, path, e.where, "times.runtimes");
       if (!haveTime && m.timesMs.empty())
-        throw InputError(path + ": T4 " + e.where +
+        throw InputError(path + ": " + e.where +
                          " is correct but has neither a time measurement nor times.runtimes");
       if (!haveTime) {
         for (double t : m.timesMs) e.timeMs += t / static_cast<double>(m.timesMs.size());
@@ -279,10 +253,8 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
       if (why == "correct") {
         m.status = TrialStatus::WrongResult;
         m.message = "correctness 0";
-      } else if (!t4FailureStatus(why, m.status)) {
-        throw InputError(path + ": T4 " + e.where + " has invalidity '" + why +
-                         "' (expected correct, compile, runtime, timeout, correctness or "
-                         "constraints)");
+      } else {
+        t4FailureStatus(why, m.status);  // checkDocument refused any other
       }
     }
     raw.entries.push_back(std::move(e));

@@ -14,7 +14,7 @@ ImportFile readImportFile(const std::string& path) {
   nlohmann::json space = nlohmann::json::object();
   for (std::size_t i = 0; i < ds.space.dims(); ++i)
     space[ds.space.param(i).name()] = ds.space.param(i).spec();
-  const std::vector<Config>& points = *ds.space.explicitPoints();
+  const std::vector<Config>& points = ds.fileOrder;
 
   RunRecord run;
   run.operatorName = ds.operatorName();
@@ -56,14 +56,24 @@ ImportFile readImportFile(const std::string& path) {
     trials.push_back(std::move(t));
   }
   ImportFile file;
+  if (ds.kernelName.empty())
+    file.info.notes.push_back(
+        "the file names no kernel: the run's operator is named after the "
+        "file, '" +
+        run.operatorName + "'");
   file.info.trials = trials.size();
   file.info.format = ds.format;
   file.info.device = ds.deviceName;
   file.info.speedUnit = ds.speedUnit;
-  file.info.notes = ds.notes;
+  file.info.notes.insert(file.info.notes.end(), ds.notes.begin(), ds.notes.end());
   file.run = std::move(run);
   file.trials = std::move(trials);
   return file;
+}
+
+std::string speedText(const ImportedRun& run) {
+  if (run.speedUnit != "1/ms") return "speed in " + run.speedUnit;
+  return "speed in 1/ms, as 1/time: the file holds times but no throughput such as GFLOP/s";
 }
 
 ImportedRun storeImport(Store& store, const ImportFile& file) {

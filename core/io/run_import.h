@@ -39,6 +39,10 @@ struct ImportFile {
   ImportedRun info;  // all but runId
 };
 ImportFile readImportFile(const std::string& path);
+
+// "speed in GFLOP/s", or for a file without a throughput "speed in 1/ms (1/time: ...)": the same
+// kernels read from a file that has one are in its unit, which a summary must not leave unsaid.
+std::string speedText(const ImportedRun& run);
 ImportedRun storeImport(Store& store, const ImportFile& file);
 
 // The name a run's curve goes by: its algorithm, or for an imported file that says which tuner

@@ -9,8 +9,10 @@
 #include "engine/speed_unit.h"
 #include "io/gzip_file.h"
 #include "io/json_column.h"
+#include "io/t4_check.h"
 #include "ops/operator_json.h"
 #include "store/run_operator.h"
+#include "tuners/registry.h"
 
 namespace opevo {
 namespace {
@@ -47,8 +49,7 @@ TrialStatus fromInvalidity(const std::string& invalidity, const std::string& whe
   if (invalidity == "runtime") return TrialStatus::RuntimeFault;
   if (invalidity == "timeout") return TrialStatus::Timeout;
   if (invalidity == "correctness") return TrialStatus::WrongResult;
-  throw InputError(where + ": unknown invalidity '" + invalidity +
-                   "' (correct, constraints, compile, runtime, timeout or correctness)");
+  throw InputError(where + ".invalidity is '" + invalidity + "'");  // t4::checkDocument's already
 }
 
 // "name=value; ..." from a T4 configuration: texts as they are, numbers and booleans as JSON
@@ -65,7 +66,7 @@ std::string configText(const OJson& configuration, const std::string& where) {
 }
 
 TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& speedUnit,
-                      const SearchSpace* space, const std::string& where) {
+                      double scale, const SearchSpace* space, const std::string& where) {
   if (!r.is_object()) throw InputError(where + ": not an object");
   TrialRow t;
   const std::string text = configText(r.value("configuration", OJson()), where);
@@ -97,15 +98,15 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
     if (!runtimes->is_array()) throw InputError(where + ": times.runtimes is not a list");
     for (const OJson& x : *runtimes) {
       if (!x.is_number()) throw InputError(where + ": times.runtimes holds a non-number");
-      t.timesMs.push_back(x.get<double>());
+      t.timesMs.push_back(x.get<double>() * scale);
     }
   }
   if (const OJson* c = times ? field(*times, "compilation") : nullptr; c && c->is_number())
-    t.compileMs = c->get<double>();
+    t.compileMs = c->get<double>() * scale;
   if (const OJson* v = times ? field(*times, "validation") : nullptr; v && v->is_number())
-    t.verifyMs = v->get<double>();
+    t.verifyMs = v->get<double>() * scale;
   if (const OJson* a = times ? field(*times, "search_algorithm") : nullptr; a && a->is_number())
-    t.tunerMs = a->get<double>();
+    t.tunerMs = a->get<double>() * scale;
   t.medianMs = median(t.timesMs);
   const OJson* measurements = field(r, "measurements");
   if (measurements && measurements->is_array()) {
@@ -119,7 +120,7 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
         t.speed = value->get<double>();
       } else if (name == "time" && value->is_number() && speedUnit == "1/ms" &&
                  value->get<double>() > 0) {
-        t.speed = 1.0 / value->get<double>();  // the export wrote 1/speed as the time
+        t.speed = 1.0 / (value->get<double>() * scale);  // the export wrote 1/speed as the time
       }
     }
   }
@@ -160,15 +161,31 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
                      ": not a run exported by OpEvo Studio (metadata.exported_by), so there is no "
                      "tuning run to restore; store it as measurements with `opevo import FILE`");
 
+  const double scale = t4::checkDocument(root, path);
+
   RunRecord run;
   run.operatorName = requiredText(meta, "kernel_name", path);
   run.algorithm = requiredText(meta, "algorithm", path);
+  // A run goes on (resume, the campaign) with its algorithm's tuner: one this program lacks
+  // would be a run that nothing can continue.
+  if (!tunerRegistry().find(run.algorithm)) {
+    std::string known;
+    for (const TunerInfo& t : tunerRegistry().all()) known += (known.empty() ? "" : ", ") + t.name;
+    throw InputError(path + ": metadata.algorithm '" + run.algorithm +
+                     "' is not an algorithm of this program (" + known + ")");
+  }
   run.backend = requiredText(meta, "backend", path);
   run.speedUnit = requiredText(meta, "speed_unit", path);
   run.device = optionalText(meta, "device_name");
   run.label = optionalText(meta, "label");
 
-  if (const OJson* seed = field(meta, "seed"); seed && seed->is_number_unsigned()) {
+  const OJson* seed = field(meta, "seed");
+  if (seed && !seed->is_null() && !seed->is_number_unsigned())
+    throw InputError(path + ": metadata.seed is " +
+                     (seed->is_string() ? "'" + seed->get<std::string>() + "'"
+                                        : "a " + std::string(seed->type_name())) +
+                     ", expected a whole number of 0 or more (the run's seed)");
+  if (seed && seed->is_number_unsigned()) {
     run.seed = seed->get<std::uint64_t>();
     if (options.seed && *options.seed != run.seed)
       throw InputError(path + ": the file's run has seed " + std::to_string(run.seed) + ", not " +
@@ -182,7 +199,13 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
   }
 
   const OJson* op = field(meta, "operator");
-  if (op && op->is_object()) {
+  const bool holdsOperator = op && op->is_object();
+  // --op names the operator the person believes the run tuned; another is not this file's run.
+  if (!options.operatorName.empty() && options.operatorName != run.operatorName)
+    throw InputError(path + ": the file's run tuned " + run.operatorName +
+                     " (metadata.kernel_name), not " + options.operatorName +
+                     (holdsOperator ? " (the file holds its operator: --op is not needed)" : ""));
+  if (holdsOperator) {
     run.operatorJson = op->dump();
   } else if (options.operatorFor) {
     run.operatorJson = options.operatorFor(run.backend);
@@ -220,9 +243,8 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
   std::vector<TrialRow> trials;
   trials.reserve(results->size());
   for (std::size_t i = 0; i < results->size(); ++i) {
-    TrialRow t =
-        restoreTrial((*results)[i], extras ? &(*extras)[i] : nullptr, run.speedUnit,
-                     space ? &*space : nullptr, path + ": result " + std::to_string(i + 1));
+    TrialRow t = restoreTrial((*results)[i], extras ? &(*extras)[i] : nullptr, run.speedUnit, scale,
+                              space ? &*space : nullptr, path + ": " + t4::resultName(i));
     t.seq = static_cast<int>(i) + 1;
     t.order = t.seq;
     trials.push_back(std::move(t));
@@ -255,7 +277,19 @@ RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptio
   return storeRestoredRun(store, readRestoreFile(path, options));
 }
 
-RestoredRun storeRestoredRun(Store& store, RunWithTrials r) {
+RestoredRun storeRestoredRun(Store& store, RunWithTrials r, bool allowCopy,
+                             const std::string& howToCopy) {
+  const RunRecord& run = r.run;
+  for (const RunRecord& s : allowCopy ? std::vector<RunRecord>{} : store.runs()) {
+    if (s.started != run.started || s.operatorName != run.operatorName ||
+        s.algorithm != run.algorithm || s.seed != run.seed || s.backend != run.backend ||
+        s.device != run.device || s.settingsJson != run.settingsJson)
+      continue;
+    throw InputError("run " + std::to_string(s.id) + " of " + store.path() +
+                     " is this file's run already (" + run.operatorName + ", " + run.algorithm +
+                     ", seed " + std::to_string(run.seed) + ", started " + run.started +
+                     "): nothing stored" + (howToCopy.empty() ? "" : " (" + howToCopy + ")"));
+  }
   RestoredRun restored;
   restored.runId = store.createRunWithTrials(r.run, r.trials);
   restored.trials = r.trials.size();

@@ -19,6 +19,9 @@ struct RestoreOptions {
   std::function<std::string(const std::string& backend)> operatorFor;
   // The seed; InputError when the file names another.
   std::optional<std::uint64_t> seed;
+  // The name of the operator operatorFor gives (--op's); InputError when the file holds its
+  // operator and names another, so an option is never silently ignored.
+  std::string operatorName;
 };
 
 // A run and its trials as a T4 document describes them, ready to store (no ids yet).
@@ -58,6 +61,12 @@ RestoredRun restoreRun(Store& store, const std::string& path, const RestoreOptio
 // restoreRun in two steps, so that a command reads and checks the file before it opens (and
 // perhaps creates) a database: the file read with every check above, and storing what it holds.
 RunWithTrials readRestoreFile(const std::string& path, const RestoreOptions& options = {});
-RestoredRun storeRestoredRun(Store& store, RunWithTrials run);
+// Refuses (InputError, storing nothing) a run the store holds already, one restored before from
+// the same file or its run's database: two copies of one history resume apart and are counted
+// twice. Its operator, algorithm, seed, backend, device, settings and start tell it (ids differ
+// between databases). With allowCopy it is stored again as another run. howToCopy ends the
+// refusal ("--copy stores it again").
+RestoredRun storeRestoredRun(Store& store, RunWithTrials run, bool allowCopy = false,
+                             const std::string& howToCopy = {});
 
 }  // namespace opevo

@@ -126,10 +126,16 @@ TEST(CliInterchange, RestoresACommittedGpuRun) {
                    "give it (--op PRESET or FILE)");
   expectUsageError(runProcess(OPEVO_CLI, {"import", file, "--seed", "1", "--db", db}),
                    "--op and --seed are for --restore");
+  // --op names the run's operator: another than the file's is refused, not ignored.
+  expectUsageError(runProcess(OPEVO_CLI, {"import", "--restore", file, "--op", "MM2", "--seed", "1",
+                                          "--db", db}),
+                   "the file's run tuned MM1 (metadata.kernel_name), not MM2");
+  expectUsageError(runProcess(OPEVO_CLI, {"import", file, "--copy", "--db", db}),
+                   "--copy is for --restore");
   // C2's space does not hold MM1's configurations.
   expectUsageError(
       runProcess(OPEVO_CLI, {"import", "--restore", file, "--op", "C2", "--seed", "1", "--db", db}),
-      "result 1: its configuration does not fit the run's operator");
+      "results[0]: its configuration does not fit the run's operator");
   EXPECT_TRUE(Store(db).runs().empty());
 
   const auto r = runProcess(
@@ -156,8 +162,16 @@ TEST(CliInterchange, RestoresACommittedGpuRun) {
       runProcess(OPEVO_CLI, {"export-t4", "1", "--out", dir.file("again.json.gz"), "--db", db})
           .status,
       0);
-  const auto again =
-      runProcess(OPEVO_CLI, {"import", "--restore", dir.file("again.json.gz"), "--db", db});
+  // It is run 1 already: a second restore is refused unless a copy is asked for.
+  expectUsageError(
+      runProcess(OPEVO_CLI, {"import", "--restore", dir.file("again.json.gz"), "--db", db}),
+      "run 1 of " + db + " is this file's run already (MM1, opevo, seed 1, started ");
+  expectUsageError(runProcess(OPEVO_CLI, {"import", "--restore", file, "--op", "MM1", "--seed", "1",
+                                          "--db", db}),
+                   "nothing stored (--copy stores it again as another run)");
+  EXPECT_EQ(store.runs().size(), 1u);
+  const auto again = runProcess(
+      OPEVO_CLI, {"import", "--restore", dir.file("again.json.gz"), "--copy", "--db", db});
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(store.trials(2).size(), 300u);
   EXPECT_EQ(runOperatorKey(store.run(2)->operatorJson), runOperatorKey(run.operatorJson));
@@ -172,6 +186,15 @@ TEST(CliInterchange, RestoresACommittedGpuRun) {
   const auto other =
       runProcess(OPEVO_CLI, {"import", dataset("convolution_milo/A100_T4.json.gz"), "--db", db});
   EXPECT_EQ(other.err.find("opevo's own export"), std::string::npos) << other.err;
+  // It holds times only, and no kernel name: the summary says why it is in 1/ms and not named as
+  // the cache of the same measurements is.
+  EXPECT_NE(other.err.find("speed in 1/ms, as 1/time: the file holds times but no throughput"),
+            std::string::npos)
+      << other.err;
+  EXPECT_NE(other.err.find("note: the file names no kernel: the run's operator is named after "
+                           "the file, 'A100_T4'"),
+            std::string::npos)
+      << other.err;
 }
 
 TEST(CliInterchange, BadFilesExitTwoAndStoreNothing) {

@@ -316,7 +316,7 @@ TEST(ReplayInput, T4MissingRequiredFields) {
     nlohmann::json result = nlohmann::json::parse(kT4Results[0]);
     result.erase(field);
     const TempFile file(t4File({kT4Results[1], result.dump()}));
-    expectInputError(file.path(), {"result 1", "required field '" + field + "'"});
+    expectInputError(file.path(), {"results[1]", "required field '" + field + "'"});
   }
 }
 
@@ -337,12 +337,12 @@ TEST(ReplayInput, MalformedFields) {
   expectInputError(TempFile(R"({"tune_params_keys": "a", "cache": {}})").path(),
                    {"tune_params_keys"});
   expectInputError(TempFile(t4File({t4Result(R"({"a": 1})", "weird", 0, "1", "")})).path(),
-                   {"result 0", "invalidity 'weird'"});
+                   {"results[0].invalidity is 'weird'"});
   expectInputError(TempFile(t4File({t4Result(R"({"a": 1})", "correct", 1, "0", "[0]")})).path(),
-                   {"result 0", "positive time"});
+                   {"results[0]", "positive time"});
   expectInputError(
       TempFile(t4File({kT4Results[0], t4Result(R"({"zeta": 1})", "correct", 1, "1", "")})).path(),
-      {"result 1", "1 parameters"});
+      {"results[1].configuration lacks the parameter 'alpha', which results[0]'s has"});
   std::string badUnit = t4File(kT4Results);
   badUnit.replace(badUnit.find("seconds"), 7, "fortnights");
   expectInputError(TempFile(badUnit).path(), {"timeunit 'fortnights'"});
@@ -356,7 +356,20 @@ TEST(ReplayInput, UnreadableFiles) {
   std::ifstream in(whole.path(), std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const TempFile cut(bytes.substr(0, bytes.size() / 2));
-  expectInputError(cut.path(), {"cannot read", "truncated"});
+  expectInputError(cut.path(), {"is not a valid gzip file (it ends early: the file is damaged or "
+                                "truncated)"});
+  // A damaged byte: zlib's "f: incorrect data check" in words, the file named once.
+  std::string garbled = bytes;
+  garbled[garbled.size() - 6] ^= 0x5a;
+  const TempFile bad(garbled);
+  try {
+    loadReplayDataset(bad.path());
+    ADD_FAILURE() << "a damaged gzip file was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "'" + bad.path() +
+                                         "' is not a valid gzip file (its data check failed: the "
+                                         "file is damaged or truncated)");
+  }
 }
 
 }  // namespace

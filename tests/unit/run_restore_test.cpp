@@ -23,6 +23,12 @@ namespace fs = std::filesystem;
 
 using test::TempDir;
 
+RestoreOptions withSeed(std::uint64_t seed) {
+  RestoreOptions options;
+  options.seed = seed;
+  return options;
+}
+
 std::string mm1Json() {
   return operatorDefinitionToJson(withSpaceTarget(loadOperator("MM1"), SpaceTarget::Gpu)).dump();
 }
@@ -134,9 +140,10 @@ TEST(RunRestore, AnExportedRunComesBackAsItWas) {
     EXPECT_EQ(after[i].started, before[i].started);
     EXPECT_EQ(after[i].finished, before[i].finished);
   }
-  // The seed given again agrees; another one is refused.
-  EXPECT_NO_THROW(restoreRun(fresh, dir.file("MM1_opevo-m_seed7.json.gz"), {nullptr, 7}));
-  EXPECT_THROW(restoreRun(fresh, dir.file("MM1_opevo-m_seed7.json.gz"), {nullptr, 8}), InputError);
+  // The seed given again agrees (and the run, stored already, is refused as such); another one is
+  // refused.
+  EXPECT_NO_THROW(readRestoreFile(dir.file("MM1_opevo-m_seed7.json.gz"), withSeed(7)));
+  EXPECT_THROW(restoreRun(fresh, dir.file("MM1_opevo-m_seed7.json.gz"), withSeed(8)), InputError);
 }
 
 // A file exported before the export wrote them (the leases of 2026-11-26 and 27): no seed,
@@ -183,14 +190,15 @@ TEST(RunRestore, OlderFilesRestoreWithTheSeedAndOperatorGiven) {
   const std::string file = olderExport(dir, store, id);
 
   Store fresh(dir.file("fresh.db"));
-  EXPECT_THROW(restoreRun(fresh, file), InputError);                // no seed
-  EXPECT_THROW(restoreRun(fresh, file, {nullptr, 7}), InputError);  // no operator
+  EXPECT_THROW(restoreRun(fresh, file), InputError);               // no seed
+  EXPECT_THROW(restoreRun(fresh, file, withSeed(7)), InputError);  // no operator
   std::string askedFor;
   const RestoreOptions options{[&](const std::string& backend) {
                                  askedFor = backend;
                                  return mm1Json();
                                },
-                               7};
+                               7,
+                               {}};
   const RestoredRun r = restoreRun(fresh, file, options);
   EXPECT_EQ(askedFor, "cuda");
   const RunRecord b = *fresh.run(r.runId);
@@ -225,19 +233,20 @@ TEST(RunRestore, WhatDoesNotFitStoresNothing) {
                             (void)backend;
                             return operatorDefinitionToJson(loadOperator("C2")).dump();
                           },
-                          7};
+                          7,
+                          {}};
   try {
     restoreRun(fresh, older, c2);
     ADD_FAILURE() << "MM1's trials restored as C2's";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("result 1: its configuration does not fit"),
+    EXPECT_NE(std::string(e.what()).find("results[0]: its configuration does not fit"),
               std::string::npos)
         << e.what();
   }
   // A T4 file another tool wrote has no tuning run to restore.
   const std::string foreign = std::string(OPEVO_DATASETS_DIR) + "/convolution_milo/A100_T4.json.gz";
   try {
-    restoreRun(fresh, foreign, {nullptr, 1});
+    restoreRun(fresh, foreign, withSeed(1));
     ADD_FAILURE() << "a foreign file restored";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("not a run exported by OpEvo Studio"), std::string::npos)

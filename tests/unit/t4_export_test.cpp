@@ -255,17 +255,17 @@ TEST(T4Export, BadT4FilesStoreNothing) {
   };
   const Case cases[] = {
       {"[" + good + R"(, {"configuration": {"a": 2}, "invalidity": "correct", "correctness": 1}])",
-       "T4 result 1 lacks the required field 'times'"},
+       "results[1] lacks the required field 'times'"},
       {R"([{"times": {}, "invalidity": "correct", "correctness": 1}])",
-       "T4 result 0 lacks the required field 'configuration'"},
+       "results[0] lacks the required field 'configuration'"},
       {"[" + good + R"(, {"configuration": {"a": 2}, "times": {}, "correctness": 1}])",
-       "T4 result 1 lacks the required field 'invalidity'"},
+       "results[1] lacks the required field 'invalidity'"},
       {R"([{"configuration": {"a": 2}, "times": {}, "invalidity": "correct"}])",
-       "T4 result 0 lacks the required field 'correctness'"},
+       "results[0] lacks the required field 'correctness'"},
       {"[]", "T4 file has no results"},
       {"[" + good + R"(, {"configuration": {"a": 2}, "times": {}, "invalidity": "broken",
         "correctness": 0}])",
-       "has invalidity 'broken'"},
+       "results[1].invalidity is 'broken'"},
   };
   for (const Case& c : cases) {
     const std::string file = dir.file("bad.json");

@@ -42,14 +42,14 @@ MeasuredFileImport::Stored storeMeasurements(const QString& storePath, const QSt
                                              const ImportFile& file) {
   Store store(storePath.toStdString());
   const ImportedRun r = storeImport(store, file);
-  QString summary = QObject::tr("Imported %1 as run %2: %3 trials (%4, %5, speed in %6)")
+  QString summary = QObject::tr("Imported %1 as run %2: %3 trials (%4, %5, %6)")
                         .arg(fileName(path))
                         .arg(r.runId)
                         .arg(r.trials)
                         .arg(QString::fromStdString(r.format),
                              r.device.empty() ? QObject::tr("device not named in the file")
                                               : QString::fromStdString(r.device),
-                             QString::fromStdString(r.speedUnit));
+                             QString::fromStdString(speedText(r)));
   for (const std::string& note : r.notes)
     summary += QStringLiteral("; ") + QString::fromStdString(note);
   return {r.runId, summary, {}};
