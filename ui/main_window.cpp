@@ -50,6 +50,7 @@
 #include "ui/widgets/elided_label.h"
 #include "ui/widgets/help_window.h"
 #include "ui/widgets/measured_file_import.h"
+#include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/race_setup_panel.h"
 #include "ui/widgets/screen_fit.h"
 #include "ui/widgets/session_memory.h"
@@ -483,6 +484,7 @@ void MainWindow::saveSettings() const {
     if (!s->objectName().isEmpty())
       settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
   m_runsPage->setup()->saveState(settings);
+  m_networksPage->setup()->saveState(settings);
   m_clusterPage->saveState(settings);
 }
 
@@ -497,6 +499,7 @@ void MainWindow::restoreSettings() {
     if (!s->objectName().isEmpty())
       s->restoreState(settings.value(QStringLiteral("splitters/") + s->objectName()).toByteArray());
   m_runsPage->setup()->restoreState(settings);
+  m_networksPage->setup()->restoreState(settings);
   m_clusterPage->restoreState(settings);
 }
 

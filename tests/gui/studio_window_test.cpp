@@ -3,6 +3,8 @@
 #include <sys/wait.h>
 
 #include <QAction>
+#include <QCheckBox>
+#include <QCheckBox>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -30,10 +32,13 @@
 #include "ui/jobs/graph_layout.h"
 #include "ui/jobs/qwalk_runner.h"
 #include "ui/main_window.h"
+#include "ui/pages/networks_page.h"
 #include "ui/pages/runs_page.h"
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/help_window.h"
+#include "ui/widgets/network_setup_panel.h"
+#include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/race_setup_panel.h"
 
 namespace opevo::ui {
@@ -142,6 +147,21 @@ TEST_F(StudioWindowTest, TheRaceFormAndLayoutSurviveARestart) {
   EXPECT_EQ(again.runsPage()->setup()->algorithmPanel()->checkedNames(),
             (QStringList{QStringLiteral("random"), QStringLiteral("ansor")}));
   EXPECT_EQ(again.pages()->currentWidget(), again.runsPage());
+}
+
+// The Networks page's form too (README: the window keeps its race form between sessions): its
+// trials were back at 60 after a restart.
+TEST_F(StudioWindowTest, TheNetworkFormSurvivesARestart) {
+  NetworkSetupPanel* setup = m_window.networksPage()->setup();
+  setup->setTrials(32);
+  ASSERT_TRUE(setup->setSchedulers({QStringLiteral("round-robin")}));
+  m_window.saveSettings();
+
+  MainWindow again;
+  again.restoreSettings();
+  EXPECT_EQ(again.networksPage()->setup()->trialsBox()->value(), 32);
+  EXPECT_TRUE(again.networksPage()->setup()->roundRobinBox()->isChecked());
+  EXPECT_FALSE(again.networksPage()->setup()->gradientBox()->isChecked());
 }
 
 // opevo-studio itself, started as a user starts it: its command line applied over the form a

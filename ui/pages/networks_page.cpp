@@ -1,5 +1,6 @@
 #include "ui/pages/networks_page.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QGraphicsOpacityEffect>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/network_json.h"
+#include "net/tuning_budget.h"
 #include "store/store.h"
 #include "ui/charts/network_curve_chart.h"
 #include "ui/charts/network_graph_view.h"
@@ -231,6 +233,9 @@ NetworksPage::NetworksPage(QWidget* parent)
   connect(m_contender, &QComboBox::currentIndexChanged, this, &NetworksPage::showContender);
   for (QSpinBox* box : {m_setup->trialsBox(), m_setup->unitBox()})
     connect(box, &QSpinBox::valueChanged, this, &NetworksPage::updateBudgetNote);
+  for (QCheckBox* box :
+       {m_setup->gradientBox(), m_setup->roundRobinBox(), m_setup->topologicalBox()})
+    connect(box, &QCheckBox::toggled, this, &NetworksPage::updateBudgetNote);
   emit m_setup->networkChanged();
 }
 
@@ -597,14 +602,39 @@ void NetworksPage::showContender() {
   fitTable();  // a Best column filled in is wider than its "–"
 }
 
+namespace {
+
+// The budget as each scheduler raced hands it out (core's net::tasksReached, which `opevo net
+// tune` says too): gradient and round-robin reach ceil(Trials / Unit) tasks, topological every
+// task Trials can give one trial. The page warns of the scheduler that reaches fewest.
+struct BudgetReach {
+  std::size_t reached = 0;
+  int trialsForAll = 0;
+};
+
+BudgetReach budgetReach(const NetworkSetupPanel& setup, std::size_t tasks) {
+  net::NetworkTuningPlan plan;
+  plan.trials = setup.trialsBox()->value();
+  plan.unit = static_cast<std::size_t>(std::max(1, setup.unitBox()->value()));
+  std::vector<net::SchedulerKind> raced;
+  if (setup.gradientBox()->isChecked()) raced.push_back(net::SchedulerKind::Gradient);
+  if (setup.roundRobinBox()->isChecked()) raced.push_back(net::SchedulerKind::RoundRobin);
+  if (setup.topologicalBox()->isChecked()) raced.push_back(net::SchedulerKind::Topological);
+  if (raced.empty()) raced.push_back(net::SchedulerKind::Gradient);  // Start refuses it anyway
+  BudgetReach worst{tasks, 0};
+  for (const net::SchedulerKind kind : raced) {
+    plan.scheduler = kind;
+    worst.reached = std::min(worst.reached, net::tasksReached(tasks, plan));
+    worst.trialsForAll = std::max(worst.trialsForAll, net::trialsToReachAll(tasks, plan));
+  }
+  return worst;
+}
+
+}  // namespace
+
 int NetworksPage::tasksLeftOut() const {
-  // Every unit goes to one task, so Trials in units of Unit reach at most ceil(Trials / Unit)
-  // tasks, whichever scheduler hands them out (gradient's and round-robin's first round gives
-  // each task one unit in turn, topological's gives them in order).
-  const int tasks = static_cast<int>(m_taskInfo.size());
-  const int unit = m_setup->unitBox()->value();
-  const int reached = (m_setup->trialsBox()->value() + unit - 1) / unit;
-  return std::max(0, tasks - reached);
+  const std::size_t tasks = m_taskInfo.size();
+  return static_cast<int>(tasks - budgetReach(*m_setup, tasks).reached);
 }
 
 void NetworksPage::updateBudgetNote() {
@@ -616,19 +646,19 @@ void NetworksPage::updateBudgetNote() {
     return;
   }
   const int tasks = static_cast<int>(m_taskInfo.size());
-  const int unit = m_setup->unitBox()->value();
+  const BudgetReach reach = budgetReach(*m_setup, m_taskInfo.size());
   // Spelled out: tr's %n is plural only with a translation loaded ("4 task(s)" otherwise).
   const QString none =
       left == 1 ? tr("1 task will get no trial") : tr("%1 tasks will get no trial").arg(left);
   showMessage(m_budgetNote, tr("%1 trials in units of %2 reach %3 of the %4 tasks: %5, and the "
                                "network's latency needs a kernel for every task. Set Trials to "
-                               "at least %6 (tasks x Unit).")
+                               "at least %6.")
                                 .arg(m_setup->trialsBox()->value())
-                                .arg(unit)
+                                .arg(m_setup->unitBox()->value())
                                 .arg(tasks - left)
                                 .arg(tasks)
                                 .arg(none)
-                                .arg(tasks * unit));
+                                .arg(reach.trialsForAll));
 }
 
 void NetworksPage::fitTable() {
