@@ -4,7 +4,6 @@
 
 #include <QAction>
 #include <QCheckBox>
-#include <QCheckBox>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -37,7 +36,6 @@
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/help_window.h"
-#include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/race_setup_panel.h"
 
