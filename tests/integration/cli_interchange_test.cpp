@@ -132,10 +132,10 @@ TEST(CliInterchange, RestoresACommittedGpuRun) {
                    "the file's run tuned MM1 (metadata.kernel_name), not MM2");
   expectUsageError(runProcess(OPEVO_CLI, {"import", file, "--copy", "--db", db}),
                    "--copy is for --restore");
-  // C2's space does not hold MM1's configurations.
+  // C2 is not the run's operator (its space would not hold MM1's configurations either).
   expectUsageError(
       runProcess(OPEVO_CLI, {"import", "--restore", file, "--op", "C2", "--seed", "1", "--db", db}),
-      "results[0]: its configuration does not fit the run's operator");
+      "the file's run tuned MM1 (metadata.kernel_name), not C2");
   EXPECT_TRUE(Store(db).runs().empty());
 
   const auto r = runProcess(
