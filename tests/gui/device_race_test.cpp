@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -318,7 +319,22 @@ TEST_F(DeviceRaceTest, TheBestKernelIsPreviewedAndExportedFromHistory) {
              .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System)
              .join(' ')
              .toStdString();
-  dialog->close();
+  // Closed while writing: a failure keeps it open with its reason; a success closes it once the
+  // files are in place (closed at once, its outcome was dropped unseen).
+  ASSERT_TRUE(QFile::link(QStringLiteral("/dev/full"), QDir(full).filePath("config.h.partial")));
+  dialog->exportNow();
+  dialog->reject();
+  EXPECT_TRUE(dialog->isVisible());
+  ASSERT_TRUE(waitUntil([&] { return !dialog->busy(); }, 30000));
+  EXPECT_TRUE(dialog->isVisible()) << dialog->message().toStdString();
+  EXPECT_EQ(failed.size(), 3);
+  const QPointer<KernelExportDialog> open(dialog);  // deleted on close
+  dialog->folderEdit()->setText(m_dir.filePath(QStringLiteral("later")));
+  dialog->exportNow();
+  dialog->reject();
+  ASSERT_TRUE(waitUntil([&] { return !open || !open->isVisible(); }, 30000));
+  EXPECT_TRUE(QFileInfo::exists(m_dir.filePath(QStringLiteral("later/kernel.cpp"))));
+  if (open) open->close();
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <exception>
+#include <utility>
 
 #include "export/kernel_export.h"
 #include "layout/operand_layouts.h"
@@ -233,7 +234,17 @@ bool KernelExportDialog::showTab(const QString& name) {
   return true;
 }
 
+void KernelExportDialog::reject() {
+  if (!busy()) {
+    QDialog::reject();
+    return;
+  }
+  m_closeWhenWritten = true;
+  showMessage(m_done, tr("Closing once the export is written…"));
+}
+
 void KernelExportDialog::exportNow() {
+  if (busy()) return;  // one export at a time: two into one folder would overwrite each other
   showMessage(m_done, QString());
   const QString folder = m_folder->text().trimmed();
   if (folder.isEmpty()) {
@@ -267,6 +278,7 @@ void KernelExportDialog::exportNow() {
       },
       [this](const Outcome& o) {
         m_exportButton->setEnabled(true);
+        const bool close = std::exchange(m_closeWhenWritten, false);
         if (!o.error.isEmpty()) {
           // core's reason names the file and why ("cannot write '.../config.h': No space left on
           // device"); nothing of the export was left in the folder.
@@ -286,6 +298,7 @@ void KernelExportDialog::exportNow() {
         m_folderChosen = true;  // where the files went is where the next export goes
         rememberFolder();
         emit exported(o.folder);
+        if (close) QDialog::reject();
       });
 }
 

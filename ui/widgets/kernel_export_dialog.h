@@ -44,6 +44,9 @@ class KernelExportDialog : public QDialog {
   bool busy() const { return m_exportJob.busy(); }
   // What the dialog says after an export or a failure.
   QString message() const;
+  // Close and Esc while an export is being written close the dialog once it is written, or keep
+  // it open on a failure: closed at once, the dialog's job would drop the outcome unseen.
+  void reject() override;
 
  signals:
   void exported(const QString& folder);
@@ -78,7 +81,8 @@ class KernelExportDialog : public QDialog {
   QPushButton* m_exportButton;
   QLabel* m_error;
   QLabel* m_done;
-  bool m_folderChosen = false;  // typed or browsed to, rather than proposed
+  bool m_folderChosen = false;      // typed or browsed to, rather than proposed
+  bool m_closeWhenWritten = false;  // closed while an export was being written
   LatestJob<Outcome> m_exportJob;
 };
 
