@@ -178,8 +178,15 @@ void runSweepCommand(const SweepArgs& a) {
   printer.finish();
   if (done.repeatsDone == 0)
     throw Interrupted("stopped before every cell had run one repeat: nothing was written");
+  // While the files are written a signal says so and lets them be written, as compare's does; one
+  // more ends the program at once, which can leave one file without the other, or a .partial one
+  // (the writing is all or none only when it runs to its end): the message says so, not "nothing".
   std::atomic<bool> writing{false};
-  notice.rearm(nothing, &writing, "writing the files of the repeats done");
+  const std::string files = "sweep.csv and heatmap.svg in " + a.out;
+  notice.rearm(
+      "the sweep was stopped while writing " + files +
+          ": either may be missing or still the earlier one, and a .partial file may be left there",
+      &writing, "writing " + files);
 
   const SweepResult result =
       sweepResult(plan, done.trials, done.repeatsDone, a.at.value_or(a.trials),
@@ -187,6 +194,7 @@ void runSweepCommand(const SweepArgs& a) {
   // Both files or neither, each whole: a full disk once left sweep.csv cut short.
   writeExportFolder(a.out, {{"sweep.csv", sweepCsv(plan, result.cells)},
                             {"heatmap.svg", heatMapSvg(result.map)}});
+  notice.rearm("the sweep was stopped; " + files + " are written");  // only the table is left
   std::cout << "Replay of real measurements: " << first.measuredBy << "\n"
             << result.map.title << ", seed " << plan.seed << "\n\n"
             << markdown(result.map);

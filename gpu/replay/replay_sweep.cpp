@@ -1,5 +1,7 @@
 #include "replay/replay_sweep.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "engine/engine.h"
 #include "replay/replay_measurer.h"
@@ -32,7 +34,11 @@ ReplaySweep runReplaySweep(const std::shared_ptr<const ReplayDataset>& dataset,
   engine.run();
   ReplaySweep out;
   out.failure = engine.failure();
-  out.stopped = control && control->stop;
+  // Stopped means a run was cut short of its budget: a Stop that came as the last trial was
+  // measured (the runs then end as Stopped all the same) leaves a complete repeat, which is kept.
+  out.stopped = std::any_of(engine.runs().begin(), engine.runs().end(), [](const RunState& r) {
+    return r.end == EndReason::Stopped && r.trials < r.plan.budget.trials.value_or(0);
+  });
   if (!out.failure.empty() || out.stopped) return out;
   out.trials = log.trials();
   out.optimum = dataset->complete ? std::optional<double>(dataset->bestSpeed) : std::nullopt;

@@ -23,7 +23,7 @@ struct ReplaySweep {
   std::string measuredBy;           // "replay of ... (real measurements)"
   std::string speedUnit;
   std::string failure;   // the engine's message when the race failed (nothing else set)
-  bool stopped = false;  // stopped on request before its end (nothing else set)
+  bool stopped = false;  // a run stopped on request short of its budget (nothing else set)
 };
 
 // What a caller on another thread may watch and ask of a sweep in progress.

@@ -218,6 +218,19 @@ struct BuildsFirst : Measurer {
   }
 };
 
+// The batches of a 120 ms budget at 30 ms or more a trial (a loaded machine sleeps longer, never
+// shorter): each batch after the first is what fits in the time left at the pace so far, so none
+// holds more than 2 and all of them no more than the 4 trials the budget holds, however slow the
+// machine. The tuner's own batch of 8 would take 0.24 s.
+void expectBatchesFitTheBudget(const std::vector<std::size_t>& batches) {
+  std::size_t sum = 0;
+  for (std::size_t b : batches) {
+    EXPECT_LE(b, 2u);
+    sum += b;
+  }
+  EXPECT_LE(sum, 4u);
+}
+
 TEST(Engine, ATimeBudgetSizesBatchesToTheTimeLeft) {
   BuildsFirst measurer;
   Engine engine(convolution()->space, measurer);
@@ -230,8 +243,8 @@ TEST(Engine, ATimeBudgetSizesBatchesToTheTimeLeft) {
   EXPECT_EQ(run.end, EndReason::Time);
   ASSERT_FALSE(measurer.batches.empty());
   EXPECT_EQ(measurer.batches.front(), 2u);  // finds the pace first
-  for (std::size_t b : measurer.batches) EXPECT_LT(b, 8u);
-  EXPECT_LT(run.seconds, 0.12 + 0.09);  // a full first batch alone took 0.24 s
+  expectBatchesFitTheBudget(measurer.batches);
+  EXPECT_LT(run.seconds, 2.0);  // loose: a loaded machine sleeps longer than asked
 }
 
 // The first trials answered from history (no time), then built a batch at a time, as BuildsFirst.
@@ -259,8 +272,8 @@ TEST(Engine, TrialsFromHistoryDoNotSetThePace) {
   ASSERT_FALSE(measurer.batches.empty());
   // The first measured batch finds the pace: the reused trials took no time.
   EXPECT_EQ(measurer.batches.front(), 2u);
-  for (std::size_t b : measurer.batches) EXPECT_LT(b, 8u);
-  EXPECT_LT(run.seconds, 0.12 + 0.09);
+  expectBatchesFitTheBudget(measurer.batches);
+  EXPECT_LT(run.seconds, 2.0);
 }
 
 TEST(Engine, EtaIsKnownWithTrialBudgetsAndShrinks) {

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "engine/engine.h"
+#include "io/replay_dataset.h"
+#include "replay/replay_sweep.h"
 
 namespace opevo {
 namespace {
@@ -173,6 +176,41 @@ TEST(Sweep, TheSvgOutlinesTheBestCellsAsTheWindowDoes) {
   EXPECT_NE(svg.find("(light, outlined)"), std::string::npos) << svg;
   const HeatMap tied{"t", "q", "lambda", {"0.2"}, {"4", "8", "16"}, {{0.9, 0.9, 0.7}}};
   EXPECT_NE(heatMapSvg(tied).find("the 2 cells tied for it outlined"), std::string::npos);
+}
+
+// Stop pressed as a repeat's last trial is measured: every run has its trials (the engine ends
+// them as Stopped all the same), so the repeat is kept; it was thrown away as stopped. A Stop
+// before the end is still a stopped repeat.
+TEST(Sweep, AStopAtARepeatsLastTrialKeepsTheRepeat) {
+  const auto dataset = std::make_shared<const ReplayDataset>(
+      loadReplayDataset(std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz"));
+  SweepPlan plan;
+  plan.algorithm = "opevo";
+  plan.axes = {{"q", {"0.2", "0.6"}}};
+  plan.repeats = 1;
+  plan.budget.trials = 10;
+  // Asks the sweep to stop once `at` trials of the repeat are measured.
+  struct StopAt final : EngineObserver {
+    SweepControl& control;
+    long long at;
+    StopAt(SweepControl& c, long long a) : control(c), at(a) {}
+    void trialMeasured(const TrialEvent&, const EngineProgress& p) override {
+      if (p.trialsDone == at) control.stop = true;
+    }
+  };
+  SweepControl late;
+  StopAt last(late, 20);
+  const ReplaySweep kept = runReplaySweep(dataset, plan, &last, &late);
+  ASSERT_TRUE(late.stop);
+  EXPECT_FALSE(kept.stopped);
+  EXPECT_EQ(kept.trials.size(), 20u);
+  EXPECT_FALSE(kept.measuredBy.empty());
+
+  SweepControl early;
+  StopAt midway(early, 5);
+  const ReplaySweep cut = runReplaySweep(dataset, plan, &midway, &early);
+  EXPECT_TRUE(cut.stopped);
+  EXPECT_TRUE(cut.trials.empty());
 }
 
 }  // namespace

@@ -74,9 +74,16 @@ void HeatMapView::paintEvent(QPaintEvent*) {
   p.setPen(QPen(palette().color(QPalette::Highlight), 3));
   for (const QRectF& cell : best) p.drawRect(cell.adjusted(2, 2, -2, -2));
   p.setPen(palette().color(QPalette::Text));
-  // The legend's words are the SVG's: a saved map and the window's say the same.
-  p.drawText(QRect(area.left(), height() - line - 6, area.width(), line), Qt::AlignLeft,
-             QString::fromStdString(heatLegend(m_map)));
+  // heatLegend's words (the SVG's), translatable here: a saved map and the window's say the same.
+  if (lo <= hi) {
+    const QString range =
+        tr("lowest %1 (dark) to highest %2")
+            .arg(QString::fromStdString(heatNumber(lo)), QString::fromStdString(heatNumber(hi)));
+    p.drawText(QRect(area.left(), height() - line - 6, area.width(), line), Qt::AlignLeft,
+               best.size() > 1
+                   ? tr("%1 (light; the %2 cells tied for it outlined)").arg(range).arg(best.size())
+                   : tr("%1 (light, outlined)").arg(range));
+  }
 }
 
 }  // namespace opevo::ui

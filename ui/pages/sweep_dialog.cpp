@@ -13,6 +13,7 @@
 #include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
@@ -120,9 +121,14 @@ SweepDialog::SweepDialog(std::shared_ptr<const ReplayDataset> dataset, const QSt
   connect(m_poll, &QTimer::timeout, this, [this] {
     if (!m_control || m_repeatsPlanned < 1) return;
     // Each repeat races in an engine of its own: the bar is the repeats done and this one's part.
+    // The job zeroes the trials before it moves the repeat on, and the repeat is read first here,
+    // so no poll adds a whole repeat's trials to the next repeat; one that reads the repeat before
+    // with no trials yet would draw the bar back, which the max keeps it from.
+    const int repeat = m_control->repeat;
     const long long planned = m_control->control.trialsPlanned;
     const double part = planned > 0 ? double(m_control->control.trialsDone) / double(planned) : 0.0;
-    m_progress->setValue(static_cast<int>(1000 * (m_control->repeat + part) / m_repeatsPlanned));
+    const int value = static_cast<int>(1000 * (repeat + std::min(part, 1.0)) / m_repeatsPlanned);
+    m_progress->setValue(std::max(value, m_progress->value()));
   });
 
   fillSettings();
@@ -326,6 +332,8 @@ void SweepDialog::run() {
               plan,
               [&](const SweepPlan& one, int repeat) -> std::optional<std::vector<TrialRecord>> {
                 if (progress->control.stop) return std::nullopt;
+                // The last repeat's trials would count again in this one's part of the bar.
+                progress->control.trialsDone = 0;
                 progress->repeat = repeat;
                 const ReplaySweep sweep = runReplaySweep(dataset, one, nullptr, &progress->control);
                 if (!sweep.failure.empty()) throw std::runtime_error(sweep.failure);
