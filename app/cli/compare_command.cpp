@@ -121,7 +121,7 @@ void runCompareCommand(const CompareArgs& a) {
                  dataset->speedUnit.c_str(), engine.runs().size(), a.schedule.c_str());
     if (!dataset->complete)
       std::fprintf(stderr,
-                   "note: %s is the record of a %s run, not a brute-forced space: the race stays "
+                   "note: %s records a run of %s, not a brute-forced space: the race stays "
                    "within its %zu configurations, and no share of an optimum is given\n",
                    a.space.c_str(), dataset->algorithm.c_str(), dataset->table.size());
   }
