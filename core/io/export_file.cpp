@@ -2,14 +2,12 @@
 
 #include <fcntl.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
-#include <new>
-#include <stdexcept>
 #include <system_error>
 
+#include "io/gzip_file.h"
 #include "io/output_folder.h"
 
 namespace opevo {
@@ -72,24 +70,6 @@ void moveIntoPlace(const std::string& temporary, const std::string& path) {
   }
 }
 
-// gzip (not zlib) framing: windowBits 15 + 16.
-std::string gzipped(std::string_view data) {
-  z_stream z{};
-  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::bad_alloc();
-  std::string out(deflateBound(&z, static_cast<uLong>(data.size())), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int status = deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  // deflateBound is an upper bound of the whole output, so one call finishes the stream.
-  if (status != Z_STREAM_END) throw std::runtime_error("gzip compression failed");
-  return out;
-}
-
 }  // namespace
 
 ExportWriteError::ExportWriteError(const std::string& path, const std::string& reason)
@@ -105,7 +85,7 @@ void writeExportBytes(const std::string& path, std::string_view bytes) {
 void writeExportFile(const std::string& path, const std::string& text) {
   const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   if (gzip)
-    writeExportBytes(path, gzipped(text));
+    writeExportBytes(path, gzipBytes(text));
   else
     writeExportBytes(path, text + '\n');
 }

@@ -7,8 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <new>
+#include <stdexcept>
 
 #include "common/error.h"
+#include "io/export_file.h"
 
 namespace opevo {
 namespace {
@@ -76,22 +79,35 @@ std::string readMaybeGzipped(const std::string& path) {
   return out;
 }
 
-void writeGzipped(const std::string& path, std::string_view data) {
-  errno = 0;
-  GzHandle file(gzopen(path.c_str(), "wb"));
-  if (!file)
-    throw InputError("cannot write '" + path +
-                     "': " + (errno ? std::strerror(errno) : "out of memory"));
+std::string gzipBytes(std::string_view data) {
+  z_stream z{};
+  // gzip (not zlib) framing: windowBits 15 + 16.
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::bad_alloc();
+  std::string out;
+  char buffer[1 << 16];
   std::size_t done = 0;
-  while (done < data.size()) {
-    const unsigned chunk =
-        static_cast<unsigned>(std::min<std::size_t>(data.size() - done, 1 << 20));
-    if (gzwrite(file.get(), data.data() + done, chunk) != static_cast<int>(chunk))
-      throw InputError("cannot write '" + path + "': " + gzReason(file.get(), path));
+  int code = Z_OK;
+  do {
+    const std::size_t chunk = std::min<std::size_t>(data.size() - done, 1 << 20);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + done));
+    z.avail_in = static_cast<uInt>(chunk);
     done += chunk;
-  }
-  if (gzclose(file.release()) != Z_OK)
-    throw InputError("cannot write '" + path + "': close failed");
+    const int flush = done == data.size() ? Z_FINISH : Z_NO_FLUSH;
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(buffer);
+      z.avail_out = sizeof buffer;
+      code = deflate(&z, flush);
+      out.append(buffer, sizeof buffer - z.avail_out);
+    } while (z.avail_out == 0);
+  } while (code != Z_STREAM_END && code != Z_STREAM_ERROR);
+  deflateEnd(&z);
+  if (code != Z_STREAM_END) throw std::runtime_error("gzip compression failed");
+  return out;
+}
+
+void writeGzipped(const std::string& path, std::string_view data) {
+  writeExportBytes(path, gzipBytes(data));
 }
 
 }  // namespace opevo

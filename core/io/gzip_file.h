@@ -11,8 +11,12 @@ namespace opevo {
 // stream is corrupt or cut short.
 std::string readMaybeGzipped(const std::string& path);
 
-// Writes data gzip-compressed (for exports and for tests that need a gzip file). Throws
-// InputError naming the path when it cannot be written.
+// data gzip-compressed, in memory (what writeExportFile writes for a ".gz" path), fed to zlib
+// in chunks: a one-call deflate takes at most 4 GiB and would cut the rest unseen.
+std::string gzipBytes(std::string_view data);
+
+// Writes data gzip-compressed through writeExportBytes (for tests that need a gzip file whatever
+// its name). Throws InputError naming the path when it cannot be written.
 void writeGzipped(const std::string& path, std::string_view data);
 
 }  // namespace opevo
