@@ -1,6 +1,5 @@
 #include "cli/net_cli.h"
 
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -21,12 +20,6 @@ net::ParamOverrides paramOverrides(const std::vector<std::string>& texts) {
     out.emplace(std::move(name), value);
   }
   return out;
-}
-
-std::string msText(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, ms != 0 && std::fabs(ms) < 0.1 ? "%.3g" : "%.3f", ms);
-  return text;
 }
 
 void announceBuild(const net::Network& n, const net::TaskGraph& g) {
@@ -76,8 +69,8 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
   std::printf("%-26s %6s %6s %12s%s  %s\n", "task", "weight", "trials", "best ms",
               library("library ms").c_str(), "configuration");
   for (const net::StoredNetworkTask& t : run.tasks)
-    std::printf("%-26s %6.0f %6d %12s%s  %s\n", t.name.c_str(), t.weight, t.trials,
-                cellText(t.bestMs).c_str(), library(cellText(t.referenceMs)).c_str(),
+    std::printf("%-26s %6lld %6d %12s%s  %s\n", t.name.c_str(), static_cast<long long>(t.weight),
+                t.trials, cellText(t.bestMs).c_str(), library(cellText(t.referenceMs)).c_str(),
                 t.config.empty() ? "-" : t.config.c_str());
   for (const net::StoredNetworkTask& t : run.tasks) {
     if (!t.layoutConstraint) continue;
@@ -91,7 +84,7 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
   double sum = 0;
   for (const net::StoredNetworkTask& t : run.tasks) {
     if (t.bestMs)
-      sum += t.weight * *t.bestMs;
+      sum += static_cast<double>(t.weight) * *t.bestMs;
     else
       none.push_back(t.name);
   }
@@ -120,8 +113,8 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
       }
       libraries.insert(t.referenceLibrary);
       if (!t.bestMs) continue;
-      tuned += t.weight * *t.bestMs;
-      library += t.weight * *t.referenceMs;
+      tuned += static_cast<double>(t.weight) * *t.bestMs;
+      library += static_cast<double>(t.weight) * *t.referenceMs;
     }
     std::string names;
     for (const std::string& l : libraries) names += (names.empty() ? "" : "; ") + l;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "net/end_to_end.h"
+#include "net/ms_text.h"
 #include "net/network_json.h"
 #include "net/stored_network_run.h"
 
@@ -14,10 +15,8 @@ namespace opevo::cli {
 
 net::ParamOverrides paramOverrides(const std::vector<std::string>& texts);
 
-// A latency in milliseconds as every net command prints it, without the unit: three decimals
-// ("10.221"), or three significant digits below 0.1 ms ("0.019", "0.00034", where "%.3f" printed
-// "0.000"). One format for tune's lines, the runs list and the compare table.
-std::string msText(double ms);
+// Latencies as the window writes them too (net/ms_text.h).
+using net::msText;
 
 // "building N task kernels ..." on standard error, before a build that takes a while.
 void announceBuild(const net::Network& n, const net::TaskGraph& g);

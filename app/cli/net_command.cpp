@@ -63,7 +63,7 @@ nlohmann::json toJson(const net::Network& n, const net::TaskGraph& g) {
                              {"output", o.output}});
     tasks.push_back({{"name", t.name},
                      // A count of occurrences: 1, not 1.0.
-                     {"weight", t.occurrences.size()},
+                     {"weight", t.weightCount()},
                      {"flops", t.op.flops()},
                      {"description", t.op.describe()},
                      {"operator", operatorToJson(t.op)},
@@ -82,6 +82,7 @@ nlohmann::json toJson(const net::Network& n, const net::TaskGraph& g) {
 
 void runShow(const NetShowOptions& o) {
   const net::Network n = net::loadNetwork(o.network, paramOverrides(o.params));
+  net::requireEveryLayerRead(n, o.network);  // a file given now, not a stored run
   const net::TaskGraph g = net::extractTasks(n);
   if (o.json) {
     std::cout << toJson(n, g).dump(2) << "\n";
@@ -144,6 +145,7 @@ struct NetRunOptions {
 void runRun(const NetRunOptions& o) {
   const net::ParamOverrides params = paramOverrides(o.params);
   const net::Network n = net::loadNetwork(o.network, params);
+  net::requireEveryLayerRead(n, o.network);  // a file given now, not a stored run
   const net::TaskGraph g = net::extractTasks(n);
   std::vector<Config> configs;
   Rng rng(o.seed);
@@ -168,7 +170,7 @@ void runRun(const NetRunOptions& o) {
       if (s.kind == net::StepKind::Task && s.name == g.tasks[i].occurrences.front().layer)
         ms = s.ms;
     tasks.push_back({{"name", g.tasks[i].name},
-                     {"weight", g.tasks[i].occurrences.size()},
+                     {"weight", g.tasks[i].weightCount()},
                      {"trials", 0},
                      {"config", spaces[i].format(configs[i])},
                      {"best_ms", ms}});

@@ -56,6 +56,7 @@ void runCompare(const NetCompareOptions& o) {
   checkRepeatSeeds(o.seed, o.repeats);  // repeat r uses seed + r, as every race does
   const net::ParamOverrides params = paramOverrides(o.params);
   const net::Network n = net::loadNetwork(o.network, params);
+  net::requireEveryLayerRead(n, o.network);  // a file given now, not a stored run
   const net::TaskGraph g = net::extractTasks(n);
   std::vector<std::string> algos, schedulers;
   for (const std::string& a : splitList(o.algos, ','))

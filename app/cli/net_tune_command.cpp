@@ -133,6 +133,7 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
   // Every task's space must suit the algorithm (gbfs and na2c take factors alone): refused now
   // rather than a task that measures nothing.
   const net::Network network = net::networkFromText(src.text, src.source, src.params);
+  net::requireEveryLayerRead(network, src.source);  // a new run; a resume reads what was stored
   const net::TaskGraph graph = net::extractTasks(network);
   net::requireTasks(network.name, graph.tasks.size());
   RunPlan check;
@@ -307,9 +308,14 @@ void runList(const std::string& db, bool json) {
   };
   // How it was tuned: runs of one network raced over algorithms and modes (net compare, the
   // Networks page) were rows alike but for their id.
+  // A run stored before a field existed names no algorithm or scheduler: "?" ("  loop" read as
+  // a column gone astray).
   auto how = [](const nlohmann::json& r) {
-    return r["algorithm"].get<std::string>() + " " + r["scheduler"].get<std::string>() + " " +
-           r["mode"].get<std::string>();
+    auto part = [&](const char* key) {
+      const std::string v = r[key].get<std::string>();
+      return v.empty() ? std::string("?") : v;
+    };
+    return part("algorithm") + " " + part("scheduler") + " " + part("mode");
   };
   int width = 18, howWidth = 10;
   for (const nlohmann::json& r : all) {
@@ -343,7 +349,7 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
       const net::StoredNetworkTask& t = run.tasks[i];
       tasks.push_back(
           {{"name", t.name},
-           {"weight", std::llround(t.weight)},  // a count of occurrences: 1, not 1.0
+           {"weight", t.weight},  // Task::weightCount()
            {"trials", t.trials},
            {"best_ms", number(t.bestMs)},
            {"config", t.config.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.config)},

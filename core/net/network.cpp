@@ -394,16 +394,25 @@ void inferShapes(Network& net, const std::string& source) {
     if (in.name == net.output)
       throw InputError(source + ": output '" + net.output +
                        "' is an input of the network: no layer computes it");
-  // A layer whose output reaches no output would be computed in every pass and tuned for
-  // nothing: a dead branch (the docs' tiny network with its pool reading the image) became the
-  // main task, 98% of the weight. The output is named, so such a layer is a mistake, most often
-  // a reader's misspelt input. Every layer but the output having a reader is enough: following
-  // readers from any layer ends at one without, which must then be the output.
-  for (const Layer& l : net.layers)
-    if (l.name != net.output && net.consumers(l.name).empty())
-      throw InputError(source + ": layer '" + l.name + "' (" + std::string(layerKindName(l.kind)) +
-                       ") is read by no layer and is not the output ('" + net.output +
-                       "'): a typo in an input name?");
+}
+
+// A layer whose output reaches no output would be computed in every pass and tuned for nothing: a
+// dead branch (the docs' tiny network with its pool reading the image) became the main task, 98% of
+// the weight. The output is named, so such a layer is a mistake, most often a reader's misspelt
+// input. Every layer but the output having a reader is enough: following readers from any layer
+// ends at one without, which must then be the output.
+void requireEveryLayerRead(const Network& net, const std::string& source) {
+  for (const Layer& l : net.layers) {
+    if (l.name == net.output || !net.consumers(l.name).empty()) continue;
+    // A folded convolution read by nothing was read by its norm alone, and the norm by nothing:
+    // the norm is the layer the file leaves unread.
+    const bool norm = !l.foldedNorm.empty();
+    throw InputError(
+        source + ": layer '" + (norm ? l.foldedNorm : l.name) + "' (" +
+        std::string(norm ? layerKindName(LayerKind::BatchNorm) : layerKindName(l.kind)) +
+        ") is read by no layer and is not the output ('" + net.output +
+        "'): a typo in an input name?");
+  }
 }
 
 void foldBatchNorms(Network& net) {

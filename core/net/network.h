@@ -107,10 +107,15 @@ std::int64_t elements(const Shape& shape);
 // "1x64x55x55"
 std::string formatShape(const Shape& shape);
 
-// Infers every layer's output shape in order and checks that the shapes chain and that every
-// layer's output reaches the network's output; throws InputError naming the source, the layer, its
-// field and the shapes at fault.
+// Infers every layer's output shape in order and checks that the shapes chain; throws InputError
+// naming the source, the layer, its field and the shapes at fault.
 void inferShapes(Network& net, const std::string& source);
+
+// Throws InputError naming the first layer (before or after foldBatchNorms) whose output reaches
+// no reader and is not the network's output. Only for a network file or preset loaded for a new
+// tune, show or compare, or chosen in the window: a network run stored before the check existed,
+// or an archive of one, must still read, show, resume and export.
+void requireEveryLayerRead(const Network& net, const std::string& source);
 
 // Removes each batch_norm whose input is a convolution read by nothing else, recording it in the
 // convolution (Layer::foldedNorm), which gains a bias. Readers of the norm then read the

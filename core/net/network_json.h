@@ -20,7 +20,8 @@ ParamOverrides paramsFromJson(const std::string& text, const std::string& where)
 // A network file (docs/networks.md): name, params, inputs, layers, output. Integer fields may name
 // a param instead ("batch"). Shapes are inferred and checked, batch_norms after convolutions are
 // folded (unless foldNorms is false: the reference computes the network as written). Throws
-// InputError naming the source, the layer and the field at fault.
+// InputError naming the source, the layer and the field at fault. A layer nobody reads is kept
+// (stored runs and archives hold such networks); a new load adds requireEveryLayerRead.
 Network networkFromJson(const nlohmann::json& j, const std::string& source,
                         const ParamOverrides& overrides = {}, bool foldNorms = true);
 
@@ -37,7 +38,8 @@ const std::vector<NetworkPreset>& networkPresets();
 
 // A preset name or a path to a network file; "name:param=value,..." is not accepted: overrides
 // come separately. Throws InputError listing the presets when neither exists, and when both do (a
-// file of a preset's name in the current folder: ./NAME takes the file).
+// file of a preset's name in the current folder: ./NAME takes the file). A layer nobody reads is
+// kept, as networkFromText keeps it: the libtorch reference loads a stored run's network this way.
 Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overrides = {},
                     bool foldNorms = true);
 

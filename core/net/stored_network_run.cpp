@@ -77,7 +77,7 @@ void replayUnits(const Store& store, StoredNetworkRun& run) {
     double sum = 0;
     for (const StoredNetworkTask& each : run.tasks) {
       if (!each.bestMs) return std::nullopt;
-      sum += each.weight * *each.bestMs;
+      sum += static_cast<double>(each.weight) * *each.bestMs;
     }
     return sum;
   };
@@ -139,7 +139,7 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
   for (const Task& task : graph.tasks) {
     StoredNetworkTask t;
     t.name = task.name;
-    t.weight = task.weight();
+    t.weight = task.weightCount();
     run.tasks.push_back(std::move(t));
   }
   for (const NetworkUnitRow& row : store.networkUnits(id)) {

@@ -25,7 +25,7 @@ namespace opevo::net {
 
 struct StoredNetworkTask {
   std::string name;
-  double weight = 1;
+  std::int64_t weight = 1;  // Task::weightCount()
   int trials = 0;
   std::optional<double> bestMs;  // none until a configuration worked
   // The configuration it ran with: its best, or once the run ended the untuned one of a task

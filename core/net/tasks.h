@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,10 @@ struct Task {
   // activation (matmul, batch_matmul): what a network times cold (NetworkTuningPlan::coldWeights).
   bool readsWeights = false;
 
-  double weight() const { return static_cast<double>(occurrences.size()); }
+  // The weight: how often the task occurs, as the count it is (JSON writes 1, not 1.0), and as a
+  // factor of its latency.
+  std::int64_t weightCount() const { return static_cast<std::int64_t>(occurrences.size()); }
+  double weight() const { return static_cast<double>(weightCount()); }
 };
 
 // The layers that run a fixed, untuned kernel (pools, softmax, layer_norm, transposes, and

@@ -1,14 +1,12 @@
 #include "export/network_export.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
-#include <stdexcept>
 
 #include "codegen/cpu_compiler.h"
 #include "cpu/operator_buffers.h"
-#include "io/output_folder.h"
+#include "io/export_file.h"
+#include "net/ms_text.h"
 
 namespace opevo::net {
 namespace {
@@ -90,10 +88,13 @@ constexpr const char* kWaitingReadme =
     "GOMP_SPINCOUNT=1000, so its figure compares with the one opevo stored; it prints which "
     "setting it ran under.\n";
 
-void writeFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+// Appends floats to data.bin's bytes; returns where they start, counted in floats. The bytes are
+// built as the file they become: data.bin is hundreds of MB for a large network, and a vector of
+// floats copied into the file's bytes would hold it twice.
+std::size_t appendFloats(std::string& bytes, const std::vector<float>& values) {
+  const std::size_t offset = bytes.size() / sizeof(float);
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  return offset;
 }
 
 }  // namespace
@@ -101,29 +102,14 @@ void writeFile(const std::filesystem::path& path, const std::string& text) {
 void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& expected,
                           const std::string& expectedFrom, const std::string& title,
                           const std::string& directory) {
-  namespace fs = std::filesystem;
-  createOutputFolder(directory);
   // data.bin: the inputs (tensor order), the parameters (index order), the expected output.
-  std::vector<float> data;
+  std::string data;
   std::vector<std::size_t> inputOffset(p.tensors.size(), 0), paramOffset;
   for (std::size_t i = 0; i < p.tensors.size(); ++i)
-    if (!p.tensors[i].input.empty()) {
-      inputOffset[i] = data.size();
-      data.insert(data.end(), p.tensors[i].input.begin(), p.tensors[i].input.end());
-    }
-  for (const auto& q : p.params) {
-    paramOffset.push_back(data.size());
-    data.insert(data.end(), q.begin(), q.end());
-  }
-  const std::size_t expectedOffset = data.size();
-  data.insert(data.end(), expected.begin(), expected.end());
-  {
-    std::ofstream out(fs::path(directory) / "data.bin", std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()),
-              static_cast<std::streamsize>(data.size() * sizeof(float)));
-    if (!out) throw std::runtime_error("cannot write " + directory + "/data.bin");
-  }
-  writeFile(fs::path(directory) / "kernels.cpp", p.source);
+    if (!p.tensors[i].input.empty()) inputOffset[i] = appendFloats(data, p.tensors[i].input);
+  for (const auto& q : p.params) paramOffset.push_back(appendFloats(data, q));
+  const std::size_t expectedOffset = appendFloats(data, expected);
+  const std::size_t dataFloats = data.size() / sizeof(float);
 
   std::ostringstream m;
   m << "// " << oneLine(title)
@@ -150,7 +136,7 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
   m << "}\n\nint main(int argc, char** argv) {\n";
   m << "  const std::string waiting = boundOpenMpWaiting(argv);\n";
   m << "  const char* path = argc > 1 ? argv[1] : \"data.bin\";\n";
-  m << "  std::vector<float> data(" << data.size() << ");\n";
+  m << "  std::vector<float> data(" << dataFloats << ");\n";
   m << "  std::ifstream in(path, std::ios::binary);\n";
   m << "  if (!in.read(reinterpret_cast<char*>(data.data()), (std::streamsize)(data.size() * "
        "sizeof(float)))) {\n"
@@ -215,33 +201,35 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
     << "    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::"
        "now() - t0).count());\n  }\n"
     << "  std::sort(times.begin(), times.end());\n";
-  // As opevo prints latencies: three significant digits below 0.1 ms ("%.3f" printed 0.002).
-  m << "  char ms[32];\n  std::snprintf(ms, sizeof ms, times[10] < 0.1 ? \"%.3g\" : \"%.3f\", "
-       "times[10]);\n";
+  // As opevo writes latencies (net/ms_text.h; "%.3f" printed 0.002 for 0.00156).
+  m << "  char ms[32];\n  std::snprintf(ms, sizeof ms, times[10] < " << kSignificantDigitsBelowMs
+    << " ? \"%.3g\" : \"%.3f\", times[10]);\n";
   m << "  std::printf(\"%s: %s ms (median of 20), max relative error %.3g against %s\\n\", "
     << cString(title) << ", ms, worst, " << cString(expectedFrom) << ");\n";
   m << "  std::printf(\"OpenMP's idle threads: %s\\n\", waiting.c_str());\n";
   m << "  const double tolerance = " << kVerifyTolerance << ";\n";
   m << "  std::printf(worst <= tolerance ? \"PASS\\n\" : \"FAIL\\n\");\n"
     << "  return worst <= tolerance ? 0 : 1;\n}\n";
-  writeFile(fs::path(directory) / "main.cpp", m.str());
-  writeFile(fs::path(directory) / "build.sh",
-            "#!/bin/sh\n# Builds the network program with the flags its kernels were tuned with.\n"
-            "set -e\ncd \"$(dirname \"$0\")\"\n"
-            "${CXX:-c++} " +
-                cpuKernelFlagsText() +
-                " -o network main.cpp kernels.cpp\n"
-                "echo \"built ./network: run it from this folder (it reads data.bin)\"\n");
-  fs::permissions(fs::path(directory) / "build.sh",
-                  fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                  fs::perm_options::add);
-  writeFile(fs::path(directory) / "README.txt",
-            title +
-                "\n\n./build.sh && ./network\n\nkernels.cpp: every kernel (tuned tasks and fixed "
-                "layers); main.cpp: the calls in order, the check and the timing; data.bin: "
-                "the input, the parameters and the expected output (" +
-                expectedFrom + "), float32. The program prints PASS when its output matches.\n\n" +
-                kWaitingReadme);
+  const std::string buildScript =
+      "#!/bin/sh\n# Builds the network program with the flags its kernels were tuned with.\n"
+      "set -e\ncd \"$(dirname \"$0\")\"\n"
+      "${CXX:-c++} " +
+      cpuKernelFlagsText() +
+      " -o network main.cpp kernels.cpp\n"
+      "echo \"built ./network: run it from this folder (it reads data.bin)\"\n";
+  const std::string readme =
+      title +
+      "\n\n./build.sh && ./network\n\nkernels.cpp: every kernel (tuned tasks and fixed "
+      "layers); main.cpp: the calls in order, the check and the timing; data.bin: the input, the "
+      "parameters and the expected output (" +
+      expectedFrom + "), float32. The program prints PASS when its output matches.\n\n" +
+      kWaitingReadme;
+  // All or none (a full disk left a 0-byte or cut data.bin and said it wrote the program).
+  writeExportFolder(directory, {{"data.bin", std::move(data)},
+                                {"kernels.cpp", p.source},
+                                {"main.cpp", m.str()},
+                                {"build.sh", buildScript, /*executable=*/true},
+                                {"README.txt", readme}});
 }
 
 }  // namespace opevo::net

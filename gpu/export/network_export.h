@@ -13,7 +13,8 @@ namespace opevo::net {
 // the program must reproduce (libtorch's when it was there), `expectedFrom` says whose it is.
 // The program times the network as opevo does: it starts itself anew with GOMP_SPINCOUNT=1000
 // unless the user set a waiting policy (common/openmp_waiting.h), and prints which it ran under.
-// Throws std::runtime_error when the directory cannot be written.
+// The five files are written all or none (io/export_file.h's writeExportFolder): ExportWriteError
+// names the file and the system's reason when one cannot be written.
 void exportNetworkProgram(const NetworkProgram& program, const std::vector<float>& expected,
                           const std::string& expectedFrom, const std::string& title,
                           const std::string& directory);

@@ -44,10 +44,10 @@ NetworkSource storedNetworkSource(const Store& store, std::int64_t id, NetworkRe
 }
 
 NetworkSession::NetworkSession(Store& store, NetworkSource source, const BackendOptions& options)
-    : m_store(store),
-      m_source(std::move(source)),
-      m_network(networkOf(m_source)),
-      m_graph(extractTasks(m_network)) {
+    : m_store(store), m_source(std::move(source)), m_network(networkOf(m_source)) {
+  // A new run's network must have no dead layer; a stored one resumes as it was stored.
+  requireEveryLayerRead(m_network, m_source.source);
+  m_graph = extractTasks(m_network);
   if (m_source.plan.mode != layout::TuningMode::Loop && m_source.backend != "cpu")
     throw InputError("tuning mode " + std::string(layout::tuningModeName(m_source.plan.mode)) +
                      ": layout templates exist for the cpu backend only so far (use --mode loop "
@@ -74,13 +74,16 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source, const Backend
   // All or nothing: a kill in between must not leave a network without its task runs.
   store.inTransaction([&] {
     m_id = store.createNetwork(rec);
+    // Held before the commit shows the run: after it, `net delete` saw a running run nobody held
+    // (interrupted) and deleted it. The lock is a byte of a file beside the database, not a
+    // statement on it, so it takes nothing from this transaction.
+    m_locks.push_back(std::make_shared<RunLock>(store.path(), LockedKind::Network, m_id));
     for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
       m_recorders[i]->createRuns();
       store.setNetworkTaskRun(m_id, static_cast<int>(i),
                               m_tuning->engine(i).runs().front().storeId);
     }
   });
-  m_locks.push_back(std::make_shared<RunLock>(store.path(), LockedKind::Network, m_id));
 }
 
 NetworkSession::NetworkSession(Store& store, std::int64_t id, const BackendOptions& backend)
@@ -215,7 +218,7 @@ nlohmann::json NetworkSession::tasksJson() const {
     const std::optional<double> s = m_tuning->bestSeconds(i);
     tasks.push_back(
         {{"name", m_graph.tasks[i].name},
-         {"weight", m_graph.tasks[i].occurrences.size()},  // a count: 1, not 1.0
+         {"weight", m_graph.tasks[i].weightCount()},
          {"trials", m_tuning->engine(i).runs().front().trials},
          {"best_ms", s ? nlohmann::json(*s * 1e3) : nlohmann::json(nullptr)},
          {"config", space(i).format(chosen[i])},

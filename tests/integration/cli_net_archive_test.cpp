@@ -296,6 +296,75 @@ TEST(CliNetArchive, AGpuNetworksExportSaysItRunsOnTheCpu) {
       << first;
 }
 
+// A network run stored before dead layers were refused (tests/data/opevo-v8.db's run 1, dense_pair,
+// finished, given a relu nobody reads as such a run has): it shows, a resume gives its own reason,
+// it exports and its archive restores. A new tune of the network as stored is refused.
+TEST(CliNetArchive, AStoredRunWithADeadLayerShowsResumesExportsAndRestores) {
+  const Dir dir;
+  const std::string db = dir.file("v8.db"), fresh = dir.file("fresh.db");
+  fs::copy_file(std::string(OPEVO_SOURCE_DIR) + "/tests/data/opevo-v8.db", db);
+  sql(db,
+      "UPDATE networks SET network_json = replace(network_json, '{\"name\": \"g\"', "
+      "'{\"name\": \"dead\", \"op\": \"relu\", \"input\": \"d1\"}, {\"name\": \"g\"') "
+      "WHERE id = 1");
+  ASSERT_NE(Store(db).network(1)->networkJson.find("\"dead\""), std::string::npos);
+
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_NE(shown.out.find("dense_pair"), std::string::npos) << shown.out;
+  const auto resumed = runProcess(OPEVO_CLI, {"net", "tune", "--resume", "1", "--db", db});
+  EXPECT_EQ(resumed.status, 2);
+  EXPECT_NE(resumed.err.find("has finished; nothing to resume"), std::string::npos) << resumed.err;
+  const std::string out = dir.file("program");
+  const auto exported = runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  EXPECT_TRUE(fs::exists(out + "/data.bin"));
+
+  const std::string archive = dir.file("dead.json.gz");
+  const auto wrote = runProcess(OPEVO_CLI, {"net", "archive", "1", "--out", archive, "--db", db});
+  ASSERT_EQ(wrote.status, 0) << wrote.err;
+  const auto restored = runProcess(OPEVO_CLI, {"net", "restore", archive, "--db", fresh});
+  ASSERT_EQ(restored.status, 0) << restored.err;
+  EXPECT_EQ(runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", fresh}).status, 0);
+
+  // The same network as a file given now: refused by name before anything is stored.
+  const std::string file = dir.file("dead.json");
+  std::ofstream(file) << Store(db).network(1)->networkJson;
+  const auto tuned =
+      runProcess(OPEVO_CLI, {"net", "tune", file, "--trials", "2", "--db", dir.file("new.db")});
+  EXPECT_EQ(tuned.status, 2);
+  EXPECT_NE(tuned.err.find("layer 'dead' (relu) is read by no layer"), std::string::npos)
+      << tuned.err;
+  EXPECT_FALSE(fs::exists(dir.file("new.db")));
+}
+
+// `net export` writes its five files all or none: a full disk (a /dev/full link where data.bin's
+// temporary goes) leaves no file and says which and why, not "wrote".
+TEST(CliNetArchive, AFullDiskExportsNoFileAndSaysWhy) {
+  const Dir dir;
+  const std::string db = dir.file("v8.db");
+  fs::copy_file(std::string(OPEVO_SOURCE_DIR) + "/tests/data/opevo-v8.db", db);
+  const fs::path out = dir.path / "program";
+  fs::create_directory(out);
+  fs::create_symlink("/dev/full", out / "data.bin.partial");
+  const auto full =
+      runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out.string()});
+  EXPECT_EQ(full.status, 2);
+  EXPECT_NE(
+      full.err.find("cannot write '" + (out / "data.bin").string() + "': No space left on device"),
+      std::string::npos)
+      << full.err;
+  EXPECT_EQ(full.out.find("wrote"), std::string::npos) << full.out;
+  EXPECT_TRUE(fs::is_empty(out)) << "a file or a temporary was left";
+  // With room again: all five, build.sh runnable.
+  const auto written =
+      runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", out.string()});
+  ASSERT_EQ(written.status, 0) << written.err;
+  for (const char* name : {"data.bin", "kernels.cpp", "main.cpp", "build.sh", "README.txt"})
+    EXPECT_GT(fs::file_size(out / name), 0u) << name;
+  EXPECT_NE(fs::status(out / "build.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
+}
+
 // What is not a network run archive, or holds something a restore must refuse, stores nothing
 // (the database keeps the one network run restored before) and the error names the file.
 TEST(CliNetArchive, ABadArchiveStoresNothingAndNamesTheFile) {

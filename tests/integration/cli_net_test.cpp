@@ -644,6 +644,18 @@ TEST(CliNet, RunsListSaysHowEachRunWasTunedInTuneNumberFormat) {
   ASSERT_EQ(show.status, 0) << show.err;
   for (const auto& t : nlohmann::json::parse(show.out)["tasks"])
     EXPECT_TRUE(t["weight"].is_number_integer()) << t["weight"];
+  // A run stored before algorithm and scheduler were kept says "?" for them (it read "  loop").
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(handle,
+                         "UPDATE networks SET plan_json = json_remove(plan_json, '$.algorithm', "
+                         "'$.scheduler') WHERE id = 1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(handle);
+  const auto old = runProcess(OPEVO_CLI, {"net", "runs", "--db", db});
+  ASSERT_EQ(old.status, 0) << old.err;
+  EXPECT_NE(old.out.find("dense_pair         ? ? joint"), std::string::npos) << old.out;
   std::filesystem::remove_all(dir);
 }
 

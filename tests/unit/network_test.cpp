@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "net/ms_text.h"
 #include "net/network_json.h"
 #include "net/network_tuning.h"
 #include "net/tasks.h"
@@ -23,10 +24,10 @@ const Task* findTask(const TaskGraph& g, const std::string& name) {
   return nullptr;
 }
 
-// The error a network text raises, or "" when it loads.
+// The error a network text raises as a new load (a dead layer refused), or "" when it loads.
 std::string errorOf(const std::string& text, const ParamOverrides& overrides = {}) {
   try {
-    networkFromJson(json::parse(text), "test.json", overrides);
+    requireEveryLayerRead(networkFromJson(json::parse(text), "test.json", overrides), "test.json");
   } catch (const InputError& e) {
     return e.what();
   }
@@ -294,6 +295,19 @@ TEST(Network, ALayerNobodyReadsIsRefusedByName) {
       {"name": "r", "op": "relu", "input": "c"}]})";
   EXPECT_NE(errorOf(norm).find("layer 'bn' (batch_norm) is read by no layer"), std::string::npos)
       << errorOf(norm);
+  // Unfolded, the norm is named as it is.
+  try {
+    requireEveryLayerRead(networkFromText(norm, "n.json", {}, /*foldNorms=*/false), "n.json");
+    ADD_FAILURE() << "the unread norm was let in";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 'bn' (batch_norm) is read by no layer"),
+              std::string::npos)
+        << e.what();
+  }
+  // Only a new load refuses: a network run stored before the check (its text kept with it) must
+  // still read, so it shows, resumes, exports and restores from its archive.
+  EXPECT_EQ(networkFromText(tiny, "stored").layers.size(), 5u);
+  EXPECT_NO_THROW(networkFromText(norm, "stored"));
   // An output named before the end leaves the layers after it unread.
   EXPECT_NE(errorOf(around(R"({"name": "a", "op": "relu", "input": "x"},
                               {"name": "b", "op": "relu", "input": "a"})")
@@ -435,6 +449,19 @@ TEST(Network, OperatorJsonCarriesGroupsAndEpilogue) {
   EXPECT_EQ(operatorFromJson(grouped, "g").groups, 3);
   grouped["epilogue"] = json::array({"sigmoid"});
   EXPECT_THROW(operatorFromJson(grouped, "g"), InputError);
+}
+
+// One rule for the command line and the window: the window read 0.002 for a 0.00156 ms task and
+// "0.00 ms end to end" for a tiny network.
+TEST(Network, LatenciesKeepThreeSignificantDigitsBelowATenthOfAMillisecond) {
+  EXPECT_EQ(msText(10.22076), "10.221");
+  EXPECT_EQ(msText(0.1), "0.100");
+  EXPECT_EQ(msText(0.063014), "0.063");
+  EXPECT_EQ(msText(0.00156), "0.00156");
+  EXPECT_EQ(msText(0), "0.000");
+  // Weights are counts: JSON writes 2, not 2.0.
+  const TaskGraph g = extractTasks(loadNetwork("resnet18"));
+  for (const Task& t : g.tasks) EXPECT_EQ(t.weight(), static_cast<double>(t.weightCount()));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "net/ms_text.h"
 #include "ui/widgets/display_format.h"
 
 namespace opevo::ui {
@@ -112,7 +113,7 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
     case TrialsColumn:
       return m_trials[index.row()];
     case BestColumn:
-      return std::isfinite(best) ? QString::number(best, 'f', 3) : tr("–");
+      return std::isfinite(best) ? QString::fromStdString(net::msText(best)) : tr("–");
     case ShareColumn:
       return std::isfinite(s) ? QString::number(100 * s, 'f', 1) + " %" : tr("–");
   }

@@ -18,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "net/ms_text.h"
 #include "net/network_json.h"
 #include "net/tuning_budget.h"
 #include "store/store.h"
@@ -34,6 +35,11 @@
 namespace opevo::ui {
 namespace {
 
+// A latency as `opevo net` prints it (net/ms_text.h), without the unit.
+QString ms(double value) {
+  return QString::fromStdString(net::msText(value));
+}
+
 // What a finished contender measured after its tuning, for the status line (empty: nothing).
 QString finishedLine(const ContenderState& c) {
   if (!c.endToEndError.isEmpty())
@@ -42,7 +48,7 @@ QString finishedLine(const ContenderState& c) {
   if (std::isfinite(c.endToEndMs) && c.device.isEmpty())
     return NetworksPage::tr("%1: %2 ms end to end (%3)")
         .arg(c.label)
-        .arg(c.endToEndMs, 0, 'f', 2)
+        .arg(ms(c.endToEndMs))
         .arg(c.verified ? NetworksPage::tr("verified against libtorch")
                         : NetworksPage::tr("NOT verified"));
   if (std::isfinite(c.endToEndMs)) {
@@ -50,7 +56,7 @@ QString finishedLine(const ContenderState& c) {
     QString line =
         NetworksPage::tr("%1: %2 ms end to end on %3 (%4)")
             .arg(c.label)
-            .arg(c.endToEndMs, 0, 'f', 3)
+            .arg(ms(c.endToEndMs))
             .arg(c.device)
             .arg(c.verified ? NetworksPage::tr("matches its plain reference kernels")
                             : NetworksPage::tr("DIFFERS from its plain reference kernels"));
@@ -63,8 +69,8 @@ QString finishedLine(const ContenderState& c) {
   if (std::isfinite(c.sumOfLibrariesMs) && !c.curveEstimateMs.empty())
     return NetworksPage::tr("%1: weight x best summed over the tasks %2 ms, their libraries %3 ms")
         .arg(c.label)
-        .arg(c.curveEstimateMs.back(), 0, 'f', 3)
-        .arg(c.sumOfLibrariesMs, 0, 'f', 3);
+        .arg(ms(c.curveEstimateMs.back()))
+        .arg(ms(c.sumOfLibrariesMs));
   return {};
 }
 
@@ -82,6 +88,8 @@ struct NetworksPage::Picture {
   // stopped reading since), and why not where it does not read.
   bool sourceGivesText = true;
   QString sourceError;
+  // requireEveryLayerRead's refusal: a choice is refused, a stored run's network is shown.
+  QString unreadError;
 };
 
 NetworksPage::NetworksPage(QWidget* parent)
@@ -318,6 +326,11 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         p->params = params;
         try {
           const net::Network n = net::networkFromText(text, source, params);
+          try {
+            net::requireEveryLayerRead(n, source);
+          } catch (const std::exception& e) {
+            p->unreadError = QString::fromUtf8(e.what());
+          }
           const net::TaskGraph g = net::extractTasks(n);
           p->description = QString::fromStdString(
               n.description.empty() ? n.name : n.name + ": " + n.description);
@@ -329,8 +342,11 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         // A stored run's network comes from the store; the file it names may say otherwise now.
         try {
           const std::string now = net::networkText(source);
-          p->sourceGivesText = now == text;
-          if (!p->sourceGivesText) net::networkFromText(now, source, params);  // reads at all?
+          // Would the file start a new run? (A stored run's dead layer was let in then.)
+          if (now != text)
+            net::requireEveryLayerRead(net::networkFromText(now, source, params), source);
+          p->sourceGivesText = now == text && p->unreadError.isEmpty();
+          if (now == text) p->sourceError = p->unreadError;
         } catch (const std::exception& e) {
           p->sourceGivesText = false;
           p->sourceError = QString::fromUtf8(e.what());
@@ -344,6 +360,10 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
         }
         const bool stored =
             m_controller->busy() || (m_snapshot && p->text == m_snapshot->networkText);
+        if (!stored && !p->unreadError.isEmpty()) {
+          refuseNetwork(p->source, p->unreadError);
+          return;
+        }
         const bool statusAboutNetwork = m_statusAboutNetwork;  // before the note below
         if (stored && !p->sourceGivesText) {
           // A shown run's file changed or stopped reading since (the walk: Show chose the file
@@ -435,8 +455,7 @@ QStringList NetworksPage::resultLines(bool* failed) const {
                    .arg(trials.size());
   }
   if (m_snapshot->referenceMs)
-    lines
-        << tr("%1: %2 ms").arg(m_snapshot->referenceName).arg(*m_snapshot->referenceMs, 0, 'f', 2);
+    lines << tr("%1: %2 ms").arg(m_snapshot->referenceName).arg(ms(*m_snapshot->referenceMs));
   return lines;
 }
 
