@@ -442,7 +442,7 @@ TEST(CliNetArchive, ABadArchiveStoresNothingAndNamesTheFile) {
   nlohmann::ordered_json& config = j["tasks"][1]["run"]["results"][0]["configuration"];
   config[config.begin().key()] = "not,a,value";
   cases.push_back(
-      {"config.json", j.dump(), "task 1's run: result 1: its configuration does not fit"});
+      {"config.json", j.dump(), "task 1's run: results[0]: its configuration does not fit"});
 
   for (const Bad& c : cases) {
     SCOPED_TRACE(c.name);
