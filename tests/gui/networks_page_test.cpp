@@ -164,6 +164,35 @@ TEST(NetworkCurveChart, ItsTitleFitsANarrowChart) {
             QStringLiteral("Network latency against trials (gradient / joint)"));
 }
 
+// Four contenders and libtorch on a chart 310 pixels wide (1024x700) read "ope… aut… ope… aut…
+// libt…" in one row below the plot: the entries go right of it, one a line, whole; on a wide
+// chart they stay below.
+TEST(NetworkCurveChart, ALegendTooWideForOneRowGoesRightOfThePlot) {
+  NetworkCurveChart chart;
+  NetworkSnapshot s;
+  for (const char* label : {"opevo-m / gradient / joint", "autotvm / gradient / joint",
+                            "opevo-m / gradient / loop", "autotvm / gradient / loop"}) {
+    ContenderState c;
+    c.label = QString::fromLatin1(label);
+    c.budget = 16;
+    c.trials = 8;
+    c.taskBestMs = {0.5, 0.2};
+    c.curveTrials = {8};
+    c.curveEstimateMs = {0.8};
+    s.contenders.push_back(c);
+  }
+  s.referenceMs = 1.5;
+  s.referenceLegend = QStringLiteral("libtorch");
+  chart.resize(310, 260);
+  chart.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+  chart.setSnapshot(s);
+  EXPECT_TRUE(chart.legendOnTheRight());
+  chart.resize(1200, 300);
+  QTest::qWait(20);
+  EXPECT_FALSE(chart.legendOnTheRight());
+}
+
 // The title as Qt Charts draws it, cut where it found no room ("..."): the chart's title item.
 QString drawnTitle(const NetworkCurveChart& chart) {
   for (const QGraphicsItem* item : chart.scene()->items())

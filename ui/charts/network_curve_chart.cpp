@@ -145,9 +145,36 @@ void NetworkCurveChart::applyTitle() {
   chart()->setTitle(metrics.elidedText(m_titles.last(), Qt::ElideRight, room));
 }
 
+void NetworkCurveChart::fitLegend() {
+  // Qt Charts lays a bottom legend in one row and elides every entry to share it: four
+  // contenders and libtorch read "ope… aut… ope… aut… libt…" at 1024x700. Where the entries do
+  // not fit whole in a row they go to the right, one a line, whole.
+  const QFontMetrics metrics(chart()->legend()->font());
+  const int marker = metrics.height() + 24;  // the marker, its gap and the entry's padding
+  int row = 0, widest = 0;
+  // The end-to-end markers' entries are hidden (their colour is their curve's); a new marker
+  // reads as hidden until the chart is laid out, so they are told apart by their series.
+  for (QLegendMarker* m : chart()->legend()->markers())
+    if (m->series()->type() != QAbstractSeries::SeriesTypeScatter) {
+      row += marker + metrics.horizontalAdvance(m->label());
+      widest = std::max(widest, marker + metrics.horizontalAdvance(m->label()));
+    }
+  const Qt::Alignment side = row + 24 <= width() ? Qt::AlignBottom : Qt::AlignRight;
+  if (chart()->legend()->alignment() != side) chart()->legend()->setAlignment(side);
+  // On the right Qt Charts gives the legend a share of the width and elides what passes it.
+  chart()->legend()->setMinimumWidth(side == Qt::AlignRight ? widest + 8 : 0);
+  // The narrower plot cut its axis title ("trials (whol..."); the chart's title names the trials.
+  m_x->setTitleText(side == Qt::AlignRight ? tr("trials") : tr("trials (whole network)"));
+}
+
+bool NetworkCurveChart::legendOnTheRight() const {
+  return chart()->legend()->alignment() == Qt::AlignRight;
+}
+
 void NetworkCurveChart::resizeEvent(QResizeEvent* event) {
   QChartView::resizeEvent(event);
   applyTitle();
+  fitLegend();
 }
 
 void NetworkCurveChart::clear() {
@@ -254,6 +281,7 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
   // The budget's range, as the trials chart beside it has (the end-to-end markers sit at its
   // right edge): 4% of room for them made a 200-trial axis run to 400. Trials are whole, so a
   // race with none yet shows 0 to 8 rather than fractions printed as 0, 0, 1.
+  fitLegend();
   m_x->setRange(0, xMax);
   m_x->applyNiceNumbers();
   if (s.referenceMs)  // across the whole axis, as nice numbers made it

@@ -43,6 +43,8 @@ class NetworkCurveChart : public QChartView {
   bool logScale() const { return m_logY; }
   QValueAxis* trialsAxis() const { return m_x; }
   QAbstractAxis* yAxis() const;
+  // Whether the legend went right of the plot, its entries too wide for one row below it.
+  bool legendOnTheRight() const;
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -50,6 +52,7 @@ class NetworkCurveChart : public QChartView {
  private:
   // The first of the titles (longest first) that fits the chart's width, else the last elided.
   void applyTitle();
+  void fitLegend();
   void resetAxes();
   void setLogY(bool on);
   QStringList m_titles;
