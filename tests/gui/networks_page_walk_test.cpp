@@ -21,6 +21,7 @@
 
 #include "gui_test_support.h"
 #include "store/store.h"
+#include "tiny_network.h"
 #include "ui/charts/network_graph_view.h"
 #include "ui/controller/network_controller.h"
 #include "ui/jobs/network_layout.h"
@@ -31,19 +32,8 @@
 namespace opevo::ui {
 namespace {
 
+using test::kTinyNetwork;
 using test::waitUntil;
-
-constexpr const char* kTiny = R"({
-  "name": "tiny", "params": {"batch": 1},
-  "inputs": [{"name": "image", "shape": ["batch", 3, 12, 12]}],
-  "layers": [
-    {"name": "c1", "op": "conv2d", "input": "image", "out_channels": 8, "kernel": 3,
-     "padding": 1, "bias": true},
-    {"name": "r1", "op": "relu", "input": "c1"},
-    {"name": "p1", "op": "max_pool", "input": "r1", "kernel": 2, "stride": 2},
-    {"name": "f1", "op": "flatten", "input": "p1"},
-    {"name": "d1", "op": "dense", "input": "f1", "units": 10}
-  ]})";
 
 // The same network with an op no build knows, as the walk's overwritten file had.
 constexpr const char* kBroken = R"({
@@ -68,7 +58,7 @@ class NetworksPageWalkTest : public ::testing::Test {
     ASSERT_TRUE(m_dir.isValid());
     m_db = m_dir.filePath(QStringLiteral("gui.db"));
     m_file = m_dir.filePath(QStringLiteral("tiny.json"));
-    write(kTiny);
+    write(kTinyNetwork);
     m_page.setStorePath(m_db);
     m_page.resize(1000, 640);  // what a 1024x700 window leaves the page
     m_page.show();
@@ -194,7 +184,7 @@ TEST_F(NetworksPageWalkTest, ShowNeverChoosesAFileThatNoLongerReads) {
   EXPECT_EQ(setup()->spec(&error)->network, "alexnet");
 
   // Fixed, and chosen: read, no red line.
-  write(kTiny);
+  write(kTinyNetwork);
   setup()->selectNetwork(m_file);
   ASSERT_TRUE(waitUntil([&] { return !m_page.loadingPicture() && setup()->network() == m_file; }));
   // Broken again and the same entry chosen again from the box: read again, and refused.
@@ -202,7 +192,7 @@ TEST_F(NetworksPageWalkTest, ShowNeverChoosesAFileThatNoLongerReads) {
   emit setup()->networkBox()->activated(setup()->networkBox()->currentIndex());
   ASSERT_TRUE(waitUntil([&] { return status().contains(QStringLiteral("relu6")); }))
       << status().toStdString();
-  write(kTiny);
+  write(kTinyNetwork);
   emit setup()->networkBox()->activated(setup()->networkBox()->currentIndex());
   ASSERT_TRUE(waitUntil([&] { return !status().contains(QStringLiteral("relu6")); }))
       << status().toStdString();
@@ -254,7 +244,7 @@ TEST(NetworkSetupPanelState, TheFormIsKeptBetweenSessionsAFileGoneSinceLeftOut) 
   const QString file = dir.filePath(QStringLiteral("tiny.json"));
   QFile f(file);
   ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write(kTiny);
+  f.write(kTinyNetwork);
   f.close();
   QSettings settings(dir.filePath(QStringLiteral("s.ini")), QSettings::IniFormat);
   {
