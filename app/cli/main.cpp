@@ -87,6 +87,9 @@ int main(int argc, char** argv) {
   } catch (const opevo::InputError& e) {
     std::cerr << "opevo: " << e.what() << "\n";
     return 2;
+  } catch (const opevo::SystemError& e) {
+    std::cerr << "opevo: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "opevo: internal error: " << e.what() << "\n";
     return 1;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <random>
 #include <system_error>
 
 #include "io/gzip_file.h"
@@ -14,10 +15,6 @@ namespace opevo {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string temporaryOf(const std::string& path) {
-  return path + ".partial";
-}
 
 std::string systemReason(int error) {
   return std::strerror(error);
@@ -31,14 +28,35 @@ void checkNotAFolder(const std::string& path) {
     throw ExportWriteError(path, "a folder of that name is in the way");
 }
 
-// The bytes into `temporary`, made durable before it is renamed: on a full disk the error may
-// only come when the data is flushed, and a rename of a file whose data never reached the disk
-// would put an empty file in place after a crash. Errors name `path`, the user's file.
-void writeTemporary(const std::string& path, const std::string& temporary, std::string_view bytes,
-                    bool executable) {
-  const int fd =
-      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0777 : 0666);
-  if (fd < 0) throw ExportWriteError(path, systemReason(errno));
+// A new file beside `path`, named ".NAME.XXXXXX.partial" with a random part, created exclusively
+// and never through a link: a name planted in a shared folder (a link to the user's own files)
+// cannot redirect the export, and two exports of one file do not write into each other. The mode
+// is 0666 or 0777 less the umask, as any file the user writes. Returns its path and descriptor.
+std::pair<std::string, int> createTemporary(const std::string& path, bool executable) {
+  const fs::path target(path);
+  std::random_device seed;
+  std::mt19937_64 random(seed());
+  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string suffix(6, 'x');
+    for (char& c : suffix) c = kLetters[random() % (sizeof kLetters - 1)];
+    std::string name = ".";
+    name.append(target.filename().string()).append(".").append(suffix).append(".partial");
+    const std::string temporary = (target.parent_path() / name).string();
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          executable ? 0777 : 0666);
+    if (fd >= 0) return {temporary, fd};
+    if (errno != EEXIST) throw ExportWriteError(path, systemReason(errno));
+  }
+  throw ExportWriteError(path, "no free name for a temporary file beside it");
+}
+
+// The bytes into a new temporary file, made durable before it is renamed: on a full disk the
+// error may only come when the data is flushed, and a rename of a file whose data never reached
+// the disk would put an empty file in place after a crash. Errors name `path`, the user's file.
+// Returns the temporary's path.
+std::string writeTemporary(const std::string& path, std::string_view bytes, bool executable) {
+  const auto [temporary, fd] = createTemporary(path, executable);
   int error = 0;
   std::size_t done = 0;
   while (done < bytes.size()) {
@@ -50,14 +68,14 @@ void writeTemporary(const std::string& path, const std::string& temporary, std::
     }
     done += static_cast<std::size_t>(n);
   }
-  // EINVAL: the temporary is not a file that can be synced (a device); its writes were direct.
-  if (!error && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (!error && ::fsync(fd) != 0) error = errno;
   if (::close(fd) != 0 && !error) error = errno;
   if (error) {
     std::error_code ignored;
     fs::remove(temporary, ignored);
     throw ExportWriteError(path, systemReason(error));
   }
+  return temporary;
 }
 
 void moveIntoPlace(const std::string& temporary, const std::string& path) {
@@ -77,9 +95,7 @@ ExportWriteError::ExportWriteError(const std::string& path, const std::string& r
 
 void writeExportBytes(const std::string& path, std::string_view bytes) {
   checkNotAFolder(path);
-  const std::string temporary = temporaryOf(path);
-  writeTemporary(path, temporary, bytes, false);
-  moveIntoPlace(temporary, path);
+  moveIntoPlace(writeTemporary(path, bytes, false), path);
 }
 
 void writeExportFile(const std::string& path, const std::string& text) {
@@ -97,16 +113,21 @@ std::vector<std::string> writeExportFolder(const fs::path& folder,
   createOutputFolder(folder);
   std::vector<std::string> paths;
   for (const ExportFileContent& f : files) paths.push_back((folder / f.name).string());
+  std::vector<std::string> temporaries;  // those not yet renamed
   try {
     for (const std::string& path : paths) checkNotAFolder(path);
     for (std::size_t i = 0; i < files.size(); ++i)
-      writeTemporary(paths[i], temporaryOf(paths[i]), files[i].bytes, files[i].executable);
+      temporaries.push_back(writeTemporary(paths[i], files[i].bytes, files[i].executable));
     // Renames within one folder do not fail for want of space: once here, all of them go through
     // (short of the folder changing under us, when the rest are cleaned up and the error said).
-    for (const std::string& path : paths) moveIntoPlace(temporaryOf(path), path);
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      moveIntoPlace(temporaries[i], paths[i]);
+      temporaries[i].clear();
+    }
   } catch (...) {
     std::error_code ignored;
-    for (const std::string& path : paths) fs::remove(temporaryOf(path), ignored);
+    for (const std::string& temporary : temporaries)
+      if (!temporary.empty()) fs::remove(temporary, ignored);
     if (!existed) fs::remove(folder, ignored);  // removes only an empty folder
     throw;
   }

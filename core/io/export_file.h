@@ -22,10 +22,11 @@ class ExportWriteError : public InputError {
   std::string m_reason;
 };
 
-// Every export goes through these. The bytes go to a temporary file (path + ".partial") that is
-// renamed into place once it is complete on disk: a failed export (disk full, no such folder, no
-// permission) leaves no empty or partial file where the user looks, and an earlier file of the
-// same name stays whole until the new one is complete. Throw ExportWriteError.
+// Every export goes through these. The bytes go to a new temporary file beside the target
+// (".NAME.XXXXXX.partial", created exclusively, never through a link) that is renamed into place
+// once it is complete on disk: a failed export (disk full, no such folder, no permission) leaves
+// no empty or partial file where the user looks, and an earlier file of the same name stays whole
+// until the new one is complete. Throw ExportWriteError.
 
 // Exactly these bytes (a PNG, an SVG, a CSV).
 void writeExportBytes(const std::string& path, std::string_view bytes);

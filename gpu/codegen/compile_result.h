@@ -27,6 +27,8 @@ struct KernelResources {
 // never an exception.
 struct CompileResult {
   bool ok = false;
+  // The source could not be written (a full disk): the machine's failure, not the kernel's.
+  bool sourceUnwritten = false;
   std::string log;     // the compiler's messages (warnings too when ok)
   std::string binary;  // cubin, PTX or code object bytes; empty for SharedObject
   BinaryKind kind = BinaryKind::None;

@@ -3,9 +3,11 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -82,8 +84,10 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
   {
     std::ofstream f(src);
     f << source;
+    f.flush();
     if (!f) {
-      r.log = "cannot write " + src;
+      r.log = "cannot write " + src + ": " + std::strerror(errno);
+      r.sourceUnwritten = true;
       return r;
     }
   }

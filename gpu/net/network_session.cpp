@@ -1,6 +1,8 @@
 #include "net/network_session.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
 #include "backends/stored_run.h"
@@ -301,7 +303,10 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
 std::string NetworkSession::writeNetworkFile(const TempDir& dir) const {
   // The reference reads the network as it was stored (a file may have changed since).
   const std::string file = dir.path() + "/network.json";
-  std::ofstream(file) << m_source.text;
+  std::ofstream out(file);
+  out << m_source.text;
+  out.flush();
+  if (!out) throw SystemError("cannot write " + file + ": " + std::strerror(errno));
   return file;
 }
 

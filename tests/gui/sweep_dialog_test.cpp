@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
@@ -12,6 +13,7 @@
 
 #include "gui_test_support.h"
 #include "io/replay_dataset.h"
+#include "support/file_size_limit.h"
 #include "ui/charts/heat_map_view.h"
 
 namespace opevo::ui {
@@ -195,17 +197,20 @@ TEST(SweepDialogTest, WhatCannotBeSweptIsSaidInTheWindowsWords) {
 }
 
 // A failed save says which file and why, and leaves none: the SVG once left an empty file and
-// no word (its temporary file is /dev/full here, as on a full disk).
+// no word (here on a full disk).
 TEST(SweepDialogTest, AFailedSaveIsNamedAndLeavesNoFile) {
   SweepDialog dialog(gemm(), QStringLiteral("RTX_2080_Ti.json.gz"));
   sweepQuickly(dialog, 10);
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("h.svg"));
-  std::filesystem::create_symlink("/dev/full", (path + QStringLiteral(".partial")).toStdString());
-  const QString error = dialog.saveSvg(path);
+  QString error;
+  {
+    const opevo::test::FileSizeLimit full(0);
+    error = dialog.saveSvg(path);
+  }
   EXPECT_TRUE(error.contains(path)) << error.toStdString();
-  EXPECT_TRUE(error.contains(QStringLiteral("No space left"))) << error.toStdString();
-  EXPECT_FALSE(QFile::exists(path));
+  EXPECT_TRUE(error.contains(QStringLiteral("File too large"))) << error.toStdString();
+  EXPECT_TRUE(QDir(dir.path()).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden));
 }
 
 }  // namespace

@@ -58,22 +58,30 @@ TEST(CliCompare, CtrlCWritesTheSummaryOfWhatWasRun) {
 }
 
 // A summary that cannot be written is an error with its reason, not "wrote ... summary.json"
-// and an empty file (a symlink to /dev/full stands for a full disk); a folder that cannot hold
+// and an empty file (a folder of its name in the way; a full disk); a folder that cannot hold
 // trials.csv says why.
 TEST(CliCompare, ASummaryThatCannotBeWrittenIsAnErrorWithItsReason) {
   OutDir out;
   const fs::path race = out.path / "race";
-  fs::create_directory(race);
-  fs::create_symlink("/dev/full", race / "summary.json.partial");
-  const auto full = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "random",
-                                           "--trials", "10", "--out", race.string()});
-  EXPECT_EQ(full.status, 2);
-  EXPECT_NE(full.err.find("cannot write '" + (race / "summary.json").string() +
-                          "': No space left on device"),
+  fs::create_directories(race / "summary.json");
+  const auto blocked = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos",
+                                              "random", "--trials", "10", "--out", race.string()});
+  EXPECT_EQ(blocked.status, 2);
+  EXPECT_NE(blocked.err.find("cannot write '" + (race / "summary.json").string() +
+                             "': a folder of that name is in the way"),
             std::string::npos)
-      << full.err;
-  EXPECT_EQ(full.out.find("wrote"), std::string::npos) << full.out;
-  EXPECT_FALSE(fs::exists(race / "summary.json"));
+      << blocked.err;
+  EXPECT_EQ(blocked.out.find("wrote"), std::string::npos) << blocked.out;
+  EXPECT_TRUE(fs::is_empty(race / "summary.json"));
+
+  const fs::path full = out.path / "full";
+  const auto noRoom = runProcessOnFullDisk(0, OPEVO_CLI,
+                                           {"compare", "--space", kConvolution, "--algos", "random",
+                                            "--trials", "10", "--out", full.string()});
+  EXPECT_NE(noRoom.status, 0);
+  EXPECT_NE(noRoom.err.find("File too large"), std::string::npos) << noRoom.err;
+  EXPECT_EQ(noRoom.out.find("wrote"), std::string::npos) << noRoom.out;
+  EXPECT_FALSE(fs::exists(full / "summary.json"));
 
   fs::create_directory(out.path / "csv");
   fs::create_symlink("/dev/full", out.path / "csv" / "trials.csv");

@@ -121,8 +121,7 @@ TEST(CliExport, AnImportedRunExportsItsRecordAndSaysWhyNoKernel) {
 
 // The walk: `opevo export` on a full disk said only "cannot write .../check.cpp" and left config.h
 // and record.json at 0 bytes. An export writes all its files or none, and says which file failed
-// and why. The temporary file of record.json (record.json.partial) linked to /dev/full stands for
-// the full disk; a read-only folder stands for itself where the tests do not run as root.
+// and why.
 TEST(CliExport, AFullDiskWritesNoFileAndSaysWhy) {
   char pattern[] = "/tmp/opevo-export-full-XXXXXX";
   const fs::path dir = mkdtemp(pattern);
@@ -135,15 +134,17 @@ TEST(CliExport, AFullDiskWritesNoFileAndSaysWhy) {
   ASSERT_EQ(imported.status, 0) << imported.err;
   const fs::path out = dir / "out";
   fs::create_directory(out);
-  fs::create_symlink("/dev/full", out / "record.json.partial");
-  const auto full = runProcess(OPEVO_CLI, {"export", "1", "--db", db, "--out", out.string()});
-  EXPECT_EQ(full.status, 2);
-  EXPECT_NE(full.err.find("cannot write '" + (out / "record.json").string() +
-                          "': No space left on device"),
-            std::string::npos)
-      << full.err;
-  EXPECT_EQ(full.out.find("wrote"), std::string::npos) << full.out;
-  EXPECT_TRUE(fs::is_empty(out)) << "a file or a temporary was left";
+  {
+    const Store open(db);
+    const auto full =
+        runProcessOnFullDisk(0, OPEVO_CLI, {"export", "1", "--db", db, "--out", out.string()});
+    EXPECT_EQ(full.status, 2);
+    EXPECT_NE(full.err.find("cannot write '" + (out / "trials.csv").string() + "': File too large"),
+              std::string::npos)
+        << full.err;
+    EXPECT_EQ(full.out.find("wrote"), std::string::npos) << full.out;
+    EXPECT_TRUE(fs::is_empty(out)) << "a file or a temporary was left";
+  }
 
   // With room again: every file, and the repeat counted from 1 as History shows it.
   const auto written = runProcess(OPEVO_CLI, {"export", "1", "--db", db, "--out", out.string()});

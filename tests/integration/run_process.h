@@ -33,7 +33,8 @@ inline ProcessResult runProcess(const std::string& program, const std::vector<st
   std::string command = shellQuote(program);
   for (const auto& a : args) command.append(" ").append(shellQuote(a));
   command.append(" 2>").append(shellQuote(errPath));
-  if (!input.empty()) command = std::string("printf '%s' ").append(shellQuote(input)) + " | " + command;
+  if (!input.empty())
+    command = std::string("printf '%s' ").append(shellQuote(input)) + " | " + command;
   ProcessResult r;
   FILE* pipe = popen(command.c_str(), "r");
   std::array<char, 4096> buffer{};
@@ -46,6 +47,28 @@ inline ProcessResult runProcess(const std::string& program, const std::vector<st
   ss << errFile.rdbuf();
   r.err = ss.str();
   std::remove(errPath);
+  return r;
+}
+
+// Runs a program as on a disk with no room left: no regular file it writes can grow past
+// `blocks` x 512 bytes (ulimit -f; the write fails with "File too large", where a full disk says
+// "No space left on device"), and SIGXFSZ, which would end it, is ignored. Its stderr comes through
+// the stdout pipe, not a file that would hit the limit too: `out` and `err` both hold the two
+// streams. A database the program reads must be held open by the test (a Store) meanwhile, or
+// SQLite could not make its shared-memory index.
+inline ProcessResult runProcessOnFullDisk(int blocks, const std::string& program,
+                                          const std::vector<std::string>& args) {
+  std::string command = shellQuote(program);
+  for (const auto& a : args) command.append(" ").append(shellQuote(a));
+  command = "(trap '' XFSZ; ulimit -f " + std::to_string(blocks) + "; exec " + command + ") 2>&1";
+  ProcessResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.err = r.out;
   return r;
 }
 

@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
+#include <thread>
 
+#include "file_size_limit.h"
 #include "io/gzip_file.h"
 #include "io/trials_csv.h"
 
@@ -15,12 +18,9 @@ namespace opevo {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A full disk without a full disk: the temporary file an export writes first (path + ".partial")
-// is made a link to /dev/full, whose every write fails with ENOSPC, for root and users alike.
-void fillDiskFor(const fs::path& path) {
-  fs::create_symlink("/dev/full", path.string() + ".partial");
-}
+using test::FileSizeLimit;
+using test::namesIn;
+using Names = std::set<std::string>;
 
 std::string readAll(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -41,7 +41,7 @@ TEST(ExportFile, WritesExactlyTheBytesAndLeavesNoTemporary) {
   const fs::path file = dir.path / "chart.png";
   writeExportBytes(file.string(), std::string("\x89PNG\0\r\n", 7));
   EXPECT_EQ(readAll(file), std::string("\x89PNG\0\r\n", 7));
-  EXPECT_FALSE(fs::exists(file.string() + ".partial"));
+  EXPECT_EQ(namesIn(dir.path), Names{"chart.png"});
 }
 
 // The walk: an SVG, a CSV and a PNG written to a full disk were 0-byte files, two of them reported
@@ -49,27 +49,55 @@ TEST(ExportFile, WritesExactlyTheBytesAndLeavesNoTemporary) {
 TEST(ExportFile, AFullDiskIsAnErrorNamingTheFileAndTheReasonAndLeavesNoFile) {
   TempDir dir;
   const fs::path file = dir.path / "race.svg";
-  fillDiskFor(file);
   try {
+    FileSizeLimit full(4096);
     writeExportBytes(file.string(), std::string(100000, 'x'));
     FAIL() << "a write to a full disk succeeded";
   } catch (const ExportWriteError& e) {
     EXPECT_EQ(e.path(), file.string());
-    EXPECT_EQ(e.reason(), "No space left on device");
-    EXPECT_EQ(std::string(e.what()),
-              "cannot write '" + file.string() + "': No space left on device");
+    EXPECT_EQ(e.reason(), "File too large");
+    EXPECT_EQ(std::string(e.what()), "cannot write '" + file.string() + "': File too large");
   }
-  EXPECT_FALSE(fs::exists(file));
-  EXPECT_FALSE(fs::exists(fs::symlink_status(file.string() + ".partial")));
+  EXPECT_TRUE(fs::is_empty(dir.path)) << "the file or its temporary was left";
+}
+
+// The temporary was "FILE.partial", opened through whatever stood there: a link planted under
+// that name in a shared folder such as /tmp made an export overwrite the file it pointed to.
+TEST(ExportFile, ALinkPlantedBesideTheFileIsNeverWrittenThrough) {
+  TempDir dir;
+  const fs::path victim = dir.path / "notes.txt";
+  writeExportBytes(victim.string(), "mine\n");
+  const fs::path file = dir.path / "race.svg";
+  fs::create_symlink(victim, file.string() + ".partial");
+  writeExportBytes(file.string(), "<svg/>");
+  EXPECT_EQ(readAll(victim), "mine\n");
+  EXPECT_EQ(readAll(file), "<svg/>");
+  EXPECT_EQ(namesIn(dir.path), (Names{"notes.txt", "race.svg", "race.svg.partial"}));
+}
+
+// Each export writes its own temporary: two of one file at once do not mix their bytes.
+TEST(ExportFile, TwoExportsOfOneFileAtOnceEachWriteWhole) {
+  TempDir dir;
+  const fs::path file = dir.path / "trials.csv";
+  const std::string a(300000, 'a'), b(200000, 'b');
+  std::thread other([&] { writeExportBytes(file.string(), a); });
+  writeExportBytes(file.string(), b);
+  other.join();
+  const std::string result = readAll(file);
+  EXPECT_TRUE(result == a || result == b) << "a mix of " << result.size() << " bytes";
+  EXPECT_EQ(namesIn(dir.path), Names{"trials.csv"});
 }
 
 TEST(ExportFile, AFailedWriteKeepsTheEarlierFileWhole) {
   TempDir dir;
   const fs::path file = dir.path / "trials.csv";
   writeExportBytes(file.string(), "earlier\n");
-  fillDiskFor(file);
-  EXPECT_THROW(writeExportBytes(file.string(), "later\n"), ExportWriteError);
+  {
+    FileSizeLimit full(4);
+    EXPECT_THROW(writeExportBytes(file.string(), "later\n"), ExportWriteError);
+  }
   EXPECT_EQ(readAll(file), "earlier\n");
+  EXPECT_EQ(namesIn(dir.path), Names{"trials.csv"});
 }
 
 TEST(ExportFile, AMissingFolderOrAFolderInTheWayIsSaidWithItsReason) {
@@ -121,16 +149,18 @@ TEST(ExportFile, GzipRoundTripsAcrossChunks) {
 TEST(ExportFolder, WritesAllOrNone) {
   TempDir dir;
   const fs::path out = dir.path / "export";
-  const std::vector<ExportFileContent> files = {
-      {"kernel.cpp", "kernel\n"}, {"config.h", "config\n"}, {"build.sh", "#!/bin/sh\n", true}};
+  // config.h is the one too large for the disk left.
+  const std::vector<ExportFileContent> files = {{"kernel.cpp", "kernel\n"},
+                                                {"config.h", std::string(20000, 'c')},
+                                                {"build.sh", "#!/bin/sh\n", true}};
   fs::create_directory(out);
-  fillDiskFor(out / "config.h");
   try {
+    FileSizeLimit full(4096);
     writeExportFolder(out, files);
     FAIL() << "an export to a full disk succeeded";
   } catch (const ExportWriteError& e) {
     EXPECT_EQ(e.path(), (out / "config.h").string());
-    EXPECT_EQ(e.reason(), "No space left on device");
+    EXPECT_EQ(e.reason(), "File too large");
   }
   EXPECT_TRUE(fs::is_empty(out)) << "files or temporaries were left";
 
@@ -141,7 +171,6 @@ TEST(ExportFolder, WritesAllOrNone) {
 
   // A folder in the way of the last file stops the export before any file is written.
   fs::create_directory(out / "build.sh");
-  fs::remove(out / "config.h.partial");
   EXPECT_THROW(writeExportFolder(out, files), ExportWriteError);
   EXPECT_FALSE(fs::exists(out / "kernel.cpp"));
   fs::remove(out / "build.sh");
@@ -149,7 +178,8 @@ TEST(ExportFolder, WritesAllOrNone) {
   const std::vector<std::string> written = writeExportFolder(out, files);
   ASSERT_EQ(written.size(), 3u);
   EXPECT_EQ(written[1], (out / "config.h").string());
-  EXPECT_EQ(readAll(out / "config.h"), "config\n");
+  EXPECT_EQ(readAll(out / "config.h"), files[1].bytes);
+  EXPECT_EQ(namesIn(out), (Names{"build.sh", "config.h", "kernel.cpp"}));
   EXPECT_NE(fs::status(out / "build.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
   EXPECT_EQ(fs::status(out / "kernel.cpp").permissions() & fs::perms::owner_exec, fs::perms::none);
 }
