@@ -242,8 +242,11 @@ void addCodegenCommand(CLI::App& app) {
                   "(stride-1 Conv2Ds) or matvec (at most 16 rows of A, B stored m x k: dense "
                   "layers at small batches); cpu, cuda and hip")
       ->check(CLI::IsMember({"direct", "winograd", "matvec"}));
-  cmd->add_option("--config", o->config,
-                  "Configuration as `opevo space` formats it, e.g. \"tile_n=...; tile_m=...\"");
+  cmd->add_option(
+      "--config", o->config,
+      "Configuration as `opevo tune` prints it after \"best:\" and `opevo show RUN` lists it, "
+      "e.g. \"tile_n=32,2,1,8; tile_m=2,256,1,2; tile_k=1,1,1024\" (`opevo space` shows "
+      "each parameter's choices)");
   cmd->add_flag("--random", o->random, "Use a random configuration that satisfies the constraints");
   cmd->add_option("--seed", o->seed, "Seed for --random (default 1)");
   cmd->add_flag("--compile", o->compile,

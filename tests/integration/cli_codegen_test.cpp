@@ -178,6 +178,16 @@ struct BadCase {
   std::string mentions;
 };
 
+// --help said --config takes a configuration "as `opevo space` formats it"; `opevo space` prints
+// a table of choices. The string comes from tune's "best:" line and `opevo show`.
+TEST(CliCodegen, HelpSaysWhereTheConfigurationStringComesFrom) {
+  const auto r = opevo({"codegen", "--help"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "as `opevo space` formats it")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"best:\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "`opevo show RUN`")) << r.out;
+}
+
 TEST(CliCodegen, BadInputExitsTwoWithOneLine) {
   const std::vector<BadCase> cases = {
       {{"--op", "MM9", "--random"}, "'MM9' is neither a preset"},
