@@ -1,8 +1,10 @@
 #include "backends/cluster_backend.h"
 
+#include <filesystem>
 #include <map>
 
 #include "cluster/cluster_measurer.h"
+#include "cluster/cluster_run.h"
 #include "cluster/device_kind.h"
 #include "common/error.h"
 #include "cuda/cuda_driver.h"
@@ -10,12 +12,15 @@
 #include "hip/hip_runtime.h"
 #include "probe/backend_probe.h"
 #include "replay/replay_measurer.h"
+#include "space/text.h"
 
 namespace opevo {
 namespace {
 
+namespace fs = std::filesystem;
+
 std::string onCluster(const BackendOptions& options) {
-  return " on the cluster at " + options.cluster->endpoint().text();
+  return cluster::onClusterLabel(options.cluster->endpoint().text());
 }
 
 struct LiveKind {
@@ -24,10 +29,10 @@ struct LiveKind {
   int devices = 0;
 };
 
-std::map<std::string, LiveKind> liveKinds(cluster::ClusterSession& session,
+std::map<std::string, LiveKind> liveKinds(const std::vector<cluster::AgentRecord>& agents,
                                           const std::string& backend) {
   std::map<std::string, LiveKind> kinds;
-  for (const cluster::AgentRecord& a : session.agents())
+  for (const cluster::AgentRecord& a : agents)
     for (const cluster::ClusterDevice& d : a.devices) {
       if (d.backend != backend) continue;
       LiveKind& k = kinds[d.kind];
@@ -41,7 +46,10 @@ std::map<std::string, LiveKind> liveKinds(cluster::ClusterSession& session,
 std::string listKinds(const std::map<std::string, LiveKind>& kinds) {
   std::string out;
   for (const auto& [kind, k] : kinds)
-    out += (out.empty() ? "" : "; ") + k.device + " (" + std::to_string(k.devices) + " devices)";
+    out += (out.empty() ? "" : "; ") + k.device + " (" +
+           // Two replays of files of one name differ by their kind only.
+           (cluster::kindBackend(kind) == "replay" ? kind + ", " : std::string()) +
+           counted(k.devices, "device", "devices") + ")";
   return out;
 }
 
@@ -72,11 +80,22 @@ BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
 
 MeasurementSetup clusterReplaySetup(std::shared_ptr<const ReplayDataset> dataset,
                                     const BackendOptions& options) {
+  const std::string kind = cluster::replayKind(*dataset);
+  const std::map<std::string, LiveKind> live = liveKinds(options.cluster->agents(), "replay");
+  // Refused before a run is stored, as for a device backend: nothing would ever answer it.
+  // (An agent replaying another copy of the same data serves it too: its kind is the same.)
+  if (!live.count(kind))
+    throw InputError("no live agent" + onCluster(options) + " replays " +
+                     fs::path(dataset->path).filename().string() + " (" + kind +
+                     "; live replay devices: " + (live.empty() ? "none" : listKinds(live)) +
+                     "); start one with: opevo agent --cluster " +
+                     options.cluster->endpoint().text() + " --backend replay:" + dataset->path);
   MeasurementSetup s = replayMeasurement(dataset);
   const ReplayMeasurer local(dataset);
   cluster::ClusterMeasurerSpec spec;
-  spec.kind = cluster::replayKind(*dataset);
-  spec.task = {{"backend", "replay"}, {"dataset", dataset->kernelName}};
+  spec.kind = kind;
+  // "file" names this copy of the data in the master's hints (agents ignore it).
+  spec.task = {{"backend", "replay"}, {"dataset", dataset->kernelName}, {"file", dataset->path}};
   spec.label = local.label() + onCluster(options);
   spec.device = local.device();  // as a local replay records it, so history matches
   spec.speedUnit = dataset->speedUnit;
@@ -92,7 +111,7 @@ MeasurementSetup clusterDeviceSetup(const std::string& backend, OperatorDefiniti
   if (backend != "cpu" && backend != "cuda" && backend != "hip")
     throw InputError("unknown backend '" + backend +
                      "' for the cluster (accepted: cpu, cuda, hip, replay:FILE)");
-  const std::map<std::string, LiveKind> live = liveKinds(*options.cluster, backend);
+  const std::map<std::string, LiveKind> live = liveKinds(options.cluster->agents(), backend);
   std::string kind;
   LiveKind chosen;
   if (!storedDevice.empty()) {
