@@ -18,8 +18,14 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-void onStop(int) {
-  g_stop.store(true);
+// The first Ctrl-C (SIGTERM, SIGHUP) stops the agent once the trial it measures is answered;
+// a second ends it at once, as the signal would have (its trial is then taken over by another
+// agent after --reclaim-after, as a killed agent's).
+void onStop(int sig) {
+  if (g_stop.exchange(true)) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
 }
 
 std::string selfPath(const char* argv0) {
@@ -43,9 +49,7 @@ int main(int argc, char** argv) {
   app.add_option("--delay-ms", o.delayMs,
                  "Replay only: simulated measurement time per trial, for scaling tests")
       ->check(opevo::cli::atLeast(0));
-  app.add_option("--password-file", passwordFile,
-                 "Read the cluster's password from this file's first line (default: "
-                 "OPEVO_CLUSTER_PASSWORD, then the file OPEVO_CLUSTER_PASSWORD_FILE names)");
+  app.add_option("--password-file", passwordFile, opevo::cluster::passwordFileHelp());
   app.add_option("--reclaim-after", o.reclaimAfterSeconds,
                  "Seconds a trial held by a consumer that stopped answering waits before this "
                  "agent takes it over (default 15)")
@@ -70,6 +74,8 @@ int main(int argc, char** argv) {
   try {
     o.endpoint = opevo::cluster::parseEndpoint(cluster);
     o.password = opevo::cluster::clusterPassword(passwordFile);
+    if (const auto warning = opevo::cluster::passwordFileWarning(passwordFile))
+      std::cerr << "opevo agent: warning: " << *warning << "\n";
     // A refused password, a host that cannot be resolved and an address where something other
     // than Redis answers are said at once (exit status 2), before a dataset or a device is
     // opened: waiting fixes none of them. A cluster that is down (or restarting) is waited for

@@ -19,8 +19,7 @@ void addClusterOptions(CLI::App* cmd, ClusterChoice& choice, bool withDevice) {
   cmd->add_option("--cluster", choice.address,
                   "Measure on the agents of this cluster (HOST:PORT or unix:PATH; the password "
                   "from --password-file, OPEVO_CLUSTER_PASSWORD or OPEVO_CLUSTER_PASSWORD_FILE)");
-  cmd->add_option("--password-file", choice.passwordFile,
-                  "With --cluster: read the cluster's password from this file's first line");
+  cmd->add_option("--password-file", choice.passwordFile, cluster::passwordFileHelp());
   if (withDevice)
     cmd->add_option("--cluster-device", choice.device,
                     "With several device models of the backend on the cluster: a part of the "
@@ -35,6 +34,8 @@ std::shared_ptr<cluster::ClusterSession> openClusterSession(const ClusterChoice&
     return nullptr;
   }
   const cluster::ClusterEndpoint endpoint = cluster::parseEndpoint(choice.address);
+  if (const auto warning = cluster::passwordFileWarning(choice.passwordFile))
+    std::fprintf(stderr, "opevo: warning: %s\n", warning->c_str());
   cluster::ClusterSessionOptions options;
   options.cancel = &g_cancel;
   if (!quiet)

@@ -44,6 +44,11 @@ struct StatusArgs {
 
 std::atomic<bool> g_stop{false};
 
+void warnAboutPasswordFile(const std::string& passwordFile) {
+  if (const auto warning = cluster::passwordFileWarning(passwordFile))
+    std::fprintf(stderr, "opevo: warning: %s\n", warning->c_str());
+}
+
 void onStop(int) {
   g_stop.store(true);
 }
@@ -62,6 +67,8 @@ void runServe(const ServeArgs& a) {
   if (o.password.empty())
     throw InputError("the cluster needs a password, and none was given: " +
                      cluster::passwordHint() + " (agents and masters use the same one)");
+  cluster::checkServePassword(o.password);
+  warnAboutPasswordFile(a.passwordFile);
   std::signal(SIGINT, onStop);
   std::signal(SIGTERM, onStop);
   // The terminal closed: stop redis-server as for Ctrl-C (it would go on holding the port).
@@ -96,9 +103,9 @@ void runServe(const ServeArgs& a) {
       where.c_str(), where.c_str(), where.c_str(), server.options().dir.c_str());
   std::fflush(stdout);
   while (!g_stop.load()) {
-    if (const auto status = server.exited())
-      throw RunFailed("redis-server exited with status " + std::to_string(*status) +
-                      "; its data is kept in " + server.options().dir +
+    if (const auto ended = server.exited())
+      throw RunFailed("redis-server " + ended->describe() + "; its data is kept in " +
+                      server.options().dir +
                       ": opevo cluster serve with the same --dir starts it again from there");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -117,6 +124,7 @@ std::string age(long long beatMs) {
 
 void runStatus(const StatusArgs& a) {
   const cluster::ClusterEndpoint endpoint = cluster::parseEndpoint(a.cluster);
+  warnAboutPasswordFile(a.passwordFile);
   cluster::RedisConnection redis(endpoint, cluster::clusterPassword(a.passwordFile));
   std::vector<std::string> problems;
   std::vector<cluster::AgentRecord> agents;
@@ -144,12 +152,12 @@ void runStatus(const StatusArgs& a) {
   std::printf("cluster %s: %s\n", endpoint.text().c_str(),
               counted(static_cast<long long>(agents.size()), "live agent", "live agents").c_str());
   for (const cluster::AgentRecord& agent : agents) {
-    std::printf("  %s on %s (pid %ld, %s), %lld trials, heartbeat %s\n", agent.id.c_str(),
-                agent.host.c_str(), agent.pid, agent.backend.c_str(), agent.trialsDone(),
-                age(agent.beatMs).c_str());
+    std::printf("  %s on %s (pid %ld, %s), %s, heartbeat %s\n", agent.id.c_str(),
+                agent.host.c_str(), agent.pid, agent.backend.c_str(),
+                counted(agent.trialsDone(), "trial", "trials").c_str(), age(agent.beatMs).c_str());
     for (const cluster::ClusterDevice& d : agent.devices) {
       std::printf(
-          "    %s: %lld trials%s%s\n", d.name.c_str(), d.trialsDone,
+          "    %s: %s%s%s\n", d.name.c_str(), counted(d.trialsDone, "trial", "trials").c_str(),
           d.delayMs ? (", simulated " + std::to_string(d.delayMs) + " ms per trial").c_str() : "",
           d.current.empty() ? ", idle" : (", measuring " + d.current).c_str());
       std::printf("      kind %s\n", d.kind.c_str());
@@ -179,26 +187,24 @@ void addClusterCommands(CLI::App& app) {
   cl->require_subcommand(1);
 
   auto s = std::make_shared<ServeArgs>();
-  auto* serve =
-      cl->add_subcommand("serve",
-                         "Run the cluster's redis-server in the foreground (password from "
-                         "OPEVO_CLUSTER_PASSWORD or --password-file; data kept in --dir)");
+  auto* serve = cl->add_subcommand(
+      "serve", "Run the cluster's redis-server in the foreground (password of " +
+                   std::to_string(cluster::kMinPasswordLength) +
+                   " characters or more from --password-file, OPEVO_CLUSTER_PASSWORD or "
+                   "OPEVO_CLUSTER_PASSWORD_FILE; data kept in --dir)");
   serve->add_option("--bind", s->bind,
                     "Address(es) to listen on (default 127.0.0.1: this machine only)");
   serve->add_option("--port", s->port, "TCP port (default 6390; 0: the Unix socket only)");
   serve->add_option("--dir", s->dir,
                     "Its config, log and append-only files (default: " + defaultClusterDir() + ")");
-  serve->add_option("--password-file", s->passwordFile,
-                    "Read the password from this file's first line");
+  serve->add_option("--password-file", s->passwordFile, cluster::passwordFileHelp());
   serve->add_option("--unix-socket", s->unixSocket, "Also listen on this Unix socket");
   serve->callback([s] { runServe(*s); });
 
   auto st = std::make_shared<StatusArgs>();
   auto* status = cl->add_subcommand("status", "Live agents, their devices and trials done");
   status->add_option("--cluster", st->cluster, "HOST:PORT or unix:PATH")->required();
-  status->add_option("--password-file", st->passwordFile,
-                     "Read the password from this file's first line (default: "
-                     "OPEVO_CLUSTER_PASSWORD)");
+  status->add_option("--password-file", st->passwordFile, cluster::passwordFileHelp());
   status->add_flag("--json", st->json, "Print one JSON object");
   status->callback([st] { runStatus(*st); });
 

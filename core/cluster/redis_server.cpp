@@ -318,7 +318,7 @@ void RedisServer::start() {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   std::string lastError;
   while (true) {
-    if (const auto status = exited()) {
+    if (const auto ended = exited()) {
       recordPids();
       const std::string tail = logTail();
       // Taken between the check above and its bind, or missed by the check.
@@ -331,10 +331,10 @@ void RedisServer::start() {
       if (tail.find("Cannot assign requested address") != std::string::npos)
         throw InputError("cannot listen on " + m_options.bind +
                          ": it is not an address of this machine. The end of its log:" + tail);
-      if (status == 127 && tail.find("redis") == std::string::npos)
+      if (ended->signal == 0 && ended->status == 127 && tail.find("redis") == std::string::npos)
         throw std::runtime_error("cannot start " + m_options.program +
                                  " (install redis-server, e.g. apt install redis-server)");
-      throw std::runtime_error("redis-server exited with status " + std::to_string(*status) +
+      throw std::runtime_error("redis-server " + ended->describe() +
                                " as it started; the end of its output:" + tail);
     }
     try {
@@ -371,12 +371,25 @@ void RedisServer::start() {
   }
 }
 
-std::optional<int> RedisServer::exited() {
+std::string RedisServer::Exit::describe() const {
+  if (signal == 0) return "exited with status " + std::to_string(status);
+  // "SIGKILL" where the C library knows the signal's abbreviation (glibc 2.32 and later).
+  const char* name = sigabbrev_np(signal);
+  return "was killed by signal " + std::to_string(signal) +
+         (name ? " (SIG" + std::string(name) + ")" : std::string());
+}
+
+std::optional<RedisServer::Exit> RedisServer::exited() {
   if (m_pid <= 0) return std::nullopt;
   int status = 0;
   if (waitpid(m_pid, &status, WNOHANG) != m_pid) return std::nullopt;
   m_pid = -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  Exit e;
+  if (WIFSIGNALED(status))
+    e.signal = WTERMSIG(status);
+  else
+    e.status = WEXITSTATUS(status);
+  return e;
 }
 
 void RedisServer::stop() {

@@ -55,8 +55,14 @@ class RedisServer {
   void stop();
   // SIGKILL, for tests of a server that dies without warning.
   void kill();
-  // Its exit status (128 + signal) once it has exited, without waiting.
-  std::optional<int> exited();
+  // How it ended, once it has exited, without waiting.
+  struct Exit {
+    int status = 0;  // its exit status, when it exited
+    int signal = 0;  // the signal that killed it, else 0
+    // "exited with status 1", "was killed by signal 9 (SIGKILL)".
+    std::string describe() const;
+  };
+  std::optional<Exit> exited();
 
  private:
   void lockDir();

@@ -64,7 +64,8 @@ class ClusterFixture {
   explicit ClusterFixture(const std::string& name) {
     char pattern[] = "/tmp/opevo-cluster-XXXXXX";
     m_dir = mkdtemp(pattern);
-    m_password = "pw-" + name + "-" + std::to_string(getpid());
+    // Long enough for opevo cluster serve (kMinPasswordLength), which tests run with it too.
+    m_password = "opevo-test-" + name + "-" + std::to_string(getpid());
     setenv("OPEVO_CLUSTER_PASSWORD", m_password.c_str(), 1);
     setenv("XDG_CACHE_HOME", (m_dir / "cache").c_str(), 1);
     cluster::RedisServerOptions o;

@@ -81,6 +81,15 @@ TEST(ClusterServe, RefusesToServeWithoutAPasswordOrWithABadAddress) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("needs a password"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists("/tmp/opevo-never"));
+  // One the walk started with: a server on a network would answer guesses of it all day.
+  setenv("OPEVO_CLUSTER_PASSWORD", "a", 1);
+  r = runProcess(OPEVO_CLI, {"cluster", "serve", "--dir", "/tmp/opevo-never"});
+  unsetenv("OPEVO_CLUSTER_PASSWORD");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("the cluster's password has 1 character; serving needs 12 or more"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists("/tmp/opevo-never"));
   r = runProcess(OPEVO_CLI, {"cluster", "status", "--cluster", "localhost:sixty"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("the port 'sixty' is not a number"), std::string::npos) << r.err;

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
@@ -331,7 +332,18 @@ TEST(ClusterMaster, MastersTakeAPasswordFile) {
   ASSERT_TRUE(c.waitForAgents(1)) << c.logText("a1");
   const fs::path file = c.dir() / "password";
   std::ofstream(file) << c.password() << "\n";
+  // Readable by all: it works, with a warning naming the file and the fix.
+  ::chmod(file.c_str(), 0644);
   unsetenv("OPEVO_CLUSTER_PASSWORD");
+  const ProcessResult open = runProcess(
+      OPEVO_CLI, {"cluster", "status", "--cluster", c.address(), "--password-file", file.string()});
+  EXPECT_EQ(open.status, 0) << open.err;
+  EXPECT_NE(open.err.find("warning: the password file " + file.string() +
+                          " can be read by others than its owner (mode 0644): chmod 600 " +
+                          file.string()),
+            std::string::npos)
+      << open.err;
+  ::chmod(file.c_str(), 0600);
   const ProcessResult r = runProcess(
       OPEVO_CLI, {"tune", "--cluster", c.address(), "--password-file", file.string(), "--backend",
                   "replay:" + kClusterDataset, "--trials", "5", "--db", c.db(), "--json"});
@@ -340,6 +352,7 @@ TEST(ClusterMaster, MastersTakeAPasswordFile) {
                              "replay:" + kClusterDataset, "--trials", "5", "--db", c.db()});
   setenv("OPEVO_CLUSTER_PASSWORD", c.password().c_str(), 1);
   EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
   expectExactBudget(storedTrials(c.db()), 5);
   EXPECT_EQ(alone.status, 2) << alone.err;
   EXPECT_NE(alone.err.find("--password-file needs --cluster"), std::string::npos) << alone.err;
