@@ -31,6 +31,7 @@ struct Agent::Device {
   std::unique_ptr<cluster::TrialHandler> handler;
   std::unique_ptr<cluster::TrialConsumer> consumer;
   std::thread thread;
+  std::atomic<bool> finished{false};  // its thread's run() has returned
 };
 
 namespace {
@@ -200,7 +201,8 @@ void Agent::run(const std::atomic<bool>& stop) {
         " for the cluster at " + m_options.endpoint.text() + ", stream " +
         cluster::trialsStream(d->info.kind));
     cluster::TrialConsumer* consumer = d->consumer.get();
-    d->thread = std::thread([this, consumer] {
+    std::atomic<bool>* finished = &d->finished;
+    d->thread = std::thread([this, consumer, finished] {
       try {
         consumer->run();
       } catch (const cluster::ClusterAuthError& e) {
@@ -208,27 +210,23 @@ void Agent::run(const std::atomic<bool>& stop) {
         if (m_authError.empty()) m_authError = e.what();
         m_stop = true;
       }
+      finished->store(true);
     });
   }
   // Touched well within the reclaim time, so a live agent's slow trial is never taken over.
   const double touchEvery = std::min(m_options.heartbeatSeconds, m_options.reclaimAfterSeconds / 4);
   auto lastBeat = std::chrono::steady_clock::now();
-  while (!stop.load() && !m_stop.load()) {
-    cluster::sleepUnlessCancelled(touchEvery, &stop);
+  // False when another agent took the id meanwhile.
+  auto keepAlive = [&] {
     try {
-      for (const auto& d : m_devices) {
-        const std::string entry = d->consumer->currentEntry();
-        if (!entry.empty())
-          cluster::touchEntry(redis, cluster::trialsStream(d->info.kind),
-                              d->consumer->options().consumer, entry);
-      }
+      for (const auto& d : m_devices) d->consumer->touchCurrent(redis);
       if (std::chrono::duration<double>(std::chrono::steady_clock::now() - lastBeat).count() >=
           m_options.heartbeatSeconds) {
         if (const auto taken = beat(redis)) {
           // Another agent took the id while this one was stopped (SIGSTOP) and its record
           // expired: two consumers of one name would take each other's trials.
           m_nameError = *taken;
-          break;
+          return false;
         }
         lastBeat = std::chrono::steady_clock::now();
       }
@@ -239,8 +237,38 @@ void Agent::run(const std::atomic<bool>& stop) {
     } catch (const std::exception& e) {
       say(std::string("heartbeat: ") + e.what());
     }
+    return true;
+  };
+  while (!stop.load() && !m_stop.load()) {
+    cluster::sleepUnlessCancelled(touchEvery, &stop);
+    if (!keepAlive()) break;
   }
+  // Consumers take no trial from now on. A trial being measured is answered (the time is spent
+  // anyway) and, meanwhile, still touched and beaten for, so no other agent takes it over and
+  // measures it twice; one taken but not started is handed back at once. (A second signal
+  // ends the process: main.cpp.)
   m_stop = true;
+  auto running = [&] {
+    return std::any_of(m_devices.begin(), m_devices.end(),
+                       [](const auto& d) { return d->thread.joinable() && !d->finished.load(); });
+  };
+  bool said = false;
+  auto lastTouch = std::chrono::steady_clock::now();
+  while (m_nameError.empty() && running()) {
+    if (!said) {
+      for (const auto& d : m_devices)
+        if (!d->consumer->currentTrial().empty())
+          say("stopping: answering trial " + d->consumer->currentTrial() +
+              " first (stop again to leave it to another agent)");
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - lastTouch).count() >=
+        touchEvery) {
+      if (!keepAlive()) break;
+      lastTouch = std::chrono::steady_clock::now();
+    }
+  }
   for (auto& d : m_devices)
     if (d->thread.joinable()) d->thread.join();
   if (!m_authError.empty()) throw cluster::ClusterAuthError(m_authError);

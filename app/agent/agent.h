@@ -38,9 +38,11 @@ class Agent {
   explicit Agent(AgentOptions options);
   ~Agent();
 
-  // Until *stop is set: the trial in hand is answered first, then the agent takes itself off the
-  // cluster's list. Waits for an unreachable cluster, saying so; throws ClusterAuthError when the
-  // password is refused, and InputError when another live agent has its id (--name), or (unless
+  // Until *stop is set: the trial being measured is answered first (posted, however long the
+  // cluster takes to come back), one taken but not started is handed back for another agent to
+  // take at once; then the agent takes itself off the cluster's list.
+  // Waits for an unreachable cluster, saying so; throws ClusterAuthError when the password is
+  // refused, and InputError when another live agent has its id (--name), or (unless
   // shareHardware) another agent of this host times on the same hardware.
   void run(const std::atomic<bool>& stop);
 

@@ -145,24 +145,64 @@ std::vector<StreamEntry> ClusterSession::readResults(int blockMs) {
   return entries;
 }
 
-void ClusterSession::waitNotice(const std::string& kind, const std::string& backend,
-                                std::size_t waiting) {
+void ClusterSession::waitNotice(const std::string& kind, const nlohmann::json& task,
+                                const std::string& stream, const std::vector<Flight*>& flights) {
+  const std::vector<AgentRecord> live = liveAgents(m_redis);
   int devices = 0;
-  for (const AgentRecord& a : liveAgents(m_redis))
+  std::set<std::string> liveIds;
+  for (const AgentRecord& a : live) {
+    liveIds.insert(a.id);
     for (const ClusterDevice& d : a.devices) devices += d.kind == kind ? 1 : 0;
+  }
+  // Who holds the requests still unanswered: an agent killed mid-trial keeps its trial until
+  // another takes it over (after that agent's --reclaim-after).
+  std::vector<const Flight*> waiting;
+  std::vector<std::vector<std::string>> holders;
+  for (const Flight* f : flights) {
+    if (f->answered) continue;
+    waiting.push_back(f);
+    if (!f->entryId.empty())
+      holders.push_back({"XPENDING", stream, kConsumerGroup, f->entryId, f->entryId, "1"});
+  }
+  std::set<std::string> goneHolders;
+  long long heldByGone = 0;
+  if (!holders.empty())
+    for (const RedisValue& p : m_redis.pipeline(holders)) {
+      if (!p.isArray() || p.elements.empty() || p.elements[0].elements.size() < 2) continue;
+      const std::string consumer = p.elements[0].elements[1].str();
+      const std::string agent = consumer.substr(0, consumer.rfind('/'));
+      if (liveIds.count(agent)) continue;
+      goneHolders.insert(agent);
+      ++heldByGone;
+    }
   if (!m_options.notice) return;
-  const std::string results = std::to_string(waiting) + (waiting == 1 ? " result" : " results");
+  const std::string results =
+      std::to_string(waiting.size()) + (waiting.size() == 1 ? " result" : " results");
   // A replay's agents must replay the same data, wherever their copy of the file lies.
+  const std::string backend = task.is_object() ? task.value("backend", std::string()) : "";
+  const std::string file = task.is_object() ? task.value("file", std::string()) : "";
   const std::string agentBackend = backend.empty()       ? "..."
-                                   : backend == "replay" ? "replay:FILE (the same dataset)"
-                                                         : backend;
-  if (devices == 0)
-    m_options.notice("waiting for " + results + ", but no live agent serves " + kind +
-                     ": start one with opevo agent --cluster " + m_endpoint.text() + " --backend " +
-                     agentBackend);
-  else
-    m_options.notice("waiting for " + results + " from the " + std::to_string(devices) +
-                     (devices == 1 ? " live device" : " live devices") + " serving " + kind);
+                                   : backend != "replay" ? backend
+                                   : file.empty()
+                                       ? "replay:FILE (the same dataset)"
+                                       : "replay:" + file + " (or another copy of the same data)";
+  std::string text = devices == 0 ? "waiting for " + results + ", but no live agent serves " +
+                                        kind + ": start one with opevo agent --cluster " +
+                                        m_endpoint.text() + " --backend " + agentBackend
+                                  : "waiting for " + results + " from the " +
+                                        (devices == 1 ? std::string("live device")
+                                                      : std::to_string(devices) + " live devices") +
+                                        " serving " + kind;
+  if (heldByGone > 0) {
+    std::string names;
+    for (const std::string& g : goneHolders) names += (names.empty() ? "" : ", ") + g;
+    text += std::string("; ") + (heldByGone == 1 ? "1 is" : std::to_string(heldByGone) + " are") +
+            " held by " + (goneHolders.size() == 1 ? "agent " : "agents ") + names +
+            ", no longer live: " + (devices == 0 ? "an agent that starts" : "another agent") +
+            " takes " + (heldByGone == 1 ? "it" : "them") +
+            " over once idle for its --reclaim-after (15 s by default)";
+  }
+  m_options.notice(text);
 }
 
 void ClusterSession::measure(const std::string& kind, const nlohmann::json& task,
@@ -271,10 +311,7 @@ void ClusterSession::measure(const std::string& kind, const nlohmann::json& task
         lastCheck = Clock::now();
       }
       if (since(lastProgress) >= m_options.waitNoticeSeconds) {
-        retryUnreachable(p, [&] {
-          waitNotice(kind, task.is_object() ? task.value("backend", std::string()) : std::string(),
-                     left);
-        });
+        retryUnreachable(p, [&] { waitNotice(kind, task, stream, open); });
         lastProgress = Clock::now();
       }
     }

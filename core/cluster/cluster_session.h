@@ -73,7 +73,10 @@ class ClusterSession {
   void send(const std::string& stream, std::vector<Flight*>& flights);
   void checkLost(const std::string& stream, std::vector<Flight*>& flights);
   std::vector<StreamEntry> readResults(int blockMs);
-  void waitNotice(const std::string& kind, const std::string& backend, std::size_t waiting);
+  // Says what the unanswered flights wait for: the live devices serving the kind (or the command
+  // that starts one), and the agents no longer live that still hold some of them.
+  void waitNotice(const std::string& kind, const nlohmann::json& task, const std::string& stream,
+                  const std::vector<Flight*>& flights);
   void heartbeat();
   RetryPolicy policy() const;
 

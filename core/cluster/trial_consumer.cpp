@@ -1,5 +1,6 @@
 #include "cluster/trial_consumer.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "cluster/cluster_keys.h"
@@ -25,6 +26,24 @@ end
 return 0
 )lua";
 
+// The same check; then the entry's delivery time goes far back (IDLE) and its delivery count is
+// set (ARGV[5], or kept when negative). JUSTID: XCLAIM then adds no delivery of its own.
+constexpr const char* kHandBackScript = R"lua(
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
+if p[1] and p[1][2] == ARGV[2] then
+  local count = tonumber(ARGV[5])
+  if count < 0 then count = p[1][4] end
+  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[4], 'RETRYCOUNT',
+             count, 'JUSTID')
+  return 1
+end
+return 0
+)lua";
+
+// How long ago a handed-back trial looks delivered: far beyond any --reclaim-after (about ten
+// years), yet below the time since the epoch, past which Redis would read it as now.
+constexpr const char* kLongIdleMs = "315360000000";
+
 }  // namespace
 
 void ensureGroup(RedisConnection& redis, const std::string& stream) {
@@ -38,6 +57,27 @@ bool touchEntry(RedisConnection& redis, const std::string& stream, const std::st
   const RedisValue r =
       redis.command({"EVAL", kTouchScript, "1", stream, kConsumerGroup, consumer, entryId});
   return r.type == RedisValue::Type::Integer && r.integer == 1;
+}
+
+bool handBack(RedisConnection& redis, const std::string& stream, const std::string& consumer,
+              const std::string& entryId, std::optional<long long> deliveries) {
+  const std::string count = std::to_string(deliveries ? std::max(0LL, *deliveries) : -1LL);
+  const RedisValue r = redis.command({"EVAL", kHandBackScript, "1", stream, kConsumerGroup,
+                                      consumer, entryId, kLongIdleMs, count});
+  if (r.isError())
+    throw ClusterReplyError("cannot hand back " + entryId + " on " + stream + ": " + r.text);
+  return r.type == RedisValue::Type::Integer && r.integer == 1;
+}
+
+std::vector<std::string> heldEntries(RedisConnection& redis, const std::string& stream,
+                                     const std::string& consumer) {
+  const RedisValue p =
+      redis.command({"XPENDING", stream, kConsumerGroup, "-", "+", "100", consumer});
+  std::vector<std::string> out;
+  if (!p.isArray()) return out;
+  for (const RedisValue& e : p.elements)
+    if (!e.elements.empty()) out.push_back(e.elements[0].str());
+  return out;
 }
 
 TrialConsumer::TrialConsumer(ClusterEndpoint endpoint, std::string password,
@@ -65,7 +105,24 @@ void TrialConsumer::setCurrent(const std::string& entry, const std::string& tria
 }
 
 void TrialConsumer::run() {
-  retryUnreachable(m_policy, [&] { ensureGroup(m_redis, m_stream); });
+  try {
+    retryUnreachable(m_policy, [&] {
+      ensureGroup(m_redis, m_stream);
+      // Nothing of this process can be pending yet: these are a dead namesake's.
+      for (const std::string& entry : heldEntries(m_redis, m_stream, m_options.consumer)) {
+        if (!handBack(m_redis, m_stream, m_options.consumer, entry, std::nullopt)) continue;
+        const std::vector<StreamEntry> request =
+            entriesOf(m_redis.call({"XRANGE", m_stream, entry, entry}));
+        if (m_policy.notice)
+          m_policy.notice("handed back trial " +
+                          (request.empty() ? entry : request.front().fieldOr("trial", entry)) +
+                          ", left unanswered by an earlier agent named " + m_options.agentId +
+                          ", for the next agent to take at once");
+      }
+    });
+  } catch (const RetryCancelled&) {
+    return;
+  }
   while (!(m_policy.cancel && m_policy.cancel->load())) {
     Taken taken;
     try {
@@ -108,7 +165,7 @@ bool TrialConsumer::take(Taken& out) {
         out.deliveries = pending.elements[0].elements[3].integer;
       if (m_policy.notice)
         m_policy.notice("took over trial " + out.entry.fieldOr("trial", out.entry.id) +
-                        " from a consumer that stopped answering (delivery " +
+                        ", left by an agent that stopped (delivery " +
                         std::to_string(out.deliveries) + ")");
       return true;
     }
@@ -128,11 +185,12 @@ bool TrialConsumer::take(Taken& out) {
   return true;
 }
 
-void TrialConsumer::post(const std::string& replyTo, const TrialResult& result) {
+void TrialConsumer::post(const std::string& replyTo, const TrialResult& result,
+                         const RetryPolicy& policy) {
   std::vector<std::string> xadd = {"XADD", replyTo, "*"};
   const std::vector<std::string> fields = resultFields(result);
   xadd.insert(xadd.end(), fields.begin(), fields.end());
-  retryUnreachable(m_policy, [&] {
+  retryUnreachable(policy, [&] {
     // A master killed with -9 never deletes its results stream: let it expire a day after the
     // last result instead of keeping it forever.
     const auto replies = m_redis.pipeline({xadd, {"PEXPIRE", replyTo, "86400000"}});
@@ -142,12 +200,40 @@ void TrialConsumer::post(const std::string& replyTo, const TrialResult& result) 
   });
 }
 
-void TrialConsumer::finish(const std::string& entryId) {
+void TrialConsumer::finish(const std::string& entryId, const RetryPolicy& policy) {
   // Only now that the result is in Redis: acknowledged, and deleted so the stream stays small.
-  retryUnreachable(m_policy, [&] {
+  retryUnreachable(policy, [&] {
     m_redis.pipeline({{"XACK", m_stream, kConsumerGroup, entryId}, {"XDEL", m_stream, entryId}});
   });
   setCurrent({}, {});
+}
+
+bool TrialConsumer::touchCurrent(RedisConnection& redis) {
+  std::lock_guard lock(m_touchMutex);
+  const std::string entry = currentEntry();
+  return !entry.empty() && touchEntry(redis, m_stream, m_options.consumer, entry);
+}
+
+void TrialConsumer::giveBack(const Taken& taken) {
+  setCurrent({}, {});
+  {
+    // A touch under way would make the trial look fresh again after it is handed back.
+    std::lock_guard wait(m_touchMutex);
+  }
+  try {
+    // Once: a consumer stopping does not wait for an outage to end. An unreachable cluster keeps
+    // the trial pending, and it is reclaimed as a dead consumer's would be.
+    handBack(m_redis, m_stream, m_options.consumer, taken.entry.id, taken.deliveries - 1);
+    if (m_policy.notice)
+      m_policy.notice("stopping: handed back trial " +
+                      taken.entry.fieldOr("trial", taken.entry.id) +
+                      " unmeasured, for another agent to take at once");
+  } catch (const std::exception& e) {
+    if (m_policy.notice)
+      m_policy.notice("stopping: could not hand back trial " +
+                      taken.entry.fieldOr("trial", taken.entry.id) + " (" + e.what() +
+                      "); another agent takes it over after --reclaim-after");
+  }
 }
 
 void TrialConsumer::answer(const Taken& taken) {
@@ -162,6 +248,11 @@ void TrialConsumer::answer(const Taken& taken) {
     result.measurement.status = status;
     result.measurement.message = why;
   };
+  auto stopping = [&] { return m_policy.cancel && m_policy.cancel->load(); };
+  // A result in hand is posted even while stopping: it cost the measurement, and a trial left
+  // pending would wait out the reclaim time and count as a delivery toward maxDeliveries.
+  RetryPolicy finishing = m_policy;
+  finishing.cancel = nullptr;
   try {
     TrialRequest request;
     try {
@@ -173,9 +264,9 @@ void TrialConsumer::answer(const Taken& taken) {
       if (!replyTo.empty() && !result.trialId.empty()) {
         fail(TrialStatus::LaunchError,
              "agent " + m_options.agentId + " could not read the request: " + err.what());
-        post(replyTo, result);
+        post(replyTo, result, finishing);
       }
-      finish(e.id);
+      finish(e.id, finishing);
       return;
     }
     if (taken.deliveries > m_options.maxDeliveries) {
@@ -186,12 +277,18 @@ void TrialConsumer::answer(const Taken& taken) {
       if (m_policy.notice)
         m_policy.notice("trial " + request.trialId + " failed: " + result.measurement.message);
     } else {
-      const bool masterAlive = retryUnreachable(m_policy, [&] {
-        return m_redis.call({"EXISTS", request.master}).integer > 0;
-      });
+      if (stopping()) return giveBack(taken);
+      bool masterAlive = false;
+      try {
+        masterAlive = retryUnreachable(m_policy, [&] {
+          return m_redis.call({"EXISTS", request.master}).integer > 0;
+        });
+      } catch (const RetryCancelled&) {
+        return giveBack(taken);
+      }
       if (!masterAlive) {
         // Its master died (a resumed run proposes afresh): nobody waits for this result.
-        finish(e.id);
+        finish(e.id, finishing);
         return;
       }
       try {
@@ -215,13 +312,12 @@ void TrialConsumer::answer(const Taken& taken) {
     result.tookMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
             .count();
-    post(request.replyTo, result);
-    finish(e.id);
+    post(request.replyTo, result, finishing);
+    finish(e.id, finishing);
     ++(request.type == RequestType::Reference ? m_references
        : request.retiming                     ? m_retimings
                                               : m_done);
   } catch (const RetryCancelled&) {
-    // Shutting down with a trial in hand: it stays pending and another agent takes it over.
     setCurrent({}, {});
   }
 }
