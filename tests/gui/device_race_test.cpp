@@ -132,6 +132,15 @@ TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
   EXPECT_TRUE(runs()->results()->trialsChart()->referenceLegend().endsWith(
       QStringLiteral(" GFLOP/s: OpenBLAS sgemm")))
       << runs()->results()->trialsChart()->referenceLegend().toStdString();
+  // Once finished, its best kernels and the library were timed in turns (as `opevo tune` does):
+  // the ratio is in the note that ends the race and under the chart, beside what the line is.
+  ASSERT_TRUE(data.info().reference->sideBySide.has_value());
+  EXPECT_GT(data.info().reference->sideBySide->ratio(), 0);
+  EXPECT_EQ(data.info().reference->sideBySide->roundsRun, 5);
+  EXPECT_TRUE(runs()->note().contains(QStringLiteral("Side by side after the trials, 5 rounds")))
+      << runs()->note().toStdString();
+  EXPECT_TRUE(runs()->results()->referenceNote().contains(QStringLiteral("x). The dashed line is")))
+      << runs()->results()->referenceNote().toStdString();
   EXPECT_TRUE(data.info().label.contains(QStringLiteral("mm96")))
       << data.info().label.toStdString();
   EXPECT_TRUE(data.info().label.contains(QStringLiteral("real measurements")));

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QMenu>
 #include <QPushButton>
 #include <QTabWidget>
@@ -20,6 +21,7 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
     : QWidget(parent),
       m_data(data),
       m_tabs(new QTabWidget(this)),
+      m_referenceNote(new QLabel(this)),
       m_trialsChart(new RaceChartView(data, RaceChartView::XAxis::Trials, this)),
       m_timeChart(new RaceChartView(data, RaceChartView::XAxis::Seconds, this)),
       m_logX(new QCheckBox(tr("Log x"), this)),
@@ -57,6 +59,14 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
   layout->addWidget(m_tabs, 1);
+  // Words wrap: a note in the legend was cut at 1024 pixels.
+  m_referenceNote->setObjectName(QStringLiteral("referenceNote"));
+  m_referenceNote->setWordWrap(true);
+  m_referenceNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_referenceNote->hide();
+  layout->addWidget(m_referenceNote);
+  connect(m_data, &RaceData::wasReset, this, &RaceResultsWidget::updateReferenceNote);
+  connect(m_data, &RaceData::infoChanged, this, &RaceResultsWidget::updateReferenceNote);
 
   connect(m_logX, &QCheckBox::toggled, this, &RaceResultsWidget::setLogX);
   connect(m_logY, &QCheckBox::toggled, this, &RaceResultsWidget::setLogY);
@@ -74,6 +84,17 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
 
 RaceChartView* RaceResultsWidget::currentChart() const {
   return m_tabs->currentWidget() == m_timeChart ? m_timeChart : m_trialsChart;
+}
+
+QString RaceResultsWidget::referenceNote() const {
+  return m_referenceNote->isHidden() ? QString() : m_referenceNote->text();
+}
+
+void RaceResultsWidget::updateReferenceNote() {
+  const RaceData::Info& info = m_data->info();
+  m_referenceNote->setText(info.reference ? referenceNoteText(*info.reference, info.speedUnit)
+                                          : QString());
+  m_referenceNote->setHidden(!info.reference);
 }
 
 void RaceResultsWidget::setLogX(bool on) {

@@ -3,6 +3,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QLabel;
 class QTabWidget;
 class QTimer;
 
@@ -26,6 +27,9 @@ class RaceResultsWidget : public QWidget {
   RaceChartView* timeChart() const { return m_timeChart; }
   RaceChartView* currentChart() const;
   QTabWidget* tabs() const { return m_tabs; }
+  // Under the charts while a library line is drawn: which timing it is, that it was taken apart
+  // from the kernels, and the side-by-side figure once there is one. Empty when hidden.
+  QString referenceNote() const;
   void setLogX(bool on);
   void setLogY(bool on);
   void setShowRepeats(bool on);
@@ -48,9 +52,11 @@ class RaceResultsWidget : public QWidget {
 
  private:
   void report(const QString& error, const QString& path);
+  void updateReferenceNote();
 
   RaceData* m_data;
   QTabWidget* m_tabs;
+  QLabel* m_referenceNote;
   RaceChartView* m_trialsChart;
   RaceChartView* m_timeChart;
   QCheckBox* m_logX;

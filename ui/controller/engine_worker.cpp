@@ -1,10 +1,14 @@
 #include "ui/controller/engine_worker.h"
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
+#include <map>
 
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
 #include "cluster/cluster_session.h"
+#include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/race.h"
 #include "engine/store_recorder.h"
@@ -59,6 +63,10 @@ void EngineWorker::run(const RaceSpec& spec) {
       }
     }
     outcome = spec.resumeRun ? resume(spec, *store) : race(spec, store.get());
+  } catch (const InputError& e) {
+    // Thrown before the first trial (the engine reports what goes wrong later as its failure).
+    outcome.end = RaceOutcome::End::Refused;
+    outcome.message = QString::fromUtf8(e.what());
   } catch (const std::exception& e) {
     outcome.end = RaceOutcome::End::Failed;
     outcome.message = QString::fromUtf8(e.what());
@@ -227,6 +235,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   setProgress(engine.progress());
   flush(true);
   RaceOutcome outcome = drive(engine);
+  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine);
   m_recorder = nullptr;
   return outcome;
 }
@@ -278,8 +287,49 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   setProgress(engine.progress());
   flush(true);
   RaceOutcome outcome = drive(engine);
+  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine);
   m_recorder = nullptr;
   return outcome;
+}
+
+void EngineWorker::timeBesideLibrary(const Engine& engine) {
+  if (!m_measurer || m_measurer->isReplay() || !m_reference || m_control.stopped()) return;
+  // Each algorithm's fastest kernel of the race, fastest first, as many as `opevo tune` times.
+  std::map<int, const RunState*> bestOf;
+  for (const RunState& run : engine.runs()) {
+    if (!run.bestConfig || !(run.best > 0)) continue;
+    const RunState*& best = bestOf[run.plan.algorithmIndex];
+    if (!best || best->best < run.best) best = &run;
+  }
+  std::vector<const RunState*> picked;
+  for (const auto& [algorithm, run] : bestOf) picked.push_back(run);
+  std::sort(picked.begin(), picked.end(), [](auto* a, auto* b) { return a->best > b->best; });
+  if (picked.size() > kSideBySideKernels) picked.resize(kSideBySideKernels);
+  if (picked.empty()) return;
+  std::vector<Config> candidates;
+  for (const RunState* run : picked) candidates.push_back(*run->bestConfig);
+  m_pending.progress.current = QObject::tr("timing side by side");
+  flush(true);
+  std::optional<SideBySide> side;
+  try {
+    // Stop ends it after the round in hand; the rounds run so far are reported.
+    side = timeSideBySide(*m_measurer, candidates, kSideBySideRounds,
+                          std::chrono::milliseconds(300), m_control.cancelFlag());
+  } catch (const std::exception&) {
+    // A figure beside the race: a measurer failing now costs the figure, not the race.
+  }
+  if (!side) return;
+  SideBySideFigure figure;
+  figure.library = QString::fromStdString(withoutHowChosen(side->library));
+  figure.bestAlgorithm = QString::fromStdString(picked[side->chosen]->plan.algorithm);
+  figure.rounds = side->rounds;
+  figure.roundsRun = side->roundsRun;
+  figure.roundsAsked = kSideBySideRounds;
+  figure.bestSpeed = side->bestSpeed;
+  figure.referenceSpeed = side->referenceSpeed;
+  m_reference->sideBySide = figure;
+  m_pending.reference = m_reference;
+  flush(true);
 }
 
 QString EngineWorker::referenceOrigin() const {
@@ -293,8 +343,10 @@ QString EngineWorker::referenceOrigin() const {
                ? stored
                : QObject::tr("%1, faster than %2 since").arg(stored, timings(m_referenceTimings));
   }
-  return m_referenceTimings == 1 ? QObject::tr("timed once")
-                                 : QObject::tr("fastest of %1").arg(timings(m_referenceTimings));
+  // The first timing is taken before the trials, the others as runs end.
+  return m_referenceTimings == 1 ? QObject::tr("timed once, before the trials")
+                                 : QObject::tr("fastest of %1, before the trials and as runs ended")
+                                       .arg(timings(m_referenceTimings));
 }
 
 }  // namespace opevo::ui

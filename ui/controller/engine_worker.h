@@ -31,6 +31,10 @@ class EngineWorker : public QObject, private EngineObserver {
  public:
   // Updates are sent at most this often (plus one whenever a run ends).
   static constexpr int kFlushIntervalMs = 50;
+  // The side-by-side timing after a race: `opevo tune`'s defaults (--side-by-side 5, of at most
+  // 3 kernels), so the window's ratio is the CLI's.
+  static constexpr int kSideBySideRounds = 5;
+  static constexpr std::size_t kSideBySideKernels = 3;
 
   explicit EngineWorker(RaceControl& control) : m_control(control) {}
 
@@ -57,8 +61,11 @@ class EngineWorker : public QObject, private EngineObserver {
   void announce(Measurer& measurer);
   // Times the reference library; the line moves when it is faster than before.
   void timeReference(Measurer& measurer);
-  // What the line is, for its legend: which timing, of how many.
+  // What the line is, for the note under the chart: which timing, of how many.
   QString referenceOrigin() const;
+  // Once a race on a device has finished: its algorithms' best kernels and the library timed in
+  // turns (core's timeSideBySide, as `opevo tune` does), handed to the GUI with the line.
+  void timeBesideLibrary(const Engine& engine);
 
   RaceControl& m_control;
   EngineUpdate m_pending;

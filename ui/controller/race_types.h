@@ -104,7 +104,9 @@ struct EngineUpdate {
 
 // The end of a race: why it ended, and the problems met (a bad setting, a store refused).
 struct RaceOutcome {
-  enum class End { Finished, Stopped, Failed };
+  // Refused: nothing was measured, and the message says why (a run another process tunes, a
+  // finished run, a setting the engine does not take): not a failure of the race.
+  enum class End { Finished, Stopped, Failed, Refused };
   End end = End::Finished;
   QString message;
 };
