@@ -110,18 +110,20 @@ TEST_F(RunsPageTest, ARefusalAboutTheDatasetGoesOnceOneLoads) {
   EXPECT_EQ(runs()->message(), QString());
 }
 
-// A resume that fails says so in the status bar too: it read "run N resumed: …" under "The race
-// failed: …".
-TEST_F(RunsPageTest, AFailedResumeIsNotCalledResumedInTheStatusBar) {
+// A resume refused (a run the store does not hold) says so, not "The race failed", and the
+// status bar is not left saying "run N resumed" (nor, long after, "run N not resumed").
+TEST_F(RunsPageTest, ARefusedResumeIsNotCalledResumedInTheStatusBar) {
   RunRecord missing;
   missing.id = 987654;
   missing.algorithm = "random";
   missing.operatorName = "MM1";
   missing.device = "nowhere";
+  const QString before = runs()->datasetStatus()->text();
   ASSERT_TRUE(runs()->resumeRun(missing));
   ASSERT_TRUE(raceEnded(30000));
-  EXPECT_TRUE(runs()->message().startsWith("The race failed")) << runs()->message().toStdString();
-  EXPECT_EQ(runs()->datasetStatus()->text(), QStringLiteral("run 987654 not resumed"));
+  EXPECT_TRUE(runs()->message().startsWith("Run 987654 not resumed: "))
+      << runs()->message().toStdString();
+  EXPECT_EQ(runs()->datasetStatus()->text(), before);
 }
 
 // A notice of the engine's own (a busy machine) is not signed "Cluster:" when no cluster is in

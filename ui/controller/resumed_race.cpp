@@ -1,7 +1,12 @@
 #include "ui/controller/resumed_race.h"
 
 #include <algorithm>
+#include <exception>
+#include <nlohmann/json.hpp>
 #include <set>
+
+#include "layout/tuning_mode.h"
+#include "ops/presets.h"
 
 namespace opevo::ui {
 
@@ -20,6 +25,37 @@ ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs) {
     race.repeats = std::max(race.repeats, r.raceRepeat + 1);
   }
   return race;
+}
+
+StoredBudget storedBudgetOf(const std::string& budgetJson) {
+  StoredBudget budget;
+  const auto j = nlohmann::json::parse(budgetJson, nullptr, false);
+  if (!j.is_object()) return budget;
+  if (j.contains("trials") && j["trials"].is_number()) budget.trials = j["trials"].get<long long>();
+  if (j.contains("seconds") && j["seconds"].is_number())
+    budget.seconds = j["seconds"].get<double>();
+  if (j.contains("target") && j["target"].is_number()) budget.target = j["target"].get<double>();
+  return budget;
+}
+
+std::string tuningModeOf(const RunRecord& run) {
+  const auto j = nlohmann::json::parse(run.operatorJson, nullptr, false);
+  if (!j.is_object()) return {};
+  if (j.contains("replay")) return "replay";
+  try {
+    // As the store's operator JSON says them (ops/operator_json.h): both optional.
+    const SpaceTarget target = j.contains("target") && j["target"].is_string()
+                                   ? parseSpaceTarget(j["target"].get<std::string>(), "target")
+                                   : SpaceTarget::Common;
+    if (usesOwnTemplate(target)) return std::string(spaceTargetName(commonTarget(target)));
+    const layout::TuningMode mode =
+        j.contains("mode") && j["mode"].is_string()
+            ? layout::parseTuningMode(j["mode"].get<std::string>(), "mode")
+            : layout::TuningMode::Loop;
+    return std::string(layout::tuningModeName(mode));
+  } catch (const std::exception&) {
+    return {};  // a name this build does not know
+  }
 }
 
 }  // namespace opevo::ui

@@ -3,6 +3,8 @@
 #include <QStringList>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -23,5 +25,20 @@ struct ResumedRace {
 };
 
 ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs);
+
+// A run's budget as the store keeps it ({"trials": 200, "seconds": 30, "target": 12.5}); what the
+// JSON lacks (or a text that is not JSON) is nullopt.
+struct StoredBudget {
+  std::optional<long long> trials;
+  std::optional<double> seconds;
+  std::optional<double> target;
+};
+StoredBudget storedBudgetOf(const std::string& budgetJson);
+
+// What a stored run tuned, in core's names: a template's own space where it has one
+// (spaceTargetName: "winograd", "matvec"), else the tuning mode (tuningModeName: "loop",
+// "joint"); "replay" for a run on a dataset (as `opevo tune --json` says); empty when the
+// operator's JSON cannot be read.
+std::string tuningModeOf(const RunRecord& run);
 
 }  // namespace opevo::ui

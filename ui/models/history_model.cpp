@@ -9,6 +9,7 @@
 
 #include "engine/speed_unit.h"
 #include "io/run_import.h"
+#include "ui/controller/resumed_race.h"
 #include "ui/widgets/display_format.h"
 #include "ui/widgets/status_colors.h"
 
@@ -27,15 +28,12 @@ QString localTime(const std::string& iso) {
 
 // {"trials":200,"seconds":30} -> "200 trials, 30 s"
 QString budgetText(const std::string& json) {
-  const auto j = nlohmann::json::parse(json, nullptr, false);
-  if (!j.is_object()) return QString::fromStdString(json);
+  if (!nlohmann::json::parse(json, nullptr, false).is_object()) return QString::fromStdString(json);
+  const StoredBudget budget = storedBudgetOf(json);
   QStringList parts;
-  if (j.contains("trials") && j["trials"].is_number())
-    parts << QObject::tr("%1 trials").arg(j["trials"].get<long long>());
-  if (j.contains("seconds") && j["seconds"].is_number())
-    parts << QObject::tr("%1 s").arg(j["seconds"].get<double>());
-  if (j.contains("target") && j["target"].is_number())
-    parts << QObject::tr("target %1").arg(j["target"].get<double>());
+  if (budget.trials) parts << QObject::tr("%1 trials").arg(*budget.trials);
+  if (budget.seconds) parts << QObject::tr("%1 s").arg(*budget.seconds);
+  if (budget.target) parts << QObject::tr("target %1").arg(*budget.target);
   return parts.join(QStringLiteral(", "));
 }
 
@@ -188,6 +186,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
       case SeedColumn:
         // What the run's tuner was seeded with: the same seed proposes the same trials again.
         return static_cast<qulonglong>(r.run.seed);
+      case ModeColumn:
+        return QString::fromStdString(tuningModeOf(r.run));
       case OperatorColumn: {
         // A network's task: which network run it tuned for.
         const QString name = QString::fromStdString(r.run.operatorName);
@@ -242,6 +242,8 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
       return tr("Seed");
     case OperatorColumn:
       return tr("Operator");
+    case ModeColumn:
+      return tr("Mode");
     case MeasuredOnColumn:
       return tr("Measured on");
     case BudgetColumn:

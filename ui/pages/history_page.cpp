@@ -50,6 +50,8 @@ struct HistoryPage::CurvesJob {
   std::vector<TrialPoint> trials;
   int runs = 0;  // drawn
   QString note;  // what was selected and is not drawn, and why
+  // Runs whose every trial failed, not drawn: "run 5: all 10 trials failed (...)".
+  QStringList failed;
   QString error;
 };
 
@@ -73,6 +75,35 @@ QString runsAndTrials(const std::vector<RunAndTrials>& runs) {
            QString::fromStdString(counted(trials, "trial", "trials")));
 }
 
+// "run 5: all 10 trials failed: 8 compile_error, 2 runtime_fault (first: <its message>)", or
+// empty when a trial succeeded or there is none.
+QString allFailedText(std::int64_t run, const std::vector<TrialRow>& trials) {
+  if (trials.empty()) return {};
+  std::map<std::string_view, int> reasons;
+  const TrialRow* first = nullptr;
+  for (const TrialRow& t : trials) {
+    if (t.status == TrialStatus::Ok) return {};
+    ++reasons[statusName(t.status)];
+    if (!first && !t.message.empty()) first = &t;
+  }
+  QStringList counts;
+  for (const auto& [reason, count] : reasons)
+    counts << QStringLiteral("%1 %2").arg(count).arg(
+        QString::fromUtf8(reason.data(), qsizetype(reason.size())));
+  QString text = QObject::tr("run %1: all %2 failed: %3")
+                     .arg(static_cast<qlonglong>(run))
+                     .arg(QString::fromStdString(
+                              counted(static_cast<long long>(trials.size()), "trial", "trials")),
+                          counts.join(QStringLiteral(", ")));
+  if (first) {
+    // The first line of the first reason given: a compiler's whole output would fill the page.
+    QString why = QString::fromStdString(first->message).section(QLatin1Char('\n'), 0, 0);
+    if (why.size() > 200) why = why.left(199) + QChar(0x2026);
+    text += QObject::tr(" (trial %1: %2)").arg(first->seq).arg(why);
+  }
+  return text;
+}
+
 QString noneSelectedText() {
   return QObject::tr("Select runs to draw their curves; a race's runs draw as bands.");
 }
@@ -90,6 +121,7 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     bool mixedReferences = false;
     int timed = 0;               // runs with a timing of the library
     std::int64_t fastestOf = 0;  // the run whose timing is drawn
+    std::optional<SideBySideFigure> sideBySide;
     // One axis has one unit: runs of another (a T4 file's GFLOP/s beside its 1/ms) are left out,
     // and the caption says which, rather than draw them against a scale that is not theirs.
     const std::string& unit = rows.front().run.speedUnit;
@@ -101,7 +133,12 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
         otherUnit << QString::number(row.run.id);
         continue;
       }
-      ++job.runs;
+      const std::vector<TrialRow> trials = store.trials(row.run.id);
+      if (const QString failed = allFailedText(row.run.id, trials); !failed.isEmpty()) {
+        // Its best would be a flat 0 line that reads as a speed: said in words instead.
+        job.failed << failed;
+        continue;
+      }
       const auto op = nlohmann::json::parse(row.run.operatorJson, nullptr, false);
       const std::string dataset =
           op.is_object() && op.contains("replay") && op["replay"].is_string()
@@ -110,9 +147,6 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
       if (!replay) replay = dataset;
       oneDataset = oneDataset && *replay == dataset;
       const QString algorithm = QString::fromStdString(measuredBy(row.run));
-      if (!job.info.algorithms.contains(algorithm)) job.info.algorithms << algorithm;
-      const int a = static_cast<int>(job.info.algorithms.indexOf(algorithm));
-      const int repeat = repeats[algorithm]++;
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
       // Runs of different labels (one operator's runs imported from several files): the
       // operator's name.
@@ -132,10 +166,19 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
           fastestOf = row.run.id;
         }
       }
-      for (TrialPoint& p : storedTrialPoints(row.run, store.trials(row.run.id), a, repeat))
+      // `opevo tune`'s side-by-side timing, kept with the run: the fastest kernel's.
+      if (auto side = sideBySideOf(row.run.sideBySideJson, algorithm);
+          side && (!sideBySide || sideBySide->bestSpeed < side->bestSpeed))
+        sideBySide = std::move(side);
+      ++job.runs;
+      if (!job.info.algorithms.contains(algorithm)) job.info.algorithms << algorithm;
+      const int a = static_cast<int>(job.info.algorithms.indexOf(algorithm));
+      const int repeat = repeats[algorithm]++;
+      for (TrialPoint& p : storedTrialPoints(row.run, trials, a, repeat))
         job.trials.push_back(std::move(p));
     }
     if (mixedReferences) job.info.reference.reset();
+    if (job.info.reference) job.info.reference->sideBySide = sideBySide;
     if (job.info.reference)
       job.info.reference->origin =
           timed > 1 ? QObject::tr("fastest stored of %1 runs, run %2's")
@@ -173,6 +216,7 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_results(new RaceResultsWidget(m_data, this)),
       m_view(makeTableView(m_model, QStringLiteral("historyTable"), this)),
       m_info(new QLabel(this)),
+      m_title(new QLabel(this)),
       m_error(makeMessageLabel(QStringLiteral("historyError"), MessageKind::Error, this)),
       m_resume(new QPushButton(tr("Resume run"), this)),
       m_export(new QPushButton(tr("Export kernel…"), this)),
@@ -184,8 +228,11 @@ HistoryPage::HistoryPage(QWidget* parent)
   m_view->setSortingEnabled(true);
   m_view->sortByColumn(HistoryModel::IdColumn, Qt::DescendingOrder);
   m_view->installEventFilter(this);  // the Delete key
-  m_view->horizontalHeader()->setSectionResizeMode(HistoryModel::MeasuredOnColumn,
-                                                   QHeaderView::Stretch);
+  // Every column as wide as its header and cells, scrolled sideways when the window is narrower:
+  // at 1024 pixels a stretched "Measured on" read "easured c" and "AMD EPY…", and a long budget
+  // pushed Status out of view.
+  m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_view->horizontalHeader()->setStretchLastSection(false);
   m_info->setObjectName(QStringLiteral("historyInfo"));
   m_info->setWordWrap(true);
   m_info->setText(noneSelectedText());
@@ -194,7 +241,9 @@ HistoryPage::HistoryPage(QWidget* parent)
   raceButton->setObjectName(QStringLiteral("selectRace"));
   raceButton->setToolTip(tr("Select every run of the race the current run belongs to"));
   auto* bar = new QHBoxLayout;
-  bar->addWidget(new QLabel(tr("<b>Recorded runs</b>"), this));
+  m_title->setObjectName(QStringLiteral("historyTitle"));
+  m_title->setText(tr("<b>Recorded runs</b>"));
+  bar->addWidget(m_title);
   bar->addStretch(1);
   m_resume->setObjectName(QStringLiteral("resumeRun"));
   m_resume->setToolTip(
@@ -225,8 +274,9 @@ HistoryPage::HistoryPage(QWidget* parent)
   split->setObjectName(QStringLiteral("historySplitter"));
   split->addWidget(top);
   split->addWidget(m_results);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
+  // The table first: at 1024x700 it showed about four runs under a chart twice its height.
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   split->setChildrenCollapsible(false);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
@@ -457,6 +507,10 @@ KernelExportDialog* HistoryPage::exportCurrent() {
 
 HistoryPage::~HistoryPage() = default;
 
+QString HistoryPage::title() const {
+  return m_title->text();
+}
+
 void HistoryPage::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   reload();  // runs made since it was last shown (a race started on the Runs page) are listed
@@ -507,6 +561,14 @@ void HistoryPage::reload() {
         const RunRecord* current = currentRun();
         const std::int64_t currentId = current ? current->id : 0;
         m_model->setRuns(job.runs, job.tallies, job.networks);
+        // A window opened after a stopped or killed race says its runs can go on.
+        int resumableRuns = 0;
+        for (int r = 0; r < m_model->rowCount(); ++r) resumableRuns += resumable(r);
+        m_title->setText(
+            resumableRuns == 0
+                ? tr("<b>Recorded runs</b>")
+                : tr("<b>Recorded runs</b> — %1 can be resumed: select, then Resume")
+                      .arg(QString::fromStdString(counted(resumableRuns, "run", "runs"))));
         for (int r = 0; r < m_model->rowCount() && currentId; ++r)
           if (m_model->row(r).run.id == currentId)
             m_view->selectionModel()->setCurrentIndex(m_model->index(r, 0),
@@ -577,6 +639,11 @@ void HistoryPage::showSelected() {
         m_data->append(job.trials);
         m_data->finishAll();
         m_results->refreshNow();
+        if (job.runs == 0 && !job.failed.isEmpty()) {
+          m_info->setText(tr("Nothing to draw: %1.").arg(job.failed.join(QStringLiteral("; "))));
+          emit curvesShown();
+          return;
+        }
         QString text = tr("%1 — %2 of %3: %4")
                            .arg(job.info.label)
                            .arg(QString::fromStdString(counted(
@@ -585,6 +652,8 @@ void HistoryPage::showSelected() {
                                counted(static_cast<long long>(job.runs), "run", "runs")))
                            .arg(job.info.algorithms.join(QStringLiteral(", ")));
         if (!job.note.isEmpty()) text += QStringLiteral("; ") + job.note;
+        if (!job.failed.isEmpty())
+          text += tr("; not drawn: %1").arg(job.failed.join(QStringLiteral("; ")));
         m_info->setText(text);
         emit curvesShown();
       });

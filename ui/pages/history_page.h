@@ -43,6 +43,8 @@ class HistoryPage : public QWidget {
   RaceData* data() const { return m_data; }
   RaceResultsWidget* results() const { return m_results; }
   QTableView* view() const { return m_view; }
+  // "Recorded runs — 3 runs can be resumed: ...", as the page's title reads it.
+  QString title() const;
   bool busy() const { return m_runsJob.busy() || m_curvesJob.busy() || m_deleteJob.busy(); }
   // Selects every run of the race the given row belongs to, and draws them.
   void selectRace(int row);
@@ -96,6 +98,7 @@ class HistoryPage : public QWidget {
   RaceResultsWidget* m_results;
   QTableView* m_view;
   QLabel* m_info;
+  QLabel* m_title;  // "Recorded runs", and how many of them can be resumed
   QLabel* m_error;
   bool m_readFailed = false;  // m_error says a read of the store failed
   QPushButton* m_resume;

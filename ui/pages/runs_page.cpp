@@ -165,8 +165,19 @@ RunsPage::RunsPage(QWidget* parent)
   connect(m_controller, &EngineController::updated, this, &RunsPage::onUpdate);
   connect(m_controller, &EngineController::finished, this, &RunsPage::onFinished);
   connect(m_results, &RaceResultsWidget::message, this, &RunsPage::statusMessage);
+  // Until a race runs, the status bar says what the form measures on: "No dataset" read as a
+  // problem while Measure on was the CPU.
+  connect(m_setup->backendBox(), &QComboBox::currentIndexChanged, this, [this] {
+    if (m_controller->busy() || m_data->trialCount() > 0) return;
+    const auto d = m_setup->datasetPicker()->dataset();
+    m_datasetStatus->setText(m_setup->backend() != QLatin1String("replay")
+                                 ? tr("%1: measures on this machine").arg(m_setup->backend())
+                             : d ? QString::fromStdString(ReplayMeasurer(d).label())
+                                 : tr("No dataset"));
+  });
   connect(m_setup->datasetPicker(), &DatasetPicker::loaded, this, [this](const auto& d) {
-    m_datasetStatus->setText(QString::fromStdString(ReplayMeasurer(d).label()));
+    if (m_setup->backend() == QLatin1String("replay"))
+      m_datasetStatus->setText(QString::fromStdString(ReplayMeasurer(d).label()));
     // "Choose a dataset first" stayed red beside the dataset just loaded: a refusal of the form
     // as it was goes once the form changes; the next Start says what, if anything, still stands.
     if (!m_refusal.isEmpty() && m_messageLabel->text() == m_refusal)
@@ -334,6 +345,7 @@ bool RunsPage::resumeRun(const RunRecord& run) {
   RaceData::Info info;
   info.algorithms << QString::fromStdString(run.algorithm);
   info.speedUnit = QString::fromStdString(run.speedUnit);
+  m_resumedRuns = {run};
   info.label =
       tr("run %1 resumed: %2 on %3")
           .arg(run.id)
@@ -357,6 +369,7 @@ bool RunsPage::resumeRace(const std::vector<RunRecord>& runs) {
   for (std::size_t i = 1; i < runs.size(); ++i) spec.resumeWith.push_back(runs[i].id);
   spec.cluster = m_setup->clusterOption()->target();
   m_measuredOperator.clear();
+  m_resumedRuns = runs;
   const ResumedRace race = resumedRaceOf(runs);
   RaceData::Info info;
   info.algorithms = race.algorithms;
@@ -386,8 +399,19 @@ bool RunsPage::launch(RaceSpec spec, RaceData::Info info) {
   m_budgetTrials = spec.resumeRun ? std::nullopt : spec.trials;
   m_budgetSeconds = spec.resumeRun ? std::nullopt : spec.seconds;
   m_runsDone.clear();
-  m_data->reset(info);
-  m_datasetStatus->setText(info.label);
+  m_statusBefore = m_datasetStatus->text();
+  QStringList ids;
+  if (spec.resumeRun) ids << QString::number(*spec.resumeRun);
+  for (const std::int64_t id : spec.resumeWith) ids << QString::number(id);
+  m_resumedIds = ids.join(QStringLiteral(", "));
+  m_resumedRaceSize = static_cast<int>(ids.size());
+  m_pendingInfo.reset();
+  if (spec.resumeRun) {
+    m_pendingInfo = info;
+  } else {
+    m_data->reset(info);
+    m_datasetStatus->setText(info.label);
+  }
   m_progress->setValue(0);
   m_progress->setFormat(tr("starting…"));
   m_etaLabel->clear();
@@ -466,6 +490,17 @@ void RunsPage::onStateChanged(EngineController::State state) {
 }
 
 void RunsPage::onUpdate(const EngineUpdatePtr& update) {
+  if (m_pendingInfo && (!update->measuring.isEmpty() || !update->trials.empty() ||
+                        update->reference || !update->runsEnded.empty())) {
+    m_data->reset(*m_pendingInfo);
+    // Short: the chart's title names the operator and device; at 1024 pixels the whole label
+    // was cut in the status bar ("…resnet18_conv3_b1 on AMD E…").
+    m_datasetStatus->setText(m_resumedRaceSize > 1 ? tr("runs %1 resumed").arg(m_resumedIds)
+                                                   : tr("run %1 resumed").arg(m_resumedIds));
+    m_pendingInfo.reset();
+    // The greyed form shows the race that runs, and Start afterwards races it again.
+    m_setup->showResumed(m_resumedRuns);
+  }
   if (!update->measuring.isEmpty() && !m_measuredOperator.isEmpty()) {
     // The device's own description (model, threads, driver) replaces the provisional label.
     m_data->setLabel(tr("%1 on %2, real measurements").arg(m_measuredOperator, update->measuring));
@@ -554,7 +589,15 @@ void RunsPage::onFinished(const RaceOutcome& outcome) {
   m_results->refreshNow();
   m_etaLabel->clear();
   const auto trials = m_data->trialCount();
-  if (outcome.end == RaceOutcome::End::Failed) {
+  if (outcome.end == RaceOutcome::End::Refused) {
+    // Nothing was measured: the chart and the status bar keep what they showed.
+    m_pendingInfo.reset();
+    m_datasetStatus->setText(m_statusBefore);
+    const QString what = !m_resumedRun           ? tr("Not started")
+                         : m_resumedRaceSize > 1 ? tr("Runs %1 not resumed").arg(m_resumedIds)
+                                                 : tr("Run %1 not resumed").arg(*m_resumedRun);
+    showMessage(m_messageLabel, tr("%1: %2").arg(what, outcome.message));
+  } else if (outcome.end == RaceOutcome::End::Failed) {
     showMessage(m_messageLabel, tr("The race failed: %1").arg(outcome.message));
     // The status bar named the run as resumed while the page said it failed.
     if (m_resumedRun) m_datasetStatus->setText(tr("run %1 not resumed").arg(*m_resumedRun));
@@ -566,6 +609,12 @@ void RunsPage::onFinished(const RaceOutcome& outcome) {
     QString note = outcome.end == RaceOutcome::End::Stopped
                        ? tr("Race stopped after %1 trials.").arg(trials)
                        : tr("Race finished: %1 trials.").arg(trials);
+    // The ratio `opevo tune` prints: the best kernels and the library timed in turns at the end.
+    if (const auto& ref = m_data->info().reference; ref && ref->sideBySide) {
+      QString side = sideBySideText(*ref->sideBySide, m_data->info().speedUnit);
+      side[0] = side[0].toUpper();
+      note += QLatin1Char(' ') + side + QLatin1Char('.');
+    }
     if (!outcome.message.isEmpty()) note += QLatin1Char(' ') + outcome.message;
     showMessage(m_noteLabel, note);
   }

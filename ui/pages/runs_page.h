@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "store/records.h"
 #include "ui/controller/engine_controller.h"
@@ -157,6 +158,15 @@ class RunsPage : public QWidget {
   std::optional<double> m_budgetSeconds;
   std::map<std::pair<int, int>, RunDone> m_runsDone;
   QString m_measuredOperator;  // a device race's operator, until its measurer describes itself
+  // A resume's chart and status, applied when the engine has the runs in hand (its first update
+  // with something in it): a resume refused (a run another process tunes) leaves the chart and
+  // the status bar as they were instead of titling an empty chart "run 18 resumed".
+  std::optional<RaceData::Info> m_pendingInfo;
+  std::vector<RunRecord> m_resumedRuns;  // the runs of that resume, for the form
+  QString m_statusBefore;
+  // The runs a resume continues, "12, 13, 14", and how many: what a refusal names.
+  QString m_resumedIds;
+  int m_resumedRaceSize = 0;  // the status bar's text before the race, back after a refusal
   bool m_followTrials = true;
 };
 

@@ -6,6 +6,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QScrollBar>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -23,6 +24,7 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
       m_settingsView(nullptr),
       m_settingsTitle(new QLabel(this)),
       m_helpLabel(new QLabel(this)),
+      m_checkedLabel(new QLabel(this)),
       m_errorLabel(makeMessageLabel(QStringLiteral("settingsError"), MessageKind::Error, this)) {
   m_list->setObjectName(QStringLiteral("algorithmList"));
   for (const TunerInfo& info : tunerRegistry().all()) {
@@ -74,6 +76,9 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_list);
+  m_checkedLabel->setObjectName(QStringLiteral("checkedAlgorithms"));
+  m_checkedLabel->setWordWrap(true);
+  layout->addWidget(m_checkedLabel);
   layout->addWidget(m_settingsTitle);
   // As tall as the algorithm's settings (none to four), leaving the rest to the budget below.
   m_settingsView->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
@@ -84,7 +89,10 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   layout->addWidget(defaultsButton, 0, Qt::AlignRight);
 
   connect(m_list, &QListWidget::currentRowChanged, this, &AlgorithmPanel::showSettings);
-  connect(m_list, &QListWidget::itemChanged, this, [this] { emit changed(); });
+  connect(m_list, &QListWidget::itemChanged, this, [this] {
+    showChecked();
+    emit changed();
+  });
   connect(defaultsButton, &QPushButton::clicked, this, [this] {
     const int row = m_list->currentRow();
     if (row >= 0) m_models[static_cast<std::size_t>(row)]->restoreDefaults();
@@ -92,6 +100,15 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   // The settings shown first are the default algorithm's, the one a race runs unless told.
   if (!showSettingsOf(QString::fromStdString(tunerRegistry().defaultTuner().name)))
     m_list->setCurrentRow(0);
+  showChecked();
+}
+
+void AlgorithmPanel::showChecked() {
+  const QStringList names = checkedNames();
+  m_checkedLabel->setText(
+      names.isEmpty()
+          ? tr("None checked: check the algorithms to race.")
+          : tr("%1 checked: %2").arg(names.size()).arg(names.join(QStringLiteral(", "))));
 }
 
 QStringList AlgorithmPanel::algorithmNames() const {
@@ -175,6 +192,11 @@ void AlgorithmPanel::resizeEvent(QResizeEvent* event) {
   fitMeanings();
 }
 
+void AlgorithmPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  fitList();  // a panel restored hidden (another page first) had no width of its own to fit
+}
+
 bool AlgorithmPanel::meaningsInTable() const {
   return !m_settingsView->isColumnHidden(SettingsModel::HelpColumn);
 }
@@ -224,8 +246,11 @@ void AlgorithmPanel::showHelp() {
 void AlgorithmPanel::fitList() {
   const QSize grid = m_list->gridSize();
   if (grid.width() <= 0) return;
-  // Three rows until the panel has a width of its own; then as many as the names take.
-  const int width = m_list->viewport()->width();
+  // Three rows until the panel has a width of its own; then as many as the names take. The width
+  // is the list's less a scroll bar's, shown or not: from the viewport's, a scroll bar showing
+  // once (a narrow moment) took a column away, the rows grew past the height, and the bar stayed.
+  const int width =
+      m_list->contentsRect().width() - m_list->verticalScrollBar()->sizeHint().width();
   const int columns = width > grid.width() ? std::max(1, width / grid.width()) : 0;
   const int rows = columns ? (m_list->count() + columns - 1) / columns : 3;
   m_list->setFixedHeight(grid.height() * std::max(rows, 1) + 2 * m_list->frameWidth() + 4);

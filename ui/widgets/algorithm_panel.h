@@ -36,6 +36,9 @@ class AlgorithmPanel : public QWidget {
   // meanings are listed below the table.
   bool meaningsInTable() const;
   QLabel* helpLabel() const { return m_helpLabel; }
+  // Under the list: "2 checked: opevo, opevo-m", so what races is said even when the list is
+  // scrolled (a user raced opevo beside opevo-m unseen, its row scrolled out of view).
+  QLabel* checkedLabel() const { return m_checkedLabel; }
 
  signals:
   void changed();
@@ -43,6 +46,7 @@ class AlgorithmPanel : public QWidget {
  protected:
   // The list as tall as its rows at this width: every algorithm shows, checked or not.
   void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void showSettings(int row);
@@ -51,11 +55,13 @@ class AlgorithmPanel : public QWidget {
   void fitMeanings();
   // Below the table: the current setting's meaning, or every setting's when the column is hidden.
   void showHelp();
+  void showChecked();
 
   QListWidget* m_list;
   QTableView* m_settingsView;
   QLabel* m_settingsTitle;
   QLabel* m_helpLabel;
+  QLabel* m_checkedLabel;
   QLabel* m_errorLabel;
   std::vector<SettingsModel*> m_models;  // one per registry entry, in registry order
 };

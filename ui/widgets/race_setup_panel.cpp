@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <exception>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 
 #include "backends/backend_factory.h"
 #include "common/error.h"
@@ -24,6 +25,7 @@
 #include "ops/presets.h"
 #include "tuners/registry.h"
 #include "ui/controller/race_definition.h"
+#include "ui/controller/resumed_race.h"
 #include "ui/models/settings_model.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/cluster_race_option.h"
@@ -98,7 +100,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
       {QString::fromStdString(tunerRegistry().defaultTuner().name), QStringLiteral("opevo")});
   m_repeats->setObjectName(QStringLiteral("repeatsSpin"));
   m_repeats->setRange(1, 100);
-  m_repeats->setValue(5);
+  m_repeats->setValue(kReplayRepeats);
   m_seed->setObjectName(QStringLiteral("seedSpin"));
   m_seed->setRange(0, 1'000'000'000);
   m_seed->setValue(1);
@@ -115,7 +117,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_useTrials->setChecked(true);
   m_trials->setObjectName(QStringLiteral("trialsSpin"));
   m_trials->setRange(1, 1'000'000);
-  m_trials->setValue(200);
+  m_trials->setValue(kReplayTrials);
   m_trials->setSuffix(tr(" per run"));
   m_useSeconds->setObjectName(QStringLiteral("useSeconds"));
   m_seconds->setObjectName(QStringLiteral("secondsSpin"));
@@ -346,6 +348,18 @@ void RaceSetupPanel::setBackends(const std::vector<BackendInfo>& backends) {
 
 void RaceSetupPanel::showBackend() {
   const bool replay = backend() == QLatin1String("replay");
+  if (replay != m_replayShown && !m_keepBudget) {
+    const auto swap = [](QSpinBox* spin, int from, int to) {
+      if (spin->value() == from) spin->setValue(to);
+    };
+    if (!m_repeatsGiven)
+      swap(m_repeats, replay ? kDeviceRepeats : kReplayRepeats,
+           replay ? kReplayRepeats : kDeviceRepeats);
+    if (!m_trialsGiven)
+      swap(m_trials, replay ? kDeviceTrials : kReplayTrials,
+           replay ? kReplayTrials : kDeviceTrials);
+  }
+  m_replayShown = replay;
   m_datasetBox->setVisible(replay);
   m_operatorBox->setVisible(!replay);
   m_operatorBox->setTitle(m_cluster->isChecked()
@@ -400,6 +414,7 @@ void RaceSetupPanel::browseOperator() {
 }
 
 void RaceSetupPanel::setRepeats(int repeats) {
+  m_repeatsGiven = true;
   m_repeats->setValue(repeats);
 }
 void RaceSetupPanel::setSeed(int seed) {
@@ -410,6 +425,7 @@ void RaceSetupPanel::setPaceMs(int ms) {
 }
 
 void RaceSetupPanel::setTrials(int trials) {
+  m_trialsGiven = true;
   m_useTrials->setChecked(true);
   m_trials->setValue(trials);
 }
@@ -422,6 +438,47 @@ void RaceSetupPanel::setSeconds(std::optional<double> seconds) {
 void RaceSetupPanel::setTarget(std::optional<double> target) {
   m_useTarget->setChecked(target.has_value());
   if (target) m_target->setValue(*target);
+}
+
+void RaceSetupPanel::showResumed(const std::vector<RunRecord>& runs) {
+  if (runs.empty()) return;
+  const RunRecord& first = runs.front();
+  setBackend(QString::fromStdString(first.backend));
+  if (first.backend == "replay") {
+    const auto op = nlohmann::json::parse(first.operatorJson, nullptr, false);
+    const QString path = op.is_object() && op.contains("replay") && op["replay"].is_string()
+                             ? QString::fromStdString(op["replay"].get<std::string>())
+                             : QString();
+    const auto loaded = m_dataset->dataset();
+    if (!path.isEmpty() && (!loaded || QString::fromStdString(loaded->path) != path))
+      m_dataset->load(path);
+  } else {
+    const QString name = QString::fromStdString(first.operatorName);
+    // A preset, or a file listed here under its name; else the stored operator by name, which a
+    // Start afterwards refuses with the reason rather than racing another operator.
+    if (!setOperator(name)) {
+      int listed = -1;
+      for (int i = 0; i < m_operator->count() && listed < 0; ++i)
+        if (m_operator->itemText(i) == name || m_operator->itemText(i) == name + ".json")
+          listed = i;
+      if (listed < 0) {
+        m_operator->addItem(name, name);
+        listed = m_operator->count() - 1;
+      }
+      m_operator->setCurrentIndex(listed);
+    }
+    setMode(QString::fromStdString(tuningModeOf(first)));
+  }
+  const ResumedRace race = resumedRaceOf(runs);
+  m_algorithms->setChecked(race.algorithms);
+  m_repeats->setValue(race.repeats);
+  // Repeat r was seeded seed + r.
+  m_seed->setValue(static_cast<int>(first.seed - static_cast<std::uint64_t>(first.raceRepeat)));
+  const StoredBudget budget = storedBudgetOf(first.budgetJson);
+  m_useTrials->setChecked(budget.trials.has_value());
+  if (budget.trials) m_trials->setValue(static_cast<int>(*budget.trials));
+  setSeconds(budget.seconds);
+  setTarget(budget.target);
 }
 
 void RaceSetupPanel::saveState(QSettings& settings) const {
@@ -473,7 +530,9 @@ void RaceSetupPanel::restoreState(QSettings& settings) {
     settings.endGroup();
   }
   settings.endGroup();
+  m_keepBudget = true;
   setBackend(settings.value(QStringLiteral("backend"), QStringLiteral("replay")).toString());
+  m_keepBudget = false;
   const QString op = settings.value(QStringLiteral("operator")).toString();
   if (!op.isEmpty() && !setOperator(op) && QFileInfo::exists(op)) addOperatorFile(op);
   setMode(settings.value(QStringLiteral("mode"), QStringLiteral("loop")).toString());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "probe/backend_probe.h"
+#include "store/records.h"
 #include "ui/controller/race_types.h"
 
 class QCheckBox;
@@ -56,12 +57,19 @@ class RaceSetupPanel : public QWidget {
   bool setMode(const QString& mode);
   QComboBox* modeBox() const { return m_mode; }
   AlgorithmPanel* algorithmPanel() const { return m_algorithms; }
+  // Both are kept when the backend changes afterwards (a field still at the replay's default is
+  // otherwise set to the device's, and back).
   void setRepeats(int repeats);
   void setTrials(int trials);  // enables the trial budget
   void setSeconds(std::optional<double> seconds);
   void setTarget(std::optional<double> target);
   void setPaceMs(int ms);
   void setSeed(int seed);
+
+  // The form as the stored runs a resume continues were raced (History's Resume): what measured
+  // them, their operator and mode, algorithms, repeats, seed and budget. The greyed form showed
+  // the last race typed while another ran, and Start would then have raced that one.
+  void showResumed(const std::vector<RunRecord>& runs);
 
   void saveState(QSettings& settings) const;
 
@@ -102,6 +110,15 @@ class RaceSetupPanel : public QWidget {
   QSpinBox* m_pace;
   QWidget* m_paceLabel = nullptr;
   std::optional<std::vector<BackendInfo>> m_backends;  // nullopt until probed
+  // Repeats and trials per run as a fresh form has them for a replay (which answers at once) and
+  // for a device (every trial compiled and timed: 5 x 200 on a CPU is 1000 real measurements).
+  // Switching between the two swaps a field still at the other's default; a value typed stays.
+  static constexpr int kReplayRepeats = 5, kReplayTrials = 200;
+  static constexpr int kDeviceRepeats = 1, kDeviceTrials = 40;
+  bool m_replayShown = true;  // what showBackend last laid the form out for
+  bool m_keepBudget = false;  // restoring a saved form: its values stand as saved
+  // Set through setRepeats/setTrials (opevo-studio's --repeats 5 before --backend cpu): kept.
+  bool m_repeatsGiven = false, m_trialsGiven = false;
 };
 
 }  // namespace opevo::ui
