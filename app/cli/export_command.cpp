@@ -13,13 +13,24 @@ void addExportCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("export",
                                  "Export a run's best kernel as standalone, self-checking source");
   cmd->add_option("run", *id, "Run id (see opevo runs)")->required();
-  cmd->add_option("--out", options->outDir, "Output directory")->required();
+  cmd->add_option("--out", options->outDir,
+                  "Output directory: new, or holding no earlier export (see --force)")
+      ->required();
   cmd->add_option("--backend", options->backend,
                   "Source for cpu, cuda or hip (default: the run's)");
+  cmd->add_flag("--force", options->overwrite,
+                "Replace the files of an earlier export in --out (refused without it)");
   cmd->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
   cmd->callback([id, options, db] {
     Store store(existingDatabase(*db));
-    const ExportResult r = exportRun(store, *id, *options);
+    ExportResult r;
+    try {
+      r = exportRun(store, *id, *options);
+    } catch (const ExistingExportError& e) {
+      throw InputError(std::string(e.what()) +
+                       "; export into another folder, or add --force to replace them");
+    }
+    std::printf("exported %s\n", r.exported.c_str());
     for (const std::string& f : r.files) std::printf("wrote %s\n", f.c_str());
     if (!r.note.empty()) std::printf("%s\n", r.note.c_str());
     if (!r.buildCommand.empty())

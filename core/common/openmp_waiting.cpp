@@ -21,7 +21,7 @@ void boundOpenMpWaiting(char** argv) {
   self[n] = '\0';
   const char* base = std::strrchr(self, '/');
   if (std::strncmp(base ? base + 1 : self, "ld-", 3) == 0) return;
-  if (setenv("GOMP_SPINCOUNT", "1000", 1) != 0) return;
+  if (setenv("GOMP_SPINCOUNT", kBoundedSpinCount, 1) != 0) return;
   execv(self, argv);
   unsetenv("GOMP_SPINCOUNT");  // not re-executed: neither this process nor its children change
 }

@@ -2,6 +2,10 @@
 
 namespace opevo {
 
+// The spin count opevo times under, as GOMP_SPINCOUNT takes it. Exported programs that time a
+// kernel or a network set the same (gpu/export/host_program.h), so their figures compare.
+inline constexpr const char* kBoundedSpinCount = "1000";
+
 // Bounds how long an idle OpenMP thread spins before it sleeps, for this process and the ones
 // it starts (workers, agents' workers, the libtorch timer), by re-executing the program once
 // with GOMP_SPINCOUNT=1000; a user's own GOMP_SPINCOUNT or OMP_WAIT_POLICY is left alone.

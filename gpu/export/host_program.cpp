@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include "codegen/layout_conversion.h"
 #include "codegen/winograd_transforms.h"
+#include "common/openmp_waiting.h"
 #include "engine/speed_unit.h"
 #include "ops/winograd_space.h"
 
@@ -132,6 +134,69 @@ std::string winogradWeightsFunction(const OperatorSpec& op) {
 
 }  // namespace
 
+std::string openMpWaitingFunction(const std::string& timed) {
+  // The marker OPEVO_EXPORT_WAITING tells the restarted program that the spin count is its own,
+  // not the user's.
+  std::string text = R"program(#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+// OpenMP's idle threads as opevo timed them: libgomp reads GOMP_SPINCOUNT when it loads, so
+// unless the user chose (GOMP_SPINCOUNT or OMP_WAIT_POLICY set), the program starts itself anew
+// with GOMP_SPINCOUNT=@SPINS@. Returns what it runs under, for the report.
+static std::string boundOpenMpWaiting(char** argv) {
+  if (std::getenv("OPEVO_EXPORT_WAITING")) {
+    unsetenv("OPEVO_EXPORT_WAITING");
+    return "GOMP_SPINCOUNT=@SPINS@ (as opevo times @TIMED@)";
+  }
+  if (const char* spins = std::getenv("GOMP_SPINCOUNT"))
+    return std::string("GOMP_SPINCOUNT=") + spins + " (yours; opevo times with @SPINS@)";
+  if (const char* policy = std::getenv("OMP_WAIT_POLICY"))
+    return std::string("OMP_WAIT_POLICY=") + policy +
+           " (yours; opevo times with GOMP_SPINCOUNT=@SPINS@)";
+  const std::string unbounded =
+      "libgomp's default spinning (not restarted: its times may be far slower than opevo's on a "
+      "busy machine; set GOMP_SPINCOUNT=@SPINS@)";
+  // Under valgrind or through the dynamic loader, /proc/self/exe is not this program.
+  if (const char* preload = std::getenv("LD_PRELOAD"); preload && std::strstr(preload, "vgpreload"))
+    return unbounded;
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return unbounded;
+  self[n] = '\0';
+  const char* base = std::strrchr(self, '/');
+  if (std::strncmp(base ? base + 1 : self, "ld-", 3) == 0) return unbounded;
+  setenv("GOMP_SPINCOUNT", "@SPINS@", 1);
+  setenv("OPEVO_EXPORT_WAITING", "1", 1);
+  execv(self, argv);
+  unsetenv("GOMP_SPINCOUNT");
+  unsetenv("OPEVO_EXPORT_WAITING");
+  return unbounded;
+}
+
+)program";
+  for (const auto& [mark, value] :
+       {std::pair<std::string, std::string>{"@SPINS@", kBoundedSpinCount}, {"@TIMED@", timed}})
+    for (std::size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at))
+      text.replace(at, mark.size(), value);
+  return text;
+}
+
+std::string openMpWaitingNote(const std::string& program, const std::string& timed) {
+  const std::string spins = kBoundedSpinCount;
+  return "Timing: opevo times " + timed + " with OpenMP's idle threads spinning at most " + spins +
+         " times before they sleep (GOMP_SPINCOUNT=" + spins +
+         "; libgomp's default of 300,000 holds a core that other work needs, and on a busy "
+         "machine made exported programs several times slower and their figures erratic). Unless "
+         "you set GOMP_SPINCOUNT or OMP_WAIT_POLICY yourself, " +
+         program + " starts itself anew with GOMP_SPINCOUNT=" + spins +
+         ", so its figure compares with the one opevo stored; it prints which setting it ran "
+         "under.\n";
+}
+
 std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& kernel,
                         const std::string& kernelFile, const layout::OperandLayouts* layouts) {
   const bool gpu = kernel.backend != codegen::Backend::Cpu;
@@ -140,11 +205,15 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
     throw std::logic_error("hostProgram: a GPU layout kernel needs its operands' layouts");
   const std::string api = kernel.backend == codegen::Backend::Hip ? "hip" : "cuda";
   std::string p =
-      "// Self-check of the exported kernel: plain loops in double precision are the reference.\n";
+      "// Self-check of the exported kernel: plain loops in double precision are the "
+      "reference.\n";
   p += gpu ? (api == "hip" ? "#include <hip/hip_runtime.h>\n" : "#include <cuda_runtime.h>\n")
            : "#include <algorithm>\n#include <chrono>\n";
   p += "#include <cmath>\n#include <cstdio>\n#include <vector>\n\n#include \"" + kernelFile +
        "\"\n\n";
+  // A CPU kernel is timed under opevo's OpenMP waiting policy (its figure varied 30-fold
+  // without).
+  if (!gpu) p += openMpWaitingFunction("kernels");
   if (gpuLayouts) {
     // Host conversions between the plain operands and the kernel's layouts (its header lists
     // them), as the producers of a network would write them.
@@ -157,7 +226,10 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
   }
   const bool gpuWeights = gpu && kernel.packedWeights;
   if (gpuWeights) p += winogradWeightsFunction(op);
-  p += "int main() {\n" + sizes(op);
+  p += gpu ? "int main() {\n"
+           : "int main(int, char** argv) {\n  const std::string waiting = "
+             "boundOpenMpWaiting(argv);\n";
+  p += sizes(op);
   p += "  std::vector<float> A(sizeA), B(sizeB), C(sizeC, 1e30f), Bias(sizeBias), Res(sizeRes);\n";
   p += "  std::vector<double> ref(sizeC);\n";
   p += "  unsigned state = 12345u;  // a fixed LCG: the same inputs on every machine\n";
@@ -269,6 +341,7 @@ std::string hostProgram(const OperatorSpec& op, const codegen::GeneratedKernel& 
   p += "  std::printf(\"max relative error %.3g, %.4f ms, %.4g " + unit + what +
        "\\n\", worst, (double)ms, flops / (ms * 1e-3) / " + std::to_string(flopsPerSecondIn(unit)) +
        ");\n";
+  if (!gpu) p += "  std::printf(\"OpenMP's idle threads: %s\\n\", waiting.c_str());\n";
   p += "  std::printf(worst <= 1e-3 ? \"PASS\\n\" : \"FAIL\\n\");\n  return worst <= 1e-3 ? 0 : "
        "1;\n}\n";
   return p;

@@ -1,6 +1,8 @@
 #include "export/kernel_export.h"
 
+#include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -8,6 +10,7 @@
 #include "codegen/device_limits.h"
 #include "codegen/kernel_codegen.h"
 #include "common/error.h"
+#include "engine/speed_unit.h"
 #include "export/host_program.h"
 #include "io/export_file.h"
 #include "io/trials_csv.h"
@@ -55,7 +58,12 @@ struct RunBest {
   RunRecord run;
   std::vector<TrialRow> trials;
   std::size_t best = 0;
+  std::size_t fastest = 0;  // the fastest successful trial by its own timing
   const TrialRow& bestTrial() const { return trials[best]; }
+  std::string exportedText() const {
+    return exportedTrialText(trials[best].seq, trials[best].speed, run.speedUnit,
+                             trials[fastest].seq, trials[fastest].speed);
+  }
   // Set where the side-by-side timing chose another than the fastest trial: its speed there, and
   // the choice in words.
   std::optional<double> sideBySideSpeed;
@@ -77,6 +85,7 @@ RunBest findBest(const Store& store, std::int64_t runId) {
     }
   if (!found)
     throw InputError("run " + std::to_string(runId) + " has no successful trial to export");
+  r.fastest = r.best;
   // opevo tune's last step times the run's best few configurations in turns with the library:
   // where another than the fastest trial won there, that one is exported (the fastest trial was
   // its own luckiest timing).
@@ -127,7 +136,9 @@ std::string crossBackendNote(const std::string& tunedOn, const std::string& writ
          ", not measured there";
 }
 
-BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
+// `when` is the date the header gives: the time of writing for an export (record.json has the
+// same), the time of the preview for one.
+BestKernel bestKernel(const RunBest& r, const std::string& backendWanted, const std::string& when) {
   const RunRecord& run = r.run;
   const TrialRow& best = r.bestTrial();
   BestKernel k;
@@ -162,10 +173,9 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted) {
   std::snprintf(header, sizeof header,
                 "// Exported by OpEvo Studio %s on %s\n// Operator:      %s\n// Configuration: %s\n"
                 "// Measured:      %.6g %s on %s (%s backend), trial %d of run %lld (%s)\n",
-                OPEVO_VERSION, Store::nowUtc().c_str(), k.def.op.describe().c_str(),
-                best.config.c_str(), best.speed, run.speedUnit.c_str(), run.device.c_str(),
-                run.backend.c_str(), best.seq, static_cast<long long>(run.id),
-                run.algorithm.c_str());
+                OPEVO_VERSION, when.c_str(), k.def.op.describe().c_str(), best.config.c_str(),
+                best.speed, run.speedUnit.c_str(), run.device.c_str(), run.backend.c_str(),
+                best.seq, static_cast<long long>(run.id), run.algorithm.c_str());
   std::string note;
   if (!r.chosenBy.empty()) note = "// Chosen:        " + r.chosenBy + "\n";
   if (k.backendName != run.backend)
@@ -196,7 +206,67 @@ std::string replayNote(const RunRecord& run) {
          "record.json and trials.csv are written";
 }
 
+// Text as shell comment lines of at most 80 columns.
+std::string shellComment(const std::string& text) {
+  std::string out, line = "#";
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find_first_of(" \n", at), text.size());
+    const std::string word = text.substr(at, end - at);
+    if (!word.empty() && line.size() + 1 + word.size() > 80) {
+      out += line + "\n";
+      line = "#";
+    }
+    if (!word.empty()) line += " " + word;
+    at = end + 1;
+  }
+  return line == "#" ? out : out + line + "\n";
+}
+
+// The files of an earlier export in `folder` that this one would replace.
+std::vector<std::string> earlierExport(const std::string& folder,
+                                       const std::vector<ExportFileContent>& files) {
+  std::vector<std::string> found;
+  std::error_code ignored;
+  for (const ExportFileContent& f : files)
+    if (std::filesystem::exists(std::filesystem::path(folder) / f.name, ignored))
+      found.push_back(f.name);
+  return found;
+}
+
+// Writes an export's files, all or none, unless the folder holds an earlier one's.
+std::vector<std::string> writeFiles(const ExportOptions& options,
+                                    const std::vector<ExportFileContent>& files) {
+  if (!options.overwrite)
+    if (const std::vector<std::string> earlier = earlierExport(options.outDir, files);
+        !earlier.empty())
+      throw ExistingExportError(options.outDir, earlier);
+  return writeExportFolder(options.outDir, files);
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
 }  // namespace
+
+ExistingExportError::ExistingExportError(const std::string& folder,
+                                         const std::vector<std::string>& files)
+    : InputError("'" + folder + "' already holds an export (" + joined(files) +
+                 "): nothing was written"),
+      m_folder(folder),
+      m_files(files) {}
+
+std::string exportedTrialText(int trial, double speed, const std::string& unit, int fastestTrial,
+                              double fastestSpeed) {
+  const std::string text =
+      "trial " + std::to_string(trial) + ", " + speedNumber(speed) + " " + unit;
+  if (trial == fastestTrial) return text + " (the run's fastest)";
+  return text + " (chosen side by side over trial " + std::to_string(fastestTrial) + "'s " +
+         speedNumber(fastestSpeed) + " " + unit + ")";
+}
 
 KernelPreview previewBestKernel(const Store& store, std::int64_t runId,
                                 const std::string& backend) {
@@ -206,11 +276,12 @@ KernelPreview previewBestKernel(const Store& store, std::int64_t runId,
   p.speed = r.bestTrial().speed;
   p.speedUnit = r.run.speedUnit;
   p.trial = r.bestTrial().seq;
+  p.exported = r.exportedText();
   if (measuredElsewhere(r.run)) {
     p.note = replayNote(r.run);
     return p;
   }
-  const BestKernel k = bestKernel(r, backend);
+  const BestKernel k = bestKernel(r, backend, Store::nowUtc());
   p.backend = k.backendName;
   p.fileName = "kernel." + k.ext;
   p.source = k.fileText;
@@ -232,11 +303,15 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
   const RunBest r = findBest(store, runId);
   const RunRecord& run = r.run;
   const TrialRow& best = r.bestTrial();
+  // One date for every file: the kernel's header said the preview's time while record.json said
+  // the write's.
+  const std::string when = Store::nowUtc();
   // The kernel first: a configuration that cannot be exported leaves no partial folder behind.
   std::optional<BestKernel> kernel;
-  if (!measuredElsewhere(run)) kernel = bestKernel(r, options.backend);
+  if (!measuredElsewhere(run)) kernel = bestKernel(r, options.backend, when);
 
   ExportResult result;
+  result.exported = r.exportedText();
   // Written together at the end, all or none: a full disk leaves no empty or partial file.
   std::vector<ExportFileContent> files;
   files.push_back({"trials.csv", trialsCsv(trialRecords(r.run, r.trials))});
@@ -252,12 +327,12 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
                         {"trial", best.seq},
                         {"trials", r.trials.size()},
                         {"chosen_by", r.chosenBy.empty() ? "fastest_trial" : "side_by_side"},
-                        {"exported", Store::nowUtc()}};
+                        {"exported", when}};
   if (r.sideBySideSpeed) record["side_by_side_speed"] = *r.sideBySideSpeed;
   if (measuredElsewhere(run)) {
     result.note = replayNote(run);
     files.push_back({"record.json", record.dump(2) + "\n"});
-    result.files = writeExportFolder(options.outDir, files);
+    result.files = writeFiles(options, files);
     return result;
   }
   const BestKernel& k = *kernel;
@@ -289,13 +364,15 @@ ExportResult exportRun(const Store& store, std::int64_t runId, const ExportOptio
     result.buildCommand = "nvcc -O3 -arch=native -o check check.cu && ./check";
   else
     result.buildCommand = "hipcc -O3 -o check check.hip && ./check";
-  files.push_back(
-      {"build.sh",
-       "#!/bin/sh\n# Builds the self-check and runs it: it prints PASS or FAIL.\nset -e\ncd "
-       "\"$(dirname \"$0\")\"\n" +
-           result.buildCommand + "\n",
-       true});
-  result.files = writeExportFolder(options.outDir, files);
+  // A CPU check says how it is timed where the user reads first (it prints it too).
+  const std::string timing = k.backend == codegen::Backend::Cpu
+                                 ? shellComment(openMpWaitingNote("./check", "kernels"))
+                                 : std::string();
+  files.push_back({"build.sh",
+                   "#!/bin/sh\n# Builds the self-check and runs it: it prints PASS or FAIL.\n" +
+                       timing + "set -e\ncd \"$(dirname \"$0\")\"\n" + result.buildCommand + "\n",
+                   true});
+  result.files = writeFiles(options, files);
   return result;
 }
 

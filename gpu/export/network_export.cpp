@@ -5,6 +5,7 @@
 
 #include "codegen/cpu_compiler.h"
 #include "cpu/operator_buffers.h"
+#include "export/host_program.h"
 #include "io/export_file.h"
 #include "net/ms_text.h"
 
@@ -39,55 +40,6 @@ std::string oneLine(std::string text) {
   return text;
 }
 
-// The exported program's own copy of common/openmp_waiting.cpp (it cannot link opevo): opevo
-// times networks with GOMP_SPINCOUNT=1000, and a program timed under libgomp's default spinning
-// read 128 ms for an AlexNet opevo had timed at 17.1 ms on a loaded 2-core machine (19-24 ms with
-// the variable). The marker tells the re-executed program that the value is its own, not the
-// user's.
-constexpr const char* kBoundWaiting =
-    R"program(// OpenMP's idle threads as opevo timed the network: libgomp reads GOMP_SPINCOUNT when it
-// loads, so unless the user chose (GOMP_SPINCOUNT or OMP_WAIT_POLICY set), the program starts
-// itself anew with GOMP_SPINCOUNT=1000. Returns what it runs under, for the report.
-static std::string boundOpenMpWaiting(char** argv) {
-  if (std::getenv("OPEVO_EXPORT_WAITING")) {
-    unsetenv("OPEVO_EXPORT_WAITING");
-    return "GOMP_SPINCOUNT=1000 (as opevo times networks)";
-  }
-  if (const char* spins = std::getenv("GOMP_SPINCOUNT"))
-    return std::string("GOMP_SPINCOUNT=") + spins + " (yours; opevo times with 1000)";
-  if (const char* policy = std::getenv("OMP_WAIT_POLICY"))
-    return std::string("OMP_WAIT_POLICY=") + policy +
-           " (yours; opevo times with GOMP_SPINCOUNT=1000)";
-  const std::string unbounded =
-      "libgomp's default spinning (not restarted: its times may be far slower than opevo's on a "
-      "busy machine; set GOMP_SPINCOUNT=1000)";
-  // Under valgrind or through the dynamic loader, /proc/self/exe is not this program.
-  if (const char* preload = std::getenv("LD_PRELOAD"); preload && std::strstr(preload, "vgpreload"))
-    return unbounded;
-  char self[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return unbounded;
-  self[n] = '\0';
-  const char* base = std::strrchr(self, '/');
-  if (std::strncmp(base ? base + 1 : self, "ld-", 3) == 0) return unbounded;
-  setenv("GOMP_SPINCOUNT", "1000", 1);
-  setenv("OPEVO_EXPORT_WAITING", "1", 1);
-  execv(self, argv);
-  unsetenv("GOMP_SPINCOUNT");
-  unsetenv("OPEVO_EXPORT_WAITING");
-  return unbounded;
-}
-
-)program";
-
-constexpr const char* kWaitingReadme =
-    "Timing: opevo times networks with OpenMP's idle threads spinning at most 1,000 times before "
-    "they sleep (GOMP_SPINCOUNT=1000; libgomp's default of 300,000 holds a core that other work "
-    "needs, and on a busy machine made this kind of program several times slower). Unless you "
-    "set GOMP_SPINCOUNT or OMP_WAIT_POLICY yourself, ./network starts itself anew with "
-    "GOMP_SPINCOUNT=1000, so its figure compares with the one opevo stored; it prints which "
-    "setting it ran under.\n";
-
 // Appends floats to data.bin's bytes; returns where they start, counted in floats. The bytes are
 // built as the file they become: data.bin is hundreds of MB for a large network, and a vector of
 // floats copied into the file's bytes would hold it twice.
@@ -117,10 +69,9 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
     << "// It runs every kernel in order on the input in data.bin, checks the output against the\n"
     << "// expected one (" << oneLine(expectedFrom)
     << "), and prints its latency. Build: ./build.sh\n"
-    << "#include <unistd.h>\n\n#include <algorithm>\n#include <chrono>\n#include <climits>\n"
-    << "#include <cmath>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
+    << "#include <algorithm>\n#include <chrono>\n#include <cmath>\n#include <cstdio>\n"
     << "#include <fstream>\n#include <string>\n#include <vector>\n\n"
-    << kBoundWaiting;
+    << openMpWaitingFunction("networks");
   m << "extern \"C\" {\n";
   std::vector<std::string> declared;
   for (const ProgramStep& s : p.steps) {
@@ -223,7 +174,7 @@ void exportNetworkProgram(const NetworkProgram& p, const std::vector<float>& exp
       "layers); main.cpp: the calls in order, the check and the timing; data.bin: the input, the "
       "parameters and the expected output (" +
       expectedFrom + "), float32. The program prints PASS when its output matches.\n\n" +
-      kWaitingReadme;
+      openMpWaitingNote("./network", "networks");
   // All or none (a full disk left a 0-byte or cut data.bin and said it wrote the program).
   writeExportFolder(directory, {{"data.bin", std::move(data)},
                                 {"kernels.cpp", p.source},

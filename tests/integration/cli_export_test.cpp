@@ -182,5 +182,44 @@ TEST(CliExport, UnknownRunExitsTwo) {
   std::filesystem::remove(db);
 }
 
+// The walk: `opevo export 1 --out exp1` a second time rewrote all six files without a word. An
+// earlier export is refused by name, with the way to replace it; --force replaces it.
+TEST(CliExport, ASecondExportIntoOneFolderIsRefusedUnlessForced) {
+  char pattern[] = "/tmp/opevo-export-again-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "o.db").string();
+  const auto imported = runProcess(
+      OPEVO_CLI, {"import",
+                  std::string(OPEVO_SOURCE_DIR) +
+                      "/resources/measurements/h200/2026-11-27/MM1_opevo-m_seed1.json.gz",
+                  "--db", db});
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  const fs::path out = dir / "exp1";
+  const std::vector<std::string> args = {"export", "1", "--db", db, "--out", out.string()};
+  const auto first = runProcess(OPEVO_CLI, args);
+  ASSERT_EQ(first.status, 0) << first.err;
+  // Which trial, in the words the window's heading uses.
+  EXPECT_EQ(first.out.rfind("exported trial ", 0), 0u) << first.out;
+  std::ofstream(out / "record.json") << "{}\n";  // the earlier export, changed since
+  const auto again = runProcess(OPEVO_CLI, args);
+  EXPECT_EQ(again.status, 2);
+  EXPECT_NE(again.err.find("'" + out.string() +
+                           "' already holds an export (trials.csv, "
+                           "record.json): nothing was written"),
+            std::string::npos)
+      << again.err;
+  EXPECT_NE(again.err.find("add --force to replace them"), std::string::npos) << again.err;
+  EXPECT_EQ(again.out.find("wrote"), std::string::npos) << again.out;
+  std::ifstream record(out / "record.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(record), {}), "{}\n");
+  std::vector<std::string> forced = args;
+  forced.push_back("--force");
+  const auto replaced = runProcess(OPEVO_CLI, forced);
+  EXPECT_EQ(replaced.status, 0) << replaced.err;
+  std::ifstream written(out / "record.json");
+  EXPECT_EQ(nlohmann::json::parse(written)["run"], 1);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace opevo::test

@@ -24,7 +24,6 @@
 #include "layout/operand_layouts.h"
 #include "ops/operator_json.h"
 #include "store/store.h"
-#include "ui/widgets/display_format.h"
 #include "ui/widgets/layout_view.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/screen_fit.h"
@@ -89,6 +88,7 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   QSize wanted(1040, 700);
   if (parent) wanted = wanted.boundedTo(parent->window()->size() * 0.92);
   resizeToFit(this, wanted.expandedTo(QSize(480, 360)));
+  m_heading->setObjectName(QStringLiteral("exportHeading"));
   m_heading->setWordWrap(true);
   m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_summary->setObjectName(QStringLiteral("kernelSummary"));
@@ -142,15 +142,20 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
   layout->addWidget(buttons);
 
   connect(m_backend, &QComboBox::currentIndexChanged, this, &KernelExportDialog::showPreview);
+  connect(m_backend, &QComboBox::currentIndexChanged, this, [this] { offerReplace(false); });
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString dir =
         QFileDialog::getExistingDirectory(this, tr("Export into"), m_folder->text());
     if (dir.isEmpty()) return;
     m_folder->setText(dir);
     m_folderChosen = true;
+    offerReplace(false);
   });
   // A folder typed, not only browsed to, is the one proposed next time (it was forgotten).
-  connect(m_folder, &QLineEdit::textEdited, this, [this] { m_folderChosen = true; });
+  connect(m_folder, &QLineEdit::textEdited, this, [this] {
+    m_folderChosen = true;
+    offerReplace(false);
+  });
   connect(this, &QDialog::finished, this, &KernelExportDialog::rememberFolder);
   connect(m_exportButton, &QPushButton::clicked, this, &KernelExportDialog::exportNow);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -165,16 +170,16 @@ void KernelExportDialog::showPreview() {
         store, m_run.id,
         measuredElsewhere(m_run) ? std::string()
                                  : m_backend->currentData().toString().toStdString());
-    m_heading->setText(tr("<b>Run %1</b>: %2 on %3 (%4). Best: <b>%5 %6</b> at trial %7, "
-                          "configuration <tt>%8</tt>")
+    // Which trial, in core's words as `opevo export` prints them: where the side-by-side timing
+    // chose another than the fastest trial, "Best" named a figure History did not list.
+    m_heading->setText(tr("<b>Run %1</b>: %2 on %3 (%4). Exported: <b>%5</b>, configuration "
+                          "<tt>%6</tt>")
                            .arg(m_run.id)
                            .arg(QString::fromStdString(m_run.algorithm),
                                 QString::fromStdString(m_run.operatorName),
-                                QString::fromStdString(m_run.device).toHtmlEscaped())
-                           .arg(formatSpeed(p.speed))
-                           .arg(QString::fromStdString(p.speedUnit))
-                           .arg(p.trial)
-                           .arg(QString::fromStdString(p.configuration).toHtmlEscaped()));
+                                QString::fromStdString(m_run.device).toHtmlEscaped(),
+                                QString::fromStdString(p.exported).toHtmlEscaped(),
+                                QString::fromStdString(p.configuration).toHtmlEscaped()));
     QString summary = p.fileName.empty()
                           ? QString()
                           : QStringLiteral("%1: %2").arg(QString::fromStdString(p.fileName),
@@ -256,6 +261,8 @@ void KernelExportDialog::exportNow() {
   options.outDir = QFile::encodeName(folder).toStdString();
   if (!measuredElsewhere(m_run))
     options.backend = m_backend->currentData().toString().toStdString();
+  // Replaces an earlier export only once the user was told of it and clicked Replace.
+  options.overwrite = m_replace;
   m_exportButton->setEnabled(false);
   showMessage(m_error, QString());
   showMessage(m_done, tr("Exporting into %1…").arg(QDir::toNativeSeparators(folder)));
@@ -271,6 +278,9 @@ void KernelExportDialog::exportNow() {
             o.files << QFileInfo(QString::fromStdString(f)).fileName();
           o.buildCommand = QString::fromStdString(r.buildCommand);
           o.note = QString::fromStdString(r.note);
+        } catch (const ExistingExportError& e) {
+          o.error = QString::fromUtf8(e.what());
+          o.earlierExport = true;
         } catch (const std::exception& e) {
           o.error = QString::fromUtf8(e.what());
         }
@@ -279,6 +289,14 @@ void KernelExportDialog::exportNow() {
       [this](const Outcome& o) {
         m_exportButton->setEnabled(true);
         const bool close = std::exchange(m_closeWhenWritten, false);
+        if (o.earlierExport) {
+          showMessage(m_done, QString());
+          showMessage(m_error, tr("%1. Replace them, or choose another folder.").arg(o.error));
+          offerReplace(true);
+          emit failed(m_error->text());
+          return;
+        }
+        offerReplace(false);
         if (!o.error.isEmpty()) {
           // core's reason names the file and why ("cannot write '.../config.h': No space left on
           // device"); nothing of the export was left in the folder.
@@ -300,6 +318,11 @@ void KernelExportDialog::exportNow() {
         emit exported(o.folder);
         if (close) QDialog::reject();
       });
+}
+
+void KernelExportDialog::offerReplace(bool replace) {
+  m_replace = replace;
+  m_exportButton->setText(replace ? tr("&Replace") : tr("&Export"));
 }
 
 void KernelExportDialog::rememberFolder() {

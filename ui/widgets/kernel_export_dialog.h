@@ -21,7 +21,8 @@ class LayoutView;
 // The best kernel of a stored run: its source as it will be written, for the run's backend or
 // another one, and an export into a folder (kernel, config.h, record.json, a self-checking host
 // program, build.sh, trials.csv), as `opevo export` does. The folder last typed, browsed to or
-// exported into is proposed again, in this session and the next.
+// exported into is proposed again, in this session and the next. A folder that holds an earlier
+// export is not overwritten unasked: the dialog says which files are there and offers Replace.
 class KernelExportDialog : public QDialog {
   Q_OBJECT
 
@@ -34,6 +35,8 @@ class KernelExportDialog : public QDialog {
   // The input, weight and output layouts of the best configuration (empty for other runs).
   const std::vector<LayoutView*>& layoutViews() const { return m_layoutViews; }
   QComboBox* backendBox() const { return m_backend; }
+  // Export, or Replace after an export refused for a folder holding an earlier export's files.
+  QPushButton* exportButton() const { return m_exportButton; }
   QLineEdit* folderEdit() const { return m_folder; }
   // Shows the tab named "source" or "layouts" (when the run has one); false otherwise.
   bool showTab(const QString& name);
@@ -60,6 +63,7 @@ class KernelExportDialog : public QDialog {
     QString buildCommand;
     QString note;
     QString error;
+    bool earlierExport = false;  // refused: the folder holds an earlier export's files
   };
 
   void showPreview();
@@ -67,6 +71,9 @@ class KernelExportDialog : public QDialog {
   // Keeps the folder the user typed, browsed to or exported into for the next export
   // (ui/widgets/session_memory.h).
   void rememberFolder();
+  // After an export refused for a folder holding an earlier one, the button replaces it;
+  // another folder or backend asks again.
+  void offerReplace(bool replace);
 
   QString m_storePath;
   RunRecord m_run;
@@ -83,6 +90,7 @@ class KernelExportDialog : public QDialog {
   QLabel* m_done;
   bool m_folderChosen = false;      // typed or browsed to, rather than proposed
   bool m_closeWhenWritten = false;  // closed while an export was being written
+  bool m_replace = false;           // the next export replaces the folder's earlier one
   LatestJob<Outcome> m_exportJob;
 };
 
