@@ -254,13 +254,16 @@ TEST(ClusterPage, SaysWhenThePasswordIsWrongOrTheServerIsNotThere) {
                    [&](const RaceOutcome& o) { outcome = o; });
   ASSERT_TRUE(engine.start(spec));
   ASSERT_TRUE(waitUntil([&] { return outcome.has_value(); }, 10000));
-  EXPECT_EQ(outcome->end, RaceOutcome::End::Failed);
+  // Failed, or refused (nothing measured): either way not run.
+  EXPECT_NE(outcome->end, RaceOutcome::End::Finished);
+  EXPECT_NE(outcome->end, RaceOutcome::End::Stopped);
   EXPECT_TRUE(outcome->message.startsWith(QStringLiteral("wrong password")))
       << outcome->message.toStdString();
   EXPECT_TRUE(ct::storedTrials(cluster.db()).empty());
 }
 
-// A race through a cluster where no agent serves its dataset waits for one; Stop ends it at once
+// A race through a cluster where no agent serves its dataset fails at once, saying so, before
+// anything is stored. One whose agent takes a minute a trial waits for it; Stop ends it at once
 // (the waiting measurer is cancelled) instead of leaving the engine thread waiting for results.
 TEST(ClusterPage, StopEndsARaceThatWaitsForAgents) {
   ClusterFixture cluster("gui-stop");
@@ -274,6 +277,17 @@ TEST(ClusterPage, StopEndsARaceThatWaitsForAgents) {
   QObject::connect(&engine, &EngineController::finished,
                    [&](const RaceOutcome& o) { outcome = o; });
   ASSERT_TRUE(engine.start(spec));
+  ASSERT_TRUE(waitUntil([&] { return outcome.has_value(); }, 10000));
+  EXPECT_NE(outcome->end, RaceOutcome::End::Finished);
+  EXPECT_NE(outcome->end, RaceOutcome::End::Stopped);
+  EXPECT_TRUE(outcome->message.contains(QStringLiteral("no live agent")))
+      << outcome->message.toStdString();
+  EXPECT_TRUE(ct::storedTrials(cluster.db()).empty());
+
+  outcome.reset();
+  cluster.startAgent("slow", 60000);
+  ASSERT_TRUE(cluster.waitForAgents(1, 15)) << cluster.logText("slow");
+  ASSERT_TRUE(engine.start(spec));
   QTest::qWait(1000);
   ASSERT_FALSE(outcome.has_value()) << outcome->message.toStdString();
   QElapsedTimer stopping;
@@ -282,6 +296,45 @@ TEST(ClusterPage, StopEndsARaceThatWaitsForAgents) {
   ASSERT_TRUE(waitUntil([&] { return outcome.has_value(); }, 5000));
   EXPECT_LT(stopping.elapsed(), 2000);
   EXPECT_EQ(outcome->end, RaceOutcome::End::Stopped) << outcome->message.toStdString();
+}
+
+// Finding 4: the server stopped. What was read stays listed, but a live agent as last read is
+// "unknown", greyed, its heartbeat "last seen N s ago" counting on, its device's trial unknown:
+// the walk saw green "live" rows and a device "measuring" a trial, frozen. A replay's simulated
+// time per trial comes first in its Device column, which cut it off at 1024x700.
+TEST(ClusterPage, AgentsOfAServerThatCannotBeReadAreShownAsUnknown) {
+  ClusterFixture cluster("gui-down");
+  cluster.startAgent("node", 700);
+  ASSERT_TRUE(cluster.waitForAgents(1, 15)) << cluster.logText("node");
+
+  ClusterPage page;
+  page.show();
+  ModelTesters testers(page);
+  connectPage(page, cluster);
+  const QString node = QStringLiteral("node");
+  ASSERT_TRUE(waitUntil([&] { return agentIs(page, node, "live"); }, 5000));
+  const ClusterDeviceModel* devices = page.deviceModel();
+  const int device = deviceRowOf(page, node);
+  ASSERT_GE(device, 0);
+  const QString name = devices->index(device, ClusterDeviceModel::DeviceColumn).data().toString();
+  EXPECT_TRUE(name.startsWith(QStringLiteral("simulated 700 ms per trial: replay of ")))
+      << name.toStdString();
+  const ClusterAgentModel* agents = page.agentModel();
+  const QModelIndex state = agents->index(agents->rowOf(node), ClusterAgentModel::StateColumn);
+  const QModelIndex beat = agents->index(agents->rowOf(node), ClusterAgentModel::HeartbeatColumn);
+
+  cluster.server().kill();
+  ASSERT_TRUE(waitUntil([&] { return agentIs(page, node, "unknown"); }, 5000));
+  EXPECT_FALSE(page.message().isEmpty());
+  EXPECT_EQ(state.data().toString(), QStringLiteral("unknown"));
+  EXPECT_EQ(state.data(Qt::ForegroundRole), beat.data(Qt::ForegroundRole)) << "not greyed";
+  const QString seen = beat.data().toString();
+  EXPECT_TRUE(seen.startsWith(QStringLiteral("last seen "))) << seen.toStdString();
+  EXPECT_EQ(devices->index(device, ClusterDeviceModel::NowColumn).data().toString(),
+            QStringLiteral("unknown"));
+  // It counts on with each poll that fails.
+  EXPECT_TRUE(waitUntil([&] { return beat.data().toString() != seen; }, 3000))
+      << seen.toStdString();
 }
 
 // An agent killed with -9 stops beating; once its heartbeat expires the page lists it as gone

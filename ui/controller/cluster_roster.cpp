@@ -28,8 +28,15 @@ void updateRate(RosterAgent& a, long long now) {
 }  // namespace
 
 ClusterRoster::Change ClusterRoster::apply(const ClusterSnapshot& s) {
-  if (s.status != ClusterSnapshot::Status::Live) return Change::None;
-  m_polledMs = s.polledMs;
+  if (s.status != ClusterSnapshot::Status::Live) {
+    // Nothing listed yet: nothing to mark.
+    if (m_polledMs == 0) return Change::None;
+    m_nowMs = s.polledMs;
+    m_stale = true;
+    return Change::Values;
+  }
+  m_polledMs = m_nowMs = s.polledMs;
+  m_stale = false;
   bool rows = s.queues.size() != m_queues.size();
   for (std::size_t i = 0; !rows && i < s.queues.size(); ++i)
     rows = s.queues[i].kind != m_queues[i].kind;
@@ -70,7 +77,8 @@ ClusterRoster::Change ClusterRoster::apply(const ClusterSnapshot& s) {
 void ClusterRoster::clear() {
   m_agents.clear();
   m_queues.clear();
-  m_polledMs = 0;
+  m_polledMs = m_nowMs = 0;
+  m_stale = false;
 }
 
 int ClusterRoster::liveCount() const {

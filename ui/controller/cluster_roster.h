@@ -30,14 +30,21 @@ class ClusterRoster {
     Rows,    // an agent or a device came, or an agent's device list changed
   };
 
-  // Merges a poll; only a Live snapshot changes the agents.
+  // Merges a poll; only a Live snapshot changes the agents. A failed one marks what was read
+  // stale (Values: ages go on counting from its time).
   Change apply(const ClusterSnapshot& snapshot);
   void clear();
 
   // Sorted by id: rows keep their place as figures change.
   const std::vector<RosterAgent>& agents() const { return m_agents; }
   const std::vector<cluster::TrialQueue>& queues() const { return m_queues; }
+  // When the agents and queues were last read (the last Live poll).
   long long polledMs() const { return m_polledMs; }
+  // When the cluster was last asked (the last poll, read or not): ages count to it.
+  long long nowMs() const { return m_nowMs; }
+  // The last poll could not read the cluster: what is listed is how it stood at polledMs(), and
+  // whether an agent still lives or what a device measures now is unknown.
+  bool stale() const { return m_stale; }
   int liveCount() const;
   // Live agents' devices serving the kind.
   int devicesServing(const std::string& kind) const;
@@ -46,6 +53,8 @@ class ClusterRoster {
   std::vector<RosterAgent> m_agents;
   std::vector<cluster::TrialQueue> m_queues;
   long long m_polledMs = 0;
+  long long m_nowMs = 0;
+  bool m_stale = false;
 };
 
 }  // namespace opevo::ui

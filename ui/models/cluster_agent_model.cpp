@@ -47,8 +47,14 @@ QVariant ClusterAgentModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const RosterAgent& a = m_roster.agents()[static_cast<std::size_t>(index.row())];
   const cluster::AgentRecord& r = a.record;
-  const long long age = m_roster.polledMs() - r.beatMs;
-  if (role == Qt::ForegroundRole && !a.live) return QBrush(statusColor(StatusColor::Muted));
+  // Ages count to the last poll, read or not: they go on growing while the cluster is out of
+  // reach.
+  const long long age = m_roster.nowMs() - r.beatMs;
+  // The cluster cannot be read now: a live agent as last read may have stopped since.
+  const bool unknown = a.live && m_roster.stale();
+  const long long unseen = m_roster.nowMs() - m_roster.polledMs();
+  if (role == Qt::ForegroundRole && (!a.live || unknown))
+    return QBrush(statusColor(StatusColor::Muted));
   if (role == Qt::ForegroundRole && index.column() == StateColumn)
     return QBrush(statusColor(StatusColor::Good));
   if (role == Qt::TextAlignmentRole) {
@@ -60,7 +66,11 @@ QVariant ClusterAgentModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole && index.column() == StateColumn && !a.live)
     return tr("Its heartbeat expired (killed, stopped, or cut off from the cluster); missed %1 "
               "ago. Trials it held are measured by other agents.")
-        .arg(ageText(m_roster.polledMs() - a.goneSinceMs));
+        .arg(ageText(m_roster.nowMs() - a.goneSinceMs));
+  if (role == Qt::ToolTipRole && unknown &&
+      (index.column() == StateColumn || index.column() == HeartbeatColumn))
+    return tr("The cluster cannot be read now: this row is the agent as last read, %1 ago.")
+        .arg(ageText(unseen));
   if (role == Qt::ToolTipRole)
     return tr("%1: pid %2 on %3, opevo %4, started %5 UTC")
         .arg(QString::fromStdString(r.id))
@@ -81,13 +91,18 @@ QVariant ClusterAgentModel::data(const QModelIndex& index, int role) const {
     case TrialsColumn:
       return raw ? QVariant(r.trialsDone()) : QVariant(QLocale().toString(r.trialsDone()));
     case RateColumn:
-      if (raw) return a.trialsPerSecond;
-      return a.live ? QStringLiteral("%1/s").arg(a.trialsPerSecond, 0, 'f', 1) : QString();
+      if (raw) return unknown ? 0.0 : a.trialsPerSecond;
+      return a.live && !unknown ? QStringLiteral("%1/s").arg(a.trialsPerSecond, 0, 'f', 1)
+                                : QString();
     case HeartbeatColumn:
-      return raw ? QVariant(age) : QVariant(tr("%1 ago").arg(ageText(age)));
+      if (raw) return age;
+      return unknown ? tr("last seen %1 ago").arg(ageText(unseen)) : tr("%1 ago").arg(ageText(age));
     case StateColumn:
-      if (raw) return a.live ? QStringLiteral("live") : QStringLiteral("gone");
-      return a.live ? tr("live") : tr("gone");
+      if (raw)
+        return unknown  ? QStringLiteral("unknown")
+               : a.live ? QStringLiteral("live")
+                        : QStringLiteral("gone");
+      return unknown ? tr("unknown") : a.live ? tr("live") : tr("gone");
     default:
       return {};
   }

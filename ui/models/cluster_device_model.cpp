@@ -4,6 +4,7 @@
 #include <QColor>
 #include <QLocale>
 
+#include "ui/models/cluster_agent_model.h"  // ageText
 #include "ui/widgets/status_colors.h"
 
 namespace opevo::ui {
@@ -41,7 +42,10 @@ QVariant ClusterDeviceModel::data(const QModelIndex& index, int role) const {
   const auto [agentIndex, deviceIndex] = m_rows[static_cast<std::size_t>(index.row())];
   const RosterAgent& a = m_roster.agents()[agentIndex];
   const cluster::ClusterDevice& d = a.record.devices[deviceIndex];
-  if (role == Qt::ForegroundRole && !a.live) return QBrush(statusColor(StatusColor::Muted));
+  // The cluster cannot be read now: what the device measured when last read may be done.
+  const bool unknown = a.live && m_roster.stale();
+  if (role == Qt::ForegroundRole && (!a.live || unknown))
+    return QBrush(statusColor(StatusColor::Muted));
   if (role == Qt::TextAlignmentRole) {
     if (index.column() == CapacityColumn || index.column() == TrialsColumn)
       return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -53,8 +57,15 @@ QVariant ClusterDeviceModel::data(const QModelIndex& index, int role) const {
                 "measures them interchangeably")
           .arg(QString::fromStdString(d.kind));
     if (index.column() == DeviceColumn && d.delayMs > 0)
-      return tr("A replay slowed by a simulated %1 ms per trial (--delay-ms), for scaling tests")
+      return tr("%1, slowed by a simulated %2 ms per trial (--delay-ms), for scaling tests")
+          .arg(QString::fromStdString(d.name))
           .arg(d.delayMs);
+    if (index.column() == DeviceColumn) return QString::fromStdString(d.name);
+    if (index.column() == NowColumn && unknown)
+      return tr("The cluster cannot be read now; when last read, %1 ago, it was %2.")
+          .arg(ageText(m_roster.nowMs() - m_roster.polledMs()),
+               d.current.empty() ? tr("idle")
+                                 : tr("measuring %1").arg(QString::fromStdString(d.current)));
     return {};
   }
   if (role != Qt::DisplayRole && role != RawRole) return {};
@@ -66,13 +77,15 @@ QVariant ClusterDeviceModel::data(const QModelIndex& index, int role) const {
       return QString::fromStdString(d.kind);
     case DeviceColumn:
       if (raw || d.delayMs <= 0) return QString::fromStdString(d.name);
-      return tr("%1, simulated %2 ms per trial").arg(QString::fromStdString(d.name)).arg(d.delayMs);
+      // The delay first: a long name (a replay's file and GPU) is what the column cuts.
+      return tr("simulated %1 ms per trial: %2").arg(d.delayMs).arg(QString::fromStdString(d.name));
     case CapacityColumn:
       return d.capacity;
     case TrialsColumn:
       return raw ? QVariant(d.trialsDone) : QVariant(QLocale().toString(d.trialsDone));
     case NowColumn:
       if (!a.live) return raw ? QString() : tr("gone");
+      if (unknown) return raw ? QString() : tr("unknown");
       if (d.current.empty()) return raw ? QString() : tr("idle");
       return raw ? QString::fromStdString(d.current)
                  : tr("measuring %1").arg(QString::fromStdString(d.current));

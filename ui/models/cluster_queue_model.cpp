@@ -33,6 +33,11 @@ QVariant ClusterQueueModel::data(const QModelIndex& index, int role) const {
   const int devices = m_roster.devicesServing(q.kind);
   if (role == Qt::TextAlignmentRole && index.column() != KindColumn)
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  // Figures as last read, while the cluster cannot be read: greyed, as the agents are.
+  if (role == Qt::ForegroundRole && m_roster.stale())
+    return QBrush(statusColor(StatusColor::Muted));
+  if (role == Qt::ToolTipRole && m_roster.stale())
+    return tr("The cluster cannot be read now: these are its figures as last read");
   // Work waiting that nobody serves is the one thing on this table worth a colour.
   if (role == Qt::ForegroundRole && devices == 0 && q.waiting + q.inFlight > 0)
     return QBrush(statusColor(StatusColor::Error));
