@@ -39,11 +39,16 @@ std::unique_ptr<Tuner> tunerForPlan(const SearchSpace& space, const RunPlan& pla
   if (layout::isLayoutSpace(space)) {
     // A joint layout space is tuned in ALT's two stages by the chosen algorithm.
     TunerSettings joint = jointSettings();
-    joint.apply("joint layout tuning", jointPart(plan.settings));
+    joint.apply(kJointSettingsOwner, jointPart(plan.settings));
     return std::make_unique<JointLayoutTuner>(
         space, plan.algorithm, algorithmPart(plan.settings), plan.seed,
-        jointStagePlan(joint, plan.plannedTrials ? plan.plannedTrials : plan.budget.trials));
+        jointStagePlan(joint, plan.plannedTrials ? plan.plannedTrials : plan.budget.trials,
+                       plan.budget.seconds));
   }
+  if (const auto joint = jointPart(plan.settings); !joint.empty())
+    throw InputError("setting '" + joint.begin()->first +
+                     "' applies only when layouts are tuned with the loops (--mode joint); this "
+                     "run tunes the loops of the plain layouts");
   return makeTuner(plan.algorithm, space, plan.seed, plan.settings);
 }
 
@@ -190,9 +195,15 @@ bool Engine::step(int index) {
   RunState& run = m_runs.at(static_cast<std::size_t>(index));
   if (run.ended()) return false;
   m_lastStepped = index;
+  // A run whose budget is spent has finished, whatever stops the engine after its last trial: a
+  // stop that came with the last trial (the window's "Stop and quit") stored a run of 30 of 30
+  // trials as interrupted, and its resume measured nothing.
   const auto stopAll = [this] {
     for (RunState& r : m_runs)
-      if (!r.ended()) end(r, EndReason::Stopped);
+      if (!r.ended()) {
+        const EndReason reason = spent(r);
+        end(r, reason != EndReason::None ? reason : EndReason::Stopped);
+      }
   };
   if (!m_gate.waitWhilePaused()) {
     stopAll();
@@ -242,6 +253,9 @@ void Engine::measureBatch(RunState& run) {
   if (run.plan.budget.trials)
     want = std::min<std::size_t>(want, std::size_t(*run.plan.budget.trials - run.trials));
   if (run.plan.budget.seconds) want = std::min(want, trialsThatFit(run));
+  // A share of a time budget ends the joint layout stage.
+  if (auto* joint = dynamic_cast<JointLayoutTuner*>(&tuner))
+    joint->setTuningSeconds(runSeconds(run));
   const auto t0 = EngineGate::Clock::now();
   const std::vector<Config> batch = tuner.propose(want);
   const double proposeSeconds = secondsSince(t0);

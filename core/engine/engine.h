@@ -135,7 +135,8 @@ class Engine {
   void run();
 
   // From any thread. A stop ends every run at the next trial: the trial in hand is committed,
-  // the rest of its batch is dropped, and each run ends as Stopped (resumable).
+  // the rest of its batch is dropped, and each run ends as Stopped (resumable); a run whose budget
+  // is already spent ends for that reason instead (finished).
   void pause() { m_gate.pause(); }
   void resume() { m_gate.resume(); }
   void stop() { m_gate.stop(); }

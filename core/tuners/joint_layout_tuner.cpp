@@ -13,8 +13,11 @@ namespace opevo {
 namespace {
 
 constexpr const char* kPrefix = "joint.";
-// The joint stage of a run without a trial budget gets share * this many trials.
+// The joint stage of a run with neither a trial nor a time budget gets share * this many trials.
 constexpr int kAssumedBudget = 200;
+// The joint stage of a run with a time budget alone has no trial limit; this one is far beyond any
+// run (a budget is at most 1e9 trials) and leaves room for the stage's arithmetic.
+constexpr int kNoTrialLimit = 1'000'000'000;
 
 Config combine(const Config& layout, const Config& loops, const std::vector<std::size_t>& layoutAt,
                const std::vector<std::size_t>& loopAt) {
@@ -87,7 +90,8 @@ std::optional<Config> nearestAdmitted(const SearchSpace& space, const Config& lo
 TunerSettings jointSettings() {
   TunerSettings s;
   s.declare("joint.share", 0.3, 0, 1, false,
-            "share of the trial budget spent on the joint layout + loop stage");
+            "share of the budget (trials, tuning time, or the first of them to end) spent on the "
+            "joint layout + loop stage; the rest tunes the loops of the best layout");
   s.declare("joint.layout_trials", 2, 1, 1000, true,
             "trials of loop tuning each layout gets in the joint stage");
   s.declare("joint.cross", 1, 0, 1, true,
@@ -111,12 +115,18 @@ std::map<std::string, std::string> algorithmPart(
   return out;
 }
 
-JointStagePlan jointStagePlan(const TunerSettings& joint, std::optional<int> budgetTrials) {
+JointStagePlan jointStagePlan(const TunerSettings& joint, std::optional<int> budgetTrials,
+                              std::optional<double> budgetSeconds) {
   JointStagePlan plan;
-  const int budget = budgetTrials.value_or(kAssumedBudget);
-  plan.jointTrials = static_cast<int>(std::lround(joint.get("joint.share") * budget));
+  const double share = joint.get("joint.share");
+  if (budgetTrials || !budgetSeconds)
+    plan.jointTrials = static_cast<int>(std::lround(share * budgetTrials.value_or(kAssumedBudget)));
+  else
+    plan.jointTrials = kNoTrialLimit;
+  if (budgetSeconds) plan.jointSeconds = share * *budgetSeconds;
   plan.trialsPerLayout = joint.getInt("joint.layout_trials");
   plan.crossExploration = joint.getInt("joint.cross") == 1;
+  plan.settings = joint;
   return plan;
 }
 
@@ -138,7 +148,7 @@ JointLayoutTuner::JointLayoutTuner(const SearchSpace& space, const std::string& 
                                    JointStagePlan plan)
     : Tuner(space, TunerSettings{}, seed),
       m_algorithm(algorithm),
-      m_settings(std::move(settings)),
+      m_algorithmSettings(std::move(settings)),
       m_plan(plan),
       m_seed(seed) {
   m_layoutSpace = std::make_unique<SearchSpace>();
@@ -154,14 +164,21 @@ JointLayoutTuner::JointLayoutTuner(const SearchSpace& space, const std::string& 
     throw InputError("joint layout tuning needs a space with layout parameters (layout.*)");
   // Every layout admits some loops (the template's one-element register tile), so the layout
   // space itself has no constraints: they all involve the loops.
-  m_layoutTuner = makeTuner(algorithm, *m_layoutSpace, seed, m_settings);
-  if (!m_plan.crossExploration) m_jointTuner = makeTuner(algorithm, space, seed, m_settings);
+  m_layoutTuner = makeTuner(algorithm, *m_layoutSpace, seed, m_algorithmSettings);
+  // What the run stores: without the joint settings a resume went back to their defaults (a
+  // joint.share of 0.5 resumed as 0.3), and `opevo show` printed "settings {}".
+  m_settings = m_layoutTuner->settings();
+  for (const SettingInfo& s : m_plan.settings.all())
+    m_settings.declare(s.name, s.value, s.min, s.max, s.integer, s.help, s.minExclusive,
+                       s.maxExclusive);
+  if (!m_plan.crossExploration)
+    m_jointTuner = makeTuner(algorithm, space, seed, m_algorithmSettings);
   // The loops are tuned by the same algorithm once a layout is chosen: one that cannot take
   // their parameters (a permutation, a discrete unroll) is refused now, not after the first
   // layout's trials.
   SearchSpace loops;
   for (std::size_t i : m_loopParams) loops.add(space.paramPtr(i));
-  (void)makeTuner(algorithm, loops, seed, m_settings);
+  (void)makeTuner(algorithm, loops, seed, m_algorithmSettings);
 }
 
 JointLayoutTuner::~JointLayoutTuner() = default;
@@ -196,8 +213,8 @@ JointLayoutTuner::LayoutTrial& JointLayoutTuner::startLayout(const Config& layou
     t->loopSpace->addConstraint(
         c.description, [holds = c.holds, layout, a = m_layoutParams, b = m_loopParams](
                            const Config& loops) { return holds(combine(layout, loops, a, b)); });
-  t->tuner =
-      makeTuner(m_algorithm, *t->loopSpace, m_seed * 7919 + m_layouts.size() + 1, m_settings);
+  t->tuner = makeTuner(m_algorithm, *t->loopSpace, m_seed * 7919 + m_layouts.size() + 1,
+                       m_algorithmSettings);
   // What was measured with this layout before (a resumed run) is known to its loop tuner.
   std::vector<Observation> known;
   for (const Observation& o : history())
@@ -282,7 +299,9 @@ std::vector<Config> JointLayoutTuner::doPropose(std::size_t n) {
   std::vector<Config> out;
   while (out.size() < n) {
     const int trials = static_cast<int>(history().size() + inFlight() + out.size());
-    if (m_stage == Stage::Joint && trials >= m_plan.jointTrials) beginLoopOnly(trials);
+    if (m_stage == Stage::Joint && (trials >= m_plan.jointTrials ||
+                                    (m_plan.jointSeconds && m_seconds >= *m_plan.jointSeconds)))
+      beginLoopOnly(trials);
     if (m_stage == Stage::LoopOnly) {
       std::vector<Config> more = proposeFrom(*m_current, n - out.size());
       if (more.empty()) break;  // the best layout's loops are exhausted

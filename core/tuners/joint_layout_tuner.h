@@ -17,31 +17,44 @@
 #include <optional>
 #include <string>
 
+#include "tuners/settings.h"
 #include "tuners/tuner.h"
 
 namespace opevo {
 
+// The settings of the joint mode, beside the algorithm's own: "joint.share" (of the trial budget
+// and of the time budget, default 0.3), "joint.layout_trials" (default 2), "joint.cross" (default
+// 1). Declared here so that the CLI and the window list and check them like any algorithm setting.
+TunerSettings jointSettings();
+// The name under which the joint mode's settings are checked and listed ("joint layout tuning").
+inline constexpr const char* kJointSettingsOwner = "joint layout tuning";
+
 struct JointStagePlan {
   // Trials of the joint stage (ALT: a share of the budget); the rest is loop-only.
   int jointTrials = 64;
+  // Tuning time of the joint stage (a share of a time budget), or none; with both, the joint stage
+  // ends at whichever is reached first. The engine tells the tuner its tuning time
+  // (JointLayoutTuner::setTuningSeconds).
+  std::optional<double> jointSeconds;
   // Trials of loop tuning each layout gets in the joint stage.
   int trialsPerLayout = 2;
   // true: ALT's cross exploration (a layout search, loops tuned per layout); false: the joint
   // stage is one search over layouts and loops together.
   bool crossExploration = true;
+  // The joint settings the plan was made from: the run stores them beside the algorithm's, and a
+  // resume makes the same plan from them.
+  TunerSettings settings = jointSettings();
 };
 
-// The settings of the joint mode, beside the algorithm's own: "joint.share" (of the trial
-// budget, default 0.3), "joint.layout_trials" (default 2), "joint.cross" (default 1). Declared
-// here so that the CLI and the window list and check them like any algorithm setting.
-TunerSettings jointSettings();
 // Splits settings into the joint mode's ("joint.*") and the algorithm's.
 std::map<std::string, std::string> jointPart(const std::map<std::string, std::string>& settings);
 std::map<std::string, std::string> algorithmPart(
     const std::map<std::string, std::string>& settings);
-// The stage plan for a trial budget (nullopt: a time or speed budget, and the joint stage gets
-// what share * 200 trials would give it).
-JointStagePlan jointStagePlan(const TunerSettings& joint, std::optional<int> budgetTrials);
+// The stage plan for a budget: the joint stage gets the share of the trials, of the tuning time,
+// or of both (it ends at the first reached). Neither (a target speed alone): the joint stage gets
+// what share * 200 trials would give it.
+JointStagePlan jointStagePlan(const TunerSettings& joint, std::optional<int> budgetTrials,
+                              std::optional<double> budgetSeconds = std::nullopt);
 
 class JointLayoutTuner final : public Tuner {
  public:
@@ -54,6 +67,12 @@ class JointLayoutTuner final : public Tuner {
 
   std::string name() const override;
   std::size_t preferredBatch() const override;
+  // settings(): the algorithm's, then the joint mode's ("joint.*"), with their values: what a run
+  // stores, and what gives the same tuner back on resume.
+
+  // The run's tuning time so far, before each propose: a share of a time budget ends the joint
+  // stage (JointStagePlan::jointSeconds).
+  void setTuningSeconds(double seconds) { m_seconds = seconds; }
 
   enum class Stage { Joint, LoopOnly };
   Stage stage() const { return m_stage; }
@@ -79,7 +98,7 @@ class JointLayoutTuner final : public Tuner {
   void reportDone();
 
   std::string m_algorithm;
-  std::map<std::string, std::string> m_settings;
+  std::map<std::string, std::string> m_algorithmSettings;
   JointStagePlan m_plan;
   std::vector<std::size_t> m_layoutParams, m_loopParams;
   std::unique_ptr<SearchSpace> m_layoutSpace;
@@ -91,6 +110,7 @@ class JointLayoutTuner final : public Tuner {
   Stage m_stage = Stage::Joint;
   std::optional<int> m_boundary;
   int m_proposedTrials = 0;
+  double m_seconds = 0;
   std::uint64_t m_seed;
 };
 

@@ -322,6 +322,32 @@ TEST(Engine, StopFromAnotherThreadEndsEveryRunAsStopped) {
   EXPECT_EQ(statusAfter(EndReason::Stopped), RunStatus::Interrupted);
 }
 
+// A stop that comes with a run's last trial (the window's "Stop and quit") leaves it finished:
+// it was stored interrupted with 30 of 30 trials, and its resume measured nothing.
+TEST(Engine, AStopAfterTheLastTrialLeavesTheRunFinished) {
+  ReplayMeasurer measurer(convolution());
+  for (const int stopAt : {8, 3}) {
+    Engine engine(convolution()->space, measurer);
+    RunPlan plan;
+    plan.algorithm = "random";
+    plan.budget.trials = 8;
+    engine.addRun(plan);
+    struct StopAt : EngineObserver {
+      Engine& engine;
+      int at;
+      StopAt(Engine& e, int a) : engine(e), at(a) {}
+      void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
+        if (e.record.trial == at) engine.stop();
+      }
+    } stopper(engine, stopAt);
+    engine.addObserver(stopper);
+    engine.run();
+    const RunState& run = engine.runs()[0];
+    EXPECT_EQ(run.trials, stopAt);
+    EXPECT_EQ(run.end, stopAt == 8 ? EndReason::Trials : EndReason::Stopped) << stopAt;
+  }
+}
+
 TEST(Engine, PauseHoldsTheEngineAndIsNotTuningTime) {
   ReplayMeasurer measurer(convolution());
   EngineOptions paced;
