@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "engine/speed_unit.h"
+#include "layout/tuning_mode.h"
 #include "space/text.h"
 #include "store/live_status.h"
 #include "store/store.h"
@@ -22,6 +23,8 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
   nlohmann::json j{{"id", r.id},
                    {"operator", r.operatorName},
                    {"algorithm", r.algorithm},
+                   // loop, joint, winograd, matvec or replay (layout::runModeName)
+                   {"mode", layout::runModeName(r.operatorJson)},
                    {"settings", nlohmann::json::parse(r.settingsJson, nullptr, false)},
                    {"seed", r.seed},
                    {"backend", r.backend},
@@ -43,6 +46,38 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
   if (!r.sideBySideJson.empty())
     j["side_by_side"] = nlohmann::json::parse(r.sideBySideJson, nullptr, false);
   return j;
+}
+
+// A trial's message on its line of `show`: its first line, cut at a word to at most `width`
+// characters, and marked "…" where anything was left out (it was cut mid-phrase, unmarked: "the
+// worker exits to"). `show --json` has it whole.
+std::string messageOnOneLine(const std::string& message, std::size_t width = 120) {
+  const std::size_t newline = message.find('\n');
+  std::string line = message.substr(0, newline);
+  bool cut = newline != std::string::npos && newline + 1 < message.size();
+  if (line.size() > width) {
+    const std::size_t space = line.rfind(' ', width);
+    std::size_t at = space != std::string::npos && space > width / 2 ? space : width;
+    // Not inside a UTF-8 sequence.
+    while (at > 0 && (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80) --at;
+    line.resize(at);
+    cut = true;
+  }
+  if (cut) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == ',' || line.back() == ';'))
+      line.pop_back();
+    line += "\u2026";
+  }
+  return line;
+}
+
+// When the reference was timed, as far as the store tells: it keeps the speed, not the moment.
+// The window times the library before a race's first trial and again as its runs end well
+// (keeping the fastest); `opevo tune` after the trials of a run that finished. So a run that did
+// not finish has only a timing from when it began (it said "timed after the trials").
+std::string referenceTimedText(RunStatus status) {
+  if (status == RunStatus::Finished) return ", timed on the same device beside the run";
+  return ", timed when the run began (a run that did not finish is not timed again)";
 }
 
 std::optional<double> bestOf(const std::vector<TrialRow>& trials) {
@@ -105,10 +140,12 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
   }
   // An imported file may name no device.
   const std::string where = run->device.empty() ? run->backend : run->backend + ", " + run->device;
-  std::printf("run %lld: %s on %s (%s), seed %llu, %s\nsettings %s, budget %s\n",
+  const std::string mode = layout::runModeName(run->operatorJson);
+  std::printf("run %lld: %s on %s (%s)%s, seed %llu, %s\nsettings %s, budget %s\n",
               static_cast<long long>(run->id), run->algorithm.c_str(), run->operatorName.c_str(),
-              where.c_str(), static_cast<unsigned long long>(run->seed),
-              std::string(runStatusName(status)).c_str(), run->settingsJson.c_str(),
+              where.c_str(), mode.empty() ? "" : (", mode " + mode).c_str(),
+              static_cast<unsigned long long>(run->seed),
+              runStatusText(status, run->endReason).c_str(), run->settingsJson.c_str(),
               run->budgetJson.c_str());
   if (live.orphaned(*run))
     std::printf(
@@ -117,15 +154,16 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
   for (const TrialRow& t : trials)
     std::printf("%5d  %-13s %10s %s  %s%s%s\n", t.seq, std::string(statusName(t.status)).c_str(),
                 speedNumber(t.speed).c_str(), run->speedUnit.c_str(), t.config.c_str(),
-                t.message.empty() ? "" : "  # ", t.message.substr(0, 120).c_str());
+                t.message.empty() ? "" : "  # ", messageOnOneLine(t.message).c_str());
   if (const std::optional<double> best = bestOf(trials))
     std::printf("%zu trials, best %s %s\n", trials.size(), speedNumber(*best).c_str(),
                 run->speedUnit.c_str());
   else
     std::printf("%zu trials, none of them worked\n", trials.size());
   if (run->referenceSpeed)
-    std::printf("reference (%s): %s %s, timed after the trials\n", run->referenceLibrary.c_str(),
-                speedNumber(*run->referenceSpeed).c_str(), run->speedUnit.c_str());
+    std::printf("reference (%s): %s %s%s\n", run->referenceLibrary.c_str(),
+                speedNumber(*run->referenceSpeed).c_str(), run->speedUnit.c_str(),
+                referenceTimedText(status).c_str());
   std::printf("%s", sideBySideText(nlohmann::json::parse(run->sideBySideJson, nullptr, false),
                                    run->speedUnit)
                         .c_str());
@@ -208,11 +246,15 @@ void addRunsCommands(CLI::App& app) {
     // Each column as wide as its longest entry; names up to 40 (cut to 12, resnet18_conv2..5 all
     // read resnet18_con). The best with its unit: runs of several backends and imported files
     // measure in GFLOP/s, TFLOPS and 1/ms.
-    int width = 8, algorithm = 9, backend = 7, status = 6, bestWidth = 4;
-    std::vector<std::string> statuses, bests;
+    int width = 8, algorithm = 9, modeWidth = 4, backend = 7, status = 6, bestWidth = 4;
+    std::vector<std::string> statuses, bests, modes;
     for (const RunRecord& r : all) {
       width = std::max(width, std::min(40, static_cast<int>(r.operatorName.size())));
       algorithm = std::max(algorithm, static_cast<int>(r.algorithm.size()));
+      // Loop and joint runs of one operator read alike but for their speed without it.
+      modes.push_back(layout::runModeName(r.operatorJson));
+      if (modes.back().empty()) modes.back() = "-";
+      modeWidth = std::max(modeWidth, static_cast<int>(modes.back().size()));
       backend = std::max(backend, static_cast<int>(r.backend.size()));
       statuses.push_back(runStatusText(live.of(r), r.endReason));
       status = std::max(status, static_cast<int>(statuses.back().size()));
@@ -224,17 +266,17 @@ void addRunsCommands(CLI::App& app) {
       bests.push_back(best);
       bestWidth = std::max(bestWidth, static_cast<int>(best.size()));
     }
-    std::printf("%5s  %-*s %-*s %-*s %-*s %7s  %-*s  %s\n", "run", width, "operator", algorithm,
-                "algorithm", backend, "backend", status, "status", "trials", bestWidth, "best",
-                "started");
+    std::printf("%5s  %-*s %-*s %-*s %-*s %-*s %7s  %-*s  %s\n", "run", width, "operator",
+                algorithm, "algorithm", modeWidth, "mode", backend, "backend", status, "status",
+                "trials", bestWidth, "best", "started");
     for (std::size_t i = 0; i < all.size(); ++i) {
       const RunRecord& r = all[i];
       const auto t = tallies.find(r.id);
-      std::printf("%5lld  %-*s %-*s %-*s %-*s %7d  %-*s  %s\n", static_cast<long long>(r.id), width,
-                  r.operatorName.substr(0, width).c_str(), algorithm, r.algorithm.c_str(), backend,
-                  r.backend.c_str(), status, statuses[i].c_str(),
-                  t == tallies.end() ? 0 : t->second.trials, bestWidth, bests[i].c_str(),
-                  r.started.c_str());
+      std::printf("%5lld  %-*s %-*s %-*s %-*s %-*s %7d  %-*s  %s\n", static_cast<long long>(r.id),
+                  width, r.operatorName.substr(0, width).c_str(), algorithm, r.algorithm.c_str(),
+                  modeWidth, modes[i].c_str(), backend, r.backend.c_str(), status,
+                  statuses[i].c_str(), t == tallies.end() ? 0 : t->second.trials, bestWidth,
+                  bests[i].c_str(), r.started.c_str());
     }
   });
 

@@ -20,9 +20,11 @@
 #include "engine/engine.h"
 #include "engine/speed_unit.h"
 #include "engine/store_recorder.h"
+#include "engine/trial_failures.h"
 #include "layout/operand_layouts.h"
 #include "layout/tuning_mode.h"
 #include "ops/operator_json.h"
+#include "ops/presets.h"
 #include "space/text.h"
 #include "store/history.h"
 #include "store/store.h"
@@ -75,6 +77,33 @@ nlohmann::json bestLayouts(const OperatorDefinition& def, const Config& best) {
   const layout::OperandLayouts l = layout::operandLayouts(def.op, def.space, best);
   const auto names = layout::operandNames(def.op);
   return {{names[0], l.a.describe()}, {names[1], l.b.describe()}, {names[2], l.c.describe()}};
+}
+
+// A finished run has spent its budget, which is kept with it: a resume has nothing to do. It said
+// only "nothing to resume"; it now says how to get more trials.
+void refuseFinishedRun(const Store& store, std::int64_t id, const std::string& db) {
+  const std::optional<RunRecord> run = store.run(id);
+  if (!run || run->status != RunStatus::Finished) return;  // resumeStoredRun says what is wrong
+  for (const NetworkRecord& n : store.networks())
+    if (std::find(n.taskRuns.begin(), n.taskRuns.end(), id) != n.taskRuns.end()) return;
+  const std::string mode = layout::runModeName(run->operatorJson);
+  const bool preset = isPreset(run->operatorName);
+  std::string command = "opevo tune --op " + (preset ? run->operatorName : std::string("FILE")) +
+                        " --backend " + run->backend;
+  if (mode == "joint") command += " --mode joint";
+  if (mode == "winograd" || mode == "matvec") command += " --template " + mode;
+  command += " --algo " + run->algorithm + " --trials N --history" + databaseHint(db);
+  const std::string_view reason = endReasonName(run->endReason);
+  throw InputError("run " + std::to_string(id) + " already finished (" +
+                   (reason.empty() ? std::string("budget spent") : std::string(reason)) +
+                   "; budget " + run->budgetJson +
+                   "); nothing to resume: a run keeps its budget. For more trials, tune again " +
+                   "with a larger budget: " + command +
+                   (preset ? "" : " (FILE: the operator file it was tuned from)") +
+                   ", with its settings (opevo show " + std::to_string(id) + databaseHint(db) +
+                   " lists them). With --history every configuration it measured is answered " +
+                   "from the store instead of measured again, and the cost models (opevo-m, " +
+                   "autotvm, ansor) also learn from its trials");
 }
 
 void runTune(const TuneArgs& a) {
@@ -131,7 +160,10 @@ void runTune(const TuneArgs& a) {
     checkRunPlan(*fresh.space, plan);
   }
   Store store(a.resume ? existingDatabase(a.db) : a.db.empty() ? Store::defaultPath() : a.db);
-  if (a.resume) resumed = resumeStoredRun(store, *a.resume, options);
+  if (a.resume) {
+    refuseFinishedRun(store, *a.resume, a.db);
+    resumed = resumeStoredRun(store, *a.resume, options);
+  }
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
   RunContext context{
       setup.operatorName,       setup.operatorJson,          setup.backend,
@@ -253,6 +285,17 @@ void runTune(const TuneArgs& a) {
       }
     }
   }
+  // A finished run with no working configuration produced nothing usable: why its trials failed,
+  // counted, and a status that says so (it exited 0 with "no configuration succeeded").
+  std::optional<TrialFailures> failures;
+  if (closed && !bestConfig) {
+    std::vector<TrialStatus> statuses;
+    try {
+      for (const TrialRow& t : store.trials(run.storeId)) statuses.push_back(t.status);
+    } catch (const std::exception&) {
+    }
+    failures = countFailures(statuses);
+  }
   nlohmann::json out{{"run", run.storeId},
                      {"algorithm", run.plan.algorithm},
                      {"operator", context.operatorName},
@@ -348,6 +391,21 @@ void runTune(const TuneArgs& a) {
   }
   notice.reset();
   if (!engine.failure().empty()) out["error"] = engine.failure();
+  std::string nothingUsable;
+  if (failures) {
+    nlohmann::json counts = nlohmann::json::object();
+    for (const auto& [status, count] : failures->byStatus) counts[statusName(status)] = count;
+    out["failed_trials"] = counts;
+    nothingUsable = failures->trials == 0 ? "run " + std::to_string(run.storeId) +
+                                                " measured no trial (" + ended + ")"
+                                          : "all " + counted(failures->trials, "trial", "trials") +
+                                                " failed: " + failures->text();
+    if (failures->byStatus.count(TrialStatus::Timeout))
+      nothingUsable += a.measuring.timeout
+                           ? " (--timeout " + formatNumber(*a.measuring.timeout) + " s)"
+                           : " (the backend's trial timeout; --timeout sets it)";
+    out["error"] = nothingUsable;
+  }
   if (options.cluster) out["cluster"] = clusterJson(*options.cluster);
   if (a.json) {
     std::cout << out.dump(2) << "\n";
@@ -358,7 +416,8 @@ void runTune(const TuneArgs& a) {
       std::printf("best: %s %s  %s\n", speedNumber(best).c_str(), unit.c_str(),
                   bestConfig->c_str());
     else
-      std::printf("best: no configuration succeeded\n");
+      std::printf("best: no configuration succeeded%s\n",
+                  nothingUsable.empty() ? "" : ("; " + nothingUsable).c_str());
     if (reference)
       std::printf("reference (%s): %s %s\n", reference->library.c_str(),
                   speedNumber(reference->measurement.speed).c_str(), unit.c_str());
@@ -389,6 +448,9 @@ void runTune(const TuneArgs& a) {
   if (!engine.failure().empty())
     throw RunFailed(engine.failure() + "; every trial committed before it is kept: resume with " +
                     resume);
+  if (!nothingUsable.empty())
+    throw RunFailed("run " + std::to_string(run.storeId) +
+                    " is stored finished, with no working configuration: " + nothingUsable);
   if (!closed)
     throw RunFailed("run " + std::to_string(run.storeId) + " was interrupted after " +
                     std::to_string(kept) + " trials; resume with " + resume);

@@ -1,5 +1,7 @@
 #include "layout/tuning_mode.h"
 
+#include <nlohmann/json.hpp>
+
 #include "common/enum_names.h"
 #include "common/error.h"
 #include "layout/operand_layouts.h"
@@ -26,6 +28,29 @@ TuningMode parseTuningMode(std::string_view text, const std::string& where) {
 
 bool tunesLayouts(TuningMode mode) {
   return mode != TuningMode::Loop;
+}
+
+std::string runModeName(const std::string& operatorJson) {
+  const nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
+  if (!j.is_object()) return "";
+  if (j.contains("replay")) return "replay";
+  if (!j.contains("kind")) return "";
+  const auto text = [&](const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  // A stored run was checked when it was made: a name this build does not know (a newer one
+  // wrote it) is shown as it is.
+  const std::string target = text("target");
+  if (!target.empty()) {
+    try {
+      const SpaceTarget t = parseSpaceTarget(target, "run");
+      if (usesOwnTemplate(t)) return std::string(spaceTargetName(commonTarget(t)));
+    } catch (const InputError&) {
+      return target;
+    }
+  }
+  const std::string mode = text("mode");
+  return mode.empty() ? std::string(tuningModeName(TuningMode::Loop)) : mode;
 }
 
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode, SpaceTarget target) {

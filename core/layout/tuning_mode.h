@@ -24,6 +24,12 @@ TuningMode parseTuningMode(std::string_view text, const std::string& where);
 
 bool tunesLayouts(TuningMode mode);
 
+// What a stored run tuned, from its operator JSON (RunRecord::operatorJson), as `opevo runs`,
+// `opevo show` and the window's History name it: "loop" or "joint" (tuningModeName), "winograd" or
+// "matvec" (the kernel template, `opevo tune --template`; matvec-gpu reads "matvec"), "replay" (a
+// replay of a dataset, whose space is the dataset's), or "" where the text is no operator.
+std::string runModeName(const std::string& operatorJson);
+
 // defaultSpace(op, target) for Loop, layoutSpace(op) for the joint modes (InputError where the
 // operator has no layout template, or for the Winograd target; the layout templates have no
 // target-specific parameters).
