@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "kas/share_text.h"
+
 namespace opevo::kas {
 
 double ConvTarget::flops() const {
@@ -120,7 +122,8 @@ SolveResult solveBudget(const MicroDag& dag, const std::vector<ConvTarget>& targ
         const Size::Fraction f = c.evaluate(bindings[i]);
         if (f.den != 1)
           return {std::nullopt, c.text() + " is not a whole number for " + targets[i].name +
-                                    " with G = " + std::to_string(groups)};
+                                    " (C=" + std::to_string(targets[i].channels) + ") with G = " +
+                                    std::to_string(groups) + ", whatever the budget"};
         continue;
       }
       const auto j =
@@ -152,17 +155,19 @@ SolveResult solveBudget(const MicroDag& dag, const std::vector<ConvTarget>& targ
   };
   for (std::size_t i = 0; i < targets.size(); ++i) {
     auto c = layerCost(dag, bindings[i]);
-    if (!c) return {std::nullopt, "a size is not a whole number for " + targets[i].name};
+    if (!c)
+      return {std::nullopt,
+              "a size is not a whole number for " + targets[i].name + ", whatever the budget"};
     costs[i] = std::move(*c);
   }
   const double maxFlops = budget.flops * s.convFlops, maxParams = budget.params * s.convParams;
   if (total(&LayerCost::flops) > maxFlops || total(&LayerCost::params) > maxParams)
-    return {std::nullopt,
-            "the smallest legal sizes already take " +
-                std::to_string(total(&LayerCost::flops) / s.convFlops) + " of the FLOPs and " +
-                std::to_string(total(&LayerCost::params) / s.convParams) +
-                " of the weights of the convolutions (budget " + std::to_string(budget.flops) +
-                " / " + std::to_string(budget.params) + ")"};
+    return {std::nullopt, "the smallest legal sizes already take " +
+                              shareText(total(&LayerCost::flops) / s.convFlops) +
+                              " of the convolutions' FLOPs and " +
+                              shareText(total(&LayerCost::params) / s.convParams) +
+                              " of their weights, over the budget of " + shareText(budget.flops) +
+                              " and " + shareText(budget.params)};
   // Doubling, the cheapest first, while both budgets hold; a variable stops at 64 x C.
   for (bool grew = true; grew;) {
     grew = false;

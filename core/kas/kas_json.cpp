@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -50,6 +51,9 @@ MicroDag kernelFromJson(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) fail("expected a JSON object with \"nodes\"");
   if (j.contains("format") && j["format"] != "opevo-kas-kernel")
     fail("\"format\" is " + j["format"].dump() + ", expected \"opevo-kas-kernel\"");
+  // A later version may mean what this one reads otherwise: refused, not read as version 1.
+  if (j.contains("version") && j["version"] != 1)
+    fail("\"version\" is " + j["version"].dump() + "; this opevo reads version 1 only");
   if (!j.contains("nodes") || !j["nodes"].is_array() || j["nodes"].empty())
     fail("\"nodes\" must be a non-empty array, node 0 the input");
   std::vector<Node> nodes;
@@ -76,6 +80,13 @@ MicroDag kernelFromJson(const nlohmann::json& j, const std::string& source) {
         fail(where + ": input " + v.dump() + " is not an earlier node");
       return v.get<int>();
     };
+    // A field the op does not take was ignored: {"op": "fc", "dim": "x"} read as a plain fc.
+    const std::string op(primitiveName(n.kind));
+    if (!takesDim(n.kind) && o.contains("dim")) fail(where + ": " + op + " takes no \"dim\"");
+    if (isBlend(n.kind) && o.contains("input"))
+      fail(where + ": a blend takes \"inputs\": [lhs, rhs], not \"input\"");
+    if (!isBlend(n.kind) && o.contains("inputs"))
+      fail(where + ": " + op + " takes one \"input\", not \"inputs\"");
     if (isBlend(n.kind)) {
       if (!o.contains("inputs") || !o["inputs"].is_array() || o["inputs"].size() != 2)
         fail(where + ": a blend needs \"inputs\": [lhs, rhs]");
@@ -115,6 +126,9 @@ MicroDag kernelFromJson(const nlohmann::json& j, const std::string& source) {
 namespace {
 
 nlohmann::json readJsonFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path + ": is a directory, not a kernel file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open");
   std::stringstream text;

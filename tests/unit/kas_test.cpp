@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "common/error.h"
@@ -132,6 +133,13 @@ TEST(KasBudgetSolver, BaseSizesAreLcmMultiplesScaledByChannels) {
   const SolveResult tight = solveBudget(dag, targets, 4, Budget{flops / convFlops * 0.9, 1});
   EXPECT_FALSE(tight.solution);
   EXPECT_NE(tight.error.find("smallest legal sizes"), std::string::npos) << tight.error;
+  // In shares as every command prints them ("100%", "0.40%"), not "1.000000 ... 0.500000".
+  EXPECT_NE(tight.error.find("% of the convolutions' FLOPs"), std::string::npos) << tight.error;
+  EXPECT_EQ(tight.error.find("0000"), std::string::npos) << tight.error;
+  // A G that does not divide C is no matter of the budget, and the message does not say it is.
+  const SolveResult three = solveBudget(dag, targets, 3, Budget{1, 1});
+  EXPECT_FALSE(three.solution);
+  EXPECT_NE(three.error.find("whatever the budget"), std::string::npos) << three.error;
 }
 
 TEST(KasBudgetSolver, DoublesUntilNoVariableFitsTheBudget) {
@@ -275,6 +283,31 @@ TEST(KasJson, BadKernelFilesNameTheNodeAndField) {
                       "substitutions": {"x1": "C*Z"}})")
                 .find("not a size"),
             std::string::npos);
+  // Fields an op does not take, and a version this build does not read, were ignored.
+  EXPECT_NE(error(R"({"nodes": [{"op": "input"}, {"op": "fc", "input": 0, "dim": "x"}]})")
+                .find("node 1: fc takes no \"dim\""),
+            std::string::npos);
+  EXPECT_NE(error(R"({"nodes": [{"op": "input"}, {"op": "relu", "inputs": [0, 0]}]})")
+                .find("takes one \"input\""),
+            std::string::npos);
+  EXPECT_NE(error(R"({"version": 2, "nodes": [{"op": "input"}, {"op": "fc", "input": 0}]})")
+                .find("\"version\" is 2"),
+            std::string::npos);
+  EXPECT_EQ(error(R"({"version": 1, "nodes": [{"op": "input"}, {"op": "fc", "input": 0}],
+                      "substitutions": {"x1": "C"}})"),
+            "no error");
+}
+
+TEST(KasJson, ADirectoryIsNamedAsOne) {
+  char pattern[] = "/tmp/opevo-kas-json-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  try {
+    loadKernel(dir);
+    ADD_FAILURE() << "a directory read as a kernel";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(dir);
 }
 
 }  // namespace
