@@ -47,7 +47,32 @@ std::string OperatorSpec::describe() const {
   return "MatMul " + a + " @ " + b + describeEpilogue(epilogue);
 }
 
-std::vector<std::string> operatorProblems(const OperatorSpec& op) {
+std::string shapeValueProblem(std::string_view field, std::string_view got) {
+  // pad is the one shape field that may be 0; every other is a count of something, at least 1.
+  const char* range =
+      field == "pad" ? " must be an integer, 0 or more, got " : " must be a positive integer, got ";
+  return std::string(field) + range + std::string(got);
+}
+
+std::string problemsInOneLine(const std::vector<std::string>& problems) {
+  if (problems.empty()) return {};
+  // The prefix is everything up to the first's "operator 'NAME': " (its source before it).
+  const std::string& first = problems.front();
+  std::string prefix;
+  if (const std::size_t at = first.find("operator '"); at != std::string::npos)
+    if (const std::size_t end = first.find("': ", at); end != std::string::npos)
+      prefix = first.substr(0, end + 3);
+  std::string line = first;
+  for (std::size_t i = 1; i < problems.size(); ++i) {
+    const std::string& p = problems[i];
+    const bool shared = !prefix.empty() && p.compare(0, prefix.size(), prefix) == 0;
+    line += "; " + (shared ? p.substr(prefix.size()) : p);
+  }
+  return line;
+}
+
+std::vector<std::string> operatorProblems(const OperatorSpec& op,
+                                          const std::map<std::string, std::string>& unread) {
   const std::string& name = op.name;
   const std::int64_t batch = op.batch, n = op.n, m = op.m, k = op.k;
   const std::int64_t inChannels = op.inChannels, height = op.height, width = op.width;
@@ -56,9 +81,17 @@ std::vector<std::string> operatorProblems(const OperatorSpec& op) {
   const OpKind kind = op.kind;
   std::vector<std::string> out;
   auto fail = [&](const std::string& what) { out.push_back("operator '" + name + "': " + what); };
+  // A field a file did not give as an integer: said in its place, and nothing is checked with it.
+  auto readable = [&](const char* field) {
+    const auto it = unread.find(field);
+    if (it == unread.end()) return true;
+    fail(it->second);
+    return false;
+  };
   auto positive = [&](std::int64_t v, const char* field) {
+    if (!readable(field)) return false;
     if (v < 1) {
-      fail(std::string(field) + " must be a positive integer, got " + std::to_string(v));
+      fail(shapeValueProblem(field, std::to_string(v)));
       return false;
     }
     if (v > kMaxDimension) {
@@ -87,11 +120,11 @@ std::vector<std::string> operatorProblems(const OperatorSpec& op) {
     if (channels && g && (inChannels % groups != 0 || outChannels % groups != 0))
       fail("groups " + std::to_string(groups) + " must divide in_channels " +
            std::to_string(inChannels) + " and out_channels " + std::to_string(outChannels));
-    bool p = true;
-    if (pad < 0) {
-      fail("pad must be 0 or more, got " + std::to_string(pad));
+    bool p = readable("pad");
+    if (p && pad < 0) {
+      fail(shapeValueProblem("pad", std::to_string(pad)));
       p = false;
-    } else if (pad > kMaxDimension) {
+    } else if (p && pad > kMaxDimension) {
       fail("pad " + std::to_string(pad) + " is larger than " + std::to_string(kMaxDimension));
       p = false;
     }
@@ -123,7 +156,7 @@ std::vector<std::string> operatorProblems(const OperatorSpec& op) {
 
 void OperatorSpec::validate() const {
   const std::vector<std::string> all = operatorProblems(*this);
-  if (!all.empty()) throw InputError(all.front());
+  if (!all.empty()) throw InputError(problemsInOneLine(all));
 }
 
 }  // namespace opevo

@@ -41,7 +41,7 @@ struct OperatorSpec {
   std::int64_t outputElements() const;
   // One line, e.g. "MatMul 512x1024 @ 1024x1024".
   std::string describe() const;
-  // Throws InputError naming the first impossible dimension.
+  // Throws InputError naming every impossible dimension, in one line (operatorProblems).
   void validate() const;
 };
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -26,30 +27,44 @@ const std::set<std::string> kConvShape = {"batch",        "in_channels", "height
                                           "out_channels", "kernel_h",    "kernel_w", "stride",
                                           "pad",          "groups"};
 
-std::int64_t integer(const nlohmann::json& shape, const char* field, const std::string& where,
-                     std::int64_t fallback, bool required) {
-  if (!shape.contains(field)) {
-    if (required) throw InputError(where + ": shape lacks field '" + field + "' (an integer)");
-    return fallback;
+// What a file's shape says, field by field: the values read, and why each field that could not
+// be read was refused (operatorProblems reports those in their places).
+struct ShapeReading {
+  const nlohmann::json& shape;
+  std::map<std::string, std::string> unread;
+
+  std::int64_t integer(const char* field, std::int64_t fallback, bool required) {
+    if (!shape.contains(field)) {
+      if (required)  // pad, the one field that may be 0, is never required
+        unread[field] = std::string("shape lacks field '") + field + "' (a positive integer)";
+      return fallback;
+    }
+    const auto& v = shape[field];
+    if (!v.is_number_integer()) {
+      unread[field] = shapeValueProblem(field, v.dump());
+      return fallback;
+    }
+    // Beyond int64 it would wrap (18446744073709551615 read as -1).
+    if (v.is_number_unsigned() &&
+        v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max())) {
+      unread[field] = std::string("shape field '") + field + "' is too large, got " + v.dump();
+      return fallback;
+    }
+    return v.get<std::int64_t>();
   }
-  const auto& v = shape[field];
-  if (!v.is_number_integer())
-    throw InputError(where + ": shape field '" + field + "' must be an integer, got " + v.dump());
-  // Beyond int64 it would wrap (18446744073709551615 read as -1).
-  if (v.is_number_unsigned() &&
-      v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
-    throw InputError(where + ": shape field '" + field + "' is too large, got " + v.dump());
-  return v.get<std::int64_t>();
+};
+
+std::string unknownField(const std::string& key, const std::set<std::string>& known,
+                         const std::string& what) {
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  return "unknown " + what + " field '" + key + "' (expected: " + list + ")";
 }
 
 void rejectUnknown(const nlohmann::json& object, const std::set<std::string>& known,
                    const std::string& where, const std::string& what) {
-  for (const auto& [key, value] : object.items()) {
-    if (known.count(key)) continue;
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw InputError(where + ": unknown " + what + " field '" + key + "' (expected: " + list + ")");
-  }
+  for (const auto& [key, value] : object.items())
+    if (!known.count(key)) throw InputError(where + ": " + unknownField(key, known, what));
 }
 
 // An override keeps to what the template reads: a choice among its own choices (unroll_explicit's
@@ -136,12 +151,21 @@ nlohmann::json operatorToJson(const OperatorSpec& op) {
 
 namespace {
 
-// The operator as written, its dimensions not yet checked against each other.
-OperatorSpec parseOperator(const nlohmann::json& j, const std::string& source) {
+// The operator as written and every problem with its shape and epilogue, one line each
+// ("SOURCE: operator 'NAME': ..."), in the order of the fields. Throws InputError only for a file
+// that is no operator at all (not an object, no kind, another dtype, no shape object): there
+// is nothing to check then.
+struct OperatorReading {
+  OperatorSpec op;
+  std::vector<std::string> problems;
+};
+
+OperatorReading readOperator(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": an operator must be a JSON object");
   rejectUnknown(j, {"name", "kind", "dtype", "shape", "space", "epilogue", "mode", "target"},
                 source, "operator");
-  OperatorSpec op;
+  OperatorReading r;
+  OperatorSpec& op = r.op;
   if (j.contains("name") && !j["name"].is_string())
     throw InputError(source + ": field 'name' must be a string");
   op.name = j.value("name", std::string("custom"));
@@ -172,62 +196,71 @@ OperatorSpec parseOperator(const nlohmann::json& j, const std::string& source) {
   if (!j["shape"].is_object())
     throw InputError(source + ": field 'shape' must be an object of dimensions, got " +
                      j["shape"].dump());
+  const std::string prefix = source + ": operator '" + op.name + "': ";
   const auto& shape = j["shape"];
-  const std::string where = source + " (" + kind + ")";
+  const std::set<std::string>& known = op.kind == OpKind::Conv2D ? kConvShape : kMatmulShape;
+  for (const auto& [key, value] : shape.items())
+    if (!known.count(key)) r.problems.push_back(prefix + unknownField(key, known, "shape"));
+  ShapeReading read{shape, {}};
+  std::vector<std::string> after;  // problems of no one dimension, said after the dimensions'
   if (op.kind == OpKind::Conv2D) {
-    rejectUnknown(shape, kConvShape, where, "shape");
-    op.batch = integer(shape, "batch", where, 1, false);
-    op.inChannels = integer(shape, "in_channels", where, 0, true);
-    op.height = integer(shape, "height", where, 0, true);
-    op.width = integer(shape, "width", where, 0, true);
-    op.outChannels = integer(shape, "out_channels", where, 0, true);
-    op.kernelH = integer(shape, "kernel_h", where, 0, true);
-    op.kernelW = integer(shape, "kernel_w", where, 0, true);
-    op.stride = integer(shape, "stride", where, 1, false);
-    op.pad = integer(shape, "pad", where, 0, false);
-    op.groups = integer(shape, "groups", where, 1, false);
+    op.batch = read.integer("batch", 1, false);
+    op.inChannels = read.integer("in_channels", 0, true);
+    op.height = read.integer("height", 0, true);
+    op.width = read.integer("width", 0, true);
+    op.outChannels = read.integer("out_channels", 0, true);
+    op.kernelH = read.integer("kernel_h", 0, true);
+    op.kernelW = read.integer("kernel_w", 0, true);
+    op.stride = read.integer("stride", 1, false);
+    op.pad = read.integer("pad", 0, false);
+    op.groups = read.integer("groups", 1, false);
   } else {
-    rejectUnknown(shape, kMatmulShape, where, "shape");
-    op.batch = integer(shape, "batch", where, 1, op.kind == OpKind::BatchMatMul);
-    op.n = integer(shape, "n", where, 0, true);
-    op.m = integer(shape, "m", where, 0, true);
-    op.k = integer(shape, "k", where, 0, true);
+    op.batch = read.integer("batch", 1, op.kind == OpKind::BatchMatMul);
+    op.n = read.integer("n", 0, true);
+    op.m = read.integer("m", 0, true);
+    op.k = read.integer("k", 0, true);
     auto flag = [&](const char* field) {
       if (!shape.contains(field)) return false;
-      if (!shape[field].is_boolean())
-        throw InputError(where + ": shape field '" + field + "' must be true or false");
+      if (!shape[field].is_boolean()) {
+        after.push_back(prefix + "shape field '" + field + "' must be true or false, got " +
+                        shape[field].dump());
+        return false;
+      }
       return shape[field].get<bool>();
     };
     op.transA = flag("trans_a");
     op.transB = flag("trans_b");
-    if (op.kind == OpKind::MatMul && op.batch != 1)
-      throw InputError(where + ": a matmul has batch 1; use kind batch_matmul for a batch");
+    if (op.kind == OpKind::MatMul && op.batch != 1 && !read.unread.count("batch"))
+      after.push_back(prefix + "a matmul has batch 1; use kind batch_matmul for a batch");
   }
-  if (j.contains("epilogue")) op.epilogue = epilogueFromJson(j["epilogue"], where);
-  return op;
+  if (j.contains("epilogue")) {
+    try {
+      op.epilogue = epilogueFromJson(j["epilogue"], source + " (" + kind + ")");
+    } catch (const InputError& e) {
+      after.emplace_back(e.what());
+    }
+  }
+  for (const std::string& line : operatorProblems(op, read.unread))
+    r.problems.push_back(source + ": " + line);
+  r.problems.insert(r.problems.end(), after.begin(), after.end());
+  return r;
 }
 
 }  // namespace
 
 OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source) {
-  OperatorSpec op = parseOperator(j, source);
-  try {
-    op.validate();
-  } catch (const InputError& e) {  // it names the operator; the file is what the user opens
-    throw InputError(source + ": " + e.what());
-  }
-  return op;
+  OperatorReading r = readOperator(j, source);
+  if (!r.problems.empty()) throw InputError(problemsInOneLine(r.problems));
+  return r.op;
 }
 
 std::vector<std::string> operatorFileProblems(const nlohmann::json& j, const std::string& source) {
-  OperatorSpec op;
+  std::vector<std::string> out;
   try {
-    op = parseOperator(j, source);
+    out = readOperator(j, source).problems;
   } catch (const std::exception& e) {
     return {e.what()};  // the file cannot be read as an operator: one message is all there is
   }
-  std::vector<std::string> out = operatorProblems(op);
-  for (std::string& line : out) line = source + ": " + line;
   if (!out.empty()) return out;
   try {
     operatorDefinitionFromJson(j, source);  // the space, the mode, the target
@@ -237,17 +270,53 @@ std::vector<std::string> operatorFileProblems(const nlohmann::json& j, const std
   return out;
 }
 
-OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std::string& source) {
+namespace {
+
+// "the loop template", "the joint template", "the loop template for gpu": what a space names.
+std::string templateName(layout::TuningMode mode, SpaceTarget target) {
+  std::string name = "the " + std::string(layout::tuningModeName(mode)) + " template";
+  if (target != SpaceTarget::Common) name += " for " + std::string(spaceTargetName(target));
+  return name;
+}
+
+// Why a space override names no parameter of the template it is checked against: that
+// template's parameters, and the other mode when its template has the parameter (an override
+// written for joint, read in loop mode), so the user sees which mode the file is meant for.
+std::string unknownParameter(const std::string& source, const std::string& name,
+                             const OperatorDefinition& def, const SearchSpace& base) {
+  std::string names;
+  for (std::size_t i = 0; i < base.dims(); ++i) names += (i ? ", " : "") + base.param(i).name();
+  std::string text = source + ": space names unknown parameter '" + name + "' (" +
+                     templateName(def.mode, def.target) + " of this " +
+                     std::string(opKindName(def.op.kind)) + " has " + names + ")";
+  const layout::TuningMode other =
+      layout::tunesLayouts(def.mode) ? layout::TuningMode::Loop : layout::TuningMode::Joint;
+  try {
+    if (layout::spaceFor(def.op, other, def.target).indexOf(name) >= 0)
+      text += "; it is a parameter of " + templateName(other, def.target) + ": tune with --mode " +
+              std::string(layout::tuningModeName(other)) + ", or give the file \"mode\": \"" +
+              std::string(layout::tuningModeName(other)) + "\"";
+  } catch (const InputError&) {  // no such template for this operator: nothing to point at
+  }
+  return text;
+}
+
+}  // namespace
+
+OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std::string& source,
+                                              std::optional<layout::TuningMode> mode) {
   OperatorDefinition def{operatorFromJson(j, source), SearchSpace{}, nlohmann::json::object()};
   if (j.contains("mode")) {
     if (!j["mode"].is_string())
       throw InputError(source + ": field 'mode' must be \"loop\" or \"joint\"");
     def.mode = layout::parseTuningMode(j["mode"].get<std::string>(), source);
-    if (def.mode == layout::TuningMode::JointNoPropagation)
-      throw InputError(source +
-                       ": mode joint-np is for networks (layouts propagate between layers, "
-                       "opevo net tune); one operator tunes its layouts with mode \"joint\"");
   }
+  // The mode the operator is used in (a command's --mode) is the one its overrides must fit.
+  if (mode) def.mode = *mode;
+  if (def.mode == layout::TuningMode::JointNoPropagation)
+    throw InputError(source +
+                     ": mode joint-np is for networks (layouts propagate between layers, "
+                     "opevo net tune); one operator tunes its layouts with mode \"joint\"");
   if (j.contains("target")) {
     if (!j["target"].is_string())
       throw InputError(source +
@@ -265,12 +334,7 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
   def.spaceOverrides = j["space"];
   for (const auto& [name, spec] : def.spaceOverrides.items()) {
     const int index = base.indexOf(name);
-    if (index < 0) {
-      std::string names;
-      for (std::size_t i = 0; i < base.dims(); ++i) names += (i ? ", " : "") + base.param(i).name();
-      throw InputError(source + ": space names unknown parameter '" + name +
-                       "' (this operator's template has " + names + ")");
-    }
+    if (index < 0) throw InputError(unknownParameter(source, name, def, base));
     const ParamKind kind = base.param(index).kind();
     if (kind != ParamKind::Discrete && kind != ParamKind::Choice)
       throw InputError(source + ": parameter '" + name +
@@ -381,10 +445,12 @@ OperatorDefinition withTuningMode(OperatorDefinition def, layout::TuningMode mod
   return rebuilt(def, mode, def.target);
 }
 
-OperatorDefinition loadOperator(const std::string& presetOrPath) {
+OperatorDefinition loadOperator(const std::string& presetOrPath,
+                                std::optional<layout::TuningMode> mode) {
   if (isPreset(presetOrPath)) {
     OperatorSpec op = preset(presetOrPath);
-    return {op, defaultSpace(op), nlohmann::json::object()};
+    OperatorDefinition def{op, defaultSpace(op), nlohmann::json::object()};
+    return mode ? withTuningMode(std::move(def), *mode) : def;
   }
   std::error_code ec;
   if (std::filesystem::is_directory(presetOrPath, ec))
@@ -406,7 +472,7 @@ OperatorDefinition loadOperator(const std::string& presetOrPath) {
   } catch (const nlohmann::json::exception& e) {  // out_of_range too: a number like 1e400
     throw InputError(presetOrPath + ": not valid JSON (" + e.what() + ")");
   }
-  return operatorDefinitionFromJson(j, presetOrPath);
+  return operatorDefinitionFromJson(j, presetOrPath, mode);
 }
 
 }  // namespace opevo

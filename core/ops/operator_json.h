@@ -1,6 +1,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "layout/tuning_mode.h"
@@ -29,7 +30,7 @@ nlohmann::json operatorToJson(const OperatorSpec& op);
 nlohmann::json epilogueToJson(const Epilogue& epilogue);
 // Throws InputError naming `where` and the step at fault.
 Epilogue epilogueFromJson(const nlohmann::json& j, const std::string& where);
-// Throws InputError naming the source (file name), the field and what was expected.
+// Throws InputError naming the source (file name), and every field wrong and what was expected.
 OperatorSpec operatorFromJson(const nlohmann::json& j, const std::string& source);
 
 struct OperatorDefinition {
@@ -55,9 +56,17 @@ Config commonConfig(const OperatorDefinition& def, const Config& config,
 // space are kept where the new space has the parameter; throws InputError as spaceFor does.
 OperatorDefinition withTuningMode(OperatorDefinition def, layout::TuningMode mode);
 
-// A preset name (MM1..C2, AlexNet layers) or a path to an operator file.
-OperatorDefinition loadOperator(const std::string& presetOrPath);
-OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std::string& source);
+// A preset name (MM1..C2, AlexNet layers) or a path to an operator file. With a mode (a
+// command's --mode), the operator is read for that mode instead of the file's own: its space
+// overrides are checked against that mode's template (a joint file's unroll_c is unknown to the
+// loop template), as withTuningMode would not (it drops the overrides the new template lacks).
+OperatorDefinition loadOperator(const std::string& presetOrPath,
+                                std::optional<layout::TuningMode> mode = std::nullopt);
+// Throws InputError naming the source: every wrong shape field at once, in one line
+// (operatorFileProblems lists them one by one), or the first problem of the space, mode, target.
+OperatorDefinition operatorDefinitionFromJson(
+    const nlohmann::json& j, const std::string& source,
+    std::optional<layout::TuningMode> mode = std::nullopt);
 nlohmann::json operatorDefinitionToJson(const OperatorDefinition& def);
 
 }  // namespace opevo

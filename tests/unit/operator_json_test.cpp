@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "kas/kas_json.h"
+#include "layout/operand_layouts.h"
 #include "net/network_json.h"
 #include "ops/presets.h"
 
@@ -134,14 +135,60 @@ TEST(OperatorJson, BadInputNamesTheField) {
   EXPECT_NE(
       errorOf(
           R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4}, "space": {"tile_zz": "factor:4:2"}})")
-          .find(
-              "unknown parameter 'tile_zz' (this operator's template has tile_n, tile_m, tile_k)"),
+          .find("unknown parameter 'tile_zz' (the loop template of this matmul has tile_n, tile_m, "
+                "tile_k)"),
       std::string::npos);
   // Found by fuzz_operator_json (fuzz/corpus/operator_json/regression-name-not-a-string.json).
   EXPECT_NE(errorOf(R"({"name": {"n": 96, "m": 128, "k": 64}})").find("'name' must be a string"),
             std::string::npos);
   // A large prime loop length is fine: its factor parameter has nu vertices.
   EXPECT_EQ(errorOf(R"({"kind": "matmul", "shape": {"n": 1000003, "m": 4, "k": 4}})"), "no error");
+}
+
+// `tune --mode joint` on a file with the joint template's unroll_c was refused with the loop
+// template's list; a joint file keeping the loop template's auto_unroll_max_step was refused
+// naming no template. The overrides are checked against the template of the mode used (the
+// file's, or the one asked for), and the message names that template and the one that has it.
+TEST(OperatorJson, OverridesAreCheckedAgainstTheTemplateOfTheModeUsed) {
+  const std::string conv = R"({"name": "lj", "kind": "conv2d", "shape": {"batch": 1,
+      "in_channels": 4, "height": 8, "width": 8, "out_channels": 8, "kernel_h": 3,
+      "kernel_w": 3}, )";
+  const nlohmann::json joint =
+      nlohmann::json::parse(conv + R"("space": {"unroll_c": "choice:1,2"}})");
+  try {
+    operatorDefinitionFromJson(joint, "lj.json");
+    FAIL() << "unroll_c accepted by the loop template";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(
+        what.find("unknown parameter 'unroll_c' (the loop template of this conv2d has tile_f"),
+        std::string::npos)
+        << what;
+    EXPECT_NE(what.find("it is a parameter of the joint template: tune with --mode joint"),
+              std::string::npos)
+        << what;
+  }
+  const OperatorDefinition asJoint =
+      operatorDefinitionFromJson(joint, "lj.json", layout::TuningMode::Joint);
+  EXPECT_EQ(asJoint.mode, layout::TuningMode::Joint);
+  const Parameter& unroll = asJoint.space.param(asJoint.space.indexOf("unroll_c"));
+  EXPECT_EQ(unroll.spec(), "choice:1,2");
+
+  nlohmann::json loop = nlohmann::json::parse(
+      conv + R"("mode": "joint", "space": {"auto_unroll_max_step": "discrete:0,16"}})");
+  try {
+    operatorDefinitionFromJson(loop, "l.json");
+    FAIL() << "auto_unroll_max_step accepted by the joint template";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("(the joint template of this conv2d has layout.out_c"),
+              std::string::npos)
+        << e.what();
+  }
+  // --mode loop reads the joint file for the loop template, whose parameter it is.
+  EXPECT_EQ(operatorDefinitionFromJson(loop, "l.json", layout::TuningMode::Loop).mode,
+            layout::TuningMode::Loop);
+  // A preset asked for in a mode is that preset's space in that mode.
+  EXPECT_TRUE(layout::isLayoutSpace(loadOperator("C1", layout::TuningMode::Joint).space));
 }
 
 TEST(OperatorJson, LoadOperatorExplainsWhatItAccepts) {
