@@ -16,12 +16,12 @@
 #include "io/output_folder.h"
 #include "kas/candidate_sampling.h"
 #include "kas/conv_targets.h"
+#include "kas/kas_checks.h"
 #include "kas/kas_json.h"
 #include "kas/kas_tuning.h"
 #include "kas/kernel_fit.h"
 #include "kas/sampler.h"
 #include "kas/share_text.h"
-#include "net/network_json.h"
 #include "space/text.h"
 
 namespace opevo::cli {
@@ -40,29 +40,11 @@ std::string hex(std::uint64_t h) {
   return buf;
 }
 
+using kas::checkGroups;
+
 std::vector<kas::ConvTarget> targetsOf(const std::string& network,
                                        std::vector<std::vector<std::string>>* layers = nullptr) {
-  const net::Network n = net::loadNetwork(network);
-  auto targets = kas::replaceableConvolutions(n, layers);
-  if (targets.empty())
-    throw InputError(network +
-                     ": no convolution a kernel can replace (C -> C channels, stride 1, "
-                     "a window wider than 1x1)");
-  return targets;
-}
-
-// --groups G must divide every replaced layer's channels, as the group primitives split them:
-// another G fits only the kernels that use no group, which reads as if it had been honoured.
-void checkGroups(const std::vector<kas::ConvTarget>& targets, std::int64_t groups,
-                 const std::string& network) {
-  if (groups <= 1) return;
-  const std::vector<std::int64_t> choices = kas::groupChoices(targets);
-  if (std::find(choices.begin(), choices.end(), groups) != choices.end()) return;
-  std::string list;
-  for (std::int64_t g : choices) list += (list.empty() ? "" : ", ") + std::to_string(g);
-  throw InputError("--groups " + std::to_string(groups) + " does not divide the channels of " +
-                   network + "'s replaced convolutions (" +
-                   (list.empty() ? std::string("only 1 does") : "1, " + list + " do") + ")");
+  return kas::networkTargets(network, layers);
 }
 
 nlohmann::json targetsJson(const std::vector<kas::ConvTarget>& targets) {
@@ -134,6 +116,8 @@ void runSample(const SampleOptions& o) {
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  // As kas search says it, and as a failure: an empty table with exit status 0 read as success.
+  if (kernels.empty()) throw RunFailed(kas::noKernelFitsText(o.kas.network));
   if (!o.out.empty()) {
     createOutputFolder(o.out);
     for (const auto& k : kernels) {
@@ -188,13 +172,6 @@ void runSample(const SampleOptions& o) {
   }
 }
 
-// Where the G a kernel is fitted with comes from: another G gives other sizes and FLOPs.
-std::string groupsFrom(std::int64_t fileGroups, std::int64_t given) {
-  if (given) return "--groups";
-  if (fileGroups) return "the file's, as sampled";
-  return "the first that fits";
-}
-
 void printSolution(const kas::MicroDag& dag, const kas::Solution& s,
                    const std::vector<kas::ConvTarget>& targets, const std::string& groupsFrom) {
   std::printf("G = %lld (%s); over all layers %s of the convolutions' FLOPs, %s of their weights\n",
@@ -212,13 +189,6 @@ void printSolution(const kas::MicroDag& dag, const kas::Solution& s,
                   static_cast<long long>(s.layers[i].bindings[static_cast<std::size_t>(x)]));
     std::printf("  %.1f MFLOP (conv %.1f)\n", s.layers[i].flops / 1e6, t.flops() / 1e6);
   }
-}
-
-// For a kernel that does not fit: the G its file holds was the only one tried.
-std::string sampledWith(std::int64_t fileGroups, std::int64_t given) {
-  if (!fileGroups || given) return "";
-  return " (tried with the file's G=" + std::to_string(fileGroups) +
-         ", as sampled; --groups N tries another)";
 }
 
 void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly) {
@@ -251,7 +221,7 @@ void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly
     if (s) printSolution(dag, *s, targets, groupsFrom(kernel.groups, o.groups));
   }
   if (!s)
-    throw InputError(file + ": does not fit " + o.network + " within the budget: " + why +
+    throw InputError(file + ": does not fit " + o.network + ": " + why +
                      sampledWith(kernel.groups, o.groups));
 }
 
@@ -268,6 +238,7 @@ void runTune(const TuneOptions& o) {
   std::vector<std::vector<std::string>> layers;
   const auto targets = targetsOf(o.kas.network, &layers);
   checkGroups(targets, o.kas.groups, o.kas.network);
+  kas::checkTuning(targets, o.algo, o.trials);
   std::size_t which = 0;
   if (!o.layer.empty()) {
     // Any layer of a shape names it: the kernel is timed once per shape.
@@ -292,7 +263,7 @@ void runTune(const TuneOptions& o) {
       fit(dag, targets, groupOrder(targets, o.kas.groups ? o.kas.groups : kernel.groups, nullptr),
           {o.kas.flops, o.kas.params}, &why);
   if (!s)
-    throw InputError(o.file + ": does not fit " + o.kas.network + " within the budget: " + why +
+    throw InputError(o.file + ": does not fit " + o.kas.network + ": " + why +
                      sampledWith(kernel.groups, o.kas.groups));
   kas::KasMeasurer measurer(kas::kasLayer(dag, targets[which], s->layers[which]));
   kas::KasTuneOptions options;
@@ -304,7 +275,9 @@ void runTune(const TuneOptions& o) {
   const bool terminal = isatty(fileno(stderr)) == 1;
   if (!o.kas.json)
     options.progress = [terminal](int trial, double best) {
-      std::fprintf(stderr, terminal ? "\r\033[Ktrial %d: best %.4f ms" : "trial %d: best %.4f ms\n",
+      std::fprintf(stderr,
+                   terminal ? "\r\033[Ktrial %d: best trial %.4f ms"
+                            : "trial %d: best trial %.4f ms (the start schedule included)\n",
                    trial, best);
     };
   const kas::KasTuneResult r = kas::tuneKasLayer(measurer, options);
@@ -319,6 +292,7 @@ void runTune(const TuneOptions& o) {
                                 {"conv_flops", t.flops()},
                                 {"best_schedule", r.bestSchedule},
                                 {"best_ms", r.bestMs},
+                                {"best_trial_ms", r.bestTrialMs},
                                 {"default_ms", r.defaultMs},
                                 {"reference",
                                  {{"name", r.referenceLibrary}, {"ms", r.referenceMs}}},
@@ -332,15 +306,20 @@ void runTune(const TuneOptions& o) {
         hex(dag.canonicalHash()).c_str(), t.name.c_str(), static_cast<long long>(t.channels),
         static_cast<long long>(t.height), static_cast<long long>(t.width),
         s->layers[which].flops / 1e6, t.flops() / 1e6);
-    // One column of times, whatever the algorithm's name and the library's.
-    const std::string tuned =
-        "tuned (" + r.algorithm + ", " + counted(r.trials, "trial", "trials") + ")";
-    const int width = static_cast<int>(
-        std::max({tuned.size(), r.referenceLibrary.size(), std::string("start schedule").size()}));
+    // One column of times, whatever the algorithm's name and the library's. The best trial is
+    // the progress's last figure; the chosen schedule is timed again after the tuning and its
+    // median is what the speed-up (and a search's Kernel ms) counts, so the two may differ.
+    const std::string tuned = "best trial (" + r.algorithm + ", " +
+                              counted(r.trials, "trial", "trials") + ", start included)";
+    const std::string chosen = "chosen schedule, median of its timings";
+    const int width =
+        static_cast<int>(std::max({tuned.size(), chosen.size(), r.referenceLibrary.size()}));
     std::printf("  %-*s %9.4f ms\n", width, "start schedule", r.defaultMs);
-    std::printf("  %-*s %9.4f ms  %s\n", width, tuned.c_str(), r.bestMs, r.bestSchedule.c_str());
+    std::printf("  %-*s %9.4f ms\n", width, tuned.c_str(), r.bestTrialMs);
+    std::printf("  %-*s %9.4f ms  %s\n", width, chosen.c_str(), r.bestMs, r.bestSchedule.c_str());
     std::printf("  %-*s %9.4f ms\n", width, r.referenceLibrary.c_str(), r.referenceMs);
-    std::printf("  speed-up over the convolution: %.2fx\n", r.speedup());
+    std::printf("  speed-up over the convolution (its time over the chosen schedule's): %.2fx\n",
+                r.speedup());
   }
   if (r.bestMs <= 0) throw RunFailed("no schedule of the kernel was verified");
 }

@@ -13,4 +13,19 @@ inline std::string groupsSource(std::int64_t groups, std::uint64_t seed) {
   return "G drawn per kernel by --seed " + std::to_string(seed) + " (--groups fixes it)";
 }
 
+// Where the G a kernel file is fitted with comes from (`kas show`, `solve`, `tune`, `train`):
+// another G gives other sizes and FLOPs.
+inline std::string groupsFrom(std::int64_t fileGroups, std::int64_t given) {
+  if (given) return "--groups";
+  if (fileGroups) return "the file's, as sampled";
+  return "the first that fits";
+}
+
+// For a kernel that does not fit: the G its file holds was the only one tried.
+inline std::string sampledWith(std::int64_t fileGroups, std::int64_t given) {
+  if (!fileGroups || given) return "";
+  return " (tried with the file's G=" + std::to_string(fileGroups) +
+         ", as sampled; --groups N tries another)";
+}
+
 }  // namespace opevo::cli

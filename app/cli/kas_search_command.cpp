@@ -18,9 +18,11 @@
 #include "common/error.h"
 #include "kas/backbone.h"
 #include "kas/candidate_front.h"
+#include "kas/kas_checks.h"
 #include "kas/kas_json.h"
 #include "kas/kas_search.h"
 #include "kas/share_text.h"
+#include "kas/training_limits.h"
 #include "space/text.h"
 #include "store/live_status.h"
 
@@ -34,7 +36,7 @@ void onInterrupt(int) {
 
 struct SearchOptions {
   kas::KasSearchSettings settings;
-  std::int64_t resume = 0;
+  std::optional<std::int64_t> resume;  // given: whatever the id (0 and -1 are no search either)
   std::string db;
   bool json = false;
 };
@@ -54,9 +56,24 @@ std::optional<kas::ConvBaseline> convolutionOf(const KasSearchRecord& r) {
   return kas::ConvBaseline::fromJson(j["convolution"]);
 }
 
-double baselineAccuracy(const KasSearchRecord& r) {
-  const auto j = nlohmann::json::parse(r.baselineJson, nullptr, false);
-  return j.is_object() ? j.value("accuracy", 0.0) : 0.0;
+// An accuracy as the tables print it: a diverged training's is chance's, not the kernel's.
+std::string accuracyText(const KasCandidateRow& c) {
+  if (kas::trainingDiverged(c)) return "diverged";
+  return fmt(c.accuracy ? std::optional(*c.accuracy * 100) : std::nullopt, "%.2f%%");
+}
+
+std::string baselineText(const std::optional<double>& base) {
+  return base ? fmt(*base * 100, "%.2f%%") : "-";
+}
+
+// A speed-up as words: below 1 the kernel is slower than the convolutions.
+std::string speedText(double speedup) {
+  char buf[96];
+  if (speedup >= 1)
+    std::snprintf(buf, sizeof buf, "%.2fx faster than the convolutions", speedup);
+  else
+    std::snprintf(buf, sizeof buf, "%.2fx the convolutions' speed (slower)", speedup);
+  return buf;
 }
 
 nlohmann::json candidateJson(const KasCandidateRow& c) {
@@ -74,7 +91,40 @@ nlohmann::json candidateJson(const KasCandidateRow& c) {
   j["conv_ms"] = c.convMs ? nlohmann::json(*c.convMs) : nlohmann::json();
   j["speedup"] = c.speedup() ? nlohmann::json(*c.speedup()) : nlohmann::json();
   j["accuracy"] = c.accuracy ? nlohmann::json(*c.accuracy) : nlohmann::json();
+  j["diverged"] = kas::trainingDiverged(c);
+  // What Kernel ms is the sum of: count x the chosen schedule's median, per layer.
+  nlohmann::json layers = nlohmann::json::array();
+  for (const kas::LayerTime& t : kas::layerTimes(c))
+    layers.push_back(
+        {{"layer", t.layer},
+         {"count", t.count},
+         {"ms", t.chosenMs},
+         {"best_trial_ms", t.bestTrialMs ? nlohmann::json(*t.bestTrialMs) : nlohmann::json()},
+         {"schedule", t.schedule}});
+  j["layers"] = std::move(layers);
   return j;
+}
+
+// What each tuned candidate's Kernel ms is made of, so that it can be traced from the layers.
+void printLayerTimes(const std::vector<KasCandidateRow>& all) {
+  bool header = false;
+  for (const auto& c : all) {
+    const std::vector<kas::LayerTime> layers = kas::layerTimes(c);
+    if (layers.empty() || !c.kernelMs) continue;
+    if (!header) {
+      std::printf(
+          "\nkernel ms per layer: count x the chosen schedule's median (timed again after the "
+          "tuning), summed; the best trial is the fastest single timing while tuning\n");
+      std::printf("%4s  %-24s %5s %10s %14s %11s\n", "seq", "layer", "count", "median ms",
+                  "count x median", "best trial");
+      header = true;
+    }
+    for (const kas::LayerTime& t : layers)
+      std::printf("%4d  %-24s %5lld %10.4f %14.4f %11s\n", c.seq, t.layer.c_str(),
+                  static_cast<long long>(t.count), t.chosenMs,
+                  static_cast<double>(t.count) * t.chosenMs, fmt(t.bestTrialMs, "%.4f").c_str());
+    std::printf("%4d  %-24s %5s %10s %14.3f\n", c.seq, "kernel ms", "", "", *c.kernelMs);
+  }
 }
 
 void printReport(Store& store, std::int64_t id, bool json) {
@@ -83,10 +133,10 @@ void printReport(Store& store, std::int64_t id, bool json) {
   const auto all = store.kasCandidates(id);
   // As it stands: stored "running" by a program that died reads as interrupted.
   const RunStatus status = LiveStatus(store).of(*r);
-  const double base = baselineAccuracy(*r);
+  const std::optional<double> base = kas::baselineAccuracy(*r);
   const std::vector<const KasCandidateRow*> candidates = kas::pointersTo(all);
   const std::vector<int> front = kas::frontSeqs(candidates);
-  const KasCandidateRow* best = kas::bestWithinLoss(candidates, base, 0.01);
+  const KasCandidateRow* best = base ? kas::bestWithinLoss(candidates, *base, 0.01) : nullptr;
   double sampleS = 0, tuneS = 0, trainS = 0;
   if (const auto b = nlohmann::json::parse(r->baselineJson, nullptr, false); b.is_object()) {
     sampleS = b.value("sample_seconds", 0.0);
@@ -100,13 +150,15 @@ void printReport(Store& store, std::int64_t id, bool json) {
     nlohmann::json out = {{"search", id},
                           {"network", r->network},
                           {"status", std::string(runStatusName(status))},
-                          {"baseline_accuracy", base},
+                          {"baseline_accuracy", base ? nlohmann::json(*base) : nlohmann::json()},
                           {"seconds", {{"sample", sampleS}, {"tune", tuneS}, {"train", trainS}}},
                           {"candidates", nlohmann::json::array()},
                           {"pareto", nlohmann::json::array()}};
     if (const auto conv = convolutionOf(*r)) out["convolution"] = conv->toJson();
     for (const auto& c : all) out["candidates"].push_back(candidateJson(c));
     for (int seq : front) out["pareto"].push_back(seq);
+    // The fastest kernel at least as accurate as the baseline minus 1 point (null without one,
+    // or without a baseline).
     out["best_within_1pt"] = best ? candidateJson(*best) : nlohmann::json();
     std::cout << out.dump() << "\n";
     return;
@@ -124,7 +176,8 @@ void printReport(Store& store, std::int64_t id, bool json) {
         "(stored as running, but no process runs it: its program ended without a word; it "
         "resumes with opevo kas search --resume %lld)\n",
         static_cast<long long>(id));
-  std::printf("baseline (standard convolutions) accuracy %.2f%%\n", base * 100);
+  std::printf("baseline (standard convolutions) accuracy %s\n",
+              base ? baselineText(base).c_str() : "not trained yet");
   std::printf("time: sampling %.3f s, tuning %.1f s, training %.1f s\n", sampleS, tuneS, trainS);
   if (const auto conv = convolutionOf(*r)) std::printf("conv ms: %s\n", conv->describe().c_str());
   std::printf("\n%4s  %-16s %5s %7s %10s %10s %8s %9s  %s\n", "seq", "kernel", "G", "FLOPs",
@@ -137,10 +190,9 @@ void printReport(Store& store, std::int64_t id, bool json) {
     std::printf("%4d  %-16s %5lld %7s %10s %10s %8s %9s  %s\n", c.seq, c.hash.c_str(),
                 static_cast<long long>(c.groups), kas::shareText(c.flopsRatio).c_str(),
                 fmt(c.kernelMs, "%.3f").c_str(), fmt(c.convMs, "%.3f").c_str(),
-                fmt(c.speedup(), "%.2fx").c_str(),
-                fmt(c.accuracy ? std::optional(*c.accuracy * 100) : std::nullopt, "%.2f%%").c_str(),
-                note.c_str());
+                fmt(c.speedup(), "%.2fx").c_str(), accuracyText(c).c_str(), note.c_str());
   }
+  printLayerTimes(all);
   std::printf("\nPareto front (speed-up, accuracy):");
   for (int seq : front) {
     const KasCandidateRow& c = *std::find_if(
@@ -149,13 +201,26 @@ void printReport(Store& store, std::int64_t id, bool json) {
   }
   const bool ended = status == RunStatus::Finished || status == RunStatus::Failed;
   std::printf("%s\n", !front.empty() ? "" : ended ? " none" : " none yet");
-  if (best)
+  std::string diverged;
+  for (const auto& c : all)
+    if (kas::trainingDiverged(c))
+      diverged += (diverged.empty() ? " #" : ", #") + std::to_string(c.seq);
+  if (!diverged.empty())
     std::printf(
-        "best within 1 point of the baseline: #%d %s, %.2fx faster, %.2f%% (baseline "
-        "%.2f%%)\n",
-        best->seq, best->hash.c_str(), *best->speedup(), *best->accuracy * 100, base * 100);
+        "left off the front:%s (training diverged: the loss was not finite, so the accuracy is "
+        "chance's, not the kernel's)\n",
+        diverged.c_str());
+  // bestWithinLoss takes any kernel down to a point below the baseline: above it too, and
+  // slower than the convolutions as well as faster.
+  constexpr const char* kRule = "at least as accurate as the baseline minus 1 point";
+  if (best)
+    std::printf("fastest kernel %s: #%d %s, %s, %.2f%% (baseline %.2f%%)\n", kRule, best->seq,
+                best->hash.c_str(), speedText(*best->speedup()).c_str(), *best->accuracy * 100,
+                *base * 100);
+  else if (!base)
+    std::printf("no kernel is compared with the baseline: it is not trained yet\n");
   else
-    std::printf("no trained kernel is within 1 point of the baseline%s\n", ended ? "" : " yet");
+    std::printf("no trained kernel is %s%s\n", kRule, ended ? "" : " yet");
 }
 
 // The search's progress on standard error. On a terminal, a step's progress (a layer's trials)
@@ -177,24 +242,37 @@ class PrintingObserver final : public kas::KasSearchObserver {
     endLive();
     switch (c.stage) {
       case KasStage::Sampled:
-        std::fprintf(stderr, "[%d/%d] %s: G=%lld, %s of the FLOPs\n", c.seq, m_total,
-                     c.hash.c_str(), static_cast<long long>(c.groups),
-                     kas::shareText(c.flopsRatio).c_str());
+        header(c, "");
         break;
       case KasStage::Tuned:
-        std::fprintf(stderr, "[%d/%d]   tuned in %.0f s: %.3f ms against %.3f ms, %.2fx%s%s\n",
+        std::fprintf(stderr,
+                     "[%d/%d]   tuned in %.0f s: %.3f ms (count x chosen schedule's median, summed "
+                     "over the layers) against %.3f ms, %.2fx%s%s\n",
                      c.seq, m_total, c.tuneSeconds, *c.kernelMs, *c.convMs, *c.speedup(),
                      c.message.empty() ? "" : "; ", c.message.c_str());
         break;
       case KasStage::Trained:
-        std::fprintf(stderr, "[%d/%d]   trained in %.0f s: accuracy %.2f%%%s%s%s\n", c.seq, m_total,
-                     c.trainSeconds, *c.accuracy * 100, c.stoppedEarly ? " (stopped early)" : "",
-                     c.message.empty() ? "" : "; ", c.message.c_str());
+        if (kas::trainingDiverged(c))
+          std::fprintf(stderr,
+                       "[%d/%d]   trained in %.0f s: training diverged (no accuracy: the loss was "
+                       "not finite)\n",
+                       c.seq, m_total, c.trainSeconds);
+        else
+          std::fprintf(stderr, "[%d/%d]   trained in %.0f s: accuracy %.2f%%%s%s%s\n", c.seq,
+                       m_total, c.trainSeconds, *c.accuracy * 100,
+                       c.stoppedEarly ? " (stopped early)" : "", c.message.empty() ? "" : "; ",
+                       c.message.c_str());
         break;
       case KasStage::Failed:
         std::fprintf(stderr, "[%d/%d]   failed: %s\n", c.seq, m_total, c.message.c_str());
         break;
     }
+  }
+  // A resumed search's candidate gets its header again: its next step's lines follow it.
+  void candidateResumed(const KasCandidateRow& c) override {
+    endLive();
+    header(c, c.stage == KasStage::Tuned ? " (resumed: tuned before, to be trained)"
+                                         : " (resumed: its tuning starts again)");
   }
   void note(const std::string& text) override {
     endLive();
@@ -207,6 +285,10 @@ class PrintingObserver final : public kas::KasSearchObserver {
     }
     std::fprintf(stderr, "\r\033[K[%d/%d]   %s", seq, m_total, what.c_str());
     m_live = true;
+  }
+  void header(const KasCandidateRow& c, const char* resumed) {
+    std::fprintf(stderr, "[%d/%d] %s: G=%lld, %s of the FLOPs%s\n", c.seq, m_total, c.hash.c_str(),
+                 static_cast<long long>(c.groups), kas::shareText(c.flopsRatio).c_str(), resumed);
   }
   // Ends the live line, so what is printed next starts on a line of its own.
   void endLive() {
@@ -223,10 +305,13 @@ class PrintingObserver final : public kas::KasSearchObserver {
 
 void runSearch(SearchOptions& o) {
   const bool terminal = isatty(fileno(stderr)) == 1;
-  Store store(o.resume > 0 ? existingDatabase(o.db) : o.db.empty() ? Store::defaultPath() : o.db);
+  // Every setting is checked before the database is opened, let alone a search stored in it
+  // (the KasSearch constructor checks again, for the window).
+  if (!o.resume) o.settings.check();
+  Store store(o.resume ? existingDatabase(o.db) : o.db.empty() ? Store::defaultPath() : o.db);
   std::unique_ptr<kas::KasSearch> search =
-      o.resume > 0 ? std::make_unique<kas::KasSearch>(store, o.resume)
-                   : std::make_unique<kas::KasSearch>(store, o.settings);
+      o.resume ? std::make_unique<kas::KasSearch>(store, *o.resume)
+               : std::make_unique<kas::KasSearch>(store, o.settings);
   const auto& s = search->settings();
   if (!o.json)
     std::fprintf(stderr,
@@ -238,7 +323,7 @@ void runSearch(SearchOptions& o) {
                  counted(s.trials, "trial", "trials").c_str(),
                  counted(s.training.epochs, "epoch", "epochs").c_str(), s.training.trainImages,
                  s.training.testImages, groupsSource(s.groups, s.seed).c_str(),
-                 o.resume > 0 ? " (resumed)" : "");
+                 o.resume ? " (resumed)" : "");
   PrintingObserver printer(s.candidates, terminal);
   g_stop = false;
   std::signal(SIGINT, onInterrupt);
@@ -268,7 +353,7 @@ void runSearches(const std::string& db, bool json) {
     const std::string status(runStatusName(live.of(r)));
     std::size_t trained = 0;
     for (const auto& c : all) trained += c.stage == KasStage::Trained;
-    const double base = baselineAccuracy(r);
+    const std::optional<double> base = kas::baselineAccuracy(r);
     if (json) {
       out.push_back({{"id", r.id},
                      {"network", r.network},
@@ -276,11 +361,11 @@ void runSearches(const std::string& db, bool json) {
                      {"started", r.started},
                      {"candidates", all.size()},
                      {"trained", trained},
-                     {"baseline_accuracy", base}});
+                     {"baseline_accuracy", base ? nlohmann::json(*base) : nlohmann::json()}});
     } else {
-      std::printf("%4lld  %-10s %-12s %-24s %10zu %8zu %8.2f%%\n", static_cast<long long>(r.id),
+      std::printf("%4lld  %-10s %-12s %-24s %10zu %8zu %9s\n", static_cast<long long>(r.id),
                   r.network.c_str(), status.c_str(), r.started.c_str(), all.size(), trained,
-                  base * 100);
+                  baselineText(base).c_str());
     }
   }
   if (json) std::cout << out.dump() << "\n";
@@ -289,8 +374,8 @@ void runSearches(const std::string& db, bool json) {
 struct TrainOptions {
   std::string file;
   bool baseline = false;
+  std::int64_t groups = 0;  // 0: the file's G, else the first that fits
   kas::TrainRequest request;
-  std::string curve;
   bool json = false;
 };
 
@@ -298,31 +383,34 @@ void runTrain(TrainOptions& o) {
   kas::TrainRequest q = o.request;
   if (o.baseline && !o.file.empty())
     throw InputError("--baseline trains the plain backbone: give no kernel file");
+  if (!o.baseline && o.file.empty()) throw InputError("give a kernel file, or --baseline");
+  // What opevo-kas-train would refuse after it started, refused here in its words.
+  kas::checkTraining(q);
+  std::string groupsText;
   if (!o.baseline) {
-    if (o.file.empty()) throw InputError("give a kernel file, or --baseline");
-    // The file's G was fitted to the network it was sampled for, not to the training backbone,
-    // whose channels differ: training takes --groups (1 by default), as before files kept G.
-    const kas::MicroDag dag = kas::loadKernel(o.file);
+    // The file's G, as show, solve and tune take it: sampling fitted it to the network and to
+    // this backbone both, and --groups 4 trained a kernel at G=1 when the file said 4.
+    const kas::KernelFile kernel = kas::readKernelFile(o.file);
+    const kas::MicroDag& dag = kernel.dag;
     // Checked here, naming the file, as the training program would check its copy of it.
-    const kas::SolveResult solved =
-        kas::solveKernel(dag, kas::backboneTargets(), q.groups, q.budget);
+    const kas::SolveResult solved = kas::solveKernel(dag, kas::backboneTargets(),
+                                                     o.groups ? o.groups : kernel.groups, q.budget);
     if (!solved.solution)
-      throw InputError(
-          o.file + ": does not fit the backbone's convolutions within the budget: " + solved.error);
+      throw InputError(o.file + ": does not fit the backbone's convolutions: " + solved.error +
+                       sampledWith(kernel.groups, o.groups));
+    q.groups = solved.solution->groups;
     q.kernelJson = kas::kernelToJson(dag).dump();
+    groupsText = "G=" + std::to_string(q.groups) + " (" + groupsFrom(kernel.groups, o.groups) + ")";
   }
-  if (!o.curve.empty()) {
-    std::stringstream in(o.curve);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      double v = 0;
-      if (!parseNumber(item, v))
-        throw InputError("--reference-curve: '" + item + "' is not a number");
-      q.referenceCurve.push_back(v);
-    }
-  }
+  const std::string what = o.baseline ? "baseline" : o.file;
+  if (!o.json)
+    std::fprintf(stderr, "%s%s%s: training %s on %d images\n", what.c_str(),
+                 groupsText.empty() ? "" : " at ", groupsText.c_str(),
+                 counted(q.epochs, "epoch", "epochs").c_str(), q.trainImages);
   std::string why;
-  const auto r = kas::runTraining(q, &why);
+  const auto r = kas::runTraining(q, &why, nullptr, [&](const std::string& line) {
+    if (!o.json) std::fprintf(stderr, "%s\n", line.c_str());
+  });
   if (!r) throw RunFailed(why);
   if (o.json) {
     // The training program read a temporary copy of the kernel: the file given is the one named.
@@ -332,28 +420,41 @@ void runTrain(TrainOptions& o) {
     std::cout << out.dump() << "\n";
     return;
   }
-  std::printf("%s: accuracy %.2f%% after %d of %d epochs in %.1f s%s\n",
-              o.baseline ? "baseline" : o.file.c_str(), r->accuracy * 100, r->epochsRun, q.epochs,
-              r->seconds, r->stoppedEarly ? " (stopped early by Canvas's rule)" : "");
+  std::printf("%s%s%s: accuracy %s after %d of %d epochs in %.1f s%s\n", what.c_str(),
+              groupsText.empty() ? "" : " at ", groupsText.c_str(),
+              r->diverged ? "- (training diverged)" : fmt(r->accuracy * 100, "%.2f%%").c_str(),
+              r->epochsRun, q.epochs, r->seconds,
+              r->stoppedEarly ? " (stopped early by Canvas's rule)" : "");
   std::printf("curve:");
   for (double a : r->curve) std::printf(" %.2f%%", a * 100);
   std::printf("\n");
 }
 
 void addTrainingOptions(CLI::App* c, kas::TrainRequest& t) {
-  c->add_option("--epochs", t.epochs, "Training epochs")->capture_default_str()->check(atLeast(1));
+  // The training program's own limits and words (core/kas/training_limits.h): a value it would
+  // refuse is refused here, before a search is stored or a baseline trained.
+  using L = kas::TrainingLimits;
+  c->add_option("--epochs", t.epochs, "Training epochs")
+      ->capture_default_str()
+      ->check(atLeast(1))
+      ->check(CLI::Range(1, L::maxEpochs));
   c->add_option("--train-images", t.trainImages, "Fashion-MNIST training images used")
       ->capture_default_str()
-      ->check(CLI::Range(1, 60000));
+      ->check(CLI::Range(1, L::maxTrainImages));
   c->add_option("--test-images", t.testImages, "Test images the accuracy is measured on")
       ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
-  c->add_option("--batch", t.batch, "Batch size")->capture_default_str()->check(atLeast(1));
+      ->check(CLI::Range(1, L::maxTestImages));
+  c->add_option("--batch", t.batch, "Batch size")
+      ->capture_default_str()
+      ->check(atLeast(1))
+      ->check(CLI::Range(1, L::maxBatch));
   c->add_option("--train-seed", t.seed, "Seed of the training")->capture_default_str();
   c->add_option("--theta", t.theta, "Canvas's early-stopping strictness")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
-  c->add_option("--threads", t.threads, "Training threads (default: every core)");
+  c->add_option("--threads", t.threads, "Training threads (default: every core)")
+      ->check(atLeast(1))
+      ->check(CLI::Range(1, L::maxThreads));
   c->add_option("--data", t.dataDir,
                 "Fashion-MNIST folder (default: /usr/share/datasets/fashion-mnist, Debian's "
                 "dataset-fashion-mnist)");
@@ -380,7 +481,8 @@ void addKasSearchCommands(CLI::App* kas) {
   s->add_option("--params", st.budget.params, "Weights budget, a fraction of the convolutions'")
       ->capture_default_str()
       ->check(CLI::Range(1e-6, 100.0));
-  s->add_option("--groups", st.groups, "Group count G (default: tried in turn)");
+  s->add_option("--groups", st.groups, "Group count G (default: drawn per kernel)")
+      ->check(atLeast(1));
   s->add_option("--seed", st.seed, "Seed of the sampler and the tuners")->capture_default_str();
   s->add_option("--trials", st.trials, "Schedules measured per replaced layer")
       ->capture_default_str()
@@ -388,7 +490,8 @@ void addKasSearchCommands(CLI::App* kas) {
   s->add_option("--algo", st.algorithm, "Tuning algorithm (opevo tuners)")->capture_default_str();
   s->add_option("--min-speedup", st.minSpeedup,
                 "Train only kernels at least this much faster than the convolution")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(nonNegativeFinite());
   addTrainingOptions(s, st.training);
   CLI::Option* resume = s->add_option(
       "--resume", search.resume, "Continue a stored search (opevo kas searches) with its settings");
@@ -431,13 +534,15 @@ void addKasSearchCommands(CLI::App* kas) {
   t->add_option("--params", train.request.budget.params, "Weights budget")
       ->capture_default_str()
       ->check(CLI::Range(1e-6, 100.0));
-  t->add_option("--groups", train.request.groups, "Group count G")
-      ->capture_default_str()
+  t->add_option("--groups", train.groups,
+                "Group count G (default: the file's, else the first that fits)")
       ->check(atLeast(1));
   addTrainingOptions(t, train.request);
-  t->add_option("--reference-curve", train.curve,
+  t->add_option("--reference-curve", train.request.referenceCurve,
                 "Accuracy per epoch of the best result so far (a1,a2,...): stops early below "
-                "Canvas's threshold");
+                "Canvas's threshold")
+      ->delimiter(',')
+      ->check(CLI::Range(0.0, 1.0));
   t->add_flag("--json", train.json, "Print the training program's JSON");
   t->callback([] { runTrain(train); });
 }

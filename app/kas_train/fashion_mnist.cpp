@@ -2,20 +2,16 @@
 
 #include <zlib.h>
 
-#include <filesystem>
 #include <memory>
 
 #include "common/error.h"
+#include "kas/training_limits.h"
 
 namespace opevo::kastrain {
 namespace {
 
 // A whole gzip file (also reads an uncompressed one, as gzread passes those through).
 std::vector<std::uint8_t> readGzip(const std::string& path) {
-  if (!std::filesystem::exists(path))
-    throw InputError(path +
-                     ": not found (Fashion-MNIST comes with the Debian package "
-                     "dataset-fashion-mnist; or pass --data DIR holding the four .gz files)");
   std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), gzclose);
   if (!file) throw InputError(path + ": cannot open");
   std::vector<std::uint8_t> out;
@@ -57,6 +53,8 @@ std::vector<std::int64_t> idxDims(const std::vector<std::uint8_t>& bytes, int di
 }  // namespace
 
 ImageSet loadFashionMnist(const std::string& dir, bool train) {
+  // A missing file is named as opevo names it before it starts this program.
+  kas::checkFashionMnistFolder(dir);
   const std::string prefix = dir + "/" + (train ? "train" : "t10k");
   const std::string imagesPath = prefix + "-images-idx3-ubyte.gz";
   const std::string labelsPath = prefix + "-labels-idx1-ubyte.gz";

@@ -4,10 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "kas/training_limits.h"
+
 namespace opevo::kastrain {
 
-// Where Debian's dataset-fashion-mnist package puts the gzipped IDX files.
-inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+using kas::kFashionMnistDir;
 
 // One split of Fashion-MNIST: `count` grey rows x cols images, row-major bytes, one label each.
 struct ImageSet {

@@ -25,6 +25,7 @@
 #include "common/error.h"
 #include "kas/backbone.h"
 #include "kas/kas_json.h"
+#include "kas/training_limits.h"
 #include "kas_train/kernel_check.h"
 #include "kas_train/training.h"
 
@@ -59,17 +60,17 @@ void addOptions(CLI::App& app, Options& o) {
   app.add_option("--data", o.data, "Folder of Fashion-MNIST's four .gz files")
       ->capture_default_str();
   app.add_option("--epochs", o.train.epochs, "Epochs")
-      ->check(CLI::Range(1, 1000))
+      ->check(CLI::Range(1, kas::TrainingLimits::maxEpochs))
       ->capture_default_str();
   app.add_option("--train-images", o.train.trainImages,
                  "Training images (the first of a seeded shuffle)")
-      ->check(CLI::Range(1, 60000))
+      ->check(CLI::Range(1, kas::TrainingLimits::maxTrainImages))
       ->capture_default_str();
   app.add_option("--test-images", o.train.testImages, "Test images (the first of the test split)")
-      ->check(CLI::Range(1, 10000))
+      ->check(CLI::Range(1, kas::TrainingLimits::maxTestImages))
       ->capture_default_str();
   app.add_option("--batch", o.train.batch, "Batch size")
-      ->check(CLI::Range(1, 4096))
+      ->check(CLI::Range(1, kas::TrainingLimits::maxBatch))
       ->capture_default_str();
   app.add_option("--lr", o.train.lr, "Learning rate at the start (cosine decay to 0)")
       ->check(CLI::Range(1e-6, 10.0))
@@ -77,7 +78,7 @@ void addOptions(CLI::App& app, Options& o) {
   app.add_option("--seed", o.train.seed, "Seed of the weights and the shuffles")
       ->capture_default_str();
   app.add_option("--threads", o.threads, "libtorch threads (default: every core)")
-      ->check(CLI::Range(1, 1024));
+      ->check(CLI::Range(1, kas::TrainingLimits::maxThreads));
   app.add_option("--reference-curve", o.train.referenceCurve,
                  "Test accuracy per epoch of the best result so far (stops a run that falls "
                  "behind it)")
@@ -107,8 +108,7 @@ int run(const Options& o) {
     dag = kas::loadKernel(o.kernel);
     kas::SolveResult solved = kas::solveKernel(*dag, targets, o.groups, o.budget);
     if (!solved.solution)
-      throw InputError(o.kernel + ": does not fit the backbone's convolutions within the budget: " +
-                       solved.error);
+      throw InputError(o.kernel + ": does not fit the backbone's convolutions: " + solved.error);
     solution = std::move(solved.solution);
   }
   if (o.check) {

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "store/records.h"
@@ -23,6 +25,24 @@ std::vector<int> frontSeqs(const std::vector<const KasCandidateRow*>& candidates
 // baseline's, diverged ones left out; nullptr when none is.
 const KasCandidateRow* bestWithinLoss(const std::vector<const KasCandidateRow*>& candidates,
                                       double baselineAccuracy, double maxLoss);
+
+// The baseline's accuracy (0..1) from a search's record; nullopt until the baseline is trained
+// (a search interrupted before, or failed at, its baseline), which read as "0.00%".
+std::optional<double> baselineAccuracy(const KasSearchRecord& search);
+
+// One replaced layer's share of a candidate's Kernel ms: kernelMs is the sum of count x
+// chosenMs over its layers. chosenMs is the median of the chosen schedule's own timing after
+// the tuning; bestTrialMs the fastest trial during it (what the progress printed last), the
+// start schedule's included; they differ by the timings' noise.
+struct LayerTime {
+  std::string layer;
+  std::int64_t count = 1;
+  double chosenMs = 0;
+  std::optional<double> bestTrialMs;  // nullopt: a tuning stored without its curve
+  std::string schedule;
+};
+// The layers of a tuned candidate's tuningJson, in order; empty when it has none.
+std::vector<LayerTime> layerTimes(const KasCandidateRow& c);
 
 // The candidates as the functions above take them.
 std::vector<const KasCandidateRow*> pointersTo(const std::vector<KasCandidateRow>& candidates);

@@ -31,4 +31,8 @@ std::vector<SampledCandidate> sampleCandidates(const std::vector<ConvTarget>& ne
   return out;
 }
 
+std::string noKernelFitsText(const std::string& network) {
+  return "no kernel fits " + network + " and the backbone within the budget";
+}
+
 }  // namespace opevo::kas

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kas/conv_targets.h"
@@ -35,5 +36,8 @@ struct CandidateSampling {
 std::vector<SampledCandidate> sampleCandidates(const std::vector<ConvTarget>& network,
                                                const CandidateSampling& sampling,
                                                SampleStats* stats = nullptr);
+
+// What `kas sample` and `kas search` say when sampleCandidates found none.
+std::string noKernelFitsText(const std::string& network);
 
 }  // namespace opevo::kas

@@ -1,6 +1,7 @@
 #include "kas/kas_search.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -8,10 +9,10 @@
 #include "kas/backbone.h"
 #include "kas/candidate_sampling.h"
 #include "kas/conv_targets.h"
+#include "kas/kas_checks.h"
 #include "kas/kas_conv_timing.h"
 #include "kas/kas_json.h"
 #include "kas/kas_tuning.h"
-#include "net/network_json.h"
 
 namespace opevo::kas {
 namespace {
@@ -30,15 +31,6 @@ std::string hex(std::uint64_t h) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
-}
-
-std::vector<ConvTarget> networkTargets(const std::string& network) {
-  auto targets = replaceableConvolutions(net::loadNetwork(network));
-  if (targets.empty())
-    throw InputError(network +
-                     ": no convolution a kernel can replace (C -> C channels, stride 1, "
-                     "a window wider than 1x1)");
-  return targets;
 }
 
 // The curve the next candidate is held to: that of the most accurate full training so far (the
@@ -119,9 +111,27 @@ KasSearchSettings KasSearchSettings::fromJson(const nlohmann::json& j) {
   return s;
 }
 
+void KasSearchSettings::check() const {
+  const std::vector<ConvTarget> targets = networkTargets(network);
+  if (!(budget.flops > 0 && budget.params > 0 && std::isfinite(budget.flops) &&
+        std::isfinite(budget.params)))
+    throw InputError("--flops and --params must be fractions above 0");
+  checkGroups(targets, groups, network);
+  if (candidates < 1)
+    throw InputError("--candidates " + std::to_string(candidates) + ": expected 1 or more");
+  if (!(seconds >= 0 && std::isfinite(seconds)))
+    throw InputError("--seconds: expected 0 (no limit) or more");
+  if (minPrimitives < 1 || maxPrimitives < minPrimitives)
+    throw InputError("--min-primitives must be at least 1 and at most --max-primitives");
+  checkTuning(targets, algorithm, trials);
+  if (!(minSpeedup >= 0 && std::isfinite(minSpeedup)))
+    throw InputError("--min-speedup: expected 0 or more");
+  checkTraining(training);
+}
+
 KasSearch::KasSearch(Store& store, KasSearchSettings settings)
     : m_store(store), m_settings(std::move(settings)) {
-  networkTargets(m_settings.network);  // a bad network is named before anything is stored
+  m_settings.check();  // a bad setting is named before anything is stored or trained
   KasSearchRecord r;
   r.network = m_settings.network;
   r.settingsJson = m_settings.toJson().dump();
@@ -137,6 +147,7 @@ KasSearch::KasSearch(Store& store, std::int64_t searchId) : m_store(store), m_id
   if (j.is_discarded())
     throw InputError("kernel search " + std::to_string(searchId) + ": its settings are not JSON");
   m_settings = KasSearchSettings::fromJson(j);
+  m_settings.check();  // the dataset may have moved, the trainer's limits changed
 }
 
 RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* stop) {
@@ -164,7 +175,7 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
   const std::vector<SampledCandidate> kernels = sampleCandidates(netTargets, sampling);
   const double sampleSeconds = since(sampleStart);
   if (kernels.empty()) {
-    obs.note("no kernel fits " + s.network + " and the backbone within the budget");
+    obs.note(noKernelFitsText(s.network));
     m_store.setKasSearchStatus(m_id, RunStatus::Failed);
     return RunStatus::Failed;
   }
@@ -179,7 +190,8 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
   if (!baseline.contains("accuracy")) {
     obs.note("training the baseline backbone");
     std::string why;
-    const auto b = runTraining(s.training, &why, stop);
+    const auto b = runTraining(s.training, &why, stop,
+                               [&](const std::string& line) { obs.note("baseline " + line); });
     if (!b) {
       obs.note(why);
       const RunStatus status = stop && stop->load() ? RunStatus::Interrupted : RunStatus::Failed;
@@ -245,10 +257,16 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
       c.paramsRatio = speed.convParams > 0 ? speed.params / speed.convParams : 0;
       m_store.putKasCandidate(c);
       obs.candidateUpdated(c);
+    } else {
+      obs.candidateResumed(c);
     }
 
     if (c.stage == KasStage::Sampled) {
       const auto tuneStart = Clock::now();
+      // Time spent tuning it before a kill counts: that tuning is redone, and the report's
+      // tuning time read 0.0 s after ten were spent.
+      const double tunedBefore = c.tuneSeconds;
+      auto lastSaved = tuneStart;
       nlohmann::json layers = nlohmann::json::array();
       double kernelMs = 0, convMs = 0;
       std::string failure;
@@ -264,9 +282,16 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
           o.referenceLibrary = convolution->library + " convolution of " + target.name;
           o.progress = [&](int trial, double best) {
             char text[160];
-            std::snprintf(text, sizeof text, "%s: trial %d, best %.4f ms", target.name.c_str(),
-                          trial, best);
+            std::snprintf(text, sizeof text,
+                          "%s: trial %d, best trial %.4f ms (the start schedule included)",
+                          target.name.c_str(), trial, best);
             obs.stepProgress(seq, text);
+            // Stored as it goes (every few seconds): a search killed now reports the time spent.
+            if (since(lastSaved) >= 2) {
+              c.tuneSeconds = tunedBefore + since(tuneStart);
+              m_store.putKasCandidate(c);
+              lastSaved = Clock::now();
+            }
           };
           const KasTuneResult r = tuneKasLayer(measurer, o);
           if (r.bestMs <= 0 || r.referenceMs <= 0) {
@@ -280,6 +305,7 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
                             {"count", target.count},
                             {"schedule", r.bestSchedule},
                             {"ms", r.bestMs},
+                            {"best_trial_ms", r.bestTrialMs},
                             {"default_ms", r.defaultMs},
                             {"conv_ms", r.referenceMs},
                             {"conv", r.referenceLibrary},
@@ -289,7 +315,7 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
           failure = target.name + ": " + e.what();
         }
       }
-      c.tuneSeconds = since(tuneStart);
+      c.tuneSeconds = tunedBefore + since(tuneStart);
       c.tuningJson = layers.dump();
       if (failure.empty()) {
         c.stage = KasStage::Tuned;
@@ -318,7 +344,8 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
     q.referenceCurve = referenceCurve(baseline, m_store.kasCandidates(m_id));
     std::string why;
     const auto trainStart = Clock::now();
-    const auto r = runTraining(q, &why, stop);
+    const auto r =
+        runTraining(q, &why, stop, [&](const std::string& line) { obs.stepProgress(seq, line); });
     if (!r && stop && stop->load()) break;  // stays tuned: the resume trains it
     c.trainSeconds = since(trainStart);
     if (r) {

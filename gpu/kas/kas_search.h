@@ -30,6 +30,9 @@ struct KasSearchSettings {
   TrainRequest training;              // the schedule every candidate and the baseline train on
 
   nlohmann::json toJson() const;
+  // Throws InputError naming the option at fault, with the words the other kas commands use
+  // (kas/kas_checks.h).
+  void check() const;
   // Throws InputError naming the field at fault.
   static KasSearchSettings fromJson(const nlohmann::json& j);
 };
@@ -43,6 +46,8 @@ class KasSearchObserver {
   virtual void convolutionTimed(const ConvBaseline&) {}
   // A candidate stored (again) after a step: sampled, tuned, trained or failed.
   virtual void candidateUpdated(const KasCandidateRow&) {}
+  // A stored candidate a resumed search goes on with, as it was stored, before its next step.
+  virtual void candidateResumed(const KasCandidateRow&) {}
   virtual void note(const std::string&) {}
   // Progress inside a step (a layer's tuning trial, say), for live views.
   virtual void stepProgress(int /*seq*/, const std::string& /*what*/) {}
@@ -57,7 +62,7 @@ class KasSearchObserver {
 // where it stopped (sampling is deterministic for the seed).
 class KasSearch {
  public:
-  // A new search, stored at once.
+  // A new search, stored at once once its settings are checked (InputError before that).
   KasSearch(Store& store, KasSearchSettings settings);
   // A stored search, to run on from where it stopped. Throws InputError if there is none.
   KasSearch(Store& store, std::int64_t searchId);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -37,11 +38,40 @@ std::string number(double v) {
   return s.str();
 }
 
+// Hands the progress lines the program has written to `out` since the last call to `progress`:
+// an epoch's loss and accuracy, an early stop; never the JSON result, its last line.
+class ProgressTail {
+ public:
+  ProgressTail(std::string path, const TrainProgress& progress)
+      : m_path(std::move(path)), m_progress(progress) {}
+  void poll() {
+    if (!m_progress) return;
+    std::ifstream in(m_path, std::ios::binary);
+    if (!in || !in.seekg(static_cast<std::streamoff>(m_read))) return;
+    std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    m_read += chunk.size();
+    m_pending += chunk;
+    for (auto nl = m_pending.find('\n'); nl != std::string::npos; nl = m_pending.find('\n')) {
+      const std::string line = m_pending.substr(0, nl);
+      m_pending.erase(0, nl + 1);
+      // Its epochs and its early stop; the header names the temporary copy of the kernel.
+      if (line.rfind("epoch", 0) == 0 || line.rfind("stopped", 0) == 0) m_progress(line);
+    }
+  }
+
+ private:
+  std::string m_path;
+  const TrainProgress& m_progress;
+  std::size_t m_read = 0;
+  std::string m_pending;
+};
+
 // Waits for the child, polling `stop`: a stop kills its process group and waits for it.
-int waitOrStop(pid_t pid, const std::atomic<bool>* stop, bool* stopped) {
+int waitOrStop(pid_t pid, const std::atomic<bool>* stop, bool* stopped, ProgressTail& tail) {
   while (true) {
     int status = 0;
     const pid_t r = waitpid(pid, &status, WNOHANG);
+    tail.poll();
     if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (r < 0) return waitChild(pid);
     if (stop && stop->load()) {
@@ -65,7 +95,8 @@ std::string trainerProgram() {
 }
 
 std::optional<TrainResult> runTraining(const TrainRequest& q, std::string* why,
-                                       const std::atomic<bool>* stop) {
+                                       const std::atomic<bool>* stop,
+                                       const TrainProgress& progress) {
   const std::string program = trainerProgram();
   TempDir dir("opevo-kas-train");
   const std::string kernel = dir.path() + "/kernel.json", out = dir.path() + "/output.txt";
@@ -96,7 +127,8 @@ std::optional<TrainResult> runTraining(const TrainRequest& q, std::string* why,
     // Progress and errors land in the same file: the last line is the result, or the reason the
     // program gave when it failed.
     streams.stderrToStdout = true;
-    status = waitOrStop(startChild(args, streams), stop, &stopped);
+    ProgressTail tail(out, progress);
+    status = waitOrStop(startChild(args, streams), stop, &stopped, tail);
   } catch (const std::exception& e) {
     *why = "cannot train: " + std::string(e.what());
     return std::nullopt;

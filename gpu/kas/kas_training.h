@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -39,10 +40,16 @@ struct TrainResult {
 // The training program: $OPEVO_KAS_TRAIN, else opevo-kas-train beside this program, else PATH.
 std::string trainerProgram();
 
+// A line of the training program's progress: an epoch's ("epoch 1/3: loss 0.6050, test accuracy
+// 0.7400 (9.8 s)"), or its early stop.
+using TrainProgress = std::function<void(const std::string&)>;
+
 // Runs the training in its own process (a crash or a long run never touches the caller). Returns
 // nullopt with *why naming what went wrong: the program missing (libtorch-dev not installed when
 // it was built), its error message, a stop requested through `stop` (the child is killed).
+// `progress`, when given, hears each line of progress the program writes as it writes it.
 std::optional<TrainResult> runTraining(const TrainRequest& request, std::string* why,
-                                       const std::atomic<bool>* stop = nullptr);
+                                       const std::atomic<bool>* stop = nullptr,
+                                       const TrainProgress& progress = {});
 
 }  // namespace opevo::kas

@@ -15,13 +15,20 @@ struct KasTuneResult {
   std::string algorithm;
   int trials = 0;
   std::string bestSchedule;
-  double bestMs = 0;     // the best schedule known: tuned, or the start one when faster (0: none)
+  // The schedule the kernel runs on: the tuner's best, or the start one when faster. Its time is
+  // the median of a timing of its own taken after the tuning (the start schedule's: its first),
+  // so it may differ a little from the trial that chose it (0: none).
+  double bestMs = 0;
+  // The fastest single trial's median, the start schedule's included: what the progress said
+  // last ("best trial"). Not the figure a speed-up divides by: bestMs is.
+  double bestTrialMs = 0;
   double defaultMs = 0;  // the start schedule
   // The convolution (oneDNN, or the plain loop nest): the faster of two timings here, or the
   // caller's figure (KasTuneOptions::referenceMs).
   double referenceMs = 0;
   std::string referenceLibrary;
-  std::vector<double> bestCurveMs;  // best kernel time after each trial
+  // The best trial after each trial, the start schedule's time counted from the first.
+  std::vector<double> bestCurveMs;
   std::string bestSource;
   double speedup() const { return bestMs > 0 && referenceMs > 0 ? referenceMs / bestMs : 0; }
 };
@@ -30,7 +37,8 @@ struct KasTuneOptions {
   std::string algorithm = "opevo-m";
   int trials = 24;
   std::uint64_t seed = 1;
-  // Called after each trial with the trials so far and the best time (live views).
+  // Called after each trial with the trials so far and the best trial's time, the start
+  // schedule's included (live views).
   std::function<void(int, double)> progress;
   // The convolution's time when the caller has it already (a search's shared figure, timed once
   // for every candidate): it is then not timed here.

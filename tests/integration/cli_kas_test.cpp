@@ -255,6 +255,9 @@ TEST(CliKas, BadInputIsNamed) {
   EXPECT_NE(train.err.find("bad.json"), std::string::npos) << train.err;
   EXPECT_NE(train.err.find("twist"), std::string::npos) << train.err;
 
+  // Refused before the database was opened: none was created for it.
+  EXPECT_FALSE(fs::exists(db));
+  { Store store(db); }
   const ProcessResult resume =
       runProcess(OPEVO_CLI, {"kas", "search", "--resume", "7", "--db", db});
   EXPECT_EQ(resume.status, 2);
