@@ -131,9 +131,12 @@ void runTune(const TuneArgs& a) {
     } else {
       if (a.op.empty())
         throw InputError("--op is required (a preset such as MM1, or an operator file)");
-      OperatorDefinition def = loadOperator(a.op);
-      if (!a.mode.empty())
-        def = withTuningMode(std::move(def), layout::parseTuningMode(a.mode, "--mode"));
+      // Read for the --mode given: a file's space overrides are checked against that mode's
+      // template, not the file's own (unroll_c, a joint-template parameter, was refused under
+      // --mode joint with the loop template's list).
+      OperatorDefinition def = loadOperator(
+          a.op,
+          a.mode.empty() ? std::nullopt : std::optional(layout::parseTuningMode(a.mode, "--mode")));
       if (a.kernelTemplate == "winograd" || a.kernelTemplate == "matvec") {
         if (def.mode != layout::TuningMode::Loop)
           throw InputError("--template " + a.kernelTemplate +

@@ -83,6 +83,21 @@ TEST(CliJointWalk, AJointRunKeepsItsSettingsAndSaysItsMode) {
   EXPECT_TRUE(has(runs.out, " joint ")) << runs.out;
 }
 
+// A Conv2D file overriding unroll_c (a parameter of the joint template only) was refused under
+// --mode joint with the loop template's parameters: the overrides were checked before the mode.
+TEST(CliJointWalk, AFilesOverridesAreCheckedAgainstTheModeGiven) {
+  Dir dir;
+  const std::string op = dir.file("conv.json", R"({"name": "conv16", "kind": "conv2d", "shape":
+      {"batch": 1, "in_channels": 16, "height": 12, "width": 12, "out_channels": 32,
+       "kernel_h": 3, "kernel_w": 3, "stride": 1, "pad": 1},
+      "space": {"unroll_c": "choice:1,2"}})");
+  const auto r = runProcess(
+      OPEVO_CLI, {"tune", "--op", op, "--backend", "cpu", "--mode", "joint", "--trials", "1",
+                  "--min-time-ms", "2", "--side-by-side", "0", "--db", dir.db(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["mode"], "joint");
+}
+
 TEST(CliJointWalk, ARunWhoseEveryTrialFailedSaysWhyAndExitsOne) {
   Dir dir;
   const std::string db = dir.db();
