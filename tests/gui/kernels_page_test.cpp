@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QValueAxis>
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,7 @@
 #include "kas/kernel_fit.h"
 #include "kas/sampler.h"
 #include "net/network_json.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 #include "ui/charts/kas_dag_layout.h"
 #include "ui/charts/kas_dag_view.h"
@@ -406,6 +408,76 @@ TEST_F(KernelsPageTest, ASearchWhoseTrainerIsMissingFailsWithAMessage) {
 
 // With no kernel, or one not tuned, the Tuning tab once drew empty axes (log 0.01..1 over trials
 // 1..2) under its title: a sentence stands in their place.
+// The walk: a search the CLI ran while the window was open stayed "running 0/1/2" in the list
+// until Reload. Shown, the page reads the store again while a search runs elsewhere, and stops
+// once none does (or it is hidden).
+TEST_F(KernelsPageTest, ASearchRunningElsewhereIsFollowedUntilItEnds) {
+  Store(m_db).setKasSearchStatus(m_search, RunStatus::Running);
+  auto elsewhere = std::make_unique<RunLock>(m_db, LockedKind::KasSearch, m_search);
+  open();
+  ASSERT_TRUE(waitUntil([&] { return m_page.following(); }, 5000));
+  EXPECT_EQ(m_page.panel()->model()->search(0).record.status, RunStatus::Running);
+  m_page.hide();
+  EXPECT_FALSE(m_page.following());
+  m_page.show();
+  ASSERT_TRUE(waitUntil([&] { return m_page.following(); }, 5000));
+
+  Store(m_db).setKasSearchStatus(m_search, RunStatus::Finished);
+  elsewhere.reset();
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return !m_page.following() &&
+               m_page.panel()->model()->search(0).record.status == RunStatus::Finished &&
+               m_page.statusLabel()->text().contains(QStringLiteral("finished"));
+      },
+      15000))
+      << m_page.statusLabel()->text().toStdString();
+}
+
+// The walk at 1024x700: a search from 0.27x to 9.6x labelled its speed-up axis "0.... 0.... 0.5 1
+// 2 4 8 16", and "oneDNN convolution (1×)" ran off the chart. Ticks are as many as their labels
+// allow, and the 1x line's label is shortened where neither side of the line has room.
+TEST(KasScatterChart, SpeedUpLabelsFitANarrowChart) {
+  KasSnapshot s;
+  s.searchId = 1;
+  s.baselineAccuracy = 0.648;
+  for (const auto& [seq, speedup] : {std::pair{1, 0.27}, {2, 0.72}, {3, 9.63}}) {
+    auto c = std::make_shared<KasCandidateRow>();
+    c->seq = seq;
+    c->hash = std::string(15, '0') + std::to_string(seq);
+    c->stage = KasStage::Trained;
+    c->kernelMs = 1.0;
+    c->convMs = speedup;
+    c->accuracy = 0.2 + 0.1 * seq;
+    c->tuningJson = R"([{"conv": "oneDNN 2.6.3 convolution of layer1.0.conv1"}])";
+    s.candidates.push_back(c);
+  }
+  for (const int width : {1000, 275}) {
+    KasScatterChart chart;
+    chart.resize(width, 250);
+    chart.show();
+    chart.setSnapshot(s);
+    QTest::qWait(50);
+    const QRectF plot = chart.chart()->plotArea();
+    const QStringList ticks = chart.speedTickTexts();
+    ASSERT_GE(ticks.size(), 2);
+    const QFontMetrics metrics(chart.chart()->axes(Qt::Horizontal).front()->labelsFont());
+    int widest = 0;
+    for (const QString& t : ticks) widest = std::max(widest, metrics.horizontalAdvance(t));
+    EXPECT_LE(widest * (ticks.size() - 1), plot.width())
+        << width << " px: " << ticks.join(' ').toStdString();
+    if (width == 1000)
+      EXPECT_EQ(chart.speedAxisBase(), 2.0) << ticks.join(' ').toStdString();
+    else  // fewer ticks, each label whole
+      EXPECT_GT(chart.speedAxisBase(), 2.0) << ticks.join(' ').toStdString();
+    EXPECT_TRUE(chart.speedLabel().startsWith(QStringLiteral("oneDNN")))
+        << chart.speedLabel().toStdString();
+    EXPECT_TRUE(plot.contains(chart.speedLabelRect()))
+        << width << " px: " << chart.speedLabel().toStdString();
+    if (width == 1000) EXPECT_EQ(chart.speedLabel(), QStringLiteral("oneDNN convolution (1×)"));
+  }
+}
+
 TEST(KasTuningChart, SaysWhyInsteadOfDrawingEmptyAxes) {
   KasTuningChart chart;
   chart.resize(500, 300);

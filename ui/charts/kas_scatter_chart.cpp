@@ -1,6 +1,7 @@
 #include "ui/charts/kas_scatter_chart.h"
 
 #include <QChart>
+#include <QFontMetrics>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
@@ -128,7 +129,12 @@ KasScatterChart::KasScatterChart(QWidget* parent)
     label->setFont(f);
     label->setZValue(10);
   }
-  connect(chart(), &QChart::plotAreaChanged, this, &KasScatterChart::placeLabels);
+  // The plot's width settles after a resize: the axis's base follows it (it changes only when
+  // another base is needed, so this settles too).
+  connect(chart(), &QChart::plotAreaChanged, this, [this] {
+    if (!m_points.empty()) fitSpeedAxis();
+    placeLabels();
+  });
   setMinimumSize(240, 160);  // the page fits a 1600x1000 screen at 200%
   setTitles();
   clear();
@@ -199,12 +205,8 @@ void KasScatterChart::setSnapshot(const KasSnapshot& s) {
   }
   if (ys.empty()) ys = {0, 100};
 
-  // Padded by a ratio (a log axis) out to the next powers of two, so that the ends are ticks
-  // and one shows on either side of 1x.
-  const double xLo = *std::min_element(xs.begin(), xs.end());
-  const double xHi = *std::max_element(xs.begin(), xs.end());
-  m_x->setRange(std::exp2(std::floor(std::log2(xLo / 1.25))),
-                std::exp2(std::ceil(std::log2(xHi * 1.25))));
+  m_speedSpan = {*std::min_element(xs.begin(), xs.end()), *std::max_element(xs.begin(), xs.end())};
+  fitSpeedAxis();
   const auto [yLo, yHi] = paddedRange(ys, 1.0);
   m_y->setRange(std::max(0.0, yLo), std::min(100.0, yHi));
   m_y->applyNiceNumbers();
@@ -229,7 +231,10 @@ void KasScatterChart::setSnapshot(const KasSnapshot& s) {
   m_convolutionSpeed->replace(QList<QPointF>{{1.0, m_y->min()}, {1.0, m_y->max()}});
   m_accuracyLabel->setText(m_baseline ? tr("baseline %1 %").arg(*m_baseline, 0, 'f', 1)
                                       : QString());
-  m_speedLabel->setText(tr("%1 (1×)").arg(convolutionName(s)));
+  const QString library = convolutionName(s);
+  m_speedText = tr("%1 (1×)").arg(library);
+  m_speedShort = tr("%1 (1×)").arg(library.section(QLatin1Char(' '), 0, 0));
+  m_speedLabel->setText(m_speedText);
   m_accuracyLabel->setVisible(m_baseline.has_value());
   m_speedLabel->show();
   setSelected(m_selected);
@@ -256,6 +261,49 @@ int KasScatterChart::divergedCount() const {
 
 QString KasScatterChart::baselineLabel() const {
   return m_accuracyLabel->isVisible() ? m_accuracyLabel->text() : QString();
+}
+
+QString KasScatterChart::speedLabel() const {
+  return m_speedLabel->isVisible() ? m_speedLabel->text() : QString();
+}
+
+QRectF KasScatterChart::speedLabelRect() const {
+  return m_speedLabel->mapRectToParent(m_speedLabel->boundingRect());
+}
+
+double KasScatterChart::speedAxisBase() const {
+  return m_x->base();
+}
+
+QStringList KasScatterChart::speedTickTexts() const {
+  QStringList texts;
+  for (double v = m_x->min(); v <= m_x->max() * 1.0001; v *= m_x->base())
+    texts << QString::asprintf("%g", v);
+  return texts;
+}
+
+void KasScatterChart::fitSpeedAxis() {
+  // Padded by a ratio (a log axis) out to the next powers of the base, so that the ends are
+  // ticks and one shows on either side of 1x.
+  const QRectF plot = chart()->plotArea();
+  const double room = plot.width() > 0 ? plot.width() : width() * 0.75;
+  const QFontMetrics metrics(m_x->labelsFont());
+  for (const double base : {2.0, 4.0, 16.0}) {
+    const double lo =
+        std::pow(base, std::floor(std::log(m_speedSpan.first / 1.25) / std::log(base)));
+    const double hi =
+        std::pow(base, std::ceil(std::log(m_speedSpan.second * 1.25) / std::log(base)));
+    int widest = 0, ticks = 0;
+    for (double v = lo; v <= hi * 1.0001; v *= base, ++ticks)
+      widest = std::max(widest, metrics.horizontalAdvance(QString::asprintf("%g", v)));
+    // Each label centred on its tick, a space between neighbours.
+    const bool fits = (ticks - 1) * (widest + metrics.averageCharWidth()) <= room;
+    if (fits || base == 16.0) {
+      if (m_x->base() != base) m_x->setBase(base);
+      if (m_x->min() != lo || m_x->max() != hi) m_x->setRange(lo, hi);
+      return;
+    }
+  }
 }
 
 std::optional<QPoint> KasScatterChart::viewportPosition(int seq) const {
@@ -308,6 +356,7 @@ void KasScatterChart::resizeEvent(QResizeEvent* event) {
     setTitles();
   }
   QChartView::resizeEvent(event);
+  if (!m_points.empty()) fitSpeedAxis();
   placeLabels();
 }
 
@@ -352,7 +401,13 @@ void KasScatterChart::placeLabels() {
     label->setPos(chosen);
     taken.emplace_back(chosen, size);
   };
+  // The library's whole name where it fits beside the line on either side, else its first word
+  // ("oneDNN convolution (1×)" ran off the chart's right edge at 1024x700).
   const QPointF v = chart()->mapToPosition({1.0, m_y->max()}, m_trained);
+  const double sideRoom = std::max(v.x() - plot.left(), plot.right() - v.x()) - 4;
+  m_speedLabel->setText(m_speedText);
+  if (m_speedLabel->boundingRect().width() > sideRoom && !m_speedShort.isEmpty())
+    m_speedLabel->setText(m_speedShort);
   const QSizeF speed = m_speedLabel->boundingRect().size();
   const double top = plot.top() + 2, bottom = plot.bottom() - speed.height() - 2;
   place(m_speedLabel, {{v.x() + 4, top},

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QChartView>
+#include <QStringList>
 #include <optional>
 #include <vector>
 
@@ -40,6 +41,12 @@ class KasScatterChart : public QChartView {
   int divergedCount() const;
   std::optional<QPoint> viewportPosition(int seq) const;
   QString baselineLabel() const;
+  // The label of the convolution's 1x line as drawn (shortened where the plot has no room).
+  QString speedLabel() const;
+  QRectF speedLabelRect() const;  // in the chart's coordinates
+  // The speed-up axis: its base (2, 4 or 16: the fewest ticks whose labels fit) and labels.
+  double speedAxisBase() const;
+  QStringList speedTickTexts() const;
   // Narrower than this, the axis title and legend names are the short ones.
   static constexpr int kCompactWidth = 400;
 
@@ -62,6 +69,10 @@ class KasScatterChart : public QChartView {
   void placeLabels();
   // The axis title and legend names, short ones when m_compact.
   void setTitles();
+  // The speed-up axis's range and base for m_speedSpan: base 2 (a tick at 0.5x, 1x, 2x...) where
+  // its labels fit the plot's width, else 4 or 16. A search spanning 0.27x to 9.6x had eight
+  // ticks at 1024x700 and read "0.... 0.... 0.5 1 2 4 8 16".
+  void fitSpeedAxis();
 
   QScatterSeries* m_trained;
   QScatterSeries* m_early;
@@ -76,7 +87,9 @@ class KasScatterChart : public QChartView {
   QGraphicsSimpleTextItem* m_accuracyLabel;
   QGraphicsSimpleTextItem* m_speedLabel;
   std::vector<Point> m_points;
-  std::optional<double> m_baseline;  // in %
+  std::optional<double> m_baseline;                 // in %
+  std::pair<double, double> m_speedSpan{1.0, 1.0};  // the speed-ups plotted, 1x included
+  QString m_speedText, m_speedShort;                // "oneDNN convolution (1×)", "oneDNN (1×)"
   int m_selected = 0;
   int m_frontCount = 0;
   bool m_compact = false;

@@ -10,6 +10,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
@@ -70,7 +71,14 @@ KernelsPage::KernelsPage(QWidget* parent)
       m_tabs(new QTabWidget),
       m_error(makeMessageLabel(QStringLiteral("kasError"), MessageKind::Error, nullptr)),
       m_status(new QLabel),
-      m_detailsJob(LatestJob<KasDetails>::Overlap::NewestWaits) {
+      m_detailsJob(LatestJob<KasDetails>::Overlap::NewestWaits),
+      m_follow(new QTimer(this)) {
+  // A search the CLI ran while the window was open stayed "running 0/1/2" until Reload: the
+  // list, and the search on show, are read again while one runs elsewhere.
+  m_follow->setInterval(3000);
+  connect(m_follow, &QTimer::timeout, this, [this] {
+    if (!m_searchesJob.busy()) reload();
+  });
   m_chart->setObjectName(QStringLiteral("kasScatterChart"));
   m_dag->setObjectName(QStringLiteral("kasDagView"));
   m_source->setObjectName(QStringLiteral("kasSource"));
@@ -143,6 +151,34 @@ KernelsPage::KernelsPage(QWidget* parent)
 
 KernelsPage::~KernelsPage() = default;
 
+bool KernelsPage::following() const {
+  return m_follow->isActive();
+}
+
+void KernelsPage::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  reload();  // what another program stored meanwhile
+}
+
+void KernelsPage::hideEvent(QHideEvent* event) {
+  QWidget::hideEvent(event);
+  updateFollowing();
+}
+
+void KernelsPage::updateFollowing() {
+  bool elsewhere = false;
+  const KasSearchModel* model = m_panel->model();
+  for (int row = 0; row < model->rowCount(); ++row) {
+    const KasSearchSummary& s = model->search(row);
+    const bool ours = m_controller->busy() && m_live && m_live->searchId == s.record.id;
+    elsewhere |= s.record.status == RunStatus::Running && !ours;
+  }
+  if (elsewhere && isVisible())
+    m_follow->start();
+  else
+    m_follow->stop();
+}
+
 bool KernelsPage::loading() const {
   return m_searchesJob.busy() || m_searchJob.busy() || m_detailsJob.busy();
 }
@@ -184,6 +220,7 @@ void KernelsPage::reload() {
           m_panel->selectSearch(m_panel->model()->search(0).record.id);
         if (m_panel->model()->rowCount() == 0 && !m_controller->busy())
           m_status->setText(tr("No kernel search stored yet: set one up and press Start."));
+        updateFollowing();
       });
 }
 

@@ -9,6 +9,7 @@
 
 class QLabel;
 class QPlainTextEdit;
+class QTimer;
 class QTabWidget;
 class QTableView;
 
@@ -56,6 +57,13 @@ class KernelsPage : public QWidget {
   int selectedCandidate() const { return m_selected; }
   // True while the store or a candidate's details are being read.
   bool loading() const;
+  // True while the page reads the store every few seconds: it is shown and lists a search that
+  // another program (`opevo kas search`, another window) runs.
+  bool following() const;
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+  void hideEvent(QHideEvent* event) override;
 
  public slots:
   void reload();
@@ -79,6 +87,8 @@ class KernelsPage : public QWidget {
   void finished(const KasOutcome& outcome);
   void setError(const QString& text);
   QString summary(const KasSnapshot& s) const;
+  // Starts or stops m_follow as the listed searches and the page's visibility say.
+  void updateFollowing();
 
   KasSearchPanel* m_panel;
   KasController* m_controller;
@@ -103,6 +113,7 @@ class KernelsPage : public QWidget {
   LatestJob<std::shared_ptr<const SearchesJob>> m_searchesJob;
   LatestJob<std::shared_ptr<const SearchJob>> m_searchJob;
   LatestJob<KasDetails> m_detailsJob;
+  QTimer* m_follow;
 };
 
 }  // namespace opevo::ui

@@ -1,5 +1,6 @@
 #include "ui/widgets/kas_search_panel.h"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -11,6 +12,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "tuners/registry.h"
 #include "ui/models/kas_search_model.h"
 #include "ui/widgets/table_view.h"
 
@@ -27,6 +29,8 @@ KasSearchPanel::KasSearchPanel(QWidget* parent)
       m_epochs(new QSpinBox),
       m_images(new QSpinBox),
       m_testImages(new QSpinBox),
+      m_algorithm(new QComboBox),
+      m_seed(new QSpinBox),
       m_start(new QPushButton(tr("Start"))),
       m_stop(new QPushButton(tr("Stop"))),
       m_resume(new QPushButton(tr("Resume"))),
@@ -81,6 +85,19 @@ KasSearchPanel::KasSearchPanel(QWidget* parent)
   m_testImages->setToolTip(
       tr("Fashion-MNIST test images each kernel's accuracy, and the baseline's, is measured on "
          "(the CLI's --test-images)"));
+  m_algorithm->setObjectName(QStringLiteral("kasAlgorithmBox"));
+  for (const TunerInfo& t : tunerRegistry().all())
+    m_algorithm->addItem(QString::fromStdString(t.name));
+  m_algorithm->setCurrentText(QString::fromStdString(defaults.algorithm));
+  m_algorithm->setToolTip(tr("The algorithm that tunes each kernel's schedule (the CLI's --algo)"));
+  // Every window search drew seed 1's kernels: the same three first kernels each time, and no way
+  // to look at others.
+  m_seed->setObjectName(QStringLiteral("kasSeedBox"));
+  m_seed->setRange(1, 1'000'000'000);
+  m_seed->setValue(static_cast<int>(defaults.seed));
+  m_seed->setToolTip(
+      tr("Draws the kernels (and their order of group counts): another seed, other kernels; the "
+         "same seed, the same kernels (the CLI's --seed)"));
   auto* form = new QFormLayout;
   form->addRow(tr("Kernels"), m_candidates);
   form->addRow(tr("FLOPs budget"), m_flops);
@@ -89,6 +106,8 @@ KasSearchPanel::KasSearchPanel(QWidget* parent)
   form->addRow(tr("Epochs"), m_epochs);
   form->addRow(tr("Training images"), m_images);
   form->addRow(tr("Test images"), m_testImages);
+  form->addRow(tr("Tuned by"), m_algorithm);
+  form->addRow(tr("Seed"), m_seed);
   m_start->setObjectName(QStringLiteral("kasStartButton"));
   m_stop->setObjectName(QStringLiteral("kasStopButton"));
   m_stop->setToolTip(tr("Ends the step in hand (a training is cut at once); Resume continues"));
@@ -128,6 +147,8 @@ kas::KasSearchSettings KasSearchPanel::settings() const {
   s.training.epochs = m_epochs->value();
   s.training.trainImages = m_images->value();
   s.training.testImages = m_testImages->value();
+  s.algorithm = m_algorithm->currentText().toStdString();
+  s.seed = static_cast<std::uint64_t>(m_seed->value());
   return s;
 }
 

@@ -6,6 +6,7 @@
 
 #include "kas/kas_search.h"
 
+class QComboBox;
 class QDoubleSpinBox;
 class QPushButton;
 class QSpinBox;
@@ -18,8 +19,9 @@ class KasSearchModel;
 // The Kernels page's left side: the store's kernel searches (newest first; selecting one shows
 // it, Resume continues an interrupted one) and the form of a new search: how many kernels, the
 // FLOPs and weights budget, schedules tuned per layer, and the training each kernel gets (epochs,
-// training images, and the test images its accuracy is measured on). Every field starts at the
-// CLI's default (kas::KasSearchSettings), so a search left as it is matches `opevo kas search`.
+// training images, and the test images its accuracy is measured on), the algorithm that tunes each
+// kernel's schedule and the seed its kernels are drawn with. Every field starts at the CLI's
+// default (kas::KasSearchSettings), so a search left as it is matches `opevo kas search`.
 class KasSearchPanel : public QWidget {
   Q_OBJECT
 
@@ -43,6 +45,8 @@ class KasSearchPanel : public QWidget {
   QSpinBox* epochsBox() const { return m_epochs; }
   QSpinBox* imagesBox() const { return m_images; }
   QSpinBox* testImagesBox() const { return m_testImages; }
+  QComboBox* algorithmBox() const { return m_algorithm; }
+  QSpinBox* seedBox() const { return m_seed; }
   QPushButton* startButton() const { return m_start; }
   QPushButton* stopButton() const { return m_stop; }
   QPushButton* resumeButton() const { return m_resume; }
@@ -67,6 +71,8 @@ class KasSearchPanel : public QWidget {
   QSpinBox* m_epochs;
   QSpinBox* m_images;
   QSpinBox* m_testImages;
+  QComboBox* m_algorithm;
+  QSpinBox* m_seed;
   QPushButton* m_start;
   QPushButton* m_stop;
   QPushButton* m_resume;
