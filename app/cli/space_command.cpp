@@ -1,9 +1,13 @@
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
+#include "io/t1_space.h"
+#include "layout/tuning_mode.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 
@@ -15,7 +19,22 @@ struct SpaceOptions {
   bool json = false;
   std::uint64_t seed = 1;
   std::string target = "common";
+  std::string mode;
+  std::uint64_t maxPoints = 20'000'000;
 };
+
+// The example configuration: one that satisfies every constraint (a vertex drawn per parameter
+// on its own broke them: tile_k 1,1009,1 beside split_k 4), or, where none turns up in the
+// draws, one that may not (said so).
+struct Example {
+  Config config;
+  bool valid = true;
+};
+
+Example example(const SearchSpace& space, Rng& rng) {
+  if (std::optional<Config> c = space.randomValid(rng)) return {*c, true};
+  return {space.random(rng), false};
+}
 
 void runSpace(const SpaceOptions& o) {
   const SpaceTarget target = parseSpaceTarget(o.target, "--target");
@@ -36,11 +55,19 @@ void runSpace(const SpaceOptions& o) {
       std::cout << name << "\t" << preset(name).describe() << "\n";
     return;
   }
-  // A preset or an operator file, with the file's own space (its overrides, its mode).
-  const OperatorDefinition def = withSpaceTarget(loadOperator(o.preset), target);
+  // A preset or an operator file, with the file's own space (its overrides, its mode, or the
+  // mode asked for, whose template the overrides must then fit).
+  std::optional<layout::TuningMode> mode;
+  if (!o.mode.empty()) mode = layout::parseTuningMode(o.mode, "--mode");
+  const OperatorDefinition def = withSpaceTarget(loadOperator(o.preset, mode), target);
   const OperatorSpec& op = def.op;
   const SearchSpace& space = def.space;
   Rng rng(o.seed);
+  const Example ex = example(space, rng);
+  // Counted by visiting every point, so only up to --max-points of them.
+  const std::optional<std::uint64_t> valid = space.constraints().empty() && space.size().fitsIn64()
+                                                 ? std::optional<std::uint64_t>(space.size().as64())
+                                                 : countValidConfigs(space, o.maxPoints);
   if (o.json) {
     nlohmann::json params = nlohmann::json::array();
     for (std::size_t i = 0; i < space.dims(); ++i) {
@@ -49,7 +76,7 @@ void runSpace(const SpaceOptions& o) {
                         {"kind", kindName(p.kind())},
                         {"spec", p.spec()},
                         {"size", p.size().toString()},
-                        {"example", p.format(p.random(rng))}});
+                        {"example", p.format(ex.config[i])}});
     }
     nlohmann::json constraints = nlohmann::json::array();
     for (const auto& c : space.constraints()) constraints.push_back(c.description);
@@ -59,7 +86,9 @@ void runSpace(const SpaceOptions& o) {
                                 {"flops", op.flops()},
                                 {"parameters", params},
                                 {"constraints", constraints},
-                                {"size", space.size().toString()}}
+                                {"size", space.size().toString()},
+                                {"valid", valid ? nlohmann::json(*valid) : nlohmann::json()},
+                                {"example_valid", ex.valid}}
                      .dump(2)
               << "\n";
     return;
@@ -75,11 +104,24 @@ void runSpace(const SpaceOptions& o) {
     const Parameter& p = space.param(i);
     std::printf("%-22s %-9s %-*s %12s  %s\n", p.name().c_str(),
                 std::string(kindName(p.kind())).c_str(), specWidth, p.spec().c_str(),
-                p.size().toString().c_str(), p.format(p.random(rng)).c_str());
+                p.size().toString().c_str(), p.format(ex.config[i]).c_str());
   }
   for (const auto& c : space.constraints()) std::cout << "constraint: " << c.description << "\n";
+  if (!ex.valid)
+    std::cout << "(the example breaks a constraint: no valid configuration turned up in "
+                 "100000 draws)\n";
+  if (space.constraints().empty()) {
+    std::cout << "total size: " << space.size().toString() << " configurations\n";
+    return;
+  }
   std::cout << "total size: " << space.size().toString()
             << " configurations (before constraints)\n";
+  if (valid)
+    std::printf("valid: %llu configurations (%.1f%%)\n", static_cast<unsigned long long>(*valid),
+                space.size().approx() > 0 ? 100.0 * double(*valid) / space.size().approx() : 0.0);
+  else
+    std::printf("valid: not counted (more than %llu points to visit; see --max-points)\n",
+                static_cast<unsigned long long>(o.maxPoints));
 }
 
 }  // namespace
@@ -91,7 +133,14 @@ void addSpaceCommand(CLI::App& app) {
   cmd->add_option("operator", options->preset,
                   "Preset operator (MM1-3, BMM1-3, C1-2, AlexNet/ResNet layers) or operator file");
   cmd->add_flag("--json", options->json, "Print one JSON object");
-  cmd->add_option("--seed", options->seed, "Seed for the example vertices");
+  cmd->add_option("--seed", options->seed, "Seed for the example configuration");
+  cmd->add_option("--mode", options->mode,
+                  "loop or joint: the template to read the operator for (default: a file's own "
+                  "\"mode\", else loop); a file's space overrides must name its parameters");
+  cmd->add_option("--max-points", options->maxPoints,
+                  "Count the valid configurations when the space has at most this many points "
+                  "(default 20000000)")
+      ->check(atLeast(1));
   cmd->add_option("--target", options->target,
                   "common: the parameters every backend's template reads (default); gpu: the "
                   "space CUDA/HIP runs tune, with the GPU templates' own parameters (MatMul "

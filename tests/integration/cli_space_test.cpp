@@ -129,6 +129,74 @@ TEST(CliSpace, AnOperatorFileAndItsSpace) {
   std::filesystem::remove(file);
 }
 
+// `space prime.json --target gpu` printed the example tile_k 1,1009,1 beside split_k 4, against
+// its own constraint "split_k divides tile_k's outer factor", and only the size before
+// constraints: the example is now a valid configuration and the valid ones are counted.
+TEST(CliSpace, TheExampleKeepsTheConstraintsAndTheValidOnesAreCounted) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                     ("opevo-prime-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"name": "prime", "kind": "matmul",
+                             "shape": {"n": 997, "k": 1009, "m": 1013}})";
+  for (int seed = 1; seed <= 8; ++seed) {
+    const auto r = opevo(
+        {"space", file.string(), "--target", "gpu", "--json", "--seed", std::to_string(seed)});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    std::string tileK, splitK;
+    for (const auto& p : j["parameters"]) {
+      if (p["name"] == "tile_k") tileK = p["example"];
+      if (p["name"] == "split_k") splitK = p["example"];
+    }
+    const long outer = std::stol(tileK.substr(0, tileK.find(',')));
+    EXPECT_EQ(outer % std::stol(splitK), 0) << "tile_k " << tileK << " split_k " << splitK;
+    EXPECT_TRUE(j["example_valid"].get<bool>());
+    EXPECT_EQ(j["size"], "480");
+    EXPECT_EQ(j["valid"], 52);
+  }
+  const auto text = opevo({"space", file.string(), "--target", "gpu"});
+  EXPECT_NE(text.out.find("valid: 52 configurations (10.8%)"), std::string::npos) << text.out;
+  const auto bounded = opevo({"space", file.string(), "--target", "gpu", "--max-points", "100"});
+  EXPECT_NE(bounded.out.find("valid: not counted (more than 100 points"), std::string::npos)
+      << bounded.out;
+  std::filesystem::remove(file);
+}
+
+// The mode a file is read for: --mode joint takes the joint template's unroll_c override.
+TEST(CliSpace, ModeChoosesTheTemplateTheOverridesMustFit) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("opevo-lj-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"name": "lj", "kind": "conv2d", "shape": {"batch": 1,
+      "in_channels": 4, "height": 8, "width": 8, "out_channels": 8, "kernel_h": 3,
+      "kernel_w": 3}, "space": {"unroll_c": "choice:1,2"}})";
+  const auto loop = opevo({"space", file.string()});
+  EXPECT_EQ(loop.status, 2);
+  EXPECT_NE(loop.err.find("the loop template of this conv2d has"), std::string::npos) << loop.err;
+  const auto joint = opevo({"space", file.string(), "--mode", "joint", "--json"});
+  ASSERT_EQ(joint.status, 0) << joint.err;
+  const nlohmann::json j = nlohmann::json::parse(joint.out);
+  bool overridden = false;
+  for (const auto& p : j["parameters"])
+    overridden = overridden || (p["name"] == "unroll_c" && p["spec"] == "choice:1,2");
+  EXPECT_TRUE(overridden) << joint.out;
+  std::filesystem::remove(file);
+}
+
+// Every wrong field of a file in the one line the command prints.
+TEST(CliSpace, EveryWrongFieldOfAFileIsInItsOneLine) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("opevo-wc-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"name": "walk_conv", "kind": "conv2d", "shape": {"batch": 1,
+      "in_channels": 4, "height": "3O", "width": 8, "out_channels": 8, "kernel_h": 3,
+      "kernel_w": 0, "pad": -1}})";
+  const auto r = opevo({"space", file.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("height must be a positive integer, got \"3O\"; kernel_w must be a "
+                       "positive integer, got 0; pad must be an integer, 0 or more, got -1"),
+            std::string::npos)
+      << r.err;
+  std::filesystem::remove(file);
+}
+
 TEST(Worker, AnswersHello) {
   const auto r =
       runProcess(OPEVO_WORKER, {}, "{\"cmd\":\"hello\"}\nnot json\n{\"cmd\":\"quit\"}\n");
