@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -128,12 +129,12 @@ TEST_F(OperatorEditorTest, ImpossibleShapeNamesTheFieldAndKeepsTheText) {
     EXPECT_TRUE(sizeText().contains("No space")) << sizeText().toStdString();
   }
   typeInto("shape_k", "abc");
-  // Core stops at the first problem it meets, here the type of k; n, still -16, is marked and
-  // said beside it, so that fixing k does not reveal it only then.
-  EXPECT_TRUE(errorShown().contains("shape field 'k' must be an integer"))
+  // A k that is no integer does not hide n, still -16: both in core's words, in field order.
+  EXPECT_TRUE(errorShown().contains("k must be a positive integer, got \"abc\""))
       << errorShown().toStdString();
-  EXPECT_TRUE(errorShown().contains("n: '-16' is not a count")) << errorShown().toStdString();
-  EXPECT_EQ(editor()->markedFields(), (QStringList{"k", "n"}));
+  EXPECT_TRUE(errorShown().contains("n must be a positive integer, got -16"))
+      << errorShown().toStdString();
+  EXPECT_EQ(editor()->markedFields(), (QStringList{"n", "k"}));
   typeInto("shape_k", "");
   EXPECT_TRUE(errorShown().contains("lacks field 'k'")) << errorShown().toStdString();
   EXPECT_EQ(child<QLineEdit>("shape_n")->text(), "-16");
@@ -154,6 +155,39 @@ TEST_F(OperatorEditorTest, ImpossibleShapeNamesTheFieldAndKeepsTheText) {
 
 // Save and Save as stay where they are while the error box comes and goes (and the size line
 // changes its length), so a click aimed at Save after fixing a value lands on it.
+// New > conv2d with height "3O", kernel_w 0 and pad -1 marked height and pad only; kernel_w's
+// error came once height was fixed. Every wrong field is listed and marked at once, each kind of
+// mistake in one wording (the same for matmul and batch_matmul), with the range it takes.
+TEST_F(OperatorEditorTest, EveryWrongFieldIsListedAndMarkedAtOnceInOneWording) {
+  open();
+  startNew(OpKind::Conv2D);
+  typeInto("editorName", "walk_conv");
+  typeInto("shape_height", "3O");
+  typeInto("shape_kernel_w", "0");
+  typeInto("shape_pad", "-1");
+  EXPECT_EQ(editor()->markedFields(), (QStringList{"height", "kernel_w", "pad"}));
+  const QString shown = errorShown();
+  EXPECT_TRUE(shown.contains("height must be a positive integer, got \"3O\""))
+      << shown.toStdString();
+  EXPECT_TRUE(shown.contains("kernel_w must be a positive integer, got 0")) << shown.toStdString();
+  EXPECT_TRUE(shown.contains("pad must be an integer, 0 or more, got -1")) << shown.toStdString();
+  typeInto("shape_height", "30");  // fixing one reveals nothing new
+  EXPECT_EQ(editor()->markedFields(), (QStringList{"kernel_w", "pad"}));
+  EXPECT_FALSE(errorShown().contains("height")) << errorShown().toStdString();
+
+  m_discard = true;  // the convolution typed above
+  startNew(OpKind::MatMul);
+  typeInto("shape_m", "13x");
+  const QString matmul = errorShown();
+  EXPECT_TRUE(matmul.contains("m must be a positive integer, got \"13x\"")) << matmul.toStdString();
+  child<QComboBox>("editorKind")->setCurrentIndex(static_cast<int>(OpKind::BatchMatMul));
+  typeInto("shape_batch", "2");
+  EXPECT_TRUE(errorShown().contains("m must be a positive integer, got \"13x\""))
+      << errorShown().toStdString();
+  EXPECT_FALSE(errorShown().contains("0 or more")) << errorShown().toStdString();
+  EXPECT_EQ(editor()->markedFields(), QStringList{"m"});
+}
+
 TEST_F(OperatorEditorTest, TheSaveButtonsStayStillAsTheErrorComesAndGoes) {
   open();
   startNew(OpKind::MatMul);
@@ -239,6 +273,8 @@ TEST_F(OperatorEditorTest, SavedOperatorAppearsInTheLibraryAndLoadsTheSameInCore
   ASSERT_TRUE(QFile::exists(path)) << errorShown().toStdString();
   EXPECT_FALSE(editor()->isModified());
   EXPECT_EQ(editor()->path(), path);
+  // Where it went, in full: the folder depends on the database in use.
+  EXPECT_EQ(child<QLabel>("editorStatus")->text(), "Saved " + QDir::toNativeSeparators(path));
   ASSERT_EQ(files()->rowCount(), 1);
   EXPECT_EQ(files()->index(0, 0).data().toString(), "attention_scores");
   EXPECT_EQ(panel()->selectedFile(), path);

@@ -383,7 +383,8 @@ void OperatorEditor::validate() {
       problems << QString::fromStdString(line);
     if (problems.isEmpty()) problems << QString::fromUtf8(e.what());
   }
-  QString refusal = problems.join(QLatin1Char('\n'));
+  // Core lists every wrong field, those that are no integer ("3O") among them, in its own words.
+  const QString refusal = problems.join(QLatin1Char('\n'));
   for (QLineEdit* edit : m_shapeEdits) edit->setStyleSheet({});
   for (QLineEdit* edit : m_spaceEdits) edit->setStyleSheet({});
   m_kind->setStyleSheet({});
@@ -391,20 +392,6 @@ void OperatorEditor::validate() {
   for (const QString& problem : problems)
     for (const QString& field : fieldsNamedIn(problem, f))
       if (!m_marked.contains(field)) m_marked << field;
-  // A shape field that is no count at all stops core's reading of the file before any other
-  // check; it is marked and said with the rest.
-  QStringList others;
-  for (const QString& field : shapeFields(f.kind)) {  // the fields shown, not another kind's
-    const QString text = f.shape.value(field).trimmed();
-    bool whole = false;
-    const qlonglong value = text.toLongLong(&whole);
-    if (text.isEmpty() || (whole && value >= 0) || m_marked.contains(field)) continue;
-    m_marked << field;
-    others << tr("%1: '%2' is not a count (a whole number, 0 or more)").arg(field, text);
-  }
-  if (!others.isEmpty())
-    refusal +=
-        (refusal.isEmpty() ? QString() : QStringLiteral("\n")) + others.join(QLatin1Char('\n'));
   for (const QString& field : m_marked) {
     QWidget* w = field == QLatin1String("kind") ? static_cast<QWidget*>(m_kind)
                  : field.startsWith(QLatin1String("space:"))
@@ -491,7 +478,10 @@ bool OperatorEditor::saveTo(const QString& path) {
   m_origin = QFileInfo(path).fileName();
   m_modified = false;
   validate();
-  m_status->setText(tr("Saved %1").arg(QFileInfo(path).fileName()));
+  // The whole path: where Save puts a file depends on the database in use (the operators folder
+  // beside it), and "Saved x.json" left the user to guess which folder that was.
+  m_status->setText(tr("Saved %1").arg(QDir::toNativeSeparators(m_path)));
+  m_status->setToolTip(QDir::toNativeSeparators(m_path));
   emit saved(m_path);
   return true;
 }

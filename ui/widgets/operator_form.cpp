@@ -179,12 +179,12 @@ QStringList fieldsNamedIn(const QString& message, const OperatorForm& form) {
   auto add = [&](const QString& f) {
     if (!fields.contains(f)) fields << f;
   };
-  // "n must be a positive integer, got 0", "pad must be 0 or more, got -1", "n 5000000000 is
-  // larger than 2147483647".
+  // "n must be a positive integer, got 0" (or got "13x"), "pad must be an integer, 0 or more,
+  // got -1", "n 5000000000 is larger than 2147483647".
   static const QRegularExpression leading(QStringLiteral("^(\\w+) (must be|\\d+ is larger)"));
   if (const auto m = leading.match(rest); m.hasMatch() && shape.contains(m.captured(1)))
     add(m.captured(1));
-  // "shape lacks field 'n'", "shape field 'k' must be an integer", "parameter 'x' ...".
+  // "shape lacks field 'n'", "shape field 'k' is too large", "parameter 'x' ...".
   static const QRegularExpression quoted(QStringLiteral("'([^']*)'"));
   for (auto it = quoted.globalMatch(rest); it.hasNext();) {
     const QString word = it.next().captured(1);
