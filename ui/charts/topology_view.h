@@ -30,6 +30,8 @@ class TopologyView : public QGraphicsView {
   const GraphLayout* graphLayout() const { return m_layout.get(); }
   // Per layout vertex; empty clears. Colour and size are relative to the largest probability.
   void setProbabilities(std::vector<double> probability, std::size_t startIndex);
+  // The layout vertex outlined as the start.
+  std::size_t startIndex() const { return m_start; }
   void setSampled(std::vector<double> frequency);
   // An exact result (and sampled frequencies, by the result's vertex index, or none): its graph
   // is a BFS from its start, the layout's from the first vertex, so they are matched by vertex.

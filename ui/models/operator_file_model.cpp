@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QDir>
 #include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QSet>
 #include <exception>
 
 #include "store/store.h"
@@ -14,17 +16,24 @@ namespace opevo::ui {
 QString operatorsDirectory() {
   const QString fromEnv = qEnvironmentVariable("OPEVO_OPERATORS_DIR");
   if (!fromEnv.isEmpty()) return QDir(fromEnv).absolutePath();
-  // Beside the database (~/.local/share/opevo-studio), so all the user's data is in one folder
-  // and `opevo tune --op` finds the files where the README says they are.
+  // Beside the database (~/.local/share/opevo-studio, or the folder of opevo-studio --db's file),
+  // so all the data of one database is in one folder.
   return QFileInfo(QString::fromStdString(Store::defaultPath()))
       .dir()
       .filePath(QStringLiteral("operators"));
 }
 
-OperatorFileModel::OperatorFileModel(QObject* parent) : QAbstractTableModel(parent) {}
+OperatorFileModel::OperatorFileModel(QObject* parent)
+    : QAbstractTableModel(parent), m_watcher(new QFileSystemWatcher(this)) {
+  connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &OperatorFileModel::refresh);
+  // A file copied in is created before it is written: the folder's change comes first, and the
+  // file's own change says when its text is there.
+  connect(m_watcher, &QFileSystemWatcher::fileChanged, this, &OperatorFileModel::refresh);
+}
 
 OperatorFileModel::Entry OperatorFileModel::load(const QString& path) {
-  Entry e{path, nullptr, {}};
+  const QFileInfo info(path);
+  Entry e{path, nullptr, {}, info.lastModified(), info.size()};
   try {
     e.definition = std::make_shared<const OperatorDefinition>(loadOperator(path.toStdString()));
   } catch (const std::exception& ex) {
@@ -49,6 +58,59 @@ void OperatorFileModel::setDirectory(const QString& dir) {
   for (const QFileInfo& f : files) m_entries.push_back(load(f.absoluteFilePath()));
   for (Entry& e : kept) m_entries.push_back(std::move(e));
   endResetModel();
+  if (!m_watcher->directories().isEmpty()) m_watcher->removePaths(m_watcher->directories());
+  if (!m_watcher->files().isEmpty()) m_watcher->removePaths(m_watcher->files());
+  watch();
+}
+
+bool OperatorFileModel::inFolder(const Entry& e) const {
+  return !m_dir.isEmpty() && QFileInfo(e.path).absolutePath() == QDir(m_dir).absolutePath();
+}
+
+void OperatorFileModel::watch() {
+  if (m_dir.isEmpty() || !QFileInfo(m_dir).isDir()) return;
+  if (m_watcher->directories().isEmpty()) m_watcher->addPath(m_dir);
+  // Each of the folder's files too (a file replaced by a rename is watched again).
+  QStringList files;
+  for (const Entry& e : m_entries)
+    if (inFolder(e) && !m_watcher->files().contains(e.path) && QFileInfo::exists(e.path))
+      files << e.path;
+  if (!files.isEmpty()) m_watcher->addPaths(files);
+}
+
+void OperatorFileModel::refresh() {
+  if (m_dir.isEmpty()) return;
+  QStringList present;
+  for (const QFileInfo& f : QDir(m_dir).entryInfoList({QStringLiteral("*.json")},
+                                                      QDir::Files | QDir::Readable, QDir::Name))
+    present << f.absoluteFilePath();
+  const QSet<QString> presentSet(present.begin(), present.end());
+  for (int row = rowCount() - 1; row >= 0; --row) {
+    const Entry& e = entry(row);
+    if (!inFolder(e) || presentSet.contains(e.path)) continue;
+    beginRemoveRows({}, row, row);
+    m_entries.erase(m_entries.begin() + row);
+    endRemoveRows();
+  }
+  for (const QString& path : present) {
+    if (const int row = rowOf(path); row >= 0) {
+      const QFileInfo info(path);
+      if (info.lastModified() == entry(row).modified && info.size() == entry(row).size) continue;
+      m_entries[static_cast<std::size_t>(row)] = load(path);
+      emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+      continue;
+    }
+    // Among the folder's rows by name, as setDirectory lists them; before the files opened by
+    // hand.
+    int row = 0;
+    while (row < rowCount() && inFolder(entry(row)) &&
+           QFileInfo(entry(row).path).fileName() < QFileInfo(path).fileName())
+      ++row;
+    beginInsertRows({}, row, row);
+    m_entries.insert(m_entries.begin() + row, load(path));
+    endInsertRows();
+  }
+  watch();
 }
 
 int OperatorFileModel::addFile(const QString& path) {
@@ -63,6 +125,7 @@ int OperatorFileModel::addFile(const QString& path) {
   beginInsertRows({}, row, row);
   m_entries.push_back(load(absolute));
   endInsertRows();
+  watch();  // the first save creates the folder
   return row;
 }
 

@@ -156,6 +156,11 @@ void PresetsPanel::reloadFiles() {
   m_fileModel->setDirectory(operatorsDirectory());
 }
 
+void PresetsPanel::showEvent(QShowEvent* event) {
+  m_fileModel->refresh();
+  QWidget::showEvent(event);
+}
+
 void PresetsPanel::showParameter(const QString& name) {
   // Reflects a choice made elsewhere; it is not a new choice, so parameterChosen stays quiet.
   m_showingParameter = true;

@@ -68,6 +68,11 @@ class PresetsPanel : public QWidget {
   // The user clicked a parameter of the selected operator.
   void parameterChosen(const QString& name);
 
+ protected:
+  // The folder may have changed while the panel was hidden where no watcher could tell (a
+  // network file system): its list is brought up to date.
+  void showEvent(QShowEvent* event) override;
+
  private:
   void onPresetRow(int row);
   void onFileRow(int row);

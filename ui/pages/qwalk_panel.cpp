@@ -127,6 +127,7 @@ void QwalkPanel::setParameters(std::vector<ParameterPtr> params) {
   if (m_params.empty() && !keepCustom) {
     m_param.reset();
     m_customSpec.clear();
+    m_inputs->clearStart();  // nor its start vertex ("24,1" stayed up under the broken file)
   }
   {
     const QSignalBlocker blocker(m_paramCombo);

@@ -422,7 +422,13 @@ void TopologyPage::applyToPicture() {
   }
   if (!m_layout) return;
   if (!r) {
-    m_view->setProbabilities({}, 0);
+    // No distribution (q out of range, say), but the start the field names stays outlined: it
+    // jumped to vertex 0 while Start still said 64.
+    std::size_t start = m_view->startIndex();
+    if (const std::optional<Vertex> v = m_inputs->start())
+      if (const auto it = m_layout->indexOf.find(*v); it != m_layout->indexOf.end())
+        start = it->second;
+    m_view->setProbabilities({}, start);
     m_legend->setScale(0, TopologyView::kMaxDecades);
     return;
   }

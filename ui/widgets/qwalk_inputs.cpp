@@ -190,6 +190,21 @@ void QwalkInputs::onQEdited(const QString& text) {
   emit changed();
 }
 
+std::optional<Vertex> QwalkInputs::start() const {
+  if (!m_param) return std::nullopt;
+  try {
+    const QString text = m_start->text().trimmed();
+    return text.isEmpty() ? m_param->first() : m_param->parse(text.toStdString());
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+void QwalkInputs::clearStart() {
+  m_start->clear();
+  markInvalid(m_start, false);
+}
+
 std::optional<QwalkInputs::Walk> QwalkInputs::read(QStringList& errors) const {
   Walk walk;
   bool good = true;

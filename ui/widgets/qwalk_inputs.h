@@ -52,6 +52,12 @@ class QwalkInputs : public QObject {
   // The walk the fields describe, or nullopt with a message for each field that is wrong (the
   // field is outlined; its text is kept).
   std::optional<Walk> read(QStringList& errors) const;
+  // The start vertex the field names, whatever q is (a picture keeps its start outlined while q
+  // is wrong); nullopt when there is no parameter or the field names none of its vertices.
+  std::optional<Vertex> start() const;
+  // Forgets the start typed for a parameter that is gone (an operator that did not load), so
+  // that the field does not go on showing the last operator's vertex.
+  void clearStart();
 
  signals:
   // The user changed the start or q (typed or dragged).
