@@ -2,6 +2,7 @@
 // each finding as the behaviour that fixes it.
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTemporaryDir>
@@ -104,6 +105,19 @@ TEST_F(TopologyOpsFindingsTest, TheFileListFollowsTheFolder) {
   QFile::remove(m_dir.filePath(QStringLiteral("a.json")));
   ASSERT_TRUE(waitUntil([&] { return files->rowCount() == 1; }, 10000));
   EXPECT_EQ(files->index(0, 0).data().toString(), "b");
+}
+
+// The folder beside a new database does not exist until a file goes there; one made by hand (not
+// by Save) was not watched.
+TEST_F(TopologyOpsFindingsTest, AFolderMadeAfterTheStartIsFollowedToo) {
+  OperatorFileModel* files = m_window->presetsPanel()->fileModel();
+  const QString later = m_dir.filePath(QStringLiteral("later"));
+  files->setDirectory(later);
+  ASSERT_TRUE(QDir().mkpath(later));
+  std::ofstream((later + "/c.json").toStdString())
+      << R"({"name": "c", "kind": "matmul", "shape": {"n": 8, "m": 8, "k": 8}})";
+  ASSERT_TRUE(waitUntil([&] { return files->rowCount() == 1; }, 10000));
+  EXPECT_EQ(files->index(0, 0).data().toString(), "c");
 }
 
 }  // namespace

@@ -68,8 +68,19 @@ bool OperatorFileModel::inFolder(const Entry& e) const {
 }
 
 void OperatorFileModel::watch() {
-  if (m_dir.isEmpty() || !QFileInfo(m_dir).isDir()) return;
-  if (m_watcher->directories().isEmpty()) m_watcher->addPath(m_dir);
+  if (m_dir.isEmpty()) return;
+  const QString dir = QDir(m_dir).absolutePath();
+  if (!QFileInfo(dir).isDir()) {
+    // Not there yet (no file saved with this database): its parent says when it appears.
+    const QString parent = QFileInfo(dir).absolutePath();
+    if (QFileInfo(parent).isDir() && !m_watcher->directories().contains(parent))
+      m_watcher->addPath(parent);
+    return;
+  }
+  if (!m_watcher->directories().contains(dir)) {
+    if (!m_watcher->directories().isEmpty()) m_watcher->removePaths(m_watcher->directories());
+    m_watcher->addPath(dir);
+  }
   // Each of the folder's files too (a file replaced by a rename is watched again).
   QStringList files;
   for (const Entry& e : m_entries)
