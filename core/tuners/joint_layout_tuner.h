@@ -29,18 +29,19 @@ TunerSettings jointSettings();
 // The name under which the joint mode's settings are checked and listed ("joint layout tuning").
 inline constexpr const char* kJointSettingsOwner = "joint layout tuning";
 
+// Members added at the end: plans are written as {jointTrials, trialsPerLayout, cross}.
 struct JointStagePlan {
   // Trials of the joint stage (ALT: a share of the budget); the rest is loop-only.
   int jointTrials = 64;
-  // Tuning time of the joint stage (a share of a time budget), or none; with both, the joint stage
-  // ends at whichever is reached first. The engine tells the tuner its tuning time
-  // (JointLayoutTuner::setTuningSeconds).
-  std::optional<double> jointSeconds;
   // Trials of loop tuning each layout gets in the joint stage.
   int trialsPerLayout = 2;
   // true: ALT's cross exploration (a layout search, loops tuned per layout); false: the joint
   // stage is one search over layouts and loops together.
   bool crossExploration = true;
+  // Tuning time of the joint stage (a share of a time budget), or none; with both, the joint stage
+  // ends at whichever is reached first. The engine tells the tuner its tuning time
+  // (JointLayoutTuner::setTuningSeconds).
+  std::optional<double> jointSeconds;
   // The joint settings the plan was made from: the run stores them beside the algorithm's, and a
   // resume makes the same plan from them.
   TunerSettings settings = jointSettings();
