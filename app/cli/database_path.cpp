@@ -14,14 +14,14 @@ std::string existingDatabase(const std::string& db) {
     if (!std::filesystem::exists(path, ec))
       throw InputError(
           "no database yet at '" + path +
-          "' (opevo tune, opevo net tune, opevo import, opevo net restore and the window "
-          "create it; --db names another)");
+          "' (opevo tune, opevo net tune, opevo kas search, opevo import, opevo net restore and "
+          "the window create it; --db names another)");
   }
   const std::string file = db.empty() ? Store::defaultPath() : db;
   if (!std::filesystem::exists(file, ec))
     throw InputError("database '" + file +
-                     "' does not exist (check --db; opevo tune, opevo net tune, opevo import and "
-                     "opevo net restore create one)");
+                     "' does not exist (check --db; opevo tune, opevo net tune, opevo kas search, "
+                     "opevo import and opevo net restore create one)");
   // SQLite would take an empty file for a new database and write one into it: a command that
   // only reads must not turn someone's empty file into a database.
   if (std::filesystem::is_regular_file(file, ec) && std::filesystem::file_size(file, ec) == 0 &&

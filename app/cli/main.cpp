@@ -10,6 +10,8 @@
 int main(int argc, char** argv) {
   opevo::boundOpenMpWaiting(argv);  // may run the program anew, before anything else
   CLI::App app{"OpEvo Studio command line: search spaces, q-random walks and tuning runs"};
+  // "Usage: opevo cluster status", not the path the program was started by.
+  app.name("opevo");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("opevo ") + OPEVO_VERSION);
   opevo::cli::addSpaceCommand(app);

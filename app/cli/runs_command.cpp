@@ -266,6 +266,16 @@ void addRunsCommands(CLI::App& app) {
       bests.push_back(best);
       bestWidth = std::max(bestWidth, static_cast<int>(best.size()));
     }
+    // A database of kernel searches only listed an empty header: they are `kas searches`'.
+    if (all.empty()) {
+      const std::size_t searches = store.kasSearches().size();
+      if (searches > 0) {
+        std::printf(
+            "no tuning runs; the database holds %s (see opevo kas searches)\n",
+            counted(static_cast<long long>(searches), "kernel search", "kernel searches").c_str());
+        return;
+      }
+    }
     std::printf("%5s  %-*s %-*s %-*s %-*s %-*s %7s  %-*s  %s\n", "run", width, "operator",
                 algorithm, "algorithm", modeWidth, "mode", backend, "backend", status, "status",
                 "trials", bestWidth, "best", "started");

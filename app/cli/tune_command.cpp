@@ -15,6 +15,7 @@
 #include "cli/measuring_options.h"
 #include "cli/option_checks.h"
 #include "cli/progress_printer.h"
+#include "cluster/cluster_run.h"
 #include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/engine.h"
@@ -43,6 +44,7 @@ struct TuneArgs {
   std::uint64_t seed = 1;
   std::vector<std::string> settings;
   std::optional<std::int64_t> resume;
+  bool here = false;  // with resume: a cluster's run goes on on this machine
   bool json = false;
   bool historyOn = false, historyOff = false;  // neither: on for replay, off for devices
   bool warmStart = true;
@@ -165,6 +167,12 @@ void runTune(const TuneArgs& a) {
   Store store(a.resume ? existingDatabase(a.db) : a.db.empty() ? Store::defaultPath() : a.db);
   if (a.resume) {
     refuseFinishedRun(store, *a.resume, a.db);
+    // A cluster's run resumed without --cluster was measured on with this machine's device, its
+    // label still saying the cluster's.
+    if (const auto stored = store.run(*a.resume))
+      if (const auto problem =
+              cluster::clusterResumeProblem(*stored, options.cluster != nullptr, a.here))
+        throw InputError(*problem);
     resumed = resumeStoredRun(store, *a.resume, options);
   }
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
@@ -225,7 +233,7 @@ void runTune(const TuneArgs& a) {
         stderr, "run %lld: %s on %s, %s%s\n", static_cast<long long>(run.storeId),
         run.plan.algorithm.c_str(), context.operatorName.c_str(), context.label.c_str(),
         run.restored
-            ? (", resuming after " + std::to_string(run.restored) + " stored trials").c_str()
+            ? (", resuming after " + counted(run.restored, "stored trial", "stored trials")).c_str()
             : "");
     if (const std::string busy = setup.backend == "cpu" ? busyMachineNote() : std::string();
         !busy.empty())
@@ -413,8 +421,9 @@ void runTune(const TuneArgs& a) {
   if (a.json) {
     std::cout << out.dump(2) << "\n";
   } else {
-    std::printf("run %lld %s after %d trials (%s)\n", static_cast<long long>(run.storeId),
-                std::string(runStatusName(statusAfter(run.end))).c_str(), kept, ended.c_str());
+    std::printf("run %lld %s after %s (%s)\n", static_cast<long long>(run.storeId),
+                std::string(runStatusName(statusAfter(run.end))).c_str(),
+                counted(kept, "trial", "trials").c_str(), ended.c_str());
     if (bestConfig)
       std::printf("best: %s %s  %s\n", speedNumber(best).c_str(), unit.c_str(),
                   bestConfig->c_str());
@@ -456,7 +465,7 @@ void runTune(const TuneArgs& a) {
                     " is stored finished, with no working configuration: " + nothingUsable);
   if (!closed)
     throw RunFailed("run " + std::to_string(run.storeId) + " was interrupted after " +
-                    std::to_string(kept) + " trials; resume with " + resume);
+                    counted(kept, "trial", "trials") + "; resume with " + resume);
   if (stopSideBySide.load())
     throw Interrupted(
         stored + "the side-by-side timing was stopped" +
@@ -505,19 +514,24 @@ void addTuneCommand(CLI::App& app) {
       "--set", a->settings,
       "A setting of the algorithm, name=value or algorithm.name=value (repeatable)");
   // A resumed run goes on as it was stored: what would change it is refused, not ignored.
-  cmd->add_option("--resume", a->resume,
-                  "Continue an interrupted run to its original budget, with its operator, "
-                  "algorithm, settings and backend")
-      ->excludes(op)
-      ->excludes(algo)
-      ->excludes(mode)
-      ->excludes(kernelTemplate)
-      ->excludes(backend)
-      ->excludes(trials)
-      ->excludes(seconds)
-      ->excludes(target)
-      ->excludes(seed)
-      ->excludes(set);
+  CLI::Option* resume =
+      cmd->add_option("--resume", a->resume,
+                      "Continue an interrupted run to its original budget, with its operator, "
+                      "algorithm, settings and backend")
+          ->excludes(op)
+          ->excludes(algo)
+          ->excludes(mode)
+          ->excludes(kernelTemplate)
+          ->excludes(backend)
+          ->excludes(trials)
+          ->excludes(seconds)
+          ->excludes(target)
+          ->excludes(seed)
+          ->excludes(set);
+  cmd->add_flag("--here", a->here,
+                "With --resume: measure the rest of a run that was measured on a cluster on this "
+                "machine instead")
+      ->needs(resume);
   cmd->add_option("--db", a->db, "Database file (default: " + Store::defaultPath() + ")");
   addMeasuringOptions(cmd, a->measuring);
   cmd->add_option("--side-by-side", a->sideBySide,

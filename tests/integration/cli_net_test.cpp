@@ -672,8 +672,8 @@ TEST(CliNet, RefusalsSayWhatIsWrong) {
       << folder.err;
   const auto missing = runProcess(OPEVO_CLI, {"net", "runs", "--db", db});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.err.find("opevo tune, opevo net tune, opevo import and opevo net restore "
-                             "create one"),
+  EXPECT_NE(missing.err.find("opevo tune, opevo net tune, opevo kas search, opevo import and "
+                             "opevo net restore create one"),
             std::string::npos)
       << missing.err;
   const std::string pair = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_dense_pair.json";

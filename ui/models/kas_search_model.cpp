@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "kas/candidate_front.h"
 #include "store/live_status.h"
 #include "store/store.h"
 
@@ -23,9 +24,7 @@ std::vector<KasSearchSummary> readKasSearches(const Store& store) {
     if (settings.is_object() && settings.contains("candidates") &&
         settings["candidates"].is_number_integer())
       s.wanted = settings["candidates"].get<int>();
-    const auto baseline = nlohmann::json::parse(r.baselineJson, nullptr, false);
-    if (baseline.is_object() && baseline.contains("accuracy") && baseline["accuracy"].is_number())
-      s.baselineAccuracy = baseline["accuracy"].get<double>();
+    s.baselineAccuracy = kas::baselineAccuracy(r);  // as `opevo kas searches` reads it
     s.record = std::move(r);
     out.push_back(std::move(s));
   }
