@@ -14,6 +14,15 @@
 namespace opevo::test {
 namespace {
 
+// A plan of trials only (the aggregate's later members keep their defaults).
+JointStagePlan planOf(int jointTrials, int trialsPerLayout, bool crossExploration = true) {
+  JointStagePlan plan;
+  plan.jointTrials = jointTrials;
+  plan.trialsPerLayout = trialsPerLayout;
+  plan.crossExploration = crossExploration;
+  return plan;
+}
+
 // Faster for 16-channel output tiles, wide register tiles and matching weight blocks: a smooth
 // landscape with one best layout, like the real one's main trends.
 double syntheticSpeed(const OperatorSpec& op, const SearchSpace& space, const Config& c) {
@@ -87,7 +96,7 @@ TEST_P(JointTuner, TwoStagesToTheExactBudget) {
 TEST_P(JointTuner, DeterministicForASeed) {
   const OperatorSpec op = smallConv(1, 32, 64, 14, 3, 1, 1);
   const SearchSpace space = layout::conv2dLayoutSpace(op);
-  const JointStagePlan plan{20, 5};
+  const JointStagePlan plan = planOf(20, 5);
   JointLayoutTuner a(space, GetParam(), {}, 9, plan), b(space, GetParam(), {}, 9, plan);
   EXPECT_EQ(drive(a, op, space, 50, 4).proposed, drive(b, op, space, 50, 4).proposed);
 }
@@ -95,7 +104,7 @@ TEST_P(JointTuner, DeterministicForASeed) {
 TEST_P(JointTuner, ResumesWithoutProposingAMeasuredConfigurationAgain) {
   const OperatorSpec op = smallConv(1, 32, 64, 14, 3, 1, 1);
   const SearchSpace space = layout::conv2dLayoutSpace(op);
-  const JointStagePlan plan{24, 6};
+  const JointStagePlan plan = planOf(24, 6);
   JointLayoutTuner first(space, GetParam(), {}, 4, plan);
   const Drive before = drive(first, op, space, 17, 4);  // interrupted inside the joint stage
   JointLayoutTuner resumed(space, GetParam(), {}, 4, plan);
@@ -113,7 +122,7 @@ TEST_P(JointTuner, ResumesWithoutProposingAMeasuredConfigurationAgain) {
 TEST_P(JointTuner, OneSearchOverEverythingAlsoEndsOnTheBestLayout) {
   const OperatorSpec op = smallConv(1, 64, 64, 28, 3, 1, 1);
   const SearchSpace space = layout::conv2dLayoutSpace(op);
-  JointLayoutTuner t(space, GetParam(), {}, 5, JointStagePlan{30, 2, false});
+  JointLayoutTuner t(space, GetParam(), {}, 5, planOf(30, 2, false));
   const Drive d = drive(t, op, space, 80, 6);
   ASSERT_EQ(d.proposed.size(), 80u);
   EXPECT_EQ(std::set<Config>(d.proposed.begin(), d.proposed.end()).size(), 80u);
@@ -133,7 +142,7 @@ TEST_P(JointTuner, AFreshRunTriesTheSpacesStartPointFirst) {
   const SearchSpace space = layout::conv2dLayoutSpace(op);
   ASSERT_TRUE(space.startPoint());
   for (const JointStagePlan& plan :
-       {JointStagePlan{30, 2, true}, JointStagePlan{30, 2, false}, JointStagePlan{0, 2, true}}) {
+       {planOf(30, 2, true), planOf(30, 2, false), planOf(0, 2, true)}) {
     JointLayoutTuner t(space, GetParam(), {}, 5, plan);
     const Drive d = drive(t, op, space, 12, 3);
     ASSERT_FALSE(d.proposed.empty());
@@ -148,7 +157,7 @@ TEST_P(JointTuner, AFreshRunTriesTheSpacesStartPointFirst) {
 TEST_P(JointTuner, ANewLayoutFirstTriesTheBestLoopsSoFarMadeToFitIt) {
   const OperatorSpec op = smallConv(1, 64, 64, 28, 3, 1, 1);
   const SearchSpace space = layout::conv2dLayoutSpace(op);
-  const JointStagePlan plan{40, 2, true};
+  const JointStagePlan plan = planOf(40, 2, true);
   JointLayoutTuner t(space, GetParam(), {}, 7, plan);
   const Drive d = drive(t, op, space, 40, 2);
   ASSERT_EQ(d.proposed.size(), 40u);

@@ -167,13 +167,23 @@ RunsPage::RunsPage(QWidget* parent)
   connect(m_results, &RaceResultsWidget::message, this, &RunsPage::statusMessage);
   // Until a race runs, the status bar says what the form measures on: "No dataset" read as a
   // problem while Measure on was the CPU.
-  connect(m_setup->backendBox(), &QComboBox::currentIndexChanged, this, [this] {
-    if (m_controller->busy() || m_data->trialCount() > 0) return;
+  const auto showIdleStatus = [this] {
     const auto d = m_setup->datasetPicker()->dataset();
+    const bool cluster = m_setup->clusterOption()->target().has_value();
     m_datasetStatus->setText(m_setup->backend() != QLatin1String("replay")
-                                 ? tr("%1: measures on this machine").arg(m_setup->backend())
-                             : d ? QString::fromStdString(ReplayMeasurer(d).label())
+                                 ? (cluster ? tr("%1: measures on the cluster's agents")
+                                            : tr("%1: measures on this machine"))
+                                       .arg(m_setup->backend())
+                             : d ? QString::fromStdString(ReplayMeasurer(d).label()) +
+                                       (cluster ? tr(" by the cluster's agents") : QString())
                                  : tr("No dataset"));
+  };
+  connect(m_setup->backendBox(), &QComboBox::currentIndexChanged, this, [this, showIdleStatus] {
+    if (!m_controller->busy() && m_data->trialCount() == 0) showIdleStatus();
+  });
+  // After Disconnect it still read "... by the cluster's agents" (the last race's label).
+  connect(m_setup->clusterOption(), &ClusterRaceOption::toggled, this, [this, showIdleStatus] {
+    if (!m_controller->busy()) showIdleStatus();
   });
   connect(m_setup->datasetPicker(), &DatasetPicker::loaded, this, [this](const auto& d) {
     if (m_setup->backend() == QLatin1String("replay"))
@@ -314,8 +324,12 @@ bool RunsPage::start() {
     info.label =
         tr("%1 on %2: real measurements")
             .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
-    if (spec->mode == layout::TuningMode::Joint)
-      info.stageBoundary = jointStagePlan(jointSettings(), spec->trials).jointTrials;
+    // With a time budget the joint stage ends at a share of the time, or of the trials, whichever
+    // comes first: no trial is known beforehand, and none is drawn.
+    if (spec->mode == layout::TuningMode::Joint) {
+      const JointStagePlan plan = jointStagePlan(jointSettings(), spec->trials, spec->seconds);
+      if (!plan.jointSeconds) info.stageBoundary = plan.jointTrials;
+    }
   }
   if (spec->cluster && spec->dataset)
     info.label = tr("replay of %1 (%2) by the cluster's agents")
