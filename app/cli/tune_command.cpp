@@ -300,11 +300,10 @@ void runTune(const TuneArgs& a) {
   // counted, and a status that says so (it exited 0 with "no configuration succeeded").
   std::optional<TrialFailures> failures;
   if (closed && !bestConfig) {
+    // Read as stored; a store that cannot be read says so (an empty list would read "measured no
+    // trial").
     std::vector<TrialStatus> statuses;
-    try {
-      for (const TrialRow& t : store.trials(run.storeId)) statuses.push_back(t.status);
-    } catch (const std::exception&) {
-    }
+    for (const TrialRow& t : store.trials(run.storeId)) statuses.push_back(t.status);
     failures = countFailures(statuses);
   }
   nlohmann::json out{{"run", run.storeId},

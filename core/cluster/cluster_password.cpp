@@ -58,7 +58,8 @@ std::optional<std::string> passwordFileWarning(const std::string& passwordFile) 
   const std::string path = passwordFilePath(passwordFile);
   struct stat st {};
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return std::nullopt;
-  if ((st.st_mode & (S_IRWXG | S_IRWXO)) == 0) return std::nullopt;
+  // Execute bits alone let nobody read or change it (0711 said "can be changed").
+  if ((st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)) == 0) return std::nullopt;
   char mode[8];
   std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
   const bool readable = (st.st_mode & (S_IRGRP | S_IROTH)) != 0;

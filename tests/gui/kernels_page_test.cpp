@@ -406,8 +406,6 @@ TEST_F(KernelsPageTest, ASearchWhoseTrainerIsMissingFailsWithAMessage) {
   EXPECT_LT(probe.longestMs(), 500);
 }
 
-// With no kernel, or one not tuned, the Tuning tab once drew empty axes (log 0.01..1 over trials
-// 1..2) under its title: a sentence stands in their place.
 // The walk: a search the CLI ran while the window was open stayed "running 0/1/2" in the list
 // until Reload. Shown, the page reads the store again while a search runs elsewhere, and stops
 // once none does (or it is hidden).
@@ -466,18 +464,23 @@ TEST(KasScatterChart, SpeedUpLabelsFitANarrowChart) {
     for (const QString& t : ticks) widest = std::max(widest, metrics.horizontalAdvance(t));
     EXPECT_LE(widest * (ticks.size() - 1), plot.width())
         << width << " px: " << ticks.join(' ').toStdString();
-    if (width == 1000)
+    if (width == 1000) {
       EXPECT_EQ(chart.speedAxisBase(), 2.0) << ticks.join(' ').toStdString();
-    else  // fewer ticks, each label whole
+    } else {  // fewer ticks, each label whole
       EXPECT_GT(chart.speedAxisBase(), 2.0) << ticks.join(' ').toStdString();
+    }
     EXPECT_TRUE(chart.speedLabel().startsWith(QStringLiteral("oneDNN")))
         << chart.speedLabel().toStdString();
     EXPECT_TRUE(plot.contains(chart.speedLabelRect()))
         << width << " px: " << chart.speedLabel().toStdString();
-    if (width == 1000) EXPECT_EQ(chart.speedLabel(), QStringLiteral("oneDNN convolution (1×)"));
+    if (width == 1000) {
+      EXPECT_EQ(chart.speedLabel(), QStringLiteral("oneDNN convolution (1×)"));
+    }
   }
 }
 
+// With no kernel, or one not tuned, the Tuning tab once drew empty axes (log 0.01..1 over trials
+// 1..2) under its title: a sentence stands in their place.
 TEST(KasTuningChart, SaysWhyInsteadOfDrawingEmptyAxes) {
   KasTuningChart chart;
   chart.resize(500, 300);

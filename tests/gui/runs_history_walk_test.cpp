@@ -85,7 +85,7 @@ TEST_F(HistoryWalk, ARunWhoseEveryTrialFailedSaysWhyInsteadOfAZeroLine) {
   ASSERT_TRUE(waitUntil([&] { return !page.busy() && info->text().contains("failed"); }));
   EXPECT_TRUE(info->text().contains(QStringLiteral("run %1: all 3 trials failed").arg(id)))
       << info->text().toStdString();
-  EXPECT_TRUE(info->text().contains("2 compile_error, 1 runtime_fault"))
+  EXPECT_TRUE(info->text().contains("2 did not compile, 1 faulted while running"))  // as tune says
       << info->text().toStdString();
   EXPECT_TRUE(info->text().contains("worker died (signal 11)")) << info->text().toStdString();
   EXPECT_EQ(page.data()->trialCount(), 0);  // no line pretending to be a speed
@@ -93,11 +93,13 @@ TEST_F(HistoryWalk, ARunWhoseEveryTrialFailedSaysWhyInsteadOfAZeroLine) {
 
 // The mode was only inside the run's operator JSON.
 TEST_F(HistoryWalk, TheModeColumnNamesWhatWasTuned) {
-  add(deviceRun("opevo-m", 0, R"({"name": "c3", "mode": "joint"})"), {}, RunStatus::Finished);
-  add(deviceRun("opevo-m", 1, R"({"name": "c3", "target": "winograd"})"), {}, RunStatus::Finished);
-  add(deviceRun("opevo-m", 2, R"({"name": "c3", "target": "matvec-gpu"})"), {},
+  add(deviceRun("opevo-m", 0, R"({"name": "c3", "kind": "conv2d", "mode": "joint"})"), {},
       RunStatus::Finished);
-  add(deviceRun("opevo-m", 3, R"({"name": "c3"})"), {}, RunStatus::Finished);
+  add(deviceRun("opevo-m", 1, R"({"name": "c3", "kind": "conv2d", "target": "winograd"})"), {},
+      RunStatus::Finished);
+  add(deviceRun("opevo-m", 2, R"({"name": "c3", "kind": "matmul", "target": "matvec-gpu"})"), {},
+      RunStatus::Finished);
+  add(deviceRun("opevo-m", 3, R"({"name": "c3", "kind": "conv2d"})"), {}, RunStatus::Finished);
   add(deviceRun("opevo-m", 4, R"({"replay": "/nowhere/A100.json.gz"})"), {}, RunStatus::Finished);
   HistoryPage page;
   ASSERT_TRUE(open(page, 5));
@@ -123,7 +125,7 @@ TEST(RaceFormWalk, TheFormShowsAResumedRacesSettings) {
   RaceSetupPanel panel;
   ASSERT_TRUE(panel.setOperator(QStringLiteral("resnet18_conv4_b1")));
   ASSERT_TRUE(panel.setMode(QStringLiteral("joint")));
-  const std::string loop = R"({"name": "resnet18_conv3_b1", "mode": "loop"})";
+  const std::string loop = R"({"name": "resnet18_conv3_b1", "kind": "conv2d", "mode": "loop"})";
   std::vector<RunRecord> runs{deviceRun("opevo-m", 0, loop), deviceRun("autotvm", 0, loop),
                               deviceRun("opevo-m", 2, loop)};
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -210,7 +212,7 @@ TEST(ResumeWalk, ARefusedResumeIsARefusalAndLeavesTheChartAsItWas) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
   RunsPage* runs = window.runsPage();
   window.pages()->setCurrentWidget(runs);
-  RunRecord run = deviceRun("opevo-m", 0, R"({"name": "c3"})");
+  RunRecord run = deviceRun("opevo-m", 0, R"({"name": "c3", "kind": "conv2d"})");
   {
     Store store(Store::defaultPath());
     run.id = store.createRunWithTrials(run, {});

@@ -7,6 +7,7 @@
 
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
+#include "cluster/cluster_run.h"
 #include "cluster/cluster_session.h"
 #include "common/error.h"
 #include "common/machine_load.h"
@@ -243,6 +244,14 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
 RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   std::vector<std::int64_t> ids{*spec.resumeRun};
   ids.insert(ids.end(), spec.resumeWith.begin(), spec.resumeWith.end());
+  // A cluster's run resumed with no cluster connected would be measured here under the
+  // cluster's label, as `opevo tune --resume` refuses to: refused (an InputError: Refused).
+  for (const std::int64_t id : ids)
+    if (const auto run = store.run(id))
+      if (const auto problem = cluster::clusterResumeProblem(*run, spec.cluster.has_value(), false))
+        throw InputError(*problem +
+                         " (connect to it on the Cluster page and tick \"Through the cluster's "
+                         "agents\")");
   std::vector<ResumedRun> race = resumeStoredRace(store, ids, backendOptions(spec));
   std::vector<RunRecord> records;
   for (const ResumedRun& r : race) records.push_back(r.run);

@@ -1,10 +1,22 @@
 #include "ui/controller/race_definition.h"
 
+#include "common/error.h"
+
 namespace opevo::ui {
 
 OperatorDefinition raceDefinition(const RaceSpec& spec) {
-  // The target first: an operator file's own template gives way to the direct one the loop and
-  // joint modes tune (as `tune --template direct`), and a joint space is built on the common one.
+  // Read for the race's mode, as `opevo tune --mode` reads a file: its space overrides are checked
+  // against that mode's template (a joint race of a Conv2D file overriding unroll_c was refused
+  // with the loop template's list). Where the file's own template is not the race's (a Winograd
+  // file raced as loops or layouts), or it cannot be read in that mode, the target goes first:
+  // the file's template gives way to the direct one the loop and joint modes tune (as `tune
+  // --template direct`), and a joint space is built on the common one.
+  try {
+    OperatorDefinition def = loadOperator(spec.operatorRef, spec.mode);
+    if (def.target == spec.target) return def;
+  } catch (const InputError&) {
+    // Said below, where the template given way to says it again if it still stands.
+  }
   return withTuningMode(withSpaceTarget(loadOperator(spec.operatorRef), spec.target), spec.mode);
 }
 

@@ -38,24 +38,4 @@ StoredBudget storedBudgetOf(const std::string& budgetJson) {
   return budget;
 }
 
-std::string tuningModeOf(const RunRecord& run) {
-  const auto j = nlohmann::json::parse(run.operatorJson, nullptr, false);
-  if (!j.is_object()) return {};
-  if (j.contains("replay")) return "replay";
-  try {
-    // As the store's operator JSON says them (ops/operator_json.h): both optional.
-    const SpaceTarget target = j.contains("target") && j["target"].is_string()
-                                   ? parseSpaceTarget(j["target"].get<std::string>(), "target")
-                                   : SpaceTarget::Common;
-    if (usesOwnTemplate(target)) return std::string(spaceTargetName(commonTarget(target)));
-    const layout::TuningMode mode =
-        j.contains("mode") && j["mode"].is_string()
-            ? layout::parseTuningMode(j["mode"].get<std::string>(), "mode")
-            : layout::TuningMode::Loop;
-    return std::string(layout::tuningModeName(mode));
-  } catch (const std::exception&) {
-    return {};  // a name this build does not know
-  }
-}
-
 }  // namespace opevo::ui

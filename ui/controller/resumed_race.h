@@ -35,10 +35,4 @@ struct StoredBudget {
 };
 StoredBudget storedBudgetOf(const std::string& budgetJson);
 
-// What a stored run tuned, in core's names: a template's own space where it has one
-// (spaceTargetName: "winograd", "matvec"), else the tuning mode (tuningModeName: "loop",
-// "joint"); "replay" for a run on a dataset (as `opevo tune --json` says); empty when the
-// operator's JSON cannot be read.
-std::string tuningModeOf(const RunRecord& run);
-
 }  // namespace opevo::ui

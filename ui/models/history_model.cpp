@@ -9,6 +9,7 @@
 
 #include "engine/speed_unit.h"
 #include "io/run_import.h"
+#include "layout/tuning_mode.h"
 #include "ui/controller/resumed_race.h"
 #include "ui/widgets/display_format.h"
 #include "ui/widgets/status_colors.h"
@@ -187,7 +188,7 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         // What the run's tuner was seeded with: the same seed proposes the same trials again.
         return static_cast<qulonglong>(r.run.seed);
       case ModeColumn:
-        return QString::fromStdString(tuningModeOf(r.run));
+        return QString::fromStdString(layout::runModeName(r.run.operatorJson));
       case OperatorColumn: {
         // A network's task: which network run it tuned for.
         const QString name = QString::fromStdString(r.run.operatorName);

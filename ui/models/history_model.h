@@ -23,8 +23,8 @@ class HistoryModel : public QAbstractTableModel {
     AlgorithmColumn,
     RepeatColumn,
     SeedColumn,
-    OperatorColumn,    // the operator tuned (a replay's: its dataset's kernel)
-    ModeColumn,        // what was tuned: loop, joint, winograd, matvec (tuningModeOf), or replay
+    OperatorColumn,  // the operator tuned (a replay's: its dataset's kernel)
+    ModeColumn,  // what was tuned: loop, joint, winograd, matvec (layout::runModeName), or replay
     MeasuredOnColumn,  // the device, or the replayed dataset and the device it was measured on
     BudgetColumn,
     TrialsColumn,  // measured so far

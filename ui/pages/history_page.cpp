@@ -24,6 +24,7 @@
 
 #include "backends/stored_run.h"
 #include "engine/measurement.h"
+#include "engine/trial_failures.h"
 #include "io/replay_dataset.h"
 #include "io/run_import.h"
 #include "space/text.h"
@@ -79,22 +80,19 @@ QString runsAndTrials(const std::vector<RunAndTrials>& runs) {
 // empty when a trial succeeded or there is none.
 QString allFailedText(std::int64_t run, const std::vector<TrialRow>& trials) {
   if (trials.empty()) return {};
-  std::map<std::string_view, int> reasons;
+  std::vector<TrialStatus> statuses;
   const TrialRow* first = nullptr;
   for (const TrialRow& t : trials) {
     if (t.status == TrialStatus::Ok) return {};
-    ++reasons[statusName(t.status)];
+    statuses.push_back(t.status);
     if (!first && !t.message.empty()) first = &t;
   }
-  QStringList counts;
-  for (const auto& [reason, count] : reasons)
-    counts << QStringLiteral("%1 %2").arg(count).arg(
-        QString::fromUtf8(reason.data(), qsizetype(reason.size())));
+  // In the words `opevo tune` uses ("8 did not compile, 2 timed out"): core/engine/trial_failures.
   QString text = QObject::tr("run %1: all %2 failed: %3")
                      .arg(static_cast<qlonglong>(run))
                      .arg(QString::fromStdString(
                               counted(static_cast<long long>(trials.size()), "trial", "trials")),
-                          counts.join(QStringLiteral(", ")));
+                          QString::fromStdString(countFailures(statuses).text()));
   if (first) {
     // The first line of the first reason given: a compiler's whole output would fill the page.
     QString why = QString::fromStdString(first->message).section(QLatin1Char('\n'), 0, 0);

@@ -163,10 +163,10 @@ class RunsPage : public QWidget {
   // the status bar as they were instead of titling an empty chart "run 18 resumed".
   std::optional<RaceData::Info> m_pendingInfo;
   std::vector<RunRecord> m_resumedRuns;  // the runs of that resume, for the form
-  QString m_statusBefore;
+  QString m_statusBefore;  // the status bar's text before the race, back after a refusal
   // The runs a resume continues, "12, 13, 14", and how many: what a refusal names.
   QString m_resumedIds;
-  int m_resumedRaceSize = 0;  // the status bar's text before the race, back after a refusal
+  int m_resumedRaceSize = 0;
   bool m_followTrials = true;
 };
 

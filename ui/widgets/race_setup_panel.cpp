@@ -21,6 +21,7 @@
 #include "backends/backend_factory.h"
 #include "common/error.h"
 #include "engine/speed_unit.h"
+#include "layout/tuning_mode.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "tuners/registry.h"
@@ -467,7 +468,7 @@ void RaceSetupPanel::showResumed(const std::vector<RunRecord>& runs) {
       }
       m_operator->setCurrentIndex(listed);
     }
-    setMode(QString::fromStdString(tuningModeOf(first)));
+    setMode(QString::fromStdString(layout::runModeName(first.operatorJson)));
   }
   const ResumedRace race = resumedRaceOf(runs);
   m_algorithms->setChecked(race.algorithms);
