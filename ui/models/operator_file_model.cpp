@@ -25,7 +25,11 @@ QString operatorsDirectory() {
 
 OperatorFileModel::OperatorFileModel(QObject* parent)
     : QAbstractTableModel(parent), m_watcher(new QFileSystemWatcher(this)) {
-  connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &OperatorFileModel::refresh);
+  // While the folder is missing its parent is watched: the database's folder, whose journal files
+  // come and go with every write of a race. Only the folder's appearing is news there.
+  connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, [this] {
+    if (!m_dir.isEmpty() && QFileInfo(QDir(m_dir).absolutePath()).isDir()) refresh();
+  });
   // A file copied in is created before it is written: the folder's change comes first, and the
   // file's own change says when its text is there.
   connect(m_watcher, &QFileSystemWatcher::fileChanged, this, &OperatorFileModel::refresh);
