@@ -390,8 +390,10 @@ std::string Store::nowUtc() {
   return out;
 }
 
-Store::Store(const std::string& path) : m_path(path) {
+Store::Store(const std::string& path, Opening opening) : m_path(path) {
   std::error_code ec;
+  if (opening == Opening::ExistingOnly && !std::filesystem::exists(path, ec))
+    throw InputError("database " + inQuotes(path) + " is no longer there (moved or deleted?)");
   // "newdir/" names a folder: refused before its folders are made, not after, which left an empty
   // folder behind and then called it one.
   if (!path.empty() && !std::filesystem::path(path).has_filename())

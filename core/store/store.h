@@ -22,8 +22,14 @@ class Store {
  public:
   static constexpr int kSchemaVersion = 9;
 
-  // Opens (creating it and its folder when missing) and migrates to kSchemaVersion.
-  explicit Store(const std::string& path);
+  enum class Opening {
+    CreateWhenMissing,  // a first start, a new run: the file and its folder are made
+    // What reads or acts on runs already shown (a window's selection): a file moved or deleted
+    // meanwhile is said to be gone, not made again empty at the old path (with its folder).
+    ExistingOnly,
+  };
+  // Opens and migrates to kSchemaVersion.
+  explicit Store(const std::string& path, Opening opening = Opening::CreateWhenMissing);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;

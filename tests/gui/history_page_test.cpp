@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
@@ -71,6 +72,20 @@ class HistoryPageTest : public ::testing::Test {
   QTemporaryDir m_dir;
   std::string m_path;
 };
+
+// The database moved away while the window shows its runs: selecting one says so; it does not
+// make an empty database (and its folder) again at the old path.
+TEST_F(HistoryPageTest, ARunSelectedAfterItsDatabaseWentSaysSoAndMakesNothing) {
+  const std::int64_t id = addRun("GFLOP/s", 5);
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 1));
+  ASSERT_TRUE(QDir(m_dir.path()).removeRecursively());
+  page.selectRuns({id});
+  ASSERT_TRUE(waitUntil([&] { return !page.busy(); }));
+  const QString error = page.findChild<QLabel*>(QStringLiteral("historyError"))->text();
+  EXPECT_TRUE(error.contains(QStringLiteral("is no longer there"))) << error.toStdString();
+  EXPECT_FALSE(QDir(m_dir.path()).exists());
+}
 
 // An imported T4 file's GFLOP/s run beside its 1/ms one: never one axis for two units.
 TEST_F(HistoryPageTest, RunsOfAnotherUnitAreNotDrawnOnTheSameAxis) {

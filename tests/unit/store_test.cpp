@@ -223,6 +223,26 @@ TEST(Store, EachBadPathIsNamedPlainly) {
   }
 }
 
+// What a window reads for runs it already shows: a database moved or deleted meanwhile is said to
+// be gone; neither it nor its folder is made again (an empty file at the old path, a temporary
+// folder brought back after its owner removed it).
+TEST(Store, AnExistingOnlyOpeningOfAGoneFileMakesNothing) {
+  TempDir dir;
+  const fs::path gone = dir.path / "moved" / "runs.db";
+  try {
+    Store store(gone.string(), Store::Opening::ExistingOnly);
+    ADD_FAILURE() << "opened a database that is not there";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is no longer there (moved or deleted?)"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find(gone.string()), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.path / "moved"));
+  { Store created(gone.string()); }
+  EXPECT_NO_THROW(Store(gone.string(), Store::Opening::ExistingOnly));
+}
+
 TEST(Store, NotSqliteForeignAndNewerAreRefused) {
   TempDir dir;
   const fs::path text = dir.path / "notes.db";

@@ -39,7 +39,7 @@ QString writeExport(const QString& path, const QByteArray& bytes) {
 // Every trial of the race's runs as the store has them, in order of measurement. The store does
 // not keep the tuner's time per trial: that column reads 0, as in `opevo export`.
 std::vector<TrialPoint> storedTrials(const RaceData& data) {
-  Store store(data.info().storePath.toStdString());
+  Store store(data.info().storePath.toStdString(), Store::Opening::ExistingOnly);
   std::vector<TrialPoint> points;
   for (int a = 0; a < data.info().algorithms.size(); ++a)
     for (int r = 0; r < data.info().repeats; ++r) {

@@ -112,7 +112,7 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                                   const std::vector<HistoryModel::Row>& rows) {
   HistoryPage::CurvesJob job;
   try {
-    Store store(path);
+    Store store(path, Store::Opening::ExistingOnly);
     job.info.storePath = QString::fromStdString(path);
     std::map<QString, int> repeats;
     std::optional<std::string> referenceOf;  // the operator and device of the library's line
@@ -382,7 +382,7 @@ void HistoryPage::deleteSelected() {
       [path = m_storePath.toStdString(), ids] {
         DeleteJob job;
         try {
-          job.check = Store(path).checkRunDeletion(ids);
+          job.check = Store(path, Store::Opening::ExistingOnly).checkRunDeletion(ids);
         } catch (const std::exception& e) {
           job.error = QString::fromUtf8(e.what());
         }
@@ -440,7 +440,7 @@ void HistoryPage::deleteRuns(const std::vector<std::int64_t>& ids) {
         DeleteJob job;
         try {
           // Checked again inside its transaction: a run resumed since the question stays.
-          job.deleted = Store(path).deleteRuns(ids);
+          job.deleted = Store(path, Store::Opening::ExistingOnly).deleteRuns(ids);
         } catch (const std::exception& e) {
           job.error = QString::fromUtf8(e.what());
         }

@@ -239,7 +239,8 @@ void KernelsPage::showSearch(std::int64_t id) {
       [path = m_storePath.toStdString(), id] {
         auto job = std::make_shared<SearchJob>();
         try {
-          job->snapshot = std::make_shared<const KasSnapshot>(readKasSnapshot(Store(path), id));
+          job->snapshot = std::make_shared<const KasSnapshot>(
+              readKasSnapshot(Store(path, Store::Opening::ExistingOnly), id));
         } catch (const std::exception& e) {
           job->error = QString::fromUtf8(e.what());
         }

@@ -508,7 +508,7 @@ void NetworksPage::showStored(std::int64_t networkId) {
       [path = m_setup->storePath().toStdString(), networkId] {
         auto out = std::make_shared<Stored>();
         try {
-          const Store store(path);
+          const Store store(path, Store::Opening::ExistingOnly);
           const net::StoredNetworkRun run = net::readStoredNetworkRun(store, networkId);
           out->status = run.status;
           out->snapshot = std::make_shared<const NetworkSnapshot>(storedSnapshot(run));

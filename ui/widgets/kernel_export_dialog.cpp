@@ -165,7 +165,7 @@ KernelExportDialog::KernelExportDialog(const QString& storePath, const RunRecord
 void KernelExportDialog::showPreview() {
   showMessage(m_error, QString());
   try {
-    const Store store(m_storePath.toStdString());
+    const Store store(m_storePath.toStdString(), Store::Opening::ExistingOnly);
     const KernelPreview p = previewBestKernel(
         store, m_run.id,
         measuredElsewhere(m_run) ? std::string()
@@ -272,7 +272,7 @@ void KernelExportDialog::exportNow() {
         Outcome o;
         o.folder = folder;
         try {
-          const Store store(storePath.toStdString());
+          const Store store(storePath.toStdString(), Store::Opening::ExistingOnly);
           const ExportResult r = exportRun(store, runId, options);
           for (const std::string& f : r.files)
             o.files << QFileInfo(QString::fromStdString(f)).fileName();

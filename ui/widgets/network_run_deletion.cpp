@@ -35,7 +35,7 @@ void NetworkRunDeletion::start(const QString& storePath, std::int64_t networkId)
       [path = storePath.toStdString(), networkId] {
         Job job;
         try {
-          job.check = Store(path).checkNetworkDeletion({networkId});
+          job.check = Store(path, Store::Opening::ExistingOnly).checkNetworkDeletion({networkId});
         } catch (const std::exception& e) {
           job.error = QString::fromUtf8(e.what());
         }
@@ -79,7 +79,8 @@ void NetworkRunDeletion::remove(const QString& storePath, std::int64_t networkId
       [path = storePath.toStdString(), networkId] {
         Job job;
         try {
-          job.check.networks = Store(path).deleteNetworks({networkId});
+          job.check.networks =
+              Store(path, Store::Opening::ExistingOnly).deleteNetworks({networkId});
         } catch (const std::exception& e) {
           job.error = QString::fromUtf8(e.what());
         }

@@ -117,7 +117,7 @@ void T4ExportDialog::listRuns() {
   m_listJob.start(
       [storePath = m_storePath]() -> Runs {
         try {
-          const Store store(storePath.toStdString());
+          const Store store(storePath.toStdString(), Store::Opening::ExistingOnly);
           std::vector<RunRecord> runs = store.runs();
           std::sort(runs.begin(), runs.end(),
                     [](const RunRecord& a, const RunRecord& b) { return a.id > b.id; });
@@ -168,7 +168,7 @@ void T4ExportDialog::exportNow() {
   m_writeJob.start(
       [storePath = m_storePath, run, path]() -> Written {
         try {
-          const Store store(storePath.toStdString());
+          const Store store(storePath.toStdString(), Store::Opening::ExistingOnly);
           return {run, path, exportRunT4(store, run, path.toStdString()), {}};
         } catch (const std::exception& e) {
           return {run, path, 0, QString::fromUtf8(e.what())};
