@@ -81,31 +81,21 @@ nlohmann::json bestLayouts(const OperatorDefinition& def, const Config& best) {
   return {{names[0], l.a.describe()}, {names[1], l.b.describe()}, {names[2], l.c.describe()}};
 }
 
-// A finished run has spent its budget, which is kept with it: a resume has nothing to do. It said
-// only "nothing to resume"; it now says how to get more trials.
+// A finished run has spent its budget: resumed as it is, it has nothing to do. Said with the
+// command that gives it more (its budget is a total: the count to give is above what it has).
 void refuseFinishedRun(const Store& store, std::int64_t id, const std::string& db) {
   const std::optional<RunRecord> run = store.run(id);
   if (!run || run->status != RunStatus::Finished) return;  // resumeStoredRun says what is wrong
   for (const NetworkRecord& n : store.networks())
     if (std::find(n.taskRuns.begin(), n.taskRuns.end(), id) != n.taskRuns.end()) return;
-  const std::string mode = layout::runModeName(run->operatorJson);
-  const bool preset = isPreset(run->operatorName);
-  std::string command = "opevo tune --op " + (preset ? run->operatorName : std::string("FILE")) +
-                        " --backend " + run->backend;
-  if (mode == "joint") command += " --mode joint";
-  if (mode == "winograd" || mode == "matvec") command += " --template " + mode;
-  command += " --algo " + run->algorithm + " --trials N --history" + databaseHint(db);
   const std::string_view reason = endReasonName(run->endReason);
+  const auto trials = static_cast<long long>(store.trials(id).size());
   throw InputError("run " + std::to_string(id) + " already finished (" +
                    (reason.empty() ? std::string("budget spent") : std::string(reason)) +
-                   "; budget " + run->budgetJson +
-                   "); nothing to resume: a run keeps its budget. For more trials, tune again " +
-                   "with a larger budget: " + command +
-                   (preset ? "" : " (FILE: the operator file it was tuned from)") +
-                   ", with its settings (opevo show " + std::to_string(id) + databaseHint(db) +
-                   " lists them). With --history every configuration it measured is answered " +
-                   "from the store instead of measured again, and the cost models (opevo-m, " +
-                   "autotvm, ansor) also learn from its trials");
+                   "; budget " + run->budgetJson + ", " + counted(trials, "trial", "trials") +
+                   "). To go on, give it a larger budget, a new total: opevo tune --resume " +
+                   std::to_string(id) + " --trials " + std::to_string(trials + 100) +
+                   databaseHint(db) + " (or --seconds S, --target SPEED)");
 }
 
 void runTune(const TuneArgs& a) {
@@ -166,14 +156,17 @@ void runTune(const TuneArgs& a) {
   }
   Store store(a.resume ? existingDatabase(a.db) : a.db.empty() ? Store::defaultPath() : a.db);
   if (a.resume) {
-    refuseFinishedRun(store, *a.resume, a.db);
+    // A budget given with --resume replaces the run's (a total, checked against what it spent).
+    std::optional<Budget> newBudget;
+    if (a.trials || a.seconds || a.target) newBudget = Budget{a.trials, a.seconds, a.target};
+    if (!newBudget) refuseFinishedRun(store, *a.resume, a.db);
     // A cluster's run resumed without --cluster was measured on with this machine's device, its
     // label still saying the cluster's.
     if (const auto stored = store.run(*a.resume))
       if (const auto problem =
               cluster::clusterResumeProblem(*stored, options.cluster != nullptr, a.here))
         throw InputError(*problem);
-    resumed = resumeStoredRun(store, *a.resume, options);
+    resumed = resumeStoredRun(store, *a.resume, options, ResumeAs::Run, newBudget);
   }
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
   RunContext context{
@@ -498,16 +491,14 @@ void addTuneCommand(CLI::App& app) {
           ->check(CLI::IsMember({"direct", "winograd", "matvec"}));
   CLI::Option* backend = cmd->add_option("--backend", a->backend,
                                          "cpu, cuda, hip or replay:FILE (default: the best found)");
-  CLI::Option* trials =
-      cmd->add_option("--trials", a->trials, "Budget in trials")->check(CLI::Range(1, 1000000000));
-  CLI::Option* seconds =
-      cmd->add_option(
-             "--seconds", a->seconds,
-             "Budget in tuning time (pauses excluded): checked after each trial, so the trial in "
-             "hand finishes (at most --timeout); the reference and side-by-side timings follow")
-          ->check(positiveFinite());
-  CLI::Option* target = cmd->add_option("--target", a->target, "Stop on reaching this speed")
-                            ->check(positiveFinite());
+  cmd->add_option("--trials", a->trials, "Budget in trials (with --resume: the run's new total)")
+      ->check(CLI::Range(1, 1000000000));
+  cmd->add_option(
+         "--seconds", a->seconds,
+         "Budget in tuning time (pauses excluded): checked after each trial, so the trial in "
+         "hand finishes (at most --timeout); the reference and side-by-side timings follow")
+      ->check(positiveFinite());
+  cmd->add_option("--target", a->target, "Stop on reaching this speed")->check(positiveFinite());
   CLI::Option* seed = cmd->add_option("--seed", a->seed, "Seed (default 1)");
   CLI::Option* set = cmd->add_option(
       "--set", a->settings,
@@ -515,16 +506,15 @@ void addTuneCommand(CLI::App& app) {
   // A resumed run goes on as it was stored: what would change it is refused, not ignored.
   CLI::Option* resume =
       cmd->add_option("--resume", a->resume,
-                      "Continue an interrupted run to its original budget, with its operator, "
-                      "algorithm, settings and backend")
+                      "Continue an interrupted run to its budget, with its operator, algorithm, "
+                      "settings, seed and backend; with --trials, --seconds or --target, to that "
+                      "new budget instead (the run's total, above what it has spent), which also "
+                      "lets a finished run go on")
           ->excludes(op)
           ->excludes(algo)
           ->excludes(mode)
           ->excludes(kernelTemplate)
           ->excludes(backend)
-          ->excludes(trials)
-          ->excludes(seconds)
-          ->excludes(target)
           ->excludes(seed)
           ->excludes(set);
   cmd->add_flag("--here", a->here,

@@ -524,6 +524,11 @@ void Store::setRunSideBySide(std::int64_t runId, const std::string& json) {
   s.bind(1, json).bind(2, runId).run();
 }
 
+void Store::setRunBudget(std::int64_t runId, const std::string& budgetJson) {
+  Statement s(m_db, "UPDATE runs SET budget_json = ? WHERE id = ?");
+  s.bind(1, budgetJson).bind(2, runId).run();
+}
+
 void Store::appendTrial(const TrialRow& t) {
   Statement s(
       m_db,

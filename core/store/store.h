@@ -48,6 +48,8 @@ class Store {
   void setRunReference(std::int64_t runId, const std::string& library, double speed);
   // RunRecord::sideBySideJson.
   void setRunSideBySide(std::int64_t runId, const std::string& json);
+  // A run given a new budget (Budget::toJson) before it goes on: `tune --resume N --trials M`.
+  void setRunBudget(std::int64_t runId, const std::string& budgetJson);
   // Commits at once.
   void appendTrial(const TrialRow& trial);
   // Creates the run and all its trials (their runId is set here) in one transaction: either all

@@ -1,6 +1,7 @@
 #include "backends/stored_run.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -28,7 +29,7 @@ int replayPaceOf(const std::string& operatorJson) {
 namespace {
 
 // The stored run, checked: it exists and may go on this way.
-RunRecord resumableRun(Store& store, std::int64_t runId, ResumeAs as) {
+RunRecord resumableRun(Store& store, std::int64_t runId, ResumeAs as, bool newBudget = false) {
   const auto stored = store.run(runId);
   if (!stored) throw InputError(store.missingRunText(runId));
   if (as == ResumeAs::Run)
@@ -39,7 +40,7 @@ RunRecord resumableRun(Store& store, std::int64_t runId, ResumeAs as) {
                          "): it goes on with its network, whose scheduler gives its tasks their "
                          "trials (opevo net tune --resume " +
                          std::to_string(n.id) + ", or Resume on the Networks page)");
-  if (stored->status == RunStatus::Finished && as == ResumeAs::Run)
+  if (stored->status == RunStatus::Finished && as == ResumeAs::Run && !newBudget)
     throw InputError("run " + std::to_string(runId) + " already finished (" +
                      std::string(endReasonName(stored->endReason).empty()
                                      ? "budget spent"
@@ -69,18 +70,52 @@ void readBack(Store& store, ResumedRun& r) {
   r.paceMs = replayPaceOf(r.run.operatorJson);
 }
 
+// A new budget is the run's total: one it has already spent would end it before a trial.
+void checkNewBudget(const ResumedRun& r, const Budget& budget) {
+  budget.check();
+  const auto shortly = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", v);
+    return std::string(text);
+  };
+  const std::string run = "run " + std::to_string(r.run.id);
+  const auto trials = static_cast<long long>(r.rows.size());
+  if (budget.trials && *budget.trials <= trials)
+    throw InputError(run + " has " + std::to_string(trials) + " trials already: --trials is its " +
+                     "new total, give more than " + std::to_string(trials));
+  if (budget.seconds && *budget.seconds <= r.secondsBefore)
+    throw InputError(run + " has tuned for " + shortly(r.secondsBefore) +
+                     " s already: --seconds is its new total, give more than that");
+  if (budget.targetSpeed) {
+    double best = 0;
+    for (const auto& [config, m] : r.restored)
+      if (m.status == TrialStatus::Ok) best = std::max(best, m.speed);
+    if (best >= *budget.targetSpeed)
+      throw InputError(run + " has reached " + shortly(best) + " " + r.run.speedUnit +
+                       " already: give a --target above it");
+  }
+}
+
 }  // namespace
 
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options,
-                           ResumeAs as) {
+                           ResumeAs as, const std::optional<Budget>& newBudget) {
+  if (newBudget && as != ResumeAs::Run)
+    throw InputError("a network's task goes on with its network's budget, not one of its own");
   ResumedRun r;
   // Held before the run is read, and before the measurement is made: another process resuming
   // it is refused at once, and a deletion (which takes the same lock) either finished before the
   // read, which then finds the run gone, or waits for this resume to end.
   r.lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, runId);
-  r.run = resumableRun(store, runId, as);
+  r.run = resumableRun(store, runId, as, newBudget.has_value());
   r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options, r.run.device);
   readBack(store, r);
+  if (newBudget) {
+    checkNewBudget(r, *newBudget);
+    r.plan.budget = *newBudget;
+    r.run.budgetJson = newBudget->toJson();
+    store.setRunBudget(r.run.id, r.run.budgetJson);
+  }
   if (as == ResumeAs::Run) store.setRunStatus(r.run.id, RunStatus::Running);
   return r;
 }

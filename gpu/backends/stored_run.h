@@ -2,11 +2,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "backends/backend_factory.h"
+#include "engine/budget.h"
 #include "engine/engine.h"
 #include "store/records.h"
 
@@ -44,13 +46,20 @@ int replayPaceOf(const std::string& operatorJson);
 enum class ResumeAs { Run, NetworkTask };
 
 // Throws InputError for a run that is not in the store, or that another process is tuning
-// (RunLock). Alone, also for a run that has already finished, and for a network's task: its
+// (RunLock). Alone, also for a run that has already finished (unless given a new budget), and for
+// a network's task: its
 // trials are the network scheduler's to give, and one resumed alone to its own budget left the
 // network run unable to replay its schedule (net tune --resume failed on it for good). As a
 // network's task, a finished run goes on (its space ran out, or its network is not finished),
 // and it is not marked running: the network marks its tasks once every one is read back.
+//
+// A new budget (alone only) replaces the stored one, for an interrupted run or a finished one
+// that is to go on: it is the run's total, so it must leave trials or time to spend (InputError
+// when the run has already spent it, or already reached its target speed). It is stored only once
+// every check has passed.
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {},
-                           ResumeAs as = ResumeAs::Run);
+                           ResumeAs as = ResumeAs::Run,
+                           const std::optional<Budget>& newBudget = std::nullopt);
 
 // Why these runs cannot go on together as one race (not raced together: another race, operator,
 // backend or device), or an empty string when they can.

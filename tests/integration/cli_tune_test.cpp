@@ -272,7 +272,7 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "opevo", "--set",
         "autotvm.batch=4"},
        "belongs to autotvm, but the algorithm is opevo"},
-      {{"--resume", "1", "--trials", "12"}, "--trials"},
+      {{"--resume", "1", "--seed", "12"}, "--seed"},
       {{"--backend", std::string("replay:") + OPEVO_DATASETS_DIR + "/convolution_milo/A100.json.gz",
         "--op", "MM1", "--trials", "3"},
        "drop --op MM1"},
