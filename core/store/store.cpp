@@ -439,6 +439,15 @@ Store::~Store() {
 }
 
 void Store::migrate() {
+  // A file at the current schema needs no write: read its version first, outside a transaction, so
+  // that opening it while another program writes (a tune committing trials, a long import) does
+  // not wait for the write lock and then fail with "migrating ... locked" (`opevo runs`, the
+  // window's first read).
+  {
+    Statement version(m_db, "PRAGMA user_version");
+    version.step();
+    if (version.integer(0) >= kSchemaVersion) return;
+  }
   // One step a transaction, the version read inside it: two programs opening a new or old file at
   // once (the window and `opevo tune`) must not both migrate it.
   while (true) {

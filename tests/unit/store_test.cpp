@@ -243,6 +243,29 @@ TEST(Store, AnExistingOnlyOpeningOfAGoneFileMakesNothing) {
   EXPECT_NO_THROW(Store(gone.string(), Store::Opening::ExistingOnly));
 }
 
+// A database another program is writing to (its write lock held: a tune committing, an import)
+// opens and reads at once: at the current schema nothing is written on opening. It waited 5 s for
+// the lock and failed with "migrating ... locked" (opevo runs, the window's first read).
+TEST(Store, OpensAndReadsWhileAnotherProgramHoldsTheWriteLock) {
+  TempDir dir;
+  const std::string path = (dir.path / "busy.db").string();
+  {
+    Store store(path);
+    store.createRun(sampleRun());
+  }
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t runs = 0;
+  EXPECT_NO_THROW(runs = Store(path).runs().size());
+  const auto waited = std::chrono::steady_clock::now() - start;
+  sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(writer);
+  EXPECT_EQ(runs, 1u);
+  EXPECT_LT(waited, std::chrono::seconds(2));
+}
+
 TEST(Store, NotSqliteForeignAndNewerAreRefused) {
   TempDir dir;
   const fs::path text = dir.path / "notes.db";
