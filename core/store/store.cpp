@@ -284,7 +284,8 @@ void checkExisting(const std::string& path) {
   if (in.gcount() == 0) return;  // empty file: SQLite treats it as a new database
   if (std::string(header, 16) != std::string("SQLite format 3\0", 16))
     throw InputError("database " + inQuotes(path) +
-                     " is not an SQLite file (left untouched; use --db to choose another file)");
+                     " is not an SQLite file (left untouched; open another database file: --db "
+                     "FILE, for the window too)");
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
     sqlite3_close(db);
@@ -316,7 +317,8 @@ void checkExisting(const std::string& path) {
     const int code = sqlite3_errcode(db) & 0xff;
     if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
       problem = std::string("is damaged: SQLite cannot read it (") + sqlite3_errmsg(db) +
-                "); restore it from a copy, or use --db to choose another file";
+                "); restore it from a copy, or open another database file (--db FILE, for the "
+                "window too)";
     else if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
       problem = "is held by another program that has not let go of it for " +
                 std::to_string(kBusyWaitMs / 1000) + " s; try again once it has";
@@ -340,9 +342,10 @@ void requireWritable(const std::string& path) {
   if (::access(target, W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0) return;
   const std::string reason = std::strerror(errno);
   if (!exists)
-    throw InputError("database " + inQuotes(path) + " cannot be created: its folder " +
-                     inQuotes(folder.string()) + " is not writable (" + reason +
-                     "); use --db to put it in a writable folder");
+    throw InputError(
+        "database " + inQuotes(path) + " cannot be created: its folder " +
+        inQuotes(folder.string()) + " is not writable (" + reason +
+        "); give a database file in a writable folder (--db FILE, for the window too)");
   throw InputError("database " + inQuotes(path) + " cannot be opened: it or its folder is not " +
                    "writable (" + reason +
                    "), and SQLite writes its journal files beside it even to read it; copy it to "

@@ -419,6 +419,9 @@ TEST_F(RunsPageTest, AStoreThatCannotRecordTheRaceIsRefusedBeforeAnyTrial) {
   EXPECT_FALSE(page->start());
   EXPECT_FALSE(page->controller()->busy());
   EXPECT_TRUE(page->message().contains("not an SQLite file")) << page->message().toStdString();
+  // The store's clause starts a sentence here.
+  EXPECT_TRUE(page->message().contains("in the history. Database '"))
+      << page->message().toStdString();
   EXPECT_EQ(page->trialsModel()->rowCount(), 0);
 
   // Put right (gone: the store makes a new one), the next Start finds it so.

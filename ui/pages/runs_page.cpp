@@ -295,9 +295,11 @@ bool RunsPage::start() {
     m_storeProblem = storeProblem(m_storePath.toStdString());
   }
   if (!m_storeProblem.isEmpty()) {
-    showMessage(
-        m_messageLabel,
-        tr("Not started: the race could not be recorded in the history. %1").arg(m_storeProblem));
+    // Store's words start a clause ("database '…' is not …"); here they start a sentence.
+    QString why = m_storeProblem;
+    why[0] = why[0].toUpper();
+    showMessage(m_messageLabel,
+                tr("Not started: the race could not be recorded in the history. %1").arg(why));
     return false;
   }
   QString problem;
