@@ -137,8 +137,9 @@ Config drawLaunchable(const OperatorDefinition& def, Backend backend, const std:
         codegen::generateKernel(def.op, def.space, *drawn, backend).launch, nullptr, limits);
     if (problems.empty()) {
       if (i > 0)
-        std::fprintf(stderr, "opevo: drew %d configurations; the first %d cannot launch on %s\n",
-                     i + 1, i, arch.c_str());
+        std::fprintf(stderr, "opevo: drew %d configurations; %s cannot launch on %s\n", i + 1,
+                     i == 1 ? "the first" : ("the first " + std::to_string(i)).c_str(),
+                     arch.c_str());
       return *drawn;
     }
     lastProblem = problems.front();

@@ -53,7 +53,7 @@ struct Contender {
 void runCompare(const NetCompareOptions& o) {
   if (o.trials < 1) throw InputError("give a budget: --trials N");
   if (o.repeats < 1) throw InputError("--repeats must be at least 1");
-  checkRepeatSeeds(o.seed, o.repeats);  // repeat r uses seed + r, as every race does
+  checkRepeatSeeds(o.seed, o.repeats);  // repeat r uses seed + r - 1, as every race does
   const net::ParamOverrides params = paramOverrides(o.params);
   const net::Network n = net::loadNetwork(o.network, params);
   net::requireEveryLayerRead(n, o.network);  // a file given now, not a stored run
@@ -94,7 +94,9 @@ void runCompare(const NetCompareOptions& o) {
     for (const layout::TuningMode mode : modes)
       for (const std::string& s : schedulers)
         for (const std::string& a : algos) {
-          Contender c{a, net::parseSchedulerKind(s), mode, r, {}, nullptr, false};
+          // Repeats are counted from 1 in what is printed, as `opevo compare` and the window count
+          // them.
+          Contender c{a, net::parseSchedulerKind(s), mode, r + 1, {}, nullptr, false};
           net::NetworkTuningPlan plan;
           std::vector<net::TaskMeasurement> m;
           for (const net::Task& t : g.tasks) {
@@ -232,7 +234,7 @@ void addNetCompareCommand(CLI::App& net) {
       ->check(CLI::Range(1, 1000000000));
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)")
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", o->seed, "Seed of repeat 0 (repeat r uses seed + r)");
+  cmd->add_option("--seed", o->seed, "Seed of repeat 1 (repeat r uses seed + r - 1)");
   cmd->add_option("--out", o->out, "Directory for curve.csv and summary.json")->required();
   cmd->add_option("--runs", o->runs, "Timed forward passes of each tuned network (default 10)")
       ->check(CLI::Range(1, 1000000));
