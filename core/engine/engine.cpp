@@ -336,9 +336,12 @@ void Engine::fail(RunState& run, const std::string& message) {
                            ", repeat " + std::to_string(run.plan.repeat + 1) + "): " + message;
   if (m_failure.empty()) m_failure = what;
   end(run, EndReason::Failed, message);
-  // The runs share the pipeline and the store that failed: none of them can go on safely.
+  // The runs share the pipeline and the store that failed: none of them can go on safely. They
+  // did nothing wrong, so they are stopped (interrupted, to be resumed), not failed: a store
+  // locked by another program marked the run beside the one that met the lock failed, while that
+  // one, whose own status could not be written, read as interrupted.
   for (RunState& r : m_runs)
-    if (!r.ended()) end(r, EndReason::Failed, "stopped after " + what);
+    if (!r.ended()) end(r, EndReason::Stopped, "stopped after " + what);
 }
 
 }  // namespace opevo

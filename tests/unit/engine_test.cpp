@@ -401,8 +401,15 @@ TEST(Engine, AnObserverErrorEndsTheEngineCleanlyAsFailed) {
   EXPECT_EQ(after.trials.size(), 10u);  // the failed trial reaches no later observer
   EXPECT_NE(engine.failure().find("the disk is full"), std::string::npos);
   EXPECT_NE(engine.failure().find("run 2 (random, repeat 1)"), std::string::npos);
-  for (const RunState& r : engine.runs()) EXPECT_EQ(r.end, EndReason::Failed);
+  // The run that met the error failed; the others stopped with it, to be resumed.
+  int failed = 0;
+  for (const RunState& r : engine.runs()) {
+    EXPECT_TRUE(r.end == EndReason::Failed || r.end == EndReason::Stopped);
+    failed += r.end == EndReason::Failed;
+  }
+  EXPECT_EQ(failed, 1);
   EXPECT_EQ(statusAfter(EndReason::Failed), RunStatus::Failed);
+  EXPECT_EQ(statusAfter(EndReason::Stopped), RunStatus::Interrupted);
 }
 
 TEST(Engine, RefusesBadRunsBeforeMeasuringAnything) {
