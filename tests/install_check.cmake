@@ -8,6 +8,7 @@ endif()
 set(expected bin/opevo bin/opevo-worker bin/opevo-agent
     share/opevo-studio/datasets/LICENSE-benchmark_hub.txt
     share/opevo-studio/datasets/gemm/RTX_2080_Ti.json.gz
+    share/opevo-studio/measurements/h200/2026-11-27/MM1_opevo-m_seed1.json.gz
     share/opevo-studio/doc/README.md share/opevo-studio/doc/docs/kas.md
     share/opevo-studio/doc/docs/screenshots/main-window.png)
 if(GUI)
@@ -21,7 +22,9 @@ foreach(f IN LISTS expected)
 endforeach()
 if(GUI)
   file(READ ${PREFIX}/share/applications/opevo-studio.desktop desktop)
-  foreach(line "Exec=opevo-studio" "Icon=opevo-studio" "Type=Application")
+  # Exec by the installed path: a launcher works without the prefix's bin on PATH.
+  foreach(line "Exec=${PREFIX}/bin/opevo-studio\n" "TryExec=${PREFIX}/bin/opevo-studio\n"
+          "Icon=opevo-studio" "Type=Application")
     string(FIND "${desktop}" "${line}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "the installed .desktop file lacks '${line}'")
