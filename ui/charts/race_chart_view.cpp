@@ -214,6 +214,14 @@ void RaceChartView::rebuild() {
     m_optimum->setName(tr("dataset optimum %1 %2").arg(number(*info.optimum), info.speedUnit));
     m_optimum->setPen(QPen(QColor(0x55, 0x55, 0x55), 1.5, Qt::DashLine));
     attach(m_optimum);
+    // Its figure under the pointer, as the other lines give theirs (it had no tip at all).
+    connect(m_optimum, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {
+      const RaceData::Info& i = m_data->info();
+      if (i.optimum)
+        showTip(tr("dataset optimum %1 %2: the fastest configuration the dataset holds")
+                    .arg(number(*i.optimum), i.speedUnit),
+                state);
+    });
   }
   if (info.reference) {
     const ReferenceLine& ref = *info.reference;
@@ -445,7 +453,13 @@ void RaceChartView::setShowRepeats(bool on) {
   if (m_showRepeats == on) return;
   m_showRepeats = on;
   for (AlgorithmSeries& s : m_series)
-    for (QLineSeries* line : s.repeats) line->setVisible(on);
+    for (QLineSeries* line : s.repeats) {
+      line->setVisible(on);
+      // The legend shows a series' marker again when the series is shown (QLegend follows
+      // visibleChanged): ticked on a drawn chart, every repeat got an entry ("opevo repeat 1"),
+      // 55 of them for a 50-run race, and the algorithms' names were elided away.
+      hideMarker(chart(), line);
+    }
   refresh(true);
 }
 
