@@ -110,8 +110,16 @@ void printJson(const ReplayDataset& ds) {
                               {"speed_unit", ds.speedUnit},
                               {"best", best},
                               {"cartesian_size", space.size().toString()},
-                              {"valid", ds.table.size()},
+                              // Unknown for a file that may not hold every valid one.
+                              {"valid",
+                               ds.complete ? nlohmann::json(ds.table.size()) : nlohmann::json()},
                               {"complete", ds.complete},
+                              {"completeness", completenessName(ds.completeness)},
+                              {"completeness_note", ds.completenessNote},
+                              {"description", ds.descriptionPath.empty()
+                                                  ? nlohmann::json()
+                                                  : nlohmann::json(ds.descriptionPath)},
+                              {"time_not_mean_of_times", ds.timeNotMeanOfTimes},
                               {"notes", ds.notes}}
                    .dump(2)
             << "\n";
@@ -141,8 +149,9 @@ void printText(const ReplayDataset& ds) {
   if (ds.bestConfig.empty()) {
     std::printf("best: none (no configuration succeeded)\n");
   } else {
-    // The speed is the file's own: its metric, or 1 over its time (Kernel Tuner's is the mean of
-    // its runs), not the median of the runs printed beside it.
+    // The speed is the file's own: its metric, or 1 over its time (Kernel Tuner's objective, as a
+    // rule the mean of its runs but not in every file: a note says so), not the median of the
+    // runs printed beside it.
     const double median = ds.table.at(ds.bestConfig).medianMs;
     if (ds.speedUnit == "1/ms")
       std::printf(
@@ -159,9 +168,13 @@ void printText(const ReplayDataset& ds) {
   const double share = cartesian > 0 ? 100.0 * ds.table.size() / cartesian : 0.0;
   char shareText[32];
   std::snprintf(shareText, sizeof shareText, share == 0 || share >= 0.05 ? "%.1f" : "%.2g", share);
-  std::printf("space: %s Cartesian points, %zu valid (%s%%)%s\n", space.size().toString().c_str(),
-              ds.table.size(), shareText,
-              ds.complete ? ", all of them measured" : ": the configurations of one run");
+  // Valid only when the file holds every valid configuration; otherwise it holds what it holds.
+  std::printf("space: %s Cartesian points, %zu %s (%s%%)%s\n", space.size().toString().c_str(),
+              ds.table.size(), ds.complete ? "valid" : "in the file", shareText,
+              ds.complete ? ", all of them measured" : "");
+  // Truncated files and run records already say it among the notes.
+  if (ds.completeness != Completeness::Truncated && ds.completeness != Completeness::RunRecord)
+    std::printf("completeness: %s\n", ds.completenessNote.c_str());
   for (const std::string& note : ds.notes) std::printf("note: %s\n", note.c_str());
 }
 

@@ -11,6 +11,7 @@
 #include "common/median.h"
 #include "io/gzip_file.h"
 #include "io/json_text.h"
+#include "io/replay_completeness.h"
 #include "io/replay_raw.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
@@ -123,6 +124,15 @@ std::string chooseMetric(const std::vector<RawEntry>& entries,
   return {};
 }
 
+// Whether an entry's objective time lies outside the runs it lists (beyond a rounding): then it
+// is not their mean, as docs and readers would assume (pnpoly's best: time 8.02 ms, runs 0.0156).
+bool timeOutsideTimes(double time, const std::vector<double>& times) {
+  if (times.empty()) return false;
+  const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+  const double slack = 1e-9 * std::max(std::abs(*lo), std::abs(*hi));
+  return time < *lo - slack || time > *hi + slack;
+}
+
 ReplayDataset build(RawDataset raw, const std::string& path) {
   ReplayDataset ds;
   ds.path = path;
@@ -136,12 +146,16 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
   if (raw.entries.empty()) throw InputError(path + ": the file holds no configurations");
   // A file that names the tuner behind it (our T4 exports) records what one run chose to measure:
   // its values are the ones it met, its best is the run's. Racing on it stays within its points.
-  ds.complete = raw.algorithm.empty() || raw.algorithm == "import";  // an import: as its source was
-  if (!ds.complete)
-    ds.notes.push_back("the record of a tuning run (" + raw.algorithm + ", " +
-                       std::to_string(raw.entries.size()) +
-                       " trials), not a brute-forced space: its parameters hold only the values "
-                       "that run measured, and its best is the run's, not the optimum");
+  // An import is judged as its source is, once the file is read (judgeCompleteness).
+  if (!raw.algorithm.empty() && raw.algorithm != "import") {
+    ds.completeness = Completeness::RunRecord;
+    ds.complete = false;
+    ds.completenessNote = "the record of a tuning run (" + raw.algorithm + ", " +
+                          std::to_string(raw.entries.size()) +
+                          " trials), not a brute-forced space: its parameters hold only the "
+                          "values that run measured, and its best is the run's, not the optimum";
+    ds.notes.push_back(ds.completenessNote);
+  }
 
   std::vector<ParamBuilder> params;
   params.reserve(raw.paramNames.size());
@@ -166,6 +180,7 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
     Measurement& m = e.measurement;
     if (m.status == TrialStatus::Ok) {
       m.medianMs = median(m.timesMs);
+      if (timeOutsideTimes(e.timeMs, m.timesMs)) ++ds.timeNotMeanOfTimes;
       if (!metric.empty()) {
         for (const auto& [name, value] : e.metrics)
           if (name == metric) m.speed = value;
@@ -217,6 +232,15 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
         std::to_string(duplicates) +
         " configurations appear more than once; the last measurement of each is used");
   if (ds.deviceName.empty()) ds.notes.push_back("the file does not name the device");
+  if (ds.timeNotMeanOfTimes) {
+    const std::size_t ok = ds.table.size() - ds.failedCount();
+    ds.notes.push_back(
+        "in " + std::to_string(ds.timeNotMeanOfTimes) + " of the " + std::to_string(ok) +
+        " successful entries the file's \"time\" lies outside the entry's own \"times\", so it "
+        "is not their mean: configurations are ranked by \"time\" (the file's objective" +
+        (metric.empty() ? ", speed = 1/time" : "") +
+        "), while median_ms is the median of \"times\"; the two can be far apart");
+  }
   ds.label = "replay of real measurements on " +
              (ds.deviceName.empty() ? std::string("an unnamed device") : ds.deviceName) + " (" +
              file + ")";
@@ -280,10 +304,23 @@ ReplayDataset loadReplayDataset(const std::string& path) {
   text = std::string();  // the text is no longer needed: give back its memory before building
   RawDataset raw =
       isCache ? replay::readKernelTunerCache(root, path) : replay::readT4(root, order, path);
-  if (parsed.closedUnterminated)
-    raw.notes.push_back("the file ends without its closing braces (still being written?); its " +
-                        std::to_string(raw.entries.size()) + " complete entries were read");
-  return build(std::move(raw), path);
+  const std::size_t entries = raw.entries.size();
+  ReplayDataset ds = build(std::move(raw), path);
+  if (parsed.closedUnterminated) {
+    // A run still being written has measured only part of its space, whatever it holds so far.
+    ds.completeness = Completeness::Truncated;
+    ds.complete = false;
+    ds.completenessNote =
+        "not complete: the file ends without its closing braces (a run still "
+        "being written?); its " +
+        std::to_string(entries) +
+        " complete entries were read, and their best is not the optimum (no "
+        "fraction of optimum is given)";
+    ds.notes.push_back(ds.completenessNote);
+  } else if (ds.completeness != Completeness::RunRecord) {
+    judgeCompleteness(ds);
+  }
+  return ds;
 }
 
 std::string ReplayDataset::operatorName() const {

@@ -10,6 +10,26 @@
 
 namespace opevo {
 
+// How far a dataset's best can be trusted as the optimum of its space. A Kernel Tuner cache holds
+// no constraints, so nothing inside it says whether it lists every valid configuration (a brute
+// force run) or only those a search strategy visited: only a description of its space, or its
+// holding every Cartesian point, can show it.
+enum class Completeness {
+  Checked,    // every Cartesian point is in the file, or a T1 description beside it selects exactly
+              // the file's configurations
+  Assumed,    // a brute-forced file with nothing to check it against: taken as complete
+  Truncated,  // the file ends without its closing braces (a run still being written)
+  Partial,    // its T1 description allows configurations the file does not hold
+  Sparse,  // no description, and a tiny share of its Cartesian space: a search strategy's record?
+  RunRecord,  // names the tuner that measured it (our T4 exports): one run's record
+};
+// Checked and Assumed: the dataset's best is taken as the optimum.
+bool isComplete(Completeness completeness);
+// Its name in JSON output: "checked", "assumed", "truncated", "partial", "sparse", "run_record".
+std::string completenessName(Completeness completeness);
+// A few words for a display: "complete (checked against gemm.json)", "not complete: cut short".
+std::string completenessLabel(Completeness completeness);
+
 // A brute-forced measurement file (Kernel Tuner cache or T4 results) read into a search space and
 // a table of measurements, so tuners can be compared on real hardware data without a device.
 struct ReplayDataset {
@@ -44,10 +64,20 @@ struct ReplayDataset {
   std::string speedUnit;  // the file's throughput metric ("GFLOP/s", "GB/s"), else "1/ms"
   double bestSpeed = 0;
   Config bestConfig;  // empty when no configuration succeeded
-  // The file holds every configuration that satisfies the space's known constraints. True for a
-  // brute-forced file (the only constraint is membership in the file); false for a tuning run's
-  // record (a file that names its algorithm), whose best is not the optimum.
+  // Whether the file holds every valid configuration of its space, so that its best is the
+  // optimum (Completeness); judged once the file is read (io/replay_completeness.h).
+  Completeness completeness = Completeness::Assumed;
+  // completeness is Checked or Assumed: bestSpeed is taken as the optimum, and results give a
+  // fraction of it. False for anything else: no fraction of optimum is given.
   bool complete = true;
+  // Why, in a sentence for the user: what checked it, or why it is assumed, or what is missing.
+  std::string completenessNote;
+  // The T1 description the file was checked against, when one was found beside it.
+  std::string descriptionPath;
+  // Entries whose "time" is not the mean of their own "times" by more than a rounding (Kernel
+  // Tuner's objective time can come from another measurement than the runs it lists): ranking
+  // follows "time", the median printed beside it follows "times".
+  std::size_t timeNotMeanOfTimes = 0;
   std::string label;  // "replay of real measurements on DEVICE (FILE)"
   // Oddities met while reading, for display: a missing device name, a repaired ending, duplicates.
   std::vector<std::string> notes;
