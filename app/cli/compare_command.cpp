@@ -51,6 +51,13 @@ extern "C" void onInterrupt(int) {
   if (Engine* e = g_engine.load()) e->stopFromSignal();
 }
 
+// "1-5" (the seeds of repeats 1..n), "7" for one repeat.
+std::string seedRange(std::uint64_t seed, int repeats) {
+  return repeats <= 1 ? std::to_string(seed)
+                      : std::to_string(seed) + "-" +
+                            std::to_string(seed + static_cast<std::uint64_t>(repeats - 1));
+}
+
 // "opevo.q=0.6" -> settings["opevo"]["q"] = "0.6"
 void parseSetting(const std::string& text,
                   std::map<std::string, std::map<std::string, std::string>>& out) {
@@ -121,9 +128,9 @@ void runCompareCommand(const CompareArgs& a) {
                  dataset->speedUnit.c_str(), engine.runs().size(), a.schedule.c_str());
     if (!dataset->complete)
       std::fprintf(stderr,
-                   "note: %s records a run of %s, not a brute-forced space: the race stays "
-                   "within its %zu configurations, and no share of an optimum is given\n",
-                   a.space.c_str(), dataset->algorithm.c_str(), dataset->table.size());
+                   "note: %s: %s; the race stays within its %zu configurations, and no fraction "
+                   "of optimum is given\n",
+                   a.space.c_str(), dataset->completenessNote.c_str(), dataset->table.size());
   }
   {
     // Handed to the handler for the race alone, taken back however run() ends.
@@ -151,11 +158,29 @@ void runCompareCommand(const CompareArgs& a) {
   for (const AlgorithmChoice& c : plan.algorithms) names.push_back(c.name);
   const std::vector<SummaryRow> summary =
       summarize(log.trials(), names, summaryBudgets(a.trials), optimum);
-  writeSummaryJson((std::filesystem::path(a.out) / "summary.json").string(), summary,
-                   measurer.label(), dataset->speedUnit);
+  SummaryProvenance provenance;
+  provenance.measuredBy = measurer.label();
+  provenance.speedUnit = dataset->speedUnit;
+  provenance.dataset = a.space;
+  provenance.completeness = completenessName(dataset->completeness);
+  provenance.optimum = optimum;
+  provenance.seed = plan.seed;
+  provenance.repeats = plan.repeats;
+  provenance.trialsPerRun = a.trials;
+  provenance.schedule = a.schedule;
+  provenance.batch = a.batch;
+  provenance.trialsRun = log.trials().size();
+  provenance.stoppedEarly = interrupted;
+  writeSummaryJson((std::filesystem::path(a.out) / "summary.json").string(), summary, provenance);
   std::cout << "Replay of real measurements: " << measurer.label() << "\n"
-            << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed << "\n\n"
+            << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed
+            << " (repeats 1-" << plan.repeats << ": seeds " << seedRange(plan.seed, plan.repeats)
+            << ")\n\n"
             << summaryMarkdown(summary, dataset->speedUnit);
+  // What the fraction of optimum rests on, or why there is none, under the table it concerns.
+  std::cout << "\n"
+            << (dataset->complete ? "optimum" : "no fraction of optimum") << ": "
+            << dataset->completenessNote << "\n";
   for (const SharedStart& s : sharedStarts(log.trials(), names)) {
     std::string who;
     for (std::size_t i = 0; i < s.algorithms.size(); ++i)
@@ -188,7 +213,8 @@ void addCompareCommand(CLI::App& app) {
   cmd->add_option("--repeats", a->repeats, "Runs per algorithm (default 5)");
   cmd->add_option("--trials", a->trials, "Trials per run (default 400)");
   cmd->add_option("--seed", a->seed,
-                  "Seed of the first repeat; repeat r uses seed + r, at most 2^64 - 1 (default 1)");
+                  "Seed of repeat 1; repeats 1..n use seeds seed..seed+n-1 (repeat r: seed + r - "
+                  "1), at most 2^64 - 1 (default 1)");
   cmd->add_option("--out", a->out, "Directory for trials.csv and summary.json")->required();
   cmd->add_option("--batch", a->batch, "Configurations per batch (default: each algorithm's own)");
   cmd->add_option("--set", a->settings, "A tuner setting, algorithm.setting=value (repeatable)");

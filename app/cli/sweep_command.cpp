@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -120,6 +121,14 @@ class RepeatObserver final : public EngineObserver {
   std::vector<std::string> m_names;
 };
 
+// "gemm/RTX_2080_Ti.json.gz": the file and its folder, which tell the shipped datasets apart
+// (three devices' files are RTX_2080_Ti.json.gz) without a long path in the title.
+std::string shortName(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string folder = p.parent_path().filename().string();
+  return folder.empty() ? p.filename().string() : folder + "/" + p.filename().string();
+}
+
 std::string markdown(const HeatMap& map) {
   std::ostringstream text;
   text << "| " << (map.rowName.empty() ? "" : map.rowName + " \\ ") << map.columnName << " |";
@@ -129,8 +138,12 @@ std::string markdown(const HeatMap& map) {
   text << "\n";
   for (std::size_t r = 0; r < map.rows.size(); ++r) {
     text << "| " << map.rows[r] << " |";
-    for (const auto& v : map.values[r]) {
-      text << " " << (v ? heatNumber(*v) : std::string("-")) << " |";
+    for (std::size_t c = 0; c < map.values[r].size(); ++c) {
+      const std::optional<double>& v = map.values[r][c];
+      const std::optional<double> error = heatError(map, r, c);
+      text << " " << (v ? heatNumber(*v) : std::string("-"))
+           << (v && error ? " \u00b1" + heatNumber(*error) : std::string())
+           << (v && heatWithinNoise(map, r, c) ? " ~" : "") << " |";
     }
     text << "\n";
   }
@@ -188,16 +201,26 @@ void runSweepCommand(const SweepArgs& a) {
           ": either may be missing or still the earlier one, and a .partial file may be left there",
       &writing, "writing " + files);
 
+  SweepFacts facts{first.optimum, first.speedUnit, dataset->table.size()};
+  facts.dataset = shortName(a.space);
+  facts.completeness = completenessName(dataset->completeness);
   const SweepResult result =
-      sweepResult(plan, done.trials, done.repeatsDone, a.at.value_or(a.trials),
-                  {first.optimum, first.speedUnit, dataset->table.size()});
+      sweepResult(plan, done.trials, done.repeatsDone, a.at.value_or(a.trials), facts);
+  facts.dataset = a.space;  // sweep.csv names the file as it was given
   // Both files or neither, each whole: a full disk once left sweep.csv cut short.
-  writeExportFolder(a.out, {{"sweep.csv", sweepCsv(plan, result.cells)},
+  writeExportFolder(a.out, {{"sweep.csv", sweepCsv(plan, result.cells, facts, done.repeatsDone)},
                             {"heatmap.svg", heatMapSvg(result.map)}});
   notice.rearm("the sweep was stopped; " + files + " are written");  // only the table is left
   std::cout << "Replay of real measurements: " << first.measuredBy << "\n"
-            << result.map.title << ", seed " << plan.seed << "\n\n"
+            << result.map.title << ", seed " << plan.seed << " (repeats 1-" << plan.repeats
+            << ": seeds " << plan.seed << "-"
+            << plan.seed + static_cast<std::uint64_t>(plan.repeats - 1) << ")\n\n"
             << markdown(result.map);
+  if (const std::string noise = heatNoiseLegend(result.map); !noise.empty())
+    std::cout << "\n" << noise << "; ~ in the table\n";
+  std::cout << "\n"
+            << (dataset->complete ? "optimum" : "no fraction of optimum") << ": "
+            << dataset->completenessNote << "\n";
   for (const std::string& note : result.notes) std::cout << "\nnote: " << note << "\n";
   if (!a.quiet)
     std::fprintf(stderr, "wrote %s/sweep.csv and %s/heatmap.svg\n", a.out.c_str(), a.out.c_str());
@@ -225,7 +248,8 @@ void addSweepCommand(CLI::App& app) {
   cmd->add_option("--trials", a->trials, "Trials per run (default 100)");
   cmd->add_option("--at", a->at, "The budget the table and heat map show (default --trials)");
   cmd->add_option("--seed", a->seed,
-                  "Seed of the first repeat; repeat r uses seed + r, at most 2^64 - 1");
+                  "Seed of repeat 1; repeats 1..n use seeds seed..seed+n-1 (repeat r: seed + r - "
+                  "1), the same in every cell, at most 2^64 - 1 (default 1)");
   cmd->add_option("--out", a->out, "Directory for sweep.csv and heatmap.svg")->required();
   cmd->add_flag("--quiet", a->quiet, "No progress on standard error");
   cmd->callback([a] { runSweepCommand(*a); });

@@ -50,7 +50,8 @@ std::vector<SummaryRow> summarize(const std::vector<TrialRecord>& trials,
       if (!rows.empty() && rows.back().algorithm == algorithm &&
           rows.back().trials == static_cast<int>(had))
         continue;
-      SummaryRow row{algorithm, static_cast<int>(had), mean, sd, std::nullopt};
+      SummaryRow row{algorithm, static_cast<int>(had), mean,
+                     sd,        std::nullopt,          static_cast<int>(bests.size())};
       if (optimum && *optimum > 0) row.meanFractionOfOptimum = mean / *optimum;
       rows.push_back(row);
     }
@@ -59,34 +60,53 @@ std::vector<SummaryRow> summarize(const std::vector<TrialRecord>& trials,
 }
 
 std::string summaryMarkdown(const std::vector<SummaryRow>& rows, const std::string& speedUnit) {
-  std::string md =
-      "| algorithm | trials | mean best (" + speedUnit + ") | std | fraction of optimum |\n";
-  md += "| --- | ---: | ---: | ---: | ---: |\n";
+  const bool fractions = std::any_of(rows.begin(), rows.end(), [](const SummaryRow& r) {
+    return r.meanFractionOfOptimum.has_value();
+  });
+  std::string md = "| algorithm | trials | mean best (" + speedUnit + ") | std |" +
+                   (fractions ? " fraction of optimum |" : "") + "\n";
+  md += fractions ? "| --- | ---: | ---: | ---: | ---: |\n" : "| --- | ---: | ---: | ---: |\n";
   for (const SummaryRow& r : rows) {
-    char fraction[32] = "n/a";
-    if (r.meanFractionOfOptimum)
-      std::snprintf(fraction, sizeof fraction, "%.6g", *r.meanFractionOfOptimum);
+    char fraction[40] = "";
+    if (fractions)
+      std::snprintf(fraction, sizeof fraction, r.meanFractionOfOptimum ? " %.6g |" : " n/a |",
+                    r.meanFractionOfOptimum.value_or(0));
     char line[256];
-    std::snprintf(line, sizeof line, "| %s | %d | %s | %.3g | %s |\n", r.algorithm.c_str(),
-                  r.trials, speedNumber(r.meanBest).c_str(), r.stdBest, fraction);
+    std::snprintf(line, sizeof line, "| %s | %d | %s | %.3g |%s\n", r.algorithm.c_str(), r.trials,
+                  speedNumber(r.meanBest).c_str(), r.stdBest, fraction);
     md += line;
   }
   return md;
 }
 
 void writeSummaryJson(const std::string& path, const std::vector<SummaryRow>& summary,
-                      const std::string& measuredBy, const std::string& speedUnit) {
+                      const SummaryProvenance& p) {
+  const auto orNull = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   nlohmann::json rows = nlohmann::json::array();
   for (const SummaryRow& r : summary) {
-    nlohmann::json row{{"algorithm", r.algorithm}, {"trials", r.trials},
-                       {"mean_best", r.meanBest},  {"std_best", r.stdBest},
-                       {"speed_unit", speedUnit},  {"measured_by", measuredBy}};
-    row["mean_fraction_of_optimum"] =
-        r.meanFractionOfOptimum ? nlohmann::json(*r.meanFractionOfOptimum) : nlohmann::json();
+    nlohmann::json row{{"algorithm", r.algorithm},
+                       {"trials", r.trials},
+                       {"mean_best", r.meanBest},
+                       {"std_best", r.stdBest},
+                       {"mean_fraction_of_optimum", orNull(r.meanFractionOfOptimum)},
+                       {"speed_unit", p.speedUnit},
+                       {"measured_by", p.measuredBy},
+                       {"dataset", p.dataset},
+                       {"completeness", p.completeness},
+                       {"optimum", orNull(p.optimum)},
+                       {"seed", p.seed},
+                       {"repeats", p.repeats},
+                       {"trials_per_run", p.trialsPerRun},
+                       {"schedule", p.schedule},
+                       {"batch", orNull(p.batch)},
+                       {"trials_run", p.trialsRun},
+                       {"stopped_early", p.stoppedEarly},
+                       {"version", p.version}};
     rows.push_back(std::move(row));
   }
   // Through a temporary renamed into place: a full disk is an error with its reason, never a
-  // silent empty file (an ofstream's failed flush at close went unnoticed).
+  // silent empty file (an ofstream's failed flush at close went unnoticed). Numbers are written
+  // to round-trip (nlohmann's shortest form).
   writeExportFile(path, rows.dump(2));
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ struct SummaryRow {
   double meanBest = 0;
   double stdBest = 0;
   std::optional<double> meanFractionOfOptimum;
+  int runs = 0;  // the repeats it averages over: stdBest / sqrt(runs) is the mean's standard error
 };
 
 // Budgets reported: 25, 50, 100, 200, 400 up to trials, and trials itself.
@@ -39,11 +41,32 @@ struct SharedStart {
 std::vector<SharedStart> sharedStarts(const std::vector<TrialRecord>& trials,
                                       const std::vector<std::string>& algorithms, int atLeast = 8);
 
-// The summary as a Markdown table, one row per (algorithm, budget).
+// The summary as a Markdown table, one row per (algorithm, budget). The fraction of optimum
+// column is left out when no row has one (the optimum is not known): "n/a" under that heading
+// would still present the file's best as an optimum.
 std::string summaryMarkdown(const std::vector<SummaryRow>& rows, const std::string& speedUnit);
 
-// summary.json: the rows, with the unit and what measured them. Throws InputError naming the path.
+// Where a summary's rows come from, written into every row of summary.json so that each row
+// says it on its own (files of several races concatenate into one table).
+struct SummaryProvenance {
+  std::string measuredBy;  // "replay of real measurements on ... (FILE)"
+  std::string speedUnit;
+  std::string dataset;                  // the dataset file as given
+  std::string completeness;             // completenessName(): "checked", "assumed", ...
+  std::optional<double> optimum;        // the dataset's best when it is complete, else none
+  std::uint64_t seed = 0;               // repeat 1's; repeat r's is seed + r - 1
+  int repeats = 0;                      // planned
+  int trialsPerRun = 0;                 // planned
+  std::string schedule;                 // "round-robin", "shuffle"
+  std::optional<std::size_t> batch;     // --batch; none: each algorithm's own
+  std::size_t trialsRun = 0;            // all the race's trials measured
+  bool stoppedEarly = false;            // by Ctrl-C or a signal, short of the plan
+  std::string version = OPEVO_VERSION;  // the program's
+};
+
+// summary.json: a JSON array, one object per row with its figures and the provenance
+// (docs/engine.md lists the fields). Throws InputError naming the path.
 void writeSummaryJson(const std::string& path, const std::vector<SummaryRow>& rows,
-                      const std::string& measuredBy, const std::string& speedUnit);
+                      const SummaryProvenance& provenance);
 
 }  // namespace opevo

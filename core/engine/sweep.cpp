@@ -1,10 +1,12 @@
 #include "engine/sweep.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <sstream>
 
 #include "common/error.h"
+#include "io/trials_csv.h"
 #include "tuners/registry.h"
 
 namespace opevo {
@@ -117,10 +119,19 @@ HeatMap sweepHeatMap(const SweepPlan& plan, const std::vector<SweepCell>& cells,
   map.rows = grid ? plan.axes[0].values
                   : std::vector<std::string>{"after " + std::to_string(budget) + " trials"};
   map.values.assign(map.rows.size(), std::vector<std::optional<double>>(map.columns.size()));
+  map.errors = map.values;  // the same shape, every cell unknown until its row is found
   for (const SweepCell& cell : cells)
-    if (const SummaryRow* row = rowAt(cell, budget))
-      map.values[grid ? cell.at[0] : 0][grid ? cell.at[1] : cell.at[0]] =
+    if (const SummaryRow* row = rowAt(cell, budget)) {
+      const std::size_t r = grid ? cell.at[0] : 0, c = grid ? cell.at[1] : cell.at[0];
+      map.values[r][c] =
           fraction ? row->meanFractionOfOptimum : std::optional<double>(row->meanBest);
+      // The mean's standard error, in the map's unit (a fraction scales as its mean does).
+      if (row->runs > 1 && map.values[r][c]) {
+        const double se = row->stdBest / std::sqrt(static_cast<double>(row->runs));
+        map.errors[r][c] =
+            fraction ? (row->meanBest > 0 ? se * *map.values[r][c] / row->meanBest : 0.0) : se;
+      }
+    }
   return map;
 }
 
@@ -177,28 +188,38 @@ SweepResult sweepResult(const SweepPlan& plan, const std::vector<TrialRecord>& t
   const bool fraction = facts.optimum.has_value();
   const std::string what =
       fraction ? "mean fraction of optimum" : "mean best " + facts.speedUnit + " (optimum unknown)";
+  // The dataset is named: maps of several datasets otherwise bear one title.
   out.map =
       sweepHeatMap(plan, out.cells, at, fraction,
                    algorithmWithFixed(plan) + ": " + what + " after " + shown + " trials, " +
-                       std::to_string(repeatsDone) + (repeatsDone == 1 ? " repeat" : " repeats"));
+                       std::to_string(repeatsDone) + (repeatsDone == 1 ? " repeat" : " repeats") +
+                       (facts.dataset.empty() ? "" : ", on " + facts.dataset));
   if (plan.axes.size() == 1) out.map.rows = {"after " + shown + " trials"};
   return out;
 }
 
-std::string sweepCsv(const SweepPlan& plan, const std::vector<SweepCell>& cells) {
-  std::ostringstream out;
+std::string sweepCsv(const SweepPlan& plan, const std::vector<SweepCell>& cells,
+                     const SweepFacts& facts, int repeatsDone) {
+  std::ostringstream out;  // figures as csvNumber writes them: exact, not rounded to 6 digits
   // The fixed settings are columns too, the same on every line: they change every result, and a
-  // file read on its own would not say what they were.
+  // file read on its own would not say what they were; so do the repeats, seed and dataset. The
+  // figures stay the last columns.
   for (const SweepAxis& axis : plan.axes) out << axis.setting << ",";
   for (const auto& [name, value] : plan.fixed) out << name << ",";
-  out << "trials,mean_best,std_best,mean_fraction_of_optimum\n";
+  out << "repeats,repeats_planned,seed,dataset,completeness,optimum,"
+         "trials,mean_best,std_best,mean_fraction_of_optimum\n";
+  std::ostringstream provenance;
+  provenance << (repeatsDone < 0 ? plan.repeats : repeatsDone) << "," << plan.repeats << ","
+             << plan.seed << "," << csvField(facts.dataset) << "," << facts.completeness << ",";
+  if (facts.optimum) provenance << csvNumber(*facts.optimum);
   for (const SweepCell& cell : cells) {
     for (const SummaryRow& row : cell.rows) {
       for (std::size_t k = 0; k < plan.axes.size(); ++k)
         out << plan.axes[k].values[cell.at[k]] << ",";
       for (const auto& [name, value] : plan.fixed) out << value << ",";
-      out << row.trials << "," << row.meanBest << "," << row.stdBest << ",";
-      if (row.meanFractionOfOptimum) out << *row.meanFractionOfOptimum;
+      out << provenance.str() << "," << row.trials << "," << csvNumber(row.meanBest) << ","
+          << csvNumber(row.stdBest) << ",";
+      if (row.meanFractionOfOptimum) out << csvNumber(*row.meanFractionOfOptimum);
       out << "\n";
     }
   }

@@ -79,6 +79,9 @@ struct SweepFacts {
   std::optional<double> optimum;  // the dataset's best, when it is complete
   std::string speedUnit;
   std::size_t configurations = 0;  // in the space; 0: unknown
+  // The dataset as the title and sweep.csv name it ("gemm/RTX_2080_Ti.json.gz"); empty: unnamed.
+  std::string dataset{};
+  std::string completeness{};  // completenessName() of the dataset; empty: not said
 };
 
 // A sweep's trials summarized: what the CLI's table and files and the window's map show.
@@ -97,7 +100,10 @@ SweepResult sweepResult(const SweepPlan& plan, const std::vector<TrialRecord>& t
                         int repeatsDone, int at, const SweepFacts& facts);
 
 // sweep.csv's text: one line per cell and budget; a column per axis, then per fixed setting (its
-// one value on every line).
-std::string sweepCsv(const SweepPlan& plan, const std::vector<SweepCell>& cells);
+// one value on every line), then where the figures come from, the same on every line (the repeats
+// each mean is over and those planned: fewer when the sweep was stopped; the seed of repeat 1;
+// the dataset, its completeness and optimum), then the figures. repeatsDone < 0: the plan's.
+std::string sweepCsv(const SweepPlan& plan, const std::vector<SweepCell>& cells,
+                     const SweepFacts& facts = {}, int repeatsDone = -1);
 
 }  // namespace opevo

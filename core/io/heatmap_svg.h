@@ -14,6 +14,11 @@ struct HeatMap {
   std::string rowName, columnName;  // e.g. "q", "lambda"
   std::vector<std::string> rows, columns;
   std::vector<std::vector<std::optional<double>>> values;  // [row][column]; nullopt: no value
+  // Each value's standard error (a mean over repeats: their sample std / sqrt(repeats)), in the
+  // values' unit; empty, or nullopt in a cell, when not known. The colours stretch from the lowest
+  // value to the highest whatever the noise, so the map shows it beside each value and marks the
+  // cells it cannot tell from the best.
+  std::vector<std::vector<std::optional<double>>> errors{};
 };
 
 // The colour of a value at t in [0, 1] of the map's range (0 lowest): a viridis-like ramp, so the
@@ -33,9 +38,21 @@ bool heatBest(double value, double highest);
 // 0.946 (light, outlined)"; empty when the map holds no value.
 std::string heatLegend(const HeatMap& map);
 
+// The standard error of a cell, when the map has one for it.
+std::optional<double> heatError(const HeatMap& map, std::size_t row, std::size_t column);
+// Whether a cell is within noise of the best (highest) cell: its distance to it is at most the
+// standard error of that difference, sqrt(SE_best^2 + SE_cell^2). False when either has no
+// standard error, and for the best cell itself.
+bool heatWithinNoise(const HeatMap& map, std::size_t row, std::size_t column);
+// The line on noise under the legend, the same in the window and the SVG: "± one standard error
+// of the mean over the repeats; dashed: within it of the best (3 cells)"; empty when the map has
+// no standard errors.
+std::string heatNoiseLegend(const HeatMap& map);
+
 // A standalone SVG document. Colours run from dark (lowest value) to light (highest) on a
 // perceptually ordered ramp, so the best cell is found at a glance and in grey print; the best
-// cells are outlined, as in the window.
+// cells are outlined, as in the window. With standard errors, each cell shows its own under its
+// value, and the cells within noise of the best have a dashed outline.
 std::string heatMapSvg(const HeatMap& map);
 
 }  // namespace opevo

@@ -23,5 +23,8 @@ void writeTrialsCsv(const std::string& path, const std::vector<TrialRecord>& tri
 
 // A field as CSV text: quoted when it holds a comma, a quote or a line break.
 std::string csvField(const std::string& text);
+// A number as CSV text: the shortest that reads back as the same double, so that a figure
+// recomputed from the file (a fraction speed / optimum) is exact.
+std::string csvNumber(double value);
 
 }  // namespace opevo
