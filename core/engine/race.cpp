@@ -11,7 +11,7 @@ void checkRepeatSeeds(std::uint64_t seed, int repeats) {
   if (repeats <= 1 || seed <= largest - static_cast<std::uint64_t>(repeats - 1)) return;
   throw InputError("--seed " + std::to_string(seed) + " with " + std::to_string(repeats) +
                    " repeats runs past the largest seed, " + std::to_string(largest) +
-                   " (repeat r uses seed + r): give a seed of at most " +
+                   " (repeats 1..n use seeds seed..seed+n-1): give a seed of at most " +
                    std::to_string(largest - static_cast<std::uint64_t>(repeats - 1)));
 }
 

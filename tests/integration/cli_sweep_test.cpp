@@ -43,7 +43,9 @@ TEST(CliSweep, GridOfTwoSettingsOnADataset) {
   std::istringstream lines(csv);
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "q,lambda,trials,mean_best,std_best,mean_fraction_of_optimum");
+  EXPECT_EQ(line,
+            "q,lambda,repeats,repeats_planned,seed,dataset,completeness,optimum,trials,mean_best,"
+            "std_best,mean_fraction_of_optimum");
   int rows = 0;
   while (std::getline(lines, line)) {
     ++rows;
@@ -71,7 +73,9 @@ TEST(CliSweep, FixedSettingsAndCellsAreNamed) {
   std::istringstream lines(read(fs::path(dir) / "sweep.csv"));
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "q,lambda,trials,mean_best,std_best,mean_fraction_of_optimum");
+  EXPECT_EQ(line,
+            "q,lambda,repeats,repeats_planned,seed,dataset,completeness,optimum,trials,mean_best,"
+            "std_best,mean_fraction_of_optimum");
   int rows = 0;
   while (std::getline(lines, line)) {
     ++rows;
@@ -163,7 +167,9 @@ TEST(CliSweep, CtrlCWritesTheRepeatsEveryCellCompleted) {
   std::istringstream lines(read(fs::path(dir) / "out" / "sweep.csv"));
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "q,trials,mean_best,std_best,mean_fraction_of_optimum");
+  EXPECT_EQ(line,
+            "q,repeats,repeats_planned,seed,dataset,completeness,optimum,trials,mean_best,std_best,"
+            "mean_fraction_of_optimum");
   int rows = 0;
   while (std::getline(lines, line)) ++rows;
   EXPECT_GT(rows, 0);

@@ -164,7 +164,7 @@ TEST(Sweep, ASpaceSmallerThanTheBudgetShowsTheLastTrialReached) {
       << result.map.title;
   ASSERT_EQ(result.notes.size(), 1u);
   EXPECT_EQ(result.notes[0], "the space has 12 configurations: the map is after 12 trials");
-  EXPECT_NE(sweepCsv(plan, result.cells).find("0.1,8,12,12,"), std::string::npos);
+  EXPECT_NE(sweepCsv(plan, result.cells).find("0.1,8,1,1,1,,,,12,12,"), std::string::npos);
 }
 
 // The saved SVG outlines the best cell, as the window does, and its legend says so.
