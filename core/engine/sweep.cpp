@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -106,6 +107,12 @@ std::vector<SweepCell> summarizeSweep(const SweepPlan& plan, const std::vector<T
     for (std::size_t i = 0; i < count; ++i)
       if (labels[i] == row.algorithm) cells[i].rows.push_back(row);
   return cells;
+}
+
+std::string sweepDatasetName(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string folder = p.parent_path().filename().string();
+  return folder.empty() ? p.filename().string() : folder + "/" + p.filename().string();
 }
 
 HeatMap sweepHeatMap(const SweepPlan& plan, const std::vector<SweepCell>& cells, int budget,

@@ -75,6 +75,10 @@ struct SweepTrials {
 SweepTrials raceSweepByRepeats(const SweepPlan& plan, const SweepRepeatRace& raceRepeat);
 
 // What the measured dataset says about a sweep's results.
+// "gemm/RTX_2080_Ti.json.gz": a dataset file with its folder, which tell the shipped datasets apart
+// (three devices' files are RTX_2080_Ti.json.gz) without a long path in a map's title.
+std::string sweepDatasetName(const std::string& path);
+
 struct SweepFacts {
   std::optional<double> optimum;  // the dataset's best, when it is complete
   std::string speedUnit;

@@ -54,6 +54,10 @@ TEST(SweepDialogTest, AGridOfTwoSettingsBecomesAHeatMap) {
     }
   }
   EXPECT_NE(map.title.find("after 25 trials"), std::string::npos) << map.title;
+  // Named as the CLI's map names it, with each cell's standard error over the repeats beside it.
+  EXPECT_NE(map.title.find("on gemm/RTX_2080_Ti.json.gz"), std::string::npos) << map.title;
+  ASSERT_EQ(map.errors.size(), 2u);
+  EXPECT_TRUE(map.errors[0][0].has_value());
   QTemporaryDir dir;
   EXPECT_EQ(dialog.saveSvg(dir.filePath(QStringLiteral("h.svg"))), QString());
   EXPECT_EQ(dialog.savePng(dir.filePath(QStringLiteral("h.png"))), QString());

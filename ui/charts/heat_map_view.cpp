@@ -34,7 +34,16 @@ void HeatMapView::paintEvent(QPaintEvent*) {
   for (const std::string& r : m_map.rows)
     labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(r)));
   const int line = fm.height();
-  const QRect area = rect().adjusted(labelWidth + 16, 3 * line + 8, -8, -line - 12);
+  // The noise line (heatNoiseLegend, as in the SVG) under the range one, when there are errors.
+  // It wraps: a narrow dialog cut it mid-word.
+  const QString noise = QString::fromStdString(heatNoiseLegend(m_map));
+  const int textWidth = std::max(1, width() - labelWidth - 24);
+  const int noiseLines =
+      noise.isEmpty()
+          ? 0
+          : fm.boundingRect(QRect(0, 0, textWidth, 0), Qt::TextWordWrap, noise).height() / line;
+  const int legendLines = 1 + noiseLines;
+  const QRect area = rect().adjusted(labelWidth + 16, 3 * line + 8, -8, -legendLines * line - 12);
   const int cols = static_cast<int>(m_map.columns.size());
   const int rows = static_cast<int>(m_map.rows.size());
   const double cw = double(area.width()) / cols, ch = double(area.height()) / rows;
@@ -53,7 +62,8 @@ void HeatMapView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(area.left() + c * cw, 2 * line + 6, cw, line), Qt::AlignCenter,
                QString::fromStdString(m_map.columns[static_cast<std::size_t>(c)]));
   const auto [lo, hi] = heatRange(m_map);
-  QList<QRectF> best;  // every cell holding the highest value: a tie is not one winner
+  QList<QRectF> best;         // every cell holding the highest value: a tie is not one winner
+  QList<QRectF> withinNoise;  // cells the repeats cannot tell from the best
   for (int r = 0; r < rows; ++r) {
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRectF(4, area.top() + r * ch, labelWidth + 4, ch),
@@ -66,24 +76,37 @@ void HeatMapView::paintEvent(QPaintEvent*) {
           v ? heatColour(hi > lo ? (*v - lo) / (hi - lo) : 1.0) : HeatColour{230, 230, 230};
       p.fillRect(cell.adjusted(1, 1, -1, -1), QColor(colour.r, colour.g, colour.b));
       p.setPen(colour.light() ? Qt::black : Qt::white);
-      p.drawText(cell, Qt::AlignCenter,
-                 v ? QString::fromStdString(heatNumber(*v)) : QStringLiteral("-"));
+      QString text = v ? QString::fromStdString(heatNumber(*v)) : QStringLiteral("-");
+      const auto row = static_cast<std::size_t>(r), column = static_cast<std::size_t>(c);
+      // Each mean with its standard error, as the SVG shows it: colours alone made differences
+      // within noise look like effects.
+      if (const std::optional<double> error = heatError(m_map, row, column); v && error)
+        text += QStringLiteral("\n±") + QString::fromStdString(heatNumber(*error));
+      p.drawText(cell, Qt::AlignCenter, text);
       if (v && heatBest(*v, hi)) best.append(cell);
+      if (v && heatWithinNoise(m_map, row, column)) withinNoise.append(cell);
     }
   }
   p.setPen(QPen(palette().color(QPalette::Highlight), 3));
   for (const QRectF& cell : best) p.drawRect(cell.adjusted(2, 2, -2, -2));
+  p.setPen(QPen(palette().color(QPalette::Highlight), 2, Qt::DashLine));
+  for (const QRectF& cell : withinNoise) p.drawRect(cell.adjusted(3, 3, -3, -3));
   p.setPen(palette().color(QPalette::Text));
   // heatLegend's words (the SVG's), translatable here: a saved map and the window's say the same.
   if (lo <= hi) {
     const QString range =
         tr("lowest %1 (dark) to highest %2")
             .arg(QString::fromStdString(heatNumber(lo)), QString::fromStdString(heatNumber(hi)));
-    p.drawText(QRect(area.left(), height() - line - 6, area.width(), line), Qt::AlignLeft,
+    p.drawText(QRect(area.left(), height() - legendLines * line - 6, area.width(), line),
+               Qt::AlignLeft,
                best.size() > 1
                    ? tr("%1 (light; the %2 cells tied for it outlined)").arg(range).arg(best.size())
                    : tr("%1 (light, outlined)").arg(range));
   }
+  if (!noise.isEmpty())
+    p.drawText(
+        QRect(area.left(), height() - noiseLines * line - 6, area.width(), noiseLines * line),
+        Qt::AlignLeft | Qt::TextWordWrap, noise);
 }
 
 }  // namespace opevo::ui

@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "engine/race.h"
 #include "io/export_file.h"
+#include "io/replay_dataset.h"
 #include "space/text.h"
 #include "tuners/registry.h"
 #include "ui/charts/chart_export.h"
@@ -338,8 +339,12 @@ void SweepDialog::run() {
                 const ReplaySweep sweep = runReplaySweep(dataset, one, nullptr, &progress->control);
                 if (!sweep.failure.empty()) throw std::runtime_error(sweep.failure);
                 if (sweep.stopped) return std::nullopt;
-                if (repeat == 0)
+                if (repeat == 0) {
                   shown.facts = {sweep.optimum, sweep.speedUnit, dataset->table.size()};
+                  // The map's title names the dataset and what its optimum rests on, as the CLI's.
+                  shown.facts.dataset = sweepDatasetName(dataset->path);
+                  shown.facts.completeness = completenessName(dataset->completeness);
+                }
                 return sweep.trials;
               });
           if (shown.trials.repeatsDone == 0)
