@@ -136,7 +136,10 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   const auto presetOpt =
-      option("preset", "Select a preset: MM1-3, BMM1-3, C1-2, AlexNet layers.", "name");
+      option("preset",
+             "Select a preset: MM1-3, BMM1-3, C1-2, AlexNet and ResNet-18 layers (opevo space "
+             "lists them).",
+             "name");
   const auto paramOpt = option("param",
                                "Show the q-walk of a parameter of the preset (e.g. tile_k) "
                                "or of a spec (e.g. factor:8:3), on Spaces and Topology.",
@@ -249,7 +252,10 @@ int main(int argc, char** argv) {
   if (parser.isSet(presetOpt)) {
     const QString name = parser.value(presetOpt);
     if (!window.presetsPanel()->selectPreset(name))
-      problems << QStringLiteral("unknown preset '%1' (presets: MM1-3, BMM1-3, C1-2)").arg(name);
+      problems << QStringLiteral(
+                      "unknown preset '%1' (presets: MM1-3, BMM1-3, C1-2, AlexNet and "
+                      "ResNet-18 layers: opevo space lists them)")
+                      .arg(name);
     topology->selectOperator(name);
   }
   if (parser.isSet(operatorOpt) && !window.presetsPanel()->openFile(parser.value(operatorOpt)))
