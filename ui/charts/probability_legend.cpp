@@ -24,13 +24,22 @@ void ProbabilityLegend::setSampledWalks(int walks) {
   update();
 }
 
+QStringList ProbabilityLegend::sizeValues() const {
+  QStringList out;
+  for (double f : kSizeFractions)
+    out << (m_max > 0  ? QString::number(m_max * f, 'g', 3)
+            : f == 1.0 ? tr("max")
+                       : QStringLiteral("max/%1").arg(static_cast<int>(std::lround(1 / f))));
+  return out;
+}
+
 QSize ProbabilityLegend::sizeHint() const {
   const QFontMetrics fm = fontMetrics();
   int text = 0;
   for (const QString& t : {tr("start vertex (click to move)"), tr("sampled (1,000,000 walks)"),
                            QStringLiteral("0.0000000000 x")})
     text = std::max(text, fm.horizontalAdvance(t));
-  return {text + 44, fm.height() * 13 + 230};  // room for every line drawn below
+  return {text + 44, fm.height() * 14 + 230};  // room for every line drawn below
 }
 
 void ProbabilityLegend::paintEvent(QPaintEvent*) {
@@ -70,15 +79,25 @@ void ProbabilityLegend::paintEvent(QPaintEvent*) {
   y = barTop + barHeight + line + fm.ascent() / 2 + 6;
   p.drawText(4, y, tr("Area ∝ probability"));
   y += 8;
+  // Each disc with the probability it stands for: three unlabelled circles said only "bigger is
+  // likelier".
+  const QStringList values = sizeValues();
+  int step = 34;
+  for (const QString& v : values) step = std::max(step, fm.horizontalAdvance(v) + 8);
   int x = 8;
-  for (double f : {1.0, 0.25, 0.04}) {
+  for (int i = 0; i < 3; ++i) {
+    const double f = kSizeFractions[i];
     const double r = 2.5 + 10.5 * std::sqrt(f);
+    const double cx = x + std::max(13, step / 2);
     p.setBrush(TopologyView::rampColor(std::max(0.0, 1 + std::log10(f) / m_decades)));
     p.setPen(QPen(QColor(0, 0, 0, 90), 0.6));
-    p.drawEllipse(QPointF(x + 13, y + 15), r, r);
-    x += 34;
+    p.drawEllipse(QPointF(cx, y + 15), r, r);
+    p.setPen(ink);
+    const int w = fm.horizontalAdvance(values[i]);
+    p.drawText(static_cast<int>(cx) - w / 2, y + 30 + fm.ascent(), values[i]);
+    x += step;
   }
-  y += 36 + line;
+  y += 36 + 2 * line;
   p.setBrush(Qt::lightGray);
   p.setPen(QPen(Qt::black, 3));
   p.drawEllipse(QPointF(16, y - 4), 7, 7);

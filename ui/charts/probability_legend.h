@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 
 namespace opevo::ui {
@@ -15,6 +16,10 @@ class ProbabilityLegend : public QWidget {
   // the colours span below it (TopologyView::decades()).
   void setScale(double maxP, int decades);
   void setSampledWalks(int walks);  // 0: no ring in the picture
+  // What the three sample discs stand for, largest first: the probabilities of discs that size
+  // (kSizeFractions of the largest), or "max", "max/4", "max/25" while no scale is set.
+  QStringList sizeValues() const;
+  static constexpr double kSizeFractions[3] = {1.0, 0.25, 0.04};
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override { return sizeHint(); }
 

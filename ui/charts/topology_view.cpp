@@ -240,18 +240,21 @@ std::vector<std::pair<std::size_t, QRectF>> TopologyView::placedLabels() const {
   std::vector<std::pair<std::size_t, QRectF>> placed;
   if (m_items.empty() || static_cast<std::size_t>(m_labels.size()) != m_items.size()) return placed;
   const double zoom = transform().m11();
-  // Neighbours closer than a short label: no label would have room, so none is tried.
-  if (kEdgeLength * zoom < 24) return placed;
+  // Neighbours closer than a short label: no label but the start's would have room.
+  const bool crowded = kEdgeLength * zoom < 24;
   const QRect area = viewport()->rect();
   const QFontMetricsF metrics(font());
-  Occupancy taken(area.size());
+  // The labels placed, every disc, and the discs of the vertices already given their turn.
+  Occupancy labels(area.size()), discs(area.size()), likelierDiscs(area.size());
   std::vector<std::size_t> visible;
+  std::vector<QRectF> discOf(m_items.size());
   for (std::size_t i = 0; i < m_items.size(); ++i) {
     const QPointF at = mapFromScene(m_items[i]->pos());
     if (!area.adjusted(-40, -40, 40, 40).contains(at.toPoint())) continue;
     visible.push_back(i);
     const double r = std::max(2.0, m_items[i]->drawnRadius() * zoom);
-    taken.take(QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r));  // no label over another disc
+    discOf[i] = QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r);
+    discs.take(discOf[i]);
   }
   // The start vertex first, then the likeliest: where labels crowd, the ones that matter show.
   const bool have = m_probability.size() == m_items.size();
@@ -259,15 +262,51 @@ std::vector<std::pair<std::size_t, QRectF>> TopologyView::placedLabels() const {
     if ((a == m_start) != (b == m_start)) return a == m_start;
     return have && m_probability[a] > m_probability[b];
   });
+  const double maxP = have ? *std::max_element(m_probability.begin(), m_probability.end()) : 0;
   for (std::size_t i : visible) {
     const QPointF at = mapFromScene(m_items[i]->pos());
     const double r = m_items[i]->drawnRadius() * zoom;
     const QString& text = m_labels[static_cast<qsizetype>(i)];
-    const double w = metrics.horizontalAdvance(text) + 2;
-    const QRectF box(at.x() - w / 2, at.y() + r + 1, w, metrics.height());
-    if (!taken.free(box)) continue;
-    taken.take(box);
-    placed.emplace_back(i, box);
+    const double w = metrics.horizontalAdvance(text) + 2, h = metrics.height();
+    // Below the disc, else above, beside it or at a corner: tried only below, the likeliest
+    // vertices (large discs, close together around the start) had their labels blocked by each
+    // other's discs while far-off vertices of 1e-7 were labelled.
+    const double gap = r + 1, corner = gap * 0.7;
+    const QRectF candidates[] = {
+        QRectF(at.x() - w / 2, at.y() + gap, w, h),          // below
+        QRectF(at.x() - w / 2, at.y() - gap - h, w, h),      // above
+        QRectF(at.x() + gap + 1, at.y() - h / 2, w, h),      // right
+        QRectF(at.x() - gap - 1 - w, at.y() - h / 2, w, h),  // left
+        QRectF(at.x() + corner, at.y() + corner, w, h),
+        QRectF(at.x() - corner - w, at.y() + corner, w, h),
+        QRectF(at.x() + corner, at.y() - corner - h, w, h),
+        QRectF(at.x() - corner - w, at.y() - corner - h, w, h),
+    };
+    const auto fits = [&](const QRectF& box, const Occupancy& blocking) {
+      return area.contains(box.toAlignedRect()) && labels.free(box) && blocking.free(box);
+    };
+    const QRectF* chosen = nullptr;
+    if (!crowded || i == m_start) {
+      for (const QRectF& box : candidates)
+        if (fits(box, discs)) {
+          chosen = &box;
+          break;
+        }
+      // A vertex within two decades of the likeliest may cover the discs of less likely ones
+      // (its label has a backing): those are the labels a reader of the walk looks for.
+      if (!chosen && (i == m_start || (have && m_probability[i] >= maxP / 100)))
+        for (const QRectF& box : candidates)
+          if (fits(box, likelierDiscs)) {
+            chosen = &box;
+            break;
+          }
+      // The start vertex is always named, over a likelier neighbour's disc if it must be.
+      if (!chosen && i == m_start) chosen = &candidates[0];
+    }
+    likelierDiscs.take(discOf[i]);
+    if (!chosen) continue;
+    labels.take(*chosen);
+    placed.emplace_back(i, *chosen);
   }
   return placed;
 }
@@ -285,9 +324,13 @@ void TopologyView::drawForeground(QPainter* painter, const QRectF&) {
   painter->resetTransform();  // labels in pixels: readable at every zoom
   painter->setFont(font());
   painter->setPen(QColor(0x21, 0x21, 0x21));
-  for (const auto& [index, box] : placed)
+  for (const auto& [index, box] : placed) {
+    // A label may lie over edges, or over a less likely vertex's disc: a backing keeps it
+    // readable.
+    painter->fillRect(box, QColor(255, 255, 255, 200));
     painter->drawText(box, Qt::AlignHCenter | Qt::AlignTop,
                       m_labels[static_cast<qsizetype>(index)]);
+  }
   painter->restore();
 }
 

@@ -17,7 +17,8 @@ class VertexItem;
 // the exact q-walk probability, a ring for the sampled frequency when there is one, and the start
 // vertex outlined. Wheel zooms about the cursor, dragging pans, clicking a vertex picks it. Labels
 // are drawn in pixels, so zooming in spreads the vertices apart and gives crowded labels room;
-// one that would cover another label or disc waits for that room.
+// one that would cover another label or disc (below, above, beside or at a corner of its own)
+// waits for that room. The start vertex is labelled first, always; then the likeliest first.
 class TopologyView : public QGraphicsView {
   Q_OBJECT
 
@@ -44,7 +45,8 @@ class TopologyView : public QGraphicsView {
   // Zooms by factor keeping the scene point at viewPoint (viewport pixels) where it is, as the
   // wheel does at the pointer.
   void zoomAt(QPointF viewPoint, double factor);
-  // The vertices whose labels are drawn now, and the pixels they take (for tests).
+  // The vertices whose labels are drawn now (the start first, then by probability), and the
+  // pixels they take (for tests).
   std::vector<std::size_t> labelledVertices() const;
   std::vector<std::pair<std::size_t, QRectF>> placedLabels() const;
   // The graph's extent in scene units, discs and labels included.
