@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <exception>
 
 #include "ui/widgets/display_format.h"
@@ -36,12 +37,20 @@ DatasetPicker::DatasetPicker(QWidget* parent)
   // Two buttons a row: three in one made the Runs page's form too wide for an 800x600 screen.
   auto* shortcuts = new QGridLayout;
   shortcuts->addWidget(new QLabel(tr("Bundled:"), this), 0, 0);
-  shortcuts->addWidget(shortcut(tr("Conv A100"), QStringLiteral("convolution_milo/A100.json.gz")),
-                       0, 1);
-  shortcuts->addWidget(shortcut(tr("GEMM 2080 Ti"), QStringLiteral("gemm/RTX_2080_Ti.json.gz")), 0,
-                       2);
-  shortcuts->addWidget(
-      shortcut(tr("Dedisp MI250X"), QStringLiteral("dedispersion_milo/MI250X.json.gz")), 1, 1);
+  QPushButton* const buttons[] = {
+      shortcut(tr("Conv A100"), QStringLiteral("convolution_milo/A100.json.gz")),
+      shortcut(tr("GEMM 2080 Ti"), QStringLiteral("gemm/RTX_2080_Ti.json.gz")),
+      shortcut(tr("Dedisp MI250X"), QStringLiteral("dedispersion_milo/MI250X.json.gz"))};
+  // One width for all, with room around the longest name: at its own size hint "GEMM 2080 Ti"
+  // had 4 pixels a side at 1024x700 and read as clipped ("Ti" against the frame).
+  int width = 0;
+  for (const QPushButton* b : buttons)
+    width = std::max(width, b->fontMetrics().horizontalAdvance(b->text()) +
+                                2 * kShortcutPadding * b->fontMetrics().averageCharWidth());
+  for (int i = 0; i < 3; ++i) {
+    buttons[i]->setMinimumWidth(std::max(width, buttons[i]->sizeHint().width()));
+    shortcuts->addWidget(buttons[i], i / 2, 1 + i % 2);
+  }
   shortcuts->setColumnStretch(3, 1);
 
   auto* layout = new QVBoxLayout(this);

@@ -20,6 +20,9 @@ class DatasetPicker : public QWidget {
   Q_OBJECT
 
  public:
+  // Room each side of a bundled dataset's name on its button, in average character widths.
+  static constexpr int kShortcutPadding = 1;
+
   explicit DatasetPicker(QWidget* parent = nullptr);
   ~DatasetPicker() override;
 
