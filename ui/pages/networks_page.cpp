@@ -18,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/machine_load.h"
 #include "net/ms_text.h"
 #include "net/network_json.h"
 #include "net/tuning_budget.h"
@@ -105,6 +106,9 @@ NetworksPage::NetworksPage(QWidget* parent)
       m_status(new QLabel),
       m_budgetNote(
           makeMessageLabel(QStringLiteral("networkBudgetNote"), MessageKind::Note, nullptr)),
+      m_machineNote(
+          makeMessageLabel(QStringLiteral("networkMachineNote"), MessageKind::Note, nullptr)),
+      m_loadNote(&busyMachineNote),
       m_top(new QSplitter(Qt::Horizontal)) {
   m_graph->setObjectName(QStringLiteral("networkGraph"));
   m_table->setObjectName(QStringLiteral("taskTable"));
@@ -152,6 +156,7 @@ NetworksPage::NetworksPage(QWidget* parent)
   auto* rightLayout = new QVBoxLayout(rightSide);
   rightLayout->setContentsMargins(0, 0, 0, 0);
   rightLayout->addWidget(m_budgetNote);
+  rightLayout->addWidget(m_machineNote);
   rightLayout->addWidget(m_status);
   rightLayout->addWidget(right, 1);
 
@@ -478,7 +483,16 @@ void NetworksPage::start() {
   // The note above says why; the status repeats it where the eye is at Start.
   setStatus(tasksLeftOut() > 0 ? tr("Starting, with tasks that will get no trial (see above)…")
                                : tr("Starting…"));
-  if (!m_controller->start(std::move(*spec))) setStatus(tr("A network race is running."), true);
+  const bool onThisCpu = spec->backend == "cpu";
+  if (!m_controller->start(std::move(*spec))) {
+    setStatus(tr("A network race is running."), true);
+    return;
+  }
+  // As `opevo net tune` warns: on a loaded machine CPU timings wait for other processes (an
+  // AlexNet race read 40 ms here, 9.65 ms from the CLI a moment later), and the page said nothing.
+  const std::string busy = onThisCpu && m_loadNote ? m_loadNote() : std::string();
+  showMessage(m_machineNote,
+              busy.empty() ? QString() : tr("Note: %1.").arg(QString::fromStdString(busy)));
 }
 
 void NetworksPage::stop() {
@@ -491,6 +505,7 @@ void NetworksPage::resume(std::int64_t networkId) {
   spec.resume = networkId;
   spec.storePath = m_setup->storePath().toStdString();
   clearResults();
+  showMessage(m_machineNote, QString());  // the last start's; the resumed run's backend is stored
   setStatus(tr("Resuming network run %1…").arg(networkId));
   m_controller->start(std::move(spec));
 }

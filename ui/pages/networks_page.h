@@ -1,7 +1,9 @@
 #pragma once
 
 #include <QWidget>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "ui/controller/network_types.h"
 #include "ui/jobs/latest_job.h"
@@ -53,6 +55,11 @@ class NetworksPage : public QWidget {
   QLabel* statusLabel() const { return m_status; }
   // The amber note that a budget too small leaves tasks with no trial (hidden when none does).
   QLabel* budgetNote() const { return m_budgetNote; }
+  // The note that a race started on this machine's CPU while it looked busy (the CLI's
+  // "note: this machine looks busy ..."); hidden otherwise.
+  QLabel* machineNote() const { return m_machineNote; }
+  // Where that note's text comes from: core's busyMachineNote() unless a test says otherwise.
+  void setMachineLoadNote(std::function<std::string()> note) { m_loadNote = std::move(note); }
   QTableView* taskTable() const { return m_table; }
   const NetworkSnapshot* snapshot() const { return m_snapshot.get(); }
   bool loadingPicture() const { return m_pictureJob.busy(); }
@@ -115,6 +122,8 @@ class NetworksPage : public QWidget {
   QComboBox* m_contender;
   QLabel* m_status;
   QLabel* m_budgetNote;
+  QLabel* m_machineNote;
+  std::function<std::string()> m_loadNote;
   QSplitter* m_top;
   PairOrTabs* m_bottom = nullptr;
   NetworkSnapshotPtr m_snapshot;
