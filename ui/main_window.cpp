@@ -157,7 +157,8 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString&, const SearchSpace& space) {
             std::vector<ParameterPtr> params;
             for (std::size_t i = 0; i < space.dims(); ++i) params.push_back(space.paramPtr(i));
-            m_qwalkPanel->setParameters(std::move(params));
+            // With the operator in its template: a loop order's indices are named from it.
+            m_qwalkPanel->setParameters(std::move(params), m_presetsPanel->templateBox()->shown());
           });
   connect(m_presetsPanel, &PresetsPanel::parameterChosen, m_qwalkPanel,
           &QwalkPanel::selectParameter);

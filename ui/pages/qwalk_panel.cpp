@@ -16,6 +16,7 @@
 #include "ui/jobs/qwalk_runner.h"
 #include "ui/models/qwalk_model.h"
 #include "ui/widgets/display_format.h"
+#include "ui/widgets/loop_order_names.h"
 #include "ui/widgets/qwalk_inputs.h"
 #include "ui/widgets/table_view.h"
 
@@ -117,7 +118,13 @@ bool QwalkPanel::customChosen() const {
   return m_paramCombo->currentData().toInt() == kCustomItem;
 }
 
-void QwalkPanel::setParameters(std::vector<ParameterPtr> params) {
+QString QwalkPanel::parameterName() const {
+  return customChosen() ? QString() : m_paramCombo->currentText();
+}
+
+void QwalkPanel::setParameters(std::vector<ParameterPtr> params,
+                               std::shared_ptr<const OperatorDefinition> owner) {
+  m_owner = std::move(owner);
   const bool keepCustom = customChosen() && !m_customSpec.trimmed().isEmpty();
   const QString previous =
       m_param && !customChosen() ? QString::fromStdString(m_param->name()) : QString();
@@ -215,10 +222,16 @@ void QwalkPanel::useParameter(ParameterPtr param) {
     return;
   }
   const QString first = QString::fromStdString(m_param->format(m_param->first()));
-  m_infoLabel->setText(tr("<b>%1</b>: %2 parameter, %3 vertices; first vertex %4")
-                           .arg(QString::fromStdString(m_param->name()).toHtmlEscaped(),
-                                fromStd(kindName(m_param->kind())),
-                                groupDigits(m_param->size().toString()), first.toHtmlEscaped()));
+  QString info = tr("<b>%1</b>: %2 parameter, %3 vertices; first vertex %4")
+                     .arg(QString::fromStdString(m_param->name()).toHtmlEscaped(),
+                          fromStd(kindName(m_param->kind())),
+                          groupDigits(m_param->size().toString()), first.toHtmlEscaped());
+  // A loop order's vertices (2,0,1) are indices: which loop each one is.
+  if (const QString loops =
+          m_owner && !customChosen() ? loopOrderMeaning(*m_owner, *m_param) : QString();
+      !loops.isEmpty())
+    info += QStringLiteral("<br>") + loops.toHtmlEscaped();
+  m_infoLabel->setText(info);
   recompute();
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "ops/operator_json.h"
 #include "space/parameter.h"
 
 class QComboBox;
@@ -34,8 +35,14 @@ class QwalkPanel : public QWidget {
   ~QwalkPanel() override;
 
   // Offers these parameters in the chooser. The current choice survives when the new list has a
-  // parameter of the same name, and a custom spec always survives.
-  void setParameters(std::vector<ParameterPtr> params);
+  // parameter of the same name, and a custom spec always survives. `owner`: the operator (in its
+  // template) whose space they are, to say what a loop order's indices name; null for none.
+  void setParameters(std::vector<ParameterPtr> params,
+                     std::shared_ptr<const OperatorDefinition> owner = nullptr);
+  // The chosen parameter's name; empty while the custom spec is chosen.
+  QString parameterName() const;
+  // The spec typed for the custom choice (it may not parse).
+  QString customSpec() const { return m_customSpec; }
 
   // The same as the user choosing or typing; for command-line options and scripted tours.
   bool selectParameter(const QString& name);
@@ -66,7 +73,8 @@ class QwalkPanel : public QWidget {
   bool customChosen() const;
 
   std::vector<ParameterPtr> m_params;
-  ParameterPtr m_param;  // null while the custom spec does not parse
+  std::shared_ptr<const OperatorDefinition> m_owner;  // whose parameters m_params are
+  ParameterPtr m_param;                               // null while the custom spec does not parse
   QString m_customSpec;
   QString m_specError;  // why the custom spec does not parse
   QStringList m_errors;

@@ -33,6 +33,7 @@
 #include "ui/jobs/qwalk_runner.h"
 #include "ui/jobs/topology_jobs.h"
 #include "ui/widgets/display_format.h"
+#include "ui/widgets/loop_order_names.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/qwalk_inputs.h"
 #include "ui/widgets/status_colors.h"
@@ -220,6 +221,21 @@ bool TopologyPage::selectParameter(const QString& name) {
   return true;
 }
 
+bool TopologyPage::showing(const QString& op, SpaceTemplate t, const QString& parameter) const {
+  const int index = m_operatorCombo->currentIndex();
+  if (index == m_operatorCombo->count() - 1 || !m_param) return false;  // a typed spec
+  const bool same = m_files.count(m_operatorCombo->currentData().toString())
+                        ? m_operatorCombo->currentData().toString() == op
+                        : m_operatorCombo->currentText() == op;
+  return same && m_templateBox->shown() && m_templateBox->current() == t &&
+         m_paramCombo->currentText() == parameter;
+}
+
+bool TopologyPage::showingSpec(const QString& spec) const {
+  return m_operatorCombo->currentIndex() == m_operatorCombo->count() - 1 &&
+         m_specEdit->text() == spec;
+}
+
 void TopologyPage::setLayoutEngine(const QString& engine) {
   m_engineCombo->setCurrentText(engine);
 }
@@ -310,11 +326,16 @@ void TopologyPage::useParameter(ParameterPtr param) {
   m_view->setLayout(nullptr, {});
   m_inputs->setParameter(m_param);
   if (m_param) {
-    m_infoLabel->setText(tr("<b>%1</b>: %2 parameter (%3), %4 vertices")
-                             .arg(QString::fromStdString(m_param->name()).toHtmlEscaped(),
-                                  QString::fromLatin1(kindName(m_param->kind()).data()),
-                                  QString::fromStdString(m_param->spec()).toHtmlEscaped(),
-                                  groupDigits(m_param->size().toString())));
+    QString info = tr("<b>%1</b>: %2 parameter (%3), %4 vertices")
+                       .arg(QString::fromStdString(m_param->name()).toHtmlEscaped(),
+                            QString::fromLatin1(kindName(m_param->kind()).data()),
+                            QString::fromStdString(m_param->spec()).toHtmlEscaped(),
+                            groupDigits(m_param->size().toString()));
+    // A loop order's vertices (2,0,1) are indices: which loop each one is.
+    if (const auto owner = m_templateBox->shown())
+      if (const QString loops = loopOrderMeaning(*owner, *m_param); !loops.isEmpty())
+        info += QStringLiteral(" &mdash; ") + loops.toHtmlEscaped();
+    m_infoLabel->setText(info);
   } else {
     m_infoLabel->clear();
   }

@@ -59,6 +59,10 @@ class TopologyPage : public QWidget {
   // cannot take it, and the page shows the operator in its own template).
   bool selectOperator(const QString& name, std::optional<SpaceTemplate> t = std::nullopt);
   bool selectParameter(const QString& name);
+  // Whether the page shows that parameter of that operator (a preset's name or an offered
+  // file's path) in that template; or, with an empty operator, that typed spec.
+  bool showing(const QString& op, SpaceTemplate t, const QString& parameter) const;
+  bool showingSpec(const QString& spec) const;
   // The template whose space the operator's parameters come from; false where it cannot take it.
   bool selectTemplate(SpaceTemplate t);
   SpaceTemplateBox* templateBox() const { return m_templateBox; }
