@@ -159,11 +159,24 @@ MainWindow::MainWindow(QWidget* parent)
             for (std::size_t i = 0; i < space.dims(); ++i) params.push_back(space.paramPtr(i));
             // With the operator in its template: a loop order's indices are named from it.
             m_qwalkPanel->setParameters(std::move(params), m_presetsPanel->templateBox()->shown());
+            m_topologyFollows = true;
           });
+  // The Topology page shows what was last chosen on Spaces (an operator, its template, a
+  // parameter or a typed spec) when the user goes there; it showed MM1's tile_n after C2's
+  // reduce_order had been chosen. A choice made on Topology itself stays until Spaces changes.
+  connect(m_qwalkPanel, &QwalkPanel::parameterChanged, this, [this] { m_topologyFollows = true; });
+  connect(m_pages, &QTabWidget::currentChanged, this, [this] {
+    if (m_pages->currentWidget() == m_topologyPage && m_topologyFollows) followSpaces();
+  });
   connect(m_presetsPanel, &PresetsPanel::parameterChosen, m_qwalkPanel,
           &QwalkPanel::selectParameter);
   connect(m_qwalkPanel, &QwalkPanel::parameterChanged, m_presetsPanel,
           &PresetsPanel::showParameter);
+  // The Runs page's dataset ("replay of RTX_2080_Ti...") shows where it applies: beside the race
+  // on Runs, and on History, which lists what races stored. On Networks, while a network was
+  // tuned on the CPU, it read as that page's.
+  connect(m_pages, &QTabWidget::currentChanged, this, &MainWindow::updateStatusWidgets);
+  m_runsPage->progressBar()->setToolTip(tr("The race on the Runs page"));
   connect(m_runsPage, &RunsPage::statusMessage, this, &MainWindow::showStatus);
   connect(m_historyPage, &HistoryPage::statusMessage, this, &MainWindow::showStatus);
   connect(m_networksPage, &NetworksPage::statusMessage, this, &MainWindow::showStatus);
@@ -213,6 +226,7 @@ MainWindow::MainWindow(QWidget* parent)
   makeMenus();
   // Never an empty window: open on the first preset; a command line may pick another.
   m_presetsPanel->selectPreset(QStringLiteral("MM1"));
+  updateStatusWidgets();
   startBackendProbe();
 }
 
@@ -401,7 +415,39 @@ void MainWindow::makeMenus() {
   help->addAction(tr("&About OpEvo Studio"), this, &MainWindow::showAbout);
 }
 
+void MainWindow::updateStatusWidgets() {
+  QWidget* page = m_pages->currentWidget();
+  m_runsPage->datasetStatus()->setVisible(page == m_runsPage || page == m_historyPage);
+}
+
+void MainWindow::followSpaces() {
+  m_topologyFollows = false;
+  // What it shows already is left alone: choosing it again would lay it out again and drop
+  // the zoom and the sampled walks.
+  const QString name = m_qwalkPanel->parameterName();
+  if (name.isEmpty() && m_qwalkPanel->customSpec().trimmed().isEmpty() &&
+      !m_presetsPanel->currentOperator() && !m_presetsPanel->selectedFile().isEmpty()) {
+    showTopologyOf(QString(), QString());  // a file that failed to load: why, as on Spaces
+    return;
+  }
+  if (name.isEmpty()) {  // a spec typed on Spaces
+    if (!m_topologyPage->showingSpec(m_qwalkPanel->customSpec()))
+      m_topologyPage->setCustomSpec(m_qwalkPanel->customSpec());
+    return;
+  }
+  const QString preset = m_presetsPanel->selectedPreset();
+  if (!m_topologyPage->showing(preset.isEmpty() ? m_presetsPanel->selectedFile() : preset,
+                               m_presetsPanel->templateBox()->current(), name))
+    showTopologyOf(preset, name);
+}
+
 void MainWindow::showTopology(const QString& preset, const QString& parameter) {
+  showTopologyOf(preset, parameter);
+  m_topologyFollows = false;
+  m_pages->setCurrentWidget(m_topologyPage);
+}
+
+void MainWindow::showTopologyOf(const QString& preset, const QString& parameter) {
   // A preset, or a user's operator file (offered there too); else the parameter as a custom spec.
   const SearchSpace* space = m_presetsPanel->space();
   const int index = space ? space->indexOf(parameter.toStdString()) : -1;
@@ -414,7 +460,6 @@ void MainWindow::showTopology(const QString& preset, const QString& parameter) {
   else if (index >= 0)
     m_topologyPage->setCustomSpec(
         QString::fromStdString(space->param(static_cast<std::size_t>(index)).spec()));
-  m_pages->setCurrentWidget(m_topologyPage);
 }
 
 QString MainWindow::backendText() const {

@@ -107,6 +107,13 @@ class MainWindow : public QMainWindow {
 
  private:
   void startBackendProbe();
+  // The Topology page on the operator, template and parameter (or typed spec) chosen on Spaces.
+  void followSpaces();
+  void showTopologyOf(const QString& preset, const QString& parameter);
+  // The status bar's widgets that belong to one page show on it only.
+  void updateStatusWidgets();
+  // Spaces changed its choice since Topology last showed it.
+  bool m_topologyFollows = true;
   // Asks whether to stop what runs and quit (the window stays until answered).
   void askToQuit(const QStringList& running);
   void fitToScreen();
