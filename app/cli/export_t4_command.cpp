@@ -1,5 +1,7 @@
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "common/error.h"
@@ -27,7 +29,9 @@ void addExportT4Command(CLI::App& app) {
   cmd->add_option("--db", options->db, "Database file (default: " + Store::defaultPath() + ")");
   cmd->callback([options] {
     const Store store(existingDatabase(options->db));
-    const std::size_t results = exportRunT4(store, options->run, options->out);
+    std::vector<std::string> notes;
+    const std::size_t results = exportRunT4(store, options->run, options->out, &notes);
+    for (const std::string& note : notes) std::cerr << "warning: " << note << "\n";
     std::cout << "wrote " << results << " results of run " << options->run << " to " << options->out
               << "\n";
   });

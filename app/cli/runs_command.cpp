@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/utf8_text.h"
 #include "engine/speed_unit.h"
 #include "layout/tuning_mode.h"
 #include "space/text.h"
@@ -18,31 +19,37 @@
 namespace opevo::cli {
 namespace {
 
+// A stored text as the terminal (or a JSON document) gets it: a damaged database's bytes that are
+// not UTF-8 went to the terminal raw (and made --json throw), now they read \xff.
+std::string shown(const std::string& text) {
+  return escapeInvalidUtf8(text);
+}
+
 nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
                        std::optional<double> best) {
   nlohmann::json j{{"id", r.id},
-                   {"operator", r.operatorName},
-                   {"algorithm", r.algorithm},
+                   {"operator", shown(r.operatorName)},
+                   {"algorithm", shown(r.algorithm)},
                    // loop, joint, winograd, matvec or replay (layout::runModeName)
                    {"mode", layout::runModeName(r.operatorJson)},
                    {"settings", nlohmann::json::parse(r.settingsJson, nullptr, false)},
                    {"seed", r.seed},
-                   {"backend", r.backend},
-                   {"device", r.device},
+                   {"backend", shown(r.backend)},
+                   {"device", shown(r.device)},
                    {"budget", nlohmann::json::parse(r.budgetJson, nullptr, false)},
                    {"status", std::string(runStatusName(status))},
                    {"end_reason", std::string(endReasonName(r.endReason))},
-                   {"started", r.started},
-                   {"ended", r.ended},
-                   {"speed_unit", r.speedUnit},
+                   {"started", shown(r.started)},
+                   {"ended", shown(r.ended)},
+                   {"speed_unit", shown(r.speedUnit)},
                    {"trials", trials},
                    // null where no trial worked
                    {"best_speed", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}};
   if (r.raceId)
     j["race"] = {{"id", r.raceId}, {"algorithm", r.raceAlgorithm}, {"repeat", r.raceRepeat}};
   if (r.referenceSpeed)
-    j["reference"] = {{"library", r.referenceLibrary}, {"speed", *r.referenceSpeed}};
-  if (!r.label.empty()) j["label"] = r.label;
+    j["reference"] = {{"library", shown(r.referenceLibrary)}, {"speed", *r.referenceSpeed}};
+  if (!r.label.empty()) j["label"] = shown(r.label);
   if (!r.sideBySideJson.empty())
     j["side_by_side"] = nlohmann::json::parse(r.sideBySideJson, nullptr, false);
   return j;
@@ -120,10 +127,10 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
     for (const TrialRow& t : trials)
       rows.push_back({{"seq", t.seq},
                       {"order", t.order},
-                      {"config", t.config},
+                      {"config", shown(t.config)},
                       {"status", std::string(statusName(t.status))},
                       {"tuning_seconds", t.seconds},
-                      {"message", t.message},
+                      {"message", shown(t.message)},
                       {"speed", t.speed},
                       {"median_ms", t.medianMs},
                       {"times_ms", t.timesMs},
@@ -131,7 +138,7 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
                       {"verify_ms", t.verifyMs},
                       {"measure_ms", t.measureMs},
                       {"tuner_ms", t.tunerMs},
-                      {"finished", t.finished}});
+                      {"finished", shown(t.finished)}});
     std::cout << nlohmann::json{{"run", runJson(*run, status, trials.size(), bestOf(trials))},
                                 {"trials", rows}}
                      .dump(2)
@@ -139,29 +146,32 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
     return;
   }
   // An imported file may name no device.
-  const std::string where = run->device.empty() ? run->backend : run->backend + ", " + run->device;
+  const std::string where =
+      shown(run->device.empty() ? run->backend : run->backend + ", " + run->device);
   const std::string mode = layout::runModeName(run->operatorJson);
   std::printf("run %lld: %s on %s (%s)%s, seed %llu, %s\nsettings %s, budget %s\n",
-              static_cast<long long>(run->id), run->algorithm.c_str(), run->operatorName.c_str(),
-              where.c_str(), mode.empty() ? "" : (", mode " + mode).c_str(),
+              static_cast<long long>(run->id), shown(run->algorithm).c_str(),
+              shown(run->operatorName).c_str(), where.c_str(),
+              mode.empty() ? "" : (", mode " + mode).c_str(),
               static_cast<unsigned long long>(run->seed),
-              runStatusText(status, run->endReason).c_str(), run->settingsJson.c_str(),
-              run->budgetJson.c_str());
+              runStatusText(status, run->endReason).c_str(), shown(run->settingsJson).c_str(),
+              shown(run->budgetJson).c_str());
   if (live.orphaned(*run))
     std::printf(
         "(stored as running, but no process is tuning it: the program running it ended "
         "without closing it; every trial below is kept, and it resumes)\n");
   for (const TrialRow& t : trials)
     std::printf("%5d  %-13s %10s %s  %s%s%s\n", t.seq, std::string(statusName(t.status)).c_str(),
-                speedNumber(t.speed).c_str(), run->speedUnit.c_str(), t.config.c_str(),
-                t.message.empty() ? "" : "  # ", messageOnOneLine(t.message).c_str());
+                speedNumber(t.speed).c_str(), shown(run->speedUnit).c_str(),
+                shown(t.config).c_str(), t.message.empty() ? "" : "  # ",
+                messageOnOneLine(shown(t.message)).c_str());
   if (const std::optional<double> best = bestOf(trials))
     std::printf("%zu trials, best %s %s\n", trials.size(), speedNumber(*best).c_str(),
                 run->speedUnit.c_str());
   else
     std::printf("%zu trials, none of them worked\n", trials.size());
   if (run->referenceSpeed)
-    std::printf("reference (%s): %s %s%s\n", run->referenceLibrary.c_str(),
+    std::printf("reference (%s): %s %s%s\n", shown(run->referenceLibrary).c_str(),
                 speedNumber(*run->referenceSpeed).c_str(), run->speedUnit.c_str(),
                 referenceTimedText(status).c_str());
   std::printf("%s", sideBySideText(nlohmann::json::parse(run->sideBySideJson, nullptr, false),
@@ -229,7 +239,7 @@ void addRunsCommands(CLI::App& app) {
     // `runs delete` and `runs show` list nothing.
     if (runs->got_subcommand("delete") || runs->got_subcommand("show")) return;
     Store store(existingDatabase(*db));
-    const std::vector<RunRecord> all = store.runs();
+    std::vector<RunRecord> all = store.runs();
     const LiveStatus live(store);
     // Counted in the database: a listing does not read every trial of every run.
     const std::map<std::int64_t, RunTally> tallies = store.runTallies();
@@ -248,7 +258,10 @@ void addRunsCommands(CLI::App& app) {
     // measure in GFLOP/s, TFLOPS and 1/ms.
     int width = 8, algorithm = 9, modeWidth = 4, backend = 7, status = 6, bestWidth = 4;
     std::vector<std::string> statuses, bests, modes;
-    for (const RunRecord& r : all) {
+    for (RunRecord& r : all) {
+      for (std::string* text :
+           {&r.operatorName, &r.algorithm, &r.backend, &r.speedUnit, &r.started})
+        *text = shown(*text);
       width = std::max(width, std::min(40, static_cast<int>(r.operatorName.size())));
       algorithm = std::max(algorithm, static_cast<int>(r.algorithm.size()));
       // Loop and joint runs of one operator read alike but for their speed without it.

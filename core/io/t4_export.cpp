@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/utf8_text.h"
 #include "engine/measurement.h"
 #include "engine/run_status.h"
 #include "io/export_file.h"
@@ -102,9 +103,49 @@ OJson result(const RunRecord& run, const TrialRow& t) {
   return r;
 }
 
+// Every text field of the run and its trials made fit for JSON (escapeInvalidUtf8), each one
+// changed said in `notes`.
+void makeUtf8(RunRecord& run, std::vector<TrialRow>& trials, std::vector<std::string>* notes) {
+  const std::string runName = "run " + std::to_string(run.id);
+  const auto fix = [&](std::string& text, const std::string& where, const char* column) {
+    if (isUtf8(text)) return;
+    text = escapeInvalidUtf8(text);
+    if (notes)
+      notes->push_back(where + ": its " + column +
+                       " is not valid UTF-8 (a damaged database?); written with each invalid byte "
+                       "as \\xNN: " +
+                       text);
+  };
+  for (auto [field, column] : {std::pair{&run.operatorName, "operator_name"},
+                               {&run.operatorJson, "operator"},
+                               {&run.algorithm, "algorithm"},
+                               {&run.settingsJson, "settings"},
+                               {&run.backend, "backend"},
+                               {&run.device, "device"},
+                               {&run.budgetJson, "budget"},
+                               {&run.started, "started"},
+                               {&run.ended, "ended"},
+                               {&run.speedUnit, "speed_unit"},
+                               {&run.label, "label"},
+                               {&run.referenceLibrary, "reference_library"},
+                               {&run.sideBySideJson, "side_by_side"}})
+    fix(*field, runName, column);
+  for (TrialRow& t : trials) {
+    const std::string where = runName + " trial " + std::to_string(t.seq);
+    fix(t.config, where, "config");
+    fix(t.message, where, "message");
+    fix(t.started, where, "started");
+    fix(t.finished, where, "finished");
+  }
+}
+
 }  // namespace
 
-OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
+OJson runToT4(const RunRecord& storedRun, const std::vector<TrialRow>& storedTrials,
+              std::vector<std::string>* notes) {
+  RunRecord run = storedRun;
+  std::vector<TrialRow> trials = storedTrials;
+  makeUtf8(run, trials, notes);
   OJson metadata = {{"timeunit", "milliseconds"}};
   if (!run.device.empty()) metadata["device_name"] = run.device;
   metadata["kernel_name"] = run.operatorName;
@@ -149,14 +190,15 @@ OJson runToT4(const RunRecord& run, const std::vector<TrialRow>& trials) {
   return {{"schema_version", "1.0.0"}, {"metadata", metadata}, {"results", std::move(results)}};
 }
 
-std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::string& path) {
+std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::string& path,
+                        std::vector<std::string>* notes) {
   const std::optional<RunRecord> run = store.run(runId);
   if (!run) throw InputError(store.missingRunText(runId));
   const std::vector<TrialRow> trials = store.trials(runId);
   if (trials.empty())
     throw InputError("run " + std::to_string(runId) +
                      " has no trials yet: a T4 file needs at least one result");
-  writeExportFile(path, runToT4(*run, trials).dump(2));
+  writeExportFile(path, runToT4(*run, trials, notes).dump(2));
   return trials.size();
 }
 

@@ -35,12 +35,18 @@ namespace opevo {
 // success's too, which T4 has no place for).
 // A run without trials gives an empty results list (a network archive's task run that the
 // scheduler had not reached yet; a T4 file of its own needs a result, so exportRunT4 refuses it).
-nlohmann::ordered_json runToT4(const RunRecord& run, const std::vector<TrialRow>& trials);
+// Text that is not UTF-8 (a damaged database: JSON cannot hold such bytes, and writing it threw
+// "invalid UTF-8 byte at index 203") is written with each invalid byte as \xNN, and a line naming
+// the run, the trial and the column is added to `notes` when given.
+nlohmann::ordered_json runToT4(const RunRecord& run, const std::vector<TrialRow>& trials,
+                               std::vector<std::string>* notes = nullptr);
 
 // Writes run runId of store to path as T4 JSON, gzip-compressed when path ends in ".gz", through
 // a temporary file renamed into place, so a failed export leaves no partial file. Returns the
 // number of results. Throws InputError for an unknown run, a run without trials, or a path that
 // cannot be written.
-std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::string& path);
+// `notes` as runToT4's.
+std::size_t exportRunT4(const Store& store, std::int64_t runId, const std::string& path,
+                        std::vector<std::string>* notes = nullptr);
 
 }  // namespace opevo
