@@ -16,6 +16,7 @@
 #include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "cluster/cluster_run.h"
+#include "codegen/cpu_compiler.h"
 #include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/engine.h"
@@ -32,6 +33,7 @@
 #include "tuners/joint_layout_tuner.h"
 #include "tuners/model_based_tuner.h"
 #include "tuners/registry.h"
+#include "worker/worker_client.h"
 
 namespace opevo::cli {
 namespace {
@@ -98,6 +100,31 @@ void refuseFinishedRun(const Store& store, std::int64_t id, const std::string& d
                    databaseHint(db) + " (or --seconds S, --target SPEED)");
 }
 
+// What a device backend needs on this machine besides its device: the worker that measures
+// every trial and, on the CPU, the compiler that builds each kernel. Checked before a run is
+// stored: missing, each attempt left a "failed, 0 trials" run behind. A cluster's agents measure
+// with their own.
+void requireMeasuringPrograms(const std::string& backend, const BackendOptions& options) {
+  if (options.cluster) return;
+  const std::string* worker = backend == "cpu"    ? &options.cpu.workerPath
+                              : backend == "cuda" ? &options.cuda.workerPath
+                              : backend == "hip"  ? &options.hip.workerPath
+                                                  : nullptr;
+  if (!worker) return;
+  if (const auto missing = WorkerClient::missingWorker(*worker)) throw SystemError(*missing);
+  if (backend == "cpu")
+    if (const auto problem = cpuCompilerProblem()) throw SystemError(*problem);
+}
+
+// The time limit each trial of a run on `backend` has (environmentalFailure: a stored timeout
+// under a shorter one is measured again); none for a replay, which answers from its dataset.
+std::optional<double> trialTimeLimit(const std::string& backend, const BackendOptions& options) {
+  if (backend == "cpu") return options.cpu.timeoutSeconds;
+  if (backend == "cuda") return options.cuda.timeoutSeconds;
+  if (backend == "hip") return options.hip.timeoutSeconds;
+  return std::nullopt;
+}
+
 void runTune(const TuneArgs& a) {
   BackendOptions options;
   applyMeasuringArgs(a.measuring, options);
@@ -143,6 +170,7 @@ void runTune(const TuneArgs& a) {
       }
       fresh = makeOperatorMeasurement(backend, std::move(def), options);
     }
+    requireMeasuringPrograms(fresh.backend, options);
   }
   // Opened once a new run's operator, backend, algorithm and settings are known to be good, so
   // that a refused command leaves no database behind.
@@ -167,6 +195,7 @@ void runTune(const TuneArgs& a) {
               cluster::clusterResumeProblem(*stored, options.cluster != nullptr, a.here))
         throw InputError(*problem);
     resumed = resumeStoredRun(store, *a.resume, options, ResumeAs::Run, newBudget);
+    requireMeasuringPrograms(resumed->setup.backend, options);
   }
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
   RunContext context{
@@ -179,10 +208,14 @@ void runTune(const TuneArgs& a) {
   like.backend = context.backend;
   like.device = context.device;
   like.label = context.label;
-  const History history = loadHistory(store, like, resumed ? resumed->run.id : 0);
+  HistoryOptions historyOptions;
+  historyOptions.timeLimitSeconds = trialTimeLimit(setup.backend, options);
+  const std::int64_t excluded = resumed ? resumed->run.id : 0;
   const bool reuse = a.historyOn || (!a.historyOff && setup.measurer->isReplay());
   std::unique_ptr<HistoryMeasurer> reusing;
-  if (reuse) reusing = std::make_unique<HistoryMeasurer>(*setup.measurer, *setup.space, history);
+  if (reuse)
+    reusing = std::make_unique<HistoryMeasurer>(*setup.measurer, *setup.space,
+                                                loadHistory(store, like, excluded, historyOptions));
   Measurer& measurer = reuse ? static_cast<Measurer&>(*reusing) : *setup.measurer;
 
   EngineOptions engineOptions;
@@ -194,50 +227,75 @@ void runTune(const TuneArgs& a) {
   }
   Engine engine(*setup.space, measurer, engineOptions);
   StoreRecorder recorder(store, engine, context);
-  int index = 0;
-  if (resumed) {
-    index = addResumedRun(engine, *resumed);
-  } else {
-    index = engine.addRun(std::move(plan));
-    recorder.createRuns();
-  }
-  const RunState& run = engine.runs()[static_cast<std::size_t>(index)];
-  // The run's history excludes itself; only runs before it warm the cost model.
+  const int index = resumed ? addResumedRun(engine, *resumed) : engine.addRun(std::move(plan));
+  // The run's history excludes itself; only runs before it warm the cost model. Made before a
+  // new run is stored: what fails here leaves no run behind.
   std::size_t warmStartTrials = 0;
-  if (auto* model = dynamic_cast<ModelBasedTuner*>(&engine.tuner(index));
-      model && a.warmStart && !history.inOrder.empty()) {
-    std::vector<Observation> prior;
-    for (const auto& [text, m] : history.inOrder)
-      prior.push_back({setup.space->parse(text), m.status == TrialStatus::Ok ? m.speed : 0.0});
-    model->addPriorObservations(prior);
-    warmStartTrials = prior.size();
-    if (!a.json)
-      std::fprintf(stderr, "warm start: the cost model also learns from %zu earlier trials\n",
-                   prior.size());
+  if (auto* model = dynamic_cast<ModelBasedTuner*>(&engine.tuner(index)); model && a.warmStart) {
+    // The whole history when trials are reused from it, else only the newest runs it needs.
+    History recent;
+    if (!reusing) {
+      HistoryOptions latest = historyOptions;
+      latest.latestConfigs = kWarmStartLimit;
+      recent = loadHistory(store, like, excluded, latest);
+    }
+    const History& history = reusing ? reusing->history() : recent;
+    const WarmStart warm =
+        warmStartFrom(history, *setup.space, a.db.empty() ? Store::defaultPath() : a.db);
+    // Warnings, said even with --json: the trials they name are left out, and the run goes on.
+    for (const std::string& line : warm.unreadable)
+      std::fprintf(stderr, "warning: %s\n", line.c_str());
+    const std::vector<Observation>& prior = warm.observations;
+    if (!prior.empty()) {
+      model->addPriorObservations(prior);
+      warmStartTrials = prior.size();
+      // Said with what was left out: each configuration's latest measurement, and at most
+      // kWarmStartLimit of them, so that its cost does not grow with the database.
+      if (!a.json)
+        std::fprintf(stderr,
+                     "warm start: the cost model also learns from %zu earlier trials (each "
+                     "configuration's latest, at most the %zu most recent)\n",
+                     prior.size(), kWarmStartLimit);
+    }
   }
-
   const std::string unit = setup.measurer->speedUnit();
   const bool terminal = isatty(STDERR_FILENO);
   ProgressPrinter printer(unit, ProgressPrinter::Lines::PerTrial, terminal);
-  engine.addObserver(recorder);  // first: a trial is committed before anyone hears of it
-  if (!a.json) {
-    engine.addObserver(printer);
-    std::fprintf(
-        stderr, "run %lld: %s on %s, %s%s\n", static_cast<long long>(run.storeId),
-        run.plan.algorithm.c_str(), context.operatorName.c_str(), context.label.c_str(),
-        run.restored
-            ? (", resuming after " + counted(run.restored, "stored trial", "stored trials")).c_str()
-            : "");
-    if (const std::string busy = setup.backend == "cpu" ? busyMachineNote() : std::string();
-        !busy.empty())
-      std::fprintf(stderr,
-                   "note: %s; the side-by-side timing after the run compares in one window\n",
-                   busy.c_str());
+  if (!resumed) recorder.createRuns();
+  const RunState& run = engine.runs()[static_cast<std::size_t>(index)];
+  // From here the run is stored: what stops the command before the engine ends the run (the
+  // engine ends its own errors) stores it failed, not "running" as if its program were killed.
+  try {
+    engine.addObserver(recorder);  // first: a trial is committed before anyone hears of it
+    if (!a.json) {
+      engine.addObserver(printer);
+      std::fprintf(stderr, "run %lld: %s on %s, %s%s\n", static_cast<long long>(run.storeId),
+                   run.plan.algorithm.c_str(), context.operatorName.c_str(), context.label.c_str(),
+                   run.restored ? (", resuming after " +
+                                   counted(run.restored, "stored trial", "stored trials"))
+                                      .c_str()
+                                : "");
+      if (const std::string busy = setup.backend == "cpu" ? busyMachineNote() : std::string();
+          !busy.empty())
+        std::fprintf(stderr,
+                     "note: %s; the side-by-side timing after the run compares in one window\n",
+                     busy.c_str());
+    }
+    g_engine = &engine;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    engine.run();
+  } catch (...) {
+    g_engine = nullptr;
+    if (run.end == EndReason::None) {
+      try {
+        store.setRunStatus(run.storeId, RunStatus::Failed, EndReason::Failed);
+      } catch (const std::exception&) {
+        // The store failed too: the run reads as its program's end, and resumes all the same.
+      }
+    }
+    throw;
   }
-  g_engine = &engine;
-  std::signal(SIGINT, onInterrupt);
-  std::signal(SIGTERM, onInterrupt);
-  engine.run();
   g_engine = nullptr;
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);

@@ -1,6 +1,10 @@
 #include "engine/trial_failures.h"
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
+
+#include "space/text.h"
 
 namespace opevo {
 
@@ -26,6 +30,69 @@ TrialFailures countFailures(const std::vector<TrialStatus>& statuses) {
   for (TrialStatus s : statuses)
     if (s != TrialStatus::Ok) ++f.byStatus[s];
   return f;
+}
+
+namespace {
+
+constexpr std::string_view kTimeoutLead = "no answer within ";
+constexpr std::string_view kSignalLead = "the worker died of signal ";
+// gpu/common/run_watch.cpp's give-up (--slow-cutoff): "still running after 250 ms, the limit...".
+constexpr std::string_view kGiveUpLead = "still running after ";
+// core/cluster/trial_consumer.cpp's trial that no agent answered: "delivered 3 times without a
+// result: every agent that took it stopped answering ...".
+constexpr std::string_view kUnansweredMark = "times without a result: every agent that took it";
+
+// The number right after `lead` in message, if lead is there and a number follows.
+std::optional<double> numberAfter(std::string_view message, std::string_view lead) {
+  const std::size_t at = message.find(lead);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = message.substr(at + lead.size());
+  const std::size_t end = rest.find_first_of(" ;,(");
+  double value = 0;
+  if (!parseNumber(rest.substr(0, end), value)) return std::nullopt;
+  return value;
+}
+
+// The limit a timeout's message names, in seconds.
+std::optional<double> timeoutLimitSeconds(std::string_view message) {
+  if (const auto s = numberAfter(message, kTimeoutLead)) return s;
+  if (const auto ms = numberAfter(message, kGiveUpLead)) return *ms / 1e3;
+  return std::nullopt;
+}
+
+bool kernelRaises(int signal) {
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS})
+    if (signal == s) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string workerTimeoutMessage(double seconds) {
+  // Shortest exact text: read back, the limit compares equal to the run's own.
+  return std::string(kTimeoutLead) + formatNumber(seconds) + " s; the worker was killed";
+}
+
+std::string workerSignalMessage(int signal) {
+  return std::string(kSignalLead) + std::to_string(signal) + " (" + strsignal(signal) + ")";
+}
+
+bool environmentalFailure(TrialStatus status, std::string_view message,
+                          std::optional<double> timeLimitSeconds) {
+  switch (status) {
+    case TrialStatus::Timeout: {
+      if (!timeLimitSeconds) return false;
+      const std::optional<double> limit = timeoutLimitSeconds(message);
+      return !limit || *limit < *timeLimitSeconds;
+    }
+    case TrialStatus::RuntimeFault: {
+      if (message.find(kUnansweredMark) != std::string_view::npos) return true;
+      const std::optional<double> signal = numberAfter(message, kSignalLead);
+      return signal && !kernelRaises(static_cast<int>(*signal));
+    }
+    default:
+      return false;
+  }
 }
 
 std::string failedAs(TrialStatus status) {

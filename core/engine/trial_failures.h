@@ -1,7 +1,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/measurement.h"
@@ -22,5 +24,28 @@ TrialFailures countFailures(const std::vector<TrialStatus>& statuses);
 
 // What a failed trial of this status did, after a count: "timed out", "did not compile".
 std::string failedAs(TrialStatus status);
+
+// The messages of failures that the moment of measuring may have caused, written here beside
+// the reading of them (environmentalFailure): a worker given up after `seconds` ("no answer
+// within 0.2 s; the worker was killed") and a worker ended by a signal ("the worker died of
+// signal 9 (Killed)").
+std::string workerTimeoutMessage(double seconds);
+std::string workerSignalMessage(int signal);
+
+// Whether a stored failure says more about when it was measured than about its configuration,
+// so that a new run measures that configuration again instead of reusing the failure (--history)
+// or teaching its cost model a 0 for it (the warm start). Kernel Tuner's and AutoTVM's caches
+// keep compile errors, wrong results and device limits; the environment's failures are:
+//   - a timeout under a limit shorter than `timeLimitSeconds`, the trial time limit of the run
+//     that would reuse it (one under the same or a longer limit is the configuration's), or
+//     under a limit its message does not name; nullopt: a replay, whose timeouts are its
+//     dataset's answers;
+//   - a worker ended by a signal that a kernel does not raise itself (SIGKILL, SIGTERM, SIGINT:
+//     the user, the OOM killer, a shutdown; SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT are the
+//     kernel's own);
+//   - a cluster trial that every agent which took it stopped answering (agents lost or stopped).
+// The message may carry "from history: run N; " notes before the failure's own text.
+bool environmentalFailure(TrialStatus status, std::string_view message,
+                          std::optional<double> timeLimitSeconds);
 
 }  // namespace opevo

@@ -1,7 +1,13 @@
 #include "store/history.h"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
+#include <unordered_set>
 
+#include "common/utf8_text.h"
+#include "engine/trial_failures.h"
+#include "space/text.h"
 #include "store/run_operator.h"
 
 namespace opevo {
@@ -42,9 +48,35 @@ std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<Tr
   return out;
 }
 
-History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun) {
-  History h;
+namespace {
+
+constexpr std::string_view kFromHistory = "from history: run ";
+
+// The unreadable trials of one run, said on one line: "skipped 3 unreadable trials of run 1 in
+// runs.db (column config of trials 2, 5, 9; trial 2: vertex '\xff,2,32,4' of tile_n is ...)".
+std::string unreadableLine(const std::string& database, std::int64_t run,
+                           const std::vector<int>& trials, const std::string& firstError) {
+  std::string seqs;
+  const std::size_t shown = std::min<std::size_t>(trials.size(), 5);
+  for (std::size_t i = 0; i < shown; ++i) seqs += (i ? ", " : "") + std::to_string(trials[i]);
+  if (trials.size() > shown) seqs += ", ...";
+  const std::string why = escapeInvalidUtf8(firstError);
+  return "skipped " +
+         counted(static_cast<long long>(trials.size()), "unreadable trial", "unreadable trials") +
+         " of run " + std::to_string(run) + (database.empty() ? "" : " in " + database) +
+         " (column config of " +
+         (trials.size() == 1
+              ? "trial " + seqs + ": " + why
+              : "trials " + seqs + "; trial " + std::to_string(trials.front()) + ": " + why) +
+         ")";
+}
+
+}  // namespace
+
+History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun,
+                    const HistoryOptions& options) {
   const std::string key = runOperatorKey(like.operatorJson);
+  std::vector<std::int64_t> runs;
   for (const RunRecord& r : store.runs()) {
     if (r.id == excludeRun || runOperatorKey(r.operatorJson) != key || r.backend != like.backend ||
         r.device != like.device)
@@ -52,13 +84,78 @@ History loadHistory(const Store& store, const RunRecord& like, std::int64_t excl
     // A CPU run's label also says whether its weights were timed cold (a network's tasks):
     // those times are not a warm run's.
     if (like.backend == "cpu" && !like.label.empty() && r.label != like.label) continue;
-    for (const TrialRow& t : store.trials(r.id)) {
-      const Measurement m = measurementOf(t);
-      h.byConfig[t.config] = {m, r.id};
-      h.inOrder.emplace_back(t.config, m);
+    runs.push_back(r.id);
+  }
+  // Read newest first, so that a limited history stops reading once it has enough.
+  History h;
+  std::vector<std::vector<HistoryTrial>> newestFirst;
+  std::unordered_set<std::string> configs;
+  for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
+    if (options.latestConfigs > 0 && configs.size() >= options.latestConfigs) break;
+    std::vector<HistoryTrial>& trials = newestFirst.emplace_back();
+    for (const TrialRow& t : store.trials(*run)) {
+      if (environmentalFailure(t.status, t.message, options.timeLimitSeconds)) {
+        ++h.environmental;
+        continue;
+      }
+      if (options.latestConfigs > 0) configs.insert(t.config);
+      trials.push_back({t.config, measurementOf(t), *run, t.seq});
     }
   }
+  for (auto run = newestFirst.rbegin(); run != newestFirst.rend(); ++run)
+    for (HistoryTrial& t : *run) {
+      h.byConfig[t.config] = {t.measurement, t.run};
+      h.inOrder.push_back(std::move(t));
+    }
   return h;
+}
+
+WarmStart warmStartFrom(const History& history, const SearchSpace& space,
+                        const std::string& database, std::size_t limit) {
+  WarmStart out;
+  std::unordered_set<std::string_view> seen;
+  // Unreadable trials by run, in the order met (newest run first).
+  std::vector<std::pair<std::int64_t, std::vector<int>>> unreadable;
+  std::map<std::int64_t, std::string> firstError;  // the error of each run's first one
+  for (auto it = history.inOrder.rbegin();
+       it != history.inOrder.rend() && out.observations.size() < limit; ++it) {
+    if (!seen.insert(it->config).second) continue;
+    // Read here, not on loading: only the configurations learnt from cost their parsing, and a
+    // damaged one costs its trial, not the run (it stopped every tune of the operator).
+    Config config;
+    try {
+      config = space.parse(it->config);
+    } catch (const std::exception& e) {
+      if (unreadable.empty() || unreadable.back().first != it->run)
+        unreadable.push_back({it->run, {}});
+      unreadable.back().second.push_back(it->seq);
+      firstError[it->run] = e.what();  // newest first: the run's lowest trial number wins
+      continue;
+    }
+    const Measurement& m = it->measurement;
+    out.observations.push_back({std::move(config), m.status == TrialStatus::Ok ? m.speed : 0.0});
+  }
+  std::reverse(out.observations.begin(), out.observations.end());
+  for (auto& [run, seqs] : unreadable) {
+    std::sort(seqs.begin(), seqs.end());
+    out.unreadable.push_back(unreadableLine(database, run, seqs, firstError[run]));
+  }
+  return out;
+}
+
+std::string reusedMessage(const std::string& message, std::int64_t run) {
+  // Each reuse used to put its note before the last one's: "from history: run 97; from history:
+  // run 96; ..." grew with every run (458 characters after a hundred).
+  std::string_view rest = message;
+  std::string first = std::to_string(run);
+  while (rest.substr(0, kFromHistory.size()) == kFromHistory) {
+    rest.remove_prefix(kFromHistory.size());
+    const std::size_t end = rest.find("; ");
+    first = std::string(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 2);
+  }
+  const std::string note = std::string(kFromHistory) + first;
+  return rest.empty() ? note : note + "; " + std::string(rest);
 }
 
 void HistoryMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
@@ -75,8 +172,7 @@ void HistoryMeasurer::measureEach(const std::vector<Config>& configs, const Tria
     // Nothing was verified or measured for this run: the old run's times are its own.
     m.verifyMs = 0;
     m.measureMs = 0;
-    const std::string from = "from history: run " + std::to_string(it->second.second);
-    m.message = m.message.empty() ? from : from + "; " + m.message;
+    m.message = reusedMessage(m.message, it->second.second);
     m.reused = true;
     ++m_reused;
     done(i, m);

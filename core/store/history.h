@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -8,16 +9,37 @@
 #include "engine/measurement.h"
 #include "engine/trial_record.h"
 #include "store/store.h"
+#include "tuners/tuner.h"
 
 namespace opevo {
+
+// One earlier trial, as a new run may use it.
+struct HistoryTrial {
+  std::string config;  // as stored
+  Measurement measurement;
+  std::int64_t run = 0;
+  int seq = 0;  // the trial's number in its run
+};
 
 // Earlier trials of the same operator (same space) on the same backend and device (on the CPU,
 // with the same label: weights timed warm or cold): what a new
 // run may reuse instead of measuring again, and what a cost model may warm-start from.
+// Failures the environment caused (environmentalFailure: a timeout under a shorter limit, a
+// worker killed from outside, agents lost) are in neither: a new run measures them again.
 struct History {
-  // configuration text -> its latest measurement, and the run it came from
+  // configuration text -> its latest reusable measurement, and the run it came from
   std::unordered_map<std::string, std::pair<Measurement, std::int64_t>> byConfig;
-  std::vector<std::pair<std::string, Measurement>> inOrder;  // every trial, oldest run first
+  std::vector<HistoryTrial> inOrder;  // every usable trial, oldest run first
+  std::size_t environmental = 0;      // trials left out as the environment's failures
+};
+
+struct HistoryOptions {
+  // The trial time limit of the run that uses the history (environmentalFailure); nullopt for a
+  // replay, whose timeouts are its dataset's answers.
+  std::optional<double> timeLimitSeconds;
+  // 0: every earlier run; else only the newest runs that hold this many distinct configurations
+  // (a warm start's, kWarmStartLimit), so that what is read does not grow with the database.
+  std::size_t latestConfigs = 0;
 };
 
 // A stored trial's measurement, as the engine saw it.
@@ -27,10 +49,30 @@ Measurement measurementOf(const TrialRow& t);
 // charts and exports.
 std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<TrialRow>& rows);
 
-History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun);
+History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun,
+                    const HistoryOptions& options = {});
 
-// Answers configurations found in the history from it (message "from history: run N") and
-// measures only the rest with the wrapped measurer.
+// The most a warm start teaches a cost model: this many distinct configurations, each with its
+// latest measurement, the most recent first. Its cost grew with the database (a 300-trial
+// opevo-m replay took 7.8 s over 125 earlier runs, 1.3 s without them), while a few thousand
+// points already cover what a model of this kind learns of one operator.
+constexpr std::size_t kWarmStartLimit = 2000;
+
+struct WarmStart {
+  std::vector<Observation> observations;  // failures as fitness 0, oldest first
+  // One line per run with trials whose configuration text the space cannot read (a byte
+  // overwritten on disk), naming the database, the run, the trials and the column: those trials
+  // are left out, and the warm start goes on without them.
+  std::vector<std::string> unreadable;
+};
+
+// What a warm start learns from: the latest measurement of the `limit` most recently measured
+// distinct configurations. `database` is named in the unreadable lines.
+WarmStart warmStartFrom(const History& history, const SearchSpace& space,
+                        const std::string& database, std::size_t limit = kWarmStartLimit);
+
+// Answers configurations found in the history from it (message "from history: run N", N the run
+// that measured it) and measures only the rest with the wrapped measurer.
 class HistoryMeasurer final : public Measurer {
  public:
   HistoryMeasurer(Measurer& inner, const SearchSpace& space, History history)
@@ -44,6 +86,7 @@ class HistoryMeasurer final : public Measurer {
   void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override;
   std::optional<Reference> reference() override { return m_inner.reference(); }
   int reused() const { return m_reused; }
+  const History& history() const { return m_history; }
 
  private:
   Measurer& m_inner;
@@ -51,5 +94,10 @@ class HistoryMeasurer final : public Measurer {
   History m_history;
   int m_reused = 0;
 };
+
+// The message of a trial reused from run `run`: one "from history: run N" note, N the run that
+// measured it (a message that already carries notes, reused again, keeps its innermost one),
+// before the measurement's own message.
+std::string reusedMessage(const std::string& message, std::int64_t run);
 
 }  // namespace opevo

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,18 +15,65 @@
 #include <stdexcept>
 
 #include "common/child_process.h"
+#include "engine/trial_failures.h"
 
 namespace opevo {
+
+namespace {
+
+constexpr const char* kWorkerName = "opevo-worker";
+
+bool isProgram(const std::string& path) {
+  struct stat info {};
+  return access(path.c_str(), X_OK) == 0 && stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+// A name without a slash as execvp finds it on PATH (startChild's lookup); empty if nowhere.
+std::string foundOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = dirs.substr(start, end - start);
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (isProgram(candidate)) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+}  // namespace
 
 std::string WorkerClient::defaultWorkerPath() {
   if (const char* env = std::getenv("OPEVO_WORKER"); env && *env) return env;
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    const auto beside = self.parent_path() / "opevo-worker";
+    const auto beside = self.parent_path() / kWorkerName;
     if (std::filesystem::exists(beside)) return beside.string();
   }
-  return "opevo-worker";
+  return kWorkerName;
+}
+
+std::optional<std::string> WorkerClient::missingWorker(const std::string& path) {
+  const bool named = path.find('/') != std::string::npos;
+  if (named ? isProgram(path) : !foundOnPath(path).empty()) return std::nullopt;
+  const char* env = std::getenv("OPEVO_WORKER");
+  if (env && *env && path == env)
+    return "OPEVO_WORKER is set to '" + path +
+           "', which is not an executable file: point it at opevo-worker, or unset it to use the "
+           "opevo-worker beside this program or on PATH";
+  if (named)
+    return "cannot start the measuring worker '" + path +
+           "': it is not an executable file (OPEVO_WORKER sets the path of opevo-worker)";
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string beside =
+      ec ? std::string() : " (" + (self.parent_path() / kWorkerName).string() + ")";
+  return std::string("cannot find ") + kWorkerName +
+         ", the program that measures each trial: looked beside this program" + beside +
+         ", then on PATH; install it beside this program, or set OPEVO_WORKER to its path";
 }
 
 WorkerClient::WorkerClient(std::string workerPath) : m_path(std::move(workerPath)) {
@@ -79,9 +127,7 @@ std::string WorkerClient::describeExit() {
   close(m_toWorker);
   close(m_fromWorker);
   m_pid = -1;
-  if (WIFSIGNALED(status))
-    return std::string("the worker died of signal ") + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status)) return workerSignalMessage(WTERMSIG(status));
   return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
@@ -126,9 +172,7 @@ WorkerClient::Reply WorkerClient::exchange(const nlohmann::json& request, double
     if (left.count() <= 0) {
       stop(true);
       reply.failure = TrialStatus::Timeout;
-      char within[32];
-      std::snprintf(within, sizeof within, "%g", timeoutSeconds);
-      reply.message = "no answer within " + std::string(within) + " s; the worker was killed";
+      reply.message = workerTimeoutMessage(timeoutSeconds);
       return reply;
     }
     pollfd p{m_fromWorker, POLLIN, 0};

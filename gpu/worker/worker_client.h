@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "engine/measurement.h"
@@ -34,6 +35,11 @@ class WorkerClient {
 
   // $OPEVO_WORKER, else opevo-worker beside the running executable, else on PATH.
   static std::string defaultWorkerPath();
+  // Why no worker can be started from `path` (defaultWorkerPath()'s answer, or a path given),
+  // saying where it was looked for and naming OPEVO_WORKER; nullopt when there is one to start.
+  // Asked before a run is stored: a missing worker otherwise failed the run at its first trial,
+  // leaving a "failed, 0 trials" run per attempt.
+  static std::optional<std::string> missingWorker(const std::string& path);
 
  private:
   Reply exchange(const nlohmann::json& request, double timeoutSeconds);  // call() but its clock

@@ -1,0 +1,193 @@
+// `opevo tune`'s use of earlier runs, as users met it: failures the environment caused were
+// reused as the configuration's, one damaged byte in a stored configuration stopped every tune of
+// the operator (and printed raw to the terminal, and broke export-t4), reused trials' notes grew
+// with every run, and a missing worker left a failed run per attempt. Real binaries and SQLite
+// files; the earlier runs are the CLI's own, copied with the Store where a test needs a failure
+// that cannot be caused on purpose (a timeout under 0.2 s, a worker killed with kill -9).
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "engine/trial_failures.h"
+#include "run_process.h"
+#include "store/store.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Folder {
+  fs::path path;
+  Folder() {
+    char pattern[] = "/tmp/opevo-reuse-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~Folder() { fs::remove_all(path); }
+  std::string db() const { return (path / "runs.db").string(); }
+};
+
+const std::string kReplay =
+    std::string("replay:") + OPEVO_DATASETS_DIR + "/convolution_milo/A100.json.gz";
+
+ProcessResult opevo(const std::vector<std::string>& args) {
+  return runProcess(OPEVO_CLI, args);
+}
+
+// Stores a copy of run `from` (same operator, backend, device and label) whose trials `change`
+// rewrote, and deletes run `from` when asked: what a database holds after such trials.
+std::int64_t storeCopy(const std::string& db, std::int64_t from,
+                       const std::function<void(std::vector<TrialRow>&)>& change,
+                       bool deleteOriginal) {
+  Store store(db);
+  const RunRecord run = *store.run(from);
+  std::vector<TrialRow> trials = store.trials(from);
+  change(trials);
+  const std::int64_t id = store.createRunWithTrials(run, trials);
+  if (deleteOriginal) store.deleteRuns({from});
+  return id;
+}
+
+TEST(CliHistoryReuse, FailuresTheEnvironmentCausedAreMeasuredAgain) {
+  const Folder f;
+  const std::vector<std::string> tune = {"tune",   "--op",           "MM1", "--backend",
+                                         "cpu",    "--trials",       "2",   "--min-time-ms",
+                                         "10",     "--side-by-side", "0",   "--no-warm-start",
+                                         "--json", "--db",           f.db()};
+  const ProcessResult first = opevo(tune);
+  ASSERT_EQ(first.status, 0) << first.err;
+  // The same two configurations (same seed), stored as a 0.2 s timeout (the run's limit is 10 s)
+  // and a worker killed with kill -9: neither says anything about its configuration.
+  storeCopy(
+      f.db(), 1,
+      [](std::vector<TrialRow>& t) {
+        ASSERT_EQ(t.size(), 2u);
+        for (TrialRow& row : t) row.speed = 0, row.timesMs.clear(), row.medianMs = 0;
+        t[0].status = TrialStatus::Timeout;
+        t[0].message = workerTimeoutMessage(0.2);
+        t[1].status = TrialStatus::RuntimeFault;
+        t[1].message = workerSignalMessage(SIGKILL);
+      },
+      true);
+  std::vector<std::string> again = tune;
+  again.push_back("--history");
+  const ProcessResult r = opevo(again);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out["reused_from_history"], 0);
+  EXPECT_TRUE(out.contains("best_config")) << r.out;
+
+  // A failure of the configuration's own (it does not compile) is reused, as is a success.
+  storeCopy(
+      f.db(), out["run"].get<std::int64_t>(),
+      [](std::vector<TrialRow>& t) {
+        t[1].status = TrialStatus::CompileError;
+        t[1].message = "error: too many registers";
+        t[1].speed = 0;
+      },
+      true);
+  const ProcessResult third = opevo(again);
+  ASSERT_EQ(third.status, 0) << third.err;
+  const auto reused = nlohmann::json::parse(third.out);
+  EXPECT_EQ(reused["reused_from_history"], 2);
+  const auto shown = nlohmann::json::parse(
+      opevo({"show", std::to_string(reused["run"].get<int>()), "--json", "--db", f.db()}).out);
+  EXPECT_EQ(shown["trials"][1]["status"], "compile_error");
+}
+
+TEST(CliHistoryReuse, ADamagedStoredConfigurationCostsOnlyItsTrial) {
+  const Folder f;
+  const std::vector<std::string> tune = {"tune",     "--backend", kReplay, "--algo", "opevo-m",
+                                         "--trials", "6",         "--db",  f.db()};
+  ASSERT_EQ(opevo(tune).status, 0);
+  // One byte of a stored configuration overwritten, as on a damaged disk.
+  storeCopy(
+      f.db(), 1,
+      [](std::vector<TrialRow>& t) {
+        ASSERT_GE(t.size(), 2u);
+        t[1].config[t[1].config.find('=') + 1] = '\xff';
+      },
+      false);
+  const ProcessResult r = opevo(tune);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: skipped 1 unreadable trial of run 2 in " + f.db() +
+                       " (column config of trial 2: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\xff'), std::string::npos);
+  // No run was left behind "running".
+  const ProcessResult runs = opevo({"runs", "--db", f.db()});
+  EXPECT_EQ(runs.out.find("running"), std::string::npos) << runs.out;
+  EXPECT_NE(runs.out.find("    3  "), std::string::npos) << runs.out;
+
+  // Shown escaped, not as a raw byte; its JSON and a T4 export are written.
+  const ProcessResult show = opevo({"show", "2", "--db", f.db()});
+  ASSERT_EQ(show.status, 0) << show.err;
+  EXPECT_EQ(show.out.find('\xff'), std::string::npos);
+  EXPECT_NE(show.out.find("\\xff"), std::string::npos) << show.out;
+  const ProcessResult json = opevo({"show", "2", "--json", "--db", f.db()});
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_TRUE(nlohmann::json::accept(json.out)) << json.out;
+  const std::string t4 = (f.path / "t4.json").string();
+  const ProcessResult exported = opevo({"export-t4", "2", "--out", t4, "--db", f.db()});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  EXPECT_NE(exported.err.find("warning: run 2 trial 2: its config is not valid UTF-8"),
+            std::string::npos)
+      << exported.err;
+  EXPECT_TRUE(fs::exists(t4));
+}
+
+TEST(CliHistoryReuse, AReusedTrialNamesTheRunThatMeasuredIt) {
+  const Folder f;
+  const std::vector<std::string> tune = {"tune",     "--backend", kReplay,  "--algo", "random",
+                                         "--trials", "5",         "--json", "--db",   f.db()};
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(opevo(tune).status, 0);
+  const auto shown = nlohmann::json::parse(opevo({"show", "3", "--json", "--db", f.db()}).out);
+  ASSERT_EQ(shown["trials"].size(), 5u);
+  for (const auto& t : shown["trials"]) {
+    const std::string message = t["message"];
+    EXPECT_EQ(message.rfind("from history: run 1", 0), 0u) << message;
+    EXPECT_EQ(message.find("from history", 1), std::string::npos) << message;
+  }
+}
+
+TEST(CliHistoryReuse, AMissingWorkerIsFoundBeforeARunIsStored) {
+  const Folder f;
+  const ProcessResult named =
+      runProcess("env", {"OPEVO_WORKER=/nonexistent/opevo-worker", OPEVO_CLI, "tune", "--op", "MM1",
+                         "--backend", "cpu", "--trials", "3", "--db", f.db()});
+  EXPECT_EQ(named.status, 1);
+  EXPECT_NE(named.err.find("OPEVO_WORKER is set to '/nonexistent/opevo-worker'"), std::string::npos)
+      << named.err;
+  EXPECT_FALSE(fs::exists(f.db())) << "no run, and no database, is left behind";
+
+  // A CLI copied without its worker, on a PATH without one.
+  const fs::path lone = f.path / "opevo";
+  fs::copy_file(OPEVO_CLI, lone);
+  const ProcessResult alone =
+      runProcess("env", {"-u", "OPEVO_WORKER", "PATH=/usr/bin:/bin", lone.string(), "tune", "--op",
+                         "MM1", "--backend", "cpu", "--trials", "3", "--db", f.db()});
+  EXPECT_EQ(alone.status, 1);
+  EXPECT_NE(alone.err.find("looked beside this program (" + (f.path / "opevo-worker").string() +
+                           "), then on PATH"),
+            std::string::npos)
+      << alone.err;
+  EXPECT_NE(alone.err.find("OPEVO_WORKER"), std::string::npos);
+  EXPECT_FALSE(fs::exists(f.db()));
+
+  // The compiler likewise (it was found missing at the first trial, in a run stored failed).
+  const ProcessResult compiler =
+      runProcess("env", {"OPEVO_CXX=/nonexistent/bin/c++", OPEVO_CLI, "tune", "--op", "MM1",
+                         "--backend", "cpu", "--trials", "3", "--db", f.db()});
+  EXPECT_EQ(compiler.status, 1);
+  EXPECT_NE(compiler.err.find("the C++ compiler cannot build kernels"), std::string::npos)
+      << compiler.err;
+  EXPECT_FALSE(fs::exists(f.db()));
+}
+
+}  // namespace
+}  // namespace opevo::test

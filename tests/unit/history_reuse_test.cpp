@@ -1,0 +1,220 @@
+// What a new run takes from earlier ones (--history, the warm start): failures the environment
+// caused are measured again, a damaged configuration text costs its trial only, the warm start
+// learns from a bounded number of configurations, and a reused trial carries one note. Real
+// SQLite files.
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "common/rng.h"
+#include "common/utf8_text.h"
+#include "engine/trial_failures.h"
+#include "io/t4_export.h"
+#include "ops/presets.h"
+#include "store/history.h"
+#include "store/store.h"
+#include "temp_dir.h"
+#include "worker/worker_client.h"
+
+namespace opevo {
+namespace {
+
+TrialRow trial(int seq, const std::string& config, TrialStatus status, double speed = 0,
+               const std::string& message = {}) {
+  TrialRow t;
+  t.seq = t.order = seq;
+  t.config = config;
+  t.status = status;
+  t.speed = speed;
+  t.message = message;
+  if (status == TrialStatus::Ok) t.timesMs = {1.0}, t.medianMs = 1.0;
+  return t;
+}
+
+RunRecord cpuRun() {
+  RunRecord r;
+  r.operatorName = "MM1";
+  r.operatorJson = R"({"op":"MM1"})";
+  r.algorithm = "random";
+  r.settingsJson = "{}";
+  r.backend = "cpu";
+  r.device = "AMD EPYC, 2 threads";
+  r.label = "cpu: AMD EPYC, 2 threads";
+  r.budgetJson = R"({"trials":8})";
+  r.speedUnit = "GFLOP/s";
+  return r;
+}
+
+// Distinct valid configurations of MM1's space, as the space writes them.
+std::vector<std::string> configsOf(const SearchSpace& space, std::size_t n) {
+  Rng rng(7);
+  std::vector<std::string> out;
+  while (out.size() < n) {
+    const std::string text = space.format(*space.randomValid(rng));
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+  }
+  return out;
+}
+
+TEST(HistoryReuse, TellsTheEnvironmentsFailuresFromTheConfigurations) {
+  const std::string shortTimeout = workerTimeoutMessage(0.2);
+  EXPECT_EQ(shortTimeout, "no answer within 0.2 s; the worker was killed");
+  // Under a shorter limit than this run's: measured again; under the same or a longer: kept.
+  EXPECT_TRUE(environmentalFailure(TrialStatus::Timeout, shortTimeout, 10.0));
+  EXPECT_FALSE(environmentalFailure(TrialStatus::Timeout, shortTimeout, 0.2));
+  EXPECT_FALSE(environmentalFailure(TrialStatus::Timeout, shortTimeout, 0.1));
+  EXPECT_TRUE(
+      environmentalFailure(TrialStatus::Timeout, "from history: run 1; " + shortTimeout, 10.0));
+  EXPECT_TRUE(environmentalFailure(
+      TrialStatus::Timeout,
+      "still running after 250 ms, the limit the fastest kernel so far sets (--slow-cutoff)",
+      10.0));
+  EXPECT_TRUE(environmentalFailure(TrialStatus::Timeout, "no limit named", 10.0));
+  // A replay's timeouts are its dataset's answers.
+  EXPECT_FALSE(environmentalFailure(TrialStatus::Timeout, shortTimeout, std::nullopt));
+  // Killed from outside, or lost with its agents: measured again; a kernel's own crash: kept.
+  EXPECT_EQ(workerSignalMessage(SIGKILL).rfind("the worker died of signal 9 (", 0), 0u);
+  EXPECT_TRUE(environmentalFailure(TrialStatus::RuntimeFault, workerSignalMessage(SIGKILL), 10.0));
+  EXPECT_TRUE(environmentalFailure(TrialStatus::RuntimeFault, workerSignalMessage(SIGTERM), 10.0));
+  EXPECT_FALSE(environmentalFailure(TrialStatus::RuntimeFault, workerSignalMessage(SIGSEGV), 10.0));
+  EXPECT_FALSE(environmentalFailure(TrialStatus::RuntimeFault, workerSignalMessage(SIGBUS), 10.0));
+  EXPECT_FALSE(
+      environmentalFailure(TrialStatus::RuntimeFault, "the worker exited with status 1", 10.0));
+  EXPECT_TRUE(environmentalFailure(TrialStatus::RuntimeFault,
+                                   "delivered 3 times without a result: every agent that took it "
+                                   "stopped answering (the kernel may crash or hang its agent), "
+                                   "so it is not measured again",
+                                   10.0));
+  for (TrialStatus s : {TrialStatus::Ok, TrialStatus::CompileError, TrialStatus::WrongResult,
+                        TrialStatus::Rejected, TrialStatus::LaunchError})
+    EXPECT_FALSE(environmentalFailure(s, shortTimeout, 10.0)) << statusName(s);
+}
+
+TEST(HistoryReuse, LeavesTheEnvironmentsFailuresOutOfTheHistory) {
+  const test::TempDir dir;
+  Store store(dir.file("runs.db"));
+  const std::int64_t id = store.createRunWithTrials(
+      cpuRun(), {trial(1, "a=1", TrialStatus::Ok, 5),
+                 trial(2, "a=2", TrialStatus::Timeout, 0, workerTimeoutMessage(0.2)),
+                 trial(3, "a=3", TrialStatus::RuntimeFault, 0, workerSignalMessage(SIGKILL)),
+                 trial(4, "a=4", TrialStatus::CompileError, 0, "error: no"),
+                 trial(5, "a=5", TrialStatus::Timeout, 0, workerTimeoutMessage(20)),
+                 trial(6, "a=6", TrialStatus::RuntimeFault, 0, workerSignalMessage(SIGSEGV))});
+  HistoryOptions options;
+  options.timeLimitSeconds = 10;
+  const History h = loadHistory(store, *store.run(id), 0, options);
+  for (const char* kept : {"a=1", "a=4", "a=5", "a=6"}) EXPECT_EQ(h.byConfig.count(kept), 1u);
+  for (const char* again : {"a=2", "a=3"}) EXPECT_EQ(h.byConfig.count(again), 0u) << again;
+  EXPECT_EQ(h.environmental, 2u);
+  ASSERT_EQ(h.inOrder.size(), 4u);  // the warm start does not learn them either
+  // An earlier success stands where a later run lost the configuration to its environment.
+  store.createRunWithTrials(cpuRun(),
+                            {trial(1, "a=1", TrialStatus::Timeout, 0, workerTimeoutMessage(0.5))});
+  const History again = loadHistory(store, *store.run(id), 0, options);
+  ASSERT_EQ(again.byConfig.count("a=1"), 1u);
+  EXPECT_EQ(again.byConfig.at("a=1").first.status, TrialStatus::Ok);
+}
+
+TEST(HistoryReuse, ReusedTrialsCarryOneNote) {
+  EXPECT_EQ(reusedMessage("", 4), "from history: run 4");
+  EXPECT_EQ(reusedMessage("error: no", 4), "from history: run 4; error: no");
+  // Reused from a run that reused it: the run that measured it.
+  EXPECT_EQ(reusedMessage("from history: run 1", 4), "from history: run 1");
+  EXPECT_EQ(reusedMessage("from history: run 97; from history: run 96; from history: run 1; "
+                          "error: no",
+                          98),
+            "from history: run 1; error: no");
+}
+
+TEST(HistoryReuse, WarmStartLearnsFromTheLatestOfABoundedNumberOfConfigurations) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  const std::vector<std::string> c = configsOf(space, 4);
+  const test::TempDir dir;
+  Store store(dir.file("runs.db"));
+  const std::int64_t first = store.createRunWithTrials(
+      cpuRun(), {trial(1, c[0], TrialStatus::Ok, 1), trial(2, c[1], TrialStatus::Ok, 2)});
+  store.createRunWithTrials(cpuRun(),
+                            {trial(1, c[2], TrialStatus::Ok, 3), trial(2, c[0], TrialStatus::Ok, 4),
+                             trial(3, c[3], TrialStatus::CompileError)});
+  const History h = loadHistory(store, *store.run(first), 0);
+  ASSERT_EQ(h.inOrder.size(), 5u);
+  // The three most recent distinct configurations, each with its latest measurement, oldest
+  // first: c[1] (run 1) is left out, c[0] counts once, at run 2's speed.
+  const WarmStart warm = warmStartFrom(h, space, "runs.db", 3);
+  ASSERT_EQ(warm.observations.size(), 3u);
+  EXPECT_EQ(space.format(warm.observations[0].config), c[2]);
+  EXPECT_EQ(space.format(warm.observations[1].config), c[0]);
+  EXPECT_EQ(warm.observations[1].fitness, 4);
+  EXPECT_EQ(space.format(warm.observations[2].config), c[3]);
+  EXPECT_EQ(warm.observations[2].fitness, 0);
+  EXPECT_TRUE(warm.unreadable.empty());
+  EXPECT_GE(kWarmStartLimit, 1000u);
+  // A history kept for the warm start alone reads only the newest runs it needs.
+  HistoryOptions latest;
+  latest.latestConfigs = 2;
+  EXPECT_EQ(loadHistory(store, *store.run(first), 0, latest).inOrder.size(), 3u);
+  latest.latestConfigs = 4;
+  EXPECT_EQ(loadHistory(store, *store.run(first), 0, latest).inOrder.size(), 5u);
+}
+
+TEST(HistoryReuse, ADamagedConfigurationCostsItsTrialWithOneLine) {
+  const SearchSpace space = defaultSpace(preset("MM1"));
+  const std::vector<std::string> c = configsOf(space, 3);
+  std::string damaged = c[1];
+  damaged[damaged.find('=') + 1] = '\xff';
+  std::string alsoDamaged = c[2];
+  alsoDamaged[alsoDamaged.find('=') + 1] = '\xff';
+  const test::TempDir dir;
+  Store store(dir.file("runs.db"));
+  const std::int64_t id = store.createRunWithTrials(
+      cpuRun(), {trial(1, c[0], TrialStatus::Ok, 1), trial(2, damaged, TrialStatus::Ok, 2),
+                 trial(3, alsoDamaged, TrialStatus::Ok, 3)});
+  const WarmStart warm = warmStartFrom(loadHistory(store, *store.run(id), 0), space, "runs.db");
+  ASSERT_EQ(warm.observations.size(), 1u);
+  ASSERT_EQ(warm.unreadable.size(), 1u);
+  const std::string& line = warm.unreadable[0];
+  EXPECT_EQ(line.rfind("skipped 2 unreadable trials of run 1 in runs.db (column config of trials "
+                       "2, 3; trial 2: ",
+                       0),
+            0u)
+      << line;
+  EXPECT_NE(line.find("\\xff"), std::string::npos) << line;
+  EXPECT_TRUE(isUtf8(line));
+}
+
+TEST(HistoryReuse, InvalidUtf8IsShownEscaped) {
+  EXPECT_TRUE(isUtf8("tile_n=2,2,32,4 \u2026"));
+  EXPECT_FALSE(isUtf8("tile_n=\xff,2"));
+  EXPECT_EQ(escapeInvalidUtf8("tile_n=\xff,2"), "tile_n=\\xff,2");
+  EXPECT_EQ(escapeInvalidUtf8("a \u2026 b"), "a \u2026 b");
+  EXPECT_EQ(escapeInvalidUtf8("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
+  EXPECT_EQ(escapeInvalidUtf8("x\xe2\x80"), "x\\xe2\\x80");         // cut short
+  EXPECT_EQ(escapeInvalidUtf8("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+}
+
+TEST(HistoryReuse, AT4ExportOfADamagedRunSaysWhatItEscaped) {
+  RunRecord run = cpuRun();
+  run.id = 3;
+  const std::vector<TrialRow> trials = {trial(1, "a=1", TrialStatus::Ok, 1),
+                                        trial(2, "a=\xff", TrialStatus::Ok, 2)};
+  std::vector<std::string> notes;
+  std::string text;
+  EXPECT_NO_THROW(text = runToT4(run, trials, &notes).dump());
+  EXPECT_NE(text.find(R"("a":"\\xff")"), std::string::npos) << text;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("run 3 trial 2: its config is not valid UTF-8", 0), 0u) << notes[0];
+}
+
+TEST(HistoryReuse, AMissingWorkerIsSaidWithWhereItWasLookedFor) {
+  EXPECT_FALSE(WorkerClient::missingWorker("/bin/sh"));
+  const auto missing = WorkerClient::missingWorker("/nonexistent/opevo-worker");
+  ASSERT_TRUE(missing);
+  EXPECT_NE(missing->find("OPEVO_WORKER"), std::string::npos) << *missing;
+  const auto notOnPath = WorkerClient::missingWorker("opevo-worker-that-is-nowhere");
+  ASSERT_TRUE(notOnPath);
+  EXPECT_NE(notOnPath->find("then on PATH"), std::string::npos) << *notOnPath;
+}
+
+}  // namespace
+}  // namespace opevo
