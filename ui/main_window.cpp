@@ -21,6 +21,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -91,6 +92,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_networksPage(new NetworksPage),
       m_kernelsPage(new KernelsPage),
       m_clusterPage(new ClusterPage),
+      m_firstRunHint(new QLabel),
       m_backendLabel(new QLabel(tr("Best backend here: probing…"), this)) {
   initStudioResources();
   setWindowTitle(tr("OpEvo Studio"));
@@ -108,7 +110,35 @@ MainWindow::MainWindow(QWidget* parent)
   splitter->setSizes({700, 580});
   m_pages->setObjectName(QStringLiteral("pages"));
   m_pages->setDocumentMode(true);
-  m_pages->addTab(splitter, tr("Spaces"));
+  // A first window said nothing about where to start: on a database without runs, a short note
+  // above the library says what the page is and where to go (gone once there are runs).
+  m_firstRunHint->setObjectName(QStringLiteral("firstRunHint"));
+  m_firstRunHint->setWordWrap(true);
+  m_firstRunHint->setTextFormat(Qt::RichText);
+  m_firstRunHint->setText(
+      tr("<b>New here?</b> This page lists operators, the search space of each and the "
+         "q-random walk OpEvo samples it with. To start, <a href=\"runs\">race algorithms</a> "
+         "on the Runs page (Ctrl+3) on a bundled measured dataset (no GPU needed) or tune for "
+         "real on this machine there (Measure on: cpu); or <a href=\"open\">open an operator "
+         "file</a> of your own (Ctrl+Shift+O). The user guide is F1."));
+  m_firstRunHint->setStyleSheet(QStringLiteral(
+      "QLabel { background: palette(alternate-base); border: 1px solid palette(mid); "
+      "padding: 6px; }"));
+  m_firstRunHint->hide();  // until History's first read says there are no runs
+  connect(m_firstRunHint, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link == QLatin1String("runs")) {
+      m_pages->setCurrentWidget(m_runsPage);
+    } else {
+      m_pages->setCurrentIndex(SpacesPage);
+      m_presetsPanel->openFileDialog();
+    }
+  });
+  auto* spaces = new QWidget;
+  auto* spacesLayout = new QVBoxLayout(spaces);
+  spacesLayout->setContentsMargins(0, 0, 0, 0);
+  spacesLayout->addWidget(m_firstRunHint);
+  spacesLayout->addWidget(splitter, 1);
+  m_pages->addTab(spaces, tr("Spaces"));
   m_pages->addTab(m_topologyPage, tr("Topology"));
   m_pages->addTab(m_runsPage, tr("Runs"));
   m_pages->addTab(m_historyPage, tr("History"));
@@ -172,6 +202,10 @@ MainWindow::MainWindow(QWidget* parent)
           &QwalkPanel::selectParameter);
   connect(m_qwalkPanel, &QwalkPanel::parameterChanged, m_presetsPanel,
           &PresetsPanel::showParameter);
+  // The first-run note goes once the store holds a run (History reads it at start and after
+  // every race).
+  connect(m_historyPage->model(), &QAbstractItemModel::modelReset, this,
+          [this] { m_firstRunHint->setVisible(m_historyPage->model()->rowCount() == 0); });
   // The Runs page's dataset ("replay of RTX_2080_Ti...") shows where it applies: beside the race
   // on Runs, and on History, which lists what races stored. On Networks, while a network was
   // tuned on the CPU, it read as that page's.

@@ -93,6 +93,8 @@ class MainWindow : public QMainWindow {
   void showHelp();
   // The Topology page on a parameter of a preset.
   void showTopology(const QString& preset, const QString& parameter);
+  // The note on Spaces that says where to start; shown while the store holds no run.
+  QLabel* firstRunHint() const { return m_firstRunHint; }
   // Quits as File > Quit does once the question is answered: every race stops (its runs stored
   // as stopped), the form is saved. For SIGTERM and SIGINT, where nobody is there to answer.
   void quitWithoutAsking();
@@ -147,6 +149,7 @@ class MainWindow : public QMainWindow {
   NetworksPage* m_networksPage;
   KernelsPage* m_kernelsPage;
   ClusterPage* m_clusterPage;
+  QLabel* m_firstRunHint;
   QLabel* m_backendLabel;
   QList<QWidget*> m_permanent;  // the status bar's permanent widgets, left to right
   QLabel* m_versionLabel = nullptr;

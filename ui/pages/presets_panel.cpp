@@ -1,19 +1,23 @@
 #include "ui/pages/presets_panel.h"
 
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
+#include <QPainter>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <exception>
+#include <utility>
 
 #include "ops/presets.h"
 #include "ui/models/operator_file_model.h"
@@ -133,6 +137,15 @@ PresetsPanel::PresetsPanel(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(splitter);
 
+  for (QTableView* view : {m_presetView, m_fileView, m_parameterView})
+    view->viewport()->installEventFilter(this);
+  // The text above shows and goes with the files.
+  connect(m_fileModel, &QAbstractItemModel::modelReset, m_fileView->viewport(),
+          qOverload<>(&QWidget::update));
+  connect(m_fileModel, &QAbstractItemModel::rowsInserted, m_fileView->viewport(),
+          qOverload<>(&QWidget::update));
+  connect(m_fileModel, &QAbstractItemModel::rowsRemoved, m_fileView->viewport(),
+          qOverload<>(&QWidget::update));
   connect(m_presetView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onPresetRow(current.row()); });
   connect(m_fileView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -159,6 +172,52 @@ void PresetsPanel::reloadFiles() {
 void PresetsPanel::showEvent(QShowEvent* event) {
   m_fileModel->refresh();
   QWidget::showEvent(event);
+  // Qt scrolls a view to a row made current while hidden as it is shown, before the layout has
+  // given it its size: C2 (row 7) and reduce_order (row 11) stayed below the tables' edges.
+  if (std::exchange(m_scrollOnShow, false))
+    QMetaObject::invokeMethod(this, &PresetsPanel::scrollToSelection, Qt::QueuedConnection);
+}
+
+void PresetsPanel::scrollToSelection() {
+  for (QTableView* view : {m_presetView, m_fileView, m_parameterView})
+    if (view->currentIndex().isValid() && view->selectionModel()->isSelected(view->currentIndex()))
+      view->scrollTo(view->currentIndex(), QAbstractItemView::EnsureVisible);
+}
+
+QString PresetsPanel::emptyFilesText() const {
+  if (m_fileModel->rowCount() > 0) return {};
+  return tr("Your operator files are listed here: every .json in %1, and any opened with "
+            "File > Open operator file… (Ctrl+Shift+O) or Open… above. New or Edit saves one "
+            "there.")
+      .arg(QDir::toNativeSeparators(operatorsDirectory()));
+}
+
+bool PresetsPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Resize) {
+    // A selected row in view stays in view as its table shrinks (the first-run note above the
+    // library, shown once History has read the store, took C2's row out of sight).
+    for (QTableView* view : {m_presetView, m_fileView, m_parameterView}) {
+      if (watched != view->viewport() || !view->currentIndex().isValid()) continue;
+      const auto* resize = static_cast<QResizeEvent*>(event);
+      const QRect row = view->visualRect(view->currentIndex());
+      if (row.top() >= 0 && row.bottom() < resize->oldSize().height() &&
+          row.bottom() >= resize->size().height())
+        QMetaObject::invokeMethod(
+            view, [view] { view->scrollTo(view->currentIndex()); }, Qt::QueuedConnection);
+    }
+  }
+  if (watched == m_fileView->viewport() && event->type() == QEvent::Paint) {
+    if (const QString text = emptyFilesText(); !text.isEmpty()) {
+      QPainter painter(m_fileView->viewport());
+      QColor ink = palette().color(QPalette::WindowText);
+      ink.setAlphaF(0.7);
+      painter.setPen(ink);
+      painter.drawText(m_fileView->viewport()->rect().adjusted(6, 4, -6, -4),
+                       Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, text);
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void PresetsPanel::showParameter(const QString& name) {
@@ -170,6 +229,7 @@ void PresetsPanel::showParameter(const QString& name) {
     if (QString::fromStdString(m_parameterModel->parameter(r)->name()) == name) {
       selection->setCurrentIndex(m_parameterModel->index(r, 0),
                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+      if (!isVisible()) m_scrollOnShow = true;
       break;
     }
   }
@@ -180,11 +240,13 @@ bool PresetsPanel::selectPreset(const QString& name) {
   const int row = m_presetModel->rowOf(name);
   if (row < 0) return false;
   selectRow(m_presetView, row);
+  if (!isVisible()) m_scrollOnShow = true;
   return true;
 }
 
 bool PresetsPanel::openFile(const QString& path) {
   const int row = m_fileModel->addFile(path);
+  if (!isVisible()) m_scrollOnShow = true;
   // Selected even when it failed to load: its error is then what the space tab shows.
   if (m_fileView->currentIndex().row() == row)
     onFileRow(row);  // loaded again: the current row did not move, yet the operator changed

@@ -46,6 +46,9 @@ class PresetsPanel : public QWidget {
   std::shared_ptr<const OperatorDefinition> currentOperator() const { return m_definition; }
   // Highlights the parameter of that name (none when there is no such parameter).
   void showParameter(const QString& name);
+  // What the operator file table says while it lists no file (what goes there and how); empty
+  // once it lists one.
+  QString emptyFilesText() const;
   // The space shown: the selected operator's in the chosen template.
   const SearchSpace* space() const { return m_shown ? &m_shown->space : nullptr; }
   SpaceTemplateBox* templateBox() const { return m_templateBox; }
@@ -72,6 +75,8 @@ class PresetsPanel : public QWidget {
   // The folder may have changed while the panel was hidden where no watcher could tell (a
   // network file system): its list is brought up to date.
   void showEvent(QShowEvent* event) override;
+  // Paints what the empty "Operator file" table is for.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void onPresetRow(int row);
@@ -79,6 +84,8 @@ class PresetsPanel : public QWidget {
   void show(std::shared_ptr<const OperatorDefinition> def, const QString& where);
   void showFailure(const QString& text);
   void showSpace();
+  // Brings the selected operator's and parameter's rows into view.
+  void scrollToSelection();
 
   PresetTableModel* m_presetModel;
   OperatorFileModel* m_fileModel;
@@ -96,6 +103,9 @@ class PresetsPanel : public QWidget {
   QString m_preset;
   QString m_file;
   bool m_showingParameter = false;
+  // A row was selected while the panel was hidden (--preset C2 --param reduce_order before the
+  // window showed): it is scrolled into view once the tables have their size.
+  bool m_scrollOnShow = false;
 };
 
 }  // namespace opevo::ui
