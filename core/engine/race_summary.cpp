@@ -71,9 +71,10 @@ std::string summaryMarkdown(const std::vector<SummaryRow>& rows, const std::stri
     if (fractions)
       std::snprintf(fraction, sizeof fraction, r.meanFractionOfOptimum ? " %.6g |" : " n/a |",
                     r.meanFractionOfOptimum.value_or(0));
+    // The std in the mean's form, 3 digits: %.3g printed "633" beside "1.64e+03".
     char line[256];
-    std::snprintf(line, sizeof line, "| %s | %d | %s | %.3g |%s\n", r.algorithm.c_str(), r.trials,
-                  speedNumber(r.meanBest).c_str(), r.stdBest, fraction);
+    std::snprintf(line, sizeof line, "| %s | %d | %s | %s |%s\n", r.algorithm.c_str(), r.trials,
+                  speedNumber(r.meanBest).c_str(), speedNumber(r.stdBest, 3).c_str(), fraction);
     md += line;
   }
   return md;
