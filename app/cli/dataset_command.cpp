@@ -125,9 +125,11 @@ void printJson(const ReplayDataset& ds) {
             << "\n";
 }
 
-void printText(const ReplayDataset& ds) {
+void printText(const ReplayDataset& ds, const std::string& given) {
   const SearchSpace& space = ds.space;
   std::printf("%s\n", ds.label.c_str());
+  // A name found among the shipped files says which file it was.
+  if (ds.path != given) std::printf("file:    %s (shipped)\n", ds.path.c_str());
   std::printf("format:  %s\n", ds.format.c_str());
   std::printf("device:  %s\n",
               ds.deviceName.empty() ? "(not named in the file)" : ds.deviceName.c_str());
@@ -192,7 +194,7 @@ void addDatasetCommand(CLI::App& app) {
     if (options->json)
       printJson(ds);
     else
-      printText(ds);
+      printText(ds, options->file);
   });
 }
 

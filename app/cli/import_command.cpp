@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "io/run_import.h"
 #include "io/run_restore.h"
+#include "io/shipped_path.h"
 #include "ops/operator_json.h"
 #include "store/store.h"
 
@@ -69,6 +70,10 @@ void addImportCommand(CLI::App& app) {
                 "With --restore, store the run even when the database holds it already (restored "
                 "before): a second, independent copy");
   cmd->callback([options] {
+    // A shipped file by its README name works from an installed copy too (io/shipped_path.h).
+    if (const std::string missing = missingDataFileText(options->file); !missing.empty())
+      throw InputError(missing);
+    options->file = resolveDataFile(options->file);
     if (options->restore) return restore(*options);
     if (options->copy) throw InputError("--copy is for --restore: every plain import is a new run");
     if (!options->op.empty() || options->seed)

@@ -13,6 +13,7 @@
 #include "io/json_text.h"
 #include "io/replay_completeness.h"
 #include "io/replay_raw.h"
+#include "io/shipped_path.h"
 #include "space/choice_param.h"
 #include "space/discrete_param.h"
 #include "space/text.h"
@@ -271,7 +272,12 @@ std::size_t ReplayDataset::failedCount() const {
   }));
 }
 
-ReplayDataset loadReplayDataset(const std::string& path) {
+ReplayDataset loadReplayDataset(const std::string& given) {
+  // A name that is not here may be a shipped file: "gemm/RTX_2080_Ti.json.gz" or the README's
+  // "resources/datasets/..." from an installed copy or another folder.
+  if (const std::string missing = missingDataFileText(given); !missing.empty())
+    throw InputError(missing);
+  const std::string path = resolveDataFile(given);
   std::string text = readMaybeGzipped(path);
   // Depth 2: the top-level object and "cache" may be left open by a run still being written.
   const ParsedJson parsed = parseJsonFile(text, path, 2);

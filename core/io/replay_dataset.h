@@ -33,7 +33,7 @@ std::string completenessLabel(Completeness completeness);
 // A brute-forced measurement file (Kernel Tuner cache or T4 results) read into a search space and
 // a table of measurements, so tuners can be compared on real hardware data without a device.
 struct ReplayDataset {
-  std::string path;
+  std::string path;        // the file read: the name given, or the shipped file it named
   std::string format;      // "kernel_tuner_cache" or "t4"
   std::string deviceName;  // as the file names it; empty when it names none
   std::string kernelName;  // empty when the file names none (T4 files do not, ours do)
@@ -90,6 +90,9 @@ struct ReplayDataset {
 // closing braces (a run still being written) is accepted, with a note. Throws InputError naming
 // the file and the problem (and for malformed JSON the line and column) for anything else: an
 // unreadable, empty, truncated or non-JSON file, an unknown schema, a missing or mistyped field.
+// A relative path that does not exist is looked for among the shipped files (io/shipped_path.h:
+// "gemm/RTX_2080_Ti.json.gz", "resources/datasets/...") and `path` is then the file found; when
+// none holds it the message lists every place looked at.
 ReplayDataset loadReplayDataset(const std::string& path);
 
 }  // namespace opevo
