@@ -19,6 +19,7 @@
 #include "engine/race_summary.h"
 #include "engine/trials_csv_writer.h"
 #include "io/replay_dataset.h"
+#include "io/results_folder.h"
 #include "ops/presets.h"
 #include "replay/replay_measurer.h"
 #include "space/text.h"
@@ -34,6 +35,7 @@ struct CompareArgs {
   int trials = 400;
   std::uint64_t seed = 1;
   std::string out;
+  bool force = false;
   std::optional<std::size_t> batch;
   std::vector<std::string> settings;
   std::string schedule = "round-robin";
@@ -50,6 +52,12 @@ extern "C" void onInterrupt(int) {
   g_interrupted = true;
   if (Engine* e = g_engine.load()) e->stopFromSignal();
 }
+
+// What a race writes into --out. trials.csv.partial holds the trials while the race runs; it is
+// renamed trials.csv once summary.json is written, so a folder whose race was killed says so.
+const char* const kTrialsCsv = "trials.csv";
+const char* const kPartialCsv = "trials.csv.partial";
+const char* const kSummaryJson = "summary.json";
 
 // "1-5" (the seeds of repeats 1..n), "7" for one repeat.
 std::string seedRange(std::uint64_t seed, int repeats) {
@@ -101,6 +109,11 @@ void runCompareCommand(const CompareArgs& a) {
                      " is an operator preset; comparing on it needs a measurement backend, which "
                      "this command does not take yet: give a measured dataset file instead (e.g. "
                      "a Kernel Tuner cache or T4 file)");
+  // Before the dataset is read: a rerun into the same folder once replaced an earlier race's
+  // results without a word.
+  const std::filesystem::path out(a.out);
+  claimResultsFolder(out, {kTrialsCsv, kSummaryJson, kPartialCsv}, a.force,
+                     "an earlier race's results");
   auto dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(a.space));
   BackendOptions backendOptions;
   backendOptions.cluster = openClusterSession(a.cluster, a.quiet);
@@ -115,7 +128,7 @@ void runCompareCommand(const CompareArgs& a) {
   Engine engine(dataset->space, measurer, options);
   addRace(engine, plan);  // every name and setting checked before anything is written
 
-  TrialsCsvWriter csv((std::filesystem::path(a.out) / "trials.csv").string());
+  TrialsCsvWriter csv((out / kPartialCsv).string());
   TrialLog log;
   ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun,
                           isatty(STDERR_FILENO));
@@ -147,8 +160,9 @@ void runCompareCommand(const CompareArgs& a) {
   // While the summary is written a signal (the user's second Ctrl-C, often) says what is being
   // done and lets it finish; one more ends the program at once.
   std::atomic<bool> writing{false};
-  InterruptNotice notice("the race was stopped; " + a.out + "/trials.csv holds every trial run");
-  notice.rearm("the race was stopped; " + a.out + "/trials.csv holds every trial run", &writing,
+  const std::string partial = (out / kPartialCsv).string();
+  InterruptNotice notice("the race was stopped; " + partial + " holds every trial run");
+  notice.rearm("the race was stopped; " + partial + " holds every trial run", &writing,
                "writing the summary of the trials run");
   printer.finish();
   if (!engine.failure().empty()) throw RunFailed(engine.failure());
@@ -171,7 +185,8 @@ void runCompareCommand(const CompareArgs& a) {
   provenance.batch = a.batch;
   provenance.trialsRun = log.trials().size();
   provenance.stoppedEarly = interrupted;
-  writeSummaryJson((std::filesystem::path(a.out) / "summary.json").string(), summary, provenance);
+  writeSummaryJson((out / kSummaryJson).string(), summary, provenance);
+  publishResult(out / kPartialCsv, out / kTrialsCsv);  // last: trials.csv means the race ended
   std::cout << "Replay of real measurements: " << measurer.label() << "\n"
             << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed
             << " (repeats 1-" << plan.repeats << ": seeds " << seedRange(plan.seed, plan.repeats)
@@ -215,7 +230,14 @@ void addCompareCommand(CLI::App& app) {
   cmd->add_option("--seed", a->seed,
                   "Seed of repeat 1; repeats 1..n use seeds seed..seed+n-1 (repeat r: seed + r - "
                   "1), at most 2^64 - 1 (default 1)");
-  cmd->add_option("--out", a->out, "Directory for trials.csv and summary.json")->required();
+  cmd->add_option("--out", a->out,
+                  "Directory for trials.csv and summary.json: new, or holding no earlier race's "
+                  "results (see --force). While the race runs its trials are in "
+                  "trials.csv.partial, renamed trials.csv once summary.json is written")
+      ->required();
+  cmd->add_flag("--force", a->force,
+                "Replace an earlier race's trials.csv, summary.json and trials.csv.partial in "
+                "--out (refused without it)");
   cmd->add_option("--batch", a->batch, "Configurations per batch (default: each algorithm's own)");
   cmd->add_option("--set", a->settings, "A tuner setting, algorithm.setting=value (repeatable)");
   cmd->add_option("--schedule", a->schedule,

@@ -84,7 +84,8 @@ TEST(CliCompare, ASummaryThatCannotBeWrittenIsAnErrorWithItsReason) {
   EXPECT_FALSE(fs::exists(full / "summary.json"));
 
   fs::create_directory(out.path / "csv");
-  fs::create_symlink("/dev/full", out.path / "csv" / "trials.csv");
+  // The trials stream to trials.csv.partial while the race runs (trials.csv once it ended).
+  fs::create_symlink("/dev/full", out.path / "csv" / "trials.csv.partial");
   const auto csv = runProcess(OPEVO_CLI, {"compare", "--space", kConvolution, "--algos", "random",
                                           "--trials", "10", "--out", (out.path / "csv").string()});
   EXPECT_EQ(csv.status, 2);

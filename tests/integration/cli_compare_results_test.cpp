@@ -1,0 +1,93 @@
+// What `opevo compare --out` leaves in its folder: a rerun never replaces an earlier race's
+// results unasked, and a killed race leaves a file that says it is partial.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/child_process.h"
+#include "run_process.h"
+
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kGemm = std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz";
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char pattern[] = "/tmp/opevo-compare-results-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string fileText(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::size_t lines(const fs::path& path) {
+  const std::string text = fileText(path);
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+ProcessResult compare(const fs::path& out, const std::string& trials,
+                      std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"compare",      "--space",   kGemm,        "--algos",
+                                "opevo,random", "--repeats", "2",          "--trials",
+                                trials,         "--out",     out.string(), "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return runProcess(OPEVO_CLI, args);
+}
+
+// A rerun into the same folder replaced a 1185-row trials.csv with an 11-row one, silently.
+TEST(CliCompareResults, ARerunIntoTheSameFolderIsRefusedUnlessForced) {
+  TempDir dir;
+  const fs::path out = dir.path / "race";
+  ASSERT_EQ(compare(out, "30").status, 0);
+  ASSERT_EQ(lines(out / "trials.csv"), 1u + 2 * 2 * 30);
+  const std::string summary = fileText(out / "summary.json");
+
+  const ProcessResult again = compare(out, "5");
+  EXPECT_NE(again.status, 0);
+  for (const char* word : {"trials.csv", "summary.json", "--force", "already holds"})
+    EXPECT_NE(again.err.find(word), std::string::npos) << word << " in: " << again.err;
+  EXPECT_EQ(lines(out / "trials.csv"), 1u + 2 * 2 * 30) << "the earlier results were touched";
+  EXPECT_EQ(fileText(out / "summary.json"), summary);
+
+  const ProcessResult forced = compare(out, "5", {"--force"});
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  EXPECT_EQ(lines(out / "trials.csv"), 1u + 2 * 2 * 5);
+  EXPECT_FALSE(fs::exists(out / "trials.csv.partial"));
+}
+
+// kill -9 mid-race left a trials.csv and no summary.json, nothing saying the file was partial.
+TEST(CliCompareResults, AKilledRaceLeavesOnlyAPartialTrialsFile) {
+  TempDir dir;
+  const fs::path out = dir.path / "race";
+  const pid_t pid =
+      startChild({OPEVO_CLI, "compare", "--space", kGemm, "--algos", "opevo,random", "--repeats",
+                  "10", "--trials", "17956", "--out", out.string(), "--quiet"},
+                 ChildStreams{});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lines(out / "trials.csv.partial") < 200 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(pid, SIGKILL);
+  waitChild(pid);
+  EXPECT_GE(lines(out / "trials.csv.partial"), 200u);
+  EXPECT_FALSE(fs::exists(out / "trials.csv"));
+  EXPECT_FALSE(fs::exists(out / "summary.json"));
+  // And the next race into it names the partial file it would replace.
+  const ProcessResult again = compare(out, "5");
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.err.find("trials.csv.partial"), std::string::npos) << again.err;
+}
+
+}  // namespace
+}  // namespace opevo::test
