@@ -17,12 +17,14 @@
 #include "engine/engine.h"
 #include "engine/race.h"
 #include "engine/race_summary.h"
+#include "engine/store_recorder.h"
 #include "engine/trials_csv_writer.h"
 #include "io/replay_dataset.h"
 #include "io/results_folder.h"
 #include "ops/presets.h"
 #include "replay/replay_measurer.h"
 #include "space/text.h"
+#include "store/store.h"
 #include "tuners/registry.h"
 
 namespace opevo::cli {
@@ -36,6 +38,7 @@ struct CompareArgs {
   std::uint64_t seed = 1;
   std::string out;
   bool force = false;
+  std::string db;  // empty: the race is not stored
   std::optional<std::size_t> batch;
   std::vector<std::string> settings;
   std::string schedule = "round-robin";
@@ -114,7 +117,10 @@ void runCompareCommand(const CompareArgs& a) {
   const std::filesystem::path out(a.out);
   claimResultsFolder(out, {kTrialsCsv, kSummaryJson, kPartialCsv}, a.force,
                      "an earlier race's results");
-  auto dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(a.space));
+  ReplayDataset read = loadReplayDataset(a.space);
+  // Stored runs name their file as the window's do, by a path that holds from any folder.
+  if (!a.db.empty()) read.path = std::filesystem::absolute(read.path).lexically_normal().string();
+  auto dataset = std::make_shared<const ReplayDataset>(std::move(read));
   BackendOptions backendOptions;
   backendOptions.cluster = openClusterSession(a.cluster, a.quiet);
   const MeasurementSetup setup = replayMeasurement(dataset, backendOptions);
@@ -128,10 +134,23 @@ void runCompareCommand(const CompareArgs& a) {
   Engine engine(dataset->space, measurer, options);
   addRace(engine, plan);  // every name and setting checked before anything is written
 
+  // Made before any run is stored: a folder that cannot hold it leaves no run "running".
   TrialsCsvWriter csv((out / kPartialCsv).string());
   TrialLog log;
   ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun,
                           isatty(STDERR_FILENO));
+  // Stored as the window stores a race (StoreRecorder): a row per run with its race, algorithm
+  // and repeat, each trial committed as it is measured, so History draws it as a race.
+  std::unique_ptr<Store> store;
+  std::optional<StoreRecorder> recorder;
+  if (!a.db.empty()) {
+    store = std::make_unique<Store>(a.db);
+    recorder.emplace(*store, engine,
+                     RunContext{setup.operatorName, setup.operatorJson, setup.backend,
+                                measurer.device(), measurer.speedUnit(), measurer.label()});
+    engine.addObserver(*recorder);  // first: a trial is committed before anyone hears of it
+    recorder->createRuns();
+  }
   engine.addObserver(csv);
   engine.addObserver(log);
   if (!a.quiet) {
@@ -139,6 +158,14 @@ void runCompareCommand(const CompareArgs& a) {
     std::fprintf(stderr, "%s\n%zu configurations, best %.6g %s; %zu runs interleaved (%s)\n",
                  measurer.label().c_str(), dataset->table.size(), dataset->bestSpeed,
                  dataset->speedUnit.c_str(), engine.runs().size(), a.schedule.c_str());
+    if (recorder) {
+      const std::string first = std::to_string(engine.runs().front().storeId);
+      const std::string what =
+          recorder->raceId() ? "race " + std::to_string(recorder->raceId()) + " (runs " + first +
+                                   "-" + std::to_string(engine.runs().back().storeId) + ")"
+                             : "run " + first;
+      std::fprintf(stderr, "storing %s in %s\n", what.c_str(), store->path().c_str());
+    }
     if (!dataset->complete)
       std::fprintf(stderr,
                    "note: %s: %s; the race stays within its %zu configurations, and no fraction "
@@ -238,6 +265,9 @@ void addCompareCommand(CLI::App& app) {
   cmd->add_flag("--force", a->force,
                 "Replace an earlier race's trials.csv, summary.json and trials.csv.partial in "
                 "--out (refused without it)");
+  cmd->add_option("--db", a->db,
+                  "Also store the race's runs in this database, as the window stores a race (its "
+                  "History draws them); without it nothing is stored");
   cmd->add_option("--batch", a->batch, "Configurations per batch (default: each algorithm's own)");
   cmd->add_option("--set", a->settings, "A tuner setting, algorithm.setting=value (repeatable)");
   cmd->add_option("--schedule", a->schedule,

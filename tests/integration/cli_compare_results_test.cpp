@@ -1,15 +1,19 @@
-// What `opevo compare --out` leaves in its folder: a rerun never replaces an earlier race's
-// results unasked, and a killed race leaves a file that says it is partial.
+// What `opevo compare --out` leaves in its folder, and what --db stores: a rerun never replaces
+// an earlier race's results unasked, a killed race leaves a file that says it is partial, and a
+// stored race is the window's kind of race.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "common/child_process.h"
 #include "run_process.h"
+#include "store/store.h"
 
 namespace opevo::test {
 namespace {
@@ -87,6 +91,42 @@ TEST(CliCompareResults, AKilledRaceLeavesOnlyAPartialTrialsFile) {
   const ProcessResult again = compare(out, "5");
   EXPECT_NE(again.status, 0);
   EXPECT_NE(again.err.find("trials.csv.partial"), std::string::npos) << again.err;
+}
+
+// CLI races never appeared in History: --db stores each run as the window stores a replay race's.
+TEST(CliCompareResults, DbStoresTheRaceAsTheWindowDoes) {
+  TempDir dir;
+  const std::string db = (dir.path / "runs.db").string();
+  const ProcessResult r = compare(dir.path / "race", "20", {"--db", db, "--seed", "7"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  Store store(db);
+  const std::vector<RunRecord> runs = store.runs();
+  ASSERT_EQ(runs.size(), 4u);
+  std::set<std::pair<int, int>> places;
+  std::map<long long, std::string> byOrder;  // the race's order -> its trial, from the store
+  for (const RunRecord& run : runs) {
+    EXPECT_NE(run.raceId, 0);
+    EXPECT_EQ(run.raceId, runs.front().raceId);
+    EXPECT_EQ(run.algorithm, run.raceAlgorithm == 0 ? "opevo" : "random");
+    EXPECT_EQ(run.seed, 7u + static_cast<unsigned>(run.raceRepeat));
+    EXPECT_EQ(run.backend, "replay");
+    EXPECT_EQ(run.status, RunStatus::Finished);
+    EXPECT_NE(run.budgetJson.find("20"), std::string::npos) << run.budgetJson;
+    if (run.algorithm == "opevo") {  // every setting, as the window stores them
+      EXPECT_NE(run.settingsJson.find("\"q\""), std::string::npos) << run.settingsJson;
+    }
+    // The file by a path that holds from any folder, as the window's runs name it.
+    EXPECT_NE(run.operatorJson.find(kGemm), std::string::npos) << run.operatorJson;
+    places.insert({run.raceAlgorithm, run.raceRepeat});
+    const std::vector<TrialRow> trials = store.trials(run.id);
+    EXPECT_EQ(trials.size(), 20u);
+    for (const TrialRow& t : trials) byOrder[t.order] = t.config;
+  }
+  EXPECT_EQ(places.size(), 4u);
+  // The same trials in the same order as trials.csv's.
+  ASSERT_EQ(byOrder.size(), 80u);
+  EXPECT_EQ(byOrder.begin()->first, 1);
+  EXPECT_EQ(byOrder.rbegin()->first, 80);
 }
 
 }  // namespace
