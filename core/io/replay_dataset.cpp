@@ -172,6 +172,7 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
   points.reserve(raw.entries.size());
   // Each configuration's cache key ("16,1,2,..."): see the sort below.
   std::unordered_map<Config, std::string, ConfigHash> keys;
+  std::unordered_map<Config, std::size_t, ConfigHash> pointOf;  // its index in fileOrder
   ds.table.reserve(raw.entries.size());
   std::size_t duplicates = 0;
   for (RawEntry& e : raw.entries) {
@@ -201,6 +202,8 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
     // A configuration measured twice (a resumed run) keeps its last measurement, as Kernel
     // Tuner's own cache does; it stays one point of the space.
     const auto [it, inserted] = ds.table.insert_or_assign(c, std::move(m));
+    if (inserted) pointOf.emplace(c, points.size());
+    ds.fileEntries.push_back(pointOf.at(c));
     if (inserted) {
       std::string key;
       for (std::size_t i = 0; i < params.size(); ++i)

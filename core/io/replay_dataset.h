@@ -55,6 +55,10 @@ struct ReplayDataset {
   // The file's configurations in the order it lists them (each at its first appearance): a T4
   // file's is the order its run measured them in, which an import keeps as its trials' order.
   std::vector<Config> fileOrder;
+  // Per entry of the file, in its order (a configuration listed twice is two entries): the index
+  // in fileOrder of its configuration. An import reads what else each entry says (T4's
+  // timestamp and times) by it (io/run_import.h).
+  std::vector<std::size_t> fileEntries;
   // Per parameter: a choice whose every value is a tuple of two or more integers of one length
   // ("1,16,16,2": our T4 exports write opevo's factor parameters so). Racing takes them as the
   // choices they are; a display shows them as tuples rather than comma-joined text.

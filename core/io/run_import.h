@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,12 @@ struct ImportedRun {
 // file (a T4 result lacking a required field, malformed JSON) throws InputError naming the file and
 // the field, and the store is left as it was.
 //
-// The file's per-entry timestamps are not kept (the replay reader does not read them): the
-// trials' started/finished stay empty and the run's started/ended are the time of the import.
+// What a T4 file says of each result is kept where the store has a column for it: timestamp
+// (the trial's finished, in the store's ISO 8601 UTC to the millisecond), times.validation,
+// times.search_algorithm (tuner_ms) and times.framework (as the measurement's time, which export-t4
+// turns back into it); our exports' per-trial start, tuning seconds and measurement time too. The
+// run's started and ended are its first and last timestamps, the import's time only for a file with
+// none, and its seed the file's metadata.seed, unknown where the file names none (knownSeed).
 ImportedRun importRun(Store& store, const std::string& path);
 
 // importRun in two steps, so that a command reads and checks the file before it opens (and
@@ -49,5 +54,15 @@ ImportedRun storeImport(Store& store, const ImportFile& file);
 // measured it (our T4 exports), that tuner, marked imported ("opevo-m (imported)"), so runs of
 // different tuners are not drawn as repeats of one "import".
 std::string measuredBy(const RunRecord& run);
+
+// The seed a run's trials were proposed with, when known: an imported file's only when the file
+// names it (our exports' metadata.seed); the runs column holds 0 for the others, which is no
+// seed, so a list shows "-" for none.
+std::optional<std::uint64_t> knownSeed(const RunRecord& run);
+
+// A T4 or Kernel Tuner timestamp ("2023-12-22 09:54:05.502007+00:00") in the store's form
+// ("2023-12-22T09:54:05.502Z": UTC, to the millisecond as Store::nowUtc writes); a text that is
+// not such a time is returned as it is.
+std::string utcTimestamp(const std::string& text);
 
 }  // namespace opevo
