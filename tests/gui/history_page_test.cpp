@@ -9,6 +9,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,29 @@ class HistoryPageTest : public ::testing::Test {
     for (int i = 1; i <= trials; ++i) rows.push_back(trialRow(i));
     const std::int64_t id = store.createRunWithTrials(r, rows);
     store.setRunStatus(id, status);
+    return id;
+  }
+  // A finished run of `op` (a replay's operator JSON names its dataset) on `device`.
+  std::int64_t addRunOf(const std::string& name, const std::string& dataset,
+                        const std::string& device, const std::string& algorithm, int trials,
+                        std::int64_t race = 0, int repeat = 0) {
+    Store store(m_path);
+    RunRecord r;
+    r.operatorName = name;
+    r.operatorJson =
+        nlohmann::json{{"replay", std::string(OPEVO_DATASETS_DIR) + "/" + dataset}}.dump();
+    r.algorithm = algorithm;
+    r.backend = "replay";
+    r.device = device;
+    r.label = device;
+    r.budgetJson = R"({"trials": 300})";
+    r.speedUnit = "GFLOP/s";
+    r.raceId = race;
+    r.raceRepeat = repeat;
+    std::vector<TrialRow> rows;
+    for (int i = 1; i <= trials; ++i) rows.push_back(trialRow(i));
+    const std::int64_t id = store.createRunWithTrials(r, rows);
+    store.setRunStatus(id, RunStatus::Finished);
     return id;
   }
   static TrialRow trialRow(int seq) {
@@ -100,6 +124,59 @@ TEST_F(HistoryPageTest, RunsOfAnotherUnitAreNotDrawnOnTheSameAxis) {
   for (const TrialPoint& p : page.data()->trials()) EXPECT_EQ(p.run, perMs);
   EXPECT_TRUE(caption(page).contains(
       QStringLiteral("run %1 not drawn: measured in another unit than 1/ms").arg(gflops)))
+      << caption(page).toStdString();
+}
+
+// `opevo tune` runs of a GEMM on an RTX 2080 Ti and of a convolution on an A100 and an A4000,
+// selected together, made one "opevo-m" band, "mean of the repeats ± 1 sd", titled
+// "convolution_kernel", with no optimum and no word: one chart is one operator on one device.
+TEST_F(HistoryPageTest, RunsOfAnotherOperatorOrDeviceAreNotAveragedAsRepeats) {
+  const std::string gemmDevice =
+      "replay of RTX_2080_Ti.json.gz (NVIDIA GeForce RTX 2080 Ti, real measurements)";
+  const std::int64_t gemm = addRunOf("Xgemm", "gemm/RTX_2080_Ti.json.gz", gemmDevice, "opevo-m", 6);
+  const std::int64_t a100 = addRunOf("convolution_kernel", "convolution_milo/A100.json.gz",
+                                     "replay of A100.json.gz", "opevo-m", 7);
+  const std::int64_t a4000 = addRunOf("convolution_kernel", "convolution_milo/A4000.json.gz",
+                                      "replay of A4000.json.gz", "opevo-m", 8);
+  // A repeat of the GEMM run: drawn with it.
+  const std::int64_t gemm2 =
+      addRunOf("Xgemm", "gemm/RTX_2080_Ti.json.gz", gemmDevice, "opevo-m", 5);
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 4));
+  ASSERT_TRUE(page.selectRuns({gemm, a100, a4000, gemm2}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() > 0; }));
+  EXPECT_EQ(page.data()->trialCount(), 6 + 5);
+  int foreign = 0;
+  for (const TrialPoint& p : page.data()->trials()) foreign += p.run != gemm && p.run != gemm2;
+  EXPECT_EQ(foreign, 0);
+  EXPECT_EQ(page.data()->info().algorithms.join(','), QStringLiteral("opevo-m"));
+  EXPECT_EQ(page.data()->info().label.toStdString(), gemmDevice);
+  // One dataset: its optimum is drawn.
+  EXPECT_TRUE(page.data()->info().optimum.has_value());
+  EXPECT_TRUE(caption(page).contains(
+      QStringLiteral("runs %1, %2 not drawn: another operator or device than run %3 (Xgemm on %4)")
+          .arg(a100)
+          .arg(a4000)
+          .arg(gemm)
+          .arg(QString::fromStdString(gemmDevice))))
+      << caption(page).toStdString();
+
+  // The current run decides which: the A4000's convolution, the others named.
+  int a4000Row = 0;
+  while (page.model()->row(a4000Row).run.id != a4000) ++a4000Row;
+  page.view()->clearSelection();
+  page.view()->selectionModel()->setCurrentIndex(page.model()->index(a4000Row, 0),
+                                                 QItemSelectionModel::NoUpdate);
+  page.view()->selectAll();  // Ctrl+A
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 8; }))
+      << page.data()->trialCount();
+  EXPECT_TRUE(caption(page).contains(
+      QStringLiteral("runs %1, %2, %3 not drawn: another operator or device than run %4 "
+                     "(convolution_kernel on replay of A4000.json.gz)")
+          .arg(gemm)
+          .arg(a100)
+          .arg(gemm2)
+          .arg(a4000)))
       << caption(page).toStdString();
 }
 

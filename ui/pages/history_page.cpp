@@ -29,6 +29,7 @@
 #include "io/run_import.h"
 #include "space/text.h"
 #include "store/live_status.h"
+#include "store/run_operator.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
@@ -106,27 +107,65 @@ QString noneSelectedText() {
   return QObject::tr("Select runs to draw their curves; a race's runs draw as bands.");
 }
 
+// "28, 78", or the first ten and how many more: a Ctrl+A over 300 runs would fill the page.
+QString idList(const QStringList& ids) {
+  constexpr int kNamed = 10;
+  if (ids.size() <= kNamed) return ids.join(QStringLiteral(", "));
+  return QObject::tr("%1 and %2 more")
+      .arg(ids.mid(0, kNamed).join(QStringLiteral(", ")))
+      .arg(ids.size() - kNamed);
+}
+
+// "run 5 not drawn: <why>" or "runs 5, 6 not drawn: <why>"; empty for none.
+QString notDrawn(const QStringList& ids, const QString& why) {
+  if (ids.isEmpty()) return {};
+  return (ids.size() == 1 ? QObject::tr("run %1 not drawn: %2")
+                          : QObject::tr("runs %1 not drawn: %2"))
+      .arg(idList(ids), why);
+}
+
+// Whether two runs measured the same thing, so that their curves are repeats of one experiment:
+// the store's rule for "the same operator" (loadHistory, core/store/history.cpp): one operator
+// (a replay's dataset is in its operator JSON), one backend, one device, and for a CPU run the
+// same label (cold or warm weights).
+bool sameExperiment(const RunRecord& a, const RunRecord& b) {
+  if (a.backend != b.backend || a.device != b.device) return false;
+  if (a.backend == "cpu" && !a.label.empty() && a.label != b.label) return false;
+  return runOperatorKey(a.operatorJson) == runOperatorKey(b.operatorJson);
+}
+
 // The selected runs as one race: one algorithm per name, one repeat per run of it. Time is each
 // run's stored tuning time (for runs stored before schema 2, wall-clock from the run's start).
+// One chart is one experiment: the runs of `anchor` (the current run, else the oldest selected)'s
+// operator, device and unit; the others are named in the note. Averaged together, runs of a GEMM
+// and of a convolution on two GPUs made one "mean of the repeats" band.
 HistoryPage::CurvesJob loadCurves(const std::string& path,
-                                  const std::vector<HistoryModel::Row>& rows) {
+                                  const std::vector<HistoryModel::Row>& rows,
+                                  std::int64_t anchorId) {
   HistoryPage::CurvesJob job;
   try {
     Store store(path, Store::Opening::ExistingOnly);
     job.info.storePath = QString::fromStdString(path);
     std::map<QString, int> repeats;
-    std::optional<std::string> referenceOf;  // the operator and device of the library's line
-    bool mixedReferences = false;
     int timed = 0;               // runs with a timing of the library
     std::int64_t fastestOf = 0;  // the run whose timing is drawn
     std::optional<SideBySideFigure> sideBySide;
+    const auto anchorIt =
+        std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.run.id == anchorId; });
+    const RunRecord& anchor = anchorIt == rows.end() ? rows.front().run : anchorIt->run;
+    // Runs of another operator, device or backend are left out: a band over them would read as
+    // the spread of repeats, and no optimum or library line is right for all of them.
+    QStringList otherExperiment;
     // One axis has one unit: runs of another (a T4 file's GFLOP/s beside its 1/ms) are left out,
     // and the caption says which, rather than draw them against a scale that is not theirs.
-    const std::string& unit = rows.front().run.speedUnit;
+    const std::string& unit = anchor.speedUnit;
     QStringList otherUnit;
-    std::optional<std::string> replay;  // the dataset of every drawn run, for its optimum
-    bool oneDataset = true;
+    std::optional<std::string> replay;  // the dataset of the drawn runs, for its optimum
     for (const HistoryModel::Row& row : rows) {
+      if (!sameExperiment(row.run, anchor)) {
+        otherExperiment << QString::number(row.run.id);
+        continue;
+      }
       if (row.run.speedUnit != unit) {
         otherUnit << QString::number(row.run.id);
         continue;
@@ -137,13 +176,13 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
         job.failed << failed;
         continue;
       }
-      const auto op = nlohmann::json::parse(row.run.operatorJson, nullptr, false);
-      const std::string dataset =
-          op.is_object() && op.contains("replay") && op["replay"].is_string()
-              ? op["replay"].get<std::string>()
-              : std::string();
-      if (!replay) replay = dataset;
-      oneDataset = oneDataset && *replay == dataset;
+      if (!replay) {
+        // One operator: one dataset for every run drawn.
+        const auto op = nlohmann::json::parse(row.run.operatorJson, nullptr, false);
+        replay = op.is_object() && op.contains("replay") && op["replay"].is_string()
+                     ? op["replay"].get<std::string>()
+                     : std::string();
+      }
       const QString algorithm = QString::fromStdString(measuredBy(row.run));
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
       // Runs of different labels (one operator's runs imported from several files): the
@@ -152,12 +191,8 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                            ? row.label
                            : QString::fromStdString(row.run.operatorName);
       // The fastest of the runs' timings of the library, as a live race keeps: a slow one
-      // would flatter the kernels. Runs of other operators or devices have another library
-      // speed: no line is right for all of them.
+      // would flatter the kernels.
       if (row.run.referenceSpeed) {
-        const std::string of = row.run.operatorName + '\n' + row.run.device;
-        if (!referenceOf) referenceOf = of;
-        mixedReferences = mixedReferences || *referenceOf != of;
         ++timed;
         if (!job.info.reference || job.info.reference->speed < *row.run.referenceSpeed) {
           job.info.reference = referenceLineOf(row.run.referenceLibrary, *row.run.referenceSpeed);
@@ -175,7 +210,6 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
       for (TrialPoint& p : storedTrialPoints(row.run, trials, a, repeat))
         job.trials.push_back(std::move(p));
     }
-    if (mixedReferences) job.info.reference.reset();
     if (job.info.reference) job.info.reference->sideBySide = sideBySide;
     if (job.info.reference)
       job.info.reference->origin =
@@ -184,14 +218,20 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                           .arg(static_cast<qlonglong>(fastestOf))
                     : QObject::tr("stored with run %1").arg(static_cast<qlonglong>(fastestOf));
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
+    QStringList notes;
+    if (!otherExperiment.isEmpty())
+      notes << notDrawn(otherExperiment,
+                        QObject::tr("another operator or device than run %1 (%2 on %3)")
+                            .arg(static_cast<qlonglong>(anchor.id))
+                            .arg(QString::fromStdString(anchor.operatorName),
+                                 QString::fromStdString(anchor.device)));
     if (!otherUnit.isEmpty())
-      job.note = (otherUnit.size() == 1
-                      ? QObject::tr("run %1 not drawn: measured in another unit than %2")
-                      : QObject::tr("runs %1 not drawn: measured in another unit than %2"))
-                     .arg(otherUnit.join(QStringLiteral(", ")), QString::fromStdString(unit));
-    // The optimum line needs the dataset, one for every curve drawn; it is drawn when the file is
-    // still where it was.
-    if (oneDataset && replay && !replay->empty()) {
+      notes << notDrawn(
+          otherUnit,
+          QObject::tr("measured in another unit than %1").arg(QString::fromStdString(unit)));
+    job.note = notes.join(QStringLiteral("; "));
+    // The optimum line needs the dataset; it is drawn when the file is still where it was.
+    if (replay && !replay->empty()) {
       try {
         const ReplayDataset d = loadReplayDataset(*replay);
         if (d.complete && d.bestSpeed > 0) job.info.optimum = d.bestSpeed;
@@ -625,8 +665,17 @@ void HistoryPage::showSelected() {
   m_info->setText(tr("Reading %1…")
                       .arg(QString::fromStdString(
                           counted(static_cast<long long>(rows.size()), "run", "runs"))));
+  // The chart is of the current run's operator and device, while that run is selected; else of
+  // the oldest selected run's.
+  const QModelIndex current = m_view->currentIndex();
+  const std::int64_t anchor =
+      current.isValid() && m_view->selectionModel()->isRowSelected(current.row(), QModelIndex())
+          ? m_model->row(current.row()).run.id
+          : rows.front().run.id;
   m_curvesJob.start(
-      [path = m_storePath.toStdString(), rows = std::move(rows)] { return loadCurves(path, rows); },
+      [path = m_storePath.toStdString(), rows = std::move(rows), anchor] {
+        return loadCurves(path, rows, anchor);
+      },
       [this](const CurvesJob& job) {
         if (!job.error.isEmpty()) {
           showMessage(m_error, tr("The runs cannot be read: %1").arg(job.error));
