@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -134,6 +135,30 @@ bool sameExperiment(const RunRecord& a, const RunRecord& b) {
   return runOperatorKey(a.operatorJson) == runOperatorKey(b.operatorJson);
 }
 
+// A complete dataset's best speed (its optimum), read once per version of the file: reading a
+// dataset parses every configuration it holds (a third of a second for a GEMM's), and History
+// read it again at every selection change. Empty when the file is not complete or not there
+// (moved or deleted since: the curves are still worth seeing without the line).
+std::optional<double> datasetOptimum(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<QDateTime, std::optional<double>>> known;
+  const QDateTime modified = QFileInfo(QString::fromStdString(path)).lastModified();
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = known.find(path); it != known.end() && it->second.first == modified)
+      return it->second.second;
+  }
+  std::optional<double> optimum;
+  try {
+    const ReplayDataset d = loadReplayDataset(path);
+    if (d.complete && d.bestSpeed > 0) optimum = d.bestSpeed;
+  } catch (const std::exception&) {
+  }
+  std::lock_guard lock(mutex);
+  known[path] = {modified, optimum};
+  return optimum;
+}
+
 // The selected runs as one race: one algorithm per name, one repeat per run of it. Time is each
 // run's stored tuning time (for runs stored before schema 2, wall-clock from the run's start).
 // One chart is one experiment: the runs of `anchor` (the current run, else the oldest selected)'s
@@ -231,14 +256,7 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
           QObject::tr("measured in another unit than %1").arg(QString::fromStdString(unit)));
     job.note = notes.join(QStringLiteral("; "));
     // The optimum line needs the dataset; it is drawn when the file is still where it was.
-    if (replay && !replay->empty()) {
-      try {
-        const ReplayDataset d = loadReplayDataset(*replay);
-        if (d.complete && d.bestSpeed > 0) job.info.optimum = d.bestSpeed;
-      } catch (const std::exception&) {
-        // Moved or deleted since: the curves are still worth seeing without the line.
-      }
-    }
+    if (replay && !replay->empty()) job.info.optimum = datasetOptimum(*replay);
   } catch (const std::exception& e) {
     job.error = QString::fromUtf8(e.what());
   }
@@ -259,7 +277,9 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_resume(new QPushButton(tr("Resume run"), this)),
       m_export(new QPushButton(tr("Export kernel…"), this)),
       m_delete(new QPushButton(tr("Delete…"), this)),
-      m_refresh(new QTimer(this)) {
+      m_refresh(new QTimer(this)),
+      m_showSelection(new QTimer(this)),
+      m_curvesJob(LatestJob<CurvesJob>::Overlap::NewestWaits) {
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
   // The model sorts its own rows (HistoryModel::sort): no proxy, so a row of the model is a row
   // of the view everywhere the page, its tests and opevo-studio's options use one.
@@ -323,8 +343,15 @@ HistoryPage::HistoryPage(QWidget* parent)
   connect(raceButton, &QPushButton::clicked, this, [this] {
     if (m_view->currentIndex().isValid()) selectRace(m_view->currentIndex().row());
   });
-  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-          &HistoryPage::showSelected);
+  // The curves are read once the selection rests: ten Down presses, or a Shift+click over 24
+  // rows, started a read each, and the reads filled the thread pool that Qt's painting shares
+  // (a fill waits for a pool thread): the window froze for 3 s and 7 s until they were done.
+  // One read at a time (NewestWaits): a selection changed meanwhile is read next.
+  m_showSelection->setSingleShot(true);
+  m_showSelection->setInterval(kSelectionRestMs);
+  connect(m_showSelection, &QTimer::timeout, this, &HistoryPage::showSelected);
+  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, m_showSelection,
+          qOverload<>(&QTimer::start));
   connect(m_results, &RaceResultsWidget::message, this, &HistoryPage::statusMessage);
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &HistoryPage::updateButtons);
@@ -545,6 +572,11 @@ KernelExportDialog* HistoryPage::exportCurrent() {
 
 HistoryPage::~HistoryPage() = default;
 
+bool HistoryPage::busy() const {
+  return m_showSelection->isActive() || m_runsJob.busy() || m_curvesJob.busy() ||
+         m_deleteJob.busy();
+}
+
 QString HistoryPage::title() const {
   return m_title->text();
 }
@@ -649,6 +681,7 @@ std::vector<std::int64_t> HistoryPage::selectRuns(const std::vector<std::int64_t
 }
 
 void HistoryPage::showSelected() {
+  m_showSelection->stop();  // read now (a reload), not once more when the selection rests
   std::vector<HistoryModel::Row> rows;
   for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
     rows.push_back(m_model->row(index.row()));

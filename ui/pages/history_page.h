@@ -29,6 +29,9 @@ class HistoryPage : public QWidget {
  public:
   // How often the page reads the store again while one of its runs is going on.
   static constexpr int kRefreshMs = 2000;
+  // How long the selection must stay as it is before its curves are read: a key held down or a
+  // range being extended reads once, at the end.
+  static constexpr int kSelectionRestMs = 150;
 
   // What the background reads hand back (defined where they are made).
   struct RunsJob;
@@ -45,7 +48,8 @@ class HistoryPage : public QWidget {
   QTableView* view() const { return m_view; }
   // "Recorded runs — 3 runs can be resumed: ...", as the page's title reads it.
   QString title() const;
-  bool busy() const { return m_runsJob.busy() || m_curvesJob.busy() || m_deleteJob.busy(); }
+  // Also while a selection waits to rest before its curves are read.
+  bool busy() const;
   // Selects every run of the race the given row belongs to, and draws them.
   void selectRace(int row);
   // Selects the runs with these ids (as `opevo runs` lists them) and draws them together, as if
@@ -105,6 +109,7 @@ class HistoryPage : public QWidget {
   QPushButton* m_export;
   QPushButton* m_delete;
   QTimer* m_refresh;                 // reads the store again while a run in it is going on
+  QTimer* m_showSelection;           // reads the selected runs once the selection rests
   LatestJob<RunsJob> m_runsJob;      // the store's list of runs
   LatestJob<CurvesJob> m_curvesJob;  // the trials of the selected runs
   LatestJob<DeleteJob> m_deleteJob;  // checking, then deleting, the selected runs
