@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QDir>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -17,6 +18,7 @@
 #include "store/store.h"
 #include "ui/controller/race_data.h"
 #include "ui/models/history_model.h"
+#include "ui/widgets/kernel_export_dialog.h"
 
 // The History page on a real store whose runs are written here, as a race or an import writes
 // them.
@@ -230,12 +232,15 @@ TEST_F(HistoryPageTest, ResumeWithAWholeRaceSelectedAsksForEveryUnfinishedRun) {
   (void)done;
 }
 
-// Export kernel… and the T4 export take one run of a selection: the current row while selected,
-// else the top selected one (after an import its run is selected, another row current).
-TEST_F(HistoryPageTest, ExportTakesTheSelectedCurrentRowElseTheTopSelectedOne) {
-  addRun("GFLOP/s", 3);
-  addRun("GFLOP/s", 3);
-  const std::int64_t third = addRun("GFLOP/s", 3);
+// Export kernel… and the T4 export take one run of a selection. Of one run selected, that one
+// (after an import its run is selected, another row current). Of several (a whole race), the
+// fastest: the rule was "the current row while selected, else the top one", and with a race
+// selected the export silently took the run with the keyboard focus (7,366 GFLOP/s) rather than
+// the race's best (7,393); the dialog says which run it took and why.
+TEST_F(HistoryPageTest, ExportTakesTheOneSelectedRunElseTheFastestOfTheSelection) {
+  addRun("GFLOP/s", 3);                               // best 30
+  const std::int64_t fastest = addRun("GFLOP/s", 5);  // best 50
+  const std::int64_t third = addRun("GFLOP/s", 4);    // best 40
   HistoryPage page;
   ASSERT_TRUE(open(page, 3));
   const int other = page.model()->row(0).run.id == third ? 1 : 0;
@@ -244,11 +249,76 @@ TEST_F(HistoryPageTest, ExportTakesTheSelectedCurrentRowElseTheTopSelectedOne) {
   ASSERT_TRUE(page.exportButton()->isEnabled());
   ASSERT_NE(page.exportRun(), nullptr);
   EXPECT_EQ(page.exportRun()->id, third);
-  // Every row selected, the current one among them: that one.
+  // Every row selected, a slower one current: the fastest.
   page.view()->selectAll();
-  page.view()->selectionModel()->setCurrentIndex(page.model()->index(2, 0),
+  int thirdRow = 0;
+  while (page.model()->row(thirdRow).run.id != third) ++thirdRow;
+  page.view()->selectionModel()->setCurrentIndex(page.model()->index(thirdRow, 0),
                                                  QItemSelectionModel::NoUpdate);
-  EXPECT_EQ(page.exportRun()->id, page.model()->row(2).run.id);
+  ASSERT_NE(page.exportRun(), nullptr);
+  EXPECT_EQ(page.exportRun()->id, fastest);
+  KernelExportDialog* dialog = page.exportCurrent();
+  ASSERT_NE(dialog, nullptr);
+  auto* note = dialog->findChild<QLabel*>(QStringLiteral("exportChoice"));
+  ASSERT_NE(note, nullptr);
+  EXPECT_EQ(
+      note->text().toStdString(),
+      QStringLiteral("The fastest of the 3 selected runs: run %1.").arg(fastest).toStdString());
+  dialog->close();
+}
+
+// Tab moved from cell to cell inside the table, collapsing a selection of 50 runs to one, and
+// never reached a button: it leaves the table, walks the buttons, and the selection stays.
+TEST_F(HistoryPageTest, TabLeavesTheTableForTheButtonsAndKeepsTheSelection) {
+  for (int i = 0; i < 6; ++i) addRun("GFLOP/s", 3);
+  HistoryPage page;
+  page.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&page));
+  page.activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(&page));
+  ASSERT_TRUE(open(page, 6));
+  page.view()->setFocus();
+  page.view()->selectAll();
+  QStringList reached;
+  for (int i = 0; i < 4; ++i) {
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    auto* button = qobject_cast<QPushButton*>(QApplication::focusWidget());
+    ASSERT_NE(button, nullptr) << "Tab " << i + 1 << " stayed in the table";
+    reached << button->text();
+  }
+  EXPECT_EQ(reached.join(QStringLiteral(" | ")).toStdString(),
+            "Resume 6 runs | Export kernel… | Delete… | Reload");  // none of them in a race
+  // On to the charts' options, not back into the table.
+  QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+  EXPECT_NE(QApplication::focusWidget(), page.view());
+  EXPECT_EQ(page.view()->selectionModel()->selectedRows().size(), 6);
+}
+
+// "Select whole race" did nothing with no run selected or on an empty table: disabled then, and
+// for a run of no race, which its tooltip says.
+TEST_F(HistoryPageTest, SelectWholeRaceIsEnabledOnlyForARunOfARace) {
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 0));
+  EXPECT_FALSE(page.selectRaceButton()->isEnabled());
+  const std::int64_t race = Store(m_path).createRace();
+  addRun("GFLOP/s", 3, race, 0);
+  addRun("GFLOP/s", 3, race, 1);
+  const std::int64_t alone = addRun("GFLOP/s", 3);
+  page.reload();
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.model()->rowCount() == 3; }));
+  EXPECT_FALSE(page.selectRaceButton()->isEnabled());  // nothing selected
+  page.selectRuns({alone});
+  EXPECT_FALSE(page.selectRaceButton()->isEnabled());
+  EXPECT_EQ(page.selectRaceButton()->toolTip().toStdString(),
+            QStringLiteral("Run %1 belongs to no race: it was tuned on its own")
+                .arg(alone)
+                .toStdString());
+  int raceRow = 0;
+  while (page.model()->row(raceRow).run.raceId != race) ++raceRow;
+  page.selectRuns({page.model()->row(raceRow).run.id});
+  ASSERT_TRUE(page.selectRaceButton()->isEnabled());
+  page.selectRaceButton()->click();
+  EXPECT_EQ(page.view()->selectionModel()->selectedRows().size(), 2);
 }
 
 // The current row, ctrl-deselected, keeps its focus frame but is not what Export and Resume act

@@ -277,6 +277,7 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_resume(new QPushButton(tr("Resume run"), this)),
       m_export(new QPushButton(tr("Export kernel…"), this)),
       m_delete(new QPushButton(tr("Delete…"), this)),
+      m_selectRace(new QPushButton(tr("Select whole race"), this)),
       m_refresh(new QTimer(this)),
       m_showSelection(new QTimer(this)),
       m_curvesJob(LatestJob<CurvesJob>::Overlap::NewestWaits) {
@@ -295,9 +296,7 @@ HistoryPage::HistoryPage(QWidget* parent)
   m_info->setWordWrap(true);
   m_info->setText(noneSelectedText());
   auto* reloadButton = new QPushButton(tr("Reload"), this);
-  auto* raceButton = new QPushButton(tr("Select whole race"), this);
-  raceButton->setObjectName(QStringLiteral("selectRace"));
-  raceButton->setToolTip(tr("Select every run of the race the current run belongs to"));
+  m_selectRace->setObjectName(QStringLiteral("selectRace"));
   auto* bar = new QHBoxLayout;
   m_title->setObjectName(QStringLiteral("historyTitle"));
   m_title->setText(tr("<b>Recorded runs</b>"));
@@ -310,8 +309,8 @@ HistoryPage::HistoryPage(QWidget* parent)
          "again"));
   m_export->setObjectName(QStringLiteral("exportKernel"));
   m_export->setToolTip(
-      tr("Preview the best kernel of the current run and export it with a "
-         "self-checking host program"));
+      tr("Preview the best kernel of the selected run (of several, the fastest) and export it "
+         "with a self-checking host program"));
   m_delete->setObjectName(QStringLiteral("deleteRuns"));
   m_delete->setToolTip(
       tr("Delete the selected runs and their trials from the database, after asking (Delete "
@@ -319,7 +318,7 @@ HistoryPage::HistoryPage(QWidget* parent)
   bar->addWidget(m_resume);
   bar->addWidget(m_export);
   bar->addWidget(m_delete);
-  bar->addWidget(raceButton);
+  bar->addWidget(m_selectRace);
   bar->addWidget(reloadButton);
   auto* top = new QWidget(this);
   auto* topLayout = new QVBoxLayout(top);
@@ -340,9 +339,15 @@ HistoryPage::HistoryPage(QWidget* parent)
   layout->addWidget(split);
 
   connect(reloadButton, &QPushButton::clicked, this, &HistoryPage::reload);
-  connect(raceButton, &QPushButton::clicked, this, [this] {
-    if (m_view->currentIndex().isValid()) selectRace(m_view->currentIndex().row());
-  });
+  connect(m_selectRace, &QPushButton::clicked, this, [this] { selectRace(actionRow()); });
+  // Tab leaves the table for the page's buttons, in the order they are shown: it moved from cell
+  // to cell, collapsing a selection of 50 runs to one, and never reached a button.
+  m_view->setTabKeyNavigation(false);
+  setTabOrder(m_view, m_resume);
+  setTabOrder(m_resume, m_export);
+  setTabOrder(m_export, m_delete);
+  setTabOrder(m_delete, m_selectRace);
+  setTabOrder(m_selectRace, reloadButton);
   // The curves are read once the selection rests: ten Down presses, or a Shift+click over 24
   // rows, started a read each, and the reads filled the thread pool that Qt's painting shares
   // (a fill waits for a pool thread): the window froze for 3 s and 7 s until they were done.
@@ -411,6 +416,25 @@ void HistoryPage::updateButtons() {
           : tr("A task of %1: resume the network on the Networks page").arg(network));
   m_export->setEnabled(exportRun() != nullptr);
   m_delete->setEnabled(m_view->selectionModel()->hasSelection());
+  // It did nothing with no run selected, or on an empty table, and selected the one run again
+  // for a run of no race.
+  const int row = actionRow();
+  const bool inRace = row >= 0 && m_model->row(row).run.raceId != 0;
+  m_selectRace->setEnabled(inRace);
+  m_selectRace->setToolTip(row < 0 || inRace
+                               ? tr("Select every run of the race the current run belongs to")
+                               : tr("Run %1 belongs to no race: it was tuned on its own")
+                                     .arg(static_cast<qlonglong>(m_model->row(row).run.id)));
+}
+
+int HistoryPage::actionRow() const {
+  const QModelIndex index = m_view->currentIndex();
+  if (index.isValid() && m_view->selectionModel()->isRowSelected(index.row(), QModelIndex()))
+    return index.row();
+  const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+  const auto top = std::min_element(rows.begin(), rows.end(),
+                                    [](const auto& a, const auto& b) { return a.row() < b.row(); });
+  return top == rows.end() || top->row() >= m_model->rowCount() ? -1 : top->row();
 }
 
 std::vector<std::int64_t> HistoryPage::selectedIds() const {
@@ -548,17 +572,27 @@ void HistoryPage::resumeSelected() {
 }
 
 const RunRecord* HistoryPage::exportRun() const {
-  const QModelIndex index = m_view->currentIndex();
-  if (index.isValid() && m_view->selectionModel()->isRowSelected(index.row(), QModelIndex()))
-    return currentRun();
-  // Both export actions took different runs of one selection: Export kernel… the current row,
-  // the T4 export the top one; and after an import (its run selected, another row current)
-  // Export kernel… stayed disabled until the row was clicked.
   const QModelIndexList rows = m_view->selectionModel()->selectedRows();
-  const auto top = std::min_element(rows.begin(), rows.end(),
-                                    [](const auto& a, const auto& b) { return a.row() < b.row(); });
-  return top == rows.end() || top->row() >= m_model->rowCount() ? nullptr
-                                                                : &m_model->row(top->row()).run;
+  if (rows.size() > 1) {
+    // Several runs (a whole race): the fastest of them, by its best working trial, as the Best
+    // column sorts (FLOP rates in one scale). The run that had the keyboard focus was taken:
+    // run 293, 7,366 GFLOP/s, beside the race's best 7,393.
+    int fastest = -1;
+    double best = 0;
+    for (const QModelIndex& index : rows) {
+      if (index.row() >= m_model->rowCount() || !m_model->row(index.row()).tally.best) continue;
+      const double speed =
+          m_model
+              ->data(m_model->index(index.row(), HistoryModel::BestColumn), HistoryModel::SortRole)
+              .toDouble();
+      if (fastest < 0 || speed > best) fastest = index.row(), best = speed;
+    }
+    if (fastest >= 0) return &m_model->row(fastest).run;
+  }
+  // One run (or none of several has a working trial): the current row while it is selected,
+  // else the top selected one (after an import its run is selected, another row current).
+  const int row = actionRow();
+  return row < 0 ? nullptr : &m_model->row(row).run;
 }
 
 KernelExportDialog* HistoryPage::exportCurrent() {
@@ -566,6 +600,16 @@ KernelExportDialog* HistoryPage::exportCurrent() {
   if (!run || !m_export->isEnabled()) return nullptr;
   auto* dialog = new KernelExportDialog(m_storePath, *run, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
+  if (const auto selected = m_view->selectionModel()->selectedRows().size(); selected > 1) {
+    // Which of the selected runs, and why that one.
+    const QString why = tr("The fastest of the %1 selected runs: run %2")
+                            .arg(selected)
+                            .arg(static_cast<qlonglong>(run->id));
+    dialog->setWindowTitle(dialog->windowTitle() + QStringLiteral(" — ") + why);
+    auto* note = new QLabel(why + QLatin1Char('.'), dialog);
+    note->setObjectName(QStringLiteral("exportChoice"));
+    if (auto* layout = qobject_cast<QBoxLayout*>(dialog->layout())) layout->insertWidget(0, note);
+  }
   dialog->open();
   return dialog;
 }

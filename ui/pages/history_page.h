@@ -58,9 +58,9 @@ class HistoryPage : public QWidget {
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* exportButton() const { return m_export; }
   QPushButton* deleteButton() const { return m_delete; }
-  // The run Export kernel… and File > Export run as T4… take: the current row while it is
-  // selected, else the top selected row as the table shows it (after an import, the run
-  // selected); nullptr when none is selected.
+  QPushButton* selectRaceButton() const { return m_selectRace; }
+  // The run Export kernel… and File > Export run as T4… take: of several selected runs, the
+  // fastest (by its best working trial); of one, that one; nullptr when none is selected.
   const RunRecord* exportRun() const;
   // Opens the export dialog of exportRun(); nullptr when none is selected.
   KernelExportDialog* exportCurrent();
@@ -87,6 +87,9 @@ class HistoryPage : public QWidget {
   void showSelected();
   void updateButtons();
   const RunRecord* currentRun() const;
+  // The row a button acts on: the current row while it is selected, else the top selected row
+  // as the table shows it; -1 when none is selected.
+  int actionRow() const;
   // Whether the row's run can go on here: unfinished, not being tuned, not a network's task.
   bool resumable(int row) const;
   // The selected runs that can go on, oldest first.
@@ -108,6 +111,7 @@ class HistoryPage : public QWidget {
   QPushButton* m_resume;
   QPushButton* m_export;
   QPushButton* m_delete;
+  QPushButton* m_selectRace;
   QTimer* m_refresh;                 // reads the store again while a run in it is going on
   QTimer* m_showSelection;           // reads the selected runs once the selection rests
   LatestJob<RunsJob> m_runsJob;      // the store's list of runs
