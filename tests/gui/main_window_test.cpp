@@ -202,6 +202,8 @@ int messageRoom(QStatusBar* bar) {
 // cut at its edge without an ellipsis.
 TEST_F(MainWindowTest, ARaceLeavesTheStatusMessageItsRoom) {
   m_window.resize(1024, 700);
+  // The dataset label shows on Runs and History only.
+  m_window.pages()->setCurrentWidget(m_window.runsPage());
   EXPECT_TRUE(waitUntil([&] { return !m_window.backendText().contains("probing"); }));
   QStatusBar* bar = m_window.statusBar();
   QLabel* device = m_window.runsPage()->datasetStatus();
