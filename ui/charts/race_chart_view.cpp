@@ -8,12 +8,14 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QLogValueAxis>
+#include <QMouseEvent>
 #include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "ui/charts/log_axis_labels.h"
 #include "ui/controller/race_data.h"
@@ -203,10 +205,6 @@ void RaceChartView::rebuild() {
     s.mean->setName(info.algorithms[a]);
     s.mean->setPen(QPen(color, 2.5));
     attach(s.mean);
-    connect(s.mean, &QLineSeries::hovered, this,
-            [this, a](const QPointF& p, bool state) { showTip(describeMean(a, p.x()), state); });
-    connect(s.band, &QAreaSeries::hovered, this,
-            [this, a](const QPointF& p, bool state) { showTip(describeMean(a, p.x()), state); });
     m_series.push_back(s);
   }
   if (info.optimum) {
@@ -214,14 +212,6 @@ void RaceChartView::rebuild() {
     m_optimum->setName(tr("dataset optimum %1 %2").arg(number(*info.optimum), info.speedUnit));
     m_optimum->setPen(QPen(QColor(0x55, 0x55, 0x55), 1.5, Qt::DashLine));
     attach(m_optimum);
-    // Its figure under the pointer, as the other lines give theirs (it had no tip at all).
-    connect(m_optimum, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {
-      const RaceData::Info& i = m_data->info();
-      if (i.optimum)
-        showTip(tr("dataset optimum %1 %2: the fastest configuration the dataset holds")
-                    .arg(number(*i.optimum), i.speedUnit),
-                state);
-    });
   }
   if (info.reference) {
     const ReferenceLine& ref = *info.reference;
@@ -499,10 +489,54 @@ QString RaceChartView::describeMean(int algorithm, double x) const {
   const QString unit = m_data->info().speedUnit;
   const QString where = m_xAxis == XAxis::Trials ? tr("trial %1").arg(std::lround(s.stats.x[i]))
                                                  : tr("%1 s").arg(s.stats.x[i], 0, 'f', 2);
+  if (s.stats.n[i] == 1)  // one run: its best, no spread ("± 0.0000 (1 runs)")
+    return tr("%1 at %2\nbest %3 %4")
+        .arg(m_data->info().algorithms.value(algorithm), where, number(s.stats.mean[i]), unit);
   return tr("%1 at %2\nmean best %3 %4 ± %5 (%6 runs)")
       .arg(m_data->info().algorithms.value(algorithm), where, number(s.stats.mean[i]), unit,
            number(s.stats.sd[i]))
       .arg(s.stats.n[i]);
+}
+
+void RaceChartView::mouseMoveEvent(QMouseEvent* event) {
+  QChartView::mouseMoveEvent(event);
+  // The means, their bands and the optimum say their figures near the pointer, not only on the
+  // line: QLineSeries::hovered fires on the 2.5-pixel stroke itself and its tip went as the
+  // pointer moved a pixel off it, so a hand moving along the line saw nothing (the walk under
+  // Xvfb). Within kNearPx of a line, or inside a band, the nearest one's figures show.
+  constexpr double kNearPx = 6;
+  const QPointF at = chart()->mapFromScene(mapToScene(event->position().toPoint()));
+  QString text;
+  double nearest = kNearPx;
+  if (chart()->plotArea().contains(at) && !m_series.empty()) {
+    QAbstractSeries* any = m_series.front().mean;
+    const double x = chart()->mapToValue(at, any).x();
+    const auto yOf = [&](double value) { return chart()->mapToPosition({x, value}, any).y(); };
+    for (int a = 0; a < static_cast<int>(m_series.size()); ++a) {
+      const Band& b = m_series[static_cast<std::size_t>(a)].stats;
+      if (b.size() == 0 || x < b.x.front() || x > b.x.back()) continue;
+      // The step holding at x: the last point at or before it.
+      const auto it = std::upper_bound(b.x.begin(), b.x.end(), x);
+      const std::size_t i = static_cast<std::size_t>(it - b.x.begin()) - 1;
+      const double mean = yOf(clampY(b.mean[i]));
+      const double top = yOf(clampY(b.mean[i] + b.sd[i]));
+      const double bottom = yOf(clampY(b.mean[i] - b.sd[i]));
+      const double distance = at.y() >= top && at.y() <= bottom ? 0 : std::abs(at.y() - mean);
+      if (distance <= nearest) {
+        nearest = distance;
+        text = describeMean(a, b.x[i]);
+      }
+    }
+    const RaceData::Info& info = m_data->info();
+    if (m_optimum && info.optimum && std::abs(at.y() - yOf(clampY(*info.optimum))) < nearest)
+      text = tr("dataset optimum %1 %2: the fastest configuration the dataset holds")
+                 .arg(number(*info.optimum), info.speedUnit);
+  }
+  if (!text.isEmpty())
+    showTip(text, true);
+  else if (std::exchange(m_nearTip, false))
+    QToolTip::hideText();
+  if (!text.isEmpty()) m_nearTip = true;
 }
 
 void RaceChartView::showTip(const QString& text, bool state) {

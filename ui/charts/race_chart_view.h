@@ -66,6 +66,7 @@ class RaceChartView : public QChartView {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
 
  private:
   struct AlgorithmSeries {
@@ -99,6 +100,7 @@ class RaceChartView : public QChartView {
   bool m_logX = false;
   bool m_logY = false;
   bool m_showRepeats = false;
+  bool m_nearTip = false;  // the tip shown is a mean's, a band's or the optimum's (mouseMoveEvent)
   quint64 m_shownRevision = ~quint64{0};
   double m_minPositive = 1;  // the smallest positive speed seen; log axes cannot show 0
 };
