@@ -22,8 +22,9 @@ foreach(f IN LISTS expected)
 endforeach()
 if(GUI)
   file(READ ${PREFIX}/share/applications/opevo-studio.desktop desktop)
-  # Exec by the installed path: a launcher works without the prefix's bin on PATH.
-  foreach(line "Exec=${PREFIX}/bin/opevo-studio\n" "TryExec=${PREFIX}/bin/opevo-studio\n"
+  # Exec by the installed path, quoted (a prefix may hold spaces): a launcher works without the
+  # prefix's bin on PATH.
+  foreach(line "\nExec=\"${PREFIX}/bin/opevo-studio\"\n" "TryExec=${PREFIX}/bin/opevo-studio\n"
           "Icon=opevo-studio" "Type=Application")
     string(FIND "${desktop}" "${line}" at)
     if(at EQUAL -1)

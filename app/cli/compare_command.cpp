@@ -115,8 +115,9 @@ void runCompareCommand(const CompareArgs& a) {
   // Before the dataset is read: a rerun into the same folder once replaced an earlier race's
   // results without a word.
   const std::filesystem::path out(a.out);
-  claimResultsFolder(out, {kTrialsCsv, kSummaryJson, kPartialCsv}, a.force,
-                     "an earlier race's results");
+  const std::vector<std::string> results{kTrialsCsv, kSummaryJson, kPartialCsv};
+  const std::string earlier = "an earlier race's results";
+  if (!a.force) claimResultsFolder(out, results, false, earlier);
   ReplayDataset read = loadReplayDataset(a.space);
   // Stored runs name their file as the window's do, by a path that holds from any folder.
   if (!a.db.empty()) read.path = std::filesystem::absolute(read.path).lexically_normal().string();
@@ -133,6 +134,9 @@ void runCompareCommand(const CompareArgs& a) {
   options.scheduleSeed = a.seed;
   Engine engine(dataset->space, measurer, options);
   addRace(engine, plan);  // every name and setting checked before anything is written
+  // --force removes the earlier results only now: a refused command (a misspelt algorithm) once
+  // deleted them and then ran nothing.
+  if (a.force) claimResultsFolder(out, results, true, earlier);
 
   // Made before any run is stored: a folder that cannot hold it leaves no run "running".
   TrialsCsvWriter csv((out / kPartialCsv).string());

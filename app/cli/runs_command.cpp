@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/utf8_text.h"
 #include "engine/speed_unit.h"
+#include "io/run_import.h"
 #include "layout/tuning_mode.h"
 #include "space/text.h"
 #include "store/live_status.h"
@@ -25,6 +26,13 @@ std::string shown(const std::string& text) {
   return escapeInvalidUtf8(text);
 }
 
+// A stored JSON column as JSON; one a damaged byte made unreadable as its escaped text, not the
+// "<discarded>" nlohmann prints for it (invalid JSON for every reader of --json).
+nlohmann::json storedJson(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  return j.is_discarded() ? nlohmann::json(shown(text)) : j;
+}
+
 nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
                        std::optional<double> best) {
   nlohmann::json j{{"id", r.id},
@@ -32,11 +40,12 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
                    {"algorithm", shown(r.algorithm)},
                    // loop, joint, winograd, matvec or replay (layout::runModeName)
                    {"mode", layout::runModeName(r.operatorJson)},
-                   {"settings", nlohmann::json::parse(r.settingsJson, nullptr, false)},
-                   {"seed", r.seed},
+                   {"settings", storedJson(r.settingsJson)},
+                   // null for an imported file that names no seed
+                   {"seed", knownSeed(r) ? nlohmann::json(*knownSeed(r)) : nlohmann::json()},
                    {"backend", shown(r.backend)},
                    {"device", shown(r.device)},
-                   {"budget", nlohmann::json::parse(r.budgetJson, nullptr, false)},
+                   {"budget", storedJson(r.budgetJson)},
                    {"status", std::string(runStatusName(status))},
                    {"end_reason", std::string(endReasonName(r.endReason))},
                    {"started", shown(r.started)},
@@ -46,12 +55,12 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
                    // null where no trial worked
                    {"best_speed", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}};
   if (r.raceId)
-    j["race"] = {{"id", r.raceId}, {"algorithm", r.raceAlgorithm}, {"repeat", r.raceRepeat}};
+    // Repeats counted from 1, as the window, compare and trials.csv count them.
+    j["race"] = {{"id", r.raceId}, {"algorithm", r.raceAlgorithm}, {"repeat", r.raceRepeat + 1}};
   if (r.referenceSpeed)
     j["reference"] = {{"library", shown(r.referenceLibrary)}, {"speed", *r.referenceSpeed}};
   if (!r.label.empty()) j["label"] = shown(r.label);
-  if (!r.sideBySideJson.empty())
-    j["side_by_side"] = nlohmann::json::parse(r.sideBySideJson, nullptr, false);
+  if (!r.sideBySideJson.empty()) j["side_by_side"] = storedJson(r.sideBySideJson);
   return j;
 }
 
@@ -149,11 +158,12 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
   const std::string where =
       shown(run->device.empty() ? run->backend : run->backend + ", " + run->device);
   const std::string mode = layout::runModeName(run->operatorJson);
-  std::printf("run %lld: %s on %s (%s)%s, seed %llu, %s\nsettings %s, budget %s\n",
+  const std::optional<std::uint64_t> seed = knownSeed(*run);
+  std::printf("run %lld: %s on %s (%s)%s, seed %s, %s\nsettings %s, budget %s\n",
               static_cast<long long>(run->id), shown(run->algorithm).c_str(),
               shown(run->operatorName).c_str(), where.c_str(),
               mode.empty() ? "" : (", mode " + mode).c_str(),
-              static_cast<unsigned long long>(run->seed),
+              seed ? std::to_string(*seed).c_str() : "- (the file names none)",
               runStatusText(status, run->endReason).c_str(), shown(run->settingsJson).c_str(),
               shown(run->budgetJson).c_str());
   if (live.orphaned(*run))

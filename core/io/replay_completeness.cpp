@@ -216,7 +216,7 @@ std::string completenessLabel(Completeness completeness) {
     case Completeness::Partial:
       return "not complete: its description allows more configurations";
     case Completeness::Sparse:
-      return "not taken as complete: a tiny share of its space";
+      return "not taken as complete: a small share of its space";
     case Completeness::RunRecord:
       return "one tuning run's record: no optimum";
   }

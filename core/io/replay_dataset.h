@@ -20,14 +20,15 @@ enum class Completeness {
   Assumed,    // a brute-forced file with nothing to check it against: taken as complete
   Truncated,  // the file ends without its closing braces (a run still being written)
   Partial,    // its T1 description allows configurations the file does not hold
-  Sparse,  // no description, and a tiny share of its Cartesian space: a search strategy's record?
+  Sparse,  // no description, and a small share of its Cartesian space: a search strategy's record?
   RunRecord,  // names the tuner that measured it (our T4 exports): one run's record
 };
 // Checked and Assumed: the dataset's best is taken as the optimum.
 bool isComplete(Completeness completeness);
 // Its name in JSON output: "checked", "assumed", "truncated", "partial", "sparse", "run_record".
 std::string completenessName(Completeness completeness);
-// A few words for a display: "complete (checked against gemm.json)", "not complete: cut short".
+// A few words for a display: "complete (checked): the optimum is known", "not complete: the file
+// is cut short".
 std::string completenessLabel(Completeness completeness);
 
 // A brute-forced measurement file (Kernel Tuner cache or T4 results) read into a search space and

@@ -73,19 +73,19 @@ std::string unreadableLine(const std::string& database, std::int64_t run,
 
 }  // namespace
 
+bool sameMeasurement(const RunRecord& like, const RunRecord& other) {
+  if (like.backend != other.backend || like.device != other.device) return false;
+  // A CPU run's label also says whether its weights were timed cold (a network's tasks): those
+  // times are not a warm run's.
+  if (like.backend == "cpu" && !like.label.empty() && other.label != like.label) return false;
+  return runOperatorKey(like.operatorJson) == runOperatorKey(other.operatorJson);
+}
+
 History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun,
                     const HistoryOptions& options) {
-  const std::string key = runOperatorKey(like.operatorJson);
   std::vector<std::int64_t> runs;
-  for (const RunRecord& r : store.runs()) {
-    if (r.id == excludeRun || runOperatorKey(r.operatorJson) != key || r.backend != like.backend ||
-        r.device != like.device)
-      continue;
-    // A CPU run's label also says whether its weights were timed cold (a network's tasks):
-    // those times are not a warm run's.
-    if (like.backend == "cpu" && !like.label.empty() && r.label != like.label) continue;
-    runs.push_back(r.id);
-  }
+  for (const RunRecord& r : store.runs())
+    if (r.id != excludeRun && sameMeasurement(like, r)) runs.push_back(r.id);
   // Read newest first, so that a limited history stops reading once it has enough.
   History h;
   std::vector<std::vector<HistoryTrial>> newestFirst;

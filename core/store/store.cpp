@@ -395,8 +395,11 @@ std::string Store::nowUtc() {
 
 Store::Store(const std::string& path, Opening opening) : m_path(path) {
   std::error_code ec;
-  if (opening == Opening::ExistingOnly && !std::filesystem::exists(path, ec))
-    throw InputError("database " + inQuotes(path) + " is no longer there (moved or deleted?)");
+  const bool existingOnly = opening == Opening::ExistingOnly;
+  if (existingOnly && !std::filesystem::exists(path, ec))
+    throw InputError("database " + inQuotes(path) +
+                     (ec ? " cannot be reached: " + ec.message()
+                         : std::string(" is no longer there (moved or deleted?)")));
   // "newdir/" names a folder: refused before its folders are made, not after, which left an empty
   // folder behind and then called it one.
   if (!path.empty() && !std::filesystem::path(path).has_filename())
@@ -404,7 +407,7 @@ Store::Store(const std::string& path, Opening opening) : m_path(path) {
                      " names a folder, not a database file (give a " + "file, e.g. " +
                      (std::filesystem::path(path) / "opevo.db").string() + ")");
   const auto folder = std::filesystem::path(path).parent_path();
-  if (!folder.empty()) std::filesystem::create_directories(folder, ec);
+  if (!folder.empty() && !existingOnly) std::filesystem::create_directories(folder, ec);
   if (ec)
     throw InputError("cannot create the database folder " + folder.string() + ": " + ec.message());
   // A folder, a device (/dev/null) or a pipe is no database file: said by name, before SQLite
@@ -417,8 +420,9 @@ Store::Store(const std::string& path, Opening opening) : m_path(path) {
                      " is not a regular file (a device, pipe or socket): give a database file");
   requireWritable(path);
   if (std::filesystem::exists(path)) checkExisting(path);
-  if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
+  // Without SQLITE_OPEN_CREATE, a file deleted since the check above is not made again empty.
+  const int flags = SQLITE_OPEN_READWRITE | (existingOnly ? 0 : SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
     const std::string reason = m_db ? sqlite3_errmsg(m_db) : "out of memory";
     sqlite3_close(m_db);
     throw InputError("cannot open database " + inQuotes(path) + ": " + reason);

@@ -241,8 +241,24 @@ TEST_F(HistoryPageTest, ExportTakesTheOneSelectedRunElseTheFastestOfTheSelection
   addRun("GFLOP/s", 3);                               // best 30
   const std::int64_t fastest = addRun("GFLOP/s", 5);  // best 50
   const std::int64_t third = addRun("GFLOP/s", 4);    // best 40
+  // Faster, but of another dataset: not drawn beside them, so never "the fastest" of them.
+  std::int64_t elsewhere = 0;
+  {
+    Store store(m_path);
+    RunRecord r;
+    r.operatorName = "other";
+    r.operatorJson = R"({"replay": "/nowhere/other.json.gz"})";
+    r.algorithm = "random";
+    r.backend = "replay";
+    r.device = "A100";
+    r.budgetJson = R"({"trials": 100})";
+    r.speedUnit = "GFLOP/s";
+    std::vector<TrialRow> rows;
+    for (int i = 1; i <= 9; ++i) rows.push_back(trialRow(i));
+    elsewhere = store.createRunWithTrials(r, rows);
+  }
   HistoryPage page;
-  ASSERT_TRUE(open(page, 3));
+  ASSERT_TRUE(open(page, 4));
   const int other = page.model()->row(0).run.id == third ? 1 : 0;
   page.view()->setCurrentIndex(page.model()->index(other, 0));
   EXPECT_TRUE(page.selectRuns({third}).empty());
@@ -257,13 +273,13 @@ TEST_F(HistoryPageTest, ExportTakesTheOneSelectedRunElseTheFastestOfTheSelection
                                                  QItemSelectionModel::NoUpdate);
   ASSERT_NE(page.exportRun(), nullptr);
   EXPECT_EQ(page.exportRun()->id, fastest);
+  EXPECT_NE(page.exportRun()->id, elsewhere);
   KernelExportDialog* dialog = page.exportCurrent();
   ASSERT_NE(dialog, nullptr);
   auto* note = dialog->findChild<QLabel*>(QStringLiteral("exportChoice"));
   ASSERT_NE(note, nullptr);
-  EXPECT_EQ(
-      note->text().toStdString(),
-      QStringLiteral("The fastest of the 3 selected runs: run %1.").arg(fastest).toStdString());
+  EXPECT_EQ(note->text().toStdString(),
+            QStringLiteral("The fastest of the 3 runs drawn: run %1.").arg(fastest).toStdString());
   dialog->close();
 }
 

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <QElapsedTimer>
 #include <QLabel>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -66,26 +65,23 @@ TEST(HistorySelectionLag, MovingTheSelectionDoesNotFreezeTheWindow) {
   page.view()->selectRow(0);
   ASSERT_TRUE(waitUntil([&] { return !page.busy(); }));
 
+  // The mechanism, not a timing (this machine is shared): a moving selection is read once it
+  // rests, not once a step. Before, each step started a read: 10 and 24 of them, and their
+  // window froze 3.1 s and 8.8 s (figures of the walk's 327-run database).
   const auto settle = [&](const char* what, auto keys) {
-    test::StallProbe probe;
-    QElapsedTimer clock;
-    clock.start();
+    const int before = page.curvesReads();
     keys();
     ASSERT_TRUE(waitUntil([&] { return !page.busy(); }, 30000)) << what;
-    // Before: 3,100 ms without a repaint for the ten presses, 8,800 ms for the 24 rows.
-    EXPECT_LT(probe.longestMs(), 1000) << what;
-    EXPECT_LT(clock.elapsed(), 3000) << what;
+    EXPECT_EQ(page.curvesReads() - before, 1) << what;
   };
   settle("ten Down presses", [&] {
     for (int i = 0; i < 10; ++i) {
       QTest::keyClick(page.view(), Qt::Key_Down);
-      QTest::qWait(20);  // a key's auto-repeat
     }
   });
   settle("24 rows added to the selection", [&] {
     for (int i = 0; i < 24; ++i) {
       QTest::keyClick(page.view(), Qt::Key_Down, Qt::ShiftModifier);
-      QTest::qWait(20);
     }
   });
   EXPECT_EQ(page.view()->selectionModel()->selectedRows().size(), 25);

@@ -65,6 +65,14 @@ TEST(CliCompareResults, ARerunIntoTheSameFolderIsRefusedUnlessForced) {
   EXPECT_EQ(lines(out / "trials.csv"), 1u + 2 * 2 * 30) << "the earlier results were touched";
   EXPECT_EQ(fileText(out / "summary.json"), summary);
 
+  // A forced command that is refused (a misspelt algorithm) leaves them too: --force removed them
+  // before the names were checked.
+  const ProcessResult misspelt =
+      runProcess(OPEVO_CLI, {"compare", "--space", kGemm, "--algos", "randomm", "--trials", "5",
+                             "--out", out.string(), "--force", "--quiet"});
+  EXPECT_NE(misspelt.status, 0);
+  EXPECT_EQ(fileText(out / "summary.json"), summary) << misspelt.err;
+
   const ProcessResult forced = compare(out, "5", {"--force"});
   ASSERT_EQ(forced.status, 0) << forced.err;
   EXPECT_EQ(lines(out / "trials.csv"), 1u + 2 * 2 * 5);

@@ -6,6 +6,7 @@
 // that cannot be caused on purpose (a timeout under 0.2 s, a worker killed with kill -9).
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <csignal>
 #include <filesystem>
@@ -139,6 +140,32 @@ TEST(CliHistoryReuse, ADamagedStoredConfigurationCostsOnlyItsTrial) {
             std::string::npos)
       << exported.err;
   EXPECT_TRUE(fs::exists(t4));
+}
+
+// A damaged byte in a stored JSON column (settings, budget) printed "<discarded>" in show --json
+// and runs --json, which no JSON reader takes: the column is given as its escaped text.
+TEST(CliHistoryReuse, ADamagedJsonColumnStillGivesValidJson) {
+  const Folder f;
+  ASSERT_EQ(
+      opevo({"tune", "--backend", kReplay, "--algo", "random", "--trials", "2", "--db", f.db()})
+          .status,
+      0);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(f.db().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "UPDATE runs SET settings_json = CAST(X'7B2261223A2261FF227D' AS TEXT)",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(db);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"show", "1", "--json", "--db", f.db()},
+        std::vector<std::string>{"runs", "--json", "--db", f.db()}}) {
+    const ProcessResult r = opevo(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
+    EXPECT_EQ(r.out.find("discarded"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\\\\xff"), std::string::npos) << r.out;
+  }
 }
 
 TEST(CliHistoryReuse, AReusedTrialNamesTheRunThatMeasuredIt) {

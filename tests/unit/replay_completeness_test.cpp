@@ -127,8 +127,8 @@ TEST(ReplayCompleteness, ADescriptionOfAnotherSpaceIsSetAside) {
 // assumption, and says so and how to check it.
 TEST(ReplayCompleteness, WithNothingToCheckCompletenessIsAssumedAndSaid) {
   const TempDir dir;
-  const fs::path file = dir.path / "mine" / "gemm_2000.json";
-  write(file, subset("gemm/RTX_2080_Ti.json.gz", 2000, true).dump());
+  const fs::path file = dir.path / "mine" / "gemm_10000.json";
+  write(file, subset("gemm/RTX_2080_Ti.json.gz", 10000, true).dump());
   const ReplayDataset ds = loadReplayDataset(file.string());
   EXPECT_EQ(ds.completeness, Completeness::Assumed);
   EXPECT_TRUE(ds.complete);

@@ -256,14 +256,12 @@ TEST(Store, OpensAndReadsWhileAnotherProgramHoldsTheWriteLock) {
   sqlite3* writer = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &writer), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(writer, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
-  const auto start = std::chrono::steady_clock::now();
+  // Before, opening took the write lock to migrate: it waited the 5 s busy timeout and threw.
   std::size_t runs = 0;
   EXPECT_NO_THROW(runs = Store(path).runs().size());
-  const auto waited = std::chrono::steady_clock::now() - start;
   sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(writer);
   EXPECT_EQ(runs, 1u);
-  EXPECT_LT(waited, std::chrono::seconds(2));
 }
 
 TEST(Store, NotSqliteForeignAndNewerAreRefused) {

@@ -185,8 +185,11 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
       case RepeatColumn:
         return r.run.raceId == 0 ? QVariant() : QVariant(r.run.raceRepeat + 1);
       case SeedColumn:
-        // What the run's tuner was seeded with: the same seed proposes the same trials again.
-        return static_cast<qulonglong>(r.run.seed);
+        // What the run's tuner was seeded with: the same seed proposes the same trials again. An
+        // imported file that names none: unknown ("-"), not 0.
+        if (const std::optional<std::uint64_t> seed = knownSeed(r.run))
+          return static_cast<qulonglong>(*seed);
+        return QStringLiteral("-");
       case ModeColumn:
         return QString::fromStdString(layout::runModeName(r.run.operatorJson));
       case OperatorColumn: {

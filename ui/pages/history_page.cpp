@@ -29,8 +29,8 @@
 #include "io/replay_dataset.h"
 #include "io/run_import.h"
 #include "space/text.h"
+#include "store/history.h"
 #include "store/live_status.h"
-#include "store/run_operator.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
@@ -125,16 +125,6 @@ QString notDrawn(const QStringList& ids, const QString& why) {
       .arg(idList(ids), why);
 }
 
-// Whether two runs measured the same thing, so that their curves are repeats of one experiment:
-// the store's rule for "the same operator" (loadHistory, core/store/history.cpp): one operator
-// (a replay's dataset is in its operator JSON), one backend, one device, and for a CPU run the
-// same label (cold or warm weights).
-bool sameExperiment(const RunRecord& a, const RunRecord& b) {
-  if (a.backend != b.backend || a.device != b.device) return false;
-  if (a.backend == "cpu" && !a.label.empty() && a.label != b.label) return false;
-  return runOperatorKey(a.operatorJson) == runOperatorKey(b.operatorJson);
-}
-
 // A complete dataset's best speed (its optimum), read once per version of the file: reading a
 // dataset parses every configuration it holds (a third of a second for a GEMM's), and History
 // read it again at every selection change. Empty when the file is not complete or not there
@@ -187,7 +177,7 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     QStringList otherUnit;
     std::optional<std::string> replay;  // the dataset of the drawn runs, for its optimum
     for (const HistoryModel::Row& row : rows) {
-      if (!sameExperiment(row.run, anchor)) {
+      if (!sameMeasurement(anchor, row.run)) {
         otherExperiment << QString::number(row.run.id);
         continue;
       }
@@ -571,23 +561,45 @@ void HistoryPage::resumeSelected() {
   emit resumeRaceRequested(runs);
 }
 
+const RunRecord* HistoryPage::anchorRun() const {
+  // The chart is of the current run's operator and device, while that run is selected; else of
+  // the oldest selected run's.
+  const QModelIndex current = m_view->currentIndex();
+  if (current.isValid() && current.row() < m_model->rowCount() &&
+      m_view->selectionModel()->isRowSelected(current.row(), QModelIndex()))
+    return &m_model->row(current.row()).run;
+  const RunRecord* oldest = nullptr;
+  for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
+    if (index.row() < m_model->rowCount() &&
+        (!oldest || m_model->row(index.row()).run.id < oldest->id))
+      oldest = &m_model->row(index.row()).run;
+  return oldest;
+}
+
+int HistoryPage::fastestDrawnRow(int* drawn) const {
+  // The runs drawn (the anchor's operator and device: sameMeasurement), so one unit: the fastest
+  // by its best working trial. Ctrl+A over a GEMM, a pnpoly (1/ms) and a dedispersion (GB/s)
+  // took the GEMM, a run of another operator than the chart's.
+  const RunRecord* anchor = anchorRun();
+  int fastest = -1, count = 0;
+  if (!anchor) return fastest;
+  for (const QModelIndex& index : m_view->selectionModel()->selectedRows()) {
+    if (index.row() >= m_model->rowCount()) continue;
+    const HistoryModel::Row& row = m_model->row(index.row());
+    if (!sameMeasurement(*anchor, row.run)) continue;
+    ++count;
+    if (row.tally.best && (fastest < 0 || *row.tally.best > *m_model->row(fastest).tally.best))
+      fastest = index.row();
+  }
+  if (drawn) *drawn = count;
+  return fastest;
+}
+
 const RunRecord* HistoryPage::exportRun() const {
-  const QModelIndexList rows = m_view->selectionModel()->selectedRows();
-  if (rows.size() > 1) {
-    // Several runs (a whole race): the fastest of them, by its best working trial, as the Best
-    // column sorts (FLOP rates in one scale). The run that had the keyboard focus was taken:
-    // run 293, 7,366 GFLOP/s, beside the race's best 7,393.
-    int fastest = -1;
-    double best = 0;
-    for (const QModelIndex& index : rows) {
-      if (index.row() >= m_model->rowCount() || !m_model->row(index.row()).tally.best) continue;
-      const double speed =
-          m_model
-              ->data(m_model->index(index.row(), HistoryModel::BestColumn), HistoryModel::SortRole)
-              .toDouble();
-      if (fastest < 0 || speed > best) fastest = index.row(), best = speed;
-    }
-    if (fastest >= 0) return &m_model->row(fastest).run;
+  if (m_view->selectionModel()->selectedRows().size() > 1) {
+    // Several runs (a whole race): the fastest of those drawn. The run that had the keyboard
+    // focus was taken: run 293, 7,366 GFLOP/s, beside the race's best 7,393.
+    if (const int fastest = fastestDrawnRow(); fastest >= 0) return &m_model->row(fastest).run;
   }
   // One run (or none of several has a working trial): the current row while it is selected,
   // else the top selected one (after an import its run is selected, another row current).
@@ -600,10 +612,12 @@ KernelExportDialog* HistoryPage::exportCurrent() {
   if (!run || !m_export->isEnabled()) return nullptr;
   auto* dialog = new KernelExportDialog(m_storePath, *run, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  if (const auto selected = m_view->selectionModel()->selectedRows().size(); selected > 1) {
-    // Which of the selected runs, and why that one.
-    const QString why = tr("The fastest of the %1 selected runs: run %2")
-                            .arg(selected)
+  int drawn = 0;
+  if (m_view->selectionModel()->selectedRows().size() > 1 && fastestDrawnRow(&drawn) >= 0) {
+    // Which of the selected runs, and why that one (none with a working trial: the one acted on,
+    // without a word of "fastest").
+    const QString why = tr("The fastest of the %1 runs drawn: run %2")
+                            .arg(drawn)
                             .arg(static_cast<qlonglong>(run->id));
     dialog->setWindowTitle(dialog->windowTitle() + QStringLiteral(" — ") + why);
     auto* note = new QLabel(why + QLatin1Char('.'), dialog);
@@ -742,13 +756,8 @@ void HistoryPage::showSelected() {
   m_info->setText(tr("Reading %1…")
                       .arg(QString::fromStdString(
                           counted(static_cast<long long>(rows.size()), "run", "runs"))));
-  // The chart is of the current run's operator and device, while that run is selected; else of
-  // the oldest selected run's.
-  const QModelIndex current = m_view->currentIndex();
-  const std::int64_t anchor =
-      current.isValid() && m_view->selectionModel()->isRowSelected(current.row(), QModelIndex())
-          ? m_model->row(current.row()).run.id
-          : rows.front().run.id;
+  const std::int64_t anchor = anchorRun()->id;
+  ++m_curvesReads;
   m_curvesJob.start(
       [path = m_storePath.toStdString(), rows = std::move(rows), anchor] {
         return loadCurves(path, rows, anchor);

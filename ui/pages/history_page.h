@@ -50,6 +50,9 @@ class HistoryPage : public QWidget {
   QString title() const;
   // Also while a selection waits to rest before its curves are read.
   bool busy() const;
+  // How many reads of the selected runs' curves have started: one per resting selection, not one
+  // per step of a moving one.
+  int curvesReads() const { return m_curvesReads; }
   // Selects every run of the race the given row belongs to, and draws them.
   void selectRace(int row);
   // Selects the runs with these ids (as `opevo runs` lists them) and draws them together, as if
@@ -84,6 +87,13 @@ class HistoryPage : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  // The run whose operator and device the chart is of: the current run while it is selected,
+  // else the oldest selected one; null when none is selected.
+  const RunRecord* anchorRun() const;
+  // The fastest run drawn (the anchor's experiment) with a working trial, or -1; `drawn` is how
+  // many selected runs are drawn.
+  int fastestDrawnRow(int* drawn = nullptr) const;
+
   void showSelected();
   void updateButtons();
   const RunRecord* currentRun() const;
@@ -112,8 +122,9 @@ class HistoryPage : public QWidget {
   QPushButton* m_export;
   QPushButton* m_delete;
   QPushButton* m_selectRace;
-  QTimer* m_refresh;                 // reads the store again while a run in it is going on
-  QTimer* m_showSelection;           // reads the selected runs once the selection rests
+  QTimer* m_refresh;        // reads the store again while a run in it is going on
+  QTimer* m_showSelection;  // reads the selected runs once the selection rests
+  int m_curvesReads = 0;
   LatestJob<RunsJob> m_runsJob;      // the store's list of runs
   LatestJob<CurvesJob> m_curvesJob;  // the trials of the selected runs
   LatestJob<DeleteJob> m_deleteJob;  // checking, then deleting, the selected runs

@@ -146,7 +146,11 @@ void DatasetPicker::showInfo() {
                groupDigits(std::to_string(d.table.size())),
                groupDigits(std::to_string(d.failedCount())), formatSpeed(d.bestSpeed),
                unit.toHtmlEscaped(),
-               d.complete ? tr(" (complete: the optimum is known)") : QString());
+               // What the best rests on: checked, assumed (said so), or not complete.
+               tr(" (%1)").arg(QString::fromStdString(completenessLabel(d.completeness))));
+  if (!d.completenessNote.empty())
+    text += QStringLiteral("<br><i>%1</i>")
+                .arg(QString::fromStdString(d.completenessNote).toHtmlEscaped());
   for (const std::string& note : d.notes)
     text += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(note).toHtmlEscaped());
   m_infoLabel->setText(text);
