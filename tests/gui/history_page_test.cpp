@@ -113,6 +113,21 @@ TEST_F(HistoryPageTest, ARunSelectedAfterItsDatabaseWentSaysSoAndMakesNothing) {
   EXPECT_FALSE(QDir(m_dir.path()).exists());
 }
 
+// A first start: an empty history says where runs come from, not how to select them.
+TEST_F(HistoryPageTest, AnEmptyHistorySaysWhereRunsComeFrom) {
+  { Store store(m_path); }
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 0));
+  EXPECT_TRUE(
+      caption(page).startsWith(QStringLiteral("No runs yet: start a race on the Runs page")))
+      << caption(page).toStdString();
+  addRun("GFLOP/s", 3);
+  page.reload();
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.model()->rowCount() == 1; }));
+  EXPECT_TRUE(caption(page).startsWith(QStringLiteral("Select runs")))
+      << caption(page).toStdString();
+}
+
 // An imported T4 file's GFLOP/s run beside its 1/ms one: never one axis for two units.
 TEST_F(HistoryPageTest, RunsOfAnotherUnitAreNotDrawnOnTheSameAxis) {
   const std::int64_t perMs = addRun("1/ms", 5);

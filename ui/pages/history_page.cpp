@@ -104,7 +104,12 @@ QString allFailedText(std::int64_t run, const std::vector<TrialRow>& trials) {
   return text;
 }
 
-QString noneSelectedText() {
+// With no run stored yet (a first start), where runs come from rather than how to pick them.
+QString noneSelectedText(bool anyRuns) {
+  if (!anyRuns)
+    return QObject::tr(
+        "No runs yet: start a race on the Runs page (Ctrl+3), or import a measured file (File > "
+        "Import measured file…, Ctrl+I).");
   return QObject::tr("Select runs to draw their curves; a race's runs draw as bands.");
 }
 
@@ -284,7 +289,7 @@ HistoryPage::HistoryPage(QWidget* parent)
   m_view->horizontalHeader()->setStretchLastSection(false);
   m_info->setObjectName(QStringLiteral("historyInfo"));
   m_info->setWordWrap(true);
-  m_info->setText(noneSelectedText());
+  m_info->setText(noneSelectedText(true));
   auto* reloadButton = new QPushButton(tr("Reload"), this);
   m_selectRace->setObjectName(QStringLiteral("selectRace"));
   auto* bar = new QHBoxLayout;
@@ -749,7 +754,7 @@ void HistoryPage::showSelected() {
   if (rows.empty()) {
     m_curvesJob.cancel();
     m_data->reset({});
-    m_info->setText(noneSelectedText());
+    m_info->setText(noneSelectedText(m_model->rowCount() > 0));
     return;
   }
   // Spelled out: tr's %n is plural only with a translation loaded.
