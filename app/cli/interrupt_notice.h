@@ -1,15 +1,22 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 namespace opevo::cli {
 
-// For the stretch after tuning (reference timing, the side-by-side timing, the end-to-end run),
-// where nothing measured can be lost: Ctrl-C or SIGTERM prints `message` (what is stored and how
-// to go on) and exits with status 130 at once, where the default action ended the program without
-// a word.
+// How every long command (tune, compare, sweep, net tune, kas search) is stopped: Ctrl-C
+// (SIGINT), SIGTERM, and SIGHUP (the terminal or ssh session closed) alike. The first stops the
+// step in hand as it says; a second one ends the program. The exit status is 128 + the signal,
+// as the shell reports a program a signal killed: 130 after Ctrl-C, 143 after SIGTERM, 129 after
+// SIGHUP (docs/engine.md, "Stopping a run").
+//
+// A notice is installed for the stretch of a command that a signal may stop. With `message` only
+// (nothing measured can be lost, e.g. the reference timing after a run) a signal prints it and
+// exits at once.
 class InterruptNotice {
  public:
   explicit InterruptNotice(const std::string& message);
@@ -22,13 +29,40 @@ class InterruptNotice {
   // prints `first` (what happens now); a second one ends the program with `message`.
   void rearm(const std::string& message, std::atomic<bool>* stop = nullptr,
              const std::string& first = {});
+
+  // For a step whose work in hand can take long (a trial: its kernels' builds, its timing): the
+  // first signal calls `stop` (in the handler: it may only set flags) and prints `first` at once;
+  // a second one runs `abandon` on a thread of this notice's, where it may use a database and end
+  // child processes (the worker measuring the trial in hand), then prints `message` and exits
+  // (without `abandon`, at once). A third one exits at once, `abandon` done or not.
+  void rearm(const std::string& message, void (*stop)(), const std::string& first,
+             std::function<void()> abandon = {});
+
+ private:
+  struct Abandoner;
+  std::unique_ptr<Abandoner> m_abandoner;
 };
 
-// A step the user interrupted after what it had done was reported: main prints the message and
-// exits with status 130, as the shell does for Ctrl-C.
+// The first stop signal this program received (SIGINT, SIGTERM or SIGHUP); 0 when none.
+int stopSignal();
+// 128 + stopSignal(): what a command that a signal stopped exits with (130 when none was
+// received, as for Ctrl-C).
+int interruptedExitStatus();
+
+// A step the user interrupted after what it had done was reported: the message is printed and
+// the program exits with interruptedExitStatus().
 class Interrupted : public std::runtime_error {
  public:
-  explicit Interrupted(const std::string& message) : std::runtime_error(message) {}
+  explicit Interrupted(const std::string& message)
+      : std::runtime_error(message), m_status(interruptedExitStatus()) {}
+  int exitStatus() const { return m_status; }
+
+ private:
+  int m_status;
 };
+
+// Runs a command's body; an Interrupted it throws is reported as main reports it, and the
+// program exits with its status (143 after SIGTERM, where main's catch says 130 for all).
+void runStoppable(const std::function<void()>& command);
 
 }  // namespace opevo::cli

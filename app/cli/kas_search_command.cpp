@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -13,6 +12,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/interrupt_notice.h"
 #include "cli/kas_groups_text.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
@@ -29,10 +29,7 @@
 namespace opevo::cli {
 namespace {
 
-std::atomic<bool> g_stop{false};
-void onInterrupt(int) {
-  g_stop = true;
-}
+std::atomic<bool> g_stop{false};  // set by the first Ctrl-C (InterruptNotice)
 
 struct SearchOptions {
   kas::KasSearchSettings settings;
@@ -326,17 +323,27 @@ void runSearch(SearchOptions& o) {
                  o.resume ? " (resumed)" : "");
   PrintingObserver printer(s.candidates, terminal);
   g_stop = false;
-  std::signal(SIGINT, onInterrupt);
-  std::signal(SIGTERM, onInterrupt);
+  const std::string resume =
+      "opevo kas search --resume " + std::to_string(search->id()) + databaseHint(o.db);
+  // Ctrl-C (SIGTERM, SIGHUP) stops the search after the candidate in hand; a second one ends the
+  // program at once, the candidate in hand lost (the search then reads interrupted).
+  std::optional<InterruptNotice> notice(std::in_place, "kernel search");
+  notice->rearm("kernel search " + std::to_string(search->id()) +
+                    ": the candidate in hand was abandoned, every finished one is kept (continue "
+                    "it with " +
+                    resume + ")",
+                &g_stop, "stopping after the candidate in hand");
   const RunStatus status = search->run(o.json ? nullptr : &printer, &g_stop);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  notice.reset();
   printer.endLive();
   printReport(store, search->id(), o.json);
+  // Stopped by a signal: its exit status (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+  if (status == RunStatus::Interrupted && stopSignal())
+    throw Interrupted("kernel search " + std::to_string(search->id()) +
+                      " stopped (continue it with " + resume + ")");
   if (status == RunStatus::Interrupted)
     throw RunFailed("kernel search " + std::to_string(search->id()) +
-                    " interrupted (continue it with opevo kas search --resume " +
-                    std::to_string(search->id()) + databaseHint(o.db) + ")");
+                    " interrupted (continue it with " + resume + ")");
   if (status == RunStatus::Failed)
     throw RunFailed("kernel search " + std::to_string(search->id()) + " failed");
 }
@@ -503,7 +510,7 @@ void addKasSearchCommands(CLI::App* kas) {
     if (option != resume && option->get_name() != "--db" && option->get_name() != "--json" &&
         option->get_name() != "--help")
       resume->excludes(option);
-  s->callback([] { runSearch(search); });
+  s->callback([] { runStoppable([] { runSearch(search); }); });
 
   static std::pair<std::string, bool> list;
   CLI::App* l = kas->add_subcommand("searches", "The stored kernel searches");

@@ -58,7 +58,7 @@ struct NetTuneOptions {
 
 std::atomic<net::NetworkSession*> g_session{nullptr};
 
-void onInterrupt(int) {
+void onInterrupt() {
   // Only sets flags: each engine commits the trial in hand and stops.
   if (net::NetworkSession* s = g_session.load()) s->stopFromSignal();
   cancelClusterFromSignal();
@@ -154,6 +154,8 @@ void runTune(const NetTuneOptions& o) {
   const BackendOptions options = sessionOptions(o);
   std::optional<net::NetworkSource> source;
   if (!o.resume) source = newSource(o, options);
+  // Before the database is opened: a missing worker or compiler leaves nothing behind.
+  if (source) requireMeasuringPrograms(source->backend, options);
   Store store(o.resume ? existingDatabase(o.db) : o.db.empty() ? Store::defaultPath() : o.db);
   const std::unique_ptr<net::NetworkSession> session =
       source ? std::make_unique<net::NetworkSession>(store, std::move(*source), options)
@@ -163,6 +165,7 @@ void runTune(const NetTuneOptions& o) {
   const net::NetworkTuningPlan& plan = session->source().plan;
   const std::string& backend = session->source().backend;
   const std::int64_t networkId = session->id();
+  if (o.resume) requireMeasuringPrograms(backend, options);  // left interrupted as it was
   if (!o.json)
     std::fprintf(
         stderr, "network run %lld: %s, %s, %s, %s on %s, %s scheduler%s\n",
@@ -179,20 +182,18 @@ void runTune(const NetTuneOptions& o) {
           backend == "cpu" && o.cluster.address.empty() && !o.json ? busyMachineNote() : "";
       !busy.empty())
     std::fprintf(stderr, "note: %s\n", busy.c_str());
-  // Installed for the tuning only, and removed however it ends.
-  struct InterruptGuard {
-    explicit InterruptGuard(net::NetworkSession& s) {
-      g_session = &s;
-      std::signal(SIGINT, onInterrupt);
-      std::signal(SIGTERM, onInterrupt);
-    }
-    ~InterruptGuard() {
-      g_session = nullptr;
-      std::signal(SIGINT, SIG_DFL);
-      std::signal(SIGTERM, SIG_DFL);
-    }
-  };
-  std::optional<InterruptGuard> guard(std::in_place, *session);
+  // Ctrl-C (SIGTERM, SIGHUP) stops every task after its trial in hand; a second one ends the
+  // program at once, the trials in hand lost and every committed one kept (the run then reads
+  // interrupted: no process holds it).
+  const std::string resume = "opevo net tune --resume " + std::to_string(networkId) +
+                             databaseHint(o.db) + clusterHint(o.cluster) +
+                             measuringArgsText(o.measuring);
+  g_session = session.get();
+  std::optional<InterruptNotice> notice(std::in_place, "network run " + std::to_string(networkId));
+  notice->rearm("network run " + std::to_string(networkId) +
+                    ": the trials in hand were abandoned, every committed trial is kept: " +
+                    resume + " continues it",
+                onInterrupt, "stopping after the trials in hand (Ctrl-C again to abandon them)");
   while (session->step()) {
     if (o.json) continue;
     const net::NetworkUnit& u = session->tuning().units().back();
@@ -201,15 +202,13 @@ void runTune(const NetTuneOptions& o) {
                  u.trials, plan.trials, g.tasks[u.task].name.c_str(), ms(u.taskSeconds).c_str(),
                  std::isfinite(objective) ? ms(objective).c_str() : "not yet (a task has none)");
   }
-  guard.reset();
+  g_session = nullptr;
   if (session->interrupted()) {
     session->markInterrupted();
-    throw RunFailed("network run " + std::to_string(networkId) + " interrupted after " +
-                    std::to_string(session->tuning().trials()) + " of " +
-                    std::to_string(plan.trials) +
-                    " trials, every measured trial kept: opevo net tune --resume " +
-                    std::to_string(networkId) + databaseHint(o.db) + clusterHint(o.cluster) +
-                    measuringArgsText(o.measuring) + " continues it");
+    throw Interrupted("network run " + std::to_string(networkId) + " stopped after " +
+                      std::to_string(session->tuning().trials()) + " of " +
+                      std::to_string(plan.trials) +
+                      " trials, every measured trial kept: " + resume + " continues it");
   }
 
   // Tuned on a cluster's CPUs, the network would run end to end on this machine's: a different
@@ -241,11 +240,10 @@ void runTune(const NetTuneOptions& o) {
         break;
     }
   };
-  std::optional<InterruptNotice> notice(
-      std::in_place, "network run " + std::to_string(networkId) +
-                         " is tuned and every trial stored; opevo net tune --resume " +
-                         std::to_string(networkId) + databaseHint(o.db) + clusterHint(o.cluster) +
-                         " runs what follows the tuning again");
+  notice->rearm("network run " + std::to_string(networkId) +
+                " is tuned and every trial stored; opevo net tune --resume " +
+                std::to_string(networkId) + databaseHint(o.db) + clusterHint(o.cluster) +
+                " runs what follows the tuning again");
   const net::Conclusion concluded = session->conclude(conclude);
   notice.reset();
   nlohmann::json j = concluded.result;  // printed below (operator[] on a const one asserts)
@@ -545,7 +543,7 @@ void addNetTuneCommand(CLI::App& net) {
   for (const char* name : {"network", "--param", "--backend", "--trials", "--algo", "--scheduler",
                            "--mode", "--template", "--weights", "--unit", "--seed"})
     resume->excludes(cmd->get_option(name));
-  cmd->callback([o] { runTune(*o); });
+  cmd->callback([o] { runStoppable([&] { runTune(*o); }); });
 
   struct ListOptions {
     std::int64_t id = 0;

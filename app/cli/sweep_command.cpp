@@ -169,8 +169,8 @@ void runSweepCommand(const SweepArgs& a) {
   if (!a.quiet)
     std::fprintf(stderr, "%zu cells x %d repeats of %d trials on %s\n", sweepCells(plan).size(),
                  plan.repeats, a.trials, a.space.c_str());
-  // Ctrl-C or SIGTERM ends the repeat in hand; the repeats every cell completed are summarized
-  // and written, as compare writes the trials it ran (the default action wrote nothing).
+  // Ctrl-C, SIGTERM or SIGHUP ends the repeat in hand; the repeats every cell completed are
+  // summarized and written, as compare writes the trials it ran (the default action wrote nothing).
   SweepControl control;
   const std::string nothing = "the sweep was stopped; nothing was written";
   InterruptNotice notice(nothing);
@@ -252,7 +252,7 @@ void addSweepCommand(CLI::App& app) {
                   "1), the same in every cell, at most 2^64 - 1 (default 1)");
   cmd->add_option("--out", a->out, "Directory for sweep.csv and heatmap.svg")->required();
   cmd->add_flag("--quiet", a->quiet, "No progress on standard error");
-  cmd->callback([a] { runSweepCommand(*a); });
+  cmd->callback([a] { runStoppable([&] { runSweepCommand(*a); }); });
 }
 
 }  // namespace opevo::cli

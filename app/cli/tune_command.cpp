@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "backends/backend_factory.h"
 #include "backends/stored_run.h"
@@ -16,7 +17,7 @@
 #include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "cluster/cluster_run.h"
-#include "codegen/cpu_compiler.h"
+#include "common/child_process.h"
 #include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/engine.h"
@@ -33,7 +34,6 @@
 #include "tuners/joint_layout_tuner.h"
 #include "tuners/model_based_tuner.h"
 #include "tuners/registry.h"
-#include "worker/worker_client.h"
 
 namespace opevo::cli {
 namespace {
@@ -58,10 +58,38 @@ struct TuneArgs {
 
 std::atomic<Engine*> g_engine{nullptr};
 
-void onInterrupt(int) {
+void onInterrupt() {
   // Only sets a flag: the engine commits the trial in hand and stops.
   if (Engine* e = g_engine.load()) e->stopFromSignal();
   cancelClusterFromSignal();
+}
+
+// Set by a second Ctrl-C, which abandons the trial in hand: its worker and compilers are killed
+// and the run is stored stopped, then the program exits. What the killed trial comes back as (a
+// runtime fault, a compile error) is no measurement of its configuration: the thread that would
+// store it, or store the run failed, waits here for that exit instead.
+std::atomic<bool> g_abandoned{false};
+
+void waitIfAbandoned() {
+  while (g_abandoned.load()) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+// Added before the store's recorder: an abandoned trial is never committed.
+class AbandonGate : public EngineObserver {
+ public:
+  void trialMeasured(const TrialEvent&, const EngineProgress&) override { waitIfAbandoned(); }
+};
+
+// The second Ctrl-C's work, on the notice's thread: the trial in hand is dropped (nothing of it
+// is stored), the run keeps its committed trials exactly and reads stopped (interrupted), as a
+// first Ctrl-C leaves it, so that --resume goes on from there.
+void abandonRun(const std::string& db, std::int64_t id) {
+  g_abandoned = true;
+  killChildren();
+  // A connection of its own: the tuning thread's may be in a commit, which this one waits for.
+  Store store(db);
+  if (const auto stored = store.run(id); stored && stored->status == RunStatus::Running)
+    store.setRunStatus(id, statusAfter(EndReason::Stopped), EndReason::Stopped);
 }
 
 std::map<std::string, std::string> parseSettings(const std::vector<std::string>& items,
@@ -98,22 +126,6 @@ void refuseFinishedRun(const Store& store, std::int64_t id, const std::string& d
                    "). To go on, give it a larger budget, a new total: opevo tune --resume " +
                    std::to_string(id) + " --trials " + std::to_string(trials + 100) +
                    databaseHint(db) + " (or --seconds S, --target SPEED)");
-}
-
-// What a device backend needs on this machine besides its device: the worker that measures
-// every trial and, on the CPU, the compiler that builds each kernel. Checked before a run is
-// stored: missing, each attempt left a "failed, 0 trials" run behind. A cluster's agents measure
-// with their own.
-void requireMeasuringPrograms(const std::string& backend, const BackendOptions& options) {
-  if (options.cluster) return;
-  const std::string* worker = backend == "cpu"    ? &options.cpu.workerPath
-                              : backend == "cuda" ? &options.cuda.workerPath
-                              : backend == "hip"  ? &options.hip.workerPath
-                                                  : nullptr;
-  if (!worker) return;
-  if (const auto missing = WorkerClient::missingWorker(*worker)) throw SystemError(*missing);
-  if (backend == "cpu")
-    if (const auto problem = cpuCompilerProblem()) throw SystemError(*problem);
 }
 
 // The time limit each trial of a run on `backend` has (environmentalFailure: a stored timeout
@@ -217,6 +229,15 @@ void runTune(const TuneArgs& a) {
     reusing = std::make_unique<HistoryMeasurer>(*setup.measurer, *setup.space,
                                                 loadHistory(store, like, excluded, historyOptions));
   Measurer& measurer = reuse ? static_cast<Measurer&>(*reusing) : *setup.measurer;
+  // Said before the first trial: a replay reuses by default, and a run whose first trial is
+  // already near the optimum read as the algorithm's doing.
+  if (reusing && !reusing->history().byConfig.empty() && !a.json)
+    std::fprintf(stderr,
+                 "history: %s measured by earlier runs in this database will be answered from "
+                 "the store, not measured (--no-history measures every one)\n",
+                 counted(static_cast<long long>(reusing->history().byConfig.size()),
+                         "configuration", "configurations")
+                     .c_str());
 
   EngineOptions engineOptions;
   if (resumed) {
@@ -261,12 +282,39 @@ void runTune(const TuneArgs& a) {
   const std::string unit = setup.measurer->speedUnit();
   const bool terminal = isatty(STDERR_FILENO);
   ProgressPrinter printer(unit, ProgressPrinter::Lines::PerTrial, terminal);
+  AbandonGate abandonGate;
+  engine.addObserver(abandonGate);  // before the recorder: an abandoned trial is not committed
   if (!resumed) recorder.createRuns();
   const RunState& run = engine.runs()[static_cast<std::size_t>(index)];
+  // With what the store does not keep and would change how the rest is timed or closed.
+  const TuneArgs defaults;
+  const std::string resume =
+      "opevo tune --resume " + std::to_string(run.storeId) + databaseHint(a.db) +
+      clusterHint(a.cluster) + measuringArgsText(a.measuring) +
+      (a.sideBySide != defaults.sideBySide ? " --side-by-side " + std::to_string(a.sideBySide)
+                                           : "") +
+      (a.sideBySideTop != defaults.sideBySideTop
+           ? " --side-by-side-top " + std::to_string(a.sideBySideTop)
+           : "") +
+      (a.warmStart ? "" : " --no-warm-start") + (a.historyOn ? " --history" : "") +
+      (a.historyOff ? " --no-history" : "");
+  // Ctrl-C during the side-by-side timing ends it after the round in hand (declared before the
+  // notice, whose handler holds it).
+  std::atomic<bool> stopSideBySide{false};
+  // Ctrl-C (SIGTERM, SIGHUP) stops the run after the trial in hand, which may take a while (a
+  // batch of builds, a slow kernel): said at once, with how to abandon it instead.
+  g_engine = &engine;
+  std::optional<InterruptNotice> notice(std::in_place, "run " + std::to_string(run.storeId));
+  notice->rearm("run " + std::to_string(run.storeId) + " is stored " +
+                    std::string(runStatusName(statusAfter(EndReason::Stopped))) +
+                    " with the trials it committed; the trial in hand was abandoned; resume with " +
+                    resume,
+                onInterrupt, "stopping after the trial in hand (Ctrl-C again to abandon it)",
+                [db = store.path(), id = run.storeId] { abandonRun(db, id); });
   // From here the run is stored: what stops the command before the engine ends the run (the
   // engine ends its own errors) stores it failed, not "running" as if its program were killed.
   try {
-    engine.addObserver(recorder);  // first: a trial is committed before anyone hears of it
+    engine.addObserver(recorder);  // after the gate: a trial is committed before anyone hears
     if (!a.json) {
       engine.addObserver(printer);
       std::fprintf(stderr, "run %lld: %s on %s, %s%s\n", static_cast<long long>(run.storeId),
@@ -281,12 +329,10 @@ void runTune(const TuneArgs& a) {
                      "note: %s; the side-by-side timing after the run compares in one window\n",
                      busy.c_str());
     }
-    g_engine = &engine;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
     engine.run();
   } catch (...) {
     g_engine = nullptr;
+    waitIfAbandoned();
     if (run.end == EndReason::None) {
       try {
         store.setRunStatus(run.storeId, RunStatus::Failed, EndReason::Failed);
@@ -297,8 +343,7 @@ void runTune(const TuneArgs& a) {
     throw;
   }
   g_engine = nullptr;
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  waitIfAbandoned();
   printer.finish();
 
   const std::string ended(endReasonName(run.end));
@@ -329,12 +374,8 @@ void runTune(const TuneArgs& a) {
   const std::string stored = "run " + std::to_string(run.storeId) + " is stored " +
                              std::string(runStatusName(statusAfter(run.end))) +
                              " with its trials; ";
-  // Ctrl-C during the side-by-side timing ends it after the round in hand (declared before the
-  // notice, whose handler holds it).
-  std::atomic<bool> stopSideBySide{false};
-  std::optional<InterruptNotice> notice(
-      std::in_place, stored + "the reference timing was cut (opevo show " +
-                         std::to_string(run.storeId) + databaseHint(a.db) + " lists the run)");
+  notice->rearm(stored + "the reference timing was cut (opevo show " + std::to_string(run.storeId) +
+                databaseHint(a.db) + " lists the run)");
   // A run the user stopped, or an error ended, is left as it is: its resume times the library.
   std::optional<Measurer::Reference> reference;
   if (closed) {
@@ -357,6 +398,8 @@ void runTune(const TuneArgs& a) {
     for (const TrialRow& t : store.trials(run.storeId)) statuses.push_back(t.status);
     failures = countFailures(statuses);
   }
+  // Trials of this command answered from the store, not measured (--history).
+  const int reused = reusing ? reusing->reused() : 0;
   nlohmann::json out{{"run", run.storeId},
                      {"algorithm", run.plan.algorithm},
                      {"operator", context.operatorName},
@@ -371,7 +414,7 @@ void runTune(const TuneArgs& a) {
                      {"replay", setup.measurer->isReplay()},
                      {"best_speed", best},
                      {"tuning_seconds", run.seconds},
-                     {"reused_from_history", reusing ? reusing->reused() : 0}};
+                     {"reused_from_history", reused}};
   if (bestConfig) out["best_config"] = *bestConfig;
   // Earlier trials its cost model learnt from (0: none, or --no-warm-start): a run with a warm
   // start depends on the database as well as on its seed.
@@ -474,6 +517,11 @@ void runTune(const TuneArgs& a) {
     std::printf("run %lld %s after %s (%s)\n", static_cast<long long>(run.storeId),
                 std::string(runStatusName(statusAfter(run.end))).c_str(),
                 counted(kept, "trial", "trials").c_str(), ended.c_str());
+    if (reused > 0)
+      std::printf(
+          "answered from the store: %d of its trials (configurations earlier runs "
+          "measured; --no-history measures every one)\n",
+          reused);
     if (bestConfig)
       std::printf("best: %s %s  %s\n", speedNumber(best).c_str(), unit.c_str(),
                   bestConfig->c_str());
@@ -494,25 +542,18 @@ void runTune(const TuneArgs& a) {
     }
   }
   // Every committed trial is kept and the run can be resumed; the exit status says it did not
-  // finish (a script tells an interrupted run from a finished one, as with `net tune`).
-  // With what the store does not keep and would change how the rest is timed or closed.
-  const TuneArgs defaults;
-  const std::string resume =
-      "opevo tune --resume " + std::to_string(run.storeId) + databaseHint(a.db) +
-      clusterHint(a.cluster) + measuringArgsText(a.measuring) +
-      (a.sideBySide != defaults.sideBySide ? " --side-by-side " + std::to_string(a.sideBySide)
-                                           : "") +
-      (a.sideBySideTop != defaults.sideBySideTop
-           ? " --side-by-side-top " + std::to_string(a.sideBySideTop)
-           : "") +
-      (a.warmStart ? "" : " --no-warm-start") + (a.historyOn ? " --history" : "") +
-      (a.historyOff ? " --no-history" : "");
+  // finish (a script tells an interrupted run from a finished one, as with `net tune`): the
+  // signal's (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP) when one stopped it, else 1.
   if (!engine.failure().empty())
     throw RunFailed(engine.failure() + "; every trial committed before it is kept: resume with " +
                     resume);
   if (!nothingUsable.empty())
     throw RunFailed("run " + std::to_string(run.storeId) +
                     " is stored finished, with no working configuration: " + nothingUsable);
+  if (run.end == EndReason::Stopped)
+    throw Interrupted("run " + std::to_string(run.storeId) + " is stored " +
+                      std::string(runStatusName(statusAfter(run.end))) + " after " +
+                      counted(kept, "trial", "trials") + "; resume with " + resume);
   if (!closed)
     throw RunFailed("run " + std::to_string(run.storeId) + " was interrupted after " +
                     counted(kept, "trial", "trials") + "; resume with " + resume);
@@ -595,14 +636,16 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");
   cmd->add_flag("--history", a->historyOn,
                 "Answer configurations measured before (same operator, backend, device) from the "
-                "store (the default for replay; devices measure afresh unless this is given)");
+                "store (the default for replay; devices measure afresh unless this is given). A "
+                "replay's results therefore depend on the database: to compare algorithms, give "
+                "--no-history --no-warm-start, or a fresh --db");
   cmd->add_flag("--no-history", a->historyOff, "Measure every configuration, even known ones")
       ->excludes("--history");
   cmd->add_flag("!--no-warm-start", a->warmStart,
                 "Do not train the cost model (opevo-m, autotvm, ansor) on the earlier runs of this "
                 "operator, backend and device: a run then depends on its seed alone, whatever the "
-                "database holds");
-  cmd->callback([a] { runTune(*a); });
+                "database holds (with --no-history for a replay, which also reuses them)");
+  cmd->callback([a] { runStoppable([&] { runTune(*a); }); });
 }
 
 }  // namespace opevo::cli

@@ -15,6 +15,9 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -74,27 +77,6 @@ int highCopy(int fd) {
   return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 10);
 }
 
-// The program as execv takes it: looked up on PATH as posix_spawnp does when the name has no
-// slash. Empty when it is found nowhere.
-std::string onPath(const std::string& program) {
-  if (program.find('/') != std::string::npos) return program;
-  const char* path = std::getenv("PATH");
-  const std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (std::size_t start = 0; start <= dirs.size();) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::string dir = dirs.substr(start, end - start);
-    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
-    struct stat info {};
-    // A folder of that name is passed over, as execvp does.
-    if (access(candidate.c_str(), X_OK) == 0 && stat(candidate.c_str(), &info) == 0 &&
-        S_ISREG(info.st_mode))
-      return candidate;
-    start = end + 1;
-  }
-  return {};
-}
-
 // Closes every descriptor from `first` up, except `keep`.
 void closeFrom(int first, int keep, int maxFd) {
   const auto closeRange = [maxFd](int from, unsigned to) {
@@ -107,6 +89,51 @@ void closeFrom(int first, int keep, int maxFd) {
 }
 
 }  // namespace
+
+bool isProgramFile(const std::string& path) {
+  struct stat info {};
+  // A folder of that name is passed over, as execvp does.
+  return access(path.c_str(), X_OK) == 0 && stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+std::string onPath(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = dirs.substr(start, end - start);
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
+    if (isProgramFile(candidate)) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+void killChildren() {
+  // Every process whose parent is this one, from /proc (a pool thread's compilers too): not yet
+  // reaped, so each number is still our child's, never another program's.
+  const pid_t self = getpid();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // "pid (name) state ppid ...": the name may hold spaces and parentheses.
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t parent = 0;
+    if (!(rest >> state >> parent) || parent != self) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    ::kill(-pid, SIGKILL);  // its process group: a compiler driver and what it started
+    ::kill(pid, SIGKILL);
+  }
+}
 
 pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s,
                  const ChildLifetime& lifetime) {

@@ -41,6 +41,19 @@ struct ChildLifetime {
 pid_t startChild(const std::vector<std::string>& args, const ChildStreams& streams,
                  const ChildLifetime& lifetime);
 
+// The program as execv takes it: looked up on PATH as posix_spawnp does when the name has no
+// slash (startChild's lookup), given back as it is when it has one. Empty when it is found
+// nowhere.
+std::string onPath(const std::string& program);
+// Whether `path` is a regular file this process may execute (a folder of that name is not).
+bool isProgramFile(const std::string& path);
+
+// Kills every child of this process that has not been reaped yet, each with its process group
+// (startChild gives each one of its own): for a program about to exit that abandons the work in
+// hand (a second Ctrl-C), so that no worker or compiler of it runs on. They are left to be
+// reaped by whoever waits for them.
+void killChildren();
+
 // Waits for the child to end (through signals that interrupt the wait). Returns its exit status,
 // or 128 + the signal that killed it, as a shell does.
 int waitChild(pid_t pid);

@@ -1,6 +1,7 @@
 #include "backends/backend_factory.h"
 
 #include "backends/cluster_backend.h"
+#include "codegen/cpu_compiler.h"
 #include "common/error.h"
 #include "cuda/cuda_driver.h"
 #include "hip/hip_measurer.h"
@@ -8,6 +9,7 @@
 #include "probe/backend_probe.h"
 #include "replay/replay_measurer.h"
 #include "store/run_operator.h"
+#include "worker/worker_client.h"
 
 namespace opevo {
 namespace {
@@ -38,6 +40,18 @@ void requireLocalBackend(const std::string& backend) {
   if (!known)
     throw InputError("unknown backend '" + backend + "' (accepted: cuda, hip, cpu, replay:FILE; " +
                      "available here: " + availableList(backends) + ")");
+}
+
+void requireMeasuringPrograms(const std::string& backend, const BackendOptions& options) {
+  if (options.cluster) return;
+  const std::string* worker = backend == "cpu"    ? &options.cpu.workerPath
+                              : backend == "cuda" ? &options.cuda.workerPath
+                              : backend == "hip"  ? &options.hip.workerPath
+                                                  : nullptr;
+  if (!worker) return;
+  if (const auto missing = WorkerClient::missingWorker(*worker)) throw SystemError(*missing);
+  if (backend == "cpu")
+    if (const auto problem = cpuCompilerProblem()) throw SystemError(*problem);
 }
 
 namespace {

@@ -61,6 +61,14 @@ OperatorDefinition runDefinition(const std::string& backend, OperatorDefinition 
 // naming those it has.
 void requireLocalBackend(const std::string& backend);
 
+// What a device backend needs on this machine besides its device: the worker that measures
+// every trial and, on the CPU, the compiler that builds each kernel. Throws SystemError saying
+// what is missing and where it was looked for (WorkerClient::missingWorker, cpuCompilerProblem).
+// Every path that stores a run calls it first (opevo tune, net tune, the window's races): missing,
+// each attempt stored a run that failed at its first trial ("failed, 0 trials"). Nothing for a
+// replay or a cluster's run (its agents measure with their own).
+void requireMeasuringPrograms(const std::string& backend, const BackendOptions& options);
+
 // Whether a backend runs the kernels of the templates with spaces of their own (Winograd's and
 // the matrix-vector one): the device backends cpu, cuda and hip.
 bool runsOwnTemplates(const std::string& backend);

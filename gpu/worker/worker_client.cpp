@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,26 +22,6 @@ namespace {
 
 constexpr const char* kWorkerName = "opevo-worker";
 
-bool isProgram(const std::string& path) {
-  struct stat info {};
-  return access(path.c_str(), X_OK) == 0 && stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
-// A name without a slash as execvp finds it on PATH (startChild's lookup); empty if nowhere.
-std::string foundOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  const std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (std::size_t start = 0; start <= dirs.size();) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::string dir = dirs.substr(start, end - start);
-    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
-    if (isProgram(candidate)) return candidate;
-    start = end + 1;
-  }
-  return {};
-}
-
 }  // namespace
 
 std::string WorkerClient::defaultWorkerPath() {
@@ -58,7 +37,7 @@ std::string WorkerClient::defaultWorkerPath() {
 
 std::optional<std::string> WorkerClient::missingWorker(const std::string& path) {
   const bool named = path.find('/') != std::string::npos;
-  if (named ? isProgram(path) : !foundOnPath(path).empty()) return std::nullopt;
+  if (named ? isProgramFile(path) : !onPath(path).empty()) return std::nullopt;
   const char* env = std::getenv("OPEVO_WORKER");
   if (env && *env && path == env)
     return "OPEVO_WORKER is set to '" + path +

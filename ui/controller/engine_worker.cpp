@@ -202,6 +202,8 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const MeasurementSetup setup =
       replay ? replayMeasurement(spec.dataset, backend)
              : makeOperatorMeasurement(spec.backend, raceDefinition(spec), backend);
+  // Before its runs are stored: a missing worker or compiler failed each at its first trial.
+  requireMeasuringPrograms(setup.backend, backend);
   EngineOptions options;
   options.schedule = spec.schedule;
   options.scheduleSeed = spec.seed;
@@ -257,6 +259,8 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   for (const ResumedRun& r : race) records.push_back(r.run);
   const ResumedRace places = resumedRaceOf(records);
   const ResumedRun& first = race.front();
+  // Before it measures on: a missing worker or compiler failed its runs at their first trial.
+  if (!spec.cluster) requireMeasuringPrograms(first.setup.backend, BackendOptions());
   EngineOptions options;
   options.firstOrder = first.nextOrder;  // the race's, the same for each of its runs
   options.paceMs = first.paceMs;         // a replay's time budget buys what its siblings' did

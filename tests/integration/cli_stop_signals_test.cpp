@@ -1,0 +1,199 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include "common/child_process.h"
+#include "run_process.h"
+#include "store/store.h"
+
+// How the long commands stop: Ctrl-C, SIGTERM and SIGHUP each stop the work in hand cleanly and
+// exit with 128 + the signal; a second Ctrl-C abandons a trial in hand at once.
+namespace opevo::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+struct Dir {
+  fs::path path;
+  Dir() {
+    char pattern[] = "/tmp/opevo-stop-XXXXXX";
+    path = mkdtemp(pattern);
+    setenv("XDG_CACHE_HOME", (path / "cache").c_str(), 1);
+  }
+  ~Dir() { fs::remove_all(path); }
+  std::string file(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(path / name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string db() const { return (path / "runs.db").string(); }
+  std::string matmul() const {
+    return file("mm.json", R"({"name": "mm96", "kind": "matmul",
+        "shape": {"n": 96, "m": 128, "k": 64}})");
+  }
+};
+
+// A command started in the background, its stdout and stderr in dir's log.txt.
+struct Logged {
+  const Dir& dir;
+  pid_t pid = 0;
+  Logged(const Dir& d, const std::vector<std::string>& args) : dir(d) {
+    ChildStreams streams;
+    streams.stdoutFile = (dir.path / "log.txt").string();
+    streams.stderrToStdout = true;
+    pid = startChild(args, streams);
+  }
+  std::string text() const { return dir.read("log.txt"); }
+  bool waitFor(const std::function<bool()>& done, std::chrono::seconds limit) const {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(20ms);
+    }
+    return true;
+  }
+  bool says(const std::string& what, std::chrono::seconds limit = 120s) const {
+    return waitFor([&] { return text().find(what) != std::string::npos; }, limit);
+  }
+  // Its exit status (128 + a signal that killed it) if it ends within `limit`; else it is killed
+  // and -1 returned.
+  int exitWithin(std::chrono::seconds limit) const {
+    int status = 0;
+    const bool ended = waitFor([&] { return waitpid(pid, &status, WNOHANG) == pid; }, limit);
+    if (!ended) {
+      kill(pid, SIGKILL);
+      waitChild(pid);
+      return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+};
+
+bool processGone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
+}
+
+// The user's walk: a trial that takes long (here a worker that never answers), Ctrl-C, nothing
+// said for 20 s and a second Ctrl-C ignored. Now the first is acknowledged at once and the second
+// kills the worker and exits: the trial in hand is not stored, the run reads interrupted with the
+// trials it committed, and resumes.
+TEST(CliStopSignals, ASecondCtrlCAbandonsTheTrialInHand) {
+  Dir dir;
+  const std::string pidFile = (dir.path / "worker.pid").string();
+  const std::string worker =
+      dir.file("worker.sh", "#!/bin/sh\necho $$ > " + pidFile + "\nexec sleep 600\n");
+  chmod(worker.c_str(), 0755);
+  const Logged tune(dir, {"/usr/bin/env", "OPEVO_WORKER=" + worker, OPEVO_CLI, "tune", "--op",
+                          dir.matmul(), "--backend", "cpu", "--trials", "10", "--db", dir.db(),
+                          "--timeout", "300", "--side-by-side", "0"});
+  // The batch is built; its first trial is in the worker's hands.
+  ASSERT_TRUE(tune.waitFor([&] { return fs::exists(pidFile) && fs::file_size(pidFile) > 0; }, 120s))
+      << tune.text();
+  const pid_t workerPid = std::stoi(dir.read("worker.pid"));
+  kill(tune.pid, SIGINT);
+  EXPECT_TRUE(tune.says("stopping after the trial in hand (Ctrl-C again to abandon it)",
+                        std::chrono::seconds(3)))
+      << tune.text();
+  kill(tune.pid, SIGINT);
+  EXPECT_EQ(tune.exitWithin(10s), 130) << tune.text();
+  EXPECT_NE(tune.text().find("the trial in hand was abandoned; resume with opevo tune --resume 1"),
+            std::string::npos)
+      << tune.text();
+  EXPECT_TRUE(tune.waitFor([&] { return processGone(workerPid); }, 5s)) << "the worker runs on";
+  Store store(dir.db());
+  const auto run = store.run(1);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, RunStatus::Interrupted);
+  EXPECT_EQ(run->endReason, EndReason::Stopped);
+  EXPECT_TRUE(store.trials(1).empty());  // the abandoned trial is no runtime fault of its config
+}
+
+// SIGTERM (a scheduler, kill) and SIGHUP (the terminal or ssh session closed) stop a run as
+// Ctrl-C does, after the trial in hand, the run stored interrupted; the exit status names the
+// signal. SIGHUP killed the program (the run left "running", the batch in hand lost) and SIGTERM
+// exited 1.
+TEST(CliStopSignals, SigtermAndSighupStopATuneWithTheirOwnStatus) {
+  for (const auto& [signal, status] : {std::pair{SIGTERM, 143}, std::pair{SIGHUP, 129}}) {
+    SCOPED_TRACE(signal);
+    Dir dir;
+    const Logged tune(
+        dir, {OPEVO_CLI, "tune", "--op", dir.matmul(), "--backend", "cpu", "--trials", "100000",
+              "--db", dir.db(), "--min-time-ms", "5", "--side-by-side", "0"});
+    ASSERT_TRUE(tune.says("trial 2/")) << tune.text();
+    kill(tune.pid, signal);
+    EXPECT_EQ(tune.exitWithin(120s), status) << tune.text();
+    EXPECT_NE(tune.text().find("is stored interrupted after "), std::string::npos) << tune.text();
+    Store store(dir.db());
+    const auto run = store.run(1);
+    ASSERT_TRUE(run.has_value());
+    EXPECT_EQ(run->status, RunStatus::Interrupted);
+    EXPECT_EQ(run->endReason, EndReason::Stopped);
+    EXPECT_GE(store.trials(1).size(), 2u);
+  }
+}
+
+// A sweep stopped by SIGTERM exits 143, not Ctrl-C's 130.
+TEST(CliStopSignals, SweepStoppedBySigtermExits143) {
+  Dir dir;
+  const std::string gemm = std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz";
+  const Logged sweep(dir,
+                     {OPEVO_CLI, "sweep", "--space", gemm, "--algo", "opevo", "--set", "q=0.2,0.6",
+                      "--repeats", "10", "--trials", "2000", "--out", (dir.path / "out").string()});
+  ASSERT_TRUE(sweep.says("repeat 2 ")) << sweep.text();
+  kill(sweep.pid, SIGTERM);
+  EXPECT_EQ(sweep.exitWithin(120s), 143) << sweep.text();
+  EXPECT_NE(sweep.text().find("interrupted: stopped after "), std::string::npos) << sweep.text();
+}
+
+// A replay answers configurations from the store by default: the end of the run says how many,
+// as --json does, and the help says what that does to a comparison.
+TEST(CliStopSignals, AReplaySaysHowManyTrialsTheStoreAnswered) {
+  Dir dir;
+  const std::string gemm = std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz";
+  // Without the warm start, the same seed proposes the same 30 configurations again.
+  const std::vector<std::string> args = {"tune", "--backend", "replay:" + gemm, "--trials",
+                                         "30",   "--db",      dir.db(),         "--no-warm-start"};
+  ASSERT_EQ(runProcess(OPEVO_CLI, args).status, 0);
+  const auto again = runProcess(OPEVO_CLI, args);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.out.find("answered from the store: 30 of its trials"), std::string::npos)
+      << again.out;
+  EXPECT_NE(again.err.find("measured by earlier runs in this database will be answered from the "
+                           "store"),
+            std::string::npos)
+      << again.err;
+  const auto help = runProcess(OPEVO_CLI, {"tune", "--help"});
+  EXPECT_NE(help.out.find("depend on the database"), std::string::npos) << help.out;
+}
+
+// net tune checks its worker before it stores anything: it stored a network run and failed at
+// its first trial, once per attempt.
+TEST(CliStopSignals, NetTuneRefusesAMissingWorkerBeforeStoringARun) {
+  Dir dir;
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json";
+  const auto r = runProcess(
+      "/usr/bin/env", {"OPEVO_WORKER=/nonexistent/opevo-worker", OPEVO_CLI, "net", "tune", network,
+                       "--trials", "4", "--db", dir.db(), "--no-reference"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("OPEVO_WORKER is set to '/nonexistent/opevo-worker'"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir.db())) << "a database was made for a run that cannot measure";
+}
+
+}  // namespace
+}  // namespace opevo::test
