@@ -14,11 +14,11 @@
 #include <thread>
 
 #include "agent/trial_handlers.h"
+#include "backends/backend_factory.h"
 #include "backends/cluster_backend.h"
 #include "cluster/cluster_keys.h"
 #include "cluster/device_kind.h"
 #include "cluster/trial_messages.h"
-#include "codegen/cpu_compiler.h"
 #include "common/error.h"
 #include "replay/replay_measurer.h"
 #include "space/text.h"
@@ -77,11 +77,14 @@ Agent::Agent(AgentOptions options) : m_options(std::move(options)) {
     found = localClusterDevices(m_options.backend);
     m_record.backend = m_options.backend;
     m_record.hardware = hardwareOf(m_options.backend);
-    // Every trial is compiled here: a machine whose compiler cannot build a one-line kernel would
-    // fail them all, so it refuses to serve, saying why (as a local run stops before its first).
-    if (m_options.backend == "cpu")
-      if (const auto problem = cpuCompilerProblem())
-        throw InputError("this machine cannot measure cpu trials: " + *problem);
+    // Every trial is compiled and timed here: a machine without a working compiler or its
+    // opevo-worker would fail them all, so it refuses to serve, saying why (as a local run does
+    // before it stores anything).
+    try {
+      requireMeasuringPrograms(m_options.backend, BackendOptions());
+    } catch (const std::exception& e) {
+      throw InputError("this machine cannot measure " + m_options.backend + " trials: " + e.what());
+    }
   }
   for (std::size_t i = 0; i < found.size(); ++i) {
     auto d = std::make_unique<Device>();

@@ -62,13 +62,6 @@ const char* const kTrialsCsv = "trials.csv";
 const char* const kPartialCsv = "trials.csv.partial";
 const char* const kSummaryJson = "summary.json";
 
-// "1-5" (the seeds of repeats 1..n), "7" for one repeat.
-std::string seedRange(std::uint64_t seed, int repeats) {
-  return repeats <= 1 ? std::to_string(seed)
-                      : std::to_string(seed) + "-" +
-                            std::to_string(seed + static_cast<std::uint64_t>(repeats - 1));
-}
-
 // "opevo.q=0.6" -> settings["opevo"]["q"] = "0.6"
 void parseSetting(const std::string& text,
                   std::map<std::string, std::map<std::string, std::string>>& out) {
@@ -219,9 +212,8 @@ void runCompareCommand(const CompareArgs& a) {
   writeSummaryJson((out / kSummaryJson).string(), summary, provenance);
   publishResult(out / kPartialCsv, out / kTrialsCsv);  // last: trials.csv means the race ended
   std::cout << "Replay of real measurements: " << measurer.label() << "\n"
-            << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed
-            << " (repeats 1-" << plan.repeats << ": seeds " << seedRange(plan.seed, plan.repeats)
-            << ")\n\n"
+            << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed << " ("
+            << repeatSeedsText(plan.seed, plan.repeats) << ")\n\n"
             << summaryMarkdown(summary, dataset->speedUnit);
   // What the fraction of optimum rests on, or why there is none, under the table it concerns.
   std::cout << "\n"

@@ -168,14 +168,4 @@ int interruptedExitStatus() {
   return 128 + (signal ? signal : SIGINT);
 }
 
-void runStoppable(const std::function<void()>& command) {
-  try {
-    command();
-  } catch (const Interrupted& e) {
-    std::cerr << "opevo: interrupted: " << e.what() << "\n";
-    std::cout.flush();
-    std::exit(e.exitStatus());
-  }
-}
-
 }  // namespace opevo::cli

@@ -61,8 +61,4 @@ class Interrupted : public std::runtime_error {
   int m_status;
 };
 
-// Runs a command's body; an Interrupted it throws is reported as main reports it, and the
-// program exits with its status (143 after SIGTERM, where main's catch says 130 for all).
-void runStoppable(const std::function<void()>& command);
-
 }  // namespace opevo::cli

@@ -510,7 +510,7 @@ void addKasSearchCommands(CLI::App* kas) {
     if (option != resume && option->get_name() != "--db" && option->get_name() != "--json" &&
         option->get_name() != "--help")
       resume->excludes(option);
-  s->callback([] { runStoppable([] { runSearch(search); }); });
+  s->callback([] { runSearch(search); });
 
   static std::pair<std::string, bool> list;
   CLI::App* l = kas->add_subcommand("searches", "The stored kernel searches");

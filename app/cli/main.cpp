@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const opevo::cli::Interrupted& e) {
     std::cerr << "opevo: interrupted: " << e.what() << "\n";
-    return 130;
+    return e.exitStatus();  // 128 + the signal that stopped it: 130, 143, 129
   } catch (const opevo::cli::RunFailed& e) {
     std::cerr << "opevo: " << e.what() << "\n";
     return 1;

@@ -543,7 +543,7 @@ void addNetTuneCommand(CLI::App& net) {
   for (const char* name : {"network", "--param", "--backend", "--trials", "--algo", "--scheduler",
                            "--mode", "--template", "--weights", "--unit", "--seed"})
     resume->excludes(cmd->get_option(name));
-  cmd->callback([o] { runStoppable([&] { runTune(*o); }); });
+  cmd->callback([o] { runTune(*o); });
 
   struct ListOptions {
     std::int64_t id = 0;

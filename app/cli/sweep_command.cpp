@@ -121,14 +121,6 @@ class RepeatObserver final : public EngineObserver {
   std::vector<std::string> m_names;
 };
 
-// "gemm/RTX_2080_Ti.json.gz": the file and its folder, which tell the shipped datasets apart
-// (three devices' files are RTX_2080_Ti.json.gz) without a long path in the title.
-std::string shortName(const std::string& path) {
-  const std::filesystem::path p(path);
-  const std::string folder = p.parent_path().filename().string();
-  return folder.empty() ? p.filename().string() : folder + "/" + p.filename().string();
-}
-
 std::string markdown(const HeatMap& map) {
   std::ostringstream text;
   text << "| " << (map.rowName.empty() ? "" : map.rowName + " \\ ") << map.columnName << " |";
@@ -202,7 +194,7 @@ void runSweepCommand(const SweepArgs& a) {
       &writing, "writing " + files);
 
   SweepFacts facts{first.optimum, first.speedUnit, dataset->table.size()};
-  facts.dataset = shortName(a.space);
+  facts.dataset = sweepDatasetName(a.space);
   facts.completeness = completenessName(dataset->completeness);
   const SweepResult result =
       sweepResult(plan, done.trials, done.repeatsDone, a.at.value_or(a.trials), facts);
@@ -212,9 +204,8 @@ void runSweepCommand(const SweepArgs& a) {
                             {"heatmap.svg", heatMapSvg(result.map)}});
   notice.rearm("the sweep was stopped; " + files + " are written");  // only the table is left
   std::cout << "Replay of real measurements: " << first.measuredBy << "\n"
-            << result.map.title << ", seed " << plan.seed << " (repeats 1-" << plan.repeats
-            << ": seeds " << plan.seed << "-"
-            << plan.seed + static_cast<std::uint64_t>(plan.repeats - 1) << ")\n\n"
+            << result.map.title << ", seed " << plan.seed << " ("
+            << repeatSeedsText(plan.seed, plan.repeats) << ")\n\n"
             << markdown(result.map);
   if (const std::string noise = heatNoiseLegend(result.map); !noise.empty())
     std::cout << "\n" << noise << "; ~ in the table\n";
@@ -252,7 +243,7 @@ void addSweepCommand(CLI::App& app) {
                   "1), the same in every cell, at most 2^64 - 1 (default 1)");
   cmd->add_option("--out", a->out, "Directory for sweep.csv and heatmap.svg")->required();
   cmd->add_flag("--quiet", a->quiet, "No progress on standard error");
-  cmd->callback([a] { runStoppable([&] { runSweepCommand(*a); }); });
+  cmd->callback([a] { runSweepCommand(*a); });
 }
 
 }  // namespace opevo::cli

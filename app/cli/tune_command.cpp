@@ -202,12 +202,15 @@ void runTune(const TuneArgs& a) {
     if (!newBudget) refuseFinishedRun(store, *a.resume, a.db);
     // A cluster's run resumed without --cluster was measured on with this machine's device, its
     // label still saying the cluster's.
-    if (const auto stored = store.run(*a.resume))
+    if (const auto stored = store.run(*a.resume)) {
       if (const auto problem =
               cluster::clusterResumeProblem(*stored, options.cluster != nullptr, a.here))
         throw InputError(*problem);
+      // Before resumeStoredRun marks it running and stores a new budget: a missing worker left a
+      // finished run "running" with its budget changed (the review).
+      requireMeasuringPrograms(stored->backend, options);
+    }
     resumed = resumeStoredRun(store, *a.resume, options, ResumeAs::Run, newBudget);
-    requireMeasuringPrograms(resumed->setup.backend, options);
   }
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
   RunContext context{
@@ -645,7 +648,7 @@ void addTuneCommand(CLI::App& app) {
                 "Do not train the cost model (opevo-m, autotvm, ansor) on the earlier runs of this "
                 "operator, backend and device: a run then depends on its seed alone, whatever the "
                 "database holds (with --no-history for a replay, which also reuses them)");
-  cmd->callback([a] { runStoppable([&] { runTune(*a); }); });
+  cmd->callback([a] { runTune(*a); });
 }
 
 }  // namespace opevo::cli

@@ -6,6 +6,12 @@
 
 namespace opevo {
 
+std::string repeatSeedsText(std::uint64_t seed, int repeats) {
+  if (repeats <= 1) return "repeat 1: seed " + std::to_string(seed);
+  return "repeats 1-" + std::to_string(repeats) + ": seeds " + std::to_string(seed) + "-" +
+         std::to_string(seed + static_cast<std::uint64_t>(repeats - 1));
+}
+
 void checkRepeatSeeds(std::uint64_t seed, int repeats) {
   constexpr std::uint64_t largest = std::numeric_limits<std::uint64_t>::max();
   if (repeats <= 1 || seed <= largest - static_cast<std::uint64_t>(repeats - 1)) return;

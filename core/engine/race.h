@@ -29,6 +29,9 @@ struct RacePlan {
 // would wrap to 0, 1, ..., seeds the first repeats of a race from the default --seed 1 use, so
 // runs meant to be independent would repeat others.
 void checkRepeatSeeds(std::uint64_t seed, int repeats);
+// What seeds a race's repeats took, as compare's and sweep's headers say it: "repeats 1-5: seeds
+// 1-5", or "repeat 1: seed 7" for one.
+std::string repeatSeedsText(std::uint64_t seed, int repeats);
 
 // Adds the race's runs to the engine, repeat by repeat, so a round-robin schedule alternates the
 // algorithms. Throws InputError for no algorithm, repeats below 1, seeds that would wrap

@@ -10,6 +10,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -214,6 +215,24 @@ TEST(CliHistoryReuse, AMissingWorkerIsFoundBeforeARunIsStored) {
   EXPECT_NE(compiler.err.find("the C++ compiler cannot build kernels"), std::string::npos)
       << compiler.err;
   EXPECT_FALSE(fs::exists(f.db()));
+
+  // A finished run given more trials, the worker missing: refused before the run is marked
+  // running or its budget changed (the review found it left "running" with the new budget).
+  const fs::path mm = f.path / "mm.json";
+  std::ofstream(mm)
+      << R"({"name": "mm32", "kind": "matmul", "shape": {"n": 32, "m": 32, "k": 32}})";
+  ASSERT_EQ(opevo({"tune", "--op", mm.string(), "--backend", "cpu", "--trials", "1",
+                   "--min-time-ms", "1", "--side-by-side", "0", "--db", f.db()})
+                .status,
+            0);
+  const ProcessResult resumed =
+      runProcess("env", {"OPEVO_WORKER=/nonexistent/opevo-worker", OPEVO_CLI, "tune", "--resume",
+                         "1", "--trials", "5", "--db", f.db()});
+  EXPECT_EQ(resumed.status, 1) << resumed.err;
+  const std::optional<RunRecord> run = Store(f.db()).run(1);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, RunStatus::Finished);
+  EXPECT_EQ(run->budgetJson.find("5"), std::string::npos) << run->budgetJson;
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ TEST(CliTune, TheResumeHintKeepsHowTheRunWasTimed) {
   const auto text = [&] { return tune.text(); };
   tune.waitFor("trial 2/");
   kill(pid, SIGINT);
-  EXPECT_EQ(waitChild(pid), 1) << text();
+  EXPECT_EQ(waitChild(pid), 130) << text();  // 128 + SIGINT
   EXPECT_NE(text().find("resume with opevo tune --resume 1 --db " + db +
                         " --timeout 7 --min-time-ms 5 --side-by-side 0"),
             std::string::npos)
