@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "engine/race.h"
 #include "io/export_file.h"
+#include "io/results_folder.h"
 #include "replay/replay_sweep.h"
 #include "space/text.h"
 #include "tuners/registry.h"
@@ -31,6 +32,7 @@ struct SweepArgs {
   std::uint64_t seed = 1;
   std::string out;
   bool quiet = false;
+  bool force = false;
 };
 
 // "q=0.1,0.3,0.5" is an axis; "lambda=8" (one value) is fixed in every cell. Every value must be
@@ -154,6 +156,10 @@ void runSweepCommand(const SweepArgs& a) {
     throw InputError("--at must be between 1 and --trials (" + std::to_string(a.trials) +
                      "), got " + std::to_string(*a.at));
   checkRepeatSeeds(plan.seed, plan.repeats);
+  // Before anything runs, as compare: a rerun into the same folder replaced an earlier study's
+  // files without a word. With --force they are replaced at the end, both or neither.
+  if (!a.force)
+    claimResultsFolder(a.out, {"sweep.csv", "heatmap.svg"}, false, "an earlier sweep's results");
   auto dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(a.space));
   ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun,
                           isatty(STDERR_FILENO));
@@ -243,6 +249,8 @@ void addSweepCommand(CLI::App& app) {
                   "1), the same in every cell, at most 2^64 - 1 (default 1)");
   cmd->add_option("--out", a->out, "Directory for sweep.csv and heatmap.svg")->required();
   cmd->add_flag("--quiet", a->quiet, "No progress on standard error");
+  cmd->add_flag("--force", a->force,
+                "Replace the sweep.csv and heatmap.svg an earlier sweep left in --out");
   cmd->callback([a] { runSweepCommand(*a); });
 }
 

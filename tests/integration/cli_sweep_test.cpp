@@ -200,6 +200,28 @@ TEST(CliSweep, ASpaceSmallerThanTheTrialsShowsItsLastTrial) {
   fs::remove_all(dir);
 }
 
+// A rerun into the same folder replaced an earlier study's files without a word: refused, naming
+// them, unless --force.
+TEST(CliSweep, ARerunIntoTheSameFolderIsRefusedUnlessForced) {
+  const std::string dir = tempDir();
+  const std::vector<std::string> args = {"sweep", "--space",   kGemm,        "--algo", "opevo",
+                                         "--set", "q=0.2,0.6", "--repeats",  "1",      "--trials",
+                                         "10",    "--out",     dir + "/out", "--quiet"};
+  ASSERT_EQ(runProcess(OPEVO_CLI, args).status, 0);
+  const std::string csv = read(fs::path(dir) / "out" / "sweep.csv");
+  std::vector<std::string> again = args;
+  again[8] = "2";  // other repeats: other files
+  const auto refused = runProcess(OPEVO_CLI, again);
+  EXPECT_EQ(refused.status, 2) << refused.err;
+  for (const char* word : {"sweep.csv", "heatmap.svg", "--force", "already holds"})
+    EXPECT_NE(refused.err.find(word), std::string::npos) << word << " in: " << refused.err;
+  EXPECT_EQ(read(fs::path(dir) / "out" / "sweep.csv"), csv);
+  again.push_back("--force");
+  ASSERT_EQ(runProcess(OPEVO_CLI, again).status, 0);
+  EXPECT_NE(read(fs::path(dir) / "out" / "sweep.csv"), csv);
+  fs::remove_all(dir);
+}
+
 // A write that fails (a full disk) is named with its reason, exits non-zero, and leaves no partial
 // file. It once left sweep.csv cut short, or said "wrote" and exited 0.
 TEST(CliSweep, AFailedWriteIsNamedAndLeavesNoPartialFile) {
