@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "backends/backend_factory.h"
+#include "backends/run_context.h"
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
@@ -142,9 +143,7 @@ void runCompareCommand(const CompareArgs& a) {
   std::optional<StoreRecorder> recorder;
   if (!a.db.empty()) {
     store = std::make_unique<Store>(a.db);
-    recorder.emplace(*store, engine,
-                     RunContext{setup.operatorName, setup.operatorJson, setup.backend,
-                                measurer.device(), measurer.speedUnit(), measurer.label()});
+    recorder.emplace(*store, engine, runContextOf(setup));
     engine.addObserver(*recorder);  // first: a trial is committed before anyone hears of it
     recorder->createRuns();
   }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "backends/backend_factory.h"
+#include "backends/run_context.h"
 #include "backends/stored_run.h"
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
@@ -213,9 +214,7 @@ void runTune(const TuneArgs& a) {
     resumed = resumeStoredRun(store, *a.resume, options, ResumeAs::Run, newBudget);
   }
   MeasurementSetup& setup = resumed ? resumed->setup : fresh;
-  RunContext context{
-      setup.operatorName,       setup.operatorJson,          setup.backend,
-      setup.measurer->device(), setup.measurer->speedUnit(), setup.measurer->label()};
+  RunContext context = runContextOf(setup);
 
   // Earlier runs of the same operator on the same backend and device.
   RunRecord like;

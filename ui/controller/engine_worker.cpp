@@ -6,6 +6,7 @@
 #include <map>
 
 #include "backends/backend_factory.h"
+#include "backends/run_context.h"
 #include "backends/stored_run.h"
 #include "cluster/cluster_run.h"
 #include "cluster/cluster_session.h"
@@ -23,15 +24,6 @@
 #include "ui/controller/resumed_race.h"
 
 namespace opevo::ui {
-namespace {
-
-RunContext contextOf(const MeasurementSetup& setup) {
-  const Measurer& m = *setup.measurer;
-  return {setup.operatorName, setup.operatorJson, setup.backend,
-          m.device(),         m.speedUnit(),      m.label()};
-}
-
-}  // namespace
 
 void EngineWorker::flush(bool force) {
   if (!force && m_sinceFlush.isValid() && m_sinceFlush.elapsed() < kFlushIntervalMs) return;
@@ -224,7 +216,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
 
   std::optional<StoreRecorder> recorder;
   if (store) {
-    RunContext context = contextOf(setup);
+    RunContext context = runContextOf(setup);
     context.operatorJson = withReplayPace(context.operatorJson, options.paceMs);
     recorder.emplace(*store, engine, std::move(context));
     engine.addObserver(*recorder);  // first: a trial is committed before the GUI hears of it
