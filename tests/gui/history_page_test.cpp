@@ -171,7 +171,8 @@ TEST_F(HistoryPageTest, RunsOfAnotherOperatorOrDeviceAreNotAveragedAsRepeats) {
   // One dataset: its optimum is drawn.
   EXPECT_TRUE(page.data()->info().optimum.has_value());
   EXPECT_TRUE(caption(page).contains(
-      QStringLiteral("runs %1, %2 not drawn: another operator or device than run %3 (Xgemm on %4)")
+      QStringLiteral(
+          "runs %1, %2 not drawn: another operator, template or device than run %3 (Xgemm on %4)")
           .arg(a100)
           .arg(a4000)
           .arg(gemm)
@@ -188,12 +189,51 @@ TEST_F(HistoryPageTest, RunsOfAnotherOperatorOrDeviceAreNotAveragedAsRepeats) {
   ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 8; }))
       << page.data()->trialCount();
   EXPECT_TRUE(caption(page).contains(
-      QStringLiteral("runs %1, %2, %3 not drawn: another operator or device than run %4 "
+      QStringLiteral("runs %1, %2, %3 not drawn: another operator, template or device than run %4 "
                      "(convolution_kernel on replay of A4000.json.gz)")
           .arg(gemm)
           .arg(a100)
           .arg(gemm2)
           .arg(a4000)))
+      << caption(page).toStdString();
+}
+
+// C2 on Winograd's template beside C2 on the direct one, on the same GPU: two spaces, two charts,
+// and the note named the operator and the device alone, which read as if neither matched.
+TEST_F(HistoryPageTest, ARunOfAnotherTemplateIsNamedByItsTemplate) {
+  const auto addGpuRun = [&](const std::string& target, int trials) {
+    Store store(m_path);
+    RunRecord r;
+    r.operatorName = "C2";
+    nlohmann::json op = {{"kind", "conv2d"}, {"name", "C2"}};
+    if (!target.empty()) op["target"] = target;
+    r.operatorJson = op.dump();
+    r.algorithm = "opevo-m";
+    r.backend = "cuda";
+    r.device = "NVIDIA H200, sm_90, 132 SMs, driver 13.0";
+    r.budgetJson = R"({"trials": 300})";
+    r.speedUnit = "TFLOPS";
+    std::vector<TrialRow> rows;
+    for (int i = 1; i <= trials; ++i) rows.push_back(trialRow(i));
+    const std::int64_t id = store.createRunWithTrials(r, rows);
+    store.setRunStatus(id, RunStatus::Finished);
+    return id;
+  };
+  const std::int64_t winograd = addGpuRun("winograd", 6);
+  const std::int64_t direct = addGpuRun("", 5);
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 2));
+  ASSERT_TRUE(page.selectRuns({winograd, direct}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() > 0; }));
+  const std::int64_t drawn = page.data()->trials().front().run;
+  const std::int64_t other = drawn == winograd ? direct : winograd;
+  const QString anchor = drawn == winograd ? QStringLiteral("C2 (winograd)") : QStringLiteral("C2");
+  EXPECT_TRUE(caption(page).contains(
+      QStringLiteral("run %1 not drawn: another operator, template or device than run %2 (%3 on "
+                     "NVIDIA H200, sm_90, 132 SMs, driver 13.0)")
+          .arg(other)
+          .arg(drawn)
+          .arg(anchor)))
       << caption(page).toStdString();
 }
 

@@ -115,10 +115,10 @@ TEST(HistoryReference, RunsOfTwoOperatorsAreNotDrawnTogether) {
       << chart->referenceLegend().toStdString();
   const QString caption =
       window.historyPage()->findChild<QLabel*>(QStringLiteral("historyInfo"))->text();
-  EXPECT_TRUE(
-      caption.contains(QStringLiteral("run %1 not drawn: another operator or device than run %2")
-                           .arg(runs[1])
-                           .arg(runs[0])))
+  EXPECT_TRUE(caption.contains(
+      QStringLiteral("run %1 not drawn: another operator, template or device than run %2")
+          .arg(runs[1])
+          .arg(runs[0])))
       << caption.toStdString();
 }
 

@@ -28,6 +28,7 @@
 #include "engine/trial_failures.h"
 #include "io/replay_dataset.h"
 #include "io/run_import.h"
+#include "layout/tuning_mode.h"
 #include "space/text.h"
 #include "store/history.h"
 #include "store/live_status.h"
@@ -239,12 +240,20 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                     : QObject::tr("stored with run %1").arg(static_cast<qlonglong>(fastestOf));
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
     QStringList notes;
-    if (!otherExperiment.isEmpty())
+    if (!otherExperiment.isEmpty()) {
+      // A template or joint layouts tune another space of the same operator (C2 on Winograd's
+      // template beside the direct one): named, or the note reads as if the operator differed.
+      const std::string mode = layout::runModeName(anchor.operatorJson);
+      const QString what = QString::fromStdString(
+          mode.empty() || mode == layout::tuningModeName(layout::TuningMode::Loop) ||
+                  mode == "replay"
+              ? anchor.operatorName
+              : anchor.operatorName + " (" + mode + ")");
       notes << notDrawn(otherExperiment,
-                        QObject::tr("another operator or device than run %1 (%2 on %3)")
+                        QObject::tr("another operator, template or device than run %1 (%2 on %3)")
                             .arg(static_cast<qlonglong>(anchor.id))
-                            .arg(QString::fromStdString(anchor.operatorName),
-                                 QString::fromStdString(anchor.device)));
+                            .arg(what, QString::fromStdString(anchor.device)));
+    }
     if (!otherUnit.isEmpty())
       notes << notDrawn(
           otherUnit,
