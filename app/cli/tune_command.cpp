@@ -240,6 +240,16 @@ void runTune(const TuneArgs& a) {
                  counted(static_cast<long long>(reusing->history().byConfig.size()),
                          "configuration", "configurations")
                      .c_str());
+  // Failures the environment caused are not the configuration's: measured again, and said so, or
+  // a user who counted the earlier trials wonders why some were not reused.
+  if (reusing && reusing->history().environmental > 0 && !a.json)
+    std::fprintf(stderr,
+                 "history: %s of earlier runs set aside (a timeout under a shorter limit, a worker "
+                 "killed, an agent lost: the environment's, not the configuration's); their "
+                 "configurations are measured again\n",
+                 counted(static_cast<long long>(reusing->history().environmental), "failed trial",
+                         "failed trials")
+                     .c_str());
 
   EngineOptions engineOptions;
   if (resumed) {
@@ -417,6 +427,8 @@ void runTune(const TuneArgs& a) {
                      {"best_speed", best},
                      {"tuning_seconds", run.seconds},
                      {"reused_from_history", reused}};
+  // Earlier failed trials the reuse set aside as the environment's (measured again if proposed).
+  if (reusing) out["history_set_aside"] = reusing->history().environmental;
   if (bestConfig) out["best_config"] = *bestConfig;
   // Earlier trials its cost model learnt from (0: none, or --no-warm-start): a run with a warm
   // start depends on the database as well as on its seed.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +83,14 @@ TEST(CliHistoryReuse, FailuresTheEnvironmentCausedAreMeasuredAgain) {
   const auto out = nlohmann::json::parse(r.out);
   EXPECT_EQ(out["reused_from_history"], 0);
   EXPECT_TRUE(out.contains("best_config")) << r.out;
+  // Both set aside, and said so (a user counting the earlier trials sees why none was reused).
+  EXPECT_EQ(out["history_set_aside"], 2);
+  std::vector<std::string> plain = again;
+  plain.erase(std::find(plain.begin(), plain.end(), "--json"));
+  const ProcessResult said = opevo(plain);
+  ASSERT_EQ(said.status, 0) << said.err;
+  EXPECT_NE(said.err.find("history: 2 failed trials of earlier runs set aside"), std::string::npos)
+      << said.err;
 
   // A failure of the configuration's own (it does not compile) is reused, as is a success.
   storeCopy(
