@@ -41,9 +41,9 @@ struct NetTuneOptions {
   std::string algo = tunerRegistry().defaultTuner().name;
   int trials = 0;
   net::SchedulerKind scheduler = net::SchedulerKind::Gradient;
-  std::string mode;  // empty: joint on the CPU, loop elsewhere
-  std::string kernelTemplate = "direct";
-  std::string weights;  // empty: cold on the CPU
+  std::string mode;                           // empty: joint on the CPU, loop elsewhere
+  std::optional<std::string> kernelTemplate;  // none: the backend's (net::defaultTaskTemplates)
+  std::string weights;                        // empty: cold on the CPU
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
@@ -122,8 +122,9 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
   src.plan.unit = o.unit;
   src.plan.scheduler = o.scheduler;
   // Layout templates exist for the CPU, where they matter most (docs/results/networks.md).
-  // The tasks of the templates with spaces of their own keep the plain layouts in any mode.
-  src.plan.templates = net::parseTaskTemplates(o.kernelTemplate, "--template");
+  // The tasks of the templates with spaces of their own keep the plain layouts in any mode; the
+  // plan stores the templates chosen, so a default that changes later changes no stored run.
+  src.plan.templates = net::chosenTaskTemplates(o.kernelTemplate, o.backend, "--template");
   if (!o.weights.empty() && o.backend != "cpu")
     throw InputError("--weights: only the cpu backend evicts weights before each timed run");
   src.plan.coldWeights = o.weights != "warm";
@@ -168,8 +169,10 @@ void runTune(const NetTuneOptions& o) {
   if (o.resume) requireMeasuringPrograms(backend, options);  // left interrupted as it was
   if (!o.json)
     std::fprintf(
-        stderr, "network run %lld: %s, %s, %s, %s on %s, %s scheduler%s\n",
+        stderr, "network run %lld: %s%s, %s, %s, %s on %s, %s scheduler%s\n",
         static_cast<long long>(networkId), n.name.c_str(),
+        // As net runs names it: the templates it tunes, the backend's default ones too.
+        plan.templates.any() ? (" (" + plan.templates.name() + ")").c_str() : "",
         counted(static_cast<long long>(g.tasks.size()), "task", "tasks").c_str(),
         counted(plan.trials, "trial", "trials").c_str(), plan.algorithm.c_str(), backend.c_str(),
         std::string(net::schedulerKindName(plan.scheduler)).c_str(),
@@ -512,11 +515,12 @@ void addNetTuneCommand(CLI::App& net) {
                   "cuda/hip: every task tunes its loops over plain layouts, ALT-OL)");
   cmd->add_option(
          "--template", o->kernelTemplate,
-         "direct (default); winograd: the stride-1 convolutions tune Winograd's template "
-         "(e.g. F(4x4, 3x3), F(4x4, 5x5)); matvec: the dense layers and products with at most "
-         "16 rows tune the matrix-vector template (batch 1 on a GPU); or winograd+matvec. "
-         "Those on the plain layouts, the other tasks their direct or (CPU, joint modes) "
-         "layout templates")
+         "matvec (default on cuda and hip): the dense layers and products with at most 16 "
+         "rows tune the matrix-vector template (batch 1 on a GPU); direct (default on cpu): "
+         "every task its direct or (CPU, joint modes) layout template; winograd: the stride-1 "
+         "convolutions tune Winograd's template (e.g. F(4x4, 3x3), F(4x4, 5x5)), the dense "
+         "layers the direct one; or winograd+matvec. Those on the plain layouts. A resumed run "
+         "keeps its own")
       ->check(networkTemplateCheck());
   cmd->add_option("--weights", o->weights,
                   "cold (default): on the CPU each kernel is timed with its weights evicted from "

@@ -29,4 +29,15 @@ TaskTemplates parseTaskTemplates(const std::string& text, const std::string& whe
   return t;
 }
 
+TaskTemplates defaultTaskTemplates(std::string_view backend) {
+  TaskTemplates t;
+  t.matvec = backend == "cuda" || backend == "hip";
+  return t;
+}
+
+TaskTemplates chosenTaskTemplates(const std::optional<std::string>& asked, std::string_view backend,
+                                  const std::string& where) {
+  return asked ? parseTaskTemplates(*asked, where) : defaultTaskTemplates(backend);
+}
+
 }  // namespace opevo::net
