@@ -15,6 +15,7 @@
 #include "net/network_tuning.h"
 #include "net/stored_network_run.h"
 #include "net/task_scheduler.h"
+#include "net/task_templates.h"
 #include "net/tasks.h"
 
 namespace opevo::ui {
@@ -35,8 +36,11 @@ struct NetworkSpec {
   // loop mode on the GPUs.
   bool winograd = false;
   // Every contender's dense layers with few rows on the matrix-vector template
-  // (net::TaskTemplates::matvec).
-  bool matvec = false;
+  // (net::TaskTemplates::matvec); none said, as the backend has it by default
+  // (net::defaultTaskTemplates: on the GPUs, not on the CPU).
+  std::optional<bool> matvec;
+  // What the race's contenders take: matvec as asked, else as the backend has it by default.
+  bool matvecTemplate() const { return matvec.value_or(net::defaultTaskTemplates(backend).matvec); }
   bool coldWeights = true;  // net::NetworkTuningPlan::coldWeights
   int trials = 0;
   std::size_t unit = 4;

@@ -97,13 +97,14 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     const std::string text = net::networkText(spec.network);
     // Each mode is a contender, and the Winograd template one more: beside layout tasks on the
     // CPU (as `opevo net tune --template winograd` there), loop tasks on the GPUs. The
-    // matrix-vector template, when asked, is every contender's.
+    // matrix-vector template, asked or the backend's default, is every contender's.
+    const bool matvec = spec.matvecTemplate();
     std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> tunings;
-    for (layout::TuningMode mode : spec.modes) tunings.push_back({mode, {false, spec.matvec}});
+    for (layout::TuningMode mode : spec.modes) tunings.push_back({mode, {false, matvec}});
     if (spec.winograd)
       tunings.push_back(
           {spec.backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop,
-           {true, spec.matvec}});
+           {true, matvec}});
     for (const auto& [mode, templates] : tunings)
       for (net::SchedulerKind scheduler : spec.schedulers)
         for (const std::string& algorithm : spec.algorithms) {

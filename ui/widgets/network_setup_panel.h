@@ -153,6 +153,9 @@ class NetworkSetupPanel : public QWidget {
   bool m_networkValid = true;      // the chosen network read and its tasks found
   std::int64_t m_resumeAsked = 0;  // Resume's run, until the list read for it arrives
   int m_indexJustChosen = -1;      // the Network box's index while its change is being handled
+  // The matrix-vector box was clicked: it stays as the user set it, rather than following the
+  // backend's default (net::defaultTaskTemplates) when the backend changes.
+  bool m_matvecChosen = false;
   LatestJob<std::vector<NetworkRecord>> m_runsJob;
 };
 
