@@ -192,6 +192,17 @@ void Engine::setBatch(int run, std::optional<std::size_t> batch) {
 }
 
 bool Engine::step(int index) {
+  return stepWith(index, nullptr);
+}
+
+bool Engine::step(int index, const std::vector<Config>& configs) {
+  for (const Config& c : configs)
+    if (!m_space.contains(c) || !m_space.satisfies(c))
+      throw std::logic_error("engine: a given configuration is not a valid point of the space");
+  return stepWith(index, &configs);
+}
+
+bool Engine::stepWith(int index, const std::vector<Config>* given) {
   RunState& run = m_runs.at(static_cast<std::size_t>(index));
   if (run.ended()) return false;
   m_lastStepped = index;
@@ -214,7 +225,7 @@ bool Engine::step(int index) {
     return false;
   }
   try {
-    measureBatch(run);
+    measureBatch(run, given);
   } catch (const std::exception& e) {
     fail(run, e.what());
     return false;
@@ -232,7 +243,7 @@ void Engine::run() {
   }
 }
 
-void Engine::measureBatch(RunState& run) {
+void Engine::measureBatch(RunState& run, const std::vector<Config>* given) {
   Tuner& tuner = *m_tuners[static_cast<std::size_t>(run.index)];
   m_active = run.index;
   m_activeSince = EngineGate::Clock::now();
@@ -249,7 +260,9 @@ void Engine::measureBatch(RunState& run) {
     }
   } settle{*this, run};
 
-  std::size_t want = run.plan.batch ? *run.plan.batch : tuner.preferredBatch();
+  std::size_t want = given            ? given->size()
+                     : run.plan.batch ? *run.plan.batch
+                                      : tuner.preferredBatch();
   if (run.plan.budget.trials)
     want = std::min<std::size_t>(want, std::size_t(*run.plan.budget.trials - run.trials));
   if (run.plan.budget.seconds) want = std::min(want, trialsThatFit(run));
@@ -257,10 +270,14 @@ void Engine::measureBatch(RunState& run) {
   if (auto* joint = dynamic_cast<JointLayoutTuner*>(&tuner))
     joint->setTuningSeconds(runSeconds(run));
   const auto t0 = EngineGate::Clock::now();
-  const std::vector<Config> batch = tuner.propose(want);
+  const std::vector<Config> batch =
+      given
+          ? std::vector<Config>(given->begin(), given->begin() + static_cast<std::ptrdiff_t>(want))
+          : tuner.propose(want);
   const double proposeSeconds = secondsSince(t0);
   if (batch.empty()) {
-    end(run, EndReason::Exhausted);
+    // Given none, the tuner was not asked: its space is not known to be used up.
+    if (!given) end(run, EndReason::Exhausted);
     return;
   }
   std::vector<Observation> observations;

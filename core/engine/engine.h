@@ -131,6 +131,11 @@ class Engine {
   bool step();
   // One batch of this run (ends it instead when its budget is spent). False when it has ended.
   bool step(int run);
+  // One batch of these configurations instead of the tuner's proposals, as many as its budget
+  // takes, each valid in the space and not yet measured by the run (the caller's to ensure): a
+  // network's task measuring the best configurations its twin tasks found (net/twin_tasks.h).
+  // Recorded and observed as any trial, its tuner's included, so it never proposes them again.
+  bool step(int run, const std::vector<Config>& configs);
   // Steps until every run has ended (stopped and failed runs included).
   void run();
 
@@ -164,7 +169,9 @@ class Engine {
   int nextRun();
   // The reason the run must end now, None when it may go on. Not Stopped: a stop is the gate's.
   EndReason spent(const RunState& run) const;
-  void measureBatch(RunState& run);
+  // given: the configurations to measure (step(run, configs)); null: the tuner proposes.
+  void measureBatch(RunState& run, const std::vector<Config>* given);
+  bool stepWith(int run, const std::vector<Config>* given);
   std::size_t trialsThatFit(const RunState& run) const;
   void end(RunState& run, EndReason reason, const std::string& message = {});
   void fail(RunState& run, const std::string& message);

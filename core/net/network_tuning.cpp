@@ -77,6 +77,7 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   m_taskTrials.assign(n, 0);
   m_begun.assign(n, false);
   m_constraints.assign(n, std::nullopt);
+  m_twins = twinTasks(graph);
   for (std::size_t i = 0; i < n; ++i) m_order.push_back(i);
   std::stable_sort(m_order.begin(), m_order.end(), [&](std::size_t a, std::size_t b) {
     return graph.tasks[a].position < graph.tasks[b].position;
@@ -180,18 +181,45 @@ void NetworkTuning::stopFromSignal() {
   for (auto& e : m_engines) e->stopFromSignal();
 }
 
+std::vector<TwinProposal> NetworkTuning::twinsFirst(std::size_t task, std::size_t limit,
+                                                    const MeasuredTrials& measured) const {
+  std::vector<const SearchSpace*> spaces;
+  for (const auto& s : m_spaces) spaces.push_back(s.get());
+  return twinProposals(task, m_twins[task], spaces, measured, limit);
+}
+
 bool NetworkTuning::step() {
   if (m_stop || m_trials >= m_plan.trials) return false;
   const std::optional<std::size_t> chosen = m_scheduler.next();
   if (!chosen) return false;
   begin(*chosen);
   Engine& engine = *m_engines[*chosen];
-  const int before = engine.runs().front().trials;
-  const auto left =
-      static_cast<std::size_t>(std::min(m_plan.trials - m_trials, shareLeft(*chosen)));
-  engine.setBatch(0, std::min(m_plan.unit, left));
-  const bool stepped = engine.step(0);
-  const int measured = engine.runs().front().trials - before;
+  const RunState& run = engine.runs().front();
+  const int before = run.trials;
+  const std::size_t size =
+      std::min(m_plan.unit,
+               static_cast<std::size_t>(std::min(m_plan.trials - m_trials, shareLeft(*chosen))));
+  // Its twins' best configurations first (measured by this task as any trial), then what its
+  // tuner proposes, which has observed them.
+  const std::vector<TwinProposal> twins =
+      twinsFirst(*chosen, size, [this](std::size_t t) -> const std::vector<Observation>& {
+        return m_engines[t]->tuner(0).history();
+      });
+  bool stepped = true;
+  std::vector<std::size_t> fromTwins;
+  if (!twins.empty()) {
+    std::vector<Config> configs;
+    for (const TwinProposal& p : twins) configs.push_back(p.config);
+    stepped = engine.step(0, configs);
+    for (int k = before; k < run.trials; ++k)
+      fromTwins.push_back(twins[static_cast<std::size_t>(k - before)].from);
+  }
+  if (const auto taken = static_cast<std::size_t>(run.trials - before);
+      stepped && !run.ended() && taken < size) {
+    engine.setBatch(0, size - taken);
+    stepped = engine.step(0);
+  }
+  const int measured = run.trials - before;
   m_trials += measured;
   if (!stepped || measured == 0) {
     // Its space is used up, it failed, or a stop ended it: the scheduler moves on.
@@ -202,7 +230,7 @@ bool NetworkTuning::step() {
   }
   countUnit(*chosen, measured);
   m_units.push_back({static_cast<int>(m_units.size()) + 1, *chosen, m_trials, bestSeconds(*chosen),
-                     m_scheduler.objective()});
+                     m_scheduler.objective(), std::move(fromTwins)});
   return true;
 }
 
@@ -214,6 +242,24 @@ void NetworkTuning::replayUnit(std::size_t task, int trials, const std::vector<T
                              std::to_string(m_units.size() + 1) + " went to task " +
                              std::to_string(task) + ", the scheduler now picks " +
                              (chosen ? std::to_string(*chosen) : std::string("none")));
+  // Which of the unit's first trials were its twins' configurations: what the rule proposes from
+  // the trials counted so far, as far as the stored trials follow it (a run stored before twins
+  // shared anything does not).
+  std::vector<std::vector<Observation>> before(tasks.size());
+  for (std::size_t t = 0; t < tasks.size(); ++t)
+    for (int k = 0; k < counted[t]; ++k) {
+      const auto& [config, m] = tasks[t].trials[static_cast<std::size_t>(k)];
+      before[t].push_back({config, m.status == TrialStatus::Ok ? m.speed : 0.0});
+    }
+  std::vector<std::size_t> fromTwins;
+  const std::vector<TwinProposal> twins =
+      twinsFirst(task, static_cast<std::size_t>(trials),
+                 [&](std::size_t t) -> const std::vector<Observation>& { return before[t]; });
+  for (const TwinProposal& p : twins) {
+    const std::size_t at = static_cast<std::size_t>(counted[task]) + fromTwins.size();
+    if (tasks[task].trials[at].first != p.config) break;
+    fromTwins.push_back(p.from);
+  }
   counted[task] += trials;
   m_trials += trials;
   if (trials == 0) {
@@ -234,8 +280,8 @@ void NetworkTuning::replayUnit(std::size_t task, int trials, const std::vector<T
   const std::vector<double>& history = m_scheduler.history(task);
   std::optional<double> seconds;
   if (!history.empty() && std::isfinite(history.back())) seconds = history.back();
-  m_units.push_back(
-      {static_cast<int>(m_units.size()) + 1, task, m_trials, seconds, m_scheduler.objective()});
+  m_units.push_back({static_cast<int>(m_units.size()) + 1, task, m_trials, seconds,
+                     m_scheduler.objective(), std::move(fromTwins)});
 }
 
 std::vector<UnitRecord> NetworkTuning::restore(const std::vector<TaskRestore>& tasks,

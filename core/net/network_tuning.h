@@ -15,6 +15,7 @@
 #include "net/task_scheduler.h"
 #include "net/task_templates.h"
 #include "net/tasks.h"
+#include "net/twin_tasks.h"
 #include "ops/operator_json.h"
 
 namespace opevo::net {
@@ -86,6 +87,10 @@ struct NetworkUnit {
   int trials = 0;  // the network's, after this unit
   std::optional<double> taskSeconds;
   double objectiveSeconds = 0;  // infinity while a task has no working configuration
+  // The twin task each of the unit's first trials came from: its twins' best configurations,
+  // measured before its tuner's proposals (net/twin_tasks.h). A resumed network finds them again
+  // from the stored trials; the store keeps no field for it.
+  std::vector<std::size_t> fromTwins;
 };
 
 // Tunes a network's tasks with one engine per task (each task has its own space and measurer),
@@ -93,6 +98,9 @@ struct NetworkUnit {
 // gradient policy, round-robin, or ALT's topological order. Each task's latency is its best
 // measured speed turned back into seconds (FLOPs / speed); the objective weighs it by how often
 // the task occurs.
+//
+// A unit of a task that has twins (net/twin_tasks.h) begins with the best configurations its
+// twins measured and it has not: real trials of the task, in its share of the budget.
 //
 // Topological: the tasks one after another by Task::position, each to its share of the budget,
 // (budget - trials of the tasks before it) / (tasks from it on), at least 1: the trials / tasks
@@ -144,6 +152,8 @@ class NetworkTuning {
   // working configuration (a sum over the others would pass for the whole network's).
   std::optional<double> estimateSeconds() const;
   const std::vector<NetworkUnit>& units() const { return m_units; }
+  // The tasks of the same operator as task i, apart from the epilogue (net/twin_tasks.h).
+  const std::vector<std::size_t>& twins(std::size_t task) const { return m_twins.at(task); }
 
  private:
   double secondsAt(std::size_t task, double speed) const;  // task's time at that speed
@@ -162,6 +172,7 @@ class NetworkTuning {
   std::vector<int> m_taskTrials;     // counted unit by unit
   std::vector<bool> m_begun;
   std::vector<std::optional<LayoutConstraint>> m_constraints;
+  std::vector<std::vector<std::size_t>> m_twins;
 
   // Before a task's first unit: an earlier task's choice constrains it where layouts propagate.
   void begin(std::size_t task);
@@ -171,6 +182,10 @@ class NetworkTuning {
   void countUnit(std::size_t task, int trials);
   void replayUnit(std::size_t task, int trials, const std::vector<TaskRestore>& tasks,
                   std::vector<int>& counted);
+  // twinProposals for the task's next unit of at most `limit` trials, over each task's trials
+  // as `measured` gives them.
+  std::vector<TwinProposal> twinsFirst(std::size_t task, std::size_t limit,
+                                       const MeasuredTrials& measured) const;
 };
 
 // What the scheduler knows of each task: its weight, its FLOPs, its group (the operator kind).

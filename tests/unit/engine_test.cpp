@@ -173,6 +173,47 @@ TEST(Engine, StepDrivesTheRunItIsGiven) {
   EXPECT_EQ(rec.trials.size(), 64u);
 }
 
+TEST(Engine, AGivenBatchIsMeasuredWithinTheBudgetAndItsTunerNeverProposesItAgain) {
+  // A network task measuring its twin's best configurations (net/twin_tasks.h).
+  ReplayMeasurer measurer(convolution());
+  const SearchSpace& space = convolution()->space;
+  Engine engine(space, measurer);
+  RunPlan plan;
+  plan.algorithm = "opevo";
+  plan.budget.trials = 12;
+  engine.addRun(plan);
+  Recorder rec;
+  engine.addObserver(rec);
+  const std::vector<Config>& file = convolution()->fileOrder;
+  const std::vector<Config> given(file.begin(), file.begin() + 3);
+  // Nothing given measures nothing and does not end the run as exhausted.
+  EXPECT_TRUE(engine.step(0, {}));
+  EXPECT_EQ(engine.runs()[0].trials, 0);
+  EXPECT_FALSE(engine.runs()[0].ended());
+  EXPECT_TRUE(engine.step(0, given));
+  ASSERT_EQ(rec.trials.size(), 3u);
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    EXPECT_EQ(rec.trials[i].config, space.format(given[i]));
+    EXPECT_EQ(rec.trials[i].trial, static_cast<int>(i) + 1);
+  }
+  EXPECT_EQ(engine.tuner(0).history().size(), 3u);
+  engine.setBatch(0, 4);
+  while (engine.step(0)) {
+  }
+  ASSERT_EQ(rec.trials.size(), 12u);
+  std::set<std::string> configs;
+  for (const TrialRecord& t : rec.trials) EXPECT_TRUE(configs.insert(t.config).second) << t.config;
+  EXPECT_THROW(engine.step(0, {Config(space.dims() + 1)}), std::logic_error);
+
+  // As many as the budget takes.
+  Engine small(space, measurer);
+  plan.budget.trials = 2;
+  small.addRun(plan);
+  EXPECT_TRUE(small.step(0, given));
+  EXPECT_EQ(small.runs()[0].trials, 2);
+  EXPECT_EQ(small.runs()[0].end, EndReason::Trials);
+}
+
 TEST(Engine, EndsRunsForEachReason) {
   ReplayMeasurer measurer(convolution());
   const double optimum = convolution()->bestSpeed;
