@@ -112,10 +112,7 @@ void runCompareCommand(const CompareArgs& a) {
   const std::vector<std::string> results{kTrialsCsv, kSummaryJson, kPartialCsv};
   const std::string earlier = "an earlier race's results";
   if (!a.force) claimResultsFolder(out, results, false, earlier);
-  ReplayDataset read = loadReplayDataset(a.space);
-  // Stored runs name their file as the window's do, by a path that holds from any folder.
-  if (!a.db.empty()) read.path = std::filesystem::absolute(read.path).lexically_normal().string();
-  auto dataset = std::make_shared<const ReplayDataset>(std::move(read));
+  auto dataset = std::make_shared<const ReplayDataset>(loadReplayDataset(a.space));
   BackendOptions backendOptions;
   backendOptions.cluster = openClusterSession(a.cluster, a.quiet);
   const MeasurementSetup setup = replayMeasurement(dataset, backendOptions);

@@ -1,5 +1,7 @@
 #include "backends/backend_factory.h"
 
+#include <filesystem>
+
 #include "backends/cluster_backend.h"
 #include "codegen/cpu_compiler.h"
 #include "common/error.h"
@@ -95,7 +97,13 @@ MeasurementSetup replayMeasurement(std::shared_ptr<const ReplayDataset> dataset)
   MeasurementSetup s;
   s.backend = "replay";
   s.operatorName = dataset->operatorName();
-  s.operatorJson = nlohmann::json{{"replay", dataset->path}}.dump();
+  // Stored runs name their file by a path that holds from any folder: a relative one (`opevo tune
+  // --backend replay:resources/...`) neither matched the window's runs of the same file in the
+  // history nor found the file from another folder.
+  s.operatorJson =
+      nlohmann::json{
+          {"replay", std::filesystem::absolute(dataset->path).lexically_normal().string()}}
+          .dump();
   s.space = &dataset->space;
   s.measurer = std::make_unique<ReplayMeasurer>(dataset);
   s.dataset = std::move(dataset);

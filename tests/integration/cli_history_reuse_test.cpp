@@ -110,6 +110,25 @@ TEST(CliHistoryReuse, FailuresTheEnvironmentCausedAreMeasuredAgain) {
   EXPECT_EQ(shown["trials"][1]["status"], "compile_error");
 }
 
+// A replay tuned by a relative path stored that path: the same file named absolutely (as the
+// window and compare name it) was another operator, so its history was not reused.
+TEST(CliHistoryReuse, AReplayByARelativePathAnswersTheSameFilesHistory) {
+  const Folder f;
+  const fs::path file = fs::path(OPEVO_DATASETS_DIR) / "convolution_milo" / "A100.json.gz";
+  const std::string relative = fs::relative(file, fs::current_path()).string();
+  ASSERT_FALSE(fs::path(relative).is_absolute());
+  const auto tune = [&](const std::string& path) {
+    return opevo({"tune", "--backend", "replay:" + path, "--algo", "random", "--seed", "3",
+                  "--trials", "5", "--json", "--db", f.db()});
+  };
+  const ProcessResult first = tune(relative);
+  ASSERT_EQ(first.status, 0) << first.err;
+  const ProcessResult second = tune(file.string());
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_EQ(nlohmann::json::parse(second.out)["reused_from_history"], 5) << second.out;
+  EXPECT_EQ(Store(f.db()).run(1)->operatorJson, Store(f.db()).run(2)->operatorJson);
+}
+
 TEST(CliHistoryReuse, ADamagedStoredConfigurationCostsOnlyItsTrial) {
   const Folder f;
   const std::vector<std::string> tune = {"tune",     "--backend", kReplay, "--algo", "opevo-m",
