@@ -7,6 +7,7 @@
 #include "cli/option_checks.h"
 #include "common/error.h"
 #include "io/t1_space.h"
+#include "layout/loop_order_names.h"
 #include "layout/tuning_mode.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
@@ -72,11 +73,18 @@ void runSpace(const SpaceOptions& o) {
     nlohmann::json params = nlohmann::json::array();
     for (std::size_t i = 0; i < space.dims(); ++i) {
       const Parameter& p = space.param(i);
-      params.push_back({{"name", p.name()},
-                        {"kind", kindName(p.kind())},
-                        {"spec", p.spec()},
-                        {"size", p.size().toString()},
-                        {"example", p.format(ex.config[i])}});
+      nlohmann::json param = {{"name", p.name()},
+                              {"kind", kindName(p.kind())},
+                              {"spec", p.spec()},
+                              {"size", p.size().toString()},
+                              {"example", p.format(ex.config[i])}};
+      // A loop order's items, index i the i-th loop (a vertex lists them outermost first).
+      if (const auto loops = layout::loopOrderNames(op.kind, def.mode, p); !loops.empty()) {
+        param["loops"] = nlohmann::json::array();
+        for (const layout::LoopName& l : loops)
+          param["loops"].push_back({{"name", l.name}, {"walks", l.walks}});
+      }
+      params.push_back(std::move(param));
     }
     nlohmann::json constraints = nlohmann::json::array();
     for (const auto& c : space.constraints()) constraints.push_back(c.description);
@@ -106,6 +114,11 @@ void runSpace(const SpaceOptions& o) {
                 std::string(kindName(p.kind())).c_str(), specWidth, p.spec().c_str(),
                 p.size().toString().c_str(), p.format(ex.config[i]).c_str());
   }
+  // A loop order's vertices (2,0,1) name loops by index: which is which.
+  for (std::size_t i = 0; i < space.dims(); ++i)
+    if (const std::string meaning = layout::loopOrderMeaning(op.kind, def.mode, space.param(i));
+        !meaning.empty())
+      std::cout << space.param(i).name() << ": " << meaning << "\n";
   for (const auto& c : space.constraints()) std::cout << "constraint: " << c.description << "\n";
   if (!ex.valid)
     std::cout << "(the example breaks a constraint: no valid configuration turned up in "

@@ -103,6 +103,30 @@ TEST(CliSpace, EveryPresetAsJson) {
   EXPECT_NE(bad.err.find("'MM9' is neither a preset (MM1"), std::string::npos) << bad.err;
 }
 
+// A layout template's loop orders print vertices such as 2,0,1: which loop each index is was said
+// only in the window.
+TEST(CliSpace, ALoopOrdersIndicesAreNamed) {
+  const auto r = opevo({"space", "C2", "--mode", "joint"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reduce_order: A vertex lists these loops outermost first: 0 = rc "
+                       "(input-channel blocks), 1 = ry (kernel rows), 2 = rx (kernel columns)."),
+            std::string::npos)
+      << r.out;
+  const auto j = nlohmann::json::parse(opevo({"space", "MM1", "--mode", "joint", "--json"}).out);
+  bool named = false;
+  for (const auto& p : j["parameters"])
+    if (p["name"] == "tile_order") {
+      named = true;
+      EXPECT_EQ(p["loops"][0]["name"], "n");
+      EXPECT_EQ(p["loops"][1]["walks"], "column tiles");
+    } else if (p["name"] != "reg_order") {
+      EXPECT_FALSE(p.contains("loops")) << p.dump();
+    }
+  EXPECT_TRUE(named) << j.dump();
+  // The loop template's space has no loop order.
+  EXPECT_EQ(opevo({"space", "C2"}).out.find("outermost"), std::string::npos);
+}
+
 // `space` and `codegen` take an operator file as `tune` does, with the file's own space.
 TEST(CliSpace, AnOperatorFileAndItsSpace) {
   const std::filesystem::path file = std::filesystem::temp_directory_path() /
