@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -14,10 +13,12 @@
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
 #include "cli/progress_printer.h"
+#include "common/child_process.h"
 #include "common/error.h"
 #include "engine/engine.h"
 #include "engine/race.h"
 #include "engine/race_summary.h"
+#include "engine/run_status.h"
 #include "engine/store_recorder.h"
 #include "engine/trials_csv_writer.h"
 #include "io/replay_dataset.h"
@@ -47,14 +48,28 @@ struct CompareArgs {
   ClusterChoice cluster;
 };
 
-// The race a Ctrl-C or SIGTERM stops: each run ends after its trial in hand, and what was run is
-// summarized and written (the default action ended the program with no summary.json).
+// The race a stop signal stops (Ctrl-C, SIGTERM, SIGHUP: InterruptNotice): each run ends after
+// its trial in hand, and what was run is summarized and written (the default action ended the
+// program with no summary.json; a SIGHUP still did, leaving a stored race "running").
 std::atomic<Engine*> g_engine{nullptr};
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void onInterrupt(int) {
+void onInterrupt() {
+  // Only sets flags: the engine commits the trials in hand and stops.
   g_interrupted = true;
   if (Engine* e = g_engine.load()) e->stopFromSignal();
+  cancelClusterFromSignal();
+}
+
+// The second signal's work, on the notice's thread: the trials in hand are dropped, and the
+// stored runs still running read stopped (resumable), as after a first signal.
+void abandonRace(const std::string& db, const std::vector<std::int64_t>& runs) {
+  killChildren();
+  if (db.empty()) return;
+  Store store(db);  // a connection of its own: the race's may be in a commit
+  for (const std::int64_t id : runs)
+    if (const auto stored = store.run(id); stored && stored->status == RunStatus::Running)
+      store.setRunStatus(id, statusAfter(EndReason::Stopped), EndReason::Stopped);
 }
 
 // What a race writes into --out. trials.csv.partial holds the trials while the race runs; it is
@@ -165,25 +180,29 @@ void runCompareCommand(const CompareArgs& a) {
                    "of optimum is given\n",
                    a.space.c_str(), dataset->completenessNote.c_str(), dataset->table.size());
   }
+  const std::string partial = (out / kPartialCsv).string();
+  const std::string stopped = "the race was stopped; " + partial + " holds every trial run";
+  InterruptNotice notice(stopped);
   {
-    // Handed to the handler for the race alone, taken back however run() ends.
-    struct RaceSignals {
-      explicit RaceSignals(Engine& e) {
-        g_engine = &e;
-        std::signal(SIGINT, onInterrupt);
-        std::signal(SIGTERM, onInterrupt);
-      }
-      ~RaceSignals() { g_engine = nullptr; }
-    } handled(engine);
+    // The first signal stops the race after the trials in hand; a second drops them.
+    std::vector<std::int64_t> stored;
+    if (recorder)
+      for (const RunState& r : engine.runs()) stored.push_back(r.storeId);
+    g_engine = &engine;
+    notice.rearm(
+        stopped + (recorder ? "; its stored runs read stopped (resumable)" : ""), onInterrupt,
+        "stopping after the trials in hand, then writing the summary (Ctrl-C again to "
+        "end now)",
+        [db = recorder ? store->path() : std::string(), stored] { abandonRace(db, stored); });
+    struct Handed {
+      ~Handed() { g_engine = nullptr; }
+    } handed;
     engine.run();
   }
   // While the summary is written a signal (the user's second Ctrl-C, often) says what is being
   // done and lets it finish; one more ends the program at once.
   std::atomic<bool> writing{false};
-  const std::string partial = (out / kPartialCsv).string();
-  InterruptNotice notice("the race was stopped; " + partial + " holds every trial run");
-  notice.rearm("the race was stopped; " + partial + " holds every trial run", &writing,
-               "writing the summary of the trials run");
+  notice.rearm(stopped, &writing, "writing the summary of the trials run");
   printer.finish();
   if (!engine.failure().empty()) throw RunFailed(engine.failure());
   const bool interrupted = g_interrupted.load();

@@ -10,6 +10,7 @@
 
 #include "common/child_process.h"
 #include "run_process.h"
+#include "store/store.h"
 
 namespace opevo::test {
 namespace {
@@ -55,6 +56,37 @@ TEST(CliCompare, CtrlCWritesTheSummaryOfWhatWasRun) {
   EXPECT_NE(text().find("interrupted: stopped after "), std::string::npos) << text();
   EXPECT_TRUE(fs::exists(out.path / "race" / "summary.json"));
   EXPECT_TRUE(fs::exists(out.path / "race" / "trials.csv"));
+}
+
+// SIGHUP (the terminal or ssh session closed) ended a race at once: no summary, and with --db its
+// stored runs read "running" for ever. Now it stops the race as Ctrl-C does, with 129.
+TEST(CliCompare, SighupStopsTheRaceAndItsStoredRunsReadStopped) {
+  OutDir out;
+  const std::string log = (out.path / "log.txt").string();
+  const std::string db = (out.path / "runs.db").string();
+  ChildStreams streams;
+  streams.stdoutFile = log;
+  streams.stderrToStdout = true;
+  const pid_t pid = startChild(
+      {OPEVO_CLI, "compare", "--space", kConvolution, "--algos", "opevo-m,random", "--repeats", "2",
+       "--trials", "100000", "--db", db, "--out", (out.path / "race").string()},
+      streams);
+  const auto text = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (text().find("runs interleaved") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGHUP);
+  EXPECT_EQ(waitChild(pid), 129) << text();
+  EXPECT_NE(text().find("stopping after the trials in hand"), std::string::npos) << text();
+  EXPECT_TRUE(fs::exists(out.path / "race" / "summary.json")) << text();
+  const std::vector<RunRecord> runs = Store(db).runs();
+  ASSERT_EQ(runs.size(), 4u);
+  for (const RunRecord& r : runs) EXPECT_NE(r.status, RunStatus::Running) << r.id;
 }
 
 // A summary that cannot be written is an error with its reason, not "wrote ... summary.json"
