@@ -54,6 +54,9 @@ TEST(HistoryReference, AConvolutionBeatenByCudnnsFftIsAlsoDrawnAgainstItsDirectA
                                           restore("C2_autotvm_seed1.json.gz"),
                                           restore("C2_opevo-m_seed2.json.gz")};
   MainWindow window;
+  // Room for the lines' whole descriptions below the plot (narrower, the legend names the
+  // library alone: HistorySmallWindow).
+  window.resize(1280, 800);
   ASSERT_TRUE(showHistory(window));
   ASSERT_TRUE(draw(window, runs, 900));
 

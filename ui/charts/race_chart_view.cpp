@@ -216,42 +216,27 @@ void RaceChartView::rebuild() {
   if (info.reference) {
     const ReferenceLine& ref = *info.reference;
     m_reference = new QLineSeries;
-    // The speed first, then the library without how its algorithm was chosen, which a legend
-    // would elide anyway ("the fastest of 6 by cudnnFind, which timed it..."): the whole
-    // description is the line's tooltip.
-    // Which timing the line is, and the side-by-side figure, are the note under the chart
-    // (RaceResultsWidget): in the legend they pushed the library's name out at 1024 pixels
-    // ("timed once, 248 GFLOP/s: oneD…").
-    m_reference->setName(tr("%1 %2: %3").arg(number(ref.speed), info.speedUnit, ref.shortName()));
     m_reference->setPen(QPen(QColor(0xb0, 0x30, 0x30), 1.5, Qt::DashDotLine));
     attach(m_reference);
-    connect(m_reference, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {
-      const RaceData::Info& i = m_data->info();
-      if (i.reference)
-        showTip(tr("%1 %2: %3").arg(number(i.reference->speed), i.speedUnit, i.reference->name),
-                state);
-    });
     if (ref.everyMultiplyAdd) {
       // cuDNN's FFT on a convolution outruns the GPU's peak by doing fewer multiply-adds: the
       // curves of kernels that do them all are measured against this line.
       m_everyMultiplyAdd = new QLineSeries;
-      m_everyMultiplyAdd->setName(tr("%1 %2: %3, every multiply-add")
-                                      .arg(number(ref.everyMultiplyAddSpeed()), info.speedUnit,
-                                           QString::fromStdString(ref.everyMultiplyAdd->name)));
       m_everyMultiplyAdd->setPen(QPen(QColor(0xd0, 0x70, 0x70), 1.5, Qt::DotLine));
       attach(m_everyMultiplyAdd);
-      connect(m_everyMultiplyAdd, &QLineSeries::hovered, this, [this](const QPointF&, bool state) {
-        const RaceData::Info& i = m_data->info();
-        if (i.reference && i.reference->everyMultiplyAdd)
-          showTip(
-              tr("%1 %2: %3, the library's fastest algorithm doing every multiply-add, at "
-                 "the speed its own timing gives (%4x slower than its fastest, %5 %2)")
-                  .arg(number(i.reference->everyMultiplyAddSpeed()), i.speedUnit,
-                       QString::fromStdString(i.reference->everyMultiplyAdd->name),
-                       number(i.reference->everyMultiplyAdd->slowerBy), number(i.reference->speed)),
-              state);
-      });
     }
+    // The whole description on a hover over the line, or over its legend entry (which may name
+    // the library alone).
+    for (QLineSeries* line : {m_reference, m_everyMultiplyAdd}) {
+      if (!line) continue;
+      const auto tip = [this, line](bool state) {
+        showTip(line == m_reference ? referenceTip() : everyMultiplyAddTip(), state);
+      };
+      connect(line, &QLineSeries::hovered, this, [tip](const QPointF&, bool state) { tip(state); });
+      for (QLegendMarker* marker : chart()->legend()->markers(line))
+        connect(marker, &QLegendMarker::hovered, this, tip);
+    }
+    nameLibraryLines(m_shortLegend);
   }
   if (info.stageBoundary && m_xAxis == XAxis::Trials) {
     m_stage = new QLineSeries;
@@ -273,24 +258,64 @@ void RaceChartView::resizeEvent(QResizeEvent* event) {
   placeLegend();
 }
 
-void RaceChartView::placeLegend() {
-  // Qt Charts lays a bottom legend out on one row and elides every entry when they do not all fit:
-  // eight algorithms and the optimum at 1024 pixels read "rand…", "exha…", "datas…". On the right
-  // each entry has a line of its own and reads whole; the plot gives up the width, and gets it
-  // back when the chart is wide enough again. The chart's own width decides, not the plot's, so
-  // moving the legend cannot move it back.
-  QLegend* legend = chart()->legend();
-  const QFontMetrics fm(legend->font());
+std::pair<QString, QString> RaceChartView::libraryLineNames(bool shortForm) const {
+  const RaceData::Info& info = m_data->info();
+  if (!info.reference) return {};
+  const ReferenceLine& ref = *info.reference;
+  // The speed first, then the library without how its algorithm was chosen ("the fastest of 6 by
+  // cudnnFind, which timed it..."): the whole description is the line's tooltip. Where the entries
+  // do not fit below the plot, the library's name alone: on the right, or elided on one row,
+  // "246 TFLOPS: cuDNN convolution forward, algorithm 5 (t..." left the line unnamed at 1024
+  // pixels. The note under the chart (RaceResultsWidget) names each line whole, with which timing
+  // it is and the side-by-side figure.
+  const QString library = ref.shortName().section(QLatin1Char(' '), 0, 0);
+  std::pair<QString, QString> names;
+  names.first =
+      tr("%1 %2: %3").arg(number(ref.speed), info.speedUnit, shortForm ? library : ref.shortName());
+  if (ref.everyMultiplyAdd)
+    names.second =
+        tr("%1 %2: %3, every multiply-add")
+            .arg(number(ref.everyMultiplyAddSpeed()), info.speedUnit,
+                 shortForm ? library : QString::fromStdString(ref.everyMultiplyAdd->name));
+  return names;
+}
+
+void RaceChartView::nameLibraryLines(bool shortForm) {
+  m_shortLegend = shortForm;
+  const auto [reference, everyMultiplyAdd] = libraryLineNames(shortForm);
+  if (m_reference) m_reference->setName(reference);
+  if (m_everyMultiplyAdd) m_everyMultiplyAdd->setName(everyMultiplyAdd);
+}
+
+int RaceChartView::legendRowWidth(bool shortForm) const {
   // The entries drawn: each algorithm's mean and the reference lines (a marker's own isVisible()
   // is false until the legend has laid it out).
-  std::vector<const QAbstractSeries*> entries;
-  for (const AlgorithmSeries& s : m_series) entries.push_back(s.mean);
-  for (const QAbstractSeries* line : {m_optimum, m_reference, m_everyMultiplyAdd, m_stage})
-    if (line) entries.push_back(line);
+  QStringList names;
+  for (const AlgorithmSeries& s : m_series) names << s.mean->name();
+  for (const QAbstractSeries* line : {m_optimum, m_stage})
+    if (line) names << line->name();
+  const auto [reference, everyMultiplyAdd] = libraryLineNames(shortForm);
+  if (m_reference) names << reference;
+  if (m_everyMultiplyAdd) names << everyMultiplyAdd;
+  const QFontMetrics fm(chart()->legend()->font());
   int needed = 2 * fm.height();  // the chart's margins
-  for (const QAbstractSeries* series : entries)
-    needed += fm.horizontalAdvance(series->name()) + 2 * fm.height();  // the marker and the gaps
-  const Qt::Alignment wanted = needed <= width() ? Qt::AlignBottom : Qt::AlignRight;
+  for (const QString& name : names)
+    needed += fm.horizontalAdvance(name) + 2 * fm.height();  // the marker and the gaps
+  return needed;
+}
+
+void RaceChartView::placeLegend() {
+  // Qt Charts lays a bottom legend out on one row and elides every entry when they do not all fit:
+  // eight algorithms and the optimum at 1024 pixels read "rand…", "exha…", "datas…". Below the
+  // plot, the library lines' whole descriptions while they fit, else the library's name alone;
+  // when even those do not fit, on the right, where each entry has a line of its own and the plot
+  // gives up the width (and gets it back when the chart is wide enough again). The chart's own
+  // width decides, not the plot's, so moving the legend cannot move it back.
+  const bool whole = legendRowWidth(false) <= width();
+  const bool below = whole || legendRowWidth(true) <= width();
+  if (m_shortLegend == whole) nameLibraryLines(!whole);
+  QLegend* legend = chart()->legend();
+  const Qt::Alignment wanted = below ? Qt::AlignBottom : Qt::AlignRight;
   if (legend->alignment() != wanted) legend->setAlignment(wanted);
 }
 
@@ -478,6 +503,22 @@ QString RaceChartView::referenceLegend() const {
 
 QString RaceChartView::everyMultiplyAddLegend() const {
   return m_everyMultiplyAdd ? m_everyMultiplyAdd->name() : QString();
+}
+
+QString RaceChartView::referenceTip() const {
+  const RaceData::Info& i = m_data->info();
+  if (!i.reference) return {};
+  return tr("%1 %2: %3").arg(number(i.reference->speed), i.speedUnit, i.reference->name);
+}
+
+QString RaceChartView::everyMultiplyAddTip() const {
+  const RaceData::Info& i = m_data->info();
+  if (!i.reference || !i.reference->everyMultiplyAdd) return {};
+  return tr("%1 %2: %3, the library's fastest algorithm doing every multiply-add, at the speed its "
+            "own timing gives (%4x slower than its fastest, %5 %2)")
+      .arg(number(i.reference->everyMultiplyAddSpeed()), i.speedUnit,
+           QString::fromStdString(i.reference->everyMultiplyAdd->name),
+           number(i.reference->everyMultiplyAdd->slowerBy), number(i.reference->speed));
 }
 
 QString RaceChartView::describeMean(int algorithm, double x) const {

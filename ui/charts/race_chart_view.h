@@ -5,6 +5,7 @@
 #include <QList>
 #include <QPointF>
 #include <QStringList>
+#include <utility>
 #include <vector>
 
 #include "ui/charts/curve_stats.h"
@@ -49,14 +50,20 @@ class RaceChartView : public QChartView {
   int bandPointCount(int algorithm) const;
   // The text a hover over the mean line at x shows.
   QString describeMean(int algorithm, double x) const;
-  // The reference line's legend entry; empty without one.
+  // The reference line's legend entry as shown now; empty without one.
   QString referenceLegend() const;
   // The legend of the library's fastest algorithm doing every multiply-add; empty when not drawn.
   QString everyMultiplyAddLegend() const;
+  // The whole descriptions a hover over those lines, or their legend entries, shows.
+  QString referenceTip() const;
+  QString everyMultiplyAddTip() const;
 
   // Where the legend is: below the plot while its entries fit there on one row, else on the
   // right, one entry per line.
   Qt::Alignment legendAlignment() const;
+  // Whether the library lines' entries name the library alone ("246 TFLOPS: cuDNN"), their whole
+  // descriptions not fitting below the plot.
+  bool shortLegend() const { return m_shortLegend; }
 
   // The n-th colour of the charts' palette (contenders, layers: whatever a chart numbers).
   static QColor colorOf(int index);
@@ -86,6 +93,12 @@ class RaceChartView : public QChartView {
   QList<QPointF> repeatLine(const RunCurve& curve) const;
   void showTip(const QString& text, bool state);
   void placeLegend();
+  // The library lines' legend entries (the reference's, then every multiply-add's; empty where
+  // not drawn), with whole descriptions or the library's name alone.
+  std::pair<QString, QString> libraryLineNames(bool shortForm) const;
+  void nameLibraryLines(bool shortForm);
+  // The width one row of legend entries takes below the plot, the library lines named so.
+  int legendRowWidth(bool shortForm) const;
 
   RaceData* m_data;
   XAxis m_xAxis;
@@ -100,6 +113,7 @@ class RaceChartView : public QChartView {
   bool m_logX = false;
   bool m_logY = false;
   bool m_showRepeats = false;
+  bool m_shortLegend = false;
   bool m_nearTip = false;  // the tip shown is a mean's, a band's or the optimum's (mouseMoveEvent)
   quint64 m_shownRevision = ~quint64{0};
   double m_minPositive = 1;  // the smallest positive speed seen; log axes cannot show 0

@@ -335,9 +335,11 @@ HistoryPage::HistoryPage(QWidget* parent)
   split->setObjectName(QStringLiteral("historySplitter"));
   split->addWidget(top);
   split->addWidget(m_results);
-  // The table first: at 1024x700 it showed about four runs under a chart twice its height.
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  // The chart takes three fifths: at 1024x700 it showed about four runs under a chart twice its
+  // height, and at half each the chart with a library's lines and their note had about 220
+  // pixels, its x axis's title cut in half. Three fifths leave the table five rows or more.
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
   split->setChildrenCollapsible(false);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
