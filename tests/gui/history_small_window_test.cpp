@@ -8,6 +8,8 @@
 #include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTest>
 #include <QTextDocument>
 #include <cstdint>
@@ -137,6 +139,30 @@ TEST_F(HistorySmallWindow, AWiderWindowsLegendNamesTheLibraryLinesWhole) {
   EXPECT_EQ(
       chart->everyMultiplyAddLegend(),
       QStringLiteral("45.72 TFLOPS: algorithm 1 (implicit precomputed GEMM), every multiply-add"));
+}
+
+// The chart's options sit beside its tabs (a row of height for the chart at 1024x700) where both
+// fit; on the Runs page at 800x600 beside them the second tab read "vs tu…": on a row of their
+// own there.
+TEST(RaceResultsOptions, BesideTheTabsWhereBothFitElseAboveThem) {
+  RaceData data;
+  RaceResultsWidget results(&data);
+  QWidget* options = results.findChild<QWidget*>(QStringLiteral("chartOptions"));
+  ASSERT_NE(options, nullptr);
+  results.resize(1000, 500);
+  results.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&results));
+  ASSERT_TRUE(waitUntil([&] { return results.tabs()->cornerWidget() == options; }));
+  EXPECT_TRUE(options->isVisible());
+  results.resize(430, 500);  // what an 800-pixel window leaves the Runs page's charts
+  ASSERT_TRUE(waitUntil([&] { return results.tabs()->cornerWidget() == nullptr; }));
+  EXPECT_TRUE(options->isVisible());
+  QTabBar* tabs = results.tabs()->tabBar();
+  // Every tab whole: the bar as wide as it asks, with no scroll buttons.
+  EXPECT_GE(tabs->width(), tabs->sizeHint().width());
+  EXPECT_LE(options->geometry().bottom(), results.tabs()->geometry().top());
+  results.resize(1000, 500);
+  ASSERT_TRUE(waitUntil([&] { return results.tabs()->cornerWidget() == options; }));
 }
 
 }  // namespace

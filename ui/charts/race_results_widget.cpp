@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -21,6 +22,8 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
     : QWidget(parent),
       m_data(data),
       m_tabs(new QTabWidget(this)),
+      m_options(new QWidget(this)),
+      m_layout(new QVBoxLayout(this)),
       m_referenceNote(new QLabel(this)),
       m_trialsChart(new RaceChartView(data, RaceChartView::XAxis::Trials, this)),
       m_timeChart(new RaceChartView(data, RaceChartView::XAxis::Seconds, this)),
@@ -49,20 +52,19 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
   QAction* csv = menu->addAction(tr("Every trial as CSV…"));
   save->setMenu(menu);
   save->setToolTip(tr("Save the chart shown, or every trial of the race"));
-  // The options beside the tabs, not on a row of their own above them: at 1024x700 History's
-  // chart had about 220 pixels of height, and its x axis's title was cut in half.
-  auto* options = new QWidget(m_tabs);
-  options->setObjectName(QStringLiteral("chartOptions"));
-  auto* bar = new QHBoxLayout(options);
+  m_options->setObjectName(QStringLiteral("chartOptions"));
+  auto* bar = new QHBoxLayout(m_options);
   bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(m_logX);
   bar->addWidget(m_logY);
   bar->addWidget(m_repeats);
+  bar->addStretch(1);
   bar->addWidget(save);
-  m_tabs->setCornerWidget(options, Qt::TopRightCorner);
-  auto* layout = new QVBoxLayout(this);
+  auto* layout = m_layout;
   layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_options);
   layout->addWidget(m_tabs, 1);
+  placeOptions();
   // Words wrap: a note in the legend was cut at 1024 pixels.
   m_referenceNote->setObjectName(QStringLiteral("referenceNote"));
   m_referenceNote->setWordWrap(true);
@@ -84,6 +86,28 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
   });
   connect(m_tabs, &QTabWidget::currentChanged, this, [this] { currentChart()->refresh(); });
   m_timer->start(kRefreshIntervalMs);
+}
+
+void RaceResultsWidget::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  placeOptions();
+}
+
+void RaceResultsWidget::placeOptions() {
+  // Beside the tabs, not on a row of their own above them: at 1024x700 History's chart had about
+  // 220 pixels of height, and its x axis's title was cut in half. Where tabs and options do not
+  // both fit (the Runs page at 800x600), on their row again: beside them the tabs read "vs tu…".
+  const bool beside =
+      m_tabs->tabBar()->sizeHint().width() + m_options->sizeHint().width() + 16 <= width();
+  if (beside == (m_tabs->cornerWidget(Qt::TopRightCorner) == m_options)) return;
+  if (beside) {
+    m_layout->removeWidget(m_options);
+    m_tabs->setCornerWidget(m_options, Qt::TopRightCorner);
+  } else {
+    m_tabs->setCornerWidget(nullptr, Qt::TopRightCorner);
+    m_layout->insertWidget(0, m_options);
+  }
+  m_options->show();
 }
 
 RaceChartView* RaceResultsWidget::currentChart() const {

@@ -6,6 +6,7 @@ class QCheckBox;
 class QLabel;
 class QTabWidget;
 class QTimer;
+class QVBoxLayout;
 
 namespace opevo::ui {
 
@@ -50,12 +51,20 @@ class RaceResultsWidget : public QWidget {
   // An export's outcome, for the status bar.
   void message(const QString& text);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  // The options (log axes, each repeat, Save) beside the tabs where they fit, else on a row of
+  // their own above them.
+  void placeOptions();
   void report(const QString& error, const QString& path);
   void updateReferenceNote();
 
   RaceData* m_data;
   QTabWidget* m_tabs;
+  QWidget* m_options;
+  QVBoxLayout* m_layout;
   QLabel* m_referenceNote;
   RaceChartView* m_trialsChart;
   RaceChartView* m_timeChart;
