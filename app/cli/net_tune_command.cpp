@@ -201,9 +201,17 @@ void runTune(const NetTuneOptions& o) {
     if (o.json) continue;
     const net::NetworkUnit& u = session->tuning().units().back();
     const double objective = u.objectiveSeconds;
-    std::fprintf(stderr, "[%3d/%d trials] %-26s best %-12s network (sum of weight x best) %s\n",
+    // Which of the unit's trials were its twins' best (net/twin_tasks.h), so a jump in a task's
+    // best is not read as its own tuner's find.
+    std::string twins;
+    for (std::size_t i = 0; i < u.fromTwins.size(); ++i)
+      if (i == 0 || u.fromTwins[i] != u.fromTwins[i - 1])
+        twins += std::string(twins.empty() ? "" : ", ") + g.tasks[u.fromTwins[i]].name;
+    if (!twins.empty()) twins = "; " + std::to_string(u.fromTwins.size()) + " from twin " + twins;
+    std::fprintf(stderr, "[%3d/%d trials] %-26s best %-12s network (sum of weight x best) %s%s\n",
                  u.trials, plan.trials, g.tasks[u.task].name.c_str(), ms(u.taskSeconds).c_str(),
-                 std::isfinite(objective) ? ms(objective).c_str() : "not yet (a task has none)");
+                 std::isfinite(objective) ? ms(objective).c_str() : "not yet (a task has none)",
+                 twins.c_str());
   }
   g_session = nullptr;
   if (session->interrupted()) {

@@ -184,6 +184,11 @@ TEST(ReferenceNoteWalk, TheNoteSaysWhatTheLineIsAndTheSideBySideRatio) {
   EXPECT_TRUE(results.referenceNote().contains("(timed once, before the trials)"))
       << results.referenceNote().toStdString();
   EXPECT_TRUE(results.referenceNote().contains("busy machine"));
+  // Shown at a size whose legend has room for the library's whole name (a narrow one names the
+  // library alone, its whole description in the note and the tooltip).
+  results.resize(1000, 600);
+  results.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&results));
   results.trialsChart()->refresh(true);
   // The legend names the line alone: its origin pushed the library's name out.
   EXPECT_EQ(results.trialsChart()->referenceLegend(),
