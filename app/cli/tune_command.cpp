@@ -22,6 +22,7 @@
 #include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/engine.h"
+#include "engine/side_by_side_json.h"
 #include "engine/speed_unit.h"
 #include "engine/store_recorder.h"
 #include "engine/trial_failures.h"
@@ -477,18 +478,8 @@ void runTune(const TuneArgs& a) {
                                 std::chrono::milliseconds(300), &stopSideBySide);
   }
   if (sideBySide)
-    out["side_by_side"] = {{"library", sideBySide->library},
-                           {"rounds", sideBySide->rounds},
-                           {"candidates", sideBySide->candidates},
-                           {"chosen_rank", sideBySide->chosen + 1},
-                           {"config", setup.space->format(candidates[sideBySide->chosen])},
-                           {"candidate_speeds", sideBySide->speeds},
-                           {"best_speed", sideBySide->bestSpeed},
-                           {"reference_speed", sideBySide->referenceSpeed},
-                           {"ratio", sideBySide->bestSpeed / sideBySide->referenceSpeed},
-                           {"rounds_asked", a.sideBySide},
-                           {"rounds_run", sideBySide->roundsRun},
-                           {"stopped", sideBySide->stopped}};
+    out["side_by_side"] = sideBySideJson(
+        *sideBySide, setup.space->format(candidates[sideBySide->chosen]), a.sideBySide);
   // The run's best timed again beside the library: far from what the run stored, the machine's
   // load changed between the two (another program's build, say), and the run's figures say more
   // about that than about the kernels.

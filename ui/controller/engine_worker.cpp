@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/race.h"
+#include "engine/side_by_side_json.h"
 #include "engine/store_recorder.h"
 #include "ops/operator_json.h"
 #include "replay/replay_measurer.h"
@@ -230,7 +231,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   setProgress(engine.progress());
   flush(true);
   RaceOutcome outcome = drive(engine);
-  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine);
+  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine, store);
   m_recorder = nullptr;
   return outcome;
 }
@@ -292,12 +293,12 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   setProgress(engine.progress());
   flush(true);
   RaceOutcome outcome = drive(engine);
-  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine);
+  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine, &store);
   m_recorder = nullptr;
   return outcome;
 }
 
-void EngineWorker::timeBesideLibrary(const Engine& engine) {
+void EngineWorker::timeBesideLibrary(const Engine& engine, Store* store) {
   if (!m_measurer || m_measurer->isReplay() || !m_reference || m_control.stopped()) return;
   // Each algorithm's fastest kernel of the race, fastest first, as many as `opevo tune` times.
   std::map<int, const RunState*> bestOf;
@@ -335,6 +336,19 @@ void EngineWorker::timeBesideLibrary(const Engine& engine) {
   m_reference->sideBySide = figure;
   m_pending.reference = m_reference;
   flush(true);
+  // Kept with the run whose kernel it timed, as `opevo tune` keeps its own: History and `opevo
+  // show` give the figure later, where the run's stored best alone can be a lucky timing (2x
+  // the library by the trial's, 0.91x side by side on a loaded CPU).
+  if (store && picked[side->chosen]->storeId > 0) {
+    try {
+      store->setRunSideBySide(
+          picked[side->chosen]->storeId,
+          sideBySideJson(*side, engine.space().format(candidates[side->chosen]), kSideBySideRounds)
+              .dump());
+    } catch (const std::exception&) {
+      // A figure beside the race: a store that refuses it loses no trial.
+    }
+  }
 }
 
 QString EngineWorker::referenceOrigin() const {

@@ -65,7 +65,7 @@ class EngineWorker : public QObject, private EngineObserver {
   QString referenceOrigin() const;
   // Once a race on a device has finished: its algorithms' best kernels and the library timed in
   // turns (core's timeSideBySide, as `opevo tune` does), handed to the GUI with the line.
-  void timeBesideLibrary(const Engine& engine);
+  void timeBesideLibrary(const Engine& engine, Store* store);
 
   RaceControl& m_control;
   EngineUpdate m_pending;
