@@ -28,7 +28,8 @@ void checkNotAFolder(const std::string& path) {
     throw ExportWriteError(path, "a folder of that name is in the way");
 }
 
-// A new file beside `path`, named ".NAME.XXXXXX.partial" with a random part, created exclusively
+// A new file beside `path`, named ".NAME.XXXXXX.partial" with a random part (NAME shortened to
+// fit a file name's 255 bytes), created exclusively
 // and never through a link: a name planted in a shared folder (a link to the user's own files)
 // cannot redirect the export, and two exports of one file do not write into each other. The mode
 // is 0666 or 0777 less the umask, as any file the user writes. Returns its path and descriptor.
@@ -40,8 +41,15 @@ std::pair<std::string, int> createTemporary(const std::string& path, bool execut
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string suffix(6, 'x');
     for (char& c : suffix) c = kLetters[random() % (sizeof kLetters - 1)];
-    std::string name = ".";
-    name.append(target.filename().string()).append(".").append(suffix).append(".partial");
+    // The file's own name shortened where the temporary's would pass the 255 bytes a name may
+    // have: a name the user may choose (up to 255) made the export fail "File name too long".
+    static constexpr std::size_t kNameMax = 255;
+    std::string tail(".");
+    tail.append(suffix).append(".partial");
+    std::string name(".");
+    name.append(target.filename().string());
+    if (name.size() + tail.size() > kNameMax) name.resize(kNameMax - tail.size());
+    name.append(tail);
     const std::string temporary = (target.parent_path() / name).string();
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                           executable ? 0777 : 0666);

@@ -44,6 +44,18 @@ TEST(ExportFile, WritesExactlyTheBytesAndLeavesNoTemporary) {
   EXPECT_EQ(namesIn(dir.path), Names{"chart.png"});
 }
 
+// A name of 250 bytes is a name the user may give; its temporary (16 bytes longer) was not, and the
+// export failed with "File name too long".
+TEST(ExportFile, ANameNearTheLimitIsWrittenAndLeavesNoTemporary) {
+  TempDir dir;
+  const std::string name = std::string(246, 'k') + ".cu";
+  ASSERT_EQ(name.size(), 249u);
+  const fs::path file = dir.path / name;
+  writeExportFile(file.string(), "__global__ void k() {}");
+  EXPECT_EQ(readAll(file), "__global__ void k() {}\n");
+  EXPECT_EQ(namesIn(dir.path), Names{name});
+}
+
 // The walk: an SVG, a CSV and a PNG written to a full disk were 0-byte files, two of them reported
 // as saved.
 TEST(ExportFile, AFullDiskIsAnErrorNamingTheFileAndTheReasonAndLeavesNoFile) {
