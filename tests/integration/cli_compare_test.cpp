@@ -28,32 +28,46 @@ struct OutDir {
   ~OutDir() { fs::remove_all(path); }
 };
 
+// A long race started in the background, its output in a log; `stop` sends it `signal` once it
+// is under way (its header printed, half a second of trials run).
+struct RunningRace {
+  std::string log;
+  pid_t pid = -1;
+  RunningRace(const OutDir& out, std::vector<std::string> extra)
+      : log((out.path / "log.txt").string()) {
+    ChildStreams streams;
+    streams.stdoutFile = log;
+    streams.stderrToStdout = true;
+    std::vector<std::string> args = {
+        OPEVO_CLI,        "compare",  "--space", kConvolution, "--algos",
+        "opevo-m,random", "--trials", "100000",  "--out",      (out.path / "race").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    pid = startChild(args, streams);
+  }
+  std::string text() const {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  int stop(int signal) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (text().find("runs interleaved") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    kill(pid, signal);
+    return waitChild(pid);
+  }
+};
+
 // Ctrl-C stops a long race after each run's trial in hand and still writes what was run: the
 // summary, its table and trials.csv, with the shell's status for Ctrl-C. The default action ended
 // it with no word and no summary.json.
 TEST(CliCompare, CtrlCWritesTheSummaryOfWhatWasRun) {
   OutDir out;
-  const std::string log = (out.path / "log.txt").string();
-  ChildStreams streams;
-  streams.stdoutFile = log;
-  streams.stderrToStdout = true;
-  const pid_t pid =
-      startChild({OPEVO_CLI, "compare", "--space", kConvolution, "--algos", "opevo-m,random",
-                  "--repeats", "10", "--trials", "100000", "--out", (out.path / "race").string()},
-                 streams);
-  const auto text = [&] {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (text().find("runs interleaved") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(pid, SIGINT);
-  EXPECT_EQ(waitChild(pid), 130) << text();
-  EXPECT_NE(text().find("| opevo-m | 25 |"), std::string::npos) << text();
-  EXPECT_NE(text().find("interrupted: stopped after "), std::string::npos) << text();
+  const RunningRace race(out, {"--repeats", "10"});
+  EXPECT_EQ(race.stop(SIGINT), 130) << race.text();
+  EXPECT_NE(race.text().find("| opevo-m | 25 |"), std::string::npos) << race.text();
+  EXPECT_NE(race.text().find("interrupted: stopped after "), std::string::npos) << race.text();
   EXPECT_TRUE(fs::exists(out.path / "race" / "summary.json"));
   EXPECT_TRUE(fs::exists(out.path / "race" / "trials.csv"));
 }
@@ -62,28 +76,12 @@ TEST(CliCompare, CtrlCWritesTheSummaryOfWhatWasRun) {
 // stored runs read "running" for ever. Now it stops the race as Ctrl-C does, with 129.
 TEST(CliCompare, SighupStopsTheRaceAndItsStoredRunsReadStopped) {
   OutDir out;
-  const std::string log = (out.path / "log.txt").string();
   const std::string db = (out.path / "runs.db").string();
-  ChildStreams streams;
-  streams.stdoutFile = log;
-  streams.stderrToStdout = true;
-  const pid_t pid = startChild(
-      {OPEVO_CLI, "compare", "--space", kConvolution, "--algos", "opevo-m,random", "--repeats", "2",
-       "--trials", "100000", "--db", db, "--out", (out.path / "race").string()},
-      streams);
-  const auto text = [&] {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (text().find("runs interleaved") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(pid, SIGHUP);
-  EXPECT_EQ(waitChild(pid), 129) << text();
-  EXPECT_NE(text().find("stopping after the trials in hand"), std::string::npos) << text();
-  EXPECT_TRUE(fs::exists(out.path / "race" / "summary.json")) << text();
+  const RunningRace race(out, {"--repeats", "2", "--db", db});
+  EXPECT_EQ(race.stop(SIGHUP), 129) << race.text();
+  EXPECT_NE(race.text().find("stopping after the trials in hand"), std::string::npos)
+      << race.text();
+  EXPECT_TRUE(fs::exists(out.path / "race" / "summary.json")) << race.text();
   const std::vector<RunRecord> runs = Store(db).runs();
   ASSERT_EQ(runs.size(), 4u);
   for (const RunRecord& r : runs) EXPECT_NE(r.status, RunStatus::Running) << r.id;
