@@ -4,12 +4,14 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFile>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -235,6 +237,50 @@ TEST_F(HistoryPageTest, ARunOfAnotherTemplateIsNamedByItsTemplate) {
           .arg(drawn)
           .arg(anchor)))
       << caption(page).toStdString();
+}
+
+// A description written beside a dataset after History first drew it decides whether the file's
+// best is the optimum; the page kept the first verdict until a restart (its cache looked at the
+// dataset's time alone).
+TEST_F(HistoryPageTest, ADescriptionAddedBesideADatasetChangesItsOptimumWithoutARestart) {
+  const QString gemm = m_dir.filePath(QStringLiteral("gemm"));
+  ASSERT_TRUE(QDir().mkpath(gemm));
+  const std::string dataset = (gemm + QStringLiteral("/RTX_2080_Ti.json.gz")).toStdString();
+  ASSERT_TRUE(QFile::copy(QStringLiteral(OPEVO_DATASETS_DIR "/gemm/RTX_2080_Ti.json.gz"),
+                          QString::fromStdString(dataset)));
+  const std::int64_t run = addRunOf("Xgemm", "", "RTX 2080 Ti", "opevo-m", 4);
+  {
+    // addRunOf names a shipped file; this run's is the copy.
+    Store store(m_path);
+    RunRecord r = *store.run(run);
+    r.operatorJson = nlohmann::json{{"replay", dataset}}.dump();
+    const std::int64_t copy = store.createRunWithTrials(r, store.trials(run));
+    store.setRunStatus(copy, RunStatus::Finished);
+    store.deleteRuns({run});
+  }
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 1));
+  const std::int64_t id = page.model()->row(0).run.id;
+  ASSERT_TRUE(page.selectRuns({id}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 4; }));
+  // No description: 17,956 of 82,944 Cartesian points, taken as complete.
+  ASSERT_TRUE(page.data()->info().optimum.has_value());
+
+  // The shipped description with its Conditions removed allows configurations the file lacks:
+  // the file is a part of that space, and its best no optimum.
+  std::ifstream in(OPEVO_DATASETS_DIR "/kernels/gemm.json");
+  nlohmann::json description = nlohmann::json::parse(in);
+  description["ConfigurationSpace"].erase("Conditions");
+  ASSERT_TRUE(QDir().mkpath(m_dir.filePath(QStringLiteral("kernels"))));
+  std::ofstream(m_dir.filePath(QStringLiteral("kernels/gemm.json")).toStdString())
+      << description.dump();
+  page.reload();
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.model()->rowCount() == 1; }));
+  ASSERT_TRUE(page.selectRuns({id}).empty());
+  ASSERT_TRUE(waitUntil([&] {
+    return !page.busy() && page.data()->trialCount() == 4 &&
+           !page.data()->info().optimum.has_value();
+  })) << "the optimum stayed drawn";
 }
 
 // After a reload (a resumed run ended) the runs selected stay selected and are drawn as they are

@@ -26,6 +26,7 @@
 #include "backends/stored_run.h"
 #include "engine/measurement.h"
 #include "engine/trial_failures.h"
+#include "io/replay_completeness.h"
 #include "io/replay_dataset.h"
 #include "io/run_import.h"
 #include "layout/tuning_mode.h"
@@ -137,8 +138,13 @@ QString notDrawn(const QStringList& ids, const QString& why) {
 // (moved or deleted since: the curves are still worth seeing without the line).
 std::optional<double> datasetOptimum(const std::string& path) {
   static std::mutex mutex;
-  static std::map<std::string, std::pair<QDateTime, std::optional<double>>> known;
-  const QDateTime modified = QFileInfo(QString::fromStdString(path)).lastModified();
+  static std::map<std::string, std::pair<QList<QDateTime>, std::optional<double>>> known;
+  // The file's time and its descriptions' (judgeCompleteness reads the first found): a
+  // description added or changed beside a dataset decides whether its best is the optimum, and
+  // was seen only after a restart.
+  QList<QDateTime> modified{QFileInfo(QString::fromStdString(path)).lastModified()};
+  for (const std::string& description : descriptionCandidates(path))
+    modified << QFileInfo(QString::fromStdString(description)).lastModified();
   {
     std::lock_guard lock(mutex);
     if (const auto it = known.find(path); it != known.end() && it->second.first == modified)
