@@ -13,12 +13,10 @@
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
 #include "cli/progress_printer.h"
-#include "common/child_process.h"
 #include "common/error.h"
 #include "engine/engine.h"
 #include "engine/race.h"
 #include "engine/race_summary.h"
-#include "engine/run_status.h"
 #include "engine/store_recorder.h"
 #include "engine/trials_csv_writer.h"
 #include "io/replay_dataset.h"
@@ -59,17 +57,6 @@ void onInterrupt() {
   g_interrupted = true;
   if (Engine* e = g_engine.load()) e->stopFromSignal();
   cancelClusterFromSignal();
-}
-
-// The second signal's work, on the notice's thread: the trials in hand are dropped, and the
-// stored runs still running read stopped (resumable), as after a first signal.
-void abandonRace(const std::string& db, const std::vector<std::int64_t>& runs) {
-  killChildren();
-  if (db.empty()) return;
-  Store store(db);  // a connection of its own: the race's may be in a commit
-  for (const std::int64_t id : runs)
-    if (const auto stored = store.run(id); stored && stored->status == RunStatus::Running)
-      store.setRunStatus(id, statusAfter(EndReason::Stopped), EndReason::Stopped);
 }
 
 // What a race writes into --out. trials.csv.partial holds the trials while the race runs; it is
@@ -189,11 +176,13 @@ void runCompareCommand(const CompareArgs& a) {
     if (recorder)
       for (const RunState& r : engine.runs()) stored.push_back(r.storeId);
     g_engine = &engine;
-    notice.rearm(
-        stopped + (recorder ? "; its stored runs read stopped (resumable)" : ""), onInterrupt,
-        "stopping after the trials in hand, then writing the summary (Ctrl-C again to "
-        "end now)",
-        [db = recorder ? store->path() : std::string(), stored] { abandonRace(db, stored); });
+    notice.rearm(stopped + (recorder ? "; its stored runs read stopped (resumable)" : ""),
+                 onInterrupt,
+                 "stopping after the trials in hand, then writing the summary (Ctrl-C again to "
+                 "end now)",
+                 [db = recorder ? store->path() : std::string(), stored] {
+                   storeAbandonedRunsStopped(db, stored);
+                 });
     struct Handed {
       ~Handed() { g_engine = nullptr; }
     } handed;

@@ -13,6 +13,10 @@
 #include <mutex>
 #include <thread>
 
+#include "common/child_process.h"
+#include "engine/run_status.h"
+#include "store/store.h"
+
 namespace opevo::cli {
 namespace {
 
@@ -166,6 +170,15 @@ int stopSignal() {
 int interruptedExitStatus() {
   const int signal = stopSignal();
   return 128 + (signal ? signal : SIGINT);
+}
+
+void storeAbandonedRunsStopped(const std::string& db, const std::vector<std::int64_t>& runs) {
+  killChildren();
+  if (db.empty()) return;
+  Store store(db);
+  for (const std::int64_t id : runs)
+    if (const auto stored = store.run(id); stored && stored->status == RunStatus::Running)
+      store.setRunStatus(id, statusAfter(EndReason::Stopped), EndReason::Stopped);
 }
 
 }  // namespace opevo::cli

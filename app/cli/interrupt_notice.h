@@ -1,10 +1,12 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace opevo::cli {
 
@@ -42,6 +44,13 @@ class InterruptNotice {
   struct Abandoner;
   std::unique_ptr<Abandoner> m_abandoner;
 };
+
+// A second signal's work on stored runs, on the notice's thread: the children measuring the work
+// in hand are killed (nothing of it is stored), and each of `runs` in the database `db` that still
+// reads running is stored stopped (interrupted, resumable) with the trials it committed, as a
+// first signal leaves it. A connection of its own: the tuning thread's may be in a commit, which
+// this one waits for.
+void storeAbandonedRunsStopped(const std::string& db, const std::vector<std::int64_t>& runs);
 
 // The first stop signal this program received (SIGINT, SIGTERM or SIGHUP); 0 when none.
 int stopSignal();

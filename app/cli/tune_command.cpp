@@ -18,7 +18,6 @@
 #include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "cluster/cluster_run.h"
-#include "common/child_process.h"
 #include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/engine.h"
@@ -87,11 +86,7 @@ class AbandonGate : public EngineObserver {
 // first Ctrl-C leaves it, so that --resume goes on from there.
 void abandonRun(const std::string& db, std::int64_t id) {
   g_abandoned = true;
-  killChildren();
-  // A connection of its own: the tuning thread's may be in a commit, which this one waits for.
-  Store store(db);
-  if (const auto stored = store.run(id); stored && stored->status == RunStatus::Running)
-    store.setRunStatus(id, statusAfter(EndReason::Stopped), EndReason::Stopped);
+  storeAbandonedRunsStopped(db, {id});
 }
 
 std::map<std::string, std::string> parseSettings(const std::vector<std::string>& items,
