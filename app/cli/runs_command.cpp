@@ -61,6 +61,8 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
     j["reference"] = {{"library", shown(r.referenceLibrary)}, {"speed", *r.referenceSpeed}};
   if (!r.label.empty()) j["label"] = shown(r.label);
   if (!r.sideBySideJson.empty()) j["side_by_side"] = storedJson(r.sideBySideJson);
+  // Why it failed (or what failure stopped it beside another run), as the error said it.
+  if (!r.failure.empty()) j["failure"] = shown(r.failure);
   return j;
 }
 
@@ -166,6 +168,7 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
               seed ? std::to_string(*seed).c_str() : "- (the file names none)",
               runStatusText(status, run->endReason).c_str(), shown(run->settingsJson).c_str(),
               shown(run->budgetJson).c_str());
+  if (!run->failure.empty()) std::printf("failure: %s\n", shown(run->failure).c_str());
   if (live.orphaned(*run))
     std::printf(
         "(stored as running, but no process is tuning it: the program running it ended "
@@ -305,11 +308,14 @@ void addRunsCommands(CLI::App& app) {
     for (std::size_t i = 0; i < all.size(); ++i) {
       const RunRecord& r = all[i];
       const auto t = tallies.find(r.id);
-      std::printf("%5lld  %-*s %-*s %-*s %-*s %-*s %7d  %-*s  %s\n", static_cast<long long>(r.id),
+      // Why it failed, cut to a glance after the row (opevo show N has it whole).
+      const std::string failure =
+          r.failure.empty() ? "" : "  # " + messageOnOneLine(shown(r.failure), 60);
+      std::printf("%5lld  %-*s %-*s %-*s %-*s %-*s %7d  %-*s  %s%s\n", static_cast<long long>(r.id),
                   width, r.operatorName.substr(0, width).c_str(), algorithm, r.algorithm.c_str(),
                   modeWidth, modes[i].c_str(), backend, r.backend.c_str(), status,
                   statuses[i].c_str(), t == tallies.end() ? 0 : t->second.trials, bestWidth,
-                  bests[i].c_str(), r.started.c_str());
+                  bests[i].c_str(), r.started.c_str(), failure.c_str());
     }
   });
 

@@ -342,8 +342,15 @@ void runTune(const TuneArgs& a) {
     g_engine = nullptr;
     waitIfAbandoned();
     if (run.end == EndReason::None) {
+      std::string failure;  // kept with the run: opevo show says why it failed
       try {
-        store.setRunStatus(run.storeId, RunStatus::Failed, EndReason::Failed);
+        throw;
+      } catch (const std::exception& e) {
+        failure = e.what();
+      } catch (...) {
+      }
+      try {
+        store.setRunStatus(run.storeId, RunStatus::Failed, EndReason::Failed, failure);
       } catch (const std::exception&) {
         // The store failed too: the run reads as its program's end, and resumes all the same.
       }

@@ -10,7 +10,21 @@ namespace opevo {
 StoreRecorder::StoreRecorder(Store& store, Engine& engine, RunContext context)
     : m_store(store), m_engine(engine), m_context(std::move(context)) {}
 
-StoreRecorder::~StoreRecorder() = default;
+StoreRecorder::~StoreRecorder() {
+  // A run's end that could not be stored as it ended (another program held the database longer
+  // than the store waits for it) is tried once more as its program lets go of it: else the run
+  // reads as interrupted by a killed program, with no word of its failure. The runs are still
+  // held here (the locks go after this), so no resume has taken one meanwhile.
+  if (m_unstoredEnds.empty()) return;
+  try {
+    m_store.inTransaction([&] {
+      for (const RunEnd& e : m_unstoredEnds)
+        m_store.setRunStatus(e.storeId, statusAfter(e.reason), e.reason, e.failure);
+    });
+  } catch (const std::exception&) {
+    // Still not: those runs read as interrupted, and resume with every trial they committed.
+  }
+}
 
 void StoreRecorder::createRuns() {
   int fresh = 0;
@@ -69,7 +83,13 @@ void StoreRecorder::trialMeasured(const TrialEvent& e, const EngineProgress&) {
 }
 
 void StoreRecorder::runEnded(const RunState& run, const EngineProgress&) {
-  if (run.storeId) m_store.setRunStatus(run.storeId, statusAfter(run.end), run.end);
+  if (!run.storeId) return;
+  try {
+    m_store.setRunStatus(run.storeId, statusAfter(run.end), run.end, run.message);
+  } catch (const std::exception&) {
+    m_unstoredEnds.push_back({run.storeId, run.end, run.message});
+    throw;
+  }
 }
 
 }  // namespace opevo

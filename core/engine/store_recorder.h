@@ -24,8 +24,9 @@ struct RunContext {
 
 // The store as an engine observer, for every front end alike: a row per run (and a race when the
 // engine has several runs), each trial committed before any later observer hears of it, and each
-// run's status and end reason when it ends. A failed commit (disk full, read-only file) throws,
-// which ends the engine cleanly with every committed trial kept and the runs resumable.
+// run's status, end reason and failure (RunState::message) when it ends. A failed commit (disk
+// full, read-only file) throws, which ends the engine cleanly with every committed trial kept and
+// the runs resumable; a run's end that could not be stored is tried again when the recorder goes.
 class StoreRecorder final : public EngineObserver {
  public:
   StoreRecorder(Store& store, Engine& engine, RunContext context);
@@ -47,6 +48,12 @@ class StoreRecorder final : public EngineObserver {
   Engine& m_engine;
   RunContext m_context;
   std::int64_t m_raceId = 0;
+  struct RunEnd {
+    std::int64_t storeId;
+    EndReason reason;
+    std::string failure;
+  };
+  std::vector<RunEnd> m_unstoredEnds;
   std::vector<std::unique_ptr<RunLock>> m_locks;
 };
 

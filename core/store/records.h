@@ -40,6 +40,10 @@ struct RunRecord {
   // "side by side"): {"config": the fastest there, "chosen_rank", "best_speed",
   // "reference_speed", "ratio", ...}; empty where none ran (schema 7).
   std::string sideBySideJson;
+  // Why it ended badly, in words, as the error said it: a failed run's own error (its measurer
+  // lost, the store full or locked, the tuner's fault), or for a run stopped because another run
+  // of its engine failed, that failure. Empty otherwise, and for runs stored before schema 10.
+  std::string failure;
 };
 
 struct TrialRow {

@@ -188,10 +188,17 @@ const char* const kDeletedNetworksTable = R"sql(
       description TEXT NOT NULL);
     )sql";
 
+// Schema 10 keeps why a run ended badly, in words (RunRecord::failure): `opevo runs`, `opevo
+// show` and History said "failed" and no more, the error gone with the program that met it. Runs
+// stored before it have none.
+const char* const kRunFailureColumn = R"sql(
+    ALTER TABLE runs ADD COLUMN failure TEXT NOT NULL DEFAULT '';
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
 const std::string kSchema = std::string(kSchemaV2) + kNetworkTables + kKasTables +
                             kTrialCostColumns + kTunerTimeColumn + kSideBySideColumn +
-                            kDeletedRunsTable + kDeletedNetworksTable;
+                            kDeletedRunsTable + kDeletedNetworksTable + kRunFailureColumn;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -270,6 +277,8 @@ const Migration kMigrations[] = {
     {"", kDeletedRunsTable, ""},
     // 8 -> 9: the deleted network runs (none before).
     {"", kDeletedNetworksTable, ""},
+    // 9 -> 10: why a run failed (old runs say nothing).
+    {"", kRunFailureColumn, ""},
 };
 
 std::string inQuotes(const std::string& path) {
@@ -505,9 +514,9 @@ std::int64_t Store::createRun(const RunRecord& r) {
       "INSERT INTO runs (id, operator_name, operator_json, algorithm, settings_json, seed, "
       "backend, device, budget_json, status, end_reason, started, ended, speed_unit, label, "
       "race_id, race_algorithm, race_repeat, reference_library, reference_speed, "
-      "side_by_side_json) VALUES (max(coalesce((SELECT max(id) FROM runs), 0), "
+      "side_by_side_json, failure) VALUES (max(coalesce((SELECT max(id) FROM runs), 0), "
       "coalesce((SELECT max(id) FROM deleted_runs), 0)) + 1, "
-      "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, r.operatorName).bind(2, r.operatorJson).bind(3, r.algorithm).bind(4, r.settingsJson);
   s.bind(5, static_cast<std::int64_t>(r.seed)).bind(6, r.backend).bind(7, r.device);
   s.bind(8, r.budgetJson).bind(9, std::string(runStatusName(r.status)));
@@ -519,15 +528,18 @@ std::int64_t Store::createRun(const RunRecord& r) {
       .bind(17, static_cast<std::int64_t>(r.raceRepeat));
   s.bind(18, r.referenceLibrary);
   if (r.referenceSpeed) s.bind(19, *r.referenceSpeed);
-  s.bind(20, r.sideBySideJson);
+  s.bind(20, r.sideBySideJson).bind(21, r.failure);
   s.run();
   return sqlite3_last_insert_rowid(m_db);
 }
 
-void Store::setRunStatus(std::int64_t runId, RunStatus status, EndReason reason) {
-  Statement s(m_db, "UPDATE runs SET status = ?, end_reason = ?, ended = ? WHERE id = ?");
+void Store::setRunStatus(std::int64_t runId, RunStatus status, EndReason reason,
+                         const std::string& failure) {
+  Statement s(m_db,
+              "UPDATE runs SET status = ?, end_reason = ?, ended = ?, failure = ? WHERE id = ?");
   s.bind(1, std::string(runStatusName(status))).bind(2, std::string(endReasonName(reason)));
-  s.bind(3, status == RunStatus::Running ? std::string() : nowUtc()).bind(4, runId).run();
+  s.bind(3, status == RunStatus::Running ? std::string() : nowUtc()).bind(4, failure);
+  s.bind(5, runId).run();
 }
 
 void Store::setRunReference(std::int64_t runId, const std::string& library, double speed) {
@@ -640,6 +652,7 @@ RunRecord readRun(const Statement& s) {
   r.referenceLibrary = s.text(18);
   if (!s.isNull(19)) r.referenceSpeed = s.real(19);
   r.sideBySideJson = s.text(20);
+  r.failure = s.text(21);
   return r;
 }
 
@@ -668,7 +681,7 @@ std::vector<double> timesOf(const std::string& text, const std::string& path, st
 constexpr const char* kRunColumns =
     "SELECT id, operator_name, operator_json, algorithm, settings_json, seed, backend, device, "
     "budget_json, status, end_reason, started, ended, speed_unit, label, race_id, race_algorithm, "
-    "race_repeat, reference_library, reference_speed, side_by_side_json FROM runs";
+    "race_repeat, reference_library, reference_speed, side_by_side_json, failure FROM runs";
 
 }  // namespace
 

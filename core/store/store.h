@@ -20,7 +20,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
 
   enum class Opening {
     CreateWhenMissing,  // a first start, a new run: the file and its folder are made
@@ -43,8 +43,10 @@ class Store {
   // A race groups the runs that one engine interleaved; its runs name it in RunRecord::raceId.
   std::int64_t createRace();
   std::int64_t createRun(const RunRecord& run);
-  // Marks the run ended (with the time) for a status other than Running, or running again.
-  void setRunStatus(std::int64_t runId, RunStatus status, EndReason reason = EndReason::None);
+  // Marks the run ended (with the time) for a status other than Running, or running again, and
+  // keeps `failure` (RunRecord::failure; a run going on again has none).
+  void setRunStatus(std::int64_t runId, RunStatus status, EndReason reason = EndReason::None,
+                    const std::string& failure = {});
   void setRunReference(std::int64_t runId, const std::string& library, double speed);
   // RunRecord::sideBySideJson.
   void setRunSideBySide(std::int64_t runId, const std::string& json);
