@@ -22,7 +22,7 @@ void addExportCommand(CLI::App& app) {
                 "Replace the files of an earlier export in --out (refused without it)");
   cmd->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
   cmd->callback([id, options, db] {
-    Store store(existingDatabase(*db));
+    const Store store(existingDatabase(*db), Store::Opening::ExistingOnly);
     ExportResult r;
     try {
       r = exportRun(store, *id, *options);

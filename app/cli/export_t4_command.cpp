@@ -28,7 +28,7 @@ void addExportT4Command(CLI::App& app) {
   cmd->add_option("--out", options->out, "The T4 file to write")->required();
   cmd->add_option("--db", options->db, "Database file (default: " + Store::defaultPath() + ")");
   cmd->callback([options] {
-    const Store store(existingDatabase(options->db));
+    const Store store(existingDatabase(options->db), Store::Opening::ExistingOnly);
     std::vector<std::string> notes;
     const std::size_t results = exportRunT4(store, options->run, options->out, &notes);
     for (const std::string& note : notes) std::cerr << "warning: " << note << "\n";

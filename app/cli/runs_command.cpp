@@ -127,7 +127,7 @@ void addRunsDeleteCommand(CLI::App& runs, const std::shared_ptr<std::string>& ru
 namespace {
 
 void showRun(std::int64_t id, const std::string& db, bool json) {
-  Store store(existingDatabase(db));
+  const Store store(existingDatabase(db), Store::Opening::ExistingOnly);
   const auto run = store.run(id);
   if (!run) throw InputError(store.missingRunText(id));
   const auto trials = store.trials(id);
@@ -251,7 +251,7 @@ void addRunsCommands(CLI::App& app) {
   runs->callback([runs, db, listJson] {
     // `runs delete` and `runs show` list nothing.
     if (runs->got_subcommand("delete") || runs->got_subcommand("show")) return;
-    Store store(existingDatabase(*db));
+    const Store store(existingDatabase(*db), Store::Opening::ExistingOnly);
     std::vector<RunRecord> all = store.runs();
     const LiveStatus live(store);
     // Counted in the database: a listing does not read every trial of every run.

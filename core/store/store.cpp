@@ -285,8 +285,9 @@ std::string inQuotes(const std::string& path) {
   return "'" + path + "'";
 }
 
-// Everything that decides whether the file may be opened for writing, without writing to it.
-void checkExisting(const std::string& path) {
+// Everything that decides whether the file may be opened, without writing to it. `name` is what
+// SQLite opens: the path, or a read-only opening's URI (readOnlyName) when `uri`.
+void checkExisting(const std::string& path, const std::string& name, bool uri) {
   std::ifstream in(path, std::ios::binary);
   char header[16] = {0};
   in.read(header, sizeof header);
@@ -296,7 +297,8 @@ void checkExisting(const std::string& path) {
                      " is not an SQLite file (left untouched; open another database file: --db "
                      "FILE, for the window too)");
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(name.c_str(), &db, SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0),
+                      nullptr) != SQLITE_OK) {
     sqlite3_close(db);
     throw InputError("database " + inQuotes(path) + " cannot be opened (left untouched)");
   }
@@ -339,26 +341,82 @@ void checkExisting(const std::string& path) {
     throw InputError("database " + inQuotes(path) + " " + problem + " (left untouched)");
 }
 
-// SQLite in WAL mode writes beside the database (its -wal and -shm files) even to read it, so a
-// read-only file, folder or file system fails every statement with "unable to open database
-// file": said here by name instead.
-void requireWritable(const std::string& path) {
+bool canWrite(const std::string& path) {
   const std::filesystem::path file(path);
   const std::filesystem::path folder =
       file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
-  const bool exists = std::filesystem::exists(file);
-  const char* target = exists ? path.c_str() : folder.c_str();
-  if (::access(target, W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0) return;
+  const char* target = std::filesystem::exists(file) ? path.c_str() : folder.c_str();
+  return ::access(target, W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
+}
+
+// What stores runs needs the file and its folder writable (SQLite in WAL mode writes its -wal and
+// -shm beside it): a read-only file, folder or file system is refused here by name, before
+// anything is measured, where SQLite said "unable to open database file" at the first statement.
+void requireWritable(const std::string& path) {
+  if (canWrite(path)) return;
   const std::string reason = std::strerror(errno);
-  if (!exists)
+  const std::filesystem::path file(path);
+  const std::filesystem::path folder =
+      file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  if (!std::filesystem::exists(file))
     throw InputError(
         "database " + inQuotes(path) + " cannot be created: its folder " +
         inQuotes(folder.string()) + " is not writable (" + reason +
         "); give a database file in a writable folder (--db FILE, for the window too)");
-  throw InputError("database " + inQuotes(path) + " cannot be opened: it or its folder is not " +
-                   "writable (" + reason +
-                   "), and SQLite writes its journal files beside it even to read it; copy it to "
-                   "a writable folder (left untouched)");
+  throw InputError("database " + inQuotes(path) + " cannot be written: it or its folder is " +
+                   "read-only (" + reason +
+                   "); copy it to a writable folder and give the copy (--db FILE), or give "
+                   "another database (reading it works: opevo runs, show and export) (left "
+                   "untouched)");
+}
+
+// "file:///abs/path?query": a path as an SQLite URI (SQLITE_OPEN_URI), its '%', '?' and '#'
+// escaped so that they stay part of the name.
+std::string fileUri(const std::string& path, const std::string& query) {
+  std::string uri = "file://";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+      uri += hex;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?" + query;
+}
+
+// What SQLite opens to read a file this process cannot write. In WAL mode it reads through the
+// shared-memory file beside it (-shm), which it makes when the folder allows; in a read-only
+// folder without one, a file whose write-ahead log (-wal) is gone or empty holds every commit and
+// is read as immutable (no -shm, no locks); one with a -wal cannot be read without it: its
+// latest commits (trials not yet written into the file) would be missed.
+std::string readOnlyName(const std::string& path) {
+  const std::string plain = fileUri(path, "mode=ro");
+  sqlite3* db = nullptr;
+  int code = sqlite3_open_v2(plain.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  if (code == SQLITE_OK) {
+    sqlite3_busy_timeout(db, kBusyWaitMs);
+    code = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  }
+  if (code != SQLITE_OK && db) code = sqlite3_errcode(db);
+  sqlite3_close(db);
+  // Read, or failing for another reason (a damaged file, another program's lock) that the check
+  // of the file says by name.
+  if ((code & 0xff) != SQLITE_CANTOPEN && (code & 0xff) != SQLITE_READONLY) return plain;
+  const std::string wal = path + "-wal";
+  std::error_code ec;
+  const std::uintmax_t walBytes =
+      std::filesystem::exists(wal, ec) ? std::filesystem::file_size(wal, ec) : 0;
+  if (walBytes == 0 && !ec) return fileUri(path, "mode=ro&immutable=1");
+  throw InputError(
+      "database " + inQuotes(path) + " cannot be read here: its folder is read-only, and " +
+      "its write-ahead log " + inQuotes(wal) + " (" + std::to_string(walBytes) +
+      " bytes) holds commits not yet written into it, which SQLite reads only through a " +
+      inQuotes(path + "-shm") +
+      " file it cannot make in that folder (reading without it would miss the latest trials); "
+      "copy the file together with its -wal into a writable folder and open the copy (left "
+      "untouched)");
 }
 
 // Switching to WAL needs the file to itself, and SQLite returns "busy" at once rather than wait
@@ -427,17 +485,26 @@ Store::Store(const std::string& path, Opening opening) : m_path(path) {
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     throw InputError("database " + inQuotes(path) +
                      " is not a regular file (a device, pipe or socket): give a database file");
-  requireWritable(path);
-  if (std::filesystem::exists(path)) checkExisting(path);
+  // What reads runs already stored reads a file it cannot write as it is (a colleague's copy, a
+  // read-only share); what stores runs is refused at once.
+  m_readOnly = existingOnly && !canWrite(path);
+  if (!m_readOnly) requireWritable(path);
+  const std::string name = m_readOnly ? readOnlyName(path) : path;
+  if (std::filesystem::exists(path)) checkExisting(path, name, m_readOnly);
   // Without SQLITE_OPEN_CREATE, a file deleted since the check above is not made again empty.
-  const int flags = SQLITE_OPEN_READWRITE | (existingOnly ? 0 : SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
+  const int flags = m_readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+                               : SQLITE_OPEN_READWRITE | (existingOnly ? 0 : SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
     const std::string reason = m_db ? sqlite3_errmsg(m_db) : "out of memory";
     sqlite3_close(m_db);
     throw InputError("cannot open database " + inQuotes(path) + ": " + reason);
   }
   sqlite3_busy_timeout(m_db, kBusyWaitMs);
   try {
+    if (m_readOnly) {
+      openedReadOnly();
+      return;
+    }
     switchToWal(m_db, path);
     // NORMAL in WAL mode: a committed trial survives a killed process (only a power loss can
     // take the last commits), at a fraction of FULL's cost.
@@ -448,6 +515,37 @@ Store::Store(const std::string& path, Opening opening) : m_path(path) {
     sqlite3_close(m_db);
     throw;
   }
+}
+
+void Store::openedReadOnly() {
+  // Every write fails as SQLite's "read-only", also on the copy in memory below.
+  const std::string doing = "reading " + inQuotes(m_path);
+  exec(m_db, "PRAGMA query_only=1", doing);
+  {
+    Statement version(m_db, "PRAGMA user_version");
+    version.step();
+    if (version.integer(0) >= kSchemaVersion) return;
+  }
+  // An older schema cannot be upgraded in a file that cannot be written: the file is copied into
+  // memory and the copy upgraded, so that it reads as any other (a colleague's database from an
+  // older release). It costs memory as large as the file, for as long as the store is open.
+  sqlite3* memory = nullptr;
+  if (sqlite3_open(":memory:", &memory) != SQLITE_OK) {
+    sqlite3_close(memory);
+    throw InputError("cannot read " + inQuotes(m_path) + ": out of memory for its upgraded copy");
+  }
+  sqlite3_backup* copy = sqlite3_backup_init(memory, "main", m_db, "main");
+  const int copied = copy ? sqlite3_backup_step(copy, -1) : sqlite3_errcode(memory);
+  sqlite3_backup_finish(copy);
+  if (copied != SQLITE_DONE) {
+    const std::string reason = sqlite3_errmsg(memory);
+    sqlite3_close(memory);
+    throw InputError("cannot read " + inQuotes(m_path) + " to upgrade it in memory: " + reason);
+  }
+  sqlite3_close(m_db);
+  m_db = memory;
+  migrate();
+  exec(m_db, "PRAGMA query_only=1", doing);
 }
 
 Store::~Store() {
@@ -599,6 +697,10 @@ void Store::inTransaction(const std::function<void()>& f) {
     }
     return;
   }
+  if (m_readOnly)
+    throw InputError("database " + inQuotes(m_path) +
+                     " is open read-only (it or its folder is not writable): nothing was changed; "
+                     "copy it to a writable folder to change it");
   exec(m_db, "BEGIN IMMEDIATE", "writing to " + inQuotes(m_path));
   try {
     f();

@@ -23,9 +23,14 @@ class Store {
   static constexpr int kSchemaVersion = 10;
 
   enum class Opening {
-    CreateWhenMissing,  // a first start, a new run: the file and its folder are made
-    // What reads or acts on runs already shown (a window's selection): a file moved or deleted
-    // meanwhile is said to be gone, not made again empty at the old path (with its folder).
+    // A first start, a new run: the file and its folder are made. A file or folder this process
+    // cannot write is refused at once, by name: what opens it this way stores runs.
+    CreateWhenMissing,
+    // What reads or acts on runs already shown (opevo runs, show, export, the window's History):
+    // a file moved or deleted meanwhile is said to be gone, not made again empty at the old path
+    // (with its folder). A file that it or its folder makes read-only (a colleague's copy, a
+    // read-only share) is opened read-only: everything reads, and a write fails naming the file
+    // as read-only. An older schema is then upgraded in memory, the file left as it is.
     ExistingOnly,
   };
   // Opens and migrates to kSchemaVersion.
@@ -39,6 +44,8 @@ class Store {
   static std::string defaultPath();
 
   const std::string& path() const { return m_path; }
+  // Opened read-only (Opening::ExistingOnly on a file this process cannot write).
+  bool readOnly() const { return m_readOnly; }
 
   // A race groups the runs that one engine interleaved; its runs name it in RunRecord::raceId.
   std::int64_t createRace();
@@ -128,9 +135,12 @@ class Store {
 
  private:
   void migrate();
+  // After opening read-only: writes refused, and an older schema upgraded in a copy in memory.
+  void openedReadOnly();
 
   std::string m_path;
   sqlite3* m_db = nullptr;
+  bool m_readOnly = false;
 };
 
 }  // namespace opevo
