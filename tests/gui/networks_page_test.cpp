@@ -31,6 +31,7 @@
 #include "store/run_lock.h"
 #include "store/store.h"
 #include "tiny_network.h"
+#include "ui/charts/legend_rows.h"
 #include "ui/charts/network_curve_chart.h"
 #include "ui/charts/network_graph_view.h"
 #include "ui/charts/task_trials_chart.h"
@@ -154,13 +155,17 @@ TEST(NetworkCurveChart, ItsTitleFitsANarrowChart) {
 }
 
 // Four contenders and libtorch on a chart 310 pixels wide (1024x700) read "ope… aut… ope… aut…
-// libt…" in one row below the plot: the entries go right of it, one a line, whole; on a wide
-// chart they stay below.
-TEST(NetworkCurveChart, ALegendTooWideForOneRowGoesRightOfThePlot) {
+// libt…" in one row below the plot; moved right of it, six contenders' entries left the plot 110
+// pixels of the chart's 320, still cut ("random / joint + winogr"). They go in rows below the
+// plot, whole, and the plot keeps the chart's width; on a wide chart they take one row.
+TEST(NetworkCurveChart, ALegendTooWideForOneRowWrapsBelowThePlotWhole) {
   NetworkCurveChart chart;
   NetworkSnapshot s;
-  for (const char* label : {"opevo-m / gradient / joint", "autotvm / gradient / joint",
-                            "opevo-m / gradient / loop", "autotvm / gradient / loop"}) {
+  QStringList labels;
+  for (const char* label :
+       {"random / gradient / loop", "opevo-m / gradient / loop", "random / gradient / joint",
+        "opevo-m / gradient / joint", "random / gradient / joint + winograd",
+        "opevo-m / gradient / joint + winograd"}) {
     ContenderState c;
     c.label = QString::fromLatin1(label);
     c.budget = 16;
@@ -169,17 +174,31 @@ TEST(NetworkCurveChart, ALegendTooWideForOneRowGoesRightOfThePlot) {
     c.curveTrials = {8};
     c.curveEstimateMs = {0.8};
     s.contenders.push_back(c);
+    labels << c.label;
   }
+  QStringList names = contenderNames(labels).legend;
   s.referenceMs = 1.5;
   s.referenceLegend = QStringLiteral("libtorch");
-  chart.resize(310, 260);
+  names << QStringLiteral("libtorch 1.5 ms");
+  chart.resize(320, 300);
   chart.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
   chart.setSnapshot(s);
-  EXPECT_TRUE(chart.legendOnTheRight());
+  ASSERT_TRUE(waitUntil([&] { return chart.chart()->plotArea().height() > 0; }));
+  QTest::qWait(20);
+  const LegendRows* legend = chart.legend();
+  EXPECT_EQ(legend->texts(), names);  // every entry whole, none elided
+  EXPECT_GE(legend->rowCount(), 3);
+  const QRectF plot = chart.chart()->plotArea();
+  EXPECT_GE(plot.width(), 0.7 * chart.width()) << plot.width();
+  // Below the plot and its axis, inside the chart.
+  EXPECT_GT(legend->area().top(), plot.bottom() + chart.fontMetrics().height());
+  EXPECT_LE(legend->area().bottom(), chart.chart()->size().height());
+  EXPECT_GE(plot.height(), 60) << "the rows leave the plot a height";
   chart.resize(1200, 300);
   QTest::qWait(20);
-  EXPECT_FALSE(chart.legendOnTheRight());
+  EXPECT_EQ(legend->rowCount(), 1);
+  EXPECT_EQ(legend->texts(), names);
 }
 
 // The title as Qt Charts draws it, cut where it found no room ("..."): the chart's title item.

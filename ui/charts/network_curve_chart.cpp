@@ -3,7 +3,6 @@
 #include <QChart>
 #include <QFontMetrics>
 #include <QGraphicsLayout>
-#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -12,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/charts/legend_rows.h"
 #include "ui/charts/log_axis_labels.h"
 #include "ui/charts/race_chart_view.h"
 
@@ -69,17 +69,20 @@ NetworkCurveChart::NetworkCurveChart(QWidget* parent)
       m_x(new QValueAxis),
       m_y(new QValueAxis),
       m_yLog(new QLogValueAxis),
-      m_logLabels(new LogAxisLabels(chart())) {
+      m_logLabels(new LogAxisLabels(chart())),
+      // Narrow margins, as the Runs page's charts have: Qt's 20 pixels a side went from the plot.
+      m_legend(new LegendRows(chart(), QMargins(4, 4, 4, 4))) {
   setRenderHint(QPainter::Antialiasing);
   m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
   applyTitle();
   setToolTip(
       tr("Lines: the sum of weight x best task latency after each unit. Markers: the tuned "
          "network measured end to end. Dashed: libtorch's forward on this machine."));
+  // Qt's legend is hidden: LegendRows draws its entries (fitLegend), in its font.
   QFont small = chart()->legend()->font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
   chart()->legend()->setFont(small);
-  chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart()->legend()->hide();
   m_x->setTitleText(tr("trials (whole network)"));
   // The title says latency: "ms" is all the axis needs, and fits a short chart (an 800x600
   // screen's), where Qt Charts elided "latency (ms)".
@@ -146,29 +149,15 @@ void NetworkCurveChart::applyTitle() {
 }
 
 void NetworkCurveChart::fitLegend() {
-  // Qt Charts lays a bottom legend in one row and elides every entry to share it: four
-  // contenders and libtorch read "ope… aut… ope… aut… libt…" at 1024x700. Where the entries do
-  // not fit whole in a row they go to the right, one a line, whole.
-  const QFontMetrics metrics(chart()->legend()->font());
-  const int marker = metrics.height() + 24;  // the marker, its gap and the entry's padding
-  int row = 0, widest = 0;
-  // The end-to-end markers' entries are hidden (their colour is their curve's); a new marker
-  // reads as hidden until the chart is laid out, so they are told apart by their series.
-  for (QLegendMarker* m : chart()->legend()->markers())
-    if (m->series()->type() != QAbstractSeries::SeriesTypeScatter) {
-      row += marker + metrics.horizontalAdvance(m->label());
-      widest = std::max(widest, marker + metrics.horizontalAdvance(m->label()));
-    }
-  const Qt::Alignment side = row + 24 <= width() ? Qt::AlignBottom : Qt::AlignRight;
-  if (chart()->legend()->alignment() != side) chart()->legend()->setAlignment(side);
-  // On the right Qt Charts gives the legend a share of the width and elides what passes it.
-  chart()->legend()->setMinimumWidth(side == Qt::AlignRight ? widest + 8 : 0);
-  // The narrower plot cut its axis title ("trials (whol..."); the chart's title names the trials.
-  m_x->setTitleText(side == Qt::AlignRight ? tr("trials") : tr("trials (whole network)"));
-}
-
-bool NetworkCurveChart::legendOnTheRight() const {
-  return chart()->legend()->alignment() == Qt::AlignRight;
+  // Each contender's line and the reference line, whole, in rows below the plot: in one row Qt
+  // Charts elided every entry ("ope… aut… ope… aut… libt…" at 1024x700), and on the right the
+  // legend took the plot's width (six contenders left it 110 pixels of a 320-pixel chart). The
+  // end-to-end markers have no entry: their colour is their curve's.
+  std::vector<LegendRows::Entry> entries;
+  for (const QLineSeries* curve : m_curves)
+    entries.push_back({curve->name(), QPen(curve->color())});
+  if (m_reference) entries.push_back({m_reference->name(), m_reference->pen()});
+  m_legend->show(entries, chart()->legend()->font(), width());
 }
 
 void NetworkCurveChart::resizeEvent(QResizeEvent* event) {
@@ -182,8 +171,9 @@ void NetworkCurveChart::clear() {
   m_curves.clear();
   m_measured.clear();
   m_reference = nullptr;
-  // Nothing of the race before stays: its axes and title neither.
+  // Nothing of the race before stays: its axes, legend and title neither.
   resetAxes();
+  fitLegend();
   m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
   applyTitle();
 }
@@ -210,7 +200,6 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
         series->attachAxis(m_x);
         series->attachAxis(yAxis());
       }
-      for (QLegendMarker* m : chart()->legend()->markers(measured)) m->setVisible(false);
       m_curves.push_back(curve);
       m_measured.push_back(measured);
     }

@@ -14,6 +14,7 @@ class QValueAxis;
 
 namespace opevo::ui {
 
+class LegendRows;
 class LogAxisLabels;
 
 // Contenders' labels ("opevo-m / gradient / joint") split into what they all share, said once
@@ -43,8 +44,8 @@ class NetworkCurveChart : public QChartView {
   bool logScale() const { return m_logY; }
   QValueAxis* trialsAxis() const { return m_x; }
   QAbstractAxis* yAxis() const;
-  // Whether the legend went right of the plot, its entries too wide for one row below it.
-  bool legendOnTheRight() const;
+  // The legend: every entry whole, in as many rows below the plot as the chart's width needs.
+  const LegendRows* legend() const { return m_legend; }
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -63,6 +64,7 @@ class NetworkCurveChart : public QChartView {
   QValueAxis* m_y;
   QLogValueAxis* m_yLog;
   LogAxisLabels* m_logLabels;  // between the decades of the log axis
+  LegendRows* m_legend;
   bool m_logY = false;
 };
 
