@@ -251,6 +251,9 @@ MainWindow::MainWindow(QWidget* parent)
             m_pages->setCurrentWidget(m_runsPage);
             m_runsPage->resumeRace(runs);
           });
+  // More trials… stores a finished run's new total, then resumes it through the two above: not
+  // while this engine runs a race, which would refuse the resume once the total is stored.
+  m_historyPage->setEngine(m_runsPage->controller());
   // Double-clicking a parameter of a preset opens its graph on the Topology page.
   if (auto* params =
           m_presetsPanel->findChild<QAbstractItemView*>(QStringLiteral("parameterTable")))

@@ -10,6 +10,10 @@
 
 #include "store/records.h"
 
+namespace opevo {
+class Store;
+}
+
 namespace opevo::ui {
 
 // Stored runs of one race resumed together (History's whole race after a kill): where each is
@@ -25,6 +29,17 @@ struct ResumedRace {
 };
 
 ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs);
+
+// Finished runs given a new total of trials to go on to (History's More trials…), as `opevo tune
+// --resume N --trials M` gives one: each through resumeStoredRun with the new budget, which
+// checks it against what the run has spent (InputError: "run 5 has 60 trials already..."),
+// stores it and marks the run running; the window's resume of the same ids then goes on from
+// there (a running run that nobody holds reads interrupted, so a resume that never comes leaves it
+// resumable to its new total). Several runs are one race's (whyNotOneRace), each given the same
+// total: all or none, a refusal of one puts the budgets and statuses of those before it back.
+// Returns the runs as now stored. Reads and writes the store: off the GUI thread.
+std::vector<RunRecord> extendStoredRuns(Store& store, const std::vector<std::int64_t>& ids,
+                                        int total);
 
 // A run's budget as the store keeps it ({"trials": 200, "seconds": 30, "target": 12.5}); what the
 // JSON lacks (or a text that is not JSON) is nullopt.

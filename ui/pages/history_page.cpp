@@ -35,10 +35,12 @@
 #include "store/live_status.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
+#include "ui/controller/engine_controller.h"
 #include "ui/controller/race_data.h"
 #include "ui/models/history_model.h"
 #include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/message_label.h"
+#include "ui/widgets/more_trials_dialog.h"
 #include "ui/widgets/table_view.h"
 
 namespace opevo::ui {
@@ -285,6 +287,7 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_title(new QLabel(this)),
       m_error(makeMessageLabel(QStringLiteral("historyError"), MessageKind::Error, this)),
       m_resume(new QPushButton(tr("Resume run"), this)),
+      m_moreTrials(new QPushButton(tr("More trials…"), this)),
       m_export(new QPushButton(tr("Export kernel…"), this)),
       m_delete(new QPushButton(tr("Delete…"), this)),
       m_selectRace(new QPushButton(tr("Select whole race"), this)),
@@ -317,6 +320,10 @@ HistoryPage::HistoryPage(QWidget* parent)
       tr("Continue the selected runs, interrupted by a stop, a crash or a kill, to "
          "their budgets on the Runs page (a race's runs together): no stored trial is measured "
          "again"));
+  m_moreTrials->setObjectName(QStringLiteral("moreTrials"));
+  m_moreTrials->setToolTip(
+      tr("Give the selected finished run (a race's runs: together) a new total of trials: it "
+         "goes on from its stored trials on the Runs page, in the same run"));
   m_export->setObjectName(QStringLiteral("exportKernel"));
   m_export->setToolTip(
       tr("Preview the best kernel of the selected run (of several, the fastest) and export it "
@@ -326,6 +333,7 @@ HistoryPage::HistoryPage(QWidget* parent)
       tr("Delete the selected runs and their trials from the database, after asking (Delete "
          "key). Runs being tuned now, and a network run's tasks, are not deleted."));
   bar->addWidget(m_resume);
+  bar->addWidget(m_moreTrials);
   bar->addWidget(m_export);
   bar->addWidget(m_delete);
   bar->addWidget(m_selectRace);
@@ -356,7 +364,8 @@ HistoryPage::HistoryPage(QWidget* parent)
   // to cell, collapsing a selection of 50 runs to one, and never reached a button.
   m_view->setTabKeyNavigation(false);
   setTabOrder(m_view, m_resume);
-  setTabOrder(m_resume, m_export);
+  setTabOrder(m_resume, m_moreTrials);
+  setTabOrder(m_moreTrials, m_export);
   setTabOrder(m_export, m_delete);
   setTabOrder(m_delete, m_selectRace);
   setTabOrder(m_selectRace, reloadButton);
@@ -376,6 +385,7 @@ HistoryPage::HistoryPage(QWidget* parent)
           &HistoryPage::updateButtons);
   connect(m_model, &QAbstractItemModel::modelReset, this, &HistoryPage::updateButtons);
   connect(m_resume, &QPushButton::clicked, this, &HistoryPage::resumeSelected);
+  connect(m_moreTrials, &QPushButton::clicked, this, &HistoryPage::moreTrialsForSelected);
   connect(m_export, &QPushButton::clicked, this, &HistoryPage::exportCurrent);
   connect(m_delete, &QPushButton::clicked, this, &HistoryPage::deleteSelected);
   m_refresh->setSingleShot(true);
@@ -399,6 +409,12 @@ bool HistoryPage::resumable(int row) const {
   const HistoryModel::Row& r = m_model->row(row);
   return r.network.isEmpty() && r.run.status != RunStatus::Finished &&
          r.run.status != RunStatus::Running;
+}
+
+bool HistoryPage::extendable(int row) const {
+  const HistoryModel::Row& r = m_model->row(row);
+  return r.network.isEmpty() && r.run.status == RunStatus::Finished &&
+         r.run.backend != "replay-import";
 }
 
 std::vector<RunRecord> HistoryPage::resumableSelection() const {
@@ -426,6 +442,12 @@ void HistoryPage::updateButtons() {
       network.isEmpty() || several > 1
           ? QString()
           : tr("A task of %1: resume the network on the Networks page").arg(network));
+  // Finished runs only, every one selected: a race with some runs unfinished goes on with Resume.
+  const QModelIndexList selected = m_view->selectionModel()->selectedRows();
+  m_moreTrials->setEnabled(!selected.isEmpty() &&
+                           std::all_of(selected.begin(), selected.end(), [this](const auto& i) {
+                             return i.row() < m_model->rowCount() && extendable(i.row());
+                           }));
   m_export->setEnabled(exportRun() != nullptr);
   m_delete->setEnabled(m_view->selectionModel()->hasSelection());
   // It did nothing with no run selected, or on an empty table, and selected the one run again
@@ -581,6 +603,64 @@ void HistoryPage::resumeSelected() {
   }
   showMessage(m_error, QString());
   emit resumeRaceRequested(runs);
+}
+
+void HistoryPage::setEngine(EngineController* engine) {
+  m_engine = engine;
+}
+
+MoreTrialsDialog* HistoryPage::moreTrialsForSelected() {
+  if (!m_moreTrials->isEnabled() || m_storePath.isEmpty()) return nullptr;
+  // One at a time (its total may be half typed); a closed one is on its way out.
+  for (auto* open : findChildren<MoreTrialsDialog*>(QStringLiteral("moreTrialsDialog")))
+    if (open->isVisible()) {
+      open->raise();
+      return open;
+    }
+  std::vector<MoreTrialsDialog::Run> runs;
+  std::vector<RunRecord> records;
+  for (const QModelIndex& index : m_view->selectionModel()->selectedRows()) {
+    const HistoryModel::Row& row = m_model->row(index.row());
+    runs.push_back({row.run, row.tally.trials});
+    records.push_back(row.run);
+  }
+  std::sort(runs.begin(), runs.end(),
+            [](const auto& a, const auto& b) { return a.run.id < b.run.id; });
+  std::sort(records.begin(), records.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  // As Resume: several runs go on together as their race, or not at all.
+  if (records.size() > 1) {
+    if (const std::string why = whyNotOneRace(records); !why.empty()) {
+      showMessage(m_error, tr("The selected runs cannot be given more trials together: %1.")
+                               .arg(QString::fromStdString(why)));
+      return nullptr;
+    }
+    if (!isSignalConnected(QMetaMethod::fromSignal(&HistoryPage::resumeRaceRequested))) {
+      showMessage(m_error, tr("%n finished runs are selected; this window continues one run at a "
+                              "time: select one of them.",
+                              nullptr, static_cast<int>(records.size())));
+      return nullptr;
+    }
+  }
+  showMessage(m_error, QString());
+  auto* dialog = new MoreTrialsDialog(m_storePath, std::move(runs), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setGoOnCheck([this, first = records.front().id, several = records.size() > 1] {
+    if (!m_engine || !m_engine->busy()) return QString();
+    return several ? tr("A race is running on the Runs page: stop it or wait for its end, then "
+                        "continue these runs.")
+                   : tr("A race is running on the Runs page: stop it or wait for its end, then "
+                        "continue run %1.")
+                         .arg(first);
+  });
+  connect(dialog, &MoreTrialsDialog::extended, this, [this](const std::vector<RunRecord>& runs) {
+    if (runs.size() == 1)
+      emit resumeRequested(runs.front());
+    else
+      emit resumeRaceRequested(runs);
+  });
+  dialog->open();
+  return dialog;
 }
 
 const RunRecord* HistoryPage::anchorRun() const {

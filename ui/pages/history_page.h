@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QPointer>
 #include <QWidget>
 #include <cstdint>
 #include <vector>
@@ -15,8 +16,10 @@ class QTimer;
 
 namespace opevo::ui {
 
+class EngineController;
 class HistoryModel;
 class KernelExportDialog;
+class MoreTrialsDialog;
 class RaceData;
 class RaceResultsWidget;
 
@@ -59,6 +62,7 @@ class HistoryPage : public QWidget {
   // picked by hand; returns the ids the store does not hold.
   std::vector<std::int64_t> selectRuns(const std::vector<std::int64_t>& ids);
   QPushButton* resumeButton() const { return m_resume; }
+  QPushButton* moreTrialsButton() const { return m_moreTrials; }
   QPushButton* exportButton() const { return m_export; }
   QPushButton* deleteButton() const { return m_delete; }
   QPushButton* selectRaceButton() const { return m_selectRace; }
@@ -70,6 +74,14 @@ class HistoryPage : public QWidget {
   // Deletes the selected runs (the Delete button and key): the store checks them first, refused
   // ones are named with the reason, and a dialog (deleteRunsBox) asks before anything goes.
   void deleteSelected();
+  // Opens More trials… for the selected finished runs (one, or several of one race: they go on
+  // together, as Resume takes a race's unfinished runs); nullptr, with the reason on the page,
+  // when they cannot. Once the dialog has stored their new total, resumeRequested or
+  // resumeRaceRequested continues them.
+  MoreTrialsDialog* moreTrialsForSelected();
+  // The window's engine, which resumes runs: while it runs a race, More trials… is refused before
+  // the store is changed (the resume would be refused after it).
+  void setEngine(EngineController* engine);
 
  public slots:
   void reload();
@@ -77,9 +89,11 @@ class HistoryPage : public QWidget {
  signals:
   void statusMessage(const QString& text);
   void curvesShown();
-  // The user asked to continue an interrupted run; the Runs page does it.
+  // The user asked to continue an interrupted run (or a finished one given more trials, its new
+  // budget already stored); the Runs page does it.
   void resumeRequested(const opevo::RunRecord& run);
-  // ... or several unfinished runs of one race (oldest first), to go on together as that race.
+  // ... or several runs of one race (oldest first; unfinished, or finished and given more trials),
+  // to go on together as that race.
   void resumeRaceRequested(const std::vector<opevo::RunRecord>& runs);
 
  protected:
@@ -102,6 +116,9 @@ class HistoryPage : public QWidget {
   int actionRow() const;
   // Whether the row's run can go on here: unfinished, not being tuned, not a network's task.
   bool resumable(int row) const;
+  // Whether the row's run can be given more trials: finished, not a network's task, tuned here
+  // (an imported file's results have no tuner to go on with).
+  bool extendable(int row) const;
   // The selected runs that can go on, oldest first.
   std::vector<RunRecord> resumableSelection() const;
   void resumeSelected();
@@ -119,9 +136,11 @@ class HistoryPage : public QWidget {
   QLabel* m_error;
   bool m_readFailed = false;  // m_error says a read of the store failed
   QPushButton* m_resume;
+  QPushButton* m_moreTrials;
   QPushButton* m_export;
   QPushButton* m_delete;
   QPushButton* m_selectRace;
+  QPointer<EngineController> m_engine;
   QTimer* m_refresh;        // reads the store again while a run in it is going on
   QTimer* m_showSelection;  // reads the selected runs once the selection rests
   int m_curvesReads = 0;
