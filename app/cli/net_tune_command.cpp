@@ -149,6 +149,25 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
   return src;
 }
 
+// The closing round of twin tasks as --json gives it: {reserve, trials, units: [{task, trials,
+// from}]} (from: the twin each trial's configuration came from); null for a run without one (a
+// resumed run stored before it).
+nlohmann::json closingRoundJson(const net::NetworkTuning& tuning, const net::TaskGraph& g) {
+  if (!tuning.closingRound()) return nullptr;
+  nlohmann::json units = nlohmann::json::array();
+  int trials = 0;
+  for (const net::NetworkUnit& u : tuning.units()) {
+    if (!u.closing) continue;
+    nlohmann::json from = nlohmann::json::array();
+    for (std::size_t t : u.fromTwins) from.push_back(g.tasks[t].name);
+    trials += static_cast<int>(u.fromTwins.size());
+    units.push_back({{"task", g.tasks[u.task].name},
+                     {"trials", static_cast<int>(u.fromTwins.size())},
+                     {"from", from}});
+  }
+  return {{"reserve", tuning.closingReserve()}, {"trials", trials}, {"units", units}};
+}
+
 void runTune(const NetTuneOptions& o) {
   if (o.runs < 1 || o.warmup < 0)
     throw InputError("--runs must be at least 1 and --warmup 0 or more");
@@ -207,7 +226,10 @@ void runTune(const NetTuneOptions& o) {
     for (std::size_t i = 0; i < u.fromTwins.size(); ++i)
       if (i == 0 || u.fromTwins[i] != u.fromTwins[i - 1])
         twins += std::string(twins.empty() ? "" : ", ") + g.tasks[u.fromTwins[i]].name;
-    if (!twins.empty()) twins = "; " + std::to_string(u.fromTwins.size()) + " from twin " + twins;
+    // The closing round's units are their twins' best alone (NetworkTuning).
+    if (!twins.empty())
+      twins = std::string(u.closing ? "; closing: " : "; ") + std::to_string(u.fromTwins.size()) +
+              " from twin " + twins;
     std::fprintf(stderr, "[%3d/%d trials] %-26s best %-12s network (sum of weight x best) %s%s\n",
                  u.trials, plan.trials, g.tasks[u.task].name.c_str(), ms(u.taskSeconds).c_str(),
                  std::isfinite(objective) ? ms(objective).c_str() : "not yet (a task has none)",
@@ -262,6 +284,7 @@ void runTune(const NetTuneOptions& o) {
   const std::string& endToEndError = concluded.endToEndError;
   if (o.json) {
     if (!j.contains("template")) j["template"] = plan.templates.name();  // as net run and net runs
+    j["closing_round"] = closingRoundJson(session->tuning(), g);
     std::cout << j.dump(2) << "\n";
   } else {
     // As the store keeps it: `net runs ID` prints the same of it later.

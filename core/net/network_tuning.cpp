@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "engine/speed_unit.h"
+#include "net/tuning_budget.h"
 #include "ops/matvec_space.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
@@ -78,10 +79,14 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   m_begun.assign(n, false);
   m_constraints.assign(n, std::nullopt);
   m_twins = twinTasks(graph);
+  m_closingRound = m_plan.closingRound;
+  m_closing.done.assign(n, false);
+  m_closing.trials.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) m_order.push_back(i);
   std::stable_sort(m_order.begin(), m_order.end(), [&](std::size_t a, std::size_t b) {
     return graph.tasks[a].position < graph.tasks[b].position;
   });
+  for (std::size_t i = 0; i < n; ++i) m_closing.takesPart.push_back(closes(i));
   for (std::size_t i = 0; i < n; ++i) {
     // A task's speeds are a FLOP rate in its measurer's unit (TFLOPS on a GPU, GFLOP/s on a CPU).
     const std::string unit = measurements[i].measurer->speedUnit();
@@ -138,7 +143,32 @@ int NetworkTuning::shareLeft(std::size_t task) const {
     ++rank;
   }
   const int remaining = static_cast<int>(m_order.size() - rank);
-  return std::max(1, (m_plan.trials - before) / remaining) - m_taskTrials[task];
+  return std::max(1, (mainBudget() - before) / remaining) - m_taskTrials[task];
+}
+
+bool NetworkTuning::closes(std::size_t task) const {
+  if (m_twins[task].empty()) return false;
+  if (!propagatesAcrossTasks()) return true;
+  // A later task begins pinned to this one's output layout where it reads it as its residual: a
+  // new best of another layout would undo that, and a resume (which constrains each task from the
+  // restored bests of the tasks before it) would pin it to another layout than it was tuned in.
+  const auto rank = [&](std::size_t t) {
+    return std::find(m_order.begin(), m_order.end(), t) - m_order.begin();
+  };
+  for (const ResidualLink& link : residualLinks(m_graph))
+    if (link.writer == task && rank(link.reader) > rank(task)) return false;
+  return true;
+}
+
+int NetworkTuning::closingReserve() const {
+  if (!m_closingRound) return 0;
+  const auto taking = static_cast<std::size_t>(
+      std::count(m_closing.takesPart.begin(), m_closing.takesPart.end(), true));
+  return net::closingReserve(m_graph.tasks.size(), taking, m_plan);
+}
+
+int NetworkTuning::mainBudget() const {
+  return m_plan.trials - closingReserve();
 }
 
 void NetworkTuning::countUnit(std::size_t task, int trials) {
@@ -188,23 +218,60 @@ std::vector<TwinProposal> NetworkTuning::twinsFirst(std::size_t task, std::size_
   return twinProposals(task, m_twins[task], spaces, measured, limit);
 }
 
+std::optional<NetworkTuning::Next> NetworkTuning::next(const MeasuredTrials& measured) {
+  if (!m_closing.begun) {
+    if (m_trials < mainBudget())
+      if (const std::optional<std::size_t> chosen = m_scheduler.next())
+        return Next{*chosen, false, {}};
+    // The scheduler's budget is spent, or every task is: the closing round begins.
+    m_closing.begun = true;
+  }
+  if (m_closingRound && !m_closing.ended) {
+    for (std::size_t task : m_order) {
+      if (!m_closing.takesPart[task] || m_closing.done[task]) continue;
+      // The rest of a unit a stop cut short, after a resume, is measured as its own unit.
+      const int room = std::min(static_cast<int>(kTwinConfigsPerUnit) - m_closing.trials[task],
+                                m_plan.trials - m_trials);
+      std::vector<TwinProposal> twins;
+      if (room > 0) twins = twinsFirst(task, static_cast<std::size_t>(room), measured);
+      if (twins.empty()) {
+        m_closing.done[task] = true;  // it has measured them all (or the budget is spent)
+        continue;
+      }
+      return Next{task, true, std::move(twins)};
+    }
+    m_closing.ended = true;
+    // The rest of the reserve: a task with twins that found a new best now would leave its twins
+    // without it, so the tasks without twins take it.
+    for (std::size_t task = 0; task < m_twins.size(); ++task)
+      if (!m_twins[task].empty()) m_scheduler.exhaust(task);
+  }
+  if (const std::optional<std::size_t> chosen = m_scheduler.next()) return Next{*chosen, false, {}};
+  return std::nullopt;
+}
+
 bool NetworkTuning::step() {
   if (m_stop || m_trials >= m_plan.trials) return false;
-  const std::optional<std::size_t> chosen = m_scheduler.next();
+  const MeasuredTrials history = [this](std::size_t t) -> const std::vector<Observation>& {
+    return m_engines[t]->tuner(0).history();
+  };
+  std::optional<Next> chosen = next(history);
   if (!chosen) return false;
-  begin(*chosen);
-  Engine& engine = *m_engines[*chosen];
+  const std::size_t task = chosen->task;
+  begin(task);
+  Engine& engine = *m_engines[task];
   const RunState& run = engine.runs().front();
   const int before = run.trials;
+  const int budget = m_closing.begun ? m_plan.trials : mainBudget();
   const std::size_t size =
-      std::min(m_plan.unit,
-               static_cast<std::size_t>(std::min(m_plan.trials - m_trials, shareLeft(*chosen))));
+      chosen->closing
+          ? chosen->twins.size()
+          : std::min(m_plan.unit,
+                     static_cast<std::size_t>(std::min(budget - m_trials, shareLeft(task))));
   // Its twins' best configurations first (measured by this task as any trial), then what its
-  // tuner proposes, which has observed them.
+  // tuner proposes, which has observed them; a closing unit measures the twins' alone.
   const std::vector<TwinProposal> twins =
-      twinsFirst(*chosen, size, [this](std::size_t t) -> const std::vector<Observation>& {
-        return m_engines[t]->tuner(0).history();
-      });
+      chosen->closing ? std::move(chosen->twins) : twinsFirst(task, size, history);
   bool stepped = true;
   std::vector<std::size_t> fromTwins;
   if (!twins.empty()) {
@@ -215,57 +282,79 @@ bool NetworkTuning::step() {
       fromTwins.push_back(twins[static_cast<std::size_t>(k - before)].from);
   }
   if (const auto taken = static_cast<std::size_t>(run.trials - before);
-      stepped && !run.ended() && taken < size) {
+      !chosen->closing && stepped && !run.ended() && taken < size) {
     engine.setBatch(0, size - taken);
     stepped = engine.step(0);
   }
   const int measured = run.trials - before;
   m_trials += measured;
-  if (!stepped || measured == 0) {
-    // Its space is used up, it failed, or a stop ended it: the scheduler moves on.
-    m_scheduler.exhaust(*chosen);
-    if (engine.stopping()) return false;
+  if (chosen->closing) {
+    // A stop before its first trial: the resume measures the unit again.
+    if (measured == 0 && engine.stopping()) return false;
+    if (measured == 0) m_closing.done[task] = true;  // its run has ended (failed, used up)
+    m_closing.trials[task] += measured;
+    m_taskTrials[task] += measured;
+    if (measured > 0) m_scheduler.record(task, bestSeconds(task));
   } else {
-    m_scheduler.record(*chosen, bestSeconds(*chosen));
+    if (!stepped || measured == 0) {
+      // Its space is used up, it failed, or a stop ended it: the scheduler moves on.
+      m_scheduler.exhaust(task);
+      if (engine.stopping()) return false;
+    } else {
+      m_scheduler.record(task, bestSeconds(task));
+    }
+    countUnit(task, measured);
   }
-  countUnit(*chosen, measured);
-  m_units.push_back({static_cast<int>(m_units.size()) + 1, *chosen, m_trials, bestSeconds(*chosen),
-                     m_scheduler.objective(), std::move(fromTwins)});
+  m_units.push_back({static_cast<int>(m_units.size()) + 1, task, m_trials, bestSeconds(task),
+                     m_scheduler.objective(), std::move(fromTwins), chosen->closing});
   return true;
 }
 
 void NetworkTuning::replayUnit(std::size_t task, int trials, const std::vector<TaskRestore>& tasks,
                                std::vector<int>& counted) {
-  const std::optional<std::size_t> chosen = m_scheduler.next();
-  if (!chosen || *chosen != task)
-    throw std::runtime_error("the stored units of this network do not replay: unit " +
-                             std::to_string(m_units.size() + 1) + " went to task " +
-                             std::to_string(task) + ", the scheduler now picks " +
-                             (chosen ? std::to_string(*chosen) : std::string("none")));
-  // Which of the unit's first trials were its twins' configurations: what the rule proposes from
-  // the trials counted so far, as far as the stored trials follow it (a run stored before twins
-  // shared anything does not).
+  // Each task's trials counted so far, as its tuner had observed them then.
   std::vector<std::vector<Observation>> before(tasks.size());
   for (std::size_t t = 0; t < tasks.size(); ++t)
     for (int k = 0; k < counted[t]; ++k) {
       const auto& [config, m] = tasks[t].trials[static_cast<std::size_t>(k)];
       before[t].push_back({config, m.status == TrialStatus::Ok ? m.speed : 0.0});
     }
+  const MeasuredTrials measured = [&](std::size_t t) -> const std::vector<Observation>& {
+    return before[t];
+  };
+  const std::optional<Next> chosen = next(measured);
+  const auto refuse = [&](const std::string& why) {
+    throw std::runtime_error("the stored units of this network do not replay: unit " +
+                             std::to_string(m_units.size() + 1) + " went to task " +
+                             std::to_string(task) + ", " + why);
+  };
+  if (!chosen || chosen->task != task)
+    refuse(std::string(chosen && chosen->closing ? "the closing round now picks "
+                                                 : "the scheduler now picks ") +
+           (chosen ? std::to_string(chosen->task) : std::string("none")));
+  const auto at = [&](std::size_t k) -> const Config& {
+    return tasks[task].trials[static_cast<std::size_t>(counted[task]) + k].first;
+  };
+  // Which of the unit's first trials were its twins' configurations: what the rule proposes from
+  // the trials counted so far, as far as the stored trials follow it (a run stored before twins
+  // shared anything does not). A closing unit is nothing but them.
   std::vector<std::size_t> fromTwins;
   const std::vector<TwinProposal> twins =
-      twinsFirst(task, static_cast<std::size_t>(trials),
-                 [&](std::size_t t) -> const std::vector<Observation>& { return before[t]; });
+      chosen->closing ? chosen->twins
+                      : twinsFirst(task, static_cast<std::size_t>(trials), measured);
+  if (chosen->closing && static_cast<std::size_t>(trials) > twins.size())
+    refuse("more trials than its closing unit has");
   for (const TwinProposal& p : twins) {
-    const std::size_t at = static_cast<std::size_t>(counted[task]) + fromTwins.size();
-    if (tasks[task].trials[at].first != p.config) break;
+    if (fromTwins.size() == static_cast<std::size_t>(trials) || at(fromTwins.size()) != p.config)
+      break;
     fromTwins.push_back(p.from);
   }
+  if (chosen->closing && fromTwins.size() != static_cast<std::size_t>(trials))
+    refuse("trials that are not its closing unit's");
   counted[task] += trials;
   m_trials += trials;
-  if (trials == 0) {
-    m_scheduler.exhaust(task);
-  } else {
-    // The task's best after the trials counted so far, as the uninterrupted run recorded it.
+  // The task's best after the trials counted so far, as the uninterrupted run recorded it.
+  const auto recordBest = [&] {
     double best = 0;
     for (int k = 0; k < counted[task]; ++k) {
       const Measurement& m = tasks[task].trials[static_cast<std::size_t>(k)].second;
@@ -274,14 +363,46 @@ void NetworkTuning::replayUnit(std::size_t task, int trials, const std::vector<T
     std::optional<double> seconds;
     if (best > 0) seconds = secondsAt(task, best);
     m_scheduler.record(task, seconds);
+  };
+  if (chosen->closing) {
+    if (trials == 0) m_closing.done[task] = true;
+    m_closing.trials[task] += trials;
+    m_taskTrials[task] += trials;
+    if (trials > 0) recordBest();
+  } else {
+    if (trials == 0)
+      m_scheduler.exhaust(task);
+    else
+      recordBest();
+    countUnit(task, trials);
   }
-  countUnit(task, trials);
   // The task's best at this unit, as the scheduler recorded it (not its best over every trial).
   const std::vector<double>& history = m_scheduler.history(task);
   std::optional<double> seconds;
   if (!history.empty() && std::isfinite(history.back())) seconds = history.back();
   m_units.push_back({static_cast<int>(m_units.size()) + 1, task, m_trials, seconds,
-                     m_scheduler.objective(), std::move(fromTwins)});
+                     m_scheduler.objective(), std::move(fromTwins), chosen->closing});
+}
+
+std::vector<UnitRecord> NetworkTuning::replayAll(const std::vector<TaskRestore>& tasks,
+                                                 const std::vector<UnitRecord>& units) {
+  std::vector<int> counted(tasks.size(), 0);
+  for (const UnitRecord& u : units) {
+    if (u.task >= tasks.size() ||
+        counted[u.task] + u.trials > static_cast<int>(tasks[u.task].trials.size()))
+      throw std::runtime_error("the stored units of this network name trials it does not have");
+    replayUnit(u.task, u.trials, tasks, counted);
+  }
+  // A kill mid-unit: the scheduler (or the closing round) had picked that task, so it picks it
+  // again now.
+  std::vector<UnitRecord> added;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const int left = static_cast<int>(tasks[i].trials.size()) - counted[i];
+    if (left <= 0) continue;
+    replayUnit(i, left, tasks, counted);
+    added.push_back({i, left});
+  }
+  return added;
 }
 
 std::vector<UnitRecord> NetworkTuning::restore(const std::vector<TaskRestore>& tasks,
@@ -295,22 +416,29 @@ std::vector<UnitRecord> NetworkTuning::restore(const std::vector<TaskRestore>& t
     m_engines[i]->restore(0, tasks[i].trials, tasks[i].secondsBefore);
     m_engines[i]->setStoreId(0, tasks[i].storeId);
   }
-  std::vector<int> counted(tasks.size(), 0);
-  for (const UnitRecord& u : units) {
-    if (u.task >= tasks.size() ||
-        counted[u.task] + u.trials > static_cast<int>(tasks[u.task].trials.size()))
-      throw std::runtime_error("the stored units of this network name trials it does not have");
-    replayUnit(u.task, u.trials, tasks, counted);
+  if (!m_closingRound) return replayAll(tasks, units);
+  // What the replay changes, to replay again without a closing round.
+  const TaskScheduler scheduler = m_scheduler;
+  const std::vector<int> taskTrials = m_taskTrials;
+  const Closing closing = m_closing;
+  try {
+    return replayAll(tasks, units);
+  } catch (const std::runtime_error& withClosing) {
+    // A run stored before the closing round: its scheduler handed out the whole budget (and
+    // topological shares of it), which the units replay only without the reserve.
+    const std::string why = withClosing.what();
+    m_scheduler = scheduler;
+    m_taskTrials = taskTrials;
+    m_closing = closing;
+    m_trials = 0;
+    m_units.clear();
+    m_closingRound = false;
+    try {
+      return replayAll(tasks, units);
+    } catch (const std::runtime_error&) {
+      throw std::runtime_error(why);
+    }
   }
-  // A kill mid-unit: the scheduler had picked that task, so it picks it again now.
-  std::vector<UnitRecord> added;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const int left = static_cast<int>(tasks[i].trials.size()) - counted[i];
-    if (left <= 0) continue;
-    replayUnit(i, left, tasks, counted);
-    added.push_back({i, left});
-  }
-  return added;
 }
 
 void NetworkTuning::run(const std::function<void(const NetworkUnit&)>& afterUnit) {

@@ -42,6 +42,9 @@ struct NetworkTuningPlan {
   // chain each layer's weights come from memory, and a kernel timed warm in a loop was chosen for
   // a cache it does not have there. Runs stored before this field were timed warm.
   bool coldWeights = true;
+  // The closing round of twin tasks (NetworkTuning); false: none, as runs stored before it. Not
+  // stored with the plan: a resume finds a run without one from its units (NetworkTuning::restore).
+  bool closingRound = true;
 };
 
 // What a task is tuned as under a mode: its operator and space (see NetworkTuningPlan::mode), or
@@ -91,6 +94,8 @@ struct NetworkUnit {
   // measured before its tuner's proposals (net/twin_tasks.h). A resumed network finds them again
   // from the stored trials; the store keeps no field for it.
   std::vector<std::size_t> fromTwins;
+  // A unit of the closing round: its twins' best configurations alone, no proposal of its tuner.
+  bool closing = false;
 };
 
 // Tunes a network's tasks with one engine per task (each task has its own space and measurer),
@@ -100,7 +105,14 @@ struct NetworkUnit {
 // the task occurs.
 //
 // A unit of a task that has twins (net/twin_tasks.h) begins with the best configurations its
-// twins measured and it has not: real trials of the task, in its share of the budget.
+// twins measured and it has not: real trials of the task, in its share of the budget. A twin's
+// best found after the task's last unit would be missed, so the tuning ends with a closing round:
+// the scheduler hands out the budget less a reserve (closingReserve), then each task with twins,
+// in the order they run, gets one unit of its twins' best configurations it has not measured (at
+// most kTwinConfigsPerUnit, none when it has measured them all), within the budget; what the
+// round leaves of the reserve goes to the tasks without twins (the scheduler's choice among
+// them), since a task with twins that found a new best then would leave its twins without it.
+// Every unit, the closing round's too, is a stored unit (task, trials): a resume replays them.
 //
 // Topological: the tasks one after another by Task::position, each to its share of the budget,
 // (budget - trials of the tasks before it) / (tasks from it on), at least 1: the trials / tasks
@@ -117,7 +129,9 @@ class NetworkTuning {
   // Before the first step of a resumed network: gives each task's engine its stored trials and
   // replays the scheduler through the stored units, so it goes on as if never interrupted. Trials
   // a task committed after its last stored unit (a kill mid-unit) become one more unit, which is
-  // returned so the caller stores it. Throws std::runtime_error when the units do not replay.
+  // returned so the caller stores it. Units that do not replay with a closing round but do
+  // without one are a run stored before the round existed: it goes on without one (as it was
+  // tuned). Throws std::runtime_error when the units do not replay.
   std::vector<UnitRecord> restore(const std::vector<TaskRestore>& tasks,
                                   const std::vector<UnitRecord>& units);
 
@@ -133,6 +147,10 @@ class NetworkTuning {
   bool interrupted() const { return m_stop.load(); }
 
   int trials() const { return m_trials; }
+  // The trials kept for the closing round (0: none, or a resumed run stored before it existed).
+  int closingReserve() const;
+  // Whether this run ends with a closing round (false for a resumed run stored without one).
+  bool closingRound() const { return m_closingRound; }
   const TaskScheduler& scheduler() const { return m_scheduler; }
   // What task i is tuned over: its own space, narrowed where an earlier task constrains it.
   const SearchSpace& space(std::size_t task) const { return *m_spaces.at(task); }
@@ -173,10 +191,36 @@ class NetworkTuning {
   std::vector<bool> m_begun;
   std::vector<std::optional<LayoutConstraint>> m_constraints;
   std::vector<std::vector<std::size_t>> m_twins;
+  bool m_closingRound = true;
+  // Where the closing round stands, a function of the units so far (a resume replays it).
+  struct Closing {
+    bool begun = false, ended = false;
+    std::vector<bool> takesPart;  // tasks with twins (in joint topological mode, see closes())
+    std::vector<bool> done;       // its closing unit measured, or nothing left to measure
+    std::vector<int> trials;      // measured in the round
+  } m_closing;
+
+  // What the next unit is: a task of the scheduler's (the tuner's proposals, after its twins'
+  // best), or of the closing round with the twins' configurations it measures.
+  struct Next {
+    std::size_t task = 0;
+    bool closing = false;
+    std::vector<TwinProposal> twins;  // the closing round's
+  };
+  std::optional<Next> next(const MeasuredTrials& measured);
+  // The trials the scheduler hands out before the closing round (the budget less its reserve).
+  int mainBudget() const;
+  // Whether a task takes part in the closing round: a task with twins, except in joint
+  // topological mode one whose output layout a later task was pinned to (a residual), which
+  // must keep its choice.
+  bool closes(std::size_t task) const;
+  std::vector<UnitRecord> replayAll(const std::vector<TaskRestore>& tasks,
+                                    const std::vector<UnitRecord>& units);
 
   // Before a task's first unit: an earlier task's choice constrains it where layouts propagate.
   void begin(std::size_t task);
-  // Topological: the trials the task may still take of its share; otherwise unbounded.
+  // Topological: the trials the task may still take of its share of the scheduler's budget
+  // (mainBudget); otherwise unbounded.
   int shareLeft(std::size_t task) const;
   // After a unit of `trials` given to the task: counted, and a spent share closes the task.
   void countUnit(std::size_t task, int trials);

@@ -20,6 +20,12 @@ int trialsToReachAll(std::size_t tasks, const NetworkTuningPlan& plan) {
   return static_cast<int>(tasks * perTask);
 }
 
+int closingReserve(std::size_t tasks, std::size_t closingTasks, const NetworkTuningPlan& plan) {
+  if (!plan.closingRound) return 0;
+  const int beyond = plan.trials - trialsToReachAll(tasks, plan);
+  return std::clamp(static_cast<int>(closingTasks * kTwinConfigsPerUnit), 0, std::max(beyond, 0));
+}
+
 std::string budgetNote(std::size_t tasks, const NetworkTuningPlan& plan) {
   const std::size_t reached = tasksReached(tasks, plan);
   if (reached >= tasks) return "";

@@ -18,6 +18,11 @@ std::size_t tasksReached(std::size_t tasks, const NetworkTuningPlan& plan);
 // The smallest budget that reaches every task under the plan's unit and scheduler.
 int trialsToReachAll(std::size_t tasks, const NetworkTuningPlan& plan);
 
+// The trials a network keeps for its closing round (NetworkTuning): kTwinConfigsPerUnit for each
+// of the `closingTasks` that take part, taken only from the trials beyond trialsToReachAll, so
+// the reserve never leaves a task without a trial (tasksReached and budgetNote hold as they are).
+int closingReserve(std::size_t tasks, std::size_t closingTasks, const NetworkTuningPlan& plan);
+
 // One line for the command line before tuning, empty when the budget reaches every task:
 // "24 trials in units of 4 reach 6 of the 8 tasks: 2 tasks will get no trial, ...".
 std::string budgetNote(std::size_t tasks, const NetworkTuningPlan& plan);
