@@ -11,6 +11,50 @@ QString contenderLabel(const net::NetworkTuningPlan& p) {
                                 (p.templates.any() ? " + " + p.templates.name() : ""));
 }
 
+std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> NetworkSpec::tunings() const {
+  const std::string dense = matvecTemplate() ? "matvec" : "direct";
+  std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> out;
+  for (layout::TuningMode mode : modes)
+    out.emplace_back(mode, net::chosenTaskTemplates(dense, backend, ""));
+  // Beside layout tasks on the CPU (as `opevo net tune --template winograd` there), loop tasks
+  // on the GPUs.
+  if (winograd)
+    out.emplace_back(
+        backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop,
+        net::chosenTaskTemplates(matvecTemplate() ? "winograd+matvec" : "winograd", backend, ""));
+  return out;
+}
+
+QString contenderTunes(const net::NetworkTuningPlan& p) {
+  const auto tr = [](const char* text) {
+    return QCoreApplication::translate("NetworksPage", text);
+  };
+  QStringList parts;
+  if (p.templates.winograd)
+    parts << tr("the stride-1 convolutions on Winograd's template where it pays");
+  if (p.templates.matvec) parts << tr("the dense layers on the matrix-vector template");
+  const bool others = !parts.isEmpty();
+  switch (p.mode) {
+    case layout::TuningMode::Loop:
+      parts << (others ? tr("the other tasks' loops over plain layouts")
+                       : tr("every task's loops over plain layouts"));
+      break;
+    case layout::TuningMode::Joint:
+      parts << (others ? tr("the other tasks' layouts and loops (ALT)")
+                       : tr("every task's layouts and loops (ALT)"));
+      break;
+    case layout::TuningMode::JointNoPropagation:
+      parts << (others ? tr("the other tasks' layouts and loops, each tensor converted (ALT-WP)")
+                       : tr("every task's layouts and loops, each tensor converted (ALT-WP)"));
+      break;
+  }
+  const QString last = parts.takeLast();
+  const QString what = parts.isEmpty() ? last : tr("%1 and %2").arg(parts.join(", "), last);
+  return tr("Tunes %1, as net tune --mode %2 --template %3")
+      .arg(what, QString::fromUtf8(layout::tuningModeName(p.mode).data()),
+           QString::fromStdString(p.templates.name()));
+}
+
 QString tuningModeWords(layout::TuningMode mode) {
   switch (mode) {
     case layout::TuningMode::Loop:
@@ -33,6 +77,7 @@ NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
   s.params = net::paramsFromJson(r.paramsJson, "network run " + std::to_string(r.id) + "'s ");
   ContenderState c;
   c.label = contenderLabel(run.plan);
+  c.tunes = contenderTunes(run.plan);
   c.networkId = r.id;
   for (const net::StoredNetworkUnit& u : run.units) {
     c.curveTrials.push_back(u.trials);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "layout/tuning_mode.h"
@@ -41,6 +42,13 @@ struct NetworkSpec {
   std::optional<bool> matvec;
   // What the race's contenders take: matvec as asked, else as the backend has it by default.
   bool matvecTemplate() const { return matvec.value_or(net::defaultTaskTemplates(backend).matvec); }
+  // Each contender's mode and templates (before the algorithms and schedulers multiply them):
+  // each mode, and the Winograd one. Their templates are what `opevo net tune --template` makes
+  // of the words the boxes spell (net::chosenTaskTemplates): the matrix-vector box is every
+  // contender's, so the Winograd contender is `--template winograd+matvec` while it is checked
+  // (on cuda and hip by default) and `--template winograd` where it is cleared. A race's
+  // contenders then differ in one thing, Winograd's convolutions against the same dense layers.
+  std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> tunings() const;
   bool coldWeights = true;  // net::NetworkTuningPlan::coldWeights
   int trials = 0;
   std::size_t unit = 4;
@@ -54,6 +62,7 @@ struct NetworkSpec {
 // threads by copy.
 struct ContenderState {
   QString label;  // "opevo-m / gradient"
+  QString tunes;  // what its tasks tune, in words (contenderTunes)
   std::int64_t networkId = 0;
   std::vector<double> curveTrials;      // network trials after each unit
   std::vector<double> curveEstimateMs;  // sum of weight x best after each unit (NaN: not yet)
@@ -77,6 +86,13 @@ struct ContenderState {
 
 // "opevo-m / gradient / joint + winograd": how a contender is named in the box and the legend.
 QString contenderLabel(const net::NetworkTuningPlan& plan);
+
+// What a contender's tasks tune, in words, with the `opevo net tune` options that tune the same:
+// "Tunes the stride-1 convolutions on Winograd's template, the dense layers on the matrix-vector
+// one and the other tasks' loops over plain layouts, as net tune --mode loop --template
+// winograd+matvec". A label's "+ winograd+matvec" alone left the page's Winograd contender and
+// `net tune --template winograd` (dense layers direct) looking like one thing.
+QString contenderTunes(const net::NetworkTuningPlan& plan);
 
 // A mode as the form's Tune boxes name it ("loops", "layouts+loops", "no propagation"), for the
 // stored runs' list, where "joint" would need the docs.

@@ -95,16 +95,9 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     sessions.push_back(std::make_unique<net::NetworkSession>(store, *spec.resume));
   } else {
     const std::string text = net::networkText(spec.network);
-    // Each mode is a contender, and the Winograd template one more: beside layout tasks on the
-    // CPU (as `opevo net tune --template winograd` there), loop tasks on the GPUs. The
-    // matrix-vector template, asked or the backend's default, is every contender's.
-    const bool matvec = spec.matvecTemplate();
-    std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> tunings;
-    for (layout::TuningMode mode : spec.modes) tunings.push_back({mode, {false, matvec}});
-    if (spec.winograd)
-      tunings.push_back(
-          {spec.backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop,
-           {true, matvec}});
+    // Each mode is a contender, and the Winograd template one more; the matrix-vector
+    // template, asked or the backend's default, is every contender's (NetworkSpec::tunings).
+    const auto tunings = spec.tunings();
     for (const auto& [mode, templates] : tunings)
       for (net::SchedulerKind scheduler : spec.schedulers)
         for (const std::string& algorithm : spec.algorithms) {
@@ -136,6 +129,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
   for (const auto& s : sessions) {
     ContenderState c;
     c.label = contenderLabel(s->source().plan);
+    c.tunes = contenderTunes(s->source().plan);
     c.budget = s->source().plan.trials;
     describe(*s, c);
     m_snapshot.contenders.push_back(std::move(c));

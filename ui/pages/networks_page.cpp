@@ -103,6 +103,7 @@ NetworksPage::NetworksPage(QWidget* parent)
       m_curves(new NetworkCurveChart),
       m_trials(new TaskTrialsChart),
       m_contender(new QComboBox),
+      m_tunes(new QLabel),
       m_status(new QLabel),
       m_budgetNote(
           makeMessageLabel(QStringLiteral("networkBudgetNote"), MessageKind::Note, nullptr)),
@@ -136,6 +137,13 @@ NetworksPage::NetworksPage(QWidget* parent)
   showRow->addWidget(new QLabel(tr("Show")));
   showRow->addWidget(m_contender, 1);
   tableLayout->addLayout(showRow);
+  // The Winograd contender takes the matrix-vector box as every contender does, where `net tune
+  // --template winograd` leaves the dense layers direct: each contender says what it tunes.
+  m_tunes->setObjectName(QStringLiteral("contenderTunes"));
+  m_tunes->setWordWrap(true);
+  m_tunes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_tunes->hide();
+  tableLayout->addWidget(m_tunes);
   tableLayout->addWidget(m_table, 1);
 
   // The table needs its eight columns whole; the graph zooms and pans (fitTable).
@@ -610,6 +618,8 @@ void NetworksPage::showContender() {
           : nullptr;
   m_tasks->setState(c);
   m_trials->setContender(m_taskInfo, c);
+  m_tunes->setText(c ? c->tunes : QString());
+  m_tunes->setVisible(c && !c->tunes.isEmpty());
   const NetworkLayout* layout = m_graph->networkLayout();
   if (!layout) return;
   std::vector<double> shares(layout->nodes.size(), std::nan(""));

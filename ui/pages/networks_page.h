@@ -52,6 +52,8 @@ class NetworksPage : public QWidget {
   // page tabs them (not the tab bar with it).
   QWidget* chartsOnShow() const;
   QComboBox* contenderBox() const { return m_contender; }
+  // What the contender on show tunes, in words and as `opevo net tune` options (hidden: none).
+  QLabel* contenderTunesLabel() const { return m_tunes; }
   QLabel* statusLabel() const { return m_status; }
   // The amber note that a budget too small leaves tasks with no trial (hidden when none does).
   QLabel* budgetNote() const { return m_budgetNote; }
@@ -120,6 +122,7 @@ class NetworksPage : public QWidget {
   NetworkCurveChart* m_curves;
   TaskTrialsChart* m_trials;
   QComboBox* m_contender;
+  QLabel* m_tunes;
   QLabel* m_status;
   QLabel* m_budgetNote;
   QLabel* m_machineNote;
