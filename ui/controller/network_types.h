@@ -75,8 +75,11 @@ struct ContenderState {
   // Once run end to end, on this CPU or the CUDA device (NaN before or when not run).
   double endToEndMs = std::numeric_limits<double>::quiet_NaN();
   bool verified = false;
-  QString device;         // the GPU it ran on (empty: this CPU, checked against libtorch)
-  QString endToEndError;  // why the run on the device failed
+  QString device;  // the GPU it ran on (empty: this CPU, checked against libtorch)
+  // On this CPU, why there was no libtorch to check its output against (verified is then false
+  // with nothing found wrong); empty where libtorch ran.
+  QString referenceMissing;
+  QString endToEndError;                           // why the run on the device failed
   std::vector<std::pair<QString, double>> stepMs;  // each step's median time, by layer
   // After tuning on a GPU: sum of weight x each task's library (cuBLAS / cuDNN), and that plus
   // the same fixed kernels as the end-to-end run (what a framework's network would take).

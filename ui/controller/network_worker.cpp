@@ -226,6 +226,8 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
       c.endToEndMs = e->ms;
       c.verified = e->verified;
       c.device = QString::fromStdString(e->device);
+      if (e->device.empty() && !e->reference.best)
+        c.referenceMissing = QString::fromStdString(e->reference.missing);
       for (const auto& step : e->steps)
         c.stepMs.emplace_back(QString::fromStdString(step.name), step.ms);
     }

@@ -1,0 +1,93 @@
+// A network race on a machine without libtorch: the Networks page said "(NOT verified)" after each
+// of six contenders, as if their outputs were wrong, where nothing was checked (the CLI says "no
+// libtorch reference: cannot start 'opevo-torch' ..."). It says why once; an output that differs
+// from libtorch's still says so, in red.
+#include <gtest/gtest.h>
+
+#include <QLabel>
+#include <QTemporaryDir>
+#include <memory>
+
+#include "gui_test_support.h"
+#include "ui/controller/network_controller.h"
+#include "ui/controller/network_types.h"
+#include "ui/pages/networks_page.h"
+
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+const char* kMissing =
+    "no libtorch reference: cannot start 'opevo-torch': No such file or directory";
+
+NetworkSnapshotPtr ended(const QString& missing, bool verified) {
+  auto s = std::make_shared<NetworkSnapshot>();
+  for (int i = 1; i <= 3; ++i) {
+    ContenderState c;
+    c.label = QStringLiteral("opevo-m / gradient / loop %1").arg(i);
+    c.networkId = i;
+    c.budget = c.trials = 8;
+    c.done = true;
+    c.endToEndMs = 10.0 + i;
+    c.verified = verified;
+    c.referenceMissing = missing;
+    s->contenders.push_back(c);
+  }
+  return s;
+}
+
+class NetworksUncheckedOutput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(m_dir.isValid());
+    m_page.setStorePath(m_dir.filePath(QStringLiteral("opevo.db")));
+  }
+  // The status line once the race of `snapshot` ended.
+  QString endWith(NetworkSnapshotPtr snapshot) {
+    emit m_page.controller()->updated(std::move(snapshot));
+    emit m_page.controller()->finished(NetworkOutcome{});
+    return m_page.statusLabel()->text();
+  }
+  bool red() const { return m_page.statusLabel()->styleSheet().contains(QStringLiteral("b00020")); }
+
+  QTemporaryDir m_dir;
+  NetworksPage m_page;
+};
+
+TEST_F(NetworksUncheckedOutput, WithoutLibtorchItSaysWhyOnceNotThatEachOutputFailed) {
+  const QString status = endWith(ended(QString::fromLatin1(kMissing), false));
+  EXPECT_FALSE(status.contains(QStringLiteral("NOT verified"))) << status.toStdString();
+  EXPECT_FALSE(status.contains(QStringLiteral("DIFFERS"))) << status.toStdString();
+  EXPECT_EQ(status.count(QStringLiteral("no libtorch reference")), 1) << status.toStdString();
+  EXPECT_TRUE(status.contains(QStringLiteral("opevo-m / gradient / loop 3: 13.000 ms end to end")))
+      << status.toStdString();
+  EXPECT_FALSE(red());
+}
+
+TEST_F(NetworksUncheckedOutput, AnOutputThatDiffersFromLibtorchsSaysSoInRed) {
+  const QString status = endWith(ended({}, false));
+  EXPECT_EQ(status.count(QStringLiteral("DIFFERS from libtorch")), 3) << status.toStdString();
+  EXPECT_TRUE(red());
+  EXPECT_EQ(endWith(ended({}, true)).count(QStringLiteral("verified against libtorch")), 3);
+  EXPECT_FALSE(red());
+}
+
+// A stored run's end says the same: its missing reference comes from the store.
+TEST(NetworksUncheckedStoredOutput, AStoredRunKeepsWhyNothingWasChecked) {
+  net::StoredNetworkRun run{};
+  run.record.id = 7;
+  run.record.paramsJson = std::string("{}");
+  run.status = RunStatus::Finished;
+  net::StoredEndToEnd e;
+  e.ms = 14.7;
+  e.referenceMissing = kMissing;
+  run.endToEnd = e;
+  EXPECT_EQ(storedSnapshot(run).contenders.front().referenceMissing, QString::fromLatin1(kMissing));
+  e.referenceMs = 9.0;  // libtorch ran: its verdict stands
+  run.endToEnd = e;
+  EXPECT_TRUE(storedSnapshot(run).contenders.front().referenceMissing.isEmpty());
+}
+
+}  // namespace
+}  // namespace opevo::ui
