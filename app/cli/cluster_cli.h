@@ -33,6 +33,12 @@ std::shared_ptr<cluster::ClusterSession> openClusterSession(const ClusterChoice&
 // From a Ctrl-C handler: the cluster's measurers stop waiting for results. Async-signal-safe.
 void cancelClusterFromSignal();
 
+// What the first Ctrl-C does on a cluster, said so: the measurers stop waiting at once (the
+// agents may be gone, or hold a trial for minutes), the trials the agents hold are dropped and a
+// resume proposes again. Here the same signal waits for the trials in hand.
+inline constexpr const char* kClusterStopText =
+    "stopping now: the trials the cluster's agents hold are not waited for";
+
 // {"address", "sent", "resent", "duplicates"}: what the session's measurers sent and dropped.
 nlohmann::json clusterJson(const cluster::ClusterSession& session);
 

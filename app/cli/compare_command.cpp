@@ -178,8 +178,9 @@ void runCompareCommand(const CompareArgs& a) {
     g_engine = &engine;
     notice.rearm(stopped + (recorder ? "; its stored runs read stopped (resumable)" : ""),
                  onInterrupt,
-                 "stopping after the trials in hand, then writing the summary (Ctrl-C again to "
-                 "end now)",
+                 std::string(a.cluster.address.empty() ? "stopping after the trials in hand"
+                                                        : kClusterStopText) +
+                     ", then writing the summary (Ctrl-C again to end now)",
                  [db = recorder ? store->path() : std::string(), stored] {
                    storeAbandonedRunsStopped(db, stored);
                  });

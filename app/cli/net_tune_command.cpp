@@ -215,7 +215,10 @@ void runTune(const NetTuneOptions& o) {
   notice->rearm("network run " + std::to_string(networkId) +
                     ": the trials in hand were abandoned, every committed trial is kept: " +
                     resume + " continues it",
-                onInterrupt, "stopping after the trials in hand (Ctrl-C again to abandon them)");
+                onInterrupt,
+                o.cluster.address.empty()
+                    ? "stopping after the trials in hand (Ctrl-C again to abandon them)"
+                    : kClusterStopText);
   while (session->step()) {
     if (o.json) continue;
     const net::NetworkUnit& u = session->tuning().units().back();

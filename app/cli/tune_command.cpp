@@ -317,7 +317,10 @@ void runTune(const TuneArgs& a) {
                     std::string(runStatusName(statusAfter(EndReason::Stopped))) +
                     " with the trials it committed; the trial in hand was abandoned; resume with " +
                     resume,
-                onInterrupt, "stopping after the trial in hand (Ctrl-C again to abandon it)",
+                onInterrupt,
+                a.cluster.address.empty()
+                    ? "stopping after the trial in hand (Ctrl-C again to abandon it)"
+                    : kClusterStopText,
                 [db = store.path(), id = run.storeId] { abandonRun(db, id); });
   // From here the run is stored: what stops the command before the engine ends the run (the
   // engine ends its own errors) stores it failed, not "running" as if its program were killed.
