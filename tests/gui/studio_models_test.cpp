@@ -198,6 +198,25 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
 }
 
+// A failed run said "failed" and nothing of why; its stored failure is the status's tooltip.
+TEST(HistoryModel, AFailedRunsStatusSaysWhyWhenPointedAt) {
+  HistoryModel model;
+  std::vector<RunRecord> runs(2);
+  for (int i = 0; i < 2; ++i) {
+    runs[i].id = i + 1;
+    runs[i].operatorName = "MM1";
+    runs[i].budgetJson = R"({"trials":16})";
+    runs[i].status = RunStatus::Failed;
+    runs[i].endReason = EndReason::Failed;
+  }
+  runs[1].failure = "the device was lost: CUDA_ERROR_LAUNCH_FAILED";
+  model.setRuns(runs);  // newest first: run 2, then run 1 (stored before schema 10: none said)
+  const QString status = model.index(0, HistoryModel::StatusColumn).data().toString();
+  EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data(Qt::ToolTipRole).toString(),
+            status + ": the device was lost: CUDA_ERROR_LAUNCH_FAILED");
+  EXPECT_EQ(model.index(1, HistoryModel::StatusColumn).data(Qt::ToolTipRole).toString(), status);
+}
+
 // Each run's trials and best beside it, and a network's task runs named by their network: the
 // newest run with trials is what "the latest race" opens (a network's last task may have none).
 TEST(HistoryModel, ShowsTrialsBestAndTheNetworkOfATask) {

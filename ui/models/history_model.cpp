@@ -220,6 +220,12 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
                      ? tr("Being tuned now, by this window or another program. Its trials are "
                           "stored as they come.")
                      : tr("running");
+        // Why a run failed (or was stopped by another run's failure), where the list has room
+        // for no more than "failed": its stored failure, whole, when pointed at.
+        if (role == Qt::ToolTipRole && !r.run.failure.empty())
+          return tr("%1: %2").arg(
+              QString::fromStdString(runStatusText(r.run.status, r.run.endReason)),
+              QString::fromStdString(r.run.failure));
         return QString::fromStdString(runStatusText(r.run.status, r.run.endReason));
       default:
         return {};
