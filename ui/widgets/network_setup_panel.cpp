@@ -157,8 +157,10 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_winogradMode->setObjectName(QStringLiteral("winogradModeBox"));
   m_winogradMode->setToolTip(
       tr("The stride-1 convolutions with enough output tiles on Winograd's template (e.g. "
-         "F(4x4, 3x3), F(4x4, 5x5): fewer multiplications) over plain layouts; the other tasks "
-         "tune layouts and loops on the CPU, loops on the GPUs"));
+         "F(4x4, 3x3), F(4x4, 5x5): fewer multiplications) over plain layouts; the dense layers "
+         "as the matrix-vector box below says, as every contender's (checked: net tune "
+         "--template winograd+matvec; cleared: --template winograd); the other tasks tune "
+         "layouts and loops on the CPU, loops on the GPUs"));
   m_matvec->setObjectName(QStringLiteral("matvecBox"));
   m_matvec->setToolTip(
       tr("Every contender's dense layers with at most 16 rows (batch 1 to 16) on the "
