@@ -4,6 +4,7 @@
 
 #include "cli/option_checks.h"
 #include "common/error.h"
+#include "cpu/cpu_runner.h"
 #include "space/text.h"
 
 namespace opevo::cli {
@@ -15,7 +16,14 @@ void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a) {
                   "Seconds a trial may run before it is killed (default 10 on the CPU, 20 on a "
                   "GPU, whose fresh worker pays for the runtime's start)")
       ->check(positiveFinite());
-  cmd->add_option("--min-time-ms", a.minTimeMs, "Time each kernel at least this long (default 100)")
+  // The runner's bounds on runs, said with --min-time-ms: a kernel of microseconds stops at the
+  // most runs long before the time asked.
+  const TimingOptions timing;
+  cmd->add_option("--min-time-ms", a.minTimeMs,
+                  "Time each kernel until its runs add up to this long, in " +
+                      std::to_string(timing.minRuns) + " runs at least and " +
+                      std::to_string(timing.maxRuns) + " at most (default " +
+                      formatNumber(timing.minTotalMs) + ")")
       ->check(nonNegativeFinite());
   cmd->add_option("--slow-cutoff", a.slowCutoff,
                   "A kernel whose checked run is this many times slower than the fastest so far "
