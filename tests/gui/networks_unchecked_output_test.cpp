@@ -6,12 +6,15 @@
 
 #include <QLabel>
 #include <QTemporaryDir>
+#include <limits>
 #include <memory>
 
 #include "gui_test_support.h"
 #include "ui/controller/network_controller.h"
 #include "ui/controller/network_types.h"
+#include "ui/models/network_task_model.h"
 #include "ui/pages/networks_page.h"
+#include "ui/widgets/network_setup_panel.h"
 
 namespace opevo::ui {
 namespace {
@@ -71,6 +74,30 @@ TEST_F(NetworksUncheckedOutput, AnOutputThatDiffersFromLibtorchsSaysSoInRed) {
   EXPECT_TRUE(red());
   EXPECT_EQ(endWith(ended({}, true)).count(QStringLiteral("verified against libtorch")), 3);
   EXPECT_FALSE(red());
+}
+
+// A task whose trials found no working kernel runs its untuned configuration end to end: the
+// status said "17.745 ms end to end" and the table "–", as if the network were tuned whole.
+TEST_F(NetworksUncheckedOutput, ATaskWithNoWorkingKernelIsSaidToRunUntuned) {
+  m_page.setup()->selectNetwork(QStringLiteral("alexnet"));
+  ASSERT_TRUE(waitUntil([&] { return !m_page.loadingPicture(); }));
+  ASSERT_EQ(m_page.taskModel()->rowCount(), 8);
+  auto s = std::make_shared<NetworkSnapshot>(*ended(QString::fromLatin1(kMissing), false));
+  s->contenders.resize(1);
+  ContenderState& c = s->contenders.front();
+  c.taskTrials.assign(8, 4);
+  c.taskBestMs.assign(8, 1.0);
+  c.taskBestMs[1] = std::numeric_limits<double>::quiet_NaN();  // conv2
+  const QString status = endWith(s);
+  EXPECT_TRUE(status.contains(
+      QStringLiteral("11.000 ms end to end (conv2 untuned: no working kernel in its trials)")))
+      << status.toStdString();
+  const QModelIndex best = m_page.taskModel()->index(1, NetworkTaskModel::BestColumn);
+  EXPECT_EQ(best.data().toString(), QStringLiteral("–"));
+  EXPECT_TRUE(best.data(Qt::ToolTipRole).toString().contains(QStringLiteral("untuned")))
+      << best.data(Qt::ToolTipRole).toString().toStdString();
+  EXPECT_FALSE(
+      m_page.taskModel()->index(0, NetworkTaskModel::BestColumn).data(Qt::ToolTipRole).isValid());
 }
 
 // A stored run's end says the same: its missing reference comes from the store.

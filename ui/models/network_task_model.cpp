@@ -98,6 +98,12 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
   // The whole name too: a narrow table elides it ("layer2.…ple.conv").
   if (role == Qt::ToolTipRole && index.column() == TaskColumn)
     return tr("%1, runs at: %2").arg(t.name, t.layers.join(QStringLiteral(", ")));
+  // A task measured with no working kernel runs on its template's untuned configuration when
+  // the network runs end to end: "–" alone read as if it had not run.
+  if (role == Qt::ToolTipRole && index.column() == BestColumn && !std::isfinite(best) &&
+      m_trials[index.row()] > 0)
+    return tr("No working kernel in its %1 trials: the network runs its untuned configuration")
+        .arg(m_trials[index.row()]);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case TaskColumn:

@@ -467,7 +467,17 @@ QStringList NetworksPage::resultLines(bool* failed) const {
   if (!m_snapshot) return lines;
   QString unchecked;  // why there was no libtorch to check against
   for (const ContenderState& c : m_snapshot->contenders) {
-    const QString line = finishedLine(c);
+    QString line = finishedLine(c);
+    // Run end to end, a task its trials found no working kernel for ran its untuned
+    // configuration: the latency is not that of a tuned network.
+    QStringList untuned;
+    if (std::isfinite(c.endToEndMs))
+      for (std::size_t t = 0; t < c.taskBestMs.size() && t < m_taskInfo.size(); ++t)
+        if (!std::isfinite(c.taskBestMs[t]) && t < c.taskTrials.size() && c.taskTrials[t] > 0)
+          untuned << m_taskInfo[t].name;
+    if (!line.isEmpty() && !untuned.isEmpty())
+      line += tr(" (%1 untuned: no working kernel in its trials)")
+                  .arg(untuned.join(QStringLiteral(", ")));
     if (!line.isEmpty()) lines << line;
     *failed = *failed || !c.endToEndError.isEmpty() ||
               (std::isfinite(c.endToEndMs) && !c.verified && c.referenceMissing.isEmpty());
