@@ -70,36 +70,57 @@ void readBack(Store& store, ResumedRun& r) {
   r.paceMs = replayPaceOf(r.run.operatorJson);
 }
 
-// A new budget is the run's total: one it has already spent would end it before a trial.
-void checkNewBudget(const ResumedRun& r, const Budget& budget) {
+// A new budget is the run's total: one it has already spent would end it before a trial. Refused
+// in the words of who gives it: the command's options, or the window's total.
+void checkNewBudget(const ResumedRun& r, const Budget& budget, BudgetAskedBy askedBy) {
   budget.check();
   const auto shortly = [](double v) {
     char text[32];
     std::snprintf(text, sizeof text, "%.4g", v);
     return std::string(text);
   };
+  const bool cli = askedBy == BudgetAskedBy::CommandLine;
   const std::string run = "run " + std::to_string(r.run.id);
   const auto trials = static_cast<long long>(r.rows.size());
   if (budget.trials && *budget.trials <= trials)
-    throw InputError(run + " has " + std::to_string(trials) + " trials already: --trials is its " +
-                     "new total, give more than " + std::to_string(trials));
+    throw InputError(
+        run + " has " + std::to_string(trials) + " trials already: " +
+        (cli ? "--trials is its new total, give" : "the new total counts them, so give") +
+        " more than " + std::to_string(trials));
   if (budget.seconds && *budget.seconds <= r.secondsBefore)
-    throw InputError(run + " has tuned for " + shortly(r.secondsBefore) +
-                     " s already: --seconds is its new total, give more than that");
+    throw InputError(run + " has tuned for " + shortly(r.secondsBefore) + " s already: " +
+                     (cli ? "--seconds is its new total, give more than that"
+                          : "the new total counts that time, so give more than that"));
   if (budget.targetSpeed) {
     double best = 0;
     for (const auto& [config, m] : r.restored)
       if (m.status == TrialStatus::Ok) best = std::max(best, m.speed);
     if (best >= *budget.targetSpeed)
       throw InputError(run + " has reached " + shortly(best) + " " + r.run.speedUnit +
-                       " already: give a --target above it");
+                       " already: give a " + (cli ? "--target" : "target speed") + " above it");
   }
+}
+
+// The checked runs marked running, each with the new budget if one is given: in one transaction,
+// so that a write refused midway changes none of them.
+void goOn(Store& store, std::vector<ResumedRun*> runs, const std::optional<Budget>& newBudget) {
+  store.inTransaction([&] {
+    for (ResumedRun* r : runs) {
+      if (newBudget) {
+        r->plan.budget = *newBudget;
+        r->run.budgetJson = newBudget->toJson();
+        store.setRunBudget(r->run.id, r->run.budgetJson);
+      }
+      store.setRunStatus(r->run.id, RunStatus::Running);
+    }
+  });
 }
 
 }  // namespace
 
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options,
-                           ResumeAs as, const std::optional<Budget>& newBudget) {
+                           ResumeAs as, const std::optional<Budget>& newBudget,
+                           BudgetAskedBy askedBy) {
   if (newBudget && as != ResumeAs::Run)
     throw InputError("a network's task goes on with its network's budget, not one of its own");
   ResumedRun r;
@@ -110,13 +131,9 @@ ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOption
   r.run = resumableRun(store, runId, as, newBudget.has_value());
   r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options, r.run.device);
   readBack(store, r);
-  if (newBudget) {
-    checkNewBudget(r, *newBudget);
-    r.plan.budget = *newBudget;
-    r.run.budgetJson = newBudget->toJson();
-    store.setRunBudget(r.run.id, r.run.budgetJson);
-  }
-  if (as == ResumeAs::Run) store.setRunStatus(r.run.id, RunStatus::Running);
+  if (newBudget) checkNewBudget(r, *newBudget, askedBy);
+  // A network's task is marked by its network, once every task is read back.
+  if (as == ResumeAs::Run) goOn(store, {&r}, newBudget);
   return r;
 }
 
@@ -137,15 +154,18 @@ std::string whyNotOneRace(const std::vector<RunRecord>& runs) {
 }
 
 std::vector<ResumedRun> resumeStoredRace(Store& store, const std::vector<std::int64_t>& runIds,
-                                         const BackendOptions& options) {
+                                         const BackendOptions& options,
+                                         const std::optional<Budget>& newBudget,
+                                         BudgetAskedBy askedBy) {
   std::vector<ResumedRun> race(runIds.size());
   std::vector<RunRecord> records;
   // Locked before they are read (as resumeStoredRun), and every run checked before any is
-  // marked running: all go on, or none.
+  // marked running or given the new budget: all go on, or none.
   for (std::size_t i = 0; i < runIds.size(); ++i)
     race[i].lock = std::make_shared<RunLock>(store.path(), LockedKind::Run, runIds[i]);
   for (std::size_t i = 0; i < runIds.size(); ++i)
-    records.push_back(race[i].run = resumableRun(store, runIds[i], ResumeAs::Run));
+    records.push_back(race[i].run =
+                          resumableRun(store, runIds[i], ResumeAs::Run, newBudget.has_value()));
   if (const std::string why = whyNotOneRace(records); !why.empty()) throw InputError(why);
   const RunRecord& first = race.front().run;
   race.front().setup = restoreMeasurement(first.backend, first.operatorJson, options, first.device);
@@ -162,8 +182,12 @@ std::vector<ResumedRun> resumeStoredRace(Store& store, const std::vector<std::in
       r.setup.space = m.space;
     }
     readBack(store, r);
+    // Each run's own trials and time: the runs of a race may have spent different amounts.
+    if (newBudget) checkNewBudget(r, *newBudget, askedBy);
   }
-  for (const ResumedRun& r : race) store.setRunStatus(r.run.id, RunStatus::Running);
+  std::vector<ResumedRun*> all;
+  for (ResumedRun& r : race) all.push_back(&r);
+  goOn(store, std::move(all), newBudget);
   return race;
 }
 

@@ -53,25 +53,34 @@ enum class ResumeAs { Run, NetworkTask };
 // network's task, a finished run goes on (its space ran out, or its network is not finished),
 // and it is not marked running: the network marks its tasks once every one is read back.
 //
+// Who gives a run its new budget, which says how a budget it has spent is refused: in the
+// command's words ("--trials is its new total") or in the window's (its dialog asks for a total).
+enum class BudgetAskedBy { CommandLine, Window };
+
 // A new budget (alone only) replaces the stored one, for an interrupted run or a finished one
-// that is to go on: it is the run's total, so it must leave trials or time to spend (InputError
-// when the run has already spent it, or already reached its target speed). It is stored only once
-// every check has passed.
+// that is to go on: it is the run's total, so it must leave trials or time to spend (InputError,
+// worded for `askedBy`, when the run has already spent it, or already reached its target speed).
+// It is stored only once every check has passed, with the run held.
 ResumedRun resumeStoredRun(Store& store, std::int64_t runId, const BackendOptions& options = {},
                            ResumeAs as = ResumeAs::Run,
-                           const std::optional<Budget>& newBudget = std::nullopt);
+                           const std::optional<Budget>& newBudget = std::nullopt,
+                           BudgetAskedBy askedBy = BudgetAskedBy::CommandLine);
 
 // Why these runs cannot go on together as one race (not raced together: another race, operator,
 // backend or device), or an empty string when they can.
 std::string whyNotOneRace(const std::vector<RunRecord>& runs);
 
-// Several unfinished runs of one race resumed together, as resumeStoredRun resumes one (History's
-// whole race after a kill): every run is checked before any is marked running, so all go on or
-// none. Only the first's setup has a measurer; the others share its space, and an engine made on
-// the first's setup measures them all. Throws InputError as resumeStoredRun, and for runs that
-// are not of one race (whyNotOneRace).
+// Several runs of one race resumed together, as resumeStoredRun resumes one: unfinished ones
+// (History's whole race after a kill), or finished ones given a new budget (History's More
+// trials…), the same total for each and checked against each run's own trials. Every run is held
+// and checked before any is changed, and all are changed in one transaction: all go on or none.
+// Only the first's setup has a measurer; the others share its space, and an engine made on the
+// first's setup measures them all. Throws InputError as resumeStoredRun, and for runs that are not
+// of one race (whyNotOneRace).
 std::vector<ResumedRun> resumeStoredRace(Store& store, const std::vector<std::int64_t>& runIds,
-                                         const BackendOptions& options = {});
+                                         const BackendOptions& options = {},
+                                         const std::optional<Budget>& newBudget = std::nullopt,
+                                         BudgetAskedBy askedBy = BudgetAskedBy::CommandLine);
 
 // Adds the resumed run to an engine made on r.setup (with EngineOptions::firstOrder =
 // r.nextOrder): its plan, its stored trials and tuning time, and its store id.

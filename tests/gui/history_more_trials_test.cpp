@@ -3,6 +3,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/stored_run.h"
 #include "common/error.h"
 #include "engine/budget.h"
 #include "gui_test_support.h"
@@ -220,6 +222,63 @@ TEST_F(HistoryMoreTrialsWindow, ARaceRunningInTheWindowRefusesTheTotalBeforeStor
   dialog->reject();
 }
 
+// Above what it spent, but the resume refuses: the run is held by another program. The dialog
+// waits for the engine's answer, stays with the total and says why; nothing was stored.
+TEST_F(HistoryMoreTrialsWindow, ARefusalOfTheResumeIsSaidInTheDialogAndChangesNothing) {
+  const std::vector<RunRecord> race = finishedRace(Store::defaultPath(), {"random"}, 6);
+  ASSERT_EQ(race.size(), 1u);
+  const std::int64_t id = race.front().id;
+  ASSERT_TRUE(selectRuns(*history(), {id}));
+  const std::vector<TrialRow> six = Store(Store::defaultPath()).trials(id);
+  // Closed once the runs go on, and deleted.
+  const QPointer<MoreTrialsDialog> dialog = history()->moreTrialsForSelected();
+  ASSERT_NE(dialog, nullptr);
+  typeTotal(dialog, QStringLiteral("10"));
+  ASSERT_TRUE(dialog->continueButton()->isEnabled());
+  {
+    RunLock held(Store::defaultPath(), LockedKind::Run, id);
+    dialog->continueButton()->click();
+    EXPECT_TRUE(dialog->busy());
+    ASSERT_TRUE(waitUntil([&] { return !dialog->busy(); }, 20000));
+  }
+  EXPECT_TRUE(dialog->isVisible());
+  EXPECT_EQ(dialog->totalBox()->value(), 10);
+  EXPECT_TRUE(dialog->continueButton()->isEnabled());
+  EXPECT_TRUE(dialog->message().contains(QStringLiteral("being tuned")))
+      << dialog->message().toStdString();
+  EXPECT_TRUE(dialog->message().endsWith(QStringLiteral(". Nothing was changed.")))
+      << dialog->message().toStdString();
+  const Store store(Store::defaultPath());
+  EXPECT_EQ(store.run(id)->status, RunStatus::Finished);
+  EXPECT_EQ(store.run(id)->budgetJson, race.front().budgetJson);
+  EXPECT_EQ(store.trials(id).size(), 6u);
+  // Let go, the same total goes on from the same dialog.
+  dialog->continueButton()->click();
+  ASSERT_TRUE(waitUntil([&] { return !runs()->controller()->busy() && !dialog; }, 60000));
+  EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
+  expectWhole(store, id, 10, six);
+}
+
+// A total the run has spent reaching the Runs page (the store's check, not the dialog's) is
+// refused there in the window's words, not the command line's.
+TEST_F(HistoryMoreTrialsWindow, ASpentTotalIsRefusedOnTheRunsPageInItsWords) {
+  const std::vector<RunRecord> race = finishedRace(Store::defaultPath(), {"random"}, 4);
+  ASSERT_EQ(race.size(), 1u);
+  const std::int64_t id = race.front().id;
+  m_window.pages()->setCurrentWidget(runs());
+  ASSERT_TRUE(runs()->resumeRun(goingOnTo(race, Budget{4, std::nullopt, std::nullopt}).front()));
+  ASSERT_TRUE(waitUntil([&] { return !runs()->controller()->busy(); }, 20000));
+  EXPECT_EQ(runs()->message().toStdString(),
+            QStringLiteral("Run %1 not resumed: run %1 has 4 trials already: the new total counts "
+                           "them, so give more than 4")
+                .arg(id)
+                .toStdString())
+      << runs()->note().toStdString();
+  const Store store(Store::defaultPath());
+  EXPECT_EQ(store.run(id)->status, RunStatus::Finished);
+  EXPECT_EQ(store.run(id)->budgetJson, race.front().budgetJson);
+}
+
 class HistoryMoreTrialsPage : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -233,15 +292,14 @@ class HistoryMoreTrialsPage : public ::testing::Test {
 };
 
 // A total the run has already spent is refused as it is typed, in the dialog, and what was typed
-// stays; a refusal by the store (the run held by a resume in progress) is said there too, and
-// changes nothing.
+// stays; a total above it is handed on to the resume, the store left as it was.
 TEST_F(HistoryMoreTrialsPage, ATotalTheRunHasSpentIsRefusedAndTheTypedTotalStays) {
   const std::vector<RunRecord> race = finishedRace(m_path, {"random"}, 6);
   ASSERT_EQ(race.size(), 1u);
   const std::int64_t id = race.front().id;
-  std::vector<std::int64_t> resumed;
+  std::vector<RunRecord> resumed;
   QObject::connect(&m_page, &HistoryPage::resumeRequested, &m_page,
-                   [&](const RunRecord& run) { resumed.push_back(run.id); });
+                   [&](const RunRecord& run) { resumed.push_back(run); });
   ASSERT_TRUE(selectRuns(m_page, {id}));
   MoreTrialsDialog* dialog = m_page.moreTrialsForSelected();
   ASSERT_NE(dialog, nullptr);
@@ -262,28 +320,22 @@ TEST_F(HistoryMoreTrialsPage, ATotalTheRunHasSpentIsRefusedAndTheTypedTotalStays
     EXPECT_EQ(dialog->totalBox()->text(), total);
   }
 
-  // Above what it spent, but the store refuses: the run is held (as a resume in progress holds
-  // it). The dialog stays with the total and says why; nothing was stored.
+  // Above what it spent: handed on with the total (no engine here to wait for), nothing stored
+  // by the dialog: the resume stores it once it holds the run.
   typeTotal(dialog, QStringLiteral("10"));
   EXPECT_TRUE(dialog->message().isEmpty()) << dialog->message().toStdString();
   ASSERT_TRUE(dialog->continueButton()->isEnabled());
-  {
-    RunLock held(m_path, LockedKind::Run, id);
-    dialog->continueButton()->click();
-    ASSERT_TRUE(waitUntil([&] { return !dialog->busy(); }, 20000));
-  }
-  EXPECT_TRUE(dialog->isVisible());
-  EXPECT_EQ(dialog->totalBox()->value(), 10);
-  EXPECT_TRUE(dialog->message().contains(QStringLiteral("being tuned")))
-      << dialog->message().toStdString();
-  EXPECT_TRUE(dialog->message().endsWith(QStringLiteral("Nothing was changed.")))
-      << dialog->message().toStdString();
-  EXPECT_TRUE(resumed.empty());
+  dialog->continueButton()->click();
+  EXPECT_FALSE(dialog->isVisible());
+  ASSERT_EQ(resumed.size(), 1u);
+  EXPECT_EQ(resumed.front().id, id);
+  EXPECT_EQ(resumed.front().status, RunStatus::Finished);
+  EXPECT_EQ(Budget::fromJson(resumed.front().budgetJson).trials, 10);
+  EXPECT_EQ(newBudgetOf(resumed)->trials, 10);
   const Store store(m_path);
   EXPECT_EQ(store.run(id)->status, RunStatus::Finished);
   EXPECT_EQ(store.run(id)->budgetJson, race.front().budgetJson);
   EXPECT_EQ(store.trials(id).size(), 6u);
-  dialog->reject();
 }
 
 // Runs of two races are not one race: refused on the page, before any dialog.
@@ -304,27 +356,69 @@ TEST_F(HistoryMoreTrialsPage, RunsOfTwoRacesAreRefusedTogether) {
   EXPECT_EQ(m_page.findChild<MoreTrialsDialog*>(), nullptr);
 }
 
-// A race's runs take the total all or none: one held elsewhere (a resume in progress) leaves the
-// run given it before as it was, not stored running alone with a new budget.
+// A race's runs take the total all or none, as the window's engine resumes them: one held
+// elsewhere (a resume in progress) leaves every run as it was, not one stored running alone with
+// a new budget. Given, each is held, checked against its own trials and stored with the total.
 TEST_F(HistoryMoreTrialsPage, ARaceTakesTheTotalWholeOrNotAtAll) {
   const std::vector<RunRecord> race = finishedRace(m_path, {"random", "opevo"}, 4);
   ASSERT_EQ(race.size(), 2u);
   Store store(m_path);
+  const std::vector<std::int64_t> ids{race[0].id, race[1].id};
+  const Budget nine{9, std::nullopt, std::nullopt};
   {
     RunLock held(m_path, LockedKind::Run, race[1].id);
-    EXPECT_THROW(extendStoredRuns(store, {race[0].id, race[1].id}, 9), InputError);
+    EXPECT_THROW(resumeStoredRace(store, ids, {}, nine, BudgetAskedBy::Window), InputError);
   }
-  for (const RunRecord& r : race) {
-    EXPECT_EQ(store.run(r.id)->status, RunStatus::Finished) << "run " << r.id;
-    EXPECT_EQ(store.run(r.id)->endReason, r.endReason) << "run " << r.id;
-    EXPECT_EQ(store.run(r.id)->budgetJson, r.budgetJson) << "run " << r.id;
+  const auto unchanged = [&] {
+    for (const RunRecord& r : race) {
+      EXPECT_EQ(store.run(r.id)->status, RunStatus::Finished) << "run " << r.id;
+      EXPECT_EQ(store.run(r.id)->endReason, r.endReason) << "run " << r.id;
+      EXPECT_EQ(store.run(r.id)->budgetJson, r.budgetJson) << "run " << r.id;
+    }
+  };
+  unchanged();
+  // A finished race without a new total has nothing to go on to.
+  EXPECT_THROW(resumeStoredRace(store, ids), InputError);
+  unchanged();
+  {
+    const std::vector<ResumedRun> resumed =
+        resumeStoredRace(store, ids, {}, nine, BudgetAskedBy::Window);
+    ASSERT_EQ(resumed.size(), 2u);
+    for (const ResumedRun& r : resumed) {
+      EXPECT_EQ(r.plan.budget.trials, 9);
+      EXPECT_EQ(r.rows.size(), 4u);
+      EXPECT_EQ(Budget::fromJson(store.run(r.run.id)->budgetJson).trials, 9);
+      EXPECT_EQ(store.run(r.run.id)->status, RunStatus::Running);
+      // Held while they go on: another program is refused.
+      EXPECT_THROW(RunLock(m_path, LockedKind::Run, r.run.id), InputError);
+    }
   }
-  const std::vector<RunRecord> extended = extendStoredRuns(store, {race[0].id, race[1].id}, 9);
-  ASSERT_EQ(extended.size(), 2u);
-  for (const RunRecord& r : extended) {
-    EXPECT_EQ(Budget::fromJson(store.run(r.id)->budgetJson).trials, 9);
-    EXPECT_EQ(Budget::fromJson(r.budgetJson).trials, 9);
-  }
+}
+
+// A total a run has spent, refused by the store's check in the words of who asks: the window's
+// total, or the command line's --trials (its text is the CLI's, CliExtendRun.*).
+TEST_F(HistoryMoreTrialsPage, ASpentTotalIsRefusedInTheWordsOfWhoAsks) {
+  const std::vector<RunRecord> race = finishedRace(m_path, {"random"}, 5);
+  ASSERT_EQ(race.size(), 1u);
+  const std::int64_t id = race.front().id;
+  Store store(m_path);
+  const Budget five{5, std::nullopt, std::nullopt};
+  const auto refusal = [&](BudgetAskedBy by) {
+    try {
+      resumeStoredRace(store, {id}, {}, five, by);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("not refused");
+  };
+  EXPECT_EQ(refusal(BudgetAskedBy::Window),
+            "run " + std::to_string(id) +
+                " has 5 trials already: the new total counts them, so give more than 5");
+  EXPECT_EQ(refusal(BudgetAskedBy::CommandLine),
+            "run " + std::to_string(id) +
+                " has 5 trials already: --trials is its new total, give more than 5");
+  EXPECT_EQ(store.run(id)->status, RunStatus::Finished);
+  EXPECT_EQ(store.run(id)->budgetJson, race.front().budgetJson);
 }
 
 }  // namespace

@@ -242,18 +242,25 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   // A cluster's run resumed with no cluster connected would be measured here under the
   // cluster's label, as `opevo tune --resume` refuses to: refused (an InputError: Refused).
   for (const std::int64_t id : ids)
-    if (const auto run = store.run(id))
+    if (const auto run = store.run(id)) {
       if (const auto problem = cluster::clusterResumeProblem(*run, spec.cluster.has_value(), false))
         throw InputError(*problem +
                          " (connect to it on the Cluster page and tick \"Through the cluster's "
                          "agents\")");
-  std::vector<ResumedRun> race = resumeStoredRace(store, ids, backendOptions(spec));
+      // Before the runs are marked running (and given a new total), as the command line checks:
+      // a missing worker or compiler failed them at their first trial, their budget changed. One
+      // race measures on one backend.
+      if (!spec.cluster && id == ids.front())
+        requireMeasuringPrograms(run->backend, BackendOptions());
+    }
+  // The runs are held from here to the end of the resume: the new total is stored with the
+  // resume, in the window's words when it is refused, and measured as the spec says (a cluster).
+  std::vector<ResumedRun> race =
+      resumeStoredRace(store, ids, backendOptions(spec), spec.newBudget, BudgetAskedBy::Window);
   std::vector<RunRecord> records;
   for (const ResumedRun& r : race) records.push_back(r.run);
   const ResumedRace places = resumedRaceOf(records);
   const ResumedRun& first = race.front();
-  // Before it measures on: a missing worker or compiler failed its runs at their first trial.
-  if (!spec.cluster) requireMeasuringPrograms(first.setup.backend, BackendOptions());
   EngineOptions options;
   options.firstOrder = first.nextOrder;  // the race's, the same for each of its runs
   options.paceMs = first.paceMs;         // a replay's time budget buys what its siblings' did

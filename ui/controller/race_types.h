@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/budget.h"
 #include "engine/engine.h"
 #include "engine/measurement.h"
 #include "engine/race.h"
@@ -43,6 +44,10 @@ struct RaceSpec {
   // Its race-mates resumed beside it, as one race on one measurer (History's whole race after a
   // kill); the window lists and draws them as resumedRaceOf places them.
   std::vector<std::int64_t> resumeWith;
+  // A new total for the resumed runs (History's More trials… on finished runs): the engine checks
+  // it against each run's stored trials and stores it once it holds them, with the resume, so no
+  // other program can take them between the two.
+  std::optional<Budget> newBudget;
   std::vector<AlgorithmChoice> algorithms;
   int repeats = 1;
   std::optional<int> trials;
@@ -100,6 +105,13 @@ struct EngineUpdate {
   QStringList notices;
   // The store could not be opened: the race is not recorded, so the window keeps every trial.
   bool notStored = false;
+
+  // Whether the engine has the race's runs in hand: it says what measures them, or sends a trial,
+  // the reference or a run's end. Before that (a resume refused, a cluster's notices) the window
+  // keeps what it showed.
+  bool runsInHand() const {
+    return !measuring.isEmpty() || !trials.empty() || reference || !runsEnded.empty();
+  }
 };
 
 // The end of a race: why it ended, and the problems met (a bad setting, a store refused).

@@ -2,17 +2,12 @@
 
 #include <algorithm>
 #include <exception>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "backends/stored_run.h"
 #include "common/error.h"
-#include "engine/budget.h"
 #include "layout/tuning_mode.h"
 #include "ops/presets.h"
-#include "store/run_lock.h"
-#include "store/store.h"
 
 namespace opevo::ui {
 
@@ -33,41 +28,21 @@ ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs) {
   return race;
 }
 
-std::vector<RunRecord> extendStoredRuns(Store& store, const std::vector<std::int64_t>& ids,
-                                        int total) {
-  Budget budget;
-  budget.trials = total;
-  std::vector<RunRecord> records;
-  for (const std::int64_t id : ids)
-    if (const auto run = store.run(id)) records.push_back(*run);
-  if (records.size() > 1)
-    if (const std::string why = whyNotOneRace(records); !why.empty()) throw InputError(why);
-  std::vector<RunRecord> extended;
-  // Every run held until all are extended, as resumeStoredRace holds a race's runs; let go on
-  // return, so that the window's resume (another RunLock of this process) can take them.
-  std::vector<std::shared_ptr<RunLock>> held;
+std::vector<RunRecord> goingOnTo(std::vector<RunRecord> runs, const Budget& total) {
+  for (RunRecord& r : runs) r.budgetJson = total.toJson();
+  return runs;
+}
+
+std::optional<Budget> newBudgetOf(const std::vector<RunRecord>& runs) {
+  if (runs.empty() || !std::all_of(runs.begin(), runs.end(), [](const RunRecord& r) {
+        return r.status == RunStatus::Finished;
+      }))
+    return std::nullopt;
   try {
-    for (const std::int64_t id : ids) {
-      // The check and the change, as the command line makes them (one place: stored_run.h).
-      // Its measurement is made only to be dropped: the window's resume makes its own.
-      ResumedRun r = resumeStoredRun(store, id, {}, ResumeAs::Run, budget);
-      held.push_back(r.lock);
-      r.run.status = RunStatus::Running;
-      extended.push_back(std::move(r.run));
-    }
-  } catch (...) {
-    // Refused midway (another process took a run): the runs already given the total are put
-    // back as they were, so none goes on alone. Their end time becomes now (the store keeps one
-    // per status change), which is all that differs.
-    for (const RunRecord& done : extended)
-      for (const RunRecord& before : records)
-        if (before.id == done.id) {
-          store.setRunBudget(before.id, before.budgetJson);
-          store.setRunStatus(before.id, before.status, before.endReason);
-        }
-    throw;
+    return Budget::fromJson(runs.front().budgetJson);
+  } catch (const InputError&) {
+    return std::nullopt;  // a damaged budget: the engine reads the stored one and says what it is
   }
-  return extended;
 }
 
 StoredBudget storedBudgetOf(const std::string& budgetJson) {

@@ -8,11 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/budget.h"
 #include "store/records.h"
-
-namespace opevo {
-class Store;
-}
 
 namespace opevo::ui {
 
@@ -30,16 +27,14 @@ struct ResumedRace {
 
 ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs);
 
-// Finished runs given a new total of trials to go on to (History's More trials…), as `opevo tune
-// --resume N --trials M` gives one: each through resumeStoredRun with the new budget, which
-// checks it against what the run has spent (InputError: "run 5 has 60 trials already..."),
-// stores it and marks the run running; the window's resume of the same ids then goes on from
-// there (a running run that nobody holds reads interrupted, so a resume that never comes leaves it
-// resumable to its new total). Several runs are one race's (whyNotOneRace), each given the same
-// total: all or none, a refusal of one puts the budgets and statuses of those before it back.
-// Returns the runs as now stored. Reads and writes the store: off the GUI thread.
-std::vector<RunRecord> extendStoredRuns(Store& store, const std::vector<std::int64_t>& ids,
-                                        int total);
+// Finished runs to go on to a new total (History's More trials…) travel to the Runs page as their
+// records carrying that total as their budget, still stored finished: the engine's resume checks
+// it against each run's trials and stores it once it holds the runs (resumeStoredRace), so that
+// no other program can take them in between. goingOnTo gives the records the total; newBudgetOf
+// reads it back: the budget of finished runs (each given the same), nullopt for unfinished ones,
+// which go on to their stored budgets (Resume).
+std::vector<RunRecord> goingOnTo(std::vector<RunRecord> runs, const Budget& total);
+std::optional<Budget> newBudgetOf(const std::vector<RunRecord>& runs);
 
 // A run's budget as the store keeps it ({"trials": 200, "seconds": 30, "target": 12.5}); what the
 // JSON lacks (or a text that is not JSON) is nullopt.

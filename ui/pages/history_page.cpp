@@ -643,17 +643,10 @@ MoreTrialsDialog* HistoryPage::moreTrialsForSelected() {
     }
   }
   showMessage(m_error, QString());
-  auto* dialog = new MoreTrialsDialog(m_storePath, std::move(runs), this);
+  auto* dialog = new MoreTrialsDialog(std::move(runs), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setGoOnCheck([this, first = records.front().id, several = records.size() > 1] {
-    if (!m_engine || !m_engine->busy()) return QString();
-    return several ? tr("A race is running on the Runs page: stop it or wait for its end, then "
-                        "continue these runs.")
-                   : tr("A race is running on the Runs page: stop it or wait for its end, then "
-                        "continue run %1.")
-                         .arg(first);
-  });
-  connect(dialog, &MoreTrialsDialog::extended, this, [this](const std::vector<RunRecord>& runs) {
+  dialog->setEngine(m_engine);
+  connect(dialog, &MoreTrialsDialog::goOn, this, [this](const std::vector<RunRecord>& runs) {
     if (runs.size() == 1)
       emit resumeRequested(runs.front());
     else

@@ -76,11 +76,11 @@ class HistoryPage : public QWidget {
   void deleteSelected();
   // Opens More trials… for the selected finished runs (one, or several of one race: they go on
   // together, as Resume takes a race's unfinished runs); nullptr, with the reason on the page,
-  // when they cannot. Once the dialog has stored their new total, resumeRequested or
-  // resumeRaceRequested continues them.
+  // when they cannot. Its Continue asks resumeRequested or resumeRaceRequested to continue them,
+  // their records carrying the new total (goingOnTo), which the resume stores.
   MoreTrialsDialog* moreTrialsForSelected();
   // The window's engine, which resumes runs: while it runs a race, More trials… is refused before
-  // the store is changed (the resume would be refused after it).
+  // anything is asked of it, and the dialog says what it answers (a run held elsewhere).
   void setEngine(EngineController* engine);
 
  public slots:
@@ -89,8 +89,8 @@ class HistoryPage : public QWidget {
  signals:
   void statusMessage(const QString& text);
   void curvesShown();
-  // The user asked to continue an interrupted run (or a finished one given more trials, its new
-  // budget already stored); the Runs page does it.
+  // The user asked to continue an interrupted run (or a finished one given more trials, its
+  // record carrying the new total: goingOnTo); the Runs page does it.
   void resumeRequested(const opevo::RunRecord& run);
   // ... or several runs of one race (oldest first; unfinished, or finished and given more trials),
   // to go on together as that race.

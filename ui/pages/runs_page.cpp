@@ -355,6 +355,7 @@ bool RunsPage::resumeRun(const RunRecord& run) {
   }
   RaceSpec spec;
   spec.resumeRun = run.id;
+  spec.newBudget = newBudgetOf({run});
   // A run goes on where the form says: through the cluster when it is checked.
   spec.cluster = m_setup->clusterOption()->target();
   m_measuredOperator.clear();
@@ -383,6 +384,7 @@ bool RunsPage::resumeRace(const std::vector<RunRecord>& runs) {
   RaceSpec spec;
   spec.resumeRun = runs.front().id;
   for (std::size_t i = 1; i < runs.size(); ++i) spec.resumeWith.push_back(runs[i].id);
+  spec.newBudget = newBudgetOf(runs);
   spec.cluster = m_setup->clusterOption()->target();
   m_measuredOperator.clear();
   m_resumedRuns = runs;
@@ -506,8 +508,7 @@ void RunsPage::onStateChanged(EngineController::State state) {
 }
 
 void RunsPage::onUpdate(const EngineUpdatePtr& update) {
-  if (m_pendingInfo && (!update->measuring.isEmpty() || !update->trials.empty() ||
-                        update->reference || !update->runsEnded.empty())) {
+  if (m_pendingInfo && update->runsInHand()) {
     m_data->reset(*m_pendingInfo);
     // Short: the chart's title names the operator and device; at 1024 pixels the whole label
     // was cut in the status bar ("…resnet18_conv3_b1 on AMD E…").

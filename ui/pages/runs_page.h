@@ -77,11 +77,13 @@ class RunsPage : public QWidget {
  public slots:
   // Returns whether a race started; if not, the page says why.
   bool start();
-  // Continues an interrupted run of the store (from the History page); false, with the reason
-  // on the page, when a race is already running.
+  // Continues an interrupted run of the store (from the History page), or a finished one to the
+  // new total its record carries (More trials…: goingOnTo), which the engine stores once it holds
+  // the run; false, with the reason on the page, when a race is already running.
   bool resumeRun(const opevo::RunRecord& run);
-  // Continues several interrupted runs of one race together (History's whole race after a kill),
-  // each drawn and listed in its place (resumedRaceOf); false, with the reason, as resumeRun.
+  // Continues several runs of one race together (History's whole race after a kill, or given more
+  // trials), each drawn and listed in its place (resumedRaceOf); false, with the reason, as
+  // resumeRun.
   bool resumeRace(const std::vector<opevo::RunRecord>& runs);
   void pauseOrResume();
   void stop();

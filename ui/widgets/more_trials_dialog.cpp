@@ -13,18 +13,15 @@
 #include <set>
 #include <utility>
 
+#include "engine/budget.h"
 #include "engine/run_status.h"
 #include "io/run_import.h"
-#include "store/store.h"
+#include "ui/controller/engine_controller.h"
+#include "ui/controller/race_types.h"
 #include "ui/controller/resumed_race.h"
 #include "ui/widgets/message_label.h"
 
 namespace opevo::ui {
-
-struct MoreTrialsDialog::Extension {
-  std::vector<RunRecord> runs;  // as now stored
-  QString error;
-};
 
 namespace {
 
@@ -61,9 +58,8 @@ QString whatText(const std::vector<MoreTrialsDialog::Run>& runs, int spent) {
 
 }  // namespace
 
-MoreTrialsDialog::MoreTrialsDialog(const QString& storePath, std::vector<Run> runs, QWidget* parent)
+MoreTrialsDialog::MoreTrialsDialog(std::vector<Run> runs, QWidget* parent)
     : QDialog(parent),
-      m_storePath(storePath),
       m_runs(std::move(runs)),
       m_total(new QSpinBox(this)),
       m_continue(new QPushButton(this)),
@@ -127,8 +123,8 @@ MoreTrialsDialog::MoreTrialsDialog(const QString& storePath, std::vector<Run> ru
   layout->addWidget(exhausted);
   layout->addWidget(m_error);
   layout->addWidget(buttons);
-  // Continue does not close the dialog: it closes once the store has taken the total, and stays
-  // open with what was typed when it is refused.
+  // Continue does not close the dialog: it closes once the engine has taken the runs, and stays
+  // open with what was typed when it refuses them.
   connect(buttons, &QDialogButtonBox::accepted, this, &MoreTrialsDialog::extend);
   connect(buttons, &QDialogButtonBox::rejected, this, &MoreTrialsDialog::reject);
   connect(m_total, &QSpinBox::valueChanged, this, &MoreTrialsDialog::checkTotal);
@@ -139,6 +135,21 @@ MoreTrialsDialog::MoreTrialsDialog(const QString& storePath, std::vector<Run> ru
 }
 
 MoreTrialsDialog::~MoreTrialsDialog() = default;
+
+void MoreTrialsDialog::setEngine(EngineController* engine) {
+  if (m_engine) disconnect(m_engine, nullptr, this, nullptr);
+  m_engine = engine;
+  if (!engine) return;
+  connect(engine, &EngineController::updated, this, [this](const EngineUpdatePtr& update) {
+    if (update->runsInHand()) answered(false, QString());
+  });
+  connect(engine, &EngineController::finished, this, [this](const RaceOutcome& outcome) {
+    answered(outcome.end == RaceOutcome::End::Refused,
+             outcome.end == RaceOutcome::End::Refused || outcome.end == RaceOutcome::End::Failed
+                 ? outcome.message
+                 : QString());
+  });
+}
 
 QSize MoreTrialsDialog::sizeHint() const {
   // The wrapped texts' heights are taken at the hint's width (QWidget::adjustSize): at their own
@@ -160,9 +171,9 @@ void MoreTrialsDialog::say(const QString& text) {
 }
 
 void MoreTrialsDialog::checkTotal() {
-  // The store checks it too (resumeStoredRun); said here as it is typed, in the window's words.
+  // The engine checks it too (resumeStoredRace); said here as it is typed, in the same words.
   const bool spentAlready = m_total->value() <= m_spent;
-  m_continue->setEnabled(!spentAlready && !m_job.busy());
+  m_continue->setEnabled(!spentAlready && !m_waiting);
   if (spentAlready)
     say((m_runs.size() > 1
              ? tr("Run %1 has %2 trials already (the most of these runs): the new total "
@@ -182,42 +193,46 @@ void MoreTrialsDialog::setWorking(bool working) {
 }
 
 void MoreTrialsDialog::extend() {
-  if (m_job.busy() || m_total->value() <= m_spent) return;
-  if (m_goOnCheck)
-    if (const QString why = m_goOnCheck(); !why.isEmpty()) {
-      say(why);
-      return;
-    }
-  std::vector<std::int64_t> ids;
-  for (const Run& r : m_runs) ids.push_back(r.run.id);
+  if (m_waiting || m_total->value() <= m_spent) return;
+  // Refused before anything is asked: the resume would be refused by the busy engine.
+  if (m_engine && m_engine->busy()) {
+    say(m_runs.size() > 1 ? tr("A race is running on the Runs page: stop it or wait for its end, "
+                               "then continue these runs.")
+                          : tr("A race is running on the Runs page: stop it or wait for its end, "
+                               "then continue run %1.")
+                                .arg(m_runs.front().run.id));
+    return;
+  }
+  say(QString());
+  std::vector<RunRecord> records;
+  for (const Run& r : m_runs) records.push_back(r.run);
+  Budget total;
+  total.trials = m_total->value();
+  m_waiting = true;
   setWorking(true);
-  m_job.start(
-      [path = m_storePath.toStdString(), ids, total = m_total->value()] {
-        Extension job;
-        try {
-          Store store(path, Store::Opening::ExistingOnly);
-          job.runs = extendStoredRuns(store, ids, total);
-        } catch (const std::exception& e) {
-          job.error = QString::fromUtf8(e.what());
-        }
-        return job;
-      },
-      [this](const Extension& job) {
-        setWorking(false);
-        if (!job.error.isEmpty()) {
-          // All or none (extendStoredRuns): the runs are as they were.
-          QString why = job.error;
-          why[0] = why[0].toUpper();
-          say(tr("%1. Nothing was changed.").arg(why));
-          return;
-        }
-        accept();
-        emit extended(job.runs);
-      });
+  emit goOn(goingOnTo(std::move(records), total));
+  // Whoever resumes them started the window's engine (it was idle): its answer comes. Else there
+  // is none to wait for: a page on its own, or a resume the Runs page refused (it says why).
+  if (!m_engine || !m_engine->busy()) answered(false, QString());
+}
+
+void MoreTrialsDialog::answered(bool refused, const QString& why) {
+  if (!m_waiting) return;
+  m_waiting = false;
+  setWorking(false);
+  if (why.isEmpty()) {
+    accept();
+    return;
+  }
+  QString text = why;
+  text[0] = text[0].toUpper();
+  if (!text.endsWith(QLatin1Char('.'))) text += QLatin1Char('.');
+  // A refusal comes before the runs are changed (resumeStoredRace: all or none).
+  say(refused ? tr("%1 Nothing was changed.").arg(text) : text);
 }
 
 void MoreTrialsDialog::reject() {
-  if (m_job.busy()) return;
+  if (m_waiting) return;
   QDialog::reject();
 }
 
