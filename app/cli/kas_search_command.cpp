@@ -124,7 +124,7 @@ void printLayerTimes(const std::vector<KasCandidateRow>& all) {
   }
 }
 
-void printReport(Store& store, std::int64_t id, bool json) {
+void printReport(const Store& store, std::int64_t id, bool json) {
   const auto r = store.kasSearch(id);
   if (!r) throw InputError("no kernel search " + std::to_string(id) + " in " + store.path());
   const auto all = store.kasCandidates(id);
@@ -349,7 +349,7 @@ void runSearch(SearchOptions& o) {
 }
 
 void runSearches(const std::string& db, bool json) {
-  Store store(existingDatabase(db));
+  const Store store(existingDatabase(db), Store::Opening::ExistingOnly);
   nlohmann::json out = nlohmann::json::array();
   if (!json)
     std::printf("%4s  %-10s %-12s %-24s %10s %8s %9s\n", "id", "network", "status", "started",
@@ -526,7 +526,7 @@ void addKasSearchCommands(CLI::App* kas) {
   r->add_option("--db", report.first, "The database (default: the user's data directory)");
   r->add_flag("--json", report.second, "Print one JSON object");
   r->callback([] {
-    Store store(existingDatabase(report.first));
+    const Store store(existingDatabase(report.first), Store::Opening::ExistingOnly);
     printReport(store, reportId, report.second);
   });
 

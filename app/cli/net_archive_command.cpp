@@ -18,7 +18,7 @@ struct NetRestoreOptions {
 };
 
 void runArchive(const NetArchiveOptions& o) {
-  const Store store(existingDatabase(o.db));
+  const Store store(existingDatabase(o.db), Store::Opening::ExistingOnly);
   const std::size_t trials = exportNetworkArchive(store, o.id, o.out);
   const NetworkRecord n = *store.network(o.id);
   std::cout << "wrote " << trials << " trials of network run " << o.id << " (" << n.name << ", "

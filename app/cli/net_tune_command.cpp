@@ -302,7 +302,7 @@ void runTune(const NetTuneOptions& o) {
 }
 
 void runList(const std::string& db, bool json) {
-  Store store(existingDatabase(db));
+  const Store store(existingDatabase(db), Store::Opening::ExistingOnly);
   const LiveStatus live(store);
   nlohmann::json all = nlohmann::json::array();
   for (const NetworkRecord& n : store.networks()) {
@@ -371,7 +371,7 @@ void runList(const std::string& db, bool json) {
 }
 
 void runShow(std::int64_t id, const std::string& db, bool json) {
-  const Store store(existingDatabase(db));
+  const Store store(existingDatabase(db), Store::Opening::ExistingOnly);
   const net::StoredNetworkRun run = net::readStoredNetworkRun(store, id);
   const NetworkRecord& r = run.record;
   const net::NetworkTuningPlan& p = run.plan;
@@ -448,7 +448,7 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
 }
 
 void runExport(std::int64_t id, const std::string& out, const std::string& db) {
-  Store store(existingDatabase(db));
+  const Store store(existingDatabase(db), Store::Opening::ExistingOnly);
   NetworkRecord stored;
   const net::NetworkSource src = net::storedNetworkSource(store, id, &stored);
   const net::ParamOverrides& params = src.params;

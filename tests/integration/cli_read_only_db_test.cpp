@@ -1,4 +1,5 @@
-// A colleague's database on a read-only share: `opevo runs`, `opevo show` and `opevo export` read
+// A colleague's database on a read-only share: `opevo runs`, `opevo show` and `opevo export` (and
+// the network and kernel search readers: net runs, net export, net archive, kas searches) read
 // it (they were refused: "it or its folder is not writable, and SQLite writes its journal files
 // beside it even to read it"), and what writes to it (tune, runs delete, import) is refused naming
 // the file. Run as a user who genuinely cannot write there: uid 65534 through setpriv when the
@@ -122,6 +123,53 @@ TEST(CliReadOnlyDb, ReadingCommandsReadAReadOnlyShareAndWritingOnesNameIt) {
                                "read-only"),
               std::string::npos)
         << refused.err;
+  }
+  EXPECT_EQ(bytes(share.db), before) << "the file was changed";
+  EXPECT_FALSE(fs::exists(db + "-wal"));
+  EXPECT_FALSE(fs::exists(db + "-shm"));
+}
+
+// A network run and the kernel searches on a read-only share: `net runs`, `net runs ID`, `net
+// export`, `net archive` and `kas searches` read it as `opevo runs` does (they opened it for
+// writing and were refused), and `net tune --resume` and `net delete` name the file.
+TEST(CliReadOnlyDb, NetworkAndKernelSearchReadersReadAReadOnlyShare) {
+  const Reader reader;
+  if (!reader.unavailable.empty()) GTEST_SKIP() << "no read-only condition: " << reader.unavailable;
+  const Share share;
+  const std::string db = share.db.string();
+  const std::string net = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_dense_pair.json";
+  const ProcessResult tuned = runProcess(OPEVO_CLI, {"net", "tune", net, "--trials", "4", "--unit",
+                                                     "2", "--no-reference", "--db", db});
+  ASSERT_EQ(tuned.status, 0) << tuned.err;
+  share.close();
+  const std::string before = bytes(share.db);
+
+  const ProcessResult listed = reader.run({"net", "runs", "--db", db, "--json"});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  ASSERT_EQ(nlohmann::json::parse(listed.out).size(), 1u) << listed.out;
+  EXPECT_EQ(nlohmann::json::parse(listed.out)[0]["network"], "dense_pair") << listed.out;
+  const ProcessResult shown = reader.run({"net", "runs", "1", "--db", db});
+  EXPECT_EQ(shown.status, 0) << shown.err;
+  EXPECT_NE(shown.out.find("dense_pair"), std::string::npos) << shown.out;
+  const ProcessResult exported =
+      reader.run({"net", "export", "1", "--db", db, "--out", (share.out / "net1").string()});
+  EXPECT_EQ(exported.status, 0) << exported.err;
+  EXPECT_TRUE(fs::exists(share.out / "net1")) << exported.out << exported.err;
+  const ProcessResult archived =
+      reader.run({"net", "archive", "1", "--db", db, "--out", (share.out / "net1.json").string()});
+  EXPECT_EQ(archived.status, 0) << archived.err;
+  EXPECT_TRUE(fs::exists(share.out / "net1.json")) << archived.out << archived.err;
+  const ProcessResult searches = reader.run({"kas", "searches", "--db", db, "--json"});
+  EXPECT_EQ(searches.status, 0) << searches.err;
+  EXPECT_EQ(nlohmann::json::parse(searches.out), nlohmann::json::array()) << searches.out;
+
+  for (const std::vector<std::string>& writes :
+       {std::vector<std::string>{"net", "tune", "--resume", "1", "--db", db},
+        std::vector<std::string>{"net", "delete", "1", "--db", db}}) {
+    const ProcessResult refused = reader.run(writes);
+    EXPECT_EQ(refused.status, 2) << writes[1] << ": " << refused.err;
+    EXPECT_NE(refused.err.find("database '" + db + "' cannot be written"), std::string::npos)
+        << writes[1] << ": " << refused.err;
   }
   EXPECT_EQ(bytes(share.db), before) << "the file was changed";
   EXPECT_FALSE(fs::exists(db + "-wal"));
