@@ -171,9 +171,12 @@ bool NetworkSession::step() {
 
 void NetworkSession::markInterrupted() {
   m_store.inTransaction([&] {
-    for (std::size_t i = 0; i < m_graph.tasks.size(); ++i)
-      m_store.setRunStatus(m_tuning->engine(i).runs().front().storeId, RunStatus::Interrupted,
-                           EndReason::Stopped);
+    for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
+      // A task whose run failed keeps the error its recorder stored (the network went on
+      // without it): `opevo show TASKRUN` says why. A resume clears it as the run goes on.
+      const RunState& r = m_tuning->engine(i).runs().front();
+      m_store.setRunStatus(r.storeId, RunStatus::Interrupted, EndReason::Stopped, r.message);
+    }
     m_store.setNetworkStatus(m_id, RunStatus::Interrupted, "");
   });
 }
@@ -327,9 +330,10 @@ EndToEnd NetworkSession::runEndToEnd(const EndToEndOptions& options,
 
 void NetworkSession::finish(const nlohmann::json& result) {
   m_store.inTransaction([&] {
-    for (std::size_t i = 0; i < m_graph.tasks.size(); ++i)
-      m_store.setRunStatus(m_tuning->engine(i).runs().front().storeId, RunStatus::Finished,
-                           EndReason::Trials);
+    for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
+      const RunState& r = m_tuning->engine(i).runs().front();
+      m_store.setRunStatus(r.storeId, RunStatus::Finished, EndReason::Trials, r.message);
+    }
     m_store.setNetworkStatus(m_id, RunStatus::Finished, result.dump());
   });
 }
