@@ -111,10 +111,20 @@ std::string onPath(const std::string& program) {
   return {};
 }
 
-void killChildren() {
-  // Every process whose parent is this one, from /proc (a pool thread's compilers too): not yet
-  // reaped, so each number is still our child's, never another program's.
-  const pid_t self = getpid();
+namespace {
+
+// What /proc/PID/stat says of a process that this code reads.
+struct ProcStat {
+  pid_t pid = 0;
+  pid_t parent = 0;
+  pid_t group = 0;
+  // Clock ticks of CPU time: its own (user + system) and its waited-for children's.
+  unsigned long long ownTicks = 0, childrenTicks = 0;
+};
+
+// Every process /proc lists now (those that end while it is read are left out).
+std::vector<ProcStat> processes() {
+  std::vector<ProcStat> out;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
@@ -122,17 +132,45 @@ void killChildren() {
     std::ifstream stat(entry.path() / "stat");
     std::string line;
     if (!std::getline(stat, line)) continue;
-    // "pid (name) state ppid ...": the name may hold spaces and parentheses.
+    // "pid (name) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime
+    // stime cutime cstime ...": the name may hold spaces and parentheses.
     const std::size_t close = line.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream rest(line.substr(close + 1));
+    ProcStat p;
     char state = 0;
-    pid_t parent = 0;
-    if (!(rest >> state >> parent) || parent != self) continue;
-    const pid_t pid = static_cast<pid_t>(std::stol(name));
-    ::kill(-pid, SIGKILL);  // its process group: a compiler driver and what it started
-    ::kill(pid, SIGKILL);
+    unsigned long long skip = 0, utime = 0, stime = 0, cutime = 0, cstime = 0;
+    long long session = 0, tty = 0, tpgid = 0;
+    if (!(rest >> state >> p.parent >> p.group >> session >> tty >> tpgid >> skip >> skip >> skip >>
+          skip >> skip >> utime >> stime >> cutime >> cstime))
+      continue;
+    p.pid = static_cast<pid_t>(std::stol(name));
+    p.ownTicks = utime + stime;
+    p.childrenTicks = cutime + cstime;
+    out.push_back(p);
   }
+  return out;
+}
+
+}  // namespace
+
+void killChildren() {
+  // Every process whose parent is this one, from /proc (a pool thread's compilers too): not yet
+  // reaped, so each number is still our child's, never another program's.
+  const pid_t self = getpid();
+  for (const ProcStat& p : processes()) {
+    if (p.parent != self) continue;
+    ::kill(-p.pid, SIGKILL);  // its process group: a compiler driver and what it started
+    ::kill(p.pid, SIGKILL);
+  }
+}
+
+double processGroupCpuSeconds(pid_t group) {
+  unsigned long long ticks = 0;
+  for (const ProcStat& p : processes())
+    if (p.group == group) ticks += p.ownTicks + p.childrenTicks;
+  const long perSecond = sysconf(_SC_CLK_TCK);
+  return perSecond > 0 ? static_cast<double>(ticks) / static_cast<double>(perSecond) : 0.0;
 }
 
 pid_t startChild(const std::vector<std::string>& args, const ChildStreams& s,
@@ -274,6 +312,50 @@ int waitChild(pid_t pid) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+CpuLimitedWait waitChildCpuLimited(pid_t pid, double cpuSeconds, double wallSeconds) {
+  CpuLimitedWait w;
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto nextLook = start;
+  int status = 0;
+  for (auto pause = std::chrono::milliseconds(1);;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) {
+      w.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      w.wallSeconds = elapsed();
+      return w;
+    }
+    if (done < 0 && errno != EINTR) {
+      w.status = -1;
+      return w;
+    }
+    w.wallSeconds = elapsed();
+    if (w.wallSeconds >= wallSeconds) {
+      w.wallLimit = true;
+      break;
+    }
+    // Reading /proc costs a scan of every process: a few times a second is enough for limits
+    // of seconds.
+    if (std::chrono::steady_clock::now() >= nextLook) {
+      w.cpuSeconds = processGroupCpuSeconds(pid);
+      if (w.cpuSeconds >= cpuSeconds) {
+        w.cpuLimit = true;
+        break;
+      }
+      nextLook = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+  kill(-pid, SIGKILL);  // the child leads its own process group (startChild)
+  kill(pid, SIGKILL);
+  waitChild(pid);
+  w.status = 128 + SIGKILL;
+  return w;
 }
 
 int waitChild(pid_t pid, double timeoutSeconds, bool* timedOut) {

@@ -62,4 +62,23 @@ int waitChild(pid_t pid);
 // driver and the compiler proper it started) is killed, *timedOut set, and 128 + SIGKILL returned.
 int waitChild(pid_t pid, double timeoutSeconds, bool* timedOut);
 
+// CPU seconds (user + system) the process group `group` has used so far: its live members' own
+// and that of the children they have waited for (a compiler driver's finished cc1plus and as).
+// 0 when nothing of it can be read.
+double processGroupCpuSeconds(pid_t group);
+
+struct CpuLimitedWait {
+  int status = 0;          // as waitChild's; 128 + SIGKILL when a limit was reached
+  bool cpuLimit = false;   // the group used cpuSeconds of CPU time and was killed
+  bool wallLimit = false;  // wallSeconds passed first and it was killed
+  double cpuSeconds = 0;   // its CPU time at the last look (at most 0.2 s old)
+  double wallSeconds = 0;
+};
+
+// Waits for the child (the leader of its own process group, as startChild makes it) while the
+// group uses less than cpuSeconds of CPU time and less than wallSeconds pass; past either the
+// whole group is killed. On a busy machine a compiler waits for the cores without using them: a
+// limit on wall time alone blamed the configuration for the machine's load.
+CpuLimitedWait waitChildCpuLimited(pid_t pid, double cpuSeconds, double wallSeconds);
+
 }  // namespace opevo

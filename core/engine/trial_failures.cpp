@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 
 #include "space/text.h"
@@ -41,6 +42,9 @@ constexpr std::string_view kGiveUpLead = "still running after ";
 // core/cluster/trial_consumer.cpp's trial that no agent answered: "delivered 3 times without a
 // result: every agent that took it stopped answering ...".
 constexpr std::string_view kUnansweredMark = "times without a result: every agent that took it";
+// compilerStarvedMessage's, and the wall-clock compile limit's of runs stored before it.
+constexpr std::string_view kStarvedMark = "the machine was too busy to build it";
+constexpr std::string_view kWallLimitMark = " was stopped after running for ";
 
 // The number right after `lead` in message, if lead is there and a number follows.
 std::optional<double> numberAfter(std::string_view message, std::string_view lead) {
@@ -77,6 +81,20 @@ std::string workerSignalMessage(int signal) {
   return std::string(kSignalLead) + std::to_string(signal) + " (" + strsignal(signal) + ")";
 }
 
+std::string compilerCrawlMessage(const std::string& compiler, double cpuLimitSeconds) {
+  return compiler + " used " + formatNumber(cpuLimitSeconds) +
+         " s of CPU time, the compile time limit (this configuration makes the compiler crawl)";
+}
+
+std::string compilerStarvedMessage(const std::string& compiler, double wallSeconds,
+                                   double cpuSeconds, double cpuLimitSeconds) {
+  char used[64];
+  std::snprintf(used, sizeof used, "%.0f s with %.1f s of CPU time", wallSeconds, cpuSeconds);
+  return compiler + " was stopped after " + used + ": " + std::string(kStarvedMark) + " within " +
+         formatNumber(kCompileWallFactor) + " times its compile time limit of " +
+         formatNumber(cpuLimitSeconds) + " s of CPU time (or the compiler hung)";
+}
+
 bool environmentalFailure(TrialStatus status, std::string_view message,
                           std::optional<double> timeLimitSeconds) {
   switch (status) {
@@ -85,6 +103,9 @@ bool environmentalFailure(TrialStatus status, std::string_view message,
       const std::optional<double> limit = timeoutLimitSeconds(message);
       return !limit || *limit < *timeLimitSeconds;
     }
+    case TrialStatus::CompileError:
+      return message.find(kStarvedMark) != std::string_view::npos ||
+             message.find(kWallLimitMark) != std::string_view::npos;
     case TrialStatus::RuntimeFault: {
       if (message.find(kUnansweredMark) != std::string_view::npos) return true;
       const std::optional<double> signal = numberAfter(message, kSignalLead);

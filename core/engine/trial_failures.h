@@ -32,6 +32,16 @@ std::string failedAs(TrialStatus status);
 std::string workerTimeoutMessage(double seconds);
 std::string workerSignalMessage(int signal);
 
+// A build's compile time limit is on the compiler's CPU time, with wall time kept to
+// kCompileWallFactor times it: a compiler that used the limit crawls on its configuration ("c++
+// used 20 s of CPU time, the compile time limit (this configuration makes the compiler crawl)");
+// one stopped by the wall time with little CPU time waited for a busy machine's cores (or hung),
+// which says nothing of its configuration.
+inline constexpr double kCompileWallFactor = 5;
+std::string compilerCrawlMessage(const std::string& compiler, double cpuLimitSeconds);
+std::string compilerStarvedMessage(const std::string& compiler, double wallSeconds,
+                                   double cpuSeconds, double cpuLimitSeconds);
+
 // Whether a stored failure says more about when it was measured than about its configuration,
 // so that a new run measures that configuration again instead of reusing the failure (--history)
 // or teaching its cost model a 0 for it (the warm start). Kernel Tuner's and AutoTVM's caches
@@ -43,7 +53,10 @@ std::string workerSignalMessage(int signal);
 //   - a worker ended by a signal that a kernel does not raise itself (SIGKILL, SIGTERM, SIGINT:
 //     the user, the OOM killer, a shutdown; SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT are the
 //     kernel's own);
-//   - a cluster trial that every agent which took it stopped answering (agents lost or stopped).
+//   - a cluster trial that every agent which took it stopped answering (agents lost or stopped);
+//   - a build stopped by its wall time, not its CPU time (compilerStarvedMessage), or stored
+//     before the limit was on CPU time ("was stopped after running for"), which may have been
+//     the machine's load too.
 // The message may carry "from history: run N; " notes before the failure's own text.
 bool environmentalFailure(TrialStatus status, std::string_view message,
                           std::optional<double> timeLimitSeconds);

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "common/child_process.h"
+#include "engine/trial_failures.h"
 
 namespace opevo {
 namespace {
@@ -30,15 +31,12 @@ int runTo(const std::vector<std::string>& args, const std::string& logPath, doub
   try {
     const pid_t pid = startChild(args, streams);
     if (timeoutSeconds <= 0) return waitChild(pid);
-    bool timedOut = false;
-    const int status = waitChild(pid, timeoutSeconds, &timedOut);
-    if (timedOut) {
-      char limit[32];
-      std::snprintf(limit, sizeof limit, "%g", timeoutSeconds);
-      *error = args[0] + " was stopped after running for " + limit +
-               " s, the compile time limit (this configuration makes the compiler crawl)";
-    }
-    return status;
+    const CpuLimitedWait w =
+        waitChildCpuLimited(pid, timeoutSeconds, timeoutSeconds * kCompileWallFactor);
+    if (w.cpuLimit) *error = compilerCrawlMessage(args[0], timeoutSeconds);
+    if (w.wallLimit)
+      *error = compilerStarvedMessage(args[0], w.wallSeconds, w.cpuSeconds, timeoutSeconds);
+    return w.status;
   } catch (const std::exception& e) {
     *error = e.what();
     return -1;

@@ -23,9 +23,11 @@ struct CpuCompilerOptions {
   // cpuKernelFlags() and those of a shared library.
   std::vector<std::string> flags = sharedLibraryFlags();
   static std::vector<std::string> sharedLibraryFlags();
-  // A compiler still running after this long is stopped and the build fails with that reason
-  // (0: no limit). A configuration can make the compiler crawl (a fully unrolled register tile of
-  // hundreds of statements took 76 s at -O3): one such trial must not hold up a whole batch.
+  // A compiler that has used this much CPU time is stopped and the build fails with that reason
+  // (0: no limit); so is one still running after kCompileWallFactor times it (engine/
+  // trial_failures.h: the machine's load, not the configuration). A configuration can make the
+  // compiler crawl (a fully unrolled register tile of hundreds of statements took 76 s at -O3):
+  // one such trial must not hold up a whole batch.
   double timeoutSeconds = 0;
 };
 

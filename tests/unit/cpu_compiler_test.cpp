@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/trial_failures.h"
+
 namespace opevo {
 namespace {
 
@@ -36,6 +38,45 @@ TEST(CpuCompiler, ABuildPastItsTimeLimitFailsWithTheReason) {
   options = {};
   EXPECT_TRUE(
       compileCpuKernel("extern \"C\" int f() { return 1; }\n", dir.path(), "ok", options).ok);
+}
+
+// The limit is on the compiler's CPU time. A build that waits for a busy machine's cores (here a
+// compiler that sleeps 1.5 s, using none) finishes under a limit of 0.5 s: on a machine at load
+// 23 on 2 cores every build of one kernel passed a 20 s wall-clock limit and was stored as a
+// configuration that makes the compiler crawl. One that uses the CPU time is stopped at it and
+// says so; one that neither ends nor works is stopped at kCompileWallFactor times the limit,
+// saying the machine was too busy (or the compiler hung), which history sets aside.
+TEST(CpuCompiler, TheLimitIsOnCpuTimeWithTheWallClockAsABackstop) {
+  TempDir dir("opevo-cpu-limit");
+  const auto script = [&](const std::string& name, const std::string& body) {
+    const std::string path = dir.path() + "/" + name;
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path;
+  };
+  CpuCompilerOptions options;
+  options.timeoutSeconds = 0.5;
+
+  // It writes its output (the last argument) after the wait.
+  options.compiler =
+      script("waits-c++", "sleep 1.5; for a in \"$@\"; do out=$a; done; : > \"$out\"");
+  const CompileResult waited = compileCpuKernel("int x;\n", dir.path(), "w", options);
+  EXPECT_TRUE(waited.ok) << waited.log;
+  EXPECT_GE(waited.seconds, 1.4);
+
+  options.compiler = script("spins-c++", "while :; do :; done");
+  const CompileResult spun = compileCpuKernel("int x;\n", dir.path(), "s", options);
+  EXPECT_FALSE(spun.ok);
+  EXPECT_EQ(spun.log, compilerCrawlMessage(options.compiler, 0.5));
+  EXPECT_LT(spun.seconds, 0.5 * kCompileWallFactor);
+
+  options.compiler = script("hangs-c++", "sleep 30");
+  const CompileResult hung = compileCpuKernel("int x;\n", dir.path(), "h", options);
+  EXPECT_FALSE(hung.ok);
+  EXPECT_NE(hung.log.find("the machine was too busy to build it"), std::string::npos) << hung.log;
+  EXPECT_TRUE(environmentalFailure(TrialStatus::CompileError, hung.log, 10.0)) << hung.log;
+  EXPECT_GE(hung.seconds, 0.5 * kCompileWallFactor);
+  EXPECT_LT(hung.seconds, 10.0);
 }
 
 }  // namespace

@@ -86,6 +86,17 @@ TEST(HistoryReuse, TellsTheEnvironmentsFailuresFromTheConfigurations) {
                                    "stopped answering (the kernel may crash or hang its agent), "
                                    "so it is not measured again",
                                    10.0));
+  // A build stopped by the wall clock waited for a busy machine's cores (or hung): measured
+  // again, as are builds stored under the former wall-clock limit; one that used the CPU-time
+  // limit crawls on its configuration: kept.
+  EXPECT_TRUE(environmentalFailure(TrialStatus::CompileError,
+                                   compilerStarvedMessage("c++", 100.2, 3.4, 20), 10.0));
+  EXPECT_TRUE(environmentalFailure(TrialStatus::CompileError,
+                                   "c++ was stopped after running for 20 s, the compile time "
+                                   "limit (this configuration makes the compiler crawl)",
+                                   10.0));
+  EXPECT_FALSE(
+      environmentalFailure(TrialStatus::CompileError, compilerCrawlMessage("c++", 20), 10.0));
   for (TrialStatus s : {TrialStatus::Ok, TrialStatus::CompileError, TrialStatus::WrongResult,
                         TrialStatus::Rejected, TrialStatus::LaunchError})
     EXPECT_FALSE(environmentalFailure(s, shortTimeout, 10.0)) << statusName(s);
