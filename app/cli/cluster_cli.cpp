@@ -57,6 +57,12 @@ void cancelClusterFromSignal() {
   g_cancel.store(true);
 }
 
+std::string firstStopText(const ClusterChoice& choice, const std::string& onThisMachine) {
+  return choice.address.empty()
+             ? onThisMachine
+             : "stopping now: the trials the cluster's agents hold are not waited for";
+}
+
 nlohmann::json clusterJson(const cluster::ClusterSession& session) {
   const cluster::ClusterSessionStats s = session.stats();
   return {{"address", session.endpoint().text()},

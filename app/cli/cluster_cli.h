@@ -33,11 +33,11 @@ std::shared_ptr<cluster::ClusterSession> openClusterSession(const ClusterChoice&
 // From a Ctrl-C handler: the cluster's measurers stop waiting for results. Async-signal-safe.
 void cancelClusterFromSignal();
 
-// What the first Ctrl-C does on a cluster, said so: the measurers stop waiting at once (the
-// agents may be gone, or hold a trial for minutes), the trials the agents hold are dropped and a
-// resume proposes again. Here the same signal waits for the trials in hand.
-inline constexpr const char* kClusterStopText =
-    "stopping now: the trials the cluster's agents hold are not waited for";
+// What the first Ctrl-C says it does: `onThisMachine` ("stopping after the trial in hand ...")
+// where the trials are measured here; on a cluster the measurers stop waiting at once (the agents
+// may be gone, or hold a trial for minutes), the trials the agents hold are dropped and a resume
+// proposes again, and it says so.
+std::string firstStopText(const ClusterChoice& choice, const std::string& onThisMachine);
 
 // {"address", "sent", "resent", "duplicates"}: what the session's measurers sent and dropped.
 nlohmann::json clusterJson(const cluster::ClusterSession& session);

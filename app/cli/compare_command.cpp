@@ -178,8 +178,7 @@ void runCompareCommand(const CompareArgs& a) {
     g_engine = &engine;
     notice.rearm(stopped + (recorder ? "; its stored runs read stopped (resumable)" : ""),
                  onInterrupt,
-                 std::string(a.cluster.address.empty() ? "stopping after the trials in hand"
-                                                        : kClusterStopText) +
+                 firstStopText(a.cluster, "stopping after the trials in hand") +
                      ", then writing the summary (Ctrl-C again to end now)",
                  [db = recorder ? store->path() : std::string(), stored] {
                    storeAbandonedRunsStopped(db, stored);

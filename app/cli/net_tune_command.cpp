@@ -212,13 +212,12 @@ void runTune(const NetTuneOptions& o) {
                              measuringArgsText(o.measuring);
   g_session = session.get();
   std::optional<InterruptNotice> notice(std::in_place, "network run " + std::to_string(networkId));
-  notice->rearm("network run " + std::to_string(networkId) +
-                    ": the trials in hand were abandoned, every committed trial is kept: " +
-                    resume + " continues it",
-                onInterrupt,
-                o.cluster.address.empty()
-                    ? "stopping after the trials in hand (Ctrl-C again to abandon them)"
-                    : kClusterStopText);
+  notice->rearm(
+      "network run " + std::to_string(networkId) +
+          ": the trials in hand were abandoned, every committed trial is kept: " + resume +
+          " continues it",
+      onInterrupt,
+      firstStopText(o.cluster, "stopping after the trials in hand (Ctrl-C again to abandon them)"));
   while (session->step()) {
     if (o.json) continue;
     const net::NetworkUnit& u = session->tuning().units().back();

@@ -313,15 +313,13 @@ void runTune(const TuneArgs& a) {
   // batch of builds, a slow kernel): said at once, with how to abandon it instead.
   g_engine = &engine;
   std::optional<InterruptNotice> notice(std::in_place, "run " + std::to_string(run.storeId));
-  notice->rearm("run " + std::to_string(run.storeId) + " is stored " +
-                    std::string(runStatusName(statusAfter(EndReason::Stopped))) +
-                    " with the trials it committed; the trial in hand was abandoned; resume with " +
-                    resume,
-                onInterrupt,
-                a.cluster.address.empty()
-                    ? "stopping after the trial in hand (Ctrl-C again to abandon it)"
-                    : kClusterStopText,
-                [db = store.path(), id = run.storeId] { abandonRun(db, id); });
+  notice->rearm(
+      "run " + std::to_string(run.storeId) + " is stored " +
+          std::string(runStatusName(statusAfter(EndReason::Stopped))) +
+          " with the trials it committed; the trial in hand was abandoned; resume with " + resume,
+      onInterrupt,
+      firstStopText(a.cluster, "stopping after the trial in hand (Ctrl-C again to abandon it)"),
+      [db = store.path(), id = run.storeId] { abandonRun(db, id); });
   // From here the run is stored: what stops the command before the engine ends the run (the
   // engine ends its own errors) stores it failed, not "running" as if its program were killed.
   try {

@@ -203,11 +203,11 @@ TEST(CliExport, ASecondExportIntoOneFolderIsRefusedUnlessForced) {
   std::ofstream(out / "record.json") << "{}\n";  // the earlier export, changed since
   const auto again = runProcess(OPEVO_CLI, args);
   EXPECT_EQ(again.status, 2);
-  EXPECT_NE(again.err.find("'" + out.string() +
-                           "' already holds an export (trials.csv, "
-                           "record.json): nothing was written"),
-            std::string::npos)
-      << again.err;
+  // Appended piece by piece: GCC 12 warns (-Wrestrict) about "literal" + temporary.
+  std::string refusal = "'";
+  refusal.append(out.string())
+      .append("' already holds an export (trials.csv, record.json): nothing was written");
+  EXPECT_NE(again.err.find(refusal), std::string::npos) << again.err;
   EXPECT_NE(again.err.find("add --force to replace them"), std::string::npos) << again.err;
   EXPECT_EQ(again.out.find("wrote"), std::string::npos) << again.out;
   std::ifstream record(out / "record.json");

@@ -59,5 +59,25 @@ TEST(ClusterStopNow, ATuneStopsAtOnceAndSaysSo) {
   s.expectRunsStopped(1);
 }
 
+// net tune the same, on a cpu agent (real builds: its first unit is under way within seconds).
+TEST(ClusterStopNow, ANetTuneStopsAtOnceAndSaysSo) {
+  ClusterFixture c("stop-net");
+  c.startAgent("cpu", 0, "cpu");
+  ASSERT_TRUE(c.waitForAgents(1)) << c.logText("cpu");
+  c.start("net",
+          {OPEVO_CLI, "net", "tune",
+           std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_dense_pair.json", "--trials", "100000",
+           "--unit", "2", "--no-reference", "--cluster", c.address(), "--db", c.db()});
+  ASSERT_TRUE(waitFor(120, [&] { return c.logText("net").find(" trials] ") != std::string::npos; }))
+      << c.logText("net");
+  c.signal("net", SIGINT);
+  EXPECT_EQ(c.wait("net", 60), 130) << c.logText("net");
+  EXPECT_NE(c.logText("net").find(
+                "stopping now: the trials the cluster's agents hold are not waited for"),
+            std::string::npos)
+      << c.logText("net");
+  for (const RunRecord& r : Store(c.db()).runs()) EXPECT_NE(r.status, RunStatus::Running) << r.id;
+}
+
 }  // namespace
 }  // namespace opevo::test
