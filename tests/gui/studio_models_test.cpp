@@ -4,6 +4,7 @@
 #include <QLocale>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTextDocument>
 #include <atomic>
 #include <map>
 #include <thread>
@@ -209,11 +210,14 @@ TEST(HistoryModel, AFailedRunsStatusSaysWhyWhenPointedAt) {
     runs[i].status = RunStatus::Failed;
     runs[i].endReason = EndReason::Failed;
   }
-  runs[1].failure = "the device was lost: CUDA_ERROR_LAUNCH_FAILED";
+  runs[1].failure = "<stdin>:3: the device was lost: CUDA_ERROR_LAUNCH_FAILED";
   model.setRuns(runs);  // newest first: run 2, then run 1 (stored before schema 10: none said)
   const QString status = model.index(0, HistoryModel::StatusColumn).data().toString();
-  EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data(Qt::ToolTipRole).toString(),
-            status + ": the device was lost: CUDA_ERROR_LAUNCH_FAILED");
+  // Shown as plain text: "<stdin>" is no tag.
+  QTextDocument shown;
+  shown.setHtml(model.index(0, HistoryModel::StatusColumn).data(Qt::ToolTipRole).toString());
+  EXPECT_EQ(shown.toPlainText(),
+            status + ": <stdin>:3: the device was lost: CUDA_ERROR_LAUNCH_FAILED");
   EXPECT_EQ(model.index(1, HistoryModel::StatusColumn).data(Qt::ToolTipRole).toString(), status);
 }
 

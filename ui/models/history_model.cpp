@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QTextDocument>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -222,10 +223,11 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
                      : tr("running");
         // Why a run failed (or was stopped by another run's failure), where the list has room
         // for no more than "failed": its stored failure, whole, when pointed at.
+        // As plain text: a compiler's "<stdin>:3: error" read as a tag lost its start.
         if (role == Qt::ToolTipRole && !r.run.failure.empty())
-          return tr("%1: %2").arg(
-              QString::fromStdString(runStatusText(r.run.status, r.run.endReason)),
-              QString::fromStdString(r.run.failure));
+          return Qt::convertFromPlainText(
+              tr("%1: %2").arg(QString::fromStdString(runStatusText(r.run.status, r.run.endReason)),
+                               QString::fromStdString(r.run.failure)));
         return QString::fromStdString(runStatusText(r.run.status, r.run.endReason));
       default:
         return {};
