@@ -34,6 +34,7 @@ NetworkSnapshotPtr ended(const QString& missing, bool verified) {
     c.done = true;
     c.endToEndMs = 10.0 + i;
     c.verified = verified;
+    c.checked = missing.isEmpty();
     c.referenceMissing = missing;
     s->contenders.push_back(c);
   }
@@ -111,9 +112,33 @@ TEST(NetworksUncheckedStoredOutput, AStoredRunKeepsWhyNothingWasChecked) {
   e.referenceMissing = kMissing;
   run.endToEnd = e;
   EXPECT_EQ(storedSnapshot(run).contenders.front().referenceMissing, QString::fromLatin1(kMissing));
+  EXPECT_FALSE(storedSnapshot(run).contenders.front().checked);
   e.referenceMs = 9.0;  // libtorch ran: its verdict stands
   run.endToEnd = e;
   EXPECT_TRUE(storedSnapshot(run).contenders.front().referenceMissing.isEmpty());
+  EXPECT_TRUE(storedSnapshot(run).contenders.front().checked);
+  e = {};  // on a GPU: checked against its plain reference kernels
+  e.ms = 0.5;
+  e.device = "NVIDIA H200";
+  run.endToEnd = e;
+  EXPECT_TRUE(storedSnapshot(run).contenders.front().checked);
+}
+
+// A CPU run stored before the reason was kept has neither a libtorch time nor a reason: it was
+// not checked, and read "output DIFFERS from libtorch's" in red.
+TEST_F(NetworksUncheckedOutput, AStoredRunWithNoReferenceAndNoReasonIsNotCalledWrong) {
+  net::StoredNetworkRun run{};
+  run.record.id = 7;
+  run.record.paramsJson = std::string("{}");
+  run.status = RunStatus::Finished;
+  net::StoredEndToEnd e;
+  e.ms = 14.7;
+  run.endToEnd = e;
+  const QString status = endWith(std::make_shared<NetworkSnapshot>(storedSnapshot(run)));
+  EXPECT_FALSE(status.contains(QStringLiteral("DIFFERS"))) << status.toStdString();
+  EXPECT_TRUE(status.contains(QStringLiteral("Not checked: no libtorch reference")))
+      << status.toStdString();
+  EXPECT_FALSE(red());
 }
 
 }  // namespace

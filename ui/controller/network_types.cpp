@@ -99,8 +99,8 @@ NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
     c.endToEndMs = e->ms;
     c.verified = e->verified;
     c.device = QString::fromStdString(e->device);
-    if (e->device.empty() && !e->referenceMs)
-      c.referenceMissing = QString::fromStdString(e->referenceMissing);
+    c.checked = outputChecked(c.device, e->referenceMs.has_value());
+    if (!c.checked) c.referenceMissing = QString::fromStdString(e->referenceMissing);
     for (const auto& [name, ms] : e->steps) c.stepMs.emplace_back(QString::fromStdString(name), ms);
     // The line the curves were held against, as the race drew it: libtorch on the CPU, the
     // tasks' libraries with the same fixed kernels on a GPU.

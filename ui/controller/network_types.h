@@ -76,8 +76,10 @@ struct ContenderState {
   double endToEndMs = std::numeric_limits<double>::quiet_NaN();
   bool verified = false;
   QString device;  // the GPU it ran on (empty: this CPU, checked against libtorch)
-  // On this CPU, why there was no libtorch to check its output against (verified is then false
-  // with nothing found wrong); empty where libtorch ran.
+  // Whether its end-to-end output was checked (outputChecked): verified is its verdict only then.
+  bool checked = false;
+  // On this CPU, why there was no libtorch to check its output against, when it says (a run
+  // stored before the reason was kept does not); empty where libtorch ran.
   QString referenceMissing;
   QString endToEndError;                           // why the run on the device failed
   std::vector<std::pair<QString, double>> stepMs;  // each step's median time, by layer
@@ -86,6 +88,13 @@ struct ContenderState {
   double sumOfLibrariesMs = std::numeric_limits<double>::quiet_NaN();
   double libraryNetworkMs = std::numeric_limits<double>::quiet_NaN();
 };
+
+// Whether a network's end-to-end output was checked: on a GPU always (against the network on
+// its tasks' plain reference kernels), on this CPU where libtorch ran. Without it a verified
+// false is no verdict: a stored CPU run with no libtorch time read "output DIFFERS".
+inline bool outputChecked(const QString& device, bool libtorchRan) {
+  return !device.isEmpty() || libtorchRan;
+}
 
 // "opevo-m / gradient / joint + winograd": how a contender is named in the box and the legend.
 QString contenderLabel(const net::NetworkTuningPlan& plan);

@@ -226,8 +226,8 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
       c.endToEndMs = e->ms;
       c.verified = e->verified;
       c.device = QString::fromStdString(e->device);
-      if (e->device.empty() && !e->reference.best)
-        c.referenceMissing = QString::fromStdString(e->reference.missing);
+      c.checked = outputChecked(c.device, e->reference.best.has_value());
+      if (!c.checked) c.referenceMissing = QString::fromStdString(e->reference.missing);
       for (const auto& step : e->steps)
         c.stepMs.emplace_back(QString::fromStdString(step.name), step.ms);
     }

@@ -48,7 +48,7 @@ QString finishedLine(const ContenderState& c) {
         .arg(c.label, c.endToEndError);
   // Without libtorch nothing was checked, and nothing found wrong: resultLines says why once
   // (each of six contenders read "(NOT verified)", as if its output were wrong).
-  if (std::isfinite(c.endToEndMs) && c.device.isEmpty() && !c.referenceMissing.isEmpty())
+  if (std::isfinite(c.endToEndMs) && !c.checked)
     return NetworksPage::tr("%1: %2 ms end to end").arg(c.label).arg(ms(c.endToEndMs));
   if (std::isfinite(c.endToEndMs) && c.device.isEmpty())
     return NetworksPage::tr("%1: %2 ms end to end (%3)")
@@ -480,8 +480,9 @@ QStringList NetworksPage::resultLines(bool* failed) const {
                   .arg(untuned.join(QStringLiteral(", ")));
     if (!line.isEmpty()) lines << line;
     *failed = *failed || !c.endToEndError.isEmpty() ||
-              (std::isfinite(c.endToEndMs) && !c.verified && c.referenceMissing.isEmpty());
-    if (unchecked.isEmpty() && std::isfinite(c.endToEndMs)) unchecked = c.referenceMissing;
+              (std::isfinite(c.endToEndMs) && c.checked && !c.verified);
+    if (unchecked.isEmpty() && std::isfinite(c.endToEndMs) && !c.checked)
+      unchecked = c.referenceMissing.isEmpty() ? tr("no libtorch reference") : c.referenceMissing;
   }
   // As `opevo net tune` says it: "no libtorch reference: cannot start 'opevo-torch' ...".
   if (!unchecked.isEmpty()) lines << tr("Not checked: %1").arg(unchecked);
