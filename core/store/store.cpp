@@ -386,37 +386,31 @@ std::string fileUri(const std::string& path, const std::string& query) {
   return uri + "?" + query;
 }
 
-// What SQLite opens to read a file this process cannot write. In WAL mode it reads through the
-// shared-memory file beside it (-shm), which it makes when the folder allows; in a read-only
-// folder without one, a file whose write-ahead log (-wal) is gone or empty holds every commit and
-// is read as immutable (no -shm, no locks); one with a -wal cannot be read without it: its
-// latest commits (trials not yet written into the file) would be missed.
+// What SQLite opens to read a file this process cannot write, making nothing beside it. In WAL
+// mode SQLite reads through the write-ahead log (-wal) and its shared-memory index (-shm), and a
+// reader makes whichever is missing where the folder allows: files it owns, which it leaves
+// there, and which fail the owner's next write ("attempt to write a readonly database") in a
+// shared folder. So only a file whose -wal and -shm are both there (its owner's program has it
+// open, or left them) is read through them (tried: nothing made, nothing changed); one whose -wal
+// is gone or empty holds every commit and is read as immutable (no -wal, -shm or lock); one whose
+// -wal holds commits without a -shm is refused, whatever the folder, rather than read without its
+// latest trials.
 std::string readOnlyName(const std::string& path) {
-  const std::string plain = fileUri(path, "mode=ro");
-  sqlite3* db = nullptr;
-  int code = sqlite3_open_v2(plain.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
-  if (code == SQLITE_OK) {
-    sqlite3_busy_timeout(db, kBusyWaitMs);
-    code = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
-  }
-  if (code != SQLITE_OK && db) code = sqlite3_errcode(db);
-  sqlite3_close(db);
-  // Read, or failing for another reason (a damaged file, another program's lock) that the check
-  // of the file says by name.
-  if ((code & 0xff) != SQLITE_CANTOPEN && (code & 0xff) != SQLITE_READONLY) return plain;
   const std::string wal = path + "-wal";
-  std::error_code ec;
-  const std::uintmax_t walBytes =
-      std::filesystem::exists(wal, ec) ? std::filesystem::file_size(wal, ec) : 0;
-  if (walBytes == 0 && !ec) return fileUri(path, "mode=ro&immutable=1");
+  std::error_code walUnknown, shmUnknown, sizeUnknown;
+  const bool hasWal = std::filesystem::exists(wal, walUnknown);
+  const bool hasShm = std::filesystem::exists(path + "-shm", shmUnknown);
+  if (hasWal && hasShm) return fileUri(path, "mode=ro");
+  const std::uintmax_t walBytes = hasWal ? std::filesystem::file_size(wal, sizeUnknown) : 0;
+  if (walBytes == 0 && !walUnknown && !sizeUnknown) return fileUri(path, "mode=ro&immutable=1");
   throw InputError(
-      "database " + inQuotes(path) + " cannot be read here: its folder is read-only, and " +
+      "database " + inQuotes(path) + " cannot be read here: it is read-only to this user, and " +
       "its write-ahead log " + inQuotes(wal) + " (" + std::to_string(walBytes) +
       " bytes) holds commits not yet written into it, which SQLite reads only through a " +
       inQuotes(path + "-shm") +
-      " file it cannot make in that folder (reading without it would miss the latest trials); "
-      "copy the file together with its -wal into a writable folder and open the copy (left "
-      "untouched)");
+      " index that is not there (made by this user, it would be left beside the file and fail "
+      "its owner's next write; reading without it would miss the latest trials); copy the file "
+      "together with its -wal into a writable folder and open the copy (left untouched)");
 }
 
 // Switching to WAL needs the file to itself, and SQLite returns "busy" at once rather than wait
