@@ -158,6 +158,27 @@ TEST_F(NetworksPageWalkTest, TheStoredRunsFollowTheCliAndResumeOfAFinishedRunSay
       << entryOf(id + 1).toStdString();
 }
 
+// A finished run that left trials unspent (the twins' closing reserve under topological) read
+// "Network run 1, 13 of 16 trials", as a run stopped early reads.
+TEST_F(NetworksPageWalkTest, AFinishedRunThatLeftTrialsUnspentSaysItFinished) {
+  ASSERT_EQ(
+      runCli({"net", "tune", QStringLiteral(OPEVO_DATASETS_DIR "/../../tests/data/net_twins.json"),
+              "--trials", "16", "--scheduler", "topological", "--algo", "opevo-m", "--db", m_db,
+              "--no-reference", "--warmup", "0", "--runs", "1"}),
+      0);
+  const auto stored = Store(m_db.toStdString()).networks();
+  ASSERT_EQ(stored.size(), 1u);
+  setup()->reloadButton()->click();
+  ASSERT_TRUE(waitUntil([&] { return setup()->runsBox()->count() == 1; }));
+  setup()->showButton()->click();
+  ASSERT_TRUE(waitUntil([&] {
+    return !m_page.loadingStored() && status().startsWith(QStringLiteral("Network run"));
+  }));
+  EXPECT_TRUE(status().startsWith(QStringLiteral("Network run 1, finished with ")))
+      << status().toStdString();
+  EXPECT_TRUE(status().contains(QStringLiteral(" of its 16 trials"))) << status().toStdString();
+}
+
 // Finding 2: Show of a run whose file was overwritten with one that fails chose the file again,
 // and Start failed "unknown op 'relu6'" under the old graph; the file fixed, choosing it again
 // left the red line, the same entry not being read again.

@@ -579,8 +579,16 @@ void NetworksPage::showStored(std::int64_t networkId) {
         clearResults();
         showSnapshot(stored->snapshot);
         const ContenderState& c = m_snapshot->contenders.front();
+        // A finished run may leave trials unspent (the twins' closing reserve under topological,
+        // tasks whose spaces ran out): "38 of 40 trials" alone read as a run stopped early.
         const QString head =
-            tr("Network run %1, %2 of %3 trials").arg(networkId).arg(c.trials).arg(c.budget);
+            stored->status == RunStatus::Finished && c.trials < c.budget
+                ? tr("Network run %1, finished with %2 of its %3 trials (the rest had nothing "
+                     "left to measure)")
+                      .arg(networkId)
+                      .arg(c.trials)
+                      .arg(c.budget)
+                : tr("Network run %1, %2 of %3 trials").arg(networkId).arg(c.trials).arg(c.budget);
         switch (stored->status) {
           case RunStatus::Finished: {
             bool failed = false;
