@@ -366,7 +366,8 @@ void requireWritable(const std::string& path) {
   throw InputError("database " + inQuotes(path) + " cannot be written: it or its folder is " +
                    "read-only (" + reason +
                    "); copy it to a writable folder and give the copy (--db FILE), or give "
-                   "another database (reading it works: opevo runs, show and export) (left "
+                   "another database (reading it works: opevo runs, show, export, net runs and the "
+                   "window's History) (left "
                    "untouched)");
 }
 

@@ -26,9 +26,9 @@ class Store {
     // A first start, a new run: the file and its folder are made. A file or folder this process
     // cannot write is refused at once, by name: what opens it this way stores runs.
     CreateWhenMissing,
-    // What reads or acts on runs already shown (opevo runs, show, export, export-t4; in the
-    // window, History's charts and the export dialogs, not yet History's list of runs, which
-    // opens with CreateWhenMissing and so refuses such a file): a file moved or deleted meanwhile
+    // What reads or acts on runs already shown (opevo runs, show, export, export-t4, the net
+    // and kas readers; in the window, History's list and charts and the export dialogs): a file
+    // moved or deleted meanwhile
     // is said to be gone, not made again empty at the old path (with its folder). A file that it
     // or its folder makes read-only (a colleague's copy, a read-only share) is opened read-only,
     // making nothing beside it: everything reads, and a write fails naming the file as

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -750,7 +751,11 @@ void HistoryPage::reload() {
       [path = m_storePath.toStdString()] {
         RunsJob job;
         try {
-          const Store store(path);
+          // A colleague's database or a read-only share is read read-only (nothing is made
+          // beside it); a first start with no database yet creates it.
+          const Store store(path, std::filesystem::exists(path)
+                                      ? Store::Opening::ExistingOnly
+                                      : Store::Opening::CreateWhenMissing);
           job.runs = store.runs();
           // As they stand: a run whose program died is stored running, and is interrupted.
           const LiveStatus live(store);
