@@ -12,16 +12,16 @@ QString contenderLabel(const net::NetworkTuningPlan& p) {
 }
 
 std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> NetworkSpec::tunings() const {
-  const std::string dense = matvecTemplate() ? "matvec" : "direct";
+  // Every contender takes the matrix-vector box; the boxes are what was asked, taken as given
+  // (net::chosenTaskTemplates with a template named).
   std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> out;
   for (layout::TuningMode mode : modes)
-    out.emplace_back(mode, net::chosenTaskTemplates(dense, backend, ""));
+    out.emplace_back(mode, net::TaskTemplates{false, matvecTemplate()});
   // Beside layout tasks on the CPU (as `opevo net tune --template winograd` there), loop tasks
   // on the GPUs.
   if (winograd)
-    out.emplace_back(
-        backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop,
-        net::chosenTaskTemplates(matvecTemplate() ? "winograd+matvec" : "winograd", backend, ""));
+    out.emplace_back(backend == "cpu" ? layout::TuningMode::Joint : layout::TuningMode::Loop,
+                     net::TaskTemplates{true, matvecTemplate()});
   return out;
 }
 

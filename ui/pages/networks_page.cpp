@@ -161,13 +161,7 @@ NetworksPage::NetworksPage(QWidget* parent)
   bottom->setObjectName(QStringLiteral("networkCharts"));
   // Side by side the charts share the width equally: split by their size hints, the latency
   // plot (the race's result) had 240 pixels of 640 at 1024x700, the trials chart the rest.
-  // (PairOrTabs keeps its splitter to itself; its stretch factors are the panels' own size
-  // policies, which go with them into the tabs and back.)
-  if (auto* pair = bottom->findChild<QSplitter*>(QStringLiteral("pairSplitter"))) {
-    pair->setStretchFactor(0, 1);
-    pair->setStretchFactor(1, 1);
-    pair->setSizes({500, 500});
-  }
+  bottom->setEqualShares();
   auto* right = new QSplitter(Qt::Vertical);
   right->setObjectName(QStringLiteral("networkChartsSplitter"));
   right->addWidget(m_top);

@@ -28,6 +28,12 @@ PairOrTabs::PairOrTabs(QWidget* first, const QString& firstTitle, QWidget* secon
   m_stack->setCurrentWidget(m_split);
 }
 
+void PairOrTabs::setEqualShares() {
+  m_split->setStretchFactor(0, 1);
+  m_split->setStretchFactor(1, 1);
+  m_split->setSizes({500, 500});
+}
+
 QSize PairOrTabs::minimumSizeHint() const {
   return m_tabs->minimumSizeHint();
 }

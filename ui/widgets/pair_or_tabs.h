@@ -21,6 +21,9 @@ class PairOrTabs : public QWidget {
              int readableWidth, QWidget* parent = nullptr);
 
   bool tabbed() const { return m_tabbed; }
+  // Side by side, the two panels share the width equally (by default the splitter divides it
+  // by their size hints).
+  void setEqualShares();
   // The tabs' minimum: side by side needs more, but then the panels move into the tabs.
   QSize minimumSizeHint() const override;
 
