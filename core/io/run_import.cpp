@@ -13,6 +13,15 @@
 #include "io/t4_check.h"
 
 namespace opevo {
+
+bool isImportedRun(const RunRecord& run) {
+  return run.backend == kImportedBackend;
+}
+
+bool measuredElsewhere(const RunRecord& run) {
+  return run.backend == "replay" || isImportedRun(run);
+}
+
 namespace {
 
 using Json = nlohmann::json;
@@ -165,7 +174,7 @@ ImportFile readImportFile(const std::string& path) {
   settings["seed"] = extras.seed ? Json(*extras.seed) : Json();
   run.seed = extras.seed.value_or(0);
   run.settingsJson = settings.dump();
-  run.backend = "replay-import";
+  run.backend = kImportedBackend;
   run.device = ds.deviceName;
   run.budgetJson = nlohmann::json{{"trials", points.size()}}.dump();
   run.status = RunStatus::Finished;

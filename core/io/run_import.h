@@ -18,8 +18,16 @@ struct ImportedRun {
   std::vector<std::string> notes;  // the reader's remarks (repaired ending, duplicates, ...)
 };
 
+// The backend of a run `opevo import` stored: a measured file, with no tuner to go on and no
+// operator of ours behind its configurations.
+inline constexpr const char* kImportedBackend = "replay-import";
+bool isImportedRun(const RunRecord& run);
+// Runs with no operator of ours to generate a kernel for: a replay of a dataset and an imported
+// file.
+bool measuredElsewhere(const RunRecord& run);
+
 // Stores a measured file (T4 results or a Kernel Tuner cache, gzip or plain, read by
-// loadReplayDataset) as a finished run: backend "replay-import", algorithm "import", the device
+// loadReplayDataset) as a finished run: backend kImportedBackend, algorithm "import", the device
 // the file names, and one trial per configuration in the reader's order (a configuration listed
 // twice keeps its last measurement, as the replay reader does). That order is the file's for T4;
 // for a Kernel Tuner cache it is the cache keys sorted as text, which the JSON library imposes,

@@ -13,6 +13,7 @@
 #include "engine/speed_unit.h"
 #include "export/host_program.h"
 #include "io/export_file.h"
+#include "io/run_import.h"
 #include "io/trials_csv.h"
 #include "ops/operator_json.h"
 #include "store/history.h"
@@ -188,15 +189,9 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted, const 
   return k;
 }
 
-// Runs with no operator of ours to generate code for: a replay of a dataset, and a measured file
-// stored by `opevo import` (backend "replay-import").
-bool measuredElsewhere(const RunRecord& run) {
-  return run.backend == "replay" || run.backend == "replay-import";
-}
-
 std::string replayNote(const RunRecord& run) {
   const std::string id = "run " + std::to_string(run.id);
-  if (run.backend == "replay-import")
+  if (isImportedRun(run))
     return id +
            " was imported from a measured file: it names no operator of ours, so only "
            "record.json and trials.csv are written (a T4 file of opevo's own, stored with "

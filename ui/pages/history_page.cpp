@@ -414,8 +414,7 @@ bool HistoryPage::resumable(int row) const {
 
 bool HistoryPage::extendable(int row) const {
   const HistoryModel::Row& r = m_model->row(row);
-  return r.network.isEmpty() && r.run.status == RunStatus::Finished &&
-         r.run.backend != "replay-import";
+  return r.network.isEmpty() && r.run.status == RunStatus::Finished && !isImportedRun(r.run);
 }
 
 std::vector<RunRecord> HistoryPage::resumableSelection() const {

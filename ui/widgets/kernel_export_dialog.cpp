@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "export/kernel_export.h"
+#include "io/run_import.h"
 #include "layout/operand_layouts.h"
 #include "ops/operator_json.h"
 #include "store/store.h"
@@ -31,12 +32,6 @@
 
 namespace opevo::ui {
 namespace {
-
-// Runs with no kernel of ours: a replay of a dataset, and a file stored by `opevo import` (as
-// core's export tells them).
-bool measuredElsewhere(const RunRecord& run) {
-  return run.backend == "replay" || run.backend == "replay-import";
-}
 
 const QString kFolderKey = QStringLiteral("kernelExport/folder");
 const QString kFolderRunKey = QStringLiteral("kernelExport/folderRun");
