@@ -15,6 +15,7 @@
 #include "net/network_json.h"
 #include "net/network_tuning.h"
 #include "space/factor_param.h"
+#include "twin_test_support.h"
 
 namespace opevo::net {
 namespace {
@@ -22,52 +23,10 @@ namespace {
 const std::string kResidual =
     std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_producer.json";
 
-// Speeds drawn from the configuration itself (one configuration, one speed, in any order), and
-// every configuration it was asked for, so a test can check what the tuners proposed.
-class HashMeasurer final : public Measurer {
- public:
-  std::string label() const override { return "hash"; }
-  bool isReplay() const override { return false; }
-  std::string speedUnit() const override { return "TFLOPS"; }
-  std::vector<Measurement> measure(const std::vector<Config>& configs) override {
-    std::vector<Measurement> out;
-    for (const Config& c : configs) {
-      measured.push_back(c);
-      Measurement m;
-      m.speed = 1e-3 * static_cast<double>(1 + ConfigHash{}(c) % 997);
-      m.medianMs = 1;
-      out.push_back(m);
-    }
-    return out;
-  }
-  std::vector<Config> measured;
-};
-
-struct Tasks {
-  Network net;
-  TaskGraph graph;
-  std::vector<OperatorDefinition> defs;
-  std::vector<std::unique_ptr<HashMeasurer>> measurers;
-
-  Tasks(const std::string& file, layout::TuningMode mode)
-      : net(loadNetwork(file)), graph(extractTasks(net)) {
-    for (const Task& t : graph.tasks) {
-      defs.push_back(taskDefinition(t, mode));
-      measurers.push_back(std::make_unique<HashMeasurer>());
-    }
-  }
-  std::vector<TaskMeasurement> measurements() {
-    std::vector<TaskMeasurement> m;
-    for (std::size_t i = 0; i < defs.size(); ++i) m.push_back({&defs[i].space, measurers[i].get()});
-    return m;
-  }
-  std::size_t index(const std::string& name) const {
-    for (std::size_t i = 0; i < graph.tasks.size(); ++i)
-      if (graph.tasks[i].name == name) return i;
-    ADD_FAILURE() << "no task " << name;
-    return 0;
-  }
-};
+// Speeds drawn from the configuration itself, every configuration asked for kept, and a
+// network's tasks over them: the twin tests' (twin_test_support.h).
+using twintest::HashMeasurer;
+using twintest::Tasks;
 
 NetworkTuningPlan plan(SchedulerKind scheduler, layout::TuningMode mode, int trials) {
   NetworkTuningPlan p;

@@ -13,6 +13,7 @@
 #include "engine/store_recorder.h"
 #include "io/replay_dataset.h"
 #include "replay/replay_measurer.h"
+#include "sqlite_user_version.h"
 #include "store/store.h"
 #include "temp_dir.h"
 
@@ -54,17 +55,7 @@ RunPlan randomRun(int trials) {
   return plan;
 }
 
-int userVersion(const std::string& path) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* s = nullptr;
-  sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, nullptr);
-  sqlite3_step(s);
-  const int version = sqlite3_column_int(s, 0);
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return version;
-}
+using test::userVersion;
 
 // A run whose measurer fails keeps the error that ended it; the run beside it in the race,
 // stopped for it, says which failure stopped it; and one going on again (a resume) has none.

@@ -8,6 +8,7 @@
 #include "backends/stored_run.h"
 #include "engine/engine.h"
 #include "engine/store_recorder.h"
+#include "sqlite_user_version.h"
 #include "store/store.h"
 #include "temp_dir.h"
 
@@ -47,17 +48,7 @@ struct MigratedCopy {
   }
 };
 
-int userVersion(const std::string& path) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* s = nullptr;
-  sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, nullptr);
-  sqlite3_step(s);
-  const int v = sqlite3_column_int(s, 0);
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return v;
-}
+using test::userVersion;
 
 TEST(StoreMigration, AVersion1DatabaseOpensWithItsRacesAsColumns) {
   MigratedCopy copy;
