@@ -45,8 +45,12 @@ void readConclusion(const nlohmann::json& j, StoredNetworkRun& run) {
                                               textAt(*c, "tensor"), textAt(*c, "output_layout")};
   }
   const nlohmann::json curve = j.value("curve", nlohmann::json::array());
-  for (std::size_t u = 0; u < run.units.size() && u < curve.size(); ++u)
+  for (std::size_t u = 0; u < run.units.size() && u < curve.size(); ++u) {
     run.units[u].estimateMs = numberAt(curve[u], "estimate_ms");
+    if (const auto from = curve[u].find("closing_from"); from != curve[u].end() && from->is_array())
+      for (const nlohmann::json& name : *from)
+        if (name.is_string()) run.units[u].closingFrom.push_back(name.get<std::string>());
+  }
   run.endToEnd = endToEndFromResult(j);
   run.endToEndError = textAt(j, "end_to_end_error");
   if (!run.endToEnd)
@@ -89,7 +93,7 @@ void replayUnits(const Store& store, StoredNetworkRun& run) {
     if (left <= 0) continue;
     run.trials += left;
     run.tasks[task].trials += left;
-    run.units.push_back({static_cast<int>(task), left, run.trials, advance(task, left)});
+    run.units.push_back({static_cast<int>(task), left, run.trials, advance(task, left), {}});
   }
 }
 
@@ -146,7 +150,7 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
     if (row.task < 0 || row.task >= static_cast<int>(run.tasks.size())) continue;
     run.trials += row.trials;
     run.tasks[static_cast<std::size_t>(row.task)].trials += row.trials;
-    run.units.push_back({row.task, row.trials, run.trials, {}});
+    run.units.push_back({row.task, row.trials, run.trials, {}, {}});
   }
   if (!run.record.resultJson.empty()) {
     nlohmann::json result;

@@ -49,6 +49,9 @@ struct StoredNetworkUnit {
   int unitTrials = 0;                // measured in it
   int trials = 0;                    // the network's trials after it
   std::optional<double> estimateMs;  // sum of weight x best then (none while a task has none)
+  // A unit of the twins' closing round: the twins its configurations came from (one name per
+  // trial); empty for the scheduler's units and runs stored before the round.
+  std::vector<std::string> closingFrom;
 };
 
 struct StoredEndToEnd {

@@ -245,12 +245,20 @@ nlohmann::json NetworkSession::tasksJson() const {
 
 nlohmann::json NetworkSession::curveJson() const {
   nlohmann::json curve = nlohmann::json::array();
-  for (const NetworkUnit& u : m_tuning->units())
+  for (const NetworkUnit& u : m_tuning->units()) {
     curve.push_back({{"trials", u.trials},
                      {"task", m_graph.tasks[u.task].name},
                      {"estimate_ms", std::isfinite(u.objectiveSeconds)
                                          ? nlohmann::json(u.objectiveSeconds * 1e3)
                                          : nlohmann::json(nullptr)}});
+    // The twins' closing round, so that `net runs ID` says which units it was (the stored
+    // units are plain (task, trials) pairs).
+    if (u.closing) {
+      nlohmann::json from = nlohmann::json::array();
+      for (std::size_t t : u.fromTwins) from.push_back(m_graph.tasks[t].name);
+      curve.back()["closing_from"] = from;
+    }
+  }
   return curve;
 }
 

@@ -114,6 +114,13 @@ TEST(CliNetTwins, TheClosingRoundMeasuresEachTwinsFinalBestWithinTheBudget) {
       // The progress line names the round: "[ 14/16 trials] a ... ; closing: 2 from twin b".
       EXPECT_EQ(r.err.find("; closing: ") != std::string::npos, closing > 0) << r.err;
     }
+    // The stored run says it too: "closing round: a 1 from twin b; b 1 from twin a".
+    const auto shown = runProcess(OPEVO_CLI, {"net", "runs", std::to_string(id), "--db", db});
+    ASSERT_EQ(shown.status, 0) << shown.err;
+    EXPECT_EQ(shown.out.find("closing round: ") != std::string::npos, closing > 0) << shown.out;
+    if (closing > 0) {
+      EXPECT_NE(shown.out.find(" from twin "), std::string::npos) << shown.out;
+    }
   }
 }
 
