@@ -174,7 +174,7 @@ void runStatus(const StatusArgs& a) {
 std::string agentProgram() {
   std::error_code ec;
   const auto self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(self.parent_path() / "opevo-agent"))
+  if (!ec && fs::exists(self.parent_path() / "opevo-agent", ec))
     return (self.parent_path() / "opevo-agent").string();
   return "opevo-agent";
 }

@@ -74,7 +74,7 @@ void GpuMeasurer::start(std::string device, std::string arch) {
   m_arch = std::move(arch);
   if (m_options.cacheDir.empty())
     m_options.cacheDir = defaultKernelCacheDir(m_backend + "-kernels");
-  fs::create_directories(m_options.cacheDir);
+  makeKernelCacheDir(m_options.cacheDir);
   m_worker = std::make_unique<WorkerClient>(m_options.workerPath);
 }
 

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/error.h"
+
 namespace opevo {
 
 std::string defaultKernelCacheDir(std::string_view leaf) {
@@ -14,6 +16,14 @@ std::string defaultKernelCacheDir(std::string_view leaf) {
   else
     base = std::filesystem::temp_directory_path();
   return (base / "opevo-studio" / leaf).string();
+}
+
+void makeKernelCacheDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw InputError("cannot make the kernel cache folder '" + dir + "': " + ec.message() +
+                     " (set XDG_CACHE_HOME to a folder of yours)");
 }
 
 }  // namespace opevo

@@ -26,7 +26,7 @@ std::string stemFor(const std::string& source) {
 CpuMeasurer::CpuMeasurer(OperatorDefinition def, CpuMeasurerOptions options)
     : m_def(std::move(def)), m_options(std::move(options)), m_cutoff(m_options.cutoffFactor) {
   if (m_options.cacheDir.empty()) m_options.cacheDir = defaultKernelCacheDir();
-  std::filesystem::create_directories(m_options.cacheDir);
+  makeKernelCacheDir(m_options.cacheDir);
   for (const BackendInfo& b : probeBackends())
     if (b.name == "cpu" && !b.devices.empty())
       m_device = b.devices[0].name + ", " + b.devices[0].detail;

@@ -24,7 +24,7 @@ KasMeasurer::KasMeasurer(KasLayer layer, KasMeasurerOptions options)
       m_space(kasScheduleSpace(m_layer.target.height, m_layer.target.width)),
       m_kernelJson(kernelToJson(m_layer.dag)) {
   if (m_options.cacheDir.empty()) m_options.cacheDir = defaultKernelCacheDir("kas-kernels");
-  std::filesystem::create_directories(m_options.cacheDir);
+  makeKernelCacheDir(m_options.cacheDir);
   m_bindingsJson = nlohmann::json::object();
   for (std::size_t s = 0; s < kSymbols; ++s)
     m_bindingsJson[std::string(symbolName(static_cast<Symbol>(s)))] = m_layer.bindings[s];

@@ -19,7 +19,7 @@ std::string torchProgram() {
   if (const char* env = std::getenv("OPEVO_TORCH"); env && *env) return env;
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && std::filesystem::exists(self.parent_path() / "opevo-torch"))
+  if (!ec && std::filesystem::exists(self.parent_path() / "opevo-torch", ec))
     return (self.parent_path() / "opevo-torch").string();
   return "opevo-torch";
 }

@@ -30,7 +30,8 @@ std::string WorkerClient::defaultWorkerPath() {
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const auto beside = self.parent_path() / kWorkerName;
-    if (std::filesystem::exists(beside)) return beside.string();
+    // With an error_code: a folder closed to this user is "not beside", not an internal error.
+    if (std::filesystem::exists(beside, ec)) return beside.string();
   }
   return kWorkerName;
 }

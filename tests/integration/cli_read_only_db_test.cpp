@@ -49,6 +49,13 @@ struct Reader {
     if (reach.status != 0)
       unavailable = "uid 65534 cannot run " + std::string(OPEVO_CLI) + " (setpriv, or a folder " +
                     "on its path closed to others): " + reach.err;
+    // The programs beside it too (a build inside a folder of mode 700, as mktemp -d makes it:
+    // setpriv starts the CLI, whose worker that user then cannot reach).
+    else if (runProcess(program, {"--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh",
+                                  "-c", "test -x \"$0\"", OPEVO_WORKER})
+                 .status != 0)
+      unavailable = "uid 65534 cannot reach " + std::string(OPEVO_WORKER) +
+                    " (a folder on its path is closed to others)";
   }
   ProcessResult run(std::vector<std::string> args) const {
     args.insert(args.begin(), prefix.begin(), prefix.end());
