@@ -101,16 +101,22 @@ TEST_F(NetworksUncheckedOutput, ATaskWithNoWorkingKernelIsSaidToRunUntuned) {
       m_page.taskModel()->index(0, NetworkTaskModel::BestColumn).data(Qt::ToolTipRole).isValid());
 }
 
-// A stored run's end says the same: its missing reference comes from the store.
-TEST(NetworksUncheckedStoredOutput, AStoredRunKeepsWhyNothingWasChecked) {
+// A finished stored CPU run (network run 7) whose end-to-end run is `e`.
+net::StoredNetworkRun storedRunEndingIn(const net::StoredEndToEnd& e) {
   net::StoredNetworkRun run{};
   run.record.id = 7;
   run.record.paramsJson = std::string("{}");
   run.status = RunStatus::Finished;
+  run.endToEnd = e;
+  return run;
+}
+
+// A stored run's end says the same: its missing reference comes from the store.
+TEST(NetworksUncheckedStoredOutput, AStoredRunKeepsWhyNothingWasChecked) {
   net::StoredEndToEnd e;
   e.ms = 14.7;
   e.referenceMissing = kMissing;
-  run.endToEnd = e;
+  net::StoredNetworkRun run = storedRunEndingIn(e);
   EXPECT_EQ(storedSnapshot(run).contenders.front().referenceMissing, QString::fromLatin1(kMissing));
   EXPECT_FALSE(storedSnapshot(run).contenders.front().checked);
   e.referenceMs = 9.0;  // libtorch ran: its verdict stands
@@ -127,14 +133,10 @@ TEST(NetworksUncheckedStoredOutput, AStoredRunKeepsWhyNothingWasChecked) {
 // A CPU run stored before the reason was kept has neither a libtorch time nor a reason: it was
 // not checked, and read "output DIFFERS from libtorch's" in red.
 TEST_F(NetworksUncheckedOutput, AStoredRunWithNoReferenceAndNoReasonIsNotCalledWrong) {
-  net::StoredNetworkRun run{};
-  run.record.id = 7;
-  run.record.paramsJson = std::string("{}");
-  run.status = RunStatus::Finished;
   net::StoredEndToEnd e;
   e.ms = 14.7;
-  run.endToEnd = e;
-  const QString status = endWith(std::make_shared<NetworkSnapshot>(storedSnapshot(run)));
+  const QString status =
+      endWith(std::make_shared<NetworkSnapshot>(storedSnapshot(storedRunEndingIn(e))));
   EXPECT_FALSE(status.contains(QStringLiteral("DIFFERS"))) << status.toStdString();
   EXPECT_TRUE(status.contains(QStringLiteral("Not checked: no libtorch reference")))
       << status.toStdString();
