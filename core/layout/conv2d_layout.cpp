@@ -30,11 +30,85 @@ std::array<int, 3> orderOf(const SearchSpace& space, const Config& c, const char
   return {int(v[0]), int(v[1]), int(v[2])};
 }
 
+// Rows per output tile: as many as still leave kStartTiles tiles to share among threads (fewer
+// rows per tile repeat more input rows in the unfolded windows).
+std::int64_t startRows(const OperatorSpec& op, std::int64_t channelTiles) {
+  constexpr std::int64_t kStartTiles = 8;
+  const std::int64_t oh = op.outHeight();
+  for (std::int64_t h = oh; h >= 1; --h)
+    if (oh % h == 0 && op.batch * channelTiles * (oh / h) >= kStartTiles) return h;
+  return 1;
+}
+
+// A depthwise convolution's start, as x86 libraries block one: a vector of 16 channels by up to
+// 14 output columns, where every column's input is a vector load of its own (no broadcast to
+// share), so the weights' vector is what the register tile reuses; one vector of channels per
+// tile, whole rows.
+Conv2DBlocking depthwiseStartBlocking(const OperatorSpec& op) {
+  Conv2DBlocking b;
+  b.depthwise = true;
+  b.regF = op.outChannels % 16 == 0 ? 16 : divisorUpTo(op.outChannels, 16);
+  b.regW = divisorUpTo(op.outWidth(), 14);
+  b.regH = 1;
+  b.outC = b.regF;
+  b.outW = op.outWidth();
+  b.outH = startRows(op, op.outChannels / b.outC);
+  b.inC = b.weightO = b.outC;
+  b.weightI = 1;
+  return b;
+}
+
+void addFactor(SearchSpace& space, const char* name, std::int64_t length) {
+  space.add(std::make_shared<FactorParam>(name, length, 2));
+}
+
+// An ungrouped convolution's parameters.
+SearchSpace ungroupedParams(const OperatorSpec& op) {
+  SearchSpace space;
+  addFactor(space, "layout.out_c", op.outChannels);
+  addFactor(space, "layout.out_h", op.outHeight());
+  addFactor(space, "layout.out_w", op.outWidth());
+  addFactor(space, "layout.in_c", op.inChannels);
+  addFactor(space, "layout.weight_o", op.outChannels);
+  addFactor(space, "layout.weight_i", op.inChannels);
+  addFactor(space, "tile_f", op.outChannels);
+  addFactor(space, "tile_y", op.outHeight());
+  addFactor(space, "tile_x", op.outWidth());
+  addFactor(space, "stage_c", op.inChannels);
+  // Added after joint runs were stored: their configurations reduced all channels in one stage.
+  space.setValueWhenAbsent("stage_c", {1, op.inChannels});
+  space.add(std::make_shared<PermParam>("reduce_order", 3));
+  space.add(std::make_shared<PermParam>("tile_order", 3));
+  space.add(std::make_shared<ChoiceParam>(
+      "unroll_c", std::vector<std::string>(std::begin(kUnrollChoices), std::end(kUnrollChoices))));
+  return space;
+}
+
+// A depthwise convolution's: nothing of the input channels is free (each output channel reads
+// its own), so there is no input-channel block, weight block, stage, reduction order or unroll.
+SearchSpace depthwiseParams(const OperatorSpec& op) {
+  SearchSpace space;
+  addFactor(space, "layout.out_c", op.outChannels);
+  addFactor(space, "layout.out_h", op.outHeight());
+  addFactor(space, "layout.out_w", op.outWidth());
+  addFactor(space, "tile_f", op.outChannels);
+  addFactor(space, "tile_y", op.outHeight());
+  addFactor(space, "tile_x", op.outWidth());
+  space.add(std::make_shared<PermParam>("tile_order", 3));
+  return space;
+}
+
 }  // namespace
 
+bool isDepthwise(const OperatorSpec& op) {
+  return op.kind == OpKind::Conv2D && op.groups > 1 && op.groups == op.inChannels &&
+         op.groups == op.outChannels;
+}
+
 Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op) {
+  if (isDepthwise(op)) return depthwiseStartBlocking(op);
   Conv2DBlocking b;
-  const std::int64_t f = op.outChannels, oh = op.outHeight(), ow = op.outWidth();
+  const std::int64_t f = op.outChannels, ow = op.outWidth();
   // A register tile of 16-float vectors of output channels by output columns, as close to ~28
   // vector accumulators (of the 32 registers AVX-512 has) as the shape allows: two vectors by up
   // to 14 columns where that fills them, else more vectors for narrow outputs (7 columns: 4 x 7;
@@ -53,15 +127,7 @@ Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op) {
   b.outC = b.regF * divisorUpTo(f / b.regF, std::max<std::int64_t>(1, 64 / b.regF));
   b.outW = ow;
   b.regH = 1;
-  // Rows per tile: as many as still leave kStartTiles tiles to share among threads (fewer rows
-  // per tile repeat more input rows in the unfolded windows).
-  constexpr std::int64_t kStartTiles = 8;
-  b.outH = 1;
-  for (std::int64_t h = oh; h >= 1; --h)
-    if (oh % h == 0 && op.batch * (f / b.outC) * (oh / h) >= kStartTiles) {
-      b.outH = h;
-      break;
-    }
+  b.outH = startRows(op, f / b.outC);
   b.inC = divisorUpTo(op.inChannels, 32);
   b.weightO = b.outC;
   b.weightI = b.inC;
@@ -88,29 +154,12 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
   if (op.kind != OpKind::Conv2D)
     throw InputError("joint layout tuning: " + op.name +
                      " is not a Conv2D (the layout template covers Conv2D for now)");
-  if (op.groups != 1)
+  if (op.groups != 1 && !isDepthwise(op))
     throw InputError("joint layout tuning: " + op.name + " has " + std::to_string(op.groups) +
-                     " groups; the layout template covers ungrouped Conv2D (use --mode loop)");
-  SearchSpace space;
-  auto factor = [&](const char* name, std::int64_t length) {
-    space.add(std::make_shared<FactorParam>(name, length, 2));
-  };
-  factor("layout.out_c", op.outChannels);
-  factor("layout.out_h", op.outHeight());
-  factor("layout.out_w", op.outWidth());
-  factor("layout.in_c", op.inChannels);
-  factor("layout.weight_o", op.outChannels);
-  factor("layout.weight_i", op.inChannels);
-  factor("tile_f", op.outChannels);
-  factor("tile_y", op.outHeight());
-  factor("tile_x", op.outWidth());
-  factor("stage_c", op.inChannels);
-  // Added after joint runs were stored: their configurations reduced all channels in one stage.
-  space.setValueWhenAbsent("stage_c", {1, op.inChannels});
-  space.add(std::make_shared<PermParam>("reduce_order", 3));
-  space.add(std::make_shared<PermParam>("tile_order", 3));
-  space.add(std::make_shared<ChoiceParam>(
-      "unroll_c", std::vector<std::string>(std::begin(kUnrollChoices), std::end(kUnrollChoices))));
+                     " groups; the layout template covers ungrouped and depthwise Conv2D (one "
+                     "group per channel, as many output channels as input), use --mode loop");
+  const bool depthwise = isDepthwise(op);
+  SearchSpace space = depthwise ? depthwiseParams(op) : ungroupedParams(op);
 
   // Register tiles live inside one layout tile: the kernel's stores and the input windows it
   // reads are then contiguous runs of the tile, and no register tile straddles two tiles.
@@ -124,8 +173,9 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
                       dividesTile("tile_y", "layout.out_h"));
   space.addConstraint("the register tile of output columns divides layout.out_w",
                       dividesTile("tile_x", "layout.out_w"));
-  space.addConstraint("the input channel blocks of layout.in_c divide a stage of stage_c",
-                      dividesTile("layout.in_c", "stage_c"));
+  if (!depthwise)
+    space.addConstraint("the input channel blocks of layout.in_c divide a stage of stage_c",
+                        dividesTile("layout.in_c", "stage_c"));
   const int f = space.indexOf("tile_f"), y = space.indexOf("tile_y"), x = space.indexOf("tile_x");
   space.addConstraint(
       "at most " + std::to_string(kMaxAccumulators) + " accumulators per register tile",
@@ -137,14 +187,19 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
   auto split = [](std::int64_t length, std::int64_t tile) {
     return std::to_string(length / tile) + "," + std::to_string(tile);
   };
-  space.setStartPoint(space.parse(
-      "layout.out_c=" + split(op.outChannels, b.outC) + "; layout.out_h=" +
-      split(op.outHeight(), b.outH) + "; layout.out_w=" + split(op.outWidth(), b.outW) +
-      "; layout.in_c=" + split(op.inChannels, b.inC) + "; layout.weight_o=" +
-      split(op.outChannels, b.weightO) + "; layout.weight_i=" + split(op.inChannels, b.weightI) +
-      "; tile_f=" + split(op.outChannels, b.regF) + "; tile_y=" + split(op.outHeight(), b.regH) +
-      "; tile_x=" + split(op.outWidth(), b.regW) + "; stage_c=" + split(op.inChannels, b.stageC) +
-      "; reduce_order=0,1,2; tile_order=0,1,2; unroll_c=" + std::to_string(b.unrollC)));
+  std::string start = "layout.out_c=" + split(op.outChannels, b.outC) +
+                      "; layout.out_h=" + split(op.outHeight(), b.outH) +
+                      "; layout.out_w=" + split(op.outWidth(), b.outW) +
+                      "; tile_f=" + split(op.outChannels, b.regF) +
+                      "; tile_y=" + split(op.outHeight(), b.regH) +
+                      "; tile_x=" + split(op.outWidth(), b.regW) + "; tile_order=0,1,2";
+  if (!depthwise)
+    start += "; layout.in_c=" + split(op.inChannels, b.inC) +
+             "; layout.weight_o=" + split(op.outChannels, b.weightO) +
+             "; layout.weight_i=" + split(op.inChannels, b.weightI) +
+             "; stage_c=" + split(op.inChannels, b.stageC) +
+             "; reduce_order=0,1,2; unroll_c=" + std::to_string(b.unrollC);
+  space.setStartPoint(space.parse(start));
   return space;
 }
 
@@ -156,6 +211,18 @@ Conv2DBlocking conv2dBlocking(const OperatorSpec& op, const SearchSpace& space, 
   b.outC = tileOf(space, c, "layout.out_c", op.outChannels);
   b.outH = tileOf(space, c, "layout.out_h", op.outHeight());
   b.outW = tileOf(space, c, "layout.out_w", op.outWidth());
+  if (isDepthwise(op)) {
+    b.depthwise = true;
+    b.regF = tileOf(space, c, "tile_f", op.outChannels);
+    b.regH = tileOf(space, c, "tile_y", op.outHeight());
+    b.regW = tileOf(space, c, "tile_x", op.outWidth());
+    if (b.outC % b.regF || b.outH % b.regH || b.outW % b.regW)
+      throw InputError("layout template: a register tile does not divide its layout tile");
+    b.inC = b.weightO = b.outC;
+    b.weightI = 1;
+    b.tileOrder = orderOf(space, c, "tile_order");
+    return b;
+  }
   b.inC = tileOf(space, c, "layout.in_c", op.inChannels);
   b.weightO = tileOf(space, c, "layout.weight_o", op.outChannels);
   b.weightI = tileOf(space, c, "layout.weight_i", op.inChannels);
@@ -199,8 +266,10 @@ OperandLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b) {
   input.split("c", b.inC);
   input.reorder({"n", "c_o", "h_o", "w_o", "h_i", "w_i", "c_i"});
 
-  Layout weight(
-      {{"f", op.outChannels}, {"c", op.inChannels}, {"kh", op.kernelH}, {"kw", op.kernelW}});
+  Layout weight({{"f", op.outChannels},
+                 {"c", op.inChannels / op.groups},
+                 {"kh", op.kernelH},
+                 {"kw", op.kernelW}});
   weight.split("f", b.weightO).split("c", b.weightI);
   weight.reorder({"f_o", "c_o", "kh", "kw", "c_i", "f_i"});
   return {std::move(input), std::move(weight), std::move(output)};

@@ -35,15 +35,24 @@ struct Conv2DBlocking {
   // the next stage begins, so the stage's weights stay in cache for all of them (the K stage of
   // library GEMMs). 0: one stage of all input channels, sums kept in registers throughout.
   std::int64_t stageC = 0;
+  // A depthwise convolution (isDepthwise): output channel f reads input channel f alone, so the
+  // input's channels are blocked as the output's (inC = weightO = outC, weightI = 1) and a
+  // register tile's input is a vector of channels, not one broadcast value.
+  bool depthwise = false;
 
   std::int64_t accumulators() const { return regF * regH * regW; }
 };
+
+// One group per channel, one output channel per group (MobileNet's 3x3 convolutions): the one
+// grouped convolution the layout template covers.
+bool isDepthwise(const OperatorSpec& op);
 
 // The layouts a blocking gives the three tensors (logical dims n,c,h,w / f,c,kh,kw / n,f,h,w):
 //   output  n, f_o, h_o, w_o, h_i, w_i, f_i          (split f, h, w by outC, outH, outW)
 //   input   n, c_o, h_o, w_o, h_i, w_i, c_i          (pad h and w by the conv's padding, unfold
 //           them into the windows of the output tiles, split c by inC)
-//   weight  f_o, c_o, kh, kw, c_i, f_i               (split f and c by weightO and weightI)
+//   weight  f_o, c_o, kh, kw, c_i, f_i               (split f and c by weightO and weightI;
+//           c counts a group's input channels: 1 for a depthwise convolution)
 // The input's windows overlap when a tile's window is wider than the tile's stride (ALT's
 // unfold), so no tile ever reads outside its own window and padding is stored, not tested.
 // OperandLayouts: a = input, b = weight, c = output.
@@ -59,8 +68,10 @@ inline constexpr std::array<const char*, 3> kConv2DOutputLayoutParams = {
 // (each [outer, tile]); tile_f, tile_y, tile_x ([outer, register tile]); stage_c ([stages,
 // input channels per stage]); reduce_order and tile_order (perm:3); unroll_c {1, 2, 4, 8}.
 // Constraints: each register tile divides its layout tile, layout.in_c's blocks divide a stage,
-// and at most kMaxAccumulators accumulators. Conv2D without groups only: throws
-// InputError otherwise.
+// and at most kMaxAccumulators accumulators.
+// A depthwise Conv2D has no input-channel reduction: its space is layout.out_c, layout.out_h,
+// layout.out_w, tile_f, tile_y, tile_x and tile_order (its input and weight channels blocked as
+// layout.out_c). Any other grouped Conv2D throws InputError.
 SearchSpace conv2dLayoutSpace(const OperatorSpec& op);
 
 // The blocking conv2dLayoutSpace(op) starts from (its startPoint()), chosen as x86 libraries

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "engine/speed_unit.h"
+#include "layout/conv2d_layout.h"
 #include "net/tuning_budget.h"
 #include "ops/matvec_space.h"
 #include "ops/operator_json.h"
@@ -16,11 +17,11 @@ namespace opevo::net {
 
 namespace {
 
-// Whether a task has a layout template a network can run: an ungrouped convolution, or a
-// (batch) matmul: a dense layer's weights are packed once, a product of two activations (the
-// attention's) has its B converted in every pass, as its A.
+// Whether a task has a layout template a network can run: an ungrouped or depthwise
+// convolution, or a (batch) matmul: a dense layer's weights are packed once, a product of two
+// activations (the attention's) has its B converted in every pass, as its A.
 bool hasLayoutTemplate(const Task& task) {
-  if (task.op.kind == OpKind::Conv2D) return task.op.groups == 1;
+  if (task.op.kind == OpKind::Conv2D) return task.op.groups == 1 || layout::isDepthwise(task.op);
   return true;  // MatMul or BatchMatMul
 }
 
@@ -42,7 +43,10 @@ OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode,
 
 std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout::TuningMode mode,
                                                        TaskTemplates templates) {
-  if (!layout::tunesLayouts(mode) || task.op.kind == OpKind::Conv2D) return std::nullopt;
+  // Depthwise convolutions tuned their loops alone before they had a layout template too.
+  if (!layout::tunesLayouts(mode) ||
+      (task.op.kind == OpKind::Conv2D && !layout::isDepthwise(task.op)))
+    return std::nullopt;
   return taskDefinition(task, layout::TuningMode::Loop, templates);
 }
 

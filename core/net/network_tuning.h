@@ -52,8 +52,9 @@ struct NetworkTuningPlan {
 OperatorDefinition taskDefinition(const Task& task, layout::TuningMode mode,
                                   TaskTemplates templates = {});
 
-// What taskDefinition gave before (batch) matmul tasks tuned layouts in the layout modes (their
-// loops over plain layouts), for those tasks of runs stored then; nullopt for any other task.
+// What taskDefinition gave before (batch) matmul and depthwise convolution tasks tuned layouts in
+// the layout modes (their loops over plain layouts), for those tasks of runs stored then; nullopt
+// for any other task.
 std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout::TuningMode mode,
                                                        TaskTemplates templates = {});
 

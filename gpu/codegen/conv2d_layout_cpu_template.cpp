@@ -3,6 +3,8 @@
 // iteration per output tile, register tiles inside it, the register tile's output channels the
 // vector lanes (the output and weight layouts keep channels innermost). The input arrives
 // unfolded into each output tile's window, padding stored, so the inner loops test nothing.
+// A depthwise convolution has no input-channel loop: its input is blocked as its output, and
+// each tap multiplies a vector of input channels by the same channels' weights.
 // The library also exports the conversions between these layouts and the plain ones, for the
 // measurement harness (not timed: ALT's producers write, and consumers read, these layouts).
 
@@ -10,10 +12,10 @@
 #include <set>
 
 #include "codegen/layout_conversion.h"
+#include "codegen/omp_parallel.h"
 #include "codegen/templates.h"
 #include "common/error.h"
 #include "layout/conv2d_layout.h"
-#include "codegen/omp_parallel.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -70,7 +72,7 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   // Input-channel blocks per stage; with fewer than all, partial sums go through the output tile.
   const std::int64_t blocks = op.inChannels / b.inC;
   const std::int64_t stageBlocks = b.stageC > 0 ? b.stageC / b.inC : blocks;
-  const bool staged = stageBlocks < blocks;
+  const bool staged = !b.depthwise && stageBlocks < blocks;
   // oneDNN computes no tap that reads padding; multiplying by the stored zeros costs ResNet-18's
   // conv5 (7 x 7, padding 1) a fifth of its time. Each case of valid rows and columns gets code
   // of its own, as long as there are few of them.
@@ -93,9 +95,10 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   g.layoutB = wt.describe();
   g.layoutC = out.describe();
   g.summary = "output tiles " + str(b.outC) + "c x " + str(b.outH) + "x" + str(b.outW) +
-              ", input channel blocks of " + str(b.inC) + ", weight blocks " + str(b.weightO) +
-              "o x " + str(b.weightI) + "i, register tile " + str(b.regF) + "x" + str(b.regH) +
-              "x" + str(b.regW) +
+              (b.depthwise ? ", depthwise (input and weights blocked as the output)"
+                           : ", input channel blocks of " + str(b.inC) + ", weight blocks " +
+                                 str(b.weightO) + "o x " + str(b.weightI) + "i") +
+              ", register tile " + str(b.regF) + "x" + str(b.regH) + "x" + str(b.regW) +
               (staged ? ", stages of " + str(b.stageC) + " input channels" : "");
 
   CodeWriter w;
@@ -176,14 +179,17 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
     w.line("float acc[RH][RW][RF] = {};");
   }
   for (int r : b.reduceOrder)
-    w.line(r == 0   ? std::string(staged ? "for (int co = cs; co < cs + SB; ++co)"
-                                         : "for (int co = 0; co < CB; ++co)")
-           : r == 1 ? std::string("for (int kh = 0; kh < KH; ++kh)")
-                    : std::string("for (int kw = 0; kw < KW; ++kw)"));
+    if (r != 0 || !b.depthwise)
+      w.line(r == 0   ? std::string(staged ? "for (int co = cs; co < cs + SB; ++co)"
+                                           : "for (int co = 0; co < CB; ++co)")
+             : r == 1 ? std::string("for (int kh = 0; kh < KH; ++kh)")
+                      : std::string("for (int kw = 0; kw < KW; ++kw)"));
   w.open("");
-  w.line(
-      "const float* const ip = in_tile + co * IN_CO + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) * "
-      "IN_WI;");
+  if (b.depthwise)
+    w.comment("The input channels of the register tile's output channels: the same block.");
+  w.line(std::string("const float* const ip = in_tile + ") +
+         (b.depthwise ? "fo * IN_CO + rf0" : "co * IN_CO") +
+         " + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) * IN_WI;");
   // The register tile's channels are one contiguous run of a weight block when the block is a
   // multiple of the tile (tiles start at multiples of RF); otherwise gather them per step.
   const bool contiguous = b.weightO % b.regF == 0;
@@ -192,7 +198,9 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   // the ci loop: otherwise a division and a remainder per channel sit in the innermost loop
   // beside the FMAs (about 5% of ResNet-18 conv5's time).
   std::string wBase;
-  if (b.weightI % b.inC == 0) {
+  if (b.depthwise) {
+    // writeTap reads the tap's weights itself: a depthwise block has one input channel.
+  } else if (b.weightI % b.inC == 0) {
     w.line(
         "const index_t wc = ((co * IN_C) / W_I) * W_CO + kh * W_KH + kw * W_KW + "
         "((co * IN_C) % W_I) * W_CI;");
@@ -201,12 +209,24 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
     w.line("const index_t wc = ((co * IN_C) / W_I) * W_CO + kh * W_KH + kw * W_KW;");
     wBase = "wc + (ci / W_I) * W_CO + (ci % W_I) * W_CI";
   }
-  const bool perChannel = wBase.empty();
+  const bool perChannel = !b.depthwise && wBase.empty();
   if (perChannel) wBase = "(c / W_I) * W_CO + kh * W_KH + kw * W_KW + (c % W_I) * W_CI";
   // One tap's reduction over the block's input channels, for register-tile rows [r0, r1) and
   // columns [c0, c1): the bounds are constants, so the unrolled tile keeps its registers.
   auto writeTap = [&](const std::string& r0, const std::string& r1, const std::string& c0,
                       const std::string& c1) {
+    if (b.depthwise) {
+      w.line("const float* const wv = B + (f0 / W_O) * W_FO + f0 % W_O + kh * W_KH + kw * W_KW;");
+      w.line("#pragma GCC unroll 64");
+      w.line("for (int rh = " + r0 + "; rh < " + r1 + "; ++rh)");
+      w.line("#pragma GCC unroll 64");
+      w.open("for (int rw = " + c0 + "; rw < " + c1 + "; ++rw)");
+      w.line("const float* const a = ip + rh * S * IN_HI + rw * S * IN_WI;");
+      w.line("#pragma omp simd");
+      w.line("for (int rf = 0; rf < RF; ++rf) acc[rh][rw][rf] += a[rf] * wv[rf];");
+      w.close();
+      return;
+    }
     if (b.unrollC > 1) w.line("#pragma GCC unroll " + str(b.unrollC));
     w.open("for (int ci = 0; ci < IN_C; ++ci)");
     if (perChannel) w.line("const int c = co * IN_C + ci;");

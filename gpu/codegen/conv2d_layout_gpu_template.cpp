@@ -75,10 +75,12 @@ GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBl
   g.layoutB = wt.describe();
   g.layoutC = out.describe();
   g.summary = "output tiles " + str(b.outC) + "c x " + str(b.outH) + "x" + str(b.outW) +
-              " (one block each), input channel blocks of " + str(b.inC) + ", weight blocks " +
-              str(b.weightO) + "o x " + str(b.weightI) + "i, register tile " + str(b.regF) + "x" +
-              str(b.regH) + "x" + str(b.regW) + " per thread, " + str(threads) + " threads for " +
-              str(regTiles) + " register tiles";
+              " (one block each), " +
+              (b.depthwise ? "depthwise (input and weights blocked as the output)"
+                           : "input channel blocks of " + str(b.inC) + ", weight blocks " +
+                                 str(b.weightO) + "o x " + str(b.weightI) + "i") +
+              ", register tile " + str(b.regF) + "x" + str(b.regH) + "x" + str(b.regW) +
+              " per thread, " + str(threads) + " threads for " + str(regTiles) + " register tiles";
   const UnrollPolicy unroll{UnrollPolicy::Style::Cuda,
                             b.accumulators() <= kRegisterTile ? kUnrollSteps : 0, true};
 
@@ -164,30 +166,47 @@ GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBl
   }
   const char* reduceVar[3] = {"co", "kh", "kw"};
   const char* reduceBound[3] = {"CB", "KH", "KW"};
+  int reduceLoops = 0;
   for (int r : b.reduceOrder) {
+    if (r == 0 && b.depthwise) continue;  // its one input channel per output channel
     w.line("#pragma unroll 1");
     w.open(std::string("for (int ") + reduceVar[r] + " = 0; " + reduceVar[r] + " < " +
            reduceBound[r] + "; ++" + reduceVar[r] + ")");
+    ++reduceLoops;
   }
-  w.line(
-      "const float* const ip = in_tile + co * IN_CO + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) * "
-      "IN_WI;");
   w.line("const float* const wp = B + kh * W_KH + kw * W_KW;");
-  w.line(b.unrollC > 1 ? "#pragma unroll " + str(b.unrollC) : "#pragma unroll 1");
-  w.open("for (int ci = 0; ci < IN_C; ++ci)");
-  w.line("const int c = co * IN_C + ci;");
-  w.line("const float* const wc = wp + (c / W_I) * W_CO + (c % W_I) * W_CI;");
-  w.line("float wv[RF];");
-  w.openNest({{"rf", b.regF, "RF"}}, unroll);
-  w.line(contiguous ? "wv[rf] = wc[w_f + rf * W_FI];" : "wv[rf] = wc[w_f[rf]];");
-  w.closeNest(1);
-  w.openNest({{"rh", b.regH, "RH"}, {"rw", b.regW, "RW"}}, unroll, b.regF);
-  w.line("const float a = ip[(rh * S) * IN_HI + (rw * S) * IN_WI + ci * IN_CI];");
-  w.openNest({{"rf", b.regF, "RF"}}, unroll);
-  w.line("acc[rh][rw][rf] += a * wv[rf];");
-  w.closeNest(3);
-  w.close();       // ci
-  w.closeNest(3);  // reduction loops
+  if (b.depthwise) {
+    w.comment("Depthwise: the input block of the tile's channels, a channel each per lane of RF.");
+    w.line(
+        "const float* const ip = in_tile + fo * IN_CO + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) "
+        "* IN_WI + rf0 * IN_CI;");
+    w.line("float wv[RF];");
+    w.openNest({{"rf", b.regF, "RF"}}, unroll);
+    w.line(contiguous ? "wv[rf] = wp[w_f + rf * W_FI];" : "wv[rf] = wp[w_f[rf]];");
+    w.closeNest(1);
+    w.openNest({{"rh", b.regH, "RH"}, {"rw", b.regW, "RW"}, {"rf", b.regF, "RF"}}, unroll);
+    w.line("acc[rh][rw][rf] += ip[(rh * S) * IN_HI + (rw * S) * IN_WI + rf * IN_CI] * wv[rf];");
+    w.closeNest(3);
+  } else {
+    w.line(
+        "const float* const ip = in_tile + co * IN_CO + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) "
+        "* IN_WI;");
+    w.line(b.unrollC > 1 ? "#pragma unroll " + str(b.unrollC) : "#pragma unroll 1");
+    w.open("for (int ci = 0; ci < IN_C; ++ci)");
+    w.line("const int c = co * IN_C + ci;");
+    w.line("const float* const wc = wp + (c / W_I) * W_CO + (c % W_I) * W_CI;");
+    w.line("float wv[RF];");
+    w.openNest({{"rf", b.regF, "RF"}}, unroll);
+    w.line(contiguous ? "wv[rf] = wc[w_f + rf * W_FI];" : "wv[rf] = wc[w_f[rf]];");
+    w.closeNest(1);
+    w.openNest({{"rh", b.regH, "RH"}, {"rw", b.regW, "RW"}}, unroll, b.regF);
+    w.line("const float a = ip[(rh * S) * IN_HI + (rw * S) * IN_WI + ci * IN_CI];");
+    w.openNest({{"rf", b.regF, "RF"}}, unroll);
+    w.line("acc[rh][rw][rf] += a * wv[rf];");
+    w.closeNest(3);
+    w.close();  // ci
+  }
+  w.closeNest(reduceLoops);  // reduction loops
   w.openNest(acc, unroll);
   w.line(
       "const index_t at = out_tile + (rh0 + rh) * OUT_HI + (rw0 + rw) * OUT_WI + (rf0 + rf) * "
