@@ -50,6 +50,7 @@ struct HistoryPage::RunsJob {
   std::vector<RunRecord> runs;
   std::map<std::int64_t, RunTally> tallies;
   std::map<std::int64_t, QString> networks;  // a task run's network run
+  bool readOnly = false;                     // Store::readOnly: this user cannot write it
   QString error;
 };
 
@@ -107,6 +108,33 @@ QString allFailedText(std::int64_t run, const std::vector<TrialRow>& trials) {
     text += QObject::tr(" (trial %1: %2)").arg(first->seq).arg(why);
   }
   return text;
+}
+
+// The buttons' tooltips while they can act (updateButtons sets them again after a refusal).
+QString resumeTip() {
+  return QObject::tr(
+      "Continue the selected runs, interrupted by a stop, a crash or a kill, to their budgets on "
+      "the Runs page (a race's runs together): no stored trial is measured again");
+}
+QString moreTrialsTip() {
+  return QObject::tr(
+      "Give the selected finished run (a race's runs: together) a new total of trials: it goes "
+      "on from its stored trials on the Runs page, in the same run");
+}
+QString deleteTip() {
+  return QObject::tr(
+      "Delete the selected runs and their trials from the database, after asking (Delete key). "
+      "Runs being tuned now, and a network run's tasks, are not deleted.");
+}
+
+// Why a button that writes to the database is off while it is read-only to this user (a
+// colleague's file, a read-only share), and what to do: `action` is what the owner could do.
+QString readOnlyTip(const QString& path, const QString& action) {
+  return QObject::tr(
+             "%1 is read-only for you (it or its folder cannot be written by this user): copy it "
+             "to a writable folder and open the copy (opevo-studio --db COPY), or ask its owner "
+             "to %2")
+      .arg(QFileInfo(path).fileName(), action);
 }
 
 // With no run stored yet (a first start), where runs come from rather than how to pick them.
@@ -317,22 +345,12 @@ HistoryPage::HistoryPage(QWidget* parent)
   bar->addWidget(m_title);
   bar->addStretch(1);
   m_resume->setObjectName(QStringLiteral("resumeRun"));
-  m_resume->setToolTip(
-      tr("Continue the selected runs, interrupted by a stop, a crash or a kill, to "
-         "their budgets on the Runs page (a race's runs together): no stored trial is measured "
-         "again"));
   m_moreTrials->setObjectName(QStringLiteral("moreTrials"));
-  m_moreTrials->setToolTip(
-      tr("Give the selected finished run (a race's runs: together) a new total of trials: it "
-         "goes on from its stored trials on the Runs page, in the same run"));
   m_export->setObjectName(QStringLiteral("exportKernel"));
   m_export->setToolTip(
       tr("Preview the best kernel of the selected run (of several, the fastest) and export it "
          "with a self-checking host program"));
   m_delete->setObjectName(QStringLiteral("deleteRuns"));
-  m_delete->setToolTip(
-      tr("Delete the selected runs and their trials from the database, after asking (Delete "
-         "key). Runs being tuned now, and a network run's tasks, are not deleted."));
   bar->addWidget(m_resume);
   bar->addWidget(m_moreTrials);
   bar->addWidget(m_export);
@@ -408,13 +426,14 @@ bool HistoryPage::resumable(int row) const {
   // whose program died reads interrupted, so it resumes. A network's task goes on with its
   // network (the Networks page), whose scheduler gives it its trials.
   const HistoryModel::Row& r = m_model->row(row);
-  return r.network.isEmpty() && r.run.status != RunStatus::Finished &&
+  return !m_readOnly && r.network.isEmpty() && r.run.status != RunStatus::Finished &&
          r.run.status != RunStatus::Running;
 }
 
 bool HistoryPage::extendable(int row) const {
   const HistoryModel::Row& r = m_model->row(row);
-  return r.network.isEmpty() && r.run.status == RunStatus::Finished && !isImportedRun(r.run);
+  return !m_readOnly && r.network.isEmpty() && r.run.status == RunStatus::Finished &&
+         !isImportedRun(r.run);
 }
 
 std::vector<RunRecord> HistoryPage::resumableSelection() const {
@@ -438,9 +457,13 @@ void HistoryPage::updateButtons() {
   const auto several = static_cast<int>(resumableSelection().size());
   m_resume->setText(several > 1 ? tr("Resume %n runs", nullptr, several) : tr("Resume run"));
   m_resume->setEnabled(several > 1 || (run && resumable(index.row())));
+  // A database this user cannot write (resumable and extendable say no to every row): each
+  // button that writes says why it is off and what to do, where they were on and the store
+  // refused them once clicked ("Delete run 2? This cannot be undone", then "open read-only").
   m_resume->setToolTip(
-      network.isEmpty() || several > 1
-          ? QString()
+      m_readOnly ? readOnlyTip(m_storePath, tr("resume its runs"))
+      : network.isEmpty() || several > 1
+          ? resumeTip()
           : tr("A task of %1: resume the network on the Networks page").arg(network));
   // Finished runs only, every one selected: a race with some runs unfinished goes on with Resume.
   const QModelIndexList selected = m_view->selectionModel()->selectedRows();
@@ -448,8 +471,11 @@ void HistoryPage::updateButtons() {
                            std::all_of(selected.begin(), selected.end(), [this](const auto& i) {
                              return i.row() < m_model->rowCount() && extendable(i.row());
                            }));
+  m_moreTrials->setToolTip(m_readOnly ? readOnlyTip(m_storePath, tr("give its runs more trials"))
+                                      : moreTrialsTip());
   m_export->setEnabled(exportRun() != nullptr);
-  m_delete->setEnabled(m_view->selectionModel()->hasSelection());
+  m_delete->setEnabled(!m_readOnly && m_view->selectionModel()->hasSelection());
+  m_delete->setToolTip(m_readOnly ? readOnlyTip(m_storePath, tr("delete the runs")) : deleteTip());
   // It did nothing with no run selected, or on an empty table, and selected the one run again
   // for a run of no race.
   const int row = actionRow();
@@ -497,6 +523,11 @@ void HistoryPage::deleteSelected() {
   // One at a time: a new start would drop the result of the check or deletion in flight (its
   // dialog, or its message and reload).
   if (ids.empty() || m_storePath.isEmpty() || m_deleteJob.busy()) return;
+  if (m_readOnly) {
+    // The Delete key, which has no tooltip to read: said at once, nothing asked.
+    showMessage(m_error, tr("Nothing deleted: %1.").arg(m_delete->toolTip()));
+    return;
+  }
   if (auto* open = findChild<QMessageBox*>(QStringLiteral("deleteRunsBox"))) {
     open->raise();  // one question at a time
     return;
@@ -760,6 +791,7 @@ void HistoryPage::reload() {
           const LiveStatus live(store);
           for (RunRecord& run : job.runs) run.status = live.of(run);
           job.tallies = store.runTallies();
+          job.readOnly = store.readOnly();
           for (const NetworkRecord& n : store.networks())
             for (std::int64_t run : n.taskRuns)
               job.networks[run] = QObject::tr("network run %1, %2")
@@ -787,12 +819,16 @@ void HistoryPage::reload() {
           selected.push_back(m_model->row(index.row()).run.id);
         const RunRecord* current = currentRun();
         const std::int64_t currentId = current ? current->id : 0;
+        m_readOnly = job.readOnly;  // before the reset, whose signal sets the buttons
         m_model->setRuns(job.runs, job.tallies, job.networks);
         // A window opened after a stopped or killed race says its runs can go on.
         int resumableRuns = 0;
         for (int r = 0; r < m_model->rowCount(); ++r) resumableRuns += resumable(r);
         m_title->setText(
-            resumableRuns == 0
+            m_readOnly ? tr("<b>Recorded runs</b> — %1 is read-only here: its runs read, "
+                            "nothing changes")
+                             .arg(QFileInfo(m_storePath).fileName().toHtmlEscaped())
+            : resumableRuns == 0
                 ? tr("<b>Recorded runs</b>")
                 : tr("<b>Recorded runs</b> — %1 can be resumed: select, then Resume")
                       .arg(QString::fromStdString(counted(resumableRuns, "run", "runs"))));

@@ -114,10 +114,11 @@ class HistoryPage : public QWidget {
   // The row a button acts on: the current row while it is selected, else the top selected row
   // as the table shows it; -1 when none is selected.
   int actionRow() const;
-  // Whether the row's run can go on here: unfinished, not being tuned, not a network's task.
+  // Whether the row's run can go on here: unfinished, not being tuned, not a network's task, in a
+  // database this user can write.
   bool resumable(int row) const;
   // Whether the row's run can be given more trials: finished, not a network's task, tuned here
-  // (an imported file's results have no tuner to go on with).
+  // (an imported file's results have no tuner to go on with), in a database this user can write.
   bool extendable(int row) const;
   // The selected runs that can go on, oldest first.
   std::vector<RunRecord> resumableSelection() const;
@@ -135,6 +136,9 @@ class HistoryPage : public QWidget {
   QLabel* m_title;  // "Recorded runs", and how many of them can be resumed
   QLabel* m_error;
   bool m_readFailed = false;  // m_error says a read of the store failed
+  // The store's last read found the file read-only to this user (Store::readOnly): nothing that
+  // writes to it is offered.
+  bool m_readOnly = false;
   QPushButton* m_resume;
   QPushButton* m_moreTrials;
   QPushButton* m_export;
