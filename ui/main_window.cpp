@@ -55,6 +55,7 @@
 #include "ui/widgets/race_setup_panel.h"
 #include "ui/widgets/screen_fit.h"
 #include "ui/widgets/session_memory.h"
+#include "ui/widgets/split_layout.h"
 #include "ui/widgets/t4_export_dialog.h"
 
 // Outside any namespace, as Q_INIT_RESOURCE requires: the icon lives in a static library, whose
@@ -564,8 +565,7 @@ void MainWindow::saveSettings() const {
   settings.setValue(QStringLiteral("window/state"), saveState());
   settings.setValue(QStringLiteral("window/page"), m_pages->currentIndex());
   for (const QSplitter* s : findChildren<QSplitter*>())
-    if (!s->objectName().isEmpty())
-      settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
+    if (!s->objectName().isEmpty()) saveSplit(settings, *s);
   m_runsPage->setup()->saveState(settings);
   m_networksPage->setup()->saveState(settings);
   m_clusterPage->saveState(settings);
@@ -578,9 +578,9 @@ void MainWindow::restoreSettings() {
   fitToScreen();
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   m_pages->setCurrentIndex(settings.value(QStringLiteral("window/page"), 0).toInt());
+  // A split saved under an older default than the page's now is left for the new default.
   for (QSplitter* s : findChildren<QSplitter*>())
-    if (!s->objectName().isEmpty())
-      s->restoreState(settings.value(QStringLiteral("splitters/") + s->objectName()).toByteArray());
+    if (!s->objectName().isEmpty()) restoreSplit(settings, *s);
   m_runsPage->setup()->restoreState(settings);
   m_networksPage->setup()->restoreState(settings);
   m_clusterPage->restoreState(settings);

@@ -42,6 +42,7 @@
 #include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/more_trials_dialog.h"
+#include "ui/widgets/split_layout.h"
 #include "ui/widgets/table_view.h"
 
 namespace opevo::ui {
@@ -374,6 +375,9 @@ HistoryPage::HistoryPage(QWidget* parent)
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 3);
   split->setChildrenCollapsible(false);
+  // Version 1: the three fifths above (77f33a3). A split saved by a window before it kept the
+  // chart as small as it was (ui/widgets/split_layout.h); bump it when the default changes again.
+  setDefaultSplitVersion(split, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
 
