@@ -76,6 +76,19 @@ void parseSetting(const std::string& text,
   out[text.substr(0, dot)][text.substr(dot + 1, eq - dot - 1)] = text.substr(eq + 1);
 }
 
+// The race's time to solution on the device, as the file's measurements would have cost it
+// (trials.csv's device_seconds), with what measuring the whole file once took for scale, and what
+// is charged for a trial.
+void printDeviceTime(const std::vector<SummaryRow>& summary, const ReplayDataset& dataset) {
+  char whole[160];
+  std::snprintf(whole, sizeof whole, "%.0f s (%.3g h)", dataset.deviceSeconds,
+                dataset.deviceSeconds / 3600);
+  std::cout << "\nDevice time, in seconds, mean over the repeats: what the runs' measurements took "
+               "by the file (measuring all its "
+            << dataset.table.size() << " configurations once took " << whole << ")\n\n"
+            << deviceTimeMarkdown(summary) << "\ndevice time: " << dataset.deviceTimeNote << "\n";
+}
+
 void runCompareCommand(const CompareArgs& a) {
   RacePlan plan;
   std::map<std::string, std::map<std::string, std::string>> settings;
@@ -211,6 +224,8 @@ void runCompareCommand(const CompareArgs& a) {
   provenance.trialsPerRun = a.trials;
   provenance.schedule = a.schedule;
   provenance.batch = a.batch;
+  provenance.deviceTime = dataset->deviceTimeNote;
+  provenance.datasetDeviceSeconds = dataset->deviceSeconds;
   provenance.trialsRun = log.trials().size();
   provenance.stoppedEarly = interrupted;
   writeSummaryJson((out / kSummaryJson).string(), summary, provenance);
@@ -232,6 +247,7 @@ void runCompareCommand(const CompareArgs& a) {
                  "(every algorithm meets the same luck), so their rows agree at budgets within "
                  "that start\n";
   }
+  printDeviceTime(summary, *dataset);
   if (!a.quiet)
     std::fprintf(stderr, "wrote %s/trials.csv and %s/summary.json\n", a.out.c_str(), a.out.c_str());
   if (interrupted)

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "engine/device_time.h"
 #include "engine/speed_unit.h"
 #include "io/export_file.h"
 
@@ -21,38 +22,98 @@ std::vector<int> summaryBudgets(int trials) {
   return budgets;
 }
 
+namespace {
+
+struct MeanSd {
+  double mean = 0, sd = 0;
+};
+
+// The sample standard deviation (n - 1; 0 for one value).
+MeanSd meanSd(const std::vector<double>& values) {
+  MeanSd out;
+  if (values.empty()) return out;
+  for (double v : values) out.mean += v;
+  out.mean /= double(values.size());
+  double var = 0;
+  for (double v : values) var += (v - out.mean) * (v - out.mean);
+  out.sd = values.size() > 1 ? std::sqrt(var / double(values.size() - 1)) : 0.0;
+  return out;
+}
+
+// One run as the summary reads it: after each trial, its best and its device time so far.
+struct Curve {
+  std::vector<double> best;
+  std::vector<double> deviceSeconds;
+};
+
+// Seconds printed to about four figures without an exponent: "0.412", "61.3", "4107".
+std::string secondsText(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, s < 10 ? "%.3g" : s < 1000 ? "%.1f" : "%.0f", s);
+  return text;
+}
+
+}  // namespace
+
 std::vector<SummaryRow> summarize(const std::vector<TrialRecord>& trials,
                                   const std::vector<std::string>& algorithms,
                                   const std::vector<int>& budgets, std::optional<double> optimum) {
   std::vector<SummaryRow> rows;
+  const bool target = optimum && *optimum > 0;
   for (const std::string& algorithm : algorithms) {
-    // curves[repeat][k] = best after k+1 trials; interleaved records keep each run's own order
-    std::map<int, std::vector<double>> curves;
+    // curves[repeat]: interleaved records keep each run's own order
+    std::map<int, Curve> curves;
     for (const TrialRecord& t : trials)
-      if (t.algorithm == algorithm) curves[t.repeat].push_back(t.bestSoFar);
+      if (t.algorithm == algorithm) {
+        Curve& c = curves[t.repeat];
+        const double before = c.deviceSeconds.empty() ? 0.0 : c.deviceSeconds.back();
+        c.best.push_back(t.bestSoFar);
+        c.deviceSeconds.push_back(before + deviceMs(t.measurement) / 1e3);
+      }
     if (curves.empty()) continue;
     for (int budget : budgets) {
-      std::vector<double> bests;
+      std::vector<double> bests, spent, toBest, toTarget, trialsToTarget;
       // The trials the runs had: fewer than the budget when they exhausted the space.
       std::size_t had = 0;
       for (const auto& [repeat, curve] : curves) {
-        const std::size_t k = std::min<std::size_t>(curve.size(), std::size_t(budget));
-        bests.push_back(curve[k - 1]);
+        const std::size_t k = std::min<std::size_t>(curve.best.size(), std::size_t(budget));
+        const double best = curve.best[k - 1];
+        bests.push_back(best);
+        spent.push_back(curve.deviceSeconds[k - 1]);
+        // The trial that found the best (a run that found nothing spent it all looking).
+        std::size_t found = k - 1;
+        if (best > 0)
+          found = std::size_t(std::find(curve.best.begin(), curve.best.end(), best) -
+                              curve.best.begin());
+        toBest.push_back(curve.deviceSeconds[found]);
+        if (target) {
+          const auto at = std::find_if(curve.best.begin(), curve.best.begin() + std::ptrdiff_t(k),
+                                       [&](double b) { return b >= kTargetFraction * *optimum; });
+          if (at != curve.best.begin() + std::ptrdiff_t(k)) {
+            const std::size_t i = std::size_t(at - curve.best.begin());
+            toTarget.push_back(curve.deviceSeconds[i]);
+            trialsToTarget.push_back(double(i + 1));
+          }
+        }
         had = std::max(had, k);
       }
-      double mean = 0;
-      for (double b : bests) mean += b;
-      mean /= double(bests.size());
-      double var = 0;
-      for (double b : bests) var += (b - mean) * (b - mean);
-      const double sd = bests.size() > 1 ? std::sqrt(var / double(bests.size() - 1)) : 0.0;
       // Budgets past the space's end repeat the same row: it is given once.
       if (!rows.empty() && rows.back().algorithm == algorithm &&
           rows.back().trials == static_cast<int>(had))
         continue;
-      SummaryRow row{algorithm, static_cast<int>(had), mean,
-                     sd,        std::nullopt,          static_cast<int>(bests.size())};
-      if (optimum && *optimum > 0) row.meanFractionOfOptimum = mean / *optimum;
+      const MeanSd best = meanSd(bests);
+      const MeanSd device = meanSd(spent);
+      SummaryRow row{algorithm, static_cast<int>(had), best.mean,
+                     best.sd,   std::nullopt,          static_cast<int>(bests.size())};
+      if (target) row.meanFractionOfOptimum = best.mean / *optimum;
+      row.meanDeviceSeconds = device.mean;
+      row.stdDeviceSeconds = device.sd;
+      row.meanDeviceSecondsToBest = meanSd(toBest).mean;
+      row.runsAtTarget = static_cast<int>(toTarget.size());
+      if (!toTarget.empty()) {
+        row.meanDeviceSecondsToTarget = meanSd(toTarget).mean;
+        row.meanTrialsToTarget = meanSd(trialsToTarget).mean;
+      }
       rows.push_back(row);
     }
   }
@@ -80,29 +141,67 @@ std::string summaryMarkdown(const std::vector<SummaryRow>& rows, const std::stri
   return md;
 }
 
+std::string deviceTimeMarkdown(const std::vector<SummaryRow>& rows) {
+  const bool target = std::any_of(rows.begin(), rows.end(), [](const SummaryRow& r) {
+    return r.meanFractionOfOptimum.has_value();
+  });
+  char heading[160];
+  std::snprintf(heading, sizeof heading, " s to %g of optimum | runs there |", kTargetFraction);
+  std::string md = "| algorithm | trials | device s | s to its best |" +
+                   (target ? std::string(heading) : std::string()) + "\n";
+  md += target ? "| --- | ---: | ---: | ---: | ---: | ---: |\n" : "| --- | ---: | ---: | ---: |\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const SummaryRow& r = rows[i];
+    if (i + 1 < rows.size() && rows[i + 1].algorithm == r.algorithm) continue;  // not its last
+    for (const std::string& cell :
+         {r.algorithm, std::to_string(r.trials), secondsText(r.meanDeviceSeconds),
+          secondsText(r.meanDeviceSecondsToBest)})
+      md.append("| ").append(cell).append(" ");
+    if (target) {
+      // The mean is over the runs that got there: "-" when none did.
+      md.append("| ").append(r.meanDeviceSecondsToTarget ? secondsText(*r.meanDeviceSecondsToTarget)
+                                                         : std::string("-"));
+      md.append(" | ").append(std::to_string(r.runsAtTarget)).append("/");
+      md.append(std::to_string(r.runs)).append(" ");
+    }
+    md += "|\n";
+  }
+  return md;
+}
+
 void writeSummaryJson(const std::string& path, const std::vector<SummaryRow>& summary,
                       const SummaryProvenance& p) {
   const auto orNull = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   nlohmann::json rows = nlohmann::json::array();
   for (const SummaryRow& r : summary) {
-    nlohmann::json row{{"algorithm", r.algorithm},
-                       {"trials", r.trials},
-                       {"mean_best", r.meanBest},
-                       {"std_best", r.stdBest},
-                       {"mean_fraction_of_optimum", orNull(r.meanFractionOfOptimum)},
-                       {"speed_unit", p.speedUnit},
-                       {"measured_by", p.measuredBy},
-                       {"dataset", p.dataset},
-                       {"completeness", p.completeness},
-                       {"optimum", orNull(p.optimum)},
-                       {"seed", p.seed},
-                       {"repeats", p.repeats},
-                       {"trials_per_run", p.trialsPerRun},
-                       {"schedule", p.schedule},
-                       {"batch", orNull(p.batch)},
-                       {"trials_run", p.trialsRun},
-                       {"stopped_early", p.stoppedEarly},
-                       {"version", p.version}};
+    nlohmann::json row{
+        {"algorithm", r.algorithm},
+        {"trials", r.trials},
+        {"mean_best", r.meanBest},
+        {"std_best", r.stdBest},
+        {"mean_fraction_of_optimum", orNull(r.meanFractionOfOptimum)},
+        {"mean_device_seconds", r.meanDeviceSeconds},
+        {"std_device_seconds", r.stdDeviceSeconds},
+        {"mean_device_seconds_to_best", r.meanDeviceSecondsToBest},
+        {"target_fraction", p.optimum ? nlohmann::json(kTargetFraction) : nlohmann::json()},
+        {"runs_at_target", p.optimum ? nlohmann::json(r.runsAtTarget) : nlohmann::json()},
+        {"mean_device_seconds_to_target", orNull(r.meanDeviceSecondsToTarget)},
+        {"mean_trials_to_target", orNull(r.meanTrialsToTarget)},
+        {"device_time", p.deviceTime},
+        {"dataset_device_seconds", orNull(p.datasetDeviceSeconds)},
+        {"speed_unit", p.speedUnit},
+        {"measured_by", p.measuredBy},
+        {"dataset", p.dataset},
+        {"completeness", p.completeness},
+        {"optimum", orNull(p.optimum)},
+        {"seed", p.seed},
+        {"repeats", p.repeats},
+        {"trials_per_run", p.trialsPerRun},
+        {"schedule", p.schedule},
+        {"batch", orNull(p.batch)},
+        {"trials_run", p.trialsRun},
+        {"stopped_early", p.stoppedEarly},
+        {"version", p.version}};
     rows.push_back(std::move(row));
   }
   // Through a temporary renamed into place: a full disk is an error with its reason, never a

@@ -3,12 +3,15 @@
 #include <fstream>
 #include <string>
 
+#include "engine/device_time.h"
 #include "engine/engine.h"
 
 namespace opevo {
 
 // Streams trials.csv (io/trials_csv.h) as the engine measures: each row is flushed as it comes,
-// so the file holds every trial measured so far even when the program is killed.
+// so the file holds every trial measured so far even when the program is killed. After the
+// format's columns comes `device_seconds`: the trial's run's device time so far
+// (engine/device_time.h), which for a replay is what the file says its trials cost to measure.
 class TrialsCsvWriter final : public EngineObserver {
  public:
   // Creates the file's folder. Throws InputError naming the path when it cannot be written.
@@ -19,6 +22,7 @@ class TrialsCsvWriter final : public EngineObserver {
  private:
   std::string m_path;
   std::ofstream m_out;
+  DeviceClock m_device;
 };
 
 }  // namespace opevo

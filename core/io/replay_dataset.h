@@ -83,6 +83,13 @@ struct ReplayDataset {
   // Tuner's objective time can come from another measurement than the runs it lists): ranking
   // follows "time", the median printed beside it follows "times".
   std::size_t timeNotMeanOfTimes = 0;
+  // What a replay charges for measuring a configuration, which the file says of each entry, as
+  // Kernel Tuner's simulation mode charges it: compiling, benchmarking and verifying (each
+  // table measurement's compileMs, and measureMs: the benchmark and the verification; see
+  // engine/device_time.h). A sentence naming the file's fields and any an entry lacks.
+  std::string deviceTimeNote;
+  // Every configuration's cost added up: what measuring the whole file once took, in seconds.
+  double deviceSeconds = 0;
   std::string label;  // "replay of real measurements on DEVICE (FILE)"
   // Oddities met while reading, for display: a missing device name, a repaired ending, duplicates.
   std::vector<std::string> notes;

@@ -86,6 +86,53 @@ bool t4FailureStatus(const std::string& invalidity, TrialStatus& out) {
   return false;
 }
 
+// A number field, counted in `have` when the entry holds it; 0 when it does not.
+double cost(const Json& object, const char* key, std::size_t& have, double scale = 1) {
+  const Json* j = find(object, key);
+  if (!j || !j->is_number()) return 0;
+  ++have;
+  return j->get<double>() * scale;
+}
+
+double sum(const std::vector<double>& values) {
+  double total = 0;
+  for (double v : values) total += v;
+  return total;
+}
+
+// What measuring a cache entry cost, as Kernel Tuner's simulation mode charges it: compile_time,
+// benchmark_time and verification_time (its framework_time is Kernel Tuner's own Python between
+// measurements, strategy_time the search strategy's). A failed entry keeps what it spent before
+// failing. An entry without benchmark_time (older caches) is charged its timed runs.
+void chargeKernelTunerCosts(const Json& entry, Measurement& m, CostParts& parts) {
+  ++parts.entries;
+  m.compileMs = cost(entry, "compile_time", parts.compile);
+  m.verifyMs = cost(entry, "verification_time", parts.verification);
+  const std::size_t before = parts.benchmark;
+  double benchmark = cost(entry, "benchmark_time", parts.benchmark);
+  if (parts.benchmark == before) {
+    benchmark = sum(m.timesMs);
+    ++parts.runsOnly;
+  }
+  m.measureMs = benchmark + m.verifyMs;
+}
+
+// A T4 result's: times.compilation, its timed runs (T4 holds no benchmark total) and
+// times.validation; times.framework and search_algorithm are the tool's own, not charged. A
+// failed result's runs count too when it lists them; a correct one without runtimes is charged
+// its time measurement once.
+void chargeT4Costs(const Json& times, Measurement& m, double scale, CostParts& parts) {
+  ++parts.entries;
+  ++parts.runsOnly;
+  m.compileMs = cost(times, "compilation", parts.compile, scale);
+  m.verifyMs = cost(times, "validation", parts.verification, scale);
+  double runs = sum(m.timesMs);
+  if (const Json* r = find(times, "runtimes"); m.timesMs.empty() && r && r->is_array())
+    for (const Json& x : *r)
+      if (x.is_number()) runs += x.get<double>() * scale;
+  m.measureMs = runs + m.verifyMs;
+}
+
 }  // namespace
 
 bool isThroughputName(const std::string& name) {
@@ -165,8 +212,7 @@ RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
       badField(path, e.where, "time", "a number or a failure name such as RuntimeFailedConfig",
                time);
     }
-    if (const Json* c = find(entry, "compile_time"); c && c->is_number())
-      e.measurement.compileMs = c->get<double>();
+    chargeKernelTunerCosts(entry, e.measurement, raw.cost);
     raw.entries.push_back(std::move(e));
   }
   return raw;
@@ -209,8 +255,6 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
       e.values.push_back(v);
     }
     const Json& times = *find(result, "times");
-    if (const Json* c = find(times, "compilation"); c && c->is_number())
-      e.measurement.compileMs = c->get<double>() * scale;
     const Json& invalidity = *find(result, "invalidity");
     const Json& correctness = *find(result, "correctness");
 
@@ -257,6 +301,7 @@ RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
         t4FailureStatus(why, m.status);  // checkDocument refused any other
       }
     }
+    chargeT4Costs(times, m, scale, raw.cost);
     raw.entries.push_back(std::move(e));
   }
   return raw;

@@ -17,11 +17,23 @@ namespace opevo::replay {
 struct RawEntry {
   std::string where;                          // "cache entry '16,1,...'" or "result 12"
   std::vector<const nlohmann::json*> values;  // one per parameter, in parameter order
-  Measurement measurement;                    // everything but speed
-  double timeMs = 0;                          // the file's objective time (mean over runs)
+  // Everything but speed; its costs as a replay charges them (ReplayDataset::deviceTimeNote):
+  // compileMs, verifyMs, and measureMs (the benchmark and the verification).
+  Measurement measurement;
+  double timeMs = 0;  // the file's objective time (mean over runs)
   // Every numeric measurement that is a throughput (name -> value), kept until the common part
   // has chosen one unit for the whole file.
   std::vector<std::pair<std::string, double>> metrics;
+};
+
+// Which parts of a measurement's cost the entries of a file give, counted over its entries: the
+// sentence that says what a replay charges (ReplayDataset::deviceTimeNote) names what is missing.
+struct CostParts {
+  std::size_t entries = 0;
+  std::size_t compile = 0;       // entries with a compile time
+  std::size_t benchmark = 0;     // with a benchmark total (Kernel Tuner's benchmark_time)
+  std::size_t runsOnly = 0;      // without one, charged the sum of their timed runs instead
+  std::size_t verification = 0;  // with a verification time
 };
 
 struct RawDataset {
@@ -41,6 +53,7 @@ struct RawDataset {
   // Tuner's "objective", our T4 exports' metadata.speed_unit, the metric keys of failed entries.
   // They give the unit when no entry succeeded.
   std::set<std::string> declaredMetrics;
+  CostParts cost;
 };
 
 // Throughput metrics ("GFLOP/s", "GB/s", "TFLOPS") are higher-is-better and can serve as speed.
