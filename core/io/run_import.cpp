@@ -90,6 +90,26 @@ T4Extras readT4Extras(const std::string& path) {
   return extras;
 }
 
+// What a Kernel Tuner cache says of each entry besides what the replay charges for it (its
+// compile, benchmark and verification times travel in its Measurement): when it was measured, and
+// the search strategy's time (strategy_time, as T4's search_algorithm). One per entry in the
+// cache's order, which is the replay reader's (the JSON library's sorted keys).
+T4Extras readKernelTunerExtras(const std::string& path) {
+  const Json root = parseJsonFile(readMaybeGzipped(path), path, 2).value;
+  T4Extras extras;
+  const auto cache = root.find("cache");
+  if (cache == root.end() || !cache->is_object()) return extras;
+  for (const auto& [key, entry] : cache->items()) {
+    ResultExtras e;
+    if (entry.is_object()) {
+      e.timestamp = utcTimestamp(text(entry, "timestamp"));
+      e.tunerMs = number(entry, "strategy_time");
+    }
+    extras.results.push_back(std::move(e));
+  }
+  return extras;
+}
+
 // The store's measurement time of a trial from T4's framework time, which is what is left of it
 // after the timed runs and the verification (io/t4_export.cpp writes it so): 0 stays 0.
 double measureMsOf(const ResultExtras& e, const std::vector<double>& timesMs) {
@@ -146,7 +166,8 @@ ImportFile readImportFile(const std::string& path) {
   const ReplayDataset ds = loadReplayDataset(path);
   // The file read: a shipped file's own path when `path` named one.
   const std::string source = std::filesystem::absolute(ds.path).lexically_normal().string();
-  const T4Extras extras = ds.format == "t4" ? readT4Extras(ds.path) : T4Extras{};
+  const bool t4 = ds.format == "t4";
+  const T4Extras extras = t4 ? readT4Extras(ds.path) : readKernelTunerExtras(ds.path);
   // Each configuration's extras, from its last entry as its measurement is (a repeat in the file
   // keeps its last).
   std::vector<const ResultExtras*> extrasOf(ds.fileOrder.size(), nullptr);
@@ -197,13 +218,22 @@ ImportFile readImportFile(const std::string& path) {
     t.medianMs = m.medianMs;
     t.speed = m.speed;
     t.compileMs = m.compileMs;
+    if (!t4) {
+      // What the replay charges for it (io/replay_dataset.h): its verification_time, and its
+      // benchmark_time with it as the measurement's time. Its framework_time, Kernel Tuner's own
+      // Python between measurements, has no column.
+      t.verifyMs = m.verifyMs;
+      t.measureMs = m.measureMs;
+    }
     if (const ResultExtras* e = extrasOf[trials.size()]) {
       t.finished = e->timestamp;
       t.started = e->started;
-      t.verifyMs = e->verifyMs;
       t.tunerMs = e->tunerMs;
       t.seconds = e->seconds;
-      t.measureMs = measureMsOf(*e, t.timesMs);
+      if (t4) {
+        t.verifyMs = e->verifyMs;
+        t.measureMs = measureMsOf(*e, t.timesMs);
+      }
     }
     trials.push_back(std::move(t));
   }

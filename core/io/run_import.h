@@ -39,9 +39,14 @@ bool measuredElsewhere(const RunRecord& run);
 // What a T4 file says of each result is kept where the store has a column for it: timestamp
 // (the trial's finished, in the store's ISO 8601 UTC to the millisecond), times.validation,
 // times.search_algorithm (tuner_ms) and times.framework (as the measurement's time, which export-t4
-// turns back into it); our exports' per-trial start, tuning seconds and measurement time too. The
-// run's started and ended are its first and last timestamps, the import's time only for a file with
-// none, and its seed the file's metadata.seed, unknown where the file names none (knownSeed).
+// turns back into it); our exports' per-trial start, tuning seconds and measurement time too. Of a
+// Kernel Tuner cache entry: timestamp, compile_time, verification_time (verify_ms),
+// strategy_time (tuner_ms), and benchmark_time + verification_time as the measurement's time
+// (measure_ms), what a replay of the file charges for it (io/replay_dataset.h); its
+// framework_time (Kernel Tuner's own Python) has no column, and tuning seconds stay 0 (the seq
+// is not the order of measurement). The run's started and ended are its first and last timestamps,
+// the import's time only for a file with none, and its seed the file's metadata.seed, unknown where
+// the file names none (knownSeed).
 ImportedRun importRun(Store& store, const std::string& path);
 
 // importRun in two steps, so that a command reads and checks the file before it opens (and
