@@ -98,6 +98,31 @@ std::string referenceTimedText(RunStatus status) {
   return ", timed when the run began (a run that did not finish is not timed again)";
 }
 
+// Who measured a run's trials, for a run measured on a cluster: "measured by: node2 12 trials,
+// node1 8, this machine 10" (most first; this machine's are those a resume --here measured),
+// so that an odd timing on a line above can be put down to its node. Empty when no agent
+// measured any (a local run, or one stored before schema 11).
+std::string agentsText(const std::vector<TrialRow>& trials) {
+  std::map<std::string, int> counts;
+  bool any = false;
+  for (const TrialRow& t : trials) {
+    ++counts[t.agent];
+    any = any || !t.agent.empty();
+  }
+  if (!any) return "";
+  std::vector<std::pair<std::string, int>> byCount(counts.begin(), counts.end());
+  std::stable_sort(byCount.begin(), byCount.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text = "measured by: ";
+  for (std::size_t i = 0; i < byCount.size(); ++i) {
+    const auto& [agent, count] = byCount[i];
+    if (i > 0) text += ", ";
+    text += (agent.empty() ? std::string("this machine") : shown(agent)) + " " +
+            (i == 0 ? counted(count, "trial", "trials") : std::to_string(count));
+  }
+  return text + "\n";
+}
+
 std::optional<double> bestOf(const std::vector<TrialRow>& trials) {
   std::optional<double> best;
   for (const TrialRow& t : trials)
@@ -135,7 +160,7 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
   const RunStatus status = live.of(*run);
   if (json) {
     nlohmann::json rows = nlohmann::json::array();
-    for (const TrialRow& t : trials)
+    for (const TrialRow& t : trials) {
       rows.push_back({{"seq", t.seq},
                       {"order", t.order},
                       {"config", shown(t.config)},
@@ -150,6 +175,9 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
                       {"measure_ms", t.measureMs},
                       {"tuner_ms", t.tunerMs},
                       {"finished", shown(t.finished)}});
+      // The cluster agent that measured it; null where this machine did.
+      rows.back()["agent"] = t.agent.empty() ? nlohmann::json() : nlohmann::json(shown(t.agent));
+    }
     std::cout << nlohmann::json{{"run", runJson(*run, status, trials.size(), bestOf(trials))},
                                 {"trials", rows}}
                      .dump(2)
@@ -173,11 +201,21 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
     std::printf(
         "(stored as running, but no process is tuning it: the program running it ended "
         "without closing it; every trial below is kept, and it resumes)\n");
+  // A run measured on a cluster names each trial's agent before its configuration ("-": this
+  // machine's, measured by a resume --here).
+  int agentWidth = 0;
   for (const TrialRow& t : trials)
-    std::printf("%5d  %-13s %10s %s  %s%s%s\n", t.seq, std::string(statusName(t.status)).c_str(),
-                speedNumber(t.speed).c_str(), shown(run->speedUnit).c_str(),
+    agentWidth = std::max(agentWidth, static_cast<int>(shown(t.agent).size()));
+  for (const TrialRow& t : trials) {
+    const std::string agent =
+        agentWidth == 0 ? "" : (t.agent.empty() ? std::string("-") : shown(t.agent)) + "  ";
+    std::printf("%5d  %-13s %10s %s  %-*s%s%s%s\n", t.seq,
+                std::string(statusName(t.status)).c_str(), speedNumber(t.speed).c_str(),
+                shown(run->speedUnit).c_str(), agentWidth == 0 ? 0 : agentWidth + 2, agent.c_str(),
                 shown(t.config).c_str(), t.message.empty() ? "" : "  # ",
                 messageOnOneLine(shown(t.message)).c_str());
+  }
+  std::printf("%s", agentsText(trials).c_str());
   if (const std::optional<double> best = bestOf(trials))
     std::printf("%zu trials, best %s %s\n", trials.size(), speedNumber(*best).c_str(),
                 run->speedUnit.c_str());

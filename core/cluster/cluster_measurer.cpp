@@ -32,7 +32,10 @@ void ClusterMeasurer::send(const std::vector<Config>& configs, bool retiming,
     if (r.agentFault)
       throw std::runtime_error(r.measurement.message + " (" + r.device +
                                "); fix that machine or stop its agent, then resume the run");
-    done(i, r.measurement);
+    // Which node it came from travels with the trial into the store (trials.agent).
+    Measurement m = r.measurement;
+    m.agent = r.agent;
+    done(i, m);
   });
 }
 

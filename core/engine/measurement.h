@@ -48,6 +48,10 @@ struct Measurement {
   // Answered from stored trials (HistoryMeasurer), not measured: it took no time here, so it
   // says nothing of the pace at which this machine measures.
   bool reused = false;
+  // The cluster agent that measured it (its id in the cluster: `opevo agent --name`, by default
+  // HOST-PID), so that an odd timing can be traced to its node; empty when this machine measured
+  // it. A trial answered from history keeps the agent of the timing it repeats.
+  std::string agent;
 };
 
 // Anything that turns configurations into measurements: a real device backend or a replay of a

@@ -79,6 +79,7 @@ void StoreRecorder::trialMeasured(const TrialEvent& e, const EngineProgress&) {
   row.tunerMs = t.tunerSeconds * 1e3;
   row.seconds = t.seconds;
   row.finished = Store::nowUtc();
+  row.agent = t.measurement.agent;
   m_store.appendTrial(row);  // committed before anyone later hears of it
 }
 

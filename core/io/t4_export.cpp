@@ -136,6 +136,7 @@ void makeUtf8(RunRecord& run, std::vector<TrialRow>& trials, std::vector<std::st
     fix(t.message, where, "message");
     fix(t.started, where, "started");
     fix(t.finished, where, "finished");
+    fix(t.agent, where, "agent");
   }
 }
 
@@ -176,13 +177,17 @@ OJson runToT4(const RunRecord& storedRun, const std::vector<TrialRow>& storedTri
   // fault), the start, the run's tuning time at the trial, the whole measurement's time (T4's
   // framework time is what is left of it; a restore needs the whole) and the message (T4 has a
   // place for a failure's only; a success has one too when it was timed in an unusual way).
+  // And, for a trial a cluster agent measured, that agent (a field readers that do not know it
+  // pass over).
   OJson extra = OJson::array();
-  for (const TrialRow& t : trials)
+  for (const TrialRow& t : trials) {
     extra.push_back({{"status", statusName(t.status)},
                      {"started", t.started},
                      {"seconds", t.seconds},
                      {"measure_ms", t.measureMs},
                      {"message", t.message}});
+    if (!t.agent.empty()) extra.back()["agent"] = t.agent;
+  }
   metadata["trials"] = std::move(extra);
   metadata["exported_by"] = std::string("OpEvo Studio ") + OPEVO_VERSION;
   OJson results = OJson::array();

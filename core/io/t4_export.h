@@ -31,8 +31,8 @@ namespace opevo {
 // speed_unit) that the import reads back where it can, and what restoreRun (io/run_restore.h)
 // needs to store the run again as it was: seed, operator, settings, budget (as JSON), status,
 // end_reason, started, ended, label, and per result (metadata.trials) its exact status, start,
-// the run's tuning time at it, its whole measurement time (measure_ms) and its message (a
-// success's too, which T4 has no place for).
+// the run's tuning time at it, its whole measurement time (measure_ms), its message (a
+// success's too, which T4 has no place for) and, for a trial a cluster agent measured, the agent.
 // A run without trials gives an empty results list (a network archive's task run that the
 // scheduler had not reached yet; a T4 file of its own needs a result, so exportRunT4 refuses it).
 // Text that is not UTF-8 (a damaged database: JSON cannot hold such bytes, and writing it threw

@@ -22,6 +22,7 @@ Measurement measurementOf(const TrialRow& t) {
   m.verifyMs = t.verifyMs;
   m.measureMs = t.measureMs;
   m.message = t.message;
+  m.agent = t.agent;
   return m;
 }
 

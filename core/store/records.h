@@ -63,6 +63,9 @@ struct TrialRow {
   double seconds = 0;    // the run's tuning time at this trial (0 when stored before v2)
   std::string started;
   std::string finished;
+  // The cluster agent that measured it (Measurement::agent); empty when the machine that ran the
+  // engine measured it, and for trials stored before v11 or imported.
+  std::string agent;
 };
 
 // A network run (opevo net tune): the network as it was read, what tuned it, and the run of each

@@ -195,10 +195,18 @@ const char* const kRunFailureColumn = R"sql(
     ALTER TABLE runs ADD COLUMN failure TEXT NOT NULL DEFAULT '';
     )sql";
 
+// Schema 11 keeps which cluster agent measured each trial (TrialRow::agent): a run measured on
+// several nodes mixed their timings with no word of where each came from, so one odd timing could
+// not be traced to its node. Empty for this machine's trials, and for trials stored before it.
+const char* const kTrialAgentColumn = R"sql(
+    ALTER TABLE trials ADD COLUMN agent TEXT NOT NULL DEFAULT '';
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
 const std::string kSchema = std::string(kSchemaV2) + kNetworkTables + kKasTables +
                             kTrialCostColumns + kTunerTimeColumn + kSideBySideColumn +
-                            kDeletedRunsTable + kDeletedNetworksTable + kRunFailureColumn;
+                            kDeletedRunsTable + kDeletedNetworksTable + kRunFailureColumn +
+                            kTrialAgentColumn;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -279,6 +287,8 @@ const Migration kMigrations[] = {
     {"", kDeletedNetworksTable, ""},
     // 9 -> 10: why a run failed (old runs say nothing).
     {"", kRunFailureColumn, ""},
+    // 10 -> 11: the agent that measured each trial (old trials name none).
+    {"", kTrialAgentColumn, ""},
 };
 
 std::string inQuotes(const std::string& path) {
@@ -655,13 +665,13 @@ void Store::appendTrial(const TrialRow& t) {
       m_db,
       "INSERT INTO trials (run_id, seq, measure_order, config, status, message, times_json, "
       "median_ms, speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms, "
-      "tuner_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "tuner_ms, agent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, t.runId).bind(2, static_cast<std::int64_t>(t.seq));
   s.bind(3, static_cast<std::int64_t>(t.order > 0 ? t.order : t.seq)).bind(4, t.config);
   s.bind(5, std::string(statusName(t.status))).bind(6, t.message);
   s.bind(7, nlohmann::json(t.timesMs).dump()).bind(8, t.medianMs).bind(9, t.speed);
   s.bind(10, t.compileMs).bind(11, t.seconds).bind(12, t.started).bind(13, t.finished);
-  s.bind(14, t.verifyMs).bind(15, t.measureMs).bind(16, t.tunerMs);
+  s.bind(14, t.verifyMs).bind(15, t.measureMs).bind(16, t.tunerMs).bind(17, t.agent);
   s.run();  // autocommit: the trial is durable when this returns
 }
 
@@ -832,10 +842,8 @@ std::vector<TrialRow> Store::trials(std::int64_t runId) const {
   Statement s(
       m_db,
       "SELECT run_id, seq, measure_order, config, status, message, times_json, median_ms, "
-      "speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms, tuner_ms FROM "
-      "trials "
-      "WHERE run_id = ? "
-      "ORDER BY seq");
+      "speed, compile_ms, tuning_seconds, started, finished, verify_ms, measure_ms, tuner_ms, "
+      "agent FROM trials WHERE run_id = ? ORDER BY seq");
   s.bind(1, runId);
   std::vector<TrialRow> out;
   while (s.step()) {
@@ -856,6 +864,7 @@ std::vector<TrialRow> Store::trials(std::int64_t runId) const {
     t.verifyMs = s.real(13);
     t.measureMs = s.real(14);
     t.tunerMs = s.real(15);
+    t.agent = s.text(16);
     out.push_back(std::move(t));
   }
   return out;

@@ -20,7 +20,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 10;
+  static constexpr int kSchemaVersion = 11;
 
   enum class Opening {
     // A first start, a new run: the file and its folder are made. A file or folder this process
