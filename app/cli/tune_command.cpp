@@ -25,6 +25,7 @@
 #include "engine/speed_unit.h"
 #include "engine/store_recorder.h"
 #include "engine/trial_failures.h"
+#include "layout/conv2d_layout.h"
 #include "layout/operand_layouts.h"
 #include "layout/tuning_mode.h"
 #include "ops/operator_json.h"
@@ -332,6 +333,13 @@ void runTune(const TuneArgs& a) {
                                    counted(run.restored, "stored trial", "stored trials"))
                                       .c_str()
                                 : "");
+      if (setup.backend == "cpu" && setup.definition &&
+          setup.definition->mode == layout::TuningMode::Loop &&
+          setup.definition->target == SpaceTarget::Common &&
+          layout::isDepthwise(setup.definition->op))
+        std::fprintf(stderr,
+                     "note: the loop template runs a depthwise convolution a channel at a time; "
+                     "--mode joint vectorises it across channels (docs/layouts.md)\n");
       if (const std::string busy = setup.backend == "cpu" ? busyMachineNote() : std::string();
           !busy.empty())
         std::fprintf(stderr,
