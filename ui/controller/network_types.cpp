@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <cmath>
 
+#include "net/closing_round_text.h"
+
 namespace opevo::ui {
 
 QString contenderLabel(const net::NetworkTuningPlan& p) {
@@ -84,8 +86,10 @@ NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
     c.curveEstimateMs.push_back(u.estimateMs.value_or(kNaN));
     c.unitTask.push_back(u.task);
     c.unitTrials.push_back(u.unitTrials);
+    c.unitClosingFrom.push_back(u.closingFrom);
   }
   for (const net::StoredNetworkTask& t : run.tasks) {
+    s.taskNames << QString::fromStdString(t.name);
     c.taskTrials.push_back(t.trials);
     c.taskBestMs.push_back(t.bestMs.value_or(kNaN));
   }
@@ -120,6 +124,25 @@ NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
   }
   s.contenders.push_back(std::move(c));
   return s;
+}
+
+std::vector<std::string> closingFrom(const net::NetworkUnit& unit, const net::TaskGraph& graph) {
+  std::vector<std::string> from;
+  if (!unit.closing) return from;
+  for (const std::size_t t : unit.fromTwins)
+    from.push_back(t < graph.tasks.size() ? graph.tasks[t].name : "task " + std::to_string(t));
+  return from;
+}
+
+QString closingRoundText(const ContenderState& c, const QStringList& taskNames) {
+  std::vector<net::ClosingUnit> units;
+  for (std::size_t u = 0; u < c.unitClosingFrom.size() && u < c.unitTask.size(); ++u) {
+    const int t = c.unitTask[u];
+    units.push_back(
+        {t >= 0 && t < taskNames.size() ? taskNames[t].toStdString() : "task " + std::to_string(t),
+         c.unitClosingFrom[u]});
+  }
+  return QString::fromStdString(net::closingRoundText(units));
 }
 
 std::vector<NetworkTaskInfo> networkTaskInfo(const net::Network& n, const net::TaskGraph& g) {

@@ -70,6 +70,11 @@ struct ContenderState {
   std::vector<double> taskBestMs;       // per task, NaN until one configuration worked
   std::vector<int> unitTask;            // the task of each unit, in order
   std::vector<int> unitTrials;          // the trials of each unit
+  // Per unit, the twins a unit of the closing round measured the best configurations of (one
+  // name per trial: net::StoredNetworkUnit::closingFrom); empty for the scheduler's units. May
+  // be shorter than unitTask (a state made without it): the units past its end are the
+  // scheduler's.
+  std::vector<std::vector<std::string>> unitClosingFrom;
   int trials = 0, budget = 0;
   bool done = false;
   // Once run end to end, on this CPU or the CUDA device (NaN before or when not run).
@@ -110,6 +115,15 @@ QString contenderTunes(const net::NetworkTuningPlan& plan);
 // stored runs' list, where "joint" would need the docs.
 QString tuningModeWords(layout::TuningMode mode);
 
+// What a live unit records in ContenderState::unitClosingFrom: the twins its configurations came
+// from when it is one of the closing round, else none (a scheduler's unit that began with its
+// twins' bests is not the round).
+std::vector<std::string> closingFrom(const net::NetworkUnit& unit, const net::TaskGraph& graph);
+
+// The contender's closing round in words, its tasks named by `taskNames` (in task order), as
+// `opevo net runs ID` says it: "a 1 from twin b; b 1 from twin a". Empty when it had none.
+QString closingRoundText(const ContenderState& c, const QStringList& taskNames);
+
 // The tasks every contender of the race tunes (one network, so one task list).
 struct NetworkTaskInfo {
   QString name;
@@ -129,6 +143,10 @@ struct NetworkSnapshot {
   std::string source;   // as given (a preset name or a path)
   net::ParamOverrides params;
   std::vector<ContenderState> contenders;
+  // The tasks' names in task order, where the snapshot has them (a stored run's): the page's
+  // table may still show another network's tasks while the run's picture loads. Empty: the
+  // race's own, as the page shows them.
+  QStringList taskNames;
   // The line the curves are held against: libtorch's forward on the CPU (best median of its
   // processes, timed before the tuning), or on a GPU the tasks' libraries + the same fixed
   // kernels (timed after it).

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "net/closing_round_text.h"
 #include "net/ms_text.h"
 #include "ui/widgets/display_format.h"
 
@@ -23,6 +24,7 @@ void NetworkTaskModel::setTasks(std::vector<NetworkTaskInfo> tasks) {
   m_tasks = std::move(tasks);
   m_trials.assign(m_tasks.size(), 0);
   m_bestMs.assign(m_tasks.size(), std::nan(""));
+  m_closingFrom.assign(m_tasks.size(), {});
   m_totalMs = 0;
   endResetModel();
 }
@@ -30,9 +32,14 @@ void NetworkTaskModel::setTasks(std::vector<NetworkTaskInfo> tasks) {
 void NetworkTaskModel::setState(const ContenderState* state) {
   m_trials.assign(m_tasks.size(), 0);
   m_bestMs.assign(m_tasks.size(), std::nan(""));
+  m_closingFrom.assign(m_tasks.size(), {});
   if (state && state->taskTrials.size() == m_tasks.size()) {
     m_trials = state->taskTrials;
     m_bestMs = state->taskBestMs;
+    for (std::size_t u = 0; u < state->unitClosingFrom.size() && u < state->unitTask.size(); ++u)
+      if (const int t = state->unitTask[u]; t >= 0 && t < rowCount())
+        for (const std::string& twin : state->unitClosingFrom[u])
+          m_closingFrom[static_cast<std::size_t>(t)].push_back(twin);
   }
   m_measuredShares.clear();
   m_totalMs = 0;
@@ -104,6 +111,15 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
       m_trials[index.row()] > 0)
     return tr("No working kernel in its %1 trials: the network runs its untuned configuration")
         .arg(m_trials[index.row()]);
+  const std::vector<std::string>& closing = m_closingFrom[static_cast<std::size_t>(index.row())];
+  // Trials of the twins' closing round: its twins' final bests, measured after the scheduler's
+  // units (`opevo net runs ID`: "closing round: a 1 from twin b").
+  if (role == Qt::ToolTipRole && index.column() == TrialsColumn && !closing.empty())
+    return tr("Closing round: %1 (%2 of its %3 trials measured its twins' final best "
+              "configurations, after the scheduler's units)")
+        .arg(QString::fromStdString(net::closingRoundText({{t.name.toStdString(), closing}})))
+        .arg(closing.size())
+        .arg(m_trials[index.row()]);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case TaskColumn:
@@ -117,6 +133,8 @@ QVariant NetworkTaskModel::data(const QModelIndex& index, int role) const {
     case FlopColumn:
       return formatWithPrefix(t.gflops * 1e9);
     case TrialsColumn:
+      if (!closing.empty())
+        return tr("%1 (%2 closing)").arg(m_trials[index.row()]).arg(closing.size());
       return m_trials[index.row()];
     case BestColumn:
       return std::isfinite(best) ? QString::fromStdString(net::msText(best)) : tr("–");

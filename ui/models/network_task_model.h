@@ -54,6 +54,8 @@ class NetworkTaskModel : public QAbstractTableModel {
  private:
   std::vector<NetworkTaskInfo> m_tasks;
   std::vector<int> m_trials;
+  // Per task, the twins its trials of the closing round came from (one per trial; empty: none).
+  std::vector<std::vector<std::string>> m_closingFrom;
   std::vector<double> m_bestMs;
   double m_totalMs = 0;
   std::vector<double> m_measuredShares;

@@ -460,6 +460,9 @@ QStringList NetworksPage::resultLines(bool* failed) const {
   QStringList lines;
   if (!m_snapshot) return lines;
   QString unchecked;  // why there was no libtorch to check against
+  QStringList taskNames = m_snapshot->taskNames;
+  if (taskNames.isEmpty())
+    for (const NetworkTaskInfo& t : m_taskInfo) taskNames << t.name;
   for (const ContenderState& c : m_snapshot->contenders) {
     QString line = finishedLine(c);
     // Run end to end, a task its trials found no working kernel for ran its untuned
@@ -473,6 +476,13 @@ QStringList NetworksPage::resultLines(bool* failed) const {
       line += tr(" (%1 untuned: no working kernel in its trials)")
                   .arg(untuned.join(QStringLiteral(", ")));
     if (!line.isEmpty()) lines << line;
+    // The twins' closing round, as `opevo net runs ID` says it: which tasks measured their
+    // twins' final bests after the scheduler's units (a finished run of 13 of 16 trials said
+    // only that the rest had nothing left to measure).
+    if (const QString closing = closingRoundText(c, taskNames); !closing.isEmpty())
+      lines << (m_snapshot->contenders.size() == 1
+                    ? tr("closing round: %1").arg(closing)
+                    : tr("closing round of %1: %2").arg(c.label, closing));
     *failed = *failed || !c.endToEndError.isEmpty() ||
               (std::isfinite(c.endToEndMs) && c.checked && !c.verified);
     if (unchecked.isEmpty() && std::isfinite(c.endToEndMs) && !c.checked)
