@@ -19,6 +19,7 @@
 #include "common/machine_load.h"
 #include "engine/engine.h"
 #include "export/network_export.h"
+#include "net/closing_round_text.h"
 #include "net/network_plan.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
@@ -439,20 +440,8 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
   }
   if (!points.empty()) std::printf("sum of weight x best (ms) after trials %s\n", points.c_str());
   // The twins' closing round, as net tune's progress lines said it.
-  std::string closing;
-  for (const net::StoredNetworkUnit& unit : run.units) {
-    if (unit.closingFrom.empty()) continue;
-    std::vector<std::string> twins = unit.closingFrom;
-    twins.erase(std::unique(twins.begin(), twins.end()), twins.end());
-    std::string names;
-    for (const std::string& t : twins) names += (names.empty() ? "" : ", ") + t;
-    closing += (closing.empty() ? "" : "; ") +
-               (unit.task >= 0 && static_cast<std::size_t>(unit.task) < run.tasks.size()
-                    ? run.tasks[static_cast<std::size_t>(unit.task)].name
-                    : "task " + std::to_string(unit.task)) +
-               " " + std::to_string(unit.closingFrom.size()) + " from twin " + names;
-  }
-  if (!closing.empty()) std::printf("closing round: %s\n", closing.c_str());
+  if (const std::string closing = net::closingRoundText(run); !closing.empty())
+    std::printf("closing round: %s\n", closing.c_str());
   std::printf("\n");
   printNetworkResult(run,
                      r.name + " tuned, " +

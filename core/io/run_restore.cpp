@@ -88,6 +88,7 @@ TrialRow restoreTrial(const OJson& r, const OJson* extra, const std::string& spe
     TrialStatus exact;
     if (parseStatus(optionalText(*extra, "status"), exact)) t.status = exact;
     t.started = optionalText(*extra, "started");
+    t.agent = optionalText(*extra, "agent");  // the cluster agent that measured it, if one did
     if (const OJson* s = field(*extra, "seconds"); s && s->is_number())
       t.seconds = s->get<double>();
     if (const OJson* m = field(*extra, "measure_ms"); m && m->is_number())

@@ -83,6 +83,38 @@ TEST(TrialsModel, AppendsRowsAsTheRaceGoesAndSortsNumbersAsNumbers) {
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
 }
 
+// A cluster's trial says which agent measured it in its speed's tooltip, stored or live (a
+// performance engineer traces an odd timing to its node); this machine's trials say nothing.
+TEST(TrialsModel, AClustersTrialSaysWhichAgentMeasuredIt) {
+  ModelTestFailures warnings;
+  RunRecord run;
+  run.id = 7;
+  std::vector<TrialRow> rows(2);
+  for (int i = 0; i < 2; ++i) {
+    rows[std::size_t(i)].seq = i + 1;
+    rows[std::size_t(i)].order = i + 1;
+    rows[std::size_t(i)].status = TrialStatus::Ok;
+    rows[std::size_t(i)].speed = 10.0 + i;
+  }
+  rows[0].agent = "node2-gpu0";
+  const std::vector<TrialPoint> points = storedTrialPoints(run, rows, 0, 0);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].agent, "node2-gpu0");
+  EXPECT_EQ(trialRecordOf(points[0], "opevo").measurement.agent, "node2-gpu0");
+  RaceData data;
+  TrialsModel model(&data);
+  data.reset({{"opevo"}, 1, "GFLOP/s", "replay of test", 100.0, std::nullopt, {}, {}});
+  data.append(points);
+  ASSERT_EQ(model.rowCount(), 2);
+  const QString tip = model.index(0, TrialsModel::SpeedColumn).data(Qt::ToolTipRole).toString();
+  EXPECT_TRUE(tip.contains("measured by node2-gpu0")) << tip.toStdString();
+  EXPECT_FALSE(model.index(1, TrialsModel::SpeedColumn)
+                   .data(Qt::ToolTipRole)
+                   .toString()
+                   .contains("measured by"));
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
 // A stored race's table keeps its latest trials only, however long the race; the curves still
 // count every trial. A race that is not stored keeps them all (its exports have nothing else).
 TEST(TrialsModel, AStoredRaceKeepsOnlyItsLatestTrials) {

@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "engine/store_recorder.h"
 #include "io/replay_dataset.h"
+#include "io/run_restore.h"
 #include "io/t4_export.h"
 #include "replay/replay_measurer.h"
 #include "sqlite_user_version.h"
@@ -62,7 +63,11 @@ std::int64_t storeAgentsRun(const std::string& path, int n) {
   Store store(path);
   TwoAgents measurer;
   Engine engine(gemm()->space, measurer);
-  StoreRecorder recorder(store, engine, {"gemm", "{}", "replay", "", "GFLOP/s", ""});
+  // The operator a replay run stores: its file, so that a restore rebuilds its space.
+  const std::string replayOf =
+      nlohmann::json{{"replay", std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz"}}
+          .dump();
+  StoreRecorder recorder(store, engine, {"gemm", replayOf, "replay", "", "GFLOP/s", ""});
   engine.addObserver(recorder);
   engine.addRun(randomRun(n));
   recorder.createRuns();
@@ -96,7 +101,11 @@ TEST(StoreAgent, ALocalRunsTrialsNameNone) {
   Store store(path);
   ReplayMeasurer measurer(gemm());
   Engine engine(gemm()->space, measurer);
-  StoreRecorder recorder(store, engine, {"gemm", "{}", "replay", "", "GFLOP/s", ""});
+  // The operator a replay run stores: its file, so that a restore rebuilds its space.
+  const std::string replayOf =
+      nlohmann::json{{"replay", std::string(OPEVO_DATASETS_DIR) + "/gemm/RTX_2080_Ti.json.gz"}}
+          .dump();
+  StoreRecorder recorder(store, engine, {"gemm", replayOf, "replay", "", "GFLOP/s", ""});
   engine.addObserver(recorder);
   engine.addRun(randomRun(4));
   recorder.createRuns();
@@ -144,6 +153,10 @@ TEST(StoreAgent, AT4ExportNamesEachTrialsAgent) {
   for (std::size_t i = 0; i < 4; ++i)
     EXPECT_EQ(extra[i].value("agent", ""), store.trials(id)[i].agent) << i;
   EXPECT_FALSE(extra[4].contains("agent"));
+  // Restored (opevo import --restore, a network archive's task runs), the trials keep them.
+  const RunWithTrials back = runFromT4(doc, "run.json");
+  ASSERT_EQ(back.trials.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(back.trials[i].agent, store.trials(id)[i].agent);
 }
 
 // tests/data/opevo-v10.db was written by the release before schema 11 (commit 9da0cf2): two

@@ -127,6 +127,7 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.config = QString::fromStdString(t.config);
   point.status = t.measurement.status;
   point.message = QString::fromStdString(t.measurement.message);
+  point.agent = QString::fromStdString(t.measurement.agent);
   point.speed = t.measurement.speed;
   point.best = t.bestSoFar;
   point.seconds = t.seconds;

@@ -24,6 +24,7 @@ void describe(const net::NetworkSession& s, ContenderState& c) {
   c.curveEstimateMs.clear();
   c.unitTask.clear();
   c.unitTrials.clear();
+  c.unitClosingFrom.clear();
   int before = 0;
   for (const net::NetworkUnit& u : t.units()) {
     c.curveTrials.push_back(u.trials);
@@ -31,6 +32,7 @@ void describe(const net::NetworkSession& s, ContenderState& c) {
                                                                   : kNaN);
     c.unitTask.push_back(static_cast<int>(u.task));
     c.unitTrials.push_back(u.trials - before);
+    c.unitClosingFrom.push_back(closingFrom(u, s.graph()));
     before = u.trials;
   }
   c.taskTrials.clear();

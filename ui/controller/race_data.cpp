@@ -124,6 +124,7 @@ std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vecto
     p.config = QString::fromStdString(t.config);
     p.status = t.status;
     p.message = QString::fromStdString(t.message);
+    p.agent = QString::fromStdString(t.agent);
     p.speed = t.speed;
     if (t.status == TrialStatus::Ok) best = std::max(best, t.speed);
     p.best = best;
@@ -145,6 +146,7 @@ TrialRecord trialRecordOf(const TrialPoint& p, const QString& algorithm) {
   t.trial = p.seq;
   t.config = p.config.toStdString();
   t.measurement.status = p.status;
+  t.measurement.agent = p.agent.toStdString();
   t.measurement.speed = p.speed;
   t.measurement.medianMs = p.medianMs;
   t.measurement.compileMs = p.compileMs;

@@ -78,6 +78,7 @@ struct TrialPoint {
   double medianMs = 0;
   double compileMs = 0;
   double tunerSeconds = 0;
+  QString agent;  // the cluster agent that measured it; empty: this machine
 };
 
 // The point as trials.csv's record, under its algorithm's name.

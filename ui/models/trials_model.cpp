@@ -70,6 +70,10 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
         return t.message;
       case SpeedColumn:
         if (raw) return t.speed;
+        // Which of a cluster's agents timed it: an odd timing is traced to its node.
+        if (role == Qt::ToolTipRole && !t.agent.isEmpty())
+          return ok ? tr("%1, measured by %2").arg(formatSpeed(t.speed), t.agent)
+                    : tr("measured by %1").arg(t.agent);
         return ok ? formatSpeed(t.speed) : QString();
       case BestColumn:
         return raw ? QVariant(t.best) : formatSpeed(t.best);
