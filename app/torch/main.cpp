@@ -74,6 +74,8 @@ class TorchNetwork {
         return x.dim() == 4 ? x + param(l, "bias").view({1, -1, 1, 1}) : x + param(l, "bias");
       case LayerKind::Relu:
         return torch::relu(x);
+      case LayerKind::Relu6:
+        return torch::hardtanh(x, 0, 6);  // what torch.nn.ReLU6 computes
       case LayerKind::Gelu:
         return torch::gelu(x);
       case LayerKind::Scale:

@@ -11,11 +11,11 @@ namespace opevo::net {
 namespace {
 
 constexpr LayerKind kAllKinds[] = {
-    LayerKind::Conv2D,  LayerKind::Dense,     LayerKind::MatMul,    LayerKind::BatchMatMul,
-    LayerKind::BiasAdd, LayerKind::Relu,      LayerKind::Gelu,      LayerKind::Scale,
-    LayerKind::Add,     LayerKind::MaxPool,   LayerKind::AvgPool,   LayerKind::GlobalAvgPool,
-    LayerKind::Softmax, LayerKind::LayerNorm, LayerKind::BatchNorm, LayerKind::Flatten,
-    LayerKind::Reshape, LayerKind::Transpose};
+    LayerKind::Conv2D,        LayerKind::Dense,   LayerKind::MatMul,    LayerKind::BatchMatMul,
+    LayerKind::BiasAdd,       LayerKind::Relu,    LayerKind::Relu6,     LayerKind::Gelu,
+    LayerKind::Scale,         LayerKind::Add,     LayerKind::MaxPool,   LayerKind::AvgPool,
+    LayerKind::GlobalAvgPool, LayerKind::Softmax, LayerKind::LayerNorm, LayerKind::BatchNorm,
+    LayerKind::Flatten,       LayerKind::Reshape, LayerKind::Transpose};
 
 std::size_t inputCount(LayerKind kind) {
   return kind == LayerKind::MatMul || kind == LayerKind::BatchMatMul || kind == LayerKind::Add ? 2
@@ -45,6 +45,8 @@ std::string_view layerKindName(LayerKind kind) {
       return "bias_add";
     case LayerKind::Relu:
       return "relu";
+    case LayerKind::Relu6:
+      return "relu6";
     case LayerKind::Gelu:
       return "gelu";
     case LayerKind::Scale:
@@ -88,8 +90,8 @@ bool isComplex(LayerKind kind) {
 }
 
 bool isFusable(LayerKind kind) {
-  return kind == LayerKind::BiasAdd || kind == LayerKind::Relu || kind == LayerKind::Gelu ||
-         kind == LayerKind::Scale || kind == LayerKind::Add;
+  return kind == LayerKind::BiasAdd || kind == LayerKind::Relu || kind == LayerKind::Relu6 ||
+         kind == LayerKind::Gelu || kind == LayerKind::Scale || kind == LayerKind::Add;
 }
 
 std::int64_t elements(const Shape& shape) {
@@ -140,6 +142,8 @@ double Network::flops(const Layer& l) const {
     }
     case LayerKind::Gelu:
       return out * 8;
+    case LayerKind::Relu6:
+      return out * 2;  // a max and a min, as its epilogue step counts
     case LayerKind::MaxPool:
     case LayerKind::AvgPool:
       return out * double(l.kernelH * l.kernelW);
@@ -304,6 +308,7 @@ void inferShapes(Network& net, const std::string& source) {
         break;
       case LayerKind::BiasAdd:
       case LayerKind::Relu:
+      case LayerKind::Relu6:
       case LayerKind::Gelu:
       case LayerKind::Scale:
       case LayerKind::Softmax:

@@ -18,6 +18,7 @@ enum class LayerKind {
   BatchMatMul,  // two inputs: b x n x k @ b x k x m
   BiasAdd,      // + a learned vector on the channel axis (1 of NCHW, else the last)
   Relu,
+  Relu6,          // min(max(x, 0), 6), as torch.nn.ReLU6 (MobileNetV2)
   Gelu,           // exact form, x * Phi(x)
   Scale,          // x * factor
   Add,            // two inputs of one shape

@@ -27,6 +27,8 @@ std::optional<EpilogueStep> stepFor(const Network& net, const Layer& l, const st
     }
     case LayerKind::Relu:
       return EpilogueStep{EpilogueKind::Relu, 1};
+    case LayerKind::Relu6:
+      return EpilogueStep{EpilogueKind::Relu6, 1};
     case LayerKind::Gelu:
       return EpilogueStep{EpilogueKind::Gelu, 1};
     case LayerKind::Scale:

@@ -16,6 +16,8 @@ std::string_view epilogueKindName(EpilogueKind kind) {
       return "scale";
     case EpilogueKind::Add:
       return "add";
+    case EpilogueKind::Relu6:
+      return "relu6";
   }
   return "?";
 }
@@ -33,7 +35,14 @@ std::string describeEpilogue(const Epilogue& epilogue) {
 
 double epilogueFlopsPerElement(const Epilogue& epilogue) {
   double f = 0;
-  for (const EpilogueStep& s : epilogue) f += s.kind == EpilogueKind::Gelu ? 8 : 1;
+  for (const EpilogueStep& s : epilogue) {
+    if (s.kind == EpilogueKind::Gelu)
+      f += 8;
+    else if (s.kind == EpilogueKind::Relu6)
+      f += 2;  // a max and a min
+    else
+      f += 1;
+  }
   return f;
 }
 

@@ -15,6 +15,7 @@ enum class EpilogueKind {
   Gelu,   // x * Phi(x), the exact (erf) form
   Scale,  // x * factor
   Add,    // + a tensor of the output's shape (a residual)
+  Relu6,  // min(max(x, 0), 6): MobileNet's activation (torch.nn.ReLU6)
 };
 
 struct EpilogueStep {

@@ -108,7 +108,8 @@ nlohmann::json epilogueToJson(const Epilogue& epilogue) {
 
 Epilogue epilogueFromJson(const nlohmann::json& j, const std::string& where) {
   const std::string expected =
-      " (expected an array of \"bias\", \"relu\", \"gelu\", \"add\" or {\"scale\": number})";
+      " (expected an array of \"bias\", \"relu\", \"relu6\", \"gelu\", \"add\" or {\"scale\": "
+      "number})";
   if (!j.is_array()) throw InputError(where + ": field 'epilogue' must be an array" + expected);
   Epilogue out;
   for (const nlohmann::json& step : j) {
@@ -118,8 +119,8 @@ Epilogue epilogueFromJson(const nlohmann::json& j, const std::string& where) {
       continue;
     }
     bool known = false;
-    for (EpilogueKind k :
-         {EpilogueKind::Bias, EpilogueKind::Relu, EpilogueKind::Gelu, EpilogueKind::Add})
+    for (EpilogueKind k : {EpilogueKind::Bias, EpilogueKind::Relu, EpilogueKind::Relu6,
+                           EpilogueKind::Gelu, EpilogueKind::Add})
       if (step.is_string() && step.get<std::string>() == epilogueKindName(k)) {
         out.push_back({k, 1});
         known = true;

@@ -16,7 +16,8 @@ namespace opevo {
 //    "space": {"auto_unroll_max_step": "discrete:0,256,512"}}
 // Conv2D shapes: batch, in_channels, height, width, out_channels, kernel_h, kernel_w, stride,
 // pad, groups (default 1). "epilogue" (optional) lists elementwise steps applied to every output
-// element in order: "bias", "relu", "gelu", "add" (a residual tensor) or {"scale": 0.125}.
+// element in order: "bias", "relu", "relu6", "gelu", "add" (a residual tensor) or
+// {"scale": 0.125}.
 // "space" is optional and may only change the values of discrete and choice parameters:
 // the factor parameters follow from the shape and the kernel template.
 // "mode" (optional): "loop" (default: the template's loops over plain layouts) or "joint"

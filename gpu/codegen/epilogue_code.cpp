@@ -1,5 +1,5 @@
-// The code of a fused epilogue (bias, relu, gelu, scale, residual add) and the kernel parameters
-// that carry its operands: one place for every template and the reference kernels.
+// The code of a fused epilogue (bias, relu, relu6, gelu, scale, residual add) and the kernel
+// parameters that carry its operands: one place for every template and the reference kernels.
 
 #include <cstdio>
 
@@ -66,6 +66,15 @@ void writeEpilogue(CodeWriter& w, const OperatorSpec& op, Backend backend, const
           w.line(value + " = " + value + " > 0.0f ? " + value + " : 0.0f;");
         else
           w.line(value + " = fmaxf(" + value + ", 0.0f);");
+        break;
+      case EpilogueKind::Relu6:
+        // Selects on the CPU, as for relu (fminf/fmaxf would keep the loop scalar); NaN gives
+        // 0 there, as fmaxf(NaN, 0) does on the GPUs.
+        if (cpu)
+          w.line(value + " = " + value + " > 0.0f ? (" + value + " < 6.0f ? " + value +
+                 " : 6.0f) : 0.0f;");
+        else
+          w.line(value + " = fminf(fmaxf(" + value + ", 0.0f), 6.0f);");
         break;
       case EpilogueKind::Gelu:
         if (cpu)

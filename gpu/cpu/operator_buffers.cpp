@@ -55,6 +55,9 @@ double OperatorBuffers::epilogueAt(double v, std::size_t i) const {
       case EpilogueKind::Relu:
         v = std::max(v, 0.0);
         break;
+      case EpilogueKind::Relu6:
+        v = std::min(std::max(v, 0.0), 6.0);
+        break;
       case EpilogueKind::Gelu:
         v = gelu(v);
         break;

@@ -25,6 +25,9 @@ std::string epilogueLambda(const OperatorSpec& op) {
       case EpilogueKind::Relu:
         body += " v = v > 0 ? v : 0;";
         break;
+      case EpilogueKind::Relu6:
+        body += " v = v > 0 ? (v < 6 ? v : 6) : 0;";
+        break;
       case EpilogueKind::Gelu:
         body += " v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));";
         break;

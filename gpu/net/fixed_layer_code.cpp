@@ -231,6 +231,7 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
   w.line("(void)params;");
   switch (l.kind) {
     case LayerKind::Relu:
+    case LayerKind::Relu6:
     case LayerKind::Gelu:
     case LayerKind::Scale:
     case LayerKind::Add:
@@ -243,13 +244,13 @@ std::string fixedLayerSource(const Network& net, const Layer& l, const std::stri
       openItems(w, backend, "i", n, work);
       w.line("const float v = x[i];");
       if (l.kind == LayerKind::Relu) w.line("out[i] = v > 0.0f ? v : 0.0f;");
-      if (l.kind == LayerKind::Gelu) {
-        // The fused epilogue's GELU: on the CPU without glibc's scalar erff, so the loop
-        // vectorizes.
-        OperatorSpec gelu;
-        gelu.epilogue = {{EpilogueKind::Gelu, 1}};
+      if (l.kind == LayerKind::Gelu || l.kind == LayerKind::Relu6) {
+        // The fused epilogue's step, so that both compute the same: GELU on the CPU without
+        // glibc's scalar erff (the loop vectorizes), ReLU6's clamp as selects.
+        OperatorSpec act;
+        act.epilogue = {{l.kind == LayerKind::Gelu ? EpilogueKind::Gelu : EpilogueKind::Relu6, 1}};
         w.line("float g = v;");
-        codegen::detail::writeEpilogue(w, gelu, backend, "g", "0", "i");
+        codegen::detail::writeEpilogue(w, act, backend, "g", "0", "i");
         w.line("out[i] = g;");
       }
       if (l.kind == LayerKind::Scale) w.line("out[i] = v * " + real(l.factor) + ";");

@@ -101,7 +101,7 @@ TEST(CodegenCpu, FusedEpiloguesMatchReference) {
   configs.push_back(defaultSpace(mm).parse("tile_n=1,1,1,32; tile_m=1,1,1,48; tile_k=40,1,1"));
   expectCpuKernelsMatch(mm, configs);
   OperatorSpec bmm = smallBatchMatMul(4, 16, 24, 8, false, true);
-  bmm.epilogue = {{EpilogueKind::Scale, 0.125}};
+  bmm.epilogue = {{EpilogueKind::Scale, 8}, {EpilogueKind::Relu6, 1}};  // clamps at 0 and 6
   expectCpuKernelsMatch(bmm, randomConfigs(defaultSpace(bmm), 3, 6));
   OperatorSpec conv = smallConv(2, 8, 12, 13, 3, 2, 1);
   conv.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};

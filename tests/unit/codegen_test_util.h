@@ -68,6 +68,7 @@ inline double applyEpilogue(const OperatorSpec& op, double v, std::int64_t chann
   for (const EpilogueStep& e : op.epilogue) {
     if (e.kind == EpilogueKind::Bias) v += bias[channel];
     if (e.kind == EpilogueKind::Relu) v = v < 0 ? 0 : v;
+    if (e.kind == EpilogueKind::Relu6) v = v < 0 ? 0 : v > 6 ? 6 : v;
     if (e.kind == EpilogueKind::Gelu) v = v * 0.5 * std::erfc(-v / std::sqrt(2.0));
     if (e.kind == EpilogueKind::Scale) v *= e.factor;
     if (e.kind == EpilogueKind::Add) v += residual[at];
