@@ -438,6 +438,11 @@ void switchToWal(sqlite3* db, const std::string& path) {
 
 }  // namespace
 
+Store::Opening Store::openingToList(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec) ? Opening::ExistingOnly : Opening::CreateWhenMissing;
+}
+
 std::string Store::defaultPath() {
   // A database named for the whole session (opevo-studio --db sets it for its pages).
   if (const char* db = std::getenv("OPEVO_DB"); db && *db) return db;

@@ -44,6 +44,10 @@ class Store {
   // $OPEVO_DB when set, else $XDG_DATA_HOME/opevo-studio/opevo.db, else
   // ~/.local/share/opevo-studio/opevo.db.
   static std::string defaultPath();
+  // How the window's pages that list stored work open `path`: ExistingOnly where the file is
+  // there (a colleague's file or a read-only share is read read-only), CreateWhenMissing where
+  // it is not yet (a first start makes it; a path that cannot be made is said).
+  static Opening openingToList(const std::string& path);
 
   const std::string& path() const { return m_path; }
   // Opened read-only (Opening::ExistingOnly on a file this process cannot write).

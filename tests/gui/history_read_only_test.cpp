@@ -1,7 +1,10 @@
 // History on a database this user cannot write (a colleague's file, a read-only share): the store
 // opens it read-only, and Delete… and More trials… stayed on, asked "Delete run 2? This cannot be
 // undone." and only then said the file was read-only. Every button that writes is off, its
-// tooltip saying why and what to do; reading (the curves, Export kernel…) goes on.
+// tooltip saying why and what to do; reading (the curves, Export kernel…) goes on. The other
+// pages that read stored work read it too: the Kernels page said "The kernel searches cannot be
+// read: ... is read-only" and the Networks page's stored runs were an empty list (both opened the
+// file to write).
 //
 // As root a file's permissions do not stop a write, so the page is checked in a child that is
 // uid 65534 (this test's binary again, run as that user on the database); as another user, in a
@@ -26,9 +29,12 @@
 #include <vector>
 
 #include "gui_test_support.h"
+#include "kas/kas_search.h"
 #include "store/store.h"
 #include "ui/models/history_model.h"
 #include "ui/pages/history_page.h"
+#include "ui/pages/kernels_page.h"
+#include "ui/widgets/network_setup_panel.h"
 #include "unit/temp_dir.h"
 
 namespace opevo::ui {
@@ -109,6 +115,18 @@ void checkPage(const QString& db) {
   ASSERT_NE(error, nullptr);
   EXPECT_TRUE(error->text().contains(QStringLiteral("Nothing deleted")))
       << error->text().toStdString();
+  // The kernel search and the network run stored beside the runs are listed.
+  KernelsPage kernels;
+  QString kernelsSaid;
+  QObject::connect(&kernels, &KernelsPage::statusMessage,
+                   [&](const QString& text) { kernelsSaid = text; });
+  kernels.setStorePath(db);
+  EXPECT_TRUE(waitUntil([&] { return kernels.shownSearch() > 0 && !kernels.loading(); }))
+      << kernelsSaid.toStdString();
+  EXPECT_FALSE(kernelsSaid.contains(QStringLiteral("cannot be read"))) << kernelsSaid.toStdString();
+  NetworkSetupPanel networks;
+  networks.setStorePath(db);
+  EXPECT_TRUE(waitUntil([&] { return networks.storedRuns().size() == 1; }));
   QThreadPool::globalInstance()->waitForDone();
 }
 
@@ -181,6 +199,17 @@ TEST(HistoryReadOnly, EveryButtonThatWritesIsOffAndSaysWhy) {
     Store store(db.string());
     addRun(store, RunStatus::Finished);
     addRun(store, RunStatus::Interrupted);
+    const kas::KasSearchSettings settings;
+    KasSearchRecord search;
+    search.network = settings.network;
+    search.settingsJson = settings.toJson().dump();
+    store.setKasSearchStatus(store.createKasSearch(search), RunStatus::Finished);
+    NetworkRecord network;
+    network.name = network.source = "alexnet";
+    network.networkJson = network.paramsJson = network.planJson = "{}";
+    network.backend = "cpu";
+    network.status = RunStatus::Finished;
+    store.createNetwork(network);
   }
   // Readable by all, writable by none but root: a colleague's share.
   const auto readable = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;

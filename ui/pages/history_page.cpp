@@ -16,7 +16,6 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -787,9 +786,7 @@ void HistoryPage::reload() {
         try {
           // A colleague's database or a read-only share is read read-only (nothing is made
           // beside it); a first start with no database yet creates it.
-          const Store store(path, std::filesystem::exists(path)
-                                      ? Store::Opening::ExistingOnly
-                                      : Store::Opening::CreateWhenMissing);
+          const Store store(path, Store::openingToList(path));
           job.runs = store.runs();
           // As they stand: a run whose program died is stored running, and is interrupted.
           const LiveStatus live(store);

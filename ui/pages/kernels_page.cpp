@@ -199,7 +199,8 @@ void KernelsPage::reload() {
       [path = m_storePath.toStdString()] {
         auto job = std::make_shared<SearchesJob>();
         try {
-          job->searches = readKasSearches(Store(path));
+          // Read read-only where this user cannot write (a colleague's file, a read-only share).
+          job->searches = readKasSearches(Store(path, Store::openingToList(path)));
         } catch (const std::exception& e) {
           job->error = QString::fromUtf8(e.what());
         }

@@ -329,7 +329,9 @@ void NetworkSetupPanel::reloadRuns(std::int64_t select) {
   m_runsJob.start(
       [path = m_storePath.toStdString()] {
         try {
-          const Store store(path);
+          // ExistingOnly: a database this user cannot write is read read-only (it was refused,
+          // and the list read empty); none yet (a first start) lists nothing either way.
+          const Store store(path, Store::Opening::ExistingOnly);
           // As opevo net runs lists them: a run left "running" by a program that died is
           // interrupted (Resume continues it), one another program tunes is running.
           const LiveStatus live(store);
