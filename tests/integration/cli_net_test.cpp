@@ -19,7 +19,7 @@ const std::string kAllOps = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all
 TEST(CliNet, ListsThePresetsAndShowsTasks) {
   const auto list = runProcess(OPEVO_CLI, {"net", "list"});
   ASSERT_EQ(list.status, 0) << list.err;
-  for (const char* name : {"alexnet", "resnet18", "resnet50", "bert_base_layer"})
+  for (const char* name : {"alexnet", "resnet18", "resnet50", "bert_base_layer", "mobilenet_v2"})
     EXPECT_NE(list.out.find(name), std::string::npos) << list.out;
   const auto show =
       runProcess(OPEVO_CLI, {"net", "show", "alexnet", "--param", "batch=2", "--json"});

@@ -346,7 +346,7 @@ TEST(CodegenNvrtc, WinogradCompilesForEveryPresetItTakes) {
 // configurations each, in one source.
 std::string networkTasksSource(Backend backend, std::vector<std::string>* entries) {
   std::string source;
-  for (const char* name : {"alexnet", "resnet18", "resnet50", "bert_base_layer"})
+  for (const char* name : {"alexnet", "resnet18", "resnet50", "bert_base_layer", "mobilenet_v2"})
     for (const net::Task& t : net::extractTasks(net::loadNetwork(name)).tasks) {
       const SearchSpace space = defaultSpace(t.op);
       for (const Config& c : randomConfigs(space, 1, 3)) {

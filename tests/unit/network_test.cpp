@@ -52,8 +52,8 @@ std::string around(const std::string& layer, const std::string& shape = "[1, 8, 
 TEST(Network, PresetsAreListedAndLoad) {
   std::vector<std::string> names;
   for (const NetworkPreset& p : networkPresets()) names.push_back(p.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"alexnet", "bert_base_layer", "resnet18", "resnet50"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"alexnet", "bert_base_layer", "mobilenet_v2",
+                                             "resnet18", "resnet50"}));
   for (const std::string& n : names) EXPECT_NO_THROW(loadNetwork(n)) << n;
 }
 
