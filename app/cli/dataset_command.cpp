@@ -120,6 +120,10 @@ void printJson(const ReplayDataset& ds) {
                                                   ? nlohmann::json()
                                                   : nlohmann::json(ds.descriptionPath)},
                               {"time_not_mean_of_times", ds.timeNotMeanOfTimes},
+                              // What measuring every configuration once cost the device, as a
+                              // replay charges its trials (engine/device_time.h).
+                              {"device_seconds", ds.deviceSeconds},
+                              {"device_time", ds.deviceTimeNote},
                               {"notes", ds.notes}}
                    .dump(2)
             << "\n";
@@ -174,6 +178,9 @@ void printText(const ReplayDataset& ds, const std::string& given) {
   std::printf("space: %s Cartesian points, %zu %s (%s%%)%s\n", space.size().toString().c_str(),
               ds.table.size(), ds.complete ? "valid" : "in the file", shareText,
               ds.complete ? ", all of them measured" : "");
+  // What a replay charges its trials (compare's device_seconds), for the whole file.
+  std::printf("device time: %.1f s (%.2f h) to measure every configuration once (%s)\n",
+              ds.deviceSeconds, ds.deviceSeconds / 3600, ds.deviceTimeNote.c_str());
   // Truncated files and run records already say it among the notes.
   if (ds.completeness != Completeness::Truncated && ds.completeness != Completeness::RunRecord)
     std::printf("completeness: %s\n", ds.completenessNote.c_str());

@@ -30,6 +30,11 @@ TEST(CliDataset, GemmAsJson) {
   EXPECT_EQ(j["parameters"][0]["name"], "MWG");
   EXPECT_EQ(j["parameters"][0]["values"], 4);
   EXPECT_GT(j["best"]["speed"].get<double>(), 10000);
+  // The file's own compile, benchmark and verification times of its 17956 entries, added up: what
+  // a replay of it charges (compare's device_seconds).
+  EXPECT_NEAR(j["device_seconds"].get<double>(), 26798.3, 0.5);
+  EXPECT_NE(j["device_time"].get<std::string>().find("compile_time + benchmark_time"),
+            std::string::npos);
 }
 
 TEST(CliDataset, ConvolutionTableNamesTheFailures) {
@@ -41,6 +46,7 @@ TEST(CliDataset, ConvolutionTableNamesTheFailures) {
   EXPECT_NE(r.out.find("6 compile_error (CompilationFailedConfig)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("10240 Cartesian points, 4362 valid"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("device time: "), std::string::npos) << r.out;
 }
 
 // Our T4 export of an opevo run writes its factor parameters as "1,16,16,2": they show as the
