@@ -110,10 +110,7 @@ void chargeKernelTunerCosts(const Json& entry, Measurement& m, CostParts& parts)
   m.verifyMs = cost(entry, "verification_time", parts.verification);
   const std::size_t before = parts.benchmark;
   double benchmark = cost(entry, "benchmark_time", parts.benchmark);
-  if (parts.benchmark == before) {
-    benchmark = sum(m.timesMs);
-    ++parts.runsOnly;
-  }
+  if (parts.benchmark == before) benchmark = sum(m.timesMs);
   m.measureMs = benchmark + m.verifyMs;
 }
 
@@ -123,7 +120,6 @@ void chargeKernelTunerCosts(const Json& entry, Measurement& m, CostParts& parts)
 // its time measurement once.
 void chargeT4Costs(const Json& times, Measurement& m, double scale, CostParts& parts) {
   ++parts.entries;
-  ++parts.runsOnly;
   m.compileMs = cost(times, "compilation", parts.compile, scale);
   m.verifyMs = cost(times, "validation", parts.verification, scale);
   double runs = sum(m.timesMs);

@@ -31,8 +31,9 @@ struct RawEntry {
 struct CostParts {
   std::size_t entries = 0;
   std::size_t compile = 0;       // entries with a compile time
-  std::size_t benchmark = 0;     // with a benchmark total (Kernel Tuner's benchmark_time)
-  std::size_t runsOnly = 0;      // without one, charged the sum of their timed runs instead
+  // With a benchmark total (Kernel Tuner's benchmark_time); one without is charged the sum of
+  // its timed runs, which the note says. T4 holds none, which its note says of every result.
+  std::size_t benchmark = 0;
   std::size_t verification = 0;  // with a verification time
 };
 
