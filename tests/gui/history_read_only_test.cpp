@@ -4,7 +4,7 @@
 // tooltip saying why and what to do; reading (the curves, Export kernel…) goes on. The other
 // pages that read stored work read it too: the Kernels page said "The kernel searches cannot be
 // read: ... is read-only" and the Networks page's stored runs were an empty list (both opened the
-// file to write).
+// file to write); listed, the network run's Resume and Delete… are off and say why.
 //
 // As root a file's permissions do not stop a write, so the page is checked in a child that is
 // uid 65534 (this test's binary again, run as that user on the database); as another user, in a
@@ -127,6 +127,13 @@ void checkPage(const QString& db) {
   NetworkSetupPanel networks;
   networks.setStorePath(db);
   EXPECT_TRUE(waitUntil([&] { return networks.storedRuns().size() == 1; }));
+  // The network run is interrupted: Resume would be on, and Delete…, on a file it could write.
+  for (const char* name : {"resumeButton", "deleteNetworkRun"}) {
+    const auto* b = networks.findChild<QPushButton*>(QString::fromLatin1(name));
+    ASSERT_NE(b, nullptr) << name;
+    EXPECT_FALSE(b->isEnabled()) << name;
+    saysWhy(b);
+  }
   QThreadPool::globalInstance()->waitForDone();
 }
 
@@ -208,7 +215,7 @@ TEST(HistoryReadOnly, EveryButtonThatWritesIsOffAndSaysWhy) {
     network.name = network.source = "alexnet";
     network.networkJson = network.paramsJson = network.planJson = "{}";
     network.backend = "cpu";
-    network.status = RunStatus::Finished;
+    network.status = RunStatus::Interrupted;
     store.createNetwork(network);
   }
   // Readable by all, writable by none but root: a colleague's share.

@@ -38,7 +38,7 @@ using test::waitUntil;
 // The same network with an op no build knows, as the walk's overwritten file had.
 constexpr const char* kBroken = R"({
   "name": "tiny", "inputs": [{"name": "image", "shape": [1, 3, 12, 12]}],
-  "layers": [{"name": "c1", "op": "relu6", "input": "image"}]})";
+  "layers": [{"name": "c1", "op": "swish", "input": "image"}]})";
 
 // The CLI as a user runs it beside the window: its exit code.
 int runCli(const QStringList& args) {
@@ -180,7 +180,7 @@ TEST_F(NetworksPageWalkTest, AFinishedRunThatLeftTrialsUnspentSaysItFinished) {
 }
 
 // Finding 2: Show of a run whose file was overwritten with one that fails chose the file again,
-// and Start failed "unknown op 'relu6'" under the old graph; the file fixed, choosing it again
+// and Start failed "unknown op 'swish'" under the old graph; the file fixed, choosing it again
 // left the red line, the same entry not being read again.
 TEST_F(NetworksPageWalkTest, ShowNeverChoosesAFileThatNoLongerReads) {
   chooseTiny(8);
@@ -211,11 +211,11 @@ TEST_F(NetworksPageWalkTest, ShowNeverChoosesAFileThatNoLongerReads) {
   // Broken again and the same entry chosen again from the box: read again, and refused.
   write(kBroken);
   emit setup()->networkBox()->activated(setup()->networkBox()->currentIndex());
-  ASSERT_TRUE(waitUntil([&] { return status().contains(QStringLiteral("relu6")); }))
+  ASSERT_TRUE(waitUntil([&] { return status().contains(QStringLiteral("swish")); }))
       << status().toStdString();
   write(kTinyNetwork);
   emit setup()->networkBox()->activated(setup()->networkBox()->currentIndex());
-  ASSERT_TRUE(waitUntil([&] { return !status().contains(QStringLiteral("relu6")); }))
+  ASSERT_TRUE(waitUntil([&] { return !status().contains(QStringLiteral("swish")); }))
       << status().toStdString();
   EXPECT_TRUE(setup()->startButton()->isEnabled());
 }

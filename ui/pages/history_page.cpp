@@ -41,6 +41,7 @@
 #include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/message_label.h"
 #include "ui/widgets/more_trials_dialog.h"
+#include "ui/widgets/read_only_tip.h"
 #include "ui/widgets/split_layout.h"
 #include "ui/widgets/table_view.h"
 
@@ -125,16 +126,6 @@ QString deleteTip() {
   return QObject::tr(
       "Delete the selected runs and their trials from the database, after asking (Delete key). "
       "Runs being tuned now, and a network run's tasks, are not deleted.");
-}
-
-// Why a button that writes to the database is off while it is read-only to this user (a
-// colleague's file, a read-only share), and what to do: `action` is what the owner could do.
-QString readOnlyTip(const QString& path, const QString& action) {
-  return QObject::tr(
-             "%1 is read-only for you (it or its folder cannot be written by this user): copy it "
-             "to a writable folder and open the copy (opevo-studio --db COPY), or ask its owner "
-             "to %2")
-      .arg(QFileInfo(path).fileName(), action);
 }
 
 // With no run stored yet (a first start), where runs come from rather than how to pick them.

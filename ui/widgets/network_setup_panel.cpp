@@ -37,6 +37,7 @@
 #include "tuners/registry.h"
 #include "ui/widgets/form_scroll_area.h"
 #include "ui/widgets/network_run_deletion.h"
+#include "ui/widgets/read_only_tip.h"
 
 namespace opevo::ui {
 namespace {
@@ -328,23 +329,27 @@ void NetworkSetupPanel::reloadRuns(std::int64_t select) {
   if (m_storePath.isEmpty()) return;
   m_runsJob.start(
       [path = m_storePath.toStdString()] {
+        StoredRunsJob job;
         try {
-          // ExistingOnly: a database this user cannot write is read read-only (it was refused,
-          // and the list read empty); none yet (a first start) lists nothing either way.
-          const Store store(path, Store::Opening::ExistingOnly);
+          // A database this user cannot write is read read-only (a colleague's file, a read-only
+          // share): its runs are listed, and Resume and Delete… are off.
+          const Store store(path, Store::openingToList(path));
           // As opevo net runs lists them: a run left "running" by a program that died is
           // interrupted (Resume continues it), one another program tunes is running.
           const LiveStatus live(store);
-          std::vector<NetworkRecord> runs = store.networks();
-          for (NetworkRecord& r : runs) r.status = live.of(r);
-          return runs;
+          job.runs = store.networks();
+          for (NetworkRecord& r : job.runs) r.status = live.of(r);
+          job.readOnly = store.readOnly();
         } catch (const std::exception&) {
-          return std::vector<NetworkRecord>{};  // no store yet, or unreadable: nothing to resume
+          job.runs.clear();  // unreadable: nothing to resume
         }
+        return job;
       },
-      [this, select](std::vector<NetworkRecord> runs) {
+      [this, select](StoredRunsJob job) {
         const QVariant keep =
             select > 0 ? QVariant::fromValue<qlonglong>(select) : m_runs->currentData();
+        m_readOnly = job.readOnly;
+        std::vector<NetworkRecord> runs = std::move(job.runs);
         m_stored = std::move(runs);
         m_runs->clear();
         // Newest first.
@@ -566,12 +571,18 @@ void NetworkSetupPanel::updateButtons() {
   m_stop->setEnabled(m_busy);
   const auto run = selectedRun();
   // A run another program tunes (running, as LiveStatus reads it) is that program's to continue.
-  m_resume->setEnabled(!m_busy && !m_resumeAsked && run && run->status != RunStatus::Finished &&
-                       run->status != RunStatus::Running);
+  m_resume->setEnabled(!m_readOnly && !m_busy && !m_resumeAsked && run &&
+                       run->status != RunStatus::Finished && run->status != RunStatus::Running);
   // While a race runs the page is its own.
   m_show->setEnabled(!m_busy && run);
   // As Resume: a run being tuned is refused by the store, and a race's own runs are its own.
-  m_delete->setEnabled(!m_busy && run && run->status != RunStatus::Running);
+  m_delete->setEnabled(!m_readOnly && !m_busy && run && run->status != RunStatus::Running);
+  // On a read-only database both would ask, then fail: they say why instead (Show reads).
+  m_resume->setToolTip(m_readOnly ? readOnlyTip(m_storePath, tr("resume its network runs"))
+                                  : tr("Continue an interrupted network run to its budget"));
+  m_delete->setToolTip(m_readOnly
+                           ? readOnlyTip(m_storePath, tr("delete the network runs"))
+                           : tr("Delete this network run with its task runs and their trials"));
 }
 
 void NetworkSetupPanel::saveState(QSettings& settings) const {

@@ -149,6 +149,7 @@ class NetworkSetupPanel : public QWidget {
   NetworkRunDeletion* m_deletion;
   QWidget* m_form;  // the fields that describe a new race, locked while one runs
   std::vector<NetworkRecord> m_stored;
+  bool m_readOnly = false;  // the database is read-only to this user: nothing stored changes
   bool m_busy = false;
   bool m_networkValid = true;      // the chosen network read and its tasks found
   std::int64_t m_resumeAsked = 0;  // Resume's run, until the list read for it arrives
@@ -156,7 +157,12 @@ class NetworkSetupPanel : public QWidget {
   // The matrix-vector box was clicked: it stays as the user set it, rather than following the
   // backend's default (net::defaultTaskTemplates) when the backend changes.
   bool m_matvecChosen = false;
-  LatestJob<std::vector<NetworkRecord>> m_runsJob;
+  // The stored network runs as read, and whether the database was read-only to this user.
+  struct StoredRunsJob {
+    std::vector<NetworkRecord> runs;
+    bool readOnly = false;
+  };
+  LatestJob<StoredRunsJob> m_runsJob;
 };
 
 }  // namespace opevo::ui
