@@ -86,8 +86,9 @@ ContenderState closedContender() {
   return c;
 }
 
-// A live race's end: the worker's units of the round name their twins, and the status says so.
-TEST_F(NetworksClosingRound, ALiveRacesEndSaysItsClosingRound) {
+// A race's end: a contender whose units of the round name their twins (as network_worker's
+// describe() fills them; that fill is not run here) is said in the status and the task table.
+TEST_F(NetworksClosingRound, AContendersClosingUnitsAreSaidAtTheRacesEnd) {
   chooseTwins();
   auto s = std::make_shared<NetworkSnapshot>();
   s->contenders.push_back(closedContender());
@@ -154,9 +155,10 @@ TEST_F(NetworksClosingRound, AStoredRunSaysTheRoundNetRunsSays) {
            m_page.taskModel()->rowCount() == 4;
   })) << status().toStdString();
   if (!cli.hasMatch()) {
-    // The twins had measured each other's bests already: no round, and none said.
+    // The twins had measured each other's bests already (the CPU's timings chose them): no round,
+    // and none said; the round itself was not checked, which the skip makes visible.
     EXPECT_FALSE(status().contains(QStringLiteral("closing round"))) << status().toStdString();
-    return;
+    GTEST_SKIP() << "this run had no closing round to show (its twins' bests were measured)";
   }
   EXPECT_TRUE(status().contains(QStringLiteral("closing round: ") + cli.captured(1)))
       << status().toStdString() << "\nnet runs: " << cli.captured(0).toStdString();
