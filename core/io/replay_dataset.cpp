@@ -228,7 +228,7 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
     // Tuner's own cache does; it stays one point of the space.
     const auto [it, inserted] = ds.table.insert_or_assign(c, std::move(m));
     if (inserted) pointOf.emplace(c, points.size());
-    ds.fileEntries.push_back(pointOf.at(c));
+    ds.fileEntries.push_back({pointOf.at(c), std::move(e.timestamp), e.strategyMs});
     if (inserted) {
       std::string key;
       for (std::size_t i = 0; i < params.size(); ++i)

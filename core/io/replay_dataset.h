@@ -57,9 +57,15 @@ struct ReplayDataset {
   // file's is the order its run measured them in, which an import keeps as its trials' order.
   std::vector<Config> fileOrder;
   // Per entry of the file, in its order (a configuration listed twice is two entries): the index
-  // in fileOrder of its configuration. An import reads what else each entry says (T4's
-  // timestamp and times) by it (io/run_import.h).
-  std::vector<std::size_t> fileEntries;
+  // in fileOrder of its configuration, and what else a Kernel Tuner cache entry says that only an
+  // import keeps (io/run_import.h), read with the rest so the cache is parsed once. An import of
+  // a T4 file reads its results' timestamps and times by the index.
+  struct FileEntry {
+    std::size_t point = 0;
+    std::string timestamp;  // as the cache writes it ("2023-12-22 09:54:05.502007+00:00")
+    double strategyMs = 0;  // strategy_time: the search strategy's time before it
+  };
+  std::vector<FileEntry> fileEntries;
   // Per parameter: a choice whose every value is a tuple of two or more integers of one length
   // ("1,16,16,2": our T4 exports write opevo's factor parameters so). Racing takes them as the
   // choices they are; a display shows them as tuples rather than comma-joined text.

@@ -209,6 +209,10 @@ RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
                time);
     }
     chargeKernelTunerCosts(entry, e.measurement, raw.cost);
+    if (const Json* when = find(entry, "timestamp"); when && when->is_string())
+      e.timestamp = when->get<std::string>();
+    if (const Json* strategy = find(entry, "strategy_time"); strategy && strategy->is_number())
+      e.strategyMs = strategy->get<double>();
     raw.entries.push_back(std::move(e));
   }
   return raw;

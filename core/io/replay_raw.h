@@ -24,13 +24,17 @@ struct RawEntry {
   // Every numeric measurement that is a throughput (name -> value), kept until the common part
   // has chosen one unit for the whole file.
   std::vector<std::pair<std::string, double>> metrics;
+  // What only an import keeps (ReplayDataset::FileEntry): a Kernel Tuner entry's timestamp as
+  // written and its strategy_time. A T4 result's are read by the import itself.
+  std::string timestamp;
+  double strategyMs = 0;
 };
 
 // Which parts of a measurement's cost the entries of a file give, counted over its entries: the
 // sentence that says what a replay charges (ReplayDataset::deviceTimeNote) names what is missing.
 struct CostParts {
   std::size_t entries = 0;
-  std::size_t compile = 0;       // entries with a compile time
+  std::size_t compile = 0;  // entries with a compile time
   // With a benchmark total (Kernel Tuner's benchmark_time); one without is charged the sum of
   // its timed runs, which the note says. T4 holds none, which its note says of every result.
   std::size_t benchmark = 0;

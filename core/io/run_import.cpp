@@ -39,9 +39,9 @@ struct ResultExtras {
   std::optional<double> measureMs;
 };
 
-struct T4Extras {
-  std::vector<ResultExtras> results;  // one per result, in the file's order
-  std::optional<std::uint64_t> seed;  // metadata.seed (our exports)
+struct FileExtras {
+  std::vector<ResultExtras> results;  // one per entry or result, in the file's order
+  std::optional<std::uint64_t> seed;  // metadata.seed (our T4 exports)
 };
 
 double number(const Json& object, const char* key, double scale = 1) {
@@ -56,10 +56,10 @@ std::string text(const Json& object, const char* key) {
 
 // Read apart from the measurements (the file is already checked): an import is rare, and the
 // replay, which reads every dataset, need not carry what only an import keeps.
-T4Extras readT4Extras(const std::string& path) {
+FileExtras readT4Extras(const std::string& path) {
   const Json root = parseJsonFile(readMaybeGzipped(path), path).value;
   const double scale = t4::checkDocument(root, path);
-  T4Extras extras;
+  FileExtras extras;
   const Json empty = Json::object();
   const auto meta = root.find("metadata");
   const Json& metadata = meta != root.end() && meta->is_object() ? *meta : empty;
@@ -92,19 +92,15 @@ T4Extras readT4Extras(const std::string& path) {
 
 // What a Kernel Tuner cache says of each entry besides what the replay charges for it (its
 // compile, benchmark and verification times travel in its Measurement): when it was measured, and
-// the search strategy's time (strategy_time, as T4's search_algorithm). One per entry in the
-// cache's order, which is the replay reader's (the JSON library's sorted keys).
-T4Extras readKernelTunerExtras(const std::string& path) {
-  const Json root = parseJsonFile(readMaybeGzipped(path), path, 2).value;
-  T4Extras extras;
-  const auto cache = root.find("cache");
-  if (cache == root.end() || !cache->is_object()) return extras;
-  for (const auto& [key, entry] : cache->items()) {
+// the search strategy's time (strategy_time, as T4's search_algorithm). The replay reader keeps
+// them per entry (ReplayDataset::fileEntries), so the cache is not parsed a second time.
+FileExtras kernelTunerExtras(const ReplayDataset& ds) {
+  FileExtras extras;
+  extras.results.reserve(ds.fileEntries.size());
+  for (const ReplayDataset::FileEntry& entry : ds.fileEntries) {
     ResultExtras e;
-    if (entry.is_object()) {
-      e.timestamp = utcTimestamp(text(entry, "timestamp"));
-      e.tunerMs = number(entry, "strategy_time");
-    }
+    e.timestamp = utcTimestamp(entry.timestamp);
+    e.tunerMs = entry.strategyMs;
     extras.results.push_back(std::move(e));
   }
   return extras;
@@ -167,12 +163,12 @@ ImportFile readImportFile(const std::string& path) {
   // The file read: a shipped file's own path when `path` named one.
   const std::string source = std::filesystem::absolute(ds.path).lexically_normal().string();
   const bool t4 = ds.format == "t4";
-  const T4Extras extras = t4 ? readT4Extras(ds.path) : readKernelTunerExtras(ds.path);
+  const FileExtras extras = t4 ? readT4Extras(ds.path) : kernelTunerExtras(ds);
   // Each configuration's extras, from its last entry as its measurement is (a repeat in the file
   // keeps its last).
   std::vector<const ResultExtras*> extrasOf(ds.fileOrder.size(), nullptr);
   for (std::size_t r = 0; r < extras.results.size() && r < ds.fileEntries.size(); ++r)
-    extrasOf[ds.fileEntries[r]] = &extras.results[r];
+    extrasOf[ds.fileEntries[r].point] = &extras.results[r];
 
   nlohmann::json space = nlohmann::json::object();
   for (std::size_t i = 0; i < ds.space.dims(); ++i)
