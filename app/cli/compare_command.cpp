@@ -14,6 +14,7 @@
 #include "cli/interrupt_notice.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
+#include "engine/device_time.h"
 #include "engine/engine.h"
 #include "engine/race.h"
 #include "engine/race_summary.h"
@@ -80,12 +81,10 @@ void parseSetting(const std::string& text,
 // (trials.csv's device_seconds), with what measuring the whole file once took for scale, and what
 // is charged for a trial.
 void printDeviceTime(const std::vector<SummaryRow>& summary, const ReplayDataset& dataset) {
-  char whole[160];
-  std::snprintf(whole, sizeof whole, "%.0f s (%.3g h)", dataset.deviceSeconds,
-                dataset.deviceSeconds / 3600);
   std::cout << "\nDevice time, in seconds, mean over the repeats: what the runs' measurements took "
                "by the file (measuring all its "
-            << dataset.table.size() << " configurations once took " << whole << ")\n\n"
+            << dataset.table.size() << " configurations once took "
+            << deviceTimeText(dataset.deviceSeconds) << ")\n\n"
             << deviceTimeMarkdown(summary) << "\ndevice time: " << dataset.deviceTimeNote << "\n";
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "engine/device_time.h"
 #include "io/replay_dataset.h"
 #include "space/discrete_param.h"
 #include "space/text.h"
@@ -179,8 +180,8 @@ void printText(const ReplayDataset& ds, const std::string& given) {
               ds.table.size(), ds.complete ? "valid" : "in the file", shareText,
               ds.complete ? ", all of them measured" : "");
   // What a replay charges its trials (compare's device_seconds), for the whole file.
-  std::printf("device time: %.1f s (%.2f h) to measure every configuration once (%s)\n",
-              ds.deviceSeconds, ds.deviceSeconds / 3600, ds.deviceTimeNote.c_str());
+  std::printf("device time: %s to measure every configuration once (%s)\n",
+              deviceTimeText(ds.deviceSeconds).c_str(), ds.deviceTimeNote.c_str());
   // Truncated files and run records already say it among the notes.
   if (ds.completeness != Completeness::Truncated && ds.completeness != Completeness::RunRecord)
     std::printf("completeness: %s\n", ds.completenessNote.c_str());

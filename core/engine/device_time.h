@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 
 #include "engine/measurement.h"
@@ -16,6 +17,11 @@ namespace opevo {
 // answered from stored trials (reused) took nothing here. A tuner never proposes a configuration
 // twice within a run (tuners/tuner.h), so every trial of a run is a first measurement, charged.
 double deviceMs(const Measurement& m);
+
+// A device time for a person, one spelling wherever it is printed (compare, dataset):
+// "12190 s (3.39 h)"; the hours only from 0.01 h, and under 36 s three digits ("4.27 s"), so a
+// small file's time does not read as 0.
+std::string deviceTimeText(double seconds);
 
 // Each run's device time so far, its trials added in the order they were measured.
 class DeviceClock {

@@ -46,7 +46,10 @@ TEST(CliDataset, ConvolutionTableNamesTheFailures) {
   EXPECT_NE(r.out.find("6 compile_error (CompilationFailedConfig)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("10240 Cartesian points, 4362 valid"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("device time: "), std::string::npos) << r.out;
+  // In compare's spelling (engine/device_time.h deviceTimeText), not "12190.4 s (3.39 h)".
+  EXPECT_NE(r.out.find("device time: 12190 s (3.39 h) to measure every configuration once ("),
+            std::string::npos)
+      << r.out;
 }
 
 // Our T4 export of an opevo run writes its factor parameters as "1,16,16,2": they show as the

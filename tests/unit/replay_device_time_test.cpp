@@ -103,6 +103,16 @@ TrialRecord trial(const std::string& algorithm, int repeat, int n, double best, 
 
 // Per row: the device time of its trials, until its best, and until 0.95 of the optimum (20
 // here: 19) over the runs that got there.
+// compare and dataset print a device time alike: whole seconds and hours to two decimals, and a
+// small one to three digits rather than "0 s (0.00 h)".
+TEST(ReplayDeviceTime, OneSpellingOfADeviceTime) {
+  EXPECT_EQ(deviceTimeText(12190.447934668744), "12190 s (3.39 h)");
+  EXPECT_EQ(deviceTimeText(26798.3), "26798 s (7.44 h)");
+  EXPECT_EQ(deviceTimeText(36), "36 s (0.01 h)");
+  EXPECT_EQ(deviceTimeText(4.2678), "4.27 s");
+  EXPECT_EQ(deviceTimeText(0), "0 s");
+}
+
 TEST(ReplayDeviceTime, TheSummarySaysTheDeviceTimeToBestAndToTarget) {
   const std::vector<TrialRecord> trials = {
       trial("a", 0, 1, 10, 1000), trial("a", 0, 2, 20, 2000), trial("a", 0, 3, 20, 3000),
