@@ -55,6 +55,14 @@ inline OperatorSpec smallConv(std::int64_t batch, std::int64_t cin, std::int64_t
   return op;
 }
 
+// One group per channel (MobileNet's 3x3 layers).
+inline OperatorSpec smallDepthwiseConv(std::int64_t batch, std::int64_t channels, std::int64_t hw,
+                                       std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
+  OperatorSpec op = smallConv(batch, channels, channels, hw, kernel, stride, pad);
+  op.groups = channels;
+  return op;
+}
+
 inline std::vector<float> randomData(std::int64_t count, std::uint64_t seed) {
   Rng rng(seed);
   std::vector<float> v(static_cast<std::size_t>(count));

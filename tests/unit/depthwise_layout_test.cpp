@@ -1,7 +1,7 @@
 // Depthwise convolutions in the joint layout template (core/layout/conv2d_layout.h): their
-// space, their start, their CPU kernels against the host reference through the generated
-// conversions, and their place in a network's joint mode. Their CUDA/HIP kernels are checked
-// with the other layout kernels (layout_gpu_codegen_test.cpp).
+// space, their start and their place in a network's joint mode. Their CPU kernels are checked
+// with the other layout kernels (layout_codegen_test.cpp, DepthwiseLayoutKernels), their
+// CUDA/HIP kernels in layout_gpu_codegen_test.cpp.
 
 #include <gtest/gtest.h>
 
@@ -22,50 +22,9 @@ namespace {
 
 using codegen::Backend;
 using codegen::generateKernel;
-using ConvertFn = void (*)(const float*, float*);
-
-OperatorSpec depthwise(std::int64_t batch, std::int64_t channels, std::int64_t hw,
-                       std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
-  OperatorSpec op = smallConv(batch, channels, channels, hw, kernel, stride, pad);
-  op.groups = channels;
-  return op;
-}
-
-// Each configuration's kernel and conversions in one library: the conversions equal
-// core/layout's packing, and the unpacked output the host reference.
-void expectDepthwiseKernelsMatch(const OperatorSpec& op, const std::vector<Config>& configs) {
-  const SearchSpace space = layout::conv2dLayoutSpace(op);
-  std::string source;
-  for (std::size_t i = 0; i < configs.size(); ++i)
-    source += generateKernel(op, space, configs[i], Backend::Cpu, {"k" + std::to_string(i)}).source;
-  LoadedObject so(source, {"-O2", "-march=native", "-fopenmp", "-shared", "-fPIC"});
-  ASSERT_TRUE(so.ok()) << so.result().log;
-  const TestOperands x = randomOperands(op, 9);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    SCOPED_TRACE(space.format(configs[i]));
-    const std::string k = "k" + std::to_string(i);
-    const layout::OperandLayouts l = layout::operandLayouts(op, space, configs[i]);
-    std::vector<float> a(std::size_t(l.a.size())), b(std::size_t(l.b.size()));
-    std::vector<float> r(std::size_t(l.c.size())), c(r.size(), std::nanf(""));
-    so.symbol<ConvertFn>(k + "_pack_a")(x.a.data(), a.data());
-    so.symbol<ConvertFn>(k + "_pack_b")(x.b.data(), b.data());
-    if (!x.residual.empty()) so.symbol<ConvertFn>(k + "_pack_c")(x.residual.data(), r.data());
-    std::vector<float> want(a.size());
-    l.a.pack(x.a, want);
-    EXPECT_EQ(a, want) << "the generated input conversion differs from core/layout's";
-    want.resize(b.size());
-    l.b.pack(x.b, want);
-    EXPECT_EQ(b, want) << "the generated weight conversion differs from core/layout's";
-    so.symbol<KernelFn>(k)(a.data(), b.data(), c.data(), x.biasData(), r.data());
-    std::vector<float> plain(x.reference.size(), std::nanf(""));
-    so.symbol<ConvertFn>(k + "_unpack_c")(c.data(), plain.data());
-    const std::int64_t bad = firstMismatch(plain, x.reference);
-    EXPECT_EQ(bad, -1) << "element " << bad;
-  }
-}
 
 TEST(DepthwiseLayout, TheSpaceHasNoInputChannelParameters) {
-  const OperatorSpec op = depthwise(1, 96, 56, 3, 2, 1);
+  const OperatorSpec op = smallDepthwiseConv(1, 96, 56, 3, 2, 1);
   ASSERT_TRUE(layout::isDepthwise(op));
   const SearchSpace space = layout::conv2dLayoutSpace(op);
   for (const char* gone :
@@ -103,31 +62,6 @@ TEST(DepthwiseLayout, OtherGroupedConvolutionsAreRefusedByName) {
           << e.what();
       EXPECT_NE(std::string(e.what()).find("--mode loop"), std::string::npos) << e.what();
     }
-  }
-}
-
-TEST(DepthwiseLayout, KernelsMatchTheReference) {
-  OperatorSpec s1 = depthwise(1, 32, 14, 3, 1, 1);
-  s1.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
-  const SearchSpace space = layout::conv2dLayoutSpace(s1);
-  std::vector<Config> configs = randomConfigs(space, 6, 3);
-  configs.push_back(*space.startPoint());
-  // Register tiles narrower than a vector, every loop order reversed, the plain layouts.
-  configs.push_back(
-      space.parse("layout.out_c=4,8; layout.out_h=2,7; layout.out_w=1,14; tile_f=8,4; tile_y=14,1; "
-                  "tile_x=2,7; tile_order=2,1,0"));
-  configs.push_back(space.parse(
-      "layout.out_c=32,1; layout.out_h=14,1; layout.out_w=14,1; tile_f=32,1; tile_y=14,1; "
-      "tile_x=14,1; tile_order=0,1,2"));
-  expectDepthwiseKernelsMatch(s1, configs);
-  // Stride 2 on an odd image, batch 2; 5x5 with padding 2; channels no multiple of 16.
-  for (const OperatorSpec& op : {depthwise(2, 16, 13, 3, 2, 1), depthwise(1, 16, 12, 5, 1, 2),
-                                 depthwise(1, 24, 10, 3, 1, 1)}) {
-    SCOPED_TRACE(op.describe());
-    const SearchSpace s = layout::conv2dLayoutSpace(op);
-    std::vector<Config> some = randomConfigs(s, 5, 8);
-    some.push_back(*s.startPoint());
-    expectDepthwiseKernelsMatch(op, some);
   }
 }
 

@@ -101,6 +101,34 @@ TEST(LayoutKernels, ThreeByThreeStrideOneMatchesReference) {
   expectLayoutKernelsMatch(twelve, mixed);
 }
 
+// Depthwise convolutions (one group per channel): no input-channel loop, a vector of channels
+// per tap.
+TEST(DepthwiseLayoutKernels, MatchTheReference) {
+  OperatorSpec s1 = smallDepthwiseConv(1, 32, 14, 3, 1, 1);
+  s1.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+  const SearchSpace space = layout::conv2dLayoutSpace(s1);
+  std::vector<Config> configs = randomConfigs(space, 6, 3);
+  configs.push_back(*space.startPoint());
+  // Register tiles narrower than a vector, every loop order reversed, the plain layouts.
+  configs.push_back(
+      space.parse("layout.out_c=4,8; layout.out_h=2,7; layout.out_w=1,14; tile_f=8,4; tile_y=14,1; "
+                  "tile_x=2,7; tile_order=2,1,0"));
+  configs.push_back(space.parse(
+      "layout.out_c=32,1; layout.out_h=14,1; layout.out_w=14,1; tile_f=32,1; tile_y=14,1; "
+      "tile_x=14,1; tile_order=0,1,2"));
+  expectLayoutKernelsMatch(s1, configs);
+  // Stride 2 on an odd image, batch 2; 5x5 with padding 2; channels no multiple of 16.
+  for (const OperatorSpec& op :
+       {smallDepthwiseConv(2, 16, 13, 3, 2, 1), smallDepthwiseConv(1, 16, 12, 5, 1, 2),
+        smallDepthwiseConv(1, 24, 10, 3, 1, 1)}) {
+    SCOPED_TRACE(op.describe());
+    const SearchSpace s = layout::conv2dLayoutSpace(op);
+    std::vector<Config> some = randomConfigs(s, 5, 8);
+    some.push_back(*s.startPoint());
+    expectLayoutKernelsMatch(op, some);
+  }
+}
+
 TEST(LayoutKernels, StridedAndBatchedMatchReference) {
   // Stride 2 with a remainder row (windows do not reach the last padded row), batch 2.
   expectLayoutKernelsMatch(

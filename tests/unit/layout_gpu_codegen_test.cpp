@@ -30,11 +30,6 @@ OperatorSpec withEpilogue(OperatorSpec op, std::vector<EpilogueStep> steps) {
   return op;
 }
 
-OperatorSpec depthwise(OperatorSpec op) {
-  op.groups = op.inChannels;
-  return op;
-}
-
 // Small operators for the emulation, each with what it exercises.
 std::vector<OperatorSpec> smallConvs() {
   return {
@@ -43,10 +38,9 @@ std::vector<OperatorSpec> smallConvs() {
       smallConv(1, 8, 8, 10, 1, 2, 0),   // 1x1 stride 2: windows widened to the stride
       withEpilogue(smallConv(2, 8, 12, 9, 3, 1, 1),
                    {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}}),
-      depthwise(withEpilogue(
-          smallConv(2, 16, 16, 9, 3, 1, 1),
-          {{EpilogueKind::Bias, 1}, {EpilogueKind::Scale, 4}, {EpilogueKind::Relu6, 1}})),
-      depthwise(smallConv(1, 24, 24, 11, 3, 2, 1)),  // depthwise, stride 2, odd image
+      withEpilogue(smallDepthwiseConv(2, 16, 9, 3, 1, 1),
+                   {{EpilogueKind::Bias, 1}, {EpilogueKind::Scale, 4}, {EpilogueKind::Relu6, 1}}),
+      smallDepthwiseConv(1, 24, 11, 3, 2, 1),  // depthwise, stride 2, odd image
   };
 }
 
