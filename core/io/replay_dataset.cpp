@@ -139,7 +139,7 @@ bool timeOutsideTimes(double time, const std::vector<double>& times) {
 // compile_time (charged 0)". The fields a file lacks are said, not silently charged as 0.
 std::string deviceTimeNote(const RawDataset& raw) {
   const replay::CostParts& c = raw.cost;
-  const bool kt = raw.format == "kernel_tuner_cache";
+  const bool kt = raw.format == DatasetFormat::KernelTunerCache;
   std::string note =
       kt ? "each trial is charged its entry's compile_time + benchmark_time + verification_time, "
            "as Kernel Tuner's simulation mode charges them (not its framework_time or "
@@ -162,7 +162,7 @@ std::string deviceTimeNote(const RawDataset& raw) {
 ReplayDataset build(RawDataset raw, const std::string& path) {
   ReplayDataset ds;
   ds.path = path;
-  ds.format = raw.format;
+  ds.format = datasetFormatName(raw.format);
   ds.deviceName = raw.deviceName;
   ds.kernelName = raw.kernelName;
   ds.algorithm = raw.algorithm;
@@ -295,6 +295,16 @@ std::string topLevelKeys(const Json& root) {
 }
 
 }  // namespace
+
+std::string datasetFormatName(DatasetFormat format) {
+  switch (format) {
+    case DatasetFormat::KernelTunerCache:
+      return "kernel_tuner_cache";
+    case DatasetFormat::T4:
+      return "t4";
+  }
+  return "?";
+}
 
 std::size_t ReplayDataset::failedCount() const {
   return static_cast<std::size_t>(std::count_if(table.begin(), table.end(), [](const auto& kv) {

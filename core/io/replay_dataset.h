@@ -31,11 +31,17 @@ std::string completenessName(Completeness completeness);
 // is cut short".
 std::string completenessLabel(Completeness completeness);
 
+// The two kinds of measurement file the replay reads, told apart by their content.
+enum class DatasetFormat { KernelTunerCache, T4 };
+// Its name in output (opevo dataset's format, an import's settings and message):
+// "kernel_tuner_cache", "t4".
+std::string datasetFormatName(DatasetFormat format);
+
 // A brute-forced measurement file (Kernel Tuner cache or T4 results) read into a search space and
 // a table of measurements, so tuners can be compared on real hardware data without a device.
 struct ReplayDataset {
   std::string path;        // the file read: the name given, or the shipped file it named
-  std::string format;      // "kernel_tuner_cache" or "t4"
+  std::string format;      // datasetFormatName(DatasetFormat): "kernel_tuner_cache" or "t4"
   std::string deviceName;  // as the file names it; empty when it names none
   std::string kernelName;  // empty when the file names none (T4 files do not, ours do)
   // What a run on the file is stored as (its operator), one name wherever it is raced, tuned or

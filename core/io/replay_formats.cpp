@@ -146,7 +146,7 @@ bool isThroughputName(const std::string& name) {
 
 RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
   RawDataset raw;
-  raw.format = "kernel_tuner_cache";
+  raw.format = DatasetFormat::KernelTunerCache;
   raw.deviceName = text(root, "device_name");
   raw.kernelName = text(root, "kernel_name");
   const Json* keys = find(root, "tune_params_keys");
@@ -221,7 +221,7 @@ RawDataset readKernelTunerCache(const Json& root, const std::string& path) {
 RawDataset readT4(const Json& root, const std::vector<std::string>& paramOrder,
                   const std::string& path) {
   RawDataset raw;
-  raw.format = "t4";
+  raw.format = DatasetFormat::T4;
   // What the restore reads alike is checked in one place, with one message for either reader.
   const double scale = t4::checkDocument(root, path);
   // T4 has no device or kernel field; a writer that adds them to metadata (ours does) is honoured.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/measurement.h"
+#include "io/replay_dataset.h"
 
 namespace opevo::replay {
 
@@ -42,7 +43,7 @@ struct CostParts {
 };
 
 struct RawDataset {
-  std::string format;
+  DatasetFormat format = DatasetFormat::KernelTunerCache;
   std::string deviceName;
   std::string kernelName;
   std::string algorithm;

@@ -162,7 +162,7 @@ ImportFile readImportFile(const std::string& path) {
   const ReplayDataset ds = loadReplayDataset(path);
   // The file read: a shipped file's own path when `path` named one.
   const std::string source = std::filesystem::absolute(ds.path).lexically_normal().string();
-  const bool t4 = ds.format == "t4";
+  const bool t4 = ds.format == datasetFormatName(DatasetFormat::T4);
   const FileExtras extras = t4 ? readT4Extras(ds.path) : kernelTunerExtras(ds);
   // Each configuration's extras, from its last entry as its measurement is (a repeat in the file
   // keeps its last).

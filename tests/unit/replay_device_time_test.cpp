@@ -103,6 +103,16 @@ TrialRecord trial(const std::string& algorithm, int repeat, int n, double best, 
 
 // Per row: the device time of its trials, until its best, and until 0.95 of the optimum (20
 // here: 19) over the runs that got there.
+// The note names a format's own fields (the reader's DatasetFormat, not its text), and the
+// format keeps its name in output.
+TEST(ReplayDeviceTime, EachFormatIsNamedAsBefore) {
+  EXPECT_EQ(datasetFormatName(DatasetFormat::KernelTunerCache), "kernel_tuner_cache");
+  EXPECT_EQ(datasetFormatName(DatasetFormat::T4), "t4");
+  const ReplayDataset t4 = loadReplayDataset(dataset("convolution_milo/A100_T4.json.gz"));
+  EXPECT_EQ(t4.format, "t4");
+  EXPECT_TRUE(has(t4.deviceTimeNote, "times.compilation")) << t4.deviceTimeNote;
+}
+
 // compare and dataset print a device time alike: whole seconds and hours to two decimals, and a
 // small one to three digits rather than "0 s (0.00 h)".
 TEST(ReplayDeviceTime, OneSpellingOfADeviceTime) {
