@@ -105,7 +105,10 @@ TEST(NetworkGpuProgram, EmulatedChainOfEveryLayerKindMatchesTheCpuProgram) {
   const std::map<std::string, std::set<std::string>> fixedLayers = {
       {kAllOps, {"p1", "a1", "bn2", "g1", "sm", "tp", "ln"}},
       {std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_fixed_elementwise.json",
-       {"p1", "r1", "g1", "s1", "a1", "b1", "p2"}}};
+       {"p1", "r1", "g1", "s1", "a1", "b1", "p2"}},
+      // ReLU6 fused into plain, depthwise and 1x1 convolutions, and as a fixed kernel.
+      {std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_relu6.json",
+       {"pool", "pool.scale", "pool.relu6", "gap"}}};
   for (const auto& [file, fixed] : fixedLayers) {
     const net::Network n = net::loadNetwork(file);
     const net::TaskGraph g = net::extractTasks(n);
@@ -216,7 +219,7 @@ TEST(NetworkGpuProgram, ProgramsOfEveryLayerKindCompileWithNvrtcAndHiprtc) {
     GTEST_SKIP() << nvrtc.unavailableReason() << "; " << hiprtc.unavailableReason();
   const std::string data = std::string(OPEVO_SOURCE_DIR) + "/tests/data/";
   for (const std::string& name : {std::string("alexnet"), std::string("resnet18"), kAllOps,
-                                  data + "net_fixed_elementwise.json"}) {
+                                  data + "net_fixed_elementwise.json", data + "net_relu6.json"}) {
     const net::Network n = net::loadNetwork(name);
     const net::TaskGraph g = net::extractTasks(n);
     const std::vector<Config> configs = randomTaskConfigs(g, Backend::Cuda, 11);
