@@ -333,13 +333,12 @@ void runTune(const TuneArgs& a) {
                                    counted(run.restored, "stored trial", "stored trials"))
                                       .c_str()
                                 : "");
-      if (setup.backend == "cpu" && setup.definition &&
-          setup.definition->mode == layout::TuningMode::Loop &&
-          setup.definition->target == SpaceTarget::Common &&
-          layout::isDepthwise(setup.definition->op))
-        std::fprintf(stderr,
-                     "note: the loop template runs a depthwise convolution a channel at a time; "
-                     "--mode joint vectorises it across channels (docs/layouts.md)\n");
+      if (const std::string note =
+              setup.backend == "cpu" && setup.definition
+                  ? layout::depthwiseLoopNote(*setup.definition, "--mode joint")
+                  : std::string();
+          !note.empty())
+        std::fprintf(stderr, "note: %s\n", note.c_str());
       if (const std::string busy = setup.backend == "cpu" ? busyMachineNote() : std::string();
           !busy.empty())
         std::fprintf(stderr,

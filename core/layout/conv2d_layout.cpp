@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "ops/operator_json.h"
 #include "space/choice_param.h"
 #include "space/factor_param.h"
 #include "space/perm_param.h"
@@ -103,6 +104,13 @@ SearchSpace depthwiseParams(const OperatorSpec& op) {
 bool isDepthwise(const OperatorSpec& op) {
   return op.kind == OpKind::Conv2D && op.groups > 1 && op.groups == op.inChannels &&
          op.groups == op.outChannels;
+}
+
+std::string depthwiseLoopNote(const OperatorDefinition& def, const std::string& joint) {
+  if (def.mode != TuningMode::Loop || def.target != SpaceTarget::Common || !isDepthwise(def.op))
+    return {};
+  return "the loop template runs a depthwise convolution a channel at a time; " + joint +
+         " vectorises it across channels (docs/layouts.md)";
 }
 
 Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op) {

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "layout/operand_layouts.h"
 #include "ops/operator.h"
@@ -46,6 +47,21 @@ struct Conv2DBlocking {
 // One group per channel, one output channel per group (MobileNet's 3x3 convolutions): the one
 // grouped convolution the layout template covers.
 bool isDepthwise(const OperatorSpec& op);
+
+}  // namespace opevo::layout
+
+namespace opevo {
+struct OperatorDefinition;
+}
+
+namespace opevo::layout {
+
+// Where a depthwise convolution is tuned on the CPU's loop template, which runs it a channel at a
+// time (0.21-0.30x oneDNN on MobileNetV2's large layers, docs/layouts.md): "the loop template
+// runs a depthwise convolution a channel at a time; JOINT vectorises it across channels", with
+// `joint` the caller's name of the joint template (`--mode joint`, the window's template). Empty
+// for anything else.
+std::string depthwiseLoopNote(const OperatorDefinition& def, const std::string& joint);
 
 // The layouts a blocking gives the three tensors (logical dims n,c,h,w / f,c,kh,kw / n,f,h,w):
 //   output  n, f_o, h_o, w_o, h_i, w_i, f_i          (split f, h, w by outC, outH, outW)

@@ -15,6 +15,7 @@
 #include "engine/race.h"
 #include "engine/side_by_side_json.h"
 #include "engine/store_recorder.h"
+#include "layout/conv2d_layout.h"
 #include "ops/operator_json.h"
 #include "replay/replay_measurer.h"
 #include "store/store.h"
@@ -228,6 +229,12 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   if (const std::string busy = spec.backend == "cpu" ? busyMachineNote() : std::string();
       !busy.empty())
     m_pending.notices << QObject::tr("Note: %1.").arg(QString::fromStdString(busy));
+  if (const std::string loops =
+          spec.backend == "cpu" && setup.definition
+              ? layout::depthwiseLoopNote(*setup.definition, "\"Layouts and loops (ALT joint)\"")
+              : std::string();
+      !loops.empty())
+    m_pending.notices << QObject::tr("Note: %1.").arg(QString::fromStdString(loops));
   announce(*setup.measurer);
   setProgress(engine.progress());
   flush(true);

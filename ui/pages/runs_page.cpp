@@ -526,9 +526,10 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
   if (update->reference) m_data->setReference(*update->reference);
   if (!update->notices.isEmpty()) {
     // The engine's notices come from a cluster (an outage, trials sent again) or from this
-    // machine (it looks busy): only the former are the cluster's to sign.
-    const QString notice =
-        m_clusterRace ? tr("Cluster: %1").arg(update->notices.last()) : update->notices.last();
+    // machine (it looks busy, its template is slow for the operator): only the former are the
+    // cluster's to sign. Those of one update are all said: the last alone hid the others.
+    const QString all = update->notices.join(QLatin1Char(' '));
+    const QString notice = m_clusterRace ? tr("Cluster: %1").arg(all) : all;
     showMessage(m_noteLabel, notice);
     emit statusMessage(notice);
   }
