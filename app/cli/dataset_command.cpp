@@ -99,7 +99,7 @@ void printJson(const ReplayDataset& ds) {
   }
   const std::size_t failed = ds.failedCount();
   std::cout << nlohmann::json{{"file", ds.path},
-                              {"format", ds.format},
+                              {"format", datasetFormatName(ds.format)},
                               {"device", ds.deviceName},
                               {"kernel", ds.kernelName},
                               {"label", ds.label},
@@ -135,7 +135,7 @@ void printText(const ReplayDataset& ds, const std::string& given) {
   std::printf("%s\n", ds.label.c_str());
   // A name found among the shipped files says which file it was.
   if (ds.path != given) std::printf("file:    %s (shipped)\n", ds.path.c_str());
-  std::printf("format:  %s\n", ds.format.c_str());
+  std::printf("format:  %s\n", datasetFormatName(ds.format).c_str());
   std::printf("device:  %s\n",
               ds.deviceName.empty() ? "(not named in the file)" : ds.deviceName.c_str());
   std::printf("kernel:  %s\n\n",

@@ -162,7 +162,7 @@ std::string deviceTimeNote(const RawDataset& raw) {
 ReplayDataset build(RawDataset raw, const std::string& path) {
   ReplayDataset ds;
   ds.path = path;
-  ds.format = datasetFormatName(raw.format);
+  ds.format = raw.format;
   ds.deviceName = raw.deviceName;
   ds.kernelName = raw.kernelName;
   ds.algorithm = raw.algorithm;

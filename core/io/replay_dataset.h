@@ -40,8 +40,8 @@ std::string datasetFormatName(DatasetFormat format);
 // A brute-forced measurement file (Kernel Tuner cache or T4 results) read into a search space and
 // a table of measurements, so tuners can be compared on real hardware data without a device.
 struct ReplayDataset {
-  std::string path;        // the file read: the name given, or the shipped file it named
-  std::string format;      // datasetFormatName(DatasetFormat): "kernel_tuner_cache" or "t4"
+  std::string path;  // the file read: the name given, or the shipped file it named
+  DatasetFormat format = DatasetFormat::KernelTunerCache;  // datasetFormatName for output
   std::string deviceName;  // as the file names it; empty when it names none
   std::string kernelName;  // empty when the file names none (T4 files do not, ours do)
   // What a run on the file is stored as (its operator), one name wherever it is raced, tuned or

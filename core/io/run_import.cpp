@@ -162,7 +162,7 @@ ImportFile readImportFile(const std::string& path) {
   const ReplayDataset ds = loadReplayDataset(path);
   // The file read: a shipped file's own path when `path` named one.
   const std::string source = std::filesystem::absolute(ds.path).lexically_normal().string();
-  const bool t4 = ds.format == datasetFormatName(DatasetFormat::T4);
+  const bool t4 = ds.format == DatasetFormat::T4;
   const FileExtras extras = t4 ? readT4Extras(ds.path) : kernelTunerExtras(ds);
   // Each configuration's extras, from its last entry as its measurement is (a repeat in the file
   // keeps its last).
@@ -184,7 +184,8 @@ ImportFile readImportFile(const std::string& path) {
   run.algorithm = "import";
   // A run exported by us keeps the name of the tuner that measured it, for History's list.
   if (!ds.algorithm.empty()) run.label = run.operatorName + ", tuned by " + ds.algorithm;
-  nlohmann::json settings = {{"source", source}, {"format", ds.format}, {"notes", ds.notes}};
+  nlohmann::json settings = {
+      {"source", source}, {"format", datasetFormatName(ds.format)}, {"notes", ds.notes}};
   if (!ds.algorithm.empty()) settings["tuned_by"] = ds.algorithm;
   // The seed of the run that measured the file when it names one (our exports); null: unknown,
   // which the seed column, a number, cannot say (knownSeed).
@@ -249,7 +250,7 @@ ImportFile readImportFile(const std::string& path) {
         "file, '" +
         run.operatorName + "'");
   file.info.trials = trials.size();
-  file.info.format = ds.format;
+  file.info.format = datasetFormatName(ds.format);
   file.info.device = ds.deviceName;
   file.info.speedUnit = ds.speedUnit;
   file.info.notes.insert(file.info.notes.end(), ds.notes.begin(), ds.notes.end());

@@ -12,7 +12,7 @@ namespace opevo {
 struct ImportedRun {
   std::int64_t runId = 0;
   std::size_t trials = 0;
-  std::string format;              // "t4" or "kernel_tuner_cache"
+  std::string format;              // datasetFormatName of the file's format, for output
   std::string device;              // as the file names it; empty when it names none
   std::string speedUnit;           // the file's throughput metric, else "1/ms"
   std::vector<std::string> notes;  // the reader's remarks (repaired ending, duplicates, ...)

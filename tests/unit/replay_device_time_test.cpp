@@ -109,7 +109,7 @@ TEST(ReplayDeviceTime, EachFormatIsNamedAsBefore) {
   EXPECT_EQ(datasetFormatName(DatasetFormat::KernelTunerCache), "kernel_tuner_cache");
   EXPECT_EQ(datasetFormatName(DatasetFormat::T4), "t4");
   const ReplayDataset t4 = loadReplayDataset(dataset("convolution_milo/A100_T4.json.gz"));
-  EXPECT_EQ(t4.format, "t4");
+  EXPECT_EQ(t4.format, DatasetFormat::T4);
   EXPECT_TRUE(has(t4.deviceTimeNote, "times.compilation")) << t4.deviceTimeNote;
 }
 

@@ -104,7 +104,7 @@ void expectInputError(const std::string& path, const std::vector<std::string>& m
 TEST(ReplayInput, KernelTunerCacheMapping) {
   const TempFile file(kCache);
   const ReplayDataset ds = loadReplayDataset(file.path());
-  EXPECT_EQ(ds.format, "kernel_tuner_cache");
+  EXPECT_EQ(ds.format, DatasetFormat::KernelTunerCache);
   EXPECT_EQ(ds.label, "replay of real measurements on Test GPU (" +
                           file.path().substr(file.path().rfind('/') + 1) + ")");
   EXPECT_EQ(ds.speedUnit, "GFLOP/s");
@@ -192,7 +192,7 @@ TEST(ReplayInput, GzipAndPlainReadAlike) {
 TEST(ReplayInput, T4Mapping) {
   const TempFile file(t4File(kT4Results), true);
   const ReplayDataset ds = loadReplayDataset(file.path());
-  EXPECT_EQ(ds.format, "t4");
+  EXPECT_EQ(ds.format, DatasetFormat::T4);
   EXPECT_EQ(ds.space.param(0).name(), "zeta");
   EXPECT_EQ(ds.speedUnit, "1/ms");
   const Measurement& ok = at(ds, "zeta=1; alpha=a");

@@ -69,7 +69,7 @@ void expectConsistent(const ReplayDataset& ds) {
 
 TEST(ReplayDataset, ConvolutionCache) {
   const ReplayDataset& ds = loaded("convolution_milo/A100.json.gz");
-  EXPECT_EQ(ds.format, "kernel_tuner_cache");
+  EXPECT_EQ(ds.format, DatasetFormat::KernelTunerCache);
   EXPECT_EQ(ds.deviceName, "NVIDIA A100-PCIE-40GB");
   EXPECT_EQ(ds.kernelName, "convolution_kernel");
   EXPECT_EQ(ds.speedUnit, "GFLOP/s");
@@ -154,7 +154,7 @@ TEST(ReplayDataset, GemmSpaceIsTheConstrainedProduct) {
 TEST(ReplayDataset, T4MatchesTheKernelTunerCache) {
   const ReplayDataset& t4 = loaded("convolution_milo/A100_T4.json.gz");
   const ReplayDataset& kt = loaded("convolution_milo/A100.json.gz");
-  EXPECT_EQ(t4.format, "t4");
+  EXPECT_EQ(t4.format, DatasetFormat::T4);
   EXPECT_EQ(t4.speedUnit, "1/ms");  // the T4 file has only the time
   EXPECT_EQ(t4.table.size(), 4362u);
   EXPECT_EQ(t4.space.param(0).name(), "block_size_x");  // file order, not alphabetical
