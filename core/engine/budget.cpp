@@ -44,4 +44,12 @@ Budget Budget::fromJson(const std::string& text) {
   return b;
 }
 
+BudgetClock budgetClock(bool replay) {
+  return replay ? BudgetClock::Device : BudgetClock::Tuning;
+}
+
+std::string_view budgetClockName(BudgetClock clock) {
+  return clock == BudgetClock::Device ? "device time" : "tuning time";
+}
+
 }  // namespace opevo

@@ -2,14 +2,15 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace opevo {
 
-// When a run stops: after a number of trials, an amount of tuning time, or on reaching a speed;
-// the first that is met ends it. At least one is set.
+// When a run stops: after a number of trials, an amount of time, or on reaching a speed; the
+// first that is met ends it. At least one is set.
 struct Budget {
   std::optional<int> trials;
-  std::optional<double> seconds;  // tuning time of the run; pauses do not count
+  std::optional<double> seconds;  // on the run's budget clock (below); pauses do not count
   std::optional<double> targetSpeed;
 
   // Throws InputError for no budget at all, a trial budget below 1 or a time that is not positive.
@@ -17,5 +18,22 @@ struct Budget {
   std::string toJson() const;
   static Budget fromJson(const std::string& json);
 };
+
+// What a run's time budget (Budget::seconds) counts.
+enum class BudgetClock {
+  Tuning,  // the run's tuning time on this machine, pauses excluded
+  Device,  // what its trials cost the device that measured them, by the replayed file
+};
+
+// The one rule for which clock a time budget counts, for the engine, the commands and the window
+// alike. A replay answers each trial from its file at once, or at whatever pace the window sets,
+// so its tuning time says nothing of the tuning it replays and differs from one machine to the
+// next: its budget counts the device time the file charges for its trials (device_time.h), as
+// Kernel Tuner's simulation mode charges its time limit, the same on every machine and at every
+// pace. Every other run is measured here, and its budget counts its tuning time.
+BudgetClock budgetClock(bool replay);
+
+// "device time" or "tuning time": what a run's time budget counts, and its "time" end reason.
+std::string_view budgetClockName(BudgetClock clock);
 
 }  // namespace opevo

@@ -16,6 +16,8 @@ namespace opevo {
 // device. A failed trial costs what the file says it spent before failing. A measurement
 // answered from stored trials (reused) took nothing here. A tuner never proposes a configuration
 // twice within a run (tuners/tuner.h), so every trial of a run is a first measurement, charged.
+// A replay's time budget counts this (budget.h: budgetClock), summed over the run's trials, the
+// stored ones of a resumed run included (compile_ms + measure_ms of each).
 double deviceMs(const Measurement& m);
 
 // A device time for a person, one spelling wherever it is printed (compare, dataset):

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/error.h"
+#include "engine/device_time.h"
 #include "layout/operand_layouts.h"
 #include "tuners/joint_layout_tuner.h"
 #include "tuners/registry.h"
@@ -28,6 +29,7 @@ Engine::Engine(const SearchSpace& space, Measurer& measurer, EngineOptions optio
     : m_space(space),
       m_measurer(measurer),
       m_options(options),
+      m_clock(opevo::budgetClock(measurer.isReplay())),
       m_scheduleRng(options.scheduleSeed),
       m_nextOrder(std::max(1LL, options.firstOrder)) {}
 
@@ -65,6 +67,7 @@ int Engine::addRun(RunPlan plan) {
   RunState state;
   state.index = static_cast<int>(m_runs.size());
   state.plan = std::move(plan);
+  state.clock = m_clock;
   m_runs.push_back(std::move(state));
   return m_runs.back().index;
 }
@@ -80,7 +83,9 @@ void Engine::restore(int index, const std::vector<std::pair<Config, Measurement>
                      double secondsBefore) {
   RunState& run = m_runs.at(static_cast<std::size_t>(index));
   std::vector<Observation> observations;
+  double deviceMsBefore = 0;
   for (const auto& [config, m] : trials) {
+    deviceMsBefore += deviceMs(m);
     const double fitness = m.status == TrialStatus::Ok ? m.speed : 0.0;
     observations.push_back({config, fitness});
     if (fitness > run.best) {
@@ -92,6 +97,10 @@ void Engine::restore(int index, const std::vector<std::pair<Config, Measurement>
   run.trials = static_cast<int>(trials.size());
   run.restored = run.trials;
   run.seconds = secondsBefore;
+  // What the stored trials cost the device: a resumed replay's time budget goes on from there, as
+  // its uninterrupted run's would have (its tuning time before is this machine's, and a replay's
+  // budget does not count it).
+  run.deviceSeconds = deviceMsBefore / 1e3;
 }
 
 void Engine::setStoreId(int index, std::int64_t id) {
@@ -108,11 +117,15 @@ double Engine::runSeconds(const RunState& run) const {
   return run.seconds + std::max(0.0, secondsSince(m_activeSince) - paused);
 }
 
+double Engine::budgetSeconds(const RunState& run) const {
+  return m_clock == BudgetClock::Device ? run.deviceSeconds : runSeconds(run);
+}
+
 EndReason Engine::spent(const RunState& run) const {
   const Budget& b = run.plan.budget;
   if (b.trials && run.trials >= *b.trials) return EndReason::Trials;
   if (b.targetSpeed && run.best >= *b.targetSpeed) return EndReason::Target;
-  if (b.seconds && runSeconds(run) >= *b.seconds) return EndReason::Time;
+  if (b.seconds && budgetSeconds(run) >= *b.seconds) return EndReason::Time;
   return EndReason::None;
 }
 
@@ -138,12 +151,16 @@ EngineProgress Engine::progress() const {
   if (!everyTrialBudget) p.trialsPlanned = 0;
 
   // The runs share one pipeline, so the time left is the sum of each run's: its trials left at
-  // the mean time per trial measured here, or its tuning time left, whichever ends it first.
+  // the mean time per trial measured here, or its tuning time left, whichever ends it first. A
+  // replay's budget counts device time: the trials it still buys, at the mean device time per
+  // trial, take the mean tuning time each.
   double measured = m_measuredSeconds;
   if (m_active >= 0)
     measured += runSeconds(m_runs[static_cast<std::size_t>(m_active)]) -
                 m_runs[static_cast<std::size_t>(m_active)].seconds;
   const double perTrial = m_measuredHere > 0 ? measured / double(m_measuredHere) : -1;
+  const double devicePerTrial =
+      m_measuredHere > 0 ? m_measuredDeviceSeconds / double(m_measuredHere) : 0;
   double eta = 0;
   for (const RunState& r : m_runs) {
     if (r.ended()) continue;
@@ -151,8 +168,13 @@ EngineProgress Engine::progress() const {
     if (r.plan.budget.trials && perTrial >= 0)
       left = double(*r.plan.budget.trials - r.trials) * perTrial;
     if (r.plan.budget.seconds) {
-      const double byTime = std::max(0.0, *r.plan.budget.seconds - runSeconds(r));
-      left = left ? std::min(*left, byTime) : byTime;
+      const double timeLeft = std::max(0.0, *r.plan.budget.seconds - budgetSeconds(r));
+      std::optional<double> byTime;
+      if (m_clock == BudgetClock::Tuning)
+        byTime = timeLeft;
+      else if (perTrial >= 0 && devicePerTrial > 0)
+        byTime = timeLeft / devicePerTrial * perTrial;
+      if (byTime) left = left ? std::min(*left, *byTime) : *byTime;
     }
     if (!left) return p;  // unknown: a run with only a target, or nothing measured yet
     eta += *left;
@@ -268,7 +290,7 @@ void Engine::measureBatch(RunState& run, const std::vector<Config>* given) {
   if (run.plan.budget.seconds) want = std::min(want, trialsThatFit(run));
   // A share of a time budget ends the joint layout stage.
   if (auto* joint = dynamic_cast<JointLayoutTuner*>(&tuner))
-    joint->setTuningSeconds(runSeconds(run));
+    joint->setTuningSeconds(budgetSeconds(run));
   const auto t0 = EngineGate::Clock::now();
   const std::vector<Config> batch =
       given
@@ -294,7 +316,14 @@ void Engine::measureBatch(RunState& run, const std::vector<Config>* given) {
         run.bestConfig = batch[i];
       }
       ++run.trials;
-      if (!m.reused) ++m_measuredHere;
+      // Before any observer hears of the trial, and before spent() below: the trial that reaches
+      // a replay's time budget ends its run.
+      const double device = deviceMs(m) / 1e3;
+      run.deviceSeconds += device;
+      if (!m.reused) {
+        ++m_measuredHere;
+        m_measuredDeviceSeconds += device;
+      }
       TrialRecord& t = e.record;
       t.order = m_nextOrder++;
       t.run = run.recordId();
@@ -328,6 +357,12 @@ std::size_t Engine::trialsThatFit(const RunState& run) const {
   // before any trial a batch of two (both default compilers busy) finds that pace. Trials
   // answered from history take no time and are not counted: after 40 of them the pace read as
   // nothing, and the next batch was the tuner's whole batch.
+  // A replay's budget counts device time, which its trials carry one at a time and a pace does
+  // not change: checked after each trial, it cuts the batch at the trial that reaches it, so the
+  // run measures what the same run without a time budget would have, up to that trial (a batch
+  // sized by this machine's pace would change the tuner's batches, and with them the run, from
+  // one machine to the next).
+  if (m_clock == BudgetClock::Device) return std::numeric_limits<std::size_t>::max();
   if (m_measuredHere == 0) return 2;
   const double perTrial = m_measuredSeconds / double(m_measuredHere);
   const double left = *run.plan.budget.seconds - runSeconds(run);

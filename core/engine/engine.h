@@ -43,6 +43,12 @@ struct RunState {
   double best = 0;
   std::optional<Config> bestConfig;
   double seconds = 0;  // tuning time (pauses excluded), the time before a resume included
+  // What its trials cost the device that measured them (device_time.h: compile + measurement; a
+  // replay's, by its file), its restored trials included: what a replay's time budget counts.
+  double deviceSeconds = 0;
+  // What its time budget counts (the engine's budgetClock()): observers say its "time" end in
+  // those words (endReasonText).
+  BudgetClock clock = BudgetClock::Tuning;
   EndReason end = EndReason::None;
   std::string message;  // why it failed
   bool ended() const { return end != EndReason::None; }
@@ -93,7 +99,9 @@ const EnumNames<Schedule, 2>& scheduleNames();
 struct EngineOptions {
   Schedule schedule = Schedule::RoundRobin;
   std::uint64_t scheduleSeed = 1;
-  int paceMs = 0;            // a replay's pace: each trial takes this long (tuning time)
+  // A replay's pace: each trial takes this long (tuning time; its time budget counts device
+  // time, which a pace does not change).
+  int paceMs = 0;
   long long firstOrder = 1;  // the order of the first trial (a resumed race continues)
 };
 
@@ -117,7 +125,8 @@ class Engine {
   // task whose output layout an earlier task chose); the tuner built by addRun had copied what it
   // needed of the space before. Throws std::logic_error once the run has trials.
   void rebuildTuner(int run);
-  // A resumed run's stored trials, in measurement order, and its tuning time before them.
+  // A resumed run's stored trials, in measurement order, and its tuning time before them. Its
+  // device time goes on from theirs (compile + measurement of each, device_time.h).
   void restore(int run, const std::vector<std::pair<Config, Measurement>>& trials,
                double secondsBefore = 0);
   void setStoreId(int run, std::int64_t id);
@@ -157,6 +166,11 @@ class Engine {
   // Before the run's first step: a warm start feeds a cost model earlier runs' trials.
   Tuner& tuner(int run) { return *m_tuners.at(static_cast<std::size_t>(run)); }
   EngineProgress progress() const;
+  // What the runs' time budgets count: budgetClock(the measurer is a replay).
+  BudgetClock budgetClock() const { return m_clock; }
+  // The run's time as its time budget counts it: its tuning time so far (the batch in hand
+  // included), or a replay's device time.
+  double budgetSeconds(const RunState& run) const;
   bool done() const;
   // The first error that ended the engine; empty when none did.
   const std::string& failure() const { return m_failure; }
@@ -180,6 +194,7 @@ class Engine {
   const SearchSpace& m_space;
   Measurer& m_measurer;
   EngineOptions m_options;
+  BudgetClock m_clock;
   EngineGate m_gate;
   std::vector<RunState> m_runs;
   std::vector<std::unique_ptr<Tuner>> m_tuners;
@@ -189,7 +204,8 @@ class Engine {
   long long m_nextOrder;
   // Trials measured by this engine (not restored, not answered from history): its pace.
   long long m_measuredHere = 0;
-  double m_measuredSeconds = 0;  // tuning time those took
+  double m_measuredSeconds = 0;        // tuning time those took
+  double m_measuredDeviceSeconds = 0;  // and their device time
   std::string m_failure;
   // The run being stepped: its time so far is its seconds plus the clock since this started,
   // less the pauses since.

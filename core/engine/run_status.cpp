@@ -43,11 +43,17 @@ RunStatus statusAfter(EndReason reason) {
   return RunStatus::Failed;
 }
 
-std::string runStatusText(RunStatus status, EndReason reason) {
+std::string endReasonText(EndReason reason, BudgetClock clock) {
+  if (reason == EndReason::Time && clock == BudgetClock::Device)
+    return std::string(budgetClockName(clock));
+  return std::string(endReasonName(reason));
+}
+
+std::string runStatusText(RunStatus status, EndReason reason, BudgetClock clock) {
   // A run being tuned now has no reason yet; one stored running by a dead program has none either.
   if (status == RunStatus::Running || reason == EndReason::None)
     return std::string(runStatusName(status));
-  return std::string(runStatusName(status)) + " (" + std::string(endReasonName(reason)) + ")";
+  return std::string(runStatusName(status)) + " (" + endReasonText(reason, clock) + ")";
 }
 
 }  // namespace opevo

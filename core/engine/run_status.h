@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "common/enum_names.h"
+#include "engine/budget.h"
 
 namespace opevo {
 
@@ -14,9 +15,9 @@ enum class RunStatus { Running, Finished, Interrupted, Failed };
 // Why a run ended. None while it goes on.
 enum class EndReason {
   None,
-  Trials,     // its trial budget is spent
-  Time,       // its tuning time is spent (pauses excluded)
-  Target,     // it reached the target speed
+  Trials,  // its trial budget is spent
+  Time,    // its time is spent on its budget clock (budget.h): tuning time, a replay's device time
+  Target,  // it reached the target speed
   Exhausted,  // its tuner found no new configuration
   Stopped,    // a user stopped it (Stop, Ctrl-C)
   Failed,     // an error in a stage (measurement, store, tuner) ended it
@@ -34,8 +35,15 @@ inline std::string_view endReasonName(EndReason r) {
 // The status a run is left in when it ends for this reason.
 RunStatus statusAfter(EndReason reason);
 
-// "finished (trials)", "interrupted (stopped)", or the status alone where no reason was stored
-// (a run killed with its program reads "interrupted"): how the window and `opevo runs` list it.
-std::string runStatusText(RunStatus status, EndReason reason);
+// The reason in words: its stored name, but for a time budget spent, the clock it counted
+// ("device time" for a replay, "time" otherwise), so a replay's run does not read as having run
+// out of time on this machine.
+std::string endReasonText(EndReason reason, BudgetClock clock = BudgetClock::Tuning);
+
+// "finished (trials)", "interrupted (stopped)", "finished (device time)" for a replay that spent
+// its time budget, or the status alone where no reason was stored (a run killed with its program
+// reads "interrupted"): how the window and `opevo runs` list it.
+std::string runStatusText(RunStatus status, EndReason reason,
+                          BudgetClock clock = BudgetClock::Tuning);
 
 }  // namespace opevo
