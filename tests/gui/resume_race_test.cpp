@@ -145,22 +145,39 @@ TEST_F(ResumeRaceTest, RunsOfTwoRacesAreRefusedTogether) {
   for (const RunRecord& r : store.runs()) EXPECT_NE(r.status, RunStatus::Running);
 }
 
-// A replay race's pace is stored with its runs and a resume keeps it: a 1 s budget at 20 ms a
-// trial buys about 50 trials, before and after the resume alike (not thousands at full speed).
-TEST_F(ResumeRaceTest, AResumedReplayKeepsItsRacesPace) {
+// A replay race's pace is stored with its runs and a resume keeps it: its resumed trials take
+// 20 ms each, as its first did. Its time budget counts device time by the file, not the pace's
+// time (at 20 ms a trial 60 s would have been some 3000 trials): the resume goes on from its
+// stored trials' device time and ends on the trial at which all of them together reach 60 s.
+TEST_F(ResumeRaceTest, AResumedReplayKeepsItsRacesPaceAndItsDeviceClock) {
   RaceSpec paced = raceSpec({"random"}, 1);
   paced.trials.reset();
-  paced.seconds = 1.0;
+  paced.seconds = 60.0;  // about 40 of the file's trials, at 1.5 s each
   paced.paceMs = 20;
   raceAndStop(paced, 10);
   const RunRecord run = Store(m_path).runs().front();
   EXPECT_EQ(replayPaceOf(run.operatorJson), 20) << run.operatorJson;
+  ASSERT_EQ(run.status, RunStatus::Interrupted);
+  const std::size_t before = Store(m_path).trials(run.id).size();
   RaceSpec spec;
   spec.resumeRun = run.id;
   resume(spec, run);
-  const auto trials = Store(m_path).trials(run.id).size();
-  EXPECT_GE(trials, 30u);
-  EXPECT_LE(trials, 60u);
+  const std::vector<TrialRow> trials = Store(m_path).trials(run.id);
+  ASSERT_GT(trials.size(), before + 1);
+  const double resumed = double(trials.size() - 1 - before);
+  EXPECT_GE(trials.back().seconds - trials[before].seconds, resumed * 0.020 * 0.99)
+      << trials[before].seconds << " -> " << trials.back().seconds;
+  double ms = 0, beforeLast = 0;
+  for (const TrialRow& t : trials) {
+    beforeLast = ms;
+    ms += t.compileMs + t.measureMs;
+  }
+  EXPECT_GE(ms / 1e3, 60.0);
+  EXPECT_LT(beforeLast / 1e3, 60.0);
+  EXPECT_EQ(Store(m_path).run(run.id)->endReason, EndReason::Time);
+  // The window says the run's device time so far, from its stored trials on.
+  ASSERT_TRUE(m_data.deviceSeconds(0, 0).has_value());
+  EXPECT_NEAR(*m_data.deviceSeconds(0, 0), ms / 1e3, 1e-6);
 }
 
 // A resumed run is drawn against the library's timing stored with it, and the legend says so; a

@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "engine/device_time.h"
 #include "ui/charts/chart_export.h"
 #include "ui/charts/race_chart_view.h"
 #include "ui/controller/race_data.h"
@@ -25,6 +26,7 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
       m_options(new QWidget(this)),
       m_layout(new QVBoxLayout(this)),
       m_referenceNote(new QLabel(this)),
+      m_deviceTime(new QLabel(this)),
       m_trialsChart(new RaceChartView(data, RaceChartView::XAxis::Trials, this)),
       m_timeChart(new RaceChartView(data, RaceChartView::XAxis::Seconds, this)),
       m_logX(new QCheckBox(tr("Log x"), this)),
@@ -71,7 +73,14 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
   m_referenceNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_referenceNote->hide();
   layout->addWidget(m_referenceNote);
+  // Words wrap too: five algorithms' times are wider than the Runs page at 1024 pixels.
+  m_deviceTime->setObjectName(QStringLiteral("deviceTime"));
+  m_deviceTime->setWordWrap(true);
+  m_deviceTime->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_deviceTime->hide();
+  layout->addWidget(m_deviceTime);
   connect(m_data, &RaceData::wasReset, this, &RaceResultsWidget::updateReferenceNote);
+  connect(m_data, &RaceData::wasReset, this, &RaceResultsWidget::updateDeviceTime);
   connect(m_data, &RaceData::infoChanged, this, &RaceResultsWidget::updateReferenceNote);
 
   connect(m_logX, &QCheckBox::toggled, this, &RaceResultsWidget::setLogX);
@@ -83,6 +92,7 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
   connect(m_timer, &QTimer::timeout, this, [this] {
     // Only the chart on screen is redrawn; the other catches up when its tab is shown.
     currentChart()->refresh();
+    updateDeviceTime();
   });
   connect(m_tabs, &QTabWidget::currentChanged, this, [this] { currentChart()->refresh(); });
   m_timer->start(kRefreshIntervalMs);
@@ -131,6 +141,57 @@ void RaceResultsWidget::updateReferenceNote() {
   m_referenceNote->setHidden(!info.reference);
 }
 
+QString RaceResultsWidget::deviceTimeText() const {
+  return m_deviceTime->isHidden() ? QString() : m_deviceTime->text();
+}
+
+QString RaceResultsWidget::deviceTimeToolTip() const {
+  return m_deviceTime->isHidden() ? QString() : m_deviceTime->toolTip();
+}
+
+void RaceResultsWidget::updateDeviceTime() {
+  if (m_deviceTimeRevision == m_data->revision()) return;
+  m_deviceTimeRevision = m_data->revision();
+  const RaceData::Info& info = m_data->info();
+  const auto text = [](double seconds) {
+    return QString::fromStdString(opevo::deviceTimeText(seconds));
+  };
+  QStringList means, runs;
+  bool severalRuns = false;
+  for (int a = 0; a < info.algorithms.size(); ++a) {
+    double sum = 0;
+    int counted = 0;
+    for (int r = 0; r < info.repeats; ++r) {
+      const std::optional<double> seconds = m_data->deviceSeconds(a, r);
+      if (!seconds) continue;
+      sum += *seconds;
+      ++counted;
+      runs << tr("%1, repeat %2: %3").arg(info.algorithms[a]).arg(r + 1).arg(text(*seconds));
+    }
+    if (counted == 0) continue;
+    severalRuns = severalRuns || counted > 1;
+    means << tr("%1 %2").arg(info.algorithms[a], text(sum / counted));
+  }
+  if (means.isEmpty()) {
+    m_deviceTime->clear();
+    m_deviceTime->setToolTip(QString());
+    m_deviceTime->hide();
+    return;
+  }
+  // The spelling `opevo compare` and `opevo dataset` print (deviceTimeText), and its mean over
+  // the repeats as compare's table has it.
+  m_deviceTime->setText((severalRuns ? tr("Device time by the file, mean over the runs: %1")
+                                     : tr("Device time by the file: %1"))
+                            .arg(means.join(QStringLiteral(", "))));
+  m_deviceTime->setToolTip(
+      tr("What the trials measured so far cost the device that measured the file: each one's "
+         "compile, benchmark and verification time, as Kernel Tuner's simulation mode charges "
+         "them (opevo compare's device time). A replay's time budget counts this time, not the "
+         "time the replay takes here.\n\n%1")
+          .arg(runs.join(QLatin1Char('\n'))));
+  m_deviceTime->show();
+}
+
 void RaceResultsWidget::setLogX(bool on) {
   m_logX->setChecked(on);
   m_trialsChart->setLogX(on);
@@ -152,6 +213,7 @@ void RaceResultsWidget::setShowRepeats(bool on) {
 void RaceResultsWidget::refreshNow() {
   m_trialsChart->refresh();
   m_timeChart->refresh();
+  updateDeviceTime();
 }
 
 QString RaceResultsWidget::exportPng(const QString& path) const {

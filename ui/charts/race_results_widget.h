@@ -31,6 +31,11 @@ class RaceResultsWidget : public QWidget {
   // Under the charts while a library line is drawn: which timing it is, that it was taken apart
   // from the kernels, and the side-by-side figure once there is one. Empty when hidden.
   QString referenceNote() const;
+  // Under the charts in a replay's race: each algorithm's device time so far by the file (the
+  // mean over its runs, as `opevo compare` prints it), each run's in the tooltip. Empty when
+  // hidden (a race on a device).
+  QString deviceTimeText() const;
+  QString deviceTimeToolTip() const;
   void setLogX(bool on);
   void setLogY(bool on);
   void setShowRepeats(bool on);
@@ -60,12 +65,16 @@ class RaceResultsWidget : public QWidget {
   void placeOptions();
   void report(const QString& error, const QString& path);
   void updateReferenceNote();
+  // Redone when the race's data changed since it was last written.
+  void updateDeviceTime();
 
   RaceData* m_data;
   QTabWidget* m_tabs;
   QWidget* m_options;
   QVBoxLayout* m_layout;
   QLabel* m_referenceNote;
+  QLabel* m_deviceTime;
+  quint64 m_deviceTimeRevision = 0;
   RaceChartView* m_trialsChart;
   RaceChartView* m_timeChart;
   QCheckBox* m_logX;

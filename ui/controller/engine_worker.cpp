@@ -135,6 +135,7 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.medianMs = t.measurement.medianMs;
   point.compileMs = t.measurement.compileMs;
   point.tunerSeconds = t.tunerSeconds;
+  if (e.run->clock == BudgetClock::Device) point.deviceSeconds = e.run->deviceSeconds;
   m_pending.trials.push_back(std::move(point));
   setProgress(p);
   // Short: it follows "NN% of the race; now " in the status bar's progress bar.
@@ -271,7 +272,9 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   const ResumedRun& first = race.front();
   EngineOptions options;
   options.firstOrder = first.nextOrder;  // the race's, the same for each of its runs
-  options.paceMs = first.paceMs;         // a replay's time budget buys what its siblings' did
+  // The race's pace, so the resumed runs are watched as the race was; their time budget counts
+  // device time (a replay's) from their stored trials on, which no pace changes.
+  options.paceMs = first.paceMs;
   Engine engine(*first.setup.space, *first.setup.measurer, options);
   StoreRecorder recorder(store, engine, {});
   engine.addObserver(recorder);

@@ -4,6 +4,11 @@
 #include <algorithm>
 #include <cassert>
 
+#include "engine/budget.h"
+#include "engine/device_time.h"
+#include "io/run_import.h"
+#include "store/history.h"
+
 namespace opevo::ui {
 namespace {
 
@@ -24,6 +29,7 @@ void RaceData::reset(Info info) {
   m_startedRepeats = m_info.repeats;
   m_trials.clear();
   m_trialCount = 0;
+  m_deviceSeconds.clear();
   m_curves.assign(static_cast<std::size_t>(m_info.algorithms.size() * m_info.repeats), RunCurve{});
   ++m_revision;
   emit wasReset();
@@ -37,6 +43,12 @@ RunCurve& RaceData::curveAt(int algorithm, int repeat) {
 
 const RunCurve& RaceData::curve(int algorithm, int repeat) const {
   return m_curves.at(static_cast<std::size_t>(repeat * m_info.algorithms.size() + algorithm));
+}
+
+std::optional<double> RaceData::deviceSeconds(int algorithm, int repeat) const {
+  const auto it = m_deviceSeconds.find({algorithm, repeat});
+  if (it == m_deviceSeconds.end()) return std::nullopt;
+  return it->second;
 }
 
 std::vector<const RunCurve*> RaceData::runsOf(int algorithm) const {
@@ -64,6 +76,7 @@ void RaceData::append(const std::vector<TrialPoint>& trials) {
     RunCurve& c = curveAt(t.algorithm, t.repeat);
     c.run = t.run;
     c.add(t.seconds, t.best);
+    if (t.deviceSeconds) m_deviceSeconds[{t.algorithm, t.repeat}] = *t.deviceSeconds;
     m_trials.push_back(t);
     ++m_trialCount;
   }
@@ -113,6 +126,8 @@ std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vecto
   std::vector<TrialPoint> points;
   points.reserve(rows.size());
   double best = 0;
+  const bool device = budgetClock(measuredElsewhere(run)) == BudgetClock::Device;
+  double deviceMsSoFar = 0;
   for (const TrialRow& t : rows) {
     TrialPoint p;
     p.algorithm = algorithm;
@@ -131,6 +146,10 @@ std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vecto
     p.seconds = t.seconds > 0 ? t.seconds : secondsBetween(run.started, t.finished);
     p.medianMs = t.medianMs;
     p.compileMs = t.compileMs;
+    if (device) {
+      deviceMsSoFar += deviceMs(measurementOf(t));
+      p.deviceSeconds = deviceMsSoFar / 1e3;
+    }
     points.push_back(std::move(p));
   }
   return points;

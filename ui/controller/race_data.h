@@ -4,7 +4,9 @@
 #include <QString>
 #include <QStringList>
 #include <deque>
+#include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "store/records.h"
@@ -71,6 +73,11 @@ class RaceData : public QObject {
   // Whether trials() holds every trial of the race.
   bool hasAllTrials() const { return m_trialCount == static_cast<long long>(m_trials.size()); }
   const RunCurve& curve(int algorithm, int repeat) const;
+  // A replay's run: its device time so far by the file (its latest TrialPoint::deviceSeconds);
+  // none for a run measured on a device, or one with no trial yet.
+  std::optional<double> deviceSeconds(int algorithm, int repeat) const;
+  // Whether any run has a device time: the race replays a file.
+  bool hasDeviceTime() const { return !m_deviceSeconds.empty(); }
   // The runs of one algorithm that have at least one trial.
   std::vector<const RunCurve*> runsOf(int algorithm) const;
   // Bumped by every change, so a timer-driven chart redraws only when there is something new.
@@ -94,13 +101,16 @@ class RaceData : public QObject {
   int m_startedRepeats = 1;
   std::deque<TrialPoint> m_trials;
   long long m_trialCount = 0;
-  std::vector<RunCurve> m_curves;  // [repeat * algorithms + algorithm]
+  std::vector<RunCurve> m_curves;                         // [repeat * algorithms + algorithm]
+  std::map<std::pair<int, int>, double> m_deviceSeconds;  // by (algorithm, repeat)
   quint64 m_revision = 0;
 };
 
 // A stored run's trials as the charts see them: the best so far, and as time the run's tuning
 // time (for runs stored before schema 2, which did not keep it, the wall-clock seconds from the
-// run's start to each trial's commit, pauses and any downtime included).
+// run's start to each trial's commit, pauses and any downtime included). A replay's (a run
+// measured elsewhere: budgetClock) also carry its device time so far, compile_ms + measure_ms of
+// its trials, as the engine counts it when the run is resumed.
 std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
                                           int algorithm, int repeat);
 

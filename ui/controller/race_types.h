@@ -51,7 +51,9 @@ struct RaceSpec {
   std::vector<AlgorithmChoice> algorithms;
   int repeats = 1;
   std::optional<int> trials;
-  std::optional<double> seconds;  // of tuning time; paused time does not count
+  // On the runs' budget clock (budgetClock, engine/budget.h): a replay's device time by its
+  // file, a device's tuning time; paused time does not count.
+  std::optional<double> seconds;
   std::optional<double> targetSpeed;
   std::uint64_t seed = 1;  // repeat r uses seed + r for every algorithm, as `opevo compare`
   // How the engine interleaves the race's runs on the measurer, batch by batch.
@@ -75,6 +77,10 @@ struct TrialPoint {
   double speed = 0;
   double best = 0;     // best of its run so far
   double seconds = 0;  // tuning time of its run so far, pauses excluded
+  // Its run's device time so far by the replayed file (engine/device_time.h: what the trials
+  // measured so far cost the device that measured the file), where the run's time budget counts
+  // it (BudgetClock::Device: a replay); none where the run measures on a device here.
+  std::optional<double> deviceSeconds;
   double medianMs = 0;
   double compileMs = 0;
   double tunerSeconds = 0;

@@ -1,0 +1,207 @@
+#include <gtest/gtest.h>
+
+#include <QCheckBox>
+#include <QFile>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "engine/device_time.h"
+#include "gui_test_support.h"
+#include "store/history.h"
+#include "store/store.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/controller/race_data.h"
+#include "ui/main_window.h"
+#include "ui/pages/history_page.h"
+#include "ui/pages/runs_page.h"
+#include "ui/widgets/algorithm_panel.h"
+#include "ui/widgets/dataset_picker.h"
+#include "ui/widgets/race_setup_panel.h"
+
+// The window's races on a replay say what their trials cost the device by the file, as `opevo
+// compare` prints it, and a replay's time budget is that device time; a race on this machine's
+// CPU keeps its tuning time. The whole window, driven as a user drives it, on a real store.
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+const QString kGemm = QStringLiteral(OPEVO_DATASETS_DIR "/gemm/RTX_2080_Ti.json.gz");
+
+class RaceDeviceTimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&m_window));
+    m_window.pages()->setCurrentWidget(runs());
+    for (const RunRecord& r : storedRuns()) m_before.insert(r.id);
+  }
+  void TearDown() override {
+    runs()->stop();
+    waitUntil([&] { return !runs()->controller()->busy(); }, 60000);
+  }
+
+  RunsPage* runs() { return m_window.runsPage(); }
+  RaceSetupPanel* setup() { return runs()->setup(); }
+  HistoryPage* history() { return m_window.historyPage(); }
+  std::vector<RunRecord> storedRuns() { return Store(Store::defaultPath()).runs(); }
+  // The runs this test's race stored.
+  std::vector<RunRecord> newRuns() {
+    std::vector<RunRecord> out;
+    for (const RunRecord& r : storedRuns())
+      if (!m_before.count(r.id)) out.push_back(r);
+    return out;
+  }
+  bool raceEnded(int timeoutMs = 180000) {
+    return waitUntil([&] { return !runs()->controller()->busy(); }, timeoutMs);
+  }
+  void prepareReplay(const QStringList& algorithms, int repeats, int paceMs) {
+    setup()->datasetPicker()->load(kGemm);
+    ASSERT_TRUE(waitUntil([&] { return !setup()->datasetPicker()->loading(); }, 60000));
+    ASSERT_TRUE(setup()->datasetPicker()->dataset());
+    setup()->algorithmPanel()->setChecked(algorithms);
+    setup()->setRepeats(repeats);
+    setup()->setPaceMs(paceMs);
+  }
+  // A time budget alone, as a user ticks it: Trials unticked, Time ticked.
+  void timeBudgetOnly(double seconds) {
+    auto* useTrials = setup()->findChild<QCheckBox*>(QStringLiteral("useTrials"));
+    ASSERT_NE(useTrials, nullptr);
+    useTrials->setChecked(false);
+    setup()->setSeconds(seconds);
+  }
+  // What the stored trials of a run cost the device by the file: compile_ms + measure_ms of each,
+  // the sum `opevo compare` and `opevo show` print.
+  static std::vector<double> deviceSecondsOf(const std::vector<TrialRow>& trials) {
+    std::vector<double> sums;
+    double ms = 0;
+    for (const TrialRow& t : trials) {
+      ms += t.compileMs + t.measureMs;
+      sums.push_back(ms / 1e3);
+    }
+    return sums;
+  }
+
+  MainWindow m_window;
+  std::set<std::int64_t> m_before;
+};
+
+// Two algorithms, two repeats each: under the charts each algorithm's mean device time over its
+// runs, in compare's spelling (deviceTimeText), each run's in the tooltip, the same on the
+// History page once the race is stored.
+TEST_F(RaceDeviceTimeTest, AReplayRaceShowsEachRunsDeviceTimeByTheFile) {
+  prepareReplay({QStringLiteral("random"), QStringLiteral("opevo")}, 2, 0);
+  setup()->setTrials(30);
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  ASSERT_TRUE(raceEnded());
+  runs()->results()->refreshNow();
+
+  const std::vector<RunRecord> stored = newRuns();
+  ASSERT_EQ(stored.size(), 4u);
+  Store store(Store::defaultPath());
+  const QStringList algorithms = runs()->data()->info().algorithms;
+  std::map<std::string, std::vector<double>> byAlgorithm;
+  QStringList each;
+  for (const RunRecord& r : stored) {
+    const std::vector<double> sums = deviceSecondsOf(store.trials(r.id));
+    ASSERT_EQ(sums.size(), 30u);
+    ASSERT_GT(sums.back(), 0);
+    byAlgorithm[r.algorithm].push_back(sums.back());
+    each << QStringLiteral("%1, repeat %2: %3")
+                .arg(QString::fromStdString(r.algorithm))
+                .arg(r.raceRepeat + 1)
+                .arg(QString::fromStdString(deviceTimeText(sums.back())));
+  }
+  QStringList means;
+  for (const QString& a : algorithms) {
+    const std::vector<double>& v = byAlgorithm.at(a.toStdString());
+    ASSERT_EQ(v.size(), 2u);
+    means << a + QLatin1Char(' ') +
+                 QString::fromStdString(deviceTimeText((v[0] + v[1]) / double(v.size())));
+  }
+  const QString expected =
+      QStringLiteral("Device time by the file, mean over the runs: ") + means.join(", ");
+  EXPECT_EQ(runs()->results()->deviceTimeText(), expected);
+  const QString tip = runs()->results()->deviceTimeToolTip();
+  for (const QString& run : each) EXPECT_TRUE(tip.contains(run)) << tip.toStdString();
+  EXPECT_TRUE(tip.contains(QStringLiteral("Kernel Tuner's simulation mode"))) << tip.toStdString();
+
+  // Reopened from the store: the same line, from the stored trials' compile_ms + measure_ms.
+  m_window.pages()->setCurrentWidget(history());
+  history()->reload();
+  ASSERT_TRUE(waitUntil([&] { return !history()->busy(); }, 30000));
+  std::vector<std::int64_t> ids;
+  for (const RunRecord& r : stored) ids.push_back(r.id);
+  ASSERT_TRUE(history()->selectRuns(ids).empty());
+  ASSERT_TRUE(waitUntil([&] { return !history()->busy(); }, 30000));
+  history()->results()->refreshNow();
+  EXPECT_EQ(history()->results()->deviceTimeText(), expected);
+}
+
+// A replay's time budget in the window ("Time N s per run") is its device time by the file: the
+// run ends on the trial whose device time reaches it, not after N seconds of this machine's time
+// (at 20 ms a trial, 60 s of tuning time would have been some 3000 trials, not about 40).
+TEST_F(RaceDeviceTimeTest, AReplaysTimeBudgetIsItsDeviceTime) {
+  prepareReplay({QStringLiteral("random")}, 1, 20);
+  timeBudgetOnly(60);
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  ASSERT_TRUE(raceEnded(120000));
+  runs()->results()->refreshNow();
+
+  const std::vector<RunRecord> stored = newRuns();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].endReason, EndReason::Time);
+  EXPECT_EQ(stored[0].status, RunStatus::Finished);
+  const std::vector<double> sums =
+      deviceSecondsOf(Store(Store::defaultPath()).trials(stored[0].id));
+  ASSERT_GE(sums.size(), 2u);
+  EXPECT_GE(sums.back(), 60.0);
+  EXPECT_LT(sums[sums.size() - 2], 60.0);  // the trial before did not reach it
+  EXPECT_EQ(runs()->results()->deviceTimeText(),
+            QStringLiteral("Device time by the file: random ") +
+                QString::fromStdString(deviceTimeText(sums.back())));
+}
+
+// A race measured on this machine's CPU keeps its tuning time as its budget, and shows no device
+// time: its trials were measured here, not charged by a file.
+TEST_F(RaceDeviceTimeTest, ACpuRaceKeepsItsTuningTimeAndShowsNoDeviceTime) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString op = dir.filePath(QStringLiteral("mm64.json"));
+  QFile file(op);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write(R"({"name": "mm64", "kind": "matmul", "shape": {"n": 64, "m": 64, "k": 64}})");
+  file.close();
+  ASSERT_TRUE(setup()->setBackend(QStringLiteral("cpu")));
+  setup()->addOperatorFile(op);
+  setup()->algorithmPanel()->setChecked({QStringLiteral("random")});
+  setup()->setRepeats(1);
+  timeBudgetOnly(2);
+  // The probe runs off the GUI thread; until it answers a device race waits.
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        QString problem;
+        setup()->spec(&problem);
+        return !problem.startsWith(QStringLiteral("Still looking"));
+      },
+      60000));
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  ASSERT_TRUE(raceEnded());
+  runs()->results()->refreshNow();
+
+  const std::vector<RunRecord> stored = newRuns();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].endReason, EndReason::Time);
+  const std::vector<TrialRow> trials = Store(Store::defaultPath()).trials(stored[0].id);
+  ASSERT_FALSE(trials.empty());
+  // Its tuning time reached the budget by its last trial (the run ends at the first check after
+  // it, a few milliseconds of bookkeeping later at most).
+  EXPECT_GE(trials.back().seconds, 1.9);
+  EXPECT_EQ(runs()->results()->deviceTimeText(), QString());
+}
+
+}  // namespace
+}  // namespace opevo::ui
