@@ -12,6 +12,7 @@
 #include "cli/cluster_cli.h"
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
+#include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
 #include "engine/device_time.h"
@@ -36,6 +37,9 @@ struct CompareArgs {
   std::string algos = tunerRegistry().defaultTuner().name + ",opevo";
   int repeats = 5;
   int trials = 400;
+  bool trialsGiven = false;  // --trials on the command line, not its default
+  // Device time per run by the file (budgetClock: a replay's time budget counts device time).
+  std::optional<double> seconds;
   std::uint64_t seed = 1;
   std::string out;
   bool force = false;
@@ -88,6 +92,34 @@ void printDeviceTime(const std::vector<SummaryRow>& summary, const ReplayDataset
             << deviceTimeMarkdown(summary) << "\ndevice time: " << dataset.deviceTimeNote << "\n";
 }
 
+// "400 trials", "600 s of device time by the file", or both, "whichever ends a run first".
+std::string raceBudgetText(const Budget& budget) {
+  const std::string time =
+      budget.seconds ? deviceTimeText(*budget.seconds) + " of device time by the file" : "";
+  if (!budget.trials) return time;
+  const std::string trials = counted(*budget.trials, "trial", "trials");
+  return time.empty() ? trials : trials + " or " + time + ", whichever ends a run first";
+}
+
+// How many runs their device time ended, and how many trials it bought them: the figure to read
+// the table's rows by (their trials are the longest run's).
+std::string timeBudgetEnds(const Engine& engine) {
+  int ended = 0, fewest = 0, most = 0;
+  for (const RunState& r : engine.runs()) {
+    if (r.end != EndReason::Time) continue;
+    fewest = ended == 0 ? r.trials : std::min(fewest, r.trials);
+    most = std::max(most, r.trials);
+    ++ended;
+  }
+  const std::string runs = std::to_string(ended) + " of " + std::to_string(engine.runs().size()) +
+                           " runs ended on their device time";
+  if (ended == 0) return runs + "\n";
+  return runs + ", after " +
+         (fewest == most ? std::to_string(most) + " trials"
+                         : std::to_string(fewest) + " to " + std::to_string(most) + " trials") +
+         "\n";
+}
+
 void runCompareCommand(const CompareArgs& a) {
   RacePlan plan;
   std::map<std::string, std::map<std::string, std::string>> settings;
@@ -107,7 +139,9 @@ void runCompareCommand(const CompareArgs& a) {
     throw InputError("--trials must be at least 1, got " + std::to_string(a.trials));
   if (a.batch && *a.batch == 0) throw InputError("--batch must be at least 1, got 0");
   plan.repeats = a.repeats;
-  plan.budget.trials = a.trials;
+  // --seconds alone: the device time ends each run, not the default 400 trials as well.
+  if (!a.seconds || a.trialsGiven) plan.budget.trials = a.trials;
+  plan.budget.seconds = a.seconds;
   plan.seed = a.seed;
   plan.batch = a.batch;
   checkRepeatSeeds(plan.seed, plan.repeats);  // before the dataset is read
@@ -210,8 +244,11 @@ void runCompareCommand(const CompareArgs& a) {
 
   std::vector<std::string> names;
   for (const AlgorithmChoice& c : plan.algorithms) names.push_back(c.name);
+  // A time budget alone: the rows go up to the longest run's trials.
+  int longest = 1;
+  for (const RunState& r : engine.runs()) longest = std::max(longest, r.trials);
   const std::vector<SummaryRow> summary =
-      summarize(log.trials(), names, summaryBudgets(a.trials), optimum);
+      summarize(log.trials(), names, summaryBudgets(plan.budget.trials.value_or(longest)), optimum);
   SummaryProvenance provenance;
   provenance.measuredBy = measurer.label();
   provenance.speedUnit = dataset->speedUnit;
@@ -220,7 +257,8 @@ void runCompareCommand(const CompareArgs& a) {
   provenance.optimum = optimum;
   provenance.seed = plan.seed;
   provenance.repeats = plan.repeats;
-  provenance.trialsPerRun = a.trials;
+  provenance.trialsPerRun = plan.budget.trials;
+  provenance.deviceSecondsPerRun = plan.budget.seconds;
   provenance.schedule = a.schedule;
   provenance.batch = a.batch;
   provenance.deviceTime = dataset->deviceTimeNote;
@@ -230,9 +268,10 @@ void runCompareCommand(const CompareArgs& a) {
   writeSummaryJson((out / kSummaryJson).string(), summary, provenance);
   publishResult(out / kPartialCsv, out / kTrialsCsv);  // last: trials.csv means the race ended
   std::cout << "Replay of real measurements: " << measurer.label() << "\n"
-            << plan.repeats << " repeats, " << a.trials << " trials, seed " << plan.seed << " ("
-            << repeatSeedsText(plan.seed, plan.repeats) << ")\n\n"
-            << summaryMarkdown(summary, dataset->speedUnit);
+            << plan.repeats << " repeats, " << raceBudgetText(plan.budget) << ", seed " << plan.seed
+            << " (" << repeatSeedsText(plan.seed, plan.repeats) << ")\n";
+  if (plan.budget.seconds) std::cout << timeBudgetEnds(engine);
+  std::cout << "\n" << summaryMarkdown(summary, dataset->speedUnit);
   // What the fraction of optimum rests on, or why there is none, under the table it concerns.
   std::cout << "\n"
             << (dataset->complete ? "optimum" : "no fraction of optimum") << ": "
@@ -250,10 +289,12 @@ void runCompareCommand(const CompareArgs& a) {
   if (!a.quiet)
     std::fprintf(stderr, "wrote %s/trials.csv and %s/summary.json\n", a.out.c_str(), a.out.c_str());
   if (interrupted)
-    throw Interrupted("stopped after " +
-                      counted(static_cast<long long>(log.trials().size()), "trial", "trials") +
-                      " of " + std::to_string(a.trials * plan.repeats * plan.algorithms.size()) +
-                      ": the table covers the trials run (a run cut short counts its best so far)");
+    throw Interrupted(
+        "stopped after " + counted(static_cast<long long>(log.trials().size()), "trial", "trials") +
+        (plan.budget.trials
+             ? " of " + std::to_string(*plan.budget.trials * plan.repeats * plan.algorithms.size())
+             : std::string()) +
+        ": the table covers the trials run (a run cut short counts its best so far)");
 }
 
 }  // namespace
@@ -268,7 +309,15 @@ void addCompareCommand(CLI::App& app) {
                   "Comma-separated algorithms, e.g. opevo,autotvm,random (default: " + a->algos +
                       ", the default algorithm against the paper's OpEvo)");
   cmd->add_option("--repeats", a->repeats, "Runs per algorithm (default 5)");
-  cmd->add_option("--trials", a->trials, "Trials per run (default 400)");
+  CLI::Option* trials = cmd->add_option(
+      "--trials", a->trials,
+      "Trials per run (default 400; with --seconds, none unless given: the time ends each run)");
+  cmd->add_option("--seconds", a->seconds,
+                  "Device time per run, by the file: what its trials cost the device that "
+                  "measured it (compile, benchmark and verification, as Kernel Tuner's "
+                  "simulation mode charges its time limit), the same on every machine. Each run "
+                  "ends on the trial that reaches it")
+      ->check(positiveFinite());
   cmd->add_option("--seed", a->seed,
                   "Seed of repeat 1; repeats 1..n use seeds seed..seed+n-1 (repeat r: seed + r - "
                   "1), at most 2^64 - 1 (default 1)");
@@ -290,7 +339,10 @@ void addCompareCommand(CLI::App& app) {
                   "or shuffle (a seeded random order each round)");
   addClusterOptions(cmd, a->cluster, false);
   cmd->add_flag("--quiet", a->quiet, "No progress on standard error");
-  cmd->callback([a] { runCompareCommand(*a); });
+  cmd->callback([a, trials] {
+    a->trialsGiven = trials->count() > 0;
+    runCompareCommand(*a);
+  });
 }
 
 }  // namespace opevo::cli

@@ -10,10 +10,12 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/utf8_text.h"
+#include "engine/device_time.h"
 #include "engine/speed_unit.h"
 #include "io/run_import.h"
 #include "layout/tuning_mode.h"
 #include "space/text.h"
+#include "store/history.h"
 #include "store/live_status.h"
 #include "store/store.h"
 
@@ -151,6 +153,15 @@ void addRunsDeleteCommand(CLI::App& runs, const std::shared_ptr<std::string>& ru
 
 namespace {
 
+// Whether a stored budget has a time; a damaged one is shown as it is stored, and has none.
+bool hasTimeBudget(const std::string& budgetJson) {
+  try {
+    return Budget::fromJson(budgetJson).seconds.has_value();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 void showRun(std::int64_t id, const std::string& db, bool json) {
   const Store store(existingDatabase(db), Store::Opening::ExistingOnly);
   const auto run = store.run(id);
@@ -189,13 +200,18 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
       shown(run->device.empty() ? run->backend : run->backend + ", " + run->device);
   const std::string mode = layout::runModeName(run->operatorJson);
   const std::optional<std::uint64_t> seed = knownSeed(*run);
-  std::printf("run %lld: %s on %s (%s)%s, seed %s, %s\nsettings %s, budget %s\n",
+  // A replay's time budget counts device time (budgetClock): its "time" end reads so.
+  const BudgetClock clock = budgetClock(measuredElsewhere(*run));
+  std::printf("run %lld: %s on %s (%s)%s, seed %s, %s\nsettings %s, budget %s%s\n",
               static_cast<long long>(run->id), shown(run->algorithm).c_str(),
               shown(run->operatorName).c_str(), where.c_str(),
               mode.empty() ? "" : (", mode " + mode).c_str(),
               seed ? std::to_string(*seed).c_str() : "- (the file names none)",
-              runStatusText(status, run->endReason).c_str(), shown(run->settingsJson).c_str(),
-              shown(run->budgetJson).c_str());
+              runStatusText(status, run->endReason, clock).c_str(),
+              shown(run->settingsJson).c_str(), shown(run->budgetJson).c_str(),
+              clock == BudgetClock::Device && hasTimeBudget(run->budgetJson)
+                  ? " (seconds of device time by the file)"
+                  : "");
   if (!run->failure.empty()) std::printf("failure: %s\n", shown(run->failure).c_str());
   if (live.orphaned(*run))
     std::printf(
@@ -221,6 +237,15 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
                 run->speedUnit.c_str());
   else
     std::printf("%zu trials, none of them worked\n", trials.size());
+  if (clock == BudgetClock::Device) {
+    // compile_ms + measure_ms of each trial: what a resume's device clock goes on from.
+    double ms = 0;
+    for (const TrialRow& t : trials) ms += deviceMs(measurementOf(t));
+    std::printf(
+        "device time: %s by the file (what these trials cost the device that measured "
+        "it)\n",
+        deviceTimeText(ms / 1e3).c_str());
+  }
   if (run->referenceSpeed)
     std::printf("reference (%s): %s %s%s\n", shown(run->referenceLibrary).c_str(),
                 speedNumber(*run->referenceSpeed).c_str(), run->speedUnit.c_str(),
@@ -320,7 +345,7 @@ void addRunsCommands(CLI::App& app) {
       if (modes.back().empty()) modes.back() = "-";
       modeWidth = std::max(modeWidth, static_cast<int>(modes.back().size()));
       backend = std::max(backend, static_cast<int>(r.backend.size()));
-      statuses.push_back(runStatusText(live.of(r), r.endReason));
+      statuses.push_back(runStatusText(live.of(r), r.endReason, budgetClock(measuredElsewhere(r))));
       status = std::max(status, static_cast<int>(statuses.back().size()));
       // No working trial: no best (a 0 would read as a measured speed).
       std::string best = "-";

@@ -20,6 +20,7 @@
 #include "cluster/cluster_run.h"
 #include "common/error.h"
 #include "common/machine_load.h"
+#include "engine/device_time.h"
 #include "engine/engine.h"
 #include "engine/side_by_side_json.h"
 #include "engine/speed_unit.h"
@@ -369,7 +370,9 @@ void runTune(const TuneArgs& a) {
   waitIfAbandoned();
   printer.finish();
 
-  const std::string ended(endReasonName(run.end));
+  // "device time" for a replay whose time budget ended it (its budget counts the file's device
+  // time); JSON keeps the stored name.
+  const std::string ended = endReasonText(run.end, run.clock);
   const bool closed = statusAfter(run.end) == RunStatus::Finished;
   // A run the store failed counted the trial whose commit failed: the trials kept are what a
   // resume finds, so those are reported.
@@ -431,15 +434,19 @@ void runTune(const TuneArgs& a) {
                                                : std::string_view("replay")},
                      {"device", context.device},
                      {"trials", kept},
-                     {"ended", ended},
+                     {"ended", std::string(endReasonName(run.end))},
                      {"status", std::string(runStatusName(statusAfter(run.end)))},
                      {"speed_unit", unit},
                      {"replay", setup.measurer->isReplay()},
                      {"best_speed", best},
                      {"tuning_seconds", run.seconds},
+                     {"budget_clock", std::string(budgetClockName(run.clock))},
                      {"reused_from_history", reused}};
   // Earlier failed trials the reuse set aside as the environment's (measured again if proposed).
   if (reusing) out["history_set_aside"] = reusing->history().environmental;
+  // What its trials cost the device by the file, restored ones included: what its time budget
+  // counts.
+  if (run.clock == BudgetClock::Device) out["device_seconds"] = run.deviceSeconds;
   if (bestConfig) out["best_config"] = *bestConfig;
   // Earlier trials its cost model learnt from (0: none, or --no-warm-start): a run with a warm
   // start depends on the database as well as on its seed.
@@ -532,6 +539,11 @@ void runTune(const TuneArgs& a) {
     std::printf("run %lld %s after %s (%s)\n", static_cast<long long>(run.storeId),
                 std::string(runStatusName(statusAfter(run.end))).c_str(),
                 counted(kept, "trial", "trials").c_str(), ended.c_str());
+    if (run.clock == BudgetClock::Device)
+      std::printf(
+          "device time: %s by the file (what its trials cost the device that measured "
+          "it; a replay's time budget counts this)\n",
+          deviceTimeText(run.deviceSeconds).c_str());
     if (reused > 0)
       std::printf(
           "answered from the store: %d of its trials (configurations earlier runs "
@@ -610,7 +622,9 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_option(
          "--seconds", a->seconds,
          "Budget in tuning time (pauses excluded): checked after each trial, so the trial in "
-         "hand finishes (at most --timeout); the reference and side-by-side timings follow")
+         "hand finishes (at most --timeout); the reference and side-by-side timings follow. On "
+         "a replay, in device time by the file instead: what its trials cost the device that "
+         "measured it, the same on every machine")
       ->check(positiveFinite());
   cmd->add_option("--target", a->target, "Stop on reaching this speed")->check(positiveFinite());
   CLI::Option* seed = cmd->add_option("--seed", a->seed, "Seed (default 1)");

@@ -70,12 +70,14 @@ std::string deviceTimeMarkdown(const std::vector<SummaryRow>& rows);
 struct SummaryProvenance {
   std::string measuredBy;  // "replay of real measurements on ... (FILE)"
   std::string speedUnit;
-  std::string dataset;               // the dataset file as given
-  std::string completeness;          // completenessName(): "checked", "assumed", ...
-  std::optional<double> optimum;     // the dataset's best when it is complete, else none
-  std::uint64_t seed = 0;            // repeat 1's; repeat r's is seed + r - 1
-  int repeats = 0;                   // planned
-  int trialsPerRun = 0;              // planned
+  std::string dataset;              // the dataset file as given
+  std::string completeness;         // completenessName(): "checked", "assumed", ...
+  std::optional<double> optimum;    // the dataset's best when it is complete, else none
+  std::uint64_t seed = 0;           // repeat 1's; repeat r's is seed + r - 1
+  int repeats = 0;                  // planned
+  std::optional<int> trialsPerRun;  // planned; none: a time budget alone
+  // The device time each run could spend (compare --seconds), none without a time budget.
+  std::optional<double> deviceSecondsPerRun;
   std::string schedule;              // "round-robin", "shuffle"
   std::optional<std::size_t> batch;  // --batch; none: each algorithm's own
   // What the device time is made of (ReplayDataset::deviceTimeNote), and what measuring the
