@@ -8,7 +8,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -295,22 +294,54 @@ std::string inQuotes(const std::string& path) {
   return "'" + path + "'";
 }
 
+enum class Header { Empty, Sqlite, Foreign, Unreadable };
+
+// The first 16 bytes of the database file `db` has open, read with SQLite's file handle.
+Header readHeader(sqlite3* db) {
+  sqlite3_file* file = nullptr;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file ||
+      !file->pMethods)
+    return Header::Unreadable;
+  sqlite3_int64 size = 0;
+  if (file->pMethods->xFileSize(file, &size) != SQLITE_OK) return Header::Unreadable;
+  if (size == 0) return Header::Empty;
+  char header[16] = {0};
+  // A file shorter than the header reads short, the rest zero: no SQLite file either way.
+  const int rc = file->pMethods->xRead(file, header, sizeof header, 0);
+  if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ) return Header::Unreadable;
+  return std::string(header, 16) == std::string("SQLite format 3\0", 16) ? Header::Sqlite
+                                                                         : Header::Foreign;
+}
+
 // Everything that decides whether the file may be opened, without writing to it. `name` is what
 // SQLite opens: the path, or a read-only opening's URI (readOnlyName) when `uri`.
 void checkExisting(const std::string& path, const std::string& name, bool uri) {
-  std::ifstream in(path, std::ios::binary);
-  char header[16] = {0};
-  in.read(header, sizeof header);
-  if (in.gcount() == 0) return;  // empty file: SQLite treats it as a new database
-  if (std::string(header, 16) != std::string("SQLite format 3\0", 16))
-    throw InputError("database " + inQuotes(path) +
-                     " is not an SQLite file (left untouched; open another database file: --db "
-                     "FILE, for the window too)");
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(name.c_str(), &db, SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0),
                       nullptr) != SQLITE_OK) {
     sqlite3_close(db);
     throw InputError("database " + inQuotes(path) + " cannot be opened (left untouched)");
+  }
+  // The header is read through SQLite's own handle of the file, never a descriptor of our own:
+  // closing any descriptor of the file drops every POSIX lock this process holds on it, those of
+  // its other connections too (the window's pages and engine each hold one), and another program
+  // then took the database for unused, checkpointed it and removed its write-ahead log under
+  // them ("disk I/O error", pages lost). SQLite's unix VFS keeps a descriptor open while the
+  // process holds locks on the file.
+  switch (readHeader(db)) {
+    case Header::Empty:
+      sqlite3_close(db);
+      return;  // SQLite treats an empty file as a new database
+    case Header::Foreign:
+      sqlite3_close(db);
+      throw InputError("database " + inQuotes(path) +
+                       " is not an SQLite file (left untouched; open another database file: --db "
+                       "FILE, for the window too)");
+    case Header::Unreadable:
+      sqlite3_close(db);
+      throw InputError("database " + inQuotes(path) + " cannot be read (left untouched)");
+    case Header::Sqlite:
+      break;
   }
   // Another program may be writing it right now (creating or migrating it, committing a trial).
   sqlite3_busy_timeout(db, kBusyWaitMs);
