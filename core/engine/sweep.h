@@ -106,7 +106,10 @@ SweepResult sweepResult(const SweepPlan& plan, const std::vector<TrialRecord>& t
 // sweep.csv's text: one line per cell and budget; a column per axis, then per fixed setting (its
 // one value on every line), then where the figures come from, the same on every line (the repeats
 // each mean is over and those planned: fewer when the sweep was stopped; the seed of repeat 1;
-// the dataset, its completeness and optimum), then the figures. repeatsDone < 0: the plan's.
+// the dataset, its completeness and optimum), then the figures: the best's, then the device
+// time's (SummaryRow's: the mean over the cell's runs of their device time, its standard
+// deviation, and the mean device time until each run found its best). repeatsDone < 0: the
+// plan's.
 std::string sweepCsv(const SweepPlan& plan, const std::vector<SweepCell>& cells,
                      const SweepFacts& facts = {}, int repeatsDone = -1);
 

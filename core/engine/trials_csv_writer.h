@@ -9,9 +9,9 @@
 namespace opevo {
 
 // Streams trials.csv (io/trials_csv.h) as the engine measures: each row is flushed as it comes,
-// so the file holds every trial measured so far even when the program is killed. After the
-// format's columns comes `device_seconds`: the trial's run's device time so far
-// (engine/device_time.h), which for a replay is what the file says its trials cost to measure.
+// so the file holds every trial measured so far even when the program is killed. Its columns are
+// the format's, written by the same function as every other trials.csv's; device_seconds is each
+// run's device time so far, counted here as the engine measures.
 class TrialsCsvWriter final : public EngineObserver {
  public:
   // Creates the file's folder. Throws InputError naming the path when it cannot be written.

@@ -20,12 +20,11 @@ std::string csvField(const std::string& s) {
 }
 
 std::string trialsCsvHeader() {
-  return "order,run,algorithm,repeat,seed,trial,config,status,speed,best_so_far,median_ms,compile_"
-         "ms,"
-         "tuner_ms,seconds,message\n";
+  return "order,run,algorithm,repeat,seed,trial,config,status,speed,best_so_far,median_ms,"
+         "compile_ms,tuner_ms,seconds,message,device_seconds,agent\n";
 }
 
-std::string trialsCsvRow(const TrialRecord& t) {
+std::string trialsCsvRow(const TrialRecord& t, DeviceClock& device) {
   const Measurement& m = t.measurement;
   std::string row;
   row += std::to_string(t.order) + ',' + std::to_string(t.run) + ',' + csvField(t.algorithm) + ',';
@@ -36,13 +35,17 @@ std::string trialsCsvRow(const TrialRecord& t) {
       csvField(t.config) + ',' + std::string(statusName(m.status)) + ',' + csvNumber(m.speed) + ',';
   row += csvNumber(t.bestSoFar) + ',' + csvNumber(m.medianMs) + ',' + csvNumber(m.compileMs) + ',';
   row += csvNumber(t.tunerSeconds * 1e3) + ',' + csvNumber(t.seconds) + ',' + csvField(m.message) +
-         '\n';
+         ',';
+  // The new columns come after the message, so that the columns every trials.csv had keep their
+  // places, and compare's device_seconds keeps its own.
+  row += csvNumber(device.add(t)) + ',' + csvField(m.agent) + '\n';
   return row;
 }
 
 std::string trialsCsv(const std::vector<TrialRecord>& trials) {
   std::string text = trialsCsvHeader();
-  for (const TrialRecord& t : trials) text += trialsCsvRow(t);
+  DeviceClock device;
+  for (const TrialRecord& t : trials) text += trialsCsvRow(t, device);
   return text;
 }
 

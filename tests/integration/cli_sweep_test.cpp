@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "common/child_process.h"
 #include "run_process.h"
@@ -29,6 +33,15 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
+// A line's fields (sweep.csv quotes none of these tests' values).
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  for (std::string field; std::getline(in, field, ',');) out.push_back(field);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
 // A 2 x 2 grid of the paper's OpEvo on real measurements: a table on standard output, one CSV
 // line per cell and budget, and a heat map naming both axes and every value.
 TEST(CliSweep, GridOfTwoSettingsOnADataset) {
@@ -45,18 +58,71 @@ TEST(CliSweep, GridOfTwoSettingsOnADataset) {
   std::getline(lines, line);
   EXPECT_EQ(line,
             "q,lambda,repeats,repeats_planned,seed,dataset,completeness,optimum,trials,mean_best,"
-            "std_best,mean_fraction_of_optimum");
+            "std_best,mean_fraction_of_optimum,mean_device_seconds,std_device_seconds,"
+            "mean_device_seconds_to_best");
   int rows = 0;
   while (std::getline(lines, line)) {
     ++rows;
-    const double fraction = std::stod(line.substr(line.rfind(',') + 1));
+    const std::vector<std::string> f = fields(line);
+    ASSERT_EQ(f.size(), 15u) << line;
+    const double fraction = std::stod(f[11]);
     EXPECT_GT(fraction, 0.0) << line;
     EXPECT_LE(fraction, 1.0) << line;
+    // What the file says measuring the cell's trials cost: some, and no more to the best than
+    // in all.
+    EXPECT_GT(std::stod(f[12]), 0.0) << line;
+    EXPECT_LE(std::stod(f[14]), std::stod(f[12])) << line;
   }
   EXPECT_EQ(rows, 4 * 2);  // 4 cells x budgets 25 and 30
   const std::string svg = read(fs::path(dir) / "heatmap.svg");
   for (const char* text : {"<svg", ">q<", ">lambda<", ">0.2<", ">0.6<", ">4<", ">8<"})
     EXPECT_NE(svg.find(text), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
+// sweep.csv says what each cell's runs cost the device, as compare's summary.json says it of a
+// race's runs: a cell raced alone by compare, with the same setting and seeds, reads the same
+// mean device time, to its best too. sweep.csv had no device time: a setting that finds the
+// same best in fewer trials of slower kernels could not be told from one that is faster.
+TEST(CliSweep, ACellSaysWhatItsRunsCostTheDeviceAsCompareDoes) {
+  const std::string dir = tempDir();
+  const auto sweep = runProcess(
+      OPEVO_CLI, {"sweep", "--space", kGemm, "--algo", "opevo", "--set", "q=0.2,0.6", "--repeats",
+                  "2", "--trials", "30", "--seed", "3", "--out", dir + "/sweep", "--quiet"});
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  const auto compare =
+      runProcess(OPEVO_CLI, {"compare", "--space", kGemm, "--algos", "opevo", "--set",
+                             "opevo.q=0.6", "--repeats", "2", "--trials", "30", "--seed", "3",
+                             "--out", dir + "/compare", "--quiet"});
+  ASSERT_EQ(compare.status, 0) << compare.err;
+  std::ifstream summaryFile(fs::path(dir) / "compare" / "summary.json");
+  nlohmann::json row;
+  for (const auto& r : nlohmann::json::parse(summaryFile))
+    if (r["trials"] == 30) row = r;
+  ASSERT_FALSE(row.is_null());
+
+  std::istringstream lines(read(fs::path(dir) / "sweep" / "sweep.csv"));
+  std::string line;
+  std::getline(lines, line);
+  const std::vector<std::string> header = fields(line);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  int found = 0;
+  while (std::getline(lines, line)) {
+    const std::vector<std::string> f = fields(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    if (f[column("q")] != "0.6" || f[column("trials")] != "30") continue;
+    ++found;
+    EXPECT_DOUBLE_EQ(std::stod(f[column("mean_best")]), row["mean_best"].get<double>()) << line;
+    for (const char* name :
+         {"mean_device_seconds", "std_device_seconds", "mean_device_seconds_to_best"}) {
+      ASSERT_LT(column(name), header.size()) << name;
+      EXPECT_DOUBLE_EQ(std::stod(f[column(name)]), row[name].get<double>()) << name << ": " << line;
+    }
+  }
+  EXPECT_EQ(found, 1);
+  EXPECT_GT(row["mean_device_seconds"].get<double>(), 0.0);
   fs::remove_all(dir);
 }
 
@@ -75,7 +141,8 @@ TEST(CliSweep, FixedSettingsAndCellsAreNamed) {
   std::getline(lines, line);
   EXPECT_EQ(line,
             "q,lambda,repeats,repeats_planned,seed,dataset,completeness,optimum,trials,mean_best,"
-            "std_best,mean_fraction_of_optimum");
+            "std_best,mean_fraction_of_optimum,mean_device_seconds,std_device_seconds,"
+            "mean_device_seconds_to_best");
   int rows = 0;
   while (std::getline(lines, line)) {
     ++rows;
@@ -169,7 +236,8 @@ TEST(CliSweep, CtrlCWritesTheRepeatsEveryCellCompleted) {
   std::getline(lines, line);
   EXPECT_EQ(line,
             "q,repeats,repeats_planned,seed,dataset,completeness,optimum,trials,mean_best,std_best,"
-            "mean_fraction_of_optimum");
+            "mean_fraction_of_optimum,mean_device_seconds,std_device_seconds,"
+            "mean_device_seconds_to_best");
   int rows = 0;
   while (std::getline(lines, line)) ++rows;
   EXPECT_GT(rows, 0);

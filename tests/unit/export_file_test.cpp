@@ -205,9 +205,12 @@ TEST(TrialsCsv, TheRepeatColumnIsOneBasedAsTheWindowShowsIt) {
   t.repeat = 0;
   t.seed = 1;
   t.trial = 3;
-  EXPECT_EQ(trialsCsvRow(t).rfind("7,5,opevo,1,1,3,", 0), 0u) << trialsCsvRow(t);
+  DeviceClock device;
+  const std::string first = trialsCsvRow(t, device);
+  EXPECT_EQ(first.rfind("7,5,opevo,1,1,3,", 0), 0u) << first;
   t.repeat = 1;
-  EXPECT_EQ(trialsCsvRow(t).rfind("7,5,opevo,2,1,3,", 0), 0u) << trialsCsvRow(t);
+  const std::string second = trialsCsvRow(t, device);
+  EXPECT_EQ(second.rfind("7,5,opevo,2,1,3,", 0), 0u) << second;
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ TEST(ReplayResultsFiles, TrialsCsvSpeedsRoundTrip) {
   t.measurement.speed = 11972.059020207564;
   t.bestSoFar = t.measurement.speed;
   t.measurement.medianMs = 0.0156;
-  const std::string row = trialsCsvRow(t);
+  DeviceClock device;
+  const std::string row = trialsCsvRow(t, device);
   EXPECT_TRUE(has(row, ",11972.059020207564,11972.059020207564,0.0156,")) << row;
   EXPECT_EQ(std::strtod(csvNumber(1.0 / 3).c_str(), nullptr), 1.0 / 3);
 }
@@ -113,7 +114,8 @@ TEST(ReplayResultsFiles, SweepCsvSaysRepeatsSeedAndDataset) {
   const std::string csv = sweepCsv(p, result.cells, facts, 6);
   EXPECT_TRUE(
       csv.starts_with("q,repeats,repeats_planned,seed,dataset,completeness,optimum,trials,"
-                      "mean_best,std_best,mean_fraction_of_optimum\n"))
+                      "mean_best,std_best,mean_fraction_of_optimum,mean_device_seconds,"
+                      "std_device_seconds,mean_device_seconds_to_best\n"))
       << csv;
   EXPECT_TRUE(has(csv, "\n0.1,6,10,3,gemm/RTX_2080_Ti.json.gz,checked,12,4,")) << csv;
 }

@@ -36,23 +36,32 @@ QString writeExport(const QString& path, const QByteArray& bytes) {
   }
 }
 
-// Every trial of the race's runs as the store has them, in order of measurement. The store does
-// not keep the tuner's time per trial: that column reads 0, as in `opevo export`.
-std::vector<TrialPoint> storedTrials(const RaceData& data) {
+// Every trial of the race's runs as the store has them, in order of measurement, under the
+// window's names of their algorithms and its repeats. The store has what the window's points do
+// not carry: each trial's measurement time (its device time is compile + measure) and the
+// tuner's time.
+std::vector<TrialRecord> storedTrials(const RaceData& data) {
   Store store(data.info().storePath.toStdString(), Store::Opening::ExistingOnly);
-  std::vector<TrialPoint> points;
+  std::vector<TrialRecord> records;
   for (int a = 0; a < data.info().algorithms.size(); ++a)
     for (int r = 0; r < data.info().repeats; ++r) {
       const RunCurve& curve = data.curve(a, r);
       if (curve.trials == 0) continue;
       const std::optional<RunRecord> run = store.run(curve.run);
       if (!run) throw std::runtime_error("run " + std::to_string(curve.run) + " is not stored");
-      for (TrialPoint& p : storedTrialPoints(*run, store.trials(run->id), a, r))
-        points.push_back(std::move(p));
+      const std::vector<TrialRow> rows = store.trials(run->id);
+      const std::vector<TrialPoint> points = storedTrialPoints(*run, rows, a, r);
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        TrialRecord t = trialRecordOf(points[i], data.info().algorithms.value(a));
+        t.measurement.measureMs = rows[i].measureMs;
+        t.measurement.verifyMs = rows[i].verifyMs;
+        t.tunerSeconds = rows[i].tunerMs / 1e3;
+        records.push_back(std::move(t));
+      }
     }
-  std::stable_sort(points.begin(), points.end(),
-                   [](const TrialPoint& x, const TrialPoint& y) { return x.order < y.order; });
-  return points;
+  std::stable_sort(records.begin(), records.end(),
+                   [](const TrialRecord& x, const TrialRecord& y) { return x.order < y.order; });
+  return records;
 }
 
 }  // namespace
@@ -93,27 +102,25 @@ QString saveWidgetSvg(QWidget* widget, const QString& path, const QString& title
 }
 
 QString saveTrialsCsv(const RaceData& data, const QString& path) {
-  // The window keeps the latest trials only: the others are read back from the store.
-  std::vector<TrialPoint> stored;
-  if (!data.hasAllTrials()) {
+  // A stored race is read back from the store, even when the window still holds every trial: it
+  // keeps the latest trials only, and its points lack what device_seconds adds up (the
+  // measurement's time). A race that is not stored has its every trial here, without it: its
+  // device time counts their builds alone.
+  std::vector<TrialRecord> records;
+  if (!data.info().storePath.isEmpty()) {
     try {
-      stored = storedTrials(data);
+      records = storedTrials(data);
     } catch (const std::exception& e) {
       return QObject::tr("Could not read the race's trials from %1: %2")
           .arg(data.info().storePath, QString::fromUtf8(e.what()));
     }
+  } else {
+    for (const TrialPoint& t : data.trials())
+      records.push_back(trialRecordOf(t, data.info().algorithms.value(t.algorithm)));
   }
   // The one trials.csv format (core's io/trials_csv.h), as `opevo compare` and `opevo export`
   // write.
-  std::string text = trialsCsvHeader();
-  const auto write = [&](const TrialPoint& t) {
-    text += trialsCsvRow(trialRecordOf(t, data.info().algorithms.value(t.algorithm)));
-  };
-  if (data.hasAllTrials())
-    std::for_each(data.trials().begin(), data.trials().end(), write);
-  else
-    std::for_each(stored.begin(), stored.end(), write);
-  return writeExport(path, QByteArray::fromStdString(text));
+  return writeExport(path, QByteArray::fromStdString(trialsCsv(records)));
 }
 
 }  // namespace opevo::ui
