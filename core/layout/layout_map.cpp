@@ -204,10 +204,14 @@ Expr firstTile(const Expr& x, std::int64_t tile, std::int64_t stride) {
   // division truncates it to 0: no test needed (ALT's conv windows are all like this).
   const Expr o = quot(plus(x, -(tile - stride)), stride);
   if (tile < 2 * stride) return o;
-  // x < tile, written as base < tile - k when x is base + k (a padded index).
+  // x < tile, written as base < tile - k when x is base + k (a padded index). A failed parse may
+  // have written into k (literal() stops at the first non-digit): x itself then.
   Expr base = x;
   std::int64_t k = 0;
-  constantOffset(x, base, k);
+  if (!constantOffset(x, base, k)) {
+    base = x;
+    k = 0;
+  }
   return "((" + base + " < " + lit(tile - k) + ") ? 0 : " + o + ")";
 }
 
