@@ -8,7 +8,9 @@
 // (docs/layouts.md). The other, a 1x1 convolution reading its producer's output as it is, is
 // not pinned here: the program links it after tuning (gpu/net/network_program.cpp). Every other
 // tensor a layout task reads is its input, whose layout has the convolution's padding and
-// overlapping windows, and is converted whatever the producer chose.
+// overlapping windows, and is converted whatever the producer chose (the program still gives a
+// depthwise convolution its producer's channel blocks after tuning, so that the conversion
+// copies whole blocks).
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -56,6 +56,9 @@ struct Adoption {
   std::string layer;     // the reading occurrence's layer
   std::string suffix;    // its conversion step's entry suffix: pack_a (input), pack_c (residual)
   std::string sentence;
+  // A depthwise reader's: its conversion stays (its input is padded and windowed), but converts
+  // straight from the producer's channel blocks into the same blocks; said only where it does.
+  bool blocks = false;
 };
 
 // ALT's propagation to a residual's producer: a layout task whose output another layout task
@@ -116,6 +119,12 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
 // columns another link depends on does not take new ones (a task shared by occurrences can be
 // a producer before it is a reader), and adoptReaderLayouts changes neither. The reader's kernel
 // then runs a configuration it was not timed with: the end-to-end figure measures it.
+// A depthwise convolution (MobileNet's 3x3 layers) reads a padded, windowed input, which is
+// converted whatever its blocking; but its input channels are blocked as its output channels
+// (layout.out_c), and where they are blocked as its producer's output channels, the conversion
+// copies whole blocks of them (codegen/layout_conversion.h): such a reader takes its producer's
+// channel blocking alone where its space allows it, and not once another link depends on its
+// output blocking (its channels are its output's).
 std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& graph,
                                          std::vector<Config> configs, layout::TuningMode mode,
                                          TaskTemplates templates, std::set<std::size_t>* frozen,
@@ -138,7 +147,10 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
                                               {"layout.out_w", "layout.out_w", true}}};
   for (std::size_t reader : order) {
     const OperatorSpec& op = graph.tasks[reader].op;
-    if (op.kind != OpKind::Conv2D || op.kernelH != 1 || op.kernelW != 1 || op.pad != 0) continue;
+    const bool depthwise = layout::isDepthwise(op);
+    if (op.kind != OpKind::Conv2D ||
+        (!depthwise && (op.kernelH != 1 || op.kernelW != 1 || op.pad != 0)))
+      continue;
     for (const Occurrence& o : graph.tasks[reader].occurrences) {
       const std::string& input = net.find(o.layer)->inputs[0];
       const auto it = producer.find(input);
@@ -151,7 +163,9 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
       Config candidate = configs[reader];
       bool fits = true, spatialChanged = false;
       for (const ReadAs& a : kReadAs) {
-        const int r = into.indexOf(a.reader), w = from.indexOf(a.writer);
+        if (depthwise && a.spatial) continue;
+        const int r = into.indexOf(depthwise ? "layout.out_c" : a.reader),
+                  w = from.indexOf(a.writer);
         if (r < 0 || w < 0) {
           fits = false;
           break;
@@ -167,9 +181,17 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
         spatialChanged = spatialChanged || (a.spatial && v != candidate[std::size_t(r)]);
         candidate[std::size_t(r)] = std::move(v);
       }
-      if (fits && !(spatialChanged && frozen->count(reader)) && into.satisfies(candidate)) {
+      // A depthwise reader's channel blocking is its output's.
+      const bool outputChanged = spatialChanged || (depthwise && candidate != configs[reader]);
+      if (fits && !(outputChanged && frozen->count(reader)) && into.satisfies(candidate)) {
         // A reader that already reads its input as written is frozen too, but adopted nothing.
-        if (candidate != configs[reader])
+        if (candidate != configs[reader] && depthwise)
+          adopted->push_back({reader, o.layer, "pack_a",
+                              o.layer + " takes the channel blocks of its input (" + input +
+                                  ") as " + graph.tasks[writer].name +
+                                  " writes them: its conversion copies whole blocks",
+                              true});
+        else if (candidate != configs[reader])
           adopted->push_back({reader, o.layer, "pack_a",
                               o.layer + " reads its input (" + input + ") in the layout " +
                                   graph.tasks[writer].name + " writes it in"});
@@ -415,6 +437,8 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   std::vector<bool> drop(p.steps.size(), false);
   std::map<int, int> sameTensor;  // a dropped identity conversion's output -> its source
   std::set<std::pair<std::string, std::string>> dropped;  // their (layer, entry)
+  // The conversions that convert straight from a producer's layout: (layer, entry before).
+  std::set<std::pair<std::string, std::string>> straight;
   int direct = 0, propagated = 0;
   for (const auto& [u, unpack] : conversions) {
     if (!unpack.from || unpack.to) continue;  // not an unpack
@@ -450,6 +474,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
       }
       if (needed) continue;  // it converts from the plain tensor, which is made anyway
       const std::string name = "direct_" + std::to_string(direct++);
+      straight.insert({p.steps[r].name, p.steps[r].entry});
       codegen::CodeWriter w;
       codegen::writeLayoutConversion(w, name, *unpack.from, *conversions[r].to);
       p.source += w.str() + "\n";
@@ -499,7 +524,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   p.steps = std::move(kept);
   releaseUnusedTensors(p);
   for (const Adoption& a : adoptions)
-    if (dropped.count({a.layer, taskEntry(a.task) + "_" + a.suffix}))
+    if ((a.blocks ? straight : dropped).count({a.layer, taskEntry(a.task) + "_" + a.suffix}))
       p.adopted.push_back(a.sentence);
   return p;
 }

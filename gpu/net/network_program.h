@@ -27,8 +27,8 @@ struct ProgramOperand {
 struct ProgramTensor {
   std::string name;
   std::int64_t elements = 0;  // 0 for one no step writes or reads (a dropped conversion's output)
-  int aliasOf = -1;          // a view: the tensor whose data it is
-  std::vector<float> input;  // a network input's data; empty otherwise
+  int aliasOf = -1;           // a view: the tensor whose data it is
+  std::vector<float> input;   // a network input's data; empty otherwise
 };
 
 // Task: a task's kernel, `in` = {A, B, Bias, Residual} (Bias/Residual may be None), the kernel
@@ -78,6 +78,9 @@ struct NetworkProgram {
   // The layouts tasks took from each other so that a tensor is read as it is (--mode joint): a
   // residual's producer writing its reader's output layout, a 1x1 convolution reading its
   // producer's; one sentence each, naming both tasks, only where a conversion step was saved.
+  // And a depthwise convolution taking its producer's channel blocks ("... takes the channel
+  // blocks of its input (...) as ... writes them: ..."), only where its conversion (which stays:
+  // its input is padded and windowed) converts straight from them, copying whole blocks.
   std::vector<std::string> adopted;
 };
 
