@@ -1,6 +1,7 @@
 #include "ui/pages/history_page.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -800,6 +801,7 @@ void HistoryPage::reload() {
         if (!job.error.isEmpty()) {
           showMessage(m_error, tr("The history cannot be read: %1").arg(job.error));
           m_readFailed = true;
+          showUnread();
           return;
         }
         if (std::exchange(m_readFailed, false)) showMessage(m_error, QString());
@@ -810,7 +812,14 @@ void HistoryPage::reload() {
         for (const QModelIndex& index : m_view->selectionModel()->selectedRows())
           selected.push_back(m_model->row(index.row()).run.id);
         const RunRecord* current = currentRun();
-        const std::int64_t currentId = current ? current->id : 0;
+        std::int64_t currentId = current ? current->id : 0;
+        // After a read that failed the table is empty: what was selected before it comes back.
+        if (m_model->rowCount() == 0 && selected.empty()) {
+          selected = std::move(m_selectedBeforeFailure);
+          currentId = m_currentBeforeFailure;
+        }
+        m_selectedBeforeFailure.clear();
+        m_currentBeforeFailure = 0;
         m_readOnly = job.readOnly;  // before the reset, whose signal sets the buttons
         m_model->setRuns(job.runs, job.tallies, job.networks);
         // A window opened after a stopped or killed race says its runs can go on.
@@ -836,6 +845,28 @@ void HistoryPage::reload() {
         });
         if (running && isVisible()) m_refresh->start();
       });
+}
+
+void HistoryPage::showUnread() {
+  // The rows, the curves, the title and the buttons were the last good read's: a database deleted
+  // or overwritten since went on offering Resume, More trials… and Delete… on runs it may no
+  // longer hold, under a title counting them, read-only or not as the file was then. Nothing is
+  // shown that this read did not find; the runs that were selected are selected again once a
+  // read works (a second failure keeps the first one's).
+  if (m_model->rowCount() > 0) {
+    m_selectedBeforeFailure = selectedIds();
+    const RunRecord* current = currentRun();
+    m_currentBeforeFailure = current ? current->id : 0;
+  }
+  m_refresh->stop();
+  m_readOnly = false;  // unknown: there are no rows for it to speak of
+  m_model->setRuns({}, {}, {});
+  m_title->setText(tr("<b>Recorded runs</b> — %1 cannot be read: no run is shown")
+                       .arg(QFileInfo(m_storePath).fileName().toHtmlEscaped()));
+  showSelected();  // nothing is selected: the chart is cleared
+  // Not "No runs yet": the file may hold runs that this read could not reach.
+  m_info->setText(tr("No run is shown while %1 cannot be read: Reload reads it again.")
+                      .arg(QDir::toNativeSeparators(m_storePath)));
 }
 
 void HistoryPage::selectRace(int row) {

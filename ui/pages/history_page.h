@@ -109,6 +109,8 @@ class HistoryPage : public QWidget {
   int fastestDrawnRow(int* drawn = nullptr) const;
 
   void showSelected();
+  // A read of the store failed: no row, curve, title or button says what an earlier read found.
+  void showUnread();
   void updateButtons();
   const RunRecord* currentRun() const;
   // The row a button acts on: the current row while it is selected, else the top selected row
@@ -139,6 +141,10 @@ class HistoryPage : public QWidget {
   // The store's last read found the file read-only to this user (Store::readOnly): nothing that
   // writes to it is offered.
   bool m_readOnly = false;
+  // The runs selected, and the current one, when a read of the list failed and emptied the table:
+  // selected again by the next read that works.
+  std::vector<std::int64_t> m_selectedBeforeFailure;
+  std::int64_t m_currentBeforeFailure = 0;
   QPushButton* m_resume;
   QPushButton* m_moreTrials;
   QPushButton* m_export;
