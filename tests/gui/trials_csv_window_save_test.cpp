@@ -1,0 +1,131 @@
+// The window's "Save trials as CSV" writes trials.csv as `opevo compare` and `opevo export` do:
+// the same columns, device_seconds and agent among them. It lacked both, and its tuner_ms read 0
+// for stored trials though the store keeps it. A stored run's trials are read back from the store,
+// which has what the window's points lack (each trial's measurement time).
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QThreadPool>
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gui_test_support.h"
+#include "io/trials_csv.h"
+#include "store/store.h"
+#include "ui/charts/race_results_widget.h"
+#include "ui/controller/race_data.h"
+#include "ui/models/history_model.h"
+#include "ui/pages/history_page.h"
+
+namespace opevo::ui {
+namespace {
+
+using test::waitUntil;
+
+// A CSV line's fields, quotes undone.
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// A cluster run: each trial measured by an agent (one by this machine), with its build,
+// measurement and tuner times.
+std::vector<TrialRow> clusterTrials() {
+  const std::vector<std::string> agents = {"node1", "node2", "", "rack 3, node 7", "node1"};
+  std::vector<TrialRow> rows;
+  for (int i = 1; i <= 5; ++i) {
+    TrialRow t;
+    t.seq = i;
+    t.order = i;
+    t.config = "x=" + std::to_string(i);
+    t.speed = 2.0 * i;
+    t.medianMs = 1.0 / i;
+    t.compileMs = 400.0 + 10 * i;
+    t.measureMs = 1200.25 + i;
+    t.tunerMs = 3.5 * i;
+    t.seconds = 0.75 * i;
+    t.agent = agents[static_cast<std::size_t>(i - 1)];
+    rows.push_back(t);
+  }
+  return rows;
+}
+
+TEST(TrialsCsvWindowSave, AStoredRunSavesItsDeviceTimeAndAgentsAsExportDoes) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const std::string db = dir.filePath(QStringLiteral("runs.db")).toStdString();
+  const std::vector<TrialRow> rows = clusterTrials();
+  std::int64_t id = 0;
+  {
+    Store store(db);
+    RunRecord r;
+    r.operatorName = "mm";
+    r.operatorJson = R"({"replay": "/nowhere/A100_T4.json.gz"})";
+    r.algorithm = "random";
+    r.backend = "replay";
+    r.device = "A100";
+    r.budgetJson = R"({"trials": 5})";
+    r.speedUnit = "GFLOP/s";
+    id = store.createRunWithTrials(r, rows);
+    store.setRunStatus(id, RunStatus::Finished);
+  }
+  HistoryPage page;
+  page.resize(1200, 700);
+  page.show();
+  page.setStorePath(QString::fromStdString(db));
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.model()->rowCount() == 1; }));
+  page.selectRuns({id});
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trials().size() == 5; }));
+  const QString path = dir.filePath(QStringLiteral("trials.csv"));
+  ASSERT_EQ(page.results()->exportCsv(path), QString());
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly | QIODevice::Text));
+  std::istringstream in(file.readAll().toStdString());
+  std::string line;
+  std::getline(in, line);
+  // The format's header, the one compare streams and export writes.
+  EXPECT_EQ(line + "\n", trialsCsvHeader());
+  const std::vector<std::string> header = fields(line);
+  const auto column = [&](const std::string& name) {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    ADD_FAILURE() << "no column " << name << " in " << line;
+    return header.size();
+  };
+  const std::size_t device = column("device_seconds"), agent = column("agent"),
+                    tuner = column("tuner_ms"), trial = column("trial");
+  ASSERT_LT(std::max({device, agent, tuner, trial}), header.size());
+  double ms = 0;
+  for (const TrialRow& t : rows) {
+    ASSERT_TRUE(std::getline(in, line)) << "trial " << t.seq;
+    const std::vector<std::string> f = fields(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    EXPECT_EQ(f[trial], std::to_string(t.seq)) << line;
+    ms += t.compileMs + t.measureMs;
+    EXPECT_DOUBLE_EQ(std::stod(f[device]), ms / 1e3) << line;
+    EXPECT_EQ(f[agent], t.agent) << line;
+    EXPECT_DOUBLE_EQ(std::stod(f[tuner]), t.tunerMs) << line;
+  }
+  EXPECT_FALSE(std::getline(in, line)) << line;
+  QThreadPool::globalInstance()->waitForDone();
+}
+
+}  // namespace
+}  // namespace opevo::ui
