@@ -105,19 +105,23 @@ QString saveTrialsCsv(const RaceData& data, const QString& path) {
   // A stored race is read back from the store, even when the window still holds every trial: it
   // keeps the latest trials only, and its points lack what device_seconds adds up (the
   // measurement's time). A race that is not stored has its every trial here, without it: its
-  // device time counts their builds alone.
+  // device time counts their builds alone. So does a race the window holds whole whose store
+  // cannot be read now: a full disk, which cannot even open it, does not stop its save elsewhere.
   std::vector<TrialRecord> records;
+  bool read = false;
   if (!data.info().storePath.isEmpty()) {
     try {
       records = storedTrials(data);
+      read = true;
     } catch (const std::exception& e) {
-      return QObject::tr("Could not read the race's trials from %1: %2")
-          .arg(data.info().storePath, QString::fromUtf8(e.what()));
+      if (!data.hasAllTrials())
+        return QObject::tr("Could not read the race's trials from %1: %2")
+            .arg(data.info().storePath, QString::fromUtf8(e.what()));
     }
-  } else {
+  }
+  if (!read)
     for (const TrialPoint& t : data.trials())
       records.push_back(trialRecordOf(t, data.info().algorithms.value(t.algorithm)));
-  }
   // The one trials.csv format (core's io/trials_csv.h), as `opevo compare` and `opevo export`
   // write.
   return writeExport(path, QByteArray::fromStdString(trialsCsv(records)));
