@@ -6,6 +6,9 @@
 #include <string>
 
 #include "common/error.h"
+#include "engine/budget.h"
+#include "engine/device_time.h"
+#include "io/run_import.h"
 #include "store/history.h"
 #include "store/run_lock.h"
 #include "store/store.h"
@@ -87,10 +90,23 @@ void checkNewBudget(const ResumedRun& r, const Budget& budget, BudgetAskedBy ask
         run + " has " + std::to_string(trials) + " trials already: " +
         (cli ? "--trials is its new total, give" : "the new total counts them, so give") +
         " more than " + std::to_string(trials));
-  if (budget.seconds && *budget.seconds <= r.secondsBefore)
-    throw InputError(run + " has tuned for " + shortly(r.secondsBefore) + " s already: " +
-                     (cli ? "--seconds is its new total, give more than that"
-                          : "the new total counts that time, so give more than that"));
+  if (budget.seconds) {
+    // On the clock the engine will count it on (engine/budget.h): a replay's device time by the
+    // file, as the resumed engine restores it, else the tuning time.
+    const bool device = budgetClock(measuredElsewhere(r.run)) == BudgetClock::Device;
+    double spent = r.secondsBefore;
+    if (device) {
+      spent = 0;
+      for (const auto& [config, m] : r.restored) spent += deviceMs(m) / 1e3;
+    }
+    if (*budget.seconds <= spent)
+      throw InputError(
+          run +
+          (device ? " has spent " + shortly(spent) + " s of device time by the file already: "
+                  : " has tuned for " + shortly(spent) + " s already: ") +
+          (cli ? "--seconds is its new total, give more than that"
+               : "the new total counts that time, so give more than that"));
+  }
   if (budget.targetSpeed) {
     double best = 0;
     for (const auto& [config, m] : r.restored)

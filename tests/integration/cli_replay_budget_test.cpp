@@ -114,6 +114,20 @@ TEST(CliReplayBudget, TuneShowAndRunsSayDeviceTimeAndAResumeGoesOnFromIt) {
   ASSERT_EQ(listed.status, 0) << listed.err;
   EXPECT_NE(listed.out.find("finished (device time)"), std::string::npos) << listed.out;
 
+  // A new total the run has spent already, by the file, is refused in those words, nothing
+  // measured or stored (it once passed against the few tuning seconds, and the run ended at once
+  // with its budget lowered to 20).
+  const auto spentAlready = runProcess(
+      OPEVO_CLI, {"tune", "--resume", "1", "--seconds", "20", "--no-history", "--db", db});
+  EXPECT_NE(spentAlready.status, 0);
+  EXPECT_NE(spentAlready.err.find("run 1 has spent "), std::string::npos) << spentAlready.err;
+  EXPECT_NE(spentAlready.err.find(" s of device time by the file already: --seconds is its new "
+                                  "total, give more than that"),
+            std::string::npos)
+      << spentAlready.err;
+  EXPECT_EQ(Store(db).trials(1).size(), device.size());
+  EXPECT_EQ(Store(db).run(1)->budgetJson, "{\"seconds\":30.0}");
+
   // A new total: the device clock goes on from the stored trials, to 60 s in all.
   const auto resumed = runProcess(
       OPEVO_CLI, {"tune", "--resume", "1", "--seconds", "60", "--no-history", "--db", db});
