@@ -23,6 +23,10 @@ Measurement measurementOf(const TrialRow& t) {
   m.measureMs = t.measureMs;
   m.message = t.message;
   m.agent = t.agent;
+  // Read back as the engine saw it: a reused trial took nothing of the device (device_time.h),
+  // though it keeps the build time of the run that measured it. A resumed run's device clock, and
+  // the device_seconds of its trials.csv, once charged it that build again.
+  m.reused = reusedFromHistory(t.message);
   return m;
 }
 
@@ -142,6 +146,10 @@ WarmStart warmStartFrom(const History& history, const SearchSpace& space,
     out.unreadable.push_back(unreadableLine(database, run, seqs, firstError[run]));
   }
   return out;
+}
+
+bool reusedFromHistory(const std::string& message) {
+  return std::string_view(message).substr(0, kFromHistory.size()) == kFromHistory;
 }
 
 std::string reusedMessage(const std::string& message, std::int64_t run) {

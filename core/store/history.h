@@ -106,5 +106,8 @@ class HistoryMeasurer final : public Measurer {
 // measured it (a message that already carries notes, reused again, keeps its innermost one),
 // before the measurement's own message.
 std::string reusedMessage(const std::string& message, std::int64_t run);
+// Whether a stored trial's message says it was reused (reusedMessage's note): the store keeps no
+// other mark of it.
+bool reusedFromHistory(const std::string& message);
 
 }  // namespace opevo

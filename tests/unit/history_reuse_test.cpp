@@ -9,6 +9,7 @@
 
 #include "common/rng.h"
 #include "common/utf8_text.h"
+#include "engine/device_time.h"
 #include "engine/trial_failures.h"
 #include "io/t4_export.h"
 #include "ops/presets.h"
@@ -136,6 +137,21 @@ TEST(HistoryReuse, ReusedTrialsCarryOneNote) {
                           "error: no",
                           98),
             "from history: run 1; error: no");
+}
+
+// Read back, a reused trial is what the live run saw: reused, costing the device nothing, though
+// it keeps the build time of the run that measured it (a resume's device clock, and the
+// device_seconds of an exported trials.csv, once charged it that build again).
+TEST(HistoryReuse, AStoredReusedTrialIsReadBackAsReusedAndCostsNoDeviceTime) {
+  TrialRow reused = trial(1, "tile=4", TrialStatus::Ok, 2.0, reusedMessage("", 4));
+  reused.compileMs = 500;
+  EXPECT_TRUE(measurementOf(reused).reused);
+  EXPECT_EQ(deviceMs(measurementOf(reused)), 0.0);
+  TrialRow own = trial(2, "tile=8", TrialStatus::Ok, 2.0, "error: once from history: run 4");
+  own.compileMs = 500;
+  own.measureMs = 20;
+  EXPECT_FALSE(measurementOf(own).reused);
+  EXPECT_EQ(deviceMs(measurementOf(own)), 520.0);
 }
 
 TEST(HistoryReuse, WarmStartLearnsFromTheLatestOfABoundedNumberOfConfigurations) {
