@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/run_status.h"
 #include "engine/speed_unit.h"
 
 namespace opevo::cli {
@@ -58,7 +59,7 @@ void ProgressPrinter::runEnded(const RunState& run, const EngineProgress& p) {
   std::fprintf(stderr, "%-10s repeat %d  %d trials  best %s %s  (%s)  [%d/%d runs]\n",
                run.plan.algorithm.c_str(), run.plan.repeat + 1, run.trials,
                speedNumber(run.best, 6).c_str(), m_unit.c_str(),
-               std::string(endReasonName(run.end)).c_str(), p.runsEnded, p.runs);
+               endReasonText(run.end, run.clock).c_str(), p.runsEnded, p.runs);
 }
 
 }  // namespace opevo::cli

@@ -546,7 +546,9 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
   for (const TrialPoint& t : update->trials) {
     RunDone& run = m_runsDone[{t.algorithm, t.repeat}];
     run.trials = std::max(run.trials, t.seq);
-    run.seconds = std::max(run.seconds, t.seconds);
+    // What the run's time budget counts: a replay's device time by the file (set exactly when
+    // the budget counts it), else its tuning time.
+    run.seconds = std::max(run.seconds, t.deviceSeconds.value_or(t.seconds));
   }
   for (const auto& [algorithm, repeat] : update->runsEnded) {
     m_data->finishRun(algorithm, repeat);
@@ -586,8 +588,9 @@ void RunsPage::refuse(const QString& text) {
 }
 
 double RunsPage::raceFraction(const RaceProgress& p) const {
-  // A time budget: each run's share is its tuning time over the budget, or its trials over theirs
-  // when those end it first. By runs ended alone the bar sat at 0% while the ETA counted down.
+  // A time budget: each run's share is its time (RunDone::seconds) over the budget, or its trials
+  // over theirs when those end it first. By runs ended alone the bar sat at 0% while the ETA
+  // counted down.
   if (m_budgetSeconds && *m_budgetSeconds > 0 && p.runs > 0) {
     double sum = 0;
     for (const auto& [key, run] : m_runsDone) {

@@ -153,7 +153,7 @@ class RunsPage : public QWidget {
   // run stands, by (algorithm, repeat): what the progress bar measures a time budget by.
   struct RunDone {
     int trials = 0;
-    double seconds = 0;
+    double seconds = 0;  // on its budget clock: a replay's device time, else tuning time
     bool ended = false;
   };
   std::optional<int> m_budgetTrials;

@@ -125,7 +125,10 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_seconds->setRange(0.1, 86400);
   m_seconds->setValue(30);
   m_seconds->setSuffix(tr(" s per run"));
-  m_seconds->setToolTip(tr("Tuning time of each run; time spent paused does not count"));
+  // The clock is engine/budget.h's budgetClock: a replay's device time by its file.
+  m_seconds->setToolTip(
+      tr("Tuning time of each run; time spent paused does not count. On a replay: device time "
+         "by the file (what its trials cost the device that measured it), at any pace"));
   m_useTarget->setObjectName(QStringLiteral("useTarget"));
   m_target->setObjectName(QStringLiteral("targetSpin"));
   // Ten million in any unit is past every dataset's optimum; 1e12 made the box, and with it the
