@@ -201,7 +201,7 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
   const std::string mode = layout::runModeName(run->operatorJson);
   const std::optional<std::uint64_t> seed = knownSeed(*run);
   // A replay's time budget counts device time (budgetClock): its "time" end reads so.
-  const BudgetClock clock = budgetClock(measuredElsewhere(*run));
+  const BudgetClock clock = budgetClockOf(*run);
   std::printf("run %lld: %s on %s (%s)%s, seed %s, %s\nsettings %s, budget %s%s\n",
               static_cast<long long>(run->id), shown(run->algorithm).c_str(),
               shown(run->operatorName).c_str(), where.c_str(),
@@ -345,7 +345,7 @@ void addRunsCommands(CLI::App& app) {
       if (modes.back().empty()) modes.back() = "-";
       modeWidth = std::max(modeWidth, static_cast<int>(modes.back().size()));
       backend = std::max(backend, static_cast<int>(r.backend.size()));
-      statuses.push_back(runStatusText(live.of(r), r.endReason, budgetClock(measuredElsewhere(r))));
+      statuses.push_back(runStatusText(live.of(r), r.endReason, budgetClockOf(r)));
       status = std::max(status, static_cast<int>(statuses.back().size()));
       // No working trial: no best (a 0 would read as a measured speed).
       std::string best = "-";

@@ -26,6 +26,7 @@
 #include "engine/speed_unit.h"
 #include "engine/store_recorder.h"
 #include "engine/trial_failures.h"
+#include "io/run_import.h"
 #include "layout/conv2d_layout.h"
 #include "layout/operand_layouts.h"
 #include "layout/tuning_mode.h"
@@ -117,11 +118,11 @@ void refuseFinishedRun(const Store& store, std::int64_t id, const std::string& d
   if (!run || run->status != RunStatus::Finished) return;  // resumeStoredRun says what is wrong
   for (const NetworkRecord& n : store.networks())
     if (std::find(n.taskRuns.begin(), n.taskRuns.end(), id) != n.taskRuns.end()) return;
-  const std::string_view reason = endReasonName(run->endReason);
+  const std::string reason = endReasonText(run->endReason, budgetClockOf(*run));
   const auto trials = static_cast<long long>(store.trials(id).size());
   throw InputError("run " + std::to_string(id) + " already finished (" +
-                   (reason.empty() ? std::string("budget spent") : std::string(reason)) +
-                   "; budget " + run->budgetJson + ", " + counted(trials, "trial", "trials") +
+                   (reason.empty() ? std::string("budget spent") : reason) + "; budget " +
+                   run->budgetJson + ", " + counted(trials, "trial", "trials") +
                    "). To go on, give it a larger budget, a new total: opevo tune --resume " +
                    std::to_string(id) + " --trials " + std::to_string(trials + 100) +
                    databaseHint(db) + " (or --seconds S, --target SPEED)");

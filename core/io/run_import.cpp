@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "engine/run_status.h"
 #include "io/gzip_file.h"
 #include "io/json_text.h"
 #include "io/replay_dataset.h"
@@ -20,6 +21,14 @@ bool isImportedRun(const RunRecord& run) {
 
 bool measuredElsewhere(const RunRecord& run) {
   return run.backend == "replay" || isImportedRun(run);
+}
+
+BudgetClock budgetClockOf(const RunRecord& run) {
+  return budgetClock(measuredElsewhere(run));
+}
+
+std::string runStatusText(const RunRecord& run) {
+  return runStatusText(run.status, run.endReason, budgetClockOf(run));
 }
 
 namespace {

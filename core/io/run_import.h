@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/budget.h"
 #include "store/store.h"
 
 namespace opevo {
@@ -25,6 +26,12 @@ bool isImportedRun(const RunRecord& run);
 // Runs with no operator of ours to generate a kernel for: a replay of a dataset and an imported
 // file.
 bool measuredElsewhere(const RunRecord& run);
+// What a stored run's time budget counts (engine/budget.h budgetClock): device time by the file
+// for a run measured elsewhere, else its tuning time.
+BudgetClock budgetClockOf(const RunRecord& run);
+// A stored run's status in words, its "time" end in its clock's ("finished (device time)" for a
+// replay): how the window, `opevo runs` and `opevo tune` say it.
+std::string runStatusText(const RunRecord& run);
 
 // Stores a measured file (T4 results or a Kernel Tuner cache, gzip or plain, read by
 // loadReplayDataset) as a finished run: backend kImportedBackend, algorithm "import", the device

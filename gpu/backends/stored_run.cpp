@@ -93,7 +93,7 @@ void checkNewBudget(const ResumedRun& r, const Budget& budget, BudgetAskedBy ask
   if (budget.seconds) {
     // On the clock the engine will count it on (engine/budget.h): a replay's device time by the
     // file, as the resumed engine restores it, else the tuning time.
-    const bool device = budgetClock(measuredElsewhere(r.run)) == BudgetClock::Device;
+    const bool device = budgetClockOf(r.run) == BudgetClock::Device;
     double spent = r.secondsBefore;
     if (device) {
       spent = 0;

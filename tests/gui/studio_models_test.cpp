@@ -231,6 +231,27 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
 }
 
+// A replay's time budget counts device time by the file: History says so as `opevo runs` does
+// ("finished (time)" read as this machine's time), and a run measured here keeps "time".
+TEST(HistoryModel, AReplayEndedByItsTimeBudgetSaysDeviceTime) {
+  HistoryModel model;
+  std::vector<RunRecord> runs(2);
+  for (int i = 0; i < 2; ++i) {
+    runs[i].id = i + 1;
+    runs[i].algorithm = "opevo";
+    runs[i].operatorJson = "{}";
+    runs[i].budgetJson = R"({"seconds":60.0})";
+    runs[i].status = RunStatus::Finished;
+    runs[i].endReason = EndReason::Time;
+  }
+  runs[0].backend = "replay";
+  runs[1].backend = "cpu";
+  model.setRuns(runs);
+  ASSERT_EQ(model.rowCount(), 2);
+  EXPECT_EQ(model.index(1, HistoryModel::StatusColumn).data().toString(), "finished (device time)");
+  EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data().toString(), "finished (time)");
+}
+
 // A failed run said "failed" and nothing of why; its stored failure is the status's tooltip.
 TEST(HistoryModel, AFailedRunsStatusSaysWhyWhenPointedAt) {
   HistoryModel model;

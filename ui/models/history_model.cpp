@@ -225,10 +225,9 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         // for no more than "failed": its stored failure, whole, when pointed at.
         // As plain text: a compiler's "<stdin>:3: error" read as a tag lost its start.
         if (role == Qt::ToolTipRole && !r.run.failure.empty())
-          return Qt::convertFromPlainText(
-              tr("%1: %2").arg(QString::fromStdString(runStatusText(r.run.status, r.run.endReason)),
-                               QString::fromStdString(r.run.failure)));
-        return QString::fromStdString(runStatusText(r.run.status, r.run.endReason));
+          return Qt::convertFromPlainText(tr("%1: %2").arg(
+              QString::fromStdString(runStatusText(r.run)), QString::fromStdString(r.run.failure)));
+        return QString::fromStdString(runStatusText(r.run));
       default:
         return {};
     }

@@ -67,7 +67,7 @@ MeasuredFileImport::Stored storeRun(const QString& storePath, const QString& pat
           .arg(QString::fromStdString(r.run.operatorName), QString::fromStdString(r.run.algorithm))
           .arg(r.run.seed)
           .arg(r.trials)
-          .arg(QString::fromStdString(runStatusText(r.run.status, r.run.endReason))),
+          .arg(QString::fromStdString(runStatusText(r.run))),
       {}};
 }
 

@@ -44,7 +44,7 @@ QString whatText(const std::vector<MoreTrialsDialog::Run>& runs, int spent) {
     return QObject::tr("Run %1, %2 on %3: %4, %n trials.", nullptr, spent)
         .arg(first.id)
         .arg(QString::fromStdString(measuredBy(first)), QString::fromStdString(first.device),
-             QString::fromStdString(runStatusText(first.status, first.endReason)));
+             QString::fromStdString(runStatusText(first)));
   std::set<std::string> seen;
   QStringList algorithms;
   for (const auto& r : runs)

@@ -142,7 +142,8 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_pace->setSpecialValueText(tr("as fast as possible"));
   m_pace->setToolTip(
       tr("A replay answers instantly; a pace spreads it out so the race can be "
-         "watched. It counts as tuning time."));
+         "watched. It counts as tuning time, not as the device time a replay's time "
+         "budget counts."));
 
   auto* backendBox = new QGroupBox(tr("Measure on"), this);
   auto* backendColumn = new QVBoxLayout(backendBox);

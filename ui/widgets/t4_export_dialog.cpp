@@ -46,7 +46,7 @@ QString runText(const RunRecord& run, const std::map<std::int64_t, RunTally>& ta
   return QObject::tr("Run %1: %2, %3, %4, %5")
       .arg(run.id)
       .arg(QString::fromStdString(run.operatorName), QString::fromStdString(measuredBy(run)),
-           QString::fromStdString(runStatusText(run.status, run.endReason)), count);
+           QString::fromStdString(runStatusText(run)), count);
 }
 
 }  // namespace
