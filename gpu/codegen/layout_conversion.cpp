@@ -258,11 +258,13 @@ void writeLayoutConversion(CodeWriter& w, const std::string& name, const layout:
     iterations *= dims[order[parallel++]].extent;
   double elements = 1;
   for (const layout::Dim& d : dims) elements *= static_cast<double>(d.extent);
-  // Each element read once and written once.
-  w.line(ompParallel(
-      " for schedule(static)" +
-          (parallel > 1 ? " collapse(" + std::to_string(parallel) + ")" : std::string()),
-      2 * elements, Work::Elements));
+  // Each element read once and written once. A tensor copied as one run has no loop to share.
+  const bool oneRun = inner != dims.size() && order.empty() && dims[inner].extent / run <= 1;
+  if (!oneRun)
+    w.line(ompParallel(
+        " for schedule(static)" +
+            (parallel > 1 ? " collapse(" + std::to_string(parallel) + ")" : std::string()),
+        2 * elements, Work::Elements));
   for (std::size_t i : order)
     w.line("for (long long " + index[i] + " = 0; " + index[i] + " < " +
            std::to_string(dims[i].extent) + "; ++" + index[i] + ")");

@@ -206,5 +206,16 @@ TEST(LayoutConversionRuns, AWindowedSourceIsReadAtAPaddedColumn) {
   expectConversionsPack({{from, to}});
 }
 
+// A one-dim tensor copied as one run has no loop to share out: the conversion once wrote an
+// OpenMP "for" before the run's bare block, which no compiler takes (review finding).
+TEST(LayoutConversionRuns, AOneDimTensorCopiedAsOneRunCompiles) {
+  const std::vector<layout::Dim> logical{{"c", 16}};
+  Layout split(logical);
+  split.split("c", 16);
+  const int runs = expectConversionsPack(
+      {{Layout(logical), Layout(logical)}, {Layout(logical), split}, {split, Layout(logical)}});
+  EXPECT_GE(runs, 1);
+}
+
 }  // namespace
 }  // namespace opevo::test
