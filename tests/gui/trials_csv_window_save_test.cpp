@@ -15,6 +15,7 @@
 #include "gui_test_support.h"
 #include "io/trials_csv.h"
 #include "store/store.h"
+#include "support/csv_fields.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/models/history_model.h"
@@ -23,27 +24,8 @@
 namespace opevo::ui {
 namespace {
 
+using opevo::test::csvFields;
 using test::waitUntil;
-
-// A CSV line's fields, quotes undone.
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
 
 // A cluster run: each trial measured by an agent (one by this machine), with its build,
 // measurement and tuner times.
@@ -102,7 +84,7 @@ TEST(TrialsCsvWindowSave, AStoredRunSavesItsDeviceTimeAndAgentsAsExportDoes) {
   std::getline(in, line);
   // The format's header, the one compare streams and export writes.
   EXPECT_EQ(line + "\n", trialsCsvHeader());
-  const std::vector<std::string> header = fields(line);
+  const std::vector<std::string> header = csvFields(line);
   const auto column = [&](const std::string& name) {
     for (std::size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return i;
@@ -115,7 +97,7 @@ TEST(TrialsCsvWindowSave, AStoredRunSavesItsDeviceTimeAndAgentsAsExportDoes) {
   double ms = 0;
   for (const TrialRow& t : rows) {
     ASSERT_TRUE(std::getline(in, line)) << "trial " << t.seq;
-    const std::vector<std::string> f = fields(line);
+    const std::vector<std::string> f = csvFields(line);
     ASSERT_EQ(f.size(), header.size()) << line;
     EXPECT_EQ(f[trial], std::to_string(t.seq)) << line;
     ms += t.compileMs + t.measureMs;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cluster_fixture.h"
+#include "csv_fields.h"
 #include "run_process.h"
 #include "store/store.h"
 
@@ -21,26 +22,6 @@ namespace opevo::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A CSV line's fields, quotes undone.
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
 
 struct Csv {
   std::string header;
@@ -56,7 +37,7 @@ Csv readCsv(const fs::path& path) {
 }
 
 std::size_t column(const std::string& header, const std::string& name) {
-  const std::vector<std::string> names = fields(header);
+  const std::vector<std::string> names = csvFields(header);
   for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return i;
   ADD_FAILURE() << "no column " << name << " in " << header;
@@ -90,7 +71,7 @@ TEST(TrialsCsvOneFormat, CompareAndExportWriteTheSameColumnsAndRows) {
   const std::size_t device = column(compared.header, "device_seconds");
   const std::size_t agent = column(compared.header, "agent");
   std::map<std::string, std::vector<std::string>> byRun;
-  for (const std::string& row : compared.rows) byRun[fields(row).at(runColumn)].push_back(row);
+  for (const std::string& row : compared.rows) byRun[csvFields(row).at(runColumn)].push_back(row);
   ASSERT_EQ(byRun.size(), 4u);
 
   for (const auto& [run, rows] : byRun) {
@@ -103,8 +84,8 @@ TEST(TrialsCsvOneFormat, CompareAndExportWriteTheSameColumnsAndRows) {
     // What the file charges, added up run by run: some time, growing, on this machine.
     double before = 0;
     for (const std::string& row : csv.rows) {
-      const std::vector<std::string> f = fields(row);
-      ASSERT_EQ(f.size(), fields(csv.header).size()) << row;
+      const std::vector<std::string> f = csvFields(row);
+      ASSERT_EQ(f.size(), csvFields(csv.header).size()) << row;
       const double seconds = std::stod(f[device]);
       EXPECT_GT(seconds, before) << row;
       before = seconds;
@@ -139,7 +120,7 @@ TEST(TrialsCsvOneFormat, AClusterRunsExportNamesEachTrialsAgent) {
   std::set<std::string> agents;
   double ms = 0;
   for (std::size_t i = 0; i < stored.size(); ++i) {
-    const std::vector<std::string> f = fields(csv.rows[i]);
+    const std::vector<std::string> f = csvFields(csv.rows[i]);
     ASSERT_EQ(f.at(trial), std::to_string(stored[i].seq)) << csv.rows[i];
     EXPECT_EQ(f.at(agent), stored[i].agent) << csv.rows[i];
     agents.insert(f.at(agent));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "csv_fields.h"
 #include "engine/sweep.h"
 #include "engine/trials_csv_writer.h"
 #include "io/trials_csv.h"
@@ -22,25 +23,7 @@
 namespace opevo {
 namespace {
 
-// A CSV line's fields, quotes undone.
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
+using test::csvFields;
 
 std::vector<std::string> linesOf(const std::string& text) {
   std::vector<std::string> out;
@@ -79,7 +62,7 @@ std::vector<TrialRecord> raceTrials() {
 TEST(TrialsCsvColumns, EachRowSaysItsRunsDeviceTimeAndWhichAgentMeasuredIt) {
   const std::vector<std::string> lines = linesOf(trialsCsv(raceTrials()));
   ASSERT_EQ(lines.size(), 6u);
-  const std::vector<std::string> header = fields(lines[0]);
+  const std::vector<std::string> header = csvFields(lines[0]);
   ASSERT_GE(header.size(), 3u);
   // The columns every trials.csv had keep their places; the two new ones come last.
   EXPECT_EQ(header[header.size() - 3], "message");
@@ -91,7 +74,7 @@ TEST(TrialsCsvColumns, EachRowSaysItsRunsDeviceTimeAndWhichAgentMeasuredIt) {
       (800 + 450.5 + 900 + 100) / 1e3, (1200 + 300 + 1000 + 250) / 1e3};
   const std::vector<std::string> agents = {"", "node2", "node1-gpu0", "rack 3, node 7", ""};
   for (std::size_t i = 0; i < device.size(); ++i) {
-    const std::vector<std::string> row = fields(lines[i + 1]);
+    const std::vector<std::string> row = csvFields(lines[i + 1]);
     ASSERT_EQ(row.size(), header.size()) << lines[i + 1];
     EXPECT_EQ(std::strtod(row[header.size() - 2].c_str(), nullptr), device[i]) << lines[i + 1];
     EXPECT_EQ(row.back(), agents[i]) << lines[i + 1];
@@ -143,7 +126,7 @@ TEST(TrialsCsvColumns, SweepCsvSaysWhatEachCellsRunsCostTheDevice) {
   const SweepFacts facts{std::nullopt, "GFLOP/s", 100};
   const SweepResult result = sweepResult(plan, trials, 2, 3, facts);
   const std::vector<std::string> lines = linesOf(sweepCsv(plan, result.cells, facts, 2));
-  const std::vector<std::string> header = fields(lines.at(0));
+  const std::vector<std::string> header = csvFields(lines.at(0));
   const auto column = [&](const std::string& name) {
     for (std::size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return i;
@@ -165,7 +148,7 @@ TEST(TrialsCsvColumns, SweepCsvSaysWhatEachCellsRunsCostTheDevice) {
   }
   int checked = 0;
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    const std::vector<std::string> row = fields(lines[i]);
+    const std::vector<std::string> row = csvFields(lines[i]);
     ASSERT_EQ(row.size(), header.size()) << lines[i];
     if (row[column("trials")] != "3") continue;
     const std::vector<double>& want = expected.at(row[0]);
