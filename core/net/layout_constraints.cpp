@@ -16,6 +16,17 @@ constexpr EnumNames<ConstraintOutcome, 2> kOutcomeNames{
     {{{ConstraintOutcome::Applied, "applied"},
       {ConstraintOutcome::NoValidConfiguration, "no-valid-configuration"}}}};
 
+constexpr EnumNames<LinkKind, 2> kLinkNames{
+    {{{LinkKind::Residual, "residual"}, {LinkKind::DepthwiseInput, "depthwise-input"}}}};
+
+// Every tensor a task writes -> that task.
+std::map<std::string, std::size_t> writers(const TaskGraph& graph) {
+  std::map<std::string, std::size_t> writer;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
+    for (const Occurrence& o : graph.tasks[i].occurrences) writer[o.output] = i;
+  return writer;
+}
+
 // Draws that look for one valid configuration of a narrowed space without a start point; the
 // layout template's constraints reject few of them.
 constexpr int kValidTries = 20000;
@@ -56,10 +67,12 @@ std::string_view constraintOutcomeName(ConstraintOutcome outcome) {
   return kOutcomeNames.name(outcome);
 }
 
+std::string_view linkKindName(LinkKind kind) {
+  return kLinkNames.name(kind);
+}
+
 std::vector<ResidualLink> residualLinks(const TaskGraph& graph) {
-  std::map<std::string, std::size_t> writer;  // tensor -> the task whose kernel writes it
-  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
-    for (const Occurrence& o : graph.tasks[i].occurrences) writer[o.output] = i;
+  const std::map<std::string, std::size_t> writer = writers(graph);
   std::vector<ResidualLink> links;
   for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader)
     for (const Occurrence& o : graph.tasks[reader].occurrences)
@@ -75,31 +88,64 @@ std::vector<ResidualLink> residualLinks(const TaskGraph& graph) {
   return links;
 }
 
+std::vector<DepthwiseLink> depthwiseLinks(const TaskGraph& graph) {
+  const std::map<std::string, std::size_t> writer = writers(graph);
+  std::vector<DepthwiseLink> links;
+  for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader) {
+    if (!layout::isDepthwise(graph.tasks[reader].op)) continue;
+    for (const Occurrence& o : graph.tasks[reader].occurrences) {
+      const auto it = writer.find(o.input);
+      if (it == writer.end() || it->second == reader) continue;
+      links.push_back({it->second, reader, o.input});
+      break;
+    }
+  }
+  return links;
+}
+
 std::optional<LayoutConstraint> constrainOutputLayout(
     const TaskGraph& graph, std::size_t task, const std::vector<std::size_t>& before,
     const std::vector<const SearchSpace*>& spaces, const std::vector<std::optional<Config>>& best,
     SearchSpace& space, std::uint64_t seed) {
   const std::vector<std::size_t> mine = outputLayoutParams(graph.tasks[task], space);
   if (mine.empty()) return std::nullopt;
-  const std::vector<ResidualLink> links = residualLinks(graph);
+  const std::vector<ResidualLink> residuals = residualLinks(graph);
+  const std::vector<DepthwiseLink> depthwise = depthwiseLinks(graph);
   for (std::size_t earlier : before) {
     if (!best[earlier]) continue;  // nothing chosen there: it constrains nothing
     const SearchSpace& other = *spaces[earlier];
     const std::vector<std::size_t> theirs = outputLayoutParams(graph.tasks[earlier], other);
     if (theirs.empty()) continue;
-    const auto link = std::find_if(links.begin(), links.end(), [&](const ResidualLink& l) {
+    const auto linked = [&](const auto& l) {
       return (l.writer == earlier && l.reader == task) || (l.reader == earlier && l.writer == task);
-    });
-    if (link == links.end()) continue;
+    };
+    // A residual ties the whole output layout; a depthwise convolution's input its channel
+    // blocking alone (kConv2DOutputLayoutParams' first), its rows and columns being padded and
+    // windowed whatever either task chose.
+    std::size_t pinned = 0;
+    std::string tensor;
+    LinkKind kind = LinkKind::Residual;
+    if (const auto r = std::find_if(residuals.begin(), residuals.end(), linked);
+        r != residuals.end()) {
+      pinned = mine.size();
+      tensor = r->tensor;
+    } else if (const auto d = std::find_if(depthwise.begin(), depthwise.end(), linked);
+               d != depthwise.end()) {
+      pinned = 1;
+      tensor = d->tensor;
+      kind = LinkKind::DepthwiseInput;
+    } else {
+      continue;
+    }
     bool fits = true;
-    for (std::size_t k = 0; k < mine.size() && fits; ++k)
+    for (std::size_t k = 0; k < pinned && fits; ++k)
       fits = sameSplit(space.param(mine[k]), other.param(theirs[k]));
     if (!fits) continue;
 
-    LayoutConstraint c{task, earlier, link->tensor, {}, ConstraintOutcome::Applied};
+    LayoutConstraint c{task, earlier, tensor, {}, ConstraintOutcome::Applied, kind};
     SearchSpace narrowed = space;
     Config start = space.startPoint() ? *space.startPoint() : space.first();
-    for (std::size_t k = 0; k < mine.size(); ++k) {
+    for (std::size_t k = 0; k < pinned; ++k) {
       const auto& p = static_cast<const FactorParam&>(space.param(mine[k]));
       const Vertex& chosen = (*best[earlier])[theirs[k]];
       narrowed.replace(mine[k],
@@ -132,6 +178,7 @@ nlohmann::json layoutConstraintJson(const TaskGraph& graph,
   if (!c) return nullptr;
   return {{"by", graph.tasks.at(c->by).name},
           {"tensor", c->tensor},
+          {"link", linkKindName(c->link)},
           {"output_layout", c->layout},
           {"outcome", constraintOutcomeName(c->outcome)},
           {"applied", c->outcome == ConstraintOutcome::Applied}};

@@ -2,15 +2,20 @@
 
 // ALT's layout propagation across tasks (seed 003): the network's complex operators are tuned one
 // after another in topological order, and a task's layout choice constrains the tasks tuned after
-// it. Tuning pins one relation between two tasks' layouts that the network program turns into a
-// saved conversion, a residual: when the task that writes a tensor and the task that reads it as
-// the residual of its fused add write one output layout, the residual is read as it is
-// (docs/layouts.md). The other, a 1x1 convolution reading its producer's output as it is, is
-// not pinned here: the program links it after tuning (gpu/net/network_program.cpp). Every other
-// tensor a layout task reads is its input, whose layout has the convolution's padding and
-// overlapping windows, and is converted whatever the producer chose (the program still gives a
-// depthwise convolution its producer's channel blocks after tuning, so that the conversion
-// copies whole blocks).
+// it. Tuning pins the relations between two tasks' layouts that the network program would
+// otherwise make after tuning, with configurations the tasks were not timed with:
+// - a residual: when the task that writes a tensor and the task that reads it as the residual of
+//   its fused add write one output layout, the residual is read as it is (docs/layouts.md);
+// - a depthwise convolution's input: its input is padded and windowed for its taps, so it is
+//   converted whatever the producer chose, but its channels are blocked as its output channels
+//   (layout.out_c), and where they are blocked as the producer's output channels the conversion
+//   copies whole blocks. The program gives a depthwise convolution its producer's channel blocks
+//   (gpu/net/network_program.cpp); pinned here, the depthwise task is tuned on them, so that
+//   the program has nothing left to change in the configuration it was timed with.
+// The other link, a 1x1 convolution reading its producer's output as it is, is not pinned here:
+// the program links it after tuning. Every other tensor a layout task reads is its input, whose
+// layout has the convolution's padding and overlapping windows, and is converted whatever the
+// producer chose.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -34,6 +39,23 @@ struct ResidualLink {
 // Every such pair, once per (writer, reader), in the order of the reader's occurrences.
 std::vector<ResidualLink> residualLinks(const TaskGraph& graph);
 
+// `reader`, a depthwise convolution task (layout::isDepthwise), reads `tensor` as its input, and
+// `writer` (another task) writes it.
+struct DepthwiseLink {
+  std::size_t writer = 0;
+  std::size_t reader = 0;
+  std::string tensor;
+};
+
+// One per depthwise task whose input another task writes: its first occurrence that reads such
+// an input decides, as in the program's adoption (gpu/net/network_program.cpp), in task order.
+std::vector<DepthwiseLink> depthwiseLinks(const TaskGraph& graph);
+
+// What links two tasks whose output layouts a constraint ties: "residual" (the whole output
+// layout), "depthwise-input" (the output channel blocking alone, layout.out_c).
+enum class LinkKind { Residual, DepthwiseInput };
+std::string_view linkKindName(LinkKind kind);
+
 // Applied: the task's space holds only the earlier task's output layout. NoValidConfiguration:
 // that layout left the space without a valid configuration, so the task kept its whole space.
 enum class ConstraintOutcome { Applied, NoValidConfiguration };
@@ -43,17 +65,24 @@ std::string_view constraintOutcomeName(ConstraintOutcome outcome);
 struct LayoutConstraint {
   std::size_t task = 0;  // the task constrained
   std::size_t by = 0;    // the earlier task whose chosen output layout it takes
-  std::string tensor;    // the residual that links them
-  // The output layout's parameters as the space formats them ("layout.out_c=2,8; ...").
+  std::string tensor;    // the residual, or the depthwise convolution's input, that links them
+  // The output layout's parameters pinned, as the space formats them ("layout.out_c=2,8; ..."):
+  // all three for a residual, layout.out_c alone for a depthwise convolution's input.
   std::string layout;
   ConstraintOutcome outcome = ConstraintOutcome::Applied;
+  LinkKind link = LinkKind::Residual;
 };
 
 // For `task`, about to be tuned after the tasks in `before` (in the order they were tuned, each
 // with its best configuration so far in best[k], nullopt when none worked; spaces[k] what it was
-// tuned over): the first earlier task linked to it by a residual, with a best configuration and
-// an output layout of the same shape, decides its output layout. `space` (the task's) is narrowed
-// in place to that layout: its output layout parameters pinned (space/factor_param.h), its start
+// tuned over): the first earlier task linked to it, with a best configuration and an output
+// layout of the same shape, decides its output layout. A residual link (either task the writer)
+// pins the whole output layout; a depthwise link pins the output channel blocking alone: a
+// depthwise convolution tuned after its producer takes the producer's chosen channel blocks, and
+// a producer tuned after its depthwise reader (the reader's first occurrence read a tensor no
+// task writes) is tied to the reader's, as a residual's producer tuned after its reader is, so
+// that either way the program finds the two blocked alike. `space` (the task's) is narrowed in
+// place to that layout: its pinned output layout parameters (space/factor_param.h), its start
 // point keeping its loops where they still fit, else the earlier task's where those fit. When the
 // narrowed space has no valid configuration, `space` is left whole and the outcome says so.
 // nullopt: no earlier task constrains the task (it has no output layout parameters, or no linked
@@ -63,7 +92,7 @@ std::optional<LayoutConstraint> constrainOutputLayout(
     const std::vector<const SearchSpace*>& spaces, const std::vector<std::optional<Config>>& best,
     SearchSpace& space, std::uint64_t seed);
 
-// {by, tensor, output_layout, outcome, applied}; null when there is no constraint.
+// {by, tensor, link, output_layout, outcome, applied}; null when there is no constraint.
 nlohmann::json layoutConstraintJson(const TaskGraph& graph,
                                     const std::optional<LayoutConstraint>& constraint);
 

@@ -156,11 +156,18 @@ bool NetworkTuning::closes(std::size_t task) const {
   // A later task begins pinned to this one's output layout where it reads it as its residual: a
   // new best of another layout would undo that, and a resume (which constrains each task from the
   // restored bests of the tasks before it) would pin it to another layout than it was tuned in.
+  // So with a depthwise convolution's input, either way round: a depthwise task tuned after its
+  // producer takes the producer's channel blocks, a producer tuned after its depthwise reader
+  // the reader's.
   const auto rank = [&](std::size_t t) {
     return std::find(m_order.begin(), m_order.end(), t) - m_order.begin();
   };
   for (const ResidualLink& link : residualLinks(m_graph))
     if (link.writer == task && rank(link.reader) > rank(task)) return false;
+  for (const DepthwiseLink& link : depthwiseLinks(m_graph))
+    if ((link.writer == task && rank(link.reader) > rank(task)) ||
+        (link.reader == task && rank(link.writer) > rank(task)))
+      return false;
   return true;
 }
 

@@ -120,7 +120,10 @@ struct NetworkUnit {
 // every task plans its joint stage on, with what a task whose space ran out left over passed on.
 // In joint mode (ALT, layouts propagated) a task then begins with its output layout pinned to
 // the one an earlier task chose where a residual links them (net/layout_constraints.h), so
-// tuners never propose another and the residual is read with no conversion.
+// tuners never propose another and the residual is read with no conversion; and a depthwise
+// convolution (or a producer tuned after its depthwise reader) with its output channel blocking
+// pinned to the other's, so that the program copies whole channel blocks into the depthwise
+// layout with the configuration the depthwise task was timed with.
 class NetworkTuning {
  public:
   // engineOptions: per task (a resumed task's trials continue its stored order); empty: defaults.
@@ -212,8 +215,8 @@ class NetworkTuning {
   // The trials the scheduler hands out before the closing round (the budget less its reserve).
   int mainBudget() const;
   // Whether a task takes part in the closing round: a task with twins, except in joint
-  // topological mode one whose output layout a later task was pinned to (a residual), which
-  // must keep its choice.
+  // topological mode one whose output layout a later task was pinned to (a residual, a
+  // depthwise convolution's input either way round), which must keep its choice.
   bool closes(std::size_t task) const;
   std::vector<UnitRecord> replayAll(const std::vector<TaskRestore>& tasks,
                                     const std::vector<UnitRecord>& units);

@@ -100,7 +100,7 @@ TaskGraph extractTasks(const Network& net) {
       continue;
     }
     OperatorSpec op = operatorOf(net, l);
-    Occurrence at{l.name, {}, {}, l.name};
+    Occurrence at{l.name, {}, {}, l.name, l.inputs.empty() ? std::string() : l.inputs[0]};
     // Follow the single reader while it is elementwise: TVM's fusion of an injective epilogue.
     for (;;) {
       if (at.output == net.output) break;

@@ -17,6 +17,9 @@ struct Occurrence {
   std::vector<std::string> fused;
   std::vector<std::string> residuals;
   std::string output;  // the tensor the fused kernel writes (the last fused layer's, or layer)
+  // The tensor the complex layer reads first (a convolution's activation input): the link a
+  // depthwise convolution's channel blocking follows (net/layout_constraints.h).
+  std::string input;
 };
 
 // A tuning task, as TVM extracts them: one complex operator (conv2d, dense, matmul,

@@ -39,6 +39,8 @@ class CpuNetworkRun {
   std::vector<StepTime> stepTimes(int runs);
   // The residual producers that write the reader's layout (NetworkProgram::adopted).
   const std::vector<std::string>& adoptedLayouts() const { return m_program.adopted; }
+  // The program it runs (each task's configuration as it runs: NetworkProgram::configs).
+  const NetworkProgram& program() const { return m_program; }
 
  private:
   struct Step {

@@ -124,7 +124,12 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
 // (layout.out_c), and where they are blocked as its producer's output channels, the conversion
 // copies whole blocks of them (codegen/layout_conversion.h): such a reader takes its producer's
 // channel blocking alone where its space allows it, and not once another link depends on its
-// output blocking (its channels are its output's).
+// output blocking (its channels are its output's). Tuned in topological order, the depthwise task
+// was tuned on those blocks already (net/layout_constraints.h: its layout.out_c pinned to its
+// producer's, or its producer's to its own), and nothing changes here: its sentence is said all
+// the same, as its conversion copies whole blocks. What still changes is an untuned
+// configuration, and one of tasks tuned side by side (the gradient and round-robin schedulers),
+// whose kernel then runs blocks it was not timed with.
 std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& graph,
                                          std::vector<Config> configs, layout::TuningMode mode,
                                          TaskTemplates templates, std::set<std::size_t>* frozen,
@@ -184,8 +189,10 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
       // A depthwise reader's channel blocking is its output's.
       const bool outputChanged = spatialChanged || (depthwise && candidate != configs[reader]);
       if (fits && !(outputChanged && frozen->count(reader)) && into.satisfies(candidate)) {
-        // A reader that already reads its input as written is frozen too, but adopted nothing.
-        if (candidate != configs[reader] && depthwise)
+        // A reader that already reads its input as written is frozen too, but adopted nothing;
+        // a depthwise reader on its producer's blocks already (tuned on them) still copies
+        // whole blocks, which its sentence says.
+        if (depthwise)
           adopted->push_back({reader, o.layer, "pack_a",
                               o.layer + " takes the channel blocks of its input (" + input +
                                   ") as " + graph.tasks[writer].name +
@@ -523,6 +530,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
     if (!drop[i]) kept.push_back(std::move(p.steps[i]));
   p.steps = std::move(kept);
   releaseUnusedTensors(p);
+  p.configs = std::move(configs);
   for (const Adoption& a : adoptions)
     if ((a.blocks ? straight : dropped).count({a.layer, taskEntry(a.task) + "_" + a.suffix}))
       p.adopted.push_back(a.sentence);

@@ -78,10 +78,15 @@ struct NetworkProgram {
   // The layouts tasks took from each other so that a tensor is read as it is (--mode joint): a
   // residual's producer writing its reader's output layout, a 1x1 convolution reading its
   // producer's; one sentence each, naming both tasks, only where a conversion step was saved.
-  // And a depthwise convolution taking its producer's channel blocks ("... takes the channel
-  // blocks of its input (...) as ... writes them: ..."), only where its conversion (which stays:
-  // its input is padded and windowed) converts straight from them, copying whole blocks.
+  // And a depthwise convolution on its producer's channel blocks ("... takes the channel
+  // blocks of its input (...) as ... writes them: ..."), whether it took them here or was tuned
+  // on them, only where its conversion (which stays: its input is padded and windowed) converts
+  // straight from them, copying whole blocks.
   std::vector<std::string> adopted;
+  // Each task's configuration as its kernel runs: the one given, or with the layout it took from
+  // a link (above). A task tuned on its links (net/layout_constraints.h) runs the configuration
+  // its tuning measured.
+  std::vector<Config> configs;
 };
 
 // Which kernel a task step calls: the one generated for its configuration, or the operator's plain

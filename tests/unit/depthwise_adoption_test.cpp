@@ -40,11 +40,24 @@ TEST(DepthwiseAdoption, TheDepthwiseConvolutionTakesItsProducersChannelBlocks) {
   std::vector<std::string> sentences;
   for (const std::string& s : p.adopted)
     if (blocksSentence(s)) sentences.push_back(s);
-  // dw2 reads the projection's 16 channels in blocks of 16 already: nothing to take.
-  ASSERT_EQ(sentences.size(), 1u) << ::testing::PrintToString(p.adopted);
+  // dw2 reads the projection's 16 channels in blocks of 16 already: nothing to take, but its
+  // conversion copies whole blocks all the same (as a depthwise task tuned on its producer's
+  // blocks does), and says so.
+  ASSERT_EQ(sentences.size(), 2u) << ::testing::PrintToString(p.adopted);
   EXPECT_EQ(sentences[0],
             "dw takes the channel blocks of its input (expand_relu) as expand writes them: its "
             "conversion copies whole blocks");
+  EXPECT_EQ(sentences[1],
+            "dw2 takes the channel blocks of its input (residual) as project writes them: its "
+            "conversion copies whole blocks");
+  // dw's configuration changed (it was not tuned), dw2's did not.
+  std::size_t dw = 0, dw2 = 0;
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    if (g.tasks[i].name == "dw") dw = i;
+    if (g.tasks[i].name == "dw2") dw2 = i;
+  }
+  EXPECT_NE(p.configs[dw], untuned[dw]);
+  EXPECT_EQ(p.configs[dw2], untuned[dw2]);
   // dw's conversion reads the expansion's laid-out buffer and copies 48 channels at a time.
   bool straight = false;
   for (const ProgramStep& s : p.steps)
