@@ -191,14 +191,15 @@ void runTune(const TuneArgs& a) {
     plan.algorithm = a.algo;
     plan.settings = parseSettings(a.settings, a.algo);
     plan.seed = a.seed;
-    plan.budget = {a.trials, a.seconds, a.target};
+    plan.budget = {a.trials, a.seconds, a.target, std::nullopt};  // clock: the engine's
     checkRunPlan(*fresh.space, plan);
   }
   Store store(a.resume ? existingDatabase(a.db) : a.db.empty() ? Store::defaultPath() : a.db);
   if (a.resume) {
     // A budget given with --resume replaces the run's (a total, checked against what it spent).
     std::optional<Budget> newBudget;
-    if (a.trials || a.seconds || a.target) newBudget = Budget{a.trials, a.seconds, a.target};
+    if (a.trials || a.seconds || a.target)
+      newBudget = Budget{a.trials, a.seconds, a.target, std::nullopt};
     if (!newBudget) refuseFinishedRun(store, *a.resume, a.db);
     // A cluster's run resumed without --cluster was measured on with this machine's device, its
     // label still saying the cluster's.
@@ -441,7 +442,7 @@ void runTune(const TuneArgs& a) {
                      {"replay", setup.measurer->isReplay()},
                      {"best_speed", best},
                      {"tuning_seconds", run.seconds},
-                     {"budget_clock", std::string(budgetClockName(run.clock))},
+                     {"budget_clock", std::string(budgetClockToken(run.clock))},
                      {"reused_from_history", reused}};
   // Earlier failed trials the reuse set aside as the environment's (measured again if proposed).
   if (reusing) out["history_set_aside"] = reusing->history().environmental;

@@ -18,6 +18,7 @@ std::string Budget::toJson() const {
   nlohmann::json j = nlohmann::json::object();
   if (trials) j["trials"] = *trials;
   if (seconds) j["seconds"] = *seconds;
+  if (seconds && clock) j["clock"] = budgetClockToken(*clock);
   if (targetSpeed) j["target"] = *targetSpeed;
   return j.dump();
 }
@@ -39,7 +40,19 @@ Budget Budget::fromJson(const std::string& text) {
       throw InputError("stored budget " + text + ": 'trials' must be a whole number from 1");
     b.trials = t.get<int>();
   }
-  if (j.contains("seconds")) b.seconds = number("seconds").get<double>();
+  if (j.contains("seconds")) {
+    b.seconds = number("seconds").get<double>();
+    b.clock = BudgetClock::Tuning;
+  }
+  if (j.contains("clock")) {
+    const auto& clock = j["clock"];
+    if (clock == budgetClockToken(BudgetClock::Device))
+      b.clock = BudgetClock::Device;
+    else if (clock == budgetClockToken(BudgetClock::Tuning))
+      b.clock = BudgetClock::Tuning;
+    else
+      throw InputError("stored budget " + text + ": 'clock' must be \"device\" or \"tuning\"");
+  }
   if (j.contains("target")) b.targetSpeed = number("target").get<double>();
   return b;
 }
@@ -50,6 +63,10 @@ BudgetClock budgetClock(bool replay) {
 
 std::string_view budgetClockName(BudgetClock clock) {
   return clock == BudgetClock::Device ? "device time" : "tuning time";
+}
+
+std::string_view budgetClockToken(BudgetClock clock) {
+  return clock == BudgetClock::Device ? "device" : "tuning";
 }
 
 }  // namespace opevo

@@ -8,21 +8,26 @@ namespace opevo {
 
 // When a run stops: after a number of trials, an amount of time, or on reaching a speed; the
 // first that is met ends it. At least one is set.
+// What a run's time budget (Budget::seconds) counts.
+enum class BudgetClock {
+  Tuning,  // the run's tuning time on this machine, pauses excluded
+  Device,  // what its trials cost the device that measured them, by the replayed file
+};
+
 struct Budget {
   std::optional<int> trials;
-  std::optional<double> seconds;  // on the run's budget clock (below); pauses do not count
+  std::optional<double> seconds;  // on `clock`; pauses do not count
   std::optional<double> targetSpeed;
+  // What `seconds` counts. Stored with it, so that a run goes on counting what it counted when it
+  // was started, whatever the rule of the day: unset until the engine adds the run (the clock of
+  // its measurer, budgetClock below). A stored time budget that does not say it was stored before
+  // replays counted device time (November 2026), and counted tuning time.
+  std::optional<BudgetClock> clock;
 
   // Throws InputError for no budget at all, a trial budget below 1 or a time that is not positive.
   void check() const;
   std::string toJson() const;
   static Budget fromJson(const std::string& json);
-};
-
-// What a run's time budget (Budget::seconds) counts.
-enum class BudgetClock {
-  Tuning,  // the run's tuning time on this machine, pauses excluded
-  Device,  // what its trials cost the device that measured them, by the replayed file
 };
 
 // The one rule for which clock a time budget counts, for the engine, the commands and the window
@@ -35,5 +40,7 @@ BudgetClock budgetClock(bool replay);
 
 // "device time" or "tuning time": what a run's time budget counts, and its "time" end reason.
 std::string_view budgetClockName(BudgetClock clock);
+// "device" or "tuning": the clock in a stored budget and in `--json` outputs.
+std::string_view budgetClockToken(BudgetClock clock);
 
 }  // namespace opevo

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "common/error.h"
@@ -63,11 +64,12 @@ std::unique_ptr<Tuner> Engine::buildTuner(const RunPlan& plan) const {
 }
 
 int Engine::addRun(RunPlan plan) {
+  if (!plan.budget.clock) plan.budget.clock = m_clock;
   m_tuners.push_back(buildTuner(plan));
   RunState state;
   state.index = static_cast<int>(m_runs.size());
+  state.clock = *plan.budget.clock;
   state.plan = std::move(plan);
-  state.clock = m_clock;
   m_runs.push_back(std::move(state));
   return m_runs.back().index;
 }
@@ -118,7 +120,7 @@ double Engine::runSeconds(const RunState& run) const {
 }
 
 double Engine::budgetSeconds(const RunState& run) const {
-  return m_clock == BudgetClock::Device ? run.deviceSeconds : runSeconds(run);
+  return run.clock == BudgetClock::Device ? run.deviceSeconds : runSeconds(run);
 }
 
 EndReason Engine::spent(const RunState& run) const {
@@ -170,7 +172,7 @@ EngineProgress Engine::progress() const {
     if (r.plan.budget.seconds) {
       const double timeLeft = std::max(0.0, *r.plan.budget.seconds - budgetSeconds(r));
       std::optional<double> byTime;
-      if (m_clock == BudgetClock::Tuning)
+      if (r.clock == BudgetClock::Tuning)
         byTime = timeLeft;
       else if (perTrial >= 0 && devicePerTrial > 0)
         byTime = timeLeft / devicePerTrial * perTrial;
@@ -303,43 +305,54 @@ void Engine::measureBatch(RunState& run, const std::vector<Config>* given) {
     return;
   }
   std::vector<Observation> observations;
+  const auto take = [&](std::size_t i, const Measurement& m) {
+    m_gate.pace(m_options.paceMs);
+    const double fitness = m.status == TrialStatus::Ok ? m.speed : 0.0;
+    TrialEvent e;
+    e.run = &run;
+    e.config = batch[i];
+    e.improved = fitness > run.best;
+    if (e.improved) {
+      run.best = fitness;
+      run.bestConfig = batch[i];
+    }
+    ++run.trials;
+    // Before any observer hears of the trial, and before spent() below: the trial that reaches
+    // a replay's time budget ends its run.
+    const double device = deviceMs(m) / 1e3;
+    run.deviceSeconds += device;
+    if (!m.reused) {
+      ++m_measuredHere;
+      m_measuredDeviceSeconds += device;
+    }
+    TrialRecord& t = e.record;
+    t.order = m_nextOrder++;
+    t.run = run.recordId();
+    t.algorithm = run.plan.algorithm;
+    t.repeat = run.plan.repeat;
+    t.seed = run.plan.seed;
+    t.trial = run.trials;
+    t.config = m_space.format(batch[i]);
+    t.measurement = m;
+    t.bestSoFar = run.best;
+    t.seconds = runSeconds(run);
+    t.tunerSeconds = proposeSeconds / double(batch.size());
+    observations.push_back({batch[i], fitness});
+    const EngineProgress p = progress();
+    for (EngineObserver* o : m_observers) o->trialMeasured(e, p);
+    if (!m_gate.waitWhilePaused() || spent(run) != EndReason::None) throw BatchCut{};
+  };
+  // A replay's measurements are its file's whatever order they come back in, but a cluster hands
+  // them back as its agents finish, which differs from one run to the next; where a budget cuts
+  // the batch (device time, a target speed), that order decides which trials the run keeps. Taken
+  // in the batch's order, a replay's run is the same on a cluster as here, and every time.
+  std::vector<std::optional<Measurement>> early(m_measurer.isReplay() ? batch.size() : 0);
+  std::size_t next = 0;
   try {
     m_measurer.measureEach(batch, [&](std::size_t i, const Measurement& m) {
-      m_gate.pace(m_options.paceMs);
-      const double fitness = m.status == TrialStatus::Ok ? m.speed : 0.0;
-      TrialEvent e;
-      e.run = &run;
-      e.config = batch[i];
-      e.improved = fitness > run.best;
-      if (e.improved) {
-        run.best = fitness;
-        run.bestConfig = batch[i];
-      }
-      ++run.trials;
-      // Before any observer hears of the trial, and before spent() below: the trial that reaches
-      // a replay's time budget ends its run.
-      const double device = deviceMs(m) / 1e3;
-      run.deviceSeconds += device;
-      if (!m.reused) {
-        ++m_measuredHere;
-        m_measuredDeviceSeconds += device;
-      }
-      TrialRecord& t = e.record;
-      t.order = m_nextOrder++;
-      t.run = run.recordId();
-      t.algorithm = run.plan.algorithm;
-      t.repeat = run.plan.repeat;
-      t.seed = run.plan.seed;
-      t.trial = run.trials;
-      t.config = m_space.format(batch[i]);
-      t.measurement = m;
-      t.bestSoFar = run.best;
-      t.seconds = runSeconds(run);
-      t.tunerSeconds = proposeSeconds / double(batch.size());
-      observations.push_back({batch[i], fitness});
-      const EngineProgress p = progress();
-      for (EngineObserver* o : m_observers) o->trialMeasured(e, p);
-      if (!m_gate.waitWhilePaused() || spent(run) != EndReason::None) throw BatchCut{};
+      if (early.empty()) return take(i, m);
+      early.at(i) = m;
+      for (; next < early.size() && early[next]; ++next) take(next, *early[next]);
     });
   } catch (const BatchCut&) {
     // A stop or a spent budget: the rest of the batch is not measured.
@@ -362,7 +375,7 @@ std::size_t Engine::trialsThatFit(const RunState& run) const {
   // run measures what the same run without a time budget would have, up to that trial (a batch
   // sized by this machine's pace would change the tuner's batches, and with them the run, from
   // one machine to the next).
-  if (m_clock == BudgetClock::Device) return std::numeric_limits<std::size_t>::max();
+  if (run.clock == BudgetClock::Device) return std::numeric_limits<std::size_t>::max();
   if (m_measuredHere == 0) return 2;
   const double perTrial = m_measuredSeconds / double(m_measuredHere);
   const double left = *run.plan.budget.seconds - runSeconds(run);

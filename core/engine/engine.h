@@ -46,8 +46,8 @@ struct RunState {
   // What its trials cost the device that measured them (device_time.h: compile + measurement; a
   // replay's, by its file), its restored trials included: what a replay's time budget counts.
   double deviceSeconds = 0;
-  // What its time budget counts (the engine's budgetClock()): observers say its "time" end in
-  // those words (endReasonText).
+  // What its time budget counts (plan.budget.clock: the engine's budgetClock() for a new run, the
+  // stored one for a resumed run): observers say its "time" end in those words (endReasonText).
   BudgetClock clock = BudgetClock::Tuning;
   EndReason end = EndReason::None;
   std::string message;  // why it failed
@@ -166,7 +166,8 @@ class Engine {
   // Before the run's first step: a warm start feeds a cost model earlier runs' trials.
   Tuner& tuner(int run) { return *m_tuners.at(static_cast<std::size_t>(run)); }
   EngineProgress progress() const;
-  // What the runs' time budgets count: budgetClock(the measurer is a replay).
+  // What a new run's time budget counts: budgetClock(the measurer is a replay). A resumed run
+  // keeps the clock its stored budget says (Budget::clock).
   BudgetClock budgetClock() const { return m_clock; }
   // The run's time as its time budget counts it: its tuning time so far (the batch in hand
   // included), or a replay's device time.

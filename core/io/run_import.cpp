@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common/error.h"
 #include "engine/run_status.h"
 #include "io/gzip_file.h"
 #include "io/json_text.h"
@@ -24,7 +25,18 @@ bool measuredElsewhere(const RunRecord& run) {
 }
 
 BudgetClock budgetClockOf(const RunRecord& run) {
+  try {
+    if (const Budget stored = Budget::fromJson(run.budgetJson); stored.seconds && stored.clock)
+      return *stored.clock;
+  } catch (const InputError&) {
+    // A damaged budget: the resume reads it again and says what is wrong with it.
+  }
   return budgetClock(measuredElsewhere(run));
+}
+
+Budget onItsClock(Budget budget, const RunRecord& run) {
+  budget.clock = budgetClock(measuredElsewhere(run));
+  return budget;
 }
 
 std::string runStatusText(const RunRecord& run) {

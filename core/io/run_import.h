@@ -26,9 +26,14 @@ bool isImportedRun(const RunRecord& run);
 // Runs with no operator of ours to generate a kernel for: a replay of a dataset and an imported
 // file.
 bool measuredElsewhere(const RunRecord& run);
-// What a stored run's time budget counts (engine/budget.h budgetClock): device time by the file
-// for a run measured elsewhere, else its tuning time.
+// What a stored run's time budget counts: the clock its budget says (Budget::clock; one stored
+// before budgets said it counted tuning time), or for a run with no time budget the clock a new
+// one would count (engine/budget.h budgetClock): device time by the file for a run measured
+// elsewhere, else its tuning time.
 BudgetClock budgetClockOf(const RunRecord& run);
+// `budget` as a new total for a stored run, on the clock the engine counts a new budget on for it
+// (budgetClock): what a resume stores and checks.
+Budget onItsClock(Budget budget, const RunRecord& run);
 // A stored run's status in words, its "time" end in its clock's ("finished (device time)" for a
 // replay): how the window, `opevo runs` and `opevo tune` say it.
 std::string runStatusText(const RunRecord& run);

@@ -91,9 +91,9 @@ void checkNewBudget(const ResumedRun& r, const Budget& budget, BudgetAskedBy ask
         (cli ? "--trials is its new total, give" : "the new total counts them, so give") +
         " more than " + std::to_string(trials));
   if (budget.seconds) {
-    // On the clock the engine will count it on (engine/budget.h): a replay's device time by the
-    // file, as the resumed engine restores it, else the tuning time.
-    const bool device = budgetClockOf(r.run) == BudgetClock::Device;
+    // On the clock the engine will count it on (onItsClock): a replay's device time by the file,
+    // as the resumed engine restores it, else the tuning time.
+    const bool device = onItsClock(budget, r.run).clock == BudgetClock::Device;
     double spent = r.secondsBefore;
     if (device) {
       spent = 0;
@@ -123,8 +123,8 @@ void goOn(Store& store, std::vector<ResumedRun*> runs, const std::optional<Budge
   store.inTransaction([&] {
     for (ResumedRun* r : runs) {
       if (newBudget) {
-        r->plan.budget = *newBudget;
-        r->run.budgetJson = newBudget->toJson();
+        r->plan.budget = onItsClock(*newBudget, r->run);
+        r->run.budgetJson = r->plan.budget.toJson();
         store.setRunBudget(r->run.id, r->run.budgetJson);
       }
       store.setRunStatus(r->run.id, RunStatus::Running);

@@ -266,7 +266,8 @@ TEST_F(HistoryMoreTrialsWindow, ASpentTotalIsRefusedOnTheRunsPageInItsWords) {
   ASSERT_EQ(race.size(), 1u);
   const std::int64_t id = race.front().id;
   m_window.pages()->setCurrentWidget(runs());
-  ASSERT_TRUE(runs()->resumeRun(goingOnTo(race, Budget{4, std::nullopt, std::nullopt}).front()));
+  ASSERT_TRUE(runs()->resumeRun(
+      goingOnTo(race, Budget{4, std::nullopt, std::nullopt, std::nullopt}).front()));
   ASSERT_TRUE(waitUntil([&] { return !runs()->controller()->busy(); }, 20000));
   EXPECT_EQ(runs()->message().toStdString(),
             QStringLiteral("Run %1 not resumed: run %1 has 4 trials already: the new total counts "
@@ -364,7 +365,7 @@ TEST_F(HistoryMoreTrialsPage, ARaceTakesTheTotalWholeOrNotAtAll) {
   ASSERT_EQ(race.size(), 2u);
   Store store(m_path);
   const std::vector<std::int64_t> ids{race[0].id, race[1].id};
-  const Budget nine{9, std::nullopt, std::nullopt};
+  const Budget nine{9, std::nullopt, std::nullopt, std::nullopt};
   {
     RunLock held(m_path, LockedKind::Run, race[1].id);
     EXPECT_THROW(resumeStoredRace(store, ids, {}, nine, BudgetAskedBy::Window), InputError);
@@ -402,7 +403,7 @@ TEST_F(HistoryMoreTrialsPage, ASpentTotalIsRefusedInTheWordsOfWhoAsks) {
   ASSERT_EQ(race.size(), 1u);
   const std::int64_t id = race.front().id;
   Store store(m_path);
-  const Budget five{5, std::nullopt, std::nullopt};
+  const Budget five{5, std::nullopt, std::nullopt, std::nullopt};
   const auto refusal = [&](BudgetAskedBy by) {
     try {
       resumeStoredRace(store, {id}, {}, five, by);

@@ -105,7 +105,7 @@ TEST(CliReplayBudget, TuneShowAndRunsSayDeviceTimeAndAResumeGoesOnFromIt) {
   const auto shown = runProcess(OPEVO_CLI, {"show", "1", "--db", db});
   ASSERT_EQ(shown.status, 0) << shown.err;
   EXPECT_NE(shown.out.find(", finished (device time)\n"), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("budget {\"seconds\":30.0} (seconds of device time by the file)\n"),
+  EXPECT_NE(shown.out.find("budget {\"clock\":\"device\",\"seconds\":30.0} (seconds of device time by the file)\n"),
             std::string::npos)
       << shown.out;
   EXPECT_NE(shown.out.find("\ndevice time: " + spent + " by the file"), std::string::npos)
@@ -126,7 +126,7 @@ TEST(CliReplayBudget, TuneShowAndRunsSayDeviceTimeAndAResumeGoesOnFromIt) {
             std::string::npos)
       << spentAlready.err;
   EXPECT_EQ(Store(db).trials(1).size(), device.size());
-  EXPECT_EQ(Store(db).run(1)->budgetJson, "{\"seconds\":30.0}");
+  EXPECT_EQ(Store(db).run(1)->budgetJson, "{\"clock\":\"device\",\"seconds\":30.0}");
 
   // A new total: the device clock goes on from the stored trials, to 60 s in all.
   const auto resumed = runProcess(

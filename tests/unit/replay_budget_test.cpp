@@ -11,11 +11,13 @@
 #include "backends/backend_factory.h"
 #include "backends/run_context.h"
 #include "backends/stored_run.h"
+#include "common/error.h"
 #include "engine/device_time.h"
 #include "engine/engine.h"
 #include "engine/run_status.h"
 #include "engine/store_recorder.h"
 #include "io/replay_dataset.h"
+#include "io/run_import.h"
 #include "replay/replay_measurer.h"
 #include "store/store.h"
 
@@ -52,6 +54,12 @@ struct Trials : EngineObserver {
     return out;
   }
 };
+
+double deviceSeconds(const std::vector<TrialRow>& rows) {
+  double ms = 0;
+  for (const TrialRow& t : rows) ms += t.compileMs + t.measureMs;
+  return ms / 1e3;
+}
 
 RunPlan timeBudget(const std::string& algorithm, double seconds) {
   RunPlan plan;
@@ -187,6 +195,129 @@ TEST(ReplayBudget, AResumedRunGoesOnFromItsStoredDeviceTime) {
   EXPECT_LT(device[device.size() - 2], kBudget);
   EXPECT_NEAR(engine.runs()[0].deviceSeconds, device.back(), 1e-6);
   fs::remove_all(dir);
+}
+
+// A time budget stores its clock, and a run goes on counting what it counted when it started. A
+// replay stored before budgets said their clock counted tuning time: it is read so, and resumed
+// so, not on the device clock of today's replays (which would end it at once here, its stored
+// trials past its 10 s by the file).
+TEST(ReplayBudget, AReplayStoredBeforeBudgetsSaidTheirClockGoesOnCountingTuningTime) {
+  Budget device;
+  device.seconds = 30;
+  device.clock = BudgetClock::Device;
+  EXPECT_EQ(device.toJson(), "{\"clock\":\"device\",\"seconds\":30.0}");
+  EXPECT_EQ(Budget::fromJson(device.toJson()).clock, BudgetClock::Device);
+  EXPECT_EQ(Budget::fromJson("{\"seconds\":30.0}").clock, BudgetClock::Tuning);
+  EXPECT_FALSE(Budget::fromJson("{\"trials\":30}").clock.has_value());
+  try {
+    (void)Budget::fromJson("{\"seconds\":30.0,\"clock\":\"wall\"}");
+    ADD_FAILURE() << "an unknown clock was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'clock' must be \"device\" or \"tuning\""),
+              std::string::npos)
+        << e.what();
+  }
+
+  char pattern[] = "/tmp/opevo-replay-budget-XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  std::int64_t id = 0;
+  {
+    Store store(db);
+    MeasurementSetup setup = replayMeasurement(gemm());
+    Engine engine(*setup.space, *setup.measurer);
+    engine.addRun(timeBudget("random", 120));
+    StoreRecorder recorder(store, engine, runContextOf(setup));
+    engine.addObserver(recorder);
+    recorder.createRuns();
+    struct StopAt : EngineObserver {
+      Engine& engine;
+      explicit StopAt(Engine& e) : engine(e) {}
+      void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
+        if (e.record.trial == 20) engine.stop();
+      }
+    } stop(engine);
+    engine.addObserver(stop);
+    engine.run();
+    id = engine.runs()[0].storeId;
+  }
+  Store store(db);
+  // A new run's budget says its clock.
+  EXPECT_EQ(store.run(id)->budgetJson, "{\"clock\":\"device\",\"seconds\":120.0,\"trials\":3000}");
+  EXPECT_EQ(budgetClockOf(*store.run(id)), BudgetClock::Device);
+  // As a run stored before budgets said their clock: 10 s of tuning time, 40 trials.
+  store.setRunBudget(id, "{\"seconds\":10.0,\"trials\":40}");
+  ASSERT_GT(deviceSeconds(store.trials(id)), 10.0);
+  EXPECT_EQ(budgetClockOf(*store.run(id)), BudgetClock::Tuning);
+
+  ResumedRun resumed = resumeStoredRun(store, id);
+  EXPECT_EQ(resumed.plan.budget.clock, BudgetClock::Tuning);
+  EngineOptions options;
+  options.firstOrder = resumed.nextOrder;
+  Engine engine(*resumed.setup.space, *resumed.setup.measurer, options);
+  StoreRecorder recorder(store, engine, {});
+  engine.addObserver(recorder);
+  addResumedRun(engine, resumed);
+  EXPECT_EQ(engine.runs()[0].clock, BudgetClock::Tuning);
+  engine.run();
+  EXPECT_EQ(engine.runs()[0].end, EndReason::Trials);
+  EXPECT_EQ(store.trials(id).size(), 40u);
+  EXPECT_EQ(store.run(id)->budgetJson, "{\"seconds\":10.0,\"trials\":40}");
+
+  // Had its tuning time ended it, its status would say that clock's word.
+  RunRecord ended = *store.run(id);
+  ended.endReason = EndReason::Time;
+  EXPECT_EQ(runStatusText(ended), "finished (time)");
+  ended.budgetJson = device.toJson();
+  EXPECT_EQ(runStatusText(ended), "finished (device time)");
+
+  // A new total given on resuming is on today's clock: the device time by the file.
+  resumed.lock.reset();
+  Budget more;
+  more.seconds = 1e6;
+  const ResumedRun goingOn = resumeStoredRun(store, id, {}, ResumeAs::Run, more);
+  EXPECT_EQ(goingOn.plan.budget.clock, BudgetClock::Device);
+  EXPECT_EQ(store.run(id)->budgetJson, "{\"clock\":\"device\",\"seconds\":1000000.0}");
+  fs::remove_all(dir);
+}
+
+// A replay measured by a cluster: its agents hand each batch back as they finish, here last first.
+struct AnsweredOutOfOrder : Measurer {
+  ReplayMeasurer replay{gemm()};
+  std::string label() const override { return "replay on a cluster"; }
+  bool isReplay() const override { return true; }
+  std::string speedUnit() const override { return replay.speedUnit(); }
+  std::vector<Measurement> measure(const std::vector<Config>& configs) override {
+    return collectEach(configs);
+  }
+  void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override {
+    const std::vector<Measurement> results = replay.measure(configs);
+    for (std::size_t i = results.size(); i-- > 0;) done(i, results[i]);
+  }
+};
+
+// A replay's run does not depend on the order its measurements come back in: the trial that
+// reaches its budget by the file is the same one, and the run keeps the same trials, as when they
+// come back in order (compare --seconds --cluster kept whichever came back first).
+TEST(ReplayBudget, ARunCutByItsDeviceTimeIsTheSameWhateverOrderItsTrialsComeBackIn) {
+  const auto run = [](Measurer& measurer) {
+    Engine engine(gemm()->space, measurer);
+    RunPlan plan = timeBudget("opevo", 45);
+    plan.batch = 8;
+    engine.addRun(plan);
+    Trials trials;
+    engine.addObserver(trials);
+    engine.run();
+    EXPECT_EQ(engine.runs()[0].end, EndReason::Time);
+    return trials.configs();
+  };
+  ReplayMeasurer inOrder(gemm());
+  AnsweredOutOfOrder reversed;
+  const std::vector<std::string> expected = run(inOrder);
+  ASSERT_GT(expected.size(), 8u);
+  // Cut within a batch, so that the order decides which of its trials the run keeps.
+  ASSERT_NE(expected.size() % 8, 0u);
+  EXPECT_EQ(run(reversed), expected);
 }
 
 // A measurer of this machine (here one answering the file's configurations, its results

@@ -208,7 +208,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   RacePlan plan;
   plan.algorithms = spec.algorithms;
   plan.repeats = spec.repeats;
-  plan.budget = {spec.trials, spec.seconds, spec.targetSpeed};
+  plan.budget = {spec.trials, spec.seconds, spec.targetSpeed, std::nullopt};  // clock: the engine's
   plan.seed = spec.seed;
   addRace(engine, plan);  // a bad setting fails here, before anything is measured
   m_repeats = spec.repeats;

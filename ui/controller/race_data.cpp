@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cassert>
 
-#include "engine/budget.h"
 #include "engine/device_time.h"
 #include "io/run_import.h"
 #include "store/history.h"
@@ -126,7 +125,7 @@ std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vecto
   std::vector<TrialPoint> points;
   points.reserve(rows.size());
   double best = 0;
-  const bool device = budgetClockOf(run) == BudgetClock::Device;
+  const bool device = measuredElsewhere(run);
   double deviceMsSoFar = 0;
   for (const TrialRow& t : rows) {
     TrialPoint p;

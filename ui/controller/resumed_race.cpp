@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "io/run_import.h"
 #include "layout/tuning_mode.h"
 #include "ops/presets.h"
 
@@ -29,7 +30,7 @@ ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs) {
 }
 
 std::vector<RunRecord> goingOnTo(std::vector<RunRecord> runs, const Budget& total) {
-  for (RunRecord& r : runs) r.budgetJson = total.toJson();
+  for (RunRecord& r : runs) r.budgetJson = onItsClock(total, r).toJson();
   return runs;
 }
 
