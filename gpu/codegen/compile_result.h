@@ -27,8 +27,9 @@ struct KernelResources {
 // never an exception.
 struct CompileResult {
   bool ok = false;
-  // The source could not be written (a full disk): the machine's failure, not the kernel's.
-  bool sourceUnwritten = false;
+  // The machine had no room for the build (a full disk or quota, for the source, the compiler's
+  // temporary files or its output): the machine's failure, not the kernel's; the log says where.
+  bool noRoom = false;
   std::string log;     // the compiler's messages (warnings too when ok)
   std::string binary;  // cubin, PTX or code object bytes; empty for SharedObject
   BinaryKind kind = BinaryKind::None;

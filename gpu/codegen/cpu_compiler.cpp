@@ -1,8 +1,10 @@
 #include "codegen/cpu_compiler.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "common/child_process.h"
 #include "engine/trial_failures.h"
@@ -50,6 +53,31 @@ std::string compilerOf(const CpuCompilerOptions& options) {
   return env && *env ? env : "c++";
 }
 
+// ENOSPC, EDQUOT or EFBIG when `folder`'s disk has no room left for a build's files (a megabyte,
+// about a large kernel's temporary files), else 0: written, not estimated from statvfs, so that a
+// quota counts as well.
+int noRoomIn(const std::string& folder) {
+  static std::atomic<unsigned> count{0};
+  const std::string probe =
+      folder + "/.opevo-room-" + std::to_string(getpid()) + "-" + std::to_string(count++);
+  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return errno == ENOSPC || errno == EDQUOT ? errno : 0;
+  // EFBIG: a file size limit (ulimit -f) leaves no room either.
+  const std::vector<char> block(1 << 20, 0);
+  const ssize_t n = write(fd, block.data(), block.size());
+  const int error = n < 0 ? errno : ENOSPC;
+  close(fd);
+  unlink(probe.c_str());
+  if (n == static_cast<ssize_t>(block.size())) return 0;
+  return error == ENOSPC || error == EDQUOT || error == EFBIG ? error : 0;
+}
+
+std::string noRoomText(const std::string& folder, int error) {
+  return "no room to build kernels in " + folder + " (" + std::strerror(error) +
+         "): free space there, or set XDG_CACHE_HOME (the kernel cache) or TMPDIR (the "
+         "compiler's temporary files) to a folder on a disk with room";
+}
+
 }  // namespace
 
 std::vector<std::string> cpuKernelFlags() {
@@ -84,8 +112,12 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
     f << source;
     f.flush();
     if (!f) {
-      r.log = "cannot write " + src + ": " + std::strerror(errno);
-      r.sourceUnwritten = true;
+      const int error = errno;
+      r.log = "cannot write " + src + ": " + std::strerror(error);
+      // Any other reason (a folder removed, no permission) is the machine's as well.
+      r.noRoom = true;
+      if (error == ENOSPC || error == EDQUOT || error == EFBIG)
+        r.log = noRoomText(directory, error);
       return r;
     }
   }
@@ -109,6 +141,15 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
   } else if (error.empty()) {
     r.log +=
         (r.log.empty() ? "" : "\n") + compiler + " exited with status " + std::to_string(status);
+    // A build that failed for want of room says only "c++ exited with status 1" (its log could
+    // not be written either) or "ld returned 1 exit status": not a compile error of its kernel.
+    const char* tmp = std::getenv("TMPDIR");
+    for (const std::string& folder : {directory, std::string(tmp && *tmp ? tmp : "/tmp")})
+      if (const int full = noRoomIn(folder)) {
+        r.noRoom = true;
+        r.log = noRoomText(folder, full);
+        break;
+      }
   }
   return r;
 }
@@ -132,6 +173,7 @@ std::optional<std::string> cpuCompilerProblem(const CpuCompilerOptions& options)
     working.insert(key);
     return std::nullopt;
   }
+  if (r.noRoom) return r.log;  // not the compiler's fault: "install g++" would mislead
   std::string log = r.log.substr(0, 600);
   while (!log.empty() && (log.back() == '\n' || log.back() == ' ')) log.pop_back();
   return "the C++ compiler cannot build kernels (" + key + "): " + log +
@@ -146,7 +188,8 @@ bool keepOpenMpRuntimeLoaded() {
 TempDir::TempDir(const std::string& prefix) {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a directory " + pattern);
+  if (!mkdtemp(pattern.data()))
+    throw std::runtime_error("cannot create a directory " + pattern + ": " + std::strerror(errno));
   m_path = pattern;
 }
 

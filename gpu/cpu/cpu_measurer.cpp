@@ -8,6 +8,7 @@
 #include "backends/compile_pipeline.h"
 #include "codegen/cpu_compiler.h"
 #include "codegen/kernel_codegen.h"
+#include "common/error.h"
 #include "common/kernel_cache.h"
 #include "probe/backend_probe.h"
 #include "worker/protocol.h"
@@ -76,6 +77,9 @@ void buildThenTime(const std::vector<Config>& configs, int compileThreads,
       },
       [&](std::size_t i, CompileResult& r) { built[i] = std::move(r); });
   for (std::size_t i = 0; i < configs.size(); ++i) {
+    // The machine's failure, not the configuration's: no trial, and the run stops with the
+    // reason (its trials so far are stored; a resume goes on once there is room).
+    if (built[i].noRoom) throw SystemError(built[i].log);
     Measurement m;
     if (!built[i].ok) {
       m.status = TrialStatus::CompileError;

@@ -30,7 +30,7 @@ CpuNetworkRun::CpuNetworkRun(const Network& net, const TaskGraph& graph,
       m_program(buildNetworkProgram(net, graph, configs, mode, seed, codegen::Backend::Cpu,
                                     TaskKernels::Tuned, templates)) {
   const CompileResult built = compileCpuKernel(m_program.source, m_dir.path(), "network");
-  if (built.sourceUnwritten) throw SystemError("network run: " + built.log);
+  if (built.noRoom) throw SystemError("network run: " + built.log);
   if (!built.ok) throw std::runtime_error("network run: the kernels do not compile:\n" + built.log);
   keepOpenMpRuntimeLoaded();
   m_library = dlopen(built.path.c_str(), RTLD_NOW | RTLD_LOCAL);
