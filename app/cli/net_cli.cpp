@@ -72,14 +72,8 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
     std::printf("%-26s %6lld %6d %12s%s  %s\n", t.name.c_str(), static_cast<long long>(t.weight),
                 t.trials, cellText(t.bestMs).c_str(), library(cellText(t.referenceMs)).c_str(),
                 t.config.empty() ? "-" : t.config.c_str());
-  for (const net::StoredNetworkTask& t : run.tasks) {
-    if (!t.layoutConstraint) continue;
-    const auto& lc = *t.layoutConstraint;
-    std::printf(
-        "%s: output layout %s %s's, which it meets in the residual %s (%s)\n", t.name.c_str(),
-        lc.applied ? "pinned to" : "left free (no valid configuration) instead of pinned to",
-        lc.by.c_str(), lc.tensor.c_str(), lc.outputLayout.c_str());
-  }
+  for (const net::StoredNetworkTask& t : run.tasks)
+    if (t.layoutConstraint) std::printf("%s\n", net::layoutConstraintText(t).c_str());
   std::vector<std::string> none;
   double sum = 0;
   for (const net::StoredNetworkTask& t : run.tasks) {

@@ -382,13 +382,24 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
     };
     for (std::size_t i = 0; i < run.tasks.size(); ++i) {
       const net::StoredNetworkTask& t = run.tasks[i];
+      // As net tune --json gives it, with its link also where a run stored before links had
+      // kinds did not say it (a residual); null where nothing was pinned or the run has not
+      // ended.
+      nlohmann::json constraint = nullptr;
+      if (const auto& c = t.layoutConstraint)
+        constraint = {{"by", c->by},
+                      {"tensor", c->tensor},
+                      {"link", net::linkKindName(c->link)},
+                      {"output_layout", c->outputLayout},
+                      {"applied", c->applied}};
       tasks.push_back(
           {{"name", t.name},
            {"weight", t.weight},  // Task::weightCount()
            {"trials", t.trials},
            {"best_ms", number(t.bestMs)},
            {"config", t.config.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.config)},
-           {"task_run", r.taskRuns[i]}});
+           {"task_run", r.taskRuns[i]},
+           {"layout_constraint", constraint}});
     }
     for (const net::StoredNetworkUnit& u : run.units)
       curve.push_back({{"task", run.tasks[static_cast<std::size_t>(u.task)].name},

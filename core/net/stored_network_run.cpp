@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "net/layout_constraints.h"
 #include "net/network_json.h"
 #include "net/network_plan.h"
 #include "net/tasks.h"
@@ -25,8 +26,28 @@ std::string textAt(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// A stored layout_constraint's link: none in runs stored before depthwise links (residuals
+// alone were pinned then).
+LinkKind linkAt(const nlohmann::json& c, const std::string& where) {
+  const std::string token = textAt(c, "link");
+  if (token.empty()) return LinkKind::Residual;
+  for (LinkKind kind : {LinkKind::Residual, LinkKind::DepthwiseInput})
+    if (token == linkKindName(kind)) return kind;
+  throw InputError(where + " links by '" + token +
+                   "', which this version does not know (residual, depthwise-input)");
+}
+
+// Whether task `task`'s depthwise-input constraint is the producer's: the task it is tied to
+// (`by`) reads its output as its depthwise input.
+bool byReads(const TaskGraph& graph, std::size_t task, const std::string& by) {
+  for (const DepthwiseLink& l : depthwiseLinks(graph))
+    if (l.writer == task && graph.tasks[l.reader].name == by) return true;
+  return false;
+}
+
 // What the run's end stored (NetworkSession::resultJson).
-void readConclusion(const nlohmann::json& j, StoredNetworkRun& run) {
+void readConclusion(const nlohmann::json& j, const TaskGraph& graph, const std::string& where,
+                    StoredNetworkRun& run) {
   run.concluded = true;
   run.sumOfTasksMs = numberAt(j, "sum_of_tasks_ms");
   run.sumOfReferencesMs = numberAt(j, "sum_of_references_ms");
@@ -39,10 +60,16 @@ void readConclusion(const nlohmann::json& j, StoredNetworkRun& run) {
     t.referenceMs = numberAt(tasks[i], "reference_ms");
     t.referenceLibrary = textAt(tasks[i], "reference_library");
     t.referenceError = textAt(tasks[i], "reference_error");
-    if (const auto c = tasks[i].find("layout_constraint"); c != tasks[i].end() && c->is_object())
-      t.layoutConstraint =
-          StoredNetworkTask::LayoutConstraint{c->value("applied", false), textAt(*c, "by"),
-                                              textAt(*c, "tensor"), textAt(*c, "output_layout")};
+    if (const auto c = tasks[i].find("layout_constraint"); c != tasks[i].end() && c->is_object()) {
+      StoredNetworkTask::LayoutConstraint lc;
+      lc.applied = c->value("applied", false);
+      lc.by = textAt(*c, "by");
+      lc.tensor = textAt(*c, "tensor");
+      lc.outputLayout = textAt(*c, "output_layout");
+      lc.link = linkAt(*c, where + "'s task " + t.name);
+      lc.byReadsIt = lc.link == LinkKind::DepthwiseInput && byReads(graph, i, lc.by);
+      t.layoutConstraint = std::move(lc);
+    }
   }
   const nlohmann::json curve = j.value("curve", nlohmann::json::array());
   for (std::size_t u = 0; u < run.units.size() && u < curve.size(); ++u) {
@@ -126,6 +153,22 @@ std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& j) {
   return e;
 }
 
+std::string layoutConstraintText(const StoredNetworkTask& task) {
+  if (!task.layoutConstraint) return "";
+  const StoredNetworkTask::LayoutConstraint& c = *task.layoutConstraint;
+  const bool residual = c.link == LinkKind::Residual;
+  // A depthwise link ties the channel blocks alone: "output layout" would say the rows and
+  // columns too, and "residual" a tensor that is none.
+  const std::string what = residual ? "output layout" : "channel blocks";
+  const std::string how = residual ? "which it meets in the residual " + c.tensor
+                          : c.byReadsIt
+                              ? "which reads its output " + c.tensor + " as its depthwise input"
+                              : "whose output " + c.tensor + " it reads as its depthwise input";
+  return task.name + ": " + what + " " +
+         (c.applied ? "pinned to " : "left free (no valid configuration) instead of pinned to ") +
+         c.by + "'s, " + how + " (" + c.outputLayout + ")";
+}
+
 StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
   StoredNetworkRun run;
   const std::string where = "network run " + std::to_string(id);
@@ -159,7 +202,7 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
     } catch (const nlohmann::json::exception& e) {
       throw InputError(where + "'s stored result does not read: " + e.what());
     }
-    readConclusion(result, run);
+    readConclusion(result, graph, where, run);
   } else {
     replayUnits(store, run);
   }

@@ -34,14 +34,28 @@ struct StoredNetworkTask {
   // Its library's time, where the end timed them (net tune --task-references, and on a GPU).
   std::optional<double> referenceMs;
   std::string referenceLibrary, referenceError;
-  // The output layout a residual asked of it (joint mode): pinned, or left free when no valid
-  // configuration had it.
+  // What an earlier task's choice asked of its output layout (joint mode, topological
+  // scheduler; net/layout_constraints.h): pinned, or left free when no valid configuration had
+  // it. A residual ties the whole output layout to the task it meets in the residual; a depthwise
+  // convolution's input ties the channel blocks alone (layout.out_c), the depthwise task's to its
+  // producer's or, where the producer was tuned after it, the producer's to the depthwise task's.
   struct LayoutConstraint {
     bool applied = false;
-    std::string by, tensor, outputLayout;
+    std::string by, tensor, outputLayout;  // outputLayout: the parameters pinned
+    // Runs stored before the field had residual links alone.
+    LinkKind link = LinkKind::Residual;
+    // A depthwise-input link the other way round: `by` is the depthwise task, reading this
+    // task's output (`tensor`) as its input; otherwise this task reads `by`'s.
+    bool byReadsIt = false;
   };
   std::optional<LayoutConstraint> layoutConstraint;
 };
+
+// The task's layout constraint in a sentence, as `opevo net tune` and `net runs ID` print it:
+// "dw: channel blocks pinned to expand's, whose output expand_relu it reads as its depthwise
+// input (layout.out_c=1,48)", "b: output layout pinned to a's, which it meets in the residual
+// a_out (...)"; empty where it has none.
+std::string layoutConstraintText(const StoredNetworkTask& task);
 
 // One unit of trials the scheduler gave a task, in order.
 struct StoredNetworkUnit {

@@ -1,0 +1,221 @@
+// What `opevo net tune` and `opevo net runs ID` say of the layouts topological joint tuning pins
+// across tasks (net/layout_constraints.h), for both kinds of link: a residual ties a task's whole
+// output layout to the task it meets in the residual; a depthwise convolution's input ties the
+// channel blocks alone (layout.out_c), the depthwise task's to its producer's or, where the
+// producer is tuned after it, the producer's to the depthwise task's. Real CPU runs of small
+// networks, stored in SQLite and read back by the real program.
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run_process.h"
+#include "store/store.h"
+
+namespace opevo::test {
+namespace {
+
+struct TempFolder {
+  std::filesystem::path path;
+  TempFolder() {
+    char pattern[] = "/tmp/opevo-netdwlink-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~TempFolder() { std::filesystem::remove_all(path); }
+};
+
+// A topological joint run of `network`, stored in `db`, as fast as a CPU run gets (one timed run
+// of the network, no libtorch); what net tune printed.
+ProcessResult tune(const std::string& network, const std::string& trials, const std::string& db,
+                   bool json = false) {
+  std::vector<std::string> args = {"net",   "tune",           network,       "--mode",
+                                   "joint", "--scheduler",    "topological", "--trials",
+                                   trials,  "--unit",         "2",           "--min-time-ms",
+                                   "1",     "--runs",         "1",           "--warmup",
+                                   "0",     "--no-reference", "--db",        db};
+  if (json) args.push_back("--json");
+  return runProcess(OPEVO_CLI, args);
+}
+
+// The lines of `text` that begin with `prefix`.
+std::vector<std::string> linesStarting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end == std::string::npos ? end : end - at);
+    if (line.rfind(prefix, 0) == 0) out.push_back(line);
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return out;
+}
+
+// `net runs ID --json`'s tasks by name.
+std::map<std::string, nlohmann::json> storedTasks(const std::string& db, int id) {
+  const auto r = runProcess(OPEVO_CLI, {"net", "runs", std::to_string(id), "--json", "--db", db});
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::map<std::string, nlohmann::json> tasks;
+  if (r.status != 0) return tasks;
+  const nlohmann::json run = nlohmann::json::parse(r.out);  // kept: the loop reads into it
+  for (const nlohmann::json& t : run["tasks"]) tasks[t["name"].get<std::string>()] = t;
+  return tasks;
+}
+
+// net_depthwise (expand 1x1, dw 3x3 depthwise, project 1x1, dw2 3x3 depthwise on the residual
+// add fused into project): dw is tuned on expand's channel blocks, dw2 on project's. net tune
+// and net runs ID said "output layout pinned to expand's, which it meets in the residual
+// expand_relu": a tensor that is no residual, and more of the layout than is pinned.
+TEST(CliNetDepthwiseConstraint, TuneAndRunsSayADepthwiseTaskIsPinnedToItsProducersChannelBlocks) {
+  const TempFolder f;
+  const std::string db = (f.path / "runs.db").string();
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
+  const auto tuned = tune(network, "10", db);
+  ASSERT_EQ(tuned.status, 0) << tuned.err << tuned.out;
+  const std::vector<std::string> dw = linesStarting(tuned.out, "dw: ");
+  ASSERT_EQ(dw.size(), 1u) << tuned.out;
+  EXPECT_EQ(dw[0].rfind("dw: channel blocks pinned to expand's, whose output expand_relu it reads "
+                        "as its depthwise input (layout.out_c=",
+                        0),
+            0u)
+      << dw[0];
+  const std::vector<std::string> dw2 = linesStarting(tuned.out, "dw2: ");
+  ASSERT_EQ(dw2.size(), 1u) << tuned.out;
+  EXPECT_EQ(dw2[0].rfind("dw2: channel blocks pinned to project's, whose output residual it reads "
+                         "as its depthwise input (layout.out_c=",
+                         0),
+            0u)
+      << dw2[0];
+  EXPECT_EQ(tuned.out.find("meets in the residual"), std::string::npos) << tuned.out;
+  // Only the channel blocking is pinned: the sentence names layout.out_c alone.
+  EXPECT_EQ(dw[0].find(';'), std::string::npos) << dw[0];
+
+  // net runs ID prints what net tune printed at its end, and --json gives each task's link.
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_EQ(linesStarting(shown.out, "dw: "), dw) << shown.out;
+  EXPECT_EQ(linesStarting(shown.out, "dw2: "), dw2) << shown.out;
+  std::map<std::string, nlohmann::json> tasks = storedTasks(db, 1);
+  ASSERT_EQ(tasks.size(), 5u);
+  const nlohmann::json& lc = tasks["dw"]["layout_constraint"];
+  ASSERT_TRUE(lc.is_object()) << tasks["dw"].dump(2);
+  EXPECT_EQ(lc["link"], "depthwise-input");
+  EXPECT_EQ(lc["by"], "expand");
+  EXPECT_EQ(lc["tensor"], "expand_relu");
+  EXPECT_TRUE(lc["applied"].get<bool>());
+  EXPECT_EQ(tasks["dw"]["config"].get<std::string>().rfind(
+                lc["output_layout"].get<std::string>() + ";", 0),
+            0u)
+      << tasks["dw"].dump(2);
+  for (const char* free : {"expand", "project", "fc"})
+    EXPECT_TRUE(tasks[free]["layout_constraint"].is_null()) << tasks[free].dump(2);
+}
+
+// The other way round: dw's first occurrence reads the network's input (no task writes it), so
+// dw runs, and is tuned, before e, whose output its second occurrence reads; e is then tied to
+// dw's blocks. The sentence says which task reads which.
+TEST(CliNetDepthwiseConstraint, AProducerTunedAfterItsDepthwiseReaderSaysTheReaderReadsIt) {
+  const TempFolder f;
+  const std::string db = (f.path / "runs.db").string();
+  const std::string network = (f.path / "net_dw_first.json").string();
+  std::ofstream(network) << R"({
+  "name": "net_dw_first", "params": {"batch": 1},
+  "inputs": [{"name": "image", "shape": ["batch", 48, 12, 12]}],
+  "layers": [
+    {"name": "dw", "op": "conv2d", "input": "image", "out_channels": 48, "kernel": 3,
+     "padding": 1, "groups": 48},
+    {"name": "dw_relu", "op": "relu", "input": "dw"},
+    {"name": "e", "op": "conv2d", "input": "dw_relu", "out_channels": 48, "kernel": 1},
+    {"name": "e_relu", "op": "relu", "input": "e"},
+    {"name": "dw_again", "op": "conv2d", "input": "e_relu", "out_channels": 48, "kernel": 3,
+     "padding": 1, "groups": 48},
+    {"name": "dw_again_relu", "op": "relu", "input": "dw_again"}
+  ],
+  "output": "dw_again_relu"
+})";
+  const auto tuned = tune(network, "6", db);
+  ASSERT_EQ(tuned.status, 0) << tuned.err << tuned.out;
+  const std::vector<std::string> e = linesStarting(tuned.out, "e: ");
+  ASSERT_EQ(e.size(), 1u) << tuned.out;
+  EXPECT_EQ(e[0].rfind("e: channel blocks pinned to dw's, which reads its output e_relu as its "
+                       "depthwise input (layout.out_c=",
+                       0),
+            0u)
+      << e[0];
+  EXPECT_TRUE(linesStarting(tuned.out, "dw: ").empty()) << tuned.out;
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_EQ(linesStarting(shown.out, "e: "), e) << shown.out;
+  std::map<std::string, nlohmann::json> tasks = storedTasks(db, 1);
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks["e"]["layout_constraint"]["link"], "depthwise-input");
+  EXPECT_EQ(tasks["e"]["layout_constraint"]["by"], "dw");
+  EXPECT_TRUE(tasks["dw"]["layout_constraint"].is_null());
+}
+
+// Sets network run `id`'s stored result to `result`, as a run stored by another version would
+// hold it.
+void storeResult(const std::string& db, int id, const nlohmann::json& result) {
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(handle, "UPDATE networks SET result_json = ? WHERE id = ?", -1, &s,
+                               nullptr),
+            SQLITE_OK);
+  const std::string text = result.dump();
+  sqlite3_bind_text(s, 1, text.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(s, 2, id);
+  EXPECT_EQ(sqlite3_step(s), SQLITE_DONE);
+  sqlite3_finalize(s);
+  sqlite3_close(handle);
+}
+
+// A residual keeps its sentence; a run stored before constraints had links (no 'link' in its
+// stored result) pinned residuals alone and reads as such; a link this version does not know is
+// refused with the run and the task named, not printed as a residual.
+TEST(CliNetDepthwiseConstraint, AResidualAndARunStoredBeforeLinksHadKindsReadAsResiduals) {
+  const TempFolder f;
+  const std::string db = (f.path / "runs.db").string();
+  const std::string network =
+      std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_producer.json";
+  const auto tuned = tune(network, "8", db);
+  ASSERT_EQ(tuned.status, 0) << tuned.err << tuned.out;
+  const std::vector<std::string> pinned = linesStarting(tuned.out, "short: ");
+  ASSERT_EQ(pinned.size(), 1u) << tuned.out;
+  EXPECT_EQ(pinned[0].rfind("short: output layout pinned to b's, which it meets in the residual b "
+                            "(layout.out_c=",
+                            0),
+            0u)
+      << pinned[0];
+  EXPECT_EQ(storedTasks(db, 1)["short"]["layout_constraint"]["link"], "residual");
+
+  nlohmann::json result;
+  {
+    const Store store(db);
+    result = nlohmann::json::parse(store.network(1)->resultJson);
+  }
+  for (nlohmann::json& t : result["tasks"])
+    if (t["layout_constraint"].is_object()) t["layout_constraint"].erase("link");
+  storeResult(db, 1, result);
+  const auto old = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  ASSERT_EQ(old.status, 0) << old.err;
+  EXPECT_EQ(linesStarting(old.out, "short: "), pinned) << old.out;
+  EXPECT_EQ(storedTasks(db, 1)["short"]["layout_constraint"]["link"], "residual");
+
+  for (nlohmann::json& t : result["tasks"])
+    if (t["layout_constraint"].is_object()) t["layout_constraint"]["link"] = "diagonal";
+  storeResult(db, 1, result);
+  const auto unknown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  EXPECT_NE(unknown.status, 0) << unknown.out;
+  EXPECT_NE(unknown.err.find("network run 1's task short links by 'diagonal'"), std::string::npos)
+      << unknown.err;
+}
+
+}  // namespace
+}  // namespace opevo::test
