@@ -103,10 +103,10 @@ QString saveWidgetSvg(QWidget* widget, const QString& path, const QString& title
 
 QString saveTrialsCsv(const RaceData& data, const QString& path) {
   // A stored race is read back from the store, even when the window still holds every trial: it
-  // keeps the latest trials only, and its points lack what device_seconds adds up (the
-  // measurement's time). A race that is not stored has its every trial here, without it: its
-  // device time counts their builds alone. So does a race the window holds whole whose store
-  // cannot be read now: a full disk, which cannot even open it, does not stop its save elsewhere.
+  // keeps the latest trials only, and the store's file is the one `opevo export` writes. A race
+  // that is not stored has its every trial here, each with what device_seconds adds up (its build
+  // and its measurement). So does a race the window holds whole whose store cannot be read now: a
+  // full disk, which cannot even open it, does not stop its save elsewhere.
   std::vector<TrialRecord> records;
   bool read = false;
   if (!data.info().storePath.isEmpty()) {

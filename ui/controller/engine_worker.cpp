@@ -134,6 +134,9 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.seconds = t.seconds;
   point.medianMs = t.measurement.medianMs;
   point.compileMs = t.measurement.compileMs;
+  point.measureMs = t.measurement.measureMs;
+  point.verifyMs = t.measurement.verifyMs;
+  point.reused = t.measurement.reused;
   point.tunerSeconds = t.tunerSeconds;
   if (e.run->clock == BudgetClock::Device) point.deviceSeconds = e.run->deviceSeconds;
   m_pending.trials.push_back(std::move(point));

@@ -145,8 +145,12 @@ std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vecto
     p.seconds = t.seconds > 0 ? t.seconds : secondsBetween(run.started, t.finished);
     p.medianMs = t.medianMs;
     p.compileMs = t.compileMs;
+    const Measurement m = measurementOf(t);
+    p.measureMs = m.measureMs;
+    p.verifyMs = m.verifyMs;
+    p.reused = m.reused;
     if (device) {
-      deviceMsSoFar += deviceMs(measurementOf(t));
+      deviceMsSoFar += deviceMs(m);
       p.deviceSeconds = deviceMsSoFar / 1e3;
     }
     points.push_back(std::move(p));
@@ -168,6 +172,9 @@ TrialRecord trialRecordOf(const TrialPoint& p, const QString& algorithm) {
   t.measurement.speed = p.speed;
   t.measurement.medianMs = p.medianMs;
   t.measurement.compileMs = p.compileMs;
+  t.measurement.measureMs = p.measureMs;
+  t.measurement.verifyMs = p.verifyMs;
+  t.measurement.reused = p.reused;
   t.measurement.message = p.message.toStdString();
   t.bestSoFar = p.best;
   t.seconds = p.seconds;

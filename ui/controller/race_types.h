@@ -83,6 +83,13 @@ struct TrialPoint {
   std::optional<double> deviceSeconds;
   double medianMs = 0;
   double compileMs = 0;
+  // The measurement's time, compiling excluded, and its check's (engine/measurement.h): with
+  // compileMs what the trial cost the device (engine/device_time.h), which trials.csv adds up
+  // into device_seconds when the window saves a race it holds whole (one that is not stored).
+  double measureMs = 0;
+  double verifyMs = 0;
+  // Answered from stored trials, not measured: it cost the device nothing.
+  bool reused = false;
   double tunerSeconds = 0;
   QString agent;  // the cluster agent that measured it; empty: this machine
 };
