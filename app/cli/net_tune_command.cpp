@@ -554,7 +554,8 @@ void addNetTuneCommand(CLI::App& net) {
                   "gradient (Ansor's, default), round-robin, or topological (ALT's: the tasks one "
                   "after another in the order they run, each to its share of the trials; with "
                   "--mode joint a task whose output and an earlier task's meet in a residual "
-                  "add takes that task's output layout)")
+                  "add takes that task's output layout, and a depthwise convolution is tuned on "
+                  "its producer's channel blocks, the ones it runs with)")
       ->transform(CLI::CheckedTransformer(kinds, CLI::ignore_case));
   cmd->add_option("--mode", o->mode,
                   "joint (default on cpu: convolutions tune their layouts and loops, and the "
