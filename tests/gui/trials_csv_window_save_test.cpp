@@ -2,9 +2,14 @@
 // the same columns, device_seconds and agent among them. It lacked both, and its tuner_ms read 0
 // for stored trials though the store keeps it. A stored run's trials are read back from the store,
 // which has what the window's points lack (each trial's measurement time).
+//
+// The window's save of stored runs is `opevo export`'s trials.csv, byte for byte: it read the runs
+// through the charts' points (storedTrialPoints), whose time of a trial stored before schema 2 is
+// the wall clock since the run's start, where export (core's trialRecords) writes the 0 stored.
 #include <gtest/gtest.h>
 
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <algorithm>
@@ -106,6 +111,72 @@ TEST(TrialsCsvWindowSave, AStoredRunSavesItsDeviceTimeAndAgentsAsExportDoes) {
     EXPECT_DOUBLE_EQ(std::stod(f[tuner]), t.tunerMs) << line;
   }
   EXPECT_FALSE(std::getline(in, line)) << line;
+  QThreadPool::globalInstance()->waitForDone();
+}
+
+// A run stored before schema 2 (no tuning time: each trial's seconds 0, its start and end times
+// alone), with a trial answered from an earlier run's history: the window's save of it is what
+// `opevo export` writes, byte for byte.
+TEST(TrialsCsvWindowSave, AnOldRunSavesWhatExportWrites) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const std::string db = dir.filePath(QStringLiteral("runs.db")).toStdString();
+  std::int64_t id = 0;
+  {
+    Store store(db);
+    RunRecord r;
+    r.operatorName = "mm";
+    r.operatorJson = R"({"replay": "/nowhere/A100_T4.json.gz"})";
+    r.algorithm = "random";
+    r.backend = "replay";
+    r.device = "A100";
+    r.budgetJson = R"({"trials": 4})";
+    r.speedUnit = "GFLOP/s";
+    r.started = "2024-03-01T10:00:00.000Z";
+    std::vector<TrialRow> rows;
+    for (int i = 1; i <= 4; ++i) {
+      TrialRow t;
+      t.seq = i;
+      t.order = i;
+      t.config = "x=" + std::to_string(i);
+      t.speed = 1.5 * i;
+      t.medianMs = 2.0 / i;
+      t.compileMs = 300.0 + i;
+      t.measureMs = 900.5 + i;
+      t.started = "2024-03-01T10:00:0" + std::to_string(2 * i - 1) + ".000Z";
+      t.finished = "2024-03-01T10:00:0" + std::to_string(2 * i) + ".500Z";
+      rows.push_back(t);
+    }
+    // Answered from history: it cost this run's device nothing (engine/device_time.h).
+    rows[2].message = "from history: run 1";
+    id = store.createRunWithTrials(r, rows);
+    store.setRunStatus(id, RunStatus::Finished);
+  }
+
+  const QString out = dir.filePath(QStringLiteral("export"));
+  QProcess cli;
+  cli.start(QStringLiteral(OPEVO_CLI),
+            {QStringLiteral("export"), QString::number(id), QStringLiteral("--out"), out,
+             QStringLiteral("--db"), QString::fromStdString(db)});
+  ASSERT_TRUE(cli.waitForFinished(60000));
+  ASSERT_EQ(cli.exitCode(), 0) << cli.readAllStandardError().toStdString();
+  QFile exported(out + QStringLiteral("/trials.csv"));
+  ASSERT_TRUE(exported.open(QIODevice::ReadOnly));
+
+  HistoryPage page;
+  page.resize(1200, 700);
+  page.show();
+  page.setStorePath(QString::fromStdString(db));
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.model()->rowCount() == 1; }));
+  page.selectRuns({id});
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trials().size() == 4; }));
+  // The chart still draws the old run against its wall clock: its trials took time.
+  EXPECT_GT(page.data()->trials().back().seconds, 0);
+  const QString path = dir.filePath(QStringLiteral("trials.csv"));
+  ASSERT_EQ(page.results()->exportCsv(path), QString());
+  QFile saved(path);
+  ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+  EXPECT_EQ(saved.readAll().toStdString(), exported.readAll().toStdString());
   QThreadPool::globalInstance()->waitForDone();
 }
 

@@ -17,6 +17,7 @@
 
 #include "io/export_file.h"
 #include "io/trials_csv.h"
+#include "store/history.h"
 #include "store/store.h"
 #include "ui/controller/race_data.h"
 
@@ -36,10 +37,9 @@ QString writeExport(const QString& path, const QByteArray& bytes) {
   }
 }
 
-// Every trial of the race's runs as the store has them, in order of measurement, under the
-// window's names of their algorithms and its repeats. The store has what the window's points do
-// not carry: each trial's measurement time (its device time is compile + measure) and the
-// tuner's time.
+// Every trial of the race's runs as the store has them (core's trialRecords, as `opevo export`
+// reads them), in order of measurement, under the window's names of their algorithms and its
+// repeats (a resumed run keeps its own place in the window's race).
 std::vector<TrialRecord> storedTrials(const RaceData& data) {
   Store store(data.info().storePath.toStdString(), Store::Opening::ExistingOnly);
   std::vector<TrialRecord> records;
@@ -49,13 +49,10 @@ std::vector<TrialRecord> storedTrials(const RaceData& data) {
       if (curve.trials == 0) continue;
       const std::optional<RunRecord> run = store.run(curve.run);
       if (!run) throw std::runtime_error("run " + std::to_string(curve.run) + " is not stored");
-      const std::vector<TrialRow> rows = store.trials(run->id);
-      const std::vector<TrialPoint> points = storedTrialPoints(*run, rows, a, r);
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        TrialRecord t = trialRecordOf(points[i], data.info().algorithms.value(a));
-        t.measurement.measureMs = rows[i].measureMs;
-        t.measurement.verifyMs = rows[i].verifyMs;
-        t.tunerSeconds = rows[i].tunerMs / 1e3;
+      const std::string algorithm = data.info().algorithms.value(a).toStdString();
+      for (TrialRecord& t : trialRecords(*run, store.trials(run->id))) {
+        t.algorithm = algorithm;
+        t.repeat = r;
         records.push_back(std::move(t));
       }
     }
