@@ -268,8 +268,8 @@ void runCompareCommand(const CompareArgs& a) {
   writeSummaryJson((out / kSummaryJson).string(), summary, provenance);
   publishResult(out / kPartialCsv, out / kTrialsCsv);  // last: trials.csv means the race ended
   std::cout << "Replay of real measurements: " << measurer.label() << "\n"
-            << counted(plan.repeats, "repeat", "repeats") << ", " << raceBudgetText(plan.budget) << ", seed " << plan.seed
-            << " (" << repeatSeedsText(plan.seed, plan.repeats) << ")\n";
+            << counted(plan.repeats, "repeat", "repeats") << ", " << raceBudgetText(plan.budget)
+            << ", seed " << plan.seed << " (" << repeatSeedsText(plan.seed, plan.repeats) << ")\n";
   if (plan.budget.seconds) std::cout << timeBudgetEnds(engine);
   std::cout << "\n" << summaryMarkdown(summary, dataset->speedUnit);
   // What the fraction of optimum rests on, or why there is none, under the table it concerns.

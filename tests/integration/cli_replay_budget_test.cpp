@@ -80,7 +80,7 @@ TEST(CliReplayBudget, CompareSecondsIsEachRunsDeviceTimeByTheFile) {
       OPEVO_CLI, {"compare", "--space", kGemm, "--algos", "random", "--repeats", "1", "--trials",
                   "10", "--seconds", "600", "--out", (dir.path / "both").string(), "--quiet"});
   ASSERT_EQ(both.status, 0) << both.err;
-  EXPECT_NE(both.out.find("1 repeats, 10 trials or 600 s (0.17 h) of device time by the file, "
+  EXPECT_NE(both.out.find("1 repeat, 10 trials or 600 s (0.17 h) of device time by the file, "
                           "whichever ends a run first"),
             std::string::npos)
       << both.out;
@@ -105,8 +105,10 @@ TEST(CliReplayBudget, TuneShowAndRunsSayDeviceTimeAndAResumeGoesOnFromIt) {
   const auto shown = runProcess(OPEVO_CLI, {"show", "1", "--db", db});
   ASSERT_EQ(shown.status, 0) << shown.err;
   EXPECT_NE(shown.out.find(", finished (device time)\n"), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("budget {\"clock\":\"device\",\"seconds\":30.0} (seconds of device time by the file)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      shown.out.find(
+          "budget {\"clock\":\"device\",\"seconds\":30.0} (seconds of device time by the file)\n"),
+      std::string::npos)
       << shown.out;
   EXPECT_NE(shown.out.find("\ndevice time: " + spent + " by the file"), std::string::npos)
       << shown.out;
