@@ -1,7 +1,6 @@
 #include "ui/pages/history_page.h"
 
 #include <QDateTime>
-#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -799,9 +798,7 @@ void HistoryPage::reload() {
         // Only what a read said is taken back by the next read: a refusal (Delete, Resume) stays
         // until the next action, not the next refresh (every 2 s while a run is going on).
         if (!job.error.isEmpty()) {
-          showMessage(m_error, tr("The history cannot be read: %1").arg(job.error));
-          m_readFailed = true;
-          showUnread();
+          showUnread(job.error);
           return;
         }
         if (std::exchange(m_readFailed, false)) showMessage(m_error, QString());
@@ -847,12 +844,20 @@ void HistoryPage::reload() {
       });
 }
 
-void HistoryPage::showUnread() {
+void HistoryPage::showUnread(const QString& error) {
   // The rows, the curves, the title and the buttons were the last good read's: a database deleted
   // or overwritten since went on offering Resume, More trials… and Delete… on runs it may no
   // longer hold, under a title counting them, read-only or not as the file was then. Nothing is
   // shown that this read did not find; the runs that were selected are selected again once a
   // read works (a second failure keeps the first one's).
+  //
+  // Said once, with its reason, in the error line under the title, where the eye goes first: the
+  // title and the line under the empty table said it twice more, the reason in none of them.
+  QString why = error;
+  if (why.endsWith(QLatin1Char('.'))) why.chop(1);
+  showMessage(m_error,
+              tr("The history cannot be read: %1. Reload shows its runs once it can.").arg(why));
+  m_readFailed = true;
   if (m_model->rowCount() > 0) {
     m_selectedBeforeFailure = selectedIds();
     const RunRecord* current = currentRun();
@@ -861,12 +866,10 @@ void HistoryPage::showUnread() {
   m_refresh->stop();
   m_readOnly = false;  // unknown: there are no rows for it to speak of
   m_model->setRuns({}, {}, {});
-  m_title->setText(tr("<b>Recorded runs</b> — %1 cannot be read: no run is shown")
-                       .arg(QFileInfo(m_storePath).fileName().toHtmlEscaped()));
+  m_title->setText(tr("<b>Recorded runs</b>"));
   showSelected();  // nothing is selected: the chart is cleared
   // Not "No runs yet": the file may hold runs that this read could not reach.
-  m_info->setText(tr("No run is shown while %1 cannot be read: Reload reads it again.")
-                      .arg(QDir::toNativeSeparators(m_storePath)));
+  m_info->clear();
 }
 
 void HistoryPage::selectRace(int row) {

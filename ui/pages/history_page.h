@@ -109,8 +109,9 @@ class HistoryPage : public QWidget {
   int fastestDrawnRow(int* drawn = nullptr) const;
 
   void showSelected();
-  // A read of the store failed: no row, curve, title or button says what an earlier read found.
-  void showUnread();
+  // A read of the store failed (`error` says why): no row, curve, title or button says what an
+  // earlier read found, and the error line says it, once.
+  void showUnread(const QString& error);
   void updateButtons();
   const RunRecord* currentRun() const;
   // The row a button acts on: the current row while it is selected, else the top selected row
