@@ -139,7 +139,9 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   m_topological->setToolTip(
       tr("The tasks one after another in the order they run, each to its share of the trials "
          "(ALT); with layouts propagating, a task whose output meets an earlier task's in a "
-         "residual add takes that task's output layout, so the residual needs no conversion"));
+         "residual add takes that task's output layout, so the residual needs no conversion, "
+         "and a depthwise convolution is tuned on its producer's channel blocks, the ones it "
+         "runs with"));
   // Layouts are what a CPU convolution needs most (docs/results/networks.md), so a new race tunes
   // them; loops alone stay one click away, to race the two.
   m_loopMode->setObjectName(QStringLiteral("loopModeBox"));
