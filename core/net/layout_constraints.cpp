@@ -106,11 +106,12 @@ std::vector<DepthwiseLink> depthwiseLinks(const TaskGraph& graph) {
 std::optional<LayoutConstraint> constrainOutputLayout(
     const TaskGraph& graph, std::size_t task, const std::vector<std::size_t>& before,
     const std::vector<const SearchSpace*>& spaces, const std::vector<std::optional<Config>>& best,
-    SearchSpace& space, std::uint64_t seed) {
+    SearchSpace& space, std::uint64_t seed, bool pinDepthwise) {
   const std::vector<std::size_t> mine = outputLayoutParams(graph.tasks[task], space);
   if (mine.empty()) return std::nullopt;
   const std::vector<ResidualLink> residuals = residualLinks(graph);
-  const std::vector<DepthwiseLink> depthwise = depthwiseLinks(graph);
+  const std::vector<DepthwiseLink> depthwise =
+      pinDepthwise ? depthwiseLinks(graph) : std::vector<DepthwiseLink>{};
   for (std::size_t earlier : before) {
     if (!best[earlier]) continue;  // nothing chosen there: it constrains nothing
     const SearchSpace& other = *spaces[earlier];

@@ -86,11 +86,12 @@ struct LayoutConstraint {
 // point keeping its loops where they still fit, else the earlier task's where those fit. When the
 // narrowed space has no valid configuration, `space` is left whole and the outcome says so.
 // nullopt: no earlier task constrains the task (it has no output layout parameters, or no linked
-// task was tuned before it).
+// task was tuned before it). pinDepthwise false: residual links alone pin, as for a network run
+// stored before depthwise links were (NetworkTuningPlan::depthwisePins).
 std::optional<LayoutConstraint> constrainOutputLayout(
     const TaskGraph& graph, std::size_t task, const std::vector<std::size_t>& before,
     const std::vector<const SearchSpace*>& spaces, const std::vector<std::optional<Config>>& best,
-    SearchSpace& space, std::uint64_t seed);
+    SearchSpace& space, std::uint64_t seed, bool pinDepthwise = true);
 
 // {by, tensor, link, output_layout, outcome, applied}; null when there is no constraint.
 nlohmann::json layoutConstraintJson(const TaskGraph& graph,

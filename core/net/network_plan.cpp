@@ -18,6 +18,7 @@ nlohmann::json planToJson(const NetworkTuningPlan& p) {
   if (p.templates.matvec) j["matvec"] = true;
   j["weights"] = p.coldWeights ? "cold" : "warm";
   j["similar_size"] = p.gradient.similarSize;
+  j["depthwise_pin"] = p.depthwisePins;
   return j;
 }
 
@@ -45,6 +46,9 @@ NetworkTuningPlan planFromJson(const std::string& text, const std::string& where
     p.coldWeights = j.value("weights", "warm") == "cold";
     // Runs stored before the size rule took every task of a kind as similar (Ansor's rule).
     p.gradient.similarSize = j.value("similar_size", 0.0);
+    // Runs stored before depthwise tasks were pinned to their producers' channel blocks tuned
+    // them on blocks of their own (and planned their closing round so).
+    p.depthwisePins = j.value("depthwise_pin", false);
     checkGradientSettings(p.gradient);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where + "not a network plan: " + e.what());

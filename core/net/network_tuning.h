@@ -42,6 +42,12 @@ struct NetworkTuningPlan {
   // chain each layer's weights come from memory, and a kernel timed warm in a loop was chosen for
   // a cache it does not have there. Runs stored before this field were timed warm.
   bool coldWeights = true;
+  // In joint topological mode, whether a depthwise convolution and its producer are tuned on one
+  // channel blocking (net/layout_constraints.h's depthwise link, NetworkTuning::closes). Runs
+  // stored before that pin tuned their depthwise tasks on blocks of their own (the program gives
+  // them their producers' after tuning) and planned their closing round with them: their plans
+  // say false, so that they resume as they were tuned, residuals alone pinned.
+  bool depthwisePins = true;
   // The closing round of twin tasks (NetworkTuning); false: none, as runs stored before it. Not
   // stored with the plan: a resume finds a run without one from its units (NetworkTuning::restore).
   bool closingRound = true;
@@ -124,6 +130,7 @@ struct NetworkUnit {
 // convolution (or a producer tuned after its depthwise reader) with its output channel blocking
 // pinned to the other's, so that the program copies whole channel blocks into the depthwise
 // layout with the configuration the depthwise task was timed with.
+// (The depthwise pin only where the plan has it, NetworkTuningPlan::depthwisePins.)
 class NetworkTuning {
  public:
   // engineOptions: per task (a resumed task's trials continue its stored order); empty: defaults.
@@ -216,7 +223,8 @@ class NetworkTuning {
   int mainBudget() const;
   // Whether a task takes part in the closing round: a task with twins, except in joint
   // topological mode one whose output layout a later task was pinned to (a residual, a
-  // depthwise convolution's input either way round), which must keep its choice.
+  // depthwise convolution's input either way round where the plan pins those), which must keep
+  // its choice.
   bool closes(std::size_t task) const;
   std::vector<UnitRecord> replayAll(const std::vector<TaskRestore>& tasks,
                                     const std::vector<UnitRecord>& units);

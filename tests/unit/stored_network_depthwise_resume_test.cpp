@@ -1,0 +1,181 @@
+// A topological joint network run stored before depthwise tasks were pinned to their producers'
+// channel blocks (389256a) resumes as it was tuned: its plan (stored without "depthwise_pin")
+// reads as no pin, so its depthwise tasks keep the space they were tuned over and its closing
+// round the reserve it was planned with. A run stored since keeps the pin across a resume.
+//
+// Such an old run is made for real on this CPU: before 389256a joint mode pinned residuals
+// alone, so on networks whose residuals no task writes it tuned exactly as joint-np tunes today;
+// the run is tuned so, interrupted, and its stored plan made what that version wrote: joint mode,
+// no "depthwise_pin" key.
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "net/layout_constraints.h"
+#include "net/network_json.h"
+#include "net/network_plan.h"
+#include "net/network_session.h"
+#include "net/network_tuning.h"
+#include "store/store.h"
+#include "temp_dir.h"
+
+namespace opevo::net {
+namespace {
+
+BackendOptions quickTiming() {
+  BackendOptions options;
+  options.cpu.timing.minTotalMs = 1;
+  return options;
+}
+
+void exec(const std::string& db, const std::string& sql) {
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(handle);
+  sqlite3_close(handle);
+}
+
+// Tunes `network` topologically in `mode` for `units` units of its `trials` (2 a unit) and
+// interrupts it; its id.
+std::int64_t tuneAndInterrupt(const std::string& db, const std::string& network,
+                              layout::TuningMode mode, int trials, int units) {
+  Store store(db);
+  NetworkSource src;
+  src.source = network;
+  src.text = networkText(network);
+  src.plan.trials = trials;
+  src.plan.unit = 2;
+  src.plan.seed = 3;
+  src.plan.scheduler = SchedulerKind::Topological;
+  src.plan.mode = mode;
+  NetworkSession s(store, std::move(src), quickTiming());
+  for (int u = 0; u < units; ++u) EXPECT_TRUE(s.step());
+  s.markInterrupted();
+  return s.id();
+}
+
+// As a joint run stored before the depthwise pin (see the top of the file).
+std::int64_t storeRunBeforeDepthwisePins(const std::string& db, const std::string& network,
+                                         int trials, int units) {
+  const std::int64_t id =
+      tuneAndInterrupt(db, network, layout::TuningMode::JointNoPropagation, trials, units);
+  exec(db,
+       "UPDATE networks SET plan_json = json_remove(json_set(plan_json, '$.mode', 'joint'), "
+       "'$.depthwise_pin') WHERE id = " +
+           std::to_string(id));
+  return id;
+}
+
+std::size_t taskNamed(const NetworkSession& s, const std::string& name) {
+  std::size_t i = 0;
+  while (s.graph().tasks.at(i).name != name) ++i;
+  return i;
+}
+
+const std::string kDepthwise = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
+
+TEST(StoredNetworkDepthwiseResume, APlanStoredBeforeThePinReadsAsNoPinANewOneKeepsIt) {
+  const NetworkTuningPlan old = planFromJson(
+      R"({"algorithm":"opevo-m","mode":"joint","scheduler":"topological","seed":3,"trials":20,)"
+      R"("unit":2,"weights":"cold","similar_size":2})",
+      "");
+  EXPECT_FALSE(old.depthwisePins);
+  NetworkTuningPlan p;
+  p.trials = 20;
+  EXPECT_TRUE(p.depthwisePins);
+  const nlohmann::json stored = planToJson(p);
+  EXPECT_EQ(stored.value("depthwise_pin", false), true) << stored.dump();
+  EXPECT_TRUE(planFromJson(stored.dump(), "").depthwisePins);
+}
+
+// net_depthwise interrupted after expand's share (2 units) and one unit of dw, which tuned its
+// own blocks (16 channels) where expand chose 48. Pinned on resume, dw's space would hold 48
+// alone while its restored trials and its best are on 16, its tuner would go on proposing
+// 16-channel blocks outside that space, and the result would say "pinned to expand's
+// (layout.out_c=1,48)" of a best on 3,16.
+TEST(StoredNetworkDepthwiseResume, ADepthwiseTaskTunedBeforeThePinGoesOnAsItWasTuned) {
+  test::TempDir dir;
+  const std::string db = dir.file("runs.db");
+  const std::int64_t id = storeRunBeforeDepthwisePins(db, kDepthwise, 20, 3);
+  Store store(db);
+  NetworkSession s(store, id, quickTiming());
+  EXPECT_FALSE(s.source().plan.depthwisePins);
+  const std::size_t dw = taskNamed(s, "dw");
+  while (s.step()) {
+  }
+  EXPECT_EQ(s.tuning().trials(), 20);
+  // Not pinned: every trial of dw, before and after the resume, in the space it is tuned over,
+  // and no constraint claims blocks its best need not have.
+  EXPECT_FALSE(s.tuning().layoutConstraint(dw).has_value());
+  const std::vector<TrialRow> trials = store.trials(s.tuning().engine(dw).runs().front().storeId);
+  EXPECT_GT(trials.size(), 1u);
+  for (const TrialRow& t : trials)
+    EXPECT_TRUE(s.tuning().space(dw).contains(s.tuning().space(dw).parse(t.config))) << t.config;
+}
+
+// Two blocks with twin expansions and twin depthwise tasks: before 389256a all four took part in
+// the closing round (reserve 8 of 30); pinned, the expansions would not (reserve 4), the
+// scheduler's topological shares would differ, and the stored units would not replay ("unit 3
+// went to task 1, the scheduler now picks 0").
+TEST(StoredNetworkDepthwiseResume, ARunWhoseClosingRoundWasPlannedBeforeThePinResumes) {
+  test::TempDir dir;
+  const std::string file = dir.file("net_dw_twins.json");
+  std::ofstream(file) << R"({
+  "name": "net_dw_twins", "params": {"batch": 1},
+  "inputs": [{"name": "image", "shape": ["batch", 16, 20, 20]}],
+  "layers": [
+    {"name": "e1", "op": "conv2d", "input": "image", "out_channels": 48, "kernel": 1},
+    {"name": "e1_relu", "op": "relu", "input": "e1"},
+    {"name": "dw1", "op": "conv2d", "input": "e1_relu", "out_channels": 48, "kernel": 3,
+     "padding": 1, "groups": 48},
+    {"name": "dw1_relu", "op": "relu", "input": "dw1"},
+    {"name": "p1", "op": "conv2d", "input": "dw1_relu", "out_channels": 16, "kernel": 1},
+    {"name": "e2", "op": "conv2d", "input": "p1", "out_channels": 48, "kernel": 1},
+    {"name": "e2_relu6", "op": "relu6", "input": "e2"},
+    {"name": "dw2", "op": "conv2d", "input": "e2_relu6", "out_channels": 48, "kernel": 3,
+     "padding": 1, "groups": 48},
+    {"name": "dw2_relu6", "op": "relu6", "input": "dw2"}
+  ],
+  "output": "dw2_relu6"
+})";
+  const std::string db = dir.file("runs.db");
+  const std::int64_t id = storeRunBeforeDepthwisePins(db, file, 30, 3);
+  Store store(db);
+  NetworkSession s(store, id, quickTiming());
+  EXPECT_EQ(s.resumedAt(), 6);
+  EXPECT_EQ(s.tuning().closingReserve(), 8);  // as it was planned
+  while (s.step()) {
+  }
+  // It went on; what the closing round leaves of its reserve stays unspent under topological.
+  EXPECT_GT(s.tuning().trials(), 6);
+  EXPECT_LE(s.tuning().trials(), 30);
+  for (std::size_t i = 0; i < s.graph().tasks.size(); ++i)
+    EXPECT_FALSE(s.tuning().layoutConstraint(i).has_value()) << s.graph().tasks[i].name;
+}
+
+// A joint run stored since the pin keeps it across a resume: dw, begun after the resume, is
+// pinned to expand's blocks, and every trial it measures is in that space.
+TEST(StoredNetworkDepthwiseResume, ARunStoredWithThePinKeepsItOnResume) {
+  test::TempDir dir;
+  const std::string db = dir.file("runs.db");
+  const std::int64_t id = tuneAndInterrupt(db, kDepthwise, layout::TuningMode::Joint, 20, 3);
+  Store store(db);
+  NetworkSession s(store, id, quickTiming());
+  EXPECT_TRUE(s.source().plan.depthwisePins);
+  const std::size_t dw = taskNamed(s, "dw");
+  while (s.step()) {
+  }
+  ASSERT_TRUE(s.tuning().layoutConstraint(dw).has_value());
+  EXPECT_EQ(s.tuning().layoutConstraint(dw)->link, LinkKind::DepthwiseInput);
+  EXPECT_EQ(s.tuning().layoutConstraint(dw)->outcome, ConstraintOutcome::Applied);
+  for (const TrialRow& t : store.trials(s.tuning().engine(dw).runs().front().storeId))
+    EXPECT_TRUE(s.tuning().space(dw).contains(s.tuning().space(dw).parse(t.config))) << t.config;
+}
+
+}  // namespace
+}  // namespace opevo::net
