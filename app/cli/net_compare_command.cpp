@@ -170,8 +170,10 @@ void runCompare(const NetCompareOptions& o) {
         nlohmann::json entry = net::layoutConstraintJson(g, lc);
         entry["task"] = g.tasks[i].name;
         constrained.push_back(std::move(entry));
-        std::fprintf(stderr, "%s: %s's output layout %s %s's (%s)\n", label(c).c_str(),
+        // A depthwise link pins the channel blocks alone (net tune and net runs say it so).
+        std::fprintf(stderr, "%s: %s's %s %s %s's (%s)\n", label(c).c_str(),
                      g.tasks[i].name.c_str(),
+                     lc->link == net::LinkKind::DepthwiseInput ? "channel blocks" : "output layout",
                      lc->outcome == net::ConstraintOutcome::Applied
                          ? "pinned to"
                          : "left free (no valid configuration) instead of pinned to",

@@ -44,7 +44,7 @@ Budget Budget::fromJson(const std::string& text) {
     b.seconds = number("seconds").get<double>();
     b.clock = BudgetClock::Tuning;
   }
-  if (j.contains("clock")) {
+  if (j.contains("seconds") && j.contains("clock")) {
     const auto& clock = j["clock"];
     if (clock == budgetClockToken(BudgetClock::Device))
       b.clock = BudgetClock::Device;

@@ -348,15 +348,34 @@ void Engine::measureBatch(RunState& run, const std::vector<Config>* given) {
   // in the batch's order, a replay's run is the same on a cluster as here, and every time.
   std::vector<std::optional<Measurement>> early(m_measurer.isReplay() ? batch.size() : 0);
   std::size_t next = 0;
+  bool taking = false;  // an error thrown while a trial is taken is an observer's, not the batch's
+  const auto takeNext = [&] {
+    taking = true;
+    take(next, *early[next]);
+    taking = false;
+  };
+  // What came back past a trial that never did (a cluster cancelled, or failing midway) is
+  // taken all the same, in order: a measurement handed to the engine is committed.
+  const auto takeTheRest = [&] {
+    for (; next < early.size(); ++next)
+      if (early[next]) takeNext();
+  };
   try {
     m_measurer.measureEach(batch, [&](std::size_t i, const Measurement& m) {
       if (early.empty()) return take(i, m);
       early.at(i) = m;
-      for (; next < early.size() && early[next]; ++next) take(next, *early[next]);
+      for (; next < early.size() && early[next]; ++next) takeNext();
     });
+    takeTheRest();
   } catch (const BatchCut&) {
     // A stop or a spent budget: the rest of the batch is not measured.
   } catch (...) {
+    if (!taking) {
+      try {
+        takeTheRest();
+      } catch (const BatchCut&) {
+      }
+    }
     tuner.observe(observations);
     throw;
   }

@@ -27,8 +27,9 @@ struct KernelResources {
 // never an exception.
 struct CompileResult {
   bool ok = false;
-  // The machine had no room for the build (a full disk or quota, for the source, the compiler's
-  // temporary files or its output): the machine's failure, not the kernel's; the log says where.
+  // The machine failed the build, not the kernel: no room for the source, the compiler's
+  // temporary files or its output (a full disk, a quota), or a source it could not write at all
+  // (its folder gone, not writable); the log says where and why.
   bool noRoom = false;
   std::string log;     // the compiler's messages (warnings too when ok)
   std::string binary;  // cubin, PTX or code object bytes; empty for SharedObject

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/child_process.h"
+#include "common/error.h"
 #include "engine/trial_failures.h"
 
 namespace opevo {
@@ -53,23 +54,31 @@ std::string compilerOf(const CpuCompilerOptions& options) {
   return env && *env ? env : "c++";
 }
 
-// ENOSPC, EDQUOT or EFBIG when `folder`'s disk has no room left for a build's files (a megabyte,
-// about a large kernel's temporary files), else 0: written, not estimated from statvfs, so that a
-// quota counts as well.
+// ENOSPC, EDQUOT or EFBIG (a file size limit, ulimit -f) when `folder`'s disk has no room left
+// for a build's files, else 0. Written, not estimated from statvfs, so that a quota counts as
+// well: a megabyte, about what a large kernel's build writes, so a disk with less free reads as
+// full (it is, for builds). Synced, as a network file system may say so only then. The file has
+// no name (O_TMPFILE), or loses it at once, so a kill leaves nothing behind.
 int noRoomIn(const std::string& folder) {
-  static std::atomic<unsigned> count{0};
-  const std::string probe =
-      folder + "/.opevo-room-" + std::to_string(getpid()) + "-" + std::to_string(count++);
-  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return errno == ENOSPC || errno == EDQUOT ? errno : 0;
-  // EFBIG: a file size limit (ulimit -f) leaves no room either.
+  const auto noRoom = [](int error) {
+    return error == ENOSPC || error == EDQUOT || error == EFBIG ? error : 0;
+  };
+  int fd = open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0 && noRoom(errno)) return errno;
+  if (fd < 0) {  // a file system without O_TMPFILE
+    static std::atomic<unsigned> count{0};
+    const std::string probe =
+        folder + "/.opevo-room-" + std::to_string(getpid()) + "-" + std::to_string(count++);
+    fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return noRoom(errno);
+    unlink(probe.c_str());
+  }
   const std::vector<char> block(1 << 20, 0);
   const ssize_t n = write(fd, block.data(), block.size());
-  const int error = n < 0 ? errno : ENOSPC;
-  close(fd);
-  unlink(probe.c_str());
-  if (n == static_cast<ssize_t>(block.size())) return 0;
-  return error == ENOSPC || error == EDQUOT || error == EFBIG ? error : 0;
+  int error = n < 0 ? errno : n < static_cast<ssize_t>(block.size()) ? ENOSPC : 0;
+  if (!error && fsync(fd) != 0) error = errno;
+  if (close(fd) != 0 && !error) error = errno;
+  return noRoom(error);
 }
 
 std::string noRoomText(const std::string& folder, int error) {
@@ -189,7 +198,7 @@ TempDir::TempDir(const std::string& prefix) {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
   if (!mkdtemp(pattern.data()))
-    throw std::runtime_error("cannot create a directory " + pattern + ": " + std::strerror(errno));
+    throw SystemError("cannot create a directory " + pattern + ": " + std::strerror(errno));
   m_path = pattern;
 }
 

@@ -60,7 +60,8 @@ void buildThenTime(const std::vector<Config>& configs, int compileThreads,
                    const Measurer::TrialCallback& done) {
   CpuCompilerOptions build;
   build.timeoutSeconds = compileTimeoutSeconds;
-  if (const auto problem = cpuCompilerProblem(build)) throw std::runtime_error(*problem);
+  // The machine's, not the configurations' (no compiler, no room): the run stops, resumable.
+  if (const auto problem = cpuCompilerProblem(build)) throw SystemError(*problem);
   std::vector<CompileResult> built(configs.size());
   compileThenUse<CompileResult>(
       configs.size(), compileThreads,

@@ -217,5 +217,21 @@ TEST(CliNetDepthwiseConstraint, AResidualAndARunStoredBeforeLinksHadKindsReadAsR
       << unknown.err;
 }
 
+// net compare says what a depthwise link pins as net tune does: the channel blocks (it said
+// "dw's output layout pinned to expand's").
+TEST(CliNetDepthwiseConstraint, CompareSaysADepthwiseTaskIsPinnedToItsProducersChannelBlocks) {
+  const TempFolder f;
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
+  const auto r =
+      runProcess(OPEVO_CLI, {"net", "compare", network, "--trials", "10", "--algos", "opevo-m",
+                             "--schedulers", "topological", "--modes", "joint", "--out",
+                             (f.path / "out").string(), "--runs", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(": dw's channel blocks pinned to expand's (layout.out_c="),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("dw's output layout"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace opevo::test

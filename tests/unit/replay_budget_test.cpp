@@ -320,6 +320,45 @@ TEST(ReplayBudget, ARunCutByItsDeviceTimeIsTheSameWhateverOrderItsTrialsComeBack
   EXPECT_EQ(run(reversed), expected);
 }
 
+// A cluster's batch cut short (cancelled, or an agent's fault): the first trial never comes back.
+struct FirstNeverComesBack : Measurer {
+  ReplayMeasurer replay{gemm()};
+  std::vector<std::string> delivered;
+  bool first = true;
+  std::string label() const override { return "replay on a cluster"; }
+  bool isReplay() const override { return true; }
+  std::string speedUnit() const override { return replay.speedUnit(); }
+  std::vector<Measurement> measure(const std::vector<Config>& configs) override {
+    return collectEach(configs);
+  }
+  void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override {
+    const std::vector<Measurement> results = replay.measure(configs);
+    for (std::size_t i = first ? 1 : 0; i < results.size(); ++i) {
+      delivered.push_back(gemm()->space.format(configs[i]));
+      done(i, results[i]);
+    }
+    first = false;
+  }
+};
+
+// What a measurer handed back is committed, even past a trial that never came back: taken in the
+// batch's order, the results after the gap waited for it, and were dropped with the batch.
+TEST(ReplayBudget, AResultHandedBackPastOneThatNeverCameIsTaken) {
+  FirstNeverComesBack measurer;
+  Engine engine(gemm()->space, measurer);
+  RunPlan plan;
+  plan.algorithm = "random";
+  plan.seed = 3;
+  plan.batch = 8;
+  plan.budget.trials = 15;
+  engine.addRun(plan);
+  Trials trials;
+  engine.addObserver(trials);
+  engine.run();
+  EXPECT_EQ(trials.configs(), measurer.delivered);
+  EXPECT_EQ(trials.configs().size(), 15u);
+}
+
 // A measurer of this machine (here one answering the file's configurations, its results
 // carrying the file's costs of about 1.5 s each, at 20 ms a trial): its time budget is its tuning
 // time, not the compile and measurement times its trials carry, which would end it at once.

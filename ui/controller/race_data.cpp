@@ -125,7 +125,7 @@ std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vecto
   std::vector<TrialPoint> points;
   points.reserve(rows.size());
   double best = 0;
-  const bool device = measuredElsewhere(run);
+  const bool device = budgetClockOf(run) == BudgetClock::Device;
   double deviceMsSoFar = 0;
   for (const TrialRow& t : rows) {
     TrialPoint p;

@@ -108,9 +108,10 @@ class RaceData : public QObject {
 
 // A stored run's trials as the charts see them: the best so far, and as time the run's tuning
 // time (for runs stored before schema 2, which did not keep it, the wall-clock seconds from the
-// run's start to each trial's commit, pauses and any downtime included). A replay's (a run
-// measured elsewhere) also carry their device time so far by the file, compile_ms + measure_ms
-// of its trials, as the engine counts it.
+// run's start to each trial's commit, pauses and any downtime included). Those of a run whose
+// time budget counts device time (a replay: budgetClockOf) also carry its device time so far by
+// the file, compile_ms + measure_ms of its trials, as the engine counts it and as the live
+// points do (TrialPoint::deviceSeconds).
 std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
                                           int algorithm, int repeat);
 
