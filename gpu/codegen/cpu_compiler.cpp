@@ -126,7 +126,7 @@ CompileResult compileCpuKernel(const std::string& source, const std::string& dir
       // Any other reason (a folder removed, no permission) is the machine's as well.
       r.noRoom = true;
       if (error == ENOSPC || error == EDQUOT || error == EFBIG)
-        r.log = noRoomText(directory, error);
+        r.log += "; " + noRoomText(directory, error);  // as the write failed, then where to look
       return r;
     }
   }
