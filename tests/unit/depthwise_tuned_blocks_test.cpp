@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -221,26 +220,7 @@ TEST(DepthwiseTunedBlocks, AProgramWithNothingToChangeStillSaysItCopiesWholeBloc
 // producer; the depthwise tasks, tuned after, still take part. Side by side (gradient) nothing is
 // pinned and all four do.
 TEST(DepthwiseTunedBlocks, AnExpansionADepthwiseTaskWasPinnedToKeepsItsChoice) {
-  TempDir dir("opevo-dw-twins");
-  const std::string file = dir.path() + "/net_dw_twins.json";
-  std::ofstream(file) << R"({
-  "name": "net_dw_twins", "params": {"batch": 1},
-  "inputs": [{"name": "image", "shape": ["batch", 16, 20, 20]}],
-  "layers": [
-    {"name": "e1", "op": "conv2d", "input": "image", "out_channels": 48, "kernel": 1},
-    {"name": "e1_relu", "op": "relu", "input": "e1"},
-    {"name": "dw1", "op": "conv2d", "input": "e1_relu", "out_channels": 48, "kernel": 3,
-     "padding": 1, "groups": 48},
-    {"name": "dw1_relu", "op": "relu", "input": "dw1"},
-    {"name": "p1", "op": "conv2d", "input": "dw1_relu", "out_channels": 16, "kernel": 1},
-    {"name": "e2", "op": "conv2d", "input": "p1", "out_channels": 48, "kernel": 1},
-    {"name": "e2_relu6", "op": "relu6", "input": "e2"},
-    {"name": "dw2", "op": "conv2d", "input": "e2_relu6", "out_channels": 48, "kernel": 3,
-     "padding": 1, "groups": 48},
-    {"name": "dw2_relu6", "op": "relu6", "input": "dw2"}
-  ],
-  "output": "dw2_relu6"
-})";
+  const std::string file = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_dw_twins.json";
   NetworkTuningPlan p;
   p.algorithm = "opevo-m";
   p.seed = 5;

@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -124,25 +123,7 @@ TEST(StoredNetworkDepthwiseResume, ADepthwiseTaskTunedBeforeThePinGoesOnAsItWasT
 // went to task 1, the scheduler now picks 0").
 TEST(StoredNetworkDepthwiseResume, ARunWhoseClosingRoundWasPlannedBeforeThePinResumes) {
   test::TempDir dir;
-  const std::string file = dir.file("net_dw_twins.json");
-  std::ofstream(file) << R"({
-  "name": "net_dw_twins", "params": {"batch": 1},
-  "inputs": [{"name": "image", "shape": ["batch", 16, 20, 20]}],
-  "layers": [
-    {"name": "e1", "op": "conv2d", "input": "image", "out_channels": 48, "kernel": 1},
-    {"name": "e1_relu", "op": "relu", "input": "e1"},
-    {"name": "dw1", "op": "conv2d", "input": "e1_relu", "out_channels": 48, "kernel": 3,
-     "padding": 1, "groups": 48},
-    {"name": "dw1_relu", "op": "relu", "input": "dw1"},
-    {"name": "p1", "op": "conv2d", "input": "dw1_relu", "out_channels": 16, "kernel": 1},
-    {"name": "e2", "op": "conv2d", "input": "p1", "out_channels": 48, "kernel": 1},
-    {"name": "e2_relu6", "op": "relu6", "input": "e2"},
-    {"name": "dw2", "op": "conv2d", "input": "e2_relu6", "out_channels": 48, "kernel": 3,
-     "padding": 1, "groups": 48},
-    {"name": "dw2_relu6", "op": "relu6", "input": "dw2"}
-  ],
-  "output": "dw2_relu6"
-})";
+  const std::string file = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_dw_twins.json";
   const std::string db = dir.file("runs.db");
   const std::int64_t id = storeRunBeforeDepthwisePins(db, file, 30, 3);
   Store store(db);
