@@ -138,33 +138,35 @@ TEST(ReplayBudget, TheRunIsTheSameAtAnyPaceAndIsCutWhereItsDeviceTimeIsSpent) {
 // A resumed replay's device clock goes on from its stored trials (compile_ms + measure_ms of
 // each): interrupted after 20 trials and resumed, the run ends on the trial at which all its
 // trials together reach the budget, as the uninterrupted run would have.
+// A random run of `seconds` of device time on the GEMM file, stored in `db` and stopped as a
+// user stops it, after its 20th trial; its id.
+std::int64_t storeARunStoppedAfter20Trials(const std::string& db, double seconds) {
+  Store store(db);
+  MeasurementSetup setup = replayMeasurement(gemm());
+  Engine engine(*setup.space, *setup.measurer);
+  engine.addRun(timeBudget("random", seconds));
+  StoreRecorder recorder(store, engine, runContextOf(setup));
+  engine.addObserver(recorder);
+  recorder.createRuns();
+  struct StopAt : EngineObserver {
+    Engine& engine;
+    explicit StopAt(Engine& e) : engine(e) {}
+    void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
+      if (e.record.trial == 20) engine.stop();
+    }
+  } stop(engine);
+  engine.addObserver(stop);
+  engine.run();
+  EXPECT_EQ(engine.runs()[0].end, EndReason::Stopped);
+  return engine.runs()[0].storeId;
+}
+
 TEST(ReplayBudget, AResumedRunGoesOnFromItsStoredDeviceTime) {
   char pattern[] = "/tmp/opevo-replay-budget-XXXXXX";
   const fs::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string();
   constexpr double kBudget = 120;
-  std::int64_t id = 0;
-  {
-    Store store(db);
-    MeasurementSetup setup = replayMeasurement(gemm());
-    Engine engine(*setup.space, *setup.measurer);
-    engine.addRun(timeBudget("random", kBudget));
-    StoreRecorder recorder(store, engine, runContextOf(setup));
-    engine.addObserver(recorder);
-    recorder.createRuns();
-    // Stopped as a user stops it, after its 20th trial.
-    struct StopAt : EngineObserver {
-      Engine& engine;
-      explicit StopAt(Engine& e) : engine(e) {}
-      void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
-        if (e.record.trial == 20) engine.stop();
-      }
-    } stop(engine);
-    engine.addObserver(stop);
-    engine.run();
-    id = engine.runs()[0].storeId;
-    ASSERT_EQ(engine.runs()[0].end, EndReason::Stopped);
-  }
+  const std::int64_t id = storeARunStoppedAfter20Trials(db, kBudget);
   Store store(db);
   double storedMs = 0;
   for (const TrialRow& t : store.trials(id)) storedMs += t.compileMs + t.measureMs;
@@ -221,26 +223,7 @@ TEST(ReplayBudget, AReplayStoredBeforeBudgetsSaidTheirClockGoesOnCountingTuningT
   char pattern[] = "/tmp/opevo-replay-budget-XXXXXX";
   const fs::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string();
-  std::int64_t id = 0;
-  {
-    Store store(db);
-    MeasurementSetup setup = replayMeasurement(gemm());
-    Engine engine(*setup.space, *setup.measurer);
-    engine.addRun(timeBudget("random", 120));
-    StoreRecorder recorder(store, engine, runContextOf(setup));
-    engine.addObserver(recorder);
-    recorder.createRuns();
-    struct StopAt : EngineObserver {
-      Engine& engine;
-      explicit StopAt(Engine& e) : engine(e) {}
-      void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
-        if (e.record.trial == 20) engine.stop();
-      }
-    } stop(engine);
-    engine.addObserver(stop);
-    engine.run();
-    id = engine.runs()[0].storeId;
-  }
+  const std::int64_t id = storeARunStoppedAfter20Trials(db, 120);
   Store store(db);
   // A new run's budget says its clock.
   EXPECT_EQ(store.run(id)->budgetJson, "{\"clock\":\"device\",\"seconds\":120.0,\"trials\":3000}");
