@@ -232,11 +232,12 @@ TEST(HistoryModel, ListsRunsNewestFirstWithTheirRace) {
 }
 
 // A replay's time budget counts device time by the file: History says so as `opevo runs` does
-// ("finished (time)" read as this machine's time), and a run measured here keeps "time".
+// ("finished (time)" read as this machine's time), a run measured here keeps "time", and a replay
+// stored before budgets said their clock counted tuning time and says "time" too.
 TEST(HistoryModel, AReplayEndedByItsTimeBudgetSaysDeviceTime) {
   HistoryModel model;
-  std::vector<RunRecord> runs(2);
-  for (int i = 0; i < 2; ++i) {
+  std::vector<RunRecord> runs(3);
+  for (int i = 0; i < 3; ++i) {
     runs[i].id = i + 1;
     runs[i].algorithm = "opevo";
     runs[i].operatorJson = "{}";
@@ -245,10 +246,13 @@ TEST(HistoryModel, AReplayEndedByItsTimeBudgetSaysDeviceTime) {
     runs[i].endReason = EndReason::Time;
   }
   runs[0].backend = "replay";
+  runs[0].budgetJson = R"({"clock":"device","seconds":60.0})";
   runs[1].backend = "cpu";
-  model.setRuns(runs);
-  ASSERT_EQ(model.rowCount(), 2);
-  EXPECT_EQ(model.index(1, HistoryModel::StatusColumn).data().toString(), "finished (device time)");
+  runs[2].backend = "replay";
+  model.setRuns(runs);  // newest first: run 3, 2, 1
+  ASSERT_EQ(model.rowCount(), 3);
+  EXPECT_EQ(model.index(2, HistoryModel::StatusColumn).data().toString(), "finished (device time)");
+  EXPECT_EQ(model.index(1, HistoryModel::StatusColumn).data().toString(), "finished (time)");
   EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data().toString(), "finished (time)");
 }
 
