@@ -201,6 +201,8 @@ void runTune(const NetTuneOptions& o) {
   // As the Networks page says before Start: a task the budget never reaches runs untuned.
   if (const std::string note = net::budgetNote(g.tasks.size(), plan); !o.json && !note.empty())
     std::fprintf(stderr, "note: %s\n", note.c_str());
+  if (const std::string note = net::storedPlanNote(g, plan); o.resume && !o.json && !note.empty())
+    std::fprintf(stderr, "note: %s\n", note.c_str());
   if (const std::string busy =
           backend == "cpu" && o.cluster.address.empty() && !o.json ? busyMachineNote() : "";
       !busy.empty())
@@ -391,7 +393,8 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
                       {"tensor", c->tensor},
                       {"link", net::linkKindName(c->link)},
                       {"output_layout", c->outputLayout},
-                      {"applied", c->applied}};
+                      {"outcome", net::constraintOutcomeName(c->outcome)},
+                      {"applied", c->outcome == net::ConstraintOutcome::Applied}};
       tasks.push_back(
           {{"name", t.name},
            {"weight", t.weight},  // Task::weightCount()
@@ -412,6 +415,8 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
                                 {"status", runStatusName(run.status)},
                                 {"backend", r.backend},
                                 {"plan", nlohmann::json::parse(r.planJson)},
+                                {"plan_note", run.planNote.empty() ? nlohmann::json(nullptr)
+                                                                   : nlohmann::json(run.planNote)},
                                 {"trials", run.trials},
                                 {"started", r.started},
                                 {"ended", r.ended},
@@ -434,6 +439,7 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
   std::printf("%s of %s in units of %zu; started %s%s%s\n",
               counted(run.trials, "trial", "trials").c_str(), std::to_string(p.trials).c_str(),
               p.unit, r.started.c_str(), r.ended.empty() ? "" : ", ended ", r.ended.c_str());
+  if (!run.planNote.empty()) std::printf("note: %s\n", run.planNote.c_str());
   // A run another process tunes refuses a second tuner: no resume to suggest while it does.
   if (run.status == RunStatus::Running)
     std::printf("being tuned by another process (the figures are as far as it got)\n");

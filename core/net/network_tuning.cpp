@@ -112,6 +112,19 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   }
 }
 
+std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan) {
+  if (plan.depthwisePins || plan.scheduler != SchedulerKind::Topological ||
+      plan.mode != layout::TuningMode::Joint)
+    return {};
+  const std::size_t links = depthwiseLinks(graph).size();
+  if (links == 0) return {};
+  return "stored before depthwise tasks were tuned on their producers' channel blocks, this run "
+         "goes on as it was tuned: its " +
+         (links == 1 ? std::string("depthwise task") : std::to_string(links) + " depthwise tasks") +
+         " on blocks of " + (links == 1 ? "its own" : "their own") +
+         ", given the producer's after tuning (a new run pins them)";
+}
+
 bool NetworkTuning::propagatesAcrossTasks() const {
   return m_plan.scheduler == SchedulerKind::Topological && m_plan.mode == layout::TuningMode::Joint;
 }

@@ -62,7 +62,8 @@ void readConclusion(const nlohmann::json& j, const TaskGraph& graph, const std::
     t.referenceError = textAt(tasks[i], "reference_error");
     if (const auto c = tasks[i].find("layout_constraint"); c != tasks[i].end() && c->is_object()) {
       StoredNetworkTask::LayoutConstraint lc;
-      lc.applied = c->value("applied", false);
+      lc.outcome = c->value("applied", false) ? ConstraintOutcome::Applied
+                                              : ConstraintOutcome::NoValidConfiguration;
       lc.by = textAt(*c, "by");
       lc.tensor = textAt(*c, "tensor");
       lc.outputLayout = textAt(*c, "output_layout");
@@ -165,7 +166,9 @@ std::string layoutConstraintText(const StoredNetworkTask& task) {
                               ? "which reads its output " + c.tensor + " as its depthwise input"
                               : "whose output " + c.tensor + " it reads as its depthwise input";
   return task.name + ": " + what + " " +
-         (c.applied ? "pinned to " : "left free (no valid configuration) instead of pinned to ") +
+         (c.outcome == ConstraintOutcome::Applied
+              ? "pinned to "
+              : "left free (no valid configuration) instead of pinned to ") +
          c.by + "'s, " + how + " (" + c.outputLayout + ")";
 }
 
@@ -183,6 +186,7 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
   if (run.record.taskRuns.size() != graph.tasks.size())
     throw InputError(where + " stores " + std::to_string(run.record.taskRuns.size()) +
                      " task runs for " + std::to_string(graph.tasks.size()) + " tasks");
+  run.planNote = storedPlanNote(graph, run.plan);
   for (const Task& task : graph.tasks) {
     StoredNetworkTask t;
     t.name = task.name;

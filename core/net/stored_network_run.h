@@ -40,7 +40,8 @@ struct StoredNetworkTask {
   // convolution's input ties the channel blocks alone (layout.out_c), the depthwise task's to its
   // producer's or, where the producer was tuned after it, the producer's to the depthwise task's.
   struct LayoutConstraint {
-    bool applied = false;
+    // Stored as "applied" (true or false) by every version: the outcome is read from it.
+    ConstraintOutcome outcome = ConstraintOutcome::NoValidConfiguration;
     std::string by, tensor, outputLayout;  // outputLayout: the parameters pinned
     // Runs stored before the field had residual links alone.
     LinkKind link = LinkKind::Residual;
@@ -88,7 +89,8 @@ struct StoredNetworkRun {
   RunStatus status =
       RunStatus::Running;  // as LiveStatus reads it (a dead "running" is interrupted)
   NetworkTuningPlan plan;
-  int trials = 0;  // measured so far
+  std::string planNote;  // how its plan differs from a new run's (storedPlanNote); empty: none
+  int trials = 0;        // measured so far
   std::vector<StoredNetworkTask> tasks;
   std::vector<StoredNetworkUnit> units;
   bool concluded = false;  // its end ran (tasks' bests and configurations as it chose them)

@@ -10,7 +10,9 @@
 #include <memory>
 
 #include "gui_test_support.h"
+#include "net/stored_network_run.h"
 #include "net/task_templates.h"
+#include "support/old_network_run.h"
 #include "ui/controller/network_controller.h"
 #include "ui/controller/network_types.h"
 #include "ui/pages/networks_page.h"
@@ -107,6 +109,41 @@ TEST(NetworkContenderTemplates, ThePageSaysWhatTheContenderOnShowTunes) {
   page.contenderBox()->setCurrentIndex(1);
   EXPECT_EQ(page.contenderTunesLabel()->text(), s->contenders[1].tunes);
   EXPECT_TRUE(page.contenderTunesLabel()->text().contains(QStringLiteral("winograd+matvec")));
+}
+
+// A joint topological run stored before depthwise tasks were pinned goes on as it was tuned
+// (StoredNetworkDepthwiseResume); Show and Resume put it on the page with nothing that said so.
+// Its contender's line says it, as `opevo net tune --resume` and `net runs ID` do.
+TEST(NetworkContenderTemplates, AnOldRunSaysItsDepthwiseTasksGoOnUnpinned) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const std::string db = dir.filePath(QStringLiteral("opevo.db")).toStdString();
+  const std::string network = OPEVO_DATASETS_DIR "/../../tests/data/net_depthwise.json";
+  const std::int64_t id = opevo::test::storeRunBeforeDepthwisePins(db, network, 12, 2);
+  NetworksPage page;
+  page.setStorePath(QString::fromStdString(db));
+  page.resize(1024, 700);
+  page.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&page));
+  page.showStored(id);
+  ASSERT_TRUE(waitUntil([&] { return page.snapshot() && !page.loadingStored(); }));
+  const QString tunes = page.contenderTunesLabel()->text();
+  EXPECT_TRUE(page.contenderTunesLabel()->isVisible());
+  EXPECT_TRUE(tunes.endsWith(QStringLiteral(
+      ". Stored before depthwise tasks were tuned on their producers' channel blocks, this run "
+      "goes on as it was tuned: its 2 depthwise tasks on blocks of their own, given the "
+      "producer's after tuning (a new run pins them).")))
+      << tunes.toStdString();
+  // A run stored since says nothing of it.
+  const std::int64_t since =
+      opevo::test::tuneNetworkAndInterrupt(db, network, TuningMode::Joint, 12, 2);
+  page.showStored(since);
+  ASSERT_TRUE(waitUntil([&] {
+    return page.snapshot() && !page.loadingStored() &&
+           page.snapshot()->contenders.front().networkId == since;
+  }));
+  EXPECT_FALSE(page.contenderTunesLabel()->text().contains(QStringLiteral("Stored before")));
+  EXPECT_TRUE(page.contenderTunesLabel()->text().startsWith(QStringLiteral("Tunes ")));
 }
 
 }  // namespace

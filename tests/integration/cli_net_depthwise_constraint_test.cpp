@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "old_network_run.h"
 #include "run_process.h"
 #include "store/store.h"
 
@@ -109,6 +110,7 @@ TEST(CliNetDepthwiseConstraint, TuneAndRunsSayADepthwiseTaskIsPinnedToItsProduce
   EXPECT_EQ(lc["by"], "expand");
   EXPECT_EQ(lc["tensor"], "expand_relu");
   EXPECT_TRUE(lc["applied"].get<bool>());
+  EXPECT_EQ(lc["outcome"], "applied");  // as net tune --json gives it
   EXPECT_EQ(tasks["dw"]["config"].get<std::string>().rfind(
                 lc["output_layout"].get<std::string>() + ";", 0),
             0u)
@@ -215,6 +217,55 @@ TEST(CliNetDepthwiseConstraint, AResidualAndARunStoredBeforeLinksHadKindsReadAsR
   EXPECT_NE(unknown.status, 0) << unknown.out;
   EXPECT_NE(unknown.err.find("network run 1's task short links by 'diagonal'"), std::string::npos)
       << unknown.err;
+}
+
+// net tune --json and net runs ID --json give one layout_constraint object: net runs lacked
+// "outcome". A new run's plan differs from nothing: no plan_note, no note.
+TEST(CliNetDepthwiseConstraint, TuneAndRunsGiveOneConstraintObject) {
+  const TempFolder f;
+  const std::string db = (f.path / "runs.db").string();
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
+  const auto tuned = tune(network, "10", db, true);
+  ASSERT_EQ(tuned.status, 0) << tuned.err;
+  std::map<std::string, nlohmann::json> fromTune;
+  const nlohmann::json printed = nlohmann::json::parse(tuned.out);  // kept: the loop reads into it
+  for (const nlohmann::json& t : printed["tasks"])
+    fromTune[t["name"].get<std::string>()] = t["layout_constraint"];
+  const std::map<std::string, nlohmann::json> stored = storedTasks(db, 1);
+  ASSERT_EQ(stored.size(), fromTune.size());
+  for (const auto& [name, task] : stored)
+    EXPECT_EQ(task["layout_constraint"], fromTune[name]) << name;
+  EXPECT_TRUE(fromTune["dw"].is_object());
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--json", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_TRUE(nlohmann::json::parse(shown.out)["plan_note"].is_null());
+  const auto text = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  EXPECT_TRUE(linesStarting(text.out, "note: ").empty()) << text.out;
+}
+
+// A joint topological run stored before depthwise tasks were pinned resumes as it was tuned
+// (StoredNetworkDepthwiseResume): its resume and net runs ID say so, where nothing did.
+TEST(CliNetDepthwiseConstraint, AnOldRunsResumeSaysItsDepthwiseTasksGoOnUnpinned) {
+  const TempFolder f;
+  const std::string db = (f.path / "runs.db").string();
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
+  ASSERT_EQ(storeRunBeforeDepthwisePins(db, network, 12, 2), 1);
+  const std::string note =
+      "note: stored before depthwise tasks were tuned on their producers' channel blocks, this "
+      "run goes on as it was tuned: its 2 depthwise tasks on blocks of their own, given the "
+      "producer's after tuning (a new run pins them)";
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_EQ(linesStarting(shown.out, "note: "), std::vector<std::string>{note}) << shown.out;
+  const auto resumed =
+      runProcess(OPEVO_CLI, {"net", "tune", "--resume", "1", "--min-time-ms", "1", "--runs", "1",
+                             "--warmup", "0", "--no-reference", "--db", db});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find(note + "\n"), std::string::npos) << resumed.err;
+  const auto json = runProcess(OPEVO_CLI, {"net", "runs", "1", "--json", "--db", db});
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_EQ("note: " + nlohmann::json::parse(json.out)["plan_note"].get<std::string>(), note);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["status"], "finished");
 }
 
 // net compare says what a depthwise link pins as net tune does: the channel blocks (it said

@@ -3,13 +3,9 @@
 // reads as no pin, so its depthwise tasks keep the space they were tuned over and its closing
 // round the reserve it was planned with. A run stored since keeps the pin across a resume.
 //
-// Such an old run is made for real on this CPU: before 389256a joint mode pinned residuals
-// alone, so on networks whose residuals no task writes it tuned exactly as joint-np tunes today;
-// the run is tuned so, interrupted, and its stored plan made what that version wrote: joint mode,
-// no "depthwise_pin" key.
+// Such an old run is made for real on this CPU (old_network_run.h).
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,56 +15,17 @@
 #include "net/network_plan.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
+#include "net/stored_network_run.h"
+#include "old_network_run.h"
 #include "store/store.h"
 #include "temp_dir.h"
 
 namespace opevo::net {
 namespace {
 
-BackendOptions quickTiming() {
-  BackendOptions options;
-  options.cpu.timing.minTotalMs = 1;
-  return options;
-}
-
-void exec(const std::string& db, const std::string& sql) {
-  sqlite3* handle = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(handle);
-  sqlite3_close(handle);
-}
-
-// Tunes `network` topologically in `mode` for `units` units of its `trials` (2 a unit) and
-// interrupts it; its id.
-std::int64_t tuneAndInterrupt(const std::string& db, const std::string& network,
-                              layout::TuningMode mode, int trials, int units) {
-  Store store(db);
-  NetworkSource src;
-  src.source = network;
-  src.text = networkText(network);
-  src.plan.trials = trials;
-  src.plan.unit = 2;
-  src.plan.seed = 3;
-  src.plan.scheduler = SchedulerKind::Topological;
-  src.plan.mode = mode;
-  NetworkSession s(store, std::move(src), quickTiming());
-  for (int u = 0; u < units; ++u) EXPECT_TRUE(s.step());
-  s.markInterrupted();
-  return s.id();
-}
-
-// As a joint run stored before the depthwise pin (see the top of the file).
-std::int64_t storeRunBeforeDepthwisePins(const std::string& db, const std::string& network,
-                                         int trials, int units) {
-  const std::int64_t id =
-      tuneAndInterrupt(db, network, layout::TuningMode::JointNoPropagation, trials, units);
-  exec(db,
-       "UPDATE networks SET plan_json = json_remove(json_set(plan_json, '$.mode', 'joint'), "
-       "'$.depthwise_pin') WHERE id = " +
-           std::to_string(id));
-  return id;
-}
+using test::quickNetworkTiming;
+using test::storeRunBeforeDepthwisePins;
+using test::tuneNetworkAndInterrupt;
 
 std::size_t taskNamed(const NetworkSession& s, const std::string& name) {
   std::size_t i = 0;
@@ -102,7 +59,12 @@ TEST(StoredNetworkDepthwiseResume, ADepthwiseTaskTunedBeforeThePinGoesOnAsItWasT
   const std::string db = dir.file("runs.db");
   const std::int64_t id = storeRunBeforeDepthwisePins(db, kDepthwise, 20, 3);
   Store store(db);
-  NetworkSession s(store, id, quickTiming());
+  // Said where the run is read back (net tune --resume, net runs ID, the Networks page).
+  EXPECT_EQ(readStoredNetworkRun(store, id).planNote,
+            "stored before depthwise tasks were tuned on their producers' channel blocks, this "
+            "run goes on as it was tuned: its 2 depthwise tasks on blocks of their own, given the "
+            "producer's after tuning (a new run pins them)");
+  NetworkSession s(store, id, quickNetworkTiming());
   EXPECT_FALSE(s.source().plan.depthwisePins);
   const std::size_t dw = taskNamed(s, "dw");
   while (s.step()) {
@@ -127,7 +89,7 @@ TEST(StoredNetworkDepthwiseResume, ARunWhoseClosingRoundWasPlannedBeforeThePinRe
   const std::string db = dir.file("runs.db");
   const std::int64_t id = storeRunBeforeDepthwisePins(db, file, 30, 3);
   Store store(db);
-  NetworkSession s(store, id, quickTiming());
+  NetworkSession s(store, id, quickNetworkTiming());
   EXPECT_EQ(s.resumedAt(), 6);
   EXPECT_EQ(s.tuning().closingReserve(), 8);  // as it was planned
   while (s.step()) {
@@ -144,9 +106,10 @@ TEST(StoredNetworkDepthwiseResume, ARunWhoseClosingRoundWasPlannedBeforeThePinRe
 TEST(StoredNetworkDepthwiseResume, ARunStoredWithThePinKeepsItOnResume) {
   test::TempDir dir;
   const std::string db = dir.file("runs.db");
-  const std::int64_t id = tuneAndInterrupt(db, kDepthwise, layout::TuningMode::Joint, 20, 3);
+  const std::int64_t id = tuneNetworkAndInterrupt(db, kDepthwise, layout::TuningMode::Joint, 20, 3);
   Store store(db);
-  NetworkSession s(store, id, quickTiming());
+  EXPECT_EQ(readStoredNetworkRun(store, id).planNote, "");
+  NetworkSession s(store, id, quickNetworkTiming());
   EXPECT_TRUE(s.source().plan.depthwisePins);
   const std::size_t dw = taskNamed(s, "dw");
   while (s.step()) {

@@ -27,7 +27,7 @@ std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> NetworkSpec::tuni
   return out;
 }
 
-QString contenderTunes(const net::NetworkTuningPlan& p) {
+QString contenderTunes(const net::NetworkTuningPlan& p, const std::string& planNote) {
   const auto tr = [](const char* text) {
     return QCoreApplication::translate("NetworksPage", text);
   };
@@ -52,9 +52,13 @@ QString contenderTunes(const net::NetworkTuningPlan& p) {
   }
   const QString last = parts.takeLast();
   const QString what = parts.isEmpty() ? last : tr("%1 and %2").arg(parts.join(", "), last);
-  return tr("Tunes %1, as net tune --mode %2 --template %3")
-      .arg(what, QString::fromUtf8(layout::tuningModeName(p.mode).data()),
-           QString::fromStdString(p.templates.name()));
+  QString text = tr("Tunes %1, as net tune --mode %2 --template %3")
+                     .arg(what, QString::fromUtf8(layout::tuningModeName(p.mode).data()),
+                          QString::fromStdString(p.templates.name()));
+  if (planNote.empty()) return text;
+  QString note = QString::fromStdString(planNote);
+  note[0] = note[0].toUpper();  // a sentence of its own here; `net tune` prints it after "note: "
+  return text + QStringLiteral(". ") + note + QLatin1Char('.');
 }
 
 QString tuningModeWords(layout::TuningMode mode) {
@@ -79,7 +83,7 @@ NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
   s.params = net::paramsFromJson(r.paramsJson, "network run " + std::to_string(r.id) + "'s ");
   ContenderState c;
   c.label = contenderLabel(run.plan);
-  c.tunes = contenderTunes(run.plan);
+  c.tunes = contenderTunes(run.plan, run.planNote);
   c.networkId = r.id;
   for (const net::StoredNetworkUnit& u : run.units) {
     c.curveTrials.push_back(u.trials);

@@ -108,8 +108,9 @@ QString contenderLabel(const net::NetworkTuningPlan& plan);
 // "Tunes the stride-1 convolutions on Winograd's template, the dense layers on the matrix-vector
 // one and the other tasks' loops over plain layouts, as net tune --mode loop --template
 // winograd+matvec". A label's "+ winograd+matvec" alone left the page's Winograd contender and
-// `net tune --template winograd` (dense layers direct) looking like one thing.
-QString contenderTunes(const net::NetworkTuningPlan& plan);
+// `net tune --template winograd` (dense layers direct) looking like one thing. A stored run's
+// planNote (net::storedPlanNote) follows as a sentence.
+QString contenderTunes(const net::NetworkTuningPlan& plan, const std::string& planNote = {});
 
 // A mode as the form's Tune boxes name it ("loops", "layouts+loops", "no propagation"), for the
 // stored runs' list, where "joint" would need the docs.
