@@ -190,7 +190,9 @@ void KernelsPage::setStorePath(const QString& path) {
 
 void KernelsPage::setError(const QString& text) {
   showMessage(m_error, text);
-  if (!text.isEmpty()) emit statusMessage(text);
+  // The window's status bar says it only where the page is not on show: there, the red line and
+  // the status bar said one failure twice.
+  if (!text.isEmpty() && !isVisible()) emit statusMessage(text);
 }
 
 void KernelsPage::reload() {
