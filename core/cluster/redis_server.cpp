@@ -119,19 +119,32 @@ void RedisServer::lockDir() {
   if (m_lockFd < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
   // flock, not fcntl: its lock belongs to the open file, which redis-server inherits, so the dir
   // stays held while the server runs even if this process is killed.
-  if (flock(m_lockFd, LOCK_EX | LOCK_NB) == 0) {
-    recordPids();
-    return;
+  // Its holder writes its pids into the file just after taking the lock: one that names no live
+  // process (empty, or a serve's of before) may be read in between. Read it again for a moment
+  // to name the holder, and take the lock if it is let go meanwhile.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  int error = 0;
+  long owner = 0, redis = 0;
+  while (true) {
+    if (flock(m_lockFd, LOCK_EX | LOCK_NB) == 0) {
+      recordPids();
+      return;
+    }
+    error = errno;
+    if (error != EWOULDBLOCK) break;
+    std::string text;
+    char buffer[256];
+    const ssize_t n = pread(m_lockFd, buffer, sizeof buffer - 1, 0);
+    if (n > 0) text.assign(buffer, static_cast<std::size_t>(n));
+    owner = pidOf(text, "opevo");
+    redis = pidOf(text, "redis-server");
+    if (processAlive(owner) || processAlive(redis) || std::chrono::steady_clock::now() > deadline)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  const int error = errno;
-  std::string text;
-  char buffer[256];
-  const ssize_t n = pread(m_lockFd, buffer, sizeof buffer - 1, 0);
-  if (n > 0) text.assign(buffer, static_cast<std::size_t>(n));
   ::close(m_lockFd);
   m_lockFd = -1;
   if (error != EWOULDBLOCK) throw InputError("cannot lock " + path + ": " + std::strerror(error));
-  const long owner = pidOf(text, "opevo"), redis = pidOf(text, "redis-server");
   const std::string redisText =
       redis > 0 && processAlive(redis) ? "redis-server pid " + std::to_string(redis) : "";
   if (owner > 0 && processAlive(owner))

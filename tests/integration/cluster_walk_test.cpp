@@ -282,6 +282,38 @@ TEST(ClusterServe, OneServerPerDirAndNoneLeftBehind) {
   EXPECT_EQ(c.wait("unix", 30), 0);
 }
 
+// A second serve that looks while the first has locked the dir but not yet written its pids into
+// the lock file (which still names an earlier serve, gone) names the first as soon as it has, not
+// "another process". The test is that first serve: it locks the dir as serve does and writes its
+// pid half a second later.
+TEST(ClusterServe, ASecondServeNamesAFirstThatHasNotWrittenItsPidsYet) {
+  ClusterFixture c("pids-late");
+  const fs::path dir = c.dir() / "served";
+  fs::create_directories(dir);
+  const pid_t gone = startChild({"true"});
+  waitChild(gone);
+  const int fd = open((dir / "serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  const std::string before = "opevo " + std::to_string(gone) + "\n";
+  ASSERT_EQ(pwrite(fd, before.data(), before.size(), 0), static_cast<ssize_t>(before.size()));
+  ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0) << std::strerror(errno);
+  std::thread first([fd] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const std::string text = "opevo " + std::to_string(getpid()) + "\n";
+    if (ftruncate(fd, 0) == 0) {
+      [[maybe_unused]] const ssize_t n = pwrite(fd, text.data(), text.size(), 0);
+    }
+  });
+  const ProcessResult r =
+      runRefusedServe({"--port", std::to_string(freePort()), "--dir", dir.string()});
+  first.join();
+  close(fd);
+  EXPECT_EQ(r.status, 2) << r.err << r.out;
+  EXPECT_NE(r.err.find("is in use by another cluster (opevo pid " + std::to_string(getpid())),
+            std::string::npos)
+      << r.err;
+}
+
 // Finding 5: something that is not Redis at the address, and a host that cannot be resolved, are
 // said in those words, and an agent gives up on them at once (exit 2); a server that never answers
 // is said to give no answer within the time waited.
