@@ -201,7 +201,8 @@ void runTune(const NetTuneOptions& o) {
   // As the Networks page says before Start: a task the budget never reaches runs untuned.
   if (const std::string note = net::budgetNote(g.tasks.size(), plan); !o.json && !note.empty())
     std::fprintf(stderr, "note: %s\n", note.c_str());
-  if (const std::string note = net::storedPlanNote(g, plan); o.resume && !o.json && !note.empty())
+  if (const std::string note = net::storedPlanNote(g, plan, false);
+      o.resume && !o.json && !note.empty())
     std::fprintf(stderr, "note: %s\n", note.c_str());
   if (const std::string busy =
           backend == "cpu" && o.cluster.address.empty() && !o.json ? busyMachineNote() : "";
@@ -290,6 +291,9 @@ void runTune(const NetTuneOptions& o) {
   if (o.json) {
     if (!j.contains("template")) j["template"] = plan.templates.name();  // as net run and net runs
     j["closing_round"] = closingRoundJson(session->tuning(), g);
+    // As net runs ID --json gives it: null for a run stored since depthwise tasks were tied.
+    const std::string note = net::storedPlanNote(g, plan, true);
+    j["plan_note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
     std::cout << j.dump(2) << "\n";
   } else {
     // As the store keeps it: `net runs ID` prints the same of it later.

@@ -112,17 +112,26 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   }
 }
 
-std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan) {
+std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan, bool ended) {
   if (plan.depthwisePins || plan.scheduler != SchedulerKind::Topological ||
       plan.mode != layout::TuningMode::Joint)
     return {};
   const std::size_t links = depthwiseLinks(graph).size();
   if (links == 0) return {};
-  return "stored before depthwise tasks were tuned on their producers' channel blocks, this run "
-         "goes on as it was tuned: its " +
-         (links == 1 ? std::string("depthwise task") : std::to_string(links) + " depthwise tasks") +
-         " on blocks of " + (links == 1 ? "its own" : "their own") +
-         ", given the producer's after tuning (a new run pins them)";
+  const bool one = links == 1;
+  const std::string tasks = one ? "depthwise task" : std::to_string(links) + " depthwise tasks";
+  const std::string own = one ? "its own" : "their own";
+  const std::string producers = one ? "its producer's" : "their producers'";
+  const std::string tie = std::string("(a new run ties ") + (one ? "it" : "each") +
+                          " to its producer's blocks as it is tuned)";
+  const std::string head =
+      "stored before depthwise tasks were tied to their producers' channel blocks, this run ";
+  if (ended)
+    return head + "tuned its " + tasks + " on blocks of " + own + " and ran " +
+           (one ? "it" : "them") + " on " + producers + " where those fit, blocks " +
+           (one ? "it was" : "they were") + " not timed with " + tie;
+  return head + "goes on as it was tuned: its " + tasks + " on blocks of " + own + ", given " +
+         producers + " after tuning where those fit " + tie;
 }
 
 bool NetworkTuning::propagatesAcrossTasks() const {

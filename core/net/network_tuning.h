@@ -244,11 +244,13 @@ class NetworkTuning {
                                        const MeasuredTrials& measured) const;
 };
 
-// What a stored plan tunes otherwise than a new run of it would, in a sentence for its resume
-// ("net tune --resume", `net runs ID`, the Networks page): a joint topological run stored before
-// depthwise tasks were pinned (NetworkTuningPlan::depthwisePins) goes on tuning them on channel
-// blocks of their own. Empty where nothing differs.
-std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan);
+// What a stored plan tunes otherwise than a new run of it would, in a sentence ("net tune
+// --resume", `net runs ID`, the Networks page): a joint topological run stored before depthwise
+// tasks were pinned (NetworkTuningPlan::depthwisePins) tunes them on channel blocks of their own,
+// and the program gives them their producers' where those fit (gpu/net/network_program.cpp),
+// blocks they were not timed with. `ended`: said of a run whose tuning is over. Empty where
+// nothing differs.
+std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan, bool ended);
 
 // What the scheduler knows of each task: its weight, its FLOPs, its group (the operator kind).
 std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph);

@@ -37,6 +37,15 @@ LinkKind linkAt(const nlohmann::json& c, const std::string& where) {
                    "', which this version does not know (residual, depthwise-input)");
 }
 
+// A stored layout_constraint's outcome: its token, or where a run stored before the token was
+// kept, its "applied".
+ConstraintOutcome outcomeAt(const nlohmann::json& c) {
+  for (ConstraintOutcome o : {ConstraintOutcome::Applied, ConstraintOutcome::NoValidConfiguration})
+    if (textAt(c, "outcome") == constraintOutcomeName(o)) return o;
+  return c.value("applied", false) ? ConstraintOutcome::Applied
+                                   : ConstraintOutcome::NoValidConfiguration;
+}
+
 // Whether task `task`'s depthwise-input constraint is the producer's: the task it is tied to
 // (`by`) reads its output as its depthwise input.
 bool byReads(const TaskGraph& graph, std::size_t task, const std::string& by) {
@@ -62,8 +71,7 @@ void readConclusion(const nlohmann::json& j, const TaskGraph& graph, const std::
     t.referenceError = textAt(tasks[i], "reference_error");
     if (const auto c = tasks[i].find("layout_constraint"); c != tasks[i].end() && c->is_object()) {
       StoredNetworkTask::LayoutConstraint lc;
-      lc.outcome = c->value("applied", false) ? ConstraintOutcome::Applied
-                                              : ConstraintOutcome::NoValidConfiguration;
+      lc.outcome = outcomeAt(*c);
       lc.by = textAt(*c, "by");
       lc.tensor = textAt(*c, "tensor");
       lc.outputLayout = textAt(*c, "output_layout");
@@ -186,7 +194,6 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
   if (run.record.taskRuns.size() != graph.tasks.size())
     throw InputError(where + " stores " + std::to_string(run.record.taskRuns.size()) +
                      " task runs for " + std::to_string(graph.tasks.size()) + " tasks");
-  run.planNote = storedPlanNote(graph, run.plan);
   for (const Task& task : graph.tasks) {
     StoredNetworkTask t;
     t.name = task.name;
@@ -210,6 +217,7 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
   } else {
     replayUnits(store, run);
   }
+  run.planNote = storedPlanNote(graph, run.plan, run.concluded);
   return run;
 }
 

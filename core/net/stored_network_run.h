@@ -40,7 +40,6 @@ struct StoredNetworkTask {
   // convolution's input ties the channel blocks alone (layout.out_c), the depthwise task's to its
   // producer's or, where the producer was tuned after it, the producer's to the depthwise task's.
   struct LayoutConstraint {
-    // Stored as "applied" (true or false) by every version: the outcome is read from it.
     ConstraintOutcome outcome = ConstraintOutcome::NoValidConfiguration;
     std::string by, tensor, outputLayout;  // outputLayout: the parameters pinned
     // Runs stored before the field had residual links alone.

@@ -130,9 +130,10 @@ TEST(NetworkContenderTemplates, AnOldRunSaysItsDepthwiseTasksGoOnUnpinned) {
   const QString tunes = page.contenderTunesLabel()->text();
   EXPECT_TRUE(page.contenderTunesLabel()->isVisible());
   EXPECT_TRUE(tunes.endsWith(QStringLiteral(
-      ". Stored before depthwise tasks were tuned on their producers' channel blocks, this run "
-      "goes on as it was tuned: its 2 depthwise tasks on blocks of their own, given the "
-      "producer's after tuning (a new run pins them).")))
+      ". Stored before depthwise tasks were tied to their producers' channel blocks, this run "
+      "goes on as it was tuned: its 2 depthwise tasks on blocks of their own, given their "
+      "producers' after tuning where those fit (a new run ties each to its producer's blocks as "
+      "it is tuned).")))
       << tunes.toStdString();
   // A run stored since says nothing of it.
   const std::int64_t since =

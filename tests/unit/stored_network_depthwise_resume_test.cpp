@@ -16,6 +16,7 @@
 #include "net/network_session.h"
 #include "net/network_tuning.h"
 #include "net/stored_network_run.h"
+#include "net/tasks.h"
 #include "old_network_run.h"
 #include "store/store.h"
 #include "temp_dir.h"
@@ -34,6 +35,57 @@ std::size_t taskNamed(const NetworkSession& s, const std::string& name) {
 }
 
 const std::string kDepthwise = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
+
+// The note is said of an old joint topological plan alone, where the network has a depthwise
+// task a producer writes; one link or several, going on or over.
+TEST(StoredNetworkDepthwiseResume, TheNoteIsSaidOfAnOldPlanWithDepthwiseLinksAlone) {
+  const TaskGraph twoLinks = extractTasks(networkFromText(networkText(kDepthwise), kDepthwise));
+  const TaskGraph oneLink = extractTasks(networkFromText(R"({
+  "name": "one_dw", "params": {"batch": 1},
+  "inputs": [{"name": "image", "shape": ["batch", 8, 10, 10]}],
+  "layers": [
+    {"name": "e", "op": "conv2d", "input": "image", "out_channels": 32, "kernel": 1},
+    {"name": "dw", "op": "conv2d", "input": "e", "out_channels": 32, "kernel": 3, "padding": 1,
+     "groups": 32}
+  ],
+  "output": "dw"
+})",
+                                                         "one_dw"));
+  const TaskGraph noLink = extractTasks(networkFromText(R"({
+  "name": "no_dw", "params": {"batch": 1},
+  "inputs": [{"name": "image", "shape": ["batch", 8, 10, 10]}],
+  "layers": [{"name": "e", "op": "conv2d", "input": "image", "out_channels": 32, "kernel": 1}],
+  "output": "e"
+})",
+                                                        "no_dw"));
+  NetworkTuningPlan old;
+  old.mode = layout::TuningMode::Joint;
+  old.scheduler = SchedulerKind::Topological;
+  old.depthwisePins = false;
+  const std::string head =
+      "stored before depthwise tasks were tied to their producers' channel blocks, this run ";
+  EXPECT_EQ(storedPlanNote(oneLink, old, false),
+            head +
+                "goes on as it was tuned: its depthwise task on blocks of its own, given its "
+                "producer's after tuning where those fit (a new run ties it to its producer's "
+                "blocks as it is tuned)");
+  EXPECT_EQ(storedPlanNote(oneLink, old, true),
+            head +
+                "tuned its depthwise task on blocks of its own and ran it on its producer's where "
+                "those fit, blocks it was not timed with (a new run ties it to its producer's "
+                "blocks as it is tuned)");
+  EXPECT_NE(storedPlanNote(twoLinks, old, false).find("its 2 depthwise tasks"), std::string::npos);
+  EXPECT_EQ(storedPlanNote(noLink, old, false), "");
+  NetworkTuningPlan p = old;
+  p.depthwisePins = true;
+  EXPECT_EQ(storedPlanNote(twoLinks, p, false), "");
+  p = old;
+  p.scheduler = SchedulerKind::Gradient;  // never pinned: a new run tunes as it did
+  EXPECT_EQ(storedPlanNote(twoLinks, p, false), "");
+  p = old;
+  p.mode = layout::TuningMode::JointNoPropagation;
+  EXPECT_EQ(storedPlanNote(twoLinks, p, false), "");
+}
 
 TEST(StoredNetworkDepthwiseResume, APlanStoredBeforeThePinReadsAsNoPinANewOneKeepsIt) {
   const NetworkTuningPlan old = planFromJson(
@@ -61,9 +113,10 @@ TEST(StoredNetworkDepthwiseResume, ADepthwiseTaskTunedBeforeThePinGoesOnAsItWasT
   Store store(db);
   // Said where the run is read back (net tune --resume, net runs ID, the Networks page).
   EXPECT_EQ(readStoredNetworkRun(store, id).planNote,
-            "stored before depthwise tasks were tuned on their producers' channel blocks, this "
-            "run goes on as it was tuned: its 2 depthwise tasks on blocks of their own, given the "
-            "producer's after tuning (a new run pins them)");
+            storedPlanNote(extractTasks(networkFromText(networkText(kDepthwise), kDepthwise)),
+                           planFromJson(store.network(id)->planJson, ""), false));
+  EXPECT_NE(readStoredNetworkRun(store, id).planNote.find("goes on as it was tuned"),
+            std::string::npos);
   NetworkSession s(store, id, quickNetworkTiming());
   EXPECT_FALSE(s.source().plan.depthwisePins);
   const std::size_t dw = taskNamed(s, "dw");

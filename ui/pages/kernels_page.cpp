@@ -192,7 +192,7 @@ void KernelsPage::setError(const QString& text) {
   showMessage(m_error, text);
   // The window's status bar says it only where the page is not on show: there, the red line and
   // the status bar said one failure twice.
-  if (!text.isEmpty() && !isVisible()) emit statusMessage(text);
+  if (!text.isEmpty() && !isVisibleTo(window())) emit statusMessage(text);
 }
 
 void KernelsPage::reload() {
@@ -346,7 +346,6 @@ void KernelsPage::showDetails() {
           m_dag->setNote(d.error);
         // Said where it is missing, so a search's own error on the banner stays.
         m_source->setPlainText(d.source.isEmpty() ? QStringLiteral("// ") + d.error : d.source);
-        if (!d.error.isEmpty()) emit statusMessage(d.error);
       });
 }
 
