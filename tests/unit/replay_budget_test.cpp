@@ -264,8 +264,9 @@ TEST(ReplayBudget, AReplayStoredBeforeBudgetsSaidTheirClockGoesOnCountingTuningT
   fs::remove_all(dir);
 }
 
-// A replay measured by a cluster: its agents hand each batch back as they finish, here last first.
-struct AnsweredOutOfOrder : Measurer {
+// A replay measured by a cluster, which hands each batch's results back one by one
+// (measureEach): the measurers below say in what order.
+struct ReplayOnACluster : Measurer {
   ReplayMeasurer replay{gemm()};
   std::string label() const override { return "replay on a cluster"; }
   bool isReplay() const override { return true; }
@@ -273,6 +274,10 @@ struct AnsweredOutOfOrder : Measurer {
   std::vector<Measurement> measure(const std::vector<Config>& configs) override {
     return collectEach(configs);
   }
+};
+
+// Its agents hand each batch back as they finish, here last first.
+struct AnsweredOutOfOrder : ReplayOnACluster {
   void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override {
     const std::vector<Measurement> results = replay.measure(configs);
     for (std::size_t i = results.size(); i-- > 0;) done(i, results[i]);
@@ -304,16 +309,9 @@ TEST(ReplayBudget, ARunCutByItsDeviceTimeIsTheSameWhateverOrderItsTrialsComeBack
 }
 
 // A cluster's batch cut short (cancelled, or an agent's fault): the first trial never comes back.
-struct FirstNeverComesBack : Measurer {
-  ReplayMeasurer replay{gemm()};
+struct FirstNeverComesBack : ReplayOnACluster {
   std::vector<std::string> delivered;
   bool first = true;
-  std::string label() const override { return "replay on a cluster"; }
-  bool isReplay() const override { return true; }
-  std::string speedUnit() const override { return replay.speedUnit(); }
-  std::vector<Measurement> measure(const std::vector<Config>& configs) override {
-    return collectEach(configs);
-  }
   void measureEach(const std::vector<Config>& configs, const TrialCallback& done) override {
     const std::vector<Measurement> results = replay.measure(configs);
     for (std::size_t i = first ? 1 : 0; i < results.size(); ++i) {
