@@ -7,14 +7,19 @@
 #include <gtest/gtest.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 #include "cluster/cluster_session.h"
 #include "cluster_fixture.h"
@@ -107,21 +112,111 @@ bool processStopped(long pid) {
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'T';
 }
 
-// While it lives, this process adopts the orphans of its descendants (PR_SET_CHILD_SUBREAPER).
-// A serve killed with -9 leaves its redis-server an orphan in a process group of its own; adopted
-// by init (another session), that group is orphaned, and Linux sends a stopped member of an
-// orphaned group SIGHUP and SIGCONT: a redis-server stopped to keep the dir would run again at
-// once, act on its parent's death (SIGTERM) and free the dir within 10-40 ms, before the next
-// serve had looked, which then served (the test hung). Adopted by the test, in the test's session,
-// its group is not orphaned and it stays stopped.
-class AdoptOrphans {
+// The start time of the process (field 22 of /proc/PID/stat, in clock ticks since boot), 0 when
+// there is none: with its pid it names one process, not whichever later takes its pid.
+unsigned long long startTime(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(in, line);
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close + 2));
+  std::string field;
+  for (int i = 3; i < 22 && fields >> field; ++i) {
+  }
+  unsigned long long start = 0;
+  fields >> start;
+  return start;
+}
+
+// The parent of the process (field 4 of /proc/PID/stat), 0 when there is none.
+pid_t parentOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(in, line);
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close + 2));
+  char state = 0;
+  pid_t parent = 0;
+  fields >> state >> parent;
+  return parent;
+}
+
+// This process's children, as /proc has them.
+std::set<pid_t> ownChildren() {
+  std::set<pid_t> out;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    if (parentOf(pid) == getpid()) out.insert(pid);
+  }
+  return out;
+}
+
+// The processes a test stopped (SIGSTOP) or adopted, continued, killed and reaped however the
+// test ends: a failing ASSERT returns at once, and a redis-server left stopped would hold its dir
+// and port for the rest of the suite, and outlive it. Each is known by its pid and start time, so
+// one the test has reaped itself (its pid free for another process) is left alone. Declared after
+// the test's ClusterFixture, it ends first: a redis-server whose serve still runs is killed
+// before the fixture kills and waits for that serve.
+class LeftBehind {
  public:
-  AdoptOrphans() { m_ok = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
-  ~AdoptOrphans() { prctl(PR_SET_CHILD_SUBREAPER, 0); }
-  bool ok() const { return m_ok; }
+  LeftBehind() = default;
+  LeftBehind(const LeftBehind&) = delete;
+  LeftBehind& operator=(const LeftBehind&) = delete;
+  ~LeftBehind() {
+    stopAdopting();
+    for (const auto& [pid, start] : m_processes) {
+      if (start == 0 || startTime(pid) != start) continue;  // gone, reaped by the test
+      ::kill(pid, SIGCONT);
+      ::kill(pid, SIGKILL);
+      // One of ours (adopted) is reaped here; another's by its parent, or by init after it.
+      if (parentOf(pid) == getpid()) waitChild(pid);
+    }
+  }
+
+  // Stops the process with SIGSTOP; whether it could.
+  bool stop(pid_t pid) {
+    remember(pid);
+    return ::kill(pid, SIGSTOP) == 0;
+  }
+
+  // Until stopAdopting, this process adopts the orphans of its descendants
+  // (PR_SET_CHILD_SUBREAPER). A serve killed with -9 leaves its redis-server an orphan in a
+  // process group of its own; adopted by init (another session), that group is orphaned, and Linux
+  // sends a stopped member of an orphaned group SIGHUP and SIGCONT: a redis-server stopped to keep
+  // the dir would run again at once, act on its parent's death (SIGTERM) and free the dir within
+  // 10-40 ms, before the next serve had looked, which then served (the test hung). Adopted by the
+  // test, in the test's session, its group is not orphaned and it stays stopped. False (errno
+  // set) when the setting cannot be changed.
+  bool adoptOrphans() {
+    int was = 0;
+    if (prctl(PR_GET_CHILD_SUBREAPER, &was) != 0) return false;
+    m_childrenBefore = ownChildren();
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return false;
+    m_wasSubreaper = was;
+    m_adopting = true;
+    return true;
+  }
+  // Gives the setting back as it was; the processes adopted meanwhile are remembered, to be
+  // killed and reaped at the end.
+  void stopAdopting() {
+    if (!m_adopting) return;
+    prctl(PR_SET_CHILD_SUBREAPER, m_wasSubreaper);
+    m_adopting = false;
+    for (const pid_t pid : ownChildren())
+      if (!m_childrenBefore.count(pid)) remember(pid);
+  }
 
  private:
-  bool m_ok = false;
+  void remember(pid_t pid) { m_processes.emplace(pid, startTime(pid)); }
+
+  std::map<pid_t, unsigned long long> m_processes;
+  std::set<pid_t> m_childrenBefore;
+  int m_wasSubreaper = 0;
+  bool m_adopting = false;
 };
 
 // Finding 1: an agent whose compiler is broken refuses to start and says why, instead of failing
@@ -246,15 +341,15 @@ TEST(ClusterServe, OneServerPerDirAndNoneLeftBehind) {
   ASSERT_TRUE(serve("third", port)) << c.outText("third") << c.logText("third");
   const long redis3 = pidAfter(c.outText("third"), "redis-server");
   ASSERT_GT(redis3, 0);
-  kill(static_cast<pid_t>(redis3), SIGSTOP);  // it cannot act on its parent's death...
+  LeftBehind leftBehind;  // the stopped redis-server, whatever fails from here on
+  // It cannot act on its parent's death...
+  ASSERT_TRUE(leftBehind.stop(static_cast<pid_t>(redis3))) << std::strerror(errno);
   ASSERT_TRUE(waitFor(10, [&] { return processStopped(redis3); }));
-  {
-    // ...as long as it is not continued by the kernel when its parent dies (see AdoptOrphans);
-    // then it is our child, to be reaped below.
-    const AdoptOrphans adopt;
-    ASSERT_TRUE(adopt.ok()) << std::strerror(errno);
-    c.killNow("third");
-  }
+  // ...as long as it is not continued by the kernel when its parent dies (see adoptOrphans); then
+  // it is our child, to be reaped below.
+  ASSERT_TRUE(leftBehind.adoptOrphans()) << std::strerror(errno);
+  c.killNow("third");
+  leftBehind.stopAdopting();
   EXPECT_TRUE(processStopped(redis3)) << "redis-server " << redis3 << " runs again";
   r = runRefusedServe({"--port", std::to_string(port), "--dir", dir.string()});
   kill(static_cast<pid_t>(redis3), SIGCONT);  // ...until it runs again
@@ -284,21 +379,38 @@ TEST(ClusterServe, OneServerPerDirAndNoneLeftBehind) {
 
 // A second serve that looks while the first has locked the dir but not yet written its pids into
 // the lock file (which still names an earlier serve, gone) names the first as soon as it has, not
-// "another process". The test is that first serve: it locks the dir as serve does and writes its
-// pid half a second later.
+// "another process". The test is that first serve: it locks the dir as serve does (flock on
+// serve.lock) and writes its pid only once the second has read the file and found the gone
+// serve's (inotify tells when the file is read). Written after a fixed delay instead, a second
+// serve slow to start (on a loaded machine) could read the pid at its first look and pass without
+// ever reading it again.
 TEST(ClusterServe, ASecondServeNamesAFirstThatHasNotWrittenItsPidsYet) {
   ClusterFixture c("pids-late");
   const fs::path dir = c.dir() / "served";
   fs::create_directories(dir);
   const pid_t gone = startChild({"true"});
   waitChild(gone);
-  const int fd = open((dir / "serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  const fs::path lock = dir / "serve.lock";
+  const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   ASSERT_GE(fd, 0) << std::strerror(errno);
   const std::string before = "opevo " + std::to_string(gone) + "\n";
   ASSERT_EQ(pwrite(fd, before.data(), before.size(), 0), static_cast<ssize_t>(before.size()));
   ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0) << std::strerror(errno);
-  std::thread first([fd] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Watched from here on, after the test's own write: every read it reports is the serve's.
+  const int reads = inotify_init1(IN_CLOEXEC);
+  ASSERT_GE(reads, 0) << std::strerror(errno);
+  ASSERT_GE(inotify_add_watch(reads, lock.c_str(), IN_ACCESS), 0) << std::strerror(errno);
+  int done[2];
+  ASSERT_EQ(pipe2(done, O_CLOEXEC), 0) << std::strerror(errno);
+  std::atomic<bool> readBefore{false};
+  std::thread first([&] {
+    // Until the serve has read the file, or has ended (done) without reading it.
+    pollfd wait[2] = {{reads, POLLIN, 0}, {done[0], POLLIN, 0}};
+    while (poll(wait, 2, -1) < 0 && errno == EINTR) {
+    }
+    if (!(wait[0].revents & POLLIN)) return;
+    // It read what was there before (the event comes after the read): it has to look again.
+    readBefore = true;
     const std::string text = "opevo " + std::to_string(getpid()) + "\n";
     if (ftruncate(fd, 0) == 0) {
       [[maybe_unused]] const ssize_t n = pwrite(fd, text.data(), text.size(), 0);
@@ -306,8 +418,13 @@ TEST(ClusterServe, ASecondServeNamesAFirstThatHasNotWrittenItsPidsYet) {
   });
   const ProcessResult r =
       runRefusedServe({"--port", std::to_string(freePort()), "--dir", dir.string()});
+  [[maybe_unused]] const ssize_t woken = write(done[1], "x", 1);
   first.join();
+  close(done[0]);
+  close(done[1]);
+  close(reads);
   close(fd);
+  EXPECT_TRUE(readBefore) << "the serve never read " << lock << ": " << r.err;
   EXPECT_EQ(r.status, 2) << r.err << r.out;
   EXPECT_NE(r.err.find("is in use by another cluster (opevo pid " + std::to_string(getpid())),
             std::string::npos)
