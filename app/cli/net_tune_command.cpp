@@ -45,6 +45,7 @@ struct NetTuneOptions {
   std::string mode;                           // empty: joint on the CPU, loop elsewhere
   std::optional<std::string> kernelTemplate;  // none: the backend's (net::defaultTaskTemplates)
   std::string weights;                        // empty: cold on the CPU
+  std::string activations;                    // empty: cold on the CPU
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
@@ -129,6 +130,10 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
   if (!o.weights.empty() && o.backend != "cpu")
     throw InputError("--weights: only the cpu backend evicts weights before each timed run");
   src.plan.coldWeights = o.weights != "warm";
+  if (!o.activations.empty() && o.backend != "cpu")
+    throw InputError(
+        "--activations: only the cpu backend evicts activations before each timed run");
+  src.plan.coldActivations = o.activations != "warm";
   src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
                   : o.backend == "cpu" ? layout::TuningMode::Joint
                                        : layout::TuningMode::Loop;
@@ -326,6 +331,7 @@ void runList(const std::string& db, bool json) {
                    {"mode", plan.value("mode", "loop")},
                    // Runs stored before the field timed their kernels warm.
                    {"weights", plan.value("weights", "warm")},
+                   {"activations", plan.value("activations", "warm")},
                    {"status", runStatusName(live.of(n))},
                    {"backend", n.backend},
                    {"trials", trials},
@@ -434,12 +440,14 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
     return;
   }
   std::printf(
-      "network run %lld: %s%s, %s, %s on %s, %s scheduler, %s mode, weights %s, seed %llu\n",
+      "network run %lld: %s%s, %s, %s on %s, %s scheduler, %s mode, weights %s, activations %s, "
+      "seed %llu\n",
       static_cast<long long>(r.id), r.name.c_str(),
       p.templates.any() ? (" (" + p.templates.name() + ")").c_str() : "",
       runStatusName(run.status).data(), p.algorithm.c_str(), r.backend.c_str(),
       schedulerKindName(p.scheduler).data(), layout::tuningModeName(p.mode).data(),
-      p.coldWeights ? "cold" : "warm", static_cast<unsigned long long>(p.seed));
+      p.coldWeights ? "cold" : "warm", p.coldActivations ? "cold" : "warm",
+      static_cast<unsigned long long>(p.seed));
   std::printf("%s of %s in units of %zu; started %s%s%s\n",
               counted(run.trials, "trial", "trials").c_str(), std::to_string(p.trials).c_str(),
               p.unit, r.started.c_str(), r.ended.empty() ? "" : ", ended ", r.ended.c_str());
@@ -586,6 +594,11 @@ void addNetTuneCommand(CLI::App& net) {
                   "the caches before every run, as the network's chain reads them; warm: timed "
                   "in a loop, its weights cached from the run before")
       ->check(CLI::IsMember({"cold", "warm"}));
+  cmd->add_option("--activations", o->activations,
+                  "cold (default): on the CPU each kernel is timed with its input, residual and "
+                  "output evicted from the caches before every run too, as the network's chain "
+                  "finds them; warm: cached from the run before")
+      ->check(CLI::IsMember({"cold", "warm"}));
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");
@@ -603,8 +616,9 @@ void addNetTuneCommand(CLI::App& net) {
                       "Continue a stored network run (killed, interrupted) to its budget, with "
                       "its network, plan and backend");
   // A resumed run goes on as it was stored: what would change it is refused, not ignored.
-  for (const char* name : {"network", "--param", "--backend", "--trials", "--algo", "--scheduler",
-                           "--mode", "--template", "--weights", "--unit", "--seed"})
+  for (const char* name :
+       {"network", "--param", "--backend", "--trials", "--algo", "--scheduler", "--mode",
+        "--template", "--weights", "--activations", "--unit", "--seed"})
     resume->excludes(cmd->get_option(name));
   cmd->callback([o] { runTune(*o); });
 

@@ -17,6 +17,7 @@ nlohmann::json planToJson(const NetworkTuningPlan& p) {
   if (p.templates.winograd) j["template"] = "winograd";
   if (p.templates.matvec) j["matvec"] = true;
   j["weights"] = p.coldWeights ? "cold" : "warm";
+  j["activations"] = p.coldActivations ? "cold" : "warm";
   j["similar_size"] = p.gradient.similarSize;
   j["depthwise_pin"] = p.depthwisePins;
   return j;
@@ -44,6 +45,7 @@ NetworkTuningPlan planFromJson(const std::string& text, const std::string& where
     p.mode = layout::parseTuningMode(j.value("mode", "loop"), "stored network plan");
     p.templates = planTemplates(j);
     p.coldWeights = j.value("weights", "warm") == "cold";
+    p.coldActivations = j.value("activations", "warm") == "cold";
     // Runs stored before the size rule took every task of a kind as similar (Ansor's rule).
     p.gradient.similarSize = j.value("similar_size", 0.0);
     // Runs stored before depthwise tasks were pinned to their producers' channel blocks tuned

@@ -42,6 +42,11 @@ struct NetworkTuningPlan {
   // chain each layer's weights come from memory, and a kernel timed warm in a loop was chosen for
   // a cache it does not have there. Runs stored before this field were timed warm.
   bool coldWeights = true;
+  // And with their activations (input, residual, output) evicted too (TimingOptions::
+  // coldActivations): the chain finds them out of the caches as well, and a kernel timed with
+  // them cached took half its time in the chain (depthwise ones most). Runs stored before this
+  // field were timed with them cached, and go on so.
+  bool coldActivations = true;
   // In joint topological mode, whether a depthwise convolution and its producer are tuned on one
   // channel blocking (net/layout_constraints.h's depthwise link, NetworkTuning::closes). Runs
   // stored before that pin tuned their depthwise tasks on blocks of their own (the program gives

@@ -61,7 +61,8 @@ nlohmann::json measuringOptionsJson(const BackendOptions& o) {
           {"min_time_ms", o.cpu.timing.minTotalMs},
           {"slow_cutoff", o.cpu.cutoffFactor},
           {"cold_l2", o.cuda.coldL2},
-          {"cold_weights", o.cpu.timing.coldWeights}};
+          {"cold_weights", o.cpu.timing.coldWeights},
+          {"cold_activations", o.cpu.timing.coldActivations}};
 }
 
 BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
@@ -72,6 +73,7 @@ BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
   o.cpu.timing.minTotalMs = j.value("min_time_ms", o.cpu.timing.minTotalMs);
   o.cpu.cutoffFactor = j.value("slow_cutoff", o.cpu.cutoffFactor);
   o.cpu.timing.coldWeights = j.value("cold_weights", false);
+  o.cpu.timing.coldActivations = j.value("cold_activations", false);
   // The GPU backends time as the master asked too; their own defaults for the rest.
   shareMeasuringChoices(o, j.contains("timeout_s"));
   for (GpuMeasurerOptions* g : {&o.cuda, &o.hip}) g->coldL2 = j.value("cold_l2", false);

@@ -38,7 +38,12 @@ CpuMeasurer::~CpuMeasurer() = default;
 
 std::string CpuMeasurer::label() const {
   // Stored with each run: its times are not comparable with a warm run's (loadHistory).
-  return "cpu: " + m_device + (m_options.timing.coldWeights ? " (weights cold)" : "");
+  const TimingOptions& t = m_options.timing;
+  const char* cold = t.coldWeights && t.coldActivations ? " (weights and activations cold)"
+                     : t.coldWeights                    ? " (weights cold)"
+                     : t.coldActivations                ? " (activations cold)"
+                                                        : "";
+  return "cpu: " + m_device + cold;
 }
 
 Measurement CpuMeasurer::timeInWorker(const std::string& library) {

@@ -29,7 +29,7 @@ struct Operands {
   const float* a = nullptr;
   const float* b = nullptr;
   const float* residual = nullptr;
-  std::size_t bFloats = 0;  // what b points to
+  std::size_t aFloats = 0, bFloats = 0, residualFloats = 0;  // what a, b, residual point to
   std::vector<float> packedA, packedB, packedResidual, packedC;
   ConvertFn unpackC = nullptr;
 };
@@ -39,9 +39,11 @@ struct Operands {
 bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
                      std::string* error) {
   o.a = buffers.a.data();
+  o.aFloats = buffers.a.size();
   o.b = buffers.b.data();
   o.bFloats = buffers.b.size();
   o.residual = buffers.residualData();
+  o.residualFloats = buffers.residual.size();
   auto size = reinterpret_cast<PackedSizeFn>(dlsym(library, "opevo_cpu_kernel_packed_size"));
   if (!size) return true;
   auto packA = reinterpret_cast<ConvertFn>(dlsym(library, "opevo_cpu_kernel_pack_a"));
@@ -62,10 +64,12 @@ bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
   o.packedC.assign(std::size_t(size(2)), 1e30f);
   packA(o.a, o.packedA.data());
   o.a = o.packedA.data();
+  o.aFloats = o.packedA.size();
   if (o.residual) {
     o.packedResidual.resize(o.packedC.size());
     packC(o.residual, o.packedResidual.data());
     o.residual = o.packedResidual.data();
+    o.residualFloats = o.packedResidual.size();
   }
   return true;
 }
@@ -155,9 +159,16 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     return m;
   }
   const auto run = [&] { kernel(o.a, o.b, out, buffers.biasData(), o.residual); };
-  const auto evict = [&] { evictFromCaches(o.b, o.bFloats * sizeof(float)); };
+  const std::size_t outFloats = o.unpackC ? o.packedC.size() : c.size();
+  const auto evict = [&] {
+    if (timing.coldWeights) evictFromCaches(o.b, o.bFloats * sizeof(float));
+    if (!timing.coldActivations) return;
+    evictFromCaches(o.a, o.aFloats * sizeof(float));
+    evictFromCaches(o.residual, o.residualFloats * sizeof(float));
+    evictFromCaches(out, outFloats * sizeof(float));
+  };
   const std::function<void()> beforeEach =
-      timing.coldWeights ? std::function<void()>(evict) : nullptr;
+      timing.coldWeights || timing.coldActivations ? std::function<void()>(evict) : nullptr;
   if (const std::optional<double> over = overCutoffMs(checkedMs, timing, run, beforeEach)) {
     m.timesMs = {*over};
     char cutoff[32];  // a cut-off under a millisecond is common on the CPU: not as a whole number
@@ -180,7 +191,7 @@ Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timin
   // Prepared once, outside the timing (oneDNN's reorders into its own layouts, as its users do).
   const std::function<void()> run = buffers.referenceTimer();
   m.timesMs =
-      timeRuns(run, timing, timing.coldWeights ? buffers.referenceWeightsEviction() : nullptr);
+      timeRuns(run, timing, buffers.referenceEviction(timing.coldWeights, timing.coldActivations));
   m.medianMs = median(m.timesMs);
   m.speed = speedIn(deviceSpeedUnit("cpu"), buffers.op.flops(), m.medianMs);
   // OpenBLAS's threads spin for about a tenth of a second after its last call (see

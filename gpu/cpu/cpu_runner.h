@@ -27,6 +27,13 @@ struct TimingOptions {
   // before each timed run, as a network's chain finds them (cpu/cache_eviction.h). The CPU backend
   // honours it; the GPU ones have their own cold_l2.
   bool coldWeights = false;
+  // Evict the activations too (the input, the residual and the output, as the kernel reads and
+  // writes them) before each timed run. A network's chain finds them out of the caches as well:
+  // on MobileNetV2 (2-core EPYC) a depthwise kernel timed in a loop with its weights alone cold
+  // took half its time in the chain (features.8's 0.044 against 0.084-0.096 ms), and with every
+  // operand flushed 0.080 ms; over all 53 task steps the chain's time was 1.76x the weights-cold
+  // loop's and 1.09x the all-cold one's (medians; docs/results/networks.md).
+  bool coldActivations = false;
 };
 
 // What a measurer (CPU or GPU) keeps to set TimingOptions::cutoffMs and giveUpMs: the median of

@@ -176,6 +176,13 @@ std::pair<const void*, std::size_t> OneDnnConv::preparedWeights() const {
   return {s.weights.get_data_handle(), s.timedPd.weights_desc().get_size()};
 }
 
+std::vector<std::pair<const void*, std::size_t>> OneDnnConv::preparedActivations() const {
+  const State& s = *state_;
+  if (!s.src || !s.dst) return {};
+  return {{s.src.get_data_handle(), s.timedPd.src_desc().get_size()},
+          {s.dst.get_data_handle(), s.timedPd.dst_desc().get_size()}};
+}
+
 void OneDnnConv::readPreparedOutput(float* nchw) const {
   State& s = *state_;
   if (!s.dst)
@@ -225,6 +232,9 @@ void OneDnnConv::runPrepared() {}
 void OneDnnConv::readPreparedOutput(float*) const {}
 std::pair<const void*, std::size_t> OneDnnConv::preparedWeights() const {
   return {nullptr, 0};
+}
+std::vector<std::pair<const void*, std::size_t>> OneDnnConv::preparedActivations() const {
+  return {};
 }
 std::string OneDnnConv::implementation() const {
   return {};

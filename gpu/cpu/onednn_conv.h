@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ops/operator.h"
 
@@ -51,6 +52,8 @@ class OneDnnConv {
   void readPreparedOutput(float* nchw) const;
   // Where prepare() put the weights, and their size in bytes ({nullptr, 0} before it).
   std::pair<const void*, std::size_t> preparedWeights() const;
+  // The same for the prepared input and the output (none before it).
+  std::vector<std::pair<const void*, std::size_t>> preparedActivations() const;
 
   // oneDNN's name for the implementation of the timed primitive, e.g. "brgconv:avx512_core".
   std::string implementation() const;

@@ -227,19 +227,29 @@ std::function<void()> OperatorBuffers::referenceTimer() {
     conv->prepare(a.data(), b.data());
     return [conv] { conv->runPrepared(); };
   }
-  auto out = std::make_shared<std::vector<float>>();
-  return [this, out] { referenceInto(*out); };
+  return [this, out = timedOut_] { referenceInto(*out); };
 }
 
-std::function<void()> OperatorBuffers::referenceWeightsEviction() {
+std::function<void()> OperatorBuffers::referenceEviction(bool weights, bool activations) {
+  if (!weights && !activations) return nullptr;
   if (usesOneDnn()) {
     std::shared_ptr<OneDnnConv> conv = oneDnn();
-    return [conv] {
-      const auto [data, bytes] = conv->preparedWeights();
-      evictFromCaches(data, bytes);
+    return [conv, weights, activations] {
+      if (weights) {
+        const auto [data, bytes] = conv->preparedWeights();
+        evictFromCaches(data, bytes);
+      }
+      if (activations)
+        for (const auto& [data, bytes] : conv->preparedActivations()) evictFromCaches(data, bytes);
     };
   }
-  return [this] { evictFromCaches(b.data(), b.size() * sizeof(float)); };
+  return [this, weights, activations] {
+    if (weights) evictFromCaches(b.data(), b.size() * sizeof(float));
+    if (!activations) return;
+    evictFromCaches(a.data(), a.size() * sizeof(float));
+    evictFromCaches(residual.data(), residual.size() * sizeof(float));
+    evictFromCaches(timedOut_->data(), timedOut_->size() * sizeof(float));
+  };
 }
 
 std::string OperatorBuffers::referenceLibrary() const {

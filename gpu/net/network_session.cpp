@@ -29,6 +29,7 @@ BackendOptions taskMeasuringOptions(BackendOptions o, const NetworkTuningPlan& p
   // An activation as the second operand (attention's keys and values) was just written by the
   // layer before: in the chain it is as warm as the first.
   o.cpu.timing.coldWeights = plan.coldWeights && task.readsWeights;
+  o.cpu.timing.coldActivations = plan.coldActivations;
   return o;
 }
 
@@ -59,8 +60,8 @@ NetworkSession::NetworkSession(Store& store, NetworkSource source, const Backend
     requireOwnSpaceBackend(m_source.backend, m_network.name, SpaceTarget::Winograd);
   if (m_source.plan.templates.matvec)
     requireOwnSpaceBackend(m_source.backend, m_network.name, SpaceTarget::MatVec);
-  // Only the CPU evicts weights; the GPUs time in their own way, and the stored plan says so.
-  if (m_source.backend != "cpu") m_source.plan.coldWeights = false;
+  // Only the CPU evicts operands; the GPUs time in their own way, and the stored plan says so.
+  if (m_source.backend != "cpu") m_source.plan.coldWeights = m_source.plan.coldActivations = false;
   for (const Task& t : m_graph.tasks)
     m_setups.push_back(makeOperatorMeasurement(
         m_source.backend, taskDefinition(t, m_source.plan.mode, m_source.plan.templates),
@@ -275,6 +276,7 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
       {"mode", layout::tuningModeName(plan.mode)},
       {"trials", m_tuning->trials()},
       {"weights", plan.coldWeights ? "cold" : "warm"},
+      {"activations", plan.coldActivations ? "cold" : "warm"},
       {"sum_of_tasks_ms", tasksMs ? nlohmann::json(*tasksMs) : nlohmann::json(nullptr)},
       {"tasks", tasksJson()},
       {"curve", curveJson()}};

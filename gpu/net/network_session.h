@@ -42,7 +42,8 @@ NetworkSource storedNetworkSource(const Store& store, std::int64_t id,
                                   NetworkRecord* record = nullptr);
 
 // The options a task of a plan is measured with: `o` with the weights timed cold where the plan
-// says so and the task reads weights (NetworkTuningPlan::coldWeights, Task::readsWeights).
+// says so and the task reads weights (NetworkTuningPlan::coldWeights, Task::readsWeights), its
+// activations where the plan says so (NetworkTuningPlan::coldActivations).
 BackendOptions taskMeasuringOptions(BackendOptions o, const NetworkTuningPlan& plan,
                                     const Task& task);
 

@@ -44,6 +44,7 @@ nlohmann::json timingToJson(const TimingOptions& t) {
   j["cutoff_ms"] = t.cutoffMs;
   j["give_up_ms"] = t.giveUpMs;
   if (t.coldWeights) j["cold_weights"] = true;
+  if (t.coldActivations) j["cold_activations"] = true;
   return j;
 }
 
@@ -74,6 +75,7 @@ TimingOptions timingFrom(const nlohmann::json& j) {
   t.cutoffMs = j.value("cutoff_ms", t.cutoffMs);
   t.giveUpMs = j.value("give_up_ms", t.giveUpMs);
   t.coldWeights = j.value("cold_weights", t.coldWeights);
+  t.coldActivations = j.value("cold_activations", t.coldActivations);
   return t;
 }
 

@@ -364,12 +364,14 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   ASSERT_TRUE(spec) << error.toStdString();
   EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Joint});
   EXPECT_TRUE(spec->coldWeights) << "kernels are timed as the chain reads their weights";
+  EXPECT_TRUE(spec->coldActivations) << "and as it finds their activations";
   QComboBox* backend = setup()->backendBox();
   const int cuda = backend->findText(QStringLiteral("cuda"));
   ASSERT_GE(cuda, 0);
   backend->setCurrentIndex(cuda);
   EXPECT_FALSE(setup()->jointModeBox()->isEnabled());
   EXPECT_FALSE(setup()->coldWeightsBox()->isEnabled());  // the GPUs have no such choice
+  EXPECT_FALSE(setup()->coldActivationsBox()->isEnabled());
   spec = setup()->spec(&error);
   ASSERT_TRUE(spec) << error.toStdString();
   EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Loop});
@@ -551,7 +553,8 @@ TEST_F(NetworksPageTest, ACudaRaceWithoutADeviceFailsNamingWhy) {
 
 TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   chooseTiny({QStringLiteral("gradient"), QStringLiteral("round-robin")}, 8);
-  // Timed warm, not as by default: the stored runs must say so.
+  // Weights timed warm, not as by default: the stored runs must say so (activations as by
+  // default, cold).
   setup()->coldWeightsBox()->setChecked(false);
   int snapshots = 0;
   QObject::connect(m_page.controller(), &NetworkController::updated, &m_page,
@@ -640,6 +643,7 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
     const nlohmann::json result = nlohmann::json::parse(r.resultJson);
     EXPECT_EQ(result["trials"], 8);
     EXPECT_EQ(result["weights"], "warm");
+    EXPECT_EQ(result["activations"], "cold");
     EXPECT_TRUE(result["end_to_end_ms"].is_number());
   }
 

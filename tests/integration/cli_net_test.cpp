@@ -538,55 +538,80 @@ TEST(CliNet, TuneTakesTheMeasuringOptions) {
   std::filesystem::remove_all(dir);
 }
 
-// On the CPU a network's tasks are timed with their weights evicted before each run, as the chain
-// reads them, unless --weights warm says otherwise; the run and the list say which.
-TEST(CliNet, TasksAreTimedWithColdWeightsUnlessAsked) {
+// On the CPU a network's tasks are timed with their weights and activations evicted before each
+// run, as the chain finds them, unless --weights warm or --activations warm says otherwise; the
+// run, the list and each task's measurer say which.
+TEST(CliNet, TasksAreTimedWithColdOperandsUnlessAsked) {
   char pattern[] = "/tmp/opevo-netweights-XXXXXX";
   const std::filesystem::path dir = mkdtemp(pattern);
   const std::string db = (dir / "runs.db").string();
-  for (const char* weights : {"", "warm"}) {
+  struct Choice {
+    const char* weights;
+    const char* activations;
+  };
+  const std::vector<Choice> choices = {{"", ""}, {"warm", ""}, {"", "warm"}};
+  for (const Choice& c : choices) {
     std::vector<std::string> args = {"net",    "tune", kAllOps,  "--trials", "8",
                                      "--unit", "2",    "--runs", "2",        "--no-reference",
                                      "--json", "--db", db};
-    if (*weights) args.insert(args.end(), {"--weights", weights});
+    if (*c.weights) args.insert(args.end(), {"--weights", c.weights});
+    if (*c.activations) args.insert(args.end(), {"--activations", c.activations});
     const auto r = runProcess(OPEVO_CLI, args);
     ASSERT_EQ(r.status, 0) << r.err << r.out;
     const nlohmann::json j = nlohmann::json::parse(r.out);
-    EXPECT_EQ(j["weights"], *weights ? weights : "cold");
+    EXPECT_EQ(j["weights"], *c.weights ? c.weights : "cold");
+    EXPECT_EQ(j["activations"], *c.activations ? c.activations : "cold");
     EXPECT_GT(j["end_to_end_ms"].get<double>(), 0);
   }
   const auto list = runProcess(OPEVO_CLI, {"net", "runs", "--json", "--db", db});
   ASSERT_EQ(list.status, 0) << list.err;
   const nlohmann::json runs = nlohmann::json::parse(list.out);
-  ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[0]["weights"], "cold");
-  EXPECT_EQ(runs[1]["weights"], "warm");
-  // What each task's measurer did, as its stored run's label says: in the cold network the
-  // convolutions and dense layers, not the matmuls, whose second operand is an activation the
-  // layer before just wrote; nothing in the warm one.
+  ASSERT_EQ(runs.size(), 3u);
+  for (std::size_t i = 0; i < choices.size(); ++i) {  // in the order they were tuned
+    EXPECT_EQ(runs[i]["weights"], *choices[i].weights ? choices[i].weights : "cold") << i;
+    EXPECT_EQ(runs[i]["activations"], *choices[i].activations ? choices[i].activations : "cold")
+        << i;
+  }
+  // What each task's measurer did, as its stored run's label says: in the cold networks the
+  // convolutions and dense layers have their weights evicted, not the matmuls, whose second
+  // operand is an activation the layer before just wrote; every task its activations unless
+  // --activations warm.
   {
     const Store store(db);
-    int cold = 0, warm = 0;
+    int labelled = 0, plain = 0;
     for (const NetworkRecord& n : store.networks())
       for (const std::int64_t id : n.taskRuns) {
         const RunRecord run = *store.run(id);
-        const bool weights = run.operatorName.rfind("c", 0) == 0 || run.operatorName == "d1" ||
-                             run.operatorName.rfind("q", 0) == 0 || run.operatorName == "d3";
-        const bool labelledCold = run.label.find("(weights cold)") != std::string::npos;
-        EXPECT_EQ(labelledCold, n.id == 1 && weights) << n.id << " " << run.operatorName;
-        (labelledCold ? cold : warm) += 1;
+        const bool readsWeights = run.operatorName.rfind("c", 0) == 0 || run.operatorName == "d1" ||
+                                  run.operatorName.rfind("q", 0) == 0 || run.operatorName == "d3";
+        const bool weights = readsWeights && n.id != 2, activations = n.id != 3;
+        const std::string want = weights && activations ? " (weights and activations cold)"
+                                 : weights              ? " (weights cold)"
+                                 : activations          ? " (activations cold)"
+                                                        : "";
+        const std::string& label = run.label;
+        const std::size_t close = label.find(" cold)");
+        const std::size_t open = close == std::string::npos ? 0 : label.rfind(" (", close);
+        const std::string got = close == std::string::npos || open == std::string::npos
+                                    ? ""
+                                    : label.substr(open, close + 6 - open);
+        EXPECT_EQ(got, want) << n.id << " " << run.operatorName << ": " << label;
+        (want.empty() ? plain : labelled) += 1;
       }
-    EXPECT_GT(cold, 0);
-    EXPECT_GT(warm, 0);
+    EXPECT_GT(labelled, 0);
+    EXPECT_GT(plain, 0);
   }
   const auto bad = runProcess(
       OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--weights", "lukewarm", "--db", db});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--weights"), std::string::npos) << bad.err;
-  const auto gpu = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--backend",
-                                          "cuda", "--weights", "cold", "--db", db});
-  EXPECT_EQ(gpu.status, 2);
-  EXPECT_NE(gpu.err.find("only the cpu backend"), std::string::npos) << gpu.err;
+  for (const char* option : {"--weights", "--activations"}) {
+    const auto gpu = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--backend",
+                                            "cuda", option, "cold", "--db", db});
+    EXPECT_EQ(gpu.status, 2);
+    EXPECT_NE(gpu.err.find(std::string(option) + ": only the cpu backend"), std::string::npos)
+        << gpu.err;
+  }
   std::filesystem::remove_all(dir);
 }
 

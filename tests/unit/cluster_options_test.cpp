@@ -14,9 +14,11 @@ TEST(ClusterMeasuringOptions, TheMastersTimingChoicesReachEveryBackendOfTheAgent
   master.cpu.cutoffFactor = 4;
   master.cpu.timeoutSeconds = 30;
   master.cpu.timing.coldWeights = true;  // a network's task: its agent times it cold too
+  master.cpu.timing.coldActivations = true;
   const BackendOptions agent = measuringOptionsFromJson(measuringOptionsJson(master));
   EXPECT_EQ(agent.cpu.cutoffFactor, 4);
   EXPECT_TRUE(agent.cpu.timing.coldWeights);
+  EXPECT_TRUE(agent.cpu.timing.coldActivations);
   for (const GpuMeasurerOptions* gpu : {&agent.cuda, &agent.hip}) {
     EXPECT_EQ(gpu->compileThreads, 6);
     EXPECT_EQ(gpu->timing.minTotalMs, 25);
@@ -28,6 +30,7 @@ TEST(ClusterMeasuringOptions, TheMastersTimingChoicesReachEveryBackendOfTheAgent
   EXPECT_EQ(plain.cuda.cutoffFactor, GpuMeasurerOptions().cutoffFactor);
   EXPECT_EQ(plain.cuda.timeoutSeconds, GpuMeasurerOptions().timeoutSeconds);
   EXPECT_FALSE(plain.cpu.timing.coldWeights);
+  EXPECT_FALSE(plain.cpu.timing.coldActivations);
 }
 
 }  // namespace

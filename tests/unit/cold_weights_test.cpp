@@ -53,8 +53,8 @@ TEST(ColdWeights, EvictionKeepsTheData) {
   EXPECT_EQ(data.back(), static_cast<float>(data.size() - 1) + 0.5f);
 }
 
-// The option travels in the timing of a request (warm requests are as before), and a reference
-// is timed cold through the worker's request handler.
+// The options travel in the timing of a request (warm requests are as before), and a reference
+// is timed with its weights and activations cold through the worker's request handler.
 TEST(ColdWeights, TheWorkerTakesTheOption) {
   TimingOptions t;
   t.minTotalMs = 1;
@@ -62,6 +62,10 @@ TEST(ColdWeights, TheWorkerTakesTheOption) {
   const nlohmann::json timing = timingToJson(t);
   EXPECT_EQ(timing.value("cold_weights", false), true);
   EXPECT_FALSE(timingToJson(TimingOptions{}).contains("cold_weights"));  // warm: as before
+  EXPECT_FALSE(timingToJson(TimingOptions{}).contains("cold_activations"));
+  t.coldActivations = true;
+  const nlohmann::json both = timingToJson(t);
+  EXPECT_EQ(both.value("cold_activations", false), true);
 
   OperatorSpec op;
   op.name = "mm";
@@ -70,7 +74,7 @@ TEST(ColdWeights, TheWorkerTakesTheOption) {
   op.k = 64;
   bool quit = false;
   const nlohmann::json reply = handleWorkerRequest(
-      {{"cmd", "reference"}, {"backend", "cpu"}, {"op", operatorToJson(op)}, {"timing", timing}},
+      {{"cmd", "reference"}, {"backend", "cpu"}, {"op", operatorToJson(op)}, {"timing", both}},
       quit);
   ASSERT_TRUE(reply.value("ok", false)) << reply.dump();
   const Measurement m = measurementFromJson(reply["measurement"]);

@@ -234,9 +234,12 @@ TEST(LayoutKernels, HarnessVerifiesThroughTheConversions) {
   OperatorBuffers buffers(op);
   TimingOptions timing;
   timing.minTotalMs = 1;
+  int i = 0;
   for (const Config& c : randomConfigs(space, 3, 11)) {
-    // Every other kernel timed as a network's task is, its packed weights evicted before each run.
-    timing.coldWeights = !timing.coldWeights;
+    // Timed as a network's task is: its packed weights (first kernel), its packed input, residual
+    // and output (second), or all of them (third) evicted before each run.
+    timing.coldWeights = i != 1;
+    timing.coldActivations = i++ != 0;
     const auto kernel = generateKernel(op, space, c, Backend::Cpu);
     EXPECT_TRUE(kernel.usesLayouts());
     EXPECT_NE(kernel.layoutA.find("unfold(h"), std::string::npos) << kernel.layoutA;

@@ -29,6 +29,7 @@ TEST(NetworkPlan, RunsStoredBeforeTheSizeRuleReadAsAnsorsWholeKind) {
   EXPECT_EQ(old.gradient.similarSize, 0);
   EXPECT_EQ(old.trials, 400);
   EXPECT_FALSE(old.coldWeights);
+  EXPECT_FALSE(old.coldActivations) << "timed with its activations cached, and goes on so";
   // A new plan keeps its rule.
   NetworkTuningPlan p;
   p.trials = 40;
@@ -40,6 +41,9 @@ TEST(NetworkPlan, RunsStoredBeforeTheSizeRuleReadAsAnsorsWholeKind) {
   EXPECT_TRUE(back.templates.winograd);
   EXPECT_TRUE(back.templates.matvec);
   EXPECT_EQ(back.coldWeights, p.coldWeights);
+  EXPECT_TRUE(back.coldActivations);
+  p.coldActivations = false;
+  EXPECT_FALSE(planFromJson(planToJson(p).dump(), "").coldActivations);
 }
 
 TEST(NetworkPlan, WhatIsNotAPlanIsRefusedWithWhereItWas) {

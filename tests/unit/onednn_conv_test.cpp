@@ -60,12 +60,20 @@ void expectMatchesLoopNest(const OperatorSpec& op) {
 
   EXPECT_FALSE(dnn.prepared());
   EXPECT_EQ(dnn.preparedWeights().first, nullptr);
+  EXPECT_TRUE(dnn.preparedActivations().empty());
   dnn.prepare(buffers.a.data(), buffers.b.data());
   EXPECT_TRUE(dnn.prepared());
   // What a cold-weights timing evicts: oneDNN's reordered copy, padded blocks and all.
   const auto [weights, bytes] = dnn.preparedWeights();
   EXPECT_NE(weights, nullptr);
   EXPECT_GE(bytes, buffers.b.size() * sizeof(float));
+  // And a cold-activations one: its prepared input and output, each of its own.
+  const auto activations = dnn.preparedActivations();
+  ASSERT_EQ(activations.size(), 2u);
+  EXPECT_GE(activations[0].second, buffers.a.size() * sizeof(float));
+  EXPECT_GE(activations[1].second, oracle.size() * sizeof(float));
+  EXPECT_NE(activations[0].first, activations[1].first);
+  EXPECT_NE(activations[0].first, weights);
   dnn.runPrepared();
   dnn.runPrepared();  // a second run overwrites, never accumulates
   std::vector<float> timed(oracle.size(), 1e30f);
@@ -156,6 +164,11 @@ TEST(OneDnnConv, OperatorBuffersUseItForConv2D) {
   const Measurement m = runCpuReference(buffers, cold);
   EXPECT_EQ(m.status, TrialStatus::Ok);
   EXPECT_GE(m.timesMs.size(), 3u);
+  // With its activations cold too (oneDNN's prepared input and output evicted as well).
+  EXPECT_FALSE(buffers.referenceEviction(false, false));
+  cold.coldActivations = true;
+  const Measurement all = runCpuReference(buffers, cold);
+  EXPECT_EQ(all.status, TrialStatus::Ok);
 }
 
 TEST(OneDnnConv, VersionIsTheLoadedLibrarys) {

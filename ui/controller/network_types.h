@@ -49,7 +49,8 @@ struct NetworkSpec {
   // (on cuda and hip by default) and `--template winograd` where it is cleared. A race's
   // contenders then differ in one thing, Winograd's convolutions against the same dense layers.
   std::vector<std::pair<layout::TuningMode, net::TaskTemplates>> tunings() const;
-  bool coldWeights = true;  // net::NetworkTuningPlan::coldWeights
+  bool coldWeights = true;      // net::NetworkTuningPlan::coldWeights
+  bool coldActivations = true;  // net::NetworkTuningPlan::coldActivations
   int trials = 0;
   std::size_t unit = 4;
   std::uint64_t seed = 1;

@@ -116,6 +116,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
           src.plan.mode = mode;
           src.plan.templates = templates;
           src.plan.coldWeights = spec.coldWeights;
+          src.plan.coldActivations = spec.coldActivations;
           sessions.push_back(std::make_unique<net::NetworkSession>(store, std::move(src)));
         }
   }

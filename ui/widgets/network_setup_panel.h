@@ -78,6 +78,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* winogradModeBox() const { return m_winogradMode; }
   QCheckBox* matvecBox() const { return m_matvec; }
   QCheckBox* coldWeightsBox() const { return m_coldWeights; }
+  QCheckBox* coldActivationsBox() const { return m_coldActivations; }
   QSpinBox* trialsBox() const { return m_trials; }
   QSpinBox* unitBox() const { return m_unit; }
   QComboBox* runsBox() const { return m_runs; }
@@ -136,6 +137,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* m_winogradMode;
   QCheckBox* m_matvec;
   QCheckBox* m_coldWeights;
+  QCheckBox* m_coldActivations;
   QSpinBox* m_trials;
   QSpinBox* m_unit;
   QSpinBox* m_seed;
