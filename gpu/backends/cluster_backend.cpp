@@ -62,7 +62,8 @@ nlohmann::json measuringOptionsJson(const BackendOptions& o) {
           {"slow_cutoff", o.cpu.cutoffFactor},
           {"cold_l2", o.cuda.coldL2},
           {"cold_weights", o.cpu.timing.coldWeights},
-          {"cold_activations", o.cpu.timing.coldActivations}};
+          {"cold_activations", o.cpu.timing.coldActivations},
+          {"activation_b", o.cpu.timing.activationB}};
 }
 
 BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
@@ -74,6 +75,7 @@ BackendOptions measuringOptionsFromJson(const nlohmann::json& j) {
   o.cpu.cutoffFactor = j.value("slow_cutoff", o.cpu.cutoffFactor);
   o.cpu.timing.coldWeights = j.value("cold_weights", false);
   o.cpu.timing.coldActivations = j.value("cold_activations", false);
+  o.cpu.timing.activationB = j.value("activation_b", false);
   // The GPU backends time as the master asked too; their own defaults for the rest.
   shareMeasuringChoices(o, j.contains("timeout_s"));
   for (GpuMeasurerOptions* g : {&o.cuda, &o.hip}) g->coldL2 = j.value("cold_l2", false);

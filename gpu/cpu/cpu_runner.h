@@ -34,6 +34,11 @@ struct TimingOptions {
   // operand flushed 0.080 ms; over all 53 task steps the chain's time was 1.76x the weights-cold
   // loop's and 1.09x the all-cold one's (medians; docs/results/networks.md).
   bool coldActivations = false;
+  // The second operand (b) is an activation, not weights (attention's keys and values, which the
+  // layer before wrote): it is evicted with the activations, and coldWeights leaves it alone.
+  bool activationB = false;
+  // Whether b is evicted before each timed run.
+  bool coldB() const { return activationB ? coldActivations : coldWeights; }
 };
 
 // What a measurer (CPU or GPU) keeps to set TimingOptions::cutoffMs and giveUpMs: the median of

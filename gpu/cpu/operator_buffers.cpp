@@ -227,7 +227,9 @@ std::function<void()> OperatorBuffers::referenceTimer() {
     conv->prepare(a.data(), b.data());
     return [conv] { conv->runPrepared(); };
   }
-  return [this, out = timedOut_] { referenceInto(*out); };
+  auto out = std::make_shared<std::vector<float>>();
+  timedOut_ = out;
+  return [this, out] { referenceInto(*out); };
 }
 
 std::function<void()> OperatorBuffers::referenceEviction(bool weights, bool activations) {
@@ -244,11 +246,15 @@ std::function<void()> OperatorBuffers::referenceEviction(bool weights, bool acti
     };
   }
   return [this, weights, activations] {
-    if (weights) evictFromCaches(b.data(), b.size() * sizeof(float));
+    if (weights) {
+      evictFromCaches(b.data(), b.size() * sizeof(float));
+      evictFromCaches(bias.data(), bias.size() * sizeof(float));
+    }
     if (!activations) return;
     evictFromCaches(a.data(), a.size() * sizeof(float));
     evictFromCaches(residual.data(), residual.size() * sizeof(float));
-    evictFromCaches(timedOut_->data(), timedOut_->size() * sizeof(float));
+    if (const std::shared_ptr<std::vector<float>> out = timedOut_.lock())
+      evictFromCaches(out->data(), out->size() * sizeof(float));
   };
 }
 

@@ -65,9 +65,10 @@ struct OperatorBuffers {
   // this object and must not outlive it. Throws std::runtime_error when oneDNN fails.
   std::function<void()> referenceTimer();
   // Evicts from the caches what the last referenceTimer's run reads and writes: its weights
-  // (oneDNN's reordered copy, or b) where `weights`, its input and output (oneDNN's prepared
-  // ones, or a and the timer's output) where `activations`: TimingOptions::coldWeights and
-  // coldActivations for the reference. Null when neither. Same lifetime rule.
+  // (oneDNN's reordered copy, or b and the bias) where `weights`, its input and output (oneDNN's
+  // prepared ones, or a, the residual and the timer's output) where `activations`:
+  // TimingOptions::coldWeights and coldActivations for the reference. Null when neither. Same
+  // lifetime rule.
   std::function<void()> referenceEviction(bool weights, bool activations);
   // Names what referenceTimer runs: "oneDNN 2.6.3 brgconv:avx512_core" (version, then oneDNN's name
   // for the implementation it chose), "plain loop nest", "OpenBLAS sgemm" or "OpenBLAS sgemv".
@@ -87,8 +88,10 @@ struct OperatorBuffers {
   // of referenceTimer keeps it alive.
   const std::shared_ptr<OneDnnConv>& oneDnn() const;
   mutable std::shared_ptr<OneDnnConv> oneDnn_;
-  // Where referenceTimer's run writes when it is not oneDNN's (referenceEviction evicts it).
-  std::shared_ptr<std::vector<float>> timedOut_ = std::make_shared<std::vector<float>>();
+  // Where the last referenceTimer's run writes when it is not oneDNN's (referenceEviction evicts
+  // it), owned by that timer: the worker keeps these buffers for every trial of an operator, and
+  // an output-sized buffer (287 MB for C2) must not stay with them.
+  std::weak_ptr<std::vector<float>> timedOut_;
 };
 
 // Largest |c - ref| / (1 + |ref|) over the output; a kernel passes when it is below 1e-3.

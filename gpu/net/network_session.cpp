@@ -26,10 +26,11 @@ Network networkOf(const NetworkSource& s) {
 
 BackendOptions taskMeasuringOptions(BackendOptions o, const NetworkTuningPlan& plan,
                                     const Task& task) {
-  // An activation as the second operand (attention's keys and values) was just written by the
-  // layer before: in the chain it is as warm as the first.
+  // An activation as the second operand (attention's keys and values) is timed as the other
+  // activations are, not as weights (TimingOptions::activationB).
   o.cpu.timing.coldWeights = plan.coldWeights && task.readsWeights;
   o.cpu.timing.coldActivations = plan.coldActivations;
+  o.cpu.timing.activationB = !task.readsWeights;
   return o;
 }
 

@@ -45,6 +45,7 @@ nlohmann::json timingToJson(const TimingOptions& t) {
   j["give_up_ms"] = t.giveUpMs;
   if (t.coldWeights) j["cold_weights"] = true;
   if (t.coldActivations) j["cold_activations"] = true;
+  if (t.activationB) j["activation_b"] = true;
   return j;
 }
 
@@ -63,9 +64,7 @@ Measurement measurementFromReply(const WorkerClient::Reply& reply) {
   return m;
 }
 
-namespace {
-
-TimingOptions timingFrom(const nlohmann::json& j) {
+TimingOptions timingFromJson(const nlohmann::json& j) {
   TimingOptions t;
   if (!j.is_object()) return t;
   t.minTotalMs = j.value("min_total_ms", t.minTotalMs);
@@ -76,8 +75,11 @@ TimingOptions timingFrom(const nlohmann::json& j) {
   t.giveUpMs = j.value("give_up_ms", t.giveUpMs);
   t.coldWeights = j.value("cold_weights", t.coldWeights);
   t.coldActivations = j.value("cold_activations", t.coldActivations);
+  t.activationB = j.value("activation_b", t.activationB);
   return t;
 }
+
+namespace {
 
 // The inputs and reference output of the last operator, kept across requests: every trial of a
 // run measures the same operator, and its reference is computed once.
@@ -167,7 +169,7 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
     return {{"ok", true}, {"backends", out}};
   }
   if (cmd == "measure_kas") {
-    const TimingOptions timing = timingFrom(request.value("timing", nlohmann::json::object()));
+    const TimingOptions timing = timingFromJson(request.value("timing", nlohmann::json::object()));
     try {
       return {{"ok", true}, {"measurement", measurementToJson(kas::runKasKernel(request, timing))}};
     } catch (const std::exception& e) {
@@ -176,7 +178,7 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
   }
   if (cmd == "measure" || cmd == "reference") {
     const std::string backend = request.value("backend", "");
-    const TimingOptions timing = timingFrom(request.value("timing", nlohmann::json::object()));
+    const TimingOptions timing = timingFromJson(request.value("timing", nlohmann::json::object()));
     if (backend == "cuda" || backend == "hip")
       return handleGpu(backend, cmd, request, timing, quit);
     if (backend != "cpu")

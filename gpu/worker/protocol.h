@@ -12,7 +12,7 @@ namespace opevo {
 //   {"cmd": "hello"} -> {"ok": true, "worker": "opevo-worker", "version": ..., "pid": ...}
 //   {"cmd": "measure", "backend": "cpu", "op": {operator json}, "library": "/path/k.so",
 //    "timing": {"min_total_ms": 100, "min_runs": 3, "max_runs": 1000, "warmup_runs": 1,
-//               "cold_weights": false}}
+//               "cold_weights": false, "cold_activations": false, "activation_b": false}}
 //     -> {"ok": true, "measurement": {...}}
 //   {"cmd": "reference", "backend": "cpu", "op": {...}, "timing": {...}}
 //     -> {"ok": true, "measurement": {...}, "library": "OpenBLAS"}
@@ -39,6 +39,8 @@ namespace opevo {
 nlohmann::json measurementToJson(const Measurement& m);
 Measurement measurementFromJson(const nlohmann::json& j);
 nlohmann::json timingToJson(const TimingOptions& t);
+// The timing of a request as timingToJson wrote it; what it lacks keeps TimingOptions' default.
+TimingOptions timingFromJson(const nlohmann::json& j);
 // A "measure" reply as a trial: a worker that died or hung gives its failure, a refused request
 // a launch error, anything else the worker's own measurement; measureMs is the whole call's time.
 Measurement measurementFromReply(const WorkerClient::Reply& reply);

@@ -143,13 +143,14 @@ pid_t parentOf(pid_t pid) {
   return parent;
 }
 
-// This process's children, as /proc has them.
+// This process's children, as /proc has them. Never throws: LeftBehind's destructor calls it.
 std::set<pid_t> ownChildren() {
   std::set<pid_t> out;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const auto pid = static_cast<pid_t>(std::stol(name));
+  std::error_code error;
+  for (fs::directory_iterator it("/proc", error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::strtol(name.c_str(), nullptr, 10));
     if (parentOf(pid) == getpid()) out.insert(pid);
   }
   return out;

@@ -58,6 +58,7 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   const int budget = 36;
   // The resumes must time as the run began, whichever it chose.
   const std::string weights = c.mode == "joint" ? "warm" : "cold";
+  const std::string activations = c.mode == "joint" ? "cold" : "warm";
 
   Rng rng(20261125);
   std::map<std::int64_t, std::vector<TrialRow>> before;
@@ -67,7 +68,7 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
     if (attempt == 0)
       args.insert(args.end(), {network, "--trials", std::to_string(budget), "--unit", "3", "--seed",
                                "7", "--no-reference", "--mode", c.mode, "--scheduler", c.scheduler,
-                               "--weights", weights});
+                               "--weights", weights, "--activations", activations});
     else
       args.insert(args.end(), {"--resume", "1", "--no-reference"});
     args.insert(args.end(), {"--db", db});
@@ -121,6 +122,7 @@ TEST_P(NetKillAndResumeIn, KillsLoseNothingAndTheNetworkEndsOnBudget) {
   EXPECT_EQ(r, finishedBefore ? 2 : 0);  // 2: it had finished, nothing to resume
   EXPECT_EQ(net->status, RunStatus::Finished);
   EXPECT_EQ(nlohmann::json::parse(net->resultJson).value("weights", ""), weights);
+  EXPECT_EQ(nlohmann::json::parse(net->resultJson).value("activations", ""), activations);
   EXPECT_EQ(static_cast<int>(count(trials)), budget);
   int unitTrials = 0;
   for (const NetworkUnitRow& u : store.networkUnits(1)) unitTrials += u.trials;

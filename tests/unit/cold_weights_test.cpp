@@ -11,6 +11,7 @@
 #include "cpu/cache_eviction.h"
 #include "cpu/cpu_runner.h"
 #include "cpu/operator_buffers.h"
+#include "net/network_session.h"
 #include "ops/operator_json.h"
 #include "worker/protocol.h"
 
@@ -66,6 +67,14 @@ TEST(ColdWeights, TheWorkerTakesTheOption) {
   t.coldActivations = true;
   const nlohmann::json both = timingToJson(t);
   EXPECT_EQ(both.value("cold_activations", false), true);
+  // What the worker reads back.
+  EXPECT_TRUE(timingFromJson(both).coldActivations);
+  EXPECT_TRUE(timingFromJson(both).coldWeights);
+  EXPECT_FALSE(timingFromJson(both).activationB);
+  EXPECT_FALSE(timingFromJson(timingToJson(TimingOptions{})).coldActivations);
+  TimingOptions keys = t;
+  keys.activationB = true;
+  EXPECT_TRUE(timingFromJson(timingToJson(keys)).activationB);
 
   OperatorSpec op;
   op.name = "mm";
@@ -80,6 +89,41 @@ TEST(ColdWeights, TheWorkerTakesTheOption) {
   const Measurement m = measurementFromJson(reply["measurement"]);
   EXPECT_EQ(m.status, TrialStatus::Ok) << m.message;
   EXPECT_GE(m.timesMs.size(), 3u);
+}
+
+// b is evicted as weights, or as an activation where it is one (attention's keys and values): a
+// network's matmul of two activations has its second operand evicted with the first.
+TEST(ColdWeights, TheSecondOperandIsEvictedAsWhatItIs) {
+  TimingOptions t;
+  t.coldWeights = true;
+  EXPECT_TRUE(t.coldB());
+  t.activationB = true;
+  EXPECT_FALSE(t.coldB()) << "an activation is not evicted as weights";
+  t.coldActivations = true;
+  EXPECT_TRUE(t.coldB());
+  t.coldWeights = false;
+  EXPECT_TRUE(t.coldB());
+  t.activationB = false;
+  EXPECT_FALSE(t.coldB()) << "weights are not evicted as activations";
+}
+
+// A network's task is timed as its plan says: a convolution's weights with --weights, every
+// task's activations with --activations, a matmul's second operand (an activation) with them.
+TEST(ColdWeights, ANetworksTasksAreTimedAsThePlanSays) {
+  net::NetworkTuningPlan plan;
+  net::Task conv, matmul;
+  conv.readsWeights = true;
+  const TimingOptions c = net::taskMeasuringOptions({}, plan, conv).cpu.timing;
+  EXPECT_TRUE(c.coldWeights);
+  EXPECT_TRUE(c.coldActivations);
+  EXPECT_FALSE(c.activationB);
+  const TimingOptions m = net::taskMeasuringOptions({}, plan, matmul).cpu.timing;
+  EXPECT_FALSE(m.coldWeights);
+  EXPECT_TRUE(m.activationB);
+  EXPECT_TRUE(m.coldB());
+  plan.coldActivations = false;
+  EXPECT_FALSE(net::taskMeasuringOptions({}, plan, matmul).cpu.timing.coldB());
+  EXPECT_TRUE(net::taskMeasuringOptions({}, plan, conv).cpu.timing.coldB());
 }
 
 }  // namespace

@@ -18,8 +18,8 @@
 #include <QSpinBox>
 #include <QStyle>
 #include <QTimer>
-#include <QVBoxLayout>
 #include <QToolButton>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
 #include <initializer_list>
@@ -87,7 +87,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_winogradMode(new QCheckBox(tr("Winograd convolutions"))),
       m_matvec(new QCheckBox(tr("matrix-vector dense layers"))),
       m_coldWeights(new QCheckBox(tr("weights cold, as in the chain"))),
-      m_coldActivations(new QCheckBox(tr("activations cold, too"))),
+      m_coldActivations(new QCheckBox(tr("activations cold"))),
       m_trials(new QSpinBox),
       m_unit(new QSpinBox),
       m_seed(new QSpinBox),
