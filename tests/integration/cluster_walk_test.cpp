@@ -103,24 +103,25 @@ ProcessResult runRefusedServe(const std::vector<std::string>& args) {
   return runProcess("timeout", bounded);
 }
 
-// Whether the process is stopped (state T in /proc/PID/stat).
-bool processStopped(long pid) {
+// The fields of /proc/PID/stat after the command's closing parenthesis (the state first), empty
+// when there is no such process: the command may hold spaces and parentheses of its own.
+std::string statFields(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   std::getline(in, line);
   const auto close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'T';
+  return close == std::string::npos || close + 2 > line.size() ? "" : line.substr(close + 2);
 }
 
-// The start time of the process (field 22 of /proc/PID/stat, in clock ticks since boot), 0 when
-// there is none: with its pid it names one process, not whichever later takes its pid.
+// Whether the process is stopped (state T).
+bool processStopped(long pid) {
+  return statFields(static_cast<pid_t>(pid)).rfind('T', 0) == 0;
+}
+
+// The start time of the process (field 22, in clock ticks since boot), 0 when there is none: with
+// its pid it names one process, not whichever later takes its pid.
 unsigned long long startTime(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(in, line);
-  const auto close = line.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(line.substr(close + 2));
+  std::istringstream fields(statFields(pid));
   std::string field;
   for (int i = 3; i < 22 && fields >> field; ++i) {
   }
@@ -129,14 +130,9 @@ unsigned long long startTime(pid_t pid) {
   return start;
 }
 
-// The parent of the process (field 4 of /proc/PID/stat), 0 when there is none.
+// The parent of the process (field 4), 0 when there is none.
 pid_t parentOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(in, line);
-  const auto close = line.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(line.substr(close + 2));
+  std::istringstream fields(statFields(pid));
   char state = 0;
   pid_t parent = 0;
   fields >> state >> parent;
