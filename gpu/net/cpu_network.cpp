@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/median.h"
+#include "cpu/cache_eviction.h"
 #include "cpu/cpu_runner.h"
 
 namespace opevo::net {
@@ -60,13 +61,26 @@ CpuNetworkRun::CpuNetworkRun(const Network& net, const TaskGraph& graph,
       auto fn = reinterpret_cast<TaskFn>(f);
       const float *a = pointer(step.in[0]), *b = pointer(step.in[1]), *bias = pointer(step.in[2]),
                   *residual = pointer(step.in[3]);
-      m_steps.push_back({step.name, step.kind, [=] { fn(a, b, out, bias, residual); }});
+      Step s{step.name, step.kind, [=] { fn(a, b, out, bias, residual); }, {}, {}};
+      for (std::size_t i = 0; i < step.in.size(); ++i) {
+        const ProgramOperand& o = step.in[i];
+        const bool param = o.kind == ProgramOperand::Kind::Param;
+        if (!param && o.kind != ProgramOperand::Kind::Tensor) continue;
+        const auto n = param ? m_program.params[static_cast<std::size_t>(o.index)].size()
+                             : static_cast<std::size_t>(
+                                   m_program.tensors[static_cast<std::size_t>(o.index)].elements);
+        (param ? s.weights : s.activations).push_back({pointer(o), n});
+      }
+      s.activations.push_back(
+          {out, static_cast<std::size_t>(
+                    m_program.tensors[static_cast<std::size_t>(step.out)].elements)});
+      m_steps.push_back(std::move(s));
       continue;
     }
     if (step.kind == StepKind::Convert) {
       auto fn = reinterpret_cast<ConvertFn>(f);
       const float* in = pointer(step.in[0]);
-      m_steps.push_back({step.name, step.kind, [=] { fn(in, out); }});
+      m_steps.push_back({step.name, step.kind, [=] { fn(in, out); }, {}, {}});
       continue;
     }
     auto fn = reinterpret_cast<FixedFn>(f);
@@ -77,7 +91,7 @@ CpuNetworkRun::CpuNetworkRun(const Network& net, const TaskGraph& graph,
     const float* const* inPtr = m_pointerLists.back().data();
     m_pointerLists.push_back(std::move(params));
     const float* const* paramPtr = m_pointerLists.back().data();
-    m_steps.push_back({step.name, step.kind, [=] { fn(inPtr, out, paramPtr); }});
+    m_steps.push_back({step.name, step.kind, [=] { fn(inPtr, out, paramPtr); }, {}, {}});
   }
 }
 
@@ -116,6 +130,28 @@ std::vector<CpuNetworkRun::StepTime> CpuNetworkRun::stepTimes(int runs) {
   std::vector<StepTime> out;
   for (std::size_t i = 0; i < m_steps.size(); ++i)
     out.push_back({m_steps[i].name, m_steps[i].kind, median(times[i])});
+  return out;
+}
+
+std::vector<CpuNetworkRun::StepTime> CpuNetworkRun::taskLoopTimes(int runs, bool coldWeights,
+                                                                  bool coldActivations) {
+  std::vector<StepTime> out;
+  for (const Step& s : m_steps) {
+    if (s.kind != StepKind::Task) continue;
+    const auto evict = [&](const std::vector<Operand>& operands) {
+      for (const Operand& o : operands) evictFromCaches(o.data, o.floats * sizeof(float));
+    };
+    s.run();  // a warm-up, as tuning's checked run is
+    std::vector<double> times;
+    for (int r = 0; r < runs; ++r) {
+      if (coldWeights) evict(s.weights);
+      if (coldActivations) evict(s.activations);
+      const auto start = std::chrono::steady_clock::now();
+      s.run();
+      times.push_back(msSince(start));
+    }
+    out.push_back({s.name, s.kind, median(times)});
+  }
   return out;
 }
 

@@ -37,16 +37,28 @@ class CpuNetworkRun {
   // kernels), by name: what the end-to-end time is made of.
   using StepTime = net::StepTime;
   std::vector<StepTime> stepTimes(int runs);
+  // Each task step alone, run `runs` times in a loop (the median), its weights (b and the bias,
+  // where they are parameters) and its activations (a, the residual, the output, and b where it
+  // is one) evicted from the caches before each run where the flags say so: how tuning times a
+  // task (TimingOptions::coldWeights and coldActivations), against stepTimes' time in the chain
+  // (docs/results/networks.md, bench_chain_timing).
+  std::vector<StepTime> taskLoopTimes(int runs, bool coldWeights, bool coldActivations);
   // The residual producers that write the reader's layout (NetworkProgram::adopted).
   const std::vector<std::string>& adoptedLayouts() const { return m_program.adopted; }
   // The program it runs (each task's configuration as it runs: NetworkProgram::configs).
   const NetworkProgram& program() const { return m_program; }
 
  private:
+  // A range of floats a task step reads or writes.
+  struct Operand {
+    const float* data = nullptr;
+    std::size_t floats = 0;
+  };
   struct Step {
     std::string name;
     StepKind kind = StepKind::Task;
     std::function<void()> run;
+    std::vector<Operand> weights, activations;  // a task's, for taskLoopTimes
   };
 
   TempDir m_dir;
