@@ -3,6 +3,7 @@
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 #include <QPainter>
+#include <QScrollBar>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -149,10 +150,18 @@ void NetworkGraphView::fitGraph() {
   // A tall network (ResNet-18) fitted whole is unreadable: fit the width, at most 1:1, and no
   // smaller than the text stays legible.
   const QRectF r = scene()->sceneRect();
-  const double k = std::min(
-      {1.0, viewport()->width() / r.width(), std::max(0.65, viewport()->height() / r.height())});
-  resetTransform();
-  scale(k, k);
+  // Fitted to the room the view has with no scroll bar, less the vertical bar's where the graph
+  // is taller than that room: never to the viewport as it is, which a bar narrows. There, at some
+  // heights the fit brought the bar, the narrower fit took it away, and the view refitted without
+  // end (the window froze, its event loop busy).
+  const QSize room = maximumViewportSize();
+  const auto fit = [&](double width) {
+    return std::min({1.0, width / r.width(), std::max(0.65, room.height() / r.height())});
+  };
+  double k = fit(room.width());
+  if (r.height() * k > room.height())
+    k = fit(room.width() - verticalScrollBar()->sizeHint().width());
+  setTransform(QTransform::fromScale(k, k));
   centerOn(r.center().x(), r.top() + viewport()->height() / (2 * k));
 }
 
