@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -18,9 +17,8 @@
 #include "net/cpu_network.h"
 #include "net/end_to_end.h"
 #include "net/network_json.h"
-#include "net/network_tuning.h"
 #include "net/torch_reference.h"
-#include "ops/presets.h"
+#include "net/untuned_configs.h"
 
 int main(int argc, char** argv) {
   using namespace opevo;
@@ -31,10 +29,7 @@ int main(int argc, char** argv) {
     const net::Network n = net::loadNetwork(network, {});
     const net::TaskGraph g = net::extractTasks(n);
     const layout::TuningMode mode = layout::TuningMode::Joint;
-    std::vector<Config> configs;
-    for (const net::Task& t : g.tasks)
-      configs.push_back(untunedConfig(net::taskDefinition(t, mode, {}).space));
-    net::CpuNetworkRun run(n, g, configs, mode, 1);
+    net::CpuNetworkRun run(n, g, net::untunedConfigs(g, mode), mode, 1);
     const std::vector<float> output = run.forward();
     // Correct before fast: the chain's output against libtorch's, where libtorch is here.
     std::string missing;

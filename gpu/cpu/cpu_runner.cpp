@@ -170,8 +170,7 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     evictFromCaches(out, outFloats * sizeof(float));
   };
   const std::function<void()> beforeEach =
-      timing.coldB() || timing.coldWeights || timing.coldActivations ? std::function<void()>(evict)
-                                                                     : nullptr;
+      timing.coldWeights || timing.coldActivations ? std::function<void()>(evict) : nullptr;
   if (const std::optional<double> over = overCutoffMs(checkedMs, timing, run, beforeEach)) {
     m.timesMs = {*over};
     char cutoff[32];  // a cut-off under a millisecond is common on the CPU: not as a whole number

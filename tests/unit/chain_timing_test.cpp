@@ -8,8 +8,7 @@
 
 #include "net/cpu_network.h"
 #include "net/network_json.h"
-#include "net/network_tuning.h"
-#include "ops/presets.h"
+#include "net/untuned_configs.h"
 
 namespace opevo::net {
 namespace {
@@ -17,10 +16,8 @@ namespace {
 TEST(ChainTiming, EveryTaskStepIsTimedInALoopInTheChainsOrderAndNothingChanges) {
   const Network n = loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_link_needed.json");
   const TaskGraph g = extractTasks(n);
-  std::vector<Config> configs;
-  for (const Task& t : g.tasks)
-    configs.push_back(untunedConfig(taskDefinition(t, layout::TuningMode::Joint, {}).space));
-  CpuNetworkRun run(n, g, configs, layout::TuningMode::Joint, 3);
+  CpuNetworkRun run(n, g, untunedConfigs(g, layout::TuningMode::Joint), layout::TuningMode::Joint,
+                    3);
   const std::vector<float> before = run.forward();
   std::vector<std::string> chain;
   for (const StepTime& s : run.stepTimes(3))

@@ -14,15 +14,10 @@
 #include "net/network_json.h"
 #include "net/network_program.h"
 #include "net/network_tuning.h"
+#include "net/untuned_configs.h"
 
 namespace opevo::net {
 namespace {
-
-std::vector<Config> untunedConfigs(const TaskGraph& g, layout::TuningMode mode) {
-  std::vector<Config> configs;
-  for (const Task& t : g.tasks) configs.push_back(untunedConfig(taskDefinition(t, mode, {}).space));
-  return configs;
-}
 
 bool blocksSentence(const std::string& s) {
   return s.find(" takes the channel blocks of its input (") != std::string::npos;

@@ -19,6 +19,7 @@
 #include "net/network_program.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
+#include "net/untuned_configs.h"
 #include "store/store.h"
 #include "twin_test_support.h"
 
@@ -32,12 +33,6 @@ std::size_t taskNamed(const TaskGraph& g, const std::string& name) {
     if (g.tasks[i].name == name) return i;
   ADD_FAILURE() << "no task " << name;
   return 0;
-}
-
-std::vector<Config> untunedConfigs(const TaskGraph& g, layout::TuningMode mode) {
-  std::vector<Config> configs;
-  for (const Task& t : g.tasks) configs.push_back(untunedConfig(taskDefinition(t, mode, {}).space));
-  return configs;
 }
 
 Vertex outC(const SearchSpace& space, const Config& c) {

@@ -14,6 +14,7 @@
 #include "net/network_json.h"
 #include "net/network_program.h"
 #include "net/network_tuning.h"
+#include "net/untuned_configs.h"
 #include "ops/presets.h"
 
 namespace opevo::net {
@@ -24,13 +25,6 @@ std::vector<Config> randomConfigs(const TaskGraph& g, std::uint64_t seed) {
   std::vector<Config> configs;
   for (const Task& t : g.tasks)
     configs.push_back(*taskDefinition(t, layout::TuningMode::Joint, {}).space.randomValid(rng));
-  return configs;
-}
-
-// Every task's untuned configuration (its template's start blocking) in `mode`.
-std::vector<Config> untunedConfigs(const TaskGraph& g, layout::TuningMode mode) {
-  std::vector<Config> configs;
-  for (const Task& t : g.tasks) configs.push_back(untunedConfig(taskDefinition(t, mode, {}).space));
   return configs;
 }
 
