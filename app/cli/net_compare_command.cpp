@@ -1,8 +1,10 @@
 // opevo net compare: schedulers x algorithms x repeats on one network, their units interleaved
 // (one unit of each in turn), each tuned network then run end to end; the estimate curves and
-// the end-to-end results written for plotting (the OpEvo paper's Figure 6).
+// the end-to-end results written for plotting (the OpEvo paper's Figure 6). A stop signal ends the
+// tuning and still runs and summarizes what was tuned.
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +13,7 @@
 
 #include "backends/backend_factory.h"
 #include "cli/commands.h"
+#include "cli/interrupt_notice.h"
 #include "cli/net_cli.h"
 #include "common/error.h"
 #include "engine/race.h"
@@ -49,6 +52,19 @@ struct Contender {
   std::unique_ptr<net::NetworkTuning> tuning;
   bool done = false;
 };
+
+// The contenders a stop signal stops (Ctrl-C, SIGTERM, SIGHUP: InterruptNotice). The default
+// action ended the program with a partial curve.csv and no summary.json; now each contender ends
+// after its unit in hand and is run end to end as tuned so far.
+std::atomic<std::vector<Contender>*> g_contenders{nullptr};
+std::atomic<bool> g_tuningStopped{false};
+
+void onInterrupt() {
+  // Only sets flags: each tuning ends its trials in hand and stops.
+  g_tuningStopped = true;
+  if (std::vector<Contender>* all = g_contenders.load())
+    for (Contender& c : *all) c.tuning->stopFromSignal();
+}
 
 void runCompare(const NetCompareOptions& o) {
   if (o.trials < 1) throw InputError("give a budget: --trials N");
@@ -124,6 +140,16 @@ void runCompare(const NetCompareOptions& o) {
                counted(static_cast<long long>(g.tasks.size()), "task", "tasks").c_str(),
                counted(static_cast<long long>(all.size()), "contender", "contenders").c_str(),
                o.trials, o.unit);
+  const std::string curvePath = (std::filesystem::path(o.out) / "curve.csv").string();
+  const std::string unitsKept = curvePath + " holds every unit tuned; no summary.json was written";
+  InterruptNotice notice("the comparison was stopped; " + unitsKept);
+  g_contenders = &all;
+  struct Handed {
+    ~Handed() { g_contenders = nullptr; }
+  } handed;
+  notice.rearm("the comparison was stopped; " + unitsKept, onInterrupt,
+               "stopping every contender after its trials in hand, then running each end to end "
+               "as tuned so far (Ctrl-C again to end now)");
   // One unit of each contender in turn: drift of the machine falls on all of them alike.
   for (bool any = true; any;) {
     any = false;
@@ -144,6 +170,21 @@ void runCompare(const NetCompareOptions& o) {
       std::fprintf(stderr, "%-40s %4d/%d trials\n", label(c).c_str(), u.trials, o.trials);
     }
   }
+  g_contenders = nullptr;
+  const bool tuningStopped = g_tuningStopped.load();
+  // The end-to-end runs: after a first signal during the tuning, the next ends the program; else
+  // a first one here skips the contenders not run yet and writes the summary of those run.
+  std::atomic<bool> endToEndStopped{false};
+  if (tuningStopped)
+    notice.rearm("the end-to-end runs were stopped; " + unitsKept);
+  else
+    notice.rearm("the end-to-end runs were stopped; " + unitsKept, &endToEndStopped,
+                 "stopping after the network run in hand, then writing summary.json of the "
+                 "contenders run");
+  // Said, as the runs can take long and a signal now stops them instead of the tuning.
+  std::fprintf(stderr, "running %s end to end%s\n",
+               all.size() == 1 ? "the contender's network" : "each contender's network",
+               o.reference ? ", libtorch's first as the reference" : "");
   // One reference for every contender: they all run the same network, weights and input.
   const net::ReferenceTimes reference =
       net::timeReference(o.network, params, {o.seed, 3, o.runs, o.reference});
@@ -152,7 +193,10 @@ void runCompare(const NetCompareOptions& o) {
       "| algorithm | scheduler | mode | repeat | trials | sum of tasks ms | conversions ms | "
       "conversion steps | end-to-end ms | libtorch ms | verified |\n");
   std::printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+  int runEndToEnd = 0;
   for (Contender& c : all) {
+    if (endToEndStopped) break;
+    ++runEndToEnd;
     std::vector<Config> configs;
     const auto best = c.tuning->bestConfigs();
     for (std::size_t i = 0; i < g.tasks.size(); ++i)
@@ -204,9 +248,29 @@ void runCompare(const NetCompareOptions& o) {
                 e.reference.best ? (e.verified ? "yes" : "NO") : "no reference");
     requireVerified(e);
   }
+  // A stopped comparison says so, and how far each part went: a contender's "trials" are those
+  // it ran, "contenders" those the budget and repeats asked for.
+  // A signal during the last contender's run skipped nothing: the summary is whole.
+  const bool stopped = tuningStopped || runEndToEnd < static_cast<int>(all.size());
   std::ofstream(std::filesystem::path(o.out) / "summary.json")
-      << nlohmann::json{{"network", n.name}, {"params", n.params}, {"results", results}}.dump(2)
+      << nlohmann::json{{"network", n.name},
+                        {"params", n.params},
+                        {"trials_per_contender", o.trials},
+                        {"contenders", all.size()},
+                        {"stopped_early", stopped},
+                        {"results", results}}
+             .dump(2)
       << "\n";
+  if (!stopped) return;
+  long long trials = 0;
+  for (const Contender& c : all) trials += c.tuning->trials();
+  throw Interrupted(
+      "stopped " + std::string(tuningStopped ? "while tuning" : "during the end-to-end runs") +
+      " after " + counted(trials, "trial", "trials") + " of " +
+      std::to_string(static_cast<long long>(o.trials) * static_cast<long long>(all.size())) +
+      "; summary.json holds " + std::to_string(runEndToEnd) + " of " +
+      counted(static_cast<long long>(all.size()), "contender", "contenders") +
+      " run end to end (each as tuned when stopped)");
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "common/child_process.h"
@@ -193,6 +195,102 @@ TEST(CliStopSignals, NetTuneRefusesAMissingWorkerBeforeStoringARun) {
   EXPECT_NE(r.err.find("OPEVO_WORKER is set to '/nonexistent/opevo-worker'"), std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir.db())) << "a database was made for a run that cannot measure";
+}
+
+// `opevo net compare` (no database: curve.csv and summary.json are all it leaves). It installed
+// no handler: one Ctrl-C killed it with a partial curve.csv and no summary.json. Now the first
+// signal stops every contender after its trials in hand and runs each end to end as tuned so far;
+// the second ends it at once, curve.csv kept.
+struct NetCompare {
+  Dir dir;
+  fs::path out = dir.path / "out";
+  std::optional<Logged> run;
+  explicit NetCompare(const std::vector<std::string>& extra) {
+    std::vector<std::string> args{
+        OPEVO_CLI,      "net",
+        "compare",      std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json",
+        "--algos",      "random,opevo-m",
+        "--schedulers", "round-robin",
+        "--out",        out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    run.emplace(dir, args);
+  }
+  // Lines of curve.csv, its header left out.
+  int curveRows() const {
+    std::ifstream in(out / "curve.csv");
+    int rows = -1;
+    for (std::string line; std::getline(in, line);) ++rows;
+    return rows;
+  }
+};
+
+TEST(CliStopSignals, NetCompareStoppedOnceRunsEachContenderAsTunedSoFar) {
+  NetCompare c({"--trials", "400", "--runs", "2"});
+  // Both contenders have run a unit each at least (units of 4 in turn).
+  ASSERT_TRUE(c.run->says("opevo-m/round-robin/joint/r1")) << c.run->text();
+  kill(c.run->pid, SIGINT);
+  EXPECT_TRUE(c.run->says("stopping every contender after its trials in hand", 3s))
+      << c.run->text();
+  ASSERT_EQ(c.run->exitWithin(240s), 130) << c.run->text();
+  EXPECT_NE(c.run->text().find("interrupted: stopped while tuning after "), std::string::npos)
+      << c.run->text();
+  EXPECT_NE(c.run->text().find("summary.json holds 2 of 2 contenders run end to end"),
+            std::string::npos)
+      << c.run->text();
+  std::ifstream in(c.out / "summary.json");
+  ASSERT_TRUE(in) << "no summary.json";
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["stopped_early"], true);
+  EXPECT_EQ(j["trials_per_contender"], 400);
+  EXPECT_EQ(j["contenders"], 2);
+  ASSERT_EQ(j["results"].size(), 2u);
+  int trials = 0;
+  for (const auto& r : j["results"]) {
+    EXPECT_GE(r["trials"].get<int>(), 1);
+    EXPECT_LT(r["trials"].get<int>(), 400);
+    EXPECT_EQ(r["verified"], true) << r.dump();
+    trials += r["trials"].get<int>();
+  }
+  // Every unit run is in curve.csv: at most 4 trials each.
+  EXPECT_GE(c.curveRows() * 4, trials);
+  EXPECT_GE(c.curveRows(), 2);
+}
+
+TEST(CliStopSignals, NetCompareStoppedTwiceEndsAtOnceWithItsCurveKept) {
+  NetCompare c({"--trials", "400", "--runs", "2"});
+  ASSERT_TRUE(c.run->says("opevo-m/round-robin/joint/r1")) << c.run->text();
+  kill(c.run->pid, SIGTERM);
+  ASSERT_TRUE(c.run->says("stopping every contender", 3s)) << c.run->text();
+  kill(c.run->pid, SIGTERM);
+  EXPECT_EQ(c.run->exitWithin(10s), 143) << c.run->text();
+  EXPECT_NE(c.run->text().find("curve.csv holds every unit tuned; no summary.json was written"),
+            std::string::npos)
+      << c.run->text();
+  EXPECT_FALSE(fs::exists(c.out / "summary.json"));
+  EXPECT_GE(c.curveRows(), 2);
+}
+
+// Stopped once the tuning is done, while the networks run end to end: the contenders not run yet
+// are skipped and the summary holds those that were.
+TEST(CliStopSignals, NetCompareStoppedDuringTheEndToEndRunsWritesTheContendersRun) {
+  // Long end-to-end timings, so the signal finds the first contender running.
+  NetCompare c({"--trials", "8", "--runs", "40000", "--no-reference"});
+  ASSERT_TRUE(c.run->says("running each contender's network end to end", 240s)) << c.run->text();
+  kill(c.run->pid, SIGHUP);
+  EXPECT_TRUE(c.run->says("stopping after the network run in hand", 3s)) << c.run->text();
+  ASSERT_EQ(c.run->exitWithin(300s), 129) << c.run->text();
+  EXPECT_NE(c.run->text().find("interrupted: stopped during the end-to-end runs after 16 trials "
+                               "of 16; summary.json holds 1 of 2 contenders"),
+            std::string::npos)
+      << c.run->text();
+  std::ifstream in(c.out / "summary.json");
+  ASSERT_TRUE(in) << "no summary.json";
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["stopped_early"], true);
+  // The first contender's run was in hand (the second's comes after 40000 passes of the first).
+  EXPECT_EQ(j["results"].size(), 1u) << c.run->text();
+  for (const auto& r : j["results"]) EXPECT_EQ(r["trials"], 8);
+  EXPECT_EQ(c.curveRows(), 4);
 }
 
 }  // namespace

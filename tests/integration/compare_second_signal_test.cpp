@@ -6,8 +6,8 @@
 // from the stored trials. Without the abandon the second signal ends the program at once all the
 // same, saying the same, but leaves every stored run reading "running" with no process tuning it.
 //
-// `opevo net compare` takes no --db and installs no InterruptNotice (the default action ends it),
-// so it has no second-signal path to test here.
+// `opevo net compare` takes no --db: it has no runs to abandon, and its second signal ends it at
+// once (CliStopSignals.NetCompareStoppedTwice...).
 #include <gtest/gtest.h>
 #include <signal.h>
 
