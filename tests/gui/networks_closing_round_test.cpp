@@ -56,6 +56,9 @@ class NetworksClosingRound : public ::testing::Test {
     ASSERT_TRUE(m_dir.isValid());
     m_db = m_dir.filePath(QStringLiteral("twins.db"));
     m_page.setStorePath(m_db);
+    // Read on Qt's pool, which creates the database: a test must not end (its folder removed)
+    // while it is being made, or the folder stays in /tmp.
+    ASSERT_TRUE(waitUntil([&] { return !m_page.setup()->busyReading(); }));
     m_page.resize(1000, 640);
     m_page.show();
   }

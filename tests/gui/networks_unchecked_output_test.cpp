@@ -46,6 +46,9 @@ class NetworksUncheckedOutput : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(m_dir.isValid());
     m_page.setStorePath(m_dir.filePath(QStringLiteral("opevo.db")));
+    // The stored runs are read on Qt's pool, which creates the database: unwaited, a test ended
+    // and its folder was removed while opevo.db was being made, and the folder stayed in /tmp.
+    ASSERT_TRUE(waitUntil([&] { return !m_page.setup()->busyReading(); }));
   }
   // The status line once the race of `snapshot` ended.
   QString endWith(NetworkSnapshotPtr snapshot) {
