@@ -29,6 +29,10 @@ struct TempDir {
     path = mkdtemp(pattern);
     // Kernels are built into the cache: a test's own, so runs never share or leave them.
     setenv("XDG_CACHE_HOME", (path / "cache").c_str(), 1);
+    // And its temporaries: a search killed with -9 cannot remove its training folder, which
+    // stayed in /tmp (opevo-kas-train-XXXXXX) after every run of the suite.
+    fs::create_directory(path / "tmp");
+    setenv("TMPDIR", (path / "tmp").c_str(), 1);
   }
   ~TempDir() { fs::remove_all(path); }
 };
