@@ -151,7 +151,7 @@ void InterruptNotice::rearm(const std::string& message, void (*stop)(), const st
     m_abandoner->abandon = std::move(abandon);
   }
   Slot& s = nextSlot(message);
-  s.firstLength = copy("\nopevo: " + first + "\n", s.first, sizeof s.first);
+  s.firstLength = first.empty() ? 0 : copy("\nopevo: " + first + "\n", s.first, sizeof s.first);
   s.stopFunction = stop;
   s.abandonFd = m_abandoner && m_abandoner->abandon ? m_abandoner->fds[1] : -1;
   g_current.store(static_cast<int>(&s - g_slots));
@@ -161,6 +161,12 @@ InterruptNotice::~InterruptNotice() {
   for (const int signal : kStopSignals) std::signal(signal, SIG_DFL);
   rearm("", nullptr);  // no step's flag is left where a later signal could reach it
   m_abandoner.reset();
+}
+
+void sayFromSignal(const char* text) {
+  say("\nopevo: ", 8);
+  say(text, std::strlen(text));  // strlen is async-signal-safe (POSIX.1-2016)
+  say("\n", 1);
 }
 
 int stopSignal() {

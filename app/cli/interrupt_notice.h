@@ -36,7 +36,8 @@ class InterruptNotice {
   // first signal calls `stop` (in the handler: it may only set flags) and prints `first` at once;
   // a second one runs `abandon` on a thread of this notice's, where it may use a database and end
   // child processes (the worker measuring the trial in hand), then prints `message` and exits
-  // (without `abandon`, at once). A third one exits at once, `abandon` done or not.
+  // (without `abandon`, at once). A third one exits at once, `abandon` done or not. With `first`
+  // empty, `stop` says what happens itself (sayFromSignal), as when that depends on the stretch.
   void rearm(const std::string& message, void (*stop)(), const std::string& first,
              std::function<void()> abandon = {});
 
@@ -44,6 +45,10 @@ class InterruptNotice {
   struct Abandoner;
   std::unique_ptr<Abandoner> m_abandoner;
 };
+
+// For a stop function, in the signal handler: "opevo: TEXT" on a line of its own on standard
+// error (write(2) alone).
+void sayFromSignal(const char* text);
 
 // A second signal's work on stored runs, on the notice's thread: the children measuring the work
 // in hand are killed (nothing of it is stored), and each of `runs` in the database `db` that still

@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "engine/race.h"
 #include "io/output_folder.h"
+#include "io/results_folder.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
 #include "ops/presets.h"
@@ -40,6 +41,7 @@ struct NetCompareOptions {
   std::string out;
   int runs = 10;
   bool reference = true;
+  bool force = false;
 };
 
 // One combination: its tasks' measurements (workers), its tuning.
@@ -53,17 +55,35 @@ struct Contender {
   bool done = false;
 };
 
-// The contenders a stop signal stops (Ctrl-C, SIGTERM, SIGHUP: InterruptNotice). The default
-// action ended the program with a partial curve.csv and no summary.json; now each contender ends
-// after its unit in hand and is run end to end as tuned so far.
+// What a stop signal (Ctrl-C, SIGTERM, SIGHUP: InterruptNotice) stops: while tuning, every
+// contender after its trials in hand, each then run end to end as tuned so far; during the
+// end-to-end runs, the rest after the run in hand. One notice is armed for the whole command, so
+// that no signal falls between two stretches; the stretch decides what the first one does, and
+// the second one always ends the program. (The default action ended it with no summary.json.)
+enum class Stretch : int { Tuning, EndToEnd, Summary };
+std::atomic<int> g_stretch{static_cast<int>(Stretch::Tuning)};
 std::atomic<std::vector<Contender>*> g_contenders{nullptr};
 std::atomic<bool> g_tuningStopped{false};
+std::atomic<bool> g_endToEndStopped{false};
 
 void onInterrupt() {
-  // Only sets flags: each tuning ends its trials in hand and stops.
-  g_tuningStopped = true;
-  if (std::vector<Contender>* all = g_contenders.load())
-    for (Contender& c : *all) c.tuning->stopFromSignal();
+  // Only sets flags and writes (each tuning ends its trials in hand and stops).
+  switch (static_cast<Stretch>(g_stretch.load())) {
+    case Stretch::Tuning:
+      g_tuningStopped = true;
+      if (std::vector<Contender>* all = g_contenders.load())
+        for (Contender& c : *all) c.tuning->stopFromSignal();
+      return sayFromSignal(
+          "stopping every contender after its trials in hand, then running each end to end as "
+          "tuned so far (Ctrl-C again to end now)");
+    case Stretch::EndToEnd:
+      g_endToEndStopped = true;
+      return sayFromSignal(
+          "stopping after the run in hand (libtorch's reference or a contender's network), then "
+          "writing summary.json of the contenders run (Ctrl-C again to end now)");
+    case Stretch::Summary:
+      return sayFromSignal("writing summary.json (Ctrl-C again to end now)");
+  }
 }
 
 void runCompare(const NetCompareOptions& o) {
@@ -129,7 +149,11 @@ void runCompare(const NetCompareOptions& o) {
           c.tuning = std::make_unique<net::NetworkTuning>(g, std::move(m), plan);
           all.push_back(std::move(c));
         }
-  createOutputFolder(o.out);
+  const std::filesystem::path out(o.out);
+  createOutputFolder(out);
+  // A rerun into the same folder must not leave the earlier summary beside its own curve.
+  claimResultsFolder(out, {"curve.csv", "summary.json", "summary.json.partial"}, o.force,
+                     "an earlier comparison's results");
   std::ofstream curve(std::filesystem::path(o.out) / "curve.csv");
   curve << "algorithm,scheduler,mode,repeat,unit,trials,task,estimate_ms\n";
   auto label = [](const Contender& c) {
@@ -140,16 +164,16 @@ void runCompare(const NetCompareOptions& o) {
                counted(static_cast<long long>(g.tasks.size()), "task", "tasks").c_str(),
                counted(static_cast<long long>(all.size()), "contender", "contenders").c_str(),
                o.trials, o.unit);
-  const std::string curvePath = (std::filesystem::path(o.out) / "curve.csv").string();
-  const std::string unitsKept = curvePath + " holds every unit tuned; no summary.json was written";
-  InterruptNotice notice("the comparison was stopped; " + unitsKept);
+  const std::string stopped = "the comparison was stopped; " + (out / "curve.csv").string() +
+                              " holds every unit tuned; no summary.json was written";
+  InterruptNotice notice(stopped);
   g_contenders = &all;
   struct Handed {
     ~Handed() { g_contenders = nullptr; }
   } handed;
-  notice.rearm("the comparison was stopped; " + unitsKept, onInterrupt,
-               "stopping every contender after its trials in hand, then running each end to end "
-               "as tuned so far (Ctrl-C again to end now)");
+  // The second signal kills the worker, compilers and libtorch's reference (process groups of
+  // their own, which a terminal's Ctrl-C does not reach) before the program ends.
+  notice.rearm(stopped, onInterrupt, {}, [] { storeAbandonedRunsStopped({}, {}); });
   // One unit of each contender in turn: drift of the machine falls on all of them alike.
   for (bool any = true; any;) {
     any = false;
@@ -170,17 +194,7 @@ void runCompare(const NetCompareOptions& o) {
       std::fprintf(stderr, "%-40s %4d/%d trials\n", label(c).c_str(), u.trials, o.trials);
     }
   }
-  g_contenders = nullptr;
-  const bool tuningStopped = g_tuningStopped.load();
-  // The end-to-end runs: after a first signal during the tuning, the next ends the program; else
-  // a first one here skips the contenders not run yet and writes the summary of those run.
-  std::atomic<bool> endToEndStopped{false};
-  if (tuningStopped)
-    notice.rearm("the end-to-end runs were stopped; " + unitsKept);
-  else
-    notice.rearm("the end-to-end runs were stopped; " + unitsKept, &endToEndStopped,
-                 "stopping after the network run in hand, then writing summary.json of the "
-                 "contenders run");
+  g_stretch = static_cast<int>(Stretch::EndToEnd);
   // Said, as the runs can take long and a signal now stops them instead of the tuning.
   std::fprintf(stderr, "running %s end to end%s\n",
                all.size() == 1 ? "the contender's network" : "each contender's network",
@@ -195,7 +209,7 @@ void runCompare(const NetCompareOptions& o) {
   std::printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   int runEndToEnd = 0;
   for (Contender& c : all) {
-    if (endToEndStopped) break;
+    if (g_endToEndStopped) break;
     ++runEndToEnd;
     std::vector<Config> configs;
     const auto best = c.tuning->bestConfigs();
@@ -248,29 +262,33 @@ void runCompare(const NetCompareOptions& o) {
                 e.reference.best ? (e.verified ? "yes" : "NO") : "no reference");
     requireVerified(e);
   }
+  g_stretch = static_cast<int>(Stretch::Summary);
   // A stopped comparison says so, and how far each part went: a contender's "trials" are those
-  // it ran, "contenders" those the budget and repeats asked for.
-  // A signal during the last contender's run skipped nothing: the summary is whole.
-  const bool stopped = tuningStopped || runEndToEnd < static_cast<int>(all.size());
-  std::ofstream(std::filesystem::path(o.out) / "summary.json")
-      << nlohmann::json{{"network", n.name},
-                        {"params", n.params},
-                        {"trials_per_contender", o.trials},
-                        {"contenders", all.size()},
-                        {"stopped_early", stopped},
-                        {"results", results}}
-             .dump(2)
-      << "\n";
-  if (!stopped) return;
+  // it ran, "contenders" those the budget and repeats asked for. A signal that cut nothing (after
+  // the last unit, during the last contender's run) leaves the summary whole.
   long long trials = 0;
   for (const Contender& c : all) trials += c.tuning->trials();
-  throw Interrupted(
-      "stopped " + std::string(tuningStopped ? "while tuning" : "during the end-to-end runs") +
-      " after " + counted(trials, "trial", "trials") + " of " +
-      std::to_string(static_cast<long long>(o.trials) * static_cast<long long>(all.size())) +
-      "; summary.json holds " + std::to_string(runEndToEnd) + " of " +
-      counted(static_cast<long long>(all.size()), "contender", "contenders") +
-      " run end to end (each as tuned when stopped)");
+  const long long budget = static_cast<long long>(o.trials) * static_cast<long long>(all.size());
+  const bool tuningCut = g_tuningStopped && trials < budget;
+  const bool skipped = runEndToEnd < static_cast<int>(all.size());
+  const std::filesystem::path partial = out / "summary.json.partial";
+  std::ofstream(partial) << nlohmann::json{{"network", n.name},
+                                           {"params", n.params},
+                                           {"trials_per_contender", o.trials},
+                                           {"contenders", all.size()},
+                                           {"stopped_early", tuningCut || skipped},
+                                           {"results", results}}
+                                .dump(2)
+                         << "\n";
+  publishResult(partial, out / "summary.json");  // a killed write leaves the partial name
+  if (!tuningCut && !skipped) return;
+  throw Interrupted((tuningCut
+                         ? "stopped while tuning after " + counted(trials, "trial", "trials") +
+                               " of " + std::to_string(budget)
+                         : std::string("stopped during the end-to-end runs")) +
+                    "; summary.json holds " + std::to_string(runEndToEnd) + " of " +
+                    counted(static_cast<long long>(all.size()), "contender", "contenders") +
+                    " run end to end" + (tuningCut ? " (each as tuned when stopped)" : ""));
 }
 
 }  // namespace
@@ -301,7 +319,11 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed, "Seed of repeat 1 (repeat r uses seed + r - 1)");
-  cmd->add_option("--out", o->out, "Directory for curve.csv and summary.json")->required();
+  cmd->add_option("--out", o->out,
+                  "Directory for curve.csv and summary.json: new, or holding no earlier "
+                  "comparison's results (see --force)")
+      ->required();
+  cmd->add_flag("--force", o->force, "Replace an earlier comparison's results in --out");
   cmd->add_option("--runs", o->runs, "Timed forward passes of each tuned network (default 10)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");

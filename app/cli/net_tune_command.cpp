@@ -226,7 +226,11 @@ void runTune(const NetTuneOptions& o) {
           ": the trials in hand were abandoned, every committed trial is kept: " + resume +
           " continues it",
       onInterrupt,
-      firstStopText(o.cluster, "stopping after the trials in hand (Ctrl-C again to abandon them)"));
+      firstStopText(o.cluster, "stopping after the trials in hand (Ctrl-C again to abandon them)"),
+      // The second signal kills the workers and compilers measuring the trials in hand (process
+      // groups of their own: a terminal's Ctrl-C does not reach them); the stored network run
+      // then reads interrupted, as no process holds it.
+      [] { storeAbandonedRunsStopped({}, {}); });
   while (session->step()) {
     if (o.json) continue;
     const net::NetworkUnit& u = session->tuning().units().back();

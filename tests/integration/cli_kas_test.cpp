@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -32,9 +33,18 @@ struct TempDir {
     // And its temporaries: a search killed with -9 cannot remove its training folder, which
     // stayed in /tmp (opevo-kas-train-XXXXXX) after every run of the suite.
     fs::create_directory(path / "tmp");
+    if (const char* before = std::getenv("TMPDIR")) m_tmpdir = before;
     setenv("TMPDIR", (path / "tmp").c_str(), 1);
   }
-  ~TempDir() { fs::remove_all(path); }
+  // TMPDIR as it was: tests run after this one in the same process must not get a removed folder.
+  ~TempDir() {
+    if (m_tmpdir)
+      setenv("TMPDIR", m_tmpdir->c_str(), 1);
+    else
+      unsetenv("TMPDIR");
+    fs::remove_all(path);
+  }
+  std::optional<std::string> m_tmpdir;
 };
 
 bool trainerBuilt() {

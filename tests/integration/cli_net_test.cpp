@@ -1014,6 +1014,32 @@ TEST(CliNet, CompareRacesSchedulersAndAlgorithms) {
   std::filesystem::remove_all(dir);
 }
 
+// A second comparison into the same folder is refused before it tunes (it left the earlier
+// summary.json beside its own curve.csv when stopped), and replaces the results with --force.
+TEST(CliNet, CompareKeepsAnEarlierComparisonsResultsUnlessForced) {
+  char pattern[] = "/tmp/opevo-netcompare-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::vector<std::string> args{
+      "net",          "compare",     kAllOps, "--trials",   "4",      "--algos", "random",
+      "--schedulers", "round-robin", "--out", dir.string(), "--runs", "1",       "--no-reference"};
+  ASSERT_EQ(runProcess(OPEVO_CLI, args).status, 0);
+  const auto written = std::filesystem::last_write_time(dir / "summary.json");
+  const auto again = runProcess(OPEVO_CLI, args);
+  EXPECT_EQ(again.status, 2) << again.err;
+  EXPECT_NE(again.err.find("already holds an earlier comparison's results (curve.csv, "
+                           "summary.json): nothing was run"),
+            std::string::npos)
+      << again.err;
+  EXPECT_EQ(std::filesystem::last_write_time(dir / "summary.json"), written);
+  std::vector<std::string> forced = args;
+  forced.push_back("--force");
+  const auto replaced = runProcess(OPEVO_CLI, forced);
+  EXPECT_EQ(replaced.status, 0) << replaced.err;
+  EXPECT_NE(std::filesystem::last_write_time(dir / "summary.json"), written);
+  EXPECT_FALSE(std::filesystem::exists(dir / "summary.json.partial"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliNet, AStoredNetworkExportsAsAProgramThatChecksItself) {
   char pattern[] = "/tmp/opevo-netexport-XXXXXX";
   const std::filesystem::path dir = mkdtemp(pattern);
