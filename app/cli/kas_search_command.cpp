@@ -31,6 +31,10 @@ namespace {
 
 std::atomic<bool> g_stop{false};  // set by the first Ctrl-C (InterruptNotice)
 
+void onInterrupt() {
+  g_stop = true;  // a flag alone: the search ends its candidate in hand, a training at once
+}
+
 struct SearchOptions {
   kas::KasSearchSettings settings;
   std::optional<std::int64_t> resume;  // given: whatever the id (0 and -1 are no search either)
@@ -325,14 +329,17 @@ void runSearch(SearchOptions& o) {
   g_stop = false;
   const std::string resume =
       "opevo kas search --resume " + std::to_string(search->id()) + databaseHint(o.db);
-  // Ctrl-C (SIGTERM, SIGHUP) stops the search after the candidate in hand; a second one ends the
-  // program at once, the candidate in hand lost (the search then reads interrupted).
+  // Ctrl-C (SIGTERM, SIGHUP) stops the search after the candidate in hand; a second one kills
+  // the worker, compilers and trainer (process groups of their own, which a terminal's Ctrl-C does
+  // not reach) and ends the program, the candidate in hand lost (the search then reads
+  // interrupted).
   std::optional<InterruptNotice> notice(std::in_place, "kernel search");
   notice->rearm("kernel search " + std::to_string(search->id()) +
                     ": the candidate in hand was abandoned, every finished one is kept (continue "
                     "it with " +
                     resume + ")",
-                &g_stop, "stopping after the candidate in hand");
+                onInterrupt, "stopping after the candidate in hand (Ctrl-C again to end now)",
+                [] { storeAbandonedRunsStopped({}, {}); });
   const RunStatus status = search->run(o.json ? nullptr : &printer, &g_stop);
   notice.reset();
   printer.endLive();

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -46,6 +48,11 @@ struct TempDir {
   }
   std::optional<std::string> m_tmpdir;
 };
+
+std::string readText(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 bool trainerBuilt() {
   return fs::exists(fs::path(OPEVO_CLI).parent_path() / "opevo-kas-train") &&
@@ -169,6 +176,59 @@ TEST(CliKas, ASmallSearchTunesTrainsAndReportsTheFrontBesideTheBaseline) {
   const ProcessResult report = runProcess(OPEVO_CLI, {"kas", "report", "1", "--db", db});
   ASSERT_EQ(report.status, 0) << report.err;
   EXPECT_NE(report.out.find("Pareto front"), std::string::npos) << report.out;
+}
+
+// A second Ctrl-C while a trial is in hand (here a worker that never answers) kills the worker
+// before the program ends; it ran on.
+TEST(CliKas, ASecondCtrlCKillsTheWorkerInHand) {
+  if (!trainerBuilt()) GTEST_SKIP() << "opevo-kas-train or Fashion-MNIST missing";
+  TempDir dir;
+  const std::string pidFile = (dir.path / "worker.pid").string();
+  const std::string worker = (dir.path / "worker.sh").string();
+  std::ofstream(worker) << "#!/bin/sh\necho $$ > " << pidFile << "\nexec sleep 600\n";
+  fs::permissions(worker, fs::perms::owner_all);
+  auto args = smallSearch((dir.path / "opevo.db").string(), 1);
+  args.insert(args.begin(), {"/usr/bin/env", "OPEVO_WORKER=" + worker, OPEVO_CLI});
+  ChildStreams streams;
+  streams.stdoutFile = (dir.path / "log.txt").string();
+  streams.stderrToStdout = true;
+  const pid_t pid = startChild(args, streams);
+  const auto waitFor = [](const std::function<bool()>& done, std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done())  // called until it says true, once then: waitpid reaps
+      if (std::chrono::steady_clock::now() > deadline)
+        return false;
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return true;
+  };
+
+  ASSERT_TRUE(waitFor([&] { return fs::exists(pidFile) && fs::file_size(pidFile) > 0; },
+                      std::chrono::seconds(120)));
+  const pid_t workerPid = std::stoi(readText(pidFile));
+  const auto log = [&] { return readText(dir.path / "log.txt"); };
+  kill(pid, SIGINT);
+  EXPECT_TRUE(waitFor(
+      [&] { return log().find("stopping after the candidate in hand") != std::string::npos; },
+      std::chrono::seconds(3)))
+      << log();
+  kill(pid, SIGINT);
+  int status = 0;
+  EXPECT_TRUE(
+      waitFor([&] { return waitpid(pid, &status, WNOHANG) == pid; }, std::chrono::seconds(10)))
+      << log();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << log();
+  const auto gone = [&] {
+    std::ifstream stat("/proc/" + std::to_string(workerPid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const auto close = line.rfind(')');
+    return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
+  };
+  EXPECT_TRUE(waitFor(gone, std::chrono::seconds(5))) << "the worker runs on";
+  kill(pid, SIGKILL);  // (when the test failed)
+  waitChild(pid);
+  kill(workerPid, SIGKILL);
 }
 
 TEST(CliKas, ASearchKilledMidwayResumesWithTheSameKernelsAndNothingTwice) {
