@@ -22,10 +22,24 @@ std::string systemReason(int error) {
 
 // A target that is a folder would only fail at the rename, after the other files of an export
 // were written: said before anything is.
+// So would a device, a pipe or a socket, worse: the rename put the export in its place, and
+// `export-t4 1 --out /dev/full` run as root left /dev/full a text file.
 void checkNotAFolder(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw ExportWriteError(path, "a folder of that name is in the way");
+  switch (fs::symlink_status(path, ec).type()) {
+    case fs::file_type::character:
+    case fs::file_type::block:
+      throw ExportWriteError(path, "it is a device, not a file (the export would take its place)");
+    case fs::file_type::fifo:
+    case fs::file_type::socket:
+      throw ExportWriteError(path,
+                             "it is a pipe or a socket, not a file (the export would take "
+                             "its place)");
+    default:
+      return;
+  }
 }
 
 // A new file beside `path`, named ".NAME.XXXXXX.partial" with a random part (NAME shortened to

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -42,6 +43,23 @@ TEST(ExportFile, WritesExactlyTheBytesAndLeavesNoTemporary) {
   writeExportBytes(file.string(), std::string("\x89PNG\0\r\n", 7));
   EXPECT_EQ(readAll(file), std::string("\x89PNG\0\r\n", 7));
   EXPECT_EQ(namesIn(dir.path), Names{"chart.png"});
+}
+
+// An export named at a pipe (or a device: `export-t4 1 --out /dev/full` run as root left /dev/full
+// a text file) is refused: the rename put the export in its place.
+TEST(ExportFile, APipeOrADeviceIsNotReplaced) {
+  TempDir dir;
+  const fs::path pipe = dir.path / "results.json";
+  ASSERT_EQ(mkfifo(pipe.c_str(), 0600), 0);
+  try {
+    writeExportFile(pipe.string(), "{}");
+    ADD_FAILURE() << "written";
+  } catch (const ExportWriteError& e) {
+    EXPECT_EQ(e.reason(), "it is a pipe or a socket, not a file (the export would take its place)");
+    EXPECT_EQ(e.path(), pipe.string());
+  }
+  EXPECT_TRUE(fs::is_fifo(pipe));
+  EXPECT_EQ(namesIn(dir.path), Names{"results.json"});
 }
 
 // A name of 250 bytes is a name the user may give; its temporary (16 bytes longer) was not, and the
