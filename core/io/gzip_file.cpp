@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "common/error.h"
+#include "common/input_file.h"
 #include "io/export_file.h"
 
 namespace opevo {
@@ -53,6 +54,8 @@ std::string readMaybeGzipped(const std::string& path) {
   // gzopen happily opens a directory and only fails on the first read with a vaguer message.
   if (std::filesystem::is_directory(path, ec))
     throw InputError("cannot read '" + path + "': it is a directory, not a file");
+  if (deviceInsteadOfFile(path))
+    throw InputError("cannot read '" + path + "': it is a device, not a file");
   errno = 0;
   GzHandle file(gzopen(path.c_str(), "rb"));
   if (!file)

@@ -1,6 +1,7 @@
 #include "io/json_text.h"
 
 #include "common/error.h"
+#include "common/strict_json.h"
 
 namespace opevo {
 namespace {
@@ -45,25 +46,6 @@ int unclosedObjectDepth(const std::string& text, std::size_t* keep) {
   if (end == 0 || text[end - 1] != '}') return -1;
   *keep = end;
   return static_cast<int>(stack.size());
-}
-
-// nlohmann's message without its "[json.exception.parse_error.101] " tag, kept to one short line.
-std::string describe(const Json::exception& e) {
-  std::string what = e.what();
-  if (what.rfind("[json.exception.", 0) == 0) {
-    const auto close = what.find("] ");
-    if (close != std::string::npos) what = what.substr(close + 2);
-  }
-  for (char& c : what)
-    if (c == '\n' || c == '\r') c = ' ';
-  if (what.size() > 300) what = what.substr(0, 300) + "...";
-  return what;
-}
-
-std::string describe(const Json::parse_error& e, std::size_t textSize) {
-  std::string what = describe(static_cast<const Json::exception&>(e));
-  if (e.byte >= textSize) what += " (the file ends early: truncated?)";
-  return what;
 }
 
 // Records one object's keys; returning false from an event stops the parse there.
@@ -130,23 +112,23 @@ ParsedJson parseJsonFile(const std::string& text, const std::string& path,
     return out;
   } catch (const Json::out_of_range& e) {
     // A number beyond a double (1e400) is refused with out_of_range, not parse_error.
-    throw InputError(path + ": not valid JSON: " + describe(e));
+    throw InputError(path + ": not valid JSON: " + jsonErrorText(e));
   } catch (const Json::parse_error& e) {
     std::size_t keep = 0;
     const int depth = allowUnclosedObjects > 0 ? unclosedObjectDepth(text, &keep) : -1;
     if (depth < 1 || depth > allowUnclosedObjects)
-      throw InputError(path + ": not valid JSON: " + describe(e, text.size()));
+      throw InputError(path + ": not valid JSON: " + jsonErrorText(e, text.size()));
     std::string closed = text.substr(0, keep);
     closed.append(static_cast<std::size_t>(depth), '}');
     try {
       out.value = Json::parse(closed);
     } catch (const Json::out_of_range& overflow) {
-      throw InputError(path + ": not valid JSON: " + describe(overflow));
+      throw InputError(path + ": not valid JSON: " + jsonErrorText(overflow));
     } catch (const Json::parse_error&) {
-      throw InputError(path + ": not valid JSON: " + describe(e, text.size()));
+      throw InputError(path + ": not valid JSON: " + jsonErrorText(e, text.size()));
     }
     out.closedUnterminated = true;
-    out.originalError = describe(e, text.size());
+    out.originalError = jsonErrorText(e, text.size());
     return out;
   }
 }

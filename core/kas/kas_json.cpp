@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/input_file.h"
 #include "common/strict_json.h"
 
 namespace opevo::kas {
@@ -129,17 +130,12 @@ nlohmann::json readJsonFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(path + ": is a directory, not a kernel file");
+  if (const auto device = deviceInsteadOfFile(path)) throw InputError(*device);
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open");
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json j;
-  try {
-    j = parseStrictJson(text.str(), path);
-  } catch (const nlohmann::json::exception& e) {  // out_of_range too: a number like 1e400
-    throw InputError(path + ": not JSON (" + e.what() + ")");
-  }
-  return j;
+  return parseStrictJson(text.str(), path);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/input_file.h"
 #include "common/strict_json.h"
 
 namespace opevo::net {
@@ -31,6 +32,15 @@ const std::set<std::string>& fieldsOf(LayerKind kind) {
   static const std::set<std::string> none;
   const auto it = fields.find(kind);
   return it == fields.end() ? none : it->second;
+}
+
+// "field 'name' is missing (what it takes)" when `j` lacks it, else "field 'name' must be what
+// it takes, got 5": a field of the wrong type read as missing ("name": 5 was "missing").
+std::string badField(const json& j, const std::string& field, const std::string& takes) {
+  if (!j.contains(field)) return "field '" + field + "' is missing (" + takes + ")";
+  std::string got = j[field].dump();
+  if (got.size() > 60) got = got.substr(0, 60) + "...";
+  return "field '" + field + "' must be " + takes + ", got " + got;
 }
 
 class Reader {
@@ -64,12 +74,12 @@ class Reader {
     const std::string at = m_source + ": layers[" + std::to_string(index) + "]";
     if (!j.is_object()) throw InputError(at + " must be an object");
     if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
-      throw InputError(at + ": field 'name' is missing (a non-empty string)");
+      throw InputError(at + ": " + badField(j, "name", "a non-empty string"));
     Layer l;
     l.name = j["name"];
     const std::string where0 = m_source + ": layer '" + l.name + "'";
     if (!j.contains("op") || !j["op"].is_string())
-      throw InputError(where0 + ": field 'op' is missing (a string such as conv2d)");
+      throw InputError(where0 + ": " + badField(j, "op", "a string such as conv2d"));
     l.kind = parseLayerKind(j["op"].get<std::string>(), where0);
     const std::string where = where0 + " (" + std::string(layerKindName(l.kind)) + ")";
     const std::set<std::string>& allowed = fieldsOf(l.kind);
@@ -185,7 +195,7 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
   Network net;
   // An empty name printed ": optional text" where the network's name heads a line.
   if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
-    throw InputError(source + ": field 'name' is missing (a non-empty string)");
+    throw InputError(source + ": " + badField(j, "name", "a non-empty string"));
   net.name = j["name"];
   if (j.contains("description")) {
     if (!j["description"].is_string())
@@ -216,7 +226,7 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
   }
   const Reader read(source, net.params);
   if (!j.contains("inputs") || !j["inputs"].is_array() || j["inputs"].empty())
-    throw InputError(source + ": field 'inputs' is missing (an array of {name, shape})");
+    throw InputError(source + ": " + badField(j, "inputs", "a non-empty array of {name, shape}"));
   for (std::size_t i = 0; i < j["inputs"].size(); ++i) {
     const json& in = j["inputs"][i];
     const std::string at = source + ": inputs[" + std::to_string(i) + "]";
@@ -225,7 +235,7 @@ Network networkFromJson(const json& j, const std::string& source, const ParamOve
     net.inputs.push_back({in["name"], read.integers(in["shape"], at + ": field 'shape'")});
   }
   if (!j.contains("layers") || !j["layers"].is_array())
-    throw InputError(source + ": field 'layers' is missing (an array of layers)");
+    throw InputError(source + ": " + badField(j, "layers", "an array of layers"));
   for (std::size_t i = 0; i < j["layers"].size(); ++i)
     net.layers.push_back(read.layer(j["layers"][i], i));
   if (j.contains("output")) {
@@ -266,6 +276,7 @@ std::string networkText(const std::string& presetOrPath) {
   }
   if (std::filesystem::is_directory(presetOrPath, ec))
     throw InputError(presetOrPath + ": is a directory, not a network file");
+  if (const auto device = deviceInsteadOfFile(presetOrPath)) throw InputError(*device);
   if (!std::filesystem::exists(presetOrPath, ec)) {
     std::string list;
     for (const NetworkPreset& p : networkPresets()) list += (list.empty() ? "" : ", ") + p.name;
@@ -290,13 +301,7 @@ Network loadNetwork(const std::string& presetOrPath, const ParamOverrides& overr
 
 Network networkFromText(const std::string& text, const std::string& source,
                         const ParamOverrides& overrides, bool foldNorms) {
-  json j;
-  try {
-    j = parseStrictJson(text, source);
-  } catch (const json::exception& e) {  // out_of_range too: a number like 1e400
-    throw InputError(source + ": not valid JSON (" + e.what() + ")");
-  }
-  return networkFromJson(j, source, overrides, foldNorms);
+  return networkFromJson(parseStrictJson(text, source), source, overrides, foldNorms);
 }
 
 std::pair<std::string, std::int64_t> parseParamOverride(const std::string& text) {

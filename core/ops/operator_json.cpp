@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/input_file.h"
 #include "common/strict_json.h"
 #include "ops/matvec_space.h"
 #include "ops/operator_problems.h"
@@ -456,6 +457,7 @@ OperatorDefinition loadOperator(const std::string& presetOrPath,
   std::error_code ec;
   if (std::filesystem::is_directory(presetOrPath, ec))
     throw InputError("'" + presetOrPath + "' is a folder, not an operator file");
+  if (const auto device = deviceInsteadOfFile(presetOrPath)) throw InputError(*device);
   std::ifstream in(presetOrPath);
   if (!in) {
     if (const auto meant = presetInOtherCase(presetOrPath))
@@ -466,14 +468,8 @@ OperatorDefinition loadOperator(const std::string& presetOrPath,
     throw InputError("'" + presetOrPath + "' is neither a preset (" + names +
                      ") nor a readable operator file");
   }
-  nlohmann::json j;
-  try {
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    j = parseStrictJson(text, presetOrPath);
-  } catch (const nlohmann::json::exception& e) {  // out_of_range too: a number like 1e400
-    throw InputError(presetOrPath + ": not valid JSON (" + e.what() + ")");
-  }
-  return operatorDefinitionFromJson(j, presetOrPath, mode);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return operatorDefinitionFromJson(parseStrictJson(text, presetOrPath), presetOrPath, mode);
 }
 
 }  // namespace opevo

@@ -205,7 +205,7 @@ TEST_F(KasTrain, ABadKernelFileOrBudgetIsOneLineNamingTheFile) {
   const std::string notJson = write("broken.json", "{\"nodes\": [");
   const auto broken = runProcess(kProgram, {notJson});
   EXPECT_EQ(broken.status, 2);
-  EXPECT_NE(broken.err.find(notJson + ": not JSON"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find(notJson + ": not valid JSON: "), std::string::npos) << broken.err;
 
   const std::string conv = writeKernel("conv.json", convolutionKernel());
   const auto tight = runProcess(kProgram, {conv, "--budget-flops", "0.01"});

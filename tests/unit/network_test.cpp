@@ -270,6 +270,15 @@ TEST(Network, BadFilesNameTheLayerAndField) {
   EXPECT_THROW(parseParamOverride("batch=two"), InputError);
   EXPECT_EQ(parseParamOverride("batch=8"), (std::pair<std::string, std::int64_t>{"batch", 8}));
   EXPECT_NE(networkFromTextError("{bad").find("test.json: not valid JSON"), std::string::npos);
+  // nlohmann's own text was passed on whole ("[json.exception.parse_error.101] parse error at line
+  // 1, column 1: ..."), and an empty file read as a syntax error.
+  EXPECT_EQ(networkFromTextError(" \n"), "test.json: the file is empty (expected JSON)");
+  EXPECT_EQ(networkFromTextError(R"({"name": 1e400})"),
+            "test.json: not valid JSON: number overflow parsing '1e400'");
+  EXPECT_EQ(networkFromTextError("{\"name\": ").find("[json.exception"), std::string::npos);
+  EXPECT_NE(networkFromTextError("{\"name\": ").find("(the file ends early: truncated?)"),
+            std::string::npos)
+      << networkFromTextError("{\"name\": ");
 }
 
 // A layer whose output reaches no output is refused by name: the docs' tiny network with its pool
@@ -322,7 +331,18 @@ TEST(Network, ALayerNobodyReadsIsRefusedByName) {
 TEST(Network, EmptyNamesDirectoriesAndPresetNamedFilesAreSaidPlainly) {
   EXPECT_NE(errorOf(R"({"name": "", "inputs": [{"name": "x", "shape": [2]}],
                       "layers": [{"name": "r", "op": "relu", "input": "x"}]})")
-                .find("test.json: field 'name' is missing (a non-empty string)"),
+                .find("test.json: field 'name' must be a non-empty string, got \"\""),
+            std::string::npos);
+  // A field of another type was said to be missing.
+  EXPECT_NE(errorOf(R"({"name": 5, "inputs": [{"name": "x", "shape": [2]}],
+                      "layers": [{"name": "r", "op": "relu", "input": "x"}]})")
+                .find("test.json: field 'name' must be a non-empty string, got 5"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"name": "n", "inputs": [{"name": "x", "shape": [2]}], "layers": {}})")
+                .find("test.json: field 'layers' must be an array of layers, got {}"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"name": "n", "inputs": [{"name": "x", "shape": [2]}]})")
+                .find("test.json: field 'layers' is missing (an array of layers)"),
             std::string::npos);
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("opevo-net-names-" + std::to_string(::getpid()));
