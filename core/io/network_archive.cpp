@@ -149,8 +149,11 @@ NetworkArchive readNetworkArchive(const std::string& path) {
   }
   const std::size_t tasks = taskCount(rec, path);
   const auto outside = [&](const std::string& where, long long task) {
-    return where + "task " + std::to_string(task) + " is outside the network, whose " +
-           std::to_string(tasks) + " tasks are 0 to " + std::to_string(tasks - 1);
+    // A network of no tasks has no range to give ("0 to 18446744073709551615" it said).
+    return where + "task " + std::to_string(task) + " is outside the network, " +
+           (tasks == 0 ? std::string("which has no tasks")
+                       : "whose " + std::to_string(tasks) + " tasks are 0 to " +
+                             std::to_string(tasks - 1));
   };
 
   std::vector<NetworkUnitRow> units;

@@ -215,13 +215,15 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
         m.speed = 1.0 / e.timeMs;
       }
       // A time of 0, or one so small (1e-320 ms) that its speed overflows to infinity, is no
-      // measurement: refused by name rather than winning every race.
-      if (metric.empty() ? !(m.speed > 0 && std::isfinite(m.speed)) : !std::isfinite(m.speed)) {
+      // measurement: refused by name rather than winning every race. Nor is a negative throughput
+      // (a race showed "ok -5 GFLOP/s").
+      if (metric.empty() ? !(m.speed > 0 && std::isfinite(m.speed))
+                         : !(m.speed >= 0 && std::isfinite(m.speed))) {
         char time[32];
         std::snprintf(time, sizeof time, "%g", e.timeMs);
         throw InputError(path + ": " + e.where + " succeeded with a time of " + time + " ms" +
                          (metric.empty() ? "" : " and " + metric + " " + std::to_string(m.speed)) +
-                         " (expected a positive time and a finite speed)");
+                         " (expected a positive time and a finite speed of 0 or more)");
       }
     }
     // A configuration measured twice (a resumed run) keeps its last measurement, as Kernel

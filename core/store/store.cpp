@@ -313,6 +313,15 @@ Header readHeader(sqlite3* db) {
                                                                          : Header::Foreign;
 }
 
+// Whether the disk holding `path` has less than a megabyte left: too little for SQLite's -wal
+// and -shm files.
+bool diskFull(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  const auto space = std::filesystem::space(folder.empty() ? "." : folder, ec);
+  return !ec && space.available < (1u << 20);
+}
+
 // Everything that decides whether the file may be opened, without writing to it. `name` is what
 // SQLite opens: the path, or a read-only opening's URI (readOnlyName) when `uri`.
 void checkExisting(const std::string& path, const std::string& name, bool uri) {
@@ -374,6 +383,11 @@ void checkExisting(const std::string& path, const std::string& name, bool uri) {
     else if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
       problem = "is held by another program that has not let go of it for " +
                 std::to_string(kBusyWaitMs / 1000) + " s; try again once it has";
+    else if (code == SQLITE_IOERR && diskFull(path))
+      // Opening writes the -wal and -shm files beside it: "disk I/O error" was all it said.
+      problem =
+          "cannot be opened: the disk holding it is full (SQLite writes its -wal and -shm "
+          "files beside it); make room there";
     else
       problem = std::string("cannot be read now: ") + e.what();
   }

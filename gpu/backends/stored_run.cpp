@@ -52,11 +52,22 @@ RunRecord resumableRun(Store& store, std::int64_t runId, ResumeAs as, bool newBu
   return *stored;
 }
 
+// At most 60 characters of a stored text, for a message.
+std::string shortText(const std::string& text) {
+  return text.size() > 60 ? text.substr(0, 60) + "..." : text;
+}
+
 // Everything but the measurement (r.setup, already made) and the lock: its plan and its trials.
 void readBack(Store& store, ResumedRun& r) {
   r.plan.algorithm = r.run.algorithm;
   // Named, not a temporary: items() refers into it.
+  const std::string run = "run " + std::to_string(r.run.id) + " of " + store.path();
   const nlohmann::json storedSettings = nlohmann::json::parse(r.run.settingsJson, nullptr, false);
+  // A damaged column resumed the run with the algorithm's defaults, not its own settings.
+  if (!storedSettings.is_object() && !r.run.settingsJson.empty())
+    throw InputError(run + ": its stored settings are not a JSON object (" +
+                     shortText(r.run.settingsJson) +
+                     "): it cannot go on as it was tuned (is the database damaged?)");
   if (storedSettings.is_object())
     for (const auto& [k, v] : storedSettings.items())
       r.plan.settings[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -66,7 +77,15 @@ void readBack(Store& store, ResumedRun& r) {
   r.plan.repeat = r.run.raceRepeat;
   r.rows = store.trials(r.run.id);
   for (const TrialRow& t : r.rows) {
-    r.restored.emplace_back(r.setup.space->parse(t.config), measurementOf(t));
+    Config config;
+    try {
+      config = r.setup.space->parse(t.config);
+    } catch (const InputError& e) {
+      // Said as if the user had typed it ("configuration item 'garbage' has no '='").
+      throw InputError(run + ": the stored configuration of its trial " + std::to_string(t.seq) +
+                       " does not read (" + e.what() + "; is the database damaged?)");
+    }
+    r.restored.emplace_back(std::move(config), measurementOf(t));
     r.secondsBefore = std::max(r.secondsBefore, t.seconds);
   }
   r.nextOrder = store.lastOrder(r.run) + 1;

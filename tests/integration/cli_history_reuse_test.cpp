@@ -197,6 +197,61 @@ TEST(CliHistoryReuse, ADamagedJsonColumnStillGivesValidJson) {
   }
 }
 
+// A stored column that does not read as what it holds: a resume went on with the algorithm's
+// default settings where the run's own were damaged, and a damaged configuration was refused as
+// if the user had typed it ("configuration item 'garbage' has no '='"), naming no run or database.
+TEST(CliHistoryReuse, ADamagedRunIsRefusedByNameNotResumedWithDefaults) {
+  const Folder f;
+  ASSERT_EQ(
+      opevo({"tune", "--backend", kReplay, "--algo", "opevo", "--trials", "2", "--db", f.db()})
+          .status,
+      0);
+  const auto exec = [&](const char* sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(f.db().c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  };
+  exec("UPDATE runs SET settings_json = '[1'");
+  const std::vector<std::string> resume = {"tune", "--resume", "1",   "--trials",
+                                           "3",    "--db",     f.db()};
+  const ProcessResult settings = opevo(resume);
+  EXPECT_EQ(settings.status, 2) << settings.err;
+  EXPECT_NE(settings.err.find("run 1 of " + f.db() +
+                              ": its stored settings are not a JSON object ([1): it cannot go on "
+                              "as it was tuned (is the database damaged?)"),
+            std::string::npos)
+      << settings.err;
+  EXPECT_EQ(Store(f.db()).trials(1).size(), 2u);
+
+  exec("UPDATE runs SET settings_json = '{}'; UPDATE trials SET config = 'garbage'");
+  const ProcessResult config = opevo(resume);
+  EXPECT_EQ(config.status, 2) << config.err;
+  EXPECT_NE(config.err.find("run 1 of " + f.db() +
+                            ": the stored configuration of its trial 1 "
+                            "does not read (configuration item 'garbage' has no '='"),
+            std::string::npos)
+      << config.err;
+  EXPECT_NE(config.err.find("is the database damaged?"), std::string::npos) << config.err;
+  EXPECT_EQ(Store(f.db()).trials(1).size(), 2u);
+
+  // A kernel's export (a replay's writes its record alone, the configuration as text).
+  const std::string op = (f.path / "mm.json").string();
+  std::ofstream(op) << R"({"name": "mm", "kind": "matmul", "shape": {"n": 32, "m": 32, "k": 32}})";
+  ASSERT_EQ(opevo({"tune", "--op", op, "--backend", "cpu", "--trials", "2", "--db", f.db(),
+                   "--side-by-side", "0"})
+                .status,
+            0);
+  exec("UPDATE trials SET config = 'garbage' WHERE run_id = 2");
+  const ProcessResult exported =
+      opevo({"export", "2", "--out", (f.path / "kernel").string(), "--db", f.db()});
+  EXPECT_EQ(exported.status, 2) << exported.err;
+  EXPECT_NE(exported.err.find("run 2: the stored configuration of its best trial ("),
+            std::string::npos)
+      << exported.err;
+  EXPECT_FALSE(fs::exists(f.path / "kernel"));
+}
+
 TEST(CliHistoryReuse, AReusedTrialNamesTheRunThatMeasuredIt) {
   const Folder f;
   const std::vector<std::string> tune = {"tune",     "--backend", kReplay,  "--algo", "random",

@@ -300,6 +300,15 @@ TEST(ReplayInput, ATimeWhoseSpeedOverflowsIsRefused) {
       {"cache entry '1'", "expected a positive time and a finite speed"});
 }
 
+// A negative throughput was accepted: a replay printed "trial 1/2 ok -5  best 0 GFLOP/s".
+TEST(ReplayInput, ANegativeThroughputIsRefused) {
+  expectInputError(TempFile(R"({"tune_params_keys": ["a"], "objective": "GFLOP/s",
+      "cache": {"1": {"a": 1, "time": 2.0, "GFLOP/s": 3.0},
+                "2": {"a": 2, "time": 2.0, "GFLOP/s": -5}}})")
+                       .path(),
+                   {"cache entry '2'", "GFLOP/s -5", "a finite speed of 0 or more"});
+}
+
 TEST(ReplayInput, UnknownSchema) {
   expectInputError(TempFile(R"({"foo": 1, "bar": [2]})").path(),
                    {"unknown schema", "bar, foo", "Kernel Tuner", "T4"});
