@@ -281,6 +281,8 @@ void runCompare(const NetCompareOptions& o) {
                                 .dump(2)
                          << "\n";
   publishResult(partial, out / "summary.json");  // a killed write leaves the partial name
+  std::fprintf(stderr, "wrote %s and %s\n", (out / "curve.csv").c_str(),
+               (out / "summary.json").c_str());
   if (!tuningCut && !skipped) return;
   throw Interrupted((tuningCut
                          ? "stopped while tuning after " + counted(trials, "trial", "trials") +

@@ -15,6 +15,7 @@
 #include "cli/interrupt_notice.h"
 #include "cli/measuring_options.h"
 #include "cli/net_cli.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "common/machine_load.h"
 #include "engine/engine.h"
@@ -638,7 +639,7 @@ void addNetTuneCommand(CLI::App& net) {
                          "end-to-end result (resume one with net tune --resume ID, delete one "
                          "with net delete ID)");
   runs->add_option("id", list->id, "One network run to show (opevo net runs lists them)")
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   runs->add_option("--db", list->db, "The database (default: the user's data directory)");
   runs->add_flag("--json", list->json, "Print JSON: an array of the runs, or the one run");
   runs->callback([list] {

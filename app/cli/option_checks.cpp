@@ -1,7 +1,9 @@
 #include "cli/option_checks.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -65,11 +67,28 @@ void checkNumbers(CLI::App& app) {
         return parseNumber(text, ignored) ? "" : "must be a decimal number, got " + text;
       },
       "");  // no description: the option's help keeps its own type name
+  // A whole number past the largest of its type: CLI11 took 99999999999999999999 as the largest
+  // (strtoll saturates), and `opevo show` answered "no run 9223372036854775807".
+  const auto fits = [](bool isUnsigned) {
+    return CLI::Validator(
+        [isUnsigned](std::string& text) -> std::string {
+          errno = 0;
+          char* end = nullptr;
+          if (isUnsigned)
+            std::strtoull(text.c_str(), &end, 10);
+          else
+            std::strtoll(text.c_str(), &end, 10);
+          const bool whole = end != text.c_str() && *end == '\0';
+          return whole && errno == ERANGE ? "is too large, got " + text : "";
+        },
+        "");
+  };
   for (CLI::Option* o : app.get_options()) {
     // The type names CLI11 gives int, unsigned and floating options (and vectors of them).
     const std::string type = o->get_type_name();
     const auto is = [&](const char* name) { return type.rfind(name, 0) == 0; };
     if (o->get_expected_min() > 0 && (is("INT") || is("UINT") || is("FLOAT"))) o->check(decimal);
+    if (o->get_expected_min() > 0 && (is("INT") || is("UINT"))) o->check(fits(is("UINT")));
   }
   for (CLI::App* sub : app.get_subcommands({})) checkNumbers(*sub);
 }

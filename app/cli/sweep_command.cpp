@@ -241,7 +241,8 @@ void addSweepCommand(CLI::App& app) {
                   "setting=v1,v2,... : an axis of the sweep (one or two); setting=v: fixed in "
                   "every cell, named in the table's title and a column of sweep.csv (repeatable)")
       ->required();
-  cmd->add_option("--repeats", a->repeats, "Runs per cell (default 10)");
+  cmd->add_option("--repeats", a->repeats, "Runs per cell (default 10, at most 1000)")
+      ->check(CLI::Range(1, 1000));
   cmd->add_option("--trials", a->trials, "Trials per run (default 100)");
   cmd->add_option("--at", a->at, "The budget the table and heat map show (default --trials)");
   cmd->add_option("--seed", a->seed,

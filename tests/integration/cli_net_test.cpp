@@ -1035,6 +1035,10 @@ TEST(CliNet, CompareKeepsAnEarlierComparisonsResultsUnlessForced) {
   forced.push_back("--force");
   const auto replaced = runProcess(OPEVO_CLI, forced);
   EXPECT_EQ(replaced.status, 0) << replaced.err;
+  EXPECT_NE(replaced.err.find("wrote " + (dir / "curve.csv").string() + " and " +
+                              (dir / "summary.json").string()),
+            std::string::npos)
+      << replaced.err;
   EXPECT_NE(std::filesystem::last_write_time(dir / "summary.json"), written);
   EXPECT_FALSE(std::filesystem::exists(dir / "summary.json.partial"));
   std::filesystem::remove_all(dir);
