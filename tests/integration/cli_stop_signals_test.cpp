@@ -90,23 +90,45 @@ bool processGone(pid_t pid) {
   return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
 }
 
+// A worker that never answers (it writes its pid and sleeps): the trial it is handed stays in
+// hand until the program measuring it kills it.
+struct SilentWorker {
+  const Dir& dir;
+  std::string pidFile = (dir.path / "worker.pid").string();
+  std::string path =
+      dir.file("worker.sh", "#!/bin/sh\necho $$ > " + pidFile + "\nexec sleep 600\n");
+  explicit SilentWorker(const Dir& d) : dir(d) { chmod(path.c_str(), 0755); }
+  ~SilentWorker() {
+    // Left running by a test that failed.
+    if (const pid_t pid = started(); pid > 0 && !processGone(pid)) kill(pid, SIGKILL);
+  }
+  std::string env() const { return "OPEVO_WORKER=" + path; }
+  // Its pid once `run` has handed it a trial (within 120 s), else 0.
+  pid_t handed(const Logged& run) const {
+    run.waitFor([&] { return started() > 0; }, std::chrono::seconds(120));
+    return started();
+  }
+
+ private:
+  pid_t started() const {
+    const std::string text = dir.read("worker.pid");
+    return text.empty() ? 0 : std::stoi(text);
+  }
+};
+
 // The user's walk: a trial that takes long (here a worker that never answers), Ctrl-C, nothing
 // said for 20 s and a second Ctrl-C ignored. Now the first is acknowledged at once and the second
 // kills the worker and exits: the trial in hand is not stored, the run reads interrupted with the
 // trials it committed, and resumes.
 TEST(CliStopSignals, ASecondCtrlCAbandonsTheTrialInHand) {
   Dir dir;
-  const std::string pidFile = (dir.path / "worker.pid").string();
-  const std::string worker =
-      dir.file("worker.sh", "#!/bin/sh\necho $$ > " + pidFile + "\nexec sleep 600\n");
-  chmod(worker.c_str(), 0755);
-  const Logged tune(dir, {"/usr/bin/env", "OPEVO_WORKER=" + worker, OPEVO_CLI, "tune", "--op",
-                          dir.matmul(), "--backend", "cpu", "--trials", "10", "--db", dir.db(),
-                          "--timeout", "300", "--side-by-side", "0"});
+  const SilentWorker worker(dir);
+  const Logged tune(
+      dir, {"/usr/bin/env", worker.env(), OPEVO_CLI, "tune", "--op", dir.matmul(), "--backend",
+            "cpu", "--trials", "10", "--db", dir.db(), "--timeout", "300", "--side-by-side", "0"});
   // The batch is built; its first trial is in the worker's hands.
-  ASSERT_TRUE(tune.waitFor([&] { return fs::exists(pidFile) && fs::file_size(pidFile) > 0; }, 120s))
-      << tune.text();
-  const pid_t workerPid = std::stoi(dir.read("worker.pid"));
+  const pid_t workerPid = worker.handed(tune);
+  ASSERT_GT(workerPid, 0) << tune.text();
   kill(tune.pid, SIGINT);
   EXPECT_TRUE(tune.says("stopping after the trial in hand (Ctrl-C again to abandon it)",
                         std::chrono::seconds(3)))
@@ -279,21 +301,15 @@ TEST(CliStopSignals, NetCompareStoppedTwiceEndsAtOnceWithItsCurveKept) {
 // second kills the worker before the program ends. It ended with the worker left running.
 TEST(CliStopSignals, NetCompareStoppedTwiceKillsTheWorkerInHand) {
   Dir dir;
-  const std::string pidFile = (dir.path / "worker.pid").string();
-  const std::string worker =
-      dir.file("worker.sh", "#!/bin/sh\necho $$ > " + pidFile + "\nexec sleep 600\n");
-  chmod(worker.c_str(), 0755);
-  NetCompare c({"--trials", "8", "--no-reference"}, {"OPEVO_WORKER=" + worker});
-  ASSERT_TRUE(
-      c.run->waitFor([&] { return fs::exists(pidFile) && fs::file_size(pidFile) > 0; }, 120s))
-      << c.run->text();
-  const pid_t workerPid = std::stoi(dir.read("worker.pid"));
+  const SilentWorker worker(dir);
+  NetCompare c({"--trials", "8", "--no-reference"}, {worker.env()});
+  const pid_t workerPid = worker.handed(*c.run);
+  ASSERT_GT(workerPid, 0) << c.run->text();
   kill(c.run->pid, SIGINT);
   ASSERT_TRUE(c.run->says("stopping every contender", 3s)) << c.run->text();
   kill(c.run->pid, SIGINT);
   EXPECT_EQ(c.run->exitWithin(10s), 130) << c.run->text();
   EXPECT_TRUE(c.run->waitFor([&] { return processGone(workerPid); }, 5s)) << "the worker runs on";
-  kill(workerPid, SIGKILL);  // (when the test failed)
   EXPECT_FALSE(fs::exists(c.out / "summary.json"));
 }
 
@@ -301,22 +317,17 @@ TEST(CliStopSignals, NetCompareStoppedTwiceKillsTheWorkerInHand) {
 // run reads interrupted (no process holds it). The worker ran on.
 TEST(CliStopSignals, NetTuneStoppedTwiceKillsTheWorkerInHand) {
   Dir dir;
-  const std::string pidFile = (dir.path / "worker.pid").string();
-  const std::string worker =
-      dir.file("worker.sh", "#!/bin/sh\necho $$ > " + pidFile + "\nexec sleep 600\n");
-  chmod(worker.c_str(), 0755);
-  const Logged tune(dir, {"/usr/bin/env", "OPEVO_WORKER=" + worker, OPEVO_CLI, "net", "tune",
+  const SilentWorker worker(dir);
+  const Logged tune(dir, {"/usr/bin/env", worker.env(), OPEVO_CLI, "net", "tune",
                           std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_all_ops.json",
                           "--trials", "8", "--db", dir.db(), "--no-reference"});
-  ASSERT_TRUE(tune.waitFor([&] { return fs::exists(pidFile) && fs::file_size(pidFile) > 0; }, 120s))
-      << tune.text();
-  const pid_t workerPid = std::stoi(dir.read("worker.pid"));
+  const pid_t workerPid = worker.handed(tune);
+  ASSERT_GT(workerPid, 0) << tune.text();
   kill(tune.pid, SIGINT);
   ASSERT_TRUE(tune.says("stopping after the trials in hand", 3s)) << tune.text();
   kill(tune.pid, SIGINT);
   EXPECT_EQ(tune.exitWithin(10s), 130) << tune.text();
   EXPECT_TRUE(tune.waitFor([&] { return processGone(workerPid); }, 5s)) << "the worker runs on";
-  kill(workerPid, SIGKILL);  // (when the test failed)
   const auto runs = runProcess(OPEVO_CLI, {"net", "runs", "--db", dir.db(), "--json"});
   ASSERT_EQ(runs.status, 0) << runs.err;
   const nlohmann::json listed = nlohmann::json::parse(runs.out);
