@@ -241,6 +241,11 @@ struct NetCompare {
     args.insert(args.end(), extra.begin(), extra.end());
     run.emplace(dir, args);
   }
+  // summary.json, parsed; null when there is none.
+  nlohmann::json summary() const {
+    std::ifstream in(out / "summary.json");
+    return in ? nlohmann::json::parse(in) : nlohmann::json();
+  }
   // Lines of curve.csv, its header left out.
   int curveRows() const {
     std::ifstream in(out / "curve.csv");
@@ -264,9 +269,8 @@ TEST(CliStopSignals, NetCompareStoppedOnceRunsEachContenderAsTunedSoFar) {
   EXPECT_NE(c.run->text().find("summary.json holds 2 of 2 contenders run end to end"),
             std::string::npos)
       << c.run->text();
-  std::ifstream in(c.out / "summary.json");
-  ASSERT_TRUE(in) << "no summary.json";
-  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json j = c.summary();
+  ASSERT_FALSE(j.is_null()) << "no summary.json";
   EXPECT_EQ(j["stopped_early"], true);
   EXPECT_EQ(j["trials_per_contender"], 400);
   EXPECT_EQ(j["contenders"], 2);
@@ -348,9 +352,8 @@ TEST(CliStopSignals, NetCompareStoppedDuringTheEndToEndRunsWritesTheContendersRu
                                "holds 1 of 2 contenders run end to end\n"),
             std::string::npos)
       << c.run->text();
-  std::ifstream in(c.out / "summary.json");
-  ASSERT_TRUE(in) << "no summary.json";
-  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json j = c.summary();
+  ASSERT_FALSE(j.is_null()) << "no summary.json";
   EXPECT_EQ(j["stopped_early"], true);
   // The first contender's run was in hand (the second's comes after 40000 passes of the first).
   EXPECT_EQ(j["results"].size(), 1u) << c.run->text();
