@@ -1,4 +1,10 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -94,6 +100,21 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "opevo: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  // What was printed must have reached its file: `opevo runs --json > runs.json` on a full disk
+  // exited 0, the file cut short. (A pipe its reader closed, as `| head` does, is not an error.)
+  errno = 0;
+  std::cout.flush();  // through stdout's buffer: its fflush sets errno when a write fails
+  const bool flushed = std::fflush(stdout) == 0 && std::cout;
+  const int error = errno;
+  if (!flushed || std::ferror(stdout)) {
+    struct stat out {};
+    if (error == EPIPE ||
+        (fstat(STDOUT_FILENO, &out) == 0 && (S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode))))
+      return 0;
+    std::cerr << "opevo: cannot write standard output"
+              << (error ? std::string(": ") + std::strerror(error) : std::string()) << "\n";
     return 1;
   }
   return 0;

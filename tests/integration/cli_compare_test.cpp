@@ -261,6 +261,15 @@ TEST(CliCompare, RepeatsBeyondAThousandAndHugeIdsAreRefused) {
   EXPECT_LT(netRuns.err.size(), 200u) << netRuns.err;
 }
 
+// Standard output on a full disk: `opevo runs --json > runs.json` exited 0, the file cut short.
+TEST(CliCompare, AStandardOutputThatCannotBeWrittenIsAnError) {
+  const auto r = runProcess("/bin/sh", {"-c", std::string(OPEVO_CLI) + " space MM1 > /dev/full"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("opevo: cannot write standard output: No space left on device"),
+            std::string::npos)
+      << r.err;
+}
+
 // Repeat r uses seed + r: a seed whose repeats would pass 2^64 - 1 would wrap to 0, 1, ..., the
 // seeds of another race's first repeats. Refused before the dataset is read; the largest seed
 // that fits is accepted.
