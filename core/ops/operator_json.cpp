@@ -309,9 +309,14 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
                                               std::optional<layout::TuningMode> mode) {
   OperatorDefinition def{operatorFromJson(j, source), SearchSpace{}, nlohmann::json::object()};
   if (j.contains("mode")) {
-    if (!j["mode"].is_string())
-      throw InputError(source + ": field 'mode' must be \"loop\" or \"joint\"");
-    def.mode = layout::parseTuningMode(j["mode"].get<std::string>(), source);
+    // One message for every wrong value: an unknown one listed joint-np, which no operator takes.
+    try {
+      if (!j["mode"].is_string()) throw InputError("not a text");
+      def.mode = layout::parseTuningMode(j["mode"].get<std::string>(), source);
+    } catch (const InputError&) {
+      throw InputError(source + ": field 'mode' must be \"loop\" or \"joint\", got " +
+                       j["mode"].dump());
+    }
   }
   // The mode the operator is used in (a command's --mode) is the one its overrides must fit.
   if (mode) def.mode = *mode;

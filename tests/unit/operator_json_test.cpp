@@ -97,6 +97,15 @@ TEST(OperatorJson, OverridesKeepToWhatTheTemplateReads) {
 }
 
 TEST(OperatorJson, BadInputNamesTheField) {
+  // One message for every wrong mode: an unknown one listed joint-np, which no operator takes.
+  for (const char* mode : {R"("bogus")", "5"})
+    EXPECT_EQ(errorOf(std::string(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4},
+                                      "mode": )") +
+                      mode + "}"),
+              std::string("my_op.json: field 'mode' must be \"loop\" or \"joint\", got ") + mode);
+  EXPECT_NE(errorOf(R"({"kind": "matmul", "shape": {"n": 4, "m": 4, "k": 4}, "mode": "joint-np"})")
+                .find("mode joint-np is for networks"),
+            std::string::npos);
   // Found by fuzzing (fuzz/corpus/operator_json/regression-dtype-not-a-string.json).
   EXPECT_NE(errorOf(R"({"kind": "matmul", "dtype": {"n": 1}, "shape": {"n": 4, "m": 4, "k": 4}})")
                 .find("field 'dtype' must be a string"),
