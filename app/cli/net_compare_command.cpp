@@ -154,7 +154,7 @@ void runCompare(const NetCompareOptions& o) {
   // A rerun into the same folder must not leave the earlier summary beside its own curve.
   claimResultsFolder(out, {"curve.csv", "summary.json", "summary.json.partial"}, o.force,
                      "an earlier comparison's results");
-  std::ofstream curve(std::filesystem::path(o.out) / "curve.csv");
+  std::ofstream curve(out / "curve.csv");
   curve << "algorithm,scheduler,mode,repeat,unit,trials,task,estimate_ms\n";
   auto label = [](const Contender& c) {
     return c.algorithm + "/" + std::string(net::schedulerKindName(c.scheduler)) + "/" +

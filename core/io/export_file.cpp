@@ -24,7 +24,7 @@ std::string systemReason(int error) {
 // were written: said before anything is.
 // So would a device, a pipe or a socket, worse: the rename put the export in its place, and
 // `export-t4 1 --out /dev/full` run as root left /dev/full a text file.
-void checkNotAFolder(const std::string& path) {
+void checkNothingInTheWay(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw ExportWriteError(path, "a folder of that name is in the way");
@@ -116,7 +116,7 @@ ExportWriteError::ExportWriteError(const std::string& path, const std::string& r
     : InputError("cannot write '" + path + "': " + reason), m_path(path), m_reason(reason) {}
 
 void writeExportBytes(const std::string& path, std::string_view bytes) {
-  checkNotAFolder(path);
+  checkNothingInTheWay(path);
   moveIntoPlace(writeTemporary(path, bytes, false), path);
 }
 
@@ -137,7 +137,7 @@ std::vector<std::string> writeExportFolder(const fs::path& folder,
   for (const ExportFileContent& f : files) paths.push_back((folder / f.name).string());
   std::vector<std::string> temporaries;  // those not yet renamed
   try {
-    for (const std::string& path : paths) checkNotAFolder(path);
+    for (const std::string& path : paths) checkNothingInTheWay(path);
     for (std::size_t i = 0; i < files.size(); ++i)
       temporaries.push_back(writeTemporary(paths[i], files[i].bytes, files[i].executable));
     // Renames within one folder do not fail for want of space: once here, all of them go through

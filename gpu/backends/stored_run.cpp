@@ -12,6 +12,7 @@
 #include "store/history.h"
 #include "store/run_lock.h"
 #include "store/store.h"
+#include "store/stored_config.h"
 
 namespace opevo {
 
@@ -77,15 +78,7 @@ void readBack(Store& store, ResumedRun& r) {
   r.plan.repeat = r.run.raceRepeat;
   r.rows = store.trials(r.run.id);
   for (const TrialRow& t : r.rows) {
-    Config config;
-    try {
-      config = r.setup.space->parse(t.config);
-    } catch (const InputError& e) {
-      // Said as if the user had typed it ("configuration item 'garbage' has no '='").
-      throw InputError(run + ": the stored configuration of its trial " + std::to_string(t.seq) +
-                       " does not read (" + e.what() + "; is the database damaged?)");
-    }
-    r.restored.emplace_back(std::move(config), measurementOf(t));
+    r.restored.emplace_back(storedConfig(*r.setup.space, t, run), measurementOf(t));
     r.secondsBefore = std::max(r.secondsBefore, t.seconds);
   }
   r.nextOrder = store.lastOrder(r.run) + 1;

@@ -19,6 +19,7 @@
 #include "store/history.h"
 #include "store/run_operator.h"
 #include "store/store.h"
+#include "store/stored_config.h"
 
 namespace opevo {
 namespace {
@@ -147,14 +148,7 @@ BestKernel bestKernel(const RunBest& r, const std::string& backendWanted, const 
   k.backend = codegen::parseBackend(k.backendName);
   k.def =
       operatorDefinitionFromJson(runOperator(run.operatorJson), "run " + std::to_string(run.id));
-  try {
-    k.config = k.def.space.parse(best.config);
-  } catch (const InputError& e) {
-    // Said as if the user had typed it ("configuration item 'garbage' has no '='").
-    throw InputError("run " + std::to_string(run.id) + ": the stored configuration of its best " +
-                     "trial (" + std::to_string(best.seq) + ") does not read (" + e.what() +
-                     "; is the database damaged?)");
-  }
+  k.config = storedConfig(k.def.space, best, "run " + std::to_string(run.id));
   std::string left;
   if (k.backend == codegen::Backend::Cpu && commonTarget(k.def.target) != k.def.target) {
     k.config = commonConfig(k.def, k.config, &left);
