@@ -230,8 +230,7 @@ void runCompare(const NetCompareOptions& o) {
         constrained.push_back(std::move(entry));
         // A depthwise link pins the channel blocks alone (net tune and net runs say it so).
         std::fprintf(stderr, "%s: %s's %s %s %s's (%s)\n", label(c).c_str(),
-                     g.tasks[i].name.c_str(),
-                     lc->link == net::LinkKind::DepthwiseInput ? "channel blocks" : "output layout",
+                     g.tasks[i].name.c_str(), std::string(net::linkPinsText(lc->link)).c_str(),
                      lc->outcome == net::ConstraintOutcome::Applied
                          ? "pinned to"
                          : "left free (no valid configuration) instead of pinned to",

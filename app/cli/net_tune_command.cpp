@@ -47,6 +47,7 @@ struct NetTuneOptions {
   std::optional<std::string> kernelTemplate;  // none: the backend's (net::defaultTaskTemplates)
   std::string weights;                        // empty: cold on the CPU
   std::string activations;                    // empty: cold on the CPU
+  bool pinInputs = false;                     // NetworkTuningPlan::inputPins
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
@@ -138,6 +139,13 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
   src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
                   : o.backend == "cpu" ? layout::TuningMode::Joint
                                        : layout::TuningMode::Loop;
+  if (o.pinInputs && (o.scheduler != net::SchedulerKind::Topological ||
+                      src.plan.mode != layout::TuningMode::Joint))
+    throw InputError(
+        "--pin-inputs: 1x1 convolutions are pinned to their producers' layouts only when the tasks "
+        "are tuned one after another with their layouts propagating (--scheduler topological "
+        "--mode joint)");
+  src.plan.inputPins = o.pinInputs;
   // Every task's space must suit the algorithm (gbfs and na2c take factors alone): refused now
   // rather than a task that measures nothing.
   const net::Network network = net::networkFromText(src.text, src.source, src.params);
@@ -337,6 +345,8 @@ void runList(const std::string& db, bool json) {
                    // Runs stored before the field timed their kernels warm.
                    {"weights", plan.value("weights", "warm")},
                    {"activations", plan.value("activations", "warm")},
+                   // Runs stored before the field pinned no 1x1 input.
+                   {"pin_inputs", plan.value("input_pin", false)},
                    {"status", runStatusName(live.of(n))},
                    {"backend", n.backend},
                    {"trials", trials},
@@ -578,7 +588,7 @@ void addNetTuneCommand(CLI::App& net) {
                   "after another in the order they run, each to its share of the trials; with "
                   "--mode joint a task whose output and an earlier task's meet in a residual "
                   "add takes that task's output layout, and a depthwise convolution is tuned on "
-                  "its producer's channel blocks, the ones it runs with)")
+                  "its producer's channel blocks, the ones it runs with; see --pin-inputs)")
       ->transform(CLI::CheckedTransformer(kinds, CLI::ignore_case));
   cmd->add_option("--mode", o->mode,
                   "joint (default on cpu: convolutions tune their layouts and loops, and the "
@@ -604,6 +614,12 @@ void addNetTuneCommand(CLI::App& net) {
                   "output evicted from the caches before every run too, as the network's chain "
                   "finds them; warm: cached from the run before")
       ->check(CLI::IsMember({"cold", "warm"}));
+  cmd->add_flag("--pin-inputs", o->pinInputs,
+                "With --scheduler topological --mode joint: tune each 1x1 convolution on the "
+                "output layout of the task that writes its input, so that it reads it with no "
+                "conversion (ALT's propagation to readers). Off by default: on MobileNetV2 the "
+                "kernels pinned so lost more time than the conversions saved "
+                "(docs/results/networks.md)");
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");
   cmd->add_option("--seed", o->seed, "Seed of the tuners, the scheduler, the input and weights");
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");
@@ -623,7 +639,7 @@ void addNetTuneCommand(CLI::App& net) {
   // A resumed run goes on as it was stored: what would change it is refused, not ignored.
   for (const char* name :
        {"network", "--param", "--backend", "--trials", "--algo", "--scheduler", "--mode",
-        "--template", "--weights", "--activations", "--unit", "--seed"})
+        "--template", "--weights", "--activations", "--pin-inputs", "--unit", "--seed"})
     resume->excludes(cmd->get_option(name));
   cmd->callback([o] { runTune(*o); });
 

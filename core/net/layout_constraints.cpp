@@ -16,8 +16,13 @@ constexpr EnumNames<ConstraintOutcome, 2> kOutcomeNames{
     {{{ConstraintOutcome::Applied, "applied"},
       {ConstraintOutcome::NoValidConfiguration, "no-valid-configuration"}}}};
 
-constexpr EnumNames<LinkKind, 2> kLinkNames{
-    {{{LinkKind::Residual, "residual"}, {LinkKind::DepthwiseInput, "depthwise-input"}}}};
+constexpr EnumNames<LinkKind, 3> kLinkNames{{{{LinkKind::Residual, "residual"},
+                                              {LinkKind::DepthwiseInput, "depthwise-input"},
+                                              {LinkKind::Input, "input"}}}};
+
+constexpr EnumNames<LinkKind, 3> kLinkPins{{{{LinkKind::Residual, "output layout"},
+                                             {LinkKind::DepthwiseInput, "channel blocks"},
+                                             {LinkKind::Input, "input layout"}}}};
 
 // Every tensor a task writes -> that task.
 std::map<std::string, std::size_t> writers(const TaskGraph& graph) {
@@ -43,11 +48,68 @@ std::vector<std::size_t> outputLayoutParams(const Task& task, const SearchSpace&
   return at;
 }
 
-// Splits of one length into as many parts: the same logical dim of two output tensors of one shape.
-bool sameSplit(const opevo::Parameter& a, const opevo::Parameter& b) {
-  const auto& fa = static_cast<const FactorParam&>(a);
-  const auto& fb = static_cast<const FactorParam&>(b);
-  return fa.product() == fb.product() && fa.parts() == fb.parts();
+// A factorization parameter of the space by name; nullopt when it has none.
+std::optional<std::size_t> factorParam(const SearchSpace& space, const char* name) {
+  const int i = space.indexOf(name);
+  if (i < 0 || space.param(std::size_t(i)).kind() != ParamKind::Factor) return std::nullopt;
+  return std::size_t(i);
+}
+
+// One parameter of the task's space a link fixes, and its value.
+struct Pin {
+  std::size_t param = 0;
+  Vertex value;
+};
+
+// A link to an earlier task that can pin the task: what it pins and the size of the tensor whose
+// conversion it saves.
+struct Candidate {
+  std::size_t earlier = 0;
+  LinkKind kind = LinkKind::Residual;
+  std::string tensor;
+  std::int64_t elements = 0;
+  std::vector<Pin> pins;
+};
+
+// Pins the task's parameters `mine` to the earlier task's chosen values of `theirs`, where each
+// of those values is one of the task's parameter's (the same split of the same length); nullopt
+// where one is not.
+std::optional<std::vector<Pin>> samePins(const SearchSpace& space,
+                                         const std::vector<std::size_t>& mine, const Config& chosen,
+                                         const std::vector<std::size_t>& theirs) {
+  std::vector<Pin> pins;
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const Vertex& v = chosen[theirs[k]];
+    if (!space.param(mine[k]).contains(v)) return std::nullopt;
+    pins.push_back({mine[k], v});
+  }
+  return pins;
+}
+
+// A 1x1 reader's pins to its producer's chosen output layout: its input channel blocks are the
+// producer's output channel blocks, and a window of t of its output rows (columns) is t x stride
+// of the producer's. nullopt where the reader's parameters cannot take them.
+std::optional<std::vector<Pin>> inputPins(const SearchSpace& space, const SearchSpace& producer,
+                                          const Config& chosen, std::int64_t stride) {
+  const std::vector<std::pair<const char*, const char*>> readAs = {
+      {"layout.in_c", "layout.out_c"},
+      {"layout.out_h", "layout.out_h"},
+      {"layout.out_w", "layout.out_w"}};
+  std::vector<Pin> pins;
+  for (const auto& [reader, writer] : readAs) {
+    const std::optional<std::size_t> r = factorParam(space, reader),
+                                     w = factorParam(producer, writer);
+    if (!r || !w) return std::nullopt;
+    Vertex v = chosen[*w];
+    const bool spatial = std::string_view(reader) != "layout.in_c";
+    if (spatial && stride > 1) {
+      if (v.size() != 2 || v[1] % stride != 0) return std::nullopt;
+      v[1] /= stride;
+    }
+    if (!space.param(*r).contains(v)) return std::nullopt;
+    pins.push_back({*r, std::move(v)});
+  }
+  return pins;
 }
 
 // The earlier task's configuration with the values of `task` space's parameters that have the
@@ -69,6 +131,10 @@ std::string_view constraintOutcomeName(ConstraintOutcome outcome) {
 
 std::string_view linkKindName(LinkKind kind) {
   return kLinkNames.name(kind);
+}
+
+std::string_view linkPinsText(LinkKind kind) {
+  return kLinkPins.name(kind);
 }
 
 std::vector<ResidualLink> residualLinks(const TaskGraph& graph) {
@@ -103,75 +169,109 @@ std::vector<DepthwiseLink> depthwiseLinks(const TaskGraph& graph) {
   return links;
 }
 
-std::optional<LayoutConstraint> constrainOutputLayout(
-    const TaskGraph& graph, std::size_t task, const std::vector<std::size_t>& before,
-    const std::vector<const SearchSpace*>& spaces, const std::vector<std::optional<Config>>& best,
-    SearchSpace& space, std::uint64_t seed, bool pinDepthwise) {
+std::vector<InputLink> inputLinks(const TaskGraph& graph) {
+  const std::map<std::string, std::size_t> writer = writers(graph);
+  std::vector<InputLink> links;
+  for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader) {
+    const OperatorSpec& op = graph.tasks[reader].op;
+    if (op.kind != OpKind::Conv2D || layout::isDepthwise(op) || op.groups != 1 || op.kernelH != 1 ||
+        op.kernelW != 1 || op.pad != 0)
+      continue;
+    for (const Occurrence& o : graph.tasks[reader].occurrences) {
+      const auto it = writer.find(o.input);
+      if (it == writer.end() || it->second == reader) continue;
+      links.push_back({it->second, reader, o.input, op.stride});
+      break;
+    }
+  }
+  return links;
+}
+
+std::optional<LayoutConstraint> constrainLayout(const TaskGraph& graph, std::size_t task,
+                                                const std::vector<std::size_t>& before,
+                                                const std::vector<const SearchSpace*>& spaces,
+                                                const std::vector<std::optional<Config>>& best,
+                                                SearchSpace& space, std::uint64_t seed,
+                                                PinnedLinks pinned) {
   const std::vector<std::size_t> mine = outputLayoutParams(graph.tasks[task], space);
   if (mine.empty()) return std::nullopt;
   const std::vector<ResidualLink> residuals = residualLinks(graph);
   const std::vector<DepthwiseLink> depthwise =
-      pinDepthwise ? depthwiseLinks(graph) : std::vector<DepthwiseLink>{};
+      pinned.depthwise ? depthwiseLinks(graph) : std::vector<DepthwiseLink>{};
+  const std::vector<InputLink> inputs = pinned.input ? inputLinks(graph) : std::vector<InputLink>{};
+  std::vector<Candidate> candidates;
   for (std::size_t earlier : before) {
     if (!best[earlier]) continue;  // nothing chosen there: it constrains nothing
     const SearchSpace& other = *spaces[earlier];
     const std::vector<std::size_t> theirs = outputLayoutParams(graph.tasks[earlier], other);
     if (theirs.empty()) continue;
+    const Config& chosen = *best[earlier];
     const auto linked = [&](const auto& l) {
       return (l.writer == earlier && l.reader == task) || (l.reader == earlier && l.writer == task);
     };
-    // A residual ties the whole output layout; a depthwise convolution's input its channel
-    // blocking alone (kConv2DOutputLayoutParams' first), its rows and columns being padded and
-    // windowed whatever either task chose.
-    std::size_t pinned = 0;
-    std::string tensor;
-    LinkKind kind = LinkKind::Residual;
+    // A residual ties the whole output layout (the task's output is the residual's shape); a
+    // depthwise convolution's input its channel blocking alone (kConv2DOutputLayoutParams'
+    // first), its rows and columns being padded and windowed whatever either task chose.
     if (const auto r = std::find_if(residuals.begin(), residuals.end(), linked);
-        r != residuals.end()) {
-      pinned = mine.size();
-      tensor = r->tensor;
-    } else if (const auto d = std::find_if(depthwise.begin(), depthwise.end(), linked);
-               d != depthwise.end()) {
-      pinned = 1;
-      tensor = d->tensor;
-      kind = LinkKind::DepthwiseInput;
-    } else {
-      continue;
-    }
-    bool fits = true;
-    for (std::size_t k = 0; k < pinned && fits; ++k)
-      fits = sameSplit(space.param(mine[k]), other.param(theirs[k]));
-    if (!fits) continue;
-
-    LayoutConstraint c{task, earlier, tensor, {}, ConstraintOutcome::Applied, kind};
-    SearchSpace narrowed = space;
-    Config start = space.startPoint() ? *space.startPoint() : space.first();
-    for (std::size_t k = 0; k < pinned; ++k) {
-      const auto& p = static_cast<const FactorParam&>(space.param(mine[k]));
-      const Vertex& chosen = (*best[earlier])[theirs[k]];
-      narrowed.replace(mine[k],
-                       std::make_shared<FactorParam>(p.name(), p.product(), p.parts(), chosen));
-      start[mine[k]] = chosen;
-      c.layout += (c.layout.empty() ? "" : "; ") + p.name() + "=" + p.format(chosen);
-    }
-    // The task's own start blocking around the imposed layout, else with the earlier task's
-    // loops (they fit that layout), else none: the tuners then draw valid configurations.
-    if (!narrowed.startPoint()) {
-      for (const Config& candidate : {start, withLoopsOf(narrowed, start, other, *best[earlier])})
-        if (narrowed.contains(candidate) && narrowed.satisfies(candidate)) {
-          narrowed.setStartPoint(candidate);
-          break;
-        }
-    }
-    Rng rng(seed);
-    if (!narrowed.startPoint() && !narrowed.randomValid(rng, kValidTries)) {
-      c.outcome = ConstraintOutcome::NoValidConfiguration;
-      return c;
-    }
-    space = std::move(narrowed);
-    return c;
+        r != residuals.end())
+      if (auto pins = samePins(space, mine, chosen, theirs))
+        candidates.push_back({earlier, LinkKind::Residual, r->tensor,
+                              graph.tasks[task].op.outputElements(), std::move(*pins)});
+    if (const auto d = std::find_if(depthwise.begin(), depthwise.end(), linked);
+        d != depthwise.end())
+      if (auto pins = samePins(space, {mine[0]}, chosen, {theirs[0]}))
+        candidates.push_back({earlier, LinkKind::DepthwiseInput, d->tensor,
+                              graph.tasks[d->writer].op.outputElements(), std::move(*pins)});
+    // A 1x1 reader tuned after its producer (only that way round).
+    if (const auto i = std::find_if(
+            inputs.begin(), inputs.end(),
+            [&](const InputLink& l) { return l.writer == earlier && l.reader == task; });
+        i != inputs.end())
+      if (auto pins = inputPins(space, other, chosen, i->stride))
+        candidates.push_back({earlier, LinkKind::Input, i->tensor,
+                              graph.tasks[earlier].op.outputElements(), std::move(*pins)});
   }
-  return std::nullopt;
+  if (candidates.empty()) return std::nullopt;
+  // The larger conversion saved decides; on equal sizes a residual (the link pinned before the
+  // others were), then a depthwise input, then the first task tuned (min_element keeps the
+  // first of equals, and candidates are in tuning order).
+  const auto rank = [](LinkKind k) {
+    return k == LinkKind::Residual ? 0 : k == LinkKind::DepthwiseInput ? 1 : 2;
+  };
+  const Candidate& c = *std::min_element(candidates.begin(), candidates.end(),
+                                         [&](const Candidate& a, const Candidate& b) {
+                                           if (a.elements != b.elements)
+                                             return a.elements > b.elements;
+                                           return rank(a.kind) < rank(b.kind);
+                                         });
+
+  LayoutConstraint out{task, c.earlier, c.tensor, {}, ConstraintOutcome::Applied, c.kind};
+  SearchSpace narrowed = space;
+  Config start = space.startPoint() ? *space.startPoint() : space.first();
+  for (const Pin& pin : c.pins) {
+    const auto& p = static_cast<const FactorParam&>(space.param(pin.param));
+    narrowed.replace(pin.param,
+                     std::make_shared<FactorParam>(p.name(), p.product(), p.parts(), pin.value));
+    start[pin.param] = pin.value;
+    out.layout += (out.layout.empty() ? "" : "; ") + p.name() + "=" + p.format(pin.value);
+  }
+  // The task's own start blocking around the imposed layout, else with the earlier task's
+  // loops (they fit that layout), else none: the tuners then draw valid configurations.
+  if (!narrowed.startPoint()) {
+    const SearchSpace& other = *spaces[c.earlier];
+    for (const Config& candidate : {start, withLoopsOf(narrowed, start, other, *best[c.earlier])})
+      if (narrowed.contains(candidate) && narrowed.satisfies(candidate)) {
+        narrowed.setStartPoint(candidate);
+        break;
+      }
+  }
+  Rng rng(seed);
+  if (!narrowed.startPoint() && !narrowed.randomValid(rng, kValidTries)) {
+    out.outcome = ConstraintOutcome::NoValidConfiguration;
+    return out;
+  }
+  space = std::move(narrowed);
+  return out;
 }
 
 nlohmann::json layoutConstraintJson(const TaskGraph& graph,

@@ -20,6 +20,7 @@ nlohmann::json planToJson(const NetworkTuningPlan& p) {
   j["activations"] = p.coldActivations ? "cold" : "warm";
   j["similar_size"] = p.gradient.similarSize;
   j["depthwise_pin"] = p.depthwisePins;
+  j["input_pin"] = p.inputPins;
   return j;
 }
 
@@ -51,6 +52,8 @@ NetworkTuningPlan planFromJson(const std::string& text, const std::string& where
     // Runs stored before depthwise tasks were pinned to their producers' channel blocks tuned
     // them on blocks of their own (and planned their closing round so).
     p.depthwisePins = j.value("depthwise_pin", false);
+    // And before 1x1 readers were pinned to their producers' output layouts.
+    p.inputPins = j.value("input_pin", false);
     checkGradientSettings(p.gradient);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where + "not a network plan: " + e.what());

@@ -152,8 +152,8 @@ void NetworkTuning::begin(std::size_t task) {
   std::vector<const SearchSpace*> spaces;
   for (const auto& s : m_spaces) spaces.push_back(s.get());
   m_constraints[task] =
-      constrainOutputLayout(m_graph, task, before, spaces, bestConfigs(), *m_spaces[task],
-                            m_plan.seed + task, m_plan.depthwisePins);
+      constrainLayout(m_graph, task, before, spaces, bestConfigs(), *m_spaces[task],
+                      m_plan.seed + task, {m_plan.depthwisePins, m_plan.inputPins});
   // The tuner addRun built copied the parameters it tunes: it is built again over the narrowed
   // space (the task has no trial yet, restored ones come after this).
   if (m_constraints[task] && m_constraints[task]->outcome == ConstraintOutcome::Applied)
@@ -188,11 +188,15 @@ bool NetworkTuning::closes(std::size_t task) const {
   for (const ResidualLink& link : residualLinks(m_graph))
     if (link.writer == task && rank(link.reader) > rank(task)) return false;
   // A run stored before the depthwise pin planned its round without it (and tuned so).
-  if (!m_plan.depthwisePins) return true;
-  for (const DepthwiseLink& link : depthwiseLinks(m_graph))
-    if ((link.writer == task && rank(link.reader) > rank(task)) ||
-        (link.reader == task && rank(link.writer) > rank(task)))
-      return false;
+  if (m_plan.depthwisePins)
+    for (const DepthwiseLink& link : depthwiseLinks(m_graph))
+      if ((link.writer == task && rank(link.reader) > rank(task)) ||
+          (link.reader == task && rank(link.writer) > rank(task)))
+        return false;
+  // And, where 1x1 inputs are pinned (--pin-inputs), a 1x1 reader's producer tuned first.
+  if (m_plan.inputPins)
+    for (const InputLink& link : inputLinks(m_graph))
+      if (link.writer == task && rank(link.reader) > rank(task)) return false;
   return true;
 }
 

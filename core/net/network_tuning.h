@@ -53,6 +53,13 @@ struct NetworkTuningPlan {
   // them their producers' after tuning) and planned their closing round with them: their plans
   // say false, so that they resume as they were tuned, residuals alone pinned.
   bool depthwisePins = true;
+  // In joint topological mode, whether a 1x1 convolution tuned after the task that writes its
+  // input is tuned on that task's output layout (net/layout_constraints.h's input link), so that
+  // no conversion stands between them. Off unless asked (net tune --pin-inputs): on MobileNetV2
+  // the kernels pinned to their depthwise producers' blocking ran slower than the conversions
+  // they saved (docs/results/networks.md); free, the program gives a 1x1 reader its producer's
+  // blocking after tuning where its loops fit. Runs stored before the field pinned none.
+  bool inputPins = false;
   // The closing round of twin tasks (NetworkTuning); false: none, as runs stored before it. Not
   // stored with the plan: a resume finds a run without one from its units (NetworkTuning::restore).
   bool closingRound = true;
@@ -134,8 +141,11 @@ struct NetworkUnit {
 // tuners never propose another and the residual is read with no conversion; and a depthwise
 // convolution (or a producer tuned after its depthwise reader) with its output channel blocking
 // pinned to the other's, so that the program copies whole channel blocks into the depthwise
-// layout with the configuration the depthwise task was timed with.
-// (The depthwise pin only where the plan has it, NetworkTuningPlan::depthwisePins.)
+// layout with the configuration the depthwise task was timed with; and a 1x1 convolution with
+// its input blocking and output rows and columns pinned to read its producer's output as it is.
+// Where a task has several links, the larger tensor's decides (net/layout_constraints.h).
+// (The depthwise and 1x1 pins only where the plan has them, NetworkTuningPlan::depthwisePins and
+// inputPins.)
 class NetworkTuning {
  public:
   // engineOptions: per task (a resumed task's trials continue its stored order); empty: defaults.

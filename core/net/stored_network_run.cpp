@@ -31,10 +31,10 @@ std::string textAt(const nlohmann::json& j, const char* key) {
 LinkKind linkAt(const nlohmann::json& c, const std::string& where) {
   const std::string token = textAt(c, "link");
   if (token.empty()) return LinkKind::Residual;
-  for (LinkKind kind : {LinkKind::Residual, LinkKind::DepthwiseInput})
+  for (LinkKind kind : {LinkKind::Residual, LinkKind::DepthwiseInput, LinkKind::Input})
     if (token == linkKindName(kind)) return kind;
   throw InputError(where + " links by '" + token +
-                   "', which this version does not know (residual, depthwise-input)");
+                   "', which this version does not know (residual, depthwise-input, input)");
 }
 
 // A stored layout_constraint's outcome: its token, or where a run stored before the token was
@@ -165,19 +165,27 @@ std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& j) {
 std::string layoutConstraintText(const StoredNetworkTask& task) {
   if (!task.layoutConstraint) return "";
   const StoredNetworkTask::LayoutConstraint& c = *task.layoutConstraint;
-  const bool residual = c.link == LinkKind::Residual;
   // A depthwise link ties the channel blocks alone: "output layout" would say the rows and
-  // columns too, and "residual" a tensor that is none.
-  const std::string what = residual ? "output layout" : "channel blocks";
-  const std::string how = residual ? "which it meets in the residual " + c.tensor
-                          : c.byReadsIt
-                              ? "which reads its output " + c.tensor + " as its depthwise input"
-                              : "whose output " + c.tensor + " it reads as its depthwise input";
-  return task.name + ": " + what + " " +
+  // columns too, and "residual" a tensor that is none. An input link ties the reader's input
+  // layout to its producer's output layout.
+  std::string how;
+  switch (c.link) {
+    case LinkKind::Residual:
+      how = "'s, which it meets in the residual " + c.tensor;
+      break;
+    case LinkKind::DepthwiseInput:
+      how = c.byReadsIt ? "'s, which reads its output " + c.tensor + " as its depthwise input"
+                        : "'s, whose output " + c.tensor + " it reads as its depthwise input";
+      break;
+    case LinkKind::Input:
+      how = "'s output layout, whose output " + c.tensor + " it reads as it is";
+      break;
+  }
+  return task.name + ": " + std::string(linkPinsText(c.link)) + " " +
          (c.outcome == ConstraintOutcome::Applied
               ? "pinned to "
               : "left free (no valid configuration) instead of pinned to ") +
-         c.by + "'s, " + how + " (" + c.outputLayout + ")";
+         c.by + how + " (" + c.outputLayout + ")";
 }
 
 StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {

@@ -38,7 +38,8 @@ struct StoredNetworkTask {
   // scheduler; net/layout_constraints.h): pinned, or left free when no valid configuration had
   // it. A residual ties the whole output layout to the task it meets in the residual; a depthwise
   // convolution's input ties the channel blocks alone (layout.out_c), the depthwise task's to its
-  // producer's or, where the producer was tuned after it, the producer's to the depthwise task's.
+  // producer's or, where the producer was tuned after it, the producer's to the depthwise task's;
+  // a 1x1 convolution's input ties its input layout to its producer's output layout.
   struct LayoutConstraint {
     ConstraintOutcome outcome = ConstraintOutcome::NoValidConfiguration;
     std::string by, tensor, outputLayout;  // outputLayout: the parameters pinned

@@ -106,6 +106,31 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
   return configs;
 }
 
+// Whether occurrence `o` of task `reader` reads a residual another task writes in the reader's
+// output layout (the same output blocking), so that it is read as it is.
+bool residualReadAsItIs(const TaskGraph& graph, const std::map<std::string, std::size_t>& producer,
+                        const std::vector<Config>& configs, layout::TuningMode mode,
+                        TaskTemplates templates, std::size_t reader, const Occurrence& o) {
+  for (const std::string& residual : o.residuals) {
+    const auto it = producer.find(residual);
+    if (it == producer.end() || it->second == reader) continue;
+    const std::size_t writer = it->second;
+    const SearchSpace r =
+        taskDefinitionOf(graph.tasks[reader], mode, templates, configs[reader]).space;
+    const SearchSpace w =
+        taskDefinitionOf(graph.tasks[writer], mode, templates, configs[writer]).space;
+    bool same = true;
+    for (const char* name : layout::kConv2DOutputLayoutParams) {
+      const int ri = r.indexOf(name), wi = w.indexOf(name);
+      same = same && ri >= 0 && wi >= 0 &&
+             r.param(std::size_t(ri)).spec() == w.param(std::size_t(wi)).spec() &&
+             configs[reader][std::size_t(ri)] == configs[writer][std::size_t(wi)];
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
 // ALT's propagation to a reader: a 1x1 unpadded convolution's input layout is its producer's
 // output layout once its input channels are blocked as the producer's output channels and its
 // output rows and columns as the producer's output rows and columns, over the stride
@@ -117,8 +142,11 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
 // task writes decides, whether or not its producer's blocking fits. Both tasks of a link go into
 // `frozen`, and their output blockings stay as they are from then on: a reader whose rows or
 // columns another link depends on does not take new ones (a task shared by occurrences can be
-// a producer before it is a reader), and adoptReaderLayouts changes neither. The reader's kernel
-// then runs a configuration it was not timed with: the end-to-end figure measures it.
+// a producer before it is a reader), nor does one that reads a residual as it is, as large as
+// its input or larger, and adoptReaderLayouts changes neither. The reader's kernel then runs a
+// configuration it was not timed with: the end-to-end figure measures it (under the topological
+// scheduler it was tuned on its producer's layout already, net/layout_constraints.h, and nothing
+// changes).
 // A depthwise convolution (MobileNet's 3x3 layers) reads a padded, windowed input, which is
 // converted whatever its blocking; but its input channels are blocked as its output channels
 // (layout.out_c), and where they are blocked as its producer's output channels, the conversion
@@ -188,7 +216,15 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
       }
       // A depthwise reader's channel blocking is its output's.
       const bool outputChanged = spatialChanged || (depthwise && candidate != configs[reader]);
-      if (fits && !(outputChanged && frozen->count(reader)) && into.satisfies(candidate)) {
+      // Nor does a reader give up a residual it reads as it is, as large as its input or larger:
+      // the program would trade the larger conversion for the smaller (topological tuning pins
+      // the larger link, net/layout_constraints.h: ResNet-50's last 1x1 of a bottleneck).
+      const bool keepsResidual =
+          outputChanged &&
+          residualReadAsItIs(graph, producer, configs, mode, templates, reader, o) &&
+          op.outputElements() >= graph.tasks[writer].op.outputElements();
+      if (fits && !(outputChanged && frozen->count(reader)) && !keepsResidual &&
+          into.satisfies(candidate)) {
         // A reader that already reads its input as written is frozen too, but adopted nothing;
         // a depthwise reader on its producer's blocks already (tuned on them) still copies
         // whole blocks, which its sentence says.

@@ -1,8 +1,9 @@
 // What `opevo net tune` and `opevo net runs ID` say of the layouts topological joint tuning pins
-// across tasks (net/layout_constraints.h), for both kinds of link: a residual ties a task's whole
+// across tasks (net/layout_constraints.h), for each kind of link: a residual ties a task's whole
 // output layout to the task it meets in the residual; a depthwise convolution's input ties the
 // channel blocks alone (layout.out_c), the depthwise task's to its producer's or, where the
-// producer is tuned after it, the producer's to the depthwise task's. Real CPU runs of small
+// producer is tuned after it, the producer's to the depthwise task's; with --pin-inputs, a 1x1
+// convolution's input layout is tied to its producer's output layout. Real CPU runs of small
 // networks, stored in SQLite and read back by the real program.
 
 #include <gtest/gtest.h>
@@ -159,6 +160,53 @@ TEST(CliNetDepthwiseConstraint, AProducerTunedAfterItsDepthwiseReaderSaysTheRead
   EXPECT_EQ(tasks["e"]["layout_constraint"]["link"], "depthwise-input");
   EXPECT_EQ(tasks["e"]["layout_constraint"]["by"], "dw");
   EXPECT_TRUE(tasks["dw"]["layout_constraint"].is_null());
+}
+
+// With --pin-inputs, net_depthwise's projection (1x1) is tuned to read dw's output as it is: net
+// tune and net runs say so, --json gives the link, and net runs' list says which runs asked.
+// Without the scheduler and mode that pin, the option is refused, naming what it needs.
+TEST(CliNetDepthwiseConstraint, PinInputsTiesAOneByOneReaderToItsProducersLayout) {
+  const TempFolder f;
+  const std::string db = (f.path / "runs.db").string();
+  const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
+  ASSERT_EQ(tune(network, "10", db).status, 0);  // run 1: without
+  std::vector<std::string> args = {
+      "net",         "tune",     network,       "--mode",   "joint", "--scheduler",
+      "topological", "--trials", "10",          "--unit",   "2",     "--min-time-ms",
+      "1",           "--runs",   "1",           "--warmup", "0",     "--no-reference",
+      "--db",        db,         "--pin-inputs"};
+  const auto tuned = runProcess(OPEVO_CLI, args);  // run 2
+  ASSERT_EQ(tuned.status, 0) << tuned.err << tuned.out;
+  const std::vector<std::string> project = linesStarting(tuned.out, "project: ");
+  ASSERT_EQ(project.size(), 1u) << tuned.out;
+  EXPECT_EQ(project[0].rfind("project: input layout pinned to dw's output layout, whose output "
+                             "dw_relu it reads as it is (layout.in_c=",
+                             0),
+            0u)
+      << project[0];
+  EXPECT_NE(project[0].find("; layout.out_h="), std::string::npos) << project[0];
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "2", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_EQ(linesStarting(shown.out, "project: "), project) << shown.out;
+  std::map<std::string, nlohmann::json> tasks = storedTasks(db, 2);
+  EXPECT_EQ(tasks["project"]["layout_constraint"]["link"], "input");
+  EXPECT_EQ(tasks["project"]["layout_constraint"]["by"], "dw");
+  EXPECT_TRUE(storedTasks(db, 1)["project"]["layout_constraint"].is_null());
+  const auto list = runProcess(OPEVO_CLI, {"net", "runs", "--json", "--db", db});
+  ASSERT_EQ(list.status, 0) << list.err;
+  const nlohmann::json runs = nlohmann::json::parse(list.out);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["pin_inputs"], false);
+  EXPECT_EQ(runs[1]["pin_inputs"], true);
+
+  args[6] = "gradient";
+  const auto refused = runProcess(OPEVO_CLI, args);
+  EXPECT_EQ(refused.status, 2) << refused.out;
+  EXPECT_NE(refused.err.find("--pin-inputs: 1x1 convolutions are pinned to their producers' "
+                             "layouts only when"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("(--scheduler topological --mode joint)"), std::string::npos);
 }
 
 // Sets network run `id`'s stored result to `result`, as a run stored by another version would

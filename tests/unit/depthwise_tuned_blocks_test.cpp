@@ -140,7 +140,7 @@ TEST(DepthwiseTunedBlocks, TheChannelBlockingIsPinnedEitherWayRound) {
   ASSERT_NE(expandBlocks, dwBlocks);  // 48 channels by 48, and by 16
 
   SearchSpace reader = defs[dw].space;
-  const auto c = constrainOutputLayout(g, dw, {expand}, spaces, best, reader, 1);
+  const auto c = constrainLayout(g, dw, {expand}, spaces, best, reader, 1);
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->outcome, ConstraintOutcome::Applied);
   EXPECT_EQ(c->by, expand);
@@ -158,7 +158,7 @@ TEST(DepthwiseTunedBlocks, TheChannelBlockingIsPinnedEitherWayRound) {
   EXPECT_GT(reader.param(at(reader, "layout.out_w")).size().as64(), 1u);
 
   SearchSpace producer = defs[expand].space;
-  const auto r = constrainOutputLayout(g, expand, {dw}, spaces, best, producer, 1);
+  const auto r = constrainLayout(g, expand, {dw}, spaces, best, producer, 1);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->outcome, ConstraintOutcome::Applied);
   EXPECT_EQ(r->by, dw);
@@ -169,11 +169,11 @@ TEST(DepthwiseTunedBlocks, TheChannelBlockingIsPinnedEitherWayRound) {
 
   // Tasks no link joins, or a task not tuned yet, constrain nothing; loop spaces have no layout.
   SearchSpace untouched = defs[dw].space;
-  EXPECT_FALSE(constrainOutputLayout(g, dw, {project}, spaces, best, untouched, 1));
+  EXPECT_FALSE(constrainLayout(g, dw, {project}, spaces, best, untouched, 1));
   std::vector<std::optional<Config>> none(g.tasks.size());
-  EXPECT_FALSE(constrainOutputLayout(g, dw, {expand}, spaces, none, untouched, 1));
+  EXPECT_FALSE(constrainLayout(g, dw, {expand}, spaces, none, untouched, 1));
   SearchSpace loop = taskDefinition(g.tasks[dw], layout::TuningMode::Loop).space;
-  EXPECT_FALSE(constrainOutputLayout(g, dw, {expand}, spaces, best, loop, 1));
+  EXPECT_FALSE(constrainLayout(g, dw, {expand}, spaces, best, loop, 1));
 }
 
 // A depthwise task tuned on its producer's blocks: the program changes nothing in its
@@ -189,7 +189,7 @@ TEST(DepthwiseTunedBlocks, AProgramWithNothingToChangeStillSaysItCopiesWholeBloc
   best[expand] = configs[expand];
   std::vector<const SearchSpace*> spaces(g.tasks.size(), nullptr);
   spaces[expand] = &es;
-  ASSERT_EQ(constrainOutputLayout(g, dw, {expand}, spaces, best, ds, 1)->outcome,
+  ASSERT_EQ(constrainLayout(g, dw, {expand}, spaces, best, ds, 1)->outcome,
             ConstraintOutcome::Applied);
   configs[dw] = *ds.startPoint();  // what the tuning of dw starts from, and measures
 

@@ -200,8 +200,7 @@ TEST(TopologicalTuning, ALayoutThatLeavesNoValidConfigurationLeavesTheSpaceWhole
     return c[std::size_t(outC)] != chosen;
   });
   const SearchSpace before = refusing;
-  const auto c =
-      constrainOutputLayout(t.graph, reader, {t.index("a"), b}, spaces, best, refusing, 1);
+  const auto c = constrainLayout(t.graph, reader, {t.index("a"), b}, spaces, best, refusing, 1);
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->outcome, ConstraintOutcome::NoValidConfiguration);
   EXPECT_EQ(refusing.param(std::size_t(outC)).size().as64(),
@@ -212,15 +211,33 @@ TEST(TopologicalTuning, ALayoutThatLeavesNoValidConfigurationLeavesTheSpaceWhole
   EXPECT_EQ(j["applied"], false);
   EXPECT_EQ(j["outcome"], "no-valid-configuration");
 
-  // Without the refusal the same call pins it; with b not yet tuned nothing constrains it.
+  // Without the refusal the same call pins it; with b not yet tuned nothing constrains it (a,
+  // which writes short's 1x1 input, has no configuration here).
   SearchSpace plain = t.defs[reader].space;
-  EXPECT_EQ(
-      constrainOutputLayout(t.graph, reader, {t.index("a"), b}, spaces, best, plain, 1)->outcome,
-      ConstraintOutcome::Applied);
+  EXPECT_EQ(constrainLayout(t.graph, reader, {t.index("a"), b}, spaces, best, plain, 1)->outcome,
+            ConstraintOutcome::Applied);
   EXPECT_EQ(plain.param(std::size_t(outC)).size().as64(), 1u);
   SearchSpace untouched = t.defs[reader].space;
-  EXPECT_FALSE(constrainOutputLayout(t.graph, reader, {t.index("a")}, spaces, best, untouched, 1));
+  EXPECT_FALSE(constrainLayout(t.graph, reader, {t.index("a")}, spaces, best, untouched, 1));
   EXPECT_TRUE(layoutConstraintJson(t.graph, std::nullopt).is_null());
+  // short reads a's output (ar) as its 1x1 input, as large as b's residual: with 1x1 inputs
+  // pinned, on equal sizes the residual decides; with a alone tuned, a's output layout becomes
+  // short's input layout.
+  best[t.index("a")] = *t.defs[t.index("a")].space.startPoint();
+  SearchSpace both = t.defs[reader].space;
+  const auto tie =
+      constrainLayout(t.graph, reader, {t.index("a"), b}, spaces, best, both, 1, {true, true});
+  ASSERT_TRUE(tie.has_value());
+  EXPECT_EQ(tie->link, LinkKind::Residual);
+  EXPECT_EQ(tie->by, b);
+  SearchSpace byA = t.defs[reader].space;
+  const auto input =
+      constrainLayout(t.graph, reader, {t.index("a")}, spaces, best, byA, 1, {true, true});
+  SearchSpace unasked = t.defs[reader].space;  // a run without --pin-inputs
+  EXPECT_FALSE(constrainLayout(t.graph, reader, {t.index("a")}, spaces, best, unasked, 1));
+  ASSERT_TRUE(input.has_value());
+  EXPECT_EQ(input->link, LinkKind::Input);
+  EXPECT_EQ(input->tensor, "ar");
 }
 
 }  // namespace
