@@ -23,9 +23,9 @@ void announceBuild(const net::Network& n, const net::TaskGraph& g);
 // The end-to-end line and the reference line.
 void printEndToEnd(const std::string& what, const net::StoredEndToEnd& e);
 // A network run's tasks (weight, trials, best, library, configuration), the layouts tuning
-// pinned across tasks (net::layoutConstraintText: residuals, depthwise inputs' channel blocks, 1x1 inputs),
-// the sums over the tasks and, once it ran end to end, printEndToEnd's lines headed `what`: what
-// `net tune` prints at its end and `net runs ID` prints of a stored run.
+// pinned across tasks (net::layoutConstraintText: residuals, depthwise inputs' channel blocks,
+// 1x1 inputs), the sums over the tasks and, once it ran end to end, printEndToEnd's lines headed
+// `what`: what `net tune` prints at its end and `net runs ID` prints of a stored run.
 void printNetworkResult(const net::StoredNetworkRun& run, const std::string& what);
 
 // The check of a --template value (net::parseTaskTemplates) when the command line is read, before

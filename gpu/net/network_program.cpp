@@ -106,17 +106,19 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
   return configs;
 }
 
-// Whether occurrence `o` of task `reader` reads a residual another task writes in the reader's
-// output layout (the same output blocking), so that it is read as it is.
-bool residualReadAsItIs(const TaskGraph& graph, const std::map<std::string, std::size_t>& producer,
-                        const std::vector<Config>& configs, layout::TuningMode mode,
-                        TaskTemplates templates, std::size_t reader, const Occurrence& o) {
+// The task that writes a residual occurrence `o` of task `reader` reads as it is (another task,
+// writing the reader's output layout: the same output blocking); nullopt where there is none.
+std::optional<std::size_t> residualReadAsItIs(const TaskGraph& graph,
+                                              const std::map<std::string, std::size_t>& producer,
+                                              const std::vector<Config>& configs,
+                                              layout::TuningMode mode, TaskTemplates templates,
+                                              std::size_t reader, const Occurrence& o) {
+  const SearchSpace r =
+      taskDefinitionOf(graph.tasks[reader], mode, templates, configs[reader]).space;
   for (const std::string& residual : o.residuals) {
     const auto it = producer.find(residual);
     if (it == producer.end() || it->second == reader) continue;
     const std::size_t writer = it->second;
-    const SearchSpace r =
-        taskDefinitionOf(graph.tasks[reader], mode, templates, configs[reader]).space;
     const SearchSpace w =
         taskDefinitionOf(graph.tasks[writer], mode, templates, configs[writer]).space;
     bool same = true;
@@ -126,9 +128,25 @@ bool residualReadAsItIs(const TaskGraph& graph, const std::map<std::string, std:
              r.param(std::size_t(ri)).spec() == w.param(std::size_t(wi)).spec() &&
              configs[reader][std::size_t(ri)] == configs[writer][std::size_t(wi)];
     }
-    if (same) return true;
+    if (same) return writer;
   }
-  return false;
+  return std::nullopt;
+}
+
+// Whether task `writer`, unfrozen, can write `reader`'s output layout of configuration `c` with
+// its own loops: adoptReaderLayouts would then give it that layout, and the residual stays read
+// as it is.
+bool canFollow(const TaskGraph& graph, const std::vector<Config>& configs, layout::TuningMode mode,
+               TaskTemplates templates, const std::set<std::size_t>& frozen, std::size_t writer,
+               std::size_t reader, const Config& c) {
+  if (frozen.count(writer)) return false;
+  const SearchSpace r = taskDefinitionOf(graph.tasks[reader], mode, templates, c).space;
+  const SearchSpace w =
+      taskDefinitionOf(graph.tasks[writer], mode, templates, configs[writer]).space;
+  Config follow = configs[writer];
+  for (const char* name : layout::kConv2DOutputLayoutParams)
+    follow[std::size_t(w.indexOf(name))] = c[std::size_t(r.indexOf(name))];
+  return w.satisfies(follow);
 }
 
 // ALT's propagation to a reader: a 1x1 unpadded convolution's input layout is its producer's
@@ -143,7 +161,8 @@ bool residualReadAsItIs(const TaskGraph& graph, const std::map<std::string, std:
 // `frozen`, and their output blockings stay as they are from then on: a reader whose rows or
 // columns another link depends on does not take new ones (a task shared by occurrences can be
 // a producer before it is a reader), nor does one that reads a residual as it is, as large as
-// its input or larger, and adoptReaderLayouts changes neither. The reader's kernel then runs a
+// its input or larger, whose writer could not follow it (frozen, or its loops not fitting the
+// new layout), and adoptReaderLayouts changes neither. The reader's kernel then runs a
 // configuration it was not timed with: the end-to-end figure measures it (under the topological
 // scheduler it was tuned on its producer's layout already, net/layout_constraints.h, and nothing
 // changes).
@@ -216,13 +235,15 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
       }
       // A depthwise reader's channel blocking is its output's.
       const bool outputChanged = spatialChanged || (depthwise && candidate != configs[reader]);
-      // Nor does a reader give up a residual it reads as it is, as large as its input or larger:
-      // the program would trade the larger conversion for the smaller (topological tuning pins
-      // the larger link, net/layout_constraints.h: ResNet-50's last 1x1 of a bottleneck).
-      const bool keepsResidual =
-          outputChanged &&
-          residualReadAsItIs(graph, producer, configs, mode, templates, reader, o) &&
-          op.outputElements() >= graph.tasks[writer].op.outputElements();
+      // Nor does a reader give up a residual it reads as it is, as large as its input or larger,
+      // where the residual's writer cannot follow it into its new output layout: the program
+      // would trade the larger conversion for the smaller (topological tuning pins the larger
+      // link, net/layout_constraints.h: ResNet-50's last 1x1 of a bottleneck).
+      bool keepsResidual = false;
+      if (outputChanged && op.outputElements() >= graph.tasks[writer].op.outputElements())
+        if (const auto w = residualReadAsItIs(graph, producer, configs, mode, templates, reader, o))
+          keepsResidual =
+              !canFollow(graph, configs, mode, templates, *frozen, *w, reader, candidate);
       if (fits && !(outputChanged && frozen->count(reader)) && !keepsResidual &&
           into.satisfies(candidate)) {
         // A reader that already reads its input as written is frozen too, but adopted nothing;

@@ -135,9 +135,11 @@ TEST(InputLink, AOneByOneReaderTunedAfterItsProducerReadsItsOutputAsItIs) {
 
 // The program does not undo, after tuning, a residual the reader reads as it is for an input as
 // large or smaller: net_residual_producer's short (1x1) reads a's output and adds b's, both
-// 16x12x12. With b writing short's output layout and a another row blocking that short's loops
-// would take, the program used to give short a's blocking (a configuration it was not timed
-// with) and convert the residual instead; it now keeps short as tuned.
+// 16x12x12. With b writing short's output layout and a another row blocking short's loops would
+// take, the program gives short a's blocking only where b can follow it into short's new output
+// layout (its loops fitting), both links kept; where b cannot, it used to give short a's blocking
+// all the same (a configuration it was not timed with) and convert the residual, and now keeps
+// short as tuned.
 TEST(InputLink, TheProgramKeepsAResidualReadAsItIsOverAnInputNoLarger) {
   const Network net =
       loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_producer.json");
@@ -151,34 +153,51 @@ TEST(InputLink, TheProgramKeepsAResidualReadAsItIsOverAnInputNoLarger) {
   };
   const std::size_t a = at("a"), b = at("b"), reader = at("short");
   const SearchSpace &as = defs[a].space, &bs = defs[b].space, &ss = defs[reader].space;
-  std::vector<Config> configs = untunedConfigs(g, layout::TuningMode::Joint);
-  Rng rng(7);
-  bool found = false;
-  for (int tries = 0; tries < 2000 && !found; ++tries) {
-    const Config ca = *as.randomValid(rng), cb = *bs.randomValid(rng);
-    Config cs = *ss.randomValid(rng);
-    for (const char* name : layout::kConv2DOutputLayoutParams)
-      cs[param(ss, name)] = cb[param(bs, name)];
-    Config adopted = cs;
-    adopted[param(ss, "layout.in_c")] = ca[param(as, "layout.out_c")];
-    adopted[param(ss, "layout.out_h")] = ca[param(as, "layout.out_h")];
-    adopted[param(ss, "layout.out_w")] = ca[param(as, "layout.out_w")];
-    if (!ss.satisfies(cs) || !ss.satisfies(adopted) ||
-        adopted[param(ss, "layout.out_h")] == cs[param(ss, "layout.out_h")])
-      continue;
-    configs[a] = ca;
-    configs[b] = cb;
-    configs[reader] = cs;
-    found = true;
+  const auto outputOf = [&](const SearchSpace& space, const Config& c) {
+    std::vector<Vertex> out;
+    for (const char* name : layout::kConv2DOutputLayoutParams) out.push_back(c[param(space, name)]);
+    return out;
+  };
+  for (const bool follows : {false, true}) {
+    SCOPED_TRACE(follows ? "b can follow" : "b cannot follow");
+    std::vector<Config> configs = untunedConfigs(g, layout::TuningMode::Joint);
+    Config adopted;
+    Rng rng(7);
+    bool found = false;
+    for (int tries = 0; tries < 5000 && !found; ++tries) {
+      const Config ca = *as.randomValid(rng), cb = *bs.randomValid(rng);
+      Config cs = *ss.randomValid(rng);
+      for (const char* name : layout::kConv2DOutputLayoutParams)
+        cs[param(ss, name)] = cb[param(bs, name)];
+      adopted = cs;
+      for (const auto& [mine, theirs] :
+           {std::pair{"layout.in_c", "layout.out_c"}, std::pair{"layout.out_h", "layout.out_h"},
+            std::pair{"layout.out_w", "layout.out_w"}})
+        adopted[param(ss, mine)] = ca[param(as, theirs)];
+      Config follow = cb;
+      for (const char* name : layout::kConv2DOutputLayoutParams)
+        follow[param(bs, name)] = adopted[param(ss, name)];
+      if (!ss.satisfies(cs) || !ss.satisfies(adopted) || bs.satisfies(follow) != follows ||
+          outputOf(ss, adopted) == outputOf(ss, cs))
+        continue;
+      configs[a] = ca;
+      configs[b] = cb;
+      configs[reader] = cs;
+      found = true;
+    }
+    ASSERT_TRUE(found);
+    const NetworkProgram p = buildNetworkProgram(net, g, configs, layout::TuningMode::Joint, 3);
+    EXPECT_EQ(p.configs[reader], follows ? adopted : configs[reader]);
+    if (follows) {
+      EXPECT_EQ(outputOf(bs, p.configs[b]), outputOf(ss, adopted));
+    }
+    bool residualAsItIs = false;
+    for (const ProgramStep& s : p.steps)
+      if (s.kind == StepKind::Task && s.name == "short")
+        residualAsItIs = p.tensors[std::size_t(s.in[3].index)].name == "b.laid_out";
+    EXPECT_TRUE(residualAsItIs);
+    EXPECT_EQ(readsAsItIs(p, "short", "a.laid_out"), follows);
   }
-  ASSERT_TRUE(found);
-  const NetworkProgram p = buildNetworkProgram(net, g, configs, layout::TuningMode::Joint, 3);
-  EXPECT_EQ(p.configs[reader], configs[reader]);
-  bool residualAsItIs = false;
-  for (const ProgramStep& s : p.steps)
-    if (s.kind == StepKind::Task && s.name == "short")
-      residualAsItIs = p.tensors[std::size_t(s.in[3].index)].name == "b.laid_out";
-  EXPECT_TRUE(residualAsItIs);
 }
 
 // A stride-2 reader (ResNet-18's downsampling 1x1) reads 2t of its producer's rows per t output
