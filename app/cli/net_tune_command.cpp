@@ -455,14 +455,14 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
     return;
   }
   std::printf(
-      "network run %lld: %s%s, %s, %s on %s, %s scheduler, %s mode, weights %s, activations %s, "
-      "seed %llu\n",
+      "network run %lld: %s%s, %s, %s on %s, %s scheduler, %s mode%s, weights %s, activations "
+      "%s, seed %llu\n",
       static_cast<long long>(r.id), r.name.c_str(),
       p.templates.any() ? (" (" + p.templates.name() + ")").c_str() : "",
       runStatusName(run.status).data(), p.algorithm.c_str(), r.backend.c_str(),
       schedulerKindName(p.scheduler).data(), layout::tuningModeName(p.mode).data(),
-      p.coldWeights ? "cold" : "warm", p.coldActivations ? "cold" : "warm",
-      static_cast<unsigned long long>(p.seed));
+      p.inputPins ? ", 1x1 inputs pinned" : "", p.coldWeights ? "cold" : "warm",
+      p.coldActivations ? "cold" : "warm", static_cast<unsigned long long>(p.seed));
   std::printf("%s of %s in units of %zu; started %s%s%s\n",
               counted(run.trials, "trial", "trials").c_str(), std::to_string(p.trials).c_str(),
               p.unit, r.started.c_str(), r.ended.empty() ? "" : ", ended ", r.ended.c_str());
@@ -615,9 +615,10 @@ void addNetTuneCommand(CLI::App& net) {
                   "finds them; warm: cached from the run before")
       ->check(CLI::IsMember({"cold", "warm"}));
   cmd->add_flag("--pin-inputs", o->pinInputs,
-                "With --scheduler topological --mode joint: tune each 1x1 convolution on the "
-                "output layout of the task that writes its input, so that it reads it with no "
-                "conversion (ALT's propagation to readers). Off by default: on MobileNetV2 the "
+                "With --scheduler topological --mode joint: tune each unpadded 1x1 convolution "
+                "tuned after the task that writes its input on that task's output layout, so "
+                "that it reads it with no conversion (ALT's propagation to readers; a larger "
+                "residual linking it decides instead). Off by default: on MobileNetV2 the "
                 "kernels pinned so lost more time than the conversions saved "
                 "(docs/results/networks.md)");
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)");

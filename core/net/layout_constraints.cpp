@@ -123,6 +123,41 @@ Config withLoopsOf(const SearchSpace& space, Config base, const SearchSpace& ear
   return base;
 }
 
+// The pins as the space formats them: "layout.in_c=3,16; layout.out_h=...".
+std::string pinsText(const SearchSpace& space, const std::vector<Pin>& pins) {
+  std::string text;
+  for (const Pin& pin : pins)
+    text += (text.empty() ? "" : "; ") + space.param(pin.param).name() + "=" +
+            space.param(pin.param).format(pin.value);
+  return text;
+}
+
+// Narrows `space` to the candidate's pins, with a start point: the task's own start blocking
+// around the imposed layout, else with the earlier task's loops (they fit that layout), else
+// none (the tuners then draw valid configurations). False where the narrowed space has no valid
+// configuration (`space` is then half narrowed: the caller drops it).
+bool applyPins(const Candidate& c, const std::vector<const SearchSpace*>& spaces,
+               const std::vector<std::optional<Config>>& best, SearchSpace& space,
+               std::uint64_t seed) {
+  Config start = space.startPoint() ? *space.startPoint() : space.first();
+  for (const Pin& pin : c.pins) {
+    const auto& p = static_cast<const FactorParam&>(space.param(pin.param));
+    space.replace(pin.param,
+                  std::make_shared<FactorParam>(p.name(), p.product(), p.parts(), pin.value));
+    start[pin.param] = pin.value;
+  }
+  if (!space.startPoint()) {
+    const SearchSpace& other = *spaces[c.earlier];
+    for (const Config& candidate : {start, withLoopsOf(space, start, other, *best[c.earlier])})
+      if (space.contains(candidate) && space.satisfies(candidate)) {
+        space.setStartPoint(candidate);
+        break;
+      }
+  }
+  Rng rng(seed);
+  return space.startPoint() || space.randomValid(rng, kValidTries);
+}
+
 }  // namespace
 
 std::string_view constraintOutcomeName(ConstraintOutcome outcome) {
@@ -232,46 +267,39 @@ std::optional<LayoutConstraint> constrainLayout(const TaskGraph& graph, std::siz
                               graph.tasks[earlier].op.outputElements(), std::move(*pins)});
   }
   if (candidates.empty()) return std::nullopt;
-  // The larger conversion saved decides; on equal sizes a residual (the link pinned before the
-  // others were), then a depthwise input, then the first task tuned (min_element keeps the
-  // first of equals, and candidates are in tuning order).
-  const auto rank = [](LinkKind k) {
-    return k == LinkKind::Residual ? 0 : k == LinkKind::DepthwiseInput ? 1 : 2;
-  };
-  const Candidate& c = *std::min_element(candidates.begin(), candidates.end(),
-                                         [&](const Candidate& a, const Candidate& b) {
-                                           if (a.elements != b.elements)
-                                             return a.elements > b.elements;
-                                           return rank(a.kind) < rank(b.kind);
-                                         });
-
-  LayoutConstraint out{task, c.earlier, c.tensor, {}, ConstraintOutcome::Applied, c.kind};
-  SearchSpace narrowed = space;
-  Config start = space.startPoint() ? *space.startPoint() : space.first();
-  for (const Pin& pin : c.pins) {
-    const auto& p = static_cast<const FactorParam&>(space.param(pin.param));
-    narrowed.replace(pin.param,
-                     std::make_shared<FactorParam>(p.name(), p.product(), p.parts(), pin.value));
-    start[pin.param] = pin.value;
-    out.layout += (out.layout.empty() ? "" : "; ") + p.name() + "=" + p.format(pin.value);
+  // With 1x1 inputs pinned, the larger conversion saved decides; on equal sizes a residual (the
+  // link pinned before the others were), then a depthwise input, then the first task tuned
+  // (stable_sort keeps candidates, in tuning order, where they tie). Where the first leaves no
+  // valid configuration, the next is tried. Without them, the first task tuned decides (a
+  // residual before a depthwise input to one task), and only it is tried: as runs that do not
+  // pin inputs always chose, so that a stored one resumes pinned as it was tuned.
+  if (pinned.input) {
+    const auto rank = [](LinkKind k) {
+      return k == LinkKind::Residual ? 0 : k == LinkKind::DepthwiseInput ? 1 : 2;
+    };
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [&](const Candidate& a, const Candidate& b) {
+                       if (a.elements != b.elements) return a.elements > b.elements;
+                       return rank(a.kind) < rank(b.kind);
+                     });
+  } else {
+    candidates.resize(1);
   }
-  // The task's own start blocking around the imposed layout, else with the earlier task's
-  // loops (they fit that layout), else none: the tuners then draw valid configurations.
-  if (!narrowed.startPoint()) {
-    const SearchSpace& other = *spaces[c.earlier];
-    for (const Config& candidate : {start, withLoopsOf(narrowed, start, other, *best[c.earlier])})
-      if (narrowed.contains(candidate) && narrowed.satisfies(candidate)) {
-        narrowed.setStartPoint(candidate);
-        break;
-      }
+  for (const Candidate& c : candidates) {
+    SearchSpace narrowed = space;
+    if (applyPins(c, spaces, best, narrowed, seed)) {
+      space = std::move(narrowed);
+      return LayoutConstraint{
+          task, c.earlier, c.tensor, pinsText(space, c.pins), ConstraintOutcome::Applied, c.kind};
+    }
   }
-  Rng rng(seed);
-  if (!narrowed.startPoint() && !narrowed.randomValid(rng, kValidTries)) {
-    out.outcome = ConstraintOutcome::NoValidConfiguration;
-    return out;
-  }
-  space = std::move(narrowed);
-  return out;
+  const Candidate& first = candidates.front();
+  return LayoutConstraint{task,
+                          first.earlier,
+                          first.tensor,
+                          pinsText(space, first.pins),
+                          ConstraintOutcome::NoValidConfiguration,
+                          first.kind};
 }
 
 nlohmann::json layoutConstraintJson(const TaskGraph& graph,

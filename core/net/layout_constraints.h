@@ -20,10 +20,11 @@
 //   reader is tuned on it, and the conversion in front of it is gone. It is not asked by default:
 //   a 1x1 kernel tuned on a depthwise producer's blocking ran slower than the conversion it
 //   saved (docs/layouts.md).
-// Where one task has several links (MobileNetV2's projection reads its depthwise convolution's
-// output and adds the block's input), the one whose tensor is larger decides, as it saves the
-// larger conversion. Every other tensor a layout task reads is its input, whose layout has the
-// convolution's padding and overlapping windows, and is converted whatever the producer chose.
+// Where one task has several links and 1x1 inputs are pinned (MobileNetV2's projection reads its
+// depthwise convolution's output and adds the block's input), the one whose tensor is larger
+// decides, as it saves the larger conversion. Every other tensor a layout task reads is its input,
+// whose layout has the convolution's padding and overlapping windows, and is converted whatever the
+// producer chose.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -110,8 +111,10 @@ struct LayoutConstraint {
 // For `task`, about to be tuned after the tasks in `before` (in the order they were tuned, each
 // with its best configuration so far in best[k], nullopt when none worked; spaces[k] what it was
 // tuned over): of the earlier tasks linked to it with a best configuration whose blocking the
-// task's parameters can take, the one whose linked tensor is largest decides (on equal sizes a
-// residual, then a depthwise input, then the first tuned). A residual link (either task the writer)
+// task's parameters can take, the first tuned decides (a residual before a depthwise input); with
+// 1x1 inputs pinned (`pinned.input`), the one whose linked tensor is largest (on equal sizes a
+// residual, then a depthwise input, then the first tuned), the next where its pins leave no valid
+// configuration. A residual link (either task the writer)
 // pins the whole output layout; a depthwise link pins the output channel blocking alone: a
 // depthwise convolution tuned after its producer takes the producer's chosen channel blocks, and a
 // producer tuned after its depthwise reader (the reader's first occurrence read a tensor no task

@@ -143,7 +143,8 @@ struct NetworkUnit {
 // pinned to the other's, so that the program copies whole channel blocks into the depthwise
 // layout with the configuration the depthwise task was timed with; and a 1x1 convolution with
 // its input blocking and output rows and columns pinned to read its producer's output as it is.
-// Where a task has several links, the larger tensor's decides (net/layout_constraints.h).
+// Where a task has several links, the first tuned decides, or with 1x1 inputs pinned the larger
+// tensor's (net/layout_constraints.h).
 // (The depthwise and 1x1 pins only where the plan has them, NetworkTuningPlan::depthwisePins and
 // inputPins.)
 class NetworkTuning {
@@ -238,8 +239,8 @@ class NetworkTuning {
   int mainBudget() const;
   // Whether a task takes part in the closing round: a task with twins, except in joint
   // topological mode one whose output layout a later task was pinned to (a residual, a
-  // depthwise convolution's input either way round where the plan pins those), which must keep
-  // its choice.
+  // depthwise convolution's input either way round where the plan pins those, a 1x1 reader's
+  // input where it pins those), which must keep its choice.
   bool closes(std::size_t task) const;
   std::vector<UnitRecord> replayAll(const std::vector<TaskRestore>& tasks,
                                     const std::vector<UnitRecord>& units);

@@ -144,8 +144,11 @@ bool canFollow(const TaskGraph& graph, const std::vector<Config>& configs, layou
   const SearchSpace w =
       taskDefinitionOf(graph.tasks[writer], mode, templates, configs[writer]).space;
   Config follow = configs[writer];
-  for (const char* name : layout::kConv2DOutputLayoutParams)
-    follow[std::size_t(w.indexOf(name))] = c[std::size_t(r.indexOf(name))];
+  for (const char* name : layout::kConv2DOutputLayoutParams) {
+    const int ri = r.indexOf(name), wi = w.indexOf(name);
+    if (ri < 0 || wi < 0) return false;
+    follow[std::size_t(wi)] = c[std::size_t(ri)];
+  }
   return w.satisfies(follow);
 }
 
@@ -163,9 +166,9 @@ bool canFollow(const TaskGraph& graph, const std::vector<Config>& configs, layou
 // a producer before it is a reader), nor does one that reads a residual as it is, as large as
 // its input or larger, whose writer could not follow it (frozen, or its loops not fitting the
 // new layout), and adoptReaderLayouts changes neither. The reader's kernel then runs a
-// configuration it was not timed with: the end-to-end figure measures it (under the topological
-// scheduler it was tuned on its producer's layout already, net/layout_constraints.h, and nothing
-// changes).
+// configuration it was not timed with: the end-to-end figure measures it (tuned with
+// --pin-inputs under the topological scheduler, where its input link decided, it was tuned on its
+// producer's layout already, net/layout_constraints.h, and nothing changes).
 // A depthwise convolution (MobileNet's 3x3 layers) reads a padded, windowed input, which is
 // converted whatever its blocking; but its input channels are blocked as its output channels
 // (layout.out_c), and where they are blocked as its producer's output channels, the conversion
@@ -235,8 +238,9 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
       }
       // A depthwise reader's channel blocking is its output's.
       const bool outputChanged = spatialChanged || (depthwise && candidate != configs[reader]);
-      // Nor does a reader give up a residual it reads as it is, as large as its input or larger,
-      // where the residual's writer cannot follow it into its new output layout: the program
+      // Nor does a reader (1x1 or depthwise) give up a residual it reads as it is, as large as
+      // its input or larger, where the residual's writer cannot follow it into its new output
+      // layout (frozen by another link, or its loops not fitting): the program
       // would trade the larger conversion for the smaller (topological tuning pins the larger
       // link, net/layout_constraints.h: ResNet-50's last 1x1 of a bottleneck).
       bool keepsResidual = false;

@@ -278,6 +278,7 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
       {"trials", m_tuning->trials()},
       {"weights", plan.coldWeights ? "cold" : "warm"},
       {"activations", plan.coldActivations ? "cold" : "warm"},
+      {"pin_inputs", plan.inputPins},
       {"sum_of_tasks_ms", tasksMs ? nlohmann::json(*tasksMs) : nlohmann::json(nullptr)},
       {"tasks", tasksJson()},
       {"curve", curveJson()}};

@@ -79,6 +79,12 @@ TEST(NetworkContenderTemplates, EachContenderSaysWhatItTunesAsNetTuneOptions) {
   const QString direct = contenderTunes(plan(TuningMode::Loop, "direct"));
   EXPECT_TRUE(direct.startsWith(QStringLiteral("Tunes every task's loops over plain layouts")))
       << direct.toStdString();
+  // A run tuned with 1x1 inputs pinned says so, as the option that asked for it.
+  net::NetworkTuningPlan pinned = plan(TuningMode::Joint, "direct");
+  pinned.inputPins = true;
+  EXPECT_TRUE(contenderTunes(pinned).endsWith(QStringLiteral("--template direct --pin-inputs")))
+      << contenderTunes(pinned).toStdString();
+  EXPECT_FALSE(contenderTunes(plan(TuningMode::Joint, "direct")).contains(QStringLiteral("pin")));
 }
 
 // The page: the contender on show says what it tunes, and another chosen says its own.

@@ -316,9 +316,10 @@ TEST(InputLink, TopologicalTuningPinsTheReaderAndAnOldPlanDoesNot) {
   EXPECT_FALSE(unpinned.layoutConstraint(project).has_value());
 }
 
-// A run tuned with the pin and interrupted before its projection began pins it after a resume
-// (the plan as stored decides); one tuned without it resumes without it, the projection tuned
-// over its whole space, every trial of it.
+// A run tuned with the pin and interrupted after its projection's first unit pins it again on
+// resume (the plan as stored decides, from the restored choices of the tasks before it): every
+// trial of the projection, before and after the resume, in the pinned space. One tuned without
+// it resumes without it, the projection tuned over its whole space.
 TEST(InputLink, AResumeKeepsThePlansChoice) {
   for (const bool pinned : {true, false}) {
     SCOPED_TRACE(pinned ? "tuned with --pin-inputs" : "tuned without");
@@ -337,7 +338,9 @@ TEST(InputLink, AResumeKeepsThePlansChoice) {
       src.plan.mode = layout::TuningMode::Joint;
       src.plan.inputPins = pinned;
       NetworkSession s(store, std::move(src), test::quickNetworkTiming());
-      for (int u = 0; u < 3; ++u) ASSERT_TRUE(s.step());  // expand, then dw's first unit
+      // expand's two units, dw's two, project's first: project began (pinned or not) before the
+      // interruption, and its first trials are stored.
+      for (int u = 0; u < 5; ++u) ASSERT_TRUE(s.step());
       s.markInterrupted();
       id = s.id();
     }

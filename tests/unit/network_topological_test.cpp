@@ -210,6 +210,17 @@ TEST(TopologicalTuning, ALayoutThatLeavesNoValidConfigurationLeavesTheSpaceWhole
   EXPECT_EQ(j["by"], "b");
   EXPECT_EQ(j["applied"], false);
   EXPECT_EQ(j["outcome"], "no-valid-configuration");
+  // With 1x1 inputs pinned, the next link is tried: short reads a's output as its input, and
+  // that pin leaves its output channels free.
+  std::vector<std::optional<Config>> withA = best;
+  withA[t.index("a")] = *t.defs[t.index("a")].space.startPoint();
+  SearchSpace next = before;
+  const auto fallback =
+      constrainLayout(t.graph, reader, {t.index("a"), b}, spaces, withA, next, 1, {true, true});
+  ASSERT_TRUE(fallback.has_value());
+  EXPECT_EQ(fallback->outcome, ConstraintOutcome::Applied);
+  EXPECT_EQ(fallback->link, LinkKind::Input);
+  EXPECT_EQ(fallback->by, t.index("a"));
 
   // Without the refusal the same call pins it; with b not yet tuned nothing constrains it (a,
   // which writes short's 1x1 input, has no configuration here).

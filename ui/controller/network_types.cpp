@@ -55,6 +55,8 @@ QString contenderTunes(const net::NetworkTuningPlan& p, const std::string& planN
   QString text = tr("Tunes %1, as net tune --mode %2 --template %3")
                      .arg(what, QString::fromUtf8(layout::tuningModeName(p.mode).data()),
                           QString::fromStdString(p.templates.name()));
+  // A run tuned with 1x1 inputs pinned (net tune --pin-inputs; the window does not start one).
+  if (p.inputPins) text += QStringLiteral(" --pin-inputs");
   if (planNote.empty()) return text;
   QString note = QString::fromStdString(planNote);
   note[0] = note[0].toUpper();  // a sentence of its own here; `net tune` prints it after "note: "
