@@ -35,13 +35,14 @@ struct TempFolder {
 // A topological joint run of `network`, stored in `db`, as fast as a CPU run gets (one timed run
 // of the network, no libtorch); what net tune printed.
 ProcessResult tune(const std::string& network, const std::string& trials, const std::string& db,
-                   bool json = false) {
+                   bool json = false, const std::vector<std::string>& more = {}) {
   std::vector<std::string> args = {"net",   "tune",           network,       "--mode",
                                    "joint", "--scheduler",    "topological", "--trials",
                                    trials,  "--unit",         "2",           "--min-time-ms",
                                    "1",     "--runs",         "1",           "--warmup",
                                    "0",     "--no-reference", "--db",        db};
   if (json) args.push_back("--json");
+  args.insert(args.end(), more.begin(), more.end());
   return runProcess(OPEVO_CLI, args);
 }
 
@@ -169,13 +170,8 @@ TEST(CliNetDepthwiseConstraint, PinInputsTiesAOneByOneReaderToItsProducersLayout
   const TempFolder f;
   const std::string db = (f.path / "runs.db").string();
   const std::string network = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
-  ASSERT_EQ(tune(network, "10", db).status, 0);  // run 1: without
-  std::vector<std::string> args = {
-      "net",         "tune",     network,       "--mode",   "joint", "--scheduler",
-      "topological", "--trials", "10",          "--unit",   "2",     "--min-time-ms",
-      "1",           "--runs",   "1",           "--warmup", "0",     "--no-reference",
-      "--db",        db,         "--pin-inputs"};
-  const auto tuned = runProcess(OPEVO_CLI, args);  // run 2
+  ASSERT_EQ(tune(network, "10", db).status, 0);                         // run 1: without
+  const auto tuned = tune(network, "10", db, false, {"--pin-inputs"});  // run 2
   ASSERT_EQ(tuned.status, 0) << tuned.err << tuned.out;
   const std::vector<std::string> project = linesStarting(tuned.out, "project: ");
   ASSERT_EQ(project.size(), 1u) << tuned.out;
@@ -199,8 +195,9 @@ TEST(CliNetDepthwiseConstraint, PinInputsTiesAOneByOneReaderToItsProducersLayout
   EXPECT_EQ(runs[0]["pin_inputs"], false);
   EXPECT_EQ(runs[1]["pin_inputs"], true);
 
-  args[6] = "gradient";
-  const auto refused = runProcess(OPEVO_CLI, args);
+  // The default scheduler (gradient) tunes the tasks side by side: nothing to pin to.
+  const auto refused =
+      runProcess(OPEVO_CLI, {"net", "tune", network, "--trials", "10", "--pin-inputs", "--db", db});
   EXPECT_EQ(refused.status, 2) << refused.out;
   EXPECT_NE(refused.err.find("--pin-inputs: 1x1 convolutions are pinned to their producers' "
                              "layouts only when"),

@@ -28,9 +28,11 @@ inline void execSql(const std::string& db, const std::string& sql) {
 }
 
 // Tunes `network` topologically in `mode` for `units` units of its `trials` (2 a unit) on this
-// CPU and interrupts it, as a stop does; its id.
+// CPU, 1x1 inputs pinned where `inputPins` (net tune --pin-inputs), and interrupts it, as a stop
+// does; its id.
 inline std::int64_t tuneNetworkAndInterrupt(const std::string& db, const std::string& network,
-                                            layout::TuningMode mode, int trials, int units) {
+                                            layout::TuningMode mode, int trials, int units,
+                                            bool inputPins = false) {
   Store store(db);
   net::NetworkSource src;
   src.source = network;
@@ -40,6 +42,7 @@ inline std::int64_t tuneNetworkAndInterrupt(const std::string& db, const std::st
   src.plan.seed = 3;
   src.plan.scheduler = net::SchedulerKind::Topological;
   src.plan.mode = mode;
+  src.plan.inputPins = inputPins;
   net::NetworkSession s(store, std::move(src), quickNetworkTiming());
   for (int u = 0; u < units; ++u) EXPECT_TRUE(s.step());
   s.markInterrupted();

@@ -325,25 +325,10 @@ TEST(InputLink, AResumeKeepsThePlansChoice) {
     SCOPED_TRACE(pinned ? "tuned with --pin-inputs" : "tuned without");
     test::TempDir dir;
     const std::string db = dir.file("runs.db");
-    std::int64_t id = 0;
-    {
-      Store store(db);
-      NetworkSource src;
-      src.source = kDepthwise;
-      src.text = networkText(kDepthwise);
-      src.plan.trials = 20;
-      src.plan.unit = 2;
-      src.plan.seed = 3;
-      src.plan.scheduler = SchedulerKind::Topological;
-      src.plan.mode = layout::TuningMode::Joint;
-      src.plan.inputPins = pinned;
-      NetworkSession s(store, std::move(src), test::quickNetworkTiming());
-      // expand's two units, dw's two, project's first: project began (pinned or not) before the
-      // interruption, and its first trials are stored.
-      for (int u = 0; u < 5; ++u) ASSERT_TRUE(s.step());
-      s.markInterrupted();
-      id = s.id();
-    }
+    // expand's two units, dw's two, project's first: project began (pinned or not) before the
+    // interruption, and its first trials are stored.
+    const std::int64_t id =
+        test::tuneNetworkAndInterrupt(db, kDepthwise, layout::TuningMode::Joint, 20, 5, pinned);
     Store store(db);
     EXPECT_EQ(readStoredNetworkRun(store, id).planNote, "");  // nothing differs from a new run
     NetworkSession s(store, id, test::quickNetworkTiming());
