@@ -139,64 +139,71 @@ TEST(InputLink, AOneByOneReaderTunedAfterItsProducerReadsItsOutputAsItIs) {
 // take, the program gives short a's blocking only where b can follow it into short's new output
 // layout (its loops fitting), both links kept; where b cannot, it used to give short a's blocking
 // all the same (a configuration it was not timed with) and convert the residual, and now keeps
-// short as tuned.
+// short as tuned. Where a's output is four times the residual (net_residual_producer_wide), short
+// takes a's blocking whether or not b can follow: the residual is the smaller conversion.
 TEST(InputLink, TheProgramKeepsAResidualReadAsItIsOverAnInputNoLarger) {
-  const Network net =
-      loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_producer.json");
-  const TaskGraph g = extractTasks(net);
-  std::vector<OperatorDefinition> defs;
-  for (const Task& t : g.tasks) defs.push_back(taskDefinition(t, layout::TuningMode::Joint));
-  const auto at = [&](const std::string& name) {
-    std::size_t i = 0;
-    while (g.tasks.at(i).name != name) ++i;
-    return i;
-  };
-  const std::size_t a = at("a"), b = at("b"), reader = at("short");
-  const SearchSpace &as = defs[a].space, &bs = defs[b].space, &ss = defs[reader].space;
-  const auto outputOf = [&](const SearchSpace& space, const Config& c) {
-    std::vector<Vertex> out;
-    for (const char* name : layout::kConv2DOutputLayoutParams) out.push_back(c[param(space, name)]);
-    return out;
-  };
-  for (const bool follows : {false, true}) {
-    SCOPED_TRACE(follows ? "b can follow" : "b cannot follow");
-    std::vector<Config> configs = untunedConfigs(g, layout::TuningMode::Joint);
-    Config adopted;
-    Rng rng(7);
-    bool found = false;
-    for (int tries = 0; tries < 5000 && !found; ++tries) {
-      const Config ca = *as.randomValid(rng), cb = *bs.randomValid(rng);
-      Config cs = *ss.randomValid(rng);
+  for (const bool wide : {false, true}) {
+    SCOPED_TRACE(wide ? "input larger than the residual" : "input as large as the residual");
+    const Network net =
+        loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/" +
+                    (wide ? "net_residual_producer_wide" : "net_residual_producer") + ".json");
+    const TaskGraph g = extractTasks(net);
+    std::vector<OperatorDefinition> defs;
+    for (const Task& t : g.tasks) defs.push_back(taskDefinition(t, layout::TuningMode::Joint));
+    const auto at = [&](const std::string& name) {
+      std::size_t i = 0;
+      while (g.tasks.at(i).name != name) ++i;
+      return i;
+    };
+    const std::size_t a = at("a"), b = at("b"), reader = at("short");
+    const SearchSpace &as = defs[a].space, &bs = defs[b].space, &ss = defs[reader].space;
+    const auto outputOf = [&](const SearchSpace& space, const Config& c) {
+      std::vector<Vertex> out;
       for (const char* name : layout::kConv2DOutputLayoutParams)
-        cs[param(ss, name)] = cb[param(bs, name)];
-      adopted = cs;
-      for (const auto& [mine, theirs] :
-           {std::pair{"layout.in_c", "layout.out_c"}, std::pair{"layout.out_h", "layout.out_h"},
-            std::pair{"layout.out_w", "layout.out_w"}})
-        adopted[param(ss, mine)] = ca[param(as, theirs)];
-      Config follow = cb;
-      for (const char* name : layout::kConv2DOutputLayoutParams)
-        follow[param(bs, name)] = adopted[param(ss, name)];
-      if (!ss.satisfies(cs) || !ss.satisfies(adopted) || bs.satisfies(follow) != follows ||
-          outputOf(ss, adopted) == outputOf(ss, cs))
-        continue;
-      configs[a] = ca;
-      configs[b] = cb;
-      configs[reader] = cs;
-      found = true;
+        out.push_back(c[param(space, name)]);
+      return out;
+    };
+    for (const bool follows : {false, true}) {
+      SCOPED_TRACE(follows ? "b can follow" : "b cannot follow");
+      std::vector<Config> configs = untunedConfigs(g, layout::TuningMode::Joint);
+      Config adopted;
+      Rng rng(7);
+      bool found = false;
+      for (int tries = 0; tries < 5000 && !found; ++tries) {
+        const Config ca = *as.randomValid(rng), cb = *bs.randomValid(rng);
+        Config cs = *ss.randomValid(rng);
+        for (const char* name : layout::kConv2DOutputLayoutParams)
+          cs[param(ss, name)] = cb[param(bs, name)];
+        adopted = cs;
+        for (const auto& [mine, theirs] :
+             {std::pair{"layout.in_c", "layout.out_c"}, std::pair{"layout.out_h", "layout.out_h"},
+              std::pair{"layout.out_w", "layout.out_w"}})
+          adopted[param(ss, mine)] = ca[param(as, theirs)];
+        Config follow = cb;
+        for (const char* name : layout::kConv2DOutputLayoutParams)
+          follow[param(bs, name)] = adopted[param(ss, name)];
+        if (!ss.satisfies(cs) || !ss.satisfies(adopted) || bs.satisfies(follow) != follows ||
+            outputOf(ss, adopted) == outputOf(ss, cs))
+          continue;
+        configs[a] = ca;
+        configs[b] = cb;
+        configs[reader] = cs;
+        found = true;
+      }
+      ASSERT_TRUE(found);
+      const NetworkProgram p = buildNetworkProgram(net, g, configs, layout::TuningMode::Joint, 3);
+      const bool takesInput = follows || wide;
+      EXPECT_EQ(p.configs[reader], takesInput ? adopted : configs[reader]);
+      if (follows) {
+        EXPECT_EQ(outputOf(bs, p.configs[b]), outputOf(ss, adopted));
+      }
+      bool residualAsItIs = false;
+      for (const ProgramStep& s : p.steps)
+        if (s.kind == StepKind::Task && s.name == "short")
+          residualAsItIs = p.tensors[std::size_t(s.in[3].index)].name == "b.laid_out";
+      EXPECT_EQ(residualAsItIs, follows || !wide);
+      EXPECT_EQ(readsAsItIs(p, "short", "a.laid_out"), takesInput);
     }
-    ASSERT_TRUE(found);
-    const NetworkProgram p = buildNetworkProgram(net, g, configs, layout::TuningMode::Joint, 3);
-    EXPECT_EQ(p.configs[reader], follows ? adopted : configs[reader]);
-    if (follows) {
-      EXPECT_EQ(outputOf(bs, p.configs[b]), outputOf(ss, adopted));
-    }
-    bool residualAsItIs = false;
-    for (const ProgramStep& s : p.steps)
-      if (s.kind == StepKind::Task && s.name == "short")
-        residualAsItIs = p.tensors[std::size_t(s.in[3].index)].name == "b.laid_out";
-    EXPECT_TRUE(residualAsItIs);
-    EXPECT_EQ(readsAsItIs(p, "short", "a.laid_out"), follows);
   }
 }
 
