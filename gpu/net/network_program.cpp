@@ -106,15 +106,15 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
   return configs;
 }
 
-// The task that writes a residual occurrence `o` of task `reader` reads as it is (another task,
-// writing the reader's output layout: the same output blocking); nullopt where there is none.
+// The task that writes a residual occurrence `o` of task `reader` (its space `r`) reads as it is
+// (another task, writing the reader's output layout: the same output blocking); nullopt where
+// there is none.
 std::optional<std::size_t> residualReadAsItIs(const TaskGraph& graph,
                                               const std::map<std::string, std::size_t>& producer,
                                               const std::vector<Config>& configs,
                                               layout::TuningMode mode, TaskTemplates templates,
-                                              std::size_t reader, const Occurrence& o) {
-  const SearchSpace r =
-      taskDefinitionOf(graph.tasks[reader], mode, templates, configs[reader]).space;
+                                              std::size_t reader, const SearchSpace& r,
+                                              const Occurrence& o) {
   for (const std::string& residual : o.residuals) {
     const auto it = producer.find(residual);
     if (it == producer.end() || it->second == reader) continue;
@@ -133,14 +133,13 @@ std::optional<std::size_t> residualReadAsItIs(const TaskGraph& graph,
   return std::nullopt;
 }
 
-// Whether task `writer`, unfrozen, can write `reader`'s output layout of configuration `c` with
-// its own loops: adoptReaderLayouts would then give it that layout, and the residual stays read
-// as it is.
+// Whether task `writer`, unfrozen, can write the output layout of the reader's configuration `c`
+// (in the reader's space `r`) with its own loops: adoptReaderLayouts would then give it that
+// layout, and the residual stays read as it is.
 bool canFollow(const TaskGraph& graph, const std::vector<Config>& configs, layout::TuningMode mode,
                TaskTemplates templates, const std::set<std::size_t>& frozen, std::size_t writer,
-               std::size_t reader, const Config& c) {
+               const SearchSpace& r, const Config& c) {
   if (frozen.count(writer)) return false;
-  const SearchSpace r = taskDefinitionOf(graph.tasks[reader], mode, templates, c).space;
   const SearchSpace w =
       taskDefinitionOf(graph.tasks[writer], mode, templates, configs[writer]).space;
   Config follow = configs[writer];
@@ -240,14 +239,14 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
       const bool outputChanged = spatialChanged || (depthwise && candidate != configs[reader]);
       // Nor does a reader (1x1 or depthwise) give up a residual it reads as it is, as large as
       // its input or larger, where the residual's writer cannot follow it into its new output
-      // layout (frozen by another link, or its loops not fitting): the program
-      // would trade the larger conversion for the smaller (topological tuning pins the larger
-      // link, net/layout_constraints.h: ResNet-50's last 1x1 of a bottleneck).
+      // layout (frozen by another link, or its loops not fitting): the program would trade the
+      // larger conversion for the smaller (topological tuning pins the larger link,
+      // net/layout_constraints.h: ResNet-50's last 1x1 of a bottleneck).
       bool keepsResidual = false;
       if (outputChanged && op.outputElements() >= graph.tasks[writer].op.outputElements())
-        if (const auto w = residualReadAsItIs(graph, producer, configs, mode, templates, reader, o))
-          keepsResidual =
-              !canFollow(graph, configs, mode, templates, *frozen, *w, reader, candidate);
+        if (const auto w =
+                residualReadAsItIs(graph, producer, configs, mode, templates, reader, into, o))
+          keepsResidual = !canFollow(graph, configs, mode, templates, *frozen, *w, into, candidate);
       if (fits && !(outputChanged && frozen->count(reader)) && !keepsResidual &&
           into.satisfies(candidate)) {
         // A reader that already reads its input as written is frozen too, but adopted nothing;
