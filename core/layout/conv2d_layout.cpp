@@ -106,6 +106,20 @@ bool isDepthwise(const OperatorSpec& op) {
          op.groups == op.outChannels;
 }
 
+bool readsProducerLayout(const OperatorSpec& op) {
+  return op.kind == OpKind::Conv2D && op.groups == 1 && op.kernelH == 1 && op.kernelW == 1 &&
+         op.pad == 0;
+}
+
+std::optional<Vertex> readProducerValue(const ProducerReading& reading, Vertex written,
+                                        std::int64_t stride) {
+  if (reading.spatial && stride > 1) {
+    if (written.size() != 2 || written[1] % stride != 0) return std::nullopt;
+    written[1] /= stride;
+  }
+  return written;
+}
+
 std::string depthwiseLoopNote(const OperatorDefinition& def, const std::string& joint) {
   if (def.mode != TuningMode::Loop || def.target != SpaceTarget::Common || !isDepthwise(def.op))
     return {};

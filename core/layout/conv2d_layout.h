@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "layout/operand_layouts.h"
@@ -47,6 +48,30 @@ struct Conv2DBlocking {
 // One group per channel, one output channel per group (MobileNet's 3x3 convolutions): the one
 // grouped convolution the layout template covers.
 bool isDepthwise(const OperatorSpec& op);
+
+// A Conv2D that can read its input in the layout its producer writes, with no conversion: 1x1,
+// unpadded and ungrouped, so its input's blocks are its producer's output blocks, a stride-s
+// reader's window of t output rows (columns) being s x t of its input's (ALT's propagation).
+bool readsProducerLayout(const OperatorSpec& op);
+
+// One of such a reader's layout parameters and the producer's output layout parameter it copies;
+// `spatial`: an output row or column split, divided by the reader's stride.
+struct ProducerReading {
+  const char* reader;
+  const char* writer;
+  bool spatial;
+};
+inline constexpr std::array<ProducerReading, 3> kProducerReadings = {
+    {{"layout.in_c", "layout.out_c", false},
+     {"layout.out_h", "layout.out_h", true},
+     {"layout.out_w", "layout.out_w", true}}};
+
+// The value of `reading.reader` that reads the producer's `written` value of `reading.writer`
+// as it is: the same split, a spatial tile divided by the stride; nullopt where the producer's
+// tile does not divide by it (or `written` is not a [outer, tile] split). Whether the reader's
+// space holds the value is its caller's check.
+std::optional<Vertex> readProducerValue(const ProducerReading& reading, Vertex written,
+                                        std::int64_t stride);
 
 }  // namespace opevo::layout
 

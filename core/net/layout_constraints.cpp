@@ -86,28 +86,18 @@ std::optional<std::vector<Pin>> samePins(const SearchSpace& space,
   return pins;
 }
 
-// A 1x1 reader's pins to its producer's chosen output layout: its input channel blocks are the
-// producer's output channel blocks, and a window of t of its output rows (columns) is t x stride
-// of the producer's. nullopt where the reader's parameters cannot take them.
+// A 1x1 reader's pins to its producer's chosen output layout (layout::kProducerReadings): nullopt
+// where the reader's parameters cannot take them.
 std::optional<std::vector<Pin>> inputPins(const SearchSpace& space, const SearchSpace& producer,
                                           const Config& chosen, std::int64_t stride) {
-  const std::vector<std::pair<const char*, const char*>> readAs = {
-      {"layout.in_c", "layout.out_c"},
-      {"layout.out_h", "layout.out_h"},
-      {"layout.out_w", "layout.out_w"}};
   std::vector<Pin> pins;
-  for (const auto& [reader, writer] : readAs) {
-    const std::optional<std::size_t> r = factorParam(space, reader),
-                                     w = factorParam(producer, writer);
+  for (const layout::ProducerReading& reading : layout::kProducerReadings) {
+    const std::optional<std::size_t> r = factorParam(space, reading.reader),
+                                     w = factorParam(producer, reading.writer);
     if (!r || !w) return std::nullopt;
-    Vertex v = chosen[*w];
-    const bool spatial = std::string_view(reader) != "layout.in_c";
-    if (spatial && stride > 1) {
-      if (v.size() != 2 || v[1] % stride != 0) return std::nullopt;
-      v[1] /= stride;
-    }
-    if (!space.param(*r).contains(v)) return std::nullopt;
-    pins.push_back({*r, std::move(v)});
+    std::optional<Vertex> v = layout::readProducerValue(reading, chosen[*w], stride);
+    if (!v || !space.param(*r).contains(*v)) return std::nullopt;
+    pins.push_back({*r, std::move(*v)});
   }
   return pins;
 }
@@ -209,9 +199,7 @@ std::vector<InputLink> inputLinks(const TaskGraph& graph) {
   std::vector<InputLink> links;
   for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader) {
     const OperatorSpec& op = graph.tasks[reader].op;
-    if (op.kind != OpKind::Conv2D || layout::isDepthwise(op) || op.groups != 1 || op.kernelH != 1 ||
-        op.kernelW != 1 || op.pad != 0)
-      continue;
+    if (!layout::readsProducerLayout(op)) continue;
     for (const Occurrence& o : graph.tasks[reader].occurrences) {
       const auto it = writer.find(o.input);
       if (it == writer.end() || it->second == reader) continue;

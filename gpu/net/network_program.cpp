@@ -189,22 +189,10 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return graph.tasks[a].position < graph.tasks[b].position;
   });
-  // The reader's parameter, the writer's it copies, and whether it is one of the reader's
-  // output rows or columns (divided by the stride, and frozen once another link needs them).
-  struct ReadAs {
-    const char* reader;
-    const char* writer;
-    bool spatial;
-  };
-  constexpr std::array<ReadAs, 3> kReadAs = {{{"layout.in_c", "layout.out_c", false},
-                                              {"layout.out_h", "layout.out_h", true},
-                                              {"layout.out_w", "layout.out_w", true}}};
   for (std::size_t reader : order) {
     const OperatorSpec& op = graph.tasks[reader].op;
     const bool depthwise = layout::isDepthwise(op);
-    if (op.kind != OpKind::Conv2D ||
-        (!depthwise && (op.kernelH != 1 || op.kernelW != 1 || op.pad != 0)))
-      continue;
+    if (!depthwise && !layout::readsProducerLayout(op)) continue;
     for (const Occurrence& o : graph.tasks[reader].occurrences) {
       const std::string& input = net.find(o.layer)->inputs[0];
       const auto it = producer.find(input);
@@ -216,24 +204,17 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
           taskDefinitionOf(graph.tasks[writer], mode, templates, configs[writer]).space;
       Config candidate = configs[reader];
       bool fits = true, spatialChanged = false;
-      for (const ReadAs& a : kReadAs) {
+      for (const layout::ProducerReading& a : layout::kProducerReadings) {
         if (depthwise && a.spatial) continue;
         const int r = into.indexOf(depthwise ? "layout.out_c" : a.reader),
                   w = from.indexOf(a.writer);
-        if (r < 0 || w < 0) {
-          fits = false;
-          break;
-        }
-        Vertex v = configs[writer][std::size_t(w)];
-        // A stride-s reader's windows are s of the producer's rows (columns) per output row.
-        if (a.spatial && op.stride > 1) {
-          fits = v.size() == 2 && v[1] % op.stride == 0;
-          if (fits) v[1] /= op.stride;
-        }
-        fits = fits && into.param(std::size_t(r)).contains(v);
+        std::optional<Vertex> v;
+        if (r >= 0 && w >= 0)
+          v = layout::readProducerValue(a, configs[writer][std::size_t(w)], op.stride);
+        fits = v && into.param(std::size_t(r)).contains(*v);
         if (!fits) break;
-        spatialChanged = spatialChanged || (a.spatial && v != candidate[std::size_t(r)]);
-        candidate[std::size_t(r)] = std::move(v);
+        spatialChanged = spatialChanged || (a.spatial && *v != candidate[std::size_t(r)]);
+        candidate[std::size_t(r)] = std::move(*v);
       }
       // A depthwise reader's channel blocking is its output's.
       const bool outputChanged = spatialChanged || (depthwise && candidate != configs[reader]);
