@@ -21,6 +21,7 @@ nlohmann::json planToJson(const NetworkTuningPlan& p) {
   j["similar_size"] = p.gradient.similarSize;
   j["depthwise_pin"] = p.depthwisePins;
   j["input_pin"] = p.inputPins;
+  j["residual_reader_keeps"] = p.residualReaderKeeps;
   return j;
 }
 
@@ -54,6 +55,9 @@ NetworkTuningPlan planFromJson(const std::string& text, const std::string& where
     p.depthwisePins = j.value("depthwise_pin", false);
     // And before 1x1 readers were pinned to their producers' output layouts.
     p.inputPins = j.value("input_pin", false);
+    // And before a residual's reader tuned before its writer kept its choice through the closing
+    // round.
+    p.residualReaderKeeps = j.value("residual_reader_keeps", false);
     checkGradientSettings(p.gradient);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where + "not a network plan: " + e.what());

@@ -185,8 +185,12 @@ bool NetworkTuning::closes(std::size_t task) const {
   const auto rank = [&](std::size_t t) {
     return std::find(m_order.begin(), m_order.end(), t) - m_order.begin();
   };
+  // A residual's writer tuned after its reader is pinned to the reader's output layout, so the
+  // reader keeps its choice (runs stored before that was seen let it take part).
   for (const ResidualLink& link : residualLinks(m_graph))
-    if (link.writer == task && rank(link.reader) > rank(task)) return false;
+    if ((link.writer == task && rank(link.reader) > rank(task)) ||
+        (m_plan.residualReaderKeeps && link.reader == task && rank(link.writer) > rank(task)))
+      return false;
   // A run stored before the depthwise pin planned its round without it (and tuned so).
   if (m_plan.depthwisePins)
     for (const DepthwiseLink& link : depthwiseLinks(m_graph))

@@ -60,6 +60,11 @@ struct NetworkTuningPlan {
   // they saved (docs/results/networks.md); free, the program gives a 1x1 reader its producer's
   // blocking after tuning where its loops fit. Runs stored before the field pinned none.
   bool inputPins = false;
+  // In joint topological mode, whether a residual's reader tuned before the residual's writer
+  // keeps its choice through the closing round (NetworkTuning::closes): the writer was pinned to
+  // its output layout. Runs stored before this field let the reader take part (and planned their
+  // closing round so): their plans say false, so that they resume as they were tuned.
+  bool residualReaderKeeps = true;
   // The closing round of twin tasks (NetworkTuning); false: none, as runs stored before it. Not
   // stored with the plan: a resume finds a run without one from its units (NetworkTuning::restore).
   bool closingRound = true;
@@ -238,9 +243,10 @@ class NetworkTuning {
   // The trials the scheduler hands out before the closing round (the budget less its reserve).
   int mainBudget() const;
   // Whether a task takes part in the closing round: a task with twins, except in joint
-  // topological mode one whose output layout a later task was pinned to (a residual, a
-  // depthwise convolution's input either way round where the plan pins those, a 1x1 reader's
-  // input where it pins those), which must keep its choice.
+  // topological mode one whose output layout a later task was pinned to (a residual either way
+  // round, the reader's way where the plan says so; a depthwise convolution's input either way
+  // round where the plan pins those; a 1x1 reader's input where it pins those), which must keep
+  // its choice.
   bool closes(std::size_t task) const;
   std::vector<UnitRecord> replayAll(const std::vector<TaskRestore>& tasks,
                                     const std::vector<UnitRecord>& units);

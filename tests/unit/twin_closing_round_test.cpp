@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
+#include "net/network_plan.h"
 #include "net/tuning_budget.h"
 #include "twin_test_support.h"
 
@@ -197,6 +199,57 @@ TEST(TwinClosingRound, ARunStoredBeforeTheRoundResumesWithoutOne) {
   // Stopped early, before its scheduler's budget ran past the reserve, it ends with the round.
   Resumed early(before, 2, -1, &now);
   EXPECT_TRUE(early.tuning->closingRound());
+}
+
+// Task b1 (blocks b1 and b2) reads in b2 the residual short writes, and first runs (so is tuned,
+// topologically) before short: short is pinned to b1's output layout, so b1 keeps its choice
+// through the closing round (a new best of its twin c's, in another layout, would leave short
+// writing a layout b2 no longer reads). Before, b1 took part in the round.
+TEST(TwinClosingRound, AResidualsReaderTunedBeforeItsWriterKeepsItsChoice) {
+  const std::string file =
+      std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_reader_first.json";
+  NetworkTuningPlan p = plan(SchedulerKind::Gradient, 60);
+  p.mode = layout::TuningMode::Joint;
+  {
+    Tasks t(file, layout::TuningMode::Joint);
+    ASSERT_EQ(t.twinNames("b1"), std::vector<std::string>{"c"});
+    ASSERT_LT(t.graph.tasks[t.index("b1")].position, t.graph.tasks[t.index("short")].position);
+    const NetworkTuning side(t.graph, t.measurements(), p);
+    EXPECT_EQ(side.closingReserve(), int(2 * kTwinConfigsPerUnit));
+  }
+  p.scheduler = SchedulerKind::Topological;
+  {
+    // A run stored before the field planned its round with b in it, and resumes so.
+    nlohmann::json stored = planToJson(p);
+    stored.erase("residual_reader_keeps");
+    const NetworkTuningPlan old = planFromJson(stored.dump(), "");
+    EXPECT_FALSE(old.residualReaderKeeps);
+    Tasks t(file, layout::TuningMode::Joint);
+    EXPECT_EQ(NetworkTuning(t.graph, t.measurements(), old).closingReserve(),
+              int(2 * kTwinConfigsPerUnit));
+  }
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    SCOPED_TRACE(seed);
+    p.seed = seed;
+    Tasks t(file, layout::TuningMode::Joint);
+    NetworkTuning tuning(t.graph, t.measurements(), p);
+    EXPECT_EQ(tuning.closingReserve(), int(kTwinConfigsPerUnit));
+    tuning.run();
+    const std::size_t b = t.index("b1"), shortcut = t.index("short");
+    for (const NetworkUnit& u : tuning.units())
+      if (u.closing) {
+        EXPECT_EQ(u.task, t.index("c"));
+      }
+    // short, pinned to b's output layout, writes the layout b's final best reads.
+    ASSERT_TRUE(tuning.layoutConstraint(shortcut));
+    EXPECT_EQ(tuning.layoutConstraint(shortcut)->by, b);
+    for (const char* name : {"layout.out_c", "layout.out_h", "layout.out_w"}) {
+      const SearchSpace &bs = tuning.space(b), &ss = tuning.space(shortcut);
+      EXPECT_EQ((*tuning.bestConfigs()[b])[std::size_t(bs.indexOf(name))],
+                (*tuning.bestConfigs()[shortcut])[std::size_t(ss.indexOf(name))])
+          << name;
+    }
+  }
 }
 
 }  // namespace
