@@ -30,4 +30,20 @@ void evictFromCaches(const void* data, std::size_t bytes) {
 #endif
 }
 
+std::vector<CachedBuffer> evictedBeforeEachRun(const RunBuffers& run, bool coldWeights, bool coldB,
+                                               bool coldActivations) {
+  std::vector<CachedBuffer> out;
+  const auto add = [&](const CachedBuffer& b) {
+    if (b.data && b.bytes > 0) out.push_back(b);
+  };
+  if (coldB) add(run.b);
+  if (coldWeights) add(run.bias);
+  if (coldActivations) {
+    add(run.input);
+    add(run.residual);
+    add(run.output);
+  }
+  return out;
+}
+
 }  // namespace opevo

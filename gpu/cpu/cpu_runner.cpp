@@ -160,17 +160,16 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
   }
   const auto run = [&] { kernel(o.a, o.b, out, buffers.biasData(), o.residual); };
   const std::size_t outFloats = o.unpackC ? o.packedC.size() : c.size();
-  const auto evict = [&] {
-    if (timing.coldB()) evictFromCaches(o.b, o.bFloats * sizeof(float));
-    if (timing.coldWeights)
-      evictFromCaches(buffers.biasData(), buffers.bias.size() * sizeof(float));
-    if (!timing.coldActivations) return;
-    evictFromCaches(o.a, o.aFloats * sizeof(float));
-    evictFromCaches(o.residual, o.residualFloats * sizeof(float));
-    evictFromCaches(out, outFloats * sizeof(float));
-  };
-  const std::function<void()> beforeEach =
-      timing.coldWeights || timing.coldActivations ? std::function<void()>(evict) : nullptr;
+  const std::vector<CachedBuffer> cold =
+      evictedBeforeEachRun({{o.a, o.aFloats * sizeof(float)},
+                            {o.b, o.bFloats * sizeof(float)},
+                            {buffers.biasData(), buffers.bias.size() * sizeof(float)},
+                            {o.residual, o.residualFloats * sizeof(float)},
+                            {out, outFloats * sizeof(float)}},
+                           timing.coldWeights, timing.coldB(), timing.coldActivations);
+  const std::function<void()> beforeEach = cold.empty() ? nullptr : std::function<void()>([&cold] {
+    for (const CachedBuffer& c : cold) evictFromCaches(c.data, c.bytes);
+  });
   if (const std::optional<double> over = overCutoffMs(checkedMs, timing, run, beforeEach)) {
     m.timesMs = {*over};
     char cutoff[32];  // a cut-off under a millisecond is common on the CPU: not as a whole number
@@ -192,8 +191,9 @@ Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timin
   Measurement m;
   // Prepared once, outside the timing (oneDNN's reorders into its own layouts, as its users do).
   const std::function<void()> run = buffers.referenceTimer();
-  m.timesMs =
-      timeRuns(run, timing, buffers.referenceEviction(timing.coldB(), timing.coldActivations));
+  m.timesMs = timeRuns(
+      run, timing,
+      buffers.referenceEviction(timing.coldWeights, timing.coldB(), timing.coldActivations));
   m.medianMs = median(m.timesMs);
   m.speed = speedIn(deviceSpeedUnit("cpu"), buffers.op.flops(), m.medianMs);
   // OpenBLAS's threads spin for about a tenth of a second after its last call (see

@@ -232,29 +232,31 @@ std::function<void()> OperatorBuffers::referenceTimer() {
   return [this, out] { referenceInto(*out); };
 }
 
-std::function<void()> OperatorBuffers::referenceEviction(bool weights, bool activations) {
-  if (!weights && !activations) return nullptr;
+std::function<void()> OperatorBuffers::referenceEviction(bool coldWeights, bool coldB,
+                                                         bool coldActivations) {
+  if (!coldWeights && !coldB && !coldActivations) return nullptr;
   if (usesOneDnn()) {
+    // oneDNN's convolution has no b of its own kind: its weights are weights (coldB == weights).
     std::shared_ptr<OneDnnConv> conv = oneDnn();
-    return [conv, weights, activations] {
-      if (weights) {
+    return [conv, coldB, coldActivations] {
+      if (coldB) {
         const auto [data, bytes] = conv->preparedWeights();
         evictFromCaches(data, bytes);
       }
-      if (activations)
+      if (coldActivations)
         for (const auto& [data, bytes] : conv->preparedActivations()) evictFromCaches(data, bytes);
     };
   }
-  return [this, weights, activations] {
-    if (weights) {
-      evictFromCaches(b.data(), b.size() * sizeof(float));
-      evictFromCaches(bias.data(), bias.size() * sizeof(float));
-    }
-    if (!activations) return;
-    evictFromCaches(a.data(), a.size() * sizeof(float));
-    evictFromCaches(residual.data(), residual.size() * sizeof(float));
-    if (const std::shared_ptr<std::vector<float>> out = timedOut_.lock())
-      evictFromCaches(out->data(), out->size() * sizeof(float));
+  return [this, coldWeights, coldB, coldActivations] {
+    const std::shared_ptr<std::vector<float>> out = timedOut_.lock();
+    for (const CachedBuffer& c : evictedBeforeEachRun(
+             {{a.data(), a.size() * sizeof(float)},
+              {b.data(), b.size() * sizeof(float)},
+              {bias.data(), bias.size() * sizeof(float)},
+              {residual.data(), residual.size() * sizeof(float)},
+              {out ? out->data() : nullptr, out ? out->size() * sizeof(float) : 0}},
+             coldWeights, coldB, coldActivations))
+      evictFromCaches(c.data, c.bytes);
   };
 }
 

@@ -64,12 +64,11 @@ struct OperatorBuffers {
   // of its own (OpenBLAS sgemm or sgemv, or the loop nest, with the epilogue). The callable uses
   // this object and must not outlive it. Throws std::runtime_error when oneDNN fails.
   std::function<void()> referenceTimer();
-  // Evicts from the caches what the last referenceTimer's run reads and writes: its weights
-  // (oneDNN's reordered copy, or b and the bias) where `weights`, its input and output (oneDNN's
-  // prepared ones, or a, the residual and the timer's output) where `activations`:
-  // TimingOptions::coldWeights and coldActivations for the reference. Null when neither. Same
-  // lifetime rule.
-  std::function<void()> referenceEviction(bool weights, bool activations);
+  // Evicts from the caches what the last referenceTimer's run reads and writes, as the kernel's
+  // run evicts its own (evictedBeforeEachRun): b (oneDNN's reordered weights) where `coldB`, the
+  // bias where `coldWeights`, the input, the residual and the output (oneDNN's prepared ones)
+  // where `coldActivations`: TimingOptions' for the reference. Null when none. Same lifetime rule.
+  std::function<void()> referenceEviction(bool coldWeights, bool coldB, bool coldActivations);
   // Names what referenceTimer runs: "oneDNN 2.6.3 brgconv:avx512_core" (version, then oneDNN's name
   // for the implementation it chose), "plain loop nest", "OpenBLAS sgemm" or "OpenBLAS sgemv".
   std::string referenceLibrary() const;

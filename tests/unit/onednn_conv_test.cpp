@@ -165,7 +165,7 @@ TEST(OneDnnConv, OperatorBuffersUseItForConv2D) {
   EXPECT_EQ(m.status, TrialStatus::Ok);
   EXPECT_GE(m.timesMs.size(), 3u);
   // With its activations cold too (oneDNN's prepared input and output evicted as well).
-  EXPECT_FALSE(buffers.referenceEviction(false, false));
+  EXPECT_FALSE(buffers.referenceEviction(false, false, false));
   cold.coldActivations = true;
   const Measurement all = runCpuReference(buffers, cold);
   EXPECT_EQ(all.status, TrialStatus::Ok);
