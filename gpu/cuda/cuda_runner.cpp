@@ -32,11 +32,7 @@ ReferenceRun<CudaDriver> cudaReferenceRun(CudaDriver& d, DeviceOperands<CudaDriv
   const auto compile = nvrtcFor(d);
   ReferenceRun<CudaDriver> r;
   std::string why;
-  if (buffers.op.groups != 1) {
-    why =
-        "cuDNN is called for ungrouped convolutions here; a grouped one compares with the "
-        "generated reference kernel";
-  } else if (buffers.op.kind == OpKind::Conv2D) {
+  if (buffers.op.kind == OpKind::Conv2D) {
     static std::string noCudnn;
     static cuda::Cudnn* dnn = cuda::Cudnn::open(&noCudnn).release();
     why = noCudnn;

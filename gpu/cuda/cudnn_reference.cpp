@@ -1,5 +1,6 @@
 #include "cuda/cudnn_reference.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include "engine/library_words.h"
@@ -92,6 +93,7 @@ struct Cudnn::Api {
   int (*destroyConv)(void*) = nullptr;
   int (*setConv2d)(void*, int, int, int, int, int, int, int, int) = nullptr;
   int (*setMathType)(void*, int) = nullptr;
+  int (*setGroupCount)(void*, int) = nullptr;
   int (*getAlgorithm)(void*, void*, void*, void*, void*, int, int*, AlgoPerf*) = nullptr;
   int (*findAlgorithm)(void*, void*, void*, void*, void*, int, int*, AlgoPerf*) = nullptr;
   int (*workspaceSize)(void*, void*, void*, void*, void*, int, std::size_t*) = nullptr;
@@ -131,6 +133,7 @@ std::unique_ptr<Cudnn> Cudnn::open(std::string* reason) {
   bind(a.destroyConv, "cudnnDestroyConvolutionDescriptor");
   bind(a.setConv2d, "cudnnSetConvolution2dDescriptor");
   bind(a.setMathType, "cudnnSetConvolutionMathType");
+  bind(a.setGroupCount, "cudnnSetConvolutionGroupCount");
   bind(a.getAlgorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
   bind(a.findAlgorithm, "cudnnFindConvolutionForwardAlgorithm");
   bind(a.workspaceSize, "cudnnGetConvolutionForwardWorkspaceSize");
@@ -180,13 +183,17 @@ void Cudnn::prepare(CudaDriver& driver, const OperatorSpec& op, Choice choice) {
   check(a.createConv(&m_conv), "cudnnCreateConvolutionDescriptor");
   check(a.setTensor4d(m_x, kNchw, kFloat, i(op.batch), i(op.inChannels), i(op.height), i(op.width)),
         "cudnnSetTensor4dDescriptor (input)");
-  check(a.setFilter4d(m_w, kFloat, kNchw, i(op.outChannels), i(op.inChannels), i(op.kernelH),
-                      i(op.kernelW)),
+  // A grouped convolution's filter holds each group's input channels alone (f, c / groups, kh,
+  // kw: the generated kernels' weights), and the descriptor says how many groups.
+  const std::int64_t groups = std::max<std::int64_t>(1, op.groups);
+  check(a.setFilter4d(m_w, kFloat, kNchw, i(op.outChannels), i(op.inChannels / groups),
+                      i(op.kernelH), i(op.kernelW)),
         "cudnnSetFilter4dDescriptor");
   check(a.setConv2d(m_conv, i(op.pad), i(op.pad), i(op.stride), i(op.stride), 1, 1,
                     kCrossCorrelation, kFloat),
         "cudnnSetConvolution2dDescriptor");
   check(a.setMathType(m_conv, kFmaMath), "cudnnSetConvolutionMathType");
+  if (groups > 1) check(a.setGroupCount(m_conv, i(groups)), "cudnnSetConvolutionGroupCount");
   check(a.setTensor4d(m_y, kNchw, kFloat, i(op.batch), i(op.outChannels), i(op.outHeight()),
                       i(op.outWidth())),
         "cudnnSetTensor4dDescriptor (output)");

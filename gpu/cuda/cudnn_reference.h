@@ -33,9 +33,10 @@ struct CudnnChoice {
 CudnnChoice chooseFromFind(const std::vector<CudnnFound>& found);
 
 // cuDNN opened with dlopen (libcudnn.so.9, .8), used as the reference result and speed for
-// Conv2D: NCHW fp32, cross-correlation (what the generated kernels compute), FMA math only (no
-// TF32, which would not pass the 1e-3 verification). Like cuBLAS it runs on the primary context
-// on the default stream, so the same CUDA events time it.
+// Conv2D, grouped (MobileNet's depthwise layers) or not: NCHW fp32, cross-correlation (what the
+// generated kernels compute), FMA math only (no TF32, which would not pass the 1e-3
+// verification). Like cuBLAS it runs on the primary context on the default stream, so the same
+// CUDA events time it.
 class Cudnn {
  public:
   // Null with *reason set when no cuDNN library loads, lacks an entry point, or cudnnCreate

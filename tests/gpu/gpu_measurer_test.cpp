@@ -202,6 +202,19 @@ TEST_P(GpuMeasurerTest, Conv2DReferenceIsCudnnWhenPresent) {
   expectReferenceNamed(smallConv(4, 16, 32, 30, 3, 2, 1), present, "by cudnnFind");
 }
 
+// A depthwise convolution (MobileNetV2's 3x3 layers: one group per channel), its generated
+// kernels verified and timed, its reference cuDNN's grouped convolution (before, a grouped
+// convolution was compared with the plain kernel).
+TEST_P(GpuMeasurerTest, ADepthwiseConvolutionIsVerifiedAgainstCudnnsGroupedOne) {
+  OperatorSpec op = smallConv(1, 32, 32, 28, 3, 1, 1);
+  op.groups = 32;
+  expectVerified(op, 4, 65);
+  op.stride = 2;
+  std::string why;
+  const bool present = !isHip(GetParam()) && cuda::Cudnn::open(&why) != nullptr;
+  expectReferenceNamed(op, present, "by cudnnFind");
+}
+
 // A fused operator's reference is the library's plain operator, then the epilogue kernel (as a
 // framework runs such a layer without fusion); settling it spot-checks the pair against the
 // exact fused result.
