@@ -160,6 +160,8 @@ void runCodegen(const CodegenCliOptions& o) {
                              : o.kernelTemplate.empty() && usesOwnTemplate(loaded.target)
                                  ? loaded.target
                                  : SpaceTarget::Common;
+  if (!o.kernelTemplate.empty())
+    requireTemplateFits(loaded.op, chosen, "--template " + o.kernelTemplate);
   const SpaceTarget target = backend == Backend::Cpu ? commonTarget(chosen) : gpuTarget(chosen);
   const OperatorDefinition def = withSpaceTarget(std::move(loaded), target);
   const OperatorSpec& op = def.op;

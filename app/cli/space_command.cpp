@@ -60,7 +60,9 @@ void runSpace(const SpaceOptions& o) {
   // mode asked for, whose template the overrides must then fit).
   std::optional<layout::TuningMode> mode;
   if (!o.mode.empty()) mode = layout::parseTuningMode(o.mode, "--mode");
-  const OperatorDefinition def = withSpaceTarget(loadOperator(o.preset, mode), target);
+  OperatorDefinition loaded = loadOperator(o.preset, mode);
+  requireTemplateFits(loaded.op, target, "--target " + o.target);
+  const OperatorDefinition def = withSpaceTarget(std::move(loaded), target);
   const OperatorSpec& op = def.op;
   const SearchSpace& space = def.space;
   Rng rng(o.seed);

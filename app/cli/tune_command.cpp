@@ -173,8 +173,10 @@ void runTune(const TuneArgs& a) {
           throw InputError("--template " + a.kernelTemplate +
                            " tunes loops over the plain layouts: drop --mode " +
                            std::string(layout::tuningModeName(def.mode)));
-        def = withSpaceTarget(std::move(def), a.kernelTemplate == "winograd" ? SpaceTarget::Winograd
-                                                                             : SpaceTarget::MatVec);
+        const SpaceTarget target =
+            a.kernelTemplate == "winograd" ? SpaceTarget::Winograd : SpaceTarget::MatVec;
+        requireTemplateFits(def.op, target, "--template " + a.kernelTemplate);
+        def = withSpaceTarget(std::move(def), target);
       } else if (a.kernelTemplate == "direct") {
         // An operator file may name another template; the backend's direct space follows from
         // the common one (runDefinition).

@@ -1,6 +1,7 @@
 #include "ops/matvec_space.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,22 +111,27 @@ std::int64_t matvecSharedBytes(std::int64_t rows, std::int64_t blockColumns, std
   return kSplit > 1 ? kSplit * rows * blockColumns * 4 : 0;
 }
 
+std::optional<std::string> matvecMisfit(const OperatorSpec& op) {
+  const std::string what =
+      "the matrix-vector template takes MatMul or BatchMatMul with B stored "
+      "transposed (m x k, as dense layers store weights) and at most " +
+      std::to_string(kMatVecMaxRows) + " rows of A";
+  if (op.kind != OpKind::MatMul && op.kind != OpKind::BatchMatMul)
+    return what + "; this is not a MatMul";
+  if (!op.transB) return what + "; this one's B is stored k x m";
+  if (op.n > kMatVecMaxRows) return what + "; this one has " + std::to_string(op.n) + " rows";
+  if (op.k < 32)
+    return what + " and at least 32 sums per output; this one has K = " + std::to_string(op.k);
+  if (op.batch > 65535)
+    return what + "; its " + std::to_string(op.batch) +
+           " batches pass the grid's 65535 blocks along y";
+  return std::nullopt;
+}
+
 void requireMatVec(const OperatorSpec& op) {
   op.validate();
-  const std::string what = op.name + ": the matrix-vector template takes MatMul or BatchMatMul " +
-                           "with B stored transposed (m x k, as dense layers store weights) " +
-                           "and at most " + std::to_string(kMatVecMaxRows) + " rows of A";
-  if (op.kind != OpKind::MatMul && op.kind != OpKind::BatchMatMul)
-    throw InputError(what + "; this is not a MatMul");
-  if (!op.transB) throw InputError(what + "; this one's B is stored k x m");
-  if (op.n > kMatVecMaxRows)
-    throw InputError(what + "; this one has " + std::to_string(op.n) + " rows");
-  if (op.k < 32)
-    throw InputError(what +
-                     " and at least 32 sums per output; this one has K = " + std::to_string(op.k));
-  if (op.batch > 65535)
-    throw InputError(what + "; its " + std::to_string(op.batch) +
-                     " batches pass the grid's 65535 blocks along y");
+  if (const std::optional<std::string> misfit = matvecMisfit(op))
+    throw InputError(op.name + ": " + *misfit);
 }
 
 bool matvecApplies(const OperatorSpec& op) {

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "ops/operator.h"
 #include "space/search_space.h"
@@ -30,8 +32,11 @@ namespace opevo {
 // Its start point: 4 groups of 32 lanes a block, one column a group, float4 loads 2 deep, or the
 // nearest the shape allows (fewer groups, narrower loads; matvec_space.cpp).
 SearchSpace matvecSpace(const OperatorSpec& op, bool gpuParams);
-// Throws InputError naming what rules the operator out: MatMul or BatchMatMul with B stored
-// transposed (m x k), at most 16 rows of A, K of at least 32 (a warp) and at most 65535 batches.
+// What rules the operator out of the template, as a sentence without the operator's name: it
+// takes MatMul or BatchMatMul with B stored transposed (m x k), at most 16 rows of A, K of at
+// least 32 (a warp) and at most 65535 batches; none where it takes it.
+std::optional<std::string> matvecMisfit(const OperatorSpec& op);
+// Throws InputError naming the operator and matvecMisfit's reason.
 void requireMatVec(const OperatorSpec& op);
 bool matvecApplies(const OperatorSpec& op);
 // Whether a space is one of matvecSpace's (it has tile_m and vector, and no tile_k).

@@ -330,6 +330,9 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
                        ": field 'target' must be \"common\", \"gpu\", \"winograd\", \"matvec\" "
                        "or \"matvec-gpu\"");
     def.target = parseSpaceTarget(j["target"].get<std::string>(), source);
+    // The shape is right and the choice of template wrong: the message names the file and the
+    // field to change, as the file's other mistakes do, not the operator alone.
+    requireTemplateFits(def.op, def.target, source + ": \"target\": " + j["target"].dump());
   }
   const SearchSpace base = layout::spaceFor(def.op, def.mode, def.target);
   if (!j.contains("space")) {
@@ -444,6 +447,9 @@ OperatorDefinition rebuilt(const OperatorDefinition& def, layout::TuningMode mod
 
 OperatorDefinition withSpaceTarget(OperatorDefinition def, SpaceTarget target) {
   if (def.target == target) return def;
+  // Before rebuilding, whose message would name a "target" field that no file has.
+  if (const std::optional<std::string> misfit = templateMisfit(def.op, target))
+    throw InputError(def.op.name + ": " + *misfit);
   return rebuilt(def, def.mode, target);
 }
 

@@ -203,6 +203,17 @@ bool usesOwnTemplate(SpaceTarget target) {
          target == SpaceTarget::MatVecGpu;
 }
 
+std::optional<std::string> templateMisfit(const OperatorSpec& op, SpaceTarget target) {
+  if (target == SpaceTarget::Winograd) return winogradMisfit(op);
+  if (target == SpaceTarget::MatVec || target == SpaceTarget::MatVecGpu) return matvecMisfit(op);
+  return std::nullopt;
+}
+
+void requireTemplateFits(const OperatorSpec& op, SpaceTarget target, const std::string& chosenBy) {
+  if (const std::optional<std::string> misfit = templateMisfit(op, target))
+    throw InputError(chosenBy + " does not fit operator '" + op.name + "': " + *misfit);
+}
+
 SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
   op.validate();
   if (target == SpaceTarget::Winograd) return winogradSpace(op);

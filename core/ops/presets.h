@@ -29,6 +29,15 @@ SpaceTarget commonTarget(SpaceTarget target);
 // (Winograd's, the matrix-vector one): such a space tunes loops over the plain layouts, on the
 // device backends (cpu, cuda, hip).
 bool usesOwnTemplate(SpaceTarget target);
+// Why the target's template does not take the operator (winogradMisfit, matvecMisfit), as a
+// sentence without the operator's name, so that the caller can name what chose the target (an
+// operator file's "target" field, --target, --template); none where it takes it. The direct
+// template (Common, Gpu) takes every operator.
+std::optional<std::string> templateMisfit(const OperatorSpec& op, SpaceTarget target);
+// Throws InputError "<chosenBy> does not fit operator 'NAME': <templateMisfit>" where the
+// target's template does not take the operator; chosenBy names what asked for it, e.g.
+// "--target winograd" or "op.json: \"target\": \"winograd\"".
+void requireTemplateFits(const OperatorSpec& op, SpaceTarget target, const std::string& chosenBy);
 
 // The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2; and AlexNet's convolution and
 // dense layers at batch 1 and 128 (alexnet_conv1_b1 ... alexnet_fc8_b128); ResNet-18's stride-1

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/error.h"
@@ -60,17 +61,22 @@ std::int64_t winogradAlpha(const OperatorSpec& op) {
   return best;
 }
 
+std::optional<std::string> winogradMisfit(const OperatorSpec& op) {
+  const std::string what =
+      "the Winograd template takes ungrouped stride-1 Conv2Ds with square kernels of 2 to 5 taps";
+  if (op.kind != OpKind::Conv2D) return what + "; this is not a Conv2D";
+  if (op.stride != 1) return what + "; this one has stride " + std::to_string(op.stride);
+  if (op.groups != 1) return what + "; this one has " + std::to_string(op.groups) + " groups";
+  if (op.kernelH != op.kernelW || op.kernelH < 2 || op.kernelH > 5)
+    return what + "; this one's kernel is " + std::to_string(op.kernelH) + "x" +
+           std::to_string(op.kernelW);
+  return std::nullopt;
+}
+
 WinogradShape winogradShape(const OperatorSpec& op) {
   op.validate();
-  const std::string what = op.name + ": the Winograd template takes ungrouped stride-1 Conv2Ds " +
-                           "with square kernels of 2 to 5 taps";
-  if (op.kind != OpKind::Conv2D) throw InputError(what + "; this is not a Conv2D");
-  if (op.stride != 1) throw InputError(what + "; this one has stride " + std::to_string(op.stride));
-  if (op.groups != 1)
-    throw InputError(what + "; this one has " + std::to_string(op.groups) + " groups");
-  if (op.kernelH != op.kernelW || op.kernelH < 2 || op.kernelH > 5)
-    throw InputError(what + "; this one's kernel is " + std::to_string(op.kernelH) + "x" +
-                     std::to_string(op.kernelW));
+  if (const std::optional<std::string> misfit = winogradMisfit(op))
+    throw InputError(op.name + ": " + *misfit);
   WinogradShape s;
   s.r = op.kernelH;
   s.alpha = winogradAlpha(op);
@@ -120,11 +126,10 @@ SearchSpace winogradSpace(const OperatorSpec& op) {
     fOut = d;
     if (tOut * d >= kStartBlocks && (op.outChannels / fi / d) * w.elements() <= 1024) break;
   }
-  const std::string start = "tile_f=" + std::to_string(fOut) + "," +
-                            std::to_string(op.outChannels / fi / fOut) + "," + std::to_string(fi) +
-                            "; tile_t=" + std::to_string(tOut) + ",1," + std::to_string(ti) +
-                            "; tile_e=" + std::to_string(w.elements()) +
-                            ",1; tile_rc=1," + std::to_string(op.inChannels);
+  const std::string start =
+      "tile_f=" + std::to_string(fOut) + "," + std::to_string(op.outChannels / fi / fOut) + "," +
+      std::to_string(fi) + "; tile_t=" + std::to_string(tOut) + ",1," + std::to_string(ti) +
+      "; tile_e=" + std::to_string(w.elements()) + ",1; tile_rc=1," + std::to_string(op.inChannels);
   if (const Config c = space.parse(start); space.satisfies(c)) space.setStartPoint(c);
   return space;
 }

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "ops/operator.h"
 #include "space/search_space.h"
@@ -26,8 +28,11 @@ struct WinogradShape {
 // (27 x 27, 5x5) gets F(4x4, 5x5), ResNet-18's and AlexNet's 3x3 layers F(4x4, 3x3).
 std::int64_t winogradAlpha(const OperatorSpec& op);
 
-// Throws InputError naming what rules the operator out: the template takes ungrouped Conv2Ds of
-// stride 1 with square kernels of 2 to 5 taps.
+// What rules the operator out of the template, as a sentence without the operator's name (the
+// template takes ungrouped Conv2Ds of stride 1 with square kernels of 2 to 5 taps); none where
+// it takes it. A caller names what asked for the template: a file's field or an option.
+std::optional<std::string> winogradMisfit(const OperatorSpec& op);
+// Throws InputError naming the operator and winogradMisfit's reason.
 WinogradShape winogradShape(const OperatorSpec& op);
 bool winogradApplies(const OperatorSpec& op);
 // Whether a network gives the operator to the template: it takes it, and each transformed weight

@@ -221,6 +221,49 @@ TEST(CliSpace, EveryWrongFieldOfAFileIsInItsOneLine) {
   std::filesystem::remove(file);
 }
 
+// An operator file whose "target" does not fit the operator is the file's mistake: space, tune
+// and codegen name the file and the field, as for its other fields; a command-line choice of the
+// template names its option.
+TEST(CliSpace, ATemplateThatDoesNotFitNamesTheFileFieldOrOption) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("opevo-tw-" + std::to_string(::getpid()) + ".json");
+  const std::filesystem::path db =
+      std::filesystem::temp_directory_path() / ("opevo-tw-" + std::to_string(::getpid()) + ".db");
+  std::ofstream(file) << R"({"name": "w", "kind": "matmul", "target": "winograd",
+      "shape": {"m": 64, "k": 4, "n": 4}})";
+  const std::string winograd =
+      "the Winograd template takes ungrouped stride-1 Conv2Ds with square kernels of 2 to 5 taps; "
+      "this is not a Conv2D\n";
+  const std::string fromFile = "opevo: " + file.string() +
+                               ": \"target\": \"winograd\" does not fit operator 'w': " + winograd;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"space", file.string()},
+        {"tune", "--op", file.string(), "--backend", "cpu", "--trials", "2", "--db", db.string()},
+        {"codegen", "--op", file.string(), "--backend", "cpu", "--random"}}) {
+    const auto r = opevo(args);
+    EXPECT_EQ(r.status, 2) << args[0];
+    EXPECT_EQ(r.err, fromFile) << args[0];
+  }
+  EXPECT_FALSE(std::filesystem::exists(db));  // refused before a database is opened
+  const auto target = opevo({"space", "MM1", "--target", "winograd"});
+  EXPECT_EQ(target.status, 2);
+  EXPECT_EQ(target.err, "opevo: --target winograd does not fit operator 'MM1': " + winograd);
+  const auto tune = opevo({"tune", "--op", "C1", "--template", "matvec", "--backend", "cpu",
+                           "--trials", "2", "--db", db.string()});
+  EXPECT_EQ(tune.status, 2);
+  EXPECT_EQ(tune.err.rfind("opevo: --template matvec does not fit operator 'C1': the "
+                           "matrix-vector template takes",
+                           0),
+            0)
+      << tune.err;
+  const auto codegen =
+      opevo({"codegen", "--op", "MM1", "--template", "winograd", "--backend", "cpu", "--random"});
+  EXPECT_EQ(codegen.status, 2);
+  EXPECT_EQ(codegen.err, "opevo: --template winograd does not fit operator 'MM1': " + winograd);
+  EXPECT_FALSE(std::filesystem::exists(db));
+  std::filesystem::remove(file);
+}
+
 TEST(Worker, AnswersHello) {
   const auto r =
       runProcess(OPEVO_WORKER, {}, "{\"cmd\":\"hello\"}\nnot json\n{\"cmd\":\"quit\"}\n");

@@ -200,6 +200,50 @@ TEST(OperatorJson, OverridesAreCheckedAgainstTheTemplateOfTheModeUsed) {
   EXPECT_TRUE(layout::isLayoutSpace(loadOperator("C1", layout::TuningMode::Joint).space));
 }
 
+// A "target" whose template does not take the operator: the shape is right, the field is wrong,
+// so the message names the file and the field, as the file's other mistakes do (it named the
+// operator alone: "w: the Winograd template takes ...; this is not a Conv2D").
+TEST(OperatorJson, ATargetThatDoesNotFitNamesTheFileAndTheField) {
+  EXPECT_EQ(errorOf(R"({"name": "w", "kind": "matmul", "target": "winograd",
+                        "shape": {"m": 64, "k": 4, "n": 4}})"),
+            "my_op.json: \"target\": \"winograd\" does not fit operator 'w': the Winograd "
+            "template takes ungrouped stride-1 Conv2Ds with square kernels of 2 to 5 taps; this is "
+            "not a Conv2D");
+  const std::string conv = R"({"name": "v", "kind": "conv2d", "target": "TARGET", "shape":
+      {"in_channels": 4, "height": 8, "width": 8, "out_channels": 4, "kernel_h": 3,
+       "kernel_w": 3}})";
+  for (const std::string target : {"matvec", "matvec-gpu"}) {
+    std::string text = conv;
+    text.replace(text.find("TARGET"), 6, target);
+    EXPECT_EQ(errorOf(text), "my_op.json: \"target\": \"" + target +
+                                 "\" does not fit operator 'v': the matrix-vector template takes "
+                                 "MatMul or BatchMatMul with B stored transposed (m x k, as dense "
+                                 "layers store weights) and at most 16 rows of A; this is not a "
+                                 "MatMul");
+  }
+  // A target the operator fits is read as before; asked for by a program (withSpaceTarget), a
+  // misfit names the operator, the caller naming what asked for it.
+  std::string fits = conv;
+  fits.replace(fits.find("TARGET"), 6, "winograd");
+  EXPECT_EQ(errorOf(fits), "no error");
+  try {
+    withSpaceTarget(loadOperator("MM1"), SpaceTarget::Winograd);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("MM1: the Winograd template takes", 0), 0) << e.what();
+  }
+  try {
+    requireTemplateFits(preset("C1"), SpaceTarget::MatVec, "--template matvec");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--template matvec does not fit operator 'C1': the "
+                                          "matrix-vector template takes",
+                                          0),
+              0)
+        << e.what();
+  }
+}
+
 TEST(OperatorJson, LoadOperatorExplainsWhatItAccepts) {
   EXPECT_EQ(loadOperator("MM1").op.name, "MM1");
   try {
