@@ -12,6 +12,7 @@
 #include "engine/device_time.h"
 #include "io/gzip_file.h"
 #include "io/json_text.h"
+#include "io/measurement_bounds.h"
 #include "io/replay_completeness.h"
 #include "io/replay_raw.h"
 #include "io/shipped_path.h"
@@ -225,6 +226,17 @@ ReplayDataset build(RawDataset raw, const std::string& path) {
                          (metric.empty() ? "" : " and " + metric + " " + std::to_string(m.speed)) +
                          " (expected a positive time and a finite speed of 0 or more)");
       }
+      // Finite yet no measurement (io/measurement_bounds.h): 1e-300 ms, 1e308 GFLOP/s. A T4
+      // file's results were checked so as they were read (t4::checkDocument).
+      const auto refuse = [&](const std::string& field, const std::string& problem) {
+        throw InputError(path + ": " + e.where + " field '" + field + "' " + problem);
+      };
+      if (const auto problem = implausibleTimeMs(e.timeMs)) refuse("time", *problem);
+      for (std::size_t k = 0; k < m.timesMs.size(); ++k)
+        if (const auto problem = implausibleTimeMs(m.timesMs[k]))
+          refuse("times[" + std::to_string(k) + "]", *problem);
+      for (const auto& [name, value] : e.metrics)
+        if (const auto problem = implausibleThroughput(value, name)) refuse(name, *problem);
     }
     // A configuration measured twice (a resumed run) keeps its last measurement, as Kernel
     // Tuner's own cache does; it stays one point of the space.

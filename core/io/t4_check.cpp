@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/median.h"
+#include "io/measurement_bounds.h"
 #include "io/replay_raw.h"
 
 namespace opevo::t4 {
@@ -83,6 +84,17 @@ void checkMetadata(const Json& root, const std::string& path) {
         "exported_by", "reference_library", "status", "end_reason", "started", "ended"})
     if (const Json* v = find(*meta, name); v && !v->is_null() && !v->is_string())
       wrongType(path, std::string("metadata.") + name, *v, "a text");
+}
+
+// A time the file gives (in its timeunit, `scale` ms each) that cannot have been measured
+// (measurement_bounds.h): refused with the result and field that hold it.
+void checkTime(double value, double scale, const std::string& path, const std::string& at) {
+  const std::optional<std::string> problem = implausibleTimeMs(value * scale);
+  if (!problem) return;
+  const char* unit = scale == 1e3 ? "s" : scale == 1e-3 ? "us" : scale == 1e-6 ? "ns" : "ms";
+  throw InputError(path + ": " + at + " " + *problem +
+                   (scale == 1 ? "" : " (" + number(value) + " " + unit + " as written)") +
+                   "; a correct result needs a positive time it can have been measured in");
 }
 
 struct Throughput {
@@ -163,10 +175,14 @@ void checkResult(const Json& r, std::size_t i, const Json* first, const std::str
       if (label == "time") {
         if (!value->is_number())
           wrongType(path, at + " (time)", *value, "a number, since the result is correct");
+        checkTime(value->template get<double>(), scale, path, at + " (time)");
         timeMs = value->template get<double>() * scale;
       } else if (value->is_number() &&
                  (replay::isThroughputName(label) || replay::isThroughputName(unit))) {
-        metrics[unit.empty() ? label : unit] = value->template get<double>();
+        const std::string metric = unit.empty() ? label : unit;
+        if (const auto problem = implausibleThroughput(value->template get<double>(), metric))
+          throw InputError(path + ": " + at + " (" + label + ") " + *problem);
+        metrics[metric] = value->template get<double>();
       }
     }
   }
@@ -174,7 +190,11 @@ void checkResult(const Json& r, std::size_t i, const Json* first, const std::str
   correct.push_back(i);
   std::vector<double> runtimes;
   if (const Json* rt = find(times, "runtimes"))
-    for (const Json& x : *rt) runtimes.push_back(x.template get<double>() * scale);
+    for (const Json& x : *rt) {
+      checkTime(x.template get<double>(), scale, path,
+                where + ".times.runtimes[" + std::to_string(runtimes.size()) + "]");
+      runtimes.push_back(x.template get<double>() * scale);
+    }
   for (const auto& [name, value] : metrics)
     throughputs[name].push_back(
         {i, value, timeMs ? value * *timeMs : 0, runtimes.empty() ? 0 : value * median(runtimes)});
