@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "store/files_beside.h"
 #include "store/sqlite_handle.h"
 
 namespace opevo {
@@ -324,7 +325,7 @@ bool diskFull(const std::string& path) {
 
 // Everything that decides whether the file may be opened, without writing to it. `name` is what
 // SQLite opens: the path, or a read-only opening's URI (readOnlyName) when `uri`.
-void checkExisting(const std::string& path, const std::string& name, bool uri) {
+void checkFile(const std::string& path, const std::string& name, bool uri) {
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(name.c_str(), &db, SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0),
                       nullptr) != SQLITE_OK) {
@@ -394,6 +395,19 @@ void checkExisting(const std::string& path, const std::string& name, bool uri) {
   sqlite3_close(db);
   if (!problem.empty())
     throw InputError("database " + inQuotes(path) + " " + problem + " (left untouched)");
+}
+
+// checkFile, and a refused file keeps nothing beside it that the check made: its read-only
+// connection reads a WAL file through a -wal and -shm it makes where they are missing, and cannot
+// remove them as it closes (that needs a checkpoint, which is a write).
+void checkExisting(const std::string& path, const std::string& name, bool uri) {
+  const FilesBeside before(path);
+  try {
+    checkFile(path, name, uri);
+  } catch (const InputError&) {
+    before.removeWhatWasMade();
+    throw;
+  }
 }
 
 bool canWrite(const std::string& path) {
@@ -545,6 +559,9 @@ Store::Store(const std::string& path, Opening opening) : m_path(path) {
   m_readOnly = existingOnly && !canWrite(path);
   if (!m_readOnly) requireWritable(path);
   const std::string name = m_readOnly ? readOnlyName(path) : path;
+  // What a refusal below leaves of what opening made: nothing (a full disk, a lock held past the
+  // wait, failing the switch to WAL, left a new empty database, or a -wal and -shm, behind).
+  const FilesBeside before(path);
   if (std::filesystem::exists(path)) checkExisting(path, name, m_readOnly);
   // Without SQLITE_OPEN_CREATE, a file deleted since the check above is not made again empty.
   const int flags = m_readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
@@ -552,6 +569,7 @@ Store::Store(const std::string& path, Opening opening) : m_path(path) {
   if (sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
     const std::string reason = m_db ? sqlite3_errmsg(m_db) : "out of memory";
     sqlite3_close(m_db);
+    before.removeWhatWasMade();
     throw InputError("cannot open database " + inQuotes(path) + ": " + reason);
   }
   sqlite3_busy_timeout(m_db, kBusyWaitMs);
@@ -568,6 +586,7 @@ Store::Store(const std::string& path, Opening opening) : m_path(path) {
     migrate();
   } catch (...) {
     sqlite3_close(m_db);
+    before.removeWhatWasMade();
     throw;
   }
 }
