@@ -24,14 +24,6 @@ constexpr EnumNames<LinkKind, 3> kLinkPins{{{{LinkKind::Residual, "output layout
                                              {LinkKind::DepthwiseInput, "channel blocks"},
                                              {LinkKind::Input, "input layout"}}}};
 
-// Every tensor a task writes -> that task.
-std::map<std::string, std::size_t> writers(const TaskGraph& graph) {
-  std::map<std::string, std::size_t> writer;
-  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
-    for (const Occurrence& o : graph.tasks[i].occurrences) writer[o.output] = i;
-  return writer;
-}
-
 // Draws that look for one valid configuration of a narrowed space without a start point; the
 // layout template's constraints reject few of them.
 constexpr int kValidTries = 20000;
@@ -163,7 +155,7 @@ std::string_view linkPinsText(LinkKind kind) {
 }
 
 std::vector<ResidualLink> residualLinks(const TaskGraph& graph) {
-  const std::map<std::string, std::size_t> writer = writers(graph);
+  const std::map<std::string, std::size_t> writer = tensorWriters(graph);
   std::vector<ResidualLink> links;
   for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader)
     for (const Occurrence& o : graph.tasks[reader].occurrences)
@@ -180,7 +172,7 @@ std::vector<ResidualLink> residualLinks(const TaskGraph& graph) {
 }
 
 std::vector<DepthwiseLink> depthwiseLinks(const TaskGraph& graph) {
-  const std::map<std::string, std::size_t> writer = writers(graph);
+  const std::map<std::string, std::size_t> writer = tensorWriters(graph);
   std::vector<DepthwiseLink> links;
   for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader) {
     if (!layout::isDepthwise(graph.tasks[reader].op)) continue;
@@ -195,7 +187,7 @@ std::vector<DepthwiseLink> depthwiseLinks(const TaskGraph& graph) {
 }
 
 std::vector<InputLink> inputLinks(const TaskGraph& graph) {
-  const std::map<std::string, std::size_t> writer = writers(graph);
+  const std::map<std::string, std::size_t> writer = tensorWriters(graph);
   std::vector<InputLink> links;
   for (std::size_t reader = 0; reader < graph.tasks.size(); ++reader) {
     const OperatorSpec& op = graph.tasks[reader].op;

@@ -60,8 +60,8 @@ struct DepthwiseLink {
 // an input decides, as in the program's adoption (gpu/net/network_program.cpp), in task order.
 std::vector<DepthwiseLink> depthwiseLinks(const TaskGraph& graph);
 
-// `reader`, an unpadded 1x1 convolution task, not depthwise, reads `tensor` as its input, and
-// `writer` (another task) writes it; `stride` is the reader's.
+// `reader`, an unpadded, ungrouped 1x1 convolution task (layout::readsProducerLayout), reads
+// `tensor` as its input, and `writer` (another task) writes it; `stride` is the reader's.
 struct InputLink {
   std::size_t writer = 0;
   std::size_t reader = 0;

@@ -145,4 +145,11 @@ TaskGraph extractTasks(const Network& net) {
   return graph;
 }
 
+std::map<std::string, std::size_t> tensorWriters(const TaskGraph& graph) {
+  std::map<std::string, std::size_t> writer;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
+    for (const Occurrence& o : graph.tasks[i].occurrences) writer[o.output] = i;
+  return writer;
+}
+
 }  // namespace opevo::net

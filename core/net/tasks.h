@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,5 +59,8 @@ struct TaskGraph {
 // The operator a complex layer computes (dense: x W^T with W stored units x in, so trans_b).
 OperatorSpec operatorOf(const Network& net, const Layer& layer);
 TaskGraph extractTasks(const Network& net);
+
+// Every tensor a task's kernel writes -> that task (a tensor has one writer).
+std::map<std::string, std::size_t> tensorWriters(const TaskGraph& graph);
 
 }  // namespace opevo::net

@@ -40,14 +40,6 @@ std::string taskEntry(std::size_t task) {
   return "task_" + std::to_string(task);
 }
 
-// Every tensor a task writes -> that task.
-std::map<std::string, std::size_t> producers(const TaskGraph& graph) {
-  std::map<std::string, std::size_t> producer;
-  for (std::size_t i = 0; i < graph.tasks.size(); ++i)
-    for (const Occurrence& o : graph.tasks[i].occurrences) producer[o.output] = i;
-  return producer;
-}
-
 // A layout one task takes so that another reads a tensor as it is: said in the program's
 // `adopted` only if the program then drops the conversion it saves (the step of `layer` with
 // that entry suffix), since the producer's plain output may still be needed elsewhere.
@@ -74,7 +66,7 @@ std::vector<Config> adoptReaderLayouts(const TaskGraph& graph, std::vector<Confi
                                        layout::TuningMode mode, TaskTemplates templates,
                                        const std::set<std::size_t>& frozen,
                                        std::vector<Adoption>* adopted) {
-  const std::map<std::string, std::size_t> producer = producers(graph);
+  const std::map<std::string, std::size_t> producer = tensorWriters(graph);
   std::vector<OperatorDefinition> defs;
   for (std::size_t i = 0; i < graph.tasks.size(); ++i)
     defs.push_back(taskDefinitionOf(graph.tasks[i], mode, templates, configs[i]));
@@ -179,11 +171,11 @@ bool canFollow(const TaskGraph& graph, const std::vector<Config>& configs, layou
 // the same, as its conversion copies whole blocks. What still changes is an untuned
 // configuration, and one of tasks tuned side by side (the gradient and round-robin schedulers),
 // whose kernel then runs blocks it was not timed with.
-std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& graph,
-                                         std::vector<Config> configs, layout::TuningMode mode,
-                                         TaskTemplates templates, std::set<std::size_t>* frozen,
+std::vector<Config> adoptProducerLayouts(const TaskGraph& graph, std::vector<Config> configs,
+                                         layout::TuningMode mode, TaskTemplates templates,
+                                         std::set<std::size_t>* frozen,
                                          std::vector<Adoption>* adopted) {
-  const std::map<std::string, std::size_t> producer = producers(graph);
+  const std::map<std::string, std::size_t> producer = tensorWriters(graph);
   std::vector<std::size_t> order(graph.tasks.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -194,7 +186,7 @@ std::vector<Config> adoptProducerLayouts(const Network& net, const TaskGraph& gr
     const bool depthwise = layout::isDepthwise(op);
     if (!depthwise && !layout::readsProducerLayout(op)) continue;
     for (const Occurrence& o : graph.tasks[reader].occurrences) {
-      const std::string& input = net.find(o.layer)->inputs[0];
+      const std::string& input = o.input;
       const auto it = producer.find(input);
       if (it == producer.end() || it->second == reader) continue;
       const std::size_t writer = it->second;
@@ -324,8 +316,7 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   std::vector<Adoption> adoptions;
   if (mode == layout::TuningMode::Joint) {
     std::set<std::size_t> frozen;
-    configs =
-        adoptProducerLayouts(net, graph, std::move(configs), mode, templates, &frozen, &adoptions);
+    configs = adoptProducerLayouts(graph, std::move(configs), mode, templates, &frozen, &adoptions);
     configs = adoptReaderLayouts(graph, std::move(configs), mode, templates, frozen, &adoptions);
   }
   std::map<std::string, int> tensorIndex;

@@ -207,6 +207,22 @@ TEST(InputLink, TheProgramKeepsAResidualReadAsItIsOverAnInputNoLarger) {
   }
 }
 
+// A grouped 1x1 convolution (2 groups) has no layout template (its loops are tuned on plain
+// layouts), so neither tuning nor the program ties it to its producer's layout
+// (layout::readsProducerLayout): no input link, and its input is read converted.
+TEST(InputLink, AGroupedOneByOneReaderIsNotLinked) {
+  const Network net =
+      loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_grouped_1x1.json");
+  const TaskGraph g = extractTasks(net);
+  ASSERT_EQ(g.tasks.size(), 2u);
+  EXPECT_EQ(g.tasks[1].op.groups, 2);
+  EXPECT_FALSE(layout::readsProducerLayout(g.tasks[1].op));
+  EXPECT_TRUE(inputLinks(g).empty());
+  const NetworkProgram p = buildNetworkProgram(net, g, untunedConfigs(g, layout::TuningMode::Joint),
+                                               layout::TuningMode::Joint, 3);
+  EXPECT_FALSE(readsAsItIs(p, "g", "a.laid_out"));
+}
+
 // A stride-2 reader (ResNet-18's downsampling 1x1) reads 2t of its producer's rows per t output
 // rows: a producer's row blocks of 4 become its blocks of 2; blocks of one row cannot be halved,
 // and then nothing is pinned.
