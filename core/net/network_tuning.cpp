@@ -185,8 +185,10 @@ bool NetworkTuning::closes(std::size_t task) const {
   const auto rank = [&](std::size_t t) {
     return std::find(m_order.begin(), m_order.end(), t) - m_order.begin();
   };
-  // A residual's writer tuned after its reader is pinned to the reader's output layout, so the
-  // reader keeps its choice (runs stored before that was seen let it take part).
+  // A residual's writer tuned after its reader is pinned to the reader's output layout (where
+  // that link decides and leaves a valid configuration; decided here, before tuning, so that a
+  // resume plans the same round), so the reader keeps its choice (runs stored before that was
+  // seen let it take part).
   for (const ResidualLink& link : residualLinks(m_graph))
     if ((link.writer == task && rank(link.reader) > rank(task)) ||
         (m_plan.residualReaderKeeps && link.reader == task && rank(link.writer) > rank(task)))

@@ -219,14 +219,26 @@ TEST(TwinClosingRound, AResidualsReaderTunedBeforeItsWriterKeepsItsChoice) {
   }
   p.scheduler = SchedulerKind::Topological;
   {
-    // A run stored before the field planned its round with b1 in it, and resumes so.
+    // A run stored before the field planned its round with b1 in it, and resumes so: stopped
+    // before the round, it replays and ends with the units it would have had.
     nlohmann::json stored = planToJson(p);
     stored.erase("residual_reader_keeps");
     const NetworkTuningPlan old = planFromJson(stored.dump(), "");
     EXPECT_FALSE(old.residualReaderKeeps);
     Tasks t(file, layout::TuningMode::Joint);
-    EXPECT_EQ(NetworkTuning(t.graph, t.measurements(), old).closingReserve(),
-              int(2 * kTwinConfigsPerUnit));
+    NetworkTuning whole(t.graph, t.measurements(), old);
+    EXPECT_EQ(whole.closingReserve(), int(2 * kTwinConfigsPerUnit));
+    whole.run();
+    const std::size_t round = firstClosingUnit(whole);
+    ASSERT_LT(round, whole.units().size());
+    EXPECT_EQ(whole.units()[round].task, t.index("b1"));
+    Resumed r(old, round - 1, -1, nullptr, file, layout::TuningMode::Joint);
+    r.tuning->run();
+    ASSERT_EQ(r.tuning->units().size(), whole.units().size());
+    for (std::size_t u = 0; u < whole.units().size(); ++u) {
+      EXPECT_EQ(r.tuning->units()[u].task, whole.units()[u].task) << "unit " << u + 1;
+      EXPECT_EQ(r.tuning->units()[u].closing, whole.units()[u].closing) << "unit " << u + 1;
+    }
   }
   for (std::uint64_t seed : {1, 2, 3, 4}) {
     SCOPED_TRACE(seed);

@@ -102,13 +102,15 @@ inline bool allDistinct(const std::vector<Config>& configs) {
 // `cutLast`, a kill in the last of those units: its row was never stored and only its first
 // `cutLast` trials were, which the restore makes one more unit (`added`).
 struct Resumed {
-  Tasks part{kTwins};
-  Tasks later{kTwins};
+  Tasks part;
+  Tasks later;
   std::unique_ptr<NetworkTuning> tuning;
   std::vector<UnitRecord> added;
 
   Resumed(const NetworkTuningPlan& p, std::size_t units, int cutLast = -1,
-          const NetworkTuningPlan* resumedAs = nullptr) {
+          const NetworkTuningPlan* resumedAs = nullptr, const std::string& network = kTwins,
+          layout::TuningMode mode = layout::TuningMode::Loop)
+      : part(network, mode), later(network, mode) {
     NetworkTuning stopped(part.graph, part.measurements(), p);
     while (stopped.units().size() < units) EXPECT_TRUE(stopped.step());
     std::vector<std::vector<Config>> kept(part.graph.tasks.size());
