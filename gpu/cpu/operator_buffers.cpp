@@ -234,19 +234,24 @@ std::function<void()> OperatorBuffers::referenceTimer() {
 
 std::function<void()> OperatorBuffers::referenceEviction(bool coldWeights, bool coldB,
                                                          bool coldActivations) {
-  if (!coldWeights && !coldB && !coldActivations) return nullptr;
   if (usesOneDnn()) {
-    // oneDNN's convolution has no b of its own kind: its weights are weights (coldB == weights).
+    // oneDNN's prepared copies, asked on every call as the last referenceTimer made them: its
+    // reordered weights as b (its convolution has no bias, cpu/onednn_conv.h), its input and
+    // output as the activations.
+    if (!coldB && !coldActivations) return nullptr;
     std::shared_ptr<OneDnnConv> conv = oneDnn();
-    return [conv, coldB, coldActivations] {
-      if (coldB) {
-        const auto [data, bytes] = conv->preparedWeights();
-        evictFromCaches(data, bytes);
-      }
+    return [conv, coldWeights, coldB, coldActivations] {
+      RunBuffers run;
+      const auto [weights, weightBytes] = conv->preparedWeights();
+      run.b = {weights, weightBytes};
+      for (const CachedBuffer& c : evictedBeforeEachRun(run, coldWeights, coldB, false))
+        evictFromCaches(c.data, c.bytes);
       if (coldActivations)
         for (const auto& [data, bytes] : conv->preparedActivations()) evictFromCaches(data, bytes);
     };
   }
+  // Nothing to evict: no callback, as the kernel's timing passes none.
+  if (!coldB && !coldActivations && (!coldWeights || bias.empty())) return nullptr;
   return [this, coldWeights, coldB, coldActivations] {
     const std::shared_ptr<std::vector<float>> out = timedOut_.lock();
     for (const CachedBuffer& c : evictedBeforeEachRun(
