@@ -205,6 +205,7 @@ TEST_P(GpuMeasurerTest, Conv2DReferenceIsCudnnWhenPresent) {
 // A depthwise convolution (MobileNetV2's 3x3 layers: one group per channel), its generated
 // kernels verified and timed, its reference cuDNN's grouped convolution (before, a grouped
 // convolution was compared with the plain kernel).
+// Groups of several channels (8 here) check the filter's second dim, a group's input channels.
 TEST_P(GpuMeasurerTest, ADepthwiseConvolutionIsVerifiedAgainstCudnnsGroupedOne) {
   OperatorSpec op = smallConv(1, 32, 32, 28, 3, 1, 1);
   op.groups = 32;
@@ -213,6 +214,10 @@ TEST_P(GpuMeasurerTest, ADepthwiseConvolutionIsVerifiedAgainstCudnnsGroupedOne) 
   std::string why;
   const bool present = !isHip(GetParam()) && cuda::Cudnn::open(&why) != nullptr;
   expectReferenceNamed(op, present, "by cudnnFind");
+  OperatorSpec grouped = smallConv(2, 32, 64, 14, 3, 1, 1);
+  grouped.groups = 4;
+  expectVerified(grouped, 2, 66);
+  expectReferenceNamed(grouped, present, "by cudnnFind");
 }
 
 // A fused operator's reference is the library's plain operator, then the epilogue kernel (as a
