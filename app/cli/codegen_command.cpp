@@ -237,7 +237,8 @@ void addCodegenCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "codegen", "Print the kernel source of a configuration; --compile also compiles it");
   cmd->add_option("--op", o->op,
-                  "Preset operator (MM1-3, BMM1-3, C1-2, AlexNet/ResNet layers) or operator file")
+                  "Preset operator (MM1-3, BMM1-3, C1-2, AlexNet/ResNet/MobileNetV2 layers) or "
+                  "operator file")
       ->required();
   cmd->add_option("--backend", o->backend, "cuda, hip or cpu (default cuda)");
   cmd->add_option("--template", o->kernelTemplate,

@@ -145,8 +145,9 @@ void addSpaceCommand(CLI::App& app) {
   auto options = std::make_shared<SpaceOptions>();
   auto* cmd =
       app.add_subcommand("space", "Print an operator's search space (no argument: list presets)");
-  cmd->add_option("operator", options->preset,
-                  "Preset operator (MM1-3, BMM1-3, C1-2, AlexNet/ResNet layers) or operator file");
+  cmd->add_option(
+      "operator", options->preset,
+      "Preset operator (MM1-3, BMM1-3, C1-2, AlexNet/ResNet/MobileNetV2 layers) or operator file");
   cmd->add_flag("--json", options->json, "Print one JSON object");
   cmd->add_option("--seed", options->seed, "Seed for the example configuration");
   cmd->add_option("--mode", options->mode,

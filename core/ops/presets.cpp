@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 #include "common/enum_names.h"
 #include "common/error.h"
@@ -76,6 +77,20 @@ void addResNet18(std::vector<OperatorSpec>& ops) {
   ops.push_back(conv("resnet18_conv5_b1", 1, 512, 7, 512, 3, 1, 1));
 }
 
+// Two of MobileNetV2's depthwise 3x3 convolutions at batch 1 (one group per channel; module
+// names of torchvision's mobilenet_v2): features.2's, the largest (96 channels of 112 x 112,
+// stride 2), and features.8's (384 channels of 14 x 14). The network preset tunes them as
+// tasks; as operators they are raced alone, on the CPU or on a GPU against cuDNN's grouped
+// convolution.
+void addMobileNetV2Depthwise(std::vector<OperatorSpec>& ops) {
+  for (auto [name, channels, hw, stride] : {std::tuple{"mobilenet_v2_dw2_b1", 96, 112, 2},
+                                            std::tuple{"mobilenet_v2_dw8_b1", 384, 14, 1}}) {
+    OperatorSpec op = conv(name, 1, channels, hw, channels, 3, stride, 1);
+    op.groups = channels;
+    ops.push_back(std::move(op));
+  }
+}
+
 constexpr std::int64_t kMaxFetchPerThread = 64;
 
 constexpr EnumNames<SpaceTarget, 5> kTargetNames{{{{SpaceTarget::Common, "common"},
@@ -137,6 +152,7 @@ std::vector<OperatorSpec> allPresets() {
   addAlexNet(ops, 1);
   addAlexNet(ops, 128);
   addResNet18(ops);
+  addMobileNetV2Depthwise(ops);
   return ops;
 }
 

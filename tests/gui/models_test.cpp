@@ -23,9 +23,10 @@ TEST(PresetTableModel, ListsThePaperPresetsWithTheirDescriptions) {
   PresetTableModel model;
   Tester tester(&model, Tester::FailureReportingMode::Warning);
   const std::vector<std::string> names = presetNames();
-  // The paper's eight first, then AlexNet's layers (8 at batch 1, 8 at 128), then ResNet-18's 4.
+  // The paper's eight first, then AlexNet's layers (8 at batch 1, 8 at 128), ResNet-18's 4 and
+  // MobileNetV2's 2 depthwise ones.
   ASSERT_EQ(model.rowCount(), static_cast<int>(names.size()));
-  ASSERT_EQ(names.size(), 28u);
+  ASSERT_EQ(names.size(), 30u);
   EXPECT_EQ(model.index(0, 0).data().toString(), "MM1");
   EXPECT_EQ(model.index(7, 0).data().toString(), "C2");
   for (int r = 0; r < model.rowCount(); ++r) {
