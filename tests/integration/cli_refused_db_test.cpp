@@ -23,13 +23,17 @@ std::string listing(const fs::path& folder) {
   return names;
 }
 
+// A real database: a replay's run of 3 trials.
+void storeARun(const std::string& db) {
+  const auto r = runProcess(
+      OPEVO_CLI, {"tune", "--backend", "replay:" + kDataset, "--trials", "3", "--db", db});
+  ASSERT_EQ(r.status, 0) << r.err;
+}
+
 TEST(CliRefusedDb, ADamagedDatabaseKeepsNothingBesideIt) {
   TempDir dir;
   const std::string real = dir.file("real.db");
-  ASSERT_EQ(runProcess(OPEVO_CLI,
-                       {"tune", "--backend", "replay:" + kDataset, "--trials", "3", "--db", real})
-                .status,
-            0);
+  ASSERT_NO_FATAL_FAILURE(storeARun(real));
   fs::resize_file(real, 3 * 4096 + 100);
   fs::remove(real + "-runs.lock");
   for (const std::vector<std::string>& args :
@@ -45,10 +49,7 @@ TEST(CliRefusedDb, ADamagedDatabaseKeepsNothingBesideIt) {
 TEST(CliRefusedDb, AFullDiskKeepsNothingBesideTheDatabase) {
   TempDir dir;
   const std::string real = dir.file("real.db");
-  ASSERT_EQ(runProcess(OPEVO_CLI,
-                       {"tune", "--backend", "replay:" + kDataset, "--trials", "3", "--db", real})
-                .status,
-            0);
+  ASSERT_NO_FATAL_FAILURE(storeARun(real));
   const std::string disk = dir.file("disk");
   fs::create_directories(disk);
   const std::string mount = "mount -t tmpfs -o size=200k tmpfs " + shellQuote(disk);
