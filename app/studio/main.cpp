@@ -135,11 +135,10 @@ int main(int argc, char** argv) {
       QStringLiteral("Tune tensor operators with topology-aware search spaces."));
   parser.addHelpOption();
   parser.addVersionOption();
-  const auto presetOpt =
-      option("preset",
-             "Select a preset: MM1-3, BMM1-3, C1-2, AlexNet and ResNet-18 layers (opevo space "
-             "lists them).",
-             "name");
+  const auto presetOpt = option("preset",
+                                "Select a preset: MM1-3, BMM1-3, C1-2, AlexNet, ResNet-18 and "
+                                "MobileNetV2 layers (opevo space lists them).",
+                                "name");
   const auto paramOpt = option("param",
                                "Show the q-walk of a parameter of the preset (e.g. tile_k) "
                                "or of a spec (e.g. factor:8:3), on Spaces and Topology.",

@@ -35,8 +35,16 @@ TEST(PresetTableModel, ListsThePaperPresetsWithTheirDescriptions) {
               op.name);
     EXPECT_EQ(model.index(r, PresetTableModel::DescriptionColumn).data().toString().toStdString(),
               op.describe());
-    EXPECT_FALSE(model.index(r, PresetTableModel::GflopColumn).data().toString().isEmpty());
+    EXPECT_FALSE(model.index(r, PresetTableModel::FlopColumn).data().toString().isEmpty());
   }
+  // Each operator's work with its prefix, small ones too (a depthwise layer read "0.00" GFLOP).
+  EXPECT_EQ(model.headerData(PresetTableModel::FlopColumn, Qt::Horizontal).toString(), "FLOP");
+  EXPECT_EQ(model.index(model.rowOf("MM1"), PresetTableModel::FlopColumn).data().toString(),
+            "1.074G");
+  EXPECT_EQ(model.index(model.rowOf("mobilenet_v2_dw8_b1"), PresetTableModel::FlopColumn)
+                .data()
+                .toString(),
+            "1.355M");
   EXPECT_EQ(model.rowOf("BMM2"), 4);
   EXPECT_EQ(model.rowOf("nope"), -1);
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();

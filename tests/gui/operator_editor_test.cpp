@@ -589,7 +589,7 @@ TEST(OperatorForm, WorkShowsSignificantDigitsForSmallOperators) {
   EXPECT_EQ(formatWork(3.6e6), "3.60 MFLOP");
   EXPECT_EQ(formatWork(141e6), "141 MFLOP");
   EXPECT_EQ(formatWork(0.999e9), "999 MFLOP");
-  EXPECT_EQ(formatWork(1.07374e9), "1.07 GFLOP");  // as the preset table shows it
+  EXPECT_EQ(formatWork(1.07374e9), "1.07 GFLOP");
   EXPECT_EQ(formatWork(229.32e9), "229.32 GFLOP");
   EXPECT_EQ(formatWork(25600), "25.6 kFLOP");
   EXPECT_EQ(formatWork(2), "2 FLOP");

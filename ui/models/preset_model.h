@@ -12,7 +12,7 @@ class PresetTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { NameColumn, DescriptionColumn, GflopColumn, ColumnCount };
+  enum Column { NameColumn, DescriptionColumn, FlopColumn, ColumnCount };
 
   explicit PresetTableModel(QObject* parent = nullptr);
 
