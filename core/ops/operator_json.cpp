@@ -333,6 +333,15 @@ OperatorDefinition operatorDefinitionFromJson(const nlohmann::json& j, const std
     // The shape is right and the choice of template wrong: the message names the file and the
     // field to change, as the file's other mistakes do, not the operator alone.
     requireTemplateFits(def.op, def.target, source + ": \"target\": " + j["target"].dump());
+    // Nor does a template of its own tune layouts: the field and the mode (the file's, or the
+    // command's --mode) that clash are named.
+    if (layout::tunesLayouts(def.mode) && usesOwnTemplate(def.target))
+      throw InputError(source + ": \"target\": " + j["target"].dump() + " with " +
+                       (mode ? "--mode " : "\"mode\": ") +
+                       (mode ? std::string(layout::tuningModeName(def.mode))
+                             : "\"" + std::string(layout::tuningModeName(def.mode)) + "\"") +
+                       ": that template reads and writes the plain layouts; layouts are tuned "
+                       "with the direct template (no \"target\")");
   }
   const SearchSpace base = layout::spaceFor(def.op, def.mode, def.target);
   if (!j.contains("space")) {

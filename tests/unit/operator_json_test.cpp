@@ -244,6 +244,30 @@ TEST(OperatorJson, ATargetThatDoesNotFitNamesTheFileAndTheField) {
   }
 }
 
+// A Winograd target in a file that tunes layouts (its own "mode", or the command's --mode): the
+// file's field and the mode are named (it said "v: the Winograd template reads and writes ...").
+TEST(OperatorJson, ATemplateTargetWithLayoutsTunedNamesTheFieldAndTheMode) {
+  const auto json = nlohmann::json::parse(R"({"name": "v", "kind": "conv2d", "mode": "joint",
+      "target": "winograd", "shape": {"in_channels": 4, "height": 8, "width": 8,
+      "out_channels": 4, "kernel_h": 3, "kernel_w": 3, "pad": 1}})");
+  EXPECT_EQ(errorOf(json.dump()),
+            "my_op.json: \"target\": \"winograd\" with \"mode\": \"joint\": that template "
+            "reads and writes the plain layouts; layouts are tuned with the direct template (no "
+            "\"target\")");
+  nlohmann::json loop = json;
+  loop.erase("mode");
+  try {
+    operatorDefinitionFromJson(loop, "my_op.json", layout::TuningMode::Joint);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "my_op.json: \"target\": \"winograd\" with --mode joint: that template", 0),
+              0)
+        << e.what();
+  }
+  EXPECT_EQ(errorOf(loop.dump()), "no error");
+}
+
 TEST(OperatorJson, LoadOperatorExplainsWhatItAccepts) {
   EXPECT_EQ(loadOperator("MM1").op.name, "MM1");
   try {
