@@ -41,7 +41,8 @@ void requireTemplateFits(const OperatorSpec& op, SpaceTarget target, const std::
 
 // The OpEvo paper's operators (appendix B): MM1-3, BMM1-3, C1-2; and AlexNet's convolution and
 // dense layers at batch 1 and 128 (alexnet_conv1_b1 ... alexnet_fc8_b128); ResNet-18's stride-1
-// 3x3 convolutions at batch 1 (resnet18_conv2_b1 ... resnet18_conv5_b1).
+// 3x3 convolutions at batch 1 (resnet18_conv2_b1 ... resnet18_conv5_b1); two of MobileNetV2's
+// depthwise convolutions at batch 1 (mobilenet_v2_dw2_b1, mobilenet_v2_dw8_b1).
 std::vector<std::string> presetNames();
 bool isPreset(std::string_view name);
 // Throws InputError listing the presets when name is not one.
