@@ -15,6 +15,7 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "file_bytes.h"
 #include "store/files_beside.h"
 #include "store/store.h"
 #include "temp_dir.h"
@@ -24,11 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::TempDir;
-
-std::string bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void writeBytes(const fs::path& path, const std::string& content) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
@@ -40,7 +36,7 @@ std::string ourDatabase(const TempDir& dir) {
   const fs::path path = dir.path / "ours.db";
   { Store store(path.string()); }
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
-  const std::string content = bytes(path);
+  const std::string content = test::fileBytes(path);
   fs::remove(path);
   return content;
 }
@@ -86,12 +82,12 @@ TEST(StoreLeftovers, ARefusedFileKeepsNothingTheCheckMade) {
   writeBytes(cases[2].path, ours.substr(0, 50));
   writeBytes(cases[3].path, damaged);
   for (const Case& c : cases) {
-    const std::string before = bytes(c.path);
+    const std::string before = test::fileBytes(c.path);
     const std::string message = refusal(c.path);
     EXPECT_NE(message.find(c.says), std::string::npos) << c.path << ": " << message;
     EXPECT_FALSE(fs::exists(c.path.string() + "-wal")) << c.path;
     EXPECT_FALSE(fs::exists(c.path.string() + "-shm")) << c.path;
-    EXPECT_EQ(bytes(c.path), before) << c.path;
+    EXPECT_EQ(test::fileBytes(c.path), before) << c.path;
   }
   // A refused read (opevo runs, the window's History) alike.
   try {

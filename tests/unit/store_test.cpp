@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "file_bytes.h"
 #include "temp_dir.h"
 
 namespace opevo {
@@ -23,13 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using test::TempDir;
-
-std::string bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 RunRecord sampleRun() {
   RunRecord r;
@@ -159,7 +153,7 @@ TEST(Store, CorruptFileIsRefusedAndUntouched) {
   }
   // Damage the start of every page but the first, keeping the header (one damaged page could be a
   // free one, which no check reads).
-  std::string content = bytes(path);
+  std::string content = test::fileBytes(path);
   ASSERT_GT(content.size(), 4096u);
   for (std::size_t page = 4096; page < content.size(); page += 4096)
     for (std::size_t i = page; i < content.size() && i < page + 200; ++i) content[i] = '\x5a';
@@ -175,7 +169,7 @@ TEST(Store, CorruptFileIsRefusedAndUntouched) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("left untouched"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(bytes(path), content);
+  EXPECT_EQ(test::fileBytes(path), content);
 }
 
 // What is wrong is said in plain words: a truncated file once read "cannot be read: preparing
@@ -268,37 +262,37 @@ TEST(Store, NotSqliteForeignAndNewerAreRefused) {
   TempDir dir;
   const fs::path text = dir.path / "notes.db";
   std::ofstream(text) << "these are my notes, not a database\n";
-  const std::string before = bytes(text);
+  const std::string before = test::fileBytes(text);
   EXPECT_THROW(Store(text.string()), InputError);
-  EXPECT_EQ(bytes(text), before);
+  EXPECT_EQ(test::fileBytes(text), before);
 
   const fs::path foreign = dir.path / "foreign.db";
   sqlite3* db = nullptr;
   sqlite3_open(foreign.c_str(), &db);
   sqlite3_exec(db, "CREATE TABLE invoices(id INTEGER)", nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  const std::string foreignBytes = bytes(foreign);
+  const std::string foreignBytes = test::fileBytes(foreign);
   try {
     Store s(foreign.string());
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("another application"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(bytes(foreign), foreignBytes);
+  EXPECT_EQ(test::fileBytes(foreign), foreignBytes);
 
   const fs::path newer = dir.path / "newer.db";
   { Store s(newer.string()); }
   sqlite3_open(newer.c_str(), &db);
   sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  const std::string newerBytes = bytes(newer);
+  const std::string newerBytes = test::fileBytes(newer);
   try {
     Store s(newer.string());
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(bytes(newer), newerBytes);
+  EXPECT_EQ(test::fileBytes(newer), newerBytes);
 }
 
 // The schema's CHECK lists are frozen in their migration; every value the enums have must fit
