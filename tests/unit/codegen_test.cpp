@@ -185,6 +185,65 @@ TEST(CodegenCpu, GroupedConv2DMatchesReference) {
   expectCpuKernelsMatch(op, configs);
 }
 
+// The interior path (stride 1, a register tile row of 2 to 16 outputs): tiles whose window lies
+// inside the input skip the padding tests in an `omp simd` row, the rest keep the tested loop.
+// Images of 24: rows and columns of tiles at the border and inside; reductions split into
+// stages of kernel rows and columns, so that one tile is interior in some stages alone; padding
+// of 2 with 5x5 taps; grouped and depthwise channels; a fused epilogue.
+TEST(CodegenCpu, InteriorTilesSkipThePaddingTestsAndMatchTheReference) {
+  OperatorSpec conv = smallConv(2, 6, 8, 24, 3, 1, 1);
+  conv.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}};
+  const SearchSpace space = defaultSpace(conv);
+  const std::vector<Config> configs = {
+      space.parse("tile_f=2,1,2,2; tile_y=3,2,2,2; tile_x=3,1,1,8; tile_rc=2,3; tile_ry=3,1; "
+                  "tile_rx=3,1; auto_unroll_max_step=512; unroll_explicit=1"),
+      space.parse("tile_f=1,2,2,2; tile_y=6,1,1,4; tile_x=2,1,3,4; tile_rc=1,6; tile_ry=1,3; "
+                  "tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"),
+      space.parse("tile_f=4,1,1,2; tile_y=4,1,3,2; tile_x=1,1,2,12; tile_rc=6,1; tile_ry=3,1; "
+                  "tile_rx=1,3; auto_unroll_max_step=1500; unroll_explicit=1")};
+  for (const Config& c : configs) {
+    EXPECT_NE(generateKernel(conv, space, c, Backend::Cpu).source.find("const bool inside"),
+              std::string::npos)
+        << space.format(c);
+  }
+  expectCpuKernelsMatch(conv, configs);
+
+  OperatorSpec five = smallConv(1, 4, 4, 24, 5, 1, 2);
+  five.groups = 2;
+  const SearchSpace fiveSpace = defaultSpace(five);
+  expectCpuKernelsMatch(
+      five, {fiveSpace.parse("tile_f=2,1,1,2; tile_y=6,1,2,2; tile_x=4,1,1,6; tile_rc=1,2; "
+                             "tile_ry=5,1; tile_rx=1,5; auto_unroll_max_step=512; "
+                             "unroll_explicit=0")});
+  const OperatorSpec depthwise = smallDepthwiseConv(1, 16, 24, 3, 1, 1);
+  const SearchSpace dwSpace = defaultSpace(depthwise);
+  std::vector<Config> dwConfigs = randomConfigs(dwSpace, 3, 12);
+  dwConfigs.push_back(
+      dwSpace.parse("tile_f=4,1,2,2; tile_y=6,1,1,4; tile_x=3,1,1,8; "
+                    "tile_rc=1,1; tile_ry=1,3; tile_rx=3,1; "
+                    "auto_unroll_max_step=1500; unroll_explicit=1"));
+  expectCpuKernelsMatch(depthwise, dwConfigs);
+
+  // Stride 2 reads its rows with a gap, and a row of 24 outputs leaves the registers: both keep
+  // the tested loop alone.
+  const OperatorSpec strided = smallConv(1, 4, 4, 24, 3, 2, 1);
+  const SearchSpace stridedSpace = defaultSpace(strided);
+  EXPECT_EQ(generateKernel(strided, stridedSpace,
+                           stridedSpace.parse("tile_f=1,1,2,2; tile_y=3,1,1,4; tile_x=3,1,1,4; "
+                                              "tile_rc=1,4; tile_ry=1,3; tile_rx=1,3; "
+                                              "auto_unroll_max_step=0; unroll_explicit=0"),
+                           Backend::Cpu)
+                .source.find("const bool inside"),
+            std::string::npos);
+  EXPECT_EQ(generateKernel(conv, space,
+                           space.parse("tile_f=2,1,2,2; tile_y=12,1,1,2; tile_x=1,1,1,24; "
+                                       "tile_rc=1,6; tile_ry=1,3; tile_rx=1,3; "
+                                       "auto_unroll_max_step=0; unroll_explicit=0"),
+                           Backend::Cpu)
+                .source.find("const bool inside"),
+            std::string::npos);
+}
+
 // Winograd's CPU kernels on the transform sizes winogradAlpha gives (F(4x4, 3x3), F(2x2, 3x3),
 // F(4x4, 5x5) with 8 points, F(2x2, 5x5)), with outputs the tiles do not divide, images' tiles
 // sharing a block, stages of channels, lanes left over, and the fused epilogue.
