@@ -23,14 +23,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "gui_test_support.h"
 #include "kas/kas_search.h"
 #include "store/store.h"
+#include "support/file_bytes.h"
 #include "ui/models/history_model.h"
 #include "ui/pages/history_page.h"
 #include "ui/pages/kernels_page.h"
@@ -68,11 +67,6 @@ std::int64_t addRun(Store& store, RunStatus status) {
   const std::int64_t id = store.createRunWithTrials(r, rows);
   store.setRunStatus(id, status);
   return id;
-}
-
-std::string bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 // The child's side: the page on the read-only database.
@@ -224,7 +218,7 @@ TEST(HistoryReadOnly, EveryButtonThatWritesIsOffAndSaysWhy) {
   for (const auto& f : fs::directory_iterator(share)) fs::permissions(f.path(), readable);
   fs::permissions(share, readable | enterable);
   fs::permissions(dir.path, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-  const std::string before = bytes(db);
+  const std::string before = opevo::test::fileBytes(db);
 
   std::string out, skipped;
   const int status = runChild(share, db, &out, &skipped);
@@ -232,7 +226,7 @@ TEST(HistoryReadOnly, EveryButtonThatWritesIsOffAndSaysWhy) {
   if (!skipped.empty()) GTEST_SKIP() << "no read-only condition: " << skipped;
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << out;
-  EXPECT_TRUE(bytes(db) == before) << "the database was written";
+  EXPECT_TRUE(opevo::test::fileBytes(db) == before) << "the database was written";
   EXPECT_FALSE(fs::exists(db.string() + "-wal")) << "nothing is made beside it";
 }
 

@@ -9,10 +9,9 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "file_bytes.h"
 #include "run_process.h"
 
 namespace opevo::test {
@@ -22,11 +21,6 @@ namespace fs = std::filesystem;
 
 const std::string kReplay =
     std::string("replay:") + OPEVO_DATASETS_DIR + "/gemm/RTX_2080_Ti.json.gz";
-
-std::string bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 // The CLI as a user who cannot write the share; empty where no such user can be had here.
 struct Reader {
@@ -102,7 +96,7 @@ TEST(CliReadOnlyDb, ReadingCommandsReadAReadOnlyShareAndWritingOnesNameIt) {
     ASSERT_EQ(tuned.status, 0) << tuned.err;
   }
   share.close();
-  const std::string before = bytes(share.db);
+  const std::string before = fileBytes(share.db);
 
   const ProcessResult listed = reader.run({"runs", "--db", db});
   EXPECT_EQ(listed.status, 0) << listed.err;
@@ -131,7 +125,7 @@ TEST(CliReadOnlyDb, ReadingCommandsReadAReadOnlyShareAndWritingOnesNameIt) {
               std::string::npos)
         << refused.err;
   }
-  EXPECT_EQ(bytes(share.db), before) << "the file was changed";
+  EXPECT_EQ(fileBytes(share.db), before) << "the file was changed";
   EXPECT_FALSE(fs::exists(db + "-wal"));
   EXPECT_FALSE(fs::exists(db + "-shm"));
 }
@@ -149,7 +143,7 @@ TEST(CliReadOnlyDb, NetworkAndKernelSearchReadersReadAReadOnlyShare) {
                                                      "2", "--no-reference", "--db", db});
   ASSERT_EQ(tuned.status, 0) << tuned.err;
   share.close();
-  const std::string before = bytes(share.db);
+  const std::string before = fileBytes(share.db);
 
   const ProcessResult listed = reader.run({"net", "runs", "--db", db, "--json"});
   ASSERT_EQ(listed.status, 0) << listed.err;
@@ -178,7 +172,7 @@ TEST(CliReadOnlyDb, NetworkAndKernelSearchReadersReadAReadOnlyShare) {
     EXPECT_NE(refused.err.find("database '" + db + "' cannot be written"), std::string::npos)
         << writes[1] << ": " << refused.err;
   }
-  EXPECT_EQ(bytes(share.db), before) << "the file was changed";
+  EXPECT_EQ(fileBytes(share.db), before) << "the file was changed";
   EXPECT_FALSE(fs::exists(db + "-wal"));
   EXPECT_FALSE(fs::exists(db + "-shm"));
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "file_bytes.h"
 #include "io/gzip_file.h"
 #include "io/replay_dataset.h"
 #include "io/replay_raw.h"
@@ -362,8 +363,7 @@ TEST(ReplayInput, UnreadableFiles) {
   expectInputError("/tmp", {"directory"});
   // A gzip stream cut in half must not pass for a smaller dataset.
   const TempFile whole(kCache + std::string(20000, ' '), true);
-  std::ifstream in(whole.path(), std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = test::fileBytes(whole.path());
   const TempFile cut(bytes.substr(0, bytes.size() / 2));
   expectInputError(cut.path(), {"is not a valid gzip file (it ends early: the file is damaged or "
                                 "truncated)"});

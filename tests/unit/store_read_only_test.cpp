@@ -14,12 +14,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <string>
 
 #include "common/error.h"
+#include "file_bytes.h"
 #include "store/store.h"
 #include "temp_dir.h"
 
@@ -60,11 +59,6 @@ void fill(Store& store, int runs, int trials) {
     const std::int64_t id = store.createRun(sampleRun());
     for (int t = 1; t <= trials; ++t) store.appendTrial(trialOf(id, t));
   }
-}
-
-std::string bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 // A folder whose files the child below may read and not write: as root, one the unprivileged
@@ -172,7 +166,7 @@ TEST(StoreReadOnly, ADatabaseInAReadOnlyFolderIsReadAndNeverWritten) {
     fill(store, 2, 5);
   }
   share.close();
-  const std::string before = bytes(path);
+  const std::string before = test::fileBytes(path);
   READ_ONLY_CHILD(answer, share.path, [&] {
     Store store(path.string(), Store::Opening::ExistingOnly);
     std::string said = "readOnly=" + std::to_string(store.readOnly()) +
@@ -204,7 +198,7 @@ TEST(StoreReadOnly, ADatabaseInAReadOnlyFolderIsReadAndNeverWritten) {
                         "folder is read-only"),
             std::string::npos)
       << answer;
-  EXPECT_EQ(bytes(path), before);
+  EXPECT_EQ(test::fileBytes(path), before);
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
   EXPECT_FALSE(fs::exists(path.string() + "-shm"));
 }
@@ -217,7 +211,7 @@ TEST(StoreReadOnly, AnOlderSchemaIsUpgradedInMemoryAndTheFileLeftAsItIs) {
   const fs::path path = share.path / "old.db";
   fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v9.db", path);
   share.close();
-  const std::string before = bytes(path);
+  const std::string before = test::fileBytes(path);
   READ_ONLY_CHILD(answer, share.path, [&] {
     Store store(path.string(), Store::Opening::ExistingOnly);
     std::string said = "runs=" + std::to_string(store.runs().size()) +
@@ -235,7 +229,7 @@ TEST(StoreReadOnly, AnOlderSchemaIsUpgradedInMemoryAndTheFileLeftAsItIs) {
   // The upgraded copy takes no write either, which would be lost with it.
   EXPECT_NE(answer.find("write: "), std::string::npos) << answer;
   EXPECT_NE(answer.find("read-only"), std::string::npos) << answer;
-  EXPECT_EQ(bytes(path), before);
+  EXPECT_EQ(test::fileBytes(path), before);
 }
 
 // A copy taken while its database was open: the file and its write-ahead log (-wal), which holds
