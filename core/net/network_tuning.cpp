@@ -86,10 +86,7 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   m_closingRound = m_plan.closingRound;
   m_closing.done.assign(n, false);
   m_closing.trials.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i) m_order.push_back(i);
-  std::stable_sort(m_order.begin(), m_order.end(), [&](std::size_t a, std::size_t b) {
-    return graph.tasks[a].position < graph.tasks[b].position;
-  });
+  m_order = tuningOrder(graph);
   for (std::size_t i = 0; i < n; ++i) m_closing.takesPart.push_back(closes(i));
   for (std::size_t i = 0; i < n; ++i) {
     // A task's speeds are a FLOP rate in its measurer's unit (TFLOPS on a GPU, GFLOP/s on a CPU).
@@ -112,10 +109,56 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   }
 }
 
-std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan, bool ended) {
-  if (plan.depthwisePins || plan.scheduler != SchedulerKind::Topological ||
-      plan.mode != layout::TuningMode::Joint)
-    return {};
+std::vector<std::size_t> tuningOrder(const TaskGraph& graph) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return graph.tasks[a].position < graph.tasks[b].position;
+  });
+  return order;
+}
+
+bool takesPartInClosingRound(const TaskGraph& graph, const NetworkTuningPlan& plan,
+                             const std::vector<std::vector<std::size_t>>& twins,
+                             const std::vector<std::size_t>& order, std::size_t task) {
+  if (twins.at(task).empty()) return false;
+  if (plan.scheduler != SchedulerKind::Topological || plan.mode != layout::TuningMode::Joint)
+    return true;
+  // A later task begins pinned to this one's output layout where it reads it as its residual: a
+  // new best of another layout would undo that, and a resume (which constrains each task from the
+  // restored bests of the tasks before it) would pin it to another layout than it was tuned in.
+  // So with a depthwise convolution's input, either way round: a depthwise task tuned after its
+  // producer takes the producer's channel blocks, a producer tuned after its depthwise reader
+  // the reader's.
+  const auto rank = [&](std::size_t t) {
+    return std::find(order.begin(), order.end(), t) - order.begin();
+  };
+  // A residual's writer tuned after its reader is pinned to the reader's output layout (where
+  // that link decides and leaves a valid configuration; decided here, before tuning, so that a
+  // resume plans the same round), so the reader keeps its choice (runs stored before that was
+  // seen let it take part).
+  for (const ResidualLink& link : residualLinks(graph))
+    if ((link.writer == task && rank(link.reader) > rank(task)) ||
+        (plan.residualReaderKeeps && link.reader == task && rank(link.writer) > rank(task)))
+      return false;
+  // A run stored before the depthwise pin planned its round without it (and tuned so).
+  if (plan.depthwisePins)
+    for (const DepthwiseLink& link : depthwiseLinks(graph))
+      if ((link.writer == task && rank(link.reader) > rank(task)) ||
+          (link.reader == task && rank(link.writer) > rank(task)))
+        return false;
+  // And, where 1x1 inputs are pinned (--pin-inputs), a 1x1 reader's producer tuned first.
+  if (plan.inputPins)
+    for (const InputLink& link : inputLinks(graph))
+      if (link.writer == task && rank(link.reader) > rank(task)) return false;
+  return true;
+}
+
+namespace {
+
+// An old joint topological plan's depthwise tasks, tuned on blocks of their own.
+std::string depthwisePinNote(const TaskGraph& graph, const NetworkTuningPlan& plan, bool ended) {
+  if (plan.depthwisePins) return {};
   const std::size_t links = depthwiseLinks(graph).size();
   if (links == 0) return {};
   const bool one = links == 1;
@@ -132,6 +175,51 @@ std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan
            (one ? "it was" : "they were") + " not timed with " + tie;
   return head + "goes on as it was tuned: its " + tasks + " on blocks of " + own + ", given " +
          producers + " after tuning where those fit " + tie;
+}
+
+// An old joint topological plan's residual readers tuned ahead of their writers, which take part
+// in its closing round: a new best there can write another layout than the one the writer was
+// pinned to, and the program then gives the writer the new one after tuning where it fits
+// (adoptReaderLayouts, untimed) or converts the residual.
+std::string residualReaderNote(const TaskGraph& graph, const NetworkTuningPlan& plan, bool ended) {
+  if (plan.residualReaderKeeps || !plan.closingRound) return {};
+  const std::vector<std::vector<std::size_t>> twins = twinTasks(graph);
+  const std::vector<std::size_t> order = tuningOrder(graph);
+  NetworkTuningPlan now = plan;
+  now.residualReaderKeeps = true;
+  std::size_t readers = 0;
+  for (std::size_t t = 0; t < graph.tasks.size(); ++t)
+    if (takesPartInClosingRound(graph, plan, twins, order, t) &&
+        !takesPartInClosingRound(graph, now, twins, order, t))
+      ++readers;
+  if (readers == 0) return {};
+  const bool one = readers == 1;
+  const std::string which =
+      one ? "its residual reader tuned ahead of its writer"
+          : "its " + std::to_string(readers) + " residual readers tuned ahead of their writers";
+  const std::string head =
+      "stored before a residual's reader tuned ahead of its writer kept its choice, this run ";
+  const std::string newRun = " (a new run keeps such a reader's choice)";
+  if (ended)
+    return head + "let " + which +
+           " take part in its closing round, where a new best of another output layout could "
+           "leave its writer a layout it was not timed with, or the residual converted" +
+           newRun;
+  return head + "goes on as it was tuned: " + which + (one ? " takes" : " take") +
+         " part in its closing round, where a new best of another output layout leaves its "
+         "writer a layout it was not timed with, or the residual converted" +
+         newRun;
+}
+
+}  // namespace
+
+std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan, bool ended) {
+  if (plan.scheduler != SchedulerKind::Topological || plan.mode != layout::TuningMode::Joint)
+    return {};
+  const std::string depthwise = depthwisePinNote(graph, plan, ended);
+  const std::string residual = residualReaderNote(graph, plan, ended);
+  if (depthwise.empty() || residual.empty()) return depthwise + residual;
+  return depthwise + "; and " + residual;
 }
 
 bool NetworkTuning::propagatesAcrossTasks() const {
@@ -174,36 +262,7 @@ int NetworkTuning::shareLeft(std::size_t task) const {
 }
 
 bool NetworkTuning::closes(std::size_t task) const {
-  if (m_twins[task].empty()) return false;
-  if (!propagatesAcrossTasks()) return true;
-  // A later task begins pinned to this one's output layout where it reads it as its residual: a
-  // new best of another layout would undo that, and a resume (which constrains each task from the
-  // restored bests of the tasks before it) would pin it to another layout than it was tuned in.
-  // So with a depthwise convolution's input, either way round: a depthwise task tuned after its
-  // producer takes the producer's channel blocks, a producer tuned after its depthwise reader
-  // the reader's.
-  const auto rank = [&](std::size_t t) {
-    return std::find(m_order.begin(), m_order.end(), t) - m_order.begin();
-  };
-  // A residual's writer tuned after its reader is pinned to the reader's output layout (where
-  // that link decides and leaves a valid configuration; decided here, before tuning, so that a
-  // resume plans the same round), so the reader keeps its choice (runs stored before that was
-  // seen let it take part).
-  for (const ResidualLink& link : residualLinks(m_graph))
-    if ((link.writer == task && rank(link.reader) > rank(task)) ||
-        (m_plan.residualReaderKeeps && link.reader == task && rank(link.writer) > rank(task)))
-      return false;
-  // A run stored before the depthwise pin planned its round without it (and tuned so).
-  if (m_plan.depthwisePins)
-    for (const DepthwiseLink& link : depthwiseLinks(m_graph))
-      if ((link.writer == task && rank(link.reader) > rank(task)) ||
-          (link.reader == task && rank(link.writer) > rank(task)))
-        return false;
-  // And, where 1x1 inputs are pinned (--pin-inputs), a 1x1 reader's producer tuned first.
-  if (m_plan.inputPins)
-    for (const InputLink& link : inputLinks(m_graph))
-      if (link.writer == task && rank(link.reader) > rank(task)) return false;
-  return true;
+  return takesPartInClosingRound(m_graph, m_plan, m_twins, m_order, task);
 }
 
 int NetworkTuning::closingReserve() const {

@@ -242,11 +242,7 @@ class NetworkTuning {
   std::optional<Next> next(const MeasuredTrials& measured);
   // The trials the scheduler hands out before the closing round (the budget less its reserve).
   int mainBudget() const;
-  // Whether a task takes part in the closing round: a task with twins, except in joint
-  // topological mode one whose output layout a later task was pinned to (a residual either way
-  // round, the reader's way where the plan says so; a depthwise convolution's input either way
-  // round where the plan pins those; a 1x1 reader's input where it pins those), which must keep
-  // its choice.
+  // Whether a task takes part in the closing round (takesPartInClosingRound under the plan).
   bool closes(std::size_t task) const;
   std::vector<UnitRecord> replayAll(const std::vector<TaskRestore>& tasks,
                                     const std::vector<UnitRecord>& units);
@@ -266,12 +262,27 @@ class NetworkTuning {
                                        const MeasuredTrials& measured) const;
 };
 
+// The tasks in the order a topological run tunes them: by position (a task's first occurrence).
+std::vector<std::size_t> tuningOrder(const TaskGraph& graph);
+
+// Whether `task` takes part in the closing round of `plan`'s run: a task with twins
+// (`twins`, twinTasks(graph)), except in joint topological mode one whose output layout a task
+// tuned after it (in `order`, tuningOrder(graph)) was pinned to, which must keep its choice: a
+// residual either way round (the reader's way where the plan says so,
+// NetworkTuningPlan::residualReaderKeeps); a depthwise convolution's input either way round where
+// the plan pins those; a 1x1 reader's input where it pins those.
+bool takesPartInClosingRound(const TaskGraph& graph, const NetworkTuningPlan& plan,
+                             const std::vector<std::vector<std::size_t>>& twins,
+                             const std::vector<std::size_t>& order, std::size_t task);
+
 // What a stored plan tunes otherwise than a new run of it would, in a sentence ("net tune
 // --resume", `net runs ID`, the Networks page): a joint topological run stored before depthwise
 // tasks were pinned (NetworkTuningPlan::depthwisePins) tunes them on channel blocks of their own,
 // and the program gives them their producers' where those fit (gpu/net/network_program.cpp),
-// blocks they were not timed with. `ended`: said of a run whose tuning is over. Empty where
-// nothing differs.
+// blocks they were not timed with; one stored before a residual's reader tuned ahead of its writer
+// kept its choice (NetworkTuningPlan::residualReaderKeeps) lets such readers take part in its
+// closing round. Both said, where both differ, in one sentence. `ended`: said of a run whose
+// tuning is over. Empty where nothing differs.
 std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan, bool ended);
 
 // What the scheduler knows of each task: its weight, its FLOPs, its group (the operator kind).

@@ -259,5 +259,40 @@ TEST(TwinClosingRound, AResidualsReaderTunedBeforeItsWriterKeepsItsChoice) {
   }
 }
 
+// A run stored before residual readers kept their choice says so: its one reader tuned ahead of
+// its writer (b1) takes part in its closing round. A new plan, another scheduler, or a run with
+// no closing round says nothing.
+TEST(TwinClosingRound, ARunStoredBeforeResidualReadersKeptTheirChoiceSaysSo) {
+  const std::string file =
+      std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_reader_first.json";
+  NetworkTuningPlan p = plan(SchedulerKind::Topological, 60);
+  p.mode = layout::TuningMode::Joint;
+  nlohmann::json stored = planToJson(p);
+  stored.erase("residual_reader_keeps");
+  const NetworkTuningPlan old = planFromJson(stored.dump(), "");
+  const Tasks t(file, layout::TuningMode::Joint);
+  const std::string head =
+      "stored before a residual's reader tuned ahead of its writer kept its choice, this run ";
+  EXPECT_EQ(storedPlanNote(t.graph, old, false),
+            head +
+                "goes on as it was tuned: its residual reader tuned ahead of its writer takes "
+                "part in its closing round, where a new best of another output layout leaves its "
+                "writer a layout it was not timed with, or the residual converted (a new run "
+                "keeps such a reader's choice)");
+  EXPECT_EQ(storedPlanNote(t.graph, old, true),
+            head +
+                "let its residual reader tuned ahead of its writer take part in its closing "
+                "round, where a new best of another output layout could leave its writer a "
+                "layout it was not timed with, or the residual converted (a new run keeps such a "
+                "reader's choice)");
+  EXPECT_EQ(storedPlanNote(t.graph, p, false), "");
+  NetworkTuningPlan other = old;
+  other.scheduler = SchedulerKind::Gradient;
+  EXPECT_EQ(storedPlanNote(t.graph, other, false), "");
+  other = old;
+  other.closingRound = false;
+  EXPECT_EQ(storedPlanNote(t.graph, other, false), "");
+}
+
 }  // namespace
 }  // namespace opevo::net
