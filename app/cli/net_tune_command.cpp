@@ -215,7 +215,7 @@ void runTune(const NetTuneOptions& o) {
   // As the Networks page says before Start: a task the budget never reaches runs untuned.
   if (const std::string note = net::budgetNote(g.tasks.size(), plan); !o.json && !note.empty())
     std::fprintf(stderr, "note: %s\n", note.c_str());
-  if (const std::string note = net::storedPlanNote(g, plan, false);
+  if (const std::string note = session->tuning().planNote(false);
       o.resume && !o.json && !note.empty())
     std::fprintf(stderr, "note: %s\n", note.c_str());
   if (const std::string busy =
@@ -310,7 +310,7 @@ void runTune(const NetTuneOptions& o) {
     if (!j.contains("template")) j["template"] = plan.templates.name();  // as net run and net runs
     j["closing_round"] = closingRoundJson(session->tuning(), g);
     // As net runs ID --json gives it: null for a run stored since depthwise tasks were tied.
-    const std::string note = net::storedPlanNote(g, plan, true);
+    const std::string note = session->tuning().planNote(true);
     j["plan_note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
     std::cout << j.dump(2) << "\n";
   } else {

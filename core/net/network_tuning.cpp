@@ -87,7 +87,8 @@ NetworkTuning::NetworkTuning(const TaskGraph& graph, std::vector<TaskMeasurement
   m_closing.done.assign(n, false);
   m_closing.trials.assign(n, 0);
   m_order = tuningOrder(graph);
-  for (std::size_t i = 0; i < n; ++i) m_closing.takesPart.push_back(closes(i));
+  for (std::size_t i = 0; i < n; ++i)
+    m_closing.takesPart.push_back(takesPartInClosingRound(graph, m_plan, m_twins, m_order, i));
   for (std::size_t i = 0; i < n; ++i) {
     // A task's speeds are a FLOP rate in its measurer's unit (TFLOPS on a GPU, GFLOP/s on a CPU).
     const std::string unit = measurements[i].measurer->speedUnit();
@@ -222,6 +223,12 @@ std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan
   return depthwise + "; and " + residual;
 }
 
+std::string NetworkTuning::planNote(bool ended) const {
+  NetworkTuningPlan asRun = m_plan;
+  asRun.closingRound = m_closingRound;
+  return storedPlanNote(m_graph, asRun, ended);
+}
+
 bool NetworkTuning::propagatesAcrossTasks() const {
   return m_plan.scheduler == SchedulerKind::Topological && m_plan.mode == layout::TuningMode::Joint;
 }
@@ -259,10 +266,6 @@ int NetworkTuning::shareLeft(std::size_t task) const {
   }
   const int remaining = static_cast<int>(m_order.size() - rank);
   return std::max(1, (mainBudget() - before) / remaining) - m_taskTrials[task];
-}
-
-bool NetworkTuning::closes(std::size_t task) const {
-  return takesPartInClosingRound(m_graph, m_plan, m_twins, m_order, task);
 }
 
 int NetworkTuning::closingReserve() const {

@@ -48,7 +48,7 @@ struct NetworkTuningPlan {
   // field were timed with them cached, and go on so.
   bool coldActivations = true;
   // In joint topological mode, whether a depthwise convolution and its producer are tuned on one
-  // channel blocking (net/layout_constraints.h's depthwise link, NetworkTuning::closes). Runs
+  // channel blocking (net/layout_constraints.h's depthwise link, takesPartInClosingRound). Runs
   // stored before that pin tuned their depthwise tasks on blocks of their own (the program gives
   // them their producers' after tuning) and planned their closing round with them: their plans
   // say false, so that they resume as they were tuned, residuals alone pinned.
@@ -61,7 +61,7 @@ struct NetworkTuningPlan {
   // blocking after tuning where its loops fit. Runs stored before the field pinned none.
   bool inputPins = false;
   // In joint topological mode, whether a residual's reader tuned before the residual's writer
-  // keeps its choice through the closing round (NetworkTuning::closes): the writer was pinned to
+  // keeps its choice through the closing round (takesPartInClosingRound): the writer was pinned to
   // its output layout. Runs stored before this field let the reader take part (and planned their
   // closing round so): their plans say false, so that they resume as they were tuned.
   bool residualReaderKeeps = true;
@@ -183,6 +183,9 @@ class NetworkTuning {
   int closingReserve() const;
   // Whether this run ends with a closing round (false for a resumed run stored without one).
   bool closingRound() const { return m_closingRound; }
+  // storedPlanNote of this run, said of the closing round it has: a resumed run stored before
+  // the round existed has none, so none of its tasks takes part.
+  std::string planNote(bool ended) const;
   const TaskScheduler& scheduler() const { return m_scheduler; }
   // What task i is tuned over: its own space, narrowed where an earlier task constrains it.
   const SearchSpace& space(std::size_t task) const { return *m_spaces.at(task); }
@@ -227,9 +230,10 @@ class NetworkTuning {
   // Where the closing round stands, a function of the units so far (a resume replays it).
   struct Closing {
     bool begun = false, ended = false;
-    std::vector<bool> takesPart;  // tasks with twins (in joint topological mode, see closes())
-    std::vector<bool> done;       // its closing unit measured, or nothing left to measure
-    std::vector<int> trials;      // measured in the round
+    std::vector<bool>
+        takesPart;  // tasks with twins (in joint topological mode, see takesPartInClosingRound)
+    std::vector<bool> done;   // its closing unit measured, or nothing left to measure
+    std::vector<int> trials;  // measured in the round
   } m_closing;
 
   // What the next unit is: a task of the scheduler's (the tuner's proposals, after its twins'
@@ -242,8 +246,6 @@ class NetworkTuning {
   std::optional<Next> next(const MeasuredTrials& measured);
   // The trials the scheduler hands out before the closing round (the budget less its reserve).
   int mainBudget() const;
-  // Whether a task takes part in the closing round (takesPartInClosingRound under the plan).
-  bool closes(std::size_t task) const;
   std::vector<UnitRecord> replayAll(const std::vector<TaskRestore>& tasks,
                                     const std::vector<UnitRecord>& units);
 
@@ -262,7 +264,8 @@ class NetworkTuning {
                                        const MeasuredTrials& measured) const;
 };
 
-// The tasks in the order a topological run tunes them: by position (a task's first occurrence).
+// The tasks by position (a task's first occurrence): the order a topological run tunes them in,
+// which every scheduler's closing round and restore also go through.
 std::vector<std::size_t> tuningOrder(const TaskGraph& graph);
 
 // Whether `task` takes part in the closing round of `plan`'s run: a task with twins

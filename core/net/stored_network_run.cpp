@@ -225,7 +225,15 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
   } else {
     replayUnits(store, run);
   }
-  run.planNote = storedPlanNote(graph, run.plan, run.concluded);
+  // Said of the closing round the run had: a concluded run had one where a unit came from twins
+  // (one stored before the round existed has none). A stopped run's resume decides whether it
+  // has one; until then it is said of the round a new run would have.
+  NetworkTuningPlan asRun = run.plan;
+  if (run.concluded)
+    asRun.closingRound =
+        std::any_of(run.units.begin(), run.units.end(),
+                    [](const StoredNetworkUnit& u) { return !u.closingFrom.empty(); });
+  run.planNote = storedPlanNote(graph, asRun, run.concluded);
   return run;
 }
 

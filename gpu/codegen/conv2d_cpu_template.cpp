@@ -109,12 +109,13 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
                                     {"yi", t.y[3], "Y_IN"},    {"xi", t.x[3], "X_IN"}};
   // The interior path: where the register tile's whole window for this reduction stage lies
   // inside the input, no tap needs the padding test, and its row of X_IN outputs is one
-  // `omp simd` loop over contiguous input. GCC left the tested loop scalar: the path ran most of
-  // the same kernels 1.3-6x faster on ResNet-18's and AlexNet's layers (docs/performance.md, "CPU
-  // direct convolution"). Only at stride 1 (at stride 2, a gather, MobileNetV2's dw2 kernels ran
-  // 0.45-2x) and for rows of 2 to 16 outputs: a row of 27 ran 3.5x slower as a vector loop than
-  // fully unrolled, its accumulators no longer in registers. The border keeps the tested loop; the
-  // unroll parameters still drive every loop but that one.
+  // `omp simd` loop over contiguous input. GCC left the tested loop scalar: 23 of 31 kernels of
+  // ResNet-18's, AlexNet's and MobileNetV2's layers ran 1.08-6.4x faster with the path, 6 alike, 2
+  // slower (docs/performance.md, "CPU direct convolution: interior tiles"). Only at stride 1 (at
+  // stride 2 the row is a gather: MobileNetV2's dw2 kernels ran 0.45-2x) and for rows of 2 to 16
+  // outputs, a measured cut: a row of 27 ran 3.5x slower as a vector loop than fully unrolled.
+  // The border keeps the tested loop; the unroll parameters still drive every loop but that one.
+  // Unpadded, every window lies inside, and the interior path is the whole kernel.
   const std::int64_t row = t.x[3];
   const bool interior = local && op.stride == 1 && row >= 2 && row <= 16;
   const auto writeTaps = [&](bool inside) {
@@ -141,7 +142,9 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
            " += wv * in[((index_t)" + channel + " * H + iy) * W + ix];");
     w.closeNest(reduce.size());
   };
-  if (interior) {
+  if (interior && op.pad == 0) {
+    writeTaps(true);
+  } else if (interior) {
     w.line("const int iy0 = yb * S - P + ryo * RY_IN, ix0 = xb * S - P + rxo * RX_IN;");
     w.line(
         "const bool inside = iy0 >= 0 && iy0 + (Y_IN - 1) * S + RY_IN - 1 < H && ix0 >= 0 && "

@@ -219,6 +219,7 @@ TEST(HistoryReadOnly, EveryButtonThatWritesIsOffAndSaysWhy) {
   fs::permissions(share, readable | enterable);
   fs::permissions(dir.path, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
   const std::string before = opevo::test::fileBytes(db);
+  ASSERT_FALSE(before.empty()) << "the database did not read";
 
   std::string out, skipped;
   const int status = runChild(share, db, &out, &skipped);

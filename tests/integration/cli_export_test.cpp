@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "run_process.h"
 #include "store/store.h"
 
@@ -36,9 +37,7 @@ TEST(CliExport, CpuKernelBuildsAndChecksItselfAndCudaSourceCompiles) {
   for (const char* f :
        {"kernel.cpp", "config.h", "record.json", "check.cpp", "build.sh", "trials.csv"})
     EXPECT_TRUE(fs::exists(cpu / f)) << f;
-  std::ifstream kernel(cpu / "kernel.cpp");
-  std::string firstLines((std::istreambuf_iterator<char>(kernel)),
-                         std::istreambuf_iterator<char>());
+  const std::string firstLines = fileBytes(cpu / "kernel.cpp");
   EXPECT_NE(firstLines.find("// Operator:"), std::string::npos);
   EXPECT_NE(firstLines.find("GFLOP/s"), std::string::npos);  // a CPU kernel's unit
   const auto check = runProcess("/bin/sh", {(cpu / "build.sh").string()});
@@ -210,8 +209,7 @@ TEST(CliExport, ASecondExportIntoOneFolderIsRefusedUnlessForced) {
   EXPECT_NE(again.err.find(refusal), std::string::npos) << again.err;
   EXPECT_NE(again.err.find("add --force to replace them"), std::string::npos) << again.err;
   EXPECT_EQ(again.out.find("wrote"), std::string::npos) << again.out;
-  std::ifstream record(out / "record.json");
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(record), {}), "{}\n");
+  EXPECT_EQ(fileBytes(out / "record.json"), "{}\n");
   std::vector<std::string> forced = args;
   forced.push_back("--force");
   const auto replaced = runProcess(OPEVO_CLI, forced);

@@ -97,6 +97,7 @@ TEST(CliReadOnlyDb, ReadingCommandsReadAReadOnlyShareAndWritingOnesNameIt) {
   }
   share.close();
   const std::string before = fileBytes(share.db);
+  ASSERT_FALSE(before.empty()) << "the database did not read";
 
   const ProcessResult listed = reader.run({"runs", "--db", db});
   EXPECT_EQ(listed.status, 0) << listed.err;
@@ -144,6 +145,7 @@ TEST(CliReadOnlyDb, NetworkAndKernelSearchReadersReadAReadOnlyShare) {
   ASSERT_EQ(tuned.status, 0) << tuned.err;
   share.close();
   const std::string before = fileBytes(share.db);
+  ASSERT_FALSE(before.empty()) << "the database did not read";
 
   const ProcessResult listed = reader.run({"net", "runs", "--db", db, "--json"});
   ASSERT_EQ(listed.status, 0) << listed.err;

@@ -6,11 +6,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/child_process.h"
+#include "file_bytes.h"
 #include "probe/backend_probe.h"
 #include "run_process.h"
 #include "store/store.h"
@@ -104,10 +104,7 @@ struct LoggedTune {
     args.insert(args.begin(), {OPEVO_CLI, "tune"});
     pid = startChild(args, streams);
   }
-  std::string text() const {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string text() const { return fileBytes(log); }
   // Until the log says `what`, two minutes at most.
   void waitFor(const std::string& what) const {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
@@ -536,9 +533,7 @@ TEST(CliRuns, ACorruptDatabaseIsRefusedAndUntouched) {
   const auto r = runProcess(OPEVO_CLI, {"runs", "--db", db});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("not an SQLite file"), std::string::npos) << r.err;
-  std::ifstream in(db);
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(content, "my notes, not a database");
+  EXPECT_EQ(fileBytes(db), "my notes, not a database");
 }
 
 }  // namespace

@@ -200,13 +200,36 @@ TEST(CodegenCpu, InteriorTilesSkipThePaddingTestsAndMatchTheReference) {
       space.parse("tile_f=1,2,2,2; tile_y=6,1,1,4; tile_x=2,1,3,4; tile_rc=1,6; tile_ry=1,3; "
                   "tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"),
       space.parse("tile_f=4,1,1,2; tile_y=4,1,3,2; tile_x=1,1,2,12; tile_rc=6,1; tile_ry=3,1; "
-                  "tile_rx=1,3; auto_unroll_max_step=1500; unroll_explicit=1")};
+                  "tile_rx=3,1; auto_unroll_max_step=1500; unroll_explicit=1")};
   for (const Config& c : configs) {
     EXPECT_NE(generateKernel(conv, space, c, Backend::Cpu).source.find("const bool inside"),
               std::string::npos)
         << space.format(c);
   }
   expectCpuKernelsMatch(conv, configs);
+  // The path is taken: with its products zeroed, each of these kernels computes something else.
+  {
+    const std::string product = "acc[fi][yi][xi] += wv * at[xi * S];";
+    std::string source;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      std::string k =
+          generateKernel(conv, space, configs[i], Backend::Cpu, {"zeroed_" + std::to_string(i)})
+              .source;
+      const std::size_t at = k.find(product);
+      ASSERT_NE(at, std::string::npos) << space.format(configs[i]);
+      k.replace(at, product.size(), "acc[fi][yi][xi] += 0.0f * at[xi * S];");
+      source += k;
+    }
+    LoadedObject so(source, {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC"});
+    ASSERT_TRUE(so.ok()) << so.result().log;
+    const TestOperands x = randomOperands(conv, 11);
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      std::vector<float> c(x.reference.size(), std::nanf(""));
+      so.symbol<KernelFn>("zeroed_" + std::to_string(i))(x.a.data(), x.b.data(), c.data(),
+                                                         x.biasData(), x.residualData());
+      EXPECT_NE(firstMismatch(c, x.reference), -1) << space.format(configs[i]);
+    }
+  }
 
   OperatorSpec five = smallConv(1, 4, 4, 24, 5, 1, 2);
   five.groups = 2;
@@ -224,8 +247,22 @@ TEST(CodegenCpu, InteriorTilesSkipThePaddingTestsAndMatchTheReference) {
                     "auto_unroll_max_step=1500; unroll_explicit=1"));
   expectCpuKernelsMatch(depthwise, dwConfigs);
 
-  // Stride 2 reads its rows with a gap, and a row of 24 outputs leaves the registers: both keep
-  // the tested loop alone.
+  // Unpadded, every window lies inside: the interior path alone, no test.
+  const OperatorSpec unpadded = smallConv(1, 4, 4, 24, 3, 1, 0);
+  const SearchSpace unpaddedSpace = defaultSpace(unpadded);
+  const Config whole = unpaddedSpace.parse(
+      "tile_f=2,1,1,2; tile_y=2,1,1,11; tile_x=1,1,2,11; tile_rc=2,2; tile_ry=1,3; tile_rx=3,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1");
+  const std::string unpaddedSource =
+      generateKernel(unpadded, unpaddedSpace, whole, Backend::Cpu).source;
+  EXPECT_NE(unpaddedSource.find("#pragma omp simd"), std::string::npos);
+  EXPECT_EQ(unpaddedSource.find("const bool inside"), std::string::npos);
+  EXPECT_EQ(unpaddedSource.find("zero padding"), std::string::npos);
+  expectCpuKernelsMatch(unpadded, {whole});
+
+  // Stride 2 reads its rows with a gap, a row of 24 outputs leaves the registers, a row of one
+  // is no vector, and a register tile of more than 4096 accumulators sums in C: each keeps the
+  // tested loop alone.
   const OperatorSpec strided = smallConv(1, 4, 4, 24, 3, 2, 1);
   const SearchSpace stridedSpace = defaultSpace(strided);
   EXPECT_EQ(generateKernel(strided, stridedSpace,
@@ -239,6 +276,22 @@ TEST(CodegenCpu, InteriorTilesSkipThePaddingTestsAndMatchTheReference) {
                            space.parse("tile_f=2,1,2,2; tile_y=12,1,1,2; tile_x=1,1,1,24; "
                                        "tile_rc=1,6; tile_ry=1,3; tile_rx=1,3; "
                                        "auto_unroll_max_step=0; unroll_explicit=0"),
+                           Backend::Cpu)
+                .source.find("const bool inside"),
+            std::string::npos);
+  EXPECT_EQ(generateKernel(conv, space,
+                           space.parse("tile_f=2,1,2,2; tile_y=12,1,1,2; tile_x=24,1,1,1; "
+                                       "tile_rc=1,6; tile_ry=1,3; tile_rx=1,3; "
+                                       "auto_unroll_max_step=0; unroll_explicit=0"),
+                           Backend::Cpu)
+                .source.find("const bool inside"),
+            std::string::npos);
+  const OperatorSpec wide = smallConv(1, 4, 64, 48, 3, 1, 1);
+  const SearchSpace wideSpace = defaultSpace(wide);
+  EXPECT_EQ(generateKernel(wide, wideSpace,
+                           wideSpace.parse("tile_f=1,1,1,64; tile_y=6,1,1,8; tile_x=4,1,1,12; "
+                                           "tile_rc=1,4; tile_ry=1,3; tile_rx=1,3; "
+                                           "auto_unroll_max_step=0; unroll_explicit=0"),
                            Backend::Cpu)
                 .source.find("const bool inside"),
             std::string::npos);

@@ -6,11 +6,10 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <thread>
 
+#include "file_bytes.h"
 #include "file_size_limit.h"
 #include "io/gzip_file.h"
 #include "io/trials_csv.h"
@@ -22,11 +21,6 @@ namespace fs = std::filesystem;
 using test::FileSizeLimit;
 using test::namesIn;
 using Names = std::set<std::string>;
-
-std::string readAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 struct TempDir {
   TempDir() {
@@ -41,7 +35,7 @@ TEST(ExportFile, WritesExactlyTheBytesAndLeavesNoTemporary) {
   TempDir dir;
   const fs::path file = dir.path / "chart.png";
   writeExportBytes(file.string(), std::string("\x89PNG\0\r\n", 7));
-  EXPECT_EQ(readAll(file), std::string("\x89PNG\0\r\n", 7));
+  EXPECT_EQ(test::fileBytes(file), std::string("\x89PNG\0\r\n", 7));
   EXPECT_EQ(namesIn(dir.path), Names{"chart.png"});
 }
 
@@ -70,7 +64,7 @@ TEST(ExportFile, ANameNearTheLimitIsWrittenAndLeavesNoTemporary) {
   ASSERT_EQ(name.size(), 249u);
   const fs::path file = dir.path / name;
   writeExportFile(file.string(), "__global__ void k() {}");
-  EXPECT_EQ(readAll(file), "__global__ void k() {}\n");
+  EXPECT_EQ(test::fileBytes(file), "__global__ void k() {}\n");
   EXPECT_EQ(namesIn(dir.path), Names{name});
 }
 
@@ -100,8 +94,8 @@ TEST(ExportFile, ALinkPlantedBesideTheFileIsNeverWrittenThrough) {
   const fs::path file = dir.path / "race.svg";
   fs::create_symlink(victim, file.string() + ".partial");
   writeExportBytes(file.string(), "<svg/>");
-  EXPECT_EQ(readAll(victim), "mine\n");
-  EXPECT_EQ(readAll(file), "<svg/>");
+  EXPECT_EQ(test::fileBytes(victim), "mine\n");
+  EXPECT_EQ(test::fileBytes(file), "<svg/>");
   EXPECT_EQ(namesIn(dir.path), (Names{"notes.txt", "race.svg", "race.svg.partial"}));
 }
 
@@ -113,7 +107,7 @@ TEST(ExportFile, TwoExportsOfOneFileAtOnceEachWriteWhole) {
   std::thread other([&] { writeExportBytes(file.string(), a); });
   writeExportBytes(file.string(), b);
   other.join();
-  const std::string result = readAll(file);
+  const std::string result = test::fileBytes(file);
   EXPECT_TRUE(result == a || result == b) << "a mix of " << result.size() << " bytes";
   EXPECT_EQ(namesIn(dir.path), Names{"trials.csv"});
 }
@@ -126,7 +120,7 @@ TEST(ExportFile, AFailedWriteKeepsTheEarlierFileWhole) {
     FileSizeLimit full(4);
     EXPECT_THROW(writeExportBytes(file.string(), "later\n"), ExportWriteError);
   }
-  EXPECT_EQ(readAll(file), "earlier\n");
+  EXPECT_EQ(test::fileBytes(file), "earlier\n");
   EXPECT_EQ(namesIn(dir.path), Names{"trials.csv"});
 }
 
@@ -151,7 +145,7 @@ TEST(ExportFile, AMissingFolderOrAFolderInTheWayIsSaidWithItsReason) {
 TEST(ExportFile, TextEndsInALineBreakAndGzIsCompressed) {
   TempDir dir;
   writeExportFile((dir.path / "a.json").string(), "{}");
-  EXPECT_EQ(readAll(dir.path / "a.json"), "{}\n");
+  EXPECT_EQ(test::fileBytes(dir.path / "a.json"), "{}\n");
   const std::string big(50000, 'z');
   writeExportFile((dir.path / "b.json.gz").string(), big);
   EXPECT_LT(fs::file_size(dir.path / "b.json.gz"), 1000u);
@@ -208,7 +202,7 @@ TEST(ExportFolder, WritesAllOrNone) {
   const std::vector<std::string> written = writeExportFolder(out, files);
   ASSERT_EQ(written.size(), 3u);
   EXPECT_EQ(written[1], (out / "config.h").string());
-  EXPECT_EQ(readAll(out / "config.h"), files[1].bytes);
+  EXPECT_EQ(test::fileBytes(out / "config.h"), files[1].bytes);
   EXPECT_EQ(namesIn(out), (Names{"build.sh", "config.h", "kernel.cpp"}));
   EXPECT_NE(fs::status(out / "build.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
   EXPECT_EQ(fs::status(out / "kernel.cpp").permissions() & fs::perms::owner_exec, fs::perms::none);

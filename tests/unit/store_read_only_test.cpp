@@ -167,6 +167,7 @@ TEST(StoreReadOnly, ADatabaseInAReadOnlyFolderIsReadAndNeverWritten) {
   }
   share.close();
   const std::string before = test::fileBytes(path);
+  ASSERT_FALSE(before.empty()) << "the database did not read";
   READ_ONLY_CHILD(answer, share.path, [&] {
     Store store(path.string(), Store::Opening::ExistingOnly);
     std::string said = "readOnly=" + std::to_string(store.readOnly()) +
@@ -212,6 +213,7 @@ TEST(StoreReadOnly, AnOlderSchemaIsUpgradedInMemoryAndTheFileLeftAsItIs) {
   fs::copy_file(fs::path(OPEVO_SOURCE_DIR) / "tests" / "data" / "opevo-v9.db", path);
   share.close();
   const std::string before = test::fileBytes(path);
+  ASSERT_FALSE(before.empty()) << "the database did not read";
   READ_ONLY_CHILD(answer, share.path, [&] {
     Store store(path.string(), Store::Opening::ExistingOnly);
     std::string said = "runs=" + std::to_string(store.runs().size()) +

@@ -260,8 +260,8 @@ TEST(TwinClosingRound, AResidualsReaderTunedBeforeItsWriterKeepsItsChoice) {
 }
 
 // A run stored before residual readers kept their choice says so: its one reader tuned ahead of
-// its writer (b1) takes part in its closing round. A new plan, another scheduler, or a run with
-// no closing round says nothing.
+// its writer (b1) takes part in its closing round. A new plan, another scheduler, or a run that
+// has no closing round says nothing.
 TEST(TwinClosingRound, ARunStoredBeforeResidualReadersKeptTheirChoiceSaysSo) {
   const std::string file =
       std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_residual_reader_first.json";
@@ -289,9 +289,22 @@ TEST(TwinClosingRound, ARunStoredBeforeResidualReadersKeptTheirChoiceSaysSo) {
   NetworkTuningPlan other = old;
   other.scheduler = SchedulerKind::Gradient;
   EXPECT_EQ(storedPlanNote(t.graph, other, false), "");
-  other = old;
-  other.closingRound = false;
-  EXPECT_EQ(storedPlanNote(t.graph, other, false), "");
+
+  // A run in hand says it of the round it has: resumed early, the old run has its round and says
+  // so; one tuned before the round existed (its whole budget to the scheduler, stopped after its
+  // last unit) resumes without one, and none of its tasks takes part.
+  const Resumed early(old, 2, -1, &old, file, layout::TuningMode::Joint);
+  ASSERT_TRUE(early.tuning->closingRound());
+  EXPECT_EQ(early.tuning->planNote(false), storedPlanNote(t.graph, old, false));
+  NetworkTuningPlan before = old;
+  before.closingRound = false;
+  Tasks whole(file, layout::TuningMode::Joint);
+  NetworkTuning first(whole.graph, whole.measurements(), before);
+  first.run();
+  const Resumed late(before, first.units().size(), -1, &old, file, layout::TuningMode::Joint);
+  ASSERT_FALSE(late.tuning->closingRound());
+  EXPECT_EQ(late.tuning->planNote(false), "");
+  EXPECT_EQ(late.tuning->planNote(true), "");
 }
 
 }  // namespace

@@ -132,8 +132,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
   for (const auto& s : sessions) {
     ContenderState c;
     c.label = contenderLabel(s->source().plan);
-    c.tunes =
-        contenderTunes(s->source().plan, net::storedPlanNote(s->graph(), s->source().plan, false));
+    c.tunes = contenderTunes(s->source().plan, s->tuning().planNote(false));
     c.budget = s->source().plan.trials;
     describe(*s, c);
     m_snapshot.contenders.push_back(std::move(c));
