@@ -309,7 +309,7 @@ void runTune(const NetTuneOptions& o) {
   if (o.json) {
     if (!j.contains("template")) j["template"] = plan.templates.name();  // as net run and net runs
     j["closing_round"] = closingRoundJson(session->tuning(), g);
-    // As net runs ID --json gives it: null for a run stored since depthwise tasks were tied.
+    // As net runs ID --json gives it: null where the run tunes as a new one would.
     const std::string note = session->tuning().planNote(true);
     j["plan_note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
     std::cout << j.dump(2) << "\n";

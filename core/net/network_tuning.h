@@ -230,8 +230,8 @@ class NetworkTuning {
   // Where the closing round stands, a function of the units so far (a resume replays it).
   struct Closing {
     bool begun = false, ended = false;
-    std::vector<bool>
-        takesPart;  // tasks with twins (in joint topological mode, see takesPartInClosingRound)
+    // Tasks with twins (in joint topological mode, see takesPartInClosingRound).
+    std::vector<bool> takesPart;
     std::vector<bool> done;   // its closing unit measured, or nothing left to measure
     std::vector<int> trials;  // measured in the round
   } m_closing;
