@@ -123,8 +123,7 @@ bool takesPartInClosingRound(const TaskGraph& graph, const NetworkTuningPlan& pl
                              const std::vector<std::vector<std::size_t>>& twins,
                              const std::vector<std::size_t>& order, std::size_t task) {
   if (twins.at(task).empty()) return false;
-  if (plan.scheduler != SchedulerKind::Topological || plan.mode != layout::TuningMode::Joint)
-    return true;
+  if (!propagatesAcrossTasks(plan)) return true;
   // A later task begins pinned to this one's output layout where it reads it as its residual: a
   // new best of another layout would undo that, and a resume (which constrains each task from the
   // restored bests of the tasks before it) would pin it to another layout than it was tuned in.
@@ -215,8 +214,7 @@ std::string residualReaderNote(const TaskGraph& graph, const NetworkTuningPlan& 
 }  // namespace
 
 std::string storedPlanNote(const TaskGraph& graph, const NetworkTuningPlan& plan, bool ended) {
-  if (plan.scheduler != SchedulerKind::Topological || plan.mode != layout::TuningMode::Joint)
-    return {};
+  if (!propagatesAcrossTasks(plan)) return {};
   const std::string depthwise = depthwisePinNote(graph, plan, ended);
   const std::string residual = residualReaderNote(graph, plan, ended);
   if (depthwise.empty() || residual.empty()) return depthwise + residual;
@@ -229,8 +227,12 @@ std::string NetworkTuning::planNote(bool ended) const {
   return storedPlanNote(m_graph, asRun, ended);
 }
 
+bool propagatesAcrossTasks(const NetworkTuningPlan& plan) {
+  return plan.scheduler == SchedulerKind::Topological && plan.mode == layout::TuningMode::Joint;
+}
+
 bool NetworkTuning::propagatesAcrossTasks() const {
-  return m_plan.scheduler == SchedulerKind::Topological && m_plan.mode == layout::TuningMode::Joint;
+  return net::propagatesAcrossTasks(m_plan);
 }
 
 void NetworkTuning::begin(std::size_t task) {

@@ -194,7 +194,7 @@ class NetworkTuning {
   const std::optional<LayoutConstraint>& layoutConstraint(std::size_t task) const {
     return m_constraints.at(task);
   }
-  // Whether tasks' layout choices constrain later tasks: the topological scheduler in joint mode.
+  // Whether tasks' layout choices constrain later tasks (the free function, of this plan).
   bool propagatesAcrossTasks() const;
   const Engine& engine(std::size_t task) const { return *m_engines.at(task); }
   Engine& engine(std::size_t task) { return *m_engines.at(task); }
@@ -263,6 +263,10 @@ class NetworkTuning {
   std::vector<TwinProposal> twinsFirst(std::size_t task, std::size_t limit,
                                        const MeasuredTrials& measured) const;
 };
+
+// Whether a plan's tasks' layout choices constrain later tasks: the topological scheduler in joint
+// mode (ALT's propagation, net/layout_constraints.h).
+bool propagatesAcrossTasks(const NetworkTuningPlan& plan);
 
 // The tasks by position (a task's first occurrence): the order a topological run tunes them in,
 // which every scheduler's closing round and restore also go through.
