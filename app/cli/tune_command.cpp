@@ -530,10 +530,26 @@ void runTune(const TuneArgs& a) {
                                                 " measured no trial (" + ended + ")"
                                           : "all " + counted(failures->trials, "trial", "trials") +
                                                 " failed: " + failures->text();
-    if (failures->byStatus.count(TrialStatus::Timeout))
+    if (failures->byStatus.count(TrialStatus::Timeout)) {
+      const std::optional<double> limit = trialTimeLimit(setup.backend, options);
       nothingUsable += a.measuring.timeout
                            ? " (--timeout " + formatNumber(*a.measuring.timeout) + " s)"
-                           : " (the backend's trial timeout; --timeout sets it)";
+                       : limit ? " (the backend's trial timeout of " + formatNumber(*limit) +
+                                     " s; --timeout sets it)"
+                               : " (the backend's trial timeout; --timeout sets it)";
+      // How long a run of this operator takes here, which the user cannot guess from the
+      // failures: C2 on a 2-core CPU, whose library takes 2.6 s a run and whose loop kernels
+      // 10-250 s, timed out at every limit below that.
+      if (reference && reference->measurement.status == TrialStatus::Ok &&
+          reference->measurement.medianMs > 0) {
+        const double ms = reference->measurement.medianMs;
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      " takes %.3g s a run of it here, and a kernel of a tenth of its speed %.3g s",
+                      ms / 1e3, ms / 1e2);
+        nothingUsable += "; " + reference->library + text;
+      }
+    }
     out["error"] = nothingUsable;
   }
   if (options.cluster) out["cluster"] = clusterJson(*options.cluster);

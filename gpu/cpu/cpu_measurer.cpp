@@ -47,11 +47,13 @@ std::string CpuMeasurer::label() const {
 }
 
 Measurement CpuMeasurer::timeInWorker(const std::string& library) {
+  TimingOptions timing = m_cutoff.applied(m_options.timing);
+  timing.trialMs = m_options.timeoutSeconds * 1e3;
   const auto reply = m_worker->call({{"cmd", "measure"},
                                      {"backend", "cpu"},
                                      {"op", operatorToJson(m_def.op)},
                                      {"library", library},
-                                     {"timing", timingToJson(m_cutoff.applied(m_options.timing))}},
+                                     {"timing", timingToJson(timing)}},
                                     m_options.timeoutSeconds);
   Measurement m = measurementFromReply(reply);
   m_cutoff.observe(m);

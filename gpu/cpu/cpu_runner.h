@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -23,6 +24,11 @@ struct TimingOptions {
   // A checked run still going after this long (0: no limit but the trial's timeout) is given up
   // as a timeout: in opevo-worker the process exits, which ends the kernel (common/run_watch.h).
   double giveUpMs = 0;
+  // The trial's time limit, counted from when the worker took the request (the caller's timeout;
+  // 0: none). A kernel whose checked run leaves no room within it for the runs asked is timed by
+  // the runs that fit (runsThatFit): C2's loop kernels take 3-10 s a run on a 2-core CPU, and
+  // killed at the limit each lost its verified result, every trial of a run a timeout.
+  double trialMs = 0;
   // Evict the weights (operand B, as the kernel or the reference reads them) from the caches
   // before each timed run, as a network's chain finds them (cpu/cache_eviction.h). The CPU backend
   // honours it; the GPU ones have their own cold_l2.
@@ -74,8 +80,10 @@ class SlowCutoff {
 // Loads a kernel library built from the CPU template (symbol opevo_cpu_kernel), checks its result
 // against the reference, then times it. Runs inside opevo-worker: a kernel that crashes or hangs
 // takes the worker down, not the engine.
-Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,
-                         const TimingOptions& timing);
+// `taken`: when the worker took the request, from which TimingOptions::trialMs counts.
+Measurement runCpuKernel(
+    const std::string& libraryPath, OperatorBuffers& buffers, const TimingOptions& timing,
+    std::chrono::steady_clock::time_point taken = std::chrono::steady_clock::now());
 
 // Times the reference library itself (OpenBLAS sgemm or sgemv; oneDNN's convolution alone, its
 // operands already in the layouts it prefers, or the plain loop nest where oneDNN is missing).
@@ -90,6 +98,12 @@ Measurement runCpuReference(OperatorBuffers& buffers, const TimingOptions& timin
 std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
                                    const std::function<void()>& run,
                                    const std::function<void()>& beforeEach = nullptr);
+
+// Where the runs `t` asks for (its warm-up after the checked run, which was the first, and its
+// timed runs) would not end within its trialMs, runs of runMs each after elapsedMs of the trial:
+// how many timed runs fit (0: none, the checked run is the time). nullopt where they all fit.
+// A share of the limit is kept for the reply and the caller's clock, which started first.
+std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptions& t);
 
 // Runs `run` as the options say (warm-up runs, then until the minimum total time and run count)
 // and returns each timed run's milliseconds; `beforeEach`, when given, runs untimed before every

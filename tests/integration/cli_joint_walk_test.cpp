@@ -109,6 +109,11 @@ TEST(CliJointWalk, ARunWhoseEveryTrialFailedSaysWhyAndExitsOne) {
   const auto out = nlohmann::json::parse(r.out);
   EXPECT_EQ(out["failed_trials"]["timeout"], 3) << r.out;
   EXPECT_TRUE(has(r.err, "all 3 trials failed: 3 timed out (--timeout 0.001 s)")) << r.err;
+  // With how long the library, timed after the run, takes a run of the operator: what a limit
+  // must leave room for.
+  const std::string library = out["reference_library"];
+  EXPECT_TRUE(has(out["error"], "s); " + library + " takes ")) << out["error"];
+  EXPECT_TRUE(has(r.err, " s a run of it here, and a kernel of a tenth of its speed ")) << r.err;
 
   // Finished: its resume says how to get more trials.
   const auto again = runProcess(OPEVO_CLI, {"tune", "--resume", "1", "--db", db});

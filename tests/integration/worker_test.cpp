@@ -135,6 +135,54 @@ TEST_F(WorkerTest, AKernelSlowOnlyOnItsFirstRunIsTimedFully) {
   EXPECT_LT(m.medianMs, 100 * full.medianMs);
 }
 
+// A kernel whose runs asked would not end within the trial's limit is timed by the runs that
+// fit, and says so: killed at the limit (the caller's timeout), it lost its verified result, and on
+// a 2-core CPU every trial of C2 did. Without a limit it is timed as asked.
+TEST_F(WorkerTest, AKernelTooSlowForItsRunsIsTimedByTheRunsThatFit) {
+  const fs::path source = dir / "slow_runs.cpp";
+  std::ofstream(source) << "#include <chrono>\n#include <thread>\n"
+                           "extern \"C\" void opevo_cpu_kernel(const float* A, const float* B, "
+                           "float* C) {\n"
+                           "std::this_thread::sleep_for(std::chrono::milliseconds(200));\n"
+                        << kCorrect << "\n}\n";
+  const fs::path library = dir / "slow_runs.so";
+  const std::string command =
+      "c++ -O1 -shared -fPIC -o " + library.string() + " " + source.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  WorkerClient client(OPEVO_WORKER);
+  const auto timed = [&](int runs, double limitSeconds, bool limitSent) {
+    nlohmann::json timing = {{"min_total_ms", 1}, {"min_runs", runs}, {"warmup_runs", 1}};
+    if (limitSent) timing["trial_ms"] = limitSeconds * 1e3;
+    return client.call({{"cmd", "measure"},
+                        {"backend", "cpu"},
+                        {"op", operatorToJson(op)},
+                        {"library", library.string()},
+                        {"timing", timing}},
+                       limitSeconds);
+  };
+  const auto asked = timed(3, 10, false);
+  ASSERT_TRUE(asked.ok) << asked.message;
+  const Measurement full = measurementFromReply(asked);
+  EXPECT_EQ(full.status, TrialStatus::Ok) << full.message;
+  EXPECT_EQ(full.timesMs.size(), 3u);
+  EXPECT_TRUE(full.message.empty()) << full.message;
+  // Ten runs of 0.2 s after the checked one take 2.2 s: over the 2 s limit, the caller gives up.
+  const auto unsent = timed(10, 2, false);
+  EXPECT_FALSE(unsent.ok);
+  EXPECT_EQ(unsent.failure, TrialStatus::Timeout);
+  // Told the limit, the worker times what fits and answers in time.
+  const auto told = timed(10, 2, true);
+  ASSERT_TRUE(told.ok) << told.message;
+  const Measurement fit = measurementFromReply(told);
+  EXPECT_EQ(fit.status, TrialStatus::Ok) << fit.message;
+  EXPECT_GE(fit.timesMs.size(), 1u);
+  EXPECT_LT(fit.timesMs.size(), 10u);
+  EXPECT_GE(fit.medianMs, 200);
+  EXPECT_NE(fit.message.find("do not fit in the trial's limit of 2 s (--timeout)"),
+            std::string::npos)
+      << fit.message;
+}
+
 TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
   WorkerClient client(OPEVO_WORKER);
   const std::string good = buildKernel(dir, "good", kCorrect);
