@@ -111,14 +111,59 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
   // inside the input, no tap needs the padding test, and its row of X_IN outputs is one
   // `omp simd` loop over contiguous input. GCC left the tested loop scalar: 23 of 31 kernels of
   // ResNet-18's, AlexNet's and MobileNetV2's layers ran 1.08-6.4x faster with the path, 6 alike, 2
-  // slower (docs/performance.md, "CPU direct convolution: interior tiles"). Only at stride 1 (at
-  // stride 2 the row is a gather: MobileNetV2's dw2 kernels ran 0.45-2x) and for rows of 2 to 16
-  // outputs, a measured cut: a row of 27 ran 3.5x slower as a vector loop than fully unrolled.
+  // slower (docs/performance.md, "CPU direct convolution: interior tiles"). Only for rows of 2 to
+  // 16 outputs, a measured cut: a row of 27 ran 3.5x slower as a vector loop than fully unrolled.
   // The border keeps the tested loop; the unroll parameters still drive every loop but that one.
   // Unpadded, every window lies inside, and the interior path is the whole kernel.
   const std::int64_t row = t.x[3];
-  const bool interior = local && op.stride == 1 && row >= 2 && row <= 16;
+  const bool interior = local && row >= 2 && row <= 16;
+  // At stride S > 1 a row reads every S-th input: as one `omp simd` loop that was a gather
+  // (MobileNetV2's dw2 kernels ran 0.45-2x). Instead the window's rows are split once per stage
+  // into S phases (phase r holds inputs r, r + S, r + 2S, ...), so that every tap reads X_IN
+  // contiguous floats of one phase, and a split serves all RX_IN taps, and all F_IN channels
+  // unless grouped. Kernel by kernel it is no consistent win (16 of 28 faster, 7 slower, down
+  // to 0.3x), but tuning found 1.41-2.47x faster kernels than with the tested loop in 6 of 7
+  // runs (the seventh, a depthwise layer, is undecided: its timings spread +-30%), and
+  // 1.12-1.20x faster than with the same loop without tests and without `omp simd`
+  // (docs/performance.md, "Strided interior tiles").
+  const auto writeStridedTaps = [&] {
+    w.openNest({reduce.begin(), reduce.begin() + 2}, unroll, t.rx[1] * t.f[3] * t.y[3] * t.x[3]);
+    w.line("const int c = rco * RC_IN + rci, ky = ryo * RY_IN + ryi;");
+    if (grouped) {
+      w.comment(
+          "The tile's channels may span groups, which read other inputs: a split per channel.");
+      w.openNest({reduce.begin() + 3, reduce.begin() + 4}, unroll, t.rx[1] * t.y[3] * t.x[3]);
+      w.line("const index_t gc = ((fb + fi) / FG) * CG + c;  // c in the whole input");
+    }
+    w.comment(
+        "ph[yi][r][q] = the window's input q * S + r of row yi; phase r holds what taps r,\n"
+        "r + S, ... of the stage read, and no more (the window's last input bounds it).");
+    w.line("constexpr int XQ = X_IN + (RX_IN - 1) / S;");
+    w.line("float ph[Y_IN][S][XQ];");
+    w.open("for (int yi = 0; yi < Y_IN; ++yi)");
+    w.line("const float* const at = in + ((index_t)" + std::string(grouped ? "gc" : "c") +
+           " * H + (yb + yi) * S - P + ky) * W + xb * S - P + rxo * RX_IN;");
+    w.line("for (int r = 0; r < S && r < RX_IN; ++r)");
+    w.line("  for (int q = 0; q < X_IN + (RX_IN - 1 - r) / S; ++q) ph[yi][r][q] = at[q * S + r];");
+    w.close();
+    if (grouped)
+      w.openNest({reduce.begin() + 2, reduce.begin() + 3}, unroll, t.y[3] * t.x[3]);
+    else
+      w.openNest({reduce.begin() + 2, reduce.begin() + 4}, unroll, t.y[3] * t.x[3]);
+    w.line("const int kx = rxo * RX_IN + rxi;");
+    w.line(std::string("const float wv = B[(((index_t)(fb + fi) * ") + (grouped ? "CG" : "CI") +
+           " + c) * KH + ky) * KW + kx];");
+    w.openNest({reduce.begin() + 4, reduce.begin() + 5}, unroll, t.x[3]);
+    w.line("const float* const tap = ph[yi][rxi % S] + rxi / S;");
+    w.line("#pragma omp simd");
+    w.line("for (int xi = 0; xi < X_IN; ++xi) acc[fi][yi][xi] += wv * tap[xi];");
+    w.closeNest(5);
+  };
   const auto writeTaps = [&](bool inside) {
+    if (inside && op.stride > 1) {
+      writeStridedTaps();
+      return;
+    }
     w.openNest({reduce.begin(), reduce.begin() + 4}, unroll, t.y[3] * t.x[3]);
     w.line("const int c = rco * RC_IN + rci, ky = ryo * RY_IN + ryi, kx = rxo * RX_IN + rxi;");
     w.line(std::string("const float wv = B[(((index_t)(fb + fi) * ") + (grouped ? "CG" : "CI") +

@@ -185,8 +185,39 @@ TEST(CodegenCpu, GroupedConv2DMatchesReference) {
   expectCpuKernelsMatch(op, configs);
 }
 
-// The interior path (stride 1, a register tile row of 2 to 16 outputs): tiles whose window lies
-// inside the input skip the padding tests in an `omp simd` row, the rest keep the tested loop.
+// Proves that each configuration's kernel takes the interior path: with the path's product
+// (`product`, found once in the source) zeroed, each computes something else.
+void expectInteriorPathTaken(const OperatorSpec& op, const std::vector<Config>& configs,
+                             const std::string& product) {
+  const SearchSpace space = defaultSpace(op);
+  std::string zeroed = product;
+  zeroed.replace(zeroed.find("wv *"), 4, "0.0f *");
+  std::string source;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    std::string k =
+        generateKernel(op, space, configs[i], Backend::Cpu, {"zeroed_" + std::to_string(i)}).source;
+    const std::size_t at = k.find(product);
+    ASSERT_NE(at, std::string::npos) << space.format(configs[i]);
+    EXPECT_EQ(k.find(product, at + 1), std::string::npos) << space.format(configs[i]);
+    k.replace(at, product.size(), zeroed);
+    source += k;
+  }
+  LoadedObject so(source, {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC"});
+  ASSERT_TRUE(so.ok()) << so.result().log;
+  const TestOperands x = randomOperands(op, 11);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    std::vector<float> c(x.reference.size(), std::nanf(""));
+    so.symbol<KernelFn>("zeroed_" + std::to_string(i))(x.a.data(), x.b.data(), c.data(),
+                                                       x.biasData(), x.residualData());
+    EXPECT_NE(firstMismatch(c, x.reference), -1) << space.format(configs[i]);
+  }
+}
+
+constexpr const char* kInteriorProduct = "acc[fi][yi][xi] += wv * at[xi * S];";
+constexpr const char* kStridedInteriorProduct = "acc[fi][yi][xi] += wv * tap[xi];";
+
+// The interior path (a register tile row of 2 to 16 outputs): tiles whose window lies inside the
+// input skip the padding tests in an `omp simd` row, the rest keep the tested loop.
 // Images of 24: rows and columns of tiles at the border and inside; reductions split into
 // stages of kernel rows and columns, so that one tile is interior in some stages alone; padding
 // of 2 with 5x5 taps; grouped and depthwise channels; a fused epilogue.
@@ -207,29 +238,7 @@ TEST(CodegenCpu, InteriorTilesSkipThePaddingTestsAndMatchTheReference) {
         << space.format(c);
   }
   expectCpuKernelsMatch(conv, configs);
-  // The path is taken: with its products zeroed, each of these kernels computes something else.
-  {
-    const std::string product = "acc[fi][yi][xi] += wv * at[xi * S];";
-    std::string source;
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      std::string k =
-          generateKernel(conv, space, configs[i], Backend::Cpu, {"zeroed_" + std::to_string(i)})
-              .source;
-      const std::size_t at = k.find(product);
-      ASSERT_NE(at, std::string::npos) << space.format(configs[i]);
-      k.replace(at, product.size(), "acc[fi][yi][xi] += 0.0f * at[xi * S];");
-      source += k;
-    }
-    LoadedObject so(source, {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC"});
-    ASSERT_TRUE(so.ok()) << so.result().log;
-    const TestOperands x = randomOperands(conv, 11);
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      std::vector<float> c(x.reference.size(), std::nanf(""));
-      so.symbol<KernelFn>("zeroed_" + std::to_string(i))(x.a.data(), x.b.data(), c.data(),
-                                                         x.biasData(), x.residualData());
-      EXPECT_NE(firstMismatch(c, x.reference), -1) << space.format(configs[i]);
-    }
-  }
+  expectInteriorPathTaken(conv, configs, kInteriorProduct);
 
   OperatorSpec five = smallConv(1, 4, 4, 24, 5, 1, 2);
   five.groups = 2;
@@ -260,17 +269,13 @@ TEST(CodegenCpu, InteriorTilesSkipThePaddingTestsAndMatchTheReference) {
   EXPECT_EQ(unpaddedSource.find("zero padding"), std::string::npos);
   expectCpuKernelsMatch(unpadded, {whole});
 
-  // Stride 2 reads its rows with a gap, a row of 24 outputs leaves the registers, a row of one
-  // is no vector, and a register tile of more than 4096 accumulators sums in C: each keeps the
-  // tested loop alone.
+  // A row of 24 outputs leaves the registers, a row of one is no vector, and a register tile of
+  // more than 4096 accumulators sums in C: each keeps the tested loop alone, at stride 1 and 2.
   const auto interiorPath = [](const OperatorSpec& op, const char* config) {
     const SearchSpace s = defaultSpace(op);
     return generateKernel(op, s, s.parse(config), Backend::Cpu).source.find("#pragma omp simd") !=
            std::string::npos;
   };
-  EXPECT_FALSE(interiorPath(smallConv(1, 4, 4, 24, 3, 2, 1),
-                            "tile_f=1,1,2,2; tile_y=3,1,1,4; tile_x=3,1,1,4; tile_rc=1,4; "
-                            "tile_ry=1,3; tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"));
   EXPECT_FALSE(interiorPath(conv,
                             "tile_f=2,1,2,2; tile_y=12,1,1,2; tile_x=1,1,1,24; tile_rc=1,6; "
                             "tile_ry=1,3; tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"));
@@ -280,10 +285,82 @@ TEST(CodegenCpu, InteriorTilesSkipThePaddingTestsAndMatchTheReference) {
   EXPECT_FALSE(interiorPath(smallConv(1, 4, 64, 48, 3, 1, 1),
                             "tile_f=1,1,1,64; tile_y=6,1,1,8; tile_x=4,1,1,12; tile_rc=1,4; "
                             "tile_ry=1,3; tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"));
-  // A row of 12 of the same convolution takes the path, so that the lines above can fail.
+  const OperatorSpec stride2 = smallConv(1, 4, 4, 24, 3, 2, 1);
+  EXPECT_FALSE(interiorPath(stride2,
+                            "tile_f=1,1,2,2; tile_y=3,1,1,4; tile_x=12,1,1,1; tile_rc=1,4; "
+                            "tile_ry=1,3; tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"));
+  // Rows of 12 and 4 of the same convolutions take the path, so that the lines above can fail.
   EXPECT_TRUE(interiorPath(conv,
                            "tile_f=2,1,2,2; tile_y=12,1,1,2; tile_x=2,1,1,12; tile_rc=1,6; "
                            "tile_ry=1,3; tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"));
+  EXPECT_TRUE(interiorPath(stride2,
+                           "tile_f=1,1,2,2; tile_y=3,1,1,4; tile_x=3,1,1,4; tile_rc=1,4; "
+                           "tile_ry=1,3; tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"));
+}
+
+// At stride S > 1 the interior path splits the window's rows into S phases, so that each tap
+// reads a contiguous row of one phase (docs/codegen.md). Taps staged one kernel column at a time
+// (one phase read) and whole (every phase, of unequal lengths: 5 taps at stride 3), stride 2 and
+// 3, padded and unpadded, 1x1 taps, grouped and depthwise channels, a fused epilogue; every
+// explicit configuration is proven to take the path.
+TEST(CodegenCpu, StridedInteriorTilesReadPhasesAndMatchTheReference) {
+  OperatorSpec conv = smallConv(2, 6, 8, 24, 3, 2, 1);
+  conv.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu, 1}};
+  const SearchSpace space = defaultSpace(conv);
+  const std::vector<Config> configs = {
+      space.parse("tile_f=2,1,2,2; tile_y=3,1,1,4; tile_x=3,1,1,4; tile_rc=2,3; tile_ry=3,1; "
+                  "tile_rx=3,1; auto_unroll_max_step=512; unroll_explicit=1"),
+      space.parse("tile_f=1,2,2,2; tile_y=2,1,2,3; tile_x=2,1,1,6; tile_rc=1,6; tile_ry=1,3; "
+                  "tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"),
+      space.parse("tile_f=4,1,1,2; tile_y=4,1,1,3; tile_x=6,1,1,2; tile_rc=6,1; tile_ry=3,1; "
+                  "tile_rx=1,3; auto_unroll_max_step=1500; unroll_explicit=1")};
+  for (const Config& c : configs) {
+    EXPECT_NE(generateKernel(conv, space, c, Backend::Cpu).source.find("const bool inside"),
+              std::string::npos)
+        << space.format(c);
+  }
+  expectCpuKernelsMatch(conv, configs);
+  expectInteriorPathTaken(conv, configs, kStridedInteriorProduct);
+
+  OperatorSpec five = smallConv(1, 4, 4, 24, 5, 3, 2);
+  five.groups = 2;
+  const SearchSpace fiveSpace = defaultSpace(five);
+  const std::vector<Config> fiveConfigs = {
+      fiveSpace.parse("tile_f=2,1,1,2; tile_y=2,1,2,2; tile_x=2,1,1,4; tile_rc=1,2; "
+                      "tile_ry=5,1; tile_rx=1,5; auto_unroll_max_step=512; unroll_explicit=0"),
+      fiveSpace.parse("tile_f=2,1,1,2; tile_y=4,1,1,2; tile_x=1,2,1,4; tile_rc=2,1; "
+                      "tile_ry=1,5; tile_rx=5,1; auto_unroll_max_step=1500; unroll_explicit=1")};
+  expectCpuKernelsMatch(five, fiveConfigs);
+  expectInteriorPathTaken(five, fiveConfigs, kStridedInteriorProduct);
+
+  const OperatorSpec depthwise = smallDepthwiseConv(1, 16, 24, 3, 2, 1);
+  const SearchSpace dwSpace = defaultSpace(depthwise);
+  const std::vector<Config> dwConfigs = {
+      dwSpace.parse("tile_f=4,1,2,2; tile_y=3,1,1,4; tile_x=2,1,1,6; tile_rc=1,1; tile_ry=1,3; "
+                    "tile_rx=1,3; auto_unroll_max_step=1500; unroll_explicit=1"),
+      dwSpace.parse("tile_f=8,1,1,2; tile_y=2,1,3,2; tile_x=1,2,2,3; tile_rc=1,1; tile_ry=3,1; "
+                    "tile_rx=3,1; auto_unroll_max_step=0; unroll_explicit=0")};
+  std::vector<Config> dwAll = randomConfigs(dwSpace, 3, 13);
+  dwAll.insert(dwAll.end(), dwConfigs.begin(), dwConfigs.end());
+  expectCpuKernelsMatch(depthwise, dwAll);
+  expectInteriorPathTaken(depthwise, dwConfigs, kStridedInteriorProduct);
+
+  // Unpadded, the interior path alone; its last tile's window ends on the input's last column.
+  for (const auto& [op, config] :
+       {std::pair{smallConv(1, 4, 4, 25, 3, 2, 0),
+                  "tile_f=2,1,1,2; tile_y=2,1,2,3; tile_x=1,1,2,6; tile_rc=2,2; tile_ry=1,3; "
+                  "tile_rx=1,3; auto_unroll_max_step=512; unroll_explicit=1"},
+        std::pair{smallConv(1, 8, 8, 24, 1, 2, 0),
+                  "tile_f=2,1,2,2; tile_y=3,1,1,4; tile_x=3,1,1,4; tile_rc=2,4; tile_ry=1,1; "
+                  "tile_rx=1,1; auto_unroll_max_step=512; unroll_explicit=1"}}) {
+    const SearchSpace s = defaultSpace(op);
+    const Config c = s.parse(config);
+    const std::string source = generateKernel(op, s, c, Backend::Cpu).source;
+    EXPECT_EQ(source.find("const bool inside"), std::string::npos) << config;
+    EXPECT_EQ(source.find("zero padding"), std::string::npos) << config;
+    expectCpuKernelsMatch(op, {c});
+    expectInteriorPathTaken(op, {c}, kStridedInteriorProduct);
+  }
 }
 
 // Winograd's CPU kernels on the transform sizes winogradAlpha gives (F(4x4, 3x3), F(2x2, 3x3),
