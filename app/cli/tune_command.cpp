@@ -128,15 +128,6 @@ void refuseFinishedRun(const Store& store, std::int64_t id, const std::string& d
                    databaseHint(db) + " (or --seconds S, --target SPEED)");
 }
 
-// The time limit each trial of a run on `backend` has (environmentalFailure: a stored timeout
-// under a shorter one is measured again); none for a replay, which answers from its dataset.
-std::optional<double> trialTimeLimit(const std::string& backend, const BackendOptions& options) {
-  if (backend == "cpu") return options.cpu.timeoutSeconds;
-  if (backend == "cuda") return options.cuda.timeoutSeconds;
-  if (backend == "hip") return options.hip.timeoutSeconds;
-  return std::nullopt;
-}
-
 void runTune(const TuneArgs& a) {
   BackendOptions options;
   applyMeasuringArgs(a.measuring, options);
@@ -537,18 +528,12 @@ void runTune(const TuneArgs& a) {
                        : limit ? " (the backend's trial timeout of " + formatNumber(*limit) +
                                      " s; --timeout sets it)"
                                : " (the backend's trial timeout; --timeout sets it)";
-      // How long a run of this operator takes here, which the user cannot guess from the
-      // failures: C2 on a 2-core CPU, whose library takes 2.6 s a run and whose loop kernels
-      // 10-250 s, timed out at every limit below that.
+      // How long a run of this operator takes here, which the failures cannot tell: C2 on a
+      // 2-core CPU, whose library takes 2.45 s a run and whose loop kernels 30 s to 252 s,
+      // timed out at every limit under that.
       if (reference && reference->measurement.status == TrialStatus::Ok &&
-          reference->measurement.medianMs > 0) {
-        const double ms = reference->measurement.medianMs;
-        char text[160];
-        std::snprintf(text, sizeof text,
-                      " takes %.3g s a run of it here, and a kernel of a tenth of its speed %.3g s",
-                      ms / 1e3, ms / 1e2);
-        nothingUsable += "; " + reference->library + text;
-      }
+          reference->measurement.medianMs > 0)
+        nothingUsable += "; " + libraryRunText(reference->library, reference->measurement.medianMs);
     }
     out["error"] = nothingUsable;
   }

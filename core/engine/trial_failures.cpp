@@ -136,4 +136,9 @@ std::string failedAs(TrialStatus status) {
   return std::string(statusName(status));
 }
 
+std::string libraryRunText(const std::string& library, double libraryMs) {
+  return library + " takes " + durationText(libraryMs / 1e3) +
+         " a run of it here, and a kernel of a tenth of its speed " + durationText(libraryMs / 1e2);
+}
+
 }  // namespace opevo

@@ -22,6 +22,12 @@ struct TrialFailures {
 
 TrialFailures countFailures(const std::vector<TrialStatus>& statuses);
 
+// Where every trial of a run timed out, how long the library (`library`, timed beside the run)
+// takes a run of the operator here, which the failures cannot tell: "oneDNN 2.6.3 jit:avx2 takes
+// 2.45 s a run of it here, and a kernel of a tenth of its speed 24.5 s" (the command line's error
+// and the Runs page's note).
+std::string libraryRunText(const std::string& library, double libraryMs);
+
 // What a failed trial of this status did, after a count: "timed out", "did not compile".
 std::string failedAs(TrialStatus status);
 

@@ -1,5 +1,6 @@
 #include "space/text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -92,6 +93,18 @@ std::string formatNumber(double value) {
     std::from_chars(buffer, end, back);
     if (back == value) break;
   }
+  return text;
+}
+
+std::string durationText(double seconds) {
+  const bool ms = seconds < 1;
+  const double value = ms ? seconds * 1e3 : seconds;
+  // Three significant digits, as %f so that no exponent appears; whole from 100 on.
+  const int decimals = value >= 100 || value <= 0
+                           ? 0
+                           : std::max(0, 2 - static_cast<int>(std::floor(std::log10(value))));
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f %s", decimals, value, ms ? "ms" : "s");
   return text;
 }
 

@@ -17,6 +17,9 @@ bool parseNumber(std::string_view text, double& out);
 std::string joinIntegers(const std::vector<std::int64_t>& v);
 // Shortest text that reads back to the same double; integers without a decimal point.
 std::string formatNumber(double value);
+// A duration for a person, in seconds or below one in milliseconds, three significant digits and
+// never an exponent: "4.2e-06 s" and "1.23e+03 s" were what "%.3g s" wrote ("0.0042 ms", "1234 s").
+std::string durationText(double seconds);
 // "1 trial", "3 trials": the count and its noun, singular for one.
 std::string counted(long long n, std::string_view one, std::string_view many);
 

@@ -120,6 +120,13 @@ std::string defaultBackend() {
   return bestBackend(probeBackends());
 }
 
+std::optional<double> trialTimeLimit(const std::string& backend, const BackendOptions& options) {
+  if (backend == "cpu") return options.cpu.timeoutSeconds;
+  if (backend == "cuda") return options.cuda.timeoutSeconds;
+  if (backend == "hip") return options.hip.timeoutSeconds;
+  return std::nullopt;
+}
+
 void shareMeasuringChoices(BackendOptions& o, bool timeoutAsked) {
   for (GpuMeasurerOptions* gpu : {&o.cuda, &o.hip}) {
     gpu->compileThreads = o.cpu.compileThreads;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cpu/cpu_measurer.h"
@@ -44,6 +45,11 @@ struct BackendOptions {
 // 20 s: a fresh worker pays for the runtime's start). The first H200 lease ran with 2 builds and
 // 100 ms where 14 and 25 were asked, because only the CPU's options had received them.
 void shareMeasuringChoices(BackendOptions& o, bool timeoutAsked);
+
+// The time limit each trial of a run on `backend` has (environmentalFailure: a stored timeout
+// under a shorter one is measured again; a run whose every trial timed out says it); none for a
+// replay, which answers from its dataset.
+std::optional<double> trialTimeLimit(const std::string& backend, const BackendOptions& options);
 
 // Throws InputError for an unknown backend, a backend this machine lacks (naming those it has),
 // or a bad operator.

@@ -14,6 +14,7 @@
 #include "common/run_watch.h"
 #include "cpu/cache_eviction.h"
 #include "engine/speed_unit.h"
+#include "space/text.h"
 
 namespace opevo {
 namespace {
@@ -75,6 +76,10 @@ bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
   return true;
 }
 
+// A first run's extra costs (page faults, cold caches) are well under this: a checked run this
+// long can stand for the kernel's time, a shorter one cannot.
+constexpr double kColdStartMs = 50;
+
 }  // namespace
 
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& t,
@@ -97,8 +102,6 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
 std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
                                    const std::function<void()>& run,
                                    const std::function<void()>& beforeEach) {
-  // A first run's extra costs are well under this; a kernel slower than it is cut by that run.
-  constexpr double kColdStartMs = 50;
   if (!(t.cutoffMs > 0) || checkedMs <= t.cutoffMs) return std::nullopt;
   if (checkedMs >= kColdStartMs) return checkedMs;
   TimingOptions one = t;
@@ -110,15 +113,18 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
 }
 
 std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptions& t) {
-  // What the reply, the check of the next request and the caller's earlier start may need.
+  // What the limit keeps back: the reply, the caller's clock, which started first (a worker
+  // restarted after a timeout starts on it), and runs that take longer than the checked one.
   constexpr double kTrialShare = 0.8;
   if (!(t.trialMs > 0) || !(runMs > 0)) return std::nullopt;
-  const int timed =
-      std::min(t.maxRuns, std::max(t.minRuns, static_cast<int>(std::ceil(t.minTotalMs / runMs))));
+  // In double until bounded: a tiny run under a long --min-time-ms passes any int.
+  const int timed = static_cast<int>(
+      std::min<double>(t.maxRuns, std::max<double>(t.minRuns, std::ceil(t.minTotalMs / runMs))));
   const int asked = std::max(0, t.warmupRuns - 1) + timed;
   const double left = kTrialShare * t.trialMs - elapsedMs;
   if (asked * runMs <= left) return std::nullopt;
-  return std::max(0, static_cast<int>(left / runMs));
+  // The room goes to timed runs, never more than were asked; the warm-ups are what is dropped.
+  return std::clamp(static_cast<int>(std::max(0.0, left) / runMs), 0, timed);
 }
 
 Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,
@@ -192,25 +198,23 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - taken)
                      .count(),
                  checkedMs, timing)) {
-    // The checked run warmed the kernel; a run of this length pays no cold start worth a second.
-    if (*fit == 0) {
+    // The checked run warmed the kernel. A long one stands for its time where no other fits; a
+    // short one does not (its first run's costs), and one warm run of it fits in the share kept.
+    const int runs = *fit == 0 && checkedMs < kColdStartMs ? 1 : *fit;
+    if (runs == 0) {
       m.timesMs = {checkedMs};
     } else {
       TimingOptions few = timing;
       few.warmupRuns = 0;
-      few.minRuns = few.maxRuns = *fit;
+      few.minRuns = few.maxRuns = runs;
       few.minTotalMs = 0;
       m.timesMs = timeRuns(run, few, beforeEach);
     }
-    char text[160];
-    std::snprintf(
-        text, sizeof text,
-        "%s: a run takes %.3g s, and the runs asked do not fit in the trial's limit of "
-        "%.3g s (--timeout)",
-        *fit == 0 ? "timed by its checked run alone"
-                  : ("timed by " + std::to_string(*fit) + (*fit == 1 ? " run" : " runs")).c_str(),
-        checkedMs / 1e3, timing.trialMs / 1e3);
-    m.message = text;
+    m.message = (runs == 0 ? std::string("timed by its checked run alone")
+                           : "timed by " + counted(runs, "run", "runs")) +
+                ": a run takes " + durationText(checkedMs / 1e3) +
+                "; the runs asked pass the trial's " + durationText(timing.trialMs / 1e3) +
+                " limit";
   } else {
     // The checked run ran the same kernel on the same buffers: it was the first warm-up.
     TimingOptions rest = timing;

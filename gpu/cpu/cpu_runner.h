@@ -26,8 +26,8 @@ struct TimingOptions {
   double giveUpMs = 0;
   // The trial's time limit, counted from when the worker took the request (the caller's timeout;
   // 0: none). A kernel whose checked run leaves no room within it for the runs asked is timed by
-  // the runs that fit (runsThatFit): C2's loop kernels take 3-10 s a run on a 2-core CPU, and
-  // killed at the limit each lost its verified result, every trial of a run a timeout.
+  // the runs that fit (runsThatFit): C2's loop kernels took 30 s to 252 s a run on a 2-core CPU,
+  // and killed at the limit each lost its verified result.
   double trialMs = 0;
   // Evict the weights (operand B, as the kernel or the reference reads them) from the caches
   // before each timed run, as a network's chain finds them (cpu/cache_eviction.h). The CPU backend
@@ -99,10 +99,10 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
                                    const std::function<void()>& run,
                                    const std::function<void()>& beforeEach = nullptr);
 
-// Where the runs `t` asks for (its warm-up after the checked run, which was the first, and its
+// Where the runs `t` asks for (its warm-ups after the checked run, which was the first, and its
 // timed runs) would not end within its trialMs, runs of runMs each after elapsedMs of the trial:
-// how many timed runs fit (0: none, the checked run is the time). nullopt where they all fit.
-// A share of the limit is kept for the reply and the caller's clock, which started first.
+// how many timed runs fit, at most those asked (0: none, the checked run is the time). nullopt
+// where they all fit. A fifth of the limit is kept back (see the definition).
 std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptions& t);
 
 // Runs `run` as the options say (warm-up runs, then until the minimum total time and run count)

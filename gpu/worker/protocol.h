@@ -12,8 +12,11 @@ namespace opevo {
 //   {"cmd": "hello"} -> {"ok": true, "worker": "opevo-worker", "version": ..., "pid": ...}
 //   {"cmd": "measure", "backend": "cpu", "op": {operator json}, "library": "/path/k.so",
 //    "timing": {"min_total_ms": 100, "min_runs": 3, "max_runs": 1000, "warmup_runs": 1,
-//               "cold_weights": false, "cold_activations": false, "activation_b": false}}
-//     -> {"ok": true, "measurement": {...}}
+//               "cold_weights": false, "cold_activations": false, "activation_b": false,
+//               "trial_ms": 10000}}
+//     -> {"ok": true, "measurement": {...}}; trial_ms (CPU only, optional): the caller's time
+//        limit, counted from when the worker takes the request, within which the kernel's runs
+//        are cut to those that fit (TimingOptions::trialMs)
 //   {"cmd": "reference", "backend": "cpu", "op": {...}, "timing": {...}}
 //     -> {"ok": true, "measurement": {...}, "library": "OpenBLAS"}
 //   {"cmd": "measure", "backend": "cuda", "op": {...}, "binary": "/path/k.cubin",

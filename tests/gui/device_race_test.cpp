@@ -119,6 +119,33 @@ TEST_F(DeviceRaceTest, ADepthwiseConvolutionOnTheLoopTemplateNamesTheJointOne) {
       << said.join('\n').toStdString();
 }
 
+// A race whose every trial failed drew flat lines at zero and said "Race finished: 2 trials.":
+// its note now says that none worked and why, counted as `opevo tune` counts them. A compiler
+// that builds the toolchain's probe and refuses every kernel fails each trial.
+TEST_F(DeviceRaceTest, ARaceWhoseEveryTrialFailedSaysSo) {
+  const QString compiler = m_dir.filePath(QStringLiteral("refusing-c++"));
+  QFile script(compiler);
+  ASSERT_TRUE(script.open(QIODevice::WriteOnly));
+  script.write(
+      "#!/bin/sh\n"
+      "for a in \"$@\"; do case \"$a\" in *opevo_toolchain_probe*) exec c++ \"$@\";; esac; done\n"
+      "echo 'kernel refused' >&2; exit 1\n");
+  script.close();
+  ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+  prepareCpuRace({QStringLiteral("random")}, 2);
+  QStringList said;
+  QObject::connect(runs(), &RunsPage::statusMessage, [&](const QString& text) { said << text; });
+  qputenv("OPEVO_CXX", compiler.toUtf8());
+  const bool started = runs()->start();
+  const bool ended = started && raceEnded();
+  qunsetenv("OPEVO_CXX");
+  ASSERT_TRUE(started) << runs()->message().toStdString();
+  ASSERT_TRUE(ended);
+  EXPECT_TRUE(said.join('\n').contains(
+      QStringLiteral("Race finished: 2 trials. None of its 2 trials worked: 2 did not compile.")))
+      << said.join('\n').toStdString();
+}
+
 TEST_F(DeviceRaceTest, ACpuRaceMeasuresVerifiedKernelsBesideOpenBlas) {
   prepareCpuRace({QStringLiteral("opevo"), QStringLiteral("random")}, 10);
   ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();

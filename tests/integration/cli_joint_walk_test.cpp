@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
 #include "run_process.h"
@@ -112,8 +113,21 @@ TEST(CliJointWalk, ARunWhoseEveryTrialFailedSaysWhyAndExitsOne) {
   // With how long the library, timed after the run, takes a run of the operator: what a limit
   // must leave room for.
   const std::string library = out["reference_library"];
-  EXPECT_TRUE(has(out["error"], "s); " + library + " takes ")) << out["error"];
-  EXPECT_TRUE(has(r.err, " s a run of it here, and a kernel of a tenth of its speed ")) << r.err;
+  const std::string error = out["error"];
+  EXPECT_TRUE(has(error, "s); " + library + " takes ")) << error;
+  EXPECT_TRUE(has(r.err, error)) << r.err;
+  // Its time a run, from the speed the run reports, and ten times that.
+  std::smatch said;
+  ASSERT_TRUE(std::regex_search(error, said,
+                                std::regex(" takes ([0-9.]+) (ms|s) a run of it here, and a kernel "
+                                           "of a tenth of its speed ([0-9.]+) (ms|s)$")))
+      << error;
+  const auto seconds = [&](int at) {
+    return std::stod(said[at].str()) * (said[at + 1].str() == "ms" ? 1e-3 : 1.0);
+  };
+  const double flops = 2.0 * 512 * 1024 * 1024;  // MM1
+  EXPECT_NEAR(seconds(1), flops / (out["reference_speed"].get<double>() * 1e9), 0.01 * seconds(1));
+  EXPECT_NEAR(seconds(3), 10 * seconds(1), 0.01 * seconds(3));
 
   // Finished: its resume says how to get more trials.
   const auto again = runProcess(OPEVO_CLI, {"tune", "--resume", "1", "--db", db});

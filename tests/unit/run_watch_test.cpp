@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cpu/cpu_runner.h"
+#include "space/text.h"
 
 namespace opevo {
 namespace {
@@ -70,6 +71,46 @@ TEST(RunWatch, TheLimitIsAHundredTimesTheFastestKernelAndOneSecondAtLeast) {
   conv.observe(m);
   EXPECT_DOUBLE_EQ(conv.applied({}).giveUpMs, 4000);
   EXPECT_EQ(SlowCutoff(0).applied({}).giveUpMs, 0);  // --slow-cutoff 0: never
+}
+
+// The runs a trial's limit leaves room for (TimingOptions::trialMs): the ones asked where they fit,
+// otherwise those that fit in four fifths of the limit, never more than were asked.
+TEST(RunWatch, AKernelIsTimedByTheRunsThatFitInItsTrial) {
+  TimingOptions t;
+  t.minTotalMs = 1;
+  t.minRuns = 3;
+  t.warmupRuns = 1;
+  EXPECT_FALSE(runsThatFit(300, 300, t));  // no limit
+  t.trialMs = 10000;
+  EXPECT_FALSE(runsThatFit(300, 300, t));  // three runs of 0.3 s fit in 10 s
+  t.trialMs = 1000;
+  EXPECT_EQ(runsThatFit(0, 300, t), 2);    // 800 ms of room
+  EXPECT_EQ(runsThatFit(300, 300, t), 1);  // the checked run took its share
+  EXPECT_EQ(runsThatFit(900, 300, t), 0);  // past the room: the checked run alone
+  // --min-time-ms asks for runs too: a second of 0.1 s runs is ten, seven fit.
+  t.minTotalMs = 1000;
+  EXPECT_EQ(runsThatFit(100, 100, t), 7);
+  // Never more timed runs than asked: the warm-ups are what the room drops.
+  t.minTotalMs = 1;
+  t.warmupRuns = 8;  // ten runs of 0.1 s asked, eight fit
+  EXPECT_EQ(runsThatFit(0, 100, t), 3);
+  t.warmupRuns = 1;
+  // A microsecond kernel under a long --min-time-ms asks for maxRuns, not an int's overflow.
+  t.minTotalMs = 1e12;
+  t.trialMs = 1e9;
+  EXPECT_FALSE(runsThatFit(0, 1e-6, t));
+  EXPECT_FALSE(runsThatFit(0, 0, t));  // no run time: nothing to decide on
+}
+
+// How the trial's note writes the run and the limit (and the error where every trial timed out):
+// three digits and no exponent, milliseconds under a second.
+TEST(RunWatch, DurationsReadWithoutExponents) {
+  EXPECT_EQ(durationText(2.45), "2.45 s");
+  EXPECT_EQ(durationText(24.5), "24.5 s");
+  EXPECT_EQ(durationText(252.4), "252 s");
+  EXPECT_EQ(durationText(1234), "1234 s");  // "%.3g" wrote 1.23e+03
+  EXPECT_EQ(durationText(0.02), "20.0 ms");
+  EXPECT_EQ(durationText(4.2e-6), "0.00420 ms");  // "%.3g s" wrote 4.2e-06 s
 }
 
 }  // namespace

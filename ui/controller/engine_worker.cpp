@@ -14,10 +14,13 @@
 #include "common/machine_load.h"
 #include "engine/race.h"
 #include "engine/side_by_side_json.h"
+#include "engine/speed_unit.h"
 #include "engine/store_recorder.h"
+#include "engine/trial_failures.h"
 #include "layout/conv2d_layout.h"
 #include "ops/operator_json.h"
 #include "replay/replay_measurer.h"
+#include "space/text.h"
 #include "store/store.h"
 #include "ui/controller/engine_priority.h"
 #include "ui/controller/race_control.h"
@@ -26,6 +29,14 @@
 #include "ui/controller/resumed_race.h"
 
 namespace opevo::ui {
+namespace {
+
+// Two sentences of the race's outcome, either of which may be empty.
+QString joined(const QString& a, const QString& b) {
+  return a.isEmpty() ? b : b.isEmpty() ? a : a + QLatin1Char(' ') + b;
+}
+
+}  // namespace
 
 void EngineWorker::flush(bool force) {
   if (!force && m_sinceFlush.isValid() && m_sinceFlush.elapsed() < kFlushIntervalMs) return;
@@ -127,6 +138,7 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.seed = t.seed;
   point.config = QString::fromStdString(t.config);
   point.status = t.measurement.status;
+  m_statuses.push_back(t.measurement.status);
   point.message = QString::fromStdString(t.measurement.message);
   point.agent = QString::fromStdString(t.measurement.agent);
   point.speed = t.measurement.speed;
@@ -217,6 +229,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   m_repeats = spec.repeats;
   m_resumed = false;
   m_measurer = setup.measurer.get();
+  m_statuses.clear();
   m_reference.reset();
   m_referenceTimings = 0;
   m_storedReferenceOf = 0;
@@ -244,6 +257,10 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   flush(true);
   RaceOutcome outcome = drive(engine);
   if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine, store);
+  if (outcome.end == RaceOutcome::End::Finished || outcome.end == RaceOutcome::End::Stopped)
+    outcome.message = joined(
+        outcome.message, nothingWorkedNote(engine, setup.backend, backend,
+                                           setup.definition ? setup.definition->op.flops() : 0));
   m_recorder = nullptr;
   return outcome;
 }
@@ -282,14 +299,17 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   StoreRecorder recorder(store, engine, {});
   engine.addObserver(recorder);
   m_pending.trials.clear();
+  m_statuses.clear();
   for (ResumedRun& r : race) {
     // Drawn and listed where the window's list of the resumed race puts it (resumedRaceOf).
     const auto [algorithm, repeat] = places.places.at(r.run.id);
     r.plan.algorithmIndex = algorithm;
     addResumedRun(engine, r);
     // The stored trials first, so the curve continues where the run stopped.
-    for (TrialPoint& p : storedTrialPoints(r.run, r.rows, algorithm, repeat))
+    for (TrialPoint& p : storedTrialPoints(r.run, r.rows, algorithm, repeat)) {
+      m_statuses.push_back(p.status);
       m_pending.trials.push_back(std::move(p));
+    }
   }
   m_repeats = places.repeats;
   m_resumed = true;
@@ -315,8 +335,34 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   flush(true);
   RaceOutcome outcome = drive(engine);
   if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine, &store);
+  if (outcome.end == RaceOutcome::End::Finished || outcome.end == RaceOutcome::End::Stopped)
+    outcome.message =
+        joined(outcome.message,
+               nothingWorkedNote(engine, first.setup.backend, BackendOptions(),
+                                 first.setup.definition ? first.setup.definition->op.flops() : 0));
   m_recorder = nullptr;
   return outcome;
+}
+
+QString EngineWorker::nothingWorkedNote(const Engine& engine, const std::string& backend,
+                                        const BackendOptions& options, double flops) const {
+  if (m_statuses.empty()) return {};
+  for (const RunState& run : engine.runs())
+    if (run.bestConfig) return {};
+  const TrialFailures failures = countFailures(m_statuses);
+  std::string note =
+      "None of its " + counted(failures.trials, "trial", "trials") + " worked: " + failures.text();
+  if (failures.byStatus.count(TrialStatus::Timeout)) {
+    if (const std::optional<double> limit = trialTimeLimit(backend, options))
+      note += " (a trial is given up after " + formatNumber(*limit) +
+              " s here; opevo tune --timeout sets a longer limit)";
+    if (m_reference && m_reference->speed > 0 && flops > 0 && m_measurer)
+      note += "; " +
+              libraryRunText(
+                  m_reference->name.toStdString(),
+                  flops / (m_reference->speed * flopsPerSecondIn(m_measurer->speedUnit())) * 1e3);
+  }
+  return QString::fromStdString(note + ".");
 }
 
 void EngineWorker::timeBesideLibrary(const Engine& engine, Store* store) {

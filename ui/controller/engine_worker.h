@@ -66,6 +66,11 @@ class EngineWorker : public QObject, private EngineObserver {
   // Once a race on a device has finished: its algorithms' best kernels and the library timed in
   // turns (core's timeSideBySide, as `opevo tune` does), handed to the GUI with the line.
   void timeBesideLibrary(const Engine& engine, Store* store);
+  // A race whose every trial failed draws flat lines at zero: why, counted, and where they timed
+  // out the trial's limit and how long the library takes a run of the operator here (`flops`, 0:
+  // not known), as `opevo tune`'s error says. Empty where a trial worked.
+  QString nothingWorkedNote(const Engine& engine, const std::string& backend,
+                            const BackendOptions& options, double flops) const;
 
   RaceControl& m_control;
   EngineUpdate m_pending;
@@ -78,6 +83,8 @@ class EngineWorker : public QObject, private EngineObserver {
   StoreRecorder* m_recorder = nullptr;
   int m_repeats = 1;
   bool m_resumed = false;
+  // Every trial's status in the race, a resumed run's stored ones included (nothingWorkedNote).
+  std::vector<TrialStatus> m_statuses;
 };
 
 }  // namespace opevo::ui
