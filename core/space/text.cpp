@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace opevo {
 
@@ -97,13 +98,23 @@ std::string formatNumber(double value) {
 }
 
 std::string durationText(double seconds) {
-  const bool ms = seconds < 1;
-  const double value = ms ? seconds * 1e3 : seconds;
-  // Three significant digits, as %f so that no exponent appears; whole from 100 on.
-  const int decimals = value >= 100 || value <= 0
-                           ? 0
-                           : std::max(0, 2 - static_cast<int>(std::floor(std::log10(value))));
   char text[64];
+  if (!(seconds > 0) || !std::isfinite(seconds)) {
+    std::snprintf(text, sizeof text, "%g s", seconds);
+    return text;
+  }
+  if (seconds >= 99.95) {  // whole seconds: 1234 s, not 1.23e+03
+    std::snprintf(text, sizeof text, "%.0f s", seconds);
+    return text;
+  }
+  // Rounded to three digits first, then the unit and the decimals chosen: chosen before, 9.996
+  // read "10.00 s" and 0.9996 "1000 ms".
+  std::snprintf(text, sizeof text, "%.3g", seconds);
+  const double rounded = std::strtod(text, nullptr);
+  const bool ms = rounded < 1;
+  const double value = ms ? rounded * 1e3 : rounded;
+  const int decimals =
+      value >= 100 ? 0 : std::max(0, 2 - static_cast<int>(std::floor(std::log10(value))));
   std::snprintf(text, sizeof text, "%.*f %s", decimals, value, ms ? "ms" : "s");
   return text;
 }

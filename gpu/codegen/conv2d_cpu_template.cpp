@@ -118,11 +118,11 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
   const std::int64_t row = t.x[3];
   const bool interior = local && row >= 2 && row <= 16;
   // At stride S > 1 a row reads every S-th input: as one `omp simd` loop that was a gather
-  // (MobileNetV2's dw2 kernels ran 0.45-2x). Instead the window's rows are split once per stage
-  // into S phases (phase r holds inputs r, r + S, r + 2S, ...), so that every tap reads X_IN
-  // contiguous floats of one phase, and a split serves all RX_IN taps, and all F_IN channels
-  // unless grouped. Kernel by kernel it is no consistent win (16 of 28 faster, 7 slower, down
-  // to 0.3x), but tuning found 1.41-2.47x faster kernels than with the tested loop in 6 of 7
+  // (MobileNetV2's dw2 kernels ran 0.44-2x in two timings). Instead the window's rows are split
+  // once per stage into S phases (phase r holds inputs r, r + S, r + 2S, ...), so that every tap
+  // reads X_IN contiguous floats of one phase, and a split serves all RX_IN taps, and all F_IN
+  // channels unless grouped. Kernel by kernel it is no consistent win (16 of 28 faster, 7 slower,
+  // down to 0.3x), but tuning found 1.41-2.47x faster kernels than with the tested loop in 6 of 7
   // runs (the seventh, a depthwise layer, is undecided: its timings spread +-30%), and
   // 1.12-1.20x faster than with the same loop without tests and without `omp simd`
   // (docs/performance.md, "Strided interior tiles").
@@ -141,8 +141,9 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
     w.line("constexpr int XQ = X_IN + (RX_IN - 1) / S;");
     w.line("float ph[Y_IN][S][XQ];");
     w.open("for (int yi = 0; yi < Y_IN; ++yi)");
-    w.line("const float* const at = in + ((index_t)" + std::string(grouped ? "gc" : "c") +
-           " * H + (yb + yi) * S - P + ky) * W + xb * S - P + rxo * RX_IN;");
+    // The offset whole before it is added: `in - P` alone would point before the input.
+    w.line("const float* const at = in + (((index_t)" + std::string(grouped ? "gc" : "c") +
+           " * H + (yb + yi) * S - P + ky) * W + xb * S - P + rxo * RX_IN);");
     w.line("for (int r = 0; r < S && r < RX_IN; ++r)");
     w.line("  for (int q = 0; q < X_IN + (RX_IN - 1 - r) / S; ++q) ph[yi][r][q] = at[q * S + r];");
     w.close();
@@ -173,8 +174,8 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
     w.line("const int iy = (yb + yi) * S - P + ky;");
     const std::string channel = grouped ? "gc" : "c";
     if (inside) {
-      w.line("const float* const at = in + ((index_t)" + channel +
-             " * H + iy) * W + xb * S - P + kx;");
+      w.line("const float* const at = in + (((index_t)" + channel +
+             " * H + iy) * W + xb * S - P + kx);");
       w.line("#pragma omp simd");
       w.line("for (int xi = 0; xi < X_IN; ++xi) acc[fi][yi][xi] += wv * at[xi * S];");
       w.closeNest(reduce.size() - 1);

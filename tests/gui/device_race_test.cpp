@@ -123,13 +123,14 @@ TEST_F(DeviceRaceTest, ADepthwiseConvolutionOnTheLoopTemplateNamesTheJointOne) {
 // its note now says that none worked and why, counted as `opevo tune` counts them. A compiler
 // that builds the toolchain's probe and refuses every kernel fails each trial.
 TEST_F(DeviceRaceTest, ARaceWhoseEveryTrialFailedSaysSo) {
+  // The compiler the machine builds with (OPEVO_CXX where set) compiles the probe.
+  const QByteArray before = qgetenv("OPEVO_CXX");
   const QString compiler = m_dir.filePath(QStringLiteral("refusing-c++"));
   QFile script(compiler);
   ASSERT_TRUE(script.open(QIODevice::WriteOnly));
-  script.write(
-      "#!/bin/sh\n"
-      "for a in \"$@\"; do case \"$a\" in *opevo_toolchain_probe*) exec c++ \"$@\";; esac; done\n"
-      "echo 'kernel refused' >&2; exit 1\n");
+  script.write("#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *opevo_toolchain_probe*) exec '" +
+               (before.isEmpty() ? QByteArray("c++") : before) +
+               "' \"$@\";; esac; done\necho 'kernel refused' >&2; exit 1\n");
   script.close();
   ASSERT_TRUE(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
   prepareCpuRace({QStringLiteral("random")}, 2);
@@ -137,8 +138,16 @@ TEST_F(DeviceRaceTest, ARaceWhoseEveryTrialFailedSaysSo) {
   QObject::connect(runs(), &RunsPage::statusMessage, [&](const QString& text) { said << text; });
   qputenv("OPEVO_CXX", compiler.toUtf8());
   const bool started = runs()->start();
+  // Ended (or stopped) before the compiler is restored: a race left running would build on.
   const bool ended = started && raceEnded();
-  qunsetenv("OPEVO_CXX");
+  if (!ended) {
+    runs()->stop();
+    raceEnded(60000);
+  }
+  if (before.isEmpty())
+    qunsetenv("OPEVO_CXX");
+  else
+    qputenv("OPEVO_CXX", before);
   ASSERT_TRUE(started) << runs()->message().toStdString();
   ASSERT_TRUE(ended);
   EXPECT_TRUE(said.join('\n').contains(

@@ -345,6 +345,21 @@ TEST(CodegenCpu, StridedInteriorTilesReadPhasesAndMatchTheReference) {
   expectCpuKernelsMatch(depthwise, dwAll);
   expectInteriorPathTaken(depthwise, dwConfigs, kStridedInteriorProduct);
 
+  // Padded where the last tiles' windows reach the bottom and right padding in some stages
+  // alone (the inside test's far terms, (Y_IN - 1) * S and (X_IN - 1) * S, decide them).
+  for (const auto& [op, config] :
+       {std::pair{smallConv(1, 4, 4, 23, 3, 2, 1),
+                  "tile_f=2,1,1,2; tile_y=3,1,1,4; tile_x=3,1,1,4; tile_rc=2,2; tile_ry=3,1; "
+                  "tile_rx=3,1; auto_unroll_max_step=512; unroll_explicit=1"},
+        std::pair{smallConv(1, 4, 4, 22, 5, 3, 2),
+                  "tile_f=2,1,1,2; tile_y=2,1,1,4; tile_x=2,1,1,4; tile_rc=2,2; tile_ry=5,1; "
+                  "tile_rx=5,1; auto_unroll_max_step=0; unroll_explicit=0"}}) {
+    const SearchSpace s = defaultSpace(op);
+    const Config c = s.parse(config);
+    expectCpuKernelsMatch(op, {c});
+    expectInteriorPathTaken(op, {c}, kStridedInteriorProduct);
+  }
+
   // Unpadded, the interior path alone; its last tile's window ends on the input's last column.
   for (const auto& [op, config] :
        {std::pair{smallConv(1, 4, 4, 25, 3, 2, 0),

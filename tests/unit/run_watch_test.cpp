@@ -111,6 +111,12 @@ TEST(RunWatch, DurationsReadWithoutExponents) {
   EXPECT_EQ(durationText(1234), "1234 s");  // "%.3g" wrote 1.23e+03
   EXPECT_EQ(durationText(0.02), "20.0 ms");
   EXPECT_EQ(durationText(4.2e-6), "0.00420 ms");  // "%.3g s" wrote 4.2e-06 s
+  // Rounded before the unit and the decimals are chosen.
+  EXPECT_EQ(durationText(9.996), "10.0 s");
+  EXPECT_EQ(durationText(0.9996), "1.00 s");
+  EXPECT_EQ(durationText(0.09996), "100 ms");
+  EXPECT_EQ(durationText(99.96), "100 s");
+  EXPECT_EQ(durationText(0), "0 s");
 }
 
 }  // namespace

@@ -284,8 +284,9 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
     }
   // The runs are held from here to the end of the resume: the new total is stored with the
   // resume, in the window's words when it is refused, and measured as the spec says (a cluster).
+  const BackendOptions backend = backendOptions(spec);
   std::vector<ResumedRun> race =
-      resumeStoredRace(store, ids, backendOptions(spec), spec.newBudget, BudgetAskedBy::Window);
+      resumeStoredRace(store, ids, backend, spec.newBudget, BudgetAskedBy::Window);
   std::vector<RunRecord> records;
   for (const ResumedRun& r : race) records.push_back(r.run);
   const ResumedRace places = resumedRaceOf(records);
@@ -338,7 +339,7 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   if (outcome.end == RaceOutcome::End::Finished || outcome.end == RaceOutcome::End::Stopped)
     outcome.message =
         joined(outcome.message,
-               nothingWorkedNote(engine, first.setup.backend, BackendOptions(),
+               nothingWorkedNote(engine, first.setup.backend, backend,
                                  first.setup.definition ? first.setup.definition->op.flops() : 0));
   m_recorder = nullptr;
   return outcome;
@@ -356,11 +357,12 @@ QString EngineWorker::nothingWorkedNote(const Engine& engine, const std::string&
     if (const std::optional<double> limit = trialTimeLimit(backend, options))
       note += " (a trial is given up after " + formatNumber(*limit) +
               " s here; opevo tune --timeout sets a longer limit)";
-    if (m_reference && m_reference->speed > 0 && flops > 0 && m_measurer)
-      note += "; " +
-              libraryRunText(
-                  m_reference->name.toStdString(),
-                  flops / (m_reference->speed * flopsPerSecondIn(m_measurer->speedUnit())) * 1e3);
+    if (m_reference && m_reference->speed > 0 && flops > 0 && m_measurer &&
+        !m_measurer->isReplay() && flopsPerSecondIn(m_measurer->speedUnit()) > 0)
+      // The library's time a run: the speed of a run of 1 ms over its own (speedIn's inverse).
+      note +=
+          "; " + libraryRunText(m_reference->name.toStdString(),
+                                speedIn(m_measurer->speedUnit(), flops, 1.0) / m_reference->speed);
   }
   return QString::fromStdString(note + ".");
 }
