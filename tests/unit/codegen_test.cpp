@@ -213,6 +213,19 @@ void expectInteriorPathTaken(const OperatorSpec& op, const std::vector<Config>& 
   }
 }
 
+// A padded convolution's configurations whose tiles test their windows (`inside`): each matches
+// the reference and takes the interior path (`product`).
+void expectPaddedInteriorPath(const OperatorSpec& op, const std::vector<Config>& configs,
+                              const std::string& product) {
+  const SearchSpace space = defaultSpace(op);
+  for (const Config& c : configs)
+    EXPECT_NE(generateKernel(op, space, c, Backend::Cpu).source.find("const bool inside"),
+              std::string::npos)
+        << space.format(c);
+  expectCpuKernelsMatch(op, configs);
+  expectInteriorPathTaken(op, configs, product);
+}
+
 constexpr const char* kInteriorProduct = "acc[fi][yi][xi] += wv * at[xi * S];";
 constexpr const char* kStridedInteriorProduct = "acc[fi][yi][xi] += wv * tap[xi];";
 
@@ -232,13 +245,7 @@ TEST(CodegenCpu, InteriorTilesSkipThePaddingTestsAndMatchTheReference) {
                   "tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"),
       space.parse("tile_f=4,1,1,2; tile_y=4,1,3,2; tile_x=1,1,2,12; tile_rc=6,1; tile_ry=3,1; "
                   "tile_rx=3,1; auto_unroll_max_step=1500; unroll_explicit=1")};
-  for (const Config& c : configs) {
-    EXPECT_NE(generateKernel(conv, space, c, Backend::Cpu).source.find("const bool inside"),
-              std::string::npos)
-        << space.format(c);
-  }
-  expectCpuKernelsMatch(conv, configs);
-  expectInteriorPathTaken(conv, configs, kInteriorProduct);
+  expectPaddedInteriorPath(conv, configs, kInteriorProduct);
 
   OperatorSpec five = smallConv(1, 4, 4, 24, 5, 1, 2);
   five.groups = 2;
@@ -314,13 +321,7 @@ TEST(CodegenCpu, StridedInteriorTilesReadPhasesAndMatchTheReference) {
                   "tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0"),
       space.parse("tile_f=4,1,1,2; tile_y=4,1,1,3; tile_x=6,1,1,2; tile_rc=6,1; tile_ry=3,1; "
                   "tile_rx=1,3; auto_unroll_max_step=1500; unroll_explicit=1")};
-  for (const Config& c : configs) {
-    EXPECT_NE(generateKernel(conv, space, c, Backend::Cpu).source.find("const bool inside"),
-              std::string::npos)
-        << space.format(c);
-  }
-  expectCpuKernelsMatch(conv, configs);
-  expectInteriorPathTaken(conv, configs, kStridedInteriorProduct);
+  expectPaddedInteriorPath(conv, configs, kStridedInteriorProduct);
 
   OperatorSpec five = smallConv(1, 4, 4, 24, 5, 3, 2);
   five.groups = 2;
@@ -330,8 +331,7 @@ TEST(CodegenCpu, StridedInteriorTilesReadPhasesAndMatchTheReference) {
                       "tile_ry=5,1; tile_rx=1,5; auto_unroll_max_step=512; unroll_explicit=0"),
       fiveSpace.parse("tile_f=2,1,1,2; tile_y=4,1,1,2; tile_x=1,2,1,4; tile_rc=2,1; "
                       "tile_ry=1,5; tile_rx=5,1; auto_unroll_max_step=1500; unroll_explicit=1")};
-  expectCpuKernelsMatch(five, fiveConfigs);
-  expectInteriorPathTaken(five, fiveConfigs, kStridedInteriorProduct);
+  expectPaddedInteriorPath(five, fiveConfigs, kStridedInteriorProduct);
 
   const OperatorSpec depthwise = smallDepthwiseConv(1, 16, 24, 3, 2, 1);
   const SearchSpace dwSpace = defaultSpace(depthwise);
@@ -354,10 +354,7 @@ TEST(CodegenCpu, StridedInteriorTilesReadPhasesAndMatchTheReference) {
         std::pair{smallConv(1, 4, 4, 22, 5, 3, 2),
                   "tile_f=2,1,1,2; tile_y=2,1,1,4; tile_x=2,1,1,4; tile_rc=2,2; tile_ry=5,1; "
                   "tile_rx=5,1; auto_unroll_max_step=0; unroll_explicit=0"}}) {
-    const SearchSpace s = defaultSpace(op);
-    const Config c = s.parse(config);
-    expectCpuKernelsMatch(op, {c});
-    expectInteriorPathTaken(op, {c}, kStridedInteriorProduct);
+    expectPaddedInteriorPath(op, {defaultSpace(op).parse(config)}, kStridedInteriorProduct);
   }
 
   // Unpadded, the interior path alone; its last tile's window ends on the input's last column.
