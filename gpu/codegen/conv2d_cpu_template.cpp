@@ -116,7 +116,12 @@ GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
   // The border keeps the tested loop; the unroll parameters still drive every loop but that one.
   // Unpadded, every window lies inside, and the interior path is the whole kernel.
   const std::int64_t row = t.x[3];
-  const bool interior = local && row >= 2 && row <= 16;
+  // A strided interior tile splits its window into phases on the stack (ph below): bounded as
+  // the accumulators are, or a tall tile (Y_IN rows of S phases) of a user's large image would
+  // take megabytes of each OpenMP thread's stack. Taller ones keep the tested loop.
+  const std::int64_t phaseFloats = t.y[3] * op.stride * (row + (t.rx[1] - 1) / op.stride);
+  const bool interior =
+      local && row >= 2 && row <= 16 && (op.stride == 1 || phaseFloats <= kMaxLocalTile);
   // At stride S > 1 a row reads every S-th input: as one `omp simd` loop that was a gather
   // (MobileNetV2's dw2 kernels ran 0.44-2x in two timings). Instead the window's rows are split
   // once per stage into S phases (phase r holds inputs r, r + S, r + 2S, ...), so that every tap

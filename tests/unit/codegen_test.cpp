@@ -373,6 +373,24 @@ TEST(CodegenCpu, StridedInteriorTilesReadPhasesAndMatchTheReference) {
     expectCpuKernelsMatch(op, {c});
     expectInteriorPathTaken(op, {c}, kStridedInteriorProduct);
   }
+
+  // The phases live on each thread's stack: a tile of 128 rows (128 x 2 phases x 17 floats, over
+  // the accumulators' bound of 4096) keeps the tested loop, one of 64 rows takes the phases.
+  const OperatorSpec tall = smallConv(1, 2, 2, 256, 3, 2, 1);
+  const SearchSpace tallSpace = defaultSpace(tall);
+  for (const auto& [config, phases] :
+       {std::pair{"tile_f=1,1,1,2; tile_y=1,1,1,128; tile_x=8,1,1,16; tile_rc=2,1; "
+                  "tile_ry=3,1; tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0",
+                  false},
+        std::pair{"tile_f=1,1,1,2; tile_y=2,1,1,64; tile_x=8,1,1,16; tile_rc=2,1; "
+                  "tile_ry=3,1; tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=0",
+                  true}}) {
+    const Config c = tallSpace.parse(config);
+    const std::string source = generateKernel(tall, tallSpace, c, Backend::Cpu).source;
+    EXPECT_EQ(source.find("float ph[") != std::string::npos, phases) << config;
+    EXPECT_EQ(source.find("const bool inside") != std::string::npos, phases) << config;
+    expectCpuKernelsMatch(tall, {c});
+  }
 }
 
 // Winograd's CPU kernels on the transform sizes winogradAlpha gives (F(4x4, 3x3), F(2x2, 3x3),
