@@ -113,8 +113,9 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
 }
 
 std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptions& t) {
-  // What the limit keeps back: the reply, the caller's clock, which started first (a worker
-  // restarted after a timeout starts on it), and runs that take longer than the checked one.
+  // What the limit keeps back: the reply, the request's way to the worker, and runs that take
+  // longer than the checked one. A restarted worker's start is not in it: the caller waits for
+  // its hello before its clock starts (WorkerClient::call).
   constexpr double kTrialShare = 0.8;
   if (!(t.trialMs > 0) || !(runMs > 0)) return std::nullopt;
   // In double until bounded: a tiny run under a long --min-time-ms passes any int.

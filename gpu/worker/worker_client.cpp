@@ -15,6 +15,7 @@
 
 #include "common/child_process.h"
 #include "engine/trial_failures.h"
+#include "space/text.h"
 
 namespace opevo {
 
@@ -119,7 +120,18 @@ WorkerClient::Reply WorkerClient::call(const nlohmann::json& request, double tim
 }
 
 WorkerClient::Reply WorkerClient::exchange(const nlohmann::json& request, double timeoutSeconds) {
-  if (m_pid <= 0) start();
+  if (m_pid <= 0) {
+    start();
+    if (request.value("cmd", "") != "hello") {
+      Reply hello = exchange({{"cmd", "hello"}}, kStartSeconds);
+      if (!hello.ok) {
+        if (hello.failure == TrialStatus::Timeout)
+          hello.message = "the measuring worker '" + m_path + "' did not start within " +
+                          formatNumber(kStartSeconds) + " s; it was killed";
+        return hello;
+      }
+    }
+  }
   const std::string line = request.dump() + "\n";
   Reply reply;
   if (write(m_toWorker, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {

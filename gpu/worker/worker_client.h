@@ -28,7 +28,11 @@ class WorkerClient {
     // killed worker's reaping.
     double seconds = 0;
   };
+  // timeoutSeconds is the request's: a fresh worker answers a hello first (within
+  // kStartSeconds), so its start, which loads its libraries, is not counted against the request,
+  // as TimingOptions::trialMs is counted in it from its taking the request.
   Reply call(const nlohmann::json& request, double timeoutSeconds);
+  static constexpr double kStartSeconds = 60;
 
   int restarts() const { return m_restarts; }
   pid_t pid() const { return m_pid; }

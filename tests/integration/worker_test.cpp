@@ -225,6 +225,19 @@ TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
   EXPECT_EQ(client.restarts(), 2);  // after the crash and after the hang
 }
 
+// A worker's start (its libraries loaded, CUDA's taking seconds) is not its first request's: the
+// request's timeout counts once the fresh worker answered its hello.
+TEST_F(WorkerTest, AWorkersStartIsNotCountedAgainstItsRequest) {
+  const fs::path slow = dir / "slow-worker";
+  std::ofstream(slow) << "#!/bin/sh\nsleep 2\nexec " << OPEVO_WORKER << " \"$@\"\n";
+  fs::permissions(slow, fs::perms::owner_all);
+  WorkerClient client(slow.string());
+  const auto reply = measure(client, buildKernel(dir, "good", kCorrect), 1.5);
+  ASSERT_TRUE(reply.ok) << reply.message;
+  EXPECT_EQ(measurementFromJson(reply.body["measurement"]).status, TrialStatus::Ok);
+  EXPECT_GE(reply.seconds, 2.0);  // the call's own time still holds the start
+}
+
 // A checked run over its give-up limit ends the worker at once with a timeout, where the hang
 // above holds it until the trial's timeout; the next trial gets a fresh worker.
 TEST_F(WorkerTest, ACheckedRunOverItsGiveUpLimitEndsTheWorkerAtOnce) {
