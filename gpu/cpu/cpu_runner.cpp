@@ -128,6 +128,46 @@ std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptio
   return std::clamp(static_cast<int>(std::max(0.0, left) / runMs), 0, timed);
 }
 
+KernelTimes timeCheckedKernel(double checkedMs, const TimingOptions& timing,
+                              std::chrono::steady_clock::time_point taken,
+                              const std::function<void()>& run,
+                              const std::function<void()>& beforeEach) {
+  KernelTimes k;
+  if (const std::optional<double> over = overCutoffMs(checkedMs, timing, run, beforeEach)) {
+    k.timesMs = {*over};
+    char cutoff[32];  // a cut-off under a millisecond is common on the CPU: not as a whole number
+    std::snprintf(cutoff, sizeof cutoff, timing.cutoffMs >= 100 ? "%.0f" : "%.3g", timing.cutoffMs);
+    k.message = "timed by one run: over the cut-off of " + std::string(cutoff) + " ms";
+  } else if (const std::optional<int> fit = runsThatFit(
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - taken)
+                     .count(),
+                 checkedMs, timing)) {
+    // The checked run warmed the kernel. A long one stands for its time where no other fits; a
+    // short one does not (its first run's costs), and one warm run of it fits in the share kept.
+    const int runs = *fit == 0 && checkedMs < kColdStartMs ? 1 : *fit;
+    if (runs == 0) {
+      k.timesMs = {checkedMs};
+    } else {
+      TimingOptions few = timing;
+      few.warmupRuns = 0;
+      few.minRuns = few.maxRuns = runs;
+      few.minTotalMs = 0;
+      k.timesMs = timeRuns(run, few, beforeEach);
+    }
+    k.message = (runs == 0 ? std::string("timed by its checked run alone")
+                           : "timed by " + counted(runs, "run", "runs")) +
+                ": a run takes " + durationText(checkedMs / 1e3) +
+                "; the runs asked pass the trial's " + durationText(timing.trialMs / 1e3) +
+                " limit";
+  } else {
+    // The checked run ran the same kernel on the same buffers: it was the first warm-up.
+    TimingOptions rest = timing;
+    rest.warmupRuns = std::max(0, timing.warmupRuns - 1);
+    k.timesMs = timeRuns(run, rest, beforeEach);
+  }
+  return k;
+}
+
 Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffers,
                          const TimingOptions& timing, std::chrono::steady_clock::time_point taken) {
   Measurement m;
@@ -190,38 +230,9 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
   const std::function<void()> beforeEach = cold.empty() ? nullptr : std::function<void()>([&cold] {
     for (const CachedBuffer& c : cold) evictFromCaches(c.data, c.bytes);
   });
-  if (const std::optional<double> over = overCutoffMs(checkedMs, timing, run, beforeEach)) {
-    m.timesMs = {*over};
-    char cutoff[32];  // a cut-off under a millisecond is common on the CPU: not as a whole number
-    std::snprintf(cutoff, sizeof cutoff, timing.cutoffMs >= 100 ? "%.0f" : "%.3g", timing.cutoffMs);
-    m.message = "timed by one run: over the cut-off of " + std::string(cutoff) + " ms";
-  } else if (const std::optional<int> fit = runsThatFit(
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - taken)
-                     .count(),
-                 checkedMs, timing)) {
-    // The checked run warmed the kernel. A long one stands for its time where no other fits; a
-    // short one does not (its first run's costs), and one warm run of it fits in the share kept.
-    const int runs = *fit == 0 && checkedMs < kColdStartMs ? 1 : *fit;
-    if (runs == 0) {
-      m.timesMs = {checkedMs};
-    } else {
-      TimingOptions few = timing;
-      few.warmupRuns = 0;
-      few.minRuns = few.maxRuns = runs;
-      few.minTotalMs = 0;
-      m.timesMs = timeRuns(run, few, beforeEach);
-    }
-    m.message = (runs == 0 ? std::string("timed by its checked run alone")
-                           : "timed by " + counted(runs, "run", "runs")) +
-                ": a run takes " + durationText(checkedMs / 1e3) +
-                "; the runs asked pass the trial's " + durationText(timing.trialMs / 1e3) +
-                " limit";
-  } else {
-    // The checked run ran the same kernel on the same buffers: it was the first warm-up.
-    TimingOptions rest = timing;
-    rest.warmupRuns = std::max(0, timing.warmupRuns - 1);
-    m.timesMs = timeRuns(run, rest, beforeEach);
-  }
+  KernelTimes times = timeCheckedKernel(checkedMs, timing, taken, run, beforeEach);
+  m.timesMs = std::move(times.timesMs);
+  m.message = std::move(times.message);
   m.medianMs = median(m.timesMs);
   m.speed = speedIn(deviceSpeedUnit("cpu"), buffers.op.flops(), m.medianMs);
   dlclose(library);

@@ -105,6 +105,20 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
 // where they all fit. A fifth of the limit is kept back (see the definition).
 std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptions& t);
 
+// How a kernel whose checked run (checkedMs, its library's first) passed is timed, for the CPU's
+// kernels and KAS's alike: by one run where it is over the cut-off (overCutoffMs), by the runs
+// that fit where those asked pass the trial's limit, counted from `taken` (runsThatFit), else by
+// the warm-ups and timed runs asked, the checked run being the first warm-up. `message` says
+// which where it was not the runs asked.
+struct KernelTimes {
+  std::vector<double> timesMs;
+  std::string message;
+};
+KernelTimes timeCheckedKernel(double checkedMs, const TimingOptions& timing,
+                              std::chrono::steady_clock::time_point taken,
+                              const std::function<void()>& run,
+                              const std::function<void()>& beforeEach = nullptr);
+
 // Runs `run` as the options say (warm-up runs, then until the minimum total time and run count)
 // and returns each timed run's milliseconds; `beforeEach`, when given, runs untimed before every
 // timed run.

@@ -22,7 +22,8 @@ KasMeasurer::KasMeasurer(KasLayer layer, KasMeasurerOptions options)
     : m_layer(std::move(layer)),
       m_options(std::move(options)),
       m_space(kasScheduleSpace(m_layer.target.height, m_layer.target.width)),
-      m_kernelJson(kernelToJson(m_layer.dag)) {
+      m_kernelJson(kernelToJson(m_layer.dag)),
+      m_cutoff(m_options.cutoffFactor) {
   if (m_options.cacheDir.empty()) m_options.cacheDir = defaultKernelCacheDir("kas-kernels");
   makeKernelCacheDir(m_options.cacheDir);
   m_bindingsJson = nlohmann::json::object();
@@ -55,8 +56,11 @@ void KasMeasurer::measureEach(const std::vector<Config>& configs, const TrialCal
       [&](const std::string& library) {
         nlohmann::json request =
             kasRequest(m_kernelJson, m_bindingsJson, library, "opevo_kas_kernel");
-        request["timing"] = timingToJson(m_options.timing);
+        TimingOptions timing = m_cutoff.applied(m_options.timing);
+        timing.trialMs = m_options.timeoutSeconds * 1e3;  // as the CPU measurer's trials
+        request["timing"] = timingToJson(timing);
         Measurement m = measurementFromReply(m_worker->call(request, m_options.timeoutSeconds));
+        m_cutoff.observe(m);
         if (m.status == TrialStatus::Ok && m.medianMs > 0)
           m.speed = speedIn(speedUnit(), m_layer.flops, m.medianMs);
         return m;

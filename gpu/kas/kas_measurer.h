@@ -33,6 +33,9 @@ struct KasMeasurerOptions {
   int compileThreads = 2;
   double compileTimeoutSeconds = 20;
   double timeoutSeconds = 20;  // per trial, in the worker
+  // A schedule this many times slower than the fastest verified one is timed by one run, as the
+  // CPU measurer's kernels are (SlowCutoff; 0: never).
+  double cutoffFactor = 10;
   TimingOptions timing;
   std::string cacheDir;  // empty: defaultKernelCacheDir("kas-kernels")
   std::string workerPath = WorkerClient::defaultWorkerPath();
@@ -67,6 +70,7 @@ class KasMeasurer final : public Measurer {
   nlohmann::json m_kernelJson, m_bindingsJson;
   std::string m_device;
   std::unique_ptr<WorkerClient> m_worker;
+  SlowCutoff m_cutoff;
 };
 
 }  // namespace opevo::kas

@@ -66,7 +66,8 @@ Instance& instanceFor(const nlohmann::json& request) {
 
 }  // namespace
 
-Measurement runKasKernel(const nlohmann::json& request, const TimingOptions& timing) {
+Measurement runKasKernel(const nlohmann::json& request, const TimingOptions& timing,
+                         std::chrono::steady_clock::time_point taken) {
   Measurement m;
   Instance& inst = instanceFor(request);
   for (float v : inst.reference)
@@ -110,12 +111,9 @@ Measurement runKasKernel(const nlohmann::json& request, const TimingOptions& tim
     return m;
   }
   const auto run = [&] { kernel(inst.input.data(), inst.weightPointers.data(), out.data()); };
-  if (const std::optional<double> over = overCutoffMs(checkedMs, timing, run)) {
-    m.timesMs = {*over};
-    m.message = "timed by one run: over the cut-off";
-  } else {
-    m.timesMs = timeRuns(run, timing);
-  }
+  KernelTimes times = timeCheckedKernel(checkedMs, timing, taken, run);
+  m.timesMs = std::move(times.timesMs);
+  m.message = std::move(times.message);
   m.medianMs = median(m.timesMs);
   dlclose(library);
   return m;

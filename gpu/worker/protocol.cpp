@@ -171,18 +171,19 @@ nlohmann::json handleWorkerRequest(const nlohmann::json& request, bool& quit) {
       out.push_back({{"backend", b.name}, {"available", b.available}, {"reason", b.reason}});
     return {{"ok", true}, {"backends", out}};
   }
+  // The trial's limit counts from here: building the operator's buffers and its reference, on
+  // the first trial, are part of it (the caller's clock holds them too).
+  const auto taken = std::chrono::steady_clock::now();
   if (cmd == "measure_kas") {
     const TimingOptions timing = timingFromJson(request.value("timing", nlohmann::json::object()));
     try {
-      return {{"ok", true}, {"measurement", measurementToJson(kas::runKasKernel(request, timing))}};
+      return {{"ok", true},
+              {"measurement", measurementToJson(kas::runKasKernel(request, timing, taken))}};
     } catch (const std::exception& e) {
       return {{"ok", false}, {"error", std::string("measure_kas: ") + e.what()}};
     }
   }
   if (cmd == "measure" || cmd == "reference") {
-    // The trial's limit counts from here: building the operator's buffers and its reference, on
-    // the first trial, are part of it (the caller's clock holds them too).
-    const auto taken = std::chrono::steady_clock::now();
     const std::string backend = request.value("backend", "");
     const TimingOptions timing = timingFromJson(request.value("timing", nlohmann::json::object()));
     if (backend == "cuda" || backend == "hip")

@@ -102,6 +102,39 @@ TEST(RunWatch, AKernelIsTimedByTheRunsThatFitInItsTrial) {
   EXPECT_FALSE(runsThatFit(0, 0, t));  // no run time: nothing to decide on
 }
 
+// timeCheckedKernel, the one rule of the CPU's and KAS's kernels: the runs asked (the checked run
+// was the first warm-up), one run over the cut-off, or the runs that fit in the trial's limit.
+TEST(RunWatch, ACheckedKernelIsTimedByTheRunsAskedTheCutOffOrItsLimit) {
+  int runs = 0;
+  const auto run = [&] {
+    ++runs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  };
+  TimingOptions t;
+  t.minTotalMs = 1;
+  t.minRuns = 3;
+  t.warmupRuns = 2;
+  KernelTimes k = timeCheckedKernel(60, t, std::chrono::steady_clock::now(), run);
+  EXPECT_EQ(k.timesMs.size(), 3u);
+  EXPECT_EQ(runs, 4);  // one warm-up besides the checked run, then the three timed
+  EXPECT_EQ(k.message, "");
+
+  runs = 0;
+  t.cutoffMs = 30;
+  k = timeCheckedKernel(60, t, std::chrono::steady_clock::now(), run);
+  EXPECT_EQ(runs, 0);
+  EXPECT_EQ(k.timesMs, std::vector<double>{60});
+  EXPECT_EQ(k.message, "timed by one run: over the cut-off of 30 ms");
+
+  runs = 0;
+  t.cutoffMs = 0;
+  t.trialMs = 160;  // 128 ms of room: two runs of the four asked
+  k = timeCheckedKernel(60, t, std::chrono::steady_clock::now(), run);
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(k.timesMs.size(), 2u);
+  EXPECT_EQ(k.message.rfind("timed by 2 runs: a run takes ", 0), 0u) << k.message;
+}
+
 // How the trial's note writes the run and the limit (and the error where every trial timed out):
 // three digits and no exponent, milliseconds under a second.
 TEST(RunWatch, DurationsReadWithoutExponents) {
