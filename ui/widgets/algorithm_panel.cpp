@@ -80,9 +80,13 @@ AlgorithmPanel::AlgorithmPanel(QWidget* parent)
   m_checkedLabel->setWordWrap(true);
   layout->addWidget(m_checkedLabel);
   layout->addWidget(m_settingsTitle);
-  // As tall as the algorithm's settings (none to four), leaving the rest to the budget below.
+  // As tall as the algorithm's settings (none to four), leaving the rest to the budget below;
+  // the form scrolls, not the table. Squeezed (it was Maximum), the table wrapped its meanings,
+  // grew a scroll bar, which took the width they had wrapped to, and relaid itself out for as long
+  // as the window stood: 90% of a core, idle, on the Runs page at 1280x800.
   m_settingsView->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-  m_settingsView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+  m_settingsView->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  m_settingsView->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   layout->addWidget(m_settingsView);
   layout->addWidget(m_helpLabel);
   layout->addWidget(m_errorLabel);
