@@ -6,7 +6,6 @@
 #include <QChart>
 #include <QLabel>
 #include <QProgressBar>
-#include <QScrollBar>
 #include <QStatusBar>
 #include <QTableView>
 
@@ -18,7 +17,6 @@
 #include "ui/pages/runs_page.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/elided_label.h"
-#include "ui/widgets/race_setup_panel.h"
 
 namespace opevo::ui {
 namespace {
@@ -107,42 +105,6 @@ TEST(WindowLabels, SettingsMeaningsAreListedBelowATableTooNarrowForThem) {
   auto* table = panel.findChild<QTableView*>(QStringLiteral("settingsTable"));
   ASSERT_NE(table, nullptr);
   EXPECT_TRUE(table->wordWrap());
-}
-
-// Where the settings' Meaning column just fits, showing it wrapped its rows, the table, squeezed
-// by the form, grew a scroll bar, which took the room its rows had wrapped to; the table relaid
-// itself out in that loop for as long as the window stood (90% of a core, idle, on the Runs page
-// at 1280x800; OpenBLAS timed 2.6x slower beside it on a 2-core CPU). It is as tall as its rows.
-TEST(WindowLabels, TheSettingsTableSettlesAtEveryWindowSize) {
-  MainWindow window;
-  window.setRemembersSettings(false);
-  window.pages()->setCurrentIndex(MainWindow::RunsPageIndex);
-  AlgorithmPanel* panel = window.runsPage()->setup()->algorithmPanel();
-  panel->setChecked({QStringLiteral("opevo"), QStringLiteral("autotvm")});
-  ASSERT_TRUE(panel->showSettingsOf(QStringLiteral("opevo")));
-  window.resize(1264, 738);
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  auto* table = panel->findChild<QTableView*>(QStringLiteral("settingsTable"));
-  ASSERT_NE(table, nullptr);
-  struct ResizeCount : QObject {
-    int count = 0;
-    bool eventFilter(QObject*, QEvent* e) override {
-      count += e->type() == QEvent::Resize;
-      return false;
-    }
-  } resizes;
-  table->viewport()->installEventFilter(&resizes);
-  for (const int height : {640, 700, 738, 800})
-    for (const int width : {1024, 1100, 1180, 1264, 1366}) {
-      window.resize(width, height);
-      QTest::qWait(150);  // the resize's own layout passes
-      resizes.count = 0;
-      QTest::qWait(150);
-      EXPECT_EQ(resizes.count, 0) << "at " << width << "x" << height
-                                  << " the table kept resizing with nothing changed";
-      EXPECT_FALSE(table->verticalScrollBar()->isVisible()) << width << "x" << height;
-    }
 }
 
 }  // namespace
