@@ -79,12 +79,6 @@ void finishTiming(Measurement& m, std::vector<double> times, const OperatorSpec&
   m.speed = speedIn(deviceSpeedUnit("cuda"), op.flops(), m.medianMs);  // a GPU's (CUDA or HIP)
 }
 
-std::string overCutoffNote(double cutoffMs) {
-  char ms[32];
-  std::snprintf(ms, sizeof ms, cutoffMs >= 100 ? "%.0f" : "%.3g", cutoffMs);
-  return "timed by one run alone: over the cut-off of " + std::string(ms) + " ms";
-}
-
 std::string readBinaryFile(const std::string& path, const char* loadCall) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DeviceError(-1, std::string(loadCall) + ": cannot read " + path);

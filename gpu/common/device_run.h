@@ -60,10 +60,6 @@ GpuRunResult deviceFailure(const DeviceError& e);
 // Median and speed from the timed runs.
 void finishTiming(Measurement& m, std::vector<double> times, const OperatorSpec& op);
 
-// The note of a kernel timed by one run because it was slower than the cut-off: "timed by one
-// run alone: over the cut-off of 0.412 ms".
-std::string overCutoffNote(double cutoffMs);
-
 // The whole file, or DeviceError(-1, "<loadCall>: cannot read PATH").
 std::string readBinaryFile(const std::string& path, const char* loadCall);
 

@@ -112,6 +112,12 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
   return warmMs > t.cutoffMs ? std::optional<double>(warmMs) : std::nullopt;
 }
 
+std::string overCutoffNote(double cutoffMs) {
+  char ms[32];  // a cut-off under a millisecond is common: not as a whole number
+  std::snprintf(ms, sizeof ms, cutoffMs >= 100 ? "%.0f" : "%.3g", cutoffMs);
+  return "timed by one run alone: over the cut-off of " + std::string(ms) + " ms";
+}
+
 std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptions& t) {
   // What the limit keeps back: the reply, the request's way to the worker, and runs that take
   // longer than the checked one. A restarted worker's start is not in it: the caller waits for
@@ -135,9 +141,7 @@ KernelTimes timeCheckedKernel(double checkedMs, const TimingOptions& timing,
   KernelTimes k;
   if (const std::optional<double> over = overCutoffMs(checkedMs, timing, run, beforeEach)) {
     k.timesMs = {*over};
-    char cutoff[32];  // a cut-off under a millisecond is common on the CPU: not as a whole number
-    std::snprintf(cutoff, sizeof cutoff, timing.cutoffMs >= 100 ? "%.0f" : "%.3g", timing.cutoffMs);
-    k.message = "timed by one run: over the cut-off of " + std::string(cutoff) + " ms";
+    k.message = overCutoffNote(timing.cutoffMs);
   } else if (const std::optional<int> fit = runsThatFit(
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - taken)
                      .count(),

@@ -99,6 +99,10 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
                                    const std::function<void()>& run,
                                    const std::function<void()>& beforeEach = nullptr);
 
+// The note of a kernel timed by one run because it was slower than the cut-off, on every
+// backend: "timed by one run alone: over the cut-off of 0.412 ms".
+std::string overCutoffNote(double cutoffMs);
+
 // Where the runs `t` asks for (its warm-ups after the checked run, which was the first, and its
 // timed runs) would not end within its trialMs, runs of runMs each after elapsedMs of the trial:
 // how many timed runs fit, at most those asked (0: none, the checked run is the time). nullopt

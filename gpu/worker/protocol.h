@@ -14,7 +14,7 @@ namespace opevo {
 //    "timing": {"min_total_ms": 100, "min_runs": 3, "max_runs": 1000, "warmup_runs": 1,
 //               "cold_weights": false, "cold_activations": false, "activation_b": false,
 //               "trial_ms": 10000}}
-//     -> {"ok": true, "measurement": {...}}; trial_ms (CPU only, optional): the caller's time
+//     -> {"ok": true, "measurement": {...}}; trial_ms (CPU and KAS, optional): the caller's time
 //        limit, counted from when the worker takes the request, within which the kernel's runs
 //        are cut to those that fit (TimingOptions::trialMs)
 //   {"cmd": "reference", "backend": "cpu", "op": {...}, "timing": {...}}

@@ -123,11 +123,12 @@ WorkerClient::Reply WorkerClient::exchange(const nlohmann::json& request, double
   if (m_pid <= 0) {
     start();
     if (request.value("cmd", "") != "hello") {
-      Reply hello = exchange({{"cmd", "hello"}}, kStartSeconds);
+      // As long again as the request: a worker that never starts costs a trial its limit once.
+      Reply hello = exchange({{"cmd", "hello"}}, timeoutSeconds);
       if (!hello.ok) {
         if (hello.failure == TrialStatus::Timeout)
           hello.message = "the measuring worker '" + m_path + "' did not start within " +
-                          formatNumber(kStartSeconds) + " s; it was killed";
+                          formatNumber(timeoutSeconds) + " s; it was killed";
         return hello;
       }
     }

@@ -15,9 +15,11 @@ namespace {
 namespace fs = std::filesystem;
 
 // Builds a kernel library from source with the system compiler, as the CPU backend does.
-std::string buildKernel(const fs::path& dir, const std::string& name, const std::string& body) {
+std::string buildKernel(const fs::path& dir, const std::string& name, const std::string& body,
+                        const std::string& includes = "") {
   const fs::path source = dir / (name + ".cpp");
-  std::ofstream(source) << "extern \"C\" void opevo_cpu_kernel(const float* A, const float* B, "
+  std::ofstream(source) << includes
+                        << "extern \"C\" void opevo_cpu_kernel(const float* A, const float* B, "
                            "float* C) {\n"
                         << body << "\n}\n";
   const fs::path library = dir / (name + ".so");
@@ -57,6 +59,14 @@ class WorkerTest : public ::testing::Test {
 const char* kCorrect =
     "for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) { float s = 0;"
     " for (int k = 0; k < 8; ++k) s += A[i * 8 + k] * B[k * 8 + j]; C[i * 8 + j] = s; }";
+
+// kCorrect, each run after a sleep of `ms`.
+std::string buildSlowKernel(const fs::path& dir, const std::string& name, int ms) {
+  return buildKernel(dir, name,
+                     "std::this_thread::sleep_for(std::chrono::milliseconds(" + std::to_string(ms) +
+                         "));\n" + kCorrect,
+                     "#include <chrono>\n#include <thread>\n");
+}
 
 TEST_F(WorkerTest, MeasuresAVerifiedKernel) {
   WorkerClient client(OPEVO_WORKER);
@@ -139,16 +149,7 @@ TEST_F(WorkerTest, AKernelSlowOnlyOnItsFirstRunIsTimedFully) {
 // fit, and says so: killed at the limit (the caller's timeout), it lost its verified result, and on
 // a 2-core CPU every trial of C2 did. Without a limit it is timed as asked.
 TEST_F(WorkerTest, AKernelTooSlowForItsRunsIsTimedByTheRunsThatFit) {
-  const fs::path source = dir / "slow_runs.cpp";
-  std::ofstream(source) << "#include <chrono>\n#include <thread>\n"
-                           "extern \"C\" void opevo_cpu_kernel(const float* A, const float* B, "
-                           "float* C) {\n"
-                           "std::this_thread::sleep_for(std::chrono::milliseconds(200));\n"
-                        << kCorrect << "\n}\n";
-  const fs::path library = dir / "slow_runs.so";
-  const std::string command =
-      "c++ -O1 -shared -fPIC -o " + library.string() + " " + source.string();
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const fs::path library = buildSlowKernel(dir, "slow_runs", 200);
   WorkerClient client(OPEVO_WORKER);
   const auto timed = [&](int runs, double limitSeconds, bool limitSent) {
     nlohmann::json timing = {{"min_total_ms", 1}, {"min_runs", runs}, {"warmup_runs", 1}};
@@ -225,17 +226,29 @@ TEST_F(WorkerTest, SurvivesSegfaultHangAndWrongResult) {
   EXPECT_EQ(client.restarts(), 2);  // after the crash and after the hang
 }
 
-// A worker's start (its libraries loaded, CUDA's taking seconds) is not its first request's: the
+// A worker's start (the process and its shared libraries loaded) is not its first request's: the
 // request's timeout counts once the fresh worker answered its hello.
 TEST_F(WorkerTest, AWorkersStartIsNotCountedAgainstItsRequest) {
   const fs::path slow = dir / "slow-worker";
   std::ofstream(slow) << "#!/bin/sh\nsleep 2\nexec " << OPEVO_WORKER << " \"$@\"\n";
   fs::permissions(slow, fs::perms::owner_all);
   WorkerClient client(slow.string());
-  const auto reply = measure(client, buildKernel(dir, "good", kCorrect), 1.5);
+  // 2 s to start and four runs of 0.4 s (checked, three timed) pass 3 s together, not apart.
+  const auto reply = measure(client, buildSlowKernel(dir, "slow", 400), 3);
   ASSERT_TRUE(reply.ok) << reply.message;
   EXPECT_EQ(measurementFromJson(reply.body["measurement"]).status, TrialStatus::Ok);
-  EXPECT_GE(reply.seconds, 2.0);  // the call's own time still holds the start
+  EXPECT_GE(reply.seconds, 3.0);  // the call's own time still holds the start
+
+  // One that never starts costs its request's limit once more, and says so.
+  const fs::path stuck = dir / "stuck-worker";
+  std::ofstream(stuck) << "#!/bin/sh\nexec sleep 60\n";
+  fs::permissions(stuck, fs::perms::owner_all);
+  WorkerClient never(stuck.string());
+  const auto gone = measure(never, buildKernel(dir, "good", kCorrect), 1);
+  EXPECT_FALSE(gone.ok);
+  EXPECT_EQ(gone.failure, TrialStatus::Timeout);
+  EXPECT_NE(gone.message.find("did not start within 1 s"), std::string::npos) << gone.message;
+  EXPECT_LT(gone.seconds, 3.0);
 }
 
 // A checked run over its give-up limit ends the worker at once with a timeout, where the hang

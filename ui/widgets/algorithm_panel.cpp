@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QResizeEvent>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -209,7 +210,7 @@ void AlgorithmPanel::fitMeanings() {
   const QAbstractItemModel* model = m_settingsView->model();
   if (!model) return;
   // What the other columns' texts need, not what they have (the last one shown stretches):
-  // hiding the column changes neither that nor the viewport, so nothing flips back.
+  // hiding the column changes neither that nor the table's viewport (it has no scroll bar).
   const QFontMetrics fm = m_settingsView->fontMetrics();
   const int padding = 2 * fm.averageCharWidth();
   int others = 0;
@@ -221,7 +222,12 @@ void AlgorithmPanel::fitMeanings() {
     others += width + padding;
   }
   const int room = m_settingsView->viewport()->width() - others;
-  const bool fits = room >= 20 * fm.averageCharWidth();
+  // Shown or hidden, the column changes the form's height, which can show or hide the form's
+  // scroll bar and so change this width by a bar's: once hidden, it comes back only with that
+  // much more room, or the two would take turns.
+  const int need = 20 * fm.averageCharWidth() +
+                   (meaningsInTable() ? 0 : style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+  const bool fits = room >= need;
   if (fits != meaningsInTable()) m_settingsView->setColumnHidden(SettingsModel::HelpColumn, !fits);
   showHelp();
 }
