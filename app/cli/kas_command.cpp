@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/kas_groups_text.h"
+#include "cli/measuring_options.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
 #include "io/output_folder.h"
@@ -227,6 +228,7 @@ void runShowOrSolve(const std::string& file, const KasOptions& o, bool solveOnly
 
 struct TuneOptions {
   KasOptions kas;
+  MeasuringArgs measuring;
   std::string file, layer, algo = "opevo-m";
   int trials = 24;
   std::uint64_t seed = 1;
@@ -239,6 +241,7 @@ void runTune(const TuneOptions& o) {
   const auto targets = targetsOf(o.kas.network, &layers);
   checkGroups(targets, o.kas.groups, o.kas.network);
   kas::checkTuning(targets, o.algo, o.trials);
+  const kas::KasMeasurerOptions measuring = kasMeasuring(o.measuring);
   std::size_t which = 0;
   if (!o.layer.empty()) {
     // Any layer of a shape names it: the kernel is timed once per shape.
@@ -265,7 +268,7 @@ void runTune(const TuneOptions& o) {
   if (!s)
     throw InputError(o.file + ": does not fit " + o.kas.network + ": " + why +
                      sampledWith(kernel.groups, o.kas.groups));
-  kas::KasMeasurer measurer(kas::kasLayer(dag, targets[which], s->layers[which]));
+  kas::KasMeasurer measurer(kas::kasLayer(dag, targets[which], s->layers[which]), measuring);
   kas::KasTuneOptions options;
   options.algorithm = o.algo;
   options.trials = o.trials;
@@ -297,7 +300,8 @@ void runTune(const TuneOptions& o) {
                                 {"reference",
                                  {{"name", r.referenceLibrary}, {"ms", r.referenceMs}}},
                                 {"speedup", r.speedup()},
-                                {"best_curve_ms", r.bestCurveMs}}
+                                {"best_curve_ms", r.bestCurveMs},
+                                {"notes", r.notes}}
                      .dump()
               << "\n";
   } else {
@@ -320,6 +324,7 @@ void runTune(const TuneOptions& o) {
     std::printf("  %-*s %9.4f ms\n", width, r.referenceLibrary.c_str(), r.referenceMs);
     std::printf("  speed-up over the convolution (its time over the chosen schedule's): %.2fx\n",
                 r.speedup());
+    if (!r.notes.empty()) std::printf("  %s\n", r.notes.c_str());
   }
   if (r.bestMs <= 0) throw RunFailed("no schedule of the kernel was verified");
 }
@@ -388,6 +393,7 @@ void addKasCommands(CLI::App& app) {
       ->check(atLeast(1));
   tu->add_option("--algo", tune.algo, "Tuning algorithm (opevo tuners)")->capture_default_str();
   tu->add_option("--seed", tune.seed, "Seed")->capture_default_str();
+  addMeasuringOptions(tu, tune.measuring, "20");
   tu->callback([] { runTune(tune); });
 
   addKasSearchCommands(kas);

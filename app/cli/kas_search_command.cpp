@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
 #include "cli/kas_groups_text.h"
+#include "cli/measuring_options.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
 #include "kas/backbone.h"
@@ -37,6 +38,7 @@ void onInterrupt() {
 
 struct SearchOptions {
   kas::KasSearchSettings settings;
+  MeasuringArgs measuring;             // settings.measuring, as the command line gave it
   std::optional<std::int64_t> resume;  // given: whatever the id (0 and -1 are no search either)
   std::string db;
   bool json = false;
@@ -101,7 +103,8 @@ nlohmann::json candidateJson(const KasCandidateRow& c) {
          {"count", t.count},
          {"ms", t.chosenMs},
          {"best_trial_ms", t.bestTrialMs ? nlohmann::json(*t.bestTrialMs) : nlohmann::json()},
-         {"schedule", t.schedule}});
+         {"schedule", t.schedule},
+         {"notes", t.notes}});
   j["layers"] = std::move(layers);
   return j;
 }
@@ -120,10 +123,13 @@ void printLayerTimes(const std::vector<KasCandidateRow>& all) {
                   "count x median", "best trial");
       header = true;
     }
-    for (const kas::LayerTime& t : layers)
+    for (const kas::LayerTime& t : layers) {
       std::printf("%4d  %-24s %5lld %10.4f %14.4f %11s\n", c.seq, t.layer.c_str(),
                   static_cast<long long>(t.count), t.chosenMs,
                   static_cast<double>(t.count) * t.chosenMs, fmt(t.bestTrialMs, "%.4f").c_str());
+      // Where the best trial may be a one-run timing, or the schedules failed, it says so.
+      if (!t.notes.empty()) std::printf("%4s  %-24s %s\n", "", "", t.notes.c_str());
+    }
     std::printf("%4d  %-24s %5s %10s %14.3f\n", c.seq, "kernel ms", "", "", *c.kernelMs);
   }
 }
@@ -308,7 +314,10 @@ void runSearch(SearchOptions& o) {
   const bool terminal = isatty(fileno(stderr)) == 1;
   // Every setting is checked before the database is opened, let alone a search stored in it
   // (the KasSearch constructor checks again, for the window).
-  if (!o.resume) o.settings.check();
+  if (!o.resume) {
+    o.settings.measuring = kasMeasuring(o.measuring);
+    o.settings.check();
+  }
   Store store(o.resume ? existingDatabase(o.db) : o.db.empty() ? Store::defaultPath() : o.db);
   std::unique_ptr<kas::KasSearch> search =
       o.resume ? std::make_unique<kas::KasSearch>(store, *o.resume)
@@ -507,6 +516,7 @@ void addKasSearchCommands(CLI::App* kas) {
       ->capture_default_str()
       ->check(nonNegativeFinite());
   addTrainingOptions(s, st.training);
+  addMeasuringOptions(s, search.measuring, "20");
   CLI::Option* resume = s->add_option(
       "--resume", search.resume, "Continue a stored search (opevo kas searches) with its settings");
   s->add_option("--db", search.db, "The database (default: the user's data directory)");

@@ -9,12 +9,11 @@
 
 namespace opevo::cli {
 
-void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a) {
+void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a, const std::string& timeoutDefault) {
   cmd->add_option("--compile-threads", a.compileThreads, "Parallel kernel builds (default 2)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--timeout", a.timeout,
-                  "Seconds a trial may run before it is killed (default 10 on the CPU, 20 on a "
-                  "GPU, whose fresh worker pays for the runtime's start)")
+                  "Seconds a trial may run before it is killed (default " + timeoutDefault + ")")
       ->check(positiveFinite());
   // The runner's bounds on runs, said with --min-time-ms: a kernel of microseconds stops at the
   // most runs long before the time asked.
@@ -62,6 +61,16 @@ void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o) {
                      "timeout of " + formatNumber(timeout) + " s" +
                      (a.timeout ? "" : " (the longest default; --timeout sets it)") +
                      ": every trial would be killed; raise --timeout or lower --min-time-ms");
+}
+
+kas::KasMeasurerOptions kasMeasuring(const MeasuringArgs& a) {
+  kas::KasMeasurerOptions o;
+  o.compileThreads = a.compileThreads;
+  o.timeoutSeconds = a.timeout.value_or(o.timeoutSeconds);
+  o.timing.minTotalMs = a.minTimeMs;
+  o.cutoffFactor = a.slowCutoff;
+  kas::checkMeasuring(o);
+  return o;
 }
 
 }  // namespace opevo::cli

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backends/backend_factory.h"
+#include "kas/kas_measurer.h"
 
 namespace opevo::cli {
 
@@ -16,7 +17,15 @@ struct MeasuringArgs {
   double minTimeMs = 100, slowCutoff = 10;
 };
 
-void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a);
+// timeoutDefault: how --timeout's help says its default.
+void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a,
+                         const std::string& timeoutDefault =
+                             "10 on the CPU, 20 on a GPU, whose fresh worker pays for the "
+                             "runtime's start");
+
+// How `opevo kas tune` and `kas search` build and time a Canvas kernel's schedules: a's choices
+// over KAS's defaults (its timeout is 20 s), checked (kas::checkMeasuring).
+kas::KasMeasurerOptions kasMeasuring(const MeasuringArgs& a);
 
 // Sets every backend's measuring options in o from a.
 void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o);

@@ -58,6 +58,7 @@ std::vector<LayerTime> layerTimes(const KasCandidateRow& c) {
     t.count = l.value("count", std::int64_t{1});
     t.chosenMs = l["ms"].get<double>();
     t.schedule = l.value("schedule", "");
+    if (l.contains("notes") && l["notes"].is_string()) t.notes = l["notes"].get<std::string>();
     if (l.contains("best_trial_ms") && l["best_trial_ms"].is_number()) {
       t.bestTrialMs = l["best_trial_ms"].get<double>();
     } else if (l.contains("curve_ms") && l["curve_ms"].is_array() && !l["curve_ms"].empty()) {

@@ -40,6 +40,9 @@ struct LayerTime {
   double chosenMs = 0;
   std::optional<double> bestTrialMs;  // nullopt: a tuning stored without its curve
   std::string schedule;
+  // Its trials' notes, counted (kas::KasTuneResult::notes); empty where each was timed fully, or
+  // for a tuning stored before they were kept.
+  std::string notes;
 };
 // The layers of a tuned candidate's tuningJson, in order; empty when it has none.
 std::vector<LayerTime> layerTimes(const KasCandidateRow& c);

@@ -112,10 +112,25 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
   return warmMs > t.cutoffMs ? std::optional<double>(warmMs) : std::nullopt;
 }
 
+namespace {
+constexpr std::string_view kOverCutoff = "timed by one run alone: over the cut-off of ";
+constexpr std::string_view kTrialLimit = " limit";
+constexpr std::string_view kRunsAskedPass = "; the runs asked pass the trial's ";
+}  // namespace
+
 std::string overCutoffNote(double cutoffMs) {
   char ms[32];  // a cut-off under a millisecond is common: not as a whole number
   std::snprintf(ms, sizeof ms, cutoffMs >= 100 ? "%.0f" : "%.3g", cutoffMs);
-  return "timed by one run alone: over the cut-off of " + std::string(ms) + " ms";
+  return std::string(kOverCutoff) + ms + " ms";
+}
+
+TimingCut timingCutOf(std::string_view message) {
+  if (message.substr(0, kOverCutoff.size()) == kOverCutoff) return TimingCut::OverCutoff;
+  if (message.substr(0, 9) == "timed by " && message.find(kRunsAskedPass) != std::string::npos &&
+      message.size() >= kTrialLimit.size() &&
+      message.substr(message.size() - kTrialLimit.size()) == kTrialLimit)
+    return TimingCut::TrialLimit;
+  return TimingCut::None;
 }
 
 std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptions& t) {
@@ -160,9 +175,8 @@ KernelTimes timeCheckedKernel(double checkedMs, const TimingOptions& timing,
     }
     k.message = (runs == 0 ? std::string("timed by its checked run alone")
                            : "timed by " + counted(runs, "run", "runs")) +
-                ": a run takes " + durationText(checkedMs / 1e3) +
-                "; the runs asked pass the trial's " + durationText(timing.trialMs / 1e3) +
-                " limit";
+                ": a run takes " + durationText(checkedMs / 1e3) + std::string(kRunsAskedPass) +
+                durationText(timing.trialMs / 1e3) + std::string(kTrialLimit);
   } else {
     // The checked run ran the same kernel on the same buffers: it was the first warm-up.
     TimingOptions rest = timing;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cpu/operator_buffers.h"
@@ -102,6 +103,12 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
 // The note of a kernel timed by one run because it was slower than the cut-off, on every
 // backend: "timed by one run alone: over the cut-off of 0.412 ms".
 std::string overCutoffNote(double cutoffMs);
+
+// How a verified kernel was timed, read from its trial's note (overCutoffNote's, or
+// timeCheckedKernel's where the runs asked passed the trial's limit): a tuning that keeps no
+// trial (KAS's) counts them, so that a best chosen from one-run timings says so.
+enum class TimingCut { None, OverCutoff, TrialLimit };
+TimingCut timingCutOf(std::string_view message);
 
 // Where the runs `t` asks for (its warm-ups after the checked run, which was the first, and its
 // timed runs) would not end within its trialMs, runs of runMs each after elapsedMs of the trial:

@@ -7,9 +7,9 @@
 namespace opevo::kas {
 
 std::optional<ConvBaseline> timeConvBaseline(const std::vector<ConvTarget>& targets, int repeats,
-                                             std::string* why, const std::atomic<bool>* stop) {
-  const KasMeasurerOptions defaults;
-  WorkerClient worker(defaults.workerPath);
+                                             const KasMeasurerOptions& measuring, std::string* why,
+                                             const std::atomic<bool>* stop) {
+  WorkerClient worker(measuring.workerPath);
   ConvBaseline b;
   b.repeats = repeats;
   for (const ConvTarget& t : targets) b.layers.push_back({t.name, t.count, 0, {}});
@@ -20,7 +20,7 @@ std::optional<ConvBaseline> timeConvBaseline(const std::vector<ConvTarget>& targ
         return std::nullopt;
       }
       const auto ref =
-          timeConvolution(worker, targets[i], defaults.timing, defaults.timeoutSeconds);
+          timeConvolution(worker, targets[i], measuring.timing, measuring.timeoutSeconds);
       if (!ref || ref->measurement.medianMs <= 0) {
         if (why) *why = targets[i].name + ": its convolution could not be timed";
         return std::nullopt;

@@ -1,21 +1,61 @@
 #include "kas/kas_measurer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 
+#include "common/error.h"
 #include "common/kernel_cache.h"
 #include "cpu/cpu_measurer.h"
 #include "kas/kas_json.h"
 #include "kas/kas_runner.h"
 #include "ops/operator_json.h"
 #include "probe/backend_probe.h"
+#include "space/text.h"
 #include "worker/protocol.h"
 
 namespace opevo::kas {
 
 KasLayer kasLayer(const MicroDag& dag, const ConvTarget& target, const LayerSizes& sizes) {
   return {dag, target, sizes.bindings, sizes.shapes, sizes.flops};
+}
+
+nlohmann::json measuringJson(const KasMeasurerOptions& o) {
+  return {{"compile_threads", o.compileThreads},
+          {"timeout", o.timeoutSeconds},
+          {"min_time_ms", o.timing.minTotalMs},
+          {"slow_cutoff", o.cutoffFactor}};
+}
+
+KasMeasurerOptions measuringFromJson(const nlohmann::json& j, KasMeasurerOptions o) {
+  try {
+    o.compileThreads = j.value("compile_threads", o.compileThreads);
+    o.timeoutSeconds = j.value("timeout", o.timeoutSeconds);
+    o.timing.minTotalMs = j.value("min_time_ms", o.timing.minTotalMs);
+    o.cutoffFactor = j.value("slow_cutoff", o.cutoffFactor);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(std::string("kernel search settings, measuring: ") + e.what());
+  }
+  return o;
+}
+
+void checkMeasuring(const KasMeasurerOptions& o) {
+  if (o.compileThreads < 1)
+    throw InputError("--compile-threads " + std::to_string(o.compileThreads) +
+                     ": expected 1 or more");
+  if (!(o.timeoutSeconds > 0 && std::isfinite(o.timeoutSeconds)))
+    throw InputError("--timeout " + formatNumber(o.timeoutSeconds) + ": expected seconds above 0");
+  if (!(o.cutoffFactor >= 0 && std::isfinite(o.cutoffFactor)))
+    throw InputError("--slow-cutoff " + formatNumber(o.cutoffFactor) +
+                     ": expected 0 (time every schedule fully) or more");
+  if (!(o.timing.minTotalMs >= 0 && std::isfinite(o.timing.minTotalMs)))
+    throw InputError("--min-time-ms " + formatNumber(o.timing.minTotalMs) + ": expected 0 or more");
+  // As `opevo tune` refuses it: every trial would be killed at its timeout.
+  if (o.timing.minTotalMs >= o.timeoutSeconds * 1000)
+    throw InputError("--min-time-ms " + formatNumber(o.timing.minTotalMs) +
+                     " is not under the trial timeout of " + formatNumber(o.timeoutSeconds) +
+                     " s: every trial would be killed; raise --timeout or lower --min-time-ms");
 }
 
 KasMeasurer::KasMeasurer(KasLayer layer, KasMeasurerOptions options)

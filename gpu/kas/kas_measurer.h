@@ -41,6 +41,18 @@ struct KasMeasurerOptions {
   std::string workerPath = WorkerClient::defaultWorkerPath();
 };
 
+// How schedules are built and timed, as a search stores it (KasSearchSettings::measuring) and
+// `opevo kas search` and `kas tune` take it, in `opevo tune`'s words: compile threads, the trial's
+// timeout, the minimum time of the timed runs and the slow cut-off. The cache and the worker are
+// the machine's, not the search's.
+nlohmann::json measuringJson(const KasMeasurerOptions& o);
+// o with the fields j holds (measuringJson's); one it lacks keeps o's value, as a search stored
+// before they were has none. Throws InputError naming a field of the wrong type.
+KasMeasurerOptions measuringFromJson(const nlohmann::json& j, KasMeasurerOptions o = {});
+// Throws InputError naming the option at fault (a timeout of 0, a minimum time no trial can
+// finish within its timeout).
+void checkMeasuring(const KasMeasurerOptions& o);
+
 // Measures schedules (kasScheduleSpace) of one kernel at one layer for real on this CPU: the fused
 // kernel is generated and built here, verified against the primitive-by-primitive reference and
 // timed in opevo-worker. Speed is the kernel's FLOPs per second. The reference is oneDNN's (or

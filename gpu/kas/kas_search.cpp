@@ -78,7 +78,8 @@ nlohmann::json KasSearchSettings::toJson() const {
             {"seed", t.seed},
             {"threads", t.threads},
             {"theta", t.theta},
-            {"data", t.dataDir}}}};
+            {"data", t.dataDir}}},
+          {"measuring", measuringJson(measuring)}};
 }
 
 KasSearchSettings KasSearchSettings::fromJson(const nlohmann::json& j) {
@@ -105,6 +106,7 @@ KasSearchSettings KasSearchSettings::fromJson(const nlohmann::json& j) {
     s.training.threads = t.at("threads").get<int>();
     s.training.theta = t.at("theta").get<double>();
     s.training.dataDir = t.at("data").get<std::string>();
+    if (j.contains("measuring")) s.measuring = measuringFromJson(j.at("measuring"));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(std::string("kernel search settings: ") + e.what());
   }
@@ -127,6 +129,7 @@ void KasSearchSettings::check() const {
   if (!(minSpeedup >= 0 && std::isfinite(minSpeedup)))
     throw InputError("--min-speedup: expected 0 or more");
   checkTraining(training);
+  checkMeasuring(measuring);
 }
 
 KasSearch::KasSearch(Store& store, KasSearchSettings settings)
@@ -216,7 +219,7 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
     obs.note("timing the convolutions (" + std::to_string(kConvolutionRepeats) +
              " times each, the fastest shared by every kernel)");
     std::string why;
-    convolution = timeConvBaseline(netTargets, kConvolutionRepeats, &why, stop);
+    convolution = timeConvBaseline(netTargets, kConvolutionRepeats, s.measuring, &why, stop);
     if (!convolution) {
       obs.note(why);
       const RunStatus status = stop && stop->load() ? RunStatus::Interrupted : RunStatus::Failed;
@@ -273,7 +276,7 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
       for (std::size_t t = 0; t < netTargets.size() && failure.empty(); ++t) {
         const ConvTarget& target = netTargets[t];
         try {
-          KasMeasurer measurer(kasLayer(dag, target, speed.layers[t]));
+          KasMeasurer measurer(kasLayer(dag, target, speed.layers[t]), s.measuring);
           KasTuneOptions o;
           o.algorithm = s.algorithm;
           o.trials = s.trials;
@@ -310,7 +313,8 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
                             {"conv_ms", r.referenceMs},
                             {"conv", r.referenceLibrary},
                             {"trials", r.trials},
-                            {"curve_ms", r.bestCurveMs}});
+                            {"curve_ms", r.bestCurveMs},
+                            {"notes", r.notes}});
         } catch (const std::exception& e) {
           failure = target.name + ": " + e.what();
         }

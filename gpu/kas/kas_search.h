@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kas/conv_baseline.h"
+#include "kas/kas_measurer.h"
 #include "kas/kas_training.h"
 #include "store/run_lock.h"
 #include "store/store.h"
@@ -28,6 +29,9 @@ struct KasSearchSettings {
   int trials = 8;                     // schedules measured per replaced layer
   double minSpeedup = 0;              // a kernel slower than this is timed but not trained
   TrainRequest training;              // the schedule every candidate and the baseline train on
+  // How schedules and the convolutions are timed (its compile threads, timeout, minimum time and
+  // slow cut-off; measuringJson); a search stored before it was has the defaults.
+  KasMeasurerOptions measuring;
 
   nlohmann::json toJson() const;
   // Throws InputError naming the option at fault, with the words the other kas commands use

@@ -1,6 +1,12 @@
 #include "kas/kas_tuning.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "engine/engine.h"
+#include "engine/trial_failures.h"
+#include "space/text.h"
 
 namespace opevo::kas {
 
@@ -17,13 +23,38 @@ class CurveObserver final : public EngineObserver {
     double best = m_result.bestCurveMs.empty() ? m_result.defaultMs : m_result.bestCurveMs.back();
     if (m.status == TrialStatus::Ok && m.medianMs > 0 && (best == 0 || m.medianMs < best))
       best = m.medianMs;
+    m_statuses.push_back(m.status);
+    if (m.status == TrialStatus::Ok) ++m_cuts[timingCutOf(m.message)];
     m_result.bestCurveMs.push_back(best);
     if (m_options.progress) m_options.progress(static_cast<int>(m_result.bestCurveMs.size()), best);
   }
 
+  std::string notes() const {
+    std::vector<std::string> parts;
+    if (const int n = cut(TimingCut::OverCutoff))
+      parts.push_back(std::to_string(n) + " timed by one run alone (over the slow cut-off)");
+    if (const int n = cut(TimingCut::TrialLimit))
+      parts.push_back(std::to_string(n) + " timed by fewer runs than asked (the trial's limit)");
+    if (const TrialFailures f = countFailures(m_statuses); f.failed() > 0)
+      parts.push_back(f.text());
+    std::string out;
+    for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+    return out.empty()
+               ? out
+               : "of " + counted(static_cast<long long>(m_statuses.size()), "trial", "trials") +
+                     ": " + out;
+  }
+
  private:
+  int cut(TimingCut c) const {
+    const auto it = m_cuts.find(c);
+    return it == m_cuts.end() ? 0 : it->second;
+  }
+
   KasTuneResult& m_result;
   const KasTuneOptions& m_options;
+  std::vector<TrialStatus> m_statuses;
+  std::map<TimingCut, int> m_cuts;
 };
 
 }  // namespace
@@ -55,6 +86,7 @@ KasTuneResult tuneKasLayer(KasMeasurer& measurer, const KasTuneOptions& options)
   engine.run();
   const RunState& run = engine.runs()[static_cast<std::size_t>(index)];
   result.trials = run.trials;
+  result.notes = curve.notes();
   result.bestTrialMs = result.bestCurveMs.empty() ? result.defaultMs : result.bestCurveMs.back();
   if (run.bestConfig && run.best > 0) {
     result.bestSchedule = space.format(*run.bestConfig);

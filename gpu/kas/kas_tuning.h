@@ -30,6 +30,10 @@ struct KasTuneResult {
   // The best trial after each trial, the start schedule's time counted from the first.
   std::vector<double> bestCurveMs;
   std::string bestSource;
+  // What the trials' notes said, counted: "of 24 trials: 3 timed by one run alone (over the slow
+  // cut-off); 2 gave a wrong result". Empty where every trial was verified and timed fully. KAS
+  // keeps no trial, so this is the one word a tuning gives of best times read from one run.
+  std::string notes;
   double speedup() const { return bestMs > 0 && referenceMs > 0 ? referenceMs / bestMs : 0; }
 };
 

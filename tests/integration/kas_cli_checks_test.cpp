@@ -67,6 +67,11 @@ TEST(KasCliChecks, ASearchRefusesEveryBadOptionBeforeItStoresOrTrainsAnything) {
       {{"--min-speedup", "-1"}, "--min-speedup"},
       {{"--data", "/nonexistent"}, "/nonexistent/train-images-idx3-ubyte.gz: not found"},
       {{"--batch", "100000"}, "--batch"},
+      // Timed as `opevo tune` times: a minimum time no trial can finish within its limit.
+      {{"--min-time-ms", "20000"},
+       "--min-time-ms 20000 is not under the trial timeout of 20 s: every trial would be killed"},
+      {{"--timeout", "2", "--min-time-ms", "2000"}, "--min-time-ms 2000 is not under the trial"},
+      {{"--slow-cutoff", "-1"}, "--slow-cutoff"},
   };
   for (const auto& [options, words] : cases) {
     std::vector<std::string> args = {"kas", "search", "--candidates", "1", "--db", db};
@@ -241,6 +246,29 @@ TEST(KasCliChecks, TuningProgressCountsTheStartScheduleAndNamesBothFigures) {
   EXPECT_LE(firstBest, startMs) << r.err << r.out;
   EXPECT_TRUE(has(r.out, "best trial (")) << r.out;
   EXPECT_TRUE(has(r.out, "chosen schedule, median of its timings")) << r.out;
+}
+
+// kas tune takes `opevo tune`'s measuring options, and says how its trials were timed: with a
+// cut-off of a thousandth of the fastest schedule (the start one, timed first), every trial is over
+// it and timed by one run alone (the note KAS used to drop: a best read from one run, unsaid).
+TEST(KasCliChecks, TuneTakesTheMeasuringOptionsAndCountsItsTrialsNotes) {
+  TempDir dir;
+  const auto [file, g] = groupedKernel(dir);
+  const ProcessResult r =
+      runProcess(OPEVO_CLI, {"kas", "tune", file, "--trials", "2", "--slow-cutoff", "0.001",
+                             "--timeout", "5", "--min-time-ms", "20", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("trials"), 2);
+  EXPECT_EQ(j.at("notes"), "of 2 trials: 2 timed by one run alone (over the slow cut-off)")
+      << r.out;
+  EXPECT_GT(j.at("best_ms").get<double>(), 0.0);
+  // The text says it under the figures.
+  const ProcessResult text =
+      runProcess(OPEVO_CLI, {"kas", "tune", file, "--trials", "1", "--slow-cutoff", "0.001"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(has(text.out, "x\n  of 1 trial: 1 timed by one run alone (over the slow cut-off)\n"))
+      << text.out;
 }
 
 TEST(KasCliChecks, TrainTakesTheFilesGroupCountAndPrintsEachEpoch) {

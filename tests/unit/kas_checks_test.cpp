@@ -69,6 +69,38 @@ TEST(KasChecks, ASearchRefusesWhatSampleTuneAndTrainRefuseInTheirWords) {
   EXPECT_EQ(with([](KasSearchSettings& s) { s.training.threads = 0; }), "accepted");
 }
 
+// A search stores how its schedules are timed, so a resume times them alike; one stored before
+// it did reads as the defaults.
+TEST(KasChecks, ASearchStoresHowItsSchedulesAreTimed) {
+  KasSearchSettings s;
+  s.measuring.compileThreads = 3;
+  s.measuring.timeoutSeconds = 7.5;
+  s.measuring.timing.minTotalMs = 40;
+  s.measuring.cutoffFactor = 0;
+  const KasSearchSettings back = KasSearchSettings::fromJson(s.toJson());
+  EXPECT_EQ(back.measuring.compileThreads, 3);
+  EXPECT_DOUBLE_EQ(back.measuring.timeoutSeconds, 7.5);
+  EXPECT_DOUBLE_EQ(back.measuring.timing.minTotalMs, 40);
+  EXPECT_DOUBLE_EQ(back.measuring.cutoffFactor, 0);
+  nlohmann::json old = s.toJson();
+  old.erase("measuring");
+  const KasMeasurerOptions defaults;
+  const KasSearchSettings before = KasSearchSettings::fromJson(old);
+  EXPECT_DOUBLE_EQ(before.measuring.timeoutSeconds, defaults.timeoutSeconds);
+  EXPECT_DOUBLE_EQ(before.measuring.cutoffFactor, defaults.cutoffFactor);
+  EXPECT_DOUBLE_EQ(before.measuring.timing.minTotalMs, defaults.timing.minTotalMs);
+  old["measuring"] = {{"timeout", "soon"}};
+  EXPECT_THROW(KasSearchSettings::fromJson(old), InputError);
+
+  s.measuring.timing.minTotalMs = 7500;
+  EXPECT_EQ(refusal(s),
+            "--min-time-ms 7500 is not under the trial timeout of 7.5 s: every trial would be "
+            "killed; raise --timeout or lower --min-time-ms");
+  s.measuring.timing.minTotalMs = 40;
+  s.measuring.timeoutSeconds = 0;
+  EXPECT_NE(refusal(s).find("--timeout 0"), std::string::npos);
+}
+
 TEST(KasChecks, ABadSettingStoresNoSearch) {
   TempDb db;
   Store store(db.path);
@@ -92,17 +124,20 @@ TEST(KasCandidateFront, ABaselineNotTrainedYetHasNoAccuracy) {
 
 TEST(KasCandidateFront, LayerTimesAreWhatKernelMsSums) {
   KasCandidateRow c;
-  c.tuningJson =
-      nlohmann::json::array(
-          {{{"layer", "a"}, {"count", 4}, {"ms", 0.5}, {"best_trial_ms", 0.45}, {"schedule", "s"}},
-           // Stored before best_trial_ms: the curve left the start
-           // schedule out, which was faster here.
-           {{"layer", "b"},
-            {"count", 3},
-            {"ms", 0.2},
-            {"default_ms", 0.19},
-            {"curve_ms", {0.3, 0.25}}}})
-          .dump();
+  c.tuningJson = nlohmann::json::array({{{"layer", "a"},
+                                         {"count", 4},
+                                         {"ms", 0.5},
+                                         {"best_trial_ms", 0.45},
+                                         {"schedule", "s"},
+                                         {"notes", "of 3 trials: 1 gave a wrong result"}},
+                                        // Stored before best_trial_ms: the curve left the start
+                                        // schedule out, which was faster here.
+                                        {{"layer", "b"},
+                                         {"count", 3},
+                                         {"ms", 0.2},
+                                         {"default_ms", 0.19},
+                                         {"curve_ms", {0.3, 0.25}}}})
+                     .dump();
   const std::vector<LayerTime> t = layerTimes(c);
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].layer, "a");
@@ -110,6 +145,8 @@ TEST(KasCandidateFront, LayerTimesAreWhatKernelMsSums) {
   EXPECT_DOUBLE_EQ(t[0].chosenMs, 0.5);
   EXPECT_DOUBLE_EQ(t[0].bestTrialMs.value_or(0), 0.45);
   EXPECT_DOUBLE_EQ(t[1].bestTrialMs.value_or(0), 0.19);
+  EXPECT_EQ(t[0].notes, "of 3 trials: 1 gave a wrong result");
+  EXPECT_EQ(t[1].notes, "");  // stored before notes were
   EXPECT_TRUE(layerTimes(KasCandidateRow{}).empty());
 }
 

@@ -118,6 +118,7 @@ TEST(RunWatch, ACheckedKernelIsTimedByTheRunsAskedTheCutOffOrItsLimit) {
   EXPECT_EQ(k.timesMs.size(), 3u);
   EXPECT_EQ(runs, 4);  // one warm-up besides the checked run, then the three timed
   EXPECT_EQ(k.message, "");
+  EXPECT_EQ(timingCutOf(k.message), TimingCut::None);
 
   runs = 0;
   t.cutoffMs = 30;
@@ -125,6 +126,7 @@ TEST(RunWatch, ACheckedKernelIsTimedByTheRunsAskedTheCutOffOrItsLimit) {
   EXPECT_EQ(runs, 0);
   EXPECT_EQ(k.timesMs, std::vector<double>{60});
   EXPECT_EQ(k.message, "timed by one run alone: over the cut-off of 30 ms");
+  EXPECT_EQ(timingCutOf(k.message), TimingCut::OverCutoff);
 
   runs = 0;
   t.cutoffMs = 0;
@@ -133,6 +135,11 @@ TEST(RunWatch, ACheckedKernelIsTimedByTheRunsAskedTheCutOffOrItsLimit) {
   EXPECT_EQ(runs, 2);
   EXPECT_EQ(k.timesMs.size(), 2u);
   EXPECT_EQ(k.message.rfind("timed by 2 runs: a run takes ", 0), 0u) << k.message;
+  EXPECT_EQ(timingCutOf(k.message), TimingCut::TrialLimit);
+  EXPECT_EQ(timingCutOf("timed by its checked run alone: a run takes 2.00 s; the runs asked pass "
+                        "the trial's 2.00 s limit"),
+            TimingCut::TrialLimit);
+  EXPECT_EQ(timingCutOf("result differs from the reference"), TimingCut::None);
 }
 
 // How the trial's note writes the run and the limit (and the error where every trial timed out):
