@@ -78,12 +78,25 @@ std::string unreadableLine(const std::string& database, std::int64_t run,
 
 }  // namespace
 
-bool sameMeasurement(const RunRecord& like, const RunRecord& other) {
+namespace {
+
+bool sameDevice(const RunRecord& like, const RunRecord& other) {
   if (like.backend != other.backend || like.device != other.device) return false;
   // A CPU run's label also says whether its weights were timed cold (a network's tasks): those
   // times are not a warm run's.
-  if (like.backend == "cpu" && !like.label.empty() && other.label != like.label) return false;
-  return runOperatorKey(like.operatorJson) == runOperatorKey(other.operatorJson);
+  return like.backend != "cpu" || like.label.empty() || other.label == like.label;
+}
+
+}  // namespace
+
+bool sameMeasurement(const RunRecord& like, const RunRecord& other) {
+  return sameDevice(like, other) &&
+         runOperatorKey(like.operatorJson) == runOperatorKey(other.operatorJson);
+}
+
+bool sameProblem(const RunRecord& like, const RunRecord& other) {
+  return sameDevice(like, other) &&
+         runProblemKey(like.operatorJson) == runProblemKey(other.operatorJson);
 }
 
 History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun,

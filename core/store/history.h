@@ -55,6 +55,12 @@ std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<Tr
 // network's tasks) the same label.
 bool sameMeasurement(const RunRecord& like, const RunRecord& other);
 
+// Whether two runs tuned the same problem on the same device (sameMeasurement but for how the
+// space was built, runProblemKey): their curves compare two ways of tuning it, as loops alone
+// against ALT's layouts and loops, or Winograd's template against the direct one. Their trials
+// do not answer each other's (another space, another kernel).
+bool sameProblem(const RunRecord& like, const RunRecord& other);
+
 // The earlier runs that measured what `like` measures (sameMeasurement).
 History loadHistory(const Store& store, const RunRecord& like, std::int64_t excludeRun,
                     const HistoryOptions& options = {});

@@ -20,4 +20,14 @@ std::string runOperatorKey(const std::string& operatorJson) {
   return j.dump();
 }
 
+std::string runProblemKey(const std::string& operatorJson) {
+  nlohmann::json j = nlohmann::json::parse(runOperatorKey(operatorJson), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return operatorJson;
+  // The operator file's words (ops/operator_json.h): "mode" and "target". Its "space" overrides
+  // stay: two runs over differently narrowed spaces would read as one space's repeats.
+  j.erase("mode");
+  j.erase("target");
+  return j.dump();
+}
+
 }  // namespace opevo

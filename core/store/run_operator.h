@@ -16,4 +16,9 @@ nlohmann::json runOperator(const std::string& operatorJson);
 // left out).
 std::string runOperatorKey(const std::string& operatorJson);
 
+// The problem the operator poses, as canonical text: runOperatorKey without how its space was
+// built (its tuning mode: loops alone or ALT's layouts with them; its kernel template). Runs with
+// the same problem key compute the same result, against the same library, in other spaces.
+std::string runProblemKey(const std::string& operatorJson);
+
 }  // namespace opevo

@@ -174,7 +174,7 @@ TEST_F(HistoryPageTest, RunsOfAnotherOperatorOrDeviceAreNotAveragedAsRepeats) {
   EXPECT_TRUE(page.data()->info().optimum.has_value());
   EXPECT_TRUE(caption(page).contains(
       QStringLiteral(
-          "runs %1, %2 not drawn: another operator, template or device than run %3 (Xgemm on %4)")
+          "runs %1, %2 not drawn: another operator, space or device than run %3 (Xgemm on %4)")
           .arg(a100)
           .arg(a4000)
           .arg(gemm)
@@ -191,7 +191,7 @@ TEST_F(HistoryPageTest, RunsOfAnotherOperatorOrDeviceAreNotAveragedAsRepeats) {
   ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 8; }))
       << page.data()->trialCount();
   EXPECT_TRUE(caption(page).contains(
-      QStringLiteral("runs %1, %2, %3 not drawn: another operator, template or device than run %4 "
+      QStringLiteral("runs %1, %2, %3 not drawn: another operator, space or device than run %4 "
                      "(convolution_kernel on replay of A4000.json.gz)")
           .arg(gemm)
           .arg(a100)
@@ -200,15 +200,18 @@ TEST_F(HistoryPageTest, RunsOfAnotherOperatorOrDeviceAreNotAveragedAsRepeats) {
       << caption(page).toStdString();
 }
 
-// C2 on Winograd's template beside C2 on the direct one, on the same GPU: two spaces, two charts,
-// and the note named the operator and the device alone, which read as if neither matched.
-TEST_F(HistoryPageTest, ARunOfAnotherTemplateIsNamedByItsTemplate) {
-  const auto addGpuRun = [&](const std::string& target, int trials) {
+// C2 on Winograd's template beside C2 on the direct one, on the same GPU: two spaces of one
+// problem, drawn on one chart (they were two charts, the second named in the note), each curve
+// named by its space. MM1's loops beside its joint layouts and loops likewise (ALT's gain over
+// loops alone), and a run over a narrowed space (its own "space" overrides) is not theirs: named in
+// the note.
+TEST_F(HistoryPageTest, RunsOfOneProblemInTwoSpacesAreDrawnTogetherNamedByTheirSpace) {
+  const auto addGpuRun = [&](const std::string& name, const nlohmann::json& how, int trials) {
     Store store(m_path);
     RunRecord r;
-    r.operatorName = "C2";
-    nlohmann::json op = {{"kind", "conv2d"}, {"name", "C2"}};
-    if (!target.empty()) op["target"] = target;
+    r.operatorName = name;
+    nlohmann::json op = {{"kind", name == "C2" ? "conv2d" : "matmul"}, {"name", name}};
+    op.update(how);
     r.operatorJson = op.dump();
     r.algorithm = "opevo-m";
     r.backend = "cuda";
@@ -221,22 +224,41 @@ TEST_F(HistoryPageTest, ARunOfAnotherTemplateIsNamedByItsTemplate) {
     store.setRunStatus(id, RunStatus::Finished);
     return id;
   };
-  const std::int64_t winograd = addGpuRun("winograd", 6);
-  const std::int64_t direct = addGpuRun("", 5);
+  const std::int64_t winograd = addGpuRun("C2", {{"target", "winograd"}}, 6);
+  const std::int64_t direct = addGpuRun("C2", nlohmann::json::object(), 5);
+  const std::int64_t loops = addGpuRun("MM1", nlohmann::json::object(), 4);
+  const std::int64_t joint = addGpuRun("MM1", {{"mode", "joint"}}, 3);
+  const std::int64_t joint2 = addGpuRun("MM1", {{"mode", "joint"}}, 2);
+  const std::int64_t narrowed = addGpuRun("MM1", {{"space", {{"tile_k", {8}}}}}, 2);
   HistoryPage page;
-  ASSERT_TRUE(open(page, 2));
+  ASSERT_TRUE(open(page, 6));
   ASSERT_TRUE(page.selectRuns({winograd, direct}).empty());
-  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() > 0; }));
-  const std::int64_t drawn = page.data()->trials().front().run;
-  const std::int64_t other = drawn == winograd ? direct : winograd;
-  const QString anchor = drawn == winograd ? QStringLiteral("C2 (winograd)") : QStringLiteral("C2");
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 6 + 5; }))
+      << page.data()->trialCount();
+  QStringList algorithms = page.data()->info().algorithms;
+  algorithms.sort();
+  EXPECT_EQ(algorithms.join(QStringLiteral(", ")),
+            QStringLiteral("opevo-m (loop), opevo-m (winograd)"));
+  EXPECT_FALSE(caption(page).contains(QStringLiteral("not drawn"))) << caption(page).toStdString();
+
+  page.view()->clearSelection();
+  ASSERT_TRUE(page.selectRuns({loops, joint, joint2, narrowed}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 4 + 3 + 2; }))
+      << page.data()->trialCount();
+  algorithms = page.data()->info().algorithms;
+  algorithms.sort();
+  EXPECT_EQ(algorithms.join(QStringLiteral(", ")),
+            QStringLiteral("opevo-m (joint), opevo-m (loop)"));
+  EXPECT_EQ(page.data()->info().repeats, 2);  // the two joint runs are repeats of one curve
   EXPECT_TRUE(caption(page).contains(
-      QStringLiteral("run %1 not drawn: another operator, template or device than run %2 (%3 on "
-                     "NVIDIA H200, sm_90, 132 SMs, driver 13.0)")
-          .arg(other)
-          .arg(drawn)
-          .arg(anchor)))
+      QStringLiteral("run %1 not drawn: another operator, space or device than run").arg(narrowed)))
       << caption(page).toStdString();
+
+  // One space alone: the curves keep their plain names.
+  page.view()->clearSelection();
+  ASSERT_TRUE(page.selectRuns({joint, joint2}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 3 + 2; }));
+  EXPECT_EQ(page.data()->info().algorithms.join(','), QStringLiteral("opevo-m"));
 }
 
 // A description written beside a dataset after History first drew it decides whether the file's

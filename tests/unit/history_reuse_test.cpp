@@ -128,6 +128,40 @@ TEST(HistoryReuse, LeavesTheEnvironmentsFailuresOutOfTheHistory) {
   EXPECT_EQ(again.byConfig.at("a=1").first.status, TrialStatus::Ok);
 }
 
+// A run's trials answer another's only in the same space; their curves compare on one chart
+// wherever they tuned the same problem on the same device (loops beside ALT's joint layouts,
+// Winograd's template beside the direct one), never over other space overrides or devices.
+TEST(HistoryReuse, OneProblemInTwoSpacesIsOneProblemButNotOneMeasurement) {
+  RunRecord loops;
+  loops.backend = "cpu";
+  loops.device = "cpu: AMD EPYC, 2 threads";
+  loops.operatorJson = R"({"kind": "matmul", "name": "MM1", "shape": {"m": 1024}})";
+  RunRecord joint = loops;
+  joint.operatorJson =
+      R"({"kind": "matmul", "mode": "joint", "name": "MM1", "shape": {"m": 1024}})";
+  RunRecord winograd = loops;
+  winograd.operatorJson =
+      R"({"kind": "matmul", "name": "MM1", "shape": {"m": 1024}, "target": "winograd"})";
+  EXPECT_FALSE(sameMeasurement(loops, joint));
+  EXPECT_TRUE(sameProblem(loops, joint));
+  EXPECT_TRUE(sameProblem(joint, winograd));
+  RunRecord narrowed = loops;
+  narrowed.operatorJson =
+      R"({"kind": "matmul", "name": "MM1", "shape": {"m": 1024}, "space": {"tile_k": [8]}})";
+  EXPECT_FALSE(sameProblem(loops, narrowed));
+  RunRecord otherShape = joint;
+  otherShape.operatorJson =
+      R"({"kind": "matmul", "mode": "joint", "name": "MM1", "shape": {"m": 512}})";
+  EXPECT_FALSE(sameProblem(loops, otherShape));
+  RunRecord otherDevice = joint;
+  otherDevice.device = "cpu: Intel Xeon, 8 threads";
+  EXPECT_FALSE(sameProblem(loops, otherDevice));
+  RunRecord cold = joint;
+  loops.label = "MM1, weights cold";
+  cold.label = "MM1";
+  EXPECT_FALSE(sameProblem(loops, cold));  // timed otherwise
+}
+
 TEST(HistoryReuse, ReusedTrialsCarryOneNote) {
   EXPECT_EQ(reusedMessage("", 4), "from history: run 4");
   EXPECT_EQ(reusedMessage("error: no", 4), "from history: run 4; error: no");

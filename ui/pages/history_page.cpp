@@ -20,6 +20,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -186,8 +187,9 @@ std::optional<double> datasetOptimum(const std::string& path) {
 // The selected runs as one race: one algorithm per name, one repeat per run of it. Time is each
 // run's stored tuning time (for runs stored before schema 2, wall-clock from the run's start).
 // One chart is one experiment: the runs of `anchor` (the current run, else the oldest selected)'s
-// operator, device and unit; the others are named in the note. Averaged together, runs of a GEMM
-// and of a convolution on two GPUs made one "mean of the repeats" band.
+// problem, device and unit, in whichever spaces (sameProblem); the others are named in the note.
+// Averaged together, runs of a GEMM and of a convolution on two GPUs made one "mean of the repeats"
+// band.
 HistoryPage::CurvesJob loadCurves(const std::string& path,
                                   const std::vector<HistoryModel::Row>& rows,
                                   std::int64_t anchorId) {
@@ -210,8 +212,14 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     const std::string& unit = anchor.speedUnit;
     QStringList otherUnit;
     std::optional<std::string> replay;  // the dataset of the drawn runs, for its optimum
+    // The runs drawn, with their trials. Runs of the anchor's problem in another space (loops
+    // alone beside ALT's layouts and loops, Winograd's template beside the direct one) are drawn
+    // beside its own, each algorithm's curve named by its space where they differ: ALT's gain
+    // over loops alone, on one chart.
+    std::vector<std::pair<const HistoryModel::Row*, std::vector<TrialRow>>> drawn;
+    std::set<std::string> spaces;
     for (const HistoryModel::Row& row : rows) {
-      if (!sameMeasurement(anchor, row.run)) {
+      if (!sameProblem(anchor, row.run)) {
         otherExperiment << QString::number(row.run.id);
         continue;
       }
@@ -219,12 +227,17 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
         otherUnit << QString::number(row.run.id);
         continue;
       }
-      const std::vector<TrialRow> trials = store.trials(row.run.id);
+      std::vector<TrialRow> trials = store.trials(row.run.id);
       if (const QString failed = allFailedText(row.run.id, trials); !failed.isEmpty()) {
         // Its best would be a flat 0 line that reads as a speed: said in words instead.
         job.failed << failed;
         continue;
       }
+      spaces.insert(layout::runModeName(row.run.operatorJson));
+      drawn.emplace_back(&row, std::move(trials));
+    }
+    for (const auto& [drawnRow, trials] : drawn) {
+      const HistoryModel::Row& row = *drawnRow;
       if (!replay) {
         // One operator: one dataset for every run drawn.
         const auto op = nlohmann::json::parse(row.run.operatorJson, nullptr, false);
@@ -232,7 +245,10 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                      ? op["replay"].get<std::string>()
                      : std::string();
       }
-      const QString algorithm = QString::fromStdString(measuredBy(row.run));
+      const QString algorithm = QString::fromStdString(
+          spaces.size() > 1
+              ? measuredBy(row.run) + " (" + layout::runModeName(row.run.operatorJson) + ")"
+              : measuredBy(row.run));
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
       // Runs of different labels (one operator's runs imported from several files): the
       // operator's name.
@@ -268,20 +284,14 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                     : QObject::tr("stored with run %1").arg(static_cast<qlonglong>(fastestOf));
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
     QStringList notes;
-    if (!otherExperiment.isEmpty()) {
-      // A template or joint layouts tune another space of the same operator (C2 on Winograd's
-      // template beside the direct one): named, or the note reads as if the operator differed.
-      const std::string mode = layout::runModeName(anchor.operatorJson);
-      const QString what = QString::fromStdString(
-          mode.empty() || mode == layout::tuningModeName(layout::TuningMode::Loop) ||
-                  mode == "replay"
-              ? anchor.operatorName
-              : anchor.operatorName + " (" + mode + ")");
+    if (!otherExperiment.isEmpty())
+      // Another space of the same problem is drawn (sameProblem): what is left out is another
+      // operator, one with other space overrides, or another device.
       notes << notDrawn(otherExperiment,
-                        QObject::tr("another operator, template or device than run %1 (%2 on %3)")
+                        QObject::tr("another operator, space or device than run %1 (%2 on %3)")
                             .arg(static_cast<qlonglong>(anchor.id))
-                            .arg(what, QString::fromStdString(anchor.device)));
-    }
+                            .arg(QString::fromStdString(anchor.operatorName),
+                                 QString::fromStdString(anchor.device)));
     if (!otherUnit.isEmpty())
       notes << notDrawn(
           otherUnit,
@@ -697,7 +707,7 @@ const RunRecord* HistoryPage::anchorRun() const {
 }
 
 int HistoryPage::fastestDrawnRow(int* drawn) const {
-  // The runs drawn (the anchor's operator and device: sameMeasurement), so one unit: the fastest
+  // The runs drawn (the anchor's problem and device: sameProblem), so one unit: the fastest
   // by its best working trial. Ctrl+A over a GEMM, a pnpoly (1/ms) and a dedispersion (GB/s)
   // took the GEMM, a run of another operator than the chart's.
   const RunRecord* anchor = anchorRun();
@@ -706,7 +716,7 @@ int HistoryPage::fastestDrawnRow(int* drawn) const {
   for (const QModelIndex& index : m_view->selectionModel()->selectedRows()) {
     if (index.row() >= m_model->rowCount()) continue;
     const HistoryModel::Row& row = m_model->row(index.row());
-    if (!sameMeasurement(*anchor, row.run)) continue;
+    if (!sameProblem(*anchor, row.run)) continue;
     ++count;
     if (row.tally.best && (fastest < 0 || *row.tally.best > *m_model->row(fastest).tally.best))
       fastest = index.row();
