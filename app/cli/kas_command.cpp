@@ -393,7 +393,7 @@ void addKasCommands(CLI::App& app) {
       ->check(atLeast(1));
   tu->add_option("--algo", tune.algo, "Tuning algorithm (opevo tuners)")->capture_default_str();
   tu->add_option("--seed", tune.seed, "Seed")->capture_default_str();
-  addMeasuringOptions(tu, tune.measuring, "20");
+  addMeasuringOptions(tu, tune.measuring, kasTimeoutText());
   tu->callback([] { runTune(tune); });
 
   addKasSearchCommands(kas);

@@ -127,7 +127,7 @@ void printLayerTimes(const std::vector<KasCandidateRow>& all) {
       std::printf("%4d  %-24s %5lld %10.4f %14.4f %11s\n", c.seq, t.layer.c_str(),
                   static_cast<long long>(t.count), t.chosenMs,
                   static_cast<double>(t.count) * t.chosenMs, fmt(t.bestTrialMs, "%.4f").c_str());
-      // Where the best trial may be a one-run timing, or the schedules failed, it says so.
+      // How many of the layer's trials were timed by fewer runs than asked, or failed.
       if (!t.notes.empty()) std::printf("%4s  %-24s %s\n", "", "", t.notes.c_str());
     }
     std::printf("%4d  %-24s %5s %10s %14.3f\n", c.seq, "kernel ms", "", "", *c.kernelMs);
@@ -310,6 +310,12 @@ class PrintingObserver final : public kas::KasSearchObserver {
   bool m_live = false;  // a live line is on screen
 };
 
+// ", timed with --timeout 5 --slow-cutoff 0" where a search's measuring is not the defaults.
+std::string measuringText(const kas::KasMeasurerOptions& m) {
+  const std::string options = measuringArgsText(measuringArgsOf(m));
+  return options.empty() ? options : ", timed with" + options;
+}
+
 void runSearch(SearchOptions& o) {
   const bool terminal = isatty(fileno(stderr)) == 1;
   // Every setting is checked before the database is opened, let alone a search stored in it
@@ -326,14 +332,15 @@ void runSearch(SearchOptions& o) {
   if (!o.json)
     std::fprintf(stderr,
                  "kernel search %lld: %s on %s, FLOPs and weights within %.3g%% and "
-                 "%.3g%%, %s per layer, %s on %d images (accuracy on %d test images), %s%s\n",
+                 "%.3g%%, %s per layer, %s on %d images (accuracy on %d test images), %s%s%s\n",
                  static_cast<long long>(search->id()),
                  counted(s.candidates, "candidate", "candidates").c_str(), s.network.c_str(),
                  s.budget.flops * 100, s.budget.params * 100,
                  counted(s.trials, "trial", "trials").c_str(),
                  counted(s.training.epochs, "epoch", "epochs").c_str(), s.training.trainImages,
                  s.training.testImages, groupsSource(s.groups, s.seed).c_str(),
-                 o.resume ? " (resumed)" : "");
+                 // How its schedules are timed, where not by default: a resume says it too.
+                 measuringText(s.measuring).c_str(), o.resume ? " (resumed)" : "");
   PrintingObserver printer(s.candidates, terminal);
   g_stop = false;
   const std::string resume =
@@ -516,7 +523,7 @@ void addKasSearchCommands(CLI::App* kas) {
       ->capture_default_str()
       ->check(nonNegativeFinite());
   addTrainingOptions(s, st.training);
-  addMeasuringOptions(s, search.measuring, "20");
+  addMeasuringOptions(s, search.measuring, kasTimeoutText());
   CLI::Option* resume = s->add_option(
       "--resume", search.resume, "Continue a stored search (opevo kas searches) with its settings");
   s->add_option("--db", search.db, "The database (default: the user's data directory)");

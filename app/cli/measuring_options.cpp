@@ -73,4 +73,17 @@ kas::KasMeasurerOptions kasMeasuring(const MeasuringArgs& a) {
   return o;
 }
 
+MeasuringArgs measuringArgsOf(const kas::KasMeasurerOptions& o) {
+  MeasuringArgs a;
+  a.compileThreads = o.compileThreads;
+  if (o.timeoutSeconds != kas::KasMeasurerOptions().timeoutSeconds) a.timeout = o.timeoutSeconds;
+  a.minTimeMs = o.timing.minTotalMs;
+  a.slowCutoff = o.cutoffFactor;
+  return a;
+}
+
+std::string kasTimeoutText() {
+  return formatNumber(kas::KasMeasurerOptions().timeoutSeconds);
+}
+
 }  // namespace opevo::cli

@@ -24,8 +24,13 @@ void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a,
                              "runtime's start");
 
 // How `opevo kas tune` and `kas search` build and time a Canvas kernel's schedules: a's choices
-// over KAS's defaults (its timeout is 20 s), checked (kas::checkMeasuring).
+// over KAS's defaults (its own timeout, kasTimeoutText), checked (kas::checkMeasuring).
 kas::KasMeasurerOptions kasMeasuring(const MeasuringArgs& a);
+// The other way: a stored search's choices as the command line gives them, for measuringArgsText
+// (a search's header names those that differ from the defaults).
+MeasuringArgs measuringArgsOf(const kas::KasMeasurerOptions& o);
+// KAS's default timeout, as --timeout's help says it ("20").
+std::string kasTimeoutText();
 
 // Sets every backend's measuring options in o from a.
 void applyMeasuringArgs(const MeasuringArgs& a, BackendOptions& o);

@@ -114,6 +114,7 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
 
 namespace {
 constexpr std::string_view kOverCutoff = "timed by one run alone: over the cut-off of ";
+constexpr std::string_view kTimedBy = "timed by ";
 constexpr std::string_view kTrialLimit = " limit";
 constexpr std::string_view kRunsAskedPass = "; the runs asked pass the trial's ";
 }  // namespace
@@ -125,10 +126,9 @@ std::string overCutoffNote(double cutoffMs) {
 }
 
 TimingCut timingCutOf(std::string_view message) {
-  if (message.substr(0, kOverCutoff.size()) == kOverCutoff) return TimingCut::OverCutoff;
-  if (message.substr(0, 9) == "timed by " && message.find(kRunsAskedPass) != std::string::npos &&
-      message.size() >= kTrialLimit.size() &&
-      message.substr(message.size() - kTrialLimit.size()) == kTrialLimit)
+  if (message.starts_with(kOverCutoff)) return TimingCut::OverCutoff;
+  if (message.starts_with(kTimedBy) && message.find(kRunsAskedPass) != std::string_view::npos &&
+      message.ends_with(kTrialLimit))
     return TimingCut::TrialLimit;
   return TimingCut::None;
 }

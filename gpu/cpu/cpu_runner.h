@@ -106,7 +106,7 @@ std::string overCutoffNote(double cutoffMs);
 
 // How a verified kernel was timed, read from its trial's note (overCutoffNote's, or
 // timeCheckedKernel's where the runs asked passed the trial's limit): a tuning that keeps no
-// trial (KAS's) counts them, so that a best chosen from one-run timings says so.
+// trial (KAS's) counts them, so that it says how many of its trials were timed by fewer runs.
 enum class TimingCut { None, OverCutoff, TrialLimit };
 TimingCut timingCutOf(std::string_view message);
 

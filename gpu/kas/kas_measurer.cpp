@@ -51,11 +51,13 @@ void checkMeasuring(const KasMeasurerOptions& o) {
                      ": expected 0 (time every schedule fully) or more");
   if (!(o.timing.minTotalMs >= 0 && std::isfinite(o.timing.minTotalMs)))
     throw InputError("--min-time-ms " + formatNumber(o.timing.minTotalMs) + ": expected 0 or more");
-  // As `opevo tune` refuses it: every trial would be killed at its timeout.
+  // As `opevo tune` refuses it. Here no trial is killed for it (its runs are cut to those that
+  // fit, runsThatFit), but none would ever time the runs asked.
   if (o.timing.minTotalMs >= o.timeoutSeconds * 1000)
     throw InputError("--min-time-ms " + formatNumber(o.timing.minTotalMs) +
                      " is not under the trial timeout of " + formatNumber(o.timeoutSeconds) +
-                     " s: every trial would be killed; raise --timeout or lower --min-time-ms");
+                     " s: no trial could time the runs asked; raise --timeout or lower "
+                     "--min-time-ms");
 }
 
 KasMeasurer::KasMeasurer(KasLayer layer, KasMeasurerOptions options)

@@ -298,7 +298,9 @@ RunStatus KasSearch::run(KasSearchObserver* observer, const std::atomic<bool>* s
           };
           const KasTuneResult r = tuneKasLayer(measurer, o);
           if (r.bestMs <= 0 || r.referenceMs <= 0) {
-            failure = target.name + ": no schedule of the kernel was verified";
+            // Its trials' notes say why ("of 8 trials: 8 timed out" under a short --timeout).
+            failure = target.name + ": no schedule of the kernel was verified" +
+                      (r.notes.empty() ? "" : " (" + r.notes + ")");
             break;
           }
           const auto weight = static_cast<double>(target.count);

@@ -1,6 +1,6 @@
 #include "kas/kas_tuning.h"
 
-#include <map>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -24,7 +24,7 @@ class CurveObserver final : public EngineObserver {
     if (m.status == TrialStatus::Ok && m.medianMs > 0 && (best == 0 || m.medianMs < best))
       best = m.medianMs;
     m_statuses.push_back(m.status);
-    if (m.status == TrialStatus::Ok) ++m_cuts[timingCutOf(m.message)];
+    if (m.status == TrialStatus::Ok) ++m_cuts[static_cast<std::size_t>(timingCutOf(m.message))];
     m_result.bestCurveMs.push_back(best);
     if (m_options.progress) m_options.progress(static_cast<int>(m_result.bestCurveMs.size()), best);
   }
@@ -46,15 +46,12 @@ class CurveObserver final : public EngineObserver {
   }
 
  private:
-  int cut(TimingCut c) const {
-    const auto it = m_cuts.find(c);
-    return it == m_cuts.end() ? 0 : it->second;
-  }
+  int cut(TimingCut c) const { return m_cuts[static_cast<std::size_t>(c)]; }
 
   KasTuneResult& m_result;
   const KasTuneOptions& m_options;
   std::vector<TrialStatus> m_statuses;
-  std::map<TimingCut, int> m_cuts;
+  std::array<int, 3> m_cuts{};  // by TimingCut
 };
 
 }  // namespace

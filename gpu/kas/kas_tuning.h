@@ -32,7 +32,9 @@ struct KasTuneResult {
   std::string bestSource;
   // What the trials' notes said, counted: "of 24 trials: 3 timed by one run alone (over the slow
   // cut-off); 2 gave a wrong result". Empty where every trial was verified and timed fully. KAS
-  // keeps no trial, so this is the one word a tuning gives of best times read from one run.
+  // keeps no trial, so this is the one word a tuning gives of trials timed by fewer runs than
+  // asked (a trial's limit may cut the best's) or failed. The start schedule and the chosen one's
+  // timing after the tuning are not trials.
   std::string notes;
   double speedup() const { return bestMs > 0 && referenceMs > 0 ? referenceMs / bestMs : 0; }
 };

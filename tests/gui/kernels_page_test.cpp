@@ -54,7 +54,8 @@ nlohmann::json tunedLayer(const std::string& layer, double ms, double convMs) {
           {"conv_ms", convMs},
           {"conv", "oneDNN 2.6.3 convolution of " + layer},
           {"trials", 3},
-          {"curve_ms", {ms * 3, ms * 1.5, ms}}};
+          {"curve_ms", {ms * 3, ms * 1.5, ms}},
+          {"notes", "of 3 trials: 1 timed by one run alone (over the slow cut-off)"}};
 }
 
 // The names the chart's legend shows.
@@ -238,6 +239,10 @@ TEST_F(KernelsPageTest, SelectingARowSelectsThePointAndShowsTheKernel) {
   EXPECT_TRUE(source.contains("tile_h=8; tile_w=56; fc_block=4; fc_width=16"))
       << source.left(400).toStdString();
   EXPECT_TRUE(source.contains("opevo_kas_kernel"));
+  // How its trials were timed, under the tuning's figures.
+  EXPECT_TRUE(
+      source.contains("\n// of 3 trials: 1 timed by one run alone (over the slow cut-off)\n"))
+      << source.left(400).toStdString();
   EXPECT_TRUE(m_page.sourceView()->isReadOnly());
   EXPECT_EQ(m_page.tuningChart()->layerCount(), 2);
   EXPECT_EQ(m_page.trainingChart()->candidateEpochs(), 2);

@@ -101,6 +101,18 @@ TEST(WindowIdle, NoPageRelaysItselfOutWhileItStands) {
 TEST(WindowIdle, PagesWithARaceDrawnStandStill) {
   QTemporaryDir home;
   ASSERT_TRUE(home.isValid());
+  // Its own folders (History must list this race's four runs alone), put back after it for the
+  // tests that follow in this process.
+  struct FoldersBack {
+    QByteArray data = qgetenv("XDG_DATA_HOME"), config = qgetenv("XDG_CONFIG_HOME"),
+               cache = qgetenv("XDG_CACHE_HOME");
+    ~FoldersBack() {
+      for (const auto& [name, value] : {std::pair{"XDG_DATA_HOME", data},
+                                        {"XDG_CONFIG_HOME", config},
+                                        {"XDG_CACHE_HOME", cache}})
+        value.isEmpty() ? qunsetenv(name) : qputenv(name, value);
+    }
+  } back;
   test::useFoldersIn(home);
   MainWindow window;
   window.setRemembersSettings(false);

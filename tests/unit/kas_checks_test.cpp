@@ -93,9 +93,10 @@ TEST(KasChecks, ASearchStoresHowItsSchedulesAreTimed) {
   EXPECT_THROW(KasSearchSettings::fromJson(old), InputError);
 
   s.measuring.timing.minTotalMs = 7500;
-  EXPECT_EQ(refusal(s),
-            "--min-time-ms 7500 is not under the trial timeout of 7.5 s: every trial would be "
-            "killed; raise --timeout or lower --min-time-ms");
+  EXPECT_EQ(
+      refusal(s),
+      "--min-time-ms 7500 is not under the trial timeout of 7.5 s: no trial could time the runs "
+      "asked; raise --timeout or lower --min-time-ms");
   s.measuring.timing.minTotalMs = 40;
   s.measuring.timeoutSeconds = 0;
   EXPECT_NE(refusal(s).find("--timeout 0"), std::string::npos);

@@ -40,7 +40,7 @@ std::string sourceOf(const kas::MicroDag& dag, const KasCandidateRow& c,
                   t.value("trials", 0), t.value("ms", 0.0), t.value("conv_ms", 0.0),
                   t.value("conv", std::string("the convolution")).c_str());
     timing = text;
-    // Where the best may be a one-run timing, or schedules failed, the header says so.
+    // How many trials were timed by fewer runs than asked, or failed, the header says too.
     if (const auto notes = t.find("notes");
         notes != t.end() && notes->is_string() && !notes->get<std::string>().empty())
       timing += "\n// " + notes->get<std::string>();
