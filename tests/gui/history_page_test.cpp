@@ -216,6 +216,7 @@ TEST_F(HistoryPageTest, RunsOfOneProblemInTwoSpacesAreDrawnTogetherNamedByTheirS
     r.algorithm = "opevo-m";
     r.backend = "cuda";
     r.device = "NVIDIA H200, sm_90, 132 SMs, driver 13.0";
+    r.label = "cuda: " + r.device;  // as the measurer names it: the device alone
     r.budgetJson = R"({"trials": 300})";
     r.speedUnit = "TFLOPS";
     std::vector<TrialRow> rows;
@@ -240,6 +241,9 @@ TEST_F(HistoryPageTest, RunsOfOneProblemInTwoSpacesAreDrawnTogetherNamedByTheirS
   EXPECT_EQ(algorithms.join(QStringLiteral(", ")),
             QStringLiteral("opevo-m (loop), opevo-m (winograd)"));
   EXPECT_FALSE(caption(page).contains(QStringLiteral("not drawn"))) << caption(page).toStdString();
+  // The operator first: the device's label alone did not say what was drawn.
+  EXPECT_EQ(page.data()->info().label.toStdString(),
+            "C2 on cuda: NVIDIA H200, sm_90, 132 SMs, driver 13.0");
 
   page.view()->clearSelection();
   ASSERT_TRUE(page.selectRuns({loops, joint, joint2, narrowed}).empty());

@@ -250,10 +250,16 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
               ? measuredBy(row.run) + " (" + layout::runModeName(row.run.operatorJson) + ")"
               : measuredBy(row.run));
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
+      // A device run's label names the device alone ("cpu: AMD EPYC, 2 threads"): the operator
+      // goes first, as on the Runs page ("MM1 on cpu: ..."). A replay's names its dataset.
+      const QString label = row.run.backend == "replay" || row.run.label.empty()
+                                ? row.label
+                                : QString::fromStdString(row.run.operatorName) +
+                                      QStringLiteral(" on ") + row.label;
       // Runs of different labels (one operator's runs imported from several files): the
       // operator's name.
-      job.info.label = job.info.label.isEmpty() || job.info.label == row.label
-                           ? row.label
+      job.info.label = job.info.label.isEmpty() || job.info.label == label
+                           ? label
                            : QString::fromStdString(row.run.operatorName);
       // The fastest of the runs' timings of the library, as a live race keeps: a slow one
       // would flatter the kernels.
