@@ -1,6 +1,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,8 @@ void addDatasetCommand(CLI::App& app);
 void addCodegenCommand(CLI::App& app);
 void addTuneCommand(CLI::App& app);
 void addRunsCommands(CLI::App& app);
+// `opevo runs compare`, beside `runs show` and `runs delete` (parentDb: `runs --db`).
+void addRunsCompareCommand(CLI::App& runs, const std::shared_ptr<std::string>& parentDb);
 void addExportCommand(CLI::App& app);
 void addImportCommand(CLI::App& app);
 void addExportT4Command(CLI::App& app);

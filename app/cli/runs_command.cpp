@@ -304,16 +304,20 @@ std::string sideBySideText(const nlohmann::json& side, const std::string& unit) 
 void addRunsCommands(CLI::App& app) {
   auto db = std::make_shared<std::string>();
   auto listJson = std::make_shared<bool>(false);
-  auto* runs = app.add_subcommand(
-      "runs",
-      "List the stored tuning runs (runs show ID prints one, runs delete ID... deletes some)");
+  auto* runs = app.add_subcommand("runs",
+                                  "List the stored tuning runs (runs show ID prints one, runs "
+                                  "compare ID... compares some, runs "
+                                  "delete ID... deletes some)");
   runs->add_option("--db", *db, "Database file (default: " + Store::defaultPath() + ")");
   runs->add_flag("--json", *listJson, "Print one JSON array (each run as show --json has it)");
   addRunsDeleteCommand(*runs, db);
   addShowCommand(*runs, db);
+  addRunsCompareCommand(*runs, db);
   runs->callback([runs, db, listJson] {
-    // `runs delete` and `runs show` list nothing.
-    if (runs->got_subcommand("delete") || runs->got_subcommand("show")) return;
+    // `runs delete`, `runs show` and `runs compare` list nothing.
+    if (runs->got_subcommand("delete") || runs->got_subcommand("show") ||
+        runs->got_subcommand("compare"))
+      return;
     const Store store(existingDatabase(*db), Store::Opening::ExistingOnly);
     std::vector<RunRecord> all = store.runs();
     const LiveStatus live(store);

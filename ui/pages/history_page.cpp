@@ -20,7 +20,6 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -34,6 +33,7 @@
 #include "space/text.h"
 #include "store/history.h"
 #include "store/live_status.h"
+#include "store/run_curves.h"
 #include "store/store.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/engine_controller.h"
@@ -214,10 +214,10 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     std::optional<std::string> replay;  // the dataset of the drawn runs, for its optimum
     // The runs drawn, with their trials. Runs of the anchor's problem in another space (loops
     // alone beside ALT's layouts and loops, Winograd's template beside the direct one) are drawn
-    // beside its own, each algorithm's curve named by its space where they differ: ALT's gain
-    // over loops alone, on one chart.
+    // beside its own, each curve named by its space too where they differ (curveNames): ALT's
+    // gain over loops alone, on one chart.
     std::vector<std::pair<const HistoryModel::Row*, std::vector<TrialRow>>> drawn;
-    std::set<std::string> spaces;
+    std::vector<const RunRecord*> drawnRuns;
     for (const HistoryModel::Row& row : rows) {
       if (!sameProblem(anchor, row.run)) {
         otherExperiment << QString::number(row.run.id);
@@ -233,11 +233,13 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
         job.failed << failed;
         continue;
       }
-      spaces.insert(layout::runModeName(row.run.operatorJson));
+      drawnRuns.push_back(&row.run);
       drawn.emplace_back(&row, std::move(trials));
     }
-    for (const auto& [drawnRow, trials] : drawn) {
-      const HistoryModel::Row& row = *drawnRow;
+    const std::vector<std::string> curves = curveNames(drawnRuns);
+    for (std::size_t d = 0; d < drawn.size(); ++d) {
+      const HistoryModel::Row& row = *drawn[d].first;
+      const std::vector<TrialRow>& trials = drawn[d].second;
       if (!replay) {
         // One operator: one dataset for every run drawn.
         const auto op = nlohmann::json::parse(row.run.operatorJson, nullptr, false);
@@ -245,17 +247,9 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
                      ? op["replay"].get<std::string>()
                      : std::string();
       }
-      const QString algorithm = QString::fromStdString(
-          spaces.size() > 1
-              ? measuredBy(row.run) + " (" + layout::runModeName(row.run.operatorJson) + ")"
-              : measuredBy(row.run));
+      const QString algorithm = QString::fromStdString(curves[d]);
       job.info.speedUnit = QString::fromStdString(row.run.speedUnit);
-      // A device run's label names the device alone ("cpu: AMD EPYC, 2 threads"): the operator
-      // goes first, as on the Runs page ("MM1 on cpu: ..."). A replay's names its dataset.
-      const QString label = row.run.backend == "replay" || row.run.label.empty()
-                                ? row.label
-                                : QString::fromStdString(row.run.operatorName) +
-                                      QStringLiteral(" on ") + row.label;
+      const QString label = QString::fromStdString(curvesTitle(row.run));
       // Runs of different labels (one operator's runs imported from several files): the
       // operator's name.
       job.info.label = job.info.label.isEmpty() || job.info.label == label

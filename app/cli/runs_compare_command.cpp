@@ -1,0 +1,214 @@
+// opevo runs compare ID ID...: stored runs of one problem as History draws them, in a table.
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "engine/speed_unit.h"
+#include "engine/trial_failures.h"
+#include "space/text.h"
+#include "store/history.h"
+#include "store/run_curves.h"
+#include "store/store.h"
+
+namespace opevo::cli {
+namespace {
+
+struct CompareArgs {
+  std::vector<std::int64_t> runs;
+  std::vector<int> at;
+  std::string db;
+  bool json = false;
+};
+
+// One curve: an algorithm in one space, its runs the repeats.
+struct Curve {
+  std::string name;
+  std::vector<std::int64_t> runs;
+  std::vector<std::vector<double>> bestSoFar;  // per run, per trial
+  double best = 0;                             // the highest of its runs' bests
+  int bestRun = 0;                             // the run that reached it, and at which trial
+  int bestTrial = 0;
+  double meanBest() const {
+    double sum = 0;
+    for (const auto& b : bestSoFar) sum += b.empty() ? 0 : b.back();
+    return bestSoFar.empty() ? 0 : sum / static_cast<double>(bestSoFar.size());
+  }
+  // The mean of its runs' best after `trials` trials, over the runs that measured that many.
+  std::optional<double> meanAt(int trials) const {
+    double sum = 0;
+    int n = 0;
+    for (const auto& b : bestSoFar)
+      if (static_cast<int>(b.size()) >= trials) {
+        sum += b[static_cast<std::size_t>(trials - 1)];
+        ++n;
+      }
+    return n ? std::optional<double>(sum / n) : std::nullopt;
+  }
+};
+
+std::string number(std::optional<double> v) {
+  return v ? speedNumber(*v) : "-";
+}
+
+void compareRuns(const CompareArgs& a) {
+  const Store store(existingDatabase(a.db), Store::Opening::ExistingOnly);
+  std::vector<RunRecord> records;
+  for (const std::int64_t id : a.runs) {
+    const auto run = store.run(id);
+    if (!run) throw InputError("no run " + std::to_string(id) + " in " + store.path());
+    records.push_back(*run);
+  }
+  // The first run named decides the problem, as History's current run decides its chart.
+  const RunRecord& anchor = records.front();
+  std::vector<std::pair<std::int64_t, std::string>> left;  // not compared, and why
+  std::vector<const RunRecord*> compared;
+  std::map<std::int64_t, std::vector<TrialRow>> trials;
+  for (const RunRecord& r : records) {
+    if (!sameProblem(anchor, r)) {
+      left.push_back(
+          {r.id, "another operator, space or device than run " + std::to_string(anchor.id)});
+      continue;
+    }
+    if (r.speedUnit != anchor.speedUnit) {
+      left.push_back({r.id, "measured in another unit than " + anchor.speedUnit});
+      continue;
+    }
+    std::vector<TrialRow> rows = store.trials(r.id);
+    std::vector<TrialStatus> statuses;
+    for (const TrialRow& t : rows) statuses.push_back(t.status);
+    if (const TrialFailures f = countFailures(statuses); rows.empty() || f.failed() == f.trials) {
+      left.push_back({r.id, rows.empty() ? std::string("no trial yet")
+                                         : "all " + counted(f.trials, "trial", "trials") +
+                                               " failed: " + f.text()});
+      continue;
+    }
+    trials[r.id] = std::move(rows);
+    compared.push_back(&r);
+  }
+  std::vector<Curve> curves;
+  const std::vector<std::string> names = curveNames(compared);
+  const RunRecord* library = nullptr;  // the run with the fastest stored timing of the library
+  int mostTrials = 0;
+  for (std::size_t i = 0; i < compared.size(); ++i) {
+    const RunRecord& r = *compared[i];
+    auto curve = std::find_if(curves.begin(), curves.end(),
+                              [&](const Curve& c) { return c.name == names[i]; });
+    if (curve == curves.end()) {
+      curve = curves.insert(curves.end(), Curve());
+      curve->name = names[i];
+    }
+    curve->runs.push_back(r.id);
+    std::vector<double>& best = curve->bestSoFar.emplace_back();
+    for (const TrialRecord& t : trialRecords(r, trials[r.id])) {
+      best.push_back(t.bestSoFar);
+      if (t.bestSoFar > curve->best) {
+        curve->best = t.bestSoFar;
+        curve->bestRun = static_cast<int>(r.id);
+        curve->bestTrial = t.trial;
+      }
+    }
+    mostTrials = std::max(mostTrials, static_cast<int>(best.size()));
+    if (r.referenceSpeed && (!library || *library->referenceSpeed < *r.referenceSpeed))
+      library = &r;
+  }
+  std::vector<int> at;
+  for (const int n : a.at)
+    if (n <= mostTrials) at.push_back(n);
+  const std::string& unit = anchor.speedUnit;
+  const std::string label = curvesTitle(anchor);
+
+  if (a.json) {
+    nlohmann::json out{{"anchor", anchor.id}, {"label", label}, {"speed_unit", unit}};
+    nlohmann::json list = nlohmann::json::array();
+    for (const Curve& c : curves) {
+      nlohmann::json after = nlohmann::json::object();
+      for (const int n : at)
+        after[std::to_string(n)] = c.meanAt(n) ? nlohmann::json(*c.meanAt(n)) : nlohmann::json();
+      list.push_back({{"curve", c.name},
+                      {"runs", c.runs},
+                      {"best", c.best},
+                      {"best_run", c.bestRun},
+                      {"best_trial", c.bestTrial},
+                      {"mean_best", c.meanBest()},
+                      {"mean_best_after", after}});
+    }
+    out["curves"] = list;
+    if (library)
+      out["library"] = {{"name", library->referenceLibrary},
+                        {"speed", *library->referenceSpeed},
+                        {"run", library->id}};
+    nlohmann::json notCompared = nlohmann::json::array();
+    for (const auto& [id, why] : left) notCompared.push_back({{"run", id}, {"why", why}});
+    out["not_compared"] = notCompared;
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::printf("%s, in %s: %s compared\n", label.c_str(), unit.c_str(),
+              counted(static_cast<long long>(compared.size()), "run", "runs").c_str());
+  std::size_t width = 5;
+  for (const Curve& c : curves) width = std::max(width, c.name.size());
+  std::printf("%-*s %5s %10s %13s %10s", static_cast<int>(width), "curve", "runs", "best",
+              "run, trial", "mean best");
+  for (const int n : at) std::printf(" %9s", ("after " + std::to_string(n)).c_str());
+  std::printf("\n");
+  for (const Curve& c : curves) {
+    const std::string where = std::to_string(c.bestRun) + ", " + std::to_string(c.bestTrial);
+    std::printf("%-*s %5zu %10s %13s %10s", static_cast<int>(width), c.name.c_str(), c.runs.size(),
+                speedNumber(c.best).c_str(), where.c_str(), speedNumber(c.meanBest()).c_str());
+    for (const int n : at) std::printf(" %9s", number(c.meanAt(n)).c_str());
+    std::printf("\n");
+  }
+  if (!at.empty())
+    std::printf("after N: the mean over a curve's runs of their best after N trials\n");
+  if (library) {
+    std::printf("%s: %s %s (stored with run %lld, the fastest stored); each curve's best over it:",
+                library->referenceLibrary.c_str(), speedNumber(*library->referenceSpeed).c_str(),
+                unit.c_str(), static_cast<long long>(library->id));
+    for (const Curve& c : curves)
+      std::printf(" %s %.2fx%s", c.name.c_str(), c.best / *library->referenceSpeed,
+                  &c == &curves.back() ? "" : ",");
+    std::printf("\n");
+  }
+  for (const RunRecord* r : compared)
+    if (const std::string side =
+            sideBySideText(nlohmann::json::parse(r->sideBySideJson, nullptr, false), unit);
+        !side.empty())
+      std::printf("run %lld %s", static_cast<long long>(r->id), side.c_str());
+  for (const auto& [id, why] : left)
+    std::printf("not compared: run %lld (%s)\n", static_cast<long long>(id), why.c_str());
+}
+
+}  // namespace
+
+void addRunsCompareCommand(CLI::App& runs, const std::shared_ptr<std::string>& parentDb) {
+  auto a = std::make_shared<CompareArgs>();
+  a->at = {5, 10, 25, 50, 100, 200, 300, 500, 1000};
+  auto* c = runs.add_subcommand(
+      "compare",
+      "Compare stored runs of one problem on one device, as History draws them: each curve an "
+      "algorithm (and its space, where the runs tuned several: loops against layouts and loops)");
+  c->add_option("runs", a->runs, "Run ids (see opevo runs); the first decides the problem")
+      ->required();
+  c->add_option("--at", a->at,
+                "Trial counts at which each curve's mean best is given (default "
+                "5,10,25,50,100,200,300,500,1000, those the runs reached)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  c->add_option("--db", a->db, "Database file (default: " + Store::defaultPath() + ")");
+  c->add_flag("--json", a->json, "Print one JSON object");
+  c->callback([a, parentDb] {
+    CompareArgs args = *a;
+    if (args.db.empty() && parentDb) args.db = *parentDb;
+    compareRuns(args);
+  });
+}
+
+}  // namespace opevo::cli
