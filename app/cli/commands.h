@@ -39,8 +39,10 @@ void addDatasetCommand(CLI::App& app);
 void addCodegenCommand(CLI::App& app);
 void addTuneCommand(CLI::App& app);
 void addRunsCommands(CLI::App& app);
-// `opevo runs compare`, beside `runs show` and `runs delete` (parentDb: `runs --db`).
-void addRunsCompareCommand(CLI::App& runs, const std::shared_ptr<std::string>& parentDb);
+// `opevo runs compare`, beside `runs show` and `runs delete` (parentDb and parentJson: `runs --db`
+// and `runs --json`).
+void addRunsCompareCommand(CLI::App& runs, const std::shared_ptr<std::string>& parentDb,
+                           const std::shared_ptr<bool>& parentJson);
 void addExportCommand(CLI::App& app);
 void addImportCommand(CLI::App& app);
 void addExportT4Command(CLI::App& app);

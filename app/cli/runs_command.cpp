@@ -312,7 +312,7 @@ void addRunsCommands(CLI::App& app) {
   runs->add_flag("--json", *listJson, "Print one JSON array (each run as show --json has it)");
   addRunsDeleteCommand(*runs, db);
   addShowCommand(*runs, db);
-  addRunsCompareCommand(*runs, db);
+  addRunsCompareCommand(*runs, db, listJson);
   runs->callback([runs, db, listJson] {
     // `runs delete`, `runs show` and `runs compare` list nothing.
     if (runs->got_subcommand("delete") || runs->got_subcommand("show") ||

@@ -1,18 +1,21 @@
 // opevo runs compare ID ID...: stored runs of one problem as History draws them, in a table.
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
 #include "common/error.h"
 #include "engine/speed_unit.h"
-#include "engine/trial_failures.h"
 #include "space/text.h"
 #include "store/history.h"
 #include "store/run_curves.h"
@@ -34,34 +37,22 @@ struct Curve {
   std::vector<std::int64_t> runs;
   std::vector<std::vector<double>> bestSoFar;  // per run, per trial
   double best = 0;                             // the highest of its runs' bests
-  int bestRun = 0;                             // the run that reached it, and at which trial
+  std::int64_t bestRun = 0;                    // the run that reached it, and at which trial
   int bestTrial = 0;
-  double meanBest() const {
-    double sum = 0;
-    for (const auto& b : bestSoFar) sum += b.empty() ? 0 : b.back();
-    return bestSoFar.empty() ? 0 : sum / static_cast<double>(bestSoFar.size());
-  }
-  // The mean of its runs' best after `trials` trials, over the runs that measured that many.
-  std::optional<double> meanAt(int trials) const {
-    double sum = 0;
-    int n = 0;
-    for (const auto& b : bestSoFar)
-      if (static_cast<int>(b.size()) >= trials) {
-        sum += b[static_cast<std::size_t>(trials - 1)];
-        ++n;
-      }
-    return n ? std::optional<double>(sum / n) : std::nullopt;
-  }
+  // As History draws them: a run's last best holds after its last trial.
+  double meanBest() const { return meanBestAfter(bestSoFar, std::numeric_limits<int>::max()); }
+  double meanAt(int trials) const { return meanBestAfter(bestSoFar, trials); }
 };
-
-std::string number(std::optional<double> v) {
-  return v ? speedNumber(*v) : "-";
-}
 
 void compareRuns(const CompareArgs& a) {
   const Store store(existingDatabase(a.db), Store::Opening::ExistingOnly);
   std::vector<RunRecord> records;
-  for (const std::int64_t id : a.runs) {
+  for (std::size_t i = 0; i < a.runs.size(); ++i) {
+    const std::int64_t id = a.runs[i];
+    // Named twice, a run would count as two repeats of its curve.
+    if (std::find(a.runs.begin(), a.runs.begin() + static_cast<std::ptrdiff_t>(i), id) !=
+        a.runs.begin() + static_cast<std::ptrdiff_t>(i))
+      throw InputError("run " + std::to_string(id) + " is named twice");
     const auto run = store.run(id);
     if (!run) throw InputError("no run " + std::to_string(id) + " in " + store.path());
     records.push_back(*run);
@@ -72,22 +63,15 @@ void compareRuns(const CompareArgs& a) {
   std::vector<const RunRecord*> compared;
   std::map<std::int64_t, std::vector<TrialRow>> trials;
   for (const RunRecord& r : records) {
-    if (!sameProblem(anchor, r)) {
+    if (const Comparison c = comparedWith(anchor, r); c != Comparison::Same) {
       left.push_back(
-          {r.id, "another operator, space or device than run " + std::to_string(anchor.id)});
-      continue;
-    }
-    if (r.speedUnit != anchor.speedUnit) {
-      left.push_back({r.id, "measured in another unit than " + anchor.speedUnit});
+          {r.id, c == Comparison::OtherUnit ? otherUnitText(anchor) : otherProblemText(anchor)});
       continue;
     }
     std::vector<TrialRow> rows = store.trials(r.id);
-    std::vector<TrialStatus> statuses;
-    for (const TrialRow& t : rows) statuses.push_back(t.status);
-    if (const TrialFailures f = countFailures(statuses); rows.empty() || f.failed() == f.trials) {
-      left.push_back({r.id, rows.empty() ? std::string("no trial yet")
-                                         : "all " + counted(f.trials, "trial", "trials") +
-                                               " failed: " + f.text()});
+    const std::string failed = allFailedText(rows);
+    if (rows.empty() || !failed.empty()) {
+      left.push_back({r.id, rows.empty() ? std::string("no trial yet") : failed});
       continue;
     }
     trials[r.id] = std::move(rows);
@@ -111,7 +95,7 @@ void compareRuns(const CompareArgs& a) {
       best.push_back(t.bestSoFar);
       if (t.bestSoFar > curve->best) {
         curve->best = t.bestSoFar;
-        curve->bestRun = static_cast<int>(r.id);
+        curve->bestRun = r.id;
         curve->bestTrial = t.trial;
       }
     }
@@ -130,8 +114,7 @@ void compareRuns(const CompareArgs& a) {
     nlohmann::json list = nlohmann::json::array();
     for (const Curve& c : curves) {
       nlohmann::json after = nlohmann::json::object();
-      for (const int n : at)
-        after[std::to_string(n)] = c.meanAt(n) ? nlohmann::json(*c.meanAt(n)) : nlohmann::json();
+      for (const int n : at) after[std::to_string(n)] = c.meanAt(n);
       list.push_back({{"curve", c.name},
                       {"runs", c.runs},
                       {"best", c.best},
@@ -163,11 +146,13 @@ void compareRuns(const CompareArgs& a) {
     const std::string where = std::to_string(c.bestRun) + ", " + std::to_string(c.bestTrial);
     std::printf("%-*s %5zu %10s %13s %10s", static_cast<int>(width), c.name.c_str(), c.runs.size(),
                 speedNumber(c.best).c_str(), where.c_str(), speedNumber(c.meanBest()).c_str());
-    for (const int n : at) std::printf(" %9s", number(c.meanAt(n)).c_str());
+    for (const int n : at) std::printf(" %9s", speedNumber(c.meanAt(n)).c_str());
     std::printf("\n");
   }
   if (!at.empty())
-    std::printf("after N: the mean over a curve's runs of their best after N trials\n");
+    std::printf(
+        "after N: the mean over a curve's runs of their best after N trials (a run's last best "
+        "holds after its last trial, as History draws it)\n");
   if (library) {
     std::printf("%s: %s %s (stored with run %lld, the fastest stored); each curve's best over it:",
                 library->referenceLibrary.c_str(), speedNumber(*library->referenceSpeed).c_str(),
@@ -188,7 +173,8 @@ void compareRuns(const CompareArgs& a) {
 
 }  // namespace
 
-void addRunsCompareCommand(CLI::App& runs, const std::shared_ptr<std::string>& parentDb) {
+void addRunsCompareCommand(CLI::App& runs, const std::shared_ptr<std::string>& parentDb,
+                           const std::shared_ptr<bool>& parentJson) {
   auto a = std::make_shared<CompareArgs>();
   a->at = {5, 10, 25, 50, 100, 200, 300, 500, 1000};
   auto* c = runs.add_subcommand(
@@ -204,9 +190,10 @@ void addRunsCompareCommand(CLI::App& runs, const std::shared_ptr<std::string>& p
       ->check(CLI::PositiveNumber);
   c->add_option("--db", a->db, "Database file (default: " + Store::defaultPath() + ")");
   c->add_flag("--json", a->json, "Print one JSON object");
-  c->callback([a, parentDb] {
+  c->callback([a, parentDb, parentJson] {
     CompareArgs args = *a;
     if (args.db.empty() && parentDb) args.db = *parentDb;
+    if (parentJson && *parentJson) args.json = true;  // `runs --json compare ...`
     compareRuns(args);
   });
 }

@@ -172,13 +172,13 @@ TEST_F(HistoryPageTest, RunsOfAnotherOperatorOrDeviceAreNotAveragedAsRepeats) {
   EXPECT_EQ(page.data()->info().label.toStdString(), gemmDevice);
   // One dataset: its optimum is drawn.
   EXPECT_TRUE(page.data()->info().optimum.has_value());
-  EXPECT_TRUE(caption(page).contains(
-      QStringLiteral(
-          "runs %1, %2 not drawn: another operator, space or device than run %3 (Xgemm on %4)")
-          .arg(a100)
-          .arg(a4000)
-          .arg(gemm)
-          .arg(QString::fromStdString(gemmDevice))))
+  EXPECT_TRUE(
+      caption(page).contains(QStringLiteral("runs %1, %2 not drawn: another operator, narrowed "
+                                            "space or device than run %3 (Xgemm on %4)")
+                                 .arg(a100)
+                                 .arg(a4000)
+                                 .arg(gemm)
+                                 .arg(QString::fromStdString(gemmDevice))))
       << caption(page).toStdString();
 
   // The current run decides which: the A4000's convolution, the others named.
@@ -191,8 +191,9 @@ TEST_F(HistoryPageTest, RunsOfAnotherOperatorOrDeviceAreNotAveragedAsRepeats) {
   ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trialCount() == 8; }))
       << page.data()->trialCount();
   EXPECT_TRUE(caption(page).contains(
-      QStringLiteral("runs %1, %2, %3 not drawn: another operator, space or device than run %4 "
-                     "(convolution_kernel on replay of A4000.json.gz)")
+      QStringLiteral(
+          "runs %1, %2, %3 not drawn: another operator, narrowed space or device than run %4 "
+          "(convolution_kernel on replay of A4000.json.gz)")
           .arg(gemm)
           .arg(a100)
           .arg(gemm2)
@@ -255,7 +256,8 @@ TEST_F(HistoryPageTest, RunsOfOneProblemInTwoSpacesAreDrawnTogetherNamedByTheirS
             QStringLiteral("opevo-m (joint), opevo-m (loop)"));
   EXPECT_EQ(page.data()->info().repeats, 2);  // the two joint runs are repeats of one curve
   EXPECT_TRUE(caption(page).contains(
-      QStringLiteral("run %1 not drawn: another operator, space or device than run").arg(narrowed)))
+      QStringLiteral("run %1 not drawn: another operator, narrowed space or device than run")
+          .arg(narrowed)))
       << caption(page).toStdString();
 
   // One space alone: the curves keep their plain names.

@@ -119,7 +119,7 @@ TEST(HistoryReference, RunsOfTwoOperatorsAreNotDrawnTogether) {
   const QString caption =
       window.historyPage()->findChild<QLabel*>(QStringLiteral("historyInfo"))->text();
   EXPECT_TRUE(caption.contains(
-      QStringLiteral("run %1 not drawn: another operator, space or device than run %2")
+      QStringLiteral("run %1 not drawn: another operator, narrowed space or device than run %2")
           .arg(runs[1])
           .arg(runs[0])))
       << caption.toStdString();

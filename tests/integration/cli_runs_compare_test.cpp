@@ -84,16 +84,18 @@ TEST(CliRunsCompare, LoopsAndJointLayoutsAreTwoCurvesOfOneProblem) {
   EXPECT_EQ(joint.at("runs"), nlohmann::json({joint1, joint2}));  // repeats of one curve
   EXPECT_DOUBLE_EQ(joint.at("best").get<double>(), 100);
   EXPECT_DOUBLE_EQ(joint.at("mean_best").get<double>(), (100 + 80) / 2.0);
-  // The mean of the runs' bests so far: both after 1 and 3 trials, the one run of 4 after 4.
+  // The mean of the runs' bests so far, as History draws them: a run of 3 trials keeps its best
+  // of 80 after its last.
   EXPECT_DOUBLE_EQ(joint.at("mean_best_after").at("1").get<double>(), (50 + 70) / 2.0);
   EXPECT_DOUBLE_EQ(joint.at("mean_best_after").at("3").get<double>(), (90 + 80) / 2.0);
-  EXPECT_DOUBLE_EQ(joint.at("mean_best_after").at("4").get<double>(), 100);
+  EXPECT_DOUBLE_EQ(joint.at("mean_best_after").at("4").get<double>(), (100 + 80) / 2.0);
   EXPECT_FALSE(joint.at("mean_best_after").contains("9"));  // no run reached 9 trials
   EXPECT_EQ(j.at("library").at("name"), "OpenBLAS sgemm");
   const auto& left = j.at("not_compared");
   ASSERT_EQ(left.size(), 2u) << r.out;
   EXPECT_EQ(left[0].at("run"), otherDevice);
-  EXPECT_EQ(left[0].at("why"), "another operator, space or device than run " + id(loop));
+  EXPECT_EQ(left[0].at("why"), "another operator, narrowed space or device than run " + id(loop) +
+                                   " (MM1 on AMD EPYC)");
   EXPECT_EQ(left[1].at("run"), failed);
   EXPECT_EQ(left[1].at("why"), "all 2 trials failed: 2 did not compile");
 
@@ -110,6 +112,16 @@ TEST(CliRunsCompare, LoopsAndJointLayoutsAreTwoCurvesOfOneProblem) {
       runProcess(OPEVO_CLI, {"runs", "compare", id(joint1), id(joint2), "--db", f.db(), "--json"});
   ASSERT_EQ(one.status, 0) << one.err;
   EXPECT_EQ(nlohmann::json::parse(one.out).at("curves").at(0).at("curve"), "opevo");
+  // Named twice, a run would be two repeats: refused. `runs --json` reaches compare.
+  const ProcessResult twice =
+      runProcess(OPEVO_CLI, {"runs", "compare", id(joint1), id(joint1), "--db", f.db()});
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_NE(twice.err.find("run " + id(joint1) + " is named twice"), std::string::npos)
+      << twice.err;
+  const ProcessResult parentJson =
+      runProcess(OPEVO_CLI, {"runs", "--json", "--db", f.db(), "compare", id(joint1)});
+  ASSERT_EQ(parentJson.status, 0) << parentJson.err;
+  EXPECT_EQ(nlohmann::json::parse(parentJson.out).at("anchor"), joint1);
   // A run that is not there is named.
   const ProcessResult missing = runProcess(OPEVO_CLI, {"runs", "compare", "99", "--db", f.db()});
   EXPECT_EQ(missing.status, 2) << missing.err;

@@ -157,8 +157,8 @@ TEST(HistoryReuse, OneProblemInTwoSpacesIsOneProblemButNotOneMeasurement) {
   otherDevice.device = "cpu: Intel Xeon, 8 threads";
   EXPECT_FALSE(sameProblem(loops, otherDevice));
   RunRecord cold = joint;
-  loops.label = "MM1, weights cold";
-  cold.label = "MM1";
+  loops.label = "cpu: AMD EPYC, 2 threads";
+  cold.label = "cpu: AMD EPYC, 2 threads (weights cold)";
   EXPECT_FALSE(sameProblem(loops, cold));  // timed otherwise
 }
 

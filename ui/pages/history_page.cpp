@@ -29,7 +29,6 @@
 #include "io/replay_completeness.h"
 #include "io/replay_dataset.h"
 #include "io/run_import.h"
-#include "layout/tuning_mode.h"
 #include "space/text.h"
 #include "store/history.h"
 #include "store/live_status.h"
@@ -84,32 +83,6 @@ QString runsAndTrials(const std::vector<RunAndTrials>& runs) {
   return QObject::tr("%1 and their %2")
       .arg(QString::fromStdString(counted(static_cast<long long>(runs.size()), "run", "runs")),
            QString::fromStdString(counted(trials, "trial", "trials")));
-}
-
-// "run 5: all 10 trials failed: 8 compile_error, 2 runtime_fault (first: <its message>)", or
-// empty when a trial succeeded or there is none.
-QString allFailedText(std::int64_t run, const std::vector<TrialRow>& trials) {
-  if (trials.empty()) return {};
-  std::vector<TrialStatus> statuses;
-  const TrialRow* first = nullptr;
-  for (const TrialRow& t : trials) {
-    if (t.status == TrialStatus::Ok) return {};
-    statuses.push_back(t.status);
-    if (!first && !t.message.empty()) first = &t;
-  }
-  // In the words `opevo tune` uses ("8 did not compile, 2 timed out"): core/engine/trial_failures.
-  QString text = QObject::tr("run %1: all %2 failed: %3")
-                     .arg(static_cast<qlonglong>(run))
-                     .arg(QString::fromStdString(
-                              counted(static_cast<long long>(trials.size()), "trial", "trials")),
-                          QString::fromStdString(countFailures(statuses).text()));
-  if (first) {
-    // The first line of the first reason given: a compiler's whole output would fill the page.
-    QString why = QString::fromStdString(first->message).section(QLatin1Char('\n'), 0, 0);
-    if (why.size() > 200) why = why.left(199) + QChar(0x2026);
-    text += QObject::tr(" (trial %1: %2)").arg(first->seq).arg(why);
-  }
-  return text;
 }
 
 // The buttons' tooltips while they can act (updateButtons sets them again after a refusal).
@@ -209,7 +182,6 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     QStringList otherExperiment;
     // One axis has one unit: runs of another (a T4 file's GFLOP/s beside its 1/ms) are left out,
     // and the caption says which, rather than draw them against a scale that is not theirs.
-    const std::string& unit = anchor.speedUnit;
     QStringList otherUnit;
     std::optional<std::string> replay;  // the dataset of the drawn runs, for its optimum
     // The runs drawn, with their trials. Runs of the anchor's problem in another space (loops
@@ -219,18 +191,17 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     std::vector<std::pair<const HistoryModel::Row*, std::vector<TrialRow>>> drawn;
     std::vector<const RunRecord*> drawnRuns;
     for (const HistoryModel::Row& row : rows) {
-      if (!sameProblem(anchor, row.run)) {
-        otherExperiment << QString::number(row.run.id);
-        continue;
-      }
-      if (row.run.speedUnit != unit) {
-        otherUnit << QString::number(row.run.id);
+      const Comparison comparison = comparedWith(anchor, row.run);
+      if (comparison != Comparison::Same) {
+        (comparison == Comparison::OtherUnit ? otherUnit : otherExperiment)
+            << QString::number(row.run.id);
         continue;
       }
       std::vector<TrialRow> trials = store.trials(row.run.id);
-      if (const QString failed = allFailedText(row.run.id, trials); !failed.isEmpty()) {
-        // Its best would be a flat 0 line that reads as a speed: said in words instead.
-        job.failed << failed;
+      if (const std::string failed = allFailedText(trials); !failed.empty()) {
+        job.failed << QObject::tr("run %1: %2")
+                          .arg(static_cast<qlonglong>(row.run.id))
+                          .arg(QString::fromStdString(failed));
         continue;
       }
       drawnRuns.push_back(&row.run);
@@ -285,17 +256,9 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
     for (const auto& [name, count] : repeats) job.info.repeats = std::max(job.info.repeats, count);
     QStringList notes;
     if (!otherExperiment.isEmpty())
-      // Another space of the same problem is drawn (sameProblem): what is left out is another
-      // operator, one with other space overrides, or another device.
-      notes << notDrawn(otherExperiment,
-                        QObject::tr("another operator, space or device than run %1 (%2 on %3)")
-                            .arg(static_cast<qlonglong>(anchor.id))
-                            .arg(QString::fromStdString(anchor.operatorName),
-                                 QString::fromStdString(anchor.device)));
+      notes << notDrawn(otherExperiment, QString::fromStdString(otherProblemText(anchor)));
     if (!otherUnit.isEmpty())
-      notes << notDrawn(
-          otherUnit,
-          QObject::tr("measured in another unit than %1").arg(QString::fromStdString(unit)));
+      notes << notDrawn(otherUnit, QString::fromStdString(otherUnitText(anchor)));
     job.note = notes.join(QStringLiteral("; "));
     // The optimum line needs the dataset; it is drawn when the file is still where it was.
     if (replay && !replay->empty()) job.info.optimum = datasetOptimum(*replay);
