@@ -3,26 +3,14 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "../unit/temp_dir.h"
 #include "run_process.h"
 #include "store/store.h"
 
 namespace opevo::test {
 namespace {
-
-namespace fs = std::filesystem;
-
-struct Folder {
-  fs::path path;
-  Folder() {
-    char pattern[] = "/tmp/opevo-runs-compare-XXXXXX";
-    path = mkdtemp(pattern);
-  }
-  ~Folder() { fs::remove_all(path); }
-  std::string db() const { return (path / "runs.db").string(); }
-};
 
 // A finished MM1 run on the CPU whose trials read `speeds` (0: a failed trial).
 std::int64_t addRun(Store& store, const std::string& algorithm, const std::string& mode,
@@ -57,10 +45,11 @@ std::int64_t addRun(Store& store, const std::string& algorithm, const std::strin
 }
 
 TEST(CliRunsCompare, LoopsAndJointLayoutsAreTwoCurvesOfOneProblem) {
-  const Folder f;
+  const TempDir f;
+  const std::string db = f.file("runs.db");
   std::int64_t loop, joint1, joint2, otherDevice, failed;
   {
-    Store store(f.db());
+    Store store(db);
     loop = addRun(store, "opevo", "", {10, 30, 20, 35});
     joint1 = addRun(store, "opevo", "joint", {50, 40, 90, 100});
     joint2 = addRun(store, "opevo", "joint", {70, 80, 80});
@@ -70,7 +59,7 @@ TEST(CliRunsCompare, LoopsAndJointLayoutsAreTwoCurvesOfOneProblem) {
   const auto id = [](std::int64_t v) { return std::to_string(v); };
   const ProcessResult r =
       runProcess(OPEVO_CLI, {"runs", "compare", id(loop), id(joint1), id(joint2), id(otherDevice),
-                             id(failed), "--at", "1,3,4,9", "--db", f.db(), "--json"});
+                             id(failed), "--at", "1,3,4,9", "--db", db, "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("label"), "MM1 on cpu: AMD EPYC");
@@ -101,7 +90,7 @@ TEST(CliRunsCompare, LoopsAndJointLayoutsAreTwoCurvesOfOneProblem) {
 
   // The table says the same, and each curve's best over the library.
   const ProcessResult table =
-      runProcess(OPEVO_CLI, {"runs", "--db", f.db(), "compare", id(joint1), id(loop)});
+      runProcess(OPEVO_CLI, {"runs", "--db", db, "compare", id(joint1), id(loop)});
   ASSERT_EQ(table.status, 0) << table.err;
   EXPECT_NE(table.out.find("MM1 on cpu: AMD EPYC, in GFLOP/s: 2 runs compared"), std::string::npos)
       << table.out;
@@ -109,21 +98,21 @@ TEST(CliRunsCompare, LoopsAndJointLayoutsAreTwoCurvesOfOneProblem) {
       << table.out;
   // One space alone: plain names.
   const ProcessResult one =
-      runProcess(OPEVO_CLI, {"runs", "compare", id(joint1), id(joint2), "--db", f.db(), "--json"});
+      runProcess(OPEVO_CLI, {"runs", "compare", id(joint1), id(joint2), "--db", db, "--json"});
   ASSERT_EQ(one.status, 0) << one.err;
   EXPECT_EQ(nlohmann::json::parse(one.out).at("curves").at(0).at("curve"), "opevo");
   // Named twice, a run would be two repeats: refused. `runs --json` reaches compare.
   const ProcessResult twice =
-      runProcess(OPEVO_CLI, {"runs", "compare", id(joint1), id(joint1), "--db", f.db()});
+      runProcess(OPEVO_CLI, {"runs", "compare", id(joint1), id(joint1), "--db", db});
   EXPECT_EQ(twice.status, 2);
   EXPECT_NE(twice.err.find("run " + id(joint1) + " is named twice"), std::string::npos)
       << twice.err;
   const ProcessResult parentJson =
-      runProcess(OPEVO_CLI, {"runs", "--json", "--db", f.db(), "compare", id(joint1)});
+      runProcess(OPEVO_CLI, {"runs", "--json", "--db", db, "compare", id(joint1)});
   ASSERT_EQ(parentJson.status, 0) << parentJson.err;
   EXPECT_EQ(nlohmann::json::parse(parentJson.out).at("anchor"), joint1);
   // A run that is not there is named.
-  const ProcessResult missing = runProcess(OPEVO_CLI, {"runs", "compare", "99", "--db", f.db()});
+  const ProcessResult missing = runProcess(OPEVO_CLI, {"runs", "compare", "99", "--db", db});
   EXPECT_EQ(missing.status, 2) << missing.err;
   EXPECT_NE(missing.err.find("no run 99 in "), std::string::npos) << missing.err;
 }
