@@ -50,9 +50,9 @@ Measurement measurementOf(const TrialRow& t);
 std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<TrialRow>& rows);
 
 // Whether two runs measured the same thing, so that one's trials answer the other's (and, drawn
-// together, their curves are repeats of one: store/run_curves.h): one operator (runOperatorKey: a replay's dataset is in its
-// operator JSON), one backend, one device, and for a CPU run with a label (cold or warm weights, a
-// network's tasks) the same label.
+// together, their curves are repeats of one: store/run_curves.h): one operator (runOperatorKey:
+// a replay's dataset is in its operator JSON), one backend, one device, and for a CPU run with a
+// label (cold or warm weights, a network's tasks) the same label.
 bool sameMeasurement(const RunRecord& like, const RunRecord& other);
 
 // Whether two runs tuned the same problem on the same device (sameMeasurement but for how the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
@@ -10,7 +11,6 @@
 #include "layout/tuning_mode.h"
 #include "space/text.h"
 #include "store/history.h"
-#include "store/run_operator.h"
 
 namespace opevo {
 namespace {
@@ -63,20 +63,19 @@ std::string allFailedText(const std::vector<TrialRow>& trials) {
 }
 
 std::vector<std::string> curveNames(const std::vector<const RunRecord*>& runs) {
-  std::set<std::pair<std::string, std::string>> spaces;
-  for (const RunRecord* run : runs) spaces.insert(spaceOf(*run));
+  std::vector<std::pair<std::string, std::string>> spaceOfRun;
+  spaceOfRun.reserve(runs.size());
+  for (const RunRecord* run : runs) spaceOfRun.push_back(spaceOf(*run));
+  const std::set<std::pair<std::string, std::string>> spaces(spaceOfRun.begin(), spaceOfRun.end());
   std::map<std::string, int> named;  // spaces per shown name
   for (const auto& space : spaces) ++named[space.first];
   std::vector<std::string> names;
   names.reserve(runs.size());
-  for (const RunRecord* run : runs) {
-    if (spaces.size() < 2) {
-      names.push_back(measuredBy(*run));
-      continue;
-    }
-    const auto [mode, target] = spaceOf(*run);
-    const std::string space = named[mode] > 1 ? mode + ", " + target : mode;
-    names.push_back(measuredBy(*run) + " (" + space + ")");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& [mode, target] = spaceOfRun[i];
+    names.push_back(spaces.size() < 2    ? measuredBy(*runs[i])
+                    : named.at(mode) > 1 ? measuredBy(*runs[i]) + " (" + mode + ", " + target + ")"
+                                         : measuredBy(*runs[i]) + " (" + mode + ")");
   }
   return names;
 }
