@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "engine/curve_stats.h"
 #include "engine/speed_unit.h"
 #include "space/text.h"
 #include "store/history.h"
@@ -35,13 +36,18 @@ struct CompareArgs {
 struct Curve {
   std::string name;
   std::vector<std::int64_t> runs;
-  std::vector<std::vector<double>> bestSoFar;  // per run, per trial
-  double best = 0;                             // the highest of its runs' bests
-  std::int64_t bestRun = 0;                    // the run that reached it, and at which trial
+  // Each run's curve, finished as History draws a stored run: its last best holds after its last
+  // trial.
+  std::vector<RunCurve> curves;
+  double best = 0;           // the highest of its runs' bests
+  std::int64_t bestRun = 0;  // the run that reached it, and at which trial
   int bestTrial = 0;
-  // As History draws them: a run's last best holds after its last trial.
-  double meanBest() const { return meanBestAfter(bestSoFar, std::numeric_limits<int>::max()); }
-  double meanAt(int trials) const { return meanBestAfter(bestSoFar, trials); }
+  double meanBest() const { return meanAt(std::numeric_limits<int>::max()); }
+  double meanAt(int trials) const {
+    std::vector<const RunCurve*> runs;
+    for (const RunCurve& c : curves) runs.push_back(&c);
+    return meanBestAtTrial(runs, trials).value_or(0);
+  }
 };
 
 void compareRuns(const CompareArgs& a) {
@@ -90,16 +96,18 @@ void compareRuns(const CompareArgs& a) {
       curve->name = names[i];
     }
     curve->runs.push_back(r.id);
-    std::vector<double>& best = curve->bestSoFar.emplace_back();
+    RunCurve& best = curve->curves.emplace_back();
+    best.run = r.id;
+    best.finished = true;
     for (const TrialRecord& t : trialRecords(r, trials[r.id])) {
-      best.push_back(t.bestSoFar);
+      best.add(t.seconds, t.bestSoFar);
       if (t.bestSoFar > curve->best) {
         curve->best = t.bestSoFar;
         curve->bestRun = r.id;
         curve->bestTrial = t.trial;
       }
     }
-    mostTrials = std::max(mostTrials, static_cast<int>(best.size()));
+    mostTrials = std::max(mostTrials, best.trials);
     if (r.referenceSpeed && (!library || *library->referenceSpeed < *r.referenceSpeed))
       library = &r;
   }

@@ -87,15 +87,4 @@ std::string curvesTitle(const RunRecord& run) {
   return deviceLabel ? run.operatorName + " on " + run.label : run.label;
 }
 
-double meanBestAfter(const std::vector<std::vector<double>>& bestSoFar, int trials) {
-  double sum = 0;
-  int runs = 0;
-  for (const std::vector<double>& best : bestSoFar) {
-    if (best.empty()) continue;
-    sum += best[static_cast<std::size_t>(std::min<int>(trials, static_cast<int>(best.size())) - 1)];
-    ++runs;
-  }
-  return runs ? sum / runs : 0;
-}
-
 }  // namespace opevo

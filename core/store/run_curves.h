@@ -36,8 +36,4 @@ std::vector<std::string> curveNames(const std::vector<const RunRecord*>& runs);
 // Runs page; any other label (a replay's dataset, an imported file's) is the title as it is.
 std::string curvesTitle(const RunRecord& run);
 
-// Each run's best so far after each of its trials, read as History draws a stored run: its last
-// best holds after its last trial. The mean over runs after `trials` trials; runs is not empty.
-double meanBestAfter(const std::vector<std::vector<double>>& bestSoFar, int trials);
-
 }  // namespace opevo

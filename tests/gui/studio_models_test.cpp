@@ -15,7 +15,7 @@
 #include "replay/replay_measurer.h"
 #include "store/records.h"
 #include "tuners/registry.h"
-#include "ui/charts/curve_stats.h"
+#include "engine/curve_stats.h"
 #include "ui/charts/race_chart_view.h"
 #include "ui/controller/race_control.h"
 #include "ui/controller/race_data.h"

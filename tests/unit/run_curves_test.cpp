@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/curve_stats.h"
+
 namespace opevo {
 namespace {
 
@@ -49,12 +51,27 @@ TEST(RunCurves, ATitleNamesTheOperatorWhereTheLabelNamesTheDeviceAlone) {
   EXPECT_EQ(curvesTitle(unlabelled), "C2");
 }
 
-// A run's last best holds after its last trial, as History draws a stored run.
+// A finished run's last best holds after its last trial, as History draws a stored run; a run
+// still going has no best past its last trial, so the mean there is of the others.
 TEST(RunCurves, AShorterRunKeepsItsLastBestInTheMean) {
-  const std::vector<std::vector<double>> best = {{1, 3, 3, 5}, {2, 4}};
-  EXPECT_DOUBLE_EQ(meanBestAfter(best, 1), 1.5);
-  EXPECT_DOUBLE_EQ(meanBestAfter(best, 2), 3.5);
-  EXPECT_DOUBLE_EQ(meanBestAfter(best, 4), 4.5);
+  RunCurve longer, shorter;
+  for (const double best : {1, 3, 3, 5}) longer.add(0, best);
+  for (const double best : {2, 4}) shorter.add(0, best);
+  longer.finished = shorter.finished = true;
+  const std::vector<const RunCurve*> runs{&longer, &shorter};
+  EXPECT_DOUBLE_EQ(*meanBestAtTrial(runs, 1), 1.5);
+  EXPECT_DOUBLE_EQ(*meanBestAtTrial(runs, 2), 3.5);
+  EXPECT_DOUBLE_EQ(*meanBestAtTrial(runs, 4), 4.5);
+  EXPECT_DOUBLE_EQ(*meanBestAtTrial(runs, 1000), 4.5);
+  shorter.finished = false;
+  EXPECT_DOUBLE_EQ(*meanBestAtTrial(runs, 4), 5);
+  EXPECT_FALSE(meanBestAtTrial(runs, 0).has_value());
+  // The chart's band reads the same means.
+  shorter.finished = true;
+  const Band band = bandByTrial(runs);
+  ASSERT_EQ(band.size(), 4u);
+  for (std::size_t k = 0; k < band.size(); ++k)
+    EXPECT_DOUBLE_EQ(band.mean[k], *meanBestAtTrial(runs, static_cast<int>(k) + 1));
 }
 
 TEST(RunCurves, AllFailedRunsSayWhyInOpevoTunesWords) {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ui/charts/curve_stats.h"
+#include "engine/curve_stats.h"
 
 class QAbstractAxis;
 class QAbstractSeries;

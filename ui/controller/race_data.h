@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "store/records.h"
-#include "ui/charts/curve_stats.h"
+#include "engine/curve_stats.h"
 #include "ui/controller/race_types.h"
 
 namespace opevo::ui {

@@ -7,7 +7,11 @@
 #include <optional>
 #include <vector>
 
-namespace opevo::ui {
+namespace opevo {
+
+// Best-so-far curves of runs and their statistics across repeats: the Runs page and History draw
+// them, `opevo runs compare` prints them, from here, so the chart's band and the command's means
+// read one rule.
 
 // One run's best-so-far curve, kept as the trials where the best changed (and the first): a step
 // function, so a run of a million trials costs as many points as it had improvements.
@@ -51,6 +55,10 @@ struct Band {
   std::size_t size() const { return x.size(); }
 };
 
+// The mean over `runs` of their best after `trial` trials, of those that have one there
+// (bestAtTrial: a finished run's last best holds after its last trial); unset where none has.
+std::optional<double> meanBestAtTrial(const std::vector<const RunCurve*>& runs, int trial);
+
 // x = 1, 2, ... up to the longest run, or while some run is still going, up to the last trial of
 // the one furthest behind (past it the mean would be of the runs ahead alone).
 Band bandByTrial(const std::vector<const RunCurve*>& runs);
@@ -59,4 +67,4 @@ Band bandByTrial(const std::vector<const RunCurve*>& runs);
 // function of time.
 Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints = 600);
 
-}  // namespace opevo::ui
+}  // namespace opevo

@@ -1,16 +1,28 @@
-#include "ui/charts/curve_stats.h"
+#include "engine/curve_stats.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace opevo::ui {
+namespace opevo {
 namespace {
+
+double meanOf(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / double(values.size());
+}
+
+// The runs' bests after `trial` trials, of the runs that have one there.
+void valuesAtTrial(const std::vector<const RunCurve*>& runs, int trial,
+                   std::vector<double>& values) {
+  values.clear();
+  for (const RunCurve* r : runs)
+    if (const auto v = r->bestAtTrial(trial)) values.push_back(*v);
+}
 
 void addPoint(Band& band, double x, const std::vector<double>& values) {
   if (values.empty()) return;
-  double mean = 0;
-  for (double v : values) mean += v;
-  mean /= double(values.size());
+  const double mean = meanOf(values);
   double var = 0;
   for (double v : values) var += (v - mean) * (v - mean);
   // Sample deviation, as core's summarize() reports it, so the band matches `opevo compare`.
@@ -37,6 +49,13 @@ std::optional<double> RunCurve::bestAtTime(double seconds) const {
   return bestAt(seconds, lastSeconds, [](const Step& s) { return s.seconds; });
 }
 
+std::optional<double> meanBestAtTrial(const std::vector<const RunCurve*>& runs, int trial) {
+  std::vector<double> values;
+  valuesAtTrial(runs, trial, values);
+  if (values.empty()) return std::nullopt;
+  return meanOf(values);
+}
+
 Band bandByTrial(const std::vector<const RunCurve*>& runs) {
   int longest = 0;
   for (const RunCurve* r : runs) longest = std::max(longest, r->trials);
@@ -48,9 +67,7 @@ Band bandByTrial(const std::vector<const RunCurve*>& runs) {
   Band band;
   std::vector<double> values;
   for (int k = 1; k <= longest; ++k) {
-    values.clear();
-    for (const RunCurve* r : runs)
-      if (const auto v = r->bestAtTrial(k)) values.push_back(*v);
+    valuesAtTrial(runs, k, values);
     addPoint(band, double(k), values);
   }
   return band;
@@ -90,4 +107,4 @@ Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints)
   return band;
 }
 
-}  // namespace opevo::ui
+}  // namespace opevo
