@@ -90,6 +90,7 @@ class KernelsPageTest : public ::testing::Test {
     });
     ASSERT_EQ(kernels.size(), 7u);
     m_nodes = kernels[1].nodes().size();
+    m_secondLayer = targets.at(1).name;
     struct Figures {
       KasStage stage;
       double kernelMs, convMs, accuracy;
@@ -145,6 +146,7 @@ class KernelsPageTest : public ::testing::Test {
   std::string m_db;
   std::int64_t m_search = 0;
   std::size_t m_nodes = 0;
+  std::string m_secondLayer;  // the second tuned layer's name
   KernelsPage m_page;
 };
 
@@ -243,6 +245,12 @@ TEST_F(KernelsPageTest, SelectingARowSelectsThePointAndShowsTheKernel) {
   EXPECT_TRUE(
       source.contains("\n// of 3 trials: 1 timed by one run alone (over the slow cut-off)\n"))
       << source.left(400).toStdString();
+  // The second tuned layer's figures and notes, though the source is the first layer's.
+  EXPECT_TRUE(source.contains(
+      QString::fromStdString("\n// " + m_secondLayer +
+                             ": 0.3000 ms against 0.4000 ms, over 3 trials; of 3 trials: 1 "
+                             "timed by one run alone (over the slow cut-off)\n")))
+      << source.left(600).toStdString();
   EXPECT_TRUE(m_page.sourceView()->isReadOnly());
   EXPECT_EQ(m_page.tuningChart()->layerCount(), 2);
   EXPECT_EQ(m_page.trainingChart()->candidateEpochs(), 2);

@@ -15,6 +15,12 @@
 namespace opevo::ui {
 namespace {
 
+// A tuned layer's count of trials timed by fewer runs than asked, or failed; empty when none was.
+std::string notesOf(const nlohmann::json& layer) {
+  const auto notes = layer.find("notes");
+  return notes != layer.end() && notes->is_string() ? notes->get<std::string>() : std::string();
+}
+
 std::string sourceOf(const kas::MicroDag& dag, const KasCandidateRow& c,
                      const std::string& settingsJson) {
   const auto settings = kas::KasSearchSettings::fromJson(nlohmann::json::parse(settingsJson));
@@ -41,9 +47,19 @@ std::string sourceOf(const kas::MicroDag& dag, const KasCandidateRow& c,
                   t.value("conv", std::string("the convolution")).c_str());
     timing = text;
     // How many trials were timed by fewer runs than asked, or failed, the header says too.
-    if (const auto notes = t.find("notes");
-        notes != t.end() && notes->is_string() && !notes->get<std::string>().empty())
-      timing += "\n// " + notes->get<std::string>();
+    if (const std::string notes = notesOf(t); !notes.empty()) timing += "\n// " + notes;
+    // The other tuned layers' figures and notes: the source is the first's, but a layer timed by
+    // one run alone or whose trials failed is as much the kernel's as the first.
+    if (tuning.size() > 1) timing += "\n// the other tuned layers:";
+    for (std::size_t i = 1; i < tuning.size(); ++i) {
+      const auto& other = tuning[i];
+      if (!other.is_object()) continue;
+      std::snprintf(text, sizeof text, "\n// %s: %.4f ms against %.4f ms, over %d trials",
+                    other.value("layer", std::string("?")).c_str(), other.value("ms", 0.0),
+                    other.value("conv_ms", 0.0), other.value("trials", 0));
+      timing += text;
+      if (const std::string notes = notesOf(other); !notes.empty()) timing += "; " + notes;
+    }
   }
   const kas::ConvTarget& target = targets.at(layer);
   const SearchSpace space = kas::kasScheduleSpace(target.height, target.width);

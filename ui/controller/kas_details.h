@@ -12,7 +12,8 @@ namespace opevo::ui {
 struct KasDagLayout;
 
 // What the page shows of one candidate beyond its row: its micro-DAG laid out, and the CPU source
-// generated for the best schedule of its first tuned layer (the start schedule while untuned).
+// generated for the best schedule of its first tuned layer (the start schedule while untuned),
+// under a header with every tuned layer's figures and notes.
 struct KasDetails {
   int seq = 0;
   std::shared_ptr<const KasDagLayout> layout;
