@@ -180,8 +180,9 @@ int main(int argc, char** argv) {
              "preset-or-file");
   const auto modeOpt =
       option("mode",
-             "What a device race tunes: loop (plain layouts), joint (layouts and loops) or "
-             "winograd (Winograd's template, stride-1 convolutions); with --network, a "
+             "What a device race tunes: loop (plain layouts), joint (layouts and loops), "
+             "winograd (Winograd's template, stride-1 convolutions), matvec, or two spaces at "
+             "once, their runs taking turns (loop+joint, loop+winograd); with --network, a "
              "comma-separated list (loop,joint races both; joint-np; winograd).",
              "mode");
   const auto exportOpt =
@@ -351,8 +352,10 @@ int main(int argc, char** argv) {
     if (!setup->setOperator(op)) setup->addOperatorFile(op);
   }
   if (parser.isSet(modeOpt) && !networkRace && !setup->setMode(parser.value(modeOpt).toLower()))
-    problems
-        << QStringLiteral("unknown mode '%1' (loop, joint, winograd)").arg(parser.value(modeOpt));
+    problems << QStringLiteral(
+                    "unknown mode '%1' (loop, joint, winograd, matvec, loop+joint, "
+                    "loop+winograd)")
+                    .arg(parser.value(modeOpt));
   // Once the dataset to race is read: the one --dataset names, not the saved form's, which may
   // be read first (its load was started by restoreSettings, and a start while the named one was
   // still being read was refused).

@@ -63,7 +63,8 @@ std::optional<double> meanBestAtTrial(const std::vector<const RunCurve*>& runs, 
 // the one furthest behind (past it the mean would be of the runs ahead alone).
 Band bandByTrial(const std::vector<const RunCurve*>& runs);
 // x on the times where some run's best changed, started or (running) ended, at most maxPoints
-// of them, up to the last trial of the running run furthest behind; each run's best as a step
+// of them, from the first trial of the run that began last up to the last trial of the running
+// run furthest behind, so every run that has begun is in each mean; each run's best as a step
 // function of time.
 Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints = 600);
 

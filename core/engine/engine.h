@@ -176,6 +176,9 @@ class Engine {
   // The first error that ended the engine; empty when none did.
   const std::string& failure() const { return m_failure; }
   long long nextOrder() const { return m_nextOrder; }
+  // The order of the next trial measured: engines interleaved on one device (InterleavedEngines)
+  // keep one order of measurement across them.
+  void setNextOrder(long long order) { m_nextOrder = order; }
 
  private:
   struct BatchCut {};  // thrown from a trial callback to drop the rest of a batch

@@ -21,7 +21,7 @@ void checkRepeatSeeds(std::uint64_t seed, int repeats) {
                    std::to_string(largest - static_cast<std::uint64_t>(repeats - 1)));
 }
 
-void addRace(Engine& engine, const RacePlan& plan) {
+void addRace(Engine& engine, const RacePlan& plan, int firstAlgorithmIndex) {
   if (plan.algorithms.empty()) throw InputError("no algorithm given (--algos opevo,random,...)");
   if (plan.repeats < 1)
     throw InputError("--repeats must be at least 1, got " + std::to_string(plan.repeats));
@@ -33,7 +33,7 @@ void addRace(Engine& engine, const RacePlan& plan) {
       run.settings = plan.algorithms[a].settings;
       run.seed = plan.seed + static_cast<std::uint64_t>(repeat);
       run.budget = plan.budget;
-      run.algorithmIndex = static_cast<int>(a);
+      run.algorithmIndex = firstAlgorithmIndex + static_cast<int>(a);
       run.repeat = repeat;
       run.batch = plan.batch;
       engine.addRun(std::move(run));

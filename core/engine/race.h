@@ -36,8 +36,9 @@ std::string repeatSeedsText(std::uint64_t seed, int repeats);
 // Adds the race's runs to the engine, repeat by repeat, so a round-robin schedule alternates the
 // algorithms. Throws InputError for no algorithm, repeats below 1, seeds that would wrap
 // (checkRepeatSeeds), a bad budget, an unknown algorithm or a bad setting, before anything is
-// measured.
-void addRace(Engine& engine, const RacePlan& plan);
+// measured. The runs' algorithm indices start at firstAlgorithmIndex: a race across spaces
+// (InterleavedEngines) numbers the same algorithms on the next space's engine after the first's.
+void addRace(Engine& engine, const RacePlan& plan, int firstAlgorithmIndex = 0);
 
 // Keeps every trial the engine reports, in measurement order.
 class TrialLog final : public EngineObserver {

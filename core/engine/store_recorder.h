@@ -39,6 +39,9 @@ class StoreRecorder final : public EngineObserver {
   // The reference library's speed, on every run of the engine.
   void setReference(const std::string& library, double speed);
   std::int64_t raceId() const { return m_raceId; }
+  // Before createRuns: the engine's new runs join this race (Store::createRace), however few: a
+  // race across spaces has an engine per space, and each space's runs are of the one race.
+  void joinRace(std::int64_t raceId) { m_raceId = raceId; }
 
   void trialMeasured(const TrialEvent& trial, const EngineProgress& progress) override;
   void runEnded(const RunState& run, const EngineProgress& progress) override;

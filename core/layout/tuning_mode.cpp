@@ -44,13 +44,18 @@ std::string runModeName(const std::string& operatorJson) {
   if (!target.empty()) {
     try {
       const SpaceTarget t = parseSpaceTarget(target, "run");
-      if (usesOwnTemplate(t)) return std::string(spaceTargetName(commonTarget(t)));
+      if (usesOwnTemplate(t)) return spaceModeName(TuningMode::Loop, t);
     } catch (const InputError&) {
       return target;
     }
   }
   const std::string mode = text("mode");
   return mode.empty() ? std::string(tuningModeName(TuningMode::Loop)) : mode;
+}
+
+std::string spaceModeName(TuningMode mode, SpaceTarget target) {
+  return usesOwnTemplate(target) ? std::string(spaceTargetName(commonTarget(target)))
+                                 : std::string(tuningModeName(mode));
 }
 
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode, SpaceTarget target) {

@@ -173,8 +173,8 @@ std::string whyNotOneRace(const std::vector<RunRecord>& runs) {
     if (r.raceId == 0 || r.raceId != first.raceId)
       return "runs " + std::to_string(first.id) + " and " + std::to_string(r.id) +
              " were not raced together: resume one race at a time";
-    if (r.backend != first.backend || r.device != first.device ||
-        r.operatorJson != first.operatorJson)
+    // A race across spaces tuned one problem in several (sameProblem): loops and layouts.
+    if (r.backend != first.backend || r.device != first.device || !sameProblem(first, r))
       return "runs " + std::to_string(first.id) + " and " + std::to_string(r.id) +
              " measure different operators or devices";
   }
@@ -195,13 +195,17 @@ std::vector<ResumedRun> resumeStoredRace(Store& store, const std::vector<std::in
     records.push_back(race[i].run =
                           resumableRun(store, runIds[i], ResumeAs::Run, newBudget.has_value()));
   if (const std::string why = whyNotOneRace(records); !why.empty()) throw InputError(why);
-  const RunRecord& first = race.front().run;
-  race.front().setup = restoreMeasurement(first.backend, first.operatorJson, options, first.device);
   for (ResumedRun& r : race) {
-    if (&r != &race.front()) {
-      // One measurement for the race: the others share its space (owned by the definition or the
-      // dataset, shared here); the engine measures them all on the first's measurer.
-      const MeasurementSetup& m = race.front().setup;
+    // One measurement per space the race tuned (one, but for a race across spaces), made for the
+    // first run of it: the others share its space (owned by the definition or the dataset, shared
+    // here), and an engine measures them all on the first's measurer.
+    const auto own = std::find_if(race.begin(), race.end(), [&](const ResumedRun& o) {
+      return o.run.operatorJson == r.run.operatorJson;
+    });
+    if (&*own == &r) {
+      r.setup = restoreMeasurement(r.run.backend, r.run.operatorJson, options, r.run.device);
+    } else {
+      const MeasurementSetup& m = own->setup;
       r.setup.backend = m.backend;
       r.setup.operatorName = m.operatorName;
       r.setup.operatorJson = m.operatorJson;

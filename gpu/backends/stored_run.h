@@ -74,9 +74,9 @@ std::string whyNotOneRace(const std::vector<RunRecord>& runs);
 // (History's whole race after a kill), or finished ones given a new budget (History's More
 // trials…), the same total for each and checked against each run's own trials. Every run is held
 // and checked before any is changed, and all are changed in one transaction: all go on or none.
-// Only the first's setup has a measurer; the others share its space, and an engine made on the
-// first's setup measures them all. Throws InputError as resumeStoredRun, and for runs that are not
-// of one race (whyNotOneRace).
+// Only the first run of each space (operator JSON) has a measurer: one, but for a race across
+// spaces; the others share its space, and an engine made on the first's setup measures them all.
+// Throws InputError as resumeStoredRun, and for runs that are not of one race (whyNotOneRace).
 std::vector<ResumedRun> resumeStoredRace(Store& store, const std::vector<std::int64_t>& runIds,
                                          const BackendOptions& options = {},
                                          const std::optional<Budget>& newBudget = std::nullopt,

@@ -14,10 +14,13 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "gui_test_support.h"
+#include "layout/tuning_mode.h"
 #include "store/store.h"
 #include "support/file_size_limit.h"
 #include "ui/charts/race_chart_view.h"
@@ -427,6 +430,77 @@ TEST_F(DeviceRaceTest, TheBestKernelIsPreviewedAndExportedFromHistory) {
   ASSERT_TRUE(waitUntil([&] { return !open || !open->isVisible(); }, 30000));
   EXPECT_TRUE(QFileInfo::exists(m_dir.filePath(QStringLiteral("later/kernel.cpp"))));
   if (open) open->close();
+}
+
+}  // namespace
+}  // namespace opevo::ui
+
+namespace opevo::ui {
+namespace {
+
+// The loops over plain layouts against ALT's layouts and loops in one race: each space's runs on
+// an engine of their own, taking turns on the CPU, stored as one race, drawn as two curves named
+// by their space, and resumed together from History after a stop.
+TEST_F(DeviceRaceTest, LoopsAgainstLayoutsAndLoopsTakeTurnsAndResumeAsOneRace) {
+  constexpr std::size_t kBudget = 12;
+  prepareCpuRace({QStringLiteral("opevo")}, static_cast<int>(kBudget));
+  ASSERT_TRUE(setup()->setMode(QStringLiteral("loop+joint")));
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  EXPECT_EQ(runs()->data()->info().algorithms,
+            (QStringList{QStringLiteral("opevo (loop)"), QStringLiteral("opevo (joint)")}));
+  // Both spaces have begun before either is done: they take turns, batch by batch.
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const auto& trials = runs()->data()->trials();
+        return std::any_of(trials.begin(), trials.end(), [](auto& t) { return t.algorithm == 1; });
+      },
+      180000));
+  runs()->stop();
+  ASSERT_TRUE(raceEnded());
+  const auto before = runs()->data()->trials();
+  ASSERT_LT(before.size(), 2 * kBudget);
+  EXPECT_EQ(before.front().algorithm, 0);
+  for (std::size_t i = 0; i < before.size(); ++i)
+    EXPECT_EQ(before[i].order, static_cast<long long>(i + 1));  // one order across the spaces
+
+  // Stored as one race of two runs, one per space.
+  std::vector<RunRecord> race;
+  for (const RunRecord& r : storedRuns())
+    if (r.operatorName == "mm96" && r.status == RunStatus::Interrupted) race.push_back(r);
+  ASSERT_EQ(race.size(), 2u);
+  EXPECT_NE(race[0].raceId, 0);
+  EXPECT_EQ(race[0].raceId, race[1].raceId);
+  EXPECT_EQ(layout::runModeName(race[0].operatorJson), "loop");
+  EXPECT_EQ(layout::runModeName(race[1].operatorJson), "joint");
+
+  // Resumed from History: both spaces go on, each on its own space, to the whole budget.
+  m_window.pages()->setCurrentWidget(history());
+  history()->reload();
+  ASSERT_TRUE(
+      waitUntil([&] { return !history()->busy() && historyRowOf(race[1].id) >= 0; }, 20000));
+  history()->view()->setCurrentIndex(history()->model()->index(historyRowOf(race[1].id), 0));
+  ASSERT_TRUE(history()->selectRaceButton()->isEnabled());
+  history()->selectRaceButton()->click();
+  ASSERT_TRUE(history()->resumeButton()->isEnabled());
+  history()->resumeButton()->click();
+  EXPECT_EQ(m_window.pages()->currentWidget(), runs());
+  ASSERT_TRUE(raceEnded());
+  EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
+  EXPECT_EQ(runs()->data()->info().algorithms,
+            (QStringList{QStringLiteral("opevo (loop)"), QStringLiteral("opevo (joint)")}));
+  EXPECT_EQ(runs()->data()->trials().size(), 2 * kBudget);
+  Store store(Store::defaultPath());
+  std::set<long long> orders;
+  for (const RunRecord& r : race) {
+    const auto trials = store.trials(r.id);
+    ASSERT_EQ(trials.size(), kBudget) << "run " << r.id;
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+      EXPECT_EQ(trials[i].seq, static_cast<int>(i + 1));
+      orders.insert(trials[i].order);
+    }
+    EXPECT_EQ(store.run(r.id)->status, RunStatus::Finished);
+  }
+  EXPECT_EQ(orders.size(), 2 * kBudget);  // no order taken twice, before the stop or after
 }
 
 }  // namespace

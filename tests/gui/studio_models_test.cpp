@@ -16,6 +16,7 @@
 #include "store/records.h"
 #include "tuners/registry.h"
 #include "engine/curve_stats.h"
+#include "engine/interleaved_engines.h"
 #include "ui/charts/race_chart_view.h"
 #include "ui/controller/race_control.h"
 #include "ui/controller/race_data.h"
@@ -435,12 +436,28 @@ TEST(CurveStats, ByTimeIsAStepFunctionOfEachRun) {
   const RunCurve b = timedCurve({{1.5, 30}}, false);
   const Band band = bandByTime({&a, &b});
   // b is running and has nothing at 2 s yet: the band ends at its last trial, where a alone
-  // (20) would have passed for the mean.
-  ASSERT_EQ(band.x, (std::vector<double>{1.0, 1.5}));
-  EXPECT_EQ(band.n[0], 1);             // b has no trial yet at 1 s
-  EXPECT_DOUBLE_EQ(band.mean[1], 20);  // a still 10, b 30
+  // (20) would have passed for the mean. It begins at b's first trial: at 1 s a alone would.
+  ASSERT_EQ(band.x, (std::vector<double>{1.5}));
+  EXPECT_EQ(band.n[0], 2);
+  EXPECT_DOUBLE_EQ(band.mean[0], 20);  // a still 10, b 30
   const RunCurve c = timedCurve({{1.5, 30}}, true);
-  EXPECT_EQ(bandByTime({&a, &c}).x, (std::vector<double>{1.0, 1.5, 2.0}));  // c finished
+  EXPECT_EQ(bandByTime({&a, &c}).x, (std::vector<double>{1.5, 2.0}));  // c finished
+}
+
+// A run whose first trial came later, with a lower best, never pulls the mean of best-so-far
+// curves down: the band begins once every run has begun, and never falls.
+TEST(CurveStats, ByTimeNeverFalls) {
+  const RunCurve early = timedCurve({{0.001, 80}, {0.01, 90}, {0.5, 95}}, true);
+  const RunCurve late = timedCurve({{0.02, 10}, {0.2, 60}, {0.4, 70}}, true);
+  const Band band = bandByTime({&early, &late});
+  ASSERT_FALSE(band.x.empty());
+  EXPECT_DOUBLE_EQ(band.x.front(), 0.02);
+  for (std::size_t k = 0; k < band.size(); ++k) {
+    EXPECT_EQ(band.n[k], 2) << k;
+    if (k > 0) {
+      EXPECT_GE(band.mean[k], band.mean[k - 1]) << k;
+    }
+  }
 }
 
 // An algorithm keeps its colour from race to race, whatever else races beside it or in which
@@ -486,9 +503,10 @@ TEST(RaceControl, PausesResumesAndStopsTheEngineOfTheRace) {
 
   RaceControl control;
   control.pause();  // pressed before the engine exists: it starts paused
+  InterleavedEngines engines({&engine});
   std::thread thread([&] {
-    control.attach(&engine);
-    engine.run();
+    control.attach(&engines);
+    engines.run();
     control.attach(nullptr);
   });
   QTest::qWait(150);

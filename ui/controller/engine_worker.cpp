@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <map>
+#include <memory>
 
 #include "backends/backend_factory.h"
 #include "backends/run_context.h"
@@ -12,6 +13,7 @@
 #include "cluster/cluster_session.h"
 #include "common/error.h"
 #include "common/machine_load.h"
+#include "engine/interleaved_engines.h"
 #include "engine/race.h"
 #include "engine/side_by_side_json.h"
 #include "engine/speed_unit.h"
@@ -78,7 +80,8 @@ void EngineWorker::run(const RaceSpec& spec) {
     outcome.message = QString::fromUtf8(e.what());
   }
   m_measurer = nullptr;
-  m_recorder = nullptr;
+  m_engines = nullptr;
+  m_recorders.clear();
   if (!storeProblem.isEmpty())
     outcome.message = outcome.message.isEmpty() ? storeProblem
                                                 : outcome.message + QLatin1Char(' ') + storeProblem;
@@ -107,7 +110,8 @@ void EngineWorker::timeReference(Measurer& measurer) {
     if (!m_reference || m_reference->speed < ref->measurement.speed) {
       m_reference = referenceLineOf(ref->library, ref->measurement.speed);
       m_storedReferenceOf = 0;  // this race's own timing now
-      if (m_recorder) m_recorder->setReference(ref->library, ref->measurement.speed);
+      for (StoreRecorder* recorder : m_recorders)
+        recorder->setReference(ref->library, ref->measurement.speed);
     }
     // The legend says which timing the line is, so its count changes too.
     m_reference->origin = referenceOrigin();
@@ -152,14 +156,14 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.tunerSeconds = t.tunerSeconds;
   if (e.run->clock == BudgetClock::Device) point.deviceSeconds = e.run->deviceSeconds;
   m_pending.trials.push_back(std::move(point));
-  setProgress(p);
+  setProgress(m_engines ? m_engines->progress() : p);
   // Short: it follows "NN% of the race; now " in the status bar's progress bar.
   m_pending.progress.current = m_resumed ? QObject::tr("%1, repeat %2 (run %3)")
-                                               .arg(QString::fromStdString(plan.algorithm))
+                                               .arg(curveName(plan))
                                                .arg(plan.repeat + 1)
                                                .arg(e.run->storeId)
                                          : QObject::tr("%1, repeat %2 of %3")
-                                               .arg(QString::fromStdString(plan.algorithm))
+                                               .arg(curveName(plan))
                                                .arg(plan.repeat + 1)
                                                .arg(m_repeats);
   flush(false);
@@ -167,7 +171,7 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
 
 void EngineWorker::runEnded(const RunState& run, const EngineProgress& p) {
   m_pending.runsEnded.emplace_back(run.plan.algorithmIndex, run.plan.repeat);
-  setProgress(p);
+  setProgress(m_engines ? m_engines->progress() : p);
   flush(true);
   // The last run's end is timed too: it is the one moment nothing else of the race competes for the
   // device, and a race of one run would otherwise keep only the timing taken beside the window's
@@ -176,17 +180,22 @@ void EngineWorker::runEnded(const RunState& run, const EngineProgress& p) {
   if (m_measurer && !m_measurer->isReplay() && endedWell) timeReference(*m_measurer);
 }
 
-RaceOutcome EngineWorker::drive(Engine& engine) {
-  engine.addObserver(*this);
-  m_control.attach(&engine);
-  engine.run();
+QString EngineWorker::curveName(const RunPlan& plan) const {
+  return m_curveNames.value(plan.algorithmIndex, QString::fromStdString(plan.algorithm));
+}
+
+RaceOutcome EngineWorker::drive(InterleavedEngines& engines) {
+  for (Engine* engine : engines.engines()) engine->addObserver(*this);
+  m_engines = &engines;
+  m_control.attach(&engines);
+  engines.run();
   m_control.attach(nullptr);
   RaceOutcome outcome;
-  if (!engine.failure().empty()) {
+  if (const std::string failure = engines.failure(); !failure.empty()) {
     outcome.end = RaceOutcome::End::Failed;
     outcome.message =
         QObject::tr("%1. Every trial measured before it is kept; resume its runs from History.")
-            .arg(QString::fromStdString(engine.failure()));
+            .arg(QString::fromStdString(failure));
   } else if (m_control.stopped()) {
     outcome.end = RaceOutcome::End::Stopped;
   }
@@ -209,39 +218,62 @@ BackendOptions EngineWorker::backendOptions(const RaceSpec& spec) {
 
 RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const bool replay = spec.backend == "replay";
+  if (!spec.alsoIn.empty() && (replay || spec.cluster))
+    throw InputError(replay ? "A replay races in its dataset's one space."
+                            : "A race across spaces measures on this machine: race one space at a "
+                              "time through the cluster.");
   const BackendOptions backend = backendOptions(spec);
-  const MeasurementSetup setup =
-      replay ? replayMeasurement(spec.dataset, backend)
-             : makeOperatorMeasurement(spec.backend, raceDefinition(spec), backend);
+  // Each space's measurer and engine: the first space's measurer times the library.
+  std::vector<MeasurementSetup> setups;
+  for (const RaceSpace& space : racedSpaces(spec))
+    setups.push_back(replay ? replayMeasurement(spec.dataset, backend)
+                            : makeOperatorMeasurement(
+                                  spec.backend, raceDefinition(inSpace(spec, space)), backend));
+  const MeasurementSetup& setup = setups.front();
   // Before its runs are stored: a missing worker or compiler failed each at its first trial.
   requireMeasuringPrograms(setup.backend, backend);
   EngineOptions options;
   options.schedule = spec.schedule;
   options.scheduleSeed = spec.seed;
   options.paceMs = replay ? spec.paceMs : 0;
-  Engine engine(*setup.space, *setup.measurer, options);
   RacePlan plan;
   plan.algorithms = spec.algorithms;
   plan.repeats = spec.repeats;
   plan.budget = {spec.trials, spec.seconds, spec.targetSpeed, std::nullopt};  // clock: the engine's
   plan.seed = spec.seed;
-  addRace(engine, plan);  // a bad setting fails here, before anything is measured
+  std::vector<std::unique_ptr<Engine>> engines;
+  std::vector<Engine*> stepped;
+  for (std::size_t i = 0; i < setups.size(); ++i) {
+    engines.push_back(std::make_unique<Engine>(*setups[i].space, *setups[i].measurer, options));
+    // A bad setting fails here, before anything is measured; the algorithms of the next space
+    // are numbered after the first's, as raceCurveNames names them.
+    addRace(*engines.back(), plan, static_cast<int>(i * spec.algorithms.size()));
+    stepped.push_back(engines.back().get());
+  }
+  InterleavedEngines interleaved(stepped);
   m_repeats = spec.repeats;
   m_resumed = false;
+  m_curveNames = raceCurveNames(spec);
   m_measurer = setup.measurer.get();
   m_statuses.clear();
   m_reference.reset();
   m_referenceTimings = 0;
   m_storedReferenceOf = 0;
 
-  std::optional<StoreRecorder> recorder;
+  std::vector<std::unique_ptr<StoreRecorder>> recorders;
   if (store) {
-    RunContext context = runContextOf(setup);
-    context.operatorJson = withReplayPace(context.operatorJson, options.paceMs);
-    recorder.emplace(*store, engine, std::move(context));
-    engine.addObserver(*recorder);  // first: a trial is committed before the GUI hears of it
-    recorder->createRuns();
-    m_recorder = &*recorder;
+    // The spaces' runs are one race, stored as one.
+    const std::int64_t raceId = engines.size() > 1 ? store->createRace() : 0;
+    for (std::size_t i = 0; i < engines.size(); ++i) {
+      RunContext context = runContextOf(setups[i]);
+      context.operatorJson = withReplayPace(context.operatorJson, options.paceMs);
+      recorders.push_back(std::make_unique<StoreRecorder>(*store, *engines[i], std::move(context)));
+      // First: a trial is committed before the GUI hears of it.
+      engines[i]->addObserver(*recorders.back());
+      if (raceId) recorders.back()->joinRace(raceId);
+      recorders.back()->createRuns();
+      m_recorders.push_back(recorders.back().get());
+    }
   }
   if (const std::string busy = spec.backend == "cpu" ? busyMachineNote() : std::string();
       !busy.empty())
@@ -253,15 +285,16 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
       !loops.empty())
     m_pending.notices << QObject::tr("Note: %1.").arg(QString::fromStdString(loops));
   announce(*setup.measurer);
-  setProgress(engine.progress());
+  setProgress(interleaved.progress());
   flush(true);
-  RaceOutcome outcome = drive(engine);
-  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine, store);
+  RaceOutcome outcome = drive(interleaved);
+  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(interleaved, store);
   if (outcome.end == RaceOutcome::End::Finished || outcome.end == RaceOutcome::End::Stopped)
     outcome.message = joined(
-        outcome.message, nothingWorkedNote(engine, setup.backend, backend,
+        outcome.message, nothingWorkedNote(interleaved, setup.backend, backend,
                                            setup.definition ? setup.definition->op.flops() : 0));
-  m_recorder = nullptr;
+  m_recorders.clear();
+  m_engines = nullptr;
   return outcome;
 }
 
@@ -296,26 +329,41 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   // The race's pace, so the resumed runs are watched as the race was; their time budget counts
   // device time (a replay's) from their stored trials on, which no pace changes.
   options.paceMs = first.paceMs;
-  Engine engine(*first.setup.space, *first.setup.measurer, options);
-  StoreRecorder recorder(store, engine, {});
-  engine.addObserver(recorder);
+  // An engine per space the race tuned (its runs' operator, as stored: one for a race in one
+  // space), each on the measurer of the first of its runs, interleaved as the race was.
+  std::vector<std::string> spaces;
+  std::vector<std::unique_ptr<Engine>> engines;
+  std::vector<std::unique_ptr<StoreRecorder>> recorders;
+  const auto engineOf = [&](const ResumedRun& r) -> Engine& {
+    const auto it = std::find(spaces.begin(), spaces.end(), r.run.operatorJson);
+    if (it != spaces.end()) return *engines[static_cast<std::size_t>(it - spaces.begin())];
+    spaces.push_back(r.run.operatorJson);
+    engines.push_back(std::make_unique<Engine>(*r.setup.space, *r.setup.measurer, options));
+    recorders.push_back(std::make_unique<StoreRecorder>(store, *engines.back(), RunContext{}));
+    engines.back()->addObserver(*recorders.back());
+    m_recorders.push_back(recorders.back().get());
+    return *engines.back();
+  };
   m_pending.trials.clear();
   m_statuses.clear();
   for (ResumedRun& r : race) {
     // Drawn and listed where the window's list of the resumed race puts it (resumedRaceOf).
     const auto [algorithm, repeat] = places.places.at(r.run.id);
     r.plan.algorithmIndex = algorithm;
-    addResumedRun(engine, r);
+    addResumedRun(engineOf(r), r);
     // The stored trials first, so the curve continues where the run stopped.
     for (TrialPoint& p : storedTrialPoints(r.run, r.rows, algorithm, repeat)) {
       m_statuses.push_back(p.status);
       m_pending.trials.push_back(std::move(p));
     }
   }
+  std::vector<Engine*> stepped;
+  for (const auto& engine : engines) stepped.push_back(engine.get());
+  InterleavedEngines interleaved(stepped);
   m_repeats = places.repeats;
   m_resumed = true;
+  m_curveNames = places.algorithms;
   m_measurer = first.setup.measurer.get();
-  m_recorder = &recorder;
   // The runs' stored timing of the library is where the line starts: a new timing replaces it
   // (in the store too) only when it is faster, as during the race, so a resume on a busier
   // machine neither overwrites 118.5 with 104 nor draws a kernel against a slow line.
@@ -332,24 +380,27 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
     m_pending.reference = m_reference;
   }
   announce(*first.setup.measurer);
-  setProgress(engine.progress());
+  setProgress(interleaved.progress());
   flush(true);
-  RaceOutcome outcome = drive(engine);
-  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(engine, &store);
+  RaceOutcome outcome = drive(interleaved);
+  if (outcome.end == RaceOutcome::End::Finished) timeBesideLibrary(interleaved, &store);
   if (outcome.end == RaceOutcome::End::Finished || outcome.end == RaceOutcome::End::Stopped)
     outcome.message =
         joined(outcome.message,
-               nothingWorkedNote(engine, first.setup.backend, backend,
+               nothingWorkedNote(interleaved, first.setup.backend, backend,
                                  first.setup.definition ? first.setup.definition->op.flops() : 0));
-  m_recorder = nullptr;
+  m_recorders.clear();
+  m_engines = nullptr;
   return outcome;
 }
 
-QString EngineWorker::nothingWorkedNote(const Engine& engine, const std::string& backend,
-                                        const BackendOptions& options, double flops) const {
+QString EngineWorker::nothingWorkedNote(const InterleavedEngines& engines,
+                                        const std::string& backend, const BackendOptions& options,
+                                        double flops) const {
   if (m_statuses.empty()) return {};
-  for (const RunState& run : engine.runs())
-    if (run.bestConfig) return {};
+  for (const Engine* engine : engines.engines())
+    for (const RunState& run : engine->runs())
+      if (run.bestConfig) return {};
   const TrialFailures failures = countFailures(m_statuses);
   std::string note =
       "None of its " + counted(failures.trials, "trial", "trials") + " worked: " + failures.text();
@@ -367,8 +418,17 @@ QString EngineWorker::nothingWorkedNote(const Engine& engine, const std::string&
   return QString::fromStdString(note + ".");
 }
 
-void EngineWorker::timeBesideLibrary(const Engine& engine, Store* store) {
+void EngineWorker::timeBesideLibrary(const InterleavedEngines& engines, Store* store) {
   if (!m_measurer || m_measurer->isReplay() || !m_reference || m_control.stopped()) return;
+  // The space whose run reached the best speed: its measurer times its kernels (a kernel of
+  // another space is no configuration of its space).
+  Engine* best = nullptr;
+  double bestSpeed = 0;
+  for (Engine* engine : engines.engines())
+    for (const RunState& run : engine->runs())
+      if (run.bestConfig && run.best > bestSpeed) best = engine, bestSpeed = run.best;
+  if (!best) return;
+  Engine& engine = *best;
   // Each algorithm's fastest kernel of the race, fastest first, as many as `opevo tune` times.
   std::map<int, const RunState*> bestOf;
   for (const RunState& run : engine.runs()) {
@@ -388,7 +448,7 @@ void EngineWorker::timeBesideLibrary(const Engine& engine, Store* store) {
   std::optional<SideBySide> side;
   try {
     // Stop ends it after the round in hand; the rounds run so far are reported.
-    side = timeSideBySide(*m_measurer, candidates, kSideBySideRounds,
+    side = timeSideBySide(engine.measurer(), candidates, kSideBySideRounds,
                           std::chrono::milliseconds(300), m_control.cancelFlag());
   } catch (const std::exception&) {
     // A figure beside the race: a measurer failing now costs the figure, not the race.
@@ -396,7 +456,7 @@ void EngineWorker::timeBesideLibrary(const Engine& engine, Store* store) {
   if (!side) return;
   SideBySideFigure figure;
   figure.library = QString::fromStdString(withoutHowChosen(side->library));
-  figure.bestAlgorithm = QString::fromStdString(picked[side->chosen]->plan.algorithm);
+  figure.bestAlgorithm = curveName(picked[side->chosen]->plan);
   figure.rounds = side->rounds;
   figure.roundsRun = side->roundsRun;
   figure.roundsAsked = kSideBySideRounds;

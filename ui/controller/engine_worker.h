@@ -3,15 +3,18 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "ui/controller/race_types.h"
 
 namespace opevo {
 struct BackendOptions;
+class InterleavedEngines;
 class Measurer;
 class Store;
 class StoreRecorder;
@@ -22,7 +25,8 @@ namespace opevo::ui {
 class RaceControl;
 
 // Lives in the engine thread and runs one race at a time on core's engine: the race's runs
-// interleaved batch by batch on one measurer (a replay or a device backend), or one stored run,
+// interleaved batch by batch on one measurer (a replay or a device backend), and a race across
+// spaces as an engine per space interleaved on the device (InterleavedEngines), or stored runs,
 // resumed. It observes the engine: trials are gathered and handed over a few times a second as one
 // immutable EngineUpdate, never one signal per trial.
 class EngineWorker : public QObject, private EngineObserver {
@@ -51,8 +55,8 @@ class EngineWorker : public QObject, private EngineObserver {
 
   void flush(bool force);
   void setProgress(const EngineProgress& progress);
-  // Steps the engine to its end; the outcome's message says why it failed, if it did.
-  RaceOutcome drive(Engine& engine);
+  // Steps the engines to their end; the outcome's message says why one failed, if one did.
+  RaceOutcome drive(InterleavedEngines& engines);
   RaceOutcome race(const RaceSpec& spec, Store* store);
   RaceOutcome resume(const RaceSpec& spec, Store& store);
   // Where the race measures: here, or through the spec's cluster (connected now, on this thread).
@@ -64,13 +68,16 @@ class EngineWorker : public QObject, private EngineObserver {
   // What the line is, for the note under the chart: which timing, of how many.
   QString referenceOrigin() const;
   // Once a race on a device has finished: its algorithms' best kernels and the library timed in
-  // turns (core's timeSideBySide, as `opevo tune` does), handed to the GUI with the line.
-  void timeBesideLibrary(const Engine& engine, Store* store);
+  // turns (core's timeSideBySide, as `opevo tune` does), handed to the GUI with the line. Across
+  // spaces, the kernels of the space whose run reached the best speed: one measurer times them.
+  void timeBesideLibrary(const InterleavedEngines& engines, Store* store);
   // A race whose every trial failed draws flat lines at zero: why, counted, and where they timed
   // out the trial's limit and how long the library takes a run of the operator here (`flops`, 0:
   // not known), as `opevo tune`'s error says. Empty where a trial worked.
-  QString nothingWorkedNote(const Engine& engine, const std::string& backend,
+  QString nothingWorkedNote(const InterleavedEngines& engines, const std::string& backend,
                             const BackendOptions& options, double flops) const;
+  // The curve an algorithm index is drawn as ("opevo (joint)" across spaces).
+  QString curveName(const RunPlan& plan) const;
 
   RaceControl& m_control;
   EngineUpdate m_pending;
@@ -78,9 +85,12 @@ class EngineWorker : public QObject, private EngineObserver {
   std::optional<ReferenceLine> m_reference;
   int m_referenceTimings = 0;            // timings of the library in this race (or resume)
   std::int64_t m_storedReferenceOf = 0;  // the line is this resumed run's stored timing
-  // The race in progress: its measurer (for the reference), its store, and how its runs are named.
+  // The race in progress: its measurer (for the reference: the first space's), its engines (their
+  // progress together), its stores, and how its runs are named.
   Measurer* m_measurer = nullptr;
-  StoreRecorder* m_recorder = nullptr;
+  InterleavedEngines* m_engines = nullptr;
+  std::vector<StoreRecorder*> m_recorders;
+  QStringList m_curveNames;
   int m_repeats = 1;
   bool m_resumed = false;
   // Every trial's status in the race, a resumed run's stored ones included (nothingWorkedNote).

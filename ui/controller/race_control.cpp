@@ -1,26 +1,26 @@
 #include "ui/controller/race_control.h"
 
-#include "engine/engine.h"
+#include "engine/interleaved_engines.h"
 
 namespace opevo::ui {
 
 void RaceControl::pause() {
   std::lock_guard lock(m_mutex);
   m_paused = true;
-  if (m_engine) m_engine->pause();
+  if (m_engines) m_engines->pause();
 }
 
 void RaceControl::resume() {
   std::lock_guard lock(m_mutex);
   m_paused = false;
-  if (m_engine) m_engine->resume();
+  if (m_engines) m_engines->resume();
 }
 
 void RaceControl::stop() {
   std::lock_guard lock(m_mutex);
   m_stopped = true;
   m_cancel = true;
-  if (m_engine) m_engine->stop();
+  if (m_engines) m_engines->stop();
 }
 
 void RaceControl::reset() {
@@ -35,12 +35,12 @@ bool RaceControl::stopped() const {
   return m_stopped;
 }
 
-void RaceControl::attach(Engine* engine) {
+void RaceControl::attach(InterleavedEngines* engines) {
   std::lock_guard lock(m_mutex);
-  m_engine = engine;
-  if (!engine) return;
-  if (m_stopped) engine->stop();
-  if (m_paused) engine->pause();
+  m_engines = engines;
+  if (!engines) return;
+  if (m_stopped) engines->stop();
+  if (m_paused) engines->pause();
 }
 
 }  // namespace opevo::ui

@@ -4,13 +4,13 @@
 #include <mutex>
 
 namespace opevo {
-class Engine;
+class InterleavedEngines;
 }
 
 namespace opevo::ui {
 
-// Pause, resume and stop pressed in the GUI thread, passed to the engine of the race in progress
-// (which lives on the engine thread's stack), and remembered while there is none yet: a stop
+// Pause, resume and stop pressed in the GUI thread, passed to the engines of the race in progress
+// (which live on the engine thread's stack), and remembered while there is none yet: a stop
 // pressed while the measurer starts or the reference library is timed still ends the race.
 class RaceControl {
  public:
@@ -23,12 +23,12 @@ class RaceControl {
   // at once instead of finishing its batch.
   const std::atomic<bool>* cancelFlag() const { return &m_cancel; }
 
-  // Engine thread: the engine now running (pending pause and stop applied), or none.
-  void attach(Engine* engine);
+  // Engine thread: the engines now running (pending pause and stop applied), or none.
+  void attach(InterleavedEngines* engines);
 
  private:
   mutable std::mutex m_mutex;
-  Engine* m_engine = nullptr;
+  InterleavedEngines* m_engines = nullptr;
   bool m_paused = false;
   bool m_stopped = false;
   std::atomic<bool> m_cancel{false};

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "store/records.h"
 #include "engine/curve_stats.h"
+#include "store/records.h"
 #include "ui/controller/race_types.h"
 
 namespace opevo::ui {

@@ -1,6 +1,7 @@
 #include "ui/controller/race_definition.h"
 
 #include "common/error.h"
+#include "layout/tuning_mode.h"
 
 namespace opevo::ui {
 
@@ -18,6 +19,31 @@ OperatorDefinition raceDefinition(const RaceSpec& spec) {
     // Said below, where the template given way to says it again if it still stands.
   }
   return withTuningMode(withSpaceTarget(loadOperator(spec.operatorRef), spec.target), spec.mode);
+}
+
+std::vector<RaceSpace> racedSpaces(const RaceSpec& spec) {
+  std::vector<RaceSpace> spaces{{spec.mode, spec.target}};
+  spaces.insert(spaces.end(), spec.alsoIn.begin(), spec.alsoIn.end());
+  return spaces;
+}
+
+RaceSpec inSpace(RaceSpec spec, const RaceSpace& space) {
+  spec.mode = space.mode;
+  spec.target = space.target;
+  spec.alsoIn.clear();
+  return spec;
+}
+
+QStringList raceCurveNames(const RaceSpec& spec) {
+  QStringList names;
+  for (const RaceSpace& space : racedSpaces(spec))
+    for (const AlgorithmChoice& a : spec.algorithms)
+      names << (spec.alsoIn.empty()
+                    ? QString::fromStdString(a.name)
+                    : QStringLiteral("%1 (%2)").arg(
+                          QString::fromStdString(a.name),
+                          QString::fromStdString(layout::spaceModeName(space.mode, space.target))));
+  return names;
 }
 
 }  // namespace opevo::ui

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <QStringList>
+#include <vector>
+
 #include "ops/operator_json.h"
 #include "ui/controller/race_types.h"
 
@@ -10,5 +13,14 @@ namespace opevo::ui {
 // and the spaces do (an operator file that is wrong, a convolution Winograd's template does not
 // take).
 OperatorDefinition raceDefinition(const RaceSpec& spec);
+
+// Every space the race tunes: spec's own (mode and target), then spec.alsoIn's.
+std::vector<RaceSpace> racedSpaces(const RaceSpec& spec);
+// spec for one of its spaces alone.
+RaceSpec inSpace(RaceSpec spec, const RaceSpace& space);
+// The names of the race's curves, algorithm by algorithm in each space in turn (the engine
+// worker's algorithm indices): the algorithms' own for one space, else with their space's, as
+// History names stored runs of several spaces ("opevo (loop)", "opevo (joint)": curveNames).
+QStringList raceCurveNames(const RaceSpec& spec);
 
 }  // namespace opevo::ui

@@ -23,6 +23,13 @@ namespace opevo::ui {
 
 using opevo::AlgorithmChoice;
 
+// One space a device race tunes: the direct template's loops or layouts and loops (mode), or the
+// loops of the template target names.
+struct RaceSpace {
+  layout::TuningMode mode = layout::TuningMode::Loop;
+  SpaceTarget target = SpaceTarget::Common;
+};
+
 // Everything one race needs, copied into the engine thread when it starts; the GUI keeps no
 // reference into it, so editing the form during a race changes nothing under the engine's feet.
 struct RaceSpec {
@@ -38,6 +45,10 @@ struct RaceSpec {
   // Devices: Winograd or MatVec for the loops of the Winograd template (stride-1 Conv2Ds) or the
   // matrix-vector one (few rows of A) instead of the direct one; mode is then Loop.
   SpaceTarget target = SpaceTarget::Common;
+  // Devices: the spaces the same algorithms race in besides mode and target's (the Runs page's
+  // "Loops against layouts and loops"), each on an engine and measurer of its own, their runs
+  // interleaved on the device (InterleavedEngines) and stored as one race. Empty: the one space.
+  std::vector<RaceSpace> alsoIn;
   // Continue this stored run (its own algorithm, settings, seed and budget) instead of starting
   // new ones; the fields above and below, but for storePath, are then unused.
   std::optional<std::int64_t> resumeRun;

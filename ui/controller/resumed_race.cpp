@@ -9,6 +9,7 @@
 #include "io/run_import.h"
 #include "layout/tuning_mode.h"
 #include "ops/presets.h"
+#include "store/run_curves.h"
 
 namespace opevo::ui {
 
@@ -20,9 +21,14 @@ ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs) {
   std::map<int, int> index;
   for (const int place : places) index.emplace(place, static_cast<int>(index.size()));
   race.algorithms.resize(static_cast<qsizetype>(index.size()));
-  for (const RunRecord& r : runs) {
+  // Named as History names them: by their space too where the race tuned several.
+  std::vector<const RunRecord*> named;
+  for (const RunRecord& r : runs) named.push_back(&r);
+  const std::vector<std::string> names = curveNames(named);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunRecord& r = runs[i];
     const int a = index.at(r.raceAlgorithm);
-    race.algorithms[a] = QString::fromStdString(r.algorithm);
+    race.algorithms[a] = QString::fromStdString(names[i]);
     race.places[r.id] = {a, r.raceRepeat};
     race.repeats = std::max(race.repeats, r.raceRepeat + 1);
   }

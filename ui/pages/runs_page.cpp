@@ -22,6 +22,7 @@
 #include "tuners/joint_layout_tuner.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
+#include "ui/controller/race_definition.h"
 #include "ui/controller/resumed_race.h"
 #include "ui/models/settings_model.h"
 #include "ui/models/trials_model.h"
@@ -311,8 +312,7 @@ bool RunsPage::start() {
   showMessage(m_messageLabel, QString());
   showMessage(m_noteLabel, QString());
   RaceData::Info info;
-  for (const AlgorithmChoice& a : spec->algorithms)
-    info.algorithms << QString::fromStdString(a.name);
+  info.algorithms = raceCurveNames(*spec);
   info.repeats = spec->repeats;
   if (spec->dataset) {
     info.speedUnit = QString::fromStdString(spec->dataset->speedUnit);
@@ -328,7 +328,9 @@ bool RunsPage::start() {
             .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
     // With a time budget the joint stage ends at a share of the time, or of the trials, whichever
     // comes first: no trial is known beforehand, and none is drawn.
-    if (spec->mode == layout::TuningMode::Joint) {
+    const std::vector<RaceSpace> spaces = racedSpaces(*spec);
+    if (std::any_of(spaces.begin(), spaces.end(),
+                    [](const RaceSpace& s) { return s.mode == layout::TuningMode::Joint; })) {
       const JointStagePlan plan = jointStagePlan(jointSettings(), spec->trials, spec->seconds);
       if (!plan.jointSeconds) info.stageBoundary = plan.jointTrials;
     }

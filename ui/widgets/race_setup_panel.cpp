@@ -88,13 +88,17 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_mode->addItem(tr("Layouts and loops (ALT joint)"), QStringLiteral("joint"));
   m_mode->addItem(tr("Winograd's loops (convolutions)"), QStringLiteral("winograd"));
   m_mode->addItem(tr("Matrix-vector loops (few rows)"), QStringLiteral("matvec"));
+  m_mode->addItem(tr("Loops against layouts and loops (both)"), QStringLiteral("loop+joint"));
+  m_mode->addItem(tr("Direct loops against Winograd's (both)"), QStringLiteral("loop+winograd"));
   m_mode->setToolTip(tr(
       "Joint: each tensor's layout is tuned with the loops, in ALT's two stages (a share of "
       "the budget on layouts and loops, the rest on the loops of the best layout).\n"
       "Winograd: stride-1 convolutions with 2x2 to 5x5 kernels on the CPU, CUDA or HIP, computed "
       "tile by tile with fewer multiplications (e.g. F(4x4, 3x3), F(4x4, 5x5)).\n"
       "Matrix-vector: MatMuls with at most 16 rows of A and B stored m x k (dense layers at "
-      "small batches), which read B once: warps stream its rows with vector loads"));
+      "small batches), which read B once: warps stream its rows with vector loads.\n"
+      "Both: the algorithms race in the two spaces at once, their runs taking turns on the "
+      "device, so that drift falls on both alike; each curve is named by its space"));
   // A fresh form (no saved one, or --no-restore) races the default algorithm against the
   // paper's OpEvo, as `opevo compare` does.
   m_algorithms->setChecked(
@@ -219,7 +223,7 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
   s.backend = backend().toStdString();
   s.cluster = m_cluster->target();
   // What is measured comes first: without it nothing else on the form means anything.
-  std::optional<OperatorDefinition> def;
+  std::vector<OperatorDefinition> defs;  // the operator in each space a device race tunes
   if (s.backend == "replay") {
     if (const QString problemText = datasetProblem(); !problemText.isEmpty())
       return refuse(problemText);
@@ -231,19 +235,35 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     if (!problemText.isEmpty()) return refuse(problemText);
     s.operatorRef = m_operator->currentData().toString().toStdString();
     if (s.operatorRef.empty()) return refuse(tr("Choose an operator to measure."));
-    const std::string mode = m_mode->currentData().toString().toStdString();
+    std::string mode = m_mode->currentData().toString().toStdString();
+    // "loop+joint", "loop+winograd": the loops over plain layouts raced beside another space.
+    if (const auto plus = mode.find('+'); plus != std::string::npos) {
+      const std::string other = mode.substr(plus + 1);
+      s.alsoIn.push_back(
+          other == "winograd"
+              ? RaceSpace{layout::TuningMode::Loop, SpaceTarget::Winograd}
+              : RaceSpace{layout::parseTuningMode(other, "mode"), SpaceTarget::Common});
+      if (s.cluster)
+        return refuse(
+            tr("A race across spaces measures on this machine: race one space at a time through "
+               "the cluster, or untick it."));
+      mode = mode.substr(0, plus);
+    }
     s.target = mode == "winograd" ? SpaceTarget::Winograd
                : mode == "matvec" ? SpaceTarget::MatVec
                                   : SpaceTarget::Common;
-    const bool own = usesOwnTemplate(s.target);
-    if (own && !runsOwnTemplates(s.backend))
-      return refuse(
-          tr("%1 template runs on the CPU, CUDA and HIP: choose one, or tune the loops over "
-             "plain layouts on this backend.")
-              .arg(s.target == SpaceTarget::Winograd ? tr("Winograd's") : tr("The matrix-vector")));
+    for (const RaceSpace& space : racedSpaces(s))
+      if (usesOwnTemplate(space.target) && !runsOwnTemplates(s.backend))
+        return refuse(tr("%1 template runs on the CPU, CUDA and HIP: choose one, or tune the loops "
+                         "over plain layouts on this backend.")
+                          .arg(space.target == SpaceTarget::Winograd ? tr("Winograd's")
+                                                                     : tr("The matrix-vector")));
     try {
-      s.mode = own ? layout::TuningMode::Loop : layout::parseTuningMode(mode, "mode");
-      def = raceDefinition(s);
+      s.mode = usesOwnTemplate(s.target) ? layout::TuningMode::Loop
+                                         : layout::parseTuningMode(mode, "mode");
+      // Each space read now, so an operator one of them cannot take is refused before the race.
+      for (const RaceSpace& space : racedSpaces(s))
+        defs.push_back(raceDefinition(inSpace(s, space)));
     } catch (const std::exception& e) {
       return refuse(tr("The operator cannot be used: %1").arg(QString::fromUtf8(e.what())));
     }
@@ -266,18 +286,21 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     s.targetSpeed = m_target->value();
   }
   // Each tuner is built once here, as `opevo compare` does, so an algorithm that cannot handle
-  // these parameters (G-BFS on numbers) is refused before anything runs.
-  const SearchSpace& space = def ? def->space : s.dataset->space;
-  for (const AlgorithmChoice& a : s.algorithms) {
-    try {
-      makeTuner(a.name, space, s.seed, a.settings);
-    } catch (const std::exception& e) {
-      return refuse(tr("%1 cannot race on %2: %3")
-                        .arg(QString::fromStdString(a.name),
-                             def ? m_operator->currentText() : tr("this dataset"),
-                             QString::fromUtf8(e.what())));
+  // these parameters (G-BFS on numbers) is refused before anything runs, in every space raced.
+  std::vector<const SearchSpace*> spaces;
+  for (const OperatorDefinition& def : defs) spaces.push_back(&def.space);
+  if (spaces.empty()) spaces.push_back(&s.dataset->space);
+  for (const SearchSpace* space : spaces)
+    for (const AlgorithmChoice& a : s.algorithms) {
+      try {
+        makeTuner(a.name, *space, s.seed, a.settings);
+      } catch (const std::exception& e) {
+        return refuse(tr("%1 cannot race on %2: %3")
+                          .arg(QString::fromStdString(a.name),
+                               defs.empty() ? tr("this dataset") : m_operator->currentText(),
+                               QString::fromUtf8(e.what())));
+      }
     }
-  }
   return s;
 }
 

@@ -1,0 +1,137 @@
+// A race across spaces: an engine per space, taking turns on one device (InterleavedEngines).
+
+#include "engine/interleaved_engines.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "engine/race.h"
+#include "io/replay_dataset.h"
+#include "replay/replay_measurer.h"
+
+namespace opevo {
+namespace {
+
+std::shared_ptr<const ReplayDataset> dataset(const std::string& file) {
+  return std::make_shared<const ReplayDataset>(
+      loadReplayDataset(std::string(OPEVO_DATASETS_DIR) + "/" + file));
+}
+
+// Trials in measurement order, with the engine they came from.
+struct Log : EngineObserver {
+  explicit Log(std::vector<std::pair<int, TrialRecord>>& all, int engine)
+      : m_all(all), m_engine(engine) {}
+  void trialMeasured(const TrialEvent& e, const EngineProgress&) override {
+    m_all.emplace_back(m_engine, e.record);
+    algorithms.insert(e.run->plan.algorithmIndex);
+  }
+  std::set<int> algorithms;
+
+ private:
+  std::vector<std::pair<int, TrialRecord>>& m_all;
+  int m_engine;
+};
+
+RacePlan opevoAndRandom(int trials) {
+  RacePlan plan;
+  plan.algorithms = {{"opevo", {}}, {"random", {}}};
+  plan.repeats = 2;
+  plan.budget.trials = trials;
+  return plan;
+}
+
+// Two spaces (two datasets here, as two measurers), two algorithms, two repeats: every run
+// advances with the others whatever its space, the order of measurement runs on across the
+// engines, and the second space's algorithms are numbered after the first's.
+TEST(InterleavedEngines, RunsOfEverySpaceAdvanceTogetherInOneOrder) {
+  const auto conv = dataset("convolution_milo/A100.json.gz");
+  const auto gemm = dataset("gemm/RTX_2080_Ti.json.gz");
+  ReplayMeasurer convMeasurer(conv), gemmMeasurer(gemm);
+  Engine first(conv->space, convMeasurer), second(gemm->space, gemmMeasurer);
+  addRace(first, opevoAndRandom(40));
+  addRace(second, opevoAndRandom(40), 2);
+  std::vector<std::pair<int, TrialRecord>> all;
+  Log firstLog(all, 0), secondLog(all, 1);
+  first.addObserver(firstLog);
+  second.addObserver(secondLog);
+  InterleavedEngines engines({&first, &second});
+  EXPECT_EQ(engines.progress().runs, 8);
+  EXPECT_EQ(engines.progress().trialsPlanned, 8 * 40);
+  engines.run();
+
+  ASSERT_EQ(all.size(), 8u * 40u);
+  EXPECT_EQ(firstLog.algorithms, (std::set<int>{0, 1}));
+  EXPECT_EQ(secondLog.algorithms, (std::set<int>{2, 3}));
+  // One order across the engines: 1..N with no gap or repeat.
+  for (std::size_t i = 0; i < all.size(); ++i)
+    EXPECT_EQ(all[i].second.order, static_cast<long long>(i + 1));
+  // Taking turns: no engine's runs get ahead of the other's by more than a batch of trials
+  // (AutoTVM-sized at most: 64), counted after every trial.
+  int trials[2] = {0, 0};
+  for (const auto& [engine, t] : all) {
+    ++trials[engine];
+    EXPECT_LE(std::abs(trials[0] - trials[1]), 4 * 64) << "at order " << t.order;
+  }
+  // The first engine's first batch, then the second's: neither waits for the other to finish.
+  EXPECT_EQ(all.front().first, 0);
+  const auto firstOfSecond =
+      std::find_if(all.begin(), all.end(), [](const auto& p) { return p.first == 1; });
+  ASSERT_NE(firstOfSecond, all.end());
+  EXPECT_LT(firstOfSecond - all.begin(), 4 * 64);
+  for (const Engine* e : {&first, &second})
+    for (const RunState& r : e->runs()) EXPECT_EQ(r.trials, 40);
+  EXPECT_EQ(engines.progress().runsEnded, 8);
+  EXPECT_EQ(engines.progress().trialsDone, 8 * 40);
+  EXPECT_FALSE(engines.step());
+  EXPECT_TRUE(engines.failure().empty());
+}
+
+// A stop reaches every engine: each run ends as stopped, resumable, at its next trial.
+TEST(InterleavedEngines, AStopEndsEveryEnginesRuns) {
+  const auto conv = dataset("convolution_milo/A100.json.gz");
+  const auto gemm = dataset("gemm/RTX_2080_Ti.json.gz");
+  ReplayMeasurer convMeasurer(conv), gemmMeasurer(gemm);
+  Engine first(conv->space, convMeasurer), second(gemm->space, gemmMeasurer);
+  addRace(first, opevoAndRandom(400));
+  addRace(second, opevoAndRandom(400), 2);
+  InterleavedEngines engines({&first, &second});
+  ASSERT_TRUE(engines.step());
+  ASSERT_TRUE(engines.step());
+  engines.stop();
+  engines.run();
+  for (const Engine* e : {&first, &second})
+    for (const RunState& r : e->runs()) {
+      EXPECT_EQ(r.end, EndReason::Stopped);
+      EXPECT_LT(r.trials, 400);
+    }
+}
+
+// A resumed race goes on from the latest order either engine holds.
+TEST(InterleavedEngines, OrdersGoOnFromTheLatestEngine) {
+  const auto conv = dataset("convolution_milo/A100.json.gz");
+  const auto gemm = dataset("gemm/RTX_2080_Ti.json.gz");
+  ReplayMeasurer convMeasurer(conv), gemmMeasurer(gemm);
+  EngineOptions early, late;
+  early.firstOrder = 5;
+  late.firstOrder = 90;
+  Engine first(conv->space, convMeasurer, early), second(gemm->space, gemmMeasurer, late);
+  RacePlan plan = opevoAndRandom(3);
+  plan.repeats = 1;
+  addRace(first, plan);
+  addRace(second, plan, 2);
+  std::vector<std::pair<int, TrialRecord>> all;
+  Log firstLog(all, 0), secondLog(all, 1);
+  first.addObserver(firstLog);
+  second.addObserver(secondLog);
+  InterleavedEngines engines({&first, &second});
+  engines.run();
+  ASSERT_EQ(all.size(), 12u);
+  EXPECT_EQ(all.front().second.order, 90);
+  EXPECT_EQ(all.back().second.order, 101);
+}
+
+}  // namespace
+}  // namespace opevo
