@@ -483,6 +483,13 @@ OperatorDefinition loadOperator(const std::string& presetOrPath,
     if (const auto meant = presetInOtherCase(presetOrPath))
       throw InputError("'" + presetOrPath + "' is no preset or readable file: did you mean " +
                        *meant + "?");
+    // A path (a folder in it, or a .json name) is no preset misspelt: the thirty preset names
+    // filled the Runs page's form and never said the file was missing.
+    if (presetOrPath.find('/') != std::string::npos || presetOrPath.ends_with(".json"))
+      throw InputError(std::filesystem::exists(presetOrPath, ec)
+                           ? "the operator file '" + presetOrPath +
+                                 "' cannot be read (check its permissions)"
+                           : "no operator file '" + presetOrPath + "': no such file");
     std::string names;
     for (const auto& n : presetNames()) names += (names.empty() ? "" : ", ") + n;
     throw InputError("'" + presetOrPath + "' is neither a preset (" + names +

@@ -200,6 +200,9 @@ TEST_F(KernelsPageTest, AKernelWhoseTrainingDivergedIsMarkedSo) {
   };
   EXPECT_EQ(cell(2, KasCandidateModel::StageColumn).toString(), QStringLiteral("diverged"));
   EXPECT_TRUE(cell(2, KasCandidateModel::StageColumn, Qt::ForegroundRole).isValid());
+  // Its accuracy is chance's, and its cell says so.
+  EXPECT_EQ(cell(2, KasCandidateModel::AccuracyColumn).toString(),
+            QStringLiteral("10.00 % (chance)"));
   EXPECT_EQ(cell(1, KasCandidateModel::StageColumn).toString(), QStringLiteral("trained"));
   EXPECT_FALSE(cell(1, KasCandidateModel::StageColumn, Qt::ForegroundRole).isValid());
   EXPECT_TRUE(m_page.statusLabel()->text().contains("4 trained (1 diverged)"))

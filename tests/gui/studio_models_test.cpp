@@ -9,14 +9,14 @@
 #include <map>
 #include <thread>
 
+#include "engine/curve_stats.h"
 #include "engine/engine.h"
+#include "engine/interleaved_engines.h"
 #include "gui_test_support.h"
 #include "io/replay_dataset.h"
 #include "replay/replay_measurer.h"
 #include "store/records.h"
 #include "tuners/registry.h"
-#include "engine/curve_stats.h"
-#include "engine/interleaved_engines.h"
 #include "ui/charts/race_chart_view.h"
 #include "ui/controller/race_control.h"
 #include "ui/controller/race_data.h"
@@ -255,6 +255,26 @@ TEST(HistoryModel, AReplayEndedByItsTimeBudgetSaysDeviceTime) {
   EXPECT_EQ(model.index(2, HistoryModel::StatusColumn).data().toString(), "finished (device time)");
   EXPECT_EQ(model.index(1, HistoryModel::StatusColumn).data().toString(), "finished (time)");
   EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data().toString(), "finished (time)");
+}
+
+// A replay's "Measured on" is its dataset's label up to the parenthesis, whole in the tooltip: the
+// whole label pushed Best and Status out of view at 1280 pixels. A device's label is whole.
+TEST(HistoryModel, AReplaysMeasuredOnIsItsDatasetWithTheDeviceInTheTooltip) {
+  HistoryModel model;
+  std::vector<RunRecord> runs(2);
+  runs[0].id = 1;
+  runs[0].backend = "replay";
+  runs[0].device = "replay of RTX_2080_Ti.json.gz (NVIDIA GeForce RTX 2080 Ti, real measurements)";
+  runs[1].id = 2;
+  runs[1].backend = "cpu";
+  runs[1].device = "AMD EPYC (with a note), 2 threads";
+  for (RunRecord& r : runs) r.operatorJson = "{}";
+  model.setRuns(runs);  // newest first
+  const QModelIndex replay = model.index(1, HistoryModel::MeasuredOnColumn);
+  EXPECT_EQ(replay.data().toString(), "replay of RTX_2080_Ti.json.gz");
+  EXPECT_EQ(replay.data(Qt::ToolTipRole).toString().toStdString(), runs[0].device);
+  EXPECT_EQ(model.index(0, HistoryModel::MeasuredOnColumn).data().toString().toStdString(),
+            runs[1].device);
 }
 
 // A failed run said "failed" and nothing of why; its stored failure is the status's tooltip.

@@ -101,6 +101,13 @@ TEST(CliSpace, EveryPresetAsJson) {
   const auto bad = opevo({"space", "MM9"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("'MM9' is neither a preset (MM1"), std::string::npos) << bad.err;
+  // A path that names no file says so, without the presets' list.
+  const auto missing = opevo({"space", "/nonexistent/mm.json"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("no operator file '/nonexistent/mm.json': no such file"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_EQ(missing.err.find("MM1"), std::string::npos) << missing.err;
 }
 
 // A layout template's loop orders print vertices such as 2,0,1: which loop each index is was said

@@ -200,10 +200,17 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
           return r.network.isEmpty() ? r.label : tr("%1, a task of %2").arg(r.label, r.network);
         return r.network.isEmpty() ? name : tr("%1 (%2)").arg(name, r.network);
       }
-      case MeasuredOnColumn:
+      case MeasuredOnColumn: {
         // A replay's device is its dataset's label ("replay of X.json.gz (GPU, real
-        // measurements)"): where the numbers come from.
-        return QString::fromStdString(r.run.device);
+        // measurements)"): where the numbers come from. The cell shows it up to its
+        // parenthesis, the tooltip whole: the whole label took 490 pixels at 1280 and pushed
+        // Best and Status out of view.
+        const QString device = QString::fromStdString(r.run.device);
+        const qsizetype paren = device.indexOf(QLatin1String(" ("));
+        return role == Qt::ToolTipRole || !device.startsWith(QLatin1String("replay")) || paren < 0
+                   ? device
+                   : device.left(paren);
+      }
       case BudgetColumn:
         // A network's task shares the network's budget: its own is what the scheduler gave it.
         return r.network.isEmpty() ? budgetText(r.run.budgetJson) : tr("the network's");

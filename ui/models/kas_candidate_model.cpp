@@ -139,7 +139,12 @@ QVariant KasCandidateModel::data(const QModelIndex& index, int role) const {
     case SpeedupColumn:
       return c.speedup() ? QString::number(*c.speedup(), 'f', 2) + QStringLiteral("×") : none;
     case AccuracyColumn:
-      return c.accuracy ? QString::number(*c.accuracy * 100, 'f', 2) + QStringLiteral(" %") : none;
+      if (!c.accuracy) return none;
+      // A diverged model's accuracy is chance's (10 % on ten classes), not the kernel's: said in
+      // the cell, where it read as a figure above the baseline's.
+      return kas::trainingDiverged(c)
+                 ? tr("%1 % (chance)").arg(QString::number(*c.accuracy * 100, 'f', 2))
+                 : QString::number(*c.accuracy * 100, 'f', 2) + QStringLiteral(" %");
     case StageColumn:
       return stageText(c);
     case NoteColumn:

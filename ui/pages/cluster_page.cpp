@@ -179,7 +179,10 @@ void ClusterPage::onPolled(const ClusterSnapshotPtr& s) {
   if (!m_heard || s->status != m_lastStatus)
     emit statusMessage(
         s->status == Status::Live
-            ? tr("Cluster %1: %2 live agents").arg(s->endpoint).arg(m_roster.liveCount())
+            ? tr("Cluster %1: %2")
+                  .arg(s->endpoint, m_roster.liveCount() == 1
+                                        ? tr("1 live agent")
+                                        : tr("%1 live agents").arg(m_roster.liveCount()))
             : tr("Cluster %1: not connected (the Cluster page says why)")
                   .arg(s->endpoint.isEmpty() ? m_bar->address() : s->endpoint));
   m_heard = true;
