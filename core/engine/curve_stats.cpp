@@ -92,6 +92,9 @@ Band bandByTime(const std::vector<const RunCurve*>& runs, std::size_t maxPoints)
     begin = std::max(begin, r->steps.front().seconds);
     if (!r->finished) end = std::min(end, r->lastSeconds);
   }
+  // A run stopped after its first trial, before another's first (9.8 s against 10.2 s), would
+  // leave no time between: the band is then the one point where the running run ends.
+  begin = std::min(begin, end);
   std::erase_if(times, [&](double t) { return t < begin || t > end; });
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());

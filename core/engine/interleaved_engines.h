@@ -21,7 +21,7 @@ class InterleavedEngines {
 
   // One batch of the engine furthest behind (its own schedule picks the run); false once every
   // run of every engine has ended. An engine that fails (a store that refuses a trial) stops
-  // the others: their runs end as stopped, resumable, and failure() says why.
+  // every engine: their runs end as stopped, resumable, and failure() says why.
   bool step();
   void run();
 

@@ -442,7 +442,9 @@ namespace {
 // an engine of their own, taking turns on the CPU, stored as one race, drawn as two curves named
 // by their space, and resumed together from History after a stop.
 TEST_F(DeviceRaceTest, LoopsAgainstLayoutsAndLoopsTakeTurnsAndResumeAsOneRace) {
-  constexpr std::size_t kBudget = 12;
+  // OpEvo's batches are of 8: the loops' first batch, then the joint space's, long before either
+  // has its 16.
+  constexpr std::size_t kBudget = 16;
   prepareCpuRace({QStringLiteral("opevo")}, static_cast<int>(kBudget));
   ASSERT_TRUE(setup()->setMode(QStringLiteral("loop+joint")));
   ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
@@ -460,6 +462,11 @@ TEST_F(DeviceRaceTest, LoopsAgainstLayoutsAndLoopsTakeTurnsAndResumeAsOneRace) {
   const auto before = runs()->data()->trials();
   ASSERT_LT(before.size(), 2 * kBudget);
   EXPECT_EQ(before.front().algorithm, 0);
+  // Turns, not one space after the other: the joint space began before the loops had their 16.
+  const auto firstJoint =
+      std::find_if(before.begin(), before.end(), [](auto& t) { return t.algorithm == 1; });
+  ASSERT_NE(firstJoint, before.end());
+  EXPECT_LT(firstJoint - before.begin(), static_cast<std::ptrdiff_t>(kBudget));
   for (std::size_t i = 0; i < before.size(); ++i)
     EXPECT_EQ(before[i].order, static_cast<long long>(i + 1));  // one order across the spaces
 
@@ -489,6 +496,10 @@ TEST_F(DeviceRaceTest, LoopsAgainstLayoutsAndLoopsTakeTurnsAndResumeAsOneRace) {
   EXPECT_EQ(runs()->data()->info().algorithms,
             (QStringList{QStringLiteral("opevo (loop)"), QStringLiteral("opevo (joint)")}));
   EXPECT_EQ(runs()->data()->trials().size(), 2 * kBudget);
+  // The greyed form shows the race as it runs, so Start afterwards races both spaces again.
+  EXPECT_EQ(setup()->algorithmPanel()->checkedNames(), QStringList{QStringLiteral("opevo")});
+  EXPECT_EQ(setup()->findChild<QComboBox*>(QStringLiteral("modeBox"))->currentData().toString(),
+            QStringLiteral("loop+joint"));
   Store store(Store::defaultPath());
   std::set<long long> orders;
   for (const RunRecord& r : race) {

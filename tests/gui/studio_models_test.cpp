@@ -478,6 +478,11 @@ TEST(CurveStats, ByTimeNeverFalls) {
       EXPECT_GE(band.mean[k], band.mean[k - 1]) << k;
     }
   }
+  // A run stopped (so still "running") after its first trial, before another's first: the band
+  // is the one point where it ends, not empty (the mean curve would vanish from the chart).
+  const RunCurve stopped = timedCurve({{9.8, 5}}, false);
+  const RunCurve later = timedCurve({{10.2, 7}}, true);
+  EXPECT_EQ(bandByTime({&stopped, &later}).x, (std::vector<double>{9.8}));
 }
 
 // An algorithm keeps its colour from race to race, whatever else races beside it or in which

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "engine/race.h"
@@ -35,11 +38,13 @@ struct Log : EngineObserver {
   int m_engine;
 };
 
+// Batches of 8 for every run: the engines' turns are then exact.
 RacePlan opevoAndRandom(int trials) {
   RacePlan plan;
   plan.algorithms = {{"opevo", {}}, {"random", {}}};
   plan.repeats = 2;
   plan.budget.trials = trials;
+  plan.batch = 8;
   return plan;
 }
 
@@ -68,25 +73,54 @@ TEST(InterleavedEngines, RunsOfEverySpaceAdvanceTogetherInOneOrder) {
   // One order across the engines: 1..N with no gap or repeat.
   for (std::size_t i = 0; i < all.size(); ++i)
     EXPECT_EQ(all[i].second.order, static_cast<long long>(i + 1));
-  // Taking turns: no engine's runs get ahead of the other's by more than a batch of trials
-  // (AutoTVM-sized at most: 64), counted after every trial.
+  // Taking turns, batch by batch: neither engine gets ahead of the other by more than one batch
+  // (8 trials), counted after every trial; run one engine to its end and then the other, and
+  // this fails at the ninth trial.
   int trials[2] = {0, 0};
   for (const auto& [engine, t] : all) {
     ++trials[engine];
-    EXPECT_LE(std::abs(trials[0] - trials[1]), 4 * 64) << "at order " << t.order;
+    EXPECT_LE(std::abs(trials[0] - trials[1]), 8) << "at order " << t.order;
   }
-  // The first engine's first batch, then the second's: neither waits for the other to finish.
-  EXPECT_EQ(all.front().first, 0);
-  const auto firstOfSecond =
-      std::find_if(all.begin(), all.end(), [](const auto& p) { return p.first == 1; });
-  ASSERT_NE(firstOfSecond, all.end());
-  EXPECT_LT(firstOfSecond - all.begin(), 4 * 64);
+  // The first engine's first batch, then the second's.
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(all[i].first, i < 8 ? 0 : 1) << i;
   for (const Engine* e : {&first, &second})
     for (const RunState& r : e->runs()) EXPECT_EQ(r.trials, 40);
   EXPECT_EQ(engines.progress().runsEnded, 8);
   EXPECT_EQ(engines.progress().trialsDone, 8 * 40);
   EXPECT_FALSE(engines.step());
   EXPECT_TRUE(engines.failure().empty());
+}
+
+// An observer that fails on one engine (a store refusing a run's end) ends the whole race: the
+// failing engine's other runs and the other engine's alike, none run to its budget, and failure()
+// says why. (An engine goes on with its other runs when a run's end fails to be observed.)
+TEST(InterleavedEngines, AFailureOnOneEngineEndsEveryEnginesRuns) {
+  const auto conv = dataset("convolution_milo/A100.json.gz");
+  const auto gemm = dataset("gemm/RTX_2080_Ti.json.gz");
+  ReplayMeasurer convMeasurer(conv), gemmMeasurer(gemm);
+  Engine first(conv->space, convMeasurer), second(gemm->space, gemmMeasurer);
+  addRace(first, opevoAndRandom(400));
+  addRace(second, opevoAndRandom(400), 2);
+  RunPlan shortRun;  // ends first, and its end is refused
+  shortRun.algorithm = "random";
+  shortRun.budget.trials = 8;
+  shortRun.algorithmIndex = 4;
+  second.addRun(shortRun);
+  struct FullDisk : EngineObserver {
+    void runEnded(const RunState&, const EngineProgress&) override {
+      throw std::runtime_error("disk full");
+    }
+  } fullDisk;
+  second.addObserver(fullDisk);
+  InterleavedEngines engines({&first, &second});
+  engines.run();
+  EXPECT_NE(engines.failure().find("disk full"), std::string::npos) << engines.failure();
+  for (const Engine* e : {&first, &second})
+    for (const RunState& r : e->runs()) {
+      if (r.plan.algorithmIndex == 4) continue;  // the short run: it ended on its 8 trials
+      EXPECT_TRUE(r.end == EndReason::Stopped || r.end == EndReason::Failed) << int(r.end);
+      EXPECT_LT(r.trials, 400);
+    }
 }
 
 // A stop reaches every engine: each run ends as stopped, resumable, at its next trial.

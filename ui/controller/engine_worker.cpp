@@ -5,6 +5,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "backends/backend_factory.h"
 #include "backends/run_context.h"
@@ -188,8 +189,12 @@ RaceOutcome EngineWorker::drive(InterleavedEngines& engines) {
   for (Engine* engine : engines.engines()) engine->addObserver(*this);
   m_engines = &engines;
   m_control.attach(&engines);
+  // Detached however the run ends: a control left attached to engines gone would reach them.
+  struct Detach {
+    RaceControl& control;
+    ~Detach() { control.attach(nullptr); }
+  } detach{m_control};
   engines.run();
-  m_control.attach(nullptr);
   RaceOutcome outcome;
   if (const std::string failure = engines.failure(); !failure.empty()) {
     outcome.end = RaceOutcome::End::Failed;
@@ -262,24 +267,30 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
 
   std::vector<std::unique_ptr<StoreRecorder>> recorders;
   if (store) {
-    // The spaces' runs are one race, stored as one.
-    const std::int64_t raceId = engines.size() > 1 ? store->createRace() : 0;
     for (std::size_t i = 0; i < engines.size(); ++i) {
       RunContext context = runContextOf(setups[i]);
       context.operatorJson = withReplayPace(context.operatorJson, options.paceMs);
       recorders.push_back(std::make_unique<StoreRecorder>(*store, *engines[i], std::move(context)));
       // First: a trial is committed before the GUI hears of it.
       engines[i]->addObserver(*recorders.back());
-      if (raceId) recorders.back()->joinRace(raceId);
-      recorders.back()->createRuns();
       m_recorders.push_back(recorders.back().get());
     }
+    // The spaces' runs are one race, stored as one, all or none: a second space refused after
+    // the first's runs were stored left them "running" with no trial, never to be run.
+    store->inTransaction([&] {
+      const std::int64_t raceId = engines.size() > 1 ? store->createRace() : 0;
+      for (const auto& recorder : recorders) {
+        if (raceId) recorder->joinRace(raceId);
+        recorder->createRuns();
+      }
+    });
   }
   if (const std::string busy = spec.backend == "cpu" ? busyMachineNote() : std::string();
       !busy.empty())
     m_pending.notices << QObject::tr("Note: %1.").arg(QString::fromStdString(busy));
+  // Where the race tunes layouts too, the note's advice is taken already.
   if (const std::string loops =
-          spec.backend == "cpu" && setup.definition
+          spec.backend == "cpu" && setup.definition && spec.alsoIn.empty()
               ? layout::depthwiseLoopNote(*setup.definition, "\"Layouts and loops (ALT joint)\"")
               : std::string();
       !loops.empty())
@@ -303,8 +314,15 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   ids.insert(ids.end(), spec.resumeWith.begin(), spec.resumeWith.end());
   // A cluster's run resumed with no cluster connected would be measured here under the
   // cluster's label, as `opevo tune --resume` refuses to: refused (an InputError: Refused).
+  std::set<std::string> storedSpaces;  // the operator JSON of each space the runs tuned
   for (const std::int64_t id : ids)
     if (const auto run = store.run(id)) {
+      storedSpaces.insert(run->operatorJson);
+      // As a new race across spaces is refused (the spaces' measurers would share one session).
+      if (storedSpaces.size() > 1 && spec.cluster)
+        throw InputError(
+            "A race across spaces measures on this machine: untick \"Through the cluster's "
+            "agents\" to resume it");
       if (const auto problem = cluster::clusterResumeProblem(*run, spec.cluster.has_value(), false))
         throw InputError(*problem +
                          " (connect to it on the Cluster page and tick \"Through the cluster's "

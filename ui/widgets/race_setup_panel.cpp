@@ -239,10 +239,9 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
     // "loop+joint", "loop+winograd": the loops over plain layouts raced beside another space.
     if (const auto plus = mode.find('+'); plus != std::string::npos) {
       const std::string other = mode.substr(plus + 1);
-      s.alsoIn.push_back(
-          other == "winograd"
-              ? RaceSpace{layout::TuningMode::Loop, SpaceTarget::Winograd}
-              : RaceSpace{layout::parseTuningMode(other, "mode"), SpaceTarget::Common});
+      s.alsoIn.push_back(other == "winograd"
+                             ? RaceSpace{layout::TuningMode::Loop, SpaceTarget::Winograd}
+                             : RaceSpace{layout::TuningMode::Joint, SpaceTarget::Common});
       if (s.cluster)
         return refuse(
             tr("A race across spaces measures on this machine: race one space at a time through "
@@ -495,10 +494,25 @@ void RaceSetupPanel::showResumed(const std::vector<RunRecord>& runs) {
       }
       m_operator->setCurrentIndex(listed);
     }
-    setMode(QString::fromStdString(layout::runModeName(first.operatorJson)));
+    // A race across spaces is shown as one: the loops first, as the form's items name them.
+    QStringList modes;
+    for (const RunRecord& r : runs)
+      if (const QString mode = QString::fromStdString(layout::runModeName(r.operatorJson));
+          !modes.contains(mode))
+        modes << mode;
+    std::stable_sort(modes.begin(), modes.end(), [](const QString& a, const QString& b) {
+      return a == QLatin1String("loop") && b != QLatin1String("loop");
+    });
+    if (modes.size() < 2 || !setMode(modes.join(QLatin1Char('+'))))
+      setMode(QString::fromStdString(layout::runModeName(first.operatorJson)));
   }
   const ResumedRace race = resumedRaceOf(runs);
-  m_algorithms->setChecked(race.algorithms);
+  // The algorithms' own names: the race's curves may carry their space ("opevo (joint)").
+  QStringList algorithms;
+  for (const RunRecord& r : runs)
+    if (!algorithms.contains(QString::fromStdString(r.algorithm)))
+      algorithms << QString::fromStdString(r.algorithm);
+  m_algorithms->setChecked(algorithms);
   m_repeats->setValue(race.repeats);
   // Repeat r was seeded seed + r.
   m_seed->setValue(static_cast<int>(first.seed - static_cast<std::uint64_t>(first.raceRepeat)));
