@@ -106,7 +106,7 @@ TEST(KernelExportDialog, TheHeadingNamesTheExportedTrialBesideTheFastest) {
   const QString heading = dialog.findChild<QLabel*>(QStringLiteral("exportHeading"))->text();
   EXPECT_FALSE(heading.contains(QStringLiteral("Best"))) << heading.toStdString();
   EXPECT_TRUE(heading.contains(QStringLiteral(
-      "Exported: <b>trial 2, 95.85 GFLOP/s (chosen side by side over trial 1's 99.08 GFLOP/s)")))
+      "Exports: <b>trial 2, 95.85 GFLOP/s (chosen side by side over trial 1's 99.08 GFLOP/s)")))
       << heading.toStdString();
 }
 

@@ -104,6 +104,36 @@ TEST_F(NetworksUncheckedOutput, ATaskWithNoWorkingKernelIsSaidToRunUntuned) {
       m_page.taskModel()->index(0, NetworkTaskModel::BestColumn).data(Qt::ToolTipRole).isValid());
 }
 
+// Tasks the budget never reached run their default configurations in the end-to-end time: the
+// caption says so, where it said "no latency for the network" under the network's latency.
+TEST_F(NetworksUncheckedOutput, TasksWithNoTrialRunTheirDefaultsEndToEnd) {
+  m_page.setup()->selectNetwork(QStringLiteral("alexnet"));
+  ASSERT_TRUE(waitUntil([&] { return !m_page.loadingPicture(); }));
+  auto s = std::make_shared<NetworkSnapshot>(*ended(QString::fromLatin1(kMissing), false));
+  s->contenders.resize(1);
+  ContenderState& c = s->contenders.front();
+  c.taskTrials = {4, 4, 4, 4, 0, 0, 0, 0};
+  c.taskBestMs = {1,
+                  1,
+                  1,
+                  1,
+                  std::numeric_limits<double>::quiet_NaN(),
+                  std::numeric_limits<double>::quiet_NaN(),
+                  std::numeric_limits<double>::quiet_NaN(),
+                  std::numeric_limits<double>::quiet_NaN()};
+  QString status = endWith(s);
+  EXPECT_TRUE(status.contains(QStringLiteral(
+      "4 of 8 tasks got no trial (the budget ran out first): the end-to-end time runs them on "
+      "their default configurations")))
+      << status.toStdString();
+  EXPECT_FALSE(status.contains(QStringLiteral("no latency"))) << status.toStdString();
+  // Without an end-to-end time there is no latency at all.
+  c.endToEndMs = std::numeric_limits<double>::quiet_NaN();
+  status = endWith(s);
+  EXPECT_TRUE(status.contains(QStringLiteral("no latency for the network")))
+      << status.toStdString();
+}
+
 // A finished stored CPU run (network run 7) whose end-to-end run is `e`.
 net::StoredNetworkRun storedRunEndingIn(const net::StoredEndToEnd& e) {
   net::StoredNetworkRun run{};

@@ -167,7 +167,7 @@ void KernelExportDialog::showPreview() {
                                  : m_backend->currentData().toString().toStdString());
     // Which trial, in core's words as `opevo export` prints them: where the side-by-side timing
     // chose another than the fastest trial, "Best" named a figure History did not list.
-    m_heading->setText(tr("<b>Run %1</b>: %2 on %3 (%4). Exported: <b>%5</b>, configuration "
+    m_heading->setText(tr("<b>Run %1</b>: %2 on %3 (%4). Exports: <b>%5</b>, configuration "
                           "<tt>%6</tt>")
                            .arg(m_run.id)
                            .arg(QString::fromStdString(m_run.algorithm),
