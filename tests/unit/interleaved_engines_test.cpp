@@ -48,14 +48,24 @@ RacePlan opevoAndRandom(int trials) {
   return plan;
 }
 
+// Two spaces, as two datasets replayed by a measurer each, with an engine each.
+struct TwoSpaces {
+  explicit TwoSpaces(const EngineOptions& firstOptions = {},
+                     const EngineOptions& secondOptions = {})
+      : first(conv->space, convMeasurer, firstOptions),
+        second(gemm->space, gemmMeasurer, secondOptions) {}
+  std::shared_ptr<const ReplayDataset> conv = dataset("convolution_milo/A100.json.gz");
+  std::shared_ptr<const ReplayDataset> gemm = dataset("gemm/RTX_2080_Ti.json.gz");
+  ReplayMeasurer convMeasurer{conv}, gemmMeasurer{gemm};
+  Engine first, second;
+};
+
 // Two spaces (two datasets here, as two measurers), two algorithms, two repeats: every run
 // advances with the others whatever its space, the order of measurement runs on across the
 // engines, and the second space's algorithms are numbered after the first's.
 TEST(InterleavedEngines, RunsOfEverySpaceAdvanceTogetherInOneOrder) {
-  const auto conv = dataset("convolution_milo/A100.json.gz");
-  const auto gemm = dataset("gemm/RTX_2080_Ti.json.gz");
-  ReplayMeasurer convMeasurer(conv), gemmMeasurer(gemm);
-  Engine first(conv->space, convMeasurer), second(gemm->space, gemmMeasurer);
+  TwoSpaces spaces;
+  Engine &first = spaces.first, &second = spaces.second;
   addRace(first, opevoAndRandom(40));
   addRace(second, opevoAndRandom(40), 2);
   std::vector<std::pair<int, TrialRecord>> all;
@@ -95,10 +105,8 @@ TEST(InterleavedEngines, RunsOfEverySpaceAdvanceTogetherInOneOrder) {
 // failing engine's other runs and the other engine's alike, none run to its budget, and failure()
 // says why. (An engine goes on with its other runs when a run's end fails to be observed.)
 TEST(InterleavedEngines, AFailureOnOneEngineEndsEveryEnginesRuns) {
-  const auto conv = dataset("convolution_milo/A100.json.gz");
-  const auto gemm = dataset("gemm/RTX_2080_Ti.json.gz");
-  ReplayMeasurer convMeasurer(conv), gemmMeasurer(gemm);
-  Engine first(conv->space, convMeasurer), second(gemm->space, gemmMeasurer);
+  TwoSpaces spaces;
+  Engine &first = spaces.first, &second = spaces.second;
   addRace(first, opevoAndRandom(400));
   addRace(second, opevoAndRandom(400), 2);
   RunPlan shortRun;  // ends first, and its end is refused
@@ -125,10 +133,8 @@ TEST(InterleavedEngines, AFailureOnOneEngineEndsEveryEnginesRuns) {
 
 // A stop reaches every engine: each run ends as stopped, resumable, at its next trial.
 TEST(InterleavedEngines, AStopEndsEveryEnginesRuns) {
-  const auto conv = dataset("convolution_milo/A100.json.gz");
-  const auto gemm = dataset("gemm/RTX_2080_Ti.json.gz");
-  ReplayMeasurer convMeasurer(conv), gemmMeasurer(gemm);
-  Engine first(conv->space, convMeasurer), second(gemm->space, gemmMeasurer);
+  TwoSpaces spaces;
+  Engine &first = spaces.first, &second = spaces.second;
   addRace(first, opevoAndRandom(400));
   addRace(second, opevoAndRandom(400), 2);
   InterleavedEngines engines({&first, &second});
@@ -145,13 +151,11 @@ TEST(InterleavedEngines, AStopEndsEveryEnginesRuns) {
 
 // A resumed race goes on from the latest order either engine holds.
 TEST(InterleavedEngines, OrdersGoOnFromTheLatestEngine) {
-  const auto conv = dataset("convolution_milo/A100.json.gz");
-  const auto gemm = dataset("gemm/RTX_2080_Ti.json.gz");
-  ReplayMeasurer convMeasurer(conv), gemmMeasurer(gemm);
   EngineOptions early, late;
   early.firstOrder = 5;
   late.firstOrder = 90;
-  Engine first(conv->space, convMeasurer, early), second(gemm->space, gemmMeasurer, late);
+  TwoSpaces spaces(early, late);
+  Engine &first = spaces.first, &second = spaces.second;
   RacePlan plan = opevoAndRandom(3);
   plan.repeats = 1;
   addRace(first, plan);
