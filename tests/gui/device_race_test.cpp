@@ -462,6 +462,13 @@ TEST_F(DeviceRaceTest, LoopsAgainstLayoutsAndLoopsTakeTurnsAndResumeAsOneRace) {
   const auto before = runs()->data()->trials();
   ASSERT_LT(before.size(), 2 * kBudget);
   EXPECT_EQ(before.front().algorithm, 0);
+  // The joint stage's line is named for the joint curves: the loop curves beside it have none.
+  runs()->results()->trialsChart()->refresh(true);
+  QStringList names;
+  for (const QAbstractSeries* s : runs()->results()->trialsChart()->chart()->series())
+    names << s->name();
+  EXPECT_TRUE(names.join('\n').contains(QStringLiteral("joint: layouts fixed after trial")))
+      << names.join('\n').toStdString();
   // Turns, not one space after the other: the joint space began before the loops had their 16.
   const auto firstJoint =
       std::find_if(before.begin(), before.end(), [](auto& t) { return t.algorithm == 1; });

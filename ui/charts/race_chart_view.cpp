@@ -240,7 +240,14 @@ void RaceChartView::rebuild() {
   }
   if (info.stageBoundary && m_xAxis == XAxis::Trials) {
     m_stage = new QLineSeries;
-    m_stage->setName(tr("layouts fixed after trial %1, loops only").arg(*info.stageBoundary));
+    // Named for the joint space's curves: in a race across spaces the loop curves beside them
+    // have no stage.
+    const bool acrossSpaces = std::any_of(info.algorithms.begin(), info.algorithms.end(),
+                                          [](const QString& a) { return a.endsWith(" (loop)"); });
+    m_stage->setName(
+        acrossSpaces
+            ? tr("joint: layouts fixed after trial %1, loops only").arg(*info.stageBoundary)
+            : tr("layouts fixed after trial %1, loops only").arg(*info.stageBoundary));
     m_stage->setPen(QPen(QColor(0x30, 0x70, 0x30), 1.5, Qt::DotLine));
     attach(m_stage);
   }
