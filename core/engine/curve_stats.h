@@ -17,20 +17,21 @@ namespace opevo {
 // function, so a run of a million trials costs as many points as it had improvements.
 struct RunCurve {
   struct Step {
-    int trial = 0;       // 1-based
-    double seconds = 0;  // the run's tuning time at that trial
-    double best = 0;     // the best from this trial on
+    int trial = 0;  // 1-based
+    // The run's time at that trial: its tuning time, or a replay's device time by its file.
+    double seconds = 0;
+    double best = 0;  // the best from this trial on
   };
   std::vector<Step> steps;
   int trials = 0;          // measured so far
-  double lastSeconds = 0;  // the tuning time at its last trial
+  double lastSeconds = 0;  // the time at its last trial
   std::int64_t run = 0;    // the run's id in the store (its place in the race when not stored)
   // A finished run keeps its final best beyond its end (it exhausted the space or its budget);
   // a running one has no value there yet, so the band ends there rather than count it low.
   bool finished = false;
 
   void add(double seconds, double best);
-  // The best after `trial` trials (1-based) and at `seconds` of tuning time; nothing before the
+  // The best after `trial` trials (1-based) and at `seconds` of its time; nothing before the
   // first trial, nor beyond the last one of a run still going.
   std::optional<double> bestAtTrial(int trial) const;
   std::optional<double> bestAtTime(double seconds) const;

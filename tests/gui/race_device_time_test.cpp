@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <QAbstractAxis>
+#include <QChart>
 #include <QCheckBox>
 #include <QFile>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <map>
@@ -12,6 +15,7 @@
 #include "gui_test_support.h"
 #include "store/history.h"
 #include "store/store.h"
+#include "ui/charts/race_chart_view.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/main_window.h"
@@ -85,6 +89,28 @@ class RaceDeviceTimeTest : public ::testing::Test {
     return sums;
   }
 
+  // Each run's curve in time ends at its device time by the file, and the chart and its tab say
+  // so.
+  void expectTimedByTheFile(RaceResultsWidget* results, const RaceData* data,
+                            const std::vector<RunRecord>& stored) {
+    EXPECT_EQ(data->clock(), RaceData::Clock::DeviceByFile);
+    Store store(Store::defaultPath());
+    for (const RunRecord& r : stored) {
+      const int a =
+          static_cast<int>(data->info().algorithms.indexOf(QString::fromStdString(r.algorithm)));
+      ASSERT_GE(a, 0) << r.algorithm;
+      const double device = deviceSecondsOf(store.trials(r.id)).back();
+      EXPECT_NEAR(data->curve(a, r.raceRepeat).lastSeconds, device, 1e-9 * device) << r.id;
+    }
+    QTabWidget* tabs = results->tabs();
+    EXPECT_EQ(tabs->tabText(tabs->indexOf(results->timeChart())), QStringLiteral("vs device time"));
+    QChart* chart = results->timeChart()->chart();
+    EXPECT_TRUE(chart->title().contains(QStringLiteral("Best speed vs device time by the file")))
+        << chart->title().toStdString();
+    EXPECT_EQ(chart->axes(Qt::Horizontal).value(0)->titleText(),
+              QStringLiteral("Device time by the file (s)"));
+  }
+
   MainWindow m_window;
   std::set<std::int64_t> m_before;
 };
@@ -128,6 +154,9 @@ TEST_F(RaceDeviceTimeTest, AReplayRaceShowsEachRunsDeviceTimeByTheFile) {
   const QString tip = runs()->results()->deviceTimeToolTip();
   for (const QString& run : each) EXPECT_TRUE(tip.contains(run)) << tip.toStdString();
   EXPECT_TRUE(tip.contains(QStringLiteral("Kernel Tuner's simulation mode"))) << tip.toStdString();
+  // The time chart's x is that device time too, the clock of its budget: a replay's own
+  // bookkeeping took a fraction of a second, which drew the faster tuner as the better one.
+  expectTimedByTheFile(runs()->results(), runs()->data(), stored);
 
   // Reopened from the store: the same line, from the stored trials' compile_ms + measure_ms.
   m_window.pages()->setCurrentWidget(history());
@@ -139,6 +168,7 @@ TEST_F(RaceDeviceTimeTest, AReplayRaceShowsEachRunsDeviceTimeByTheFile) {
   ASSERT_TRUE(waitUntil([&] { return !history()->busy(); }, 30000));
   history()->results()->refreshNow();
   EXPECT_EQ(history()->results()->deviceTimeText(), expected);
+  expectTimedByTheFile(history()->results(), history()->data(), stored);
 }
 
 // A replay's time budget in the window ("Time N s per run") is its device time by the file: the
@@ -201,6 +231,13 @@ TEST_F(RaceDeviceTimeTest, ACpuRaceKeepsItsTuningTimeAndShowsNoDeviceTime) {
   // it, a few milliseconds of bookkeeping later at most).
   EXPECT_GE(trials.back().seconds, 1.9);
   EXPECT_EQ(runs()->results()->deviceTimeText(), QString());
+  EXPECT_EQ(runs()->data()->clock(), RaceData::Clock::Tuning);
+  EXPECT_DOUBLE_EQ(runs()->data()->curve(0, 0).lastSeconds, trials.back().seconds);
+  QTabWidget* tabs = runs()->results()->tabs();
+  EXPECT_EQ(tabs->tabText(tabs->indexOf(runs()->results()->timeChart())),
+            QStringLiteral("vs tuning time"));
+  EXPECT_EQ(runs()->results()->timeChart()->chart()->axes(Qt::Horizontal).value(0)->titleText(),
+            QStringLiteral("Tuning time (s)"));
 }
 
 }  // namespace

@@ -132,7 +132,13 @@ void RaceChartView::makeAxes() {
   };
   m_axisX = make(m_logX);
   m_axisY = make(m_logY);
-  m_axisX->setTitleText(m_xAxis == XAxis::Trials ? tr("Trials") : tr("Tuning time (s)"));
+  const RaceData::Clock clock = m_data->clock();
+  QString time = clockName(clock);
+  time =
+      clock == RaceData::Clock::Both
+          ? tr("Time (s): a replay's device time by its file, a run measured here its tuning time")
+          : tr("%1 (s)").arg(time.at(0).toUpper() + time.mid(1));
+  m_axisX->setTitleText(m_xAxis == XAxis::Trials ? tr("Trials") : time);
   const QString unit = m_data->info().speedUnit;
   // The chart's title says "best speed"; the axis only needs the unit (a long title is clipped).
   m_axisY->setTitleText(unit.isEmpty() ? tr("best") : unit);
@@ -154,11 +160,10 @@ void RaceChartView::rebuild() {
   // where its numbers come from.
   // The mean and its band only where there are repeats to take them over.
   const bool repeats = m_data->startedRepeats() > 1;
-  const QString what = m_xAxis == XAxis::Trials
-                           ? (repeats ? tr("Best speed vs trials: mean of the repeats ± 1 sd")
-                                      : tr("Best speed vs trials"))
-                           : (repeats ? tr("Best speed vs tuning time: mean of the repeats ± 1 sd")
-                                      : tr("Best speed vs tuning time"));
+  const QString versus = m_xAxis == XAxis::Trials
+                             ? tr("Best speed vs trials")
+                             : tr("Best speed vs %1").arg(clockName(m_data->clock()));
+  const QString what = repeats ? tr("%1: mean of the repeats ± 1 sd").arg(versus) : versus;
   chart()->setTitle(
       info.label.isEmpty()
           ? what

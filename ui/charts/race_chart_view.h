@@ -20,7 +20,7 @@ namespace opevo::ui {
 class LogAxisLabels;
 class RaceData;
 
-// One chart of a race: best speed against trials or against tuning time. Per algorithm, one
+// One chart of a race: best speed against trials or against time (RaceData::clock). Per algorithm, one
 // colour: the mean across repeats as a line, +/- one standard deviation as a translucent band,
 // and each repeat as a faint line on request; the dataset's optimum as a dashed reference.
 // refresh() recomputes everything from the RaceData and hands each series its points in one

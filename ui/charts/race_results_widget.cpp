@@ -82,6 +82,8 @@ RaceResultsWidget::RaceResultsWidget(RaceData* data, QWidget* parent)
   connect(m_data, &RaceData::wasReset, this, &RaceResultsWidget::updateReferenceNote);
   connect(m_data, &RaceData::wasReset, this, &RaceResultsWidget::updateDeviceTime);
   connect(m_data, &RaceData::infoChanged, this, &RaceResultsWidget::updateReferenceNote);
+  connect(m_data, &RaceData::wasReset, this, &RaceResultsWidget::nameTimeTab);
+  connect(m_data, &RaceData::infoChanged, this, &RaceResultsWidget::nameTimeTab);
 
   connect(m_logX, &QCheckBox::toggled, this, &RaceResultsWidget::setLogX);
   connect(m_logY, &QCheckBox::toggled, this, &RaceResultsWidget::setLogY);
@@ -126,6 +128,15 @@ RaceChartView* RaceResultsWidget::currentChart() const {
 
 QString RaceResultsWidget::referenceNote() const {
   return m_referenceNote->isHidden() ? QString() : m_referenceNote->text();
+}
+
+void RaceResultsWidget::nameTimeTab() {
+  const RaceData::Clock clock = m_data->clock();
+  m_tabs->setTabText(m_tabs->indexOf(m_timeChart), clock == RaceData::Clock::DeviceByFile
+                                                       ? tr("vs device time")
+                                                       : tr("vs %1").arg(clockName(clock)));
+  m_tabs->setTabToolTip(m_tabs->indexOf(m_timeChart),
+                        tr("Best speed against %1").arg(clockName(clock)));
 }
 
 void RaceResultsWidget::updateReferenceNote() {

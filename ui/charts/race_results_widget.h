@@ -13,7 +13,7 @@ namespace opevo::ui {
 class RaceChartView;
 class RaceData;
 
-// The charts of a race (best speed vs trials, vs tuning time) with their options and exports.
+// The charts of a race (best speed vs trials, vs time) with their options and exports.
 // Both charts redraw from the RaceData on a 10 Hz timer when it has changed, so a burst of
 // trials costs one redraw, and a quiet race none.
 class RaceResultsWidget : public QWidget {
@@ -65,6 +65,8 @@ class RaceResultsWidget : public QWidget {
   void placeOptions();
   void report(const QString& error, const QString& path);
   void updateReferenceNote();
+  // The time tab says which time its chart shows (RaceData::clock): a replay's is the device's.
+  void nameTimeTab();
   // Redone when the race's data changed since it was last written.
   void updateDeviceTime();
 

@@ -29,6 +29,7 @@ void RaceData::reset(Info info) {
   m_trials.clear();
   m_trialCount = 0;
   m_deviceSeconds.clear();
+  m_deviceTimed = m_tuningTimed = false;
   m_curves.assign(static_cast<std::size_t>(m_info.algorithms.size() * m_info.repeats), RunCurve{});
   ++m_revision;
   emit wasReset();
@@ -50,6 +51,11 @@ std::optional<double> RaceData::deviceSeconds(int algorithm, int repeat) const {
   return it->second;
 }
 
+RaceData::Clock RaceData::clock() const {
+  if (m_deviceTimed && m_tuningTimed) return Clock::Both;
+  return m_deviceTimed ? Clock::DeviceByFile : Clock::Tuning;
+}
+
 std::vector<const RunCurve*> RaceData::runsOf(int algorithm) const {
   std::vector<const RunCurve*> runs;
   for (int r = 0; r < m_info.repeats; ++r) {
@@ -63,6 +69,7 @@ void RaceData::append(const std::vector<TrialPoint>& trials) {
   if (trials.empty()) return;
   const int first = static_cast<int>(m_trials.size());
   const int repeatsBefore = m_info.repeats;
+  const Clock clockBefore = clock();
   for (const TrialPoint& t : trials) {
     if (t.algorithm < 0 || t.algorithm >= m_info.algorithms.size() || t.repeat < 0)
       continue;  // not of this race (a stale update): never index out of the curves
@@ -74,14 +81,16 @@ void RaceData::append(const std::vector<TrialPoint>& trials) {
     }
     RunCurve& c = curveAt(t.algorithm, t.repeat);
     c.run = t.run;
-    c.add(t.seconds, t.best);
+    c.add(t.deviceSeconds.value_or(t.seconds), t.best);
     if (t.deviceSeconds) m_deviceSeconds[{t.algorithm, t.repeat}] = *t.deviceSeconds;
+    (t.deviceSeconds ? m_deviceTimed : m_tuningTimed) = true;
     m_trials.push_back(t);
     ++m_trialCount;
   }
   const int last = static_cast<int>(m_trials.size()) - 1;
   ++m_revision;
-  if (m_info.repeats != repeatsBefore) emit infoChanged();  // the charts draw the new places
+  // The charts draw the new places, or name the new clock.
+  if (m_info.repeats != repeatsBefore || clock() != clockBefore) emit infoChanged();
   if (last >= first) emit trialsAppended(first, last);
   if (!m_info.storePath.isEmpty() && m_trials.size() > kRecentTrials) {
     const auto count = static_cast<int>(m_trials.size() - kRecentTrials);
@@ -118,6 +127,18 @@ void RaceData::setNotStored() {
 void RaceData::finishAll() {
   for (RunCurve& c : m_curves) c.finished = true;
   ++m_revision;
+}
+
+QString clockName(RaceData::Clock clock) {
+  switch (clock) {
+    case RaceData::Clock::Tuning:
+      return QObject::tr("tuning time");
+    case RaceData::Clock::DeviceByFile:
+      return QObject::tr("device time by the file");
+    case RaceData::Clock::Both:
+      break;
+  }
+  return QObject::tr("time");
 }
 
 std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,

@@ -78,6 +78,12 @@ class RaceData : public QObject {
   std::optional<double> deviceSeconds(int algorithm, int repeat) const;
   // Whether any run has a device time: the race replays a file.
   bool hasDeviceTime() const { return !m_deviceSeconds.empty(); }
+  // What the curves' time is (RunCurve::Step::seconds). A replayed run's is its device time by the
+  // file, the time its budget counts: the tuner's own time is a replay's bookkeeping, seconds
+  // beside the device's minutes, and would make the faster tuner look the better one. A run
+  // measured here has its tuning time. Both, when History draws runs of both kinds together.
+  enum class Clock { Tuning, DeviceByFile, Both };
+  Clock clock() const;
   // The runs of one algorithm that have at least one trial.
   std::vector<const RunCurve*> runsOf(int algorithm) const;
   // Bumped by every change, so a timer-driven chart redraws only when there is something new.
@@ -103,8 +109,14 @@ class RaceData : public QObject {
   long long m_trialCount = 0;
   std::vector<RunCurve> m_curves;                         // [repeat * algorithms + algorithm]
   std::map<std::pair<int, int>, double> m_deviceSeconds;  // by (algorithm, repeat)
+  // Whether any trial was charged by a file, and any was timed here (clock()).
+  bool m_deviceTimed = false;
+  bool m_tuningTimed = false;
   quint64 m_revision = 0;
 };
+
+// The clock's name as a chart's title says it: "tuning time", "device time by the file", "time".
+QString clockName(RaceData::Clock clock);
 
 // A stored run's trials as the charts see them: the best so far, and as time the run's tuning
 // time (for runs stored before schema 2, which did not keep it, the wall-clock seconds from the
