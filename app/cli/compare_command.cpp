@@ -23,6 +23,7 @@
 #include "engine/trials_csv_writer.h"
 #include "io/replay_dataset.h"
 #include "io/results_folder.h"
+#include "layout/tuning_mode.h"
 #include "ops/presets.h"
 #include "replay/replay_measurer.h"
 #include "space/text.h"
@@ -178,7 +179,8 @@ void runCompareCommand(const CompareArgs& a) {
   if (a.force) claimResultsFolder(out, results, true, earlier);
 
   // Made before any run is stored: a folder that cannot hold it leaves no run "running".
-  TrialsCsvWriter csv((out / kPartialCsv).string());
+  TrialsCsvWriter csv((out / kPartialCsv).string(),
+                      layout::runModeName(runContextOf(setup).operatorJson));
   TrialLog log;
   ProgressPrinter printer(dataset->speedUnit, ProgressPrinter::Lines::PerRun,
                           isatty(STDERR_FILENO));

@@ -22,6 +22,10 @@ struct TrialRecord {
   double seconds = 0;       // tuning time of its run at this trial (pauses excluded)
   double tunerSeconds = 0;  // the tuner's time to propose this trial's batch (model fits
                             // included), shared evenly
+  // What its run tuned, as layout::runModeName says it ("loop", "joint", "winograd", "replay"):
+  // one race may tune several spaces, whose runs of one algorithm are otherwise told apart by
+  // their run ids alone. Empty where not known.
+  std::string space;
 };
 
 }  // namespace opevo

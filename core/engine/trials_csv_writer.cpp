@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "common/error.h"
 #include "io/export_file.h"
@@ -11,7 +12,8 @@
 
 namespace opevo {
 
-TrialsCsvWriter::TrialsCsvWriter(const std::string& path) : m_path(path) {
+TrialsCsvWriter::TrialsCsvWriter(const std::string& path, std::string space)
+    : m_path(path), m_space(std::move(space)) {
   createOutputFolder(std::filesystem::path(path).parent_path());
   errno = 0;
   m_out.open(path);
@@ -22,7 +24,9 @@ TrialsCsvWriter::TrialsCsvWriter(const std::string& path) : m_path(path) {
 
 void TrialsCsvWriter::trialMeasured(const TrialEvent& e, const EngineProgress&) {
   errno = 0;
-  m_out << trialsCsvRow(e.record, m_device) << std::flush;
+  TrialRecord record = e.record;
+  record.space = m_space;
+  m_out << trialsCsvRow(record, m_device) << std::flush;
   if (!m_out) throw ExportWriteError(m_path, errno ? std::strerror(errno) : "the write failed");
 }
 

@@ -15,12 +15,14 @@ namespace opevo {
 class TrialsCsvWriter final : public EngineObserver {
  public:
   // Creates the file's folder. Throws InputError naming the path when it cannot be written.
-  explicit TrialsCsvWriter(const std::string& path);
+  // `space`: what the engine's runs tune (TrialRecord::space), for the rows.
+  TrialsCsvWriter(const std::string& path, std::string space);
   void trialMeasured(const TrialEvent& trial, const EngineProgress& progress) override;
   const std::string& path() const { return m_path; }
 
  private:
   std::string m_path;
+  std::string m_space;
   std::ofstream m_out;
   DeviceClock m_device;
 };

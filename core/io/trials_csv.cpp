@@ -21,7 +21,7 @@ std::string csvField(const std::string& s) {
 
 std::string trialsCsvHeader() {
   return "order,run,algorithm,repeat,seed,trial,config,status,speed,best_so_far,median_ms,"
-         "compile_ms,tuner_ms,seconds,message,device_seconds,agent\n";
+         "compile_ms,tuner_ms,seconds,message,device_seconds,agent,space\n";
 }
 
 std::string trialsCsvRow(const TrialRecord& t, DeviceClock& device) {
@@ -38,7 +38,7 @@ std::string trialsCsvRow(const TrialRecord& t, DeviceClock& device) {
          ',';
   // The new columns come after the message, so that the columns every trials.csv had keep their
   // places, and compare's device_seconds keeps its own.
-  row += csvNumber(device.add(t)) + ',' + csvField(m.agent) + '\n';
+  row += csvNumber(device.add(t)) + ',' + csvField(m.agent) + ',' + csvField(t.space) + '\n';
   return row;
 }
 

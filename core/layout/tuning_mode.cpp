@@ -33,7 +33,7 @@ bool tunesLayouts(TuningMode mode) {
 std::string runModeName(const std::string& operatorJson) {
   const nlohmann::json j = nlohmann::json::parse(operatorJson, nullptr, false);
   if (!j.is_object()) return "";
-  if (j.contains("replay")) return "replay";
+  if (j.contains("replay")) return std::string(kReplayModeName);
   if (!j.contains("kind")) return "";
   const auto text = [&](const char* key) {
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();

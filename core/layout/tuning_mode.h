@@ -29,6 +29,8 @@ bool tunesLayouts(TuningMode mode);
 // "matvec" (the kernel template, `opevo tune --template`; matvec-gpu reads "matvec"), "replay" (a
 // replay of a dataset, whose space is the dataset's), or "" where the text is no operator.
 std::string runModeName(const std::string& operatorJson);
+// What runModeName reads of a replay's run.
+inline constexpr std::string_view kReplayModeName = "replay";
 // What runModeName reads of a run of this space: the template's name where the target has its own
 // (winograd, matvec), else the mode's.
 std::string spaceModeName(TuningMode mode, SpaceTarget target);

@@ -7,6 +7,7 @@
 
 #include "common/utf8_text.h"
 #include "engine/trial_failures.h"
+#include "layout/tuning_mode.h"
 #include "space/text.h"
 #include "store/run_operator.h"
 
@@ -34,6 +35,7 @@ std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<Tr
   std::vector<TrialRecord> out;
   out.reserve(rows.size());
   double best = 0;
+  const std::string space = layout::runModeName(run.operatorJson);
   for (const TrialRow& row : rows) {
     TrialRecord t;
     t.order = row.order;
@@ -48,6 +50,7 @@ std::vector<TrialRecord> trialRecords(const RunRecord& run, const std::vector<Tr
     t.bestSoFar = best;
     t.seconds = row.seconds;
     t.tunerSeconds = row.tunerMs / 1e3;
+    t.space = space;
     out.push_back(std::move(t));
   }
   return out;

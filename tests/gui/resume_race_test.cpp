@@ -99,7 +99,7 @@ TEST_F(ResumeRaceTest, AResumedRunKeepsItsRepeatInTheTableCurveAndExport) {
   for (const TrialPoint& p : m_data.trials()) {
     EXPECT_EQ(p.repeat, 2) << "trial " << p.seq;
     // File > Export trials as CSV writes this record: 0-based, as `opevo compare` does.
-    EXPECT_EQ(trialRecordOf(p, QStringLiteral("random")).repeat, 2);
+    EXPECT_EQ(trialRecordOf(p, QStringLiteral("random"), QString()).repeat, 2);
   }
   EXPECT_EQ(m_data.curve(0, 2).trials, 60);
   EXPECT_TRUE(m_data.curve(0, 2).finished);

@@ -55,7 +55,8 @@ TEST(TrialsModel, AppendsRowsAsTheRaceGoesAndSortsNumbersAsNumbers) {
   filter.setSourceModel(&model);
   Tester tester(&model, Tester::FailureReportingMode::Warning);
   Tester filterTester(&filter, Tester::FailureReportingMode::Warning);
-  data.reset({{"opevo", "autotvm"}, 2, "GFLOP/s", "replay of test", 100.0, std::nullopt, {}, {}});
+  data.reset(
+      {{"opevo", "autotvm"}, 2, "GFLOP/s", "replay of test", 100.0, std::nullopt, {}, {}, {}});
   EXPECT_EQ(model.rowCount(), 0);
   data.append({trial(0, 0, 1, 9, 9), trial(0, 0, 2, 0, 9), trial(1, 0, 1, 100, 100)});
   ASSERT_EQ(model.rowCount(), 3);
@@ -101,10 +102,10 @@ TEST(TrialsModel, AClustersTrialSaysWhichAgentMeasuredIt) {
   const std::vector<TrialPoint> points = storedTrialPoints(run, rows, 0, 0);
   ASSERT_EQ(points.size(), 2u);
   EXPECT_EQ(points[0].agent, "node2-gpu0");
-  EXPECT_EQ(trialRecordOf(points[0], "opevo").measurement.agent, "node2-gpu0");
+  EXPECT_EQ(trialRecordOf(points[0], "opevo", QString()).measurement.agent, "node2-gpu0");
   RaceData data;
   TrialsModel model(&data);
-  data.reset({{"opevo"}, 1, "GFLOP/s", "replay of test", 100.0, std::nullopt, {}, {}});
+  data.reset({{"opevo"}, 1, "GFLOP/s", "replay of test", 100.0, std::nullopt, {}, {}, {}});
   data.append(points);
   ASSERT_EQ(model.rowCount(), 2);
   const QString tip = model.index(0, TrialsModel::SpeedColumn).data(Qt::ToolTipRole).toString();

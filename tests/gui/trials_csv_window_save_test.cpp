@@ -21,6 +21,7 @@
 #include "io/trials_csv.h"
 #include "store/store.h"
 #include "support/csv_fields.h"
+#include "ui/charts/chart_export.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/models/history_model.h"
@@ -97,8 +98,8 @@ TEST(TrialsCsvWindowSave, AStoredRunSavesItsDeviceTimeAndAgentsAsExportDoes) {
     return header.size();
   };
   const std::size_t device = column("device_seconds"), agent = column("agent"),
-                    tuner = column("tuner_ms"), trial = column("trial");
-  ASSERT_LT(std::max({device, agent, tuner, trial}), header.size());
+                    tuner = column("tuner_ms"), trial = column("trial"), space = column("space");
+  ASSERT_LT(std::max({device, agent, tuner, trial, space}), header.size());
   double ms = 0;
   for (const TrialRow& t : rows) {
     ASSERT_TRUE(std::getline(in, line)) << "trial " << t.seq;
@@ -109,6 +110,7 @@ TEST(TrialsCsvWindowSave, AStoredRunSavesItsDeviceTimeAndAgentsAsExportDoes) {
     EXPECT_DOUBLE_EQ(std::stod(f[device]), ms / 1e3) << line;
     EXPECT_EQ(f[agent], t.agent) << line;
     EXPECT_DOUBLE_EQ(std::stod(f[tuner]), t.tunerMs) << line;
+    EXPECT_EQ(f[space], "replay") << line;
   }
   EXPECT_FALSE(std::getline(in, line)) << line;
   QThreadPool::globalInstance()->waitForDone();
@@ -178,6 +180,44 @@ TEST(TrialsCsvWindowSave, AnOldRunSavesWhatExportWrites) {
   ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
   EXPECT_EQ(saved.readAll().toStdString(), exported.readAll().toStdString());
   QThreadPool::globalInstance()->waitForDone();
+}
+
+// A race in two spaces that is not stored (its store broke): the window holds every trial, and
+// its save says which space each curve's runs tuned, as a stored race's does.
+TEST(TrialsCsvWindowSave, ARaceNotStoredSavesEachCurvesSpace) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  RaceData data;
+  RaceData::Info info;
+  info.algorithms = {QStringLiteral("opevo (loop)"), QStringLiteral("opevo (joint)")};
+  info.spaces = {QStringLiteral("loop"), QStringLiteral("joint")};
+  data.reset(info);
+  std::vector<TrialPoint> points;
+  for (int i = 0; i < 4; ++i) {
+    TrialPoint p;
+    p.algorithm = i % 2;
+    p.seq = i / 2 + 1;
+    p.order = i + 1;
+    p.run = p.algorithm + 1;
+    p.speed = p.best = 1.0 + i;
+    points.push_back(p);
+  }
+  data.append(points);
+  const QString path = dir.filePath(QStringLiteral("trials.csv"));
+  ASSERT_EQ(saveTrialsCsv(data, path), QString());
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly | QIODevice::Text));
+  std::istringstream in(file.readAll().toStdString());
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line + "\n", trialsCsvHeader());
+  ASSERT_EQ(csvFields(line).back(), "space");
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(std::getline(in, line)) << i;
+    const std::vector<std::string> f = csvFields(line);
+    EXPECT_EQ(f[2], i % 2 == 0 ? "opevo (loop)" : "opevo (joint)") << line;
+    EXPECT_EQ(f.back(), i % 2 == 0 ? "loop" : "joint") << line;
+  }
 }
 
 }  // namespace

@@ -83,11 +83,12 @@ TEST(CliCompareDeviceTime, EachRunIsChargedWhatTheFileSaysItsTrialsCost) {
   std::string line;
   std::getline(csv, line);
   const std::vector<std::string> header = fields(line);
-  // Every trials.csv's columns (io/trials_csv.h): device_seconds, then the agent, last.
-  ASSERT_GE(header.size(), 2u) << line;
-  ASSERT_EQ(header[header.size() - 2], "device_seconds") << line;
-  ASSERT_EQ(header.back(), "agent") << line;
-  const std::size_t deviceColumn = header.size() - 2;
+  // Every trials.csv's columns (io/trials_csv.h): device_seconds, the agent, the space, last.
+  ASSERT_GE(header.size(), 3u) << line;
+  ASSERT_EQ(header[header.size() - 3], "device_seconds") << line;
+  ASSERT_EQ(header[header.size() - 2], "agent") << line;
+  ASSERT_EQ(header.back(), "space") << line;
+  const std::size_t deviceColumn = header.size() - 3;
   std::size_t configColumn = 0;
   while (header[configColumn] != "config") ++configColumn;
   std::map<std::string, double> charged;  // by run: the file's costs added up here
@@ -100,7 +101,8 @@ TEST(CliCompareDeviceTime, EachRunIsChargedWhatTheFileSaysItsTrialsCost) {
     ASSERT_TRUE(costs.count(key)) << key;
     charged[f[1]] += costs.at(key);
     const double seconds = std::stod(f[deviceColumn]);
-    EXPECT_EQ(f.back(), "") << "this machine replayed it: no agent";
+    EXPECT_EQ(f[header.size() - 2], "") << "this machine replayed it: no agent";
+    EXPECT_EQ(f.back(), "replay") << line;
     EXPECT_NEAR(seconds, charged[f[1]], 1e-9 * charged[f[1]]) << line;
     last[f[1]] = seconds;
     ++rows;

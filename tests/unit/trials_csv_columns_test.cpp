@@ -43,11 +43,12 @@ TrialRecord trial(std::int64_t run, int seq, double compileMs, double measureMs,
   t.measurement.measureMs = measureMs;
   t.measurement.speed = 10.0 * seq;
   t.measurement.agent = agent;
+  t.space = run == 1 ? "loop" : "joint";
   return t;
 }
 
-// Two runs interleaved, measured by this machine and by two agents (one name needing quotes),
-// one trial answered from stored trials.
+// Two runs interleaved, in two spaces, measured by this machine and by two agents (one name needing
+// quotes), one trial answered from stored trials.
 std::vector<TrialRecord> raceTrials() {
   std::vector<TrialRecord> trials = {
       trial(1, 1, 1200, 300, ""),           trial(2, 1, 800, 450.5, "node2"),
@@ -59,15 +60,16 @@ std::vector<TrialRecord> raceTrials() {
   return trials;
 }
 
-TEST(TrialsCsvColumns, EachRowSaysItsRunsDeviceTimeAndWhichAgentMeasuredIt) {
+TEST(TrialsCsvColumns, EachRowSaysItsRunsDeviceTimeWhichAgentMeasuredItAndItsSpace) {
   const std::vector<std::string> lines = linesOf(trialsCsv(raceTrials()));
   ASSERT_EQ(lines.size(), 6u);
   const std::vector<std::string> header = csvFields(lines[0]);
-  ASSERT_GE(header.size(), 3u);
-  // The columns every trials.csv had keep their places; the two new ones come last.
-  EXPECT_EQ(header[header.size() - 3], "message");
-  EXPECT_EQ(header[header.size() - 2], "device_seconds");
-  EXPECT_EQ(header.back(), "agent");
+  ASSERT_GE(header.size(), 4u);
+  // The columns every trials.csv had keep their places; the new ones come last.
+  EXPECT_EQ(header[header.size() - 4], "message");
+  EXPECT_EQ(header[header.size() - 3], "device_seconds");
+  EXPECT_EQ(header[header.size() - 2], "agent");
+  EXPECT_EQ(header.back(), "space");
   // Each run's device time so far: its trials' build and measurement added up, in seconds.
   const std::vector<double> device = {
       (1200 + 300) / 1e3, (800 + 450.5) / 1e3, (1200 + 300 + 1000 + 250) / 1e3,
@@ -76,24 +78,28 @@ TEST(TrialsCsvColumns, EachRowSaysItsRunsDeviceTimeAndWhichAgentMeasuredIt) {
   for (std::size_t i = 0; i < device.size(); ++i) {
     const std::vector<std::string> row = csvFields(lines[i + 1]);
     ASSERT_EQ(row.size(), header.size()) << lines[i + 1];
-    EXPECT_EQ(std::strtod(row[header.size() - 2].c_str(), nullptr), device[i]) << lines[i + 1];
-    EXPECT_EQ(row.back(), agents[i]) << lines[i + 1];
+    EXPECT_EQ(std::strtod(row[header.size() - 3].c_str(), nullptr), device[i]) << lines[i + 1];
+    EXPECT_EQ(row[header.size() - 2], agents[i]) << lines[i + 1];
+    EXPECT_EQ(row.back(), i % 2 == 0 ? "loop" : "joint") << lines[i + 1];
   }
 }
 
 // compare's stream (TrialsCsvWriter, a row flushed per trial) writes what `opevo export` and the
-// window write of the same trials (trialsCsv), byte for byte.
+// window write of the same trials (trialsCsv), byte for byte: the engine's records do not know
+// their space, the stream names it.
 TEST(TrialsCsvColumns, CompareStreamsWhatTheOtherFilesHold) {
   const test::TempDir dir;
-  const std::vector<TrialRecord> trials = raceTrials();
+  std::vector<TrialRecord> trials = raceTrials();
   {
-    TrialsCsvWriter writer(dir.file("race/trials.csv"));
+    TrialsCsvWriter writer(dir.file("race/trials.csv"), "replay");
     for (const TrialRecord& t : trials) {
       TrialEvent event;
       event.record = t;
+      event.record.space.clear();
       writer.trialMeasured(event, EngineProgress{});
     }
   }
+  for (TrialRecord& t : trials) t.space = "replay";
   std::ifstream in(dir.file("race/trials.csv"));
   const std::string streamed{std::istreambuf_iterator<char>(in), {}};
   EXPECT_EQ(streamed, trialsCsv(trials));

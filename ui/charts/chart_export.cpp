@@ -118,7 +118,8 @@ QString saveTrialsCsv(const RaceData& data, const QString& path) {
   }
   if (!read)
     for (const TrialPoint& t : data.trials())
-      records.push_back(trialRecordOf(t, data.info().algorithms.value(t.algorithm)));
+      records.push_back(trialRecordOf(t, data.info().algorithms.value(t.algorithm),
+                                      data.info().spaces.value(t.algorithm)));
   // The one trials.csv format (core's io/trials_csv.h), as `opevo compare` and `opevo export`
   // write.
   return writeExport(path, QByteArray::fromStdString(trialsCsv(records)));

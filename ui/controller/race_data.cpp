@@ -179,8 +179,9 @@ std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vecto
   return points;
 }
 
-TrialRecord trialRecordOf(const TrialPoint& p, const QString& algorithm) {
+TrialRecord trialRecordOf(const TrialPoint& p, const QString& algorithm, const QString& space) {
   TrialRecord t;
+  t.space = space.toStdString();
   t.order = p.order;
   t.run = p.run;
   t.algorithm = algorithm.toStdString();

@@ -47,6 +47,9 @@ class RaceData : public QObject {
     // The store holding the race's runs (whose ids the curves carry); empty: not stored, and
     // every trial is kept here.
     QString storePath;
+    // The space each curve's runs tune (TrialRecord::space), for trials.csv; the store says it of
+    // the runs of a stored race.
+    QStringList spaces;
   };
 
   void reset(Info info);

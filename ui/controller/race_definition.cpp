@@ -46,4 +46,14 @@ QStringList raceCurveNames(const RaceSpec& spec) {
   return names;
 }
 
+QStringList raceCurveSpaces(const RaceSpec& spec) {
+  QStringList spaces;
+  for (const RaceSpace& space : racedSpaces(spec))
+    for (std::size_t a = 0; a < spec.algorithms.size(); ++a)
+      spaces << QString::fromStdString(spec.dataset
+                                           ? std::string(layout::kReplayModeName)
+                                           : layout::spaceModeName(space.mode, space.target));
+  return spaces;
+}
+
 }  // namespace opevo::ui

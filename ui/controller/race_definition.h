@@ -22,5 +22,8 @@ RaceSpec inSpace(RaceSpec spec, const RaceSpace& space);
 // worker's algorithm indices): the algorithms' own for one space, else with their space's, as
 // History names stored runs of several spaces ("opevo (loop)", "opevo (joint)": curveNames).
 QStringList raceCurveNames(const RaceSpec& spec);
+// The space of each of those curves, as a stored run of it reads (layout::runModeName): "loop",
+// "joint", "winograd", "replay".
+QStringList raceCurveSpaces(const RaceSpec& spec);
 
 }  // namespace opevo::ui

@@ -105,8 +105,8 @@ struct TrialPoint {
   QString agent;  // the cluster agent that measured it; empty: this machine
 };
 
-// The point as trials.csv's record, under its algorithm's name.
-TrialRecord trialRecordOf(const TrialPoint& point, const QString& algorithm);
+// The point as trials.csv's record, under its algorithm's name, in its space (TrialRecord::space).
+TrialRecord trialRecordOf(const TrialPoint& point, const QString& algorithm, const QString& space);
 
 struct RaceProgress {
   int runsDone = 0;
