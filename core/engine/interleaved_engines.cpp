@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 namespace opevo {
@@ -17,8 +18,9 @@ long long fewestTrials(const Engine& engine) {
 
 }  // namespace
 
-InterleavedEngines::InterleavedEngines(std::vector<Engine*> engines)
-    : m_engines(std::move(engines)) {
+InterleavedEngines::InterleavedEngines(std::vector<Engine*> engines, Schedule schedule,
+                                       std::uint64_t seed)
+    : m_engines(std::move(engines)), m_schedule(schedule), m_rng(seed) {
   if (m_engines.empty()) throw std::logic_error("interleaved engines: no engine");
   // A resumed race goes on from the latest order any of its engines holds.
   for (const Engine* e : m_engines) m_nextOrder = std::max(m_nextOrder, e->nextOrder());
@@ -39,15 +41,28 @@ bool InterleavedEngines::step() {
   }
   if (candidates.empty()) return false;
   std::size_t next = candidates.front();
-  if (m_stepped)
+  int run = -1;  // the engine's own schedule picks
+  if (m_schedule == Schedule::Shuffle) {
+    // Every run furthest behind is as likely, whichever engine holds it: an engine drawn first
+    // and its run after would favour the runs of an engine with fewer.
+    std::vector<std::pair<std::size_t, int>> runs;
+    for (const std::size_t e : candidates)
+      for (const RunState& r : m_engines[e]->runs())
+        if (!r.ended() && r.trials == fewest) runs.emplace_back(e, r.index);
+    std::tie(next, run) = runs[static_cast<std::size_t>(m_rng.below(runs.size()))];
+  } else if (m_stepped) {
     for (const std::size_t c : candidates)
       if (c > m_lastStepped) {
         next = c;
         break;
       }
+  }
   Engine& engine = *m_engines[next];
   engine.setNextOrder(m_nextOrder);
-  engine.step();
+  if (run < 0)
+    engine.step();
+  else
+    engine.step(run);
   m_nextOrder = engine.nextOrder();
   m_lastStepped = next;
   m_stepped = true;

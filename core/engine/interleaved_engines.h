@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "common/rng.h"
 #include "engine/engine.h"
 
 namespace opevo {
@@ -16,11 +18,15 @@ namespace opevo {
 // of measurement goes on across the engines, so a trial's order is its place in the whole race.
 class InterleavedEngines {
  public:
-  // The engines are the caller's; none is stepped yet.
-  explicit InterleavedEngines(std::vector<Engine*> engines);
+  // The engines are the caller's; none is stepped yet. The schedule is the race's (the engines'
+  // own): under Shuffle the next run is drawn from the seed among every engine's runs furthest
+  // behind, so no space is measured first at each trial count.
+  explicit InterleavedEngines(std::vector<Engine*> engines,
+                              Schedule schedule = Schedule::RoundRobin, std::uint64_t seed = 1);
 
-  // One batch of the engine furthest behind (its own schedule picks the run); false once every
-  // run of every engine has ended. An engine that fails (a store that refuses a trial) stops
+  // One batch: in turn, of the engine furthest behind (its own schedule picks the run); under
+  // Shuffle, of a run drawn among those of every engine. False once every run of every engine
+  // has ended. An engine that fails (a store that refuses a trial) stops
   // every engine: their runs end as stopped, resumable, and failure() says why.
   bool step();
   void run();
@@ -39,6 +45,8 @@ class InterleavedEngines {
 
  private:
   std::vector<Engine*> m_engines;
+  Schedule m_schedule;
+  Rng m_rng;
   long long m_nextOrder = 1;
   std::size_t m_lastStepped = 0;
   bool m_stepped = false;

@@ -149,6 +149,50 @@ TEST(InterleavedEngines, AStopEndsEveryEnginesRuns) {
     }
 }
 
+// The shuffle schedule draws the next run among every engine's runs furthest behind: no space is
+// measured first at each trial count (in turn, the first engine always was), the runs still
+// advance together, and one seed gives one order.
+TEST(InterleavedEngines, TheShuffleScheduleDrawsAmongEveryEnginesRuns) {
+  // The engine of each batch, in measurement order, for a seed.
+  const auto batches = [](std::uint64_t seed) {
+    EngineOptions options;
+    options.schedule = Schedule::Shuffle;
+    options.scheduleSeed = seed;
+    TwoSpaces spaces(options, options);
+    addRace(spaces.first, opevoAndRandom(24));
+    addRace(spaces.second, opevoAndRandom(24), 2);
+    std::vector<std::pair<int, TrialRecord>> all;
+    Log firstLog(all, 0), secondLog(all, 1);
+    spaces.first.addObserver(firstLog);
+    spaces.second.addObserver(secondLog);
+    InterleavedEngines engines({&spaces.first, &spaces.second}, Schedule::Shuffle, seed);
+    engines.run();
+    EXPECT_EQ(all.size(), 8u * 24u);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      EXPECT_EQ(all[i].second.order, static_cast<long long>(i + 1));
+    for (const Engine* e : {&spaces.first, &spaces.second})
+      for (const RunState& r : e->runs()) EXPECT_EQ(r.trials, 24);
+    std::vector<int> engineOfBatch;
+    for (std::size_t i = 0; i < all.size(); i += 8) engineOfBatch.push_back(all[i].first);
+    return engineOfBatch;
+  };
+  int rounds = 0, secondFirst = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const std::vector<int> b = batches(seed);
+    ASSERT_EQ(b.size(), 24u);
+    // A round steps each of the 8 runs once (a batch of 8 each): four batches of each engine.
+    for (std::size_t round = 0; round < b.size(); round += 8) {
+      EXPECT_EQ(std::count(b.begin() + round, b.begin() + round + 8, 1), 4) << seed;
+      ++rounds;
+      secondFirst += b[round];
+    }
+  }
+  // Each engine goes first in about half the rounds (6 of 12 here); in turn the second never did.
+  EXPECT_GT(secondFirst, 2);
+  EXPECT_LT(secondFirst, rounds - 2);
+  EXPECT_EQ(batches(3), batches(3));
+}
+
 // A resumed race goes on from the latest order either engine holds.
 TEST(InterleavedEngines, OrdersGoOnFromTheLatestEngine) {
   EngineOptions early, late;

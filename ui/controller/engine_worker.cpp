@@ -255,7 +255,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
     addRace(*engines.back(), plan, static_cast<int>(i * spec.algorithms.size()));
     stepped.push_back(engines.back().get());
   }
-  InterleavedEngines interleaved(stepped);
+  InterleavedEngines interleaved(stepped, spec.schedule, spec.seed);
   m_repeats = spec.repeats;
   m_resumed = false;
   m_curveNames = raceCurveNames(spec);
