@@ -245,12 +245,12 @@ MainWindow::MainWindow(QWidget* parent)
   offerFiles();
   connect(m_historyPage, &HistoryPage::resumeRequested, this, [this](const RunRecord& run) {
     m_pages->setCurrentWidget(m_runsPage);
-    m_runsPage->resumeRun(run);
+    m_runsPage->resumeRun(run, m_historyPage->raceMatesOf({run}));
   });
   connect(m_historyPage, &HistoryPage::resumeRaceRequested, this,
           [this](const std::vector<RunRecord>& runs) {
             m_pages->setCurrentWidget(m_runsPage);
-            m_runsPage->resumeRace(runs);
+            m_runsPage->resumeRace(runs, m_historyPage->raceMatesOf(runs));
           });
   // More trials… stores a finished run's new total, then resumes it through the two above: not
   // while this engine runs a race, which would refuse the resume once the total is stored.

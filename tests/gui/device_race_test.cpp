@@ -11,12 +11,14 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "gui_test_support.h"
@@ -33,6 +35,7 @@
 #include "ui/pages/runs_page.h"
 #include "ui/widgets/algorithm_panel.h"
 #include "ui/widgets/kernel_export_dialog.h"
+#include "ui/widgets/more_trials_dialog.h"
 #include "ui/widgets/race_setup_panel.h"
 
 namespace opevo::ui {
@@ -519,6 +522,39 @@ TEST_F(DeviceRaceTest, LoopsAgainstLayoutsAndLoopsTakeTurnsAndResumeAsOneRace) {
     EXPECT_EQ(store.run(r.id)->status, RunStatus::Finished);
   }
   EXPECT_EQ(orders.size(), 2 * kBudget);  // no order taken twice, before the stop or after
+}
+
+// A run of a race across spaces given more trials alone, its race-mate finished: its curve keeps
+// its space's name, as History names it ("random (joint)"), not the algorithm's alone.
+TEST_F(DeviceRaceTest, ARunOfARaceAcrossSpacesGoesOnAloneUnderItsSpacesName) {
+  prepareCpuRace({QStringLiteral("random")}, 2);
+  ASSERT_TRUE(setup()->setMode(QStringLiteral("loop+joint")));
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  ASSERT_TRUE(raceEnded());
+  std::optional<RunRecord> joint;
+  for (const RunRecord& r : storedRuns())
+    if (r.operatorName == "mm96" && layout::runModeName(r.operatorJson) == "joint") joint = r;
+  ASSERT_TRUE(joint);
+  ASSERT_EQ(joint->status, RunStatus::Finished);
+
+  m_window.pages()->setCurrentWidget(history());
+  history()->reload();
+  ASSERT_TRUE(waitUntil([&] { return !history()->busy() && historyRowOf(joint->id) >= 0; }, 20000));
+  history()->view()->setCurrentIndex(history()->model()->index(historyRowOf(joint->id), 0));
+  EXPECT_EQ(history()->raceMatesOf({*joint}).size(), 1u);  // the loop run
+  MoreTrialsDialog* dialog = history()->moreTrialsForSelected();
+  ASSERT_NE(dialog, nullptr);
+  auto* total = dialog->totalBox()->findChild<QLineEdit*>();
+  ASSERT_NE(total, nullptr);
+  total->selectAll();
+  QTest::keyClicks(dialog->totalBox(), QStringLiteral("3"));
+  ASSERT_TRUE(dialog->continueButton()->isEnabled()) << dialog->message().toStdString();
+  dialog->continueButton()->click();
+  ASSERT_TRUE(waitUntil([&] { return runs()->controller()->busy(); }, 20000));
+  ASSERT_TRUE(raceEnded());
+  EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
+  EXPECT_EQ(runs()->data()->info().algorithms, QStringList{QStringLiteral("random (joint)")});
+  EXPECT_EQ(Store(Store::defaultPath()).trials(joint->id).size(), 3u);
 }
 
 }  // namespace

@@ -13,7 +13,8 @@
 
 namespace opevo::ui {
 
-ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs) {
+ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs,
+                          const std::vector<RunRecord>& raceMates) {
   ResumedRace race;
   // The race's algorithm places that are resumed, in the race's order.
   std::set<int> places;
@@ -24,6 +25,7 @@ ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs) {
   // Named as History names them: by their space too where the race tuned several.
   std::vector<const RunRecord*> named;
   for (const RunRecord& r : runs) named.push_back(&r);
+  for (const RunRecord& m : raceMates) named.push_back(&m);
   const std::vector<std::string> names = curveNames(named);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunRecord& r = runs[i];

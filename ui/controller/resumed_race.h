@@ -25,7 +25,12 @@ struct ResumedRace {
   std::map<std::int64_t, std::pair<int, int>> places;
 };
 
-ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs);
+// raceMates: the other stored runs of their race, `runs` not among them (History holds them:
+// HistoryPage::raceMatesOf), which name the curves as the
+// whole race's were: a joint run resumed after the race's loop runs finished is still "opevo
+// (joint)", not "opevo".
+ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs,
+                          const std::vector<RunRecord>& raceMates = {});
 
 // Finished runs to go on to a new total (History's More trials…) travel to the Runs page as their
 // records carrying that total as their budget, still stored finished: the engine's resume checks

@@ -607,6 +607,19 @@ void HistoryPage::setEngine(EngineController* engine) {
   m_engine = engine;
 }
 
+std::vector<RunRecord> HistoryPage::raceMatesOf(const std::vector<RunRecord>& runs) const {
+  std::vector<RunRecord> mates;
+  for (int row = 0; row < m_model->rowCount(); ++row) {
+    const RunRecord& m = m_model->row(row).run;
+    const auto itself = [&](const RunRecord& r) { return r.id == m.id; };
+    const auto mate = [&](const RunRecord& r) { return m.raceId != 0 && r.raceId == m.raceId; };
+    if (std::none_of(runs.begin(), runs.end(), itself) &&
+        std::any_of(runs.begin(), runs.end(), mate))
+      mates.push_back(m);
+  }
+  return mates;
+}
+
 MoreTrialsDialog* HistoryPage::moreTrialsForSelected() {
   if (!m_moreTrials->isEnabled() || m_storePath.isEmpty()) return nullptr;
   // One at a time (its total may be half typed); a closed one is on its way out.

@@ -79,6 +79,9 @@ class HistoryPage : public QWidget {
   // when they cannot. Its Continue asks resumeRequested or resumeRaceRequested to continue them,
   // their records carrying the new total (goingOnTo), which the resume stores.
   MoreTrialsDialog* moreTrialsForSelected();
+  // The listed runs of the races `runs` belong to, `runs` left out: what names their curves when
+  // they are resumed (resumedRaceOf).
+  std::vector<RunRecord> raceMatesOf(const std::vector<RunRecord>& runs) const;
   // The window's engine, which resumes runs: while it runs a race, More trials… is refused before
   // anything is asked of it, and the dialog says what it answers (a run held elsewhere).
   void setEngine(EngineController* engine);

@@ -349,7 +349,7 @@ bool RunsPage::start() {
   return launch(std::move(*spec), std::move(info));
 }
 
-bool RunsPage::resumeRun(const RunRecord& run) {
+bool RunsPage::resumeRun(const RunRecord& run, const std::vector<RunRecord>& raceMates) {
   if (m_controller->busy()) {
     showMessage(
         m_messageLabel,
@@ -363,7 +363,7 @@ bool RunsPage::resumeRun(const RunRecord& run) {
   spec.cluster = m_setup->clusterOption()->target();
   m_measuredOperator.clear();
   RaceData::Info info;
-  info.algorithms << QString::fromStdString(run.algorithm);
+  info.algorithms = resumedRaceOf({run}, raceMates).algorithms;
   info.speedUnit = QString::fromStdString(run.speedUnit);
   m_resumedRuns = {run};
   info.label =
@@ -375,9 +375,10 @@ bool RunsPage::resumeRun(const RunRecord& run) {
   return launch(std::move(spec), std::move(info));
 }
 
-bool RunsPage::resumeRace(const std::vector<RunRecord>& runs) {
+bool RunsPage::resumeRace(const std::vector<RunRecord>& runs,
+                          const std::vector<RunRecord>& raceMates) {
   if (runs.empty()) return false;
-  if (runs.size() == 1) return resumeRun(runs.front());
+  if (runs.size() == 1) return resumeRun(runs.front(), raceMates);
   if (m_controller->busy()) {
     showMessage(
         m_messageLabel,
@@ -391,7 +392,7 @@ bool RunsPage::resumeRace(const std::vector<RunRecord>& runs) {
   spec.cluster = m_setup->clusterOption()->target();
   m_measuredOperator.clear();
   m_resumedRuns = runs;
-  const ResumedRace race = resumedRaceOf(runs);
+  const ResumedRace race = resumedRaceOf(runs, raceMates);
   RaceData::Info info;
   info.algorithms = race.algorithms;
   info.repeats = race.repeats;

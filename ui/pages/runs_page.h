@@ -80,11 +80,13 @@ class RunsPage : public QWidget {
   // Continues an interrupted run of the store (from the History page), or a finished one to the
   // new total its record carries (More trials…: goingOnTo), which the engine stores once it holds
   // the run; false, with the reason on the page, when a race is already running.
-  bool resumeRun(const opevo::RunRecord& run);
+  // raceMates: the other stored runs of its race, which name its curve (resumedRaceOf).
+  bool resumeRun(const opevo::RunRecord& run, const std::vector<opevo::RunRecord>& raceMates = {});
   // Continues several runs of one race together (History's whole race after a kill, or given more
   // trials), each drawn and listed in its place (resumedRaceOf); false, with the reason, as
   // resumeRun.
-  bool resumeRace(const std::vector<opevo::RunRecord>& runs);
+  bool resumeRace(const std::vector<opevo::RunRecord>& runs,
+                  const std::vector<opevo::RunRecord>& raceMates = {});
   void pauseOrResume();
   void stop();
   // Opens the Sweep dialog on the loaded dataset; nullptr, with the reason on the page, when no
