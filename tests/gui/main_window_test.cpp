@@ -12,6 +12,7 @@
 #include <QScreen>
 #include <QSizeGrip>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -21,6 +22,7 @@
 #include "gui_test_support.h"
 #include "ops/presets.h"
 #include "store/store.h"
+#include "ui/charts/network_graph_view.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/models/qwalk_model.h"
 #include "ui/pages/networks_page.h"
@@ -30,6 +32,7 @@
 #include "ui/pages/topology_page.h"
 #include "ui/widgets/dataset_picker.h"
 #include "ui/widgets/form_scroll_area.h"
+#include "ui/widgets/network_setup_panel.h"
 #include "ui/widgets/pair_or_tabs.h"
 #include "ui/widgets/race_setup_panel.h"
 #include "ui/widgets/space_template_box.h"
@@ -281,6 +284,26 @@ TEST_F(MainWindowTest, OnAnEightHundredBySixHundredScreenNoSetupFormIsCut) {
   EXPECT_FALSE(charts->tabbed());
   for (QWidget* chart : charts->findChildren<QChartView*>())
     EXPECT_TRUE(chart->isVisible()) << chart->metaObject()->className();
+}
+
+// At 1280x800 the Networks page's budget is in view without scrolling the form (below the
+// options it was under the fold), and AlexNet's graph is drawn 1:1: fitted towards the view's
+// height, its layer names were 6 px high.
+TEST_F(MainWindowTest, TheNetworksPagesTrialsAndLayerNamesReadAt1280x800) {
+  m_window.resize(1264, 760);  // what a 1280x800 screen leaves the window (MainWindow::fitToScreen)
+  m_window.pages()->setCurrentWidget(m_window.networksPage());
+  auto* graph =
+      m_window.networksPage()->findChild<NetworkGraphView*>(QStringLiteral("networkGraph"));
+  ASSERT_NE(graph, nullptr);
+  ASSERT_TRUE(test::waitUntil([&] { return graph->networkLayout() != nullptr; }, 30000));
+  QCoreApplication::processEvents();
+  EXPECT_DOUBLE_EQ(graph->transform().m11(), 1.0);
+  QSpinBox* trials = m_window.networksPage()->setup()->trialsBox();
+  auto* scroll = m_window.networksPage()->setup()->findChild<FormScrollArea*>();
+  ASSERT_NE(scroll, nullptr);
+  const QRect shown = scroll->viewport()->rect();
+  const QRect box(trials->mapTo(scroll->viewport(), QPoint(0, 0)), trials->size());
+  EXPECT_TRUE(shown.contains(box)) << box.y() << "+" << box.height() << " in " << shown.height();
 }
 
 // A layout saved on a larger screen (1264x760, restored on a 1024x700 one) is fitted to the

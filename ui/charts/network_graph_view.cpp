@@ -147,17 +147,16 @@ QColor NetworkGraphView::colorOf(std::size_t node) const {
 
 void NetworkGraphView::fitGraph() {
   if (!m_layout) return;
-  // A tall network (ResNet-18) fitted whole is unreadable: fit the width, at most 1:1, and no
-  // smaller than the text stays legible.
+  // A tall network (ResNet-18) fitted whole is unreadable: fit the width, at most 1:1, and let a
+  // tall one scroll. Shrunk towards the view's height (down to 0.65), AlexNet's layer names were
+  // 6 px high at 1280x800.
   const QRectF r = scene()->sceneRect();
   // Fitted to the room the view has with no scroll bar, less the vertical bar's where the graph
   // is taller than that room: never to the viewport as it is, which a bar narrows. There, at some
   // heights the fit brought the bar, the narrower fit took it away, and the view refitted without
   // end (the window froze, its event loop busy).
   const QSize room = maximumViewportSize();
-  const auto fit = [&](double width) {
-    return std::min({1.0, width / r.width(), std::max(0.65, room.height() / r.height())});
-  };
+  const auto fit = [&](double width) { return std::min(1.0, width / r.width()); };
   double k = fit(room.width());
   if (r.height() * k > room.height())
     k = fit(room.width() - verticalScrollBar()->sizeHint().width());

@@ -214,12 +214,13 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   form->addRow(tr("Network"), networkRow);
   form->addRow(tr("Params"), m_params);
   form->addRow(tr("Backend"), m_backend);
+  // The budget before the options: below them, Trials sat under the fold of a 1280x800 screen.
+  form->addRow(tr("Trials"), m_trials);
+  form->addRow(tr("Unit"), m_unit);
   form->addRow(tr("Algorithms"), m_algorithms);
   form->addRow(tr("Schedulers"), schedulers);
   form->addRow(tr("Tune"), modes);
   form->addRow(tr("Timing"), timing);
-  form->addRow(tr("Trials"), m_trials);
-  form->addRow(tr("Unit"), m_unit);
   form->addRow(tr("Seed"), m_seed);
   auto* buttons = new QHBoxLayout;
   m_start->setObjectName(QStringLiteral("startButton"));
