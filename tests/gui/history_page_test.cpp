@@ -414,6 +414,23 @@ TEST_F(HistoryPageTest, ExportTakesTheOneSelectedRunElseTheFastestOfTheSelection
 
 // Tab moved from cell to cell inside the table, collapsing a selection of 50 runs to one, and
 // never reached a button: it leaves the table, walks the buttons, and the selection stays.
+// A run with no trial (a network's task its budget never reached, a run stopped before its
+// first) has no kernel: Export is off and says why, where the dialog said so only once opened.
+TEST_F(HistoryPageTest, ExportIsOffForARunWithNoTrial) {
+  const std::int64_t none = addRun("GFLOP/s", 0, 0, 0, RunStatus::Finished);
+  const std::int64_t some = addRun("GFLOP/s", 3);
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 2));
+  EXPECT_TRUE(page.selectRuns({none}).empty());
+  EXPECT_FALSE(page.exportButton()->isEnabled());
+  EXPECT_EQ(page.exportButton()->toolTip(),
+            QStringLiteral("Run %1 has no trial: no kernel to export").arg(none));
+  EXPECT_EQ(page.exportCurrent(), nullptr);
+  EXPECT_TRUE(page.selectRuns({some}).empty());
+  EXPECT_TRUE(page.exportButton()->isEnabled());
+  EXPECT_TRUE(page.exportButton()->toolTip().startsWith(QStringLiteral("Preview the best kernel")));
+}
+
 TEST_F(HistoryPageTest, TabLeavesTheTableForTheButtonsAndKeepsTheSelection) {
   for (int i = 0; i < 6; ++i) addRun("GFLOP/s", 3);
   HistoryPage page;

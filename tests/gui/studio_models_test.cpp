@@ -323,6 +323,13 @@ TEST(HistoryModel, ShowsTrialsBestAndTheNetworkOfATask) {
             "fc8 (network run 1, alexnet)");
   EXPECT_EQ(model.index(0, HistoryModel::TrialsColumn).data().toInt(), 0);
   EXPECT_EQ(model.index(0, HistoryModel::BudgetColumn).data().toString(), "the network's");
+  // The network's budget never reached it: not "finished (trials)", as if it had spent its own.
+  EXPECT_EQ(model.index(0, HistoryModel::StatusColumn).data().toString(), "finished, no trial");
+  EXPECT_TRUE(model.index(0, HistoryModel::StatusColumn)
+                  .data(Qt::ToolTipRole)
+                  .toString()
+                  .contains("ran its default configuration"));
+  EXPECT_NE(model.index(1, HistoryModel::StatusColumn).data().toString(), "finished, no trial");
   EXPECT_FALSE(model.index(1, HistoryModel::BestColumn).data().isValid());
   EXPECT_EQ(model.index(2, HistoryModel::TrialsColumn).data().toInt(), 20);
   // Four significant digits, in the same format as the Runs page and the trials table.

@@ -234,6 +234,14 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::ToolTipRole && !r.run.failure.empty())
           return Qt::convertFromPlainText(tr("%1: %2").arg(
               QString::fromStdString(runStatusText(r.run)), QString::fromStdString(r.run.failure)));
+        // A network's task its budget never reached read "finished (trials)", as if it had
+        // spent trials of its own.
+        if (r.run.status == RunStatus::Finished && r.tally.trials == 0 && !r.network.isEmpty())
+          return role == Qt::ToolTipRole
+                     ? tr("%1 spent its trials on other tasks: this one ran its default "
+                          "configuration in the network's end-to-end time")
+                           .arg(r.network)
+                     : tr("finished, no trial");
         return QString::fromStdString(runStatusText(r.run));
       default:
         return {};

@@ -96,6 +96,11 @@ QString moreTrialsTip() {
       "Give the selected finished run (a race's runs: together) a new total of trials: it goes "
       "on from its stored trials on the Runs page, in the same run");
 }
+QString exportTip() {
+  return QObject::tr(
+      "Preview the best kernel of the selected run (of several, the fastest) and export it with a "
+      "self-checking host program");
+}
 QString deleteTip() {
   return QObject::tr(
       "Delete the selected runs and their trials from the database, after asking (Delete key). "
@@ -311,9 +316,7 @@ HistoryPage::HistoryPage(QWidget* parent)
   m_resume->setObjectName(QStringLiteral("resumeRun"));
   m_moreTrials->setObjectName(QStringLiteral("moreTrials"));
   m_export->setObjectName(QStringLiteral("exportKernel"));
-  m_export->setToolTip(
-      tr("Preview the best kernel of the selected run (of several, the fastest) and export it "
-         "with a self-checking host program"));
+  m_export->setToolTip(exportTip());
   m_delete->setObjectName(QStringLiteral("deleteRuns"));
   bar->addWidget(m_resume);
   bar->addWidget(m_moreTrials);
@@ -440,7 +443,16 @@ void HistoryPage::updateButtons() {
                            }));
   m_moreTrials->setToolTip(m_readOnly ? readOnlyTip(m_storePath, tr("give its runs more trials"))
                                       : moreTrialsTip());
-  m_export->setEnabled(exportRun() != nullptr);
+  // A run with no trial has no kernel: the dialog said so only once opened.
+  const RunRecord* exported = exportRun();
+  bool noTrial = false;
+  for (int r = 0; exported && r < m_model->rowCount(); ++r)
+    if (&m_model->row(r).run == exported) noTrial = m_model->row(r).tally.trials == 0;
+  m_export->setEnabled(exported && !noTrial);
+  m_export->setToolTip(
+      noTrial
+          ? tr("Run %1 has no trial: no kernel to export").arg(static_cast<qlonglong>(exported->id))
+          : exportTip());
   m_delete->setEnabled(!m_readOnly && m_view->selectionModel()->hasSelection());
   m_delete->setToolTip(m_readOnly ? readOnlyTip(m_storePath, tr("delete the runs")) : deleteTip());
   // It did nothing with no run selected, or on an empty table, and selected the one run again
