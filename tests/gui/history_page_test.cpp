@@ -431,6 +431,29 @@ TEST_F(HistoryPageTest, ExportIsOffForARunWithNoTrial) {
   EXPECT_TRUE(page.exportButton()->toolTip().startsWith(QStringLiteral("Preview the best kernel")));
 }
 
+// Runs selected by id (`opevo-studio --open-runs`) are brought into view: the oldest of 40 runs
+// sat below the fold, selected out of sight.
+TEST_F(HistoryPageTest, RunsSelectedByIdAreBroughtIntoView) {
+  std::int64_t oldest = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::int64_t id = addRun("GFLOP/s", 2);
+    if (i == 0) oldest = id;
+  }
+  HistoryPage page;
+  page.resize(1000, 600);
+  page.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&page));
+  ASSERT_TRUE(open(page, 40));
+  EXPECT_TRUE(page.selectRuns({oldest}).empty());
+  QCoreApplication::processEvents();
+  const QModelIndexList selected = page.view()->selectionModel()->selectedRows();
+  ASSERT_EQ(selected.size(), 1);
+  EXPECT_EQ(page.model()->row(selected.front().row()).run.id, oldest);
+  const QRect row = page.view()->visualRect(selected.front());
+  EXPECT_TRUE(page.view()->viewport()->rect().contains(row.center()))
+      << row.y() << " in " << page.view()->viewport()->height();
+}
+
 TEST_F(HistoryPageTest, TabLeavesTheTableForTheButtonsAndKeepsTheSelection) {
   for (int i = 0; i < 6; ++i) addRun("GFLOP/s", 3);
   HistoryPage page;

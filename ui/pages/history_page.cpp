@@ -892,8 +892,12 @@ std::vector<std::int64_t> HistoryPage::selectRuns(const std::vector<std::int64_t
       }
     if (!found) missing.push_back(id);
   }
-  if (!selection.isEmpty())
+  if (!selection.isEmpty()) {
     m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+    // The first of them in view: `opevo-studio --open-runs` selected rows below the fold, out of
+    // sight. Centred, as the table may yet shrink while the window settles.
+    m_view->scrollTo(selection.indexes().front(), QAbstractItemView::PositionAtCenter);
+  }
   return missing;
 }
 
