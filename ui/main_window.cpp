@@ -211,6 +211,12 @@ MainWindow::MainWindow(QWidget* parent)
   // on Runs, and on History, which lists what races stored. On Networks, while a network was
   // tuned on the CPU, it read as that page's.
   connect(m_pages, &QTabWidget::currentChanged, this, &MainWindow::updateStatusWidgets);
+  connect(m_pages, &QTabWidget::currentChanged, this, [this] {
+    if (m_statusPage && m_statusPage != m_pages->currentWidget()) {
+      m_statusPage = nullptr;
+      statusBar()->clearMessage();
+    }
+  });
   m_runsPage->progressBar()->setToolTip(tr("The race on the Runs page"));
   connect(m_runsPage, &RunsPage::statusMessage, this, &MainWindow::showStatus);
   connect(m_historyPage, &HistoryPage::statusMessage, this, &MainWindow::showStatus);
@@ -305,6 +311,8 @@ void MainWindow::showImportedRun(std::int64_t runId, const QString& summary) {
 }
 
 void MainWindow::showStatus(const QString& text) {
+  QWidget* from = qobject_cast<QWidget*>(sender());
+  m_statusPage = from && m_pages->indexOf(from) >= 0 ? from : nullptr;
   m_statusText = text;
   m_statusUntil.setRemainingTime(8000);
   fitStatus();

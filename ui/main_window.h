@@ -2,6 +2,7 @@
 
 #include <QDeadlineTimer>
 #include <QMainWindow>
+#include <QPointer>
 #include <cstdint>
 
 #include "ui/jobs/latest_job.h"
@@ -157,6 +158,9 @@ class MainWindow : public QMainWindow {
   // changes (a permanent widget appearing or growing), never cut mid-word by QStatusBar.
   QString m_statusText;
   QDeadlineTimer m_statusUntil;
+  // The page whose message the status bar shows (none: the window's own, a save or an import):
+  // it goes when the user turns to another page, where it read as that page's.
+  QPointer<QWidget> m_statusPage;
   void fitStatus();
   HelpWindow* m_help = nullptr;
   // Per backend: its name and what the probe found, in the probe's order (cuda, hip, cpu).

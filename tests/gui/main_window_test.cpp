@@ -25,6 +25,7 @@
 #include "ui/charts/network_graph_view.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/models/qwalk_model.h"
+#include "ui/pages/history_page.h"
 #include "ui/pages/networks_page.h"
 #include "ui/pages/presets_panel.h"
 #include "ui/pages/qwalk_panel.h"
@@ -304,6 +305,25 @@ TEST_F(MainWindowTest, TheNetworksPagesTrialsAndLayerNamesReadAt1280x800) {
   const QRect shown = scroll->viewport()->rect();
   const QRect box(trials->mapTo(scroll->viewport(), QPoint(0, 0)), trials->size());
   EXPECT_TRUE(shown.contains(box)) << box.y() << "+" << box.height() << " in " << shown.height();
+}
+
+// A page's message goes when the user turns to another page, where it read as that page's (a
+// network's error under the Runs page's race); the window's own (a save) and one of the page
+// turned to stay.
+TEST_F(MainWindowTest, APagesMessageGoesWhenTheUserTurnsToAnotherPage) {
+  m_window.pages()->setCurrentWidget(m_window.networksPage());
+  emit m_window.networksPage()->statusMessage(QStringLiteral("Network failed: no such file"));
+  EXPECT_EQ(m_window.statusShown(), QStringLiteral("Network failed: no such file"));
+  m_window.pages()->setCurrentWidget(m_window.runsPage());
+  EXPECT_EQ(m_window.statusShown(), QString());
+  // Sent while another page shows (a race's end seen from History): it stays on the way back.
+  m_window.pages()->setCurrentWidget(m_window.historyPage());
+  emit m_window.runsPage()->statusMessage(QStringLiteral("Race finished: 20 trials."));
+  m_window.pages()->setCurrentWidget(m_window.runsPage());
+  EXPECT_EQ(m_window.statusShown(), QStringLiteral("Race finished: 20 trials."));
+  m_window.showStatus(QStringLiteral("Saved /tmp/x.png"));
+  m_window.pages()->setCurrentWidget(m_window.historyPage());
+  EXPECT_EQ(m_window.statusShown(), QStringLiteral("Saved /tmp/x.png"));
 }
 
 // A layout saved on a larger screen (1264x760, restored on a 1024x700 one) is fitted to the
