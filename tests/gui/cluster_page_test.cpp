@@ -161,6 +161,15 @@ TEST(ClusterPage, ListsTheAgentAndItsDeviceAndCountsTheTrialsOfARaceThroughTheCl
       [&] { return queues->index(0, ClusterQueueModel::WaitingColumn).data().toInt() == 0; },
       3000));
 
+  // A race across spaces is refused through the cluster, before anything is stored: each space's
+  // measurer would open a session of its own on the agents.
+  ASSERT_TRUE(setup->setBackend(QStringLiteral("cpu")));
+  ASSERT_TRUE(setup->setMode(QStringLiteral("loop+joint")));
+  QString problem;
+  EXPECT_FALSE(setup->spec(&problem));
+  EXPECT_EQ(problem, QStringLiteral("A race across spaces measures on this machine: race one space "
+                                    "at a time through the cluster, or untick it."));
+
   // The window keeps the address, never the password.
   window.saveSettings();
   QSettings settings;

@@ -225,8 +225,8 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const bool replay = spec.backend == "replay";
   if (!spec.alsoIn.empty() && (replay || spec.cluster))
     throw InputError(replay ? "A replay races in its dataset's one space."
-                            : "A race across spaces measures on this machine: race one space at a "
-                              "time through the cluster.");
+                            : std::string(kAcrossSpacesOnThisMachine) +
+                                  ": race one space at a time through the cluster.");
   const BackendOptions backend = backendOptions(spec);
   // Each space's measurer and engine: the first space's measurer times the library.
   std::vector<MeasurementSetup> setups;
@@ -320,9 +320,8 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
       storedSpaces.insert(run->operatorJson);
       // As a new race across spaces is refused (the spaces' measurers would share one session).
       if (storedSpaces.size() > 1 && spec.cluster)
-        throw InputError(
-            "A race across spaces measures on this machine: untick \"Through the cluster's "
-            "agents\" to resume it");
+        throw InputError(std::string(kAcrossSpacesOnThisMachine) +
+                         ": untick \"Through the cluster's agents\" to resume it");
       if (const auto problem = cluster::clusterResumeProblem(*run, spec.cluster.has_value(), false))
         throw InputError(*problem +
                          " (connect to it on the Cluster page and tick \"Through the cluster's "

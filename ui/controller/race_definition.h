@@ -25,5 +25,9 @@ QStringList raceCurveNames(const RaceSpec& spec);
 // The space of each of those curves, as a stored run of it reads (layout::runModeName): "loop",
 // "joint", "winograd", "replay".
 QStringList raceCurveSpaces(const RaceSpec& spec);
+// Why a race across spaces, new or resumed, is refused through the cluster: each space's measurer
+// would open its own session on the agents. The refusals go on with what to do.
+inline constexpr char kAcrossSpacesOnThisMachine[] =
+    "A race across spaces measures on this machine";
 
 }  // namespace opevo::ui

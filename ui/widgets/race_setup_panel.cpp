@@ -243,9 +243,8 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
                              ? RaceSpace{layout::TuningMode::Loop, SpaceTarget::Winograd}
                              : RaceSpace{layout::TuningMode::Joint, SpaceTarget::Common});
       if (s.cluster)
-        return refuse(
-            tr("A race across spaces measures on this machine: race one space at a time through "
-               "the cluster, or untick it."));
+        return refuse(tr("%1: race one space at a time through the cluster, or untick it.")
+                          .arg(QLatin1String(kAcrossSpacesOnThisMachine)));
       mode = mode.substr(0, plus);
     }
     s.target = mode == "winograd" ? SpaceTarget::Winograd
