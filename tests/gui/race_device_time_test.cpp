@@ -19,6 +19,7 @@
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/main_window.h"
+#include "ui/models/trials_model.h"
 #include "ui/pages/history_page.h"
 #include "ui/pages/runs_page.h"
 #include "ui/widgets/algorithm_panel.h"
@@ -157,6 +158,15 @@ TEST_F(RaceDeviceTimeTest, AReplayRaceShowsEachRunsDeviceTimeByTheFile) {
   // The time chart's x is that device time too, the clock of its budget: a replay's own
   // bookkeeping took a fraction of a second, which drew the faster tuner as the better one.
   expectTimedByTheFile(runs()->results(), runs()->data(), stored);
+  // The trials table's time is the chart's: the last trial's, its run's device time so far.
+  TrialsModel* table = runs()->trialsModel();
+  const int last = table->rowCount() - 1;
+  ASSERT_GE(last, 0);
+  const TrialPoint& point = runs()->data()->trials().back();
+  ASSERT_TRUE(point.deviceSeconds);
+  EXPECT_DOUBLE_EQ(
+      table->index(last, TrialsModel::TimeColumn).data(TrialsModel::RawRole).toDouble(),
+      *point.deviceSeconds);
 
   // Reopened from the store: the same line, from the stored trials' compile_ms + measure_ms.
   m_window.pages()->setCurrentWidget(history());

@@ -77,8 +77,12 @@ QVariant TrialsModel::data(const QModelIndex& index, int role) const {
         return ok ? formatSpeed(t.speed) : QString();
       case BestColumn:
         return raw ? QVariant(t.best) : formatSpeed(t.best);
-      case TimeColumn:
-        return raw ? QVariant(t.seconds) : QString::number(t.seconds, 'f', 3);
+      case TimeColumn: {
+        // The chart's time (RaceData::clock): beside a chart of device time by the file, the
+        // replay's own bookkeeping (0.023 s) read as what the trials cost.
+        const double seconds = t.deviceSeconds.value_or(t.seconds);
+        return raw ? QVariant(seconds) : QString::number(seconds, 'f', 3);
+      }
       default:
         return {};
     }
@@ -103,6 +107,9 @@ QVariant TrialsModel::headerData(int section, Qt::Orientation orientation, int r
     return tr(
         "Why a trial failed, or how a working one was timed (one run alone, when it was "
         "far slower than the fastest so far)");
+  if (role == Qt::ToolTipRole && section == TimeColumn)
+    return tr("The run's %1 at this trial, as on the chart against time")
+        .arg(clockName(m_data->clock()));
   if (role == Qt::ToolTipRole && section == OrderColumn)
     return tr("The order in which the engine measured the trials: the runs of a race take turns");
   if (role != Qt::DisplayRole) return {};
