@@ -105,6 +105,8 @@ class NetworksPageTest : public ::testing::Test {
 // its title says how many have one, not a chart that looks stalled.
 TEST(NetworkCurveChart, SaysWhyItIsEmptyUntilEveryTaskHasAKernel) {
   NetworkCurveChart chart;
+  // Before any race: a note over the bare axes, which would otherwise read 0 to 1 ms.
+  EXPECT_EQ(chart.emptyNote(), QStringLiteral("No latency yet"));
   NetworkSnapshot s;
   ContenderState c;
   c.label = QStringLiteral("opevo-m / gradient / joint");
@@ -116,6 +118,7 @@ TEST(NetworkCurveChart, SaysWhyItIsEmptyUntilEveryTaskHasAKernel) {
   s.contenders.push_back(c);
   chart.setSnapshot(s);
   EXPECT_EQ(chart.curvePointCount(0), 0);
+  EXPECT_EQ(chart.emptyNote(), QStringLiteral("No latency yet"));
   EXPECT_TRUE(chart.chart()->title().contains(QStringLiteral("1 of 3")))
       << chart.chart()->title().toStdString();
   s.contenders[0].taskBestMs = {0.5, 0.2, 0.1};
@@ -123,8 +126,11 @@ TEST(NetworkCurveChart, SaysWhyItIsEmptyUntilEveryTaskHasAKernel) {
   s.contenders[0].curveEstimateMs = {std::nan(""), 0.8};
   chart.setSnapshot(s);
   EXPECT_EQ(chart.curvePointCount(0), 1);
+  EXPECT_EQ(chart.emptyNote(), QString());
   EXPECT_EQ(chart.chart()->title(),
             QStringLiteral("Network latency against trials (gradient / joint)"));
+  chart.clear();
+  EXPECT_EQ(chart.emptyNote(), QStringLiteral("No latency yet"));
 }
 
 // At 1024x700 the chart beside the trials chart is about 270 px wide: its title was cut to
@@ -305,7 +311,10 @@ TEST(TaskTrialsChart, ItsLegendShowsOnlyWhereEveryTaskFits) {
   chart.resize(400, 200);
   chart.show();  // a hidden widget gets its resize events only once shown
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+  chart.setContender(tasks, nullptr);  // before any unit: a note over the bare axes
+  EXPECT_EQ(chart.emptyNote(), QStringLiteral("No trials yet"));
   chart.setContender(tasks, &c);
+  EXPECT_EQ(chart.emptyNote(), QString());
   EXPECT_EQ(chart.lineCount(), 8);
   EXPECT_FALSE(chart.chart()->legend()->isVisible());
   chart.resize(600, 360);

@@ -65,6 +65,26 @@ RaceData::Info info(int repeats) {
   return i;
 }
 
+// An empty chart says it has no trial yet, over axes that would otherwise read 0 to 1 as a result;
+// the note goes with the first trial, and comes back when a new race begins.
+TEST(RaceChartView, AnEmptyChartSaysItHasNoTrialYet) {
+  RaceData data;
+  data.reset(info(1));
+  for (const auto axis : {RaceChartView::XAxis::Trials, RaceChartView::XAxis::Seconds}) {
+    RaceChartView chart(&data, axis);
+    chart.refresh(true);
+    EXPECT_EQ(chart.emptyNote(), QStringLiteral("No trials yet"));
+  }
+  RaceChartView chart(&data, RaceChartView::XAxis::Trials);
+  chart.refresh(true);
+  data.append({trial(0, 1, 5.0)});
+  chart.refresh();
+  EXPECT_EQ(chart.emptyNote(), QString());
+  data.reset(info(1));
+  chart.refresh();
+  EXPECT_EQ(chart.emptyNote(), QStringLiteral("No trials yet"));
+}
+
 // "mean of the repeats ± 1 sd" was the title of a single run's chart too.
 TEST(RaceChartView, SaysMeanAndSdOnlyWhereThereAreRepeats) {
   RaceData data;

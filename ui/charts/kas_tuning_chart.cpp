@@ -1,7 +1,6 @@
 #include "ui/charts/kas_tuning_chart.h"
 
 #include <QChart>
-#include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -12,6 +11,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ui/charts/plot_note.h"
 #include "ui/charts/race_chart_view.h"
 
 namespace opevo::ui {
@@ -20,7 +20,7 @@ KasTuningChart::KasTuningChart(QWidget* parent)
     : QChartView(parent),
       m_x(new QValueAxis),
       m_y(new QLogValueAxis),
-      m_note(new QGraphicsSimpleTextItem(chart())) {
+      m_note(new PlotNote(chart(), palette().color(QPalette::PlaceholderText))) {
   setRenderHint(QPainter::Antialiasing);
   QFont small = chart()->legend()->font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
@@ -40,13 +40,11 @@ KasTuningChart::KasTuningChart(QWidget* parent)
   m_y->setMinorTickCount(0);  // a decade's eight minor lines crowd a small chart
   chart()->addAxis(m_x, Qt::AlignBottom);
   chart()->addAxis(m_y, Qt::AlignLeft);
-  m_note->setBrush(palette().color(QPalette::PlaceholderText));
   setToolTip(
       tr("Solid: the kernel's best time known after each schedule measured at that layer, from "
          "its start schedule (trial 0, a square); it ends at the time the kernel is counted "
          "with. Dashed: the convolution it replaces there."));
   setMinimumSize(240, 150);
-  connect(chart(), &QChart::plotAreaChanged, this, &KasTuningChart::placeNote);
   setCandidate(nullptr);
   setTitles();
 }
@@ -67,7 +65,7 @@ QPointF KasTuningChart::trialRange() const {
 }
 
 QString KasTuningChart::placeholder() const {
-  return m_note->isVisible() ? m_note->text() : QString();
+  return m_note->text();
 }
 
 void KasTuningChart::setCandidate(const KasCandidateRow* c) {
@@ -194,12 +192,6 @@ void KasTuningChart::setCandidate(const KasCandidateRow* c) {
   m_y->setRange(bottom, std::max(bottom * 10, std::pow(10, std::ceil(std::log10(hi)))));
 }
 
-void KasTuningChart::placeNote() {
-  const QRectF area = chart()->plotArea().isEmpty() ? chart()->rect() : chart()->plotArea();
-  const QRectF box = m_note->boundingRect();
-  m_note->setPos(area.center() - QPointF(box.width() / 2, box.height() / 2));
-}
-
 void KasTuningChart::resizeEvent(QResizeEvent* event) {
   // On an 800x600 screen the chart is about 330 pixels wide and 170 high: the long title and the
   // vertical axis title were cut off. The tooltip says what the dashed lines are.
@@ -209,7 +201,7 @@ void KasTuningChart::resizeEvent(QResizeEvent* event) {
     setTitles();
   }
   QChartView::resizeEvent(event);
-  placeNote();
+  m_note->place();
 }
 
 void KasTuningChart::setTitles() {
@@ -234,8 +226,6 @@ void KasTuningChart::setTitles() {
       : m_compact             ? tr("Kernel #%1: best per trial").arg(m_seq)
                   : tr("Tuning kernel #%1: best time per trial (dashed: convolution)").arg(m_seq));
   m_note->setText(note);
-  m_note->setVisible(!note.isEmpty());
-  placeNote();
 }
 
 }  // namespace opevo::ui

@@ -4,12 +4,13 @@
 
 #include "store/records.h"
 
-class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QLogValueAxis;
 class QValueAxis;
 
 namespace opevo::ui {
+
+class PlotNote;
 
 // How a candidate's schedule was tuned at each replaced layer: the best kernel time known after
 // each trial, one colour per layer, from the start schedule at trial 0 (a square), with the
@@ -49,8 +50,7 @@ class KasTuningChart : public QChartView {
   QLogValueAxis* m_y;
   enum class State { NoKernel, Failed, NotTuned, Tuned };
   void setTitles();
-  void placeNote();
-  QGraphicsSimpleTextItem* m_note;
+  PlotNote* m_note;
   QList<QLineSeries*> m_curves;
   int m_layers = 0;
   State m_state = State::NoKernel;

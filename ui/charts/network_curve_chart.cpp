@@ -13,6 +13,7 @@
 
 #include "ui/charts/legend_rows.h"
 #include "ui/charts/log_axis_labels.h"
+#include "ui/charts/plot_note.h"
 #include "ui/charts/race_chart_view.h"
 
 namespace opevo::ui {
@@ -71,7 +72,8 @@ NetworkCurveChart::NetworkCurveChart(QWidget* parent)
       m_yLog(new QLogValueAxis),
       m_logLabels(new LogAxisLabels(chart())),
       // Narrow margins, as the Runs page's charts have: Qt's 20 pixels a side went from the plot.
-      m_legend(new LegendRows(chart(), QMargins(4, 4, 4, 4))) {
+      m_legend(new LegendRows(chart(), QMargins(4, 4, 4, 4))),
+      m_emptyNote(new PlotNote(chart(), palette().color(QPalette::PlaceholderText))) {
   setRenderHint(QPainter::Antialiasing);
   m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
   applyTitle();
@@ -103,7 +105,12 @@ NetworkCurveChart::NetworkCurveChart(QWidget* parent)
   setMinimumHeight(220);
 }
 
+QString NetworkCurveChart::emptyNote() const {
+  return m_emptyNote->text();
+}
+
 void NetworkCurveChart::resetAxes() {
+  m_emptyNote->setText(tr("No latency yet"));
   setLogY(false);
   m_x->setTickType(QValueAxis::TicksFixed);
   m_x->setRange(0, 8);
@@ -240,6 +247,7 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
   // axes' labels, which Qt Charts then elided to "...".
   // At 1024x700 the chart is about 270 px wide: "Network latency against trials (gradi" was cut
   // there, so shorter forms follow, the shared part (which the legend does not say) kept longest.
+  m_emptyNote->setText(drawn ? QString() : tr("No latency yet"));
   if (!drawn && tasks > 0)
     m_titles = {tr("Latency, once each task has a kernel: %1 of %2").arg(ready).arg(tasks),
                 tr("Tasks with a kernel: %1 of %2").arg(ready).arg(tasks),

@@ -16,6 +16,7 @@ namespace opevo::ui {
 
 class LegendRows;
 class LogAxisLabels;
+class PlotNote;
 
 // Contenders' labels ("opevo-m / gradient / joint") split into what they all share, said once
 // in the chart's title, and what tells each apart, its legend entry (the algorithm where nothing
@@ -46,6 +47,8 @@ class NetworkCurveChart : public QChartView {
   QAbstractAxis* yAxis() const;
   // The legend: every entry whole, in as many rows below the plot as the chart's width needs.
   const LegendRows* legend() const { return m_legend; }
+  // The note over an empty plot ("No latency yet"); empty while hidden.
+  QString emptyNote() const;
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -65,6 +68,7 @@ class NetworkCurveChart : public QChartView {
   QLogValueAxis* m_yLog;
   LogAxisLabels* m_logLabels;  // between the decades of the log axis
   LegendRows* m_legend;
+  PlotNote* m_emptyNote;
   bool m_logY = false;
 };
 

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "ui/charts/log_axis_labels.h"
+#include "ui/charts/plot_note.h"
 #include "ui/controller/race_data.h"
 
 namespace opevo::ui {
@@ -91,7 +92,8 @@ RaceChartView::RaceChartView(RaceData* data, XAxis xAxis, QWidget* parent)
     : QChartView(new QChart, parent),
       m_data(data),
       m_xAxis(xAxis),
-      m_logLabels(new LogAxisLabels(chart())) {
+      m_logLabels(new LogAxisLabels(chart())),
+      m_emptyNote(new PlotNote(chart(), palette().color(QPalette::PlaceholderText))) {
   setRenderHint(QPainter::Antialiasing);
   chart()->legend()->setAlignment(Qt::AlignBottom);
   // An entry the legend has to shorten ("rand…") is whole in its tooltip.
@@ -393,10 +395,12 @@ void RaceChartView::refresh(bool force) {
       s.repeats[static_cast<std::size_t>(r)]->replace(points);
     }
   }
-  if (xMin > xMax) {  // nothing yet: a sensible empty frame
+  const bool empty = xMin > xMax;
+  if (empty) {  // nothing yet: a sensible empty frame
     xMin = m_logX ? 1 : 0;
     xMax = m_xAxis == XAxis::Trials ? 10 : 1;
   }
+  m_emptyNote->setText(empty ? tr("No trials yet") : QString());
   if (m_optimum) {
     const double opt = clampY(*info.optimum);
     m_optimum->replace(QList<QPointF>{{xMin, opt}, {xMax, opt}});
@@ -507,6 +511,10 @@ int RaceChartView::meanPointCount(int algorithm) const {
 
 int RaceChartView::bandPointCount(int algorithm) const {
   return distinctXs(*m_series.at(static_cast<std::size_t>(algorithm)).upper);
+}
+
+QString RaceChartView::emptyNote() const {
+  return m_emptyNote->text();
 }
 
 QString RaceChartView::referenceLegend() const {

@@ -13,15 +13,17 @@
 class QAbstractAxis;
 class QAbstractSeries;
 class QAreaSeries;
+
 class QLineSeries;
 
 namespace opevo::ui {
 
 class LogAxisLabels;
+class PlotNote;
 class RaceData;
 
-// One chart of a race: best speed against trials or against time (RaceData::clock). Per algorithm, one
-// colour: the mean across repeats as a line, +/- one standard deviation as a translucent band,
+// One chart of a race: best speed against trials or against time (RaceData::clock). Per algorithm,
+// one colour: the mean across repeats as a line, +/- one standard deviation as a translucent band,
 // and each repeat as a faint line on request; the dataset's optimum as a dashed reference.
 // refresh() recomputes everything from the RaceData and hands each series its points in one
 // replace(), so a timer can call it at a fixed rate however fast trials arrive.
@@ -57,6 +59,10 @@ class RaceChartView : public QChartView {
   // The whole descriptions a hover over those lines, or their legend entries, shows.
   QString referenceTip() const;
   QString everyMultiplyAddTip() const;
+
+  // The note centred on the plot while there is no trial to draw ("No trials yet…"); empty while
+  // hidden.
+  QString emptyNote() const;
 
   // Where the legend is: below the plot while its entries fit there on one row, else on the
   // right, one entry per line.
@@ -110,6 +116,8 @@ class RaceChartView : public QChartView {
   QAbstractAxis* m_axisX = nullptr;
   QAbstractAxis* m_axisY = nullptr;
   LogAxisLabels* m_logLabels;  // between a log y axis's decades
+  // Over an empty plot, whose axes (0 to 1, 0 to 10) would otherwise read as a result.
+  PlotNote* m_emptyNote;
   bool m_logX = false;
   bool m_logY = false;
   bool m_showRepeats = false;

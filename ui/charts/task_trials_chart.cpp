@@ -8,12 +8,17 @@
 #include <QValueAxis>
 #include <algorithm>
 
+#include "ui/charts/plot_note.h"
 #include "ui/charts/race_chart_view.h"
 
 namespace opevo::ui {
 
 TaskTrialsChart::TaskTrialsChart(QWidget* parent)
-    : QChartView(parent), m_x(new QValueAxis), m_y(new QValueAxis) {
+    : QChartView(parent),
+      m_x(new QValueAxis),
+      m_y(new QValueAxis),
+      m_emptyNote(new PlotNote(chart(), palette().color(QPalette::PlaceholderText))) {
+  m_emptyNote->setText(tr("No trials yet"));
   setRenderHint(QPainter::Antialiasing);
   chart()->setTitle(tr("Trials each task received"));
   chart()->legend()->setAlignment(Qt::AlignRight);
@@ -56,6 +61,7 @@ void TaskTrialsChart::setContender(const std::vector<NetworkTaskInfo>& tasks,
   for (auto& p : points) p.append({0, 0});
   // Room for a few units before any: integer ticks, not 0, 0, 1, 1.
   double xMax = 8, yMax = 4;
+  m_emptyNote->setText(state && !state->unitTask.empty() ? QString() : tr("No trials yet"));
   if (state) {
     std::vector<int> had(tasks.size(), 0);
     int network = 0;
@@ -78,6 +84,10 @@ void TaskTrialsChart::setContender(const std::vector<NetworkTaskInfo>& tasks,
   m_y->setRange(0, yMax);
   m_x->applyNiceNumbers();
   m_y->applyNiceNumbers();
+}
+
+QString TaskTrialsChart::emptyNote() const {
+  return m_emptyNote->text();
 }
 
 void TaskTrialsChart::resizeEvent(QResizeEvent* event) {

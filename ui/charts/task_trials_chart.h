@@ -10,6 +10,8 @@ class QValueAxis;
 
 namespace opevo::ui {
 
+class PlotNote;
+
 // Where a contender's trials went: for each task, the trials it had received against the
 // network's trials, a step per unit the scheduler gave it. A gradient scheduler's lines part
 // after the warm-up; round-robin's stay together. Hovering a line names its task.
@@ -21,6 +23,8 @@ class TaskTrialsChart : public QChartView {
 
   void setContender(const std::vector<NetworkTaskInfo>& tasks, const ContenderState* state);
   int lineCount() const { return static_cast<int>(m_lines.size()); }
+  // The note over an empty plot ("No trials yet"); empty while hidden.
+  QString emptyNote() const;
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -34,6 +38,7 @@ class TaskTrialsChart : public QChartView {
   std::vector<QLineSeries*> m_lines;
   QValueAxis* m_x;
   QValueAxis* m_y;
+  PlotNote* m_emptyNote;
 };
 
 }  // namespace opevo::ui
