@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPointer>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -555,6 +556,9 @@ TEST_F(DeviceRaceTest, ARunOfARaceAcrossSpacesGoesOnAloneUnderItsSpacesName) {
   EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
   EXPECT_EQ(runs()->data()->info().algorithms, QStringList{QStringLiteral("random (joint)")});
   EXPECT_EQ(Store(Store::defaultPath()).trials(joint->id).size(), 3u);
+  // The engine names it so too: the side-by-side figure after the trials.
+  EXPECT_TRUE(runs()->results()->referenceNote().contains(QStringLiteral("random (joint)'s best")))
+      << runs()->results()->referenceNote().toStdString();
 }
 
 }  // namespace

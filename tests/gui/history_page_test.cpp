@@ -412,8 +412,6 @@ TEST_F(HistoryPageTest, ExportTakesTheOneSelectedRunElseTheFastestOfTheSelection
   dialog->close();
 }
 
-// Tab moved from cell to cell inside the table, collapsing a selection of 50 runs to one, and
-// never reached a button: it leaves the table, walks the buttons, and the selection stays.
 // A run with no trial (a network's task its budget never reached, a run stopped before its
 // first) has no kernel: Export is off and says why, where the dialog said so only once opened.
 TEST_F(HistoryPageTest, ExportIsOffForARunWithNoTrial) {
@@ -454,6 +452,8 @@ TEST_F(HistoryPageTest, RunsSelectedByIdAreBroughtIntoView) {
       << row.y() << " in " << page.view()->viewport()->height();
 }
 
+// Tab moved from cell to cell inside the table, collapsing a selection of 50 runs to one, and
+// never reached a button: it leaves the table, walks the buttons, and the selection stays.
 TEST_F(HistoryPageTest, TabLeavesTheTableForTheButtonsAndKeepsTheSelection) {
   for (int i = 0; i < 6; ++i) addRun("GFLOP/s", 3);
   HistoryPage page;

@@ -339,7 +339,14 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
       resumeStoredRace(store, ids, backend, spec.newBudget, BudgetAskedBy::Window);
   std::vector<RunRecord> records;
   for (const ResumedRun& r : race) records.push_back(r.run);
-  const ResumedRace places = resumedRaceOf(records);
+  // Named as the Runs page names them (its race-mates from History's list): by the whole race,
+  // so a joint run resumed alone is still "random (joint)" in the progress and the library note.
+  std::vector<RunRecord> stored;
+  std::set<std::int64_t> races;
+  for (const RunRecord& r : records)
+    if (r.raceId && races.insert(r.raceId).second)
+      for (RunRecord& m : store.raceRuns(r.raceId)) stored.push_back(std::move(m));
+  const ResumedRace places = resumedRaceOf(records, raceMatesOf(records, stored));
   const ResumedRun& first = race.front();
   EngineOptions options;
   options.firstOrder = first.nextOrder;  // the race's, the same for each of its runs

@@ -37,6 +37,19 @@ ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs,
   return race;
 }
 
+std::vector<RunRecord> raceMatesOf(const std::vector<RunRecord>& runs,
+                                   const std::vector<RunRecord>& listed) {
+  std::vector<RunRecord> mates;
+  for (const RunRecord& m : listed) {
+    const auto itself = [&](const RunRecord& r) { return r.id == m.id; };
+    const auto mate = [&](const RunRecord& r) { return m.raceId != 0 && r.raceId == m.raceId; };
+    if (std::none_of(runs.begin(), runs.end(), itself) &&
+        std::any_of(runs.begin(), runs.end(), mate))
+      mates.push_back(m);
+  }
+  return mates;
+}
+
 std::vector<RunRecord> goingOnTo(std::vector<RunRecord> runs, const Budget& total) {
   for (RunRecord& r : runs) r.budgetJson = onItsClock(total, r).toJson();
   return runs;

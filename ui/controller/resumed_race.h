@@ -31,6 +31,9 @@ struct ResumedRace {
 // (joint)", not "opevo".
 ResumedRace resumedRaceOf(const std::vector<RunRecord>& runs,
                           const std::vector<RunRecord>& raceMates = {});
+// Those of `listed` that are runs of the races of `runs`, `runs` left out: their race-mates.
+std::vector<RunRecord> raceMatesOf(const std::vector<RunRecord>& runs,
+                                   const std::vector<RunRecord>& listed);
 
 // Finished runs to go on to a new total (History's More trials…) travel to the Runs page as their
 // records carrying that total as their budget, still stored finished: the engine's resume checks

@@ -37,6 +37,7 @@
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/engine_controller.h"
 #include "ui/controller/race_data.h"
+#include "ui/controller/resumed_race.h"
 #include "ui/models/history_model.h"
 #include "ui/widgets/kernel_export_dialog.h"
 #include "ui/widgets/message_label.h"
@@ -444,15 +445,12 @@ void HistoryPage::updateButtons() {
   m_moreTrials->setToolTip(m_readOnly ? readOnlyTip(m_storePath, tr("give its runs more trials"))
                                       : moreTrialsTip());
   // A run with no trial has no kernel: the dialog said so only once opened.
-  const RunRecord* exported = exportRun();
-  bool noTrial = false;
-  for (int r = 0; exported && r < m_model->rowCount(); ++r)
-    if (&m_model->row(r).run == exported) noTrial = m_model->row(r).tally.trials == 0;
-  m_export->setEnabled(exported && !noTrial);
-  m_export->setToolTip(
-      noTrial
-          ? tr("Run %1 has no trial: no kernel to export").arg(static_cast<qlonglong>(exported->id))
-          : exportTip());
+  const int exported = exportRow();
+  const bool noTrial = exported >= 0 && m_model->row(exported).tally.trials == 0;
+  m_export->setEnabled(exported >= 0 && !noTrial);
+  m_export->setToolTip(noTrial ? tr("Run %1 has no trial: no kernel to export")
+                                     .arg(static_cast<qlonglong>(m_model->row(exported).run.id))
+                               : exportTip());
   m_delete->setEnabled(!m_readOnly && m_view->selectionModel()->hasSelection());
   m_delete->setToolTip(m_readOnly ? readOnlyTip(m_storePath, tr("delete the runs")) : deleteTip());
   // It did nothing with no run selected, or on an empty table, and selected the one run again
@@ -620,16 +618,9 @@ void HistoryPage::setEngine(EngineController* engine) {
 }
 
 std::vector<RunRecord> HistoryPage::raceMatesOf(const std::vector<RunRecord>& runs) const {
-  std::vector<RunRecord> mates;
-  for (int row = 0; row < m_model->rowCount(); ++row) {
-    const RunRecord& m = m_model->row(row).run;
-    const auto itself = [&](const RunRecord& r) { return r.id == m.id; };
-    const auto mate = [&](const RunRecord& r) { return m.raceId != 0 && r.raceId == m.raceId; };
-    if (std::none_of(runs.begin(), runs.end(), itself) &&
-        std::any_of(runs.begin(), runs.end(), mate))
-      mates.push_back(m);
-  }
-  return mates;
+  std::vector<RunRecord> listed;
+  for (int row = 0; row < m_model->rowCount(); ++row) listed.push_back(m_model->row(row).run);
+  return ui::raceMatesOf(runs, listed);
 }
 
 MoreTrialsDialog* HistoryPage::moreTrialsForSelected() {
@@ -713,15 +704,19 @@ int HistoryPage::fastestDrawnRow(int* drawn) const {
   return fastest;
 }
 
-const RunRecord* HistoryPage::exportRun() const {
+int HistoryPage::exportRow() const {
   if (m_view->selectionModel()->selectedRows().size() > 1) {
     // Several runs (a whole race): the fastest of those drawn. The run that had the keyboard
     // focus was taken: run 293, 7,366 GFLOP/s, beside the race's best 7,393.
-    if (const int fastest = fastestDrawnRow(); fastest >= 0) return &m_model->row(fastest).run;
+    if (const int fastest = fastestDrawnRow(); fastest >= 0) return fastest;
   }
   // One run (or none of several has a working trial): the current row while it is selected,
   // else the top selected one (after an import its run is selected, another row current).
-  const int row = actionRow();
+  return actionRow();
+}
+
+const RunRecord* HistoryPage::exportRun() const {
+  const int row = exportRow();
   return row < 0 ? nullptr : &m_model->row(row).run;
 }
 
@@ -895,8 +890,10 @@ std::vector<std::int64_t> HistoryPage::selectRuns(const std::vector<std::int64_t
   if (!selection.isEmpty()) {
     m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
     // The first of them in view: `opevo-studio --open-runs` selected rows below the fold, out of
-    // sight. Centred, as the table may yet shrink while the window settles.
-    m_view->scrollTo(selection.indexes().front(), QAbstractItemView::PositionAtCenter);
+    // sight. Centred, as the table may yet shrink while the window settles; laid out first, as
+    // just after the rows came the scroll bar's range was still 0 and held the table at its top.
+    m_view->doItemsLayout();
+    m_view->scrollTo(selection.first().topLeft(), QAbstractItemView::PositionAtCenter);
   }
   return missing;
 }

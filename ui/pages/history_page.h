@@ -120,6 +120,8 @@ class HistoryPage : public QWidget {
   // The row a button acts on: the current row while it is selected, else the top selected row
   // as the table shows it; -1 when none is selected.
   int actionRow() const;
+  // The row of exportRun(); -1 when none.
+  int exportRow() const;
   // Whether the row's run can go on here: unfinished, not being tuned, not a network's task, in a
   // database this user can write.
   bool resumable(int row) const;
