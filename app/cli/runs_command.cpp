@@ -349,7 +349,9 @@ void addRunsCommands(CLI::App& app) {
       if (modes.back().empty()) modes.back() = "-";
       modeWidth = std::max(modeWidth, static_cast<int>(modes.back().size()));
       backend = std::max(backend, static_cast<int>(r.backend.size()));
-      statuses.push_back(runStatusText(live.of(r), r.endReason, budgetClockOf(r)));
+      const auto tally = tallies.find(r.id);
+      statuses.push_back(runStatusText(live.of(r), r.endReason, budgetClockOf(r),
+                                       tally == tallies.end() ? 0 : tally->second.trials));
       status = std::max(status, static_cast<int>(statuses.back().size()));
       // No working trial: no best (a 0 would read as a measured speed).
       std::string best = "-";

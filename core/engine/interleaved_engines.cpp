@@ -27,7 +27,8 @@ InterleavedEngines::InterleavedEngines(std::vector<Engine*> engines, Schedule sc
 }
 
 bool InterleavedEngines::step() {
-  // Among the engines whose runs are furthest behind, the first after the one stepped last.
+  // The engines whose runs are furthest behind; in turn, the first of them after the one stepped
+  // last.
   long long fewest = -1;
   std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < m_engines.size(); ++i) {

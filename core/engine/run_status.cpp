@@ -56,4 +56,10 @@ std::string runStatusText(RunStatus status, EndReason reason, BudgetClock clock)
   return std::string(runStatusName(status)) + " (" + endReasonText(reason, clock) + ")";
 }
 
+std::string runStatusText(RunStatus status, EndReason reason, BudgetClock clock, long long trials) {
+  if (status == RunStatus::Finished && trials == 0)
+    return std::string(runStatusName(status)) + ", no trial";
+  return runStatusText(status, reason, clock);
+}
+
 }  // namespace opevo

@@ -45,5 +45,8 @@ std::string endReasonText(EndReason reason, BudgetClock clock = BudgetClock::Tun
 // reads "interrupted"): how the window and `opevo runs` list it.
 std::string runStatusText(RunStatus status, EndReason reason,
                           BudgetClock clock = BudgetClock::Tuning);
+// As above, with the run's trials: a finished run that has none (a network's task its budget
+// never reached) reads "finished, no trial", not "finished (trials)" as if it had spent its own.
+std::string runStatusText(RunStatus status, EndReason reason, BudgetClock clock, long long trials);
 
 }  // namespace opevo

@@ -91,6 +91,14 @@ TEST(ReplayBudget, ARunEndsOnTheTrialWhoseDeviceTimeReachesItsBudget) {
   EXPECT_LT(run.seconds, 150.0);
   EXPECT_EQ(run.clock, BudgetClock::Device);
   EXPECT_EQ(runStatusText(statusAfter(run.end), run.end, run.clock), "finished (device time)");
+  // Told its trials, as `opevo runs` and History are: with some, the same words; with none (a
+  // network's task its budget never reached), it did not spend a budget of its own.
+  EXPECT_EQ(runStatusText(statusAfter(run.end), run.end, run.clock, run.trials),
+            "finished (device time)");
+  EXPECT_EQ(runStatusText(RunStatus::Finished, EndReason::Trials, BudgetClock::Tuning, 0),
+            "finished, no trial");
+  EXPECT_EQ(runStatusText(RunStatus::Interrupted, EndReason::Stopped, BudgetClock::Tuning, 0),
+            "interrupted (stopped)");
 }
 
 // The same seed and budget measure the same trials at any pace (the window's 3 ms a trial, held

@@ -49,9 +49,8 @@ std::vector<TrialRecord> storedTrials(const RaceData& data) {
       if (curve.trials == 0) continue;
       const std::optional<RunRecord> run = store.run(curve.run);
       if (!run) throw std::runtime_error("run " + std::to_string(curve.run) + " is not stored");
-      const std::string algorithm = data.info().algorithms.value(a).toStdString();
+      // Each under its run's own algorithm and space, as `opevo export` writes them.
       for (TrialRecord& t : trialRecords(*run, store.trials(run->id))) {
-        t.algorithm = algorithm;
         t.repeat = r;
         records.push_back(std::move(t));
       }
@@ -117,9 +116,15 @@ QString saveTrialsCsv(const RaceData& data, const QString& path) {
     }
   }
   if (!read)
-    for (const TrialPoint& t : data.trials())
-      records.push_back(trialRecordOf(t, data.info().algorithms.value(t.algorithm),
-                                      data.info().spaces.value(t.algorithm)));
+    for (const TrialPoint& t : data.trials()) {
+      // The algorithm's own name and its space, as `opevo export` writes a stored run's; the
+      // curve's name where the window was not told them.
+      const auto a = static_cast<std::size_t>(t.algorithm);
+      const RaceData::Info& info = data.info();
+      records.push_back(a < info.runs.size()
+                            ? trialRecordOf(t, info.runs[a].algorithm, info.runs[a].space)
+                            : trialRecordOf(t, info.algorithms.value(t.algorithm), QString()));
+    }
   // The one trials.csv format (core's io/trials_csv.h), as `opevo compare` and `opevo export`
   // write.
   return writeExport(path, QByteArray::fromStdString(trialsCsv(records)));

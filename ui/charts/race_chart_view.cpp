@@ -136,10 +136,9 @@ void RaceChartView::makeAxes() {
   m_axisY = make(m_logY);
   const RaceData::Clock clock = m_data->clock();
   QString time = clockName(clock);
-  time =
-      clock == RaceData::Clock::Both
-          ? tr("Time (s): a replay's device time by its file, a run measured here its tuning time")
-          : tr("%1 (s)").arg(time.at(0).toUpper() + time.mid(1));
+  time = clock == RaceData::Clock::Both
+             ? tr("Time (s): a replay's by its file, others' tuning time")
+             : tr("%1 (s)").arg(time.at(0).toUpper() + time.mid(1));
   m_axisX->setTitleText(m_xAxis == XAxis::Trials ? tr("Trials") : time);
   const QString unit = m_data->info().speedUnit;
   // The chart's title says "best speed"; the axis only needs the unit (a long title is clipped).

@@ -29,7 +29,7 @@ void RaceData::reset(Info info) {
   m_trials.clear();
   m_trialCount = 0;
   m_deviceSeconds.clear();
-  m_deviceTimed = m_tuningTimed = false;
+  m_tuningTimed = false;
   m_curves.assign(static_cast<std::size_t>(m_info.algorithms.size() * m_info.repeats), RunCurve{});
   ++m_revision;
   emit wasReset();
@@ -52,8 +52,8 @@ std::optional<double> RaceData::deviceSeconds(int algorithm, int repeat) const {
 }
 
 RaceData::Clock RaceData::clock() const {
-  if (m_deviceTimed && m_tuningTimed) return Clock::Both;
-  return m_deviceTimed ? Clock::DeviceByFile : Clock::Tuning;
+  if (hasDeviceTime() && m_tuningTimed) return Clock::Both;
+  return hasDeviceTime() ? Clock::DeviceByFile : Clock::Tuning;
 }
 
 std::vector<const RunCurve*> RaceData::runsOf(int algorithm) const {
@@ -83,7 +83,7 @@ void RaceData::append(const std::vector<TrialPoint>& trials) {
     c.run = t.run;
     c.add(t.deviceSeconds.value_or(t.seconds), t.best);
     if (t.deviceSeconds) m_deviceSeconds[{t.algorithm, t.repeat}] = *t.deviceSeconds;
-    (t.deviceSeconds ? m_deviceTimed : m_tuningTimed) = true;
+    if (!t.deviceSeconds) m_tuningTimed = true;
     m_trials.push_back(t);
     ++m_trialCount;
   }

@@ -32,6 +32,10 @@ class RaceData : public QObject {
   // The table's window: enough to scroll through the last minutes of a fast race.
   static constexpr std::size_t kRecentTrials = 10000;
 
+  struct CurveRuns {
+    QString algorithm;
+    QString space;
+  };
   struct Info {
     QStringList algorithms;
     // At least this many; a trial of a later repeat (a resumed run, which keeps its own) adds it.
@@ -47,9 +51,10 @@ class RaceData : public QObject {
     // The store holding the race's runs (whose ids the curves carry); empty: not stored, and
     // every trial is kept here.
     QString storePath;
-    // The space each curve's runs tune (TrialRecord::space), for trials.csv; the store says it of
-    // the runs of a stored race.
-    QStringList spaces;
+    // What each curve's runs are, as trials.csv names them: the algorithm's own name (a curve
+    // may carry its space's: "opevo (joint)") and the space they tune (TrialRecord::space). The
+    // store says it of the runs of a stored race.
+    std::vector<CurveRuns> runs;
   };
 
   void reset(Info info);
@@ -112,9 +117,7 @@ class RaceData : public QObject {
   long long m_trialCount = 0;
   std::vector<RunCurve> m_curves;                         // [repeat * algorithms + algorithm]
   std::map<std::pair<int, int>, double> m_deviceSeconds;  // by (algorithm, repeat)
-  // Whether any trial was charged by a file, and any was timed here (clock()).
-  bool m_deviceTimed = false;
-  bool m_tuningTimed = false;
+  bool m_tuningTimed = false;  // whether any trial was timed here, not charged by a file
   quint64 m_revision = 0;
 };
 

@@ -46,14 +46,15 @@ QStringList raceCurveNames(const RaceSpec& spec) {
   return names;
 }
 
-QStringList raceCurveSpaces(const RaceSpec& spec) {
-  QStringList spaces;
+std::vector<RaceData::CurveRuns> raceCurveRuns(const RaceSpec& spec) {
+  std::vector<RaceData::CurveRuns> runs;
   for (const RaceSpace& space : racedSpaces(spec))
-    for (std::size_t a = 0; a < spec.algorithms.size(); ++a)
-      spaces << QString::fromStdString(spec.dataset
-                                           ? std::string(layout::kReplayModeName)
-                                           : layout::spaceModeName(space.mode, space.target));
-  return spaces;
+    for (const AlgorithmChoice& a : spec.algorithms)
+      runs.push_back(
+          {QString::fromStdString(a.name),
+           QString::fromStdString(spec.dataset ? std::string(layout::kReplayModeName)
+                                               : layout::spaceModeName(space.mode, space.target))});
+  return runs;
 }
 
 }  // namespace opevo::ui

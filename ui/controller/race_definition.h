@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ops/operator_json.h"
+#include "ui/controller/race_data.h"
 #include "ui/controller/race_types.h"
 
 namespace opevo::ui {
@@ -22,9 +23,9 @@ RaceSpec inSpace(RaceSpec spec, const RaceSpace& space);
 // worker's algorithm indices): the algorithms' own for one space, else with their space's, as
 // History names stored runs of several spaces ("opevo (loop)", "opevo (joint)": curveNames).
 QStringList raceCurveNames(const RaceSpec& spec);
-// The space of each of those curves, as a stored run of it reads (layout::runModeName): "loop",
-// "joint", "winograd", "replay".
-QStringList raceCurveSpaces(const RaceSpec& spec);
+// What runs each of those curves is: the algorithm's own name and its space, as a stored run of it
+// reads (layout::runModeName: "loop", "joint", "winograd", "replay").
+std::vector<RaceData::CurveRuns> raceCurveRuns(const RaceSpec& spec);
 // Why a race across spaces, new or resumed, is refused through the cluster: each space's measurer
 // would open its own session on the agents. The refusals go on with what to do.
 inline constexpr char kAcrossSpacesOnThisMachine[] =

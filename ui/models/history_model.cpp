@@ -86,6 +86,7 @@ void HistoryModel::setRuns(const std::vector<RunRecord>& runs,
                            const std::map<std::int64_t, QString>& networks) {
   beginResetModel();
   m_rows.clear();
+  m_tallied = !tallies.empty();
   for (const RunRecord& run : runs) {
     Row row;
     row.run = run;
@@ -234,15 +235,16 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::ToolTipRole && !r.run.failure.empty())
           return Qt::convertFromPlainText(tr("%1: %2").arg(
               QString::fromStdString(runStatusText(r.run)), QString::fromStdString(r.run.failure)));
-        // A network's task its budget never reached read "finished (trials)", as if it had
-        // spent trials of its own.
-        if (r.run.status == RunStatus::Finished && r.tally.trials == 0 && !r.network.isEmpty())
-          return role == Qt::ToolTipRole
-                     ? tr("%1 spent its trials on other tasks: this one ran its default "
-                          "configuration in the network's end-to-end time")
-                           .arg(r.network)
-                     : tr("finished, no trial");
-        return QString::fromStdString(runStatusText(r.run));
+        // A network's task its budget never reached: why, where it reads "finished, no trial".
+        if (role == Qt::ToolTipRole && r.run.status == RunStatus::Finished && r.tally.trials == 0 &&
+            !r.network.isEmpty())
+          return tr("%1 spent its trials on other tasks: this one ran its default configuration "
+                    "in the network's end-to-end time")
+              .arg(r.network);
+        return QString::fromStdString(
+            m_tallied
+                ? runStatusText(r.run.status, r.run.endReason, budgetClockOf(r.run), r.tally.trials)
+                : runStatusText(r.run));
       default:
         return {};
     }

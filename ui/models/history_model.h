@@ -67,6 +67,9 @@ class HistoryModel : public QAbstractTableModel {
   void sortRows();
 
   std::vector<Row> m_rows;
+  // Whether setRuns was given tallies: a run absent from them has no trial (Store::runTallies
+  // lists runs with trials); without them nothing is known of any run's.
+  bool m_tallied = false;
   int m_sortColumn = IdColumn;
   Qt::SortOrder m_sortOrder = Qt::DescendingOrder;
 };

@@ -313,7 +313,7 @@ bool RunsPage::start() {
   showMessage(m_noteLabel, QString());
   RaceData::Info info;
   info.algorithms = raceCurveNames(*spec);
-  info.spaces = raceCurveSpaces(*spec);
+  info.runs = raceCurveRuns(*spec);
   info.repeats = spec->repeats;
   if (spec->dataset) {
     info.speedUnit = QString::fromStdString(spec->dataset->speedUnit);
