@@ -55,6 +55,19 @@ std::vector<TrialRow> clusterTrials() {
   return rows;
 }
 
+// A saved trials.csv, its header checked: the format's, the one compare streams and export
+// writes.
+std::istringstream savedCsv(const QString& path) {
+  QFile file(path);
+  EXPECT_TRUE(file.open(QIODevice::ReadOnly | QIODevice::Text)) << path.toStdString();
+  std::istringstream in(file.readAll().toStdString());
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header + "\n", trialsCsvHeader());
+  in.seekg(0);
+  return in;
+}
+
 TEST(TrialsCsvWindowSave, AStoredRunSavesItsDeviceTimeAndAgentsAsExportDoes) {
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());
@@ -83,13 +96,9 @@ TEST(TrialsCsvWindowSave, AStoredRunSavesItsDeviceTimeAndAgentsAsExportDoes) {
   ASSERT_TRUE(waitUntil([&] { return !page.busy() && page.data()->trials().size() == 5; }));
   const QString path = dir.filePath(QStringLiteral("trials.csv"));
   ASSERT_EQ(page.results()->exportCsv(path), QString());
-  QFile file(path);
-  ASSERT_TRUE(file.open(QIODevice::ReadOnly | QIODevice::Text));
-  std::istringstream in(file.readAll().toStdString());
+  std::istringstream in = savedCsv(path);
   std::string line;
   std::getline(in, line);
-  // The format's header, the one compare streams and export writes.
-  EXPECT_EQ(line + "\n", trialsCsvHeader());
   const std::vector<std::string> header = csvFields(line);
   const auto column = [&](const std::string& name) {
     for (std::size_t i = 0; i < header.size(); ++i)
@@ -206,12 +215,9 @@ TEST(TrialsCsvWindowSave, ARaceNotStoredSavesEachCurvesSpace) {
   data.append(points);
   const QString path = dir.filePath(QStringLiteral("trials.csv"));
   ASSERT_EQ(saveTrialsCsv(data, path), QString());
-  QFile file(path);
-  ASSERT_TRUE(file.open(QIODevice::ReadOnly | QIODevice::Text));
-  std::istringstream in(file.readAll().toStdString());
+  std::istringstream in = savedCsv(path);
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line + "\n", trialsCsvHeader());
   ASSERT_EQ(csvFields(line).back(), "space");
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(std::getline(in, line)) << i;
