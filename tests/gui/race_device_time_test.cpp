@@ -13,6 +13,7 @@
 
 #include "engine/device_time.h"
 #include "gui_test_support.h"
+#include "io/run_import.h"
 #include "store/history.h"
 #include "store/store.h"
 #include "ui/charts/race_chart_view.h"
@@ -188,6 +189,15 @@ TEST_F(RaceDeviceTimeTest, AReplaysTimeBudgetIsItsDeviceTime) {
   prepareReplay({QStringLiteral("random")}, 1, 20);
   timeBudgetOnly(60);
   ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  // From Start, before its first trial: the charts name the clock the race will be drawn on (they
+  // said "tuning time" until the first trial, then were rebuilt).
+  ASSERT_EQ(runs()->data()->trialCount(), 0);
+  EXPECT_EQ(runs()->data()->clock(), RaceData::Clock::DeviceByFile);
+  QTabWidget* tabs = runs()->results()->tabs();
+  EXPECT_EQ(tabs->tabText(tabs->indexOf(runs()->results()->timeChart())),
+            QStringLiteral("vs device time"));
+  EXPECT_EQ(runs()->results()->timeChart()->chart()->axes(Qt::Horizontal).value(0)->titleText(),
+            QStringLiteral("Device time by the file (s)"));
   ASSERT_TRUE(raceEnded(120000));
   runs()->results()->refreshNow();
 
@@ -203,6 +213,44 @@ TEST_F(RaceDeviceTimeTest, AReplaysTimeBudgetIsItsDeviceTime) {
   EXPECT_EQ(runs()->results()->deviceTimeText(),
             QStringLiteral("Device time by the file: random ") +
                 QString::fromStdString(deviceTimeText(sums.back())));
+}
+
+// A replay run stored before budgets counted device time (its budget's seconds were tuning time)
+// is still drawn on what its trials cost the device, from the store and as it goes on: its
+// budget's clock is what the budget counts, not what the trials cost.
+TEST_F(RaceDeviceTimeTest, AReplayRunOnAnOldTuningTimeBudgetIsDrawnOnItsDeviceTime) {
+  prepareReplay({QStringLiteral("random")}, 1, 0);
+  setup()->setTrials(10);
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  ASSERT_TRUE(raceEnded());
+  const std::vector<RunRecord> first = newRuns();
+  ASSERT_EQ(first.size(), 1u);
+  const std::int64_t id = first[0].id;
+  {
+    // As such a run was stored: a time budget with no clock, and stopped before its end.
+    Store store(Store::defaultPath());
+    store.setRunBudget(id, "{\"seconds\":1000.0,\"trials\":20}");
+    store.setRunStatus(id, RunStatus::Interrupted, EndReason::Stopped);
+    ASSERT_EQ(budgetClockOf(*store.run(id)), BudgetClock::Tuning);
+  }
+  // Resumed on the Runs page, as History's Resume does.
+  ASSERT_TRUE(runs()->resumeRun(*Store(Store::defaultPath()).run(id), {}))
+      << runs()->message().toStdString();
+  EXPECT_EQ(runs()->data()->clock(), RaceData::Clock::DeviceByFile);
+  ASSERT_TRUE(raceEnded());
+  runs()->results()->refreshNow();
+  ASSERT_EQ(Store(Store::defaultPath()).trials(id).size(), 20u);
+  expectTimedByTheFile(runs()->results(), runs()->data(), {*Store(Store::defaultPath()).run(id)});
+
+  // Reopened from the store.
+  m_window.pages()->setCurrentWidget(history());
+  history()->reload();
+  ASSERT_TRUE(waitUntil([&] { return !history()->busy(); }, 30000));
+  ASSERT_TRUE(history()->selectRuns({id}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !history()->busy(); }, 30000));
+  history()->results()->refreshNow();
+  expectTimedByTheFile(history()->results(), history()->data(),
+                       {*Store(Store::defaultPath()).run(id)});
 }
 
 // A race measured on this machine's CPU keeps its tuning time as its budget, and shows no device

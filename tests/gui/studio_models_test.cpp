@@ -14,6 +14,7 @@
 #include "engine/interleaved_engines.h"
 #include "gui_test_support.h"
 #include "io/replay_dataset.h"
+#include "io/run_import.h"
 #include "replay/replay_measurer.h"
 #include "store/records.h"
 #include "tuners/registry.h"
@@ -115,6 +116,48 @@ TEST(TrialsModel, AClustersTrialSaysWhichAgentMeasuredIt) {
                    .toString()
                    .contains("measured by"));
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join('\n').toStdString();
+}
+
+// A run measured elsewhere (a replay, an imported file) is charted on what its trials cost the
+// device by the file, whichever clock its time budget counted (a replay stored before budgets
+// said their clock counted tuning time); a run measured here on its tuning time. Stored runs with
+// no trial yet are charted on the clock their trials will be on.
+TEST(StoredTrialPoints, ARunMeasuredElsewhereIsOnItsDeviceTimeWhateverItsBudgetCounted) {
+  std::vector<TrialRow> rows(2);
+  for (int i = 0; i < 2; ++i) {
+    rows[std::size_t(i)].seq = i + 1;
+    rows[std::size_t(i)].status = TrialStatus::Ok;
+    rows[std::size_t(i)].seconds = 0.001 * (i + 1);
+    rows[std::size_t(i)].compileMs = 100;
+    rows[std::size_t(i)].measureMs = 400;
+  }
+  RunRecord replay;
+  replay.backend = "replay";
+  replay.budgetJson = "{\"seconds\":10.0,\"trials\":40}";
+  RunRecord imported = replay;
+  imported.backend = kImportedBackend;
+  RunRecord cpu = replay;
+  cpu.backend = "cpu";
+  for (const RunRecord& run : {replay, imported}) {
+    const std::vector<TrialPoint> points = storedTrialPoints(run, rows, 0, 0);
+    ASSERT_EQ(points.size(), 2u);
+    ASSERT_TRUE(points[1].deviceSeconds) << run.backend;
+    EXPECT_DOUBLE_EQ(*points[1].deviceSeconds, 1.0);
+  }
+  EXPECT_FALSE(storedTrialPoints(cpu, rows, 0, 0)[1].deviceSeconds);
+
+  EXPECT_EQ(plannedClockOf({replay, imported}), RaceData::Clock::DeviceByFile);
+  EXPECT_EQ(plannedClockOf({cpu}), RaceData::Clock::Tuning);
+  EXPECT_EQ(plannedClockOf({cpu, replay}), RaceData::Clock::Both);
+  RaceData data;
+  RaceData::Info info;
+  info.algorithms = {"random"};
+  info.plannedClock = RaceData::Clock::DeviceByFile;
+  data.reset(info);
+  EXPECT_EQ(data.clock(), RaceData::Clock::DeviceByFile);
+  // Then the trials say it.
+  data.append(storedTrialPoints(cpu, rows, 0, 0));
+  EXPECT_EQ(data.clock(), RaceData::Clock::Tuning);
 }
 
 // A stored race's table keeps its latest trials only, however long the race; the curves still

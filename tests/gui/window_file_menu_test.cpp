@@ -191,6 +191,56 @@ TEST_F(WindowFileMenuTest, AT4ExportFromTheWindowIsRestoredByTheCli) {
   EXPECT_EQ(Store(m_db).runs().size(), 1u);
 }
 
+// History's run with no trial (a network's task its budget never reached): the dialog offers it,
+// says at once that it has nothing to write, and exports another run once chosen. Export was on,
+// and the file was refused only once clicked.
+TEST_F(WindowFileMenuTest, AT4ExportOfARunWithNoTrialSaysSoBeforeExportIsClicked) {
+  int code = 0;
+  const QString tuned =
+      runCli({QStringLiteral("tune"), QStringLiteral("--backend"),
+              QStringLiteral("replay:") + kGemm, QStringLiteral("--trials"), QStringLiteral("5"),
+              QStringLiteral("--db"), QString::fromStdString(m_db)},
+             &code);
+  ASSERT_EQ(code, 0) << tuned.toStdString();
+  std::int64_t some = 0;
+  std::int64_t none = 0;
+  {
+    Store store(m_db);
+    RunRecord run = store.runs().front();
+    some = run.id;
+    none = store.createRunWithTrials(run, {});
+    store.setRunStatus(none, RunStatus::Finished);
+  }
+  m_window->pages()->setCurrentWidget(m_window->historyPage());
+  m_window->historyPage()->reload();
+  ASSERT_TRUE(waitUntil([&] { return m_window->historyPage()->model()->rowCount() == 2; }));
+  ASSERT_TRUE(m_window->historyPage()->selectRuns({none}).empty());
+  fileAction("exportT4Action")->trigger();
+  auto* dialog = m_window->findChild<T4ExportDialog*>();
+  ASSERT_NE(dialog, nullptr);
+  QSignalSpy listed(dialog, &T4ExportDialog::runsListed);
+  ASSERT_TRUE(waitUntil([&] { return !listed.isEmpty(); }));
+  EXPECT_EQ(dialog->chosenRun(), none);
+  EXPECT_FALSE(dialog->chosenHasTrials());
+  EXPECT_FALSE(dialog->exportButton()->isEnabled());
+  EXPECT_EQ(dialog->message(),
+            QStringLiteral("Run %1 has no trial: a T4 file needs at least one result. Choose a "
+                           "run with trials.")
+                .arg(none));
+
+  // The other run, chosen in the list: Export is on again, and writes it.
+  dialog->runBox()->setCurrentIndex(dialog->runBox()->findData(static_cast<qlonglong>(some)));
+  EXPECT_TRUE(dialog->exportButton()->isEnabled());
+  EXPECT_EQ(dialog->message(), QString());
+  dialog->fileEdit()->setText(QString::fromStdString(m_dir.file("some_T4.json")));
+  QSignalSpy exported(dialog, &T4ExportDialog::exported);
+  QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
+  ASSERT_TRUE(waitUntil([&] { return !exported.isEmpty() || !dialog->busy(); }, 30000));
+  ASSERT_EQ(exported.size(), 1) << dialog->message().toStdString();
+  EXPECT_EQ(exported.first().at(2).toLongLong(), 5);
+  dialog->close();
+}
+
 // A run that cannot be written (no such folder): the dialog says which file and why.
 TEST_F(WindowFileMenuTest, AT4ExportThatCannotBeWrittenSaysWhy) {
   int code = 0;

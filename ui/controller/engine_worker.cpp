@@ -155,7 +155,9 @@ void EngineWorker::trialMeasured(const TrialEvent& e, const EngineProgress& p) {
   point.verifyMs = t.measurement.verifyMs;
   point.reused = t.measurement.reused;
   point.tunerSeconds = t.tunerSeconds;
-  if (e.run->clock == BudgetClock::Device) point.deviceSeconds = e.run->deviceSeconds;
+  // A replay's trials are charted on what they cost the device by the file, whatever clock its
+  // budget counts (a run stored before budgets counted device time goes on on tuning time).
+  if (m_measurer && m_measurer->isReplay()) point.deviceSeconds = e.run->deviceSeconds;
   m_pending.trials.push_back(std::move(point));
   setProgress(m_engines ? m_engines->progress() : p);
   // Short: it follows "NN% of the race; now " in the status bar's progress bar.

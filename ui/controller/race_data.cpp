@@ -52,6 +52,7 @@ std::optional<double> RaceData::deviceSeconds(int algorithm, int repeat) const {
 }
 
 RaceData::Clock RaceData::clock() const {
+  if (m_trialCount == 0) return m_info.plannedClock;
   if (hasDeviceTime() && m_tuningTimed) return Clock::Both;
   return hasDeviceTime() ? Clock::DeviceByFile : Clock::Tuning;
 }
@@ -141,12 +142,19 @@ QString clockName(RaceData::Clock clock) {
   return QObject::tr("time");
 }
 
+RaceData::Clock plannedClockOf(const std::vector<RunRecord>& runs) {
+  const auto elsewhere = static_cast<std::size_t>(std::count_if(
+      runs.begin(), runs.end(), [](const RunRecord& r) { return measuredElsewhere(r); }));
+  if (elsewhere == 0) return RaceData::Clock::Tuning;
+  return elsewhere == runs.size() ? RaceData::Clock::DeviceByFile : RaceData::Clock::Both;
+}
+
 std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
                                           int algorithm, int repeat) {
   std::vector<TrialPoint> points;
   points.reserve(rows.size());
   double best = 0;
-  const bool device = budgetClockOf(run) == BudgetClock::Device;
+  const bool device = measuredElsewhere(run);
   double deviceMsSoFar = 0;
   for (const TrialRow& t : rows) {
     TrialPoint p;

@@ -32,6 +32,13 @@ class RaceData : public QObject {
   // The table's window: enough to scroll through the last minutes of a fast race.
   static constexpr std::size_t kRecentTrials = 10000;
 
+  // What the curves' time is (RunCurve::Step::seconds). A replayed run's is its device time by the
+  // file, the time its trials cost the device that measured them: the tuner's own time is a
+  // replay's bookkeeping, seconds beside the device's minutes, and would make the faster tuner
+  // look the better one. A run measured here has its tuning time. Both, when History draws runs of
+  // both kinds together.
+  enum class Clock { Tuning, DeviceByFile, Both };
+
   struct CurveRuns {
     QString algorithm;
     QString space;
@@ -55,6 +62,9 @@ class RaceData : public QObject {
     // may carry its space's: "opevo (joint)") and the space they tune (TrialRecord::space). The
     // store says it of the runs of a stored race.
     std::vector<CurveRuns> runs;
+    // The clock of the curves until a trial says it (clock()): a replay's charts name device
+    // time from Start, not "tuning time" until its first trial and then rebuild.
+    Clock plannedClock = Clock::Tuning;
   };
 
   void reset(Info info);
@@ -86,11 +96,7 @@ class RaceData : public QObject {
   std::optional<double> deviceSeconds(int algorithm, int repeat) const;
   // Whether any run has a device time: the race replays a file.
   bool hasDeviceTime() const { return !m_deviceSeconds.empty(); }
-  // What the curves' time is (RunCurve::Step::seconds). A replayed run's is its device time by the
-  // file, the time its budget counts: the tuner's own time is a replay's bookkeeping, seconds
-  // beside the device's minutes, and would make the faster tuner look the better one. A run
-  // measured here has its tuning time. Both, when History draws runs of both kinds together.
-  enum class Clock { Tuning, DeviceByFile, Both };
+  // What the curves' time is (RunCurve::Step::seconds); Info::plannedClock before any trial.
   Clock clock() const;
   // The runs of one algorithm that have at least one trial.
   std::vector<const RunCurve*> runsOf(int algorithm) const;
@@ -124,12 +130,16 @@ class RaceData : public QObject {
 // The clock's name as a chart's title says it: "tuning time", "device time by the file", "time".
 QString clockName(RaceData::Clock clock);
 
+// The clock stored runs are charted on before a trial says it (Info::plannedClock): device time by
+// the file for runs measured elsewhere, tuning time for runs measured here, Both for a mix.
+RaceData::Clock plannedClockOf(const std::vector<RunRecord>& runs);
+
 // A stored run's trials as the charts see them: the best so far, and as time the run's tuning
 // time (for runs stored before schema 2, which did not keep it, the wall-clock seconds from the
-// run's start to each trial's commit, pauses and any downtime included). Those of a run whose
-// time budget counts device time (a replay: budgetClockOf) also carry its device time so far by
-// the file, compile_ms + measure_ms of its trials, as the engine counts it and as the live
-// points do (TrialPoint::deviceSeconds).
+// run's start to each trial's commit, pauses and any downtime included). Those of a run measured
+// elsewhere (a replay or an imported file: measuredElsewhere) also carry its device time so far
+// by the file, compile_ms + measure_ms of its trials, as the engine counts it and as the live
+// points do (TrialPoint::deviceSeconds), whichever clock its time budget counted.
 std::vector<TrialPoint> storedTrialPoints(const RunRecord& run, const std::vector<TrialRow>& rows,
                                           int algorithm, int repeat);
 

@@ -89,8 +89,8 @@ struct TrialPoint {
   double best = 0;     // best of its run so far
   double seconds = 0;  // tuning time of its run so far, pauses excluded
   // Its run's device time so far by the replayed file (engine/device_time.h: what the trials
-  // measured so far cost the device that measured the file), where the run's time budget counts
-  // it (BudgetClock::Device: a replay); none where the run measures on a device here.
+  // measured so far cost the device that measured the file), for a run measured elsewhere (a
+  // replay, an imported file); none where the run measures on a device here.
   std::optional<double> deviceSeconds;
   double medianMs = 0;
   double compileMs = 0;

@@ -214,6 +214,9 @@ HistoryPage::CurvesJob loadCurves(const std::string& path,
       drawn.emplace_back(&row, std::move(trials));
     }
     const std::vector<std::string> curves = curveNames(drawnRuns);
+    std::vector<RunRecord> drawnCopies;
+    for (const RunRecord* r : drawnRuns) drawnCopies.push_back(*r);
+    job.info.plannedClock = plannedClockOf(drawnCopies);
     for (std::size_t d = 0; d < drawn.size(); ++d) {
       const HistoryModel::Row& row = *drawn[d].first;
       const std::vector<TrialRow>& trials = drawn[d].second;

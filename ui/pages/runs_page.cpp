@@ -320,6 +320,7 @@ bool RunsPage::start() {
     info.label = QString::fromStdString(ReplayMeasurer(spec->dataset).label());
     if (spec->dataset->complete && spec->dataset->bestSpeed > 0)
       info.optimum = spec->dataset->bestSpeed;
+    info.plannedClock = RaceData::Clock::DeviceByFile;
     m_measuredOperator.clear();
   } else {
     m_measuredOperator = m_setup->operatorBox()->currentText();
@@ -365,6 +366,7 @@ bool RunsPage::resumeRun(const RunRecord& run, const std::vector<RunRecord>& rac
   RaceData::Info info;
   info.algorithms = resumedRaceOf({run}, raceMates).algorithms;
   info.speedUnit = QString::fromStdString(run.speedUnit);
+  info.plannedClock = plannedClockOf({run});
   m_resumedRuns = {run};
   info.label =
       tr("run %1 resumed: %2 on %3")
@@ -397,6 +399,7 @@ bool RunsPage::resumeRace(const std::vector<RunRecord>& runs,
   info.algorithms = race.algorithms;
   info.repeats = race.repeats;
   info.speedUnit = QString::fromStdString(runs.front().speedUnit);
+  info.plannedClock = plannedClockOf(runs);
   QStringList ids;
   for (const RunRecord& r : runs) ids << QString::number(r.id);
   info.label =

@@ -39,6 +39,9 @@ struct T4ExportDialog::Written {
 
 namespace {
 
+// Each listed run's trial count, beside its id: a run with none has nothing to write.
+constexpr int kTrialsRole = Qt::UserRole + 1;
+
 QString runText(const RunRecord& run, const std::map<std::int64_t, RunTally>& tallies) {
   const auto tally = tallies.find(run.id);
   const std::size_t trials = tally == tallies.end() ? 0 : tally->second.trials;
@@ -98,6 +101,7 @@ T4ExportDialog::T4ExportDialog(const QString& storePath, std::int64_t preselecte
   resize(sizeHint().expandedTo(QSize(560, 0)) + QSize(0, 3 * fontMetrics().lineSpacing()));
 
   connect(m_runs, &QComboBox::currentIndexChanged, this, &T4ExportDialog::proposeFile);
+  connect(m_runs, &QComboBox::currentIndexChanged, this, &T4ExportDialog::sayWhetherExportable);
   connect(m_file, &QLineEdit::textEdited, this, [this] { m_fileChosen = true; });
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export the run as T4"),
@@ -128,12 +132,18 @@ void T4ExportDialog::listRuns() {
       },
       [this](const Runs& list) {
         m_runs->clear();
-        for (const RunRecord& run : list.runs)
+        for (const RunRecord& run : list.runs) {
           m_runs->addItem(runText(run, list.tallies), static_cast<qlonglong>(run.id));
+          const auto tally = list.tallies.find(run.id);
+          m_runs->setItemData(
+              m_runs->count() - 1,
+              static_cast<qulonglong>(tally == list.tallies.end() ? 0 : tally->second.trials),
+              kTrialsRole);
+        }
         const int chosen = m_runs->findData(static_cast<qlonglong>(m_preselected));
         m_runs->setCurrentIndex(std::max(0, chosen));
         m_runs->setEnabled(m_runs->count() > 0);
-        m_exportButton->setEnabled(m_runs->count() > 0);
+        sayWhetherExportable();
         if (!list.error.isEmpty())
           showMessage(m_error, tr("The runs of %1 could not be read: %2")
                                    .arg(QDir::toNativeSeparators(m_storePath), list.error));
@@ -147,6 +157,21 @@ void T4ExportDialog::listRuns() {
 
 std::int64_t T4ExportDialog::chosenRun() const {
   return m_runs->currentData().toLongLong();
+}
+
+bool T4ExportDialog::chosenHasTrials() const {
+  return m_runs->currentData(kTrialsRole).toULongLong() > 0;
+}
+
+void T4ExportDialog::sayWhetherExportable() {
+  // Said when the run is chosen (History's run with no trial was offered, and the file refused
+  // only once Export was clicked); the list still offers every other run.
+  const bool none = chosenRun() != 0 && !chosenHasTrials();
+  m_exportButton->setEnabled(chosenRun() != 0 && !none && !m_writeJob.busy());
+  showMessage(m_error, none ? tr("Run %1 has no trial: a T4 file needs at least one result. "
+                                 "Choose a run with trials.")
+                                  .arg(chosenRun())
+                            : QString());
 }
 
 void T4ExportDialog::proposeFile() {
@@ -163,6 +188,7 @@ void T4ExportDialog::exportNow() {
   const std::int64_t run = chosenRun();
   const QString path = m_file->text().trimmed();
   if (run == 0) return showMessage(m_error, tr("Choose a run to export."));
+  if (!chosenHasTrials()) return sayWhetherExportable();
   if (path.isEmpty()) return showMessage(m_error, tr("Name the T4 file to write."));
   m_exportButton->setEnabled(false);
   m_writeJob.start(
@@ -175,7 +201,7 @@ void T4ExportDialog::exportNow() {
         }
       },
       [this](const Written& w) {
-        m_exportButton->setEnabled(true);
+        m_exportButton->setEnabled(chosenRun() != 0 && chosenHasTrials());
         if (!w.error.isEmpty()) {
           // core's reason names the run or the file ("cannot write '/x/run1_T4.json.gz': ...").
           showMessage(m_error, tr("Run %1 was not exported: %2").arg(w.runId).arg(w.error));

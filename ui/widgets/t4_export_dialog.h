@@ -33,6 +33,8 @@ class T4ExportDialog : public QDialog {
   QPushButton* exportButton() const { return m_exportButton; }
   // The run chosen; 0 while the list is read or when the store has none.
   std::int64_t chosenRun() const;
+  // Whether the chosen run has a trial to write: Export is off, and the dialog says why, when not.
+  bool chosenHasTrials() const;
   // Writes the chosen run to the file named; the outcome arrives as exported() or in the
   // dialog's error line.
   void exportNow();
@@ -49,6 +51,8 @@ class T4ExportDialog : public QDialog {
   void listRuns();
   // The file proposed for the chosen run, unless the user has typed or browsed one.
   void proposeFile();
+  // Export on or off for the chosen run, and why off.
+  void sayWhetherExportable();
 
   QString m_storePath;
   std::int64_t m_preselected;
