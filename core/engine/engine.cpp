@@ -20,12 +20,6 @@ double secondsSince(EngineGate::Clock::time_point t) {
 
 }  // namespace
 
-const EnumNames<Schedule, 2>& scheduleNames() {
-  static const EnumNames<Schedule, 2> names{
-      {{{Schedule::RoundRobin, "round-robin"}, {Schedule::Shuffle, "shuffle"}}}};
-  return names;
-}
-
 Engine::Engine(const SearchSpace& space, Measurer& measurer, EngineOptions options)
     : m_space(space),
       m_measurer(measurer),

@@ -13,6 +13,7 @@
 #include "engine/engine_gate.h"
 #include "engine/measurement.h"
 #include "engine/run_status.h"
+#include "engine/schedule.h"
 #include "engine/trial_record.h"
 #include "tuners/tuner.h"
 
@@ -90,12 +91,6 @@ class EngineObserver {
   virtual void runEnded(const RunState& /*run*/, const EngineProgress& /*progress*/) {}
 };
 
-// How the engine picks the next run to step, among the runs that have measured the fewest trials
-// (so a race's runs advance together whatever their batch sizes): in turn, or at random from the
-// schedule's seed (with equal batches, each round steps every run once, in a new order).
-enum class Schedule { RoundRobin, Shuffle };
-const EnumNames<Schedule, 2>& scheduleNames();
-
 struct EngineOptions {
   Schedule schedule = Schedule::RoundRobin;
   std::uint64_t scheduleSeed = 1;
@@ -161,6 +156,7 @@ class Engine {
 
   const SearchSpace& space() const { return m_space; }
   Measurer& measurer() { return m_measurer; }
+  const EngineOptions& options() const { return m_options; }
   const std::vector<RunState>& runs() const { return m_runs; }
   const Tuner& tuner(int run) const { return *m_tuners.at(static_cast<std::size_t>(run)); }
   // Before the run's first step: a warm start feeds a cost model earlier runs' trials.

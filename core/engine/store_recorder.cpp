@@ -29,7 +29,8 @@ StoreRecorder::~StoreRecorder() {
 void StoreRecorder::createRuns() {
   int fresh = 0;
   for (const RunState& r : m_engine.runs()) fresh += r.storeId == 0 ? 1 : 0;
-  if (fresh > 1 && m_raceId == 0) m_raceId = m_store.createRace();
+  if (fresh > 1 && m_raceId == 0)
+    m_raceId = m_store.createRace(m_engine.options().schedule, m_engine.options().scheduleSeed);
   for (const RunState& r : m_engine.runs()) {
     if (r.storeId != 0) continue;
     RunRecord rec;

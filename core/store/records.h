@@ -7,6 +7,7 @@
 
 #include "engine/measurement.h"
 #include "engine/run_status.h"
+#include "engine/schedule.h"
 
 namespace opevo {
 
@@ -44,6 +45,11 @@ struct RunRecord {
   // lost, the store full or locked, the tuner's fault), or for a run stopped because another run
   // of its engine failed, that failure. Empty otherwise, and for runs stored before schema 10.
   std::string failure;
+  // How its race's engine took the race's runs in turn, and the seed of a shuffle (schema 12):
+  // what its race's resume goes on under. Round-robin for a run of its own and for races stored
+  // before schema 12.
+  Schedule raceSchedule = Schedule::RoundRobin;
+  std::uint64_t raceScheduleSeed = 1;
 };
 
 struct TrialRow {

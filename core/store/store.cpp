@@ -202,11 +202,20 @@ const char* const kTrialAgentColumn = R"sql(
     ALTER TABLE trials ADD COLUMN agent TEXT NOT NULL DEFAULT '';
     )sql";
 
+// Schema 12 keeps how a race's engine took its runs in turn (Schedule) and the seed of a shuffle:
+// a shuffled race stopped and resumed went on round-robin, its first run measured first in every
+// round from then on. Races stored before it were all round-robin.
+const char* const kRaceScheduleColumns = R"sql(
+    ALTER TABLE races ADD COLUMN schedule TEXT NOT NULL DEFAULT 'round-robin'
+      CHECK (schedule IN ('round-robin','shuffle'));
+    ALTER TABLE races ADD COLUMN schedule_seed INTEGER NOT NULL DEFAULT 1;
+    )sql";
+
 // The current schema, as a new file gets it and as the last migration leaves an old one.
 const std::string kSchema = std::string(kSchemaV2) + kNetworkTables + kKasTables +
                             kTrialCostColumns + kTunerTimeColumn + kSideBySideColumn +
                             kDeletedRunsTable + kDeletedNetworksTable + kRunFailureColumn +
-                            kTrialAgentColumn;
+                            kTrialAgentColumn + kRaceScheduleColumns;
 
 // Migration i takes the schema from version i + 1 to i + 2; a new file gets kSchema at once, with
 // no free pages left behind. Migrations are history: each names the schema text of its own
@@ -289,6 +298,8 @@ const Migration kMigrations[] = {
     {"", kRunFailureColumn, ""},
     // 10 -> 11: the agent that measured each trial (old trials name none).
     {"", kTrialAgentColumn, ""},
+    // 11 -> 12: each race's schedule (old races were round-robin).
+    {"", kRaceScheduleColumns, ""},
 };
 
 std::string inQuotes(const std::string& path) {
@@ -674,9 +685,12 @@ void Store::migrate() {
   }
 }
 
-std::int64_t Store::createRace() {
-  Statement s(m_db, "INSERT INTO races (started) VALUES (?)");
-  s.bind(1, nowUtc()).run();
+std::int64_t Store::createRace(Schedule schedule, std::uint64_t scheduleSeed) {
+  Statement s(m_db, "INSERT INTO races (started, schedule, schedule_seed) VALUES (?, ?, ?)");
+  s.bind(1, nowUtc())
+      .bind(2, std::string(scheduleNames().name(schedule)))
+      .bind(3, static_cast<std::int64_t>(scheduleSeed))
+      .run();
   return sqlite3_last_insert_rowid(m_db);
 }
 
@@ -829,6 +843,8 @@ RunRecord readRun(const Statement& s) {
   if (!s.isNull(19)) r.referenceSpeed = s.real(19);
   r.sideBySideJson = s.text(20);
   r.failure = s.text(21);
+  if (!s.isNull(22)) r.raceSchedule = parsedOrThrow(scheduleNames(), s.text(22), "a race schedule");
+  if (!s.isNull(23)) r.raceScheduleSeed = static_cast<std::uint64_t>(s.integer(23));
   return r;
 }
 
@@ -857,7 +873,9 @@ std::vector<double> timesOf(const std::string& text, const std::string& path, st
 constexpr const char* kRunColumns =
     "SELECT id, operator_name, operator_json, algorithm, settings_json, seed, backend, device, "
     "budget_json, status, end_reason, started, ended, speed_unit, label, race_id, race_algorithm, "
-    "race_repeat, reference_library, reference_speed, side_by_side_json, failure FROM runs";
+    "race_repeat, reference_library, reference_speed, side_by_side_json, failure, "
+    "(SELECT schedule FROM races WHERE races.id = runs.race_id), "
+    "(SELECT schedule_seed FROM races WHERE races.id = runs.race_id) FROM runs";
 
 }  // namespace
 

@@ -20,7 +20,7 @@ namespace opevo {
 // refused with a clear message and left byte-for-byte untouched.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 11;
+  static constexpr int kSchemaVersion = 12;
 
   enum class Opening {
     // A first start, a new run: the file and its folder are made. A file or folder this process
@@ -54,7 +54,8 @@ class Store {
   bool readOnly() const { return m_readOnly; }
 
   // A race groups the runs that one engine interleaved; its runs name it in RunRecord::raceId.
-  std::int64_t createRace();
+  // Its schedule and seed (EngineOptions) are kept, so a resumed race goes on under them.
+  std::int64_t createRace(Schedule schedule = Schedule::RoundRobin, std::uint64_t scheduleSeed = 1);
   std::int64_t createRun(const RunRecord& run);
   // Marks the run ended (with the time) for a status other than Running, or running again, and
   // keeps `failure` (RunRecord::failure; a run going on again has none).

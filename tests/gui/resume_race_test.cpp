@@ -2,6 +2,7 @@
 
 #include <QTemporaryDir>
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,6 +131,73 @@ TEST_F(ResumeRaceTest, AWholeRaceResumesTogetherEachRunInItsPlace) {
     EXPECT_EQ(c.run, r.id);
     EXPECT_EQ(c.trials, 60);
   }
+}
+
+// A shuffled race keeps its schedule and seed in the store, and resumed goes on shuffled: where
+// several runs are furthest behind, which goes first changes from level to level. It went on
+// round-robin, the same run first at every level, whatever the form had said.
+TEST_F(ResumeRaceTest, AShuffledRaceResumesShuffled) {
+  RaceSpec shuffled = raceSpec({"random"}, 4);
+  shuffled.trials = 400;
+  shuffled.schedule = Schedule::Shuffle;
+  shuffled.seed = 5;
+  raceAndStop(shuffled, 30);
+  Store store(m_path);
+  const std::vector<RunRecord> runs = store.runs();
+  ASSERT_EQ(runs.size(), 4u);
+  std::map<std::int64_t, int> count;  // each run's trials so far
+  long long stoppedAt = 0;
+  for (const RunRecord& r : runs) {
+    EXPECT_EQ(r.raceSchedule, Schedule::Shuffle);
+    EXPECT_EQ(r.raceScheduleSeed, 5u);
+    const std::vector<TrialRow> trials = store.trials(r.id);
+    count[r.id] = static_cast<int>(trials.size());
+    for (const TrialRow& t : trials) stoppedAt = std::max(stoppedAt, t.order);
+  }
+  RaceSpec spec;
+  spec.resumeRun = runs.front().id;
+  for (std::size_t i = 1; i < runs.size(); ++i) spec.resumeWith.push_back(runs[i].id);
+  RaceData::Info info;
+  info.algorithms = resumedRaceOf(runs).algorithms;
+  info.repeats = 4;
+  resume(spec, info);
+
+  // The resumed trials in the order they were measured, cut into each run's batches; the runs
+  // that start a batch at the same trial count (the furthest behind, among which the schedule
+  // picks), in the order they started it.
+  std::vector<std::pair<long long, std::int64_t>> resumed;  // (order, run)
+  for (const RunRecord& r : runs)
+    for (const TrialRow& t : store.trials(r.id))
+      if (t.order > stoppedAt) resumed.emplace_back(t.order, r.id);
+  std::sort(resumed.begin(), resumed.end());
+  ASSERT_GT(resumed.size(), 300u);
+  std::map<int, std::vector<std::int64_t>> startersAt;  // trial count -> runs, in order
+  std::int64_t previous = 0;
+  for (const auto& [order, run] : resumed) {
+    if (run != previous) startersAt[count[run]].push_back(run);
+    previous = run;
+    ++count[run];
+  }
+  // Round-robin takes the tied runs in one cyclic order at every level: each level's order is a
+  // rotation of the runs by id. Under the shuffle some level's is not (each of 3 or 4 tied runs'
+  // orders is drawn afresh; all rotations over these levels would be odds of 2^-20 or less).
+  int levels = 0;
+  bool notARotation = false;
+  for (const auto& [level, starters] : startersAt) {
+    if (starters.size() < 3) continue;
+    ++levels;
+    std::vector<std::int64_t> sorted = starters;
+    std::sort(sorted.begin(), sorted.end());
+    bool rotation = false;
+    for (std::size_t k = 0; k < sorted.size() && !rotation; ++k) {
+      std::vector<std::int64_t> rotated = sorted;
+      std::rotate(rotated.begin(), rotated.begin() + static_cast<long>(k), rotated.end());
+      rotation = rotated == starters;
+    }
+    notARotation = notARotation || !rotation;
+  }
+  EXPECT_GE(levels, 20);
+  EXPECT_TRUE(notARotation) << "every one of " << levels << " levels went round-robin";
 }
 
 // Runs of two races are not one race: nothing is marked running, nothing measured.

@@ -348,5 +348,37 @@ TEST(StoreMigration, AVersion8DatabaseKeepsItsNetworkRunAndRemembersADeletedOne)
   EXPECT_NE(store.missingNetworkText(1).find("was deleted"), std::string::npos);
 }
 
+// tests/data/opevo-v11.db was written by the release before schema 12 (commit 8059418): a window
+// race (opevo-studio --start) on Kernel Tuner's GEMM cache of the RTX 2080 Ti, opevo and random,
+// one repeat of 3 trials each, both finished. Its race ran round-robin, as every race did then.
+TEST(StoreMigration, AVersion11DatabasesRaceReadsRoundRobinAndNewRacesKeepTheirSchedule) {
+  const test::TempDir dir;
+  const std::string path = copyOfTestDatabase(dir, 11);
+  ASSERT_EQ(userVersion(path), 11);
+  Store store(path);
+  EXPECT_EQ(userVersion(path), Store::kSchemaVersion);
+  const std::vector<RunRecord> runs = store.runs();
+  ASSERT_EQ(runs.size(), 2u);
+  for (const RunRecord& r : runs) {
+    EXPECT_EQ(r.raceId, 1);
+    EXPECT_EQ(r.raceSchedule, Schedule::RoundRobin);
+    EXPECT_EQ(r.raceScheduleSeed, 1u);
+    EXPECT_EQ(store.trials(r.id).size(), 3u);
+  }
+  // A new race keeps its schedule and seed, which its runs read back wherever they are read.
+  const std::int64_t race = store.createRace(Schedule::Shuffle, 42);
+  RunRecord r = runs.front();
+  r.raceId = race;
+  const std::int64_t id = store.createRun(r);
+  for (const RunRecord& read :
+       {*store.run(id), store.raceRuns(race).front(), store.runs().back()}) {
+    EXPECT_EQ(read.raceSchedule, Schedule::Shuffle);
+    EXPECT_EQ(read.raceScheduleSeed, 42u);
+  }
+  // A run of its own has no race: round-robin, as a lone run needs no turns.
+  r.raceId = 0;
+  EXPECT_EQ(store.run(store.createRun(r))->raceSchedule, Schedule::RoundRobin);
+}
+
 }  // namespace
 }  // namespace opevo

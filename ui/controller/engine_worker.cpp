@@ -227,7 +227,7 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const bool replay = spec.backend == "replay";
   if (!spec.alsoIn.empty() && (replay || spec.cluster))
     throw InputError(replay ? "A replay races in its dataset's one space."
-                            : std::string(kAcrossSpacesOnThisMachine) +
+                            : acrossSpacesOnThisMachine().toStdString() +
                                   ": race one space at a time through the cluster.");
   const BackendOptions backend = backendOptions(spec);
   // Each space's measurer and engine: the first space's measurer times the library.
@@ -280,7 +280,8 @@ RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
     // The spaces' runs are one race, stored as one, all or none: a second space refused after
     // the first's runs were stored left them "running" with no trial, never to be run.
     store->inTransaction([&] {
-      const std::int64_t raceId = engines.size() > 1 ? store->createRace() : 0;
+      const std::int64_t raceId =
+          engines.size() > 1 ? store->createRace(spec.schedule, spec.seed) : 0;
       for (const auto& recorder : recorders) {
         if (raceId) recorder->joinRace(raceId);
         recorder->createRuns();
@@ -322,7 +323,7 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
       storedSpaces.insert(run->operatorJson);
       // As a new race across spaces is refused (the spaces' measurers would share one session).
       if (storedSpaces.size() > 1 && spec.cluster)
-        throw InputError(std::string(kAcrossSpacesOnThisMachine) +
+        throw InputError(acrossSpacesOnThisMachine().toStdString() +
                          ": untick \"Through the cluster's agents\" to resume it");
       if (const auto problem = cluster::clusterResumeProblem(*run, spec.cluster.has_value(), false))
         throw InputError(*problem +
@@ -355,6 +356,11 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   // The race's pace, so the resumed runs are watched as the race was; their time budget counts
   // device time (a replay's) from their stored trials on, which no pace changes.
   options.paceMs = first.paceMs;
+  // Under the race's schedule (a shuffled race went on round-robin, its first run measured first
+  // in every round). Its seed moved on by where the race stopped: the race's own seed again would
+  // draw, after every resume, the orders the race began with.
+  options.schedule = first.run.raceSchedule;
+  options.scheduleSeed = first.run.raceScheduleSeed + static_cast<std::uint64_t>(first.nextOrder);
   // An engine per space the race tuned (its runs' operator, as stored: one for a race in one
   // space), each on the measurer of the first of its runs, interleaved as the race was.
   std::vector<std::string> spaces;
@@ -385,7 +391,7 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
   }
   std::vector<Engine*> stepped;
   for (const auto& engine : engines) stepped.push_back(engine.get());
-  InterleavedEngines interleaved(stepped);
+  InterleavedEngines interleaved(stepped, options.schedule, options.scheduleSeed);
   m_repeats = places.repeats;
   m_resumed = true;
   m_curveNames = places.algorithms;

@@ -1,5 +1,7 @@
 #include "ui/controller/race_definition.h"
 
+#include <QObject>
+
 #include "common/error.h"
 #include "layout/tuning_mode.h"
 
@@ -32,6 +34,10 @@ RaceSpec inSpace(RaceSpec spec, const RaceSpace& space) {
   spec.target = space.target;
   spec.alsoIn.clear();
   return spec;
+}
+
+QString acrossSpacesOnThisMachine() {
+  return QObject::tr("A race across spaces measures on this machine");
 }
 
 QStringList raceCurveNames(const RaceSpec& spec) {

@@ -27,8 +27,8 @@ QStringList raceCurveNames(const RaceSpec& spec);
 // reads (layout::runModeName: "loop", "joint", "winograd", "replay").
 std::vector<RaceData::CurveRuns> raceCurveRuns(const RaceSpec& spec);
 // Why a race across spaces, new or resumed, is refused through the cluster: each space's measurer
-// would open its own session on the agents. The refusals go on with what to do.
-inline constexpr char kAcrossSpacesOnThisMachine[] =
-    "A race across spaces measures on this machine";
+// would open its own session on the agents. The refusals (the form's, the engine's) go on with
+// what to do.
+QString acrossSpacesOnThisMachine();
 
 }  // namespace opevo::ui

@@ -117,7 +117,7 @@ RaceSetupPanel::RaceSetupPanel(QWidget* parent)
   m_schedule->setToolTip(
       tr("The runs take turns on the measurer batch by batch, so on a device "
          "drift (heat, other load) falls on every algorithm alike; shuffled: in an order drawn "
-         "anew each round from the seed"));
+         "anew each round from the seed. Kept with the race: a resumed race goes on the same way"));
   m_useTrials->setObjectName(QStringLiteral("useTrials"));
   m_useTrials->setChecked(true);
   m_trials->setObjectName(QStringLiteral("trialsSpin"));
@@ -244,7 +244,7 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
                              : RaceSpace{layout::TuningMode::Joint, SpaceTarget::Common});
       if (s.cluster)
         return refuse(tr("%1: race one space at a time through the cluster, or untick it.")
-                          .arg(QLatin1String(kAcrossSpacesOnThisMachine)));
+                          .arg(acrossSpacesOnThisMachine()));
       mode = mode.substr(0, plus);
     }
     s.target = mode == "winograd" ? SpaceTarget::Winograd
@@ -515,6 +515,8 @@ void RaceSetupPanel::showResumed(const std::vector<RunRecord>& runs) {
   m_repeats->setValue(race.repeats);
   // Repeat r was seeded seed + r.
   m_seed->setValue(static_cast<int>(first.seed - static_cast<std::uint64_t>(first.raceRepeat)));
+  m_schedule->setCurrentIndex(
+      std::max(0, m_schedule->findData(static_cast<int>(first.raceSchedule))));
   const StoredBudget budget = storedBudgetOf(first.budgetJson);
   m_useTrials->setChecked(budget.trials.has_value());
   if (budget.trials) m_trials->setValue(static_cast<int>(*budget.trials));
