@@ -49,7 +49,7 @@ struct Fixture {
   Fixture() {
     const std::string path = (opevo::fuzz::tempDir() / "opevo.db").string();
     store = std::make_unique<opevo::Store>(path);
-    race = store->createRace();
+    race = store->createRace(opevo::Schedule::RoundRobin, 1);
     opevo::RunRecord r;
     r.operatorName = "MM1";
     r.operatorJson = R"({"name": "MM1", "expression": "C[i,j] += A[i,k] * B[k,j]"})";

@@ -58,7 +58,12 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
                    {"best_speed", best ? nlohmann::json(*best) : nlohmann::json(nullptr)}};
   if (r.raceId)
     // Repeats counted from 1, as the window, compare and trials.csv count them.
-    j["race"] = {{"id", r.raceId}, {"algorithm", r.raceAlgorithm}, {"repeat", r.raceRepeat + 1}};
+    // Its schedule, and the seed of a shuffle, which a resume of the race goes on under.
+    j["race"] = {{"id", r.raceId},
+                 {"algorithm", r.raceAlgorithm},
+                 {"repeat", r.raceRepeat + 1},
+                 {"schedule", std::string(scheduleNames().name(r.raceSchedule))},
+                 {"schedule_seed", r.raceScheduleSeed}};
   if (r.referenceSpeed)
     j["reference"] = {{"library", shown(r.referenceLibrary)}, {"speed", *r.referenceSpeed}};
   if (!r.label.empty()) j["label"] = shown(r.label);
@@ -237,8 +242,10 @@ void showRun(std::int64_t id, const std::string& db, bool json) {
                 run->speedUnit.c_str());
   else
     std::printf("%zu trials, none of them worked\n", trials.size());
-  if (clock == BudgetClock::Device) {
-    // compile_ms + measure_ms of each trial: what a resume's device clock goes on from.
+  if (measuredElsewhere(*run)) {
+    // compile_ms + measure_ms of each trial: what its trials cost the device that measured the
+    // file, as the window charts it, whichever clock its budget counts (a replay stored before
+    // budgets counted device time goes on counting tuning time).
     double ms = 0;
     for (const TrialRow& t : trials) ms += deviceMs(measurementOf(t));
     std::printf(

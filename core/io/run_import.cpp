@@ -43,6 +43,10 @@ std::string runStatusText(const RunRecord& run) {
   return runStatusText(run.status, run.endReason, budgetClockOf(run));
 }
 
+std::string runStatusText(const RunRecord& run, long long trials) {
+  return runStatusText(run.status, run.endReason, budgetClockOf(run), trials);
+}
+
 namespace {
 
 using Json = nlohmann::json;

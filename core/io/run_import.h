@@ -37,6 +37,8 @@ Budget onItsClock(Budget budget, const RunRecord& run);
 // A stored run's status in words, its "time" end in its clock's ("finished (device time)" for a
 // replay): how the window, `opevo runs` and `opevo tune` say it.
 std::string runStatusText(const RunRecord& run);
+// With its trials: "finished, no trial" for a finished run that has none.
+std::string runStatusText(const RunRecord& run, long long trials);
 
 // Stores a measured file (T4 results or a Kernel Tuner cache, gzip or plain, read by
 // loadReplayDataset) as a finished run: backend kImportedBackend, algorithm "import", the device

@@ -55,7 +55,7 @@ class Store {
 
   // A race groups the runs that one engine interleaved; its runs name it in RunRecord::raceId.
   // Its schedule and seed (EngineOptions) are kept, so a resumed race goes on under them.
-  std::int64_t createRace(Schedule schedule = Schedule::RoundRobin, std::uint64_t scheduleSeed = 1);
+  std::int64_t createRace(Schedule schedule, std::uint64_t scheduleSeed);
   std::int64_t createRun(const RunRecord& run);
   // Marks the run ended (with the time) for a status other than Running, or running again, and
   // keeps `failure` (RunRecord::failure; a run going on again has none).

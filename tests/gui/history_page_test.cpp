@@ -338,7 +338,7 @@ TEST_F(HistoryPageTest, AReloadRedrawsTheSelectedRunsAsTheyAreNow) {
 
 // A whole race selected: Resume asks for every unfinished run of it, not the top one alone.
 TEST_F(HistoryPageTest, ResumeWithAWholeRaceSelectedAsksForEveryUnfinishedRun) {
-  const std::int64_t race = Store(m_path).createRace();
+  const std::int64_t race = Store(m_path).createRace(Schedule::RoundRobin, 1);
   const std::int64_t a = addRun("GFLOP/s", 3, race, 0);
   const std::int64_t done = addRun("GFLOP/s", 100, race, 1, RunStatus::Finished);
   const std::int64_t b = addRun("GFLOP/s", 4, race, 2, RunStatus::Failed);
@@ -485,7 +485,7 @@ TEST_F(HistoryPageTest, SelectWholeRaceIsEnabledOnlyForARunOfARace) {
   HistoryPage page;
   ASSERT_TRUE(open(page, 0));
   EXPECT_FALSE(page.selectRaceButton()->isEnabled());
-  const std::int64_t race = Store(m_path).createRace();
+  const std::int64_t race = Store(m_path).createRace(Schedule::RoundRobin, 1);
   addRun("GFLOP/s", 3, race, 0);
   addRun("GFLOP/s", 3, race, 1);
   const std::int64_t alone = addRun("GFLOP/s", 3);

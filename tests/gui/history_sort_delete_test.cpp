@@ -139,7 +139,7 @@ TEST_F(HistorySortDelete, HeadersSortNumbersAsNumbersAndStartsAsDates) {
 // Sorted by seed, a race's runs lie apart: the selection follows its runs through a sort, the
 // whole race is selected from any of its rows, and Resume asks for the runs selected.
 TEST_F(HistorySortDelete, SelectionRaceAndResumeFollowTheRunsThroughASort) {
-  const std::int64_t race = Store(path()).createRace();
+  const std::int64_t race = Store(path()).createRace(Schedule::RoundRobin, 1);
   const std::int64_t r1 = addRun(3, 1, "2026-01-01T10:00:00.000Z", race);
   const std::int64_t lone = addRun(5, 2, "2026-01-01T11:00:00.000Z");
   const std::int64_t r2 = addRun(4, 3, "2026-01-01T12:00:00.000Z", race);

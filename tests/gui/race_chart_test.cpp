@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <QChart>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -83,6 +86,40 @@ TEST(RaceChartView, AnEmptyChartSaysItHasNoTrialYet) {
   data.reset(info(1));
   chart.refresh();
   EXPECT_EQ(chart.emptyNote(), QStringLiteral("No trials yet"));
+}
+
+// The note sits on a patch of the chart's background: the dataset optimum's dashed line, drawn
+// through the middle of an empty chart, crossed it out ("-No trials yet-").
+TEST(RaceChartView, TheEmptyChartsNoteIsNotCrossedByTheOptimumsLine) {
+  RaceData data;
+  RaceData::Info withOptimum = info(1);
+  withOptimum.optimum = 100.0;
+  data.reset(withOptimum);
+  RaceChartView chart(&data, RaceChartView::XAxis::Trials);
+  chart.resize(800, 500);
+  chart.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+  chart.refresh(true);
+  QCoreApplication::processEvents();
+  QGraphicsScene* scene = chart.chart()->scene();
+  QGraphicsSimpleTextItem* note = nullptr;
+  for (QGraphicsItem* item : scene->items())
+    if (auto* text = qgraphicsitem_cast<QGraphicsSimpleTextItem*>(item);
+        text && text->isVisible() && text->text() == QStringLiteral("No trials yet"))
+      note = text;
+  ASSERT_NE(note, nullptr);
+  // Just left of the text, on its middle line, which the optimum's line crosses: the topmost
+  // item is an opaque patch of the chart's background, above every series.
+  const QRectF box = note->sceneBoundingRect();
+  for (const QPointF& p : {QPointF(box.left() - 2, box.center().y()), box.center()}) {
+    const QList<QGraphicsItem*> top = scene->items(p, Qt::IntersectsItemShape, Qt::DescendingOrder);
+    ASSERT_FALSE(top.isEmpty());
+    const QGraphicsItem* over = top.front() == note ? note->parentItem() : top.front();
+    const auto* patch = qgraphicsitem_cast<const QGraphicsRectItem*>(over);
+    ASSERT_NE(patch, nullptr) << "at " << p.x() << "," << p.y();
+    EXPECT_EQ(patch->brush(), chart.chart()->backgroundBrush());
+    EXPECT_EQ(patch->brush().color().alpha(), 255);
+  }
 }
 
 // "mean of the repeats ± 1 sd" was the title of a single run's chart too.

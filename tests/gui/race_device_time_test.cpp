@@ -236,6 +236,12 @@ TEST_F(RaceDeviceTimeTest, AReplayRunOnAnOldTuningTimeBudgetIsDrawnOnItsDeviceTi
   // Resumed on the Runs page, as History's Resume does.
   ASSERT_TRUE(runs()->resumeRun(*Store(Store::defaultPath()).run(id), {}))
       << runs()->message().toStdString();
+  // Drawn from the resume's first update on, its stored trials with it.
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return runs()->data()->info().label.startsWith(QStringLiteral("run %1 resumed").arg(id));
+      },
+      60000));
   EXPECT_EQ(runs()->data()->clock(), RaceData::Clock::DeviceByFile);
   ASSERT_TRUE(raceEnded());
   runs()->results()->refreshNow();

@@ -131,8 +131,11 @@ TEST(RaceFormWalk, TheFormShowsAResumedRacesSettings) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     runs[i].id = 12 + static_cast<std::int64_t>(i);
     runs[i].raceId = 7;
+    runs[i].raceSchedule = Schedule::Shuffle;  // the store reads it from the race (schema 12)
   }
   panel.showResumed(runs);
+  EXPECT_EQ(panel.findChild<QComboBox*>(QStringLiteral("scheduleBox"))->currentData().toInt(),
+            static_cast<int>(Schedule::Shuffle));
   EXPECT_EQ(panel.backend(), QStringLiteral("cpu"));
   EXPECT_EQ(panel.operatorBox()->currentText(), QStringLiteral("resnet18_conv3_b1"));
   EXPECT_EQ(panel.modeBox()->currentData().toString(), QStringLiteral("loop"));

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -101,11 +102,13 @@ TEST(CliCompareResults, AKilledRaceLeavesOnlyAPartialTrialsFile) {
   EXPECT_NE(again.err.find("trials.csv.partial"), std::string::npos) << again.err;
 }
 
-// CLI races never appeared in History: --db stores each run as the window stores a replay race's.
+// CLI races never appeared in History: --db stores each run as the window stores a replay race's,
+// with its schedule, which a resume of the race goes on under.
 TEST(CliCompareResults, DbStoresTheRaceAsTheWindowDoes) {
   TempDir dir;
   const std::string db = (dir.path / "runs.db").string();
-  const ProcessResult r = compare(dir.path / "race", "20", {"--db", db, "--seed", "7"});
+  const ProcessResult r =
+      compare(dir.path / "race", "20", {"--db", db, "--seed", "7", "--schedule", "shuffle"});
   ASSERT_EQ(r.status, 0) << r.err;
   Store store(db);
   const std::vector<RunRecord> runs = store.runs();
@@ -117,6 +120,8 @@ TEST(CliCompareResults, DbStoresTheRaceAsTheWindowDoes) {
     EXPECT_EQ(run.raceId, runs.front().raceId);
     EXPECT_EQ(run.algorithm, run.raceAlgorithm == 0 ? "opevo" : "random");
     EXPECT_EQ(run.seed, 7u + static_cast<unsigned>(run.raceRepeat));
+    EXPECT_EQ(run.raceSchedule, Schedule::Shuffle);
+    EXPECT_EQ(run.raceScheduleSeed, 7u);
     EXPECT_EQ(run.backend, "replay");
     EXPECT_EQ(run.status, RunStatus::Finished);
     EXPECT_NE(run.budgetJson.find("20"), std::string::npos) << run.budgetJson;
@@ -135,6 +140,13 @@ TEST(CliCompareResults, DbStoresTheRaceAsTheWindowDoes) {
   ASSERT_EQ(byOrder.size(), 80u);
   EXPECT_EQ(byOrder.begin()->first, 1);
   EXPECT_EQ(byOrder.rbegin()->first, 80);
+  // `opevo runs --json` says it with the race.
+  const ProcessResult listed = runProcess(OPEVO_CLI, {"runs", "--json", "--db", db});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  const auto json = nlohmann::json::parse(listed.out);
+  ASSERT_TRUE(json.is_array() && !json.empty()) << listed.out;
+  EXPECT_EQ(json.front()["race"]["schedule"], "shuffle") << listed.out;
+  EXPECT_EQ(json.front()["race"]["schedule_seed"], 7) << listed.out;
 }
 
 }  // namespace

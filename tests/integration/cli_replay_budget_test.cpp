@@ -141,6 +141,25 @@ TEST(CliReplayBudget, TuneShowAndRunsSayDeviceTimeAndAResumeGoesOnFromIt) {
   EXPECT_EQ(Store(db).run(1)->endReason, EndReason::Time);
 }
 
+// A replay stored before budgets counted device time (its budget's seconds were tuning time):
+// `opevo show` still says what its trials cost the device by the file, as the window charts it,
+// and its budget is shown without the device-time note (it said nothing of the device before).
+TEST(CliReplayBudget, ShowSaysTheDeviceTimeOfAReplayOnAnOldTuningTimeBudget) {
+  TempDir dir;
+  const std::string db = (dir.path / "runs.db").string();
+  const auto tuned = runProcess(OPEVO_CLI, {"tune", "--backend", "replay:" + kGemm, "--algo",
+                                            "random", "--trials", "6", "--db", db});
+  ASSERT_EQ(tuned.status, 0) << tuned.err;
+  Store(db).setRunBudget(1, "{\"seconds\":100.0,\"trials\":6}");
+  const std::string spent = deviceTimeText(deviceSeconds(Store(db).trials(1)).back());
+  const auto shown = runProcess(OPEVO_CLI, {"show", "1", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_NE(shown.out.find("budget {\"seconds\":100.0,\"trials\":6}\n"), std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("\ndevice time: " + spent + " by the file"), std::string::npos)
+      << shown.out;
+}
+
 // A run measured on this machine says "time" as before: the CPU's tuning time is its budget.
 TEST(CliReplayBudget, ACpuRunsTimeEndReadsTime) {
   TempDir dir;

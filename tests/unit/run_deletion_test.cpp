@@ -77,11 +77,12 @@ TEST(RunDeletion, ARunGoesWithItsTrialsAndNothingElse) {
   TempDir dir;
   const std::string path = dir.file("runs.db");
   Store store(path);
-  const std::int64_t race = store.createRace();
+  const std::int64_t race = store.createRace(Schedule::RoundRobin, 1);
   const std::int64_t a = addRun(store, "MM1", 5, race, 0);
   const std::int64_t b = addRun(store, "MM1", 7, race, 1);
   const std::int64_t other = addRun(store, "C2", 4);
-  const std::int64_t lone = store.createRace();  // a race whose runs are not made yet
+  const std::int64_t lone =
+      store.createRace(Schedule::RoundRobin, 1);  // a race whose runs are not made yet
 
   const RunDeletionCheck check = store.checkRunDeletion({a, a});
   EXPECT_TRUE(check.refusals.empty());
@@ -105,7 +106,7 @@ TEST(RunDeletion, ARunGoesWithItsTrialsAndNothingElse) {
   EXPECT_EQ(rowsOf(path, "SELECT count(*) FROM races WHERE id = " + std::to_string(race)), 1);
   EXPECT_TRUE(store.raceRuns(race).empty());
   EXPECT_EQ(rowsOf(path, "SELECT count(*) FROM races WHERE id = " + std::to_string(lone)), 1);
-  EXPECT_GT(store.createRace(), lone);
+  EXPECT_GT(store.createRace(Schedule::RoundRobin, 1), lone);
   ASSERT_EQ(store.runs().size(), 1u);
   EXPECT_EQ(store.runs()[0].id, other);
   EXPECT_EQ(rowsOf(path, "PRAGMA foreign_key_check"), -1);  // no row points at a deleted run

@@ -326,7 +326,7 @@ TEST(Store, EveryStatusAndEndReasonFitsTheSchema) {
 TEST(Store, RacesGroupTheirRunsAndKeepTheReference) {
   TempDir dir;
   Store store((dir.path / "race.db").string());
-  const auto race = store.createRace();
+  const auto race = store.createRace(Schedule::RoundRobin, 1);
   std::vector<std::int64_t> ids;
   for (int repeat = 0; repeat < 2; ++repeat)
     for (int a = 0; a < 2; ++a) {

@@ -5,13 +5,15 @@
 #include <QString>
 
 class QChart;
+class QGraphicsRectItem;
 class QGraphicsSimpleTextItem;
 
 namespace opevo::ui {
 
 // A line of text centred on a chart's plot area: what an empty chart has yet to show ("No trials
 // yet"), where its bare axes (0 to 1) would read as a result. It follows the plot area as the
-// chart is laid out again.
+// chart is laid out again, on a patch of the chart's background: a line drawn already (a dataset's
+// optimum, a library's speed) crossed it out at mid-height.
 class PlotNote : public QObject {
   Q_OBJECT
 
@@ -27,6 +29,7 @@ class PlotNote : public QObject {
 
  private:
   QChart* m_chart;
+  QGraphicsRectItem* m_patch;
   QGraphicsSimpleTextItem* m_item;
 };
 

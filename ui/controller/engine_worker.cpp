@@ -226,9 +226,9 @@ BackendOptions EngineWorker::backendOptions(const RaceSpec& spec) {
 RaceOutcome EngineWorker::race(const RaceSpec& spec, Store* store) {
   const bool replay = spec.backend == "replay";
   if (!spec.alsoIn.empty() && (replay || spec.cluster))
-    throw InputError(replay ? "A replay races in its dataset's one space."
-                            : acrossSpacesOnThisMachine().toStdString() +
-                                  ": race one space at a time through the cluster.");
+    throw InputError(replay
+                         ? "A replay races in its dataset's one space."
+                         : acrossSpacesThroughTheCluster(AcrossSpacesRefusal::Race).toStdString());
   const BackendOptions backend = backendOptions(spec);
   // Each space's measurer and engine: the first space's measurer times the library.
   std::vector<MeasurementSetup> setups;
@@ -323,8 +323,7 @@ RaceOutcome EngineWorker::resume(const RaceSpec& spec, Store& store) {
       storedSpaces.insert(run->operatorJson);
       // As a new race across spaces is refused (the spaces' measurers would share one session).
       if (storedSpaces.size() > 1 && spec.cluster)
-        throw InputError(acrossSpacesOnThisMachine().toStdString() +
-                         ": untick \"Through the cluster's agents\" to resume it");
+        throw InputError(acrossSpacesThroughTheCluster(AcrossSpacesRefusal::Resume).toStdString());
       if (const auto problem = cluster::clusterResumeProblem(*run, spec.cluster.has_value(), false))
         throw InputError(*problem +
                          " (connect to it on the Cluster page and tick \"Through the cluster's "

@@ -1,6 +1,6 @@
 #include "ui/controller/race_definition.h"
 
-#include <QObject>
+#include <QCoreApplication>
 
 #include "common/error.h"
 #include "layout/tuning_mode.h"
@@ -36,8 +36,24 @@ RaceSpec inSpace(RaceSpec spec, const RaceSpace& space) {
   return spec;
 }
 
-QString acrossSpacesOnThisMachine() {
-  return QObject::tr("A race across spaces measures on this machine");
+QString acrossSpacesThroughTheCluster(AcrossSpacesRefusal refusal) {
+  switch (refusal) {
+    case AcrossSpacesRefusal::Form:
+      return QCoreApplication::translate(
+          "RaceDefinition",
+          "A race across spaces measures on this machine: race one space at a time through the "
+          "cluster, or untick it.");
+    case AcrossSpacesRefusal::Race:
+      return QCoreApplication::translate(
+          "RaceDefinition",
+          "A race across spaces measures on this machine: race one space at a time through the "
+          "cluster.");
+    case AcrossSpacesRefusal::Resume:
+      break;
+  }
+  return QCoreApplication::translate("RaceDefinition",
+                                     "A race across spaces measures on this machine: untick "
+                                     "\"Through the cluster's agents\" to resume it");
 }
 
 QStringList raceCurveNames(const RaceSpec& spec) {

@@ -26,9 +26,10 @@ QStringList raceCurveNames(const RaceSpec& spec);
 // What runs each of those curves is: the algorithm's own name and its space, as a stored run of it
 // reads (layout::runModeName: "loop", "joint", "winograd", "replay").
 std::vector<RaceData::CurveRuns> raceCurveRuns(const RaceSpec& spec);
-// Why a race across spaces, new or resumed, is refused through the cluster: each space's measurer
-// would open its own session on the agents. The refusals (the form's, the engine's) go on with
-// what to do.
-QString acrossSpacesOnThisMachine();
+// Why a race across spaces, new or resumed, is refused through the cluster (each space's measurer
+// would open its own session on the agents), and what to do, as the form, the engine and a resume
+// say it: whole sentences, each translated as one.
+enum class AcrossSpacesRefusal { Form, Race, Resume };
+QString acrossSpacesThroughTheCluster(AcrossSpacesRefusal refusal);
 
 }  // namespace opevo::ui

@@ -241,10 +241,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
           return tr("%1 spent its trials on other tasks: this one ran its default configuration "
                     "in the network's end-to-end time")
               .arg(r.network);
-        return QString::fromStdString(
-            m_tallied
-                ? runStatusText(r.run.status, r.run.endReason, budgetClockOf(r.run), r.tally.trials)
-                : runStatusText(r.run));
+        return QString::fromStdString(m_tallied ? runStatusText(r.run, r.tally.trials)
+                                                : runStatusText(r.run));
       default:
         return {};
     }

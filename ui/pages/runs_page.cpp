@@ -553,8 +553,9 @@ void RunsPage::onUpdate(const EngineUpdatePtr& update) {
   for (const TrialPoint& t : update->trials) {
     RunDone& run = m_runsDone[{t.algorithm, t.repeat}];
     run.trials = std::max(run.trials, t.seq);
-    // What the run's time budget counts: a replay's device time by the file (set exactly when
-    // the budget counts it), else its tuning time.
+    // What a new run's time budget counts: a replay's device time by the file, else its tuning
+    // time. (A resumed replay on an old tuning-time budget has device time too, but a resume
+    // sets no m_budgetSeconds, which alone reads this.)
     run.seconds = std::max(run.seconds, t.deviceSeconds.value_or(t.seconds));
   }
   for (const auto& [algorithm, repeat] : update->runsEnded) {

@@ -242,9 +242,7 @@ std::optional<RaceSpec> RaceSetupPanel::spec(QString* problem) const {
       s.alsoIn.push_back(other == "winograd"
                              ? RaceSpace{layout::TuningMode::Loop, SpaceTarget::Winograd}
                              : RaceSpace{layout::TuningMode::Joint, SpaceTarget::Common});
-      if (s.cluster)
-        return refuse(tr("%1: race one space at a time through the cluster, or untick it.")
-                          .arg(acrossSpacesOnThisMachine()));
+      if (s.cluster) return refuse(acrossSpacesThroughTheCluster(AcrossSpacesRefusal::Form));
       mode = mode.substr(0, plus);
     }
     s.target = mode == "winograd" ? SpaceTarget::Winograd

@@ -39,17 +39,17 @@ struct T4ExportDialog::Written {
 
 namespace {
 
-// Each listed run's trial count, beside its id: a run with none has nothing to write.
+// Each listed run's trial count when the list was read, and whether it was running, beside its
+// id: a run with no trial has nothing to write (yet, while it runs).
 constexpr int kTrialsRole = Qt::UserRole + 1;
+constexpr int kRunningRole = Qt::UserRole + 2;
 
-QString runText(const RunRecord& run, const std::map<std::int64_t, RunTally>& tallies) {
-  const auto tally = tallies.find(run.id);
-  const std::size_t trials = tally == tallies.end() ? 0 : tally->second.trials;
+QString runText(const RunRecord& run, std::size_t trials) {
   const QString count = trials == 1 ? QObject::tr("1 trial") : QObject::tr("%1 trials").arg(trials);
   return QObject::tr("Run %1: %2, %3, %4, %5")
       .arg(run.id)
       .arg(QString::fromStdString(run.operatorName), QString::fromStdString(measuredBy(run)),
-           QString::fromStdString(runStatusText(run)), count);
+           QString::fromStdString(runStatusText(run, static_cast<long long>(trials))), count);
 }
 
 }  // namespace
@@ -133,12 +133,11 @@ void T4ExportDialog::listRuns() {
       [this](const Runs& list) {
         m_runs->clear();
         for (const RunRecord& run : list.runs) {
-          m_runs->addItem(runText(run, list.tallies), static_cast<qlonglong>(run.id));
           const auto tally = list.tallies.find(run.id);
-          m_runs->setItemData(
-              m_runs->count() - 1,
-              static_cast<qulonglong>(tally == list.tallies.end() ? 0 : tally->second.trials),
-              kTrialsRole);
+          const std::size_t trials = tally == list.tallies.end() ? 0 : tally->second.trials;
+          m_runs->addItem(runText(run, trials), static_cast<qlonglong>(run.id));
+          m_runs->setItemData(m_runs->count() - 1, static_cast<qulonglong>(trials), kTrialsRole);
+          m_runs->setItemData(m_runs->count() - 1, run.status == RunStatus::Running, kRunningRole);
         }
         const int chosen = m_runs->findData(static_cast<qlonglong>(m_preselected));
         m_runs->setCurrentIndex(std::max(0, chosen));
@@ -166,12 +165,19 @@ bool T4ExportDialog::chosenHasTrials() const {
 void T4ExportDialog::sayWhetherExportable() {
   // Said when the run is chosen (History's run with no trial was offered, and the file refused
   // only once Export was clicked); the list still offers every other run.
+  // What an earlier export said went with the run it was about.
   const bool none = chosenRun() != 0 && !chosenHasTrials();
   m_exportButton->setEnabled(chosenRun() != 0 && !none && !m_writeJob.busy());
-  showMessage(m_error, none ? tr("Run %1 has no trial: a T4 file needs at least one result. "
-                                 "Choose a run with trials.")
-                                  .arg(chosenRun())
-                            : QString());
+  showMessage(m_done, QString());
+  showMessage(m_error,
+              !none ? QString()
+              : m_runs->currentData(kRunningRole).toBool()
+                  ? tr("Run %1 had no trial yet when the list was read: a T4 file needs at least "
+                       "one result. Open this dialog again once it has some.")
+                        .arg(chosenRun())
+                  : tr("Run %1 has no trial: a T4 file needs at least one result. Choose a run "
+                       "with trials.")
+                        .arg(chosenRun()));
 }
 
 void T4ExportDialog::proposeFile() {
