@@ -76,6 +76,26 @@ class WindowFileMenuTest : public ::testing::Test {
     return imported.first().first().toLongLong();
   }
 
+  // `opevo tune` on the GEMM replay into the window's database, as a user runs it.
+  void tuneReplay(const QStringList& args) {
+    int code = 0;
+    const QString out =
+        runCli(QStringList{QStringLiteral("tune"), QStringLiteral("--backend"),
+                           QStringLiteral("replay:") + kGemm} +
+                   args + QStringList{QStringLiteral("--db"), QString::fromStdString(m_db)},
+               &code);
+    ASSERT_EQ(code, 0) << out.toStdString();
+  }
+
+  // File > Export run as T4…, once its runs are listed; nullptr when it did not open or list them.
+  T4ExportDialog* openT4FromTheMenu() {
+    fileAction("exportT4Action")->trigger();
+    auto* dialog = m_window->findChild<T4ExportDialog*>();
+    if (!dialog) return nullptr;
+    QSignalSpy listed(dialog, &T4ExportDialog::runsListed);
+    return waitUntil([&] { return !listed.isEmpty(); }) ? dialog : nullptr;
+  }
+
   std::int64_t selectedHistoryRun() const {
     const QModelIndexList rows =
         m_window->historyPage()->view()->selectionModel()->selectedRows(HistoryModel::IdColumn);
@@ -130,13 +150,8 @@ TEST_F(WindowFileMenuTest, ABadFileStoresNothingAndSaysWhy) {
 // A tuning run (a replay, as `opevo tune` stores it), exported from the window as T4: the CLI
 // restores it as that run, and so does the menu when asked to.
 TEST_F(WindowFileMenuTest, AT4ExportFromTheWindowIsRestoredByTheCli) {
-  int code = 0;
-  const QString tuned = runCli(
-      {QStringLiteral("tune"), QStringLiteral("--backend"), QStringLiteral("replay:") + kGemm,
-       QStringLiteral("--algo"), QStringLiteral("opevo-m"), QStringLiteral("--trials"),
-       QStringLiteral("20"), QStringLiteral("--db"), QString::fromStdString(m_db)},
-      &code);
-  ASSERT_EQ(code, 0) << tuned.toStdString();
+  ASSERT_NO_FATAL_FAILURE(tuneReplay({QStringLiteral("--algo"), QStringLiteral("opevo-m"),
+                                      QStringLiteral("--trials"), QStringLiteral("20")}));
   const std::vector<RunRecord> runs = Store(m_db).runs();
   ASSERT_EQ(runs.size(), 1u);
   const std::int64_t id = runs.front().id;
@@ -145,11 +160,8 @@ TEST_F(WindowFileMenuTest, AT4ExportFromTheWindowIsRestoredByTheCli) {
   m_window->pages()->setCurrentWidget(m_window->historyPage());
   ASSERT_TRUE(waitUntil([&] { return m_window->historyPage()->model()->rowCount() == 1; }));
   ASSERT_TRUE(m_window->historyPage()->selectRuns({id}).empty());
-  fileAction("exportT4Action")->trigger();
-  auto* dialog = m_window->findChild<T4ExportDialog*>();
+  T4ExportDialog* dialog = openT4FromTheMenu();
   ASSERT_NE(dialog, nullptr);
-  QSignalSpy listed(dialog, &T4ExportDialog::runsListed);
-  ASSERT_TRUE(waitUntil([&] { return !listed.isEmpty(); }));
   EXPECT_EQ(dialog->chosenRun(), id);
   const QString file = QString::fromStdString(m_dir.file("window_T4.json.gz"));
   dialog->fileEdit()->setText(file);
@@ -161,6 +173,7 @@ TEST_F(WindowFileMenuTest, AT4ExportFromTheWindowIsRestoredByTheCli) {
   dialog->close();
 
   const QString restoredDb = QString::fromStdString(m_dir.file("restored.db"));
+  int code = 0;
   const QString restored = runCli({QStringLiteral("import"), QStringLiteral("--restore"), file,
                                    QStringLiteral("--db"), restoredDb},
                                   &code);
@@ -195,13 +208,7 @@ TEST_F(WindowFileMenuTest, AT4ExportFromTheWindowIsRestoredByTheCli) {
 // says at once that it has nothing to write, and exports another run once chosen. Export was on,
 // and the file was refused only once clicked.
 TEST_F(WindowFileMenuTest, AT4ExportOfARunWithNoTrialSaysSoBeforeExportIsClicked) {
-  int code = 0;
-  const QString tuned =
-      runCli({QStringLiteral("tune"), QStringLiteral("--backend"),
-              QStringLiteral("replay:") + kGemm, QStringLiteral("--trials"), QStringLiteral("5"),
-              QStringLiteral("--db"), QString::fromStdString(m_db)},
-             &code);
-  ASSERT_EQ(code, 0) << tuned.toStdString();
+  ASSERT_NO_FATAL_FAILURE(tuneReplay({QStringLiteral("--trials"), QStringLiteral("5")}));
   std::int64_t some = 0;
   std::int64_t none = 0;
   {
@@ -215,11 +222,8 @@ TEST_F(WindowFileMenuTest, AT4ExportOfARunWithNoTrialSaysSoBeforeExportIsClicked
   m_window->historyPage()->reload();
   ASSERT_TRUE(waitUntil([&] { return m_window->historyPage()->model()->rowCount() == 2; }));
   ASSERT_TRUE(m_window->historyPage()->selectRuns({none}).empty());
-  fileAction("exportT4Action")->trigger();
-  auto* dialog = m_window->findChild<T4ExportDialog*>();
+  T4ExportDialog* dialog = openT4FromTheMenu();
   ASSERT_NE(dialog, nullptr);
-  QSignalSpy listed(dialog, &T4ExportDialog::runsListed);
-  ASSERT_TRUE(waitUntil([&] { return !listed.isEmpty(); }));
   EXPECT_EQ(dialog->chosenRun(), none);
   EXPECT_FALSE(dialog->chosenHasTrials());
   EXPECT_FALSE(dialog->exportButton()->isEnabled());
@@ -243,17 +247,10 @@ TEST_F(WindowFileMenuTest, AT4ExportOfARunWithNoTrialSaysSoBeforeExportIsClicked
 
 // A run that cannot be written (no such folder): the dialog says which file and why.
 TEST_F(WindowFileMenuTest, AT4ExportThatCannotBeWrittenSaysWhy) {
-  int code = 0;
-  const QString tuned =
-      runCli({QStringLiteral("tune"), QStringLiteral("--backend"),
-              QStringLiteral("replay:") + kGemm, QStringLiteral("--trials"), QStringLiteral("5"),
-              QStringLiteral("--db"), QString::fromStdString(m_db)},
-             &code);
-  ASSERT_EQ(code, 0) << tuned.toStdString();
-  m_window->openT4Export();
-  auto* dialog = m_window->findChild<T4ExportDialog*>();
+  ASSERT_NO_FATAL_FAILURE(tuneReplay({QStringLiteral("--trials"), QStringLiteral("5")}));
+  T4ExportDialog* dialog = openT4FromTheMenu();
   ASSERT_NE(dialog, nullptr);
-  ASSERT_TRUE(waitUntil([&] { return dialog->chosenRun() != 0; }));
+  ASSERT_NE(dialog->chosenRun(), 0);
   dialog->fileEdit()->setText(QString::fromStdString(m_dir.file("no/such/folder/run.json")));
   QSignalSpy failed(dialog, &T4ExportDialog::failed);
   dialog->exportNow();
