@@ -18,6 +18,8 @@
 
 #include "gui_test_support.h"
 #include "store/store.h"
+#include "ui/charts/race_chart_view.h"
+#include "ui/charts/race_results_widget.h"
 #include "ui/controller/race_data.h"
 #include "ui/models/history_model.h"
 #include "ui/widgets/kernel_export_dialog.h"
@@ -427,6 +429,27 @@ TEST_F(HistoryPageTest, ExportIsOffForARunWithNoTrial) {
   EXPECT_TRUE(page.selectRuns({some}).empty());
   EXPECT_TRUE(page.exportButton()->isEnabled());
   EXPECT_TRUE(page.exportButton()->toolTip().startsWith(QStringLiteral("Preview the best kernel")));
+}
+
+// With no run selected the charts say so: "No trials yet" read as if the store held none. A run
+// with no trial, selected, has none yet; one with trials is drawn.
+TEST_F(HistoryPageTest, TheEmptyChartSaysNoRunIsSelected) {
+  const std::int64_t none = addRun("GFLOP/s", 0, 0, 0, RunStatus::Finished);
+  const std::int64_t some = addRun("GFLOP/s", 3);
+  HistoryPage page;
+  ASSERT_TRUE(open(page, 2));
+  const auto notes = [&] {
+    page.results()->refreshNow();
+    return QStringList{page.results()->trialsChart()->emptyNote(),
+                       page.results()->timeChart()->emptyNote()};
+  };
+  EXPECT_EQ(notes(), QStringList({"No run selected", "No run selected"}));
+  EXPECT_TRUE(page.selectRuns({none}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !page.busy(); }));
+  EXPECT_EQ(notes(), QStringList({"No trials yet", "No trials yet"}));
+  EXPECT_TRUE(page.selectRuns({some}).empty());
+  ASSERT_TRUE(waitUntil([&] { return !page.busy(); }));
+  EXPECT_EQ(notes(), QStringList({"", ""}));
 }
 
 // Runs selected by id (`opevo-studio --open-runs`) are brought into view: the oldest of 40 runs

@@ -399,7 +399,9 @@ void RaceChartView::refresh(bool force) {
     xMin = m_logX ? 1 : 0;
     xMax = m_xAxis == XAxis::Trials ? 10 : 1;
   }
-  m_emptyNote->setText(empty ? tr("No trials yet") : QString());
+  m_emptyNote->setText(!empty                                                ? QString()
+                       : info.algorithms.isEmpty() && !m_noRunNote.isEmpty() ? m_noRunNote
+                                                                             : tr("No trials yet"));
   if (m_optimum) {
     const double opt = clampY(*info.optimum);
     m_optimum->replace(QList<QPointF>{{xMin, opt}, {xMax, opt}});
@@ -510,6 +512,11 @@ int RaceChartView::meanPointCount(int algorithm) const {
 
 int RaceChartView::bandPointCount(int algorithm) const {
   return distinctXs(*m_series.at(static_cast<std::size_t>(algorithm)).upper);
+}
+
+void RaceChartView::setNoRunNote(const QString& text) {
+  m_noRunNote = text;
+  refresh(true);
 }
 
 QString RaceChartView::emptyNote() const {

@@ -63,6 +63,9 @@ class RaceChartView : public QChartView {
   // The note centred on the plot while there is no trial to draw ("No trials yet…"); empty while
   // hidden.
   QString emptyNote() const;
+  // What that note says while the chart draws no run at all (History with none selected, where
+  // "No trials yet" read as if the store had none); by default "No trials yet" too.
+  void setNoRunNote(const QString& text);
 
   // Where the legend is: below the plot while its entries fit there on one row, else on the
   // right, one entry per line.
@@ -118,6 +121,7 @@ class RaceChartView : public QChartView {
   LogAxisLabels* m_logLabels;  // between a log y axis's decades
   // Over an empty plot, whose axes (0 to 1, 0 to 10) would otherwise read as a result.
   PlotNote* m_emptyNote;
+  QString m_noRunNote;
   bool m_logX = false;
   bool m_logY = false;
   bool m_showRepeats = false;

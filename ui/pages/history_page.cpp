@@ -34,6 +34,7 @@
 #include "store/live_status.h"
 #include "store/run_curves.h"
 #include "store/store.h"
+#include "ui/charts/race_chart_view.h"
 #include "ui/charts/race_results_widget.h"
 #include "ui/controller/engine_controller.h"
 #include "ui/controller/race_data.h"
@@ -297,6 +298,9 @@ HistoryPage::HistoryPage(QWidget* parent)
       m_showSelection(new QTimer(this)),
       m_curvesJob(LatestJob<CurvesJob>::Overlap::NewestWaits) {
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  // Nothing selected, the charts draw no run: "No trials yet" read as if the store held none.
+  for (RaceChartView* chart : {m_results->trialsChart(), m_results->timeChart()})
+    chart->setNoRunNote(tr("No run selected"));
   // The model sorts its own rows (HistoryModel::sort): no proxy, so a row of the model is a row
   // of the view everywhere the page, its tests and opevo-studio's options use one.
   m_view->setSortingEnabled(true);
