@@ -638,6 +638,10 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   ASSERT_TRUE(pictureShown(28));
   EXPECT_EQ(m_page.snapshot(), nullptr);
   EXPECT_EQ(m_page.contenderBox()->count(), 0);
+  // The empty box says what it will list (it was blank beside "Show").
+  EXPECT_EQ(m_page.contenderBox()->currentText(), QString());
+  EXPECT_EQ(m_page.contenderBox()->placeholderText(),
+            QStringLiteral("each contender, once a race starts or a run is shown"));
   EXPECT_EQ(m_page.curveChart()->curvePointCount(0), 0);
   EXPECT_FALSE(m_page.statusLabel()->text().contains(QStringLiteral("end to end")))
       << m_page.statusLabel()->text().toStdString();

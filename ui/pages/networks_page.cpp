@@ -130,6 +130,8 @@ NetworksPage::NetworksPage(QWidget* parent)
   m_table->setTextElideMode(Qt::ElideMiddle);
   m_contender->setObjectName(QStringLiteral("contenderBox"));
   m_contender->setToolTip(tr("Whose tasks the table, the colours and the trials chart show"));
+  // Until a race or a stored run gives it contenders it was a blank box beside "Show".
+  m_contender->setPlaceholderText(tr("each contender, once a race starts or a run is shown"));
   m_status->setObjectName(QStringLiteral("networkStatus"));
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -631,6 +633,8 @@ void NetworksPage::showSnapshot(NetworkSnapshotPtr snapshot) {
     m_contender->clear();
     for (const ContenderState& c : s.contenders)
       m_contender->addItem(tr("%1 (network run %2)").arg(c.label).arg(c.networkId));
+    // A box with a placeholder keeps no item current as items come: the first contender is shown.
+    if (m_contender->count() > 0) m_contender->setCurrentIndex(0);
   }
   if (s.networkText != m_pictureText && !s.networkText.isEmpty()) {
     // A resumed run's network, which the form may not show: its picture and tasks.
