@@ -530,6 +530,11 @@ TEST_F(DeviceRaceTest, LoopsAgainstLayoutsAndLoopsTakeTurnsAndResumeAsOneRace) {
 TEST_F(DeviceRaceTest, ARunOfARaceAcrossSpacesGoesOnAloneUnderItsSpacesName) {
   prepareCpuRace({QStringLiteral("random")}, 2);
   ASSERT_TRUE(setup()->setMode(QStringLiteral("loop+joint")));
+  // Shuffled: the race across spaces keeps its schedule and seed, as a race in one space does.
+  auto* turns = setup()->findChild<QComboBox*>(QStringLiteral("scheduleBox"));
+  ASSERT_NE(turns, nullptr);
+  turns->setCurrentIndex(turns->findData(static_cast<int>(Schedule::Shuffle)));
+  const int seed = setup()->findChild<QSpinBox*>(QStringLiteral("seedSpin"))->value();
   ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
   ASSERT_TRUE(raceEnded());
   std::optional<RunRecord> joint;
@@ -537,6 +542,8 @@ TEST_F(DeviceRaceTest, ARunOfARaceAcrossSpacesGoesOnAloneUnderItsSpacesName) {
     if (r.operatorName == "mm96" && layout::runModeName(r.operatorJson) == "joint") joint = r;
   ASSERT_TRUE(joint);
   ASSERT_EQ(joint->status, RunStatus::Finished);
+  EXPECT_EQ(joint->raceSchedule, Schedule::Shuffle);
+  EXPECT_EQ(joint->raceScheduleSeed, static_cast<std::uint64_t>(seed));
 
   m_window.pages()->setCurrentWidget(history());
   history()->reload();
@@ -556,6 +563,8 @@ TEST_F(DeviceRaceTest, ARunOfARaceAcrossSpacesGoesOnAloneUnderItsSpacesName) {
   EXPECT_TRUE(runs()->message().isEmpty()) << runs()->message().toStdString();
   EXPECT_EQ(runs()->data()->info().algorithms, QStringList{QStringLiteral("random (joint)")});
   EXPECT_EQ(Store(Store::defaultPath()).trials(joint->id).size(), 3u);
+  // The greyed form shows the race it goes on, under its schedule.
+  EXPECT_EQ(turns->currentData().toInt(), static_cast<int>(Schedule::Shuffle));
   // The engine names it so too: the side-by-side figure after the trials.
   EXPECT_TRUE(runs()->results()->referenceNote().contains(QStringLiteral("random (joint)'s best")))
       << runs()->results()->referenceNote().toStdString();
