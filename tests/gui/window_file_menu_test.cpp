@@ -225,6 +225,12 @@ TEST_F(WindowFileMenuTest, AT4ExportOfARunWithNoTrialSaysSoBeforeExportIsClicked
   T4ExportDialog* dialog = openT4FromTheMenu();
   ASSERT_NE(dialog, nullptr);
   EXPECT_EQ(dialog->chosenRun(), none);
+  // Listed as History lists it, once ("finished, no trial, 0 trials" said it twice).
+  EXPECT_TRUE(dialog->runBox()->currentText().endsWith(QStringLiteral(", finished, no trial")))
+      << dialog->runBox()->currentText().toStdString();
+  EXPECT_TRUE(dialog->runBox()
+                  ->itemText(dialog->runBox()->findData(static_cast<qlonglong>(some)))
+                  .endsWith(QStringLiteral(", finished (trials), 5 trials")));
   EXPECT_FALSE(dialog->chosenHasTrials());
   EXPECT_FALSE(dialog->exportButton()->isEnabled());
   EXPECT_EQ(dialog->message(),

@@ -45,11 +45,16 @@ constexpr int kTrialsRole = Qt::UserRole + 1;
 constexpr int kRunningRole = Qt::UserRole + 2;
 
 QString runText(const RunRecord& run, std::size_t trials) {
+  const std::string status = runStatusText(run, static_cast<long long>(trials));
+  const QString head =
+      QObject::tr("Run %1: %2, %3, %4")
+          .arg(run.id)
+          .arg(QString::fromStdString(run.operatorName), QString::fromStdString(measuredBy(run)),
+               QString::fromStdString(status));
+  // Where the status says it already ("finished, no trial"), "0 trials" after it repeated it.
+  if (status != runStatusText(run)) return head;
   const QString count = trials == 1 ? QObject::tr("1 trial") : QObject::tr("%1 trials").arg(trials);
-  return QObject::tr("Run %1: %2, %3, %4, %5")
-      .arg(run.id)
-      .arg(QString::fromStdString(run.operatorName), QString::fromStdString(measuredBy(run)),
-           QString::fromStdString(runStatusText(run, static_cast<long long>(trials))), count);
+  return QObject::tr("%1, %2").arg(head, count);
 }
 
 }  // namespace
