@@ -170,9 +170,9 @@ bool T4ExportDialog::chosenHasTrials() const {
 void T4ExportDialog::sayWhetherExportable() {
   // Said when the run is chosen (History's run with no trial was offered, and the file refused
   // only once Export was clicked); the list still offers every other run.
-  // What an earlier export said went with the run it was about.
   const bool none = chosenRun() != 0 && !chosenHasTrials();
   m_exportButton->setEnabled(chosenRun() != 0 && !none && !m_writeJob.busy());
+  // What an earlier export said went with the run it was about.
   showMessage(m_done, QString());
   showMessage(m_error,
               !none ? QString()
