@@ -641,7 +641,7 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   // The empty box says what it will list (it was blank beside "Show").
   EXPECT_EQ(m_page.contenderBox()->currentText(), QString());
   EXPECT_EQ(m_page.contenderBox()->placeholderText(),
-            QStringLiteral("each contender, once a race starts or a run is shown"));
+            QStringLiteral("none yet: start a race or show a run"));
   EXPECT_EQ(m_page.curveChart()->curvePointCount(0), 0);
   EXPECT_FALSE(m_page.statusLabel()->text().contains(QStringLiteral("end to end")))
       << m_page.statusLabel()->text().toStdString();
