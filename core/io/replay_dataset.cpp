@@ -155,7 +155,9 @@ std::string deviceTimeNote(const RawDataset& raw) {
           "; " + std::to_string(c.entries - have) + of + " have no " + field + " (" + instead + ")";
   };
   lacking(c.compile, kt ? "compile_time" : "times.compilation", "charged 0");
-  if (kt) lacking(c.benchmark, "benchmark_time", "charged the sum of their times");
+  if (kt)
+    lacking(c.benchmark, "benchmark_time",
+            "charged the sum of their times, or their time where they list none");
   lacking(c.verification, kt ? "verification_time" : "times.validation", "charged 0");
   return note;
 }
