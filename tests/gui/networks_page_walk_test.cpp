@@ -168,8 +168,13 @@ TEST_F(NetworksPageWalkTest, AFinishedRunThatLeftTrialsUnspentSaysItFinished) {
       0);
   const auto stored = Store(m_db.toStdString()).networks();
   ASSERT_EQ(stored.size(), 1u);
+  // Empty, the box says so (it was blank); filled, its newest run is the one Show shows.
+  EXPECT_EQ(setup()->runsBox()->count(), 0);
+  EXPECT_EQ(setup()->runsBox()->placeholderText(), QStringLiteral("none stored yet"));
   setup()->reloadButton()->click();
   ASSERT_TRUE(waitUntil([&] { return setup()->runsBox()->count() == 1; }));
+  EXPECT_EQ(setup()->runsBox()->currentIndex(), 0);
+  ASSERT_TRUE(setup()->showButton()->isEnabled());
   setup()->showButton()->click();
   ASSERT_TRUE(waitUntil([&] {
     return !m_page.loadingStored() && status().startsWith(QStringLiteral("Network run"));

@@ -245,6 +245,8 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
   // and each has its whole text as a tooltip.
   m_runs->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   m_runs->setMinimumContentsLength(12);
+  // Empty, it was a blank box above three greyed buttons.
+  m_runs->setPlaceholderText(tr("none stored yet"));
   m_show->setObjectName(QStringLiteral("showButton"));
   m_show->setToolTip(
       tr("Show this run's tasks, latency curve and end-to-end result (nothing runs)"));
@@ -380,7 +382,9 @@ void NetworkSetupPanel::reloadRuns(std::int64_t select) {
           widest = std::max(widest, metrics.horizontalAdvance(text));
         }
         m_runs->view()->setMinimumWidth(widest + 4 * metrics.averageCharWidth());
-        if (const int i = m_runs->findData(keep); i >= 0) m_runs->setCurrentIndex(i);
+        // A box with a placeholder keeps no item current as items come: the newest is.
+        const int kept = m_runs->findData(keep);
+        if (kept >= 0 || m_runs->count() > 0) m_runs->setCurrentIndex(std::max(kept, 0));
         m_runs->setToolTip(m_runs->currentData(Qt::ToolTipRole).toString());
         updateButtons();
         emit runsReloaded();
