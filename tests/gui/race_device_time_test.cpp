@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QValueAxis>
 #include <algorithm>
 #include <map>
 #include <set>
@@ -261,6 +262,61 @@ TEST_F(RaceDeviceTimeTest, AReplayRunOnAnOldTuningTimeBudgetIsDrawnOnItsDeviceTi
 
 // A race measured on this machine's CPU keeps its tuning time as its budget, and shows no device
 // time: its trials were measured here, not charged by a file.
+// Before any race the empty charts show the race the form describes: a replay's unit, optimum and
+// device time as soon as its file is loaded (they said "best" against tuning time until Start),
+// the CPU's tuning time once Measure on is the CPU. A race's curves stay when the form changes.
+TEST_F(RaceDeviceTimeTest, BeforeStartTheChartsShowTheFormsRace) {
+  RaceResultsWidget* results = runs()->results();
+  QTabWidget* tabs = results->tabs();
+  const auto timeTab = [&] { return tabs->tabText(tabs->indexOf(results->timeChart())); };
+  const auto yTitle = [&] {
+    return results->trialsChart()->chart()->axes(Qt::Vertical).value(0)->titleText();
+  };
+  const auto yRange = [&] {
+    auto* y =
+        qobject_cast<QValueAxis*>(results->trialsChart()->chart()->axes(Qt::Vertical).value(0));
+    return y ? std::pair{y->min(), y->max()} : std::pair{-1.0, -1.0};
+  };
+  ASSERT_TRUE(setup()->setBackend(QStringLiteral("replay")));
+  prepareReplay({QStringLiteral("random")}, 1, 0);
+  runs()->results()->refreshNow();
+  ASSERT_EQ(runs()->data()->trialCount(), 0);
+  EXPECT_EQ(runs()->data()->clock(), RaceData::Clock::DeviceByFile);
+  EXPECT_EQ(timeTab(), QStringLiteral("vs device time"));
+  EXPECT_EQ(yTitle(), QStringLiteral("GFLOP/s"));
+  ASSERT_TRUE(runs()->data()->info().optimum.has_value());
+  const double optimum = *runs()->data()->info().optimum;
+  EXPECT_DOUBLE_EQ(optimum, setup()->datasetPicker()->dataset()->bestSpeed);
+  // The frame runs from 0 to just above the optimum, not around the optimum alone.
+  EXPECT_EQ(yRange().first, 0.0);
+  EXPECT_GT(yRange().second, optimum);
+  EXPECT_LT(yRange().second, 1.1 * optimum);
+  EXPECT_TRUE(runs()->data()->info().label.contains(QStringLiteral("RTX_2080_Ti")))
+      << runs()->data()->info().label.toStdString();
+
+  ASSERT_TRUE(setup()->setBackend(QStringLiteral("cpu")));
+  runs()->results()->refreshNow();
+  EXPECT_EQ(runs()->data()->clock(), RaceData::Clock::Tuning);
+  EXPECT_EQ(timeTab(), QStringLiteral("vs tuning time"));
+  EXPECT_FALSE(runs()->data()->info().optimum.has_value());
+  EXPECT_TRUE(runs()->data()->info().label.endsWith(QStringLiteral(" on cpu: real measurements")))
+      << runs()->data()->info().label.toStdString();
+
+  // A race drawn stays when another file is loaded: the frame is for charts no race drew on.
+  ASSERT_TRUE(setup()->setBackend(QStringLiteral("replay")));
+  setup()->setTrials(5);
+  ASSERT_TRUE(runs()->start()) << runs()->message().toStdString();
+  ASSERT_TRUE(raceEnded());
+  ASSERT_EQ(runs()->data()->trialCount(), 5);
+  setup()->datasetPicker()->load(
+      QStringLiteral(OPEVO_DATASETS_DIR "/convolution_milo/A100.json.gz"));
+  ASSERT_TRUE(waitUntil([&] { return !setup()->datasetPicker()->loading(); }, 60000));
+  ASSERT_TRUE(setup()->setBackend(QStringLiteral("cpu")));
+  EXPECT_EQ(runs()->data()->trialCount(), 5);
+  EXPECT_EQ(runs()->data()->info().algorithms, QStringList{QStringLiteral("random")});
+  EXPECT_DOUBLE_EQ(runs()->data()->info().optimum.value_or(0), optimum);
+}
+
 TEST_F(RaceDeviceTimeTest, ACpuRaceKeepsItsTuningTimeAndShowsNoDeviceTime) {
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());

@@ -398,6 +398,9 @@ void RaceChartView::refresh(bool force) {
   if (empty) {  // nothing yet: a sensible empty frame
     xMin = m_logX ? 1 : 0;
     xMax = m_xAxis == XAxis::Trials ? 10 : 1;
+    // From 0 to the lines drawn (the optimum, the library): a frame of the optimum alone spanned
+    // 11,900 to 12,050 GFLOP/s, which says nothing of where a race will start.
+    if (!m_logY) yMin = 0;
   }
   m_emptyNote->setText(!empty                                                ? QString()
                        : info.algorithms.isEmpty() && !m_noRunNote.isEmpty() ? m_noRunNote

@@ -195,6 +195,11 @@ RunsPage::RunsPage(QWidget* parent)
       showMessage(m_messageLabel, QString());
     m_refusal.clear();
   });
+  for (QComboBox* box : {m_setup->backendBox(), m_setup->operatorBox()})
+    connect(box, &QComboBox::currentIndexChanged, this, &RunsPage::showFormsFrame);
+  connect(m_setup->clusterOption(), &ClusterRaceOption::toggled, this, &RunsPage::showFormsFrame);
+  connect(m_setup->datasetPicker(), &DatasetPicker::loaded, this, &RunsPage::showFormsFrame);
+  showFormsFrame();
   onStateChanged(EngineController::State::Idle);
 }
 
@@ -311,23 +316,14 @@ bool RunsPage::start() {
   }
   showMessage(m_messageLabel, QString());
   showMessage(m_noteLabel, QString());
-  RaceData::Info info;
+  RaceData::Info info = formsFrame();
   info.algorithms = raceCurveNames(*spec);
   info.runs = raceCurveRuns(*spec);
   info.repeats = spec->repeats;
   if (spec->dataset) {
-    info.speedUnit = QString::fromStdString(spec->dataset->speedUnit);
-    info.label = QString::fromStdString(ReplayMeasurer(spec->dataset).label());
-    if (spec->dataset->complete && spec->dataset->bestSpeed > 0)
-      info.optimum = spec->dataset->bestSpeed;
-    info.plannedClock = RaceData::Clock::DeviceByFile;
     m_measuredOperator.clear();
   } else {
     m_measuredOperator = m_setup->operatorBox()->currentText();
-    info.speedUnit = QString::fromStdString(deviceSpeedUnit(spec->backend));
-    info.label =
-        tr("%1 on %2: real measurements")
-            .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
     // With a time budget the joint stage ends at a share of the time, or of the trials, whichever
     // comes first: no trial is known beforehand, and none is drawn.
     const std::vector<RaceSpace> spaces = racedSpaces(*spec);
@@ -337,17 +333,38 @@ bool RunsPage::start() {
       if (!plan.jointSeconds) info.stageBoundary = plan.jointTrials;
     }
   }
-  if (spec->cluster && spec->dataset)
-    info.label = tr("replay of %1 (%2) by the cluster's agents")
-                     .arg(QFileInfo(QString::fromStdString(spec->dataset->path)).fileName(),
-                          spec->dataset->deviceName.empty()
-                              ? tr("device not named in the file")
-                              : QString::fromStdString(spec->dataset->deviceName));
-  else if (spec->cluster)
-    info.label =
-        tr("%1 on %2 agents of the cluster: real measurements")
-            .arg(m_setup->operatorBox()->currentText(), QString::fromStdString(spec->backend));
   return launch(std::move(*spec), std::move(info));
+}
+
+RaceData::Info RunsPage::formsFrame() const {
+  RaceData::Info info;
+  const QString backend = m_setup->backend();
+  const QString op = m_setup->operatorBox()->currentText();
+  const bool cluster = m_setup->clusterOption()->target().has_value();
+  if (backend == QLatin1String("replay")) {
+    info.plannedClock = RaceData::Clock::DeviceByFile;
+    const auto dataset = m_setup->datasetPicker()->dataset();
+    if (!dataset) return info;
+    info.speedUnit = QString::fromStdString(dataset->speedUnit);
+    info.label = cluster ? tr("replay of %1 (%2) by the cluster's agents")
+                               .arg(QFileInfo(QString::fromStdString(dataset->path)).fileName(),
+                                    dataset->deviceName.empty()
+                                        ? tr("device not named in the file")
+                                        : QString::fromStdString(dataset->deviceName))
+                         : QString::fromStdString(ReplayMeasurer(dataset).label());
+    if (dataset->complete && dataset->bestSpeed > 0) info.optimum = dataset->bestSpeed;
+  } else {
+    info.speedUnit = QString::fromStdString(deviceSpeedUnit(backend.toStdString()));
+    info.label = cluster ? tr("%1 on %2 agents of the cluster: real measurements").arg(op, backend)
+                         : tr("%1 on %2: real measurements").arg(op, backend);
+  }
+  return info;
+}
+
+void RunsPage::showFormsFrame() {
+  // Only over charts no race has drawn: a race's curves stay until the next Start.
+  if (m_controller->busy() || !m_data->info().algorithms.isEmpty()) return;
+  m_data->reset(formsFrame());
 }
 
 bool RunsPage::resumeRun(const RunRecord& run, const std::vector<RunRecord>& raceMates) {

@@ -103,6 +103,12 @@ class RunsPage : public QWidget {
   void onUpdate(const EngineUpdatePtr& update);
   void onFinished(const RaceOutcome& outcome);
   bool launch(RaceSpec spec, RaceData::Info info);
+  // What the form's race is drawn in, before its runs are known: the unit, the label, the
+  // dataset's optimum and the clock of the time chart. Start adds the runs.
+  RaceData::Info formsFrame() const;
+  // Until a race starts, the empty charts show formsFrame: they said "best" against tuning time
+  // beside a replay loaded, and changed to its unit, optimum and device time only at Start.
+  void showFormsFrame();
   void checkStore();
   // Shows why Start (or Sweep…) cannot go with the form as it is.
   void refuse(const QString& text);
