@@ -28,23 +28,23 @@ constexpr EnumNames<LinkKind, 3> kLinkPins{{{{LinkKind::Residual, "output layout
 // layout template's constraints reject few of them.
 constexpr int kValidTries = 20000;
 
-// The output layout parameters of a task's space (only Conv2D tasks tune layouts in a network).
-std::vector<std::size_t> outputLayoutParams(const Task& task, const SearchSpace& space) {
-  std::vector<std::size_t> at;
-  if (task.op.kind != OpKind::Conv2D) return at;
-  for (const char* name : layout::kConv2DOutputLayoutParams) {
-    const int i = space.indexOf(name);
-    if (i < 0 || space.param(std::size_t(i)).kind() != ParamKind::Factor) return {};
-    at.push_back(std::size_t(i));
-  }
-  return at;
-}
-
 // A factorization parameter of the space by name; nullopt when it has none.
 std::optional<std::size_t> factorParam(const SearchSpace& space, const char* name) {
   const int i = space.indexOf(name);
   if (i < 0 || space.param(std::size_t(i)).kind() != ParamKind::Factor) return std::nullopt;
   return std::size_t(i);
+}
+
+// The output layout parameters of a task's space (only Conv2D tasks tune layouts in a network).
+std::vector<std::size_t> outputLayoutParams(const Task& task, const SearchSpace& space) {
+  std::vector<std::size_t> at;
+  if (task.op.kind != OpKind::Conv2D) return at;
+  for (const char* name : layout::kConv2DOutputLayoutParams) {
+    const std::optional<std::size_t> i = factorParam(space, name);
+    if (!i) return {};
+    at.push_back(*i);
+  }
+  return at;
 }
 
 // One parameter of the task's space a link fixes, and its value.
