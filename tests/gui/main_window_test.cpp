@@ -297,10 +297,15 @@ TEST_F(MainWindowTest, TheNetworksPagesTrialsAndLayerNamesReadAt1280x800) {
       m_window.networksPage()->findChild<NetworkGraphView*>(QStringLiteral("networkGraph"));
   ASSERT_NE(graph, nullptr);
   ASSERT_TRUE(test::waitUntil([&] { return graph->networkLayout() != nullptr; }, 30000));
-  // Once the page's queued fit of its table has settled the columns (one pass of events was not
-  // always enough under ctest -j2: the graph was caught at 0.967 in a narrower column).
-  EXPECT_TRUE(test::waitUntil([&] { return graph->transform().m11() == 1.0; }, 5000))
-      << graph->transform().m11();
+  // About 1:1 once the page's queued fit of its table has settled the columns. The graph is
+  // within a scroll bar's width of its column here, and the column's width depends on the order
+  // in which the page's first layout, its table's contents and the fit came (0.967 now and then
+  // under ctest -j2): names at 0.967 read as at 1:1, the bug was a fit to the height (0.65).
+  EXPECT_TRUE(test::waitUntil([&] { return graph->transform().m11() >= 0.95; }, 5000))
+      << graph->transform().m11() << ": the graph " << graph->sceneRect().width()
+      << " px wide in a view of " << graph->maximumViewportSize().width() << " x "
+      << graph->maximumViewportSize().height() << " px, the window " << m_window.width() << " x "
+      << m_window.height();
   QSpinBox* trials = m_window.networksPage()->setup()->trialsBox();
   auto* scroll = m_window.networksPage()->setup()->findChild<FormScrollArea*>();
   ASSERT_NE(scroll, nullptr);
