@@ -178,6 +178,10 @@ void runCompareCommand(const CompareArgs& a) {
   // deleted them and then ran nothing.
   if (a.force) claimResultsFolder(out, results, true, earlier);
 
+  // Opened before anything is written into --out: a --db that is not a database once left a
+  // trials.csv.partial there that refused the next run into the folder.
+  std::unique_ptr<Store> store;
+  if (!a.db.empty()) store = std::make_unique<Store>(a.db);
   // Made before any run is stored: a folder that cannot hold it leaves no run "running".
   TrialsCsvWriter csv((out / kPartialCsv).string(),
                       layout::runModeName(runContextOf(setup).operatorJson));
@@ -186,10 +190,8 @@ void runCompareCommand(const CompareArgs& a) {
                           isatty(STDERR_FILENO));
   // Stored as the window stores a race (StoreRecorder): a row per run with its race, algorithm
   // and repeat, each trial committed as it is measured, so History draws it as a race.
-  std::unique_ptr<Store> store;
   std::optional<StoreRecorder> recorder;
-  if (!a.db.empty()) {
-    store = std::make_unique<Store>(a.db);
+  if (store) {
     recorder.emplace(*store, engine, runContextOf(setup));
     engine.addObserver(*recorder);  // first: a trial is committed before anyone hears of it
     recorder->createRuns();

@@ -102,6 +102,23 @@ TEST(CliCompareResults, AKilledRaceLeavesOnlyAPartialTrialsFile) {
   EXPECT_NE(again.err.find("trials.csv.partial"), std::string::npos) << again.err;
 }
 
+// A --db that is not a database is refused before anything is written into --out: it left a
+// trials.csv.partial there, and the next run into the folder was refused for "an earlier race's
+// results" though no race had run.
+TEST(CliCompareResults, ABadDatabaseLeavesNothingInTheResultsFolder) {
+  TempDir dir;
+  const fs::path out = dir.path / "race";
+  const fs::path text = dir.path / "notes.db";
+  std::ofstream(text) << "not a database\n";
+  const ProcessResult refused = compare(out, "5", {"--db", text.string()});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("is not an SQLite file"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(out / "trials.csv.partial"));
+  const ProcessResult again = compare(out, "5", {"--db", (dir.path / "good.db").string()});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(lines(out / "trials.csv"), 1u + 2 * 2 * 5);
+}
+
 // CLI races never appeared in History: --db stores each run as the window stores a replay race's,
 // with its schedule, which a resume of the race goes on under.
 TEST(CliCompareResults, DbStoresTheRaceAsTheWindowDoes) {
