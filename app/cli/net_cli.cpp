@@ -74,27 +74,36 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
                 t.config.empty() ? "-" : t.config.c_str());
   for (const net::StoredNetworkTask& t : run.tasks)
     if (t.layoutConstraint) std::printf("%s\n", net::layoutConstraintText(t).c_str());
-  std::vector<std::string> none;
+  // A task without a best either had no trial or failed in every trial it had: said apart, as
+  // "no working kernel" read as a failure of tasks the budget never reached.
+  std::vector<std::string> untried, failing;
   double sum = 0;
   for (const net::StoredNetworkTask& t : run.tasks) {
     if (t.bestMs)
       sum += static_cast<double>(t.weight) * *t.bestMs;
     else
-      none.push_back(t.name);
+      (t.trials == 0 ? untried : failing).push_back(t.name);
   }
-  if (none.empty()) {
+  if (untried.empty() && failing.empty()) {
     std::printf("\nsum of weight x best over the tasks: %s ms\n",
                 msText(run.sumOfTasksMs.value_or(sum)).c_str());
   } else {
     // A sum over the tuned tasks alone would read as the whole network's.
-    std::string names;
-    for (const std::string& name : none) names += (names.empty() ? "" : ", ") + name;
+    const std::size_t tasks = run.tasks.size();
+    const auto listed = [tasks](const std::vector<std::string>& names, const char* what) {
+      std::string text;
+      for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+      return std::to_string(names.size()) + " of " + std::to_string(tasks) + " tasks " + what +
+             ": " + text;
+    };
+    std::string why;
+    if (!untried.empty()) why = listed(untried, "have had no trial");
+    if (!failing.empty())
+      why += (why.empty() ? "" : "; ") + listed(failing, "have no working kernel in their trials");
     // "yet" only where trials may still come: a finished run has none to come.
-    std::printf(
-        "\nsum of weight x best over the tasks: %s (%zu of %zu tasks have no working kernel: %s; "
-        "more trials give every task some)\n",
-        run.status == RunStatus::Finished ? "none" : "none yet", none.size(), run.tasks.size(),
-        names.c_str());
+    std::printf("\nsum of weight x best over the tasks: %s (%s; %s)\n",
+                run.status == RunStatus::Finished ? "none" : "none yet", why.c_str(),
+                untried.empty() ? "more trials may find one" : "more trials give every task some");
   }
   if (refs) {
     // The ratio over the tasks that have both (an untuned task has no best yet).

@@ -87,7 +87,7 @@ void onInterrupt() {
 }
 
 void runCompare(const NetCompareOptions& o) {
-  if (o.trials < 1) throw InputError("give a budget: --trials N");
+  if (o.trials < 1) throw InputError("give a budget of at least 1 trial: --trials N");
   if (o.repeats < 1) throw InputError("--repeats must be at least 1");
   checkRepeatSeeds(o.seed, o.repeats);  // repeat r uses seed + r - 1, as every race does
   const net::ParamOverrides params = paramOverrides(o.params);

@@ -107,7 +107,8 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
   if (o.trials < 0)
     throw InputError("--trials " + std::to_string(o.trials) +
                      ": the budget must be a positive number of trials");
-  if (o.trials == 0) throw InputError("give a budget: --trials N");
+  // 0 is also what no --trials leaves: "give a budget" read oddly after --trials 0.
+  if (o.trials == 0) throw InputError("give a budget of at least 1 trial: --trials N");
   if (o.backend.rfind("replay:", 0) == 0)
     throw InputError("--backend " + o.backend +
                      ": a network's kernels are built and measured on a device (cpu, cuda or "

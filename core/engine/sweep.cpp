@@ -34,8 +34,13 @@ std::string algorithmWithFixed(const SweepPlan& plan) {
 }  // namespace
 
 std::vector<std::map<std::string, std::string>> sweepCells(const SweepPlan& plan) {
+  // A setting given one value is fixed in every cell (plan.fixed), not swept.
   if (plan.axes.empty())
-    throw InputError("a sweep needs at least one setting with values (--set q=0.1,0.3,0.5)");
+    throw InputError("a sweep needs a setting with two or more values (--set q=0.1,0.3,0.5)" +
+                     std::string(plan.fixed.empty() ? ""
+                                                    : "; one value (" + plan.fixed.begin()->first +
+                                                          "=" + plan.fixed.begin()->second +
+                                                          ") fixes the setting in every cell"));
   if (plan.axes.size() > 2)
     throw InputError("a sweep takes one or two settings (a row or a grid), got " +
                      std::to_string(plan.axes.size()));

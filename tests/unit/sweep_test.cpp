@@ -38,7 +38,16 @@ TEST(Sweep, CellsAreEveryCombinationFirstAxisSlowest) {
 TEST(Sweep, RefusesWhatIsNotARowOrAGrid) {
   SweepPlan plan = grid();
   plan.axes.clear();
-  EXPECT_THROW(sweepCells(plan), InputError);
+  // A setting given one value is fixed, not swept, and the refusal says so (it said "at least
+  // one setting with values" after --set rho=8).
+  try {
+    sweepCells(plan);
+    ADD_FAILURE() << "a sweep with nothing to sweep ran";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "a sweep needs a setting with two or more values (--set q=0.1,0.3,0.5); one value "
+              "(rho=8) fixes the setting in every cell");
+  }
   plan = grid();
   plan.axes.push_back({"rho", {"4", "8"}});
   EXPECT_THROW(sweepCells(plan), InputError);  // three axes (and rho also fixed)
