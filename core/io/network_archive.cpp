@@ -9,6 +9,7 @@
 #include "io/export_file.h"
 #include "io/gzip_file.h"
 #include "io/json_column.h"
+#include "io/json_text.h"
 #include "io/run_restore.h"
 #include "io/t4_export.h"
 #include "net/network_json.h"
@@ -103,8 +104,12 @@ std::size_t exportNetworkArchive(const Store& store, std::int64_t networkId,
 }
 
 NetworkArchive readNetworkArchive(const std::string& path) {
-  const OJson root = OJson::parse(readMaybeGzipped(path), nullptr, false);
-  if (root.is_discarded()) throw InputError(path + ": not JSON");
+  const std::string content = readMaybeGzipped(path);
+  const OJson root = OJson::parse(content, nullptr, false);
+  if (root.is_discarded()) {
+    parseJsonFile(content, path);  // throws what is wrong: an empty file, or the line and column
+    throw InputError(path + ": not JSON");
+  }
   const auto format = root.is_object() ? root.find("format") : root.end();
   if (format == root.end() || *format != kFormat) {
     // A run's own file is the likeliest mistake.

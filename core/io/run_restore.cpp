@@ -9,6 +9,7 @@
 #include "engine/speed_unit.h"
 #include "io/gzip_file.h"
 #include "io/json_column.h"
+#include "io/json_text.h"
 #include "io/t4_check.h"
 #include "ops/operator_json.h"
 #include "store/run_operator.h"
@@ -266,8 +267,12 @@ RunWithTrials runFromT4(const OJson& root, const std::string& path, const Restor
 }
 
 RunWithTrials readRestoreFile(const std::string& path, const RestoreOptions& options) {
-  const OJson root = OJson::parse(readMaybeGzipped(path), nullptr, false);
-  if (root.is_discarded()) throw InputError(path + ": not JSON");
+  const std::string text = readMaybeGzipped(path);
+  const OJson root = OJson::parse(text, nullptr, false);
+  if (root.is_discarded()) {
+    parseJsonFile(text, path);  // throws what is wrong: an empty file, or the line and column
+    throw InputError(path + ": not JSON");
+  }
   RunWithTrials r = runFromT4(root, path, options);
   // exportRunT4 writes no file of a run without trials.
   if (r.trials.empty()) throw InputError(path + ": the run has no results");

@@ -392,7 +392,9 @@ TEST(CliNetArchive, ABadArchiveStoresNothingAndNamesTheFile) {
   };
   std::vector<Bad> cases;
   const std::string text = slurp(good);
-  cases.push_back({"cut.json", text.substr(0, text.size() / 2), "not JSON"});
+  // As every other reader says it: the line and column, an empty file (it said "not JSON").
+  cases.push_back({"cut.json", text.substr(0, text.size() / 2), "not valid JSON: "});
+  cases.push_back({"empty.json", "", "the file is empty"});
   nlohmann::ordered_json j = archive;
   j["format"] = "opevo-kernel";
   cases.push_back({"format.json", j.dump(), "not a network run archive"});
