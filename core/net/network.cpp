@@ -22,6 +22,13 @@ std::size_t inputCount(LayerKind kind) {
                                                                                                : 1;
 }
 
+// " padded to 34x34" for an N x C x H x W input with padding; nothing without. The shape in the
+// message is the input's: its padded size, which the window must fit, said beside it.
+std::string paddedTo(const std::vector<std::int64_t>& x, std::int64_t pad) {
+  if (pad == 0) return {};
+  return " padded to " + std::to_string(x[2] + 2 * pad) + "x" + std::to_string(x[3] + 2 * pad);
+}
+
 // Zero when the window does not fit (division truncates toward zero: a window a few elements
 // too large with a long stride would otherwise give one output).
 std::int64_t poolOut(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
@@ -272,7 +279,7 @@ void inferShapes(Network& net, const std::string& source) {
         const std::int64_t wo = poolOut(x[3], l.kernelW, l.stride, l.pad);
         if (ho < 1 || wo < 1)
           fail("the " + std::to_string(l.kernelH) + "x" + std::to_string(l.kernelW) +
-               " kernel does not fit the padded " + formatShape(x) + " input");
+               " kernel does not fit the " + formatShape(x) + " input" + paddedTo(x, l.pad));
         l.shape = {x[0], l.outChannels, ho, wo};
         break;
       }
@@ -330,7 +337,7 @@ void inferShapes(Network& net, const std::string& source) {
         const std::int64_t wo = poolOut(x[3], l.kernelW, l.stride, l.pad);
         if (ho < 1 || wo < 1)
           fail("the " + std::to_string(l.kernelH) + "x" + std::to_string(l.kernelW) +
-               " window does not fit the " + formatShape(x) + " input");
+               " window does not fit the " + formatShape(x) + " input" + paddedTo(x, l.pad));
         l.shape = {x[0], x[1], ho, wo};
         break;
       }

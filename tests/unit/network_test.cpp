@@ -400,7 +400,12 @@ TEST(Network, ImpossibleSizesAreRefusedByName) {
           "the 20x20 window does not fit the 1x8x16x16 input");
   refused(around(R"({"name": "c", "op": "conv2d", "input": "x", "out_channels": 4, "kernel": 20,
                      "stride": 20})"),
-          "kernel does not fit");
+          "the 20x20 kernel does not fit the 1x8x16x16 input");
+  // The shape said is the input's, and its padded size beside it (it said "the padded 1x8x16x16
+  // input", the size before padding).
+  refused(around(R"({"name": "c", "op": "conv2d", "input": "x", "out_channels": 4, "kernel": 19,
+                     "padding": 1})"),
+          "the 19x19 kernel does not fit the 1x8x16x16 input padded to 18x18");
 }
 
 TEST(Network, FusionStopsAtASecondReaderAndAtTheOutput) {
