@@ -3,6 +3,7 @@
 #include <QAbstractAxis>
 #include <QChart>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -260,8 +261,6 @@ TEST_F(RaceDeviceTimeTest, AReplayRunOnAnOldTuningTimeBudgetIsDrawnOnItsDeviceTi
                        {*Store(Store::defaultPath()).run(id)});
 }
 
-// A race measured on this machine's CPU keeps its tuning time as its budget, and shows no device
-// time: its trials were measured here, not charged by a file.
 // Before any race the empty charts show the race the form describes: a replay's unit, optimum and
 // device time as soon as its file is loaded (they said "best" against tuning time until Start),
 // the CPU's tuning time once Measure on is the CPU. A race's curves stay when the form changes.
@@ -293,14 +292,29 @@ TEST_F(RaceDeviceTimeTest, BeforeStartTheChartsShowTheFormsRace) {
   EXPECT_LT(yRange().second, 1.1 * optimum);
   EXPECT_TRUE(runs()->data()->info().label.contains(QStringLiteral("RTX_2080_Ti")))
       << runs()->data()->info().label.toStdString();
+  // A file that fails to load takes the frame of the one before with it (Start refuses the race).
+  const QTemporaryDir dir;
+  const QString bad = dir.filePath(QStringLiteral("cut.json"));
+  QFile cut(bad);
+  ASSERT_TRUE(cut.open(QIODevice::WriteOnly));
+  cut.write("{\"device_name\": ");
+  cut.close();
+  setup()->datasetPicker()->load(bad);
+  ASSERT_TRUE(waitUntil([&] { return !setup()->datasetPicker()->loading(); }, 60000));
+  ASSERT_FALSE(setup()->datasetPicker()->error().isEmpty());
+  EXPECT_FALSE(runs()->data()->info().optimum.has_value());
+  EXPECT_EQ(runs()->data()->info().label, QString());
+  setup()->datasetPicker()->load(kGemm);
+  ASSERT_TRUE(waitUntil([&] { return !setup()->datasetPicker()->loading(); }, 60000));
+  ASSERT_TRUE(runs()->data()->info().optimum.has_value());
 
   ASSERT_TRUE(setup()->setBackend(QStringLiteral("cpu")));
   runs()->results()->refreshNow();
   EXPECT_EQ(runs()->data()->clock(), RaceData::Clock::Tuning);
   EXPECT_EQ(timeTab(), QStringLiteral("vs tuning time"));
   EXPECT_FALSE(runs()->data()->info().optimum.has_value());
-  EXPECT_TRUE(runs()->data()->info().label.endsWith(QStringLiteral(" on cpu: real measurements")))
-      << runs()->data()->info().label.toStdString();
+  EXPECT_EQ(runs()->data()->info().label,
+            setup()->operatorBox()->currentText() + QStringLiteral(" on cpu: real measurements"));
 
   // A race drawn stays when another file is loaded: the frame is for charts no race drew on.
   ASSERT_TRUE(setup()->setBackend(QStringLiteral("replay")));
@@ -317,6 +331,8 @@ TEST_F(RaceDeviceTimeTest, BeforeStartTheChartsShowTheFormsRace) {
   EXPECT_DOUBLE_EQ(runs()->data()->info().optimum.value_or(0), optimum);
 }
 
+// A race measured on this machine's CPU keeps its tuning time as its budget, and shows no device
+// time: its trials were measured here, not charged by a file.
 TEST_F(RaceDeviceTimeTest, ACpuRaceKeepsItsTuningTimeAndShowsNoDeviceTime) {
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());

@@ -199,6 +199,7 @@ RunsPage::RunsPage(QWidget* parent)
     connect(box, &QComboBox::currentIndexChanged, this, &RunsPage::showFormsFrame);
   connect(m_setup->clusterOption(), &ClusterRaceOption::toggled, this, &RunsPage::showFormsFrame);
   connect(m_setup->datasetPicker(), &DatasetPicker::loaded, this, &RunsPage::showFormsFrame);
+  connect(m_setup->datasetPicker(), &DatasetPicker::failed, this, &RunsPage::showFormsFrame);
   showFormsFrame();
   onStateChanged(EngineController::State::Idle);
 }
@@ -343,8 +344,9 @@ RaceData::Info RunsPage::formsFrame() const {
   const bool cluster = m_setup->clusterOption()->target().has_value();
   if (backend == QLatin1String("replay")) {
     info.plannedClock = RaceData::Clock::DeviceByFile;
+    // A file that failed to load leaves the picker its previous dataset, which Start refuses.
     const auto dataset = m_setup->datasetPicker()->dataset();
-    if (!dataset) return info;
+    if (!dataset || !m_setup->datasetPicker()->error().isEmpty()) return info;
     info.speedUnit = QString::fromStdString(dataset->speedUnit);
     info.label = cluster ? tr("replay of %1 (%2) by the cluster's agents")
                                .arg(QFileInfo(QString::fromStdString(dataset->path)).fileName(),
@@ -362,8 +364,9 @@ RaceData::Info RunsPage::formsFrame() const {
 }
 
 void RunsPage::showFormsFrame() {
-  // Only over charts no race has drawn: a race's curves stay until the next Start.
-  if (m_controller->busy() || !m_data->info().algorithms.isEmpty()) return;
+  // Only over charts no race has drawn on: a race's curves, or the library's line a race with no
+  // trial timed, stay until the next Start.
+  if (m_controller->busy() || m_data->trialCount() > 0 || m_data->info().reference) return;
   m_data->reset(formsFrame());
 }
 
@@ -636,9 +639,11 @@ void RunsPage::onFinished(const RaceOutcome& outcome) {
   m_etaLabel->clear();
   const auto trials = m_data->trialCount();
   if (outcome.end == RaceOutcome::End::Refused) {
-    // Nothing was measured: the chart and the status bar keep what they showed.
+    // Nothing was measured: the status bar keeps what it showed, and the charts the form's frame
+    // (they kept the refused race's algorithms, label and clock, whatever the form said next).
     m_pendingInfo.reset();
     m_datasetStatus->setText(m_statusBefore);
+    showFormsFrame();
     const QString what = !m_resumedRun           ? tr("Not started")
                          : m_resumedRaceSize > 1 ? tr("Runs %1 not resumed").arg(m_resumedIds)
                                                  : tr("Run %1 not resumed").arg(*m_resumedRun);
