@@ -157,7 +157,8 @@ std::string deviceTimeNote(const RawDataset& raw) {
   lacking(c.compile, kt ? "compile_time" : "times.compilation", "charged 0");
   if (kt)
     lacking(c.benchmark, "benchmark_time",
-            "charged the sum of their times, or their time where they list none");
+            "charged the sum of their times, their time where they list none, 0 where they "
+            "failed");
   lacking(c.verification, kt ? "verification_time" : "times.validation", "charged 0");
   return note;
 }

@@ -103,7 +103,8 @@ double sum(const std::vector<double>& values) {
 // What measuring a cache entry cost, as Kernel Tuner's simulation mode charges it: compile_time,
 // benchmark_time and verification_time (its framework_time is Kernel Tuner's own Python between
 // measurements, strategy_time the search strategy's). A failed entry keeps what it spent before
-// failing. An entry without benchmark_time (older caches) is charged its timed runs.
+// failing. An entry without benchmark_time (older caches) is charged its timed runs (its time once
+// where it lists none; nothing where it failed, whose runs are not kept).
 void chargeKernelTunerCosts(const Json& entry, Measurement& m, CostParts& parts) {
   ++parts.entries;
   m.compileMs = cost(entry, "compile_time", parts.compile);

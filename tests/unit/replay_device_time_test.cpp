@@ -83,8 +83,8 @@ TEST(ReplayDeviceTime, FieldsACacheLacksAreNamed) {
   const ReplayDataset ds = loadReplayDataset(path);
   EXPECT_NEAR(ds.deviceSeconds, (10 + 1.5 + 2.5 + 20 + 7 + 1 + 4) / 1e3, 1e-12);
   EXPECT_TRUE(has(ds.deviceTimeNote,
-                  "2 of 3 entries have no benchmark_time (charged the sum of their times, or "
-                  "their time where they list none)"))
+                  "2 of 3 entries have no benchmark_time (charged the sum of their times, their "
+                  "time where they list none, 0 where they failed)"))
       << ds.deviceTimeNote;
   EXPECT_TRUE(has(ds.deviceTimeNote, "2 of 3 entries have no verification_time (charged 0)"))
       << ds.deviceTimeNote;
