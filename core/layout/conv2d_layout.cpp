@@ -41,15 +41,16 @@ std::int64_t startRows(const OperatorSpec& op, std::int64_t channelTiles) {
   return 1;
 }
 
-// A depthwise convolution's start, as x86 libraries block one: a vector of 16 channels by up to
-// 14 output columns, where every column's input is a vector load of its own (no broadcast to
-// share), so the weights' vector is what the register tile reuses; one vector of channels per
-// tile, whole rows.
-Conv2DBlocking depthwiseStartBlocking(const OperatorSpec& op) {
+// A depthwise convolution's start, as x86 libraries block one: a vector of channels by up to 14
+// output columns (7 on AVX2, whose 16 registers hold half as many accumulators), where every
+// column's input is a vector load of its own (no broadcast to share), so the weights' vector is
+// what the register tile reuses; one vector of channels per tile, whole rows.
+Conv2DBlocking depthwiseStartBlocking(const OperatorSpec& op, VectorUnit unit) {
   Conv2DBlocking b;
   b.depthwise = true;
-  b.regF = op.outChannels % 16 == 0 ? 16 : divisorUpTo(op.outChannels, 16);
-  b.regW = divisorUpTo(op.outWidth(), 14);
+  const std::int64_t v = unit.floats;
+  b.regF = op.outChannels % v == 0 ? v : divisorUpTo(op.outChannels, v);
+  b.regW = divisorUpTo(op.outWidth(), std::max(1, unit.registers * 7 / 16));
   b.regH = 1;
   b.outC = b.regF;
   b.outW = op.outWidth();
@@ -128,23 +129,28 @@ std::string depthwiseLoopNote(const OperatorDefinition& def, const std::string& 
 }
 
 Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op) {
-  if (isDepthwise(op)) return depthwiseStartBlocking(op);
+  return conv2dStartBlocking(op, nativeVectorUnit());
+}
+
+Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op, VectorUnit unit) {
+  if (isDepthwise(op)) return depthwiseStartBlocking(op, unit);
   Conv2DBlocking b;
-  const std::int64_t f = op.outChannels, ow = op.outWidth();
-  // A register tile of 16-float vectors of output channels by output columns, as close to ~28
-  // vector accumulators (of the 32 registers AVX-512 has) as the shape allows: two vectors by up
-  // to 14 columns where that fills them, else more vectors for narrow outputs (7 columns: 4 x 7;
-  // measured on ResNet-18's conv5, 30% faster than 2 x 7).
-  b.regF = f % 32 == 0 ? 32 : f % 16 == 0 ? 16 : divisorUpTo(f, 16);
-  b.regW = divisorUpTo(ow, std::max<std::int64_t>(1, 28 / std::max<std::int64_t>(1, b.regF / 16)));
-  for (std::int64_t vectors = 1; vectors <= 4 && f % 16 == 0; ++vectors) {
-    if (f % (16 * vectors)) continue;
-    const std::int64_t w = divisorUpTo(ow, 28 / vectors);
+  const std::int64_t f = op.outChannels, ow = op.outWidth(), v = unit.floats;
+  // A register tile of vectors of output channels by output columns, as close to seven eighths
+  // of the vector registers as accumulators (AVX-512: ~28 of 32; AVX2: ~14 of 16) as the shape
+  // allows: two vectors by up to 14 columns (AVX2: 7) where that fills them, else more vectors
+  // for narrow outputs (7 columns: 4 x 7; measured on ResNet-18's conv5, 30% faster than 2 x 7).
+  const std::int64_t accumulators = unit.registers * 7 / 8;
+  b.regF = f % (2 * v) == 0 ? 2 * v : f % v == 0 ? v : divisorUpTo(f, v);
+  b.regW = divisorUpTo(
+      ow, std::max<std::int64_t>(1, accumulators / std::max<std::int64_t>(1, b.regF / v)));
+  for (std::int64_t vectors = 1; vectors <= 4 && f % v == 0; ++vectors) {
+    if (f % (v * vectors)) continue;
+    const std::int64_t w = divisorUpTo(ow, std::max<std::int64_t>(1, accumulators / vectors));
     // At equal accumulators, not one vector: it loads a broadcast per FMA, and on a core that
     // loads two vectors a cycle that is as many loads as FMAs (AlexNet conv2: 3 x 9, not 1 x 27).
-    const std::int64_t now = (b.regF / 16) * b.regW;
-    if (vectors * w > now || (vectors * w == now && b.regF == 16))
-      b.regF = 16 * vectors, b.regW = w;
+    const std::int64_t now = (b.regF / v) * b.regW;
+    if (vectors * w > now || (vectors * w == now && b.regF == v)) b.regF = v * vectors, b.regW = w;
   }
   b.outC = b.regF * divisorUpTo(f / b.regF, std::max<std::int64_t>(1, 64 / b.regF));
   b.outW = ow;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "layout/operand_layouts.h"
+#include "layout/vector_unit.h"
 #include "ops/operator.h"
 #include "space/search_space.h"
 
@@ -116,9 +117,11 @@ inline constexpr std::array<const char*, 3> kConv2DOutputLayoutParams = {
 SearchSpace conv2dLayoutSpace(const OperatorSpec& op);
 
 // The blocking conv2dLayoutSpace(op) starts from (its startPoint()), chosen as x86 libraries
-// choose theirs: two vectors of output channels per register tile, as many output columns as
-// leave the vector registers for accumulators, whole rows per tile, rows split until there are
-// enough tiles for the threads, input channels in blocks of up to 32.
+// choose theirs for the vector unit: two vectors of output channels per register tile, as many
+// output columns as leave the vector registers for accumulators, whole rows per tile, rows split
+// until there are enough tiles for the threads, input channels in blocks of up to 32. Without a
+// unit, this machine's (nativeVectorUnit).
+Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op, VectorUnit unit);
 Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op);
 
 // Reads a configuration of conv2dLayoutSpace(op). Throws InputError naming a missing or

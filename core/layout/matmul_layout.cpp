@@ -32,12 +32,17 @@ void requireMatMul(const OperatorSpec& op, const char* what) {
 }  // namespace
 
 MatMulBlocking matmulStartBlocking(const OperatorSpec& op) {
+  return matmulStartBlocking(op, nativeVectorUnit());
+}
+
+MatMulBlocking matmulStartBlocking(const OperatorSpec& op, VectorUnit unit) {
   MatMulBlocking b;
-  // Two 16-float vectors of columns when the columns allow, and as many rows as leave about 28
-  // of AVX-512's 32 vector registers for accumulators.
-  b.regM = op.m % 32 == 0 ? 32 : op.m % 16 == 0 ? 16 : divisorUpTo(op.m, 16);
-  const std::int64_t vectors = std::max<std::int64_t>(1, b.regM / 16);
-  b.regN = divisorUpTo(op.n, std::max<std::int64_t>(1, 24 / vectors));
+  // Two vectors of columns when the columns allow, and as many rows as the unit's measured
+  // accumulators allow (VectorUnit::matmulAccumulators).
+  const std::int64_t v = unit.floats, accumulators = unit.matmulAccumulators;
+  b.regM = op.m % (2 * v) == 0 ? 2 * v : op.m % v == 0 ? v : divisorUpTo(op.m, v);
+  const std::int64_t vectors = std::max<std::int64_t>(1, b.regM / v);
+  b.regN = divisorUpTo(op.n, std::max<std::int64_t>(1, accumulators / vectors));
   // Output tiles of up to 96 rows and 256 columns, packed panels as wide as the register tile.
   b.cN = b.regN * divisorUpTo(op.n / b.regN, std::max<std::int64_t>(1, 96 / b.regN));
   b.cM = b.regM * divisorUpTo(op.m / b.regM, std::max<std::int64_t>(1, 256 / b.regM));

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "layout/operand_layouts.h"
+#include "layout/vector_unit.h"
 #include "ops/operator.h"
 #include "space/search_space.h"
 
@@ -49,9 +50,11 @@ OperandLayouts matmulLayouts(const OperatorSpec& op, const MatMulBlocking& b);
 SearchSpace matmulLayoutSpace(const OperatorSpec& op);
 
 // The blocking matmulLayoutSpace(op) starts from (its startPoint()), chosen as packing GEMM
-// libraries choose theirs on AVX-512: two vectors of columns by as many rows as leave registers
-// for the accumulators, A and B packed in panels of the register tile, a K stage of up to 1024,
-// and loop orders that keep the larger of A's and B's blocks in cache.
+// libraries choose theirs for the vector unit: two vectors of columns by as many rows as leave
+// registers for the accumulators, A and B packed in panels of the register tile, a K stage of up
+// to 1024, and loop orders that keep the larger of A's and B's blocks in cache. Without a unit,
+// this machine's (nativeVectorUnit).
+MatMulBlocking matmulStartBlocking(const OperatorSpec& op, VectorUnit unit);
 MatMulBlocking matmulStartBlocking(const OperatorSpec& op);
 
 // Reads a configuration of matmulLayoutSpace(op). Throws InputError naming a missing or

@@ -33,13 +33,19 @@ TEST(DepthwiseLayout, TheSpaceHasNoInputChannelParameters) {
   for (const char* kept :
        {"layout.out_c", "layout.out_h", "layout.out_w", "tile_f", "tile_y", "tile_x", "tile_order"})
     EXPECT_GE(space.indexOf(kept), 0) << kept;
-  // The start: a vector of 16 channels by 14 columns, the input blocked as the output.
+  // The start: a vector of channels by 14 columns (AVX2: 7, half the registers), the input
+  // blocked as the output.
   ASSERT_TRUE(space.startPoint());
   EXPECT_TRUE(space.satisfies(*space.startPoint()));
   const layout::Conv2DBlocking b = layout::conv2dBlocking(op, space, *space.startPoint());
   EXPECT_TRUE(b.depthwise);
-  EXPECT_EQ(b.regF, 16);
-  EXPECT_EQ(b.regW, 14);
+  const layout::Conv2DBlocking native = layout::conv2dStartBlocking(op);
+  EXPECT_EQ(b.regF, native.regF);
+  EXPECT_EQ(b.regW, native.regW);
+  EXPECT_EQ(layout::conv2dStartBlocking(op, layout::kAvx512).regF, 16);
+  EXPECT_EQ(layout::conv2dStartBlocking(op, layout::kAvx512).regW, 14);
+  EXPECT_EQ(layout::conv2dStartBlocking(op, layout::kAvx2).regF, 8);
+  EXPECT_EQ(layout::conv2dStartBlocking(op, layout::kAvx2).regW, 7);
   EXPECT_EQ(b.inC, b.outC);
   EXPECT_EQ(b.weightI, 1);
   // The weights' logical dims are f, 1, kh, kw: one input channel per group.
