@@ -38,8 +38,10 @@ void StoreRecorder::createRuns() {
     rec.operatorJson = m_context.operatorJson;
     rec.algorithm = r.plan.algorithm;
     nlohmann::json settings = nlohmann::json::object();
+    // Integers as integers: `opevo show` printed "lambda":8.0.
     for (const SettingInfo& s : m_engine.tuner(r.index).settings().all())
-      settings[s.name] = s.value;
+      settings[s.name] =
+          s.integer ? nlohmann::json(static_cast<std::int64_t>(s.value)) : nlohmann::json(s.value);
     rec.settingsJson = settings.dump();
     rec.seed = r.plan.seed;
     rec.backend = m_context.backend;

@@ -144,6 +144,10 @@ TEST(CliCompareResults, DbStoresTheRaceAsTheWindowDoes) {
     EXPECT_NE(run.budgetJson.find("20"), std::string::npos) << run.budgetJson;
     if (run.algorithm == "opevo") {  // every setting, as the window stores them
       EXPECT_NE(run.settingsJson.find("\"q\""), std::string::npos) << run.settingsJson;
+      // An integer setting is stored as one (`show` printed "lambda":8.0).
+      const nlohmann::json settings = nlohmann::json::parse(run.settingsJson);
+      EXPECT_TRUE(settings["lambda"].is_number_integer()) << run.settingsJson;
+      EXPECT_TRUE(settings["q"].is_number_float()) << run.settingsJson;
     }
     // The file by a path that holds from any folder, as the window's runs name it.
     EXPECT_NE(run.operatorJson.find(kGemm), std::string::npos) << run.operatorJson;
