@@ -639,11 +639,13 @@ void RunsPage::onFinished(const RaceOutcome& outcome) {
   m_etaLabel->clear();
   const auto trials = m_data->trialCount();
   if (outcome.end == RaceOutcome::End::Refused) {
-    // Nothing was measured: the status bar keeps what it showed, and the charts the form's frame
-    // (they kept the refused race's algorithms, label and clock, whatever the form said next).
+    // Nothing was measured: the status bar keeps what it showed. A refused resume never touched
+    // the charts (ResumeWalk.ARefusedResumeIsARefusalAndLeavesTheChartAsItWas); a refused new
+    // race had reset them to its own runs, which give way to the form's frame (they kept the
+    // race's algorithms, label and clock, whatever the form said next).
     m_pendingInfo.reset();
     m_datasetStatus->setText(m_statusBefore);
-    showFormsFrame();
+    if (!m_resumedRun) showFormsFrame();
     const QString what = !m_resumedRun           ? tr("Not started")
                          : m_resumedRaceSize > 1 ? tr("Runs %1 not resumed").arg(m_resumedIds)
                                                  : tr("Run %1 not resumed").arg(*m_resumedRun);
