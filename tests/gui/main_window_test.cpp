@@ -297,11 +297,9 @@ TEST_F(MainWindowTest, TheNetworksPagesTrialsAndLayerNamesReadAt1280x800) {
       m_window.networksPage()->findChild<NetworkGraphView*>(QStringLiteral("networkGraph"));
   ASSERT_NE(graph, nullptr);
   ASSERT_TRUE(test::waitUntil([&] { return graph->networkLayout() != nullptr; }, 30000));
-  // About 1:1 once the page's queued fit of its table has settled the columns. The graph is
-  // within a scroll bar's width of its column here, and the column's width depends on the order
-  // in which the page's first layout, its table's contents and the fit came (0.967 now and then
-  // under ctest -j2): names at 0.967 read as at 1:1, the bug was a fit to the height (0.65).
-  EXPECT_TRUE(test::waitUntil([&] { return graph->transform().m11() >= 0.95; }, 5000))
+  // 1:1 once the page's queued fit of its table has settled the columns (a fit to the height
+  // left it at 0.65; the order of the page's first layout and its table's fit, at 0.967).
+  EXPECT_TRUE(test::waitUntil([&] { return graph->transform().m11() == 1.0; }, 5000))
       << graph->transform().m11() << ": the graph " << graph->sceneRect().width()
       << " px wide in a view of " << graph->maximumViewportSize().width() << " x "
       << graph->maximumViewportSize().height() << " px, the window " << m_window.width() << " x "

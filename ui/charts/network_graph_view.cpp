@@ -164,6 +164,14 @@ void NetworkGraphView::fitGraph() {
   centerOn(r.center().x(), r.top() + viewport()->height() / (2 * k));
 }
 
+int NetworkGraphView::naturalWidth() const {
+  if (!m_layout) return 0;
+  const QRectF r = scene()->sceneRect();
+  const bool tall = r.height() > maximumViewportSize().height();
+  return static_cast<int>(std::ceil(r.width())) + 2 * frameWidth() +
+         (tall ? verticalScrollBar()->sizeHint().width() : 0);
+}
+
 void NetworkGraphView::wheelEvent(QWheelEvent* event) {
   const double factor = std::pow(1.0015, event->angleDelta().y());
   const double zoom = transform().m11() * factor;

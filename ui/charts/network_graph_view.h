@@ -27,6 +27,9 @@ class NetworkGraphView : public QGraphicsView {
   void setShares(std::vector<double> shares);
   const std::vector<double>& shares() const { return m_shares; }
   void fitGraph();
+  // The view's width that shows the graph at 1:1, with the vertical scroll bar a graph taller
+  // than the view needs; 0 with no network.
+  int naturalWidth() const;
 
   // For tests: the fill of a node as drawn.
   QColor colorOf(std::size_t node) const;
