@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "codegen/cpu_compiler.h"
@@ -80,19 +81,62 @@ bool prepareOperands(void* library, const OperatorBuffers& buffers, Operands& o,
 // long can stand for the kernel's time, a shorter one cannot.
 constexpr double kColdStartMs = 50;
 
+// This process's spell of kernel runs (noteKernelRun): when it began and when its last run ended.
+struct BusySpell {
+  std::mutex mutex;
+  std::chrono::steady_clock::time_point began, lastEnd;
+};
+
+BusySpell& busySpell() {
+  static BusySpell spell;
+  return spell;
+}
+
+std::chrono::duration<double, std::milli> millis(double ms) {
+  return std::chrono::duration<double, std::milli>(ms);
+}
+
+// When a spell that takes a run starting now will have been warmed up.
+std::chrono::steady_clock::time_point spellWarmAt(std::chrono::steady_clock::time_point now) {
+  BusySpell& s = busySpell();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  const auto began = now - s.lastEnd > millis(kIdleGapMs) ? now : s.began;
+  return began +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(millis(kBusySpellWarmMs));
+}
+
 }  // namespace
+
+void noteKernelRun(std::chrono::steady_clock::time_point start,
+                   std::chrono::steady_clock::time_point end) {
+  BusySpell& s = busySpell();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  if (start - s.lastEnd > millis(kIdleGapMs)) s.began = start;
+  s.lastEnd = end;
+}
 
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& t,
                              const std::function<void()>& beforeEach) {
-  for (int i = 0; i < t.warmupRuns; ++i) run();
+  const auto noted = [&run] {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    const auto end = std::chrono::steady_clock::now();
+    noteKernelRun(start, end);
+    return std::chrono::duration<double, std::milli>(end - start).count();
+  };
+  for (int i = 0; i < t.warmupRuns; ++i) noted();
+  if (t.warmAfterIdle) {
+    const auto warm = spellWarmAt(std::chrono::steady_clock::now());
+    while (std::chrono::steady_clock::now() < warm) {
+      if (beforeEach) beforeEach();
+      noted();
+    }
+  }
   std::vector<double> times;
   double total = 0;
   while ((total < t.minTotalMs || int(times.size()) < t.minRuns) && int(times.size()) < t.maxRuns) {
     if (beforeEach) beforeEach();
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double ms = noted();
     times.push_back(ms);
     total += ms;
   }
@@ -106,6 +150,7 @@ std::optional<double> overCutoffMs(double checkedMs, const TimingOptions& t,
   if (checkedMs >= kColdStartMs) return checkedMs;
   TimingOptions one = t;
   one.warmupRuns = 0;
+  one.warmAfterIdle = false;
   one.minRuns = one.maxRuns = 1;
   one.minTotalMs = 0;
   const double warmMs = timeRuns(run, one, beforeEach).front();
@@ -169,6 +214,7 @@ KernelTimes timeCheckedKernel(double checkedMs, const TimingOptions& timing,
     } else {
       TimingOptions few = timing;
       few.warmupRuns = 0;
+      few.warmAfterIdle = false;
       few.minRuns = few.maxRuns = runs;
       few.minTotalMs = 0;
       k.timesMs = timeRuns(run, few, beforeEach);
@@ -222,6 +268,7 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     const WatchedRun watched(timing.giveUpMs);
     kernel(o.a, o.b, out, buffers.biasData(), o.residual);
   }
+  noteKernelRun(start, std::chrono::steady_clock::now());
   const double checkedMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const auto verifyStart = std::chrono::steady_clock::now();

@@ -46,7 +46,26 @@ struct TimingOptions {
   bool activationB = false;
   // Whether b is evicted before each timed run.
   bool coldB() const { return activationB ? coldActivations : coldWeights; }
+  // Warm-up runs go on until this process's busy spell has lasted kBusySpellWarmMs (see
+  // noteKernelRun). Off where one run decides (a kernel over the cut-off, one past the trial's
+  // limit): those are far from the best, and their runs are long.
+  bool warmAfterIdle = true;
 };
+
+// A kernel timed after this process sat idle (the compilers' turn between two batches, another
+// task's, the pause after a reference) ran its first 50-100 ms of runs up to 2x slower than the
+// rest of the same trial, and the median took it: ResNet-18's tasks on the 2-core EPYC, the first
+// trial after each batch's builds at a median 1.35x its fastest run (a quarter of them over
+// 1.7x), the others 1.1x; the start configuration, always a batch's first, looked 2x slower than
+// it runs in the chain. Not the reference's threads (a pause after it changed nothing) and not
+// fresh buffers: a pause before every trial made every trial slow, and warm-up runs for 150 ms
+// made every trial as steady as the rest (1.13x). So a spell of kernel runs that starts after
+// more than kIdleGapMs without one is warmed up for kBusySpellWarmMs before any run is timed.
+inline constexpr double kIdleGapMs = 100;
+inline constexpr double kBusySpellWarmMs = 150;
+// Records a kernel run done outside timeRuns (a checked run), whose time counts for the spell.
+void noteKernelRun(std::chrono::steady_clock::time_point start,
+                   std::chrono::steady_clock::time_point end);
 
 // What a measurer (CPU or GPU) keeps to set TimingOptions::cutoffMs and giveUpMs: the median of
 // the fastest verified kernel so far, and the factor a kernel must be slower than it to be cut off.

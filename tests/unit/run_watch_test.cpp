@@ -114,6 +114,7 @@ TEST(RunWatch, ACheckedKernelIsTimedByTheRunsAskedTheCutOffOrItsLimit) {
   t.minTotalMs = 1;
   t.minRuns = 3;
   t.warmupRuns = 2;
+  t.warmAfterIdle = false;  // below
   KernelTimes k = timeCheckedKernel(60, t, std::chrono::steady_clock::now(), run);
   EXPECT_EQ(k.timesMs.size(), 3u);
   EXPECT_EQ(runs, 4);  // one warm-up besides the checked run, then the three timed
@@ -140,6 +141,50 @@ TEST(RunWatch, ACheckedKernelIsTimedByTheRunsAskedTheCutOffOrItsLimit) {
                         "the trial's 2.00 s limit"),
             TimingCut::TrialLimit);
   EXPECT_EQ(timingCutOf("result differs from the reference"), TimingCut::None);
+}
+
+// A spell of kernel runs after an idle pause is warmed up for its first 150 ms before a run is
+// timed (on the 2-core EPYC a batch's first trial after the builds ran its first 50-100 ms up to
+// 2x slow); a spell going on is not, nor one that a long checked run began, nor a kernel that one
+// run decides.
+TEST(RunWatch, ASpellOfRunsAfterAPauseIsWarmedUpBeforeItIsTimed) {
+  int runs = 0;
+  const auto run = [&] {
+    ++runs;
+    std::this_thread::sleep_for(1ms);
+  };
+  const auto pause = [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(int(kIdleGapMs) + 50));
+  };
+  TimingOptions t;
+  t.minTotalMs = 0;
+  t.minRuns = t.maxRuns = 3;
+  t.warmupRuns = 0;
+  pause();
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(timeRuns(run, t).size(), 3u);
+  const double tookMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(tookMs, kBusySpellWarmMs);
+  EXPECT_GT(runs, 3 + 20);
+
+  runs = 0;  // straight after: the spell goes on
+  timeRuns(run, t);
+  EXPECT_EQ(runs, 3);
+
+  pause();  // a checked run of 160 ms began the spell and warmed it
+  start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(160ms);
+  noteKernelRun(start, std::chrono::steady_clock::now());
+  runs = 0;
+  timeRuns(run, t);
+  EXPECT_EQ(runs, 3);
+
+  pause();
+  runs = 0;
+  t.warmAfterIdle = false;
+  timeRuns(run, t);
+  EXPECT_EQ(runs, 3);
 }
 
 // How the trial's note writes the run and the limit (and the error where every trial timed out):
