@@ -105,6 +105,16 @@ std::chrono::steady_clock::time_point spellWarmAt(std::chrono::steady_clock::tim
          std::chrono::duration_cast<std::chrono::steady_clock::duration>(millis(kBusySpellWarmMs));
 }
 
+// How long the spell's warm-up would go on if timeRuns began now, in milliseconds.
+double spellWarmLeftMs() {
+  const auto now = std::chrono::steady_clock::now();
+  return std::max(0.0, std::chrono::duration<double, std::milli>(spellWarmAt(now) - now).count());
+}
+
+double msSince(std::chrono::steady_clock::time_point then) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - then).count();
+}
+
 }  // namespace
 
 void noteKernelRun(std::chrono::steady_clock::time_point start,
@@ -202,10 +212,7 @@ KernelTimes timeCheckedKernel(double checkedMs, const TimingOptions& timing,
   if (const std::optional<double> over = overCutoffMs(checkedMs, timing, run, beforeEach)) {
     k.timesMs = {*over};
     k.message = overCutoffNote(timing.cutoffMs);
-  } else if (const std::optional<int> fit = runsThatFit(
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - taken)
-                     .count(),
-                 checkedMs, timing)) {
+  } else if (const std::optional<int> fit = runsThatFit(msSince(taken), checkedMs, timing)) {
     // The checked run warmed the kernel. A long one stands for its time where no other fits; a
     // short one does not (its first run's costs), and one warm run of it fits in the share kept.
     const int runs = *fit == 0 && checkedMs < kColdStartMs ? 1 : *fit;
@@ -227,6 +234,12 @@ KernelTimes timeCheckedKernel(double checkedMs, const TimingOptions& timing,
     // The checked run ran the same kernel on the same buffers: it was the first warm-up.
     TimingOptions rest = timing;
     rest.warmupRuns = std::max(0, timing.warmupRuns - 1);
+    // The spell's warm-up (up to one run past it) is not among the runs runsThatFit counted:
+    // where it would push them past the trial's limit, they go without it rather than be killed
+    // with their verified result.
+    if (rest.warmAfterIdle && timing.trialMs > 0 &&
+        runsThatFit(msSince(taken) + spellWarmLeftMs() + checkedMs, checkedMs, timing))
+      rest.warmAfterIdle = false;
     k.timesMs = timeRuns(run, rest, beforeEach);
   }
   return k;
@@ -268,15 +281,16 @@ Measurement runCpuKernel(const std::string& libraryPath, OperatorBuffers& buffer
     const WatchedRun watched(timing.giveUpMs);
     kernel(o.a, o.b, out, buffers.biasData(), o.residual);
   }
-  noteKernelRun(start, std::chrono::steady_clock::now());
-  const double checkedMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const auto verifyStart = std::chrono::steady_clock::now();
+  const double checkedMs = std::chrono::duration<double, std::milli>(verifyStart - start).count();
   if (o.unpackC) o.unpackC(out, c.data());
   const double error = maxRelativeError(c, buffers.reference);
-  m.verifyMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - verifyStart)
-          .count();
+  const auto verifyEnd = std::chrono::steady_clock::now();
+  m.verifyMs = std::chrono::duration<double, std::milli>(verifyEnd - verifyStart).count();
+  // The check keeps the worker busy as well (C2's 72 M outputs: 0.4-0.8 s), so it belongs to the
+  // checked run's spell: counted from the run's end, every large trial would begin a spell anew
+  // and pay a warm-up run.
+  noteKernelRun(start, verifyEnd);
   if (!(error <= kVerifyTolerance)) {
     m.status = TrialStatus::WrongResult;
     m.message = "result differs from the reference: max relative error " + std::to_string(error);

@@ -47,8 +47,11 @@ struct TimingOptions {
   // Whether b is evicted before each timed run.
   bool coldB() const { return activationB ? coldActivations : coldWeights; }
   // Warm-up runs go on until this process's busy spell has lasted kBusySpellWarmMs (see
-  // noteKernelRun). Off where one run decides (a kernel over the cut-off, one past the trial's
-  // limit): those are far from the best, and their runs are long.
+  // noteKernelRun), besides warmupRuns (so warmup_runs 0 is not "no warm-up" after a pause).
+  // The CPU's and KAS's timings (timeRuns) only, in the process that times: the protocol does not
+  // carry it. timeCheckedKernel turns it off for a kernel over the cut-off (one run decides, far
+  // from the best), where the runs asked pass the trial's limit (no room), and where the warm-up
+  // would push them past it.
   bool warmAfterIdle = true;
 };
 
@@ -132,7 +135,8 @@ TimingCut timingCutOf(std::string_view message);
 // Where the runs `t` asks for (its warm-ups after the checked run, which was the first, and its
 // timed runs) would not end within its trialMs, runs of runMs each after elapsedMs of the trial:
 // how many timed runs fit, at most those asked (0: none, the checked run is the time). nullopt
-// where they all fit. A fifth of the limit is kept back (see the definition).
+// where they all fit. A fifth of the limit is kept back (see the definition). The busy spell's
+// warm-up is not among them: timeCheckedKernel drops it where it would not fit beside them.
 std::optional<int> runsThatFit(double elapsedMs, double runMs, const TimingOptions& t);
 
 // How a kernel whose checked run (checkedMs, its library's first) passed is timed, for the CPU's

@@ -506,6 +506,25 @@ TEST_F(NetworksPageTest, TheGraphTakesBackFromTheTableWhatItLacksForOneToOne) {
   EXPECT_TRUE(everyColumnShowsIn(m_page.taskTable(), m_page.graphView()));
 }
 
+// The give-back comes with a network loaded or the page resized, not with a race's updates: the
+// user's drag of the splitter (the graph narrower than 1:1) stays while a race runs.
+TEST_F(NetworksPageTest, ARacesUpdatesLeaveTheUsersSplitterAsItIs) {
+  chooseTiny({QStringLiteral("gradient")}, 8);
+  auto* top = m_page.findChild<QSplitter*>(QStringLiteral("networkTopSplitter"));
+  ASSERT_NE(top, nullptr);
+  ASSERT_TRUE(waitUntil([&] { return m_page.graphView()->transform().m11() == 1.0; }));
+  const int natural = m_page.graphView()->naturalWidth();
+  const int total = top->sizes()[0] + top->sizes()[1];
+  top->setSizes({natural - 12, total - natural + 12});
+  const QList<int> dragged = top->sizes();
+  int snapshots = 0;
+  QObject::connect(m_page.controller(), &NetworkController::updated, &m_page, [&] { ++snapshots; });
+  m_page.start();
+  ASSERT_TRUE(raceEnded());
+  EXPECT_GT(snapshots, 0);
+  EXPECT_EQ(top->sizes(), dragged);
+}
+
 // The walk: a network file that did not read left its name in the Network box, above AlexNet's
 // graph and table, as if it had loaded. The box names the network on show again, the file
 // leaves the list, and the message says what failed.

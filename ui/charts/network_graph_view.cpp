@@ -158,18 +158,20 @@ void NetworkGraphView::fitGraph() {
   const QSize room = maximumViewportSize();
   const auto fit = [&](double width) { return std::min(1.0, width / r.width()); };
   double k = fit(room.width());
-  if (r.height() * k > room.height())
-    k = fit(room.width() - verticalScrollBar()->sizeHint().width());
+  if (const int bar = barAt(k)) k = fit(room.width() - bar);
   setTransform(QTransform::fromScale(k, k));
   centerOn(r.center().x(), r.top() + viewport()->height() / (2 * k));
 }
 
 int NetworkGraphView::naturalWidth() const {
   if (!m_layout) return 0;
-  const QRectF r = scene()->sceneRect();
-  const bool tall = r.height() > maximumViewportSize().height();
-  return static_cast<int>(std::ceil(r.width())) + 2 * frameWidth() +
-         (tall ? verticalScrollBar()->sizeHint().width() : 0);
+  return static_cast<int>(std::ceil(scene()->sceneRect().width())) + 2 * frameWidth() + barAt(1);
+}
+
+int NetworkGraphView::barAt(double k) const {
+  return scene()->sceneRect().height() * k > maximumViewportSize().height()
+             ? verticalScrollBar()->sizeHint().width()
+             : 0;
 }
 
 void NetworkGraphView::wheelEvent(QWheelEvent* event) {

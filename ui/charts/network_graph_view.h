@@ -43,6 +43,10 @@ class NetworkGraphView : public QGraphicsView {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  // The vertical scroll bar's width where the graph at scale k is taller than the view's room,
+  // else 0: both the fit and naturalWidth leave room for it.
+  int barAt(double k) const;
+
   bool m_zoomed = false;  // the user zoomed since the network was set
   std::shared_ptr<const NetworkLayout> m_layout;
   std::vector<LayerItem*> m_items;

@@ -430,7 +430,7 @@ void NetworksPage::loadPicture(std::string source, std::string text, net::ParamO
             (!stored || p->sourceGivesText))
           setStatus(p->description);
         showContender();
-        fitTable();
+        fitTable(true);
       });
 }
 
@@ -759,7 +759,7 @@ void NetworksPage::updateBudgetNote() {
                                 .arg(reach.trialsForAll));
 }
 
-void NetworksPage::fitTable() {
+void NetworksPage::fitTable(bool giveBack) {
   // At 1024x700 the table got 410 px for the 475 its columns need, and Share went behind a
   // scroll bar: the graph gives up what the table lacks, down to a width where a layer's box
   // still shows (it zooms and pans). ResNet's names ("layer2.0.downsample.conv") still left Best
@@ -781,8 +781,9 @@ void NetworksPage::fitTable() {
   // The table grows to its need; past it, a graph narrower than 1:1 (AlexNet's names read at
   // 0.967 where the splitter's earlier sizes left it a scroll bar short) takes back what the
   // table has beyond its need. Whatever order the page's layout, its table's contents and this
-  // fit came in, the result is the same; a user's drag stands until the next fit.
-  const int shown = std::max(table, std::min(sizes[1], total - m_graph->naturalWidth()));
+  // fit came in, the result is the same; a user's drag stands until the next load or resize.
+  const int shown = giveBack ? std::max(table, std::min(sizes[1], total - m_graph->naturalWidth()))
+                             : std::max(table, sizes[1]);
   if (shown != sizes[1]) m_top->setSizes({total - shown, shown});
   const int task = hint(NetworkTaskModel::TaskColumn);
   const int least = std::min(task, 10 * fontMetrics().averageCharWidth());
@@ -793,7 +794,7 @@ void NetworksPage::fitTable() {
 void NetworksPage::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   // Once the splitters inside have taken their new sizes.
-  QMetaObject::invokeMethod(this, &NetworksPage::fitTable, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(this, &NetworksPage::fitTableAndGraph, Qt::QueuedConnection);
 }
 
 }  // namespace opevo::ui

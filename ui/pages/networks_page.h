@@ -108,7 +108,11 @@ class NetworksPage : public QWidget {
   int tasksLeftOut() const;
   void updateBudgetNote();
   // The tasks' table has its columns whole where the graph beside it can give up the room.
-  void fitTable();
+  // Widens the table to its columns' need; with giveBack, also gives the graph back what it lacks
+  // for 1:1 from what the table has beyond that need (a network loaded, the page resized; not a
+  // race's updates, which would undo the user's drag of the splitter every snapshot).
+  void fitTable(bool giveBack = false);
+  void fitTableAndGraph() { fitTable(true); }
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
