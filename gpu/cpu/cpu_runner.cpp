@@ -136,6 +136,7 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
   };
   for (int i = 0; i < t.warmupRuns; ++i) noted();
   if (t.warmAfterIdle) {
+    // Each with the eviction the timed runs have: the spell is warmed by the work it precedes.
     const auto warm = spellWarmAt(std::chrono::steady_clock::now());
     while (std::chrono::steady_clock::now() < warm) {
       if (beforeEach) beforeEach();
