@@ -314,7 +314,7 @@ void addCompareCommand(CLI::App& app) {
                       ", the default algorithm against the paper's OpEvo)");
   // Every run of a race is held in memory from its start: 10^8 repeats took 3 GB in 15 s, silent.
   cmd->add_option("--repeats", a->repeats, "Runs per algorithm (default 5, at most 1000)")
-      ->check(CLI::Range(1, 1000));
+      ->check(wholeIn(1, 1000));
   CLI::Option* trials = cmd->add_option(
       "--trials", a->trials,
       "Trials per run (default 400; with --seconds, none unless given: the time ends each run)");

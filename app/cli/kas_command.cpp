@@ -333,10 +333,10 @@ void addKasOptions(CLI::App* c, KasOptions& o) {
   c->add_option("--network", o.network, "Network whose convolutions the kernel replaces")
       ->capture_default_str();
   c->add_option("--flops", o.flops, "FLOPs budget, a fraction of the replaced convolutions'")
-      ->check(CLI::Range(1e-6, 100.0))
+      ->check(numberIn(1e-6, 100.0))
       ->capture_default_str();
   c->add_option("--params", o.params, "Weights budget, a fraction of the convolutions'")
-      ->check(CLI::Range(1e-6, 100.0))
+      ->check(numberIn(1e-6, 100.0))
       ->capture_default_str();
   c->add_option("--groups", o.groups, "Group count G (default: tried in turn)")->check(atLeast(1));
   c->add_flag("--json", o.json, "Print one JSON object");

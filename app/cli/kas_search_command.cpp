@@ -466,25 +466,22 @@ void addTrainingOptions(CLI::App* c, kas::TrainRequest& t) {
   using L = kas::TrainingLimits;
   c->add_option("--epochs", t.epochs, "Training epochs")
       ->capture_default_str()
-      ->check(atLeast(1))
-      ->check(CLI::Range(1, L::maxEpochs));
+      ->check(wholeIn(1, L::maxEpochs));
   c->add_option("--train-images", t.trainImages, "Fashion-MNIST training images used")
       ->capture_default_str()
-      ->check(CLI::Range(1, L::maxTrainImages));
+      ->check(wholeIn(1, L::maxTrainImages));
   c->add_option("--test-images", t.testImages, "Test images the accuracy is measured on")
       ->capture_default_str()
-      ->check(CLI::Range(1, L::maxTestImages));
+      ->check(wholeIn(1, L::maxTestImages));
   c->add_option("--batch", t.batch, "Batch size")
       ->capture_default_str()
-      ->check(atLeast(1))
-      ->check(CLI::Range(1, L::maxBatch));
+      ->check(wholeIn(1, L::maxBatch));
   c->add_option("--train-seed", t.seed, "Seed of the training")->capture_default_str();
   c->add_option("--theta", t.theta, "Canvas's early-stopping strictness")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(numberIn(0.0, 1.0));
   c->add_option("--threads", t.threads, "Training threads (default: every core)")
-      ->check(atLeast(1))
-      ->check(CLI::Range(1, L::maxThreads));
+      ->check(wholeIn(1, L::maxThreads));
   c->add_option("--data", t.dataDir,
                 "Fashion-MNIST folder (default: /usr/share/datasets/fashion-mnist, Debian's "
                 "dataset-fashion-mnist)");
@@ -507,10 +504,10 @@ void addKasSearchCommands(CLI::App* kas) {
       ->check(nonNegativeFinite());
   s->add_option("--flops", st.budget.flops, "FLOPs budget, a fraction of the convolutions'")
       ->capture_default_str()
-      ->check(CLI::Range(1e-6, 100.0));
+      ->check(numberIn(1e-6, 100.0));
   s->add_option("--params", st.budget.params, "Weights budget, a fraction of the convolutions'")
       ->capture_default_str()
-      ->check(CLI::Range(1e-6, 100.0));
+      ->check(numberIn(1e-6, 100.0));
   s->add_option("--groups", st.groups, "Group count G (default: drawn per kernel)")
       ->check(atLeast(1));
   s->add_option("--seed", st.seed, "Seed of the sampler and the tuners")->capture_default_str();
@@ -561,10 +558,10 @@ void addKasSearchCommands(CLI::App* kas) {
   t->add_flag("--baseline", train.baseline, "Train the backbone with its standard convolutions");
   t->add_option("--flops", train.request.budget.flops, "FLOPs budget")
       ->capture_default_str()
-      ->check(CLI::Range(1e-6, 100.0));
+      ->check(numberIn(1e-6, 100.0));
   t->add_option("--params", train.request.budget.params, "Weights budget")
       ->capture_default_str()
-      ->check(CLI::Range(1e-6, 100.0));
+      ->check(numberIn(1e-6, 100.0));
   t->add_option("--groups", train.groups,
                 "Group count G (default: the file's, else the first that fits)")
       ->check(atLeast(1));
@@ -573,7 +570,7 @@ void addKasSearchCommands(CLI::App* kas) {
                 "Accuracy per epoch of the best result so far (a1,a2,...): stops early below "
                 "Canvas's threshold")
       ->delimiter(',')
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(numberIn(0.0, 1.0));
   t->add_flag("--json", train.json, "Print the training program's JSON");
   t->callback([] { runTrain(train); });
 }

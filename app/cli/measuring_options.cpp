@@ -11,7 +11,7 @@ namespace opevo::cli {
 
 void addMeasuringOptions(CLI::App* cmd, MeasuringArgs& a, const std::string& timeoutDefault) {
   cmd->add_option("--compile-threads", a.compileThreads, "Parallel kernel builds (default 2)")
-      ->check(CLI::Range(1, 256));
+      ->check(wholeIn(1, 256));
   cmd->add_option("--timeout", a.timeout,
                   "Seconds a trial may run before it is killed (default " + timeoutDefault + ")")
       ->check(positiveFinite());

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/net_cli.h"
+#include "cli/option_checks.h"
 #include "common/rng.h"
 #include "net/network_tuning.h"
 #include "ops/operator_json.h"
@@ -246,9 +247,9 @@ void addNetCommands(CLI::App& app) {
                 "winograd+matvec; those on the plain layouts, the others as --mode says")
       ->check(networkTemplateCheck());
   r->add_option("--warmup", run->warmup, "Untimed forward passes first (default 3)")
-      ->check(CLI::Range(0, 1000000));
+      ->check(wholeIn(0, 1000000));
   r->add_option("--runs", run->runs, "Timed forward passes (default 20)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(wholeIn(1, 1000000));
   r->add_flag("!--no-reference", run->reference, "Skip the libtorch reference");
   r->add_flag("--json", run->json, "Print one JSON object");
   r->callback([run] { runRun(*run); });

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
 #include "cli/net_cli.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "engine/race.h"
 #include "io/output_folder.h"
@@ -313,12 +314,12 @@ void addNetCompareCommand(CLI::App& net) {
       "loops, layouts propagated, ALT), joint-np (the same without propagation, ALT-WP), "
       "comma-separated (default joint)");
   cmd->add_option("--repeats", o->repeats, "Repeats of each combination (default 1)")
-      ->check(CLI::Range(1, 1000));
+      ->check(wholeIn(1, 1000));
   cmd->add_option("--trials", o->trials, "Trials for each contender's whole network")
       ->required()
-      ->check(CLI::Range(1, 1000000000));
+      ->check(wholeIn(1, 1000000000));
   cmd->add_option("--unit", o->unit, "Trials per scheduling unit (default 4)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(wholeIn(1, 1000000));
   cmd->add_option("--seed", o->seed, "Seed of repeat 1 (repeat r uses seed + r - 1)");
   cmd->add_option("--out", o->out,
                   "Directory for curve.csv and summary.json: new, or holding no earlier "
@@ -326,7 +327,7 @@ void addNetCompareCommand(CLI::App& net) {
       ->required();
   cmd->add_flag("--force", o->force, "Replace an earlier comparison's results in --out");
   cmd->add_option("--runs", o->runs, "Timed forward passes of each tuned network (default 10)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(wholeIn(1, 1000000));
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
   cmd->callback([o] { runCompare(*o); });
 }

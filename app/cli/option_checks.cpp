@@ -24,24 +24,52 @@ CLI::Validator finite(bool zeroAllowed) {
       zeroAllowed ? "NUMBER>=0" : "NUMBER>0");
 }
 
+// Decimal digits with an optional minus sign, within long long.
+bool parseWhole(const std::string& text, long long& out) {
+  bool digits = !text.empty() && text != "-";
+  for (std::size_t i = text[0] == '-' ? 1 : 0; i < text.size(); ++i)
+    digits = digits && std::isdigit(static_cast<unsigned char>(text[i]));
+  if (!digits) return false;
+  try {
+    out = std::stoll(text);
+  } catch (const std::exception&) {
+    return false;  // too long for any count
+  }
+  return true;
+}
+
 }  // namespace
 
 CLI::Validator atLeast(long long least) {
   return CLI::Validator(
       [least](std::string& text) -> std::string {
-        bool digits = !text.empty();
-        for (std::size_t i = text[0] == '-' ? 1 : 0; i < text.size(); ++i)
-          digits = digits && std::isdigit(static_cast<unsigned char>(text[i]));
         long long v = 0;
-        try {
-          v = digits ? std::stoll(text) : 0;
-        } catch (const std::exception&) {
-          digits = false;  // too long for any count
-        }
-        if (digits && v >= least) return "";
+        if (parseWhole(text, v) && v >= least) return "";
         return "must be a whole number of " + std::to_string(least) + " or more, got " + text;
       },
       "INT>=" + std::to_string(least));
+}
+
+CLI::Validator wholeIn(long long least, long long most) {
+  const std::string range = std::to_string(least) + " to " + std::to_string(most);
+  return CLI::Validator(
+      [least, most, range](std::string& text) -> std::string {
+        long long v = 0;
+        if (parseWhole(text, v) && v >= least && v <= most) return "";
+        return "must be a whole number from " + range + ", got " + text;
+      },
+      "INT in " + range);
+}
+
+CLI::Validator numberIn(double least, double most) {
+  const std::string range = formatNumber(least) + " to " + formatNumber(most);
+  return CLI::Validator(
+      [least, most, range](std::string& text) -> std::string {
+        double v = 0;
+        if (parseNumber(text, v) && v >= least && v <= most) return "";
+        return "must be a number from " + range + ", got " + text;
+      },
+      "NUMBER in " + range);
 }
 
 CLI::Validator positiveFinite() {

@@ -13,6 +13,11 @@ CLI::Validator nonNegativeFinite();
 // A whole number of at least `least` (counts: --trials, --epochs): CLI11's PositiveNumber
 // takes 1.5 for an int and names its range with three hundred digits.
 CLI::Validator atLeast(long long least);
+// A whole number from `least` to `most` (--repeats, --runs): CLI11's Range answered "abc" with
+// "Value abc not in range 1 to 1000", as though abc were a number too large.
+CLI::Validator wholeIn(long long least, long long most);
+// A decimal number from `least` to `most` (--theta, --flops).
+CLI::Validator numberIn(double least, double most);
 // Every numeric option of every subcommand, at any depth, in decimal only: CLI11 reads "0x10" as
 // 16, "0b11" as 3 and "0o17" as 15 for a whole number, where nobody meant them (parseNumber, which
 // reads --set and the duration options, refuses them). A --seed is digits only.

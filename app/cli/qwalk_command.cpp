@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "space/param_spec.h"
 #include "space/qwalk.h"
@@ -106,7 +107,7 @@ void addQwalkCommand(CLI::App& app) {
                   "(default 0.5)");
   cmd->add_option("--samples", options->samples,
                   "Also sample N walks and show their frequencies (at most 10^9)")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000000}));
+      ->check(wholeIn(0, 1000000000));
   cmd->add_option("--seed", options->seed, "Seed for --samples (default 1)");
   cmd->add_flag("--json", options->json, "Print one JSON object");
   cmd->callback([options] { runQwalk(*options); });

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "engine/curve_stats.h"
 #include "engine/speed_unit.h"
@@ -195,7 +196,7 @@ void addRunsCompareCommand(CLI::App& runs, const std::shared_ptr<std::string>& p
                 "Trial counts at which each curve's mean best is given (default "
                 "5,10,25,50,100,200,300,500,1000, those the runs reached)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   c->add_option("--db", a->db, "Database file (default: " + Store::defaultPath() + ")");
   c->add_flag("--json", a->json, "Print one JSON object");
   c->callback([a, parentDb, parentJson] {

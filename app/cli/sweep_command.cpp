@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/interrupt_notice.h"
+#include "cli/option_checks.h"
 #include "cli/progress_printer.h"
 #include "common/error.h"
 #include "engine/race.h"
@@ -242,7 +243,7 @@ void addSweepCommand(CLI::App& app) {
                   "every cell, named in the table's title and a column of sweep.csv (repeatable)")
       ->required();
   cmd->add_option("--repeats", a->repeats, "Runs per cell (default 10, at most 1000)")
-      ->check(CLI::Range(1, 1000));
+      ->check(wholeIn(1, 1000));
   cmd->add_option("--trials", a->trials, "Trials per run (default 100)");
   cmd->add_option("--at", a->at, "The budget the table and heat map show (default --trials)");
   cmd->add_option("--seed", a->seed,

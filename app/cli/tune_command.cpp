@@ -623,7 +623,7 @@ void addTuneCommand(CLI::App& app) {
   CLI::Option* backend = cmd->add_option("--backend", a->backend,
                                          "cpu, cuda, hip or replay:FILE (default: the best found)");
   cmd->add_option("--trials", a->trials, "Budget in trials (with --resume: the run's new total)")
-      ->check(CLI::Range(1, 1000000000));
+      ->check(wholeIn(1, 1000000000));
   cmd->add_option(
          "--seconds", a->seconds,
          "Budget in tuning time (pauses excluded): checked after each trial, so the trial in "
@@ -665,7 +665,7 @@ void addTuneCommand(CLI::App& app) {
                   "How many of the run's best configurations take turns with the library; the "
                   "fastest by median is reported (default 3: the run's best was its luckiest "
                   "timing, and the next may be faster)")
-      ->check(CLI::Range(1, 1000));
+      ->check(wholeIn(1, 1000));
   addClusterOptions(cmd, a->cluster);
   cmd->add_flag("--json", a->json, "Print one JSON object at the end, no progress");
   cmd->add_flag("--history", a->historyOn,

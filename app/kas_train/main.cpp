@@ -22,6 +22,7 @@
 #include <optional>
 #include <thread>
 
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "kas/backbone.h"
 #include "kas/kas_json.h"
@@ -32,6 +33,9 @@
 namespace {
 
 using namespace opevo;
+using cli::atLeast;
+using cli::numberIn;
+using cli::wholeIn;
 
 struct Options {
   std::string kernel;
@@ -50,43 +54,43 @@ void addOptions(CLI::App& app, Options& o) {
                "Compare the kernel's torch module with the interpreter at every layer; no "
                "training");
   app.add_option("--groups", o.groups, "Group count G (default: as opevo kas solve picks it)")
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   app.add_option("--budget-flops", o.budget.flops, "FLOPs budget, a fraction of the convolutions'")
-      ->check(CLI::Range(1e-6, 100.0))
+      ->check(numberIn(1e-6, 100.0))
       ->capture_default_str();
   app.add_option("--budget-params", o.budget.params, "Weights budget, a fraction of theirs")
-      ->check(CLI::Range(1e-6, 100.0))
+      ->check(numberIn(1e-6, 100.0))
       ->capture_default_str();
   app.add_option("--data", o.data, "Folder of Fashion-MNIST's four .gz files")
       ->capture_default_str();
   app.add_option("--epochs", o.train.epochs, "Epochs")
-      ->check(CLI::Range(1, kas::TrainingLimits::maxEpochs))
+      ->check(wholeIn(1, kas::TrainingLimits::maxEpochs))
       ->capture_default_str();
   app.add_option("--train-images", o.train.trainImages,
                  "Training images (the first of a seeded shuffle)")
-      ->check(CLI::Range(1, kas::TrainingLimits::maxTrainImages))
+      ->check(wholeIn(1, kas::TrainingLimits::maxTrainImages))
       ->capture_default_str();
   app.add_option("--test-images", o.train.testImages, "Test images (the first of the test split)")
-      ->check(CLI::Range(1, kas::TrainingLimits::maxTestImages))
+      ->check(wholeIn(1, kas::TrainingLimits::maxTestImages))
       ->capture_default_str();
   app.add_option("--batch", o.train.batch, "Batch size")
-      ->check(CLI::Range(1, kas::TrainingLimits::maxBatch))
+      ->check(wholeIn(1, kas::TrainingLimits::maxBatch))
       ->capture_default_str();
   app.add_option("--lr", o.train.lr, "Learning rate at the start (cosine decay to 0)")
-      ->check(CLI::Range(1e-6, 10.0))
+      ->check(numberIn(1e-6, 10.0))
       ->capture_default_str();
   app.add_option("--seed", o.train.seed, "Seed of the weights and the shuffles")
       ->capture_default_str();
   app.add_option("--threads", o.threads, "libtorch threads (default: every core)")
-      ->check(CLI::Range(1, kas::TrainingLimits::maxThreads));
+      ->check(wholeIn(1, kas::TrainingLimits::maxThreads));
   app.add_option("--reference-curve", o.train.referenceCurve,
                  "Test accuracy per epoch of the best result so far (stops a run that falls "
                  "behind it)")
       ->delimiter(',')
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(numberIn(0.0, 1.0));
   app.add_option("--theta", o.train.theta,
                  "Pruning strictness: epoch e must reach (theta + (1-theta) e/E) of the curve")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(numberIn(0.0, 1.0))
       ->capture_default_str();
 }
 
@@ -168,6 +172,7 @@ int main(int argc, char** argv) {
       "convolutions (or check the kernel's torch module against the interpreter)"};
   Options o;
   addOptions(app, o);
+  cli::checkNumbers(app);
   try {
     app.parse(argc, argv);
     return run(o);

@@ -261,6 +261,32 @@ TEST(CliCompare, RepeatsBeyondAThousandAndHugeIdsAreRefused) {
   EXPECT_LT(netRuns.err.size(), 200u) << netRuns.err;
 }
 
+// A word where a bounded number goes: CLI11's range check answered "Value abc not in range 1 to
+// 1000000000", as though abc were a number too large. Each says what it takes and what it got.
+TEST(CliCompare, ABoundedNumberOptionSaysWhatItTakes) {
+  const struct {
+    std::vector<std::string> args;
+    std::string said;
+  } cases[] = {
+      {{"tune", "--op", "MM1", "--backend", "cpu", "--trials", "abc"},
+       "--trials: must be a whole number from 1 to 1000000000, got abc"},
+      {{"net", "run", "alexnet", "--runs", "1.5"},
+       "--runs: must be a whole number from 1 to 1000000, got 1.5"},
+      {{"sweep", "--space", kConvolution, "--algo", "opevo", "--set", "q=0.2,0.3", "--repeats",
+        "1001"},
+       "--repeats: must be a whole number from 1 to 1000, got 1001"},
+      {{"kas", "search", "--theta", "x"}, "--theta: must be a number from 0 to 1, got x"},
+      {{"runs", "compare", "1", "2", "--at", "10,abc"},
+       "--at: must be a whole number of 1 or more, got abc"},
+  };
+  for (const auto& c : cases) {
+    const auto r = runProcess(OPEVO_CLI, c.args);
+    EXPECT_EQ(r.status, 2) << c.args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.said), std::string::npos) << c.args[0] << ": " << r.err;
+    EXPECT_EQ(r.err.find("not in range"), std::string::npos) << r.err;
+  }
+}
+
 // Standard output on a full disk: `opevo runs --json > runs.json` exited 0, the file cut short.
 TEST(CliCompare, AStandardOutputThatCannotBeWrittenIsAnError) {
   const auto r = runProcess("/bin/sh", {"-c", std::string(OPEVO_CLI) + " space MM1 > /dev/full"});
