@@ -24,18 +24,24 @@ CLI::Validator finite(bool zeroAllowed) {
       zeroAllowed ? "NUMBER>=0" : "NUMBER>0");
 }
 
-// Decimal digits with an optional minus sign, within long long.
+// "010" or "-07": CLI11 converts a whole number in base 0, so a leading zero makes it octal
+// (--trials 010 ran 8 trials).
+bool octalLooking(const std::string& text) {
+  std::string_view digits = trim(text);
+  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) digits.remove_prefix(1);
+  return digits.size() > 1 && digits[0] == '0';
+}
+
+// A whole number as parseInteger reads it (decimal, sign, spaces), not octal-looking.
 bool parseWhole(const std::string& text, long long& out) {
-  bool digits = !text.empty() && text != "-";
-  for (std::size_t i = text[0] == '-' ? 1 : 0; i < text.size(); ++i)
-    digits = digits && std::isdigit(static_cast<unsigned char>(text[i]));
-  if (!digits) return false;
-  try {
-    out = std::stoll(text);
-  } catch (const std::exception&) {
-    return false;  // too long for any count
-  }
+  std::int64_t v = 0;
+  if (octalLooking(text) || !parseInteger(text, v)) return false;
+  out = v;
   return true;
+}
+
+std::string got(const std::string& text) {
+  return ", got " + text + (octalLooking(text) ? " (without its leading zero)" : "");
 }
 
 }  // namespace
@@ -45,7 +51,7 @@ CLI::Validator atLeast(long long least) {
       [least](std::string& text) -> std::string {
         long long v = 0;
         if (parseWhole(text, v) && v >= least) return "";
-        return "must be a whole number of " + std::to_string(least) + " or more, got " + text;
+        return "must be a whole number of " + std::to_string(least) + " or more" + got(text);
       },
       "INT>=" + std::to_string(least));
 }
@@ -56,7 +62,7 @@ CLI::Validator wholeIn(long long least, long long most) {
       [least, most, range](std::string& text) -> std::string {
         long long v = 0;
         if (parseWhole(text, v) && v >= least && v <= most) return "";
-        return "must be a whole number from " + range + ", got " + text;
+        return "must be a whole number from " + range + got(text);
       },
       "INT in " + range);
 }
@@ -111,12 +117,20 @@ void checkNumbers(CLI::App& app) {
         },
         "");
   };
+  const CLI::Validator notOctal(
+      [](std::string& text) -> std::string {
+        return octalLooking(text) ? "must be written without a leading zero, got " + text : "";
+      },
+      "");
   for (CLI::Option* o : app.get_options()) {
     // The type names CLI11 gives int, unsigned and floating options (and vectors of them).
     const std::string type = o->get_type_name();
     const auto is = [&](const char* name) { return type.rfind(name, 0) == 0; };
     if (o->get_expected_min() > 0 && (is("INT") || is("UINT") || is("FLOAT"))) o->check(decimal);
-    if (o->get_expected_min() > 0 && (is("INT") || is("UINT"))) o->check(fits(is("UINT")));
+    if (o->get_expected_min() > 0 && (is("INT") || is("UINT"))) {
+      o->check(fits(is("UINT")));
+      o->check(notOctal);
+    }
   }
   for (CLI::App* sub : app.get_subcommands({})) checkNumbers(*sub);
 }

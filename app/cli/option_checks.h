@@ -10,8 +10,9 @@ namespace opevo::cli {
 CLI::Validator positiveFinite();
 // A finite number, zero or more (--min-time-ms).
 CLI::Validator nonNegativeFinite();
-// A whole number of at least `least` (counts: --trials, --epochs): CLI11's PositiveNumber
-// takes 1.5 for an int and names its range with three hundred digits.
+// A whole number of at least `least` (counts: --candidates, --groups): CLI11's PositiveNumber
+// takes 1.5 for an int and names its range with three hundred digits. Whole numbers are decimal
+// with no leading zero, here and in checkNumbers: CLI11 reads "010" as octal 8.
 CLI::Validator atLeast(long long least);
 // A whole number from `least` to `most` (--repeats, --runs): CLI11's Range answered "abc" with
 // "Value abc not in range 1 to 1000", as though abc were a number too large.

@@ -11,11 +11,10 @@
 //
 // The framework is timed with freed memory kept for the next pass (keepFreedMemory): glibc gives
 // blocks of 128 KiB and more back to the system when they are freed, so every eager forward pass
-// page-faults its activations and its weights' reordered copies in again. On a 2-core AMD EPYC
-// (Zen 5, 2026-12-02) that made ResNet-50 take 200 ms against 53 ms with the memory kept, and
-// oneDNN's own reorders 69-142 ms of each pass (docs/results/networks.md). Performance engineers
-// do not run a framework that way, so it is not what we compare with; --default-malloc times it
-// as glibc leaves it.
+// page-faults its activations and its weights' reordered copies in again, which made ResNet-50
+// several times slower on a 2-core EPYC (figures: docs/results/networks.md, "libtorch timed with
+// its memory kept"). Performance engineers do not run a framework that way, so it is not what we
+// compare with; --default-malloc times it as glibc leaves it.
 
 #include <ATen/Parallel.h>
 #include <malloc.h>
@@ -133,17 +132,18 @@ struct Options {
   bool defaultMalloc = false;
 };
 
-// Every block, up to 32 MiB (glibc's largest threshold), from the heap, and the heap never
-// trimmed: a pass reuses the pages the last one freed.
 long minorPageFaults() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_minflt;
 }
 
-void keepFreedMemory() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+// Every block up to 32 MiB (glibc's largest threshold) from a heap, and the heap's top not given
+// back: a pass reuses the pages the last one freed. False where glibc refused either (a
+// GLIBC_TUNABLES setting can lower the largest threshold).
+bool keepFreedMemory() {
+  return mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 &&
+         mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max()) == 1;
 }
 
 Options parse(int argc, char** argv) {
@@ -187,7 +187,7 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     const Options o = parse(argc, argv);
-    if (!o.defaultMalloc) keepFreedMemory();
+    const bool kept = !o.defaultMalloc && keepFreedMemory();
     const Network net = opevo::net::loadNetwork(o.network, o.params, /*foldNorms=*/false);
     at::set_num_threads(o.threads);
     torch::InferenceMode inference;
@@ -214,7 +214,9 @@ int main(int argc, char** argv) {
     std::cout << nlohmann::json{{"name", "libtorch"},
                                 {"version", TORCH_VERSION},
                                 {"threads", at::get_num_threads()},
-                                {"memory", o.defaultMalloc ? "glibc default" : "kept"},
+                                {"memory", kept              ? "kept"
+                                           : o.defaultMalloc ? "glibc default"
+                                                             : "glibc default (mallopt refused)"},
                                 {"ms", sorted[sorted.size() / 2]},
                                 {"times_ms", times},
                                 {"page_faults_per_pass", faultsPerPass},

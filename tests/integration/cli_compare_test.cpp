@@ -278,6 +278,11 @@ TEST(CliCompare, ABoundedNumberOptionSaysWhatItTakes) {
       {{"kas", "search", "--theta", "x"}, "--theta: must be a number from 0 to 1, got x"},
       {{"runs", "compare", "1", "2", "--at", "10,abc"},
        "--at: must be a whole number of 1 or more, got abc"},
+      // CLI11 reads a leading zero as octal: --trials 010 ran 8 trials.
+      {{"tune", "--op", "MM1", "--backend", "cpu", "--trials", "010"},
+       "--trials: must be a whole number from 1 to 1000000000, got 010 (without its leading zero)"},
+      {{"space", "MM1", "--seed", "010"},
+       "--seed: must be written without a leading zero, got 010"},
   };
   for (const auto& c : cases) {
     const auto r = runProcess(OPEVO_CLI, c.args);
@@ -285,6 +290,9 @@ TEST(CliCompare, ABoundedNumberOptionSaysWhatItTakes) {
     EXPECT_NE(r.err.find(c.said), std::string::npos) << c.args[0] << ": " << r.err;
     EXPECT_EQ(r.err.find("not in range"), std::string::npos) << r.err;
   }
+  // A sign, as a person may write it, is taken as it was before the range's own check.
+  const auto plus = runProcess(OPEVO_CLI, {"qwalk", "--param", "factor:8:2", "--samples", "+5"});
+  EXPECT_EQ(plus.status, 0) << plus.err;
 }
 
 // Standard output on a full disk: `opevo runs --json > runs.json` exited 0, the file cut short.
