@@ -260,9 +260,10 @@ TEST(CliTune, BadInputExitsTwoWithAClearMessage) {
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--seed", "-1"}, "--seed"},
       // Hexadecimal is not read as the decimal nobody typed.
       {{"--op", "MM1", "--backend", "cpu", "--seconds", "0x10"}, "--seconds"},
-      {{"--op", "MM1", "--backend", "cpu", "--trials", "0x10"}, "must be a decimal number"},
+      {{"--op", "MM1", "--backend", "cpu", "--trials", "0x10"},
+       "--trials: must be a whole number from 1 to 1000000000, got 0x10"},
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--compile-threads", "0x2"},
-       "must be a decimal number"},
+       "--compile-threads: must be a whole number from 1 to 256, got 0x2"},
       {{"--op", "MM1", "--backend", "cpu", "--trials", "3", "--algo", "opevo", "--set",
         "opevo.lambda=0x4"},
        "lambda=0x4 is not a number"},
