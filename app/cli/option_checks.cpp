@@ -41,7 +41,7 @@ bool parseWhole(const std::string& text, long long& out) {
 }
 
 std::string got(const std::string& text) {
-  return ", got " + text + (octalLooking(text) ? " (without its leading zero)" : "");
+  return ", got " + text + (octalLooking(text) ? " (write it without the leading zero)" : "");
 }
 
 }  // namespace

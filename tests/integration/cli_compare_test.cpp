@@ -280,7 +280,8 @@ TEST(CliCompare, ABoundedNumberOptionSaysWhatItTakes) {
        "--at: must be a whole number of 1 or more, got abc"},
       // CLI11 reads a leading zero as octal: --trials 010 ran 8 trials.
       {{"tune", "--op", "MM1", "--backend", "cpu", "--trials", "010"},
-       "--trials: must be a whole number from 1 to 1000000000, got 010 (without its leading zero)"},
+       "--trials: must be a whole number from 1 to 1000000000, got 010 (write it without the "
+       "leading zero)"},
       {{"space", "MM1", "--seed", "010"},
        "--seed: must be written without a leading zero, got 010"},
   };
