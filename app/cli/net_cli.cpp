@@ -155,6 +155,26 @@ CLI::Validator networkTemplateCheck() {
       "TEMPLATE");
 }
 
+void addTorchFormOption(CLI::App* cmd, net::TorchForm& form) {
+  cmd->add_option_function<std::string>(
+         "--torch-form",
+         [&form](const std::string& text) { form = net::parseTorchForm(text, "--torch-form"); },
+         "How libtorch's reference runs: eager (default), the model's operators one by one as it "
+         "is written; or frozen, as PyTorch deploys a model for inference (torch.jit.freeze, then "
+         "optimize_for_inference: batch norms folded, convolution weights packed once)")
+      ->type_name("FORM")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              net::parseTorchForm(text, "");  // CLI11 names the option
+              return std::string();
+            } catch (const InputError& e) {
+              return std::string(e.what());
+            }
+          },
+          "FORM"));
+}
+
 void requireVerified(const net::EndToEnd& e) {
   if (!e.deviceReference.empty() && !e.verified)
     throw RunFailed("the network's output differs from " + e.deviceReference +

@@ -32,6 +32,10 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
 // anything is opened.
 CLI::Validator networkTemplateCheck();
 
+// --torch-form, on the commands that time libtorch's reference: how it runs (net::TorchForm),
+// checked when the command line is read.
+void addTorchFormOption(CLI::App* cmd, net::TorchForm& form);
+
 // Throws RunFailed when the output differs from the reference.
 void requireVerified(const net::EndToEnd& e);
 

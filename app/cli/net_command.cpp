@@ -140,6 +140,7 @@ struct NetRunOptions {
   std::string kernelTemplate = "direct";
   int warmup = 3, runs = 20;
   bool reference = true;
+  net::TorchForm torchForm = net::TorchForm::Eager;
   bool json = false;
 };
 
@@ -163,7 +164,8 @@ void runRun(const NetRunOptions& o) {
   if (!o.json) announceBuild(n, g);
   const net::EndToEnd e =
       net::runEndToEnd(o.network, params, n, g, configs, mode,
-                       {o.seed, o.warmup, o.runs, o.reference}, std::nullopt, templates);
+                       {o.seed, o.warmup, o.runs, o.reference, o.torchForm}, std::nullopt,
+                       templates);
   nlohmann::json tasks = nlohmann::json::array();
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
     double ms = 0;
@@ -251,6 +253,7 @@ void addNetCommands(CLI::App& app) {
   r->add_option("--runs", run->runs, "Timed forward passes (default 20)")
       ->check(wholeIn(1, 1000000));
   r->add_flag("!--no-reference", run->reference, "Skip the libtorch reference");
+  addTorchFormOption(r, run->torchForm);
   r->add_flag("--json", run->json, "Print one JSON object");
   r->callback([run] { runRun(*run); });
   addNetTuneCommand(*net);

@@ -42,6 +42,7 @@ struct NetCompareOptions {
   std::string out;
   int runs = 10;
   bool reference = true;
+  net::TorchForm torchForm = net::TorchForm::Eager;
   bool force = false;
 };
 
@@ -202,7 +203,7 @@ void runCompare(const NetCompareOptions& o) {
                o.reference ? ", libtorch's first as the reference" : "");
   // One reference for every contender: they all run the same network, weights and input.
   const net::ReferenceTimes reference =
-      net::timeReference(o.network, params, {o.seed, 3, o.runs, o.reference});
+      net::timeReference(o.network, params, {o.seed, 3, o.runs, o.reference, o.torchForm});
   nlohmann::json results = nlohmann::json::array();
   std::printf(
       "| algorithm | scheduler | mode | repeat | trials | sum of tasks ms | conversions ms | "
@@ -218,7 +219,7 @@ void runCompare(const NetCompareOptions& o) {
       configs.push_back(best[i] ? *best[i] : untunedConfig(c.tuning->space(i)));
     const std::optional<double> sumSeconds = c.tuning->estimateSeconds();
     const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs, c.mode,
-                                             {o.seed, 3, o.runs, o.reference}, reference);
+                                             {o.seed, 3, o.runs, o.reference, o.torchForm}, reference);
     const auto steps = std::count_if(e.steps.begin(), e.steps.end(), [](const auto& step) {
       return step.kind == net::StepKind::Convert;
     });
@@ -329,6 +330,7 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option("--runs", o->runs, "Timed forward passes of each tuned network (default 10)")
       ->check(wholeIn(1, 1000000));
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
+  addTorchFormOption(cmd, o->torchForm);
   cmd->callback([o] { runCompare(*o); });
 }
 

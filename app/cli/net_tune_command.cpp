@@ -52,6 +52,7 @@ struct NetTuneOptions {
   std::uint64_t seed = 1;
   int warmup = 3, runs = 10;
   bool reference = true;
+  net::TorchForm torchForm = net::TorchForm::Eager;
   bool taskReferences = false;  // always on cuda and hip
   bool json = false;
   std::string db;
@@ -278,7 +279,7 @@ void runTune(const NetTuneOptions& o) {
                  "export %lld --out DIR writes a program to run on their machines)\n",
                  static_cast<long long>(networkId));
   net::ConcludeOptions conclude;
-  conclude.endToEnd = {plan.seed, o.warmup, o.runs, o.reference};
+  conclude.endToEnd = {plan.seed, o.warmup, o.runs, o.reference, o.torchForm};
   conclude.taskReferences = o.taskReferences;
   conclude.endToEndHere = !onCluster;
   conclude.onStep = [&](net::ConcludeStep step) {
@@ -627,6 +628,7 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_option("--warmup", o->warmup, "Untimed forward passes of the tuned network (default 3)");
   cmd->add_option("--runs", o->runs, "Timed forward passes of the tuned network (default 10)");
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
+  addTorchFormOption(cmd, o->torchForm);
   cmd->add_flag("--task-references", o->taskReferences,
                 "Also time each task's library (OpenBLAS, oneDNN) and report the weighted sum "
                 "(always on cuda and hip, where the tasks' libraries are cuBLAS and cuDNN)");

@@ -40,7 +40,7 @@ nlohmann::json runJson(const RunRecord& r, RunStatus status, std::size_t trials,
   nlohmann::json j{{"id", r.id},
                    {"operator", shown(r.operatorName)},
                    {"algorithm", shown(r.algorithm)},
-                   // loop, joint, winograd, matvec or replay (layout::runModeName)
+                   // loop, joint, winograd, matvec, replay or imported (layout::runModeName)
                    {"mode", layout::runModeName(r.operatorJson)},
                    {"settings", storedJson(r.settingsJson)},
                    // null for an imported file that names no seed

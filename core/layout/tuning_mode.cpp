@@ -38,6 +38,8 @@ std::string runModeName(const std::string& operatorJson) {
   const auto text = [&](const char* key) {
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
   };
+  // Not "loop": its configurations are another tool's, of a space that is no template of ours.
+  if (text("kind") == kImportedModeName) return std::string(kImportedModeName);
   // A stored run was checked when it was made: a name this build does not know (a newer one
   // wrote it) is shown as it is.
   const std::string target = text("target");

@@ -27,10 +27,13 @@ bool tunesLayouts(TuningMode mode);
 // What a stored run tuned, from its operator JSON (RunRecord::operatorJson), as `opevo runs`,
 // `opevo show` and the window's History name it: "loop" or "joint" (tuningModeName), "winograd" or
 // "matvec" (the kernel template, `opevo tune --template`; matvec-gpu reads "matvec"), "replay" (a
-// replay of a dataset, whose space is the dataset's), or "" where the text is no operator.
+// replay of a dataset, whose space is the dataset's), "imported" (a measured file `opevo import`
+// stored: another tool tuned it, in a space of its own), or "" where the text is no operator.
 std::string runModeName(const std::string& operatorJson);
 // What runModeName reads of a replay's run.
 inline constexpr std::string_view kReplayModeName = "replay";
+// What runModeName reads of an imported file's run (io/run_import.h).
+inline constexpr std::string_view kImportedModeName = "imported";
 // What runModeName reads of a run of this space: the template's name where the target has its own
 // (winograd, matvec), else the mode's.
 std::string spaceModeName(TuningMode mode, SpaceTarget target);

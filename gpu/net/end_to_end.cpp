@@ -34,7 +34,7 @@ ReferenceTimes timeReference(const std::string& network, const ParamOverrides& p
   }
   for (int p = 0; p < kReferenceProcesses; ++p) {
     std::optional<TorchResult> t =
-        runTorchReference(network, params, {o.seed, 0, o.warmup, o.runs}, &r.missing);
+        runTorchReference(network, params, {o.seed, 0, o.warmup, o.runs, o.torchForm}, &r.missing);
     if (!t) break;
     r.medians.push_back(t->ms);
     if (!r.best || t->ms < r.best->ms) r.best = std::move(t);
@@ -102,7 +102,8 @@ nlohmann::json referenceJson(const EndToEnd& e) {
             {"max_relative_error", e.error}};
   const std::optional<TorchResult>& r = e.reference.best;
   if (!r) return {{"name", nullptr}, {"ms", nullptr}, {"missing", e.reference.missing}};
-  return {{"name", "libtorch " + r->version},
+  return {{"name", torchReferenceName(*r)},
+          {"form", torchFormName(r->form)},
           {"ms", r->ms},
           {"process_medians_ms", e.reference.medians},
           {"threads", r->threads},

@@ -20,6 +20,7 @@ struct EndToEndOptions {
   std::uint64_t seed = 1;
   int warmup = 3, runs = 20;
   bool reference = true;
+  TorchForm torchForm = TorchForm::Eager;  // how libtorch's reference runs
 };
 
 // libtorch's median differs between processes on this machine (ResNet-18: 19-29 ms in most, 65-96

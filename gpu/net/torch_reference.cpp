@@ -33,6 +33,10 @@ std::string readFile(const std::string& path) {
 
 }  // namespace
 
+std::string torchReferenceName(const TorchResult& r) {
+  return "libtorch " + r.version + (r.form == TorchForm::Eager ? "" : " frozen");
+}
+
 std::optional<TorchResult> runTorchReference(const std::string& network,
                                              const ParamOverrides& params, const TorchOptions& o,
                                              std::string* why) {
@@ -47,6 +51,7 @@ std::optional<TorchResult> runTorchReference(const std::string& network,
                                    "--threads", std::to_string(threads),
                                    "--warmup",  std::to_string(o.warmup),
                                    "--runs",    std::to_string(o.runs),
+                                   "--form",    std::string(torchFormName(o.form)),
                                    "--out",     out};
   for (const auto& [name, value] : params) {
     args.push_back("--param");
@@ -78,6 +83,7 @@ std::optional<TorchResult> runTorchReference(const std::string& network,
     const nlohmann::json j = nlohmann::json::parse(readFile(log));
     r.version = j.at("version").get<std::string>();
     r.threads = j.at("threads").get<int>();
+    r.form = parseTorchForm(j.at("form").get<std::string>(), "opevo-torch's form");
     r.ms = j.at("ms").get<double>();
     r.timesMs = j.at("times_ms").get<std::vector<double>>();
   } catch (const std::exception& e) {

@@ -375,6 +375,13 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Joint});
   EXPECT_TRUE(spec->coldWeights) << "kernels are timed as the chain reads their weights";
   EXPECT_TRUE(spec->coldActivations) << "and as it finds their activations";
+  // libtorch's reference runs eager unless asked to run as a deployed model does.
+  EXPECT_EQ(spec->torchForm, net::TorchForm::Eager);
+  setup()->frozenTorchBox()->setChecked(true);
+  spec = setup()->spec(&error);
+  ASSERT_TRUE(spec) << error.toStdString();
+  EXPECT_EQ(spec->torchForm, net::TorchForm::Frozen);
+  setup()->frozenTorchBox()->setChecked(false);
   QComboBox* backend = setup()->backendBox();
   const int cuda = backend->findText(QStringLiteral("cuda"));
   ASSERT_GE(cuda, 0);
@@ -382,6 +389,7 @@ TEST_F(NetworksPageTest, ShowsAPresetsLayersAndTasksBeforeAnyRace) {
   EXPECT_FALSE(setup()->jointModeBox()->isEnabled());
   EXPECT_FALSE(setup()->coldWeightsBox()->isEnabled());  // the GPUs have no such choice
   EXPECT_FALSE(setup()->coldActivationsBox()->isEnabled());
+  EXPECT_FALSE(setup()->frozenTorchBox()->isEnabled());  // libtorch runs on the CPU only
   spec = setup()->spec(&error);
   ASSERT_TRUE(spec) << error.toStdString();
   EXPECT_EQ(spec->modes, std::vector<layout::TuningMode>{layout::TuningMode::Loop});

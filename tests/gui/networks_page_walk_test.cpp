@@ -283,6 +283,7 @@ TEST(NetworkSetupPanelState, TheFormIsKeptBetweenSessionsAFileGoneSinceLeftOut) 
     ASSERT_TRUE(before.setModes({QStringLiteral("loop"), QStringLiteral("joint-np")}));
     before.setTrials(32);
     before.unitBox()->setValue(2);
+    before.frozenTorchBox()->setChecked(true);
     before.saveState(settings);
   }
   NetworkSetupPanel after;
@@ -296,10 +297,12 @@ TEST(NetworkSetupPanelState, TheFormIsKeptBetweenSessionsAFileGoneSinceLeftOut) 
   EXPECT_TRUE(after.loopModeBox()->isChecked());
   EXPECT_FALSE(after.jointModeBox()->isChecked());
   EXPECT_TRUE(after.jointNoPropagationBox()->isChecked());
+  EXPECT_TRUE(after.frozenTorchBox()->isChecked());
   QString error;
   const auto spec = after.spec(&error);
   ASSERT_TRUE(spec) << error.toStdString();
   EXPECT_EQ(spec->algorithms, (std::vector<std::string>{"opevo-m", "autotvm"}));
+  EXPECT_EQ(spec->torchForm, net::TorchForm::Frozen);
   // The file gone by the next session: the preset chosen before stays, the rest is restored.
   QFile::remove(file);
   NetworkSetupPanel gone;

@@ -46,6 +46,10 @@ TEST(CliInterchange, ImportExportImport) {
   ASSERT_EQ(imported.status, 0) << imported.err;
   EXPECT_EQ(imported.out, "1\n");  // the id alone, for scripts
   EXPECT_NE(imported.err.find("imported 4362 trials (t4"), std::string::npos) << imported.err;
+  // Listed as what it is: another tool's measurements, not a loop space of ours.
+  const auto listed = runProcess(OPEVO_CLI, {"runs", "--json", "--db", db});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  EXPECT_EQ(nlohmann::json::parse(listed.out).at(0).at("mode"), "imported") << listed.out;
 
   const std::string t4 = dir.file("run1.json.gz");
   const auto exported = runProcess(OPEVO_CLI, {"export-t4", "1", "--out", t4, "--db", db});

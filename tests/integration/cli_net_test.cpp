@@ -64,6 +64,30 @@ TEST(CliNet, EveryLayerKindMatchesLibtorch) {
   }
 }
 
+// The reference as a deployed model runs (TorchScript, frozen and optimized for inference) computes
+// what the eager one does: every layer kind's statement (net/torch_script.h) is checked here.
+TEST(CliNet, EveryLayerKindMatchesFrozenLibtorch) {
+  const nlohmann::json j =
+      runNetwork({kAllOps, "--torch-form", "frozen", "--runs", "3", "--warmup", "1"});
+  if (j.empty()) return;
+#ifndef OPEVO_TORCH
+  GTEST_SKIP() << "opevo-torch was not built (Debian libtorch-dev)";
+#endif
+  // Not skipped when the reference fails: a statement TorchScript refuses fails opevo-torch.
+  ASSERT_FALSE(j["reference"]["ms"].is_null()) << j["reference"]["missing"];
+  EXPECT_EQ(j["reference"]["form"], "frozen") << j.dump(2);
+  const std::string name = j["reference"]["name"];
+  EXPECT_EQ(name.substr(name.size() - 7), " frozen") << name;
+  EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
+  EXPECT_LT(j["reference"]["max_relative_error"].get<double>(), 1e-5) << j.dump(2);
+
+  const auto bad = runProcess(OPEVO_CLI, {"net", "run", kAllOps, "--torch-form", "jit"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--torch-form: unknown form 'jit' (forms: eager or frozen)"),
+            std::string::npos)
+      << bad.err;
+}
+
 // The conversion steps of a network run, by the layer they serve.
 std::vector<std::string> conversionsOf(const nlohmann::json& run) {
   std::vector<std::string> converts;

@@ -18,6 +18,7 @@
 #include "net/task_scheduler.h"
 #include "net/task_templates.h"
 #include "net/tasks.h"
+#include "net/torch_script.h"
 
 namespace opevo::ui {
 
@@ -55,6 +56,7 @@ struct NetworkSpec {
   std::size_t unit = 4;
   std::uint64_t seed = 1;
   bool reference = true;               // time libtorch's forward first (the line the curves aim at)
+  net::TorchForm torchForm = net::TorchForm::Eager;  // how libtorch runs it (CPU only)
   std::optional<std::int64_t> resume;  // continue this stored network run instead
   std::string storePath;
 };

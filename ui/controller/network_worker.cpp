@@ -144,12 +144,15 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     m_snapshot.activity =
         tr("Timing libtorch's forward pass (%1 processes)…").arg(net::kReferenceProcesses);
     publish();
-    reference = first.timeReference({seed, kWarmup, kRuns, true});
+    reference = first.timeReference({seed, kWarmup, kRuns, true, spec.torchForm});
     if (const auto& r = reference->best) {
       m_snapshot.referenceMs = r->ms;
-      m_snapshot.referenceLegend = tr("libtorch");
-      m_snapshot.referenceName =
-          tr("libtorch %1, %2 threads").arg(QString::fromStdString(r->version)).arg(r->threads);
+      m_snapshot.referenceLegend =
+          r->form == net::TorchForm::Frozen ? tr("libtorch frozen") : tr("libtorch");
+      // "libtorch 1.13.1 frozen, 2 threads"
+      m_snapshot.referenceName = tr("%1, %2 threads")
+                                     .arg(QString::fromStdString(net::torchReferenceName(*r)))
+                                     .arg(r->threads);
     } else {
       m_snapshot.referenceName = QString::fromStdString(reference->missing);
     }
@@ -199,7 +202,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     net::NetworkSession& s = *sessions[i];
     ContenderState& c = m_snapshot.contenders[i];
     net::ConcludeOptions options;
-    options.endToEnd = {seed, kWarmup, kRuns, spec.reference};
+    options.endToEnd = {seed, kWarmup, kRuns, spec.reference, spec.torchForm};
     options.reference = reference;
     options.onStep = [&](net::ConcludeStep step) {
       switch (step) {

@@ -24,7 +24,7 @@ class HistoryModel : public QAbstractTableModel {
     RepeatColumn,
     SeedColumn,
     OperatorColumn,  // the operator tuned (a replay's: its dataset's kernel)
-    ModeColumn,  // what was tuned: loop, joint, winograd, matvec (layout::runModeName), or replay
+    ModeColumn,  // what was tuned: loop, joint, winograd, matvec, replay or imported (runModeName)
     MeasuredOnColumn,  // the device, or the replayed dataset and the device it was measured on
     BudgetColumn,
     TrialsColumn,  // measured so far

@@ -88,6 +88,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
       m_matvec(new QCheckBox(tr("matrix-vector dense layers"))),
       m_coldWeights(new QCheckBox(tr("weights cold, as in the chain"))),
       m_coldActivations(new QCheckBox(tr("activations cold"))),
+      m_frozenTorch(new QCheckBox(tr("libtorch frozen, as deployed"))),
       m_trials(new QSpinBox),
       m_unit(new QSpinBox),
       m_seed(new QSpinBox),
@@ -194,12 +195,18 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
          "before every run too, as the chained network finds them (a kernel timed with them "
          "cached took about half its time in the chain); unchecked, cached from the run before. "
          "CPU only"));
+  m_frozenTorch->setObjectName(QStringLiteral("frozenTorchBox"));
+  m_frozenTorch->setToolTip(
+      tr("libtorch's reference runs the network as PyTorch deploys a model for inference: "
+         "TorchScript, frozen and optimized (batch norms folded, convolution weights packed "
+         "once); unchecked, eager, its operators one by one as the model is written. CPU only"));
   // One above the other: side by side they widened the form, and the task table lost columns
   // in a 1024x700 window.
   auto* timing = new QVBoxLayout;
   timing->setContentsMargins(0, 0, 0, 0);
   timing->addWidget(m_coldWeights);
   timing->addWidget(m_coldActivations);
+  timing->addWidget(m_frozenTorch);
   m_trials->setRange(1, 100000);
   m_trials->setValue(60);
   m_trials->setObjectName(QStringLiteral("trialsBox"));
@@ -296,6 +303,7 @@ NetworkSetupPanel::NetworkSetupPanel(QWidget* parent)
     m_jointNoPropagation->setEnabled(cpu);
     m_coldWeights->setEnabled(cpu);
     m_coldActivations->setEnabled(cpu);
+    m_frozenTorch->setEnabled(cpu);
     if (!cpu && (m_jointMode->isChecked() || m_jointNoPropagation->isChecked())) {
       m_jointMode->setChecked(false);
       m_jointNoPropagation->setChecked(false);
@@ -555,6 +563,7 @@ std::optional<NetworkSpec> NetworkSetupPanel::spec(QString* error) const {
   s.matvec = m_matvec->isChecked();
   s.coldWeights = m_coldWeights->isChecked();
   s.coldActivations = m_coldActivations->isChecked();
+  s.torchForm = m_frozenTorch->isChecked() ? net::TorchForm::Frozen : net::TorchForm::Eager;
   if (s.algorithms.empty() || s.schedulers.empty() || (s.modes.empty() && !s.winograd)) {
     if (error) *error = tr("Check at least one algorithm, one scheduler and one way to tune.");
     return std::nullopt;
@@ -638,6 +647,7 @@ void NetworkSetupPanel::saveState(QSettings& settings) const {
     settings.remove(QStringLiteral("matvecChosen"));
   settings.setValue(QStringLiteral("coldWeights"), m_coldWeights->isChecked());
   settings.setValue(QStringLiteral("coldActivations"), m_coldActivations->isChecked());
+  settings.setValue(QStringLiteral("frozenTorch"), m_frozenTorch->isChecked());
   settings.setValue(QStringLiteral("trials"), m_trials->value());
   settings.setValue(QStringLiteral("unit"), m_unit->value());
   settings.setValue(QStringLiteral("seed"), m_seed->value());
@@ -670,6 +680,8 @@ void NetworkSetupPanel::restoreState(QSettings& settings) {
       settings.value(QStringLiteral("coldWeights"), m_coldWeights->isChecked()).toBool());
   m_coldActivations->setChecked(
       settings.value(QStringLiteral("coldActivations"), m_coldActivations->isChecked()).toBool());
+  m_frozenTorch->setChecked(
+      settings.value(QStringLiteral("frozenTorch"), m_frozenTorch->isChecked()).toBool());
   m_trials->setValue(settings.value(QStringLiteral("trials"), m_trials->value()).toInt());
   m_unit->setValue(settings.value(QStringLiteral("unit"), m_unit->value()).toInt());
   m_seed->setValue(settings.value(QStringLiteral("seed"), m_seed->value()).toInt());

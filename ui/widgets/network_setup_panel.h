@@ -79,6 +79,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* matvecBox() const { return m_matvec; }
   QCheckBox* coldWeightsBox() const { return m_coldWeights; }
   QCheckBox* coldActivationsBox() const { return m_coldActivations; }
+  QCheckBox* frozenTorchBox() const { return m_frozenTorch; }
   QSpinBox* trialsBox() const { return m_trials; }
   QSpinBox* unitBox() const { return m_unit; }
   QComboBox* runsBox() const { return m_runs; }
@@ -138,6 +139,7 @@ class NetworkSetupPanel : public QWidget {
   QCheckBox* m_matvec;
   QCheckBox* m_coldWeights;
   QCheckBox* m_coldActivations;
+  QCheckBox* m_frozenTorch;
   QSpinBox* m_trials;
   QSpinBox* m_unit;
   QSpinBox* m_seed;
