@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 
 namespace opevo::cli {
@@ -143,16 +144,7 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
 }
 
 CLI::Validator networkTemplateCheck() {
-  return CLI::Validator(
-      [](std::string& text) {
-        try {
-          net::parseTaskTemplates(text, "");  // CLI11 names the option
-          return std::string();
-        } catch (const InputError& e) {
-          return std::string(e.what());
-        }
-      },
-      "TEMPLATE");
+  return parsedBy([](const std::string& text) { net::parseTaskTemplates(text, ""); }, "TEMPLATE");
 }
 
 void addTorchFormOption(CLI::App* cmd, net::TorchForm& form) {
@@ -163,16 +155,7 @@ void addTorchFormOption(CLI::App* cmd, net::TorchForm& form) {
          "is written; or frozen, as PyTorch deploys a model for inference (torch.jit.freeze, then "
          "optimize_for_inference: batch norms folded, convolution weights packed once)")
       ->type_name("FORM")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            try {
-              net::parseTorchForm(text, "");  // CLI11 names the option
-              return std::string();
-            } catch (const InputError& e) {
-              return std::string(e.what());
-            }
-          },
-          "FORM"));
+      ->check(parsedBy([](const std::string& text) { net::parseTorchForm(text, ""); }, "FORM"));
 }
 
 void requireVerified(const net::EndToEnd& e) {

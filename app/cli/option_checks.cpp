@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/error.h"
 #include "space/text.h"
 
 namespace opevo::cli {
@@ -65,6 +66,19 @@ CLI::Validator wholeIn(long long least, long long most) {
         return "must be a whole number from " + range + got(text);
       },
       "INT in " + range);
+}
+
+CLI::Validator parsedBy(std::function<void(const std::string&)> parse, std::string typeName) {
+  return CLI::Validator(
+      [parse = std::move(parse)](std::string& text) -> std::string {
+        try {
+          parse(text);
+          return "";
+        } catch (const InputError& e) {
+          return e.what();
+        }
+      },
+      std::move(typeName));
 }
 
 CLI::Validator numberIn(double least, double most) {

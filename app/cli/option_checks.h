@@ -1,6 +1,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
 
 namespace opevo::cli {
 
@@ -19,6 +21,9 @@ CLI::Validator atLeast(long long least);
 CLI::Validator wholeIn(long long least, long long most);
 // A decimal number from `least` to `most` (--theta, --flops).
 CLI::Validator numberIn(double least, double most);
+// A value `parse` accepts, for options read by a parser of the core: its InputError becomes
+// CLI11's message, which names the option (so `parse` is given no option name).
+CLI::Validator parsedBy(std::function<void(const std::string&)> parse, std::string typeName);
 // Every numeric option of every subcommand, at any depth, in decimal only: CLI11 reads "0x10" as
 // 16, "0b11" as 3 and "0o17" as 15 for a whole number, where nobody meant them (parseNumber, which
 // reads --set and the duration options, refuses them). A --seed is digits only.
