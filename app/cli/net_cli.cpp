@@ -155,7 +155,15 @@ void addTorchFormOption(CLI::App* cmd, net::TorchForm& form) {
          "is written; or frozen, as PyTorch deploys a model for inference (torch.jit.freeze, then "
          "optimize_for_inference: batch norms folded, convolution weights packed once)")
       ->type_name("FORM")
-      ->check(parsedBy([](const std::string& text) { net::parseTorchForm(text, ""); }, "FORM"));
+      ->check(parsedBy([](const std::string& text) { net::parseTorchForm(text, ""); }, "FORM"))
+      ->excludes(cmd->get_option("--no-reference"));
+}
+
+std::string torchFormArgs(net::TorchForm form) {
+  if (form == net::TorchForm::Eager) return "";
+  std::string args = " --torch-form ";  // appended: GCC 12 warns falsely on "..." + string
+  args += net::torchFormName(form);
+  return args;
 }
 
 void requireVerified(const net::EndToEnd& e) {

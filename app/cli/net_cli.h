@@ -33,8 +33,11 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
 CLI::Validator networkTemplateCheck();
 
 // --torch-form, on the commands that time libtorch's reference: how it runs (net::TorchForm),
-// checked when the command line is read.
+// checked when the command line is read. It excludes --no-reference, which `cmd` must have
+// already: a form of no reference would be ignored without a word.
 void addTorchFormOption(CLI::App* cmd, net::TorchForm& form);
+// " --torch-form frozen" for a command that repeats this one's (a resume), "" for the default.
+std::string torchFormArgs(net::TorchForm form);
 
 // Throws RunFailed when the output differs from the reference.
 void requireVerified(const net::EndToEnd& e);

@@ -162,10 +162,9 @@ void runRun(const NetRunOptions& o) {
     configs.push_back(c ? *c : untunedConfig(space));
   }
   if (!o.json) announceBuild(n, g);
-  const net::EndToEnd e =
-      net::runEndToEnd(o.network, params, n, g, configs, mode,
-                       {o.seed, o.warmup, o.runs, o.reference, o.torchForm}, std::nullopt,
-                       templates);
+  const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs, mode,
+                                           {o.seed, o.warmup, o.runs, o.reference, o.torchForm},
+                                           std::nullopt, templates);
   nlohmann::json tasks = nlohmann::json::array();
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
     double ms = 0;

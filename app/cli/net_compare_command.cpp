@@ -198,16 +198,20 @@ void runCompare(const NetCompareOptions& o) {
   }
   g_stretch = static_cast<int>(Stretch::EndToEnd);
   // Said, as the runs can take long and a signal now stops them instead of the tuning.
+  const bool frozen = o.torchForm == net::TorchForm::Frozen;
   std::fprintf(stderr, "running %s end to end%s\n",
                all.size() == 1 ? "the contender's network" : "each contender's network",
-               o.reference ? ", libtorch's first as the reference" : "");
+               !o.reference ? ""
+               : frozen     ? ", libtorch's frozen form first as the reference"
+                            : ", libtorch's first as the reference");
   // One reference for every contender: they all run the same network, weights and input.
   const net::ReferenceTimes reference =
       net::timeReference(o.network, params, {o.seed, 3, o.runs, o.reference, o.torchForm});
   nlohmann::json results = nlohmann::json::array();
   std::printf(
       "| algorithm | scheduler | mode | repeat | trials | sum of tasks ms | conversions ms | "
-      "conversion steps | end-to-end ms | libtorch ms | verified |\n");
+      "conversion steps | end-to-end ms | %s | verified |\n",
+      frozen ? "libtorch frozen ms" : "libtorch ms");
   std::printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   int runEndToEnd = 0;
   for (Contender& c : all) {
@@ -218,8 +222,9 @@ void runCompare(const NetCompareOptions& o) {
     for (std::size_t i = 0; i < g.tasks.size(); ++i)
       configs.push_back(best[i] ? *best[i] : untunedConfig(c.tuning->space(i)));
     const std::optional<double> sumSeconds = c.tuning->estimateSeconds();
-    const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, configs, c.mode,
-                                             {o.seed, 3, o.runs, o.reference, o.torchForm}, reference);
+    const net::EndToEnd e =
+        net::runEndToEnd(o.network, params, n, g, configs, c.mode,
+                         {o.seed, 3, o.runs, o.reference, o.torchForm}, reference);
     const auto steps = std::count_if(e.steps.begin(), e.steps.end(), [](const auto& step) {
       return step.kind == net::StepKind::Convert;
     });

@@ -24,6 +24,7 @@
 #include "net/network_plan.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
+#include "net/torch_reference.h"
 #include "net/tuning_budget.h"
 #include "ops/presets.h"
 #include "probe/backend_probe.h"
@@ -71,6 +72,14 @@ void onInterrupt() {
 
 std::string ms(std::optional<double> seconds) {
   return seconds ? msText(*seconds * 1e3) + " ms" : "none yet";
+}
+
+// libtorch is the end-to-end reference on the CPU alone; a frozen form asked of a GPU run would
+// be ignored without a word.
+void requireTorchFormOn(const std::string& backend, net::TorchForm form) {
+  if (form != net::TorchForm::Eager && backend != "cpu")
+    throw InputError("--torch-form: libtorch is the reference on the cpu backend only (on " +
+                     backend + " the network is checked against its tasks' libraries)");
 }
 
 // requireLocalBackend's check with net tune's own list: its "available: cpu, replay:FILE" named
@@ -138,6 +147,7 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
     throw InputError(
         "--activations: only the cpu backend evicts activations before each timed run");
   src.plan.coldActivations = o.activations != "warm";
+  requireTorchFormOn(o.backend, o.torchForm);
   src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
                   : o.backend == "cpu" ? layout::TuningMode::Joint
                                        : layout::TuningMode::Loop;
@@ -202,7 +212,10 @@ void runTune(const NetTuneOptions& o) {
   const net::NetworkTuningPlan& plan = session->source().plan;
   const std::string& backend = session->source().backend;
   const std::int64_t networkId = session->id();
-  if (o.resume) requireMeasuringPrograms(backend, options);  // left interrupted as it was
+  if (o.resume) {
+    requireMeasuringPrograms(backend, options);  // left interrupted as it was
+    requireTorchFormOn(backend, o.torchForm);    // known only now: the stored run's backend
+  }
   if (!o.json)
     std::fprintf(
         stderr, "network run %lld: %s%s, %s, %s, %s on %s, %s scheduler%s\n",
@@ -229,7 +242,7 @@ void runTune(const NetTuneOptions& o) {
   // interrupted: no process holds it).
   const std::string resume = "opevo net tune --resume " + std::to_string(networkId) +
                              databaseHint(o.db) + clusterHint(o.cluster) +
-                             measuringArgsText(o.measuring);
+                             measuringArgsText(o.measuring) + torchFormArgs(o.torchForm);
   g_session = session.get();
   std::optional<InterruptNotice> notice(std::in_place, "network run " + std::to_string(networkId));
   notice->rearm(
@@ -302,7 +315,7 @@ void runTune(const NetTuneOptions& o) {
   notice->rearm("network run " + std::to_string(networkId) +
                 " is tuned and every trial stored; opevo net tune --resume " +
                 std::to_string(networkId) + databaseHint(o.db) + clusterHint(o.cluster) +
-                " runs what follows the tuning again");
+                torchFormArgs(o.torchForm) + " runs what follows the tuning again");
   const net::Conclusion concluded = session->conclude(conclude);
   notice.reset();
   nlohmann::json j = concluded.result;  // printed below (operator[] on a const one asserts)
@@ -337,27 +350,32 @@ void runList(const std::string& db, bool json) {
     const nlohmann::json plan = nlohmann::json::parse(n.planJson);
     const nlohmann::json result =
         n.resultJson.empty() ? nlohmann::json::object() : nlohmann::json::parse(n.resultJson);
-    all.push_back({{"id", n.id},
-                   {"network", n.name},
-                   {"template", net::planTemplates(plan).name()},
-                   {"algorithm", plan.value("algorithm", "")},
-                   {"scheduler", plan.value("scheduler", "")},
-                   // Runs stored before the field tuned their loops alone.
-                   {"mode", plan.value("mode", "loop")},
-                   // Runs stored before the field timed their kernels warm.
-                   {"weights", plan.value("weights", "warm")},
-                   {"activations", plan.value("activations", "warm")},
-                   // Runs stored before the field pinned no 1x1 input.
-                   {"pin_inputs", plan.value("input_pin", false)},
-                   {"status", runStatusName(live.of(n))},
-                   {"backend", n.backend},
-                   {"trials", trials},
-                   {"budget", plan.value("trials", 0)},
-                   {"end_to_end_ms", result.value("end_to_end_ms", nlohmann::json(nullptr))},
-                   {"reference_ms", result.contains("reference")
-                                        ? result["reference"].value("ms", nlohmann::json(nullptr))
-                                        : nlohmann::json(nullptr)},
-                   {"started", n.started}});
+    all.push_back(
+        {{"id", n.id},
+         {"network", n.name},
+         {"template", net::planTemplates(plan).name()},
+         {"algorithm", plan.value("algorithm", "")},
+         {"scheduler", plan.value("scheduler", "")},
+         // Runs stored before the field tuned their loops alone.
+         {"mode", plan.value("mode", "loop")},
+         // Runs stored before the field timed their kernels warm.
+         {"weights", plan.value("weights", "warm")},
+         {"activations", plan.value("activations", "warm")},
+         // Runs stored before the field pinned no 1x1 input.
+         {"pin_inputs", plan.value("input_pin", false)},
+         {"status", runStatusName(live.of(n))},
+         {"backend", n.backend},
+         {"trials", trials},
+         {"budget", plan.value("trials", 0)},
+         {"end_to_end_ms", result.value("end_to_end_ms", nlohmann::json(nullptr))},
+         {"reference_ms", result.contains("reference")
+                              ? result["reference"].value("ms", nlohmann::json(nullptr))
+                              : nlohmann::json(nullptr)},
+         // Runs stored before the field timed libtorch eagerly.
+         {"reference_form", result.contains("reference")
+                                ? nlohmann::json(result["reference"].value("form", "eager"))
+                                : nlohmann::json(nullptr)},
+         {"started", n.started}});
   }
   if (json) {
     std::cout << all.dump(2) << "\n";
@@ -389,14 +407,21 @@ void runList(const std::string& db, bool json) {
   auto cell = [](const nlohmann::json& v) {
     return v.is_number() ? msText(v.get<double>()) + " ms" : std::string("-");
   };
-  std::printf("%4s  %-*s %-*s %-11s %-6s %8s %12s %12s  %s\n", "id", width, "network", howWidth,
+  // libtorch's time with its form when frozen: eager and frozen runs side by side read alike.
+  auto referenceCell = [&](const nlohmann::json& r) {
+    std::string text = cell(r["reference_ms"]);
+    if (r["reference_ms"].is_number() && r["reference_form"] != "eager")
+      text += ' ', text += r["reference_form"].get<std::string>();
+    return text;
+  };
+  std::printf("%4s  %-*s %-*s %-11s %-6s %8s %12s %16s  %s\n", "id", width, "network", howWidth,
               "tuned with", "status", "backend", "trials", "end-to-end", "libtorch", "started");
   for (const nlohmann::json& r : all)
-    std::printf("%4lld  %-*s %-*s %-11s %-6s %4d/%-4d %12s %12s  %s\n", r["id"].get<long long>(),
+    std::printf("%4lld  %-*s %-*s %-11s %-6s %4d/%-4d %12s %16s  %s\n", r["id"].get<long long>(),
                 width, name(r).c_str(), howWidth, how(r).c_str(),
                 r["status"].get<std::string>().c_str(), r["backend"].get<std::string>().c_str(),
                 r["trials"].get<int>(), r["budget"].get<int>(), cell(r["end_to_end_ms"]).c_str(),
-                cell(r["reference_ms"]).c_str(), r["started"].get<std::string>().c_str());
+                referenceCell(r).c_str(), r["started"].get<std::string>().c_str());
 }
 
 void runShow(std::int64_t id, const std::string& db, bool json) {
@@ -542,7 +567,7 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   std::string from;
   if (ref) {
     expected = ref->output;
-    from = "libtorch " + ref->version;
+    from = net::torchReferenceName(*ref);
   } else {
     net::CpuNetworkRun run(n, g, configs, plan.mode, plan.seed, plan.templates);
     expected = run.forward();

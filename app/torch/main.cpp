@@ -160,7 +160,8 @@ class FrozenNetwork {
     m_module = torch::jit::optimize_for_inference(frozen);
     if (std::getenv("OPEVO_TORCH_GRAPH"))
       std::cerr << *m_module.get_method("forward").graph() << "\n";
-    for (const opevo::net::Input& in : net.inputs) m_inputs.emplace_back(tensors.inputs.at(in.name));
+    for (const opevo::net::Input& in : net.inputs)
+      m_inputs.emplace_back(tensors.inputs.at(in.name));
   }
 
   torch::Tensor forward() { return m_module.forward(m_inputs).toTensor(); }

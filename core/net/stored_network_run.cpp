@@ -153,6 +153,8 @@ std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& j) {
   e.device = textAt(j, "device");
   e.compileSeconds = numberAt(j, "compile_seconds").value_or(0);
   e.referenceName = textAt(reference, "name");
+  if (const std::string form = textAt(reference, "form"); !form.empty())
+    e.referenceForm = parseTorchForm(form, "the stored reference's form");
   e.referenceMs = numberAt(reference, "ms");
   e.error = numberAt(reference, "max_relative_error").value_or(-1);
   e.referenceThreads = static_cast<int>(numberAt(reference, "threads").value_or(0));

@@ -9,6 +9,7 @@
 
 #include "engine/run_status.h"
 #include "net/network_tuning.h"
+#include "net/torch_script.h"
 #include "store/records.h"
 
 namespace opevo {
@@ -78,8 +79,9 @@ struct StoredEndToEnd {
   double error = -1;   // the output's max relative error against its reference
   std::string device;  // the GPU it ran on (empty: this CPU, against libtorch)
   double compileSeconds = 0;
-  std::string referenceName;          // "libtorch 1.13.0", or the device's reference kernels
-  std::optional<double> referenceMs;  // libtorch's best median (none on a GPU)
+  std::string referenceName;  // "libtorch 1.13.0", or the device's reference kernels
+  TorchForm referenceForm = TorchForm::Eager;  // how libtorch ran (runs stored before: eagerly)
+  std::optional<double> referenceMs;           // libtorch's best median (none on a GPU)
   int referenceThreads = 0, referenceProcesses = 0;
   std::string referenceMissing;  // why there is no libtorch time, when there is none
 };

@@ -118,9 +118,8 @@ class Writer {
         return "torch.softmax(" + x + ", -1)";
       case LayerKind::LayerNorm: {
         const std::string gamma = param(i, l, "gamma"), beta = param(i, l, "beta");
-        return "torch.layer_norm(" + x + ", [" +
-               std::to_string(m_net.shapeOf(l.inputs[0]).back()) + "], " + gamma + ", " + beta +
-               ", " + floatLiteral(l.eps) + ")";
+        return "torch.layer_norm(" + x + ", [" + std::to_string(m_net.shapeOf(l.inputs[0]).back()) +
+               "], " + gamma + ", " + beta + ", " + floatLiteral(l.eps) + ")";
       }
       case LayerKind::BatchNorm: {
         const std::string gamma = param(i, l, "gamma"), beta = param(i, l, "beta"),

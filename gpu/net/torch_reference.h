@@ -29,7 +29,8 @@ struct TorchOptions {
   TorchForm form = TorchForm::Eager;
 };
 
-// "libtorch 1.13.1", "libtorch 1.13.1 frozen": how results and tables name the reference.
+// "libtorch 1.13.0", "libtorch 1.13.0 frozen" (the version libtorch reports): how results and
+// tables name the reference.
 std::string torchReferenceName(const TorchResult& r);
 
 // Runs opevo-torch ($OPEVO_TORCH, else beside this program, else on PATH) on the network (a

@@ -8,7 +8,9 @@
 #include <QTemporaryDir>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 
+#include "common/error.h"
 #include "gui_test_support.h"
 #include "ui/controller/network_controller.h"
 #include "ui/controller/network_types.h"
@@ -174,6 +176,34 @@ TEST_F(NetworksUncheckedOutput, AStoredRunWithNoReferenceAndNoReasonIsNotCalledW
   EXPECT_TRUE(status.contains(QStringLiteral("Not checked: no libtorch reference")))
       << status.toStdString();
   EXPECT_FALSE(red());
+}
+
+// A stored run timed against libtorch's frozen form draws its line as the race did ("libtorch
+// frozen"), where a reopened run was labelled plain "libtorch"; a run stored before the form
+// was kept ran libtorch eagerly.
+TEST(NetworksStoredReference, AReopenedRunKeepsItsLibtorchForm) {
+  nlohmann::json result = {{"end_to_end_ms", 8.0},
+                           {"times_ms", {8.0, 8.1, 7.9}},
+                           {"verified", true},
+                           {"reference",
+                            {{"name", "libtorch 1.13.0 frozen"},
+                             {"ms", 13.5},
+                             {"threads", 2},
+                             {"form", "frozen"},
+                             {"max_relative_error", 1e-6}}}};
+  const auto frozen = net::endToEndFromResult(result);
+  ASSERT_TRUE(frozen);
+  NetworkSnapshot s = storedSnapshot(storedRunEndingIn(*frozen));
+  EXPECT_EQ(s.referenceLegend, QStringLiteral("libtorch frozen"));
+  EXPECT_EQ(s.referenceName, QStringLiteral("libtorch 1.13.0 frozen, 2 threads"));
+  result["reference"].erase("form");
+  result["reference"]["name"] = "libtorch 1.13.0";
+  const auto old = net::endToEndFromResult(result);
+  ASSERT_TRUE(old);
+  s = storedSnapshot(storedRunEndingIn(*old));
+  EXPECT_EQ(s.referenceLegend, QStringLiteral("libtorch"));
+  result["reference"]["form"] = "jit";  // a record written by something else
+  EXPECT_THROW(net::endToEndFromResult(result), InputError);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -80,12 +81,73 @@ TEST(CliNet, EveryLayerKindMatchesFrozenLibtorch) {
   EXPECT_EQ(name.substr(name.size() - 7), " frozen") << name;
   EXPECT_TRUE(j["verified"].get<bool>()) << j.dump(2);
   EXPECT_LT(j["reference"]["max_relative_error"].get<double>(), 1e-5) << j.dump(2);
+}
 
+// --torch-form is refused where it would be ignored: with no reference, and on a GPU, where the
+// tasks' libraries are the reference. Checked before a database is made. No libtorch needed.
+TEST(CliNet, TheTorchFormIsRefusedWhereItCannotApply) {
   const auto bad = runProcess(OPEVO_CLI, {"net", "run", kAllOps, "--torch-form", "jit"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--torch-form: unknown form 'jit' (forms: eager or frozen)"),
             std::string::npos)
       << bad.err;
+  for (const char* command : {"run", "compare"}) {
+    std::vector<std::string> args = {"net",          command, kAllOps, "--no-reference",
+                                     "--torch-form", "frozen"};
+    if (std::string(command) == "compare")
+      args.insert(args.end(), {"--trials", "8", "--out", "/tmp/opevo-never-written"});
+    const auto none = runProcess(OPEVO_CLI, args);
+    EXPECT_EQ(none.status, 2) << command;
+    EXPECT_NE(none.err.find("--no-reference excludes --torch-form"), std::string::npos)
+        << command << ": " << none.err;
+  }
+  char pattern[] = "/tmp/opevo-netform-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const auto gpu = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "8", "--backend",
+                                          "cuda", "--torch-form", "frozen", "--db", db});
+  EXPECT_EQ(gpu.status, 2);
+  EXPECT_NE(gpu.err.find("--torch-form: libtorch is the reference on the cpu backend only (on "
+                         "cuda the network is checked against its tasks' libraries)"),
+            std::string::npos)
+      << gpu.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  std::filesystem::remove_all(dir);
+}
+
+// A run tuned against libtorch's frozen form says so in the stored runs' list, where eager and
+// frozen runs read alike, and its end-to-end result names the form.
+TEST(CliNet, TheRunsListNamesAFrozenReference) {
+#ifndef OPEVO_TORCH
+  GTEST_SKIP() << "opevo-torch was not built (Debian libtorch-dev)";
+#endif
+  char pattern[] = "/tmp/opevo-netfrozen-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  for (const char* form : {"frozen", "eager"}) {
+    const auto tuned =
+        runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "8", "--unit", "2", "--runs",
+                               "3", "--torch-form", form, "--json", "--db", db});
+    ASSERT_EQ(tuned.status, 0) << tuned.err << tuned.out;
+    EXPECT_EQ(nlohmann::json::parse(tuned.out)["reference"]["form"], form);
+  }
+  const auto listed = runProcess(OPEVO_CLI, {"net", "runs", "--json", "--db", db});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  const nlohmann::json runs = nlohmann::json::parse(listed.out);
+  ASSERT_EQ(runs.size(), 2u) << runs.dump(2);
+  std::map<long long, std::string> forms;
+  for (const auto& r : runs) forms[r["id"].get<long long>()] = r["reference_form"];
+  EXPECT_EQ(forms[1], "frozen");
+  EXPECT_EQ(forms[2], "eager");
+  const auto text = runProcess(OPEVO_CLI, {"net", "runs", "--db", db});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 3) << text.out;
+  EXPECT_NE(text.out.find(" ms frozen"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find(" ms eager"), std::string::npos) << "eager is the default" << text.out;
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_NE(shown.out.find("frozen"), std::string::npos) << shown.out;
+  std::filesystem::remove_all(dir);
 }
 
 // The conversion steps of a network run, by the layer they serve.

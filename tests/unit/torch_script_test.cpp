@@ -30,19 +30,20 @@ TEST(TorchScript, OneStatementALayerReadingItsBuffers) {
     "output": "norm"})",
                                     "tiny.json", {}, /*foldNorms=*/false);
   const TorchScript s = torchScriptOf(n);
-  EXPECT_EQ(s.source,
-            "def forward(self, x0: Tensor):\n"
-            "    t0 = torch.conv2d(x0, self.p0_weight, None, [2, 2], [1, 1], [1, 1], 1)\n"
-            "    t1 = torch.batch_norm(t0, self.p1_gamma, self.p1_beta, self.p1_mean, self.p1_var, "
-            "False, 0.1, 0.001, False)\n"
-            "    t2 = torch.hardtanh(t1, 0.0, 6.0)\n"
-            "    t3 = torch.avg_pool2d(t2, [2, 2], [2, 2], [0, 0], False, True)\n"
-            "    t4 = t3 + t3\n"
-            "    t5 = torch.flatten(t4, 1)\n"
-            "    t6 = torch.linear(t5, self.p6_weight, self.p6_bias)\n"
-            "    t7 = t6 * 0.5\n"
-            "    t8 = torch.layer_norm(t7, [5], self.p8_gamma, self.p8_beta, 1.0000000000000001e-05)\n"
-            "    return t8\n");
+  EXPECT_EQ(
+      s.source,
+      "def forward(self, x0: Tensor):\n"
+      "    t0 = torch.conv2d(x0, self.p0_weight, None, [2, 2], [1, 1], [1, 1], 1)\n"
+      "    t1 = torch.batch_norm(t0, self.p1_gamma, self.p1_beta, self.p1_mean, self.p1_var, "
+      "False, 0.1, 0.001, False)\n"
+      "    t2 = torch.hardtanh(t1, 0.0, 6.0)\n"
+      "    t3 = torch.avg_pool2d(t2, [2, 2], [2, 2], [0, 0], False, True)\n"
+      "    t4 = t3 + t3\n"
+      "    t5 = torch.flatten(t4, 1)\n"
+      "    t6 = torch.linear(t5, self.p6_weight, self.p6_bias)\n"
+      "    t7 = t6 * 0.5\n"
+      "    t8 = torch.layer_norm(t7, [5], self.p8_gamma, self.p8_beta, 1.0000000000000001e-05)\n"
+      "    return t8\n");
   // Every parameter the eager pass reads, under a name TorchScript accepts (layer names may hold
   // dots), with its layer and role.
   std::vector<std::string> held;

@@ -7,6 +7,16 @@
 
 namespace opevo::ui {
 
+QString torchLegend(net::TorchForm form) {
+  switch (form) {
+    case net::TorchForm::Eager:
+      return QCoreApplication::translate("NetworkWorker", "libtorch");
+    case net::TorchForm::Frozen:
+      return QCoreApplication::translate("NetworkWorker", "libtorch frozen");
+  }
+  return {};
+}
+
 QString contenderLabel(const net::NetworkTuningPlan& p) {
   return QString::fromStdString(p.algorithm + " / " + std::string(schedulerKindName(p.scheduler)) +
                                 " / " + std::string(layout::tuningModeName(p.mode)) +
@@ -116,7 +126,7 @@ NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
     // tasks' libraries with the same fixed kernels on a GPU.
     if (e->referenceMs) {
       s.referenceMs = e->referenceMs;
-      s.referenceLegend = QCoreApplication::translate("NetworkWorker", "libtorch");
+      s.referenceLegend = torchLegend(e->referenceForm);
       s.referenceName = QCoreApplication::translate("NetworkWorker", "%1, %2 threads")
                             .arg(QString::fromStdString(e->referenceName))
                             .arg(e->referenceThreads);

@@ -55,9 +55,9 @@ struct NetworkSpec {
   int trials = 0;
   std::size_t unit = 4;
   std::uint64_t seed = 1;
-  bool reference = true;               // time libtorch's forward first (the line the curves aim at)
+  bool reference = true;  // time libtorch's forward first (the line the curves aim at)
   net::TorchForm torchForm = net::TorchForm::Eager;  // how libtorch runs it (CPU only)
-  std::optional<std::int64_t> resume;  // continue this stored network run instead
+  std::optional<std::int64_t> resume;                // continue this stored network run instead
   std::string storePath;
 };
 
@@ -103,6 +103,10 @@ struct ContenderState {
 inline bool outputChecked(const QString& device, bool libtorchRan) {
   return !device.isEmpty() || libtorchRan;
 }
+
+// libtorch's line in the latency chart's legend: "libtorch", or "libtorch frozen" (a run's
+// libtorch timed as deployed), live and reopened alike.
+QString torchLegend(net::TorchForm form);
 
 // "opevo-m / gradient / joint + winograd": how a contender is named in the box and the legend.
 QString contenderLabel(const net::NetworkTuningPlan& plan);

@@ -147,8 +147,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     reference = first.timeReference({seed, kWarmup, kRuns, true, spec.torchForm});
     if (const auto& r = reference->best) {
       m_snapshot.referenceMs = r->ms;
-      m_snapshot.referenceLegend =
-          r->form == net::TorchForm::Frozen ? tr("libtorch frozen") : tr("libtorch");
+      m_snapshot.referenceLegend = torchLegend(r->form);
       // "libtorch 1.13.1 frozen, 2 threads"
       m_snapshot.referenceName = tr("%1, %2 threads")
                                      .arg(QString::fromStdString(net::torchReferenceName(*r)))
