@@ -54,6 +54,19 @@ TEST(TorchScript, OneStatementALayerReadingItsBuffers) {
                                             "p8_gamma=norm.gamma", "p8_beta=norm.beta"}));
 }
 
+// mm's and bmm's left operand read transposed, a bias added to a 4-D tensor's channels
+// (broadcast over its rows and columns).
+TEST(TorchScript, TransposedOperandsAndAChannelBias) {
+  const Network n =
+      loadNetwork(std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_transposed_ops.json", {},
+                  /*foldNorms=*/false);
+  const std::string source = torchScriptOf(n).source;
+  for (const char* statement :
+       {"    t1 = t0 + self.p1_bias.view([1, -1, 1, 1])\n", "    t5 = torch.mm(t4.t(), t4)\n",
+        "    t9 = torch.bmm(t8.transpose(1, 2), t8)\n"})
+    EXPECT_NE(source.find(statement), std::string::npos) << statement << " in\n" << source;
+}
+
 TEST(TorchScript, EveryPresetHasAScript) {
   for (const NetworkPreset& p : networkPresets()) {
     const Network n = loadNetwork(p.name, {}, /*foldNorms=*/false);
