@@ -741,6 +741,52 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
             8);
 }
 
+// A race timed against libtorch as deployed: the live chart, the finished line, the stored run
+// and the run shown again all name the frozen form, so its figure is never read as eager's.
+TEST_F(NetworksPageTest, ARaceAgainstFrozenLibtorchSaysSoLiveStoredAndShown) {
+  chooseTiny({QStringLiteral("gradient")}, 4);
+  setup()->frozenTorchBox()->setChecked(true);
+  m_page.start();
+  ASSERT_TRUE(raceEnded()) << m_page.statusLabel()->text().toStdString();
+  const NetworkSnapshot* s = m_page.snapshot();
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->contenders.size(), 1u);
+  if (!s->referenceMs) {
+    std::printf("[ note ] no libtorch reference here: %s\n", qPrintable(s->referenceName));
+    return;
+  }
+  EXPECT_TRUE(s->contenders[0].verified) << "checked against frozen libtorch";
+  EXPECT_EQ(s->referenceLegend, QStringLiteral("libtorch frozen"));
+  EXPECT_TRUE(s->referenceName.contains(QStringLiteral(" frozen, ")))
+      << s->referenceName.toStdString();
+  EXPECT_TRUE(m_page.curveChart()->hasReferenceLine());
+  const QString status = m_page.statusLabel()->text();
+  EXPECT_TRUE(status.contains(s->referenceName)) << status.toStdString();
+  const double referenceMs = *s->referenceMs;
+  const std::int64_t id = s->contenders[0].networkId;
+
+  Store store(m_db.toStdString());
+  const std::vector<NetworkRecord> runs = store.networks();
+  ASSERT_EQ(runs.size(), 1u);
+  const nlohmann::json result = nlohmann::json::parse(runs[0].resultJson);
+  EXPECT_EQ(result["reference"]["form"], "frozen") << result["reference"].dump();
+
+  // Another network, then the run shown again from the store.
+  setup()->selectNetwork(QStringLiteral("alexnet"));
+  ASSERT_TRUE(pictureShown(28));
+  ASSERT_TRUE(waitUntil([&] { return setup()->runsBox()->count() == 1; }));
+  setup()->runsBox()->setCurrentIndex(
+      setup()->runsBox()->findData(QVariant::fromValue<qlonglong>(id)));
+  setup()->showButton()->click();
+  ASSERT_TRUE(waitUntil([&] { return !m_page.loadingStored() && m_page.snapshot(); }));
+  const NetworkSnapshot* shown = m_page.snapshot();
+  ASSERT_TRUE(shown->referenceMs);
+  EXPECT_DOUBLE_EQ(*shown->referenceMs, referenceMs);
+  EXPECT_EQ(shown->referenceLegend, QStringLiteral("libtorch frozen"));
+  EXPECT_TRUE(m_page.statusLabel()->text().contains(QStringLiteral(" frozen")))
+      << m_page.statusLabel()->text().toStdString();
+}
+
 // tests/data/opevo-v8.db: network run 1 (dense_pair, task runs 1 and 2, 8 trials) and run 3.
 TEST_F(NetworksPageTest, DeleteAsksThenTakesTheRunItsTasksAndWhatThePageShowsOfIt) {
   const QString path = m_dir.filePath(QStringLiteral("stored.db"));
