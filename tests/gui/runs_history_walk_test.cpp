@@ -101,12 +101,15 @@ TEST_F(HistoryWalk, TheModeColumnNamesWhatWasTuned) {
       RunStatus::Finished);
   add(deviceRun("opevo-m", 3, R"({"name": "c3", "kind": "conv2d"})"), {}, RunStatus::Finished);
   add(deviceRun("opevo-m", 4, R"({"replay": "/nowhere/A100.json.gz"})"), {}, RunStatus::Finished);
+  // A measured file brought in by `opevo import` (io/run_import.cpp writes this operator).
+  add(deviceRun("import", 5, R"({"name": "c3", "kind": "imported", "space": {}})"), {},
+      RunStatus::Finished);
   HistoryPage page;
-  ASSERT_TRUE(open(page, 5));
+  ASSERT_TRUE(open(page, 6));
   QStringList modes;
   for (int r = page.model()->rowCount() - 1; r >= 0; --r)  // newest first: oldest last
     modes << page.model()->index(r, HistoryModel::ModeColumn).data().toString();
-  EXPECT_EQ(modes, (QStringList{"joint", "winograd", "matvec", "loop", "replay"}));
+  EXPECT_EQ(modes, (QStringList{"joint", "winograd", "matvec", "loop", "replay", "imported"}));
   EXPECT_EQ(page.model()->headerData(HistoryModel::ModeColumn, Qt::Horizontal).toString(), "Mode");
 }
 
