@@ -138,6 +138,28 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
           "the tasks' libraries (each timed alone) plus the same fixed kernels: %s ms; tuned end "
           "to end / that: %.2f\n",
           msText(*run.libraryNetworkMs).c_str(), e->ms / *run.libraryNetworkMs);
+    if (const auto& u = run.untunedEndToEnd) {
+      std::printf(
+          "untuned configurations, same process: %s ms end to end (median of %d), tasks %s ms + "
+          "layout conversions %s ms + fixed kernels %s ms; output %s (max relative error %.2g)\n",
+          msText(u->ms).c_str(), u->runs, msText(u->tasksMs).c_str(),
+          msText(u->conversionsMs).c_str(), msText(u->fixedMs).c_str(),
+          u->verified ? "matches" : "DIFFERS", u->error);
+      // A task's best is timed alone: the layouts it chose may cost the chain more than it gained.
+      if (e->ms > u->ms)
+        std::printf(
+            "tuned / untuned end to end: %.2f, the tuned network is the slower here (tasks %s "
+            "against %s ms, layout conversions %s against %s ms); opevo net run, with the same "
+            "--mode, --template and --param, builds the untuned one\n",
+            e->ms / u->ms, msText(e->tasksMs).c_str(), msText(u->tasksMs).c_str(),
+            msText(e->conversionsMs).c_str(), msText(u->conversionsMs).c_str());
+      else
+        std::printf("tuned / untuned end to end: %.2f\n", e->ms / u->ms);
+    } else if (run.untunedIsTuned) {
+      std::printf(
+          "untuned configurations: the same as the tuned ones (no trial of any task beat its "
+          "untuned configuration, each timed alone), so this is opevo net run's network\n");
+    }
   }
   if (!run.endToEndError.empty())
     std::printf("end-to-end run on the device failed: %s\n", run.endToEndError.c_str());

@@ -55,6 +55,7 @@ struct NetTuneOptions {
   bool reference = true;
   net::TorchForm torchForm = net::TorchForm::Eager;
   bool taskReferences = false;  // always on cuda and hip
+  bool untunedRun = true;       // ConcludeOptions::untunedToo (cpu)
   bool json = false;
   std::string db;
   std::optional<std::int64_t> resume;
@@ -242,7 +243,8 @@ void runTune(const NetTuneOptions& o) {
   // interrupted: no process holds it).
   const std::string resume = "opevo net tune --resume " + std::to_string(networkId) +
                              databaseHint(o.db) + clusterHint(o.cluster) +
-                             measuringArgsText(o.measuring) + torchFormArgs(o.torchForm);
+                             measuringArgsText(o.measuring) + torchFormArgs(o.torchForm) +
+                             (o.untunedRun ? "" : " --no-untuned-run");
   g_session = session.get();
   std::optional<InterruptNotice> notice(std::in_place, "network run " + std::to_string(networkId));
   notice->rearm(
@@ -294,6 +296,7 @@ void runTune(const NetTuneOptions& o) {
   net::ConcludeOptions conclude;
   conclude.endToEnd = {plan.seed, o.warmup, o.runs, o.reference, o.torchForm};
   conclude.taskReferences = o.taskReferences;
+  conclude.untunedToo = o.untunedRun;  // on the CPU alone: conclude runs nothing else here
   conclude.endToEndHere = !onCluster;
   conclude.onStep = [&](net::ConcludeStep step) {
     if (o.json) return;
@@ -303,6 +306,12 @@ void runTune(const NetTuneOptions& o) {
         break;
       case net::ConcludeStep::EndToEndOnCpu:
         announceBuild(n, g);
+        break;
+      case net::ConcludeStep::UntunedOnCpu:
+        std::fprintf(stderr,
+                     "running %s's untuned configurations end to end, to compare (one compiler "
+                     "run; --no-untuned-run skips it)...\n",
+                     n.name.c_str());
         break;
       case net::ConcludeStep::EndToEndOnDevice:
         std::fprintf(stderr,
@@ -315,7 +324,8 @@ void runTune(const NetTuneOptions& o) {
   notice->rearm("network run " + std::to_string(networkId) +
                 " is tuned and every trial stored; opevo net tune --resume " +
                 std::to_string(networkId) + databaseHint(o.db) + clusterHint(o.cluster) +
-                torchFormArgs(o.torchForm) + " runs what follows the tuning again");
+                torchFormArgs(o.torchForm) + (o.untunedRun ? "" : " --no-untuned-run") +
+                " runs what follows the tuning again");
   const net::Conclusion concluded = session->conclude(conclude);
   notice.reset();
   nlohmann::json j = concluded.result;  // printed below (operator[] on a const one asserts)
@@ -338,6 +348,7 @@ void runTune(const NetTuneOptions& o) {
         "network run " + std::to_string(networkId) +
         " tuned and stored, but its end-to-end run on the device failed: " + endToEndError);
   if (e) requireVerified(*e);
+  if (concluded.untuned) requireVerified(*concluded.untuned);
 }
 
 void runList(const std::string& db, bool json) {
@@ -657,6 +668,10 @@ void addNetTuneCommand(CLI::App& net) {
   cmd->add_flag("--task-references", o->taskReferences,
                 "Also time each task's library (OpenBLAS, oneDNN) and report the weighted sum "
                 "(always on cuda and hip, where the tasks' libraries are cuBLAS and cuDNN)");
+  cmd->add_flag("!--no-untuned-run", o->untunedRun,
+                "On the cpu backend, skip running the untuned configurations end to end after "
+                "the tuned network (by default both run in the same process, so the gain of "
+                "tuning end to end, layout conversions included, is measured, not assumed)");
   cmd->add_flag("--json", o->json, "Print one JSON object");
   addClusterOptions(cmd, o->cluster);
   cmd->add_option("--db", o->db, "The database (default: the user's data directory)");

@@ -88,6 +88,9 @@ void readConclusion(const nlohmann::json& j, const TaskGraph& graph, const std::
         if (name.is_string()) run.units[u].closingFrom.push_back(name.get<std::string>());
   }
   run.endToEnd = endToEndFromResult(j);
+  if (const auto u = j.find("untuned"); u != j.end() && u->is_object())
+    run.untunedEndToEnd = endToEndFromResult(*u);
+  run.untunedIsTuned = j.value("untuned_is_tuned", false);
   run.endToEndError = textAt(j, "end_to_end_error");
   if (!run.endToEnd)
     run.endToEndMissing = textAt(j.value("reference", nlohmann::json::object()), "missing");

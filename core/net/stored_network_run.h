@@ -99,6 +99,10 @@ struct StoredNetworkRun {
   std::optional<double> sumOfTasksMs;
   std::optional<double> sumOfReferencesMs, libraryNetworkMs;
   std::optional<StoredEndToEnd> endToEnd;
+  // The untuned configurations run end to end after the tuned ones, in the same process
+  // (ConcludeOptions::untunedToo); none where they were not run.
+  std::optional<StoredEndToEnd> untunedEndToEnd;
+  bool untunedIsTuned = false;  // not run: every task's best is its untuned configuration
   std::string endToEndMissing;  // why there is none, when it concluded without one
   std::string endToEndError;    // the device's error, when its end-to-end run failed
 };

@@ -110,6 +110,13 @@ nlohmann::json referenceJson(const EndToEnd& e) {
           {"max_relative_error", e.error}};
 }
 
+nlohmann::json endToEndJson(const EndToEnd& e) {
+  return {{"end_to_end_ms", e.ms},         {"times_ms", e.timesMs},
+          {"fixed_kernels_ms", e.fixedMs}, {"conversions_ms", e.convertMs},
+          {"steps", stepsJson(e)},         {"adopted_layouts", e.adoptedLayouts},
+          {"verified", e.verified},        {"reference", referenceJson(e)}};
+}
+
 nlohmann::json stepsJson(const EndToEnd& e) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : e.steps)

@@ -82,6 +82,11 @@ EndToEnd runEndToEndCuda(const Network& net, const TaskGraph& graph,
                          const std::vector<Config>& configs, const EndToEndOptions& options,
                          TaskTemplates templates = {});
 
+// An end-to-end run's figures as results store them (NetworkSession::resultJson, `opevo net run
+// --json`) and endToEndFromResult reads them back: end_to_end_ms, times_ms, conversions_ms,
+// fixed_kernels_ms, steps, adopted_layouts, verified, reference.
+nlohmann::json endToEndJson(const EndToEnd& e);
+
 // [{"name", "kind", "ms"}] for every step of the chained program, in order.
 nlohmann::json stepsJson(const EndToEnd& e);
 

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "engine/store_recorder.h"
 #include "net/network_plan.h"
+#include "net/untuned_configs.h"
 #include "ops/operator_json.h"
 #include "ops/presets.h"
 #include "store/run_lock.h"
@@ -287,14 +288,7 @@ nlohmann::json NetworkSession::resultJson(const EndToEnd* e) const {
     j["sum_of_references_ms"] = sum ? nlohmann::json(*sum) : nlohmann::json(nullptr);
   }
   if (e) {
-    j["end_to_end_ms"] = e->ms;
-    j["times_ms"] = e->timesMs;
-    j["fixed_kernels_ms"] = e->fixedMs;
-    j["conversions_ms"] = e->convertMs;
-    j["steps"] = stepsJson(*e);
-    j["adopted_layouts"] = e->adoptedLayouts;
-    j["verified"] = e->verified;
-    j["reference"] = referenceJson(*e);
+    j.update(endToEndJson(*e));
     if (!e->device.empty()) {
       j["device"] = e->device;
       j["compile_seconds"] = e->compileSeconds;
@@ -340,6 +334,15 @@ EndToEnd NetworkSession::runEndToEnd(const EndToEndOptions& options,
                           m_source.plan.templates);
 }
 
+EndToEnd NetworkSession::runUntunedEndToEnd(const EndToEndOptions& options,
+                                            ReferenceTimes reference) const {
+  TempDir dir("opevo-net");
+  return net::runEndToEnd(writeNetworkFile(dir), m_source.params, m_network, m_graph,
+                          untunedConfigs(m_graph, m_source.plan.mode, m_source.plan.templates),
+                          m_source.plan.mode, options, std::move(reference),
+                          m_source.plan.templates);
+}
+
 void NetworkSession::finish(const nlohmann::json& result) {
   m_store.inTransaction([&] {
     for (std::size_t i = 0; i < m_graph.tasks.size(); ++i) {
@@ -362,9 +365,18 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
     measureTaskReferences();
   }
   Conclusion c;
+  bool untunedIsTuned = false;  // every task's best is its untuned configuration
   if (options.endToEndHere && backend == "cpu") {
     announce(ConcludeStep::EndToEndOnCpu);
     c.endToEnd = runEndToEnd(options.endToEnd, options.reference);
+    if (options.untunedToo) {
+      untunedIsTuned =
+          configs() == untunedConfigs(m_graph, m_source.plan.mode, m_source.plan.templates);
+      if (!untunedIsTuned) {
+        announce(ConcludeStep::UntunedOnCpu);
+        c.untuned = runUntunedEndToEnd(options.endToEnd, c.endToEnd->reference);
+      }
+    }
   } else if (options.endToEndHere && backend == "cuda") {
     nlohmann::json tuned = resultJson(nullptr);
     tuned["reference"]["missing"] = "the end-to-end run on the device did not finish";
@@ -377,6 +389,8 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
     }
   }
   c.result = resultJson(c.endToEnd ? &*c.endToEnd : nullptr);
+  if (c.untuned) c.result["untuned"] = endToEndJson(*c.untuned);
+  if (untunedIsTuned) c.result["untuned_is_tuned"] = true;
   if (!c.endToEndError.empty()) {
     c.result["end_to_end_error"] = c.endToEndError;
     c.result["reference"]["missing"] =

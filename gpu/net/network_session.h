@@ -48,7 +48,7 @@ BackendOptions taskMeasuringOptions(BackendOptions o, const NetworkTuningPlan& p
                                     const Task& task);
 
 // What conclude() is doing, for a caller that shows progress.
-enum class ConcludeStep { TaskReferences, EndToEndOnCpu, EndToEndOnDevice };
+enum class ConcludeStep { TaskReferences, EndToEndOnCpu, UntunedOnCpu, EndToEndOnDevice };
 
 struct ConcludeOptions {
   EndToEndOptions endToEnd;
@@ -56,13 +56,20 @@ struct ConcludeOptions {
   // false where the tasks were measured elsewhere (a cluster's agents): nothing runs here.
   bool endToEndHere = true;
   std::optional<ReferenceTimes> reference;  // libtorch, timed before the tuning (CPU runs)
+  // On the CPU, after the tuned network: the untuned configurations (`opevo net run`'s) end to
+  // end in the same process, checked against the same reference. A task's best is timed alone,
+  // and in the chain the bests and their layouts' conversions can cost more than they gained
+  // (MobileNetV2 at batch 4, docs/results/networks.md); this says so. Skipped where every task's
+  // configuration is its untuned one.
+  bool untunedToo = false;
   std::function<void(ConcludeStep)> onStep;
 };
 
 struct Conclusion {
   nlohmann::json result;  // as stored by finish()
   std::optional<EndToEnd> endToEnd;
-  std::string endToEndError;  // the device run's failure, also in result["end_to_end_error"]
+  std::optional<EndToEnd> untuned;  // ConcludeOptions::untunedToo, also result["untuned"]
+  std::string endToEndError;        // the device run's failure, also in result["end_to_end_error"]
 };
 
 class NetworkSession {
@@ -118,7 +125,9 @@ class NetworkSession {
   // {id, network, params, backend, algorithm, scheduler, trials, sum_of_tasks_ms (null while a
   //  task has no working kernel), tasks, curve,
   //  end_to_end_ms, verified, reference, and times_ms, fixed_kernels_ms when run end to end;
-  //  sum_of_references_ms after measureTaskReferences}
+  //  sum_of_references_ms after measureTaskReferences; conclude() adds untuned, the untuned
+  //  configurations' end_to_end_ms, verified, reference... when ConcludeOptions::untunedToo, or
+  //  untuned_is_tuned: true where they are the tuned ones}
   nlohmann::json resultJson(const EndToEnd* endToEnd) const;
 
   // libtorch's forward of the network as stored (before tuning: the line the tuning aims at).
@@ -128,6 +137,9 @@ class NetworkSession {
   // reference kernels (runEndToEndCuda; no libtorch). Not for hip.
   EndToEnd runEndToEnd(const EndToEndOptions& options,
                        std::optional<ReferenceTimes> reference = std::nullopt) const;
+  // The same network on this CPU with every task's untuned configuration (`opevo net run`'s
+  // program), checked against `reference` (the tuned run's, not timed again).
+  EndToEnd runUntunedEndToEnd(const EndToEndOptions& options, ReferenceTimes reference) const;
   // The task runs and the network finished with this result, in one transaction: until then a
   // resume takes the network up again.
   void finish(const nlohmann::json& result);

@@ -502,6 +502,63 @@ TEST(CliNet, TuneSpendsTheExactBudgetAndRunsTheTunedNetwork) {
   std::filesystem::remove_all(dir);
 }
 
+// A task's best is timed alone; whether the network gained end to end is measured: the untuned
+// configurations (net run's) run after the tuned ones in the same process, unless they are the
+// tuned ones, and net runs says both.
+TEST(CliNet, TuneRunsTheUntunedConfigurationsToCompare) {
+  char pattern[] = "/tmp/opevo-netuntuned-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const auto untuned = runProcess(OPEVO_CLI, {"net", "run", kAllOps, "--runs", "3", "--json"});
+  ASSERT_EQ(untuned.status, 0) << untuned.err;
+  std::vector<std::string> untunedConfigs;
+  for (const auto& t : nlohmann::json::parse(untuned.out)["tasks"])
+    untunedConfigs.push_back(t["config"]);
+  for (const char* trials : {"4", "22"}) {
+    SCOPED_TRACE(trials);
+    const auto r = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", trials, "--unit", "2",
+                                          "--runs", "3", "--json", "--db", db});
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    std::vector<std::string> configs;
+    for (const auto& t : j["tasks"]) configs.push_back(t["config"]);
+    const long long id = j["id"];
+    const auto shown = runProcess(OPEVO_CLI, {"net", "runs", std::to_string(id), "--db", db});
+    ASSERT_EQ(shown.status, 0) << shown.err;
+    if (configs == untunedConfigs) {
+      EXPECT_EQ(j.value("untuned_is_tuned", false), true) << j.dump(2);
+      EXPECT_FALSE(j.contains("untuned"));
+      EXPECT_NE(shown.out.find("untuned configurations: the same as the tuned ones"),
+                std::string::npos)
+          << shown.out;
+      continue;
+    }
+    ASSERT_TRUE(j.contains("untuned")) << j.dump(2);
+    EXPECT_FALSE(j.contains("untuned_is_tuned"));
+    const nlohmann::json& u = j["untuned"];
+    EXPECT_GT(u["end_to_end_ms"].get<double>(), 0);
+    EXPECT_EQ(u["times_ms"].size(), 3u);
+    EXPECT_FALSE(u["steps"].empty());
+    if (!j["reference"]["ms"].is_null()) {
+      EXPECT_TRUE(u["verified"].get<bool>()) << u.dump(2);
+      // Checked against the tuned run's libtorch output, not timed again.
+      EXPECT_EQ(u["reference"]["ms"], j["reference"]["ms"]);
+    }
+    EXPECT_NE(shown.out.find("untuned configurations, same process: "), std::string::npos)
+        << shown.out;
+    EXPECT_NE(shown.out.find("tuned / untuned end to end: "), std::string::npos) << shown.out;
+  }
+  // Asked not to: neither.
+  const auto skipped =
+      runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "22", "--unit", "2", "--runs", "3",
+                             "--no-untuned-run", "--json", "--db", db});
+  ASSERT_EQ(skipped.status, 0) << skipped.err;
+  const nlohmann::json s = nlohmann::json::parse(skipped.out);
+  EXPECT_FALSE(s.contains("untuned"));
+  EXPECT_FALSE(s.contains("untuned_is_tuned"));
+  std::filesystem::remove_all(dir);
+}
+
 // net runs ID shows one stored run: a finished one as its tune ended, an unfinished one as far
 // as its stored units and trials go, its latency curve replayed as the scheduler saw it.
 TEST(CliNet, RunsShowsOneStoredRunFinishedOrAsFarAsItGot) {

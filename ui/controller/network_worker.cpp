@@ -212,6 +212,10 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
           m_snapshot.activity =
               tr("Running %1 (%2) end to end against libtorch…").arg(m_snapshot.network, c.label);
           break;
+        case net::ConcludeStep::UntunedOnCpu:  // not asked for here (options.untunedToo)
+          m_snapshot.activity =
+              tr("Running %1's untuned configurations end to end…").arg(m_snapshot.network);
+          break;
         case net::ConcludeStep::EndToEndOnDevice:
           m_snapshot.activity =
               tr("Running %1 (%2) end to end on the device…").arg(m_snapshot.network, c.label);
