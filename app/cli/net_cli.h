@@ -40,7 +40,8 @@ void addTorchFormOption(CLI::App* cmd, net::TorchForm& form);
 std::string torchFormArgs(net::TorchForm form);
 
 // Throws RunFailed when the output differs from the reference.
-void requireVerified(const net::EndToEnd& e);
+// `whose`: what ran, as the message names it.
+void requireVerified(const net::EndToEnd& e, const std::string& whose = "the network's");
 
 void addNetTuneCommand(CLI::App& net);
 void addNetCompareCommand(CLI::App& net);

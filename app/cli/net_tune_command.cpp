@@ -83,6 +83,21 @@ void requireTorchFormOn(const std::string& backend, net::TorchForm form) {
                      backend + " the network is checked against its tasks' libraries)");
 }
 
+// The untuned configurations run after the tuned network on this CPU alone: elsewhere the
+// option would be ignored.
+void requireUntunedRunOn(const std::string& backend, const NetTuneOptions& o) {
+  if (o.untunedRun) return;
+  if (backend != "cpu")
+    throw InputError(
+        "--no-untuned-run: the untuned configurations run on the cpu backend only "
+        "(backend '" +
+        backend + "')");
+  if (!o.cluster.address.empty())
+    throw InputError(
+        "--no-untuned-run: a network tuned on a cluster's agents runs nothing end to "
+        "end here");
+}
+
 // requireLocalBackend's check with net tune's own list: its "available: cpu, replay:FILE" named
 // a backend net tune refuses (a replay dataset holds one operator's measurements).
 void requireNetworkBackend(const std::string& backend) {
@@ -149,6 +164,7 @@ net::NetworkSource newSource(const NetTuneOptions& o, const BackendOptions& opti
         "--activations: only the cpu backend evicts activations before each timed run");
   src.plan.coldActivations = o.activations != "warm";
   requireTorchFormOn(o.backend, o.torchForm);
+  requireUntunedRunOn(o.backend, o);
   src.plan.mode = !o.mode.empty()      ? layout::parseTuningMode(o.mode, "--mode")
                   : o.backend == "cpu" ? layout::TuningMode::Joint
                                        : layout::TuningMode::Loop;
@@ -216,6 +232,7 @@ void runTune(const NetTuneOptions& o) {
   if (o.resume) {
     requireMeasuringPrograms(backend, options);  // left interrupted as it was
     requireTorchFormOn(backend, o.torchForm);    // known only now: the stored run's backend
+    requireUntunedRunOn(backend, o);
   }
   if (!o.json)
     std::fprintf(
@@ -348,7 +365,7 @@ void runTune(const NetTuneOptions& o) {
         "network run " + std::to_string(networkId) +
         " tuned and stored, but its end-to-end run on the device failed: " + endToEndError);
   if (e) requireVerified(*e);
-  if (concluded.untuned) requireVerified(*concluded.untuned);
+  if (concluded.untuned) requireVerified(*concluded.untuned, "the untuned configurations'");
 }
 
 void runList(const std::string& db, bool json) {

@@ -91,6 +91,7 @@ void readConclusion(const nlohmann::json& j, const TaskGraph& graph, const std::
   if (const auto u = j.find("untuned"); u != j.end() && u->is_object())
     run.untunedEndToEnd = endToEndFromResult(*u);
   run.untunedIsTuned = j.value("untuned_is_tuned", false);
+  run.untunedError = textAt(j, "untuned_error");
   run.endToEndError = textAt(j, "end_to_end_error");
   if (!run.endToEnd)
     run.endToEndMissing = textAt(j.value("reference", nlohmann::json::object()), "missing");

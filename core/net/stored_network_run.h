@@ -102,7 +102,8 @@ struct StoredNetworkRun {
   // The untuned configurations run end to end after the tuned ones, in the same process
   // (ConcludeOptions::untunedToo); none where they were not run.
   std::optional<StoredEndToEnd> untunedEndToEnd;
-  bool untunedIsTuned = false;  // not run: every task's best is its untuned configuration
+  bool untunedIsTuned = false;  // not run: every task's chosen configuration is its untuned one
+  std::string untunedError;     // why the untuned run failed, when it did
   std::string endToEndMissing;  // why there is none, when it concluded without one
   std::string endToEndError;    // the device's error, when its end-to-end run failed
 };

@@ -60,7 +60,8 @@ struct ConcludeOptions {
   // end in the same process, checked against the same reference. A task's best is timed alone,
   // and in the chain the bests and their layouts' conversions can cost more than they gained
   // (MobileNetV2 at batch 4, docs/results/networks.md); this says so. Skipped where every task's
-  // configuration is its untuned one.
+  // chosen configuration (its best, or untried) is its untuned one; a failure of it is named in
+  // the result (untuned_error), the tuned run stored as it would be without it.
   bool untunedToo = false;
   std::function<void(ConcludeStep)> onStep;
 };
@@ -127,7 +128,7 @@ class NetworkSession {
   //  end_to_end_ms, verified, reference, and times_ms, fixed_kernels_ms when run end to end;
   //  sum_of_references_ms after measureTaskReferences; conclude() adds untuned, the untuned
   //  configurations' end_to_end_ms, verified, reference... when ConcludeOptions::untunedToo, or
-  //  untuned_is_tuned: true where they are the tuned ones}
+  //  untuned_is_tuned: true where they are the chosen ones, or untuned_error}
   nlohmann::json resultJson(const EndToEnd* endToEnd) const;
 
   // libtorch's forward of the network as stored (before tuning: the line the tuning aims at).
@@ -137,9 +138,6 @@ class NetworkSession {
   // reference kernels (runEndToEndCuda; no libtorch). Not for hip.
   EndToEnd runEndToEnd(const EndToEndOptions& options,
                        std::optional<ReferenceTimes> reference = std::nullopt) const;
-  // The same network on this CPU with every task's untuned configuration (`opevo net run`'s
-  // program), checked against `reference` (the tuned run's, not timed again).
-  EndToEnd runUntunedEndToEnd(const EndToEndOptions& options, ReferenceTimes reference) const;
   // The task runs and the network finished with this result, in one transaction: until then a
   // resume takes the network up again.
   void finish(const nlohmann::json& result);
@@ -153,6 +151,10 @@ class NetworkSession {
 
  private:
   void build(const std::vector<EngineOptions>& options);
+  // The network on this CPU with these configurations (the file as stored is what libtorch
+  // reads too); `reference`: already timed.
+  EndToEnd runOnCpu(const std::vector<Config>& configs, const EndToEndOptions& options,
+                    std::optional<ReferenceTimes> reference) const;
   // The stored network text as a file, for the reference program, which reads files.
   std::string writeNetworkFile(const TempDir& dir) const;
 

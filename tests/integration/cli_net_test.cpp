@@ -548,6 +548,33 @@ TEST(CliNet, TuneRunsTheUntunedConfigurationsToCompare) {
         << shown.out;
     EXPECT_NE(shown.out.find("tuned / untuned end to end: "), std::string::npos) << shown.out;
   }
+  // One trial: AlexNet's first task, a joint convolution, measures its start point first, and
+  // every other task is untried. Nothing more runs, and the line says why.
+  const auto one = runProcess(OPEVO_CLI, {"net", "tune", "alexnet", "--trials", "1", "--unit", "1",
+                                          "--no-reference", "--runs", "2", "--json", "--db", db});
+  ASSERT_EQ(one.status, 0) << one.err;
+  const nlohmann::json o = nlohmann::json::parse(one.out);
+  EXPECT_EQ(o.value("untuned_is_tuned", false), true) << o.dump(2);
+  EXPECT_FALSE(o.contains("untuned"));
+  const auto oneShown =
+      runProcess(OPEVO_CLI, {"net", "runs", std::to_string(o["id"].get<long long>()), "--db", db});
+  EXPECT_NE(oneShown.out.find("untuned configurations: every task's chosen configuration is its "
+                              "untuned one"),
+            std::string::npos)
+      << oneShown.out;
+  // Without libtorch the untuned run is not checked, and nothing says that it differs.
+  const auto unchecked = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "22", "--unit",
+                                                "2", "--runs", "3", "--no-reference", "--db", db});
+  ASSERT_EQ(unchecked.status, 0) << unchecked.err;
+  EXPECT_EQ(unchecked.out.find("DIFFERS"), std::string::npos) << unchecked.out;
+  EXPECT_NE(unchecked.out.find("untuned configurations"), std::string::npos) << unchecked.out;
+  // Where it would be ignored it is refused.
+  const auto gpu = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "4", "--backend",
+                                          "cuda", "--no-untuned-run", "--db", db});
+  EXPECT_EQ(gpu.status, 2);
+  EXPECT_NE(gpu.err.find("--no-untuned-run: the untuned configurations run on the cpu backend"),
+            std::string::npos)
+      << gpu.err;
   // Asked not to: neither.
   const auto skipped =
       runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "22", "--unit", "2", "--runs", "3",

@@ -213,8 +213,6 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
               tr("Running %1 (%2) end to end against libtorch…").arg(m_snapshot.network, c.label);
           break;
         case net::ConcludeStep::UntunedOnCpu:  // not asked for here (options.untunedToo)
-          m_snapshot.activity =
-              tr("Running %1's untuned configurations end to end…").arg(m_snapshot.network);
           break;
         case net::ConcludeStep::EndToEndOnDevice:
           m_snapshot.activity =
