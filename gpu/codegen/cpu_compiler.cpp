@@ -91,9 +91,9 @@ std::string noRoomText(const std::string& folder, int error) {
 
 std::vector<std::string> cpuKernelFlags() {
 #if defined(__x86_64__) || defined(__i386__)
-  return {"-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp"};
+  return {"-O3", "-march=native", "-mprefer-vector-width=512", "-fno-trapping-math", "-fopenmp"};
 #else
-  return {"-O3", "-march=native", "-fopenmp"};
+  return {"-O3", "-march=native", "-fno-trapping-math", "-fopenmp"};
 #endif
 }
 
