@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "common/error.h"
+#include "net/chain_choice.h"
 
 namespace opevo::cli {
 
@@ -57,6 +58,41 @@ std::string pad(const std::string& text, std::size_t width) {
 // A table cell: "-" where there is no figure.
 std::string cellText(const std::optional<double>& ms) {
   return ms ? msText(*ms) : "-";
+}
+
+// The network a run kept once its untuned configurations ran (net/chain_choice.h), after the
+// run of each task's faster configuration when there was one.
+void printChoice(const net::StoredNetworkRun& run, const net::StoredEndToEnd& tuned) {
+  const std::string mixed = "each task's configuration that ran faster in the chain (" +
+                            std::to_string(run.mixedUntunedTasks.size()) + " of " +
+                            std::to_string(run.tasks.size()) + " tasks switched to untuned)";
+  if (const auto& m = run.mixedEndToEnd)
+    printEndToEnd(mixed + ", same process", *m);
+  else if (!run.mixedError.empty())
+    std::printf("%s: not run end to end (%s)\n", mixed.c_str(), run.mixedError.c_str());
+  if (run.chosen.empty()) return;
+  const net::NetworkChoice choice = net::parseNetworkChoice(run.chosen);
+  const auto& kept = choice == net::NetworkChoice::Mixed     ? run.mixedEndToEnd
+                     : choice == net::NetworkChoice::Untuned ? run.untunedEndToEnd
+                                                             : std::nullopt;
+  const long long id = run.record.id;
+  if (choice == net::NetworkChoice::Tuned) {
+    std::printf(
+        "kept: the tuned configurations (no other network checked against the reference ran more "
+        "than %.0f%% faster end to end); opevo "
+        "net export %lld writes them\n",
+        (net::kEndToEndNoise - 1) * 100, id);
+    return;
+  }
+  if (!kept) {  // a result edited by hand
+    std::printf("kept: the %s configurations; opevo net export %lld writes them\n",
+                run.chosen.c_str(), id);
+    return;
+  }
+  std::printf(
+      "kept: the %s configurations, %s ms end to end, %.2f of the tuned network's time; opevo net "
+      "export %lld writes them\n",
+      run.chosen.c_str(), msText(kept->ms).c_str(), kept->ms / tuned.ms, id);
 }
 
 }  // namespace
@@ -143,12 +179,10 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
       // A task's best is timed alone: in the chain it and its layout's conversions may cost more
       // than it gained. Said only beyond the few percent a median moves between two runs of one
       // program here, which would read as a verdict either way.
-      constexpr double kNoise = 1.03;
-      if (e->ms > u->ms * kNoise)
+      if (e->ms > u->ms * net::kEndToEndNoise)
         std::printf(
             "tuned / untuned end to end: %.2f, the tuned network is the slower here (tasks %s "
-            "against %s ms, layout conversions %s against %s ms); opevo net run, with the same "
-            "--mode, --template and --param, builds the untuned one\n",
+            "against %s ms, layout conversions %s against %s ms)\n",
             e->ms / u->ms, msText(e->tasksMs).c_str(), msText(u->tasksMs).c_str(),
             msText(e->conversionsMs).c_str(), msText(u->conversionsMs).c_str());
       else
@@ -160,6 +194,7 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
     } else if (!run.untunedError.empty()) {
       std::printf("untuned configurations: not run end to end (%s)\n", run.untunedError.c_str());
     }
+    printChoice(run, *e);
   }
   if (!run.endToEndError.empty())
     std::printf("end-to-end run on the device failed: %s\n", run.endToEndError.c_str());

@@ -330,6 +330,12 @@ void runTune(const NetTuneOptions& o) {
                      "run; --no-untuned-run skips it)...\n",
                      n.name.c_str());
         break;
+      case net::ConcludeStep::MixedOnCpu:
+        std::fprintf(stderr,
+                     "running %s with each task's configuration that ran faster in the chain, "
+                     "tuned or untuned (one compiler run)...\n",
+                     n.name.c_str());
+        break;
       case net::ConcludeStep::EndToEndOnDevice:
         std::fprintf(stderr,
                      "running %s end to end on the device, checked against its plain reference "
@@ -366,6 +372,7 @@ void runTune(const NetTuneOptions& o) {
         " tuned and stored, but its end-to-end run on the device failed: " + endToEndError);
   if (e) requireVerified(*e);
   if (concluded.untuned) requireVerified(*concluded.untuned, "the untuned configurations'");
+  if (concluded.mixed) requireVerified(*concluded.mixed, "the mixed configurations'");
 }
 
 void runList(const std::string& db, bool json) {
@@ -581,6 +588,25 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
         runOperator(store.run(stored.taskRuns[i])->operatorJson), "task run");
     configs.push_back(commonConfig(measured, measured.space.parse(best->config)));
   }
+  // Where net tune kept another network than the tuned one (the untuned configurations, or each
+  // task's faster one in the chain, ran faster end to end: net/chain_choice.h), that one. Kept on
+  // the CPU only, so in the CPU spaces.
+  const net::StoredNetworkRun kept = net::readStoredNetworkRun(store, id);
+  std::string keptNote;
+  if (!kept.chosenConfigs.empty()) {
+    if (kept.chosenConfigs.size() != g.tasks.size())
+      throw InputError("network run " + std::to_string(id) + " keeps " +
+                       std::to_string(kept.chosenConfigs.size()) + " configurations for " +
+                       std::to_string(g.tasks.size()) + " tasks");
+    untuned = 0;
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+      const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode, plan.templates).space;
+      configs[i] = space.parse(kept.chosenConfigs[i]);
+      if (configs[i] == untunedConfig(space)) ++untuned;
+    }
+    keptNote = "the " + kept.chosen +
+               " configurations net tune kept: they ran faster end to end than the tuned ones";
+  }
   const net::NetworkProgram program =
       net::buildNetworkProgram(n, g, configs, plan.mode, plan.seed, codegen::Backend::Cpu,
                                net::TaskKernels::Tuned, plan.templates);
@@ -612,10 +638,11 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   const std::string title =
       n.name + " tuned by OpEvo Studio (network run " + std::to_string(id) + ", " +
       std::to_string(g.tasks.size() - untuned) + " of " + std::to_string(g.tasks.size()) +
-      " tasks tuned" +
+      " tasks tuned" + (keptNote.empty() ? "" : ", the " + kept.chosen + " network it kept") +
       (carried.empty() ? std::string() : " on " + stored.backend + ", run here on the CPU") + ")";
   net::exportNetworkProgram(program, expected, from, title, out);
   if (!carried.empty()) std::printf("%s\n", carried.c_str());
+  if (!keptNote.empty()) std::printf("%s\n", keptNote.c_str());
   std::printf(
       "wrote %s: kernels.cpp, main.cpp, data.bin, build.sh, README.txt\n"
       "expected output: %s\nbuild and check: %s/build.sh && (cd %s && ./network)\n",

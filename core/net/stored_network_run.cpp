@@ -26,6 +26,15 @@ std::string textAt(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// The strings of an array (others skipped); empty when there is none.
+std::vector<std::string> textsAt(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  if (const auto it = j.find(key); it != j.end() && it->is_array())
+    for (const nlohmann::json& s : *it)
+      if (s.is_string()) out.push_back(s.get<std::string>());
+  return out;
+}
+
 // A stored layout_constraint's link: none in runs stored before depthwise links (residuals
 // alone were pinned then).
 LinkKind linkAt(const nlohmann::json& c, const std::string& where) {
@@ -92,6 +101,12 @@ void readConclusion(const nlohmann::json& j, const TaskGraph& graph, const std::
     run.untunedEndToEnd = endToEndFromResult(*u);
   run.untunedIsTuned = j.value("untuned_is_tuned", false);
   run.untunedError = textAt(j, "untuned_error");
+  if (const auto m = j.find("mixed"); m != j.end() && m->is_object())
+    run.mixedEndToEnd = endToEndFromResult(*m);
+  run.mixedUntunedTasks = textsAt(j, "mixed_untuned_tasks");
+  run.mixedError = textAt(j, "mixed_error");
+  run.chosen = textAt(j, "chosen");
+  run.chosenConfigs = textsAt(j, "chosen_configs");
   run.endToEndError = textAt(j, "end_to_end_error");
   if (!run.endToEnd)
     run.endToEndMissing = textAt(j.value("reference", nlohmann::json::object()), "missing");

@@ -104,6 +104,16 @@ struct StoredNetworkRun {
   std::optional<StoredEndToEnd> untunedEndToEnd;
   bool untunedIsTuned = false;  // not run: every task's chosen configuration is its untuned one
   std::string untunedError;     // why the untuned run failed, when it did
+  // Each task's configuration that ran faster in the chain, tuned or untuned, run end to end
+  // after both (net/chain_choice.h); none where that is one of the two, or untuned did not run.
+  std::optional<StoredEndToEnd> mixedEndToEnd;
+  std::vector<std::string> mixedUntunedTasks;  // the tasks it switched to untuned
+  std::string mixedError;                      // why it failed, when it did
+  // The network kept once the untuned configurations ran: "tuned", "mixed" or "untuned" (empty
+  // where they did not run), and unless tuned its configurations, one per task as formatted by
+  // the task's space: what `net export` writes.
+  std::string chosen;
+  std::vector<std::string> chosenConfigs;
   std::string endToEndMissing;  // why there is none, when it concluded without one
   std::string endToEndError;    // the device's error, when its end-to-end run failed
 };

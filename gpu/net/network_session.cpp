@@ -9,6 +9,7 @@
 #include "codegen/cpu_compiler.h"
 #include "common/error.h"
 #include "engine/store_recorder.h"
+#include "net/chain_choice.h"
 #include "net/network_plan.h"
 #include "net/untuned_configs.h"
 #include "ops/operator_json.h"
@@ -363,14 +364,17 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
   }
   Conclusion c;
   bool untunedIsTuned = false;  // every task's chosen configuration is its untuned one
-  std::string untunedError;
+  std::string untunedError, mixedError;
+  std::vector<Config> untuned, mixed;
+  std::vector<std::string> mixedUntuned;  // the tasks the mixed network switched to untuned
+  NetworkChoice choice = NetworkChoice::Tuned;
   if (options.endToEndHere && backend == "cpu") {
     announce(ConcludeStep::EndToEndOnCpu);
     c.endToEnd = runEndToEnd(options.endToEnd, options.reference);
     if (options.untunedToo) {
-      const std::vector<Config> untuned =
-          untunedConfigs(m_graph, m_source.plan.mode, m_source.plan.templates);
-      untunedIsTuned = configs() == untuned;
+      const std::vector<Config> tuned = configs();
+      untuned = untunedConfigs(m_graph, m_source.plan.mode, m_source.plan.templates);
+      untunedIsTuned = tuned == untuned;
       if (!untunedIsTuned) {
         announce(ConcludeStep::UntunedOnCpu);
         // A comparison only: its failure is named in the result, the tuned run still stored.
@@ -379,6 +383,18 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
         } catch (const std::exception& x) {
           untunedError = x.what();
         }
+      }
+      if (c.untuned) {
+        mixed = fasterPerTask(m_graph, tuned, *c.endToEnd, untuned, *c.untuned, &mixedUntuned);
+        if (mixed != tuned && mixed != untuned) {
+          announce(ConcludeStep::MixedOnCpu);
+          try {
+            c.mixed = runOnCpu(mixed, options.endToEnd, c.endToEnd->reference);
+          } catch (const std::exception& x) {
+            mixedError = x.what();
+          }
+        }
+        choice = chooseNetwork(*c.endToEnd, c.mixed ? &*c.mixed : nullptr, &*c.untuned);
       }
     }
   } else if (options.endToEndHere && backend == "cuda") {
@@ -396,6 +412,18 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
   if (c.untuned) c.result["untuned"] = endToEndJson(*c.untuned);
   if (untunedIsTuned) c.result["untuned_is_tuned"] = true;
   if (!untunedError.empty()) c.result["untuned_error"] = untunedError;
+  if (c.mixed) c.result["mixed"] = endToEndJson(*c.mixed);
+  if (c.mixed || !mixedError.empty()) c.result["mixed_untuned_tasks"] = mixedUntuned;
+  if (!mixedError.empty()) c.result["mixed_error"] = mixedError;
+  if (c.untuned) {
+    c.result["chosen"] = networkChoiceName(choice);
+    if (choice != NetworkChoice::Tuned) {
+      const std::vector<Config>& set = choice == NetworkChoice::Mixed ? mixed : untuned;
+      nlohmann::json texts = nlohmann::json::array();
+      for (std::size_t i = 0; i < set.size(); ++i) texts.push_back(space(i).format(set[i]));
+      c.result["chosen_configs"] = std::move(texts);
+    }
+  }
   if (!c.endToEndError.empty()) {
     c.result["end_to_end_error"] = c.endToEndError;
     c.result["reference"]["missing"] =

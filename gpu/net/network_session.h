@@ -48,7 +48,13 @@ BackendOptions taskMeasuringOptions(BackendOptions o, const NetworkTuningPlan& p
                                     const Task& task);
 
 // What conclude() is doing, for a caller that shows progress.
-enum class ConcludeStep { TaskReferences, EndToEndOnCpu, UntunedOnCpu, EndToEndOnDevice };
+enum class ConcludeStep {
+  TaskReferences,
+  EndToEndOnCpu,
+  UntunedOnCpu,
+  MixedOnCpu,
+  EndToEndOnDevice
+};
 
 struct ConcludeOptions {
   EndToEndOptions endToEnd;
@@ -61,7 +67,9 @@ struct ConcludeOptions {
   // and in the chain the bests and their layouts' conversions can cost more than they gained
   // (MobileNetV2 at batch 4, docs/results/networks.md); this says so. Skipped where every task's
   // chosen configuration (its best, or untried) is its untuned one; a failure of it is named in
-  // the result (untuned_error), the tuned run stored as it would be without it.
+  // the result (untuned_error), the tuned run stored as it would be without it. Where some tasks'
+  // steps ran faster untuned, the network of each task's faster configuration runs as well
+  // (net/chain_choice.h), and the result names the fastest of them: what `net export` writes.
   bool untunedToo = false;
   std::function<void(ConcludeStep)> onStep;
 };
@@ -70,6 +78,7 @@ struct Conclusion {
   nlohmann::json result;  // as stored by finish()
   std::optional<EndToEnd> endToEnd;
   std::optional<EndToEnd> untuned;  // ConcludeOptions::untunedToo, also result["untuned"]
+  std::optional<EndToEnd> mixed;    // each task's faster configuration, also result["mixed"]
   std::string endToEndError;        // the device run's failure, also in result["end_to_end_error"]
 };
 
@@ -128,7 +137,10 @@ class NetworkSession {
   //  end_to_end_ms, verified, reference, and times_ms, fixed_kernels_ms when run end to end;
   //  sum_of_references_ms after measureTaskReferences; conclude() adds untuned, the untuned
   //  configurations' end_to_end_ms, verified, reference... when ConcludeOptions::untunedToo, or
-  //  untuned_is_tuned: true where they are the chosen ones, or untuned_error}
+  //  untuned_is_tuned: true where they are the chosen ones, or untuned_error; and with the
+  //  untuned run mixed (the same, for each task's faster configuration in the chain) with
+  //  mixed_untuned_tasks, or mixed_error, then chosen ("tuned", "mixed" or "untuned") and, unless
+  //  tuned, chosen_configs (one per task, as its space formats it)}
   nlohmann::json resultJson(const EndToEnd* endToEnd) const;
 
   // libtorch's forward of the network as stored (before tuning: the line the tuning aims at).

@@ -512,8 +512,8 @@ TEST(CliNet, TuneRunsTheUntunedConfigurationsToCompare) {
   const auto untuned = runProcess(OPEVO_CLI, {"net", "run", kAllOps, "--runs", "3", "--json"});
   ASSERT_EQ(untuned.status, 0) << untuned.err;
   std::vector<std::string> untunedConfigs;
-  for (const auto& t : nlohmann::json::parse(untuned.out)["tasks"])
-    untunedConfigs.push_back(t["config"]);
+  const nlohmann::json untunedJson = nlohmann::json::parse(untuned.out);
+  for (const auto& t : untunedJson["tasks"]) untunedConfigs.push_back(t["config"]);
   for (const char* trials : {"4", "22"}) {
     SCOPED_TRACE(trials);
     const auto r = runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", trials, "--unit", "2",
@@ -528,9 +528,11 @@ TEST(CliNet, TuneRunsTheUntunedConfigurationsToCompare) {
     if (configs == untunedConfigs) {
       EXPECT_EQ(j.value("untuned_is_tuned", false), true) << j.dump(2);
       EXPECT_FALSE(j.contains("untuned"));
-      EXPECT_NE(shown.out.find("untuned configurations: the same as the tuned ones"),
+      EXPECT_NE(shown.out.find("untuned configurations: every task's chosen configuration is its "
+                               "untuned one"),
                 std::string::npos)
           << shown.out;
+      EXPECT_FALSE(j.contains("chosen"));
       continue;
     }
     ASSERT_TRUE(j.contains("untuned")) << j.dump(2);
@@ -547,6 +549,29 @@ TEST(CliNet, TuneRunsTheUntunedConfigurationsToCompare) {
     EXPECT_NE(shown.out.find("untuned configurations, same process: "), std::string::npos)
         << shown.out;
     EXPECT_NE(shown.out.find("tuned / untuned end to end: "), std::string::npos) << shown.out;
+    // The network kept: the tuned one unless another ran faster beyond the noise; where each
+    // task's faster configuration makes a third network, that ran too, some tasks untuned.
+    const std::string chosen = j.value("chosen", "");
+    ASSERT_TRUE(chosen == "tuned" || chosen == "mixed" || chosen == "untuned") << j.dump(2);
+    EXPECT_NE(shown.out.find("kept: the " + chosen + " configurations"), std::string::npos)
+        << shown.out;
+    if (j.contains("mixed")) {
+      const std::size_t took = j["mixed_untuned_tasks"].size();
+      EXPECT_GT(took, 0u);
+      EXPECT_LT(took, configs.size());
+      EXPECT_FALSE(j["mixed"]["steps"].empty());
+      if (!j["reference"]["ms"].is_null()) {
+        EXPECT_TRUE(j["mixed"]["verified"].get<bool>());
+      }
+    }
+    EXPECT_EQ(j.contains("chosen_configs"), chosen != "tuned") << j.dump(2);
+    if (chosen == "tuned") continue;
+    ASSERT_TRUE(j.contains(chosen)) << j.dump(2);
+    EXPECT_LT(j[chosen]["end_to_end_ms"].get<double>() * 1.03, j["end_to_end_ms"].get<double>());
+    ASSERT_EQ(j["chosen_configs"].size(), configs.size());
+    if (chosen == "untuned") {
+      EXPECT_EQ(j["chosen_configs"].get<std::vector<std::string>>(), untunedConfigs);
+    }
   }
   // One trial: AlexNet's first task, a joint convolution, measures its start point first, and
   // every other task is untried. Nothing more runs, and the line says why.
@@ -847,7 +872,8 @@ TEST(CliNet, RunsListSaysHowEachRunWasTunedInTuneNumberFormat) {
   // A task's weight is a count.
   const auto show = runProcess(OPEVO_CLI, {"net", "show", "alexnet", "--json"});
   ASSERT_EQ(show.status, 0) << show.err;
-  for (const auto& t : nlohmann::json::parse(show.out)["tasks"])
+  const nlohmann::json showJson = nlohmann::json::parse(show.out);
+  for (const auto& t : showJson["tasks"])
     EXPECT_TRUE(t["weight"].is_number_integer()) << t["weight"];
   // A run stored before algorithm and scheduler were kept says "?" for them (it read "  loop").
   sqlite3* handle = nullptr;
@@ -962,6 +988,72 @@ void expectExportedProgramPasses(const std::string& db, const std::string& out) 
   EXPECT_EQ(run.status, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
   std::filesystem::current_path("/");
+}
+
+// net export writes the network net tune kept: here the untuned one, its result stored as a run
+// whose untuned configurations ran faster end to end stores it (which one wins is the machine's).
+TEST(CliNet, ExportWritesTheNetworkTuneKept) {
+  char pattern[] = "/tmp/opevo-netkept-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(pattern);
+  const std::string db = (dir / "runs.db").string();
+  const auto untuned = runProcess(OPEVO_CLI, {"net", "run", kAllOps, "--runs", "2", "--json"});
+  ASSERT_EQ(untuned.status, 0) << untuned.err;
+  std::vector<std::string> untunedConfigs;
+  const nlohmann::json untunedJson = nlohmann::json::parse(untuned.out);
+  for (const auto& t : untunedJson["tasks"]) untunedConfigs.push_back(t["config"]);
+  const auto tuned =
+      runProcess(OPEVO_CLI, {"net", "tune", kAllOps, "--trials", "22", "--unit", "2", "--runs", "2",
+                             "--no-untuned-run", "--json", "--db", db});
+  ASSERT_EQ(tuned.status, 0) << tuned.err;
+  const nlohmann::json tunedJson = nlohmann::json::parse(tuned.out);
+  const long long id = tunedJson["id"];
+  ASSERT_EQ(id, 1);
+  const std::string tasks = std::to_string(untunedConfigs.size());
+  // A mixed network as the session formats it: the first half of the tasks tuned, the rest untuned.
+  std::vector<std::string> mixedConfigs = untunedConfigs;
+  std::size_t mixedTuned = 0;
+  for (std::size_t i = 0; i < mixedConfigs.size() / 2; ++i) {
+    mixedConfigs[i] = tunedJson["tasks"][i]["config"];
+    if (mixedConfigs[i] != untunedConfigs[i]) ++mixedTuned;
+  }
+  const auto asTuned =
+      runProcess(OPEVO_CLI, {"net", "export", "1", "--db", db, "--out", (dir / "tuned").string()});
+  ASSERT_EQ(asTuned.status, 0) << asTuned.err;
+  EXPECT_EQ(asTuned.out.find("net tune kept"), std::string::npos) << asTuned.out;
+  {
+    Store store(db);
+    nlohmann::json result = nlohmann::json::parse(store.network(id)->resultJson);
+    result["chosen"] = "untuned";
+    result["chosen_configs"] = untunedConfigs;
+    store.setNetworkStatus(id, RunStatus::Finished, result.dump());
+  }
+  const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  EXPECT_NE(shown.out.find("kept: the untuned configurations; opevo net export 1 writes them"),
+            std::string::npos)
+      << shown.out;
+  const std::string out = (dir / "kept").string();
+  expectExportedProgramPasses(db, out);
+  std::ifstream readme(out + "/README.txt");
+  const std::string text((std::istreambuf_iterator<char>(readme)), {});
+  EXPECT_NE(text.find("0 of " + tasks + " tasks tuned, the untuned network it kept"),
+            std::string::npos)
+      << text;
+  {
+    Store store(db);
+    nlohmann::json result = nlohmann::json::parse(store.network(id)->resultJson);
+    result["chosen"] = "mixed";
+    result["chosen_configs"] = mixedConfigs;
+    store.setNetworkStatus(id, RunStatus::Finished, result.dump());
+  }
+  const std::string mixedOut = (dir / "mixed").string();
+  expectExportedProgramPasses(db, mixedOut);
+  std::ifstream mixedReadme(mixedOut + "/README.txt");
+  const std::string mixedText((std::istreambuf_iterator<char>(mixedReadme)), {});
+  EXPECT_NE(mixedText.find(std::to_string(mixedTuned) + " of " + tasks +
+                           " tasks tuned, the mixed network it kept"),
+            std::string::npos)
+      << mixedText;
+  std::filesystem::remove_all(dir);
 }
 
 // Winograd's template on the CPU: the stride-1 3x3 convolutions (a, b: 36 tiles at batch 4) run

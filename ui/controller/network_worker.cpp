@@ -213,6 +213,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
               tr("Running %1 (%2) end to end against libtorch…").arg(m_snapshot.network, c.label);
           break;
         case net::ConcludeStep::UntunedOnCpu:  // not asked for here (options.untunedToo)
+        case net::ConcludeStep::MixedOnCpu:
           break;
         case net::ConcludeStep::EndToEndOnDevice:
           m_snapshot.activity =
