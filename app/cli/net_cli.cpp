@@ -70,8 +70,9 @@ void printChoice(const net::StoredNetworkRun& run, const net::StoredEndToEnd& tu
     printEndToEnd(mixed + ", same process", *m);
   else if (!run.mixedError.empty())
     std::printf("%s: not run end to end (%s)\n", mixed.c_str(), run.mixedError.c_str());
-  if (run.chosen.empty()) return;
-  const net::NetworkChoice choice = net::parseNetworkChoice(run.chosen);
+  if (!run.kept) return;
+  const net::NetworkChoice choice = run.kept->choice;
+  const std::string name(net::networkChoiceName(choice));
   const auto& kept = choice == net::NetworkChoice::Mixed     ? run.mixedEndToEnd
                      : choice == net::NetworkChoice::Untuned ? run.untunedEndToEnd
                                                              : std::nullopt;
@@ -85,14 +86,14 @@ void printChoice(const net::StoredNetworkRun& run, const net::StoredEndToEnd& tu
     return;
   }
   if (!kept) {  // a result edited by hand
-    std::printf("kept: the %s configurations; opevo net export %lld writes them\n",
-                run.chosen.c_str(), id);
+    std::printf("kept: the %s configurations; opevo net export %lld writes them\n", name.c_str(),
+                id);
     return;
   }
   std::printf(
       "kept: the %s configurations, %s ms end to end, %.2f of the tuned network's time; opevo net "
       "export %lld writes them\n",
-      run.chosen.c_str(), msText(kept->ms).c_str(), kept->ms / tuned.ms, id);
+      name.c_str(), msText(kept->ms).c_str(), kept->ms / tuned.ms, id);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "engine/engine.h"
 #include "export/network_export.h"
 #include "net/closing_round_text.h"
+#include "net/kept_network.h"
 #include "net/network_plan.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
@@ -591,21 +592,25 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   // Where net tune kept another network than the tuned one (the untuned configurations, or each
   // task's faster one in the chain, ran faster end to end: net/chain_choice.h), that one. Kept on
   // the CPU only, so in the CPU spaces.
-  const net::StoredNetworkRun kept = net::readStoredNetworkRun(store, id);
-  std::string keptNote;
-  if (!kept.chosenConfigs.empty()) {
-    if (kept.chosenConfigs.size() != g.tasks.size())
-      throw InputError("network run " + std::to_string(id) + " keeps " +
-                       std::to_string(kept.chosenConfigs.size()) + " configurations for " +
-                       std::to_string(g.tasks.size()) + " tasks");
+  const std::string where = "network run " + std::to_string(id);
+  std::optional<net::KeptNetwork> kept;
+  if (!stored.resultJson.empty()) {
+    const nlohmann::json result = nlohmann::json::parse(stored.resultJson, nullptr, false);
+    if (result.is_discarded()) throw InputError(where + "'s stored result does not read");
+    kept = net::keptNetworkFromResult(result, where);
+  }
+  std::string keptName;
+  if (kept && kept->choice != net::NetworkChoice::Tuned) {
+    if (kept->configs.size() != g.tasks.size())
+      throw InputError(where + " keeps " + std::to_string(kept->configs.size()) +
+                       " configurations for " + std::to_string(g.tasks.size()) + " tasks");
     untuned = 0;
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
       const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode, plan.templates).space;
-      configs[i] = space.parse(kept.chosenConfigs[i]);
+      configs[i] = space.parse(kept->configs[i]);
       if (configs[i] == untunedConfig(space)) ++untuned;
     }
-    keptNote = "the " + kept.chosen +
-               " configurations net tune kept: they ran faster end to end than the tuned ones";
+    keptName = net::networkChoiceName(kept->choice);
   }
   const net::NetworkProgram program =
       net::buildNetworkProgram(n, g, configs, plan.mode, plan.seed, codegen::Backend::Cpu,
@@ -638,11 +643,15 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   const std::string title =
       n.name + " tuned by OpEvo Studio (network run " + std::to_string(id) + ", " +
       std::to_string(g.tasks.size() - untuned) + " of " + std::to_string(g.tasks.size()) +
-      " tasks tuned" + (keptNote.empty() ? "" : ", the " + kept.chosen + " network it kept") +
+      " tasks tuned" + (keptName.empty() ? "" : ", the " + keptName + " network it kept") +
       (carried.empty() ? std::string() : " on " + stored.backend + ", run here on the CPU") + ")";
   net::exportNetworkProgram(program, expected, from, title, out);
   if (!carried.empty()) std::printf("%s\n", carried.c_str());
-  if (!keptNote.empty()) std::printf("%s\n", keptNote.c_str());
+  if (!keptName.empty())
+    std::printf(
+        "the %s configurations net tune kept: they ran faster end to end than the tuned "
+        "ones\n",
+        keptName.c_str());
   std::printf(
       "wrote %s: kernels.cpp, main.cpp, data.bin, build.sh, README.txt\n"
       "expected output: %s\nbuild and check: %s/build.sh && (cd %s && ./network)\n",

@@ -105,8 +105,7 @@ void readConclusion(const nlohmann::json& j, const TaskGraph& graph, const std::
     run.mixedEndToEnd = endToEndFromResult(*m);
   run.mixedUntunedTasks = textsAt(j, "mixed_untuned_tasks");
   run.mixedError = textAt(j, "mixed_error");
-  run.chosen = textAt(j, "chosen");
-  run.chosenConfigs = textsAt(j, "chosen_configs");
+  run.kept = keptNetworkFromResult(j, where);
   run.endToEndError = textAt(j, "end_to_end_error");
   if (!run.endToEnd)
     run.endToEndMissing = textAt(j.value("reference", nlohmann::json::object()), "missing");

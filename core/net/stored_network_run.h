@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/run_status.h"
+#include "net/kept_network.h"
 #include "net/network_tuning.h"
 #include "net/torch_script.h"
 #include "store/records.h"
@@ -109,11 +110,9 @@ struct StoredNetworkRun {
   std::optional<StoredEndToEnd> mixedEndToEnd;
   std::vector<std::string> mixedUntunedTasks;  // the tasks it switched to untuned
   std::string mixedError;                      // why it failed, when it did
-  // The network kept once the untuned configurations ran: "tuned", "mixed" or "untuned" (empty
-  // where they did not run), and unless tuned its configurations, one per task as formatted by
-  // the task's space: what `net export` writes.
-  std::string chosen;
-  std::vector<std::string> chosenConfigs;
+  // The network kept once the untuned configurations ran (none where they did not): what `net
+  // export` writes.
+  std::optional<KeptNetwork> kept;
   std::string endToEndMissing;  // why there is none, when it concluded without one
   std::string endToEndError;    // the device's error, when its end-to-end run failed
 };

@@ -33,24 +33,6 @@ std::vector<Config> fasterPerTask(const TaskGraph& graph, const std::vector<Conf
   return out;
 }
 
-std::string_view networkChoiceName(NetworkChoice choice) {
-  switch (choice) {
-    case NetworkChoice::Tuned:
-      return "tuned";
-    case NetworkChoice::Mixed:
-      return "mixed";
-    case NetworkChoice::Untuned:
-      return "untuned";
-  }
-  return "tuned";
-}
-
-NetworkChoice parseNetworkChoice(std::string_view name) {
-  for (NetworkChoice c : {NetworkChoice::Mixed, NetworkChoice::Untuned})
-    if (networkChoiceName(c) == name) return c;
-  return NetworkChoice::Tuned;
-}
-
 namespace {
 
 // Checked against a reference and matching it, or run without one (--no-reference).

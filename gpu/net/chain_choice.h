@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "net/end_to_end.h"
+#include "net/kept_network.h"
 #include "net/tasks.h"
 #include "space/search_space.h"
 
@@ -29,10 +30,6 @@ std::vector<double> taskChainMs(const TaskGraph& graph, const std::vector<StepTi
 std::vector<Config> fasterPerTask(const TaskGraph& graph, const std::vector<Config>& a,
                                   const EndToEnd& ranA, const std::vector<Config>& b,
                                   const EndToEnd& ranB, std::vector<std::string>* took = nullptr);
-
-enum class NetworkChoice { Tuned, Mixed, Untuned };
-std::string_view networkChoiceName(NetworkChoice choice);
-NetworkChoice parseNetworkChoice(std::string_view name);  // Tuned for an unknown name
 
 // The tuned network unless another ran faster by more than kEndToEndNoise, the faster of the two
 // where both did. A run whose output differs from its reference is never chosen.

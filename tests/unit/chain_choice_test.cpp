@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
 #include "net/network_json.h"
 
 namespace opevo::net {
@@ -80,6 +83,28 @@ TEST(ChainChoice, AnotherNetworkIsKeptOnlyWhenFasterBeyondTheNoiseAndVerified) {
   EXPECT_EQ(chooseNetwork(tuned, &right, &wrong), NetworkChoice::Mixed);
   for (NetworkChoice c : {NetworkChoice::Tuned, NetworkChoice::Mixed, NetworkChoice::Untuned})
     EXPECT_EQ(parseNetworkChoice(networkChoiceName(c)), c);
+}
+
+TEST(ChainChoice, AStoredResultNamesTheNetworkItKeptOrSaysWhatIsWrong) {
+  EXPECT_FALSE(keptNetworkFromResult(nlohmann::json::object(), "run 1"));
+  const auto tuned = keptNetworkFromResult({{"chosen", "tuned"}}, "run 1");
+  ASSERT_TRUE(tuned);
+  EXPECT_EQ(tuned->choice, NetworkChoice::Tuned);
+  const auto mixed =
+      keptNetworkFromResult({{"chosen", "mixed"}, {"chosen_configs", {"a=1", "b=2"}}}, "run 1");
+  ASSERT_TRUE(mixed);
+  EXPECT_EQ(mixed->choice, NetworkChoice::Mixed);
+  EXPECT_EQ(mixed->configs, (std::vector<std::string>{"a=1", "b=2"}));
+  try {
+    keptNetworkFromResult({{"chosen", "fastest"}}, "run 1");
+    ADD_FAILURE() << "an unknown choice was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("run 1's stored result keeps an unknown network "
+                                         "\"fastest\""),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(keptNetworkFromResult({{"chosen", "untuned"}}, "run 1"), InputError);
 }
 
 }  // namespace
