@@ -63,18 +63,19 @@ std::string cellText(const std::optional<double>& ms) {
 // The network a run kept once its untuned configurations ran (net/chain_choice.h), after the
 // run of each task's faster configuration when there was one.
 void printChoice(const net::StoredNetworkRun& run, const net::StoredEndToEnd& tuned) {
+  const net::NetworkComparison& c = run.comparison;
   const std::string mixed = "each task's configuration that ran faster in the chain (" +
-                            std::to_string(run.mixedUntunedTasks.size()) + " of " +
+                            std::to_string(c.mixedUntunedTasks.size()) + " of " +
                             std::to_string(run.tasks.size()) + " tasks switched to untuned)";
-  if (const auto& m = run.mixedEndToEnd)
+  if (const auto& m = c.mixed)
     printEndToEnd(mixed + ", same process", *m);
-  else if (!run.mixedError.empty())
-    std::printf("%s: not run end to end (%s)\n", mixed.c_str(), run.mixedError.c_str());
-  if (!run.kept) return;
-  const net::NetworkChoice choice = run.kept->choice;
+  else if (!c.mixedError.empty())
+    std::printf("%s: not run end to end (%s)\n", mixed.c_str(), c.mixedError.c_str());
+  if (!c.kept) return;
+  const net::NetworkChoice choice = c.kept->choice;
   const std::string name(net::networkChoiceName(choice));
-  const auto& kept = choice == net::NetworkChoice::Mixed     ? run.mixedEndToEnd
-                     : choice == net::NetworkChoice::Untuned ? run.untunedEndToEnd
+  const auto& kept = choice == net::NetworkChoice::Mixed     ? c.mixed
+                     : choice == net::NetworkChoice::Untuned ? c.untuned
                                                              : std::nullopt;
   const long long id = run.record.id;
   if (choice == net::NetworkChoice::Tuned) {
@@ -175,7 +176,7 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
           "the tasks' libraries (each timed alone) plus the same fixed kernels: %s ms; tuned end "
           "to end / that: %.2f\n",
           msText(*run.libraryNetworkMs).c_str(), e->ms / *run.libraryNetworkMs);
-    if (const auto& u = run.untunedEndToEnd) {
+    if (const auto& u = run.comparison.untuned) {
       printEndToEnd("untuned configurations, same process", *u);
       // A task's best is timed alone: in the chain it and its layout's conversions may cost more
       // than it gained. Said only beyond the few percent a median moves between two runs of one
@@ -188,12 +189,13 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
             msText(e->conversionsMs).c_str(), msText(u->conversionsMs).c_str());
       else
         std::printf("tuned / untuned end to end: %.2f\n", e->ms / u->ms);
-    } else if (run.untunedIsTuned) {
+    } else if (run.comparison.untunedIsTuned) {
       std::printf(
           "untuned configurations: every task's chosen configuration is its untuned one (its "
           "best, or untried), so this is opevo net run's network\n");
-    } else if (!run.untunedError.empty()) {
-      std::printf("untuned configurations: not run end to end (%s)\n", run.untunedError.c_str());
+    } else if (!run.comparison.untunedError.empty()) {
+      std::printf("untuned configurations: not run end to end (%s)\n",
+                  run.comparison.untunedError.c_str());
     }
     printChoice(run, *e);
   }

@@ -606,8 +606,9 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
                        " configurations for " + std::to_string(g.tasks.size()) + " tasks");
     untuned = 0;
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-      const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode, plan.templates).space;
-      configs[i] = space.parse(kept->configs[i]);
+      configs[i] = net::parseTaskConfig(g.tasks[i], plan.mode, plan.templates, kept->configs[i]);
+      const SearchSpace space =
+          net::taskDefinitionOf(g.tasks[i], plan.mode, plan.templates, configs[i]).space;
       if (configs[i] == untunedConfig(space)) ++untuned;
     }
     keptName = net::networkChoiceName(kept->choice);

@@ -18,7 +18,7 @@ std::optional<NetworkChoice> parseNetworkChoice(std::string_view name);
 
 struct KeptNetwork {
   NetworkChoice choice = NetworkChoice::Tuned;
-  // Unless tuned, one per task as the task's space formats it (result "chosen_configs").
+  // Unless tuned, one per task as net::formatTaskConfig writes it (result "chosen_configs").
   std::vector<std::string> configs;
 };
 

@@ -60,6 +60,35 @@ OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode,
   return def;  // generateKernel says what is wrong with the configuration
 }
 
+std::string formatTaskConfig(const Task& task, layout::TuningMode mode, TaskTemplates templates,
+                             const Config& config) {
+  return taskDefinitionOf(task, mode, templates, config).space.format(config);
+}
+
+Config parseTaskConfig(const Task& task, layout::TuningMode mode, TaskTemplates templates,
+                       const std::string& text) {
+  const SearchSpace space = taskDefinition(task, mode, templates).space;
+  std::optional<Config> now;
+  std::string why;
+  try {
+    now = space.parse(text);
+    // A parameter with a value when absent would read a former text too, as another kernel.
+    if (space.format(*now) == text) return *now;
+  } catch (const InputError& x) {
+    why = x.what();
+  }
+  if (const auto former = formerTaskDefinition(task, mode, templates)) {
+    try {
+      const Config c = former->space.parse(text);
+      if (former->space.format(c) == text || !now) return c;
+    } catch (const InputError&) {
+      // The current space's objection is the one to name.
+    }
+  }
+  if (now) return *now;
+  throw InputError(why);
+}
+
 std::vector<SchedulerTask> schedulerTasks(const TaskGraph& graph) {
   std::vector<SchedulerTask> tasks;
   for (const Task& t : graph.tasks)

@@ -87,6 +87,18 @@ std::optional<OperatorDefinition> formerTaskDefinition(const Task& task, layout:
 OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode,
                                     TaskTemplates templates, const Config& config);
 
+// `config` as text in the space it belongs to (taskDefinitionOf's): a resumed run's network can
+// hold its tasks' former configurations beside current ones (the untuned ones), and each reads
+// back only in its own space.
+std::string formatTaskConfig(const Task& task, layout::TuningMode mode, TaskTemplates templates,
+                             const Config& config);
+
+// What formatTaskConfig wrote: read in taskDefinition's space, or in formerTaskDefinition's where
+// only that one reads the text back as it is. Throws the current space's InputError when neither
+// reads it.
+Config parseTaskConfig(const Task& task, layout::TuningMode mode, TaskTemplates templates,
+                       const std::string& text);
+
 // What one task measures with: its space and measurer, owned by the caller for the whole run.
 struct TaskMeasurement {
   const SearchSpace* space = nullptr;

@@ -97,15 +97,7 @@ void readConclusion(const nlohmann::json& j, const TaskGraph& graph, const std::
         if (name.is_string()) run.units[u].closingFrom.push_back(name.get<std::string>());
   }
   run.endToEnd = endToEndFromResult(j);
-  if (const auto u = j.find("untuned"); u != j.end() && u->is_object())
-    run.untunedEndToEnd = endToEndFromResult(*u);
-  run.untunedIsTuned = j.value("untuned_is_tuned", false);
-  run.untunedError = textAt(j, "untuned_error");
-  if (const auto m = j.find("mixed"); m != j.end() && m->is_object())
-    run.mixedEndToEnd = endToEndFromResult(*m);
-  run.mixedUntunedTasks = textsAt(j, "mixed_untuned_tasks");
-  run.mixedError = textAt(j, "mixed_error");
-  run.kept = keptNetworkFromResult(j, where);
+  run.comparison = comparisonFromResult(j, where);
   run.endToEndError = textAt(j, "end_to_end_error");
   if (!run.endToEnd)
     run.endToEndMissing = textAt(j.value("reference", nlohmann::json::object()), "missing");
@@ -180,6 +172,20 @@ std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& j) {
       static_cast<int>(reference.value("process_medians_ms", nlohmann::json::array()).size());
   e.referenceMissing = textAt(reference, "missing");
   return e;
+}
+
+NetworkComparison comparisonFromResult(const nlohmann::json& j, const std::string& where) {
+  NetworkComparison c;
+  if (const auto u = j.find("untuned"); u != j.end() && u->is_object())
+    c.untuned = endToEndFromResult(*u);
+  c.untunedIsTuned = j.value("untuned_is_tuned", false);
+  c.untunedError = textAt(j, "untuned_error");
+  if (const auto m = j.find("mixed"); m != j.end() && m->is_object())
+    c.mixed = endToEndFromResult(*m);
+  c.mixedUntunedTasks = textsAt(j, "mixed_untuned_tasks");
+  c.mixedError = textAt(j, "mixed_error");
+  c.kept = keptNetworkFromResult(j, where);
+  return c;
 }
 
 std::string layoutConstraintText(const StoredNetworkTask& task) {

@@ -87,6 +87,23 @@ struct StoredEndToEnd {
   std::string referenceMissing;  // why there is no libtorch time, when there is none
 };
 
+// What `net tune` on the CPU ran after the tuned network to compare it with
+// (ConcludeOptions::untunedToo), and the network it kept; all empty where nothing ran.
+struct NetworkComparison {
+  // The untuned configurations end to end, in the same process; none where they were not run.
+  std::optional<StoredEndToEnd> untuned;
+  bool untunedIsTuned = false;  // not run: every task's chosen configuration is its untuned one
+  std::string untunedError;     // why the untuned run failed, when it did
+  // Each task's configuration that ran faster in the chain, tuned or untuned, run end to end
+  // after both (net/chain_choice.h); none where that is one of the two, or untuned did not run.
+  std::optional<StoredEndToEnd> mixed;
+  std::vector<std::string> mixedUntunedTasks;  // the tasks it switched to untuned
+  std::string mixedError;                      // why it failed, when it did
+  // The network kept once the untuned configurations ran (none where they did not): what `net
+  // export` writes.
+  std::optional<KeptNetwork> kept;
+};
+
 struct StoredNetworkRun {
   NetworkRecord record;
   RunStatus status =
@@ -100,19 +117,7 @@ struct StoredNetworkRun {
   std::optional<double> sumOfTasksMs;
   std::optional<double> sumOfReferencesMs, libraryNetworkMs;
   std::optional<StoredEndToEnd> endToEnd;
-  // The untuned configurations run end to end after the tuned ones, in the same process
-  // (ConcludeOptions::untunedToo); none where they were not run.
-  std::optional<StoredEndToEnd> untunedEndToEnd;
-  bool untunedIsTuned = false;  // not run: every task's chosen configuration is its untuned one
-  std::string untunedError;     // why the untuned run failed, when it did
-  // Each task's configuration that ran faster in the chain, tuned or untuned, run end to end
-  // after both (net/chain_choice.h); none where that is one of the two, or untuned did not run.
-  std::optional<StoredEndToEnd> mixedEndToEnd;
-  std::vector<std::string> mixedUntunedTasks;  // the tasks it switched to untuned
-  std::string mixedError;                      // why it failed, when it did
-  // The network kept once the untuned configurations ran (none where they did not): what `net
-  // export` writes.
-  std::optional<KeptNetwork> kept;
+  NetworkComparison comparison;
   std::string endToEndMissing;  // why there is none, when it concluded without one
   std::string endToEndError;    // the device's error, when its end-to-end run failed
 };
@@ -120,6 +125,10 @@ struct StoredNetworkRun {
 // A run end's figures from the result it stored (NetworkSession::resultJson, and `opevo net run
 // --json`'s alike); none when it did not run end to end.
 std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& result);
+
+// The comparison a run end stored beside its result (NetworkSession::conclude). Throws
+// InputError naming `where` for a kept network that does not read (keptNetworkFromResult).
+NetworkComparison comparisonFromResult(const nlohmann::json& result, const std::string& where);
 
 // Throws InputError naming the run when there is none with that id, or its stored text does not
 // read.

@@ -420,7 +420,10 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
     if (choice != NetworkChoice::Tuned) {
       const std::vector<Config>& set = choice == NetworkChoice::Mixed ? mixed : untuned;
       nlohmann::json texts = nlohmann::json::array();
-      for (std::size_t i = 0; i < set.size(); ++i) texts.push_back(space(i).format(set[i]));
+      // Each in its own space: a resumed run's tuned configurations can be former ones.
+      for (std::size_t i = 0; i < set.size(); ++i)
+        texts.push_back(formatTaskConfig(m_graph.tasks[i], m_source.plan.mode,
+                                         m_source.plan.templates, set[i]));
       c.result["chosen_configs"] = std::move(texts);
     }
   }

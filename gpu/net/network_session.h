@@ -140,7 +140,7 @@ class NetworkSession {
   //  untuned_is_tuned: true where they are the chosen ones, or untuned_error; and with the
   //  untuned run mixed (the same, for each task's faster configuration in the chain) with
   //  mixed_untuned_tasks, or mixed_error, then chosen ("tuned", "mixed" or "untuned") and, unless
-  //  tuned, chosen_configs (one per task, as its space formats it)}
+  //  tuned, chosen_configs (one per task, as formatTaskConfig writes it)}
   nlohmann::json resultJson(const EndToEnd* endToEnd) const;
 
   // libtorch's forward of the network as stored (before tuning: the line the tuning aims at).

@@ -762,6 +762,25 @@ TEST_F(NetworksPageTest, ARaceAgainstFrozenLibtorchSaysSoLiveStoredAndShown) {
   EXPECT_TRUE(status.contains(s->referenceName)) << status.toStdString();
   const double referenceMs = *s->referenceMs;
   const std::int64_t id = s->contenders[0].networkId;
+  // The untuned network ran after the tuned one, as net tune runs it, and the line says which was
+  // kept; or every task's best was its untuned configuration, and it says that.
+  const net::NetworkComparison& compared = s->contenders[0].comparison;
+  EXPECT_TRUE(compared.untunedError.empty()) << compared.untunedError;
+  EXPECT_NE(compared.untuned.has_value(), compared.untunedIsTuned);
+  EXPECT_EQ(compared.kept.has_value(), compared.untuned.has_value());
+  if (compared.untuned) {
+    EXPECT_TRUE(compared.untuned->verified) << "checked against the same frozen libtorch output";
+    EXPECT_TRUE(status.contains(
+        QStringLiteral(" kept the %1 network (opevo net export %2")
+            .arg(QString::fromUtf8(net::networkChoiceName(compared.kept->choice).data()))
+            .arg(id)))
+        << status.toStdString();
+  } else {
+    EXPECT_TRUE(status.contains(QStringLiteral("every task's chosen configuration is its untuned")))
+        << status.toStdString();
+  }
+  const std::optional<net::NetworkChoice> kept =
+      compared.kept ? std::optional(compared.kept->choice) : std::nullopt;
 
   Store store(m_db.toStdString());
   const std::vector<NetworkRecord> runs = store.networks();
@@ -783,6 +802,9 @@ TEST_F(NetworksPageTest, ARaceAgainstFrozenLibtorchSaysSoLiveStoredAndShown) {
   EXPECT_EQ(shown->referenceLegend, QStringLiteral("libtorch frozen"));
   EXPECT_TRUE(m_page.statusLabel()->text().contains(QStringLiteral(" frozen")))
       << m_page.statusLabel()->text().toStdString();
+  const net::NetworkComparison& again = shown->contenders.at(0).comparison;
+  EXPECT_EQ(again.kept ? std::optional(again.kept->choice) : std::nullopt, kept);
+  EXPECT_EQ(again.untunedIsTuned, !kept.has_value());
 }
 
 // tests/data/opevo-v8.db: network run 1 (dense_pair, task runs 1 and 2, 8 trials) and run 3.

@@ -206,5 +206,61 @@ TEST(NetworksStoredReference, AReopenedRunKeepsItsLibtorchForm) {
   EXPECT_THROW(net::endToEndFromResult(result), InputError);
 }
 
+// After the tuned network, the untuned one and each task's faster configuration run end to end on
+// this CPU as `opevo net tune` runs them, and the line says which network was kept: a network of
+// tuned kernels can lose to the untuned one in the chain. A stored run shows it again.
+TEST_F(NetworksUncheckedOutput, TheUntunedAndMixedNetworksAndTheOneKeptAreSaid) {
+  nlohmann::json result = {
+      {"end_to_end_ms", 10.0},
+      {"verified", true},
+      {"reference", {{"name", "libtorch 1.13.0"}, {"ms", 9.0}}},
+      {"untuned", {{"end_to_end_ms", 12.5}, {"verified", true}}},
+      {"mixed", {{"end_to_end_ms", 8.0}, {"verified", true}, {"reference", {{"ms", 9.0}}}}},
+      {"mixed_untuned_tasks", {"c2"}},
+      {"chosen", "mixed"},
+      {"chosen_configs", {"a", "b"}}};
+  net::StoredNetworkRun run = storedRunEndingIn(*net::endToEndFromResult(result));
+  run.plan.trials = 8;
+  run.tasks.resize(2);
+  run.comparison = net::comparisonFromResult(result, "network run 7");
+  const NetworkSnapshot shown = storedSnapshot(run);
+  ASSERT_TRUE(shown.contenders.front().comparison.kept);
+  QString status = endWith(std::make_shared<NetworkSnapshot>(shown));
+  EXPECT_TRUE(status.contains(QStringLiteral(
+      ": untuned 12.500 ms (tuned / untuned 0.80), each task's faster of the two 8.000 ms (1 of 2 "
+      "tasks untuned, 0.80 of the tuned time), kept the mixed network (opevo net export 7 writes "
+      "it)")))
+      << status.toStdString();
+  EXPECT_FALSE(red());
+
+  // An untuned run that failed is named; one whose output differs is said so.
+  auto s = std::make_shared<NetworkSnapshot>(*ended({}, true));
+  s->contenders.resize(1);
+  s->contenders[0].comparison.untunedError = "cannot build kernel c2";
+  status = endWith(s);
+  EXPECT_TRUE(status.contains(
+      QStringLiteral("loop 1: untuned not run end to end (cannot build kernel c2)")))
+      << status.toStdString();
+  s->contenders[0].comparison = {};
+  s->contenders[0].comparison.untunedIsTuned = true;
+  status = endWith(s);
+  EXPECT_TRUE(status.contains(
+      QStringLiteral("loop 1: every task's chosen configuration is its untuned one")))
+      << status.toStdString();
+  net::StoredEndToEnd wrong;
+  wrong.ms = 9.0;
+  wrong.referenceMs = 9.0;
+  s->contenders[0].comparison = {};
+  s->contenders[0].comparison.untuned = wrong;
+  status = endWith(s);
+  EXPECT_TRUE(status.contains(
+      QStringLiteral("untuned 9.000 ms (tuned / untuned 1.22, output DIFFERS from libtorch's)")))
+      << status.toStdString();
+  // Nothing ran to compare (a GPU, a cluster, or a run stored before): no line.
+  s->contenders[0].comparison = {};
+  status = endWith(s);
+  EXPECT_FALSE(status.contains(QStringLiteral("untuned"))) << status.toStdString();
+}
+
 }  // namespace
 }  // namespace opevo::ui

@@ -1053,6 +1053,48 @@ TEST(CliNet, ExportWritesTheNetworkTuneKept) {
                            " tasks tuned, the mixed network it kept"),
             std::string::npos)
       << mixedText;
+
+  // The failures net tune stores when a comparison could not run are said by net runs, and the
+  // tuned network stays the one exported.
+  {
+    Store store(db);
+    nlohmann::json result = nlohmann::json::parse(store.network(id)->resultJson);
+    result.erase("chosen");
+    result.erase("chosen_configs");
+    result["untuned_error"] = "cannot compile the untuned kernel of c2";
+    store.setNetworkStatus(id, RunStatus::Finished, result.dump());
+  }
+  const auto failedUntuned = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  EXPECT_EQ(failedUntuned.status, 0) << failedUntuned.err;
+  EXPECT_NE(failedUntuned.out.find("untuned configurations: not run end to end (cannot compile "
+                                   "the untuned kernel of c2)"),
+            std::string::npos)
+      << failedUntuned.out;
+  EXPECT_EQ(failedUntuned.out.find("kept:"), std::string::npos) << failedUntuned.out;
+  {
+    Store store(db);
+    nlohmann::json result = nlohmann::json::parse(store.network(id)->resultJson);
+    result.erase("untuned_error");
+    nlohmann::json untunedRun = result;  // the tuned run's fields, as an untuned one stores them
+    for (const char* key : {"untuned", "tasks", "curve"}) untunedRun.erase(key);
+    result["untuned"] = untunedRun;
+    result["mixed_untuned_tasks"] = {tunedJson["tasks"][0]["name"]};
+    result["mixed_error"] = "out of memory";
+    result["chosen"] = "tuned";
+    store.setNetworkStatus(id, RunStatus::Finished, result.dump());
+  }
+  const auto failedMixed = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
+  EXPECT_EQ(failedMixed.status, 0) << failedMixed.err;
+  EXPECT_NE(failedMixed.out.find("tuned / untuned end to end: 1.00"), std::string::npos)
+      << failedMixed.out;
+  EXPECT_NE(
+      failedMixed.out.find("each task's configuration that ran faster in the chain (1 of " + tasks +
+                           " tasks switched to untuned): not run end to end (out of "
+                           "memory)"),
+      std::string::npos)
+      << failedMixed.out;
+  EXPECT_NE(failedMixed.out.find("kept: the tuned configurations"), std::string::npos)
+      << failedMixed.out;
   std::filesystem::remove_all(dir);
 }
 
@@ -1219,6 +1261,30 @@ TEST(CliNet, AJointRunFromBeforeMatMulLayoutsResumesAndExports) {
   EXPECT_NE(alone.err.find("run 1 is a task of network run 1"), std::string::npos) << alone.err;
   EXPECT_NE(alone.err.find("opevo net tune --resume 1"), std::string::npos) << alone.err;
   expectExportedProgramPasses(db, out);
+
+  // The network net tune keeps can mix such a task's loop configuration with another's untuned
+  // one in the joint space: each is stored and read back in its own space (export read them all
+  // in the joint one, and refused the loops).
+  const auto untuned =
+      runProcess(OPEVO_CLI, {"net", "run", net, "--mode", "joint", "--runs", "2", "--json"});
+  ASSERT_EQ(untuned.status, 0) << untuned.err;
+  const nlohmann::json u = nlohmann::json::parse(untuned.out);
+  ASSERT_EQ(u["tasks"].size(), 2u);
+  ASSERT_EQ(j["tasks"].size(), 2u);
+  const std::string layouts = u["tasks"][1]["config"];
+  ASSERT_NE(layouts.find("layout."), std::string::npos) << layouts;
+  {
+    Store store(db);
+    nlohmann::json result = nlohmann::json::parse(store.network(1)->resultJson);
+    result["chosen"] = "mixed";
+    result["chosen_configs"] = {j["tasks"][0]["config"], layouts};
+    store.setNetworkStatus(1, RunStatus::Finished, result.dump());
+  }
+  const std::string mixedOut = (dir / "mixed").string();
+  expectExportedProgramPasses(db, mixedOut);
+  std::ifstream readme(mixedOut + "/README.txt");
+  const std::string text((std::istreambuf_iterator<char>(readme)), {});
+  EXPECT_NE(text.find("the mixed network it kept"), std::string::npos) << text;
   std::filesystem::remove_all(dir);
 }
 

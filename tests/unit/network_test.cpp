@@ -206,7 +206,23 @@ TEST(Network, MatMulTasksTuneLayoutsAndFormerRunsKeepTheirLoops) {
     const Config layouts = untunedConfig(dense.space);
     EXPECT_EQ(operatorDefinitionToJson(taskDefinitionOf(query, mode, {}, layouts)),
               operatorDefinitionToJson(dense));
+    // A kept network holds either as text (chosen_configs), each read back in its own space.
+    const std::string loopsText = formatTaskConfig(query, mode, {}, loops);
+    const std::string layoutsText = formatTaskConfig(query, mode, {}, layouts);
+    EXPECT_EQ(loopsText, former->space.format(loops));
+    EXPECT_EQ(layoutsText, dense.space.format(layouts));
+    EXPECT_EQ(parseTaskConfig(query, mode, {}, loopsText), loops);
+    EXPECT_EQ(parseTaskConfig(query, mode, {}, layoutsText), layouts);
+    try {
+      parseTaskConfig(query, mode, {}, "nonsense=1");
+      ADD_FAILURE() << "a text neither space reads was read";
+    } catch (const InputError& x) {
+      EXPECT_NE(std::string(x.what()).find("unknown parameter 'nonsense'"), std::string::npos)
+          << x.what();
+    }
   }
+  // Where there is no former space, the current one's objection is the error.
+  EXPECT_THROW(parseTaskConfig(query, layout::TuningMode::Loop, {}, "layout.b_m=1"), InputError);
   EXPECT_LT(taskDefinition(query, layout::TuningMode::Loop).space.indexOf("layout.b_m"), 0);
   EXPECT_FALSE(formerTaskDefinition(query, layout::TuningMode::Loop).has_value());
   const Network resnet = loadNetwork("resnet18");

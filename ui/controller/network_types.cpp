@@ -115,6 +115,7 @@ NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
   c.sumOfLibrariesMs = run.sumOfReferencesMs.value_or(kNaN);
   c.libraryNetworkMs = run.libraryNetworkMs.value_or(kNaN);
   c.endToEndError = QString::fromStdString(run.endToEndError);
+  c.comparison = run.comparison;
   if (const auto& e = run.endToEnd) {
     c.endToEndMs = e->ms;
     c.verified = e->verified;

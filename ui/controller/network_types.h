@@ -95,6 +95,10 @@ struct ContenderState {
   // the same fixed kernels as the end-to-end run (what a framework's network would take).
   double sumOfLibrariesMs = std::numeric_limits<double>::quiet_NaN();
   double libraryNetworkMs = std::numeric_limits<double>::quiet_NaN();
+  // On this CPU after the tuned network: the untuned one and each task's faster configuration
+  // end to end, and the network kept (what `opevo net export` writes), as `opevo net tune` runs
+  // them.
+  net::NetworkComparison comparison;
 };
 
 // Whether a network's end-to-end output was checked: on a GPU always (against the network on

@@ -203,6 +203,9 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     net::ConcludeOptions options;
     options.endToEnd = {seed, kWarmup, kRuns, spec.reference, spec.torchForm};
     options.reference = reference;
+    // As `opevo net tune` does on the CPU: a network of tuned kernels can lose to the untuned one
+    // in the chain (their layouts' conversions), and the window says which ran faster.
+    options.untunedToo = true;
     options.onStep = [&](net::ConcludeStep step) {
       switch (step) {
         case net::ConcludeStep::TaskReferences:
@@ -212,8 +215,13 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
           m_snapshot.activity =
               tr("Running %1 (%2) end to end against libtorch…").arg(m_snapshot.network, c.label);
           break;
-        case net::ConcludeStep::UntunedOnCpu:  // not asked for here (options.untunedToo)
+        case net::ConcludeStep::UntunedOnCpu:
+          m_snapshot.activity = tr("Running %1 untuned end to end, to compare with %2…")
+                                    .arg(m_snapshot.network, c.label);
+          break;
         case net::ConcludeStep::MixedOnCpu:
+          m_snapshot.activity = tr("Running %1 with each task's faster configuration of %2…")
+                                    .arg(m_snapshot.network, c.label);
           break;
         case net::ConcludeStep::EndToEndOnDevice:
           m_snapshot.activity =
@@ -230,6 +238,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     c.sumOfLibrariesMs = msOf("sum_of_references_ms");
     c.libraryNetworkMs = msOf("library_network_ms");
     c.endToEndError = QString::fromStdString(done.endToEndError);
+    c.comparison = net::comparisonFromResult(j, "network run " + std::to_string(s.id()));
     if (const auto& e = done.endToEnd) {
       c.endToEndMs = e->ms;
       c.verified = e->verified;

@@ -79,6 +79,48 @@ QString finishedLine(const ContenderState& c) {
   return {};
 }
 
+// What ran after a contender's tuned network on this CPU to compare with it, as `opevo net runs
+// ID` says it, and the network kept (empty where nothing ran): a network of tuned kernels can
+// lose to the untuned one in the chain, through its layouts' conversions.
+QString comparisonLine(const ContenderState& c) {
+  const net::NetworkComparison& k = c.comparison;
+  if (!std::isfinite(c.endToEndMs) || c.endToEndMs <= 0) return {};
+  // An output that differs is never kept (net/chain_choice.h); said, as the tuned one's is.
+  auto differs = [](const net::StoredEndToEnd& e) {
+    return e.referenceMs && !e.verified ? NetworksPage::tr(", output DIFFERS from libtorch's")
+                                        : QString();
+  };
+  QStringList parts;
+  if (const auto& u = k.untuned)
+    parts << NetworksPage::tr("untuned %1 ms (tuned / untuned %2%3)")
+                 .arg(ms(u->ms))
+                 .arg(c.endToEndMs / u->ms, 0, 'f', 2)
+                 .arg(differs(*u));
+  else if (k.untunedIsTuned)
+    parts << NetworksPage::tr("every task's chosen configuration is its untuned one");
+  else if (!k.untunedError.empty())
+    parts << NetworksPage::tr("untuned not run end to end (%1)")
+                 .arg(QString::fromStdString(k.untunedError));
+  // The page joins its lines with "; ": the parts of this one take commas.
+  const QString untunedTasks = NetworksPage::tr("%1 of %2 tasks untuned")
+                                   .arg(k.mixedUntunedTasks.size())
+                                   .arg(c.taskTrials.size());
+  if (const auto& m = k.mixed)
+    parts << NetworksPage::tr("each task's faster of the two %1 ms (%2, %3 of the tuned time%4)")
+                 .arg(ms(m->ms), untunedTasks)
+                 .arg(m->ms / c.endToEndMs, 0, 'f', 2)
+                 .arg(differs(*m));
+  else if (!k.mixedError.empty())
+    parts << NetworksPage::tr("each task's faster of the two (%1) not run end to end (%2)")
+                 .arg(untunedTasks, QString::fromStdString(k.mixedError));
+  if (k.kept)
+    parts << NetworksPage::tr("kept the %1 network (opevo net export %2 writes it)")
+                 .arg(QString::fromUtf8(net::networkChoiceName(k.kept->choice).data()))
+                 .arg(c.networkId);
+  if (parts.isEmpty()) return {};
+  return NetworksPage::tr("%1: %2").arg(c.label, parts.join(QStringLiteral(", ")));
+}
+
 }  // namespace
 
 struct NetworksPage::Picture {
@@ -480,6 +522,7 @@ QStringList NetworksPage::resultLines(bool* failed) const {
       line += tr(" (%1 untuned: no working kernel in its trials)")
                   .arg(untuned.join(QStringLiteral(", ")));
     if (!line.isEmpty()) lines << line;
+    if (const QString compared = comparisonLine(c); !compared.isEmpty()) lines << compared;
     // The twins' closing round, as `opevo net runs ID` says it: which tasks measured their
     // twins' final bests after the scheduler's units (a finished run of 13 of 16 trials said
     // only that the rest had nothing left to measure).
