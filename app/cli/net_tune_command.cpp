@@ -607,8 +607,9 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
     untuned = 0;
     for (std::size_t i = 0; i < g.tasks.size(); ++i) {
       configs[i] = net::parseTaskConfig(g.tasks[i], plan.mode, plan.templates, kept->configs[i]);
-      const SearchSpace space =
-          net::taskDefinitionOf(g.tasks[i], plan.mode, plan.templates, configs[i]).space;
+      // The untuned network holds the current space's start points (a former task's loops are
+      // its tuned ones), as mixed_untuned_tasks counts them.
+      const SearchSpace space = net::taskDefinition(g.tasks[i], plan.mode, plan.templates).space;
       if (configs[i] == untunedConfig(space)) ++untuned;
     }
     keptName = net::networkChoiceName(kept->choice);

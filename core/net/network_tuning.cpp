@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "common/error.h"
 #include "engine/speed_unit.h"
@@ -62,7 +63,12 @@ OperatorDefinition taskDefinitionOf(const Task& task, layout::TuningMode mode,
 
 std::string formatTaskConfig(const Task& task, layout::TuningMode mode, TaskTemplates templates,
                              const Config& config) {
-  return taskDefinitionOf(task, mode, templates, config).space.format(config);
+  const SearchSpace space = taskDefinitionOf(task, mode, templates, config).space;
+  // format reads a vertex per parameter: a configuration of neither space is a caller's bug.
+  if (!space.contains(config))
+    throw std::logic_error("formatTaskConfig: a configuration of neither of " + task.name +
+                           "'s spaces");
+  return space.format(config);
 }
 
 Config parseTaskConfig(const Task& task, layout::TuningMode mode, TaskTemplates templates,

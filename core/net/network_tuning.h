@@ -94,8 +94,8 @@ std::string formatTaskConfig(const Task& task, layout::TuningMode mode, TaskTemp
                              const Config& config);
 
 // What formatTaskConfig wrote: read in taskDefinition's space, or in formerTaskDefinition's where
-// only that one reads the text back as it is. Throws the current space's InputError when neither
-// reads it.
+// the current one does not read the text, or reads it only through values it gives absent
+// parameters. Throws the current space's InputError when neither reads it.
 Config parseTaskConfig(const Task& task, layout::TuningMode mode, TaskTemplates templates,
                        const std::string& text);
 

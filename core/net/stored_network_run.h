@@ -87,8 +87,9 @@ struct StoredEndToEnd {
   std::string referenceMissing;  // why there is no libtorch time, when there is none
 };
 
-// What `net tune` on the CPU ran after the tuned network to compare it with
-// (ConcludeOptions::untunedToo), and the network it kept; all empty where nothing ran.
+// What `net tune` (or a race on the Networks page) ran on the CPU after the tuned network to
+// compare it with (ConcludeOptions::untunedToo), and the network it kept; all empty where nothing
+// ran.
 struct NetworkComparison {
   // The untuned configurations end to end, in the same process; none where they were not run.
   std::optional<StoredEndToEnd> untuned;

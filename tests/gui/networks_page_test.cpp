@@ -771,9 +771,10 @@ TEST_F(NetworksPageTest, ARaceAgainstFrozenLibtorchSaysSoLiveStoredAndShown) {
   if (compared.untuned) {
     EXPECT_TRUE(compared.untuned->verified) << "checked against the same frozen libtorch output";
     EXPECT_TRUE(status.contains(
-        QStringLiteral(" kept the %1 network (opevo net export %2")
-            .arg(QString::fromUtf8(net::networkChoiceName(compared.kept->choice).data()))
-            .arg(id)))
+        QStringLiteral(" kept the %1 network (")
+            .arg(QString::fromUtf8(net::networkChoiceName(compared.kept->choice).data()))))
+        << status.toStdString();
+    EXPECT_TRUE(status.contains(QStringLiteral("opevo net export %1 writes it)").arg(id)))
         << status.toStdString();
   } else {
     EXPECT_TRUE(status.contains(QStringLiteral("every task's chosen configuration is its untuned")))
@@ -953,6 +954,52 @@ TEST_F(NetworksPageTest, StopKeepsEveryTrialAndResumeFinishesTheBudget) {
   for (const NetworkUnitRow& u : store.networkUnits(runs[0].id)) units += u.trials;
   EXPECT_EQ(units, 24);
   EXPECT_EQ(m_page.snapshot()->contenders.at(0).trials, 24);
+}
+
+// After the tuning each CPU contender runs up to three networks end to end: Stop is heeded
+// between contenders (it waited for every one of them), the rest left interrupted with all their
+// trials, and Resume runs such a run straight to its end.
+TEST_F(NetworksPageTest, StopWhileTheNetworksRunEndToEndLeavesTheRestToResume) {
+  chooseTiny({QStringLiteral("gradient"), QStringLiteral("round-robin")}, 4);
+  m_page.start();
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return m_page.snapshot() &&
+               m_page.snapshot()->activity.contains(QStringLiteral("end to end"));
+      },
+      120000));
+  m_page.stop();
+  ASSERT_TRUE(raceEnded());
+  const QString stopped = m_page.statusLabel()->text();
+  Store store(m_db.toStdString());
+  std::vector<NetworkRecord> all = store.networks();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].status, RunStatus::Finished) << "its end-to-end runs were under way";
+  EXPECT_EQ(all[1].status, RunStatus::Interrupted) << stopped.toStdString();
+  EXPECT_TRUE(stopped.contains(QStringLiteral("network run %1 is interrupted").arg(all[1].id)))
+      << stopped.toStdString();
+  auto measured = [&](std::int64_t id) {
+    int trials = 0;
+    for (const NetworkUnitRow& u : store.networkUnits(id)) trials += u.trials;
+    return trials;
+  };
+  EXPECT_EQ(measured(all[1].id), 4) << "tuned to its budget before the stop";
+
+  ASSERT_TRUE(waitUntil([&] { return setup()->runsBox()->count() == 2; }));
+  setup()->runsBox()->setCurrentIndex(
+      setup()->runsBox()->findData(QVariant::fromValue<qlonglong>(all[1].id)));
+  ASSERT_TRUE(waitUntil([&] { return setup()->resumeButton()->isEnabled(); }));
+  setup()->resumeButton()->click();
+  ASSERT_TRUE(waitUntil([&] { return m_page.controller()->busy(); }));
+  ASSERT_TRUE(raceEnded()) << m_page.statusLabel()->text().toStdString();
+  all = store.networks();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1].status, RunStatus::Finished);
+  EXPECT_EQ(measured(all[1].id), 4) << "nothing measured again";
+  const nlohmann::json result = nlohmann::json::parse(all[1].resultJson);
+  EXPECT_TRUE(result["end_to_end_ms"].is_number()) << result.dump();
+  EXPECT_TRUE(m_page.statusLabel()->text().contains(QStringLiteral("ms end to end")))
+      << m_page.statusLabel()->text().toStdString();
 }
 
 }  // namespace

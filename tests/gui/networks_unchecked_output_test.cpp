@@ -256,6 +256,19 @@ TEST_F(NetworksUncheckedOutput, TheUntunedAndMixedNetworksAndTheOneKeptAreSaid) 
   EXPECT_TRUE(status.contains(
       QStringLiteral("untuned 9.000 ms (tuned / untuned 1.22, output DIFFERS from libtorch's)")))
       << status.toStdString();
+  // Faster within the noise: the tuned network is kept, and the rule said beside the figure.
+  net::StoredEndToEnd close;
+  close.ms = 10.8;
+  close.verified = true;
+  close.referenceMs = 9.0;
+  s->contenders[0].comparison = {};
+  s->contenders[0].comparison.untuned = close;
+  s->contenders[0].comparison.kept = net::KeptNetwork{};
+  status = endWith(s);
+  EXPECT_TRUE(status.contains(
+      QStringLiteral("untuned 10.800 ms (tuned / untuned 1.02), kept the tuned network (no other "
+                     "ran over 3% faster; opevo net export 1 writes it)")))
+      << status.toStdString();
   // Nothing ran to compare (a GPU, a cluster, or a run stored before): no line.
   s->contenders[0].comparison = {};
   status = endWith(s);

@@ -178,11 +178,13 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
       publish();
     }
   }
-  if (m_control.stopped()) {
+  // The runs from `from` on are left interrupted, to be resumed (a run whose trials are all
+  // measured resumes straight to its end-to-end runs).
+  auto stopAt = [&](std::size_t from) {
     QStringList ids;
-    for (const auto& s : sessions) {
-      s->markInterrupted();
-      ids << QString::number(s->id());
+    for (std::size_t i = from; i < sessions.size(); ++i) {
+      sessions[i]->markInterrupted();
+      ids << QString::number(sessions[i]->id());
     }
     // Resume continues one run at a time: with several, the list below selects the first.
     NetworkOutcome out{
@@ -196,8 +198,11 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
                  "continues each.")
                   .arg(ids.join(QStringLiteral(", ")))};
     return out;
-  }
+  };
+  if (m_control.stopped()) return stopAt(0);
   for (std::size_t i = 0; i < sessions.size(); ++i) {
+    // Each CPU contender runs up to three networks end to end: Stop is heeded between them.
+    if (m_control.stopped()) return stopAt(i);
     net::NetworkSession& s = *sessions[i];
     ContenderState& c = m_snapshot.contenders[i];
     net::ConcludeOptions options;
@@ -220,8 +225,9 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
                                     .arg(m_snapshot.network, c.label);
           break;
         case net::ConcludeStep::MixedOnCpu:
-          m_snapshot.activity = tr("Running %1 with each task's faster configuration of %2…")
-                                    .arg(m_snapshot.network, c.label);
+          m_snapshot.activity =
+              tr("Running %1 with each task's faster configuration (tuned or untuned) for %2…")
+                  .arg(m_snapshot.network, c.label);
           break;
         case net::ConcludeStep::EndToEndOnDevice:
           m_snapshot.activity =
