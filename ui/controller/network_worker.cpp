@@ -201,7 +201,8 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
   };
   if (m_control.stopped()) return stopAt(0);
   for (std::size_t i = 0; i < sessions.size(); ++i) {
-    // Each CPU contender runs up to three networks end to end: Stop is heeded between them.
+    // Each CPU contender runs up to three networks end to end: Stop is heeded before each
+    // contender, not between its networks (a run cut there would store half a comparison).
     if (m_control.stopped()) return stopAt(i);
     net::NetworkSession& s = *sessions[i];
     ContenderState& c = m_snapshot.contenders[i];
