@@ -74,9 +74,6 @@ void printChoice(const net::StoredNetworkRun& run, const net::StoredEndToEnd& tu
   if (!c.kept) return;
   const net::NetworkChoice choice = c.kept->choice;
   const std::string name(net::networkChoiceName(choice));
-  const auto& kept = choice == net::NetworkChoice::Mixed     ? c.mixed
-                     : choice == net::NetworkChoice::Untuned ? c.untuned
-                                                             : std::nullopt;
   const long long id = run.record.id;
   if (choice == net::NetworkChoice::Tuned) {
     std::printf(
@@ -86,6 +83,7 @@ void printChoice(const net::StoredNetworkRun& run, const net::StoredEndToEnd& tu
         (net::kEndToEndNoise - 1) * 100, id);
     return;
   }
+  const net::StoredEndToEnd* kept = c.keptOtherRun();
   if (!kept) {  // a result edited by hand
     std::printf("kept: the %s configurations; opevo net export %lld writes them\n", name.c_str(),
                 id);

@@ -174,6 +174,19 @@ std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& j) {
   return e;
 }
 
+const StoredEndToEnd* NetworkComparison::keptOtherRun() const {
+  if (!kept) return nullptr;
+  switch (kept->choice) {
+    case NetworkChoice::Tuned:
+      return nullptr;
+    case NetworkChoice::Mixed:
+      return mixed ? &*mixed : nullptr;
+    case NetworkChoice::Untuned:
+      return untuned ? &*untuned : nullptr;
+  }
+  return nullptr;
+}
+
 NetworkComparison comparisonFromResult(const nlohmann::json& j, const std::string& where) {
   NetworkComparison c;
   if (const auto u = j.find("untuned"); u != j.end() && u->is_object())

@@ -103,6 +103,10 @@ struct NetworkComparison {
   // The network kept once the untuned configurations ran (none where they did not): what `net
   // export` writes.
   std::optional<KeptNetwork> kept;
+
+  // The kept network's run where it is not the tuned one (the untuned or the mixed network);
+  // null where the tuned one was kept, nothing was, or a result edited by hand lacks that run.
+  const StoredEndToEnd* keptOtherRun() const;
 };
 
 struct StoredNetworkRun {

@@ -375,11 +375,18 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
       const std::vector<Config> tuned = configs();
       untuned = untunedConfigs(m_graph, m_source.plan.mode, m_source.plan.templates);
       untunedIsTuned = tuned == untuned;
-      if (!untunedIsTuned) {
+      const UntunedRun* earlier = nullptr;
+      if (options.untunedRuns)
+        for (const UntunedRun& r : *options.untunedRuns)
+          if (r.configs == untuned) earlier = &r;
+      if (!untunedIsTuned && earlier) {
+        c.untuned = earlier->run;
+      } else if (!untunedIsTuned) {
         announce(ConcludeStep::UntunedOnCpu);
         // A comparison only: its failure is named in the result, the tuned run still stored.
         try {
           c.untuned = runOnCpu(untuned, options.endToEnd, c.endToEnd->reference);
+          if (options.untunedRuns) options.untunedRuns->push_back({untuned, *c.untuned});
         } catch (const std::exception& x) {
           untunedError = x.what();
         }

@@ -56,6 +56,12 @@ enum class ConcludeStep {
   EndToEndOnDevice
 };
 
+// The untuned configurations of a network, run end to end (ConcludeOptions::untunedToo).
+struct UntunedRun {
+  std::vector<Config> configs;
+  EndToEnd run;
+};
+
 struct ConcludeOptions {
   EndToEndOptions endToEnd;
   bool taskReferences = false;  // time each task's library on the CPU too (always on cuda, hip)
@@ -71,6 +77,12 @@ struct ConcludeOptions {
   // steps ran faster untuned, the network of each task's faster configuration runs as well
   // (net/chain_choice.h), and the result names the fastest of them: what `net export` writes.
   bool untunedToo = false;
+  // The untuned networks already run in this process (a race's earlier contenders): where one
+  // has this run's untuned configurations it is compared with instead of run again, else the
+  // run made here is added. Contenders of one mode and template set share one untuned network,
+  // and each ran it again (minutes on a large network); the 3% rule of net/chain_choice.h
+  // covers the drift between a contender's tuned run and the earlier untuned one.
+  std::vector<UntunedRun>* untunedRuns = nullptr;
   std::function<void(ConcludeStep)> onStep;
 };
 

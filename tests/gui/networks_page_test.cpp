@@ -134,6 +134,46 @@ TEST(NetworkCurveChart, SaysWhyItIsEmptyUntilEveryTaskHasAKernel) {
   EXPECT_EQ(chart.emptyNote(), QStringLiteral("No latency yet"));
 }
 
+// Where the untuned or mixed network ran faster than the tuned one and was kept, the chart marks
+// its time too (a square beside the tuned network's circle): it marked the tuned time alone while
+// the finished line named another network. None where the tuned one was kept.
+TEST(NetworkCurveChart, MarksTheKeptNetworkWhereItIsNotTheTunedOne) {
+  NetworkCurveChart chart;
+  NetworkSnapshot s;
+  for (int i = 0; i < 2; ++i) {
+    ContenderState c;
+    c.label = QStringLiteral("%1 / gradient / joint").arg(i == 0 ? "opevo-m" : "autotvm");
+    c.budget = c.trials = 16;
+    c.taskBestMs = {0.5, 0.2};
+    c.curveTrials = {8, 16};
+    c.curveEstimateMs = {1.2, 0.9};
+    c.endToEndMs = 10.0;
+    c.verified = c.checked = true;
+    net::StoredEndToEnd untuned, mixed;
+    untuned.ms = 9.5;
+    mixed.ms = 8.0;
+    untuned.verified = mixed.verified = true;
+    c.comparison.untuned = untuned;
+    c.comparison.mixed = mixed;
+    c.comparison.kept = net::KeptNetwork{i == 0 ? net::NetworkChoice::Mixed
+                                                : net::NetworkChoice::Tuned,
+                                         {}};
+    s.contenders.push_back(c);
+  }
+  chart.setSnapshot(s);
+  const std::optional<QPointF> kept = chart.keptMarker(0);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(*kept, QPointF(16, 8.0));
+  EXPECT_FALSE(chart.keptMarker(1)) << "the tuned network was kept: its circle says it";
+  // The axis reaches down to the kept time, not just the tuned one's.
+  const auto* y = qobject_cast<const QValueAxis*>(chart.yAxis());
+  ASSERT_TRUE(y);
+  EXPECT_LE(y->min(), 8.0);
+  s.contenders[0].comparison.kept->choice = net::NetworkChoice::Untuned;
+  chart.setSnapshot(s);
+  EXPECT_EQ(chart.keptMarker(0), QPointF(16, 9.5));
+}
+
 // At 1024x700 the chart beside the trials chart is about 270 px wide: its title was cut to
 // "Network latency against trials (gradi". A shorter one fits, keeping what the legend omits.
 TEST(NetworkCurveChart, ItsTitleFitsANarrowChart) {
@@ -617,8 +657,16 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
   // default, cold).
   setup()->coldWeightsBox()->setChecked(false);
   int snapshots = 0;
+  int untunedRuns = 0;  // snapshots announcing an untuned network's run, each counted once
+  QString lastActivity;
   QObject::connect(m_page.controller(), &NetworkController::updated, &m_page,
-                   [&](const NetworkSnapshotPtr&) { ++snapshots; });
+                   [&](const NetworkSnapshotPtr& snap) {
+                     ++snapshots;
+                     if (snap->activity != lastActivity &&
+                         snap->activity.contains(QStringLiteral(" untuned end to end")))
+                       ++untunedRuns;
+                     lastActivity = snap->activity;
+                   });
   m_page.start();
   ASSERT_TRUE(m_page.controller()->busy());
   ASSERT_TRUE(raceEnded()) << m_page.statusLabel()->text().toStdString();
@@ -644,6 +692,15 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
     EXPECT_TRUE(status.contains(state.label + QStringLiteral(": "))) << status.toStdString();
   }
   EXPECT_TRUE(status.contains(QStringLiteral("ms end to end"))) << status.toStdString();
+  // Both contenders tune the same mode: one untuned network, run once and compared with each
+  // (it ran once per contender, the same network each time).
+  std::vector<double> untunedMs;
+  for (const ContenderState& state : s->contenders)
+    if (const auto& u = state.comparison.untuned) untunedMs.push_back(u->ms);
+  EXPECT_EQ(untunedRuns, untunedMs.empty() ? 0 : 1);
+  if (untunedMs.size() == 2) {
+    EXPECT_DOUBLE_EQ(untunedMs[0], untunedMs[1]);
+  }
   if (s->referenceMs) {
     EXPECT_TRUE(m_page.curveChart()->hasReferenceLine());
     EXPECT_EQ(s->referenceLegend, QStringLiteral("libtorch"));

@@ -78,8 +78,10 @@ NetworkCurveChart::NetworkCurveChart(QWidget* parent)
   m_titles = {tr("Network latency against trials"), tr("Latency against trials")};
   applyTitle();
   setToolTip(
-      tr("Lines: the sum of weight x best task latency after each unit. Markers: the tuned "
-         "network measured end to end. Dashed: libtorch's forward on this machine."));
+      tr("Lines: the sum of weight x best task latency after each unit. Circles: the tuned "
+         "network measured end to end. Squares: the network kept instead, where the untuned "
+         "or each task's faster configuration ran faster end to end. Dashed: libtorch's "
+         "forward on this machine."));
   // Qt's legend is hidden: LegendRows draws its entries (fitLegend), in its font.
   QFont small = chart()->legend()->font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
@@ -177,6 +179,7 @@ void NetworkCurveChart::clear() {
   chart()->removeAllSeries();
   m_curves.clear();
   m_measured.clear();
+  m_kept.clear();
   m_reference = nullptr;
   // Nothing of the race before stays: its axes, legend and title neither.
   resetAxes();
@@ -201,14 +204,23 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
       measured->setName(names.legend[static_cast<qsizetype>(i)] + tr(" measured end to end"));
       measured->setColor(color);
       measured->setMarkerSize(11);
+      // Where the untuned or mixed network was kept, its time beside the tuned one's: the
+      // finished line names the kept network, and the chart alone showed the tuned time.
+      auto* kept = new QScatterSeries;
+      kept->setName(names.legend[static_cast<qsizetype>(i)] + tr(" kept network end to end"));
+      kept->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+      kept->setColor(color);
+      kept->setMarkerSize(11);
       for (QAbstractSeries* series :
-           {static_cast<QAbstractSeries*>(curve), static_cast<QAbstractSeries*>(measured)}) {
+           {static_cast<QAbstractSeries*>(curve), static_cast<QAbstractSeries*>(measured),
+            static_cast<QAbstractSeries*>(kept)}) {
         chart()->addSeries(series);
         series->attachAxis(m_x);
         series->attachAxis(yAxis());
       }
       m_curves.push_back(curve);
       m_measured.push_back(measured);
+      m_kept.push_back(kept);
     }
   }
   double xMax = 8, yMax = 0, yMin = std::numeric_limits<double>::infinity();
@@ -230,6 +242,14 @@ void NetworkCurveChart::setSnapshot(const NetworkSnapshot& s) {
       yMin = std::min(yMin, c.endToEndMs);
     }
     m_measured[i]->replace(measured);
+    QList<QPointF> kept;
+    if (const net::StoredEndToEnd* k = c.comparison.keptOtherRun();
+        k && std::isfinite(c.endToEndMs)) {
+      kept.append({static_cast<double>(c.trials), k->ms});
+      yMax = std::max(yMax, k->ms);
+      yMin = std::min(yMin, k->ms);
+    }
+    m_kept[i]->replace(kept);
   }
   // The estimate is a sum over every task: until each has a working kernel the chart is empty,
   // and says why rather than look stalled.
@@ -300,6 +320,13 @@ int NetworkCurveChart::curvePointCount(int contender) const {
   return contender >= 0 && contender < static_cast<int>(m_curves.size())
              ? static_cast<int>(m_curves[contender]->count())
              : 0;
+}
+
+std::optional<QPointF> NetworkCurveChart::keptMarker(int contender) const {
+  if (contender < 0 || contender >= static_cast<int>(m_kept.size()) ||
+      m_kept[contender]->count() == 0)
+    return std::nullopt;
+  return m_kept[contender]->at(0);
 }
 
 bool NetworkCurveChart::hasReferenceLine() const {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <QChartView>
+#include <QPointF>
 #include <QStringList>
+#include <optional>
 #include <vector>
 
 #include "ui/controller/network_types.h"
@@ -39,6 +41,9 @@ class NetworkCurveChart : public QChartView {
   void setSnapshot(const NetworkSnapshot& snapshot);
   void clear();
   int curvePointCount(int contender) const;
+  // The square marking where a contender's kept network (untuned or mixed, when it ran faster
+  // than the tuned one) was measured; none where the tuned network was kept.
+  std::optional<QPointF> keptMarker(int contender) const;
   bool hasReferenceLine() const;
   // Whether the latency axis is logarithmic: values spanning decades (libtorch's 11 ms beside a
   // tuned 0.01 ms) are, else the smaller lies flat on zero.
@@ -62,6 +67,7 @@ class NetworkCurveChart : public QChartView {
   QStringList m_titles;
   std::vector<QLineSeries*> m_curves;
   std::vector<QScatterSeries*> m_measured;
+  std::vector<QScatterSeries*> m_kept;
   QLineSeries* m_reference = nullptr;
   QValueAxis* m_x;
   QValueAxis* m_y;

@@ -200,6 +200,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     return out;
   };
   if (m_control.stopped()) return stopAt(0);
+  std::vector<net::UntunedRun> untunedRuns;  // one per mode and template set, not per contender
   for (std::size_t i = 0; i < sessions.size(); ++i) {
     // Each CPU contender runs up to three networks end to end: Stop is heeded before each
     // contender, not between its networks (a run cut there would store half a comparison).
@@ -212,6 +213,7 @@ NetworkOutcome NetworkWorker::race(const NetworkSpec& spec) {
     // As `opevo net tune` does on the CPU: a network of tuned kernels can lose to the untuned one
     // in the chain (their layouts' conversions), and the window says which ran faster.
     options.untunedToo = true;
+    options.untunedRuns = &untunedRuns;
     options.onStep = [&](net::ConcludeStep step) {
       switch (step) {
         case net::ConcludeStep::TaskReferences:
