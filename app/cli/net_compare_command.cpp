@@ -1,5 +1,6 @@
 // opevo net compare: schedulers x algorithms x repeats on one network, their units interleaved
-// (one unit of each in turn), each tuned network then run end to end; the estimate curves and
+// (one unit of each in turn), each tuned network then run end to end, and each mode's untuned
+// network after them to read them against; the estimate curves and
 // the end-to-end results written for plotting (the OpEvo paper's Figure 6). A stop signal ends the
 // tuning and still runs and summarizes what was tuned.
 
@@ -22,6 +23,7 @@
 #include "io/results_folder.h"
 #include "net/network_session.h"
 #include "net/network_tuning.h"
+#include "net/untuned_configs.h"
 #include "ops/presets.h"
 #include "space/text.h"
 #include "tuners/registry.h"
@@ -42,6 +44,7 @@ struct NetCompareOptions {
   std::string out;
   int runs = 10;
   bool reference = true;
+  bool untunedRun = true;  // each mode's untuned network end to end, after the contenders
   net::TorchForm torchForm = net::TorchForm::Eager;
   bool force = false;
 };
@@ -81,11 +84,18 @@ void onInterrupt() {
     case Stretch::EndToEnd:
       g_endToEndStopped = true;
       return sayFromSignal(
-          "stopping after the run in hand (libtorch's reference or a contender's network), then "
-          "writing summary.json of the contenders run (Ctrl-C again to end now)");
+          "stopping after the run in hand (libtorch's reference, a contender's network or an "
+          "untuned one), then writing summary.json of the networks run (Ctrl-C again to end "
+          "now)");
     case Stretch::Summary:
       return sayFromSignal("writing summary.json (Ctrl-C again to end now)");
   }
+}
+
+int conversionSteps(const net::EndToEnd& e) {
+  return static_cast<int>(std::count_if(e.steps.begin(), e.steps.end(), [](const auto& step) {
+    return step.kind == net::StepKind::Convert;
+  }));
 }
 
 void runCompare(const NetCompareOptions& o) {
@@ -199,8 +209,9 @@ void runCompare(const NetCompareOptions& o) {
   g_stretch = static_cast<int>(Stretch::EndToEnd);
   // Said, as the runs can take long and a signal now stops them instead of the tuning.
   const bool frozen = o.torchForm == net::TorchForm::Frozen;
-  std::fprintf(stderr, "running %s end to end%s\n",
+  std::fprintf(stderr, "running %s end to end%s%s\n",
                all.size() == 1 ? "the contender's network" : "each contender's network",
+               o.untunedRun ? ", then each mode's untuned one (--no-untuned-run skips it)" : "",
                !o.reference ? ""
                : frozen     ? ", libtorch's frozen form first as the reference"
                             : ", libtorch's first as the reference");
@@ -225,9 +236,7 @@ void runCompare(const NetCompareOptions& o) {
     const net::EndToEnd e =
         net::runEndToEnd(o.network, params, n, g, configs, c.mode,
                          {o.seed, 3, o.runs, o.reference, o.torchForm}, reference);
-    const auto steps = std::count_if(e.steps.begin(), e.steps.end(), [](const auto& step) {
-      return step.kind == net::StepKind::Convert;
-    });
+    const int steps = conversionSteps(e);
     // Which tasks an earlier task's layout choice constrained (topological scheduler, joint).
     nlohmann::json constrained = nlohmann::json::array();
     for (std::size_t i = 0; i < g.tasks.size(); ++i)
@@ -263,10 +272,38 @@ void runCompare(const NetCompareOptions& o) {
     std::printf("| %s | %s | %s | %d | %d | %s | %s | %d | %s | %s | %s |\n", c.algorithm.c_str(),
                 std::string(net::schedulerKindName(c.scheduler)).c_str(),
                 std::string(layout::tuningModeName(c.mode)).c_str(), c.repeat, c.tuning->trials(),
-                sum.c_str(), msText(e.convertMs).c_str(), static_cast<int>(steps),
+                sum.c_str(), msText(e.convertMs).c_str(), steps,
                 msText(e.ms).c_str(), e.reference.best ? msText(e.reference.best->ms).c_str() : "-",
                 e.reference.best ? (e.verified ? "yes" : "NO") : "no reference");
     requireVerified(e);
+  }
+  // Each mode's untuned configurations (`opevo net run`'s network), once, as `net tune` and the
+  // Networks page run them: a row to read every contender's end-to-end time against, since a
+  // task's best is timed alone and the chain can lose what it gained (docs/networks.md).
+  nlohmann::json untuned = nlohmann::json::array();
+  for (const layout::TuningMode mode : o.untunedRun ? modes : std::vector<layout::TuningMode>{}) {
+    if (g_endToEndStopped) break;
+    const net::EndToEnd e = net::runEndToEnd(o.network, params, n, g, net::untunedConfigs(g, mode),
+                                             mode, {o.seed, 3, o.runs, o.reference, o.torchForm},
+                                             reference);
+    const int steps = conversionSteps(e);
+    untuned.push_back({{"mode", layout::tuningModeName(mode)},
+                       {"conversions_ms", e.convertMs},
+                       {"conversion_steps", steps},
+                       {"adopted_layouts", e.adoptedLayouts},
+                       {"end_to_end_ms", e.ms},
+                       {"verified", e.verified},
+                       {"reference", net::referenceJson(e)}});
+    std::printf("| untuned | - | %s | - | 0 | - | %s | %d | %s | %s | %s |\n",
+                std::string(layout::tuningModeName(mode)).c_str(), msText(e.convertMs).c_str(),
+                steps, msText(e.ms).c_str(),
+                e.reference.best ? msText(e.reference.best->ms).c_str() : "-",
+                e.reference.best ? (e.verified ? "yes" : "NO") : "no reference");
+    // Each contender of the mode against it, tuned / untuned, as net tune says it.
+    for (nlohmann::json& r : results)
+      if (r["mode"] == layout::tuningModeName(mode))
+        r["tuned_over_untuned"] = r["end_to_end_ms"].get<double>() / e.ms;
+    requireVerified(e, "the untuned network's");
   }
   g_stretch = static_cast<int>(Stretch::Summary);
   // A stopped comparison says so, and how far each part went: a contender's "trials" are those
@@ -276,14 +313,17 @@ void runCompare(const NetCompareOptions& o) {
   for (const Contender& c : all) trials += c.tuning->trials();
   const long long budget = static_cast<long long>(o.trials) * static_cast<long long>(all.size());
   const bool tuningCut = g_tuningStopped && trials < budget;
-  const bool skipped = runEndToEnd < static_cast<int>(all.size());
+  const bool skipped =
+      runEndToEnd < static_cast<int>(all.size()) ||
+      (o.untunedRun && untuned.size() < modes.size());  // stopped before an untuned network
   const std::filesystem::path partial = out / "summary.json.partial";
   std::ofstream(partial) << nlohmann::json{{"network", n.name},
                                            {"params", n.params},
                                            {"trials_per_contender", o.trials},
                                            {"contenders", all.size()},
                                            {"stopped_early", tuningCut || skipped},
-                                           {"results", results}}
+                                           {"results", results},
+                                           {"untuned", untuned}}
                                 .dump(2)
                          << "\n";
   publishResult(partial, out / "summary.json");  // a killed write leaves the partial name
@@ -296,7 +336,10 @@ void runCompare(const NetCompareOptions& o) {
                          : std::string("stopped during the end-to-end runs")) +
                     "; summary.json holds " + std::to_string(runEndToEnd) + " of " +
                     counted(static_cast<long long>(all.size()), "contender", "contenders") +
-                    " run end to end" + (tuningCut ? " (each as tuned when stopped)" : ""));
+                    " run end to end" + (tuningCut ? " (each as tuned when stopped)" : "") +
+                    (o.untunedRun ? " and " + std::to_string(untuned.size()) + " of " +
+                                        std::to_string(modes.size()) + " untuned networks"
+                                  : ""));
 }
 
 }  // namespace
@@ -335,6 +378,9 @@ void addNetCompareCommand(CLI::App& net) {
   cmd->add_option("--runs", o->runs, "Timed forward passes of each tuned network (default 10)")
       ->check(wholeIn(1, 1000000));
   cmd->add_flag("!--no-reference", o->reference, "Skip the libtorch reference");
+  cmd->add_flag("!--no-untuned-run", o->untunedRun,
+                "Skip each mode's untuned network, run end to end after the contenders to read "
+                "them against");
   addTorchFormOption(cmd, o->torchForm);
   cmd->callback([o] { runCompare(*o); });
 }

@@ -1432,6 +1432,29 @@ TEST(CliNet, CompareRacesSchedulersAndAlgorithms) {
   int rows = -1;  // the header
   while (std::getline(curve, line)) ++rows;
   EXPECT_EQ(rows, 4 * 3);  // units of 4, 4, 2 for each of the four contenders
+  // The mode's untuned network ran once after the contenders, a row to read them against, each
+  // contender's tuned / untuned beside it.
+  EXPECT_NE(r.out.find("| untuned | - | joint | - | 0 | - | "), std::string::npos) << r.out;
+  ASSERT_EQ(j["untuned"].size(), 1u) << j.dump(2);
+  const nlohmann::json& u = j["untuned"][0];
+  EXPECT_EQ(u["mode"], "joint");
+  EXPECT_GT(u["end_to_end_ms"].get<double>(), 0);
+  if (!u["reference"]["ms"].is_null()) {
+    EXPECT_TRUE(u["verified"].get<bool>()) << u.dump(2);
+  }
+  for (const auto& result : j["results"])
+    EXPECT_DOUBLE_EQ(result["tuned_over_untuned"].get<double>(),
+                     result["end_to_end_ms"].get<double>() / u["end_to_end_ms"].get<double>());
+  // Asked not to: none, and no ratio.
+  const auto skipped = runProcess(
+      OPEVO_CLI, {"net", "compare", kAllOps, "--trials", "4", "--algos", "random", "--schedulers",
+                  "round-robin", "--no-untuned-run", "--out", dir.string(), "--force", "--runs",
+                  "2", "--no-reference"});
+  ASSERT_EQ(skipped.status, 0) << skipped.err;
+  EXPECT_EQ(skipped.out.find("| untuned |"), std::string::npos) << skipped.out;
+  const nlohmann::json k = nlohmann::json::parse(std::ifstream(dir / "summary.json"));
+  EXPECT_TRUE(k["untuned"].empty()) << k.dump(2);
+  EXPECT_FALSE(k["results"][0].contains("tuned_over_untuned"));
   std::filesystem::remove_all(dir);
 }
 

@@ -349,7 +349,8 @@ TEST(CliStopSignals, NetCompareStoppedDuringTheEndToEndRunsWritesTheContendersRu
   EXPECT_TRUE(c.run->says("stopping after the run in hand", 3s)) << c.run->text();
   ASSERT_EQ(c.run->exitWithin(300s), 129) << c.run->text();
   EXPECT_NE(c.run->text().find("interrupted: stopped during the end-to-end runs; summary.json "
-                               "holds 1 of 2 contenders run end to end\n"),
+                               "holds 1 of 2 contenders run end to end and 0 of 1 untuned "
+                               "networks\n"),
             std::string::npos)
       << c.run->text();
   const nlohmann::json j = c.summary();
