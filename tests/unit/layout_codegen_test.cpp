@@ -335,7 +335,7 @@ TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
     EXPECT_EQ(b.outH, want.outH);
     EXPECT_EQ(b.inC, want.inC);
     EXPECT_EQ(b.outW, op.outWidth()) << "whole rows";
-    EXPECT_LE(b.regF / unit.floats * b.regW, unit.registers * 7 / 8)
+    EXPECT_LE((b.regF + unit.floats - 1) / unit.floats * b.regW, unit.registers * 7 / 8)
         << "accumulators fit the vector registers";
     // It survives an operator file's round trip (the space is rebuilt from the JSON).
     const OperatorDefinition back = operatorDefinitionFromJson(
@@ -366,6 +366,14 @@ TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
   // many accumulators and a broadcast load per FMA.
   EXPECT_EQ(start(smallConv(1, 8, 192, 27, 5, 1, 2)).regF, 48);
   EXPECT_EQ(start(smallConv(1, 8, 192, 27, 5, 1, 2)).regW, 9);
+  // 24 channels (MobileNetV2's 144 -> 24 projections at 56 x 56): a vector and half of one by 14
+  // columns, not 12 channels (a quarter of each vector idle) by 28; AVX2's 12 alike.
+  EXPECT_EQ(start(smallConv(4, 144, 24, 56, 1, 1, 0)).regF, 24);
+  EXPECT_EQ(start(smallConv(4, 144, 24, 56, 1, 1, 0)).regW, 14);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 16, 12, 28, 1, 1, 0), layout::kAvx2).regF,
+            12);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 16, 12, 28, 1, 1, 0), layout::kAvx2).regW,
+            7);
   // Input channels in stages where an output tile's weights would not stay in the core's cache
   // while its register tiles take turns: ResNet-18's conv5 (64 x 512 x 3 x 3 floats, 1.2 MB, for
   // each of 7 register tiles) in two stages of 256; its conv4 (576 KiB) in one, and AlexNet's
