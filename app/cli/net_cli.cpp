@@ -175,7 +175,11 @@ void printNetworkResult(const net::StoredNetworkRun& run, const std::string& wha
           "to end / that: %.2f\n",
           msText(*run.libraryNetworkMs).c_str(), e->ms / *run.libraryNetworkMs);
     if (const auto& u = run.comparison.untuned) {
-      printEndToEnd("untuned configurations, same process", *u);
+      printEndToEnd(run.comparison.untunedRunBy
+                        ? "untuned configurations, run for network run " +
+                              std::to_string(run.comparison.untunedRunBy) + " in the same process"
+                        : std::string("untuned configurations, same process"),
+                    *u);
       // A task's best is timed alone: in the chain it and its layout's conversions may cost more
       // than it gained. Said only beyond the few percent a median moves between two runs of one
       // program here, which would read as a verdict either way.

@@ -193,6 +193,8 @@ NetworkComparison comparisonFromResult(const nlohmann::json& j, const std::strin
     c.untuned = endToEndFromResult(*u);
   c.untunedIsTuned = j.value("untuned_is_tuned", false);
   c.untunedError = textAt(j, "untuned_error");
+  if (const auto by = j.find("untuned_run_by"); by != j.end() && by->is_number_integer())
+    c.untunedRunBy = by->get<std::int64_t>();
   if (const auto m = j.find("mixed"); m != j.end() && m->is_object())
     c.mixed = endToEndFromResult(*m);
   c.mixedUntunedTasks = textsAt(j, "mixed_untuned_tasks");

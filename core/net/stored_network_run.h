@@ -95,6 +95,9 @@ struct NetworkComparison {
   std::optional<StoredEndToEnd> untuned;
   bool untunedIsTuned = false;  // not run: every task's chosen configuration is its untuned one
   std::string untunedError;     // why the untuned run failed, when it did
+  // The network run whose conclude ran the untuned network, where a race's contender shared it
+  // (ConcludeOptions::untunedRuns); 0: this run's own.
+  std::int64_t untunedRunBy = 0;
   // Each task's configuration that ran faster in the chain, tuned or untuned, run end to end
   // after both (net/chain_choice.h); none where that is one of the two, or untuned did not run.
   std::optional<StoredEndToEnd> mixed;

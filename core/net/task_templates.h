@@ -17,6 +17,7 @@ struct TaskTemplates {
   // direct template's tiles (on the H200, AlexNet's fc layers ran at 0.39-0.56x cuBLAS there).
   bool matvec = false;
   bool any() const { return winograd || matvec; }
+  bool operator==(const TaskTemplates&) const = default;
   // "direct", "winograd", "matvec" or "winograd+matvec": what commands take and print (plans
   // store "template": "winograd" and "matvec": true, net/network_plan.h).
   std::string name() const;

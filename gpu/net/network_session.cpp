@@ -367,6 +367,7 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
   std::string untunedError, mixedError;
   std::vector<Config> untuned, mixed;
   std::vector<std::string> mixedUntuned;  // the tasks the mixed network switched to untuned
+  std::int64_t untunedRunBy = 0;          // another run's untuned network, shared (untunedRuns)
   NetworkChoice choice = NetworkChoice::Tuned;
   if (options.endToEndHere && backend == "cpu") {
     announce(ConcludeStep::EndToEndOnCpu);
@@ -378,15 +379,20 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
       const UntunedRun* earlier = nullptr;
       if (options.untunedRuns)
         for (const UntunedRun& r : *options.untunedRuns)
-          if (r.configs == untuned) earlier = &r;
+          if (r.mode == m_source.plan.mode && r.templates == m_source.plan.templates &&
+              r.configs == untuned)
+            earlier = &r;
       if (!untunedIsTuned && earlier) {
         c.untuned = earlier->run;
+        untunedRunBy = earlier->networkId;
       } else if (!untunedIsTuned) {
         announce(ConcludeStep::UntunedOnCpu);
         // A comparison only: its failure is named in the result, the tuned run still stored.
         try {
           c.untuned = runOnCpu(untuned, options.endToEnd, c.endToEnd->reference);
-          if (options.untunedRuns) options.untunedRuns->push_back({untuned, *c.untuned});
+          if (options.untunedRuns)
+            options.untunedRuns->push_back(
+                {m_source.plan.mode, m_source.plan.templates, untuned, *c.untuned, m_id});
         } catch (const std::exception& x) {
           untunedError = x.what();
         }
@@ -417,6 +423,7 @@ Conclusion NetworkSession::conclude(const ConcludeOptions& options) {
   }
   c.result = resultJson(c.endToEnd ? &*c.endToEnd : nullptr);
   if (c.untuned) c.result["untuned"] = endToEndJson(*c.untuned);
+  if (untunedRunBy) c.result["untuned_run_by"] = untunedRunBy;
   if (untunedIsTuned) c.result["untuned_is_tuned"] = true;
   if (!untunedError.empty()) c.result["untuned_error"] = untunedError;
   if (c.mixed) c.result["mixed"] = endToEndJson(*c.mixed);

@@ -56,10 +56,16 @@ enum class ConcludeStep {
   EndToEndOnDevice
 };
 
-// The untuned configurations of a network, run end to end (ConcludeOptions::untunedToo).
+// The untuned configurations of a network, run end to end (ConcludeOptions::untunedToo). The
+// program is built from the mode and templates as well as the configurations: joint and
+// joint-np share their spaces, and so their untuned configurations, but only joint propagates
+// layouts.
 struct UntunedRun {
+  layout::TuningMode mode = layout::TuningMode::Joint;
+  TaskTemplates templates;
   std::vector<Config> configs;
   EndToEnd run;
+  std::int64_t networkId = 0;  // the network run whose conclude ran it
 };
 
 struct ConcludeOptions {
@@ -78,10 +84,12 @@ struct ConcludeOptions {
   // (net/chain_choice.h), and the result names the fastest of them: what `net export` writes.
   bool untunedToo = false;
   // The untuned networks already run in this process (a race's earlier contenders): where one
-  // has this run's untuned configurations it is compared with instead of run again, else the
-  // run made here is added. Contenders of one mode and template set share one untuned network,
-  // and each ran it again (minutes on a large network); the 3% rule of net/chain_choice.h
-  // covers the drift between a contender's tuned run and the earlier untuned one.
+  // is this run's (same mode, templates and configurations) it is compared with instead of run
+  // again, and the result names the run that ran it (untuned_run_by), else the run made here is
+  // added. Contenders of one mode and template set share one untuned network, and each ran it
+  // again (minutes on a large network). It was timed before this contender's tuned network, not
+  // just after it: the choice of net/chain_choice.h then reads medians of two moments of the
+  // machine, which its 3% rule is meant to cover.
   std::vector<UntunedRun>* untunedRuns = nullptr;
   std::function<void(ConcludeStep)> onStep;
 };
@@ -148,7 +156,8 @@ class NetworkSession {
   //  task has no working kernel), tasks, curve,
   //  end_to_end_ms, verified, reference, and times_ms, fixed_kernels_ms when run end to end;
   //  sum_of_references_ms after measureTaskReferences; conclude() adds untuned, the untuned
-  //  configurations' end_to_end_ms, verified, reference... when ConcludeOptions::untunedToo, or
+  //  configurations' end_to_end_ms, verified, reference... when ConcludeOptions::untunedToo
+  //  (and untuned_run_by, the network run whose conclude ran it where it was shared), or
   //  untuned_is_tuned: true where they are the chosen ones, or untuned_error; and with the
   //  untuned run mixed (the same, for each task's faster configuration in the chain) with
   //  mixed_untuned_tasks, or mixed_error, then chosen ("tuned", "mixed" or "untuned") and, unless
