@@ -346,6 +346,14 @@ void runCompare(const NetCompareOptions& o) {
   publishResult(partial, out / "summary.json");  // a killed write leaves the partial name
   std::fprintf(stderr, "wrote %s and %s\n", (out / "curve.csv").c_str(),
                (out / "summary.json").c_str());
+  // An untuned network whose output differs fails the command as a contender's does, once every
+  // result is written (a wrong start blocking is a bug to see, not a row to miss).
+  for (const nlohmann::json& u : untuned)
+    if (u.contains("verified") && !u["verified"].get<bool>() && u["reference"]["ms"].is_number())
+      throw RunFailed("the untuned network's output differs from libtorch's in " +
+                      u["mode"].get<std::string>() + " mode (max relative error " +
+                      u["reference"].value("max_relative_error", nlohmann::json(nullptr)).dump() +
+                      "); summary.json holds every result");
   if (!tuningCut && !skipped) return;
   throw Interrupted((tuningCut
                          ? "stopped while tuning after " + counted(trials, "trial", "trials") +

@@ -832,6 +832,8 @@ TEST_F(NetworksPageTest, EachModeRunsItsOwnUntunedNetwork) {
     compared += c.comparison.untuned ? 1 : 0;
   }
   EXPECT_EQ(untunedRuns, compared);
+  // Where a contender's bests were all its untuned configurations nothing ran to share.
+  if (compared < 2) GTEST_SKIP() << "only " << compared << " untuned network ran";
 }
 
 // A race timed against libtorch as deployed: the live chart, the finished line, the stored run

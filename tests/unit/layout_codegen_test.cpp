@@ -367,7 +367,19 @@ TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
   EXPECT_EQ(start(smallConv(1, 8, 192, 27, 5, 1, 2)).regF, 48);
   EXPECT_EQ(start(smallConv(1, 8, 192, 27, 5, 1, 2)).regW, 9);
   // 24 channels (MobileNetV2's 144 -> 24 projections at 56 x 56): a vector and half of one by 14
-  // columns, not 12 channels (a quarter of each vector idle) by 28; AVX2's 12 alike.
+  // columns, not 12 channels (a quarter of each vector idle) by 28; AVX2's 12 alike. The start
+  // is in its space, and its kernel (a vector and a partial one per column) computes the
+  // convolution, with a residual and a ReLU fused.
+  {
+    OperatorSpec projection = smallConv(2, 48, 24, 14, 1, 1, 0);
+    projection.epilogue = {{EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+    const SearchSpace space = layout::conv2dLayoutSpace(projection);
+    ASSERT_TRUE(space.startPoint());
+    EXPECT_TRUE(space.satisfies(*space.startPoint())) << space.format(*space.startPoint());
+    EXPECT_EQ(layout::conv2dBlocking(projection, space, *space.startPoint()).regF,
+              layout::conv2dStartBlocking(projection).regF);
+    expectLayoutKernelsMatch(projection, {*space.startPoint()});
+  }
   EXPECT_EQ(start(smallConv(4, 144, 24, 56, 1, 1, 0)).regF, 24);
   EXPECT_EQ(start(smallConv(4, 144, 24, 56, 1, 1, 0)).regW, 14);
   EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 16, 12, 28, 1, 1, 0), layout::kAvx2).regF,
