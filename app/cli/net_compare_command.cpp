@@ -316,8 +316,8 @@ void runCompare(const NetCompareOptions& o) {
     // Each contender of the mode against it, tuned / untuned, as net tune says it; not against
     // an output that differs (the row says NO, and the command fails once summary.json is written).
     if (e.reference.best && !e.verified) {
-      untunedDiffers = std::string(layout::tuningModeName(mode)) +
-                       " mode (max relative error " + std::to_string(e.error) + ")";
+      untunedDiffers = std::string(layout::tuningModeName(mode)) + " mode (max relative error " +
+                       std::to_string(e.error) + ")";
       continue;
     }
     for (nlohmann::json& r : results)

@@ -155,9 +155,8 @@ TEST(NetworkCurveChart, MarksTheKeptNetworkWhereItIsNotTheTunedOne) {
     untuned.verified = mixed.verified = true;
     c.comparison.untuned = untuned;
     c.comparison.mixed = mixed;
-    c.comparison.kept = net::KeptNetwork{i == 0 ? net::NetworkChoice::Mixed
-                                                : net::NetworkChoice::Tuned,
-                                         {}};
+    c.comparison.kept =
+        net::KeptNetwork{i == 0 ? net::NetworkChoice::Mixed : net::NetworkChoice::Tuned, {}};
     s.contenders.push_back(c);
   }
   chart.setSnapshot(s);

@@ -674,8 +674,9 @@ TEST(CliNet, AnUntunedOrMixedNetworkThatFailsIsNamedAndTheTunedOneKept) {
       << u.dump(2);
   EXPECT_FALSE(u.contains("mixed")) << "nothing to mix the tuned one with";
   EXPECT_FALSE(u.contains("chosen")) << "no other network was checked";
-  expectStoredAndShown(u, "untuned configurations: not run end to end (network run: the kernels "
-                          "do not compile:",
+  expectStoredAndShown(u,
+                       "untuned configurations: not run end to end (network run: the kernels "
+                       "do not compile:",
                        false);
 
   // Whether a task's untuned steps ran faster is the machine's to say: a few runs, until one
@@ -694,8 +695,9 @@ TEST(CliNet, AnUntunedOrMixedNetworkThatFailsIsNamedAndTheTunedOneKept) {
     // tuned one.
     if (m.value("chosen", "") == "untuned") continue;
     EXPECT_EQ(m.value("chosen", ""), "tuned") << m.dump(2);
-    expectStoredAndShown(m, "tasks switched to untuned): not run end to end (network run: the "
-                            "kernels do not compile:",
+    expectStoredAndShown(m,
+                         "tasks switched to untuned): not run end to end (network run: the "
+                         "kernels do not compile:",
                          true);
     mixedTried = true;
   }
@@ -705,11 +707,11 @@ TEST(CliNet, AnUntunedOrMixedNetworkThatFailsIsNamedAndTheTunedOneKept) {
   // second; the comparison is written whole, the untuned entry naming its failure.
   std::filesystem::remove(count);
   const std::filesystem::path out = dir / "compare";
-  const auto compared = runProcess(
-      "env", {"OPEVO_CXX=" + cxx, "REAL_CXX=" + std::string(realCxx ? realCxx : "c++"),
-              "COUNT=" + count, "FAIL_AT=2", OPEVO_CLI, "net", "compare", kAllOps, "--trials", "8",
-              "--algos", "random", "--schedulers", "gradient", "--out", out.string(), "--runs",
-              "2"});
+  const auto compared =
+      runProcess("env", {"OPEVO_CXX=" + cxx, "REAL_CXX=" + std::string(realCxx ? realCxx : "c++"),
+                         "COUNT=" + count, "FAIL_AT=2", OPEVO_CLI, "net", "compare", kAllOps,
+                         "--trials", "8", "--algos", "random", "--schedulers", "gradient", "--out",
+                         out.string(), "--runs", "2"});
   ASSERT_EQ(compared.status, 0) << compared.err << compared.out;
   EXPECT_NE(compared.out.find("| untuned | - | joint | - | 0 | - | - | - | not run: network run: "
                               "the kernels do not compile: cc1plus: out of memory"),
@@ -1475,10 +1477,10 @@ TEST(CliNet, CompareRacesSchedulersAndAlgorithms) {
     EXPECT_DOUBLE_EQ(result["tuned_over_untuned"].get<double>(),
                      result["end_to_end_ms"].get<double>() / u["end_to_end_ms"].get<double>());
   // Asked not to: none, and no ratio.
-  const auto skipped = runProcess(
-      OPEVO_CLI, {"net", "compare", kAllOps, "--trials", "4", "--algos", "random", "--schedulers",
-                  "round-robin", "--no-untuned-run", "--out", dir.string(), "--force", "--runs",
-                  "2", "--no-reference"});
+  const auto skipped =
+      runProcess(OPEVO_CLI, {"net", "compare", kAllOps, "--trials", "4", "--algos", "random",
+                             "--schedulers", "round-robin", "--no-untuned-run", "--out",
+                             dir.string(), "--force", "--runs", "2", "--no-reference"});
   ASSERT_EQ(skipped.status, 0) << skipped.err;
   EXPECT_EQ(skipped.out.find("| untuned |"), std::string::npos) << skipped.out;
   const nlohmann::json k = nlohmann::json::parse(std::ifstream(dir / "summary.json"));

@@ -382,10 +382,8 @@ TEST(LayoutSpace, StartsFromALibraryStyleBlocking) {
   }
   EXPECT_EQ(start(smallConv(4, 144, 24, 56, 1, 1, 0)).regF, 24);
   EXPECT_EQ(start(smallConv(4, 144, 24, 56, 1, 1, 0)).regW, 14);
-  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 16, 12, 28, 1, 1, 0), layout::kAvx2).regF,
-            12);
-  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 16, 12, 28, 1, 1, 0), layout::kAvx2).regW,
-            7);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 16, 12, 28, 1, 1, 0), layout::kAvx2).regF, 12);
+  EXPECT_EQ(layout::conv2dStartBlocking(smallConv(1, 16, 12, 28, 1, 1, 0), layout::kAvx2).regW, 7);
   // Input channels in stages where an output tile's weights would not stay in the core's cache
   // while its register tiles take turns: ResNet-18's conv5 (64 x 512 x 3 x 3 floats, 1.2 MB, for
   // each of 7 register tiles) in two stages of 256; its conv4 (576 KiB) in one, and AlexNet's

@@ -94,8 +94,8 @@ QString comparisonLine(const ContenderState& c) {
   QStringList parts;
   // A race runs one untuned network per mode and template set: the contenders after the first
   // say whose it was.
-  const QString runBy = k.untunedRunBy ? NetworksPage::tr("run %1's, ").arg(k.untunedRunBy)
-                                       : QString();
+  const QString runBy =
+      k.untunedRunBy ? NetworksPage::tr("run %1's, ").arg(k.untunedRunBy) : QString();
   if (const auto& u = k.untuned)
     parts << NetworksPage::tr("untuned %1 ms (%2tuned / untuned %3%4)")
                  .arg(ms(u->ms), runBy)
