@@ -9,7 +9,6 @@
 
 #include <QComboBox>
 #include <QLabel>
-#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
@@ -19,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_beside.h"
 #include "gui_test_support.h"
 #include "net/network_json.h"
 #include "net/stored_network_run.h"
@@ -37,17 +37,12 @@ using test::waitUntil;
 
 const QString kTwins = QStringLiteral(OPEVO_DATASETS_DIR "/../../tests/data/net_twins.json");
 
-// The CLI as a user runs it beside the window: its standard output, empty on a failure.
-QString runCli(const QStringList& args) {
-  QProcess cli;
-  cli.start(QStringLiteral(OPEVO_CLI), args);
-  cli.waitForFinished(240000);
-  if (cli.exitStatus() != QProcess::NormalExit || cli.exitCode() != 0) {
-    ADD_FAILURE() << cli.errorString().toStdString() << ": "
-                  << cli.readAllStandardError().toStdString();
-    return {};
-  }
-  return QString::fromUtf8(cli.readAllStandardOutput());
+// The CLI's standard output, empty on a failure, which fails the test naming its error.
+QString cliOutput(const QStringList& args) {
+  const test::CliRun run = test::runCli(args);
+  if (run.exitCode == 0) return run.out;
+  ADD_FAILURE() << "opevo " << args.join(' ').toStdString() << ": " << run.err.toStdString();
+  return {};
 }
 
 class NetworksClosingRound : public ::testing::Test {
@@ -157,12 +152,12 @@ TEST(NetworksClosingRoundUnits, OnlyTheRoundsUnitsNameTheirTwins) {
 // A stored run tuned by the CLI, shown: the page says the round `opevo net runs ID` says.
 TEST_F(NetworksClosingRound, AStoredRunSaysTheRoundNetRunsSays) {
   ASSERT_FALSE(
-      runCli({"net",         "tune",     kTwins,    "--backend",      "cpu",  "--mode",
-              "loop",        "--trials", "16",      "--unit",         "2",    "--scheduler",
-              "topological", "--algo",   "opevo-m", "--min-time-ms",  "1",    "--runs",
-              "1",           "--warmup", "0",       "--no-reference", "--db", m_db})
+      cliOutput({"net",         "tune",     kTwins,    "--backend",      "cpu",  "--mode",
+                 "loop",        "--trials", "16",      "--unit",         "2",    "--scheduler",
+                 "topological", "--algo",   "opevo-m", "--min-time-ms",  "1",    "--runs",
+                 "1",           "--warmup", "0",       "--no-reference", "--db", m_db})
           .isNull());
-  const QString shown = runCli({"net", "runs", QStringLiteral("1"), "--db", m_db});
+  const QString shown = cliOutput({"net", "runs", QStringLiteral("1"), "--db", m_db});
   const QRegularExpressionMatch cli = QRegularExpression(QStringLiteral("^closing round: (.*)$"),
                                                          QRegularExpression::MultilineOption)
                                           .match(shown);

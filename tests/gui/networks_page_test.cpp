@@ -27,6 +27,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "cli_beside.h"
 #include "gui_test_support.h"
 #include "probe/backend_probe.h"
 #include "store/run_lock.h"
@@ -708,6 +709,15 @@ TEST_F(NetworksPageTest, RacesTwoSchedulersLiveThenRunsEachNetworkEndToEnd) {
     EXPECT_EQ(s->contenders[1].comparison.untunedRunBy, first);
     EXPECT_TRUE(status.contains(QStringLiteral("(run %1's, tuned / untuned ").arg(first)))
         << status.toStdString();
+    // And `opevo net runs` of the second, read from the store.
+    const test::CliRun shown =
+        test::runCli({QStringLiteral("net"), QStringLiteral("runs"),
+                      QString::number(s->contenders[1].networkId), QStringLiteral("--db"), m_db});
+    ASSERT_EQ(shown.exitCode, 0) << shown.err.toStdString();
+    EXPECT_TRUE(shown.out.contains(
+        QStringLiteral("untuned configurations, run for network run %1 in the same process")
+            .arg(first)))
+        << shown.out.toStdString();
   }
   if (s->referenceMs) {
     EXPECT_TRUE(m_page.curveChart()->hasReferenceLine());

@@ -11,7 +11,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -19,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 
+#include "cli_beside.h"
 #include "gui_test_support.h"
 #include "store/store.h"
 #include "tiny_network.h"
@@ -40,16 +40,12 @@ constexpr const char* kBroken = R"({
   "name": "tiny", "inputs": [{"name": "image", "shape": [1, 3, 12, 12]}],
   "layers": [{"name": "c1", "op": "swish", "input": "image"}]})";
 
-// The CLI as a user runs it beside the window: its exit code.
-int runCli(const QStringList& args) {
-  QProcess cli;
-  cli.start(QStringLiteral(OPEVO_CLI), args);
-  cli.waitForFinished(240000);
-  const int code = cli.exitStatus() == QProcess::NormalExit ? cli.exitCode() : -1;
-  if (code != 0)
-    ADD_FAILURE() << cli.errorString().toStdString() << ": "
-                  << cli.readAllStandardError().toStdString();
-  return code;
+// The CLI's exit code; a failure names its error.
+int cliExitCode(const QStringList& args) {
+  const test::CliRun run = test::runCli(args);
+  if (run.exitCode != 0)
+    ADD_FAILURE() << "opevo " << args.join(' ').toStdString() << ": " << run.err.toStdString();
+  return run.exitCode;
 }
 
 class NetworksPageWalkTest : public ::testing::Test {
@@ -125,8 +121,8 @@ TEST_F(NetworksPageWalkTest, TheStoredRunsFollowTheCliAndResumeOfAFinishedRunSay
                 .arg(id));
 
   // The CLI finishes it while the page is on show.
-  ASSERT_EQ(runCli({"net", "tune", "--resume", QString::number(id), "--db", m_db, "--no-reference",
-                    "--warmup", "0", "--runs", "1"}),
+  ASSERT_EQ(cliExitCode({"net", "tune", "--resume", QString::number(id), "--db", m_db,
+                         "--no-reference", "--warmup", "0", "--runs", "1"}),
             0);
   ASSERT_EQ(Store(m_db.toStdString()).networks().at(0).status, RunStatus::Finished);
   // Resume reads the store first: the run is said to have finished, nothing fails.
@@ -143,14 +139,14 @@ TEST_F(NetworksPageWalkTest, TheStoredRunsFollowTheCliAndResumeOfAFinishedRunSay
   ASSERT_TRUE(waitUntil([&] {
     return !m_page.loadingStored() && status().startsWith(QStringLiteral("Network run"));
   }));
-  ASSERT_EQ(runCli({"net", "delete", QString::number(id), "--db", m_db}), 0);
+  ASSERT_EQ(cliExitCode({"net", "delete", QString::number(id), "--db", m_db}), 0);
   setup()->reloadButton()->click();
   EXPECT_TRUE(waitUntil([&] { return status().contains(QStringLiteral("no longer stored")); }))
       << status().toStdString();
   // A run the CLI started while the page was hidden is listed once it is shown again.
   m_page.hide();
-  ASSERT_EQ(runCli({"net", "tune", m_file, "--trials", "4", "--algo", "opevo-m", "--mode", "loop",
-                    "--db", m_db, "--no-reference", "--warmup", "0", "--runs", "1"}),
+  ASSERT_EQ(cliExitCode({"net", "tune", m_file, "--trials", "4", "--algo", "opevo-m", "--mode",
+                         "loop", "--db", m_db, "--no-reference", "--warmup", "0", "--runs", "1"}),
             0);
   m_page.show();
   ASSERT_TRUE(waitUntil([&] { return setup()->runsBox()->count() == 1; }));
@@ -161,11 +157,11 @@ TEST_F(NetworksPageWalkTest, TheStoredRunsFollowTheCliAndResumeOfAFinishedRunSay
 // A finished run that left trials unspent (the twins' closing reserve under topological) read
 // "Network run 1, 13 of 16 trials", as a run stopped early reads.
 TEST_F(NetworksPageWalkTest, AFinishedRunThatLeftTrialsUnspentSaysItFinished) {
-  ASSERT_EQ(
-      runCli({"net", "tune", QStringLiteral(OPEVO_DATASETS_DIR "/../../tests/data/net_twins.json"),
-              "--trials", "16", "--scheduler", "topological", "--algo", "opevo-m", "--db", m_db,
-              "--no-reference", "--warmup", "0", "--runs", "1"}),
-      0);
+  ASSERT_EQ(cliExitCode({"net", "tune",
+                         QStringLiteral(OPEVO_DATASETS_DIR "/../../tests/data/net_twins.json"),
+                         "--trials", "16", "--scheduler", "topological", "--algo", "opevo-m",
+                         "--db", m_db, "--no-reference", "--warmup", "0", "--runs", "1"}),
+            0);
   const auto stored = Store(m_db.toStdString()).networks();
   ASSERT_EQ(stored.size(), 1u);
   // Empty, the box says so (it was blank); filled, its newest run is the one Show shows.

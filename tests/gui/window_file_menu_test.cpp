@@ -11,13 +11,13 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProcess>
 #include <QPushButton>
 #include <QScreen>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
 
+#include "cli_beside.h"
 #include "gui_test_support.h"
 #include "store/store.h"
 #include "ui/main_window.h"
@@ -34,16 +34,6 @@ using test::waitUntil;
 
 const QString kA100T4 = QStringLiteral(OPEVO_DATASETS_DIR "/convolution_milo/A100_T4.json.gz");
 const QString kGemm = QStringLiteral(OPEVO_DATASETS_DIR "/gemm/RTX_2080_Ti.json.gz");
-
-// The CLI as a user runs it; its stdout (an id, for tune's and import's scripts).
-QString runCli(const QStringList& args, int* exitCode) {
-  QProcess cli;
-  cli.start(QStringLiteral(OPEVO_CLI), args);
-  cli.waitForFinished(120000);
-  *exitCode = cli.exitStatus() == QProcess::NormalExit ? cli.exitCode() : -1;
-  return QString::fromLocal8Bit(cli.readAllStandardOutput()).trimmed() +
-         (*exitCode == 0 ? QString() : QString::fromLocal8Bit(cli.readAllStandardError()));
-}
 
 // The window on its own database (Store::defaultPath() reads OPEVO_DB when it is made).
 class WindowFileMenuTest : public ::testing::Test {
@@ -78,13 +68,11 @@ class WindowFileMenuTest : public ::testing::Test {
 
   // `opevo tune` on the GEMM replay into the window's database, as a user runs it.
   void tuneReplay(const QStringList& args) {
-    int code = 0;
-    const QString out =
-        runCli(QStringList{QStringLiteral("tune"), QStringLiteral("--backend"),
-                           QStringLiteral("replay:") + kGemm} +
-                   args + QStringList{QStringLiteral("--db"), QString::fromStdString(m_db)},
-               &code);
-    ASSERT_EQ(code, 0) << out.toStdString();
+    const test::CliRun cli =
+        test::runCli(QStringList{QStringLiteral("tune"), QStringLiteral("--backend"),
+                                 QStringLiteral("replay:") + kGemm} +
+                     args + QStringList{QStringLiteral("--db"), QString::fromStdString(m_db)});
+    ASSERT_EQ(cli.exitCode, 0) << cli.err.toStdString();
   }
 
   // File > Export run as T4…, once its runs are listed; nullptr when it did not open or list them.
@@ -173,11 +161,10 @@ TEST_F(WindowFileMenuTest, AT4ExportFromTheWindowIsRestoredByTheCli) {
   dialog->close();
 
   const QString restoredDb = QString::fromStdString(m_dir.file("restored.db"));
-  int code = 0;
-  const QString restored = runCli({QStringLiteral("import"), QStringLiteral("--restore"), file,
-                                   QStringLiteral("--db"), restoredDb},
-                                  &code);
-  ASSERT_EQ(code, 0) << restored.toStdString();
+  const test::CliRun cli = test::runCli({QStringLiteral("import"), QStringLiteral("--restore"),
+                                         file, QStringLiteral("--db"), restoredDb});
+  ASSERT_EQ(cli.exitCode, 0) << cli.err.toStdString();
+  const QString restored = cli.out.trimmed();
   const Store back(restoredDb.toStdString());
   const std::optional<RunRecord> run = back.run(restored.toLongLong());
   ASSERT_TRUE(run) << restored.toStdString();
