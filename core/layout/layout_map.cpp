@@ -260,9 +260,12 @@ void forward(const std::vector<Step>& steps, std::vector<V>& x, bool& covered) {
         break;
       }
       case PrimitiveKind::Reorder: {
-        std::vector<V> y;
+        // Kept between elements: pack and unpack carry every element of a tensor through here,
+        // and a fresh vector each time was most of their time.
+        thread_local std::vector<V> y;
+        y.clear();
         for (std::size_t from : s.from) y.push_back(x[from]);
-        x = std::move(y);
+        x.swap(y);
         break;
       }
       case PrimitiveKind::Fuse:
@@ -305,9 +308,10 @@ void backward(const std::vector<Step>& steps, std::vector<V>& x, Checks& found) 
         x.erase(at + 1);
         break;
       case PrimitiveKind::Reorder: {
-        std::vector<V> y(x.size());
+        thread_local std::vector<V> y;  // as forward's
+        y.resize(x.size());
         for (std::size_t j = 0; j < x.size(); ++j) y[s->from[j]] = x[j];
-        x = std::move(y);
+        x.swap(y);
         break;
       }
       case PrimitiveKind::Fuse: {
@@ -514,16 +518,19 @@ void Layout::unpack(std::span<const float> physical, std::span<float> logical,
   checkSpan("unpack", "logical", logical.size(), logicalSize());
   checkSpan("unpack", "attached", attached.size(), store ? product(attachedShape) : 0);
   const std::vector<Step> steps = stepsOf(*this);
-  // Reads each element from its home position; one in no tile becomes 0.
-  auto read = [&](std::vector<std::int64_t> x) {
+  // Reads each element from its home position; one in no tile becomes 0. x is the caller's, so
+  // that its capacity serves every element.
+  auto read = [&](std::vector<std::int64_t>& x) {
     bool covered = true;
     forward(steps, x, covered);
     return covered ? physical[std::size_t(rowMajor(x, m_physical))] : 0.0f;
   };
   forEachRange(m_logical,
                [&](std::int64_t begin, std::int64_t end, std::vector<std::int64_t> index) {
+                 std::vector<std::int64_t> x;
                  for (std::int64_t i = begin; i < end; ++i) {
-                   logical[std::size_t(i)] = read(index);
+                   x.assign(index.begin(), index.end());
+                   logical[std::size_t(i)] = read(x);
                    advance(index, m_logical);
                  }
                });
@@ -531,7 +538,7 @@ void Layout::unpack(std::span<const float> physical, std::span<float> logical,
   for (float& out : attached) {
     std::vector<std::int64_t> x = index;
     x.insert(x.begin() + std::ptrdiff_t(host), m_logical[host].extent);
-    out = read(std::move(x));
+    out = read(x);
     advance(index, attachedShape);
   }
 }
