@@ -71,7 +71,15 @@ void printChoice(const net::StoredNetworkRun& run, const net::StoredEndToEnd& tu
     printEndToEnd(mixed + ", same process", *m);
   else if (!c.mixedError.empty())
     std::printf("%s: not run end to end (%s)\n", mixed.c_str(), c.mixedError.c_str());
-  if (!c.kept) return;
+  if (!c.kept) {
+    // No other network was checked, so no choice was stored; the tuned one is still the run's.
+    if (!c.untuned && !c.untunedIsTuned && !c.untunedError.empty())
+      std::printf(
+          "kept: the tuned configurations (the untuned network did not run end to end, so no "
+          "other was checked); opevo net export %lld writes them\n",
+          static_cast<long long>(run.record.id));
+    return;
+  }
   const net::NetworkChoice choice = c.kept->choice;
   const std::string name(net::networkChoiceName(choice));
   const long long id = run.record.id;
