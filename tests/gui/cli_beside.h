@@ -22,7 +22,9 @@ inline CliRun runCli(const QStringList& args, int timeoutMs = 240000) {
   if (finished && cli.exitStatus() == QProcess::NormalExit) run.exitCode = cli.exitCode();
   run.out = QString::fromLocal8Bit(cli.readAllStandardOutput());
   run.err = QString::fromLocal8Bit(cli.readAllStandardError());
-  if (!finished) run.err += cli.errorString();
+  // Why it did not finish or crashed, after what it wrote.
+  if (!finished || cli.exitStatus() != QProcess::NormalExit)
+    run.err += QStringLiteral("\n") + cli.errorString();
   return run;
 }
 

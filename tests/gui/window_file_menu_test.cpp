@@ -72,7 +72,7 @@ class WindowFileMenuTest : public ::testing::Test {
         test::runCli(QStringList{QStringLiteral("tune"), QStringLiteral("--backend"),
                                  QStringLiteral("replay:") + kGemm} +
                      args + QStringList{QStringLiteral("--db"), QString::fromStdString(m_db)});
-    ASSERT_EQ(cli.exitCode, 0) << cli.err.toStdString();
+    ASSERT_EQ(cli.exitCode, 0) << cli.err.toStdString() << cli.out.toStdString();
   }
 
   // File > Export run as T4…, once its runs are listed; nullptr when it did not open or list them.
@@ -163,7 +163,7 @@ TEST_F(WindowFileMenuTest, AT4ExportFromTheWindowIsRestoredByTheCli) {
   const QString restoredDb = QString::fromStdString(m_dir.file("restored.db"));
   const test::CliRun cli = test::runCli({QStringLiteral("import"), QStringLiteral("--restore"),
                                          file, QStringLiteral("--db"), restoredDb});
-  ASSERT_EQ(cli.exitCode, 0) << cli.err.toStdString();
+  ASSERT_EQ(cli.exitCode, 0) << cli.err.toStdString() << cli.out.toStdString();
   const QString restored = cli.out.trimmed();
   const Store back(restoredDb.toStdString());
   const std::optional<RunRecord> run = back.run(restored.toLongLong());
