@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <tuple>
 
 #include "common/enum_names.h"
@@ -92,6 +93,8 @@ void addMobileNetV2Depthwise(std::vector<OperatorSpec>& ops) {
 }
 
 constexpr std::int64_t kMaxFetchPerThread = 64;
+// CUDA's limit on blocks along grid z (AMD's is higher; the spaces keep to what both run).
+constexpr std::int64_t kMaxGridZ = 65535;
 
 constexpr EnumNames<SpaceTarget, 5> kTargetNames{{{{SpaceTarget::Common, "common"},
                                                    {SpaceTarget::Gpu, "gpu"},
@@ -106,19 +109,22 @@ constexpr EnumNames<SpaceTarget, 5> kTargetNames{{{{SpaceTarget::Common, "common
 // stages 2 double-buffers shared memory, fetching the next slab into registers while this one
 // is multiplied: those registers are bounded, since a slab of hundreds of floats per thread
 // would live in local memory and unroll into minutes of compilation.
-void addGpuMatMulParameters(SearchSpace& space) {
-  for (auto [name, values] :
-       {std::pair<const char*, std::vector<double>>{"split_k", {1, 2, 4, 8, 16}},
-        std::pair<const char*, std::vector<double>>{"stages", {1, 2}}}) {
-    space.add(std::make_shared<DiscreteParam>(name, values));
-    space.setValueWhenAbsent(name, space.param(space.indexOf(name)).first());
-  }
-  // The value of discrete parameter i in a configuration (the parameter shared, kept alive).
-  auto valueOf = [](const SearchSpace& s, int i) {
-    return [p = s.paramPtr(i), i](const Config& c) {
-      return static_cast<std::int64_t>(static_cast<const DiscreteParam&>(*p).value(c[i]));
-    };
+// A GPU template's own discrete parameter, its first value for configurations stored without it.
+void addGpuParameter(SearchSpace& space, const char* name, std::vector<double> values) {
+  space.add(std::make_shared<DiscreteParam>(name, std::move(values)));
+  space.setValueWhenAbsent(name, space.param(space.indexOf(name)).first());
+}
+
+// The value of discrete parameter i in a configuration (the parameter shared, kept alive).
+std::function<std::int64_t(const Config&)> valueOf(const SearchSpace& s, int i) {
+  return [p = s.paramPtr(i), i](const Config& c) {
+    return static_cast<std::int64_t>(static_cast<const DiscreteParam&>(*p).value(c[i]));
   };
+}
+
+void addGpuMatMulParameters(SearchSpace& space) {
+  addGpuParameter(space, "split_k", {1, 2, 4, 8, 16});
+  addGpuParameter(space, "stages", {1, 2});
   const int k = space.indexOf("tile_k");
   space.addConstraint("split_k divides tile_k's outer factor",
                       [k, split = valueOf(space, space.indexOf("split_k"))](const Config& c) {
@@ -139,6 +145,29 @@ void addGpuMatMulParameters(SearchSpace& space) {
                         return perThread(depth * c[n][1] * c[n][2] * c[n][3]) +
                                    perThread(depth * c[m][1] * c[m][2] * c[m][3]) <=
                                kMaxFetchPerThread;
+                      });
+}
+
+// A direct GPU convolution's block computes its output tile over every input channel and tap:
+// ResNet-18's layer4 (512 channels of 7 x 7 at batch 1) is a few dozen such blocks for an H200's
+// 132 SMs, and took a third of the network's time there (docs/results/gpu.md). split_k blocks
+// share a tile's input channels instead, adding their partial sums in turn as MatMul's do; it
+// splits tile_rc's outer factor. The splits follow the (image, channel block) pairs along grid z,
+// all of them in one launch, and each output tile keeps its turn in a counter of the module:
+// both within 65535.
+void addGpuConvParameters(SearchSpace& space, std::int64_t batch) {
+  addGpuParameter(space, "split_k", {1, 2, 4, 8, 16});
+  const int rc = space.indexOf("tile_rc"), f = space.indexOf("tile_f"), y = space.indexOf("tile_y"),
+            x = space.indexOf("tile_x");
+  const auto split = valueOf(space, space.indexOf("split_k"));
+  space.addConstraint("split_k divides tile_rc's outer factor",
+                      [rc, split](const Config& c) { return c[rc][0] % split(c) == 0; });
+  space.addConstraint("split_k above 1: at most " + std::to_string(kMaxGridZ) +
+                          " blocks along grid z (images x channel blocks x split_k) and per split",
+                      [=](const Config& c) {
+                        const std::int64_t s = split(c), fused = batch * c[f][0];
+                        return s == 1 ||
+                               (fused * s <= kMaxGridZ && fused * c[y][0] * c[x][0] <= kMaxGridZ);
                       });
 }
 
@@ -256,6 +285,8 @@ SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
     factor("tile_k", op.k, 3);
     if (target == SpaceTarget::Gpu) addGpuMatMulParameters(space);
   }
+  if (op.kind == OpKind::Conv2D && target == SpaceTarget::Gpu)
+    addGpuConvParameters(space, op.batch);
   // The CPU template runs the thread tiles as loops and has no such limit, but it tunes the
   // paper's space, which is the GPU template's: the description says so where a CPU user reads it.
   space.addConstraint(

@@ -5,6 +5,7 @@
 
 #include "codegen/omp_parallel.h"
 #include "codegen/templates.h"
+#include "common/error.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -26,6 +27,9 @@ std::string splitLine(const char* p, const std::array<std::int64_t, 4>& f) {
 
 GeneratedKernel conv2dCpu(const KernelContext& ctx, const Conv2DTiling& t) {
   const OperatorSpec& op = *ctx.op;
+  if (t.splitK != 1)
+    throw InputError("codegen: split_k " + std::to_string(t.splitK) +
+                     " is a GPU template parameter; the CPU template runs 1 only");
   const bool local = t.f[3] * t.y[3] * t.x[3] <= kMaxLocalTile;
   GeneratedKernel g;
   g.backend = Backend::Cpu;

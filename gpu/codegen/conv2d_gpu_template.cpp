@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/templates.h"
+#include "common/error.h"
 
 namespace opevo::codegen::detail {
 namespace {
@@ -25,7 +26,15 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   g.entry = ctx.entry;
   g.accumulators = t.accumulators();
   const std::int64_t fused = op.batch * t.f[0];
-  g.launch.grid = {t.x[0], t.y[0], std::min(fused, ctx.maxGridZ)};
+  const bool split = t.splitK > 1;
+  // Split-K blocks follow every (image, channel block) pair along z, all in the one launch: every
+  // block of split s - 1 comes before any of split s, which their turns rely on (split_k_code.cpp).
+  if (split && fused * t.splitK > ctx.maxGridZ)
+    throw InputError("codegen: " + str(fused * t.splitK) +
+                     " blocks along grid z (images x channel blocks x split_k) exceed the "
+                     "device's " +
+                     str(ctx.maxGridZ));
+  g.launch.grid = {t.x[0], t.y[0], split ? fused * t.splitK : std::min(fused, ctx.maxGridZ)};
   g.launch.block = {t.x[2], t.y[2], t.f[2]};
   const UnrollPolicy unroll{UnrollPolicy::Style::Cuda, t.autoUnrollMaxStep, t.unrollExplicit};
   // The weights are staged tap-major, [tap][output channel], so that a thread's F_IN channels of
@@ -49,7 +58,8 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
               str(t.accumulators()) + " accumulators per thread, reduction stage " + str(t.rc[1]) +
               "x" + str(t.ry[1]) + "x" + str(t.rx[1]) + ", unroll limit " +
               str(t.autoUnrollMaxStep) + (t.unrollExplicit ? " (explicit)" : " (compiler)") +
-              (vectorWeights ? ", weights read as float4" : "");
+              (vectorWeights ? ", weights read as float4" : "") +
+              (split ? ", input channels split over " + str(t.splitK) + " blocks" : "");
 
   CodeWriter w;
   writeHeader(w, ctx,
@@ -58,7 +68,8 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
               "inner] staged in shared memory",
               describeLaunch(g.launch));
   w.line();
-  openGpuKernel(w, ctx, t.threads(), indexType(op));
+  const std::string turn = ctx.entry + "_turn";
+  openGpuKernel(w, ctx, t.threads(), indexType(op), split ? t.x[0] * t.y[0] * fused : 0);
   w.comment(
       "C[n][f][oy][ox] = sum over c, ky, kx of A[n][c][oy*S+ky-P][ox*S+kx-P] * B[f][c][ky][kx],\n"
       "reading zeros outside the input (padding).");
@@ -84,6 +95,9 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line("constexpr int RC_OUT = " + str(t.rc[0]) + ", RC_IN = " + str(t.rc[1]) + ";");
   w.line("constexpr int RY_OUT = " + str(t.ry[0]) + ", RY_IN = " + str(t.ry[1]) + ";");
   w.line("constexpr int RX_OUT = " + str(t.rx[0]) + ", RX_IN = " + str(t.rx[1]) + ";");
+  if (split)
+    w.line("constexpr int SPLIT_K = " + str(t.splitK) +
+           ";  // blocks along grid z that share one output tile's RC_OUT steps");
   w.line("constexpr int BLOCK_F = F_VT * F_TH * F_IN, F_BLOCKS = F / BLOCK_F;");
   w.line("constexpr int BLOCK_Y = Y_VT * Y_TH * Y_IN, BLOCK_X = X_VT * X_TH * X_IN;");
   w.comment("Input rows/columns one reduction stage reads for the block's outputs.");
@@ -102,11 +116,21 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line("const int tid = (tz * Y_TH + ty) * X_TH + tx;");
   w.line("const int y0 = blockIdx.y * BLOCK_Y, x0 = blockIdx.x * BLOCK_X;");
   w.line();
-  w.comment(
-      "blockIdx.z is the image fused with the out-channel block, as in TVM's schedule. The loop\n"
-      "runs once per block unless NB * F_BLOCKS exceeds gridDim.z's limit (65535 on CUDA).");
-  w.line("#pragma unroll 1");
-  w.open("for (int z = blockIdx.z; z < NB * F_BLOCKS; z += gridDim.z)");
+  if (split) {
+    w.comment(
+        "blockIdx.z is the split, then the image fused with the out-channel block, as in TVM's\n"
+        "schedule: gridDim.z covers them all, so the loop runs once.");
+    w.line("const int split = blockIdx.z / (NB * F_BLOCKS);");
+    w.line("#pragma unroll 1");
+    w.open("for (int z = blockIdx.z % (NB * F_BLOCKS); z < NB * F_BLOCKS; z += gridDim.z)");
+  } else {
+    w.comment(
+        "blockIdx.z is the image fused with the out-channel block, as in TVM's schedule. The "
+        "loop\nruns once per block unless NB * F_BLOCKS exceeds gridDim.z's limit (65535 on "
+        "CUDA).");
+    w.line("#pragma unroll 1");
+    w.open("for (int z = blockIdx.z; z < NB * F_BLOCKS; z += gridDim.z)");
+  }
   w.line("const index_t img = z / F_BLOCKS;");
   w.line("const int f0 = (z % F_BLOCKS) * BLOCK_F;");
   if (grouped) w.line("const index_t c0 = (f0 / FG) * CG;");
@@ -121,9 +145,13 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line("acc[vf][vy][vx][fi][yi][xi] = 0.0f;");
   w.closeNest(tile.size());
   w.line();
-  for (const char* outer : {"rco < RC_OUT; ++rco", "ryo < RY_OUT; ++ryo", "rxo < RX_OUT; ++rxo"}) {
+  const std::string rcBegin = split ? "split * (RC_OUT / SPLIT_K)" : "0";
+  const std::string rcEnd = split ? "(split + 1) * (RC_OUT / SPLIT_K)" : "RC_OUT";
+  for (const std::string& outer :
+       {"rco = " + rcBegin + "; rco < " + rcEnd + "; ++rco",
+        std::string("ryo = 0; ryo < RY_OUT; ++ryo"), std::string("rxo = 0; rxo < RX_OUT; ++rxo")}) {
     w.line("#pragma unroll 1");
-    w.open(std::string("for (int ") + std::string(outer).substr(0, 3) + " = 0; " + outer + ")");
+    w.open("for (int " + outer + ")");
   }
   w.comment(
       "Stage this reduction step's padded input patch and weights; every thread of the block\n"
@@ -177,19 +205,34 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
   w.line("__syncthreads();");
   w.closeNest(3);
   w.line();
-  w.openNest(tile, unroll);
-  w.line("const int f = f0 + (vf * F_TH + tz) * F_IN + fi;");
-  w.line(
-      "const int oy = y0 + (vy * Y_TH + ty) * Y_IN + yi, ox = x0 + (vx * X_TH + tx) * X_IN + xi;");
-  if (op.epilogue.empty()) {
+  auto openStore = [&] {
+    w.openNest(tile, unroll);
+    w.line("const int f = f0 + (vf * F_TH + tz) * F_IN + fi;");
+    w.line(
+        "const int oy = y0 + (vy * Y_TH + ty) * Y_IN + yi, ox = x0 + (vx * X_TH + tx) * X_IN + "
+        "xi;");
+  };
+  if (split) {
+    writeSplitKStore(w, turn, "(z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x", [&] {
+      openStore();
+      w.line("const index_t at = (((index_t)img * F + f) * OH + oy) * OW + ox;");
+      w.line("float v = acc[vf][vy][vx][fi][yi][xi];");
+      writeSplitKSum(w, op, ctx.backend, "v", "f", "at");
+      w.line("C[at] = v;");
+      w.closeNest(tile.size());
+    });
+  } else if (op.epilogue.empty()) {
+    openStore();
     w.line("C[((img * F + f) * OH + oy) * OW + ox] = acc[vf][vy][vx][fi][yi][xi];");
+    w.closeNest(tile.size());
   } else {
+    openStore();
     w.line("const index_t at = (((index_t)img * F + f) * OH + oy) * OW + ox;");
     w.line("float v = acc[vf][vy][vx][fi][yi][xi];");
     writeEpilogue(w, op, ctx.backend, "v", "f", "at");
     w.line("C[at] = v;");
+    w.closeNest(tile.size());
   }
-  w.closeNest(tile.size());
   w.close();
   w.close();
   g.source = w.str();

@@ -84,8 +84,9 @@ std::string describeLaunch(const LaunchConfig& l) {
 }
 
 void openGpuKernel(CodeWriter& w, const KernelContext& ctx, std::int64_t threads,
-                   const std::string& index) {
+                   const std::string& index, std::int64_t splitKTiles) {
   w.line(gpuPrelude(ctx.backend));
+  if (splitKTiles > 0) writeSplitKTurns(w, ctx.entry + "_turn", splitKTiles);
   w.open("OPEVO_KERNEL(" + std::to_string(threads) + ") " + ctx.entry + kernelParams(ctx.backend));
   w.line("using index_t = " + index + ";  // wide enough for every offset");
 }

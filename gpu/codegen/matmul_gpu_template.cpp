@@ -121,43 +121,6 @@ void writeVectorRead(CodeWriter& w, const std::string& regs, const std::string& 
          "[" + quad + " * 4 + 2] = v.z, " + regs + "[" + quad + " * 4 + 3] = v.w;");
 }
 
-// The splits of one output tile add their partial sums into C in turn, the last one applying
-// the epilogue: deterministic sums, no workspace and no zeroed C (the kernel keeps the one
-// signature). Split s waits for split s - 1 of its tile; it cannot wait on a block not yet
-// started, since blocks start in launch order and every split s - 1 block comes first
-// (matmulGpu's grid), and split 0 waits for nothing. C is read through a volatile pointer so
-// that the partial sums another SM wrote are not served from this SM's L1.
-void writeSplitKStore(CodeWriter& w, const OperatorSpec& op, Backend backend,
-                      const std::vector<Loop>& tile, const UnrollPolicy& unroll,
-                      const std::string& turn, const std::string& at) {
-  w.line("const unsigned tile = (zBlock * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;");
-  w.open("if (split > 0)");
-  w.open("if (tid == 0)");
-  w.line("while (atomicAdd(&" + turn + "[tile], 0u) != (unsigned)split) {");
-  w.line("}");
-  w.line("__threadfence();  // what split - 1 wrote before its turn ended is visible now");
-  w.close();
-  w.line("__syncthreads();");
-  w.close();
-  w.line("const volatile float* partial = C;");
-  w.openNest(tile, unroll);
-  w.line("const index_t row = row0 + (vn * N_TH + ty) * N_IN + in;");
-  w.line("const index_t col = col0 + (vm * M_TH + tx) * M_IN + im;");
-  w.line("float v = acc[vn][in][vm][im];");
-  w.line("if (split > 0) v += partial[" + at + "];");
-  if (!op.epilogue.empty()) {
-    w.open("if (split == SPLIT_K - 1)");
-    writeEpilogue(w, op, backend, "v", "col", at);
-    w.close();
-  }
-  w.line("C[" + at + "] = v;");
-  w.closeNest(tile.size());
-  w.line("__threadfence();  // this split's sums reach global memory before its turn ends");
-  w.line("__syncthreads();");
-  w.line("if (tid == 0) atomicExch(&" + turn +
-         "[tile], split == SPLIT_K - 1 ? 0u : (unsigned)split + 1u);");
-}
-
 }  // namespace
 
 // Shared-memory wavefronts of the first warp's stores of a slab copy whose rows hold `ld`
@@ -296,13 +259,7 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.line();
   w.line(gpuPrelude(ctx.backend));
   const std::string turn = ctx.entry + "_turn";
-  if (t.splitK > 1) {
-    w.comment(
-        "Split K: which split of each output tile adds its partial sums next. Zero when the\n"
-        "module loads; the last split sets it back to zero, so every launch starts from zero.");
-    w.line("__device__ unsigned int " + turn + "[" + str(t.m[0] * t.n[0] * t.b[0]) + "];");
-    w.line();
-  }
+  if (t.splitK > 1) writeSplitKTurns(w, turn, t.m[0] * t.n[0] * t.b[0]);
   w.open("OPEVO_KERNEL(" + str(t.threads()) + ") " + ctx.entry + kernelParams(ctx.backend));
   w.line("using index_t = " + indexType(op) + ";  // wide enough for every element offset");
   w.comment(std::string("C[b] (N x M) = op(A[b]) (N x K) * op(B[b]) (K x M); A is stored ") +
@@ -490,7 +447,15 @@ GeneratedKernel matmulGpu(const KernelContext& ctx, const MatMulTiling& t) {
   w.line();
   const std::string at = std::string(batched ? "(batch0 + tz) * (N * M) + " : "") + "row * M + col";
   if (t.splitK > 1) {
-    writeSplitKStore(w, op, ctx.backend, tile, unroll, turn, at);
+    writeSplitKStore(w, turn, "(zBlock * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x", [&] {
+      w.openNest(tile, unroll);
+      w.line("const index_t row = row0 + (vn * N_TH + ty) * N_IN + in;");
+      w.line("const index_t col = col0 + (vm * M_TH + tx) * M_IN + im;");
+      w.line("float v = acc[vn][in][vm][im];");
+      writeSplitKSum(w, op, ctx.backend, "v", "col", at);
+      w.line("C[" + at + "] = v;");
+      w.closeNest(tile.size());
+    });
   } else {
     w.openNest(tile, unroll);
     w.line("const index_t row = row0 + (vn * N_TH + ty) * N_IN + in;");

@@ -2,6 +2,7 @@
 
 // Internal to codegen/: the per-operator templates behind generateKernel.
 
+#include <functional>
 #include <string>
 
 #include "codegen/code_writer.h"
@@ -40,9 +41,25 @@ void writeHeader(CodeWriter& w, const KernelContext& ctx, const std::string& wha
                  const std::string& launch);
 std::string describeLaunch(const LaunchConfig& launch);
 // The backend's prelude, then the entry point for blocks of up to `threads` threads, opened (close
-// it with w.close()), its first line `using index_t = <index>;`.
+// it with w.close()), its first line `using index_t = <index>;`. Between them, for split K, the
+// turns of `splitKTiles` output tiles, named <entry>_turn (writeSplitKTurns).
 void openGpuKernel(CodeWriter& w, const KernelContext& ctx, std::int64_t threads,
-                   const std::string& index);
+                   const std::string& index, std::int64_t splitKTiles = 0);
+
+// Split K (split_k_code.cpp): blocks along grid z, after every other block of the launch, share
+// one output tile's reduction and add their partial sums into C in turn. The kernel names its
+// split `split`, its thread `tid`, and has the constant SPLIT_K.
+// The turn counters of `tiles` output tiles, at module scope (before the kernel), named `turn`.
+void writeSplitKTurns(CodeWriter& w, const std::string& turn, std::int64_t tiles);
+// After the accumulation: waits for this split's turn on output tile `tile` (an expression),
+// writes the stores (`writeStores`, whose sums writeSplitKSum finishes), then ends the turn.
+void writeSplitKStore(CodeWriter& w, const std::string& turn, const std::string& tile,
+                      const std::function<void()>& writeStores);
+// In such a store: adds the earlier splits' partial sum at `offset` to the float `value`, and
+// applies the epilogue (writeEpilogue's arguments) where this split is the last.
+void writeSplitKSum(CodeWriter& w, const OperatorSpec& op, Backend backend,
+                    const std::string& value, const std::string& channel,
+                    const std::string& offset);
 
 // Offsets (as expressions over the generated constants N, M, K) of A's element (batch, row, k) and
 // B's element (batch, k, col) in their stored, possibly transposed layouts. batch is ignored for

@@ -35,6 +35,21 @@ void readFactors(const SearchSpace& space, const Config& config, const char* nam
                      std::to_string(product) + ", not to the dimension " + std::to_string(length));
 }
 
+// split_k when the space has it (1 otherwise), checked to divide `outer`, the outer factor of
+// the reduction `reduction` it splits.
+std::int64_t readSplitK(const SearchSpace& space, const Config& config, std::int64_t outer,
+                        const char* reduction) {
+  const int i = space.indexOf("split_k");
+  if (i < 0) return 1;
+  const auto* p = dynamic_cast<const DiscreteParam*>(space.paramPtr(i).get());
+  if (!p) throw InputError("codegen: split_k must be a discrete parameter");
+  const auto split = static_cast<std::int64_t>(p->value(config[static_cast<std::size_t>(i)]));
+  if (split < 1 || outer % split != 0)
+    throw InputError("codegen: split_k " + std::to_string(split) + " does not divide " + reduction +
+                     "'s outer factor " + std::to_string(outer));
+  return split;
+}
+
 void checkConfig(const SearchSpace& space, const Config& config) {
   if (config.size() != space.dims())
     throw InputError("codegen: the configuration has " + std::to_string(config.size()) +
@@ -68,14 +83,7 @@ MatMulTiling matmulTiling(const OperatorSpec& op, const SearchSpace& space, cons
   readFactors(space, config, "tile_n", op.n, t.n);
   readFactors(space, config, "tile_m", op.m, t.m);
   readFactors(space, config, "tile_k", op.k, t.k);
-  if (const int i = space.indexOf("split_k"); i >= 0) {
-    const auto* p = dynamic_cast<const DiscreteParam*>(space.paramPtr(i).get());
-    if (!p) throw InputError("codegen: split_k must be a discrete parameter");
-    t.splitK = static_cast<std::int64_t>(p->value(config[i]));
-    if (t.splitK < 1 || t.k[0] % t.splitK != 0)
-      throw InputError("codegen: split_k " + std::to_string(t.splitK) +
-                       " does not divide tile_k's outer factor " + std::to_string(t.k[0]));
-  }
+  t.splitK = readSplitK(space, config, t.k[0], "tile_k");
   if (const int i = space.indexOf("stages"); i >= 0) {
     const auto* p = dynamic_cast<const DiscreteParam*>(space.paramPtr(i).get());
     if (!p) throw InputError("codegen: stages must be a discrete parameter");
@@ -107,6 +115,7 @@ Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, cons
       throw InputError("codegen: unroll_explicit must be 0 or 1, not '" + value + "'");
     t.unrollExplicit = value == "1";
   }
+  t.splitK = readSplitK(space, config, t.rc[0], "tile_rc");
   return t;
 }
 

@@ -29,12 +29,14 @@ struct MatMulTiling {
 };
 
 // Conv2D direct NCHW: f, y, x (out channels, rows, columns) are [block, vthread, thread, inner];
-// rc, ry, rx (in channels, kernel rows, kernel columns) are [outer, inner].
+// rc, ry, rx (in channels, kernel rows, kernel columns) are [outer, inner]. GPU spaces only:
+// splitK (split_k) blocks share one output tile's input channels, each rc[0] / splitK outer steps.
 struct Conv2DTiling {
   std::array<std::int64_t, 4> f{}, y{}, x{};
   std::array<std::int64_t, 2> rc{}, ry{}, rx{};
   std::int64_t autoUnrollMaxStep = 512;
   bool unrollExplicit = true;
+  std::int64_t splitK = 1;
 
   std::int64_t blockF() const { return f[1] * f[2] * f[3]; }
   std::int64_t blockY() const { return y[1] * y[2] * y[3]; }
@@ -75,8 +77,8 @@ struct MatVecTiling {
 // defaultSpace). Throws InputError when the operator kind does not match, a parameter is missing,
 // has the wrong number of factors, or its factors do not multiply to the dimension it tiles.
 // Conv2D's auto_unroll_max_step and unroll_explicit may be absent (512 and 1 are used), as may
-// MatMul's split_k and stages (1); a split_k that does not divide tile_k's outer factor, or
-// stages other than 1 and 2, is an InputError.
+// split_k and MatMul's stages (1); a split_k that does not divide tile_k's (Conv2D: tile_rc's)
+// outer factor, or stages other than 1 and 2, is an InputError.
 MatMulTiling matmulTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
 Conv2DTiling conv2dTiling(const OperatorSpec& op, const SearchSpace& space, const Config& config);
 // Also InputError for an operator the Winograd template does not take.

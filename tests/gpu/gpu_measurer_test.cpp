@@ -165,6 +165,55 @@ TEST_P(GpuMeasurerTest, SmallConv2DConfigurationsAreVerifiedAndTimed) {
   expectVerified(smallConv(2, 8, 12, 13, 3, 2, 1), 4, 62);
 }
 
+// The direct convolution's split-K on the device: ResNet-18's layer4 shape (512 channels of 7 x 7,
+// 16 blocks unsplit), plain and with its block's fused bias, residual and relu, verified against
+// cuDNN and timed over many launches twice (a turn left behind would hang the next launch); and
+// at batch 32, blocks far beyond what the device holds at once.
+TEST_P(GpuMeasurerTest, SplitKConvolutionsAreVerifiedAndTimed) {
+  OperatorSpec op = smallConv(1, 512, 512, 7, 3, 1, 1);
+  OperatorDefinition def = withSpaceTarget({op, defaultSpace(op), {}}, SpaceTarget::Gpu);
+  op.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+  OperatorDefinition fused = withSpaceTarget({op, defaultSpace(op), {}}, SpaceTarget::Gpu);
+  OperatorSpec many = smallConv(32, 256, 256, 14, 3, 1, 1);
+  OperatorDefinition batched = withSpaceTarget({many, defaultSpace(many), {}}, SpaceTarget::Gpu);
+  const std::string unroll = "; auto_unroll_max_step=512; unroll_explicit=1; ";
+  for (const OperatorDefinition* d : {&def, &fused, &batched}) {
+    std::vector<std::string> configs = {
+        "tile_f=16,1,8,4; tile_y=1,1,7,1; tile_x=1,1,7,1; tile_rc=64,8; tile_ry=1,3; "
+        "tile_rx=1,3" +
+            unroll + "split_k=8",
+        "tile_f=8,2,8,4; tile_y=1,1,7,1; tile_x=1,7,1,1; tile_rc=128,4; tile_ry=3,1; "
+        "tile_rx=1,3" +
+            unroll + "split_k=16",
+        "tile_f=16,1,8,4; tile_y=1,1,7,1; tile_x=1,1,7,1; tile_rc=64,8; tile_ry=1,3; "
+        "tile_rx=1,3" +
+            unroll + "split_k=1"};
+    if (d == &batched)
+      configs = {
+          "tile_f=8,1,8,4; tile_y=2,1,7,1; tile_x=2,1,7,1; tile_rc=32,8; tile_ry=1,3; "
+          "tile_rx=1,3" +
+              unroll + "split_k=4",
+          "tile_f=16,2,4,2; tile_y=1,1,14,1; tile_x=2,1,7,1; tile_rc=64,4; tile_ry=1,3; "
+          "tile_rx=3,1" +
+              unroll + "split_k=16"};
+    const auto measurer = make(*d);
+    std::vector<Config> parsed;
+    for (const std::string& c : configs) {
+      parsed.push_back(d->space.parse(c));
+      ASSERT_TRUE(d->space.satisfies(parsed.back())) << c;
+    }
+    for (int round = 0; round < 2; ++round) {
+      const auto results = measurer->measure(parsed);
+      for (std::size_t i = 0; i < parsed.size(); ++i) {
+        EXPECT_EQ(results[i].status, TrialStatus::Ok)
+            << d->op.describe() << " " << configs[i] << ": " << results[i].message;
+        std::cout << "[ measured ] " << d->op.describe() << " " << configs[i] << ": "
+                  << results[i].speed << " TFLOPS\n";
+      }
+    }
+  }
+}
+
 // The Winograd template measured as a run would: verified against cuDNN (or the plain kernel) with
 // the one tolerance, a 5x5 kernel whose last tiles stick out of the output, a fused epilogue.
 TEST_P(GpuMeasurerTest, WinogradConfigurationsAreVerifiedAndTimed) {

@@ -185,6 +185,37 @@ TEST(CodegenEmulatedGpu, Conv2DStridePaddingMatchesReference) {
   expectEmulatedKernelsMatch(op, configs);
 }
 
+// Split K on the direct convolution: the blocks of one output tile share its input channels
+// (tile_rc's outer steps) and add their partial sums into C in turn, the last one applying the
+// epilogue; several blocks resident at once, launched twice (the turns go back to zero), with a
+// stride, padding, two images, and groups whose input channels start past zero.
+TEST(CodegenEmulatedGpu, Conv2DSplitKMatchesReference) {
+  const OperatorSpec op = smallConv(2, 16, 12, 13, 3, 2, 1);
+  const SearchSpace space = defaultSpace(op, SpaceTarget::Gpu);
+  const Config c = space.parse(
+      "tile_f=2,1,3,2; tile_y=1,1,7,1; tile_x=7,1,1,1; tile_rc=8,2; tile_ry=1,3; tile_rx=3,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1; split_k=4");
+  const auto k = codegen::generateKernel(op, space, c, Backend::Cuda);
+  EXPECT_EQ(k.launch.grid.z, 2 * 2 * 4);  // images x channel blocks x splits
+  EXPECT_NE(k.source.find("__device__ unsigned int opevo_kernel_turn[28]"), std::string::npos);
+  constexpr int kResident = 6;
+  std::vector<Config> configs = {
+      c, space.parse("tile_f=1,2,3,2; tile_y=1,1,7,1; tile_x=7,1,1,1; tile_rc=2,8; tile_ry=3,1; "
+                     "tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=1; split_k=2")};
+  expectEmulatedKernelsMatch(op, configs, 65535, SpaceTarget::Gpu, kResident);
+
+  OperatorSpec grouped = smallConv(2, 16, 8, 9, 3, 1, 1);
+  grouped.groups = 2;
+  grouped.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};
+  const SearchSpace groupedSpace = defaultSpace(grouped, SpaceTarget::Gpu);
+  expectEmulatedKernelsMatch(
+      grouped,
+      {groupedSpace.parse("tile_f=2,1,2,2; tile_y=1,1,9,1; tile_x=9,1,1,1; tile_rc=8,1; "
+                          "tile_ry=1,3; tile_rx=3,1; auto_unroll_max_step=512; "
+                          "unroll_explicit=1; split_k=8")},
+      65535, SpaceTarget::Gpu, kResident);
+}
+
 // Weights staged tap-major and read four channels at a time where a thread's register tile has a
 // multiple of four channels and its loops are unrolled; scalar reads otherwise. The emulation
 // faults on a misaligned float4.

@@ -55,8 +55,7 @@ TEST(Presets, GpuSpacesSplitK) {
   EXPECT_FALSE(
       space.satisfies(space.parse("tile_n=8,1,8,8; tile_m=8,2,8,8; tile_k=4,64,4; split_k=8")));
   EXPECT_EQ(defaultSpace(preset("BMM1"), SpaceTarget::Gpu).dims(), 6u);
-  // Convolutions have no GPU-only parameters; the common space has none either.
-  EXPECT_EQ(defaultSpace(preset("C2"), SpaceTarget::Gpu).dims(), 8u);
+  EXPECT_EQ(defaultSpace(preset("C2"), SpaceTarget::Gpu).dims(), 9u);  // split_k
   // A block's z axis (output channels, batch) holds at most 64 threads on CUDA: C2's
   // 1 x 9 x 96 blocks failed to launch on the H200. The CPU's space has no such axis.
   const std::string deepBlock =
@@ -76,6 +75,52 @@ TEST(Presets, GpuSpacesSplitK) {
   EXPECT_EQ(defaultSpace(preset("MM1")).indexOf("split_k"), -1);
   EXPECT_EQ(parseSpaceTarget("gpu", "here"), SpaceTarget::Gpu);
   EXPECT_THROW(parseSpaceTarget("tpu", "here"), InputError);
+}
+
+// The direct GPU convolution splits its input channels (tile_rc's outer factor) over split_k
+// blocks; the CPU space has no such parameter, and a configuration stored before it reads as 1.
+TEST(Presets, GpuConvSpacesSplitTheInputChannels) {
+  const SearchSpace layer4 = defaultSpace(preset("resnet18_conv5_b1"), SpaceTarget::Gpu);
+  const int split = layer4.indexOf("split_k");
+  ASSERT_EQ(split, 8);
+  EXPECT_EQ(layer4.param(split).spec(), "discrete:1,2,4,8,16");
+  EXPECT_EQ(defaultSpace(preset("resnet18_conv5_b1")).indexOf("split_k"), -1);
+  const std::string tiles =
+      "tile_f=16,1,8,4; tile_y=1,1,7,1; tile_x=1,1,7,1; tile_ry=1,3; tile_rx=1,3; "
+      "auto_unroll_max_step=512; unroll_explicit=1; ";
+  EXPECT_EQ(layer4.format(layer4.parse(tiles + "tile_rc=64,8")),
+            "tile_f=16,1,8,4; tile_y=1,1,7,1; tile_x=1,1,7,1; tile_rc=64,8; tile_ry=1,3; "
+            "tile_rx=1,3; auto_unroll_max_step=512; unroll_explicit=1; split_k=1");
+  EXPECT_TRUE(layer4.satisfies(layer4.parse(tiles + "tile_rc=64,8; split_k=16")));
+  std::string why;
+  EXPECT_FALSE(layer4.satisfies(layer4.parse(tiles + "tile_rc=4,128; split_k=8"), &why));
+  EXPECT_EQ(why, "split_k divides tile_rc's outer factor");
+  // C2's 512 images in 192 channel blocks are 98304 blocks along z: more than one launch's 65535,
+  // which the unsplit kernel loops over, but splits have to be launched together.
+  const SearchSpace c2 = defaultSpace(preset("C2"), SpaceTarget::Gpu);
+  const std::string c2Tiles =
+      "tile_y=1,3,9,1; tile_x=27,1,1,1; tile_rc=16,4; tile_ry=1,5; tile_rx=5,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1; ";
+  EXPECT_TRUE(c2.satisfies(c2.parse(c2Tiles + "tile_f=192,1,1,1; split_k=1")));
+  EXPECT_FALSE(c2.satisfies(c2.parse(c2Tiles + "tile_f=192,1,1,1; split_k=2"), &why));
+  EXPECT_EQ(why,
+            "split_k above 1: at most 65535 blocks along grid z (images x channel blocks x "
+            "split_k) and per split");
+  EXPECT_TRUE(c2.satisfies(c2.parse(c2Tiles + "tile_f=2,1,1,96; split_k=16")));
+  // 2 x 512 (channel block, image) pairs of 27 output tiles each: 27648 blocks per split, allowed;
+  // 8 x 512 pairs of 27 are 110592, more than a split may have (each keeps a turn).
+  EXPECT_FALSE(c2.satisfies(c2.parse(c2Tiles + "tile_f=8,1,1,24; split_k=2"), &why));
+  EXPECT_EQ(why,
+            "split_k above 1: at most 65535 blocks along grid z (images x channel blocks x "
+            "split_k) and per split");
+  // A depthwise convolution has one input channel per group: nothing to split.
+  const SearchSpace dw = defaultSpace(preset("mobilenet_v2_dw2_b1"), SpaceTarget::Gpu);
+  Rng rng(3);
+  for (int i = 0; i < 20; ++i) {
+    const auto c = dw.randomValid(rng);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(dw.format(*c).find("split_k=1"), dw.format(*c).size() - 9);
+  }
 }
 
 TEST(Presets, PaperShapes) {
