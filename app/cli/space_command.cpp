@@ -159,8 +159,8 @@ void addSpaceCommand(CLI::App& app) {
       ->check(atLeast(1));
   cmd->add_option("--target", options->target,
                   "common: the parameters every backend's template reads (default); gpu: the "
-                  "space CUDA/HIP runs tune, with the GPU templates' own parameters (MatMul "
-                  "split_k, stages); winograd: the Winograd template's (stride-1 Conv2Ds, "
+                  "space CUDA/HIP runs tune, with the GPU templates' own parameters (split_k; "
+                  "MatMul's stages); winograd: the Winograd template's (stride-1 Conv2Ds, "
                   "tune --template winograd); matvec: the matrix-vector template's (at most 16 "
                   "rows of A, B stored m x k; tune --template matvec); matvec-gpu: that with "
                   "the CUDA/HIP kernel's lanes and k_split");

@@ -77,8 +77,8 @@ SpaceTemplateBox::SpaceTemplateBox(const QString& objectName, QWidget* parent) :
   addItem(tr("Matrix-vector"));
   setToolTip(
       tr("Which of the operator's spaces to show, each template's own parameters: the CPU "
-         "template's loops (the paper's space); the CUDA/HIP templates' (MatMul's split_k and "
-         "stages besides); ALT's joint space (each tensor's layout with the loops); Winograd's "
+         "template's loops (the paper's space); the CUDA/HIP templates' (split_k besides, and "
+         "MatMul's stages); ALT's joint space (each tensor's layout with the loops); Winograd's "
          "template for stride-1 convolutions; the matrix-vector template for products with at "
          "most 16 rows of A and B stored m x k (dense layers at small batches)"));
   clearOperator();

@@ -10,8 +10,8 @@
 namespace opevo::ui {
 
 // The search spaces one operator has, one per template that tunes it: the loops of the CPU
-// template (the paper's space), those of the CUDA/HIP templates (MatMul's split_k and stages
-// besides), ALT's layouts with the loops (joint), Winograd's template (stride-1 Conv2Ds) and the
+// template (the paper's space), those of the CUDA/HIP templates (split_k besides, and MatMul's
+// stages), ALT's layouts with the loops (joint), Winograd's template (stride-1 Conv2Ds) and the
 // matrix-vector one (few rows of A, B stored m x k).
 enum class SpaceTemplate { CpuLoops, GpuLoops, Joint, Winograd, MatVec };
 inline constexpr std::size_t kSpaceTemplates = 5;
