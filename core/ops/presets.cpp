@@ -95,6 +95,11 @@ void addMobileNetV2Depthwise(std::vector<OperatorSpec>& ops) {
 constexpr std::int64_t kMaxFetchPerThread = 64;
 // CUDA's limit on blocks along grid z (AMD's is higher; the spaces keep to what both run).
 constexpr std::int64_t kMaxGridZ = 65535;
+// A convolution with more outputs than this is at least 1024 blocks of 1024 outputs (a tile of 4
+// a thread in blocks of 256 threads), several waves on the largest GPUs (132 SMs): its blocks
+// fill the device unsplit, and its GPU space has no split_k. So the paper's C1 and C2 (batch 512)
+// keep the paper's space, and their runs compare across leases.
+constexpr std::int64_t kMaxSplitKOutputs = std::int64_t{1} << 20;
 
 constexpr EnumNames<SpaceTarget, 5> kTargetNames{{{{SpaceTarget::Common, "common"},
                                                    {SpaceTarget::Gpu, "gpu"},
@@ -102,13 +107,6 @@ constexpr EnumNames<SpaceTarget, 5> kTargetNames{{{{SpaceTarget::Common, "common
                                                    {SpaceTarget::MatVec, "matvec"},
                                                    {SpaceTarget::MatVecGpu, "matvec-gpu"}}}};
 
-// A GPU block computes one output tile over the whole of K; MM1's 512 x 1024 output in the
-// 64 x 128 tiles that keep enough accumulators per thread is 64 blocks, half of an H100/H200's
-// SMs. split_k blocks share one tile's K loop instead (the template adds their partial sums in
-// turn), so such tiles fill the device again. It splits the outer K loop, hence the constraint.
-// stages 2 double-buffers shared memory, fetching the next slab into registers while this one
-// is multiplied: those registers are bounded, since a slab of hundreds of floats per thread
-// would live in local memory and unroll into minutes of compilation.
 // A GPU template's own discrete parameter, its first value for configurations stored without it.
 void addGpuParameter(SearchSpace& space, const char* name, std::vector<double> values) {
   space.add(std::make_shared<DiscreteParam>(name, std::move(values)));
@@ -122,6 +120,13 @@ std::function<std::int64_t(const Config&)> valueOf(const SearchSpace& s, int i) 
   };
 }
 
+// A GPU block computes one output tile over the whole of K; MM1's 512 x 1024 output in the
+// 64 x 128 tiles that keep enough accumulators per thread is 64 blocks, half of an H100/H200's
+// SMs. split_k blocks share one tile's K loop instead (the template adds their partial sums in
+// turn), so such tiles fill the device again. It splits the outer K loop, hence the constraint.
+// stages 2 double-buffers shared memory, fetching the next slab into registers while this one
+// is multiplied: those registers are bounded, since a slab of hundreds of floats per thread
+// would live in local memory and unroll into minutes of compilation.
 void addGpuMatMulParameters(SearchSpace& space) {
   addGpuParameter(space, "split_k", {1, 2, 4, 8, 16});
   addGpuParameter(space, "stages", {1, 2});
@@ -149,12 +154,12 @@ void addGpuMatMulParameters(SearchSpace& space) {
 }
 
 // A direct GPU convolution's block computes its output tile over every input channel and tap:
-// ResNet-18's layer4 (512 channels of 7 x 7 at batch 1) is a few dozen such blocks for an H200's
-// 132 SMs, and took a third of the network's time there (docs/results/gpu.md). split_k blocks
-// share a tile's input channels instead, adding their partial sums in turn as MatMul's do; it
-// splits tile_rc's outer factor. The splits follow the (image, channel block) pairs along grid z,
-// all of them in one launch, and each output tile keeps its turn in a counter of the module:
-// both within 65535.
+// ResNet-18's layer4 (512 channels of 7 x 7 at batch 1) was 32 such blocks for an H200's 132 SMs,
+// and took a third of the network's time there (docs/results/gpu.md). split_k blocks share a
+// tile's input channels instead, adding their partial sums in turn as MatMul's do; it splits
+// tile_rc's outer factor. The splits follow the (image, channel block) pairs along grid z, all of
+// them in one launch, and each output tile keeps its turn in a counter of the module: both within
+// 65535. Only convolutions of at most kMaxSplitKOutputs outputs have it.
 void addGpuConvParameters(SearchSpace& space, std::int64_t batch) {
   addGpuParameter(space, "split_k", {1, 2, 4, 8, 16});
   const int rc = space.indexOf("tile_rc"), f = space.indexOf("tile_f"), y = space.indexOf("tile_y"),
@@ -285,7 +290,8 @@ SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target) {
     factor("tile_k", op.k, 3);
     if (target == SpaceTarget::Gpu) addGpuMatMulParameters(space);
   }
-  if (op.kind == OpKind::Conv2D && target == SpaceTarget::Gpu)
+  if (op.kind == OpKind::Conv2D && target == SpaceTarget::Gpu &&
+      op.batch * op.outChannels * op.outHeight() * op.outWidth() <= kMaxSplitKOutputs)
     addGpuConvParameters(space, op.batch);
   // The CPU template runs the thread tiles as loops and has no such limit, but it tunes the
   // paper's space, which is the GPU template's: the description says so where a CPU user reads it.

@@ -59,11 +59,12 @@ std::optional<std::string> presetInOtherCase(std::string_view name);
 // SpaceTarget::Gpu adds what only the CUDA/HIP templates read: MatMul and BatchMatMul get
 // split_k {1, 2, 4, 8, 16} (blocks of one output tile share its K loop, so that a small output
 // still fills the device), dividing tile_k's outer factor, and stages {1, 2} (2: double-buffered
-// shared memory, at most 64 floats of the next slab fetched per thread); Conv2D gets split_k
-// (blocks share a tile's input channels), dividing tile_rc's outer factor, with at most 65535
-// blocks along grid z and per split; all 1 for configurations stored before them. SpaceTarget::Winograd gives winogradSpace(op) (InputError
-// for an operator the Winograd template does not take), MatVec and MatVecGpu matvecSpace(op)
-// without and with the GPU parameters (likewise).
+// shared memory, at most 64 floats of the next slab fetched per thread); a Conv2D of at most 2^20
+// outputs gets split_k (blocks share a tile's input channels), dividing tile_rc's outer factor,
+// with at most 65535 blocks along grid z and per split; all 1 for configurations stored before
+// them. SpaceTarget::Winograd gives winogradSpace(op) (InputError for an operator the Winograd
+// template does not take), MatVec and MatVecGpu matvecSpace(op) without and with the GPU
+// parameters (likewise).
 SearchSpace defaultSpace(const OperatorSpec& op, SpaceTarget target = SpaceTarget::Common);
 
 // The configuration an untuned task runs with (networks before tuning): the space's start point

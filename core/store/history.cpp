@@ -183,6 +183,27 @@ std::string reusedMessage(const std::string& message, std::int64_t run) {
   return rest.empty() ? note : note + "; " + std::string(rest);
 }
 
+HistoryMeasurer::HistoryMeasurer(Measurer& inner, const SearchSpace& space, History history)
+    : m_inner(inner), m_space(space), m_history(std::move(history)) {
+  // Lookups go by the text the space writes, which names every parameter: an older trial's text
+  // lacks the newer ones. Each stored text is read once here, and one the space cannot read (from
+  // another space, or damaged) is left as it is: it is never asked for.
+  std::vector<std::pair<std::string, std::pair<Measurement, std::int64_t>>> renamed;
+  for (const auto& [text, answer] : m_history.byConfig) {
+    try {
+      std::string now = m_space.format(m_space.parse(text));
+      if (now != text) renamed.emplace_back(std::move(now), answer);
+    } catch (const std::exception&) {
+    }
+  }
+  // Where the full text has a trial too, the same configuration was measured twice: the later
+  // run's answer is kept, as loadHistory keeps it for one text.
+  for (auto& [text, answer] : renamed) {
+    const auto [at, added] = m_history.byConfig.try_emplace(text, answer);
+    if (!added && answer.second > at->second.second) at->second = std::move(answer);
+  }
+}
+
 void HistoryMeasurer::measureEach(const std::vector<Config>& configs, const TrialCallback& done) {
   std::vector<Config> missing;
   std::vector<std::size_t> missingIndex;

@@ -88,8 +88,9 @@ WarmStart warmStartFrom(const History& history, const SearchSpace& space,
 // that measured it) and measures only the rest with the wrapped measurer.
 class HistoryMeasurer final : public Measurer {
  public:
-  HistoryMeasurer(Measurer& inner, const SearchSpace& space, History history)
-      : m_inner(inner), m_space(space), m_history(std::move(history)) {}
+  // Also finds a trial stored before a parameter joined the space (a GPU template's split_k) under
+  // the text the space writes now, where that parameter reads as its value when absent.
+  HistoryMeasurer(Measurer& inner, const SearchSpace& space, History history);
 
   std::string label() const override { return m_inner.label() + ", reusing stored trials"; }
   std::string device() const override { return m_inner.device(); }

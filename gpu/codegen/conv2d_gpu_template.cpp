@@ -63,9 +63,10 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
 
   CodeWriter w;
   writeHeader(w, ctx,
-              "Conv2D direct NCHW (TVM conv2d_direct): out channels / rows / columns [block, "
-              "vthread, thread, inner], blockIdx.z = (image, channel block), reductions [outer, "
-              "inner] staged in shared memory",
+              std::string("Conv2D direct NCHW (TVM conv2d_direct): out channels / rows / columns "
+                          "[block, vthread, thread, inner], blockIdx.z = (") +
+                  (split ? "split, " : "") +
+                  "image, channel block), reductions [outer, inner] staged in shared memory",
               describeLaunch(g.launch));
   w.line();
   const std::string turn = ctx.entry + "_turn";

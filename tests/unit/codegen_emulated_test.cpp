@@ -204,6 +204,20 @@ TEST(CodegenEmulatedGpu, Conv2DSplitKMatchesReference) {
                      "tile_rx=1,3; auto_unroll_max_step=0; unroll_explicit=1; split_k=2")};
   expectEmulatedKernelsMatch(op, configs, 65535, SpaceTarget::Gpu, kResident);
 
+  // Two output tiles in eight splits, six blocks resident: splits of one tile run side by side,
+  // and every split but the first waits for its turn.
+  const OperatorSpec one = smallConv(1, 16, 8, 6, 3, 1, 1);
+  const SearchSpace oneSpace = defaultSpace(one, SpaceTarget::Gpu);
+  const Config waits = oneSpace.parse(
+      "tile_f=2,1,2,2; tile_y=1,1,6,1; tile_x=1,1,3,2; tile_rc=8,2; tile_ry=1,3; tile_rx=3,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1; split_k=8");
+  EXPECT_EQ(codegen::generateKernel(one, oneSpace, waits, Backend::Cuda).launch.grid.volume(), 16);
+  expectEmulatedKernelsMatch(one, {waits}, 65535, SpaceTarget::Gpu, kResident);
+  // More splits than one launch holds along z is an error, not a grid-stride loop (the splits'
+  // turns need them all launched); the CPU template has no splits.
+  EXPECT_THROW(codegen::generateKernel(one, oneSpace, waits, Backend::Cuda, {"k", 15}), InputError);
+  EXPECT_THROW(codegen::generateKernel(one, oneSpace, waits, Backend::Cpu), InputError);
+
   OperatorSpec grouped = smallConv(2, 16, 8, 9, 3, 1, 1);
   grouped.groups = 2;
   grouped.epilogue = {{EpilogueKind::Bias, 1}, {EpilogueKind::Add, 1}, {EpilogueKind::Relu, 1}};

@@ -162,6 +162,56 @@ TEST(HistoryReuse, OneProblemInTwoSpacesIsOneProblemButNotOneMeasurement) {
   EXPECT_FALSE(sameProblem(loops, cold));  // timed otherwise
 }
 
+// Counts what it is asked to measure: what history did not answer.
+class CountingMeasurer final : public Measurer {
+ public:
+  std::string label() const override { return "counting"; }
+  bool isReplay() const override { return false; }
+  std::string speedUnit() const override { return "TFLOPS"; }
+  std::vector<Measurement> measure(const std::vector<Config>& configs) override {
+    asked += configs.size();
+    std::vector<Measurement> out(configs.size());
+    for (Measurement& m : out) m.status = TrialStatus::Ok, m.speed = 1.0;
+    return out;
+  }
+  std::size_t asked = 0;
+};
+
+// A GPU convolution's trials stored before its space had split_k (2026-12-04) are found under the
+// text the space writes now, split_k=1 (how their kernels were built), and not measured again;
+// where both texts have a trial, the later run's is the answer.
+TEST(HistoryReuse, ATrialStoredBeforeAParameterJoinedTheSpaceIsStillFound) {
+  const SearchSpace space = defaultSpace(preset("resnet18_conv5_b1"), SpaceTarget::Gpu);
+  const std::string old =
+      "tile_f=32,1,8,2; tile_y=1,1,7,1; tile_x=1,1,7,1; tile_rc=4,128; tile_ry=1,3; tile_rx=3,1; "
+      "auto_unroll_max_step=512; unroll_explicit=1";
+  const std::string twice =
+      "tile_f=16,1,8,4; tile_y=1,1,7,1; tile_x=1,1,7,1; tile_rc=64,8; tile_ry=1,3; tile_rx=1,3; "
+      "auto_unroll_max_step=512; unroll_explicit=1";
+  auto answer = [](double speed, std::int64_t run) {
+    Measurement m;
+    m.status = TrialStatus::Ok;
+    m.speed = speed;
+    return std::pair{m, run};
+  };
+  History h;
+  h.byConfig[old] = answer(1.3, 55);
+  h.byConfig[twice] = answer(2.0, 60);
+  h.byConfig[twice + "; split_k=1"] = answer(1.5, 58);
+  h.byConfig["tile_q=1"] = answer(9.0, 3);  // another space's: left alone
+  CountingMeasurer inner;
+  HistoryMeasurer measurer(inner, space, std::move(h));
+  const std::vector<Measurement> got =
+      measurer.measure({space.parse(old), space.parse(twice), space.parse(old + "; split_k=2")});
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TRUE(got[0].reused);
+  EXPECT_DOUBLE_EQ(got[0].speed, 1.3);
+  EXPECT_TRUE(got[1].reused);
+  EXPECT_DOUBLE_EQ(got[1].speed, 2.0);  // run 60's, not run 58's
+  EXPECT_FALSE(got[2].reused);          // split_k 2 was never measured
+  EXPECT_EQ(inner.asked, 1u);
+}
+
 TEST(HistoryReuse, ReusedTrialsCarryOneNote) {
   EXPECT_EQ(reusedMessage("", 4), "from history: run 4");
   EXPECT_EQ(reusedMessage("error: no", 4), "from history: run 4; error: no");

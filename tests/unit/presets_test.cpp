@@ -55,7 +55,8 @@ TEST(Presets, GpuSpacesSplitK) {
   EXPECT_FALSE(
       space.satisfies(space.parse("tile_n=8,1,8,8; tile_m=8,2,8,8; tile_k=4,64,4; split_k=8")));
   EXPECT_EQ(defaultSpace(preset("BMM1"), SpaceTarget::Gpu).dims(), 6u);
-  EXPECT_EQ(defaultSpace(preset("C2"), SpaceTarget::Gpu).dims(), 9u);  // split_k
+  // The convolutions' split_k is for outputs of at most 2^20 elements: C2 has 71.7 million.
+  EXPECT_EQ(defaultSpace(preset("C2"), SpaceTarget::Gpu).dims(), 8u);
   // A block's z axis (output channels, batch) holds at most 64 threads on CUDA: C2's
   // 1 x 9 x 96 blocks failed to launch on the H200. The CPU's space has no such axis.
   const std::string deepBlock =
@@ -95,24 +96,31 @@ TEST(Presets, GpuConvSpacesSplitTheInputChannels) {
   std::string why;
   EXPECT_FALSE(layer4.satisfies(layer4.parse(tiles + "tile_rc=4,128; split_k=8"), &why));
   EXPECT_EQ(why, "split_k divides tile_rc's outer factor");
-  // C2's 512 images in 192 channel blocks are 98304 blocks along z: more than one launch's 65535,
-  // which the unsplit kernel loops over, but splits have to be launched together.
-  const SearchSpace c2 = defaultSpace(preset("C2"), SpaceTarget::Gpu);
-  const std::string c2Tiles =
-      "tile_y=1,3,9,1; tile_x=27,1,1,1; tile_rc=16,4; tile_ry=1,5; tile_rx=5,1; "
-      "auto_unroll_max_step=512; unroll_explicit=1; ";
-  EXPECT_TRUE(c2.satisfies(c2.parse(c2Tiles + "tile_f=192,1,1,1; split_k=1")));
-  EXPECT_FALSE(c2.satisfies(c2.parse(c2Tiles + "tile_f=192,1,1,1; split_k=2"), &why));
-  EXPECT_EQ(why,
-            "split_k above 1: at most 65535 blocks along grid z (images x channel blocks x "
-            "split_k) and per split");
-  EXPECT_TRUE(c2.satisfies(c2.parse(c2Tiles + "tile_f=2,1,1,96; split_k=16")));
-  // 2 x 512 (channel block, image) pairs of 27 output tiles each: 27648 blocks per split, allowed;
-  // 8 x 512 pairs of 27 are 110592, more than a split may have (each keeps a turn).
-  EXPECT_FALSE(c2.satisfies(c2.parse(c2Tiles + "tile_f=8,1,1,24; split_k=2"), &why));
-  EXPECT_EQ(why,
-            "split_k above 1: at most 65535 blocks along grid z (images x channel blocks x "
-            "split_k) and per split");
+  // 64 images of 64 channels of 16 x 16 (2^20 outputs, the most that have split_k): in channel
+  // blocks of one, 4096 (image, channel block) pairs, which the unsplit kernel loops over where
+  // they exceed one launch's 65535 along z; splits have to be launched together.
+  OperatorSpec wide = preset("resnet18_conv2_b1");
+  wide.batch = 64;
+  wide.height = wide.width = 16;
+  const SearchSpace many = defaultSpace(wide, SpaceTarget::Gpu);
+  ASSERT_GE(many.indexOf("split_k"), 0);
+  const std::string manyTiles =
+      "tile_rc=16,4; tile_ry=1,3; tile_rx=3,1; auto_unroll_max_step=512; unroll_explicit=1; ";
+  const std::string oneTile = "tile_y=1,1,16,1; tile_x=1,16,1,1; ";
+  EXPECT_TRUE(many.satisfies(many.parse(manyTiles + oneTile + "tile_f=64,1,1,1; split_k=1")));
+  EXPECT_TRUE(many.satisfies(many.parse(manyTiles + oneTile + "tile_f=64,1,1,1; split_k=8")));
+  const std::string limits =
+      "split_k above 1: at most 65535 blocks along grid z (images x channel blocks x split_k) "
+      "and per split";
+  EXPECT_FALSE(many.satisfies(many.parse(manyTiles + oneTile + "tile_f=64,1,1,1; split_k=16"),
+                              &why));  // 65536 along z
+  EXPECT_EQ(why, limits);
+  // 4096 pairs of 16 output tiles are 65536 blocks a split (each keeps a turn).
+  EXPECT_FALSE(many.satisfies(
+      many.parse(manyTiles + "tile_y=4,1,4,1; tile_x=4,4,1,1; tile_f=64,1,1,1; split_k=2"), &why));
+  EXPECT_EQ(why, limits);
+  wide.height = wide.width = 17;  // 64 x 64 x 17 x 17 outputs: more than 2^20, no split_k
+  EXPECT_EQ(defaultSpace(wide, SpaceTarget::Gpu).indexOf("split_k"), -1);
   // A depthwise convolution has one input channel per group: nothing to split.
   const SearchSpace dw = defaultSpace(preset("mobilenet_v2_dw2_b1"), SpaceTarget::Gpu);
   Rng rng(3);
