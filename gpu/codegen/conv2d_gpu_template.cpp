@@ -213,26 +213,26 @@ GeneratedKernel conv2dGpu(const KernelContext& ctx, const Conv2DTiling& t) {
         "const int oy = y0 + (vy * Y_TH + ty) * Y_IN + yi, ox = x0 + (vx * X_TH + tx) * X_IN + "
         "xi;");
   };
+  // Each output through `v`, finished by `finish` (the epilogue, or a split's sum) before it is
+  // stored.
+  auto writeStore = [&](const std::function<void()>& finish) {
+    openStore();
+    w.line("const index_t at = (((index_t)img * F + f) * OH + oy) * OW + ox;");
+    w.line("float v = acc[vf][vy][vx][fi][yi][xi];");
+    finish();
+    w.line("C[at] = v;");
+    w.closeNest(tile.size());
+  };
   if (split) {
     writeSplitKStore(w, turn, "(z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x", [&] {
-      openStore();
-      w.line("const index_t at = (((index_t)img * F + f) * OH + oy) * OW + ox;");
-      w.line("float v = acc[vf][vy][vx][fi][yi][xi];");
-      writeSplitKSum(w, op, ctx.backend, "v", "f", "at");
-      w.line("C[at] = v;");
-      w.closeNest(tile.size());
+      writeStore([&] { writeSplitKSum(w, op, ctx.backend, "v", "f", "at"); });
     });
   } else if (op.epilogue.empty()) {
     openStore();
     w.line("C[((img * F + f) * OH + oy) * OW + ox] = acc[vf][vy][vx][fi][yi][xi];");
     w.closeNest(tile.size());
   } else {
-    openStore();
-    w.line("const index_t at = (((index_t)img * F + f) * OH + oy) * OW + ox;");
-    w.line("float v = acc[vf][vy][vx][fi][yi][xi];");
-    writeEpilogue(w, op, ctx.backend, "v", "f", "at");
-    w.line("C[at] = v;");
-    w.closeNest(tile.size());
+    writeStore([&] { writeEpilogue(w, op, ctx.backend, "v", "f", "at"); });
   }
   w.close();
   w.close();
