@@ -106,6 +106,8 @@ void printChoice(const net::StoredNetworkRun& run, const net::StoredEndToEnd& tu
 }  // namespace
 
 void printNetworkResult(const net::StoredNetworkRun& run, const std::string& what) {
+  // Where the end's figures should be, why they are not: the table below is from the trials.
+  if (!run.resultError.empty()) std::printf("note: %s\n", run.resultError.c_str());
   bool refs = run.sumOfReferencesMs.has_value();
   for (const net::StoredNetworkTask& t : run.tasks)
     refs = refs || t.referenceMs || !t.referenceError.empty();

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "backends/backend_factory.h"
 #include "cli/cluster_cli.h"
@@ -18,6 +19,7 @@
 #include "cli/option_checks.h"
 #include "common/error.h"
 #include "common/machine_load.h"
+#include "common/utf8_text.h"
 #include "engine/engine.h"
 #include "export/network_export.h"
 #include "net/closing_round_text.h"
@@ -376,42 +378,80 @@ void runTune(const NetTuneOptions& o) {
   if (concluded.mixed) requireVerified(*concluded.mixed, "the mixed configurations'");
 }
 
+// The plan's columns of a stored network run as `net runs --json` lists it. Throws where a field
+// is of the wrong kind.
+nlohmann::json planColumns(const nlohmann::json& plan) {
+  return {{"template", net::planTemplates(plan).name()},
+          {"algorithm", plan.value("algorithm", "")},
+          {"scheduler", plan.value("scheduler", "")},
+          // Runs stored before the field tuned their loops alone.
+          {"mode", plan.value("mode", "loop")},
+          // Runs stored before the field timed their kernels warm.
+          {"weights", plan.value("weights", "warm")},
+          {"activations", plan.value("activations", "warm")},
+          // Runs stored before the field pinned no 1x1 input.
+          {"pin_inputs", plan.value("input_pin", false)},
+          {"budget", plan.value("trials", 0)}};
+}
+
+// The result's columns, as planColumns.
+nlohmann::json resultColumns(const nlohmann::json& result) {
+  return {{"end_to_end_ms", result.value("end_to_end_ms", nlohmann::json(nullptr))},
+          {"reference_ms", result.contains("reference")
+                               ? result["reference"].value("ms", nlohmann::json(nullptr))
+                               : nlohmann::json(nullptr)},
+          // Runs stored before the field timed libtorch eagerly.
+          {"reference_form", result.contains("reference")
+                                 ? nlohmann::json(result["reference"].value("form", "eager"))
+                                 : nlohmann::json(nullptr)}};
+}
+
+// `columns` of the stored JSON `text` (empty: an object without fields), or each of them null
+// where it does not read (edited, or a later version's), *why then saying why.
+nlohmann::json readColumns(nlohmann::json (*columns)(const nlohmann::json&),
+                           const std::string& text, std::string* why) {
+  try {
+    const nlohmann::json j = text.empty() ? nlohmann::json::object() : nlohmann::json::parse(text);
+    if (!j.is_object()) throw InputError("not a JSON object");
+    return columns(j);
+  } catch (const nlohmann::json::exception& e) {
+    *why = escapeInvalidUtf8(e.what());
+  } catch (const InputError& e) {
+    *why = e.what();
+  }
+  nlohmann::json nulls = columns(nlohmann::json::object());
+  for (nlohmann::json& v : nulls) v = nullptr;
+  return nulls;
+}
+
 void runList(const std::string& db, bool json) {
   const Store store(existingDatabase(db), Store::Opening::ExistingOnly);
   const LiveStatus live(store);
   nlohmann::json all = nlohmann::json::array();
+  // Runs whose stored plan or result does not read: listed all the same, those columns null ("?"
+  // and "-" in the table), and said under the table.
+  std::vector<std::string> unreadable;
   for (const NetworkRecord& n : store.networks()) {
     int trials = 0;
     for (const NetworkUnitRow& u : store.networkUnits(n.id)) trials += u.trials;
-    const nlohmann::json plan = nlohmann::json::parse(n.planJson);
-    const nlohmann::json result =
-        n.resultJson.empty() ? nlohmann::json::object() : nlohmann::json::parse(n.resultJson);
-    all.push_back(
-        {{"id", n.id},
-         {"network", n.name},
-         {"template", net::planTemplates(plan).name()},
-         {"algorithm", plan.value("algorithm", "")},
-         {"scheduler", plan.value("scheduler", "")},
-         // Runs stored before the field tuned their loops alone.
-         {"mode", plan.value("mode", "loop")},
-         // Runs stored before the field timed their kernels warm.
-         {"weights", plan.value("weights", "warm")},
-         {"activations", plan.value("activations", "warm")},
-         // Runs stored before the field pinned no 1x1 input.
-         {"pin_inputs", plan.value("input_pin", false)},
-         {"status", runStatusName(live.of(n))},
-         {"backend", n.backend},
-         {"trials", trials},
-         {"budget", plan.value("trials", 0)},
-         {"end_to_end_ms", result.value("end_to_end_ms", nlohmann::json(nullptr))},
-         {"reference_ms", result.contains("reference")
-                              ? result["reference"].value("ms", nlohmann::json(nullptr))
-                              : nlohmann::json(nullptr)},
-         // Runs stored before the field timed libtorch eagerly.
-         {"reference_form", result.contains("reference")
-                                ? nlohmann::json(result["reference"].value("form", "eager"))
-                                : nlohmann::json(nullptr)},
-         {"started", n.started}});
+    nlohmann::json row{
+        {"id", n.id},           {"network", n.name}, {"status", runStatusName(live.of(n))},
+        {"backend", n.backend}, {"trials", trials},  {"started", n.started},
+        {"unreadable", nullptr}};
+    const std::string id = std::to_string(n.id);
+    // A run whose result does not read still shows (from its tasks' trials); one whose plan does
+    // not has nothing to rebuild its tasks' spaces with.
+    for (const auto& [columns, text, what, after] :
+         {std::tuple{&planColumns, &n.planJson, "plan", "cannot show it either"},
+          std::tuple{&resultColumns, &n.resultJson, "result", "shows it from its tasks' trials"}}) {
+      std::string why;
+      row.update(readColumns(columns, *text, &why));
+      if (why.empty()) continue;
+      unreadable.push_back("network run " + id + ": its stored " + what + " does not read (" + why +
+                           "); opevo net runs " + id + " " + after);
+      row["unreadable"] = unreadable.back();
+    }
+    all.push_back(std::move(row));
   }
   if (json) {
     std::cout << all.dump(2) << "\n";
@@ -420,7 +460,8 @@ void runList(const std::string& db, bool json) {
   // The network's name with its template beside it unless direct, the column as wide as the
   // longest ("alexnet (winograd+matvec)").
   auto name = [](const nlohmann::json& r) {
-    const std::string kernelTemplate = r["template"].get<std::string>();
+    const std::string kernelTemplate =
+        r["template"].is_string() ? r["template"].get<std::string>() : "direct";
     return r["network"].get<std::string>() +
            (kernelTemplate == "direct" ? "" : " (" + kernelTemplate + ")");
   };
@@ -430,7 +471,7 @@ void runList(const std::string& db, bool json) {
   // a column gone astray).
   auto how = [](const nlohmann::json& r) {
     auto part = [&](const char* key) {
-      const std::string v = r[key].get<std::string>();
+      const std::string v = r[key].is_string() ? r[key].get<std::string>() : "";
       return v.empty() ? std::string("?") : v;
     };
     return part("algorithm") + " " + part("scheduler") + " " + part("mode");
@@ -453,11 +494,14 @@ void runList(const std::string& db, bool json) {
   std::printf("%4s  %-*s %-*s %-11s %-6s %8s %12s %16s  %s\n", "id", width, "network", howWidth,
               "tuned with", "status", "backend", "trials", "end-to-end", "libtorch", "started");
   for (const nlohmann::json& r : all)
-    std::printf("%4lld  %-*s %-*s %-11s %-6s %4d/%-4d %12s %16s  %s\n", r["id"].get<long long>(),
+    std::printf("%4lld  %-*s %-*s %-11s %-6s %4d/%-4s %12s %16s  %s\n", r["id"].get<long long>(),
                 width, name(r).c_str(), howWidth, how(r).c_str(),
                 r["status"].get<std::string>().c_str(), r["backend"].get<std::string>().c_str(),
-                r["trials"].get<int>(), r["budget"].get<int>(), cell(r["end_to_end_ms"]).c_str(),
-                referenceCell(r).c_str(), r["started"].get<std::string>().c_str());
+                r["trials"].get<int>(),
+                r["budget"].is_number() ? std::to_string(r["budget"].get<int>()).c_str() : "?",
+                cell(r["end_to_end_ms"]).c_str(), referenceCell(r).c_str(),
+                r["started"].get<std::string>().c_str());
+  for (const std::string& text : unreadable) std::printf("%s\n", text.c_str());
 }
 
 void runShow(std::int64_t id, const std::string& db, bool json) {
@@ -510,9 +554,11 @@ void runShow(std::int64_t id, const std::string& db, bool json) {
                                 {"ended", r.ended},
                                 {"tasks", tasks},
                                 {"curve", curve},
-                                {"result", r.resultJson.empty()
-                                               ? nlohmann::json(nullptr)
-                                               : nlohmann::json::parse(r.resultJson)}}
+                                {"result", run.concluded ? nlohmann::json::parse(r.resultJson)
+                                                         : nlohmann::json(nullptr)},
+                                {"result_error", run.resultError.empty()
+                                                     ? nlohmann::json(nullptr)
+                                                     : nlohmann::json(run.resultError)}}
                      .dump(2)
               << "\n";
     return;
@@ -595,9 +641,18 @@ void runExport(std::int64_t id, const std::string& out, const std::string& db) {
   const std::string where = "network run " + std::to_string(id);
   std::optional<net::KeptNetwork> kept;
   if (!stored.resultJson.empty()) {
+    // A result that does not read loses the run's choice, not its trials: the tuned network,
+    // said so (the choice it made is not known).
     const nlohmann::json result = nlohmann::json::parse(stored.resultJson, nullptr, false);
-    if (result.is_discarded()) throw InputError(where + "'s stored result does not read");
-    kept = net::keptNetworkFromResult(result, where);
+    try {
+      if (!result.is_object()) throw InputError("not a JSON object");
+      kept = net::keptNetworkFromResult(result, where);
+    } catch (const InputError& e) {
+      std::fprintf(stderr,
+                   "%s's stored result does not read (%s): exporting its tuned configurations "
+                   "(which network the run kept is not known)\n",
+                   where.c_str(), e.what());
+    }
   }
   std::string keptName;
   if (kept && kept->choice != net::NetworkChoice::Tuned) {

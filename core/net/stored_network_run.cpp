@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/utf8_text.h"
 #include "net/layout_constraints.h"
 #include "net/network_json.h"
 #include "net/network_plan.h"
@@ -143,6 +144,13 @@ void replayUnits(const Store& store, StoredNetworkRun& run) {
   }
 }
 
+// Why a stored result does not read, the parser's words escaped: they quote the bytes it read,
+// which JSON output could not hold as they are.
+std::string resultErrorText(const std::string& where, const char* why) {
+  return where + "'s stored result does not read (" + escapeInvalidUtf8(why) +
+         "): its tasks are shown from their stored trials";
+}
+
 }  // namespace
 
 std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& j) {
@@ -163,8 +171,12 @@ std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& j) {
   e.device = textAt(j, "device");
   e.compileSeconds = numberAt(j, "compile_seconds").value_or(0);
   e.referenceName = textAt(reference, "name");
-  if (const std::string form = textAt(reference, "form"); !form.empty())
-    e.referenceForm = parseTorchForm(form, "the stored reference's form");
+  if (const std::string form = textAt(reference, "form"); !form.empty()) {
+    if (const std::optional<TorchForm> known = torchFormNamed(form))
+      e.referenceForm = *known;
+    else
+      e.unknownReferenceForm = form;
+  }
   e.referenceMs = numberAt(reference, "ms");
   e.error = numberAt(reference, "max_relative_error").value_or(-1);
   e.referenceThreads = static_cast<int>(numberAt(reference, "threads").value_or(0));
@@ -256,16 +268,20 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
     run.units.push_back({row.task, row.trials, run.trials, {}, {}});
   }
   if (!run.record.resultJson.empty()) {
-    nlohmann::json result;
+    // Read into a copy: a result that fails part way leaves the run as its trials have it.
+    StoredNetworkRun concluded = run;
     try {
-      result = nlohmann::json::parse(run.record.resultJson);
+      const nlohmann::json result = nlohmann::json::parse(run.record.resultJson);
+      if (!result.is_object()) throw InputError("not a JSON object");
+      readConclusion(result, graph, where, concluded);
+      run = std::move(concluded);
     } catch (const nlohmann::json::exception& e) {
-      throw InputError(where + "'s stored result does not read: " + e.what());
+      run.resultError = resultErrorText(where, e.what());
+    } catch (const InputError& e) {
+      run.resultError = resultErrorText(where, e.what());
     }
-    readConclusion(result, graph, where, run);
-  } else {
-    replayUnits(store, run);
   }
+  if (!run.concluded) replayUnits(store, run);
   // Said of the closing round the run had: a concluded run had one where a unit came from twins
   // (one stored before the round existed has none). A stopped run's resume decides whether it
   // has one; until then it is said of the round a new run would have.
@@ -274,7 +290,8 @@ StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id) {
     asRun.closingRound =
         std::any_of(run.units.begin(), run.units.end(),
                     [](const StoredNetworkUnit& u) { return !u.closingFrom.empty(); });
-  run.planNote = storedPlanNote(graph, asRun, run.concluded);
+  // A finished run whose result does not read has ended all the same.
+  run.planNote = storedPlanNote(graph, asRun, run.concluded || run.status == RunStatus::Finished);
   return run;
 }
 

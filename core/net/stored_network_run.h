@@ -82,7 +82,10 @@ struct StoredEndToEnd {
   double compileSeconds = 0;
   std::string referenceName;  // "libtorch 1.13.0", or the device's reference kernels
   TorchForm referenceForm = TorchForm::Eager;  // how libtorch ran (runs stored before: eagerly)
-  std::optional<double> referenceMs;           // libtorch's best median (none on a GPU)
+  // The stored form's name where this version knows no such form (a later version's run): the
+  // run still reads, its reference named as stored, and referenceForm is left Eager.
+  std::string unknownReferenceForm;
+  std::optional<double> referenceMs;  // libtorch's best median (none on a GPU)
   int referenceThreads = 0, referenceProcesses = 0;
   std::string referenceMissing;  // why there is no libtorch time, when there is none
 };
@@ -128,6 +131,10 @@ struct StoredNetworkRun {
   NetworkComparison comparison;
   std::string endToEndMissing;  // why there is none, when it concluded without one
   std::string endToEndError;    // the device's error, when its end-to-end run failed
+  // Why the result its end stored does not read (not JSON, or fields of the wrong kind); the
+  // run is then read as one that never concluded (its tasks' bests from their trials), as its
+  // trials are all still there.
+  std::string resultError;
 };
 
 // A run end's figures from the result it stored (NetworkSession::resultJson, and `opevo net run
@@ -138,8 +145,8 @@ std::optional<StoredEndToEnd> endToEndFromResult(const nlohmann::json& result);
 // InputError naming `where` for a kept network that does not read (keptNetworkFromResult).
 NetworkComparison comparisonFromResult(const nlohmann::json& result, const std::string& where);
 
-// Throws InputError naming the run when there is none with that id, or its stored text does not
-// read.
+// Throws InputError naming the run when there is none with that id, or its stored network, params
+// or plan do not read; a stored result that does not read sets resultError instead.
 StoredNetworkRun readStoredNetworkRun(const Store& store, std::int64_t id);
 
 }  // namespace opevo::net

@@ -149,8 +149,12 @@ std::string_view torchFormName(TorchForm form) {
   return kFormNames.name(form);
 }
 
+std::optional<TorchForm> torchFormNamed(std::string_view text) {
+  return kFormNames.parse(text);
+}
+
 TorchForm parseTorchForm(std::string_view text, const std::string& where) {
-  if (auto form = kFormNames.parse(text)) return *form;
+  if (auto form = torchFormNamed(text)) return *form;
   throw InputError((where.empty() ? "" : where + ": ") + "unknown form '" + std::string(text) +
                    "' (forms: " + kFormNames.list() + ")");
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +16,8 @@ enum class TorchForm { Eager, Frozen };
 std::string_view torchFormName(TorchForm form);
 // Throws InputError naming the forms; `where` (when not empty) names the option.
 TorchForm parseTorchForm(std::string_view text, const std::string& where);
+// The form of that name; none where this version knows no such form.
+std::optional<TorchForm> torchFormNamed(std::string_view text);
 
 // A network as TorchScript source, which opevo-torch compiles (torch::jit::Module::define), freezes
 // and optimizes for inference (torch.jit.freeze, torch.jit.optimize_for_inference): how a

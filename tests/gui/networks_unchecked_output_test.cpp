@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "gui_test_support.h"
+#include "support/old_network_run.h"
 #include "ui/controller/network_controller.h"
 #include "ui/controller/network_types.h"
 #include "ui/models/network_task_model.h"
@@ -180,7 +181,8 @@ TEST_F(NetworksUncheckedOutput, AStoredRunWithNoReferenceAndNoReasonIsNotCalledW
 
 // A stored run timed against libtorch's frozen form draws its line as the race did ("libtorch
 // frozen"), where a reopened run was labelled plain "libtorch"; a run stored before the form
-// was kept ran libtorch eagerly.
+// was kept ran libtorch eagerly; a form this version does not know (a later version's) is named
+// as stored, where the whole run failed to read.
 TEST(NetworksStoredReference, AReopenedRunKeepsItsLibtorchForm) {
   nlohmann::json result = {{"end_to_end_ms", 8.0},
                            {"times_ms", {8.0, 8.1, 7.9}},
@@ -202,8 +204,39 @@ TEST(NetworksStoredReference, AReopenedRunKeepsItsLibtorchForm) {
   ASSERT_TRUE(old);
   s = storedSnapshot(storedRunEndingIn(*old));
   EXPECT_EQ(s.referenceLegend, QStringLiteral("libtorch"));
-  result["reference"]["form"] = "jit";  // a record written by something else
-  EXPECT_THROW(net::endToEndFromResult(result), InputError);
+  result["reference"]["form"] = "jit";
+  const auto later = net::endToEndFromResult(result);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->unknownReferenceForm, "jit");
+  s = storedSnapshot(storedRunEndingIn(*later));
+  EXPECT_EQ(s.referenceLegend, QStringLiteral("libtorch jit"));
+}
+
+// A finished run whose stored result does not read is shown from its tasks' trials, and the
+// status line says why its end-to-end figures are missing (it was "could not be read", nothing
+// shown).
+TEST(NetworksStoredReference, AStoredResultThatDoesNotReadIsSaidAndTheTasksShown) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const std::string db = dir.filePath(QStringLiteral("opevo.db")).toStdString();
+  const std::string network = OPEVO_DATASETS_DIR "/../../tests/data/net_dense_pair.json";
+  const std::int64_t id =
+      opevo::test::tuneNetworkAndInterrupt(db, network, layout::TuningMode::Joint, 4, 2);
+  opevo::test::execSql(db, "UPDATE networks SET status = 'finished', result_json = '{bad'");
+  NetworksPage page;
+  page.setStorePath(QString::fromStdString(db));
+  page.resize(1024, 700);
+  page.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&page));
+  page.showStored(id);
+  ASSERT_TRUE(waitUntil([&] { return page.snapshot() && !page.loadingStored(); }));
+  EXPECT_EQ(page.snapshot()->contenders.front().trials, 4);
+  const QString status = page.statusLabel()->text();
+  EXPECT_TRUE(
+      status.contains(QStringLiteral("network run %1's stored result does not read (").arg(id)))
+      << status.toStdString();
+  EXPECT_TRUE(status.endsWith(QStringLiteral("): its tasks are shown from their stored trials")))
+      << status.toStdString();
 }
 
 // After the tuned network, the untuned one and each task's faster configuration run end to end on

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "io/gzip_file.h"
@@ -365,6 +367,99 @@ TEST(CliNetArchive, AFullDiskExportsNoFileAndSaysWhy) {
   for (const char* name : {"data.bin", "kernels.cpp", "main.cpp", "build.sh", "README.txt"})
     EXPECT_GT(fs::file_size(out / name), 0u) << name;
   EXPECT_NE(fs::status(out / "build.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
+}
+
+// A stored result that does not read (edited by hand, damaged) loses the run's end-to-end
+// figures, not the run: it is listed, shown from its trials and exported as tuned, each saying
+// what did not read; a libtorch form this version does not know (a later version's) is shown as
+// stored. `net runs` failed whole on each ("internal error", or the form refused).
+TEST(CliNetArchive, AStoredResultThatDoesNotReadLosesOnlyTheResult) {
+  const Dir dir;
+  const std::string db = dir.file("runs.db");
+  tune(kDensePair, 4, db);
+  constexpr auto npos = std::string::npos;
+
+  const std::string later = dir.file("later.db");
+  fs::copy_file(db, later);
+  sql(later,
+      "UPDATE networks SET result_json = json_set(result_json, '$.reference', json('{\"name\": "
+      "\"libtorch 1.13.0\", \"form\": \"compiled\", \"ms\": 0.05, \"threads\": 2}'))");
+  const auto laterShown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", later});
+  EXPECT_EQ(laterShown.status, 0) << laterShown.err;
+  EXPECT_NE(laterShown.out.find("dense_pair tuned, on the CPU it was tuned on: "), npos)
+      << laterShown.out;
+  EXPECT_EQ(listed(later, 1)["reference_form"], "compiled");
+
+  // As SQL: not JSON (once with a byte that is not UTF-8, which the parser's message quotes), JSON
+  // but not an object, objects whose fields the list does not show are of the wrong kinds or keep
+  // a network this version does not know. The list says what its own columns lack.
+  const std::vector<std::pair<std::string, bool>> results{
+      {"'{bad'", true},
+      {"CAST(X'7B22FF' AS TEXT)", true},
+      {"'[1, 2]'", true},
+      {"'{\"tasks\": 5, \"curve\": \"x\"}'", false},
+      {"'{\"chosen\": 5}'", false}};
+  for (const auto& [result, listedUnreadable] : results) {
+    SCOPED_TRACE(result);
+    const std::string bad = dir.file("bad.db");
+    fs::remove(bad);
+    fs::copy_file(db, bad);
+    sql(bad, "UPDATE networks SET result_json = " + result);
+
+    const auto list = runProcess(OPEVO_CLI, {"net", "runs", "--db", bad});
+    EXPECT_EQ(list.status, 0) << list.err;
+    EXPECT_NE(list.out.find("   1  dense_pair"), npos) << list.out;
+    EXPECT_EQ(list.out.find("network run 1: its stored result does not read (") != npos,
+              listedUnreadable)
+        << list.out;
+    EXPECT_EQ(list.out.find("); opevo net runs 1 shows it from its tasks' trials\n") != npos,
+              listedUnreadable)
+        << list.out;
+    EXPECT_EQ(listed(bad, 1)["unreadable"].is_string(), listedUnreadable);
+
+    const auto shown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", bad});
+    EXPECT_EQ(shown.status, 0) << shown.err;
+    EXPECT_NE(shown.out.find("note: network run 1's stored result does not read ("), npos)
+        << shown.out;
+    EXPECT_NE(shown.out.find("): its tasks are shown from their stored trials\n"), npos)
+        << shown.out;
+    EXPECT_NE(shown.out.find("\nd1                              1      "), npos) << shown.out;
+    EXPECT_EQ(shown.out.find("end to end"), npos) << shown.out;  // the result's figures: gone
+    const auto json = runProcess(OPEVO_CLI, {"net", "runs", "1", "--json", "--db", bad});
+    ASSERT_EQ(json.status, 0) << json.err;
+    const nlohmann::json j = nlohmann::json::parse(json.out);
+    EXPECT_TRUE(j["result"].is_null());
+    EXPECT_TRUE(j["result_error"].is_string());
+    EXPECT_EQ(j["trials"], 4);
+
+    // Which network the run kept reads only from the "chosen" field: the others export as the
+    // run kept them (the tuned network here), saying nothing.
+    const bool choiceLost = listedUnreadable || result.find("chosen") != std::string::npos;
+    const fs::path out = dir.path / "program";
+    fs::remove_all(out);
+    const auto exported =
+        runProcess(OPEVO_CLI, {"net", "export", "1", "--db", bad, "--out", out.string()});
+    EXPECT_EQ(exported.status, 0) << exported.err;
+    EXPECT_EQ(exported.err.find("network run 1's stored result does not read (") != npos,
+              choiceLost)
+        << exported.err;
+    EXPECT_EQ(exported.err.find("): exporting its tuned configurations (which network the run "
+                                "kept is not known)\n") != npos,
+              choiceLost)
+        << exported.err;
+    EXPECT_GT(fs::file_size(out / "main.cpp"), 0u);
+  }
+  // A plan that does not read leaves nothing to rebuild the tasks with: listed, and said.
+  const std::string noPlan = dir.file("noplan.db");
+  fs::copy_file(db, noPlan);
+  sql(noPlan, "UPDATE networks SET plan_json = '[]'");
+  const auto list = runProcess(OPEVO_CLI, {"net", "runs", "--db", noPlan});
+  EXPECT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("   1  dense_pair         ? ? ?"), npos) << list.out;
+  EXPECT_NE(list.out.find("network run 1: its stored plan does not read (not a JSON object); opevo "
+                          "net runs 1 cannot show it either\n"),
+            npos)
+      << list.out;
 }
 
 // What is not a network run archive, or holds something a restore must refuse, stores nothing

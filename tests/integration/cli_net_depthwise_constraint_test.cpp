@@ -229,7 +229,8 @@ void storeResult(const std::string& db, int id, const nlohmann::json& result) {
 
 // A residual keeps its sentence; a run stored before constraints had links (no 'link' in its
 // stored result) pinned residuals alone and reads as such; a link this version does not know is
-// refused with the run and the task named, not printed as a residual.
+// not printed as a residual: the result is said not to read, naming the run and the task, and the
+// run is shown from its trials (it was refused whole).
 TEST(CliNetDepthwiseConstraint, AResidualAndARunStoredBeforeLinksHadKindsReadAsResiduals) {
   const TempFolder f;
   const std::string db = (f.path / "runs.db").string();
@@ -263,9 +264,12 @@ TEST(CliNetDepthwiseConstraint, AResidualAndARunStoredBeforeLinksHadKindsReadAsR
     if (t["layout_constraint"].is_object()) t["layout_constraint"]["link"] = "diagonal";
   storeResult(db, 1, result);
   const auto unknown = runProcess(OPEVO_CLI, {"net", "runs", "1", "--db", db});
-  EXPECT_NE(unknown.status, 0) << unknown.out;
-  EXPECT_NE(unknown.err.find("network run 1's task short links by 'diagonal'"), std::string::npos)
-      << unknown.err;
+  EXPECT_EQ(unknown.status, 0) << unknown.err;
+  EXPECT_NE(unknown.out.find("note: network run 1's stored result does not read (network run 1's "
+                             "task short links by 'diagonal'"),
+            std::string::npos)
+      << unknown.out;
+  EXPECT_TRUE(linesStarting(unknown.out, "short: ").empty()) << unknown.out;
 }
 
 // net tune --json and net runs ID --json give one layout_constraint object: net runs lacked

@@ -7,7 +7,11 @@
 
 namespace opevo::ui {
 
-QString torchLegend(net::TorchForm form) {
+QString torchLegend(net::TorchForm form, const std::string& unknownForm) {
+  // A form a later version stored is named as it was stored.
+  if (!unknownForm.empty())
+    return QCoreApplication::translate("NetworkWorker", "libtorch %1")
+        .arg(QString::fromStdString(unknownForm));
   switch (form) {
     case net::TorchForm::Eager:
       return QCoreApplication::translate("NetworkWorker", "libtorch");
@@ -127,7 +131,7 @@ NetworkSnapshot storedSnapshot(const net::StoredNetworkRun& run) {
     // tasks' libraries with the same fixed kernels on a GPU.
     if (e->referenceMs) {
       s.referenceMs = e->referenceMs;
-      s.referenceLegend = torchLegend(e->referenceForm);
+      s.referenceLegend = torchLegend(e->referenceForm, e->unknownReferenceForm);
       s.referenceName = QCoreApplication::translate("NetworkWorker", "%1, %2 threads")
                             .arg(QString::fromStdString(e->referenceName))
                             .arg(e->referenceThreads);

@@ -109,8 +109,9 @@ inline bool outputChecked(const QString& device, bool libtorchRan) {
 }
 
 // libtorch's line in the latency chart's legend: "libtorch", or "libtorch frozen" (a run's
-// libtorch timed as deployed), live and reopened alike.
-QString torchLegend(net::TorchForm form);
+// libtorch timed as deployed), live and reopened alike; a form this version does not know (a
+// later version's stored run), named as stored.
+QString torchLegend(net::TorchForm form, const std::string& unknownForm = {});
 
 // "opevo-m / gradient / joint + winograd": how a contender is named in the box and the legend.
 QString contenderLabel(const net::NetworkTuningPlan& plan);

@@ -620,7 +620,8 @@ void NetworksPage::resume(std::int64_t networkId) {
 struct NetworksPage::Stored {
   NetworkSnapshotPtr snapshot;
   RunStatus status = RunStatus::Running;
-  QString error;  // why it could not be read
+  QString error;        // why it could not be read
+  QString resultError;  // why its stored result does not read (its tasks shown from their trials)
 };
 
 void NetworksPage::showStored(std::int64_t networkId) {
@@ -633,6 +634,7 @@ void NetworksPage::showStored(std::int64_t networkId) {
           const Store store(path, Store::Opening::ExistingOnly);
           const net::StoredNetworkRun run = net::readStoredNetworkRun(store, networkId);
           out->status = run.status;
+          out->resultError = QString::fromStdString(run.resultError);
           out->snapshot = std::make_shared<const NetworkSnapshot>(storedSnapshot(run));
         } catch (const std::exception& e) {
           out->error = QString::fromUtf8(e.what());
@@ -661,6 +663,10 @@ void NetworksPage::showStored(std::int64_t networkId) {
                 : tr("Network run %1, %2 of %3 trials").arg(networkId).arg(c.trials).arg(c.budget);
         switch (stored->status) {
           case RunStatus::Finished: {
+            if (!stored->resultError.isEmpty()) {
+              setStatus(tr("%1: %2").arg(head, stored->resultError), true);
+              break;
+            }
             bool failed = false;
             const QStringList lines = resultLines(&failed);
             setStatus(lines.isEmpty() ? tr("%1, finished.").arg(head)
