@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "layout/gpu_start.h"
 #include "ops/operator_json.h"
 #include "space/choice_param.h"
 #include "space/factor_param.h"
@@ -181,7 +182,49 @@ Conv2DBlocking conv2dStartBlocking(const OperatorSpec& op, VectorUnit unit) {
   return b;
 }
 
-SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
+Conv2DBlocking conv2dGpuStartBlocking(const OperatorSpec& op) {
+  Conv2DBlocking b;
+  b.depthwise = isDepthwise(op);
+  const std::int64_t f = op.outChannels, oh = op.outHeight(), ow = op.outWidth();
+  // A depthwise thread has no input value to share among channels: a channel a thread, and rows,
+  // whose windows overlap, rather than columns, so that a warp's loads stay one run of channels.
+  b.regF = b.depthwise ? 1 : divisorUpTo(f, 4);
+  b.regH = b.depthwise ? divisorUpTo(oh, 4) : 1;
+  b.regW = b.depthwise ? 1 : divisorUpTo(ow, 4);
+  const std::int64_t channels = f / b.regF, rows = oh / b.regH, columns = ow / b.regW;
+  std::int64_t tilesF = divisorUpTo(channels, b.depthwise ? 128 : 16);
+  std::int64_t tilesW = divisorUpTo(columns, std::max<std::int64_t>(1, kGpuStartThreads / tilesF));
+  std::int64_t tilesH =
+      divisorUpTo(rows, std::max<std::int64_t>(1, kGpuStartThreads / (tilesF * tilesW)));
+  auto blocks = [&](std::int64_t fc, std::int64_t h, std::int64_t w) {
+    return op.batch * (channels / fc) * (rows / h) * (columns / w);
+  };
+  // Rows first, whose windows overlap least; channels last, which a warp's loads run along.
+  tilesH = shrinkForBlocks(rows, tilesH, tilesF * tilesW,
+                           [&](std::int64_t t) { return blocks(tilesF, t, tilesW); });
+  tilesW = shrinkForBlocks(columns, tilesW, tilesF * tilesH,
+                           [&](std::int64_t t) { return blocks(tilesF, tilesH, t); });
+  tilesF = shrinkForBlocks(channels, tilesF, tilesH * tilesW,
+                           [&](std::int64_t t) { return blocks(t, tilesH, tilesW); });
+  b.outC = b.regF * tilesF;
+  b.outH = b.regH * tilesH;
+  b.outW = b.regW * tilesW;
+  if (b.depthwise) {
+    b.inC = b.weightO = b.outC;
+    b.weightI = 1;
+    return b;
+  }
+  b.inC = divisorUpTo(op.inChannels, 16);
+  b.weightO = b.outC;
+  b.weightI = b.inC;
+  // Sums stay in registers for every input channel on the GPU: one stage.
+  b.stageC = op.inChannels;
+  // As MatMul's K (matmulGpuStartBlocking): a few channels' loads ahead of their FMAs.
+  b.unrollC = b.inC >= 4 ? 4 : 1;
+  return b;
+}
+
+SearchSpace conv2dLayoutSpace(const OperatorSpec& op, StartDevice device) {
   op.validate();
   if (op.kind != OpKind::Conv2D)
     throw InputError("joint layout tuning: " + op.name +
@@ -215,7 +258,8 @@ SearchSpace conv2dLayoutSpace(const OperatorSpec& op) {
         return c[std::size_t(f)][1] * c[std::size_t(y)][1] * c[std::size_t(x)][1] <=
                kMaxAccumulators;
       });
-  const Conv2DBlocking b = conv2dStartBlocking(op);
+  const Conv2DBlocking b =
+      device == StartDevice::Gpu ? conv2dGpuStartBlocking(op) : conv2dStartBlocking(op);
   auto split = [](std::int64_t length, std::int64_t tile) {
     return std::to_string(length / tile) + "," + std::to_string(tile);
   };

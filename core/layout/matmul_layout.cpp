@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "layout/gpu_start.h"
 #include "space/choice_param.h"
 #include "space/factor_param.h"
 #include "space/perm_param.h"
@@ -63,7 +64,35 @@ MatMulBlocking matmulStartBlocking(const OperatorSpec& op, VectorUnit unit) {
   return b;
 }
 
-SearchSpace matmulLayoutSpace(const OperatorSpec& op) {
+MatMulBlocking matmulGpuStartBlocking(const OperatorSpec& op) {
+  MatMulBlocking b;
+  const std::int64_t batch = op.kind == OpKind::BatchMatMul ? op.batch : 1;
+  b.regN = divisorUpTo(op.n, 4);
+  b.regM = divisorUpTo(op.m, 4);
+  // Register tiles along each dimension; a warp's 32 along the columns.
+  const std::int64_t rows = op.n / b.regN, columns = op.m / b.regM;
+  std::int64_t tilesM = divisorUpTo(columns, 32);
+  std::int64_t tilesN = divisorUpTo(rows, std::max<std::int64_t>(1, kGpuStartThreads / tilesM));
+  tilesN = shrinkForBlocks(rows, tilesN, tilesM,
+                           [&](std::int64_t t) { return batch * (rows / t) * (columns / tilesM); });
+  tilesM = shrinkForBlocks(columns, tilesM, tilesN,
+                           [&](std::int64_t t) { return batch * (rows / tilesN) * (columns / t); });
+  b.cN = b.regN * tilesN;
+  b.cM = b.regM * tilesM;
+  b.aN = b.cN;
+  b.bM = b.cM;
+  b.aK = b.bK = op.k;
+  // The GPU template keeps every sum in registers through the whole of K: no stage to choose.
+  b.kStage = op.k;
+  b.rowTilesOuter = true;
+  b.regRowsOuter = true;
+  // Unrolled a few steps, so that the next steps' loads are issued before their FMAs wait on them
+  // (unroll_k 1 is "#pragma unroll 1", which forbids the compiler's own unrolling).
+  b.unrollK = 4;
+  return b;
+}
+
+SearchSpace matmulLayoutSpace(const OperatorSpec& op, StartDevice device) {
   op.validate();
   requireMatMul(op, "joint layout tuning");
   SearchSpace space;
@@ -99,7 +128,8 @@ SearchSpace matmulLayoutSpace(const OperatorSpec& op) {
       [rn, rm](const Config& c) {
         return c[std::size_t(rn)][1] * c[std::size_t(rm)][1] <= kMaxAccumulators;
       });
-  const MatMulBlocking b = matmulStartBlocking(op);
+  const MatMulBlocking b =
+      device == StartDevice::Gpu ? matmulGpuStartBlocking(op) : matmulStartBlocking(op);
   auto split = [](std::int64_t length, std::int64_t tile) {
     return std::to_string(length / tile) + "," + std::to_string(tile);
   };

@@ -46,8 +46,8 @@ OperandLayouts matmulLayouts(const OperatorSpec& op, const MatMulBlocking& b);
 // tile_n, tile_m ([outer, register tile]); tile_k ([stages, stage depth]); tile_order and
 // reg_order (perm:2); unroll_k {1, 2, 4, 8}. Constraints: each register tile divides its output
 // tile, at most kMaxAccumulators accumulators. MatMul and BatchMatMul only: throws InputError
-// otherwise.
-SearchSpace matmulLayoutSpace(const OperatorSpec& op);
+// otherwise. Its start point is `device`'s start blocking.
+SearchSpace matmulLayoutSpace(const OperatorSpec& op, StartDevice device = StartDevice::Cpu);
 
 // The blocking matmulLayoutSpace(op) starts from (its startPoint()), chosen as packing GEMM
 // libraries choose theirs for the vector unit: two vectors of columns by as many rows as leave
@@ -56,6 +56,15 @@ SearchSpace matmulLayoutSpace(const OperatorSpec& op);
 // this machine's (nativeVectorUnit).
 MatMulBlocking matmulStartBlocking(const OperatorSpec& op, VectorUnit unit);
 MatMulBlocking matmulStartBlocking(const OperatorSpec& op);
+
+// The blocking a GPU run of matmulLayoutSpace(op) starts from (the CUDA/HIP layout template: one
+// thread per register tile, one block per output tile, operands read from global memory): up to
+// 4 x 4 accumulators a thread, a warp's threads side by side along the columns (reg_order 0,1)
+// so that at each k they read consecutive columns of one B panel and one broadcast run of A's,
+// at most kGpuStartThreads threads a block, output tiles cut (rows first) towards
+// kGpuStartBlocks blocks while a block keeps a warp (gpu_start.h), and A's and B's panels as
+// tall and as wide as the output tile. The same on every host.
+MatMulBlocking matmulGpuStartBlocking(const OperatorSpec& op);
 
 // Reads a configuration of matmulLayoutSpace(op). Throws InputError naming a missing or
 // mismatched parameter.

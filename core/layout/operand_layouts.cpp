@@ -13,8 +13,8 @@ std::array<std::string, 3> operandNames(const OperatorSpec& op) {
   return {"a", "b", "c"};
 }
 
-SearchSpace layoutSpace(const OperatorSpec& op) {
-  return op.kind == OpKind::Conv2D ? conv2dLayoutSpace(op) : matmulLayoutSpace(op);
+SearchSpace layoutSpace(const OperatorSpec& op, StartDevice device) {
+  return op.kind == OpKind::Conv2D ? conv2dLayoutSpace(op, device) : matmulLayoutSpace(op, device);
 }
 
 OperandLayouts operandLayouts(const OperatorSpec& op, const SearchSpace& space, const Config& c) {

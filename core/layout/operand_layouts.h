@@ -28,9 +28,15 @@ inline constexpr std::int64_t kMaxAccumulators = 1024;
 // "b", "c" for a MatMul or BatchMatMul (tune --json's best_layouts, the window's layout tab).
 std::array<std::string, 3> operandNames(const OperatorSpec& op);
 
-// The joint layout space of op's template (conv2dLayoutSpace, matmulLayoutSpace). Throws
-// InputError naming what is missing where op has none.
-SearchSpace layoutSpace(const OperatorSpec& op);
+// Which templates a joint space's start point is chosen for: the CPU's (register tiles of this
+// machine's vector unit, x86 libraries' blockings) or the GPU's (gpu/codegen's layout templates:
+// register tiles are threads, output tiles thread blocks; gpu_start.h). The points of the space
+// are the same.
+enum class StartDevice { Cpu, Gpu };
+
+// The joint layout space of op's template (conv2dLayoutSpace, matmulLayoutSpace), starting where
+// `device`'s start blocking says. Throws InputError naming what is missing where op has none.
+SearchSpace layoutSpace(const OperatorSpec& op, StartDevice device = StartDevice::Cpu);
 
 // The layouts a configuration of layoutSpace(op) gives the operands.
 OperandLayouts operandLayouts(const OperatorSpec& op, const SearchSpace& space, const Config& c);

@@ -66,7 +66,10 @@ SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode, SpaceTarget target
                      (target == SpaceTarget::Winograd ? "Winograd" : "matrix-vector") +
                      " template reads and writes the plain layouts; tune layouts (mode " +
                      std::string(tuningModeName(mode)) + ") with the direct template");
-  return tunesLayouts(mode) ? layoutSpace(op) : defaultSpace(op, target);
+  if (!tunesLayouts(mode)) return defaultSpace(op, target);
+  // A CUDA/HIP run's space (gpuTarget) starts where the GPU template runs well, not where this
+  // host's vector unit would.
+  return layoutSpace(op, target == SpaceTarget::Gpu ? StartDevice::Gpu : StartDevice::Cpu);
 }
 
 }  // namespace opevo::layout

@@ -40,7 +40,7 @@ std::string spaceModeName(TuningMode mode, SpaceTarget target);
 
 // defaultSpace(op, target) for Loop, layoutSpace(op) for the joint modes (InputError where the
 // operator has no layout template, or for the Winograd target; the layout templates have no
-// target-specific parameters).
+// target-specific parameters, but the Gpu target's space starts from the GPU's start blocking).
 SearchSpace spaceFor(const OperatorSpec& op, TuningMode mode,
                      SpaceTarget target = SpaceTarget::Common);
 

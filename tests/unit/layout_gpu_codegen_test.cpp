@@ -17,6 +17,7 @@
 #include "gpu_emulation.h"
 #include "hip/hiprtc_compiler.h"
 #include "host_api.h"
+#include "layout/gpu_start.h"
 #include "layout/operand_layouts.h"
 
 namespace opevo::test {
@@ -151,6 +152,7 @@ TEST(LayoutGpuCodegen, EveryConfigurationHasALegalLaunch) {
     std::vector<Config> configs = randomConfigs(space, 150, 7);
     ASSERT_TRUE(space.startPoint());
     configs.push_back(*space.startPoint());
+    configs.push_back(*layout::layoutSpace(op, layout::StartDevice::Gpu).startPoint());
     for (const Config& c : configs) {
       const auto k = generateKernel(op, space, c, Backend::Cuda, {"k", 3});
       const auto problems = codegen::checkLaunch(k.launch, nullptr, limits);
@@ -237,6 +239,28 @@ TEST(LayoutGpuCodegenEmulated, MatMulAndBatchMatMulMatchReference) {
 TEST(LayoutGpuCodegenEmulated, StartPointsMatchReference) {
   for (const OperatorSpec& op : {smallConvs()[0], smallMatMuls()[1]}) {
     const SearchSpace space = layout::layoutSpace(op);
+    expectEmulatedLayoutKernelsMatch(op, {*space.startPoint()});
+  }
+}
+
+// The GPU's start points (layout::StartDevice::Gpu), on operators large enough that their blocks
+// have several threads: a warp's threads along MatMul's columns and Conv2D's channels, a
+// depthwise thread's rows.
+TEST(LayoutGpuCodegenEmulated, GpuStartPointsMatchReference) {
+  const std::vector<std::pair<OperatorSpec, std::int64_t>> cases = {
+      {smallMatMul(256, 512, 8), 64},
+      {smallBatchMatMul(4, 128, 128, 12, true, false), 32},
+      {smallConv(4, 8, 64, 16, 3, 1, 1), 32},
+      {withEpilogue(smallDepthwiseConv(1, 32, 32, 3, 1, 1),
+                    {{EpilogueKind::Bias, 1}, {EpilogueKind::Relu6, 1}}),
+       64},
+  };
+  for (const auto& [op, threads] : cases) {
+    const SearchSpace space = layout::layoutSpace(op, layout::StartDevice::Gpu);
+    ASSERT_TRUE(space.startPoint()) << op.describe();
+    const auto k = generateKernel(op, space, *space.startPoint(), Backend::Cuda);
+    EXPECT_EQ(k.launch.block.volume(), threads) << op.describe() << ": " << k.summary;
+    EXPECT_GE(k.launch.grid.volume(), layout::kGpuStartBlocks) << op.describe();
     expectEmulatedLayoutKernelsMatch(op, {*space.startPoint()});
   }
 }
