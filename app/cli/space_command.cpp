@@ -90,6 +90,7 @@ void runSpace(const SpaceOptions& o) {
     }
     nlohmann::json constraints = nlohmann::json::array();
     for (const auto& c : space.constraints()) constraints.push_back(c.description);
+    const std::optional<Config>& start = space.startPoint();
     std::cout << nlohmann::json{{"operator", op.name},
                                 {"target", spaceTargetName(target)},
                                 {"description", op.describe()},
@@ -98,7 +99,9 @@ void runSpace(const SpaceOptions& o) {
                                 {"constraints", constraints},
                                 {"size", space.size().toString()},
                                 {"valid", valid ? nlohmann::json(*valid) : nlohmann::json()},
-                                {"example_valid", ex.valid}}
+                                {"example_valid", ex.valid},
+                                {"start",
+                                 start ? nlohmann::json(space.format(*start)) : nlohmann::json()}}
                      .dump(2)
               << "\n";
     return;
@@ -122,6 +125,10 @@ void runSpace(const SpaceOptions& o) {
         !meaning.empty())
       std::cout << space.param(i).name() << ": " << meaning << "\n";
   for (const auto& c : space.constraints()) std::cout << "constraint: " << c.description << "\n";
+  // Where a fresh joint run begins (its first proposal) and what a network runs untuned; a joint
+  // space's for --target gpu is the GPU's blocking, for common this machine's CPU's.
+  if (const std::optional<Config>& start = space.startPoint())
+    std::cout << "start: " << space.format(*start) << "\n";
   if (!ex.valid)
     std::cout << "(the example breaks a constraint: no valid configuration turned up in "
                  "100000 draws)\n";
@@ -160,10 +167,11 @@ void addSpaceCommand(CLI::App& app) {
   cmd->add_option("--target", options->target,
                   "common: the parameters every backend's template reads (default); gpu: the "
                   "space CUDA/HIP runs tune, with the GPU templates' own parameters (split_k; "
-                  "MatMul's stages); winograd: the Winograd template's (stride-1 Conv2Ds, "
-                  "tune --template winograd); matvec: the matrix-vector template's (at most 16 "
-                  "rows of A, B stored m x k; tune --template matvec); matvec-gpu: that with "
-                  "the CUDA/HIP kernel's lanes and k_split");
+                  "MatMul's stages; with --mode joint, the GPU's start); winograd: the Winograd "
+                  "template's (stride-1 Conv2Ds, tune --template winograd); matvec: the "
+                  "matrix-vector template's (at most 16 rows of A, B stored m x k; tune "
+                  "--template matvec); matvec-gpu: that with the CUDA/HIP kernel's lanes and "
+                  "k_split");
   cmd->callback([options] { runSpace(*options); });
 }
 

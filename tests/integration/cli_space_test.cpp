@@ -134,6 +134,27 @@ TEST(CliSpace, ALoopOrdersIndicesAreNamed) {
   EXPECT_EQ(opevo({"space", "C2"}).out.find("outermost"), std::string::npos);
 }
 
+// A joint space's start, where a fresh run begins: for --target gpu the GPU's blocking (what a
+// CUDA or HIP run starts from, whatever this host's vector unit), for common this CPU's.
+TEST(CliSpace, AJointSpaceShowsWhereARunStarts) {
+  const std::string gpuStart =
+      "layout.a_n=16,32; layout.a_k=1,1024; layout.b_k=1,1024; layout.b_m=8,128; "
+      "layout.c_n=16,32; layout.c_m=8,128; tile_n=128,4; tile_m=256,4; tile_k=1,1024; "
+      "tile_order=0,1; reg_order=0,1; unroll_k=4";
+  const auto gpu = opevo({"space", "MM1", "--mode", "joint", "--target", "gpu"});
+  ASSERT_EQ(gpu.status, 0) << gpu.err;
+  EXPECT_NE(gpu.out.find("\nstart: " + gpuStart + "\n"), std::string::npos) << gpu.out;
+  const auto j = nlohmann::json::parse(
+      opevo({"space", "MM1", "--mode", "joint", "--target", "gpu", "--json"}).out);
+  EXPECT_EQ(j["start"], gpuStart);
+  const auto cpu = nlohmann::json::parse(opevo({"space", "MM1", "--mode", "joint", "--json"}).out);
+  ASSERT_TRUE(cpu["start"].is_string()) << cpu.dump();
+  EXPECT_NE(cpu["start"], gpuStart);
+  // The loop template's space has none: tuners start where each one's method says.
+  EXPECT_TRUE(nlohmann::json::parse(opevo({"space", "MM1", "--json"}).out)["start"].is_null());
+  EXPECT_EQ(opevo({"space", "MM1"}).out.find("start:"), std::string::npos);
+}
+
 // `space` and `codegen` take an operator file as `tune` does, with the file's own space.
 TEST(CliSpace, AnOperatorFileAndItsSpace) {
   const std::filesystem::path file = std::filesystem::temp_directory_path() /
