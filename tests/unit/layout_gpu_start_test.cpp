@@ -61,10 +61,11 @@ TEST(LayoutGpuStart, GivesEverySmABlockOfWarpsOfFewAccumulators) {
     // cut (a row of 7 register tiles, or half the channels) leaves fewer than a warp.
     const bool warpBound =
         name == "resnet18_conv3_b1" || name == "resnet18_conv4_b1" || name == "resnet18_conv5_b1";
-    if (warpBound)
+    if (warpBound) {
       EXPECT_EQ(blocks, 112) << name << ": " << k.summary;
-    else if (op.kind == OpKind::Conv2D || op.n > 1)  // not a dense layer's one row at batch 1
+    } else if (op.kind == OpKind::Conv2D || op.n > 1) {  // not a dense layer's one row at batch 1
       EXPECT_GE(blocks, layout::kGpuStartBlocks) << name << ": " << k.summary;
+    }
     ++checked;
   }
   EXPECT_GE(checked, 28);
