@@ -69,9 +69,9 @@ MatMulBlocking matmulGpuStartBlocking(const OperatorSpec& op) {
   const std::int64_t batch = op.kind == OpKind::BatchMatMul ? op.batch : 1;
   b.regN = divisorUpTo(op.n, 4);
   b.regM = divisorUpTo(op.m, 4);
-  // Register tiles along each dimension; a warp's 32 along the columns.
+  // Register tiles along each dimension; a warp along the columns.
   const std::int64_t rows = op.n / b.regN, columns = op.m / b.regM;
-  std::int64_t tilesM = divisorUpTo(columns, 32);
+  std::int64_t tilesM = divisorUpTo(columns, kGpuWarp);
   std::int64_t tilesN = divisorUpTo(rows, std::max<std::int64_t>(1, kGpuStartThreads / tilesM));
   tilesN = shrinkForBlocks(rows, tilesN, tilesM,
                            [&](std::int64_t t) { return batch * (rows / t) * (columns / tilesM); });
