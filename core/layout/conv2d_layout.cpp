@@ -325,11 +325,11 @@ OperandLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b) {
   output.split("f", b.outC).split("h", b.outH).split("w", b.outW);
   output.reorder({"n", "f_o", "h_o", "w_o", "h_i", "w_i", "f_i"});
 
+  Layout input({{"n", op.batch}, {"c", op.inChannels}, {"h", op.height}, {"w", op.width}});
   // A tile of outH output rows reads a window of (outH - 1) * stride + kernelH padded input rows,
   // and the next tile's window starts outH * stride rows further. With a stride above the kernel
   // (1x1 stride-2 convolutions) the window is widened to the stride so that windows still meet
   // (unfold never skips elements), and the bottom is padded to hold the last widened window.
-  Layout input({{"n", op.batch}, {"c", op.inChannels}, {"h", op.height}, {"w", op.width}});
   auto window = [&](const char* dim, std::int64_t tile, std::int64_t tiles, std::int64_t kernel,
                     std::int64_t extent) {
     const std::int64_t size = std::max((tile - 1) * s + kernel, tile * s);
@@ -337,10 +337,19 @@ OperandLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b) {
     input.pad(dim, op.pad, op.pad + std::max<std::int64_t>(0, needed - (extent + 2 * op.pad)));
     input.unfold(dim, size, tile * s);
   };
-  window("h", b.outH, op.outHeight() / b.outH, op.kernelH, op.height);
-  window("w", b.outW, op.outWidth() / b.outW, op.kernelW, op.width);
-  input.split("c", b.inC);
-  input.reorder({"n", "c_o", "h_o", "w_o", "h_i", "w_i", "c_i"});
+  if (b.depthwise) {
+    // The image itself, its channels blocked as the output's: the layout a producer writing
+    // whole rows in those blocks writes (layout::sameMapping), so that a network passes the
+    // producer's buffer as it is (MobileNetV2's expansions). The kernels skip the taps that fall
+    // outside the image rather than read stored padding.
+    input.split("c", b.inC);
+    input.reorder({"n", "c_o", "h", "w", "c_i"});
+  } else {
+    window("h", b.outH, op.outHeight() / b.outH, op.kernelH, op.height);
+    window("w", b.outW, op.outWidth() / b.outW, op.kernelW, op.width);
+    input.split("c", b.inC);
+    input.reorder({"n", "c_o", "h_o", "w_o", "h_i", "w_i", "c_i"});
+  }
 
   Layout weight({{"f", op.outChannels},
                  {"c", op.inChannels / op.groups},

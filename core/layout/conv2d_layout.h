@@ -97,6 +97,10 @@ std::string depthwiseLoopNote(const OperatorDefinition& def, const std::string& 
 //           c counts a group's input channels: 1 for a depthwise convolution)
 // The input's windows overlap when a tile's window is wider than the tile's stride (ALT's
 // unfold), so no tile ever reads outside its own window and padding is stored, not tested.
+// A depthwise convolution's input is the image, unpadded, its channels blocked as the output's:
+//   input   n, c_o, h, w, c_i                         (split c by outC)
+// which is what a producer writing whole rows in those channel blocks writes, so that a network
+// reads that producer's buffer as it is; its kernels skip the taps outside the image.
 // OperandLayouts: a = input, b = weight, c = output.
 OperandLayouts conv2dLayouts(const OperatorSpec& op, const Conv2DBlocking& b);
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "common/enum_names.h"
 #include "common/error.h"
@@ -361,14 +362,59 @@ namespace {
 
 // A layout's primitives with the names of its logical dims replaced by their positions, every
 // derived dim named after what it derives from, the no-op pads dropped and the unfolds that are
-// splits (a window as wide as its stride, no remainder) written as splits; sorted, since with
-// every name unique the primitives on different dims commute. With the final physical dims,
-// which alone decide the order, it is the mapping.
+// splits (a window as wide as its stride, no remainder) written as splits; then the splits that
+// move nothing undone (simplifySplits); sorted, since with every name unique the primitives on
+// different dims commute. With the final physical dims, which alone decide the order, it is the
+// mapping.
 struct CanonicalLayout {
   std::vector<std::pair<std::vector<std::string>, std::vector<std::int64_t>>> primitives;
   std::vector<Dim> physical;
   bool operator==(const CanonicalLayout&) const = default;
 };
+
+// A physical dim of extent 1 adds nothing to any offset, and a split whose outer part lies just
+// outside its inner part in the physical order (dims of extent 1 aside), each a physical dim, puts
+// every element where the unsplit dim would: both are dropped, repeatedly (nested splits), so
+// that an output split into tiles of whole rows (n, f_o, h_o, w_o, h_i, w_i, f_i with one column
+// tile) is the image with blocked channels (n, c_o, h, w, c_i) that reads it.
+void simplifySplits(CanonicalLayout& c) {
+  std::set<std::string> gone;  // physical dims of extent 1, dropped
+  std::erase_if(c.physical, [&](const Dim& d) {
+    if (d.extent != 1) return false;
+    gone.insert(d.name);
+    return true;
+  });
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t k = 0; k < c.primitives.size() && !changed; ++k) {
+      const std::vector<std::string>& named = c.primitives[k].first;  // kind, then its dims
+      if (named.front() != "split") continue;
+      const std::string from = named[1], outer = from + "o", inner = from + "i";
+      const auto at = [&](const std::string& name) {
+        return std::find_if(c.physical.begin(), c.physical.end(),
+                            [&](const Dim& d) { return d.name == name; });
+      };
+      const auto o = at(outer), i = at(inner);
+      const bool oHere = o != c.physical.end(), iHere = i != c.physical.end();
+      const bool oGone = gone.count(outer) > 0, iGone = gone.count(inner) > 0;
+      if (oHere && iHere && i == o + 1) {
+        o->name = from;
+        o->extent *= i->extent;
+        c.physical.erase(i);
+      } else if (oGone && iHere) {
+        i->name = from;
+      } else if (iGone && oHere) {
+        o->name = from;
+      } else if (oGone && iGone) {
+        gone.insert(from);
+      } else {
+        continue;
+      }
+      c.primitives.erase(c.primitives.begin() + std::ptrdiff_t(k));
+      changed = true;
+    }
+  }
+}
 
 CanonicalLayout canonical(const Layout& l) {
   std::map<std::string, Dim> named;  // a current dim's name -> its canonical name and extent
@@ -421,8 +467,9 @@ CanonicalLayout canonical(const Layout& l) {
         break;
     }
   }
-  std::sort(c.primitives.begin(), c.primitives.end());
   for (const Dim& d : l.physical()) c.physical.push_back(named[d.name]);
+  simplifySplits(c);
+  std::sort(c.primitives.begin(), c.primitives.end());
   return c;
 }
 

@@ -137,8 +137,11 @@ class Layout {
 // the same physical position, so that a buffer in one is a buffer in the other. Unlike ==, it
 // sees through how the layouts were written: a 1x1 stride-1 convolution's input, padded by 0 and
 // unfolded into windows as wide as their stride, is its producer's output split the same way,
-// though one names its channels c, the other f, and they apply their splits in other orders.
-// Conservative: false may still be the same mapping written otherwise (a fuse undone by a split).
+// though one names its channels c, the other f, and they apply their splits in other orders;
+// and a split whose parts lie side by side, or whose outer part has one element, is no split: an
+// output in tiles of whole rows is the image with blocked channels (a depthwise reader's input).
+// Conservative: false may still be the same mapping written otherwise (a fuse undone by a split,
+// splits nested otherwise).
 bool sameMapping(const Layout& a, const Layout& b);
 
 }  // namespace opevo::layout

@@ -226,7 +226,7 @@ std::optional<LayoutConstraint> constrainLayout(const TaskGraph& graph, std::siz
     };
     // A residual ties the whole output layout (the task's output is the residual's shape); a
     // depthwise convolution's input its channel blocking alone (kConv2DOutputLayoutParams'
-    // first), its rows and columns being padded and windowed whatever either task chose.
+    // first): its own rows and columns are its output's, not its input's.
     if (const auto r = std::find_if(residuals.begin(), residuals.end(), linked);
         r != residuals.end())
       if (auto pins = samePins(space, mine, chosen, theirs))

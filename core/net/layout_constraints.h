@@ -6,12 +6,13 @@
 // otherwise make after tuning, with configurations the tasks were not timed with:
 // - a residual: when the task that writes a tensor and the task that reads it as the residual of
 //   its fused add write one output layout, the residual is read as it is (docs/layouts.md);
-// - a depthwise convolution's input: its input is padded and windowed for its taps, so it is
-//   converted whatever the producer chose, but its channels are blocked as its output channels
-//   (layout.out_c), and where they are blocked as the producer's output channels the conversion
-//   copies whole blocks. The program gives a depthwise convolution its producer's channel blocks
-//   (gpu/net/network_program.cpp); pinned here, the depthwise task is tuned on them, so that
-//   the program has nothing left to change in the configuration it was timed with.
+// - a depthwise convolution's input: the image, unpadded, its channels blocked as its output
+//   channels (layout.out_c); where they are blocked as the producer's output channels and the
+//   producer writes whole rows, the producer's buffer is read as it is, and where its rows are
+//   split, the conversion copies whole blocks. The program gives a depthwise convolution its
+//   producer's channel blocks (gpu/net/network_program.cpp); pinned here, the depthwise task is
+//   tuned on them, so that the program has nothing left to change in the configuration it was timed
+//   with.
 // - a 1x1 convolution's input: an unpadded 1x1 convolution reads its producer's output as it is
 //   once its input channels are blocked as the producer's output channels and its output rows
 //   and columns as the producer's, over the stride (gpu/net/network_program.cpp's adoption, which

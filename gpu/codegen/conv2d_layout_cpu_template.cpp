@@ -2,9 +2,10 @@
 // template, core/layout/conv2d_layout.h). The loop nest follows the output layout: one OpenMP
 // iteration per output tile, register tiles inside it, the register tile's output channels the
 // vector lanes (the output and weight layouts keep channels innermost). The input arrives
-// unfolded into each output tile's window, padding stored, so the inner loops test nothing.
-// A depthwise convolution has no input-channel loop: its input is blocked as its output, and
-// each tap multiplies a vector of input channels by the same channels' weights.
+// unfolded into each output tile's window, padding stored, so the inner loops read no bounds.
+// A depthwise convolution has no input-channel loop: its input is the image with its channels
+// blocked as its output's (what its producer writes), and each tap multiplies a vector of input
+// channels by the same channels' weights; a tap outside the image is skipped.
 // The library also exports the conversions between these layouts and the plain ones, for the
 // measurement harness (not timed: ALT's producers write, and consumers read, these layouts).
 
@@ -50,7 +51,8 @@ std::set<std::pair<std::int64_t, std::int64_t>> validRanges(std::int64_t tiles,
 
 // Each padding case repeats the unrolled tap: at most this many cases, and this many unrolled
 // vector FMAs over all of them (register tile in 16-lane vectors x unroll_c), get code of their
-// own; beyond, padding is multiplied through. Without the second bound, large register tiles of
+// own; beyond, padding is multiplied through (a depthwise input, which stores none, takes
+// run-time bounds instead). Without the second bound, large register tiles of
 // 5 x 5 convolutions (25 cases) ran into the 20 s compile limit. Register tiles of more than 32
 // vector accumulators spill anyway and are never among the fast ones; their copies (scalar tiles
 // of 81-169 accumulators) still timed out, so they multiply the zeros.
@@ -80,9 +82,12 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   const auto colRanges = validRanges(tilesW, b.outW, b.regW, op.kernelW, s, op.pad, op.width);
   const auto cases = static_cast<std::int64_t>(rowRanges.size() * colRanges.size());
   const std::int64_t vectorAccumulators = b.regH * b.regW * ((b.regF + 15) / 16);
-  const bool padded = op.pad > 0 && cases <= kMaxPaddingCases &&
-                      vectorAccumulators <= kMaxPaddingAccumulators &&
-                      cases * vectorAccumulators * b.unrollC <= kMaxPaddingCode;
+  const bool fewCases = cases <= kMaxPaddingCases &&
+                        vectorAccumulators <= kMaxPaddingAccumulators &&
+                        cases * vectorAccumulators * b.unrollC <= kMaxPaddingCode;
+  // A depthwise input stores no padding: its taps outside the image are always skipped, by
+  // register-tile bounds known at run time where there are too many cases for code of their own.
+  const bool padded = op.pad > 0 && (fewCases || b.depthwise);
   const std::string fdiv = ctx.entry + "_floor_div";
 
   GeneratedKernel g;
@@ -120,10 +125,15 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   }
   w.open("extern \"C\" void " + ctx.entry + kernelParams(Backend::Cpu));
   w.line("using index_t = long long;");
-  w.line("constexpr index_t IN_N = " + str(physicalStride(in, "n")) + ", IN_CO = " +
-         str(physicalStride(in, "c_o")) + ", IN_HO = " + str(physicalStride(in, "h_o")) +
-         ", IN_WO = " + str(physicalStride(in, "w_o")) + ", IN_HI = " +
-         str(physicalStride(in, "h_i")) + ", IN_WI = " + str(physicalStride(in, "w_i")) + ";");
+  if (b.depthwise)
+    w.line("constexpr index_t IN_N = " + str(physicalStride(in, "n")) + ", IN_CO = " +
+           str(physicalStride(in, "c_o")) + ", IN_H = " + str(physicalStride(in, "h")) +
+           ", IN_W = " + str(physicalStride(in, "w")) + ";");
+  else
+    w.line("constexpr index_t IN_N = " + str(physicalStride(in, "n")) + ", IN_CO = " +
+           str(physicalStride(in, "c_o")) + ", IN_HO = " + str(physicalStride(in, "h_o")) +
+           ", IN_WO = " + str(physicalStride(in, "w_o")) + ", IN_HI = " +
+           str(physicalStride(in, "h_i")) + ", IN_WI = " + str(physicalStride(in, "w_i")) + ";");
   w.line("constexpr index_t W_FO = " + str(physicalStride(wt, "f_o")) +
          ", W_CO = " + str(physicalStride(wt, "c_o")) +
          ", W_KH = " + str(physicalStride(wt, "kh")) + ", W_KW = " + str(physicalStride(wt, "kw")) +
@@ -141,7 +151,7 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
          ", S = " + str(s) + ";");
   w.line("constexpr int CB = " + str(blocks) + ", SB = " + str(stageBlocks) +
          ", KH = " + str(op.kernelH) + ", KW = " + str(op.kernelW) + ";");
-  if (padded)
+  if (padded || b.depthwise)
     w.line("constexpr int PAD = " + str(op.pad) + ", IMG_H = " + str(op.height) +
            ", IMG_W = " + str(op.width) + ";");
   w.line();
@@ -153,7 +163,7 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   for (int t : b.tileOrder)
     w.open(std::string("for (int ") + tileVar[t] + " = 0; " + tileVar[t] + " < " + tileBound[t] +
            "; ++" + tileVar[t] + ")");
-  w.line("const float* const in_tile = A + n * IN_N + ho * IN_HO + wo * IN_WO;");
+  if (!b.depthwise) w.line("const float* const in_tile = A + n * IN_N + ho * IN_HO + wo * IN_WO;");
   w.line("float* const out_tile = C + n * OUT_N + fo * OUT_FO + ho * OUT_HO + wo * OUT_WO;");
   if (staged) {
     w.comment("Stages of SB input-channel blocks: each register tile adds one stage to its sums.");
@@ -163,7 +173,7 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   w.line("for (int rw0 = 0; rw0 < OUT_W; rw0 += RW)");
   w.open("for (int rf0 = 0; rf0 < OUT_C; rf0 += RF)");
   w.line("const int f0 = fo * OUT_C + rf0;  // the register tile's first output channel");
-  if (padded)
+  if (padded || b.depthwise)
     w.line(
         "const int y0 = ho * OUT_H + rh0, x0 = wo * OUT_W + rw0;  // its first output row, column");
   if (staged) {
@@ -185,11 +195,18 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
              : r == 1 ? std::string("for (int kh = 0; kh < KH; ++kh)")
                       : std::string("for (int kw = 0; kw < KW; ++kw)"));
   w.open("");
-  if (b.depthwise)
-    w.comment("The input channels of the register tile's output channels: the same block.");
-  w.line(std::string("const float* const ip = in_tile + ") +
-         (b.depthwise ? "fo * IN_CO + rf0" : "co * IN_CO") +
-         " + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) * IN_WI;");
+  if (b.depthwise) {
+    w.comment("The input channels of the register tile's output channels: the same block, at the");
+    w.comment("image row and column its first output reads under this tap (outside the image for");
+    w.comment("a tap in the padding, which reads nothing there).");
+    w.line(
+        "const index_t ib = n * IN_N + fo * IN_CO + rf0 + index_t(y0 * S + kh - PAD) * IN_H + "
+        "index_t(x0 * S + kw - PAD) * IN_W;");
+  } else {
+    w.line(
+        "const float* const ip = in_tile + co * IN_CO + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) * "
+        "IN_WI;");
+  }
   // The register tile's channels are one contiguous run of a weight block when the block is a
   // multiple of the tile (tiles start at multiples of RF); otherwise gather them per step.
   const bool contiguous = b.weightO % b.regF == 0;
@@ -211,6 +228,18 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   }
   const bool perChannel = !b.depthwise && wBase.empty();
   if (perChannel) wBase = "(c / W_I) * W_CO + kh * W_KH + kw * W_KW + (c % W_I) * W_CI";
+  // The register tile's rows [r0, r1) and columns [c0, c1) whose input under this tap lies in
+  // the image; a tap in the padding for all of them is skipped.
+  auto writeBounds = [&] {
+    w.comment("Taps that fall in the padding, for some of the tile's rows or columns, skip them.");
+    w.line("int r0 = -" + fdiv + "(kh - PAD, S) - y0;");
+    w.line("int r1 = " + fdiv + "(IMG_H - 1 + PAD - kh, S) - y0 + 1;");
+    w.line("int c0 = -" + fdiv + "(kw - PAD, S) - x0;");
+    w.line("int c1 = " + fdiv + "(IMG_W - 1 + PAD - kw, S) - x0 + 1;");
+    w.line("r0 = r0 < 0 ? 0 : r0, r1 = r1 > RH ? RH : r1;");
+    w.line("c0 = c0 < 0 ? 0 : c0, c1 = c1 > RW ? RW : c1;");
+    w.line("if (r0 >= r1 || c0 >= c1) continue;");
+  };
   // One tap's reduction over the block's input channels, for register-tile rows [r0, r1) and
   // columns [c0, c1): the bounds are constants, so the unrolled tile keeps its registers.
   auto writeTap = [&](const std::string& r0, const std::string& r1, const std::string& c0,
@@ -221,7 +250,7 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
       w.line("for (int rh = " + r0 + "; rh < " + r1 + "; ++rh)");
       w.line("#pragma GCC unroll 64");
       w.open("for (int rw = " + c0 + "; rw < " + c1 + "; ++rw)");
-      w.line("const float* const a = ip + rh * S * IN_HI + rw * S * IN_WI;");
+      w.line("const float* const a = A + ib + rh * S * IN_H + rw * S * IN_W;");
       w.line("#pragma omp simd");
       w.line("for (int rf = 0; rf < RF; ++rf) acc[rh][rw][rf] += a[rf] * wv[rf];");
       w.close();
@@ -252,15 +281,12 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
   };
   if (!padded) {
     writeTap("0", "RH", "0", "RW");
+  } else if (!fewCases) {
+    w.comment("Too many cases of valid rows and columns for code of their own: run-time bounds.");
+    writeBounds();
+    writeTap("r0", "r1", "c0", "c1");
   } else {
-    w.comment("Taps that fall in the padding, for some of the tile's rows or columns, skip them.");
-    w.line("int r0 = -" + fdiv + "(kh - PAD, S) - y0;");
-    w.line("int r1 = " + fdiv + "(IMG_H - 1 + PAD - kh, S) - y0 + 1;");
-    w.line("int c0 = -" + fdiv + "(kw - PAD, S) - x0;");
-    w.line("int c1 = " + fdiv + "(IMG_W - 1 + PAD - kw, S) - x0 + 1;");
-    w.line("r0 = r0 < 0 ? 0 : r0, r1 = r1 > RH ? RH : r1;");
-    w.line("c0 = c0 < 0 ? 0 : c0, c1 = c1 > RW ? RW : c1;");
-    w.line("if (r0 >= r1 || c0 >= c1) continue;");
+    writeBounds();
     bool first = true;
     for (const auto& [r0, r1] : rowRanges)
       for (const auto& [c0, c1] : colRanges) {

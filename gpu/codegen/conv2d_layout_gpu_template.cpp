@@ -3,9 +3,11 @@
 // where the CPU kernel gives each output tile an OpenMP iteration, this one gives it a thread
 // block, and the register tiles inside it are the block's threads (each thread keeps its tile's
 // sums in registers). The input arrives unfolded into each output tile's window, padding
-// stored, so the inner loops test nothing. Operands are read straight from global memory: the
-// layouts already put what a block reads close together, and without shared memory every point
-// of the space (shared with the CPU) launches, whatever its tiles.
+// stored, so the inner loops test nothing; a depthwise input is the image with its channels
+// blocked (what its producer writes), and a tap outside it reads nothing. Operands are read
+// straight from global memory: the layouts already put what a block reads close together, and
+// without shared memory every point of the space (shared with the CPU) launches, whatever its
+// tiles.
 
 #include <algorithm>
 #include <limits>
@@ -96,11 +98,17 @@ GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBl
   w.line();
   openGpuKernel(w, ctx, threads, layoutIndexType(layouts));
   w.comment("Strides of the laid-out buffers' physical dims, in elements.");
-  w.line("constexpr index_t IN_N = " + str(physicalStride(in, "n")) + ", IN_CO = " +
-         str(physicalStride(in, "c_o")) + ", IN_HO = " + str(physicalStride(in, "h_o")) +
-         ", IN_WO = " + str(physicalStride(in, "w_o")) + ", IN_HI = " +
-         str(physicalStride(in, "h_i")) + ", IN_WI = " + str(physicalStride(in, "w_i")) +
-         ", IN_CI = " + str(physicalStride(in, "c_i")) + ";");
+  if (b.depthwise)
+    w.line("constexpr index_t IN_N = " + str(physicalStride(in, "n")) +
+           ", IN_CO = " + str(physicalStride(in, "c_o")) +
+           ", IN_H = " + str(physicalStride(in, "h")) + ", IN_W = " + str(physicalStride(in, "w")) +
+           ", IN_CI = " + str(physicalStride(in, "c_i")) + ";");
+  else
+    w.line("constexpr index_t IN_N = " + str(physicalStride(in, "n")) + ", IN_CO = " +
+           str(physicalStride(in, "c_o")) + ", IN_HO = " + str(physicalStride(in, "h_o")) +
+           ", IN_WO = " + str(physicalStride(in, "w_o")) + ", IN_HI = " +
+           str(physicalStride(in, "h_i")) + ", IN_WI = " + str(physicalStride(in, "w_i")) +
+           ", IN_CI = " + str(physicalStride(in, "c_i")) + ";");
   w.line("constexpr index_t W_FO = " + str(physicalStride(wt, "f_o")) +
          ", W_CO = " + str(physicalStride(wt, "c_o")) +
          ", W_KH = " + str(physicalStride(wt, "kh")) + ", W_KW = " + str(physicalStride(wt, "kw")) +
@@ -120,6 +128,9 @@ GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBl
          ", S = " + str(op.stride) + ";");
   w.line("constexpr int CB = " + str(op.inChannels / b.inC) + ", KH = " + str(op.kernelH) +
          ", KW = " + str(op.kernelW) + ";");
+  if (b.depthwise)
+    w.line("constexpr int PAD = " + str(op.pad) + ", IMG_H = " + str(op.height) + ", IMG_W = " +
+           str(op.width) + ", OUT_H = " + str(b.outH) + ", OUT_W = " + str(b.outW) + ";");
   w.comment("Register tiles of one output tile: channels fastest, then columns, then rows.");
   w.line("constexpr int REG_F = OUT_C / RF, REG_W = " + str(b.outW / b.regW) +
          ", REG_TILES = " + str(regTiles) + ", THREADS = " + str(threads) + ";");
@@ -138,7 +149,7 @@ GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBl
            "); rest /= " + tileBound[d] + ";");
   }
   w.line("const index_t n = rest;");
-  w.line("const float* const in_tile = A + n * IN_N + ho * IN_HO + wo * IN_WO;");
+  if (!b.depthwise) w.line("const float* const in_tile = A + n * IN_N + ho * IN_HO + wo * IN_WO;");
   w.line("const index_t out_tile = n * OUT_N + fo * OUT_FO + ho * OUT_HO + wo * OUT_WO;");
   w.comment(
       "Threads take the register tiles; the loop runs once unless the register budget gave the\n"
@@ -176,16 +187,22 @@ GeneratedKernel conv2dLayoutGpu(const KernelContext& ctx, const layout::Conv2DBl
   }
   w.line("const float* const wp = B + kh * W_KH + kw * W_KW;");
   if (b.depthwise) {
-    w.comment("Depthwise: the input block of the tile's channels, a channel each per lane of RF.");
+    w.comment("Depthwise: the input block of the tile's channels, a channel each per lane of RF,");
+    w.comment("at the image row and column the tile's first output reads under this tap.");
     w.line(
-        "const float* const ip = in_tile + fo * IN_CO + (rh0 * S + kh) * IN_HI + (rw0 * S + kw) "
-        "* IN_WI + rf0 * IN_CI;");
+        "const int y0 = (ho * OUT_H + rh0) * S + kh - PAD, x0 = (wo * OUT_W + rw0) * S + kw - "
+        "PAD;");
+    w.line("const index_t ib = n * IN_N + fo * IN_CO + rf0 * IN_CI;");
     w.line("float wv[RF];");
     w.openNest({{"rf", b.regF, "RF"}}, unroll);
     w.line(contiguous ? "wv[rf] = wp[w_f + rf * W_FI];" : "wv[rf] = wp[w_f[rf]];");
     w.closeNest(1);
-    w.openNest({{"rh", b.regH, "RH"}, {"rw", b.regW, "RW"}, {"rf", b.regF, "RF"}}, unroll);
-    w.line("acc[rh][rw][rf] += ip[(rh * S) * IN_HI + (rw * S) * IN_WI + rf * IN_CI] * wv[rf];");
+    w.openNest({{"rh", b.regH, "RH"}, {"rw", b.regW, "RW"}}, unroll, b.regF);
+    w.line("const int y = y0 + rh * S, x = x0 + rw * S;");
+    w.comment("A tap in the padding multiplies nothing: the image stores none.");
+    w.line("if (y < 0 || y >= IMG_H || x < 0 || x >= IMG_W) continue;");
+    w.openNest({{"rf", b.regF, "RF"}}, unroll);
+    w.line("acc[rh][rw][rf] += A[ib + y * IN_H + x * IN_W + rf * IN_CI] * wv[rf];");
     w.closeNest(3);
   } else {
     w.line(

@@ -48,9 +48,11 @@ struct Adoption {
   std::string layer;     // the reading occurrence's layer
   std::string suffix;    // its conversion step's entry suffix: pack_a (input), pack_c (residual)
   std::string sentence;
-  // A depthwise reader's: its conversion stays (its input is padded and windowed), but converts
-  // straight from the producer's channel blocks into the same blocks; said only where it does.
-  bool blocks = false;
+  // A depthwise reader's, on its producer's channel blocks: `sentence` where the producer writes
+  // whole rows, so that its layout is the reader's input layout and the conversion is dropped;
+  // `blocksSentence` where it does not, and the conversion converts straight from the producer's
+  // blocks into the same blocks, copying whole blocks.
+  std::string blocksSentence = {};
 };
 
 // ALT's propagation to a residual's producer: a layout task whose output another layout task
@@ -160,17 +162,17 @@ bool canFollow(const TaskGraph& graph, const std::vector<Config>& configs, layou
 // configuration it was not timed with: the end-to-end figure measures it (tuned with
 // --pin-inputs under the topological scheduler, where its input link decided, it was tuned on its
 // producer's layout already, net/layout_constraints.h, and nothing changes).
-// A depthwise convolution (MobileNet's 3x3 layers) reads a padded, windowed input, which is
-// converted whatever its blocking; but its input channels are blocked as its output channels
-// (layout.out_c), and where they are blocked as its producer's output channels, the conversion
-// copies whole blocks of them (codegen/layout_conversion.h): such a reader takes its producer's
-// channel blocking alone where its space allows it, and not once another link depends on its
-// output blocking (its channels are its output's). Tuned in topological order, the depthwise task
-// was tuned on those blocks already (net/layout_constraints.h: its layout.out_c pinned to its
-// producer's, or its producer's to its own), and nothing changes here: its sentence is said all
-// the same, as its conversion copies whole blocks. What still changes is an untuned
-// configuration, and one of tasks tuned side by side (the gradient and round-robin schedulers),
-// whose kernel then runs blocks it was not timed with.
+// A depthwise convolution (MobileNet's 3x3 layers) reads the image unpadded, its input channels
+// blocked as its output channels (layout.out_c): where they are blocked as its producer's output
+// channels, it reads the producer's buffer as it is if the producer writes whole rows (any
+// convolution's start does), and otherwise its conversion copies whole blocks of them
+// (codegen/layout_conversion.h). Such a reader takes its producer's channel blocking alone where
+// its space allows it, and not once another link depends on its output blocking (its channels
+// are its output's). Tuned in topological order, the depthwise task was tuned on those blocks
+// already (net/layout_constraints.h: its layout.out_c pinned to its producer's, or its producer's
+// to its own), and nothing changes here: its sentence is said all the same. What still changes
+// is an untuned configuration, and one of tasks tuned side by side (the gradient and round-robin
+// schedulers), whose kernel then runs blocks it was not timed with.
 std::vector<Config> adoptProducerLayouts(const TaskGraph& graph, std::vector<Config> configs,
                                          layout::TuningMode mode, TaskTemplates templates,
                                          std::set<std::size_t>* frozen,
@@ -223,14 +225,14 @@ std::vector<Config> adoptProducerLayouts(const TaskGraph& graph, std::vector<Con
       if (fits && !(outputChanged && frozen->count(reader)) && !keepsResidual &&
           into.satisfies(candidate)) {
         // A reader that already reads its input as written is frozen too, but adopted nothing;
-        // a depthwise reader on its producer's blocks already (tuned on them) still copies
-        // whole blocks, which its sentence says.
+        // a depthwise reader on its producer's blocks already (tuned on them) is said all the
+        // same: its sentence says what the program saved.
+        const std::string blocks = o.layer + " takes the channel blocks of its input (" + input +
+                                   ") as " + graph.tasks[writer].name + " writes them: ";
         if (depthwise)
           adopted->push_back({reader, o.layer, "pack_a",
-                              o.layer + " takes the channel blocks of its input (" + input +
-                                  ") as " + graph.tasks[writer].name +
-                                  " writes them: its conversion copies whole blocks",
-                              true});
+                              blocks + "it reads them as they are, with no conversion",
+                              blocks + "its conversion copies whole blocks"});
         else if (candidate != configs[reader])
           adopted->push_back({reader, o.layer, "pack_a",
                               o.layer + " reads its input (" + input + ") in the layout " +
@@ -563,9 +565,13 @@ NetworkProgram buildNetworkProgram(const Network& net, const TaskGraph& graph,
   p.steps = std::move(kept);
   releaseUnusedTensors(p);
   p.configs = std::move(configs);
-  for (const Adoption& a : adoptions)
-    if ((a.blocks ? straight : dropped).count({a.layer, taskEntry(a.task) + "_" + a.suffix}))
+  for (const Adoption& a : adoptions) {
+    const std::pair<std::string, std::string> step{a.layer, taskEntry(a.task) + "_" + a.suffix};
+    if (dropped.count(step))
       p.adopted.push_back(a.sentence);
+    else if (!a.blocksSentence.empty() && straight.count(step))
+      p.adopted.push_back(a.blocksSentence);
+  }
   return p;
 }
 

@@ -80,8 +80,9 @@ struct NetworkProgram {
   // producer's; one sentence each, naming both tasks, only where a conversion step was saved.
   // And a depthwise convolution on its producer's channel blocks ("... takes the channel
   // blocks of its input (...) as ... writes them: ..."), whether it took them here or was tuned
-  // on them, only where its conversion (which stays: its input is padded and windowed) converts
-  // straight from them, copying whole blocks.
+  // on them: "it reads them as they are, with no conversion" where the producer writes whole
+  // rows (its layout is then the depthwise input's), "its conversion copies whole blocks" where
+  // the conversion stays but converts straight from them.
   std::vector<std::string> adopted;
   // Each task's configuration as its kernel runs: the one given, or with the layout it took from
   // a link (above). A task tuned on its links (net/layout_constraints.h) runs the configuration

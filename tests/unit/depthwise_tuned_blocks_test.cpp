@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/cpu_compiler.h"
+#include "column_tiles.h"
 #include "cpu/operator_buffers.h"
 #include "layout/conv2d_layout.h"
 #include "net/cpu_network.h"
@@ -39,9 +40,10 @@ Vertex outC(const SearchSpace& space, const Config& c) {
   return c[std::size_t(space.indexOf("layout.out_c"))];
 }
 
-const std::string kDwSentence =
-    "dw takes the channel blocks of its input (expand_relu) as expand writes them: its "
-    "conversion copies whole blocks";
+const std::string kDwBlocks =
+    "dw takes the channel blocks of its input (expand_relu) as expand writes them: ";
+const std::string kDwCopies = kDwBlocks + "its conversion copies whole blocks";
+const std::string kDwReads = kDwBlocks + "it reads them as they are, with no conversion";
 
 bool says(const std::vector<std::string>& sentences, const std::string& sentence) {
   return std::find(sentences.begin(), sentences.end(), sentence) != sentences.end();
@@ -49,8 +51,9 @@ bool says(const std::vector<std::string>& sentences, const std::string& sentence
 
 // net_depthwise tuned for real on this CPU (two trials a task, in topological order): dw was
 // tuned with the expansion's chosen channel blocks, every trial of it; its stored best
-// configuration is the one the program runs, which says its conversion copies whole blocks, and
-// the program computes what the loop program computes. Before the constraint, dw tuned its own
+// configuration is the one the program runs, which says it reads the expansion's buffer as it is
+// (the expansion's best writes whole rows) or that its conversion copies whole blocks, and the
+// program computes what the loop program computes. Before the constraint, dw tuned its own
 // blocking (its start: 16 channels) and the program ran it on the expansion's (48).
 TEST(DepthwiseTunedBlocks, TheDepthwiseTasksStoredBestIsWhatTheProgramRuns) {
   TempDir dir("opevo-dw-tuned");
@@ -97,13 +100,15 @@ TEST(DepthwiseTunedBlocks, TheDepthwiseTasksStoredBestIsWhatTheProgramRuns) {
   ASSERT_NE(stored, nullptr);
   EXPECT_EQ(session.space(dw).format(*best[dw]), stored->config);
 
-  // The program runs that configuration, as the tuning measured it, and says why its conversion
-  // is cheap.
+  // The program runs that configuration, as the tuning measured it, and says why its input
+  // costs little or nothing.
   const Network& n = session.network();
   CpuNetworkRun joint(n, g, session.configs(), layout::TuningMode::Joint, 3);
   ASSERT_EQ(joint.program().configs.size(), g.tasks.size());
   EXPECT_EQ(session.space(dw).format(joint.program().configs[dw]), stored->config);
-  EXPECT_TRUE(says(joint.adoptedLayouts(), kDwSentence))
+  const SearchSpace& es = session.space(expand);
+  const bool wholeRows = (*best[expand])[std::size_t(es.indexOf("layout.out_w"))][0] == 1;
+  EXPECT_TRUE(says(joint.adoptedLayouts(), wholeRows ? kDwReads : kDwCopies))
       << ::testing::PrintToString(joint.adoptedLayouts());
   CpuNetworkRun loop(n, g, untunedConfigs(g, layout::TuningMode::Loop), layout::TuningMode::Loop,
                      3);
@@ -177,13 +182,17 @@ TEST(DepthwiseTunedBlocks, TheChannelBlockingIsPinnedEitherWayRound) {
 }
 
 // A depthwise task tuned on its producer's blocks: the program changes nothing in its
-// configuration and still says that its conversion copies whole blocks (192 bytes: 48 floats).
-TEST(DepthwiseTunedBlocks, AProgramWithNothingToChangeStillSaysItCopiesWholeBlocks) {
+// configuration and still says what it saves: where the producer splits its columns, that its
+// conversion copies whole blocks (192 bytes: 48 floats); where it writes whole rows, that it
+// reads the producer's buffer as it is.
+TEST(DepthwiseTunedBlocks, AProgramWithNothingToChangeStillSaysWhatItSaves) {
   const Network n = loadNetwork(kDepthwise);
   const TaskGraph g = extractTasks(n);
   const std::size_t expand = taskNamed(g, "expand"), dw = taskNamed(g, "dw");
   std::vector<Config> configs = untunedConfigs(g, layout::TuningMode::Joint);
   const SearchSpace es = taskDefinition(g.tasks[expand], layout::TuningMode::Joint).space;
+  const Config wholeRows = configs[expand];
+  configs[expand] = test::withColumnTiles(es, configs[expand], 2);
   SearchSpace ds = taskDefinition(g.tasks[dw], layout::TuningMode::Joint).space;
   std::vector<std::optional<Config>> best(g.tasks.size());
   best[expand] = configs[expand];
@@ -195,7 +204,7 @@ TEST(DepthwiseTunedBlocks, AProgramWithNothingToChangeStillSaysItCopiesWholeBloc
 
   const NetworkProgram p = buildNetworkProgram(n, g, configs, layout::TuningMode::Joint, 3);
   EXPECT_EQ(p.configs[dw], configs[dw]);
-  EXPECT_TRUE(says(p.adopted, kDwSentence)) << ::testing::PrintToString(p.adopted);
+  EXPECT_TRUE(says(p.adopted, kDwCopies)) << ::testing::PrintToString(p.adopted);
   bool copies = false;
   for (const ProgramStep& s : p.steps)
     if (s.kind == StepKind::Convert && s.name == "dw") {
@@ -206,6 +215,12 @@ TEST(DepthwiseTunedBlocks, AProgramWithNothingToChangeStillSaysItCopiesWholeBloc
       copies = body.find(", 192);") != std::string::npos;
     }
   EXPECT_TRUE(copies);
+
+  configs[expand] = wholeRows;
+  const NetworkProgram q = buildNetworkProgram(n, g, configs, layout::TuningMode::Joint, 3);
+  EXPECT_EQ(q.configs[dw], configs[dw]);
+  EXPECT_TRUE(says(q.adopted, kDwReads)) << ::testing::PrintToString(q.adopted);
+  for (const ProgramStep& s : q.steps) EXPECT_FALSE(s.kind == StepKind::Convert && s.name == "dw");
 }
 
 // Two blocks whose expansions are twins (one operator, relu against relu6) and whose depthwise
