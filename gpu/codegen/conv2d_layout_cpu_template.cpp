@@ -250,7 +250,8 @@ GeneratedKernel conv2dLayoutCpu(const KernelContext& ctx, const layout::Conv2DBl
       w.line("for (int rh = " + r0 + "; rh < " + r1 + "; ++rh)");
       w.line("#pragma GCC unroll 64");
       w.open("for (int rw = " + c0 + "; rw < " + c1 + "; ++rw)");
-      w.line("const float* const a = A + ib + rh * S * IN_H + rw * S * IN_W;");
+      w.comment("Offsets added first: no pointer is formed outside the image.");
+      w.line("const float* const a = A + (ib + rh * S * IN_H + rw * S * IN_W);");
       w.line("#pragma omp simd");
       w.line("for (int rf = 0; rf < RF; ++rf) acc[rh][rw][rf] += a[rf] * wv[rf];");
       w.close();
