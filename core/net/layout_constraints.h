@@ -8,11 +8,11 @@
 //   its fused add write one output layout, the residual is read as it is (docs/layouts.md);
 // - a depthwise convolution's input: the image, unpadded, its channels blocked as its output
 //   channels (layout.out_c); where they are blocked as the producer's output channels and the
-//   producer writes whole rows, the producer's buffer is read as it is, and where its rows are
-//   split, the conversion copies whole blocks. The program gives a depthwise convolution its
-//   producer's channel blocks (gpu/net/network_program.cpp); pinned here, the depthwise task is
-//   tuned on them, so that the program has nothing left to change in the configuration it was timed
-//   with.
+//   producer's output tiles hold whole rows (or one row each), the producer's buffer is read as
+//   it is, and where they hold parts of several rows, the conversion copies whole blocks. The
+//   program gives a depthwise convolution its producer's channel blocks
+//   (gpu/net/network_program.cpp); pinned here, the depthwise task is tuned on them, so that the
+//   program has nothing left to change in the configuration it was timed with.
 // - a 1x1 convolution's input: an unpadded 1x1 convolution reads its producer's output as it is
 //   once its input channels are blocked as the producer's output channels and its output rows
 //   and columns as the producer's, over the stride (gpu/net/network_program.cpp's adoption, which
@@ -23,9 +23,9 @@
 //   saved (docs/layouts.md).
 // Where one task has several links and 1x1 inputs are pinned (MobileNetV2's projection reads its
 // depthwise convolution's output and adds the block's input), the one whose tensor is larger
-// decides, as it saves the larger conversion. Every other tensor a layout task reads is its input,
-// whose layout has the convolution's padding and overlapping windows, and is converted whatever the
-// producer chose.
+// decides, as it saves the larger conversion. Every other tensor a layout task reads is the input
+// of a padded or larger-kernel ungrouped convolution, whose layout has its padding and
+// overlapping windows, and is converted whatever the producer chose.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

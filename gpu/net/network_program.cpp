@@ -48,10 +48,10 @@ struct Adoption {
   std::string layer;     // the reading occurrence's layer
   std::string suffix;    // its conversion step's entry suffix: pack_a (input), pack_c (residual)
   std::string sentence;
-  // A depthwise reader's, on its producer's channel blocks: `sentence` where the producer writes
-  // whole rows, so that its layout is the reader's input layout and the conversion is dropped;
-  // `blocksSentence` where it does not, and the conversion converts straight from the producer's
-  // blocks into the same blocks, copying whole blocks.
+  // A depthwise reader's, on its producer's channel blocks: `sentence` where the producer's tiles
+  // hold whole rows (or one row each), so that its layout is the reader's input layout and the
+  // conversion is dropped; `blocksSentence` where they do not, and the conversion converts straight
+  // from the producer's blocks into the same blocks, copying whole blocks.
   std::string blocksSentence = {};
 };
 
@@ -164,10 +164,10 @@ bool canFollow(const TaskGraph& graph, const std::vector<Config>& configs, layou
 // producer's layout already, net/layout_constraints.h, and nothing changes).
 // A depthwise convolution (MobileNet's 3x3 layers) reads the image unpadded, its input channels
 // blocked as its output channels (layout.out_c): where they are blocked as its producer's output
-// channels, it reads the producer's buffer as it is if the producer writes whole rows (any
-// convolution's start does), and otherwise its conversion copies whole blocks of them
-// (codegen/layout_conversion.h). Such a reader takes its producer's channel blocking alone where
-// its space allows it, and not once another link depends on its output blocking (its channels
+// channels, it reads the producer's buffer as it is if the producer's tiles hold whole rows (any
+// convolution's start does) or one row each, and otherwise its conversion copies whole blocks of
+// them (codegen/layout_conversion.h). Such a reader takes its producer's channel blocking alone
+// where its space allows it, and not once another link depends on its output blocking (its channels
 // are its output's). Tuned in topological order, the depthwise task was tuned on those blocks
 // already (net/layout_constraints.h: its layout.out_c pinned to its producer's, or its producer's
 // to its own), and nothing changes here: its sentence is said all the same. What still changes

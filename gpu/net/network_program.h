@@ -80,9 +80,9 @@ struct NetworkProgram {
   // producer's; one sentence each, naming both tasks, only where a conversion step was saved.
   // And a depthwise convolution on its producer's channel blocks ("... takes the channel
   // blocks of its input (...) as ... writes them: ..."), whether it took them here or was tuned
-  // on them: "it reads them as they are, with no conversion" where the producer writes whole
-  // rows (its layout is then the depthwise input's), "its conversion copies whole blocks" where
-  // the conversion stays but converts straight from them.
+  // on them: "it reads them as they are, with no conversion" where the producer's tiles hold
+  // whole rows or one row each (its layout is then the depthwise input's), "its conversion copies
+  // whole blocks" where the conversion stays but converts straight from them.
   std::vector<std::string> adopted;
   // Each task's configuration as its kernel runs: the one given, or with the layout it took from
   // a link (above). A task tuned on its links (net/layout_constraints.h) runs the configuration

@@ -138,9 +138,10 @@ Layout blockedLayout(const std::vector<layout::Dim>& logical, std::int64_t padC,
   return l;
 }
 
-// A 1x1 convolution's output, channels blocked by 32, converted into a 3x3 depthwise
-// convolution's input, channels blocked by 16, rows and columns padded by 1 and unfolded into the
-// overlapping windows of 4x4 output tiles (MobileNetV2's expansion -> depthwise): the channel
+// A 1x1 convolution's output, channels blocked by 32, converted into a 3x3 convolution's input,
+// channels blocked by 16, rows and columns padded by 1 and unfolded into the overlapping windows
+// of 4x4 output tiles (as MobileNetV2's expansion -> depthwise was before its depthwise input
+// became the unpadded image, and as any padded convolution's input still is): the channel
 // blocks are copied 16 at a time, the divisions and remainders of the offsets computed once a
 // block rather than once an element, and the result is core/layout's packing.
 TEST(LayoutConversionRuns, ChannelBlocksAreCopiedWholeWithoutDivisions) {
