@@ -159,8 +159,8 @@ struct NetworkUnit {
 // convolution (or a producer tuned after its depthwise reader) with its output channel blocking
 // pinned to the other's, so that the program reads the producer's buffer as it is (or copies
 // whole channel blocks into the depthwise layout) with the configuration the depthwise task was
-// timed with; and a 1x1 convolution with
-// its input blocking and output rows and columns pinned to read its producer's output as it is.
+// timed with; and a 1x1 convolution with its input blocking and output rows and columns pinned
+// to read its producer's output as it is.
 // Where a task has several links, the first tuned decides, or with 1x1 inputs pinned the larger
 // tensor's (net/layout_constraints.h).
 // (The depthwise and 1x1 pins only where the plan has them, NetworkTuningPlan::depthwisePins and

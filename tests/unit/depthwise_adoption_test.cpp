@@ -18,6 +18,7 @@
 #include "net/network_program.h"
 #include "net/network_tuning.h"
 #include "net/untuned_configs.h"
+#include "network_test_util.h"
 
 namespace opevo::net {
 namespace {
@@ -26,12 +27,7 @@ bool blocksSentence(const std::string& s) {
   return s.find(" takes the channel blocks of its input (") != std::string::npos;
 }
 
-std::size_t taskNamed(const TaskGraph& g, const std::string& name) {
-  for (std::size_t i = 0; i < g.tasks.size(); ++i)
-    if (g.tasks[i].name == name) return i;
-  ADD_FAILURE() << "no task " << name;
-  return 0;
-}
+using test::taskNamed;
 
 // The tensor a layer's task step reads as its input, and whether a conversion step of that layer
 // runs.

@@ -21,6 +21,7 @@
 #include "net/network_session.h"
 #include "net/network_tuning.h"
 #include "net/untuned_configs.h"
+#include "network_test_util.h"
 #include "store/store.h"
 #include "twin_test_support.h"
 
@@ -29,12 +30,7 @@ namespace {
 
 const std::string kDepthwise = std::string(OPEVO_SOURCE_DIR) + "/tests/data/net_depthwise.json";
 
-std::size_t taskNamed(const TaskGraph& g, const std::string& name) {
-  for (std::size_t i = 0; i < g.tasks.size(); ++i)
-    if (g.tasks[i].name == name) return i;
-  ADD_FAILURE() << "no task " << name;
-  return 0;
-}
+using test::taskNamed;
 
 Vertex outC(const SearchSpace& space, const Config& c) {
   return c[std::size_t(space.indexOf("layout.out_c"))];

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "codegen/device_limits.h"
@@ -15,6 +16,14 @@
 #include "ops/presets.h"
 
 namespace opevo::test {
+
+// The index of the task named `name` in g (a failure where there is none).
+inline std::size_t taskNamed(const net::TaskGraph& g, const std::string& name) {
+  for (std::size_t i = 0; i < g.tasks.size(); ++i)
+    if (g.tasks[i].name == name) return i;
+  ADD_FAILURE() << "no task " << name;
+  return 0;
+}
 
 // One seeded random configuration per task of its loop-mode space on `backend` (the GPU
 // templates' space on CUDA and HIP). On a GPU, given limits, only configurations whose launch
